@@ -1,0 +1,156 @@
+"""``tacit detect correction|fix|importance`` — run one detector, see its verdict.
+
+For people tuning tacit (and for scripts): the same detectors the engine
+runs, on text given as an argument (``-`` = stdin), or with ``--jsonl`` on a
+stream of ``{"text": …}`` lines (``prev_assistant`` optional for
+corrections). ``--jsonl`` writes exactly one JSON line per input line, in
+order — a line that cannot be read gets ``{"error": …}`` in its place, so
+outputs always line up with inputs.
+
+- ``correction`` → ``{"correction": bool, "rule", "score", "matched", "reason"}``
+  using the patterns in config (an invalid regex is reported on stderr and
+  ignored).
+- ``fix`` → ``{"fix": bool, "problem", "solution"}`` for an agent reply.
+- ``importance`` → ``{"category", "importance"}`` for a message.
+
+Detectors are imported lazily: each lives in its own module under
+``tacit.detect`` and this command loads only the one asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tacit.commands import emit, read_text_arg
+
+DETECTORS = ("correction", "fix", "importance")
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("detect", help="run a detector on text (correction, fix, importance)")
+    sub = parser.add_subparsers(dest="detect_command", metavar="DETECTOR", required=True)
+
+    p = sub.add_parser("correction", help="is this user message a correction?")
+    p.add_argument("text", nargs="?", help="the user message, or - for stdin")
+    p.add_argument("--prev", "--prev-assistant", dest="prev", default=None,
+                   help="the end of the agent's previous reply (context)")
+    p.add_argument("--jsonl", action="store_true",
+                   help='read {"text": …, "prev_assistant": …} lines on stdin, write one line each')
+    p.set_defaults(func=_run, detector="correction")
+
+    p = sub.add_parser("fix", help="does this agent reply report a fix (problem → solution)?")
+    p.add_argument("text", nargs="?", help="the agent's reply, or - for stdin")
+    p.add_argument("--jsonl", action="store_true", help='read {"text": …} lines on stdin')
+    p.set_defaults(func=_run, detector="fix")
+
+    p = sub.add_parser("importance", help="how worth keeping is this message, and what kind?")
+    p.add_argument("text", nargs="?", help="the message, or - for stdin")
+    p.add_argument("--jsonl", action="store_true", help='read {"text": …} lines on stdin')
+    p.set_defaults(func=_run, detector="importance")
+
+
+# ---------------------------------------------------------------------------
+# Detector adapters: text (+ context) -> one JSON-able dict
+# ---------------------------------------------------------------------------
+
+
+def _as_dict(result) -> dict:
+    if isinstance(result, dict):
+        return dict(result)
+    for attr in ("as_dict", "to_dict", "_asdict"):
+        fn = getattr(result, attr, None)
+        if callable(fn):
+            return dict(fn())
+    import dataclasses
+
+    if dataclasses.is_dataclass(result):
+        return dataclasses.asdict(result)
+    return {"value": result}
+
+
+def _correction_detector(cfg):
+    from tacit.detect.correction import detect_correction, patterns_from_config
+
+    patterns = patterns_from_config(cfg)
+    for problem in patterns.problems:
+        sys.stderr.write(f"tacit: {problem}\n")
+
+    def run(text: str, item: dict) -> dict:
+        prev = item.get("prev_assistant")
+        return detect_correction(text, prev_assistant=prev if isinstance(prev, str) else None,
+                                 patterns=patterns).as_dict()
+
+    return run
+
+
+def _fix_detector(cfg):
+    from tacit.detect.fix import detect_fix
+
+    def run(text: str, item: dict) -> dict:
+        found = detect_fix(text)  # a FixStatement, or None
+        if found is None:
+            return {"fix": False, "problem": None, "solution": None}
+        data = _as_dict(found)
+        out = {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None)}
+        out.update(data)  # pattern, confidence
+        return out
+
+    return run
+
+
+def _importance_detector(cfg):
+    from tacit.detect.importance import score_importance
+
+    def run(text: str, item: dict) -> dict:
+        data = _as_dict(score_importance(text))  # an Importance
+        out = {"category": data.pop("category", None), "importance": data.pop("importance", None)}
+        out.update(data)  # markers, emphasis
+        return out
+
+    return run
+
+
+_FACTORIES = {"correction": _correction_detector, "fix": _fix_detector, "importance": _importance_detector}
+
+
+def _run(args, cfg) -> int:
+    try:
+        detector = _FACTORIES[args.detector](cfg)
+    except ImportError as exc:
+        emit({"success": False, "error": f"the {args.detector} detector is not available: {exc}"})
+        return 1
+    if args.jsonl:
+        if args.text is not None:
+            sys.stderr.write("tacit detect: give TEXT or --jsonl, not both\n")
+            return 2
+        return _run_jsonl(detector, args.detector)
+    if args.text is None:
+        sys.stderr.write(f"tacit detect {args.detector}: TEXT is required (or - for stdin, or --jsonl)\n")
+        return 2
+    item = {"prev_assistant": getattr(args, "prev", None)}
+    emit(detector(read_text_arg(args.text), item))
+    return 0
+
+
+def _run_jsonl(detector, name: str) -> int:
+    """One output line per input line, in order; bad lines get an error object."""
+    out = sys.stdout
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8", errors="replace").strip()
+        try:
+            if not line:
+                raise ValueError("empty line")
+            item = json.loads(line)
+            if isinstance(item, str):
+                item = {"text": item}
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+                raise ValueError('expected {"text": "…"}')
+            result = detector(item["text"], item)
+        except ValueError as exc:
+            result = {name: None, "error": f"bad input line: {exc}"}
+        except Exception as exc:  # noqa: BLE001 — one bad line never stops the stream
+            result = {name: None, "error": f"{type(exc).__name__}: {exc}"}
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+    out.flush()
+    return 0

@@ -1,0 +1,187 @@
+"""``tacit learn PATH...`` — replay recorded sessions and show what tacit learns.
+
+The first command a new user runs (``tacit learn docs/examples/…``), so the
+text output is written for a person: what was detected per session, what
+children would run, and what ``--apply`` would do. ``--json`` prints the full
+report as one JSON object instead. A progress line goes to stderr while a long
+history replays (only when stderr is a terminal, so logs stay clean).
+
+Exit codes: 0 when the replay ran (even if some lines were malformed — they
+are counted and shown), 1 when no file could be read, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tacit.commands import emit
+
+HOSTS = ("claude-code", "hermes", "pi")
+_KIND_LABEL = {"correction": "correction save", "review": "background review",
+               "skill": "skill extraction", "flush": "flush", "consolidate": "consolidation"}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "learn", help="replay recorded sessions (Claude Code transcripts or tacit JSONL) through tacit",
+        description="Replay recorded sessions through tacit's engine and report what it detects: "
+                    "corrections, background reviews, skill extractions, flushes. Without --apply "
+                    "nothing is written.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="a .jsonl file or a folder of them, e.g. ~/.claude/projects/<project>/")
+    p.add_argument("--apply", action="store_true",
+                   help="run the handlers for real: save corrections, run reviews/skills/flushes "
+                        "(with an agent for --host, else the deterministic fallbacks)")
+    p.add_argument("--host", choices=HOSTS, default=None,
+                   help="whose child agent runs the jobs with --apply (default: none → fallbacks)")
+    p.add_argument("--json", action="store_true", help="print the full report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.set_defaults(func=_learn)
+
+
+def _progress_printer(stream):
+    state = {"shown": False}
+
+    def show(info: dict) -> None:
+        if info.get("file") is None:
+            if state["shown"]:
+                stream.write("\r\033[K")
+                stream.flush()
+            return
+        state["shown"] = True
+        stream.write(f"\r\033[Ktacit learn: file {info['files_done'] + 1}/{info['files_total']}, "
+                     f"{info['events']:,} events…")
+        stream.flush()
+
+    return show
+
+
+def _learn(args, cfg) -> int:
+    from tacit.learn.replay import replay
+
+    progress = None
+    if not args.no_progress and sys.stderr.isatty():
+        progress = _progress_printer(sys.stderr)
+    report = replay(cfg, args.paths, apply=args.apply, host=args.host, progress=progress)
+    readable = [f for f in report["files"] if not f.get("error")]
+    if not readable:
+        report["success"] = False
+    if args.json:
+        emit(report)
+    else:
+        print(format_report(report))
+    return 0 if readable else 1
+
+
+# ---------------------------------------------------------------------------
+# Text output
+# ---------------------------------------------------------------------------
+
+
+def _quote(text: str, limit: int = 100) -> str:
+    text = " ".join(str(text).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f'"{text}"'
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+def _job_line(job: dict, dry_run: bool) -> str:
+    kind = job["kind"]
+    label = _KIND_LABEL.get(kind, kind)
+    if kind == "correction":
+        what = _quote(job.get("correction", ""), 70)
+        if job.get("earlier"):
+            what += f" (+ {_plural(len(job['earlier']), 'earlier one')})"
+    elif kind == "review":
+        what = f"{job.get('reason', '')} since the last review"
+    elif kind == "skill":
+        names = ", ".join(job.get("tool_names", []))
+        what = f"{job.get('tool_call_count', 0)} tool calls in one turn ({names})"
+    elif kind == "flush":
+        what = "before compaction" if job.get("why") == "compact" else "at session end"
+    else:
+        what = ""
+    line = f"turn {job['turn']:>3}  {label}: {what}"
+    if not dry_run and "ok" in job:
+        if job.get("nothing_to_save"):
+            line += "  → nothing to save"
+        elif job["ok"]:
+            line += f"  → done ({job.get('mode')})"
+        elif job.get("skipped"):
+            line += "  → skipped (needs an agent)"
+        else:
+            line += f"  → failed ({job.get('error') or 'see logs/children.jsonl'})"
+    return line
+
+
+def format_report(report: dict) -> str:
+    totals = report["totals"]
+    dry = report["dry_run"]
+    out: list[str] = []
+    head = (f"tacit learn: {_plural(totals['files'], 'file')}, {_plural(totals['sessions'], 'session')}, "
+            f"{_plural(totals['turns'], 'turn')}, {_plural(totals['tool_calls'], 'tool call')}")
+    head += " — dry run, nothing was written" if dry else " — applied"
+    out.append(head)
+    if report.get("is_child"):
+        out.append("(TACIT_CHILD=1 is set: tacit is inert inside a child agent, so nothing is detected)")
+
+    for f in report["files"]:
+        if f.get("error"):
+            out.append(f"! {f['path']}: {f['error']}")
+
+    for s in report["sessions"]:
+        out.append("")
+        fmt = "Claude Code transcript" if s["format"] == "claude-code" else "tacit JSONL"
+        out.append(f"{s['file']}  ({fmt}, session {s['session_id']})")
+        out.append(f"  {_plural(s['turns'], 'turn')}, {_plural(s['tool_calls'], 'tool call')}")
+        if s["corrections"]:
+            out.append(f"  corrections detected ({len(s['corrections'])}):")
+            for c in s["corrections"]:
+                out.append(f"    turn {c['turn']:>3}  {_quote(c['text'])}")
+        else:
+            out.append("  corrections detected: none")
+        if s["jobs"]:
+            out.append("  would start:" if dry else "  ran:")
+            for job in s["jobs"]:
+                out.append("    " + _job_line(job, dry))
+        if s.get("pending_correction"):
+            out.append(f"  still pending at the end (rate limit): {_quote(s['pending_correction'], 70)}")
+
+    malformed = totals.get("malformed_lines", 0)
+    if malformed:
+        examples = [e for f in report["files"] for e in f.get("malformed_examples", [])][:3]
+        out.append("")
+        out.append(f"{_plural(malformed, 'malformed line')} skipped ({'; '.join(examples)})")
+
+    out.append("")
+    if not report["sessions"]:
+        out.append("No conversation found in these files.")
+        return "\n".join(out)
+    parts = [_plural(totals["corrections"], "correction")]
+    for kind, word in (("correction", "correction save"), ("review", "review"),
+                       ("skill", "skill extraction"), ("flush", "flush"), ("consolidate", "consolidation")):
+        n = totals.get(f"{kind}_jobs", 0)
+        if n or kind in ("correction", "review", "skill"):
+            parts.append(_plural(n, word, "flushes" if word == "flush" else None))
+    out.append("Summary: " + ", ".join(parts) + ".")
+    if dry:
+        out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: corrections are "
+                   "saved to USER.md (verbatim, or summarised by a child agent with --host "
+                   "claude-code|hermes|pi); reviews, skill extractions and flushes need that agent.")
+    else:
+        added = report.get("added", {})
+        for target, name in (("user", "USER.md"), ("memory", "MEMORY.md")):
+            if added.get(target):
+                out.append(f"Added to {name}:")
+                out.extend(f"  + {_quote(e, 110)}" for e in added[target])
+        skipped = sum(1 for s in report["sessions"] for j in s["jobs"] if j.get("skipped"))
+        if skipped and not report.get("agent"):
+            out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need "
+                       "a child agent (--host claude-code|hermes|pi, or child_command in config.toml).")
+        if not any(added.values()):
+            out.append("Memory unchanged.")
+    return "\n".join(out)

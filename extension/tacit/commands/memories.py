@@ -1,0 +1,79 @@
+"""``tacit memories`` — what the ledger has learned (/memory-show,
+/memory-forget, /memory-teach call the same functions in
+``tacit.learn.lifecycle``).
+
+    tacit memories [--json]        memories by status: key, content, confidence,
+                                   times confirmed, evidence
+    tacit memories forget KEY      revert + remove from MEMORY.md/USER.md + dismiss
+    tacit memories teach TEXT      explicit memory, confidence 100, confirmed
+
+``forget`` and ``teach`` print one JSON object (exit 0 done, 1 refused).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tacit.commands import emit, exit_code, read_text_arg
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("memories", help="learned memories: list, forget, teach (/memory-show)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=_show)
+    sub = p.add_subparsers(dest="memories_command", metavar="ACTION")
+
+    f = sub.add_parser("forget", help="revert a learned memory and never propose it again")
+    f.add_argument("key", help="the memory's key (see tacit memories)")
+    f.set_defaults(func=_forget)
+
+    t = sub.add_parser("teach", help="store an explicit memory (confidence 100, confirmed)")
+    t.add_argument("text", help="the memory, or - to read it from stdin")
+    t.add_argument("--target", choices=["memory", "user"], default="memory",
+                   help="memory = MEMORY.md, user = USER.md (preferences)")
+    t.set_defaults(func=_teach)
+
+
+def _unavailable(exc) -> int:
+    emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+    return 1
+
+
+def _show(args, cfg) -> int:
+    from tacit.learn.lifecycle import list_memories, render_memories
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        memories = list_memories(cfg)
+    except LedgerUnavailable as exc:
+        sys.stderr.write(f"tacit memories: learning ledger unavailable ({exc})\n")
+        return 1
+    if args.json:
+        emit({"success": True, "memories": memories})
+    else:
+        print(render_memories(memories))
+    return 0
+
+
+def _forget(args, cfg) -> int:
+    from tacit.learn.lifecycle import forget
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        result = forget(cfg, args.key)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    emit(result)
+    return exit_code(result)
+
+
+def _teach(args, cfg) -> int:
+    from tacit.learn.lifecycle import teach
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        result = teach(cfg, read_text_arg(args.text), target=args.target)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    emit(result)
+    return exit_code(result)

@@ -1,0 +1,61 @@
+"""``tacit observe`` — a plugin or skill reports one of its runs to the learning ledger.
+
+    tacit observe --plugin P01 --action triage_email \\
+        --context '{"company": "Acme Corp", "category": "action-required", "run_hour": 9}'
+
+Prints the one-time "Memory adapted: …" notification on stdout when this run
+created an adaptation, and nothing otherwise — the caller appends stdout to
+its own output. Bad input (invalid JSON, a non-boolean ``user_edited``, an
+hour outside 0–23) is a usage error (exit 2, message on stderr, nothing
+stored). A locked or corrupt ledger never fails the caller: the run is
+skipped, logged, and the exit code is still 0.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tacit.commands import read_text_arg
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("observe", help="report one run of a plugin/skill to the learning ledger")
+    p.add_argument("--plugin", required=True, help="what ran (plugin id, skill or command name)")
+    p.add_argument("--action", required=True, help="what it did, e.g. triage_email")
+    p.add_argument("--context", default="{}",
+                   help="JSON object: company, category, user_edited, edit_description, "
+                        "entity_type, entity_value, run_hour, … (- reads stdin)")
+    p.add_argument("--session", default=None, help="session id (sequences need one)")
+    p.set_defaults(func=_observe)
+
+
+def _observe(args, cfg) -> int:
+    from tacit.learn.lifecycle import mark_delivered
+    from tacit.learn.patterns import ObservationError, record_observation
+    from tacit.stores.ledger import Ledger, LedgerUnavailable
+
+    if not cfg.learning_enabled:
+        return 0
+    context = read_text_arg(args.context)
+    with Ledger(cfg) as ledger:
+        try:
+            result = record_observation(ledger, cfg, args.plugin, args.action, context,
+                                        session_id=args.session)
+        except ObservationError as exc:
+            sys.stderr.write(f"tacit observe: {exc}\n")
+            return 2
+        except LedgerUnavailable as exc:
+            from tacit.log import log
+
+            log(cfg, "warning", "tacit observe", f"skipped: {exc}")
+            sys.stderr.write(f"tacit observe: learning ledger unavailable, run not recorded ({exc})\n")
+            return 0
+        for notice in result["notices"]:
+            sys.stdout.write(notice["text"] + "\n")
+        sys.stdout.flush()
+        if result["notices"]:
+            try:
+                mark_delivered(ledger, [n["id"] for n in result["notices"]])
+            except LedgerUnavailable:
+                pass  # shown now; at worst a host shows it once more
+    return 0

@@ -1,0 +1,45 @@
+"""``tacit scan [TEXT|-]`` — run the content scanner on a text.
+
+The same verdict a memory or skill write would get, without writing anything:
+useful to check a hand-edited entry, to debug a refused write, and for child
+agents that want to know before they try. Prints one JSON object
+``{"ok", "findings", "message"}``; exit 0 when clean, 1 when the text would be
+blocked (the store-command contract: 1 = refused). With no argument or ``-``
+the text is read from stdin (invalid UTF-8 is replaced, never fatal), so whole
+files can be checked: ``tacit scan - < SKILL.md``.
+"""
+
+from __future__ import annotations
+
+from tacit.commands import emit, read_text_arg
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "scan",
+        help="check a text with the content scanner (exit 1 if it would be blocked)",
+        description=(
+            "Scan TEXT for invisible Unicode, prompt injection, hidden instructions, "
+            "exfiltration and secrets. Prints one JSON object; exit 0 clean, 1 blocked."
+        ),
+    )
+    parser.add_argument("text", nargs="?", default="-", help="the text to scan; - or omitted reads stdin")
+    parser.set_defaults(func=run)
+
+
+def scan_result(text: str) -> dict:
+    """The JSON-ready verdict for ``text`` (also usable without the CLI)."""
+    from tacit.scan import describe, scan
+
+    findings = scan(text)
+    return {
+        "ok": not findings,
+        "findings": [finding.to_dict() for finding in findings],
+        "message": describe(findings),
+    }
+
+
+def run(args, cfg=None) -> int:
+    result = scan_result(read_text_arg(args.text))
+    emit(result)
+    return 0 if result["ok"] else 1

@@ -1,0 +1,191 @@
+"""``tacit skill …`` — the SkillStore as a command line.
+
+The agent (through its shell tool) and child agents create and improve skills
+with these commands, so each prints exactly one JSON object — the store's
+result — and exits 0 when done, 1 when refused (exists, not found, scanner,
+limits, malformed file), 2 on usage errors. Usage errors are JSON too (plus
+the usual usage text on stderr): a caller parsing stdout always gets an
+object.
+
+File arguments (``--body-file``, ``--content-file``) are read here, strictly:
+``-`` is stdin, anything else must be an existing regular file of UTF-8 text
+small enough to fit in a SKILL.md. Where the text then goes is decided only by
+the skill name, which the store checks — a file argument never chooses a path
+inside the skills folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import types
+from pathlib import Path
+
+from tacit.commands import emit, exit_code
+
+EXIT_USAGE = 2
+
+
+class _JsonUsageParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors honour the one-JSON-object rule."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        emit({"success": False, "error": f"usage: {message}",
+              "usage": " ".join(self.format_usage().split())})
+        sys.exit(EXIT_USAGE)
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "skill", help="create, view, patch, edit, delete or list skills (skills/<name>/SKILL.md)",
+        description="Skills are procedures saved as skills/<name>/SKILL.md. Every command "
+                    "prints one JSON object; exit 0 done, 1 refused, 2 usage error.",
+    )
+    # `tacit skill` itself is built by the top-level parser: give it the same
+    # JSON usage errors (a missing or unknown ACTION).
+    parser.error = types.MethodType(_JsonUsageParser.error, parser)
+    sub = parser.add_subparsers(dest="skill_command", metavar="ACTION", required=True,
+                                parser_class=_JsonUsageParser)
+
+    p = sub.add_parser("create", help="create a new skill (refuses an existing name)")
+    p.add_argument("--name", required=True,
+                   help="lowercase letters, digits, hyphens; at most 64 characters")
+    p.add_argument("--description", required=True,
+                   help="one line saying when to use the skill (at most 1,024 characters)")
+    p.add_argument("--body-file", metavar="FILE",
+                   help="Markdown body (sections When to Use, Procedure, Pitfalls, "
+                        "Verification); - reads stdin; default: the empty template")
+    p.set_defaults(func=_create)
+
+    p = sub.add_parser("view", help="print a skill's full SKILL.md (or one of its files)")
+    p.add_argument("name")
+    p.add_argument("--file", metavar="RELPATH",
+                   help="a supporting file inside the skill folder, e.g. references/api.md")
+    p.set_defaults(func=_view)
+
+    p = sub.add_parser("patch", help="replace one '## Section' (or append it); bumps the version")
+    p.add_argument("name")
+    p.add_argument("--section", required=True, help='e.g. "Pitfalls" or "## Procedure"')
+    p.add_argument("--content-file", required=True, metavar="FILE",
+                   help="the section's new text; - reads stdin")
+    p.set_defaults(func=_patch)
+
+    p = sub.add_parser("edit", help="replace the description and/or the whole body")
+    p.add_argument("name")
+    p.add_argument("--description")
+    p.add_argument("--body-file", metavar="FILE", help="the new body; - reads stdin")
+    p.set_defaults(func=_edit)
+
+    p = sub.add_parser("delete", help="move a skill to skills/.trash/ (nothing is lost)")
+    p.add_argument("name")
+    p.set_defaults(func=_delete)
+
+    p = sub.add_parser("list", help="every skill, and every file that could not be used")
+    p.set_defaults(func=_list)
+
+    p = sub.add_parser("index", help="the skill index as the agent sees it in its context")
+    p.add_argument("--budget", type=int, help="character budget (default: skill_index_budget)")
+    p.set_defaults(func=_index)
+
+    p = sub.add_parser("install-starters",
+                       help="copy tacit's starter skills into the skills folder (never overwrites)")
+    p.set_defaults(func=_install_starters)
+
+
+def _store(cfg):
+    from tacit.stores.skills import SkillStore
+
+    return SkillStore(cfg)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _read_file_arg(value: str, flag: str) -> str:
+    """Text of a ``--body-file``/``--content-file`` argument, or _UsageError."""
+    from tacit.stores.skill_format import MAX_SKILL_BYTES
+
+    if value == "-":
+        data = sys.stdin.buffer.read(MAX_SKILL_BYTES + 1)
+    else:
+        if "\x00" in value:
+            raise _UsageError(f"{flag}: the path contains a NUL character")
+        path = Path(value)
+        if not path.exists():
+            raise _UsageError(f"{flag}: no such file: {value}")
+        if not path.is_file():
+            raise _UsageError(f"{flag}: not a regular file: {value}")
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_SKILL_BYTES + 1)
+        except OSError as exc:
+            raise _UsageError(f"{flag}: cannot read {value}: {exc.strerror or exc}") from None
+    if len(data) > MAX_SKILL_BYTES:
+        raise _UsageError(f"{flag}: more text than a SKILL.md may hold")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _UsageError(f"{flag}: not valid UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def _run(call) -> int:
+    try:
+        result = call()
+    except _UsageError as exc:
+        emit({"success": False, "error": str(exc)})
+        return EXIT_USAGE
+    emit(result)
+    return exit_code(result)
+
+
+def _create(args, cfg) -> int:
+    return _run(lambda: _store(cfg).create(
+        args.name, args.description,
+        _read_file_arg(args.body_file, "--body-file") if args.body_file is not None else None))
+
+
+def _view(args, cfg) -> int:
+    return _run(lambda: _store(cfg).view(args.name, file=args.file))
+
+
+def _patch(args, cfg) -> int:
+    return _run(lambda: _store(cfg).patch(
+        args.name, args.section, _read_file_arg(args.content_file, "--content-file")))
+
+
+def _edit(args, cfg) -> int:
+    def call():
+        if args.description is None and args.body_file is None:
+            raise _UsageError("edit needs --description and/or --body-file")
+        body = _read_file_arg(args.body_file, "--body-file") if args.body_file else None
+        return _store(cfg).edit(args.name, description=args.description, body=body)
+
+    return _run(call)
+
+
+def _delete(args, cfg) -> int:
+    return _run(lambda: _store(cfg).delete(args.name))
+
+
+def _list(args, cfg) -> int:
+    return _run(lambda: _store(cfg).list())
+
+
+def _index(args, cfg) -> int:
+    def call():
+        if args.budget is not None and args.budget < 0:
+            raise _UsageError("--budget must be zero or more")
+        store = _store(cfg)
+        text = store.index_text(args.budget)
+        listing = store.list()
+        return {"success": True, "index": text, "chars": len(text),
+                "skills": len(listing.get("skills", [])),
+                "problems": listing.get("problems", [])}
+
+    return _run(call)
+
+
+def _install_starters(args, cfg) -> int:
+    return _run(lambda: _store(cfg).install_starters())

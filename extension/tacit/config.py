@@ -1,0 +1,328 @@
+"""One config object: every path and setting tacit uses comes from here.
+
+Design decisions
+- **Only this module reads the environment.** Everything else receives a
+  ``Config``. Tests build one with ``load_config(env={...})`` and never touch
+  ``os.environ``.
+- **Layout = a Hermes Agent home.** ``<home>/memories/MEMORY.md``,
+  ``<home>/memories/USER.md``, ``<home>/skills/<name>/SKILL.md``. Under Hermes
+  the home *is* ``$HERMES_HOME`` so a Hermes user has one memory, not two, and
+  tacit's own state (config, ledger, session state, logs) moves to a
+  ``tacit/`` subfolder so it never clutters Hermes's folder.
+- **Bad config never crashes a host.** A wrong type or an unknown key is
+  recorded in ``Config.problems`` (shown by ``tacit doctor`` and logged) and the
+  default is used instead.
+- **Precedence:** built-in default < ``config.toml`` < ``TACIT_<KEY>`` env var.
+- **Cheap to import.** This module is imported by every hook process, whose
+  whole budget is a few milliseconds over bare interpreter start-up, so it
+  imports only ``os``: no dataclasses (which pull in ``inspect``), no
+  ``pathlib`` or ``typing`` at import time. Path properties import pathlib on
+  first use; the hook fast path uses the ``*_str`` variants.
+"""
+
+from __future__ import annotations
+
+import os
+
+# ---------------------------------------------------------------------------
+# Settings: name -> default. The type of the default is the type of the
+# setting. Grouped by the concern that reads them; docs/configuration.md
+# documents each one.
+# ---------------------------------------------------------------------------
+DEFAULTS: dict = {
+    # stores
+    "memory_char_limit": 2200,
+    "user_char_limit": 1375,
+    "skill_index_budget": 6000,
+    # review nudge / flush / consolidation (engine)
+    "nudge_interval": 10,
+    "nudge_tool_calls": 15,
+    "review_enabled": True,
+    "review_min_user_turns": 3,
+    "flush_on_compact": True,
+    "flush_on_shutdown": True,
+    "flush_min_turns": 6,
+    "auto_consolidate": True,
+    # correction detection
+    "correction_detection": True,
+    "correction_save_every_turns": 3,
+    "correction_strong_patterns": [],  # empty = built-in list
+    "correction_weak_patterns": [],
+    "correction_negative_patterns": [],
+    "correction_directive_words": [],
+    # skill auto-trigger
+    "skill_trigger_tool_calls": 8,
+    "skill_trigger_min_tool_types": 2,
+    # child agents
+    "child_enabled": True,
+    "child_command": "",  # template; empty = the host's default command
+    "child_model": "",  # empty = the host's default small model
+    "child_timeout_seconds": 300,  # default for every kind; per kind below (0 = default)
+    "child_timeout_consolidate": 0,
+    "child_timeout_correction": 0,
+    "child_timeout_review": 0,
+    "child_timeout_skill": 0,
+    "child_timeout_flush": 0,
+    "child_max_turns": 12,
+    # third-party plugins (module names with a register(engine) function)
+    "plugins": [],
+    # state housekeeping
+    "session_state_max_age_days": 7,
+    # learning ledger: usage patterns and habits
+    "learning_enabled": True,
+    "sequential_window_seconds": 30,
+    "habit_min_frequency": 3,
+    "habit_retention_days": 60,
+    # fix patterns
+    "forge_on_success": True,
+    "max_injected": 5,
+    "min_success_rate": 0.6,
+    "decay_after_days": 90,
+    "similarity": 0.6,
+    # importance
+    "importance_enabled": True,
+    "importance_threshold": 0.70,
+    "heartbeat_interval": 30,
+    "review_time": "21:00",
+    "acknowledge_captures": False,
+    "silent": False,
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class ConfigError(ValueError):
+    """A setting's value has the wrong type."""
+
+
+def _coerce(key: str, value, *, from_env: bool):
+    """Coerce ``value`` to the type of ``DEFAULTS[key]`` or raise ConfigError."""
+    default = DEFAULTS[key]
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if from_env and isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ConfigError(f"{key}: expected true/false, got {value!r}")
+    if isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if from_env and isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(f"{key}: expected an integer, got {value!r}")
+    if isinstance(default, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if from_env and isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(f"{key}: expected a number, got {value!r}")
+    if isinstance(default, list):
+        if from_env and isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                try:
+                    value = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ConfigError(f"{key}: invalid JSON list ({exc})") from None
+            else:
+                value = [part.strip() for part in text.split(",") if part.strip()]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        raise ConfigError(f"{key}: expected a list of strings, got {value!r}")
+    if isinstance(default, str):
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f"{key}: expected a string, got {value!r}")
+    raise ConfigError(f"{key}: unsupported setting type")  # pragma: no cover
+
+
+class Config:
+    """Resolved configuration. Paths are derived from ``home``/``state_dir``,
+    never stored twice. Settings read as attributes: ``cfg.memory_char_limit``."""
+
+    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env")
+
+    def __init__(self, home, state_dir, host=None, is_child=False, settings=None,
+                 problems=None, env=None):
+        self.home_str = os.fspath(home)
+        self.state_dir_str = os.fspath(state_dir)
+        self.host = host
+        self.is_child = is_child
+        self.settings = dict(DEFAULTS) if settings is None else settings
+        self.problems = [] if problems is None else problems
+        # the few environment facts other modules need, captured once here
+        self.env = {} if env is None else env
+
+    def __getattr__(self, name: str):
+        # Only called for names that are not slots: the settings.
+        try:
+            return object.__getattribute__(self, "settings")[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return f"Config(home={self.home_str!r}, state_dir={self.state_dir_str!r}, host={self.host!r})"
+
+    # -- paths (pathlib imported on first use, not on the hook path) --------
+    @property
+    def home(self):
+        from pathlib import Path
+
+        return Path(self.home_str)
+
+    @property
+    def state_dir(self):
+        from pathlib import Path
+
+        return Path(self.state_dir_str)
+
+    @property
+    def memories_dir(self):
+        return self.home / "memories"
+
+    @property
+    def memory_file(self):
+        return self.memories_dir / "MEMORY.md"
+
+    @property
+    def user_file(self):
+        return self.memories_dir / "USER.md"
+
+    @property
+    def skills_dir(self):
+        return self.home / "skills"
+
+    @property
+    def config_file(self):
+        return self.state_dir / "config.toml"
+
+    @property
+    def ledger_path(self):
+        return self.state_dir / "ledger.db"
+
+    @property
+    def logs_dir(self):
+        return self.state_dir / "logs"
+
+    @property
+    def log_file(self):
+        return self.logs_dir / "tacit.log"
+
+    @property
+    def children_log(self):
+        return self.logs_dir / "children.jsonl"
+
+    @property
+    def sessions_dir(self):
+        return self.state_dir / "sessions"
+
+    @property
+    def sessions_dir_str(self) -> str:
+        return os.path.join(self.state_dir_str, "sessions")
+
+    @property
+    def log_file_str(self) -> str:
+        return os.path.join(self.state_dir_str, "logs", "tacit.log")
+
+    def with_settings(self, **overrides) -> "Config":
+        """A copy with some settings replaced (validated like config.toml)."""
+        settings = dict(self.settings)
+        for key, value in overrides.items():
+            if key not in DEFAULTS:
+                raise ConfigError(f"unknown setting {key!r}")
+            settings[key] = _coerce(key, value, from_env=False)
+        return Config(self.home_str, self.state_dir_str, self.host, self.is_child, settings,
+                      list(self.problems), dict(self.env))
+
+
+def default_home(env, host: str | None) -> tuple[str, str]:
+    """(home, state_dir) for this environment and host, as strings."""
+    user_home = env.get("HOME") or os.path.expanduser("~")
+    if env.get("TACIT_HOME"):
+        home = os.path.abspath(os.path.expanduser(env["TACIT_HOME"]))
+        return home, home
+    if host == "hermes":
+        home = os.path.abspath(os.path.expanduser(env.get("HERMES_HOME") or os.path.join(user_home, ".hermes")))
+        return home, os.path.join(home, "tacit")
+    home = os.path.join(user_home, ".tacit")
+    return home, home
+
+
+def _read_toml(path: str, problems: list) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        problems.append(f"{path}: cannot read ({exc})")
+        return {}
+    import tomllib  # stdlib, but only needed when a config file exists
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        problems.append(f"{path}: not valid TOML ({exc}); using defaults")
+        return {}
+    # accept an optional [tacit] table as well as top-level keys
+    if isinstance(data.get("tacit"), dict):
+        merged = {k: v for k, v in data.items() if k != "tacit"}
+        merged.update(data["tacit"])
+        data = merged
+    return data
+
+
+# Environment variables that are switches, not settings.
+_ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL"}
+
+
+def load_config(env=None, host: str | None = None) -> Config:
+    """Build the Config from the environment and ``config.toml``. Never raises
+    for bad values: they are reported in ``Config.problems``."""
+    env = dict(os.environ if env is None else env)
+    host = host or env.get("TACIT_HOST") or None
+    home, state_dir = default_home(env, host)
+    problems: list = []
+    settings = dict(DEFAULTS)
+
+    for key, value in _read_toml(os.path.join(state_dir, "config.toml"), problems).items():
+        if key not in DEFAULTS:
+            problems.append(f"config.toml: unknown key {key!r} (ignored)")
+            continue
+        try:
+            settings[key] = _coerce(key, value, from_env=False)
+        except ConfigError as exc:
+            problems.append(f"config.toml: {exc}; using default {DEFAULTS[key]!r}")
+
+    for name, value in env.items():
+        if not name.startswith("TACIT_") or name in _ENV_SWITCHES:
+            continue
+        key = name[len("TACIT_"):].lower()
+        if key not in DEFAULTS:
+            problems.append(f"environment: unknown setting {name} (ignored)")
+            continue
+        try:
+            settings[key] = _coerce(key, value, from_env=True)
+        except ConfigError as exc:
+            problems.append(f"environment {name}: {exc}; using {settings[key]!r}")
+
+    captured = {k: env[k] for k in ("HOME", "PATH", "HERMES_HOME", "CLAUDE_CONFIG_DIR",
+                                     "PI_CODING_AGENT_DIR", "TACIT_LOG_LEVEL") if k in env}
+    return Config(
+        home=home,
+        state_dir=state_dir,
+        host=host,
+        is_child=env.get("TACIT_CHILD") == "1",
+        settings=settings,
+        problems=problems,
+        env=captured,
+    )

@@ -1,0 +1,15 @@
+"""tacit's built-in behaviours, each a plugin with ``register(engine)``.
+
+They are registered through ``Engine.load_plugin`` — the same call a
+third-party plugin goes through (see ``tacit.hookspecs``). Order here is the
+order of registration; within one event, ``priority`` decides.
+"""
+
+BUILTIN_PLUGINS = [
+    "tacit.handlers.context",  # frozen snapshot + skill index at session start
+    "tacit.handlers.corrections",  # correction detection -> correction-save child
+    "tacit.handlers.review",  # tool-call-aware background review
+    "tacit.handlers.skill_trigger",  # skill extraction after complex turns
+    "tacit.handlers.flush",  # save what matters before compaction / at exit
+    "tacit.learn.observe",  # usage patterns + habits from tool calls and commands (ledger)
+]

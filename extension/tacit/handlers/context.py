@@ -1,0 +1,50 @@
+"""Session context: the frozen memory snapshot and the skill index.
+
+At ``before_agent_start`` the agent gets, once per session: the MEMORY.md /
+USER.md block (frozen — later writes show up next session, keeping the
+host's prompt prefix stable), the skill index (names and descriptions; bodies
+load on demand), and a few lines telling it how to save memories with the
+tools this host has. What the host already injects itself (Hermes renders
+the same files into its own system prompt) is skipped, so nothing appears
+twice. Priorities order what a host keeps when it caps injected text: the
+memory block first, then the save guidance, then the skill index.
+"""
+
+from __future__ import annotations
+
+from tacit.events import InjectContext
+
+GUIDANCE_CLI = """## tacit memory (persistent across sessions)
+Save what will matter next time, without being asked: user preferences and corrections \
+(`tacit memory add --target user "…"`), project conventions, commands and decisions \
+(`tacit memory add "…"`). Keep entries short and factual; update with \
+`tacit memory replace OLD NEW`, drop stale ones with `tacit memory remove OLD`. After complex \
+work, save the procedure as a skill: `tacit skill create --name NAME --description "…" \
+--body-file FILE`; load a skill with `tacit skill view NAME`."""
+
+GUIDANCE_TOOLS = """## tacit memory (persistent across sessions)
+Save what will matter next time, without being asked: call the `memory` tool (target "user" for \
+preferences and corrections, "memory" for project conventions, commands and decisions). Keep \
+entries short and factual. After complex work, save the procedure with the `skill` tool; load \
+a skill's full text with it when its description matches the task."""
+
+
+def register(engine) -> None:
+    engine.on("before_agent_start", inject_session_context, name="context.session", priority=10)
+
+
+def inject_session_context(event, ctx):
+    features = ctx.engine.host_features
+    effects = []
+    if "memory_snapshot" not in features:
+        snapshot = ctx.memory.snapshot()
+        if snapshot:
+            effects.append(InjectContext(text=snapshot, scope="session", priority=10))
+    if "memory_tool" not in features:
+        guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
+        effects.append(InjectContext(text=guidance, scope="session", priority=20))
+    if "skill_index" not in features:
+        index = ctx.skills.snapshot()
+        if index:
+            effects.append(InjectContext(text=index, scope="session", priority=30))
+    return effects

@@ -1,0 +1,593 @@
+"""Replaying recorded sessions through the engine (``tacit learn``).
+
+Design decisions
+- **The real engine, not a re-implementation.** Recorded sessions are turned
+  into the same host-neutral events a live host sends and dispatched through
+  ``build_engine(cfg, "replay")`` with every handler registered, so what
+  ``tacit learn`` reports is exactly what tacit would have done live: the same
+  detector, thresholds, rate limits and once-per-session rules.
+- **Two input formats, detected per file.** Claude Code transcripts
+  (``~/.claude/projects/<project>/<session>.jsonl``) and tacit's own JSONL
+  (one event per line, ``{"kind": "message_end", "role": "user", "text": …}``
+  — the fields of ``tacit.events``). A folder is searched for ``*.jsonl``.
+- **Claude Code transcripts, read the way the hooks see a live session.** A
+  user prompt is a ``type:"user"`` line whose content is a string or text
+  blocks; ``isMeta`` lines, ``tool_result`` lines, sub-agent (``isSidechain``)
+  lines, compaction summaries and local-command output are not prompts. One
+  assistant response is written as several lines sharing ``message.id``; tool
+  calls are counted by distinct ``tool_use`` id (ok/error from the matching
+  ``tool_result``). A turn is a prompt and everything until the next real
+  prompt; its last assistant text is the reply (what the Stop hook reports).
+  A ``compact_boundary`` line is a ``before_compact`` event.
+- **Dry run by default, and it writes nothing.** Without ``--apply`` the
+  engine runs on a scratch copy of the memory files in a temporary folder and
+  its child launcher only records the jobs it is handed (each "finishes" at
+  once, so running-marks behave as after a quick child). Nothing under the
+  data folder changes. With ``apply=True`` the same handlers run for real:
+  each child job runs inline — an agent when one is configured for the host,
+  the deterministic fallbacks otherwise (a correction saved verbatim to
+  USER.md; consolidation merges duplicates).
+- **Robust and streaming.** Files are read line by line in binary, decoded
+  with replacement (invalid UTF-8 never stops a replay), and a line that is
+  not a JSON object, or not a valid event, is counted and reported — never
+  fatal. Session state is dropped after each file, so memory stays flat on
+  huge histories.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from tacit.events import (
+    BeforeCompact,
+    Command,
+    MessageEnd,
+    SessionShutdown,
+    SessionStart,
+    ToolCall,
+    TurnEnd,
+    event_from_dict,
+)
+
+FORMATS = ("claude-code", "tacit")
+_CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
+                 "attachment", "progress"}
+_DETECT_LINES = 50  # lines looked at to recognise a file's format
+_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                "[Request interrupted by user", "Caveat: The messages below were generated")
+
+
+class FileStats:
+    """What reading one file found (lines, events, what was skipped)."""
+
+    __slots__ = ("path", "format", "lines", "events", "malformed", "malformed_examples", "error",
+                 "session_ids")
+
+    def __init__(self, path: str, fmt: str | None = None):
+        self.path, self.format = path, fmt
+        self.lines = self.events = self.malformed = 0
+        self.malformed_examples: list[str] = []
+        self.error: str | None = None
+        self.session_ids: list[str] = []
+
+    def bad_line(self, lineno: int, why: str) -> None:
+        self.malformed += 1
+        if len(self.malformed_examples) < 5:
+            self.malformed_examples.append(f"line {lineno}: {why}")
+
+    def as_dict(self) -> dict:
+        out = {"path": self.path, "format": self.format, "lines": self.lines, "events": self.events,
+               "malformed_lines": self.malformed}
+        if self.malformed_examples:
+            out["malformed_examples"] = self.malformed_examples
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Finding and recognising files
+# ---------------------------------------------------------------------------
+
+
+def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
+    """Files to replay (folders searched recursively for ``*.jsonl``, sorted),
+    and a problem entry for each path that does not exist."""
+    files: list[Path] = []
+    problems: list[dict] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.jsonl") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append({"path": str(raw), "error": "no such file or folder"})
+    seen: set = set()
+    unique = []
+    for f in files:
+        key = os.path.realpath(f)
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique, problems
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) streamed from a file; invalid UTF-8 is replaced."""
+    with open(path, "rb") as handle:
+        for lineno, raw in enumerate(handle, 1):
+            yield lineno, raw.decode("utf-8", errors="replace")
+
+
+def detect_format(path: Path) -> str | None:
+    """"claude-code", "tacit", or None when no line looks like either."""
+    looked = 0
+    try:
+        for _, text in _lines(path):
+            text = text.strip()
+            if not text:
+                continue
+            looked += 1
+            if looked > _DETECT_LINES:
+                break
+            try:
+                data = json.loads(text)
+            except ValueError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            if isinstance(data.get("kind"), str):
+                return "tacit"
+            if data.get("type") in _CLAUDE_TYPES and (
+                    "message" in data or "sessionId" in data or data.get("type") == "summary"):
+                return "claude-code"
+    except OSError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------
+# tacit's own format: one event per line
+# ---------------------------------------------------------------------------
+
+
+def read_tacit(path: Path, stats: FileStats) -> Iterator:
+    """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
+    default_sid = path.stem
+    for lineno, text in _lines(path):
+        stats.lines += 1
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            data = json.loads(text)
+        except ValueError:
+            stats.bad_line(lineno, "not JSON")
+            continue
+        if not isinstance(data, dict):
+            stats.bad_line(lineno, "not a JSON object")
+            continue
+        data.setdefault("session_id", default_sid)
+        calls = data.get("tool_calls")
+        if isinstance(calls, list):  # allow ["Bash", "Edit"] as a shorthand
+            data["tool_calls"] = [{"name": c} if isinstance(c, str) else c for c in calls]
+        try:
+            event = event_from_dict(data)
+        except KeyError:
+            stats.bad_line(lineno, f"unknown or missing kind {data.get('kind')!r}")
+            continue
+        except (TypeError, ValueError) as exc:
+            stats.bad_line(lineno, str(exc))
+            continue
+        if not isinstance(event.session_id, str) or not event.session_id:
+            stats.bad_line(lineno, "session_id must be a non-empty string")
+            continue
+        if event.kind == "message_end" and (event.role not in ("user", "assistant")
+                                            or not isinstance(event.text, str)):
+            stats.bad_line(lineno, "message_end needs role user|assistant and a text string")
+            continue
+        yield event
+
+
+# ---------------------------------------------------------------------------
+# Claude Code transcripts
+# ---------------------------------------------------------------------------
+
+
+def _timestamp(value) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _prompt_text(content) -> str | None:
+    """The user's prompt in a ``type:"user"`` line, or None when the line is
+    not a prompt (tool results, images only, local-command output)."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                return None
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        if not parts:
+            return None
+        text = "\n".join(parts)
+    else:
+        return None
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_NOT_PROMPTS):
+        return None
+    return text
+
+
+def _command(text: str) -> tuple[str, str] | None:
+    """A slash command as Claude Code records it, or None."""
+    import re
+
+    match = re.search(r"<command-name>\s*/?([^<]*?)\s*</command-name>", text)
+    if not match:
+        return None
+    args = re.search(r"<command-args>(.*?)</command-args>", text, re.S)
+    return match.group(1), (args.group(1).strip() if args else "")
+
+
+class _ClaudeTurns:
+    """Turn assembly for one transcript (see the module docstring)."""
+
+    def __init__(self, session_id: str):
+        self.sid = session_id
+        self.open = False
+        self.pending_tools: dict[str, str] = {}  # tool_use id -> name, waiting for its result
+        self.seen_tools: set[str] = set()
+        self.reply_by_message: dict[str, list[str]] = {}
+        self.last_text_message: str | None = None
+        self.command_text: str | None = None
+        self.cwd: str | None = None
+        self.ts: float | None = None
+
+    def _ev(self, cls, **fields):
+        fields.setdefault("cwd", self.cwd)
+        if self.ts is not None:
+            fields.setdefault("ts", self.ts)
+        return cls(session_id=self.sid, **fields)
+
+    def open_turn(self, text: str) -> list:
+        events = self.close_turn()
+        self.open = True
+        self.command_text = None
+        return events + [self._ev(MessageEnd, role="user", text=text)]
+
+    def close_turn(self) -> list:
+        if not self.open:
+            return []
+        events = [self._ev(ToolCall, name=name, ok=True) for name in self.pending_tools.values()]
+        reply = ""
+        if self.last_text_message is not None:
+            reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
+        if reply:
+            events.append(self._ev(MessageEnd, role="assistant", text=reply))
+        events.append(self._ev(TurnEnd, assistant_text=reply))
+        self.open = False
+        self.pending_tools = {}
+        self.reply_by_message = {}
+        self.last_text_message = None
+        return events
+
+    def assistant(self, message: dict) -> list:
+        events: list = []
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return events
+        if not self.open:
+            if self.command_text is None:
+                return events  # output outside any turn (a resumed file's head)
+            events += self.open_turn(self.command_text)
+        mid = message.get("id") if isinstance(message.get("id"), str) else f"anon-{id(message)}"
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                self.reply_by_message.setdefault(mid, []).append(block["text"])
+                self.last_text_message = mid
+            elif block.get("type") == "tool_use":
+                tool_id = block.get("id") or f"{mid}:{len(self.seen_tools)}"
+                if tool_id in self.seen_tools:
+                    continue  # the same call written again: count it once
+                self.seen_tools.add(tool_id)
+                self.pending_tools[tool_id] = str(block.get("name") or "?")
+        return events
+
+    def tool_results(self, content: list) -> list:
+        events = []
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            name = self.pending_tools.pop(block.get("tool_use_id"), None)
+            if name is None or not self.open:
+                continue
+            error = None
+            if block.get("is_error"):
+                body = block.get("content")
+                if isinstance(body, list):
+                    body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
+                error = str(body or "error")[:300]
+            events.append(self._ev(ToolCall, name=name, ok=not block.get("is_error"), error=error))
+        return events
+
+
+def read_claude_code(path: Path, stats: FileStats) -> Iterator:
+    """Events from one Claude Code transcript, as the hooks would have sent them."""
+    turns: _ClaudeTurns | None = None
+    for lineno, text in _lines(path):
+        stats.lines += 1
+        text = text.strip()
+        if not text:
+            continue
+        try:
+            data = json.loads(text)
+        except ValueError:
+            stats.bad_line(lineno, "not JSON")
+            continue
+        if not isinstance(data, dict):
+            stats.bad_line(lineno, "not a JSON object")
+            continue
+        kind = data.get("type")
+        if turns is None:
+            if kind not in ("user", "assistant", "system"):
+                continue  # summaries, snapshots, queue operations before the session
+            sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else path.stem
+            turns = _ClaudeTurns(sid or path.stem)
+            yield turns._ev(SessionStart, source="startup")
+        if isinstance(data.get("cwd"), str):
+            turns.cwd = data["cwd"]
+        ts = _timestamp(data.get("timestamp"))
+        if ts is not None:
+            turns.ts = ts
+        if data.get("isSidechain"):
+            continue  # a sub-agent's conversation, not the user's
+        if kind == "system":
+            if data.get("subtype") == "compact_boundary":
+                yield from turns.close_turn()
+                yield turns._ev(BeforeCompact, trigger=str((data.get("compactMetadata") or {}).get(
+                    "trigger", "auto")) if isinstance(data.get("compactMetadata"), dict) else "auto")
+            continue
+        message = data.get("message")
+        if kind not in ("user", "assistant"):
+            continue
+        if not isinstance(message, dict):
+            stats.bad_line(lineno, f"{kind} line without a message object")
+            continue
+        if kind == "assistant":
+            yield from turns.assistant(message)
+            continue
+        content = message.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                             for b in content):
+            yield from turns.tool_results(content)
+            continue
+        if data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
+            continue
+        prompt = _prompt_text(content)
+        if prompt is None:
+            continue
+        command = _command(prompt)
+        if command is not None:
+            yield from turns.close_turn()
+            yield turns._ev(Command, name=command[0], args=command[1])
+            turns.command_text = f"/{command[0]} {command[1]}".strip()
+            continue
+        yield from turns.open_turn(prompt)
+    if turns is not None:
+        yield from turns.close_turn()
+        yield turns._ev(SessionShutdown, reason="end of transcript")
+
+
+READERS: dict[str, Callable] = {"claude-code": read_claude_code, "tacit": read_tacit}
+
+
+def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
+    for event in READERS[fmt](path, stats):
+        stats.events += 1
+        yield event
+
+
+# ---------------------------------------------------------------------------
+# Replay
+# ---------------------------------------------------------------------------
+
+
+def _scratch_config(cfg, folder: str):
+    """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
+    the memory files (so a dry run sees the same memory and writes nowhere)."""
+    from tacit.config import Config
+
+    scratch = Config(folder, folder, cfg.host, cfg.is_child, dict(cfg.settings), list(cfg.problems),
+                     dict(cfg.env))
+    for source, dest in ((cfg.memory_file, scratch.memory_file), (cfg.user_file, scratch.user_file)):
+        try:
+            if source.is_file():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, dest)
+        except OSError:
+            pass
+    return scratch
+
+
+def _job_detail(job: dict) -> dict:
+    v = job.get("variables", {})
+    kind = job["kind"]
+    if kind == "correction":
+        return {"correction": v.get("correction", ""), "earlier": list(v.get("earlier_corrections") or [])}
+    if kind == "review":
+        return {"reason": v.get("reason", "")}
+    if kind == "skill":
+        return {"tool_call_count": v.get("tool_call_count", 0), "tool_names": v.get("tool_names", [])}
+    if kind == "flush":
+        return {"why": v.get("why", "")}
+    return {}
+
+
+class _SessionReport:
+    def __init__(self, session_id: str, path: str, fmt: str):
+        self.data = {"session_id": session_id, "file": path, "format": fmt, "turns": 0,
+                     "tool_calls": 0, "commands": 0, "corrections": [], "jobs": [],
+                     "pending_correction": None}
+
+
+def replay(cfg, paths: Iterable[str], *, apply: bool = False, host: str | None = None,
+           progress: Callable[[dict], None] | None = None) -> dict:
+    """Replay recorded sessions through the engine; return the report.
+
+    ``apply=False`` writes nothing (see the module docstring). ``progress`` is
+    called now and then with ``{"file", "files_done", "files_total",
+    "events"}``. Never raises for bad input: problems are in the report."""
+    started = time.time()
+    files, problems = expand_paths(paths)
+    scratch_dir = None
+    run_cfg = cfg
+    if not apply:
+        scratch_dir = tempfile.mkdtemp(prefix="tacit-learn-")
+        run_cfg = _scratch_config(cfg, scratch_dir)
+    try:
+        return _replay(cfg, run_cfg, files, problems, apply=apply, host=host, progress=progress,
+                       started=started)
+    finally:
+        if scratch_dir:
+            shutil.rmtree(scratch_dir, ignore_errors=True)
+
+
+def _memory_entries(cfg) -> dict:
+    from tacit.stores.memory import MemoryStore
+
+    store = MemoryStore(cfg)
+    return {t: store.entries(t) for t in ("memory", "user")}
+
+
+def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) -> dict:
+    from tacit.hosts.runtime import build_engine
+    from tacit.state import MemoryStateStore
+
+    host = host if host is not None else cfg.host
+    engine = build_engine(run_cfg, "replay", host=host, children=False, entry_points=False)
+    agent = False
+    if apply:
+        from tacit.child import agent_available
+
+        agent = agent_available(run_cfg, host)
+    records: dict[str, dict] = {}
+    launched: list[dict] = []
+
+    def launcher(job: dict):
+        launched.append(job)
+        try:
+            if apply:
+                from tacit.child import run_job
+
+                records[job["id"]] = run_job(run_cfg, job)
+        finally:
+            engine.child_finished(job)
+        return None
+
+    engine.launcher = launcher
+    before = _memory_entries(cfg) if apply else None
+
+    file_reports: list[dict] = list(problems)
+    sessions: list[dict] = []
+    total_events = 0
+    last_progress = 0.0
+    for index, path in enumerate(files):
+        fmt = detect_format(path)
+        stats = FileStats(str(path), fmt)
+        if fmt is None:
+            stats.error = "not a Claude Code transcript or tacit JSONL (no recognisable line)"
+            file_reports.append(stats.as_dict())
+            continue
+        engine.state_store = MemoryStateStore()  # flat memory on long histories
+        by_session: dict[str, _SessionReport] = {}
+        try:
+            for event in read_events(path, fmt, stats):
+                report = by_session.get(event.session_id)
+                if report is None:
+                    report = by_session[event.session_id] = _SessionReport(event.session_id, str(path), fmt)
+                _dispatch_one(engine, event, report, launched, records)
+                total_events += 1
+                if progress and time.monotonic() - last_progress > 0.25:
+                    last_progress = time.monotonic()
+                    progress({"file": str(path), "files_done": index, "files_total": len(files),
+                              "events": total_events})
+        except OSError as exc:
+            stats.error = f"cannot read: {exc}"
+        for report in by_session.values():
+            pending = engine.state_store.peek(report.data["session_id"])["pending_correction"]
+            if pending:
+                report.data["pending_correction"] = pending["text"]
+            if report.data["turns"] or report.data["jobs"] or report.data["commands"]:
+                sessions.append(report.data)
+        file_reports.append(stats.as_dict())
+    if progress:
+        progress({"file": None, "files_done": len(files), "files_total": len(files), "events": total_events})
+
+    totals = {"files": len(files), "sessions": len(sessions), "events": total_events,
+              "turns": sum(s["turns"] for s in sessions),
+              "tool_calls": sum(s["tool_calls"] for s in sessions),
+              "corrections": sum(len(s["corrections"]) for s in sessions),
+              "malformed_lines": sum(f.get("malformed_lines", 0) for f in file_reports)}
+    for kind in ("correction", "review", "skill", "flush", "consolidate"):
+        totals[f"{kind}_jobs"] = sum(1 for s in sessions for j in s["jobs"] if j["kind"] == kind)
+    result = {"success": True, "dry_run": not apply, "host": host, "files": file_reports,
+              "sessions": sessions, "totals": totals, "is_child": bool(cfg.is_child),
+              "seconds": round(time.time() - started, 3)}
+    if apply:
+        after = _memory_entries(cfg)
+        result["agent"] = agent
+        result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
+        result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
+    return result
+
+
+def _dispatch_one(engine, event, report: _SessionReport, launched: list, records: dict) -> None:
+    data = report.data
+    already = len(launched)
+    engine.dispatch(event)
+    state = engine.state_store.peek(event.session_id)
+    if event.kind == "message_end" and event.role == "user":
+        data["turns"] = state["user_turns"]
+        pending = state["pending_correction"]
+        if pending and pending.get("turn") == state["user_turns"] and pending.get("text") == event.text[:4000]:
+            data["corrections"].append({"turn": state["user_turns"], "text": event.text,
+                                        "rule": pending.get("rule"), "matched": pending.get("matched")})
+    elif event.kind == "tool_call":
+        data["tool_calls"] += 1
+    elif event.kind == "command":
+        data["commands"] += 1
+    for job in launched[already:]:
+        entry = {"kind": job["kind"], "turn": state["user_turns"], **_job_detail(job)}
+        record = records.get(job["id"])
+        if record is not None:
+            entry["ok"] = bool(record.get("ok"))
+            entry["mode"] = record.get("mode")
+            for key in ("saved", "skipped", "error"):
+                if record.get(key):
+                    entry[key] = record[key]
+            if record.get("nothing_to_save"):
+                entry["nothing_to_save"] = True
+        data["jobs"].append(entry)

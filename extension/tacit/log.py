@@ -1,0 +1,50 @@
+"""The data folder's log: where every swallowed error goes.
+
+Never-break-the-host rule: a host entry point catches everything and calls
+``log_exception``; this module must itself never raise. It uses plain file
+appends rather than the ``logging`` package so a hook process pays nothing for
+configuring handlers it will use once, if at all.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from pathlib import Path
+
+_MAX_BYTES = 2_000_000  # rotate once: tacit.log -> tacit.log.1
+
+
+def _write(log_file: Path, line: str) -> None:
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if log_file.stat().st_size > _MAX_BYTES:
+                os.replace(log_file, str(log_file) + ".1")
+        except FileNotFoundError:
+            pass
+        with open(log_file, "a", encoding="utf-8") as handle:
+            handle.write(line)
+    except Exception:  # noqa: BLE001 — logging must never break the caller
+        pass
+
+
+def log(cfg, level: str, where: str, message: str) -> None:
+    """Append one line: ``<iso time> <LEVEL> [pid] where: message``."""
+    try:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        _write(cfg.log_file, f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:
+    """Log an exception with its traceback. Safe to call with cfg=None."""
+    try:
+        text = "".join(traceback.format_exception(exc)) if exc else traceback.format_exc()
+        if cfg is None:
+            return
+        log(cfg, "error", where, text.rstrip())
+    except Exception:  # noqa: BLE001
+        pass

@@ -1,0 +1,73 @@
+"""Rendering child-agent prompts from the jinja2 templates in ``prompts/``.
+
+Every child prompt is a template (``<kind>.md.j2``) filled with the same
+context: current MEMORY.md / USER.md entries and usage, the skill index, the
+recent conversation, and how this host's child saves things. Keeping prompts
+as files lets people read and tune them without touching code. jinja2 is
+imported here and only here, and only when a child actually runs.
+"""
+
+from __future__ import annotations
+
+
+def environment():
+    import jinja2
+
+    from tacit.resources import resource_dir
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("prompts"))),
+        autoescape=False,  # prompts are plain text/markdown, not HTML
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+
+
+def render(template: str, **variables) -> str:
+    return environment().get_template(template).render(**variables)
+
+
+def job_variables(cfg, job: dict) -> dict:
+    """Everything a child template may use, for this job."""
+    from tacit.child import tacit_command
+    from tacit.stores.memory import MemoryStore
+
+    store = MemoryStore(cfg)
+    memory_entries, user_entries = store.entries("memory"), store.entries("user")
+    try:
+        from tacit.stores.skills import SkillStore
+
+        skill_index = SkillStore(cfg).index_text()
+    except Exception:  # noqa: BLE001 — a broken skills folder must not stop a save
+        skill_index = ""
+    variables = {
+        "host": job.get("host") or cfg.host or "",
+        "tacit": " ".join(tacit_command()),
+        "memory_entries": memory_entries,
+        "user_entries": user_entries,
+        "memory_usage": store.usage("memory", memory_entries)["text"],
+        "user_usage": store.usage("user", user_entries)["text"],
+        "skill_index": skill_index,
+        "recent": [],
+        "targets": ["memory", "user"],
+        "reason": "",
+        "why": "",
+        "correction": "",
+        "earlier_corrections": [],
+        "prev_assistant": "",
+        "user_text": "",
+        "assistant_text": "",
+        "tool_calls": [],
+        "tool_names": [],
+        "tool_call_count": 0,
+    }
+    variables.update(job.get("variables", {}))
+    targets = variables["targets"]
+    variables["targets_text"] = " and ".join(
+        "MEMORY.md" if t == "memory" else "USER.md" for t in targets)
+    return variables
+
+
+def render_job_prompt(cfg, job: dict) -> str:
+    return render(f"{job['kind']}.md.j2", **job_variables(cfg, job))

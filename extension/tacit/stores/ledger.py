@@ -1,0 +1,468 @@
+"""Ledger — the one SQLite file where evidence accumulates before it becomes memory.
+
+Design decisions
+- **One file, WAL, short transactions.** ``<state>/ledger.db`` in WAL mode
+  with ``synchronous=NORMAL``: readers never block the writer, a commit costs
+  no fsync (a power cut may lose the last few observations, never corrupt the
+  file), and every write is one short ``BEGIN IMMEDIATE`` transaction so two
+  processes (a hook's drain and ``tacit observe``) serialise instead of
+  deadlocking on a read-to-write upgrade.
+- **Bounded waiting.** A busy ledger is waited for ``busy_timeout`` seconds
+  (3 by default), then the operation fails with ``LedgerUnavailable``: the
+  learner logs it and skips that event. Learning is best effort; a turn, a
+  hook or the process never hangs on it.
+- **A corrupt file is moved aside, not fatal.** "File is not a database" or
+  "disk image is malformed" (told apart from *locked* by SQLite's own error
+  name, not by message text) moves ``ledger.db`` and its ``-wal``/``-shm`` to
+  ``ledger.db.corrupt-<time>`` under the ledger's lock and starts a fresh,
+  empty ledger. What was learned is kept in the moved file for a person to
+  inspect; nothing else in tacit depends on it.
+- **Named migrations, applied in order, each once.** ``MIGRATIONS`` is a list
+  of ``(name, sql_or_callable)``; applied names are recorded in
+  ``schema_migrations``. Names (not a single version number) let another
+  detector append its own tables without renumbering anyone's (issue 8's fix
+  patterns and importance captures add theirs here). Each migration runs in
+  its own ``BEGIN IMMEDIATE`` transaction together with its bookkeeping, so
+  two processes opening a new ledger at once never apply one twice, and a
+  broken migration rolls back whole (it is reported; the ledger is skipped).
+- **The shared lifecycle lives in ``memories``.** Every detector proposes
+  candidate memories into one table (``source`` = which detector, ``kind`` =
+  pattern | preference | fact | workflow | …); ``tacit.learn.lifecycle`` is
+  the only code that moves them along candidate → confirmed → applied →
+  dismissed. Detector-specific fields go in the ``data`` JSON column or in
+  the detector's own table keyed by ``memories.id``.
+- **Observations: JSON context plus typed, indexed columns.** The context is
+  kept verbatim (evidence, display); the fields the rules match on are copied
+  at insert into typed columns — ``user_edited`` is an INTEGER 0/1, so the
+  classic bug of comparing a JSON boolean with the string ``'true'`` (never
+  true in SQLite) cannot happen — and each rule is a partial-index lookup, so
+  the per-observation cost stays flat at a million rows.
+- **Cheap to import.** ``sqlite3`` is imported when a connection is opened,
+  not at module import: hook processes import the learners and may never
+  touch the ledger.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another writer
+
+# ---------------------------------------------------------------------------
+# Schema. Append new migrations at the end; never edit an applied one.
+# ---------------------------------------------------------------------------
+_CORE_SCHEMA = """
+CREATE TABLE ledger_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
+) WITHOUT ROWID;
+
+-- One row per run of a plugin, command, skill or tool.
+CREATE TABLE observations (
+    id            INTEGER PRIMARY KEY,
+    plugin        TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    context       TEXT NOT NULL DEFAULT '{}',   -- JSON object, as reported
+    session_id    TEXT,
+    observed_at   REAL NOT NULL,                -- unix seconds
+    source        TEXT NOT NULL DEFAULT 'explicit',  -- explicit | command | tool
+    -- typed copies of context fields the rules match on (slugs, not display text)
+    entity        TEXT,
+    entity_type   TEXT,
+    category      TEXT,
+    user_edited   INTEGER NOT NULL DEFAULT 0 CHECK (user_edited IN (0, 1)),
+    edit_slug     TEXT,
+    run_hour      INTEGER CHECK (run_hour BETWEEN 0 AND 23)
+);
+-- rule 1: same plugin, entity, category
+CREATE INDEX idx_obs_categorized ON observations (plugin, entity, category)
+    WHERE category IS NOT NULL AND entity IS NOT NULL;
+-- rule 2: same plugin, same edit, user_edited = 1
+CREATE INDEX idx_obs_overrides ON observations (plugin, edit_slug)
+    WHERE user_edited = 1 AND edit_slug IS NOT NULL;
+-- rule 4: the previous runs of this session (tool calls are not runs)
+CREATE INDEX idx_obs_session_runs ON observations (session_id, id)
+    WHERE source != 'tool' AND session_id IS NOT NULL;
+-- rule 5: same plugin, same hour of day
+CREATE INDEX idx_obs_hourly ON observations (plugin, run_hour)
+    WHERE source != 'tool' AND run_hour IS NOT NULL;
+
+-- rule 4's evidence, kept incrementally: which sessions contained a sequence
+CREATE TABLE observed_sequences (
+    seq_key    TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    first_at   REAL NOT NULL,
+    PRIMARY KEY (seq_key, session_id)
+) WITHOUT ROWID;
+
+-- The shared lifecycle: candidate -> confirmed -> applied (-> dismissed).
+CREATE TABLE memories (
+    id              INTEGER PRIMARY KEY,
+    key             TEXT NOT NULL UNIQUE,
+    kind            TEXT NOT NULL,        -- pattern | preference | fact | workflow | ...
+    source          TEXT NOT NULL,        -- the detector: rule1..rule5 | habits | teach | ...
+    content         TEXT NOT NULL,        -- the sentence that goes into the memory file
+    target          TEXT NOT NULL DEFAULT 'memory' CHECK (target IN ('memory', 'user')),
+    status          TEXT NOT NULL DEFAULT 'candidate'
+                    CHECK (status IN ('candidate', 'confirmed', 'applied', 'dismissed')),
+    confidence      INTEGER NOT NULL CHECK (confidence BETWEEN 0 AND 100),
+    times_confirmed INTEGER NOT NULL DEFAULT 0,
+    plugin          TEXT,                 -- set when support must come from this plugin
+    entity          TEXT,                 -- entity slug the memory is about, if any
+    adaptation      TEXT,                 -- "Now ..." sentence logged when applied
+    data            TEXT NOT NULL DEFAULT '{}',  -- detector-specific JSON
+    created_at      REAL NOT NULL,
+    updated_at      REAL NOT NULL,
+    last_used_at    REAL NOT NULL,        -- created or last reinforced
+    expires_at      REAL,                 -- TTL (rule 5: 90 days)
+    applied_at      REAL,
+    applied_text    TEXT,                 -- the exact entry written to the memory file
+    dismissed_at    REAL
+);
+CREATE INDEX idx_memories_status ON memories (status);
+CREATE INDEX idx_memories_entity ON memories (entity) WHERE entity IS NOT NULL;
+
+-- What supported a memory: one row per (memory, piece of evidence), so one
+-- observation can reinforce one memory at most once, whatever replays it.
+CREATE TABLE memory_evidence (
+    memory_id   INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    ref         TEXT NOT NULL,            -- 'obs:<id>' | 'session:<id>' | ...
+    session_key TEXT NOT NULL,            -- session id, or the ref when there is none
+    role        TEXT NOT NULL CHECK (role IN ('create', 'confirm')),
+    at          REAL NOT NULL,
+    PRIMARY KEY (memory_id, ref)
+) WITHOUT ROWID;
+
+CREATE TABLE adaptations (
+    id          INTEGER PRIMARY KEY,
+    memory_id   INTEGER REFERENCES memories (id) ON DELETE SET NULL,
+    memory_key  TEXT NOT NULL,
+    description TEXT NOT NULL,            -- "Now ..."
+    status      TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'reverted')),
+    created_at  REAL NOT NULL,
+    reverted_at REAL,
+    reason      TEXT                      -- forget | decay | expired
+);
+CREATE INDEX idx_adaptations_memory ON adaptations (memory_id);
+
+-- One-time user notices created where they cannot be shown (background).
+CREATE TABLE notices (
+    id            INTEGER PRIMARY KEY,
+    text          TEXT NOT NULL,
+    adaptation_id INTEGER,
+    created_at    REAL NOT NULL,
+    delivered_at  REAL
+);
+CREATE INDEX idx_notices_pending ON notices (id) WHERE delivered_at IS NULL;
+
+-- Habits: tool and command sequences.
+CREATE TABLE action_events (
+    id         INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    action     TEXT NOT NULL,
+    ts         REAL NOT NULL
+);
+CREATE INDEX idx_action_events_session ON action_events (session_id, ts, id);
+CREATE INDEX idx_action_events_ts ON action_events (ts);
+
+CREATE TABLE habits (
+    pattern             TEXT PRIMARY KEY,     -- 'a → b' or 'a → b → c'
+    steps               TEXT NOT NULL,        -- JSON list
+    length              INTEGER NOT NULL,
+    count               INTEGER NOT NULL,     -- occurrences in the window
+    sessions            INTEGER NOT NULL,     -- sessions containing it
+    sessions_considered INTEGER NOT NULL,     -- sessions where its first step ran
+    confidence          REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+    avg_gap             REAL NOT NULL,
+    first_seen          REAL NOT NULL,
+    last_seen           REAL NOT NULL,
+    status              TEXT NOT NULL CHECK (status IN ('emerging', 'habit')),
+    mined_at            REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
+# (name, SQL script or callable(conn)). Append only.
+MIGRATIONS: list = [
+    ("0001_core", _CORE_SCHEMA),
+]
+
+CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+
+
+class LedgerUnavailable(RuntimeError):
+    """The ledger could not be used just now (locked too long, or it was
+    corrupt and has been moved aside). The caller skips this piece of work."""
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """True for "not a database" / "malformed" — never for "locked"."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(CORRUPT_ERRORS)
+    text = str(exc).lower()  # very old builds without error names
+    return "not a database" in text or "malformed" in text
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a SQL script into complete statements (triggers stay whole)."""
+    import sqlite3
+
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip() and not all(
+            ln.strip().startswith("--") or not ln.strip() for ln in buffer.splitlines()):
+        raise ValueError(f"incomplete SQL statement in migration: {buffer.strip()[:80]!r}")
+    return statements
+
+
+class Ledger:
+    """The ledger file. Thread-safe: one connection, guarded by a lock (the
+    engine hands one instance to its background worker thread)."""
+
+    def __init__(self, cfg, *, path=None, busy_timeout: float | None = None):
+        import threading
+
+        self.cfg = cfg
+        self.path = os.fspath(path) if path is not None else os.path.join(cfg.state_dir_str, "ledger.db")
+        self.busy_timeout = float(DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout)
+        self._conn = None
+        self._lock = threading.RLock()
+        self.recovered: list[str] = []  # files moved aside by this instance
+
+    # -- opening -----------------------------------------------------------------
+    def connection(self):
+        """The open, migrated connection (opened on first use)."""
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._open_or_recover()
+            return self._conn
+
+    def _open_or_recover(self):
+        try:
+            return self._open()
+        except Exception as exc:
+            if not is_corruption(exc):
+                raise self._unavailable("opening", exc) from exc
+            try:
+                self._recover(exc)
+                return self._open()
+            except Exception as again:
+                raise self._unavailable("recovering", again) from again
+
+    def _open(self):
+        import sqlite3
+
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        if not os.path.exists(self.path):
+            # Private like the memory files: it holds what the user does.
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
+            os.close(fd)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                # another connection holds the file in a mode we cannot switch now;
+                # still usable, just with rollback-journal locking
+                self._log("warning", f"journal_mode is {mode}, not wal")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            self._migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _migrate(self, conn) -> None:
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                     "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL) WITHOUT ROWID")
+        applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        for name, migration in MIGRATIONS:
+            if name in applied:
+                continue
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                # re-check under the write lock: another process may have just applied it
+                done = conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?",
+                                    (name,)).fetchone()
+                if not done:
+                    if callable(migration):
+                        migration(conn)
+                    else:
+                        for statement in split_statements(migration):
+                            conn.execute(statement)
+                    conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                                 (name, time.time()))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def migrations_applied(self) -> list[str]:
+        with self._lock:
+            rows = self.connection().execute("SELECT name FROM schema_migrations ORDER BY name")
+            return [r[0] for r in rows]
+
+    # -- recovery ----------------------------------------------------------------
+    def _recover(self, exc: BaseException) -> None:
+        """Move a corrupt ledger (and its -wal/-shm) aside; the next open
+        creates a fresh one. Under the ledger's file lock so two processes
+        never both move files."""
+        from tacit.fsutil import lock_for
+
+        self._close_quietly()
+        with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
+            if not self._still_corrupt():
+                return  # another process already replaced it
+            stamp = time.strftime("%Y%m%dT%H%M%S")
+            aside = f"{self.path}.corrupt-{stamp}"
+            n = 1
+            while os.path.exists(aside):
+                aside = f"{self.path}.corrupt-{stamp}.{n}"
+                n += 1
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.replace(self.path + suffix, aside + suffix)
+                except FileNotFoundError:
+                    pass
+            self.recovered.append(aside)
+        self._log("error", f"{self.path} was corrupt ({exc}); moved aside to {aside} "
+                           f"and started a fresh ledger")
+
+    def _still_corrupt(self) -> bool:
+        import sqlite3
+
+        if not os.path.exists(self.path):
+            return False
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout)
+        except sqlite3.Error:
+            return True
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn.execute("PRAGMA quick_check(1)").fetchone()[0] != "ok"
+        except sqlite3.Error as exc:
+            return is_corruption(exc)
+        finally:
+            conn.close()
+
+    # -- transactions --------------------------------------------------------------
+    def write(self):
+        """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE``
+        transaction; commits on success, rolls back on error. Locked too long
+        or corrupt -> ``LedgerUnavailable`` (and a corrupt file is recovered)."""
+        return _Transaction(self, immediate=True)
+
+    def read(self):
+        """``with ledger.read() as conn:`` — a consistent snapshot (deferred)."""
+        return _Transaction(self, immediate=False)
+
+    def handle_error(self, where: str, exc: BaseException) -> LedgerUnavailable:
+        """Classify an sqlite error: recover a corrupt file; wrap as unavailable."""
+        if is_corruption(exc):
+            try:
+                self._recover(exc)
+            except Exception as rec_exc:  # noqa: BLE001
+                self._log("error", f"recovering {self.path} failed: {rec_exc}")
+        return self._unavailable(where, exc)
+
+    def _unavailable(self, where: str, exc: BaseException) -> LedgerUnavailable:
+        return LedgerUnavailable(f"ledger {where}: {type(exc).__name__}: {exc}")
+
+    # -- small key/value store ---------------------------------------------------------
+    @staticmethod
+    def meta_get(conn, key: str, default=None):
+        row = conn.execute("SELECT value FROM ledger_meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else row[0]
+
+    @staticmethod
+    def meta_set(conn, key: str, value) -> None:
+        conn.execute("INSERT INTO ledger_meta (key, value) VALUES (?, ?) "
+                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(value)))
+
+    # -- housekeeping ----------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._close_quietly()
+
+    def _close_quietly(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self._conn = None
+
+    def _log(self, level: str, message: str) -> None:
+        if self.cfg is None:
+            return
+        from tacit.log import log
+
+        log(self.cfg, level, "ledger", message)
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _Transaction:
+    __slots__ = ("conn", "immediate", "ledger")
+
+    def __init__(self, ledger: Ledger, immediate: bool):
+        self.ledger, self.immediate, self.conn = ledger, immediate, None
+
+    def __enter__(self):
+        import sqlite3
+
+        self.ledger._lock.acquire()
+        try:
+            conn = self.ledger.connection()
+            conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
+        except LedgerUnavailable:
+            self.ledger._lock.release()
+            raise
+        except sqlite3.Error as exc:
+            self.ledger._lock.release()
+            raise self.ledger.handle_error("begin", exc) from exc
+        except BaseException:
+            self.ledger._lock.release()
+            raise
+        self.conn = conn
+        return conn
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        import sqlite3
+
+        try:
+            if exc_type is None:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error as commit_exc:
+                    self._rollback()
+                    raise self.ledger.handle_error("commit", commit_exc) from commit_exc
+                return False
+            self._rollback()
+            if isinstance(exc, sqlite3.Error):
+                raise self.ledger.handle_error("write", exc) from exc
+            return False
+        finally:
+            self.ledger._lock.release()
+
+    def _rollback(self) -> None:
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except Exception:  # noqa: BLE001
+            pass

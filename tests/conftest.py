@@ -1,0 +1,40 @@
+"""Shared fixtures: every test gets its own data folder and Config.
+
+Tests never touch the real ``~/.tacit``: ``cfg`` is built from an explicit
+environment pointing TACIT_HOME at a temp folder, and ``tacit_env`` is the
+matching environment for subprocesses (CLI, hooks, children).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tacit.config import load_config
+
+
+@pytest.fixture
+def tacit_home(tmp_path: Path) -> Path:
+    home = tmp_path / "tacit-home"
+    home.mkdir()
+    return home
+
+
+@pytest.fixture
+def tacit_env(tacit_home: Path, tmp_path: Path) -> dict[str, str]:
+    """Environment for subprocesses: isolated HOME and TACIT_HOME."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TACIT_")}
+    env["TACIT_HOME"] = str(tacit_home)
+    env["HOME"] = str(tmp_path / "user-home")
+    Path(env["HOME"]).mkdir(exist_ok=True)
+    # the interpreter running the tests is the one with tacit installed
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+@pytest.fixture
+def cfg(tacit_env):
+    return load_config(env=tacit_env)

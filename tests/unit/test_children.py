@@ -1,0 +1,463 @@
+"""Child agents, for real: the scripted fake agent (tests/fake_agent) runs as a
+subprocess and edits the store files through the real ``tacit memory`` CLI.
+
+Covers: reload after a child, "Nothing to save.", usage parsing, crash,
+hang (killed at the timeout with its whole process group), a killed child
+that exits 0, a child that writes garbage into MEMORY.md, the recursion
+guard inside a child, auto-consolidation retrying exactly once, the detached
+launcher (hook hosts) and the thread launcher (in-process hosts), the
+deterministic fallbacks, command templates and prompt rendering.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tacit.child import (
+    DEFAULT_COMMANDS,
+    agent_available,
+    build_command,
+    child_env,
+    redact_command,
+    run_job,
+    run_job_file,
+    timeout_for,
+)
+from tacit.config import load_config
+from tacit.consolidation import add_entry, consolidate_target
+from tacit.events import BeforeAgentStart, MessageEnd, ToolCall, TurnEnd
+from tacit.hosts.runtime import build_engine
+from tacit.state import FileStateStore
+from tacit.stores.memory import MemoryStore
+
+FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent" / "fake_agent.py"
+CORRECTION = "no, don't use npm here. we use pnpm in this repo"
+
+
+def write_config(home: Path, **settings) -> None:
+    lines = []
+    for key, value in settings.items():
+        if isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        elif isinstance(value, (int, float)):
+            lines.append(f"{key} = {value}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
+    (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+class FakeAgent:
+    """Points child_command at the fake agent (in config.toml, so children
+    and CLI subprocesses see the same settings) and reads its call log."""
+
+    def __init__(self, home: Path, env: dict, tmp: Path):
+        self.home, self.env, self.tmp = home, env, tmp
+        self.log = tmp / "agent-calls.jsonl"
+        self.pidfile = tmp / "agent-pids.json"
+        self.report = tmp / "agent-report.json"
+
+    def command(self, mode: str, *extra: str) -> str:
+        return " ".join([sys.executable, str(FAKE_AGENT), "--mode", mode, "--log", str(self.log),
+                         "--pidfile", str(self.pidfile), "--report", str(self.report), *extra,
+                         "{prompt_file}"])
+
+    def configure(self, mode: str, *extra: str, **settings):
+        write_config(self.home, child_command=self.command(mode, *extra), **settings)
+        return load_config(env=self.env)
+
+    def calls(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines()]
+
+
+@pytest.fixture
+def agent(tacit_home, tacit_env, tmp_path):
+    return FakeAgent(tacit_home, tacit_env, tmp_path)
+
+
+def child_records(cfg) -> list[dict]:
+    if not cfg.children_log.exists():
+        return []
+    return [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
+
+
+def correction_turns(engine, sid="s"):
+    engine.dispatch(MessageEnd(session_id=sid, role="user", text="install the deps"))
+    engine.dispatch(ToolCall(session_id=sid, name="Bash"))
+    engine.dispatch(MessageEnd(session_id=sid, role="assistant", text="I ran npm install."))
+    engine.dispatch(TurnEnd(session_id=sid))
+    engine.dispatch(MessageEnd(session_id=sid, role="user", text=CORRECTION))
+    return engine.dispatch(TurnEnd(session_id=sid, assistant_text="Switched to pnpm."))
+
+
+def job(kind="correction", **variables):
+    return {"id": f"test-{kind}", "kind": kind, "session_id": "s", "variables": variables}
+
+
+def gone(pid: int, timeout: float = 10.0) -> bool:
+    """True once ``pid`` no longer exists (or is a zombie nobody will run again)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                if handle.read().split(") ", 1)[1].startswith("Z"):
+                    return True
+        except (FileNotFoundError, IndexError):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# A child that works
+# ---------------------------------------------------------------------------
+
+
+def test_correction_child_saves_through_the_cli_and_stores_reload(agent):
+    cfg = agent.configure("save")
+    MemoryStore(cfg).add("user", "Maya prefers short answers.")
+    engine = build_engine(cfg, "replay")  # inline launcher: the child runs now
+    snapshot = engine.dispatch(BeforeAgentStart(session_id="s"))[0].text
+    effects = correction_turns(engine)
+    assert [e.kind for e in effects if hasattr(e, "kind") and e.kind == "correction"] == ["correction"]
+
+    assert MemoryStore(cfg).entries("user") == ["Maya prefers short answers.", f"Correction: {CORRECTION}"]
+    live = engine.memory_store("s")
+    assert live.entries("user")[-1] == f"Correction: {CORRECTION}"  # re-read from disk
+    assert live.snapshot() == snapshot and CORRECTION not in snapshot  # the frozen snapshot stays
+    assert engine.state_store.peek("s")["running"] == {}
+
+    calls = agent.calls()
+    assert [(c["kind"], c["tacit_child"]) for c in calls] == [("correction", "1")]
+    assert calls[0]["tacit_home"] == str(agent.home) and calls[0]["pgid"] == calls[0]["pid"]
+    (record,) = child_records(cfg)
+    assert record["kind"] == "correction" and record["ok"] is True and record["mode"] == "agent"
+    assert record["exit"] == 0 and record["killed"] is False and record["nothing_to_save"] is False
+    assert 0 < record["duration"] < 30 and record["start"] <= time.time()
+    assert record["command"][1] == str(FAKE_AGENT) and record["command"][-1].endswith("prompt.md")
+    assert "Saved the correction" in record["stdout_tail"]
+
+
+def test_nothing_to_save_is_recorded_and_changes_nothing(agent):
+    cfg = agent.configure("nothing")
+    MemoryStore(cfg).add("memory", "The project uses pnpm.")
+    before = {p.name: p.read_bytes() for p in cfg.memories_dir.iterdir()}
+    record = run_job(cfg, job("review", reason="10 turns"))
+    assert record["ok"] is True and record["nothing_to_save"] is True
+    assert record["stdout_tail"].strip() == "Nothing to save."
+    assert {p.name: p.read_bytes() for p in cfg.memories_dir.iterdir()} == before
+    assert child_records(cfg)[-1]["nothing_to_save"] is True
+
+
+def test_claude_style_json_usage_is_parsed_into_the_log(agent):
+    cfg = agent.configure("usage")
+    record = run_job(cfg, job("correction", correction=CORRECTION))
+    assert record["ok"] is True
+    assert record["usage"] == {"usage": {"input_tokens": 1500, "cache_read_input_tokens": 200,
+                                         "output_tokens": 80},
+                               "total_cost_usd": 0.0123, "num_turns": 2, "duration_ms": 1234,
+                               "is_error": False}
+    assert child_records(cfg)[-1]["usage"]["total_cost_usd"] == 0.0123
+
+
+# ---------------------------------------------------------------------------
+# Children that fail
+# ---------------------------------------------------------------------------
+
+
+def test_a_crashing_child_is_a_failure_and_a_correction_is_kept_verbatim(agent):
+    cfg = agent.configure("crash")
+    engine = build_engine(cfg, "replay")
+    correction_turns(engine)
+    (record,) = child_records(cfg)
+    assert record["ok"] is False and record["exit"] == 3 and record["killed"] is False
+    assert "simulated crash" in record["stderr_tail"]
+    assert record["fallback"]["ok"] is True  # the lesson is not lost
+    assert MemoryStore(cfg).entries("user") == [f"User correction: {CORRECTION}"]
+    assert engine.state_store.peek("s")["running"] == {}
+
+
+def test_a_hung_child_is_killed_at_the_timeout_with_its_whole_process_group(agent):
+    cfg = agent.configure("hang", child_timeout_review=2)
+    assert timeout_for(cfg, "review") == 2 and timeout_for(cfg, "flush") == 300
+    started = time.time()
+    record = run_job(cfg, job("review", reason="x"))
+    elapsed = time.time() - started
+    assert record["killed"] is True and record["ok"] is False
+    assert record["exit"] != 0 and record["timeout"] == 2
+    assert 2 <= elapsed < 10 and record["duration"] >= 2
+    pids = json.loads(agent.pidfile.read_text())
+    assert gone(pids["child"]) and gone(pids["grandchild"]), "the grandchild survived the kill"
+    assert child_records(cfg)[-1]["killed"] is True
+
+
+def test_a_killed_child_that_exits_0_is_still_a_failure(agent):
+    cfg = agent.configure("hang", "--term-exit0", child_timeout_seconds=2)
+    record = run_job(cfg, job("flush", why="compact"))
+    assert record["exit"] == 0  # it said "fine" when told to stop...
+    assert record["killed"] is True and record["ok"] is False  # ...but it was killed
+    assert gone(json.loads(agent.pidfile.read_text())["grandchild"])
+
+
+def test_a_grandchild_that_escapes_the_group_cannot_hang_the_runner(agent):
+    cfg = agent.configure("hang", "--escape", child_timeout_seconds=1)
+    started = time.time()
+    try:
+        record = run_job(cfg, job("review", reason="x"))
+        assert record["killed"] is True and record["ok"] is False
+        assert time.time() - started < 12  # timeout + kill grace + read grace, not forever
+        assert gone(json.loads(agent.pidfile.read_text())["child"])
+    finally:
+        os.kill(json.loads(agent.pidfile.read_text())["grandchild"], 9)  # it escaped us too
+
+
+@pytest.mark.parametrize("garbage", ["text", "binary"])
+def test_a_child_writing_garbage_is_detected_backed_up_and_nothing_is_lost(agent, garbage):
+    cfg = agent.configure("garbage", "--garbage", garbage)
+    store = MemoryStore(cfg)
+    store.add("memory", "The project uses pnpm.")
+    store.add("memory", "Tests live in tests/unit.")
+    record = run_job(cfg, job("review", reason="x"))
+    assert record["ok"] is True  # the child "succeeded"; what it wrote is the problem
+    damaged = cfg.memory_file.read_bytes()
+    assert damaged.startswith("The project uses pnpm.\n§\nTests live in tests/unit.".encode())
+
+    result = MemoryStore(cfg).remove("memory", "pnpm")  # a rewrite would lose the hand-written part
+    assert result["success"] is False and "Refusing to rewrite MEMORY.md" in result["error"]
+    assert Path(result["drift_backup"]).read_bytes() == damaged
+    merge = consolidate_target(cfg, "memory", use_agent=False)["merge"]
+    assert "Refusing to rewrite" in merge["error"]
+    assert cfg.memory_file.read_bytes() == damaged  # untouched: nothing lost
+    if garbage == "binary":
+        added = MemoryStore(cfg).add("memory", "Deploys run on Tuesdays.")
+        assert added["success"] is False and "not valid UTF-8" in added["error"]
+        assert cfg.memory_file.read_bytes() == damaged
+    backups = sorted(cfg.memories_dir.glob("MEMORY.md.bak.*"))
+    assert backups and all(b.read_bytes() == damaged for b in backups)
+
+
+def test_inside_a_child_nothing_detects_nudges_or_spawns(agent):
+    """The fake child behaves as if tacit's hooks were loaded in it and feeds
+    them the very correction quoted in its prompt: everything stays inert."""
+    cfg = agent.configure("recurse")
+    engine = build_engine(cfg, "replay")
+    correction_turns(engine)
+    report = json.loads(agent.report.read_text())
+    assert report["is_child"] is True
+    assert report["effects"] == [] and report["state_files"] == []
+    assert report["detect_exit"] == 0  # the pure detector command still answers
+    assert len(agent.calls()) == 1  # no grandchild agent
+    assert [r["kind"] for r in child_records(cfg)] == ["correction"]
+    assert not (agent.home / "jobs").exists()
+
+
+# ---------------------------------------------------------------------------
+# Auto-consolidation: retry exactly once
+# ---------------------------------------------------------------------------
+
+FILL = [f"Entry number {n}: {word} is how this project does {word}." for n, word in
+        enumerate(["testing", "linting", "deploying", "formatting", "releasing"])]
+NEW = "The staging database is reset every night at 02:00 UTC."
+
+
+def _fill(cfg):
+    store = MemoryStore(cfg)
+    for entry in FILL:
+        assert store.add("memory", entry)["success"]
+    refused = store.add("memory", NEW)
+    assert refused["success"] is False and refused["over_limit"]
+    return refused
+
+
+def test_overflowing_add_consolidates_with_the_child_and_retries_once(agent):
+    cfg = agent.configure("consolidate", memory_char_limit=320)
+    _fill(cfg)
+    result = add_entry(cfg, "memory", NEW)
+    assert result["success"] is True, result
+    assert result["consolidation"]["mode"] == "agent" and result["consolidation"]["child_ok"]
+    assert [c["kind"] for c in agent.calls()] == ["consolidate"]  # exactly one child
+    entries = MemoryStore(cfg).entries("memory")
+    assert entries[-1] == NEW and entries[0].startswith("Merged: ")
+    assert "consolidated first" in result["message"]
+
+
+@pytest.mark.parametrize("mode", ["crash", "nothing"])
+def test_when_consolidation_does_not_help_the_original_error_returns_once(agent, mode):
+    cfg = agent.configure(mode, memory_char_limit=320)
+    original = _fill(cfg)
+    result = add_entry(cfg, "memory", NEW)
+    assert result["success"] is False
+    assert result["error"] == original["error"]  # the original over-limit error
+    assert len(agent.calls()) == 1  # never loops
+    report = result["consolidation"]
+    assert report["child_ok"] is (mode == "nothing")
+    assert report["mode"] == ("agent" if mode == "nothing" else "agent-failed+deterministic")
+    assert MemoryStore(cfg).entries("memory") == FILL  # nothing lost
+
+
+def test_memory_add_cli_consolidates_once_and_never_inside_a_child(agent, tacit_env):
+    cfg = agent.configure("consolidate", memory_char_limit=320)
+    _fill(cfg)
+    tacit = [sys.executable, "-m", "tacit.cli", "memory", "add", NEW]
+    inside = subprocess.run(tacit, env={**tacit_env, "TACIT_CHILD": "1"}, capture_output=True, text=True,
+                            timeout=60)
+    assert inside.returncode == 1 and json.loads(inside.stdout)["over_limit"]
+    assert agent.calls() == []  # a child never starts a child: deterministic merge only
+    outside = subprocess.run(tacit, env=tacit_env, capture_output=True, text=True, timeout=60)
+    assert outside.returncode == 0, outside.stdout + outside.stderr
+    assert json.loads(outside.stdout)["success"] is True
+    assert [c["kind"] for c in agent.calls()] == ["consolidate"]
+
+
+# ---------------------------------------------------------------------------
+# Launchers: detached (hook hosts) and thread (in-process hosts)
+# ---------------------------------------------------------------------------
+
+
+def _wait(predicate, timeout=30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_hook_mode_child_is_detached_and_clears_its_own_running_mark(agent):
+    cfg = agent.configure("save", "--sleep", "1.5")
+    store = FileStateStore(cfg.sessions_dir_str)
+    started = time.time()
+    correction_turns(build_engine(cfg, "hook"))
+    assert time.time() - started < 1.0  # the hook never waits for the child
+    running = store.peek("s")["running"]["correction"]
+    assert running["pid"] and running["job_id"]
+    assert MemoryStore(cfg).entries("user") == []  # not yet: the child is still working
+    assert list((agent.home / "jobs").glob("*.json"))
+    assert _wait(lambda: store.peek("s")["running"] == {}), "the child never cleared its mark"
+    assert MemoryStore(cfg).entries("user") == [f"Correction: {CORRECTION}"]
+    assert list((agent.home / "jobs").glob("*.json")) == []
+    (record,) = child_records(cfg)
+    assert record["ok"] is True and record["duration"] >= 1.5
+    call = agent.calls()[0]
+    assert call["pgid"] != os.getpgid(0)  # its own process group, away from the host's
+    os.waitpid(running["pid"], 0)  # reap the detached `tacit child run` (we are its parent here)
+
+
+def test_inprocess_child_runs_on_a_thread_and_the_turn_does_not_wait(agent):
+    cfg = agent.configure("save", "--sleep", "1")
+    engine = build_engine(cfg, "inprocess", entry_points=False)
+    started = time.time()
+    correction_turns(engine)
+    assert time.time() - started < 0.8
+    assert engine.state_store.peek("s")["running"].get("correction")
+    assert _wait(lambda: engine.state_store.peek("s")["running"] == {})
+    assert engine.memory_store("s").entries("user") == [f"Correction: {CORRECTION}"]
+
+
+def test_child_run_job_file_clears_the_mark_and_removes_the_job(agent):
+    cfg = agent.configure("nothing")
+    store = FileStateStore(cfg.sessions_dir_str)
+    with store.session("s") as state:
+        state.mark_running("review", "job-1")
+    path = agent.home / "jobs" / "job-1.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"id": "job-1", "kind": "review", "session_id": "s",
+                                "variables": {"reason": "3 turns"}}))
+    record = run_job_file(cfg, str(path))
+    assert record["ok"] and not path.exists()
+    assert store.peek("s")["running"] == {}
+
+
+# ---------------------------------------------------------------------------
+# No agent: deterministic fallbacks
+# ---------------------------------------------------------------------------
+
+
+def test_without_an_agent_corrections_are_saved_verbatim_and_others_skipped(cfg):
+    assert not agent_available(cfg, None)
+    engine = build_engine(cfg, "replay")
+    correction_turns(engine)
+    assert MemoryStore(cfg).entries("user") == [f"User correction: {CORRECTION}"]
+    record = run_job(cfg, job("review", reason="x"))
+    assert record["mode"] == "deterministic" and record["ok"] is False and "no agent" in record["skipped"]
+    long = "no, " + "this is a long sentence about the build. " * 20
+    saved = run_job(cfg, job("correction", correction=long, earlier_corrections=["I said use pnpm"]))
+    assert saved["ok"] and saved["saved"][0] == "User correction: I said use pnpm"
+    assert len(saved["saved"][1]) <= len("User correction: ") + 301
+
+
+def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
+    assert not agent_available(cfg, "claude-code") or agent_available(cfg, "claude-code") == bool(
+        __import__("shutil").which("claude", path=cfg.env.get("PATH")))
+    assert not agent_available(cfg.with_settings(child_command="/no/such/agent -p {prompt}"), None)
+    configured = agent.configure("save")
+    assert agent_available(configured, None)
+    assert not agent_available(configured.with_settings(child_enabled=False), None)
+
+
+# ---------------------------------------------------------------------------
+# Commands and prompts
+# ---------------------------------------------------------------------------
+
+
+def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path):
+    argv = build_command(cfg, "claude-code", job(), "the prompt", tmp_path)
+    assert argv[:3] == ["claude", "-p", "the prompt"]
+    assert argv[argv.index("--settings") + 1] == '{"disableAllHooks": true}'
+    assert argv[argv.index("--model") + 1] == "haiku"
+    assert argv[argv.index("--output-format") + 1] == "json"
+    assert argv[argv.index("--add-dir") + 1] == cfg.home_str
+    assert redact_command(argv, "the prompt")[2] == "<prompt>"
+    pi = build_command(cfg, "pi", job(), "p", tmp_path)
+    assert "--model" not in pi  # no model configured: the flag goes too
+    custom = cfg.with_settings(child_command="{tacit} memory show --max {max_turns} {prompt_file}")
+    argv = build_command(custom, None, job(), "hello", tmp_path)
+    assert argv[-1] == str(tmp_path / "prompt.md") and (tmp_path / "prompt.md").read_text() == "hello"
+    assert argv[-3:-1] == ["--max", "12"] and "memory" in argv
+    assert set(DEFAULT_COMMANDS) == {"claude-code", "hermes", "pi"}
+    with pytest.raises(RuntimeError):
+        build_command(cfg, None, job(), "x", tmp_path)
+
+
+def test_child_environment_marks_the_child_and_finds_tacit(cfg):
+    env = child_env(cfg, "claude-code")
+    assert env["TACIT_CHILD"] == "1" and env["TACIT_HOST"] == "claude-code"
+    assert env["TACIT_HOME"] == cfg.home_str
+    assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
+
+
+@pytest.mark.parametrize("kind,variables,expect", [
+    ("correction", {"correction": CORRECTION, "prev_assistant": "I ran npm install."},
+     ["<correction>\n" + CORRECTION + "\n</correction>", "I ran npm install.", "Nothing to save."]),
+    ("review", {"reason": "15 tool calls", "recent": [{"role": "user", "text": "hi"}]},
+     ["15 tool calls since", "[user] hi", "## Existing skills"]),
+    ("skill", {"tool_calls": ["Bash", "Edit"], "tool_call_count": 2, "tool_names": ["Bash", "Edit"],
+               "user_text": "cut a release", "assistant_text": "Tagged."},
+     ["2 tool calls: Bash, Edit", "Bash → Edit", "cut a release"]),
+    ("flush", {"why": "compact"}, ["about to be compacted"]),
+    ("consolidate", {"targets": ["user"]}, ["USER.md is too full", "- user: bring it well under"]),
+])
+def test_every_child_prompt_renders_with_the_current_memory(cfg, kind, variables, expect):
+    from tacit.prompts import render_job_prompt
+
+    MemoryStore(cfg).add("memory", "The project uses pnpm.")
+    text = render_job_prompt(cfg, {"kind": kind, "host": "claude-code", "variables": variables})
+    for fragment in expect:
+        assert fragment in text, fragment
+    if kind != "skill":  # the skill writer gets the skill index, not the memory
+        assert "The project uses pnpm." in text
+    assert "memory add --target user" in text
+    hermes = render_job_prompt(cfg, {"kind": kind, "host": "hermes", "variables": variables})
+    assert "`memory` tool" in hermes

@@ -1,0 +1,146 @@
+"""Consolidation without an agent: the deterministic merge, add-with-retry,
+``/memory-consolidate`` and ``/memory-skills`` (functions and CLI)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tacit.consolidation import add_entry, consolidate_all, consolidate_target, merge_duplicates, plan_merge
+from tacit.slash import memory_consolidate, memory_skills
+from tacit.stores.memory import MemoryStore
+
+
+def test_plan_merge_merges_exact_duplicates_modulo_case_space_and_punctuation():
+    kept, merges = plan_merge(["Use pnpm.", "Tests in tests/unit", "use  PNPM", "tests in tests/unit!"])
+    assert kept == ["Use pnpm.", "Tests in tests/unit"]
+    assert [m["why"] for m in merges] == ["duplicate", "duplicate"]
+
+
+def test_plan_merge_keeps_the_fuller_of_two_overlapping_entries_at_the_first_position():
+    entries = ["The API runs on port 8080", "Deploy on Tuesdays",
+               "The API runs on port 8080 behind nginx", "Maya likes tabs"]
+    kept, merges = plan_merge(entries)
+    assert kept == ["The API runs on port 8080 behind nginx", "Deploy on Tuesdays", "Maya likes tabs"]
+    assert merges == [{"kept": "The API runs on port 8080 behind nginx",
+                       "dropped": "The API runs on port 8080", "why": "contained"}]
+
+
+def test_plan_merge_never_touches_distinct_or_tiny_entries():
+    entries = ["Use pnpm", "Use pnpm workspaces for the monorepo", "Prefers tabs", "Prefers spaces in YAML",
+               "Never force-push main", "Always rebase feature branches"]
+    kept, merges = plan_merge(entries)
+    # "Use pnpm" (2 words) is too short to be judged contained in another entry
+    assert kept == entries and merges == []
+
+
+def test_merge_duplicates_rewrites_the_file_atomically_and_reports(cfg):
+    store = MemoryStore(cfg)
+    for e in ["The project uses pnpm", "Deploys on Tuesdays", "the project uses pnpm.",
+              "Deploys on Tuesdays after the standup"]:
+        store.add("memory", e)
+    report = merge_duplicates(cfg, "memory")
+    assert report["merged"] == 2 and report["still_over"] is False
+    assert cfg.memory_file.read_text() == "The project uses pnpm\n§\nDeploys on Tuesdays after the standup"
+    again = merge_duplicates(cfg, "memory")
+    assert again["merged"] == 0
+
+
+def test_an_overflowing_add_merges_duplicates_then_retries_once(cfg):
+    small = cfg.with_settings(memory_char_limit=120)
+    store = MemoryStore(small)
+    assert store.add("memory", "Build with pnpm build in the web folder")["success"]
+    # a hand edit left a near-duplicate behind
+    cfg.memory_file.write_text(cfg.memory_file.read_text() + "\n§\nbuild with pnpm build in the web folder.")
+    result = add_entry(small, "memory", "Staging resets nightly at 02:00 UTC and more")
+    assert result["success"], result
+    assert result["consolidation"]["mode"] == "deterministic"
+    assert result["consolidation"]["merge"]["merged"] == 1
+    assert store.entries("memory") == ["Build with pnpm build in the web folder",
+                                       "Staging resets nightly at 02:00 UTC and more"]
+
+
+def test_when_merging_cannot_make_room_the_original_error_returns_and_nothing_is_lost(cfg):
+    small = cfg.with_settings(user_char_limit=100)
+    prefs = ["Prefers short answers", "Never use emojis in commits", "Wants tests before refactors"]
+    store = MemoryStore(small)
+    for p in prefs:
+        assert store.add("user", p)["success"]
+    direct = store.add("user", "Works in Berlin, UTC+1, mornings only")
+    result = add_entry(small, "user", "Works in Berlin, UTC+1, mornings only")
+    assert result["success"] is False and result["error"] == direct["error"]
+    assert result["consolidation"]["merge"]["merged"] == 0
+    assert store.entries("user") == prefs  # no preference dropped to make room
+
+
+def test_auto_consolidate_off_returns_the_plain_error(cfg):
+    small = cfg.with_settings(memory_char_limit=40, auto_consolidate=False)
+    MemoryStore(small).add("memory", "a" * 30)
+    result = add_entry(small, "memory", "b" * 20)
+    assert result["success"] is False and "consolidation" not in result
+
+
+def test_consolidate_all_skips_empty_targets_and_reports_usage(cfg):
+    MemoryStore(cfg).add("memory", "The project uses pnpm")
+    MemoryStore(cfg).add("memory", "the project uses pnpm!")  # not an exact duplicate: both stored
+    result = consolidate_all(cfg, use_agent=False)
+    memory, user = result["reports"]
+    assert user == {"target": "user", "skipped": "empty"}
+    assert memory["mode"] == "deterministic" and memory["merge"]["merged"] == 1
+    assert memory["before"].endswith("/2,200 chars") and memory["after"] != memory["before"]
+    assert "memory:" in result["message"] and "user: skipped (empty)" in result["message"]
+
+
+def test_memory_consolidate_text_flags_a_file_still_over_its_limit(cfg):
+    MemoryStore(cfg).add("memory", "x" * 150)
+    MemoryStore(cfg).add("memory", "y" * 150)
+    over = cfg.with_settings(memory_char_limit=200)  # the limit was lowered after the fact
+    result = memory_consolidate(over, use_agent=False)
+    text = result["text"]
+    assert text.startswith("Memory consolidation:")
+    assert "- memory: 100% — 303/200 chars → 100% — 303/200 chars (deterministic)" in text
+    assert "still over the limit" in text and "- user: skipped (empty)" in text
+
+
+def test_consolidate_target_inside_a_child_never_starts_an_agent(tacit_env):
+    from tacit.config import load_config
+
+    child = load_config(env={**tacit_env, "TACIT_CHILD": "1",
+                             "TACIT_CHILD_COMMAND": "/bin/false {prompt_file}"})
+    MemoryStore(child).add("memory", "one two three four")
+    report = consolidate_target(child, "memory", use_agent=True)
+    assert report["mode"] == "deterministic"
+
+
+def test_memory_skills_lists_skills_with_their_files(cfg):
+    from tacit.stores.skills import SkillStore
+
+    empty = memory_skills(cfg)
+    assert "(none yet" in empty["text"]
+    SkillStore(cfg).create("release-procedure", "Cut a release: run the tests, tag, push.")
+    bad = cfg.skills_dir / "broken-skill"
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text("no frontmatter at all")
+    listing = memory_skills(cfg)
+    assert "release-procedure (v" in listing["text"]
+    assert str(cfg.skills_dir / "release-procedure" / "SKILL.md") in listing["text"]
+    assert "Cut a release" in listing["text"]
+
+
+def test_consolidate_and_skills_commands(cfg, tacit_env):
+    MemoryStore(cfg).add("memory", "The project uses pnpm")
+    MemoryStore(cfg).add("memory", "the project uses pnpm.")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit.cli", *a], env=tacit_env,
+                                    capture_output=True, text=True, timeout=60)
+    proc = run("consolidate", "--deterministic", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["success"] and data["reports"][0]["merge"]["merged"] == 1
+    assert MemoryStore(cfg).entries("memory") == ["The project uses pnpm"]
+    text = run("consolidate", "--deterministic")
+    assert text.returncode == 0 and text.stdout.startswith("Memory consolidation:")
+    skills = run("skills")
+    assert skills.returncode == 0 and skills.stdout.startswith("Skills in ")

@@ -1,0 +1,383 @@
+"""``tacit learn`` (transcript readers, replay, dry run vs --apply, robustness)
+and ``tacit detect`` (correction / fix / importance, text and --jsonl)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tacit.learn.replay import FileStats, detect_format, expand_paths, read_claude_code, read_tacit, replay
+from tacit.stores.memory import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "docs" / "examples"
+CLAUDE_EXAMPLE = EXAMPLES / "claude-code-session.jsonl"
+TACIT_EXAMPLE = EXAMPLES / "session.jsonl"
+FAKE_AGENT = ROOT / "tests" / "fake_agent" / "fake_agent.py"
+
+
+def tacit_cli(env, *args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=env, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def tree(folder: Path) -> dict:
+    """Every file under ``folder`` with its bytes (to prove nothing changed)."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# ---------------------------------------------------------------------------
+# A small Claude Code transcript, built line by line
+# ---------------------------------------------------------------------------
+
+SID = "0b5c6a4e-1111-4222-8333-944455556666"
+
+
+class Transcript:
+    def __init__(self):
+        self.lines: list[dict] = [{"type": "summary", "summary": "x", "leafUuid": "u0"}]
+        self.n = 0
+
+    def _base(self, kind, **extra):
+        self.n += 1
+        return {"type": kind, "sessionId": SID, "cwd": "/repo", "uuid": f"u{self.n}",
+                "timestamp": f"2025-05-01T10:{self.n // 60:02d}:{self.n % 60:02d}.000Z", **extra}
+
+    def user(self, content, **extra):
+        self.lines.append({**self._base("user", **extra), "message": {"role": "user", "content": content}})
+
+    def assistant(self, msg_id, *blocks, **extra):
+        for block in blocks:  # one line per block, sharing message.id, like Claude Code
+            self.lines.append({**self._base("assistant", **extra),
+                               "message": {"id": msg_id, "role": "assistant", "content": [block]}})
+
+    def result(self, tool_id, error=False):
+        self.user([{"type": "tool_result", "tool_use_id": tool_id, "content": "out", "is_error": error}])
+
+    def write(self, path: Path) -> Path:
+        path.write_text("".join(json.dumps(l) + "\n" for l in self.lines))
+        return path
+
+
+def text(t):
+    return {"type": "text", "text": t}
+
+
+def tool(tid, name):
+    return {"type": "tool_use", "id": tid, "name": name, "input": {}}
+
+
+def events_of(path: Path, reader=read_claude_code):
+    stats = FileStats(str(path))
+    return list(reader(path, stats)), stats
+
+
+def test_claude_transcript_becomes_the_events_the_hooks_would_send(tmp_path):
+    t = Transcript()
+    t.assistant("m0", text("leftover output before any prompt"), tool("t0", "Bash"))
+    t.user("<local-command-caveat>Caveat: The messages below were generated…</local-command-caveat>", isMeta=True)
+    t.user("add a parser")  # turn 1: a string prompt
+    t.assistant("m1", {"type": "thinking", "thinking": "hmm"}, text("Reading first."), tool("t1", "Read"),
+                tool("t2", "Grep"))
+    t.assistant("m1", tool("t2", "Grep"))  # the same tool_use written again: one call
+    t.result("t1")
+    t.result("t2", error=True)
+    t.assistant("m2", tool("t3", "Edit"))
+    t.result("t3")
+    t.assistant("m3", text("Added parser.py."), text("Tests pass."))
+    t.user([{"type": "text", "text": "no, don't put it in utils, use"}, {"type": "image", "source": {}},
+            {"type": "text", "text": "src/parse/ instead"}])  # turn 2: text blocks
+    t.assistant("s1", text("sub-agent chatter"), isSidechain=True)
+    t.user("sub-agent prompt", isSidechain=True)
+    t.assistant("m4", tool("t4", "Bash"))  # never gets a result: counted at the turn's end
+    t.user([{"type": "text", "text": "[Request interrupted by user for tool use]"}])
+    t.lines.append({**t._base("system"), "subtype": "compact_boundary", "compactMetadata": {"trigger": "manual"}})
+    t.user("This session is being continued from a previous conversation…", isCompactSummary=True)
+    t.user("<command-name>/review</command-name>\n<command-message>review</command-message>\n"
+           "<command-args>src/parse</command-args>")
+    t.assistant("m5", text("Reviewed: looks fine."))
+    t.user("<local-command-stdout>Set model to haiku</local-command-stdout>")
+    events, stats = events_of(t.write(tmp_path / f"{SID}.jsonl"))
+    summary = [(e.kind, getattr(e, "role", None) or getattr(e, "name", None) or "") for e in events]
+    assert summary == [
+        ("session_start", ""),
+        ("message_end", "user"),
+        ("tool_call", "Read"), ("tool_call", "Grep"), ("tool_call", "Edit"),
+        ("message_end", "assistant"), ("turn_end", ""),
+        ("message_end", "user"),
+        ("tool_call", "Bash"), ("turn_end", ""),
+        ("before_compact", ""),
+        ("command", "review"),
+        ("message_end", "user"), ("message_end", "assistant"), ("turn_end", ""),
+        ("session_shutdown", ""),
+    ]
+    assert {e.session_id for e in events} == {SID} and events[1].cwd == "/repo"
+    assert events[1].text == "add a parser"
+    assert events[3].ok is False and events[2].ok is True
+    assert events[5].text == "Added parser.py.\nTests pass."  # the turn's last reply
+    assert events[7].text == "no, don't put it in utils, use\nsrc/parse/ instead"
+    assert events[10].trigger == "manual"
+    assert events[11].args == "src/parse" and events[12].text == "/review src/parse"
+    assert events[1].ts == pytest.approx(1746093603.0)  # from the line's timestamp
+    assert stats.malformed == 0
+
+
+def test_the_shipped_claude_example_replays_with_the_expected_counts(cfg):
+    report = replay_dry(cfg, CLAUDE_EXAMPLE)
+    (session,) = report["sessions"]
+    assert session["turns"] == 10 and session["tool_calls"] == 29
+    texts = [c["text"] for c in session["corrections"]]
+    assert texts[0] == "dont add another utils file, we already have src/lib/helpers.ts for that"
+    assert "the port is 5173 not 3000, the api proxy only allows 5173" in texts
+    assert "perfect, thanks! commit it" not in texts
+    kinds = [(j["kind"], j["turn"]) for j in session["jobs"]]
+    assert ("skill", 5) in kinds and ("review", 5) in kinds and ("flush", 10) in kinds
+    assert [k for k, _ in kinds].count("correction") >= 2
+    assert report["totals"]["malformed_lines"] == 0
+
+
+def replay_dry(cfg, *paths, **kwargs):
+    return replay(cfg, [str(p) for p in paths], **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# tacit's own JSONL format
+# ---------------------------------------------------------------------------
+
+
+def test_tacit_format_reads_events_and_counts_every_bad_line(tmp_path):
+    path = tmp_path / "my-session.jsonl"
+    good = [
+        {"kind": "message_end", "role": "user", "text": "run the tests"},
+        {"kind": "tool_call", "name": "Bash", "ok": False, "error": "exit 1"},
+        {"kind": "turn_end", "tool_calls": ["Bash", {"name": "Read", "ok": True}]},
+        {"kind": "message_end", "session_id": "other", "role": "user", "text": "hi"},
+    ]
+    bad = ["{not json", "[1, 2]", json.dumps({"kind": "teleport"}), json.dumps({"text": "no kind"}),
+           json.dumps({"kind": "tool_call", "colour": "red"}),
+           json.dumps({"kind": "message_end", "role": "system", "text": "x"}),
+           json.dumps({"kind": "message_end", "role": "user", "text": None}), ""]
+    lines = [json.dumps(good[0]), bad[0], json.dumps(good[1]), *bad[1:], json.dumps(good[2]), json.dumps(good[3])]
+    path.write_text("\n".join(lines) + "\n")
+    events, stats = events_of(path, read_tacit)
+    assert [e.kind for e in events] == ["message_end", "tool_call", "turn_end", "message_end"]
+    assert events[0].session_id == "my-session" and events[3].session_id == "other"
+    assert [c.name for c in events[2].tool_calls] == ["Bash", "Read"]
+    assert stats.malformed == 7 and len(stats.malformed_examples) == 5
+    assert stats.malformed_examples[0] == "line 2: not JSON"
+
+
+def test_the_shipped_tacit_example_replays(cfg):
+    report = replay_dry(cfg, TACIT_EXAMPLE)
+    (session,) = report["sessions"]
+    assert session["format"] == "tacit" and session["turns"] == 7
+    assert len(session["corrections"]) == 2
+    assert {j["kind"] for j in session["jobs"]} == {"correction", "review", "skill", "flush"}
+
+
+def test_formats_are_recognised_per_file_and_unknown_files_reported(cfg, tmp_path):
+    assert detect_format(CLAUDE_EXAMPLE) == "claude-code"
+    assert detect_format(TACIT_EXAMPLE) == "tacit"
+    other = tmp_path / "notes.jsonl"
+    other.write_text('{"hello": "world"}\nnot json\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert detect_format(other) is None and detect_format(empty) is None
+    report = replay_dry(cfg, other, TACIT_EXAMPLE, tmp_path / "missing.jsonl")
+    errors = {Path(f["path"]).name: f.get("error") for f in report["files"]}
+    assert "not a Claude Code transcript" in errors["notes.jsonl"]
+    assert errors["missing.jsonl"] == "no such file or folder"
+    assert errors["session.jsonl"] is None and report["totals"]["sessions"] == 1
+
+
+def test_folders_are_searched_recursively_without_duplicates(tmp_path):
+    project = tmp_path / "projects" / "-home-maya-code"
+    project.mkdir(parents=True)
+    (project / "a.jsonl").write_bytes(TACIT_EXAMPLE.read_bytes())
+    (project / "sub").mkdir()
+    (project / "sub" / "b.jsonl").write_bytes(CLAUDE_EXAMPLE.read_bytes())
+    (project / "notes.txt").write_text("ignored")
+    files, problems = expand_paths([str(tmp_path / "projects"), str(project / "a.jsonl")])
+    assert [f.name for f in files] == ["a.jsonl", "b.jsonl"] and problems == []
+
+
+def test_invalid_utf8_and_binary_junk_never_stop_a_replay(tmp_path):
+    path = tmp_path / "s.jsonl"
+    lines = [json.dumps({"kind": "message_end", "role": "user", "text": "caf\u00e9 X"}).encode().replace(b"X", b"\xff\xfe"),
+             b"\x00\x01\x02\xff binary junk",
+             json.dumps({"kind": "turn_end"}).encode()]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    events, stats = events_of(path, read_tacit)
+    assert [e.kind for e in events] == ["message_end", "turn_end"]
+    assert events[0].text == "caf\u00e9 \ufffd\ufffd" and stats.malformed == 1
+
+
+def test_huge_files_are_streamed_not_loaded(tmp_path):
+    path = tmp_path / "big.jsonl"
+    line = json.dumps({"kind": "tool_call", "name": "Bash", "args": {"command": "x" * 900}}) + "\n"
+    with open(path, "w") as handle:
+        handle.write(json.dumps({"kind": "message_end", "role": "user", "text": "go"}) + "\n")
+        for _ in range(20_000):  # ~19 MB
+            handle.write(line)
+    assert path.stat().st_size > 18_000_000
+    tracemalloc.start()
+    count = sum(1 for _ in read_tacit(path, FileStats(str(path))))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert count == 20_001
+    assert peak < 3_000_000, f"peak {peak:,} bytes: the file was not streamed"
+
+
+# ---------------------------------------------------------------------------
+# Dry run vs --apply
+# ---------------------------------------------------------------------------
+
+
+def test_a_dry_run_writes_nothing(cfg, tacit_home):
+    MemoryStore(cfg).add("user", "Maya prefers short answers.")
+    before = tree(tacit_home)
+    progress = []
+    report = replay(cfg, [str(CLAUDE_EXAMPLE), str(TACIT_EXAMPLE)], progress=progress.append)
+    assert report["dry_run"] is True and report["totals"]["corrections"] >= 5
+    assert report["totals"]["correction_jobs"] >= 3 and report["totals"]["skill_jobs"] == 2
+    assert tree(tacit_home) == before  # not a byte changed, no log, no state, no jobs
+    assert progress[-1] == {"file": None, "files_done": 2, "files_total": 2, "events": report["totals"]["events"]}
+
+
+def test_apply_without_an_agent_saves_corrections_verbatim(cfg):
+    report = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)
+    assert report["dry_run"] is False and report["agent"] is False
+    saved = MemoryStore(cfg).entries("user")
+    corrections = [c["text"] for s in report["sessions"] for c in s["corrections"]]
+    assert saved == [f"User correction: {c}" for c in corrections]  # every one, in order
+    assert report["added"]["user"] == saved
+    jobs = report["sessions"][0]["jobs"]
+    assert all(j["ok"] for j in jobs if j["kind"] == "correction")
+    assert all(j.get("skipped") for j in jobs if j["kind"] in ("review", "skill", "flush"))
+    records = [json.loads(l) for l in cfg.children_log.read_text().splitlines()]
+    assert len(records) == len(jobs)
+    again = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)  # re-running adds no duplicates
+    assert again["added"]["user"] == [] and MemoryStore(cfg).entries("user") == saved
+
+
+def test_apply_with_a_configured_agent_runs_every_job_through_it(tacit_home, tacit_env, tmp_path):
+    from tacit.config import load_config
+
+    log = tmp_path / "calls.jsonl"
+    command = f"{sys.executable} {FAKE_AGENT} --mode save --log {log} {{prompt_file}}"
+    (tacit_home / "config.toml").write_text(f"child_command = {json.dumps(command)}\n")
+    cfg = load_config(env=tacit_env)
+    report = replay(cfg, [str(TACIT_EXAMPLE)], apply=True)
+    assert report["agent"] is True
+    jobs = report["sessions"][0]["jobs"]
+    calls = [json.loads(l) for l in log.read_text().splitlines()]
+    assert [c["kind"] for c in calls] == [j["kind"] for j in jobs]
+    assert all(j["ok"] and j["mode"] == "agent" for j in jobs)
+    assert any(e.startswith("Correction: we dont use poetry") for e in MemoryStore(cfg).entries("user"))
+    assert (tacit_home / "skills" / "release-procedure" / "SKILL.md").exists()
+
+
+def test_a_child_cannot_learn(tacit_env):
+    from tacit.config import load_config
+
+    child = load_config(env={**tacit_env, "TACIT_CHILD": "1"})
+    report = replay(child, [str(CLAUDE_EXAMPLE)])
+    assert report["is_child"] and report["totals"]["corrections"] == 0
+
+
+# ---------------------------------------------------------------------------
+# The CLI
+# ---------------------------------------------------------------------------
+
+
+def test_learn_cli_prints_a_friendly_report(tacit_env, tacit_home):
+    proc = tacit_cli(tacit_env, "learn", str(CLAUDE_EXAMPLE))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert out.startswith("tacit learn: 1 file, 1 session, 10 turns, 29 tool calls — dry run, nothing was written")
+    assert 'turn   2  "dont add another utils file, we already have src/lib/helpers.ts for that"' in out
+    assert "skill extraction: 12 tool calls in one turn (Bash, Edit, Grep, Read, Write)" in out
+    assert "Summary: 4 corrections" in out and "--apply" in out
+    assert proc.stderr == ""  # no progress line when stderr is not a terminal
+    assert not tacit_home.exists() or tree(tacit_home) == {}
+
+
+def test_learn_cli_json_apply_and_errors(tacit_env, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(TACIT_EXAMPLE.read_bytes() + b"{oops\n")
+    proc = tacit_cli(tacit_env, "learn", "--json", "--apply", str(bad))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["success"] and data["totals"]["malformed_lines"] == 1 and data["added"]["user"]
+    text = tacit_cli(tacit_env, "learn", str(bad))
+    assert "1 malformed line skipped (line 53: not JSON)" in text.stdout
+    missing = tacit_cli(tacit_env, "learn", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 1 and "no such file or folder" in missing.stdout
+    usage = tacit_cli(tacit_env, "learn")
+    assert usage.returncode == 2
+
+
+# ---------------------------------------------------------------------------
+# tacit detect
+# ---------------------------------------------------------------------------
+
+
+def test_detect_correction_text_and_context(tacit_env):
+    proc = tacit_cli(tacit_env, "detect", "correction", "the port is 5173 not 3000",
+                     "--prev", "The dev server is running on port 3000.")
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert data["correction"] is True and set(data) == {"correction", "rule", "score", "matched", "reason"}
+    plain = json.loads(tacit_cli(tacit_env, "detect", "correction", "great, now add a test").stdout)
+    assert plain["correction"] is False
+    piped = tacit_cli(tacit_env, "detect", "correction", "-", stdin="I told you to use pnpm")
+    assert json.loads(piped.stdout)["correction"] is True
+    assert tacit_cli(tacit_env, "detect", "correction").returncode == 2
+
+
+def test_detect_jsonl_writes_one_line_per_input_line_in_order(tacit_env):
+    lines = [
+        json.dumps({"text": "I said use pnpm"}),
+        json.dumps({"text": "thanks, looks great", "prev_assistant": "Done."}),
+        "",
+        "not json",
+        json.dumps("dont add another utils file, we have helpers.py"),
+        json.dumps({"text": 5}),
+        json.dumps({"text": "the port is 5173 not 3000", "prev_assistant": "Started on port 3000."}),
+    ]
+    proc = tacit_cli(tacit_env, "detect", "correction", "--jsonl", stdin="\n".join(lines) + "\n")
+    assert proc.returncode == 0
+    out = [json.loads(l) for l in proc.stdout.splitlines()]
+    assert len(out) == len(lines)
+    assert [o["correction"] for o in out] == [True, False, None, None, True, None, True]
+    assert "error" in out[2] and "error" in out[3] and "error" in out[5]
+
+
+def test_detect_config_patterns_and_invalid_regex_warning(tacit_env, tacit_home):
+    (tacit_home / "config.toml").write_text('correction_strong_patterns = ["(broken", "^tut tut"]\n')
+    proc = tacit_cli(tacit_env, "detect", "correction", "tut tut, wrong folder")
+    assert json.loads(proc.stdout)["correction"] is True
+    assert "invalid regex" in proc.stderr
+
+
+def test_detect_fix_and_importance(tacit_env):
+    fix = json.loads(tacit_cli(tacit_env, "detect", "fix",
+                               "The build failed because the lockfile was stale. I fixed it by "
+                               "regenerating the lockfile with pnpm install.").stdout)
+    assert fix["fix"] is True and fix["problem"] and fix["solution"]
+    none = json.loads(tacit_cli(tacit_env, "detect", "fix", "Sure, here is the file.").stdout)
+    assert none == {"fix": False, "problem": None, "solution": None}
+    imp = json.loads(tacit_cli(tacit_env, "detect", "importance", "always use pnpm, never npm").stdout)
+    assert isinstance(imp["category"], str) and 0 <= imp["importance"] <= 1
+    stream = tacit_cli(tacit_env, "detect", "importance", "--jsonl",
+                       stdin='{"text": "remember: deploys only on tuesdays"}\n{"text": "ok"}\nbad\n')
+    out = [json.loads(l) for l in stream.stdout.splitlines()]
+    assert len(out) == 3 and "importance" in out[0] and "error" in out[2]
