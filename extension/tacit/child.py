@@ -40,23 +40,35 @@ import sys
 import time
 from pathlib import Path
 
-CLAUDE_CHILD_TOOLS = "Bash,Read,Edit,Write,Glob,Grep"
+# Claude Code child: only the tools it needs; Bash pre-approved for tacit's
+# CLI only, file tools only inside the data folder (``//`` = absolute path in
+# a permission rule); anything else is denied, never prompted (dontAsk).
+# Verified on 2.1.197 (docs/hosts/claude-code.md, "Child agent").
+CLAUDE_CHILD_TOOLS = "Bash,Read,Edit,Write"
 
 DEFAULT_COMMANDS: dict[str, list[str]] = {
     "claude-code": [
         "claude", "-p", "{prompt}",
-        "--settings", '{"disableAllHooks": true}',
+        "--settings", '{"disableAllHooks": true, "autoMemoryEnabled": false}',
         "--no-session-persistence",
         "--output-format", "json",
         "--max-turns", "{max_turns}",
         "--model", "{model}",
         "--tools", CLAUDE_CHILD_TOOLS,
-        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read,Edit,Write,Glob,Grep",
+        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**),Edit(/{data_dir}/**)",
         "--permission-mode", "dontAsk",
+        "--strict-mcp-config",
+        "--disable-slash-commands",
         "--add-dir", "{data_dir}",
     ],
-    "hermes": ["hermes", "-z", "{prompt}", "-t", "memory,skills,terminal", "--usage-file", "{usage_file}"],
-    "pi": ["pi", "-p", "--no-session", "--model", "{model}", "-e", "{pi_extension}", "{prompt}"],
+    # Hermes's own memory/skill tools only (they write the same files); no
+    # --model unless child_model is set: the child uses the user's configured model
+    "hermes": ["hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
+               "--model", "{model}"],
+    # --no-extensions + --extension: only tacit loads in the child (its bridge serves the
+    # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag
+    "pi": ["pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
+           "--model", "{model}", "{prompt}"],
 }
 DEFAULT_MODELS = {"claude-code": "haiku", "hermes": "", "pi": ""}
 NOTHING_TO_SAVE = "Nothing to save."

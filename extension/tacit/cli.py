@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "tacit.commands.observe",
     "tacit.commands.memories",
     "tacit.commands.habits",
+    "tacit.commands.bridge",
 ]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2

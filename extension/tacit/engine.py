@@ -285,8 +285,9 @@ class Engine:
         doubled) and build the job description the launcher gets."""
         if self.launcher is None:
             return None
-        stale_after = self.cfg.child_timeout_seconds + 120
-        if state.is_running(effect.kind, stale_after):
+        from tacit.state import stale_after
+
+        if state.is_running(effect.kind, stale_after(self.cfg, effect.kind)):
             return None
         # unique within the process too: two sessions may start the same kind
         # in one millisecond (in-process hosts, tacit learn)

@@ -30,6 +30,13 @@ RECENT_MESSAGES = 12  # kept for child prompts ("the recent conversation")
 RECENT_CHARS = 4000  # per message
 
 
+def stale_after(cfg, kind: str) -> float:
+    """Seconds after which a child's running mark no longer counts: its own
+    timeout (``child_timeout_<kind>``, 0 = ``child_timeout_seconds``) plus
+    two minutes of grace for start-up and the kill."""
+    return int(cfg.settings.get(f"child_timeout_{kind}") or cfg.child_timeout_seconds) + 120
+
+
 def _fresh(session_id: str) -> dict:
     now = time.time()
     return {
@@ -203,8 +210,11 @@ class FileStateStore:
     def _write(self, data: dict) -> None:
         path = self.path_for(data["session_id"])
         tmp = f"{path}.{os.getpid()}.tmp"
+        # dumps, not dump: dump streams through the pure-Python encoder (about
+        # 5x slower), and this runs on every hook event
+        text = json.dumps(data, ensure_ascii=False)
         with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False)
+            handle.write(text)
         # no fsync: losing a counter on power loss is harmless, and the hook
         # path must stay fast
         os.replace(tmp, path)

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tacit.detect.fix import (
     MIN_CONFIDENCE,
     FixStatement,
@@ -192,11 +191,11 @@ def test_lookup_text_is_problem_plus_solution_identifiers():
         ("kebab-case-name", ["kebab-case-name", "kebab", "case", "name"]),
         ("HTTPServer", ["httpserver", "http", "server"]),
         ("ValueError: bad", ["valueerror", "value", "error", "bad"]),
-        ("ECONNREFUSED on 127.0.0.1:5432", ["econnrefused", "127.0.0.1:5432"]),
+        ("ECONNREFUSED on 127.0.0.1:5432", ["econnrefused", "127.0.0.1:5432", "127.0.0.1", "5432"]),
         ("got a 404 from /api/v2/users", ["got", "404", "/api/v2/users", "api", "v2", "users"]),
         ("see ~/.cache/pip and setup.py", ["see", "~/.cache/pip", "cache", "pip", "setup.py", "setup", "py"]),
         ("upgrade to v2.1 or 3.11.4.", ["upgrade", "v2.1", "3.11.4"]),
-        ("the .env file", [".env", "file"]),
+        ("the .env file", [".env", "env", "file"]),
         ("__init__.py", ["__init__.py", "__init__", "init", "py"]),
         ("react@18.2.0", ["react@18.2.0", "react", "18.2.0"]),
         ("登录失败", ["登录", "录失", "失败"]),

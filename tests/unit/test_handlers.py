@@ -268,6 +268,23 @@ def test_review_not_doubled_while_one_runs(cfg):
     assert len(rec.of("review")) == 2
 
 
+def test_a_running_mark_lasts_for_its_own_kinds_timeout(cfg):
+    import time
+
+    engine, rec = make(cfg, nudge_interval=1, child_timeout_seconds=10, child_timeout_review=1000)
+    for n in range(3):
+        turn(engine, f"t{n}")
+    assert len(rec.of("review")) == 1
+    with engine.state_store.session("s") as st:
+        st["running"]["review"]["started"] = time.time() - 200  # > 10 + 120, < 1000 + 120
+    turn(engine, "t3")
+    assert len(rec.of("review")) == 1  # still running under its own (longer) timeout
+    with engine.state_store.session("s") as st:
+        st["running"]["review"]["started"] = time.time() - 1200
+    turn(engine, "t4")
+    assert len(rec.of("review")) == 2  # now the mark is stale: a crashed runner never blocks forever
+
+
 def test_review_can_be_disabled_and_thresholds_zeroed(cfg):
     engine, rec = make(cfg, review_enabled=False, nudge_interval=1)
     for n in range(5):

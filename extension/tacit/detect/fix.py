@@ -3,41 +3,44 @@
 This is the "Forge" half of fix patterns: on ``turn_end`` the engine hands the
 assistant's final reply to :func:`detect_fix`; a hit becomes a stored pattern
 whose :func:`lookup_text` is what the lexical index ranks when a similar
-problem comes back.  Nothing here touches storage, config or the network.
+problem comes back, tokenised by :func:`tokenize_code_aware`.  Nothing here
+touches storage, config or the network.  Measured figures: docs/fix-patterns.md.
 
 Design decisions, and why:
 
 * **Two roles, then pairing — not one regex per phrasing.**  Real replies say
   "Found it: X, so I moved Y", "The 404 comes from X; I removed it", "X because
-  Y — fixed by Z", "**Root cause** … **Fix** …".  Enumerating whole-sentence
-  templates finds about one in ten.  Instead every sentence is scanned for
-  *diagnosis* triggers (the issue was, caused by, comes from, because, turns
-  out, found it, labelled sections, …) and *remedy* triggers (the fix is,
-  fixed by, to fix X, "I moved/added/pinned …", "Setting X fixes it", …), and
-  a diagnosis is paired with the nearest remedy after it (same sentence or up
-  to two sentences later).  Each trigger carries a weight; the pair's
-  confidence is the weaker of the two plus small bonuses ("tests pass now").
-* **A fix needs both halves.**  A diagnosis without a remedy is an explanation;
-  a change without a diagnosis is a summary of work.  Both are common in
-  replies and neither is a reusable fix pattern.
-* **Plans, hypotheses, questions and failures are not fixes.**  A remedy whose
-  clause says will/'ll/could/should/try/if…, a diagnosis that says maybe/
+  Y — fixed by Z", "**Root cause** … **Fix** …".  Whole-sentence templates find
+  about one in ten.  Instead every sentence is scanned for *diagnosis* triggers
+  (the issue was, caused by, comes from, because, turns out, found it, labelled
+  sections, or — as a fallback — a clause that describes something wrong) and
+  *remedy* triggers (the fix is, fixed by, to fix X, "I moved/added/pinned …",
+  "Setting X fixes it", "`fn()` now returns …", …).  Each diagnosis takes the
+  nearest acceptable remedy after it (same sentence or up to two later); a
+  labelled "Fix:" / "Changes:" section beats an incidental verb.  Every
+  trigger has a weight; a pair's confidence is the weaker weight plus small
+  bonuses ("tests pass now", "Fixed:" announcements).
+* **A fix needs both halves.**  A diagnosis alone is an explanation; a change
+  alone is a summary of work.  Neither is a reusable fix pattern.
+* **Plans, hypotheses, questions, rationale and failures are not fixes.**  A
+  remedy clause with will/'ll/could/should/try/if …, a diagnosis with maybe/
   probably/I suspect, any question sentence, generic advice ("the usual fix
-  is …"), and a remedy followed by "didn't work / still fails" are dropped.
+  is …"), "I did X because you asked", undoing one's own change, quarantining a
+  test, and a remedy followed by "didn't work / still fails" are dropped.
   Replies that *start* as errors ("I couldn't…", "Error: …", a traceback) are
   skipped whole.
-* **Dots are not sentence ends by default.**  Code spans are swapped for
-  opaque placeholders before anything else, fenced code is dropped, and a
-  sentence only ends at ``.!?`` followed by whitespace and a non-lowercase
-  character (so ``~/.cache``, ``v2.1``, ``setup.py``, ``e.g. in`` survive).
-  Placeholders are restored (without backticks) in the returned text.
-* **Stdlib only, compiled once, linear-ish.**  It runs on every turn_end of
-  every session; replies are truncated at ``MAX_REPLY_CHARS``.
-* **Never raises.**  :func:`detect_fix` returns ``None`` on any internal error:
-  a detector must not break the host.
-
-``tokenize_code_aware`` lives here because it is the other half of the same
-contract: the text this module stores is ranked with these tokens later.
+* **Dots are not sentence ends by default.**  Code spans become opaque
+  placeholders first, fenced code is dropped, and a sentence ends only at
+  ``.!?`` followed by whitespace and a non-lowercase character, so
+  ``~/.cache``, ``v2.1``, ``setup.py`` and ``e.g. in`` survive.  Placeholders
+  are restored (without backticks) in the returned text.
+* **Bounded work.**  Sentences over ``MAX_SENTENCE_CHARS`` are cut, at most
+  ``MAX_PROSE_CHARS`` of prose and ``MAX_SENTENCES`` sentences are read, and
+  each trigger pattern keeps ``MAX_MATCHES`` hits per sentence, so a pasted
+  20 KB log costs tens of milliseconds, not seconds.  Patterns compile on first
+  use: importing this module for the tokenizer alone stays cheap.
+* **Stdlib only; never raises.**  :func:`detect_fix` returns ``None`` on any
+  internal error: a detector must not break the host.
 """
 
 from __future__ import annotations
@@ -45,9 +48,34 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+class _LazyPattern:
+    """A regex compiled on first use.
+
+    Importing this module must stay cheap on the hook path (a hook process
+    handles one event and may only need a few of these patterns), so nothing
+    is compiled until it is used; afterwards it costs one attribute lookup.
+    """
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str):
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(*self._args)
+        return getattr(compiled, name)
+
+
+def _lazy(pattern: str, flags: int = 0) -> re.Pattern:
+    return _LazyPattern(pattern, flags)  # type: ignore[return-value]
+
+
 __all__ = [
-    "FixStatement",
     "MIN_CONFIDENCE",
+    "FixStatement",
     "detect_fix",
     "lookup_text",
     "tokenize_code_aware",
@@ -88,17 +116,17 @@ class FixStatement:
 # --------------------------------------------------------------------------
 
 _PH_OPEN, _PH_CLOSE = "\ue000", "\ue001"
-_PH_RE = re.compile(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
-_CODE_SPAN_RE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_FENCE_RE = re.compile(r"^\s{0,3}(```+|~~~+)")
-_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_BOLD_LINE_RE = re.compile(r"^\s*\*\*(.+?)\*\*\s*[:：]?\s*$")
-_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
-_QUOTE_RE = re.compile(r"^\s*>\s?")
-_LINK_RE = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")
-_TRACEBACK_LINE_RE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File ".*", line \d+)')
+_PH_RE = _lazy(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
+_CODE_SPAN_RE = _lazy(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FENCE_RE = _lazy(r"^\s{0,3}(```+|~~~+)")
+_HEADING_RE = _lazy(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_BOLD_LINE_RE = _lazy(r"^\s*\*\*(.+?)\*\*\s*[:：]?\s*$")
+_BULLET_RE = _lazy(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
+_QUOTE_RE = _lazy(r"^\s*>\s?")
+_LINK_RE = _lazy(r"\[([^\]\n]+)\]\([^)\s]+\)")
+_TRACEBACK_LINE_RE = _lazy(r'^\s*(?:Traceback \(most recent call last\)|File ".*", line \d+)')
 
-_ABBREVIATIONS = {"e.g", "i.e", "vs", "cf", "approx", "mr", "mrs", "dr", "fig", "etc.,"}
+_ABBREVIATIONS = {"e.g", "i.e", "vs", "cf", "approx", "mr", "mrs", "dr", "fig"}
 
 
 def _protect_code_spans(text: str, spans: list[str]) -> str:
@@ -159,7 +187,7 @@ def _units(reply: str, spans: list[str]) -> list[_Unit]:
     return units
 
 
-_SENT_END_RE = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
+_SENT_END_RE = _lazy(r"[.!?]+(?=\s|$)|[。！？]+")
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -206,14 +234,14 @@ _SOLUTION_LABEL = (
     r"(?:the\s+)?(?:fix(?:es)?|solution|resolution|workaround|remedy|what\s+i\s+(?:changed|did|fixed)"
     r"|changes?\s+made|change|changes|修复方法|修复|解决方法|解决办法|解决方案|修改)"
 )
-_LABEL_HEADING_RE = re.compile(
-    rf"^\s*(?P<problem>{_PROBLEM_LABEL})?(?P<solution>{_SOLUTION_LABEL})?\s*[:：]?\s*$", re.I
+_LABEL_HEADING_RE = _lazy(
+    rf"^\s*(?P<problem>{_PROBLEM_LABEL})?(?P<solution>{_SOLUTION_LABEL})?\s*[:：]?\s*$", re.IGNORECASE
 )
-_INLINE_LABEL_RE = re.compile(
+_INLINE_LABEL_RE = _lazy(
     rf"(?:^|(?<=[;.。；])\s*)(?:(?P<problem>{_PROBLEM_LABEL})|(?P<solution>{_SOLUTION_LABEL}))\s*[:：]\s*",
-    re.I,
+    re.IGNORECASE,
 )
-_PREAMBLE_RE = re.compile(
+_PREAMBLE_RE = _lazy(
     r"^(?:(?:great|good)\s+(?:news|question|catch)[!.,]?\s*)?"
     r"(?:fixed|solved|resolved|done|all\s+fixed|should\s+be\s+fixed(?:\s+now)?"
     r"|this\s+(?:is|should\s+be)\s+fixed(?:\s+now)?|it'?s\s+fixed(?:\s+now)?"
@@ -222,11 +250,11 @@ _PREAMBLE_RE = re.compile(
     r"|(?:yep|yes|ok(?:ay)?|alright)[,!]?\s+(?:that\s+was\s+it|found\s+it)|修好了|已修复|搞定了?"
     r"|(?:I\s+)?found\s+the\s+(?:issue|problem|bug)\s+and\s+fixed\s+it|got\s+it\s+working"
     r"|(?:the\s+)?[\w\s'-]{1,40}?\s(?:has\s+been|is(?:\s+now)?)\s+fixed)\s*[:!.—–-]+\s*",
-    re.I,
+    re.IGNORECASE,
 )
 
 # defect vocabulary: a "because"/fallback diagnosis must talk about something wrong
-_DEFECT_RE = re.compile(
+_DEFECT_RE = _lazy(
     r"n't\b|\bnot\b|\bno\b|\bnever\b|\bmissing\b|\bwithout\b|\binstead\s+of\b|\bwrong\b|\bincorrect"
     r"|\bbrok(?:e|en)\b|\bfail|\berror|\bexception|\bcrash|\bhang|\bhung\b|\btime[sd]?\s*out|\btimeout"
     r"|\bleak|\brace\b|\bstale\b|\bmismatch|\bconflict|\btypo\b|\boff-by-one\b|\boverflow|\bduplicat"
@@ -241,22 +269,22 @@ _DEFECT_RE = re.compile(
     r"|\bgrowing\b|\bmisleading|\binconsistent|\bunexpected|\baccidentally\b|\bwrongly\b|\bmistaken"
     r"|\bthrows?\b|\bthrown\b|\bhard-?coded\b|\bblank\b|\blost\b|\bdropping\b|\boverwr[io]t|\bclobber"
     r"|\bbypass|\bleftover\b|\bwarning\b|\bdiverg",
-    re.I,
+    re.IGNORECASE,
 )
 # change-events are typical causes in "X because Y" (upgrade renamed, default changed)
-_CAUSAL_RE = re.compile(
+_CAUSAL_RE = _lazy(
     r"\b(?:changed|renamed|removed|moved|upgraded|updated|bumped|introduced|switched|defaulted"
     r"|default|only|still|already|before|after|assumed|expects?|expected|requires?|treated|cached)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_SUCCESS_RE = re.compile(
+_SUCCESS_RE = _lazy(
     r"\b(?:now\s+(?:passes|pass|works|work|succeeds|starts|loads|renders|connects|builds|runs|returns)"
     r"|pass(?:es)?\s+now|works?\s+(?:now|again|fine)|(?:is|are)\s+gone|green(?:\s+again)?|no\s+longer"
     r"|succeeds|all\s+\d+\s+tests\s+pass|tests?\s+pass|no-op|again\b|as\s+expected|fine\s+now"
     r"|renders\s+now|connects\s+now|validate\s+now|stays\s+flat|is\s+running|已经通过|正常)",
-    re.I,
+    re.IGNORECASE,
 )
-_FAILURE_RE = re.compile(
+_FAILURE_RE = _lazy(
     r"\b(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t|hasn'?t|haven'?t|has\s+not|have\s+not)\s+"
     r"(?:(?:really|actually|yet|fully)\s+)?(?:fix(?:ed)?|help(?:ed)?|work(?:ed)?|solved?|resolved?"
     r"|change[d]?|touch(?:ed)?|make\s+a\s+difference)\b"
@@ -265,39 +293,39 @@ _FAILURE_RE = re.compile(
     r"|\bstill\s+(?:fails?|failing|broken|there|happening|happens|getting|get|see|seeing|throws"
     r"|errors|crashes|crashing|hangs|times\s+out|returns\s+\d{3})\b"
     r"|\bno\s+luck\b|\bnot\s+(?:yet\s+)?fixed\b|\bno\s+root\s+cause\b",
-    re.I,
+    re.IGNORECASE,
 )
-_DIAG_HEDGE_RE = re.compile(
+_DIAG_HEDGE_RE = _lazy(
     r"\b(?:maybe|might|possibly|probably|perhaps|i\s+think|i\s+believe|i\s+suspect|i\s+guess"
     r"|likely|could\s+be|may\s+be|not\s+sure|one\s+possibility|my\s+guess|seems?"
     r"|presumably|hypothes\w+|可能|也许|大概)",
-    re.I,
+    re.IGNORECASE,
 )
-_CONDITIONAL_START_RE = re.compile(r"^\s*(?:if|whether|assuming|suppose|in\s+case|如果|假如)\b", re.I)
-_REMEDY_HEDGE_RE = re.compile(
+_CONDITIONAL_START_RE = _lazy(r"^\s*(?:if|whether|assuming|suppose|in\s+case|如果|假如)\b", re.IGNORECASE)
+_REMEDY_HEDGE_RE = _lazy(
     r"\b(?:will|would|could|can|should|might|may|going\s+to|gonna|plan(?:ning)?\s+to|want\s+to"
     r"|need\s+to|let\s+me|let's|try|trying|consider|suggest|recommend|perhaps|maybe|probably"
     r"|if|unless|whether|want\s+me)\b|'ll\b|'d\b|我会|我将|可以试|建议|打算",
-    re.I,
+    re.IGNORECASE,
 )
-_GENERIC_RE = re.compile(
+_GENERIC_RE = _lazy(
     r"\b(?:usual|usually|common|commonly|typical|typically|in\s+general|generally|often|sometimes"
     r"|standard|general)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_QUESTION_START_RE = re.compile(
+_QUESTION_START_RE = _lazy(
     r"^\s*(?:should\s+i|shall\s+i|do\s+you\s+want|would\s+you\s+like|want\s+me\s+to|can\s+you"
     r"|could\s+you|which\b|what\b|why\b|how\b|is\s+it\b|are\s+you\b)",
-    re.I,
+    re.IGNORECASE,
 )
-_ERROR_START_RE = re.compile(
+_ERROR_START_RE = _lazy(
     r"^\s*(?:error\b|fatal\b|exception\b|failed\b|failure\b|sorry\b|unfortunately\b"
     r"|i\s+(?:couldn'?t|could\s+not|can'?t|cannot|was\s+unable|wasn'?t\s+able|am\s+unable|am\s+not\s+able"
     r"|don'?t\s+have\s+(?:access|permission|network))"
     r"|\w*(?:Error|Exception)\s*:|traceback\b|抱歉|错误[:：])",
-    re.I,
+    re.IGNORECASE,
 )
-_PRONOUN_RE = re.compile(r"^\s*(?:this|that|it|these|those|which|the\s+(?:issue|problem|error|bug))\s*$", re.I)
+_PRONOUN_RE = _lazy(r"^\s*(?:this|that|it|these|those|which|the\s+(?:issue|problem|error|bug))\s*$", re.IGNORECASE)
 
 _VERBS_PAST = (
     r"changed|moved|added|removed|replaced|updated|set|pinned|bumped|switched|renamed|wrapped|patched"
@@ -375,87 +403,87 @@ class _Remedy:
     text: str = ""  # set for label sections
 
 
-_D_ISSUE_RE = re.compile(
+_D_ISSUE_RE = _lazy(
     r"\b(?:(?:the|this|that|our|one|my)\s+)?(?:(?:real|actual|underlying|main|root|only)\s+)?"
     r"(?:issue|bug|problem|culprit|root[\s-]+cause|cause|regression|failure)"
     r"(?:\s+here|\s+with\s+[^,;:.]{1,40}?)?\s+"
     r"(?:was|is|turned\s+out\s+to\s+be|turns\s+out\s+to\s+be|came\s+from|comes\s+from|lies\s+in|lay\s+in"
     r"|(?:was|is)\s+coming\s+from|came\s+in\s+with|was\s+introduced\s+(?:in|by))\b\s*[:：]?\s*(?:that\s+)?",
-    re.I,
+    re.IGNORECASE,
 )
-_D_REASON_RE = re.compile(
-    r"\bthe\s+reason\b(?P<mid>[^.;:]{0,80})\s+(?:is|was)\s+(?:that\s+|because\s+)?", re.I
+_D_REASON_RE = _lazy(
+    r"\bthe\s+reason\b(?P<mid>[^.;:]{0,80})\s+(?:is|was)\s+(?:that\s+|because\s+)?", re.IGNORECASE
 )
-_D_FOUND_RE = re.compile(
+_D_FOUND_RE = _lazy(
     r"\b(?:(?:found\s+(?:it|the\s+(?:bug|issue|problem|cause|culprit|root\s+cause|reason))|got\s+it"
     r"|figured\s+it\s+out|mystery\s+solved|nailed\s+it(?:\s+down)?)\s*(?:[:—–-]+|,)"
     r"|(?:tracked|traced|narrowed)\s+(?:it|this|the\s+[^:;]{1,40}?)\s+(?:down\s+)?to\b)\s*",
-    re.I,
+    re.IGNORECASE,
 )
-_D_TURNS_RE = re.compile(r"\b(?:it\s+)?turn(?:s|ed)\s+out\b\s*,?\s*(?:that\s+)?", re.I)
-_D_CAUSED_RE = re.compile(
-    r"\b(?:was|is|were|are|being|been|gets|got)\s+(?:\w+\s+)?(?:caused|triggered)\s+by\s+", re.I
+_D_TURNS_RE = _lazy(r"\b(?:it\s+)?turn(?:s|ed)\s+out\b\s*,?\s*(?:that\s+)?", re.IGNORECASE)
+_D_CAUSED_RE = _lazy(
+    r"\b(?:was|is|were|are|being|been|gets|got)\s+(?:\w+\s+)?(?:caused|triggered)\s+by\s+", re.IGNORECASE
 )
-_D_FROM_RE = re.compile(
+_D_FROM_RE = _lazy(
     r"\b(?:comes|came|is\s+coming|was\s+coming|stems|stemmed|results|resulted|originates|originated)\s+from\s+",
-    re.I,
+    re.IGNORECASE,
 )
-_D_BECAUSE_RE = re.compile(r"\b(?:because(?:\s+of)?|due\s+to|since|as\s+a\s+result\s+of)\b", re.I)
-_D_WHEN_RE = re.compile(
+_D_BECAUSE_RE = _lazy(r"\b(?:because(?:\s+of)?|due\s+to|since|as\s+a\s+result\s+of)\b", re.IGNORECASE)
+_D_WHEN_RE = _lazy(
     r"\b(?:happens|happened|occurs|occurred|shows\s+up|showed\s+up|appears|appeared|is\s+raised"
     r"|was\s+raised|is\s+thrown|was\s+thrown|breaks|broke|crashes|crashed)\s+(?:only\s+)?(?:when|whenever|if)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_D_THERE_RE = re.compile(
+_D_THERE_RE = _lazy(
     r"\bthere\s+(?:was|is|were)\s+(?:a|an|two|some)\b[^.;]{0,40}?\b(?:race|typo|bug|off-by-one"
     r"|mismatch|conflict|leak|deadlock|problem|issue|cycle|collision|regression|overflow)\b",
-    re.I,
+    re.IGNORECASE,
 )
-_D_MEANS_RE = re.compile(r"\b(?:means|meant|indicates|indicated)\s+(?:that\s+)?", re.I)
-_D_WHY_RE = re.compile(r"\b(?:(?:which|that|this)\s+is\s+why|that'?s\s+why)\b", re.I)
-_D_ITWAS_RE = re.compile(r"^\s*(?:it|this)\s+was\s+(?:the|a|an|our)\s+", re.I)
-_D_NOTICED_RE = re.compile(
-    r"\bI\s+(?:noticed|saw|realized|realised|discovered|spotted)\s+(?:that\s+)?", re.I
+_D_MEANS_RE = _lazy(r"\b(?:means|meant|indicates|indicated)\s+(?:that\s+)?", re.IGNORECASE)
+_D_WHY_RE = _lazy(r"\b(?:(?:which|that|this)\s+is\s+why|that'?s\s+why)\b", re.IGNORECASE)
+_D_ITWAS_RE = _lazy(r"^\s*(?:it|this)\s+was\s+(?:the|a|an|our)\s+", re.IGNORECASE)
+_D_NOTICED_RE = _lazy(
+    r"\bI\s+(?:noticed|saw|realized|realised|discovered|spotted)\s+(?:that\s+)?", re.IGNORECASE
 )
-_D_FIXED_COLON_RE = re.compile(r"^(?:I(?:'ve|\s+have)?\s+)?fixed\s+(?P<p>[^:;—–]{3,100}?)\s*[:—–]\s*", re.I)
-_D_ZH_RE = re.compile(
+_D_FIXED_COLON_RE = _lazy(r"^(?:I(?:'ve|\s+have)?\s+)?fixed\s+(?P<p>[^:;—–]{3,100}?)\s*[:—–]\s*", re.IGNORECASE)
+_D_ZH_RE = _lazy(
     r"(?:问题在于|问题出在|问题是|原因是|根本原因是|根因是|找到原因了|找到问题了|是因为|由于|因为)[:：，,\s]*"
 )
 
-_R_FIX_IS_RE = re.compile(
+_R_FIX_IS_RE = _lazy(
     r"\b(?:(?:the|my|a|one|our)\s+)?(?:(?:simple|quick|real|proper|actual|easy|usual|common|typical|standard)\s+)?"
     r"(?:fix|solution|workaround|remedy|resolution|cure)(?:\s+(?:for|to)\s+[^,;.]{1,60}?)?\s+"
     r"(?:is|was)\b\s*(?:(?:simple|easy|straightforward|a\s+one-liner)\s*)?[:—–-]?\s*(?:to\s+)?",
-    re.I,
+    re.IGNORECASE,
 )
-_R_FIX_IS_ZH_RE = re.compile(r"(?:解决方法是|解决办法是|修复方法是|解决方案是|修复方式是)[:：，,\s]*")
-_R_FIXED_X_BY_RE = re.compile(
+_R_FIX_IS_ZH_RE = _lazy(r"(?:解决方法是|解决办法是|修复方法是|解决方案是|修复方式是)[:：，,\s]*")
+_R_FIXED_X_BY_RE = _lazy(
     r"(?:^|(?<=[;:—–]\s))\s*(?:I(?:'ve|\s+have)?\s+)?(?:fixed|resolved|solved|addressed|worked\s+around)\s+"
     r"(?P<p>(?:(?!\bby\b)[^;]){3,140}?)\s+by\s+",
-    re.I,
+    re.IGNORECASE,
 )
-_R_BY_RE = re.compile(
+_R_BY_RE = _lazy(
     r"\b(?:fixed|resolved|solved|addressed|avoided|worked\s+around)(?:\s+(?:it|this|that|them))?\s+by\s+",
-    re.I,
+    re.IGNORECASE,
 )
-_BY_SUBJECT_RE = re.compile(r"(?:\bwas|\bwere|\bis|\bare|\bhas\s+been|\bhave\s+been|\bgot|\bgets|\bit'?s|\bit\s+is)\s*$", re.I)
-_R_TOFIX_RE = re.compile(
+_BY_SUBJECT_RE = _lazy(r"(?:\bwas|\bwere|\bis|\bare|\bhas\s+been|\bhave\s+been|\bgot|\bgets|\bit'?s|\bit\s+is)\s*$", re.IGNORECASE)
+_R_TOFIX_RE = _lazy(
     r"(?:^|(?<=[.;:]\s)|\bso\s+)(?:in\s+order\s+)?to\s+(?:fix|solve|resolve|address|work\s+around|get\s+rid\s+of"
     r"|avoid|prevent|stop)\s+(?P<p>[^,]{1,150}?)\s*,\s*",
-    re.I,
+    re.IGNORECASE,
 )
-_R_IVERB_RE = re.compile(
+_R_IVERB_RE = _lazy(
     r"(?:^|(?<=[,;:—–(])\s*|\b(?:so|and|then|therefore|thus|hence)\s+)(?:(?:so|and|then)\s+)?"
     r"(?:I(?:'ve|\s+have|\s+also|\s+then|\s+just|\s+finally)*\s+(?P<v>(?:{_VERBS_PAST})\b"
     rf"|(?:{_VERBS_NOW})\b(?=[^.;]{{0,80}}\bnow\b))|(?:I|we)\s+(?P<v2>now\s+(?:{_VERBS_NOW})\b))".replace(
         "{_VERBS_PAST}", _VERBS_PAST),
-    re.I,
+    re.IGNORECASE,
 )
-_R_BARE_RE = re.compile(
+_R_BARE_RE = _lazy(
     rf"(?:^|(?<=[;:—–])\s*|\b(?:then|and\s+then)\s+)(?P<v>(?:{_VERBS_PAST}))\b(?!\s+(?:by|to\s+be)\b)",
-    re.I,
+    re.IGNORECASE,
 )
-_R_GERUND_RE = re.compile(
+_R_GERUND_RE = _lazy(
     rf"(?:^|(?<=[;:—–])\s*|\b(?:and|so)\s+)(?P<v>(?:{_GERUNDS})\b.{{2,200}}?)\s+(?:(?:also|then|finally|completely)\s+)?"
     r"(?P<verb>fixes|fixed|solves|solved|resolves|resolved|stops|stopped|keeps|kept|removes|removed"
     r"|prevents|prevented|avoids|avoided|gets\s+rid\s+of|got\s+rid\s+of|eliminates|eliminated|cures|cured"
@@ -465,69 +493,69 @@ _R_GERUND_RE = re.compile(
     r"|makes?\s+(?:it|them|the\s+\w+)\s+(?:deterministic|work|pass|stable|reliable|consistent|green)"
     r"|made\s+(?:it|them|the\s+\w+)\s+(?:deterministic|work|pass|stable|reliable|consistent|green)"
     r"|brought\s+[^,;.]{1,40}?\s+down|brings\s+[^,;.]{1,40}?\s+down)\b\s*(?P<obj>[^;]*)",
-    re.I,
+    re.IGNORECASE,
 )
-_R_NP_FIXES_RE = re.compile(
+_R_NP_FIXES_RE = _lazy(
     r"^(?P<v>.{3,200}?)\s+(?:fixed|fixes|solved|solves|resolved|resolves)\s+"
     r"(?:it|this|that|the\s+(?:issue|problem|error|bug|crash|failure|warning))\b",
-    re.I,
+    re.IGNORECASE,
 )
 _NOW_SUBJECT = (
     r"(?:it|this|that|they|(?:both|all|each)(?:\s+\w+)?|\ue000\d+\ue001(?:\s+\w+)?|[A-Za-z_][\w.]*\(\))"
 )
-_R_SHOULD_HAVE_RE = re.compile(r"[^,;:]{2,80}?\s+should\s+have\s+been\s+[^,;]{1,80}", re.I)
-_R_NOW_RE = re.compile(
+_R_SHOULD_HAVE_RE = _lazy(r"[^,;:]{2,80}?\s+should\s+have\s+been\s+[^,;]{1,80}", re.IGNORECASE)
+_R_NOW_RE = _lazy(
     rf"(?:^|(?<=[;:—–])\s*|\band\s+)(?P<v>(?:{_NOW_SUBJECT}|now\s+it|the\s+[^,;.]{{1,40}}?)\s+now\s+(?:{_VERBS_PRESENT})\b"
     rf"|{_NOW_SUBJECT}\s+(?:is|are|'s|'re)\s+(?:now\s+)?(?:on|in|at|under|behind|set\s+to|using|pointing\s+at)\b[^,;.]{{0,60}}?\s+now\b"
     rf"|{_NOW_SUBJECT}\s+(?:{_VERBS_PRESENT})\b[^,;.]{{0,60}}?\s+now\b"
     rf"|(?:it|this|that|they)(?:'s|\s+is|\s+are|'re)\s+now\s+\w+(?:ed|en)\b"
     rf"|now\s+(?:it|we|I|the\s+\w+)\s+(?:{_VERBS_PRESENT}|{_VERBS_NOW})\b"
     rf"|now\s+(?:it|they|this|that)(?:'s|'re|\s+is|\s+are)\s+\w+(?:ed|en)\b)",
-    re.I,
+    re.IGNORECASE,
 )
-_R_IMPER_RE = re.compile(
-    rf"(?:^|\byou(?:'ll|\s+will)?\s+(?:need|have)\s+to\s+|\bjust\s+)(?P<v>(?:{_IMPERATIVES})\b)", re.I
+_R_IMPER_RE = _lazy(
+    rf"(?:^|\byou(?:'ll|\s+will)?\s+(?:need|have)\s+to\s+|\bjust\s+)(?P<v>(?:{_IMPERATIVES})\b)", re.IGNORECASE
 )
-_R_ZH_RE = re.compile(
+_R_ZH_RE = _lazy(
     r"(?:^|(?<=[，,；;]))\s*(?P<v>(?:我|已经|已|并|于是|所以)[^。！？；;]*?"
     r"(?:改成|改为|换成|替换成|替换为|加上|添加了|加了|删掉|删除了|移除了|更新了|升级到|升级了|降级到"
     r"|设置为|设置了|设成|修改为|修改了|重新运行了|重新生成|运行了|去掉了|固定在|锁定在))"
 )
 
 # skipping or quarantining a failing test hides the problem; it is not a fix
-_QUARANTINE_RE = re.compile(
+_QUARANTINE_RE = _lazy(
     r"\b(?:mark(?:ed)?|decorat(?:ed)?)\s+(?:it|them|the\s+\w+)\s+(?:as\s+|with\s+)?\S*(?:flaky|skip|xfail)"
     r"|\b(?:skipped|disabled|commented\s+out)\s+(?:the\s+)?(?:failing\s+)?tests?\b|\bxfail\b",
-    re.I,
+    re.IGNORECASE,
 )
 # "because you asked for it" is a reason for a change, not a diagnosis
-_REQUESTED_RE = re.compile(r"\byou\s+(?:asked|wanted|requested|said)|\bas\s+requested\b|\bper\s+your\b", re.I)
+_REQUESTED_RE = _lazy(r"\byou\s+(?:asked|wanted|requested|said)|\bas\s+requested\b|\bper\s+your\b", re.IGNORECASE)
 # "it wasn't the cache" rules a cause out
-_RULED_OUT_RE = re.compile(r"^\s*(?:it|this|that)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\b", re.I)
+_RULED_OUT_RE = _lazy(r"^\s*(?:it|this|that)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\b", re.IGNORECASE)
 
-_WHICH_FIXES_RE = re.compile(
+_WHICH_FIXES_RE = _lazy(
     r",?\s+which\s+(?:fixes|fixed|solves|solved|resolves|resolved|prevents|avoids|removes|gets\s+rid\s+of)\s+",
-    re.I,
+    re.IGNORECASE,
 )
-_SUCCESS_TAIL_RE = re.compile(
+_SUCCESS_TAIL_RE = _lazy(
     r"(?:,\s*|\s+)(?:and|so)\s+(?:now\s+)?(?:the|it|all|everything|tests?|ci|build|pytest|make)\b[^;]{0,80}?"
     r"\b(?:pass(?:es)?|works?|is\s+green|succeeds?|is\s+gone|green\s+again|runs?|loads?|renders?|connects?"
     r"|starts?|no-op|import\s+fine)\b.*$",
-    re.I,
+    re.IGNORECASE,
 )
 # solutions drop their subject ("so I moved X" -> "moved X"); problems keep
 # theirs ("We were hitting the rate limit", "That SSL error is because …")
-_LEAD_CONNECTOR_RE = re.compile(
-    r"^(?:[\s,;:—–-]+|(?:so|and|then|that|also|just|I|we|I've|we've|I\s+have|we\s+have|I\s+also)\s+)+", re.I
+_LEAD_CONNECTOR_RE = _lazy(
+    r"^(?:[\s,;:—–-]+|(?:so|and|then|that|also|just|I|we|I've|we've|I\s+have|we\s+have|I\s+also)\s+)+", re.IGNORECASE
 )
-_PROBLEM_LEAD_RE = re.compile(r"^(?:[\s,;:—–-]+|(?:so|and|then)\s+)+", re.I)
-_TRAIL_CONNECTOR_RE = re.compile(
-    r"(?:[\s,;:—–(-]+|\s+(?:so|and|then|which|thus|hence|therefore|but))+$", re.I
+_PROBLEM_LEAD_RE = _lazy(r"^(?:[\s,;:—–-]+|(?:so|and|then)\s+)+", re.IGNORECASE)
+_TRAIL_CONNECTOR_RE = _lazy(
+    r"(?:[\s,;:—–(-]+|\s+(?:so|and|then|which|thus|hence|therefore|but))+$", re.IGNORECASE
 )
-_CLAUSE_BOUNDARY_RE = re.compile(r";|；|\s[—–]\s|\s--\s")
+_CLAUSE_BOUNDARY_RE = _lazy(r";|；|\s[—–]\s|\s--\s")
 # a problem runs on through dashes ("a typo — DATABSE_URL instead of …"); only
 # a semicolon or the next remedy trigger ends it
-_PROBLEM_BOUNDARY_RE = re.compile(r";|；")
+_PROBLEM_BOUNDARY_RE = _lazy(r";|；")
 
 
 def _clause_start(text: str, pos: int) -> int:
@@ -677,7 +705,7 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
         add(m.start(), m.end(), "fixed-by", 0.9 if problem else 0.88, problem)
     for m in _matches(_R_TOFIX_RE, text):
         p = m.group("p")
-        if _REMEDY_HEDGE_RE.search(p) or re.match(r"\s*which\b", text[m.end():], re.I):
+        if _REMEDY_HEDGE_RE.search(p) or re.match(r"\s*which\b", text[m.end():], re.IGNORECASE):
             continue
         add(m.start(), m.end(), "to-fix", 0.86, None if _is_pronoun(p) else p)
     for m in _matches(_R_IVERB_RE, text):
@@ -689,11 +717,11 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
             continue
         add(m.start(), m.start("v"), "bare-verb", 0.84)
     for m in _matches(_R_GERUND_RE, text):
-        if re.search(r"(?:\b(?:should|would|could|might|will|may|can)|'ll)\s*$", m.group("v"), re.I):
+        if re.search(r"(?:\b(?:should|would|could|might|will|may|can)|'ll)\s*$", m.group("v"), re.IGNORECASE):
             continue
         obj = m.group("obj").strip()
         problem = None
-        if obj and not re.match(r"^(?:it|this|that|them)\b", obj, re.I) and m.group("verb").lower().startswith(
+        if obj and not re.match(r"^(?:it|this|that|them)\b", obj, re.IGNORECASE) and m.group("verb").lower().startswith(
             ("fix", "solv", "resolv", "remov", "prevent", "avoid", "get", "got", "elimin", "cur", "stop", "took", "take")
         ):
             problem = obj
@@ -864,12 +892,11 @@ def _detect(reply: str) -> FixStatement | None:
     units = _units(reply, spans)
     sentences, done = _sentences(units)
     budget, kept = MAX_PROSE_CHARS, 0
-    for kept, sentence in enumerate(sentences[:MAX_SENTENCES]):
+    for sentence in sentences[:MAX_SENTENCES]:
         budget -= len(sentence.text)
         if budget < 0:
             break
-    else:
-        kept = len(sentences[:MAX_SENTENCES])
+        kept += 1
     sentences = sentences[:kept]
     if not sentences:
         return None
@@ -920,17 +947,18 @@ def _detect(reply: str) -> FixStatement | None:
             clause = _restore(clause_text, spans)
             if len(clause.split()) >= 4 or sum("\u4e00" <= c <= "\u9fff" for c in clause) >= 6:
                 d = _Diag(i, 0, 0, first_stop, "fallback", 0.66)
+                weak = _Diag(i, 0, 0, first_stop, "weak", 0.62)  # no defect words: needs support
                 if _diag_ok(s, d, clause):
                     diagnoses.append(d)
-                elif not _DIAG_HEDGE_RE.search(clause) and not _CONDITIONAL_START_RE.match(clause):
-                    diagnoses.append(_Diag(i, 0, 0, first_stop, "weak", 0.62))
+                elif _diag_ok(s, weak, clause):
+                    diagnoses.append(weak)
 
     # labelled sections become one diagnosis / remedy each
     by_section: dict[int, list[int]] = {}
     for i, s in enumerate(sentences):
         if s.section is not None and s.role:
             by_section.setdefault(s.section, []).append(i)
-    for section, idxs in by_section.items():
+    for idxs in by_section.values():
         role = sentences[idxs[0]].role
         joiner = "; " if sentences[idxs[0]].item and len(idxs) > 1 else " "
         if role == "problem":
@@ -1016,7 +1044,7 @@ def _detect(reply: str) -> FixStatement | None:
             if gap == 0 and d.kind == "because" and r.trig_start < d.trig_start and r.kind != "label":
                 # "Added retries to the upload, since uploads fail with SlowDown"
                 text = sentences[d.sent].text
-                problem = re.sub(r"^(?:because(?:\s+of)?|since|due\s+to)\s+", "", text[d.trig_start: d.end], flags=re.I)
+                problem = re.sub(r"^(?:because(?:\s+of)?|since|due\s+to)\s+", "", text[d.trig_start: d.end], flags=re.IGNORECASE)
                 solution = text[r.start: d.trig_start]
             if gap == 2 and d.kind != "label":
                 # "It was a timezone issue. The server runs in UTC, so …. I replaced …":
@@ -1057,7 +1085,7 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
     if r.kind == "should-have-been" and d.kind != "fixed-colon" and not done:
         return False
     if d.kind == "fallback" and r.kind == "now-verb" and not re.match(
-        r"\s*(?:now\s+)?(?:it|this|that|they|both|all|each)\b", sentences[r.sent].text[r.start:], re.I
+        r"\s*(?:now\s+)?(?:it|this|that|they|both|all|each)\b", sentences[r.sent].text[r.start:], re.IGNORECASE
     ):
         return False  # "The query plan now uses …" after a number is a report, not a fix
     if r.kind == "to-fix" and gap < 0:
@@ -1068,14 +1096,14 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale
-_STRONG_DEFECT_RE = re.compile(
+_STRONG_DEFECT_RE = _lazy(
     r"\bfail|\berror|\bcrash|\bbrok(?:e|en)\b|\bbug\b|\bexception|\btime[sd]?\s*out|\btimeout|\bleak"
     r"|\bhang|\bdenied\b|\brefused\b|(?-i:\w(?:Error|Exception)\b|\bE[A-Z]{4,}\b|[A-Z][a-z]+[A-Z]\w*)",
-    re.I,
+    re.IGNORECASE,
 )
 # undoing one's own change is not a reusable fix
-_UNDO_RE = re.compile(
-    r"\b(?:reverted|rolled\s+back|undid|backed\s+out)\s+(?:my|the|our|that|this|commit|\ue000)", re.I
+_UNDO_RE = _lazy(
+    r"\b(?:reverted|rolled\s+back|undid|backed\s+out)\s+(?:my|the|our|that|this|commit|\ue000)", re.IGNORECASE
 )
 
 _EXPLICIT_DIAGNOSES = frozenset(
@@ -1105,7 +1133,7 @@ def detect_fix(reply: str) -> FixStatement | None:
     """
     try:
         return _detect(reply)
-    except Exception:  # a detector must never break the host
+    except Exception:  # noqa: BLE001 — a detector must never break the host
         return None
 
 
@@ -1113,8 +1141,10 @@ def detect_fix(reply: str) -> FixStatement | None:
 # Lookup text and code-aware tokens
 # --------------------------------------------------------------------------
 
-_CODEY_RE = re.compile(
-    r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d"
+# what makes a word an identifier: punctuation inside it, mixed case, all-caps,
+# digits, or kebab-case (package names, CLI flags)
+_CODEY_RE = _lazy(
+    r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d|\w-\w|^--?\w"
 )
 
 
@@ -1148,18 +1178,13 @@ def lookup_text(fix: FixStatement) -> str:
 
 
 _STOPWORDS = frozenset(
-    """a an the and or but if then else so of to in on at by for with from into onto as is are was were be
-    been being it its this that these those there here i we you he she they me my our your their them us
-    do does did done have has had not no yes can could should would will shall may might must just also
-    than too very only out up down over under again about after before what which who whom whose when
-    where why how all any both each few more most other some such own same s t don now i've i'm it's
-    that's we've you're let me""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "then", "else", "so", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "here", "i", "we", "you", "he", "she", "they", "me", "my", "our", "your", "their", "them", "us", "do", "does", "did", "done", "have", "has", "had", "not", "no", "yes", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "just", "also", "than", "too", "very", "only", "out", "up", "down", "over", "under", "again", "about", "after", "before", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "own", "same", "s", "t", "don", "now", "i've", "i'm", "it's", "that's", "we've", "you're", "let", "me"]
 )
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RAW_TOKEN_RE = re.compile(rf"[{_CJK}]+|[A-Za-z0-9_~./\\@:+\-#]+")
-_VERSION_RE = re.compile(r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$", re.I)
-_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_RAW_TOKEN_RE = _lazy(rf"[{_CJK}]+|[A-Za-z0-9_~./\\@:+\-#]+")
+_VERSION_RE = _lazy(r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$", re.IGNORECASE)
+_CAMEL_RE = _lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def _word_parts(word: str) -> list[str]:

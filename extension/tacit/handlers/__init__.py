@@ -12,4 +12,5 @@ BUILTIN_PLUGINS = [
     "tacit.handlers.skill_trigger",  # skill extraction after complex turns
     "tacit.handlers.flush",  # save what matters before compaction / at exit
     "tacit.learn.observe",  # usage patterns + habits from tool calls and commands (ledger)
+    "tacit.handlers.notices",  # deliver the learners' one-time "Memory adapted" notices
 ]

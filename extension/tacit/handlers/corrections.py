@@ -19,6 +19,7 @@ children run with ``TACIT_CHILD=1`` and the engine is inert in them.
 from __future__ import annotations
 
 from tacit.events import RunChild
+from tacit.state import stale_after
 
 _PATTERNS: dict = {}  # the pattern settings -> compiled patterns, once per process
 MAX_EARLIER = 3  # older unsaved corrections carried along with the newest
@@ -84,7 +85,7 @@ def save_pending_correction(event, ctx):
     last = state["last_correction_save_turn"]
     if last is not None and state["user_turns"] - last < cfg.correction_save_every_turns:
         return None  # rate limit: keep it pending
-    if state.is_running("correction", cfg.child_timeout_seconds + 120):
+    if state.is_running("correction", stale_after(cfg, "correction")):
         return None  # a save is in progress: don't double it
     return _start_save(state, pending, event.assistant_text)
 
@@ -93,7 +94,7 @@ def save_pending_at_end(event, ctx):
     """Session end / compaction: a waiting correction is saved now, whatever
     the rate limit says (there may be no next turn)."""
     pending = ctx.state["pending_correction"]
-    if not pending or ctx.state.is_running("correction", ctx.cfg.child_timeout_seconds + 120):
+    if not pending or ctx.state.is_running("correction", stale_after(ctx.cfg, "correction")):
         return None
     return _start_save(ctx.state, pending, "")
 

@@ -12,6 +12,7 @@ the same history.
 from __future__ import annotations
 
 from tacit.events import RunChild
+from tacit.state import stale_after
 
 
 def register(engine) -> None:
@@ -26,7 +27,7 @@ def maybe_review(event, ctx):
     due_tools = state["tool_calls_since_review"] >= cfg.nudge_tool_calls > 0
     if not (due_turns or due_tools):
         return None
-    if state.is_running("review", cfg.child_timeout_seconds + 120):
+    if state.is_running("review", stale_after(cfg, "review")):
         return None
     reason = (f"{state['turns_since_review']} turns" if due_turns
               else f"{state['tool_calls_since_review']} tool calls")

@@ -3,8 +3,18 @@
 Never break the host: whatever happens — bad JSON on stdin, an unreadable
 data folder, a bug — this logs it and exits 0 with no output, so the host
 carries on as if tacit were not there. With ``TACIT_CHILD=1`` it returns at
-once: a child agent's hooks must do nothing. Imports stay minimal (``json``,
-``os``, ``sys``); the host module is imported only for a known host.
+once: a child agent's hooks must do nothing.
+
+Speed: a hook runs as its own process on every prompt and every tool call,
+so its whole budget is about one interpreter start-up. Installed hooks call
+``main`` through ``python -P -c "from tacit.hosts.hook_entry import main;
+main()" <host> <Event>`` rather than the ``tacit`` console script (whose
+wrapper imports ``re``, ~7 ms) or ``python -m tacit.cli`` (``runpy`` pulls in
+``importlib.util`` and ``contextlib``, ~8 ms); ``-P`` keeps the project folder
+(the hook's cwd) off ``sys.path`` so a project's own ``tacit/`` or ``json.py``
+can never shadow ours. This module imports only ``sys``; the host module is
+imported only for a known host (see ``docs/hosts/claude-code.md`` for the
+measured figures).
 """
 
 from __future__ import annotations
@@ -26,9 +36,7 @@ def run_hook(argv: list) -> int:
         if cfg.is_child or host not in HOSTS:
             _drain_stdin()
             return 0
-        import importlib
-
-        module = importlib.import_module(HOSTS[host])
+        module = __import__(HOSTS[host], fromlist=["handle"])
         payload = sys.stdin.buffer.read()
         output = module.handle(cfg, argv[1] if len(argv) > 1 else "", payload)
         if output:
@@ -42,6 +50,25 @@ def run_hook(argv: list) -> int:
         except BaseException:  # noqa: BLE001
             pass
     return 0
+
+
+def main() -> None:
+    """``python -c "from tacit.hosts.hook_entry import main; main()" HOST EVENT``."""
+    code = run_hook(sys.argv[1:])
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        # The host closed our stdout: nothing to tell it anyway. Point the fd
+        # at /dev/null so the interpreter's own flush at exit cannot fail
+        # and turn exit 0 into 120.
+        try:
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    sys.exit(code)
 
 
 def _drain_stdin() -> None:

@@ -245,6 +245,10 @@ def finish(ledger, cfg, to_apply, now: float | None = None) -> list[dict]:
                 notices.append({"id": notice_id, "key": key, "text": text})
         if orphaned:
             _remove_entry(cfg, target, entry, key)
+    if notices:
+        from tacit.learn import flag_pending_notices
+
+        flag_pending_notices(cfg)
     return notices
 
 

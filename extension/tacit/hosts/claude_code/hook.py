@@ -73,7 +73,28 @@ def handle(cfg, event_name: str, payload_bytes: bytes) -> str:
     effects: list = []
     for event in events:
         effects.extend(engine.dispatch(event))
+    if event_name == "SessionStart" and any(getattr(e, "scope", "") == "session" for e in effects):
+        note = cli_note(cfg)
+        if note:
+            from tacit.events import InjectContext
+
+            effects.append(InjectContext(text=note, scope="session", priority=25, source="claude-code"))
     return render_output(event_name, effects)
+
+
+def cli_note(cfg) -> str:
+    """When the shell Claude Code gives the agent has no ``tacit`` on PATH
+    (tacit installed in a venv or by pipx without its bin on PATH), the
+    saving guidance would fail: name the absolute command instead."""
+    import os
+    import sys
+
+    for folder in (cfg.env.get("PATH") or "").split(os.pathsep):
+        if folder and os.access(os.path.join(folder, "tacit"), os.X_OK):
+            return ""
+    script = os.path.join(os.path.dirname(sys.executable), "tacit")
+    command = script if os.access(script, os.X_OK) else f"{sys.executable} -m tacit.cli"
+    return f"(`tacit` is not on PATH in this shell: run it as `{command}`, e.g. `{command} memory add \"…\"`.)"
 
 
 # ---------------------------------------------------------------------------

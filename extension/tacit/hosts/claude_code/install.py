@@ -1,0 +1,365 @@
+"""``tacit install claude-code`` / ``tacit uninstall claude-code``.
+
+Where it goes (verified on Claude Code 2.1.197, docs/hosts-observed.md):
+
+=========== ======================================== ==========================================
+scope       plugin folder                            permissions (settings file)
+=========== ======================================== ==========================================
+user        ``~/.claude/skills/tacit/``              ``~/.claude/settings.json``
+project     ``<project>/.claude/skills/tacit/``      ``<project>/.claude/settings.local.json``
+=========== ======================================== ==========================================
+
+(``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude`` when set.)
+
+Design decisions, and why
+- **A "skills-directory plugin", no marketplace.** A plugin folder in
+  ``~/.claude/skills/<name>/`` loads in every plain ``claude`` run as
+  ``tacit@skills-dir``: hooks, and the slash commands ``/tacit:…``. That is
+  how users run Claude Code, so that is what install targets.
+- **Project scope needs the workspace to be trusted.** Claude Code loads
+  ``<project>/.claude/skills/`` only after its trust dialog was accepted for
+  that folder (``-p`` never asks). Accepting it also lets the project's own
+  settings and hooks run, so tacit does not do it behind the user's back: it
+  reports ``trusted: false`` and says how (open ``claude`` there once).
+  Project scope writes the *local* settings file: the plugin names this
+  machine's Python, so it must not be committed.
+- **Pre-approved saving.** The agent saves with ``tacit memory …`` and
+  ``tacit skill create|patch|edit|view|list``; those exact prefixes go into
+  ``permissions.allow`` so no permission prompt interrupts. Deleting a skill
+  still asks.
+- **Exactly undoable.** A manifest (``.tacit-install.json`` in the plugin
+  folder) records the files written, the folders created, the permission
+  entries *added* (not those the user already had) and whether the settings
+  file was created. Uninstall removes exactly that. Installing twice
+  rewrites the same files and adds nothing; the manifest keeps what the first
+  install added, so a later uninstall still removes it.
+- **Never clobber a settings file.** One that is not valid JSON (Claude Code
+  ignores it too) makes install stop before writing anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
+
+MANIFEST = ".tacit-install.json"
+SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
+
+
+class InstallError(Exception):
+    pass
+
+
+def claude_config_dir(cfg) -> Path:
+    configured = cfg.env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(os.path.expanduser(configured))
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".claude"
+
+
+def claude_state_file(cfg) -> Path:
+    """``~/.claude.json`` (Claude Code's own state: trust, onboarding)."""
+    configured = cfg.env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(os.path.expanduser(configured)) / ".claude.json"
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".claude.json"
+
+
+def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
+    if scope == "user":
+        base = claude_config_dir(cfg)
+        settings = base / "settings.json"
+        project = None
+    elif scope == "project":
+        project = Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
+        base = project / ".claude"
+        settings = base / "settings.local.json"
+    else:
+        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    return {"plugin_dir": base / "skills" / PLUGIN_NAME, "settings": settings, "project": project,
+            "base": base}
+
+
+def tacit_cli() -> str:
+    """How the agent's shell reaches this environment's tacit: its console
+    script if there is one, else ``python -m tacit.cli``."""
+    script = Path(sys.executable).parent / "tacit"
+    if script.exists():
+        return str(script)
+    return f"{sys.executable} -m tacit.cli"
+
+
+def permissions_for(plugin_dir: Path) -> list[str]:
+    """The Bash prefixes the agent may run without a prompt: the bare
+    ``tacit`` the injected guidance names, and this environment's absolute
+    command (named instead when ``tacit`` is not on PATH). Slash commands
+    pre-approve the plugin's ``bin/tacit`` themselves (``allowed-tools``)."""
+    forms = ["tacit", tacit_cli()]
+    seen, out = set(), []
+    for form in forms:
+        for rule in [f"Bash({form} memory:*)"] + [f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS]:
+            if rule not in seen:
+                seen.add(rule)
+                out.append(rule)
+    return out
+
+
+def on_path(name: str, path_value: str | None) -> bool:
+    for folder in (path_value or "").split(os.pathsep):
+        if folder and os.access(os.path.join(folder, name), os.X_OK):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# install
+# ---------------------------------------------------------------------------
+
+
+def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
+    try:
+        return _install(cfg, scope, project_dir, python or sys.executable)
+    except (InstallError, OSError, ValueError) as exc:
+        return {"success": False, "host": "claude-code", "scope": scope, "error": str(exc),
+                "message": f"tacit was not installed into Claude Code: {exc}"}
+
+
+def _install(cfg, scope, project_dir, python) -> dict:
+    from tacit.fsutil import atomic_write_text
+
+    where = locations(cfg, scope, project_dir)
+    plugin_dir: Path = where["plugin_dir"]
+    settings_path: Path = where["settings"]
+    previous = read_manifest(plugin_dir)
+    if previous is None and plugin_dir.exists() and any(plugin_dir.iterdir()):
+        raise InstallError(f"{plugin_dir} exists and was not written by tacit; move it away first")
+    settings, settings_existed = read_settings(settings_path)  # refuses a broken file before any write
+
+    files = plugin_files(python, str(plugin_dir))
+    dirs_created = [str(d) for d in _missing_dirs(plugin_dir, stop_at=where["base"].parent)]
+    changed = []
+    for rel, (text, mode) in files.items():
+        target = plugin_dir / rel
+        try:
+            same = target.read_text(encoding="utf-8") == text and (target.stat().st_mode & 0o777) == mode
+        except OSError:
+            same = False
+        if not same:
+            atomic_write_text(target, text, mode=mode)
+            changed.append(rel)
+    # files an earlier install wrote that this one no longer does (e.g. the
+    # ledger commands of an older version)
+    for rel in (previous or {}).get("files", []):
+        if rel not in files:
+            _unlink(plugin_dir / rel)
+            changed.append(rel)
+
+    wanted = permissions_for(plugin_dir)
+    allow = settings.setdefault("permissions", {}).setdefault("allow", [])
+    if not isinstance(allow, list):
+        raise InstallError(f"{settings_path}: permissions.allow is not a list")
+    added = [rule for rule in wanted if rule not in allow]
+    if added or not settings_existed:
+        allow.extend(added)
+        atomic_write_text(settings_path, json.dumps(settings, indent=2) + "\n",
+                          mode=_mode_of(settings_path, 0o644))
+
+    manifest = {
+        "tacit_version": _version(),
+        "host": "claude-code",
+        "scope": scope,
+        "python": python,
+        "plugin_dir": str(plugin_dir),
+        "files": sorted(files),
+        "dirs_created": sorted(set(dirs_created) | set((previous or {}).get("dirs_created", []))),
+        "settings_file": str(settings_path),
+        "settings_created": (not settings_existed) or bool((previous or {}).get("settings_created")),
+        "permissions_added": _merge((previous or {}).get("permissions_added", []), added),
+    }
+    atomic_write_text(plugin_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n", mode=0o644)
+
+    result = {
+        "success": True,
+        "host": "claude-code",
+        "scope": scope,
+        "plugin_dir": str(plugin_dir),
+        "settings_file": str(settings_path),
+        "files": sorted(files),
+        "changed": sorted(changed) + (["settings"] if added else []),
+        "permissions_added": added,
+        "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
+        "warnings": [],
+    }
+    lines = [f"tacit installed into Claude Code ({scope} scope): {plugin_dir}"]
+    if not changed and not added:
+        lines = [f"tacit is already installed into Claude Code ({scope} scope): {plugin_dir}"]
+    if scope == "project":
+        result["trusted"] = workspace_trusted(cfg, where["project"])
+        if not result["trusted"]:
+            warning = (f"Claude Code loads project plugins only in a trusted workspace: run `claude` in "
+                       f"{where['project']} once and accept the trust prompt (or use --scope user).")
+            result["warnings"].append(warning)
+        result["warnings"].append(f"{plugin_dir} names this machine's Python: keep .claude/skills/{PLUGIN_NAME}/ "
+                                  f"and .claude/settings.local.json out of version control.")
+    if not result["tacit_on_path"]:
+        result["warnings"].append(f"`tacit` is not on PATH; the agent is told to run {tacit_cli()} instead.")
+    result["message"] = "\n".join(lines + result["warnings"])
+    return result
+
+
+def workspace_trusted(cfg, project: Path) -> bool:
+    try:
+        state = json.loads(claude_state_file(cfg).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    projects = state.get("projects") if isinstance(state, dict) else None
+    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
+
+
+# ---------------------------------------------------------------------------
+# uninstall
+# ---------------------------------------------------------------------------
+
+
+def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
+    try:
+        return _uninstall(cfg, scope, project_dir)
+    except (InstallError, OSError, ValueError) as exc:
+        return {"success": False, "host": "claude-code", "scope": scope, "error": str(exc),
+                "message": f"tacit was not uninstalled from Claude Code: {exc}"}
+
+
+def _uninstall(cfg, scope, project_dir) -> dict:
+    from tacit.fsutil import atomic_write_text
+
+    where = locations(cfg, scope, project_dir)
+    plugin_dir: Path = where["plugin_dir"]
+    manifest = read_manifest(plugin_dir)
+    if manifest is None:
+        if plugin_dir.exists():
+            raise InstallError(f"{plugin_dir} has no tacit manifest; not removing what tacit did not write")
+        return {"success": True, "host": "claude-code", "scope": scope, "removed": [],
+                "message": f"tacit is not installed into Claude Code ({scope} scope)"}
+
+    removed = []
+    settings_path = Path(manifest.get("settings_file") or where["settings"])
+    ours = manifest.get("permissions_added", [])
+    if ours and settings_path.exists():
+        settings, _ = read_settings(settings_path)
+        permissions = settings.get("permissions")
+        allow = permissions.get("allow") if isinstance(permissions, dict) else None
+        if isinstance(allow, list):
+            kept = [rule for rule in allow if rule not in ours]
+            if kept != allow:
+                removed += [f"permission {rule}" for rule in allow if rule in ours]
+                permissions["allow"] = kept
+                if not kept:
+                    del permissions["allow"]
+                if not permissions:
+                    del settings["permissions"]
+                if manifest.get("settings_created") and not settings:
+                    _unlink(settings_path)
+                    removed.append(str(settings_path))
+                else:
+                    atomic_write_text(settings_path, json.dumps(settings, indent=2) + "\n",
+                                      mode=_mode_of(settings_path, 0o644))
+    elif manifest.get("settings_created") and settings_path.exists():
+        settings, _ = read_settings(settings_path)
+        if settings in ({}, {"permissions": {"allow": []}}):
+            _unlink(settings_path)
+            removed.append(str(settings_path))
+
+    for rel in manifest.get("files", []) + [MANIFEST]:
+        if _unlink(plugin_dir / rel):
+            removed.append(str(plugin_dir / rel))
+    # folders inside the plugin, deepest first, then those install created
+    inner = sorted({p for rel in manifest.get("files", []) for p in (plugin_dir / rel).parents
+                    if plugin_dir in p.parents or p == plugin_dir}, key=lambda p: -len(p.parts))
+    for folder in inner + sorted((Path(d) for d in manifest.get("dirs_created", [])),
+                                 key=lambda p: -len(p.parts)):
+        try:
+            folder.rmdir()  # only if empty: never remove what someone put there
+        except OSError:
+            pass
+    return {"success": True, "host": "claude-code", "scope": scope, "plugin_dir": str(plugin_dir),
+            "removed": removed,
+            "message": f"tacit removed from Claude Code ({scope} scope): {len(removed)} items"}
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def read_manifest(plugin_dir: Path) -> dict | None:
+    try:
+        data = json.loads((plugin_dir / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{plugin_dir / MANIFEST} is unreadable ({exc})") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{plugin_dir / MANIFEST} is not a tacit manifest")
+    return data
+
+
+def read_settings(path: Path) -> tuple[dict, bool]:
+    """(settings, existed). Refuses a file that is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, False
+    if not text.strip():
+        return {}, True
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix it first — Claude Code ignores it too") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a JSON object")
+    if "permissions" in data and not isinstance(data["permissions"], dict):
+        raise InstallError(f"{path}: 'permissions' is not an object")
+    return data, True
+
+
+def _missing_dirs(path: Path, stop_at: Path) -> list[Path]:
+    missing = []
+    for folder in [path, *path.parents]:
+        if folder == stop_at or folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def _mode_of(path: Path, default: int) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return default
+
+
+def _merge(old: list, new: list) -> list:
+    out = list(old)
+    out += [item for item in new if item not in out]
+    return out
+
+
+def _version() -> str:
+    from tacit import __version__
+
+    return __version__

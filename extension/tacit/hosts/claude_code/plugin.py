@@ -1,0 +1,211 @@
+"""The Claude Code plugin folder tacit writes out: its files, as data.
+
+``plugin_files(python, plugin_dir) -> {relative path: (text, mode)}`` is the
+whole plugin; ``tacit.hosts.claude_code.install`` writes it where Claude Code
+loads it. Nothing here touches the disk, so tests can inspect every byte.
+
+Design decisions, and why
+- **Absolute interpreter path in every hook command.** Hooks run with the
+  user's PATH, which need not contain this environment's ``bin`` (pipx,
+  a venv). ``install`` writes ``sys.executable``; after moving the
+  environment, run ``tacit install claude-code`` again.
+- **``python -P -c "…hook_entry import main…"``, not ``tacit hook …``.**
+  Measured (tests/benchmarks/hooks.py): the console script's wrapper imports
+  ``re`` and ``python -m`` imports ``runpy``; each costs about as much as all
+  of tacit's own hook work. ``-P`` keeps the project folder (the hook's cwd)
+  off ``sys.path``.
+- **Hook timeouts are seconds** (Claude Code's unit) and every hook config
+  is checked by ``validate_hooks`` before it is written: Claude Code silently
+  ignores a hooks file that fails its schema, which would switch tacit off
+  without a word. SessionEnd gets 2 s: Claude Code allows 1.5 s in total at
+  exit, tacit needs milliseconds.
+- **``bin/tacit`` wrapper** for slash commands: the same interpreter, with
+  ``TACIT_HOST=claude-code`` so ``/tacit:memory-consolidate`` can use a Claude
+  child agent (without a host, consolidation falls back to the deterministic
+  merge). Commands call it by absolute path and pre-approve exactly that path
+  in ``allowed-tools``.
+- **``$ARGUMENTS`` never reaches a shell line with free text.** Claude Code
+  substitutes it into ``!`cmd` `` lines textually; a quote or ``$(`` in it
+  makes Claude Code refuse the line silently (observed on 2.1.197). So
+  ``/memory-teach`` asks the model to run the command (quoting it properly),
+  and only ``/memory-forget`` (whose argument is a key: letters, digits,
+  hyphens) uses ``$ARGUMENTS`` in a ``!`` line.
+"""
+
+from __future__ import annotations
+
+PLUGIN_NAME = "tacit"
+HOST = "claude-code"
+
+# hook event -> timeout in seconds
+HOOK_EVENTS = {
+    "SessionStart": 10,
+    "UserPromptSubmit": 10,
+    "UserPromptExpansion": 5,
+    "PostToolUse": 5,
+    "PostToolUseFailure": 5,
+    "Stop": 10,
+    "PreCompact": 10,
+    "SessionEnd": 2,
+}
+# every event name Claude Code 2.1.197 accepts in a hooks file (docs/hosts-observed.md)
+KNOWN_EVENTS = frozenset((
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
+    "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop",
+    "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
+    "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
+    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
+    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
+))
+HOOK_CODE = "from tacit.hosts.hook_entry import main; main()"
+
+
+class InvalidHooks(ValueError):
+    """A hooks configuration Claude Code would silently ignore."""
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def hook_command(python: str, event: str) -> str:
+    return f"{_quote(python)} -P -c {_quote(HOOK_CODE)} {HOST} {event}"
+
+
+def hooks_config(python: str) -> dict:
+    return {
+        "description": "tacit: memory the agent never has to be told to keep",
+        "hooks": {
+            event: [{"hooks": [{"type": "command", "command": hook_command(python, event),
+                                "timeout": timeout}]}]
+            for event, timeout in HOOK_EVENTS.items()
+        },
+    }
+
+
+def validate_hooks(config) -> None:
+    """Raise ``InvalidHooks`` unless ``config`` has the shape Claude Code
+    accepts: ``{"hooks": {Event: [{"matcher"?: str, "hooks": [{"type":
+    "command", "command": str, "timeout"?: number > 0}]}]}}``."""
+    if not isinstance(config, dict) or not isinstance(config.get("hooks"), dict):
+        raise InvalidHooks('expected {"hooks": {...}}')
+    for event, groups in config["hooks"].items():
+        if event not in KNOWN_EVENTS:
+            raise InvalidHooks(f"unknown hook event {event!r}")
+        if not isinstance(groups, list) or not groups:
+            raise InvalidHooks(f"{event}: expected a non-empty list of matcher groups")
+        for group in groups:
+            if not isinstance(group, dict) or set(group) - {"matcher", "hooks"}:
+                raise InvalidHooks(f"{event}: a group has only 'matcher' and 'hooks'")
+            if "matcher" in group and not isinstance(group["matcher"], str):
+                raise InvalidHooks(f"{event}: matcher must be a string")
+            hooks = group.get("hooks")
+            if not isinstance(hooks, list) or not hooks:
+                raise InvalidHooks(f"{event}: 'hooks' must be a non-empty list")
+            for hook in hooks:
+                if not isinstance(hook, dict) or hook.get("type") != "command":
+                    raise InvalidHooks(f"{event}: every hook must be {{'type': 'command', …}}")
+                command = hook.get("command")
+                if not isinstance(command, str) or not command.strip():
+                    raise InvalidHooks(f"{event}: 'command' must be a non-empty string")
+                timeout = hook.get("timeout")
+                if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                            or timeout <= 0):
+                    raise InvalidHooks(f"{event}: 'timeout' must be a positive number of seconds")
+
+
+def plugin_manifest() -> dict:
+    from tacit import __version__
+
+    return {
+        "name": PLUGIN_NAME,
+        "version": __version__,
+        "description": "tacit: memory for the agent that it never has to be told to keep "
+                       "(MEMORY.md, USER.md, skills)",
+        "author": {"name": "tacit"},
+    }
+
+
+def wrapper_script(python: str) -> str:
+    return (
+        "#!/bin/sh\n"
+        "# tacit's CLI for Claude Code, written by `tacit install claude-code`:\n"
+        "# the Python environment tacit was installed from, with the host set so\n"
+        "# consolidation can run a Claude child agent.\n"
+        'TACIT_HOST="${TACIT_HOST:-claude-code}"\n'
+        "export TACIT_HOST\n"
+        f'exec {_quote(python)} -m tacit.cli "$@"\n'
+    )
+
+
+def _command(description: str, body: str, *, allowed: str = "", hint: str = "") -> str:
+    lines = ["---", f"description: {description}"]
+    if hint:
+        lines.append(f"argument-hint: {hint}")
+    if allowed:
+        lines.append(f"allowed-tools: {allowed}")
+    lines.append("---")
+    return "\n".join(lines) + "\n" + body.strip() + "\n"
+
+
+def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
+    """Slash commands (file name -> text); ``tacit`` is the wrapper's path,
+    already shell-quoted."""
+    show_as_is = "Show the output above to the user exactly as printed, then stop. Run nothing else."
+    out = {
+        "memory-consolidate.md": _command(
+            "Consolidate tacit's memory (MEMORY.md, USER.md) to fit its limits and show the report",
+            f"!`{tacit} consolidate`\n\n{show_as_is}",
+            allowed=f"Bash({tacit} consolidate:*)"),
+        "memory-skills.md": _command(
+            "List the skills tacit has saved, with their files",
+            f"!`{tacit} skills`\n\n{show_as_is}",
+            allowed=f"Bash({tacit} skills:*)"),
+    }
+    if ledger:
+        out["memory-show.md"] = _command(
+            "Show what tacit has learned: memories with status, confidence and evidence",
+            f"!`{tacit} memories`\n\n{show_as_is}",
+            allowed=f"Bash({tacit} memories:*)")
+        out["memory-forget.md"] = _command(
+            "Forget a learned memory by its key (see /tacit:memory-show)",
+            f"!`{tacit} memories forget $ARGUMENTS`\n\n{show_as_is}",
+            allowed=f"Bash({tacit} memories forget:*)", hint="KEY")
+        out["memory-teach.md"] = _command(
+            "Teach tacit a memory explicitly (saved at once, confirmed)",
+            "Save the text between the markers as a tacit memory, verbatim. Run exactly one "
+            f"Bash command: `{tacit} memories teach TEXT` with TEXT shell-quoted (add "
+            "`--target user` if it is a personal preference about how the user wants things done "
+            "rather than a fact about the project). Then tell the user the result in one line.\n\n"
+            "<memory>\n$ARGUMENTS\n</memory>",
+            allowed=f"Bash({tacit} memories teach:*)", hint="TEXT")
+    return out
+
+
+def ledger_available() -> bool:
+    """Are /memory-show, /memory-forget and /memory-teach backed by code?"""
+    try:
+        from tacit.learn import lifecycle
+    except Exception:  # noqa: BLE001 — any import problem: leave the commands out
+        return False
+    return all(hasattr(lifecycle, name) for name in ("show_memories", "forget", "teach"))
+
+
+def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
+    """Every file of the plugin: relative path -> (text, mode)."""
+    import json
+    import os
+
+    config = hooks_config(python)
+    validate_hooks(config)
+    tacit = _quote(os.path.join(plugin_dir, "bin", "tacit"))
+    files = {
+        ".claude-plugin/plugin.json": (json.dumps(plugin_manifest(), indent=2) + "\n", 0o644),
+        "hooks/hooks.json": (json.dumps(config, indent=2) + "\n", 0o644),
+        "bin/tacit": (wrapper_script(python), 0o755),
+    }
+    for name, text in commands(tacit, ledger=ledger_available()).items():
+        files[f"commands/{name}"] = (text, 0o644)
+    return files

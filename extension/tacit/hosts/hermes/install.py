@@ -1,0 +1,260 @@
+"""``tacit install hermes`` / ``tacit uninstall hermes``.
+
+What install does, in the Hermes home (``$HERMES_HOME``, default ``~/.hermes``):
+
+1. Finds Hermes's interpreter: this one if it can import ``hermes_cli``
+   (tacit installed into Hermes's venv, the normal case), else the
+   interpreter named on the first line of the ``hermes`` script on ``PATH``.
+2. Checks, *in that interpreter*, that the ``hermes_agent.plugins`` entry
+   point ``tacit`` is visible — an entry-point plugin only loads where it is
+   installed. If not, it stops and prints the ``pip install`` to run there.
+3. The equivalent of ``hermes plugins enable tacit`` (``tacit`` into
+   ``plugins.enabled``, out of ``plugins.disabled``, and
+   ``plugins.entries.tacit.allow_tool_override: false`` — tacit shadows no
+   built-in tool), plus ``memory.nudge_interval: 0`` and
+   ``skills.creation_nudge_interval: 0``: tacit's tool-call-aware review
+   replaces Hermes's own background review instead of doubling it. All in one
+   ``load_config``/``save_config`` round in Hermes's interpreter
+   (``tacit.hosts.hermes.hermes_config``), which rewrites ``config.yaml`` as
+   a whole just as ``hermes plugins enable`` does.
+4. Records what it changed, and the values it replaced, in
+   ``$HERMES_HOME/tacit/install.json``.
+
+Idempotent: a second install changes nothing that is already so and keeps
+the *first* install's record of the previous values (never "0"). Uninstall
+undoes exactly what the record says: it removes ``tacit`` from
+``plugins.enabled`` only if install added it (re-adding it to ``disabled`` if
+install took it out of there), drops the entry it added, and restores each
+review interval to its previous value (or removes the key) — unless the
+person changed that setting since, which is then left alone and reported.
+
+Scope: Hermes enables plugins per Hermes home, not per project, so only
+``--scope user`` exists (``HERMES_HOME=… tacit install hermes`` for another
+home or profile). ``--scope project`` is refused with that explanation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+MANIFEST_VERSION = 1
+NUDGE_OFF = 0
+CONFIG_TIMEOUT_SECONDS = 120
+
+
+def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
+    refused = _refuse_scope(scope)
+    if refused:
+        return refused
+    from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
+
+    home = hermes_home_of(cfg)
+    python = find_hermes_python(cfg)
+    if python is None:
+        return {"success": False, "error": "Hermes Agent not found: neither this Python can import "
+                "hermes_cli nor is a `hermes` program on PATH. Install Hermes Agent first, then "
+                "install tacit into its Python (`<hermes python> -m pip install tacit-memory`)."}
+    state = run_in_hermes(python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
+    if not state.get("ok"):
+        return _not_loadable(python, state)
+    if not state.get("entry_point"):
+        return _not_loadable(python, {"error": "the entry point hermes_agent.plugins:tacit is not visible"})
+
+    manifest_path = _manifest_path(home)
+    manifest = read_manifest(manifest_path)
+    first = manifest is None
+    if first:
+        manifest = {"version": MANIFEST_VERSION, "hermes_home": home, "installed": time.time(),
+                    "added_enabled": False, "undisabled": False, "added_entry": False, "nudges": {}}
+    spec = {"action": "apply", "keys": list(NUDGE_KEYS), "set": {}}
+    changed = []
+    was_enabled = "tacit" in state["enabled"] and "tacit" not in state["disabled"]
+    if not was_enabled:
+        spec["enable"] = True
+        changed.append("plugins.enabled += tacit")
+        if first:
+            manifest["added_enabled"] = "tacit" not in state["enabled"]
+            manifest["undisabled"] = "tacit" in state["disabled"]
+    if state.get("entry") is None:
+        spec["add_entry"] = True
+        changed.append("plugins.entries.tacit.allow_tool_override = false")
+        if first:
+            manifest["added_entry"] = True
+    for key in NUDGE_KEYS:
+        current = state["values"].get(key, {"present": False})
+        if current.get("present") and current.get("value") == NUDGE_OFF:
+            continue
+        spec["set"][key] = NUDGE_OFF
+        changed.append(f"{key} = {NUDGE_OFF}")
+        # remember the person's value once; a re-install must not record our 0
+        manifest["nudges"].setdefault(key, {"had": bool(current.get("present")),
+                                            "previous": current.get("value")})
+    if changed:
+        after = run_in_hermes(python, home, spec)
+        if not after.get("ok"):
+            return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}",
+                    "hermes_home": home}
+    manifest["hermes_python"] = str(python)
+    manifest["updated"] = time.time()
+    _write_manifest(manifest_path, manifest)
+    message = (f"tacit is enabled in Hermes ({state.get('config_path')}); it takes effect in the next "
+               "Hermes session. Hermes's own background review is off: tacit's review replaces it.")
+    if not changed:
+        message = f"tacit was already installed in Hermes ({state.get('config_path')}); nothing changed."
+    return {"success": True, "message": message, "hermes_home": home, "hermes_python": str(python),
+            "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
+
+
+def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
+    refused = _refuse_scope(scope)
+    if refused:
+        return refused
+    from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
+
+    home = hermes_home_of(cfg)
+    manifest_path = _manifest_path(home)
+    manifest = read_manifest(manifest_path)
+    if manifest is None:
+        return {"success": True, "message": f"tacit install hermes was not run for {home}: nothing to undo.",
+                "hermes_home": home, "changed": []}
+    python = find_hermes_python(cfg, prefer=manifest.get("hermes_python"))
+    if python is None:
+        return {"success": False, "error": "Hermes Agent not found (needed to edit its config.yaml)."}
+    state = run_in_hermes(python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
+    if not state.get("ok"):
+        return {"success": False, "error": f"could not read Hermes's config: {state.get('error')}"}
+    spec = {"action": "apply", "keys": list(NUDGE_KEYS), "set": {}, "unset": []}
+    changed, left = [], []
+    if manifest.get("added_enabled") and "tacit" in state["enabled"]:
+        spec["unenable"] = True
+        changed.append("plugins.enabled -= tacit")
+    if manifest.get("undisabled") and "tacit" not in state["disabled"]:
+        spec["redisable"] = True
+        changed.append("plugins.disabled += tacit")
+    if manifest.get("added_entry") and state.get("entry") == {"allow_tool_override": False}:
+        spec["remove_entry"] = True
+        changed.append("plugins.entries.tacit removed")
+    for key, record in (manifest.get("nudges") or {}).items():
+        current = state["values"].get(key, {"present": False})
+        if not (current.get("present") and current.get("value") == NUDGE_OFF):
+            left.append(f"{key} (changed since install: left as it is)")
+            continue
+        if record.get("had"):
+            spec["set"][key] = record.get("previous")
+            changed.append(f"{key} = {record.get('previous')!r} (restored)")
+        else:
+            spec["unset"].append(key)
+            changed.append(f"{key} removed (Hermes's default applies)")
+    if changed:
+        after = run_in_hermes(python, home, spec)
+        if not after.get("ok"):
+            return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}"}
+    try:
+        os.unlink(manifest_path)
+    except OSError:
+        pass
+    message = f"tacit is no longer enabled in Hermes ({state.get('config_path')})."
+    if left:
+        message += " Left alone: " + "; ".join(left) + "."
+    return {"success": True, "message": message, "hermes_home": home, "changed": changed, "left": left}
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _refuse_scope(scope: str) -> dict | None:
+    if scope == "user":
+        return None
+    return {"success": False, "error": "Hermes enables plugins per Hermes home, not per project: use "
+            "`tacit install hermes` (--scope user); for another home or profile set HERMES_HOME."}
+
+
+def _not_loadable(python, state: dict) -> dict:
+    return {"success": False, "hermes_python": str(python),
+            "error": f"tacit is not installed in Hermes's Python ({python}), so Hermes cannot load the "
+                     f"plugin: run `{python} -m pip install tacit-memory` (or the path of this checkout), "
+                     f"then `tacit install hermes` again. ({state.get('error', '').strip()[-300:]})"}
+
+
+def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
+    """Hermes's interpreter: ``prefer`` if it still exists, this one if it
+    imports ``hermes_cli``, else the shebang of ``hermes`` on PATH."""
+    if prefer and os.access(prefer, os.X_OK):
+        return prefer
+    import importlib.util
+
+    if importlib.util.find_spec("hermes_cli") is not None:
+        return sys.executable
+    import shutil
+
+    script = shutil.which("hermes", path=cfg.env.get("PATH"))
+    return interpreter_of(script) if script else None
+
+
+def interpreter_of(script: str) -> str | None:
+    """The interpreter in a script's ``#!`` line (``#!/usr/bin/env python3``
+    resolved through PATH), when it looks like Python."""
+    try:
+        with open(script, "rb") as handle:
+            first = handle.readline(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    parts = first[2:].split()
+    if not parts:
+        return None
+    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
+        import shutil
+
+        candidate = shutil.which(parts[1])
+    else:
+        candidate = parts[0]
+    if candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK):
+        return candidate
+    return None
+
+
+def run_in_hermes(python: str, hermes_home: str, spec: dict) -> dict:
+    """Run ``tacit.hosts.hermes.hermes_config`` in Hermes's interpreter."""
+    env = dict(os.environ)
+    env["HERMES_HOME"] = hermes_home
+    env.pop("TACIT_CHILD", None)
+    try:
+        proc = subprocess.run([python, "-m", "tacit.hosts.hermes.hermes_config", json.dumps(spec)],
+                              env=env, capture_output=True, text=True, timeout=CONFIG_TIMEOUT_SECONDS,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"ok": False, "error": f"{python}: {exc}"}
+    for line in reversed(proc.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                break
+    return {"ok": False, "error": (proc.stderr or proc.stdout).strip()[-800:] or f"exit {proc.returncode}"}
+
+
+def _manifest_path(hermes_home: str) -> str:
+    return os.path.join(hermes_home, "tacit", "install.json")
+
+
+def read_manifest(path: str) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_manifest(path: str, manifest: dict) -> None:
+    from tacit.fsutil import atomic_write_text
+
+    atomic_write_text(path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")

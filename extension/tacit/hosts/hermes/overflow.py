@@ -1,0 +1,211 @@
+"""Memory full under Hermes: consolidate with a child instead of an error.
+
+Hermes's ``memory`` tool refuses an ``add`` that would pass the limit and
+tells the agent to consolidate ("replace"/"remove", then retry) in the same
+turn — the user's turn and tokens go to housekeeping, and after three failed
+attempts the entry is dropped. Under tacit the add is *deferred* instead:
+
+1. A ``tool_execution`` middleware (the only Hermes seam that can change an
+   agent-level tool's result: ``memory`` is dispatched inside the agent, so
+   ``transform_tool_result`` never sees it) runs the real tool first. Only an
+   ``add`` that failed with Hermes's over-limit error is touched.
+2. The entry is written to a durable queue, ``<state>/overflow/pending/``,
+   one JSON file per entry (atomic write: a crash loses nothing), and a
+   detached runner is started (``python -m tacit.hosts.hermes.jobs
+   overflow``), so the work survives ``hermes -z`` exiting.
+3. The agent gets a success-shaped result saying the entry is queued and
+   memory is being consolidated in the background — nothing to retry.
+4. The runner (``drain``), under ``overflow.lock``, adds each queued entry with
+   ``MemoryStore`` (same file, same ``.lock`` as Hermes). On the first
+   over-limit for a target it consolidates that target once —
+   ``consolidation.consolidate_target``: a child ``hermes -z`` with the
+   consolidate prompt (deterministic merge if that child fails) — and retries.
+   An entry that still does not fit is moved to ``failed/`` and logged; the
+   next session's first turn tells the agent about it (``take_failed``), so
+   nothing disappears silently.
+
+Only taken over when a consolidation *child* can run (``child_available``):
+without one, Hermes's own in-turn consolidation is the better fallback. A
+batch (``operations``) is never touched: the agent planned it to fit.
+A second runner started while one works waits for the lock and then finds
+whatever is left, so no entry waits for a runner that already decided to stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
+_SEQ = [0]
+
+
+def overflow_dir(cfg) -> str:
+    return os.path.join(cfg.state_dir_str, "overflow")
+
+
+def parse_result(result):
+    """A tool result as a dict when it is JSON (or already a dict), else None."""
+    if isinstance(result, dict):
+        return result
+    if isinstance(result, (bytes, bytearray)):
+        result = result.decode("utf-8", "replace")
+    if isinstance(result, str):
+        text = result.strip()
+        if text.startswith("{"):
+            try:
+                data = json.loads(text)
+            except ValueError:
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def overflowed_add(args, result) -> tuple[str, str] | None:
+    """``(target, content)`` when this ``memory`` call was an add refused for
+    the limit; None for anything else."""
+    if not isinstance(args, dict) or args.get("action") != "add" or args.get("operations"):
+        return None
+    target = args.get("target") or "memory"
+    content = args.get("content")
+    if target not in ("memory", "user") or not isinstance(content, str) or not content.strip():
+        return None
+    data = parse_result(result)
+    if not data or data.get("success") is not False:
+        return None
+    if OVER_LIMIT_MARK not in str(data.get("error", "")):
+        return None
+    return target, content.strip()
+
+
+def enqueue(cfg, target: str, content: str, session_id: str = "") -> str:
+    """Write one queued entry durably; returns its path."""
+    from tacit.fsutil import atomic_write_text
+
+    _SEQ[0] += 1
+    name = f"{time.time_ns():x}-{os.getpid():x}-{_SEQ[0]}.json"
+    path = os.path.join(overflow_dir(cfg), "pending", name)
+    atomic_write_text(path, json.dumps({"target": target, "content": content, "session_id": session_id,
+                                        "queued": time.time()}, ensure_ascii=False))
+    return path
+
+
+def queued_result(target: str) -> str:
+    """What the agent sees instead of the over-limit error."""
+    name = "USER.md" if target == "user" else "MEMORY.md"
+    return json.dumps({
+        "success": True,
+        "done": True,
+        "queued": True,
+        "target": target,
+        "message": (f"{name} is full, so tacit queued this entry: a background agent is consolidating "
+                    f"{name} now and will then add it. Nothing to retry or clean up — continue "
+                    "with your reply."),
+    }, ensure_ascii=False)
+
+
+def pending_paths(cfg) -> list[str]:
+    folder = os.path.join(overflow_dir(cfg), "pending")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names]
+
+
+def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -> dict:
+    """Runner side: add every queued entry, consolidating a full target once
+    per pass. Returns a report (also logged)."""
+    from filelock import FileLock
+
+    from tacit.consolidation import consolidate_target
+    from tacit.log import log
+    from tacit.stores.memory import MemoryStore
+
+    os.makedirs(overflow_dir(cfg), exist_ok=True)
+    report = {"added": [], "failed": [], "consolidated": []}
+    with FileLock(os.path.join(overflow_dir(cfg), "overflow.lock"), timeout=lock_timeout):
+        consolidated: set[str] = set()
+        while True:
+            paths = pending_paths(cfg)
+            if not paths:
+                break
+            for path in paths:
+                try:
+                    with open(path, encoding="utf-8") as handle:
+                        item = json.load(handle)
+                    target, content = item["target"], item["content"]
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    _move_failed(cfg, path, {"error": f"unreadable queue file: {exc}"})
+                    report["failed"].append({"path": path, "error": str(exc)})
+                    continue
+                result = MemoryStore(cfg).add(target, content)
+                if not result.get("success") and result.get("over_limit") and target not in consolidated:
+                    consolidated.add(target)
+                    summary = consolidate_target(cfg, target, use_agent=use_agent)
+                    report["consolidated"].append(summary)
+                    log(cfg, "info", "hermes.overflow", f"consolidated {summary.get('summary')} "
+                                                          f"({summary.get('mode')})")
+                    result = MemoryStore(cfg).add(target, content)  # re-read: the child edited it
+                if result.get("success"):
+                    os.unlink(path)
+                    report["added"].append({"target": target, "content": content})
+                    continue
+                error = result.get("error") or "refused"
+                _move_failed(cfg, path, {"error": error})
+                report["failed"].append({"target": target, "content": content, "error": error})
+                log(cfg, "warning", "hermes.overflow", f"could not add to {target} even after "
+                                                       f"consolidation: {content!r}: {error}")
+    return report
+
+
+def _move_failed(cfg, path: str, extra: dict) -> None:
+    from tacit.fsutil import atomic_write_text
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            item = json.load(handle)
+    except (OSError, ValueError):
+        item = {}
+    if not isinstance(item, dict):
+        item = {}
+    item.update(extra)
+    target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
+    atomic_write_text(target, json.dumps(item, ensure_ascii=False))
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def take_failed(cfg) -> list[dict]:
+    """Entries that could not be saved, handed out once (then deleted)."""
+    folder = os.path.join(overflow_dir(cfg), "failed")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    except OSError:
+        return []
+    items = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                item = json.load(handle)
+            os.unlink(path)
+        except (OSError, ValueError):
+            continue
+        if isinstance(item, dict) and item.get("content"):
+            items.append(item)
+    return items
+
+
+def failed_note(items: list[dict]) -> str:
+    """The prompt-scope note for entries tacit could not save."""
+    lines = ["tacit could not save these memory entries: memory stayed full even after "
+             "consolidation. Make room with the memory tool (merge with 'replace', drop stale "
+             "entries with 'remove') and add them, or ask the user what to drop:"]
+    for item in items:
+        target = "USER.md" if item.get("target") == "user" else "MEMORY.md"
+        lines.append(f"- ({target}) {item['content']}")
+    return "\n".join(lines)

@@ -1,0 +1,487 @@
+"""tacit inside Hermes Agent: the ``hermes_agent.plugins`` entry point.
+
+Hermes imports this module (entry point ``tacit = "tacit.hosts.hermes.plugin"``;
+an entry-point plugin needs no ``plugin.yaml`` — Hermes builds its manifest
+from the entry point, ``kind: standalone``) once it is enabled in
+``config.yaml`` (``tacit install hermes`` or ``hermes plugins enable tacit``)
+and calls ``register(ctx)`` once per process, ~3 s before the first session.
+
+Design decisions
+- **A translation layer, nothing more.** Hermes hooks become tacit events;
+  the engine (``build_engine(…, "inprocess")``) runs the same handlers as on
+  every host, and the returned effects are realised here:
+
+  ====================== ==================================================
+  Hermes hook            tacit events
+  ====================== ==================================================
+  on_session_start       session_start
+  pre_llm_call           (first turn of a session in this process)
+                         before_agent_start; then, every turn,
+                         message_end(user). Prompt-scope ``InjectContext``
+                         is returned as ``{"context": …}``, which Hermes
+                         appends to the user message.
+  post_tool_call         tool_call (``ok`` from the result's ``exit_code``
+                         when there is one: Hermes reports ``status: "ok"``
+                         for a terminal command that exited 3)
+  post_llm_call          message_end(assistant), turn_end
+  on_session_end         fires after *every* turn: only closes a turn that
+                         ``post_llm_call`` skipped (interrupted/failed);
+                         in a ``hermes -z`` process, whose life is one turn,
+                         it is also the session's end → session_shutdown
+  on_session_finalize    session_shutdown (interactive CLI exit, ``/new``,
+                         gateway expiry; never fires in ``-z``)
+  ====================== ==================================================
+
+- **What Hermes already does is not done twice**
+  (``host_features={"memory_snapshot", "skill_index", "memory_tool"}``):
+  Hermes renders MEMORY.md/USER.md into its system prompt and indexes every
+  ``$HERMES_HOME/skills/**/SKILL.md`` (the same files tacit's stores write,
+  tacit's top-level ``skills/<name>/`` included) and gives the agent its
+  ``memory``/``skill_manage`` tools. So tacit registers **no tools** (none
+  would add anything; none may shadow Hermes's) and injects no session
+  context. Session-scope text from third-party tacit plugins has nowhere to
+  go — Hermes offers no system-prompt hook and a per-turn user-message
+  injection would repeat it every turn — so it is logged and dropped.
+- **One memory, one limit:** see ``tacit.hosts.hermes.settings``.
+- **Children outlive ``hermes -z``:** see ``tacit.hosts.hermes.launcher``.
+  They run ``hermes -z PROMPT -t memory,skills --usage-file F`` with
+  ``TACIT_CHILD=1``, so this very plugin, loaded in the child, registers
+  nothing.
+- **Memory full → consolidation, not an error:** see
+  ``tacit.hosts.hermes.overflow`` (a ``tool_execution`` middleware).
+- **No double review.** Hermes has its own background review
+  (``memory.nudge_interval`` turns, ``skills.creation_nudge_interval`` tool
+  iterations). ``tacit install hermes`` turns it off so tacit's
+  tool-call-aware review (whose child survives ``-z``; Hermes's review thread
+  does not) replaces it. If Hermes's review is still on — tacit enabled with
+  plain ``hermes plugins enable tacit`` — tacit's periodic review and skill
+  extraction stay off instead (logged once), so a turn never gets two.
+- **A broken tacit never breaks a turn.** Every hook and command catches
+  ``Exception``, logs it to the data folder's log and returns "no effect"
+  (``KeyboardInterrupt`` passes through: Ctrl-C must still stop Hermes).
+  If ``register`` itself fails, nothing is registered and Hermes runs as if
+  tacit were not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "post_llm_call",
+         "on_session_end", "on_session_finalize")
+HOST_FEATURES = frozenset({"memory_snapshot", "skill_index", "memory_tool"})
+SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+MAX_ARG_CHARS = 2000
+
+
+def register(ctx) -> None:
+    """Hermes's plugin entry point. Never raises."""
+    cfg = None
+    try:
+        from tacit.config import load_config
+
+        cfg = load_config(host="hermes")
+        if cfg.is_child:
+            return  # a tacit child agent: this copy stays inert
+        HermesAdapter.create(cfg).register(ctx)
+    except Exception as exc:  # noqa: BLE001 — Hermes must start without tacit
+        from tacit.log import log_exception
+
+        log_exception(cfg, "hermes register", exc)
+
+
+def is_oneshot(argv) -> bool:
+    """``hermes -z`` / ``--oneshot``: the process ends with the turn (same
+    test Hermes's own ``main`` uses)."""
+    return any(a in ("-z", "--oneshot") or str(a).startswith("--oneshot=") for a in argv[1:])
+
+
+class _Session:
+    __slots__ = ("started", "agent_started", "turn_open", "user_text")
+
+    def __init__(self):
+        self.started = self.agent_started = self.turn_open = False
+        self.user_text = ""
+
+
+class HermesAdapter:
+    """Hermes hooks → tacit events; tacit effects → what Hermes accepts."""
+
+    def __init__(self, cfg, engine, *, oneshot: bool = False):
+        self.cfg, self.engine, self.oneshot = cfg, engine, oneshot
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+        self._last_session: str | None = None
+        self._dropped_sources: set[str] = set()
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    def create(cls, cfg, *, argv=None) -> "HermesAdapter":
+        import weakref
+
+        from tacit.hosts.hermes.launcher import watched_launcher
+        from tacit.hosts.hermes.settings import adapt_config, hermes_reviews, read_raw, value
+        from tacit.hosts.runtime import build_engine
+        from tacit.log import log
+
+        raw = read_raw(cfg.home_str)
+        cfg = adapt_config(cfg, raw)
+        reviews = hermes_reviews(raw)
+        if reviews["memory"] and cfg.review_enabled:
+            cfg = cfg.with_settings(review_enabled=False)
+        if reviews["skills"]:
+            cfg = cfg.with_settings(skill_trigger_tool_calls=SKILL_TRIGGER_OFF)
+        if reviews["memory"] or reviews["skills"]:
+            log(cfg, "info", "hermes", "Hermes's own background review is on (memory.nudge_interval="
+                f"{value(raw, 'memory.nudge_interval')}, skills.creation_nudge_interval="
+                f"{value(raw, 'skills.creation_nudge_interval')}): tacit's "
+                f"{'periodic review' if reviews['memory'] else ''}"
+                f"{' and ' if reviews['memory'] and reviews['skills'] else ''}"
+                f"{'skill extraction' if reviews['skills'] else ''} stay off to avoid a double "
+                "review. `tacit install hermes` lets tacit's review replace Hermes's.")
+        if not (value(raw, "memory.memory_enabled") or value(raw, "memory.user_profile_enabled")):
+            log(cfg, "warning", "hermes", "Hermes's built-in memory is disabled (memory.memory_enabled "
+                "and memory.user_profile_enabled are false): the agent and tacit's children have no "
+                "memory tool, so corrections and reviews cannot be saved.")
+        engine = build_engine(cfg, "inprocess", host="hermes", host_features=HOST_FEATURES)
+        if engine.launcher is not None:
+            engine.launcher = watched_launcher(cfg, weakref.ref(engine))
+        return cls(cfg, engine, oneshot=is_oneshot(sys.argv if argv is None else argv))
+
+    def register(self, ctx) -> None:
+        for name in HOOKS:
+            ctx.register_hook(name, self._guarded(name, getattr(self, name)))
+        if hasattr(ctx, "register_middleware"):
+            ctx.register_middleware("tool_execution", self.memory_middleware)
+        for name, method, description, hint in self.commands():
+            handler = self._command(name, method)
+            try:
+                ctx.register_command(name, handler, description=description, args_hint=hint)
+            except TypeError:  # an older Hermes without args_hint
+                ctx.register_command(name, handler, description=description)
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _guarded(self, name: str, fn):
+        def hook(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 — never break a Hermes turn
+                self._log_exception(f"hermes hook {name}", exc)
+                return None
+
+        hook.__name__ = f"tacit_{name}"
+        return hook
+
+    def _log_exception(self, where: str, exc: BaseException) -> None:
+        from tacit.log import log_exception
+
+        log_exception(self.cfg, where, exc)
+
+    def _session(self, session_id) -> tuple[str, _Session]:
+        sid = str(session_id or self._last_session or "hermes")
+        with self._lock:
+            session = self._sessions.get(sid)
+            if session is None:
+                session = self._sessions[sid] = _Session()
+            self._last_session = sid
+        return sid, session
+
+    def _ensure_started(self, sid: str, session: _Session, source: str) -> list:
+        if session.started:
+            return []
+        session.started = True
+        from tacit.events import SessionStart
+
+        effects = self.engine.dispatch(SessionStart(session_id=sid, source=source, cwd=os.getcwd()))
+        self._kick_pending_overflow()
+        return effects
+
+    def _realise(self, effects, extra_notes=()) -> dict | None:
+        """Effects → ``{"context": …}`` for ``pre_llm_call`` (prompt scope only);
+        notices and undeliverable context are logged."""
+        from tacit.events import InjectContext, Notify
+        from tacit.log import log
+
+        texts = []
+        for effect in sorted((e for e in effects if isinstance(e, InjectContext)), key=lambda e: e.priority):
+            if not effect.text.strip():
+                continue
+            if effect.scope == "prompt":
+                texts.append(effect.text.strip())
+            elif effect.source not in self._dropped_sources:
+                self._dropped_sources.add(effect.source)
+                log(self.cfg, "info", "hermes", f"session context from {effect.source or '?'} not shown: "
+                                                "Hermes has no system-prompt hook for plugins")
+        for effect in effects:
+            if isinstance(effect, Notify) and effect.text:
+                log(self.cfg, "info", "hermes.notice", effect.text)
+        texts.extend(n for n in extra_notes if n)
+        return {"context": "\n\n".join(texts)} if texts else None
+
+    # -- hooks --------------------------------------------------------------------------
+    def on_session_start(self, session_id=None, model=None, platform=None, **_):
+        from tacit.log import log
+
+        sid, session = self._session(session_id)
+        self._realise(self._ensure_started(sid, session, "startup"))
+        log(self.cfg, "info", "hermes", f"session {sid} started (model={model}, platform={platform}, "
+                                        f"oneshot={self.oneshot})")
+        return None
+
+    def pre_llm_call(self, session_id=None, user_message=None, is_first_turn=False, **_):
+        from tacit.events import BeforeAgentStart, MessageEnd
+
+        sid, session = self._session(session_id)
+        text = message_text(user_message)
+        effects = list(self._ensure_started(sid, session, "startup" if is_first_turn else "resume"))
+        notes = []
+        if not session.agent_started:
+            session.agent_started = True
+            effects += self.engine.dispatch(BeforeAgentStart(session_id=sid, prompt=text))
+            notes.append(self._failed_overflow_note())
+        session.turn_open, session.user_text = True, text
+        effects += self.engine.dispatch(MessageEnd(session_id=sid, role="user", text=text))
+        return self._realise(effects, notes)
+
+    def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
+                       session_id=None, **_):
+        from tacit.events import ToolCall
+
+        sid, _session = self._session(session_id)
+        ok, error = tool_outcome(result, status, error_message)
+        if not ok and tool_name == "memory" and self.takes_overflow():
+            from tacit.hosts.hermes.overflow import overflowed_add
+
+            if overflowed_add(args, result):
+                ok, error = True, None  # queued and consolidated by tacit, not a failure
+        self._realise(self.engine.dispatch(ToolCall(
+            session_id=sid, name=str(tool_name or "?"), ok=ok, args=trimmed(args), error=error)))
+        return None
+
+    def post_llm_call(self, session_id=None, user_message=None, assistant_response=None, **_):
+        from tacit.events import MessageEnd, TurnEnd
+
+        sid, session = self._session(session_id)
+        reply = message_text(assistant_response)
+        effects = self.engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
+        effects += self.engine.dispatch(TurnEnd(
+            session_id=sid, user_text=message_text(user_message) or session.user_text, assistant_text=reply))
+        session.turn_open = False
+        self._realise(effects)
+        return None
+
+    def on_session_end(self, session_id=None, **_):
+        sid, session = self._session(session_id)
+        if session.turn_open:  # interrupted or failed: post_llm_call did not fire
+            from tacit.events import TurnEnd
+
+            session.turn_open = False
+            self._realise(self.engine.dispatch(TurnEnd(session_id=sid, user_text=session.user_text)))
+        if self.oneshot:
+            self._shutdown(sid, "oneshot")
+        return None
+
+    def on_session_finalize(self, session_id=None, reason=None, **_):
+        sid = str(session_id or self._last_session or "")
+        if sid:
+            self._shutdown(sid, str(reason or "finalize"))
+        return None
+
+    def _shutdown(self, sid: str, reason: str) -> None:
+        from tacit.events import SessionShutdown
+
+        with self._lock:
+            session = self._sessions.pop(sid, None)
+        if session is None or not session.started:
+            return
+        self._realise(self.engine.dispatch(SessionShutdown(session_id=sid, reason=reason)))
+        # queued learners: a -z process os._exit()s right after this hook
+        self.engine.flush_background(timeout=5.0)
+
+    # -- memory full -------------------------------------------------------------------------
+    def takes_overflow(self) -> bool:
+        """Whether an over-limit ``memory`` add is deferred to a consolidation
+        child (only when one can run)."""
+        return bool(self.cfg.auto_consolidate and not self.cfg.is_child
+                    and self.engine.child_available("consolidate"))
+
+    def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
+        """Hermes ``tool_execution`` middleware: runs the tool; replaces only
+        the memory tool's over-limit refusal of an ``add``."""
+        if tool_name != "memory":
+            return next_call(args)
+        result = next_call(args)  # the tool's own exceptions are Hermes's business
+        try:
+            replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
+        except Exception as exc:  # noqa: BLE001 — fall back to Hermes's own result
+            self._log_exception("hermes memory middleware", exc)
+            return result
+        return result if replaced is None else replaced
+
+    def _defer_overflow(self, args, result, session_id) -> str | None:
+        from tacit.hosts.hermes.overflow import enqueue, overflowed_add, queued_result
+
+        hit = overflowed_add(args, result)
+        if hit is None or not self.takes_overflow():
+            return None
+        target, content = hit
+        enqueue(self.cfg, target, content, str(session_id or ""))
+        self._start_overflow_runner()
+        return queued_result(target)
+
+    def _start_overflow_runner(self) -> None:
+        from tacit.hosts.hermes.launcher import start_runner
+
+        start_runner(self.cfg, "overflow")
+
+    def _kick_pending_overflow(self) -> None:
+        """Entries queued by a process that died before its runner started."""
+        try:
+            from tacit.hosts.hermes.overflow import pending_paths
+
+            if pending_paths(self.cfg) and self.takes_overflow():
+                self._start_overflow_runner()
+        except Exception as exc:  # noqa: BLE001
+            self._log_exception("hermes overflow kick", exc)
+
+    def _failed_overflow_note(self) -> str:
+        from tacit.hosts.hermes.overflow import failed_note, take_failed
+
+        items = take_failed(self.cfg)
+        return failed_note(items) if items else ""
+
+    # -- slash commands --------------------------------------------------------------------------
+    def commands(self) -> list[tuple]:
+        """(name, method, description, args hint) for ``ctx.register_command``;
+        the learner commands only when ``tacit.learn.lifecycle`` has them."""
+        out = [
+            ("memory-consolidate", self.cmd_consolidate,
+             "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
+            ("memory-skills", self.cmd_skills, "tacit: list the skills in this Hermes home", ""),
+        ]
+        try:
+            from tacit.learn import lifecycle
+        except Exception:  # noqa: BLE001 — the learners are optional here
+            return out
+        if hasattr(lifecycle, "show_memories"):
+            out.append(("memory-show", self.cmd_show, "tacit: learned memories by status", ""))
+        if hasattr(lifecycle, "forget"):
+            out.append(("memory-forget", self.cmd_forget,
+                        "tacit: forget a learned memory (and remove its entry)", "<key>"))
+        if hasattr(lifecycle, "teach"):
+            out.append(("memory-teach", self.cmd_teach,
+                        "tacit: save a memory now (--user for USER.md)", "[--user] <text>"))
+        return out
+
+    def _command(self, name: str, method):
+        def handler(raw_args="", *args, **kwargs):
+            from tacit.events import Command
+
+            raw = "" if raw_args is None else str(raw_args)
+            try:
+                self.engine.dispatch(Command(session_id=self._last_session or "hermes-command",
+                                             name=name, args=raw))
+                return method(raw.strip())
+            except Exception as exc:  # noqa: BLE001 — a command answers, never raises
+                self._log_exception(f"hermes command /{name}", exc)
+                return f"tacit: /{name} failed: {exc} (details in {self.cfg.log_file})"
+
+        handler.__name__ = f"tacit_{name.replace('-', '_')}"
+        return handler
+
+    def cmd_consolidate(self, raw: str) -> str:
+        from tacit.slash import memory_consolidate
+
+        result = memory_consolidate(self.cfg)
+        self.engine.reload_stores()
+        return result["text"]
+
+    def cmd_skills(self, raw: str) -> str:
+        from tacit.slash import memory_skills
+
+        return memory_skills(self.cfg)["text"]
+
+    def cmd_show(self, raw: str) -> str:
+        from tacit.learn.lifecycle import show_memories
+
+        return show_memories(self.cfg)
+
+    def cmd_forget(self, raw: str) -> str:
+        from tacit.learn.lifecycle import forget
+
+        result = forget(self.cfg, raw)
+        return result.get("message") or result.get("error") or str(result)
+
+    def cmd_teach(self, raw: str) -> str:
+        from tacit.learn.lifecycle import teach
+
+        target, text = "memory", raw
+        for prefix in ("--user ", "--user=", "user:"):
+            if raw.startswith(prefix):
+                target, text = "user", raw[len(prefix):].strip()
+                break
+        result = teach(self.cfg, text, target=target)
+        return result.get("message") or result.get("error") or str(result)
+
+
+# ---------------------------------------------------------------------------
+# Payload helpers (pure)
+# ---------------------------------------------------------------------------
+
+
+def message_text(value) -> str:
+    """A Hermes message (a string, or OpenAI-style content parts) as text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for part in value:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return str(value)
+
+
+def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | None]:
+    """(ok, error) of one tool call. A result with an integer ``exit_code``
+    decides by it (Hermes says ``status: "ok"`` for ``exit 3``); otherwise
+    Hermes's ``status``; otherwise the result's ``success``/``error``."""
+    from tacit.hosts.hermes.overflow import parse_result
+
+    data = parse_result(result)
+    if data is not None:
+        code = data.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            if code == 0:
+                return True, None
+            detail = data.get("error") or data.get("output") or ""
+            return False, f"exit code {code}: {str(detail)[:500]}".rstrip(": ")
+    if status is not None:
+        ok = status == "ok"
+    elif data is not None:
+        ok = data.get("success") is not False and not data.get("error")
+    else:
+        ok = True
+    if ok:
+        return True, None
+    detail = error_message or (data or {}).get("error") or status or "failed"
+    return False, str(detail)[:500]
+
+
+def trimmed(args) -> dict:
+    """Tool arguments for the event, long strings cut (a write_file body
+    should not ride along in every learner's queue)."""
+    if not isinstance(args, dict):
+        return {}
+    out = {}
+    for key, val in args.items():
+        if isinstance(val, str) and len(val) > MAX_ARG_CHARS:
+            val = val[:MAX_ARG_CHARS] + "…"
+        out[str(key)] = val
+    return out

@@ -1,0 +1,123 @@
+"""What tacit must know from Hermes Agent's own ``config.yaml``.
+
+Design decisions
+- **One memory, one limit.** Hermes's ``memory`` tool and tacit's
+  ``MemoryStore`` write the same ``MEMORY.md``/``USER.md``; if their character
+  limits differed, one would refuse what the other wrote. Under Hermes the
+  limits therefore come from Hermes's ``memory.memory_char_limit`` /
+  ``memory.user_char_limit`` (``adapt_config``), whatever tacit's own
+  ``config.toml`` says.
+- **The raw file, read with PyYAML, not ``hermes_cli.config``.** The detached
+  job runner and ``tacit install`` need these values too, and importing
+  Hermes's config module (migrations, managed scopes, env expansion) for four
+  integers is heavy and can have side effects. Values Hermes did not write
+  take Hermes's runtime defaults (``HERMES_DEFAULTS``, read from
+  ``agent/agent_init.py`` of 0.19.0). A file that is missing, unreadable or
+  not YAML gives the defaults: tacit never fails because of Hermes's config.
+- **The child finds ``hermes`` where this interpreter lives.** Hermes may be
+  run by absolute path with its venv's ``bin`` not on ``PATH``; the child
+  agent runs with that folder first on ``PATH`` (``tacit.child.child_env``),
+  so ``adapt_config`` puts it first in the Config's captured ``PATH`` too,
+  and ``agent_available`` agrees with what will actually run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+HERMES_DEFAULTS = {
+    "memory.memory_enabled": True,
+    "memory.user_profile_enabled": True,
+    "memory.memory_char_limit": 2200,
+    "memory.user_char_limit": 1375,
+    "memory.nudge_interval": 10,
+    "skills.creation_nudge_interval": 10,
+}
+# Hermes's own background review: a turn counter (memory) and a tool-iteration
+# counter (skills). ``tacit install hermes`` sets both to 0 (off).
+NUDGE_KEYS = ("memory.nudge_interval", "skills.creation_nudge_interval")
+MISSING = object()
+
+
+def hermes_home_of(cfg) -> str:
+    """The Hermes home a Config refers to: its data folder under host
+    "hermes", else ``$HERMES_HOME`` or ``~/.hermes`` from its environment."""
+    if cfg.host == "hermes":
+        return cfg.home_str
+    home = cfg.env.get("HERMES_HOME")
+    if home:
+        return os.path.abspath(os.path.expanduser(home))
+    return os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".hermes")
+
+
+def read_raw(hermes_home: str) -> dict:
+    """``<hermes_home>/config.yaml`` as a dict; ``{}`` when absent or broken."""
+    path = os.path.join(hermes_home, "config.yaml")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        return {}
+    try:
+        import yaml  # PyYAML: a dependency of python-frontmatter, and of Hermes
+
+        data = yaml.safe_load(text)
+    except Exception:  # noqa: BLE001 — a broken Hermes config must not break tacit
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def get_dotted(raw: dict, key: str, default=MISSING):
+    node = raw
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node
+
+
+def value(raw: dict, key: str):
+    """A Hermes setting with Hermes's runtime default; ints coerced the way
+    Hermes does (``int(...)``), falling back to the default if that fails."""
+    default = HERMES_DEFAULTS[key]
+    found = get_dotted(raw, key)
+    if found is MISSING or found is None:
+        return default
+    if isinstance(default, bool):
+        return bool(found)
+    try:
+        return int(found)
+    except (TypeError, ValueError):
+        return default
+
+
+def hermes_reviews(raw: dict) -> dict:
+    """Which of Hermes's own background reviews are on: ``{"memory": bool,
+    "skills": bool}`` (an interval of 0 or less turns a review off)."""
+    return {
+        "memory": value(raw, "memory.nudge_interval") > 0,
+        "skills": value(raw, "skills.creation_nudge_interval") > 0,
+    }
+
+
+def interpreter_bin() -> str:
+    """The folder of this interpreter: a venv's ``bin`` holding ``hermes``
+    and ``tacit`` when both are installed there."""
+    return os.path.dirname(sys.executable)
+
+
+def adapt_config(cfg, raw: dict | None = None):
+    """The Config tacit uses inside Hermes: Hermes's memory limits, and this
+    interpreter's folder first on the captured ``PATH``."""
+    if raw is None:
+        raw = read_raw(hermes_home_of(cfg))
+    adapted = cfg.with_settings(
+        memory_char_limit=max(1, value(raw, "memory.memory_char_limit")),
+        user_char_limit=max(1, value(raw, "memory.user_char_limit")),
+    )
+    path = adapted.env.get("PATH", "")
+    first = interpreter_bin()
+    if path.split(os.pathsep)[:1] != [first]:
+        adapted.env["PATH"] = first + (os.pathsep + path if path else "")
+    return adapted

@@ -1,0 +1,436 @@
+/**
+ * tacit for pi: memory the agent never has to be told to keep.
+ *
+ * A thin client. It starts one Python process (`python -m tacit.cli bridge
+ * --stdio`), speaks the JSON-lines protocol of docs/hosts/pi.md with it, and
+ * only translates: pi's events become tacit's host-neutral events, tacit's
+ * answers become a chained system prompt, tool results and notices. Every
+ * decision (what to inject, when to save a correction, which child to run)
+ * is made by the engine in Python.
+ *
+ * Never break pi: the factory and every handler catch everything; every
+ * request has a timeout; if Python or the bridge is missing or dies, the
+ * bridge is restarted at most MAX_RESTARTS times, then tacit logs once,
+ * notifies once and goes inert while pi carries on.
+ *
+ * Plain JavaScript syntax on purpose (no type imports to resolve).
+ */
+import { spawn } from "node:child_process";
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, delimiter, dirname, join } from "node:path";
+
+const PROTOCOL = 1;
+const MAX_RESTARTS = 3; // after a crash or a missing Python; then tacit goes inert
+const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 120000, command: 600000 };
+const COMMANDS = {
+  "memory-consolidate": "Consolidate MEMORY.md and USER.md (tacit)",
+  "memory-skills": "List tacit's skills and where their files are",
+  "memory-show": "Show what tacit has learned, by status",
+  "memory-forget": "Forget a learned memory: /memory-forget KEY",
+  "memory-teach": "Teach tacit a memory directly: /memory-teach TEXT",
+};
+const LOADED = Symbol.for("tacit.pi.extension.active");
+
+function here() {
+  try {
+    if (typeof __filename === "string" && __filename) return __filename;
+  } catch (err) {}
+  try {
+    return decodeURIComponent(new URL(import.meta.url).pathname);
+  } catch (err) {
+    return "";
+  }
+}
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((part) => part && part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("\n");
+}
+
+function sessionOf(ctx) {
+  try {
+    const id = ctx && ctx.sessionManager && ctx.sessionManager.getSessionId();
+    if (typeof id === "string" && id) return id;
+  } catch (err) {}
+  return "pi-" + process.pid;
+}
+
+function common(ctx) {
+  const out = { session_id: sessionOf(ctx) };
+  try {
+    if (ctx && typeof ctx.cwd === "string") out.cwd = ctx.cwd;
+    const model = ctx && ctx.model;
+    if (model && model.provider && model.id) out.model = model.provider + "/" + model.id;
+  } catch (err) {}
+  return out;
+}
+
+function createClient(pi, file) {
+  let proc = null; // the running bridge, or null
+  let hello = null; // Promise of the handshake result of `proc`
+  let pending = new Map();
+  let nextId = 1;
+  let failures = 0;
+  let inert = false;
+  let stopping = false;
+  let toolsRegistered = false;
+  let logFile = "";
+  let lastCtx = null;
+  let stderrTail = "";
+
+  function settings() {
+    try {
+      return JSON.parse(readFileSync(join(dirname(file), "tacit.json"), "utf8")) || {};
+    } catch (err) {
+      return {};
+    }
+  }
+
+  function defaultLogFile() {
+    const home = process.env.TACIT_HOME || join(process.env.HOME || homedir(), ".tacit");
+    return join(home, "logs", "tacit.log");
+  }
+
+  function log(level, message) {
+    try {
+      const path = logFile || defaultLogFile();
+      mkdirSync(dirname(path), { recursive: true });
+      const stamp = new Date().toISOString().slice(0, 19);
+      appendFileSync(path, `${stamp} ${level} [${process.pid}] pi.extension: ${message}\n`);
+    } catch (err) {}
+  }
+
+  function show(text, ctx) {
+    try {
+      const c = ctx || lastCtx;
+      if (c && c.hasUI && c.ui) c.ui.notify(text, "info");
+      else process.stderr.write(`[tacit] ${text}\n`);
+    } catch (err) {}
+  }
+
+  function giveUp(reason) {
+    if (inert) return;
+    inert = true;
+    log("WARNING", `giving up after ${failures} failure(s): ${reason}`);
+    show(`memory is off for this session (${reason}); pi works as usual. Details: ${logFile || defaultLogFile()}`);
+  }
+
+  function died(which, reason) {
+    if (proc !== which) return;
+    proc = null;
+    hello = null;
+    const waiting = pending;
+    pending = new Map();
+    for (const entry of waiting.values()) {
+      clearTimeout(entry.timer);
+      const err = new Error(reason);
+      err.bridgeDied = true; // already logged once by failed(); callers stay quiet
+      entry.reject(err);
+    }
+    if (stopping) {
+      stopping = false;
+      return;
+    }
+    failed(reason);
+  }
+
+  function failed(reason) {
+    failures += 1;
+    if (failures === 1) {
+      const tail = stderrTail.trim().split("\n").slice(-5).join(" | ");
+      log("WARNING", `bridge ${reason}${tail ? ": " + tail : ""}`);
+    }
+    if (failures > MAX_RESTARTS) giveUp(reason);
+  }
+
+  function onLine(line) {
+    if (!line.trim()) return;
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch (err) {
+      log("WARNING", `bridge sent a line that is not JSON: ${line.slice(0, 200)}`);
+      return;
+    }
+    if (message && message.event === "notify" && message.params) {
+      show(String(message.params.text || ""));
+      return;
+    }
+    const entry = message && pending.get(message.id);
+    if (!entry) return;
+    pending.delete(message.id);
+    clearTimeout(entry.timer);
+    if (message.error) entry.reject(new Error(`${message.error.code}: ${message.error.message}`));
+    else entry.resolve(message.result);
+  }
+
+  function write(which, message) {
+    try {
+      which.stdin.write(JSON.stringify(message) + "\n");
+    } catch (err) {
+      died(which, `write failed: ${err.message}`);
+    }
+  }
+
+  function request(which, method, params, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`${method} timed out after ${timeoutMs} ms`));
+        // a bridge that cannot answer a handshake or an event is hung: replace it
+        if (method === "hello" || method === "event") {
+          try {
+            which.kill("SIGKILL");
+          } catch (err) {}
+        }
+      }, timeoutMs);
+      // not unref'd: while a request waits, pi must not exit under it
+      pending.set(id, { resolve, reject, timer });
+      write(which, { id, method, params });
+    });
+  }
+
+  function registerTools(tools) {
+    if (toolsRegistered || !Array.isArray(tools)) return;
+    toolsRegistered = true;
+    for (const def of tools) {
+      pi.registerTool({
+        name: def.name,
+        label: def.label || def.name,
+        description: def.description,
+        promptSnippet: def.promptSnippet,
+        parameters: def.parameters,
+        async execute(toolCallId, params, signal, onUpdate, ctx) {
+          const result = await call("tool", { name: def.name, args: params, session_id: sessionOf(ctx) },
+            TIMEOUT_MS.tool);
+          if (!result) throw new Error("tacit is not available right now: nothing was changed");
+          const text = JSON.stringify(result);
+          if (result.success === false) throw new Error(text);
+          return { content: [{ type: "text", text }], details: result };
+        },
+      });
+    }
+  }
+
+  function start() {
+    const config = settings();
+    const python = process.env.TACIT_PYTHON || config.python || "python3";
+    const env = { ...process.env, TACIT_HOST: "pi" };
+    delete env.TACIT_PYTHON;
+    // children run `pi`: make the pi running us findable even when it is not on PATH
+    const piScript = process.argv[1] || "";
+    if (basename(piScript) === "pi") env.PATH = (env.PATH ? env.PATH + delimiter : "") + dirname(piScript);
+    let child;
+    try {
+      child = spawn(python, ["-m", "tacit.cli", "bridge", "--stdio"], { stdio: ["pipe", "pipe", "pipe"], env });
+    } catch (err) {
+      failed(`cannot start ${python}: ${err.message}`);
+      return false;
+    }
+    proc = child;
+    stderrTail = "";
+    let buffer = "";
+    child.on("error", (err) => died(child, `could not run ${python}: ${err.message}`));
+    child.on("exit", (code, signal) => died(child, `exited (code ${code}, signal ${signal})`));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      stream.on("error", () => {}); // EPIPE after the bridge died: handled by "exit"
+      if (stream.unref) stream.unref();
+    }
+    child.unref(); // pi -p must exit when its prompt is done, not wait for us
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        onLine(line);
+      }
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      stderrTail = (stderrTail + chunk).slice(-2000);
+    });
+    hello = request(child, "hello", { protocol: PROTOCOL, client: "tacit-pi", extension_path: file },
+      TIMEOUT_MS.hello).then((result) => {
+      if (!result || result.protocol !== PROTOCOL) throw new Error(`protocol ${result && result.protocol}`);
+      if (result.log_file) logFile = result.log_file;
+      registerTools(result.tools);
+      return result;
+    });
+    hello.catch((err) => {
+      if (proc === child) {
+        stopping = false;
+        try {
+          child.kill("SIGKILL");
+        } catch (e) {}
+        log("WARNING", `handshake failed: ${err.message}`);
+      }
+    });
+    return true;
+  }
+
+  function ensure() {
+    if (inert) return null;
+    if (!proc) {
+      if (!start()) return null;
+    }
+    return { which: proc, hello };
+  }
+
+  async function call(method, params, timeoutMs) {
+    try {
+      const bridge = ensure();
+      if (!bridge) return null;
+      const info = await bridge.hello;
+      if (method === "event" && !info.capabilities.includes("events")) return null;
+      if (method === "command" && !info.capabilities.includes("commands")) return null;
+      return await request(bridge.which, method, params, timeoutMs);
+    } catch (err) {
+      if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
+      return null;
+    }
+  }
+
+  function post(params) {
+    // a notification: ordered after the handshake, never awaited by pi
+    try {
+      const bridge = ensure();
+      if (!bridge) return;
+      bridge.hello
+        .then((info) => {
+          if (info.capabilities.includes("events") && proc === bridge.which) {
+            write(bridge.which, { method: "event", params });
+          }
+        })
+        .catch(() => {});
+    } catch (err) {}
+  }
+
+  function stop() {
+    try {
+      if (proc) {
+        stopping = true;
+        proc.stdin.end(); // end of input = shutdown; the bridge finishes its work and exits
+      }
+    } catch (err) {}
+  }
+
+  return {
+    call,
+    post,
+    stop,
+    show,
+    log,
+    remember(ctx) {
+      if (ctx) lastCtx = ctx;
+    },
+    ready: () => call("ping", {}, TIMEOUT_MS.event),
+  };
+}
+
+export default function (pi) {
+  try {
+    const file = here();
+    if (globalThis[LOADED]) return; // another copy of tacit is active in this pi
+    globalThis[LOADED] = file || true;
+    const tacit = createClient(pi, file);
+
+    const on = (name, handler) =>
+      pi.on(name, async (event, ctx) => {
+        try {
+          tacit.remember(ctx);
+          return await handler(event || {}, ctx);
+        } catch (err) {
+          tacit.log("WARNING", `${name} handler: ${err && err.message}`);
+          return undefined;
+        }
+      });
+
+    on("session_start", async (event, ctx) => {
+      await tacit.ready(); // handshake first: the tools must exist before the first prompt
+      tacit.post({ kind: "session_start", source: event.reason || "startup", ...common(ctx) });
+    });
+    on("input", async (event, ctx) => {
+      const text = typeof event.text === "string" ? event.text.trim() : "";
+      if (text.startsWith("/")) {
+        const space = text.indexOf(" ");
+        const name = (space < 0 ? text : text.slice(0, space)).slice(1);
+        tacit.post({ kind: "command", name, args: space < 0 ? "" : text.slice(space + 1), ...common(ctx) });
+      }
+      return undefined;
+    });
+    on("before_agent_start", async (event, ctx) => {
+      const result = await tacit.call("event", { kind: "before_agent_start", prompt: event.prompt || "", ...common(ctx) },
+        TIMEOUT_MS.event);
+      if (!result) return undefined;
+      for (const notice of result.notices || []) tacit.show(notice, ctx);
+      const out = {};
+      if (result.context) out.systemPrompt = (event.systemPrompt || "") + "\n\n" + result.context;
+      if (result.prompt_context) out.message = { customType: "tacit", content: result.prompt_context, display: false };
+      return Object.keys(out).length ? out : undefined;
+    });
+    on("message_end", async (event, ctx) => {
+      const message = event.message || {};
+      if (message.role !== "user" && message.role !== "assistant") return undefined;
+      const text = textOf(message.content);
+      if (text) tacit.post({ kind: "message_end", role: message.role, text, ...common(ctx) });
+      return undefined;
+    });
+    on("tool_result", async (event, ctx) => {
+      tacit.post({
+        kind: "tool_call",
+        name: String(event.toolName || ""),
+        ok: !event.isError,
+        args: event.input && typeof event.input === "object" ? event.input : {},
+        error: event.isError ? textOf(event.content) || "failed" : null,
+        ...common(ctx),
+      });
+      return undefined;
+    });
+    on("agent_end", async (event, ctx) => {
+      // a pi turn_end is one model response; tacit's turn is the whole prompt
+      const result = await tacit.call("event", { kind: "turn_end", ...common(ctx) }, TIMEOUT_MS.turn);
+      for (const notice of (result && result.notices) || []) tacit.show(notice, ctx);
+      return undefined;
+    });
+    on("session_before_compact", async (event, ctx) => {
+      tacit.post({ kind: "before_compact", ...common(ctx) });
+      return undefined;
+    });
+    on("session_shutdown", async (event, ctx) => {
+      await tacit.call("event", { kind: "session_shutdown", reason: event.reason || "", ...common(ctx) },
+        TIMEOUT_MS.event);
+      tacit.stop();
+      if (globalThis[LOADED] === (file || true)) delete globalThis[LOADED];
+      return undefined;
+    });
+
+    for (const [name, description] of Object.entries(COMMANDS)) {
+      pi.registerCommand(name, {
+        description,
+        handler: async (args, ctx) => {
+          try {
+            tacit.remember(ctx);
+            const result = await tacit.call("command", { name, args: args || "", session_id: sessionOf(ctx) },
+              TIMEOUT_MS.command);
+            tacit.show(result ? String(result.text || "") : "tacit is not available (see its log)", ctx);
+          } catch (err) {
+            tacit.log("WARNING", `/${name}: ${err && err.message}`);
+          }
+        },
+      });
+    }
+  } catch (err) {
+    // a throwing factory makes pi exit 1: swallow everything
+    try {
+      process.stderr.write(`[tacit] disabled: ${err && err.message}\n`);
+    } catch (e) {}
+  }
+}

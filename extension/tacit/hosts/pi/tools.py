@@ -1,0 +1,177 @@
+"""The ``memory`` and ``skill`` tools tacit gives the agent inside pi.
+
+pi has no memory tool of its own, so the TypeScript extension registers these
+two and forwards every call to the bridge, which runs them here and hands the
+store's result back as the tool result.
+
+Design decisions
+- **Defined once, here.** The extension registers whatever ``TOOLS`` the
+  bridge's handshake lists (name, description, JSON-schema parameters), so
+  the schema the model sees and the code that runs the call can never drift
+  apart, and the TypeScript stays free of tacit's logic.
+- **The same operations as the CLI, the same results.** ``memory add`` goes
+  through ``consolidation.add_entry`` (an over-limit add consolidates and
+  retries exactly once), replace/remove straight to the ``MemoryStore``;
+  ``skill`` maps one action to one ``SkillStore`` method. The result is the
+  store's dict, exactly what ``tacit memory …`` / ``tacit skill …`` print, so
+  an agent that learned one surface knows the other. A refused operation
+  comes back with ``success: false`` (the extension marks the tool result as
+  an error, like the CLI's exit code 1).
+- **Bad input is a result, not an exception.** A missing or mistyped
+  argument returns ``{"success": false, "error": …}`` telling the model what
+  to send instead; nothing raises into the bridge.
+- **Fresh stores per call.** Stores re-read the disk on every operation
+  anyway; a fresh instance never serves a view another session cached.
+"""
+
+from __future__ import annotations
+
+MEMORY_TOOL = {
+    "name": "memory",
+    "label": "Memory",
+    "description": (
+        "Save durable facts to tacit's persistent memory, which is shown to you at the start of "
+        "every future session. target \"user\": who the user is, their preferences and "
+        "corrections (USER.md). target \"memory\": project conventions, commands, environment "
+        "facts and decisions (MEMORY.md). Actions: add (content), replace (old_text = a unique "
+        "substring of one entry, content = the new entry), remove (old_text). One short, "
+        "factual entry per call; no secrets, no transient task state."
+    ),
+    "promptSnippet": "Save durable user preferences and project facts to persistent memory",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["add", "replace", "remove"]},
+            "target": {"type": "string", "enum": ["memory", "user"],
+                       "description": "memory = MEMORY.md (project notes), user = USER.md"},
+            "content": {"type": "string", "description": "the entry (add, replace)"},
+            "old_text": {"type": "string",
+                         "description": "a unique substring of the entry to change (replace, remove)"},
+        },
+        "required": ["action", "target"],
+    },
+}
+
+SKILL_TOOL = {
+    "name": "skill",
+    "label": "Skill",
+    "description": (
+        "Reusable procedures saved as skills (skills/<name>/SKILL.md). Actions: list; view (name; "
+        "optional file = a supporting file inside the skill); create (name, description, "
+        "optional body with sections When to Use, Procedure, Pitfalls, Verification); patch "
+        "(name, section, content: replaces one '## section'); edit (name, description and/or "
+        "body); delete (name; moved to skills/.trash). Load a skill with view when its "
+        "description matches the task; save a procedure with create after complex work."
+    ),
+    "promptSnippet": "List, view, create and improve reusable skills (procedures)",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string",
+                       "enum": ["list", "view", "create", "patch", "edit", "delete"]},
+            "name": {"type": "string",
+                     "description": "lowercase letters, digits and hyphens, at most 64 characters"},
+            "description": {"type": "string", "description": "one line: when to use the skill"},
+            "body": {"type": "string", "description": "Markdown body of SKILL.md (create, edit)"},
+            "section": {"type": "string", "description": "section title, e.g. Pitfalls (patch)"},
+            "content": {"type": "string", "description": "the section's new text (patch)"},
+            "file": {"type": "string", "description": "a supporting file inside the skill (view)"},
+        },
+        "required": ["action"],
+    },
+}
+
+TOOLS = (MEMORY_TOOL, SKILL_TOOL)
+TOOL_NAMES = tuple(t["name"] for t in TOOLS)
+
+
+def _fail(error: str, **extra) -> dict:
+    return {"success": False, "error": error, **extra}
+
+
+def _string_args(args: dict, required: tuple, optional: tuple = ()) -> tuple[dict, str | None]:
+    """The named arguments as strings, or an error saying which one is wrong."""
+    out = {}
+    for key in required:
+        value = args.get(key)
+        if not isinstance(value, str) or not value.strip():
+            return {}, f"'{key}' is required and must be a non-empty string"
+        out[key] = value
+    for key in optional:
+        value = args.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            return {}, f"'{key}' must be a string"
+        out[key] = value
+    return out, None
+
+
+def run_tool(cfg, name: str, args) -> dict:
+    """Run one tool call; always returns a result dict (never raises for bad
+    input; store errors come back as the store reports them)."""
+    if not isinstance(args, dict):
+        return _fail("arguments must be a JSON object")
+    if name == "memory":
+        return _memory(cfg, args)
+    if name == "skill":
+        return _skill(cfg, args)
+    return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
+
+
+def _memory(cfg, args: dict) -> dict:
+    from tacit.stores.memory import TARGETS, MemoryStore
+
+    action, target = args.get("action"), args.get("target", "memory")
+    if target not in TARGETS:
+        return _fail(f"target must be one of {', '.join(TARGETS)}")
+    if action == "add":
+        values, error = _string_args(args, ("content",))
+        if error:
+            return _fail(error)
+        from tacit.consolidation import add_entry
+
+        return add_entry(cfg, target, values["content"])
+    if action == "replace":
+        values, error = _string_args(args, ("old_text", "content"))
+        if error:
+            return _fail(error)
+        return MemoryStore(cfg).replace(target, values["old_text"], values["content"])
+    if action == "remove":
+        values, error = _string_args(args, ("old_text",))
+        if error:
+            return _fail(error)
+        return MemoryStore(cfg).remove(target, values["old_text"])
+    return _fail("action must be one of add, replace, remove")
+
+
+def _skill(cfg, args: dict) -> dict:
+    from tacit.stores.skills import SkillStore
+
+    action = args.get("action")
+    store = SkillStore(cfg)
+    if action == "list":
+        return store.list()
+    if action == "view":
+        values, error = _string_args(args, ("name",), ("file",))
+        return _fail(error) if error else store.view(values["name"], file=values.get("file"))
+    if action == "create":
+        values, error = _string_args(args, ("name", "description"), ("body",))
+        return _fail(error) if error else store.create(values["name"], values["description"],
+                                                       values.get("body"))
+    if action == "patch":
+        values, error = _string_args(args, ("name", "section", "content"))
+        return _fail(error) if error else store.patch(values["name"], values["section"],
+                                                      values["content"])
+    if action == "edit":
+        values, error = _string_args(args, ("name",), ("description", "body"))
+        if error:
+            return _fail(error)
+        if "description" not in values and "body" not in values:
+            return _fail("edit needs a new description and/or body")
+        return store.edit(values["name"], description=values.get("description"),
+                          body=values.get("body"))
+    if action == "delete":
+        values, error = _string_args(args, ("name",))
+        return _fail(error) if error else store.delete(values["name"])
+    return _fail("action must be one of list, view, create, patch, edit, delete")

@@ -1,0 +1,436 @@
+"""tacit inside the real Claude Code CLI (2.1.197), offline.
+
+Every test installs tacit the way a user does (``tacit install claude-code``
+into an isolated HOME) and then runs a *plain* ``claude -p`` against the
+scripted model server — so the hooks, the slash commands and the child
+agents all go through the real CLI. Assertions are on real effects: the
+requests Claude Code sent (the stub's log), files on disk, the child log.
+
+The proofs of issue 4:
+1. a memory entry written beforehand is in the first model request;
+2. a user correction → hooks → detached child ``claude -p`` (scripted to run
+   ``tacit memory add``) → USER.md; the child fires no hooks; the next
+   session sees the entry;
+3. a turn with ≥ 8 tool calls of ≥ 2 kinds → one skill-extraction child →
+   ``skills/<name>/SKILL.md`` that parses; a second long turn fires none;
+4. ``/tacit:memory-consolidate`` runs through the real slash-command path;
+5. a crashing tacit never breaks the session;
+6. nothing leaves 127.0.0.1 (the ``stub`` fixture fails any test whose run
+   tried a proxy; checked explicitly after child runs too).
+Plus the install path: plain ``claude`` has tacit active after install,
+install twice is idempotent, uninstall removes exactly what install added.
+
+Detached children outlive ``claude -p``: tests poll for their results with a
+deadline instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tacit.config import load_config
+
+pytestmark = pytest.mark.e2e
+E2E_DIR = Path(__file__).resolve().parent
+PROBE_HOOK = E2E_DIR / "fixtures" / "claude_probe" / "dump_hook.py"
+CHILD_DEADLINE = 90  # seconds for a detached child agent to finish
+
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def message_text(content) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if block.get("type") == "text":
+            parts.append(block["text"])
+        elif block.get("type") == "tool_result":
+            parts.append(message_text(block.get("content")))
+    return "\n".join(parts)
+
+
+def wait_for(predicate, timeout: float = CHILD_DEADLINE, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """relative path -> sha1 of every file (and "<dir>" for folders) under root."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        out[rel] = "<dir>" if path.is_dir() else hashlib.sha1(path.read_bytes()).hexdigest()
+    return out
+
+
+class TacitClaude:
+    """``run_claude`` plus a tacit data folder, the CLI and the child log."""
+
+    def __init__(self, run_claude, stub, tmp_path: Path):
+        self.claude = run_claude
+        self.stub = stub
+        self.home = tmp_path / "tacit-home"
+        self.probe_log = tmp_path / "probe-hooks.jsonl"
+        # the child agent runs `claude` by name, as a user's machine would
+        path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(run_claude.binary).parent),
+                                os.environ.get("PATH", "/usr/bin:/bin")])
+        self.env_extra = {"TACIT_HOME": str(self.home), "PATH": path, "PROBE_LOG": str(self.probe_log)}
+
+    def env(self, **extra) -> dict:
+        return self.claude.env({**self.env_extra, **extra})
+
+    def cfg(self):
+        return load_config(env=self.env())
+
+    def tacit(self, *args: str, check: bool = True, input: str | None = None, **extra) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=self.env(**extra), input=input,
+                              cwd=self.claude.project, capture_output=True, text=True, timeout=120)
+        if check and proc.returncode != 0:
+            pytest.fail(f"tacit {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def install(self, *args: str) -> dict:
+        return json.loads(self.tacit("install", "claude-code", *args).stdout)
+
+    def prompt(self, text: str, *args: str, env_extra: dict | None = None, **kw):
+        proc, result = self.claude.prompt(text, *args, env_extra={**self.env_extra, **(env_extra or {})}, **kw)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc, result
+
+    def children(self, kind: str | None = None) -> list[dict]:
+        records = read_jsonl(self.home / "logs" / "children.jsonl")
+        return [r for r in records if kind is None or r.get("kind") == kind]
+
+    def wait_child(self, kind: str, count: int = 1) -> list[dict]:
+        return wait_for(lambda: len(self.children(kind)) >= count and self.children(kind),
+                        what=f"{count} {kind} child run(s) in children.jsonl")
+
+    def add_probe_hooks(self, *events: str) -> None:
+        """Settings hooks that log every event they see (with its session id)
+        to ``probe_log`` — a witness independent of tacit's own hooks."""
+        settings_path = self.claude.config_dir / "settings.json"
+        settings_path.parent.mkdir(parents=True, exist_ok=True)
+        settings = json.loads(settings_path.read_text()) if settings_path.exists() else {}
+        settings["hooks"] = {event: [{"hooks": [{"type": "command", "timeout": 10,
+                                                 "command": f"python3 {PROBE_HOOK} {event}"}]}]
+                             for event in events}
+        settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+    def first_request_context(self, request: dict) -> str:
+        """The hook context Claude Code put in a request (the role:"system" entry)."""
+        return "\n".join(message_text(m["content"]) for m in request["body"]["messages"] if m["role"] == "system")
+
+
+@pytest.fixture
+def tc(run_claude, stub, tmp_path) -> TacitClaude:
+    return TacitClaude(run_claude, stub, tmp_path)
+
+
+@pytest.fixture
+def installed(tc) -> TacitClaude:
+    result = tc.install()
+    assert result["success"], result
+    return tc
+
+
+def child_requests(stub, marker: str) -> list[dict]:
+    return [r for r in stub.model_requests() if marker in json.dumps(r["body"])]
+
+
+# --------------------------------------------------------------------------
+# proofs
+# --------------------------------------------------------------------------
+
+def test_memory_entry_is_in_the_first_request(installed):
+    tc = installed
+    tc.tacit("memory", "add", "MEM-SENTINEL-4711: this project builds with `make all`")
+    tc.tacit("memory", "add", "--target", "user", "USER-SENTINEL-0815: prefers short answers")
+    body = "## When to Use\nx\n\n## Procedure\n1. y\n\n## Pitfalls\nz\n\n## Verification\nw\n"
+    tc.tacit("skill", "create", "--name", "release-notes", "--description", "SKILL-SENTINEL write release notes",
+             "--body-file", "-", input=body)
+    proc, result = tc.prompt("hello")  # a plain run: no --plugin-dir, no --settings
+    assert result["result"] == "OK"
+    first = tc.stub.model_requests()[0]
+    context = tc.first_request_context(first)
+    assert context.startswith("SessionStart hook additional context: ")
+    # priority order: memory block, user block, save guidance, skill index
+    positions = [context.index(s) for s in ("MEM-SENTINEL-4711", "USER-SENTINEL-0815",
+                                            "tacit memory add", "SKILL-SENTINEL")]
+    assert positions == sorted(positions)
+    assert "SessionStart hook additional context" not in json.dumps(first["body"]["system"])
+
+
+def test_correction_reaches_user_md_through_a_hookless_child(installed):
+    tc = installed
+    tc.add_probe_hooks("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
+    entry = "Use pnpm, not npm, to manage packages in this project."
+    tc.stub.set_script([
+        # the correction-save child (recognised by its prompt), first request: save
+        {"match_body": "The user just corrected the agent", "times": 1, "tool_calls": [
+            {"name": "Bash", "input": {"command": f'tacit memory add --target user "{entry}"',
+                                       "description": "save the correction"}}]},
+        {"match_body": "The user just corrected the agent", "reply": "Saved the pnpm preference."},
+        # the user's session: turn 1 runs npm, turn 2 is the correction
+        {"match": "^set up the project$", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": "echo npm-install-done", "description": "npm"}}]},
+        {"match": "npm-install-done", "times": 1, "reply": "I ran npm install."},
+        {"match": "^no, use pnpm instead of npm$", "reply": "Understood, pnpm from now on."},
+    ])
+    tc.prompt("set up the project", "--allowedTools", "Bash")
+    proc, result = tc.prompt("no, use pnpm instead of npm", "-c")
+    assert result["result"] == "Understood, pnpm from now on."
+    parent_session = result["session_id"]
+
+    user_md = tc.cfg().user_file
+    wait_for(lambda: user_md.exists() and entry in user_md.read_text(), what="the entry in USER.md")
+    [record] = tc.wait_child("correction")
+    assert record["ok"] and record["mode"] == "agent" and record["exit"] == 0
+    assert record["usage"]["usage"]["output_tokens"] > 0 and "total_cost_usd" in record["usage"]
+    assert "--no-session-persistence" in record["command"]
+    assert json.loads(record["command"][record["command"].index("--settings") + 1])["disableAllHooks"] is True
+
+    # the child really was a claude -p: its requests, with the child's tools and model
+    first_child, second_child = child_requests(tc.stub, "The user just corrected the agent")
+    assert sorted(t["name"] for t in first_child["body"]["tools"]) == ["Bash", "Edit", "Read", "Write"]
+    assert first_child["body"]["model"].startswith("claude-haiku")
+    assert "no, use pnpm instead of npm" in json.dumps(first_child["body"]["messages"])
+    assert "Entry added" in message_text(second_child["body"]["messages"][-1]["content"])
+    # ... and it fired no hooks: every probe record belongs to the parent session,
+    # whose two runs (start + resume) account for every SessionStart
+    probes = read_jsonl(tc.probe_log)
+    assert probes and {p["payload"]["session_id"] for p in probes} == {parent_session}
+    assert [p["payload"]["source"] for p in probes if p["event"] == "SessionStart"] == ["startup", "resume"]
+    assert "SessionStart hook additional context" not in json.dumps(first_child["body"]["messages"])
+    sessions = {p.name for p in (tc.home / "sessions").glob("*.json")}
+    assert sessions == {f"{parent_session}.json"}  # tacit kept no state for the child
+
+    # a second session starts with the lesson
+    n = len(tc.stub.model_requests())
+    tc.prompt("which package manager do we use?")
+    assert entry in tc.first_request_context(tc.stub.model_requests()[n])
+    assert tc.stub.refused_proxy() == []
+
+
+def test_long_turn_extracts_one_skill(installed):
+    tc = installed
+    (tc.claude.project / "a.txt").write_text("alpha\n")
+    (tc.claude.project / "b.txt").write_text("beta\n")
+    body = ("## When to Use\nWhen the parser needs a refactor.\n\n## Procedure\n1. Read the module.\n"
+            "2. Run the steps.\n\n## Pitfalls\nKeep the tests green.\n\n## Verification\nRun the tests.")
+    create = ("tacit skill create --name parser-refactor --description \"Refactor the parser module "
+              f"step by step\" --body-file - <<'EOF'\n{body}\nEOF")
+    project = tc.claude.project
+
+    def round_of(tag_a: str, tag_b: str) -> list[dict]:
+        return [{"name": "Bash", "input": {"command": f"echo {tag_a}", "description": tag_a}},
+                {"name": "Read", "input": {"file_path": str(project / "a.txt")}},
+                {"name": "Bash", "input": {"command": f"echo {tag_b}", "description": tag_b}},
+                {"name": "Read", "input": {"file_path": str(project / "b.txt")}}]
+
+    tc.stub.set_script([
+        {"match_body": "tacit's skill writer", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": create, "description": "save skill"}}]},
+        {"match_body": "tacit's skill writer", "reply": "Created skill parser-refactor."},
+        {"match": "^refactor the parser$", "times": 1, "tool_calls": round_of("step-1", "step-2")},
+        {"match": "step-2", "times": 1, "tool_calls": round_of("step-3", "step-4")},
+        {"match": "step-4", "times": 1, "reply": "Refactored."},
+        {"match": "^and the lexer too$", "times": 1, "tool_calls": round_of("lex-1", "lex-2")},
+        {"match": "lex-2", "times": 1, "tool_calls": round_of("lex-3", "lex-4")},
+        {"match": "lex-4", "times": 1, "reply": "Lexer done."},
+    ])
+    proc, result = tc.prompt("refactor the parser", "--allowedTools", "Bash,Read")
+    assert result["result"] == "Refactored."
+    [record] = tc.wait_child("skill")
+    assert record["ok"], record
+    skill_file = tc.cfg().skills_dir / "parser-refactor" / "SKILL.md"
+    assert skill_file.exists()
+    view = json.loads(tc.tacit("skill", "view", "parser-refactor").stdout)
+    assert view["success"] and view["name"] == "parser-refactor"
+    import frontmatter
+
+    post = frontmatter.loads(skill_file.read_text())
+    assert post["name"] == "parser-refactor" and post["description"].startswith("Refactor the parser")
+    assert "## Procedure" in post.content and "## Verification" in post.content
+    # the child saw the turn it was asked about: all 8 calls, counted across
+    # concurrent PostToolUse hooks
+    first_child = child_requests(tc.stub, "tacit's skill writer")[0]
+    assert "8 tool calls: Bash, Read" in message_text(first_child["body"]["messages"][0]["content"])
+
+    # a second long turn in the same session: extraction fires once per session
+    proc, result = tc.prompt("and the lexer too", "-c", "--allowedTools", "Bash,Read")
+    assert result["result"] == "Lexer done."
+    time.sleep(3)  # a child would have been started by the Stop hook already
+    assert len(tc.children("skill")) == 1
+    assert len([r for r in child_requests(tc.stub, "tacit's skill writer")
+                if len(r["body"]["messages"]) == 1]) == 1
+    state = json.loads((tc.home / "sessions" / f"{result['session_id']}.json").read_text())
+    assert state["skill_trigger_fired"] is True and state["user_turns"] == 2
+
+
+def test_memory_consolidate_slash_command(installed):
+    tc = installed
+    tc.tacit("memory", "add", "Deploy with `make deploy`.")
+    tc.tacit("memory", "add", "Deploys run `make deploy` (same as above).")
+    tc.stub.set_script([
+        {"match_body": "too full", "times": 1, "tool_calls": [
+            {"name": "Bash", "input": {"command": 'tacit memory remove "same as above"',
+                                       "description": "drop the duplicate"}}]},
+        {"match_body": "too full", "reply": "Removed one duplicate."},
+        {"match": "Memory consolidation:", "reply": "CONSOLIDATE-SHOWN"},
+    ])
+    proc, result = tc.prompt("/tacit:memory-consolidate")
+    assert result["result"] == "CONSOLIDATE-SHOWN"
+    # the `!` line ran the wrapper: a consolidation child (TACIT_HOST=claude-code) edited the file
+    [record] = tc.children("consolidate")
+    assert record["ok"] and record["mode"] == "agent"
+    assert tc.cfg().memory_file.read_text() == "Deploy with `make deploy`."
+    shown = tc.stub.model_requests()[-1]
+    user_text = message_text(shown["body"]["messages"][0]["content"])
+    assert "<command-name>/tacit:memory-consolidate</command-name>" in user_text
+    assert "Memory consolidation:" in user_text and "- memory:" in user_text and "(agent)" in user_text
+    assert "- user: skipped (empty)" in user_text
+
+    # /tacit:memory-skills through the same path
+    tc.stub.set_script([{"match": "Skills in ", "reply": "SKILLS-SHOWN"}])
+    proc, result = tc.prompt("/tacit:memory-skills")
+    assert result["result"] == "SKILLS-SHOWN"
+
+
+@pytest.mark.parametrize("breakage", ["home-is-a-file", "corrupt-state", "sessions-is-a-file"])
+def test_a_broken_tacit_never_breaks_the_session(installed, breakage):
+    tc = installed
+    session_id = "0b5e55ed-0000-4000-8000-000000000001"
+    extra = {}
+    if breakage == "home-is-a-file":
+        broken = tc.home.parent / "not-a-folder"
+        broken.write_text("x")
+        extra["TACIT_HOME"] = str(broken)
+    elif breakage == "corrupt-state":
+        (tc.home / "sessions").mkdir(parents=True, exist_ok=True)
+        (tc.home / "sessions" / f"{session_id}.json").write_text("{not json")
+        (tc.home / "config.toml").write_text("nudge_interval = [broken\n")
+        (tc.home / "journal.jsonl").write_text("garbage\n")
+        (tc.home / "memories").mkdir(exist_ok=True)
+        (tc.home / "memories" / "MEMORY.md").write_bytes(b"\xff\xfe not utf-8")
+    else:
+        tc.home.mkdir(parents=True, exist_ok=True)
+        (tc.home / "sessions").write_text("a file where a folder should be")
+    tc.stub.set_script([
+        {"match": "^no, use pnpm instead of npm$", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": "echo tool-ran", "description": "t"}}]},
+        {"match": "tool-ran", "reply": "STILL-ANSWERED"},
+    ])
+    proc, result = tc.prompt("no, use pnpm instead of npm", "--session-id", session_id,
+                             "--allowedTools", "Bash", env_extra=extra)
+    assert proc.returncode == 0 and result["result"] == "STILL-ANSWERED" and not result["is_error"]
+    assert "hook" not in proc.stderr.lower()
+    if breakage == "corrupt-state":
+        # tacit recovered: a fresh, valid state for the session
+        state = json.loads((tc.home / "sessions" / f"{session_id}.json").read_text())
+        assert state["user_turns"] == 1 and state["turn"]["tool_calls"] == [["Bash", True]]
+    if breakage == "sessions-is-a-file":
+        log = (tc.home / "logs" / "tacit.log").read_text()
+        assert "hook claude-code" in log and "Traceback" in log
+
+
+# --------------------------------------------------------------------------
+# install / uninstall
+# --------------------------------------------------------------------------
+
+def test_install_user_scope_is_active_idempotent_and_undone_exactly(tc):
+    config_dir = tc.claude.config_dir
+    config_dir.mkdir(parents=True, exist_ok=True)
+    user_settings = {"model": "claude-opus-4-8", "permissions": {"allow": ["Bash(ls:*)", "Bash(tacit memory:*)"]}}
+    (config_dir / "settings.json").write_text(json.dumps(user_settings, indent=2) + "\n")
+    before = tree_digest(tc.claude.home)
+
+    first = tc.install()
+    assert first["success"] and first["tacit_on_path"]
+    plugin = Path(first["plugin_dir"])
+    assert plugin == config_dir / "skills" / "tacit"
+    # the user's own rule is not "added" (and so never removed)
+    assert "Bash(tacit memory:*)" not in first["permissions_added"]
+    validate = tc.claude(["plugin", "validate", str(plugin)])
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+
+    after_first = tree_digest(tc.claude.home)
+    second = tc.install()
+    assert second["success"] and second["changed"] == [] and second["permissions_added"] == []
+    assert tree_digest(tc.claude.home) == after_first
+
+    # a plain run has tacit active: context injected, commands listed, plugin loaded
+    tc.tacit("memory", "add", "INSTALL-SENTINEL-31337")
+    proc, result = tc.prompt("hello")
+    assert "INSTALL-SENTINEL-31337" in tc.first_request_context(tc.stub.model_requests()[0])
+    listing = tc.claude(["plugin", "list"])
+    assert "tacit" in listing.stdout and "skills-dir" in listing.stdout, listing.stdout
+
+    # uninstall: what install added is gone, the user's settings are back as they were
+    home_before_uninstall = tree_digest(tc.claude.home)
+    gone = tc.tacit("uninstall", "claude-code")
+    assert json.loads(gone.stdout)["success"]
+    after = tree_digest(tc.claude.home)
+    assert not plugin.exists()
+    assert json.loads((config_dir / "settings.json").read_text()) == user_settings
+    added_by_install = set(after_first) - set(before)
+    assert not (added_by_install & set(after))
+    # nothing else was touched (Claude Code's own files from the run stay)
+    assert {k: v for k, v in home_before_uninstall.items() if k not in added_by_install
+            and not k.endswith("settings.json")} == {k: v for k, v in after.items()
+                                                    if not k.endswith("settings.json")}
+    # and a plain run no longer has tacit
+    n = len(tc.stub.model_requests())
+    tc.prompt("hello")
+    assert "INSTALL-SENTINEL" not in json.dumps(tc.stub.model_requests()[n]["body"])
+    again = json.loads(tc.tacit("uninstall", "claude-code").stdout)
+    assert again["success"] and again["removed"] == []
+
+
+def test_install_project_scope_needs_trust_and_uninstalls_cleanly(tc):
+    project = tc.claude.project
+    before = tree_digest(project)
+    result = tc.install("--scope", "project", "--project-dir", str(project))
+    assert result["success"] and result["trusted"] is False
+    assert Path(result["plugin_dir"]) == project / ".claude" / "skills" / "tacit"
+    assert Path(result["settings_file"]) == project / ".claude" / "settings.local.json"
+    tc.tacit("memory", "add", "PROJECT-SENTINEL-777")
+    tc.prompt("hello")
+    assert "PROJECT-SENTINEL-777" not in json.dumps(tc.stub.model_requests()[0]["body"])  # untrusted
+
+    # the user accepts the trust dialog (what `claude` asks interactively)
+    state_path = tc.claude.home / ".claude.json"
+    state = json.loads(state_path.read_text())
+    state.setdefault("projects", {}).setdefault(str(project), {})["hasTrustDialogAccepted"] = True
+    state_path.write_text(json.dumps(state))
+    assert tc.install("--scope", "project", "--project-dir", str(project))["trusted"] is True
+    n = len(tc.stub.model_requests())
+    tc.prompt("hello")
+    assert "PROJECT-SENTINEL-777" in tc.first_request_context(tc.stub.model_requests()[n])
+
+    assert json.loads(tc.tacit("uninstall", "claude-code", "--scope", "project",
+                               "--project-dir", str(project)).stdout)["success"]
+    leftover = {k: v for k, v in tree_digest(project).items() if not k.startswith(".claude/projects")}
+    assert leftover == before
