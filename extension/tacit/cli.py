@@ -1,13 +1,31 @@
 """The ``tacit`` command line.
 
-Every command group lives in its own module under ``tacit/commands/`` and adds
-its sub-parser through ``add_parser(subparsers)``; this module only lists them.
-Store commands print exactly one JSON object and exit 0 (done), 1 (refused:
-limit, scan, no match) or 2 (usage error) — later checks and child agents
-rely on that contract.
-
-``tacit hook …`` is dispatched before argparse is even built: it runs on every
-host event and must import as little as possible.
+Design decisions
+- **One module per command group.** Each module under ``tacit/commands/``
+  exposes ``add_parser(subparsers)`` and may register several top-level
+  commands (``commands/engine.py``: consolidate, skills, child, drain).
+  ``COMMAND_MODULES`` is the registry; its order is the order in ``--help``.
+- **Build only the sub-parser the invocation needs.** Importing every command
+  module to build argparse cost ~90 ms per call, more than most commands' own
+  work. ``COMMANDS`` maps each top-level command name to its module, so
+  ``tacit memory show`` imports one module. ``--help``, no command, or an
+  unknown/misspelt command build them all (the help and argparse's "invalid
+  choice" list every command). A command whose name is missing from
+  ``COMMANDS`` still works: it is simply not found there, so every module is
+  built. ``tests/unit/test_cli.py`` checks ``COMMANDS`` against what the
+  modules actually register.
+- **Usage errors keep the JSON contract.** Store commands print exactly one
+  JSON object and exit 0 (done), 1 (refused: limit, scan, no match) or
+  2 (usage error) — later checks and child agents parse stdout. So for the
+  commands in ``JSON_COMMANDS`` and for the top-level parser (unknown command,
+  bad option) a usage error prints ``{"success": false, "error": "usage: …",
+  "usage": "…"}`` on stdout and the usage text on stderr, exit 2. Commands
+  whose stdout is text for a person or is appended to a caller's output
+  (``tacit observe``, ``tacit learn``, ``tacit bridge`` …) keep argparse's
+  plain message on stderr, exit 2, stdout empty.
+- ``tacit hook …`` is dispatched before argparse is even built: it runs on
+  every host event and must import as little as possible (this module imports
+  only ``sys`` at import time).
 """
 
 from __future__ import annotations
@@ -30,22 +48,98 @@ COMMAND_MODULES = [
     "tacit.commands.bridge",
 ]
 
+# Top-level command name -> the module in COMMAND_MODULES that registers it.
+# Kept next to the registry so adding a module means adding its names here.
+COMMANDS = {
+    "memory": "tacit.commands.memory",
+    "skill": "tacit.commands.skill",
+    "scan": "tacit.commands.scan",
+    "doctor": "tacit.commands.doctor",
+    "consolidate": "tacit.commands.engine",
+    "skills": "tacit.commands.engine",
+    "child": "tacit.commands.engine",
+    "drain": "tacit.commands.engine",
+    "install": "tacit.commands.install",
+    "uninstall": "tacit.commands.install",
+    "learn": "tacit.commands.learn",
+    "detect": "tacit.commands.detect",
+    "observe": "tacit.commands.observe",
+    "memories": "tacit.commands.memories",
+    "habits": "tacit.commands.habits",
+    "bridge": "tacit.commands.bridge",
+}
+
+# Commands whose stdout is one JSON object: their usage errors are JSON too.
+JSON_COMMANDS = frozenset(
+    ("memory", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect")
+)
+
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
+_PARSER_CLASS = None
 
-def build_parser():
-    import argparse
+
+def _parser_class():
+    """argparse.ArgumentParser with tacit's usage errors (argparse is imported
+    here, not at module import: the hook path never builds a parser). Every
+    sub-parser inherits the class (argparse's default), so one ``error``
+    serves the whole tree."""
+    global _PARSER_CLASS
+    if _PARSER_CLASS is None:
+        import argparse
+
+        class TacitArgumentParser(argparse.ArgumentParser):
+            invoked_command: str | None = None  # set on the top-level parser
+
+            def error(self, message: str):  # type: ignore[override]
+                self.print_usage(sys.stderr)
+                sys.stderr.write(f"{self.prog}: error: {message}\n")
+                if _json_errors(self):
+                    from tacit.commands import emit
+
+                    emit({"success": False, "error": f"usage: {message}",
+                          "usage": " ".join(self.format_usage().split())})
+                sys.exit(EXIT_USAGE)
+
+        _PARSER_CLASS = TacitArgumentParser
+    return _PARSER_CLASS
+
+
+def _json_errors(parser) -> bool:
+    """Does this parser's usage error go to stdout as JSON?"""
+    words = parser.prog.split()
+    # sub-parsers are named "tacit <command> …"; the top-level parser knows
+    # which command was typed (it reports unrecognised options for all of them)
+    command = words[1] if len(words) > 1 else getattr(parser, "invoked_command", None)
+    return command is None or command in JSON_COMMANDS
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The top-level command ``argv`` invokes, when ``COMMANDS`` knows its module."""
+    if argv and COMMANDS.get(argv[0]) in COMMAND_MODULES:
+        return argv[0]
+    return None
+
+
+def build_parser(argv: list[str] | None = None):
+    """The argument parser. With ``argv``, only the module defining the
+    invoked command is imported; without it (or for --help and unknown
+    commands) every module in ``COMMAND_MODULES`` is."""
     import importlib
 
     from tacit import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         prog="tacit",
         description="Memory for coding agents that they never have to be told to keep.",
     )
     parser.add_argument("--version", action="version", version=f"tacit {__version__}")
+    command = command_in(argv) if argv is not None else None
+    parser.invoked_command = command
+    if argv == ["--version"]:
+        return parser  # nothing else to parse: import no command module
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    for module_name in [COMMANDS[command]] if command else COMMAND_MODULES:
         importlib.import_module(module_name).add_parser(subparsers)
     return parser
 
@@ -57,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_hook(argv[1:])
 
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -37,10 +37,17 @@ Design decisions, and why
   and a hand-edited file can be huge. No rule nests unbounded quantifiers:
   gaps are bounded (``{0,60}``), token runs are possessive (``{1,300}+``) and
   command/path checks anchor on the rare part and look around it in Python,
-  so the worst case is a constant amount of work per character. Each rule
-  also lists literal trigger words; a rule whose triggers are absent from the
-  lower-cased text is not run at all, which makes clean text cost a few
-  substring searches. Regexes are compiled on first use, not at import.
+  so the worst case is a constant amount of work per character.
+- **Clean text is cheap.** Each rule lists literal trigger words; a rule runs
+  only when every one of its trigger groups has a word in the lower-cased
+  text. Which trigger words occur is found once per text, not once per rule:
+  the text is split on whitespace and each distinct token's trigger words come
+  from a bounded memo (filled by one lookahead regex over the token), plus a
+  direct search for the few trigger phrases containing a space. Non-ASCII
+  text that normalising leaves unchanged ("§", accents) uses a single view.
+  Clean text with no trigger word therefore costs a split, a few dict lookups
+  and no rule at all (figures in docs/memory.md, "Performance"). Regexes are compiled on
+  first use, not at import.
 - **Stdlib only, cheap import.** ``re``, ``dataclasses`` and (only for
   non-ASCII text) ``unicodedata``.
 """

@@ -189,10 +189,10 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     entry = "Use pnpm, not npm, to manage packages in this project."
     tc.stub.set_script([
         # the correction-save child (recognised by its prompt), first request: save
-        {"match_body": "The user just corrected the agent", "times": 1, "tool_calls": [
+        {"match_body": "memory keeper, running in the background", "times": 1, "tool_calls": [
             {"name": "Bash", "input": {"command": f'tacit memory add --target user "{entry}"',
                                        "description": "save the correction"}}]},
-        {"match_body": "The user just corrected the agent", "reply": "Saved the pnpm preference."},
+        {"match_body": "memory keeper, running in the background", "reply": "Saved the pnpm preference."},
         # the user's session: turn 1 runs npm, turn 2 is the correction
         {"match": "^set up the project$", "times": 1,
          "tool_calls": [{"name": "Bash", "input": {"command": "echo npm-install-done", "description": "npm"}}]},
@@ -213,7 +213,7 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     assert json.loads(record["command"][record["command"].index("--settings") + 1])["disableAllHooks"] is True
 
     # the child really was a claude -p: its requests, with the child's tools and model
-    first_child, second_child = child_requests(tc.stub, "The user just corrected the agent")
+    first_child, second_child = child_requests(tc.stub, "memory keeper, running in the background")
     assert sorted(t["name"] for t in first_child["body"]["tools"]) == ["Bash", "Edit", "Read", "Write"]
     assert first_child["body"]["model"].startswith("claude-haiku")
     assert "no, use pnpm instead of npm" in json.dumps(first_child["body"]["messages"])

@@ -90,7 +90,8 @@ def between(prompt: str, tag: str) -> str:
 
 
 def consolidate_targets(prompt: str) -> list[str]:
-    first = prompt.splitlines()[0] if prompt else ""
+    # the line naming the over-full files ("MEMORY.md and USER.md are too full")
+    first = next((line for line in prompt.splitlines() if "too full" in line), "")
     targets = []
     if "MEMORY.md" in first:
         targets.append("memory")

@@ -293,6 +293,21 @@ def test_overflowing_add_consolidates_with_the_child_and_retries_once(agent):
     assert "consolidated first" in result["message"]
 
 
+def test_the_consolidation_child_is_asked_about_the_target_that_overflowed(agent):
+    cfg = agent.configure("consolidate", user_char_limit=200)
+    store = MemoryStore(cfg)
+    for pref in ("Prefers short answers in chat.", "Never use emojis in commit messages.",
+                 "Wants tests written before refactors.", "Works from Berlin, mornings only.",
+                 "Reviews PRs on Fridays after lunch."):
+        assert store.add("user", pref)["success"]
+    store.add("memory", "The project uses pnpm.")
+    result = add_entry(cfg, "user", "Likes type hints on every public function.")
+    assert result["success"], result
+    assert [c["kind"] for c in agent.calls()] == ["consolidate"]
+    assert store.entries("user")[0].startswith("Merged: ") and len(store.entries("user")) == 2
+    assert store.entries("memory") == ["The project uses pnpm."]  # the other file untouched
+
+
 @pytest.mark.parametrize("mode", ["crash", "nothing"])
 def test_when_consolidation_does_not_help_the_original_error_returns_once(agent, mode):
     cfg = agent.configure(mode, memory_char_limit=320)
@@ -415,7 +430,7 @@ def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
 def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path):
     argv = build_command(cfg, "claude-code", job(), "the prompt", tmp_path)
     assert argv[:3] == ["claude", "-p", "the prompt"]
-    assert argv[argv.index("--settings") + 1] == '{"disableAllHooks": true}'
+    assert json.loads(argv[argv.index("--settings") + 1])["disableAllHooks"] is True
     assert argv[argv.index("--model") + 1] == "haiku"
     assert argv[argv.index("--output-format") + 1] == "json"
     assert argv[argv.index("--add-dir") + 1] == cfg.home_str

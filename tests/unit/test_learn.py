@@ -381,3 +381,19 @@ def test_detect_fix_and_importance(tacit_env):
                        stdin='{"text": "remember: deploys only on tuesdays"}\n{"text": "ok"}\nbad\n')
     out = [json.loads(l) for l in stream.stdout.splitlines()]
     assert len(out) == 3 and "importance" in out[0] and "error" in out[2]
+
+
+def test_the_progress_line_updates_in_place_and_clears_itself():
+    import io
+
+    from tacit.commands.learn import _progress_printer
+
+    stream = io.StringIO()
+    show = _progress_printer(stream)
+    show({"file": "a.jsonl", "files_done": 0, "files_total": 3, "events": 1200})
+    show({"file": "b.jsonl", "files_done": 1, "files_total": 3, "events": 25000})
+    show({"file": None, "files_done": 3, "files_total": 3, "events": 26000})
+    out = stream.getvalue()
+    assert "\rtacit learn: file 1/3, 1,200 events…" in out.replace("\x1b[K", "")
+    assert "file 2/3, 25,000 events" in out
+    assert out.endswith("\r\x1b[K")  # the line is wiped before the report prints

@@ -141,9 +141,15 @@ def wrapper_script(python: str) -> str:
 
 
 def _command(description: str, body: str, *, allowed: str = "", hint: str = "") -> str:
-    lines = ["---", f"description: {description}"]
+    import json
+
+    # Free text is written as a JSON string, which is a valid YAML scalar:
+    # an unquoted ": " in a description breaks Claude Code's frontmatter
+    # parse, and it then drops every field silently (caught by
+    # `claude plugin validate`).
+    lines = ["---", f"description: {json.dumps(description, ensure_ascii=False)}"]
     if hint:
-        lines.append(f"argument-hint: {hint}")
+        lines.append(f"argument-hint: {json.dumps(hint)}")
     if allowed:
         lines.append(f"allowed-tools: {allowed}")
     lines.append("---")

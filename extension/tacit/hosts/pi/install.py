@@ -1,0 +1,153 @@
+"""``tacit install pi`` / ``tacit uninstall pi``.
+
+pi autoloads ``<agent dir>/extensions/<name>/index.ts`` (user scope; the agent
+dir is ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``) and
+``<project>/.pi/extensions/<name>/index.ts`` (project scope, no trust prompt).
+Install puts tacit's extension there as ``tacit/index.ts`` plus ``tacit.json``.
+
+Design decisions
+- **A copy, not a link.** A symlink into site-packages dangles once the
+  package is removed or moved, and pi refuses to start (exit 1) when an
+  extension file fails to load. A copy that cannot find tacit just goes inert
+  and pi carries on. Re-running install refreshes the copy (idempotent).
+- **The interpreter is written down.** ``tacit.json`` records the absolute
+  path of the Python that ran ``tacit install`` — the one that has tacit
+  installed — so the extension starts ``<that python> -m tacit.cli bridge``
+  whatever PATH pi was started with (``TACIT_PYTHON`` overrides it).
+- **``tacit.json`` is also the manifest.** It lists the files install wrote
+  and the folders it had to create. Uninstall removes exactly those files and
+  then those folders if they are empty — never a file it did not write, never
+  a folder someone put something else in. A ``tacit/`` folder that holds an
+  ``index.ts`` without our manifest belongs to someone else: install refuses
+  to overwrite it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+EXTENSION_NAME = "tacit"
+MANIFEST = "tacit.json"
+ENTRY = "index.ts"
+
+
+def source_file() -> Path:
+    """The extension shipped inside the package."""
+    return Path(__file__).resolve().parent / "extension" / ENTRY
+
+
+def agent_dir(cfg) -> Path:
+    configured = cfg.env.get("PI_CODING_AGENT_DIR")
+    if configured:
+        return Path(os.path.expanduser(configured))
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".pi" / "agent"
+
+
+def target_dir(cfg, scope: str, project_dir: str | os.PathLike = ".") -> Path:
+    if scope == "user":
+        return agent_dir(cfg) / "extensions" / EXTENSION_NAME
+    if scope == "project":
+        return Path(project_dir).resolve() / ".pi" / "extensions" / EXTENSION_NAME
+    raise ValueError(f"scope must be 'user' or 'project', not {scope!r}")
+
+
+def _read_manifest(folder: Path) -> dict | None:
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("installed_by") == "tacit" else None
+
+
+def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
+    """Copy the extension into pi's extension folder for ``scope``."""
+    from tacit import __version__
+    from tacit.fsutil import atomic_write_text
+
+    try:
+        folder = target_dir(cfg, scope, project_dir)
+    except ValueError as exc:
+        return {"success": False, "error": str(exc)}
+    source = source_file()
+    if not source.is_file():
+        return {"success": False, "error": f"the packaged extension is missing: {source}"}
+    manifest = _read_manifest(folder)
+    if manifest is None and (folder / ENTRY).exists():
+        return {"success": False, "path": str(folder),
+                "error": f"{folder / ENTRY} exists and was not installed by tacit; "
+                         "move it away first (nothing was changed)"}
+    created_dirs = list(manifest.get("created_dirs", [])) if manifest else []
+    if not manifest:
+        missing, probe = [], folder
+        while not probe.exists():
+            missing.append(str(probe))
+            probe = probe.parent
+        created_dirs = missing  # deepest first: the order uninstall removes them in
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        text = source.read_text(encoding="utf-8")
+        already = (folder / ENTRY).is_file() and (folder / ENTRY).read_text(encoding="utf-8") == text
+        if not already:
+            atomic_write_text(folder / ENTRY, text)
+        new_manifest = {
+            "installed_by": "tacit",
+            "version": __version__,
+            "python": sys.executable,
+            "scope": scope,
+            "files": [ENTRY, MANIFEST],
+            "created_dirs": created_dirs,
+        }
+        changed = not already or manifest != new_manifest
+        if changed:
+            atomic_write_text(folder / MANIFEST, json.dumps(new_manifest, indent=2) + "\n")
+    except OSError as exc:
+        return {"success": False, "path": str(folder), "error": f"cannot write {folder}: {exc}"}
+    state = "installed" if not manifest else ("updated" if changed else "already installed")
+    return {
+        "success": True,
+        "message": f"tacit {state} for pi ({scope} scope): {folder / ENTRY}. "
+                   f"pi loads it on its next start.",
+        "path": str(folder),
+        "files": [str(folder / f) for f in new_manifest["files"]],
+        "python": sys.executable,
+        "changed": changed,
+    }
+
+
+def uninstall(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
+    """Remove exactly what ``install`` wrote for ``scope``."""
+    try:
+        folder = target_dir(cfg, scope, project_dir)
+    except ValueError as exc:
+        return {"success": False, "error": str(exc)}
+    manifest = _read_manifest(folder)
+    if manifest is None:
+        return {"success": True, "changed": False, "path": str(folder),
+                "message": f"tacit is not installed for pi ({scope} scope) at {folder}; nothing to do."}
+    removed = []
+    for name in manifest.get("files", []):
+        if not isinstance(name, str) or "/" in name or name in ("", ".", ".."):
+            continue  # a manifest names files inside its own folder only
+        path = folder / name
+        try:
+            path.unlink()
+            removed.append(str(path))
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            return {"success": False, "path": str(folder), "removed": removed,
+                    "error": f"cannot remove {path}: {exc}"}
+    removed_dirs = []
+    for name in manifest.get("created_dirs", []):  # deepest first
+        try:
+            os.rmdir(name)  # only when empty: someone else's files stay
+            removed_dirs.append(name)
+        except OSError:
+            break
+    return {"success": True, "changed": True, "path": str(folder), "removed": removed,
+            "removed_dirs": removed_dirs,
+            "message": f"tacit removed from pi ({scope} scope): {', '.join(removed) or 'nothing left'}."}

@@ -1,0 +1,347 @@
+"""tacit inside the real pi 0.73.1, against the scripted model server.
+
+Each test runs ``pi -p`` with tacit's extension (``-e`` the packaged
+``index.ts``, or installed with ``tacit install pi``) in the rig's isolated
+HOME / ``PI_CODING_AGENT_DIR``, and asserts real effects: what the model
+received (the stub's request log), what landed on disk (MEMORY.md, USER.md,
+skills, ``logs/children.jsonl``, ``logs/tacit.log``) and pi's exit code.
+
+1. the frozen snapshot and the skill index reach the system prompt;
+2. the agent's ``memory`` tool call writes MEMORY.md through the bridge;
+3. a correction leads to a child ``pi -p`` that saves it, with no grandchild;
+4. ``/memory-skills``, ``/memory-consolidate`` (and show/teach/forget) run
+   without a model call;
+5. killing the bridge mid-session leaves pi answering normally; a missing
+   Python leaves pi answering too;
+plus install/uninstall for both scopes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tacit.config import load_config
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION = REPO / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+CORRECTION = "no, don't use npm here. we use pnpm in this repo"
+
+
+def data_cfg(run_pi):
+    """The Config the bridge resolves inside the rig (default data folder
+    ``$HOME/.tacit`` of the isolated HOME)."""
+    return load_config(env={"HOME": str(run_pi.home), "PATH": "/usr/bin:/bin"}, host="pi")
+
+
+def seed_memory(cfg, memory: str = "", user: str = "") -> None:
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    if memory:
+        cfg.memory_file.write_text(memory, encoding="utf-8")
+    if user:
+        cfg.user_file.write_text(user, encoding="utf-8")
+
+
+def system_prompt(request: dict) -> str:
+    first = request["body"]["messages"][0]
+    assert first["role"] == "system"
+    return first["content"]
+
+
+def tool_names(request: dict) -> list[str]:
+    return [t["function"]["name"] for t in request["body"].get("tools", [])]
+
+
+def last_message_text(request: dict) -> str:
+    content = request["body"]["messages"][-1]["content"]
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
+
+
+def log_lines(cfg) -> list[str]:
+    return cfg.log_file.read_text(encoding="utf-8").splitlines() if cfg.log_file.exists() else []
+
+
+def bridge_exits(cfg) -> list[str]:
+    return [line for line in log_lines(cfg) if "pi.bridge: exit:" in line]
+
+
+def child_records(cfg) -> list[dict]:
+    if not cfg.children_log.exists():
+        return []
+    return [json.loads(line) for line in cfg.children_log.read_text(encoding="utf-8").splitlines()]
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def ok(proc) -> None:
+    assert proc.returncode == 0, f"exit {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+
+
+# ---------------------------------------------------------------------------
+# 1. snapshot and skill index in the system prompt
+# ---------------------------------------------------------------------------
+
+
+def test_frozen_snapshot_and_skill_index_reach_the_system_prompt(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, memory="MEMENTRY-ONE uses pnpm\n§\nMEMENTRY-TWO tabs not spaces",
+                user="USERENTRY-ONE is called Ada")
+    from tacit.stores.skills import SkillStore
+
+    assert SkillStore(cfg).create("deploy-staging", "SKILLDESC deploy the web app to staging")["success"]
+    stub.set_script([
+        {"match": "^what do you know", "times": 1, "tool_calls": [
+            {"name": "bash", "input": {"command": "echo looked"}}]},
+        {"match": "looked", "reply": "I know things"},
+    ])
+    proc = run_pi.prompt("what do you know", extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "I know things"
+    requests = stub.model_requests()
+    assert len(requests) == 2
+    for request in requests:
+        system = system_prompt(request)
+        cwd_line = system.index("Current working directory:")
+        ordered = ["MEMORY (your personal notes)", "MEMENTRY-ONE uses pnpm", "MEMENTRY-TWO tabs not spaces",
+                   "USER PROFILE (who the user is)", "USERENTRY-ONE is called Ada",
+                   "call the `memory` tool", "deploy-staging", "SKILLDESC deploy the web app to staging"]
+        positions = [system.index(text) for text in ordered]
+        assert positions == sorted(positions) and positions[0] > cwd_line  # appended after pi's own prompt
+        assert tool_names(request)[-2:] == ["memory", "skill"]
+    assert system_prompt(requests[0]) == system_prompt(requests[1])  # the same block every request
+
+
+# ---------------------------------------------------------------------------
+# 2. the memory tool writes MEMORY.md through the bridge
+# ---------------------------------------------------------------------------
+
+
+def test_memory_and_skill_tool_calls_write_through_the_bridge(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, memory="MEMENTRY-ONE uses pnpm")
+    stub.set_script([
+        {"match": "^remember this project", "times": 1, "tool_calls": [
+            {"name": "memory", "input": {"action": "add", "target": "memory",
+                                         "content": "MEM-ADDED-X the API runs on port 5173"}},
+            {"name": "skill", "input": {"action": "create", "name": "start-dev-server",
+                                        "description": "Start the dev server on port 5173"}}]},
+        {"match": "Created skill", "reply": "saved both"},
+    ])
+    proc = run_pi.prompt("remember this project", extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "saved both"
+    assert cfg.memory_file.read_text(encoding="utf-8") == \
+        "MEMENTRY-ONE uses pnpm\n§\nMEM-ADDED-X the API runs on port 5173"
+    skill = cfg.skills_dir / "start-dev-server" / "SKILL.md"
+    assert "Start the dev server on port 5173" in skill.read_text(encoding="utf-8")
+    first, second = stub.model_requests()
+    results = [m for m in second["body"]["messages"] if m.get("role") == "tool"]
+    assert len(results) == 2
+    texts = [r["content"] if isinstance(r["content"], str) else json.dumps(r["content"]) for r in results]
+    assert any('"message": "Entry added."' in t or '\\"message\\": \\"Entry added.\\"' in t for t in texts)
+    # the snapshot is frozen: the entry is on disk but not in this session's prompt
+    assert "MEMENTRY-ONE uses pnpm" in system_prompt(second)
+    assert "MEM-ADDED-X" not in system_prompt(second)
+    exits = wait_for(lambda: bridge_exits(cfg), 20, "the bridge's exit line")
+    assert "tools=2" in exits[-1]
+
+
+# ---------------------------------------------------------------------------
+# 3. a correction -> a child pi -p saves it; no grandchild
+# ---------------------------------------------------------------------------
+
+
+def test_a_correction_is_saved_by_a_child_pi_with_no_grandchild(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    stub.set_script([
+        # the child's prompt quotes the correction, so its rule comes first
+        {"match": "memory keeper", "times": 1, "tool_calls": [
+            {"name": "memory", "input": {"action": "add", "target": "user",
+                                         "content": "CHILD-SAVED: use pnpm, never npm, in this repo"}}]},
+        {"match": "Entry added", "reply": "Saved: use pnpm."},
+        {"match": "^no, don.t use npm here", "reply": "Understood, pnpm from now on."},
+    ])
+    proc = run_pi.prompt(CORRECTION, extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "Understood, pnpm from now on."
+    record = wait_for(lambda: child_records(cfg), 90, "the child run in children.jsonl")[0]
+    assert record["kind"] == "correction" and record["ok"] is True and record["mode"] == "agent"
+    assert record["killed"] is False and record["exit"] == 0
+    command = record["command"]
+    assert command[:4] == ["pi", "-p", "--no-session", "--no-extensions"]
+    assert command[command.index("--extension") + 1] == str(EXTENSION)
+    assert command[command.index("--model") + 1] == "stub/stub-model"
+    assert "Saved: use pnpm." in record["stdout_tail"]
+    assert cfg.user_file.read_text(encoding="utf-8") == "CHILD-SAVED: use pnpm, never npm, in this repo"
+
+    child_requests = [r for r in stub.model_requests() if "memory keeper" in last_message_text(r)
+                      or any("memory keeper" in str(m.get("content")) for m in r["body"]["messages"])]
+    assert child_requests, "the child never asked the model"
+    child_first = child_requests[0]
+    assert CORRECTION in last_message_text(child_first)  # the child saw the correction quoted...
+    assert tool_names(child_first)[-2:] == ["memory", "skill"]  # ...had tacit's tools...
+    assert "call the `memory` tool" not in system_prompt(child_first)  # ...and no injected context
+    # the child's bridge served the tool and dispatched nothing
+    child_exit = wait_for(lambda: [l for l in bridge_exits(cfg) if "child=1" in l], 20,
+                          "the child bridge's exit line")
+    assert len(child_exit) == 1
+    assert "events=0 dispatched=0 tools=1 commands=0 children=0" in child_exit[0]
+    parent_exit = [line for line in bridge_exits(cfg) if "child=0" in line]
+    assert len(parent_exit) == 1 and "children=1" in parent_exit[0]
+    time.sleep(2)  # a grandchild would have been started by now
+    assert len(child_records(cfg)) == 1
+    assert sum("memory keeper" in last_message_text(r) for r in stub.model_requests()) == 1
+    assert not list((cfg.state_dir / "jobs").glob("*.json"))
+
+
+# ---------------------------------------------------------------------------
+# 4. slash commands without a model call
+# ---------------------------------------------------------------------------
+
+
+def test_slash_commands_run_without_a_model_call(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, memory="Use pnpm here\n§\nuse pnpm here.\n§\nTests live in tests/unit")
+    from tacit.stores.skills import SkillStore
+
+    assert SkillStore(cfg).create("release-notes", "Write release notes from the changelog")["success"]
+    no_children = {"TACIT_CHILD_ENABLED": "0"}  # consolidation merges deterministically here
+
+    proc = run_pi.prompt("/memory-skills", extensions=[EXTENSION])
+    ok(proc)
+    assert f"[tacit] Skills in {cfg.skills_dir} (1):" in proc.stderr
+    assert "release-notes" in proc.stderr and "Write release notes from the changelog" in proc.stderr
+
+    proc = run_pi.prompt("/memory-consolidate", extensions=[EXTENSION], env_extra=no_children)
+    ok(proc)
+    assert "[tacit] Memory consolidation:" in proc.stderr and "deterministic, 1 merged" in proc.stderr
+    assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm here\n§\nTests live in tests/unit"
+
+    proc = run_pi.prompt("/memory-teach Deploys go through make ship", extensions=[EXTENSION])
+    ok(proc)
+    assert "[tacit] Taught taught-" in proc.stderr
+    assert "Deploys go through make ship" in cfg.memory_file.read_text(encoding="utf-8")
+    key = proc.stderr.split("Taught ", 1)[1].split(":", 1)[0]
+
+    proc = run_pi.prompt("/memory-show", extensions=[EXTENSION])
+    ok(proc)
+    assert key in proc.stderr and "Deploys go through make ship" in proc.stderr
+
+    proc = run_pi.prompt(f"/memory-forget {key}", extensions=[EXTENSION])
+    ok(proc)
+    assert f"Forgot {key}" in proc.stderr
+    assert "make ship" not in cfg.memory_file.read_text(encoding="utf-8")
+
+    assert stub.model_requests() == []
+
+
+# ---------------------------------------------------------------------------
+# 5. a dead bridge or a missing Python never breaks pi
+# ---------------------------------------------------------------------------
+
+
+def test_killing_the_bridge_mid_session_leaves_pi_answering(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, memory="MEMENTRY-ONE uses pnpm")
+    # bash runs as pi's child; the bridge is its sibling. "[t]acit" keeps the
+    # pattern from matching this very shell's command line.
+    kill = 'kill -9 $(pgrep -P $PPID -f "[t]acit.cli bridge") && echo BRIDGE-KILLED'
+    stub.set_script([
+        {"match": "^kill the bridge", "times": 1, "tool_calls": [{"name": "bash", "input": {"command": kill}}]},
+        {"match": "BRIDGE-KILLED", "reply": "still answering"},
+    ])
+    proc = run_pi.prompt("kill the bridge", extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "still answering"
+    first, second = stub.model_requests()
+    assert "BRIDGE-KILLED" in last_message_text(second)
+    assert "MEMENTRY-ONE" in system_prompt(second)  # the prompt was built before the kill
+    lines = log_lines(cfg)
+    died = [line for line in lines if "pi.extension: bridge exited" in line]
+    assert len(died) == 1 and "SIGKILL" in died[0]
+    exits = wait_for(lambda: bridge_exits(cfg), 20, "the restarted bridge's exit line")
+    starts = [line for line in log_lines(cfg) if "pi.bridge: start:" in line]
+    assert len(starts) == 2 and len(exits) == 1  # the killed one never logged its exit
+    assert "dispatched=" in exits[0] and "dispatched=0" not in exits[0]  # the new one served events
+
+
+def test_a_missing_python_leaves_pi_answering(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    stub.set_script([{"match": "^hello", "reply": "hi without tacit"}])
+    proc = run_pi.prompt("hello", extensions=[EXTENSION], env_extra={"TACIT_PYTHON": "/nonexistent/python3"})
+    ok(proc)
+    assert proc.stdout.strip() == "hi without tacit"
+    notices = [line for line in proc.stderr.splitlines() if line.startswith("[tacit]")]
+    assert len(notices) == 1 and "memory is off for this session" in notices[0]
+    (request,) = stub.model_requests()
+    assert "memory" not in tool_names(request) and "tacit memory" not in system_prompt(request)
+    warnings = [line for line in log_lines(cfg) if "pi.extension" in line]
+    assert len(warnings) == 2 and "giving up" in warnings[1]
+
+
+# ---------------------------------------------------------------------------
+# install / uninstall
+# ---------------------------------------------------------------------------
+
+
+def tacit_cli(run_pi, *args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=run_pi.env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_install_and_uninstall_for_both_scopes(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, memory="INSTALLED-MEMENTRY")
+    stub.set_script([], default="OK")
+    before = sorted(p.relative_to(run_pi.root) for p in run_pi.root.rglob("*")
+                    if "stub" not in p.parts and ".tacit" not in p.parts)
+
+    assert tacit_cli(run_pi, "install", "pi", "--scope", "user")["changed"] is True
+    assert tacit_cli(run_pi, "install", "pi", "--scope", "user")["changed"] is False  # idempotent
+    installed = run_pi.agent_dir / "extensions" / "tacit"
+    assert json.loads((installed / "tacit.json").read_text())["python"] == sys.executable
+    ok(run_pi.prompt("plain run"))  # no -e: pi autoloads the installed copy
+    assert "INSTALLED-MEMENTRY" in system_prompt(stub.model_requests()[-1])
+
+    # a second copy in the project as well: one of them stays inert, pi still works
+    assert tacit_cli(run_pi, "install", "pi", "--scope", "project",
+                     "--project-dir", str(run_pi.project))["changed"] is True
+    proc = run_pi.prompt("both copies")
+    ok(proc)
+    last = stub.model_requests()[-1]
+    assert tool_names(last).count("memory") == 1
+    assert system_prompt(last).count("INSTALLED-MEMENTRY") == 1
+
+    assert tacit_cli(run_pi, "uninstall", "pi", "--scope", "user")["changed"] is True
+    ok(run_pi.prompt("project copy only"))
+    assert "INSTALLED-MEMENTRY" in system_prompt(stub.model_requests()[-1])
+    assert tacit_cli(run_pi, "uninstall", "pi", "--scope", "project",
+                     "--project-dir", str(run_pi.project))["changed"] is True
+    assert tacit_cli(run_pi, "uninstall", "pi", "--scope", "project",
+                     "--project-dir", str(run_pi.project))["changed"] is False
+
+    ok(run_pi.prompt("no tacit"))
+    last = stub.model_requests()[-1]
+    assert "memory" not in tool_names(last) and "INSTALLED-MEMENTRY" not in system_prompt(last)
+    after = sorted(p.relative_to(run_pi.root) for p in run_pi.root.rglob("*")
+                   if "stub" not in p.parts and ".tacit" not in p.parts)
+    assert after == before  # exactly what install added is gone, nothing else

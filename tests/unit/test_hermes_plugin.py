@@ -1,0 +1,341 @@
+"""The Hermes adapter without Hermes: hook payloads → tacit events → effects.
+
+A real engine (``HermesAdapter.create``) over a temp ``HERMES_HOME``; a
+recorder plugin registered on that engine sees exactly the events the hooks
+produced. Child jobs go to a recording launcher: nothing is spawned here
+(the detached runner has its own tests, the real Hermes its e2e tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tacit.config import load_config
+from tacit.events import EVENT_KINDS, InjectContext
+from tacit.hosts.hermes import plugin
+from tacit.hosts.hermes.plugin import HermesAdapter, is_oneshot, message_text, tool_outcome, trimmed
+
+
+class FakeCtx:
+    """The part of Hermes's PluginContext tacit uses."""
+
+    def __init__(self):
+        self.hooks, self.commands, self.middleware = {}, {}, {}
+
+    def register_hook(self, name, fn):
+        self.hooks[name] = fn
+
+    def register_command(self, name, handler, description="", args_hint=""):
+        self.commands[name] = handler
+
+    def register_middleware(self, kind, fn):
+        self.middleware[kind] = fn
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path) -> Path:
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    (home / "config.yaml").write_text("memory:\n  nudge_interval: 0\nskills:\n  creation_nudge_interval: 0\n")
+    return home
+
+
+@pytest.fixture
+def hermes_env(hermes_home: Path, tmp_path: Path) -> dict:
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    hermes = fake_bin / "hermes"  # found by agent_available; never run (launcher is recorded)
+    hermes.write_text("#!/bin/sh\nexit 99\n")
+    hermes.chmod(hermes.stat().st_mode | stat.S_IXUSR)
+    return {"HOME": str(tmp_path), "HERMES_HOME": str(hermes_home),
+            "PATH": f"{fake_bin}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+
+
+class Recorder:
+    def __init__(self):
+        self.events, self.replies, self.jobs = [], {}, []
+
+    def __call__(self, event, ctx):
+        self.events.append(event)
+        return self.replies.get(event.kind)
+
+    def kinds(self):
+        return [e.kind for e in self.events]
+
+
+@pytest.fixture
+def adapter_factory(hermes_env):
+    def make(*, oneshot=False, env=None):
+        cfg = load_config(env={**hermes_env, **(env or {})}, host="hermes")
+        adapter = HermesAdapter.create(cfg, argv=["hermes", "-z", "x"] if oneshot else ["hermes"])
+        recorder = Recorder()
+        for kind in EVENT_KINDS:
+            adapter.engine.on(kind, recorder, name="test.recorder", priority=1)
+        if adapter.engine.launcher is not None:
+            adapter.engine.launcher = lambda job: recorder.jobs.append(job)
+        return adapter, recorder
+
+    return make
+
+
+def run_turn(adapter, sid="s1", text="list the files", reply="done", tools=()):
+    adapter.on_session_start(session_id=sid, model="m", platform="cli")
+    context = adapter.pre_llm_call(session_id=sid, user_message=text, is_first_turn=True,
+                                   conversation_history=[{"role": "user", "content": text}])
+    for name, result, status in tools:
+        adapter.post_tool_call(tool_name=name, args={"x": 1}, result=result, status=status, session_id=sid,
+                               tool_call_id="c1", telemetry_schema_version="hermes.observer.v1")
+    adapter.post_llm_call(session_id=sid, user_message=text, assistant_response=reply)
+    adapter.on_session_end(session_id=sid, completed=True, interrupted=False)
+    return context
+
+
+# ---------------------------------------------------------------------------
+# hooks -> events
+# ---------------------------------------------------------------------------
+
+def test_one_turn_maps_to_the_engine_events(adapter_factory):
+    adapter, rec = adapter_factory()
+    run_turn(adapter, tools=[
+        ("terminal", json.dumps({"output": "three-out", "exit_code": 3, "error": None}), "ok"),
+        ("read_file", json.dumps({"error": "no such file"}), "error"),
+        ("terminal", json.dumps({"output": "ok", "exit_code": 0, "error": None}), "ok"),
+    ])
+    assert rec.kinds() == ["session_start", "before_agent_start", "message_end", "tool_call", "tool_call",
+                           "tool_call", "message_end", "turn_end"]  # on_session_end: not a shutdown
+    start, before, user, t1, t2, t3, assistant, turn = rec.events
+    assert start.session_id == "s1" and start.source == "startup" and start.cwd == os.getcwd()
+    assert before.prompt == "list the files"
+    assert (user.role, user.text) == ("user", "list the files")
+    assert (t1.name, t1.ok, t1.error) == ("terminal", False, "exit code 3: three-out")  # Hermes said "ok"
+    assert (t2.ok, t2.error) == (False, "no such file") and t3.ok is True and t1.args == {"x": 1}
+    assert (assistant.role, assistant.text) == ("assistant", "done")
+    assert turn.user_text == "list the files" and turn.assistant_text == "done"
+    assert [(c.name, c.ok) for c in turn.tool_calls] == [("terminal", False), ("read_file", False),
+                                                         ("terminal", True)]
+
+
+def test_second_turn_has_no_second_session_start(adapter_factory):
+    adapter, rec = adapter_factory()
+    run_turn(adapter)
+    rec.events.clear()
+    adapter.pre_llm_call(session_id="s1", user_message="again", is_first_turn=False)
+    adapter.post_llm_call(session_id="s1", user_message="again", assistant_response="ok")
+    assert rec.kinds() == ["message_end", "message_end", "turn_end"]
+
+
+def test_oneshot_session_end_is_the_sessions_end(adapter_factory):
+    adapter, rec = adapter_factory(oneshot=True)
+    run_turn(adapter)
+    assert rec.kinds()[-1] == "session_shutdown" and rec.events[-1].reason == "oneshot"
+    adapter.on_session_end(session_id="s1")
+    adapter.on_session_finalize(session_id="s1")
+    assert rec.kinds().count("session_shutdown") == 1
+
+
+def test_finalize_ends_an_interactive_session_once(adapter_factory):
+    adapter, rec = adapter_factory()
+    run_turn(adapter)
+    adapter.on_session_finalize(session_id="s1", platform="cli", reason="shutdown")
+    adapter.on_session_finalize(session_id="s1", reason="shutdown")
+    adapter.on_session_finalize(session_id="never-seen")
+    shutdowns = [e for e in rec.events if e.kind == "session_shutdown"]
+    assert len(shutdowns) == 1 and shutdowns[0].reason == "shutdown"
+
+
+def test_interrupted_turn_is_closed_by_session_end(adapter_factory):
+    adapter, rec = adapter_factory()
+    adapter.pre_llm_call(session_id="s2", user_message="do it", is_first_turn=False)
+    adapter.on_session_end(session_id="s2", completed=False, interrupted=True)  # no post_llm_call
+    assert rec.kinds() == ["session_start", "before_agent_start", "message_end", "turn_end"]
+    assert rec.events[0].source == "resume"  # no on_session_start: a continued session
+    assert rec.events[-1].user_text == "do it"
+    adapter.on_session_end(session_id="s2")
+    assert rec.kinds().count("turn_end") == 1
+
+
+def test_only_prompt_scope_context_reaches_the_user_message(adapter_factory, hermes_home):
+    adapter, rec = adapter_factory()
+    rec.replies["before_agent_start"] = [InjectContext(text="SESSION-ONLY", scope="session", priority=1)]
+    rec.replies["message_end"] = [InjectContext(text="SECOND", scope="prompt", priority=60),
+                                  InjectContext(text="FIRST", scope="prompt", priority=5)]
+    context = run_turn(adapter)
+    assert context == {"context": "FIRST\n\nSECOND"}
+    log = (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+    assert "session context from test.recorder not shown" in log
+
+
+def test_nothing_is_injected_that_hermes_shows_itself(adapter_factory, hermes_home):
+    (hermes_home / "memories").mkdir()
+    (hermes_home / "memories" / "MEMORY.md").write_text("uses pnpm")
+    adapter, _rec = adapter_factory()
+    assert run_turn(adapter) is None  # no snapshot, no save guidance, no skill index
+
+
+def test_a_correction_starts_a_child_job(adapter_factory):
+    adapter, rec = adapter_factory()
+    run_turn(adapter, text="I told you we use pnpm here, not npm")
+    [job] = rec.jobs
+    assert job["kind"] == "correction" and job["host"] == "hermes" and job["session_id"] == "s1"
+    assert job["variables"]["correction"] == "I told you we use pnpm here, not npm"
+
+
+# ---------------------------------------------------------------------------
+# never break Hermes
+# ---------------------------------------------------------------------------
+
+def test_hooks_swallow_and_log_every_error(adapter_factory, hermes_home):
+    adapter, _rec = adapter_factory()
+    ctx = FakeCtx()
+    adapter.register(ctx)
+
+    def boom(event):
+        raise RuntimeError("engine exploded")
+
+    adapter.engine.dispatch = boom
+    calls = {
+        "on_session_start": {"session_id": "s"},
+        "pre_llm_call": {"session_id": "s", "user_message": "hi", "is_first_turn": True},
+        "post_tool_call": {"session_id": "s", "tool_name": "terminal", "result": "{}", "status": "ok"},
+        "post_llm_call": {"session_id": "s", "user_message": "hi", "assistant_response": "ok"},
+        "on_session_end": {"session_id": "s"},
+        "on_session_finalize": {"session_id": "s"},
+    }
+    for name, kwargs in calls.items():
+        assert ctx.hooks[name](**kwargs, unknown_future_kwarg=1) is None
+    log = (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+    assert "hermes hook pre_llm_call" in log and "engine exploded" in log
+    assert "hermes hook post_tool_call" in log
+
+
+def test_commands_answer_with_the_error_instead_of_raising(adapter_factory, monkeypatch):
+    adapter, _rec = adapter_factory()
+    ctx = FakeCtx()
+    adapter.register(ctx)
+
+    def broken(cfg):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr("tacit.slash.memory_skills", broken)
+    text = ctx.commands["memory-skills"]("")
+    assert text.startswith("tacit: /memory-skills failed: disk on fire")
+
+
+def test_register_is_inert_in_a_child(monkeypatch, hermes_env):
+    for key, value in hermes_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("TACIT_CHILD", "1")
+    ctx = FakeCtx()
+    plugin.register(ctx)
+    assert ctx.hooks == {} and ctx.commands == {} and ctx.middleware == {}
+
+
+def test_register_never_raises(monkeypatch, hermes_env, hermes_home):
+    for key, value in hermes_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TACIT_CHILD", raising=False)
+
+    def broken(cls, cfg, argv=None):
+        raise RuntimeError("cannot build")
+
+    monkeypatch.setattr(HermesAdapter, "create", classmethod(broken))
+    ctx = FakeCtx()
+    plugin.register(ctx)
+    assert ctx.hooks == {}
+    assert "hermes register" in (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+
+
+def test_register_wires_hooks_middleware_and_commands(monkeypatch, hermes_env):
+    for key, value in hermes_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TACIT_CHILD", raising=False)
+    ctx = FakeCtx()
+    plugin.register(ctx)
+    assert sorted(ctx.hooks) == sorted(plugin.HOOKS)
+    assert list(ctx.middleware) == ["tool_execution"]
+    assert sorted(ctx.commands) == ["memory-consolidate", "memory-forget", "memory-show", "memory-skills",
+                                    "memory-teach"]
+
+
+# ---------------------------------------------------------------------------
+# coexistence with Hermes's own review; one limit
+# ---------------------------------------------------------------------------
+
+def test_hermes_review_on_means_tacit_review_off(adapter_factory, hermes_home):
+    (hermes_home / "config.yaml").write_text("memory:\n  memory_char_limit: 300\n  user_char_limit: 200\n")
+    adapter, _rec = adapter_factory()  # nudges unset: Hermes's default 10 = on
+    assert adapter.cfg.review_enabled is False
+    assert adapter.cfg.skill_trigger_tool_calls == plugin.SKILL_TRIGGER_OFF
+    assert (adapter.cfg.memory_char_limit, adapter.cfg.user_char_limit) == (300, 200)
+    assert "avoid a double review" in (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+
+
+def test_hermes_review_off_means_tacit_reviews(adapter_factory):
+    adapter, rec = adapter_factory(env={"TACIT_NUDGE_INTERVAL": "2", "TACIT_REVIEW_MIN_USER_TURNS": "1"})
+    assert adapter.cfg.review_enabled is True and adapter.cfg.skill_trigger_tool_calls == 8
+    run_turn(adapter)
+    adapter.pre_llm_call(session_id="s1", user_message="next", is_first_turn=False)
+    adapter.post_llm_call(session_id="s1", user_message="next", assistant_response="ok")
+    assert [j["kind"] for j in rec.jobs] == ["review"]
+
+
+# ---------------------------------------------------------------------------
+# slash commands
+# ---------------------------------------------------------------------------
+
+def test_slash_commands_do_their_work(adapter_factory, hermes_home):
+    memories = hermes_home / "memories"
+    memories.mkdir()
+    (memories / "MEMORY.md").write_text("uses pnpm for installs\n§\nUses pnpm for installs.\n§\ntabs")
+    adapter, _rec = adapter_factory(env={"TACIT_CHILD_ENABLED": "0"})
+    ctx = FakeCtx()
+    adapter.register(ctx)
+    out = ctx.commands["memory-consolidate"]("")
+    assert "memory:" in out and "(deterministic, 1 merged)" in out
+    assert (memories / "MEMORY.md").read_text() == "uses pnpm for installs\n§\ntabs"
+    assert ctx.commands["memory-skills"]("").startswith(f"Skills in {hermes_home / 'skills'} (0):")
+    taught = ctx.commands["memory-teach"]("--user likes short answers")
+    assert taught.startswith("Taught taught-") and (memories / "USER.md").read_text() == "likes short answers"
+    key = taught.split()[1].rstrip(":")
+    assert key in ctx.commands["memory-show"]("")
+    assert ctx.commands["memory-forget"](key).startswith(f"Forgot {key}")
+    assert (memories / "USER.md").read_text() == ""
+    assert "No learned memory has the key" in ctx.commands["memory-forget"]("nope")
+
+
+# ---------------------------------------------------------------------------
+# pure helpers
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("result,status,expected", [
+    ('{"output": "x", "exit_code": 0, "error": null}', "ok", (True, None)),
+    ('{"output": "three-out", "exit_code": 3, "error": null}', "ok", (False, "exit code 3: three-out")),
+    ({"exit_code": 1, "error": "boom"}, None, (False, "exit code 1: boom")),
+    ('{"error": "File not found"}', "error", (False, "File not found")),
+    ('{"success": false, "error": "over"}', None, (False, "over")),
+    ('{"success": true}', None, (True, None)),
+    ("plain text output", None, (True, None)),
+    ("plain text output", "blocked", (False, "blocked")),
+    ('{"exit_code": true}', "ok", (True, None)),  # a bool is not an exit code
+])
+def test_tool_outcome(result, status, expected):
+    assert tool_outcome(result, status) == expected
+
+
+def test_message_text_and_trimmed_args():
+    assert message_text("hi") == "hi" and message_text(None) == ""
+    assert message_text([{"type": "text", "text": "a"}, {"type": "image_url"}, "b"]) == "a\nb"
+    args = trimmed({"content": "x" * 5000, "n": 3})
+    assert len(args["content"]) == plugin.MAX_ARG_CHARS + 1 and args["n"] == 3
+    assert trimmed("not a dict") == {}
+
+
+def test_is_oneshot():
+    assert is_oneshot(["hermes", "-z", "hi"]) and is_oneshot(["hermes", "--oneshot=hi"])
+    assert not is_oneshot(["hermes", "chat"]) and not is_oneshot([sys.executable, "-c"])

@@ -1,0 +1,446 @@
+"""The pi bridge's protocol, against the real ``tacit bridge --stdio`` process.
+
+Every test starts the bridge exactly as the pi extension does (``python -m
+tacit.cli bridge --stdio`` with ``TACIT_HOST=pi``), writes JSON lines to its
+stdin and reads its stdout: the handshake, each method, every error code,
+notifications, child mode, end of input, a stray ``print`` that must not
+reach the protocol stream, and a correction whose child job is launched
+detached with pi's variables and reaped so the next one can run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tacit.config import load_config
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION = REPO / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+FAKE_AGENT = REPO / "tests" / "fake_agent" / "fake_agent.py"
+TIMEOUT = 20.0
+
+
+class BridgeProcess:
+    """A running bridge: ``request`` waits for the matching response (events
+    that arrive meanwhile are kept in ``events``), ``notify`` sends a
+    notification, ``close`` ends input and returns the exit code."""
+
+    def __init__(self, env: dict):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tacit.cli", "bridge", "--stdio"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.lines: queue.Queue = queue.Queue()
+        self.raw: list[str] = []
+        self.events: list[dict] = []
+        self._next = 1
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            text = line.decode("utf-8")
+            self.raw.append(text)
+            self.lines.put(text)
+        self.lines.put(None)
+
+    def send_raw(self, text: str) -> None:
+        self.proc.stdin.write(text.encode("utf-8"))
+        self.proc.stdin.flush()
+
+    def send(self, message: dict) -> None:
+        self.send_raw(json.dumps(message) + "\n")
+
+    def next_message(self, timeout: float = TIMEOUT) -> dict:
+        line = self.lines.get(timeout=timeout)
+        assert line is not None, f"bridge closed its output; stderr: {self.proc.stderr.read()!r}"
+        return json.loads(line)
+
+    def wait_for_id(self, msg_id, timeout: float = TIMEOUT) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.next_message(max(0.1, deadline - time.monotonic()))
+            if "event" in message:
+                self.events.append(message)
+                continue
+            assert message.get("id") == msg_id, message
+            return message
+
+    def request(self, method: str, params: dict | None = None, timeout: float = TIMEOUT) -> dict:
+        msg_id = self._next
+        self._next += 1
+        self.send({"id": msg_id, "method": method, "params": params or {}})
+        return self.wait_for_id(msg_id, timeout)
+
+    def result(self, method: str, params: dict | None = None, timeout: float = TIMEOUT) -> dict:
+        reply = self.request(method, params, timeout)
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"method": method, "params": params})
+
+    def hello(self, **params) -> dict:
+        return self.result("hello", {"protocol": 1, "client": "test", **params})
+
+    def close(self, timeout: float = TIMEOUT) -> int:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def bridge_env(tacit_env):
+    env = dict(tacit_env)
+    env["TACIT_HOST"] = "pi"
+    return env
+
+
+@pytest.fixture
+def bridge(bridge_env):
+    proc = BridgeProcess(bridge_env)
+    yield proc
+    proc.close()
+
+
+def pi_cfg(env: dict):
+    return load_config(env=env, host="pi")
+
+
+def log_lines(env: dict) -> list[str]:
+    path = pi_cfg(env).log_file
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def wait_until(predicate, timeout: float = TIMEOUT, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+# ---------------------------------------------------------------------------
+# Handshake and errors
+# ---------------------------------------------------------------------------
+
+
+def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_env):
+    info = bridge.hello()
+    assert info["protocol"] == 1
+    assert info["server"] == "tacit-bridge"
+    assert info["child"] is False
+    assert set(info["capabilities"]) == {"events", "tools", "commands", "notices"}
+    assert [t["name"] for t in info["tools"]] == ["memory", "skill"]
+    memory = info["tools"][0]
+    assert memory["parameters"]["type"] == "object"
+    assert memory["parameters"]["properties"]["action"]["enum"] == ["add", "replace", "remove"]
+    assert {c["name"] for c in info["commands"]} == {
+        "memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach"}
+    assert info["pid"] == bridge.proc.pid
+    assert info["data_dir"] == bridge_env["TACIT_HOME"]
+    assert bridge.result("ping")["pong"] is True
+
+
+def test_requests_before_hello_are_refused(bridge):
+    reply = bridge.request("event", {"kind": "session_start", "session_id": "s"})
+    assert reply["error"]["code"] == "not_ready"
+    bridge.hello()
+    assert "result" in bridge.request("event", {"kind": "session_start", "session_id": "s"})
+
+
+def test_protocol_mismatch_is_an_error_not_a_crash(bridge):
+    reply = bridge.request("hello", {"protocol": 2})
+    assert reply["error"]["code"] == "protocol_mismatch"
+    assert "protocol 1" in reply["error"]["message"]
+    assert bridge.hello()["protocol"] == 1  # the process is still serving
+
+
+def test_bad_input_gets_error_responses(bridge):
+    bridge.hello()
+    bridge.send_raw("this is not json\n")
+    reply = bridge.next_message()
+    assert reply["id"] is None and reply["error"]["code"] == "parse_error"
+    bridge.send_raw("[1, 2, 3]\n")
+    assert bridge.next_message()["error"]["code"] == "invalid_request"
+    assert bridge.request("no-such-method")["error"]["code"] == "unknown_method"
+    reply = bridge.request("event", {"kind": "nope", "session_id": "s"})
+    assert reply["error"]["code"] == "invalid_params" and "unknown event kind" in reply["error"]["message"]
+    reply = bridge.request("event", {"kind": "message_end", "session_id": "s", "text": 42})
+    assert reply["error"]["code"] == "invalid_params" and "message_end.text" in reply["error"]["message"]
+    assert bridge.request("event", {"kind": "turn_end"})["error"]["code"] == "invalid_params"
+    assert bridge.request("tool", {"name": "bash"})["error"]["code"] == "invalid_params"
+    assert bridge.request("command", {"name": "rm-rf"})["error"]["code"] == "invalid_params"
+    send = {"id": 99, "method": "event", "params": "not an object"}
+    bridge.send(send)
+    assert bridge.wait_for_id(99)["error"]["code"] == "invalid_params"
+    # a bad notification gets no response at all; the next request still works
+    bridge.notify("event", {"kind": "nope", "session_id": "s"})
+    assert bridge.result("ping")["pong"] is True
+
+
+# ---------------------------------------------------------------------------
+# Events
+# ---------------------------------------------------------------------------
+
+
+def test_before_agent_start_returns_frozen_snapshot_guidance_and_skill_index(bridge, bridge_env):
+    cfg = pi_cfg(bridge_env)
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("MEMENTRY-ONE uses pnpm", encoding="utf-8")
+    from tacit.stores.skills import SkillStore
+
+    assert SkillStore(cfg).create("deploy-staging", "Deploy the web app to staging safely")["success"]
+    bridge.hello()
+    sid = {"session_id": "sess-1", "cwd": "/tmp", "model": "stub/stub-model"}
+    assert bridge.result("event", {"kind": "session_start", "source": "startup", **sid})["dispatched"]
+    first = bridge.result("event", {"kind": "before_agent_start", "prompt": "hi", **sid})
+    context = first["context"]
+    assert "MEMENTRY-ONE uses pnpm" in context
+    assert "call the `memory` tool" in context  # tools guidance, not the CLI one (tacit_tools)
+    assert "deploy-staging" in context and "Deploy the web app to staging safely" in context
+    assert context.index("MEMENTRY-ONE") < context.index("call the `memory` tool") < context.index(
+        "deploy-staging")
+    # a write mid-session does not change the frozen block
+    add = bridge.result("tool", {"name": "memory", "session_id": "sess-1",
+                                 "args": {"action": "add", "target": "memory", "content": "LATER entry"}})
+    assert add["success"] is True
+    again = bridge.result("event", {"kind": "before_agent_start", "prompt": "again", **sid})
+    assert again["context"] == context
+    assert "LATER entry" in cfg.memory_file.read_text(encoding="utf-8")
+
+
+def test_notifications_are_processed_in_order_without_responses(bridge, bridge_env):
+    bridge.hello()
+    sid = {"session_id": "s2"}
+    bridge.notify("event", {"kind": "message_end", "role": "user", "text": "run the tests", **sid})
+    for name, ok in (("bash", True), ("read", True), ("bash", False)):
+        bridge.notify("event", {"kind": "tool_call", "name": name, "ok": ok,
+                                "args": {"command": "x" * 5000, "nested": {"a": 1}}, **sid})
+    bridge.notify("event", {"kind": "message_end", "role": "assistant", "text": "done", **sid})
+    turn = bridge.result("event", {"kind": "turn_end", **sid})
+    assert turn["dispatched"] is True and turn["notices"] == []
+    assert bridge.events == []  # nothing else was written for the notifications
+    assert bridge.close() == 0
+    summary = [line for line in log_lines(bridge_env) if "pi.bridge: exit:" in line]
+    assert summary and "child=0 events=6 dispatched=6" in summary[-1]
+
+
+# ---------------------------------------------------------------------------
+# Tools and commands
+# ---------------------------------------------------------------------------
+
+
+def test_memory_and_skill_tools_write_through_the_stores(bridge, bridge_env):
+    cfg = pi_cfg(bridge_env)
+    bridge.hello()
+    add = bridge.result("tool", {"name": "memory", "args": {
+        "action": "add", "target": "user", "content": "The user is called Ada"}})
+    assert add["success"] is True and add["target"] == "user"
+    assert cfg.user_file.read_text(encoding="utf-8") == "The user is called Ada"
+    replaced = bridge.result("tool", {"name": "memory", "args": {
+        "action": "replace", "target": "user", "old_text": "Ada", "content": "The user is called Ada L."}})
+    assert replaced["success"] is True
+    refused = bridge.result("tool", {"name": "memory", "args": {
+        "action": "remove", "target": "user", "old_text": "no such entry"}})
+    assert refused["success"] is False and "No entry contains" in refused["error"]
+    missing = bridge.result("tool", {"name": "memory", "args": {"action": "add", "target": "memory"}})
+    assert missing == {"success": False, "error": "'content' is required and must be a non-empty string"}
+    wrong = bridge.result("tool", {"name": "memory", "args": {"action": "add", "target": "nope",
+                                                              "content": "x"}})
+    assert wrong["success"] is False and "target" in wrong["error"]
+    assert bridge.result("tool", {"name": "memory", "args": "add"})["success"] is False
+
+    created = bridge.result("tool", {"name": "skill", "args": {
+        "action": "create", "name": "run-tests", "description": "Run the test suite with pnpm"}})
+    assert created["success"] is True
+    assert (cfg.skills_dir / "run-tests" / "SKILL.md").is_file()
+    viewed = bridge.result("tool", {"name": "skill", "args": {"action": "view", "name": "run-tests"}})
+    assert "Run the test suite with pnpm" in viewed["content"]
+    listed = bridge.result("tool", {"name": "skill", "args": {"action": "list"}})
+    assert [s["name"] for s in listed["skills"]] == ["run-tests"]
+    patched = bridge.result("tool", {"name": "skill", "args": {
+        "action": "patch", "name": "run-tests", "section": "Pitfalls", "content": "Never use npm."}})
+    assert patched["success"] is True
+    assert "Never use npm." in (cfg.skills_dir / "run-tests" / "SKILL.md").read_text(encoding="utf-8")
+    assert bridge.result("tool", {"name": "skill", "args": {"action": "edit", "name": "run-tests"}})[
+        "success"] is False
+    assert bridge.result("tool", {"name": "skill", "args": {"action": "delete", "name": "run-tests"}})[
+        "success"] is True
+    assert not (cfg.skills_dir / "run-tests").exists()
+
+
+def test_slash_commands(bridge, bridge_env):
+    cfg = pi_cfg(bridge_env)
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("Use pnpm here\n§\nuse pnpm here.\n§\nTests live in tests/unit",
+                               encoding="utf-8")
+    bridge.hello()
+    skills = bridge.result("command", {"name": "memory-skills", "session_id": "s"})
+    assert skills["text"].startswith(f"Skills in {cfg.skills_dir} (0):")
+    taught = bridge.result("command", {"name": "memory-teach", "args": "  Deploys go through make ship ",
+                                       "session_id": "s"})
+    assert taught["success"] is True and taught["text"].startswith("Taught taught-")
+    assert "Deploys go through make ship" in cfg.memory_file.read_text(encoding="utf-8")
+    shown = bridge.result("command", {"name": "memory-show"})
+    assert taught["key"] in shown["text"]
+    forgot = bridge.result("command", {"name": "memory-forget", "args": taught["key"]})
+    assert forgot["success"] is True and "removed it from MEMORY.md" in forgot["text"]
+    assert "make ship" not in cfg.memory_file.read_text(encoding="utf-8")
+    unknown = bridge.result("command", {"name": "memory-forget", "args": "no-such-key"})
+    assert unknown["success"] is False and "no-such-key" in unknown["text"]
+
+
+def test_memory_consolidate_command_merges_duplicates(bridge_env):
+    env = dict(bridge_env, TACIT_CHILD_ENABLED="0")
+    cfg = pi_cfg(env)
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("Use pnpm here\n§\nuse pnpm here.\n§\nTests live in tests/unit",
+                               encoding="utf-8")
+    proc = BridgeProcess(env)
+    try:
+        proc.hello()
+        result = proc.result("command", {"name": "memory-consolidate", "session_id": "s"})
+        assert result["text"].startswith("Memory consolidation:")
+        assert "(deterministic, 1 merged)" in result["text"]
+        assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm here\n§\nTests live in tests/unit"
+    finally:
+        assert proc.close() == 0
+
+
+# ---------------------------------------------------------------------------
+# Child mode, lifetime, stdout protection
+# ---------------------------------------------------------------------------
+
+
+def test_a_childs_bridge_serves_tools_only(bridge_env):
+    env = dict(bridge_env, TACIT_CHILD="1")
+    cfg = pi_cfg(env)
+    proc = BridgeProcess(env)
+    info = proc.hello()
+    assert info["child"] is True and info["capabilities"] == ["tools"] and info["commands"] == []
+    turn = proc.result("event", {"kind": "message_end", "role": "user", "session_id": "c",
+                                 "text": "no, don't use npm here. we use pnpm in this repo"})
+    assert turn["dispatched"] is False
+    assert proc.result("event", {"kind": "turn_end", "session_id": "c"})["dispatched"] is False
+    assert proc.request("command", {"name": "memory-skills"})["error"]["code"] == "unsupported"
+    saved = proc.result("tool", {"name": "memory", "args": {"action": "add", "target": "user",
+                                                            "content": "Use pnpm, not npm"}})
+    assert saved["success"] is True
+    assert proc.close() == 0
+    summary = [line for line in log_lines(env) if "pi.bridge: exit:" in line][-1]
+    assert "child=1 events=2 dispatched=0 tools=1 commands=0 children=0" in summary
+    assert not (cfg.state_dir / "jobs").exists()
+
+
+def test_end_of_input_and_shutdown_end_the_process(bridge_env):
+    proc = BridgeProcess(bridge_env)
+    proc.hello()
+    assert proc.close() == 0
+    proc = BridgeProcess(bridge_env)
+    proc.hello()
+    assert proc.result("shutdown") == {"ok": True}
+    assert proc.proc.wait(timeout=TIMEOUT) == 0
+    starts = [line for line in log_lines(bridge_env) if "pi.bridge: start:" in line]
+    exits = [line for line in log_lines(bridge_env) if "pi.bridge: exit:" in line]
+    assert len(starts) == 2 and len(exits) == 2
+
+
+def test_stray_prints_never_reach_the_protocol_stream(bridge_env, tmp_path):
+    plugin_dir = tmp_path / "plugins"
+    plugin_dir.mkdir()
+    (plugin_dir / "noisy_plugin.py").write_text(
+        "import os, sys\n"
+        "def register(engine):\n"
+        "    print('NOISE-AT-REGISTER')\n"
+        "    engine.on('before_agent_start', handler, name='noisy')\n"
+        "def handler(event, ctx):\n"
+        "    print('NOISE-IN-HANDLER')\n"
+        "    os.write(1, b'RAW-FD1-NOISE\\n')\n",
+        encoding="utf-8")
+    env = dict(bridge_env, TACIT_PLUGINS="noisy_plugin",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(plugin_dir), bridge_env.get("PYTHONPATH")])))
+    proc = BridgeProcess(env)
+    proc.hello()
+    assert "context" in proc.result("event", {"kind": "before_agent_start", "session_id": "n"})
+    assert proc.close() == 0
+    assert proc.raw and all(json.loads(line) for line in proc.raw)
+    stderr = proc.proc.stderr.read().decode()
+    assert "NOISE-AT-REGISTER" in stderr and "NOISE-IN-HANDLER" in stderr and "RAW-FD1-NOISE" in stderr
+
+
+def test_ctrl_c_does_not_kill_the_bridge(bridge):
+    import signal
+
+    bridge.hello()
+    os.kill(bridge.proc.pid, signal.SIGINT)
+    time.sleep(0.2)
+    assert bridge.result("ping")["pong"] is True
+
+
+# ---------------------------------------------------------------------------
+# Children: detached, with pi's variables, reaped
+# ---------------------------------------------------------------------------
+
+
+def test_corrections_start_detached_children_with_pi_variables(bridge_env, tmp_path):
+    calls = tmp_path / "agent-calls.jsonl"
+    # the wrapper shows {model} and {pi_extension} in the logged command, then
+    # runs the fake agent, which saves through the real `tacit memory` CLI
+    command = (f"/bin/sh -c 'exec \"$0\" {FAKE_AGENT} --mode save --log {calls} \"$3\"' "
+               f"{sys.executable} {{model}} {{pi_extension}} {{prompt_file}}")
+    env = dict(bridge_env, TACIT_CHILD_COMMAND=command, TACIT_CORRECTION_SAVE_EVERY_TURNS="1")
+    cfg = pi_cfg(env)
+    proc = BridgeProcess(env)
+    try:
+        proc.hello(extension_path=str(EXTENSION))
+        sid = {"session_id": "corr", "model": "stubprov/model-x"}
+        proc.result("event", {"kind": "session_start", **sid})
+
+        def turn(user: str) -> dict:
+            proc.notify("event", {"kind": "message_end", "role": "user", "text": user, **sid})
+            proc.notify("event", {"kind": "message_end", "role": "assistant",
+                                  "text": "I ran npm install and updated the lockfile.", **sid})
+            return proc.result("event", {"kind": "turn_end", **sid})
+
+        turn("please add the date helper")
+        turn("no, don't use npm here. we use pnpm in this repo")
+
+        def records():
+            if not cfg.children_log.exists():
+                return []
+            return [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
+
+        first = wait_until(lambda: records(), what="the first child record")[0]
+        assert first["kind"] == "correction" and first["ok"] is True and first["mode"] == "agent"
+        assert first["command"][4:6] == ["stubprov/model-x", str(EXTENSION)]
+        assert "pnpm" in cfg.user_file.read_text(encoding="utf-8")
+        agent_calls = [json.loads(line) for line in calls.read_text().splitlines()]
+        assert agent_calls[0]["tacit_child"] == "1"
+        assert agent_calls[0]["pgid"] != os.getpgid(proc.proc.pid)  # its own session
+
+        # the bridge reaped the child and cleared its running mark: a later
+        # correction gets a child of its own (no zombie counted as running)
+        time.sleep(0.5)
+        turn("I told you to keep the tests in tests/unit")
+        wait_until(lambda: len(records()) == 2, what="the second child record")
+    finally:
+        assert proc.close() == 0
+    summary = [line for line in log_lines(env) if "pi.bridge: exit:" in line][-1]
+    assert "children=2" in summary
