@@ -46,6 +46,8 @@ COMMAND_MODULES = [
     "tacit.commands.memories",
     "tacit.commands.habits",
     "tacit.commands.bridge",
+    "tacit.commands.patterns",
+    "tacit.commands.review",
 ]
 
 # Top-level command name -> the module in COMMAND_MODULES that registers it.
@@ -67,11 +69,15 @@ COMMANDS = {
     "memories": "tacit.commands.memories",
     "habits": "tacit.commands.habits",
     "bridge": "tacit.commands.bridge",
+    "patterns": "tacit.commands.patterns",
+    "stats": "tacit.commands.patterns",
+    "review": "tacit.commands.review",
 }
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
-    ("memory", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect")
+    ("memory", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
+     "review")
 )
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2

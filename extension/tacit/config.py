@@ -86,6 +86,10 @@ DEFAULTS: dict = {
     "review_time": "21:00",
     "acknowledge_captures": False,
     "silent": False,
+    # fix patterns / importance (issue 8)
+    # "category=minimum" pairs: below its minimum a capture is not even stored
+    # for review; importance_threshold then decides what reaches a memory file
+    "importance_category_minimums": ["fact=0.60", "context=0.50"],
 }
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -5,20 +5,38 @@ Design decisions
   rename never crosses a filesystem), is fsync'ed, then ``os.replace``d over
   the target, and the folder is fsync'ed. A reader — or a writer killed by
   SIGKILL at any instant — sees the old file or the new one, never half.
-- **Sibling lock file.** ``<file>.lock`` locked with ``flock`` (filelock's
-  UnixFileLock). This is the same file and the same lock Hermes Agent's
-  memory tool takes, so tacit and Hermes writing one MEMORY.md serialise.
-  Readers take no lock: atomic rename makes that safe.
+- **Stale temp files are swept, not left to pile up.** A writer killed between
+  creating its temp file (``.<name>.XXXXXXXX.tmp``) and the rename leaves that
+  file behind. Readers never look at it (they open ``<name>`` only). After
+  every successful write the writer deletes temp files of the same target
+  older than ``STALE_TEMP_SECONDS`` (a minute: far longer than any live write
+  takes, so a concurrent writer's temp file is never touched).
+- **Sibling lock file, ``flock``.** ``<file>.lock`` locked with
+  ``fcntl.flock`` — the same file and the same lock Hermes Agent's memory tool
+  takes, so tacit and Hermes writing one MEMORY.md serialise. The lock file is
+  never deleted (waiters must share one inode). Readers take no lock: atomic
+  rename makes that safe.
+- **flock directly, filelock only where there is no flock.** The filelock
+  package (a runtime dependency) locks the same way on POSIX, but importing it
+  costs 98 modules (50–75 ms alone, in every CLI and hook process that writes,
+  more than the write itself) and a contended acquire sleeps in 50 ms polls. Here a
+  contended acquire polls with a backoff from 1 ms to 5 ms; the timeout is
+  kept (a hung holder must not hang a host) and raises ``filelock.Timeout``,
+  so callers catch one exception type on every platform. Without ``fcntl``
+  (Windows) ``lock_for`` returns filelock's ``FileLock``.
 - **Private by default.** Memory can hold personal facts: files are 0600.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import time
 from pathlib import Path
 
 LOCK_TIMEOUT_SECONDS = 30.0
+STALE_TEMP_SECONDS = 60.0
+_TEMP_RANDOM_CHARS = 8  # tempfile.mkstemp's random part
+_POLL_FIRST, _POLL_MAX = 0.001, 0.005
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
@@ -27,15 +45,21 @@ def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+    import tempfile
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except FileNotFoundError:  # first write into this folder
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        if mode != 0o600:  # mkstemp creates the file 0600 already
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -44,6 +68,36 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+    sweep_stale_temps(path)
+
+
+def is_temp_of(name: str, target_name: str) -> bool:
+    """Is ``name`` a temp file ``atomic_write_*`` creates for ``target_name``?"""
+    prefix = f".{target_name}."
+    return (name.startswith(prefix) and name.endswith(".tmp")
+            and len(name) == len(prefix) + _TEMP_RANDOM_CHARS + len(".tmp"))
+
+
+def sweep_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> list[str]:
+    """Delete temp files of ``path`` left by killed writers; returns their names.
+    Never raises: a sweep that fails is retried by the next write."""
+    path = Path(path)
+    removed: list[str] = []
+    cutoff = time.time() - older_than
+    try:
+        with os.scandir(path.parent) as entries:
+            for entry in entries:
+                if not is_temp_of(entry.name, path.name):
+                    continue
+                try:
+                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                        os.unlink(entry.path)
+                        removed.append(entry.name)
+                except OSError:
+                    pass  # gone already, or not ours to delete
+    except OSError:
+        pass
+    return removed
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -59,14 +113,95 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dir_fd)
 
 
+class FlockLock:
+    """An exclusive ``flock`` on a lock file, with a timeout.
+
+    The subset of filelock's ``FileLock`` API tacit uses: a context manager,
+    ``acquire(timeout=None)``, ``release()``, ``is_locked``, ``lock_file``.
+    Re-entrant per instance (acquire twice, release twice), like FileLock.
+    Two instances — in one process or in two — exclude each other: each
+    opens its own file description, and flock locks belong to those.
+    """
+
+    def __init__(self, lock_file: str, timeout: float = LOCK_TIMEOUT_SECONDS):
+        self.lock_file = lock_file
+        self.timeout = timeout
+        self._fd: int | None = None
+        self._depth = 0
+
+    @property
+    def is_locked(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, timeout: float | None = None) -> "FlockLock":
+        import fcntl
+
+        if self._fd is not None:
+            self._depth += 1
+            return self
+        timeout = self.timeout if timeout is None else timeout
+        try:
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        except FileNotFoundError:  # the folder does not exist yet
+            os.makedirs(os.path.dirname(self.lock_file), exist_ok=True)
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + timeout if timeout >= 0 else None
+        pause = _POLL_FIRST
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    pass
+                if deadline is not None and time.monotonic() >= deadline:
+                    from filelock import Timeout  # only on this rare path
+
+                    raise Timeout(self.lock_file)
+                time.sleep(pause if deadline is None else max(0.0, min(pause, deadline - time.monotonic())))
+                pause = min(pause * 2, _POLL_MAX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd, self._depth = fd, 1
+        return self
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        fd, self._fd = self._fd, None
+        # closing the descriptor drops the flock; the file stays for the next waiter
+        os.close(fd)
+
+    def __enter__(self) -> "FlockLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __del__(self):  # a lock object dropped while held must not keep the lock
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
+
 def lock_for(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS):
     """The exclusive lock guarding ``path``: ``<path>.lock`` next to it.
 
-    Returned as a context manager. Imported lazily: filelock is only needed
-    by writers, and readers (the hook path) never lock.
+    Returned as a context manager (``FlockLock``; filelock's ``FileLock``
+    where there is no ``fcntl``). A timeout raises ``filelock.Timeout``.
     """
-    from filelock import FileLock
+    lock_file = os.fspath(path) + ".lock"
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:  # pragma: no cover - Windows
+        from filelock import FileLock
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock", timeout=timeout)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(lock_file, timeout=timeout)
+    return FlockLock(lock_file, timeout=timeout)  # creates the folder on first acquire

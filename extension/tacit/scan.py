@@ -42,8 +42,9 @@ Design decisions, and why
   only when every one of its trigger groups has a word in the lower-cased
   text. Which trigger words occur is found once per text, not once per rule:
   the text is split on whitespace and each distinct token's trigger words come
-  from a bounded memo (filled by one lookahead regex over the token), plus a
-  direct search for the few trigger phrases containing a space. Non-ASCII
+  from a bounded memo (filled by substring checks of the words no longer
+  than the token), plus a direct search for the few trigger phrases
+  containing a space. No extra regex: one-shot processes pay no compile. Non-ASCII
   text that normalising leaves unchanged ("§", accents) uses a single view.
   Clean text with no trigger word therefore costs a split, a few dict lookups
   and no rule at all (figures in docs/memory.md, "Performance"). Regexes are compiled on
@@ -195,6 +196,9 @@ class _Rule:
     negation: str | None = None  # "adjacent" | "clause": skip negated matches
     mask_group: str | None = None  # secrets: the group excerpts must hide
     ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
+    # characters every match contains (one of them): a rule whose subject holds
+    # none of them cannot match and is not run — an exact, cheap pre-check
+    requires: tuple = ()
 
 
 def _phrase(pattern: str) -> str:
@@ -894,6 +898,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         flags=re.IGNORECASE | re.ASCII,
         triggers=(("password", "passwd", "passphrase", "secret", "token", "key"),),
         view="raw", mask_group="secret", check=_value_check("secret.assignment"),
+        requires=(":", "="),  # every match holds ``:=``, ``=>``, ``=`` or ``:``
     ),
     _Rule(
         "secret.password_phrase",
@@ -913,10 +918,10 @@ _SECRET_RULES = tuple((rule, rx) for rule, rx in _RULES if rule.mask_group)
 # Trigger words: which rules can possibly match this text?
 # ---------------------------------------------------------------------------
 # Each rule's trigger groups as frozensets (every group needs one of its
-# words), and for each word the rules that mention it. One regex pass over
-# the lower-cased text finds the words present; only the rules whose groups
+# words), and for each word the rules that mention it. One pass over the
+# lower-cased text finds the words present; only the rules whose groups
 # are all satisfied run. That replaces ~40 per-rule loops of substring
-# searches (the old clean-text cost) with one C-level pass.
+# searches (the old clean-text cost) with one pass over the text's tokens.
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
 _WORD_RULES: dict = {}
@@ -925,77 +930,46 @@ for _index, _groups in enumerate(_RULE_GROUPS):
         _WORD_RULES.setdefault(_word, []).append(_index)
 _WORD_RULES = {word: tuple(indices) for word, indices in _WORD_RULES.items()}
 del _index, _groups, _word
-_TRIGGER_FINDER = None  # (compiled regex, {word: trigger words inside it}), built on first use
-
-
-def _trigger_finder():
-    """A regex finding, at every position, the longest trigger word starting
-    there (a lookahead, so overlapping words are all seen), and for each word
-    the trigger words it contains. A word occurring at position p is a prefix
-    of the longest word found at p, so "found words plus the words inside
-    them" is exactly the set of trigger words that occur: the same answer as
-    ``word in text`` for every word, in one pass."""
-    global _TRIGGER_FINDER
-    if _TRIGGER_FINDER is None:
-        words = sorted(_WORD_RULES)
-        trie: dict = {}
-        for word in words:
-            node = trie
-            for ch in word:
-                node = node.setdefault(ch, {})
-            node[""] = {}
-
-        def pattern(node: dict) -> str:
-            branches = [re.escape(ch) + pattern(node[ch]) for ch in sorted(k for k in node if k)]
-            if not branches:
-                return ""
-            body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-            if "" in node:  # a word may end here: the longer continuation is optional (greedy)
-                body = (body if len(branches) > 1 else "(?:" + body + ")") + "?"
-            return body
-
-        inside = {word: frozenset(w for w in words if w in word) for word in words}
-        _TRIGGER_FINDER = (re.compile("(?=(" + pattern(trie) + "))"), inside)
-    return _TRIGGER_FINDER
-
-
 _SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
+_SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES if w not in _SPACED_WORDS), key=len))
+# _WORDS_UP_TO[n]: the whitespace-free trigger words of at most n characters
+# (a word longer than a token cannot be inside it)
+_WORDS_UP_TO = tuple(tuple(w for w in _SOLID_WORDS if len(w) <= n)
+                     for n in range(len(_SOLID_WORDS[-1]) + 1))
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
+_CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
+_CANDIDATES_MAX = 4096
 _TOKEN_MEMO_MAX = 50_000
-_TOKEN_PATH_MAX_CHARS = 20_000  # longer texts take the single regex pass (no memo churn)
+_TOKEN_PATH_MAX_CHARS = 20_000  # longer texts are searched word by word (no memo churn)
 
 
-def _words_in(low: str) -> frozenset:
-    regex, inside = _trigger_finder()
-    found = set(regex.findall(low))
-    if not found:
-        return frozenset()
-    if len(found) == 1:
-        return inside[found.pop()]
-    return frozenset().union(*(inside[word] for word in found))
+def _words_in_token(token: str) -> frozenset:
+    candidates = _WORDS_UP_TO[min(len(token), len(_WORDS_UP_TO) - 1)]
+    return frozenset(word for word in candidates if word in token)
 
 
 def _present_words(low: str) -> frozenset:
-    """The trigger words that occur in ``low`` (already lower-cased).
+    """The trigger words that occur in ``low`` (already lower-cased): the same
+    answer as ``word in low`` for every trigger word, computed cheaply.
 
     A trigger word without whitespace can only occur inside one
-    whitespace-separated token, so the text is split (fast, in C) and each
-    distinct token's words come from a memo: the vocabulary of memory
-    entries and skill descriptions repeats, so most tokens are seen before and
-    cost a dict lookup. The few trigger phrases with a space are searched for
-    directly. Very long texts skip the memo and take one regex pass."""
+    whitespace-separated token, so the text is split (in C) and each distinct
+    token's words come from a memo: the vocabulary of memory entries and
+    skill descriptions repeats, so most tokens cost a dict lookup, and a new
+    token costs substring checks of the trigger words no longer than it. The
+    few trigger phrases with a space are searched for directly. Very long
+    texts skip the memo and search each word once. No regex is compiled: a
+    one-shot CLI or hook process scanning one entry must not pay for it."""
     if len(low) > _TOKEN_PATH_MAX_CHARS:
-        return _words_in(low)
+        return frozenset(word for word in _WORD_RULES if word in low)
     memo = _TOKEN_WORDS
-    present: set = set()
-    for token in set(low.split()):
-        words = memo.get(token)
-        if words is None:
-            if len(memo) >= _TOKEN_MEMO_MAX:
-                memo.clear()
-            words = memo[token] = _words_in(token)
-        if words:
-            present |= words
+    tokens = set(low.split())
+    found = list(map(memo.get, tokens))  # the lookups run in C
+    if None in found:
+        if len(memo) + len(tokens) > _TOKEN_MEMO_MAX:
+            memo.clear()
+        found = [memo.get(token) or memo.setdefault(token, _words_in_token(token)) for token in tokens]
+    present = set().union(*found)
     for phrase in _SPACED_WORDS:
         if phrase in low:
             present.add(phrase)
@@ -1197,9 +1171,21 @@ class _Views:
 
     def candidate_rules(self) -> list:
         """Indices of the rules whose trigger groups are all present, in rule
-        (= report) order. Clean text with no trigger word costs one regex pass."""
+        (= report) order. With one view (ASCII text, or text normalising left
+        unchanged) the answer depends only on the set of trigger words present,
+        so it is memoised on that set."""
+        if self.prepared is self.raw:
+            key = self.present("raw")
+            chosen = _CANDIDATES.get(key)
+            if chosen is None:
+                if len(_CANDIDATES) >= _CANDIDATES_MAX:
+                    _CANDIDATES.clear()
+                chosen = _CANDIDATES[key] = self._choose(("raw",))
+            return chosen
+        return self._choose(("raw", "prepared"))
+
+    def _choose(self, bases: tuple) -> list:
         chosen = set(_UNTRIGGERED)
-        bases = ("raw",) if self.prepared is self.raw else ("raw", "prepared")
         for base in bases:
             for word in self.present(base):
                 for index in _WORD_RULES[word]:
@@ -1217,6 +1203,8 @@ class _Views:
             present = self.present(base)
             for rule, rx in _SECRET_RULES:
                 if not all(not present.isdisjoint(group) for group in rule.triggers):
+                    continue
+                if rule.requires and not any(ch in text for ch in rule.requires):
                     continue
                 for match in rx.finditer(text):
                     if rule.check is None or rule.check(match, text):
@@ -1319,6 +1307,8 @@ def _findings(text, *, stop_first: bool):
         if rule.pattern_id in seen:
             continue
         subject = views.text(rule.view)
+        if rule.requires and not any(ch in subject for ch in rule.requires):
+            continue
         for match in rx.finditer(subject):
             if rule.negation and _negated(subject, match.start(), rule.negation):
                 continue

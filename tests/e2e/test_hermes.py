@@ -29,7 +29,6 @@ until then.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -44,9 +43,9 @@ if str(E2E_DIR) not in sys.path:
     sys.path.insert(0, str(E2E_DIR))
 
 import hostbin  # noqa: E402
-from conftest import REPO_ROOT, run_host  # noqa: E402
 
 pytestmark = pytest.mark.e2e
+REPO_ROOT = E2E_DIR.parent.parent
 
 CHILD_WAIT = 120  # seconds a test waits for a child agent's write
 TACIT_ENV = {"TACIT_CHILD_TIMEOUT_SECONDS": "120"}
@@ -69,13 +68,16 @@ class TacitInHermes:
 
     def __init__(self, hermes, python: Path):
         self.hermes = hermes
+        # the rig's run_host (timeouts kill the group; timings in the summary), taken from the
+        # module that defines the runner rather than imported by the ambiguous name "conftest"
+        self.run_host = sys.modules[type(hermes).__module__].run_host
         self.tacit_bin = python.parent / "tacit"
         self.home = hermes.hermes_home
         self.state = self.home / "tacit"
 
     def tacit(self, *args, env_extra=None, timeout=120) -> subprocess.CompletedProcess:
         env = {**TACIT_ENV, **(env_extra or {})}
-        return run_host("tacit", [str(self.tacit_bin), *map(str, args)], self.hermes.env(env),
+        return self.run_host("tacit", [str(self.tacit_bin), *map(str, args)], self.hermes.env(env),
                         cwd=self.hermes.project, timeout=timeout)
 
     def tacit_json(self, *args, **kwargs) -> dict:
@@ -297,7 +299,7 @@ print(json.dumps(out))
 
 
 def run_commands(th: TacitInHermes, calls: list[tuple[str, str]], env_extra=None) -> dict:
-    proc = run_host("hermes-python", [str(th.hermes.python), "-c", COMMANDS_SCRIPT, json.dumps(calls)],
+    proc = th.run_host("hermes-python", [str(th.hermes.python), "-c", COMMANDS_SCRIPT, json.dumps(calls)],
                     th.hermes.env({**TACIT_ENV, **(env_extra or {})}), cwd=th.hermes.project, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -160,6 +160,18 @@ def test_interrupted_turn_is_closed_by_session_end(adapter_factory):
     assert rec.kinds().count("turn_end") == 1
 
 
+def test_an_id_rotated_mid_turn_continues_as_a_resumed_session(adapter_factory):
+    adapter, rec = adapter_factory()
+    adapter.pre_llm_call(session_id="old", user_message="fix the build", is_first_turn=True)
+    rec.events.clear()
+    # Hermes's compression (rotation mode) gives the rest of the turn a new id
+    adapter.post_tool_call(session_id="new", tool_name="terminal", result='{"exit_code": 0}', status="ok")
+    adapter.post_llm_call(session_id="new", user_message="fix the build", assistant_response="fixed")
+    assert rec.kinds() == ["session_start", "tool_call", "message_end", "turn_end"]
+    assert rec.events[0].source == "resume" and rec.events[-1].user_text == "fix the build"
+    assert [(c.name, c.ok) for c in rec.events[-1].tool_calls] == [("terminal", True)]
+
+
 def test_only_prompt_scope_context_reaches_the_user_message(adapter_factory, hermes_home):
     adapter, rec = adapter_factory()
     rec.replies["before_agent_start"] = [InjectContext(text="SESSION-ONLY", scope="session", priority=1)]

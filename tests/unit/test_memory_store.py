@@ -180,3 +180,88 @@ def test_accepted_entries_round_trip(tmp_path_factory, entries):
             accepted.append(norm)
     assert store.entries("memory") == accepted
     assert parse_entries(ENTRY_DELIMITER.join(accepted)) == accepted
+
+
+# ---------------------------------------------------------------------------
+# the file lock (tacit.fsutil.lock_for): flock on <file>.lock, as Hermes takes it
+# ---------------------------------------------------------------------------
+def _hermes_style_hold(path):
+    """Hold the lock exactly as Hermes Agent's memory tool does."""
+    import fcntl
+
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)  # Hermes creates its folder first too
+    handle = open(str(path) + ".lock", "a+", encoding="utf-8")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def test_lock_excludes_a_hermes_style_holder_and_times_out(cfg):
+    import time
+
+    from filelock import Timeout
+
+    from tacit.fsutil import lock_for
+
+    path = cfg.memory_file
+    holder = _hermes_style_hold(path)
+    try:
+        start = time.monotonic()
+        with pytest.raises(Timeout) as caught:
+            with lock_for(path, timeout=0.2):
+                pass
+        assert 0.2 <= time.monotonic() - start < 2
+        assert isinstance(caught.value, TimeoutError)
+    finally:
+        holder.close()  # closing drops the flock
+    with lock_for(path, timeout=0.2):
+        assert os.path.exists(str(path) + ".lock")
+    assert os.path.exists(str(path) + ".lock")  # never deleted: waiters share one inode
+
+
+def test_lock_is_reentrant_per_instance_and_exclusive_between_instances(cfg):
+    from filelock import Timeout
+
+    from tacit.fsutil import lock_for
+
+    first, second = lock_for(cfg.user_file, timeout=0.05), lock_for(cfg.user_file, timeout=0.05)
+    with first:
+        with first:  # re-entrant
+            assert first.is_locked
+        assert first.is_locked  # still held after the inner release
+        with pytest.raises(Timeout):
+            second.acquire()  # another open file description: flock excludes it, even in-process
+    assert not first.is_locked
+    with second:
+        assert second.is_locked
+
+
+def test_lock_creates_the_folder_on_first_use(tmp_path):
+    from tacit.fsutil import lock_for
+
+    target = tmp_path / "new" / "folder" / "MEMORY.md"
+    with lock_for(target, timeout=1):
+        assert (tmp_path / "new" / "folder" / "MEMORY.md.lock").exists()
+
+
+def test_writes_refuse_instead_of_raising_when_the_lock_stays_busy(cfg, monkeypatch):
+    from tacit import fsutil
+    from tacit.stores import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "lock_for", lambda path: fsutil.lock_for(path, timeout=0.1))
+    store = MemoryStore(cfg)
+    assert store.add("memory", "Uses pnpm.")["success"]
+    holder = _hermes_style_hold(cfg.memory_file)
+    try:
+        for result in (store.add("memory", "Uses ruff."),
+                       store.replace("memory", "pnpm", "Uses pnpm 9."),
+                       store.remove("memory", "pnpm"),
+                       store.batch([{"action": "add", "target": "user", "content": "Likes tabs."},
+                                    {"action": "add", "target": "memory", "content": "Uses ruff."}])):
+            assert result["success"] is False and result["lock_busy"] is True, result
+            assert "still writing MEMORY.md" in result["error"] and result["target"] == "memory"
+        # the batch let go of USER.md's lock when MEMORY.md's stayed busy
+        assert store.add("user", "Likes tabs.")["success"]
+    finally:
+        holder.close()
+    assert store.entries("memory") == ["Uses pnpm."]
+    assert store.add("memory", "Uses ruff.")["success"]

@@ -155,6 +155,7 @@ def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_e
         "memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach"}
     assert info["pid"] == bridge.proc.pid
     assert info["data_dir"] == bridge_env["TACIT_HOME"]
+    assert info["timeouts"] == {"tool": 360, "command": 660}  # default child timeout 300 s
     assert bridge.result("ping")["pong"] is True
 
 
@@ -240,6 +241,23 @@ def test_notifications_are_processed_in_order_without_responses(bridge, bridge_e
     assert bridge.close() == 0
     summary = [line for line in log_lines(bridge_env) if "pi.bridge: exit:" in line]
     assert summary and "child=0 events=6 dispatched=6" in summary[-1]
+
+
+def test_learner_notices_ride_on_the_turn_end_response_once(bridge, bridge_env):
+    from tacit.stores.ledger import Ledger
+
+    ledger = Ledger(pi_cfg(bridge_env))
+    with ledger.write() as conn:
+        conn.execute("INSERT INTO notices (text, created_at) VALUES (?, ?)",
+                     ("Memory adapted: you always run pnpm test first", time.time()))
+    ledger.close()
+    bridge.hello()
+    sid = {"session_id": "notices"}
+    first = bridge.result("event", {"kind": "before_agent_start", **sid})
+    assert first["notices"] == []  # only a turn end is a foreground point for them
+    turn = bridge.result("event", {"kind": "turn_end", **sid})
+    assert turn["notices"] == ["Memory adapted: you always run pnpm test first"]
+    assert bridge.result("event", {"kind": "turn_end", **sid})["notices"] == []  # delivered once
 
 
 # ---------------------------------------------------------------------------

@@ -13,4 +13,6 @@ BUILTIN_PLUGINS = [
     "tacit.handlers.flush",  # save what matters before compaction / at exit
     "tacit.learn.observe",  # usage patterns + habits from tool calls and commands (ledger)
     "tacit.handlers.notices",  # deliver the learners' one-time "Memory adapted" notices
+    "tacit.learn.fixes",  # fix patterns: forge, inject (<learned-patterns>), outcomes, metrics
+    "tacit.learn.importance",  # importance captures, heartbeat, nightly review
 ]

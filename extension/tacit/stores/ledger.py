@@ -21,7 +21,8 @@ Design decisions
   of ``(name, sql_or_callable)``; applied names are recorded in
   ``schema_migrations``. Names (not a single version number) let another
   detector append its own tables without renumbering anyone's (issue 8's fix
-  patterns and importance captures add theirs here). Each migration runs in
+  patterns and importance captures add theirs: ``0002_fix_patterns``,
+  ``0003_importance``). Each migration runs in
   its own ``BEGIN IMMEDIATE`` transaction together with its bookkeeping, so
   two processes opening a new ledger at once never apply one twice, and a
   broken migration rolls back whole (it is reported; the ledger is skipped).
@@ -182,9 +183,133 @@ CREATE TABLE habits (
 ) WITHOUT ROWID;
 """
 
+# -- issue 8: fix patterns -----------------------------------------------------
+_FIX_PATTERNS_SCHEMA = """
+-- "the bug was X, the fix is Y", forged from the agent's replies
+CREATE TABLE fix_patterns (
+    id              INTEGER PRIMARY KEY,
+    key             TEXT NOT NULL UNIQUE,     -- hash of the problem and solution tokens
+    title           TEXT NOT NULL,            -- from the user's message
+    problem         TEXT NOT NULL,
+    solution        TEXT NOT NULL,
+    lookup_text     TEXT NOT NULL,            -- what the index ranks (problem + identifiers)
+    lookup_tokens   TEXT NOT NULL,            -- the indexed terms, space-separated
+    tags            TEXT NOT NULL DEFAULT '[]',
+    trigger         TEXT,                     -- which detector triggers matched
+    confidence      REAL,
+    status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'retired')),
+    session_id      TEXT,
+    times_forged    INTEGER NOT NULL DEFAULT 1,
+    times_injected  INTEGER NOT NULL DEFAULT 0,
+    successes       INTEGER NOT NULL DEFAULT 0,
+    failures        INTEGER NOT NULL DEFAULT 0,
+    created_at      REAL NOT NULL,
+    updated_at      REAL NOT NULL,
+    fresh_at        REAL NOT NULL,            -- created, re-forged or last success
+    last_injected_at REAL,
+    retired_at      REAL,
+    retired_reason  TEXT
+);
+CREATE INDEX idx_fix_patterns_status ON fix_patterns (status, fresh_at);
+
+-- one row per (pattern, session, message, what happened): replaying a
+-- journal never counts an injection or an outcome twice
+CREATE TABLE fix_pattern_events (
+    pattern_id INTEGER NOT NULL REFERENCES fix_patterns (id) ON DELETE CASCADE,
+    session_id TEXT NOT NULL,
+    at         REAL NOT NULL,
+    kind       TEXT NOT NULL CHECK (kind IN ('injected', 'success', 'failure')),
+    PRIMARY KEY (pattern_id, session_id, at, kind)
+) WITHOUT ROWID;
+
+-- per-turn metrics (patterns.injected, patterns.forged, patterns.lookup_ms, ...)
+CREATE TABLE turn_metrics (
+    session_id  TEXT NOT NULL,
+    turn_at     REAL NOT NULL,                -- time of the turn's user message
+    name        TEXT NOT NULL,
+    value       REAL NOT NULL,
+    recorded_at REAL NOT NULL,
+    PRIMARY KEY (session_id, turn_at, name)
+) WITHOUT ROWID;
+CREATE INDEX idx_turn_metrics_name ON turn_metrics (name, turn_at);
+"""
+
+# Terms are pre-tokenised (tacit.detect.fix.tokenize_code_aware) and joined
+# with spaces; these token characters keep FTS5 from splitting them again.
+_FIX_PATTERNS_FTS = (
+    "CREATE VIRTUAL TABLE fix_patterns_fts USING fts5(tokens, "
+    "tokenize = \"unicode61 remove_diacritics 0 tokenchars '._/-~:@+#'\")"
+)
+
+
+def _fix_patterns_migration(conn) -> None:
+    """Tables, then the FTS5 index. A SQLite built without FTS5 gets a plain
+    table of the same shape (lookup then ranks in Python): a missing
+    extension must not make the whole ledger unusable."""
+    import sqlite3
+
+    for statement in split_statements(_FIX_PATTERNS_SCHEMA):
+        conn.execute(statement)
+    try:
+        conn.execute(_FIX_PATTERNS_FTS)
+        conn.execute("CREATE VIRTUAL TABLE fix_patterns_vocab USING fts5vocab(fix_patterns_fts, 'row')")
+        index = "fts5"
+    except sqlite3.OperationalError as exc:
+        if "fts5" not in str(exc).lower():
+            raise
+        conn.execute("CREATE TABLE fix_patterns_fts (id INTEGER PRIMARY KEY, tokens TEXT NOT NULL)")
+        index = "table"
+    conn.execute("INSERT INTO ledger_meta (key, value) VALUES ('fix_patterns.index', ?) "
+                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (index,))
+
+
+# -- issue 8: importance captures and the nightly review ----------------------------
+_IMPORTANCE_SCHEMA = """
+-- captures live in memories (source = 'importance'); these hold the review
+CREATE INDEX idx_memories_source ON memories (source, status);
+
+-- each time the review was shown (nightly, on request, /memory-review)
+CREATE TABLE importance_reviews (
+    id       INTEGER PRIMARY KEY,
+    day      TEXT NOT NULL,                   -- local date reviewed (YYYY-MM-DD)
+    shown_at REAL NOT NULL,
+    trigger  TEXT NOT NULL,                   -- nightly | request | command | cli
+    counts   TEXT NOT NULL DEFAULT '{}'       -- JSON {"high": n, "medium": n, "low": n}
+);
+
+-- every decision about a capture, by the user or by the defaults
+CREATE TABLE importance_decisions (
+    id             INTEGER PRIMARY KEY,
+    memory_key     TEXT NOT NULL,
+    memory_id      INTEGER,
+    day            TEXT NOT NULL,             -- the capture's review day
+    grp            TEXT NOT NULL CHECK (grp IN ('high', 'medium', 'low')),
+    importance     REAL,
+    action         TEXT NOT NULL CHECK (action IN
+                   ('keep', 'drop', 'edit', 'promote', 'discard', 'defer', 'expire', 'forget')),
+    decided_by     TEXT NOT NULL CHECK (decided_by IN ('user', 'default', 'heartbeat')),
+    content_before TEXT,
+    content_after  TEXT,
+    at             REAL NOT NULL
+);
+CREATE INDEX idx_importance_decisions_key ON importance_decisions (memory_key);
+CREATE INDEX idx_importance_decisions_day ON importance_decisions (day);
+
+-- what the user asked to forget: captures like it are never stored again
+CREATE TABLE importance_forgotten (
+    id         INTEGER PRIMARY KEY,
+    text       TEXT NOT NULL,
+    tokens     TEXT NOT NULL,
+    session_id TEXT,
+    created_at REAL NOT NULL
+);
+"""
+
 # (name, SQL script or callable(conn)). Append only.
 MIGRATIONS: list = [
     ("0001_core", _CORE_SCHEMA),
+    ("0002_fix_patterns", _fix_patterns_migration),
+    ("0003_importance", _IMPORTANCE_SCHEMA),
 ]
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")

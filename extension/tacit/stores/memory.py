@@ -14,7 +14,9 @@ Design decisions
   same sibling ``.lock`` + ``flock`` Hermes takes, so both can write one file;
   re-reading under the lock means concurrent writers never lose each other's
   entries; the atomic rename means a killed writer never leaves half a file.
-  Readers take no lock.
+  Readers take no lock. A lock still held by another writer after
+  ``fsutil.LOCK_TIMEOUT_SECONDS`` is a refusal ("try again"), not an
+  exception: callers get a result dict either way.
 - **``§`` on a line of its own is refused**, not escaped: it is the entry
   separator, and any escape would show up verbatim in Hermes (which shares the
   file) and in the agent's prompt. An inline ``§`` ("see § 3") is fine.
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from tacit.fsutil import atomic_write_text, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, atomic_write_text, lock_for
 
 ENTRY_DELIMITER = "\n§\n"
 TARGETS = ("memory", "user")
@@ -46,6 +48,52 @@ BLOCK_HEADERS = {
     "user": "USER PROFILE (who the user is)",
 }
 RULE_LINE = "═" * 46
+
+
+class _LockBusy(Exception):
+    """Another writer held the file's lock past the timeout."""
+
+    def __init__(self, target: str):
+        super().__init__(target)
+        self.target = target
+
+
+class _TargetLock:
+    """``with`` a target's file lock; a timeout becomes ``_LockBusy``."""
+
+    __slots__ = ("target", "lock")
+
+    def __init__(self, target: str, lock):
+        self.target, self.lock = target, lock
+
+    def __enter__(self):
+        try:
+            self.lock.acquire()
+        except TimeoutError:  # filelock.Timeout, from FlockLock or FileLock
+            raise _LockBusy(self.target) from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
+
+
+def _busy_is_a_refusal(method):
+    """Public writers return a refusal when the lock stays busy (never raise)."""
+
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except _LockBusy as busy:
+            return self._fail(
+                busy.target,
+                f"Another process is still writing {self.path_for(busy.target).name} "
+                f"(its lock was busy for {LOCK_TIMEOUT_SECONDS:g} s); nothing was changed. "
+                f"Try again in a moment.",
+                lock_busy=True,
+            )
+
+    wrapper.__name__, wrapper.__doc__ = method.__name__, method.__doc__
+    return wrapper
 
 
 class DriftError(Exception):
@@ -264,10 +312,14 @@ class MemoryStore:
             ),
         )
 
+    def _lock(self, target: str) -> _TargetLock:
+        return _TargetLock(target, lock_for(self.path_for(target)))
+
     def _write(self, target: str, entries: list[str]) -> None:
         atomic_write_text(self.path_for(target), join_entries(entries))
 
     # -- operations ----------------------------------------------------------
+    @_busy_is_a_refusal
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
         self._check_target(target)
@@ -275,7 +327,7 @@ class MemoryStore:
         problem = self._check_content(content)
         if problem:
             return self._fail(target, problem)
-        with lock_for(self.path_for(target)):
+        with self._lock(target):
             try:
                 entries = self._load_for_write(target, roundtrip_guard=False)
             except DriftError as exc:
@@ -324,6 +376,7 @@ class MemoryStore:
             )
         return hits[0], None
 
+    @_busy_is_a_refusal
     def replace(self, target: str, old_text: str, new_text: str) -> dict[str, Any]:
         self._check_target(target)
         new_text = normalise_entry(new_text)
@@ -332,7 +385,7 @@ class MemoryStore:
         problem = self._check_content(new_text)
         if problem:
             return self._fail(target, problem)
-        with lock_for(self.path_for(target)):
+        with self._lock(target):
             try:
                 entries = self._load_for_write(target, roundtrip_guard=True)
             except DriftError as exc:
@@ -350,9 +403,10 @@ class MemoryStore:
             self._write(target, new_entries)
         return self._ok(target, "Entry replaced.", new_entries)
 
+    @_busy_is_a_refusal
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
         self._check_target(target)
-        with lock_for(self.path_for(target)):
+        with self._lock(target):
             try:
                 entries = self._load_for_write(target, roundtrip_guard=True)
             except DriftError as exc:
@@ -365,6 +419,7 @@ class MemoryStore:
             self._write(target, new_entries)
         return self._ok(target, "Entry removed.", new_entries)
 
+    @_busy_is_a_refusal
     def batch(self, operations: list[Operation | dict]) -> dict[str, Any]:
         """Apply all operations or none; limits are checked on the final state."""
         ops = [op if isinstance(op, Operation) else Operation.from_dict(op) for op in operations]
@@ -380,10 +435,16 @@ class MemoryStore:
                 if problem:
                     return {"success": False, "target": op.target, "error": problem}
         targets = sorted({op.target for op in ops})
-        # Locks in a fixed order so two batches never deadlock each other.
-        locks = [lock_for(self.path_for(t)) for t in targets]
-        for lk in locks:
-            lk.acquire()
+        # Locks in a fixed order so two batches never deadlock each other;
+        # if one stays busy, the ones already held are released.
+        locks: list = []
+        try:
+            for t in targets:
+                locks.append(self._lock(t).__enter__())
+        except _LockBusy:
+            for held in reversed(locks):
+                held.__exit__(None, None, None)
+            raise
         try:
             state: dict[str, list[str]] = {}
             before: dict[str, list[str]] = {}
@@ -427,8 +488,8 @@ class MemoryStore:
                 if state[t] != before[t]:
                     self._write(t, state[t])
         finally:
-            for lk in reversed(locks):
-                lk.release()
+            for held in reversed(locks):
+                held.__exit__(None, None, None)
         return {
             "success": True,
             "message": f"Batch of {len(ops)} operation(s) applied.",

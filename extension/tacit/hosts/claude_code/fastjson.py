@@ -29,7 +29,6 @@ class _ScanContext:
     object_pairs_hook = None
     parse_float = float
     parse_int = int
-    memo: dict = {}
 
     @staticmethod
     def parse_constant(name: str) -> float:

@@ -33,12 +33,13 @@ whatever is left, so no entry waits for a runner that already decided to stop.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
 
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
-_SEQ = [0]
+_SEQ = itertools.count(1)  # next() is atomic: Hermes may run tool calls on several threads
 
 
 def overflow_dir(cfg) -> str:
@@ -83,8 +84,7 @@ def enqueue(cfg, target: str, content: str, session_id: str = "") -> str:
     """Write one queued entry durably; returns its path."""
     from tacit.fsutil import atomic_write_text
 
-    _SEQ[0] += 1
-    name = f"{time.time_ns():x}-{os.getpid():x}-{_SEQ[0]}.json"
+    name = f"{time.time_ns():x}-{os.getpid():x}-{next(_SEQ)}.json"
     path = os.path.join(overflow_dir(cfg), "pending", name)
     atomic_write_text(path, json.dumps({"target": target, "content": content, "session_id": session_id,
                                         "queued": time.time()}, ensure_ascii=False))

@@ -249,15 +249,18 @@ class HermesAdapter:
                        session_id=None, **_):
         from tacit.events import ToolCall
 
-        sid, _session = self._session(session_id)
+        sid, session = self._session(session_id)
+        # an id never seen mid-turn: Hermes's compression rotated it; carry on as a continuation
+        effects = self._ensure_started(sid, session, "resume")
         ok, error = tool_outcome(result, status, error_message)
         if not ok and tool_name == "memory" and self.takes_overflow():
             from tacit.hosts.hermes.overflow import overflowed_add
 
             if overflowed_add(args, result):
                 ok, error = True, None  # queued and consolidated by tacit, not a failure
-        self._realise(self.engine.dispatch(ToolCall(
-            session_id=sid, name=str(tool_name or "?"), ok=ok, args=trimmed(args), error=error)))
+        effects += self.engine.dispatch(ToolCall(
+            session_id=sid, name=str(tool_name or "?"), ok=ok, args=trimmed(args), error=error))
+        self._realise(effects)
         return None
 
     def post_llm_call(self, session_id=None, user_message=None, assistant_response=None, **_):
@@ -265,7 +268,8 @@ class HermesAdapter:
 
         sid, session = self._session(session_id)
         reply = message_text(assistant_response)
-        effects = self.engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
+        effects = self._ensure_started(sid, session, "resume")
+        effects += self.engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
         effects += self.engine.dispatch(TurnEnd(
             session_id=sid, user_text=message_text(user_message) or session.user_text, assistant_text=reply))
         session.turn_open = False

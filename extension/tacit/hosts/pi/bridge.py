@@ -376,7 +376,17 @@ class Bridge:
                 {"name": name, "description": desc} for name, (desc, _fn) in COMMANDS.items()],
             "data_dir": self.cfg.home_str,
             "log_file": str(self.cfg.log_file),
+            "timeouts": self._timeouts(),
         }
+
+    def _timeouts(self) -> dict:
+        """Seconds the extension should wait for a tool call or a command: a
+        memory add may consolidate with a child agent first, /memory-consolidate
+        may run one per file."""
+        from tacit.child import timeout_for
+
+        child = timeout_for(self.cfg, "consolidate") if self.cfg.child_enabled else 0
+        return {"tool": child + 60, "command": 2 * child + 60}
 
     def _ping(self, params: dict) -> dict:
         return {"pong": True, "time": time.time()}

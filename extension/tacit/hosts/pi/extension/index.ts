@@ -22,7 +22,8 @@ import { basename, delimiter, dirname, join } from "node:path";
 
 const PROTOCOL = 1;
 const MAX_RESTARTS = 3; // after a crash or a missing Python; then tacit goes inert
-const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 120000, command: 600000 };
+// tool/command defaults; the handshake replaces them (a memory add may consolidate first)
+const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 360000, command: 660000 };
 const COMMANDS = {
   "memory-consolidate": "Consolidate MEMORY.md and USER.md (tacit)",
   "memory-skills": "List tacit's skills and where their files are",
@@ -70,6 +71,19 @@ function common(ctx) {
   return out;
 }
 
+function defaultLogFile() {
+  const home = process.env.TACIT_HOME || join(process.env.HOME || homedir(), ".tacit");
+  return join(home, "logs", "tacit.log");
+}
+
+function appendLog(path, level, message) {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const stamp = new Date().toISOString().slice(0, 19);
+    appendFileSync(path, `${stamp} ${level} [${process.pid}] pi.extension: ${message}\n`);
+  } catch (err) {}
+}
+
 function createClient(pi, file) {
   let proc = null; // the running bridge, or null
   let hello = null; // Promise of the handshake result of `proc`
@@ -77,7 +91,6 @@ function createClient(pi, file) {
   let nextId = 1;
   let failures = 0;
   let inert = false;
-  let stopping = false;
   let toolsRegistered = false;
   let logFile = "";
   let lastCtx = null;
@@ -91,18 +104,8 @@ function createClient(pi, file) {
     }
   }
 
-  function defaultLogFile() {
-    const home = process.env.TACIT_HOME || join(process.env.HOME || homedir(), ".tacit");
-    return join(home, "logs", "tacit.log");
-  }
-
   function log(level, message) {
-    try {
-      const path = logFile || defaultLogFile();
-      mkdirSync(dirname(path), { recursive: true });
-      const stamp = new Date().toISOString().slice(0, 19);
-      appendFileSync(path, `${stamp} ${level} [${process.pid}] pi.extension: ${message}\n`);
-    } catch (err) {}
+    appendLog(logFile || defaultLogFile(), level, message);
   }
 
   function show(text, ctx) {
@@ -131,10 +134,6 @@ function createClient(pi, file) {
       const err = new Error(reason);
       err.bridgeDied = true; // already logged once by failed(); callers stay quiet
       entry.reject(err);
-    }
-    if (stopping) {
-      stopping = false;
-      return;
     }
     failed(reason);
   }
@@ -177,9 +176,18 @@ function createClient(pi, file) {
     }
   }
 
-  function request(which, method, params, timeoutMs) {
+  function request(which, method, params, timeoutMs, signal) {
     return new Promise((resolve, reject) => {
       const id = nextId++;
+      if (signal) {
+        signal.addEventListener("abort", () => {
+          const entry = pending.get(id);
+          if (!entry) return;
+          pending.delete(id);
+          clearTimeout(entry.timer);
+          reject(new Error(`${method} cancelled`));
+        }, { once: true });
+      }
       const timer = setTimeout(() => {
         pending.delete(id);
         reject(new Error(`${method} timed out after ${timeoutMs} ms`));
@@ -208,8 +216,8 @@ function createClient(pi, file) {
         parameters: def.parameters,
         async execute(toolCallId, params, signal, onUpdate, ctx) {
           const result = await call("tool", { name: def.name, args: params, session_id: sessionOf(ctx) },
-            TIMEOUT_MS.tool);
-          if (!result) throw new Error("tacit is not available right now: nothing was changed");
+            TIMEOUT_MS.tool, signal);
+          if (!result) throw new Error("tacit did not answer (bridge unavailable or timed out); see its log");
           const text = JSON.stringify(result);
           if (result.success === false) throw new Error(text);
           return { content: [{ type: "text", text }], details: result };
@@ -261,17 +269,19 @@ function createClient(pi, file) {
       TIMEOUT_MS.hello).then((result) => {
       if (!result || result.protocol !== PROTOCOL) throw new Error(`protocol ${result && result.protocol}`);
       if (result.log_file) logFile = result.log_file;
+      for (const key of ["tool", "command"]) {
+        const seconds = result.timeouts && result.timeouts[key];
+        if (typeof seconds === "number" && seconds > 0) TIMEOUT_MS[key] = seconds * 1000;
+      }
       registerTools(result.tools);
       return result;
     });
     hello.catch((err) => {
-      if (proc === child) {
-        stopping = false;
-        try {
-          child.kill("SIGKILL");
-        } catch (e) {}
-        log("WARNING", `handshake failed: ${err.message}`);
-      }
+      if (proc !== child) return; // it died: "exit" has dealt with it
+      log("WARNING", `handshake failed: ${err.message}`);
+      try {
+        child.kill("SIGKILL"); // counted as a failure when it exits
+      } catch (e) {}
     });
     return true;
   }
@@ -284,14 +294,14 @@ function createClient(pi, file) {
     return { which: proc, hello };
   }
 
-  async function call(method, params, timeoutMs) {
+  async function call(method, params, timeoutMs, signal) {
     try {
       const bridge = ensure();
       if (!bridge) return null;
       const info = await bridge.hello;
       if (method === "event" && !info.capabilities.includes("events")) return null;
       if (method === "command" && !info.capabilities.includes("commands")) return null;
-      return await request(bridge.which, method, params, timeoutMs);
+      return await request(bridge.which, method, params, timeoutMs, signal);
     } catch (err) {
       if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
       return null;
@@ -314,11 +324,13 @@ function createClient(pi, file) {
   }
 
   function stop() {
+    // end of input = shutdown: the bridge answers what it still has, finishes
+    // its work and exits; a later session of this runtime starts a new one
+    const which = proc;
+    proc = null;
+    hello = null;
     try {
-      if (proc) {
-        stopping = true;
-        proc.stdin.end(); // end of input = shutdown; the bridge finishes its work and exits
-      }
+      if (which) which.stdin.end();
     } catch (err) {}
   }
 
@@ -338,7 +350,11 @@ function createClient(pi, file) {
 export default function (pi) {
   try {
     const file = here();
-    if (globalThis[LOADED]) return; // another copy of tacit is active in this pi
+    if (globalThis[LOADED]) {
+      // another copy (user and project scope both installed): one tacit is enough
+      appendLog(defaultLogFile(), "INFO", `${file} not started: ${globalThis[LOADED]} is active`);
+      return;
+    }
     globalThis[LOADED] = file || true;
     const tacit = createClient(pi, file);
 
@@ -354,6 +370,7 @@ export default function (pi) {
       });
 
     on("session_start", async (event, ctx) => {
+      if (!globalThis[LOADED]) globalThis[LOADED] = file || true; // a new session in the same runtime
       await tacit.ready(); // handshake first: the tools must exist before the first prompt
       tacit.post({ kind: "session_start", source: event.reason || "startup", ...common(ctx) });
     });

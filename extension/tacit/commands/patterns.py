@@ -1,0 +1,181 @@
+"""``tacit patterns`` — the fix patterns tacit forged — and ``tacit stats``.
+
+    tacit patterns list [--all] [--text]   active patterns (--all: retired too)
+    tacit patterns show ID [--text]        one pattern with its record
+    tacit patterns retire ID [--reason R]  stop injecting it (kept, listed with --all)
+    tacit patterns delete ID               remove it and its history
+    tacit patterns find TEXT [--all]       what would be injected for a message
+    tacit stats [--json] [--days N]        per-turn metrics: patterns.injected,
+                                           patterns.forged, patterns.lookup_ms
+
+``patterns`` prints one JSON object (exit 0 done, 1 refused or not found,
+2 usage); ``--text`` prints lines for a person instead. ``stats`` prints text
+unless ``--json``. The functions behind them live in ``tacit.learn.fixes``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tacit.commands import emit, exit_code, read_text_arg
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("patterns", help="fix patterns: list, show, retire, delete, find")
+    sub = p.add_subparsers(dest="patterns_command", metavar="ACTION")
+    p.set_defaults(func=_list, all=False, text=False)
+
+    ls = sub.add_parser("list", help="list fix patterns (active; --all for retired too)")
+    ls.add_argument("--all", action="store_true", help="include retired patterns")
+    ls.add_argument("--text", action="store_true", help="print lines instead of JSON")
+    ls.set_defaults(func=_list)
+
+    show = sub.add_parser("show", help="show one fix pattern")
+    show.add_argument("id", type=int)
+    show.add_argument("--text", action="store_true", help="print lines instead of JSON")
+    show.set_defaults(func=_show)
+
+    retire = sub.add_parser("retire", help="stop injecting a pattern (kept for the record)")
+    retire.add_argument("id", type=int)
+    retire.add_argument("--reason", default="retired by hand")
+    retire.set_defaults(func=_retire)
+
+    delete = sub.add_parser("delete", help="delete a pattern and its history")
+    delete.add_argument("id", type=int)
+    delete.set_defaults(func=_delete)
+
+    find = sub.add_parser("find", help="the patterns that would be injected for a message")
+    find.add_argument("text", help="the message, or - to read it from stdin")
+    find.add_argument("--all", action="store_true",
+                      help="ignore the similarity threshold and success/age filters (top 5)")
+    find.set_defaults(func=_find)
+
+    s = subparsers.add_parser("stats", help="per-turn metrics: patterns injected, forged, lookup time")
+    s.add_argument("--json", action="store_true", help="print JSON instead of text")
+    s.add_argument("--days", type=float, default=None, help="only the last N days")
+    s.set_defaults(func=_stats)
+
+
+def _ledger(cfg):
+    from tacit.stores.ledger import Ledger
+
+    return Ledger(cfg)
+
+
+def _unavailable(exc) -> int:
+    emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+    return 1
+
+
+def _line(p: dict) -> str:
+    uses = p["successes"] + p["failures"]
+    record = f"{p['successes']}/{uses} worked" if uses else "no outcome yet"
+    status = "" if p["status"] == "active" else f" [{p['status']}: {p['retired_reason']}]"
+    return (f"#{p['id']} {p['title']}{status}\n    problem: {p['problem']}\n    fix: {p['solution']}\n"
+            f"    injected {p['times_injected']}×, {record}, forged {p['times_forged']}×")
+
+
+def _list(args, cfg) -> int:
+    from tacit.learn.fixes import list_patterns
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        with _ledger(cfg) as led:
+            patterns = list_patterns(led, include_retired=args.all)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    if args.text:
+        print("\n".join(_line(p) for p in patterns) if patterns else
+              "No fix patterns yet: tacit forges one when the agent explains a fix it made.")
+    else:
+        emit({"success": True, "count": len(patterns), "patterns": patterns})
+    return 0
+
+
+def _show(args, cfg) -> int:
+    from tacit.learn.fixes import get_pattern
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        with _ledger(cfg) as led:
+            pattern = get_pattern(led, args.id)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    if pattern is None:
+        emit({"success": False, "error": f"no fix pattern has id {args.id} (see tacit patterns list)"})
+        return 1
+    if args.text:
+        print(_line(pattern) + f"\n    tags: {', '.join(pattern['tags']) or '-'}\n    lookup: {pattern['lookup_text']}")
+    else:
+        emit({"success": True, "pattern": pattern})
+    return 0
+
+
+def _retire(args, cfg) -> int:
+    from tacit.learn.fixes import retire_pattern
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        with _ledger(cfg) as led:
+            result = retire_pattern(led, cfg, args.id, args.reason)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    emit(result)
+    return exit_code(result)
+
+
+def _delete(args, cfg) -> int:
+    from tacit.learn.fixes import delete_pattern
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        with _ledger(cfg) as led:
+            result = delete_pattern(led, cfg, args.id)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    emit(result)
+    return exit_code(result)
+
+
+def _find(args, cfg) -> int:
+    import time
+
+    from tacit.learn.fixes import find_patterns, render_block
+    from tacit.stores.ledger import LedgerUnavailable
+
+    text = read_text_arg(args.text)
+    started = time.perf_counter()
+    try:
+        with _ledger(cfg) as led, led.read() as conn:
+            if args.all:
+                matches = find_patterns(conn, text, cfg, limit=5, threshold=0.0, filters=False)
+            else:
+                matches = find_patterns(conn, text, cfg)
+    except LedgerUnavailable as exc:
+        return _unavailable(exc)
+    emit({"success": True, "matches": [m.as_dict() for m in matches],
+          "lookup_ms": round((time.perf_counter() - started) * 1000, 3),
+          "block": render_block(matches) if matches else None})
+    return 0
+
+
+def _stats(args, cfg) -> int:
+    import time
+
+    from tacit.learn.fixes import render_stats, stats
+    from tacit.stores.ledger import LedgerUnavailable
+
+    since = time.time() - args.days * 86400 if args.days else None
+    try:
+        with _ledger(cfg) as led:
+            data = stats(led, since=since)
+    except LedgerUnavailable as exc:
+        if args.json:
+            return _unavailable(exc)
+        sys.stderr.write(f"tacit stats: learning ledger unavailable ({exc})\n")
+        return 1
+    if args.json:
+        emit(data)
+    else:
+        print(render_stats(data))
+    return 0

@@ -1,0 +1,102 @@
+"""``tacit review`` — the nightly review of what tacit noted (/memory-review).
+
+    tacit review [--day YYYY-MM-DD | --all] [--json]
+        today's captures grouped high / medium / low, with their ids
+    tacit review --keep ID… --drop ID… --edit ID TEXT [--edit ID TEXT …]
+        keep (promote into USER.md/MEMORY.md now), drop (never noted again),
+        edit (change the text; combine with --keep to promote it)
+    tacit review --finish
+        apply the defaults now instead of tomorrow (high kept, low dropped)
+    tacit review --history [--day D]
+        the recorded decisions
+
+Showing prints text (``--json`` for JSON). Deciding prints one JSON object:
+exit 0 done, 1 refused (unknown id, scanner, memory file full), 2 usage.
+The functions behind it live in ``tacit.learn.review``.
+"""
+
+from __future__ import annotations
+
+from tacit.commands import emit
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("review", help="review today's notes: keep, drop, edit (/memory-review)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--day", help="the day to review (YYYY-MM-DD; default today)")
+    when.add_argument("--all", action="store_true", help="every undecided note, whatever its day")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--keep", nargs="+", default=[], metavar="ID", help="keep these notes (promote now)")
+    p.add_argument("--drop", nargs="+", default=[], metavar="ID", help="drop these notes")
+    p.add_argument("--edit", nargs=2, action="append", default=[], metavar=("ID", "TEXT"),
+                   help="replace a note's text (TEXT may be - for stdin)")
+    p.add_argument("--finish", action="store_true", help="apply the defaults to today's notes now")
+    p.add_argument("--history", action="store_true", help="list recorded decisions")
+    p.set_defaults(func=_review)
+
+
+def _review(args, cfg) -> int:
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        if args.keep or args.drop or args.edit:
+            return _decide(args, cfg)
+        if args.finish:
+            return _finish(cfg)
+        if args.history:
+            return _history(args, cfg)
+        return _show(args, cfg)
+    except LedgerUnavailable as exc:
+        emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+        return 1
+
+
+def _show(args, cfg) -> int:
+    import datetime as dt
+
+    from tacit.learn.review import memory_review
+
+    if args.day:
+        try:
+            dt.date.fromisoformat(args.day)
+        except ValueError:
+            emit({"success": False, "error": f"usage: --day wants YYYY-MM-DD, got {args.day!r}"})
+            return 2
+    result = memory_review(cfg, trigger="cli", day=args.day, include_all=args.all)
+    if args.json:
+        emit(result)
+    else:
+        print(result["text"])
+    return 0
+
+
+def _decide(args, cfg) -> int:
+    from tacit.commands import read_text_arg
+    from tacit.learn.review import decide
+
+    edits = [(ref, read_text_arg(text)) for ref, text in args.edit]
+    result = decide(cfg, keep=args.keep, drop=args.drop, edits=edits)
+    emit(result)
+    return 0 if result.get("success") else 1
+
+
+def _finish(cfg) -> int:
+    import time
+
+    from tacit.learn.review import settle_past_days
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(cfg) as led:
+        result = settle_past_days(led, cfg, time.time(), include_today=True)
+    emit({"success": not result["failed"], **result})
+    return 0 if not result["failed"] else 1
+
+
+def _history(args, cfg) -> int:
+    from tacit.learn.review import decisions
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(cfg) as led:
+        rows = decisions(led, day=args.day)
+    emit({"success": True, "decisions": rows})
+    return 0

@@ -1,0 +1,301 @@
+"""The nightly review: grouping, keep / drop / edit, the next-day defaults,
+the review_time trigger, "review"/"复盘" in a message, /memory-review and
+``tacit review``. Time frozen with freezegun; real SQLite, real memory files,
+real CLI subprocesses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+from freezegun import freeze_time
+
+from tacit.engine import Engine
+from tacit.events import BeforeAgentStart, InjectContext, MessageEnd, Notify, TurnEnd
+from tacit.learn import importance, review
+from tacit.learn.lifecycle import pending_notices
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
+
+HIGH = "I prefer tabs over spaces."  # preference 0.935
+MEDIUM = "Our Kafka cluster has six brokers."  # fact 0.67
+LOW = "I'm knee-deep in the checkout refactor."  # context 0.505
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def engine(cfg):
+    return Engine(cfg, background="inline").load_builtins()
+
+
+def say(eng, text, sid="s1"):
+    return eng.dispatch(MessageEnd(session_id=sid, role="user", text=text, ts=time.time()))
+
+
+def rows(cfg):
+    with Ledger(cfg) as led, led.read() as conn:
+        return {r[0]: {"id": r[1], "status": r[2], "key": r[3]} for r in conn.execute(
+            "SELECT content, id, status, key FROM memories WHERE source = 'importance'")}
+
+
+def decisions(cfg):
+    with Ledger(cfg) as led:
+        return [(d["key"], d["action"], d["decided_by"]) for d in review.decisions(led)][::-1]
+
+
+def three_captures(cfg):
+    eng = engine(cfg)
+    for text in (HIGH, MEDIUM, LOW):
+        say(eng, text)
+    return eng
+
+
+# ---------------------------------------------------------------------------
+# Showing
+# ---------------------------------------------------------------------------
+def test_todays_captures_grouped_high_medium_low(cfg):
+    with freeze_time("2025-06-04 10:00:00"):
+        three_captures(cfg)
+        result = review.memory_review(cfg)
+    assert result["success"] and result["counts"] == {"high": 1, "medium": 1, "low": 1}
+    text = result["text"]
+    assert text.startswith("Memory review for 2025-06-04 — 3 note(s)")
+    ids = rows(cfg)
+    order = [text.index(f"#{ids[t]['id']} ") for t in (HIGH, MEDIUM, LOW)]
+    assert order == sorted(order)
+    assert text.index("High (> 0.85)") < order[0] < text.index("Medium (0.60–0.85)") < order[1] \
+        < text.index("Low (< 0.60)") < order[2]
+    assert "preference 0.94" in text and "→ USER.md" in text and "tacit review --keep" in text
+    with Ledger(cfg) as led, led.read() as conn:
+        assert conn.execute("SELECT day, trigger, counts FROM importance_reviews").fetchall() == [
+            ("2025-06-04", "command", json.dumps({"high": 1, "medium": 1, "low": 1}))]
+
+
+def test_an_empty_day_says_so(cfg):
+    assert "nothing was noted" in review.memory_review(cfg)["text"]
+
+
+# ---------------------------------------------------------------------------
+# Deciding
+# ---------------------------------------------------------------------------
+def test_keep_promotes_into_the_memory_file_through_the_lifecycle(cfg):
+    three_captures(cfg)
+    ids = rows(cfg)
+    result = review.decide(cfg, keep=[ids[MEDIUM]["id"], ids[LOW]["key"]])
+    assert result["success"] and sorted(result["kept"]) == sorted([ids[MEDIUM]["key"], ids[LOW]["key"]])
+    assert MemoryStore(cfg).entries("memory") == [MEDIUM, LOW]  # the user decides, whatever the group
+    after = rows(cfg)
+    assert after[MEDIUM]["status"] == after[LOW]["status"] == "applied"
+    with Ledger(cfg) as led:
+        assert pending_notices(led) == []  # the command said it already
+        with led.read() as conn:
+            assert conn.execute("SELECT count(*) FROM adaptations WHERE status = 'active'").fetchone()[0] == 2
+    assert [a for _, a, by in decisions(cfg)] == ["keep", "keep"]
+
+
+def test_drop_dismisses_and_it_is_never_captured_again(cfg):
+    eng = three_captures(cfg)
+    ids = rows(cfg)
+    assert review.decide(cfg, drop=[ids[HIGH]["id"]])["success"]
+    assert rows(cfg)[HIGH]["status"] == "dismissed"
+    say(eng, HIGH, sid="s2")
+    assert rows(cfg)[HIGH]["status"] == "dismissed"
+    assert (ids[HIGH]["key"], "drop", "user") in decisions(cfg)
+
+
+def test_edit_then_keep_writes_the_edited_text(cfg):
+    three_captures(cfg)
+    ids = rows(cfg)
+    medium = ids[MEDIUM]["id"]
+    result = review.decide(cfg, edits=[(medium, "The Kafka cluster has six brokers (prod).")], keep=[medium])
+    assert result["success"] and result["edited"] == [ids[MEDIUM]["key"]]
+    assert MemoryStore(cfg).entries("memory") == ["The Kafka cluster has six brokers (prod)."]
+    with Ledger(cfg) as led:
+        edit = [d for d in review.decisions(led) if d["action"] == "edit"][0]
+    assert (edit["before"], edit["after"]) == (MEDIUM, "The Kafka cluster has six brokers (prod).")
+
+
+def test_editing_an_applied_note_replaces_the_file_entry(cfg):
+    three_captures(cfg)
+    high = rows(cfg)[HIGH]["id"]
+    review.decide(cfg, keep=[high])
+    assert MemoryStore(cfg).entries("user") == [HIGH]
+    assert review.decide(cfg, edits=[(high, "I prefer tabs, width 4.")])["success"]
+    assert MemoryStore(cfg).entries("user") == ["I prefer tabs, width 4."]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"keep": ["999"]}, "no capture has id or key '999'"),
+    ({"keep": ["HIGH"], "drop": ["HIGH"]}, "is both kept and dropped"),
+    ({"edits": [("MEDIUM", "token API_KEY=8f3a9c2b7d1e4f6a9b0c3d5e7f8a1b2c")]}, "refused by the scanner"),
+    ({"edits": [("MEDIUM", "   ")]}, "is empty"),
+    ({}, "Nothing to do"),
+])
+def test_bad_decisions_change_nothing(cfg, kwargs, message):
+    three_captures(cfg)
+    ids = rows(cfg)
+    names = {"HIGH": str(ids[HIGH]["id"]), "MEDIUM": str(ids[MEDIUM]["id"])}
+    fix = lambda refs: [names.get(r, r) for r in refs]  # noqa: E731
+    kwargs = {k: ([(names.get(r, r), t) for r, t in v] if k == "edits" else fix(v)) for k, v in kwargs.items()}
+    before = rows(cfg)
+    result = review.decide(cfg, **kwargs)
+    assert not result["success"] and message in result["error"]
+    assert rows(cfg) == before and MemoryStore(cfg).entries("user") == [] and decisions(cfg) == []
+
+
+# ---------------------------------------------------------------------------
+# Defaults the next day
+# ---------------------------------------------------------------------------
+def test_the_next_day_high_is_kept_low_dropped_medium_waits(cfg):
+    with freeze_time("2025-06-04 10:00:00") as frozen:
+        eng = three_captures(cfg)
+        kept_low = "I'm in the middle of the payments migration."  # context, low, but the user keeps it
+        say(eng, kept_low)
+        frozen.move_to("2025-06-04 18:00:00")
+        say(eng, "ok")  # same day: nothing settles
+        assert {r["status"] for r in rows(cfg).values()} == {"candidate"}
+        review.decide(cfg, keep=[rows(cfg)[kept_low]["id"]])
+        frozen.move_to("2025-06-05 09:00:00")
+        say(eng, "good morning")  # first heartbeat of the next day
+        after = rows(cfg)
+    assert after[HIGH]["status"] == "applied" and MemoryStore(cfg).entries("user") == [HIGH]
+    assert LOW not in after  # discarded (deleted: saying it again later may capture it again)
+    assert after[MEDIUM]["status"] == "candidate"
+    assert after[kept_low]["status"] == "applied"
+    recorded = decisions(cfg)
+    assert (after[HIGH]["key"], "promote", "default") in recorded
+    assert any(a == "discard" and by == "default" for _, a, by in recorded)
+    assert (after[MEDIUM]["key"], "defer", "default") in recorded
+    with Ledger(cfg) as led:  # the default promotion is announced once at the next foreground point
+        assert any("I prefer tabs over spaces." in n for n in pending_notices(led))
+    # deferring is recorded once, not at every heartbeat
+    with freeze_time("2025-06-06 09:00:00"):
+        say(engine(cfg), "hello")
+    assert sum(1 for _, a, _ in decisions(cfg) if a == "defer") == 1
+
+
+def test_finish_applies_the_defaults_now(cfg, tacit_env):
+    three_captures(cfg)
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "review", "--finish"], env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    result = json.loads(proc.stdout)
+    assert proc.returncode == 0 and len(result["promoted"]) == 1 and len(result["discarded"]) == 1
+    assert MemoryStore(cfg).entries("user") == [HIGH]
+
+
+def test_a_threshold_above_high_keeps_everything_waiting(cfg):
+    three_captures(cfg)
+    strict = cfg.with_settings(importance_threshold=0.99)
+    with Ledger(cfg) as led:
+        result = review.settle_past_days(led, strict, time.time(), include_today=True)
+    assert result["promoted"] == [] and MemoryStore(cfg).entries("user") == []
+
+
+# ---------------------------------------------------------------------------
+# Triggers
+# ---------------------------------------------------------------------------
+def notices(effects):
+    return [e.text for e in effects if isinstance(e, Notify) and e.text.startswith("Memory review")]
+
+
+def test_the_first_event_at_review_time_offers_the_review_once(cfg):
+    with freeze_time("2025-06-04 20:30:00") as frozen:
+        eng = three_captures(cfg)
+        assert notices(say(eng, "ok")) == []  # before 21:00
+        frozen.move_to("2025-06-04 21:00:00")
+        first = notices(eng.dispatch(TurnEnd(session_id="s1", assistant_text="done", ts=time.time())))
+        assert first and "I noted 3 thing(s) today" in first[0]
+        frozen.move_to("2025-06-04 21:30:00")
+        assert notices(say(eng, "ok")) == []  # once a day
+        assert notices(engine(cfg).dispatch(BeforeAgentStart(session_id="s9", ts=time.time()))) == []
+        frozen.move_to("2025-06-05 20:00:00")
+        say(eng, HIGH, sid="s5")  # mentioned again on the 5th
+        frozen.move_to("2025-06-05 21:05:00")
+        [again] = notices(engine(cfg).dispatch(BeforeAgentStart(session_id="s6", ts=time.time())))
+        assert "I noted 1 thing(s) today" in again
+
+
+def test_review_time_is_configurable_and_silent_mode_stays_quiet(cfg):
+    early = cfg.with_settings(review_time="07:00")
+    with freeze_time("2025-06-04 06:30:00") as frozen:
+        eng = three_captures(early)
+        frozen.move_to("2025-06-04 07:30:00")
+        assert notices(say(eng, "ok"))
+    with freeze_time("2025-06-05 20:00:00") as frozen:
+        quiet = cfg.with_settings(silent=True)
+        eng = three_captures(quiet)
+        frozen.move_to("2025-06-05 22:00:00")
+        assert notices(say(eng, "ok")) == []
+
+
+def test_no_notice_when_nothing_was_noted_today(cfg):
+    with freeze_time("2025-06-04 22:00:00"):
+        assert notices(say(engine(cfg), "ok")) == []
+
+
+@pytest.mark.parametrize("text", ["review", "let's review today's memories", "复盘", "/memory-review"])
+def test_asking_for_the_review_injects_it_for_the_agent(cfg, text):
+    three_captures(cfg)
+    effects = say(engine(cfg), text)
+    [block] = [e for e in effects if isinstance(e, InjectContext) and e.scope == "prompt"
+               and e.text.startswith("<memory-review>")]
+    assert "tacit review --keep" in block.text and HIGH in block.text and LOW in block.text
+    with Ledger(cfg) as led, led.read() as conn:
+        assert conn.execute("SELECT trigger FROM importance_reviews").fetchall() == [("request",)]
+    assert not any(r["status"] != "candidate" for r in rows(cfg).values())
+    assert text not in rows(cfg)  # the request itself is not a note
+
+
+def test_review_this_function_is_not_a_review_request(cfg):
+    effects = say(engine(cfg), "review this function for bugs")
+    assert not any(isinstance(e, InjectContext) and "<memory-review>" in e.text for e in effects)
+
+
+# ---------------------------------------------------------------------------
+# CLI
+# ---------------------------------------------------------------------------
+def tacit(env, *args):
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "review", *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+    return proc.returncode, proc.stdout
+
+
+def test_the_review_command(cfg, tacit_env):
+    three_captures(cfg)
+    ids = rows(cfg)
+    code, out = tacit(tacit_env)
+    assert code == 0 and out.startswith("Memory review for") and f"#{ids[HIGH]['id']} " in out
+    code, out = tacit(tacit_env, "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"high": 1, "medium": 1, "low": 1}
+    code, out = tacit(tacit_env, "--keep", str(ids[MEDIUM]["id"]), "--drop", str(ids[LOW]["id"]),
+                      "--edit", str(ids[MEDIUM]["id"]), "Kafka: 6 brokers")
+    result = json.loads(out)
+    assert code == 0 and result["success"] and result["message"].startswith("Review: kept 1")
+    assert MemoryStore(cfg).entries("memory") == ["Kafka: 6 brokers"]
+    code, out = tacit(tacit_env, "--keep", "12345")
+    assert code == 1 and "no capture" in json.loads(out)["error"]
+    code, out = tacit(tacit_env, "--edit", "1")
+    assert code == 2 and json.loads(out)["success"] is False
+    code, out = tacit(tacit_env, "--day", "June 4")
+    assert code == 2
+    code, out = tacit(tacit_env, "--history")
+    actions = [d["action"] for d in json.loads(out)["decisions"]]
+    assert code == 0 and sorted(actions) == ["drop", "edit", "keep"]
+
+
+def test_memory_review_is_what_hosts_show(cfg):
+    three_captures(cfg)
+    result = review.memory_review(cfg, trigger="command")
+    assert isinstance(result["text"], str) and result["text"].startswith("Memory review")
+    # showing it counts as the nightly offer for today
+    assert not importance.review_due(cfg.with_settings(review_time="00:00"), time.time())
