@@ -315,8 +315,11 @@ def run_job_file(cfg, path: str) -> dict:
         return run_job(cfg, job)
     finally:
         store = FileStateStore(cfg.sessions_dir_str, cfg.session_state_max_age_days)
-        with store.session(job["session_id"]) as state:
-            state.clear_running(job["kind"], job.get("id"))
+        # In-process hosts keep state in memory (their own launcher clears the
+        # mark); only a hook host's session has a file to update.
+        if Path(store.path_for(job["session_id"])).exists():
+            with store.session(job["session_id"]) as state:
+                state.clear_running(job["kind"], job.get("id"))
         try:
             job_path.unlink()
         except OSError:

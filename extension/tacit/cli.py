@@ -165,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     from tacit.config import load_config
 
     cfg = load_config()
+    if cfg.host == "hermes":
+        # under Hermes the memory limits are Hermes's own (its config.yaml)
+        from tacit.hosts.hermes.settings import adapt_config
+
+        cfg = adapt_config(cfg)
     return int(args.func(args, cfg) or 0)
 
 

@@ -286,7 +286,9 @@ def _read_toml(path: str, problems: list) -> dict:
 
 
 # Environment variables that are switches, not settings.
-_ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL"}
+_ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL", "TACIT_PYTHON"}
+# variables of tacit's own test rig, not settings
+_ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 
 
 def load_config(env=None, host: str | None = None) -> Config:
@@ -308,7 +310,7 @@ def load_config(env=None, host: str | None = None) -> Config:
             problems.append(f"config.toml: {exc}; using default {DEFAULTS[key]!r}")
 
     for name, value in env.items():
-        if not name.startswith("TACIT_") or name in _ENV_SWITCHES:
+        if not name.startswith("TACIT_") or name in _ENV_SWITCHES or name.startswith(_ENV_IGNORED_PREFIXES):
             continue
         key = name[len("TACIT_"):].lower()
         if key not in DEFAULTS:

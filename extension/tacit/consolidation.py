@@ -143,14 +143,17 @@ def merge_duplicates(cfg, target: str) -> dict:
     from tacit.stores.memory import DriftError, MemoryStore
 
     store = MemoryStore(cfg)
-    with lock_for(store.path_for(target)):
-        try:
-            entries = store._load_for_write(target, roundtrip_guard=True)
-        except DriftError as exc:
-            return {"merged": 0, "error": store._drift_result(target, exc)["error"]}
-        kept, merges = plan_merge(entries)
-        if merges:
-            store._write(target, kept)
+    try:
+        with lock_for(store.path_for(target)):
+            try:
+                entries = store._load_for_write(target, roundtrip_guard=True)
+            except DriftError as exc:
+                return {"merged": 0, "error": store._drift_result(target, exc)["error"]}
+            kept, merges = plan_merge(entries)
+            if merges:
+                store._write(target, kept)
+    except TimeoutError:  # filelock.Timeout is one too
+        return {"merged": 0, "error": f"{store.path_for(target).name} stayed locked; nothing merged"}
     usage = store.usage(target, kept)
     return {"merged": len(merges), "merges": merges, "usage": usage["text"],
             "still_over": usage["current"] > usage["limit"]}

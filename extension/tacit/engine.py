@@ -311,9 +311,17 @@ class Engine:
             pid = self.launcher(job)
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"launching child {job['kind']}", exc)
-            pid = None
             with self.state_store.session(job["session_id"]) as state:
                 state.clear_running(job["kind"], job["id"])
+            # The handler already consumed what the job carries (e.g. the
+            # pending correction): run the deterministic fallback rather than
+            # lose it.
+            try:
+                from tacit.fallbacks import run_fallback
+
+                run_fallback(self.cfg, job)
+            except Exception as fallback_exc:  # noqa: BLE001
+                self._log_exception(f"fallback for {job['kind']}", fallback_exc)
             return
         if pid:
             with self.state_store.session(job["session_id"]) as state:

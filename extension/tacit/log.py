@@ -48,3 +48,28 @@ def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:
         log(cfg, "error", where, text.rstrip())
     except Exception:  # noqa: BLE001
         pass
+
+
+def report_config_problems(cfg) -> None:
+    """Log config problems (wrong types, unknown keys) once per distinct set,
+    not on every hook: the last reported set is remembered in the logs folder.
+    Costs nothing when there are no problems."""
+    try:
+        if not cfg.problems:
+            return
+        import os
+
+        text = "\n".join(cfg.problems)
+        mark = os.path.join(cfg.state_dir_str, "logs", ".config-problems")
+        try:
+            with open(mark, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    return
+        except OSError:
+            pass
+        for problem in cfg.problems:
+            log(cfg, "warning", "config", f"{problem} (see `tacit doctor`)")
+        with open(mark, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except Exception:  # noqa: BLE001
+        pass

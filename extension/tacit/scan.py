@@ -41,14 +41,15 @@ Design decisions, and why
 - **Clean text is cheap.** Each rule lists literal trigger words; a rule runs
   only when every one of its trigger groups has a word in the lower-cased
   text. Which trigger words occur is found once per text, not once per rule:
-  the text is split on whitespace and each distinct token's trigger words come
-  from a bounded memo (filled by substring checks of the words no longer
-  than the token), plus a direct search for the few trigger phrases
-  containing a space. No extra regex: one-shot processes pay no compile. Non-ASCII
-  text that normalising leaves unchanged ("§", accents) uses a single view.
-  Clean text with no trigger word therefore costs a split, a few dict lookups
-  and no rule at all (figures in docs/memory.md, "Performance"). Regexes are compiled on
-  first use, not at import.
+  the text is split on whitespace, each distinct token's trigger words come
+  from a bounded memo (filled by substring checks of the words no longer than
+  the token), and the few trigger phrases containing a space are searched
+  for directly. No extra regex is compiled for this, so a one-shot CLI or
+  hook process pays nothing up front. Non-ASCII text that normalising leaves
+  unchanged ("§", accents) is read through a single view. Clean text with no
+  trigger word costs a split, a few dict lookups and no rule at all (figures
+  in docs/memory.md, "Performance"). Regexes are compiled on first use, not
+  at import.
 - **Stdlib only, cheap import.** ``re``, ``dataclasses`` and (only for
   non-ASCII text) ``unicodedata``.
 """
@@ -939,13 +940,17 @@ _WORDS_UP_TO = tuple(tuple(w for w in _SOLID_WORDS if len(w) <= n)
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
 _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
 _CANDIDATES_MAX = 4096
-_TOKEN_MEMO_MAX = 50_000
+_TOKEN_MEMO_MAX = 20_000  # a few MB at most in a long-lived process
 _TOKEN_PATH_MAX_CHARS = 20_000  # longer texts are searched word by word (no memo churn)
+
+
+_NO_WORDS: frozenset = frozenset()
 
 
 def _words_in_token(token: str) -> frozenset:
     candidates = _WORDS_UP_TO[min(len(token), len(_WORDS_UP_TO) - 1)]
-    return frozenset(word for word in candidates if word in token)
+    words = [word for word in candidates if word in token]
+    return frozenset(words) if words else _NO_WORDS  # one shared empty set: the memo stays small
 
 
 def _present_words(low: str) -> frozenset:
@@ -968,7 +973,8 @@ def _present_words(low: str) -> frozenset:
     if None in found:
         if len(memo) + len(tokens) > _TOKEN_MEMO_MAX:
             memo.clear()
-        found = [memo.get(token) or memo.setdefault(token, _words_in_token(token)) for token in tokens]
+        found = [memo[token] if token in memo else memo.setdefault(token, _words_in_token(token))
+                 for token in tokens]
     present = set().union(*found)
     for phrase in _SPACED_WORDS:
         if phrase in low:

@@ -480,9 +480,11 @@ def test_hook_mode_journals_background_events_and_drain_replays_them(cfg, probe_
     turn(engine, "s", "hi", tools=["Read", "Bash"])
     assert probe_lines(cfg) == []  # nothing ran in the "hook"
     journal = Path(journal_path(cfg)).read_text().splitlines()
-    assert [json.loads(l)["kind"] for l in journal] == ["tool_call", "tool_call", "turn_end"]
+    kinds = [json.loads(l)["kind"] for l in journal]
+    # built-in learners may journal the user's message too (importance capture)
+    assert [k for k in kinds if k != "message_end"] == ["tool_call", "tool_call", "turn_end"]
     handled = drain(cfg, build_engine(cfg, "drain", children=False))
-    assert handled == 3
+    assert handled == len(kinds)
     assert [l["kind"] for l in probe_lines(cfg)] == ["tool_call", "tool_call", "turn_end"]
     assert drain(cfg, build_engine(cfg, "drain", children=False)) == 0  # nothing left
 

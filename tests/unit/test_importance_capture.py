@@ -331,3 +331,24 @@ def test_the_acknowledgement_never_runs_before_the_model_starts(cfg):
 def test_importance_can_be_switched_off(cfg):
     say(engine(cfg.with_settings(importance_enabled=False)), "I prefer tabs over spaces.")
     assert captures(cfg) == []
+
+
+def test_the_lifecycle_decay_does_not_erode_a_kept_capture(cfg):
+    """Captures age by the heartbeat's multipliers, not by the lifecycle's
+    generic −5/day after 30 unused days (which would delete a kept preference
+    from USER.md within weeks)."""
+    from tacit.learn import lifecycle
+    from tacit.learn.review import decide
+
+    t0 = time.time() - 200 * 86400
+    led = Ledger(cfg)
+    say(engine(cfg.with_settings(heartbeat_interval=0)), "I prefer tabs over spaces.", ts=t0)
+    decide(cfg, keep=[captures(cfg)[0]["id"]], now=t0 + 60)
+    for day in range(31, 200):  # one event a day for months: daily decay, then a heartbeat
+        now = t0 + day * 86400
+        with led.write() as conn:
+            lifecycle.run_daily_if_due(conn, cfg, now)
+        importance.heartbeat(led, cfg, now)
+    [c] = captures(cfg)
+    assert c["status"] == "applied" and c["confidence"] == round(0.935 * 0.5 * 100)
+    assert MemoryStore(cfg).entries("user") == ["I prefer tabs over spaces."]

@@ -15,6 +15,8 @@ import time
 import pytest
 from tacit.learn.patterns import record_observation
 from tacit.stores import ledger as ledger_mod
+
+REAL_MIGRATIONS = [name for name, _ in ledger_mod.MIGRATIONS]
 from tacit.stores.ledger import (
     Ledger,
     LedgerUnavailable,
@@ -33,43 +35,43 @@ def test_new_ledger_is_wal_private_and_migrated(cfg):
     assert {"observations", "memories", "memory_evidence", "adaptations", "notices",
             "action_events", "habits", "observed_sequences", "ledger_meta",
             "schema_migrations"} <= tables
-    assert led.migrations_applied() == ["0001_core"]
+    assert led.migrations_applied() == REAL_MIGRATIONS
     led.close()
     # reopening applies nothing twice
     again = Ledger(cfg)
-    assert again.migrations_applied() == ["0001_core"]
+    assert again.migrations_applied() == REAL_MIGRATIONS
     again.close()
 
 
 def test_a_later_migration_is_applied_once_in_order(cfg, monkeypatch):
     Ledger(cfg).connection()
-    extra = ("0002_test_fixes", """
-        CREATE TABLE fix_patterns (id INTEGER PRIMARY KEY, memory_id INTEGER REFERENCES memories (id),
+    extra = ("9002_test_fixes", """
+        CREATE TABLE example_fixes (id INTEGER PRIMARY KEY, memory_id INTEGER REFERENCES memories (id),
                                    problem TEXT NOT NULL);
-        CREATE TRIGGER fix_patterns_touch AFTER INSERT ON fix_patterns BEGIN
+        CREATE TRIGGER example_fixes_touch AFTER INSERT ON example_fixes BEGIN
             UPDATE memories SET updated_at = updated_at WHERE id = NEW.memory_id;
         END;
     """)
     calls = []
     monkeypatch.setattr(ledger_mod, "MIGRATIONS", ledger_mod.MIGRATIONS + [
-        extra, ("0003_callable", lambda conn: calls.append(conn.execute("SELECT 1").fetchone()))])
+        extra, ("9003_callable", lambda conn: calls.append(conn.execute("SELECT 1").fetchone()))])
     for _ in range(2):
         led = Ledger(cfg)
-        assert led.migrations_applied() == ["0001_core", "0002_test_fixes", "0003_callable"]
-        led.connection().execute("INSERT INTO fix_patterns (problem) VALUES ('x')")
+        assert led.migrations_applied() == [*REAL_MIGRATIONS, "9002_test_fixes", "9003_callable"]
+        led.connection().execute("INSERT INTO example_fixes (problem) VALUES ('x')")
         led.close()
     assert calls == [(1,)]
 
 
 def test_a_failing_migration_rolls_back_and_reports(cfg, monkeypatch):
     monkeypatch.setattr(ledger_mod, "MIGRATIONS", ledger_mod.MIGRATIONS + [
-        ("0002_half", "CREATE TABLE half (x INTEGER);\nTHIS IS NOT SQL;")])
+        ("9002_half", "CREATE TABLE half (x INTEGER);\nTHIS IS NOT SQL;")])
     with pytest.raises(LedgerUnavailable):
         Ledger(cfg).connection()
     conn = sqlite3.connect(cfg.ledger_path)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert "half" not in names  # the whole migration rolled back
-    assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations")] == ["0001_core"]
+    assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations")] == REAL_MIGRATIONS
     conn.close()
 
 
@@ -190,7 +192,7 @@ def test_concurrent_processes_open_a_fresh_ledger_and_write(cfg, tacit_env):
     led = Ledger(cfg)
     with led.read() as conn:
         assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 100
-        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(REAL_MIGRATIONS)
         # every plugin's own entity fact exists once, reinforced by its own runs only
         rows = conn.execute("SELECT key, times_confirmed FROM memories WHERE key = 'entity-acme'").fetchall()
     assert len(rows) == 1 and rows[0][1] == 24

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore, join_entries, parse_entries
+from tacit.stores.memory import MemoryStore, join_entries, parse_entries
 
 pytestmark = pytest.mark.stress
 

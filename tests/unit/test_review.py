@@ -299,3 +299,34 @@ def test_memory_review_is_what_hosts_show(cfg):
     assert isinstance(result["text"], str) and result["text"].startswith("Memory review")
     # showing it counts as the nightly offer for today
     assert not importance.review_due(cfg.with_settings(review_time="00:00"), time.time())
+
+
+def test_a_full_memory_file_keeps_the_note_confirmed_and_retries_once_a_day(cfg):
+    long_pref = "I prefer tabs over spaces in every language, including YAML where it is not even allowed."
+    small = cfg.with_settings(user_char_limit=40, auto_consolidate=False)
+    with freeze_time("2025-06-04 10:00:00") as frozen:
+        say(engine(small), long_pref)
+        note = rows(small)[long_pref]
+        result = review.decide(small, keep=[note["id"]])
+        assert not result["success"] and "refused" in result["error"]
+        assert rows(small)[long_pref]["status"] == "confirmed" and MemoryStore(cfg).entries("user") == []
+        with Ledger(small) as led:
+            first = review.settle_past_days(led, small, time.time())
+            again = review.settle_past_days(led, small, time.time() + 60)
+        assert first["failed"] == [note["key"]] and again["failed"] == []  # once a day, not every beat
+        frozen.move_to("2025-06-05 10:00:00")
+        with Ledger(cfg) as led:  # room again (default limit): the next day's retry applies it
+            assert review.settle_past_days(led, cfg, time.time())["promoted"] == [note["key"]]
+    assert MemoryStore(cfg).entries("user") == [long_pref]
+
+
+def test_promotions_per_settlement_are_capped(cfg, monkeypatch):
+    monkeypatch.setattr(review, "MAX_PROMOTIONS", 2)
+    eng = engine(cfg)
+    for text in ("I prefer tabs over spaces.", "Always use pnpm, never npm.", "I hate trailing whitespace.",
+                 "I prefer small commits."):
+        say(eng, text)
+    with Ledger(cfg) as led:
+        first = review.settle_past_days(led, cfg, time.time(), include_today=True)
+        second = review.settle_past_days(led, cfg, time.time(), include_today=True)
+    assert len(first["promoted"]) == 2 and len(second["promoted"]) == 2

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 
-def emit(obj: Any) -> None:
+def emit(obj) -> None:
     """Print exactly one JSON object on stdout (the store-command contract)."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
     sys.stdout.flush()

@@ -27,6 +27,10 @@ def build_engine(cfg, mode: str, *, host: str | None = None, host_features=(),
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     host = host if host is not None else cfg.host
+    if cfg.problems:
+        from tacit.log import report_config_problems
+
+        report_config_problems(cfg)
     if mode in ("hook", "drain"):
         from tacit.state import FileStateStore
 

@@ -389,7 +389,8 @@ def _insert(conn, key, assessment, *, session_id, now, expires, host, text) -> d
             "effective": assessment.importance, "markers": list(assessment.markers or ()),
             "emphasis": bool(assessment.emphasis), "mentions": 1, "first_at": now,
             "last_mention_at": now, "tags": _tags(assessment), "expiry_hint": assessment.expiry_hint,
-            "day": local_day(now), "session_id": session_id, "host": host, "text": text[:500]}
+            "day": local_day(now), "session_id": session_id, "host": host, "text": text[:500],
+            "terms": " ".join(sorted(_terms(content)))}
     proposal = lifecycle.Proposal(
         key, kind=assessment.category, source=SOURCE, content=content,
         adaptation=f'Now remembering "{content[:120]}"',
@@ -517,12 +518,15 @@ def heartbeat(ledger, cfg, now: float | None = None) -> dict:
     now = time.time() if now is None else now
     removals, expired, merged, rescored = [], 0, 0, 0
     with ledger.write() as conn:
+        previous_beat = float(Ledger.meta_get(conn, "importance.last_heartbeat", 0) or 0)
         rows = conn.execute(
-            "SELECT id, key, content, status, data, expires_at, target, applied_text, created_at "
+            "SELECT id, key, content, status, data, expires_at, target, applied_text, created_at, confidence "
             "FROM memories WHERE source = ? AND status != 'dismissed' ORDER BY id LIMIT ?",
             (SOURCE, MAX_MERGE_ROWS)).fetchall()
         alive = []
-        for memory_id, key, content, status, raw, expires_at, target, applied_text, created in rows:
+        confidence_of = {}
+        for memory_id, key, content, status, raw, expires_at, target, applied_text, created, conf in rows:
+            confidence_of[memory_id] = conf
             data = json.loads(raw or "{}")
             if expires_at is not None and expires_at <= now:
                 record_decision(conn, memory_id, key, data, "expire", "heartbeat", content, None, now)
@@ -532,12 +536,19 @@ def heartbeat(ledger, cfg, now: float | None = None) -> dict:
                 removals.append((target, applied_text, key))
                 expired += 1
                 continue
-            alive.append([memory_id, key, content, status, data, created, _terms(content)])
+            terms = set(data["terms"].split()) if data.get("terms") else _terms(content)
+            # only captures new or mentioned since the last beat can have a new twin
+            fresh = created >= previous_beat or float(data.get("last_mention_at", 0)) >= previous_beat
+            alive.append([memory_id, key, content, status, data, created, terms, fresh])
         rank = {"applied": 0, "confirmed": 1, "candidate": 2}
         alive.sort(key=lambda r: (rank.get(r[3], 3), r[5], r[0]))  # survivors first
         survivors = []
         for row in alive:
-            twin = next((s for s in survivors if _similar(s[6], row[6])), None)
+            twin = None
+            if row[7]:
+                twin = next((s for s in survivors if _similar(s[6], row[6])), None)
+            else:  # an old capture only merges into a fresh one
+                twin = next((s for s in survivors if s[7] and _similar(s[6], row[6])), None)
             if twin is None or (twin[3] == "applied" and row[3] == "applied"):
                 survivors.append(row)
                 continue
@@ -555,17 +566,21 @@ def heartbeat(ledger, cfg, now: float | None = None) -> dict:
             conn.execute("UPDATE adaptations SET memory_id = ? WHERE memory_id = ?", (twin[0], row[0]))
             conn.execute("DELETE FROM memories WHERE id = ?", (row[0],))
             merged += 1
-        for memory_id, _key, _content, _status, data, _created, _terms_ in survivors:
+        for memory_id, _key, _content, _status, data, _created, _terms_, _fresh in survivors:
             mentions = conn.execute("SELECT count(*) FROM memory_evidence WHERE memory_id = ?",
                                     (memory_id,)).fetchone()[0]
             base = float(data.get("importance", 0.0))
             last = float(data.get("last_mention_at", now))
             effective = effective_importance(base, max(1, mentions), last, now)
-            if data.get("effective") != effective or data.get("mentions") != mentions:
+            confidence = max(0, min(100, round(effective * 100)))
+            # confidence is rewritten even when nothing else changed: the
+            # lifecycle's generic daily decay (−5 after 30 unused days) must not
+            # erode a capture, whose ageing is the multipliers above
+            if (data.get("effective") != effective or data.get("mentions") != mentions
+                    or confidence_of.get(memory_id) != confidence):
                 data.update(effective=effective, mentions=max(1, mentions))
                 conn.execute("UPDATE memories SET data = ?, confidence = ?, updated_at = ? WHERE id = ?",
-                             (json.dumps(data, ensure_ascii=False), max(0, min(100, round(effective * 100))),
-                              now, memory_id))
+                             (json.dumps(data, ensure_ascii=False), confidence, now, memory_id))
                 rescored += 1
         Ledger.meta_set(conn, "importance.last_heartbeat", now)
     lifecycle.revert_entries(cfg, removals)
@@ -708,7 +723,8 @@ def capture_on_user_message(event, ctx):
         return capture(ctx.ledger, cfg, assessment, session_id=event.session_id, now=event.ts,
                        host=ctx.host, text=event.text)
 
-    return _guarded("importance.capture", cfg, work) and None
+    _guarded("importance.capture", cfg, work)
+    return None
 
 
 def heartbeat_on_event(event, ctx):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 
 GROUPS = ("high", "medium", "low")
+MAX_PROMOTIONS = 25  # per settlement: each is a memory-file write (maybe a consolidation)
 _GROUP_TITLES = {
     "high": "High (> 0.85) — kept tomorrow unless you drop them",
     "medium": "Medium (0.60–0.85) — stay as candidates",
@@ -258,6 +259,9 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
                     errors.append(f"#{memory_id}: {result.get('error')}")
                     continue
             data.setdefault("edited_from", content)
+            from tacit.learn.importance import _terms
+
+            data["terms"] = " ".join(sorted(_terms(text)))
             with led.write() as conn:
                 conn.execute("UPDATE memories SET content = ?, data = ?, updated_at = ?, "
                              "applied_text = CASE WHEN status = 'applied' THEN ? ELSE applied_text END "
@@ -303,8 +307,9 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
 def settle_past_days(ledger, cfg, now: float, *, include_today: bool = False) -> dict:
     """Apply the review defaults to undecided captures of earlier days (and
     today with ``include_today``): high → promoted when eligible, low →
-    discarded, medium → stays (recorded once as deferred). Also retries
-    promotions a memory file refused before."""
+    discarded, medium → stays (recorded once as deferred). At most
+    ``MAX_PROMOTIONS`` per call (the rest wait for the next heartbeat), and a
+    promotion a memory file refused is retried once a day, not at every beat."""
     import json
 
     from tacit.learn.importance import SOURCE, category_minimums, group_of, local_day
@@ -317,8 +322,12 @@ def settle_past_days(ledger, cfg, now: float, *, include_today: bool = False) ->
                             "WHERE source = ? AND status IN ('candidate', 'confirmed')", (SOURCE,)).fetchall()
         for memory_id, key, content, status, raw, created in rows:
             data = json.loads(raw or "{}")
-            if status == "confirmed":  # promoted before, the file refused it: retry
-                to_promote.append(memory_id)
+            if status == "confirmed":  # promoted before, the file refused it: retry once a day
+                if data.get("retried_on") != today and len(to_promote) < MAX_PROMOTIONS:
+                    data["retried_on"] = today
+                    conn.execute("UPDATE memories SET data = ? WHERE id = ?",
+                                 (json.dumps(data, ensure_ascii=False), memory_id))
+                    to_promote.append(memory_id)
                 continue
             day = data.get("day") or local_day(created)
             if day > today or (day == today and not include_today):
@@ -328,6 +337,8 @@ def settle_past_days(ledger, cfg, now: float, *, include_today: bool = False) ->
             eligible = (importance >= cfg.importance_threshold
                         and importance >= minimums.get(data.get("category"), 0.0))
             if group == "high" and eligible:
+                if len(to_promote) >= MAX_PROMOTIONS:
+                    continue  # the rest at the next heartbeat
                 record_decision(conn, memory_id, key, data, "promote", "default", content, None, now)
                 to_promote.append(memory_id)
             elif group == "low" and not data.get("kept"):

@@ -117,15 +117,15 @@ def pending_paths(cfg) -> list[str]:
 def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -> dict:
     """Runner side: add every queued entry, consolidating a full target once
     per pass. Returns a report (also logged)."""
-    from filelock import FileLock
-
     from tacit.consolidation import consolidate_target
     from tacit.log import log
     from tacit.stores.memory import MemoryStore
 
     os.makedirs(overflow_dir(cfg), exist_ok=True)
     report = {"added": [], "failed": [], "consolidated": []}
-    with FileLock(os.path.join(overflow_dir(cfg), "overflow.lock"), timeout=lock_timeout):
+    from tacit.fsutil import lock_for
+
+    with lock_for(os.path.join(overflow_dir(cfg), "overflow"), timeout=lock_timeout):
         consolidated: set[str] = set()
         while True:
             paths = pending_paths(cfg)
