@@ -271,8 +271,9 @@ def test_register_wires_hooks_middleware_and_commands(monkeypatch, hermes_env):
     plugin.register(ctx)
     assert sorted(ctx.hooks) == sorted(plugin.HOOKS)
     assert list(ctx.middleware) == ["tool_execution"]
-    assert sorted(ctx.commands) == ["memory-consolidate", "memory-forget", "memory-show", "memory-skills",
-                                    "memory-teach"]
+    assert sorted(ctx.commands) == ["memory-consolidate", "memory-forget", "memory-review", "memory-show",
+                                    "memory-skills", "memory-teach"]
+    assert "Memory review for" in ctx.commands["memory-review"]("")
 
 
 # ---------------------------------------------------------------------------

@@ -152,7 +152,8 @@ def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_e
     assert memory["parameters"]["type"] == "object"
     assert memory["parameters"]["properties"]["action"]["enum"] == ["add", "replace", "remove"]
     assert {c["name"] for c in info["commands"]} == {
-        "memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach"}
+        "memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach",
+        "memory-review"}
     assert info["pid"] == bridge.proc.pid
     assert info["data_dir"] == bridge_env["TACIT_HOME"]
     assert info["timeouts"] == {"tool": 360, "command": 660}  # default child timeout 300 s

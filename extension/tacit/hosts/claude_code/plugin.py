@@ -187,6 +187,11 @@ def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
             "rather than a fact about the project). Then tell the user the result in one line.\n\n"
             "<memory>\n$ARGUMENTS\n</memory>",
             allowed=f"Bash({tacit} memories teach:*)", hint="TEXT")
+        out["memory-review.md"] = _command(
+            "Review what tacit noted today: keep, drop or edit before it becomes memory",
+            f"!`{tacit} review`\n\n{show_as_is} Mention that `tacit review --keep ID`, "
+            "`--drop ID` and `--edit ID TEXT` decide individual notes.",
+            allowed=f"Bash({tacit} review:*)")
     return out
 
 

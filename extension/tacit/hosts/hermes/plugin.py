@@ -377,6 +377,8 @@ class HermesAdapter:
         if hasattr(lifecycle, "teach"):
             out.append(("memory-teach", self.cmd_teach,
                         "tacit: save a memory now (--user for USER.md)", "[--user] <text>"))
+        out.append(("memory-review", self.cmd_review,
+                    "tacit: today's notes grouped by importance, to keep or drop", ""))
         return out
 
     def _command(self, name: str, method):
@@ -406,6 +408,11 @@ class HermesAdapter:
         from tacit.slash import memory_skills
 
         return memory_skills(self.cfg)["text"]
+
+    def cmd_review(self, raw: str) -> str:
+        from tacit.learn.review import memory_review
+
+        return memory_review(self.cfg, trigger="command")["text"]
 
     def cmd_show(self, raw: str) -> str:
         from tacit.learn.lifecycle import show_memories

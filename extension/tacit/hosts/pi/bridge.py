@@ -112,12 +112,19 @@ def _cmd_teach(bridge, cfg, args: str) -> dict:
     return result
 
 
+def _cmd_review(bridge, cfg, args: str) -> dict:
+    from tacit.learn.review import memory_review
+
+    return memory_review(cfg, trigger="command", ledger=bridge.engine.ledger())
+
+
 COMMANDS = {
     "memory-consolidate": ("Consolidate MEMORY.md and USER.md", _cmd_consolidate),
     "memory-skills": ("List tacit's skills and where their files are", _cmd_skills),
     "memory-show": ("Show what tacit has learned, by status", _cmd_show),
     "memory-forget": ("Forget a learned memory: /memory-forget KEY", _cmd_forget),
     "memory-teach": ("Teach tacit a memory directly: /memory-teach TEXT", _cmd_teach),
+    "memory-review": ("Review what tacit noted today (keep/drop with `tacit review`)", _cmd_review),
 }
 
 

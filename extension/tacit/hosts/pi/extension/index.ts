@@ -30,6 +30,7 @@ const COMMANDS = {
   "memory-show": "Show what tacit has learned, by status",
   "memory-forget": "Forget a learned memory: /memory-forget KEY",
   "memory-teach": "Teach tacit a memory directly: /memory-teach TEXT",
+  "memory-review": "Review what tacit noted today (keep/drop with `tacit review`)",
 };
 const LOADED = Symbol.for("tacit.pi.extension.active");
 
