@@ -9,11 +9,15 @@
   starts a detached ``tacit drain`` that replays the journal through the
   background handlers. Only one drain runs at a time (``flock`` on
   ``journal.lock``); a journal left by a crash is drained next time.
+
+Appending runs in every hook process, so it writes its line with
+``tacit.fastjson`` (byte-identical to ``json.dumps``) rather than importing
+``json`` (which pulls in ``re`` and ``enum``); ``drain`` — a process of its
+own that nobody waits for — imports ``json`` itself.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
 KICK_KINDS = ("turn_end", "before_compact", "session_shutdown")
@@ -66,8 +70,9 @@ def append_journal(cfg, event) -> None:
     import fcntl
 
     from tacit.events import event_to_dict
+    from tacit.fastjson import DEFAULT_SEPARATORS, dumps
 
-    line = (json.dumps(event_to_dict(event), ensure_ascii=False) + "\n").encode("utf-8")
+    line = (dumps(event_to_dict(event), separators=DEFAULT_SEPARATORS) + "\n").encode("utf-8")
     path = journal_path(cfg)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     for _ in range(100):
@@ -97,6 +102,7 @@ def drain(cfg, engine) -> int:
     """Replay the journal through ``engine``'s background handlers. Returns the
     number of events handled; 0 at once if another drain holds the lock."""
     import fcntl
+    import json
 
     from tacit.events import event_from_dict
 

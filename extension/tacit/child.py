@@ -69,8 +69,15 @@ DEFAULT_COMMANDS: dict[str, list[str]] = {
     # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag
     "pi": ["pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
            "--model", "{model}", "{prompt}"],
+    # Codex CLI 0.171.0 (docs/hosts/codex.md): no hooks at all in the child, no
+    # session files, the data folder (its cwd, not a git repo) as the writable
+    # sandbox workspace, JSONL events (the last line carries token usage); no
+    # --model unless child_model is set: the child uses the user's configured model
+    "codex": ["codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
+              "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
+              "--", "{prompt}"],
 }
-DEFAULT_MODELS = {"claude-code": "haiku", "hermes": "", "pi": ""}
+DEFAULT_MODELS = {"claude-code": "haiku", "hermes": "", "pi": "", "codex": ""}
 NOTHING_TO_SAVE = "Nothing to save."
 
 

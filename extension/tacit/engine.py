@@ -123,9 +123,13 @@ class Engine:
         """Register a plugin: a module/object with ``register(engine)``, or its
         dotted module name."""
         if isinstance(plugin, str):
-            import importlib
+            # __import__ + sys.modules is importlib.import_module for an
+            # absolute name, without importing importlib (and warnings) in
+            # every hook process
+            import sys
 
-            plugin = importlib.import_module(plugin)
+            __import__(plugin)
+            plugin = sys.modules[plugin]
         plugin.register(self)
         self._plugins.append(getattr(plugin, "__name__", repr(plugin)))
 

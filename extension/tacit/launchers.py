@@ -14,17 +14,17 @@ same to the session's state file itself (``tacit.child.run_job_file``).
 
 from __future__ import annotations
 
-import json
 import os
 
 
 def detached_launcher(cfg):
     def launch(job: dict) -> int:
+        from tacit.fastjson import DEFAULT_SEPARATORS, dumps
         from tacit.fsutil import atomic_write_text
         from tacit.spawn import spawn_detached, tacit_argv, tacit_process_env
 
         path = os.path.join(cfg.state_dir_str, "jobs", f"{job['id']}.json")
-        atomic_write_text(path, json.dumps(job, ensure_ascii=False))
+        atomic_write_text(path, dumps(job, separators=DEFAULT_SEPARATORS))  # = json.dumps(job, ensure_ascii=False)
         env = tacit_process_env(cfg, job.get("host"))
         return spawn_detached(tacit_argv("child", "run", path), env=env)
 

@@ -153,11 +153,15 @@ def pattern_ids() -> list[str]:
 # ---------------------------------------------------------------------------
 def scan(text: str) -> list[Finding]:
     """All findings for ``text``, one per pattern id, in category order."""
+    if type(text) is str and text.isascii() and _clean_ascii(text):
+        return []
     return list(_findings(text, stop_first=False))
 
 
 def first_finding(text: str) -> Finding | None:
     """The first finding (cheaper than ``scan`` when only a verdict is needed)."""
+    if type(text) is str and text.isascii() and _clean_ascii(text):
+        return None
     for finding in _findings(text, stop_first=True):
         return finding
     return None
@@ -512,6 +516,22 @@ _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat",
                  "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm")
 _READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
               "strings", "tac", "get-content") + _ARCHIVERS
+# Command-anchored trigger words. The two command rules below match
+# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of
+# [\w.-] characters that ends a whitespace-separated token. Their trigger
+# word for a command is that exact condition (``_anchored``), not the
+# command as a substring, so "nc" inside "branch" or "function" and "od"
+# inside "node" no longer run a regex that cannot match there. These lists
+# are exactly the regexes' alternatives (a test checks it).
+_NETWORK_ANCHORS = _NETWORK_CMDS
+_READ_ANCHORS = _READ_CMDS + ("batcat",)
+_ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
+
+
+def _anchored(commands: tuple) -> tuple:
+    return tuple(_ANCHOR_MARK + command for command in commands)
+
+
 # Order = report order (category order, then most specific first).
 _RULE_SPECS: tuple[_Rule, ...] = (
     # ---- injection --------------------------------------------------------
@@ -727,7 +747,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         None,
         r"(?<![\w.-])(?P<cmd>curl|wget|scp|rsync|sftp|nc|ncat|netcat|socat|rclone|xh|httpie|invoke-webrequest"
         r"|invoke-restmethod|iwr|irm)(?=[ \t])(?P<rest>[^\n]{0,400}+)",
-        triggers=(_NETWORK_CMDS,),
+        triggers=(_anchored(_NETWORK_ANCHORS),),
         check=_network_check,
         negation="adjacent",
         ids=("exfiltration.curl_secret", "exfiltration.env_dump") + _PATH_IDS,
@@ -743,7 +763,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         None,
         r"(?<![\w.-])(?P<cmd>cat|less|more|head|tail|bat|batcat|base64|xxd|od|hexdump|strings|tac|get-content"
         r"|tar|zip|7z|gzip|gpg|openssl)(?=[ \t])(?P<rest>[^\n]{0,300}+)",
-        triggers=(_READ_CMDS, _SENSITIVE_WORDS),
+        triggers=(_anchored(_READ_ANCHORS), _SENSITIVE_WORDS),
         check=_read_check,
         negation="adjacent",
         ids=_PATH_IDS,
@@ -931,12 +951,30 @@ for _index, _groups in enumerate(_RULE_GROUPS):
         _WORD_RULES.setdefault(_word, []).append(_index)
 _WORD_RULES = {word: tuple(indices) for word, indices in _WORD_RULES.items()}
 del _index, _groups, _word
+_ANCHOR_WORDS = frozenset(word for word in _WORD_RULES if word.startswith(_ANCHOR_MARK))
 _SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
-_SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES if w not in _SPACED_WORDS), key=len))
-# _WORDS_UP_TO[n]: the whitespace-free trigger words of at most n characters
-# (a word longer than a token cannot be inside it)
-_WORDS_UP_TO = tuple(tuple(w for w in _SOLID_WORDS if len(w) <= n)
-                     for n in range(len(_SOLID_WORDS[-1]) + 1))
+_SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
+                             if w not in _SPACED_WORDS and w not in _ANCHOR_WORDS), key=len))
+# A trigger phrase with a space occurs only where its first part (the text
+# before the first whitespace) ends a token: that first part is looked for
+# inside tokens like any other word, and reported as a "gate" marker; only
+# the phrases behind the gates present are then searched for in the text.
+_GATE_MARK = "\x01"
+_GATE_PHRASES: dict = {}
+for _phrase_word in _SPACED_WORDS:
+    _gate = _GATE_MARK + _phrase_word[:next(i for i, ch in enumerate(_phrase_word) if ch.isspace())]
+    _GATE_PHRASES.setdefault(_gate, []).append(_phrase_word)
+_GATE_PHRASES = {gate: tuple(phrases) for gate, phrases in _GATE_PHRASES.items()}
+_GATES = frozenset(_GATE_PHRASES)
+del _phrase_word, _gate
+# (text to look for inside a token, word it reports), shortest first;
+# _NEEDLES_UP_TO[n]: those of at most n characters (a longer one cannot be
+# inside a token of n characters)
+_NEEDLES = tuple(sorted([(w, w) for w in _SOLID_WORDS] + [(g[1:], g) for g in _GATE_PHRASES],
+                        key=lambda pair: len(pair[0])))
+_NEEDLES_UP_TO = tuple(tuple(pair for pair in _NEEDLES if len(pair[0]) <= n)
+                       for n in range(len(_NEEDLES[-1][0]) + 1))
+_ANCHOR_COMMANDS = tuple(sorted(word[1:] for word in _ANCHOR_WORDS))
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
 _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
 _CANDIDATES_MAX = 4096
@@ -947,38 +985,66 @@ _TOKEN_PATH_MAX_CHARS = 20_000  # longer texts are searched word by word (no mem
 _NO_WORDS: frozenset = frozenset()
 
 
+def clear_memo() -> None:
+    """Forget the memos built from texts seen so far (benchmarks, tests):
+    results never depend on them, only speed does."""
+    _TOKEN_WORDS.clear()
+    _CANDIDATES.clear()
+
+
 def _words_in_token(token: str) -> frozenset:
-    candidates = _WORDS_UP_TO[min(len(token), len(_WORDS_UP_TO) - 1)]
-    words = [word for word in candidates if word in token]
+    """The trigger words, gate markers and anchored command words of one token."""
+    needles = _NEEDLES_UP_TO[min(len(token), len(_NEEDLES_UP_TO) - 1)]
+    words = [word for needle, word in needles if needle in token]
+    if token.endswith(_ANCHOR_COMMANDS):
+        for command in _ANCHOR_COMMANDS:
+            if token.endswith(command):
+                before = len(token) - len(command) - 1
+                # the commands' regex: (?<![\w.-])command — \w is isalnum() or "_"
+                if before < 0 or not (token[before].isalnum() or token[before] in "_.-"):
+                    words.append(_ANCHOR_MARK + command)
     return frozenset(words) if words else _NO_WORDS  # one shared empty set: the memo stays small
 
 
 def _present_words(low: str) -> frozenset:
-    """The trigger words that occur in ``low`` (already lower-cased): the same
-    answer as ``word in low`` for every trigger word, computed cheaply.
+    """The trigger words present in ``low`` (already lower-cased): the same
+    answer as ``word in low`` for every trigger word (for an anchored command
+    word: the command ends a token as the command rules' regex requires),
+    computed cheaply.
 
     A trigger word without whitespace can only occur inside one
     whitespace-separated token, so the text is split (in C) and each distinct
     token's words come from a memo: the vocabulary of memory entries and
     skill descriptions repeats, so most tokens cost a dict lookup, and a new
     token costs substring checks of the trigger words no longer than it. The
-    few trigger phrases with a space are searched for directly. Very long
-    texts skip the memo and search each word once. No regex is compiled: a
-    one-shot CLI or hook process scanning one entry must not pay for it."""
+    few trigger phrases with a space are searched for directly, only when
+    their first word is in some token. Very long texts skip the memo and
+    search each word once (an anchored command then counts when it occurs
+    anywhere). No regex is compiled: a one-shot CLI or hook process scanning
+    one entry must not pay for it."""
     if len(low) > _TOKEN_PATH_MAX_CHARS:
-        return frozenset(word for word in _WORD_RULES if word in low)
+        present = {word for word in _SOLID_WORDS + _SPACED_WORDS if word in low}
+        present.update(_ANCHOR_MARK + command for command in _ANCHOR_COMMANDS if command in low)
+        return frozenset(present)
     memo = _TOKEN_WORDS
-    tokens = set(low.split())
-    found = list(map(memo.get, tokens))  # the lookups run in C
-    if None in found:
+    tokens = low.split()
+    try:
+        present = _NO_WORDS.union(*map(memo.__getitem__, tokens))  # the lookups run in C
+    except KeyError:  # a token not seen before
+        tokens = set(tokens)
         if len(memo) + len(tokens) > _TOKEN_MEMO_MAX:
             memo.clear()
-        found = [memo[token] if token in memo else memo.setdefault(token, _words_in_token(token))
-                 for token in tokens]
-    present = set().union(*found)
-    for phrase in _SPACED_WORDS:
-        if phrase in low:
-            present.add(phrase)
+        present = _NO_WORDS.union(*[
+            memo[token] if token in memo else memo.setdefault(token, _words_in_token(token))
+            for token in tokens])
+    if present.isdisjoint(_GATES):
+        return present
+    present = set(present)
+    for gate in _GATES.intersection(present):
+        present.discard(gate)
+        for phrase in _GATE_PHRASES[gate]:
+            if phrase in low:
+                present.add(phrase)
     return frozenset(present)
 
 
@@ -1290,6 +1356,32 @@ def _coerce(text) -> str:
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text).decode("utf-8", errors="replace")
     return str(text)
+
+
+def _clean_ascii(text: str) -> bool:
+    """True when ``_findings`` would find nothing in the ASCII ``text``
+    because no rule can run on it; False means "run the full path" (it
+    decides, and memoises the rules for a new set of trigger words).
+
+    The same decisions as the full path, without building its views: for
+    ASCII text the normalised view is the text itself and the lower-case
+    view is ``text.lower()``, no invisible character can occur, and a rule
+    runs only when its trigger words are present and (``requires``) one of
+    its required characters is in its view. Most skill descriptions and
+    memory entries end here (a property test compares both paths)."""
+    low = text.lower()
+    chosen = _CANDIDATES.get(_present_words(low))
+    if chosen is None:
+        return False
+    for index in chosen:
+        rule = _RULE_SPECS[index]
+        if not rule.requires:
+            return False
+        subject = low if rule.view == "lower" else text
+        for ch in rule.requires:
+            if ch in subject:
+                return False
+    return True
 
 
 def _findings(text, *, stop_first: bool):

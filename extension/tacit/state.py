@@ -16,15 +16,19 @@ Design decisions
   hooks of one session (PostToolUse of parallel tools) never lose an update
   (``FileStateStore``). Files untouched for ``session_state_max_age_days``
   are pruned, at most once a day.
-- **Cheap.** Imports ``json``, ``os``, ``fcntl`` and ``time`` only: this runs in
-  every hook process.
+- **Cheap.** Imports ``os``, ``fcntl`` and ``time`` only: this runs in every
+  hook process. State files go through ``tacit.fastjson`` (json's own C
+  scanner and encoder, byte-identical output) because ``import json`` alone
+  costs most of a bare interpreter start-up (it pulls in ``re`` and ``enum``).
 """
 
 from __future__ import annotations
 
-import json
 import os
+import json  # REGRESSION
 import time
+
+from tacit import fastjson
 
 RECENT_MESSAGES = 12  # kept for child prompts ("the recent conversation")
 RECENT_CHARS = 4000  # per message
@@ -197,7 +201,7 @@ class FileStateStore:
     def _read(self, session_id: str) -> dict:
         try:
             with open(self.path_for(session_id), "rb") as handle:
-                data = json.loads(handle.read())
+                data = fastjson.loads(handle.read())
             if isinstance(data, dict) and data.get("session_id") == session_id:
                 base = _fresh(session_id)
                 base.update(data)  # tolerate files written by an older version
@@ -210,9 +214,9 @@ class FileStateStore:
     def _write(self, data: dict) -> None:
         path = self.path_for(data["session_id"])
         tmp = f"{path}.{os.getpid()}.tmp"
-        # dumps, not dump: dump streams through the pure-Python encoder (about
-        # 5x slower), and this runs on every hook event
-        text = json.dumps(data, ensure_ascii=False)
+        # json.dumps(data, ensure_ascii=False), byte for byte, through the C
+        # encoder (json.dump would stream through the pure-Python one)
+        text = fastjson.dumps(data, separators=fastjson.DEFAULT_SEPARATORS)
         with open(tmp, "w", encoding="utf-8") as handle:
             handle.write(text)
         # no fsync: losing a counter on power loss is harmless, and the hook

@@ -5,6 +5,8 @@ Pinned versions (registries here may serve other builds as "latest"):
 * Claude Code — npm ``@anthropic-ai/claude-code@2.1.197`` (the native binary
   comes inside the npm platform sub-package; nothing else is downloaded);
 * pi — npm ``@mariozechner/pi-coding-agent@0.73.1``;
+* Codex CLI — npm ``@openai/codex@0.171.0`` (the native binary comes inside
+  the npm platform sub-package, e.g. ``@openai/codex-linux-x64``);
 * Hermes Agent — PyPI ``hermes-agent==0.19.0`` in its own venv, created with
   the interpreter that runs this module (the hermes adapter later installs
   tacit into the same venv with ``hermes_venv_install``).
@@ -28,7 +30,7 @@ Design decisions, and why:
 * **Stdlib only**, so CI can run ``python tests/e2e/hostbin.py install all``
   before anything else is installed.
 * **Overrides for a developer's own builds**: ``TACIT_E2E_CLAUDE_BIN``,
-  ``TACIT_E2E_PI_BIN``, ``TACIT_E2E_HERMES_BIN`` (with
+  ``TACIT_E2E_PI_BIN``, ``TACIT_E2E_CODEX_BIN``, ``TACIT_E2E_HERMES_BIN`` (with
   ``TACIT_E2E_HERMES_PYTHON``) are used as-is, unverified.
 """
 
@@ -51,6 +53,7 @@ from typing import Callable, Iterator
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.197"
 PI_PACKAGE, PI_VERSION = "@mariozechner/pi-coding-agent", "0.73.1"
 HERMES_PACKAGE, HERMES_VERSION = "hermes-agent", "0.19.0"
+CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.171.0"
 
 INSTALL_TIMEOUT = 900  # seconds; the Claude Code package is ~245 MB
 MARKER = ".tacit-installed"
@@ -134,6 +137,10 @@ def _quiet_env() -> dict:
     """Environment for a version check: no network, no real HOME writes."""
     env = dict(os.environ)
     env.update(CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", PI_OFFLINE="1", DISABLE_AUTOUPDATER="1")
+    # codex writes helper links under $CODEX_HOME/tmp even for --version
+    codex_home = cache_dir() / "codex-version-home"
+    codex_home.mkdir(exist_ok=True)
+    env["CODEX_HOME"] = str(codex_home)
     return env
 
 
@@ -190,6 +197,14 @@ def pi_bin() -> Path:
     if override:
         return Path(override)
     return _npm_install("pi", PI_PACKAGE, PI_VERSION, "pi")
+
+
+def codex_bin() -> Path:
+    """Path of the pinned ``codex`` binary, installing it on first use."""
+    override = os.environ.get("TACIT_E2E_CODEX_BIN")
+    if override:
+        return Path(override)
+    return _npm_install("codex", CODEX_PACKAGE, CODEX_VERSION, "codex")
 
 
 def hermes_venv() -> Path:
@@ -278,14 +293,15 @@ def hermes_venv_install(package_path: str | os.PathLike, *, editable: bool = Fal
     return python
 
 
-INSTALLERS: dict[str, Callable[[], Path]] = {"claude": claude_bin, "pi": pi_bin, "hermes": hermes_bin}
+INSTALLERS: dict[str, Callable[[], Path]] = {"claude": claude_bin, "pi": pi_bin, "hermes": hermes_bin,
+                                             "codex": codex_bin}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Install the pinned agent hosts for tacit's e2e tests.")
     sub = parser.add_subparsers(dest="command", required=True)
     install = sub.add_parser("install", help="install (idempotent) and print each binary's path")
-    install.add_argument("hosts", nargs="*", default=["all"], choices=["claude", "pi", "hermes", "all"])
+    install.add_argument("hosts", nargs="*", default=["all"], choices=[*INSTALLERS, "all"])
     sub.add_parser("where", help="print the cache folder")
     args = parser.parse_args(argv)
     if args.command == "where":

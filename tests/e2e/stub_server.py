@@ -7,7 +7,9 @@ stdlib ``ThreadingHTTPServer`` on 127.0.0.1 that answers
 * ``POST /v1/messages`` (Anthropic Messages, what Claude Code sends, usually
   with ``?beta=true``) and
 * ``POST /v1/chat/completions`` (OpenAI chat completions, what Hermes and pi
-  send)
+  send) and
+* ``POST /v1/responses`` (OpenAI Responses API, what Codex CLI sends: it no
+  longer accepts ``wire_api = "chat"``)
 
 from an ordered list of rules, streaming when the request asks for it and
 returning one JSON object when it does not.  Every request is appended as one
@@ -30,7 +32,7 @@ Design decisions, and why:
   (``match_body``); the first matching rule wins; ``times: N`` makes it
   one-shot (N uses), no ``times`` makes it unlimited.  A request no rule
   matches gets the script's default reply.
-* **Only the two chat endpoints ever consume a rule.**  Any other path
+* **Only the chat endpoints ever consume a rule.**  Any other path
   (``/api/show``, ``/v1/models``, ``/v1/messages/count_tokens`` ...) is
   answered 404 and logged; consuming a scripted tool call there would
   silently lose it.
@@ -61,7 +63,7 @@ Script file format (JSON)::
 
 A bare list is also accepted (rules only, default reply ``"OK"``).  Rule keys:
 ``match``, ``match_system``, ``match_model``, ``match_body``, ``protocol``
-(``"anthropic"`` / ``"openai"``) — all optional, all must hold; ``reply``
+(``"anthropic"`` / ``"openai"`` / ``"responses"``) — all optional, all must hold; ``reply``
 (text) and/or ``tool_calls`` (``[{"name", "input", "id"?}]``); ``times``;
 ``delay`` (seconds before answering); ``status`` (answer with this HTTP error
 status instead, in the protocol's error format); ``stop_reason`` (override).
@@ -93,6 +95,7 @@ DEFAULT_REPLY = "OK"
 SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"}
 ANTHROPIC_PATH = "/v1/messages"
 OPENAI_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 
 
 # --------------------------------------------------------------------------
@@ -106,7 +109,7 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, dict):
-        if content.get("type") in ("text", "input_text"):
+        if content.get("type") in ("text", "input_text", "output_text"):
             return str(content.get("text", ""))
         if content.get("type") == "tool_result":
             return _text_of(content.get("content"))
@@ -125,7 +128,11 @@ def last_user_text(protocol: str, body: dict) -> str:
     tool_result contents; ``role:"system"`` entries are skipped).
     OpenAI: the last ``user`` message, or — when the conversation ends in tool
     results — all the trailing ``tool`` messages joined.
+    Responses: the same over ``input[]`` items — the last ``role:"user"``
+    message, or the trailing ``function_call_output`` items joined.
     """
+    if protocol == "responses":
+        return _responses_last_user_text(body)
     messages = body.get("messages") or []
     if protocol == "anthropic":
         for message in reversed(messages):
@@ -147,13 +154,40 @@ def last_user_text(protocol: str, body: dict) -> str:
     return "\n".join(reversed(tail))
 
 
+def _responses_last_user_text(body: dict) -> str:
+    items = body.get("input")
+    if isinstance(items, str):
+        return items
+    # Codex interleaves its function_call items and hook context (developer
+    # messages) with the outputs: skip those, stop at a user/assistant message
+    tail: list[str] = []
+    for item in reversed(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "function_call_output":
+            tail.append(_text_of(item.get("output")))
+            continue
+        if item.get("type") == "function_call" or item.get("role") in ("developer", "system"):
+            continue
+        if tail:
+            break
+        if item.get("role") == "user":
+            return _text_of(item.get("content"))
+    return "\n".join(reversed(tail))
+
+
 def system_text(protocol: str, body: dict) -> str:
     """The system prompt: Anthropic ``system`` plus any ``role:"system"``
-    entries in ``messages[]``; OpenAI ``system``/``developer`` messages."""
+    entries in ``messages[]``; OpenAI ``system``/``developer`` messages;
+    Responses ``instructions`` plus ``system``/``developer`` items of ``input[]``."""
     parts: list[str] = []
     if protocol == "anthropic":
         parts.append(_text_of(body.get("system")))
-    for message in body.get("messages") or []:
+    messages = body.get("messages") or []
+    if protocol == "responses":
+        parts.append(_text_of(body.get("instructions")))
+        messages = body.get("input") if isinstance(body.get("input"), list) else []
+    for message in messages:
         if isinstance(message, dict) and message.get("role") in ("system", "developer"):
             parts.append(_text_of(message.get("content")))
     return "\n".join(p for p in parts if p)
@@ -381,6 +415,68 @@ def openai_completion(reply: Reply, model: str, seq: int) -> tuple[dict, str]:
             "usage": _openai_usage(reply)}, finish
 
 
+def _responses_usage(reply: Reply) -> dict:
+    return {"input_tokens": reply.input_tokens, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": reply.output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": reply.input_tokens + reply.output_tokens}
+
+
+def _responses_items(reply: Reply, seq: int) -> list[dict]:
+    """The finished output items: an assistant message, then function calls."""
+    items: list[dict] = []
+    if reply.text is not None:
+        items.append({"type": "message", "id": f"msg_stub_{seq}", "role": "assistant", "status": "completed",
+                      "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+    for call in reply.tool_calls:
+        items.append({"type": "function_call", "id": "fc_" + call["id"], "call_id": "call_" + call["id"],
+                      "name": call["name"], "arguments": json.dumps(call["input"]), "status": "completed"})
+    return items
+
+
+def _responses_stop(reply: Reply) -> str:
+    return reply.stop_reason_override or ("function_call" if reply.tool_calls else "completed")
+
+
+def responses_events(reply: Reply, model: str, seq: int) -> tuple[list[tuple[str, dict]], str]:
+    """Responses API stream: ``response.created``, per item ``output_item.added``
+    → deltas → ``output_item.done``, then ``response.completed`` with usage.
+    Codex acts on ``output_item.done`` and ``completed``; the deltas are there
+    so a client that renders them has to reassemble pieces."""
+    response = {"id": f"resp_stub_{seq}", "object": "response", "created_at": int(time.time()),
+                "model": model, "status": "in_progress", "output": []}
+    events: list[tuple[str, dict]] = [("response.created", {"type": "response.created",
+                                                            "response": dict(response)})]
+    items = _responses_items(reply, seq)
+    for index, item in enumerate(items):
+        if item["type"] == "message":
+            started = dict(item, status="in_progress", content=[])
+            events.append(("response.output_item.added", {"type": "response.output_item.added",
+                                                          "output_index": index, "item": started}))
+            for piece in _chunks(reply.text or ""):
+                events.append(("response.output_text.delta", {
+                    "type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
+                    "content_index": 0, "delta": piece}))
+        else:
+            started = dict(item, status="in_progress", arguments="")
+            events.append(("response.output_item.added", {"type": "response.output_item.added",
+                                                          "output_index": index, "item": started}))
+            for piece in _chunks(item["arguments"]):
+                events.append(("response.function_call_arguments.delta", {
+                    "type": "response.function_call_arguments.delta", "item_id": item["id"],
+                    "output_index": index, "delta": piece}))
+        events.append(("response.output_item.done", {"type": "response.output_item.done",
+                                                     "output_index": index, "item": item}))
+    done = dict(response, status="completed", output=items, usage=_responses_usage(reply))
+    events.append(("response.completed", {"type": "response.completed", "response": done}))
+    return events, _responses_stop(reply)
+
+
+def responses_object(reply: Reply, model: str, seq: int) -> tuple[dict, str]:
+    return {"id": f"resp_stub_{seq}", "object": "response", "created_at": int(time.time()), "model": model,
+            "status": "completed", "output": _responses_items(reply, seq),
+            "usage": _responses_usage(reply)}, _responses_stop(reply)
+
+
 # --------------------------------------------------------------------------
 # The server
 # --------------------------------------------------------------------------
@@ -518,7 +614,7 @@ class StubHandler(BaseHTTPRequestHandler):
         seq = self.state.next_seq()
         record = self._base_record(seq, raw)
         path = record["path"].rstrip("/")
-        protocol = {ANTHROPIC_PATH: "anthropic", OPENAI_PATH: "openai"}.get(path)
+        protocol = {ANTHROPIC_PATH: "anthropic", OPENAI_PATH: "openai", RESPONSES_PATH: "responses"}.get(path)
         if self.command != "POST" or protocol is None:
             record["status"] = 404
             self.state.write_log(record)
@@ -555,6 +651,12 @@ class StubHandler(BaseHTTPRequestHandler):
                 frames = [(name, json.dumps(payload)) for name, payload in events]
             else:
                 message, stop = anthropic_message(reply, model, seq)
+        elif protocol == "responses":
+            if stream:
+                events, stop = responses_events(reply, model, seq)
+                frames = [(name, json.dumps(payload)) for name, payload in events]
+            else:
+                message, stop = responses_object(reply, model, seq)
         else:
             if stream:
                 include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -679,7 +781,7 @@ class StubProcess:
         return records
 
     def model_requests(self) -> list[dict]:
-        """Only requests to the two chat endpoints (the ones that consume rules)."""
+        """Only requests to the chat endpoints (the ones that consume rules)."""
         return [r for r in self.requests() if r.get("protocol") and r.get("status") == 200]
 
     def refused_proxy(self) -> list[dict]:

@@ -322,8 +322,8 @@ def test_slash_commands_and_skill_index(stub, tacit_hermes, tmp_path):
     out = run_commands(th, [("memory-skills", ""), ("memory-consolidate", ""),
                             ("memory-teach", "--user TEACH-ME prefers short answers"), ("memory-show", "")],
                        env_extra={"TACIT_CHILD_ENABLED": "0"})  # deterministic merge, no model needed
-    assert out["registered"] == ["memory-consolidate", "memory-forget", "memory-show", "memory-skills",
-                                 "memory-teach"]
+    assert out["registered"] == ["memory-consolidate", "memory-forget", "memory-review", "memory-show",
+                                 "memory-skills", "memory-teach"]
     skills = out["memory-skills "]
     assert skills.startswith(f"Skills in {th.home / 'skills'} (1):")
     assert "- deploy-steps (v" in skills and "How to deploy the app to staging" in skills

@@ -12,6 +12,7 @@ from tacit.commands import emit, exit_code
 
 INSTALLERS = {
     "claude-code": "tacit.hosts.claude_code.install",
+    "codex": "tacit.hosts.codex.install",
     "hermes": "tacit.hosts.hermes.install",
     "pi": "tacit.hosts.pi.install",
 }

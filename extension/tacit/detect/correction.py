@@ -43,14 +43,15 @@ Design decisions, and why
   when one of its key substrings occurs, and is compiled on first use, so
   a hook process compiles only what its one message needs. A message costs
   ~0.1 ms once compiled.
+- **Cheap to import.** A Claude Code hook imports this module in a process
+  whose whole budget is about one interpreter start-up, so it imports nothing
+  at module level: ``re`` is imported when the first regex is compiled (flags
+  are named, ``_Lazy(source, "SI")``), the value classes are hand-written
+  rather than dataclasses (``dataclasses`` pulls in ``inspect``, ~15 ms), and
+  caches are plain dicts rather than ``functools.lru_cache``.
 """
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Iterable, Mapping
 
 __all__ = [
     "CorrectionPatterns",
@@ -72,16 +73,22 @@ __all__ = [
 class _Lazy:
     """A regex compiled on first use. Compiling all of this module's patterns
     costs 10–20 ms, paid on every event by hosts that run one process per
-    event; most messages need only some of them."""
+    event; most messages need only some of them. ``flags`` names ``re``
+    flags by letter ("S", "I", "X", …) so that defining one imports nothing."""
 
     __slots__ = ("_source", "_flags", "_compiled")
 
-    def __init__(self, source: str, flags: int = 0) -> None:
+    def __init__(self, source: str, flags: str = "") -> None:
         self._source, self._flags, self._compiled = source, flags, None
 
     def _get(self) -> re.Pattern:
         if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
+            import re
+
+            flags = 0
+            for letter in self._flags:
+                flags |= getattr(re, letter)
+            self._compiled = re.compile(self._source, flags)
         return self._compiled
 
     def search(self, *args: Any) -> re.Match | None:
@@ -144,31 +151,72 @@ _SETTING_KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class CorrectionPatterns:
-    """Compiled pattern lists for the original negative/strong/weak rule."""
+class _Frozen:
+    """A small immutable value class (what ``@dataclass(frozen=True)`` gave:
+    positional or keyword construction, defaults, equality and hashing by
+    field values, a readable repr) without importing ``dataclasses``."""
 
-    strong: tuple[re.Pattern, ...]
-    weak: tuple[re.Pattern, ...]
-    negative: tuple[re.Pattern, ...]
-    directive_words: tuple[str, ...]
-    problems: tuple[str, ...] = ()
+    __slots__ = ()
+    _defaults: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        names = self.__slots__
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names or name in values:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in names:
+            if name not in values:
+                if name not in self._defaults:
+                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
+                values[name] = self._defaults[name]
+            object.__setattr__(self, name, values[name])
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is immutable")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({inner})"
 
 
-@dataclass(frozen=True)
-class CorrectionVerdict:
-    """What the detector decided and why.
+class CorrectionPatterns(_Frozen):
+    """Compiled pattern lists for the original negative/strong/weak rule:
+    ``strong``, ``weak``, ``negative`` (tuples of ``re.Pattern``),
+    ``directive_words`` (tuple of str) and ``problems`` (tuple of str, default
+    ``()``)."""
+
+    __slots__ = ("strong", "weak", "negative", "directive_words", "problems")
+    _defaults = {"problems": ()}
+
+
+class CorrectionVerdict(_Frozen):
+    """What the detector decided and why: ``is_correction``, ``rule``,
+    ``score``, ``matched``, ``reason``.
 
     ``rule`` is one of: ``negative``, ``strong``, ``weak+directive``,
     ``contextual``, ``none``, ``empty``, ``quoted-only``, ``agent-prompt``.
     ``score`` is in [0, 1]; ``matched`` is the text that decided it.
     """
 
-    is_correction: bool
-    rule: str
-    score: float
-    matched: str | None
-    reason: str
+    __slots__ = ("is_correction", "rule", "score", "matched", "reason")
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of ``tacit detect correction``."""
@@ -185,6 +233,8 @@ class CorrectionVerdict:
 # Building the pattern lists
 # ---------------------------------------------------------------------------
 def _norm_word(word: str) -> str:
+    import re
+
     return re.sub(r"\s+", " ", word.strip().lower().replace("\u2019", "'").replace("'", ""))
 
 
@@ -193,6 +243,9 @@ _OPTIONAL_APOSTROPHE = _Lazy(r"['\u2019](?![?*+{])")
 
 def _compile_list(key: str, configured: Any, defaults: tuple[str, ...],
                   problems: list[str]) -> tuple[re.Pattern, ...]:
+    import re
+    from collections.abc import Iterable
+
     if configured is None or configured == [] or configured == ():
         configured = list(defaults)
     elif isinstance(configured, str) or not isinstance(configured, Iterable):
@@ -217,8 +270,21 @@ def _compile_list(key: str, configured: Any, defaults: tuple[str, ...],
     return tuple(compiled)
 
 
-@lru_cache(maxsize=32)
+_COMPILED: dict = {}  # (strong, weak, negative, directive) -> CorrectionPatterns
+_CACHE_SIZE = 32
+
+
 def _compile_cached(strong: tuple, weak: tuple, negative: tuple, directive: tuple) -> CorrectionPatterns:
+    key = (strong, weak, negative, directive)
+    patterns = _COMPILED.get(key)
+    if patterns is None:
+        if len(_COMPILED) >= _CACHE_SIZE:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        patterns = _COMPILED[key] = _compile_uncached(strong, weak, negative, directive)
+    return patterns
+
+
+def _compile_uncached(strong: tuple, weak: tuple, negative: tuple, directive: tuple) -> CorrectionPatterns:
     problems: list[str] = []
     strong_c = _compile_list(_SETTING_KEYS["strong"], list(strong), DEFAULT_STRONG_PATTERNS, problems)
     weak_c = _compile_list(_SETTING_KEYS["weak"], list(weak), DEFAULT_WEAK_PATTERNS, problems)
@@ -256,6 +322,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
 def patterns_from_config(cfg: Any) -> CorrectionPatterns:
     """Patterns from a Config (attributes) or a plain mapping of settings."""
 
+    from collections.abc import Mapping
+
     def read(name: str) -> Any:
         if isinstance(cfg, Mapping):
             return cfg.get(name)
@@ -273,12 +341,12 @@ def default_patterns() -> CorrectionPatterns:
 # Quoted text, agent prompts, long messages
 # ---------------------------------------------------------------------------
 _FENCE = _Lazy(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
-_INLINE_FENCE = _Lazy(r"```.*?```", re.S)
+_INLINE_FENCE = _Lazy(r"```.*?```", "S")
 _KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|examples|quote|memory|"
                "instructions|prompt|document|file|output|result|results|log|logs|stdout|stderr|"
                "function_results|tool_result|command-name|command-message|command-args")
 _TAG_BLOCK = _Lazy(
-    r"<((?:[a-z][\w]*[-_][\w-]*)|(?:" + _KNOWN_TAGS + r"))(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
+    r"<((?:[a-z][\w]*[-_][\w-]*)|(?:" + _KNOWN_TAGS + r"))(?:\s[^<>]*)?>.*?</\1\s*>", "SI")
 _QUOTE_LINE = _Lazy(r"(?m)^[ \t]*>.*$")
 _ROLE_LINE = _Lazy(
     r"(?mi)^[ \t]*(?:[-*][ \t]+)?(?:\*\*|\[)?(?:user|human|assistant|ai|agent|claude|system|model|bot|tool|"
@@ -290,7 +358,7 @@ _SQUOTE = _Lazy(r"(?<!\w)['\u2018]([^'\u2018\u2019\n]{1,400}?)['\u2019](?!\w)")
 _BACKTICK = _Lazy(r"`([^`\n]{1,400})`")
 _TRIGGERISH = _Lazy(
     r"\b(?:no|not|nope|don'?t|do not|never|stop|wrong|said|told|actually|please|why|instead|again|"
-    r"should|discussed|wanted|meant|asked)\b", re.I)
+    r"should|discussed|wanted|meant|asked)\b", "I")
 _PLACEHOLDER = " \u2026 "
 _BLANK_LINES = _Lazy(r"\n[ \t]*(?:\n[ \t]*)+")
 
@@ -339,7 +407,7 @@ def strip_quoted(text: str) -> str:
 _PROMPT_OPENERS = _Lazy(
     r"^\s*(?:#+\s*)?(?:you are (?:a|an|the|tacit|claude|hermes)\b|you're (?:a|an|the)\b|your (?:task|job|role) is\b|"
     r"this session is being continued from a previous conversation|<system\b|system:|"
-    r"instructions:|task:|## task\b)", re.I)
+    r"instructions:|task:|## task\b)", "I")
 _CHILD_MARKERS = ("tacit:child", "tacit-child", "tacit_child")
 
 
@@ -369,7 +437,7 @@ _LOG_LINE = _Lazy(
       | \S+\.(?:py|js|ts|tsx|go|rs|java|rb)(?::\d+)+
       | (?:tests?|src|lib)/\S+\s+[.FEsx]+
       | \$\s
-    )""", re.X)
+    )""", "X")
 _BULLET = _Lazy(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _SENTENCE_SPLIT = _Lazy(r"(?<=[.!?])\s+|\n+")
 FOCUS_FULL_CHARS = 600
@@ -432,8 +500,20 @@ _CUE_WORDS = ("said", "told", "asked", "wanted", "already", "instead", "actually
               "explicitly", "specifically", "revert", "because")
 
 
-@lru_cache(maxsize=8192)
+_FIXED: dict = {}  # token -> _fix_token(token), for the last _FIXED_SIZE distinct tokens
+_FIXED_SIZE = 8192
+
+
 def _fix_token(token: str) -> str:
+    fixed = _FIXED.get(token)
+    if fixed is None:
+        if len(_FIXED) >= _FIXED_SIZE:
+            _FIXED.clear()
+        fixed = _FIXED[token] = _fix_token_uncached(token)
+    return fixed
+
+
+def _fix_token_uncached(token: str) -> str:
     if token in _TYPOS:
         return _TYPOS[token]
     if len(token) < 4 or token in _CUE_WORDS:
@@ -748,15 +828,27 @@ _CUE_TABLE = [(index, name, weight, firm, anchored, _CUE_NEEDS.get(name, ()))
               for index, (name, weight, firm, _rx, anchored) in enumerate(_CUES)]
 
 
-@lru_cache(maxsize=None)
+_CUE_COMPILED: dict = {}  # cue index -> compiled regex
+
+
 def _cue_regex(index: int) -> re.Pattern:
     """Compiled on first use: compiling every cue costs ~20 ms, and a hook
     process that judges one message needs only the few whose key words occur.
     Anchored cues run once over all clauses joined by newlines (multiline ^
     and $ mark clause edges), several times faster than one search per
     clause; inside them whitespace may not cross into the next clause."""
+    compiled = _CUE_COMPILED.get(index)
+    if compiled is None:
+        import re
+
+        compiled = _CUE_COMPILED[index] = re.compile(_cue_source(index))
+    return compiled
+
+
+def _cue_source(index: int) -> str:
+    """The regex source a cue runs as (anchored cues: at each clause start)."""
     _name, _weight, _firm, source, anchored = _CUES[index]
-    return re.compile("(?m)^" + source.replace(r"\s", r"[ \t]") if anchored else source)
+    return "(?m)^" + source.replace(r"\s", r"[ \t]") if anchored else source
 
 
 # Contrast: "A, not B", "is A not B", "A instead of B". Weighted by context.
@@ -873,10 +965,19 @@ def _search_any(patterns: Iterable[re.Pattern], *texts: str) -> re.Match | None:
     return None
 
 
-@lru_cache(maxsize=32)
+_DIRECTIVE_COMPILED: dict = {}  # directive words -> compiled regex
+
+
 def _directive_re(words: tuple[str, ...]) -> re.Pattern:
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(r"(?<![a-z])(?:" + alternatives + r")(?![a-z])")
+    compiled = _DIRECTIVE_COMPILED.get(words)
+    if compiled is None:
+        import re
+
+        if len(_DIRECTIVE_COMPILED) >= _CACHE_SIZE:
+            _DIRECTIVE_COMPILED.pop(next(iter(_DIRECTIVE_COMPILED)))
+        alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        compiled = _DIRECTIVE_COMPILED[words] = re.compile(r"(?<![a-z])(?:" + alternatives + r")(?![a-z])")
+    return compiled
 
 
 def _has_directive(text: str, words: tuple[str, ...]) -> str | None:
@@ -888,21 +989,25 @@ def _verdict(is_correction: bool, rule: str, score: float, matched: str | None, 
     return CorrectionVerdict(is_correction, rule, round(max(0.0, min(1.0, score)), 3), matched, reason)
 
 
-@dataclass
 class _Message:
     """One user message, normalised, with the signals every stage reads."""
 
-    lower: str                 # lowercase, ASCII apostrophes
-    bare: str                  # apostrophes dropped, typos fixed
-    lower_sents: list[str]
-    bare_sents: list[str]
-    prev: str | None           # the agent's previous reply, as given
-    prev_bare: str
-    prev_asks: bool            # that reply ended with a question to the user
-    prev_acted: bool           # that reply reports something the agent did
-    bug: re.Match | None = None
-    request: re.Match | None = None
-    is_question: bool = False
+    __slots__ = ("lower", "bare", "lower_sents", "bare_sents", "prev", "prev_bare", "prev_asks",
+                 "prev_acted", "bug", "request", "is_question")
+
+    def __init__(self, lower: str, bare: str, lower_sents: list[str], bare_sents: list[str],
+                 prev: str | None, prev_bare: str, prev_asks: bool, prev_acted: bool) -> None:
+        self.lower = lower  # lowercase, ASCII apostrophes
+        self.bare = bare  # apostrophes dropped, typos fixed
+        self.lower_sents = lower_sents
+        self.bare_sents = bare_sents
+        self.prev = prev  # the agent's previous reply, as given
+        self.prev_bare = prev_bare
+        self.prev_asks = prev_asks  # that reply ended with a question to the user
+        self.prev_acted = prev_acted  # that reply reports something the agent did
+        self.bug = None  # re.Match | None
+        self.request = None  # re.Match | None
+        self.is_question = False
 
     def refresh_signals(self) -> None:
         bare = self.bare
@@ -1133,3 +1238,466 @@ def _contrast_cues(msg: _Message, moderate: dict[str, tuple[float, str]], reason
             reasons.append("the replaced thing is in the agent's reply")
         else:
             moderate["instead"] = (0.25 if prev else 0.3, instead.group(0))
+
+
+# ---------------------------------------------------------------------------
+# The fast negative: "certainly not a correction", without importing re
+# ---------------------------------------------------------------------------
+# A Claude Code hook judges one message per process. Importing ``re`` and
+# compiling the cues that message needs costs more than the interpreter's own
+# start-up, and most messages are not corrections. ``might_be_correction``
+# answers False only when no rule that can make ``detect_correction`` say
+# "correction" with the built-in lists can match the message: the strong
+# patterns, weak opener + directive word, every cue, the contrast forms.
+#
+# How it stays exact: each rule is reduced to literal words its regex cannot
+# match without (``_PREFILTER_RULES``: rules of clauses of atoms; a rule can
+# fire only if each of its clauses has an atom in the message). An atom is a
+# word with a space on a side where the regex guarantees a word edge (``\b``,
+# ``^``, a space or punctuation, a lookaround excluding letters): " said "
+# must be a whole word, " you" a word's start, "ed " a word's end, "no" any
+# part. The message side over-approximates every string the detector's
+# regexes can see: its a-z runs, lowercased as ``_normalise`` does; every way
+# quote and apostrophe removal can join or split them (cut at each apostrophe
+# or quote mark, all contiguous pieces kept); and the typo fixes of each.
+# The table is derived from the compiled regexes themselves (their parse
+# trees: literal words, and the word edges that ``\b``, ``^``, spaces and
+# lookarounds guarantee) by tests/unit/test_hook_imports.py, which fails when
+# it is not current; never written by hand. Configured pattern lists are
+# arbitrary regexes: for them the caller skips this and runs the detector.
+#
+# Not judged here (the detector runs): messages over _MAX_INPUT characters,
+# or over FOCUS_FULL_CHARS with a line longer than FOCUS_EDGE_CHARS or a
+# backtick (focus_text may cut such a message inside a word), and messages
+# with the two non-ASCII characters a case-insensitive ``re`` matches as
+# ASCII letters after lowercasing ("ı" as i, "ſ" as s).
+_PREFILTER_JOINERS = str.maketrans({c: "'" for c in "\"\u201c\u201d\ue000"})
+_PREFILTER_RUNS = bytes(c if (97 <= c <= 122 or c == 39) else 32 for c in range(256))
+_PREFILTER_MAX_CUTS = 8  # apostrophes/quotes inside one run before we just run the detector
+
+
+def might_be_correction(text) -> bool:
+    """False only if ``detect_correction(text, <any previous reply>)`` with
+    the built-in pattern lists is certainly not a correction. Pure Python
+    (no ``re``); see the comment above for why it is exact."""
+    if not isinstance(text, str) or not text.strip():
+        return False  # the detector's "empty" verdict
+    if len(text) > FOCUS_FULL_CHARS:
+        if len(text) > _MAX_INPUT or "`" in text:
+            return True
+        if max(map(len, text.replace("\r", "\n").split("\n"))) > FOCUS_EDGE_CHARS:
+            return True
+    lower = text.translate(_APOSTROPHES).lower()
+    if "\u0131" in lower or "\u017f" in lower:
+        return True
+    marked = lower.translate(_PREFILTER_JOINERS).encode("ascii", "replace").translate(_PREFILTER_RUNS)
+    words: set = set()
+    for run in set(marked.split()):
+        if 39 not in run:  # no apostrophe: the run is a word as it stands
+            words.add(run.decode("ascii"))
+            continue
+        pieces = run.decode("ascii").split("'")
+        if len(pieces) > _PREFILTER_MAX_CUTS + 1:
+            return True
+        for start in range(len(pieces)):
+            for end in range(start + 1, len(pieces) + 1):
+                joined = "".join(pieces[start:end])
+                if joined:
+                    words.add(joined)
+    for word in list(words):
+        fixed = _fix_token(word)
+        if fixed != word:
+            words.update(fixed.split())
+    line = " " + " ".join(words) + " "
+    for rule in _PREFILTER_RULES:
+        for clause in rule:
+            for atom in clause:
+                if atom in line:
+                    break
+            else:
+                break  # a clause with no atom in the message: this rule cannot match
+        else:
+            return True
+    return False
+
+
+# Generated from the compiled regexes above by tests/unit/test_hook_imports.py, which fails when
+# this table is not current and prints the new one with `python tests/unit/test_hook_imports.py`.
+# Do not edit by hand.
+_PREFILTER_RULES: tuple = (
+    ((' that',), (' do ',), ('don',), ('t ',)),
+    ((' like ',), (' that',), ('not ',)),
+    ((' said ',), (' i ',)),
+    ((' told ',), (' you ',), (' i ',)),
+    ((' discussed',), (' already ',), ('we ',)),
+    ((' please ',), (' don',), ('t ',)),
+    ((' what ',), (' not ',), (' that',), (' i ',), ('s ',)),
+    ((' always ', ' back ', ' change ', ' dont ', ' has ', ' instead ', ' keep ', ' leave ', ' meant ',
+     ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ',
+     ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '), (' no ',),
+     (' always ', ' back ', ' change ', ' dont ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' back ', ' dont ', ' instead ',
+     ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ',
+     ' rather ', ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' change ', ' dont ', ' go ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' instead ', ' it ',
+     ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ',
+     ' back ', ' dont ', ' has ', ' instead ', ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '), (' always ', ' change ', ' dont ', ' go ',
+     ' has ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ',
+     ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ',
+     ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' has ', ' instead ', ' it ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted ')),
+    ((' wrong ',), (' always ', ' back ', ' change ', ' dont ', ' has ', ' instead ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' back ', ' change ', ' dont ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' back ', ' dont ', ' instead ',
+     ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ',
+     ' rather ', ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' change ', ' dont ', ' go ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' instead ', ' it ',
+     ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ',
+     ' back ', ' dont ', ' has ', ' instead ', ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '), (' always ', ' change ', ' dont ', ' go ',
+     ' has ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ',
+     ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ',
+     ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' has ', ' instead ', ' it ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted ')),
+    ((' actually ',), (' always ', ' back ', ' change ', ' dont ', ' has ', ' instead ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' back ', ' change ', ' dont ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' back ', ' dont ', ' instead ',
+     ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ',
+     ' rather ', ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' change ', ' dont ', ' go ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' instead ', ' it ',
+     ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ',
+     ' back ', ' dont ', ' has ', ' instead ', ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '), (' always ', ' change ', ' dont ', ' go ',
+     ' has ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ',
+     ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ',
+     ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' has ', ' instead ', ' it ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted ')),
+    ((' stop ',), (' always ', ' back ', ' change ', ' dont ', ' has ', ' instead ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' back ', ' change ', ' dont ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' back ', ' dont ', ' instead ',
+     ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ',
+     ' rather ', ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '),
+     (' always ', ' change ', ' dont ', ' go ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' instead ', ' it ',
+     ' keep ', ' leave ', ' meant ', ' must ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' switch ', ' to ', ' undo ', ' use ', ' wanted '), (' always ',
+     ' back ', ' dont ', ' has ', ' instead ', ' it ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ',
+     ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ',
+     ' supposed ', ' switch ', ' undo ', ' use ', ' wanted '), (' always ', ' change ', ' dont ', ' go ',
+     ' has ', ' instead ', ' keep ', ' leave ', ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ',
+     ' prefer ', ' put ', ' rather ', ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ',
+     ' use ', ' wanted '), (' always ', ' dont ', ' go ', ' has ', ' instead ', ' it ', ' keep ', ' leave ',
+     ' meant ', ' must ', ' needs ', ' never ', ' not ', ' only ', ' prefer ', ' put ', ' rather ',
+     ' remove ', ' revert ', ' should ', ' supposed ', ' switch ', ' undo ', ' use ', ' wanted ')),
+    ((' asked ', ' asking ', ' did ', ' didnt ', ' meant ', ' mentioned ', ' never ', ' said ',
+     ' specifically ', ' told ', ' wanted '), (' i ',)),
+    ((' discussed ', ' mentioned ', ' said ', ' told '), (' discussed ', ' mentioned ', ' said ', ' you '),
+     (' as ', ' like '), (' i ', ' we ')),
+    ((' want ',), (' dont ', ' not '), (' do ', ' dont '), (' do',), (' i ',), (' not ', 'nt ')),
+    ((' isnt ', ' not ', ' wasnt '), (' correct ', ' how ', ' not ', ' right ', ' what '), (' it ', ' not ',
+     ' that ', ' this '), (' it ', ' its ', ' that ', ' thats ', ' this ', ' what '), (' is ', ' isnt ',
+     ' its ', ' thats ', ' was ', ' wasnt ', ' what '), (' correct ', ' how ', ' is ', ' its ', ' right ',
+     ' thats ', ' was ', ' what '), (' all ', ' correct ', ' how ', ' it ', ' my ', ' our ', ' right ',
+     ' the ', ' what '), (' at ', ' correct ', ' how ', ' it ', ' my ', ' our ', ' right ', ' the ',
+     ' what '), (' correct ', ' how ', ' is ', ' its ', ' right ', ' that ', ' thats ', ' this ', ' what '),
+     (' asked', ' had ', ' it ', ' its ', ' meant', ' need', ' said', ' that ', ' thats ', ' this ',
+     ' wanted'), (' asked', ' in ', ' it ', ' its ', ' meant', ' need', ' said', ' that ', ' thats ',
+     ' this ', ' wanted'), (' asked', ' it ', ' its ', ' meant', ' mind', ' need', ' said', ' that ',
+     ' thats ', ' this ', ' wanted'), (' asked', ' had ', ' is ', ' isnt ', ' its ', ' meant', ' need',
+     ' said', ' thats ', ' wanted', ' was ', ' wasnt '), (' asked', ' in ', ' is ', ' isnt ', ' its ',
+     ' meant', ' need', ' said', ' thats ', ' wanted', ' was ', ' wasnt '), (' asked', ' is ', ' isnt ',
+     ' its ', ' meant', ' mind', ' need', ' said', ' thats ', ' wanted', ' was ', ' wasnt '), (' all ',
+     ' api', ' approach', ' behavio', ' branch', ' color', ' colour', ' command', ' component', ' correct',
+     ' correct ', ' design', ' file', ' format', ' how ', ' it ', ' layout', ' my ', ' one', ' order',
+     ' our ', ' page', ' repo', ' right', ' right ', ' style', ' thing', ' version', ' way', ' what '),
+     (' api', ' approach', ' at ', ' behavio', ' branch', ' color', ' colour', ' command', ' component',
+     ' correct', ' correct ', ' design', ' file', ' format', ' how ', ' it ', ' layout', ' my ', ' one',
+     ' order', ' our ', ' page', ' repo', ' right', ' right ', ' style', ' thing', ' version', ' way',
+     ' what '), (' i ', ' it ', ' its ', ' that ', ' thats ', ' this '), (' i ', ' is ', ' isnt ', ' its ',
+     ' thats ', ' was ', ' wasnt ')),
+    ((' backwards ', ' incorrect ', ' mistaken ', ' old ', ' overkill ', ' too ', ' wrong '), (' backwards ',
+     ' incorrect ', ' mistaken ', ' overkill ', ' the ', ' too ', ' wrong '), (' backwards ', ' complex ',
+     ' complicated ', ' incorrect ', ' long ', ' mistaken ', ' much ', ' old ', ' overkill ', ' verbose ',
+     ' wrong '), (' backwards ', ' complex ', ' complicated ', ' incorrect ', ' long ', ' mistaken ',
+     ' much ', ' overkill ', ' the ', ' verbose ', ' wrong '), (' all ', ' are ', ' is ', ' that ',
+     ' thats ', ' ur ', ' youre '), (' all ', ' are ', ' is ', ' thats ', ' ur ', ' was ', ' youre '),
+     (' all ', ' are ', ' that ', ' thats ', ' this ', ' ur ', ' youre '), (' all ', ' is ', ' that ',
+     ' thats ', ' ur ', ' you ', ' youre '), (' all ', ' is ', ' thats ', ' ur ', ' was ', ' you ',
+     ' youre '), (' all ', ' that ', ' thats ', ' this ', ' ur ', ' you ', ' youre '), (' are ', ' is ',
+     ' its ', ' that ', ' thats ', ' ur ', ' youre '), (' are ', ' is ', ' its ', ' thats ', ' ur ', ' was ',
+     ' youre '), (' are ', ' its ', ' that ', ' thats ', ' this ', ' ur ', ' youre '), (' is ', ' its ',
+     ' that ', ' thats ', ' ur ', ' you ', ' youre '), (' is ', ' its ', ' thats ', ' ur ', ' was ', ' you ',
+     ' youre '), (' its ', ' that ', ' thats ', ' this ', ' ur ', ' you ', ' youre ')),
+    ((' come ', ' why ', ' whyd '), (' how ', ' why ', ' whyd '), ('u ', 'you ')),
+    ((' are ', ' that ', ' there ', ' these ', ' this ', ' those ', ' why ', ' whyd '), (' why',), (' are ',
+     ' is '), (' it ', ' that ', ' there ', ' these ', ' this ', ' those ')),
+    ((' quit ', ' stop '), ('ing ',)),
+    ((' hang ', ' hold ', ' stop ', ' wait ', ' whoa '), (' on ', ' stop ', ' wait ', ' whoa ')),
+    ((' dont ', ' never ', ' not '), (' do ', ' dont ', ' never ')),
+    ((' always ', ' never '),),
+    ((' every ', ' forward ', ' from ', ' future ', ' next ', ' reference ', ' remember ', ' whenever '),),
+    ((' not ', 'added ', 'always ', 'broke ', 'changed ', 'chose ', 'committed ', 'converted ', 'created ',
+     'deleted ', 'didnt ', 'dropped ', 'duplicated ', 'ed ', 'edited ', 'forgot ', 'hardcoded ', 'ignored ',
+     'ing ', 'installed ', 'introduced ', 'keep ', 'kept ', 'left ', 'lost ', 'made ', 'messed ', 'misread ',
+     'missed ', 'misunderstood ', 'mixed ', 'moved ', 'never ', 'overwrote ', 'picked ', 'pushed ', 'put ',
+     'ran ', 'removed ', 'renamed ', 'replaced ', 'reverted ', 'rewrote ', 'skipped ', 'swapped ',
+     'switched ', 'touched ', 'undid ', 'used ', 'went ', 'wrote '), ('added ', 'always ', 'broke ',
+     'changed ', 'chose ', 'committed ', 'converted ', 'created ', 'deleted ', 'did ', 'didnt ', 'dropped ',
+     'duplicated ', 'ed ', 'edited ', 'forgot ', 'hardcoded ', 'ignored ', 'ing ', 'installed ',
+     'introduced ', 'keep ', 'kept ', 'left ', 'lost ', 'made ', 'messed ', 'misread ', 'missed ',
+     'misunderstood ', 'mixed ', 'moved ', 'never ', 'overwrote ', 'picked ', 'pushed ', 'put ', 'ran ',
+     'removed ', 'renamed ', 'replaced ', 'reverted ', 'rewrote ', 'skipped ', 'swapped ', 'switched ',
+     'touched ', 'undid ', 'used ', 'went ', 'wrote '), (' not ', 'added ', 'always ', 'are ', 'broke ',
+     'changed ', 'chose ', 'committed ', 'converted ', 'created ', 'deleted ', 'didnt ', 'dropped ',
+     'duplicated ', 'ed ', 'edited ', 'forgot ', 'hardcoded ', 'ignored ', 'installed ', 'introduced ',
+     'keep ', 'kept ', 'left ', 'lost ', 'made ', 'messed ', 'misread ', 'missed ', 'misunderstood ',
+     'mixed ', 'moved ', 'never ', 'overwrote ', 'picked ', 'pushed ', 'put ', 'ran ', 're ', 'removed ',
+     'renamed ', 'replaced ', 'reverted ', 'rewrote ', 'skipped ', 'swapped ', 'switched ', 'touched ',
+     'undid ', 'used ', 'went ', 'wrote '), ('added ', 'always ', 'are ', 'broke ', 'changed ', 'chose ',
+     'committed ', 'converted ', 'created ', 'deleted ', 'did ', 'didnt ', 'dropped ', 'duplicated ', 'ed ',
+     'edited ', 'forgot ', 'hardcoded ', 'ignored ', 'installed ', 'introduced ', 'keep ', 'kept ', 'left ',
+     'lost ', 'made ', 'messed ', 'misread ', 'missed ', 'misunderstood ', 'mixed ', 'moved ', 'never ',
+     'overwrote ', 'picked ', 'pushed ', 'put ', 'ran ', 're ', 'removed ', 'renamed ', 'replaced ',
+     'reverted ', 'rewrote ', 'skipped ', 'swapped ', 'switched ', 'touched ', 'undid ', 'used ', 'went ',
+     'wrote '), (' u', ' you')),
+    ((' ignored ', ' misread', ' misunderstand', ' misunderstood', ' overcomplicating', ' overengineering',
+     ' overthinking', ' wrong'), (' doing ', ' overcomplicating', ' overengineering', ' overthinking',
+     ' you '), (' overcomplicating', ' overengineering', ' overthinking', ' wrong', ' you '), (' doing ',
+     ' got ', ' ignored ', ' misread', ' misunderstand', ' misunderstood', ' overcomplicating',
+     ' overengineering', ' overthinking'), (' it ', ' overcomplicating', ' overengineering', ' overthinking',
+     ' you '), (' got ', ' ignored ', ' it ', ' misread', ' misunderstand', ' misunderstood',
+     ' overcomplicating', ' overengineering', ' overthinking'), (' ignored ', ' it ', ' misread',
+     ' misunderstand', ' misunderstood', ' overcomplicating', ' overengineering', ' overthinking', ' that '),
+     (' are ', ' you ', 're '), (' are ', ' got ', ' ignored ', ' misread', ' misunderstand',
+     ' misunderstood', 're '), (' are ', ' ignored ', ' misread', ' misunderstand', ' misunderstood',
+     ' wrong', 're '), (' are ', ' got ', ' misread', ' misunderstand', ' misunderstood', ' my', ' what',
+     're '), (' are ', ' ignored ', ' it ', ' misread', ' misunderstand', ' misunderstood', ' that ', 're '),
+     (' are ', ' misread', ' misunderstand', ' misunderstood', ' my', ' what', ' wrong', 're '), (' are ',
+     ' it ', ' misread', ' misunderstand', ' misunderstood', ' my', ' that ', ' what', 're '), (' misread',
+     ' misunderstand', ' misunderstood', ' my', ' overcomplicating', ' overengineering', ' overthinking',
+     ' what', ' wrong'), (' doing ', ' got ', ' misread', ' misunderstand', ' misunderstood', ' my',
+     ' overcomplicating', ' overengineering', ' overthinking', ' what'), (' got ', ' it ', ' misread',
+     ' misunderstand', ' misunderstood', ' my', ' overcomplicating', ' overengineering', ' overthinking',
+     ' what'), (' it ', ' misread', ' misunderstand', ' misunderstood', ' my', ' overcomplicating',
+     ' overengineering', ' overthinking', ' that ', ' what'), (' u', ' you', ' you '), (' got ', ' ignored ',
+     ' misread', ' misunderstand', ' misunderstood', ' u', ' you'), (' ignored ', ' misread',
+     ' misunderstand', ' misunderstood', ' u', ' wrong', ' you'), (' got ', ' misread', ' misunderstand',
+     ' misunderstood', ' my', ' u', ' what', ' you'), (' ignored ', ' it ', ' misread', ' misunderstand',
+     ' misunderstood', ' that ', ' u', ' you'), (' misread', ' misunderstand', ' misunderstood', ' my', ' u',
+     ' what', ' wrong', ' you'), (' it ', ' misread', ' misunderstand', ' misunderstood', ' my', ' that ',
+     ' u', ' what', ' you')),
+    ((' we ', ' were ', 'our ', 'the ', 'this '), (' follows ', ' on ', ' use ', ' uses ', ' we ', ' were '),
+     (' app ', ' codebase ', ' project ', ' repo ', ' team ', ' we ', ' were '), (' follows ', ' is ',
+     ' runs ', ' use ', ' uses ', ' we ', ' were '), (' always ', ' are ', ' deploy ', ' dont ', ' follow ',
+     ' follows ', ' keep ', ' moved ', ' name ', ' never ', ' not ', ' on ', ' prefer ', ' put ', ' run ',
+     ' squash ', ' stick ', ' switched ', ' test ', ' use ', ' uses ', ' using ', ' work ', ' write '),
+     (' always ', ' are ', ' deploy ', ' dont ', ' follow ', ' keep ', ' moved ', ' name ', ' never ',
+     ' not ', ' on ', ' prefer ', ' put ', ' run ', ' squash ', ' stick ', ' switched ', ' test ', ' use ',
+     ' using ', ' work ', ' write ', 'our ', 'the ', 'this '), (' always ', ' app ', ' are ', ' codebase ',
+     ' deploy ', ' dont ', ' follow ', ' keep ', ' moved ', ' name ', ' never ', ' not ', ' on ', ' prefer ',
+     ' project ', ' put ', ' repo ', ' run ', ' squash ', ' stick ', ' switched ', ' team ', ' test ',
+     ' use ', ' using ', ' work ', ' write '), (' we', 'our ', 'the ', 'this '), (' follows ', ' on ',
+     ' use ', ' uses ', ' we'), (' app ', ' codebase ', ' project ', ' repo ', ' team ', ' we'),
+     (' follows ', ' is ', ' runs ', ' use ', ' uses ', ' we')),
+    ((' got ', ' have '), (' we ',)),
+    ((' for ', ' instead ', ' use '), (' instead ', ' that ', ' this ', ' use '), (' for ', ' instead ',
+     ' it ', ' that ', ' them ', ' those '), (' instead ', ' it ', ' that ', ' them ', ' this ',
+     ' those ')),
+    ((' back ', ' bring ', ' change ', ' rename ', ' restore ', ' revert ', ' roll', ' undo '),),
+    (('back ',), (' bring ', ' change ', ' give ', ' make ', ' merge ', ' move ', ' put ', ' rename ',
+     ' roll ', ' set ', ' split ', ' switch ', ' turn '), (' it', ' my ', ' our ', ' that', ' the ', ' them',
+     ' these', ' this', ' those')),
+    ((' abstract ', ' clever ', ' complex ', ' complicated ', ' fancy ', ' hacky ', ' magic', ' smart ',
+     ' verbose '), (' too ',)),
+    ((' bother ', ' complex ', ' dont ', ' drop ', ' long ', ' many ', ' much ', ' necessary ', ' need ',
+     ' overcomplicat', ' overengineer', ' overkill ', ' skip ', ' theres ', ' unnecessary ', ' verbose '),),
+    ((' simple ',), (' keep ',), (' it ',)),
+    ((' leave ',), (' alone ', ' as ', ' of ', ' untouched '), (' alone ', ' as ', ' out ', ' untouched '),
+     (' alone ', ' as ', ' it ', ' this ', ' untouched '), (' alone ', ' is ', ' it ', ' of ',
+     ' untouched '), (' alone ', ' is ', ' it ', ' out ', ' untouched '), (' alone ', ' is ', ' it ',
+     ' this ', ' untouched '), (' alone ', ' is ', ' of ', ' untouched ', ' was '), (' alone ', ' is ',
+     ' out ', ' untouched ', ' was ')),
+    ((' back ', ' keep ', ' leave ', ' stay ', ' stick '), (' back ', ' keep ', ' leave ', ' stay ',
+     ' with '), (' current ', ' existing ', ' first ', ' old ', ' original ', ' previous '), (' back ',
+     ' keep ', ' leave ', ' on ', ' with '), (' go ', ' keep ', ' leave ', ' on ', ' with '), (' go ',
+     ' keep ', ' leave ', ' stay ', ' stick '), (' go ', ' keep ', ' leave ', ' stay ', ' with '), (' keep ',
+     ' leave ', ' on ', ' to ', ' with '), (' keep ', ' leave ', ' stay ', ' stick ', ' to '), (' keep ',
+     ' leave ', ' stay ', ' to ', ' with ')),
+    ((' always ', ' before ', ' elsewhere ', ' everywhere ', ' here ', ' other ', ' rest ', ' usual '),
+     (' as ', ' like ')),
+    ((' other ',), (' the ',)),
+    ((' prefer ', ' rather '), (' d ', ' prefer ', ' would ')),
+    ((' mean ', ' meant ', ' need ', ' prefer ', ' want '), (' nah ', ' no ', ' noo ', ' nooo ', ' noooo',
+     ' nope '), (' i ',)),
+    ((' no ', ' nope '), (' no',)),
+    ((' not ', ' quit ', ' stop '), (' can ', ' could ', ' will ', ' would '), (' u ', ' you ')),
+    ((' about ', ' covered ', ' discussed ', ' many ', ' over ', ' through '), (' about ', ' covered ',
+     ' discussed ', ' over ', ' through ', ' times '), (' covered ', ' discussed ', ' many ', ' over ',
+     ' talked ', ' through '), (' covered ', ' discussed ', ' over ', ' talked ', ' through ', ' times '),
+     (' about ', ' been ', ' covered ', ' discussed ', ' gone ', ' many ', ' went '), (' about ', ' been ',
+     ' covered ', ' discussed ', ' gone ', ' times ', ' went '), (' been ', ' covered ', ' discussed ',
+     ' gone ', ' many ', ' talked ', ' went '), (' been ', ' covered ', ' discussed ', ' gone ', ' talked ',
+     ' times ', ' went '), (' about ', ' covered ', ' discussed ', ' how ', ' over ', ' through '),
+     (' covered ', ' discussed ', ' how ', ' over ', ' talked ', ' through '), (' about ', ' been ',
+     ' covered ', ' discussed ', ' gone ', ' how ', ' went '), (' been ', ' covered ', ' discussed ',
+     ' gone ', ' how ', ' talked ', ' went '), (' how ', ' it ', ' that ', ' this '), (' how ', ' over ',
+     ' through ', ' we '), (' it ', ' many ', ' that ', ' this '), (' it ', ' that ', ' this ', ' times '),
+     (' many ', ' over ', ' through ', ' we '), (' over ', ' through ', ' times ', ' we '), (' been ',
+     ' gone ', ' how ', ' we ', ' went '), (' been ', ' gone ', ' many ', ' we ', ' went '), (' been ',
+     ' gone ', ' times ', ' we ', ' went '), (' how ', ' we', ' we '), (' many ', ' we', ' we '), (' times ',
+     ' we', ' we '), (' about ', ' covered ', ' discussed ', ' how ', ' we'), (' about ', ' covered ',
+     ' discussed ', ' many ', ' we'), (' about ', ' covered ', ' discussed ', ' times ', ' we'),
+     (' covered ', ' discussed ', ' how ', ' talked ', ' we'), (' covered ', ' discussed ', ' many ',
+     ' talked ', ' we'), (' covered ', ' discussed ', ' talked ', ' times ', ' we')),
+    ((' asked ', ' told '), (' who ',), (' to ',), (' u ', ' you ')),
+    ((' for ', ' you '), (' ask ', ' asked ', ' asking '), (' didnt ', ' never ', ' not ', ' wasnt '),
+     (' ask',), (' am ', ' did ', ' didnt ', ' im ', ' never ', ' was ', ' wasnt ')),
+    ((' supposed ',), (' to ',), (' are ', ' were ', 're '), (' u', ' you')),
+    ((' been ',), (' could', ' should'), (' have ', ' of ', 've ')),
+    ((' enough ', ' plenty ', ' sufficient '), (' be ', ' been ', ' is ', ' was '), (' been ', ' is ',
+     ' was ', ' would '), (' is ', ' was ', ' would ', ' wouldve '), (' be ', ' have ', ' is ', ' was ',
+     ' wouldve ')),
+    ((' already ',), (' covers ', ' do ', ' does ', ' exist ', ' exists ', ' handle ', ' handles ', ' has ',
+     ' have ', ' provides ')),
+    ((' abstraction ', ' boilerplate ', ' code ', ' complexity ', ' files ', ' work '), (' for ',), (' lot ',
+     ' lots ', ' much '), (' much ', ' of '), (' of ', ' so ', ' too '), (' lot ', ' lots ', ' so ',
+     ' too '), (' a ', ' lots ', ' much '), (' a ', ' lots ', ' so ', ' too ')),
+    ((' work ',), (' cant ', ' does ', ' doesnt ', ' going ', ' gonna ', ' that ', ' this '), (' cant ',
+     ' does ', ' doesnt ', ' going ', ' gonna ', ' will ', ' wont '), (' cant ', ' doesnt ', ' not ',
+     ' wont '), (' cant ', ' does ', ' doesnt ', ' not ', ' that ', ' this '), (' because ', ' for ', ' in ',
+     ' not ', ' since ', ' with '), (' because ', ' for ', ' going ', ' gonna ', ' in ', ' since ',
+     ' with '), (' because ', ' for ', ' gonna ', ' in ', ' since ', ' to ', ' with '), (' because ',
+     ' for ', ' in ', ' since ', ' to ', ' with ', 'nna '), (' because ', ' for ', ' in ', ' since ',
+     ' with ', 'ing ', 'nna '), (' cant ', ' does ', ' doesnt ', ' gonna ', ' that ', ' this ', ' to '),
+     (' cant ', ' does ', ' doesnt ', ' gonna ', ' to ', ' will ', ' wont '), (' cant ', ' does ',
+     ' doesnt ', ' that ', ' this ', ' to ', 'nna '), (' cant ', ' does ', ' doesnt ', ' that ', ' this ',
+     'ing ', 'nna '), (' cant ', ' does ', ' doesnt ', ' to ', ' will ', ' wont ', 'nna '), (' cant ',
+     ' does ', ' doesnt ', ' will ', ' wont ', 'ing ', 'nna '), (' go', ' th'), (' not ', ' th'), (' go',
+     'at ', 'is '), (' going ', ' gonna ', ' th'), (' gonna ', ' th', ' to '), (' not ', 'at ', 'is '),
+     (' th', ' to ', 'nna '), (' th', 'ing ', 'nna '), (' going ', ' gonna ', 'at ', 'is '), (' gonna ',
+     ' to ', 'at ', 'is '), (' it', ' th', ' that', ' this'), (' to ', 'at ', 'is ', 'nna '), ('at ', 'ing ',
+     'is ', 'nna '), (' it', ' that', ' this', 'at ', 'is '), (' because ', ' for ', ' go', ' in ',
+     ' since ', ' with '), (' cant ', ' does ', ' doesnt ', ' go', ' that ', ' this '), (' cant ', ' does ',
+     ' doesnt ', ' go', ' will ', ' wont '), (' because ', ' for ', ' in ', ' it', ' since ', ' that',
+     ' this', ' with '), (' cant ', ' does ', ' doesnt ', ' it', ' that', ' that ', ' this', ' this '),
+     (' cant ', ' does ', ' doesnt ', ' it', ' that', ' this', ' will ', ' wont ')),
+    ((' cannot ', ' cant ', ' mustnt ', ' not ', ' shouldnt '), (' can ', ' cannot ', ' cant ', ' must ',
+     ' mustnt ', ' should ', ' shouldnt '), (' u ', ' we ', ' you ')),
+    ((' idea ',), (' bad ', ' dangerous ', ' good ', ' horrible ', ' terrible '), (' bad ', ' dangerous ',
+     ' horrible ', ' not ', ' terrible '), (' a ', ' bad ', ' dangerous ', ' horrible ', ' terrible ')),
+    ((' asks ', ' clear ', ' said ', ' says '), (' the ',), (' clear ', ' for ', ' said ', ' says '),
+     (' asks ', ' is ', ' said ', ' says '), (' for ', ' is ', ' said ', ' says '), (' brief ', ' design ',
+     ' doc', ' figma ', ' issue ', ' mockup ', ' readme ', ' requirement', ' spec ', ' story ',
+     ' ticket ')),
+    ((' the ',), (' its ', ' that ', ' thats ', ' this '), (' is ', ' its ', ' thats ')),
+    ((' exist ', ' there ', ' theres '), (' exist ', ' there'), (' doesnt ', ' dont ', ' not ', ' there'),
+     (' doesnt ', ' dont ', ' not ', ' there ', ' theres '), (' exist ', ' no '), (' are ', ' exist ',
+     ' is ', ' theres '), (' doesnt ', ' dont ', ' no ', ' not '), (' do ', ' does ', ' doesnt ', ' dont ',
+     ' no '), (' do ', ' does ', ' doesnt ', ' dont ', ' there'), (' are ', ' doesnt ', ' dont ', ' is ',
+     ' not ', ' theres '), (' do ', ' does ', ' doesnt ', ' dont ', ' there ', ' theres '), (' are ', ' do ',
+     ' does ', ' doesnt ', ' dont ', ' is ', ' theres '), (' do', ' no '), (' do', ' there'), (' do',
+     ' there ', ' theres '), (' are ', ' do', ' is ', ' theres '), (' no ', ' not ', 'esnt ', 'nt '),
+     (' not ', ' there', 'esnt ', 'nt '), (' not ', ' there ', ' theres ', 'esnt ', 'nt '), (' are ', ' is ',
+     ' not ', ' theres ', 'esnt ', 'nt '), (' are ', ' do', ' is ', 's '), (' are ', ' exist ', ' is ',
+     's '), (' are ', ' doesnt ', ' dont ', ' is ', ' not ', 's '), (' are ', ' is ', ' not ', 'esnt ',
+     'nt ', 's '), (' are ', ' do ', ' does ', ' doesnt ', ' dont ', ' is ', 's ')),
+    ((' bro ', ' dude ', ' meh ', ' nah ', ' no ', ' nono ', ' nooo ', ' noooo ', ' nooooo ', ' noooooo',
+     ' nope ', ' ugh '),),
+    ((' after ', ' because ', ' broke ', ' cause ', ' clobbered ', ' destroyed ', ' ignored ', ' messed ',
+     ' overwrote ', ' since ', ' when ', ' wiped '), (' after ', ' because ', ' broke ', ' cause ',
+     ' clobbered ', ' destroyed ', ' ignored ', ' overwrote ', ' since ', ' up ', ' when ', ' wiped '),
+     (' u ', ' you '), (' broke ', ' clobbered ', ' destroyed ', ' ignored ', ' made ', ' messed ',
+     ' overwrote ', ' put ', ' ran ', ' took ', ' wiped ', ' wrote ', 'ed '), (' broke ', ' clobbered ',
+     ' destroyed ', ' ignored ', ' made ', ' overwrote ', ' put ', ' ran ', ' took ', ' up ', ' wiped ',
+     ' wrote ', 'ed ')),
+    ((' could ', ' couldve ', ' should', ' should ', ' shouldve ', ' supposed '), (' u ', ' you ')),
+    ((' agreed ', ' decided ', ' said ', ' settled '), (' we ',), (' agreed ', ' decided ', ' on ',
+     ' said ')),
+    ((' more ',), (' no ',)),
+    ((' cannot ', ' cant ', ' mustnt ', ' not ', ' shouldnt '), (' can ', ' cannot ', ' cant ', ' must ',
+     ' mustnt ', ' should ', ' shouldnt '), (' it ', ' that ', ' these ', ' this ', ' those '), (' u ',
+     ' we ', ' you ')),
+    ((' already ',), (' got ', ' have '), (' we ',)),
+    ((' code ', ' deprecated ', ' legacy ', ' obsolete ', ' old ', ' outdated '), (' code ', ' deprecated ',
+     ' legacy ', ' obsolete ', ' outdated ', ' the '), (' dead ', ' deprecated ', ' legacy ', ' obsolete ',
+     ' old ', ' outdated '), (' dead ', ' deprecated ', ' legacy ', ' obsolete ', ' outdated ', ' the '),
+     (' are ', ' is ', ' its ', ' thats ', ' was ')),
+    ((' arent ', ' isnt ', ' not ', ' wasnt ', ' werent '), (' are ', ' arent ', ' is ', ' isnt ', ' wasnt ',
+     ' werent '), (' it ', ' that ', ' these ', ' they ', ' this ', ' those '), (' correct ', ' how ',
+     ' my ', ' our ', ' right ', ' the ', ' what ')),
+    ((' better ', ' fine ', ' good ', ' great ', ' okay ', ' perfect ', ' was ', ' were '), (' better ',
+     ' fine ', ' good ', ' great ', ' it ', ' ok ', ' okay ', ' perfect '), (' better ', ' fine ', ' good ',
+     ' great ', ' ok ', ' okay ', ' perfect ', ' was '), (' as ', ' better ', ' fine ', ' good ', ' great ',
+     ' like ', ' ok ', ' okay ', ' perfect ', ' the '), (' as ', ' better ', ' fine ', ' good ', ' great ',
+     ' like ', ' ok ', ' okay ', ' perfect ', ' way '), (' it ', 'as ', 'ere '), (' was ', 'as ', 'ere '),
+     (' as ', ' like ', ' the ', 'as ', 'ere '), (' as ', ' like ', ' way ', 'as ', 'ere '), (' it ', ' w'),
+     (' w', ' was '), (' as ', ' like ', ' the ', ' w'), (' as ', ' like ', ' w', ' way ')),
+    ((' only ',), (' asked ', ' have ', ' meant ', ' needed ', ' said ', ' supposed ', ' wanted '),
+     (' asked ', ' meant ', ' needed ', ' said ', ' should ', ' supposed ', ' wanted '), (' asked ',
+     ' have ', ' meant ', ' needed ', ' said ', ' wanted ', ' was '), (' asked ', ' meant ', ' needed ',
+     ' said ', ' should ', ' wanted ', ' was '), (' have ', ' i ', ' needed ', ' supposed '), (' have ',
+     ' i ', ' needed ', ' was '), (' i ', ' needed ', ' should ', ' supposed '), (' i ', ' needed ',
+     ' should ', ' was ')),
+    ((' its ', ' that ', ' thats ', ' this '), (' asked ', ' meant ', ' need ', ' use ', ' want ',
+     ' wanted '), (' for ', ' meant ', ' need ', ' use ', ' want ', ' wanted '), (' is ', ' its ',
+     ' thats '), (' i ', ' we ')),
+    (('wrong ',),),
+    ((' wrong ',), (' the ',)),
+    ((' incorrect ', ' quite ', ' right ', ' wrong '), (' incorrect ', ' not ', ' wrong ')),
+    ((' nah ', ' no ', ' noo ', ' nooo ', ' noooo', ' noooo ', ' nooooo ', ' noooooo', ' nope ', ' ugh '),),
+    ((' opposite ', ' other '), (' opposite ', 'round '), (' opposite ', ' way '), (' other ', ' the '),
+     (' the ', ' way '), (' the ', 'round ')),
+    ((' supposed ',), (' to ',), (' are ', ' be ', ' close ', ' go ', ' have ', ' is ', ' its ', ' return ',
+     ' run ', ' show ', ' stay ', ' thats ', ' theyre ', ' use ', ' was ', ' were ')),
+    ((' has ', ' have ', ' must ', ' need ', ' needs ', ' should '), (' must ', ' should ', ' to '), (' be ',
+     ' close ', ' come ', ' go ', ' have ', ' include ', ' live ', ' point ', ' return ', ' run ', ' say ',
+     ' show ', ' sit ', ' stay ', ' use ')),
+    ((' in ', ' into ', ' next ', ' on ', ' under '), (' in ', ' into ', ' on ', ' to ', ' under '),
+     (' belong ', ' belongs ', ' go ', ' goes ', ' live ', ' lives ')),
+    ((' not ',),),
+    ((' not ',), (' are ', ' is ', ' its ', ' thats ', ' theyre ', ' were '), (' is ', ' its ', ' thats ',
+     ' they ', ' theyre ', ' we ', ' were '), (' are ', ' it ', ' its ', ' that ', ' thats ', ' theyre ',
+     ' this ', ' were '), (' it ', ' its ', ' that ', ' thats ', ' they ', ' theyre ', ' this ', ' we ',
+     ' were ')),
+    ((' not ',), (' are ', ' be ', ' belongs ', ' called ', ' go ', ' goes ', ' is ', ' its ', ' live ',
+     ' lives ', ' means ', ' meant ', ' named ', ' on ', ' stay ', ' stays ', ' was ', ' were '), (' are ',
+     ' be ', ' belongs ', ' called ', ' go ', ' goes ', ' is ', ' its ', ' live ', ' lives ', ' means ',
+     ' meant ', ' named ', ' runs ', ' stay ', ' stays ', ' was ', ' were '), (' are ', ' belongs ',
+     ' called ', ' go ', ' goes ', ' is ', ' its ', ' live ', ' lives ', ' means ', ' meant ', ' must ',
+     ' named ', ' on ', ' should ', ' stay ', ' stays ', ' to ', ' was ', ' were '), (' are ', ' belongs ',
+     ' called ', ' go ', ' goes ', ' is ', ' its ', ' live ', ' lives ', ' means ', ' meant ', ' must ',
+     ' named ', ' runs ', ' should ', ' stay ', ' stays ', ' to ', ' was ', ' were '), (' are ', ' belongs ',
+     ' called ', ' go ', ' goes ', ' has ', ' is ', ' its ', ' live ', ' lives ', ' means ', ' meant ',
+     ' must ', ' named ', ' needs ', ' on ', ' should ', ' stay ', ' stays ', ' was ', ' were '), (' are ',
+     ' belongs ', ' called ', ' go ', ' goes ', ' has ', ' is ', ' its ', ' live ', ' lives ', ' means ',
+     ' meant ', ' must ', ' named ', ' needs ', ' runs ', ' should ', ' stay ', ' stays ', ' was ',
+     ' were ')),
+    ((' instead ',),),
+)

@@ -12,7 +12,11 @@ the session ends or is compacted with a correction still waiting, it is saved
 then, rate limit or not: a pending correction must not die with the session.
 
 Detection runs in the foreground because it is a handful of regexes; the
-child runs detached. Text quoted inside a child's prompt never reaches here:
+child runs detached. With the built-in pattern lists, a message that
+``might_be_correction`` rules out (no rule of the detector can match it: most
+messages) is settled without importing ``re`` or compiling anything — in a
+one-process-per-event hook that is most of the cost. Configured lists are
+arbitrary regexes, so with any of them set the detector always runs. Text quoted inside a child's prompt never reaches here:
 children run with ``TACIT_CHILD=1`` and the engine is inert in them.
 """
 
@@ -23,6 +27,8 @@ from tacit.state import stale_after
 
 _PATTERNS: dict = {}  # the pattern settings -> compiled patterns, once per process
 MAX_EARLIER = 3  # older unsaved corrections carried along with the newest
+PATTERN_SETTINGS = ("correction_strong_patterns", "correction_weak_patterns",
+                    "correction_negative_patterns", "correction_directive_words")
 
 
 def register(engine) -> None:
@@ -36,9 +42,7 @@ def _patterns(cfg):
     # Keyed by the settings themselves, not id(cfg): a Config that was freed
     # can hand its id to a new one with other patterns.
     # The data folder is part of the key so each folder's log gets the report.
-    key = (cfg.state_dir_str, *(tuple(cfg.settings.get(name) or ()) for name in (
-        "correction_strong_patterns", "correction_weak_patterns",
-        "correction_negative_patterns", "correction_directive_words")))
+    key = (cfg.state_dir_str, *(tuple(cfg.settings.get(name) or ()) for name in PATTERN_SETTINGS))
     if key not in _PATTERNS:
         from tacit.detect.correction import patterns_from_config
 
@@ -55,7 +59,10 @@ def _patterns(cfg):
 def detect_on_user_message(event, ctx):
     if event.role != "user" or not ctx.cfg.correction_detection or not event.text.strip():
         return None
-    from tacit.detect.correction import detect_correction
+    from tacit.detect.correction import detect_correction, might_be_correction
+
+    if not any(ctx.cfg.settings.get(name) for name in PATTERN_SETTINGS) and not might_be_correction(event.text):
+        return None  # the built-in lists cannot call this a correction (the verdict would say no)
 
     # the previous reply: remembered before this message opened the turn
     recent = ctx.state["recent"]

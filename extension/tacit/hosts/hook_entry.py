@@ -23,6 +23,7 @@ import sys
 
 HOSTS = {
     "claude-code": "tacit.hosts.claude_code.hook",
+    "codex": "tacit.hosts.codex.hook",
 }
 
 

@@ -11,11 +11,13 @@ replay      in memory      inline       inline (``tacit learn --apply``) or none
 
 Host adapters call ``build_engine`` and never assemble these pieces
 themselves, so every host runs the same handlers with the same rules.
+
+Imports nothing at module level: this runs in every hook process, and
+``weakref`` (for the in-process launchers' back-reference to the engine) is
+needed only in the in-process and replay modes.
 """
 
 from __future__ import annotations
-
-import weakref
 
 MODES = ("hook", "drain", "inprocess", "replay")
 
@@ -47,13 +49,16 @@ def build_engine(cfg, mode: str, *, host: str | None = None, host_features=(),
     if children and cfg.child_enabled:
         from tacit import launchers
 
-        ref = weakref.ref(engine)
         if mode in ("hook", "drain"):
             engine.launcher = launchers.detached_launcher(cfg)
-        elif mode == "inprocess":
-            engine.launcher = launchers.thread_launcher(cfg, ref)
         else:
-            engine.launcher = launchers.inline_launcher(cfg, ref)
+            import weakref
+
+            ref = weakref.ref(engine)
+            if mode == "inprocess":
+                engine.launcher = launchers.thread_launcher(cfg, ref)
+            else:
+                engine.launcher = launchers.inline_launcher(cfg, ref)
     engine.load_builtins()
     # entry-point discovery costs tens of ms: long-lived processes only
     engine.load_configured_plugins(entry_points=(mode == "inprocess") if entry_points is None else entry_points)

@@ -296,31 +296,56 @@ def _fast_value(value: str) -> Any:
     return _plain_scalar(value)
 
 
+# ASCII bytes YAML refuses in a stream (controls other than tab and newline,
+# DEL) map to 0, every other byte to 1: one translate() and one search
+# replace a per-character isprintable() over the frontmatter.
+_ASCII_REFUSED = bytes(0 if (b < 32 and b not in (9, 10)) or b == 127 else 1 for b in range(256))
+# Keys tacit writes: known to be plain identifiers that are not YAML words.
+_KNOWN_KEYS = frozenset(FIELD_ORDER)
+_LONGEST_YAML_WORD = max(map(len, _YAML_WORDS))
+
+
 def fast_parse_metadata(yaml_text: str) -> dict[str, Any] | None:
     """Parse the one-line ``key: scalar`` subset of YAML exactly as PyYAML
     would, or return None when the text is outside that subset.
 
     Plain string methods, no regex per line: this runs once per skill on
-    every cold index build.
+    every cold index build. The two commonest values — prose that starts
+    with an ASCII letter, and a 'single quoted' scalar without inner quotes
+    — are recognised inline; everything else goes through ``_fast_value``.
     """
-    if yaml_text.isascii():  # O(1) in CPython; then printable == \x20-\x7e
-        if not yaml_text.replace("\n", "").replace("\t", " ").isprintable():
+    if yaml_text.isascii():  # O(1) in CPython
+        if b"\x00" in yaml_text.encode("ascii").translate(_ASCII_REFUSED):
             return None
     elif _has_yaml_special(yaml_text):
         return None
     result: dict[str, Any] = {}
+    known_keys, yaml_words, longest_word = _KNOWN_KEYS, _YAML_WORDS, _LONGEST_YAML_WORD
     try:
         for line in yaml_text.split("\n"):
             key, separator, value = line.partition(": ")
             if not separator:
                 return None
-            if not (key.isascii() and key.replace("-", "_").isidentifier()) or key in _YAML_WORDS:
+            if key not in known_keys and (
+                    not (key.isascii() and key.replace("-", "_").isidentifier())
+                    or key in yaml_words):
                 return None
-            # inline the commonest shape, 'single quoted' without inner quotes
-            if value[:1] == "'" and value[-1:] == "'" and len(value) > 1 and "'" not in value[1:-1]:
-                result[key] = value[1:-1]
-            else:
-                result[key] = _fast_value(value)
+            first = value[:1]
+            if first == "'":
+                if value[-1] == "'" and len(value) > 1 and "'" not in value[1:-1]:
+                    result[key] = value[1:-1]
+                    continue
+            elif (first.isalpha() and first.isascii() and value[-1] not in ": "
+                  and "\t" not in value and ": " not in value and " #" not in value
+                  and (len(value) > longest_word or value not in yaml_words)):
+                # _plain_scalar's prose case, without the strip (no space at
+                # either end) and with its checks in the same order
+                result[key] = value
+                continue
+            elif first.isdigit() and _DOTTED_VERSION.fullmatch(value):
+                result[key] = value  # "1.0.0": what _plain_scalar returns for it
+                continue
+            result[key] = _fast_value(value)
     except _NotSimple:
         return None
     return result

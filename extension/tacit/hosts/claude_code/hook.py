@@ -34,8 +34,11 @@ Design decisions, and why
   boundary with a note saying how to see the rest, and everything after it is
   dropped. See ``fit_context``.
 - **Fast path.** This module imports nothing heavy at top level: the JSON
-  payload is parsed with ``tacit.hosts.claude_code.fastjson`` (the C scanner
-  without ``re``), and the engine is built only for hooks that map to events.
+  payload is parsed with ``tacit.fastjson`` (the C scanner without ``re``),
+  and the engine is built only for hooks that map to events.
+- **Shared with Codex CLI.** Codex sends the same payloads for the hooks it
+  has and reads the same output (same 10,000-character cap), so
+  ``tacit.hosts.codex.hook`` calls ``handle`` with ``host="codex"``.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from __future__ import annotations
 HOST = "claude-code"
 CONTEXT_CAP = 10_000  # characters of additionalContext Claude Code keeps inline
 MIN_CUT = 200  # a cut-down injection shorter than this is dropped, not shown
-TRUNCATION_NOTE = ("\n[tacit: cut to fit Claude Code's 10,000-character context limit; "
+TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook context limit; "
                    "run `tacit memory show` and `tacit skills` to see everything]")
 ARG_CHARS = 2000  # a tool argument longer than this is clipped before it is journaled
 
@@ -51,15 +54,16 @@ ARG_CHARS = 2000  # a tool argument longer than this is clipped before it is jou
 _CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure")
 
 
-def handle(cfg, event_name: str, payload_bytes: bytes) -> str:
+def handle(cfg, event_name: str, payload_bytes: bytes, host: str = HOST) -> str:
     """Translate one hook payload, dispatch it, return the hook's stdout
-    ("" for no output). Raises only on bugs; ``hook_entry`` catches those."""
+    ("" for no output). Raises only on bugs; ``hook_entry`` catches those.
+    ``host`` names the engine's host (child command, TACIT_HOST)."""
     if cfg.is_child:
         return ""
     translate = _TRANSLATORS.get(event_name)
     if translate is None:
         return ""
-    from tacit.hosts.claude_code.fastjson import loads
+    from tacit.fastjson import loads
 
     payload = loads(payload_bytes) if payload_bytes.strip() else {}
     if not isinstance(payload, dict):
@@ -69,7 +73,7 @@ def handle(cfg, event_name: str, payload_bytes: bytes) -> str:
         return ""
     from tacit.hosts.runtime import build_engine
 
-    engine = build_engine(cfg, "hook", host=HOST)
+    engine = build_engine(cfg, "hook", host=host)
     effects: list = []
     for event in events:
         effects.extend(engine.dispatch(event))
@@ -78,7 +82,7 @@ def handle(cfg, event_name: str, payload_bytes: bytes) -> str:
         if note:
             from tacit.events import InjectContext
 
-            effects.append(InjectContext(text=note, scope="session", priority=25, source="claude-code"))
+            effects.append(InjectContext(text=note, scope="session", priority=25, source=host))
     return render_output(event_name, effects)
 
 
@@ -233,7 +237,7 @@ def render_output(event_name: str, effects: list) -> str:
         output["systemMessage"] = fit_text("\n".join(notices), CONTEXT_CAP)
     if not output:
         return ""
-    from tacit.hosts.claude_code.fastjson import dumps
+    from tacit.fastjson import dumps
 
     return dumps(output)
 

@@ -1,0 +1,561 @@
+"""``tacit install codex`` / ``tacit uninstall codex``.
+
+What goes where (verified on Codex CLI 0.171.0, docs/hosts/codex.md):
+
+=========== ===================================== ===========================================
+scope       folder (``<codex>``)                  files
+=========== ===================================== ===========================================
+user        ``$CODEX_HOME`` or ``~/.codex``         ``hooks.json``, ``config.toml``,
+project     ``<project>/.codex``                    ``rules/tacit.rules``, ``tacit-install.json``
+=========== ===================================== ===========================================
+
+Design decisions, and why
+- **hooks.json, merged, never replaced.** Codex reads ``<codex>/hooks.json``
+  (the same ``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command",
+  "command", "timeout"}]}]}}`` shape as Claude Code). tacit appends one
+  matcher group per event it uses and leaves every other group where it is:
+  Codex keys its trust decisions by position (``<file>:<event>:<group>:<hook>``),
+  so moving a user's group would silently untrust it. A tacit group is
+  recognised by its command (``… tacit.hosts.hook_entry … codex <Event>``),
+  so a reinstall from another Python replaces it in place.
+- **Codex asks the user to trust new hooks.** A hook Codex has not seen, or
+  whose command changed, does not run until the user reviews it in ``/hooks``
+  (the trust is stored in ``config.toml`` as ``[hooks.state."<key>"]
+  trusted_hash``). tacit never writes that trust itself — approving hooks is
+  the user's decision, as with Claude Code's workspace trust — so install
+  reports ``needs_trust`` and says how. ``codex exec`` has no prompt: it just
+  skips untrusted hooks.
+- **The feature flag.** ``[features] hooks = true`` in ``config.toml`` (on by
+  default in 0.171.0; older builds called it ``codex_hooks`` and had it off).
+  Written as one marked line so uninstall removes exactly that line. An
+  explicit ``hooks = false`` is the user's choice: left alone, with a warning.
+  The edit is checked with ``tomllib`` (the rest of the file must parse to
+  the same data); if it cannot be made safely the flag is skipped, with a
+  warning, since the pinned Codex has hooks on anyway.
+- **Saving without an approval prompt, outside the sandbox.** Codex runs the
+  agent's shell commands in a sandbox that cannot write tacit's data folder.
+  ``rules/tacit.rules`` holds execpolicy ``prefix_rule(…, decision = "allow")``
+  lines for ``tacit memory`` and ``tacit skill create|patch|edit|view|list``
+  (bare and absolute forms), which Codex runs outside the sandbox without
+  asking. Checked: a command with ``$(…)`` or ``&&`` does not match and stays
+  sandboxed. Deleting a skill still asks.
+- **Exactly undoable.** A manifest (``<codex>/tacit-install.json``) records
+  what install created: the files, folders, event keys, the feature line.
+  Uninstall removes tacit's hook groups, that line, the rules file and the
+  manifest, and deletes a file it created only when nothing else is left in
+  it. Trust entries Codex wrote for tacit's hooks stay in ``config.toml``:
+  Codex wrote them, not tacit.
+- **Never clobber.** A ``hooks.json`` that is not a JSON object of lists, or a
+  ``config.toml`` that is not valid TOML, makes install stop before it writes
+  anything (Codex would refuse them too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from tacit.hosts.claude_code.install import InstallError, on_path
+from tacit.hosts.claude_code.plugin import HOOK_CODE, InvalidHooks, validate_hooks
+
+HOST = "codex"
+MANIFEST = "tacit-install.json"
+RULES_FILE = "rules/tacit.rules"
+# hook event -> timeout in seconds (Codex clamps SessionEnd to 3 s)
+HOOK_TIMEOUTS = {
+    "SessionStart": 10,
+    "UserPromptSubmit": 10,
+    "PostToolUse": 5,
+    "Stop": 10,
+    "PreCompact": 10,
+    "SessionEnd": 2,
+}
+# the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
+KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
+                          "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
+                          "Stop"))
+# how Codex names an event in a hook's trust key
+EVENT_KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
+              "PostToolUse": "post_tool_use", "Stop": "stop", "PreCompact": "pre_compact",
+              "SessionEnd": "session_end"}
+FEATURE_MARK = "# added by `tacit install codex`"
+FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
+FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
+SKILL_VERBS = ("create", "patch", "edit", "view", "list")
+RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uninstall codex`."
+
+
+# ---------------------------------------------------------------------------
+# where, and what
+# ---------------------------------------------------------------------------
+
+
+def codex_home(cfg) -> Path:
+    configured = cfg.env.get("CODEX_HOME")
+    if configured:
+        return Path(os.path.expanduser(configured))
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".codex"
+
+
+def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
+    if scope == "user":
+        base, project = codex_home(cfg), None
+    elif scope == "project":
+        project = Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
+        base = project / ".codex"
+    else:
+        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    return {"base": base, "project": project, "hooks_file": base / "hooks.json",
+            "config_file": base / "config.toml", "rules_file": base / RULES_FILE,
+            "manifest": base / MANIFEST, "user_config": codex_home(cfg) / "config.toml"}
+
+
+def hook_command(python: str, event: str) -> str:
+    return f"{shlex.quote(python)} -P -c {shlex.quote(HOOK_CODE)} {HOST} {event}"
+
+
+def tacit_group(python: str, event: str) -> dict:
+    return {"hooks": [{"type": "command", "command": hook_command(python, event),
+                       "timeout": HOOK_TIMEOUTS[event]}]}
+
+
+def is_tacit_group(group, event: str) -> bool:
+    """A matcher group tacit wrote (by any Python) for ``event``."""
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return False
+    commands = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]
+    return bool(commands) and all(isinstance(c, str) and "tacit.hosts.hook_entry" in c
+                                  and c.rstrip().endswith(f" {HOST} {event}") for c in commands)
+
+
+def tacit_cli_forms(python: str) -> list[list[str]]:
+    """The argv prefixes of tacit's CLI the agent may use: the bare ``tacit``
+    the injected guidance names, and this environment's absolute command."""
+    script = Path(python).parent / "tacit"
+    absolute = [str(script)] if script.exists() else [python, "-m", "tacit.cli"]
+    return [["tacit"], absolute]
+
+
+def rules_text(python: str) -> str:
+    lines = [RULES_HEADER,
+             "# Lets the agent save memories and skills without an approval prompt, outside the",
+             "# sandbox (tacit's data folder is not in the workspace). Deleting a skill still asks."]
+    for form in tacit_cli_forms(python):
+        for tail in [["memory"]] + [["skill", verb] for verb in SKILL_VERBS]:
+            pattern = ", ".join(json.dumps(token, ensure_ascii=False) for token in form + tail)
+            lines.append(f'prefix_rule(pattern = [{pattern}], decision = "allow")')
+    return "\n".join(lines) + "\n"
+
+
+def validate_codex_hooks(config) -> None:
+    """Raise ``InvalidHooks`` unless ``config`` is a hooks file Codex parses:
+    known event names, each a list of matcher groups. tacit's own groups are
+    checked strictly by the caller; other groups only for their outline, so a
+    Codex-only field in a user's hook is never a reason to refuse."""
+    if not isinstance(config, dict) or not isinstance(config.get("hooks"), dict):
+        raise InvalidHooks('expected {"hooks": {...}}')
+    for event, groups in config["hooks"].items():
+        # an event name Codex does not know is ignored by Codex, not an error
+        if not isinstance(groups, list):
+            raise InvalidHooks(f"{event}: expected a list of matcher groups")
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
+
+
+# ---------------------------------------------------------------------------
+# install
+# ---------------------------------------------------------------------------
+
+
+def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
+    try:
+        return _install(cfg, scope, project_dir, python or sys.executable)
+    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
+        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
+                "message": f"tacit was not installed into Codex: {exc}"}
+
+
+def _install(cfg, scope, project_dir, python) -> dict:
+    from tacit.fsutil import atomic_write_text
+
+    where = locations(cfg, scope, project_dir)
+    base: Path = where["base"]
+    previous = read_manifest(where["manifest"]) or {}
+    # read (and refuse) everything before writing anything
+    hooks_doc, hooks_existed = read_hooks(where["hooks_file"])
+    config_text, config_existed = read_text(where["config_file"])
+    config = parse_toml(config_text, where["config_file"])
+    rules_wanted = rules_text(python)
+    rules_current, _ = read_text(where["rules_file"])
+    if rules_current and not rules_current.startswith(RULES_HEADER):
+        raise InstallError(f"{where['rules_file']} exists and was not written by tacit; move it away first")
+
+    # hooks.json: one tacit group per event, replaced in place or appended
+    ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
+    validate_hooks({"hooks": {event: [group] for event, group in ours.items()}})  # our own: strictly
+    events = hooks_doc.setdefault("hooks", {})
+    events_created, groups_changed, positions = [], [], {}
+    for event, group in ours.items():
+        if event not in events:
+            events[event] = []
+            events_created.append(event)
+        groups = events[event]
+        found = [i for i, g in enumerate(groups) if is_tacit_group(g, event)]
+        if found:
+            if groups[found[0]] != group:
+                groups[found[0]] = group
+                groups_changed.append(event)
+            for extra in reversed(found[1:]):  # duplicates from a hand edit: keep one
+                del groups[extra]
+                groups_changed.append(event)
+        else:
+            groups.append(group)
+            groups_changed.append(event)
+        positions[event] = next(i for i, g in enumerate(groups) if g == group)
+    validate_codex_hooks(hooks_doc)
+
+    # config.toml: the feature flag
+    warnings: list[str] = []
+    new_config_text, flag = with_feature_flag(config_text, config, where["config_file"])
+    if flag.get("warning"):
+        warnings.append(flag["warning"])
+
+    dirs_created = [str(d) for d in _missing_dirs(where["rules_file"].parent, stop_at=base.parent)]
+    changed = []
+    if groups_changed or not hooks_existed:
+        atomic_write_text(where["hooks_file"], json.dumps(hooks_doc, indent=2) + "\n",
+                          mode=_mode_of(where["hooks_file"], 0o644))
+        changed.append("hooks.json")
+    if new_config_text != config_text:
+        atomic_write_text(where["config_file"], new_config_text, mode=_mode_of(where["config_file"], 0o600))
+        changed.append("config.toml")
+    if rules_current != rules_wanted:
+        atomic_write_text(where["rules_file"], rules_wanted, mode=0o644)
+        changed.append(RULES_FILE)
+
+    manifest = {
+        "tacit_version": _version(),
+        "host": HOST,
+        "scope": scope,
+        "python": python,
+        "hooks_file": str(where["hooks_file"]),
+        "hooks_file_created": (not hooks_existed) or bool(previous.get("hooks_file_created")),
+        "events_created": sorted(set(previous.get("events_created", [])) | set(events_created)),
+        "config_file": str(where["config_file"]),
+        "config_created": (not config_existed and new_config_text != config_text)
+                          or bool(previous.get("config_created")),
+        "feature_line_added": bool(flag.get("line_added") or previous.get("feature_line_added")),
+        "features_table_added": bool(flag.get("table_added") or previous.get("features_table_added")),
+        "features_block": flag.get("block") or previous.get("features_block", ""),
+        "rules_file": str(where["rules_file"]),
+        "dirs_created": sorted(set(dirs_created) | set(previous.get("dirs_created", []))),
+    }
+    atomic_write_text(where["manifest"], json.dumps(manifest, indent=2) + "\n", mode=0o644)
+
+    # a changed command has a new hash: Codex shows it as modified until re-trusted
+    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
+    result = {
+        "success": True,
+        "host": HOST,
+        "scope": scope,
+        "hooks_file": str(where["hooks_file"]),
+        "config_file": str(where["config_file"]),
+        "rules_file": str(where["rules_file"]),
+        "events": list(HOOK_TIMEOUTS),
+        "changed": changed,
+        "needs_trust": bool(untrusted),
+        "untrusted_events": untrusted,
+        "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
+        "warnings": warnings,
+    }
+    lines = [f"tacit installed into Codex ({scope} scope): {where['hooks_file']}"]
+    if not changed:
+        lines = [f"tacit is already installed into Codex ({scope} scope): {where['hooks_file']}"]
+    if untrusted:
+        warnings.append(f"Codex runs new hooks only after you trust them: open `codex`, type /hooks and "
+                        f"trust tacit's {len(untrusted)} hook(s) ({', '.join(untrusted)}). Until then "
+                        f"tacit is inactive (`codex exec` skips untrusted hooks silently).")
+    if scope == "project":
+        result["project_trusted"] = project_trusted(cfg, where["project"])
+        if not result["project_trusted"]:
+            warnings.append(f"Codex reads {base} only for a trusted project: open `codex` in "
+                            f"{where['project']} once and trust it (or use --scope user).")
+        warnings.append(f"{where['hooks_file']} now names this machine's Python: keep tacit's entries "
+                        f"out of version control.")
+    if not result["tacit_on_path"]:
+        warnings.append("`tacit` is not on PATH; the agent is told the absolute command instead.")
+    result["message"] = "\n".join(lines + warnings)
+    return result
+
+
+def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
+    """(new config.toml text, what was done). Adds ``hooks = true`` under
+    ``[features]`` unless the flag is already set either way."""
+    features = config.get("features")
+    if features is not None and not isinstance(features, dict):
+        return text, {"warning": f"{path}: 'features' is not a table; left alone"}
+    features = features or {}
+    for name in ("hooks", "codex_hooks"):
+        if features.get(name) is False:
+            return text, {"warning": f"{path} switches Codex hooks off ([features] {name} = false): "
+                                     f"tacit's hooks will not run until you remove that line."}
+    if features.get("hooks") is True or features.get("codex_hooks") is True:
+        return text, {}
+    lines = text.splitlines(keepends=True)
+    header = next((i for i, line in enumerate(lines) if re.match(r"\s*\[\s*features\s*\]\s*(#.*)?$", line)), None)
+    if header is not None:
+        block = FEATURE_LINE + "\n"
+        lines.insert(header + 1, block)
+        new_text, table_added = "".join(lines), False
+    else:
+        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        block = sep + FEATURES_HEADER + "\n" + FEATURE_LINE + "\n"
+        new_text, table_added = text + block, True
+    expected = json.loads(json.dumps(config))
+    expected.setdefault("features", {})["hooks"] = True
+    try:
+        ok = parse_toml(new_text, path) == expected
+    except InstallError:
+        ok = False
+    if not ok:
+        return text, {"warning": f"could not add `hooks = true` under [features] in {path} safely (left "
+                                 f"unchanged); Codex 0.171.0 has hooks on by default."}
+    return new_text, {"line_added": True, "table_added": table_added, "block": block}
+
+
+def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
+    """tacit's events whose hook has no trust entry yet. Codex keys trust by
+    ``<hooks.json>:<event>:<group>:<hook>``; whether the stored hash still
+    matches only Codex can tell, so a reinstall that changed a command
+    is added by the caller."""
+    trusted: set[str] = set()
+    for path in {where["user_config"], where["config_file"]}:
+        text, _ = read_text(path)
+        try:
+            states = (parse_toml(text, path).get("hooks") or {}).get("state") or {}
+        except (InstallError, AttributeError):
+            continue
+        if isinstance(states, dict):
+            trusted |= {key for key, value in states.items()
+                        if isinstance(value, dict) and value.get("trusted_hash")}
+    hooks_file = str(where["hooks_file"])
+    return [event for event, index in positions.items()
+            if f"{hooks_file}:{EVENT_KEYS[event]}:{index}:0" not in trusted]
+
+
+def project_trusted(cfg, project: Path) -> bool:
+    text, _ = read_text(codex_home(cfg) / "config.toml")
+    try:
+        projects = parse_toml(text, codex_home(cfg) / "config.toml").get("projects") or {}
+    except InstallError:
+        return False
+    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+
+
+# ---------------------------------------------------------------------------
+# uninstall
+# ---------------------------------------------------------------------------
+
+
+def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
+    try:
+        return _uninstall(cfg, scope, project_dir)
+    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
+        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
+                "message": f"tacit was not uninstalled from Codex: {exc}"}
+
+
+def _uninstall(cfg, scope, project_dir) -> dict:
+    from tacit.fsutil import atomic_write_text
+
+    where = locations(cfg, scope, project_dir)
+    manifest = read_manifest(where["manifest"])
+    hooks_doc, _ = read_hooks(where["hooks_file"])
+    config_text, _ = read_text(where["config_file"])
+    config = parse_toml(config_text, where["config_file"])
+    removed, warnings = [], []
+
+    # hook groups: tacit's are recognised by their command, manifest or not
+    events = hooks_doc.get("hooks", {})
+    created = set((manifest or {}).get("events_created", []))
+    for event in list(events):
+        groups = events[event]
+        keep = [g for g in groups if not is_tacit_group(g, event)]
+        if len(keep) == len(groups):
+            continue
+        first = next(i for i, g in enumerate(groups) if is_tacit_group(g, event))
+        if len(keep) > first:
+            warnings.append(f"{event}: your hooks after tacit's moved up one place; Codex will ask you to "
+                            f"trust them again in /hooks.")
+        removed.append(f"hook {event}")
+        # an event left empty goes when install created it (or, manifest lost,
+        # when tacit's group was all it held)
+        if keep or (manifest is not None and event not in created):
+            events[event] = keep
+        else:
+            del events[event]
+    if removed:
+        if manifest and manifest.get("hooks_file_created") and hooks_doc == {"hooks": {}}:
+            _unlink(where["hooks_file"])
+            removed.append(str(where["hooks_file"]))
+        else:
+            atomic_write_text(where["hooks_file"], json.dumps(hooks_doc, indent=2) + "\n",
+                              mode=_mode_of(where["hooks_file"], 0o644))
+
+    if manifest is None:
+        message = (f"tacit removed its hooks from Codex ({scope} scope)" if removed
+                   else f"tacit is not installed into Codex ({scope} scope)")
+        return {"success": True, "host": HOST, "scope": scope, "removed": removed, "warnings": warnings,
+                "message": "\n".join([message] + warnings)}
+
+    # config.toml: exactly the feature line (and the table header) install added
+    if manifest.get("feature_line_added") and FEATURE_LINE in config_text:
+        new_text, note = without_feature_flag(config_text, config, where["config_file"],
+                                              table_added=bool(manifest.get("features_table_added")),
+                                              block=manifest.get("features_block", ""))
+        if note:
+            warnings.append(note)
+        elif new_text != config_text:
+            if manifest.get("config_created") and not new_text.strip():
+                _unlink(where["config_file"])
+                removed.append(str(where["config_file"]))
+            else:
+                atomic_write_text(where["config_file"], new_text, mode=_mode_of(where["config_file"], 0o600))
+                removed.append("[features] hooks = true")
+
+    rules_text_now, _ = read_text(where["rules_file"])
+    if rules_text_now.startswith(RULES_HEADER) and _unlink(where["rules_file"]):
+        removed.append(str(where["rules_file"]))
+    if _unlink(where["manifest"]):
+        removed.append(str(where["manifest"]))
+    for folder in sorted((Path(d) for d in manifest.get("dirs_created", [])), key=lambda p: -len(p.parts)):
+        try:
+            folder.rmdir()  # only if empty: never remove what someone put there
+        except OSError:
+            pass
+    return {"success": True, "host": HOST, "scope": scope, "removed": removed, "warnings": warnings,
+            "message": "\n".join([f"tacit removed from Codex ({scope} scope): {len(removed)} items"] + warnings)}
+
+
+def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bool,
+                         block: str = "") -> tuple[str, str]:
+    """(new text, problem). Removes tacit's marked line, and its marked
+    ``[features]`` header when that table is then empty. When the file
+    still ends with exactly what install appended, that is cut off, so the
+    file is byte for byte what it was."""
+    expected = json.loads(json.dumps(config))
+    expected.get("features", {}).pop("hooks", None)
+    empty_table = table_added and not expected.get("features")
+    if empty_table:
+        expected.pop("features", None)
+    if empty_table and block and text.endswith(block):
+        new_text = text[:-len(block)]
+    else:
+        lines = text.splitlines(keepends=True)
+        out: list[str] = []
+        for line in lines:
+            bare = line.rstrip("\n")
+            if bare == FEATURE_LINE:
+                continue
+            if empty_table and bare == FEATURES_HEADER:
+                if out and not out[-1].strip():
+                    out.pop()  # the blank line install put before the table
+                continue
+            out.append(line)
+        new_text = "".join(out)
+    try:
+        ok = parse_toml(new_text, path) == expected
+    except InstallError:
+        ok = False
+    if not ok:
+        return text, f"{path}: could not remove tacit's `hooks = true` line safely; left it in place."
+    return new_text, ""
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def read_manifest(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{path} is unreadable ({exc})") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a tacit manifest")
+    return data
+
+
+def read_text(path: Path) -> tuple[str, bool]:
+    try:
+        return path.read_text(encoding="utf-8"), True
+    except FileNotFoundError:
+        return "", False
+
+
+def read_hooks(path: Path) -> tuple[dict, bool]:
+    """(hooks document, existed). Refuses a file Codex could not parse."""
+    text, existed = read_text(path)
+    if not text.strip():
+        return {"hooks": {}}, existed
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix it first — Codex ignores it too") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a JSON object")
+    data.setdefault("hooks", {})
+    try:
+        validate_codex_hooks(data)
+    except InvalidHooks as exc:
+        raise InstallError(f"{path}: {exc}; fix it first") from None
+    return data, existed
+
+
+def parse_toml(text: str, path: Path) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(f"{path} is not valid TOML ({exc}); fix it first — Codex refuses it too") from None
+
+
+def _missing_dirs(path: Path, stop_at: Path) -> list[Path]:
+    missing = []
+    for folder in [path, *path.parents]:
+        if folder == stop_at or folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _unlink(path: Path) -> bool:
+    try:
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def _mode_of(path: Path, default: int) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return default
+
+
+def _version() -> str:
+    from tacit import __version__
+
+    return __version__

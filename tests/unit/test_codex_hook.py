@@ -1,0 +1,154 @@
+"""The Codex CLI hook adapter and child command: payload → events → state and
+hook output, on the payload shapes Codex 0.171.0 really sends (recorded in
+docs/hosts/codex.md). Real engine, real state files, real hook processes.
+What Codex itself does with the output is proven in tests/e2e/test_codex.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tacit.child import DEFAULT_COMMANDS, build_command, parse_usage
+from tacit.hosts import hook_entry
+from tacit.hosts.codex import hook as codex_hook
+from tacit.hosts.codex.install import HOOK_TIMEOUTS, hook_command
+from tacit.state import FileStateStore
+
+SID = "01a227f9-c778-7e91-9480-3223fd130030"
+TURN = "01a227f9-c792-73a1-a009-de3738e1a275"
+
+
+def payload(event: str, **fields) -> bytes:
+    """The common fields as Codex 0.171.0 sends them."""
+    base = {"session_id": SID, "transcript_path": f"/home/u/.codex/sessions/2026/11/29/rollout-{SID}.jsonl",
+            "cwd": "/tmp/project", "hook_event_name": event, "model": "gpt-test",
+            "permission_mode": "bypassPermissions"}
+    if event not in ("SessionStart", "SessionEnd"):
+        base["turn_id"] = TURN
+    base.update(fields)
+    return json.dumps(base).encode()
+
+
+def state_of(cfg) -> dict:
+    return FileStateStore(cfg.sessions_dir_str).peek(SID).data
+
+
+@pytest.fixture
+def quiet_cfg(cfg):
+    return cfg.with_settings(child_enabled=False, learning_enabled=False)
+
+
+def test_events_registered_are_the_ones_translated():
+    assert set(codex_hook.EVENT_NAMES) == set(HOOK_TIMEOUTS)
+    assert hook_entry.HOSTS["codex"] == "tacit.hosts.codex.hook"
+
+
+def test_a_turn_as_codex_sends_it(quiet_cfg):
+    cfg = quiet_cfg
+    from tacit.stores.memory import MemoryStore
+
+    MemoryStore(cfg).add("memory", "CODEX-MEM-1: tests run with `make check`")
+    out = json.loads(codex_hook.handle(cfg, "SessionStart", payload("SessionStart", source="startup")))
+    context = out["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart" and "CODEX-MEM-1" in context["additionalContext"]
+    assert codex_hook.handle(cfg, "UserPromptSubmit", payload("UserPromptSubmit", prompt="run it")) == ""
+    # Codex: tool_name "Bash" for exec_command, tool_input {"command"}, tool_response a string;
+    # a command that exited 3 arrives the same way (no exit code in the payload)
+    for command, output in (("echo one-out", "one-out\n"), ("echo three-out; exit 3", "three-out\n")):
+        assert codex_hook.handle(cfg, "PostToolUse", payload(
+            "PostToolUse", tool_name="Bash", tool_input={"command": command}, tool_response=output,
+            tool_use_id="call_1")) == ""
+    state = state_of(cfg)
+    assert state["user_turns"] == 1 and state["turn"]["tool_calls"] == [["Bash", True], ["Bash", True]]
+    assert codex_hook.handle(cfg, "Stop", payload("Stop", stop_hook_active=False,
+                                                  last_assistant_message="saw one-out")) == ""
+    state = state_of(cfg)
+    assert state["turn"]["open"] is False
+    assert state["recent"] == [{"role": "user", "text": "run it"}, {"role": "assistant", "text": "saw one-out"}]
+    assert codex_hook.handle(cfg, "PreCompact", payload("PreCompact", trigger="auto")) == ""
+    assert codex_hook.handle(cfg, "SessionEnd", payload("SessionEnd", reason="other")) == ""
+
+
+def test_the_engine_runs_as_host_codex(quiet_cfg, monkeypatch):
+    from tacit.hosts import runtime
+
+    seen = []
+    real = runtime.build_engine
+
+    def spy(cfg, mode, **kwargs):
+        seen.append((mode, kwargs.get("host")))
+        return real(cfg, mode, **kwargs)
+
+    monkeypatch.setattr(runtime, "build_engine", spy)
+    codex_hook.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit", prompt="hi"))
+    assert seen == [("hook", "codex")]
+
+
+@pytest.mark.parametrize("event", ["PostToolUseFailure", "UserPromptExpansion", "PreToolUse",
+                                   "PermissionRequest", "SubagentStop", ""])
+def test_events_codex_lacks_or_tacit_skips_do_nothing(quiet_cfg, event):
+    assert codex_hook.handle(quiet_cfg, event, payload(event or "X", prompt="x", tool_name="Bash")) == ""
+    assert not list(quiet_cfg.sessions_dir.glob("*.json"))  # not even a session state
+
+
+def test_child_processes_are_inert(cfg, tacit_env):
+    from tacit.config import load_config
+
+    child = load_config(env={**tacit_env, "TACIT_CHILD": "1"}, host="codex")
+    for event in codex_hook.EVENT_NAMES:
+        assert codex_hook.handle(child, event, payload(event, prompt="no, use pnpm")) == ""
+
+
+def run_hook_process(tacit_env, event: str, stdin: bytes) -> subprocess.CompletedProcess:
+    """The exact command ``tacit install codex`` writes into hooks.json."""
+    return subprocess.run(shlex.split(hook_command(sys.executable, event)), input=stdin, env=tacit_env,
+                          capture_output=True, timeout=60, cwd="/")
+
+
+def test_the_installed_command_answers_session_start(tacit_env):
+    proc = run_hook_process(tacit_env, "SessionStart", payload("SessionStart", source="startup"))
+    assert proc.returncode == 0 and proc.stderr == b""
+    out = json.loads(proc.stdout)
+    assert "tacit memory add" in out["hookSpecificOutput"]["additionalContext"]
+    assert len(out["hookSpecificOutput"]["additionalContext"]) <= 10_000
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", json.dumps({"prompt": "no session"}).encode()])
+def test_the_installed_command_survives_bad_input(tacit_env, stdin):
+    proc = run_hook_process(tacit_env, "UserPromptSubmit", stdin)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+# --------------------------------------------------------------------------
+# the child command
+# --------------------------------------------------------------------------
+
+def test_child_command_template(cfg, tmp_path):
+    argv = build_command(cfg, "codex", {"kind": "correction", "variables": {}}, "- a prompt", tmp_path)
+    assert argv[:2] == ["codex", "exec"]
+    assert argv[argv.index("--disable") + 1] == "hooks"
+    assert argv[argv.index("--sandbox") + 1] == "workspace-write"
+    for flag in ("--skip-git-repo-check", "--ephemeral", "--json"):
+        assert flag in argv
+    assert "--model" not in argv  # no child_model: the user's configured model
+    assert argv[-2:] == ["--", "- a prompt"]  # a prompt starting with "-" stays a prompt
+    with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p", tmp_path)
+    assert with_model[with_model.index("--model") + 1] == "gpt-small"
+    assert DEFAULT_COMMANDS["codex"][0] == "codex"
+
+
+def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):
+    stdout = "\n".join(json.dumps(e) for e in [
+        {"type": "thread.started", "thread_id": "t"},
+        {"type": "item.completed", "item": {"id": "item_2", "type": "agent_message", "text": "Saved."}},
+        {"type": "turn.completed", "usage": {"input_tokens": 20579, "cached_input_tokens": 0,
+                                             "output_tokens": 41, "reasoning_output_tokens": 0}},
+    ]).encode()
+    usage = parse_usage(stdout, Path(tmp_path) / "missing.json")
+    assert usage == {"usage": {"input_tokens": 20579, "cached_input_tokens": 0, "output_tokens": 41,
+                               "reasoning_output_tokens": 0}}
