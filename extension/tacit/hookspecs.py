@@ -64,15 +64,7 @@ Rules every handler follows:
   detectors, SQLite, jinja2 or YAML inside the handler, not at module top.
 """
 
-EVENT_KINDS = (
-    "session_start",
-    "before_agent_start",
-    "message_end",
-    "tool_call",
-    "command",
-    "turn_end",
-    "before_compact",
-    "session_shutdown",
-)
+from tacit.events import EVENT_KINDS  # noqa: E402,F401 — the kinds, defined once
+
 
 CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush")

@@ -204,6 +204,9 @@ class _Rule:
     # characters every match contains (one of them): a rule whose subject holds
     # none of them cannot match and is not run — an exact, cheap pre-check
     requires: tuple = ()
+    # (subject) -> False only when the regex cannot match: a finer exact
+    # pre-check, run after ``requires``
+    precheck: object = None
 
 
 def _phrase(pattern: str) -> str:
@@ -510,6 +513,35 @@ def _image_check(match, _text):
     if any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url):
         return "exfiltration.markdown_image"
     return None
+
+
+_ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key")
+
+
+def _assignment_possible(subject: str) -> bool:
+    """False only when ``secret.assignment`` cannot match ``subject``.
+
+    Its every match is a keyword ending in one of ``_ASSIGNED_WORDS``, an
+    optional quote, at most five spaces or tabs, then ``:`` or ``=``. So
+    look back from each ``:`` and ``=``: the cheap, exact test that keeps
+    "Use when: rotating a secret" from running the regex (which, being
+    case-insensitive and starting with an alternation, tries every position).
+    """
+    for separator in ":=":
+        position = subject.find(separator)
+        while position != -1:
+            end, spaces = position, 0
+            while spaces < 5 and end and subject[end - 1] in " \t":
+                end -= 1
+                spaces += 1
+            if end and subject[end - 1] in "\"'":
+                end -= 1
+            # lower() maps every ASCII letter as the ASCII-only, case-blind
+            # regex does (and may map more: that only runs the regex)
+            if subject[max(0, end - 10):end].lower().endswith(_ASSIGNED_WORDS):
+                return True
+            position = subject.find(separator, position + 1)
+    return False
 
 
 _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone",
@@ -920,6 +952,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("password", "passwd", "passphrase", "secret", "token", "key"),),
         view="raw", mask_group="secret", check=_value_check("secret.assignment"),
         requires=(":", "="),  # every match holds ``:=``, ``=>``, ``=`` or ``:``
+        precheck=_assignment_possible,
     ),
     _Rule(
         "secret.password_phrase",
@@ -1278,6 +1311,8 @@ class _Views:
                     continue
                 if rule.requires and not any(ch in text for ch in rule.requires):
                     continue
+                if rule.precheck is not None and not rule.precheck(text):
+                    continue
                 for match in rx.finditer(text):
                     if rule.check is None or rule.check(match, text):
                         spans.append(match.span(rule.mask_group))
@@ -1366,8 +1401,8 @@ def _clean_ascii(text: str) -> bool:
     The same decisions as the full path, without building its views: for
     ASCII text the normalised view is the text itself and the lower-case
     view is ``text.lower()``, no invisible character can occur, and a rule
-    runs only when its trigger words are present and (``requires``) one of
-    its required characters is in its view. Most skill descriptions and
+    runs only when its trigger words are present, one of its required
+    characters is in its view (``requires``) and its ``precheck`` passes. Most skill descriptions and
     memory entries end here (a property test compares both paths)."""
     low = text.lower()
     chosen = _CANDIDATES.get(_present_words(low))
@@ -1380,7 +1415,9 @@ def _clean_ascii(text: str) -> bool:
         subject = low if rule.view == "lower" else text
         for ch in rule.requires:
             if ch in subject:
-                return False
+                if rule.precheck is None or rule.precheck(subject):
+                    return False
+                break
     return True
 
 
@@ -1406,6 +1443,8 @@ def _findings(text, *, stop_first: bool):
             continue
         subject = views.text(rule.view)
         if rule.requires and not any(ch in subject for ch in rule.requires):
+            continue
+        if rule.precheck is not None and not rule.precheck(subject):
             continue
         for match in rx.finditer(subject):
             if rule.negation and _negated(subject, match.start(), rule.negation):

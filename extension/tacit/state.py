@@ -25,7 +25,6 @@ Design decisions
 from __future__ import annotations
 
 import os
-import json  # REGRESSION
 import time
 
 from tacit import fastjson

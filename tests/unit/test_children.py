@@ -441,7 +441,7 @@ def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path)
     argv = build_command(custom, None, job(), "hello", tmp_path)
     assert argv[-1] == str(tmp_path / "prompt.md") and (tmp_path / "prompt.md").read_text() == "hello"
     assert argv[-3:-1] == ["--max", "12"] and "memory" in argv
-    assert set(DEFAULT_COMMANDS) == {"claude-code", "hermes", "pi"}
+    assert set(DEFAULT_COMMANDS) == {"claude-code", "hermes", "pi", "codex"}
     with pytest.raises(RuntimeError):
         build_command(cfg, None, job(), "x", tmp_path)
 

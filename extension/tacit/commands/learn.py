@@ -16,7 +16,7 @@ import sys
 
 from tacit.commands import emit
 
-HOSTS = ("claude-code", "hermes", "pi")
+HOSTS = ("claude-code", "hermes", "pi", "codex")
 _KIND_LABEL = {"correction": "correction save", "review": "background review",
                "skill": "skill extraction", "flush": "flush", "consolidate": "consolidation"}
 

@@ -66,6 +66,7 @@ __all__ = [
     "detect_correction",
     "detect_correction_original",
     "strip_quoted",
+    "might_be_correction",
     "looks_like_agent_prompt",
 ]
 

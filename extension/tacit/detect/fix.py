@@ -48,29 +48,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-class _LazyPattern:
-    """A regex compiled on first use.
-
-    Importing this module must stay cheap on the hook path (a hook process
-    handles one event and may only need a few of these patterns), so nothing
-    is compiled until it is used; afterwards it costs one attribute lookup.
-    """
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._compiled: re.Pattern | None = None
-
-    def __getattr__(self, name: str):
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(*self._args)
-        return getattr(compiled, name)
-
-
-def _lazy(pattern: str, flags: int = 0) -> re.Pattern:
-    return _LazyPattern(pattern, flags)  # type: ignore[return-value]
+from tacit.detect.lazyre import lazy as _lazy
 
 
 __all__ = [

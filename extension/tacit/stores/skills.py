@@ -83,6 +83,8 @@ __all__ = ["SkillStore", "Watcher", "slugify", "validate_name"]
 SKILL_FILE = "SKILL.md"
 TRASH_DIR = ".trash"
 CACHE_FORMAT = 2
+# SKILL.md files read before they are parsed (at most 64 × 400 KB in memory)
+_READ_BATCH = 64
 MAX_SUPPORTING_FILE_CHARS = MAX_SKILL_CHARS
 
 # path of a SKILL.md -> ((mtime_ns, size, inode), entry). Shared by every store
@@ -183,8 +185,8 @@ def _text_of(data: bytes) -> tuple[str | None, str | None]:
     return text, None
 
 
-def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
-    """``(text, problem)`` for the file at ``path`` whose stat size is ``size``.
+def _read_skill_bytes(path: str | Path, size: int) -> tuple[bytes | None, str | None]:
+    """``(bytes, problem)`` of the file at ``path`` whose stat size is ``size``.
 
     The whole file is read (its UTF-8 validity and length are checked, not
     only the frontmatter's), with ``os.open``/``os.read``: one ``read`` of the
@@ -215,6 +217,11 @@ def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | Non
         return None, f"cannot read: {exc.strerror or exc}"
     finally:
         os.close(fd)
+    return data, None
+
+
+def _decode_skill(data: bytes) -> tuple[str | None, str | None]:
+    """``(text, problem)``: a SKILL.md's bytes as text, or why they are not."""
     if len(data) <= MAX_SKILL_CHARS and b"\x00" not in data:
         # the common case, in line: at most 100,000 bytes are at most
         # 100,000 characters, so only the decoding can fail
@@ -225,12 +232,23 @@ def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | Non
     return _text_of(data)
 
 
-def _load_entry(path: str, folder: str, st: os.stat_result) -> dict[str, Any]:
+def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
+    """``(text, problem)`` for the file at ``path`` whose stat size is ``size``."""
+    data, problem = _read_skill_bytes(path, size)
+    return (None, problem) if problem else _decode_skill(data)
+
+
+def _load_entry(path: str, folder: str, st: os.stat_result,
+                read: tuple[bytes | None, str | None] | None = None) -> dict[str, Any]:
     """Read and check one SKILL.md: the index entry, or ``{"problem": …}``.
+    ``read``: the file's ``_read_skill_bytes`` result when already read.
 
     The description is not scanned here: ``_scan_entries`` scans a whole
     batch of entries afterwards (see there why)."""
-    text, problem = _read_skill_file(path, st.st_size)
+    data, problem = read if read is not None else _read_skill_bytes(path, st.st_size)
+    if problem:
+        return {"problem": problem}
+    text, problem = _decode_skill(data)
     if problem:
         return {"problem": problem}
     try:
@@ -494,30 +512,28 @@ class SkillStore:
         # Entries come from the memo or the cache file; the rest are read and
         # parsed file by file, then scanned as one batch, and only then
         # remembered (an entry is never memoised unscanned).
-        resolved: list[tuple[str, str | None, tuple[int, int, int], dict[str, Any]]] = []
-        loaded: list[tuple[str, tuple[int, int, int], dict[str, Any]]] = []
-        load_entry, memo = _load_entry, _MEMO
+        resolved: list[list[Any]] = []
+        missing: list[tuple[list[Any], str, os.stat_result]] = []
+        memo = _MEMO
         for path, folder, category, st in candidates:
             key = (st.st_mtime_ns, st.st_size, st.st_ino)
             hit = memo.get(path)
             if hit is not None and hit[0] == key:
-                entry = hit[1]
+                resolved.append([path, category, key, hit[1]])
+                continue
+            if disk is None:
+                disk = self._read_cache()
+            cached = disk.get(path)
+            if cached is not None and cached[0] == key:
+                memo[path] = (key, cached[1])
+                resolved.append([path, category, key, cached[1]])
             else:
-                if disk is None:
-                    disk = self._read_cache()
-                cached = disk.get(path)
-                if cached is not None and cached[0] == key:
-                    entry = cached[1]
-                    memo[path] = (key, entry)
-                else:
-                    entry = load_entry(path, folder, st)
-                    loaded.append((path, key, entry))
-            resolved.append((path, category, key, entry))
-        if loaded:
-            _scan_entries([entry for _path, _key, entry in loaded])
-            for path, key, entry in loaded:
-                memo[path] = (key, entry)
-        if loaded or (disk is not None and set(disk) != {item[0] for item in resolved}):
+                item = [path, category, key, None]
+                resolved.append(item)
+                missing.append((item, folder, st))
+        if missing:
+            self._load_missing(missing)
+        if missing or (disk is not None and set(disk) != {item[0] for item in resolved}):
             self._write_cache(resolved)
         records: list[dict[str, Any]] = []
         any_category = False
@@ -553,6 +569,21 @@ class SkillStore:
             records = sorted(unique.values(), key=by_name)
         problems.sort(key=lambda p: p["path"])
         return records, problems
+
+    @staticmethod
+    def _load_missing(missing) -> None:
+        """Fill in the entries of ``[(resolved item, folder, stat)]`` from the
+        files: read in batches (a tight loop of system calls, then the
+        parsing), scanned, and only then memoised (never unscanned)."""
+        load_entry, read_bytes = _load_entry, _read_skill_bytes
+        for start in range(0, len(missing), _READ_BATCH):
+            batch = missing[start:start + _READ_BATCH]
+            contents = [read_bytes(item[0], st.st_size) for item, _folder, st in batch]
+            for (item, folder, st), read in zip(batch, contents):
+                item[3] = load_entry(item[0], folder, st, read)
+        _scan_entries([item[3] for item, _folder, _st in missing])
+        for item, _folder, _st in missing:
+            _MEMO[item[0]] = (item[2], item[3])
 
     def _candidates(self):
         """``([(SKILL.md path, folder name, category, stat)], problems)``.
@@ -925,10 +956,15 @@ def _write_cache_file(target: Path, payload: str) -> None:
     parse or to match and is rebuilt; the rename means a reader never sees
     half of one. Errors are ignored — a cache is optional."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    data = payload.encode("utf-8")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(payload)
+        try:
+            handle = open(tmp, "wb")
+        except FileNotFoundError:  # the first cache file: make its folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(tmp, "wb")
+        with handle:
+            handle.write(data)
         os.replace(tmp, target)
     except OSError:
         try:
