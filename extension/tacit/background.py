@@ -72,7 +72,11 @@ def append_journal(cfg, event) -> None:
     from tacit.events import event_to_dict
     from tacit.fastjson import DEFAULT_SEPARATORS, dumps
 
-    line = (dumps(event_to_dict(event), separators=DEFAULT_SEPARATORS) + "\n").encode("utf-8")
+    # backslashreplace: a lone surrogate (broken text from a host) becomes a
+    # JSON \udXXX escape inside its string, so the line stays valid JSON and
+    # round-trips, instead of failing the write and losing the event
+    line = (dumps(event_to_dict(event), separators=DEFAULT_SEPARATORS) + "\n").encode(
+        "utf-8", "backslashreplace")
     path = journal_path(cfg)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     for _ in range(100):

@@ -44,12 +44,22 @@ Design decisions, and why
   the text is split on whitespace, each distinct token's trigger words come
   from a bounded memo (filled by substring checks of the words no longer than
   the token), and the few trigger phrases containing a space are searched
-  for directly. No extra regex is compiled for this, so a one-shot CLI or
-  hook process pays nothing up front. Non-ASCII text that normalising leaves
-  unchanged ("§", accents) is read through a single view. Clean text with no
-  trigger word costs a split, a few dict lookups and no rule at all (figures
-  in docs/memory.md, "Performance"). Regexes are compiled on first use, not
-  at import.
+  for directly, only when their first word is in some token. No extra regex
+  is compiled for this, so a one-shot CLI or hook process pays nothing up
+  front. Non-ASCII text that normalising leaves unchanged ("§", accents) is
+  read through a single view. Clean text with no trigger word costs a split,
+  a few dict lookups and no rule at all (figures in docs/memory.md,
+  "Performance"). Regexes are compiled on first use, not at import.
+- **Exact pre-checks, so everyday words run no regex.** A trigger word is a
+  necessary condition, and the cheaper and tighter it is the better: the
+  two command rules' trigger is the command ending a token the way their
+  regex requires (``_anchored``: "nc" inside "branch" or "function" does not
+  count), and ``secret.assignment`` runs only where a ``:`` or ``=`` follows
+  one of its keywords (``precheck``). Pure-ASCII text whose trigger words
+  select no rule that could run returns from ``_clean_ascii`` without
+  building any view — most skill descriptions and memory entries. Every
+  pre-check only skips a regex that cannot match, so results are the same
+  as running it (property tests in tests/unit/test_index_fast_paths.py).
 - **Stdlib only, cheap import.** ``re``, ``dataclasses`` and (only for
   non-ASCII text) ``unicodedata``.
 """
@@ -1000,13 +1010,17 @@ for _phrase_word in _SPACED_WORDS:
 _GATE_PHRASES = {gate: tuple(phrases) for gate, phrases in _GATE_PHRASES.items()}
 _GATES = frozenset(_GATE_PHRASES)
 del _phrase_word, _gate
-# (text to look for inside a token, word it reports), shortest first;
-# _NEEDLES_UP_TO[n]: those of at most n characters (a longer one cannot be
-# inside a token of n characters)
+# (text to look for inside a token, word it reports), shortest first
 _NEEDLES = tuple(sorted([(w, w) for w in _SOLID_WORDS] + [(g[1:], g) for g in _GATE_PHRASES],
                         key=lambda pair: len(pair[0])))
-_NEEDLES_UP_TO = tuple(tuple(pair for pair in _NEEDLES if len(pair[0]) <= n)
-                       for n in range(len(_NEEDLES[-1][0]) + 1))
+# one-character needles, and the longer ones by their first two characters
+_SHORT_NEEDLES = tuple(pair for pair in _NEEDLES if len(pair[0]) < 2)
+_PAIR_NEEDLES: dict = {}
+for _pair in _NEEDLES:
+    if len(_pair[0]) >= 2:
+        _PAIR_NEEDLES.setdefault(_pair[0][:2], []).append(_pair)
+_PAIR_NEEDLES = {key: tuple(pairs) for key, pairs in _PAIR_NEEDLES.items()}
+del _pair
 _ANCHOR_COMMANDS = tuple(sorted(word[1:] for word in _ANCHOR_WORDS))
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
 _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
@@ -1026,9 +1040,18 @@ def clear_memo() -> None:
 
 
 def _words_in_token(token: str) -> frozenset:
-    """The trigger words, gate markers and anchored command words of one token."""
-    needles = _NEEDLES_UP_TO[min(len(token), len(_NEEDLES_UP_TO) - 1)]
-    words = [word for needle, word in needles if needle in token]
+    """The trigger words, gate markers and anchored command words of one token.
+
+    A needle can only be in the token if its first two characters are: the
+    token's character pairs select the few needles worth a substring check
+    (a first build over a large vocabulary pays this once per distinct token).
+    """
+    words = [word for needle, word in _SHORT_NEEDLES if needle in token]
+    pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
+    for pair in pairs:
+        for needle, word in _PAIR_NEEDLES[pair]:
+            if needle in token:
+                words.append(word)
     if token.endswith(_ANCHOR_COMMANDS):
         for command in _ANCHOR_COMMANDS:
             if token.endswith(command):

@@ -26,6 +26,13 @@ operating system's page cache is equally warm for every figure):
 - **warm (cache file)**: in-process memo emptied but the JSON cache files kept —
   what a fresh hook process pays when no skill changed since the last build.
 - **warm (memo)**: a second build in the same process.
+- **cold, scanner stubbed out**: the cold build with the content scanner
+  replaced by a no-op — the index build's own work; and **the scanner alone**
+  on the descriptions, its memos emptied first as in a cold build.
+
+The skills' vocabulary is small (~45 words), so a first build over real,
+more varied descriptions fills the scanner's per-token memo with more words
+than here (docs/skills.md says how much that costs).
 
 Each figure is the median over the repeats; ratios are medians divided by the
 read median. Targets: cold <= 4x, warm (cache file) <= 1x. The same figures

@@ -16,8 +16,9 @@ child runs detached. With the built-in pattern lists, a message that
 ``might_be_correction`` rules out (no rule of the detector can match it: most
 messages) is settled without importing ``re`` or compiling anything — in a
 one-process-per-event hook that is most of the cost. Configured lists are
-arbitrary regexes, so with any of them set the detector always runs. Text quoted inside a child's prompt never reaches here:
-children run with ``TACIT_CHILD=1`` and the engine is inert in them.
+arbitrary regexes, so with any of them set the detector always runs. Text
+quoted inside a child's prompt never reaches here: children run with
+``TACIT_CHILD=1`` and the engine is inert in them.
 """
 
 from __future__ import annotations

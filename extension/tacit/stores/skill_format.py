@@ -19,7 +19,10 @@ Design decisions
   whenever a file contains anything else: block scalars, nesting, lists,
   comments after values, anything that YAML 1.1 would resolve to a non-string
   type we do not recognise exactly. A property test checks the fast path
-  against PyYAML.
+  against PyYAML; within it, the commonest values (prose starting with a
+  letter, 'single quoted' text, a dotted version) are recognised in line,
+  and another property test checks those shortcuts against the general
+  per-value path.
 - **Sections are level-2 headings outside code fences.** A ``## install``
   comment inside a fenced bash block is not a section; a section runs until
   the next level-1 or level-2 heading.

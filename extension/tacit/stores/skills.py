@@ -37,6 +37,14 @@ Design decisions
   nothing changed a build costs the stats plus one small file read, when one
   skill changed only that file is parsed. Cache files are written without
   fsync — a torn, stale or foreign file just fails to match and is rebuilt.
+- **A cold build is cheap too** (nothing cached: a first run, a new tacit
+  version). Each SKILL.md is read whole with one ``os.read`` of its stat
+  size (no buffered file object), parsed by the fast frontmatter parser and
+  checked; the descriptions are then scanned as one batch (the scanner's
+  code and tables stay hot), and each cache file is written once, at the
+  end. The whole file is still read and decoded, so the UTF-8, NUL and
+  100,000-character checks hold for every file reported as malformed.
+  Figures: docs/skills.md, "Speed".
 - **Frozen snapshot.** ``snapshot()`` renders the index once per store
   instance — the copy the session started with — while ``index_text()`` and
   a ``watch()``-ed live index follow the files.
@@ -83,8 +91,6 @@ __all__ = ["SkillStore", "Watcher", "slugify", "validate_name"]
 SKILL_FILE = "SKILL.md"
 TRASH_DIR = ".trash"
 CACHE_FORMAT = 2
-# SKILL.md files read before they are parsed (at most 64 × 400 KB in memory)
-_READ_BATCH = 64
 MAX_SUPPORTING_FILE_CHARS = MAX_SKILL_CHARS
 
 # path of a SKILL.md -> ((mtime_ns, size, inode), entry). Shared by every store
@@ -220,8 +226,11 @@ def _read_skill_bytes(path: str | Path, size: int) -> tuple[bytes | None, str | 
     return data, None
 
 
-def _decode_skill(data: bytes) -> tuple[str | None, str | None]:
-    """``(text, problem)``: a SKILL.md's bytes as text, or why they are not."""
+def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
+    """``(text, problem)`` for the file at ``path`` whose stat size is ``size``."""
+    data, problem = _read_skill_bytes(path, size)
+    if problem:
+        return None, problem
     if len(data) <= MAX_SKILL_CHARS and b"\x00" not in data:
         # the common case, in line: at most 100,000 bytes are at most
         # 100,000 characters, so only the decoding can fail
@@ -232,23 +241,12 @@ def _decode_skill(data: bytes) -> tuple[str | None, str | None]:
     return _text_of(data)
 
 
-def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
-    """``(text, problem)`` for the file at ``path`` whose stat size is ``size``."""
-    data, problem = _read_skill_bytes(path, size)
-    return (None, problem) if problem else _decode_skill(data)
-
-
-def _load_entry(path: str, folder: str, st: os.stat_result,
-                read: tuple[bytes | None, str | None] | None = None) -> dict[str, Any]:
+def _load_entry(path: str, folder: str, st: os.stat_result) -> dict[str, Any]:
     """Read and check one SKILL.md: the index entry, or ``{"problem": …}``.
-    ``read``: the file's ``_read_skill_bytes`` result when already read.
 
     The description is not scanned here: ``_scan_entries`` scans a whole
     batch of entries afterwards (see there why)."""
-    data, problem = read if read is not None else _read_skill_bytes(path, st.st_size)
-    if problem:
-        return {"problem": problem}
-    text, problem = _decode_skill(data)
+    text, problem = _read_skill_file(path, st.st_size)
     if problem:
         return {"problem": problem}
     try:
@@ -512,28 +510,30 @@ class SkillStore:
         # Entries come from the memo or the cache file; the rest are read and
         # parsed file by file, then scanned as one batch, and only then
         # remembered (an entry is never memoised unscanned).
-        resolved: list[list[Any]] = []
-        missing: list[tuple[list[Any], str, os.stat_result]] = []
-        memo = _MEMO
+        resolved: list[tuple[str, str | None, tuple[int, int, int], dict[str, Any]]] = []
+        loaded: list[tuple[str, tuple[int, int, int], dict[str, Any]]] = []
+        load_entry, memo = _load_entry, _MEMO
         for path, folder, category, st in candidates:
             key = (st.st_mtime_ns, st.st_size, st.st_ino)
             hit = memo.get(path)
             if hit is not None and hit[0] == key:
-                resolved.append([path, category, key, hit[1]])
-                continue
-            if disk is None:
-                disk = self._read_cache()
-            cached = disk.get(path)
-            if cached is not None and cached[0] == key:
-                memo[path] = (key, cached[1])
-                resolved.append([path, category, key, cached[1]])
+                entry = hit[1]
             else:
-                item = [path, category, key, None]
-                resolved.append(item)
-                missing.append((item, folder, st))
-        if missing:
-            self._load_missing(missing)
-        if missing or (disk is not None and set(disk) != {item[0] for item in resolved}):
+                if disk is None:
+                    disk = self._read_cache()
+                cached = disk.get(path)
+                if cached is not None and cached[0] == key:
+                    entry = cached[1]
+                    memo[path] = (key, entry)
+                else:
+                    entry = load_entry(path, folder, st)
+                    loaded.append((path, key, entry))
+            resolved.append((path, category, key, entry))
+        if loaded:
+            _scan_entries([entry for _path, _key, entry in loaded])
+            for path, key, entry in loaded:
+                memo[path] = (key, entry)
+        if loaded or (disk is not None and set(disk) != {item[0] for item in resolved}):
             self._write_cache(resolved)
         records: list[dict[str, Any]] = []
         any_category = False
@@ -569,21 +569,6 @@ class SkillStore:
             records = sorted(unique.values(), key=by_name)
         problems.sort(key=lambda p: p["path"])
         return records, problems
-
-    @staticmethod
-    def _load_missing(missing) -> None:
-        """Fill in the entries of ``[(resolved item, folder, stat)]`` from the
-        files: read in batches (a tight loop of system calls, then the
-        parsing), scanned, and only then memoised (never unscanned)."""
-        load_entry, read_bytes = _load_entry, _read_skill_bytes
-        for start in range(0, len(missing), _READ_BATCH):
-            batch = missing[start:start + _READ_BATCH]
-            contents = [read_bytes(item[0], st.st_size) for item, _folder, st in batch]
-            for (item, folder, st), read in zip(batch, contents):
-                item[3] = load_entry(item[0], folder, st, read)
-        _scan_entries([item[3] for item, _folder, _st in missing])
-        for item, _folder, _st in missing:
-            _MEMO[item[0]] = (item[2], item[3])
 
     def _candidates(self):
         """``([(SKILL.md path, folder name, category, stat)], problems)``.

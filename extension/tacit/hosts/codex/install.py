@@ -260,7 +260,11 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
     untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
+    from tacit.hosts.bytecode import ensure_bytecode
+
+    compiled = ensure_bytecode()  # every hook is a fresh interpreter: don't compile per event
     result = {
+        "bytecode": compiled,
         "success": True,
         "host": HOST,
         "scope": scope,
