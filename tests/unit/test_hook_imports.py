@@ -33,7 +33,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacit.detect import correction
+from tacit.detect import correction, correction_prefilter
 from tacit.detect.correction import detect_correction, might_be_correction
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -180,8 +180,8 @@ def load_labelled() -> list[dict]:
 
 def test_the_rule_table_is_derived_from_the_current_regexes():
     derived = derive_prefilter_rules()
-    assert correction._PREFILTER_RULES == derived, (
-        "the detector's regexes changed: regenerate _PREFILTER_RULES in tacit/detect/correction.py with "
+    assert correction_prefilter.RULES == derived, (
+        "the detector's regexes changed: regenerate RULES in tacit/detect/correction_prefilter.py with "
         "`python tests/unit/test_hook_imports.py`")
     # one rule per thing that can make a correction: 7 strong patterns, 4 weak
     # openers (+ directive), every cue, 4 contrast forms; none without a clause
@@ -304,7 +304,7 @@ def test_the_fast_negative_is_cheap():
 # lookarounds that exclude letters. Everything else adds no clause, which can
 # only make the fast negative say "maybe" more often, never wrongly "no".
 def derive_prefilter_rules() -> tuple:
-    """``correction._PREFILTER_RULES`` computed from the regexes the detector
+    """``correction_prefilter.RULES`` computed from the regexes the detector
     compiles: every rule that can make it say "correction" with the built-in
     lists (strong patterns; weak opener + directive word; each cue; the
     contrast forms), each reduced to clauses of atoms its matches satisfy."""
@@ -325,10 +325,10 @@ def derive_prefilter_rules() -> tuple:
 
 
 def format_prefilter_rules(rules: tuple) -> str:
-    """``_PREFILTER_RULES`` as Python source, to paste over the table: one
+    """``RULES`` as Python source, to paste over the table: one
     rule per line, wrapped between atoms (atoms hold only letters and spaces,
     so ", " never occurs inside one)."""
-    out = ["_PREFILTER_RULES: tuple = ("]
+    out = ["RULES: tuple = ("]
     for rule in rules:
         lines, line = [], "    "
         for piece in (repr(rule) + ",").split(", "):
