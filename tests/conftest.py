@@ -38,3 +38,23 @@ def tacit_env(tacit_home: Path, tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def cfg(tacit_env):
     return load_config(env=tacit_env)
+
+
+# --- host installers (tests/unit/test_*_install.py) --------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """The user's HOME for an installer: ``<tmp>/user-home``, the folder
+    ``tacit_env`` points HOME at too."""
+    path = tmp_path / "user-home"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def ucfg(home: Path, tacit_home: Path):
+    """The Config an installer sees: an environment of only HOME, TACIT_HOME
+    and a PATH holding this interpreter's folder (its ``tacit`` script)."""
+    return load_config(env={"HOME": str(home), "TACIT_HOME": str(tacit_home),
+                            "PATH": str(Path(sys.executable).parent)})

@@ -127,6 +127,27 @@ class ToolCall(Event):
     kind = "tool_call"
 
 
+TOOL_ARG_CHARS = 2000  # a tool argument longer than this is clipped before the engine sees it
+
+
+def clip_tool_args(tool_input, *, keep_nested: bool = False) -> dict:
+    """A tool's input as ``ToolCall.args``: string keys, long strings clipped
+    to ``TOOL_ARG_CHARS`` (+ "…") — the journal and the learners need the
+    command or the path, not the 2 MB file a tool wrote — and nested values
+    (MultiEdit edits, todo lists) dropped unless ``keep_nested``. Anything
+    but a dict gives ``{}``. Every host adapter builds ``args`` with this."""
+    if not isinstance(tool_input, dict):
+        return {}
+    out = {}
+    for key, value in tool_input.items():
+        if isinstance(value, str) and len(value) > TOOL_ARG_CHARS:
+            value = value[:TOOL_ARG_CHARS] + "…"
+        elif not keep_nested and isinstance(value, (dict, list)):
+            continue
+        out[str(key)] = value
+    return out
+
+
 class Command(Event):
     """A slash command or skill the user ran."""
 

@@ -35,17 +35,8 @@ def thread_launcher(cfg, engine_ref):
     import threading
 
     def launch(job: dict) -> None:
-        def work():
-            from tacit.child import run_job
-
-            try:
-                run_job(cfg, job)
-            finally:
-                engine = engine_ref()
-                if engine is not None:
-                    engine.child_finished(job)
-
-        threading.Thread(target=work, name=f"tacit-child-{job['kind']}", daemon=True).start()
+        threading.Thread(target=_run_then_finish, args=(cfg, engine_ref, job),
+                         name=f"tacit-child-{job['kind']}", daemon=True).start()
         return None
 
     return launch
@@ -53,14 +44,20 @@ def thread_launcher(cfg, engine_ref):
 
 def inline_launcher(cfg, engine_ref):
     def launch(job: dict) -> None:
-        from tacit.child import run_job
-
-        try:
-            run_job(cfg, job)
-        finally:
-            engine = engine_ref()
-            if engine is not None:
-                engine.child_finished(job)
+        _run_then_finish(cfg, engine_ref, job)
         return None
 
     return launch
+
+
+def _run_then_finish(cfg, engine_ref, job: dict) -> None:
+    """Run the job here, then tell the engine (if it still exists) that it
+    ended — even when the job raised."""
+    from tacit.child import run_job
+
+    try:
+        run_job(cfg, job)
+    finally:
+        engine = engine_ref()
+        if engine is not None:
+            engine.child_finished(job)

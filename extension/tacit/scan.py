@@ -54,8 +54,9 @@ Design decisions, and why
   necessary condition, and the cheaper and tighter it is the better: the
   two command rules' trigger is the command ending a token the way their
   regex requires (``_anchored``: "nc" inside "branch" or "function" does not
-  count), and ``secret.assignment`` runs only where a ``:`` or ``=`` follows
-  one of its keywords (``precheck``). Pure-ASCII text whose trigger words
+  count), ``secret.assignment`` runs only where a ``:`` or ``=`` follows
+  one of its keywords (``precheck``), and ``conceal_from_user`` needs a
+  negation or concealment word besides "user" or "memory". Pure-ASCII text whose trigger words
   select no rule that could run returns from ``_clean_ascii`` without
   building any view — most skill descriptions and memory entries. Every
   pre-check only skips a regex that cannot match, so results are the same
@@ -756,7 +757,11 @@ _RULE_SPECS: tuple[_Rule, ...] = (
             r"(?:exists?|does␣not␣exist|doesn't␣exist|never␣existed|is␣not␣there|was␣never␣(?:added|written))\b"
         ),
         triggers=(("user", "human", "operator", "person", "instruction", "rule", "note", "entr", "memory",
-                   "exist"),),
+                   "exist"),
+                  # every alternative above holds one of these: "user" and "memory"
+                  # alone are everyday words in what tacit stores
+                  ("not", "n't", "dont", "never", "keep", "hide", "secret", "hidden", "confidential",
+                   "invisible", "deny", "pretend")),
     ),
     _Rule(
         "hidden_instruction.conceal_from_user",
@@ -1425,8 +1430,9 @@ def _clean_ascii(text: str) -> bool:
     ASCII text the normalised view is the text itself and the lower-case
     view is ``text.lower()``, no invisible character can occur, and a rule
     runs only when its trigger words are present, one of its required
-    characters is in its view (``requires``) and its ``precheck`` passes. Most skill descriptions and
-    memory entries end here (a property test compares both paths)."""
+    characters is in its view (``requires``) and its ``precheck`` passes.
+    Most skill descriptions and memory entries end here (a property test
+    compares both paths)."""
     low = text.lower()
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:

@@ -26,16 +26,12 @@ deadline instead of sleeping.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from tacit.config import load_config
+from e2e_helpers import TacitOnHost, message_text, read_jsonl, tree_digest, wait_for
 
 pytestmark = pytest.mark.e2e
 E2E_DIR = Path(__file__).resolve().parent
@@ -47,84 +43,20 @@ CHILD_DEADLINE = 90  # seconds for a detached child agent to finish
 # helpers
 # --------------------------------------------------------------------------
 
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def message_text(content) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if block.get("type") == "text":
-            parts.append(block["text"])
-        elif block.get("type") == "tool_result":
-            parts.append(message_text(block.get("content")))
-    return "\n".join(parts)
-
-
-def wait_for(predicate, timeout: float = CHILD_DEADLINE, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.2)
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    """relative path -> sha1 of every file (and "<dir>" for folders) under root."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        out[rel] = "<dir>" if path.is_dir() else hashlib.sha1(path.read_bytes()).hexdigest()
-    return out
-
-
-class TacitClaude:
+class TacitClaude(TacitOnHost):
     """``run_claude`` plus a tacit data folder, the CLI and the child log."""
 
+    host = "claude-code"
+
     def __init__(self, run_claude, stub, tmp_path: Path):
+        super().__init__(run_claude, stub, tmp_path)
         self.claude = run_claude
-        self.stub = stub
-        self.home = tmp_path / "tacit-home"
-        self.probe_log = tmp_path / "probe-hooks.jsonl"
-        # the child agent runs `claude` by name, as a user's machine would
-        path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(run_claude.binary).parent),
-                                os.environ.get("PATH", "/usr/bin:/bin")])
-        self.env_extra = {"TACIT_HOME": str(self.home), "PATH": path, "PROBE_LOG": str(self.probe_log)}
 
-    def env(self, **extra) -> dict:
-        return self.claude.env({**self.env_extra, **extra})
-
-    def cfg(self):
-        return load_config(env=self.env())
-
-    def tacit(self, *args: str, check: bool = True, input: str | None = None, **extra) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=self.env(**extra), input=input,
-                              cwd=self.claude.project, capture_output=True, text=True, timeout=120)
-        if check and proc.returncode != 0:
-            pytest.fail(f"tacit {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-        return proc
-
-    def install(self, *args: str) -> dict:
-        return json.loads(self.tacit("install", "claude-code", *args).stdout)
-
-    def prompt(self, text: str, *args: str, env_extra: dict | None = None, **kw):
-        proc, result = self.claude.prompt(text, *args, env_extra={**self.env_extra, **(env_extra or {})}, **kw)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        return proc, result
-
-    def children(self, kind: str | None = None) -> list[dict]:
-        records = read_jsonl(self.home / "logs" / "children.jsonl")
-        return [r for r in records if kind is None or r.get("kind") == kind]
+    def prompt(self, text: str, *args: str, **kw):
+        return self.run_ok(self.claude.prompt, text, *args, **kw)
 
     def wait_child(self, kind: str, count: int = 1) -> list[dict]:
-        return wait_for(lambda: len(self.children(kind)) >= count and self.children(kind),
+        return wait_for(lambda: len(self.children(kind)) >= count and self.children(kind), CHILD_DEADLINE,
                         what=f"{count} {kind} child run(s) in children.jsonl")
 
     def add_probe_hooks(self, *events: str) -> None:
@@ -204,7 +136,7 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     parent_session = result["session_id"]
 
     user_md = tc.cfg().user_file
-    wait_for(lambda: user_md.exists() and entry in user_md.read_text(), what="the entry in USER.md")
+    wait_for(lambda: user_md.exists() and entry in user_md.read_text(), CHILD_DEADLINE, what="the entry in USER.md")
     [record] = tc.wait_child("correction")
     assert record["ok"] and record["mode"] == "agent" and record["exit"] == 0
     assert record["usage"]["usage"]["output_tokens"] > 0 and "total_cost_usd" in record["usage"]

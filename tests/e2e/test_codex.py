@@ -28,19 +28,13 @@ The ``stub`` fixture fails any test in which something tried to leave
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import subprocess
-import sys
-import time
 import tomllib
-import urllib.request
 from pathlib import Path
 
 import pytest
 from codex_rig import codex_binary, run_codex  # noqa: F401  (fixtures)
-from tacit.config import load_config
+from e2e_helpers import TacitOnHost, post, read_jsonl, sse_json, tree_digest, wait_for
 
 E2E_DIR = Path(__file__).resolve().parent
 PROBE_HOOK = E2E_DIR / "fixtures" / "claude_probe" / "dump_hook.py"
@@ -52,53 +46,6 @@ e2e = pytest.mark.e2e
 # --------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------
-
-def post(url: str, body: dict) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.status, response.read().decode()
-
-
-def sse_events(text: str) -> list[tuple[str | None, dict]]:
-    events = []
-    for frame in text.split("\n\n"):
-        if not frame.strip():
-            continue
-        name, data = None, []
-        for line in frame.splitlines():
-            if line.startswith("event: "):
-                name = line[len("event: "):]
-            elif line.startswith("data: "):
-                data.append(line[len("data: "):])
-        events.append((name, json.loads("\n".join(data))))
-    return events
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def wait_for(predicate, timeout: float = CHILD_DEADLINE, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.2)
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    out = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        out[rel] = "<dir>" if path.is_dir() else hashlib.sha1(path.read_bytes()).hexdigest()
-    return out
-
 
 def input_text(item: dict) -> str:
     content = item.get("content")
@@ -117,54 +64,23 @@ def tacit_cli() -> str:
     return " ".join(tacit_command())
 
 
-class TacitCodex:
+class TacitCodex(TacitOnHost):
     """``run_codex`` plus a tacit data folder, the CLI and the child log."""
 
+    host = "codex"
+
     def __init__(self, run_codex, stub, tmp_path: Path):  # noqa: F811
+        super().__init__(run_codex, stub, tmp_path)
         self.codex = run_codex
-        self.stub = stub
-        self.home = tmp_path / "tacit-home"
-        self.probe_log = tmp_path / "probe-hooks.jsonl"
-        # the child agent runs `codex` by name, as on a user's machine
-        path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(run_codex.binary).parent),
-                                os.environ.get("PATH", "/usr/bin:/bin")])
-        self.env_extra = {"TACIT_HOME": str(self.home), "PATH": path, "PROBE_LOG": str(self.probe_log)}
 
-    def env(self, **extra) -> dict:
-        return self.codex.env({**self.env_extra, **extra})
+    def exec(self, text: str, *args: str, **kw):
+        return self.run_ok(self.codex.exec, text, *args, **kw)
 
-    def cfg(self):
-        return load_config(env=self.env())
-
-    def tacit(self, *args: str, check: bool = True, input: str | None = None, **extra) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=self.env(**extra), input=input,
-                              cwd=self.codex.project, capture_output=True, text=True, timeout=120)
-        if check and proc.returncode != 0:
-            pytest.fail(f"tacit {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-        return proc
-
-    def install(self, *args: str) -> dict:
-        return json.loads(self.tacit("install", "codex", *args).stdout)
-
-    def uninstall(self, *args: str) -> dict:
-        return json.loads(self.tacit("uninstall", "codex", *args).stdout)
-
-    def exec(self, text: str, *args: str, env_extra: dict | None = None, **kw):
-        proc, reply = self.codex.exec(text, *args, env_extra={**self.env_extra, **(env_extra or {})}, **kw)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        return proc, reply
-
-    def resume(self, text: str, *args: str, env_extra: dict | None = None, **kw):
-        proc, reply = self.codex.resume(text, *args, env_extra={**self.env_extra, **(env_extra or {})}, **kw)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        return proc, reply
+    def resume(self, text: str, *args: str, **kw):
+        return self.run_ok(self.codex.resume, text, *args, **kw)
 
     def trust(self, contains: str = "") -> list[str]:
         return self.codex.trust_hooks(contains)
-
-    def children(self, kind: str | None = None) -> list[dict]:
-        records = read_jsonl(self.home / "logs" / "children.jsonl")
-        return [r for r in records if kind is None or r.get("kind") == kind]
 
     def add_probe_hooks(self, *events: str) -> None:
         """User hooks (after tacit's) that log every event they see: a witness
@@ -206,7 +122,7 @@ class TestResponsesStub:
         stub.set_script([{"match": "^hello$", "reply": "Hi from the Responses side of the stub."}])
         status, body = post(f"{stub.url}/v1/responses", responses_body([user_item("<env/>"), user_item("hello")]))
         assert status == 200
-        events = sse_events(body)
+        events = sse_json(body)
         names = [name for name, _ in events]
         assert names[0] == "response.created" and names[-1] == "response.completed"
         assert all(name == data["type"] for name, data in events)
@@ -227,7 +143,7 @@ class TestResponsesStub:
             {"name": "exec_command", "input": {"cmd": "echo a"}},
             {"name": "exec_command", "input": {"cmd": "x" * 70}}]}])
         _, body = post(f"{stub.url}/v1/responses", responses_body([user_item("go")]))
-        events = sse_events(body)
+        events = sse_json(body)
         calls = [d["item"] for n, d in events if n == "response.output_item.done"]
         assert [c["type"] for c in calls] == ["function_call", "function_call"]
         assert json.loads(calls[1]["arguments"]) == {"cmd": "x" * 70}
@@ -335,8 +251,8 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     parent_session = probes[0]["payload"]["session_id"]
 
     user_md = tx.cfg().user_file
-    wait_for(lambda: user_md.exists() and entry in user_md.read_text(), what="the entry in USER.md")
-    [record] = wait_for(lambda: tx.children("correction"), what="the correction child's log record")
+    wait_for(lambda: user_md.exists() and entry in user_md.read_text(), CHILD_DEADLINE, what="the entry in USER.md")
+    [record] = wait_for(lambda: tx.children("correction"), CHILD_DEADLINE, what="the correction child's log record")
     assert record["ok"] and record["mode"] == "agent" and record["exit"] == 0, record
     assert record["command"][:2] == ["codex", "exec"] and "--ephemeral" in record["command"]
     assert record["command"][record["command"].index("--disable") + 1] == "hooks"

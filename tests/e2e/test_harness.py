@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 import hostbin
+from e2e_helpers import message_text, post, read_jsonl, sse_events
 from stub_server import StubProcess
 
 e2e = pytest.mark.e2e
@@ -41,17 +42,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # helpers
 # --------------------------------------------------------------------------
 
-def post(url: str, body: dict, headers: dict | None = None) -> tuple[int, str]:
-    data = json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST",
-                                 headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read().decode()
-
-
 def get(url: str) -> int:
     try:
         with urllib.request.urlopen(url, timeout=10) as resp:
@@ -60,47 +50,12 @@ def get(url: str) -> int:
         return err.code
 
 
-def sse_events(text: str) -> list[tuple[str | None, str]]:
-    """Parse an SSE body into (event, data) pairs."""
-    events = []
-    for frame in text.split("\n\n"):
-        if not frame.strip():
-            continue
-        name, data = None, []
-        for line in frame.splitlines():
-            if line.startswith("event: "):
-                name = line[len("event: "):]
-            elif line.startswith("data: "):
-                data.append(line[len("data: "):])
-        events.append((name, "\n".join(data)))
-    return events
-
-
 def anthropic_body(messages: list, stream: bool = True, **extra) -> dict:
     return {"model": "claude-test", "max_tokens": 100, "stream": stream, "messages": messages, **extra}
 
 
 def openai_body(messages: list, stream: bool = True, **extra) -> dict:
     return {"model": "stub-model", "stream": stream, "messages": messages, **extra}
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def message_text(content) -> str:
-    """Text of an Anthropic/OpenAI message content, tool results included."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if block.get("type") == "text":
-            parts.append(block["text"])
-        elif block.get("type") == "tool_result":
-            parts.append(message_text(block.get("content")))
-    return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------

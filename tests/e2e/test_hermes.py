@@ -43,6 +43,7 @@ if str(E2E_DIR) not in sys.path:
     sys.path.insert(0, str(E2E_DIR))
 
 import hostbin  # noqa: E402
+from e2e_helpers import read_jsonl, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 REPO_ROOT = E2E_DIR.parent.parent
@@ -113,26 +114,12 @@ class TacitInHermes:
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
     def children(self) -> list[dict]:
-        path = self.state / "logs" / "children.jsonl"
-        if not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return read_jsonl(self.state / "logs" / "children.jsonl")
 
 
 @pytest.fixture
 def tacit_hermes(run_hermes, hermes_python_with_tacit) -> TacitInHermes:
     return TacitInHermes(run_hermes, hermes_python_with_tacit)
-
-
-def wait_until(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.3)
 
 
 def system_prompt(request: dict) -> str:
@@ -212,8 +199,8 @@ def test_correction_is_saved_by_a_child_hermes_and_seen_next_session(stub, tacit
     proc = th.oneshot("I told you we use pnpm here, not npm")
     assert proc.stdout.strip() == "OK"
 
-    wait_until(lambda: entry in th.entries("USER.md"), CHILD_WAIT, "the child's USER.md entry")
-    record = wait_until(lambda: [c for c in th.children() if c["kind"] == "correction"], 30,
+    wait_for(lambda: entry in th.entries("USER.md"), CHILD_WAIT, "the child's USER.md entry")
+    record = wait_for(lambda: [c for c in th.children() if c["kind"] == "correction"], 30,
                         "the child log line")[0]
     assert record["ok"] is True and record["mode"] == "agent" and record["host"] == "hermes"
     assert record["command"][:3] == ["hermes", "-z", "<prompt>"]
@@ -271,7 +258,7 @@ def test_overflowing_add_is_consolidated_by_a_child_not_an_error(stub, tacit_her
     seen = json.loads(tool_result["content"])
     assert seen["success"] is True and seen["queued"] is True and "would exceed" not in tool_result["content"]
 
-    wait_until(lambda: new in th.entries("MEMORY.md"), CHILD_WAIT, "the queued entry")
+    wait_for(lambda: new in th.entries("MEMORY.md"), CHILD_WAIT, "the queued entry")
     assert th.entries("MEMORY.md") == kept + [new]  # the duplicate went, nothing else did
     assert len(th.read("MEMORY.md")) <= 300
     [record] = [c for c in th.children() if c["kind"] == "consolidate"]

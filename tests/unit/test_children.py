@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from engine_helpers import write_config
 
 from tacit.child import (
     DEFAULT_COMMANDS,
@@ -39,18 +40,6 @@ from tacit.stores.memory import MemoryStore
 
 FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent" / "fake_agent.py"
 CORRECTION = "no, don't use npm here. we use pnpm in this repo"
-
-
-def write_config(home: Path, **settings) -> None:
-    lines = []
-    for key, value in settings.items():
-        if isinstance(value, bool):
-            lines.append(f"{key} = {'true' if value else 'false'}")
-        elif isinstance(value, (int, float)):
-            lines.append(f"{key} = {value}")
-        else:
-            lines.append(f"{key} = {json.dumps(value)}")
-    (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 class FakeAgent:

@@ -16,12 +16,11 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tacit.events import InjectContext
+from tacit.events import InjectContext, clip_tool_args
 from tacit.hosts.claude_code import fastjson
 from tacit.hosts.claude_code.hook import (
     CONTEXT_CAP,
     TRUNCATION_NOTE,
-    clip_args,
     cut_at_line,
     fit_context,
     handle,
@@ -164,10 +163,10 @@ def test_payload_without_session_id_raises_for_the_entry_point_to_log(quiet_cfg)
 
 
 def test_clip_args_keeps_commands_and_drops_bulk():
-    args = clip_args({"command": "ls", "content": "x" * 5000, "edits": [{"a": 1}], "n": 3, "flag": True})
+    args = clip_tool_args({"command": "ls", "content": "x" * 5000, "edits": [{"a": 1}], "n": 3, "flag": True})
     assert args["command"] == "ls" and len(args["content"]) == 2001 and args["content"].endswith("…")
     assert "edits" not in args and args["n"] == 3 and args["flag"] is True
-    assert clip_args("not a dict") == {}
+    assert clip_tool_args("not a dict") == {}
 
 
 # --------------------------------------------------------------------------

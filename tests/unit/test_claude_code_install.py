@@ -5,7 +5,6 @@ Loading the result in the real CLI is proven in tests/e2e/test_claude_code.py.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import frontmatter
 import pytest
+from install_helpers import digest
 from tacit.config import load_config
 from tacit.hosts.claude_code import install as inst
 from tacit.hosts.claude_code.plugin import (
@@ -25,24 +25,6 @@ from tacit.hosts.claude_code.plugin import (
     plugin_files,
     validate_hooks,
 )
-
-
-@pytest.fixture
-def home(tmp_path) -> Path:
-    path = tmp_path / "user-home"
-    path.mkdir(exist_ok=True)
-    return path
-
-
-@pytest.fixture
-def ucfg(home, tacit_home):
-    return load_config(env={"HOME": str(home), "TACIT_HOME": str(tacit_home), "PATH": str(Path(sys.executable).parent)})
-
-
-def digest(root: Path) -> dict:
-    return {str(p.relative_to(root)): ("<dir>" if p.is_dir() else hashlib.sha1(p.read_bytes()).hexdigest()
-                                       + oct(p.stat().st_mode & 0o777))
-            for p in sorted(root.rglob("*"))}
 
 
 # --------------------------------------------------------------------------

@@ -6,7 +6,6 @@ tests/e2e/test_codex.py.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from tacit.config import load_config
+from install_helpers import digest
 from tacit.hosts.codex import install as inst
 
 USER_CONFIG = '''model = "gpt-test"
@@ -29,25 +28,6 @@ name = "x"
 MY_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done",
                                            "timeout": 3, "statusMessage": "notifying"}]}],
                       "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "audit"}]}]}}
-
-
-@pytest.fixture
-def home(tmp_path) -> Path:
-    path = tmp_path / "user-home"
-    path.mkdir(exist_ok=True)
-    return path
-
-
-@pytest.fixture
-def ucfg(home, tacit_home):
-    return load_config(env={"HOME": str(home), "TACIT_HOME": str(tacit_home),
-                            "PATH": str(Path(sys.executable).parent)})
-
-
-def digest(root: Path) -> dict:
-    return {str(p.relative_to(root)): ("<dir>" if p.is_dir() else hashlib.sha1(p.read_bytes()).hexdigest()
-                                       + oct(p.stat().st_mode & 0o777))
-            for p in sorted(root.rglob("*"))}
 
 
 def codex_dir(home: Path) -> Path:

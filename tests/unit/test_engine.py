@@ -15,6 +15,7 @@ import types
 from pathlib import Path
 
 import pytest
+from engine_helpers import Recorder, write_config
 
 from tacit.background import append_journal, drain, journal_path
 from tacit.config import load_config
@@ -41,17 +42,6 @@ from tacit.hosts.runtime import build_engine
 from tacit.state import FileStateStore, MemoryStateStore, SessionState, _safe_name
 
 
-class Recorder:
-    """A launcher that records jobs instead of running them."""
-
-    def __init__(self):
-        self.jobs: list[dict] = []
-
-    def __call__(self, job):
-        self.jobs.append(job)
-        return None
-
-
 def make_engine(cfg, *, builtins=True, **kwargs):
     engine = Engine(cfg, **kwargs)
     if builtins:
@@ -67,18 +57,6 @@ def turn(engine, sid, user, tools=(), reply="Done."):
     effects += engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
     effects += engine.dispatch(TurnEnd(session_id=sid))
     return effects
-
-
-def write_config(home: Path, **settings) -> None:
-    lines = []
-    for key, value in settings.items():
-        if isinstance(value, bool):
-            lines.append(f"{key} = {'true' if value else 'false'}")
-        elif isinstance(value, (int, float)):
-            lines.append(f"{key} = {value}")
-        else:
-            lines.append(f"{key} = {json.dumps(value)}")
-    (home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 PROBE_PLUGIN = textwrap.dedent('''

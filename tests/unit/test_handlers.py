@@ -6,6 +6,7 @@ are tested in test_children.py)."""
 from __future__ import annotations
 
 import pytest
+from engine_helpers import Recorder
 
 from tacit.engine import Engine
 from tacit.events import BeforeAgentStart, BeforeCompact, MessageEnd, SessionShutdown, ToolCall, TurnEnd
@@ -22,21 +23,6 @@ PLAIN = [
     "stop the server and restart it",
     "no worries, thanks!",
 ]
-
-
-class Recorder:
-    def __init__(self):
-        self.jobs: list[dict] = []
-
-    def __call__(self, job):
-        self.jobs.append(job)
-        return None
-
-    def kinds(self):
-        return [j["kind"] for j in self.jobs]
-
-    def of(self, kind):
-        return [j for j in self.jobs if j["kind"] == kind]
 
 
 def make(cfg, **settings):

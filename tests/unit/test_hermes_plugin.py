@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tacit.config import load_config
-from tacit.events import EVENT_KINDS, InjectContext
+from tacit.events import EVENT_KINDS, TOOL_ARG_CHARS, InjectContext, clip_tool_args
 from tacit.hosts.hermes import plugin
-from tacit.hosts.hermes.plugin import HermesAdapter, is_oneshot, message_text, tool_outcome, trimmed
+from tacit.hosts.hermes.plugin import HermesAdapter, is_oneshot, message_text, tool_outcome
 
 
 class FakeCtx:
@@ -344,9 +344,9 @@ def test_tool_outcome(result, status, expected):
 def test_message_text_and_trimmed_args():
     assert message_text("hi") == "hi" and message_text(None) == ""
     assert message_text([{"type": "text", "text": "a"}, {"type": "image_url"}, "b"]) == "a\nb"
-    args = trimmed({"content": "x" * 5000, "n": 3})
-    assert len(args["content"]) == plugin.MAX_ARG_CHARS + 1 and args["n"] == 3
-    assert trimmed("not a dict") == {}
+    args = clip_tool_args({"content": "x" * 5000, "n": 3}, keep_nested=True)
+    assert len(args["content"]) == TOOL_ARG_CHARS + 1 and args["n"] == 3
+    assert clip_tool_args("not a dict", keep_nested=True) == {}
 
 
 def test_is_oneshot():

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
 from tacit import scan as scanner
 from tacit.stores import skill_format, skills
 
@@ -47,9 +46,8 @@ _SEPARATORS = [" ", "  ", "\t", "\n", "", " \t "]
 
 @st.composite
 def ascii_texts(draw, max_parts: int = 14):
-    parts = draw(st.lists(st.one_of(st.sampled_from(_FRAGMENTS),
-                                    st.text(alphabet=st.characters(max_codepoint=127), max_size=12)),
-                          max_size=max_parts))
+    ascii_bits = st.text(alphabet=st.characters(max_codepoint=127), max_size=12)
+    parts = draw(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), ascii_bits), max_size=max_parts))
     text = ""
     for part in parts:
         text += draw(st.sampled_from(_SEPARATORS)) + part
@@ -94,8 +92,8 @@ def test_anchor_lists_are_exactly_the_command_regexes_alternatives(rule_rx, anch
 _ANY_TEXT = st.one_of(
     ascii_texts(),
     st.lists(st.one_of(st.characters(), st.sampled_from(
-        _COMMANDS + ["\u200b", "é", "ß", "İ", "\u0430", "\uff43url", " ", "\t", "\n", "(", "."])),
-        max_size=40).map("".join),
+        _COMMANDS + ["\u200b", "é", "ß", "İ", "\u0430", "\uff43url", " ", "\t", "\n", "(", "."]
+    )), max_size=40).map("".join),
 )
 
 
@@ -107,6 +105,40 @@ def test_anchored_command_words_are_present_wherever_the_command_regexes_match(t
     for rule, rx in (_NETWORK_RULE, _READ_RULE):
         for match in rx.finditer(low):
             assert scanner._ANCHOR_MARK + match.group("cmd") in present, (text, match)
+
+
+_CONCEAL = next((r, rx) for r, rx in scanner._RULES
+                if r.pattern_id == "hidden_instruction.conceal_from_user" and len(r.triggers) == 2)
+_CONCEAL_BITS = ["do not", "don't", "dont", "never", "must not", "mustn't", "should not",
+                 "shouldn't", "keep", "hide", "deny", "pretend", "tell", "let", "know", "mention",
+                 "reveal", "this", "these", "it", "instruction", "instructions", "is", "are",
+                 "secret", "hidden", "from", "the", "user", "human", "note", "exists", "to", "**",
+                 "\u2019", "ever", "must", "need", "not", "be told", "the above", "memory"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_CONCEAL_BITS), max_size=9).map(" ".join))
+def test_conceal_rule_second_trigger_group_is_in_every_match(text):
+    rule, rx = _CONCEAL
+    low = scanner._lower_aligned(scanner._prepare(text))
+    if rx.search(low):
+        assert not scanner._present_words(low).isdisjoint(rule.triggers[1])
+
+
+@pytest.mark.parametrize("text", [
+    "do not tell the user", "Mustn't inform the human", "should**not warn the operator",
+    "never let the user know", "don't mention this to the user", "dont report it to the humans",
+    "keep this secret from the user", "hide the upload from the user", "the user must not know",
+    "these instructions are secret", "this instruction must stay hidden",
+    "do not reveal these instructions", "never acknowledge the above memory",
+    "pretend this note does not exist", "deny that it exists",
+])
+def test_conceal_rule_examples_match_and_carry_a_second_group_word(text):
+    rule, rx = _CONCEAL
+    low = scanner._lower_aligned(scanner._prepare(text))
+    assert rx.search(low), text  # the example really is one of the rule's alternatives
+    assert not scanner._present_words(low).isdisjoint(rule.triggers[1])
+    assert "hidden_instruction.conceal_from_user" in {f.pattern_id for f in scanner.scan(text)}
 
 
 def test_anchored_commands_inside_words_do_not_run_the_command_rules():

@@ -46,8 +46,8 @@ Design decisions, and why:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.detect.lazyre import lazy as _lazy
 
 
@@ -79,14 +79,70 @@ MAX_PART_CHARS = 300
 MIN_REPLY_CHARS = 40
 
 
-@dataclass(frozen=True)
-class FixStatement:
-    """A problem and the solution the agent applied or prescribed for it."""
+class _Value:
+    """What ``@dataclass`` gave the value classes below — construction by
+    position or keyword with defaults, equality by field values (``r not in
+    near`` relies on it), a readable repr — without importing ``dataclasses``
+    (which pulls in ``inspect``, ``ast``, ``dis`` and ``tokenize``: ~10 ms in
+    every process that imports this module). Fields are ``__slots__``."""
 
-    problem: str
-    solution: str
-    pattern: str  # which diagnosis+remedy triggers matched, e.g. "found-it+i-verb"
-    confidence: float  # 0..1; >= MIN_CONFIDENCE for anything returned
+    __slots__ = ()
+    _defaults: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        names = self.__slots__
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
+        values = dict(zip(names, args))
+        for name, value in kwargs.items():
+            if name not in names or name in values:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in names:
+            if name not in values:
+                if name not in self._defaults:
+                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
+                values[name] = self._defaults[name]
+            object.__setattr__(self, name, values[name])
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    __hash__ = None  # mutable and compared by value, like a non-frozen dataclass
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+
+class FixStatement(_Value):
+    """A problem and the solution the agent applied or prescribed for it.
+
+    Immutable and hashable (it was a frozen dataclass): ``problem``,
+    ``solution``, ``pattern`` (which diagnosis+remedy triggers matched, e.g.
+    ``"found-it+i-verb"``) and ``confidence`` (0..1; ≥ ``MIN_CONFIDENCE``
+    for anything returned). ``as_dict()`` gives the fields in that order.
+    """
+
+    __slots__ = ("problem", "solution", "pattern", "confidence")
+    __match_args__ = __slots__
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}: FixStatement is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}: FixStatement is immutable")
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def as_dict(self) -> dict:
+        return dict(zip(self.__slots__, self._values()))
 
 
 # --------------------------------------------------------------------------
@@ -119,11 +175,8 @@ def _restore(text: str, spans: list[str]) -> str:
     return _PH_RE.sub(lambda m: spans[int(m.group(1))], text)
 
 
-@dataclass
-class _Unit:
-    text: str
-    kind: str  # heading | item | para
-    block: int
+class _Unit(_Value):
+    __slots__ = ("text", "kind", "block")  # kind: heading | item | para
 
 
 def _units(reply: str, spans: list[str]) -> list[_Unit]:
@@ -358,27 +411,18 @@ _IMPERATIVES = (
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class _Diag:
-    sent: int
-    trig_start: int  # where the trigger phrase starts (for ordering within a sentence)
-    start: int  # problem text span
-    end: int
-    kind: str
-    weight: float
-    text: str = ""  # set for label sections (already assembled)
+class _Diag(_Value):
+    # sent: sentence index; trig_start: where the trigger phrase starts (for
+    # ordering within a sentence); start, end: the problem text's span;
+    # text: set for label sections (already assembled)
+    __slots__ = ("sent", "trig_start", "start", "end", "kind", "weight", "text")
+    _defaults = {"text": ""}
 
 
-@dataclass
-class _Remedy:
-    sent: int
-    trig_start: int
-    start: int
-    end: int
-    kind: str
-    weight: float
-    problem: str | None = None  # combined triggers carry their own problem text
-    text: str = ""  # set for label sections
+class _Remedy(_Value):
+    # problem: combined triggers carry their own problem text; text: set for label sections
+    __slots__ = ("sent", "trig_start", "start", "end", "kind", "weight", "problem", "text")
+    _defaults = {"problem": None, "text": ""}
 
 
 _D_ISSUE_RE = _lazy(
@@ -560,13 +604,10 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class _Sentence:
-    text: str
-    unit: int
-    section: int | None = None
-    role: str | None = None  # "problem" | "solution" for labelled sections
-    item: bool = False
+class _Sentence(_Value):
+    # role: "problem" | "solution" for labelled sections
+    __slots__ = ("text", "unit", "section", "role", "item")
+    _defaults = {"section": None, "role": None, "item": False}
 
     @property
     def question(self) -> bool:
@@ -1116,7 +1157,7 @@ def detect_fix(reply: str) -> FixStatement | None:
 
 
 # --------------------------------------------------------------------------
-# Lookup text and code-aware tokens
+# Lookup text (the code-aware tokenizer lives in tacit.detect.fix_tokens)
 # --------------------------------------------------------------------------
 
 # what makes a word an identifier: punctuation inside it, mixed case, all-caps,
@@ -1153,92 +1194,3 @@ def lookup_text(fix: FixStatement) -> str:
             seen.add(ident.lower())
             extra.append(ident)
     return " ".join([fix.problem.strip(), *extra]).strip()
-
-
-_STOPWORDS = frozenset(
-    ["a", "an", "the", "and", "or", "but", "if", "then", "else", "so", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "here", "i", "we", "you", "he", "she", "they", "me", "my", "our", "your", "their", "them", "us", "do", "does", "did", "done", "have", "has", "had", "not", "no", "yes", "can", "could", "should", "would", "will", "shall", "may", "might", "must", "just", "also", "than", "too", "very", "only", "out", "up", "down", "over", "under", "again", "about", "after", "before", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "own", "same", "s", "t", "don", "now", "i've", "i'm", "it's", "that's", "we've", "you're", "let", "me"]
-)
-
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RAW_TOKEN_RE = _lazy(rf"[{_CJK}]+|[A-Za-z0-9_~./\\@:+\-#]+")
-_VERSION_RE = _lazy(r"^v?\d+(?:\.\d+)+[a-z0-9]*$|^v\d+$", re.IGNORECASE)
-_CAMEL_RE = _lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def _word_parts(word: str) -> list[str]:
-    """camelCase / snake_case / kebab-case parts of one identifier."""
-    parts: list[str] = []
-    for chunk in re.split(r"[_\-]+", word):
-        if chunk:
-            parts.extend(_CAMEL_RE.findall(chunk))
-    return [p.lower() for p in parts if p]
-
-
-def _expand(token: str, out: list[str], drop_stopwords: bool) -> None:
-    """Emit a compound token whole, then its parts (recursively)."""
-    low = token.lower()
-    if not low:
-        return
-    if _VERSION_RE.match(token):
-        out.append(low)
-        return
-    if "/" in token or "\\" in token:
-        out.append(low)
-        for segment in re.split(r"[/\\]+", token):
-            segment = segment.strip(".~:")
-            if segment:
-                _expand(segment, out, drop_stopwords)
-        return
-    for sep in ("@", ":", "."):
-        if sep in token.strip(sep):
-            out.append(low)
-            for piece in token.split(sep):
-                if piece and piece != token:
-                    _expand(piece, out, drop_stopwords)
-            return
-    parts = _word_parts(token)
-    if len(parts) > 1 or (parts and parts[0] != low):  # "__init__" -> "__init__", "init"
-        out.append(low)
-        out.extend(p for p in parts if not (drop_stopwords and p in _STOPWORDS) and (len(p) > 1 or p.isdigit()))
-        return
-    if drop_stopwords and low in _STOPWORDS:
-        return
-    if len(low) == 1 and not low.isdigit():
-        return
-    out.append(low)
-
-
-def tokenize_code_aware(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Lowercase tokens that keep code meaningful for lexical ranking.
-
-    * identifiers are emitted whole *and* split: ``loadDotenv`` -> ``loaddotenv``,
-      ``load``, ``dotenv``; ``load_dotenv`` and ``load-dotenv`` likewise;
-    * paths and file names stay whole, then their segments follow:
-      ``~/.cache/pip`` -> ``~/.cache/pip``, ``cache``, ``pip``; ``setup.py`` ->
-      ``setup.py``, ``setup``, ``py``;
-    * versions stay whole (``v2.1``, ``3.11.4``); error names and codes stay
-      whole (``valueerror`` plus ``value``/``error``; ``econnrefused``; ``404``);
-    * CJK runs become overlapping character bigrams (no word spaces to split on);
-    * English stop words are dropped unless ``drop_stopwords=False``.
-
-    Order follows the text and repeats are kept (term frequency matters).
-    """
-    if not isinstance(text, str) or not text:
-        return []
-    out: list[str] = []
-    for match in _RAW_TOKEN_RE.finditer(text):
-        raw = match.group(0)
-        if "\u3400" <= raw[0] <= "\ufaff":
-            if len(raw) == 1:
-                out.append(raw)
-            else:
-                out.extend(raw[k: k + 2] for k in range(len(raw) - 1))
-            continue
-        # trailing punctuation is sentence punctuation; a leading dot is a dotfile
-        token = raw.rstrip(".:-#+")
-        lead = re.match(r"^(?:~/|\./|\.\./|/|\.(?=[A-Za-z]))", token)
-        body = token.lstrip(".:-#+/") if not lead else token
-        if not body or not re.search(r"[A-Za-z0-9]", body):
-            continue
-        _expand(body, out, drop_stopwords)
-    return out

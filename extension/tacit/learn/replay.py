@@ -158,9 +158,10 @@ def detect_format(path: Path) -> str | None:
 # ---------------------------------------------------------------------------
 
 
-def read_tacit(path: Path, stats: FileStats) -> Iterator:
-    """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
-    default_sid = path.stem
+def _json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each JSON-object line of a JSONL file. Every
+    line is counted; blank lines are skipped, any other line that is not a
+    JSON object is recorded as malformed and skipped."""
     for lineno, text in _lines(path):
         stats.lines += 1
         text = text.strip()
@@ -174,6 +175,13 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
         if not isinstance(data, dict):
             stats.bad_line(lineno, "not a JSON object")
             continue
+        yield lineno, data
+
+
+def read_tacit(path: Path, stats: FileStats) -> Iterator:
+    """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
+    default_sid = path.stem
+    for lineno, data in _json_objects(path, stats):
         data.setdefault("session_id", default_sid)
         calls = data.get("tool_calls")
         if isinstance(calls, list):  # allow ["Bash", "Edit"] as a shorthand
@@ -337,19 +345,7 @@ class _ClaudeTurns:
 def read_claude_code(path: Path, stats: FileStats) -> Iterator:
     """Events from one Claude Code transcript, as the hooks would have sent them."""
     turns: _ClaudeTurns | None = None
-    for lineno, text in _lines(path):
-        stats.lines += 1
-        text = text.strip()
-        if not text:
-            continue
-        try:
-            data = json.loads(text)
-        except ValueError:
-            stats.bad_line(lineno, "not JSON")
-            continue
-        if not isinstance(data, dict):
-            stats.bad_line(lineno, "not a JSON object")
-            continue
+    for lineno, data in _json_objects(path, stats):
         kind = data.get("type")
         if turns is None:
             if kind not in ("user", "assistant", "system"):

@@ -376,6 +376,17 @@ class MemoryStore:
             )
         return hits[0], None
 
+    def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
+        """Under the target's lock: (entries, index of the one entry containing
+        ``old_text``, None), or a failure result (drift or no unique match) in
+        the last place. Replace and remove both start here."""
+        try:
+            entries = self._load_for_write(target, roundtrip_guard=True)
+        except DriftError as exc:
+            return [], None, self._drift_result(target, exc)
+        index, failure = self._match(target, entries, old_text)
+        return entries, index, failure
+
     @_busy_is_a_refusal
     def replace(self, target: str, old_text: str, new_text: str) -> dict[str, Any]:
         self._check_target(target)
@@ -386,17 +397,10 @@ class MemoryStore:
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            try:
-                entries = self._load_for_write(target, roundtrip_guard=True)
-            except DriftError as exc:
-                return self._drift_result(target, exc)
-            index, failure = self._match(target, entries, old_text)
+            entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            new_entries = list(entries)
-            new_entries[index] = new_text
-            # two entries becoming identical is a merge, not a duplicate
-            new_entries = _dedupe(new_entries)
+            new_entries = _replaced(entries, index, new_text)
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
@@ -407,15 +411,10 @@ class MemoryStore:
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
         self._check_target(target)
         with self._lock(target):
-            try:
-                entries = self._load_for_write(target, roundtrip_guard=True)
-            except DriftError as exc:
-                return self._drift_result(target, exc)
-            index, failure = self._match(target, entries, old_text)
+            entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            removed = entries[index]
-            new_entries = [e for e in entries if e != removed]
+            new_entries = _removed(entries, index)
             self._write(target, new_entries)
         return self._ok(target, "Entry removed.", new_entries)
 
@@ -468,11 +467,9 @@ class MemoryStore:
                     failure["applied"] = False
                     return failure
                 if op.action == "replace":
-                    entries[index] = normalise_entry(op.content)
-                    state[op.target] = _dedupe(entries)
+                    state[op.target] = _replaced(entries, index, normalise_entry(op.content))
                 else:
-                    removed = entries[index]
-                    state[op.target] = [e for e in entries if e != removed]
+                    state[op.target] = _removed(entries, index)
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
@@ -502,6 +499,20 @@ class MemoryStore:
         result["entries"] = entries
         result["path"] = str(self.path_for(target))
         return result
+
+
+def _replaced(entries: list[str], index: int, new_text: str) -> list[str]:
+    """``entries`` with the one at ``index`` replaced; two entries becoming
+    identical is a merge, not a duplicate."""
+    new_entries = list(entries)
+    new_entries[index] = new_text
+    return _dedupe(new_entries)
+
+
+def _removed(entries: list[str], index: int) -> list[str]:
+    """``entries`` without the one at ``index`` (and any exact copy of it)."""
+    removed = entries[index]
+    return [e for e in entries if e != removed]
 
 
 def _dedupe(entries: list[str]) -> list[str]:

@@ -143,7 +143,8 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-_SCANNER: Any = None  # tacit.scan, imported on first use (an import statement per call costs ~1 µs)
+# tacit.scan, imported on first use (an import statement per call costs ~1 µs)
+_SCANNER: Any = None
 
 
 def _scan_text(text: str) -> str | None:
@@ -157,7 +158,7 @@ def _scan_text(text: str) -> str | None:
     return _SCANNER.describe([finding]) if finding else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scanner_fingerprint() -> str:
     """Changes whenever the parser or the scanner changes: cached verdicts
     and parses from another version are then ignored. Computed once per
@@ -271,8 +272,8 @@ def _scan_entries(entries: list[dict[str, Any]]) -> None:
     The name is a checked slug; the description is the free text that
     reaches the system prompt. Scanning the batch in one loop after all the
     reading and parsing (rather than file by file) keeps the scanner's code
-    and tables hot in the CPU caches: measured ~15% faster for a cold
-    1,000-skill build (docs/skills.md)."""
+    and tables hot in the CPU caches: a cold 1,000-skill build measured
+    ~5% faster (26.8 ms against 28.1 ms, medians of 40 interleaved builds)."""
     scan_text = _scan_text
     for entry in entries:
         if "problem" not in entry:
@@ -941,15 +942,10 @@ def _write_cache_file(target: Path, payload: str) -> None:
     parse or to match and is rebuilt; the rename means a reader never sees
     half of one. Errors are ignored — a cache is optional."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    data = payload.encode("utf-8")
     try:
-        try:
-            handle = open(tmp, "wb")
-        except FileNotFoundError:  # the first cache file: make its folder
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(tmp, "wb")
-        with handle:
-            handle.write(data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:  # bytes: no text wrapper and encoder to build
+            handle.write(payload.encode("utf-8"))
         os.replace(tmp, target)
     except OSError:
         try:

@@ -48,7 +48,7 @@ CONTEXT_CAP = 10_000  # characters of additionalContext Claude Code keeps inline
 MIN_CUT = 200  # a cut-down injection shorter than this is dropped, not shown
 TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook context limit; "
                    "run `tacit memory show` and `tacit skills` to see everything]")
-ARG_CHARS = 2000  # a tool argument longer than this is clipped before it is journaled
+ARG_CHARS = 2000  # a tool's error text longer than this is clipped (its args: tacit.events.clip_tool_args)
 
 # hooks that carry injected text back to the model
 _CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure")
@@ -142,7 +142,7 @@ def _expansion(payload: dict) -> list:
 
 
 def _tool(payload: dict, ok: bool) -> list:
-    from tacit.events import ToolCall
+    from tacit.events import ToolCall, clip_tool_args
 
     name = _text(payload.get("tool_name"))
     if not name:
@@ -150,7 +150,7 @@ def _tool(payload: dict, ok: bool) -> list:
     error = None
     if not ok:
         error = _text(payload.get("error"))[:ARG_CHARS] or "failed"
-    return [ToolCall(name=name, ok=ok, args=clip_args(payload.get("tool_input")), error=error,
+    return [ToolCall(name=name, ok=ok, args=clip_tool_args(payload.get("tool_input")), error=error,
                      **_common(payload))]
 
 
@@ -193,21 +193,6 @@ _TRANSLATORS = {
     "SessionEnd": _session_end,
 }
 EVENT_NAMES = tuple(_TRANSLATORS)
-
-
-def clip_args(tool_input) -> dict:
-    """A tool's input with long strings clipped: the journal and the ledger
-    need the command, not a 2 MB file body that was written."""
-    if not isinstance(tool_input, dict):
-        return {}
-    out = {}
-    for key, value in tool_input.items():
-        if isinstance(value, str) and len(value) > ARG_CHARS:
-            value = value[:ARG_CHARS] + "…"
-        elif isinstance(value, (dict, list)):
-            continue  # nested structures (MultiEdit edits, todo lists): not needed
-        out[key] = value
-    return out
 
 
 # ---------------------------------------------------------------------------

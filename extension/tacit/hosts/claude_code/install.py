@@ -40,35 +40,25 @@ Design decisions, and why
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
+from tacit.hosts import install_support as support
+from tacit.hosts.install_support import InstallError, on_path
 
 MANIFEST = ".tacit-install.json"
 SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
 
 
-class InstallError(Exception):
-    pass
-
-
 def claude_config_dir(cfg) -> Path:
-    configured = cfg.env.get("CLAUDE_CONFIG_DIR")
-    if configured:
-        return Path(os.path.expanduser(configured))
-    home = cfg.env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".claude"
+    return support.host_home(cfg, "CLAUDE_CONFIG_DIR", ".claude")
 
 
 def claude_state_file(cfg) -> Path:
-    """``~/.claude.json`` (Claude Code's own state: trust, onboarding)."""
-    configured = cfg.env.get("CLAUDE_CONFIG_DIR")
-    if configured:
-        return Path(os.path.expanduser(configured)) / ".claude.json"
-    home = cfg.env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".claude.json"
+    """``~/.claude.json`` (Claude Code's own state: trust, onboarding);
+    inside ``$CLAUDE_CONFIG_DIR`` when that is set."""
+    return support.host_home(cfg, "CLAUDE_CONFIG_DIR") / ".claude.json"
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
@@ -77,7 +67,7 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
         settings = base / "settings.json"
         project = None
     elif scope == "project":
-        project = Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
+        project = support.project_path(project_dir)
         base = project / ".claude"
         settings = base / "settings.local.json"
     else:
@@ -110,13 +100,6 @@ def permissions_for(plugin_dir: Path) -> list[str]:
     return out
 
 
-def on_path(name: str, path_value: str | None) -> bool:
-    for folder in (path_value or "").split(os.pathsep):
-        if folder and os.access(os.path.join(folder, name), os.X_OK):
-            return True
-    return False
-
-
 # ---------------------------------------------------------------------------
 # install
 # ---------------------------------------------------------------------------
@@ -136,13 +119,13 @@ def _install(cfg, scope, project_dir, python) -> dict:
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     settings_path: Path = where["settings"]
-    previous = read_manifest(plugin_dir)
+    previous = support.read_manifest(plugin_dir / MANIFEST)
     if previous is None and plugin_dir.exists() and any(plugin_dir.iterdir()):
         raise InstallError(f"{plugin_dir} exists and was not written by tacit; move it away first")
     settings, settings_existed = read_settings(settings_path)  # refuses a broken file before any write
 
     files = plugin_files(python, str(plugin_dir))
-    dirs_created = [str(d) for d in _missing_dirs(plugin_dir, stop_at=where["base"].parent)]
+    dirs_created = [str(d) for d in support.missing_dirs(plugin_dir, stop_at=where["base"].parent)]
     changed = []
     for rel, (text, mode) in files.items():
         target = plugin_dir / rel
@@ -157,7 +140,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
     # ledger commands of an older version)
     for rel in (previous or {}).get("files", []):
         if rel not in files:
-            _unlink(plugin_dir / rel)
+            support.unlink(plugin_dir / rel)
             changed.append(rel)
 
     wanted = permissions_for(plugin_dir)
@@ -167,11 +150,10 @@ def _install(cfg, scope, project_dir, python) -> dict:
     added = [rule for rule in wanted if rule not in allow]
     if added or not settings_existed:
         allow.extend(added)
-        atomic_write_text(settings_path, json.dumps(settings, indent=2) + "\n",
-                          mode=_mode_of(settings_path, 0o644))
+        support.write_json(settings_path, settings, support.mode_of(settings_path, 0o644))
 
     manifest = {
-        "tacit_version": _version(),
+        "tacit_version": support.tacit_version(),
         "host": "claude-code",
         "scope": scope,
         "python": python,
@@ -182,7 +164,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "settings_created": (not settings_existed) or bool((previous or {}).get("settings_created")),
         "permissions_added": _merge((previous or {}).get("permissions_added", []), added),
     }
-    atomic_write_text(plugin_dir / MANIFEST, json.dumps(manifest, indent=2) + "\n", mode=0o644)
+    support.write_json(plugin_dir / MANIFEST, manifest, 0o644)
     from tacit.hosts.bytecode import ensure_bytecode
 
     compiled = ensure_bytecode()  # every hook is a fresh interpreter: don't compile per event
@@ -241,11 +223,9 @@ def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> di
 
 
 def _uninstall(cfg, scope, project_dir) -> dict:
-    from tacit.fsutil import atomic_write_text
-
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
-    manifest = read_manifest(plugin_dir)
+    manifest = support.read_manifest(plugin_dir / MANIFEST)
     if manifest is None:
         if plugin_dir.exists():
             raise InstallError(f"{plugin_dir} has no tacit manifest; not removing what tacit did not write")
@@ -269,29 +249,23 @@ def _uninstall(cfg, scope, project_dir) -> dict:
                 if not permissions:
                     del settings["permissions"]
                 if manifest.get("settings_created") and not settings:
-                    _unlink(settings_path)
+                    support.unlink(settings_path)
                     removed.append(str(settings_path))
                 else:
-                    atomic_write_text(settings_path, json.dumps(settings, indent=2) + "\n",
-                                      mode=_mode_of(settings_path, 0o644))
+                    support.write_json(settings_path, settings, support.mode_of(settings_path, 0o644))
     elif manifest.get("settings_created") and settings_path.exists():
         settings, _ = read_settings(settings_path)
         if settings in ({}, {"permissions": {"allow": []}}):
-            _unlink(settings_path)
+            support.unlink(settings_path)
             removed.append(str(settings_path))
 
     for rel in manifest.get("files", []) + [MANIFEST]:
-        if _unlink(plugin_dir / rel):
+        if support.unlink(plugin_dir / rel):
             removed.append(str(plugin_dir / rel))
     # folders inside the plugin, deepest first, then those install created
-    inner = sorted({p for rel in manifest.get("files", []) for p in (plugin_dir / rel).parents
-                    if plugin_dir in p.parents or p == plugin_dir}, key=lambda p: -len(p.parts))
-    for folder in inner + sorted((Path(d) for d in manifest.get("dirs_created", [])),
-                                 key=lambda p: -len(p.parts)):
-        try:
-            folder.rmdir()  # only if empty: never remove what someone put there
-        except OSError:
-            pass
+    inner = support.deepest_first({p for rel in manifest.get("files", []) for p in (plugin_dir / rel).parents
+                                   if plugin_dir in p.parents or p == plugin_dir})
+    support.remove_empty_dirs(inner + support.deepest_first(manifest.get("dirs_created", [])))
     return {"success": True, "host": "claude-code", "scope": scope, "plugin_dir": str(plugin_dir),
             "removed": removed,
             "message": f"tacit removed from Claude Code ({scope} scope): {len(removed)} items"}
@@ -302,68 +276,18 @@ def _uninstall(cfg, scope, project_dir) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def read_manifest(plugin_dir: Path) -> dict | None:
-    try:
-        data = json.loads((plugin_dir / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise InstallError(f"{plugin_dir / MANIFEST} is unreadable ({exc})") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{plugin_dir / MANIFEST} is not a tacit manifest")
-    return data
-
-
 def read_settings(path: Path) -> tuple[dict, bool]:
     """(settings, existed). Refuses a file that is not a JSON object."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, False
+    text, existed = support.read_text(path)
     if not text.strip():
-        return {}, True
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InstallError(f"{path} is not valid JSON ({exc}); fix it first — Claude Code ignores it too") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} is not a JSON object")
+        return {}, existed
+    data = support.parse_json_object(text, path, "Claude Code")
     if "permissions" in data and not isinstance(data["permissions"], dict):
         raise InstallError(f"{path}: 'permissions' is not an object")
     return data, True
-
-
-def _missing_dirs(path: Path, stop_at: Path) -> list[Path]:
-    missing = []
-    for folder in [path, *path.parents]:
-        if folder == stop_at or folder.exists():
-            break
-        missing.append(folder)
-    return missing
-
-
-def _unlink(path: Path) -> bool:
-    try:
-        path.unlink()
-        return True
-    except FileNotFoundError:
-        return False
-
-
-def _mode_of(path: Path, default: int) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return default
 
 
 def _merge(old: list, new: list) -> list:
     out = list(old)
     out += [item for item in new if item not in out]
     return out
-
-
-def _version() -> str:
-    from tacit import __version__
-
-    return __version__

@@ -53,14 +53,14 @@ Design decisions, and why
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import sys
 from pathlib import Path
 
-from tacit.hosts.claude_code.install import InstallError, on_path
 from tacit.hosts.claude_code.plugin import HOOK_CODE, InvalidHooks, validate_hooks
+from tacit.hosts import install_support as support
+from tacit.hosts.install_support import InstallError, on_path
 
 HOST = "codex"
 MANIFEST = "tacit-install.json"
@@ -95,18 +95,14 @@ RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uni
 
 
 def codex_home(cfg) -> Path:
-    configured = cfg.env.get("CODEX_HOME")
-    if configured:
-        return Path(os.path.expanduser(configured))
-    home = cfg.env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".codex"
+    return support.host_home(cfg, "CODEX_HOME", ".codex")
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
     if scope == "user":
         base, project = codex_home(cfg), None
     elif scope == "project":
-        project = Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
+        project = support.project_path(project_dir)
         base = project / ".codex"
     else:
         raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
@@ -186,13 +182,13 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
     where = locations(cfg, scope, project_dir)
     base: Path = where["base"]
-    previous = read_manifest(where["manifest"]) or {}
+    previous = support.read_manifest(where["manifest"]) or {}
     # read (and refuse) everything before writing anything
     hooks_doc, hooks_existed = read_hooks(where["hooks_file"])
-    config_text, config_existed = read_text(where["config_file"])
+    config_text, config_existed = support.read_text(where["config_file"])
     config = parse_toml(config_text, where["config_file"])
     rules_wanted = rules_text(python)
-    rules_current, _ = read_text(where["rules_file"])
+    rules_current, _ = support.read_text(where["rules_file"])
     if rules_current and not rules_current.startswith(RULES_HEADER):
         raise InstallError(f"{where['rules_file']} exists and was not written by tacit; move it away first")
 
@@ -226,21 +222,20 @@ def _install(cfg, scope, project_dir, python) -> dict:
     if flag.get("warning"):
         warnings.append(flag["warning"])
 
-    dirs_created = [str(d) for d in _missing_dirs(where["rules_file"].parent, stop_at=base.parent)]
+    dirs_created = [str(d) for d in support.missing_dirs(where["rules_file"].parent, stop_at=base.parent)]
     changed = []
     if groups_changed or not hooks_existed:
-        atomic_write_text(where["hooks_file"], json.dumps(hooks_doc, indent=2) + "\n",
-                          mode=_mode_of(where["hooks_file"], 0o644))
+        support.write_json(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644))
         changed.append("hooks.json")
     if new_config_text != config_text:
-        atomic_write_text(where["config_file"], new_config_text, mode=_mode_of(where["config_file"], 0o600))
+        atomic_write_text(where["config_file"], new_config_text, mode=support.mode_of(where["config_file"], 0o600))
         changed.append("config.toml")
     if rules_current != rules_wanted:
         atomic_write_text(where["rules_file"], rules_wanted, mode=0o644)
         changed.append(RULES_FILE)
 
     manifest = {
-        "tacit_version": _version(),
+        "tacit_version": support.tacit_version(),
         "host": HOST,
         "scope": scope,
         "python": python,
@@ -256,7 +251,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "rules_file": str(where["rules_file"]),
         "dirs_created": sorted(set(dirs_created) | set(previous.get("dirs_created", []))),
     }
-    atomic_write_text(where["manifest"], json.dumps(manifest, indent=2) + "\n", mode=0o644)
+    support.write_json(where["manifest"], manifest, 0o644)
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
     untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
@@ -340,7 +335,7 @@ def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
     is added by the caller."""
     trusted: set[str] = set()
     for path in {where["user_config"], where["config_file"]}:
-        text, _ = read_text(path)
+        text, _ = support.read_text(path)
         try:
             states = (parse_toml(text, path).get("hooks") or {}).get("state") or {}
         except (InstallError, AttributeError):
@@ -354,7 +349,7 @@ def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
 
 
 def project_trusted(cfg, project: Path) -> bool:
-    text, _ = read_text(codex_home(cfg) / "config.toml")
+    text, _ = support.read_text(codex_home(cfg) / "config.toml")
     try:
         projects = parse_toml(text, codex_home(cfg) / "config.toml").get("projects") or {}
     except InstallError:
@@ -380,9 +375,9 @@ def _uninstall(cfg, scope, project_dir) -> dict:
     from tacit.fsutil import atomic_write_text
 
     where = locations(cfg, scope, project_dir)
-    manifest = read_manifest(where["manifest"])
+    manifest = support.read_manifest(where["manifest"])
     hooks_doc, _ = read_hooks(where["hooks_file"])
-    config_text, _ = read_text(where["config_file"])
+    config_text, _ = support.read_text(where["config_file"])
     config = parse_toml(config_text, where["config_file"])
     removed, warnings = [], []
 
@@ -407,11 +402,10 @@ def _uninstall(cfg, scope, project_dir) -> dict:
             del events[event]
     if removed:
         if manifest and manifest.get("hooks_file_created") and hooks_doc == {"hooks": {}}:
-            _unlink(where["hooks_file"])
+            support.unlink(where["hooks_file"])
             removed.append(str(where["hooks_file"]))
         else:
-            atomic_write_text(where["hooks_file"], json.dumps(hooks_doc, indent=2) + "\n",
-                              mode=_mode_of(where["hooks_file"], 0o644))
+            support.write_json(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644))
 
     if manifest is None:
         message = (f"tacit removed its hooks from Codex ({scope} scope)" if removed
@@ -428,22 +422,18 @@ def _uninstall(cfg, scope, project_dir) -> dict:
             warnings.append(note)
         elif new_text != config_text:
             if manifest.get("config_created") and not new_text.strip():
-                _unlink(where["config_file"])
+                support.unlink(where["config_file"])
                 removed.append(str(where["config_file"]))
             else:
-                atomic_write_text(where["config_file"], new_text, mode=_mode_of(where["config_file"], 0o600))
+                atomic_write_text(where["config_file"], new_text, mode=support.mode_of(where["config_file"], 0o600))
                 removed.append("[features] hooks = true")
 
-    rules_text_now, _ = read_text(where["rules_file"])
-    if rules_text_now.startswith(RULES_HEADER) and _unlink(where["rules_file"]):
+    rules_text_now, _ = support.read_text(where["rules_file"])
+    if rules_text_now.startswith(RULES_HEADER) and support.unlink(where["rules_file"]):
         removed.append(str(where["rules_file"]))
-    if _unlink(where["manifest"]):
+    if support.unlink(where["manifest"]):
         removed.append(str(where["manifest"]))
-    for folder in sorted((Path(d) for d in manifest.get("dirs_created", [])), key=lambda p: -len(p.parts)):
-        try:
-            folder.rmdir()  # only if empty: never remove what someone put there
-        except OSError:
-            pass
+    support.remove_empty_dirs(support.deepest_first(manifest.get("dirs_created", [])))
     return {"success": True, "host": HOST, "scope": scope, "removed": removed, "warnings": warnings,
             "message": "\n".join([f"tacit removed from Codex ({scope} scope): {len(removed)} items"] + warnings)}
 
@@ -488,36 +478,12 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
 # ---------------------------------------------------------------------------
 
 
-def read_manifest(path: Path) -> dict | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise InstallError(f"{path} is unreadable ({exc})") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} is not a tacit manifest")
-    return data
-
-
-def read_text(path: Path) -> tuple[str, bool]:
-    try:
-        return path.read_text(encoding="utf-8"), True
-    except FileNotFoundError:
-        return "", False
-
-
 def read_hooks(path: Path) -> tuple[dict, bool]:
     """(hooks document, existed). Refuses a file Codex could not parse."""
-    text, existed = read_text(path)
+    text, existed = support.read_text(path)
     if not text.strip():
         return {"hooks": {}}, existed
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InstallError(f"{path} is not valid JSON ({exc}); fix it first — Codex ignores it too") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path} is not a JSON object")
+    data = support.parse_json_object(text, path, "Codex")
     data.setdefault("hooks", {})
     try:
         validate_codex_hooks(data)
@@ -533,33 +499,3 @@ def parse_toml(text: str, path: Path) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InstallError(f"{path} is not valid TOML ({exc}); fix it first — Codex refuses it too") from None
-
-
-def _missing_dirs(path: Path, stop_at: Path) -> list[Path]:
-    missing = []
-    for folder in [path, *path.parents]:
-        if folder == stop_at or folder.exists():
-            break
-        missing.append(folder)
-    return missing
-
-
-def _unlink(path: Path) -> bool:
-    try:
-        path.unlink()
-        return True
-    except FileNotFoundError:
-        return False
-
-
-def _mode_of(path: Path, default: int) -> int:
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return default
-
-
-def _version() -> str:
-    from tacit import __version__
-
-    return __version__

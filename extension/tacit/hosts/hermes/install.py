@@ -41,6 +41,8 @@ import subprocess
 import sys
 import time
 
+from tacit.hosts.install_support import read_json_or_none
+
 MANIFEST_VERSION = 1
 NUDGE_OFF = 0
 CONFIG_TIMEOUT_SECONDS = 120
@@ -65,7 +67,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
         return _not_loadable(python, {"error": "the entry point hermes_agent.plugins:tacit is not visible"})
 
     manifest_path = _manifest_path(home)
-    manifest = read_manifest(manifest_path)
+    manifest = read_json_or_none(manifest_path)
     first = manifest is None
     if first:
         manifest = {"version": MANIFEST_VERSION, "hermes_home": home, "installed": time.time(),
@@ -117,7 +119,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
 
     home = hermes_home_of(cfg)
     manifest_path = _manifest_path(home)
-    manifest = read_manifest(manifest_path)
+    manifest = read_json_or_none(manifest_path)
     if manifest is None:
         return {"success": True, "message": f"tacit install hermes was not run for {home}: nothing to undo.",
                 "hermes_home": home, "changed": []}
@@ -243,15 +245,6 @@ def run_in_hermes(python: str, hermes_home: str, spec: dict) -> dict:
 
 def _manifest_path(hermes_home: str) -> str:
     return os.path.join(hermes_home, "tacit", "install.json")
-
-
-def read_manifest(path: str) -> dict | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _write_manifest(path: str, manifest: dict) -> None:

@@ -73,7 +73,6 @@ HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "post_llm_call",
          "on_session_end", "on_session_finalize")
 HOST_FEATURES = frozenset({"memory_snapshot", "skill_index", "memory_tool"})
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
-MAX_ARG_CHARS = 2000
 
 
 def register(ctx) -> None:
@@ -247,7 +246,7 @@ class HermesAdapter:
 
     def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
                        session_id=None, **_):
-        from tacit.events import ToolCall
+        from tacit.events import ToolCall, clip_tool_args
 
         sid, session = self._session(session_id)
         # an id never seen mid-turn: Hermes's compression rotated it; carry on as a continuation
@@ -259,7 +258,7 @@ class HermesAdapter:
             if overflowed_add(args, result):
                 ok, error = True, None  # queued and consolidated by tacit, not a failure
         effects += self.engine.dispatch(ToolCall(
-            session_id=sid, name=str(tool_name or "?"), ok=ok, args=trimmed(args), error=error))
+            session_id=sid, name=str(tool_name or "?"), ok=ok, args=clip_tool_args(args, keep_nested=True), error=error))
         self._realise(effects)
         return None
 
@@ -485,14 +484,3 @@ def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | N
     return False, str(detail)[:500]
 
 
-def trimmed(args) -> dict:
-    """Tool arguments for the event, long strings cut (a write_file body
-    should not ride along in every learner's queue)."""
-    if not isinstance(args, dict):
-        return {}
-    out = {}
-    for key, val in args.items():
-        if isinstance(val, str) and len(val) > MAX_ARG_CHARS:
-            val = val[:MAX_ARG_CHARS] + "…"
-        out[str(key)] = val
-    return out

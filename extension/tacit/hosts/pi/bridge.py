@@ -59,7 +59,7 @@ PROTOCOL_VERSION = 1
 SERVER_NAME = "tacit-bridge"
 HOST = "pi"
 HOST_FEATURES = frozenset({"tacit_tools"})
-ARG_CHARS = 2000  # a tool argument longer than this is clipped before the engine sees it
+ARG_CHARS = 2000  # a tool's error text longer than this is clipped (its args: tacit.events.clip_tool_args)
 MODEL_CHARS = 200
 BACKGROUND_FLUSH_SECONDS = 10.0  # at exit: let queued learners finish, but not forever
 WORKERS = 4
@@ -144,26 +144,11 @@ _EVENT_FIELDS = {
 }
 
 
-def clip_args(tool_input) -> dict:
-    """A tool's input with long strings clipped and nested values dropped: the
-    learners need the command or the path, not the 2 MB file a tool wrote."""
-    if not isinstance(tool_input, dict):
-        return {}
-    out = {}
-    for key, value in tool_input.items():
-        if isinstance(value, str) and len(value) > ARG_CHARS:
-            value = value[:ARG_CHARS] + "…"
-        elif isinstance(value, (dict, list)):
-            continue
-        out[str(key)] = value
-    return out
-
-
 def event_from_params(params: dict):
     """Build a ``tacit.events`` event from an ``event`` request's params.
     Unknown fields are ignored (a newer extension may send more); a field of
     the wrong type is an ``invalid_params`` error."""
-    from tacit.events import EVENT_TYPES
+    from tacit.events import EVENT_TYPES, clip_tool_args
 
     kind = params.get("kind")
     if kind not in EVENT_TYPES:
@@ -185,7 +170,7 @@ def event_from_params(params: dict):
                                 f"{kind}.{name} must be a {expected.__name__}, got {type(value).__name__}")
         values[name] = value
     if kind == "tool_call":
-        values["args"] = clip_args(values.get("args"))
+        values["args"] = clip_tool_args(values.get("args"))
         if "error" in values:
             values["error"] = values["error"][:ARG_CHARS]
         if not values.get("name"):

@@ -29,6 +29,8 @@ import os
 import sys
 from pathlib import Path
 
+from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none
+
 EXTENSION_NAME = "tacit"
 MANIFEST = "tacit.json"
 ENTRY = "index.ts"
@@ -40,11 +42,7 @@ def source_file() -> Path:
 
 
 def agent_dir(cfg) -> Path:
-    configured = cfg.env.get("PI_CODING_AGENT_DIR")
-    if configured:
-        return Path(os.path.expanduser(configured))
-    home = cfg.env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".pi" / "agent"
+    return host_home(cfg, "PI_CODING_AGENT_DIR", ".pi", "agent")
 
 
 def target_dir(cfg, scope: str, project_dir: str | os.PathLike = ".") -> Path:
@@ -56,11 +54,8 @@ def target_dir(cfg, scope: str, project_dir: str | os.PathLike = ".") -> Path:
 
 
 def _read_manifest(folder: Path) -> dict | None:
-    try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("installed_by") == "tacit" else None
+    data = read_json_or_none(folder / MANIFEST)
+    return data if data is not None and data.get("installed_by") == "tacit" else None
 
 
 def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
@@ -82,11 +77,8 @@ def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -
                          "move it away first (nothing was changed)"}
     created_dirs = list(manifest.get("created_dirs", [])) if manifest else []
     if not manifest:
-        missing, probe = [], folder
-        while not probe.exists():
-            missing.append(str(probe))
-            probe = probe.parent
-        created_dirs = missing  # deepest first: the order uninstall removes them in
+        # deepest first: the order uninstall removes them in
+        created_dirs = [str(d) for d in missing_dirs(folder)]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         text = source.read_text(encoding="utf-8")

@@ -1,0 +1,154 @@
+"""What every ``tacit install <host>`` / ``tacit uninstall <host>`` shares.
+
+The host installers (``hosts/claude_code/install.py``, ``hosts/codex/install.py``,
+``hosts/pi/install.py``, ``hosts/hermes/install.py``) differ in *what* they
+write; the file handling under it is the same, so it lives here once.
+
+Design decisions, and why
+- **Refuse, never clobber.** A manifest or settings file that exists but is
+  not what tacit expects raises ``InstallError`` before anything is written;
+  the installer turns that into ``{"success": False, "error": …}``. Only a
+  *missing* file means "nothing there yet".
+- **Exactly undoable.** ``missing_dirs`` lists the folders an install is about
+  to create (so uninstall can remove them, deepest first, and only when
+  empty: ``remove_empty_dirs``); ``mode_of`` keeps a rewritten file's
+  permissions; ``unlink`` says whether there was something to remove.
+- **Lenient where nothing is at stake.** ``read_json_or_none`` is for files
+  whose absence or damage just means "not installed by tacit" (pi's
+  ``tacit.json``, Hermes's ``install.json``).
+- Light: the standard library only, nothing imported that a hook would pay
+  for (installers are never on the hook path, but this costs nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+class InstallError(Exception):
+    """An install or uninstall that must stop before it writes anything."""
+
+
+def host_home(cfg, env_var: str, *default_parts: str) -> Path:
+    """A host's own folder: ``$env_var`` when set, else ``$HOME/<default_parts>``
+    (``~`` when the config's environment has no HOME)."""
+    configured = cfg.env.get(env_var)
+    if configured:
+        return Path(os.path.expanduser(configured))
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
+    return Path(home).joinpath(*default_parts)
+
+
+def project_path(project_dir: str | None) -> Path:
+    """The absolute project folder for ``--scope project`` (default: here)."""
+    return Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
+
+
+def on_path(name: str, path_value: str | None) -> bool:
+    """Whether an executable ``name`` is in one of ``path_value``'s folders."""
+    for folder in (path_value or "").split(os.pathsep):
+        if folder and os.access(os.path.join(folder, name), os.X_OK):
+            return True
+    return False
+
+
+def read_manifest(path: Path) -> dict | None:
+    """The install manifest at ``path``; None when there is none. A manifest
+    that cannot be read or is not a JSON object raises ``InstallError``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{path} is unreadable ({exc})") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a tacit manifest")
+    return data
+
+
+def read_json_or_none(path) -> dict | None:
+    """A JSON object from ``path``; None when it is missing, unreadable or not
+    an object."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_text(path: Path) -> tuple[str, bool]:
+    """(text, existed); a missing file reads as ``""``."""
+    try:
+        return path.read_text(encoding="utf-8"), True
+    except FileNotFoundError:
+        return "", False
+
+
+def parse_json_object(text: str, path: Path, host: str) -> dict:
+    """``text`` (the content of ``path``) as a JSON object, or ``InstallError``
+    naming the file and that ``host`` would not read it either."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InstallError(f"{path} is not valid JSON ({exc}); fix it first — {host} ignores it too") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} is not a JSON object")
+    return data
+
+
+def write_json(path: Path, data, mode: int) -> None:
+    """``data`` as indented JSON, written atomically with file mode ``mode``."""
+    from tacit.fsutil import atomic_write_text
+
+    atomic_write_text(path, json.dumps(data, indent=2) + "\n", mode=mode)
+
+
+def missing_dirs(path: Path, stop_at: Path | None = None) -> list[Path]:
+    """``path`` and its parents that do not exist yet, deepest first, up to
+    (not including) ``stop_at`` or the first folder that exists."""
+    missing = []
+    for folder in [path, *path.parents]:
+        if folder == stop_at or folder.exists():
+            break
+        missing.append(folder)
+    return missing
+
+
+def deepest_first(folders) -> list[Path]:
+    return sorted((Path(f) for f in folders), key=lambda p: -len(p.parts))
+
+
+def remove_empty_dirs(folders) -> None:
+    """``rmdir`` each folder in the given order; one that is not empty (or is
+    gone) stays as it is: never remove what someone put there."""
+    for folder in folders:
+        try:
+            Path(folder).rmdir()
+        except OSError:
+            pass
+
+
+def unlink(path: Path) -> bool:
+    """Remove a file; False when it was not there."""
+    try:
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def mode_of(path: Path, default: int) -> int:
+    """A file's permission bits, or ``default`` when it does not exist."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return default
+
+
+def tacit_version() -> str:
+    from tacit import __version__
+
+    return __version__
