@@ -294,7 +294,7 @@ HOOK_PROBE = textwrap.dedent("""
     cfg = load_config(host="claude-code")
     out = handle(cfg, "UserPromptSubmit", json.dumps(
         {"session_id": "s1", "prompt": sys.argv[1], "cwd": "/tmp"}).encode())
-    print(json.dumps({"sqlite3": "sqlite3" in sys.modules,
+    print(json.dumps({"sqlite3": "sqlite3" in sys.modules or "_sqlite3" in sys.modules,
                       "detectors": sorted(m for m in sys.modules if m.startswith("tacit.detect.fix")
                                           or m.startswith("tacit.detect.importance")),
                       "out": out}))

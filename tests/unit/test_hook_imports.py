@@ -10,6 +10,10 @@ negative never hides a correction.
    tests/benchmarks/hooks.py for the timing). Asserted on ``sys.modules``, not
    on time, so it holds on a loaded machine; each hook's effect on the session
    state is checked too, so a hook that silently did nothing cannot pass.
+   With fix patterns in the ledger, UserPromptSubmit looks them up and
+   injects ``<learned-patterns>`` with nothing heavier than ``_sqlite3`` (and
+   the ``functools`` it needs): no ``sqlite3`` package, ``re``, ``math``,
+   ``threading``, ``dataclasses`` or fix detector.
 2. **The fast negative** (``tacit.detect.correction.might_be_correction``):
    the shipped rule table equals what this file derives from the compiled
    regexes (``python tests/unit/test_hook_imports.py`` prints a new table
@@ -153,6 +157,61 @@ def test_a_correction_is_still_detected_and_imports_only_re(store):
     # close the turn so the session is left consistent
     run_hook(env, "Stop", payload("Stop", last_assistant_message="Switched to pnpm.", stop_hook_active=False))
     _wait_for_drain(home)
+
+
+PORT_REPLY = ("Found it: the config loader reads `PORT` before `.env` is loaded, so I moved "
+              "`load_dotenv()` to the top of main.py. The server now starts on 8080.")
+PORT_TITLE = "the server ignores the PORT I put in .env"
+# a returning problem the correction check rules out without re (a question would not be)
+PORT_AGAIN = "the PORT in my .env file is ignored when main.py starts"
+# what the fix-pattern lookup may not bring in either: the sqlite3 package
+# (datetime), math, the fix detector (re and its lexicons), and what they pull in
+NOT_FOR_THE_LOOKUP = ("math", "datetime", "tacit.detect.fix", "tacit.detect.lazyre")
+
+
+@pytest.fixture(scope="module")
+def store_with_patterns(tmp_path_factory):
+    """The realistic store plus 300 fix patterns (the patterns benchmark's
+    generator) and one forged from a real reply, which the prompt matches (the
+    generator's labelled patterns hold the same fix: it is merged into it)."""
+    saved_path = list(sys.path)
+    sys.path.insert(0, str(TESTS / "benchmarks"))
+    try:
+        from hooks import add_fix_patterns, make_store
+
+        root = tmp_path_factory.mktemp("hook-imports-patterns")
+        home = root / "tacit-home"
+        make_store(home, 2_000)
+        add_fix_patterns(home, 300)
+    finally:
+        sys.path[:] = saved_path
+    from tacit.config import load_config
+    from tacit.detect.fix import detect_fix
+    from tacit.learn import fixes
+    from tacit.stores.ledger import Ledger
+
+    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(root)})
+    with Ledger(cfg) as led:
+        assert fixes.forge(led, cfg, detect_fix(PORT_REPLY), title=PORT_TITLE)["action"] in ("created", "merged")
+    assert int((home / "fix_patterns.active").read_text()) >= 300
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TACIT_", "CLAUDE"))}
+    env.update(TACIT_HOME=str(home), HOME=str(root), TACIT_HOST="claude-code",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]))
+    return home, env  # UserPromptSubmit starts no drain: nothing to wait for
+
+
+def test_the_fix_pattern_injection_imports_only_sqlite_core(store_with_patterns):
+    home, env = store_with_patterns
+    assert not might_be_correction(PORT_AGAIN)
+    new, out = run_hook(env, "UserPromptSubmit", payload("UserPromptSubmit", prompt=PORT_AGAIN))
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("<learned-patterns>") and "load_dotenv() to the top of main.py" in context
+    assert "_sqlite3" in new and "tacit.detect.fix_tokens" in new  # the lookup ran, through the lean path
+    heavy = set(HEAVY + JSON_AND_RE + NOT_FOR_THE_LOOKUP)
+    assert not new & heavy, sorted(new & heavy)
+    turn = session_state(home)["marks"]["fixes.turns"][-1]
+    assert turn["injected"] and turn["lookup_ms"] > 0
+    assert not (home / "logs" / "tacit.log").exists() or " ERROR " not in (home / "logs" / "tacit.log").read_text()
 
 
 def test_configured_patterns_bypass_the_fast_negative(cfg):

@@ -236,6 +236,74 @@ def test_inline_value_shortcuts_agree_with_the_general_parser(lines):
     assert skill_format.fast_parse_metadata(text) == _reference_parse(text)
 
 
+_VALID_NAMES = ["deploy", "x", "a-b", "e1", "b2-c3"]
+_NAME_BITS = st.sampled_from(_VALID_NAMES * 4 + ["yes", "no", "on", "null", "1abc", "-a", "a-",
+                                                 "Abc", "ab_c", "é", ""])
+_PROSE_BITS = st.tuples(
+    st.sampled_from(["Use ", "Run", "it", "A", "", "'", "1", " "]),
+    st.lists(_VALUE_BITS | st.sampled_from(["deploy", " it", "."]), max_size=6).map("".join),
+).map("".join)
+_QUOTED_BITS = st.lists(
+    st.sampled_from(["a", " ", "''", "'", ": ", " #", "\t", "x\x01", "é", "\\"]), max_size=6,
+).map(lambda bits: "'" + "".join(bits) + "'")
+_VERSION_BITS = st.sampled_from(["1.0.0", "1.4.0", "01.2.3", "1.2.3.4"] * 3
+                                + ["1.0", "1", "1..2", "1.0.0a"])
+_STAMP_BITS = st.sampled_from(["'2025-06-13T12:00:00Z'"] * 8
+                              + ["''", "'it''s'", "2025-06-13", "'a'b'"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(_NAME_BITS, st.one_of(_PROSE_BITS, _QUOTED_BITS), _VERSION_BITS, _STAMP_BITS, _STAMP_BITS)
+@example("x", "Use when: deploying", "1.0.0", "''", "''")
+@example("x", "Use it # not a comment", "1.0.0", "''", "''")
+@example("x", "Use it ", "1.0.0", "''", "''")
+@example("x", "Use it:", "1.0.0", "''", "''")
+@example("x", "Use\tit", "1.0.0", "''", "''")
+@example("x", "yes", "1.0.0", "''", "''")
+@example("x", "'it''s'", "1.0.0", "''", "''")
+@example("no", "Use it", "1.0.0", "''", "''")
+def test_tacit_shape_agrees_with_the_line_parser(name, description, version, created, updated):
+    text = (f"name: {name}\ndescription: {description}\nversion: {version}\n"
+            f"created: {created}\nupdated: {updated}")
+    shaped = skill_format._parse_tacit_shape(text)
+    lines = skill_format._fast_parse_lines(text)
+    if shaped is not None:
+        assert shaped == lines
+        assert list(shaped) == list(lines)
+    assert skill_format.fast_parse_metadata(text) == lines == _reference_parse(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAME_BITS, st.one_of(_PROSE_BITS, _QUOTED_BITS), _VERSION_BITS,
+       st.sampled_from(["", "\ufeff", "\n"]),
+       st.sampled_from(["---\n", "---", "----\n", "--- \n", "---\r\n", "---x\n"]),
+       st.sampled_from(["", "body\n", "body\r\n---\nmore", "\n---\nname: other\n---\n"]))
+def test_tacit_shape_from_the_whole_file_agrees_with_splitting_first(
+        name, description, version, before, closing, body):
+    text = (f"{before}---\nname: {name}\ndescription: {description}\nversion: {version}\n"
+            f"created: '2025-01-01T00:00:00Z'\nupdated: ''\n{closing}{body}")
+    direct = skill_format._parse_tacit_file(text)
+    try:
+        expected = skill_format.parse_metadata(skill_format.frontmatter_text(text))
+    except skill_format.SkillFormatError:
+        expected = None
+    if direct is not None:
+        assert direct == expected
+    try:
+        assert skill_format.parse_frontmatter(text) == expected
+    except skill_format.SkillFormatError:
+        assert expected is None
+
+
+def test_tacit_shape_takes_what_render_skill_writes():
+    for description in ("Use it when deploying.", "Use when: deploying", "it's # not a comment",
+                        "yes", "Ends with a colon:"):
+        meta = {"name": "deploy-x", "description": description, "version": "1.4.0",
+                "created": "2025-06-13T12:00:00Z", "updated": "2025-06-13T12:00:00Z"}
+        yaml_text = skill_format.frontmatter_text(skill_format.render_skill(meta, "# body"))
+        assert skill_format._parse_tacit_shape(yaml_text) == meta, yaml_text
+
+
 def test_inline_shortcuts_examples():
     text = ("name: deploy-x\ndescription: Use it when deploying.\nversion: 1.4.0\n"
             "created: '2025-06-13T12:00:00Z'\nupdated: '2025-06-13T12:00:00Z'")

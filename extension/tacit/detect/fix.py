@@ -3,8 +3,10 @@
 This is the "Forge" half of fix patterns: on ``turn_end`` the engine hands the
 assistant's final reply to :func:`detect_fix`; a hit becomes a stored pattern
 whose :func:`lookup_text` is what the lexical index ranks when a similar
-problem comes back, tokenised by :func:`tokenize_code_aware`.  Nothing here
-touches storage, config or the network.  Measured figures: docs/fix-patterns.md.
+problem comes back, tokenised by :func:`tokenize_code_aware` (which lives in
+``tacit.detect.fix_tokens``, so the hook-path lookup can tokenise a prompt
+without importing this module or ``re``; it is re-exported here).  Nothing
+here touches storage, config or the network.  Measured figures: docs/fix-patterns.md.
 
 Design decisions, and why:
 
@@ -38,7 +40,13 @@ Design decisions, and why:
   ``MAX_PROSE_CHARS`` of prose and ``MAX_SENTENCES`` sentences are read, and
   each trigger pattern keeps ``MAX_MATCHES`` hits per sentence, so a pasted
   20 KB log costs tens of milliseconds, not seconds.  Patterns compile on first
-  use: importing this module for the tokenizer alone stays cheap.
+  use.
+* **Cheap to import: no ``dataclasses``.**  The value classes
+  (:class:`FixStatement` and the parser's units, diagnoses, remedies and
+  sentences) are small hand-written ``__slots__`` classes with the same
+  construction, equality, hashing (FixStatement) and repr a dataclass gave:
+  ``dataclasses`` pulls in ``inspect``, ``ast``, ``dis`` and ``tokenize``,
+  ~10 ms in every process that imports this module.
 * **Stdlib only; never raises.**  :func:`detect_fix` returns ``None`` on any
   internal error: a detector must not break the host.
 """
@@ -46,6 +54,7 @@ Design decisions, and why:
 from __future__ import annotations
 
 import re
+from operator import attrgetter  # loaded already: re -> functools -> collections -> operator
 
 from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.detect.lazyre import lazy as _lazy
@@ -91,6 +100,10 @@ class _Value:
 
     def __init__(self, *args, **kwargs):
         names = self.__slots__
+        if not kwargs and len(args) == len(names):  # the parser's own calls: every field, in order
+            for name, value in zip(names, args):
+                object.__setattr__(self, name, value)
+            return
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
         values = dict(zip(names, args))
@@ -105,8 +118,14 @@ class _Value:
                 values[name] = self._defaults[name]
             object.__setattr__(self, name, values[name])
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        get = attrgetter(*cls.__slots__)  # a tuple for two or more fields
+        cls._values = (lambda self: (get(self),)) if len(cls.__slots__) == 1 else (lambda self: get(self))
+
     def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        """The field values, in order (set per class by ``__init_subclass__``)."""
+        return ()
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:

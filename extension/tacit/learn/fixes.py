@@ -20,6 +20,14 @@ Design decisions
   the handler returns before importing ``sqlite3`` or a detector. Forge,
   retire and delete keep it in step; a lookup that finds the index empty
   removes a stale one.
+- **A lookup costs little more than SQLite's own import.** When patterns
+  exist, the hook tokenises with ``tacit.detect.fix_tokens`` (no ``re``, not
+  the detector), reads through the ledger's lean reader (``_sqlite3``
+  without the ``sqlite3`` package, no pragmas, no migration check, no
+  ``threading``) and takes IDF values from SQLite's ``ln()`` rather than
+  importing ``math``; results are bit for bit those of the full path
+  (tests/unit/test_fix_lookup_fast.py). What cannot be read that way (no
+  file, an older schema, corruption) goes through a full ``Ledger`` open.
 - **Lexical relevance, with SQLite's own FTS5.** The indexed terms are
   ``tokenize_code_aware(lookup_text(fix) + title)`` (identifiers split and
   kept whole, paths and versions whole), lightly stemmed, joined by spaces,
@@ -154,42 +162,84 @@ def _fts_safe(token: str) -> list[str]:
 
 def index_terms(text: str) -> list[str]:
     """Terms for the index and for queries (order and repeats kept)."""
-    from tacit.detect.fix import tokenize_code_aware
+    from tacit.detect.fix_tokens import iter_tokens
 
     out = []
-    for token in tokenize_code_aware(text or ""):
+    for token in iter_tokens(text or ""):
         for part in _fts_safe(token):
             out.append(_stem(part))
     return out
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct terms of a message, first ``MAX_QUERY_TERMS``."""
-    return list(dict.fromkeys(index_terms(text)))[:MAX_QUERY_TERMS]
+    """Distinct terms of a message, first ``MAX_QUERY_TERMS`` (the same as
+    ``index_terms`` deduplicated and cut; tokenising stops once there are
+    enough, so a pasted log costs no more than its head)."""
+    from tacit.detect.fix_tokens import iter_tokens
+
+    distinct: dict = {}  # insertion-ordered set
+    for token in iter_tokens(text or ""):
+        for part in _fts_safe(token):
+            distinct[_stem(part)] = None
+            if len(distinct) >= MAX_QUERY_TERMS:
+                return list(distinct)
+    return list(distinct)
 
 
 # ---------------------------------------------------------------------------
 # Similarity
 # ---------------------------------------------------------------------------
+def _idf_argument(doc_freq: int, n_docs: int) -> float:
+    return 1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5)
+
+
 def idf(doc_freq: int, n_docs: int) -> float:
     """BM25's IDF, kept positive (Lucene's form): FTS5 clamps IDF to ~0 for
     terms in more than half the documents, which makes raw bm25() values
     meaningless in the small stores most people have."""
     import math
 
-    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+    return math.log(_idf_argument(doc_freq, n_docs))
 
 
-def similarity(shared_terms, doc_freq: dict, n_docs: int) -> float:
+def sqlite_idfs(conn, doc_freqs, n_docs: int) -> dict:
+    """``{df: idf(df, n_docs)}`` computed by SQLite's ``ln()``, in one
+    statement. ``ln()`` is the C library's ``log()``, which ``math.log``
+    calls too, so the values are the same (a test checks it); a hook process
+    is spared importing ``math`` (~0.3 ms). Empty when this SQLite was built
+    without math functions: ``similarity`` then computes what it needs."""
+    from tacit.stores.ledger import sqlite_core
+
+    dfs = sorted(set(doc_freqs))
+    out: dict = {}
+    for start in range(0, len(dfs), 500):  # a result row holds at most 2,000 columns
+        chunk = dfs[start:start + 500]
+        try:
+            row = conn.execute("SELECT " + ", ".join(["ln(?)"] * len(chunk)),
+                               [_idf_argument(df, n_docs) for df in chunk]).fetchone()
+        except sqlite_core().OperationalError:  # "no such function: ln"
+            return {}
+        out.update(zip(chunk, row))
+    return out
+
+
+def similarity(shared_terms, doc_freq: dict, n_docs: int, *, idfs: dict | None = None) -> float:
     """``1 − Π(1 − 0.3 · rarity(t))`` over distinct shared terms, where
     ``rarity = idf(df) / idf(1)`` is 1 for a term in one pattern and falls
-    towards 0 for a term in every pattern."""
+    towards 0 for a term in every pattern. ``idfs``: IDF values already
+    computed for this ``n_docs`` (``sqlite_idfs``), by document frequency."""
     n_docs = max(1, n_docs)
-    top = idf(1, n_docs)
+    known = idfs or {}
+
+    def idf_of(df: int) -> float:
+        value = known.get(df)
+        return idf(df, n_docs) if value is None else value
+
+    top = idf_of(1)
     remaining = 1.0
     for term in set(shared_terms):
         df = max(1, min(n_docs, doc_freq.get(term, 1)))
-        remaining *= 1.0 - EVIDENCE_PER_TERM * (idf(df, n_docs) / top)
+        remaining *= 1.0 - EVIDENCE_PER_TERM * (idf_of(df) / top)
     return 1.0 - remaining
 
 
@@ -279,12 +329,15 @@ def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int 
             for term in set(row[6].split()) & wanted:
                 doc_freq[term] = doc_freq.get(term, 0) + 1
     wanted = set(terms)
+    # every document frequency a shared term (a query term) can have, clamped as similarity() clamps it
+    idfs = sqlite_idfs(conn, [1, *(max(1, min(n_docs, doc_freq.get(t, 1))) for t in wanted)], n_docs) \
+        if rows else {}
     matches = []
     for pid, title, problem, solution, successes, failures, tokens, score in rows:
         shared = wanted.intersection(tokens.split())
         if not shared:
             continue
-        sim = similarity(shared, doc_freq, n_docs)
+        sim = similarity(shared, doc_freq, n_docs, idfs=idfs)
         if sim >= threshold:
             matches.append(Match(id=pid, title=title, problem=problem, solution=solution,
                                  similarity=sim, bm25=score, successes=successes,
@@ -715,32 +768,59 @@ def _ensure_daily_task() -> None:
         lifecycle.DAILY_TASKS.append(task)
 
 
-_READERS: dict = {}  # ledger path -> a Ledger kept for foreground lookups
+_READERS: dict = {}  # (ledger path, lean?) -> a Ledger kept for foreground lookups
 
 
-def _reader(cfg):
+def _reader(cfg, *, lean: bool = False):
     """A ledger of its own for foreground lookups: its own connection (WAL
     readers never wait for a writer) and a short busy timeout, so a lookup
-    never queues behind the background worker's transactions."""
+    never queues behind the background worker's transactions. Opened the way
+    every ledger user opens it (creating, migrating, recovering), or with
+    ``lean=True`` as ``Ledger(reader=True)``: an existing file only, no
+    pragmas, no migration check, no ``sqlite3`` package, no ``threading``."""
     from tacit.stores.ledger import Ledger
 
-    path = os.path.join(cfg.state_dir_str, "ledger.db")
-    ledger = _READERS.get(path)
+    key = (os.path.join(cfg.state_dir_str, "ledger.db"), lean)
+    ledger = _READERS.get(key)
     if ledger is None:
-        ledger = _READERS[path] = Ledger(cfg, busy_timeout=0.5)
+        ledger = _READERS[key] = Ledger(cfg, busy_timeout=0.5, reader=lean)
     return ledger
 
 
+def _lookup(ledger, cfg, text: str, now: float) -> tuple[list[Match], bool]:
+    """(matches, whether the ledger holds no active pattern)."""
+    from tacit.stores.ledger import Ledger
+
+    with ledger.read() as conn:
+        matches = find_patterns(conn, text, cfg, now=now)
+        empty = not matches and not int(Ledger.meta_get(conn, "fix_patterns.active", 0) or 0)
+    return matches, empty
+
+
+def _busy(exc: BaseException) -> bool:
+    """The ledger (or its cause) was locked: waiting again would only double the wait."""
+    while exc is not None:
+        if (getattr(exc, "sqlite_errorname", "") or "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return True
+        exc = exc.__cause__
+    return False
+
+
 def lookup_for_prompt(cfg, text: str, now: float) -> tuple[list[Match], float]:
-    """(matches, milliseconds) for one user message; never raises."""
+    """(matches, milliseconds) for one user message; never raises.
+
+    The lean reader answers nearly always. When it cannot (no ledger file,
+    an older schema, a corrupt file it has just moved aside), the full open
+    decides, as it would have without the lean reader — except when the
+    ledger was merely locked, which a second wait would not change."""
     started = time.perf_counter()
     try:
-        from tacit.stores.ledger import Ledger
-
-        ledger = _reader(cfg)
-        with ledger.read() as conn:
-            matches = find_patterns(conn, text, cfg, now=now)
-            empty = not matches and not int(Ledger.meta_get(conn, "fix_patterns.active", 0) or 0)
+        try:
+            matches, empty = _lookup(_reader(cfg, lean=True), cfg, text, now)
+        except Exception as exc:  # noqa: BLE001 — decided below
+            if _busy(exc):
+                raise
+            matches, empty = _lookup(_reader(cfg), cfg, text, now)
         if empty:
             write_marker(cfg, 0)  # stale marker (ledger recreated, patterns deleted by hand)
     except Exception as exc:  # noqa: BLE001 — never break the host

@@ -41,6 +41,17 @@ Design decisions
 - **Cheap to import.** ``sqlite3`` is imported when a connection is opened,
   not at module import: hook processes import the learners and may never
   touch the ledger.
+- **A lean reader for the hook path.** ``Ledger(cfg, reader=True)`` opens an
+  existing file for a quick read and nothing else: no file or folder is
+  created, no pragma is set (WAL is a property of the file; ``synchronous``
+  and ``foreign_keys`` only matter to writes), no migration is checked, and
+  it uses ``_sqlite3`` — the C core that ``sqlite3`` re-exports (same
+  ``connect``, same exception classes) — without the ``sqlite3`` package,
+  whose import adds ``datetime`` for date adapters tacit never passes
+  (~2 ms per hook process). A missing, unmigrated or corrupt file makes it
+  fail like any ledger error; the caller then opens a full ``Ledger``, which
+  creates, migrates or recovers. The lock is ``_thread.RLock`` — what
+  ``threading.RLock()`` returns — without importing ``threading`` (~1–3 ms).
 """
 
 from __future__ import annotations
@@ -315,6 +326,16 @@ MIGRATIONS: list = [
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 
+def sqlite_core():
+    """The module ``sqlite3`` re-exports: ``_sqlite3`` where it exists (see
+    the module notes; no ``datetime``), else ``sqlite3`` itself."""
+    try:
+        import _sqlite3 as core
+    except ImportError:  # pragma: no cover - an interpreter without the C core
+        import sqlite3 as core
+    return core
+
+
 class LedgerUnavailable(RuntimeError):
     """The ledger could not be used just now (locked too long, or it was
     corrupt and has been moved aside). The caller skips this piece of work."""
@@ -322,9 +343,7 @@ class LedgerUnavailable(RuntimeError):
 
 def is_corruption(exc: BaseException) -> bool:
     """True for "not a database" / "malformed" — never for "locked"."""
-    import sqlite3
-
-    if not isinstance(exc, sqlite3.DatabaseError):
+    if not isinstance(exc, sqlite_core().DatabaseError):
         return False
     name = getattr(exc, "sqlite_errorname", "") or ""
     if name:
@@ -352,16 +371,20 @@ def split_statements(script: str) -> list[str]:
 
 class Ledger:
     """The ledger file. Thread-safe: one connection, guarded by a lock (the
-    engine hands one instance to its background worker thread)."""
+    engine hands one instance to its background worker thread).
 
-    def __init__(self, cfg, *, path=None, busy_timeout: float | None = None):
-        import threading
+    ``reader=True``: the lean read-only opening for the hook path (see the
+    module notes); use it only with ``read()``."""
+
+    def __init__(self, cfg, *, path=None, busy_timeout: float | None = None, reader: bool = False):
+        import _thread
 
         self.cfg = cfg
         self.path = os.fspath(path) if path is not None else os.path.join(cfg.state_dir_str, "ledger.db")
         self.busy_timeout = float(DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout)
+        self.reader = reader
         self._conn = None
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()  # what threading.RLock() returns
         self.recovered: list[str] = []  # files moved aside by this instance
 
     # -- opening -----------------------------------------------------------------
@@ -385,6 +408,8 @@ class Ledger:
                 raise self._unavailable("recovering", again) from again
 
     def _open(self):
+        if self.reader:
+            return self._open_reader()
         import sqlite3
 
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
@@ -407,6 +432,15 @@ class Ledger:
             conn.close()
             raise
         return conn
+
+    def _open_reader(self):
+        """An existing file, opened as it is: ``mode=rw`` never creates one
+        (a missing file is an error, so the caller falls back to a full open)."""
+        sqlite = sqlite_core()
+        # an SQLite URI path: %, ? and # would otherwise be read as escapes or delimiters
+        quoted = self.path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        return sqlite.connect(f"file:{quoted}?mode=rw", uri=True, timeout=self.busy_timeout,
+                              isolation_level=None, check_same_thread=False)
 
     def _migrate(self, conn) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -486,6 +520,8 @@ class Ledger:
         """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE``
         transaction; commits on success, rolls back on error. Locked too long
         or corrupt -> ``LedgerUnavailable`` (and a corrupt file is recovered)."""
+        if self.reader:
+            raise ValueError("a reader ledger (Ledger(..., reader=True)) is for read() only")
         return _Transaction(self, immediate=True)
 
     def read(self):
@@ -549,7 +585,7 @@ class _Transaction:
         self.ledger, self.immediate, self.conn = ledger, immediate, None
 
     def __enter__(self):
-        import sqlite3
+        sqlite3 = sqlite_core()  # for its exception classes, the ones sqlite3 re-exports
 
         self.ledger._lock.acquire()
         try:
@@ -568,7 +604,7 @@ class _Transaction:
         return conn
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        import sqlite3
+        sqlite3 = sqlite_core()
 
         try:
             if exc_type is None:

@@ -19,10 +19,12 @@ Design decisions
   whenever a file contains anything else: block scalars, nesting, lists,
   comments after values, anything that YAML 1.1 would resolve to a non-string
   type we do not recognise exactly. A property test checks the fast path
-  against PyYAML; within it, the commonest values (prose starting with a
-  letter, 'single quoted' text, a dotted version) are recognised in line,
-  and another property test checks those shortcuts against the general
-  per-value path.
+  against PyYAML. Within it, the exact five-line shape ``render_skill``
+  writes is matched by one regex (straight from the file's text in
+  ``parse_frontmatter``), and line by line the commonest values
+  (prose starting with a letter, 'single quoted' text, a dotted version)
+  are recognised in line; property tests check both shortcuts against the
+  general per-value path.
 - **Sections are level-2 headings outside code fences.** A ``## install``
   comment inside a fenced bash block is not a section; a section runs until
   the next level-1 or level-2 heading.
@@ -66,6 +68,8 @@ class SkillFormatError(ValueError):
 # ---------------------------------------------------------------------------
 def validate_name(name: Any) -> str | None:
     """Why ``name`` is not a valid skill name, or None when it is."""
+    if type(name) is str and len(name) <= MAX_NAME_CHARS and _NAME_RE.fullmatch(name):
+        return None  # valid: the checks below only choose the message for an invalid name
     if not isinstance(name, str):
         return "skill name must be text"
     if not name:
@@ -116,7 +120,7 @@ def description_problem(description: Any) -> str | None:
         return "missing description"
     if not isinstance(description, str):
         return f"description must be text, not {type(description).__name__}"
-    if not description.strip():
+    if not description or description.isspace():  # what strip() would leave empty
         return "description is empty"
     if "\x00" in description:
         return "description contains a NUL character"
@@ -308,14 +312,80 @@ _KNOWN_KEYS = frozenset(FIELD_ORDER)
 _LONGEST_YAML_WORD = max(map(len, _YAML_WORDS))
 
 
+# The frontmatter exactly as tacit writes it (render_skill): the five keys in
+# their order, a slug name, a plain or 'single quoted' description, a dotted
+# version, quoted timestamps; printable ASCII (a tab only inside quotes or
+# prose, where _fast_parse_lines allows it too). Compiled on first use.
+_TACIT_SHAPE_PATTERN = (
+    r"name: ([a-z][a-z0-9-]*)\n"
+    r"description: (?:'((?:[\t\x20-\x26\x28-\x7e]|'')*)'|([A-Za-z][\t\x20-\x7e]*))\n"
+    r"version: ([0-9]+(?:\.[0-9]+){2,})\n"
+    r"created: '([\t\x20-\x26\x28-\x7e]*)'\n"
+    r"updated: '([\t\x20-\x26\x28-\x7e]*)'"
+)
+_tacit_shape: re.Pattern | None = None
+# The same at the start of a whole SKILL.md: "---", the frontmatter, then a
+# closing "---" line that _frontmatter_span's quick path would find.
+_tacit_file_head: re.Pattern | None = None
+
+
+def _tacit_metadata(match: re.Match | None) -> dict[str, Any] | None:
+    """The metadata from a match of the tacit shape, or None (then the
+    line-by-line parser decides). Each value is read as ``_fast_parse_lines``
+    reads it (a property test compares them)."""
+    if match is None:
+        return None
+    name, quoted, prose, version, created, updated = match.groups()
+    if name in _YAML_WORDS:
+        return None
+    if prose is None:
+        description = quoted.replace("''", "'")
+    elif (prose[-1] not in ": " and "\t" not in prose and ": " not in prose
+          and " #" not in prose
+          and (len(prose) > _LONGEST_YAML_WORD or prose not in _YAML_WORDS)):
+        description = prose  # the prose case of _fast_parse_lines, same checks
+    else:
+        return None
+    return {"name": name, "description": description, "version": version,
+            "created": created, "updated": updated}
+
+
+def _parse_tacit_shape(yaml_text: str) -> dict[str, Any] | None:
+    """The metadata of a frontmatter in the exact shape tacit writes, or
+    None. One regex match instead of a Python loop over the lines: most
+    SKILL.md files are tacit's own."""
+    global _tacit_shape
+    if _tacit_shape is None:
+        _tacit_shape = re.compile(_TACIT_SHAPE_PATTERN)
+    return _tacit_metadata(_tacit_shape.fullmatch(yaml_text))
+
+
+def _parse_tacit_file(text: str) -> dict[str, Any] | None:
+    """``_parse_tacit_shape`` straight from a whole SKILL.md text (no copy of
+    the frontmatter), or None."""
+    global _tacit_file_head
+    if _tacit_file_head is None:
+        _tacit_file_head = re.compile(r"---\n" + _TACIT_SHAPE_PATTERN + r"\n---(?:\n|\Z)")
+    return _tacit_metadata(_tacit_file_head.match(text))
+
+
 def fast_parse_metadata(yaml_text: str) -> dict[str, Any] | None:
     """Parse the one-line ``key: scalar`` subset of YAML exactly as PyYAML
     would, or return None when the text is outside that subset.
 
-    Plain string methods, no regex per line: this runs once per skill on
-    every cold index build. The two commonest values — prose that starts
-    with an ASCII letter, and a 'single quoted' scalar without inner quotes
-    — are recognised inline; everything else goes through ``_fast_value``.
+    This runs once per skill on every cold index build: the exact shape
+    tacit writes is matched by one regex (``_parse_tacit_shape``), anything
+    else goes line by line (``_fast_parse_lines``).
+    """
+    parsed = _parse_tacit_shape(yaml_text)
+    return parsed if parsed is not None else _fast_parse_lines(yaml_text)
+
+
+def _fast_parse_lines(yaml_text: str) -> dict[str, Any] | None:
+    """``fast_parse_metadata`` line by line, with plain string methods and no
+    regex per line. The two commonest values — prose that starts with an
+    ASCII letter, and a 'single quoted' scalar without inner quotes — are
+    recognised inline; everything else goes through ``_fast_value``.
     """
     if yaml_text.isascii():  # O(1) in CPython
         if b"\x00" in yaml_text.encode("ascii").translate(_ASCII_REFUSED):
@@ -383,7 +453,8 @@ def parse_metadata(yaml_text: str) -> dict[str, Any]:
 
 def parse_frontmatter(text: str) -> dict[str, Any]:
     """The metadata of a SKILL.md text; raises SkillFormatError."""
-    return parse_metadata(frontmatter_text(text))
+    parsed = _parse_tacit_file(text)
+    return parsed if parsed is not None else parse_metadata(frontmatter_text(text))
 
 
 def parse_skill(text: str) -> tuple[dict[str, Any], str]:

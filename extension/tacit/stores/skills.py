@@ -702,7 +702,7 @@ class SkillStore:
     def _write_cache(self, resolved) -> None:
         """Write every ``(path, category, key, entry)`` of a build, once, at its end."""
         root_length = len(str(self.skills_dir)) + 1
-        entries = {path[root_length:]: [key[0], key[1], key[2], *_row_from_entry(entry)]
+        entries = {path[root_length:]: [*key, *_row_from_entry(entry)]
                    for path, _category, key, entry in resolved}
         payload = json.dumps({"format": CACHE_FORMAT, "skills_dir": str(self.skills_dir),
                               "fingerprint": _scanner_fingerprint(), "entries": entries},
@@ -1080,11 +1080,8 @@ def render_index(records: list[dict[str, Any]], budget: int, skills_dir: str) ->
         + ".\n\n"
     )
 
-    def prefix(record):
-        category = f" [{record['category']}]" if record.get("category") else ""
-        return f"- {record['name']}{category}"
-
-    prefixes = [prefix(r) for r in records]
+    prefixes = [f"- {r['name']} [{r['category']}]" if r.get("category") else f"- {r['name']}"
+                for r in records]
     names_only = len(header) + sum(len(p) for p in prefixes) + len(prefixes)
     if names_only <= budget:
         descriptions = [one_line(r["description"]) for r in records]
@@ -1116,9 +1113,8 @@ def render_index(records: list[dict[str, Any]], budget: int, skills_dir: str) ->
         return (f"- … and {left_out} more skill(s) not shown: run `tacit skill list` "
                 "to see them all")
 
-    order = sorted(range(len(records)),
-                   key=lambda i: (str(records[i].get("updated") or ""),
-                                  records[i].get("mtime_ns", 0)), reverse=True)
+    recency = [(str(r.get("updated") or ""), r.get("mtime_ns", 0)) for r in records]
+    order = sorted(range(len(records)), key=recency.__getitem__, reverse=True)
     used = len(header) + len(tail(len(records))) + 1
     keep: list[int] = []
     for i in order:
