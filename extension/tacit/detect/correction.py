@@ -158,50 +158,7 @@ _SETTING_KEYS = {
 }
 
 
-class _Frozen:
-    """A small immutable value class (what ``@dataclass(frozen=True)`` gave:
-    positional or keyword construction, defaults, equality and hashing by
-    field values, a readable repr) without importing ``dataclasses``."""
-
-    __slots__ = ()
-    _defaults: dict = {}
-
-    def __init__(self, *args, **kwargs):
-        names = self.__slots__
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
-        values = dict(zip(names, args))
-        for name, value in kwargs.items():
-            if name not in names or name in values:
-                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
-            values[name] = value
-        for name in names:
-            if name not in values:
-                if name not in self._defaults:
-                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
-                values[name] = self._defaults[name]
-            object.__setattr__(self, name, values[name])
-
-    def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is immutable")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is immutable")
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(self._values())
-
-    def __repr__(self):
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({inner})"
+from tacit.values import FrozenValue as _Frozen  # noqa: E402 — cheap; no dataclasses
 
 
 class CorrectionPatterns(_Frozen):

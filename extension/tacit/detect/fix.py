@@ -54,7 +54,6 @@ Design decisions, and why:
 from __future__ import annotations
 
 import re
-from operator import attrgetter  # loaded already: re -> functools -> collections -> operator
 
 from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.detect.lazyre import lazy as _lazy
@@ -88,58 +87,10 @@ MAX_PART_CHARS = 300
 MIN_REPLY_CHARS = 40
 
 
-class _Value:
-    """What ``@dataclass`` gave the value classes below — construction by
-    position or keyword with defaults, equality by field values (``r not in
-    near`` relies on it), a readable repr — without importing ``dataclasses``
-    (which pulls in ``inspect``, ``ast``, ``dis`` and ``tokenize``: ~10 ms in
-    every process that imports this module). Fields are ``__slots__``."""
-
-    __slots__ = ()
-    _defaults: dict = {}
-
-    def __init__(self, *args, **kwargs):
-        names = self.__slots__
-        if not kwargs and len(args) == len(names):  # the parser's own calls: every field, in order
-            for name, value in zip(names, args):
-                object.__setattr__(self, name, value)
-            return
-        if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
-        values = dict(zip(names, args))
-        for name, value in kwargs.items():
-            if name not in names or name in values:
-                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
-            values[name] = value
-        for name in names:
-            if name not in values:
-                if name not in self._defaults:
-                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
-                values[name] = self._defaults[name]
-            object.__setattr__(self, name, values[name])
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        get = attrgetter(*cls.__slots__)  # a tuple for two or more fields
-        cls._values = (lambda self: (get(self),)) if len(cls.__slots__) == 1 else (lambda self: get(self))
-
-    def _values(self) -> tuple:
-        """The field values, in order (set per class by ``__init_subclass__``)."""
-        return ()
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()
-        return NotImplemented
-
-    __hash__ = None  # mutable and compared by value, like a non-frozen dataclass
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__qualname__}({fields})"
+from tacit.values import FrozenValue, Value as _Value  # noqa: E402
 
 
-class FixStatement(_Value):
+class FixStatement(FrozenValue):
     """A problem and the solution the agent applied or prescribed for it.
 
     Immutable and hashable (it was a frozen dataclass): ``problem``,
@@ -150,15 +101,6 @@ class FixStatement(_Value):
 
     __slots__ = ("problem", "solution", "pattern", "confidence")
     __match_args__ = __slots__
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"cannot assign to field {name!r}: FixStatement is immutable")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"cannot delete field {name!r}: FixStatement is immutable")
-
-    def __hash__(self):
-        return hash(self._values())
 
     def as_dict(self) -> dict:
         return dict(zip(self.__slots__, self._values()))

@@ -24,3 +24,22 @@ def flag_pending_notices(cfg) -> None:
             pass
     except OSError:
         pass
+
+
+def guarded(where: str, cfg, work):
+    """Run ``work()`` for a learner; learning never breaks the host. A locked or
+    unavailable ledger is a warning (skipped), anything else is logged with its
+    traceback. Returns what ``work`` returned, or None."""
+    from tacit.stores.ledger import LedgerUnavailable
+
+    try:
+        return work()
+    except LedgerUnavailable as exc:
+        from tacit.log import log
+
+        log(cfg, "warning", where, f"skipped: {exc}")
+    except Exception as exc:  # noqa: BLE001 — learning never breaks the host
+        from tacit.log import log_exception
+
+        log_exception(cfg, where, exc)
+    return None

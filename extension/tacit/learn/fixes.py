@@ -879,20 +879,7 @@ def _turn_entry(state, at: float) -> dict | None:
     return None
 
 
-def _guarded(where: str, cfg, work):
-    from tacit.stores.ledger import LedgerUnavailable
-
-    try:
-        return work()
-    except LedgerUnavailable as exc:
-        from tacit.log import log
-
-        log(cfg, "warning", where, f"skipped: {exc}")
-    except Exception as exc:  # noqa: BLE001 — learning never breaks the host
-        from tacit.log import log_exception
-
-        log_exception(cfg, where, exc)
-    return None
+from tacit.learn import guarded as _guarded  # noqa: E402 — shared learner guard
 
 
 def after_user_message(event, ctx):

@@ -681,20 +681,7 @@ def _enabled(cfg) -> bool:
     return bool(cfg.importance_enabled and cfg.learning_enabled)
 
 
-def _guarded(where: str, cfg, work):
-    from tacit.stores.ledger import LedgerUnavailable
-
-    try:
-        return work()
-    except LedgerUnavailable as exc:
-        from tacit.log import log
-
-        log(cfg, "warning", where, f"skipped: {exc}")
-    except Exception as exc:  # noqa: BLE001 — learning never breaks the host
-        from tacit.log import log_exception
-
-        log_exception(cfg, where, exc)
-    return None
+from tacit.learn import guarded as _guarded  # noqa: E402 — shared learner guard
 
 
 def capture_on_user_message(event, ctx):

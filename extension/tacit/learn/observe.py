@@ -170,22 +170,12 @@ def observe_event(ledger, cfg, event) -> dict | None:
 
 
 def _guarded(where: str, ctx, work) -> None:
-    cfg = ctx.cfg
-    if not cfg.learning_enabled:
+    if not ctx.cfg.learning_enabled:
         return
-    from tacit.stores.ledger import LedgerUnavailable
+    from tacit.learn import guarded
 
-    try:
-        work(ctx.ledger)
-    except LedgerUnavailable as exc:
-        from tacit.log import log
-
-        log(cfg, "warning", where, f"skipped: {exc}")
-    except Exception as exc:  # noqa: BLE001 — learning never breaks the host
-        from tacit.log import log_exception
-
-        log_exception(cfg, where, exc)
-    return
+    # ctx.ledger opens the ledger: inside the guard, so a corrupt one is handled
+    guarded(where, ctx.cfg, lambda: work(ctx.ledger))
 
 
 def on_tool_call(event, ctx):
