@@ -8,6 +8,7 @@ matching environment for subprocesses (CLI, hooks, children).
 from __future__ import annotations
 
 import os
+import time
 import sys
 from pathlib import Path
 
@@ -58,3 +59,13 @@ def ucfg(home: Path, tacit_home: Path):
     and a PATH holding this interpreter's folder (its ``tacit`` script)."""
     return load_config(env={"HOME": str(home), "TACIT_HOME": str(tacit_home),
                             "PATH": str(Path(sys.executable).parent)})
+
+
+@pytest.fixture
+def utc_zone(monkeypatch):
+    """Pin the local time zone to UTC, for tests whose dates are local dates."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

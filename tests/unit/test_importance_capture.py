@@ -19,14 +19,7 @@ from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    """Dates below are local dates; pin the zone so they mean one thing."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_zone")  # dates here are local dates
 
 
 def engine(cfg):

@@ -25,13 +25,7 @@ MEDIUM = "Our Kafka cluster has six brokers."  # fact 0.67
 LOW = "I'm knee-deep in the checkout refactor."  # context 0.505
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc_zone")  # dates here are local dates
 
 
 def engine(cfg):
