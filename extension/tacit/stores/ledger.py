@@ -420,18 +420,34 @@ class Ledger:
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                                check_same_thread=False)
         try:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                # another connection holds the file in a mode we cannot switch now;
-                # still usable, just with rollback-journal locking
-                self._log("warning", f"journal_mode is {mode}, not wal")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
-            self._migrate(conn)
+            # Switching a new file to WAL needs an exclusive lock, and SQLite
+            # answers "database is locked" at once (no busy wait) when another
+            # connection is switching it too — seen when a slash command and
+            # the background worker opened a fresh ledger together. So the
+            # one-time setup is serialised across threads and processes by the
+            # ledger's sibling lock file, and skipped once the file is WAL.
+            if not self._is_wal(conn):
+                from tacit.fsutil import lock_for
+
+                with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
+                    mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                    if str(mode).lower() != "wal":
+                        # another connection holds the file in a mode we cannot switch
+                        # now; still usable, just with rollback-journal locking
+                        self._log("warning", f"journal_mode is {mode}, not wal")
+                    self._migrate(conn)
+            else:
+                self._migrate(conn)
         except BaseException:
             conn.close()
             raise
         return conn
+
+    @staticmethod
+    def _is_wal(conn) -> bool:
+        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
 
     def _open_reader(self):
         """An existing file, opened as it is: ``mode=rw`` never creates one
