@@ -23,9 +23,6 @@ Design decisions
   whose stdout is text for a person or is appended to a caller's output
   (``tacit observe``, ``tacit learn``, ``tacit bridge`` …) keep argparse's
   plain message on stderr, exit 2, stdout empty.
-- ``tacit hook …`` is dispatched before argparse is even built: it runs on
-  every host event and must import as little as possible (this module imports
-  only ``sys`` at import time).
 """
 
 from __future__ import annotations
@@ -60,7 +57,9 @@ COMMANDS = {
     "consolidate": "tacit.commands.engine",
     "skills": "tacit.commands.engine",
     "child": "tacit.commands.engine",
-    "drain": "tacit.commands.engine",
+    "serve": "tacit.commands.engine",
+    "service": "tacit.commands.engine",
+    "hook": "tacit.commands.engine",
     "install": "tacit.commands.install",
     "uninstall": "tacit.commands.install",
     "learn": "tacit.commands.learn",
@@ -152,11 +151,6 @@ def build_parser(argv: list[str] | None = None):
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["hook"]:
-        from tacit.hosts.hook_entry import run_hook  # light, never raises
-
-        return run_hook(argv[1:])
-
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -13,16 +13,16 @@ Design decisions
   recorded in ``Config.problems`` (shown by ``tacit doctor`` and logged) and the
   default is used instead.
 - **Precedence:** built-in default < ``config.toml`` < ``TACIT_<KEY>`` env var.
-- **Cheap to import.** This module is imported by every hook process, whose
-  whole budget is a few milliseconds over bare interpreter start-up, so it
-  imports only ``os``: no dataclasses (which pull in ``inspect``), no
-  ``pathlib`` or ``typing`` at import time. Path properties import pathlib on
-  first use; the hook fast path uses the ``*_str`` variants.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import tomllib
+from pathlib import Path
+
+from tacit.paths import data_dir
 
 # ---------------------------------------------------------------------------
 # Settings: name -> default. The type of the default is the type of the
@@ -66,8 +66,11 @@ DEFAULTS: dict = {
     "child_max_turns": 12,
     # third-party plugins (module names with a register(engine) function)
     "plugins": [],
-    # state housekeeping
+    # the engine service and housekeeping (retention: docs/architecture.md)
+    "service_idle_seconds": 900,
     "session_state_max_age_days": 7,
+    "observation_retention_days": 90,
+    "trash_retention_days": 30,
     # learning ledger: usage patterns and habits
     "learning_enabled": True,
     "sequential_window_seconds": 30,
@@ -131,8 +134,6 @@ def _coerce(key: str, value, *, from_env: bool):
         if from_env and isinstance(value, str):
             text = value.strip()
             if text.startswith("["):
-                import json
-
                 try:
                     value = json.loads(text)
                 except json.JSONDecodeError as exc:
@@ -176,17 +177,13 @@ class Config:
     def __repr__(self) -> str:
         return f"Config(home={self.home_str!r}, state_dir={self.state_dir_str!r}, host={self.host!r})"
 
-    # -- paths (pathlib imported on first use, not on the hook path) --------
+    # -- paths ----------------------------------------------------------------
     @property
-    def home(self):
-        from pathlib import Path
-
+    def home(self) -> Path:
         return Path(self.home_str)
 
     @property
-    def state_dir(self):
-        from pathlib import Path
-
+    def state_dir(self) -> Path:
         return Path(self.state_dir_str)
 
     @property
@@ -250,14 +247,11 @@ class Config:
 
 def default_home(env, host: str | None) -> tuple[str, str]:
     """(home, state_dir) for this environment and host, as strings."""
-    user_home = env.get("HOME") or os.path.expanduser("~")
-    if env.get("TACIT_HOME"):
-        home = os.path.abspath(os.path.expanduser(env["TACIT_HOME"]))
-        return home, home
-    if host == "hermes":
+    if host == "hermes" and not env.get("TACIT_HOME"):
+        user_home = env.get("HOME") or os.path.expanduser("~")
         home = os.path.abspath(os.path.expanduser(env.get("HERMES_HOME") or os.path.join(user_home, ".hermes")))
         return home, os.path.join(home, "tacit")
-    home = os.path.join(user_home, ".tacit")
+    home = data_dir(env)
     return home, home
 
 
@@ -270,8 +264,6 @@ def _read_toml(path: str, problems: list) -> dict:
     except OSError as exc:
         problems.append(f"{path}: cannot read ({exc})")
         return {}
-    import tomllib  # stdlib, but only needed when a config file exists
-
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

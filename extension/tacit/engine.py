@@ -1,26 +1,29 @@
-"""The engine: one event bus, plain events in, effects out.
+"""The engine: events in, one typed result per event out.
 
 Design decisions
-- **Handlers return effects; the engine and the host realise them.** A
-  handler never prints, never spawns, never talks to a host. That keeps every
-  handler testable with a plain event and a temp data folder, and lets each
-  host adapter be a thin translation (see ``tacit.hookspecs``).
-- **Built-ins are plugins.** ``Engine.load_builtins`` registers tacit's own
-  behaviours through the same ``register(engine)`` call a third party uses.
+- **Handlers return results; the engine and the host realise them.** A
+  handler never prints, spawns or talks to a host (``tacit.hookspecs`` says
+  what each event accepts). Built-ins are plugins registered exactly like a
+  third party's.
+- **One event, one transaction.** ``dispatch`` applies an event inside the
+  session store's transaction (``tacit.stores.sessions``): the event id is
+  checked, the foreground handlers run against the session state, the state,
+  the event row and any child job commit together. Exactly once, even when a
+  hook retries after a crash.
 - **Turn accounting lives here, not in handlers.** The engine opens a turn on
-  the user's message, appends each tool call to it, and hands ``turn_end``
-  handlers that turn's calls — counted from that turn's events, never by
-  re-scanning history (the original design re-counted the whole session at
-  every turn end, so reviews re-fired immediately).
-- **Foreground vs background.** Foreground handlers run inside ``dispatch``
-  while the session state is locked (they may read and update it) and must be
-  cheap. Background handlers (learners, SQLite) never delay the turn: in
-  ``"thread"`` mode a worker thread runs them; in ``"journal"`` mode (hook
-  hosts, one process per event) the event is appended to a journal that a
-  detached ``tacit drain`` process replays; ``"inline"`` runs them at once
-  (``tacit learn``, tests).
-- **Inert in a child.** With ``TACIT_CHILD=1`` dispatch returns nothing: a
-  child agent must never detect, nudge or start children of its own.
+  the user's message, appends each tool result to it, and hands ``turn_end``
+  handlers that turn's calls — never re-counted from history (the original
+  design did, and reviews re-fired at once).
+- **Foreground vs background.** Foreground handlers run before the host gets
+  its answer and must be cheap. Background handlers (learners, SQLite work)
+  run after it: at once (``inline``: ``tacit learn``, a hook running
+  in-process, tests) or on a worker thread (``thread``: the service, Hermes).
+  The event waits durably in the event log until they all ran; each one's
+  writes commit with an "applied once" marker, so a crash never doubles one.
+- **One analysis per user message.** ``ctx.analysis`` runs the detectors once
+  and every handler (corrections, importance, fixes) reads the same verdict.
+- **Inert in a child.** With ``TACIT_CHILD=1`` nothing is dispatched: a child
+  agent must never detect, nudge or start children of its own.
 - **Never raise.** Every handler call is wrapped; a failure is logged to the
   data folder's log and the other handlers still run.
 """
@@ -29,49 +32,82 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from importlib import import_module
+from importlib.metadata import entry_points
 
-from tacit.events import Effect, Event, RunChild, ToolCallRecord
+from tacit.children.commands import agent_available
+from tacit.children.fallbacks import run_fallback
+from tacit.detect.analysis import MessageAnalysis, analyse
+from tacit.handlers import BUILTIN_PLUGINS
+from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
+from tacit.hookspecs import RESULT_TYPES, ChildRequest, ContextResult, Injection, Result, ToolCallResult
+from tacit.log import log_exception
+from tacit.session import SessionState, stale_after
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.memory import MemoryStore
+from tacit.stores.sessions import SessionStore, insert_job
+from tacit.stores.skills import SkillStore
 
-BACKGROUND_MODES = ("inline", "thread", "journal")
+BACKGROUND_MODES = ("inline", "thread")
+STORE_SESSIONS = 256  # per-session frozen snapshots kept by a long-lived engine
 _JOB_SEQ = itertools.count(1)
 
 
-class _Registration:
-    __slots__ = ("kind", "fn", "name", "priority", "background")
-
-    def __init__(self, kind, fn, name, priority, background):
-        self.kind, self.fn, self.name = kind, fn, name
-        self.priority, self.background = priority, background
+@dataclass(frozen=True, slots=True)
+class Registration:
+    kind: str
+    fn: object
+    name: str
+    priority: int
+    background: bool
+    idempotent: bool
 
 
 class HandlerContext:
     """What a handler gets besides the event (see ``tacit.hookspecs``)."""
 
-    __slots__ = ("engine", "cfg", "state", "session_id", "foreground")
+    __slots__ = ("engine", "cfg", "event", "state", "foreground")
 
-    def __init__(self, engine: "Engine", state, session_id: str, foreground: bool):
-        self.engine, self.cfg, self.state = engine, engine.cfg, state
-        self.session_id, self.foreground = session_id, foreground
-
-    @property
-    def host(self) -> str | None:
-        return self.engine.host
+    def __init__(self, engine: "Engine", event: Event, state: SessionState, foreground: bool):
+        self.engine, self.cfg, self.event = engine, engine.cfg, event
+        self.state, self.foreground = state, foreground
 
     @property
-    def memory(self):
+    def host(self) -> str:
+        return self.event.host or self.engine.default_host
+
+    @property
+    def host_features(self) -> frozenset:
+        return self.engine.features_for(self.host)
+
+    @property
+    def session_id(self) -> str:
+        return self.event.session_id
+
+    @property
+    def memory(self) -> MemoryStore:
         return self.engine.memory_store(self.session_id)
 
     @property
-    def skills(self):
+    def skills(self) -> SkillStore:
         return self.engine.skill_store(self.session_id)
 
     @property
-    def ledger(self):
+    def ledger(self) -> Ledger:
         return self.engine.ledger()
 
+    @property
+    def analysis(self) -> MessageAnalysis | None:
+        """The detectors' verdict on this user message (None for other events)."""
+        return self.engine.analysis_for(self.event, self.state)
+
     def child_available(self, kind: str = "") -> bool:
-        return self.engine.child_available(kind)
+        return self.engine.child_available(self.host)
 
     @staticmethod
     def now() -> float:
@@ -79,42 +115,43 @@ class HandlerContext:
 
 
 class Engine:
-    """Dispatches events to registered handlers and collects their effects."""
+    """Dispatches events to registered handlers and merges their results."""
 
-    def __init__(self, cfg, *, state_store=None, background: str = "inline",
-                 launcher=None, host: str | None = None, host_features=()):
+    def __init__(self, cfg, *, background: str = "inline", launcher=None, host: str = "",
+                 host_features: dict | None = None, sessions: SessionStore | None = None):
         if background not in BACKGROUND_MODES:
             raise ValueError(f"background must be one of {BACKGROUND_MODES}")
         self.cfg = cfg
-        self.host = host if host is not None else cfg.host
-        if state_store is None:
-            from tacit.state import MemoryStateStore
-
-            state_store = MemoryStateStore()
-        self.state_store = state_store
+        self.default_host = host or cfg.host or ""
         self.background = background
         self.launcher = launcher  # callable(job: dict) -> pid | None; None = no children
-        # what the host already does itself, so handlers don't do it twice:
-        # "memory_snapshot", "skill_index", "memory_tool", "skill_tool"
-        self.host_features = frozenset(host_features)
-        self._handlers: dict[str, list[_Registration]] = {}
+        # per host, what it already does itself so handlers don't do it twice:
+        # "memory_snapshot", "skill_index", "memory_tool", "tacit_tools"
+        self.host_features = dict(host_features or {})
+        self._handlers: dict[str, list[Registration]] = {}
         self._plugins: list[str] = []
-        self._memory: dict[str, object] = {}
-        self._skills: dict[str, object] = {}
-        self._ledger = None
-        self._worker = None
-        self._agent_available: bool | None = None
+        self._ledgers = threading.local()
+        self._all_ledgers: list[Ledger] = []
+        self.sessions = sessions or SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
+        self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
+        self._skills: OrderedDict[str, SkillStore] = OrderedDict()
+        self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
+        self._agent_available: dict[str, bool] = {}
+        self._job_defaults: OrderedDict[str, dict] = OrderedDict()
+        self._lock = threading.RLock()  # one foreground dispatch at a time
+        self._worker: BackgroundWorker | None = None
 
     # -- registration -----------------------------------------------------------
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
-           background: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to events of ``kind``. Lower priority
-        runs first; ties keep registration order."""
-        from tacit.events import EVENT_KINDS
-
+           background: bool = False, idempotent: bool = False) -> None:
+        """Subscribe ``fn(event, ctx)`` to ``kind``. Lower priority runs
+        first; ties keep registration order. ``idempotent`` background
+        handlers (re-running changes nothing) skip the applied-once marker and
+        its transaction, so a long one does not hold the ledger's write lock."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
-        reg = _Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority, background)
+        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority,
+                           background, idempotent)
         handlers = self._handlers.setdefault(kind, [])
         handlers.append(reg)
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
@@ -123,32 +160,21 @@ class Engine:
         """Register a plugin: a module/object with ``register(engine)``, or its
         dotted module name."""
         if isinstance(plugin, str):
-            # __import__ + sys.modules is importlib.import_module for an
-            # absolute name, without importing importlib (and warnings) in
-            # every hook process
-            import sys
-
-            __import__(plugin)
-            plugin = sys.modules[plugin]
+            plugin = import_module(plugin)
         plugin.register(self)
         self._plugins.append(getattr(plugin, "__name__", repr(plugin)))
 
     def load_builtins(self) -> "Engine":
-        from tacit.handlers import BUILTIN_PLUGINS
-
         for name in BUILTIN_PLUGINS:
             self.load_plugin(name)
         return self
 
-    def load_configured_plugins(self, *, entry_points: bool = False) -> None:
-        """Third-party plugins: ``plugins`` in config.toml, and (long-lived
-        processes only — the scan costs tens of milliseconds) the
-        ``tacit.plugins`` entry-point group."""
+    def load_configured_plugins(self, *, discover: bool = True) -> None:
+        """Third-party plugins: ``plugins`` in config.toml and the
+        ``tacit.plugins`` entry-point group. A broken one is logged, skipped."""
         names = list(self.cfg.plugins)
-        if entry_points:
-            from importlib.metadata import entry_points as eps
-
-            names += [ep.value for ep in eps(group="tacit.plugins")]
+        if discover:
+            names += [ep.value for ep in entry_points(group="tacit.plugins")]
         for name in names:
             if name in self._plugins:
                 continue
@@ -164,81 +190,105 @@ class Engine:
     def handlers_for(self, kind: str) -> list[str]:
         return [r.name for r in self._handlers.get(kind, ())]
 
-    # -- stores, opened lazily and kept for the engine's life --------------------
-    def memory_store(self, session_id: str):
-        store = self._memory.get(session_id)
-        if store is None:
-            from tacit.stores.memory import MemoryStore
+    def set_job_defaults(self, session_id: str, values: dict) -> None:
+        """Variables every child job of this session gets (pi: the extension
+        file and the model its child agent must use)."""
+        with self._lock:
+            _bounded_get(self._job_defaults, session_id, dict).update(values)
 
-            store = self._memory[session_id] = MemoryStore(self.cfg)
-        return store
+    def features_for(self, host: str) -> frozenset:
+        return frozenset(self.host_features.get(host, ()))
 
-    def skill_store(self, session_id: str):
-        store = self._skills.get(session_id)
-        if store is None:
-            from tacit.stores.skills import SkillStore
+    # -- stores ---------------------------------------------------------------------
+    def ledger(self) -> Ledger:
+        """This thread's ledger connection."""
+        ledger = getattr(self._ledgers, "ledger", None)
+        if ledger is None:
+            ledger = self._ledgers.ledger = Ledger(self.cfg)
+            with self._lock:
+                self._all_ledgers.append(ledger)
+        return ledger
 
-            store = self._skills[session_id] = SkillStore(self.cfg)
-        return store
+    def memory_store(self, session_id: str) -> MemoryStore:
+        """The session's store: its snapshot is frozen at the first ask."""
+        with self._lock:
+            return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg))
 
-    def ledger(self):
-        if self._ledger is None:
-            from tacit.stores.ledger import Ledger
+    def skill_store(self, session_id: str) -> SkillStore:
+        with self._lock:
+            return _bounded_get(self._skills, session_id, lambda: SkillStore(self.cfg))
 
-            self._ledger = Ledger(self.cfg)
-        return self._ledger
+    def reload_stores(self) -> None:
+        """A file changed on disk: live views re-read it. Snapshots already
+        handed to a session stay frozen."""
+        with self._lock:
+            for store in self._skills.values():
+                store.refresh()
 
-    def child_available(self, kind: str = "") -> bool:
-        """Can a child agent run here? (launcher set, children enabled, and an
-        agent command resolvable for this host)."""
+    def child_available(self, host: str = "") -> bool:
+        """Can a child agent run for this host? (a launcher, children on, and
+        an agent command that resolves)."""
         if self.launcher is None or not self.cfg.child_enabled:
             return False
-        if self._agent_available is None:
-            from tacit.child import agent_available
+        host = host or self.default_host
+        if host not in self._agent_available:
+            self._agent_available[host] = agent_available(self.cfg, host)
+        return self._agent_available[host]
 
-            self._agent_available = agent_available(self.cfg, self.host)
-        return self._agent_available
+    def analysis_for(self, event: Event, state: SessionState) -> MessageAnalysis | None:
+        if event.kind != "message_end" or event.role != "user":
+            return None
+        key = (event.session_id, event.id or event.ts, event.text)
+        with self._lock:
+            found = self._analyses.get(key)
+            if found is None:
+                found = analyse(event.text, prev_assistant=state.previous_assistant() or None)
+                self._analyses[key] = found
+                while len(self._analyses) > 64:
+                    self._analyses.popitem(last=False)
+            return found
 
     # -- dispatch -----------------------------------------------------------------
-    def dispatch(self, event: Event) -> list[Effect]:
-        """Run the handlers for ``event``; return the effects for the host.
-        Never raises."""
+    def dispatch(self, event: Event) -> Result:
+        """Apply ``event``; return its typed result for the host. Never raises."""
+        result_type = RESULT_TYPES.get(event.kind, Result)
         if self.cfg.is_child:
-            return []
+            return result_type()
         try:
-            return self._dispatch(event)
+            return self._dispatch(event, result_type)
         except Exception as exc:  # noqa: BLE001 — never break the host
             self._log_exception(f"dispatch {event.kind}", exc)
-            return []
+            return result_type()
 
-    def _dispatch(self, event: Event) -> list[Effect]:
+    def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
         regs = self._handlers.get(event.kind, ())
-        effects: list[Effect] = []
-        jobs: list[dict] = []
-        with self.state_store.session(event.session_id) as state:
+        background = any(r.background for r in regs)
+        if background and not event.id:
+            event = replace(event, id=f"local-{uuid.uuid4().hex}")
+        if not event.host and self.default_host:
+            event = replace(event, host=self.default_host)
+        with self._lock, self.sessions.applying(event) as app:
+            if app.seen is not None:
+                return result_from_dict(result_type, app.seen)  # applied before: same answer
+            state = app.state
             event = self._account(event, state)
-            ctx = HandlerContext(self, state, event.session_id, foreground=True)
+            ctx = HandlerContext(self, event, state, foreground=True)
+            result = result_type()
             for reg in regs:
-                if reg.background:
-                    continue
-                effects.extend(self._call(reg, event, ctx))
-            for effect in effects:
-                if isinstance(effect, RunChild):
-                    job = self._claim_child(effect, event, state)
-                    if job:
-                        jobs.append(job)
-            if event.kind == "turn_end":
-                state["turn"]["open"] = False
-        if any(r.background for r in regs):
-            self._run_background(event)
-        if self.background == "journal":
-            self._maybe_kick_drain(event)
-        for job in jobs:
+                if not reg.background:
+                    self._merge(result, self._call(reg, event, ctx), reg)
+            app.jobs = [job for req in result.children if (job := self._claim(req, event, state))]
+            result.children = []
+            app.result = result_to_dict(result)
+            if background:
+                app.background = event_to_dict(event)
+        for job in app.jobs:
             self._launch(job)
-        return [e for e in effects if not isinstance(e, RunChild)] + [
-            e for e in effects if isinstance(e, RunChild)]
+        if background:
+            self._schedule_background()
+        return result
 
-    def _account(self, event: Event, state) -> Event:
+    def _account(self, event: Event, state: SessionState) -> Event:
         """Engine-owned turn bookkeeping; may complete the event from state."""
         kind = event.kind
         if kind == "message_end":
@@ -246,175 +296,234 @@ class Engine:
                 state.begin_turn(event.text)
             else:
                 state.remember("assistant", event.text)
-                state["last_assistant_text"] = event.text[:4000]
-        elif kind == "tool_call":
+                state.last_assistant_text = event.text[-1000:]
+        elif kind == "tool_result":
             state.add_tool_call(event.name, event.ok)
         elif kind == "turn_end":
             changes = {}
             if event.tool_calls is None:
-                changes["tool_calls"] = tuple(
-                    ToolCallRecord(name=n, ok=ok) for n, ok in state.turn_tool_calls())
+                changes["tool_calls"] = tuple(ToolCallRecord(n, ok) for n, ok in state.turn_tool_calls())
             if not event.user_text:
-                changes["user_text"] = state["turn"]["user_text"]
+                changes["user_text"] = state.turn.user_text
             if not event.assistant_text:
-                changes["assistant_text"] = state["last_assistant_text"]
-            elif state["recent"][-1:] != [{"role": "assistant", "text": event.assistant_text[:4000]}]:
+                changes["assistant_text"] = state.last_assistant_text
+            else:
                 state.remember("assistant", event.assistant_text)
             if changes:
-                event = event.replace(**changes)
-            # counted before handlers run, so they see this turn included
-            state.end_turn(event.assistant_text)
+                event = replace(event, **changes)
+            state.end_turn(event.assistant_text)  # counted before handlers run
         return event
 
-    def _call(self, reg: _Registration, event: Event, ctx: HandlerContext) -> list[Effect]:
+    def _call(self, reg: Registration, event: Event, ctx: HandlerContext) -> Result | None:
         try:
-            result = reg.fn(event, ctx)
+            return reg.fn(event, ctx)
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"handler {reg.name} on {event.kind}", exc)
-            return []
-        if result is None:
-            return []
-        items = result if isinstance(result, (list, tuple)) else [result]
-        out = []
-        for item in items:
-            if isinstance(item, Effect):
-                if not item.source:
-                    item = item.replace(source=reg.name)
-                out.append(item)
-        return out
+            return None
+
+    def _merge(self, into: Result, got, reg: Registration) -> None:
+        if got is None:
+            return
+        if not isinstance(got, Result):
+            self._log_exception(f"handler {reg.name}",
+                                TypeError(f"returned {type(got).__name__}, not a Result"))
+            return
+        if type(got) is not Result and not isinstance(into, type(got)):
+            self._log_exception(f"handler {reg.name}", TypeError(
+                f"{type(got).__name__} is not what {reg.kind} accepts ({type(into).__name__})"))
+        if isinstance(got, ContextResult):
+            got.context[:] = [i if i.source else replace(i, source=reg.name) for i in got.context]
+        got.children[:] = [c if c.source else replace(c, source=reg.name) for c in got.children]
+        into.merge(got)
 
     # -- children -------------------------------------------------------------------
-    def _claim_child(self, effect: RunChild, event: Event, state) -> dict | None:
-        """Mark a child job running in the session state (so it is never
-        doubled) and build the job description the launcher gets."""
+    def _claim(self, request: ChildRequest, event: Event, state: SessionState) -> dict | None:
+        """Mark a child job running in the session (never doubled) and build
+        the job the launcher gets; it commits with the event."""
         if self.launcher is None:
             return None
-        from tacit.state import stale_after
-
-        if state.is_running(effect.kind, stale_after(self.cfg, effect.kind)):
+        if state.is_running(request.kind, stale_after(self.cfg, request.kind)):
             return None
-        # unique within the process too: two sessions may start the same kind
-        # in one millisecond (in-process hosts, tacit learn)
-        job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{effect.kind}"
-        state.mark_running(effect.kind, job_id)
-        variables = dict(effect.variables)
-        variables.setdefault("recent", list(state["recent"]))
-        return {
-            "id": job_id,
-            "kind": effect.kind,
-            "session_id": event.session_id,
-            "host": self.host,
-            "cwd": event.cwd,
-            "source": effect.source,
-            "variables": variables,
-            "created": time.time(),
-        }
+        job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
+        state.mark_running(request.kind, job_id)
+        variables = {**self._job_defaults.get(event.session_id, {}), **request.variables}
+        variables.setdefault("recent", list(state.recent))
+        return {"id": job_id, "kind": request.kind, "session_id": event.session_id,
+                "host": event.host or self.default_host, "cwd": event.cwd, "source": request.source,
+                "variables": variables, "created": time.time()}
 
     def _launch(self, job: dict) -> None:
         try:
             pid = self.launcher(job)
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"launching child {job['kind']}", exc)
-            with self.state_store.session(job["session_id"]) as state:
-                state.clear_running(job["kind"], job["id"])
-            # The handler already consumed what the job carries (e.g. the
-            # pending correction): run the deterministic fallback rather than
-            # lose it.
+            self.child_finished(job)
+            # the handler already consumed what the job carries (e.g. the
+            # pending correction): run the deterministic fallback, lose nothing
             try:
-                from tacit.fallbacks import run_fallback
-
                 run_fallback(self.cfg, job)
             except Exception as fallback_exc:  # noqa: BLE001
                 self._log_exception(f"fallback for {job['kind']}", fallback_exc)
             return
         if pid:
-            with self.state_store.session(job["session_id"]) as state:
-                running = state["running"].get(job["kind"])
+            with self.sessions.updating(job["session_id"]) as state:
+                running = state.running.get(job["kind"])
                 if running and running.get("job_id") == job["id"]:
                     running["pid"] = pid
 
     def child_finished(self, job: dict) -> None:
-        """Called by launchers when a child ends: clear its running mark and
-        drop cached stores so the next read comes from disk."""
-        with self.state_store.session(job["session_id"]) as state:
+        """A child ended: clear its running mark; stores re-read from disk."""
+        with self.sessions.updating(job["session_id"]) as state:
             state.clear_running(job["kind"], job["id"])
         self.reload_stores()
 
-    def reload_stores(self) -> None:
-        """Forget cached live views so they re-read from disk. Frozen
-        snapshots already handed to the host are unaffected (they were
-        rendered from the instance that is kept for this purpose)."""
-        for store in list(self._skills.values()):
-            refresh = getattr(store, "refresh", None)
-            if refresh:
-                refresh()
-
     # -- background handlers ----------------------------------------------------------
-    def _run_background(self, event: Event) -> None:
+    def _schedule_background(self) -> None:
         if self.background == "inline":
-            self.run_background_now(event)
-        elif self.background == "thread":
-            self._thread_worker().put(event)
-        else:
-            self._journal(event)
+            self.run_pending_background()
+            return
+        with self._lock:
+            if self._worker is None:
+                self._worker = BackgroundWorker(self.run_pending_background, self._log_exception)
+        self._worker.wake()
 
-    def run_background_now(self, event: Event) -> list[Effect]:
-        regs = [r for r in self._handlers.get(event.kind, ()) if r.background]
-        if not regs:
-            return []
-        state = self.state_store.peek(event.session_id)
-        ctx = HandlerContext(self, state, event.session_id, foreground=False)
-        effects = []
-        for reg in regs:
-            effects.extend(self._call(reg, event, ctx))
-        jobs = []
-        if any(isinstance(e, RunChild) for e in effects):
-            with self.state_store.session(event.session_id) as locked:
-                for effect in effects:
-                    if isinstance(effect, RunChild):
-                        job = self._claim_child(effect, event, locked)
-                        if job:
-                            jobs.append(job)
-        for job in jobs:
-            self._launch(job)
-        return effects
-
-    def _thread_worker(self):
-        if self._worker is None:
-            from tacit.background import BackgroundWorker
-
-            self._worker = BackgroundWorker(self.run_background_now, self._log_exception)
-        return self._worker
-
-    def _journal(self, event: Event) -> None:
-        from tacit.background import append_journal
-
-        append_journal(self.cfg, event)
-
-    def _maybe_kick_drain(self, event: Event) -> None:
-        from tacit.background import KICK_KINDS, journal_pending
-
-        if event.kind in KICK_KINDS and journal_pending(self.cfg):
-            from tacit.spawn import spawn_detached, tacit_argv
-
+    def run_pending_background(self) -> int:
+        """Run every event whose background handlers are pending (also those a
+        crashed process left). Returns how many events were finished."""
+        done = 0
+        while True:
             try:
-                spawn_detached(tacit_argv("drain"), env=self._child_env())
-            except OSError as exc:
-                self._log_exception("starting tacit drain", exc)
+                pending = self.sessions.pending_background()
+            except LedgerUnavailable as exc:
+                self._log_exception("background: reading pending events", exc)
+                return done
+            if not pending:
+                return done
+            for seq, data in pending:
+                try:
+                    event = event_from_dict(data)
+                except (KeyError, TypeError, ValueError) as exc:
+                    self._log_exception("background: dropping a malformed event", exc)
+                    self._finish(seq)
+                    continue
+                if not self._run_background(event):
+                    return done  # the ledger is busy: try again at the next wake
+                self._finish(seq)
+                done += 1
 
-    def _child_env(self) -> dict:
-        from tacit.spawn import tacit_process_env
+    def _finish(self, seq: int) -> None:
+        with self.ledger().write() as conn:
+            SessionStore.finish_background(conn, seq)
 
-        return tacit_process_env(self.cfg, self.host)
+    def _run_background(self, event: Event) -> bool:
+        regs = [r for r in self._handlers.get(event.kind, ()) if r.background]
+        state = self.sessions.peek(event.session_id)
+        ctx = HandlerContext(self, event, state, foreground=False)
+        children: list[ChildRequest] = []
+        for reg in regs:
+            try:
+                if reg.idempotent:
+                    got = self._call(reg, event, ctx)
+                else:
+                    with self.ledger().write() as conn:
+                        if not SessionStore.once(conn, f"{reg.name}:{event.id}"):
+                            continue
+                        got = self._call(reg, event, ctx)
+            except LedgerUnavailable as exc:
+                self._log_exception(f"background {reg.name}", exc)
+                return False
+            if isinstance(got, Result):
+                children.extend(got.children)
+        if children:
+            jobs = []
+            with self._lock, self.sessions.updating(event.session_id) as locked:
+                jobs = [job for req in children if (job := self._claim(req, event, locked))]
+                if jobs:
+                    with self.ledger().write() as conn:
+                        for job in jobs:
+                            insert_job(conn, job)
+            for job in jobs:
+                self._launch(job)
+        return True
 
-    def flush_background(self, timeout: float = 10.0) -> None:
-        """Wait for queued background work (thread mode); used at shutdown and
-        by tests."""
-        if self._worker is not None:
-            self._worker.join(timeout)
+    def drain(self, timeout: float = 10.0) -> bool:
+        """Wait for queued background work (thread mode); at shutdown and in tests."""
+        if self._worker is None:
+            return True
+        return self._worker.join(timeout)
+
+    def close(self) -> None:
+        self.drain()
+        with self._lock:
+            for ledger in self._all_ledgers:
+                ledger.close()
 
     # -- logging ----------------------------------------------------------------------
     def _log_exception(self, where: str, exc: BaseException) -> None:
-        from tacit.log import log_exception
-
         log_exception(self.cfg, where, exc)
+
+
+class BackgroundWorker:
+    """One daemon thread that runs pending background work when woken."""
+
+    def __init__(self, run, on_error):
+        self._run, self._on_error = run, on_error
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread = threading.Thread(target=self._loop, name="tacit-background", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.wait(timeout=30)  # also retries work a busy ledger deferred
+            self._wake.clear()
+            try:
+                self._run()
+            except Exception as exc:  # noqa: BLE001
+                self._on_error("background worker", exc)
+            if not self._wake.is_set():
+                self._idle.set()
+
+    def join(self, timeout: float) -> bool:
+        return self._idle.wait(timeout)
+
+
+def result_to_dict(result: Result) -> dict:
+    data = {"type": type(result).__name__, "notices": list(result.notices)}
+    if isinstance(result, ContextResult):
+        data["context"] = [{"text": i.text, "priority": i.priority, "source": i.source}
+                           for i in result.context]
+    if isinstance(result, ToolCallResult):
+        data.update(block=result.block, ask=result.ask, reason=result.reason)
+    return data
+
+
+def result_from_dict(result_type: type[Result], data: dict | None) -> Result:
+    result = result_type()
+    if not isinstance(data, dict):
+        return result
+    result.notices = [n for n in data.get("notices") or () if isinstance(n, str)]
+    if isinstance(result, ContextResult):
+        result.context = [Injection(c["text"], int(c.get("priority", 50)), c.get("source", ""))
+                          for c in data.get("context") or () if isinstance(c, dict) and "text" in c]
+    if isinstance(result, ToolCallResult):
+        result.block, result.ask = bool(data.get("block")), bool(data.get("ask"))
+        result.reason = str(data.get("reason") or "")
+    return result
+
+
+def _bounded_get(cache: OrderedDict, key, make):
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = make()
+        while len(cache) > STORE_SESSIONS:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return found
+

@@ -16,20 +16,20 @@ Design decisions
   takes, so tacit and Hermes writing one MEMORY.md serialise. The lock file is
   never deleted (waiters must share one inode). Readers take no lock: atomic
   rename makes that safe.
-- **flock directly, filelock only where there is no flock.** The filelock
-  package (a runtime dependency) locks the same way on POSIX, but importing it
-  costs 98 modules (50–75 ms alone, in every CLI and hook process that writes,
-  more than the write itself) and a contended acquire sleeps in 50 ms polls. Here a
-  contended acquire polls with a backoff from 1 ms to 5 ms; the timeout is
-  kept (a hung holder must not hang a host) and raises ``filelock.Timeout``,
-  so callers catch one exception type on every platform. Without ``fcntl``
-  (Windows) ``lock_for`` returns filelock's ``FileLock``.
-- **Private by default.** Memory can hold personal facts: files are 0600.
+- **One lock implementation: flock.** The same lock Hermes takes, so a
+  second implementation (filelock) would only risk two writers that do not
+  see each other. A contended acquire polls with a backoff from 1 ms to 5 ms;
+  the timeout is kept (a hung holder must not hang a host) and raises
+  ``LockTimeout`` (a ``TimeoutError``).
+- **Private by default.** Memory can hold personal facts: files are 0600,
+  folders 0700 (``ensure_private_dir``, ``append_private_line``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,14 +44,34 @@ def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    import tempfile
+class LockTimeout(TimeoutError):
+    """A lock stayed held by another writer beyond the timeout."""
 
+
+def ensure_private_dir(path) -> None:
+    """Create ``path`` (and parents) with mode 0700 where they are created."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+
+
+def append_private_line(path, line: str) -> None:
+    """Append one line to a 0600 file (created so). Never raises."""
+    try:
+        ensure_private_dir(os.path.dirname(path))
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8", "backslashreplace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except FileNotFoundError:  # first write into this folder
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(path.parent)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -116,9 +136,8 @@ def _fsync_dir(folder: Path) -> None:
 class FlockLock:
     """An exclusive ``flock`` on a lock file, with a timeout.
 
-    The subset of filelock's ``FileLock`` API tacit uses: a context manager,
-    ``acquire(timeout=None)``, ``release()``, ``is_locked``, ``lock_file``.
-    Re-entrant per instance (acquire twice, release twice), like FileLock.
+    A context manager with ``acquire(timeout=None)``, ``release()``,
+    ``is_locked`` and ``lock_file``; re-entrant per instance.
     Two instances — in one process or in two — exclude each other: each
     opens its own file description, and flock locks belong to those.
     """
@@ -134,8 +153,6 @@ class FlockLock:
         return self._fd is not None
 
     def acquire(self, timeout: float | None = None) -> "FlockLock":
-        import fcntl
-
         if self._fd is not None:
             self._depth += 1
             return self
@@ -143,7 +160,7 @@ class FlockLock:
         try:
             fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         except FileNotFoundError:  # the folder does not exist yet
-            os.makedirs(os.path.dirname(self.lock_file), exist_ok=True)
+            ensure_private_dir(os.path.dirname(self.lock_file))
             fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout if timeout >= 0 else None
         pause = _POLL_FIRST
@@ -155,9 +172,7 @@ class FlockLock:
                 except BlockingIOError:
                     pass
                 if deadline is not None and time.monotonic() >= deadline:
-                    from filelock import Timeout  # only on this rare path
-
-                    raise Timeout(self.lock_file)
+                    raise LockTimeout(f"{self.lock_file} stayed locked")
                 time.sleep(pause if deadline is None else max(0.0, min(pause, deadline - time.monotonic())))
                 pause = min(pause * 2, _POLL_MAX)
         except BaseException:
@@ -190,18 +205,7 @@ class FlockLock:
                 pass
 
 
-def lock_for(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS):
-    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it.
-
-    Returned as a context manager (``FlockLock``; filelock's ``FileLock``
-    where there is no ``fcntl``). A timeout raises ``filelock.Timeout``.
-    """
-    lock_file = os.fspath(path) + ".lock"
-    try:
-        import fcntl  # noqa: F401
-    except ImportError:  # pragma: no cover - Windows
-        from filelock import FileLock
-
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return FileLock(lock_file, timeout=timeout)
-    return FlockLock(lock_file, timeout=timeout)  # creates the folder on first acquire
+def lock_for(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> FlockLock:
+    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it. A
+    timeout raises ``LockTimeout``."""
+    return FlockLock(os.fspath(path) + ".lock", timeout=timeout)

@@ -1,70 +1,122 @@
 """The whole plugin contract of tacit, in one page.
 
-A *plugin* is a module (or any object) with a ``register(engine)`` function.
-tacit's own behaviours — correction detection, review nudges, skill
-auto-trigger, consolidation, flush, and the learners — are plugins registered
-exactly this way (``tacit.handlers.BUILTIN_PLUGINS``); a third-party package
-adds its own through the ``tacit.plugins`` entry-point group or the
-``plugins`` list in ``config.toml``.
+A plugin is a module with ``register(engine)``; tacit's own behaviours are
+plugins registered the same way (``tacit.handlers.BUILTIN_PLUGINS``), and a
+third party adds one through ``plugins = [...]`` in config.toml or the
+``tacit.plugins`` entry-point group. Inside ``register``::
 
-Inside ``register`` a plugin subscribes handlers::
+    engine.on("tool_call", check, name="myplugin.check")            # foreground
+    engine.on("tool_result", learn, name="myplugin.learn", background=True)
 
-    def register(engine):
-        engine.on("turn_end", my_handler, name="myplugin.turn")
-        engine.on("tool_call", my_learner, name="myplugin.learn", background=True)
+A handler is ``handler(event, ctx) -> <the event's result> | None``. ``event``
+is one of ``tacit.events``; ``ctx`` is a ``tacit.engine.HandlerContext``
+(config, this session's state, the stores, the message analysis). What each
+event accepts — anything else is a bug the engine logs and drops:
 
-A handler is ``handler(event, ctx) -> Effect | list[Effect] | None``:
+==================  ================  ==========================================
+event               result            meaning of the fields
+==================  ================  ==========================================
+session_start       Result            notices
+before_agent_start  ContextResult     context: frozen snapshot, skill index
+message_end         ContextResult     context next to the user's prompt
+tool_call           ToolCallResult    block / ask + reason, before a tool runs
+tool_result         Result            (learners: background)
+command             Result
+turn_end            Result
+before_compact      Result
+session_shutdown    Result
+==================  ================  ==========================================
 
-``event``
-    one of the plain objects in ``tacit.events`` (``event.kind`` names it):
-
-    ================== ==========================================================
-    session_start      a session begins (``source``); stores load, snapshot frozen
-    before_agent_start the host builds the system context (``prompt``)
-    message_end        a complete message: ``role`` ("user"/"assistant"), ``text``
-    tool_call          one tool call finished: ``name``, ``ok``, ``args``, ``error``
-    command            a slash command or skill ran: ``name``, ``args``
-    turn_end           the agent finished replying to one user message:
-                       ``user_text``, ``assistant_text``, ``tool_calls`` (this
-                       turn's only, as ``ToolCallRecord(name, ok)``)
-    before_compact     the host is about to compact the conversation
-    session_shutdown   the session ends
-    ================== ==========================================================
-
-``ctx``
-    a ``tacit.engine.HandlerContext``: ``ctx.cfg`` (Config), ``ctx.state``
-    (SessionState: counters and flags; writable only in foreground handlers),
-    ``ctx.memory`` / ``ctx.skills`` / ``ctx.ledger`` (stores, opened lazily),
-    ``ctx.child_available(kind)``, ``ctx.host``, ``ctx.now()``.
-
-Effects (``tacit.events``) are returned, never performed by the handler:
-
-    InjectContext(text, scope="session"|"prompt", priority)
-        text for the model: at session start, or next to the current prompt
-    Notify(text)
-        a short notice for the user
-    RunChild(kind, variables)
-        start a child agent: consolidate | correction | review | skill | flush.
-        The engine marks it running in the session state, then launches it
-        detached (hook hosts) or on a background thread (in-process hosts).
-
-Rules every handler follows:
-
-* **Never raise into the host.** The engine catches, logs to the data
-  folder's log, and carries on with the next handler — but a handler should
-  not rely on that for expected failures.
-* **Never block the turn.** Anything slow (a child agent, a model) is a
-  ``RunChild`` effect; anything merely heavier than a few milliseconds (SQLite
-  learners, mining) registers with ``background=True``: it runs on a worker
-  thread (in-process hosts) or in a detached drain process fed by a journal
-  (hook hosts), and its effects other than ``RunChild`` are dropped.
-* **Inert in a child.** While ``TACIT_CHILD=1`` the engine dispatches nothing,
-  so a child agent never detects, nudges or starts children of its own.
-* **Lazy imports.** A handler module is imported on every hook: import
-  detectors, SQLite, jinja2 or YAML inside the handler, not at module top.
+Every result may ask for a child agent (``children``); the engine claims and
+starts it and it never reaches a host. Background handlers (``background=
+True``) run after the host has its answer; their results are dropped except
+``children``. ``HONOURED`` says which host shows which field.
 """
 
-from tacit.events import EVENT_KINDS  # noqa: E402,F401 — the kinds, defined once
+from __future__ import annotations
 
+from dataclasses import dataclass, field
 
 CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush")
+
+
+@dataclass(frozen=True, slots=True)
+class Injection:
+    """Text for the model. Lower ``priority`` is kept first when a host caps
+    injected text (memory 10, guidance 20, skill index 30)."""
+
+    text: str
+    priority: int = 50
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChildRequest:
+    """Ask for a child agent of ``kind`` (one of ``CHILD_KINDS``)."""
+
+    kind: str
+    variables: dict = field(default_factory=dict)
+    source: str = ""
+
+
+@dataclass(slots=True)
+class Result:
+    notices: list[str] = field(default_factory=list)
+    children: list[ChildRequest] = field(default_factory=list)
+
+    def merge(self, other: "Result") -> None:
+        self.notices.extend(other.notices)
+        self.children.extend(other.children)
+
+
+@dataclass(slots=True)
+class ContextResult(Result):
+    context: list[Injection] = field(default_factory=list)
+
+    def merge(self, other: Result) -> None:
+        Result.merge(self, other)
+        if isinstance(other, ContextResult):
+            self.context.extend(other.context)
+
+
+@dataclass(slots=True)
+class ToolCallResult(Result):
+    """``block``: the call must not run. ``ask``: the host should ask the user
+    (hosts without a way to ask treat it as block). ``reason`` is what the
+    agent (and the user) is told."""
+
+    block: bool = False
+    ask: bool = False
+    reason: str = ""
+
+    def merge(self, other: Result) -> None:
+        Result.merge(self, other)
+        if isinstance(other, ToolCallResult) and (other.block or other.ask):
+            self.block = self.block or other.block
+            self.ask = (self.ask or other.ask) and not self.block
+            self.reason = "\n".join(r for r in (self.reason, other.reason) if r)
+
+
+RESULT_TYPES: dict[str, type[Result]] = {
+    "session_start": Result,
+    "before_agent_start": ContextResult,
+    "message_end": ContextResult,
+    "tool_call": ToolCallResult,
+    "tool_result": Result,
+    "command": Result,
+    "turn_end": Result,
+    "before_compact": Result,
+    "session_shutdown": Result,
+}
+
+# What each host realises (docs/hosts/*.md has how):
+# context at session start / next to a prompt, user notices, and tool blocks.
+HONOURED: dict[str, frozenset[str]] = {
+    "claude-code": frozenset({"before_agent_start.context", "message_end.context", "notices",
+                              "tool_call.block", "tool_call.ask"}),
+    "codex": frozenset({"before_agent_start.context", "message_end.context", "notices",
+                        "tool_call.block"}),
+    "hermes": frozenset({"message_end.context", "notices", "tool_call.block"}),
+    "pi": frozenset({"before_agent_start.context", "message_end.context", "notices",
+                     "tool_call.block"}),
+}

@@ -60,7 +60,7 @@ def check(cfg) -> dict:
     except Exception as exc:  # noqa: BLE001
         problems.append(f"skills: {type(exc).__name__}: {exc}")
 
-    from tacit.child import agent_available, command_template
+    from tacit.children.commands import agent_available, command_template
 
     template = command_template(cfg, cfg.host)
     child = {

@@ -1,9 +1,17 @@
-"""Engine plumbing and the slash commands: ``tacit consolidate``,
-``tacit skills``, ``tacit child run``, ``tacit drain``."""
+"""The engine's commands: ``tacit serve``, ``tacit service status|stop``,
+``tacit hook HOST EVENT``, ``tacit child run JOB_ID``, and the slash commands
+``tacit consolidate`` and ``tacit skills``."""
 
 from __future__ import annotations
 
+import sys
+
+from tacit.children.launch import run_job_id
 from tacit.commands import emit
+from tacit.hosts.hooks import run_in_process
+from tacit.service import client
+from tacit.service.server import serve
+from tacit.slash import memory_consolidate, memory_skills
 
 
 def add_parser(subparsers) -> None:
@@ -16,50 +24,67 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_skills)
 
+    p = subparsers.add_parser("serve", help="run the engine service of this data folder (started on demand)")
+    p.set_defaults(func=_serve)
+
+    p = subparsers.add_parser("service", help="the engine service: status or stop")
+    p.add_argument("action", choices=("status", "stop"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_service)
+
+    p = subparsers.add_parser("hook", help="run one hook event in this process (what a hook falls back to)")
+    p.add_argument("host")
+    p.add_argument("event")
+    p.set_defaults(func=_hook)
+
     p = subparsers.add_parser("child", help="child-agent jobs (internal)")
     sub = p.add_subparsers(dest="child_command", required=True)
-    run = sub.add_parser("run", help="run one job file (started detached by hook hosts)")
-    run.add_argument("job_file")
+    run = sub.add_parser("run", help="run one queued job (started detached by the engine)")
+    run.add_argument("job_id")
     run.set_defaults(func=_child_run)
-
-    p = subparsers.add_parser("drain", help="replay the background journal (internal)")
-    p.set_defaults(func=_drain)
 
 
 def _consolidate(args, cfg) -> int:
-    from tacit.slash import memory_consolidate
-
     result = memory_consolidate(cfg, use_agent=False if args.deterministic else None)
-    if args.json:
-        emit(result)
-    else:
-        print(result["text"])
+    emit(result) if args.json else print(result["text"])
     return 0
 
 
 def _skills(args, cfg) -> int:
-    from tacit.slash import memory_skills
-
     result = memory_skills(cfg)
-    if args.json:
-        emit(result)
-    else:
-        print(result["text"])
+    emit(result) if args.json else print(result["text"])
+    return 0
+
+
+def _serve(args, cfg) -> int:
+    return serve(cfg)
+
+
+def _service(args, cfg) -> int:
+    if args.action == "status":
+        result = client.status(cfg.state_dir_str)
+        if args.json:
+            emit(result)
+        elif result.get("running"):
+            print(f"tacit service running: pid {result['pid']}, tacit {result['version']}, "
+                  f"up {result['uptime_seconds']:.0f} s, {result['events']} events, "
+                  f"idle {result['idle_seconds']:.0f} s of {result['idle_exit_seconds']} s, "
+                  f"memory {result['rss_kb'] // 1024} MB\nsocket: {result['socket']}")
+        else:
+            print(f"tacit service not running (the next hook starts it)\nsocket: {result['socket']}")
+        return 0
+    result = client.stop(cfg.state_dir_str)
+    emit(result) if args.json else print(result["message"])
+    return 0 if result["stopped"] or not result["running"] else 1
+
+
+def _hook(args, cfg) -> int:
+    out = run_in_process(args.host, args.event, sys.stdin.buffer.read())
+    if out:
+        sys.stdout.write(out)
     return 0
 
 
 def _child_run(args, cfg) -> int:
-    from tacit.child import run_job_file
-
-    record = run_job_file(cfg, args.job_file)
-    return 0 if record.get("ok") else 1
-
-
-def _drain(args, cfg) -> int:
-    from tacit.background import drain
-    from tacit.hosts.runtime import build_engine
-
-    engine = build_engine(cfg, mode="drain")
-    handled = drain(cfg, engine)
-    emit({"success": True, "handled": handled})
-    return 0
+    record = run_job_id(cfg, args.job_id)
+    return 0 if record is None or record.get("ok") else 1

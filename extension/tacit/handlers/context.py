@@ -12,7 +12,7 @@ memory block first, then the save guidance, then the skill index.
 
 from __future__ import annotations
 
-from tacit.events import InjectContext
+from tacit.hookspecs import ContextResult, Injection
 
 GUIDANCE_CLI = """## tacit memory (persistent across sessions)
 Save what will matter next time, without being asked: user preferences and corrections \
@@ -33,18 +33,17 @@ def register(engine) -> None:
     engine.on("before_agent_start", inject_session_context, name="context.session", priority=10)
 
 
-def inject_session_context(event, ctx):
-    features = ctx.engine.host_features
-    effects = []
+def inject_session_context(event, ctx) -> ContextResult:
+    features = ctx.host_features
+    context = []
     if "memory_snapshot" not in features:
         snapshot = ctx.memory.snapshot()
         if snapshot:
-            effects.append(InjectContext(text=snapshot, scope="session", priority=10))
+            context.append(Injection(snapshot, priority=10))
     if "memory_tool" not in features:
-        guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
-        effects.append(InjectContext(text=guidance, scope="session", priority=20))
+        context.append(Injection(GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI, priority=20))
     if "skill_index" not in features:
         index = ctx.skills.snapshot()
         if index:
-            effects.append(InjectContext(text=index, scope="session", priority=30))
-    return effects
+            context.append(Injection(index, priority=30))
+    return ContextResult(context=context)

@@ -7,7 +7,7 @@ compaction followed by shutdown with no new turn in between flushes once.
 
 from __future__ import annotations
 
-from tacit.events import RunChild
+from tacit.hookspecs import ChildRequest, Result
 
 
 def register(engine) -> None:
@@ -15,20 +15,17 @@ def register(engine) -> None:
     engine.on("session_shutdown", flush_at_shutdown, name="flush.shutdown", priority=30)
 
 
-def flush_before_compact(event, ctx):
+def flush_before_compact(event, ctx) -> Result | None:
     return _flush(ctx, "compact") if ctx.cfg.flush_on_compact else None
 
 
-def flush_at_shutdown(event, ctx):
+def flush_at_shutdown(event, ctx) -> Result | None:
     return _flush(ctx, "shutdown") if ctx.cfg.flush_on_shutdown else None
 
 
-def _flush(ctx, why: str):
+def _flush(ctx, why: str) -> Result | None:
     state = ctx.state
-    if state["user_turns"] < ctx.cfg.flush_min_turns:
+    if state.user_turns < ctx.cfg.flush_min_turns or state.marks.get("flush.at_turn") == state.user_turns:
         return None
-    marks = state["marks"]
-    if marks.get("flush.at_turn") == state["user_turns"]:
-        return None
-    marks["flush.at_turn"] = state["user_turns"]
-    return RunChild(kind="flush", variables={"why": why})
+    state.marks["flush.at_turn"] = state.user_turns
+    return Result(children=[ChildRequest("flush", {"why": why})])

@@ -783,7 +783,7 @@ def _reader(cfg, *, lean: bool = False):
     key = (os.path.join(cfg.state_dir_str, "ledger.db"), lean)
     ledger = _READERS.get(key)
     if ledger is None:
-        ledger = _READERS[key] = Ledger(cfg, busy_timeout=0.5, reader=lean)
+        ledger = _READERS[key] = Ledger(cfg, busy_timeout=0.5)
     return ledger
 
 
@@ -806,21 +806,11 @@ def _busy(exc: BaseException) -> bool:
     return False
 
 
-def lookup_for_prompt(cfg, text: str, now: float) -> tuple[list[Match], float]:
-    """(matches, milliseconds) for one user message; never raises.
-
-    The lean reader answers nearly always. When it cannot (no ledger file,
-    an older schema, a corrupt file it has just moved aside), the full open
-    decides, as it would have without the lean reader — except when the
-    ledger was merely locked, which a second wait would not change."""
+def lookup_for_prompt(cfg, text: str, now: float, ledger=None) -> tuple[list[Match], float]:
+    """(matches, milliseconds) for one user message; never raises."""
     started = time.perf_counter()
     try:
-        try:
-            matches, empty = _lookup(_reader(cfg, lean=True), cfg, text, now)
-        except Exception as exc:  # noqa: BLE001 — decided below
-            if _busy(exc):
-                raise
-            matches, empty = _lookup(_reader(cfg), cfg, text, now)
+        matches, empty = _lookup(ledger or _reader(cfg), cfg, text, now)
         if empty:
             write_marker(cfg, 0)  # stale marker (ledger recreated, patterns deleted by hand)
     except Exception as exc:  # noqa: BLE001 — never break the host
@@ -834,7 +824,7 @@ def lookup_for_prompt(cfg, text: str, now: float) -> tuple[list[Match], float]:
 def inject_on_user_message(event, ctx):
     if event.role != "user":
         return None
-    marks = ctx.state["marks"]
+    marks = ctx.state.marks
     previous = marks.pop(MARK_INJECTED, None)
     entry: dict = {}
     if previous and previous.get("ids"):
@@ -842,14 +832,14 @@ def inject_on_user_message(event, ctx):
     cfg = ctx.cfg
     effect = None
     if cfg.max_injected > 0 and event.text.strip() and has_patterns(cfg):
-        from tacit.events import InjectContext
+        from tacit.hookspecs import ContextResult, Injection
 
-        matches, elapsed = lookup_for_prompt(cfg, event.text, event.ts)
+        matches, elapsed = lookup_for_prompt(cfg, event.text, event.ts, ctx.ledger)
         entry["lookup_ms"] = round(elapsed, 3)
         entry["injected"] = [m.id for m in matches]
         if matches:
             marks[MARK_INJECTED] = {"ids": entry["injected"], "at": event.ts}
-            effect = InjectContext(text=render_block(matches), scope="prompt", priority=40)
+            effect = ContextResult(context=[Injection(render_block(matches), priority=40)])
     if entry:
         entry["at"] = event.ts
         turns = list(marks.get(MARK_TURNS) or [])
@@ -861,7 +851,7 @@ def inject_on_user_message(event, ctx):
 def previous_assistant(state, user_text: str) -> str | None:
     """The agent's reply before ``user_text`` in the session's recent
     messages (background handlers run later; the message itself anchors it)."""
-    recent = list(state.get("recent") or [])
+    recent = list(state.recent or [])
     anchor = (user_text or "")[:4000]
     for i in range(len(recent) - 1, -1, -1):
         if recent[i].get("role") == "user" and recent[i].get("text") == anchor:
@@ -873,7 +863,7 @@ def previous_assistant(state, user_text: str) -> str | None:
 
 
 def _turn_entry(state, at: float) -> dict | None:
-    for entry in (state.get("marks") or {}).get(MARK_TURNS) or ():
+    for entry in state.marks.get(MARK_TURNS) or ():
         if entry.get("at") == at:
             return dict(entry)
     return None

@@ -52,6 +52,8 @@ from __future__ import annotations
 import os
 import time
 
+from tacit.hookspecs import ContextResult, Injection, Result
+
 PLUGIN_NAME = "tacit.learn.importance"
 SOURCE = "importance"
 HEARTBEAT_MARKER = "importance.heartbeat"
@@ -497,11 +499,9 @@ def apply_forget(ledger, cfg, what: str, *, session_id: str | None, now: float) 
 
 def _notice(ledger, cfg, text: str, now: float) -> None:
     """A one-time notice for the next foreground point (see handlers/notices)."""
-    from tacit.learn import flag_pending_notices
 
     with ledger.write() as conn:
         conn.execute("INSERT INTO notices (text, created_at) VALUES (?, ?)", (text, now))
-    flag_pending_notices(cfg)
 
 
 # ---------------------------------------------------------------------------
@@ -738,7 +738,6 @@ def foreground_on_user_message(event, ctx):
     if event.role != "user" or not _enabled(cfg):
         return None
     text = event.text.strip()
-    effects = []
     if text and _might_be_review(text):
         from tacit.detect.importance import wants_review
 
@@ -746,18 +745,10 @@ def foreground_on_user_message(event, ctx):
             from tacit.learn.review import review_for_prompt
 
             block = review_for_prompt(cfg, event.ts)
-            if block:
-                from tacit.events import InjectContext
-
-                effects.append(InjectContext(text=block, scope="prompt", priority=45))
             mark_review_offered(cfg, event.ts)
-            return effects
+            return ContextResult(context=[Injection(block, priority=45)]) if block else None
     notice = nightly_notice(cfg, event.ts)
-    if notice:
-        from tacit.events import Notify
-
-        effects.append(Notify(text=notice))
-    return effects or None
+    return ContextResult(notices=[notice]) if notice else None
 
 
 def acknowledgement(cfg, text: str, state) -> str | None:
@@ -789,6 +780,4 @@ def nightly_on_event(event, ctx):
         texts.append(notice)
     if not texts:
         return None
-    from tacit.events import Notify
-
-    return [Notify(text=t) for t in texts]
+    return (ContextResult if event.kind == "before_agent_start" else Result)(notices=texts)

@@ -245,10 +245,6 @@ def finish(ledger, cfg, to_apply, now: float | None = None) -> list[dict]:
                 notices.append({"id": notice_id, "key": key, "text": text})
         if orphaned:
             _remove_entry(cfg, target, entry, key)
-    if notices:
-        from tacit.learn import flag_pending_notices
-
-        flag_pending_notices(cfg)
     return notices
 
 
@@ -361,15 +357,10 @@ def mark_delivered(ledger, ids=None, now: float | None = None) -> int:
 
 
 def take_notices(ledger, now: float | None = None) -> list[str]:
-    """Pending notices, marked delivered in the same transaction: each is
-    handed out exactly once even with several processes asking."""
-    now = time.time() if now is None else now
-    with ledger.write() as conn:
-        rows = conn.execute("SELECT id, text FROM notices WHERE delivered_at IS NULL "
-                            "ORDER BY id").fetchall()
-        conn.executemany("UPDATE notices SET delivered_at = ? WHERE id = ?",
-                         [(now, r[0]) for r in rows])
-    return [r[1] for r in rows]
+    """Pending notices, each handed out exactly once (``tacit.stores.notices``)."""
+    from tacit.stores.notices import take
+
+    return take(ledger, now)
 
 
 # ---------------------------------------------------------------------------

@@ -45,11 +45,11 @@ _OPTIONS_WITH_VALUE = {"-r", "--requirement", "-c", "--constraint", "-e", "--edi
 
 
 def register(engine) -> None:
-    engine.on("tool_call", on_tool_call, name="learn.observe.tool_call", background=True)
+    engine.on("tool_result", on_tool_call, name="learn.observe.tool_call", background=True)
     engine.on("command", on_command, name="learn.observe.command", background=True)
-    engine.on("turn_end", on_turn_end, name="learn.habits.mine", background=True)
+    engine.on("turn_end", on_turn_end, name="learn.habits.mine", background=True, idempotent=True)
     engine.on("session_shutdown", on_session_shutdown, name="learn.habits.mine_final",
-              background=True)
+              background=True, idempotent=True)
 
 
 # ---------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def observe_event(ledger, cfg, event) -> dict | None:
     observation result, or None when the event is not learnable."""
     from tacit.learn import habits, patterns
 
-    if event.kind == "tool_call":
+    if event.kind == "tool_result":
         plugin, action, source = str(event.name or "tool"), "tool_call", "tool"
         context = tool_context(event)
         habit_action = habits.action_for_tool(event.name, event.args)

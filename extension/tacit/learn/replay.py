@@ -50,7 +50,7 @@ from tacit.events import (
     MessageEnd,
     SessionShutdown,
     SessionStart,
-    ToolCall,
+    ToolResult,
     TurnEnd,
     event_from_dict,
 )
@@ -183,6 +183,8 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
     default_sid = path.stem
     for lineno, data in _json_objects(path, stats):
         data.setdefault("session_id", default_sid)
+        if data.get("kind") == "tool_call":
+            data["kind"] = "tool_result"  # a recorded call has run; nothing to stop in a replay
         calls = data.get("tool_calls")
         if isinstance(calls, list):  # allow ["Bash", "Edit"] as a shorthand
             data["tool_calls"] = [{"name": c} if isinstance(c, str) else c for c in calls]
@@ -285,7 +287,7 @@ class _ClaudeTurns:
     def close_turn(self) -> list:
         if not self.open:
             return []
-        events = [self._ev(ToolCall, name=name, ok=True) for name in self.pending_tools.values()]
+        events = [self._ev(ToolResult, name=name, ok=True) for name in self.pending_tools.values()]
         reply = ""
         if self.last_text_message is not None:
             reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
@@ -338,7 +340,7 @@ class _ClaudeTurns:
                 if isinstance(body, list):
                     body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
                 error = str(body or "error")[:300]
-            events.append(self._ev(ToolCall, name=name, ok=not block.get("is_error"), error=error))
+            events.append(self._ev(ToolResult, name=name, ok=not block.get("is_error"), error=error))
         return events
 
 
@@ -479,16 +481,13 @@ def _memory_entries(cfg) -> dict:
 
 
 def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) -> dict:
+    from tacit.children.commands import agent_available
+    from tacit.children.runner import run_job
     from tacit.hosts.runtime import build_engine
-    from tacit.state import MemoryStateStore
 
     host = host if host is not None else cfg.host
-    engine = build_engine(run_cfg, "replay", host=host, children=False, entry_points=False)
-    agent = False
-    if apply:
-        from tacit.child import agent_available
-
-        agent = agent_available(run_cfg, host)
+    engine = build_engine(run_cfg, "replay", host=host or "", children=False, discover_plugins=False)
+    agent = agent_available(run_cfg, host) if apply else False
     records: dict[str, dict] = {}
     launched: list[dict] = []
 
@@ -496,8 +495,6 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
         launched.append(job)
         try:
             if apply:
-                from tacit.child import run_job
-
                 records[job["id"]] = run_job(run_cfg, job)
         finally:
             engine.child_finished(job)
@@ -517,7 +514,6 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
             stats.error = "not a Claude Code transcript or tacit JSONL (no recognisable line)"
             file_reports.append(stats.as_dict())
             continue
-        engine.state_store = MemoryStateStore()  # flat memory on long histories
         by_session: dict[str, _SessionReport] = {}
         try:
             for event in read_events(path, fmt, stats):
@@ -533,7 +529,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
         except OSError as exc:
             stats.error = f"cannot read: {exc}"
         for report in by_session.values():
-            pending = engine.state_store.peek(report.data["session_id"])["pending_correction"]
+            pending = engine.sessions.peek(report.data["session_id"]).pending_correction
             if pending:
                 report.data["pending_correction"] = pending["text"]
             if report.data["turns"] or report.data["jobs"] or report.data["commands"]:
@@ -564,19 +560,19 @@ def _dispatch_one(engine, event, report: _SessionReport, launched: list, records
     data = report.data
     already = len(launched)
     engine.dispatch(event)
-    state = engine.state_store.peek(event.session_id)
+    state = engine.sessions.peek(event.session_id)
     if event.kind == "message_end" and event.role == "user":
-        data["turns"] = state["user_turns"]
-        pending = state["pending_correction"]
-        if pending and pending.get("turn") == state["user_turns"] and pending.get("text") == event.text[:4000]:
-            data["corrections"].append({"turn": state["user_turns"], "text": event.text,
+        data["turns"] = state.user_turns
+        pending = state.pending_correction
+        if pending and pending.get("turn") == state.user_turns and pending.get("text") == event.text[:4000]:
+            data["corrections"].append({"turn": state.user_turns, "text": event.text,
                                         "rule": pending.get("rule"), "matched": pending.get("matched")})
-    elif event.kind == "tool_call":
+    elif event.kind == "tool_result":
         data["tool_calls"] += 1
     elif event.kind == "command":
         data["commands"] += 1
     for job in launched[already:]:
-        entry = {"kind": job["kind"], "turn": state["user_turns"], **_job_detail(job)}
+        entry = {"kind": job["kind"], "turn": state.user_turns, **_job_detail(job)}
         record = records.get(job["id"])
         if record is not None:
             entry["ok"] = bool(record.get("ok"))

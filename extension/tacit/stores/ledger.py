@@ -38,26 +38,25 @@ Design decisions
   classic bug of comparing a JSON boolean with the string ``'true'`` (never
   true in SQLite) cannot happen — and each rule is a partial-index lookup, so
   the per-observation cost stays flat at a million rows.
-- **Cheap to import.** ``sqlite3`` is imported when a connection is opened,
-  not at module import: hook processes import the learners and may never
-  touch the ledger.
-- **A lean reader for the hook path.** ``Ledger(cfg, reader=True)`` opens an
-  existing file for a quick read and nothing else: no file or folder is
-  created, no pragma is set (WAL is a property of the file; ``synchronous``
-  and ``foreign_keys`` only matter to writes), no migration is checked, and
-  it uses ``_sqlite3`` — the C core that ``sqlite3`` re-exports (same
-  ``connect``, same exception classes) — without the ``sqlite3`` package,
-  whose import adds ``datetime`` for date adapters tacit never passes
-  (~2 ms per hook process). A missing, unmigrated or corrupt file makes it
-  fail like any ledger error; the caller then opens a full ``Ledger``, which
-  creates, migrates or recovers. The lock is ``_thread.RLock`` — what
-  ``threading.RLock()`` returns — without importing ``threading`` (~1–3 ms).
+- **Nested writes join the open transaction.** ``write()`` inside a
+  ``write()`` on the same connection is a SAVEPOINT: the engine wraps a
+  background handler and its "applied once" marker in one transaction, and
+  the handler's own writes become part of it (all or nothing).
+- **One connection per thread.** ``Ledger`` is one connection guarded by a
+  lock; the engine keeps one instance per thread, so the service's
+  foreground never waits behind a learner's transaction on a Python lock
+  (SQLite's WAL lets them interleave).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 import time
+
+from tacit.fsutil import lock_for
+from tacit.log import log
 
 DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another writer
 
@@ -257,8 +256,6 @@ def _fix_patterns_migration(conn) -> None:
     """Tables, then the FTS5 index. A SQLite built without FTS5 gets a plain
     table of the same shape (lookup then ranks in Python): a missing
     extension must not make the whole ledger unusable."""
-    import sqlite3
-
     for statement in split_statements(_FIX_PATTERNS_SCHEMA):
         conn.execute(statement)
     try:
@@ -316,24 +313,71 @@ CREATE TABLE importance_forgotten (
 );
 """
 
+# -- the engine service: session state, exactly-once events, durable child jobs ----
+_SERVICE_SCHEMA = """
+-- what a restart must not lose of a session (tacit.session.SessionState.to_json)
+CREATE TABLE sessions (
+    session_id TEXT PRIMARY KEY,
+    host       TEXT NOT NULL DEFAULT '',
+    cwd        TEXT NOT NULL DEFAULT '',
+    state      TEXT NOT NULL,
+    rev        INTEGER NOT NULL,             -- bumped on every change
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX idx_sessions_updated ON sessions (updated_at);
+
+-- every event applied, by id: a retried event is answered from here, not re-applied;
+-- background = 1 while its background handlers have not all run (event holds it till then)
+CREATE TABLE events (
+    seq        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    at         REAL NOT NULL,
+    result     TEXT NOT NULL DEFAULT '{}',
+    background INTEGER NOT NULL DEFAULT 0 CHECK (background IN (0, 1)),
+    event      TEXT
+);
+CREATE INDEX idx_events_pending ON events (seq) WHERE background = 1;
+CREATE INDEX idx_events_at ON events (at);
+
+-- (background handler, event id): applied in the same transaction as the handler's writes
+CREATE TABLE applied_once (
+    key TEXT PRIMARY KEY,
+    at  REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX idx_applied_once_at ON applied_once (at);
+
+-- child agent jobs: claimed with the event that asked for them, run by `tacit child run ID`
+CREATE TABLE jobs (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    session_id  TEXT NOT NULL,
+    host        TEXT NOT NULL DEFAULT '',
+    cwd         TEXT,
+    source      TEXT NOT NULL DEFAULT '',
+    variables   TEXT NOT NULL DEFAULT '{}',
+    status      TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'waiting')),
+    created_at  REAL NOT NULL,
+    started_at  REAL,
+    finished_at REAL,
+    pid         INTEGER,
+    record      TEXT
+) WITHOUT ROWID;
+CREATE INDEX idx_jobs_status ON jobs (status, created_at);
+"""
+
 # (name, SQL script or callable(conn)). Append only.
 MIGRATIONS: list = [
     ("0001_core", _CORE_SCHEMA),
     ("0002_fix_patterns", _fix_patterns_migration),
     ("0003_importance", _IMPORTANCE_SCHEMA),
+    ("0004_service", _SERVICE_SCHEMA),
 ]
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
-
-
-def sqlite_core():
-    """The module ``sqlite3`` re-exports: ``_sqlite3`` where it exists (see
-    the module notes; no ``datetime``), else ``sqlite3`` itself."""
-    try:
-        import _sqlite3 as core
-    except ImportError:  # pragma: no cover - an interpreter without the C core
-        import sqlite3 as core
-    return core
 
 
 class LedgerUnavailable(RuntimeError):
@@ -343,7 +387,7 @@ class LedgerUnavailable(RuntimeError):
 
 def is_corruption(exc: BaseException) -> bool:
     """True for "not a database" / "malformed" — never for "locked"."""
-    if not isinstance(exc, sqlite_core().DatabaseError):
+    if not isinstance(exc, sqlite3.DatabaseError):
         return False
     name = getattr(exc, "sqlite_errorname", "") or ""
     if name:
@@ -354,8 +398,6 @@ def is_corruption(exc: BaseException) -> bool:
 
 def split_statements(script: str) -> list[str]:
     """Split a SQL script into complete statements (triggers stay whole)."""
-    import sqlite3
-
     statements, buffer = [], ""
     for line in script.splitlines(keepends=True):
         buffer += line
@@ -370,32 +412,26 @@ def split_statements(script: str) -> list[str]:
 
 
 class Ledger:
-    """The ledger file. Thread-safe: one connection, guarded by a lock (the
-    engine hands one instance to its background worker thread).
+    """The ledger file: one connection, guarded by a lock."""
 
-    ``reader=True``: the lean read-only opening for the hook path (see the
-    module notes); use it only with ``read()``."""
-
-    def __init__(self, cfg, *, path=None, busy_timeout: float | None = None, reader: bool = False):
-        import _thread
-
+    def __init__(self, cfg, *, path=None, busy_timeout: float | None = None):
         self.cfg = cfg
         self.path = os.fspath(path) if path is not None else os.path.join(cfg.state_dir_str, "ledger.db")
         self.busy_timeout = float(DEFAULT_BUSY_TIMEOUT if busy_timeout is None else busy_timeout)
-        self.reader = reader
-        self._conn = None
-        self._lock = _thread.RLock()  # what threading.RLock() returns
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+        self._depth = 0  # open write()/read() blocks on this connection
         self.recovered: list[str] = []  # files moved aside by this instance
 
     # -- opening -----------------------------------------------------------------
-    def connection(self):
+    def connection(self) -> sqlite3.Connection:
         """The open, migrated connection (opened on first use)."""
         with self._lock:
             if self._conn is None:
                 self._conn = self._open_or_recover()
             return self._conn
 
-    def _open_or_recover(self):
+    def _open_or_recover(self) -> sqlite3.Connection:
         try:
             return self._open()
         except Exception as exc:
@@ -407,39 +443,27 @@ class Ledger:
             except Exception as again:
                 raise self._unavailable("recovering", again) from again
 
-    def _open(self):
-        if self.reader:
-            return self._open_reader()
-        import sqlite3
-
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+    def _open(self) -> sqlite3.Connection:
+        folder = os.path.dirname(self.path) or "."
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         if not os.path.exists(self.path):
-            # Private like the memory files: it holds what the user does.
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
-            os.close(fd)
+            # private like the memory files: it holds what the user does
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                                check_same_thread=False)
         try:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
-            # Switching a new file to WAL needs an exclusive lock, and SQLite
+            # Switching a new file to WAL needs an exclusive lock and SQLite
             # answers "database is locked" at once (no busy wait) when another
-            # connection is switching it too — seen when a slash command and
-            # the background worker opened a fresh ledger together. So the
-            # one-time setup is serialised across threads and processes by the
-            # ledger's sibling lock file, and skipped once the file is WAL.
-            if not self._is_wal(conn):
-                from tacit.fsutil import lock_for
-
+            # connection switches it too: serialise the one-time setup on the
+            # sibling lock file, and skip it once the file is WAL.
+            if not self._is_wal(conn) or self._pending_migrations(conn):
                 with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
                     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                     if str(mode).lower() != "wal":
-                        # another connection holds the file in a mode we cannot switch
-                        # now; still usable, just with rollback-journal locking
                         self._log("warning", f"journal_mode is {mode}, not wal")
                     self._migrate(conn)
-            else:
-                self._migrate(conn)
         except BaseException:
             conn.close()
             raise
@@ -449,14 +473,13 @@ class Ledger:
     def _is_wal(conn) -> bool:
         return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
 
-    def _open_reader(self):
-        """An existing file, opened as it is: ``mode=rw`` never creates one
-        (a missing file is an error, so the caller falls back to a full open)."""
-        sqlite = sqlite_core()
-        # an SQLite URI path: %, ? and # would otherwise be read as escapes or delimiters
-        quoted = self.path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-        return sqlite.connect(f"file:{quoted}?mode=rw", uri=True, timeout=self.busy_timeout,
-                              isolation_level=None, check_same_thread=False)
+    @staticmethod
+    def _pending_migrations(conn) -> bool:
+        try:
+            applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        except sqlite3.OperationalError:
+            return True  # a new file: no bookkeeping table yet
+        return any(name not in applied for name, _ in MIGRATIONS)
 
     def _migrate(self, conn) -> None:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
@@ -493,8 +516,6 @@ class Ledger:
         """Move a corrupt ledger (and its -wal/-shm) aside; the next open
         creates a fresh one. Under the ledger's file lock so two processes
         never both move files."""
-        from tacit.fsutil import lock_for
-
         self._close_quietly()
         with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
             if not self._still_corrupt():
@@ -515,8 +536,6 @@ class Ledger:
                            f"and started a fresh ledger")
 
     def _still_corrupt(self) -> bool:
-        import sqlite3
-
         if not os.path.exists(self.path):
             return False
         try:
@@ -532,15 +551,14 @@ class Ledger:
             conn.close()
 
     # -- transactions --------------------------------------------------------------
-    def write(self):
+    def write(self) -> "_Transaction":
         """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE``
-        transaction; commits on success, rolls back on error. Locked too long
-        or corrupt -> ``LedgerUnavailable`` (and a corrupt file is recovered)."""
-        if self.reader:
-            raise ValueError("a reader ledger (Ledger(..., reader=True)) is for read() only")
+        transaction (a SAVEPOINT when one is already open on this
+        connection); commits on success, rolls back on error. Locked too long
+        or corrupt -> ``LedgerUnavailable`` (a corrupt file is recovered)."""
         return _Transaction(self, immediate=True)
 
-    def read(self):
+    def read(self) -> "_Transaction":
         """``with ledger.read() as conn:`` — a consistent snapshot (deferred)."""
         return _Transaction(self, immediate=False)
 
@@ -581,11 +599,8 @@ class Ledger:
             self._conn = None
 
     def _log(self, level: str, message: str) -> None:
-        if self.cfg is None:
-            return
-        from tacit.log import log
-
-        log(self.cfg, level, "ledger", message)
+        if self.cfg is not None:
+            log(self.cfg, level, "ledger", message)
 
     def __enter__(self) -> Ledger:
         return self
@@ -595,51 +610,63 @@ class Ledger:
 
 
 class _Transaction:
-    __slots__ = ("conn", "immediate", "ledger")
+    """A transaction, or a SAVEPOINT inside the one already open."""
+
+    __slots__ = ("conn", "immediate", "ledger", "savepoint")
 
     def __init__(self, ledger: Ledger, immediate: bool):
-        self.ledger, self.immediate, self.conn = ledger, immediate, None
+        self.ledger, self.immediate, self.conn, self.savepoint = ledger, immediate, None, None
 
-    def __enter__(self):
-        sqlite3 = sqlite_core()  # for its exception classes, the ones sqlite3 re-exports
-
-        self.ledger._lock.acquire()
+    def __enter__(self) -> sqlite3.Connection:
+        ledger = self.ledger
+        ledger._lock.acquire()
         try:
-            conn = self.ledger.connection()
-            conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
+            conn = ledger.connection()
+            if conn.in_transaction:
+                self.savepoint = f"sp{ledger._depth}"
+                conn.execute(f"SAVEPOINT {self.savepoint}")
+            else:
+                conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
         except LedgerUnavailable:
-            self.ledger._lock.release()
+            ledger._lock.release()
             raise
         except sqlite3.Error as exc:
-            self.ledger._lock.release()
-            raise self.ledger.handle_error("begin", exc) from exc
+            ledger._lock.release()
+            raise ledger.handle_error("begin", exc) from exc
         except BaseException:
-            self.ledger._lock.release()
+            ledger._lock.release()
             raise
+        ledger._depth += 1
         self.conn = conn
         return conn
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        sqlite3 = sqlite_core()
-
+        ledger = self.ledger
         try:
             if exc_type is None:
                 try:
-                    self.conn.execute("COMMIT")
+                    if self.savepoint:
+                        self.conn.execute(f"RELEASE {self.savepoint}")
+                    else:
+                        self.conn.execute("COMMIT")
                 except sqlite3.Error as commit_exc:
                     self._rollback()
-                    raise self.ledger.handle_error("commit", commit_exc) from commit_exc
+                    raise ledger.handle_error("commit", commit_exc) from commit_exc
                 return False
             self._rollback()
             if isinstance(exc, sqlite3.Error):
-                raise self.ledger.handle_error("write", exc) from exc
+                raise ledger.handle_error("write", exc) from exc
             return False
         finally:
-            self.ledger._lock.release()
+            ledger._depth -= 1
+            ledger._lock.release()
 
     def _rollback(self) -> None:
         try:
-            if self.conn.in_transaction:
+            if self.savepoint:
+                self.conn.execute(f"ROLLBACK TO {self.savepoint}")
+                self.conn.execute(f"RELEASE {self.savepoint}")
+            elif self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
         except Exception:  # noqa: BLE001
             pass

@@ -69,7 +69,7 @@ class _TargetLock:
     def __enter__(self):
         try:
             self.lock.acquire()
-        except TimeoutError:  # filelock.Timeout, from FlockLock or FileLock
+        except TimeoutError:  # fsutil.LockTimeout
             raise _LockBusy(self.target) from None
         return self
 

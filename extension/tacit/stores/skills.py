@@ -63,6 +63,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
+from tacit.fsutil import LockTimeout
 
 from tacit.stores.skill_format import (
     INITIAL_VERSION,
@@ -117,9 +118,7 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
         try:
             return method(self, *args, **kwargs)
         except Exception as exc:  # noqa: BLE001
-            from filelock import Timeout
-
-            if isinstance(exc, Timeout):
+            if isinstance(exc, LockTimeout):
                 return _fail("another process is still writing this skill (lock timed out); "
                              "try again in a moment")
             from tacit.log import log_exception

@@ -1,233 +1,193 @@
 """Claude Code hooks → tacit events → hook output.
 
-``tacit hook claude-code <Event>`` (see ``tacit.hosts.hook_entry``) calls
-``handle(cfg, event_name, payload_bytes)`` once per hook process and prints
-what it returns.
+``handle(engine, event_name, payload)`` is what the service (and a hook
+running in-process when the service cannot be reached) calls for one hook.
 
 Design decisions, and why
-- **One translation table.** Each Claude Code hook maps to the host-neutral
-  events of ``tacit.events``:
+- **One translation table.**
 
   ===================== ===============================================
-  SessionStart          session_start + before_agent_start (inject)
-  UserPromptSubmit      message_end(user) (+ scope="prompt" injections)
+  SessionStart          session_start + before_agent_start (context)
+  UserPromptSubmit      message_end(user) (context next to the prompt)
   UserPromptExpansion   command (a slash command expanded)
-  PostToolUse(Failure)  tool_call (ok / not ok)
+  PreToolUse            tool_call (may be stopped: ask / deny)
+  PostToolUse(Failure)  tool_result (ok / not ok)
   Stop                  message_end(assistant) + turn_end
   PreCompact            before_compact
   SessionEnd            session_shutdown
   ===================== ===============================================
 
-  Every other hook (PreToolUse, PostToolBatch, MessageDisplay, …) is ignored
-  before the engine is even built: nothing to do, nothing to pay for.
-- **Never alter the turn.** The only output is ``additionalContext`` (text the
-  model reads) and ``systemMessage`` (a notice for the user). Never
-  ``decision: "block"``, never ``continue: false``, never exit 2 — a memory
-  extension that blocks a prompt or forces a Stop continuation is worse than
-  none. A Stop with ``stop_hook_active`` (another hook forced a continuation)
-  is ignored: that is not the end of a user turn.
-- **The 10,000-character cap is handled here, deliberately.** Claude Code
-  replaces longer ``additionalContext`` with a file path and a 2 KB preview
-  (observed on 2.1.197), which would hide the memory block. Injections are
-  kept in ``priority`` order (lower first: memory snapshot 10, save guidance
-  20, skill index 30); the first one that does not fit is cut at a line
-  boundary with a note saying how to see the rest, and everything after it is
-  dropped. See ``fit_context``.
-- **Fast path.** This module imports nothing heavy at top level: the JSON
-  payload is parsed with ``tacit.fastjson`` (the C scanner without ``re``),
-  and the engine is built only for hooks that map to events.
-- **Shared with Codex CLI.** Codex sends the same payloads for the hooks it
-  has and reads the same output (same 10,000-character cap), so
-  ``tacit.hosts.codex.hook`` calls ``handle`` with ``host="codex"``.
+- **Never alter the turn, except a guard.** The output is
+  ``additionalContext`` (text the model reads), ``systemMessage`` (a notice
+  for the user) and, on PreToolUse only, a permission decision when a guard
+  stopped the call. Never ``decision: "block"`` on a prompt or a Stop (a
+  forced continuation), never exit 2.
+- **The 10,000-character cap is handled here.** Claude Code replaces longer
+  ``additionalContext`` with a file path and a 2 KB preview (observed on
+  2.1.197), which would hide the memory block. Injections are kept in
+  priority order; the first that does not fit is cut at a line boundary with
+  a note saying how to see the rest (``fit_context``).
+- **Shared with Codex CLI**, which sends the same payloads for the hooks it
+  has and reads the same output (``tacit.hosts.codex.hook``).
 """
 
 from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from tacit.commandline import on_path, tacit_display
+from tacit.events import (BeforeAgentStart, BeforeCompact, Command, MessageEnd, SessionShutdown,
+                          SessionStart, ToolCall, ToolResult, TurnEnd, clip_tool_args)
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
+from tacit.hosts.claude_code.transcript import last_assistant_text
 
 HOST = "claude-code"
 CONTEXT_CAP = 10_000  # characters of additionalContext Claude Code keeps inline
 MIN_CUT = 200  # a cut-down injection shorter than this is dropped, not shown
 TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook context limit; "
-                   "run `tacit memory show` and `tacit skills` to see everything]")
-ARG_CHARS = 2000  # a tool's error text longer than this is clipped (its args: tacit.events.clip_tool_args)
-
-# hooks that carry injected text back to the model
-_CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure")
+                   "run `tacit memory show` and `tacit skill list` to see everything]")
+ERROR_CHARS = 2000  # a tool's error text longer than this is clipped
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 
 
-def handle(cfg, event_name: str, payload_bytes: bytes, host: str = HOST) -> str:
-    """Translate one hook payload, dispatch it, return the hook's stdout
-    ("" for no output). Raises only on bugs; ``hook_entry`` catches those.
-    ``host`` names the engine's host (child command, TACIT_HOST)."""
-    if cfg.is_child:
+def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id: str = "") -> str:
+    """Translate one hook payload, dispatch it, return the hook's stdout."""
+    translate = TRANSLATORS.get(event_name)
+    if translate is None or not isinstance(payload, dict):
         return ""
-    translate = _TRANSLATORS.get(event_name)
-    if translate is None:
-        return ""
-    from tacit.fastjson import loads
-
-    payload = loads(payload_bytes) if payload_bytes.strip() else {}
-    if not isinstance(payload, dict):
-        return ""
-    events = translate(payload)
-    if not events:
-        return ""
-    from tacit.hosts.runtime import build_engine
-
-    engine = build_engine(cfg, "hook", host=host)
-    effects: list = []
-    for event in events:
-        effects.extend(engine.dispatch(event))
-    if event_name == "SessionStart" and any(getattr(e, "scope", "") == "session" for e in effects):
-        note = cli_note(cfg)
-        if note:
-            from tacit.events import InjectContext
-
-            effects.append(InjectContext(text=note, scope="session", priority=25, source=host))
-    return render_output(event_name, effects)
+    events = translate(payload, host)
+    results = []
+    for n, event in enumerate(events):
+        if event_id:
+            event = _with_id(event, f"{event_id}:{n}")
+        results.append(engine.dispatch(event))
+    if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
+        results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
+    return render(event_name, results)
 
 
-def cli_note(cfg) -> str:
-    """When the shell Claude Code gives the agent has no ``tacit`` on PATH
-    (tacit installed in a venv or by pipx without its bin on PATH), the
-    saving guidance would fail: name the absolute command instead."""
-    import os
-    import sys
+def _with_id(event, event_id: str):
+    return replace(event, id=event_id)
 
-    for folder in (cfg.env.get("PATH") or "").split(os.pathsep):
-        if folder and os.access(os.path.join(folder, "tacit"), os.X_OK):
-            return ""
-    script = os.path.join(os.path.dirname(sys.executable), "tacit")
-    command = script if os.access(script, os.X_OK) else f"{sys.executable} -m tacit.cli"
+
+def cli_note() -> str:
+    """The agent's shell has no ``tacit`` on PATH (a venv, pipx without its
+    bin on PATH): the saving guidance names the absolute command instead."""
+    command = tacit_display()
     return f"(`tacit` is not on PATH in this shell: run it as `{command}`, e.g. `{command} memory add \"…\"`.)"
 
 
 # ---------------------------------------------------------------------------
 # payload -> events
 # ---------------------------------------------------------------------------
-
-
-def _common(payload: dict) -> dict:
+def _common(payload: dict, host: str) -> dict:
     session_id = payload.get("session_id")
     if not isinstance(session_id, str) or not session_id:
         raise ValueError("hook payload without a session_id")
     cwd = payload.get("cwd")
-    return {"session_id": session_id, "cwd": cwd if isinstance(cwd, str) else None}
+    return {"session_id": session_id[:200], "cwd": cwd if isinstance(cwd, str) else None, "host": host}
 
 
 def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _session_start(payload: dict) -> list:
-    from tacit.events import BeforeAgentStart, SessionStart
-
-    common = _common(payload)
+def _session_start(payload: dict, host: str) -> list:
+    common = _common(payload, host)
     return [SessionStart(source=_text(payload.get("source")) or "startup", **common),
             BeforeAgentStart(**common)]
 
 
-def _user_prompt(payload: dict) -> list:
-    from tacit.events import MessageEnd
-
-    return [MessageEnd(role="user", text=_text(payload.get("prompt")), **_common(payload))]
+def _user_prompt(payload: dict, host: str) -> list:
+    return [MessageEnd(role="user", text=_text(payload.get("prompt")), **_common(payload, host))]
 
 
-def _expansion(payload: dict) -> list:
-    from tacit.events import Command
-
+def _expansion(payload: dict, host: str) -> list:
     name = _text(payload.get("command_name"))
     if not name:
         return []
-    return [Command(name=name, args=_text(payload.get("command_args")), **_common(payload))]
+    return [Command(name=name, args=_text(payload.get("command_args")), **_common(payload, host))]
 
 
-def _tool(payload: dict, ok: bool) -> list:
-    from tacit.events import ToolCall, clip_tool_args
-
+def _pre_tool(payload: dict, host: str) -> list:
     name = _text(payload.get("tool_name"))
     if not name:
         return []
-    error = None
-    if not ok:
-        error = _text(payload.get("error"))[:ARG_CHARS] or "failed"
-    return [ToolCall(name=name, ok=ok, args=clip_tool_args(payload.get("tool_input")), error=error,
-                     **_common(payload))]
+    return [ToolCall(name=name, args=clip_tool_args(payload.get("tool_input"), keep_nested=True),
+                     **_common(payload, host))]
 
 
-def _stop(payload: dict) -> list:
+def _tool(payload: dict, host: str, ok: bool) -> list:
+    name = _text(payload.get("tool_name"))
+    if not name:
+        return []
+    error = None if ok else (_text(payload.get("error"))[:ERROR_CHARS] or "failed")
+    return [ToolResult(name=name, ok=ok, args=clip_tool_args(payload.get("tool_input")), error=error,
+                       **_common(payload, host))]
+
+
+def _stop(payload: dict, host: str) -> list:
     if payload.get("stop_hook_active"):
         return []  # a continuation forced by some hook, not the end of a user turn
-    from tacit.events import MessageEnd, TurnEnd
-
-    common = _common(payload)
+    common = _common(payload, host)
     text = payload.get("last_assistant_message")
     if not isinstance(text, str):
         # older builds had no last_assistant_message: read the transcript's tail
-        from tacit.hosts.claude_code.transcript import last_assistant_text
-
         text = last_assistant_text(_text(payload.get("transcript_path")))
     events = [MessageEnd(role="assistant", text=text, **common)] if text else []
     return events + [TurnEnd(assistant_text=text, **common)]
 
 
-def _pre_compact(payload: dict) -> list:
-    from tacit.events import BeforeCompact
-
-    return [BeforeCompact(trigger=_text(payload.get("trigger")) or "auto", **_common(payload))]
+def _pre_compact(payload: dict, host: str) -> list:
+    return [BeforeCompact(trigger=_text(payload.get("trigger")) or "auto", **_common(payload, host))]
 
 
-def _session_end(payload: dict) -> list:
-    from tacit.events import SessionShutdown
-
-    return [SessionShutdown(reason=_text(payload.get("reason")), **_common(payload))]
+def _session_end(payload: dict, host: str) -> list:
+    return [SessionShutdown(reason=_text(payload.get("reason")), **_common(payload, host))]
 
 
-_TRANSLATORS = {
+TRANSLATORS = {
     "SessionStart": _session_start,
     "UserPromptSubmit": _user_prompt,
     "UserPromptExpansion": _expansion,
-    "PostToolUse": lambda p: _tool(p, True),
-    "PostToolUseFailure": lambda p: _tool(p, False),
+    "PreToolUse": _pre_tool,
+    "PostToolUse": lambda p, h: _tool(p, h, True),
+    "PostToolUseFailure": lambda p, h: _tool(p, h, False),
     "Stop": _stop,
     "PreCompact": _pre_compact,
     "SessionEnd": _session_end,
 }
-EVENT_NAMES = tuple(_TRANSLATORS)
+EVENT_NAMES = tuple(TRANSLATORS)
 
 
 # ---------------------------------------------------------------------------
-# effects -> hook output
+# results -> hook output
 # ---------------------------------------------------------------------------
-
-
-def render_output(event_name: str, effects: list) -> str:
-    """The hook's stdout for these effects: a JSON object with
-    ``hookSpecificOutput.additionalContext`` and/or ``systemMessage``, or ""."""
-    from tacit.events import InjectContext, Notify
-
-    injections = [e for e in effects if isinstance(e, InjectContext)]
-    if event_name == "SessionStart":
-        injections = [e for e in injections if e.scope == "session"]
-    else:
-        # mid-session only "prompt" injections make sense; a session-scope
-        # text would repeat the frozen snapshot
-        injections = [e for e in injections if e.scope == "prompt"]
-    notices = [e.text for e in effects if isinstance(e, Notify) and e.text]
+def render(event_name: str, results: list[Result]) -> str:
+    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or
+    ``systemMessage``, or "" for no output."""
+    context = [i for r in results if isinstance(r, ContextResult) for i in r.context]
+    notices = [n for r in results for n in r.notices if n]
     output: dict = {}
-    if injections and event_name in _CONTEXT_EVENTS:
-        text = fit_context(injections)
+    if context and event_name in CONTEXT_EVENTS:
+        text = fit_context(context)
         if text:
             output["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": text}
+    if event_name == "PreToolUse":
+        stop = next((r for r in results if isinstance(r, ToolCallResult) and (r.block or r.ask)), None)
+        if stop is not None:
+            output["hookSpecificOutput"] = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny" if stop.block else "ask",
+                "permissionDecisionReason": fit_text(stop.reason, 2000),
+            }
     if notices:
         output["systemMessage"] = fit_text("\n".join(notices), CONTEXT_CAP)
-    if not output:
-        return ""
-    from tacit.fastjson import dumps
-
-    return dumps(output)
+    return json.dumps(output, ensure_ascii=False) if output else ""
 
 
-def fit_context(injections: list, cap: int = CONTEXT_CAP) -> str:
+def fit_context(injections: list[Injection], cap: int = CONTEXT_CAP) -> str:
     """Join injection texts in priority order (lower first, ties in order)
     within ``cap`` characters. The first text that does not fit is cut at a
     line boundary and marked; every later one is dropped."""
@@ -235,8 +195,8 @@ def fit_context(injections: list, cap: int = CONTEXT_CAP) -> str:
     parts: list[str] = []
     used = 0
     sep = "\n\n"
-    for _, effect in ordered:
-        text = (effect.text or "").strip()
+    for _, injection in ordered:
+        text = (injection.text or "").strip()
         if not text:
             continue
         joiner = len(sep) if parts else 0

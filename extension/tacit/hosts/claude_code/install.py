@@ -165,14 +165,10 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "permissions_added": _merge((previous or {}).get("permissions_added", []), added),
     }
     support.write_json(plugin_dir / MANIFEST, manifest, 0o644)
-    from tacit.hosts.bytecode import ensure_bytecode
-
-    compiled = ensure_bytecode()  # every hook is a fresh interpreter: don't compile per event
 
     result = {
         "success": True,
         "host": "claude-code",
-        "bytecode": compiled,
         "scope": scope,
         "plugin_dir": str(plugin_dir),
         "settings_file": str(settings_path),

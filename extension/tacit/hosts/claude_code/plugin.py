@@ -9,11 +9,9 @@ Design decisions, and why
   user's PATH, which need not contain this environment's ``bin`` (pipx,
   a venv). ``install`` writes ``sys.executable``; after moving the
   environment, run ``tacit install claude-code`` again.
-- **``python -P -c "…hook_entry import main…"``, not ``tacit hook …``.**
-  Measured (tests/benchmarks/hooks.py): the console script's wrapper imports
-  ``re`` and ``python -m`` imports ``runpy``; each costs about as much as all
-  of tacit's own hook work. ``-P`` keeps the project folder (the hook's cwd)
-  off ``sys.path``.
+- **The hook is a pipe to the service** (``tacit.commandline.hook_command``:
+  ``python -S -P -c "…hook_client import main…"``): a few milliseconds over a
+  bare interpreter start, measured in tests/benchmarks/hooks.py.
 - **Hook timeouts are seconds** (Claude Code's unit) and every hook config
   is checked by ``validate_hooks`` before it is written: Claude Code silently
   ignores a hooks file that fails its schema, which would switch tacit off
@@ -34,12 +32,17 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import shlex
+
+from tacit import commandline
+
 PLUGIN_NAME = "tacit"
 HOST = "claude-code"
 
 # hook event -> timeout in seconds
 HOOK_EVENTS = {
     "SessionStart": 10,
+    "PreToolUse": 5,
     "UserPromptSubmit": 10,
     "UserPromptExpansion": 5,
     "PostToolUse": 5,
@@ -57,7 +60,6 @@ KNOWN_EVENTS = frozenset((
     "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
     "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
 ))
-HOOK_CODE = "from tacit.hosts.hook_entry import main; main()"
 
 
 class InvalidHooks(ValueError):
@@ -65,13 +67,11 @@ class InvalidHooks(ValueError):
 
 
 def _quote(text: str) -> str:
-    import shlex
-
     return shlex.quote(text)
 
 
 def hook_command(python: str, event: str) -> str:
-    return f"{_quote(python)} -P -c {_quote(HOOK_CODE)} {HOST} {event}"
+    return commandline.hook_command(python, HOST, event)
 
 
 def hooks_config(python: str) -> dict:

@@ -3,35 +3,55 @@
 Only a fallback: 2.1.197's Stop payload carries ``last_assistant_message``.
 A build without it still has ``transcript_path`` (a JSONL file, one line per
 content block; ``type:"assistant"`` lines hold ``message.content`` blocks).
-Reading only the last 256 KB keeps the hook fast on a long session; a
-missing or odd file gives "" — the turn still ends, just without its text.
+Bounded input: only a regular file is read (a FIFO would block the hook
+forever, ``/dev/zero`` would never end), opened without blocking, and only
+its last ``TAIL_BYTES``. A missing or odd file gives "": the turn still
+ends, just without its text.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 
-TAIL_BYTES = 256 * 1024
+TAIL_BYTES = 2 * 1024 * 1024
+
+
+def read_tail(path: str, limit: int = TAIL_BYTES) -> bytes:
+    """The last ``limit`` bytes of a regular file; b"" for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        start = max(0, info.st_size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, left = [], min(limit, info.st_size)
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def last_assistant_text(path: str) -> str:
-    if not path:
+    if not path or not isinstance(path, str):
         return ""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - TAIL_BYTES))
-            lines = handle.read().splitlines()
-    except OSError:
-        return ""
-    from tacit.hosts.claude_code.fastjson import loads
-
     texts: list[str] = []
     message_id = None
-    for raw in reversed(lines):
+    for raw in reversed(read_tail(path).splitlines()):
         try:
-            record = loads(raw)
+            record = json.loads(raw)
         except ValueError:
             continue  # the first line of the tail may be cut in half
         if not isinstance(record, dict):
@@ -41,10 +61,12 @@ def last_assistant_text(path: str) -> str:
         if record.get("type") != "assistant":
             continue
         message = record.get("message") or {}
+        if not isinstance(message, dict):
+            continue
         if message_id is not None and message.get("id") != message_id:
             break  # an earlier assistant message: the last one is complete
         message_id = message.get("id")
         for block in reversed(message.get("content") or []):
-            if isinstance(block, dict) and block.get("type") == "text" and block.get("text"):
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
     return "\n".join(reversed(texts))

@@ -16,7 +16,7 @@ Design decisions, and why
   matcher group per event it uses and leaves every other group where it is:
   Codex keys its trust decisions by position (``<file>:<event>:<group>:<hook>``),
   so moving a user's group would silently untrust it. A tacit group is
-  recognised by its command (``… tacit.hosts.hook_entry … codex <Event>``),
+  recognised by its command (``… tacit.hosts.hook_client … codex <Event>``),
   so a reinstall from another Python replaces it in place.
 - **Codex asks the user to trust new hooks.** A hook Codex has not seen, or
   whose command changed, does not run until the user reviews it in ``/hooks``
@@ -58,7 +58,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from tacit.hosts.claude_code.plugin import HOOK_CODE, InvalidHooks, validate_hooks
+from tacit import commandline
+from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
 from tacit.hosts import install_support as support
 from tacit.hosts.install_support import InstallError, on_path
 
@@ -112,7 +113,7 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
 
 
 def hook_command(python: str, event: str) -> str:
-    return f"{shlex.quote(python)} -P -c {shlex.quote(HOOK_CODE)} {HOST} {event}"
+    return commandline.hook_command(python, HOST, event)
 
 
 def tacit_group(python: str, event: str) -> dict:
@@ -125,7 +126,7 @@ def is_tacit_group(group, event: str) -> bool:
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
     commands = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]
-    return bool(commands) and all(isinstance(c, str) and "tacit.hosts.hook_entry" in c
+    return bool(commands) and all(commandline.is_tacit_hook(c)
                                   and c.rstrip().endswith(f" {HOST} {event}") for c in commands)
 
 
@@ -255,11 +256,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
     untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
-    from tacit.hosts.bytecode import ensure_bytecode
-
-    compiled = ensure_bytecode()  # every hook is a fresh interpreter: don't compile per event
     result = {
-        "bytecode": compiled,
         "success": True,
         "host": HOST,
         "scope": scope,

@@ -20,7 +20,7 @@ Design decisions
                          message_end(user). Prompt-scope ``InjectContext``
                          is returned as ``{"context": …}``, which Hermes
                          appends to the user message.
-  post_tool_call         tool_call (``ok`` from the result's ``exit_code``
+  post_tool_call         tool_result (``ok`` from the result's ``exit_code``
                          when there is one: Hermes reports ``status: "ok"``
                          for a terminal command that exited 3)
   post_llm_call          message_end(assistant), turn_end
@@ -33,7 +33,7 @@ Design decisions
   ====================== ==================================================
 
 - **What Hermes already does is not done twice**
-  (``host_features={"memory_snapshot", "skill_index", "memory_tool"}``):
+  (``tacit.hosts.runtime.HOST_FEATURES["hermes"]``):
   Hermes renders MEMORY.md/USER.md into its system prompt and indexes every
   ``$HERMES_HOME/skills/**/SKILL.md`` (the same files tacit's stores write,
   tacit's top-level ``skills/<name>/`` included) and gives the agent its
@@ -69,9 +69,22 @@ import os
 import sys
 import threading
 
+from tacit.config import load_config
+from tacit.events import (BeforeAgentStart, Command, MessageEnd, SessionShutdown, SessionStart,
+                          ToolResult, TurnEnd, clip_tool_args)
+from tacit.hookspecs import ContextResult
+from tacit.hosts.hermes import overflow
+from tacit.hosts.hermes.launcher import start_runner
+from tacit.hosts.hermes.settings import adapt_config, hermes_reviews, read_raw, value
+from tacit.hosts.runtime import build_engine
+from tacit.learn import lifecycle
+from tacit.learn.review import memory_review
+from tacit.log import log, log_exception
+from tacit.slash import memory_consolidate, memory_skills
+
+HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "post_llm_call",
          "on_session_end", "on_session_finalize")
-HOST_FEATURES = frozenset({"memory_snapshot", "skill_index", "memory_tool"})
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
 
 
@@ -79,15 +92,11 @@ def register(ctx) -> None:
     """Hermes's plugin entry point. Never raises."""
     cfg = None
     try:
-        from tacit.config import load_config
-
-        cfg = load_config(host="hermes")
+        cfg = load_config(host=HOST)
         if cfg.is_child:
             return  # a tacit child agent: this copy stays inert
         HermesAdapter.create(cfg).register(ctx)
     except Exception as exc:  # noqa: BLE001 — Hermes must start without tacit
-        from tacit.log import log_exception
-
         log_exception(cfg, "hermes register", exc)
 
 
@@ -118,13 +127,6 @@ class HermesAdapter:
     # -- construction ---------------------------------------------------------------
     @classmethod
     def create(cls, cfg, *, argv=None) -> "HermesAdapter":
-        import weakref
-
-        from tacit.hosts.hermes.launcher import watched_launcher
-        from tacit.hosts.hermes.settings import adapt_config, hermes_reviews, read_raw, value
-        from tacit.hosts.runtime import build_engine
-        from tacit.log import log
-
         raw = read_raw(cfg.home_str)
         cfg = adapt_config(cfg, raw)
         reviews = hermes_reviews(raw)
@@ -144,9 +146,7 @@ class HermesAdapter:
             log(cfg, "warning", "hermes", "Hermes's built-in memory is disabled (memory.memory_enabled "
                 "and memory.user_profile_enabled are false): the agent and tacit's children have no "
                 "memory tool, so corrections and reviews cannot be saved.")
-        engine = build_engine(cfg, "inprocess", host="hermes", host_features=HOST_FEATURES)
-        if engine.launcher is not None:
-            engine.launcher = watched_launcher(cfg, weakref.ref(engine))
+        engine = build_engine(cfg, "inprocess", host=HOST)
         return cls(cfg, engine, oneshot=is_oneshot(sys.argv if argv is None else argv))
 
     def register(self, ctx) -> None:
@@ -174,8 +174,6 @@ class HermesAdapter:
         return hook
 
     def _log_exception(self, where: str, exc: BaseException) -> None:
-        from tacit.log import log_exception
-
         log_exception(self.cfg, where, exc)
 
     def _session(self, session_id) -> tuple[str, _Session]:
@@ -187,42 +185,41 @@ class HermesAdapter:
             self._last_session = sid
         return sid, session
 
+    def _dispatch(self, event_type, sid: str, **fields):
+        return self.engine.dispatch(event_type(session_id=sid, host=HOST, cwd=os.getcwd(), **fields))
+
     def _ensure_started(self, sid: str, session: _Session, source: str) -> list:
         if session.started:
             return []
         session.started = True
-        from tacit.events import SessionStart
-
-        effects = self.engine.dispatch(SessionStart(session_id=sid, source=source, cwd=os.getcwd()))
+        results = [self._dispatch(SessionStart, sid, source=source)]
         self._kick_pending_overflow()
-        return effects
+        return results
 
-    def _realise(self, effects, extra_notes=()) -> dict | None:
-        """Effects → ``{"context": …}`` for ``pre_llm_call`` (prompt scope only);
-        notices and undeliverable context are logged."""
-        from tacit.events import InjectContext, Notify
-        from tacit.log import log
-
+    def _realise(self, results, extra_notes=(), *, session_context=()) -> dict | None:
+        """Results → ``{"context": …}`` for ``pre_llm_call`` (context next to
+        the prompt); notices and undeliverable session context are logged."""
         texts = []
-        for effect in sorted((e for e in effects if isinstance(e, InjectContext)), key=lambda e: e.priority):
-            if not effect.text.strip():
-                continue
-            if effect.scope == "prompt":
-                texts.append(effect.text.strip())
-            elif effect.source not in self._dropped_sources:
-                self._dropped_sources.add(effect.source)
-                log(self.cfg, "info", "hermes", f"session context from {effect.source or '?'} not shown: "
-                                                "Hermes has no system-prompt hook for plugins")
-        for effect in effects:
-            if isinstance(effect, Notify) and effect.text:
-                log(self.cfg, "info", "hermes.notice", effect.text)
+        for result in results:
+            if isinstance(result, ContextResult):
+                for injection in sorted(result.context, key=lambda i: i.priority):
+                    if injection.text.strip():
+                        texts.append(injection.text.strip())
+            for notice in result.notices:
+                log(self.cfg, "info", "hermes.notice", notice)
+        for result in session_context:
+            for injection in getattr(result, "context", ()):
+                if injection.text.strip() and injection.source not in self._dropped_sources:
+                    self._dropped_sources.add(injection.source)
+                    log(self.cfg, "info", "hermes", f"session context from {injection.source or '?'} not "
+                                                    "shown: Hermes has no system-prompt hook for plugins")
+            for notice in result.notices:
+                log(self.cfg, "info", "hermes.notice", notice)
         texts.extend(n for n in extra_notes if n)
         return {"context": "\n\n".join(texts)} if texts else None
 
     # -- hooks --------------------------------------------------------------------------
     def on_session_start(self, session_id=None, model=None, platform=None, **_):
-        from tacit.log import log
-
         sid, session = self._session(session_id)
         self._realise(self._ensure_started(sid, session, "startup"))
         log(self.cfg, "info", "hermes", f"session {sid} started (model={model}, platform={platform}, "
@@ -230,58 +227,47 @@ class HermesAdapter:
         return None
 
     def pre_llm_call(self, session_id=None, user_message=None, is_first_turn=False, **_):
-        from tacit.events import BeforeAgentStart, MessageEnd
-
         sid, session = self._session(session_id)
         text = message_text(user_message)
-        effects = list(self._ensure_started(sid, session, "startup" if is_first_turn else "resume"))
-        notes = []
+        results = list(self._ensure_started(sid, session, "startup" if is_first_turn else "resume"))
+        notes, session_context = [], []
         if not session.agent_started:
             session.agent_started = True
-            effects += self.engine.dispatch(BeforeAgentStart(session_id=sid, prompt=text))
+            session_context.append(self._dispatch(BeforeAgentStart, sid, prompt=text))
             notes.append(self._failed_overflow_note())
         session.turn_open, session.user_text = True, text
-        effects += self.engine.dispatch(MessageEnd(session_id=sid, role="user", text=text))
-        return self._realise(effects, notes)
+        results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
+        return self._realise(results, notes, session_context=session_context)
 
     def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
                        session_id=None, **_):
-        from tacit.events import ToolCall, clip_tool_args
-
         sid, session = self._session(session_id)
         # an id never seen mid-turn: Hermes's compression rotated it; carry on as a continuation
-        effects = self._ensure_started(sid, session, "resume")
+        results = self._ensure_started(sid, session, "resume")
         ok, error = tool_outcome(result, status, error_message)
-        if not ok and tool_name == "memory" and self.takes_overflow():
-            from tacit.hosts.hermes.overflow import overflowed_add
-
-            if overflowed_add(args, result):
-                ok, error = True, None  # queued and consolidated by tacit, not a failure
-        effects += self.engine.dispatch(ToolCall(
-            session_id=sid, name=str(tool_name or "?"), ok=ok, args=clip_tool_args(args, keep_nested=True), error=error))
-        self._realise(effects)
+        if not ok and tool_name == "memory" and self.takes_overflow() and overflow.overflowed_add(args, result):
+            ok, error = True, None  # queued and consolidated by tacit, not a failure
+        results.append(self._dispatch(ToolResult, sid, name=str(tool_name or "?"), ok=ok,
+                                      args=clip_tool_args(args, keep_nested=True), error=error))
+        self._realise(results)
         return None
 
     def post_llm_call(self, session_id=None, user_message=None, assistant_response=None, **_):
-        from tacit.events import MessageEnd, TurnEnd
-
         sid, session = self._session(session_id)
         reply = message_text(assistant_response)
-        effects = self._ensure_started(sid, session, "resume")
-        effects += self.engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
-        effects += self.engine.dispatch(TurnEnd(
-            session_id=sid, user_text=message_text(user_message) or session.user_text, assistant_text=reply))
+        results = self._ensure_started(sid, session, "resume")
+        results.append(self._dispatch(MessageEnd, sid, role="assistant", text=reply))
+        results.append(self._dispatch(TurnEnd, sid, user_text=message_text(user_message) or session.user_text,
+                                      assistant_text=reply))
         session.turn_open = False
-        self._realise(effects)
+        self._realise(results)
         return None
 
     def on_session_end(self, session_id=None, **_):
         sid, session = self._session(session_id)
         if session.turn_open:  # interrupted or failed: post_llm_call did not fire
-            from tacit.events import TurnEnd
-
             session.turn_open = False
-            self._realise(self.engine.dispatch(TurnEnd(session_id=sid, user_text=session.user_text)))
+            self._realise([self._dispatch(TurnEnd, sid, user_text=session.user_text)])
         if self.oneshot:
             self._shutdown(sid, "oneshot")
         return None
@@ -293,22 +279,21 @@ class HermesAdapter:
         return None
 
     def _shutdown(self, sid: str, reason: str) -> None:
-        from tacit.events import SessionShutdown
-
         with self._lock:
             session = self._sessions.pop(sid, None)
         if session is None or not session.started:
             return
-        self._realise(self.engine.dispatch(SessionShutdown(session_id=sid, reason=reason)))
-        # queued learners: a -z process os._exit()s right after this hook
-        self.engine.flush_background(timeout=5.0)
+        self._realise([self._dispatch(SessionShutdown, sid, reason=reason)])
+        # queued learners: a -z process os._exit()s right after this hook (what is
+        # left waits in the event log for the next engine)
+        self.engine.drain(timeout=5.0)
 
     # -- memory full -------------------------------------------------------------------------
     def takes_overflow(self) -> bool:
         """Whether an over-limit ``memory`` add is deferred to a consolidation
         child (only when one can run)."""
         return bool(self.cfg.auto_consolidate and not self.cfg.is_child
-                    and self.engine.child_available("consolidate"))
+                    and self.engine.child_available(HOST))
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
         """Hermes ``tool_execution`` middleware: runs the tool; replaces only
@@ -324,70 +309,51 @@ class HermesAdapter:
         return result if replaced is None else replaced
 
     def _defer_overflow(self, args, result, session_id) -> str | None:
-        from tacit.hosts.hermes.overflow import enqueue, overflowed_add, queued_result
-
-        hit = overflowed_add(args, result)
+        hit = overflow.overflowed_add(args, result)
         if hit is None or not self.takes_overflow():
             return None
         target, content = hit
-        enqueue(self.cfg, target, content, str(session_id or ""))
+        overflow.enqueue(self.cfg, target, content, str(session_id or ""))
         self._start_overflow_runner()
-        return queued_result(target)
+        return overflow.queued_result(target)
 
     def _start_overflow_runner(self) -> None:
-        from tacit.hosts.hermes.launcher import start_runner
-
         start_runner(self.cfg, "overflow")
 
     def _kick_pending_overflow(self) -> None:
         """Entries queued by a process that died before its runner started."""
         try:
-            from tacit.hosts.hermes.overflow import pending_paths
-
-            if pending_paths(self.cfg) and self.takes_overflow():
+            if overflow.pending_paths(self.cfg) and self.takes_overflow():
                 self._start_overflow_runner()
         except Exception as exc:  # noqa: BLE001
             self._log_exception("hermes overflow kick", exc)
 
     def _failed_overflow_note(self) -> str:
-        from tacit.hosts.hermes.overflow import failed_note, take_failed
-
-        items = take_failed(self.cfg)
-        return failed_note(items) if items else ""
+        items = overflow.take_failed(self.cfg)
+        return overflow.failed_note(items) if items else ""
 
     # -- slash commands --------------------------------------------------------------------------
     def commands(self) -> list[tuple]:
         """(name, method, description, args hint) for ``ctx.register_command``;
         the learner commands only when ``tacit.learn.lifecycle`` has them."""
-        out = [
+        return [
             ("memory-consolidate", self.cmd_consolidate,
              "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
             ("memory-skills", self.cmd_skills, "tacit: list the skills in this Hermes home", ""),
+            ("memory-show", self.cmd_show, "tacit: learned memories by status", ""),
+            ("memory-forget", self.cmd_forget, "tacit: forget a learned memory (and remove its entry)",
+             "<key>"),
+            ("memory-teach", self.cmd_teach, "tacit: save a memory now (--user for USER.md)",
+             "[--user] <text>"),
+            ("memory-review", self.cmd_review, "tacit: today's notes grouped by importance, to keep or drop",
+             ""),
         ]
-        try:
-            from tacit.learn import lifecycle
-        except Exception:  # noqa: BLE001 — the learners are optional here
-            return out
-        if hasattr(lifecycle, "show_memories"):
-            out.append(("memory-show", self.cmd_show, "tacit: learned memories by status", ""))
-        if hasattr(lifecycle, "forget"):
-            out.append(("memory-forget", self.cmd_forget,
-                        "tacit: forget a learned memory (and remove its entry)", "<key>"))
-        if hasattr(lifecycle, "teach"):
-            out.append(("memory-teach", self.cmd_teach,
-                        "tacit: save a memory now (--user for USER.md)", "[--user] <text>"))
-        out.append(("memory-review", self.cmd_review,
-                    "tacit: today's notes grouped by importance, to keep or drop", ""))
-        return out
 
     def _command(self, name: str, method):
         def handler(raw_args="", *args, **kwargs):
-            from tacit.events import Command
-
             raw = "" if raw_args is None else str(raw_args)
             try:
-                self.engine.dispatch(Command(session_id=self._last_session or "hermes-command",
-                                             name=name, args=raw))
+                self._dispatch(Command, self._last_session or "hermes-command", name=name, args=raw)
                 return method(raw.strip())
             except Exception as exc:  # noqa: BLE001 — a command answers, never raises
                 self._log_exception(f"hermes command /{name}", exc)
@@ -397,42 +363,30 @@ class HermesAdapter:
         return handler
 
     def cmd_consolidate(self, raw: str) -> str:
-        from tacit.slash import memory_consolidate
-
         result = memory_consolidate(self.cfg)
         self.engine.reload_stores()
         return result["text"]
 
     def cmd_skills(self, raw: str) -> str:
-        from tacit.slash import memory_skills
-
         return memory_skills(self.cfg)["text"]
 
     def cmd_review(self, raw: str) -> str:
-        from tacit.learn.review import memory_review
-
         return memory_review(self.cfg, trigger="command")["text"]
 
     def cmd_show(self, raw: str) -> str:
-        from tacit.learn.lifecycle import show_memories
-
-        return show_memories(self.cfg)
+        return lifecycle.show_memories(self.cfg)
 
     def cmd_forget(self, raw: str) -> str:
-        from tacit.learn.lifecycle import forget
-
-        result = forget(self.cfg, raw)
+        result = lifecycle.forget(self.cfg, raw)
         return result.get("message") or result.get("error") or str(result)
 
     def cmd_teach(self, raw: str) -> str:
-        from tacit.learn.lifecycle import teach
-
         target, text = "memory", raw
         for prefix in ("--user ", "--user=", "user:"):
             if raw.startswith(prefix):
                 target, text = "user", raw[len(prefix):].strip()
                 break
-        result = teach(self.cfg, text, target=target)
+        result = lifecycle.teach(self.cfg, text, target=target)
         return result.get("message") or result.get("error") or str(result)
 
 
@@ -462,9 +416,7 @@ def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | N
     """(ok, error) of one tool call. A result with an integer ``exit_code``
     decides by it (Hermes says ``status: "ok"`` for ``exit 3``); otherwise
     Hermes's ``status``; otherwise the result's ``success``/``error``."""
-    from tacit.hosts.hermes.overflow import parse_result
-
-    data = parse_result(result)
+    data = overflow.parse_result(result)
     if data is not None:
         code = data.get("exit_code")
         if isinstance(code, int) and not isinstance(code, bool):

@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none
+from tacit.paths import PACKAGE_DIR
 
 EXTENSION_NAME = "tacit"
 MANIFEST = "tacit.json"
@@ -89,6 +90,8 @@ def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -
             "installed_by": "tacit",
             "version": __version__,
             "python": sys.executable,
+            # where the extension finds the service's code identity (tacit.paths.code_identity)
+            "package_dir": PACKAGE_DIR,
             "scope": scope,
             "files": [ENTRY, MANIFEST],
             "created_dirs": created_dirs,

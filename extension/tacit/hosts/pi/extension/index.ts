@@ -1,29 +1,31 @@
 /**
  * tacit for pi: memory the agent never has to be told to keep.
  *
- * A thin client. It starts one Python process (`python -m tacit.cli bridge
- * --stdio`), speaks the JSON-lines protocol of docs/hosts/pi.md with it, and
- * only translates: pi's events become tacit's host-neutral events, tacit's
- * answers become a chained system prompt, tool results and notices. Every
- * decision (what to inject, when to save a correction, which child to run)
- * is made by the engine in Python.
+ * A thin client. It connects to the data folder's tacit service (a unix
+ * socket, starting the service when there is none), or — when the service
+ * cannot be reached — starts `python -m tacit bridge --stdio`, and speaks
+ * the JSON-lines protocol of docs/hosts/pi.md with it. It only translates:
+ * pi's events become tacit's host-neutral events, tacit's answers become a
+ * chained system prompt, tool results, blocked tool calls and notices. Every
+ * decision is made by the engine in Python.
  *
  * Never break pi: the factory and every handler catch everything; every
- * request has a timeout; if Python or the bridge is missing or dies, the
- * bridge is restarted at most MAX_RESTARTS times, then tacit logs once,
- * notifies once and goes inert while pi carries on.
+ * request has a timeout; if the link dies it is re-made at most MAX_RESTARTS
+ * times, then tacit logs once, notifies once and goes inert while pi carries on.
  *
  * Plain JavaScript syntax on purpose (no type imports to resolve).
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createConnection } from "node:net";
 import { homedir } from "node:os";
-import { basename, delimiter, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
+const SERVICE_WAIT_MS = 4000; // how long a new session waits for the service to come up
 const MAX_RESTARTS = 3; // after a crash or a missing Python; then tacit goes inert
 // tool/command defaults; the handshake replaces them (a memory add may consolidate first)
-const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 360000, command: 660000 };
+const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 360000, command: 660000, tool_call: 3000 };
 const COMMANDS = {
   "memory-consolidate": "Consolidate MEMORY.md and USER.md (tacit)",
   "memory-skills": "List tacit's skills and where their files are",
@@ -72,9 +74,46 @@ function common(ctx) {
   return out;
 }
 
+function dataDir() {
+  // the same rule as tacit.paths.data_dir
+  if (process.env.TACIT_HOME) return resolve(process.env.TACIT_HOME.replace(/^~(?=$|\/)/, homedir()));
+  return join(process.env.HOME || homedir(), ".tacit");
+}
+
 function defaultLogFile() {
-  const home = process.env.TACIT_HOME || join(process.env.HOME || homedir(), ".tacit");
-  return join(home, "logs", "tacit.log");
+  return join(dataDir(), "logs", "tacit.log");
+}
+
+function codeIdentity(packageDir) {
+  // tacit.paths.code_identity: the version and the install's client file mtime
+  try {
+    const init = readFileSync(join(packageDir, "__init__.py"), "utf8");
+    const match = init.match(/__version__\s*=\s*["']([^"']+)["']/);
+    const stamp = statSync(join(packageDir, "hosts", "hook_client.py"), { bigint: true }).mtimeNs;
+    return match ? `${match[1]}+${stamp}` : "";
+  } catch (err) {
+    return "";
+  }
+}
+
+function connectOnce(path, timeoutMs) {
+  // resolves to a connected socket or null
+  return new Promise((done) => {
+    let settled = false;
+    const finish = (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done(value);
+    };
+    const sock = createConnection({ path });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      finish(null);
+    }, timeoutMs);
+    sock.once("connect", () => finish(sock));
+    sock.once("error", () => finish(null));
+  });
 }
 
 function appendLog(path, level, message) {
@@ -171,7 +210,7 @@ function createClient(pi, file) {
 
   function write(which, message) {
     try {
-      which.stdin.write(JSON.stringify(message) + "\n");
+      which.write(JSON.stringify(message) + "\n");
     } catch (err) {
       died(which, `write failed: ${err.message}`);
     }
@@ -192,10 +231,10 @@ function createClient(pi, file) {
       const timer = setTimeout(() => {
         pending.delete(id);
         reject(new Error(`${method} timed out after ${timeoutMs} ms`));
-        // a bridge that cannot answer a handshake or an event is hung: replace it
+        // a link that cannot answer a handshake or an event is hung: replace it
         if (method === "hello" || method === "event") {
           try {
-            which.kill("SIGKILL");
+            which.kill();
           } catch (err) {}
         }
       }, timeoutMs);
@@ -227,33 +266,12 @@ function createClient(pi, file) {
     }
   }
 
-  function start() {
-    const config = settings();
-    const python = process.env.TACIT_PYTHON || config.python || "python3";
-    const env = { ...process.env, TACIT_HOST: "pi" };
-    delete env.TACIT_PYTHON;
-    // children run `pi`: make the pi running us findable even when it is not on PATH
-    const piScript = process.argv[1] || "";
-    if (basename(piScript) === "pi") env.PATH = (env.PATH ? env.PATH + delimiter : "") + dirname(piScript);
-    let child;
-    try {
-      child = spawn(python, ["-m", "tacit.cli", "bridge", "--stdio"], { stdio: ["pipe", "pipe", "pipe"], env });
-    } catch (err) {
-      failed(`cannot start ${python}: ${err.message}`);
-      return false;
-    }
-    proc = child;
-    stderrTail = "";
+  function attach(link, kind) {
+    // link: { write(text), kill(), end(), onData(fn), onClose(fn) }
+    proc = link;
+    link.kind = kind;
     let buffer = "";
-    child.on("error", (err) => died(child, `could not run ${python}: ${err.message}`));
-    child.on("exit", (code, signal) => died(child, `exited (code ${code}, signal ${signal})`));
-    for (const stream of [child.stdin, child.stdout, child.stderr]) {
-      stream.on("error", () => {}); // EPIPE after the bridge died: handled by "exit"
-      if (stream.unref) stream.unref();
-    }
-    child.unref(); // pi -p must exit when its prompt is done, not wait for us
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk) => {
+    link.onData((chunk) => {
       buffer += chunk;
       let newline;
       while ((newline = buffer.indexOf("\n")) >= 0) {
@@ -262,12 +280,124 @@ function createClient(pi, file) {
         onLine(line);
       }
     });
+    link.onClose((reason) => died(link, reason));
+  }
+
+  function spawnBridge(python, env) {
+    let child;
+    try {
+      child = spawn(python, ["-P", "-m", "tacit", "bridge", "--stdio"], { stdio: ["pipe", "pipe", "pipe"], env });
+    } catch (err) {
+      failed(`cannot start ${python}: ${err.message}`);
+      return null;
+    }
+    stderrTail = "";
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      stream.on("error", () => {}); // EPIPE after the bridge died: handled by "exit"
+      if (stream.unref) stream.unref();
+    }
+    child.unref(); // pi -p must exit when its prompt is done, not wait for us
+    child.stdout.setEncoding("utf8");
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk) => {
       stderrTail = (stderrTail + chunk).slice(-2000);
     });
-    hello = request(child, "hello", { protocol: PROTOCOL, client: "tacit-pi", extension_path: file },
-      TIMEOUT_MS.hello).then((result) => {
+    return {
+      write: (text) => child.stdin.write(text),
+      kill: () => child.kill("SIGKILL"),
+      end: () => child.stdin.end(),
+      onData: (fn) => child.stdout.on("data", fn),
+      onClose: (fn) => {
+        child.on("error", (err) => fn(`could not run ${python}: ${err.message}`));
+        child.on("exit", (code, signal) => fn(`exited (code ${code}, signal ${signal})`));
+      },
+    };
+  }
+
+  async function openService(python, env, packageDir) {
+    // a socket link to the data folder's service, or null (then: the bridge)
+    const identity = codeIdentity(packageDir);
+    const path = join(dataDir(), "run", "tacit.sock");
+    if (!identity || Buffer.byteLength(path) >= 100) return null; // AF_UNIX paths are short
+    let sock = await connectOnce(path, 1000);
+    if (!sock) {
+      try {
+        const server = spawn(python, ["-P", "-m", "tacit", "serve"], { stdio: "ignore", env, detached: true });
+        server.on("error", () => {});
+        server.unref();
+      } catch (err) {
+        return null;
+      }
+      const deadline = Date.now() + SERVICE_WAIT_MS;
+      while (!sock && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 25));
+        sock = await connectOnce(path, 500);
+      }
+      if (!sock) return null;
+    }
+    let rest = "";
+    const answer = await new Promise((done) => {
+      let head = "";
+      const onData = (chunk) => {
+        head += chunk;
+        const newline = head.indexOf("\n");
+        if (newline < 0) return;
+        sock.removeListener("data", onData);
+        sock.pause(); // nothing may flow before attach() listens
+        rest = head.slice(newline + 1);
+        done(head.slice(0, newline));
+      };
+      sock.setEncoding("utf8");
+      sock.on("data", onData);
+      sock.once("close", () => done(""));
+      sock.write(`TACIT1 rpc ${identity}\n`);
+    });
+    if (answer !== "OK") {
+      sock.destroy();
+      return null; // another version serves this folder: it stops, the next session starts ours
+    }
+    sock.unref(); // pi -p must exit when its prompt is done
+    sock.on("error", () => {});
+    return {
+      write: (text) => sock.write(text),
+      kill: () => sock.destroy(),
+      end: () => sock.end(),
+      onData: (fn) => {
+        if (rest) fn(rest);
+        sock.on("data", fn);
+        sock.resume();
+      },
+      onClose: (fn) => sock.once("close", () => fn("the service closed the connection")),
+    };
+  }
+
+  function start() {
+    const config = settings();
+    const python = process.env.TACIT_PYTHON || config.python || "python3";
+    const env = { ...process.env, TACIT_HOST: "pi" };
+    delete env.TACIT_PYTHON;
+    // children run `pi`: make the pi running us findable even when it is not on PATH
+    const piScript = process.argv[1] || "";
+    if (basename(piScript) === "pi") env.PATH = (env.PATH ? env.PATH + delimiter : "") + dirname(piScript);
+    const token = {};
+    proc = token; // a link is being made
+    hello = (async () => {
+      let link = config.package_dir && process.env.TACIT_PI_TRANSPORT !== "bridge"
+        ? await openService(python, env, config.package_dir) : null;
+      let kind = "service";
+      if (!link) {
+        link = spawnBridge(python, env);
+        kind = "bridge";
+      }
+      if (!link) throw new Error("no link to tacit");
+      if (proc !== token) {
+        link.kill();
+        throw new Error("superseded");
+      }
+      attach(link, kind);
+      const result = await request(link, "hello", {
+        protocol: PROTOCOL, client: "tacit-pi", extension_path: file, child: process.env.TACIT_CHILD === "1",
+      }, TIMEOUT_MS.hello);
       if (!result || result.protocol !== PROTOCOL) throw new Error(`protocol ${result && result.protocol}`);
       if (result.log_file) logFile = result.log_file;
       for (const key of ["tool", "command"]) {
@@ -275,14 +405,21 @@ function createClient(pi, file) {
         if (typeof seconds === "number" && seconds > 0) TIMEOUT_MS[key] = seconds * 1000;
       }
       registerTools(result.tools);
+      result.link = link;
       return result;
-    });
+    })();
     hello.catch((err) => {
-      if (proc !== child) return; // it died: "exit" has dealt with it
       log("WARNING", `handshake failed: ${err.message}`);
-      try {
-        child.kill("SIGKILL"); // counted as a failure when it exits
-      } catch (e) {}
+      const link = proc;
+      if (link && link !== token && link.kill) {
+        try {
+          link.kill(); // counted as a failure when it closes
+        } catch (e) {}
+      } else if (proc === token) {
+        proc = null;
+        hello = null;
+        failed(err.message);
+      }
     });
     return true;
   }
@@ -292,17 +429,17 @@ function createClient(pi, file) {
     if (!proc) {
       if (!start()) return null;
     }
-    return { which: proc, hello };
+    return hello;
   }
 
   async function call(method, params, timeoutMs, signal) {
     try {
-      const bridge = ensure();
-      if (!bridge) return null;
-      const info = await bridge.hello;
+      const ready = ensure();
+      if (!ready) return null;
+      const info = await ready;
       if (method === "event" && !info.capabilities.includes("events")) return null;
       if (method === "command" && !info.capabilities.includes("commands")) return null;
-      return await request(bridge.which, method, params, timeoutMs, signal);
+      return await request(info.link, method, params, timeoutMs, signal);
     } catch (err) {
       if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
       return null;
@@ -312,12 +449,12 @@ function createClient(pi, file) {
   function post(params) {
     // a notification: ordered after the handshake, never awaited by pi
     try {
-      const bridge = ensure();
-      if (!bridge) return;
-      bridge.hello
+      const ready = ensure();
+      if (!ready) return;
+      ready
         .then((info) => {
-          if (info.capabilities.includes("events") && proc === bridge.which) {
-            write(bridge.which, { method: "event", params });
+          if (info.capabilities.includes("events") && proc === info.link) {
+            write(info.link, { method: "event", params });
           }
         })
         .catch(() => {});
@@ -331,7 +468,7 @@ function createClient(pi, file) {
     proc = null;
     hello = null;
     try {
-      if (which) which.stdin.end();
+      if (which && which.end) which.end();
     } catch (err) {}
   }
 
@@ -401,9 +538,21 @@ export default function (pi) {
       if (text) tacit.post({ kind: "message_end", role: message.role, text, ...common(ctx) });
       return undefined;
     });
+    on("tool_call", async (event, ctx) => {
+      // checked before the tool runs: a guard may stop it (blocks cost one round trip)
+      const result = await tacit.call("event", {
+        kind: "tool_call",
+        name: String(event.toolName || ""),
+        args: event.input && typeof event.input === "object" ? event.input : {},
+        ...common(ctx),
+      }, TIMEOUT_MS.tool_call);
+      for (const notice of (result && result.notices) || []) tacit.show(notice, ctx);
+      if (result && result.block) return { block: true, reason: String(result.reason || "blocked by tacit") };
+      return undefined;
+    });
     on("tool_result", async (event, ctx) => {
       tacit.post({
-        kind: "tool_call",
+        kind: "tool_result",
         name: String(event.toolName || ""),
         ok: !event.isError,
         args: event.input && typeof event.input === "object" ? event.input : {},

@@ -1,20 +1,22 @@
-"""Rendering child-agent prompts from the jinja2 templates in ``prompts/``.
+"""Child-agent prompts, rendered from the jinja2 templates in ``prompts/``.
 
 Every child prompt is a template (``<kind>.md.j2``) filled with the same
-context: current MEMORY.md / USER.md entries and usage, the skill index, the
-recent conversation, and how this host's child saves things. Keeping prompts
-as files lets people read and tune them without touching code. jinja2 is
-imported here and only here, and only when a child actually runs.
+context: the memory entries and their usage, the skill index, the recent
+conversation, and how this host's child saves things. Prompts are files so
+people can read and tune them without touching code.
 """
 
 from __future__ import annotations
 
+import jinja2
 
-def environment():
-    import jinja2
+from tacit.commandline import tacit_display
+from tacit.resources import resource_dir
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skills import SkillStore
 
-    from tacit.resources import resource_dir
 
+def environment() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_dir("prompts"))),
         autoescape=False,  # prompts are plain text/markdown, not HTML
@@ -30,20 +32,15 @@ def render(template: str, **variables) -> str:
 
 def job_variables(cfg, job: dict) -> dict:
     """Everything a child template may use, for this job."""
-    from tacit.child import tacit_command
-    from tacit.stores.memory import MemoryStore
-
     store = MemoryStore(cfg)
     memory_entries, user_entries = store.entries("memory"), store.entries("user")
     try:
-        from tacit.stores.skills import SkillStore
-
         skill_index = SkillStore(cfg).index_text()
     except Exception:  # noqa: BLE001 — a broken skills folder must not stop a save
         skill_index = ""
     variables = {
         "host": job.get("host") or cfg.host or "",
-        "tacit": " ".join(tacit_command()),
+        "tacit": tacit_display(),
         "memory_entries": memory_entries,
         "user_entries": user_entries,
         "memory_usage": store.usage("memory", memory_entries)["text"],
@@ -63,9 +60,8 @@ def job_variables(cfg, job: dict) -> dict:
         "tool_call_count": 0,
     }
     variables.update(job.get("variables", {}))
-    targets = variables["targets"]
     variables["targets_text"] = " and ".join(
-        "MEMORY.md" if t == "memory" else "USER.md" for t in targets)
+        "MEMORY.md" if t == "memory" else "USER.md" for t in variables["targets"])
     return variables
 
 

@@ -1,0 +1,1 @@
+"""Child agents: commands, environment, prompts, the runner, launchers, fallbacks."""

@@ -1,0 +1,32 @@
+"""The environment of every process tacit starts, built in one place.
+
+A tacit process we start (the service, a child runner) and a child agent
+must resolve the *same* data folder as the process that started it — a
+Config built from an explicit environment (an embedding host, the tests) may
+point somewhere ``os.environ`` does not — and find the ``tacit`` command on
+``PATH``. A child agent additionally gets ``TACIT_CHILD=1``, which makes every
+tacit entry point inside it inert: no detection, nudges or grandchildren.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None) -> dict:
+    env = dict(os.environ if base is None else base)
+    env.pop("TACIT_HOME", None)
+    host = host or cfg.host
+    if cfg.home_str == cfg.state_dir_str:
+        env["TACIT_HOME"] = cfg.home_str
+    elif host == "hermes":
+        env["HERMES_HOME"] = cfg.home_str
+    if host:
+        env["TACIT_HOST"] = host
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    if child:
+        env["TACIT_CHILD"] = "1"
+    else:
+        env.pop("TACIT_CHILD", None)
+    return env

@@ -1,0 +1,162 @@
+"""The hook command of Claude Code and Codex: a pipe to the tacit service.
+
+Installed hooks run ``python -S -P -c "<path setup>; from tacit.hosts.hook_client
+import main; main()" HOST EVENT``: no ``site`` (the client adds its own
+folder to ``sys.path``), no project folder on ``sys.path``, and this module
+imports only ``os``, ``sys``, ``time`` and ``_socket`` (``socket`` would pull
+in ``enum`` and ``selectors``). It sends the host, the event and the raw
+stdin bytes to the data folder's service and writes the raw reply back.
+
+Design decisions, and why
+- **Never a lost event, always exit 0.** No service yet: the client starts
+  one (detached, its own session) and waits for its socket up to a bound per
+  event (``BOUNDS``). The service dies mid-event: the client retries with the
+  *same event id*, so the event is applied once (the service's event log).
+  Unreachable, too slow, or a different version: the same engine runs right
+  here, in-process — slower, equally correct.
+- **The reply is length-prefixed**: a reply cut short by a crash is not taken
+  for a complete one.
+- **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
+  changing into the run folder and connecting by the socket's bare name.
+"""
+
+import os
+import sys
+import time
+
+import _socket
+
+from tacit import __version__
+from tacit.commandline import python_argv
+from tacit.paths import SOCKET_NAME, code_identity, data_dir, run_dir
+
+# seconds a hook waits for the service (incl. starting it) before it runs in-process
+BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 3.0, "Stop": 4.0,
+          "SessionEnd": 1.0}
+DEFAULT_BOUND = 3.0
+PROTOCOL = b"TACIT1"
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    out = b""
+    try:
+        out = run(argv, read_stdin())
+    except BaseException:  # noqa: BLE001 — never break the host
+        out = b""
+    try:
+        if out:
+            sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(0)
+
+
+def read_stdin() -> bytes:
+    try:
+        return sys.stdin.buffer.read()
+    except (OSError, ValueError):
+        return b""
+
+
+def run(argv: list, payload: bytes) -> bytes:
+    if len(argv) < 2 or os.environ.get("TACIT_CHILD") == "1":
+        return b""  # a child agent's hooks do nothing
+    host, event = argv[0], argv[1]
+    event_id = os.urandom(9).hex()
+    deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)
+    reply = via_service(host, event, event_id, payload, deadline)
+    if reply is None:
+        reply = in_process(host, event, event_id, payload)
+    return reply
+
+
+def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: float):
+    """The service's reply, or None when the hook must run in-process."""
+    state = data_dir()
+    folder = run_dir(state)
+    header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
+                        event.encode(), event_id.encode())) + b"\n"
+    started = False
+    while time.monotonic() < deadline:
+        sock = connect(folder)
+        if sock is None:
+            if not started:
+                start_service()
+                started = True
+            time.sleep(0.01)
+            continue
+        try:
+            sock.settimeout(max(0.05, deadline - time.monotonic()))
+            sock.sendall(header + payload)
+            sock.shutdown(_socket.SHUT_WR)
+            reply = read_all(sock)
+        except OSError:
+            continue  # the service died mid-event: retry, same event id
+        finally:
+            sock.close()
+        status, _, rest = reply.partition(b"\n")
+        if status.startswith(b"OK "):
+            try:
+                size = int(status[3:])
+            except ValueError:
+                continue
+            if len(rest) == size:
+                return rest
+            continue  # cut short: retry
+        return None  # MISMATCH (another version serves this folder) or ERR
+    return None
+
+
+def connect(folder: str):
+    path = os.path.join(folder, SOCKET_NAME)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        if len(path.encode()) < 100:
+            sock.connect(path)
+        else:
+            os.chdir(folder)
+            sock.connect(SOCKET_NAME)
+        return sock
+    except OSError:
+        sock.close()
+        return None
+
+
+def read_all(sock) -> bytes:
+    chunks = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def start_service() -> None:
+    """``python -m tacit serve``, detached; one instance wins the lock."""
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        os.posix_spawn(sys.executable, python_argv("serve"), os.environ,
+                       file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
+                                     (os.POSIX_SPAWN_DUP2, devnull, 2)],
+                       setsid=True)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
+
+
+def in_process(host: str, event: str, event_id: str, payload: bytes) -> bytes:
+    """Run the engine here: the same code the service runs."""
+    if sys.flags.no_site:
+        import site
+
+        site.main()  # the dependencies live in site-packages
+    from tacit.hosts.hooks import run_in_process
+
+    return run_in_process(host, event, payload, event_id=event_id).encode("utf-8")
+

@@ -1,0 +1,55 @@
+"""Hook hosts (Claude Code, Codex): one hook payload in, the hook's stdout out.
+
+The service calls ``run`` for each hook its clients send; a hook that cannot
+reach the service calls ``run_in_process``, which builds the same engine for
+one event. Either way every failure is logged and answered with no output:
+a broken tacit never breaks the agent.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tacit.config import load_config
+from tacit.hosts.claude_code import hook as claude_hook
+from tacit.hosts.codex import hook as codex_hook
+from tacit.hosts.runtime import build_engine
+from tacit.log import log_exception
+
+HANDLERS = {"claude-code": claude_hook.handle, "codex": codex_hook.handle}
+
+
+def decode_payload(payload: bytes) -> dict:
+    """The hook's stdin as a dict. Invalid UTF-8 becomes U+FFFD rather than
+    losing the event; anything but a JSON object gives {}."""
+    if not payload.strip():
+        return {}
+    data = json.loads(payload.decode("utf-8", "replace"))
+    return data if isinstance(data, dict) else {}
+
+
+def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
+    handler = HANDLERS.get(host)
+    if handler is None:
+        return ""
+    try:
+        return handler(engine, event_name, decode_payload(payload), event_id=event_id)
+    except Exception as exc:  # noqa: BLE001 — never break the host
+        log_exception(engine.cfg, f"hook {host} {event_name}", exc)
+        return ""
+
+
+def run_in_process(host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
+    cfg = None
+    try:
+        cfg = load_config(host=host)
+        if cfg.is_child or host not in HANDLERS:
+            return ""
+        engine = build_engine(cfg, "oneshot", host=host)
+        try:
+            return run(engine, host, event_name, payload, event_id=event_id)
+        finally:
+            engine.close()
+    except BaseException as exc:  # noqa: BLE001
+        log_exception(cfg, f"hook {host} {event_name} (in-process)", exc)
+        return ""

@@ -1,0 +1,399 @@
+"""The pi extension's protocol: JSON lines, one session per connection.
+
+The TypeScript extension (``extension/index.ts``) connects to the data
+folder's service (``TACIT1 rpc …`` on its socket) and speaks this protocol
+for the whole pi session; when the service cannot be reached it starts
+``tacit bridge --stdio`` and speaks the same protocol over a pipe. The
+protocol is specified in ``docs/hosts/pi.md``; in short:
+
+- extension → tacit: ``{"id", "method", "params"}`` (a request: exactly one
+  response follows) or ``{"method", "params"}`` (a notification);
+- tacit → extension: ``{"id", "result"}`` or ``{"id", "error": {"code",
+  "message"}}``, and unsolicited ``{"event": "notify", "params": {"text"}}``;
+- the first request is ``hello``; then ``event`` (host-neutral
+  ``tacit.events`` fields), ``tool``, ``command``, ``ping``, ``shutdown``.
+
+Design decisions
+- **The same engine as every host.** The extension only turns pi's payloads
+  into tacit event fields; every decision is made by the engine.
+- **Tools and commands run on worker threads; events run in order** on the
+  reading thread: a tool call may consolidate memory with a child agent and
+  take minutes, and must not hold up ``before_agent_start``.
+- **A child agent's session only serves tools** (``hello`` with
+  ``child: true``, or a bridge with ``TACIT_CHILD=1``): no events are
+  dispatched, so a child detects nothing and starts nothing.
+- **Never break pi.** Every request is answered (an error rather than
+  silence); every exception is logged to the data folder's log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from tacit import __version__
+from tacit.children.commands import timeout_for
+from tacit.events import EVENT_TYPES, Command, clip_tool_args
+from tacit.hookspecs import ContextResult, ToolCallResult
+from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
+from tacit.learn.lifecycle import forget, show_memories, teach
+from tacit.learn.review import memory_review
+from tacit.log import log, log_exception
+from tacit.slash import memory_consolidate, memory_skills
+
+PROTOCOL_VERSION = 2
+SERVER_NAME = "tacit"
+HOST = "pi"
+ERROR_CHARS = 2000
+MODEL_CHARS = 200
+WORKERS = 4
+
+
+class ProtocolError(Exception):
+    """A request tacit cannot serve; becomes ``{"error": {code, message}}``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+# -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
+def _cmd_consolidate(session, cfg, args: str) -> dict:
+    return memory_consolidate(cfg)
+
+
+def _cmd_skills(session, cfg, args: str) -> dict:
+    return memory_skills(cfg)
+
+
+def _cmd_show(session, cfg, args: str) -> dict:
+    return {"success": True, "text": show_memories(cfg, ledger=session.engine.ledger())}
+
+
+def _cmd_forget(session, cfg, args: str) -> dict:
+    result = forget(cfg, args, ledger=session.engine.ledger())
+    result["text"] = result.get("message") or result.get("error") or ""
+    return result
+
+
+def _cmd_teach(session, cfg, args: str) -> dict:
+    result = teach(cfg, args, ledger=session.engine.ledger())
+    result["text"] = result.get("message") or result.get("error") or ""
+    return result
+
+
+def _cmd_review(session, cfg, args: str) -> dict:
+    return memory_review(cfg, trigger="command", ledger=session.engine.ledger())
+
+
+COMMANDS = {
+    "memory-consolidate": ("Consolidate MEMORY.md and USER.md", _cmd_consolidate),
+    "memory-skills": ("List tacit's skills and where their files are", _cmd_skills),
+    "memory-show": ("Show what tacit has learned, by status", _cmd_show),
+    "memory-forget": ("Forget a learned memory: /memory-forget KEY", _cmd_forget),
+    "memory-teach": ("Teach tacit a memory directly: /memory-teach TEXT", _cmd_teach),
+    "memory-review": ("Review what tacit noted today (keep/drop with `tacit review`)", _cmd_review),
+}
+
+# what the extension may send for each event kind (name -> type)
+EVENT_FIELDS = {
+    "session_start": {"source": str},
+    "before_agent_start": {"prompt": str},
+    "message_end": {"role": str, "text": str},
+    "tool_call": {"name": str, "args": dict},
+    "tool_result": {"name": str, "ok": bool, "args": dict, "error": str},
+    "command": {"name": str, "args": str},
+    "turn_end": {"user_text": str, "assistant_text": str},
+    "before_compact": {"trigger": str},
+    "session_shutdown": {"reason": str},
+}
+
+
+def event_from_params(params: dict):
+    """A ``tacit.events`` event from an ``event`` request's params. Unknown
+    fields are ignored (a newer extension may send more); a field of the wrong
+    type is an ``invalid_params`` error."""
+    kind = params.get("kind")
+    if kind not in EVENT_FIELDS:
+        raise ProtocolError("invalid_params", f"unknown event kind {kind!r}; "
+                                              f"expected one of {sorted(EVENT_FIELDS)}")
+    session_id = params.get("session_id")
+    if not isinstance(session_id, str) or not session_id:
+        raise ProtocolError("invalid_params", "session_id must be a non-empty string")
+    values = {"session_id": session_id[:200], "host": HOST}
+    for name in ("cwd", "id"):
+        if isinstance(params.get(name), str) and params[name]:
+            values[name] = params[name][:4096]
+    for name, expected in EVENT_FIELDS[kind].items():
+        value = params.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, expected):
+            raise ProtocolError("invalid_params",
+                                f"{kind}.{name} must be a {expected.__name__}, got {type(value).__name__}")
+        values[name] = value
+    if kind in ("tool_call", "tool_result"):
+        values["args"] = clip_tool_args(values.get("args"), keep_nested=kind == "tool_call")
+        if "error" in values:
+            values["error"] = values["error"][:ERROR_CHARS]
+        if not values.get("name"):
+            raise ProtocolError("invalid_params", f"{kind}.name must be a non-empty string")
+    if kind == "message_end" and values.get("role", "user") not in ("user", "assistant"):
+        raise ProtocolError("invalid_params", "message_end.role must be 'user' or 'assistant'")
+    return EVENT_TYPES[kind](**values)
+
+
+def render_result(kind: str, result) -> dict:
+    """A typed result → the ``event`` response: system-prompt context at
+    ``before_agent_start``, context next to the prompt at a user
+    ``message_end``, notices, and a tool call's block/reason."""
+    def joined() -> str:
+        if not isinstance(result, ContextResult):
+            return ""
+        ordered = sorted(enumerate(result.context), key=lambda pair: (pair[1].priority, pair[0]))
+        return "\n\n".join(i.text.strip() for _, i in ordered if i.text and i.text.strip())
+
+    out = {"context": joined() if kind == "before_agent_start" else "",
+           "prompt_context": joined() if kind == "message_end" else "",
+           "notices": [n for n in result.notices if n]}
+    if isinstance(result, ToolCallResult) and (result.block or result.ask):
+        out.update(block=True, reason=result.reason)  # pi cannot ask: a stop is a block
+    return out
+
+
+class PiSession:
+    """One extension's counterpart, over any line reader and binary writer."""
+
+    def __init__(self, engine, reader, writer, *, child: bool = False, on_message=None):
+        self.engine, self.cfg = engine, engine.cfg
+        self.reader, self.writer = reader, writer
+        self.child = child or bool(engine.cfg.is_child)
+        self.on_message = on_message or (lambda: None)
+        self._write_lock = threading.Lock()
+        self.greeted = False
+        self.closed = False
+        self.extension_path: str | None = None
+        self.models: dict[str, str] = {}
+        self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
+        self._pool: ThreadPoolExecutor | None = None
+
+    # -- output ------------------------------------------------------------------
+    def send(self, message: dict) -> None:
+        line = (json.dumps(message, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
+        with self._write_lock:
+            if self.closed:
+                return
+            try:
+                self.writer.write(line)
+                self.writer.flush()
+            except (OSError, ValueError):
+                self.closed = True  # the extension is gone; finish quietly
+
+    def notify(self, text: str) -> None:
+        self.send({"event": "notify", "params": {"text": text}})
+
+    # -- main loop -----------------------------------------------------------------
+    def serve(self) -> int:
+        try:
+            for raw in self.reader:
+                if self.closed:
+                    break
+                message = self._decode(raw)
+                if message is None:
+                    continue
+                self.on_message()
+                if message.get("method") in ("tool", "command") and "id" in message:
+                    self._submit(message)  # may take minutes: off the reading thread
+                else:
+                    reply = self.handle(message)
+                    if reply is not None:
+                        self.send(reply)
+                if message.get("method") == "shutdown":
+                    break
+        finally:
+            self.close()
+        return 0
+
+    def _decode(self, raw) -> dict | None:
+        text = (raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw).strip()
+        if not text:
+            return None
+        try:
+            message = json.loads(text)
+        except ValueError as exc:
+            self.stats["errors"] += 1
+            self.send({"id": None, "error": {"code": "parse_error", "message": f"not JSON: {exc}"}})
+            return None
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            self.stats["errors"] += 1
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            self.send({"id": msg_id, "error": {"code": "invalid_request",
+                                               "message": "expected an object with a 'method' string"}})
+            return None
+        return message
+
+    def _submit(self, message: dict) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tacit-pi")
+
+        def work():
+            reply = self.handle(message)
+            if reply is not None:
+                self.send(reply)
+
+        self._pool.submit(work)
+
+    def handle(self, message: dict) -> dict | None:
+        """Answer one message: a response for a request, None for a
+        notification. Never raises."""
+        method, msg_id = message.get("method"), message.get("id")
+        is_request = "id" in message
+        params = message.get("params")
+        params = {} if params is None else params
+        try:
+            if not isinstance(params, dict):
+                raise ProtocolError("invalid_params", "params must be an object")
+            handler = METHODS.get(method)
+            if handler is None:
+                raise ProtocolError("unknown_method", f"unknown method {method!r}; "
+                                                      f"expected one of {sorted(METHODS)}")
+            if method not in ("hello", "ping", "shutdown") and not self.greeted:
+                raise ProtocolError("not_ready", "send 'hello' first")
+            result = handler(self, params)
+        except ProtocolError as exc:
+            self.stats["errors"] += 1
+            if not is_request:
+                log(self.cfg, "warning", "pi", f"notification {method}: {exc.code}: {exc}")
+                return None
+            return {"id": msg_id, "error": {"code": exc.code, "message": str(exc)}}
+        except Exception as exc:  # noqa: BLE001 — never break pi
+            self.stats["errors"] += 1
+            log_exception(self.cfg, f"pi {method}", exc)
+            if not is_request:
+                return None
+            return {"id": msg_id, "error": {"code": "internal_error",
+                                            "message": f"{type(exc).__name__}: {exc}"}}
+        return {"id": msg_id, "result": result} if is_request else None
+
+    # -- methods -------------------------------------------------------------------
+    def _hello(self, params: dict) -> dict:
+        wanted = params.get("protocol", PROTOCOL_VERSION)
+        if wanted != PROTOCOL_VERSION:
+            raise ProtocolError("protocol_mismatch",
+                                f"this tacit speaks protocol {PROTOCOL_VERSION}, not {wanted!r}; "
+                                "reinstall with `tacit install pi`")
+        path = params.get("extension_path")
+        if isinstance(path, str) and path and os.path.isfile(path):
+            self.extension_path = os.path.abspath(path)
+        if params.get("child") is True:
+            self.child = True
+        self.greeted = True
+        if self.cfg.problems and not self.child:
+            for problem in self.cfg.problems[:3]:
+                self.notify(f"tacit config: {problem}")
+        child_timeout = timeout_for(self.cfg, "consolidate") if self.cfg.child_enabled else 0
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "server": SERVER_NAME,
+            "version": __version__,
+            "pid": os.getpid(),
+            "child": self.child,
+            "capabilities": ["tools"] if self.child else ["events", "tools", "commands", "notices"],
+            "tools": [dict(t) for t in TOOLS],
+            "commands": [] if self.child else [
+                {"name": name, "description": desc} for name, (desc, _fn) in COMMANDS.items()],
+            "data_dir": self.cfg.home_str,
+            "log_file": str(self.cfg.log_file),
+            # a memory add may consolidate with a child first; /memory-consolidate may run two
+            "timeouts": {"tool": child_timeout + 60, "command": 2 * child_timeout + 60},
+        }
+
+    def _ping(self, params: dict) -> dict:
+        return {"pong": True, "time": time.time()}
+
+    def _shutdown(self, params: dict) -> dict:
+        return {"ok": True}
+
+    def _event(self, params: dict) -> dict:
+        self.stats["events"] += 1
+        event = event_from_params(params)
+        self._note_session(event.session_id, params.get("model"))
+        if self.child:
+            return {"context": "", "prompt_context": "", "notices": [], "dispatched": False}
+        result = self.engine.dispatch(event)
+        self.stats["dispatched"] += 1
+        return {**render_result(event.kind, result), "dispatched": True}
+
+    def _tool(self, params: dict) -> dict:
+        name = params.get("name")
+        if name not in TOOL_NAMES:
+            raise ProtocolError("invalid_params", f"unknown tool {name!r}; expected one of {list(TOOL_NAMES)}")
+        self.stats["tools"] += 1
+        session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
+        return run_tool(self.cfg_for(session_id), name, params.get("args"))
+
+    def _command(self, params: dict) -> dict:
+        if self.child:
+            raise ProtocolError("unsupported", "a child agent's session serves tools only")
+        name = params.get("name")
+        if name not in COMMANDS:
+            raise ProtocolError("invalid_params", f"unknown command {name!r}; expected one of {sorted(COMMANDS)}")
+        args = params.get("args") or ""
+        if not isinstance(args, str):
+            raise ProtocolError("invalid_params", "args must be a string")
+        self.stats["commands"] += 1
+        session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
+        if session_id:  # the learners count slash-command use like any other command
+            self.engine.dispatch(Command(session_id=session_id, host=HOST, name=name, args=args))
+        try:
+            result = COMMANDS[name][1](self, self.cfg_for(session_id), args.strip())
+        except Exception as exc:  # noqa: BLE001 — e.g. LedgerUnavailable: say so, don't crash
+            log_exception(self.cfg, f"pi command {name}", exc)
+            return {"success": False, "text": f"/{name} failed: {type(exc).__name__}: {exc} "
+                                              f"(details in {self.cfg.log_file})"}
+        result.setdefault("success", True)
+        result.setdefault("text", "")
+        return result
+
+    # -- helpers -------------------------------------------------------------------
+    def _note_session(self, session_id: str, model) -> None:
+        """What a pi child agent started for this session needs: the extension
+        file the parent loaded, and the parent's model."""
+        if isinstance(model, str) and model and len(model) <= MODEL_CHARS and "\n" not in model:
+            self.models[session_id] = model
+        defaults = {}
+        if self.extension_path:
+            defaults["pi_extension"] = self.extension_path
+        if self.models.get(session_id):
+            defaults["model"] = self.models[session_id]
+        if defaults:
+            self.engine.set_job_defaults(session_id, defaults)
+
+    def cfg_for(self, session_id: str):
+        """Work done for a session (a consolidation child from a tool call)
+        uses the session's model unless ``child_model`` is configured."""
+        model = self.models.get(session_id)
+        if model and not self.cfg.child_model:
+            return self.cfg.with_settings(child_model=model)
+        return self.cfg
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        summary = " ".join(f"{k}={v}" for k, v in self.stats.items())
+        log(self.cfg, "info", "pi", f"session closed: child={int(self.child)} {summary}")
+        self.closed = True
+
+
+METHODS = {
+    "hello": PiSession._hello,
+    "ping": PiSession._ping,
+    "shutdown": PiSession._shutdown,
+    "event": PiSession._event,
+    "tool": PiSession._tool,
+    "command": PiSession._command,
+}

@@ -1,0 +1,1 @@
+"""The engine service: ``tacit serve``, its housekeeping, and its client."""

@@ -1,0 +1,71 @@
+"""Talking to the service from Python: ``tacit service status|stop``."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+
+from tacit.paths import SOCKET_NAME, run_dir
+
+
+def _connect(state_dir: str, timeout: float) -> socket.socket | None:
+    folder = run_dir(state_dir)
+    path = os.path.join(folder, SOCKET_NAME)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        if len(path.encode()) < 100:
+            sock.connect(path)
+        else:
+            here = os.getcwd()
+            os.chdir(folder)
+            try:
+                sock.connect(SOCKET_NAME)
+            finally:
+                os.chdir(here)
+        return sock
+    except OSError:
+        sock.close()
+        return None
+
+
+def request(state_dir: str, kind: str, timeout: float = 3.0) -> dict | None:
+    """Send ``status`` or ``stop``; the decoded reply, or None when no
+    service answers."""
+    sock = _connect(state_dir, timeout)
+    if sock is None:
+        return None
+    try:
+        sock.sendall(f"TACIT1 {kind}\n".encode())
+        sock.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        return json.loads(data.decode("utf-8")) if data.strip() else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+
+
+def status(state_dir: str) -> dict:
+    return request(state_dir, "status") or {"running": False, "data_dir": state_dir,
+                                            "socket": os.path.join(run_dir(state_dir), SOCKET_NAME)}
+
+
+def stop(state_dir: str, wait: float = 10.0) -> dict:
+    """Ask the service to stop and wait until its socket is gone."""
+    before = request(state_dir, "status")
+    if before is None:
+        return {"stopped": False, "running": False, "message": "no service is running"}
+    request(state_dir, "stop")
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if request(state_dir, "status", timeout=0.5) is None:
+            return {"stopped": True, "running": False, "pid": before.get("pid"),
+                    "message": f"stopped the service (pid {before.get('pid')})"}
+        time.sleep(0.05)
+    return {"stopped": False, "running": True, "pid": before.get("pid"),
+            "message": f"the service (pid {before.get('pid')}) did not stop within {wait:g} s"}

@@ -1,0 +1,131 @@
+"""What the service does between events: retention and stranded jobs.
+
+Retention (once a day, recorded in the ledger so a restart does not repeat
+it; every figure is documented in docs/architecture.md):
+
+==========================  ===============================================
+answered events, markers    2 days (``tacit.stores.sessions``)
+session state               ``session_state_max_age_days`` (7)
+finished child jobs         30 days
+delivered notices           30 days
+observations, evidence      ``observation_retention_days`` (90), learners'
+logs/children.jsonl         rotated at 5 MB, two old files kept
+logs/tacit.log              rotated at 2 MB, one old file kept
+skills/.trash               ``trash_retention_days`` (30)
+ledger.db.corrupt-*         ``trash_retention_days`` (30)
+==========================  ===============================================
+
+A job whose row committed but whose runner never started (the process died
+in between) is launched by the next tick.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+from tacit.learn import retention as learner_retention
+from tacit.log import log
+from tacit.stores import notices
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+
+DAY = 86400
+STRANDED_AFTER = 60.0  # seconds a queued job may wait for its runner
+CHILD_LOG_BYTES = 5_000_000
+CHILD_LOG_KEEP = 2
+
+
+def tick(cfg, engine, now: float | None = None) -> dict:
+    now = time.time() if now is None else now
+    out = {"relaunched": relaunch_stranded(cfg, engine, now)}
+    ledger = engine.ledger()
+    try:
+        with ledger.write() as conn:
+            last = float(Ledger.meta_get(conn, "retention.last_run", 0) or 0)
+            due = now - last >= DAY
+            if due:
+                Ledger.meta_set(conn, "retention.last_run", now)
+    except LedgerUnavailable:
+        return out
+    if due:
+        out["retention"] = apply_retention(cfg, engine, now)
+    return out
+
+
+def relaunch_stranded(cfg, engine, now: float) -> int:
+    if engine.launcher is None:
+        return 0
+    with engine.ledger().read() as conn:
+        rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
+                            "WHERE status = 'queued' AND created_at < ?", (now - STRANDED_AFTER,)).fetchall()
+    for job_id, kind, session_id, host, cwd, source in rows:
+        engine.launcher({"id": job_id, "kind": kind, "session_id": session_id, "host": host,
+                         "cwd": cwd, "source": source})
+    return len(rows)
+
+
+def apply_retention(cfg, engine, now: float) -> dict:
+    out = {"state": engine.sessions.prune(now)}
+    with engine.ledger().write() as conn:
+        out["notices"] = notices.prune(conn, now)
+        out["learners"] = learner_retention.prune(conn, cfg, now)
+    out["children_log"] = rotate(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
+                                 CHILD_LOG_BYTES, CHILD_LOG_KEEP)
+    out["trash"] = remove_older(os.path.join(cfg.home_str, "skills", ".trash"), now,
+                                cfg.trash_retention_days)
+    out["corrupt_ledgers"] = remove_matching(cfg.state_dir_str, "ledger.db.corrupt-", now,
+                                             cfg.trash_retention_days)
+    log(cfg, "info", "retention", " ".join(f"{k}={v}" for k, v in out.items()))
+    return out
+
+
+def rotate(path: str, limit: int, keep: int) -> bool:
+    try:
+        if os.path.getsize(path) <= limit:
+            return False
+    except OSError:
+        return False
+    for n in range(keep, 1, -1):
+        if os.path.exists(f"{path}.{n - 1}"):
+            os.replace(f"{path}.{n - 1}", f"{path}.{n}")
+    os.replace(path, f"{path}.1")
+    return True
+
+
+def remove_older(folder: str, now: float, days: float) -> int:
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime > days * DAY:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def remove_matching(folder: str, prefix: str, now: float, days: float) -> int:
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        if not name.startswith(prefix):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            if now - os.stat(path).st_mtime > days * DAY:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            pass
+    return removed

@@ -1,0 +1,361 @@
+"""``tacit serve``: one long-lived engine per data folder.
+
+Design decisions, and why
+- **One instance per data folder**, by an exclusive ``flock`` on
+  ``<data>/run/serve.lock``; its unix socket is ``<data>/run/tacit.sock``
+  (folder 0700, socket 0600) and a connection from another uid is refused
+  (``SO_PEERCRED``). Started on demand by the first hook that finds none.
+- **Idle exit** after ``service_idle_seconds`` without an event (and no
+  request in flight); also when its code changes on disk (a pip upgrade, an
+  edit in a development checkout: watchdog on the package folder) or when a
+  client of another version connects — the next hook then starts the new one.
+- **Three kinds of connection** (first line ``TACIT1 <kind> …``):
+  ``hook`` (one hook payload in, ``OK <n>\\n`` + the hook's stdout out),
+  ``rpc`` (the pi extension's session: JSON lines both ways, the protocol of
+  ``tacit.hosts.pi.protocol``) and ``status`` / ``stop`` (``tacit service``).
+- **Nothing outlives its timeout.** Children run as ``tacit child run`` in
+  their own sessions, each enforcing its job's timeout; queued jobs that a
+  crash never launched are launched by the housekeeping tick.
+- **Hand edits are noticed at once**: watchdog on the memory and skill
+  folders refreshes the stores, instead of a stat-walk at every SessionStart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import threading
+import time
+
+from watchdog.events import FileSystemEventHandler
+from watchdog.observers import Observer
+
+from tacit import __version__
+from tacit.config import load_config
+from tacit.fsutil import ensure_private_dir
+from tacit.hosts import hooks
+from tacit.hosts.pi.protocol import PiSession
+from tacit.hosts.runtime import build_engine
+from tacit.log import log, log_exception
+from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
+from tacit.service import housekeeping
+
+HEADER_LIMIT = 4096
+PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the hook runs in-process)
+TICK_SECONDS = 5.0
+
+
+class Service:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.identity = code_identity(__version__)
+        self.folder = run_dir(cfg.state_dir_str)
+        self.started = time.time()
+        self.last_event = time.monotonic()
+        self.events = 0
+        self.in_flight = 0
+        self.stopping = threading.Event()
+        self.stop_reason = ""
+        self._lock = threading.Lock()
+        self.engine = None
+        self.listener: socket.socket | None = None
+        self.observer: Observer | None = None
+
+    # -- life -------------------------------------------------------------------------
+    def run(self) -> int:
+        ensure_private_dir(self.folder)
+        os.chmod(self.folder, 0o700)
+        lock_fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if not self._take_lock(lock_fd):
+                return 0  # another instance serves this folder
+            self.engine = build_engine(self.cfg, "service")
+            self._bind()
+            self._watch()
+            log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
+                                             f"tacit {self.identity})")
+            threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
+            self.engine.run_pending_background()  # what a crashed instance left
+            self._accept_loop()
+            return 0
+        finally:
+            self._shutdown()
+            os.close(lock_fd)
+
+    def _take_lock(self, fd: int) -> bool:
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        # held: by a live service (then leave), or one that is shutting down (then wait)
+        if _connectable(self.folder):
+            return False
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                time.sleep(0.05)
+        return False
+
+    def _bind(self) -> None:
+        path = os.path.join(self.folder, SOCKET_NAME)
+        try:
+            os.unlink(path)  # a crashed instance's socket: we hold the lock, it is stale
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)  # the socket file is created 0600
+        try:
+            if len(path.encode()) < 100:
+                listener.bind(path)
+            else:  # AF_UNIX paths are short: bind by name inside the folder
+                here = os.getcwd()
+                os.chdir(self.folder)
+                try:
+                    listener.bind(SOCKET_NAME)
+                finally:
+                    os.chdir(here)
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o600)
+        listener.listen(128)
+        listener.settimeout(1.0)
+        self.listener = listener
+
+    def _watch(self) -> None:
+        observer = Observer()
+        changed = _OnChange(self)
+        for folder in (self.cfg.memories_dir, self.cfg.skills_dir):
+            ensure_private_dir(folder)
+            observer.schedule(changed, str(folder), recursive=True)
+        observer.schedule(_OnCodeChange(self), PACKAGE_DIR, recursive=True)
+        observer.daemon = True
+        observer.start()
+        self.observer = observer
+
+    def request_stop(self, reason: str) -> None:
+        if not self.stopping.is_set():
+            self.stop_reason = reason
+            self.stopping.set()
+
+    def _accept_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                if self.stopping.is_set():
+                    break
+                raise
+            threading.Thread(target=self._serve_connection, args=(conn,), daemon=True).start()
+
+    def _shutdown(self) -> None:
+        path = os.path.join(self.folder, SOCKET_NAME)
+        if self.listener is not None:
+            try:  # new clients must not reach a dying service: they start the next one
+                if os.stat(path).st_ino == os.fstat(self.listener.fileno()).st_ino:
+                    os.unlink(path)
+            except OSError:
+                pass
+            self.listener.close()
+        deadline = time.monotonic() + 10
+        while self.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self.observer is not None:
+            self.observer.stop()
+        if self.engine is not None:
+            self.engine.close()
+            log(self.cfg, "info", "service", f"stopped ({self.stop_reason or 'exit'}) after "
+                                             f"{self.events} events")
+
+    def _housekeeping(self) -> None:
+        idle = max(1, int(self.cfg.service_idle_seconds))
+        tick = min(TICK_SECONDS, idle / 4)
+        while not self.stopping.wait(tick):
+            try:
+                if self.in_flight == 0 and time.monotonic() - self.last_event > idle:
+                    self.request_stop("idle")
+                    return
+                housekeeping.tick(self.cfg, self.engine)
+            except Exception as exc:  # noqa: BLE001
+                log_exception(self.cfg, "service housekeeping", exc)
+
+    # -- connections ---------------------------------------------------------------
+    def _serve_connection(self, conn: socket.socket) -> None:
+        with self._lock:
+            self.in_flight += 1
+        try:
+            conn.settimeout(30)
+            if not _same_user(conn):
+                return
+            header = _read_line(conn)
+            parts = header.split()
+            if len(parts) < 2 or parts[0] != b"TACIT1":
+                return
+            kind = parts[1]
+            if kind == b"hook" and len(parts) == 6:
+                self._serve_hook(conn, parts)
+            elif kind == b"rpc" and len(parts) == 3:
+                self._serve_rpc(conn, parts)
+            elif kind == b"status":
+                conn.sendall(json.dumps(self.status()).encode() + b"\n")
+            elif kind == b"stop":
+                conn.sendall(b'{"stopping": true}\n')
+                self.request_stop("tacit service stop")
+        except Exception as exc:  # noqa: BLE001 — one bad connection never stops the service
+            log_exception(self.cfg, "service connection", exc)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+            conn.close()
+
+    def _serve_hook(self, conn: socket.socket, parts: list[bytes]) -> None:
+        _, _, identity, host, event, event_id = (p.decode("utf-8", "replace") for p in parts)
+        if identity != self.identity:
+            conn.sendall(b"MISMATCH\n")
+            self.request_stop(f"a client of another version connected ({identity})")
+            return
+        payload = _read_to_end(conn, PAYLOAD_LIMIT)
+        if payload is None:
+            conn.sendall(b"ERR payload too large\n")
+            return
+        self._touch()
+        out = hooks.run(self.engine, host, event, payload, event_id=event_id).encode("utf-8")
+        conn.sendall(b"OK %d\n" % len(out) + out)
+
+    def _serve_rpc(self, conn: socket.socket, parts: list[bytes]) -> None:
+        identity = parts[2].decode("utf-8", "replace")
+        if identity != self.identity:
+            conn.sendall(b"MISMATCH\n")
+            self.request_stop(f"a client of another version connected ({identity})")
+            return
+        conn.sendall(b"OK\n")
+        conn.settimeout(None)
+        with conn.makefile("rb") as reader, conn.makefile("wb") as writer:
+            PiSession(self.engine, reader, writer, on_message=self._touch).serve()
+
+    def _touch(self) -> None:
+        self.last_event = time.monotonic()
+        self.events += 1
+
+    def status(self) -> dict:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return {"running": True, "pid": os.getpid(), "version": __version__, "identity": self.identity,
+                "data_dir": self.cfg.state_dir_str, "socket": os.path.join(self.folder, SOCKET_NAME),
+                "uptime_seconds": round(time.time() - self.started, 1), "events": self.events,
+                "idle_seconds": round(time.monotonic() - self.last_event, 1),
+                "idle_exit_seconds": self.cfg.service_idle_seconds,
+                "max_rss_kb": usage.ru_maxrss, "rss_kb": _rss_kb(), "threads": threading.active_count()}
+
+
+class _OnChange(FileSystemEventHandler):
+    """A memory or skill file changed on disk (a hand edit, another process)."""
+
+    def __init__(self, service: Service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        if event.is_directory and event.event_type == "modified":
+            return
+        path = str(getattr(event, "dest_path", "") or event.src_path)
+        if path.endswith((".lock", ".tmp")):
+            return
+        self.service.engine.reload_stores()
+
+
+class _OnCodeChange(FileSystemEventHandler):
+    def __init__(self, service: Service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        path = str(getattr(event, "dest_path", "") or event.src_path)
+        if path.endswith(".py") and event.event_type in ("modified", "created", "moved", "deleted"):
+            self.service.request_stop(f"code changed: {path}")
+
+
+def _same_user(conn: socket.socket) -> bool:
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (AttributeError, OSError):
+        return True  # no SO_PEERCRED here: the 0700 folder and 0600 socket are the guard
+    _, uid, _ = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\n" not in data and len(data) < HEADER_LIMIT:
+        chunk = conn.recv(1)
+        if not chunk:
+            break
+        data += chunk
+    return data.split(b"\n", 1)[0]
+
+
+def _read_to_end(conn: socket.socket, limit: int) -> bytes | None:
+    chunks, size = [], 0
+    while True:
+        chunk = conn.recv(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+
+
+def _connectable(folder: str) -> bool:
+    path = os.path.join(folder, SOCKET_NAME)
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        if len(path.encode()) < 100:
+            probe.connect(path)
+        else:
+            here = os.getcwd()
+            os.chdir(folder)
+            try:
+                probe.connect(SOCKET_NAME)
+            finally:
+                os.chdir(here)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def _rss_kb() -> int:
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def serve(cfg=None) -> int:
+    """Run the service until idle, stopped or signalled. Never raises."""
+    cfg = cfg or load_config()
+    service = Service(cfg)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: service.request_stop("signal"))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        os.chdir(cfg.state_dir_str)
+    except OSError:
+        pass
+    try:
+        return service.run()
+    except Exception as exc:  # noqa: BLE001
+        log_exception(cfg, "service", exc)
+        return 1

@@ -1,0 +1,72 @@
+"""The deterministic merge: what consolidation does without an agent.
+
+It never silently loses a thing. It only merges entries that are the same
+after normalising case, whitespace and trailing punctuation, or where one
+entry's words are wholly contained in another's (the longer one is kept). A
+distinct entry is never dropped: what still does not fit is reported, and
+the person (or a child agent) decides.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.fsutil import lock_for
+from tacit.stores.memory import DriftError, MemoryStore
+
+_WORD = re.compile(r"[\w./-]+", re.UNICODE)
+
+
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".!;,: ")
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".,;:") for w in _WORD.findall(text.casefold())} - {""}
+
+
+def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
+    """Pure: (kept entries in order, merges made). Keeps the first position of
+    each group and the most informative text of it."""
+    kept: list[str] = []
+    merges: list[dict] = []
+    for entry in entries:
+        norm, words = _normal(entry), _words(entry)
+        merged = False
+        for i, existing in enumerate(kept):
+            ex_norm, ex_words = _normal(existing), _words(existing)
+            same = norm == ex_norm
+            contained = bool(words) and (words <= ex_words or ex_words <= words) and min(
+                len(words), len(ex_words)) >= 3
+            if same or contained:
+                # the entry whose words include the other's carries more
+                winner = entry if (not same and words > ex_words) else existing
+                merges.append({"kept": winner, "dropped": entry if winner == existing else existing,
+                               "why": "duplicate" if same else "contained"})
+                kept[i] = winner
+                merged = True
+                break
+        if not merged:
+            kept.append(entry)
+    return kept, merges
+
+
+def merge_duplicates(cfg, target: str) -> dict:
+    """Apply ``plan_merge`` to a target under its lock (atomic write)."""
+    store = MemoryStore(cfg)
+    try:
+        with lock_for(store.path_for(target)):
+            try:
+                entries = store._load_for_write(target, roundtrip_guard=True)
+            except DriftError as exc:
+                return {"merged": 0, "error": store._drift_result(target, exc)["error"]}
+            kept, merges = plan_merge(entries)
+            if merges:
+                store._write(target, kept)
+    except TimeoutError:  # fsutil.LockTimeout
+        return {"merged": 0, "error": f"{store.path_for(target).name} stayed locked; nothing merged"}
+    usage = store.usage(target, kept)
+    return {"merged": len(merges), "merges": merges, "usage": usage["text"],
+            "still_over": usage["current"] > usage["limit"]}
