@@ -3,20 +3,19 @@
 Everything that starts tacit — the service, a child runner, a child agent's
 ``tacit memory add``, the agent's saving guidance, a Claude Code slash
 command — takes the command from here, so they can never drift apart.
-The hook client imports this module to start the service, so it imports
-only ``os`` and ``sys`` at the top (``shlex`` would bring ``re``).
+The one spelling the hook client needs before anything else is imported
+(``python_argv``, to start the service) lives in ``tacit.paths``.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 
+from tacit.paths import PACKAGE_DIR, python_argv
 
-def python_argv(*args: str) -> list[str]:
-    """Run the tacit CLI with this very interpreter (for processes we start)."""
-    # -P: the working folder (a project with its own tacit/ or json.py) never shadows ours
-    return [sys.executable, "-P", "-m", "tacit", *args]
+__all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_command", "is_tacit_hook"]
 
 
 def tacit_argv(*args: str) -> list[str]:
@@ -29,8 +28,6 @@ def tacit_argv(*args: str) -> list[str]:
 
 
 def tacit_display(*args: str) -> str:
-    import shlex  # not at the top: see the module docstring
-
     return shlex.join(tacit_argv(*args))
 
 
@@ -45,14 +42,13 @@ HOOK_CLIENT = "tacit.hosts.hook_client"
 
 def hook_command(python: str, host: str, event: str) -> str:
     """The shell command a Claude Code / Codex hook runs: the hook client
-    with ``-S`` (no site: it puts tacit's own folder on ``sys.path``, which is
-    all it needs) and ``-P`` (the project folder never shadows a module)."""
-    import shlex  # not at the top: see the module docstring
-
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with ``-I`` (isolated: no PYTHON* variables, no user site, no project
+    folder on ``sys.path``) and ``-S`` (no site: the code puts tacit's own
+    folder on ``sys.path``, which is all the client needs)."""
+    package_parent = os.path.dirname(PACKAGE_DIR)
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
             f"from {HOOK_CLIENT} import main; main()")
-    return f"{shlex.quote(python)} -S -P -c {shlex.quote(code)} {host} {event}"
+    return f"{shlex.quote(python)} -I -S -c {shlex.quote(code)} {host} {event}"
 
 
 def is_tacit_hook(command) -> bool:

@@ -464,7 +464,15 @@ class Engine:
 
 
 class BackgroundWorker:
-    """One daemon thread that runs pending background work when woken."""
+    """One daemon thread that runs pending background work when woken.
+
+    It starts once events have been quiet for ``SETTLE`` seconds (at most
+    ``MAX_DELAY`` after the first wake): a hook waiting for its answer never
+    competes with a learner for the interpreter lock, and a burst of tool
+    calls is learned from in one go."""
+
+    SETTLE = 0.05
+    MAX_DELAY = 1.0
 
     def __init__(self, run, on_error):
         self._run, self._on_error = run, on_error
@@ -481,6 +489,10 @@ class BackgroundWorker:
     def _loop(self) -> None:
         while True:
             self._wake.wait(timeout=30)  # also retries work a busy ledger deferred
+            first = time.monotonic()
+            self._wake.clear()
+            while self._wake.wait(self.SETTLE) and time.monotonic() - first < self.MAX_DELAY:
+                self._wake.clear()  # more events arrived: wait for the burst to end
             self._wake.clear()
             try:
                 self._run()

@@ -1,41 +1,81 @@
-"""Where the service of a data folder listens, and who it is.
+"""Where the service of a data folder listens, who it is, and how to start it.
 
-Imports only ``os``: the hook client needs these names before anything else
-is imported. ``tacit.config`` resolves the data folder the same way.
+The hook client needs these names before anything else is imported, so this
+module imports only ``posix`` and ``sys`` (``os`` costs a millisecond the
+client does not have: its whole budget is about one interpreter start-up).
+``tacit.config`` resolves the data folder through ``data_dir`` too, so the
+client and everything else always agree on it.
 """
 
 from __future__ import annotations
 
-import os
+import posix
+import sys
 
 RUN_DIR = "run"
 SOCKET_NAME = "tacit.sock"
 LOCK_NAME = "serve.lock"
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-CLIENT_FILE = os.path.join(PACKAGE_DIR, "hosts", "hook_client.py")
+PACKAGE_DIR = __file__.rsplit("/", 1)[0] if __file__.startswith("/") else posix.getcwd() + "/" + __file__.rsplit("/", 1)[0]
+CLIENT_FILE = PACKAGE_DIR + "/hosts/hook_client.py"
+
+
+def _getenv(name: str, env=None) -> str | None:
+    if env is not None:
+        return env.get(name)
+    value = posix.environ.get(name.encode())
+    return None if value is None else value.decode(sys.getfilesystemencoding(), "surrogateescape")
+
+
+def _normal(path: str) -> str:
+    """``os.path.abspath`` for an absolute or relative path, without ``os``."""
+    if not path.startswith("/"):
+        path = posix.getcwd() + "/" + path
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/" + "/".join(parts)
+
+
+def home(env=None) -> str:
+    return _getenv("HOME", env) or posix.getcwd()
 
 
 def data_dir(env=None) -> str:
-    """``$TACIT_HOME``, else ``~/.tacit``."""
-    env = os.environ if env is None else env
-    if env.get("TACIT_HOME"):
-        return os.path.abspath(os.path.expanduser(env["TACIT_HOME"]))
-    return os.path.join(env.get("HOME") or os.path.expanduser("~"), ".tacit")
+    """``$TACIT_HOME`` (``~`` expanded, made absolute), else ``~/.tacit``."""
+    configured = _getenv("TACIT_HOME", env)
+    if configured:
+        if configured == "~" or configured.startswith("~/"):
+            configured = home(env) + configured[1:]
+        return _normal(configured)
+    return _normal(home(env) + "/.tacit")
 
 
 def run_dir(state_dir: str) -> str:
-    return os.path.join(state_dir, RUN_DIR)
+    return state_dir + "/" + RUN_DIR
 
 
 def socket_path(state_dir: str) -> str:
-    return os.path.join(state_dir, RUN_DIR, SOCKET_NAME)
+    return run_dir(state_dir) + "/" + SOCKET_NAME
 
 
 def code_identity(version: str) -> str:
     """Client and service compare this: the version and the install of the
     code (a pip upgrade rewrites the client file, so its mtime moves)."""
     try:
-        stamp = os.stat(CLIENT_FILE).st_mtime_ns
+        stamp = posix.stat(CLIENT_FILE).st_mtime_ns
     except OSError:
         stamp = 0
     return f"{version}+{stamp}"
+
+
+def python_argv(*args: str) -> list[str]:
+    """Run the tacit CLI with this very interpreter (the service, a child
+    runner, the pi bridge). ``-P``: the working folder (a project with its own
+    ``tacit/`` or ``json.py``) never shadows a module."""
+    return [sys.executable, "-P", "-m", "tacit", *args]

@@ -1,11 +1,12 @@
 """The hook command of Claude Code and Codex: a pipe to the tacit service.
 
-Installed hooks run ``python -S -P -c "<path setup>; from tacit.hosts.hook_client
-import main; main()" HOST EVENT``: no ``site`` (the client adds its own
-folder to ``sys.path``), no project folder on ``sys.path``, and this module
-imports only ``os``, ``sys``, ``time`` and ``_socket`` (``socket`` would pull
-in ``enum`` and ``selectors``). It sends the host, the event and the raw
-stdin bytes to the data folder's service and writes the raw reply back.
+Installed hooks run ``python -I -S -c "<path setup>; from tacit.hosts.hook_client
+import main; main()" HOST EVENT`` (``tacit.commandline.hook_command``): no
+``site``, no project folder on ``sys.path``, and this module imports only
+``posix``, ``sys``, ``time`` and ``_socket`` — ``os`` would cost a
+millisecond, ``socket`` would pull in ``enum`` and ``selectors``. It sends
+the host, the event and the raw stdin bytes to the data folder's service and
+writes the raw reply back.
 
 Design decisions, and why
 - **Never a lost event, always exit 0.** No service yet: the client starts
@@ -20,15 +21,14 @@ Design decisions, and why
   changing into the run folder and connecting by the socket's bare name.
 """
 
-import os
+import posix
 import sys
 import time
 
 import _socket
 
 from tacit import __version__
-from tacit.commandline import python_argv
-from tacit.paths import SOCKET_NAME, code_identity, data_dir, run_dir
+from tacit.paths import SOCKET_NAME, code_identity, data_dir, python_argv, run_dir
 
 # seconds a hook waits for the service (incl. starting it) before it runs in-process
 BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 3.0, "Stop": 4.0,
@@ -50,7 +50,7 @@ def main() -> None:
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    os._exit(0)
+    posix._exit(0)
 
 
 def read_stdin() -> bytes:
@@ -61,10 +61,10 @@ def read_stdin() -> bytes:
 
 
 def run(argv: list, payload: bytes) -> bytes:
-    if len(argv) < 2 or os.environ.get("TACIT_CHILD") == "1":
+    if len(argv) < 2 or posix.environ.get(b"TACIT_CHILD") == b"1":
         return b""  # a child agent's hooks do nothing
     host, event = argv[0], argv[1]
-    event_id = os.urandom(9).hex()
+    event_id = posix.urandom(9).hex()
     deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)
     reply = via_service(host, event, event_id, payload, deadline)
     if reply is None:
@@ -110,13 +110,13 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
 
 
 def connect(folder: str):
-    path = os.path.join(folder, SOCKET_NAME)
+    path = folder + "/" + SOCKET_NAME
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         if len(path.encode()) < 100:
             sock.connect(path)
         else:
-            os.chdir(folder)
+            posix.chdir(folder)
             sock.connect(SOCKET_NAME)
         return sock
     except OSError:
@@ -136,18 +136,19 @@ def read_all(sock) -> bytes:
 def start_service() -> None:
     """``python -m tacit serve``, detached; one instance wins the lock."""
     try:
-        devnull = os.open(os.devnull, os.O_RDWR)
+        devnull = posix.open("/dev/null", posix.O_RDWR)
     except OSError:
         return
     try:
-        os.posix_spawn(sys.executable, python_argv("serve"), os.environ,
-                       file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
-                                     (os.POSIX_SPAWN_DUP2, devnull, 2)],
-                       setsid=True)
+        posix.posix_spawn(sys.executable, python_argv("serve"), posix.environ,
+                          file_actions=[(posix.POSIX_SPAWN_DUP2, devnull, 0),
+                                        (posix.POSIX_SPAWN_DUP2, devnull, 1),
+                                        (posix.POSIX_SPAWN_DUP2, devnull, 2)],
+                          setsid=True)
     except OSError:
         pass
     finally:
-        os.close(devnull)
+        posix.close(devnull)
 
 
 def in_process(host: str, event: str, event_id: str, payload: bytes) -> bytes:

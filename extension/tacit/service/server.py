@@ -22,12 +22,15 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import fcntl
+import itertools
 import json
 import os
 import resource
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 
@@ -87,8 +90,6 @@ class Service:
             os.close(lock_fd)
 
     def _take_lock(self, fd: int) -> bool:
-        import fcntl
-
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
@@ -148,6 +149,10 @@ class Service:
             self.stopping.set()
 
     def _accept_loop(self) -> None:
+        """Hook requests are answered right here (they are short, and the
+        engine runs one event at a time anyway: a thread per hook would only
+        add a thread start and lock hand-offs to every reply); a pi session,
+        which lasts as long as pi runs, gets a thread of its own."""
         while not self.stopping.is_set():
             try:
                 conn, _ = self.listener.accept()
@@ -157,7 +162,7 @@ class Service:
                 if self.stopping.is_set():
                     break
                 raise
-            threading.Thread(target=self._serve_connection, args=(conn,), daemon=True).start()
+            self._serve_connection(conn)
 
     def _shutdown(self) -> None:
         path = os.path.join(self.folder, SOCKET_NAME)
@@ -192,21 +197,24 @@ class Service:
 
     # -- connections ---------------------------------------------------------------
     def _serve_connection(self, conn: socket.socket) -> None:
+        threaded = False
         with self._lock:
             self.in_flight += 1
         try:
-            conn.settimeout(30)
+            conn.settimeout(5)
             if not _same_user(conn):
                 return
-            header = _read_line(conn)
+            header, rest = _read_header(conn)
             parts = header.split()
             if len(parts) < 2 or parts[0] != b"TACIT1":
                 return
             kind = parts[1]
             if kind == b"hook" and len(parts) == 6:
-                self._serve_hook(conn, parts)
+                self._serve_hook(conn, parts, rest)
             elif kind == b"rpc" and len(parts) == 3:
-                self._serve_rpc(conn, parts)
+                threading.Thread(target=self._serve_rpc, args=(conn, parts, rest), daemon=True,
+                                 name="tacit-pi").start()
+                threaded = True
             elif kind == b"status":
                 conn.sendall(json.dumps(self.status()).encode() + b"\n")
             elif kind == b"stop":
@@ -215,17 +223,21 @@ class Service:
         except Exception as exc:  # noqa: BLE001 — one bad connection never stops the service
             log_exception(self.cfg, "service connection", exc)
         finally:
-            with self._lock:
-                self.in_flight -= 1
-            conn.close()
+            if not threaded:
+                self._done(conn)
 
-    def _serve_hook(self, conn: socket.socket, parts: list[bytes]) -> None:
+    def _done(self, conn: socket.socket) -> None:
+        with self._lock:
+            self.in_flight -= 1
+        conn.close()
+
+    def _serve_hook(self, conn: socket.socket, parts: list[bytes], rest: bytes) -> None:
         _, _, identity, host, event, event_id = (p.decode("utf-8", "replace") for p in parts)
         if identity != self.identity:
             conn.sendall(b"MISMATCH\n")
             self.request_stop(f"a client of another version connected ({identity})")
             return
-        payload = _read_to_end(conn, PAYLOAD_LIMIT)
+        payload = _read_to_end(conn, PAYLOAD_LIMIT, rest)
         if payload is None:
             conn.sendall(b"ERR payload too large\n")
             return
@@ -233,16 +245,28 @@ class Service:
         out = hooks.run(self.engine, host, event, payload, event_id=event_id).encode("utf-8")
         conn.sendall(b"OK %d\n" % len(out) + out)
 
-    def _serve_rpc(self, conn: socket.socket, parts: list[bytes]) -> None:
-        identity = parts[2].decode("utf-8", "replace")
-        if identity != self.identity:
-            conn.sendall(b"MISMATCH\n")
-            self.request_stop(f"a client of another version connected ({identity})")
-            return
-        conn.sendall(b"OK\n")
-        conn.settimeout(None)
-        with conn.makefile("rb") as reader, conn.makefile("wb") as writer:
-            PiSession(self.engine, reader, writer, on_message=self._touch).serve()
+    def _serve_rpc(self, conn: socket.socket, parts: list[bytes], rest: bytes) -> None:
+        try:
+            identity = parts[2].decode("utf-8", "replace")
+            if identity != self.identity:
+                conn.sendall(b"MISMATCH\n")
+                self.request_stop(f"a client of another version connected ({identity})")
+                return
+            conn.sendall(b"OK\n")
+            conn.settimeout(None)
+            with self._lock:
+                self.in_flight -= 1  # an open pi session is not a request in flight
+            try:
+                with conn.makefile("rb") as reader, conn.makefile("wb") as writer:
+                    lines = itertools.chain(rest.splitlines(keepends=True), reader)
+                    PiSession(self.engine, lines, writer, on_message=self._touch).serve()
+            finally:
+                with self._lock:
+                    self.in_flight += 1
+        except Exception as exc:  # noqa: BLE001
+            log_exception(self.cfg, "service pi session", exc)
+        finally:
+            self._done(conn)
 
     def _touch(self) -> None:
         self.last_event = time.monotonic()
@@ -292,18 +316,20 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_header(conn: socket.socket) -> tuple[bytes, bytes]:
+    """The first line, and what arrived after it in the same reads."""
     data = b""
     while b"\n" not in data and len(data) < HEADER_LIMIT:
-        chunk = conn.recv(1)
+        chunk = conn.recv(1 << 16)
         if not chunk:
             break
         data += chunk
-    return data.split(b"\n", 1)[0]
+    header, _, rest = data.partition(b"\n")
+    return header, rest
 
 
-def _read_to_end(conn: socket.socket, limit: int) -> bytes | None:
-    chunks, size = [], 0
+def _read_to_end(conn: socket.socket, limit: int, first: bytes = b"") -> bytes | None:
+    chunks, size = [first], len(first)
     while True:
         chunk = conn.recv(1 << 16)
         if not chunk:
@@ -346,11 +372,13 @@ def _rss_kb() -> int:
 def serve(cfg=None) -> int:
     """Run the service until idle, stopped or signalled. Never raises."""
     cfg = cfg or load_config()
+    sys.setswitchinterval(0.001)  # a hook's reply never waits 5 ms for the interpreter lock
     service = Service(cfg)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: service.request_stop("signal"))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        ensure_private_dir(cfg.state_dir_str)
         os.chdir(cfg.state_dir_str)
     except OSError:
         pass
