@@ -25,15 +25,25 @@ def tacit_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def tacit_env(tacit_home: Path, tmp_path: Path) -> dict[str, str]:
-    """Environment for subprocesses: isolated HOME and TACIT_HOME."""
+def tacit_env(tacit_home: Path, tmp_path: Path):
+    """Environment for subprocesses: isolated HOME and TACIT_HOME. A service
+    that a hook started for this data folder is stopped afterwards (and exits
+    on its own after a short idle time anyway): no test leaves a process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TACIT_")}
     env["TACIT_HOME"] = str(tacit_home)
     env["HOME"] = str(tmp_path / "user-home")
+    env["TACIT_SERVICE_IDLE_SECONDS"] = "30"
     Path(env["HOME"]).mkdir(exist_ok=True)
     # the interpreter running the tests is the one with tacit installed
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return env
+    yield env
+    stop_service(tacit_home)
+
+
+def stop_service(state_dir) -> None:
+    from tacit.service import client
+
+    client.stop(str(state_dir), wait=10)
 
 
 @pytest.fixture

@@ -40,13 +40,15 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
+from tacit.boundary import clean_event
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
 from tacit.detect.analysis import MessageAnalysis, analyse
+from tacit.detect.correction import patterns_from_config
 from tacit.handlers import BUILTIN_PLUGINS
 from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
 from tacit.hookspecs import RESULT_TYPES, ChildRequest, ContextResult, Injection, Result, ToolCallResult
-from tacit.log import log_exception
+from tacit.log import log, log_exception
 from tacit.session import SessionState, stale_after
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore
@@ -55,6 +57,7 @@ from tacit.stores.skills import SkillStore
 
 BACKGROUND_MODES = ("inline", "thread")
 STORE_SESSIONS = 256  # per-session frozen snapshots kept by a long-lived engine
+STORED_TEXT_CHARS = 20_000  # of a text field, in the event log (= what the analysis reads)
 _JOB_SEQ = itertools.count(1)
 
 
@@ -138,6 +141,7 @@ class Engine:
         self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
         self._agent_available: dict[str, bool] = {}
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
+        self._patterns = None
         self._lock = threading.RLock()  # one foreground dispatch at a time
         self._worker: BackgroundWorker | None = None
 
@@ -235,6 +239,15 @@ class Engine:
             self._agent_available[host] = agent_available(self.cfg, host)
         return self._agent_available[host]
 
+    def correction_patterns(self):
+        """The correction detector's pattern lists from config (built once;
+        a bad regex is reported in the log and left out)."""
+        if self._patterns is None:
+            self._patterns = patterns_from_config(self.cfg)
+            for problem in self._patterns.problems:
+                log(self.cfg, "warning", "corrections", problem)
+        return self._patterns
+
     def analysis_for(self, event: Event, state: SessionState) -> MessageAnalysis | None:
         if event.kind != "message_end" or event.role != "user":
             return None
@@ -242,7 +255,8 @@ class Engine:
         with self._lock:
             found = self._analyses.get(key)
             if found is None:
-                found = analyse(event.text, prev_assistant=state.previous_assistant() or None)
+                found = analyse(event.text, prev_assistant=state.previous_assistant() or None,
+                                patterns=self.correction_patterns())
                 self._analyses[key] = found
                 while len(self._analyses) > 64:
                     self._analyses.popitem(last=False)
@@ -261,6 +275,7 @@ class Engine:
             return result_type()
 
     def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
+        event = clean_event(event)
         regs = self._handlers.get(event.kind, ())
         background = any(r.background for r in regs)
         if background and not event.id:
@@ -281,7 +296,7 @@ class Engine:
             result.children = []
             app.result = result_to_dict(result)
             if background:
-                app.background = event_to_dict(event)
+                app.background = storable(event)
         for job in app.jobs:
             self._launch(job)
         if background:
@@ -503,6 +518,17 @@ class BackgroundWorker:
 
     def join(self, timeout: float) -> bool:
         return self._idle.wait(timeout)
+
+
+def storable(event: Event) -> dict:
+    """The event as it waits in the event log for its background handlers:
+    texts cut to ``STORED_TEXT_CHARS`` (the detectors read no further), so a
+    20 MB prompt is never written whole."""
+    data = event_to_dict(event)
+    for key, value in data.items():
+        if isinstance(value, str) and len(value) > STORED_TEXT_CHARS:
+            data[key] = value[:STORED_TEXT_CHARS]
+    return data
 
 
 def result_to_dict(result: Result) -> dict:

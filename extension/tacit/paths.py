@@ -7,7 +7,6 @@ client does not have: its whole budget is about one interpreter start-up).
 client and everything else always agree on it.
 """
 
-from __future__ import annotations
 
 import posix
 import sys

@@ -58,7 +58,7 @@ MODES = ("save", "nothing", "consolidate", "hang", "crash", "garbage", "recurse"
 def tacit_argv() -> list[str]:
     # child_env puts tacit's interpreter folder first on PATH, like a real child
     found = shutil.which("tacit")
-    return [found] if found else [sys.executable, "-m", "tacit.cli"]
+    return [found] if found else [sys.executable, "-m", "tacit"]
 
 
 def tacit(*args: str, stdin: str | None = None) -> tuple[int, dict]:
@@ -180,20 +180,23 @@ def do_garbage(args) -> int:
 def do_recurse(prompt: str, args) -> int:
     """What a child would do if the host loaded tacit's hooks inside it."""
     from tacit.config import load_config
-    from tacit.events import MessageEnd, ToolCall, TurnEnd
+    from tacit.events import MessageEnd, ToolResult, TurnEnd
     from tacit.hosts.runtime import build_engine
+    from tacit.stores.ledger import Ledger
 
     cfg = load_config()
-    engine = build_engine(cfg, "hook")
+    engine = build_engine(cfg, "oneshot")
     quoted = between(prompt, "correction") or "no, don't do that. I told you to use pnpm"
-    effects = []
-    effects += engine.dispatch(MessageEnd(session_id="grandchild", role="user", text=quoted))
+    results = [engine.dispatch(MessageEnd(session_id="grandchild", role="user", text=quoted))]
     for _ in range(10):
-        effects += engine.dispatch(ToolCall(session_id="grandchild", name="Bash"))
-        effects += engine.dispatch(ToolCall(session_id="grandchild", name="Edit"))
-    effects += engine.dispatch(TurnEnd(session_id="grandchild", assistant_text="ok"))
-    report = {"is_child": cfg.is_child, "effects": [repr(e) for e in effects],
-              "state_files": sorted(os.listdir(cfg.sessions_dir_str)) if os.path.isdir(cfg.sessions_dir_str) else []}
+        results.append(engine.dispatch(ToolResult(session_id="grandchild", name="Bash")))
+        results.append(engine.dispatch(ToolResult(session_id="grandchild", name="Edit")))
+    results.append(engine.dispatch(TurnEnd(session_id="grandchild", assistant_text="ok")))
+    with Ledger(cfg).read() as conn:
+        sessions = [r[0] for r in conn.execute("SELECT session_id FROM sessions")]
+    report = {"is_child": cfg.is_child,
+              "effects": [repr(r) for r in results if r.notices or getattr(r, "context", None)],
+              "state_files": sessions}
     # also through the CLI, like a model running `tacit …` from its shell tool
     proc = subprocess.run([*tacit_argv(), "detect", "correction", quoted], capture_output=True, text=True)
     report["detect_exit"] = proc.returncode

@@ -6,7 +6,8 @@ hang (killed at the timeout with its whole process group), a killed child
 that exits 0, a child that writes garbage into MEMORY.md, the recursion
 guard inside a child, auto-consolidation retrying exactly once, the detached
 launcher (hook hosts) and the thread launcher (in-process hosts), the
-deterministic fallbacks, command templates and prompt rendering.
+deterministic fallbacks (a rule tacit can phrase exactly, or nothing), command
+templates and prompt rendering.
 """
 
 from __future__ import annotations
@@ -21,22 +22,19 @@ from pathlib import Path
 import pytest
 from engine_helpers import write_config
 
-from tacit.child import (
-    DEFAULT_COMMANDS,
-    agent_available,
-    build_command,
-    child_env,
-    redact_command,
-    run_job,
-    run_job_file,
-    timeout_for,
-)
+from tacit.children.commands import DEFAULT_COMMANDS, agent_available, build_command, timeout_for
+from tacit.children.env import process_env
+from tacit.children.launch import run_job_id
+from tacit.children.prompts import render_job_prompt
+from tacit.children.runner import redact_command, run_job
 from tacit.config import load_config
 from tacit.consolidation import add_entry, consolidate_target
-from tacit.events import BeforeAgentStart, MessageEnd, ToolCall, TurnEnd
+from tacit.detect.analysis import analyse
+from tacit.events import BeforeAgentStart, MessageEnd, ToolResult, TurnEnd
 from tacit.hosts.runtime import build_engine
-from tacit.state import FileStateStore
+from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
+from tacit.stores.sessions import SessionStore, insert_job
 
 FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent" / "fake_agent.py"
 CORRECTION = "no, don't use npm here. we use pnpm in this repo"
@@ -80,11 +78,17 @@ def child_records(cfg) -> list[dict]:
 
 def correction_turns(engine, sid="s"):
     engine.dispatch(MessageEnd(session_id=sid, role="user", text="install the deps"))
-    engine.dispatch(ToolCall(session_id=sid, name="Bash"))
+    engine.dispatch(ToolResult(session_id=sid, name="Bash"))
     engine.dispatch(MessageEnd(session_id=sid, role="assistant", text="I ran npm install."))
     engine.dispatch(TurnEnd(session_id=sid))
     engine.dispatch(MessageEnd(session_id=sid, role="user", text=CORRECTION))
     return engine.dispatch(TurnEnd(session_id=sid, assistant_text="Switched to pnpm."))
+
+
+def exact_rule_entries(text):
+    """What the no-agent fallback may write for a correction: its exact rule, or nothing."""
+    rule = analyse(text).rule
+    return [rule] if rule else []
 
 
 def job(kind="correction", **variables):
@@ -118,15 +122,14 @@ def test_correction_child_saves_through_the_cli_and_stores_reload(agent):
     cfg = agent.configure("save")
     MemoryStore(cfg).add("user", "Maya prefers short answers.")
     engine = build_engine(cfg, "replay")  # inline launcher: the child runs now
-    snapshot = engine.dispatch(BeforeAgentStart(session_id="s"))[0].text
-    effects = correction_turns(engine)
-    assert [e.kind for e in effects if hasattr(e, "kind") and e.kind == "correction"] == ["correction"]
+    snapshot = engine.dispatch(BeforeAgentStart(session_id="s")).context[0].text
+    correction_turns(engine)
 
     assert MemoryStore(cfg).entries("user") == ["Maya prefers short answers.", f"Correction: {CORRECTION}"]
     live = engine.memory_store("s")
     assert live.entries("user")[-1] == f"Correction: {CORRECTION}"  # re-read from disk
     assert live.snapshot() == snapshot and CORRECTION not in snapshot  # the frozen snapshot stays
-    assert engine.state_store.peek("s")["running"] == {}
+    assert engine.sessions.peek("s").running == {}
 
     calls = agent.calls()
     assert [(c["kind"], c["tacit_child"]) for c in calls] == [("correction", "1")]
@@ -166,16 +169,18 @@ def test_claude_style_json_usage_is_parsed_into_the_log(agent):
 # ---------------------------------------------------------------------------
 
 
-def test_a_crashing_child_is_a_failure_and_a_correction_is_kept_verbatim(agent):
+def test_a_crashing_child_is_a_failure_and_the_fallback_keeps_only_an_exact_rule(agent):
     cfg = agent.configure("crash")
     engine = build_engine(cfg, "replay")
     correction_turns(engine)
     (record,) = child_records(cfg)
     assert record["ok"] is False and record["exit"] == 3 and record["killed"] is False
     assert "simulated crash" in record["stderr_tail"]
-    assert record["fallback"]["ok"] is True  # the lesson is not lost
-    assert MemoryStore(cfg).entries("user") == [f"User correction: {CORRECTION}"]
-    assert engine.state_store.peek("s")["running"] == {}
+    assert record["fallback"]["ok"] is True
+    # the lesson is kept as a rule tacit can phrase exactly, or left for the next review: never verbatim
+    assert MemoryStore(cfg).entries("user") == exact_rule_entries(CORRECTION)
+    assert record["fallback"]["saved"] or record["fallback"]["left_for_review"] == [CORRECTION]
+    assert engine.sessions.peek("s").running == {}
 
 
 def test_a_hung_child_is_killed_at_the_timeout_with_its_whole_process_group(agent):
@@ -245,11 +250,10 @@ def test_inside_a_child_nothing_detects_nudges_or_spawns(agent):
     correction_turns(engine)
     report = json.loads(agent.report.read_text())
     assert report["is_child"] is True
-    assert report["effects"] == [] and report["state_files"] == []
+    assert report["effects"] == [] and "grandchild" not in report["state_files"]
     assert report["detect_exit"] == 0  # the pure detector command still answers
     assert len(agent.calls()) == 1  # no grandchild agent
     assert [r["kind"] for r in child_records(cfg)] == ["correction"]
-    assert not (agent.home / "jobs").exists()
 
 
 # ---------------------------------------------------------------------------
@@ -314,7 +318,7 @@ def test_when_consolidation_does_not_help_the_original_error_returns_once(agent,
 def test_memory_add_cli_consolidates_once_and_never_inside_a_child(agent, tacit_env):
     cfg = agent.configure("consolidate", memory_char_limit=320)
     _fill(cfg)
-    tacit = [sys.executable, "-m", "tacit.cli", "memory", "add", NEW]
+    tacit = [sys.executable, "-m", "tacit", "memory", "add", NEW]
     inside = subprocess.run(tacit, env={**tacit_env, "TACIT_CHILD": "1"}, capture_output=True, text=True,
                             timeout=60)
     assert inside.returncode == 1 and json.loads(inside.stdout)["over_limit"]
@@ -339,49 +343,40 @@ def _wait(predicate, timeout=30.0):
     return False
 
 
-def test_hook_mode_child_is_detached_and_clears_its_own_running_mark(agent):
+@pytest.mark.parametrize("mode", ["oneshot", "inprocess"])
+def test_a_child_is_detached_the_turn_never_waits_and_it_clears_its_own_mark(agent, mode):
     cfg = agent.configure("save", "--sleep", "1.5")
-    store = FileStateStore(cfg.sessions_dir_str)
-    started = time.time()
-    correction_turns(build_engine(cfg, "hook"))
-    assert time.time() - started < 1.0  # the hook never waits for the child
-    running = store.peek("s")["running"]["correction"]
-    assert running["pid"] and running["job_id"]
-    assert MemoryStore(cfg).entries("user") == []  # not yet: the child is still working
-    assert list((agent.home / "jobs").glob("*.json"))
-    assert _wait(lambda: store.peek("s")["running"] == {}), "the child never cleared its mark"
-    assert MemoryStore(cfg).entries("user") == [f"Correction: {CORRECTION}"]
-    assert list((agent.home / "jobs").glob("*.json")) == []
-    (record,) = child_records(cfg)
-    assert record["ok"] is True and record["duration"] >= 1.5
-    call = agent.calls()[0]
-    assert call["pgid"] != os.getpgid(0)  # its own process group, away from the host's
-    os.waitpid(running["pid"], 0)  # reap the detached `tacit child run` (we are its parent here)
-
-
-def test_inprocess_child_runs_on_a_thread_and_the_turn_does_not_wait(agent):
-    cfg = agent.configure("save", "--sleep", "1")
-    engine = build_engine(cfg, "inprocess", entry_points=False)
+    engine = build_engine(cfg, mode, discover_plugins=False)
     started = time.time()
     correction_turns(engine)
-    assert time.time() - started < 0.8
-    assert engine.state_store.peek("s")["running"].get("correction")
-    assert _wait(lambda: engine.state_store.peek("s")["running"] == {})
-    assert engine.memory_store("s").entries("user") == [f"Correction: {CORRECTION}"]
+    assert time.time() - started < 1.0  # the turn never waits for the child
+    running = engine.sessions.peek("s").running["correction"]
+    assert running["pid"] and running["job_id"]
+    assert MemoryStore(cfg).entries("user") == []  # not yet: the child is still working
+    assert _wait(lambda: engine.sessions.peek("s").running == {}), "the child never cleared its mark"
+    assert MemoryStore(cfg).entries("user") == [f"Correction: {CORRECTION}"]
+    (record,) = child_records(cfg)
+    assert record["ok"] is True and record["duration"] >= 1.5
+    assert agent.calls()[0]["pgid"] != os.getpgid(0)  # its own process group, away from the host's
+    with engine.ledger().read() as conn:
+        status, variables = conn.execute("SELECT status, variables FROM jobs WHERE id = ?",
+                                         (running["job_id"],)).fetchone()
+    assert status == "done" and variables == "{}"  # the conversation it carried is not kept
 
 
-def test_child_run_job_file_clears_the_mark_and_removes_the_job(agent):
+def test_child_run_takes_a_queued_job_once_and_clears_the_mark(agent):
     cfg = agent.configure("nothing")
-    store = FileStateStore(cfg.sessions_dir_str)
-    with store.session("s") as state:
+    ledger = Ledger(cfg)
+    store = SessionStore(lambda: ledger)
+    with store.updating("s") as state:
         state.mark_running("review", "job-1")
-    path = agent.home / "jobs" / "job-1.json"
-    path.parent.mkdir()
-    path.write_text(json.dumps({"id": "job-1", "kind": "review", "session_id": "s",
-                                "variables": {"reason": "3 turns"}}))
-    record = run_job_file(cfg, str(path))
-    assert record["ok"] and not path.exists()
-    assert store.peek("s")["running"] == {}
+    with ledger.write() as conn:
+        insert_job(conn, {"id": "job-1", "kind": "review", "session_id": "s", "variables": {"reason": "3 turns"}})
+    record = run_job_id(cfg, "job-1")
+    assert record["ok"] and store.peek("s").running == {}
+    assert run_job_id(cfg, "job-1") is None  # taken: never run twice
+    assert run_job_id(cfg, "no-such-job") is None
+    assert len(agent.calls()) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -389,17 +384,17 @@ def test_child_run_job_file_clears_the_mark_and_removes_the_job(agent):
 # ---------------------------------------------------------------------------
 
 
-def test_without_an_agent_corrections_are_saved_verbatim_and_others_skipped(cfg):
+def test_without_an_agent_a_correction_becomes_its_exact_rule_or_nothing(cfg):
     assert not agent_available(cfg, None)
     engine = build_engine(cfg, "replay")
     correction_turns(engine)
-    assert MemoryStore(cfg).entries("user") == [f"User correction: {CORRECTION}"]
+    assert MemoryStore(cfg).entries("user") == exact_rule_entries(CORRECTION)
     record = run_job(cfg, job("review", reason="x"))
     assert record["mode"] == "deterministic" and record["ok"] is False and "no agent" in record["skipped"]
-    long = "no, " + "this is a long sentence about the build. " * 20
-    saved = run_job(cfg, job("correction", correction=long, earlier_corrections=["I said use pnpm"]))
-    assert saved["ok"] and saved["saved"][0] == "User correction: I said use pnpm"
-    assert len(saved["saved"][1]) <= len("User correction: ") + 301
+    vague = "why did you add another utils file, helpers.ts exists"
+    saved = run_job(cfg, job("correction", correction=vague))
+    assert saved["ok"] and vague not in " ".join(MemoryStore(cfg).entries("user"))
+    assert all("User correction" not in e for e in MemoryStore(cfg).entries("user"))
 
 
 def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
@@ -436,7 +431,9 @@ def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path)
 
 
 def test_child_environment_marks_the_child_and_finds_tacit(cfg):
-    env = child_env(cfg, "claude-code")
+    runner = process_env(cfg, "claude-code")
+    assert "TACIT_CHILD" not in runner and runner["TACIT_HOME"] == cfg.home_str
+    env = process_env(cfg, "claude-code", child=True)
     assert env["TACIT_CHILD"] == "1" and env["TACIT_HOST"] == "claude-code"
     assert env["TACIT_HOME"] == cfg.home_str
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
@@ -454,8 +451,6 @@ def test_child_environment_marks_the_child_and_finds_tacit(cfg):
     ("consolidate", {"targets": ["user"]}, ["USER.md is too full", "- user: bring it well under"]),
 ])
 def test_every_child_prompt_renders_with_the_current_memory(cfg, kind, variables, expect):
-    from tacit.prompts import render_job_prompt
-
     MemoryStore(cfg).add("memory", "The project uses pnpm.")
     text = render_job_prompt(cfg, {"kind": kind, "host": "claude-code", "variables": variables})
     for fragment in expect:

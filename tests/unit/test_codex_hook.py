@@ -1,6 +1,6 @@
 """The Codex CLI hook adapter and child command: payload → events → state and
 hook output, on the payload shapes Codex 0.171.0 really sends (recorded in
-docs/hosts/codex.md). Real engine, real state files, real hook processes.
+docs/hosts/codex.md). Real engine, real ledger, real hook processes.
 What Codex itself does with the output is proven in tests/e2e/test_codex.py.
 """
 
@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tacit.child import DEFAULT_COMMANDS, build_command, parse_usage
-from tacit.hosts import hook_entry
+from tacit.children.commands import DEFAULT_COMMANDS, build_command
+from tacit.children.runner import parse_usage
+from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
 from tacit.hosts.codex.install import HOOK_TIMEOUTS, hook_command
-from tacit.state import FileStateStore
+from tacit.hosts.runtime import build_engine
 
 SID = "01a227f9-c778-7e91-9480-3223fd130030"
 TURN = "01a227f9-c792-73a1-a009-de3738e1a275"
@@ -34,8 +35,14 @@ def payload(event: str, **fields) -> bytes:
     return json.dumps(base).encode()
 
 
-def state_of(cfg) -> dict:
-    return FileStateStore(cfg.sessions_dir_str).peek(SID).data
+class Codex:
+    """One engine, the way the service holds one; hooks arrive as Codex sends them."""
+
+    def __init__(self, cfg):
+        self.engine = build_engine(cfg, "oneshot", host="codex", discover_plugins=False)
+
+    def handle(self, cfg, event: str, body: bytes) -> str:
+        return hooks.run(self.engine, "codex", event, body)
 
 
 @pytest.fixture
@@ -43,13 +50,18 @@ def quiet_cfg(cfg):
     return cfg.with_settings(child_enabled=False, learning_enabled=False)
 
 
-def test_events_registered_are_the_ones_translated():
-    assert set(codex_hook.EVENT_NAMES) == set(HOOK_TIMEOUTS)
-    assert hook_entry.HOSTS["codex"] == "tacit.hosts.codex.hook"
+@pytest.fixture
+def codex(quiet_cfg):
+    return Codex(quiet_cfg)
 
 
-def test_a_turn_as_codex_sends_it(quiet_cfg):
-    cfg = quiet_cfg
+def test_events_registered_are_a_subset_of_the_ones_translated():
+    assert set(HOOK_TIMEOUTS) <= set(codex_hook.EVENT_NAMES)
+    assert hooks.HANDLERS["codex"] is codex_hook.handle
+
+
+def test_a_turn_as_codex_sends_it(quiet_cfg, codex):
+    cfg, codex_hook = quiet_cfg, codex
     from tacit.stores.memory import MemoryStore
 
     MemoryStore(cfg).add("memory", "CODEX-MEM-1: tests run with `make check`")
@@ -63,45 +75,39 @@ def test_a_turn_as_codex_sends_it(quiet_cfg):
         assert codex_hook.handle(cfg, "PostToolUse", payload(
             "PostToolUse", tool_name="Bash", tool_input={"command": command}, tool_response=output,
             tool_use_id="call_1")) == ""
-    state = state_of(cfg)
-    assert state["user_turns"] == 1 and state["turn"]["tool_calls"] == [["Bash", True], ["Bash", True]]
+    state = codex.engine.sessions.peek(SID)
+    assert state.user_turns == 1 and state.turn.tool_calls == [["Bash", True], ["Bash", True]]
+    assert state.host == "codex"
     assert codex_hook.handle(cfg, "Stop", payload("Stop", stop_hook_active=False,
                                                   last_assistant_message="saw one-out")) == ""
-    state = state_of(cfg)
-    assert state["turn"]["open"] is False
-    assert state["recent"] == [{"role": "user", "text": "run it"}, {"role": "assistant", "text": "saw one-out"}]
+    state = codex.engine.sessions.peek(SID)
+    assert state.turn.open is False
+    assert state.recent == [{"role": "user", "text": "run it"}, {"role": "assistant", "text": "saw one-out"}]
     assert codex_hook.handle(cfg, "PreCompact", payload("PreCompact", trigger="auto")) == ""
     assert codex_hook.handle(cfg, "SessionEnd", payload("SessionEnd", reason="other")) == ""
 
 
-def test_the_engine_runs_as_host_codex(quiet_cfg, monkeypatch):
-    from tacit.hosts import runtime
-
+def test_events_carry_host_codex(codex):
     seen = []
-    real = runtime.build_engine
-
-    def spy(cfg, mode, **kwargs):
-        seen.append((mode, kwargs.get("host")))
-        return real(cfg, mode, **kwargs)
-
-    monkeypatch.setattr(runtime, "build_engine", spy)
-    codex_hook.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit", prompt="hi"))
-    assert seen == [("hook", "codex")]
+    codex.engine.on("message_end", lambda e, c: seen.append((e.host, c.host)), name="test.host")
+    codex.handle(None, "UserPromptSubmit", payload("UserPromptSubmit", prompt="hi"))
+    assert seen == [("codex", "codex")]
 
 
-@pytest.mark.parametrize("event", ["PostToolUseFailure", "UserPromptExpansion", "PreToolUse",
-                                   "PermissionRequest", "SubagentStop", ""])
-def test_events_codex_lacks_or_tacit_skips_do_nothing(quiet_cfg, event):
-    assert codex_hook.handle(quiet_cfg, event, payload(event or "X", prompt="x", tool_name="Bash")) == ""
-    assert not list(quiet_cfg.sessions_dir.glob("*.json"))  # not even a session state
+@pytest.mark.parametrize("event", ["PostToolUseFailure", "UserPromptExpansion", "PermissionRequest",
+                                   "SubagentStop", ""])
+def test_events_codex_lacks_or_tacit_skips_do_nothing(codex, event):
+    assert codex.handle(None, event, payload(event or "X", prompt="x", tool_name="Bash")) == ""
+    with codex.engine.ledger().read() as conn:
+        assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0  # not even a state
 
 
-def test_child_processes_are_inert(cfg, tacit_env):
+def test_child_processes_are_inert(tacit_env):
     from tacit.config import load_config
 
-    child = load_config(env={**tacit_env, "TACIT_CHILD": "1"}, host="codex")
+    child = Codex(load_config(env={**tacit_env, "TACIT_CHILD": "1"}, host="codex"))
     for event in codex_hook.EVENT_NAMES:
-        assert codex_hook.handle(child, event, payload(event, prompt="no, use pnpm")) == ""
+        assert child.handle(None, event, payload(event, prompt="no, use pnpm")) == ""
 
 
 def run_hook_process(tacit_env, event: str, stdin: bytes) -> subprocess.CompletedProcess:

@@ -1,45 +1,42 @@
-"""The engine: registration, dispatch, turn accounting, session state (in memory
-and file-backed, under concurrent writers), child claims, background modes,
-the journal and ``tacit drain``, the recursion guard, ``build_engine`` modes."""
+"""The engine: registration, typed results, turn accounting, session state in
+the ledger (exactly once by event id, healed when damaged, shared between
+processes), child claims, background work (inline, thread, durable after a
+crash), the recursion guard, ``build_engine`` modes."""
 
 from __future__ import annotations
 
 import json
 import multiprocessing
 import os
-import subprocess
-import sys
+import sqlite3
 import textwrap
+import threading
 import time
-import types
 from pathlib import Path
 
 import pytest
 from engine_helpers import Recorder, write_config
 
-from tacit.background import append_journal, drain, journal_path
 from tacit.config import load_config
-from tacit.engine import Engine
+from tacit.engine import Engine, result_from_dict, result_to_dict
 from tacit.events import (
     EVENT_TYPES,
     BeforeAgentStart,
-    BeforeCompact,
     Command,
-    InjectContext,
     MessageEnd,
-    Notify,
-    RunChild,
     SessionShutdown,
     SessionStart,
     ToolCall,
     ToolCallRecord,
+    ToolResult,
     TurnEnd,
     event_from_dict,
     event_to_dict,
 )
 from tacit.handlers import BUILTIN_PLUGINS
+from tacit.hookspecs import ChildRequest, ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts.runtime import build_engine
-from tacit.state import FileStateStore, MemoryStateStore, SessionState, _safe_name
+from tacit.session import SessionState
 
 
 def make_engine(cfg, *, builtins=True, **kwargs):
@@ -51,29 +48,28 @@ def make_engine(cfg, *, builtins=True, **kwargs):
 
 
 def turn(engine, sid, user, tools=(), reply="Done."):
-    effects = engine.dispatch(MessageEnd(session_id=sid, role="user", text=user))
+    results = [engine.dispatch(MessageEnd(session_id=sid, role="user", text=user))]
     for name in tools:
-        effects += engine.dispatch(ToolCall(session_id=sid, name=name))
-    effects += engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
-    effects += engine.dispatch(TurnEnd(session_id=sid))
-    return effects
+        results.append(engine.dispatch(ToolResult(session_id=sid, name=name)))
+    results.append(engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply)))
+    results.append(engine.dispatch(TurnEnd(session_id=sid)))
+    return results
 
 
 PROBE_PLUGIN = textwrap.dedent('''
-    """A background plugin for tests: records every event it is handed."""
-    import json, os, threading
+    """A background plugin for tests: records every event it is handed, in the ledger."""
+    import threading
 
     def register(engine):
-        engine.on("tool_call", record, name="probe.record", background=True)
+        engine.on("tool_result", record, name="probe.record", background=True)
         engine.on("turn_end", record, name="probe.record_turn", background=True)
 
     def record(event, ctx):
-        path = os.path.join(ctx.cfg.state_dir_str, "probe.jsonl")
-        with open(path, "a") as handle:
-            handle.write(json.dumps({"kind": event.kind, "name": getattr(event, "name", None),
-                                     "ts": event.ts, "pid": os.getpid(),
-                                     "thread": threading.current_thread().name,
-                                     "foreground": ctx.foreground}) + "\\n")
+        with ctx.ledger.write() as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS probe (kind TEXT, name TEXT, id TEXT, thread TEXT, fg INTEGER)")
+            conn.execute("INSERT INTO probe VALUES (?, ?, ?, ?, ?)",
+                         (event.kind, getattr(event, "name", None), event.id,
+                          threading.current_thread().name, int(ctx.foreground)))
 ''')
 
 
@@ -86,498 +82,404 @@ def probe_plugin(tmp_path, monkeypatch):
     return folder
 
 
-def probe_lines(cfg) -> list[dict]:
-    path = Path(cfg.state_dir_str) / "probe.jsonl"
-    if not path.exists():
+def probe_rows(cfg) -> list[tuple]:
+    conn = sqlite3.connect(os.path.join(cfg.state_dir_str, "ledger.db"))
+    try:
+        return conn.execute("SELECT kind, name, id, thread, fg FROM probe ORDER BY rowid").fetchall()
+    except sqlite3.OperationalError:
         return []
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------------------
-# Registration and dispatch
+# Registration and typed results
 # ---------------------------------------------------------------------------
-
 
 def test_builtins_are_registered_through_the_public_plugin_call(cfg):
-    engine = Engine(cfg).load_builtins()
+    engine = make_engine(cfg)
     assert engine.plugins == BUILTIN_PLUGINS
-    assert engine.handlers_for("turn_end")[:3] == ["corrections.save", "review.nudge", "skill_trigger.turn"]
-    assert engine.handlers_for("message_end")[:1] == ["corrections.detect"]
-    assert "flush.compact" in engine.handlers_for("before_compact")
-    assert "flush.shutdown" in engine.handlers_for("session_shutdown")
-    assert engine.handlers_for("before_agent_start")[:1] == ["context.session"]
+    assert "corrections.detect" in engine.handlers_for("message_end")
+    assert "review.nudge" in engine.handlers_for("turn_end")
+    assert "context.session" in engine.handlers_for("before_agent_start")
 
 
-def test_third_party_plugin_registers_like_a_builtin_and_effects_carry_their_source(cfg):
-    seen = []
+def test_a_third_party_plugin_registers_like_a_builtin_and_results_carry_their_source(cfg):
+    class Plugin:
+        @staticmethod
+        def register(engine):
+            engine.on("before_agent_start", lambda e, c: ContextResult(context=[Injection("hello")]),
+                      name="third.hello")
 
-    def on_turn(event, ctx):
-        seen.append((event.kind, ctx.session_id, ctx.foreground))
-        return [Notify(text="hello"), None, "not an effect"]
-
-    plugin = types.SimpleNamespace(__name__="thirdparty",
-                                   register=lambda engine: engine.on("turn_end", on_turn, name="tp.turn"))
-    engine = Engine(cfg)
-    engine.load_plugin(plugin)
-    effects = turn(engine, "s1", "hello there")
-    assert effects == [Notify(text="hello", source="tp.turn")]
-    assert seen == [("turn_end", "s1", True)]
-    assert engine.plugins == ["thirdparty"]
+    engine = make_engine(cfg, builtins=False)
+    engine.load_plugin(Plugin)
+    result = engine.dispatch(BeforeAgentStart(session_id="s"))
+    assert [(i.text, i.source) for i in result.context] == [("hello", "third.hello")]
 
 
 def test_priority_orders_handlers_and_ties_keep_registration_order(cfg):
-    order = []
-    engine = Engine(cfg)
-    engine.on("command", lambda e, c: order.append("late"), name="late", priority=200)
-    engine.on("command", lambda e, c: order.append("first"), name="first", priority=100)
-    engine.on("command", lambda e, c: order.append("second"), name="second", priority=100)
-    engine.on("command", lambda e, c: order.append("early"), name="early", priority=5)
-    engine.dispatch(Command(session_id="s", name="deploy"))
-    assert order == ["early", "first", "second", "late"]
+    engine = make_engine(cfg, builtins=False)
+    for name, prio in (("b", 50), ("a", 10), ("c", 50)):
+        engine.on("session_start", lambda e, c, n=name: Result(notices=[n]), name=name, priority=prio)
+    assert engine.dispatch(SessionStart(session_id="s")).notices == ["a", "b", "c"]
 
 
 def test_unknown_event_kind_is_refused_at_registration(cfg):
     with pytest.raises(ValueError, match="unknown event kind"):
-        Engine(cfg).on("turn_start", lambda e, c: None)
+        make_engine(cfg, builtins=False).on("pre_tool", lambda e, c: None)
 
 
 def test_a_failing_handler_is_logged_and_the_others_still_run(cfg):
-    engine = Engine(cfg)
+    engine = make_engine(cfg, builtins=False)
 
     def boom(event, ctx):
-        raise RuntimeError("kaboom in handler")
+        raise RuntimeError("kaboom")
 
-    engine.on("turn_end", boom, name="broken", priority=1)
-    engine.on("turn_end", lambda e, c: Notify(text="still here"), name="fine", priority=2)
-    effects = turn(engine, "s", "hi")
-    assert [e.text for e in effects] == ["still here"]
-    log = cfg.log_file.read_text()
-    assert "handler broken on turn_end" in log and "kaboom in handler" in log
+    engine.on("session_start", boom, name="boom", priority=1)
+    engine.on("session_start", lambda e, c: Result(notices=["after"]), name="ok", priority=2)
+    assert engine.dispatch(SessionStart(session_id="s")).notices == ["after"]
+    assert "kaboom" in cfg.log_file.read_text()
 
 
-def test_a_broken_configured_plugin_is_logged_not_raised(cfg):
-    engine = Engine(cfg.with_settings(plugins=["no_such_tacit_plugin_xyz"]))
-    engine.load_configured_plugins()
-    assert "loading plugin no_such_tacit_plugin_xyz" in cfg.log_file.read_text()
-    assert engine.plugins == []
-
-
-def test_effects_come_back_with_child_jobs_last(cfg):
+def test_a_handler_returning_the_wrong_type_is_logged_and_dropped(cfg):
     engine = make_engine(cfg, builtins=False)
-    engine.on("turn_end", lambda e, c: RunChild(kind="review"), name="a", priority=1)
-    engine.on("turn_end", lambda e, c: InjectContext(text="x", scope="prompt"), name="b", priority=2)
-    effects = turn(engine, "s", "hi")
-    assert [type(e).__name__ for e in effects] == ["InjectContext", "RunChild"]
-    assert len(engine.launcher.jobs) == 1
+    engine.on("session_start", lambda e, c: ["not", "a", "result"], name="wrong")
+    assert engine.dispatch(SessionStart(session_id="s")).notices == []
+    assert "not a Result" in cfg.log_file.read_text()
 
 
-def test_events_round_trip_through_dicts():
-    samples = [
-        SessionStart(session_id="s", source="resume"),
-        BeforeAgentStart(session_id="s", prompt="p"),
-        MessageEnd(session_id="s", role="assistant", text="t"),
-        ToolCall(session_id="s", name="Bash", ok=False, args={"command": "ls"}, error="boom"),
-        Command(session_id="s", name="memory-skills", args=""),
-        TurnEnd(session_id="s", user_text="u", assistant_text="a",
-                tool_calls=(ToolCallRecord(name="Read"), ToolCallRecord(name="Bash", ok=False))),
-        BeforeCompact(session_id="s", trigger="manual"),
-        SessionShutdown(session_id="s", reason="exit"),
-    ]
-    assert {e.kind for e in samples} == set(EVENT_TYPES)
-    for event in samples:
-        assert event_from_dict(json.loads(json.dumps(event_to_dict(event)))) == event
-    with pytest.raises(TypeError):
-        MessageEnd(role="user", text="no session id")
-    with pytest.raises(AttributeError):
-        samples[0].source = "changed"
+def test_a_broken_configured_plugin_is_logged_not_raised(tacit_home, tacit_env):
+    write_config(tacit_home, plugins=["no_such_module_anywhere"])
+    engine = make_engine(load_config(env=tacit_env))
+    engine.load_configured_plugins(discover=False)
+    assert "no_such_module_anywhere" in (tacit_home / "logs" / "tacit.log").read_text()
+
+
+def test_tool_call_results_merge_block_beats_ask_and_reasons_join(cfg):
+    engine = make_engine(cfg, builtins=False)
+    engine.on("tool_call", lambda e, c: ToolCallResult(ask=True, reason="first"), name="a", priority=1)
+    engine.on("tool_call", lambda e, c: ToolCallResult(block=True, reason="second"), name="b", priority=2)
+    engine.on("tool_call", lambda e, c: None, name="c", priority=3)
+    result = engine.dispatch(ToolCall(session_id="s", name="Bash", args={"command": "npm i"}))
+    assert isinstance(result, ToolCallResult)
+    assert result.block and not result.ask and result.reason == "first\nsecond"
+
+
+def test_child_requests_never_reach_the_host(cfg):
+    engine = make_engine(cfg, builtins=False)
+    engine.on("turn_end", lambda e, c: Result(notices=["n"], children=[ChildRequest("review")]), name="r")
+    result = engine.dispatch(TurnEnd(session_id="s"))
+    assert result.notices == ["n"] and result.children == []
+    assert engine.launcher.kinds() == ["review"]
+    assert engine.launcher.jobs[0]["source"] == "r"
+
+
+def test_results_round_trip_through_dicts():
+    original = ContextResult(notices=["x"], context=[Injection("ctx", 20, "h")])
+    assert result_from_dict(ContextResult, result_to_dict(original)).context == original.context
+    stop = ToolCallResult(block=True, reason="no")
+    back = result_from_dict(ToolCallResult, result_to_dict(stop))
+    assert back.block and back.reason == "no"
+    assert result_from_dict(Result, "garbage").notices == []
+
+
+def test_events_round_trip_through_dicts_and_unknown_fields_are_dropped():
+    for cls in EVENT_TYPES.values():
+        event = cls(session_id="s", host="claude-code", id="e1")
+        assert event_from_dict(event_to_dict(event)) == event
+    turn_end = TurnEnd(session_id="s", tool_calls=(ToolCallRecord("Bash", False),))
+    assert event_from_dict(json.loads(json.dumps(event_to_dict(turn_end)))) == turn_end
+    newer = {**event_to_dict(MessageEnd(session_id="s", text="hi")), "mood": "happy"}
+    assert event_from_dict(newer).text == "hi"
 
 
 # ---------------------------------------------------------------------------
 # Turn accounting
 # ---------------------------------------------------------------------------
 
-
-def _spy(engine):
-    seen = []
-    engine.on("turn_end", lambda e, c: seen.append(e), name="spy", priority=1)
-    return seen
-
-
 def test_tool_calls_are_counted_per_turn_from_that_turns_events(cfg):
-    engine = Engine(cfg)
-    seen = _spy(engine)
-    turn(engine, "s", "first", tools=["Read", "Edit", "Bash"])
-    turn(engine, "s", "second", tools=["Bash"])
-    turn(engine, "s", "third")
-    assert [len(e.tool_calls) for e in seen] == [3, 1, 0]
-    assert [c.name for c in seen[0].tool_calls] == ["Read", "Edit", "Bash"]
-    state = engine.state_store.peek("s")
-    assert state["tool_calls_since_review"] == 4  # each call counted once, when it happened
-    assert state["user_turns"] == 3 and state["turns_since_review"] == 3
-
-
-def test_failed_tool_calls_are_recorded_as_failed(cfg):
-    engine = Engine(cfg)
-    seen = _spy(engine)
-    engine.dispatch(MessageEnd(session_id="s", role="user", text="go"))
-    engine.dispatch(ToolCall(session_id="s", name="Bash", ok=False, error="exit 1"))
-    engine.dispatch(TurnEnd(session_id="s"))
-    assert seen[0].tool_calls == (ToolCallRecord(name="Bash", ok=False),)
+    engine = make_engine(cfg)
+    turn(engine, "s", "first task please", tools=["Bash", "Edit", "Bash"])
+    state = engine.sessions.peek("s")
+    assert state.user_turns == 1 and state.tool_calls_since_review == 3
+    assert state.turn.tool_calls == [["Bash", True], ["Edit", True], ["Bash", True]]
+    turn(engine, "s", "second task", tools=["Read"])
+    assert engine.sessions.peek("s").turn.tool_calls == [["Read", True]]
 
 
 def test_turn_end_is_completed_from_the_turns_events(cfg):
-    engine = Engine(cfg)
-    seen = _spy(engine)
-    turn(engine, "s", "please add a test", tools=["Edit"], reply="Added tests/test_x.py.")
-    assert seen[0].user_text == "please add a test"
-    assert seen[0].assistant_text == "Added tests/test_x.py."
-    recent = engine.state_store.peek("s")["recent"]
-    assert recent == [{"role": "user", "text": "please add a test"},
-                      {"role": "assistant", "text": "Added tests/test_x.py."}]
+    engine = make_engine(cfg, builtins=False)
+    seen = []
+    engine.on("turn_end", lambda e, c: seen.append(e), name="seen")
+    engine.dispatch(MessageEnd(session_id="s", role="user", text="fix the parser"))
+    engine.dispatch(ToolResult(session_id="s", name="Bash", ok=False, error="exit 1"))
+    engine.dispatch(MessageEnd(session_id="s", role="assistant", text="the reply"))
+    engine.dispatch(TurnEnd(session_id="s"))
+    event = seen[0]
+    assert event.user_text == "fix the parser" and event.assistant_text == "the reply"
+    assert event.tool_calls == (ToolCallRecord("Bash", False),)
+    assert engine.sessions.peek("s").recent[-1] == {"role": "assistant", "text": "the reply"}
 
 
-def test_host_supplied_turn_fields_win_and_are_not_recounted(cfg):
-    engine = Engine(cfg)
-    seen = _spy(engine)
-    engine.dispatch(MessageEnd(session_id="s", role="user", text="u"))
-    engine.dispatch(ToolCall(session_id="s", name="Bash"))
-    calls = (ToolCallRecord(name="Read"), ToolCallRecord(name="Grep"))
-    engine.dispatch(TurnEnd(session_id="s", tool_calls=calls, assistant_text="the reply"))
-    assert seen[0].tool_calls == calls
-    assert engine.state_store.peek("s")["recent"][-1] == {"role": "assistant", "text": "the reply"}
+def test_host_supplied_turn_fields_win(cfg):
+    engine = make_engine(cfg, builtins=False)
+    seen = []
+    engine.on("turn_end", lambda e, c: seen.append(e), name="seen")
+    engine.dispatch(ToolResult(session_id="s", name="Bash"))
+    engine.dispatch(TurnEnd(session_id="s", user_text="u", assistant_text="a",
+                            tool_calls=(ToolCallRecord("X"),)))
+    assert seen[0].tool_calls == (ToolCallRecord("X"),) and seen[0].user_text == "u"
 
 
 def test_sessions_are_independent(cfg):
-    engine = Engine(cfg)
-    turn(engine, "a", "one", tools=["Bash"] * 4)
-    turn(engine, "b", "two")
-    assert engine.state_store.peek("a")["tool_calls_since_review"] == 4
-    assert engine.state_store.peek("b")["tool_calls_since_review"] == 0
+    engine = make_engine(cfg)
+    for _ in range(4):
+        engine.dispatch(ToolResult(session_id="a", name="Bash"))
+    assert engine.sessions.peek("a").tool_calls_since_review == 4
+    assert engine.sessions.peek("b").tool_calls_since_review == 0
+
+
+def test_inside_a_child_dispatch_is_inert(tacit_env):
+    cfg = load_config(env={**tacit_env, "TACIT_CHILD": "1"})
+    engine = make_engine(cfg)
+    result = engine.dispatch(MessageEnd(session_id="s", role="user", text="no, that's wrong, use pnpm"))
+    assert isinstance(result, ContextResult) and not result.context
+    assert engine.launcher.jobs == []
+    assert not Path(cfg.state_dir_str, "ledger.db").exists()
 
 
 # ---------------------------------------------------------------------------
-# Recursion guard
+# State in the ledger: exactly once, shared, healed, bounded
 # ---------------------------------------------------------------------------
 
+def test_an_event_retried_with_its_id_is_applied_once_and_answered_the_same(cfg):
+    engine = make_engine(cfg, builtins=False)
+    engine.on("session_start", lambda e, c: Result(notices=[f"hello {c.state.user_turns}"]), name="n")
+    first = engine.dispatch(SessionStart(session_id="s", id="evt-1"))
+    for _ in range(3):
+        engine.dispatch(ToolResult(session_id="s", name="Bash", id="tool-1"))
+    again = engine.dispatch(SessionStart(session_id="s", id="evt-1"))
+    assert again.notices == first.notices == ["hello 0"]
+    assert engine.sessions.peek("s").tool_calls_since_review == 1
 
-def test_inside_a_child_dispatch_is_inert(tacit_env, tacit_home):
-    child_cfg = load_config(env={**tacit_env, "TACIT_CHILD": "1"})
-    assert child_cfg.is_child
-    for mode in ("replay", "hook", "inprocess"):
-        engine = build_engine(child_cfg, mode)
-        recorder = Recorder()
-        engine.launcher = recorder
-        effects = engine.dispatch(BeforeAgentStart(session_id="g", prompt="x"))
-        effects += turn(engine, "g", "no, don't do that. I told you to use pnpm",
-                        tools=["Bash", "Edit"] * 6)
-        effects += engine.dispatch(BeforeCompact(session_id="g"))
-        assert effects == [] and recorder.jobs == []
-    assert not (tacit_home / "sessions").exists()
-    assert not (tacit_home / "jobs").exists()
-    assert not (tacit_home / "journal.jsonl").exists()
+
+def test_two_engines_on_one_data_folder_see_each_others_state(cfg):
+    one, two = make_engine(cfg), make_engine(cfg)
+    one.dispatch(ToolResult(session_id="s", name="Bash"))
+    two.dispatch(ToolResult(session_id="s", name="Edit"))
+    one.dispatch(ToolResult(session_id="s", name="Read"))
+    assert one.sessions.peek("s").tool_calls_since_review == 3
+    assert two.sessions.peek("s").turn.tool_calls == [["Bash", True], ["Edit", True], ["Read", True]]
+
+
+def _hammer(env, n, start):
+    engine = Engine(load_config(env=env)).load_builtins()
+    for i in range(n):
+        engine.dispatch(ToolResult(session_id="shared", name="Bash", id=f"p{start}-{i}"))
+
+
+def test_concurrent_processes_never_lose_an_update(cfg, tacit_env):
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(tacit_env, 40, p)) for p in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert all(p.exitcode == 0 for p in procs)
+    assert make_engine(cfg).sessions.peek("shared").tool_calls_since_review == 160
+    assert "database is locked" not in (cfg.log_file.read_text() if cfg.log_file.exists() else "")
+
+
+def test_a_damaged_state_row_heals_field_by_field(cfg):
+    engine = make_engine(cfg)
+    engine.dispatch(ToolResult(session_id="s", name="Bash"))
+    with engine.ledger().write() as conn:
+        conn.execute("UPDATE sessions SET state = ?, rev = rev + 1 WHERE session_id = 's'",
+                     (json.dumps({"user_turns": "three", "tool_calls_since_review": 7,
+                                  "turn": {"tool_calls": "nope"}, "pending_correction": 5}),))
+    state = engine.sessions.peek("s")
+    assert state.user_turns == 0 and state.tool_calls_since_review == 7
+    assert state.turn.tool_calls == [] and state.pending_correction is None
+    with engine.ledger().write() as conn:
+        conn.execute("UPDATE sessions SET state = 'not json', rev = rev + 1 WHERE session_id = 's'")
+    engine.dispatch(ToolResult(session_id="s", name="Edit"))
+    assert engine.sessions.peek("s").tool_calls_since_review == 1
+
+
+def test_a_huge_prompt_is_never_stored_whole(cfg):
+    engine = make_engine(cfg, background="thread")
+    engine._schedule_background = lambda: None  # keep the event pending, as stored
+    engine.dispatch(MessageEnd(session_id="s", role="user", text="x" * 20_000_000))
+    with engine.ledger().read() as conn:
+        size = conn.execute("SELECT length(state) FROM sessions WHERE session_id = 's'").fetchone()[0]
+        events = conn.execute("SELECT max(length(coalesce(event, ''))) FROM events").fetchone()[0]
+    assert size < 20_000
+    assert events < 100_000  # the analysis and the learners got the head, not 20 MB
+
+
+def test_session_state_round_trips_and_leaves_the_conversation_out():
+    state = SessionState(session_id="s")
+    state.begin_turn("hello")
+    state.add_tool_call("Bash", False)
+    state.pending_correction = {"text": "no"}
+    back = SessionState.from_json("s", state.to_json())
+    assert back.user_turns == 1 and back.turn.tool_calls == [["Bash", False]]
+    assert back.pending_correction == {"text": "no"} and back.recent == []
+    assert "recent" not in json.loads(state.to_json())
 
 
 # ---------------------------------------------------------------------------
-# Child claims
+# Children
 # ---------------------------------------------------------------------------
+
+def _due(engine, kind="review"):
+    engine.on("turn_end", lambda e, c: Result(children=[ChildRequest(kind)]), name=f"want.{kind}")
 
 
 def test_a_child_kind_is_never_doubled_while_it_runs(cfg):
     engine = make_engine(cfg, builtins=False)
-    engine.on("turn_end", lambda e, c: [RunChild(kind="review"), RunChild(kind="review")], name="twice")
-    turn(engine, "s", "one")
-    assert len(engine.launcher.jobs) == 1
-    job = engine.launcher.jobs[0]
-    assert job["kind"] == "review" and job["session_id"] == "s"
-    assert job["variables"]["recent"][0] == {"role": "user", "text": "one"}
-    running = engine.state_store.peek("s")["running"]
-    assert running["review"]["job_id"] == job["id"]
-    turn(engine, "s", "two")
-    assert len(engine.launcher.jobs) == 1  # still running
-    engine.child_finished(job)
-    assert engine.state_store.peek("s")["running"] == {}
-    turn(engine, "s", "three")
-    assert len(engine.launcher.jobs) == 2
+    _due(engine)
+    engine.dispatch(TurnEnd(session_id="s"))
+    engine.dispatch(TurnEnd(session_id="s"))
+    assert engine.launcher.kinds() == ["review"]
+    running = engine.sessions.peek("s").running
+    assert running["review"]["job_id"] == engine.launcher.jobs[0]["id"]
+    engine.child_finished(engine.launcher.jobs[0])
+    engine.dispatch(TurnEnd(session_id="s"))
+    assert engine.launcher.kinds() == ["review", "review"]
 
 
-def test_a_launcher_that_raises_is_logged_and_its_mark_cleared(cfg):
-    engine = Engine(cfg)
-    engine.on("turn_end", lambda e, c: RunChild(kind="flush"), name="f")
+def test_the_job_commits_with_the_event_that_asked_for_it(cfg):
+    engine = make_engine(cfg, builtins=False)
+    _due(engine, "flush")
+    engine.dispatch(TurnEnd(session_id="s"))
+    job_id = engine.launcher.jobs[0]["id"]
+    with engine.ledger().read() as conn:
+        row = conn.execute("SELECT kind, status, session_id FROM jobs WHERE id = ?", (job_id,)).fetchone()
+    assert row == ("flush", "queued", "s")
+
+
+def test_a_launcher_that_raises_is_logged_its_mark_cleared_and_the_fallback_runs(cfg):
+    engine = make_engine(cfg, builtins=False)
+    _due(engine, "consolidate")
 
     def broken(job):
-        raise OSError("no such agent")
+        raise OSError("no such program")
 
     engine.launcher = broken
-    effects = turn(engine, "s", "hi")
-    assert [e.kind for e in effects if isinstance(e, RunChild)] == ["flush"]
-    assert engine.state_store.peek("s")["running"] == {}
-    assert "launching child flush" in cfg.log_file.read_text()
+    engine.dispatch(TurnEnd(session_id="s"))
+    assert engine.sessions.peek("s").running == {}
+    assert "no such program" in cfg.log_file.read_text()
 
 
 def test_without_a_launcher_no_job_is_claimed(cfg):
-    engine = Engine(cfg)
-    engine.on("turn_end", lambda e, c: RunChild(kind="review"), name="r")
-    turn(engine, "s", "hi")
-    assert engine.state_store.peek("s")["running"] == {}
+    engine = make_engine(cfg, builtins=False)
+    engine.launcher = None
+    _due(engine)
+    engine.dispatch(TurnEnd(session_id="s"))
+    assert engine.sessions.peek("s").running == {}
 
 
 def test_a_pid_is_recorded_and_a_dead_or_stale_child_no_longer_counts_as_running(cfg):
-    state = SessionState({"running": {}})
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    state.mark_running("review", "j1", pid=proc.pid)
-    assert not state.is_running("review", 600)  # the process is gone
-    state.mark_running("review", "j2", pid=os.getpid())
-    assert state.is_running("review", 600)
-    state["running"]["review"]["started"] = time.time() - 1000
-    assert not state.is_running("review", 600)  # a crashed runner's mark expires
-    state.clear_running("review", "other-job")
-    assert "review" in state["running"]  # only the job that set it clears it
-    state.clear_running("review", "j2")
-    assert state["running"] == {}
-
-    engine = Engine(cfg)
-    engine.on("turn_end", lambda e, c: RunChild(kind="review"), name="r")
+    engine = make_engine(cfg, builtins=False)
     engine.launcher = lambda job: os.getpid()
-    turn(engine, "s", "hi")
-    assert engine.state_store.peek("s")["running"]["review"]["pid"] == os.getpid()
+    _due(engine)
+    engine.dispatch(TurnEnd(session_id="s"))
+    state = engine.sessions.peek("s")
+    assert state.running["review"]["pid"] == os.getpid()
+    assert state.is_running("review", 3600)
+    state.running["review"]["pid"] = 2 ** 22 + 12345  # no such process
+    assert not state.is_running("review", 3600)
+    state.running["review"] = {"pid": None, "started": time.time() - 7200, "job_id": "x"}
+    assert not state.is_running("review", 3600)
+
+
+def test_session_job_defaults_reach_the_child_variables(cfg):
+    engine = make_engine(cfg, builtins=False)
+    _due(engine)
+    engine.set_job_defaults("s", {"model": "prov/model", "pi_extension": "/x/index.ts"})
+    engine.dispatch(TurnEnd(session_id="s"))
+    assert engine.launcher.jobs[0]["variables"]["model"] == "prov/model"
 
 
 # ---------------------------------------------------------------------------
-# File-backed session state
+# Background work
 # ---------------------------------------------------------------------------
 
-
-def test_hook_mode_state_survives_between_processes(cfg, tacit_home):
-    # one engine per event, as in a hook host: the counters live in the file
-    for text in ("one", "two"):
-        build_engine(cfg, "hook", children=False).dispatch(MessageEnd(session_id="s", role="user", text=text))
-        for _ in range(3):
-            build_engine(cfg, "hook", children=False).dispatch(ToolCall(session_id="s", name="Bash"))
-        build_engine(cfg, "hook", children=False).dispatch(TurnEnd(session_id="s", assistant_text="ok"))
-    data = json.loads((tacit_home / "sessions" / "s.json").read_text())
-    assert data["user_turns"] == 2 and data["tool_calls_since_review"] == 6
-    assert data["turn"] == {"open": False, "user_text": "two", "tool_calls": [["Bash", True]] * 3}
-
-
-def _hammer(env: dict, session_id: str, count: int) -> None:
-    cfg = load_config(env=env)
-    engine = build_engine(cfg, "hook", children=False)
-    for i in range(count):
-        engine.dispatch(ToolCall(session_id=session_id, name=f"T{os.getpid()}-{i}"))
-
-
-@pytest.mark.stress
-def test_concurrent_writers_never_lose_an_update(cfg, tacit_env):
-    build_engine(cfg, "hook", children=False).dispatch(MessageEnd(session_id="busy", role="user", text="go"))
-    processes, per_process = 4, 100
-    ctx = multiprocessing.get_context("fork")
-    workers = [ctx.Process(target=_hammer, args=(tacit_env, "busy", per_process)) for _ in range(processes)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(60)
-        assert w.exitcode == 0
-    state = FileStateStore(cfg.sessions_dir_str).peek("busy")
-    assert state["tool_calls_since_review"] == processes * per_process
-    names = [name for name, _ in state["turn"]["tool_calls"]]
-    assert len(names) == len(set(names)) == processes * per_process
-
-
-def test_a_corrupt_state_file_starts_afresh(cfg, tacit_home):
-    (tacit_home / "sessions").mkdir()
-    (tacit_home / "sessions" / "s.json").write_text("{not json")
-    engine = build_engine(cfg, "hook", children=False)
-    engine.dispatch(MessageEnd(session_id="s", role="user", text="hello"))
-    assert json.loads((tacit_home / "sessions" / "s.json").read_text())["user_turns"] == 1
-
-
-def test_session_ids_never_escape_the_sessions_folder(tmp_path):
-    store = FileStateStore(str(tmp_path / "sessions"))
-    for sid in ("../../etc/passwd", "/abs/path", "..", "", "a b/c", "x" * 300, "ünï"):
-        path = Path(store.path_for(sid))
-        assert path.parent == tmp_path / "sessions", sid
-        with store.session(sid) as state:
-            state["user_turns"] = 5
-        assert store.peek(sid)["user_turns"] == 5
-    assert _safe_name("abc-123_X.y") == "abc-123_X.y"
-    assert _safe_name("../x") != _safe_name("__x")  # distinct ids never share a file
-
-
-def test_stale_session_states_are_pruned_but_live_locks_kept(tmp_path):
-    folder = tmp_path / "sessions"
-    store = FileStateStore(str(folder), max_age_days=7)
-    for sid in ("old", "new", "oldlock"):
-        with store.session(sid):
-            pass
-    old = time.time() - 8 * 86400
-    for name in ("old.json", "old.lock", "oldlock.lock"):
-        os.utime(folder / name, (old, old))  # "oldlock": a live session's lock is old by nature
-    assert store.prune() == 1
-    assert sorted(os.listdir(folder)) == ["new.json", "new.lock", "oldlock.json", "oldlock.lock"]
-    # maybe_prune runs at most once a day
-    os.utime(folder / "new.json", (old, old))
-    store.maybe_prune()
-    assert not (folder / "new.json").exists()
-    with store.session("new2"):
-        pass
-    os.utime(folder / "new2.json", (old, old))
-    store.maybe_prune()
-    assert (folder / "new2.json").exists()
-
-
-# ---------------------------------------------------------------------------
-# Background handlers: inline, thread, journal + drain
-# ---------------------------------------------------------------------------
-
-
-def test_inline_background_handlers_run_at_once_without_the_lock(cfg, probe_plugin):
-    engine = Engine(cfg, background="inline")
+def test_inline_background_handlers_run_at_once_in_the_background_role(cfg, probe_plugin):
+    engine = make_engine(cfg, builtins=False)
     engine.load_plugin("tacit_probe_plugin")
-    turn(engine, "s", "hi", tools=["Read", "Bash"])
-    lines = probe_lines(cfg)
-    assert [l["kind"] for l in lines] == ["tool_call", "tool_call", "turn_end"]
-    assert all(l["foreground"] is False for l in lines)
+    engine.dispatch(ToolResult(session_id="s", name="Bash", id="t1"))
+    assert probe_rows(cfg) == [("tool_result", "Bash", "t1", threading.current_thread().name, 0)]
 
 
 def test_thread_background_handlers_run_on_the_worker(cfg, probe_plugin):
-    engine = Engine(cfg, background="thread")
+    engine = make_engine(cfg, builtins=False, background="thread")
     engine.load_plugin("tacit_probe_plugin")
-    turn(engine, "s", "hi", tools=["Read", "Bash", "Edit"])
-    engine.flush_background(10)
-    lines = probe_lines(cfg)
-    assert [l["name"] for l in lines] == ["Read", "Bash", "Edit", None]
-    assert {l["thread"] for l in lines} == {"tacit-background"}
+    engine.dispatch(ToolResult(session_id="s", name="Bash"))
+    assert engine.drain(10)
+    rows = probe_rows(cfg)
+    assert len(rows) == 1 and rows[0][3] == "tacit-background"
 
 
-def test_hook_mode_journals_background_events_and_drain_replays_them(cfg, probe_plugin, tacit_home):
-    write_config(tacit_home, plugins=["tacit_probe_plugin"])
-    cfg = load_config(env={"TACIT_HOME": str(tacit_home)})
-    engine = build_engine(cfg, "hook", children=False)
-    engine._maybe_kick_drain = lambda event: None  # drained by hand below
-    turn(engine, "s", "hi", tools=["Read", "Bash"])
-    assert probe_lines(cfg) == []  # nothing ran in the "hook"
-    journal = Path(journal_path(cfg)).read_text().splitlines()
-    kinds = [json.loads(l)["kind"] for l in journal]
-    # built-in learners may journal the user's message too (importance capture)
-    assert [k for k in kinds if k != "message_end"] == ["tool_call", "tool_call", "turn_end"]
-    handled = drain(cfg, build_engine(cfg, "drain", children=False))
-    assert handled == len(kinds)
-    assert [l["kind"] for l in probe_lines(cfg)] == ["tool_call", "tool_call", "turn_end"]
-    assert drain(cfg, build_engine(cfg, "drain", children=False)) == 0  # nothing left
-
-
-def test_drain_skips_malformed_journal_lines_and_works_on_a_fresh_folder(cfg, probe_plugin, tacit_home):
-    engine = build_engine(cfg, "drain", children=False)
-    assert drain(cfg, engine) == 0  # no state folder content yet: not an error
+def test_a_background_handler_runs_once_per_event_even_when_rerun(cfg, probe_plugin):
+    engine = make_engine(cfg, builtins=False)
     engine.load_plugin("tacit_probe_plugin")
-    append_journal(cfg, ToolCall(session_id="s", name="Read"))
-    with open(journal_path(cfg), "ab") as handle:
-        handle.write(b"{broken\n" + b'{"kind": "nope", "session_id": "s"}\n')
-    append_journal(cfg, ToolCall(session_id="s", name="Bash"))
-    assert drain(cfg, engine) == 2
-    assert [l["name"] for l in probe_lines(cfg)] == ["Read", "Bash"]
-    assert "malformed journal line" in cfg.log_file.read_text()
+    engine.dispatch(ToolResult(session_id="s", name="Bash", id="t1"))
+    engine.dispatch(ToolResult(session_id="s", name="Bash", id="t1"))  # a retry
+    with engine.ledger().write() as conn:  # as if a crash left it marked pending
+        conn.execute("UPDATE events SET background = 1, event = ? WHERE id = 't1'",
+                     (json.dumps(event_to_dict(ToolResult(session_id="s", name="Bash", id="t1"))),))
+    assert engine.run_pending_background() == 1
+    assert [r[:3] for r in probe_rows(cfg)] == [("tool_result", "Bash", "t1")]
 
 
-def test_a_journal_left_by_a_crashed_drain_is_drained_next_time(cfg, probe_plugin):
-    engine = build_engine(cfg, "drain", children=False)
+def test_work_a_crashed_process_left_pending_is_done_by_the_next_engine(cfg, probe_plugin):
+    stuck = make_engine(cfg, builtins=False, background="thread")
+    stuck.load_plugin("tacit_probe_plugin")
+    stuck._schedule_background = lambda: None  # the process "dies" before its worker runs
+    for i in range(3):
+        stuck.dispatch(ToolResult(session_id="s", name=f"T{i}", id=f"t{i}"))
+    assert probe_rows(cfg) == []
+    fresh = make_engine(cfg, builtins=False)
+    fresh.load_plugin("tacit_probe_plugin")
+    assert fresh.run_pending_background() == 3
+    assert [r[1] for r in probe_rows(cfg)] == ["T0", "T1", "T2"]
+    with fresh.ledger().read() as conn:
+        assert conn.execute("SELECT count(*) FROM events WHERE background = 1").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM events WHERE event IS NOT NULL").fetchone()[0] == 0
+
+
+def test_a_malformed_pending_event_is_dropped_not_retried_forever(cfg, probe_plugin):
+    engine = make_engine(cfg, builtins=False)
     engine.load_plugin("tacit_probe_plugin")
-    append_journal(cfg, ToolCall(session_id="s", name="Left"))
-    os.replace(journal_path(cfg), journal_path(cfg) + ".4242.draining")  # the crashed drain's file
-    append_journal(cfg, ToolCall(session_id="s", name="New"))
-    assert drain(cfg, engine) == 2
-    assert [l["name"] for l in probe_lines(cfg) if l["name"] in ("Left", "New")] == ["Left", "New"]
-    assert not any(n.endswith(".draining") or n == "journal.jsonl" for n in os.listdir(cfg.state_dir_str))
-
-
-def _append_events(env: dict, count: int, done: str) -> None:
-    cfg = load_config(env=env)
-    for i in range(count):
-        append_journal(cfg, ToolCall(session_id="s", name=f"T{i}"))
-    Path(done).touch()
-
-
-def _drain_until_done(env: dict, plugin_dir: str, out: str, done: str) -> None:
-    sys.path.insert(0, plugin_dir)
-    cfg = load_config(env=env)
-    engine = build_engine(cfg, "drain", children=False)
-    handled = 0
-    while not os.path.exists(done):
-        handled += drain(cfg, engine)
-    handled += drain(cfg, engine)
-    with open(out, "a") as handle:
-        handle.write(f"{handled}\n")
-
-
-@pytest.mark.stress
-def test_concurrent_drains_never_double_process(cfg, probe_plugin, tacit_home, tacit_env, tmp_path):
-    """Three drains race each other while a hook keeps appending: every
-    event is handled exactly once."""
-    write_config(tacit_home, plugins=["tacit_probe_plugin"])
-    cfg = load_config(env=tacit_env)
-    events = 400
-    out, done = tmp_path / "handled.txt", tmp_path / "appender.done"
-    ctx = multiprocessing.get_context("fork")
-    workers = [ctx.Process(target=_drain_until_done, args=(tacit_env, str(probe_plugin), str(out), str(done)))
-               for _ in range(3)]
-    workers.append(ctx.Process(target=_append_events, args=(tacit_env, events, str(done))))
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join(60)
-        assert w.exitcode == 0
-    sys.path.insert(0, str(probe_plugin))
-    leftover = drain(cfg, build_engine(cfg, "drain", children=False))  # a last append after the final drains
-    names = [l["name"] for l in probe_lines(cfg)]
-    assert sorted(names) == sorted(f"T{i}" for i in range(events))  # each exactly once
-    assert sum(int(n) for n in out.read_text().split()) + leftover == events
-    assert not Path(journal_path(cfg)).exists()
-
-
-def test_tacit_drain_command_and_the_turn_end_kick(cfg, probe_plugin, tacit_home, tacit_env, monkeypatch):
-    """End to end: a hook-mode turn journals, kicks a detached `tacit drain`,
-    and the drain process replays the journal."""
-    write_config(tacit_home, plugins=["tacit_probe_plugin"])
-    monkeypatch.setenv("PYTHONPATH", str(probe_plugin) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cfg = load_config(env=tacit_env)
-    engine = build_engine(cfg, "hook", children=False)
-    turn(engine, "s", "hi", tools=["Read", "Grep"])
-    deadline = time.time() + 30
-    while len(probe_lines(cfg)) < 3 and time.time() < deadline:
-        time.sleep(0.1)
-    assert [l["kind"] for l in probe_lines(cfg)] == ["tool_call", "tool_call", "turn_end"]
-    assert {l["pid"] for l in probe_lines(cfg)} != {os.getpid()}
-    # and the command itself, run by hand
-    append_journal(cfg, ToolCall(session_id="s", name="Write"))
-    env = {**tacit_env, "PYTHONPATH": str(probe_plugin)}
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "drain"], env=env, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"success": True, "handled": 1}
+    engine.dispatch(SessionStart(session_id="s"))  # creates the ledger
+    with engine.ledger().write() as conn:
+        conn.execute("INSERT INTO events (id, session_id, kind, at, background, event) VALUES "
+                     "('bad', 's', 'tool_result', 0, 1, '{\"kind\": \"no_such_kind\"}')")
+    assert engine.run_pending_background() == 0
+    with engine.ledger().read() as conn:
+        assert conn.execute("SELECT background FROM events WHERE id = 'bad'").fetchone()[0] == 0
 
 
 # ---------------------------------------------------------------------------
-# build_engine modes
+# build_engine
 # ---------------------------------------------------------------------------
-
 
 def test_build_engine_assembles_each_mode(cfg):
-    from tacit import launchers
-
-    hook = build_engine(cfg, "hook")
-    assert isinstance(hook.state_store, FileStateStore) and hook.background == "journal"
-    assert hook.launcher.__qualname__.startswith(launchers.detached_launcher.__name__)
-    drain_engine = build_engine(cfg, "drain")
-    assert isinstance(drain_engine.state_store, FileStateStore) and drain_engine.background == "inline"
-    inproc = build_engine(cfg, "inprocess", entry_points=False)
-    assert isinstance(inproc.state_store, MemoryStateStore) and inproc.background == "thread"
-    assert inproc.launcher.__qualname__.startswith(launchers.thread_launcher.__name__)
-    replay = build_engine(cfg, "replay")
-    assert replay.launcher.__qualname__.startswith(launchers.inline_launcher.__name__)
-    assert build_engine(cfg, "replay", children=False).launcher is None
-    assert build_engine(cfg.with_settings(child_enabled=False), "hook").launcher is None
-    for engine in (hook, drain_engine, inproc, replay):
-        assert engine.plugins == BUILTIN_PLUGINS
+    assert build_engine(cfg, "service").background == "thread"
+    assert build_engine(cfg, "inprocess").background == "thread"
+    assert build_engine(cfg, "oneshot").background == "inline"
+    replay = build_engine(cfg, "replay", children=False)
+    assert replay.background == "inline" and replay.launcher is None
+    assert build_engine(cfg, "service", host="pi").features_for("pi") == frozenset({"tacit_tools"})
     with pytest.raises(ValueError):
-        build_engine(cfg, "nonsense")
+        build_engine(cfg, "journal")
+
+
+def test_a_command_event_reaches_the_learners(cfg):
+    engine = build_engine(cfg, "oneshot", children=False)
+    engine.dispatch(Command(session_id="s", name="memory-skills"))
+    engine.dispatch(SessionShutdown(session_id="s"))
+    with engine.ledger().read() as conn:
+        assert conn.execute("SELECT count(*) FROM observations WHERE action = 'command'").fetchone()[0] == 1

@@ -9,7 +9,7 @@ import pytest
 from engine_helpers import Recorder
 
 from tacit.engine import Engine
-from tacit.events import BeforeAgentStart, BeforeCompact, MessageEnd, SessionShutdown, ToolCall, TurnEnd
+from tacit.events import BeforeAgentStart, BeforeCompact, MessageEnd, SessionShutdown, ToolResult, TurnEnd
 
 CORRECTIONS = [
     "no, don't use npm here. we use pnpm in this repo",
@@ -35,13 +35,13 @@ def make(cfg, **settings):
 def turn(engine, user, tools=(), reply="Done — I ran npm install and updated the files.", sid="s"):
     engine.dispatch(MessageEnd(session_id=sid, role="user", text=user))
     for name in tools:
-        engine.dispatch(ToolCall(session_id=sid, name=name))
+        engine.dispatch(ToolResult(session_id=sid, name=name))
     engine.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
     return engine.dispatch(TurnEnd(session_id=sid))
 
 
 def state(engine, sid="s"):
-    return engine.state_store.peek(sid)
+    return engine.sessions.peek(sid)
 
 
 def finish_all(engine, recorder):
@@ -59,19 +59,19 @@ def test_a_correction_is_marked_pending_then_saved_at_turn_end(cfg, text):
     engine, rec = make(cfg)
     turn(engine, "set up the project", reply="I ran npm install and created src/utils/format.py.")
     engine.dispatch(MessageEnd(session_id="s", role="user", text=text))
-    pending = state(engine)["pending_correction"]
+    pending = state(engine).pending_correction
     assert pending["text"] == text and pending["turn"] == 2
     assert pending["prev_assistant"] == "I ran npm install and created src/utils/format.py."
     assert pending["rule"] not in (None, "none")
     assert rec.jobs == []  # nothing runs before the turn ends
-    effects = engine.dispatch(TurnEnd(session_id="s", assistant_text="Switched to pnpm."))
-    assert [e.kind for e in effects] == ["correction"]
+    engine.dispatch(TurnEnd(session_id="s", assistant_text="Switched to pnpm."))
+    assert rec.kinds() == ["correction"]
     job = rec.of("correction")[0]
     assert job["variables"]["correction"] == text
     assert job["variables"]["prev_assistant"].startswith("I ran npm install")
     assert job["variables"]["assistant_reply"] == "Switched to pnpm."
     assert {"role": "user", "text": text} in job["variables"]["recent"]
-    assert state(engine)["pending_correction"] is None
+    assert state(engine).pending_correction is None
 
 
 @pytest.mark.parametrize("text", PLAIN)
@@ -80,7 +80,7 @@ def test_ordinary_messages_are_not_corrections(cfg, text):
     turn(engine, "set up the project")
     turn(engine, text)
     assert rec.of("correction") == []
-    assert state(engine)["pending_correction"] is None
+    assert state(engine).pending_correction is None
 
 
 def test_assistant_messages_are_never_checked(cfg):
@@ -98,9 +98,9 @@ def test_at_most_one_save_per_three_turns_and_pending_is_kept_meanwhile(cfg):
     assert len(rec.of("correction")) == 1
     turn(engine, CORRECTIONS[1])  # turn 2: rate-limited, kept pending
     assert len(rec.of("correction")) == 1
-    assert state(engine)["pending_correction"]["text"] == CORRECTIONS[1]
+    assert state(engine).pending_correction["text"] == CORRECTIONS[1]
     turn(engine, CORRECTIONS[2])  # turn 3: still limited; newest first, the older one rides along
-    pending = state(engine)["pending_correction"]
+    pending = state(engine).pending_correction
     assert pending["text"] == CORRECTIONS[2] and pending["earlier"] == [CORRECTIONS[1]]
     assert len(rec.of("correction")) == 1
     turn(engine, PLAIN[0])  # turn 4: three turns since the last save -> saved
@@ -108,8 +108,8 @@ def test_at_most_one_save_per_three_turns_and_pending_is_kept_meanwhile(cfg):
     assert len(saves) == 2
     assert saves[1]["variables"]["correction"] == CORRECTIONS[2]
     assert saves[1]["variables"]["earlier_corrections"] == [CORRECTIONS[1]]
-    assert state(engine)["pending_correction"] is None
-    assert state(engine)["last_correction_save_turn"] == 4
+    assert state(engine).pending_correction is None
+    assert state(engine).last_correction_save_turn == 4
 
 
 def test_the_rate_limit_is_configurable(cfg):
@@ -127,7 +127,7 @@ def test_a_save_in_progress_is_not_doubled_and_the_correction_waits(cfg):
         turn(engine, text)
     turn(engine, CORRECTIONS[1])  # turn 5: rate limit allows, but a save is running
     assert len(rec.of("correction")) == 1
-    assert state(engine)["pending_correction"]["text"] == CORRECTIONS[1]
+    assert state(engine).pending_correction["text"] == CORRECTIONS[1]
     engine.child_finished(rec.of("correction")[0])
     turn(engine, PLAIN[0])  # now it goes
     saves = rec.of("correction")
@@ -139,10 +139,11 @@ def test_a_waiting_correction_is_saved_when_the_session_ends(cfg):
     turn(engine, CORRECTIONS[0])
     finish_all(engine, rec)
     turn(engine, CORRECTIONS[1])  # rate-limited
-    effects = engine.dispatch(SessionShutdown(session_id="s"))
-    assert [e.kind for e in effects] == ["correction"]
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert len(rec.of("correction")) == 2
     assert rec.of("correction")[-1]["variables"]["correction"] == CORRECTIONS[1]
-    assert engine.dispatch(SessionShutdown(session_id="s")) == []  # nothing left
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert len(rec.of("correction")) == 2  # nothing left
 
 
 def test_a_waiting_correction_is_saved_before_compaction(cfg):
@@ -157,7 +158,7 @@ def test_a_waiting_correction_is_saved_before_compaction(cfg):
 def test_correction_detection_can_be_switched_off(cfg):
     engine, rec = make(cfg, correction_detection=False)
     turn(engine, CORRECTIONS[0])
-    assert rec.jobs == [] and state(engine)["pending_correction"] is None
+    assert rec.jobs == [] and state(engine).pending_correction is None
 
 
 def test_the_previous_reply_is_the_context_of_a_correction(cfg):
@@ -204,7 +205,7 @@ def test_review_fires_on_tool_calls_only_after_three_user_turns(cfg):
     reviews = rec.of("review")
     assert len(reviews) == 1 and reviews[0]["variables"]["reason"] == "20 tool calls"
     st = state(engine)
-    assert st["turns_since_review"] == 0 and st["tool_calls_since_review"] == 0  # both reset
+    assert st.turns_since_review == 0 and st.tool_calls_since_review == 0  # both reset
     turn(engine, "ok", tools=["Read"] * 3)
     assert len(rec.of("review")) == 1  # never re-fires on the same history
 
@@ -248,7 +249,7 @@ def test_review_not_doubled_while_one_runs(cfg):
     for n in range(6):
         turn(engine, f"t{n}")
     assert len(rec.of("review")) == 1  # the first one never finished
-    assert state(engine)["turns_since_review"] == 3  # still counting meanwhile
+    assert state(engine).turns_since_review == 3  # still counting meanwhile
     finish_all(engine, rec)
     turn(engine, "next")
     assert len(rec.of("review")) == 2
@@ -261,12 +262,12 @@ def test_a_running_mark_lasts_for_its_own_kinds_timeout(cfg):
     for n in range(3):
         turn(engine, f"t{n}")
     assert len(rec.of("review")) == 1
-    with engine.state_store.session("s") as st:
-        st["running"]["review"]["started"] = time.time() - 200  # > 10 + 120, < 1000 + 120
+    with engine.sessions.updating("s") as st:
+        st.running["review"]["started"] = time.time() - 200  # > 10 + 120, < 1000 + 120
     turn(engine, "t3")
     assert len(rec.of("review")) == 1  # still running under its own (longer) timeout
-    with engine.state_store.session("s") as st:
-        st["running"]["review"]["started"] = time.time() - 1200
+    with engine.sessions.updating("s") as st:
+        st.running["review"]["started"] = time.time() - 1200
     turn(engine, "t4")
     assert len(rec.of("review")) == 2  # now the mark is stale: a crashed runner never blocks forever
 
@@ -310,7 +311,7 @@ def test_skill_trigger_needs_enough_calls_and_kinds_in_one_turn(cfg):
     turn(engine, "split a", tools=["Bash", "Edit"] * 2)  # 4 + 4 over two turns: not summed
     turn(engine, "split b", tools=["Bash", "Edit"] * 2)
     assert rec.of("skill") == []
-    assert not state(engine)["skill_trigger_fired"]
+    assert not state(engine).skill_trigger_fired
 
 
 def test_skill_trigger_thresholds_are_configurable(cfg):
@@ -338,14 +339,16 @@ def test_flush_before_compaction_after_enough_turns_and_once_per_point(cfg):
     engine, rec = make(cfg, nudge_interval=0, nudge_tool_calls=0)
     for n in range(5):
         turn(engine, f"t{n}")
-    assert engine.dispatch(BeforeCompact(session_id="s")) == []  # 5 < flush_min_turns (6)
+    engine.dispatch(BeforeCompact(session_id="s"))
+    assert rec.of("flush") == []  # 5 < flush_min_turns (6)
     turn(engine, "t5")
-    effects = engine.dispatch(BeforeCompact(session_id="s"))
-    assert [e.kind for e in effects] == ["flush"]
+    engine.dispatch(BeforeCompact(session_id="s"))
+    assert rec.kinds() == ["flush"]
     assert rec.of("flush")[0]["variables"]["why"] == "compact"
     assert len(rec.of("flush")[0]["variables"]["recent"]) == 12
     finish_all(engine, rec)
-    assert engine.dispatch(SessionShutdown(session_id="s")) == []  # no new turn since
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert len(rec.of("flush")) == 1  # no new turn since
     turn(engine, "t6")
     engine.dispatch(SessionShutdown(session_id="s"))
     assert [j["variables"]["why"] for j in rec.of("flush")] == ["compact", "shutdown"]
@@ -377,26 +380,28 @@ def test_session_context_is_the_frozen_snapshot_guidance_and_skill_index(cfg):
     MemoryStore(cfg).add("user", "Maya prefers short answers.")
     assert SkillStore(cfg).create("release-procedure", "Cut a release: test, tag, push.")["success"]
     engine, _ = make(cfg)
-    effects = engine.dispatch(BeforeAgentStart(session_id="s", prompt="hi"))
-    texts = [e.text for e in effects]
-    assert len(effects) == 3 and all(e.scope == "session" for e in effects)
+    context = engine.dispatch(BeforeAgentStart(session_id="s", prompt="hi")).context
+    texts = [i.text for i in context]
+    assert len(context) == 3
     assert "The project uses pnpm." in texts[0] and "Maya prefers short answers." in texts[0]
     assert "tacit memory add" in texts[1]
     assert "release-procedure" in texts[2]
-    assert [e.priority for e in effects] == [10, 20, 30]
+    assert [i.priority for i in context] == [10, 20, 30]
     # frozen: a mid-session write does not change what this session is shown
     MemoryStore(cfg).add("memory", "Deploys run on Tuesdays.")
-    again = engine.dispatch(BeforeAgentStart(session_id="s", prompt="hi"))
+    again = engine.dispatch(BeforeAgentStart(session_id="s", prompt="hi")).context
     assert again[0].text == texts[0]
-    assert "Deploys run on Tuesdays." in engine.dispatch(BeforeAgentStart(session_id="new", prompt=""))[0].text
+    fresh = engine.dispatch(BeforeAgentStart(session_id="new", prompt="")).context
+    assert "Deploys run on Tuesdays." in fresh[0].text
 
 
 def test_session_context_skips_what_the_host_does_itself(cfg):
     from tacit.stores.memory import MemoryStore
 
     MemoryStore(cfg).add("memory", "The project uses pnpm.")
-    engine = Engine(cfg, host_features=("memory_snapshot", "skill_index", "memory_tool")).load_builtins()
-    assert engine.dispatch(BeforeAgentStart(session_id="s")) == []
-    engine = Engine(cfg, host_features=("memory_snapshot", "skill_index", "tacit_tools")).load_builtins()
-    effects = engine.dispatch(BeforeAgentStart(session_id="s"))
-    assert len(effects) == 1 and "`memory` tool" in effects[0].text
+    engine = Engine(cfg, host="hermes",
+                    host_features={"hermes": {"memory_snapshot", "skill_index", "memory_tool"}}).load_builtins()
+    assert engine.dispatch(BeforeAgentStart(session_id="s")).context == []
+    engine = Engine(cfg, host="pi", host_features={"pi": {"memory_snapshot", "skill_index", "tacit_tools"}})
+    context = engine.load_builtins().dispatch(BeforeAgentStart(session_id="s")).context
+    assert len(context) == 1 and "`memory` tool" in context[0].text

@@ -79,12 +79,15 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
     header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
                         event.encode(), event_id.encode())) + b"\n"
     started = False
+    server = 0
     while time.monotonic() < deadline:
         sock = connect(folder)
         if sock is None:
             if not started:
-                start_service()
+                server = start_service()
                 started = True
+            elif server and service_failed(server):
+                return None  # it could not start (read-only or full storage…): no point waiting
             time.sleep(0.01)
             continue
         try:
@@ -133,22 +136,33 @@ def read_all(sock) -> bytes:
         chunks.append(chunk)
 
 
-def start_service() -> None:
-    """``python -m tacit serve``, detached; one instance wins the lock."""
+def start_service() -> int:
+    """``python -m tacit serve``, detached; one instance wins the lock.
+    Returns its pid (0 when it could not be started)."""
     try:
         devnull = posix.open("/dev/null", posix.O_RDWR)
     except OSError:
-        return
+        return 0
     try:
-        posix.posix_spawn(sys.executable, python_argv("serve"), posix.environ,
+        return posix.posix_spawn(sys.executable, python_argv("serve"), posix.environ,
                           file_actions=[(posix.POSIX_SPAWN_DUP2, devnull, 0),
                                         (posix.POSIX_SPAWN_DUP2, devnull, 1),
                                         (posix.POSIX_SPAWN_DUP2, devnull, 2)],
                           setsid=True)
     except OSError:
-        pass
+        return 0
     finally:
         posix.close(devnull)
+
+
+def service_failed(pid: int) -> bool:
+    """The service we started has exited with a failure (exit 0 means another
+    instance holds the lock: then its socket is coming)."""
+    try:
+        done, status = posix.waitpid(pid, posix.WNOHANG)
+    except OSError:
+        return False
+    return done == pid and status != 0
 
 
 def in_process(host: str, event: str, event_id: str, payload: bytes) -> bytes:

@@ -386,4 +386,7 @@ def serve(cfg=None) -> int:
         return service.run()
     except Exception as exc:  # noqa: BLE001
         log_exception(cfg, "service", exc)
-        return 1
+        return FAILED
+
+
+FAILED = 3  # the exit status a waiting hook client takes as "it will not come up"
