@@ -73,7 +73,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
         assert "matcher" not in group  # every source, every tool
         assert hook == {"type": "command", "command": inst.hook_command(sys.executable, event),
                         "timeout": inst.HOOK_TIMEOUTS[event]}
-        assert hook["command"].endswith(f" codex {event}") and " -P -c " in hook["command"]
+        assert hook["command"].endswith(f" codex {event}") and " -I -S -c " in hook["command"]
 
     config_text = (codex_dir(home) / "config.toml").read_text()
     assert tomllib.loads(config_text) == {"features": {"hooks": True}}

@@ -1,10 +1,10 @@
-"""The Hermes launcher: a real detached runner process, watched by a thread.
+"""Under Hermes: child jobs run as a detached ``tacit child run`` with the
+Hermes home and limits, and the overflow queue has a detached runner.
 
 Children are disabled in the runner's environment (``TACIT_CHILD_ENABLED=0``)
-so the job takes the deterministic path (a correction saved verbatim): the
-point here is the process plumbing — detached start, job file, child log,
-reaping, the engine told when it ends. The e2e tests run real ``hermes -z``
-children through the same path.
+so the job takes the deterministic path: the point here is the process
+plumbing — detached start, the job row, the child log, the running mark
+cleared. The e2e tests run real ``hermes -z`` children through the same path.
 """
 
 from __future__ import annotations
@@ -47,44 +47,38 @@ def wait_for(predicate, timeout=20.0):
     return False
 
 
-def test_a_job_runs_detached_and_the_engine_hears_when_it_ends(hermes_env):
+def test_a_job_runs_detached_as_tacit_child_run_under_the_hermes_home(hermes_env):
+    from tacit.events import MessageEnd, TurnEnd
+    from tacit.stores.memory import MemoryStore
+
     cfg = adapt_config(load_config(env=hermes_env, host="hermes"))
-    engine = build_engine(cfg, "inprocess", host="hermes", children=False)
-    finished = threading.Event()
-    original = engine.child_finished
-
-    def child_finished(job):
-        original(job)
-        finished.set()
-
-    engine.child_finished = child_finished
-    launch = launcher.watched_launcher(cfg, weakref.ref(engine))
-    job = {"id": "job-1", "kind": "correction", "session_id": "s1", "host": "hermes", "cwd": None,
-           "variables": {"correction": "I told you: use pnpm, not npm", "prev_assistant": ""}}
-    with engine.state_store.session("s1") as state:
-        state.mark_running("correction", "job-1")
-    pid = launch(job)
-    assert isinstance(pid, int) and pid > 0
-    assert finished.wait(30), "the watcher never reported the end of the job"
-    with engine.state_store.session("s1") as state:
-        assert not state.is_running("correction", 600)
-    assert cfg.user_file.read_text() == "User correction: I told you: use pnpm, not npm"
+    engine = build_engine(cfg, "inprocess", host="hermes", discover_plugins=False)
+    engine.dispatch(MessageEnd(session_id="s1", host="hermes", role="user", text="install the deps"))
+    engine.dispatch(MessageEnd(session_id="s1", host="hermes", role="assistant", text="I ran npm install."))
+    engine.dispatch(TurnEnd(session_id="s1", host="hermes"))
+    engine.dispatch(MessageEnd(session_id="s1", host="hermes", role="user", text="no, use pnpm not npm here"))
+    engine.dispatch(TurnEnd(session_id="s1", host="hermes"))
+    job = engine.sessions.peek("s1").running["correction"]
+    assert job["pid"] > 0
+    assert wait_for(lambda: engine.sessions.peek("s1").running == {}), "the runner never cleared its mark"
     [record] = [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
-    assert record["job_id"] == "job-1" and record["mode"] == "deterministic" and record["ok"] is True
-    assert not (Path(cfg.state_dir_str) / "jobs" / "job-1.json").exists()
-    with pytest.raises(ChildProcessError):  # reaped by the watcher: no zombie left
-        os.waitpid(pid, os.WNOHANG)
-    assert not (Path(cfg.state_dir_str) / "sessions").exists()  # no session files, unlike `tacit child run`
+    assert record["job_id"] == job["job_id"] and record["host"] == "hermes"
+    assert record["mode"] == "deterministic" and record["ok"] is True
+    assert Path(cfg.children_log).parent == Path(hermes_env["HERMES_HOME"]) / "tacit" / "logs"
+    for entry in MemoryStore(cfg).entries("user"):  # an exact rule at most, never the words
+        assert "no, use pnpm not npm here" not in entry
 
 
-def test_runner_env_pins_the_hermes_home_and_this_interpreter(hermes_env, monkeypatch):
+def test_runner_argv_and_environment(hermes_env, monkeypatch):
+    from tacit.children.env import process_env
+
     monkeypatch.setenv("TACIT_CHILD", "1")
     cfg = load_config(env=hermes_env, host="hermes")
-    env = launcher.runner_env(cfg)
+    env = process_env(cfg, "hermes")
     assert env["HERMES_HOME"] == hermes_env["HERMES_HOME"] and env["TACIT_HOST"] == "hermes"
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
     assert "TACIT_CHILD" not in env and "TACIT_HOME" not in env
-    assert launcher.runner_argv("overflow") == [sys.executable, "-m", "tacit.hosts.hermes.jobs", "overflow"]
+    assert launcher.runner_argv("overflow") == [sys.executable, "-P", "-m", "tacit.hosts.hermes.jobs", "overflow"]
 
 
 def test_runner_entry_point(hermes_env, tmp_path, monkeypatch):
@@ -92,11 +86,6 @@ def test_runner_entry_point(hermes_env, tmp_path, monkeypatch):
     usage = subprocess.run([sys.executable, "-m", "tacit.hosts.hermes.jobs", "what"], env=env,
                            capture_output=True, text=True, timeout=30)
     assert usage.returncode == 2 and "usage:" in usage.stderr
-    missing = subprocess.run([sys.executable, "-m", "tacit.hosts.hermes.jobs", "job", str(tmp_path / "no.json")],
-                             env=env, capture_output=True, text=True, timeout=30)
-    assert missing.returncode == 1
-    log = (Path(hermes_env["HERMES_HOME"]) / "tacit" / "logs" / "tacit.log").read_text()
-    assert "hermes job runner job" in log and "FileNotFoundError" in log
     monkeypatch.setenv("HERMES_HOME", hermes_env["HERMES_HOME"])  # main() reads the environment
     assert jobs.main(["overflow"]) == 0  # an empty queue is fine
 

@@ -90,7 +90,7 @@ def test_middleware_queues_an_overflowing_add(adapter, hermes_env):
 
 def test_the_tool_call_counts_as_ok_when_tacit_takes_it_over(adapter):
     events = []
-    adapter.engine.on("tool_call", lambda e, c: events.append(e), name="test.rec")
+    adapter.engine.on("tool_result", lambda e, c: events.append(e), name="test.rec")
     adapter.post_tool_call(tool_name="memory", args=ADD, result=HERMES_OVER_LIMIT, status="error", session_id="s")
     assert events[-1].ok is True and events[-1].error is None
 

@@ -1,4 +1,4 @@
-"""The Hermes adapter without Hermes: hook payloads → tacit events → effects.
+"""The Hermes adapter without Hermes: hook payloads → tacit events → results.
 
 A real engine (``HermesAdapter.create``) over a temp ``HERMES_HOME``; a
 recorder plugin registered on that engine sees exactly the events the hooks
@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tacit.config import load_config
-from tacit.events import EVENT_KINDS, TOOL_ARG_CHARS, InjectContext, clip_tool_args
+from tacit.events import EVENT_KINDS, TOOL_ARG_CHARS, clip_tool_args
+from tacit.hookspecs import ContextResult, Injection
 from tacit.hosts.hermes import plugin
 from tacit.hosts.hermes.plugin import HermesAdapter, is_oneshot, message_text, tool_outcome
 
@@ -63,7 +64,10 @@ class Recorder:
 
     def __call__(self, event, ctx):
         self.events.append(event)
-        return self.replies.get(event.kind)
+        reply = self.replies.get(event.kind)
+        if reply is not None and event.kind == "message_end" and event.role != "user":
+            return None
+        return reply
 
     def kinds(self):
         return [e.kind for e in self.events]
@@ -107,8 +111,8 @@ def test_one_turn_maps_to_the_engine_events(adapter_factory):
         ("read_file", json.dumps({"error": "no such file"}), "error"),
         ("terminal", json.dumps({"output": "ok", "exit_code": 0, "error": None}), "ok"),
     ])
-    assert rec.kinds() == ["session_start", "before_agent_start", "message_end", "tool_call", "tool_call",
-                           "tool_call", "message_end", "turn_end"]  # on_session_end: not a shutdown
+    assert rec.kinds() == ["session_start", "before_agent_start", "message_end", "tool_result", "tool_result",
+                           "tool_result", "message_end", "turn_end"]  # on_session_end: not a shutdown
     start, before, user, t1, t2, t3, assistant, turn = rec.events
     assert start.session_id == "s1" and start.source == "startup" and start.cwd == os.getcwd()
     assert before.prompt == "list the files"
@@ -167,16 +171,15 @@ def test_an_id_rotated_mid_turn_continues_as_a_resumed_session(adapter_factory):
     # Hermes's compression (rotation mode) gives the rest of the turn a new id
     adapter.post_tool_call(session_id="new", tool_name="terminal", result='{"exit_code": 0}', status="ok")
     adapter.post_llm_call(session_id="new", user_message="fix the build", assistant_response="fixed")
-    assert rec.kinds() == ["session_start", "tool_call", "message_end", "turn_end"]
+    assert rec.kinds() == ["session_start", "tool_result", "message_end", "turn_end"]
     assert rec.events[0].source == "resume" and rec.events[-1].user_text == "fix the build"
     assert [(c.name, c.ok) for c in rec.events[-1].tool_calls] == [("terminal", True)]
 
 
 def test_only_prompt_scope_context_reaches_the_user_message(adapter_factory, hermes_home):
     adapter, rec = adapter_factory()
-    rec.replies["before_agent_start"] = [InjectContext(text="SESSION-ONLY", scope="session", priority=1)]
-    rec.replies["message_end"] = [InjectContext(text="SECOND", scope="prompt", priority=60),
-                                  InjectContext(text="FIRST", scope="prompt", priority=5)]
+    rec.replies["before_agent_start"] = ContextResult(context=[Injection("SESSION-ONLY", 1)])
+    rec.replies["message_end"] = ContextResult(context=[Injection("SECOND", 60), Injection("FIRST", 5)])
     context = run_turn(adapter)
     assert context == {"context": "FIRST\n\nSECOND"}
     log = (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
@@ -234,7 +237,7 @@ def test_commands_answer_with_the_error_instead_of_raising(adapter_factory, monk
     def broken(cfg):
         raise OSError("disk on fire")
 
-    monkeypatch.setattr("tacit.slash.memory_skills", broken)
+    monkeypatch.setattr("tacit.hosts.hermes.plugin.memory_skills", broken)
     text = ctx.commands["memory-skills"]("")
     assert text.startswith("tacit: /memory-skills failed: disk on fire")
 

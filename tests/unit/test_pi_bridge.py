@@ -1,11 +1,13 @@
-"""The pi bridge's protocol, against the real ``tacit bridge --stdio`` process.
+"""The pi protocol, over both of its transports: the service's socket (what
+the pi extension uses) and the ``tacit bridge --stdio`` process (its
+fallback, and a child agent's tool server).
 
-Every test starts the bridge exactly as the pi extension does (``python -m
-tacit.cli bridge --stdio`` with ``TACIT_HOST=pi``), writes JSON lines to its
-stdin and reads its stdout: the handshake, each method, every error code,
-notifications, child mode, end of input, a stray ``print`` that must not
-reach the protocol stream, and a correction whose child job is launched
-detached with pi's variables and reaped so the next one can run.
+Each protocol test runs twice: against a real ``tacit serve`` reached through
+its unix socket (``TACIT1 rpc <identity>`` then JSON lines), and against a
+real bridge process started as the extension starts it. Covered: the
+handshake, each method, every error code, notifications, child mode, end of
+input, a stray ``print`` that must not reach the protocol stream, and a
+correction whose child job is launched detached with pi's variables.
 """
 
 from __future__ import annotations
@@ -19,9 +21,13 @@ import threading
 import time
 from pathlib import Path
 
+import socket
+
 import pytest
 
+from tacit import __version__
 from tacit.config import load_config
+from tacit.paths import code_identity, socket_path
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
@@ -29,38 +35,32 @@ FAKE_AGENT = REPO / "tests" / "fake_agent" / "fake_agent.py"
 TIMEOUT = 20.0
 
 
-class BridgeProcess:
-    """A running bridge: ``request`` waits for the matching response (events
+class Session:
+    """A protocol session: ``request`` waits for the matching response (events
     that arrive meanwhile are kept in ``events``), ``notify`` sends a
-    notification, ``close`` ends input and returns the exit code."""
+    notification, ``close`` ends input."""
 
-    def __init__(self, env: dict):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tacit.cli", "bridge", "--stdio"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    def _start_reading(self, stream):
         self.lines: queue.Queue = queue.Queue()
         self.raw: list[str] = []
         self.events: list[dict] = []
         self._next = 1
-        threading.Thread(target=self._read, daemon=True).start()
 
-    def _read(self):
-        for line in self.proc.stdout:
-            text = line.decode("utf-8")
-            self.raw.append(text)
-            self.lines.put(text)
-        self.lines.put(None)
+        def read():
+            for line in stream:
+                text = line.decode("utf-8")
+                self.raw.append(text)
+                self.lines.put(text)
+            self.lines.put(None)
 
-    def send_raw(self, text: str) -> None:
-        self.proc.stdin.write(text.encode("utf-8"))
-        self.proc.stdin.flush()
+        threading.Thread(target=read, daemon=True).start()
 
     def send(self, message: dict) -> None:
         self.send_raw(json.dumps(message) + "\n")
 
     def next_message(self, timeout: float = TIMEOUT) -> dict:
         line = self.lines.get(timeout=timeout)
-        assert line is not None, f"bridge closed its output; stderr: {self.proc.stderr.read()!r}"
+        assert line is not None, "the other side closed the session"
         return json.loads(line)
 
     def wait_for_id(self, msg_id, timeout: float = TIMEOUT) -> dict:
@@ -88,7 +88,23 @@ class BridgeProcess:
         self.send({"method": method, "params": params})
 
     def hello(self, **params) -> dict:
-        return self.result("hello", {"protocol": 1, "client": "test", **params})
+        return self.result("hello", {"protocol": 2, "client": "test", **params})
+
+
+class BridgeProcess(Session):
+    """``tacit bridge --stdio``, started as the extension starts it."""
+
+    transport = "bridge"
+
+    def __init__(self, env: dict):
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "bridge", "--stdio"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=env)
+        self._start_reading(self.proc.stdout)
+
+    def send_raw(self, text: str) -> None:
+        self.proc.stdin.write(text.encode("utf-8"))
+        self.proc.stdin.flush()
 
     def close(self, timeout: float = TIMEOUT) -> int:
         try:
@@ -103,6 +119,50 @@ class BridgeProcess:
                 self.proc.wait()
 
 
+class ServiceSession(Session):
+    """A session on the data folder's service, as the extension opens it."""
+
+    transport = "service"
+
+    def __init__(self, env: dict):
+        path = socket_path(env["TACIT_HOME"])
+        self.server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=env,
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                self.sock.connect(path)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+        self.sock.sendall(f"TACIT1 rpc {code_identity(__version__)}\n".encode())
+        self.reader = self.sock.makefile("rb")
+        assert self.reader.readline() == b"OK\n"
+        self._start_reading(self.reader)
+
+    def send_raw(self, text: str) -> None:
+        self.sock.sendall(text.encode("utf-8"))
+
+    def close(self, timeout: float = TIMEOUT) -> int:
+        if getattr(self, "closed", False):
+            return 0
+        self.closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        # the session ends when its input does; the service stays for others
+        deadline = time.monotonic() + timeout
+        while self.lines.get(timeout=max(0.1, deadline - time.monotonic())) is not None:
+            pass
+        self.sock.close()
+        return 0
+
+
 @pytest.fixture
 def bridge_env(tacit_env):
     env = dict(tacit_env)
@@ -110,9 +170,9 @@ def bridge_env(tacit_env):
     return env
 
 
-@pytest.fixture
-def bridge(bridge_env):
-    proc = BridgeProcess(bridge_env)
+@pytest.fixture(params=["service", "bridge"])
+def bridge(request, bridge_env):
+    proc = (ServiceSession if request.param == "service" else BridgeProcess)(bridge_env)
     yield proc
     proc.close()
 
@@ -143,8 +203,8 @@ def wait_until(predicate, timeout: float = TIMEOUT, what: str = "condition"):
 
 def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_env):
     info = bridge.hello()
-    assert info["protocol"] == 1
-    assert info["server"] == "tacit-bridge"
+    assert info["protocol"] == 2
+    assert info["server"] == "tacit"
     assert info["child"] is False
     assert set(info["capabilities"]) == {"events", "tools", "commands", "notices"}
     assert [t["name"] for t in info["tools"]] == ["memory", "skill"]
@@ -154,7 +214,7 @@ def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_e
     assert {c["name"] for c in info["commands"]} == {
         "memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach",
         "memory-review"}
-    assert info["pid"] == bridge.proc.pid
+    assert info["pid"] == (bridge.proc.pid if bridge.transport == "bridge" else bridge.server.pid)
     assert info["data_dir"] == bridge_env["TACIT_HOME"]
     assert info["timeouts"] == {"tool": 360, "command": 660}  # default child timeout 300 s
     assert bridge.result("ping")["pong"] is True
@@ -168,10 +228,10 @@ def test_requests_before_hello_are_refused(bridge):
 
 
 def test_protocol_mismatch_is_an_error_not_a_crash(bridge):
-    reply = bridge.request("hello", {"protocol": 2})
+    reply = bridge.request("hello", {"protocol": 1})
     assert reply["error"]["code"] == "protocol_mismatch"
-    assert "protocol 1" in reply["error"]["message"]
-    assert bridge.hello()["protocol"] == 1  # the process is still serving
+    assert "protocol 2" in reply["error"]["message"]
+    assert bridge.hello()["protocol"] == 2  # still serving
 
 
 def test_bad_input_gets_error_responses(bridge):
@@ -233,18 +293,19 @@ def test_notifications_are_processed_in_order_without_responses(bridge, bridge_e
     sid = {"session_id": "s2"}
     bridge.notify("event", {"kind": "message_end", "role": "user", "text": "run the tests", **sid})
     for name, ok in (("bash", True), ("read", True), ("bash", False)):
-        bridge.notify("event", {"kind": "tool_call", "name": name, "ok": ok,
+        bridge.notify("event", {"kind": "tool_result", "name": name, "ok": ok,
                                 "args": {"command": "x" * 5000, "nested": {"a": 1}}, **sid})
     bridge.notify("event", {"kind": "message_end", "role": "assistant", "text": "done", **sid})
     turn = bridge.result("event", {"kind": "turn_end", **sid})
     assert turn["dispatched"] is True and turn["notices"] == []
     assert bridge.events == []  # nothing else was written for the notifications
     assert bridge.close() == 0
-    summary = [line for line in log_lines(bridge_env) if "pi.bridge: exit:" in line]
-    assert summary and "child=0 events=6 dispatched=6" in summary[-1]
+    summary = wait_until(lambda: [line for line in log_lines(bridge_env) if "pi: session closed:" in line],
+                         what="the session summary")
+    assert "child=0 events=6 dispatched=6" in summary[-1]
 
 
-def test_learner_notices_ride_on_the_turn_end_response_once(bridge, bridge_env):
+def test_queued_notices_reach_the_next_foreground_point_once(bridge, bridge_env):
     from tacit.stores.ledger import Ledger
 
     ledger = Ledger(pi_cfg(bridge_env))
@@ -255,9 +316,7 @@ def test_learner_notices_ride_on_the_turn_end_response_once(bridge, bridge_env):
     bridge.hello()
     sid = {"session_id": "notices"}
     first = bridge.result("event", {"kind": "before_agent_start", **sid})
-    assert first["notices"] == []  # only a turn end is a foreground point for them
-    turn = bridge.result("event", {"kind": "turn_end", **sid})
-    assert turn["notices"] == ["Memory adapted: you always run pnpm test first"]
+    assert first["notices"] == ["Memory adapted: you always run pnpm test first"]
     assert bridge.result("event", {"kind": "turn_end", **sid})["notices"] == []  # delivered once
 
 
@@ -348,11 +407,11 @@ def test_memory_consolidate_command_merges_duplicates(bridge_env):
 # ---------------------------------------------------------------------------
 
 
-def test_a_childs_bridge_serves_tools_only(bridge_env):
-    env = dict(bridge_env, TACIT_CHILD="1")
-    cfg = pi_cfg(env)
-    proc = BridgeProcess(env)
-    info = proc.hello()
+@pytest.mark.parametrize("transport", ["bridge", "service"])
+def test_a_childs_session_serves_tools_only(bridge_env, transport):
+    env = dict(bridge_env, TACIT_CHILD="1") if transport == "bridge" else bridge_env
+    proc = (BridgeProcess if transport == "bridge" else ServiceSession)(env)
+    info = proc.hello(child=True)
     assert info["child"] is True and info["capabilities"] == ["tools"] and info["commands"] == []
     turn = proc.result("event", {"kind": "message_end", "role": "user", "session_id": "c",
                                  "text": "no, don't use npm here. we use pnpm in this repo"})
@@ -363,9 +422,8 @@ def test_a_childs_bridge_serves_tools_only(bridge_env):
                                                             "content": "Use pnpm, not npm"}})
     assert saved["success"] is True
     assert proc.close() == 0
-    summary = [line for line in log_lines(env) if "pi.bridge: exit:" in line][-1]
-    assert "child=1 events=2 dispatched=0 tools=1 commands=0 children=0" in summary
-    assert not (cfg.state_dir / "jobs").exists()
+    summary = [line for line in log_lines(env) if "pi: session closed:" in line][-1]
+    assert "child=1 events=2 dispatched=0 tools=1 commands=0" in summary
 
 
 def test_end_of_input_and_shutdown_end_the_process(bridge_env):
@@ -377,7 +435,7 @@ def test_end_of_input_and_shutdown_end_the_process(bridge_env):
     assert proc.result("shutdown") == {"ok": True}
     assert proc.proc.wait(timeout=TIMEOUT) == 0
     starts = [line for line in log_lines(bridge_env) if "pi.bridge: start:" in line]
-    exits = [line for line in log_lines(bridge_env) if "pi.bridge: exit:" in line]
+    exits = [line for line in log_lines(bridge_env) if "pi: session closed:" in line]
     assert len(starts) == 2 and len(exits) == 2
 
 
@@ -408,7 +466,7 @@ def test_ctrl_c_does_not_kill_the_bridge(bridge):
     import signal
 
     bridge.hello()
-    os.kill(bridge.proc.pid, signal.SIGINT)
+    os.kill(bridge.proc.pid if bridge.transport == "bridge" else bridge.server.pid, signal.SIGINT)
     time.sleep(0.2)
     assert bridge.result("ping")["pong"] is True
 
@@ -454,12 +512,9 @@ def test_corrections_start_detached_children_with_pi_variables(bridge_env, tmp_p
         assert agent_calls[0]["tacit_child"] == "1"
         assert agent_calls[0]["pgid"] != os.getpgid(proc.proc.pid)  # its own session
 
-        # the bridge reaped the child and cleared its running mark: a later
-        # correction gets a child of its own (no zombie counted as running)
+        # the child cleared its running mark: a later correction gets a child of its own
         time.sleep(0.5)
         turn("I told you to keep the tests in tests/unit")
         wait_until(lambda: len(records()) == 2, what="the second child record")
     finally:
         assert proc.close() == 0
-    summary = [line for line in log_lines(env) if "pi.bridge: exit:" in line][-1]
-    assert "children=2" in summary
