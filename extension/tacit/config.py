@@ -278,7 +278,7 @@ def _read_toml(path: str, problems: list) -> dict:
 
 
 # Environment variables that are switches, not settings.
-_ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL", "TACIT_PYTHON"}
+_ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL", "TACIT_PYTHON", "TACIT_PI_TRANSPORT"}
 # variables of tacit's own test rig, not settings
 _ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 

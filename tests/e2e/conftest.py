@@ -337,6 +337,17 @@ def run_pi(pi_binary: Path, stub: StubProcess, tmp_path: Path) -> PiRunner:
     return PiRunner(pi_binary, stub, tmp_path / "pi")
 
 
+@pytest.fixture(autouse=True)
+def stop_tacit_services(tmp_path: Path):
+    """A hook started a tacit service for each data folder a test used: stop
+    them, so no test leaves a process behind (they also exit when idle)."""
+    yield
+    from tacit.service import client
+
+    for sock in tmp_path.rglob("run/tacit.sock"):
+        client.stop(str(sock.parent.parent), wait=10)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not RUN_TIMINGS:
         return

@@ -11,7 +11,7 @@ builds its own objects from the rig's fixtures in ``conftest.py`` /
   ``wait_for``;
 - talking to the stub over real HTTP: ``post``, ``sse_events``, ``sse_json``;
 - ``TacitOnHost``: a host runner plus tacit's data folder, its CLI (this
-  interpreter's ``python -m tacit.cli``) and the child log — the part of
+  interpreter's ``python -m tacit``) and the child log — the part of
   ``TacitClaude`` and ``TacitCodex`` that does not depend on the host.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -122,7 +123,8 @@ class TacitOnHost:
         # the child agent runs the host by name, as on a user's machine
         path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(runner.binary).parent),
                                 os.environ.get("PATH", "/usr/bin:/bin")])
-        self.env_extra = {"TACIT_HOME": str(self.home), "PATH": path, "PROBE_LOG": str(self.probe_log)}
+        self.env_extra = {"TACIT_HOME": str(self.home), "PATH": path, "PROBE_LOG": str(self.probe_log),
+                          "TACIT_SERVICE_IDLE_SECONDS": "60"}
 
     def env(self, **extra) -> dict:
         return self.runner.env({**self.env_extra, **extra})
@@ -131,7 +133,7 @@ class TacitOnHost:
         return load_config(env=self.env())
 
     def tacit(self, *args: str, check: bool = True, input: str | None = None, **extra) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=self.env(**extra), input=input,
+        proc = subprocess.run([sys.executable, "-m", "tacit", *args], env=self.env(**extra), input=input,
                               cwd=self.runner.project, capture_output=True, text=True, timeout=120)
         if check and proc.returncode != 0:
             pytest.fail(f"tacit {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
@@ -142,6 +144,28 @@ class TacitOnHost:
 
     def uninstall(self, *args: str) -> dict:
         return json.loads(self.tacit("uninstall", self.host, *args).stdout)
+
+    def session_state(self, session_id: str) -> dict | None:
+        """A session's saved state, as the engine keeps it in the ledger."""
+        path = self.home / "ledger.db"
+        if not path.exists():
+            return None
+        conn = sqlite3.connect(path)
+        try:
+            row = conn.execute("SELECT state FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        finally:
+            conn.close()
+        return json.loads(row[0]) if row else None
+
+    def session_ids(self) -> set[str]:
+        path = self.home / "ledger.db"
+        if not path.exists():
+            return set()
+        conn = sqlite3.connect(path)
+        try:
+            return {r[0] for r in conn.execute("SELECT session_id FROM sessions")}
+        finally:
+            conn.close()
 
     def children(self, kind: str | None = None) -> list[dict]:
         records = read_jsonl(self.home / "logs" / "children.jsonl")

@@ -59,9 +59,9 @@ def developer_texts(request: dict) -> list[str]:
 
 
 def tacit_cli() -> str:
-    from tacit.child import tacit_command
+    from tacit.commandline import tacit_display
 
-    return " ".join(tacit_command())
+    return tacit_display()
 
 
 class TacitCodex(TacitOnHost):
@@ -101,7 +101,7 @@ def tx(run_codex, stub, tmp_path) -> TacitCodex:  # noqa: F811
 def installed(tx) -> TacitCodex:
     result = tx.install()
     assert result["success"], result
-    assert len(tx.trust("tacit.hosts.hook_entry")) == len(TACIT_EVENTS)
+    assert len(tx.trust("tacit.hosts.hook_client")) == len(TACIT_EVENTS)
     return tx
 
 
@@ -195,7 +195,7 @@ def test_memory_entry_reaches_the_first_request_once_hooks_are_trusted(tx):
     assert result["untrusted_events"] == TACIT_EVENTS and "/hooks" in result["message"]
 
     # Codex lists the hooks but does not run them until the user trusts them
-    listed = [h for h in tx.codex.hooks_list()["hooks"] if "tacit.hosts.hook_entry" in h["command"]]
+    listed = [h for h in tx.codex.hooks_list()["hooks"] if "tacit.hosts.hook_client" in h["command"]]
     assert sorted(h["eventName"] for h in listed) == sorted(
         ["sessionStart", "userPromptSubmit", "postToolUse", "stop", "preCompact", "sessionEnd"])
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
@@ -203,10 +203,10 @@ def test_memory_entry_reaches_the_first_request_once_hooks_are_trusted(tx):
     _, reply = tx.exec("hello")
     assert reply == "OK"
     assert not any("MEM-SENTINEL" in t for t in developer_texts(tx.stub.model_requests()[0]))
-    assert not (tx.home / "sessions").exists() or not list((tx.home / "sessions").glob("*.json"))
+    assert tx.session_ids() == set()
 
     # trusted (what /hooks does): installing again changes nothing and sees the trust
-    assert len(tx.trust("tacit.hosts.hook_entry")) == len(TACIT_EVENTS)
+    assert len(tx.trust("tacit.hosts.hook_client")) == len(TACIT_EVENTS)
     again = tx.install()
     assert again["changed"] == [] and again["needs_trust"] is False
     n = len(tx.stub.model_requests())
@@ -268,7 +268,7 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     assert {p["payload"]["session_id"] for p in probes} == {parent_session}
     assert [p["payload"]["source"] for p in probes if p["event"] == "SessionStart"] == ["startup", "resume"]
     assert not any("MEM-" in t or "tacit memory add" in t for t in developer_texts(first_child))
-    assert {p.name for p in (tx.home / "sessions").glob("*.json")} == {f"{parent_session}.json"}
+    assert tx.session_ids() == {parent_session}
 
     # a second session starts with the lesson
     n = len(tx.stub.model_requests())
@@ -301,7 +301,7 @@ def test_agent_saves_under_the_read_only_sandbox_through_the_rules_file(installe
 
 
 @e2e
-@pytest.mark.parametrize("breakage", ["home-is-a-file", "corrupt-state", "sessions-is-a-file"])
+@pytest.mark.parametrize("breakage", ["home-is-a-file", "corrupt-ledger", "run-is-a-file"])
 def test_a_broken_tacit_never_breaks_the_session(installed, breakage):
     tx = installed
     extra = {}
@@ -310,18 +310,15 @@ def test_a_broken_tacit_never_breaks_the_session(installed, breakage):
         broken = tx.home.parent / "not-a-folder"
         broken.write_text("x")
         extra["TACIT_HOME"] = str(broken)
-    elif breakage == "corrupt-state":
-        tx.exec("first run")  # Codex picks the session id: make one, then break its state
-        [state_file] = list((tx.home / "sessions").glob("*.json"))
-        state_file.write_text("{not json")
+    elif breakage == "corrupt-ledger":
+        tx.home.mkdir(parents=True, exist_ok=True)
+        (tx.home / "ledger.db").write_bytes(b"this is not an SQLite database" * 100)
         (tx.home / "config.toml").write_text("nudge_interval = [broken\n")
-        (tx.home / "journal.jsonl").write_text("garbage\n")
         (tx.home / "memories").mkdir(exist_ok=True)
         (tx.home / "memories" / "MEMORY.md").write_bytes(b"\xff\xfe not utf-8")
-        run = tx.resume
-    else:
+    else:  # no service can start: every hook runs the engine in-process
         tx.home.mkdir(parents=True, exist_ok=True)
-        (tx.home / "sessions").write_text("a file where a folder should be")
+        (tx.home / "run").write_text("a file where a folder should be")
     # not a correction: no child agent may outlive this test and the stub
     tx.stub.set_script([{"match": "^two tools$", "times": 1, "tool_calls": [
         {"name": "exec_command", "input": {"cmd": "echo one-out"}},
@@ -332,13 +329,13 @@ def test_a_broken_tacit_never_breaks_the_session(installed, breakage):
     for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"):
         assert f"hook: {event} Completed" in proc.stderr
     assert "Traceback" not in proc.stderr and "Failed" not in proc.stderr
-    if breakage == "corrupt-state":
-        # tacit recovered: a fresh, valid state; a failing command counts as a call (no exit code in the payload)
-        state = json.loads(state_file.read_text())
+    if breakage in ("corrupt-ledger", "run-is-a-file"):
+        # a valid state; a failing command counts as a call (no exit code in the payload)
+        [session_id] = tx.session_ids()
+        state = tx.session_state(session_id)
         assert state["user_turns"] == 1 and state["turn"]["tool_calls"] == [["Bash", True], ["Bash", True]]
-    if breakage == "sessions-is-a-file":
-        log = (tx.home / "logs" / "tacit.log").read_text()
-        assert "hook codex" in log and "Traceback" in log
+    if breakage == "corrupt-ledger":
+        assert list(tx.home.glob("ledger.db.corrupt-*"))
     assert tx.children() == []
 
 
@@ -371,7 +368,7 @@ def test_install_user_scope_idempotent_and_uninstall_exact(tx):
     tx.install()
     listed = codex.hooks_list()
     assert listed["errors"] == [] and listed["warnings"] == []
-    assert len([h for h in listed["hooks"] if "tacit.hosts.hook_entry" in h["command"]]) == len(TACIT_EVENTS)
+    assert len([h for h in listed["hooks"] if "tacit.hosts.hook_client" in h["command"]]) == len(TACIT_EVENTS)
     # after a real session and the user's trust, uninstall still removes only tacit's part
     tx.trust()
     tx.exec("hello")
@@ -399,10 +396,10 @@ def test_install_project_scope_needs_a_trusted_project_and_uninstalls_cleanly(tx
     with codex.config_path.open("a") as fh:  # what accepting Codex's project trust prompt writes
         fh.write(f'\n[projects.{json.dumps(str(project))}]\ntrust_level = "trusted"\n')
     assert tx.install("--scope", "project", "--project-dir", str(project))["project_trusted"] is True
-    listed = [h for h in codex.hooks_list()["hooks"] if "tacit.hosts.hook_entry" in h["command"]]
+    listed = [h for h in codex.hooks_list()["hooks"] if "tacit.hosts.hook_client" in h["command"]]
     assert len(listed) == len(TACIT_EVENTS) and {h["source"] for h in listed} == {"project"}
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
-    tx.trust("tacit.hosts.hook_entry")
+    tx.trust("tacit.hosts.hook_client")
     tx.tacit("memory", "add", "PROJECT-SCOPE-SENTINEL")
     n = len(tx.stub.model_requests())
     tx.exec("hello")

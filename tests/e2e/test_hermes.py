@@ -402,15 +402,14 @@ def test_broken_data_folder_never_breaks_the_turn(stub, tacit_hermes):
             {"name": "terminal", "input": {"command": "echo ran-it"}}]},
         {"match": "ran-it", "reply": "done"},
     ], default="OK")
-    # tacit's jobs folder is a file: launching the correction child fails inside the hook
-    jobs = th.state / "jobs"
-    shutil.rmtree(jobs, ignore_errors=True)
-    jobs.parent.mkdir(parents=True, exist_ok=True)
-    jobs.write_text("not a folder")
+    # tacit's ledger is a folder: no event can be applied inside the hooks
+    ledger = th.state / "ledger.db"
+    shutil.rmtree(th.state, ignore_errors=True)
+    ledger.mkdir(parents=True)
     proc = th.oneshot("I told you, run it with pnpm")
     assert proc.stdout.strip() == "done"
     log = th.log_text()
-    assert "ERROR" in log and "launching child correction" in log  # logged, not raised
+    assert "ERROR" in log and "dispatch" in log and "ledger" in log  # logged, not raised
 
     # the whole state folder is a file: nothing of tacit can even log; Hermes still answers
     shutil.rmtree(th.state)

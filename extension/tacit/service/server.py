@@ -7,8 +7,11 @@ Design decisions, and why
   (``SO_PEERCRED``). Started on demand by the first hook that finds none.
 - **Idle exit** after ``service_idle_seconds`` without an event (and no
   request in flight); also when its code changes on disk (a pip upgrade, an
-  edit in a development checkout: watchdog on the package folder) or when a
-  client of another version connects — the next hook then starts the new one.
+  edit in a development checkout: watchdog on the package folder), when
+  ``config.toml`` changes (settings are read once, at start) or when a client
+  of another version connects — the next hook then starts the new one.
+  Settings therefore come from ``config.toml`` (and the environment the
+  service was started in), not from each hook's environment.
 - **Three kinds of connection** (first line ``TACIT1 <kind> …``):
   ``hook`` (one hook payload in, ``OK <n>\\n`` + the hook's stdout out),
   ``rpc`` (the pi extension's session: JSON lines both ways, the protocol of
@@ -77,6 +80,8 @@ class Service:
             if not self._take_lock(lock_fd):
                 return 0  # another instance serves this folder
             self.engine = build_engine(self.cfg, "service")
+            os.ftruncate(lock_fd, 0)
+            os.write(lock_fd, f"{os.getpid()}\n".encode())  # who holds it (tacit service status, tests)
             self._bind()
             self._watch()
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
@@ -139,6 +144,7 @@ class Service:
             ensure_private_dir(folder)
             observer.schedule(changed, str(folder), recursive=True)
         observer.schedule(_OnCodeChange(self), PACKAGE_DIR, recursive=True)
+        observer.schedule(_OnConfigChange(self), self.cfg.state_dir_str, recursive=False)
         observer.daemon = True
         observer.start()
         self.observer = observer
@@ -305,6 +311,19 @@ class _OnCodeChange(FileSystemEventHandler):
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith(".py") and event.event_type in ("modified", "created", "moved", "deleted"):
             self.service.request_stop(f"code changed: {path}")
+
+
+class _OnConfigChange(FileSystemEventHandler):
+    """config.toml changed: settings are read once, at start — let the next
+    hook start a service that reads the new ones."""
+
+    def __init__(self, service: Service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
+        if any(os.path.basename(p) == "config.toml" for p in paths):
+            self.service.request_stop("config.toml changed")
 
 
 def _same_user(conn: socket.socket) -> bool:

@@ -180,9 +180,10 @@ function createClient(pi, file) {
 
   function failed(reason) {
     failures += 1;
+    if (/ENOENT|EACCES/.test(reason)) failures = MAX_RESTARTS + 1; // no such Python: it will not appear mid-session
     if (failures === 1) {
       const tail = stderrTail.trim().split("\n").slice(-5).join(" | ");
-      log("WARNING", `bridge ${reason}${tail ? ": " + tail : ""}`);
+      log("WARNING", `link to tacit lost: ${reason}${tail ? ": " + tail : ""}`);
     }
     if (failures > MAX_RESTARTS) giveUp(reason);
   }
@@ -193,7 +194,7 @@ function createClient(pi, file) {
     try {
       message = JSON.parse(line);
     } catch (err) {
-      log("WARNING", `bridge sent a line that is not JSON: ${line.slice(0, 200)}`);
+      log("WARNING", `tacit sent a line that is not JSON: ${line.slice(0, 200)}`);
       return;
     }
     if (message && message.event === "notify" && message.params) {
@@ -321,15 +322,21 @@ function createClient(pi, file) {
     if (!identity || Buffer.byteLength(path) >= 100) return null; // AF_UNIX paths are short
     let sock = await connectOnce(path, 1000);
     if (!sock) {
+      let failedToStart = false; // no python, or the service exited with an error: stop waiting
       try {
         const server = spawn(python, ["-P", "-m", "tacit", "serve"], { stdio: "ignore", env, detached: true });
-        server.on("error", () => {});
+        server.on("error", () => {
+          failedToStart = true;
+        });
+        server.on("exit", (code) => {
+          if (code) failedToStart = true; // 0: another instance holds the lock, its socket is coming
+        });
         server.unref();
       } catch (err) {
         return null;
       }
       const deadline = Date.now() + SERVICE_WAIT_MS;
-      while (!sock && Date.now() < deadline) {
+      while (!sock && !failedToStart && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 25));
         sock = await connectOnce(path, 500);
       }
@@ -379,11 +386,13 @@ function createClient(pi, file) {
     // children run `pi`: make the pi running us findable even when it is not on PATH
     const piScript = process.argv[1] || "";
     if (basename(piScript) === "pi") env.PATH = (env.PATH ? env.PATH + delimiter : "") + dirname(piScript);
+    // installed by `tacit install pi`: tacit.json names the package; loaded from
+    // inside the package itself (pi -e …/tacit/hosts/pi/extension/index.ts): three folders up
+    const packageDir = config.package_dir || resolve(dirname(file || "."), "..", "..", "..");
     const token = {};
     proc = token; // a link is being made
     hello = (async () => {
-      let link = config.package_dir && process.env.TACIT_PI_TRANSPORT !== "bridge"
-        ? await openService(python, env, config.package_dir) : null;
+      let link = process.env.TACIT_PI_TRANSPORT !== "bridge" ? await openService(python, env, packageDir) : null;
       let kind = "service";
       if (!link) {
         link = spawnBridge(python, env);
@@ -409,7 +418,7 @@ function createClient(pi, file) {
       return result;
     })();
     hello.catch((err) => {
-      log("WARNING", `handshake failed: ${err.message}`);
+      if (!err.bridgeDied) log("WARNING", `handshake failed: ${err.message}`);
       const link = proc;
       if (link && link !== token && link.kill) {
         try {
