@@ -731,6 +731,30 @@ def test_the_catalog_is_built_once_until_refresh(store, cfg, monkeypatch):
     assert store.index_text() == first and len(loaded) == 40
 
 
+def test_sessions_share_one_catalog_and_freeze_their_own_snapshot(cfg, monkeypatch):
+    make_many(cfg, 10)
+    loaded = []
+    real = skills._load
+    monkeypatch.setattr(skills, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
+    live = SkillStore(cfg)
+    first, second = live.session(), live.session()
+    frozen = first.snapshot()
+    assert second.snapshot() == frozen == live.index_text()
+    assert len(loaded) == 10  # one build for the whole family
+    assert first.catalog() is second.catalog() is live.catalog()
+    # a hand edit, then the service's watcher refreshes one member: all see it
+    write_skill_file(cfg, "added-later", simple_skill("added-later", "New."))
+    second.refresh()
+    assert "added-later" in live.index_text() and "added-later" in first.index_text()
+    assert first.snapshot() == frozen and "added-later" not in frozen
+    assert "added-later" in live.session().snapshot()  # a new session sees it
+    # a write through one member refreshes the family too
+    first.create("written", "Through a session store.")
+    assert "- written: Through a session store." in second.index_text()
+    # a store made on its own has its own catalog
+    assert SkillStore(cfg).catalog() is not live.catalog()
+
+
 def test_writes_through_the_store_refresh_its_catalog(store, cfg):
     store.create("one", "First.")
     assert "- one: First." in store.index_text()

@@ -37,8 +37,11 @@ Design decisions
   changes. So the catalog (every skill's frontmatter and scanner verdict,
   every problem) is built from the files on first use, kept, and dropped by
   ``refresh()`` or by a write through this store; a short-lived process (the
-  CLI) builds it once. No cache on disk, no stat signatures: a cold build is
-  cheap (docs/skills.md, "Speed").
+  CLI) builds it once. No cache on disk, no stat signatures. A cold build
+  parses every frontmatter with PyYAML (~65 µs a skill, docs/skills.md,
+  "Speed"): cheap once, not at every session start, so ``session()`` gives
+  each session a store sharing one catalog (one build, one refresh for all)
+  with its own frozen snapshot.
 - **Frozen snapshot.** ``snapshot()`` renders the index once per store
   instance — the copy the session started with — while ``index_text()``
   follows the catalog.
@@ -137,6 +140,17 @@ class Catalog:
         return tuple(s for s in self.skills if not s.blocked)
 
 
+@dataclass(slots=True, eq=False)
+class _Live:
+    """The catalog and the index texts rendered from it (by budget), shared
+    by the stores of one ``SkillStore.session()`` family. The lock: the
+    service reads from handler threads while its watcher refreshes."""
+
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    catalog: Catalog | None = None
+    rendered: dict[int, str] = dataclasses.field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     """A SKILL.md found while listing the folder, not yet read."""
@@ -211,7 +225,11 @@ def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | Non
         return None, f"too large: {size:,} bytes (limit {MAX_SKILL_CHARS:,} characters)"
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_SKILL_BYTES + 1)
+            # read(n) allocates n bytes first: ask for the stat size (+1 to
+            # see growth), not the limit, which would cost 400 KB a file
+            data = handle.read(size + 1)
+            if len(data) > size:  # grew since the stat: read on, never past the limit
+                data += handle.read(MAX_SKILL_BYTES + 1 - len(data))
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or exc}"
     return _text_of(data)
@@ -258,15 +276,17 @@ def _dedupe(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
 class SkillStore:
     """create / view / patch / edit / delete / list skills, and the index."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, *, _live: _Live | None = None):
         self.cfg = cfg
         self.skills_dir = Path(cfg.skills_dir)
         self._snapshot: str | None = None
-        # The catalog and the index texts rendered from it (by budget). The
-        # service reads from handler threads while its watcher refreshes.
-        self._lock = threading.Lock()
-        self._catalog: Catalog | None = None
-        self._rendered: dict[int, str] = {}
+        self._live = _live if _live is not None else _Live()
+
+    def session(self) -> "SkillStore":
+        """A store for one session that shares this store's catalog (one build
+        for every session of a service, one refresh for all) but has its own
+        frozen ``snapshot()``."""
+        return SkillStore(self.cfg, _live=self._live)
 
     # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):
@@ -394,22 +414,25 @@ class SkillStore:
     def catalog(self) -> Catalog:
         """Every skill and every problem, built from the files on first use and
         kept until ``refresh()`` (or a write through this store). Never raises."""
-        with self._lock:
-            if self._catalog is None:
+        live = self._live
+        with live.lock:
+            if live.catalog is None:
                 try:
-                    self._catalog = self._build_catalog()
+                    live.catalog = self._build_catalog()
                 except Exception as exc:  # noqa: BLE001 — a host must not break on a folder
                     log_exception(self.cfg, "skills.catalog", exc)
                     return Catalog(problems=(Problem(str(self.skills_dir),
                                                      f"cannot read the skills folder: {exc}"),))
-            return self._catalog
+            return live.catalog
 
     def refresh(self) -> None:
         """Forget the catalog: the next read rebuilds it from the files (a file
-        changed on disk). The frozen ``snapshot()`` is not touched."""
-        with self._lock:
-            self._catalog = None
-            self._rendered.clear()
+        changed on disk), for this store and its ``session()`` family. A frozen
+        ``snapshot()`` is not touched."""
+        live = self._live
+        with live.lock:
+            live.catalog = None
+            live.rendered.clear()
 
     def _build_catalog(self) -> Catalog:
         candidates, problems = self._candidates()
@@ -510,16 +533,16 @@ class SkillStore:
         try:
             if budget is None:
                 budget = int(getattr(self.cfg, "skill_index_budget", 6000))
-            catalog = self.catalog()
-            with self._lock:
-                text = self._rendered.get(budget)
+            catalog, live = self.catalog(), self._live
+            with live.lock:
+                text = live.rendered.get(budget)
             if text is None:
                 text = render_index(catalog.usable, budget, str(self.skills_dir))
-                with self._lock:
-                    if self._catalog is catalog:  # not refreshed meanwhile
-                        if len(self._rendered) >= 8:
-                            self._rendered.clear()
-                        self._rendered[budget] = text
+                with live.lock:
+                    if live.catalog is catalog:  # not refreshed meanwhile
+                        if len(live.rendered) >= 8:
+                            live.rendered.clear()
+                        live.rendered[budget] = text
             return text
         except Exception as exc:  # noqa: BLE001 — the index feeds a host's prompt
             log_exception(self.cfg, "skills.index_text", exc)
