@@ -21,8 +21,10 @@ Design decisions
   see each other. A contended acquire polls with a backoff from 1 ms to 5 ms;
   the timeout is kept (a hung holder must not hang a host) and raises
   ``LockTimeout`` (a ``TimeoutError``).
-- **Private by default.** Memory can hold personal facts: files are 0600,
-  folders 0700 (``ensure_private_dir``, ``append_private_line``).
+- **Private by default.** Memory can hold personal facts: files tacit
+  creates are 0600 and folders 0700, parents included (``ensure_private_dir``,
+  ``append_private_line``, ``atomic_write_*`` unless given another mode);
+  folders that exist are left as they are.
 """
 
 from __future__ import annotations
@@ -49,8 +51,20 @@ class LockTimeout(TimeoutError):
 
 
 def ensure_private_dir(path) -> None:
-    """Create ``path`` (and parents) with mode 0700 where they are created."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
+    """Create ``path`` and every missing parent with mode 0700 (``os.makedirs``
+    would give the parents it creates the default mode). Folders that exist
+    are left as they are."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        return
+    parent = os.path.dirname(path)
+    if parent != path:
+        ensure_private_dir(parent)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:  # a concurrent creator, or a file in the way
+        if not os.path.isdir(path):
+            raise
 
 
 def append_private_line(path, line: str) -> None:

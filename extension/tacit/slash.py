@@ -7,11 +7,12 @@ show the returned text; the CLI prints the same text (or JSON with --json).
 
 from __future__ import annotations
 
+from tacit.consolidation import consolidate_all
+from tacit.stores.skills import SkillStore
+
 
 def memory_consolidate(cfg, *, use_agent: bool | None = None) -> dict:
     """Consolidate both targets (skipping empty ones); report before/after."""
-    from tacit.consolidation import consolidate_all
-
     result = consolidate_all(cfg, use_agent=use_agent)
     lines = ["Memory consolidation:"]
     for report in result["reports"]:
@@ -22,15 +23,13 @@ def memory_consolidate(cfg, *, use_agent: bool | None = None) -> dict:
         how = report["mode"] + (f", {merged} merged" if merged else "")
         lines.append(f"- {report['target']}: {report['before']} → {report['after']} ({how})")
         if not report.get("fits", True):
-            lines.append(f"  still over the limit: remove or shorten entries with `tacit memory`")
+            lines.append("  still over the limit: remove or shorten entries with `tacit memory`")
     result["text"] = "\n".join(lines)
     return result
 
 
 def memory_skills(cfg) -> dict:
     """List skills: name, description, version, updated, and where the file is."""
-    from tacit.stores.skills import SkillStore
-
     listing = SkillStore(cfg).list()
     skills = listing.get("skills", [])
     lines = [f"Skills in {cfg.skills_dir} ({len(skills)}):"]

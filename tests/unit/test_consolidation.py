@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from tacit.consolidation import add_entry, consolidate_all, consolidate_target, merge_duplicates, plan_merge
+from tacit.consolidation import add_entry, consolidate_all, consolidate_target
+from tacit.stores.memory_merge import merge_duplicates, plan_merge
 from tacit.slash import memory_consolidate, memory_skills
 from tacit.stores.memory import MemoryStore
 

@@ -155,9 +155,14 @@ def test_invalid_utf8_file_is_never_rewritten(store, cfg):
     assert cfg.memory_file.read_bytes() == raw
 
 
-def test_unknown_target_raises_value_error(store):
+def test_an_unknown_target_is_a_refusal_for_writers_and_an_error_for_accessors(store, cfg):
+    for result in (store.add("nope", "x"), store.replace("nope", "a", "b"),
+                   store.remove("nope", "a"), store.show("nope"), store.add(None, "x"),
+                   store.rewrite("nope", list)):
+        assert result["success"] is False and "unknown target" in result["error"], result
     with pytest.raises(ValueError):
-        store.add("nope", "x")
+        store.path_for("nope")
+    assert not cfg.memories_dir.exists()  # nothing was created
 
 
 entry_text = st.text(
@@ -198,15 +203,13 @@ def _hermes_style_hold(path):
 def test_lock_excludes_a_hermes_style_holder_and_times_out(cfg):
     import time
 
-    from filelock import Timeout
-
-    from tacit.fsutil import lock_for
+    from tacit.fsutil import LockTimeout, lock_for
 
     path = cfg.memory_file
     holder = _hermes_style_hold(path)
     try:
         start = time.monotonic()
-        with pytest.raises(Timeout) as caught:
+        with pytest.raises(LockTimeout) as caught:
             with lock_for(path, timeout=0.2):
                 pass
         assert 0.2 <= time.monotonic() - start < 2
@@ -219,16 +222,14 @@ def test_lock_excludes_a_hermes_style_holder_and_times_out(cfg):
 
 
 def test_lock_is_reentrant_per_instance_and_exclusive_between_instances(cfg):
-    from filelock import Timeout
-
-    from tacit.fsutil import lock_for
+    from tacit.fsutil import LockTimeout, lock_for
 
     first, second = lock_for(cfg.user_file, timeout=0.05), lock_for(cfg.user_file, timeout=0.05)
     with first:
         with first:  # re-entrant
             assert first.is_locked
         assert first.is_locked  # still held after the inner release
-        with pytest.raises(Timeout):
+        with pytest.raises(LockTimeout):
             second.acquire()  # another open file description: flock excludes it, even in-process
     assert not first.is_locked
     with second:

@@ -2,7 +2,7 @@
 
 Everything here writes real SKILL.md files into a temporary TACIT_HOME; the
 CLI tests run ``python -m tacit.cli`` in real subprocesses; the concurrency
-tests use real processes; the watcher test uses the real watchdog observer.
+tests use real processes.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from tacit.stores.skill_format import (
     bump_version,
     clean_section_title,
     content_heading_problem,
-    fast_parse_metadata,
     find_sections,
     parse_skill,
     render_skill,
@@ -64,13 +63,6 @@ echo done
 
 `curl -fsS https://staging.example.com/health` returns `ok`.
 """
-
-
-@pytest.fixture(autouse=True)
-def _fresh_memo():
-    skills.clear_memo()
-    yield
-    skills.clear_memo()
 
 
 @pytest.fixture
@@ -138,7 +130,7 @@ def test_slugify_always_gives_a_valid_name(text):
 
 
 # ---------------------------------------------------------------------------
-# frontmatter: parse, render, fast path
+# frontmatter: parse, render
 # ---------------------------------------------------------------------------
 name_strategy = st.from_regex(r"[a-z0-9]{1,10}(-[a-z0-9]{1,10}){0,3}", fullmatch=True)
 # Any text except surrogates (not encodable) and CR (YAML and we normalise
@@ -172,66 +164,30 @@ def test_frontmatter_round_trips(name, description, body):
     assert list(parsed) == ["name", "description", "version", "created", "updated"]
 
 
-def yaml_load(text: str):
-    """What the slow path uses: PyYAML's safe loader (the C one when built)."""
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+def test_frontmatter_is_read_as_pyyaml_reads_it():
+    """python-frontmatter reads the YAML: block scalars, lists, nesting and
+    typed values come back as PyYAML's safe loader gives them."""
+    text = ("---\nname: deploy-x\ndescription: >\n  Folded over\n  two lines.\n"
+            "version: 1.2\ntags: [a, b]\nmetadata:\n  hermes: {x: 1}\n"
+            "created: 2025-01-02\n---\n\nbody\n")
+    meta, body = parse_skill(text)
+    assert meta == yaml.safe_load(text.split("---")[1]) and body == "body"
+    assert meta["description"] == "Folded over two lines.\n" and meta["version"] == 1.2
 
 
-yaml_key = st.from_regex(r"[a-z][a-z_-]{0,8}", fullmatch=True)
-
-
-@given(st.dictionaries(yaml_key, st.one_of(tricky_text, st.integers()), min_size=1, max_size=6))
-@settings(max_examples=200)
-def test_fast_parser_agrees_with_pyyaml_on_dumped_yaml(data):
-    dumped = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1 << 30).rstrip("\n")
-    fast = fast_parse_metadata(dumped)
-    if fast is not None:
-        assert fast == yaml_load(dumped)
-
-
-# Values built from the characters that make YAML 1.1 resolve types (numbers,
-# dates, sexagesimals, booleans, nulls) or change syntax (quotes, indicators).
-yamlish_value = st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
-    st.text(alphabet=list("0123456789.:-+_ eExXoObBtTzZ#'\"\\yesnotrufalNUL~!&*[]{},|>%@`=<?\t"),
-            max_size=25),
-)
-
-
-@given(st.lists(st.tuples(st.one_of(yaml_key, st.from_regex(r"[A-Za-z0-9_-]{1,6}", fullmatch=True),
-                                    st.sampled_from(["on", "y", "No", "a-b", "-", "_"])),
-                          yamlish_value), min_size=1, max_size=5))
-@settings(max_examples=400)
-def test_fast_parser_never_accepts_what_pyyaml_reads_differently(lines):
-    text = "\n".join(f"{key}: {value}" for key, value in lines)
-    fast = fast_parse_metadata(text)
-    if fast is None:
-        return
-    try:
-        expected = yaml_load(text)
-    except yaml.YAMLError:
-        pytest.fail(f"fast parser accepted invalid YAML: {text!r} -> {fast!r}")
-    assert fast == expected
-    assert {k: type(v) for k, v in fast.items()} == {k: type(v) for k, v in expected.items()}
-
-
-@pytest.mark.parametrize("line,expected", [
-    ("v: 1.0.0", "1.0.0"), ("v: 3", 3), ("v: 'it''s'", "it's"), ('v: "a\\tb"', "a\tb"),
-    ('v: "\\u00e9"', "é"), ("v: plain text, with commas", "plain text, with commas"),
-    ("v: Don't panic", "Don't panic"), ("v: ''", ""), ("v: C#", "C#"),
+@pytest.mark.parametrize("yaml_text,fragment", [
+    ("name: a\ndescription: [unclosed", "bad YAML"),
+    ("name: a\nupdated: 2025-02-30", "bad YAML"),  # a date that does not exist
+    ("name: a\nx: !!python/object:os.system x", "bad YAML"),  # no unsafe tags
+    ("name: *undefined", "bad YAML"),
+    ("- a\n- b", "must be a YAML mapping"),
+    ("just text", "must be a YAML mapping"),
+    ("", "empty"),
+    ("# only a comment", "empty"),
 ])
-def test_fast_parser_examples(line, expected):
-    assert fast_parse_metadata(line) == {"v": expected}
-    assert yaml_load(line) == {"v": expected}
-
-
-@pytest.mark.parametrize("line", [
-    "v: yes", "v: 1.0", "v: 012", "v: 2024-01-01", "v: 1:20", "v: a # comment", "v:",
-    "v: [a, b]", "v: {a: 1}", "v: |", "v: &anchor x", "v: *alias", "v: !tag x", "  v: x",
-    "v: 'unterminated", 'v: "bad \\q escape"', "v: a: b", "# comment", "on: x", "v:\tx",
-])
-def test_fast_parser_leaves_the_rest_to_pyyaml(line):
-    assert fast_parse_metadata(line) is None
+def test_frontmatter_problems_are_format_errors(yaml_text, fragment):
+    with pytest.raises(SkillFormatError, match=fragment):
+        parse_skill(f"---\n{yaml_text}\n---\nbody\n")
 
 
 def test_split_frontmatter_shapes():
@@ -742,102 +698,128 @@ def test_snapshot_is_frozen_at_first_call(cfg):
     assert "second" in SkillStore(cfg).snapshot()  # the next session sees it
 
 
-def test_hand_edits_are_picked_up_despite_caches(store, cfg):
+def test_the_catalog_is_kept_until_refresh(store, cfg):
     store.create("s", "Original description.")
     assert "Original description." in store.index_text()
     path = Path(cfg.skills_dir) / "s" / "SKILL.md"
     path.write_text(path.read_text(encoding="utf-8").replace("Original", "Edited by hand"),
                     encoding="utf-8")
-    assert "Edited by hand description." in store.index_text()
-    assert "Edited by hand description." in SkillStore(cfg).index_text()
+    write_skill_file(cfg, "dropped-in", simple_skill("dropped-in", "Copied by hand."))
+    # a hand edit reaches a live store through refresh() (the service's watcher calls it)
+    assert "Original description." in store.index_text()
+    assert [s["name"] for s in store.list()["skills"]] == ["s"]
+    store.refresh()
+    index = store.index_text()
+    assert "Edited by hand description." in index and "- dropped-in: Copied by hand." in index
+    assert [s["name"] for s in store.list()["skills"]] == ["dropped-in", "s"]
+    # a fresh store reads the files
+    assert SkillStore(cfg).index_text() == index
 
 
-def test_cache_file_lets_a_fresh_process_skip_parsing(store, cfg, monkeypatch):
+def test_the_catalog_is_built_once_until_refresh(store, cfg, monkeypatch):
     make_many(cfg, 20)
+    loaded = []
+    real = skills._load
+    monkeypatch.setattr(skills, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
     first = store.index_text()
-    assert store.cache_file.is_file() and store.index_cache_file.is_file()
     listing = store.list()
-    skills.clear_memo()  # as in a fresh process: only the cache files remain
-
-    def no_parsing(*_args, **_kwargs):
-        raise AssertionError("a SKILL.md was parsed although nothing changed")
-
-    monkeypatch.setattr(skills, "_load_entry", no_parsing)
-    assert store.index_text() == first
-    skills.clear_memo()
-    assert store.list() == listing
-
-    # one file changes: only that one is parsed again
-    monkeypatch.undo()
-    parsed = []
-    real = skills._load_entry
-    monkeypatch.setattr(skills, "_load_entry", lambda *a: parsed.append(a[0]) or real(*a))
-    changed = Path(cfg.skills_dir) / "skill-007" / "SKILL.md"
-    changed.write_text(simple_skill("skill-007", "Rewritten."), encoding="utf-8")
-    skills.clear_memo()
-    assert "- skill-007: Rewritten." in store.index_text()
-    assert parsed == [str(changed)]
+    assert len(loaded) == 20
+    assert store.index_text() == first and store.index_text(500) and store.list() == listing
+    assert store.catalog() is store.catalog()
+    assert len(loaded) == 20  # neither another index, another budget, nor list() re-read a file
+    store.refresh()
+    assert store.index_text() == first and len(loaded) == 40
 
 
-def test_a_corrupt_cache_is_ignored(store, cfg):
+def test_sessions_share_one_catalog_and_freeze_their_own_snapshot(cfg, monkeypatch):
+    make_many(cfg, 10)
+    loaded = []
+    real = skills._load
+    monkeypatch.setattr(skills, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
+    live = SkillStore(cfg)
+    first, second = live.session(), live.session()
+    frozen = first.snapshot()
+    assert second.snapshot() == frozen == live.index_text()
+    assert len(loaded) == 10  # one build for the whole family
+    assert first.catalog() is second.catalog() is live.catalog()
+    # a hand edit, then the service's watcher refreshes one member: all see it
+    write_skill_file(cfg, "added-later", simple_skill("added-later", "New."))
+    second.refresh()
+    assert "added-later" in live.index_text() and "added-later" in first.index_text()
+    assert first.snapshot() == frozen and "added-later" not in frozen
+    assert "added-later" in live.session().snapshot()  # a new session sees it
+    # a write through one member refreshes the family too
+    first.create("written", "Through a session store.")
+    assert "- written: Through a session store." in second.index_text()
+    # a store made on its own has its own catalog
+    assert SkillStore(cfg).catalog() is not live.catalog()
+
+
+def test_writes_through_the_store_refresh_its_catalog(store, cfg):
+    store.create("one", "First.")
+    assert "- one: First." in store.index_text()
+    store.create("two", "Second.")
+    assert "- two: Second." in store.index_text()
+    store.edit("one", description="Edited.")
+    assert "- one: Edited." in store.index_text()
+    store.patch("two", "Pitfalls", "None.")
+    assert [s["version"] for s in store.list()["skills"]] == ["1.1.0", "1.0.1"]
+    store.delete("one")
+    assert "- one" not in store.index_text()
+    store.install_starters()
+    assert "saving-memories" in store.index_text()
+
+
+def test_no_cache_files_are_written(store, cfg):
     make_many(cfg, 5)
+    store.index_text()
+    store.list()
+    assert not (Path(cfg.state_dir) / "cache").exists()
+
+
+def test_catalog_types(store, cfg):
+    store.create("typed", "A typed record.")
+    write_skill_file(cfg, "broken", "no frontmatter")
+    catalog = store.catalog()
+    assert isinstance(catalog, skills.Catalog)
+    (skill,) = catalog.skills
+    assert skill == catalog.usable[0]
+    assert (skill.name, skill.description, skill.version, skill.category, skill.blocked) == (
+        "typed", "A typed record.", "1.0.0", None, None)
+    assert skill.path == str(Path(cfg.skills_dir) / "typed" / "SKILL.md") and skill.mtime_ns > 0
+    (problem,) = catalog.problems
+    assert problem.path.endswith("broken/SKILL.md") and "no frontmatter" in problem.reason
+    with pytest.raises(AttributeError):
+        skill.name = "other"  # frozen
+
+
+def test_refresh_from_another_thread_while_reading(store, cfg):
+    """The service's watcher refreshes while handler threads read."""
+    make_many(cfg, 30)
     expected = store.index_text()
-    for path in (store.cache_file, store.index_cache_file):
-        path.write_text("{not json", encoding="utf-8")
-    skills.clear_memo()
-    assert store.index_text() == expected
-    store.cache_file.write_text(json.dumps({"format": skills.CACHE_FORMAT, "skills_dir":
-                                            str(store.skills_dir), "entries": {"x": [1]}}))
-    skills.clear_memo()
-    assert store.list()["skills"] and store.index_text() == expected
+    errors: list[BaseException] = []
+    stop = threading.Event()
 
+    def refresher():
+        while not stop.is_set():
+            store.refresh()
 
-# ---------------------------------------------------------------------------
-# watch()
-# ---------------------------------------------------------------------------
-def wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+    def reader():
+        try:
+            for _ in range(200):
+                assert store.index_text() == expected
+                assert len(store.list()["skills"]) == 30
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
 
-
-def test_watch_picks_up_hand_edits(cfg):
-    store = SkillStore(cfg)
-    store.create("watched", "Before the edit.")
-    frozen = store.snapshot()
-    seen: list[str] = []
-    watcher = store.watch(seen.append, debounce_seconds=0.1)
-    try:
-        assert "Before the edit." in watcher.index
-        path = Path(cfg.skills_dir) / "watched" / "SKILL.md"
-        path.write_text(path.read_text(encoding="utf-8").replace("Before", "After"),
-                        encoding="utf-8")
-        assert wait_for(lambda: any("After the edit." in text for text in seen)), seen
-        assert "After the edit." in watcher.index
-        write_skill_file(cfg, "dropped-in", simple_skill("dropped-in", "Copied by hand."))
-        assert wait_for(lambda: "dropped-in" in watcher.index), watcher.index
-        # our own reads must not keep the watcher busy
-        changes = watcher.changes
-        time.sleep(0.5)
-        assert watcher.changes == changes
-    finally:
-        watcher.stop()
-    assert store.snapshot() == frozen
-
-
-def test_watch_survives_a_failing_callback(cfg):
-    store = SkillStore(cfg)
-
-    def explode(_text):
-        raise RuntimeError("callback bug")
-
-    with store.watch(explode, debounce_seconds=0.05) as watcher:
-        store.create("a-skill", "Triggers the callback.")
-        assert wait_for(lambda: "a-skill" in watcher.index)
-    assert "callback bug" in Path(cfg.log_file).read_text(encoding="utf-8")
+    threads = [threading.Thread(target=refresher)] + [threading.Thread(target=reader) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads[1:]:
+        thread.join()
+    stop.set()
+    threads[0].join()
+    assert errors == []
 
 
 # ---------------------------------------------------------------------------
@@ -1028,23 +1010,6 @@ def test_cli_help_works(tacit_env):
     proc = subprocess.run([sys.executable, "-m", "tacit.cli", "skill", "create", "--help"],
                           env=tacit_env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "--body-file" in proc.stdout
-
-
-def test_watch_degrades_when_the_os_refuses_a_watch(cfg, monkeypatch):
-    from watchdog.observers import Observer
-
-    def refuse(self):
-        raise OSError(28, "inotify watch limit reached")
-
-    monkeypatch.setattr(Observer, "start", refuse)
-    store = SkillStore(cfg)
-    store.create("a-skill", "Still indexed.")
-    watcher = store.watch(lambda _text: None)
-    assert watcher.active is False and "a-skill" in watcher.index
-    store.create("b-skill", "Picked up by a manual refresh.")
-    assert "b-skill" in watcher.refresh()
-    watcher.stop()
-    assert "inotify watch limit" in Path(cfg.log_file).read_text(encoding="utf-8")
 
 
 def test_patching_through_an_inside_symlink_updates_the_real_file(store, cfg):

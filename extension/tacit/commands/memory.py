@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 
 from tacit.commands import emit, exit_code, read_text_arg
+from tacit.consolidation import add_entry
+from tacit.stores.memory import MemoryStore
 
 
 def add_parser(subparsers) -> None:
@@ -48,15 +50,11 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_snapshot)
 
 
-def _store(cfg):
-    from tacit.stores.memory import MemoryStore
-
+def _store(cfg) -> MemoryStore:
     return MemoryStore(cfg)
 
 
 def _add(args, cfg) -> int:
-    from tacit.consolidation import add_entry
-
     result = add_entry(cfg, args.target, read_text_arg(args.text))
     emit(result)
     return exit_code(result)

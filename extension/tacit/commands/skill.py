@@ -22,6 +22,8 @@ import types
 from pathlib import Path
 
 from tacit.commands import emit, exit_code
+from tacit.stores.skill_format import MAX_SKILL_BYTES
+from tacit.stores.skills import SkillStore
 
 EXIT_USAGE = 2
 
@@ -93,9 +95,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_install_starters)
 
 
-def _store(cfg):
-    from tacit.stores.skills import SkillStore
-
+def _store(cfg) -> SkillStore:
     return SkillStore(cfg)
 
 
@@ -105,8 +105,6 @@ class _UsageError(Exception):
 
 def _read_file_arg(value: str, flag: str) -> str:
     """Text of a ``--body-file``/``--content-file`` argument, or _UsageError."""
-    from tacit.stores.skill_format import MAX_SKILL_BYTES
-
     if value == "-":
         data = sys.stdin.buffer.read(MAX_SKILL_BYTES + 1)
     else:

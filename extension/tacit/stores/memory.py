@@ -16,7 +16,10 @@ Design decisions
   entries; the atomic rename means a killed writer never leaves half a file.
   Readers take no lock. A lock still held by another writer after
   ``fsutil.LOCK_TIMEOUT_SECONDS`` is a refusal ("try again"), not an
-  exception: callers get a result dict either way.
+  exception, and so is bad input to a writer (an unknown target, content
+  that is not text or holds a lone surrogate): callers get a result dict
+  either way. ``path_for``/``limit_for`` still raise ``ValueError`` for an
+  unknown target (a programming error, not input).
 - **``§`` on a line of its own is refused**, not escaped: it is the entry
   separator, and any escape would show up verbatim in Hermes (which shares the
   file) and in the agent's prompt. An inline ``§`` ("see § 3") is fine.
@@ -34,12 +37,15 @@ Design decisions
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, atomic_write_text, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.scan import describe, scan
 
 ENTRY_DELIMITER = "\n§\n"
 TARGETS = ("memory", "user")
@@ -50,49 +56,25 @@ BLOCK_HEADERS = {
 RULE_LINE = "═" * 46
 
 
-class _LockBusy(Exception):
-    """Another writer held the file's lock past the timeout."""
+class _Refusal(Exception):
+    """Ends an operation with a refusal result; never seen by callers."""
 
-    def __init__(self, target: str):
-        super().__init__(target)
-        self.target = target
-
-
-class _TargetLock:
-    """``with`` a target's file lock; a timeout becomes ``_LockBusy``."""
-
-    __slots__ = ("target", "lock")
-
-    def __init__(self, target: str, lock):
-        self.target, self.lock = target, lock
-
-    def __enter__(self):
-        try:
-            self.lock.acquire()
-        except TimeoutError:  # fsutil.LockTimeout
-            raise _LockBusy(self.target) from None
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.lock.release()
+    def __init__(self, target: Any, error: str, **extra: Any):
+        super().__init__(error)
+        self.target, self.error, self.extra = target, error, extra
 
 
-def _busy_is_a_refusal(method):
-    """Public writers return a refusal when the lock stays busy (never raise)."""
+def _refusals_are_results(method):
+    """Public writers answer bad input (an unknown target, text that is not
+    text) and a lock that stays busy with a refusal; they never raise."""
 
+    @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
-        except _LockBusy as busy:
-            return self._fail(
-                busy.target,
-                f"Another process is still writing {self.path_for(busy.target).name} "
-                f"(its lock was busy for {LOCK_TIMEOUT_SECONDS:g} s); nothing was changed. "
-                f"Try again in a moment.",
-                lock_busy=True,
-            )
+        except _Refusal as refusal:
+            return self._fail(refusal.target, refusal.error, **refusal.extra)
 
-    wrapper.__name__, wrapper.__doc__ = method.__name__, method.__doc__
     return wrapper
 
 
@@ -136,7 +118,7 @@ def usage_text(current: int, limit: int) -> str:
     return f"{pct}% — {current:,}/{limit:,} chars"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Operation:
     """One step of a batch: action is add | replace | remove."""
 
@@ -175,6 +157,25 @@ class MemoryStore:
     def _check_target(target: str) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}: use 'memory' or 'user'")
+
+    @staticmethod
+    def _writable_target(target: Any) -> str:
+        if not isinstance(target, str) or target not in TARGETS:
+            raise _Refusal(target, f"unknown target {target!r}: use 'memory' or 'user'")
+        return target
+
+    @staticmethod
+    def _text_arg(target: str, value: Any, what: str) -> str:
+        """``value`` normalised as an entry, or a refusal when it is not text."""
+        if not isinstance(value, str):
+            raise _Refusal(target, f"{what} must be text, not {type(value).__name__}.")
+        text = normalise_entry(value)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _Refusal(target, f"{what} is not valid Unicode text (it holds a lone "
+                                   "surrogate) and cannot be written to a UTF-8 file.") from None
+        return text
 
     # -- reading (no lock: writes are atomic renames) ----------------------
     def read_raw(self, target: str) -> str:
@@ -218,8 +219,6 @@ class MemoryStore:
         return f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown)}"
 
     def _screen_for_prompt(self, target: str, entry: str) -> str:
-        from tacit.scan import scan
-
         findings = scan(entry)
         if not findings:
             return entry
@@ -252,14 +251,14 @@ class MemoryStore:
         return result
 
     # -- validation shared by add/replace/batch ----------------------------
-    def _check_content(self, content: str) -> str | None:
+    def _check_content(self, target: str, content: str) -> str | None:
         if not content:
             return "Content cannot be empty."
         problem = separator_problem(content)
         if problem:
             return problem
-        from tacit.scan import describe, scan
-
+        if len(content) > self.limit_for(target):
+            return None  # refused by the limit under the lock; no need to scan it
         findings = scan(content)
         if findings:
             return f"Refused by the content scanner: {describe(findings)}"
@@ -296,7 +295,7 @@ class MemoryStore:
         while backup.exists():
             backup = path.with_name(f"{path.name}.bak.{stamp}.{n}")
             n += 1
-        backup.write_bytes(data)
+        atomic_write_bytes(backup, data)  # 0600, like the file it copies
         return DriftError(path, backup, why)
 
     def _drift_result(self, target: str, exc: DriftError) -> dict[str, Any]:
@@ -312,19 +311,31 @@ class MemoryStore:
             ),
         )
 
-    def _lock(self, target: str) -> _TargetLock:
-        return _TargetLock(target, lock_for(self.path_for(target)))
+    @contextlib.contextmanager
+    def _lock(self, target: str) -> Iterator[None]:
+        """Hold a target's file lock; a timeout is a refusal ("try again")."""
+        path = self.path_for(target)
+        try:
+            lock = lock_for(path).acquire()
+        except LockTimeout:
+            raise _Refusal(target, f"Another process is still writing {path.name} (its lock "
+                                   f"was busy for {LOCK_TIMEOUT_SECONDS:g} s); nothing was "
+                                   "changed. Try again in a moment.", lock_busy=True) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _write(self, target: str, entries: list[str]) -> None:
         atomic_write_text(self.path_for(target), join_entries(entries))
 
     # -- operations ----------------------------------------------------------
-    @_busy_is_a_refusal
+    @_refusals_are_results
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
-        self._check_target(target)
-        content = normalise_entry(content)
-        problem = self._check_content(content)
+        target = self._writable_target(target)
+        content = self._text_arg(target, content, "Content")
+        problem = self._check_content(target, content)
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
@@ -356,9 +367,9 @@ class MemoryStore:
             over_limit=True,
         )
 
-    def _match(self, target: str, entries: list[str], old_text: str) -> tuple[int | None, dict | None]:
+    def _match(self, target: str, entries: list[str], old_text: Any) -> tuple[int | None, dict | None]:
         """Index of the one entry containing ``old_text``, or a failure result."""
-        old_text = normalise_entry(old_text)
+        old_text = self._text_arg(target, old_text, "old_text")
         if not old_text:
             return None, self._fail(target, "old_text cannot be empty.")
         hits = [i for i, e in enumerate(entries) if old_text in e]
@@ -387,13 +398,14 @@ class MemoryStore:
         index, failure = self._match(target, entries, old_text)
         return entries, index, failure
 
-    @_busy_is_a_refusal
+    @_refusals_are_results
     def replace(self, target: str, old_text: str, new_text: str) -> dict[str, Any]:
-        self._check_target(target)
-        new_text = normalise_entry(new_text)
+        """Replace the one entry containing ``old_text`` with ``new_text``."""
+        target = self._writable_target(target)
+        new_text = self._text_arg(target, new_text, "New text")
         if not new_text:
             return self._fail(target, "New text cannot be empty; use remove to delete an entry.")
-        problem = self._check_content(new_text)
+        problem = self._check_content(target, new_text)
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
@@ -407,9 +419,11 @@ class MemoryStore:
             self._write(target, new_entries)
         return self._ok(target, "Entry replaced.", new_entries)
 
-    @_busy_is_a_refusal
+    @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
-        self._check_target(target)
+        """Remove the one entry containing ``old_text``."""
+        target = self._writable_target(target)
+        self._text_arg(target, old_text, "old_text")  # refused before the lock
         with self._lock(target):
             entries, index, failure = self._load_and_match(target, old_text)
             if failure:
@@ -418,9 +432,13 @@ class MemoryStore:
             self._write(target, new_entries)
         return self._ok(target, "Entry removed.", new_entries)
 
-    @_busy_is_a_refusal
+    @_refusals_are_results
     def batch(self, operations: list[Operation | dict]) -> dict[str, Any]:
         """Apply all operations or none; limits are checked on the final state."""
+        if not isinstance(operations, (list, tuple)) or not all(
+                isinstance(op, (Operation, dict)) for op in operations):
+            return {"success": False, "error": "A batch is a list of operations "
+                                               "({action, target, content|old_text})."}
         ops = [op if isinstance(op, Operation) else Operation.from_dict(op) for op in operations]
         if not ops:
             return {"success": False, "error": "Empty batch."}
@@ -430,21 +448,16 @@ class MemoryStore:
             if op.action not in ("add", "replace", "remove"):
                 return {"success": False, "error": f"unknown action {op.action!r}"}
             if op.action in ("add", "replace"):
-                problem = self._check_content(normalise_entry(op.content))
+                problem = self._check_content(op.target,
+                                              self._text_arg(op.target, op.content, "Content"))
                 if problem:
                     return {"success": False, "target": op.target, "error": problem}
         targets = sorted({op.target for op in ops})
-        # Locks in a fixed order so two batches never deadlock each other;
-        # if one stays busy, the ones already held are released.
-        locks: list = []
-        try:
+        with contextlib.ExitStack() as held:
+            # Locks in a fixed order so two batches never deadlock each other;
+            # if one stays busy, the ones already held are released.
             for t in targets:
-                locks.append(self._lock(t).__enter__())
-        except _LockBusy:
-            for held in reversed(locks):
-                held.__exit__(None, None, None)
-            raise
-        try:
+                held.enter_context(self._lock(t))
             state: dict[str, list[str]] = {}
             before: dict[str, list[str]] = {}
             for t in targets:
@@ -484,16 +497,37 @@ class MemoryStore:
             for t in targets:
                 if state[t] != before[t]:
                     self._write(t, state[t])
-        finally:
-            for held in reversed(locks):
-                held.__exit__(None, None, None)
         return {
             "success": True,
             "message": f"Batch of {len(ops)} operation(s) applied.",
             "targets": {t: self._ok(t, "ok", state[t]) for t in targets},
         }
 
+    @_refusals_are_results
+    def rewrite(self, target: str, change: Callable[[list[str]], list[str]]) -> dict[str, Any]:
+        """Under the lock: re-read the entries (drift-guarded), ``change(entries)``
+        gives the new list, written when it differs. For changes made of the
+        file's own entries (the deterministic merge): the new entries are not
+        scanned and the limit is not enforced. The result carries ``entries``."""
+        target = self._writable_target(target)
+        with self._lock(target):
+            try:
+                entries = self._load_for_write(target, roundtrip_guard=True)
+            except DriftError as exc:
+                return self._drift_result(target, exc)
+            new_entries = list(change(list(entries)))
+            changed = new_entries != entries
+            if changed:
+                self._write(target, new_entries)
+        result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.",
+                          new_entries)
+        result["entries"] = new_entries
+        return result
+
+    @_refusals_are_results
     def show(self, target: str) -> dict[str, Any]:
+        """The live entries on disk, with the file's path and usage."""
+        target = self._writable_target(target)
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
         result["entries"] = entries

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import re
 
-from tacit.fsutil import lock_for
-from tacit.stores.memory import DriftError, MemoryStore
+from tacit.stores.memory import MemoryStore
 
 _WORD = re.compile(r"[\w./-]+", re.UNICODE)
-
-
 
 
 def _normal(text: str) -> str:
@@ -54,19 +51,20 @@ def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
 
 
 def merge_duplicates(cfg, target: str) -> dict:
-    """Apply ``plan_merge`` to a target under its lock (atomic write)."""
+    """Apply ``plan_merge`` to a target under its lock (atomic write):
+    ``{"merged", "merges", "usage", "still_over"}``, or ``{"merged": 0, "error"}``
+    when the file drifted (backed up) or its lock stayed busy."""
     store = MemoryStore(cfg)
-    try:
-        with lock_for(store.path_for(target)):
-            try:
-                entries = store._load_for_write(target, roundtrip_guard=True)
-            except DriftError as exc:
-                return {"merged": 0, "error": store._drift_result(target, exc)["error"]}
-            kept, merges = plan_merge(entries)
-            if merges:
-                store._write(target, kept)
-    except TimeoutError:  # fsutil.LockTimeout
-        return {"merged": 0, "error": f"{store.path_for(target).name} stayed locked; nothing merged"}
-    usage = store.usage(target, kept)
+    merges: list[dict] = []
+
+    def merge(entries: list[str]) -> list[str]:
+        kept, made = plan_merge(entries)
+        merges.extend(made)
+        return kept
+
+    result = store.rewrite(target, merge)
+    if not result["success"]:
+        return {"merged": 0, "error": result["error"]}
+    usage = store.usage(target, result["entries"])
     return {"merged": len(merges), "merges": merges, "usage": usage["text"],
             "still_over": usage["current"] > usage["limit"]}

@@ -8,23 +8,15 @@ Design decisions
   1–64 characters, no leading/trailing hyphen, equal to the folder name: the
   same rule Claude Code, Hermes Agent and pi apply, so a skill tacit writes
   loads everywhere. ``slugify`` turns free text into such a name.
-- **Written with python-frontmatter, read fast.** Writing goes through
-  python-frontmatter (PyYAML's safe dumper) so quoting is always right; the
-  dumper is told not to fold lines, which keeps every value we write on one
-  line. Reading happens for every skill on every index build, and PyYAML costs
-  ~80 µs a file plus ~25 ms to import — more than reading the files
-  themselves. So ``parse_metadata`` first tries a tiny parser for the one
-  shape we write (``key: scalar`` lines, plain / 'single' / "double"
-  quoted) and falls back to real YAML (python-frontmatter's SafeLoader)
-  whenever a file contains anything else: block scalars, nesting, lists,
-  comments after values, anything that YAML 1.1 would resolve to a non-string
-  type we do not recognise exactly. A property test checks the fast path
-  against PyYAML. Within it, the exact five-line shape ``render_skill``
-  writes is matched by one regex (straight from the file's text in
-  ``parse_frontmatter``), and line by line the commonest values
-  (prose starting with a letter, 'single quoted' text, a dotted version)
-  are recognised in line; property tests check both shortcuts against the
-  general per-value path.
+- **Read and written with python-frontmatter.** Its YAML handler finds the
+  ``---`` delimiters and loads the frontmatter with PyYAML's safe (C) loader;
+  writing goes through the same handler's dumper, told not to fold lines, so
+  quoting is always right and every value stays on one line. We call the
+  handler's ``detect``/``split``/``load`` steps one by one rather than
+  ``frontmatter.loads``, which treats a missing, unclosed or non-mapping
+  frontmatter as "no metadata": a hand-edited file must be reported with the
+  reason it cannot be used. Any failure PyYAML has (bad syntax, a date that
+  does not exist, nesting too deep) becomes a ``SkillFormatError``.
 - **Sections are level-2 headings outside code fences.** A ``## install``
   comment inside a fenced bash block is not a section; a section runs until
   the next level-1 or level-2 heading.
@@ -41,6 +33,9 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
+
+import frontmatter
+import yaml
 
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
@@ -136,312 +131,52 @@ def one_line(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# reading: split + metadata
+# reading: split + metadata (python-frontmatter's YAML handler)
 # ---------------------------------------------------------------------------
-_OPENING = re.compile(r"(?:[ \t]*\n)*---[ \t]*(?:\n|\Z)")
-_CLOSING = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_YAML = frontmatter.YAMLHandler()
+# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax,
+# ValueError for a date that does not exist ("2025-02-30"), RecursionError
+# for nesting deeper than the interpreter allows.
+_YAML_FAILURES = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
 
 
 def _normalise(text: str) -> str:
+    """A BOM dropped, line endings made ``\\n`` and leading blank space
+    removed (python-frontmatter strips the text the same way)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
-def _frontmatter_span(text: str) -> tuple[int, int, int]:
-    """``(yaml_start, yaml_end, body_start)`` offsets in a normalised text."""
-    if text.startswith("---\n"):  # the usual shape: two str.find calls
-        close = text.find("\n---", 3)
-        if close != -1 and text[close + 4:close + 5] in ("\n", ""):
-            return 4, close + 1, close + 4
-    opening = _OPENING.match(text)
-    if not opening:
-        raise SkillFormatError("no frontmatter: SKILL.md must start with a '---' line")
-    yaml_start = opening.end()
-    if opening.group(0).endswith("\n"):
-        closing = _CLOSING.search(text, yaml_start)
-    else:
-        closing = None
-    if not closing:
-        raise SkillFormatError("frontmatter is not closed: no second '---' line")
-    return yaml_start, closing.start(), closing.end()
+    return text.lstrip()
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
     """``(yaml_text, body)`` of a SKILL.md text; raises SkillFormatError.
 
-    The text must start (after a BOM and blank lines) with a ``---`` line and
-    the frontmatter ends at the next line that is ``---``. Line endings are
-    normalised to ``\\n`` first, as YAML itself does. The body is stripped.
+    The text must start (after a BOM and blank lines) with a ``---`` line;
+    the frontmatter ends at the next ``---`` line (python-frontmatter's
+    delimiters). The body is stripped.
     """
     text = _normalise(text)
-    yaml_start, yaml_end, body_start = _frontmatter_span(text)
-    return text[yaml_start:yaml_end].rstrip("\n"), text[body_start:].strip()
-
-
-def frontmatter_text(text: str) -> str:
-    """Just the YAML of a SKILL.md (what the index needs; the body is not copied)."""
-    text = _normalise(text)
-    yaml_start, yaml_end, _body_start = _frontmatter_span(text)
-    return text[yaml_start:yaml_end].rstrip("\n")
-
-
-# Characters PyYAML refuses in a stream, plus the YAML 1.1 line breaks other
-# than \n: the fast parser leaves any text containing them to PyYAML.
-# Compiled on first use: this character class costs ~10 ms to compile, and
-# only frontmatter with non-ASCII text needs it.
-_YAML_SPECIAL_PATTERN = (
-    "[^\x09\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
-_yaml_special: re.Pattern | None = None
-
-
-def _has_yaml_special(text: str) -> bool:
-    global _yaml_special
-    if _yaml_special is None:
-        _yaml_special = re.compile(_YAML_SPECIAL_PATTERN)
-    return _yaml_special.search(text) is not None
-
-
-_DOUBLE_QUOTED_INNER = re.compile(r'(?:[^"\\]|\\.)*')
-_DOUBLE_ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
-    "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
-    "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
-}
-_HEX_ESCAPE_LENGTH = {"x": 2, "u": 4, "U": 8}
-# Words YAML 1.1 (PyYAML) resolves to booleans or null.
-_YAML_WORDS = {
-    "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
-    "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
-}
-_PLAIN_START_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`=<~")
-_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
-# Dotted numbers with two or more dots ("1.0.0") are strings to YAML 1.1.
-_DOTTED_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+){2,}")
-# Could be a YAML 1.1 int, float, sexagesimal, timestamp: leave it to PyYAML.
-_NUMERIC_LOOKING = re.compile(r"[-+.0-9][-+.0-9a-fA-FxXoObB_:eEtTzZ \t]*")
-
-
-class _NotSimple(Exception):
-    """The fast parser met something outside its subset: use PyYAML."""
-
-
-def _unescape_double(inner: str) -> str:
-    out: list[str] = []
-    i = 0
-    n = len(inner)
-    while i < n:
-        ch = inner[i]
-        if ch != "\\":
-            out.append(ch)
-            i += 1
-            continue
-        esc = inner[i + 1]
-        if esc in _DOUBLE_ESCAPES:
-            out.append(_DOUBLE_ESCAPES[esc])
-            i += 2
-        elif esc in _HEX_ESCAPE_LENGTH:
-            width = _HEX_ESCAPE_LENGTH[esc]
-            digits = inner[i + 2:i + 2 + width]
-            if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise _NotSimple
-            code = int(digits, 16)
-            if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-                raise _NotSimple
-            out.append(chr(code))
-            i += 2 + width
-        else:
-            raise _NotSimple
-    return "".join(out)
-
-
-def _plain_scalar(value: str) -> Any:
-    """A plain (unquoted) one-line scalar as PyYAML 1.1 reads it, or _NotSimple."""
-    if "\t" in value or ": " in value or " #" in value or value[-1] == ":":
-        raise _NotSimple
-    if value in _YAML_WORDS:
-        raise _NotSimple
-    first = value[0]
-    if first.isalpha() and first.isascii():
-        return value  # the common case: prose
-    if _DOTTED_VERSION.fullmatch(value):
-        return value
-    if _DECIMAL_INT.fullmatch(value):
-        # PyYAML reads "012" as octal: _DECIMAL_INT has no leading zeros
-        return int(value)
-    if first in _PLAIN_START_INDICATORS or _NUMERIC_LOOKING.fullmatch(value):
-        raise _NotSimple
-    return value
-
-
-def _fast_value(value: str) -> Any:
-    """One line's value (after ``key: ``) as PyYAML reads it, or _NotSimple."""
-    value = value.strip(" ")
-    if not value:
-        raise _NotSimple  # "key:" — null, or a nested block on the next lines
-    first = value[0]
-    if first == "'":
-        inner = value[1:-1]
-        # a lone quote inside would end the scalar early: only '' pairs allowed
-        if len(value) < 2 or value[-1] != "'" or "'" in inner.replace("''", ""):
-            raise _NotSimple
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = value[1:-1]
-        if len(value) < 2 or value[-1] != '"':
-            raise _NotSimple
-        if "\\" not in inner:
-            if '"' in inner:
-                raise _NotSimple
-            return inner
-        if not _DOUBLE_QUOTED_INNER.fullmatch(inner):
-            raise _NotSimple  # e.g. the closing quote is escaped
-        return _unescape_double(inner)
-    return _plain_scalar(value)
-
-
-# ASCII bytes YAML refuses in a stream (controls other than tab and newline,
-# DEL) map to 0, every other byte to 1: one translate() and one search
-# replace a per-character isprintable() over the frontmatter.
-_ASCII_REFUSED = bytes(0 if (b < 32 and b not in (9, 10)) or b == 127 else 1 for b in range(256))
-# Keys tacit writes: known to be plain identifiers that are not YAML words.
-_KNOWN_KEYS = frozenset(FIELD_ORDER)
-_LONGEST_YAML_WORD = max(map(len, _YAML_WORDS))
-
-
-# The frontmatter exactly as tacit writes it (render_skill): the five keys in
-# their order, a slug name, a plain or 'single quoted' description, a dotted
-# version, quoted timestamps; printable ASCII (a tab only inside quotes or
-# prose, where _fast_parse_lines allows it too). Compiled on first use.
-_TACIT_SHAPE_PATTERN = (
-    r"name: ([a-z][a-z0-9-]*)\n"
-    r"description: (?:'((?:[\t\x20-\x26\x28-\x7e]|'')*)'|([A-Za-z][\t\x20-\x7e]*))\n"
-    r"version: ([0-9]+(?:\.[0-9]+){2,})\n"
-    r"created: '([\t\x20-\x26\x28-\x7e]*)'\n"
-    r"updated: '([\t\x20-\x26\x28-\x7e]*)'"
-)
-_tacit_shape: re.Pattern | None = None
-# The same at the start of a whole SKILL.md: "---", the frontmatter, then a
-# closing "---" line that _frontmatter_span's quick path would find.
-_tacit_file_head: re.Pattern | None = None
-
-
-def _tacit_metadata(match: re.Match | None) -> dict[str, Any] | None:
-    """The metadata from a match of the tacit shape, or None (then the
-    line-by-line parser decides). Each value is read as ``_fast_parse_lines``
-    reads it (a property test compares them)."""
-    if match is None:
-        return None
-    name, quoted, prose, version, created, updated = match.groups()
-    if name in _YAML_WORDS:
-        return None
-    if prose is None:
-        description = quoted.replace("''", "'")
-    elif (prose[-1] not in ": " and "\t" not in prose and ": " not in prose
-          and " #" not in prose
-          and (len(prose) > _LONGEST_YAML_WORD or prose not in _YAML_WORDS)):
-        description = prose  # the prose case of _fast_parse_lines, same checks
-    else:
-        return None
-    return {"name": name, "description": description, "version": version,
-            "created": created, "updated": updated}
-
-
-def _parse_tacit_shape(yaml_text: str) -> dict[str, Any] | None:
-    """The metadata of a frontmatter in the exact shape tacit writes, or
-    None. One regex match instead of a Python loop over the lines: most
-    SKILL.md files are tacit's own."""
-    global _tacit_shape
-    if _tacit_shape is None:
-        _tacit_shape = re.compile(_TACIT_SHAPE_PATTERN)
-    return _tacit_metadata(_tacit_shape.fullmatch(yaml_text))
-
-
-def _parse_tacit_file(text: str) -> dict[str, Any] | None:
-    """``_parse_tacit_shape`` straight from a whole SKILL.md text (no copy of
-    the frontmatter), or None."""
-    global _tacit_file_head
-    if _tacit_file_head is None:
-        _tacit_file_head = re.compile(r"---\n" + _TACIT_SHAPE_PATTERN + r"\n---(?:\n|\Z)")
-    return _tacit_metadata(_tacit_file_head.match(text))
-
-
-def fast_parse_metadata(yaml_text: str) -> dict[str, Any] | None:
-    """Parse the one-line ``key: scalar`` subset of YAML exactly as PyYAML
-    would, or return None when the text is outside that subset.
-
-    This runs once per skill on every cold index build: the exact shape
-    tacit writes is matched by one regex (``_parse_tacit_shape``), anything
-    else goes line by line (``_fast_parse_lines``).
-    """
-    parsed = _parse_tacit_shape(yaml_text)
-    return parsed if parsed is not None else _fast_parse_lines(yaml_text)
-
-
-def _fast_parse_lines(yaml_text: str) -> dict[str, Any] | None:
-    """``fast_parse_metadata`` line by line, with plain string methods and no
-    regex per line. The two commonest values — prose that starts with an
-    ASCII letter, and a 'single quoted' scalar without inner quotes — are
-    recognised inline; everything else goes through ``_fast_value``.
-    """
-    if yaml_text.isascii():  # O(1) in CPython
-        if b"\x00" in yaml_text.encode("ascii").translate(_ASCII_REFUSED):
-            return None
-    elif _has_yaml_special(yaml_text):
-        return None
-    result: dict[str, Any] = {}
-    known_keys, yaml_words, longest_word = _KNOWN_KEYS, _YAML_WORDS, _LONGEST_YAML_WORD
+    if not _YAML.detect(text):
+        raise SkillFormatError("no frontmatter: SKILL.md must start with a '---' line")
     try:
-        for line in yaml_text.split("\n"):
-            key, separator, value = line.partition(": ")
-            if not separator:
-                return None
-            if key not in known_keys and (
-                    not (key.isascii() and key.replace("-", "_").isidentifier())
-                    or key in yaml_words):
-                return None
-            first = value[:1]
-            if first == "'":
-                if value[-1] == "'" and len(value) > 1 and "'" not in value[1:-1]:
-                    result[key] = value[1:-1]
-                    continue
-            elif (first.isalpha() and first.isascii() and value[-1] not in ": "
-                  and "\t" not in value and ": " not in value and " #" not in value
-                  and (len(value) > longest_word or value not in yaml_words)):
-                # _plain_scalar's prose case, without the strip (no space at
-                # either end) and with its checks in the same order
-                result[key] = value
-                continue
-            elif first.isdigit() and _DOTTED_VERSION.fullmatch(value):
-                result[key] = value  # "1.0.0": what _plain_scalar returns for it
-                continue
-            result[key] = _fast_value(value)
-    except _NotSimple:
-        return None
-    return result
+        yaml_text, body = _YAML.split(text)
+    except ValueError:  # no second delimiter to split on
+        raise SkillFormatError("frontmatter is not closed: no second '---' line") from None
+    return yaml_text.strip("\n"), body.strip()
 
 
 def parse_metadata(yaml_text: str) -> dict[str, Any]:
     """The frontmatter mapping; raises SkillFormatError for bad YAML or a
     frontmatter that is not a mapping."""
-    fast = fast_parse_metadata(yaml_text)
-    if fast is not None:
-        if not fast:
-            raise SkillFormatError("frontmatter is empty")
-        return fast
-    from frontmatter.default_handlers import YAMLHandler  # heavy: only when needed
-    import yaml
-
     try:
-        data = YAMLHandler().load(yaml_text)
-    except yaml.YAMLError as exc:
-        reason = " ".join(str(exc).split())
-        raise SkillFormatError(f"bad YAML in frontmatter: {reason[:300]}") from None
+        data = _YAML.load(yaml_text)
     except RecursionError:
         raise SkillFormatError("bad YAML in frontmatter: nested too deeply") from None
+    except _YAML_FAILURES as exc:
+        reason = " ".join(str(exc).split())
+        raise SkillFormatError(f"bad YAML in frontmatter: {reason[:300]}") from None
     if data is None:
         raise SkillFormatError("frontmatter is empty")
     if not isinstance(data, dict):
@@ -449,12 +184,6 @@ def parse_metadata(yaml_text: str) -> dict[str, Any]:
             f"frontmatter must be a YAML mapping (key: value lines), not {type(data).__name__}"
         )
     return data
-
-
-def parse_frontmatter(text: str) -> dict[str, Any]:
-    """The metadata of a SKILL.md text; raises SkillFormatError."""
-    parsed = _parse_tacit_file(text)
-    return parsed if parsed is not None else parse_metadata(frontmatter_text(text))
 
 
 def parse_skill(text: str) -> tuple[dict[str, Any], str]:
@@ -488,12 +217,10 @@ def ordered_metadata(meta: dict[str, Any]) -> dict[str, Any]:
 
 def render_skill(meta: dict[str, Any], body: str) -> str:
     """The SKILL.md text: ``---``, YAML frontmatter, ``---``, blank line, body."""
-    import frontmatter  # heavy: write path only
-
     post = frontmatter.Post(body.strip())
     post.metadata.update(ordered_metadata(meta))
     # width: never fold a long description over several lines (keeps the file
-    # greppable and inside the fast parser's subset); sort_keys: keep our order.
+    # greppable); sort_keys: keep our order.
     return frontmatter.dumps(post, sort_keys=False, width=1 << 30) + "\n"
 
 
