@@ -137,6 +137,7 @@ class Engine:
         self._all_ledgers: list[Ledger] = []
         self.sessions = sessions or SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
         self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
+        self._live_skills = SkillStore(cfg)
         self._skills: OrderedDict[str, SkillStore] = OrderedDict()
         self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
         self._agent_available: dict[str, bool] = {}
@@ -219,15 +220,15 @@ class Engine:
             return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg))
 
     def skill_store(self, session_id: str) -> SkillStore:
+        """The session's view of the one live skill catalog: it shares the
+        build, and freezes its own index snapshot at the first ask."""
         with self._lock:
-            return _bounded_get(self._skills, session_id, lambda: SkillStore(self.cfg))
+            return _bounded_get(self._skills, session_id, self._live_skills.session)
 
     def reload_stores(self) -> None:
-        """A file changed on disk: live views re-read it. Snapshots already
-        handed to a session stay frozen."""
-        with self._lock:
-            for store in self._skills.values():
-                store.refresh()
+        """A file changed on disk: the live catalog re-reads it. Snapshots
+        already handed to a session stay frozen."""
+        self._live_skills.refresh()
 
     def child_available(self, host: str = "") -> bool:
         """Can a child agent run for this host? (a launcher, children on, and
