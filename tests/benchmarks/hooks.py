@@ -1,51 +1,31 @@
-"""Benchmark: Claude Code hook processes, as a ratio to a bare interpreter.
+"""Benchmark: Claude Code hook processes through the service, as a ratio to a bare interpreter.
 
-    python tests/benchmarks/hooks.py            # 30 rounds, ledger of 100,000 rows
-    python tests/benchmarks/hooks.py --quick    # 8 rounds, ledger of 2,000 rows (CI smoke run)
-    python tests/benchmarks/hooks.py --imports  # also: what each hook imports, slowest first
+    python tests/benchmarks/hooks.py            # 30 rounds
+    python tests/benchmarks/hooks.py --quick    # 6 rounds, smaller store (a smoke run)
     python tests/benchmarks/hooks.py --tree     # the source tree as it is, not an installed copy
 
 What is measured
-- Each hook exactly as ``tacit install claude-code`` writes it into
-  ``hooks/hooks.json`` (``<python> -P -c "from tacit.hosts.hook_entry import
-  main; main()" claude-code <Event>``), fed a realistic payload (the shapes
-  Claude Code 2.1.197 sends, docs/hosts-observed.md) on stdin, timed from
-  start to exit in a separate process — what Claude Code waits for.
-- The baseline, in the same run and interleaved with the hooks (so load on a
+- Every hook event exactly as ``tacit install claude-code`` writes it
+  (``tacit.commandline.hook_command``: ``python -I -S -c "…hook_client…"
+  claude-code <Event>``), fed the payload shapes Claude Code 2.1.197 sends,
+  timed from start to exit in a separate process — what Claude Code waits
+  for. The service is warm (started by the first hook) unless said otherwise.
+- The baseline, in the same run and interleaved with the hooks (load on a
   shared machine hits both alike): the same interpreter running ``-c pass``.
-- The store is realistic: 50 memory entries (MEMORY.md and USER.md near
-  their limits), 100 skills, and a learning ledger of 100,000 observations
-  (``--quick``: 2,000) when ``tacit.stores.ledger`` exists. It holds no fix
-  pattern and stays that way: its hooks run with ``TACIT_FORGE_ON_SUCCESS=false``
-  (the benchmark's own Stop reply describes a fix, which would otherwise be
-  forged into a pattern after the first round).
-- The same store with 1,000 fix patterns (``tests/benchmarks/patterns.py``'s
-  generator, plus the one the benchmark's Stop reply forges in the warm-up
-  round, which the prompt then matches): UserPromptSubmit there runs the
-  fix-pattern lookup and injects a ``<learned-patterns>`` block — the path of
-  a user whose ledger has learned fixes.
-- One round = one session: SessionStart, UserPromptSubmit, PostToolUse,
-  PostToolUseFailure, Stop, SessionEnd, then UserPromptSubmit in the store
-  with fix patterns. After Stop and after SessionEnd the benchmark waits for
-  the detached ``tacit drain`` the hook started, so background work never
-  overlaps the next measurement.
-- For comparison (PostToolUse only): the same hook through the ``tacit``
-  console script and through ``python -m tacit.cli`` — why hooks.json uses
-  ``-P -c``.
+- A populated home: 50 memory entries, 200 skills, 5,000 fix patterns (one of
+  which the benchmark's prompt matches, so UserPromptSubmit injects a
+  ``<learned-patterns>`` block) and a ``config.toml`` with a few keys.
+- Cold start: no service yet; the SessionStart hook starts it and waits.
+- The client with and without ``-S`` (is skipping ``site`` worth it?).
+- The service's resident memory when idle (``tacit service status``).
 
-What runs: tacit as installed, not the source tree. A pip install compiles
-every module to ``.pyc`` at install time; the dev checkout is an editable
-install, and this environment sets ``PYTHONDONTWRITEBYTECODE=1``, so there a
-hook would compile every tacit module from source on every run. The
-benchmark therefore copies ``extension/tacit`` (with ``prompts`` and
-``skills_template`` inside, as the wheel lays them out) into a temporary
-folder, compiles it with ``compileall``, and puts that folder first on
-``PYTHONPATH`` for every process it times, the baseline included (same
-interpreter, same environment). ``--tree`` measures the source tree as it is.
+What runs: tacit as installed. The package is copied the way the wheel lays
+it out and compiled with ``compileall`` like pip does (this environment sets
+``PYTHONDONTWRITEBYTECODE``, and an editable install would otherwise compile
+tacit on every process start); ``--tree`` measures the checkout as it is.
 
-Targets (issue 4): median ratio <= 2.0 for UserPromptSubmit, PostToolUse and
-Stop. ``main(argv)`` returns 0 (1 with ``--strict`` when a target is missed:
-timing on a shared machine is a report, not a gate, by default).
+Target (issue 11): median ≤ 1.15× for every event with the service warm.
+Figures are printed, never asserted: timing on a shared machine is a report.
 """
 
 from __future__ import annotations
@@ -66,87 +46,44 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "extension"))
 sys.path.insert(0, str(HERE))
 
-WITH_PATTERNS = "UserPromptSubmit, 1,000 fix patterns"
-TARGETS = {"UserPromptSubmit": 2.0, "PostToolUse": 2.0, "Stop": 2.0, WITH_PATTERNS: 2.0}
-EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd")
-FIX_PATTERNS = 1_000
+TARGET = 1.15
+PATTERN_EVENT = "UserPromptSubmit (fix pattern injected)"
 
 
-def payloads(session_id: str, cwd: str, transcript: str) -> dict[str, dict]:
-    common = {"session_id": session_id, "transcript_path": transcript, "cwd": cwd}
+def payloads(session_id: str, cwd: str) -> dict[str, dict]:
+    common = {"session_id": session_id, "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
     turn = {**common, "prompt_id": "c98e6a81-1b2c-4d5e-8f90-123456789abc", "permission_mode": "default"}
+    bash = {"command": "python -m pytest tests/test_parser.py -q", "description": "Run the parser tests"}
     return {
         "SessionStart": {**common, "hook_event_name": "SessionStart", "source": "startup"},
         "UserPromptSubmit": {**turn, "hook_event_name": "UserPromptSubmit",
-                             "prompt": "the tests in tests/test_parser.py fail since the refactor; "
-                                       "please find out why and fix the parser, then run the suite"},
-        "PostToolUse": {**turn, "hook_event_name": "PostToolUse", "effort": {"level": "high"},
-                        "tool_name": "Bash",
-                        "tool_input": {"command": "python -m pytest tests/test_parser.py -q",
-                                       "description": "Run the parser tests"},
+                             "prompt": "great, now add a short section on the config file to the README"},
+        PATTERN_EVENT: {**turn, "hook_event_name": "UserPromptSubmit",
+                        "prompt": "the parser drops the last token again when the file has no trailing "
+                                  "newline, same error as before"},
+        "PreToolUse": {**turn, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": bash,
+                       "tool_use_id": "toolu_01ABCDEF"},
+        "PostToolUse": {**turn, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": bash,
                         "tool_response": {"stdout": "." * 40 + "\n40 passed in 0.31s", "stderr": "",
-                                          "interrupted": False, "isImage": False, "noOutputExpected": False},
+                                          "interrupted": False},
                         "tool_use_id": "toolu_01ABCDEF", "duration_ms": 812},
         "PostToolUseFailure": {**turn, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
                                "tool_input": {"command": "npm run build", "description": "Build"},
-                               "tool_use_id": "toolu_01ABCDEG", "error": "Exit code 1\nsh: npm: not found",
-                               "is_interrupt": False, "duration_ms": 40},
-        "Stop": {**turn, "hook_event_name": "Stop", "effort": {"level": "high"},
-                 "last_assistant_message": "The parser dropped the last token when the input ended "
-                                           "without a newline. I fixed the loop bound in parser.py and "
-                                           "all 40 tests pass now.",
-                 "stop_hook_active": False, "background_tasks": [], "session_crons": []},
-        "SessionEnd": {**common, "prompt_id": turn["prompt_id"], "hook_event_name": "SessionEnd",
-                       "reason": "other"},
+                               "tool_use_id": "toolu_01ABCDEG", "error": "Exit code 1\nsh: npm: not found"},
+        "Stop": {**turn, "hook_event_name": "Stop", "stop_hook_active": False,
+                 "last_assistant_message": "Added a Configuration section to the README."},
+        "PreCompact": {**turn, "hook_event_name": "PreCompact", "trigger": "auto"},
+        "SessionEnd": {**common, "hook_event_name": "SessionEnd", "reason": "other"},
     }
 
 
-def make_store(home: Path, ledger_rows: int) -> dict:
-    """50 memory entries, 100 skills, a ledger of ``ledger_rows`` observations."""
-    from tacit.config import load_config
-    from tacit.stores.memory import MemoryStore
-
-    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(home.parent)})
-    store = MemoryStore(cfg)
-    facts = ["builds with `make all`", "tests run with `pytest -q`", "deploys go through `make deploy`",
-             "the API lives in src/api", "migrations are in db/migrations", "CI is GitHub Actions"]
-    for i in range(30):
-        assert store.add("memory", f"Fact {i:02d}: the project {facts[i % len(facts)]}.")["success"]
-    for i in range(20):
-        assert store.add("user", f"Pref {i:02d}: prefers concise answers, pnpm, tabs={i % 2}.")["success"]
-    from skill_index import make_skills
-
-    make_skills(cfg.skills_dir, 100)
-    info = {"memory_entries": 50, "skills": 100, "ledger_rows": 0}
-    try:
-        import tacit.stores.ledger  # noqa: F401
-    except ImportError:
-        return info
-    from ledger import build_ledger
-
-    build_ledger(cfg, ledger_rows)
-    info["ledger_rows"] = ledger_rows
-    return info
-
-
-def add_fix_patterns(home: Path, count: int) -> int:
-    """``count`` fix patterns in the store at ``home`` (the patterns
-    benchmark's generator: the labelled ones plus synthetic ones)."""
-    from patterns import build_store
-    from tacit.config import load_config
-
-    ledger, _, _ = build_store(load_config(env={"TACIT_HOME": str(home), "HOME": str(home.parent)}),
-                               count, random.Random(5))
-    ledger.close()
-    return count
+EVENT_OF = {name: name.split(" ")[0] for name in payloads("s", "/tmp")}
 
 
 def installed_copy(dest: Path) -> Path:
-    """A copy of the package laid out as the wheel installs it, compiled
-    like pip compiles it; returns the folder to put on PYTHONPATH."""
+    """The package laid out as the wheel installs it, compiled like pip compiles it."""
     site = dest / "site-packages"
     shutil.copytree(ROOT / "extension" / "tacit", site / "tacit",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -157,201 +94,149 @@ def installed_copy(dest: Path) -> Path:
     return site
 
 
-def run_once(argv: list[str], stdin: bytes, env: dict) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one process, start to exit. CPU time
-    (user + system, from ``wait4``) is a cross-check that a loaded machine
-    inflates far less than wall time."""
+def make_store(home: Path, *, skills: int, patterns: int) -> dict:
+    """50 memory entries, ``skills`` skills, ``patterns`` fix patterns, a config.toml."""
+    from tacit.config import load_config
+    from tacit.stores.memory import MemoryStore
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        "# a few keys, as a user would have\nnudge_interval = 12\nreview_min_user_turns = 4\n"
+        "skill_index_budget = 6000\nchild_enabled = false\nforge_on_success = false\n", encoding="utf-8")
+    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(home.parent)})
+    store = MemoryStore(cfg)
+    facts = ["builds with `make all`", "tests run with `pytest -q`", "deploys go through `make deploy`",
+             "the API lives in src/api", "migrations are in db/migrations", "CI is GitHub Actions"]
+    for i in range(30):
+        assert store.add("memory", f"Fact {i:02d}: the project {facts[i % len(facts)]}.")["success"]
+    for i in range(20):
+        assert store.add("user", f"Pref {i:02d}: prefers concise answers, pnpm, tabs={i % 2}.")["success"]
+    from skill_index import make_skills
+
+    make_skills(cfg.skills_dir, skills)
+    from patterns import build_store
+
+    ledger, _, _ = build_store(cfg, patterns, random.Random(5))
+    from tacit.detect.fix import FixStatement
+    from tacit.learn import fixes
+
+    # the one the benchmark's prompt is about
+    forged = fixes.forge(ledger, cfg, FixStatement(
+        "the parser dropped the last token when the file had no trailing newline",
+        "changed the loop bound in parse() to range(len(tokens))", "bench", 0.9),
+        title="parser drops the last token without a trailing newline")
+    ledger.close()
+    return {"memory_entries": 50, "skills": skills, "fix_patterns": patterns, "forged": bool(forged)}
+
+
+def run_once(argv: list[str], stdin: bytes, env: dict) -> tuple[float, bytes]:
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    # hook output is small (< 64 KB), so sequential pipe I/O cannot deadlock;
-    # wait4 (not communicate, which reaps the child itself) gives its rusage
-    proc.stdin.write(stdin)
-    proc.stdin.close()
-    proc.stdout.read()
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(argv, input=stdin, capture_output=True, env=env)
     elapsed = time.perf_counter() - started
-    proc.returncode = code = os.waitstatus_to_exitcode(status)
-    for pipe in (proc.stdout, proc.stderr):
-        pipe.close()
-    if code != 0:
-        raise RuntimeError(f"{argv} exited {code}: {stderr.decode()[-500:]}")
-    return elapsed, usage.ru_utime + usage.ru_stime
+    if proc.returncode != 0:
+        raise RuntimeError(f"{argv} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
+    return elapsed, proc.stdout
 
 
-def wait_for_drain(state_dir: Path, timeout: float = 30.0) -> None:
-    """Until the journal the Stop hook kicked is drained (no journal, no
-    ``*.draining`` file): background work must not overlap the next round."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        journal = state_dir / "journal.jsonl"
-        busy = (journal.exists() and journal.stat().st_size > 0) or any(state_dir.glob("journal.jsonl.*.draining"))
-        if not busy:
-            return
-        time.sleep(0.02)
+def service(env: dict, action: str) -> dict:
+    out = subprocess.run([sys.executable, "-P", "-m", "tacit", "service", action, "--json"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    return json.loads(out.stdout) if out.stdout.strip() else {}
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def importtime(argv: list[str], stdin: bytes, env: dict, top: int = 12) -> list[tuple[float, str]]:
-    """(cumulative ms, module) of the slowest imports of one hook run."""
-    proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=stdin, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def ratio_table(times: dict[str, list[float]], base: list[float]) -> list[dict]:
+    base_median = statistics.median(base)
     rows = []
-    for line in proc.stderr.decode().splitlines():
-        if line.startswith("import time:") and "|" in line and "cumulative" not in line:
-            _, cumulative, name = line.split("|")
-            rows.append((int(cumulative) / 1000, name.rstrip()))
-    # only top-level imports (no indentation) add up to the total
-    roots = [(ms, name.strip()) for ms, name in rows if not name.startswith("  ")]
-    return sorted(roots, reverse=True)[:top]
+    for name, values in times.items():
+        median = statistics.median(values)
+        rows.append({"event": name, "median_ms": round(median * 1000, 2),
+                     "ratio": round(median / base_median, 3),
+                     "p90_ratio": round(sorted(values)[int(0.9 * (len(values) - 1))] / base_median, 3)})
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="8 rounds, ledger of 2,000 rows")
-    parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--imports", action="store_true", help="print each hook's slowest imports")
-    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
-    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--tree", action="store_true",
-                        help="time the source tree as it is (editable install) instead of a compiled copy")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--tree", action="store_true")
+    parser.add_argument("--rounds", type=int)
     args = parser.parse_args(argv)
-    rounds = args.rounds or (8 if args.quick else 30)
-    ledger_rows = 2_000 if args.quick else 100_000
+    rounds = args.rounds or (6 if args.quick else 30)
+    skills, patterns = (60, 500) if args.quick else (200, 5000)
 
-    from tacit.hosts.claude_code.plugin import hook_command
-
-    python = sys.executable
-    load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="tacit-hook-bench-") as tmp:
-        root = Path(tmp)
-        home = root / "tacit-home"
-        project = root / "project"
-        project.mkdir()
-        built = time.perf_counter()
-        store_info = make_store(home, ledger_rows)
-        home_b = root / "tacit-home-fixes"
-        shutil.copytree(home, home_b)
-        store_info["fix_patterns"] = add_fix_patterns(home_b, FIX_PATTERNS) if store_info["ledger_rows"] else 0
-        built = time.perf_counter() - built
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("TACIT_", "CLAUDE"))}
-        if args.tree:
-            what = f"the source tree as it is ({ROOT / 'extension'}, PYTHONDONTWRITEBYTECODE=" \
-                   f"{env.get('PYTHONDONTWRITEBYTECODE', 'unset')})"
+    with tempfile.TemporaryDirectory(prefix="tacit-hooks-bench-") as tmp:
+        tmp = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TACIT_")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if not args.tree:
+            site = installed_copy(tmp)
+            env["PYTHONPATH"] = str(site)
+            sys.path.insert(0, str(site))
         else:
-            site = installed_copy(root / "installed")
-            env["PYTHONPATH"] = os.pathsep.join([str(site)] + [p for p in [env.get("PYTHONPATH")] if p])
-            what = "an installed copy of the package, compiled to .pyc by compileall, first on PYTHONPATH"
-        env.update(TACIT_HOME=str(home), HOME=str(root), TACIT_HOST="claude-code")
-        # children would need a real `claude`; the benchmark measures hooks, not agents
-        env["PATH"] = os.pathsep.join([str(Path(python).parent), "/usr/bin", "/bin"])
-        env_a = {**env, "TACIT_FORGE_ON_SUCCESS": "false"}  # the main store keeps no fix pattern
-        env_b = {**env, "TACIT_HOME": str(home_b)}
-        hooks = {event: shlex.split(hook_command(python, event)) for event in EVENTS}
-        variants = {
-            "PostToolUse via `tacit` script": [str(Path(python).parent / "tacit"), "hook", "claude-code",
-                                               "PostToolUse"],
-            "PostToolUse via python -m tacit.cli": [python, "-m", "tacit.cli", "hook", "claude-code",
-                                                    "PostToolUse"],
-        }
-        if not Path(variants["PostToolUse via `tacit` script"][0]).exists():
-            del variants["PostToolUse via `tacit` script"]
+            sys.path.insert(0, str(ROOT / "extension"))
+        from tacit.commandline import hook_command
+
+        home = tmp / "home" / ".tacit"
+        env.update(HOME=str(home.parent), TACIT_HOME=str(home), TACIT_SERVICE_IDLE_SECONDS="3600")
+        store = make_store(home, skills=skills, patterns=patterns)
+        project = tmp / "project"
+        project.mkdir()
+        python = sys.executable
+        commands = {name: shlex.split(hook_command(python, "claude-code", EVENT_OF[name])) for name in
+                    payloads("s", str(project))}
         baseline = [python, "-c", "pass"]
 
-        samples: dict[str, list[float]] = {name: [] for name in ("pass", *EVENTS, *variants, WITH_PATTERNS)}
-        if not store_info["fix_patterns"]:
-            del samples[WITH_PATTERNS]
-        cpu: dict[str, list[float]] = {name: [] for name in samples}
-        outputs: dict[str, int] = {}
-        for round_no in range(-1, rounds):  # round -1: warm-up (fills caches; forges the pattern in B)
-            session = f"bench-{round_no + 1:04d}-5f0e-4c1a-9d7e-000000000000"
-            data = {e: json.dumps(p).encode() for e, p in payloads(session, str(project),
-                                                                     str(root / "t.jsonl")).items()}
-            times = {"pass": run_once(baseline, b"", env_a)}
-            for event in EVENTS:
-                times[event] = run_once(hooks[event], data[event], env_a)
-                if event == "PostToolUse":
-                    for name, variant in variants.items():
-                        times[name] = run_once(variant, data[event], env_a)
-                if event in ("Stop", "SessionEnd"):
-                    wait_for_drain(home)  # the drain it started must not overlap the next measurement
-            if WITH_PATTERNS in samples:
-                if round_no < 0:  # the reply of this session becomes a pattern the prompt matches
-                    for event in ("UserPromptSubmit", "Stop"):
-                        run_once(hooks[event], data[event], env_b)
-                    wait_for_drain(home_b)
-                    outputs["fix patterns, injected chars"] = len(subprocess.run(
-                        hooks["UserPromptSubmit"], input=data["UserPromptSubmit"], env=env_b,
-                        stdout=subprocess.PIPE).stdout)
-                times[WITH_PATTERNS] = run_once(hooks["UserPromptSubmit"], data["UserPromptSubmit"], env_b)
-            wait_for_drain(home)
-            if round_no >= 0:
-                for name, (wall, cpu_seconds) in times.items():
-                    samples[name].append(wall)
-                    cpu[name].append(cpu_seconds)
-        # what SessionStart injects (size check)
-        start_out = subprocess.run(hooks["SessionStart"], input=data["SessionStart"], env=env_a,
-                                   stdout=subprocess.PIPE).stdout
-        outputs["SessionStart additionalContext chars"] = len(
-            json.loads(start_out)["hookSpecificOutput"]["additionalContext"]) if start_out else 0
-        log_errors = 0
-        for folder in (home, home_b):
-            errors = folder / "logs" / "tacit.log"
-            log_errors += errors.read_text().count(" ERROR ") if errors.exists() else 0
+        # cold: no service yet, the first hook starts it
+        cold = []
+        for n in range(3 if args.quick else 5):
+            service(env, "stop")
+            body = json.dumps(payloads(f"cold-{n}", str(project))["SessionStart"]).encode()
+            cold.append(run_once(commands["SessionStart"], body, env)[0])
+        time.sleep(1.0)
 
-        base = statistics.median(samples["pass"])
-        cpu_base = statistics.median(cpu["pass"]) or 1e-9
-        load_after = os.getloadavg()
-        print(f"store: {store_info['memory_entries']} memory entries, {store_info['skills']} skills, "
-              f"ledger {store_info['ledger_rows']:,} rows, no fix pattern (and a copy with "
-              f"{store_info['fix_patterns']:,} fix patterns; built in {built:.1f}s); {rounds} rounds; "
-              f"python {sys.version.split()[0]}")
-        print(f"measured: {what}")
-        print(f"load average (1/5/15 min): before {'/'.join(f'{x:.2f}' for x in load_before)}, "
-              f"after {'/'.join(f'{x:.2f}' for x in load_after)}")
-        print(f"{'hook':38} {'median ms':>10} {'p90 ms':>8} {'ratio':>7} {'cpu ms':>7} {'cpu x':>6}  target")
-        figures = {}
-        missed = []
-        for name, values in samples.items():
-            median = statistics.median(values)
-            ratio = median / base
-            target = TARGETS.get(name)
-            verdict = "" if target is None else (f"<= {target:.1f}  " + ("ok" if ratio <= target else "MISSED"))
-            if target is not None and ratio > target:
-                missed.append(name)
-            label = "python -c pass (baseline)" if name == "pass" else name
-            cpu_median = statistics.median(cpu[name])
-            print(f"{label:38} {median * 1000:10.1f} {percentile(values, 0.9) * 1000:8.1f} {ratio:7.2f} "
-                  f"{cpu_median * 1000:7.1f} {cpu_median / cpu_base:6.2f}  {verdict}")
-            figures[name] = {"median_ms": round(median * 1000, 2), "p90_ms": round(percentile(values, 0.9) * 1000, 2),
-                             "ratio": round(ratio, 3), "cpu_ms": round(cpu_median * 1000, 2),
-                             "cpu_ratio": round(cpu_median / cpu_base, 3)}
-        print(f"SessionStart injected {outputs['SessionStart additionalContext chars']:,} chars "
-              f"(cap 10,000); errors logged by hooks: {log_errors}")
-        if "fix patterns, injected chars" in outputs:
-            print(f"{WITH_PATTERNS}: the hook printed {outputs['fix patterns, injected chars']:,} chars "
-                  f"(0 = nothing injected)")
-        if args.imports:
-            for event in EVENTS:
-                print(f"\nslowest top-level imports, {event} (ms, cumulative):")
-                for ms, name in importtime(hooks[event], data[event], env_a):
-                    print(f"  {ms:7.2f}  {name}")
-            if WITH_PATTERNS in samples:
-                print(f"\nslowest top-level imports, {WITH_PATTERNS} (ms, cumulative):")
-                for ms, name in importtime(hooks["UserPromptSubmit"], data["UserPromptSubmit"], env_b):
-                    print(f"  {ms:7.2f}  {name}")
-        if args.json:
-            Path(args.json).write_text(json.dumps({
-                "store": store_info, "rounds": rounds, "measured": what, "python": sys.version.split()[0],
-                "load_before": load_before, "load_after": load_after, "figures": figures,
-                "missed": missed}, indent=2) + "\n")
-        if missed:
-            print("targets missed: " + ", ".join(missed))
-        return 1 if (missed and args.strict) else 0
+        # warm: interleaved with the baseline
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        base: list[float] = []
+        injected = 0
+        for r in range(rounds):
+            bodies = payloads(f"round-{r}", str(project))
+            for name, argv_ in commands.items():
+                base.append(run_once(baseline, b"", env)[0])
+                elapsed, out = run_once(argv_, json.dumps(bodies[name]).encode(), env)
+                times[name].append(elapsed)
+                if name == PATTERN_EVENT and b"learned-patterns" in out:
+                    injected += 1
+            time.sleep(0.6)  # the learners run once a burst is over; let them, between rounds
+
+        # the client without -S (site imported) on the cheapest event, for the -S question
+        code = shlex.split(hook_command(python, "claude-code", "PostToolUse"))
+        with_site = [python, "-c", code[code.index("-c") + 1], "claude-code", "PostToolUse"]
+        site_times, site_base = [], []
+        body = json.dumps(payloads("site", str(project))["PostToolUse"]).encode()
+        for _ in range(rounds):
+            site_base.append(run_once(baseline, b"", env)[0])
+            site_times.append(run_once(with_site, body, env)[0])
+        time.sleep(1.5)
+        status = service(env, "status")
+        service(env, "stop")
+
+    rows = ratio_table(times, base)
+    print(f"hooks through the service, {rounds} rounds, store: {store}")
+    print(f"baseline `python -c pass`: median {statistics.median(base) * 1000:.1f} ms")
+    print(f"{'event':45} {'median':>9} {'ratio':>7} {'p90':>7}")
+    for row in rows:
+        flag = "" if row["ratio"] <= TARGET else f"  (> {TARGET}x)"
+        print(f"{row['event']:45} {row['median_ms']:7.2f}ms {row['ratio']:6.3f}x {row['p90_ratio']:6.3f}x{flag}")
+    print(f"fix pattern injected in {injected}/{rounds} rounds")
+    base_median = statistics.median(base)
+    print(f"cold start (SessionStart, service not running): median {statistics.median(cold) * 1000:.0f} ms "
+          f"= {statistics.median(cold) / base_median:.1f}x")
+    print(f"client without -S (PostToolUse): {statistics.median(site_times) / statistics.median(site_base):.3f}x"
+          f" vs with -I -S: {next(r['ratio'] for r in rows if r['event'] == 'PostToolUse'):.3f}x")
+    print(f"service idle: rss {status.get('rss_kb', 0) / 1024:.1f} MB, max rss "
+          f"{status.get('max_rss_kb', 0) / 1024:.1f} MB, {status.get('threads')} threads, "
+          f"{status.get('events')} events served")
+    return 0
 
 
 if __name__ == "__main__":

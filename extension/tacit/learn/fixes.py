@@ -208,7 +208,7 @@ def sqlite_idfs(conn, doc_freqs, n_docs: int) -> dict:
     calls too, so the values are the same (a test checks it); a hook process
     is spared importing ``math`` (~0.3 ms). Empty when this SQLite was built
     without math functions: ``similarity`` then computes what it needs."""
-    from tacit.stores.ledger import sqlite_core
+    import sqlite3
 
     dfs = sorted(set(doc_freqs))
     out: dict = {}
@@ -217,7 +217,7 @@ def sqlite_idfs(conn, doc_freqs, n_docs: int) -> dict:
         try:
             row = conn.execute("SELECT " + ", ".join(["ln(?)"] * len(chunk)),
                                [_idf_argument(df, n_docs) for df in chunk]).fetchone()
-        except sqlite_core().OperationalError:  # "no such function: ln"
+        except sqlite3.OperationalError:  # "no such function: ln"
             return {}
         out.update(zip(chunk, row))
     return out

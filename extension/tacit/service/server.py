@@ -50,6 +50,7 @@ from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
 from tacit.service import housekeeping
 
+CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 HEADER_LIMIT = 4096
 PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the hook runs in-process)
 TICK_SECONDS = 5.0
@@ -295,7 +296,9 @@ class _OnChange(FileSystemEventHandler):
         self.service = service
 
     def on_any_event(self, event) -> None:
-        if event.is_directory and event.event_type == "modified":
+        # reads raise "opened" / "closed_no_write" events too: only a change counts
+        # (reacting to reads threw the skill catalog away at every SessionStart)
+        if event.event_type not in CHANGES or (event.is_directory and event.event_type == "modified"):
             return
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith((".lock", ".tmp")):
@@ -309,7 +312,7 @@ class _OnCodeChange(FileSystemEventHandler):
 
     def on_any_event(self, event) -> None:
         path = str(getattr(event, "dest_path", "") or event.src_path)
-        if path.endswith(".py") and event.event_type in ("modified", "created", "moved", "deleted"):
+        if path.endswith(".py") and event.event_type in CHANGES:
             self.service.request_stop(f"code changed: {path}")
 
 
@@ -322,7 +325,7 @@ class _OnConfigChange(FileSystemEventHandler):
 
     def on_any_event(self, event) -> None:
         paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
-        if any(os.path.basename(p) == "config.toml" for p in paths):
+        if event.event_type in CHANGES and any(os.path.basename(p) == "config.toml" for p in paths):
             self.service.request_stop("config.toml changed")
 
 
