@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from tacit import scan as scanner
+from tacit.safety import scanner, secrets
 from tacit.stores import skill_format, skills
 
 # ---------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_phrase_gates_find_exactly_the_phrases_in_the_text(text):
     assert not present & scanner._GATES
 
 
-_ASSIGNMENT = next(rx for r, rx in scanner._RULES if r.pattern_id == "secret.assignment")
+_ASSIGNMENT = next(r.rx for r in secrets.RULES if r.pattern_id == "secret.assignment")
 
 
 @settings(max_examples=800, deadline=None)
@@ -180,7 +180,7 @@ _ASSIGNMENT = next(rx for r, rx in scanner._RULES if r.pattern_id == "secret.ass
 @example("client-secret := Zx8Vb7Nm6Lk5")
 @example("PassPhrase:Hunter8XyzQ1")
 def test_assignment_precheck_is_false_only_where_the_regex_cannot_match(text):
-    if not scanner._assignment_possible(text):
+    if not secrets.assignment_possible(text):
         assert _ASSIGNMENT.search(text) is None
 
 

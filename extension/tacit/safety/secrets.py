@@ -1,0 +1,524 @@
+"""What a secret is: one rule table for the scanner and for redaction.
+
+``find_secrets`` lists every credential in a text with its kind and span;
+``redact_secrets`` replaces each with ``[REDACTED:<kind>]``. The scanner
+(``tacit.safety.scanner``) runs the same rules for its ``secret.*``
+findings and for masking excerpts, so "blocked as a secret" and "redacted as
+a secret" never disagree.
+
+Design decisions, and why
+- **Judged by value, not by keyword.** A prefix (``ghp_``, ``sk-ant-``,
+  ``AKIA``) or a key (``password=``, ``api_key:``) only makes a secret when
+  the value looks like one. Machine tokens must look random (long, varied,
+  no placeholder words). A *password* is a person's choice, so a weak one
+  counts too ("the password is hunter2"), but never a variable reference,
+  a template, a call, a bare word or a placeholder (``${DB_PASSWORD}``,
+  ``getpass()``, ``changeme``, ``<password>``, ``xxxx``).
+- **Redact the value, keep the sentence.** A prefixed token, JWT or PEM block
+  is replaced whole; for ``key = value``, prose and URL passwords only the
+  value is, so ``DB_PASSWORD=[REDACTED:password]`` still says what was there.
+  Overlapping matches (a JWT after ``Bearer``) merge into one replacement.
+- **A PEM block goes whole**: header to END line; with no END line, the
+  header and the key-material lines after it.
+- **Cheap on clean text, linear always.** Every rule lists trigger words (one
+  per group must be in the lower-cased text) and optional required
+  substrings; a rule that cannot match does not run. Quantifiers are bounded
+  or possessive.
+- **Never raises.** Non-str input is coerced; the work is bounded per
+  character.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED:{kind}]"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretSpan:
+    """One secret in a text: ``text[start:end]`` is what redaction replaces."""
+
+    kind: str  # what the marker says: "github_token", "password", "private_key" …
+    start: int
+    end: int
+    pattern_id: str  # the scanner's id for the same secret, e.g. "secret.assignment"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    """One shape of secret (several rules may share a pattern id)."""
+
+    pattern_id: str  # "secret.<kind>"
+    rx: re.Pattern
+    # groups of lower-case literals: each group needs one of its words in the
+    # lower-cased text, or the rule cannot match and is not run
+    triggers: tuple
+    check: Callable | None = None  # (match, text) -> bool: the value looks real
+    mask: str = "secret"  # the group the scanner hides in excerpts
+    span: Callable | None = None  # (match, text) -> (start, end) to redact; default: whole match
+    requires: tuple = ()  # substrings of which every match holds one (raw text)
+    precheck: Callable | None = None  # (text) -> False only when the regex cannot match
+    kind: Callable | str | None = None  # the marker's kind; default: the id after "secret."
+
+    def kind_of(self, match) -> str:
+        if self.kind is None:
+            return self.pattern_id.split(".", 1)[1]
+        return self.kind if isinstance(self.kind, str) else self.kind(match)
+
+
+# ---------------------------------------------------------------------------
+# Value checks
+# ---------------------------------------------------------------------------
+_PLACEHOLDER_MARKERS = (
+    "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
+    "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy", "fake", "sample",
+    "mock", "test", "demo", "your", "secret", "password", "passwd", "token", "foobar", "lorem", "todo",
+    "fixme", "replace", "insert", "null", "none", "undefined",
+)
+_TOKEN_PLACEHOLDERS = (
+    "xxxx", "example", "placeholder", "your", "dummy", "fake", "redacted", "sample",
+    "changeme", "0000000", "1234567", "...", "\u2026", "***",
+)
+# Words that follow "password is/:" in prose about passwords, not passwords.
+_NOT_PASSWORDS = frozenset((
+    "sha1", "sha256", "sha512", "md5", "bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2",
+    "utf8", "utf-8", "base64", "hex", "2fa", "mfa", "otp", "totp", "n/a", "tbd", "xxxx",
+    "1password", "keepass", "keepassxc",
+))
+# Passwords in URLs that are documentation, not credentials ("user:pass@").
+_URL_PLACEHOLDERS = frozenset(("pass", "pwd", "pw", "pswd", "user", "username", "login", "admin:admin"))
+_IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLAIN_WORD = re.compile(r"[A-Za-z_]+")
+_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*")
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]")
+_TRAILING = ".,:;?"  # sentence punctuation after a value is not part of it
+
+
+def _char_classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def _placeholder(low: str) -> bool:
+    return low.startswith("[redacted") or any(marker in low for marker in _PLACEHOLDER_MARKERS)
+
+
+def _code_or_word(value: str) -> bool:
+    """A dotted name (``settings.KEY``), a bare word, or words joined by dashes."""
+    return bool(_IDENT_CHAIN.fullmatch(value) or _PLAIN_WORD.fullmatch(value)
+                or _WORDS.fullmatch(value.lower()))
+
+
+def strong_value(value: str) -> bool:
+    """A value someone would really use as a token or key, not a placeholder."""
+    value = value.strip()
+    if len(value) < 8 or value[0] in "$%{<[(=!&*@#/~.":
+        return False
+    if "://" in value or _placeholder(value.lower()) or _code_or_word(value):
+        return False
+    return _char_classes(value) >= 2 and len(set(value)) >= 5
+
+
+def password_value(value: str) -> bool:
+    """A literal password: weak ones count ("hunter2"), references and words do not."""
+    value = value.strip()
+    low = value.lower()
+    if not 4 <= len(value) <= 200 or value[0] in "$%{<[(=!&*@#/~.\\":
+        return False
+    if "://" in value or low in _NOT_PASSWORDS or _placeholder(low) or _code_or_word(value):
+        return False
+    if _WINDOWS_PATH.match(value):
+        return False
+    return len(set(value)) >= 3
+
+
+def url_password(value: str, user: str) -> bool:
+    """The password part of ``scheme://user:password@host``: any literal but a
+    placeholder, a reference, or a default equal to the user (postgres:postgres)."""
+    low = value.lower()
+    if len(value) < 3 or value[0] in "$%{<[(":
+        return False
+    if low in _URL_PLACEHOLDERS or value == user or _placeholder(low):
+        return False
+    return True
+
+
+def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:
+    """A random-looking token body after a known prefix.
+
+    ``digit``: must contain a digit; ``cased``: upper and lower case letters;
+    ``mixed``: both (OpenAI/Anthropic keys share ``sk-`` with kebab-case names).
+    """
+    low = body.lower()
+    if any(marker in low for marker in _TOKEN_PLACEHOLDERS):
+        return False
+    if len(set(body)) < min(8, max(4, len(body) // 3)):
+        return False
+    has_digit = any(c.isdigit() for c in body)
+    has_cases = any(c.islower() for c in body) and any(c.isupper() for c in body)
+    if (digit or mixed) and not has_digit:
+        return False
+    if (cased or mixed) and not has_cases:
+        return False
+    # "sk-component-library-name": words joined by dashes are a name, not a key
+    return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
+
+
+def _value_of(match) -> tuple[int, int]:
+    """The span of the ``secret`` group without trailing sentence punctuation."""
+    start, end = match.span("secret")
+    text = match.string
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return start, end
+
+
+def _token(**opts) -> Callable:
+    def check(match, _text):
+        return looks_like_token(match.group("secret"), **opts)
+
+    return check
+
+
+_PASSWORD_KEYS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "passcode")
+
+
+def _keyed_value_check(match, text):
+    """``key = value`` / "key is value": a password key takes any literal, the
+    rest (token, api_key, secret …) a random-looking value; a call, subscript
+    or attribute after the value is code."""
+    raw_end = match.end("secret")
+    if raw_end < len(text) and text[raw_end] in "([.":
+        return False
+    start, end = _value_of(match)
+    value = text[start:end]
+    if "key" not in match.re.groupindex:  # a password stated in another language
+        return password_value(value)
+    if (match.group("key") or "").lower().endswith(_PASSWORD_KEYS):
+        return password_value(value)
+    return strong_value(value)
+
+
+def _keyed_value_span(match, _text):
+    return _value_of(match)
+
+
+def _url_check(match, _text):
+    return url_password(match.group("secret"), match.group("user"))
+
+
+def _basic_auth_check(match, _text):
+    body = match.group("secret")
+    try:
+        decoded = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and user and decoded.isprintable() and len(password) >= 4)
+
+
+def _group_span(name: str) -> Callable:
+    def span(match, _text):
+        return match.span(name)
+
+    return span
+
+
+# --- PEM blocks -------------------------------------------------------------
+_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_LIMIT = 20_000  # characters searched for the END line
+# a line of key material, a PEM header line ("Proc-Type: 4,ENCRYPTED"), or a
+# literal "\n" of a key pasted from JSON
+_PEM_PIECE = re.compile(
+    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/]{16,}+={0,2}|[A-Za-z0-9+/]{1,15}+={1,2}"
+    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
+)
+
+
+def _pem_span(match, text):
+    """BEGIN line to END line; without an END line, the header and the key
+    material after it (a truncated paste is still a key)."""
+    start, pos = match.start(), match.start("secret")
+    end = _PEM_END.search(text, pos, min(len(text), pos + _PEM_LIMIT))
+    if end is not None:
+        return start, end.end()
+    limit = min(len(text), pos + _PEM_LIMIT)
+    while pos < limit:
+        piece = _PEM_PIECE.match(text, pos, limit)
+        if piece is None or piece.end() == pos:
+            break
+        pos = piece.end()
+    return start, pos
+
+
+# ---------------------------------------------------------------------------
+# Keyed values: assignments and prose
+# ---------------------------------------------------------------------------
+# Every key alternative ends with one of these words (lower-cased): the
+# assignment pre-check looks for them before a ":" or "=".
+ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
+_VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
+_ASSIGNMENT = re.compile(
+    r"(?P<key>password|passwd|passphrase|(?<![A-Za-z0-9])pwd|(?<![A-Za-z0-9])pw|[_-]pass"
+    r"|secret|token|api[ _-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key"
+    r"|client[_-]?secret)[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
+    re.IGNORECASE | re.ASCII,
+)
+
+
+def assignment_possible(text: str) -> bool:
+    """False only when the assignment rule cannot match ``text``.
+
+    Every match is a key ending in one of ``ASSIGNED_WORDS``, an optional
+    quote, at most five spaces or tabs, then ``:`` or ``=``. Looking back from
+    each ``:`` and ``=`` is cheap and exact; it keeps "Use when: rotating a
+    secret" from running the regex, which tries every position.
+    """
+    for separator in ":=":
+        position = text.find(separator)
+        while position != -1:
+            end, spaces = position, 0
+            while spaces < 5 and end and text[end - 1] in " \t":
+                end -= 1
+                spaces += 1
+            if end and text[end - 1] in "\"'":
+                end -= 1
+            # lower() maps every ASCII letter as the ASCII-only, case-blind
+            # regex does (and may map more: that only runs the regex)
+            if text[max(0, end - 10):end].lower().endswith(ASSIGNED_WORDS):
+                return True
+            position = text.find(separator, position + 1)
+    return False
+
+
+# "the password for the staging db is X": up to two "for/of/on … words" clauses
+_FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,3}?)"
+_PHRASE = re.compile(
+    # "<key> (for X) is <value>"
+    r"\b(?P<key>password|passphrase|passwd|passcode|pwd|pw|token|api[ _-]?key|secret(?:[ _-]?key)?"
+    r"|access[ _-]?(?:key|token)|auth[ _-]?token)" + _FOR_CLAUSE + r"?"
+    r"[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]*:?[ \t]*" + _VALUE
+    # "password for X: <value>" (without the clause it is an assignment)
+    + r"|\b(?P<key2>password|passphrase|passwd|pwd)" + _FOR_CLAUSE
+    + r"[ \t]*:[ \t]*(?P<q2>[\"'`]?)(?P<s2>[^\s\"'`,;(){}\[\]<>]{1,300}+)",
+    re.IGNORECASE | re.ASCII,
+)
+# passwords stated in other languages; the value must be printable ASCII, so
+# "密码是什么" (what is the password) is not a password
+_ASCII_VALUE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'`,;(){}[]<>")
+_PHRASE_FOREIGN = re.compile(
+    r"(?:(?:密码|口令|パスワード)[ \t]*(?:是|为|為|は|：|:|=)"
+    r"|contraseña(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=])"
+    r"|\bsenha(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=])"
+    r"|\b(?:passwort|kennwort)(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=])"
+    r"|\bmot[ \t]+de[ \t]+passe(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=])"
+    r"|пароль(?:[ \t]*[:=—]|[ \t]+(?:это|—)))"
+    r"[ \t]*(?P<q>[\"'`«„“「]?)(?P<secret>[" + re.escape(_ASCII_VALUE) + r"]{1,200}+)",
+    re.IGNORECASE,
+)
+
+
+def _s2_span(match) -> tuple[int, int]:
+    start, end = match.span("s2")
+    while end > start and match.string[end - 1] in _TRAILING:
+        end -= 1
+    return start, end
+
+
+def _phrase_check(match, text):
+    if match.group("key2") is None:
+        return _keyed_value_check(match, text)
+    raw_end = match.end("s2")
+    if raw_end < len(text) and text[raw_end] in "([.":
+        return False
+    start, end = _s2_span(match)
+    return password_value(text[start:end])
+
+
+def _phrase_span(match, _text):
+    return _value_of(match) if match.group("key2") is None else _s2_span(match)
+
+
+# ---------------------------------------------------------------------------
+# The rule table (order = report order; for overlapping matches the earlier
+# rule names the replacement)
+# ---------------------------------------------------------------------------
+def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
+          requires=(), precheck=None, kind=None) -> SecretRule:
+    rx = regex if isinstance(regex, re.Pattern) else re.compile(regex, flags)
+    return SecretRule(pattern_id, rx, triggers, check, mask, span, requires, precheck, kind)
+
+
+def _keyed_kind(match) -> str:
+    """"password" for a password key (or a password stated in prose), else "secret"."""
+    groups = match.re.groupindex
+    key = match.group("key") if "key" in groups else None
+    if "key2" in groups and match.group("key2") is not None:
+        return "password"
+    if key is None or key.lower().endswith(_PASSWORD_KEYS):
+        return "password"
+    return "secret"
+
+
+RULES: tuple[SecretRule, ...] = (
+    _rule(
+        "secret.private_key",
+        # the scanner masks everything up to the END line (or 8,000 characters)
+        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----END)[\s\S]){0,8000})",
+        (("private key",),), span=_pem_span,
+    ),
+    _rule("secret.anthropic_key", r"\bsk-ant-(?P<secret>[A-Za-z0-9_-]{20,300}+)",
+          (("sk-ant-",),), _token(mixed=True)),
+    _rule("secret.openai_key", r"\bsk-(?!ant-)(?P<secret>(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}+)",
+          (("sk-",),), _token(mixed=True)),
+    _rule("secret.stripe_key", r"\b[rs]k_(?:live|test)_(?P<secret>[A-Za-z0-9]{16,200}+)",
+          (("k_live_", "k_test_"),), _token(digit=True)),
+    _rule("secret.github_token", r"\b(?:gh[pousr]_|github_pat_)(?P<secret>[A-Za-z0-9_]{22,255}+)",
+          (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),), _token(digit=True)),
+    _rule("secret.gitlab_token", r"\bglpat-(?P<secret>[0-9A-Za-z_-]{20,100}+)",
+          (("glpat-",),), _token()),
+    _rule("secret.slack_token", r"\b(?:xox[abposre]|xapp-\d)-(?P<secret>[A-Za-z0-9-]{10,250}+)",
+          (("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),), _token(digit=True)),
+    _rule("secret.slack_webhook",
+          r"hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{16,64})",
+          (("hooks.slack.com",),), _token(), span=_group_span("secret")),
+    _rule("secret.aws_key", r"\b(?:AKIA|ASIA|ABIA|ACCA)(?P<secret>[A-Z0-9]{16})(?![A-Za-z0-9])",
+          (("akia", "asia", "abia", "acca"),), _token()),
+    _rule("secret.aws_secret_key",
+          r"(?:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)[\"']?[ \t]{0,5}(?::=|=>|=|:)"
+          r"[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("secret",), ("key",)), _token(cased=True), flags=re.IGNORECASE | re.ASCII,
+          span=_group_span("secret"), requires=(":", "=")),
+    _rule("secret.azure_key",
+          r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{30,300}+={0,2})"
+          r"|[?&]sig=(?P<sig>[A-Za-z0-9+/%]{30,300}+={0,2})",
+          (("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig="),),
+          lambda m, _t: looks_like_token(m.group("secret") or m.group("sig")),
+          span=lambda m, _t: m.span("secret") if m.group("secret") else m.span("sig")),
+    _rule("secret.google_api_key", r"\bAIza(?P<secret>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])",
+          (("aiza",),), _token()),
+    _rule("secret.google_oauth_secret", r"\bGOCSPX-(?P<secret>[0-9A-Za-z_-]{28})(?![0-9A-Za-z_-])",
+          (("gocspx-",),), _token()),
+    _rule("secret.npm_token", r"\bnpm_(?P<secret>[A-Za-z0-9]{36})(?![A-Za-z0-9])",
+          (("npm_",),), _token(digit=True)),
+    _rule("secret.huggingface_token", r"\bhf_(?P<secret>[A-Za-z0-9]{34,40})(?![A-Za-z0-9])",
+          (("hf_",),), _token(cased=True)),
+    _rule("secret.pypi_token", r"\bpypi-(?P<secret>AgE[A-Za-z0-9_-]{50,400}+)",
+          (("pypi-age",),), _token()),
+    _rule("secret.twilio_key", r"\bSK(?P<secret>[0-9a-fA-F]{32})(?![0-9A-Za-z])",
+          (("sk",),), _token(digit=True), requires=("SK",)),
+    _rule("secret.sendgrid_key", r"\bSG\.(?P<secret>[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+          (("sg.",),), _token(), requires=("SG.",)),
+    _rule("secret.telegram_bot_token", r"\b\d{8,10}:(?P<secret>AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
+          ((":aa",),), _token(), requires=(":AA",)),
+    _rule("secret.jwt", r"\beyJ[A-Za-z0-9_-]{8,2000}+\.(?P<secret>eyJ[A-Za-z0-9_-]{8,4000}+\.[A-Za-z0-9_-]{10,2000}+)",
+          (("eyj",),)),
+    _rule("secret.bearer_token",
+          r"\b(?:Bearer|(?<=Authorization: )token)[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{20,2000}+=*)",
+          (("bearer", "authorization: token"),), _token(digit=True), flags=re.IGNORECASE | re.ASCII,
+          span=_group_span("secret")),
+    _rule("secret.basic_auth", r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{12,1000}+={0,2})",
+          (("basic",),), _basic_auth_check, flags=re.ASCII, span=_group_span("secret")),
+    _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
+          (("://",),), _url_check, span=_group_span("secret"), kind="password"),
+    _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
+          span=_keyed_value_span, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
+    _rule("secret.password_phrase", _PHRASE,
+          (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", "key", "secret"),),
+          _phrase_check, span=_phrase_span, kind=_keyed_kind),
+    _rule("secret.password_phrase", _PHRASE_FOREIGN,
+          (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
+            "пароль"),),
+          _keyed_value_check, span=_keyed_value_span, kind="password"),
+)
+
+PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+def _coerce(text) -> str:
+    if isinstance(text, str):
+        return text
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return str(text)
+
+
+def _may_run(rule: SecretRule, text: str, low: str) -> bool:
+    if not all(any(word in low for word in group) for group in rule.triggers):
+        return False
+    if rule.requires and not any(part in text for part in rule.requires):
+        return False
+    return rule.precheck is None or rule.precheck(text)
+
+
+def matches(text: str, rules: tuple = RULES):
+    """``(rule, match)`` for every real-looking secret in ``text`` (a str)."""
+    low = text.lower()
+    for rule in rules:
+        if not _may_run(rule, text, low):
+            continue
+        for match in rule.rx.finditer(text):
+            if rule.check is None or rule.check(match, text):
+                yield rule, match
+
+
+def mask_spans(text: str) -> list[tuple[int, int]]:
+    """Spans the scanner hides in excerpts (the sensitive part of each secret)."""
+    spans = []
+    for rule, match in matches(text):
+        group = rule.mask if rule.mask in match.re.groupindex and match.group(rule.mask) is not None else 0
+        if rule.span is not None and group == 0:
+            spans.append(rule.span(match, text))
+        else:
+            spans.append(match.span(group))
+    return sorted(spans)
+
+
+def find_secrets(text) -> list[SecretSpan]:
+    """Every secret in ``text``: kind and the span ``redact_secrets`` replaces,
+    in text order, overlapping matches merged (the first rule names them)."""
+    text = _coerce(text)
+    if not text:
+        return []
+    found = []
+    for order, (rule, match) in enumerate(matches(text)):
+        start, end = rule.span(match, text) if rule.span else match.span()
+        if end > start:
+            found.append((start, -end, order, rule.kind_of(match), rule.pattern_id))
+    found.sort()
+    merged: list[list] = []
+    for start, neg_end, _order, kind, pattern_id in found:
+        if merged and start < merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], -neg_end)
+        else:
+            merged.append([kind, start, -neg_end, pattern_id])
+    return [SecretSpan(*fields) for fields in merged]
+
+
+def redact_secrets(text) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    text = _coerce(text)
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    pieces, pos = [], 0
+    for span in spans:
+        pieces.append(text[pos:span.start])
+        pieces.append(REDACTED.format(kind=span.kind))
+        pos = span.end
+    pieces.append(text[pos:])
+    return "".join(pieces)
