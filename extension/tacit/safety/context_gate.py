@@ -22,7 +22,8 @@ Design decisions, and why
   all" § "previous instructions …") reads as one to the model. When the
   join fails, the smallest run of adjacent entries that fails is found (a
   binary search over prefixes, then a walk back from the entry that tipped
-  it) and dropped; this repeats until the join is clean.
+  it) and dropped; this repeats until the join is clean, at most 16 times
+  (then the rest of the block is left out: fail closed, in bounded time).
 - **Names are one line.** A skill name or category folder name with a
   newline, a control or format character, or more than 128 characters is
   refused: it would break out of the one-line listing it is shown in.
@@ -52,6 +53,7 @@ NAME_KINDS = frozenset((SKILL_NAME, SKILL_CATEGORY))
 ENTRY_SEPARATOR = "\n§\n"
 NAME_MAX = 128
 DESCRIPTION_MAX = 1024
+_MAX_SPLITS = 16  # split injections searched for in one memory block before the rest is left out
 
 # ---------------------------------------------------------------------------
 # Cleaning
@@ -283,6 +285,22 @@ def _culprit_run(entries: list) -> tuple[int, int]:
     return max(i, 0), j
 
 
+_CLEAN = object()  # memo value: the join has no finding
+
+
+def _joined_finding(texts: list):
+    """The first finding in the entries joined by newlines (memoised)."""
+    joined = "\n".join(texts)
+    key = ("memory-join", joined)
+    cached = _VERDICTS.get(key)
+    if cached is None:
+        cached = scanner.first_finding(joined) or _CLEAN
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = cached
+    return None if cached is _CLEAN else cached
+
+
 def _gate_memory(block: Block, left_out: list) -> Block | None:
     raw_entries = block.text.split(ENTRY_SEPARATOR)
     kept: list[tuple[int, str]] = []
@@ -295,12 +313,18 @@ def _gate_memory(block: Block, left_out: list) -> Block | None:
             left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), problem[1], problem[0]))
         else:
             kept.append((number, cleaned))
-    for _ in range(len(kept)):
+    for attempt in range(len(kept) + 1):
         texts = [text for _number, text in kept]
-        joined = "\n".join(texts)
-        finding = scanner.first_finding(joined) if len(texts) > 1 else None
+        finding = _joined_finding(texts) if len(texts) > 1 else None
         if finding is None:
             break
+        if attempt == _MAX_SPLITS:  # a file built to make this search slow: leave the rest out
+            reason = _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+            label = f"{block.label} entries"
+            for number, _text in kept:
+                left_out.append(LeftOut(MEMORY, f"{block.label} entry {number}", _shown(MEMORY, label),
+                                        reason, finding.pattern_id))
+            return None
         i, j = _culprit_run(texts)
         first, last = kept[i][0], kept[j][0]
         label = f"{block.label} entries {first}-{last}"

@@ -22,8 +22,9 @@ Design decisions, and why
   conversation" …) and nothing after it but the end of the clause, a
   politeness word or a memory location ("in your memory", "for later").
   Storage verbs (save, store, keep, record) need "this"/"that", not "it",
-  which in a coding chat is usually a file. Inline code and fenced blocks are
-  ignored: a quoted ``// don't store this`` is code, not a request.
+  which in a coding chat is usually a file. Inline code, fenced blocks and
+  quoted strings are ignored: ``// don't store this`` or 'off the record'
+  in quotes is a mention, not a request.
 - **Not a forget request.** "forget that we use pnpm" and "forget I said
   that" refer to something already said or stored (and often come with a
   new instruction): that is the forget/correction feature, not this one.
@@ -88,7 +89,14 @@ def has_private(text) -> bool:
 # ---------------------------------------------------------------------------
 # "Don't keep this"
 # ---------------------------------------------------------------------------
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{0,500}`", re.DOTALL)
+# code and quoted strings are mentions, not requests: `// don't store this`,
+# grep for 'off the record' (a quote opens after a non-word character, so the
+# apostrophe in "don't" or "it's" never does)
+_MENTIONS = re.compile(
+    r"```.*?(?:```|\Z)|`[^`\n]{0,500}`|(?<!\w)'[^'\n]{1,120}'(?!\w)|(?<!\w)\"[^\"\n]{1,120}\"(?!\w)"
+    "|\u201c[^\u201d\n]{1,120}\u201d",
+    re.DOTALL,
+)
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 
 # where a clause starts: the text's or a line's start, punctuation, or a
@@ -96,8 +104,10 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff
 _START = (r"(?:(?m:^)|[.!?;:,(\u2014\u2013\-\u2022*>]|\b(?:and|but|so|please|pls|plz|also|just|ok|okay"
           r"|oh|hey|btw|then|actually|oops)\b)[\s*_]{0,8}(?:(?:please|pls|plz|kindly|just)\s{1,4})?")
 _NEG = r"(?:don'?t|do\s{1,4}not|never|do\s{0,2}n't)\s{1,4}(?:(?:ever|please|even)\s{1,4})?"
-# what the clause may end with
-_END = (r"(?=\s{0,4}(?:$|[.!?;:,\n)\u2014\u2013\"\u201d*]|\s-\s"
+# what the clause may end with (but not a condition: "nicht speichern, wenn …")
+_END = (r"(?!\s{0,4},?\s{0,4}(?:if|unless|until|when|whenever|before|after|while|wenn|falls|bis|solange|si"
+        r"|quand|hasta|cuando|mientras)\b)"
+        r"(?=\s{0,4}(?:$|[.!?;:,\n)\u2014\u2013\"\u201d*]|\s-\s"
         r"|(?:please|pls|though|ok|okay|thanks|thx|thank\s{1,3}you)\b"
         r"|(?:in|to|into)\s{1,4}(?:your\s{1,4}|the\s{1,4}|tacit'?s?\s{1,4}|long[- ]term\s{1,4})?"
         r"(?:memory|memories|notes|tacit|knowledge\s{1,3}base|profile|user\.md|memory\.md)\b"
@@ -106,10 +116,12 @@ _END = (r"(?=\s{0,4}(?:$|[.!?;:,\n)\u2014\u2013\"\u201d*]|\s-\s"
         r"|(?:anywhere|permanently|at\s{1,3}all|either|anymore|long[- ]term)\b))")
 # objects that point at the conversation itself
 _SELF = (r"(?:this|that|these|those|any\s{1,3}of\s{1,3}(?:this|that|it)|all\s{1,3}(?:of\s{1,3})?this"
+         r"|(?:these|those)\s{1,3}(?:details|messages|notes|bits|parts|things|facts|numbers)"
          r"|this\s{1,3}(?:message|conversation|chat|session|part|bit|info|information|detail|details|one"
          r"|exchange|note|fact|stuff|thread|last\s{1,3}part|last\s{1,3}bit)"
          r"|that\s{1,3}(?:message|part|bit|info|information|detail|one|stuff|last\s{1,3}part)"
          r"|what\s{1,3}i\s{1,3}(?:just\s{1,3})?(?:said|say|told\s{1,3}you|wrote|typed|shared|mentioned)"
+         r"(?:\s{1,3}about(?:\s{1,3}[\w'-]{1,30}){1,4}?)?"
          r"|my\s{1,3}(?:last\s{1,3})?(?:message|reply|answer)"
          r"|my\s{1,3}(?:password|passwords|pin|token|tokens|api\s{1,3}key|keys?|address|phone\s{1,3}number"
          r"|number|email|credentials|ssn|personal\s{1,3}(?:info|information|details|data))"
@@ -152,7 +164,8 @@ _ENGLISH = re.compile(
 )
 
 _ZH_NEG = r"(?:不要|别|不用|不必|无需|无须|请勿|勿|千万别|千万不要|请不要|请别)"
-_ZH_THIS = r"(?:这|这个|这些|这条|这段|这句|这件事|这次|刚才的?|刚刚的?|我说的|我刚才说的|以上|上面的?|下面的?|它)"
+_ZH_THIS = (r"(?:这|这个|这些|这条|这段|这句|这件事|这次|刚才说的|刚刚说的|刚才的?|刚刚的?|我说的|我刚才说的"
+            r"|以上|上面的?|下面的?|它)")
 _ZH_END = r"(?=$|[，。！？,.!?；;：:\n\s）)]|啊|哦|哈|喔|吧|哟|呀)"
 _ZH_MEMORY = r"(?:记忆|memory|笔记|脑子)"
 _CJK = re.compile(
@@ -216,8 +229,8 @@ _MAX_CHARS = 200_000  # a message longer than this is read at its head and tail
 def _normal(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
-    if "`" in text:
-        text = _CODE.sub(" ", text)
+    if "`" in text or "'" in text or '"' in text or "\u201c" in text:
+        text = _MENTIONS.sub(" ", text)
     return text.lower()
 
 

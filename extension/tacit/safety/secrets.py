@@ -20,6 +20,9 @@ Design decisions, and why
   Overlapping matches (a JWT after ``Bearer``) merge into one replacement.
 - **A PEM block goes whole**: header to END line; with no END line, the
   header and the key-material lines after it.
+- **A secret is a secret everywhere in the text.** Once a value is found
+  (six characters or more), its other occurrences in the same text are
+  redacted too: "the password is hunter2 … hunter2 did not work".
 - **Cheap on clean text, linear always.** Every rule lists trigger words (one
   per group must be in the lower-cased text) and optional required
   substrings; a rule that cannot match does not run. Quantifiers are bounded
@@ -37,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 REDACTED = "[REDACTED:{kind}]"
+_REPEAT_MIN = 6  # shorter values are not searched for elsewhere in the text
+_REPEAT_MAX = 64  # distinct values searched for (bounds the work)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +126,7 @@ def _code_or_word(value: str) -> bool:
 def strong_value(value: str) -> bool:
     """A value someone would really use as a token or key, not a placeholder."""
     value = value.strip()
-    if len(value) < 8 or value[0] in "$%{<[(=!&*@#/~.":
+    if len(value) < 8 or value[0] in "$%{<[(=!&*@#/~.-":
         return False
     if "://" in value or _placeholder(value.lower()) or _code_or_word(value):
         return False
@@ -268,7 +273,7 @@ def _pem_span(match, text):
 ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
 _VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
 _ASSIGNMENT = re.compile(
-    r"(?P<key>password|passwd|passphrase|(?<![A-Za-z0-9])pwd|(?<![A-Za-z0-9])pw|[_-]pass"
+    r"(?P<key>password|passwd|passphrase|(?<![A-Za-z0-9])pwd|(?<![A-Za-z0-9])pw|(?<![A-Za-z0-9])pass"
     r"|secret|token|api[ _-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key"
     r"|client[_-]?secret)[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
     re.IGNORECASE | re.ASCII,
@@ -315,13 +320,16 @@ _PHRASE = re.compile(
 # passwords stated in other languages; the value must be printable ASCII, so
 # "密码是什么" (what is the password) is not a password
 _ASCII_VALUE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'`,;(){}[]<>")
+# "la contraseña del servidor es …": up to three words of "of the …"
+_OF = (r"(?:[ \t]+(?:de|del|de[ \t]+la|para|für|fuer|vom|von|des|du|de[ \t]+l'|pour|do|da|для|от)"
+       r"(?:[ \t]+\w{1,30}+){1,3}?)?")
 _PHRASE_FOREIGN = re.compile(
     r"(?:(?:密码|口令|パスワード)[ \t]*(?:是|为|為|は|：|:|=)"
-    r"|contraseña(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=])"
-    r"|\bsenha(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=])"
-    r"|\b(?:passwort|kennwort)(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=])"
-    r"|\bmot[ \t]+de[ \t]+passe(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=])"
-    r"|пароль(?:[ \t]*[:=—]|[ \t]+(?:это|—)))"
+    r"|contraseña" + _OF + r"(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=])"
+    r"|\bsenha" + _OF + r"(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=])"
+    r"|\b(?:passwort|kennwort)" + _OF + r"(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=])"
+    r"|\bmot[ \t]+de[ \t]+passe" + _OF + r"(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=])"
+    r"|пароль" + _OF + r"(?:[ \t]*[:=—]|[ \t]+(?:это|—)))"
     r"[ \t]*(?P<q>[\"'`«„“「]?)(?P<secret>[" + re.escape(_ASCII_VALUE) + r"]{1,200}+)",
     re.IGNORECASE,
 )
@@ -398,6 +406,10 @@ RULES: tuple[SecretRule, ...] = (
           r"[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
           (("secret",), ("key",)), _token(cased=True), flags=re.IGNORECASE | re.ASCII,
           span=_group_span("secret"), requires=(":", "=")),
+    # a bare secret access key right after its key id ("AKIA… / wJalr…")
+    _rule("secret.aws_secret_key",
+          r"\b(?:AKIA|ASIA)[A-Z0-9]{16}[\"']?[ \t]{0,3}[,;:/|][ \t]{0,3}[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("akia", "asia"),), _token(cased=True), span=_group_span("secret")),
     _rule("secret.azure_key",
           r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{30,300}+={0,2})"
           r"|[?&]sig=(?P<sig>[A-Za-z0-9+/%]{30,300}+={0,2})",
@@ -428,10 +440,21 @@ RULES: tuple[SecretRule, ...] = (
           span=_group_span("secret")),
     _rule("secret.basic_auth", r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{12,1000}+={0,2})",
           (("basic",),), _basic_auth_check, flags=re.ASCII, span=_group_span("secret")),
+    # curl -u user:password
+    _rule("secret.basic_auth",
+          r"(?<![\w.-])curl(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
+          r"(?P<secret>[^\s\"']{1,200}+)",
+          (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
+          span=_keyed_value_span, kind="password"),
     _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
           (("://",),), _url_check, span=_group_span("secret"), kind="password"),
     _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
           span=_keyed_value_span, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
+    # mysql -u root -pS3cret (the password glued to -p)
+    _rule("secret.assignment",
+          r"(?<![\w.-])(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
+          (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span,
+          kind="password"),
     _rule("secret.password_phrase", _PHRASE,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", "key", "secret"),),
           _phrase_check, span=_phrase_span, kind=_keyed_kind),
@@ -499,6 +522,18 @@ def find_secrets(text) -> list[SecretSpan]:
         start, end = rule.span(match, text) if rule.span else match.span()
         if end > start:
             found.append((start, -end, order, rule.kind_of(match), rule.pattern_id))
+    # a value once stated ("the password is hunter2") is a secret wherever it
+    # is repeated in the same text ("… hunter2 did not work")
+    repeated: dict = {}
+    for start, neg_end, order, kind, pattern_id in found:
+        value = text[start:-neg_end]
+        if len(value) >= _REPEAT_MIN and len(repeated) < _REPEAT_MAX:
+            repeated.setdefault(value, (order, kind, pattern_id))
+    for value, (order, kind, pattern_id) in repeated.items():
+        position = text.find(value)
+        while position != -1:
+            found.append((position, -(position + len(value)), order, kind, pattern_id))
+            position = text.find(value, position + len(value))
     found.sort()
     merged: list[list] = []
     for start, neg_end, _order, kind, pattern_id in found:
