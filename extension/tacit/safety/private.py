@@ -92,18 +92,27 @@ def has_private(text) -> bool:
 # code and quoted strings are mentions, not requests: `// don't store this`,
 # grep for 'off the record' (a quote opens after a non-word character, so the
 # apostrophe in "don't" or "it's" never does)
+# (every branch starts with its quote character, so the engine skips to quotes
+# in C; the "not after a word character" check is a lookbehind after it)
 _MENTIONS = re.compile(
-    r"```.*?(?:```|\Z)|`[^`\n]{0,500}`|(?<!\w)'[^'\n]{1,120}'(?!\w)|(?<!\w)\"[^\"\n]{1,120}\"(?!\w)"
+    r"```.*?(?:```|\Z)|`[^`\n]{0,500}`|'(?<!\w')[^'\n]{1,120}'(?!\w)|\"(?<!\w\")[^\"\n]{1,120}\"(?!\w)"
     "|\u201c[^\u201d\n]{1,120}\u201d",
     re.DOTALL,
 )
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 
-# where a clause starts: the text's or a line's start, punctuation, or a
-# conjunction/interjection ("ok, don't …", "… but please don't …")
-_START = (r"(?:(?m:^)|[.!?;:,(\u2014\u2013\-\u2022*>]|\b(?:and|but|so|please|pls|plz|also|just|ok|okay"
-          r"|oh|hey|btw|then|actually|oops)\b)[\s*_]{0,8}(?:(?:please|pls|plz|kindly|just)\s{1,4})?")
-_NEG = r"(?:don'?t|do\s{1,4}not|never|do\s{0,2}n't)\s{1,4}(?:(?:ever|please|even)\s{1,4})?"
+# Each construction is found by its rare part (the negation, "private",
+# "off the record") with a regex whose branches all start with a literal, so
+# the engine skips most positions in C; the clause start before it is then
+# checked in a short window. (A regex that begins with "start of clause"
+# tries every branch at every position: ten times slower.)
+_LOOKBACK = 48
+# the end of a window where a clause starts: a line break, punctuation, or a
+# conjunction/interjection, then optional emphasis and please/just
+_CLAUSE = (r"(?:[\n.!?;:,(\u2014\u2013\-\u2022*>]|\b(?:and|but|so|please|pls|plz|also|just|ok|okay|oh|hey"
+           r"|btw|then|actually|oops))[\s*_]{0,8}(?:(?:please|pls|plz|kindly|just)\s{1,4})?")
+_CLAUSE_BEFORE = re.compile(_CLAUSE + r"$")
+_NEG_AT = re.compile(r"(?:don'?t|do\s{1,4}not|never|do\s{0,2}n't)\s{1,4}(?:(?:ever|please|even)\s{1,4})?")
 # what the clause may end with (but not a condition: "nicht speichern, wenn …")
 _END = (r"(?!\s{0,4},?\s{0,4}(?:if|unless|until|when|whenever|before|after|while|wenn|falls|bis|solange|si"
         r"|quand|hasta|cuando|mientras)\b)"
@@ -114,6 +123,7 @@ _END = (r"(?!\s{0,4},?\s{0,4}(?:if|unless|until|when|whenever|before|after|while
         r"|(?:for|in)\s{1,4}(?:later|next\s{1,3}time|the\s{1,3}future|future(?:\s{1,3}sessions)?"
         r"|other\s{1,3}sessions|later\s{1,3}sessions)\b"
         r"|(?:anywhere|permanently|at\s{1,3}all|either|anymore|long[- ]term)\b))")
+_END_AT = re.compile(_END)
 # objects that point at the conversation itself
 _SELF = (r"(?:this|that|these|those|any\s{1,3}of\s{1,3}(?:this|that|it)|all\s{1,3}(?:of\s{1,3})?this"
          r"|(?:these|those)\s{1,3}(?:details|messages|notes|bits|parts|things|facts|numbers)"
@@ -133,35 +143,72 @@ _MEMORY_VERB = (r"(?:remember|memori[sz]e|learn\s{1,3}from|retain|keep\s{1,3}a\s
                 r"|make\s{1,3}a\s{1,3}(?:note|memory)\s{1,3}(?:of|from|out\s{1,3}of)|take\s{1,3}note\s{1,3}of"
                 r"|keep\s{1,3}in\s{1,3}mind)")
 _STORE_VERB = r"(?:save|store|keep|record|persist|log|add|put|write|carry\s{1,3}over)"
-
-_ENGLISH = re.compile(
+# after "don't" at the start of a clause
+_AFTER_NEG = re.compile(
     # don't remember/memorize (this|it|…)
-    _START + _NEG + _MEMORY_VERB + r"(?:\s{1,4}(?:" + _SELF + r"|it))?" + _END
+    _MEMORY_VERB + r"(?:\s{1,4}(?:" + _SELF + r"|it))?" + _END
     # don't write/note/jot this down
-    + r"|" + _START + _NEG + r"(?:write|note|jot)\s{1,4}(?:" + _SELF + r"|it)\s{1,4}down" + _END
+    + r"|(?:write|note|jot)\s{1,4}(?:" + _SELF + r"|it)\s{1,4}down" + _END
     # don't save/store/keep/record this (in your memory)
-    + r"|" + _START + _NEG + _STORE_VERB + r"\s{1,4}" + _SELF + _END
-    + r"|" + _START + _NEG + _STORE_VERB + r"\s{1,4}it\s{1,4}(?:in|to|into)\s{1,4}(?:your\s{1,4}|the\s{1,4})?"
+    + r"|" + _STORE_VERB + r"\s{1,4}" + _SELF + _END
+    + r"|" + _STORE_VERB + r"\s{1,4}it\s{1,4}(?:in|to|into)\s{1,4}(?:your\s{1,4}|the\s{1,4})?"
     r"(?:memory|memories|notes)\b"
+)
+# constructions that need no clause start (each branch starts with a literal)
+_EN_PHRASES = re.compile(
     # no need to remember this / you don't have to remember this
-    + r"|\b(?:no\s{1,3}need\s{1,3}to|you\s{1,3}(?:don'?t|do\s{1,3}not)\s{1,3}(?:need|have)\s{1,3}to)\s{1,3}"
+    r"(?:no\s{1,3}need\s{1,3}to|you\s{1,3}(?:don'?t|do\s{1,3}not)\s{1,3}(?:need|have)\s{1,3}to)\s{1,3}"
     r"(?:remember|memori[sz]e|save|store|keep)\s{1,4}(?:" + _SELF + r"|it)" + _END
     # keep/leave this out of your memory
-    + r"|\b(?:keep|leave)\s{1,3}(?:this|that|it|all\s{1,3}this)\s{1,3}out\s{1,3}of\s{1,3}(?:your\s{1,3}|the\s{1,3})?"
+    + r"|(?:keep|leave)\s{1,3}(?:this|that|it|all\s{1,3}this)\s{1,3}out\s{1,3}of\s{1,3}(?:your\s{1,3}|the\s{1,3})?"
     r"(?:memory|memories|notes|record)\b"
     # off the record / not for the record
-    + r"|\boff[\s-]{1,3}the[\s-]{1,3}record\b|\bnot\s{1,3}for\s{1,3}the\s{1,3}record\b"
-    # this is private / confidential / between us
-    + r"|" + _START + r"(?:this|that|the\s{1,3}following|what\s{1,3}follows|everything\s{1,3}below"
+    + r"|off[\s-]{1,3}the[\s-]{1,3}record\b|not\s{1,3}for\s{1,3}the\s{1,3}record\b"
+    # keep this between us / confidential / to yourself
+    + r"|keep\s{1,3}(?:this|that|it)\s{1,3}(?:just\s{1,3})?(?:between\s{1,3}(?:us|ourselves|you\s{1,3}and\s{1,3}me)"
+    r"|confidential|to\s{1,3}yourself)\b"
+    + r"|just\s{1,3}between\s{1,3}(?:us|you\s{1,3}and\s{1,3}me|ourselves)\b"
+)
+# "this is private": the adjective, then the subject before it
+_PRIVATE_AT = re.compile(r"(?:private|confidential|between\s{1,3}us|between\s{1,3}you\s{1,3}and\s{1,3}me"
+                         r"|just\s{1,3}for\s{1,3}you)\b")
+_SUBJECT_BEFORE = re.compile(
+    _CLAUSE + r"(?:this|that|the\s{1,3}following|what\s{1,3}follows|everything\s{1,3}below"
     r"|what\s{1,3}i'?m\s{1,3}about\s{1,3}to\s{1,3}(?:say|tell\s{1,3}you)"
     r"|this\s{1,3}(?:message|part|bit|info|information|one|conversation|chat))\s{1,3}(?:is|stays|remains)"
-    r"\s{1,3}(?:strictly\s{1,3}|just\s{1,3}|completely\s{1,3})?(?:private|confidential|between\s{1,3}us"
-    r"|between\s{1,3}you\s{1,3}and\s{1,3}me|just\s{1,3}for\s{1,3}you)" + _END
-    + r"|\bkeep\s{1,3}(?:this|that|it)\s{1,3}(?:just\s{1,3})?(?:between\s{1,3}(?:us|ourselves|you\s{1,3}and\s{1,3}me)"
-    r"|confidential|to\s{1,3}yourself)\b"
-    + r"|\bjust\s{1,3}between\s{1,3}(?:us|you\s{1,3}and\s{1,3}me|ourselves)\b"
-    + r"|" + _START + r"between\s{1,3}you\s{1,3}and\s{1,3}me\b"
+    r"\s{1,3}(?:strictly\s{1,3}|just\s{1,3}|completely\s{1,3})?$"
 )
+
+
+def _window(low: str, pos: int, size: int = _LOOKBACK) -> str:
+    """The text before ``pos``, starting with a line break at the text's start
+    (a clause starts there) and with a neutral letter when cut mid-text."""
+    start = pos - size
+    return "\n" + low[:pos] if start <= 0 else "x" + low[start:pos]
+
+
+def _word_start(low: str, pos: int) -> bool:
+    return pos == 0 or not (low[pos - 1].isalnum() or low[pos - 1] == "_")
+
+
+def _english(low: str) -> bool:
+    for neg in _NEG_AT.finditer(low):
+        if _word_start(low, neg.start()) and _CLAUSE_BEFORE.search(_window(low, neg.start())) \
+                and _AFTER_NEG.match(low, neg.end()):
+            return True
+    for phrase in _EN_PHRASES.finditer(low):
+        if _word_start(low, phrase.start()):
+            return True
+    for word in _PRIVATE_AT.finditer(low):
+        if not _word_start(low, word.start()):
+            continue
+        if word.group().startswith("between") and "you" in word.group() \
+                and _CLAUSE_BEFORE.search(_window(low, word.start())):
+            return True  # "Between you and me, …"
+        if _END_AT.match(low, word.end()) and _SUBJECT_BEFORE.search(_window(low, word.start(), 96)):
+            return True
+    return False
+
 
 _ZH_NEG = r"(?:不要|别|不用|不必|无需|无须|请勿|勿|千万别|千万不要|请不要|请别)"
 _ZH_THIS = (r"(?:这|这个|这些|这条|这段|这句|这件事|这次|刚才说的|刚刚说的|刚才的?|刚刚的?|我说的|我刚才说的"
@@ -191,38 +238,61 @@ _CJK = re.compile(
     + r"|기억하지\s?마|(?:이거|이건|이것|이 내용)\s?(?:저장|기록)하지\s?마|비밀로\s?해"
 )
 
-_OTHER = re.compile(
+# other languages: each regex runs only when one of its words is in the text
+_GERMAN_NICHT = re.compile(r"nicht\s{1,3}(?:speichern|merken|aufschreiben|notieren|behalten|aufheben)\b" + _END)
+_GERMAN_BEFORE = re.compile(_CLAUSE + r"(?:(?:das|dies|dieses|es)\s{1,3})?(?:bitte\s{1,3})?$")
+_LANGUAGES = (
     # German
-    _START + r"(?:(?:das|dies|dieses|es)\s{1,3})?(?:bitte\s{1,3})?nicht\s{1,3}"
-    r"(?:speichern|merken|aufschreiben|notieren|behalten|aufheben)\b" + _END
-    + r"|\b(?:speicher|speichere|speichert|notier|notiere|merk|merke)\s{1,3}(?:dir\s{1,3}|euch\s{1,3})?"
-    r"(?:das|dies|es)\s{1,3}(?:bitte\s{1,3})?nicht\b" + _END
-    + r"|\b(?:das|dies)\s{1,3}(?:bleibt|ist)\s{1,3}(?:unter\s{1,3}uns|vertraulich|privat)\b" + _END
-    + r"|\bunter\s{1,3}uns\s{1,3}gesagt\b"
+    (("speicher", "merk", "notier", "unter uns", "vertraulich", "privat"), re.compile(
+        r"\b(?:speicher|speichere|speichert|notier|notiere|merk|merke)\s{1,3}(?:dir\s{1,3}|euch\s{1,3})?"
+        r"(?:das|dies|es)\s{1,3}(?:bitte\s{1,3})?nicht\b" + _END
+        + r"|\b(?:das|dies)\s{1,3}(?:bleibt|ist)\s{1,3}(?:unter\s{1,3}uns|vertraulich|privat)\b" + _END
+        + r"|\bunter\s{1,3}uns\s{1,3}gesagt\b")),
     # French
-    + r"|\bne\s{1,3}(?:le\s{1,3}|la\s{1,3}|les\s{1,3}|l')?(?:retiens|retenez|m[ée]morise|m[ée]morisez|m[ée]morises)"
-    r"\s{1,3}pas\b(?:\s{1,3}(?:[çc]a|cela|ceci))?" + _END
-    + r"|\b(?:ne\s{1,3}|n')(?:enregistre|enregistrez|sauvegarde|sauvegardez|garde|gardez|note|notez|stocke"
-    r"|stockez)\s{1,3}pas\s{1,3}(?:[çc]a|cela|ceci)(?:\s{1,3}en\s{1,3}m[ée]moire)?" + _END
-    + r"|\bne\s{1,3}(?:le\s{1,3}|la\s{1,3}|l')?(?:garde|gardez)\s{1,3}pas\s{1,3}en\s{1,3}m[ée]moire\b"
-    + r"|\bc'est\s{1,3}(?:priv[ée]|confidentiel|entre\s{1,3}nous)\b" + _END
-    + r"|\b(?:[çc]a\s{1,3}reste|que\s{1,3}[çc]a\s{1,3}reste|reste)\s{1,3}entre\s{1,3}nous\b|\bentre\s{1,3}nous\s{1,3}soit\s{1,3}dit\b"
+    (("retien", "retene", "morise", "enregistr", "sauvegard", "garde", "note", "stocke", "c'est", "entre nous"),
+     re.compile(
+        r"\bne\s{1,3}(?:le\s{1,3}|la\s{1,3}|les\s{1,3}|l')?(?:retiens|retenez|m[ée]morise|m[ée]morisez|m[ée]morises)"
+        r"\s{1,3}pas\b(?:\s{1,3}(?:[çc]a|cela|ceci))?" + _END
+        + r"|\b(?:ne\s{1,3}|n')(?:enregistre|enregistrez|sauvegarde|sauvegardez|garde|gardez|note|notez|stocke"
+        r"|stockez)\s{1,3}pas\s{1,3}(?:[çc]a|cela|ceci)(?:\s{1,3}en\s{1,3}m[ée]moire)?" + _END
+        + r"|\bne\s{1,3}(?:le\s{1,3}|la\s{1,3}|l')?(?:garde|gardez)\s{1,3}pas\s{1,3}en\s{1,3}m[ée]moire\b"
+        + r"|\bc'est\s{1,3}(?:priv[ée]|confidentiel|entre\s{1,3}nous)\b" + _END
+        + r"|\b(?:[çc]a\s{1,3}reste|que\s{1,3}[çc]a\s{1,3}reste|reste)\s{1,3}entre\s{1,3}nous\b"
+        r"|\bentre\s{1,3}nous\s{1,3}soit\s{1,3}dit\b")),
     # Spanish
-    + r"|\bno\s{1,3}(?:lo\s{1,3}|la\s{1,3})?(?:recuerdes|recuerde|memorices|memorice)\b(?:\s{1,3}(?:esto|eso))?" + _END
-    + r"|\bno\s{1,3}(?:guardes|guarde|almacenes|almacene|anotes|anote|registres|registre|grabes|grabe)\s{1,3}"
-    r"(?:esto|eso|nada\s{1,3}de\s{1,3}esto)(?:\s{1,3}en\s{1,3}(?:tu\s{1,3}|la\s{1,3})?memoria)?" + _END
-    + r"|\b(?:esto|eso)\s{1,3}es\s{1,3}(?:privado|confidencial)\b" + _END
-    + r"|\b(?:que\s{1,3})?(?:quede|queda)\s{1,3}entre\s{1,3}nosotros\b|\bentre\s{1,3}t[úu]\s{1,3}y\s{1,3}yo\b"
+    (("recuerd", "memoric", "guard", "almacen", "anot", "registr", "grab", "privado", "confidencial",
+      "entre nosotros", "entre t"), re.compile(
+        r"\bno\s{1,3}(?:lo\s{1,3}|la\s{1,3})?(?:recuerdes|recuerde|memorices|memorice)\b(?:\s{1,3}(?:esto|eso))?" + _END
+        + r"|\bno\s{1,3}(?:guardes|guarde|almacenes|almacene|anotes|anote|registres|registre|grabes|grabe)\s{1,3}"
+        r"(?:esto|eso|nada\s{1,3}de\s{1,3}esto)(?:\s{1,3}en\s{1,3}(?:tu\s{1,3}|la\s{1,3})?memoria)?" + _END
+        + r"|\b(?:esto|eso)\s{1,3}es\s{1,3}(?:privado|confidencial)\b" + _END
+        + r"|\b(?:que\s{1,3})?(?:quede|queda)\s{1,3}entre\s{1,3}nosotros\b|\bentre\s{1,3}t[úu]\s{1,3}y\s{1,3}yo\b")),
     # Portuguese
-    + r"|\bn[ãa]o\s{1,3}(?:guarde|guardes|salve|salves|armazene|memorize|memorizes|grave)\s{1,3}(?:isso|isto)" + _END
-    + r"|\b(?:isso|isto)\s{1,3}[ée]\s{1,3}(?:privado|confidencial)\b" + _END
-    + r"|\b(?:fica|que\s{1,3}fique)\s{1,3}entre\s{1,3}n[óo]s\b"
+    (("guard", "salv", "armazen", "memoriz", "grav", "privado", "confidencial", "entre n"), re.compile(
+        r"\bn[ãa]o\s{1,3}(?:guarde|guardes|salve|salves|armazene|memorize|memorizes|grave)\s{1,3}(?:isso|isto)" + _END
+        + r"|\b(?:isso|isto)\s{1,3}[ée]\s{1,3}(?:privado|confidencial)\b" + _END
+        + r"|\b(?:fica|que\s{1,3}fique)\s{1,3}entre\s{1,3}n[óo]s\b")),
     # Russian
-    + r"|(?<!\w)не\s{1,3}(?:запоминай|запоминайте)(?:\s{1,3}(?:это|этого))?" + _END
-    + r"|(?<!\w)не\s{1,3}(?:сохраняй|сохраняйте|записывай|записывайте)\s{1,3}(?:это|этого)" + _END
-    + r"|(?<!\w)это\s{1,3}(?:конфиденциально|приватно|между\s{1,3}нами)" + _END
-    + r"|(?<!\w)только\s{1,3}между\s{1,3}нами"
+    (("запомин", "сохраня", "записыва", "конфиденциальн", "приватн", "между нами"), re.compile(
+        r"не(?<!\wне)\s{1,3}(?:запоминай|запоминайте)(?:\s{1,3}(?:это|этого))?" + _END
+        + r"|не(?<!\wне)\s{1,3}(?:сохраняй|сохраняйте|записывай|записывайте)\s{1,3}(?:это|этого)" + _END
+        + r"|это(?<!\wэто)\s{1,3}(?:конфиденциально|приватно|между\s{1,3}нами)" + _END
+        + r"|только(?<!\wтолько)\s{1,3}между\s{1,3}нами")),
 )
+_CJK_WORDS = ("记", "存", "保", "私", "密", "覚", "記", "メモ", "内緒", "オフレコ", "기억", "저장", "기록", "비밀")
+
+
+def _other_languages(low: str) -> bool:
+    if "nicht" in low:
+        for nicht in _GERMAN_NICHT.finditer(low):
+            if _word_start(low, nicht.start()) and _GERMAN_BEFORE.search(_window(low, nicht.start())):
+                return True
+    for words, rx in _LANGUAGES:
+        if any(word in low for word in words) and rx.search(low) is not None:
+            return True
+    return not low.isascii() and any(word in low for word in _CJK_WORDS) and _CJK.search(low) is not None
+
+
 _MAX_CHARS = 200_000  # a message longer than this is read at its head and tail
 
 
@@ -243,6 +313,4 @@ def asks_not_to_keep(text) -> bool:
         half = _MAX_CHARS // 2
         text = text[:half] + "\n" + text[-half:]
     low = _normal(text)
-    if _ENGLISH.search(low) is not None or _OTHER.search(low) is not None:
-        return True
-    return not low.isascii() and _CJK.search(low) is not None
+    return _english(low) or _other_languages(low)

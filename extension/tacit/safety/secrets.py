@@ -272,11 +272,28 @@ def _pem_span(match, text):
 # assignment pre-check looks for them before a ":" or "=".
 ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
 _VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
+
+
+def _ci(*words: str, boundary: str = "") -> str:
+    """Case-blind keyword alternatives whose branches each start with a literal
+    letter (``p(?i:assword)|P(?i:assword)``): the regex engine then skips, in C,
+    every position that cannot start a keyword, which a regex compiled with
+    IGNORECASE (or starting with ``\\b``) cannot do — five times faster on
+    text full of the words. ``boundary``: characters that may not precede the
+    keyword, checked by a lookbehind after its first letter."""
+    branches = []
+    for word in words:
+        for first in dict.fromkeys((word[0].lower(), word[0].upper())):
+            guard = f"(?<![{boundary}]{re.escape(first)})" if boundary else ""
+            branches.append(f"{re.escape(first)}{guard}(?i:{word[1:]})")
+    return "(?:" + "|".join(branches) + ")"
+
+
 _ASSIGNMENT = re.compile(
-    r"(?P<key>password|passwd|passphrase|(?<![A-Za-z0-9])pwd|(?<![A-Za-z0-9])pw|(?<![A-Za-z0-9])pass"
-    r"|secret|token|api[ _-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key"
-    r"|client[_-]?secret)[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
-    re.IGNORECASE | re.ASCII,
+    r"(?P<key>" + _ci("password", "passwd", "passphrase", r"secret", "token", r"api[ _-]?key", "apikey",
+                      r"access[_-]?key", r"secret[_-]?key", r"private[_-]?key", r"client[_-]?secret")
+    + "|" + _ci("pwd", "pw", "pass", boundary="A-Za-z0-9") + r")[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
+    re.ASCII,
 )
 
 
@@ -307,15 +324,16 @@ def assignment_possible(text: str) -> bool:
 
 # "the password for the staging db is X": up to two "for/of/on … words" clauses
 _FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,3}?)"
-_PHRASE = re.compile(
-    # "<key> (for X) is <value>"
-    r"\b(?P<key>password|passphrase|passwd|passcode|pwd|pw|token|api[ _-]?key|secret(?:[ _-]?key)?"
-    r"|access[ _-]?(?:key|token)|auth[ _-]?token)" + _FOR_CLAUSE + r"?"
-    r"[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]*:?[ \t]*" + _VALUE
-    # "password for X: <value>" (without the clause it is an assignment)
-    + r"|\b(?P<key2>password|passphrase|passwd|pwd)" + _FOR_CLAUSE
-    + r"[ \t]*:[ \t]*(?P<q2>[\"'`]?)(?P<s2>[^\s\"'`,;(){}\[\]<>]{1,300}+)",
-    re.IGNORECASE | re.ASCII,
+_PHRASE = re.compile(  # "<key> (for X) is <value>"
+    r"(?P<key>" + _ci("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", r"api[ _-]?key",
+                      r"secret(?:[ _-]?key)?", r"access[ _-]?(?:key|token)", r"auth[ _-]?token", boundary=r"\w")
+    + r")(?i:" + _FOR_CLAUSE + r"?[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?)[ \t]*:?[ \t]*" + _VALUE,
+    re.ASCII,
+)
+_PHRASE_FOR = re.compile(  # "password for X: <value>" (without the clause it is an assignment)
+    r"(?P<key>" + _ci("password", "passphrase", "passwd", "pwd", boundary=r"\w") + r")(?i:" + _FOR_CLAUSE
+    + r")[ \t]*:[ \t]*" + _VALUE,
+    re.ASCII,
 )
 # passwords stated in other languages; the value must be printable ASCII, so
 # "密码是什么" (what is the password) is not a password
@@ -325,35 +343,15 @@ _OF = (r"(?:[ \t]+(?:de|del|de[ \t]+la|para|für|fuer|vom|von|des|du|de[ \t]+l'|
        r"(?:[ \t]+\w{1,30}+){1,3}?)?")
 _PHRASE_FOREIGN = re.compile(
     r"(?:(?:密码|口令|パスワード)[ \t]*(?:是|为|為|は|：|:|=)"
-    r"|contraseña" + _OF + r"(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=])"
-    r"|\bsenha" + _OF + r"(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=])"
-    r"|\b(?:passwort|kennwort)" + _OF + r"(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=])"
-    r"|\bmot[ \t]+de[ \t]+passe" + _OF + r"(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=])"
-    r"|пароль" + _OF + r"(?:[ \t]*[:=—]|[ \t]+(?:это|—)))"
+    r"|" + _ci("contraseña") + r"(?i:" + _OF + r"(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("senha", boundary=r"\w") + r"(?i:" + _OF + r"(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("passwort", "kennwort", boundary=r"\w") + r"(?i:" + _OF
+    + r"(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci(r"mot[ \t]+de[ \t]+passe", boundary=r"\w") + r"(?i:" + _OF
+    + r"(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("пароль") + r"(?i:" + _OF + r"(?:[ \t]*[:=—]|[ \t]+(?:это|—))))"
     r"[ \t]*(?P<q>[\"'`«„“「]?)(?P<secret>[" + re.escape(_ASCII_VALUE) + r"]{1,200}+)",
-    re.IGNORECASE,
 )
-
-
-def _s2_span(match) -> tuple[int, int]:
-    start, end = match.span("s2")
-    while end > start and match.string[end - 1] in _TRAILING:
-        end -= 1
-    return start, end
-
-
-def _phrase_check(match, text):
-    if match.group("key2") is None:
-        return _keyed_value_check(match, text)
-    raw_end = match.end("s2")
-    if raw_end < len(text) and text[raw_end] in "([.":
-        return False
-    start, end = _s2_span(match)
-    return password_value(text[start:end])
-
-
-def _phrase_span(match, _text):
-    return _value_of(match) if match.group("key2") is None else _s2_span(match)
 
 
 # ---------------------------------------------------------------------------
@@ -368,10 +366,7 @@ def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", sp
 
 def _keyed_kind(match) -> str:
     """"password" for a password key (or a password stated in prose), else "secret"."""
-    groups = match.re.groupindex
-    key = match.group("key") if "key" in groups else None
-    if "key2" in groups and match.group("key2") is not None:
-        return "password"
+    key = match.group("key") if "key" in match.re.groupindex else None
     if key is None or key.lower().endswith(_PASSWORD_KEYS):
         return "password"
     return "secret"
@@ -402,13 +397,13 @@ RULES: tuple[SecretRule, ...] = (
     _rule("secret.aws_key", r"\b(?:AKIA|ASIA|ABIA|ACCA)(?P<secret>[A-Z0-9]{16})(?![A-Za-z0-9])",
           (("akia", "asia", "abia", "acca"),), _token()),
     _rule("secret.aws_secret_key",
-          r"(?:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)[\"']?[ \t]{0,5}(?::=|=>|=|:)"
-          r"[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-          (("secret",), ("key",)), _token(cased=True), flags=re.IGNORECASE | re.ASCII,
+          _ci(r"aws[_-]?secret[_-]?access[_-]?key", r"secret[_-]?access[_-]?key", r"aws[_-]?secret[_-]?key")
+          + r"[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("secret",), ("key",)), _token(cased=True), flags=re.ASCII,
           span=_group_span("secret"), requires=(":", "=")),
     # a bare secret access key right after its key id ("AKIA… / wJalr…")
     _rule("secret.aws_secret_key",
-          r"\b(?:AKIA|ASIA)[A-Z0-9]{16}[\"']?[ \t]{0,3}[,;:/|][ \t]{0,3}[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          r"A(?<![A-Za-z0-9_]A)(?:KIA|SIA)[A-Z0-9]{16}[\"']?[ \t]{0,3}[,;:/|][ \t]{0,3}[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
           (("akia", "asia"),), _token(cased=True), span=_group_span("secret")),
     _rule("secret.azure_key",
           r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{30,300}+={0,2})"
@@ -442,7 +437,7 @@ RULES: tuple[SecretRule, ...] = (
           (("basic",),), _basic_auth_check, flags=re.ASCII, span=_group_span("secret")),
     # curl -u user:password
     _rule("secret.basic_auth",
-          r"(?<![\w.-])curl(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
+          r"c(?<![\w.-]c)url(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
           r"(?P<secret>[^\s\"']{1,200}+)",
           (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
           span=_keyed_value_span, kind="password"),
@@ -452,12 +447,14 @@ RULES: tuple[SecretRule, ...] = (
           span=_keyed_value_span, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
     # mysql -u root -pS3cret (the password glued to -p)
     _rule("secret.assignment",
-          r"(?<![\w.-])(?:mysql|mysqldump|mysqladmin|mariadb)(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
+          r"(?:m(?<![\w.-]m)(?:ysql(?:dump|admin)?|ariadb))(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
           (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span,
           kind="password"),
     _rule("secret.password_phrase", _PHRASE,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", "key", "secret"),),
-          _phrase_check, span=_phrase_span, kind=_keyed_kind),
+          _keyed_value_check, span=_keyed_value_span, kind=_keyed_kind),
+    _rule("secret.password_phrase", _PHRASE_FOR, (("password", "passphrase", "passwd", "pwd"),),
+          _keyed_value_check, span=_keyed_value_span, kind="password"),
     _rule("secret.password_phrase", _PHRASE_FOREIGN,
           (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
             "пароль"),),
