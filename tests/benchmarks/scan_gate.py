@@ -13,6 +13,11 @@ run on the same text, so they compare across machines:
 verdicts), as in a fresh process; "warm" is the same call again, as in the
 long-lived service at the next session start.
 
+It then times the other pure functions of tacit.safety on the same corpus
+text: per typical message, and on 1 MB of trigger-dense text as a ratio to
+one plain ``re.search`` pass over it (the figures in docs/scanner.md and
+docs/privacy.md).
+
     python tests/benchmarks/scan_gate.py [--repeat N]
 """
 
@@ -21,11 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import time
 from pathlib import Path
 
-from tacit.safety import context_gate, gate_context, scan, scanner
+from tacit.safety import (
+    asks_not_to_keep, clean_for_context, context_gate, find_dangers, gate_context, redact_secrets, scan, scanner,
+    strip_private,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "scan_corpus.jsonl"
@@ -110,6 +119,34 @@ def main() -> None:
     print(f"gate_context warm         {warm * 1e3:8.3f} ms   = {warm / splitlines:7.0f}x splitlines, "
           f"{warm / scan_once:5.1f}x scan once")
     print(f"per piece: cold {cold / pieces * 1e6:.1f} us, warm {warm / pieces * 1e6:.1f} us")
+    functions(args.repeat)
+
+
+def _benign_texts() -> list[str]:
+    rows = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r["text"] for r in rows if r["label"] == "benign" and "{" not in r["text"]]
+
+
+def functions(repeat: int) -> None:
+    """Each pure function: per typical message (60 benign corpus entries), and
+    on 1 MB of the same text joined, against one plain regex pass."""
+    entries = _benign_texts()[:60]
+    joined = "\n".join(_benign_texts()) + "\n"
+    megabyte = (joined * (1_000_000 // len(joined) + 1))[:1_000_000]
+    baseline = _best(lambda: re.search(r"\bzzqq\w+", megabyte), repeat)
+    print(f"\n1 MB of benign corpus text; baseline one re.search pass {baseline * 1e3:.1f} ms")
+    scanner.clear_memo()
+    start = time.perf_counter()
+    for entry in entries:
+        scan(entry)
+    print(f"{'scan':18} per entry cold {(time.perf_counter() - start) / len(entries) * 1e6:7.1f} us")
+    for name, fn in (("scan", scan), ("redact_secrets", redact_secrets), ("asks_not_to_keep", asks_not_to_keep),
+                     ("strip_private", strip_private), ("clean_for_context", clean_for_context),
+                     ("find_dangers", find_dangers)):
+        per_entry = _best(lambda: [fn(entry) for entry in entries], repeat) / len(entries)
+        big = _best(lambda: fn(megabyte), max(2, repeat // 10))
+        print(f"{name:18} per entry warm {per_entry * 1e6:7.1f} us   1 MB {big * 1e3:8.1f} ms"
+              f" = {big / baseline:6.1f}x one regex pass")
 
 
 if __name__ == "__main__":

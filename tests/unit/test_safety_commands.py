@@ -139,3 +139,16 @@ def test_time_grows_linearly_on_adversarial_input(name):
     small, large = make(40_000), make(160_000)
     ratio = _best(find_dangers, large) / max(_best(find_dangers, small), 1e-5)
     assert ratio < 10, f"{name}: 4x input took {ratio:.1f}x longer"
+
+
+@pytest.mark.parametrize("text", [
+    "requests.get(u, verify=False)", "session.verify_ssl = False", "ssl_verify: false", "ctx.check_hostname = False",
+    "cert_reqs='CERT_NONE'", "ssl._create_unverified_context()", "ssl.create_default_context().check_hostname = False",
+    "curl --insecure x", "wget --no-check-certificate x", "helm --insecure-skip-tls-verify install",
+    "NODE_TLS_REJECT_UNAUTHORIZED=0", "{ rejectUnauthorized: false }", "npm config set strict-ssl false",
+    "git config http.sslVerify false", "GIT_SSL_NO_VERIFY=true git clone x", "PYTHONHTTPSVERIFY=0",
+    "pip install --trusted-host h x", "pip config set global.trusted-host h", "InsecureSkipVerify: true",
+    "conda config --set ssl_verify no", "curl_setopt($ch, CURLOPT_SSL_VERIFYPEER, false)",
+])
+def test_every_tls_rule_alternative_is_reached_through_its_gate_words(text):
+    assert "tls_disabled" in _ids(text), text

@@ -202,6 +202,9 @@ _TLS = re.compile(
     r"|\bssl_verify[ \t]+(?:false|no|0)\b|\bcurlopt_ssl_verifypeer[^\n]{0,20}?\b(?:false|0)\b",
     re.IGNORECASE,
 )
+# every _TLS match holds one of these (lower-cased): the regex runs only then
+_TLS_WORDS = ("verify", "insecure", "check-certificate", "tls", "trusted-host", "rejectunauthorized", "cert_none",
+              "unverified", "check_hostname", "strict-ssl", "sslverify", "ssl_verify", "skipverify")
 _CURL = re.compile(r"(?<![\w.-])curl(?=[ \t])(?P<rest>[^\n;&|]{0,500}+)", re.IGNORECASE)
 _SHORT_OPTS = re.compile(r"-[A-Za-z]{1,12}")
 
@@ -219,6 +222,8 @@ _SECURITY = re.compile(
     r"|\bset-executionpolicy[ \t]+(?:-executionpolicy[ \t]+)?(?:unrestricted|bypass)\b",
     re.IGNORECASE,
 )
+_SECURITY_WORDS = ("setenforce", "selinux", "ufw", "systemctl", "iptables", "spctl", "csrutil", "mppreference",
+                   "executionpolicy")
 _SKIP_HOOKS = re.compile(
     r"(?<![\w.-])git[ \t]+(?:-c[ \t]+\S+[ \t]+)*(?:commit|push|merge|rebase|am|cherry-pick|revert)\b"
     r"[^\n;&|]{0,200}?(?:[ \t]--no-verify\b|(?<=commit)[^\n;&|]{0,200}?[ \t]-n\b)"
@@ -279,7 +284,8 @@ def find_dangers(text) -> list[Danger]:
         found.append("delete_outside_project")
     if ("/dev/" in text or "mkfs" in text) and _first(_DISK, text):
         found.append("disk_overwrite")
-    if _first(_TLS, text) or ("curl" in low and _first(_CURL, text, _curl_insecure)):
+    if (any(word in low for word in _TLS_WORDS) and _first(_TLS, text)) or (
+            "curl" in low and _first(_CURL, text, _curl_insecure)):
         found.append("tls_disabled")
     if "chmod" in text and _first(_CHMOD, text, lambda m: _world_writable(m.group("mode"))):
         found.append("world_writable")
@@ -287,7 +293,7 @@ def find_dangers(text) -> list[Danger]:
         found.append("credential")
     if "sudo" in low and _first(_SUDO_INSTALL, text):
         found.append("sudo_package_install")
-    if _first(_SECURITY, text):
+    if any(word in low for word in _SECURITY_WORDS) and _first(_SECURITY, text):
         found.append("security_disabled")
     if "git" in text and _first(_SKIP_HOOKS, text):
         found.append("skip_hooks")
