@@ -21,11 +21,12 @@ Design decisions, and why
   zero false positives and zero misses on it. See docs/scanner.md.
 - **Secrets are judged by their value.** Token prefixes (``ghp_``, ``sk-ant-``,
   ``AKIA`` …) and ``key = value`` assignments only count when the value looks
-  real: long enough, varied, not a placeholder (``xxx``, ``<token>``,
-  ``$VAR``, ``example``, ``test`` …), not a code reference
-  (``settings.SECRET_KEY``, ``get_token()``). Excerpts never show a secret: the
-  sensitive part is replaced by ``****`` in every excerpt, whichever finding it
-  belongs to.
+  real: a random-looking token, or for a password any literal that is not a
+  placeholder (``xxx``, ``<token>``, ``$VAR``, ``changeme``, ``example`` …)
+  or a code reference (``settings.SECRET_KEY``, ``getpass()``). The rules
+  live in ``tacit.safety.secrets`` and are shared with ``redact_secrets``.
+  Excerpts never show a secret: the sensitive part is replaced by ``****``
+  in every excerpt, whichever finding it belongs to.
 - **Normalised view for phrases.** Non-ASCII text is NFKC-normalised, stripped
   of invisible characters and folded from look-alike letters (Cyrillic "о",
   dotless "ı" …) before phrase rules run, so "ign<U+200B>ore previous
