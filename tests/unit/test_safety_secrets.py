@@ -139,6 +139,7 @@ _SECRETISH = st.one_of(
 @given(_SECRETISH)
 @example("pw: hunter22")
 @example("the password is hunter2 and AKIAABCDEFGHIJKLMNO1")
+@example("-----BEGIN PRIVATE KEY-----3333333333333333-----BEGIN PRIVATE KEY-----")
 def test_redaction_and_scanner_agree_and_redaction_is_final(text):
     spans = find_secrets(text)
     assert bool(spans) == bool(_secret_ids(text))

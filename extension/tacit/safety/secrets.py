@@ -253,10 +253,13 @@ def _pem_span(match, text):
     """BEGIN line to END line; without an END line, the header and the key
     material after it (a truncated paste is still a key)."""
     start, pos = match.start(), match.start("secret")
-    end = _PEM_END.search(text, pos, min(len(text), pos + _PEM_LIMIT))
+    limit = min(len(text), pos + _PEM_LIMIT)
+    following = text.find("-----BEGIN", pos, limit)  # the next block is its own match
+    if following != -1:
+        limit = following
+    end = _PEM_END.search(text, pos, limit)
     if end is not None:
         return start, end.end()
-    limit = min(len(text), pos + _PEM_LIMIT)
     while pos < limit:
         piece = _PEM_PIECE.match(text, pos, limit)
         if piece is None or piece.end() == pos:
@@ -376,7 +379,7 @@ RULES: tuple[SecretRule, ...] = (
     _rule(
         "secret.private_key",
         # the scanner masks everything up to the END line (or 8,000 characters)
-        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----END)[\s\S]){0,8000})",
+        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----(?:END|BEGIN))[\s\S]){0,8000})",
         (("private key",),), span=_pem_span,
     ),
     _rule("secret.anthropic_key", r"\bsk-ant-(?P<secret>[A-Za-z0-9_-]{20,300}+)",
@@ -541,16 +544,26 @@ def find_secrets(text) -> list[SecretSpan]:
     return [SecretSpan(*fields) for fields in merged]
 
 
+_REDACT_ROUNDS = 4
+
+
 def redact_secrets(text) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``.
+
+    Redacting can change what surrounds another value (a rule that needs no
+    letter or dash before it may match after a marker), so it repeats until
+    nothing more is found, at most four rounds: the result holds no secret
+    ``find_secrets`` would report. Text without secrets costs one pass."""
     text = _coerce(text)
-    spans = find_secrets(text)
-    if not spans:
-        return text
-    pieces, pos = [], 0
-    for span in spans:
-        pieces.append(text[pos:span.start])
-        pieces.append(REDACTED.format(kind=span.kind))
-        pos = span.end
-    pieces.append(text[pos:])
-    return "".join(pieces)
+    for _round in range(_REDACT_ROUNDS):
+        spans = find_secrets(text)
+        if not spans:
+            break
+        pieces, pos = [], 0
+        for span in spans:
+            pieces.append(text[pos:span.start])
+            pieces.append(REDACTED.format(kind=span.kind))
+            pos = span.end
+        pieces.append(text[pos:])
+        text = "".join(pieces)
+    return text
