@@ -1,18 +1,16 @@
-"""The fast paths of a cold skill-index build give the same answers as the
-slow paths they shortcut.
+"""The scanner's fast paths give the same answers as the slow paths they
+shortcut.
 
-A cold index build reads, parses and scans every SKILL.md, so each step has a
-fast path for the common case (docs/skills.md, "Speed"). Each fast path here
-is checked against the general path it skips, with hypothesis generating
-texts made of the fragments that steer those paths (trigger words, command
-names, separators, quotes, YAML indicators):
+Every memory entry, skill name and description is scanned on each load, so
+the scanner has fast paths for the common case (docs/scanner.md). Each one is
+checked against the general path it skips, with hypothesis generating texts
+made of the fragments that steer those paths (trigger words, command names,
+separators, quotes):
 
 - the scanner's ASCII clean path (``_clean_ascii``) against ``_findings``;
 - the command-anchored trigger words against the two command rules' regexes;
 - ``secret.assignment``'s pre-check against its regex;
-- the trigger-phrase gates against searching every phrase;
-- the frontmatter parser's inline value shortcuts against ``_fast_value``;
-- the ``os.read`` file reader on files that change size after their stat.
+- the trigger-phrase gates against searching every phrase.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from tacit import scan as scanner
+from tacit.safety import scanner, secrets
 
 # ---------------------------------------------------------------------------
 # scanner
@@ -165,7 +163,7 @@ def test_phrase_gates_find_exactly_the_phrases_in_the_text(text):
     assert not present & scanner._GATES
 
 
-_ASSIGNMENT = next(rx for r, rx in scanner._RULES if r.pattern_id == "secret.assignment")
+_ASSIGNMENT = next(r.rx for r in secrets.RULES if r.pattern_id == "secret.assignment")
 
 
 @settings(max_examples=800, deadline=None)
@@ -179,7 +177,7 @@ _ASSIGNMENT = next(rx for r, rx in scanner._RULES if r.pattern_id == "secret.ass
 @example("client-secret := Zx8Vb7Nm6Lk5")
 @example("PassPhrase:Hunter8XyzQ1")
 def test_assignment_precheck_is_false_only_where_the_regex_cannot_match(text):
-    if not scanner._assignment_possible(text):
+    if not secrets.assignment_possible(text):
         assert _ASSIGNMENT.search(text) is None
 
 

@@ -366,20 +366,6 @@ def test_lone_surrogates_and_controls_give_printable_utf8_excerpts():
         assert finding.excerpt.isprintable()
 
 
-def test_import_is_lazy():
-    """Importing the scanner compiles no regex and loads no unicodedata (hooks stay light)."""
-    code = (
-        "import sys, tacit.scan as s\n"
-        "assert all(rx._compiled is None for _, rx in s._RULES)\n"
-        "assert s._INVISIBLE._compiled is None\n"
-        "s.scan('plain ascii memory entry')\n"
-        "print(sum(rx._compiled is not None for _, rx in s._RULES), len(s._RULES))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    compiled, total = map(int, out.split())
-    assert compiled < total  # rules whose trigger words are absent were never compiled
-
-
 # ---------------------------------------------------------------------------
 # properties
 # ---------------------------------------------------------------------------

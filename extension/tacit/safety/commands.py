@@ -1,0 +1,306 @@
+"""Dangerous commands in a stored "fix that worked".
+
+A fix pattern is replayed into a later prompt as advice, so one agent reply
+that said ``curl … | sh`` must not become a standing recommendation.
+``dangerous_command(text)`` returns the reason a text is unsafe to keep as
+a fix, or None; ``find_dangers`` lists every reason with a stable id.
+
+Design decisions, and why
+- **What counts** (ids are stable): ``pipe_to_shell`` (a download piped or
+  substituted into a shell or interpreter: ``curl … | sh``, ``bash <(curl …)``,
+  ``sh -c "$(wget -qO- …)"``, ``iex (iwr …)``), ``delete_outside_project``
+  (``rm -r``/``-rf`` of ``/``, a system or absolute path, ``~``, ``$HOME``,
+  ``..``, a bare ``$VAR``, or the project itself: ``*``, ``.``, ``.git``;
+  ``sudo rm -r`` of anything;
+  ``find <such path> -delete``; PowerShell/cmd equivalents),
+  ``disk_overwrite`` (``mkfs``, ``dd of=/dev/sdX``), ``tls_disabled``
+  (``verify=False``, ``--insecure``, ``curl -k``,
+  ``NODE_TLS_REJECT_UNAUTHORIZED=0``, ``http.sslVerify false``,
+  ``PYTHONHTTPSVERIFY=0``, ``--trusted-host``, ``strict-ssl false`` …),
+  ``world_writable`` (``chmod 777``/``666``/``a+w`` …), ``credential`` (any
+  secret per ``tacit.safety.secrets``), ``sudo_package_install`` (``sudo
+  pip/npm/gem/cargo install``; system package managers with sudo are how
+  those work and pass), ``security_disabled`` (``setenforce 0``, ``ufw
+  disable``, ``csrutil disable``, ``Set-ExecutionPolicy Bypass`` …) and
+  ``skip_hooks`` (``git commit/push --no-verify``: a fix that bypasses the
+  repository's checks teaches the agent to bypass them).
+- **Project-local deletes pass.** ``rm -rf node_modules``, ``./build``,
+  ``dist``, ``/tmp/<something>``: only paths outside the working tree, or
+  the whole tree, are dangerous.
+- **Advice against it passes.** A match right after a negation in the same
+  clause ("never run ``curl … | sh``", "instead of ``verify=False``") is a
+  warning, not a recommendation. "Don't worry, just run …" is not a
+  negation: the clause ends at the comma.
+- **Linear.** Commands are anchored on their name; the rest of the line is
+  read with bounded quantifiers and split in Python.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tacit.safety import secrets
+
+
+@dataclass(frozen=True, slots=True)
+class Danger:
+    """One reason a text must not be kept as a fix."""
+
+    id: str
+    reason: str
+
+
+REASONS = {
+    "pipe_to_shell": "pipes a download into a shell",
+    "delete_outside_project": "deletes recursively outside the project",
+    "disk_overwrite": "overwrites a disk or file system",
+    "tls_disabled": "disables TLS certificate checks",
+    "world_writable": "makes files world-writable (chmod 777)",
+    "credential": "contains a credential",
+    "sudo_package_install": "installs language packages with sudo",
+    "security_disabled": "disables a system security control",
+    "skip_hooks": "skips the repository's commit hooks (--no-verify)",
+}
+
+# ---------------------------------------------------------------------------
+# Negation: advice against a command
+# ---------------------------------------------------------------------------
+_CLAUSE_END = re.compile(r"[.!?;,\n](?=[^.!?;,\n]*$)")
+_NEGATED = re.compile(
+    r"(?:\b(?:never|not|no|avoid|stop|without|instead\s+of|rather\s+than|cannot|dont|don't|do\s+not"
+    r"|shouldn't|should\s+not|must\s+not|mustn't|won't|can't)|n't)[\s*_`'\"(]*"
+    r"(?:(?:ever|again|please|just|run|running|use|using|type|typing|execute|executing|do|doing|call"
+    r"|calling|pipe|piping|set|setting|pass|passing|add|adding|try|trying|recommend|with|the|a|any)\b"
+    r"[\s*_`'\"(]*){0,3}$",
+    re.IGNORECASE,
+)
+
+
+def _negated(text: str, start: int) -> bool:
+    window = text[max(0, start - 80):start]
+    cut = _CLAUSE_END.search(window)
+    return _NEGATED.search(window[cut.end():] if cut else window) is not None
+
+
+# ---------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------
+_DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|http|xh)"
+_SHELLS = (r"(?:(?:ba|z|k|da|c|tc|fi|a)?sh|pwsh|powershell|iex|invoke-expression|python[0-9.]*|perl|ruby"
+           r"|node|php|source)")
+_PIPE_TO_SHELL = re.compile(
+    r"(?<![\w.-])" + _DOWNLOADERS + r"\b[^\n|;&]{0,500}?\|[ \t]*(?:sudo[ \t]+(?:-\S+[ \t]+)*)?"
+    r"(?:env[ \t]+(?:\S+=\S*[ \t]+){0,5})?" + _SHELLS + r"\b"
+    r"|(?<![\w.-])(?:(?:ba|z|k|da)?sh|source|\.)[ \t]+(?:-\S+[ \t]+){0,3}<\([ \t]*" + _DOWNLOADERS + r"\b"
+    r"|(?<![\w.-])(?:(?:ba|z|k|da)?sh|python[0-9.]*|perl|ruby|node)[ \t]+-c[ \t]+[\"']?\$\([ \t]*" + _DOWNLOADERS + r"\b"
+    r"|(?<![\w.-])eval[ \t]+[\"']?\$\([ \t]*" + _DOWNLOADERS + r"\b"
+    r"|(?<![\w.-])(?:iex|invoke-expression)[ \t]*\(?[ \t]*\(?[ \t]*(?:iwr|irm|invoke-webrequest|invoke-restmethod"
+    r"|new-object[ \t]+(?:system\.)?net\.webclient)\b",
+    re.IGNORECASE,
+)
+
+_RM = re.compile(r"(?<![\w./-])(?P<sudo>sudo[ \t]+(?:-\S+[ \t]+){0,4})?rm(?=[ \t])(?P<rest>[^\n;&|`)]{0,400}+)")
+_FIND_DELETE = re.compile(
+    r"(?<![\w./-])find[ \t]+(?P<path>\S{1,300}+)[^\n;&|]{0,300}?[ \t]-(?:delete\b|exec[ \t]+rm\b)"
+)
+_WINDOWS_DELETE = re.compile(
+    r"(?<![\w.-])(?:remove-item|rm|del|erase|ri)[ \t][^\n;|]{0,300}?-recurse\b[^\n;|]{0,300}"
+    r"|(?<![\w.-])(?:rd|rmdir)[ \t]+/s\b[^\n;&|]{0,300}",
+    re.IGNORECASE,
+)
+_TMP = ("/tmp/", "/var/tmp/", "/private/tmp/")
+_RM_FLAGS = frozenset("rRfivdIPWx")
+_VARIABLE_ONLY = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/?\*?")
+_HOME_VARS = re.compile(r"(?:\$\{?HOME\}?|\$env:(?:HOME|USERPROFILE)|%USERPROFILE%|%HOMEPATH%)(?![A-Za-z0-9_])",
+                        re.IGNORECASE)
+_WINDOWS_ROOT = re.compile(r"[A-Za-z]:(?:[\\/]|$)")
+
+
+_WHOLE_TREE = frozenset(("*", ".*", ".", "./", "./*", "./.*", ".git", "./.git", ".git/"))
+
+
+def _outside(target: str, *, whole_tree: bool = True) -> bool:
+    """Whether deleting ``target`` recursively reaches outside the working tree
+    (or, with ``whole_tree``, takes the whole tree or its history)."""
+    target = target.strip("\"'")
+    if not target:
+        return False
+    if target in _WHOLE_TREE:
+        return whole_tree
+    if target == "/*":
+        return True
+    if target.startswith("/"):
+        rest = next((target[len(prefix):] for prefix in _TMP if target.startswith(prefix)), None)
+        return rest is None or rest.strip("/") in ("", "*", ".*")
+    if target.startswith("~") or _HOME_VARS.match(target) or _WINDOWS_ROOT.match(target):
+        return True
+    if _VARIABLE_ONLY.fullmatch(target):
+        return True  # an unset variable makes this "/"
+    depth = 0
+    for part in re.split(r"[\\/]+", target):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
+def _rm_danger(match) -> bool:
+    tokens = match.group("rest").split()
+    recursive, targets, options_done = False, [], False
+    for token in tokens:
+        bare = token.strip("\"'")
+        if not options_done and bare == "--":
+            options_done = True
+        elif not options_done and bare.startswith("--"):
+            recursive |= bare == "--recursive"
+            if bare == "--no-preserve-root":
+                return True
+        elif not options_done and bare.startswith("-") and len(bare) > 1:
+            flags = bare[1:]
+            if set(flags) <= _RM_FLAGS:  # -rf, -fr, -Rfv …
+                recursive |= "r" in flags or "R" in flags
+            else:  # PowerShell's rm alias: -Recurse, -r, -rec
+                recursive |= "recurse".startswith(flags.lower())
+        else:
+            targets.append(token)
+    if not recursive:
+        return False
+    if match.group("sudo"):
+        return True
+    return any(_outside(target) for target in targets)
+
+
+def _windows_delete_danger(match) -> bool:
+    for token in match.group().split()[1:]:
+        bare = token.strip("\"'")
+        if bare.startswith("-") or (bare.startswith("/") and len(bare) == 2):
+            continue  # a PowerShell parameter or a cmd switch (/s, /q)
+        if _outside(bare):
+            return True
+    return False
+
+
+_DISK = re.compile(
+    r"(?<![\w.-])mkfs(?:\.\w+)?[ \t]+(?:-\S+[ \t]+)*/dev/"
+    r"|(?<![\w.-])dd[ \t][^\n;&|]{0,200}\bof=/dev/(?:sd|nvme|hd|disk|rdisk|xvd|vd|mmcblk)"
+    r"|>[ \t]*/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d)"
+)
+
+_TLS = re.compile(
+    r"\bverify[ \t]*=[ \t]*false\b|\bverify_ssl[ \t]*[=:][ \t]*false\b|\bssl_verify[ \t]*[=:][ \t]*(?:false|0|no)\b"
+    r"|\bcheck_hostname[ \t]*=[ \t]*false\b|\bcert_reqs[ \t]*=[ \t]*[\"']?(?:ssl\.)?cert_none\b"
+    r"|\bssl\._create_unverified_context\b|\bcreate_default_context\(\)\.check_hostname[ \t]*=[ \t]*false"
+    r"|(?<![\w-])--insecure\b|(?<![\w-])--no-check-certificate\b|(?<![\w-])--insecure-skip-tls-verify\b"
+    r"|\bnode_tls_reject_unauthorized[ \t]*=[ \t]*[\"']?0\b|\brejectunauthorized[\"']?[ \t]*:[ \t]*false\b"
+    r"|\bstrict-ssl[ \t]*(?:=|[ \t])[ \t]*false\b|\bhttp\.sslverify[ \t]*(?:=|[ \t])[ \t]*(?:false|0|no)\b"
+    r"|\bgit_ssl_no_verify[ \t]*=[ \t]*[\"']?(?:1|true|yes)\b|\bpythonhttpsverify[ \t]*=[ \t]*[\"']?0\b"
+    r"|(?<![\w-])--trusted-host\b|\bglobal\.trusted-host\b|\binsecureskipverify[\"']?[ \t]*:[ \t]*true\b"
+    r"|\bssl_verify[ \t]+(?:false|no|0)\b|\bcurlopt_ssl_verifypeer[^\n]{0,20}?\b(?:false|0)\b",
+    re.IGNORECASE,
+)
+# every _TLS match holds one of these (lower-cased): the regex runs only then
+_TLS_WORDS = ("verify", "insecure", "check-certificate", "tls", "trusted-host", "rejectunauthorized", "cert_none",
+              "unverified", "check_hostname", "strict-ssl", "sslverify", "ssl_verify", "skipverify")
+_CURL = re.compile(r"(?<![\w.-])curl(?=[ \t])(?P<rest>[^\n;&|]{0,500}+)", re.IGNORECASE)
+_SHORT_OPTS = re.compile(r"-[A-Za-z]{1,12}")
+
+_CHMOD = re.compile(r"(?<![\w.-])chmod[ \t]+(?:(?:-[A-Za-z]+|--[\w-]+(?:=\S+)?)[ \t]+){0,4}(?P<mode>[0-7]{3,4}\b|[ugoa,+=\-rwxXst]{2,30}+)")
+_SUDO_INSTALL = re.compile(
+    r"(?<![\w.-])sudo[ \t]+(?:-\S+[ \t]+){0,4}(?:pip[0-9.]*|python[0-9.]*[ \t]+-m[ \t]+pip|npm|yarn|pnpm|gem|cargo)"
+    r"[ \t]+(?:(?:-\S+|global)[ \t]+){0,3}(?:install|i|add)\b",
+    re.IGNORECASE,
+)
+_SECURITY = re.compile(
+    r"\bsetenforce[ \t]+0\b|\bselinux[ \t]*=[ \t]*disabled\b|\bufw[ \t]+disable\b"
+    r"|\bsystemctl[ \t]+(?:stop|disable|mask)[ \t]+(?:firewalld|apparmor|ufw)\b|\biptables[ \t]+-f\b"
+    r"|\bspctl[ \t]+--master-disable\b|\bcsrutil[ \t]+disable\b"
+    r"|\bset-mppreference[ \t]+-disablerealtimemonitoring[ \t]+\$?true\b"
+    r"|\bset-executionpolicy[ \t]+(?:-executionpolicy[ \t]+)?(?:unrestricted|bypass)\b",
+    re.IGNORECASE,
+)
+_SECURITY_WORDS = ("setenforce", "selinux", "ufw", "systemctl", "iptables", "spctl", "csrutil", "mppreference",
+                   "executionpolicy")
+_SKIP_HOOKS = re.compile(
+    r"(?<![\w.-])git[ \t]+(?:-c[ \t]+\S+[ \t]+)*(?:commit|push|merge|rebase|am|cherry-pick|revert)\b"
+    r"[^\n;&|]{0,200}?(?:[ \t]--no-verify\b|(?<=commit)[^\n;&|]{0,200}?[ \t]-n\b)"
+)
+
+
+def _world_writable(mode: str) -> bool:
+    if mode.isdigit():
+        return int(mode[-1]) & 2 == 2
+    for clause in mode.split(","):
+        who, _, perms = clause.partition("+") if "+" in clause else clause.partition("=")
+        if ("o" in who or "a" in who) and "w" in perms:
+            return True
+    return False
+
+
+def _curl_insecure(match) -> bool:
+    for token in match.group("rest").split():
+        if token.startswith("--"):
+            continue
+        if _SHORT_OPTS.fullmatch(token) and "k" in token:
+            return True
+    return False
+
+
+def _coerce(text) -> str:
+    if isinstance(text, str):
+        return text
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return str(text)
+
+
+def _first(rx: re.Pattern, text: str, accept=None) -> bool:
+    for match in rx.finditer(text):
+        if accept is not None and not accept(match):
+            continue
+        if not _negated(text, match.start()):
+            return True
+    return False
+
+
+def find_dangers(text) -> list[Danger]:
+    """Every reason ``text`` is unsafe to keep as a fix, one per id, in a fixed order."""
+    text = _coerce(text)
+    if not text:
+        return []
+    found: list[str] = []
+    low = text.lower()
+    if "|" in text or "<(" in text or "$(" in text or "iex" in low or "invoke-expression" in low:
+        if _first(_PIPE_TO_SHELL, text):
+            found.append("pipe_to_shell")
+    if ("rm" in text and _first(_RM, text, _rm_danger)) or ("find" in text and _first(
+            _FIND_DELETE, text, lambda m: _outside(m.group("path"), whole_tree=False))) or (
+            ("recurse" in low or "/s" in low) and _first(_WINDOWS_DELETE, text, _windows_delete_danger)):
+        found.append("delete_outside_project")
+    if ("/dev/" in text or "mkfs" in text) and _first(_DISK, text):
+        found.append("disk_overwrite")
+    if (any(word in low for word in _TLS_WORDS) and _first(_TLS, text)) or (
+            "curl" in low and _first(_CURL, text, _curl_insecure)):
+        found.append("tls_disabled")
+    if "chmod" in text and _first(_CHMOD, text, lambda m: _world_writable(m.group("mode"))):
+        found.append("world_writable")
+    if secrets.find_secrets(text):
+        found.append("credential")
+    if "sudo" in low and _first(_SUDO_INSTALL, text):
+        found.append("sudo_package_install")
+    if any(word in low for word in _SECURITY_WORDS) and _first(_SECURITY, text):
+        found.append("security_disabled")
+    if "git" in text and _first(_SKIP_HOOKS, text):
+        found.append("skip_hooks")
+    return [Danger(danger_id, REASONS[danger_id]) for danger_id in found]
+
+
+def dangerous_command(text) -> str | None:
+    """The reason ``text`` recommends something dangerous, or None."""
+    dangers = find_dangers(text)
+    return dangers[0].reason if dangers else None

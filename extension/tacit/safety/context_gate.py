@@ -1,0 +1,390 @@
+"""One gate for everything tacit injects into an agent's context.
+
+``gate_context(blocks)`` takes the pieces about to be injected at session
+start or next to a prompt — memory blocks, skill names, descriptions and
+category folder names, fix patterns, notices — and returns the ones that may
+go in, cleaned, plus what was left out and why. ``clean_for_context(text)``
+is the cleaning step on its own.
+
+Design decisions, and why
+- **Left out means left out.** A piece that fails is dropped entirely and
+  reported; it is never listed with a pointer to its file (a pointer invites
+  the agent to read the very text that was refused). Pieces sharing a
+  ``group`` (one skill's name, description and body) go or stay together.
+- **Scan what the agent will read, and what the file holds.** Each piece is
+  scanned as given (so an invisible character blocks, as it does in the
+  stores) and, when cleaning changed it, once more as cleaned (so
+  "ig\\x00nore previous instructions" cannot pass because a NUL split the
+  phrase).
+- **Memory is scanned whole.** A memory block is split into its entries
+  (``\\n§\\n``); each entry is scanned, and then the surviving entries joined
+  by newlines, because an injection split across two entries ("… ignore
+  all" § "previous instructions …") reads as one to the model. When the
+  join fails, the smallest run of adjacent entries that fails is found (a
+  binary search over prefixes, then a walk back from the entry that tipped
+  it) and dropped; this repeats until the join is clean, at most 16 times
+  (then the rest of the block is left out: fail closed, in bounded time).
+- **Names are one line.** A skill name or category folder name with a
+  newline, a control or format character, or more than 128 characters is
+  refused: it would break out of the one-line listing it is shown in.
+  Descriptions are folded onto one line (whitespace runs become one space)
+  and may be 1,024 characters at most.
+- **Fix patterns are checked for dangerous commands** too
+  (``tacit.safety.commands``).
+- **Reports are safe to show.** ``LeftOut.shown`` is the label when it is a
+  clean one-line name, else a generic description, and reasons are fixed
+  phrases plus a pattern id, so ``GateResult.notice()`` never repeats the
+  refused text.
+- **Fast on repeats.** Verdicts for single pieces are memoised (bounded), so
+  a long-lived service gating the same skills every session pays once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tacit.safety import commands, invisible, scanner
+
+MEMORY, SKILL_NAME, SKILL_DESCRIPTION, SKILL_CATEGORY, SKILL_BODY, FIX_PATTERN, NOTICE = (
+    "memory", "skill_name", "skill_description", "skill_category", "skill_body", "fix_pattern", "notice")
+NAME_KINDS = frozenset((SKILL_NAME, SKILL_CATEGORY))
+ENTRY_SEPARATOR = "\n§\n"
+NAME_MAX = 128
+DESCRIPTION_MAX = 1024
+_MAX_SPLITS = 16  # split injections searched for in one memory block before the rest is left out
+
+# ---------------------------------------------------------------------------
+# Cleaning
+# ---------------------------------------------------------------------------
+# ANSI escape sequences (CSI and OSC) go whole, not just their ESC byte
+_ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]")
+_STRIP_ASCII = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 (but \t \n), DEL, C1, soft hyphen, Arabic letter mark, Mongolian vowel
+# separator, zero-width and directional marks, bidi controls, invisible
+# operators, deprecated format characters, BOM, interlinear annotation,
+# noncharacters, lone surrogates; tag characters as runs (a subdivision flag
+# is kept whole)
+_STRIP = re.compile(
+    "[\U000e0000-\U000e007f]+"
+    "|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\ufdd0-\ufdef\ufffe\uffff\ud800-\udfff]"
+)
+_LINE_BREAKS = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
+
+
+def _coerce(text) -> str:
+    if isinstance(text, str):
+        return text
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return str(text)
+
+
+def clean_for_context(text) -> str:
+    """``text`` safe to place in an agent's context: line endings normalised
+    to ``\\n``, ANSI escapes, control characters (but ``\\n`` and ``\\t``),
+    invisible and bidi format characters and lone surrogates removed. Emoji
+    joiners, joiners inside Arabic-script or Indic words and subdivision flags
+    are kept: they are visible writing."""
+    text = _coerce(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.isascii():
+        if _STRIP_ASCII.search(text) is None:
+            return text
+        if "\x1b" in text:
+            text = _ANSI.sub("", text)
+        return _STRIP_ASCII.sub("", text)
+    text = text.translate(_LINE_BREAKS)
+    if "\x1b" in text or "\x9b" in text:
+        text = _ANSI.sub("", text)
+    if _STRIP.search(text) is None:
+        return text
+    pieces, pos = [], 0
+    for match in _STRIP.finditer(text):
+        start, end = match.span()
+        if text[start] in (invisible.ZWJ, invisible.ZWNJ) or text[start] >= "\U000e0000":
+            if invisible.legitimate(text, start, end):
+                continue
+        pieces.append(text[pos:start])
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One piece tacit wants to inject."""
+
+    kind: str  # MEMORY, SKILL_NAME, SKILL_DESCRIPTION, SKILL_CATEGORY, SKILL_BODY, FIX_PATTERN, NOTICE …
+    label: str  # where it comes from: "USER.md", a skill folder, a pattern id
+    text: str
+    group: str | None = None  # pieces of one group are injected together or not at all
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """One piece (or memory entry) the gate refused."""
+
+    kind: str
+    label: str  # as given: for logs, never for the context
+    shown: str  # safe to show a person or an agent
+    reason: str  # a fixed phrase
+    pattern_id: str  # a scanner id, a tacit.safety.commands id, or "control_characters",
+    # "too_long", "malformed", "group" (left out with a refused piece of its group)
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    allowed: tuple  # Blocks that may be injected, cleaned, in input order
+    left_out: tuple  # LeftOut, in the order found
+
+    def text_of(self, kind: str) -> list[str]:
+        """The allowed texts of one kind."""
+        return [block.text for block in self.allowed if block.kind == kind]
+
+    def notice(self) -> str:
+        """One line for the person: what was left out of the context and why.
+        Empty when nothing was. It never quotes a refused text."""
+        if not self.left_out:
+            return ""
+        # entries refused together (a split injection) are one item
+        unique = list(dict.fromkeys(f"{item.shown} ({item.reason}) [{item.pattern_id}]" for item in self.left_out))
+        items = unique[:8]
+        more = len(unique) - len(items)
+        tail = f"; and {more} more" if more > 0 else ""
+        count = len(unique)
+        return (f"tacit left {count} item{'s' if count != 1 else ''} out of the agent's context because "
+                f"{'they' if count != 1 else 'it'} looked unsafe: " + "; ".join(items) + tail
+                + ". Run `tacit scan` on the file to see the finding.")
+
+
+# ---------------------------------------------------------------------------
+# Verdicts
+# ---------------------------------------------------------------------------
+_CATEGORY_REASONS = {
+    "invisible_unicode": "invisible or bidirectional characters",
+    "injection": "a prompt-injection pattern",
+    "hidden_instruction": "a hidden instruction",
+    "exfiltration": "an exfiltration pattern",
+    "secret": "a secret",
+}
+_VERDICTS: dict = {}
+_VERDICTS_MAX = 20_000
+
+
+def clear_memo() -> None:
+    """Forget memoised verdicts (benchmarks, tests): results never depend on them."""
+    _VERDICTS.clear()
+
+
+def _scan_verdict(text: str, cleaned: str):
+    finding = scanner.first_finding(text)
+    if finding is None and cleaned != text:
+        finding = scanner.first_finding(cleaned)
+    if finding is None:
+        return None
+    return finding.pattern_id, _CATEGORY_REASONS.get(finding.category, "a blocked pattern")
+
+
+def _verdict(kind: str, text: str):
+    """``(cleaned text, None)`` or ``(None, (pattern_id, reason))`` for one piece."""
+    key = (kind, text)
+    cached = _VERDICTS.get(key)
+    if cached is not None:
+        return cached
+    cleaned = clean_for_context(text)
+    problem = None
+    if kind in NAME_KINDS:
+        name = text.strip()
+        if cleaned != text or "\n" in text or "\t" in text:
+            problem = ("control_characters", "a line break or control character in a name")
+        elif not name:
+            problem = ("malformed", "an empty name")
+        elif len(name) > NAME_MAX:
+            problem = ("too_long", f"a name longer than {NAME_MAX} characters")
+        cleaned = name
+    elif kind == SKILL_DESCRIPTION:
+        cleaned = " ".join(cleaned.split())
+        if len(cleaned) > DESCRIPTION_MAX:
+            problem = ("too_long", f"a description longer than {DESCRIPTION_MAX} characters")
+    if problem is None:
+        problem = _scan_verdict(text, cleaned)
+    if problem is None and kind == FIX_PATTERN:
+        danger = commands.find_dangers(cleaned)
+        if danger:
+            problem = (danger[0].id, danger[0].reason)
+    result = (None, problem) if problem else (cleaned, None)
+    if len(_VERDICTS) >= _VERDICTS_MAX:
+        _VERDICTS.clear()
+    _VERDICTS[key] = result
+    return result
+
+
+_SAFE_LABEL = re.compile(r"[\w .,:/()#@+-]{1,80}")
+_KIND_NAMES = {
+    MEMORY: "memory", SKILL_NAME: "a skill", SKILL_DESCRIPTION: "a skill description",
+    SKILL_CATEGORY: "a skill category", SKILL_BODY: "a skill", FIX_PATTERN: "a fix pattern", NOTICE: "a notice",
+}
+
+
+def _shown(kind: str, label: str) -> str:
+    """The label when it is a short, clean, one-line name; else a generic phrase."""
+    name = _KIND_NAMES.get(kind, "an item")
+    if label and _SAFE_LABEL.fullmatch(label) and scanner.first_finding(label) is None \
+            and not commands.find_dangers(label):
+        return f"{name.removeprefix('a ').removeprefix('an ')} {label}"
+    return f"{name} with an unsafe name"
+
+
+def _as_block(item) -> Block | None:
+    if isinstance(item, Block):
+        kind, label, text, group = item.kind, item.label, item.text, item.group
+    elif isinstance(item, dict):
+        kind, label, text, group = item.get("kind"), item.get("label"), item.get("text"), item.get("group")
+    elif isinstance(item, (tuple, list)) and len(item) in (3, 4):
+        kind, label, text = item[:3]
+        group = item[3] if len(item) == 4 else None
+    else:
+        return None
+    if not isinstance(kind, str):
+        return None
+    return Block(kind, _coerce(label), _coerce(text), None if group is None else _coerce(group))
+
+
+# ---------------------------------------------------------------------------
+# Memory blocks: entries, and entries joined
+# ---------------------------------------------------------------------------
+def _joined_fails(entries: list, lo: int, hi: int) -> bool:
+    return scanner.first_finding("\n".join(entries[lo:hi + 1])) is not None
+
+
+def _culprit_run(entries: list) -> tuple[int, int]:
+    """The first run ``i..j`` of adjacent entries whose join fails (the whole
+    list's join is known to fail, every single entry to pass)."""
+    lo, hi = 0, len(entries) - 1
+    while lo < hi:  # the shortest failing prefix ends at j
+        mid = (lo + hi) // 2
+        if _joined_fails(entries, 0, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    j = lo
+    while j > 0 and _joined_fails(entries, 0, j - 1):  # a finding that is not monotone in the prefix
+        j -= 1
+    i = j - 1
+    while i > 0 and not _joined_fails(entries, i, j):
+        i -= 1
+    return max(i, 0), j
+
+
+_CLEAN = object()  # memo value: the join has no finding
+
+
+def _joined_finding(texts: list):
+    """The first finding in the entries joined by newlines (memoised)."""
+    joined = "\n".join(texts)
+    key = ("memory-join", joined)
+    cached = _VERDICTS.get(key)
+    if cached is None:
+        cached = scanner.first_finding(joined) or _CLEAN
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = cached
+    return None if cached is _CLEAN else cached
+
+
+def _gate_memory(block: Block, left_out: list) -> Block | None:
+    raw_entries = block.text.split(ENTRY_SEPARATOR)
+    kept: list[tuple[int, str]] = []
+    for number, entry in enumerate(raw_entries, 1):
+        if not entry.strip():
+            continue
+        cleaned, problem = _verdict(MEMORY, entry)
+        if problem:
+            label = f"{block.label} entry {number}"
+            left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), problem[1], problem[0]))
+        else:
+            kept.append((number, cleaned))
+    for attempt in range(len(kept) + 1):
+        texts = [text for _number, text in kept]
+        finding = _joined_finding(texts) if len(texts) > 1 else None
+        if finding is None:
+            break
+        if attempt == _MAX_SPLITS:  # a file built to make this search slow: leave the rest out
+            reason = _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+            label = f"{block.label} entries"
+            for number, _text in kept:
+                left_out.append(LeftOut(MEMORY, f"{block.label} entry {number}", _shown(MEMORY, label),
+                                        reason, finding.pattern_id))
+            return None
+        i, j = _culprit_run(texts)
+        first, last = kept[i][0], kept[j][0]
+        label = f"{block.label} entries {first}-{last}"
+        reason = _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+        for number, _text in kept[i:j + 1]:
+            entry_label = f"{block.label} entry {number}"
+            left_out.append(LeftOut(MEMORY, entry_label, _shown(MEMORY, label), reason,
+                                    scanner.first_finding("\n".join(texts[i:j + 1])).pattern_id))
+        kept = kept[:i] + kept[j + 1:]
+    if not kept:
+        return None
+    return Block(MEMORY, block.label, ENTRY_SEPARATOR.join(text for _number, text in kept), block.group)
+
+
+# ---------------------------------------------------------------------------
+# The gate
+# ---------------------------------------------------------------------------
+def gate_context(blocks: Iterable) -> GateResult:
+    """The pieces of ``blocks`` that may be injected (cleaned), and what was left out.
+
+    ``blocks`` holds ``Block`` values, ``(kind, label, text)`` or
+    ``(kind, label, text, group)`` tuples, or dicts with those keys. Kinds:
+    ``memory`` (a whole USER.md/MEMORY.md block, entries separated by
+    ``\\n§\\n``), ``skill_name``, ``skill_description``, ``skill_category``
+    (a category folder name), ``skill_body``, ``fix_pattern``, ``notice``;
+    any other kind is scanned like a notice. Never raises.
+    """
+    left_out: list[LeftOut] = []
+    allowed: list[Block] = []
+    refused_groups: set = set()
+    try:
+        items = list(blocks)
+    except Exception:  # a broken iterable is nothing to inject
+        items = []
+    for item in items:
+        block = _as_block(item)
+        if block is None:
+            left_out.append(LeftOut("?", "", "an item that is not a (kind, label, text) piece",
+                                    "not a piece tacit can check", "malformed"))
+            continue
+        if block.kind == MEMORY:
+            gated = _gate_memory(block, left_out)
+            if gated is not None:
+                allowed.append(gated)
+            continue
+        cleaned, problem = _verdict(block.kind, block.text)
+        if problem:
+            left_out.append(LeftOut(block.kind, block.label, _shown(block.kind, block.label),
+                                    problem[1], problem[0]))
+            if block.group is not None:
+                refused_groups.add(block.group)
+            continue
+        allowed.append(Block(block.kind, block.label, cleaned, block.group))
+    if refused_groups:
+        kept = []
+        for block in allowed:
+            if block.group in refused_groups:
+                left_out.append(LeftOut(block.kind, block.label, _shown(block.kind, block.label),
+                                        "part of a group with a refused piece", "group"))
+            else:
+                kept.append(block)
+        allowed = kept
+    return GateResult(tuple(allowed), tuple(left_out))

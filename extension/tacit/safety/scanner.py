@@ -1,0 +1,1176 @@
+"""The content scanner: keeps poison out of the system prompt.
+
+Everything tacit writes into MEMORY.md, USER.md or a SKILL.md ends up in a
+future system prompt, so every write is scanned, and every entry is scanned
+again when a snapshot is loaded (people edit these files by hand). A finding
+blocks the text; ``describe`` turns findings into the one-line reason the
+agent and the person see.
+
+Design decisions, and why
+- **Five categories, stable ids.** ``invisible_unicode``, ``injection``,
+  ``hidden_instruction``, ``exfiltration``, ``secret``. Every pattern id is
+  ``<category>`` or ``<category>.<name>`` and never changes meaning, so logs,
+  ``[BLOCKED: …]`` lines and tests can rely on it. ``pattern_ids()`` lists them.
+- **Phrases, not words.** A memory store is *about* code, so "ignore", "token",
+  ".env", "ssh" and "system prompt" are everyday words here. Every rule needs a
+  whole construction ("ignore all previous instructions", ``cat .env``,
+  ``curl … $API_KEY``, ``password = <real-looking value>``), and rules that
+  describe an action skip matches negated right before the verb ("never send
+  .env anywhere" is a safety rule, not an attack). The labelled corpus in
+  ``tests/data/scan_corpus.jsonl`` holds both kinds; the test suite requires
+  zero false positives and zero misses on it. See docs/scanner.md.
+- **Secrets are judged by their value.** Token prefixes (``ghp_``, ``sk-ant-``,
+  ``AKIA`` …) and ``key = value`` assignments only count when the value looks
+  real: a random-looking token, or for a password any literal that is not a
+  placeholder (``xxx``, ``<token>``, ``$VAR``, ``changeme``, ``example`` …)
+  or a code reference (``settings.SECRET_KEY``, ``getpass()``). The rules
+  live in ``tacit.safety.secrets`` and are shared with ``redact_secrets``.
+  Excerpts never show a secret: the sensitive part is replaced by ``****``
+  in every excerpt, whichever finding it belongs to.
+- **Normalised view for phrases.** Non-ASCII text is NFKC-normalised, stripped
+  of invisible characters and folded from look-alike letters (Cyrillic "о",
+  dotless "ı" …) before phrase rules run, so "ign<U+200B>ore previous
+  instructions" or full-width letters do not slip past. Phrase rules then run
+  case-sensitively on a lower-cased copy (patterns are lower case), several
+  times faster than IGNORECASE. Secrets are matched on the raw text.
+  Pure-ASCII text (the common case) skips the normalisation.
+- **Linear time, always.** This runs on every write and every snapshot load,
+  and a hand-edited file can be huge. No rule nests unbounded quantifiers:
+  gaps are bounded (``{0,60}``), token runs are possessive (``{1,300}+``) and
+  command/path checks anchor on the rare part and look around it in Python,
+  so the worst case is a constant amount of work per character.
+- **Clean text is cheap.** Each rule lists literal trigger words; a rule runs
+  only when every one of its trigger groups has a word in the lower-cased
+  text. Which trigger words occur is found once per text, not once per rule:
+  the text is split on whitespace, each distinct token's trigger words come
+  from a bounded memo (filled by substring checks of the words no longer than
+  the token), and the few trigger phrases containing a space are searched
+  for directly, only when their first word is in some token. Non-ASCII text
+  that normalising leaves unchanged ("§", accents) is read through a single
+  view. Clean text with no trigger word costs a split, a few dict lookups
+  and no rule at all.
+- **Exact pre-checks, so everyday words run no regex.** A trigger word is a
+  necessary condition, and the cheaper and tighter it is the better: the
+  two command rules' trigger is the command ending a token the way their
+  regex requires (``_anchored``: "nc" inside "branch" or "function" does not
+  count), ``secret.assignment`` runs only where a ``:`` or ``=`` follows
+  one of its keywords (``precheck``), and ``conceal_from_user`` needs a
+  negation or concealment word besides "user" or "memory". Pure-ASCII text
+  whose trigger words select no rule that could run returns from
+  ``_clean_ascii`` without building any view — most skill descriptions and
+  memory entries. Every pre-check only skips a regex that cannot match, so
+  results are the same as running it (property tests in
+  tests/unit/test_index_fast_paths.py).
+- **One definition of a secret.** The ``secret.*`` rules and the value checks
+  behind them live in ``tacit.safety.secrets``, which ``redact_secrets``
+  uses too; invisible characters live in ``tacit.safety.invisible``, which
+  ``clean_for_context`` uses too.
+- **Compiled at import.** Every regex is compiled when the module loads (a
+  few milliseconds, paid once by the long-lived service).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from tacit.safety import invisible, secrets
+
+CATEGORIES = ("invisible_unicode", "injection", "hidden_instruction", "exfiltration", "secret")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reason to block a text."""
+
+    pattern_id: str  # stable id, "<category>" or "<category>.<name>"
+    category: str  # one of CATEGORIES
+    reason: str  # short human sentence
+    excerpt: str  # short, printable excerpt around the match; secrets masked
+
+    def to_dict(self) -> dict:
+        return {
+            "pattern_id": self.pattern_id,
+            "category": self.category,
+            "reason": self.reason,
+            "excerpt": self.excerpt,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Reasons, one per pattern id (the id list is the public contract).
+# ---------------------------------------------------------------------------
+_REASONS: dict[str, str] = {
+    "invisible_unicode": "invisible or bidirectional control character",
+    "injection.ignore_previous": "prompt injection ('ignore previous instructions')",
+    "injection.disregard_rules": "prompt injection ('disregard your rules')",
+    "injection.role_hijack": "role hijack ('you are now …')",
+    "injection.new_system_prompt": "prompt injection ('new system prompt')",
+    "injection.fake_system_tag": "fake system or chat-template tag",
+    "injection.prompt_extraction": "prompt extraction ('reveal your system prompt')",
+    "injection.jailbreak": "jailbreak mode request",
+    "injection.act_unrestricted": "role hijack ('act … without restrictions')",
+    "hidden_instruction.conceal_from_user": "hidden instruction ('do not tell the user')",
+    "hidden_instruction.html_comment": "hidden instruction (HTML comment addressed to the AI)",
+    "hidden_instruction.covert_action": "hidden instruction ('secretly …')",
+    "exfiltration.curl_secret": "exfiltration (network command carrying a secret variable)",
+    "exfiltration.env_dump": "exfiltration (environment dumped to a network command)",
+    "exfiltration.env_file": "exfiltration (reads or sends a .env file)",
+    "exfiltration.ssh_key": "exfiltration (reads or sends an SSH private key)",
+    "exfiltration.authorized_keys": "exfiltration (reads, sends or writes authorized_keys)",
+    "exfiltration.netrc": "exfiltration (reads or sends .netrc)",
+    "exfiltration.shadow": "exfiltration (reads or sends /etc/shadow or sudoers)",
+    "exfiltration.credential_file": "exfiltration (reads or sends a credentials file)",
+    "exfiltration.send_secrets": "exfiltration (tells the agent to send secrets to an outside address)",
+    "exfiltration.markdown_image": "exfiltration (markdown image or link URL with templated data)",
+    "secret.private_key": "secret: PEM private key",
+    "secret.anthropic_key": "secret: Anthropic API key",
+    "secret.openai_key": "secret: OpenAI API key",
+    "secret.stripe_key": "secret: Stripe API key",
+    "secret.github_token": "secret: GitHub token",
+    "secret.gitlab_token": "secret: GitLab token",
+    "secret.slack_token": "secret: Slack token",
+    "secret.slack_webhook": "secret: Slack webhook URL",
+    "secret.aws_key": "secret: AWS access key id",
+    "secret.aws_secret_key": "secret: AWS secret access key",
+    "secret.azure_key": "secret: Azure storage or service-bus key",
+    "secret.google_api_key": "secret: Google API key",
+    "secret.google_oauth_secret": "secret: Google OAuth client secret",
+    "secret.npm_token": "secret: npm token",
+    "secret.huggingface_token": "secret: Hugging Face token",
+    "secret.pypi_token": "secret: PyPI token",
+    "secret.twilio_key": "secret: Twilio API key",
+    "secret.sendgrid_key": "secret: SendGrid API key",
+    "secret.telegram_bot_token": "secret: Telegram bot token",
+    "secret.jwt": "secret: JSON Web Token",
+    "secret.bearer_token": "secret: bearer token",
+    "secret.basic_auth": "secret: HTTP basic-auth credentials",
+    "secret.url_credentials": "secret: password inside a URL",
+    "secret.assignment": "secret: credential assigned a real-looking value",
+    "secret.password_phrase": "secret: password stated in text",
+}
+
+
+def pattern_ids() -> list[str]:
+    """Every pattern id the scanner can report, in report order."""
+    return list(_REASONS)
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+def scan(text: str) -> list[Finding]:
+    """All findings for ``text``, one per pattern id, in category order."""
+    if type(text) is str and text.isascii() and _clean_ascii(text):
+        return []
+    return list(_findings(text, stop_first=False))
+
+
+def first_finding(text: str) -> Finding | None:
+    """The first finding (cheaper than ``scan`` when only a verdict is needed)."""
+    if type(text) is str and text.isascii() and _clean_ascii(text):
+        return None
+    for finding in _findings(text, stop_first=True):
+        return finding
+    return None
+
+
+def describe(findings: list[Finding]) -> str:
+    """One line for a person or an agent: what was blocked and why."""
+    if not findings:
+        return "clean: no threat patterns found"
+    head = findings[0]
+    line = f"blocked: {head.reason} [{head.pattern_id}]"
+    rest = [f.pattern_id for f in findings[1:]]
+    if rest:
+        line += f" (+{len(rest)} more: {', '.join(rest)})"
+    return line
+
+
+# ---------------------------------------------------------------------------
+# Rule table
+# ---------------------------------------------------------------------------
+# "␣" in a pattern means "a word gap": whitespace, markdown emphasis or quotes,
+# so "**ignore** all previous instructions" reads as the phrase it is.
+_GAP = r"[\s*_`~\"'\u201c\u201d\u2018\u2019]{1,8}"
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern_id: str | None  # None: ``check`` returns the id (one rule, several ids)
+    regex: str
+    flags: int = 0
+    triggers: tuple = ()  # tuple of groups; every group needs one word in the text
+    # "lower": the normalised text lower-cased (patterns are written in lower
+    # case and matched case-sensitively, several times faster than IGNORECASE);
+    # "prepared": the normalised text as is; "raw": the text exactly as given
+    view: str = "lower"
+    check: object = None  # (match, text) -> pattern id | None
+    negation: str | None = None  # "adjacent" | "clause": skip negated matches
+    mask_group: str | None = None  # secrets: the group excerpts must hide
+    ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
+    # characters every match contains (one of them): a rule whose subject holds
+    # none of them cannot match and is not run — an exact, cheap pre-check
+    requires: tuple = ()
+    # (subject) -> False only when the regex cannot match: a finer exact
+    # pre-check, run after ``requires``
+    precheck: object = None
+    compiled: object = None  # the regex already compiled (rules shared with tacit.safety.secrets)
+
+
+def _phrase(pattern: str) -> str:
+    return pattern.replace("␣", _GAP)
+
+
+# --- exfiltration: command and path checks ---------------------------------
+_PATH_KINDS = (
+    (re.compile(r"(?:^|[/=@:<~])\.env(?:\.(?:local|prod|production|staging|stage|development|dev|live))?$"),
+     "exfiltration.env_file"),
+    (re.compile(r"(?:^|[/=@:<~])\.ssh/(?:id_[\w-]+|identity)$"), "exfiltration.ssh_key"),
+    (re.compile(r"(?:^|[/=@:<~])authorized_keys2?$"), "exfiltration.authorized_keys"),
+    (re.compile(r"(?:^|[/=@:<~])[._]netrc$"), "exfiltration.netrc"),
+    (re.compile(r"(?:^|[=@:<])/etc/(?:g?shadow|sudoers|master\.passwd)$"), "exfiltration.shadow"),
+    (re.compile(
+        r"(?:^|[/=@:<~])(?:\.aws/credentials|\.git-credentials|\.pgpass|\.docker/config\.json"
+        r"|\.pypirc|gcloud/(?:credentials\.db|access_tokens\.db"
+        r"|application_default_credentials\.json)|\.config/gh/hosts\.yml|\.vault-token"
+        r"|\.terraformrc|\.cargo/credentials(?:\.toml)?|\.gnupg/(?:secring\.gpg|private-keys-v1\.d))$"),
+     "exfiltration.credential_file"),
+)
+_PATH_IDS = tuple(pid for _rx, pid in _PATH_KINDS)
+_SENSITIVE_WORDS = (
+    ".env", ".ssh", "authorized_keys", "netrc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
+    "master.passwd", ".aws/credentials", ".git-credentials", ".pgpass", ".docker/config.json",
+    ".pypirc", "gcloud/", "gh/hosts.yml", ".vault-token",
+    ".terraformrc", ".cargo/credentials", ".gnupg/",
+)
+
+
+_SSH_DIR = re.compile(r"(?:^|[/=@:<~])\.ssh/?$")
+
+
+def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
+    """Which sensitive file a command-line token names, if any.
+
+    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied
+    away wholesale); reading or opening the folder by name is harmless.
+    """
+    token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
+    if not token:
+        return None
+    for rx, pattern_id in _PATH_KINDS:
+        if rx.search(token):
+            return pattern_id
+    if whole_dirs and _SSH_DIR.search(token):
+        return "exfiltration.ssh_key"
+    return None
+
+
+_SECRET_VAR = re.compile(r"(?:\$env:|\$\{?|%)(?P<var>[A-Za-z_][A-Za-z0-9_]{0,80}+)")
+_SECRET_PARTS = frozenset(
+    ("KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PW",
+     "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "PAT", "COOKIE", "COOKIES", "PRIVATE", "JWT")
+)
+_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _is_secret_var(name: str) -> bool:
+    parts = _CAMEL_SPLIT.sub("_", name).upper().split("_")
+    return any(
+        part in _SECRET_PARTS or (len(part) > 3 and part.endswith(("KEY", "TOKEN", "SECRET")))
+        for part in parts
+        if part
+    )
+
+
+def _has_secret_var(segment: str) -> bool:
+    return any(_is_secret_var(m.group("var")) for m in _SECRET_VAR.finditer(segment))
+
+
+_SEGMENT_END = re.compile(r"\|\|?|&&|;")
+_UPLOAD_MARKERS = re.compile(
+    r"(?:@|<\s*|(?:-T|--upload-file|--post-file|--body-file|-InFile|--data-binary|--data|-d)[\s=]+@?)"
+    r"[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
+    re.IGNORECASE,
+)
+_ENV_SUBST = re.compile(r"\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`")
+_IDENTITY_OPTS = ("-i", "-o", "-e", "--rsh", "--identity")
+
+
+def _segment(rest: str) -> str:
+    cut = _SEGMENT_END.search(rest)
+    return rest[: cut.start()] if cut else rest
+
+
+def _network_check(match, _text):
+    """curl/wget/scp/nc … : secret variables, $(env), uploaded sensitive files."""
+    cmd = match.group("cmd").lower()
+    segment = _segment(match.group("rest"))
+    if _has_secret_var(segment):
+        return "exfiltration.curl_secret"
+    if _ENV_SUBST.search(segment):
+        return "exfiltration.env_dump"
+    if cmd in ("curl", "wget", "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm"):
+        for marker in _UPLOAD_MARKERS.finditer(segment):
+            kind = _classify_path(marker.group("path"))
+            if kind:
+                return kind
+        return None
+    # scp / rsync / sftp / nc / socat / rclone: any argument that is a sensitive file
+    previous = ""
+    for token in segment.split():
+        if previous in _IDENTITY_OPTS or "identityfile" in token.lower() or "identityfile" in previous.lower():
+            previous = token
+            continue  # the key is used to log in, not sent anywhere
+        kind = _classify_path(token, whole_dirs=True)
+        if kind:
+            return kind
+        previous = token
+    return None
+
+
+_ARCHIVERS = ("tar", "zip", "7z", "gzip", "gpg", "openssl")
+
+
+def _read_check(match, _text):
+    """cat/less/base64/tar … of a sensitive file."""
+    cmd = match.group("cmd").lower()
+    segment = _segment(match.group("rest"))
+    for token in segment.split():
+        bare = token.strip("\"'`")
+        if token.startswith((">", "<<", "2>", "&>")):
+            break  # writing to the file (cat > .env <<EOF) is not reading it
+        kind = _classify_path(bare, whole_dirs=cmd in _ARCHIVERS)
+        if kind:
+            return kind
+        if cmd in _ARCHIVERS or bare.startswith("-") or bare.isdigit():
+            continue
+        if not ("/" in bare or "." in bare or bare.startswith(("~", "$"))):
+            break  # "more than one .env" is prose, not a command line
+    return None
+
+
+_PIPE_SOURCE = re.compile(
+    r"^\s*(?:sudo\s+)?(?:env|printenv|set|history|export\s+-p|(?:Get-ChildItem|gci|dir|ls)\s+env:)\b",
+    re.IGNORECASE,
+)
+
+
+def _pipe_check(match, text):
+    """``… | curl``: what is being piped out?"""
+    start = match.start()
+    line_start = text.rfind("\n", max(0, start - 300), start) + 1 or max(0, start - 300)
+    left = text[line_start:start]
+    for sep in (";", "&&"):
+        left = left.rsplit(sep, 1)[-1]
+    if _has_secret_var(left):
+        return "exfiltration.curl_secret"
+    if _PIPE_SOURCE.search(left):
+        return "exfiltration.env_dump"
+    return None
+
+
+_EXFIL_VERBS_ENV = frozenset(
+    ("send", "upload", "post", "transmit", "exfiltrate", "email", "e-mail", "forward", "leak",
+     "paste", "print", "dump", "output", "reveal", "attach", "share")
+)
+
+
+def _prose_file_check(match, _text):
+    kind = _classify_path(match.group("path"))
+    if not kind:
+        return None
+    if kind == "exfiltration.env_file" and match.group("verb").lower() not in _EXFIL_VERBS_ENV:
+        return None  # "use python-dotenv to read .env" is how apps work
+    return kind
+
+
+_UNRESTRICTED_VERB = re.compile(r"\b(?:act|behave|respond|reply|operate|pretend|roleplay|role-play|answer)\b", re.IGNORECASE)
+
+
+def _act_unrestricted_check(match, text):
+    """"… without restrictions" counts when an act/behave/respond verb leads the same sentence."""
+    start = match.start()
+    window_start = max(0, start - 80)
+    window = text[window_start:start]
+    cut = max(window.rfind("."), window.rfind("\n"))
+    verbs = list(_UNRESTRICTED_VERB.finditer(window, cut + 1))
+    if not verbs or _negated(text, window_start + verbs[-1].start(), "adjacent"):
+        return None
+    return "injection.act_unrestricted"
+
+
+_HTTP_CALL = re.compile(
+    r"\b(?:requests|httpx|urllib3?|aiohttp|session|client|axios|fetch|got|http)\b[\w.]{0,30}\s*\(", re.IGNORECASE
+)
+
+
+def _whole_env_check(match, text):
+    """The whole environment (not one variable) handed to an HTTP call on the same line."""
+    start = match.start()
+    line_start = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
+    if _HTTP_CALL.search(text, line_start, start):
+        return "exfiltration.env_dump"
+    return None
+
+
+def _authorized_keys_write_check(match, _text):
+    token = match.group("path")
+    return "exfiltration.authorized_keys" if token.rstrip("\"'").endswith(("authorized_keys", "authorized_keys2")) else None
+
+
+def _image_check(match, _text):
+    url = match.group("url")
+    if any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url):
+        return "exfiltration.markdown_image"
+    return None
+
+
+_NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone",
+                 "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm")
+_READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
+              "strings", "tac", "get-content") + _ARCHIVERS
+# Command-anchored trigger words. The two command rules below match
+# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of
+# [\w.-] characters that ends a whitespace-separated token. Their trigger
+# word for a command is that exact condition (``_anchored``), not the
+# command as a substring, so "nc" inside "branch" or "function" and "od"
+# inside "node" no longer run a regex that cannot match there. These lists
+# are exactly the regexes' alternatives (a test checks it).
+_NETWORK_ANCHORS = _NETWORK_CMDS
+_READ_ANCHORS = _READ_CMDS + ("batcat",)
+_ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
+
+
+def _anchored(commands: tuple) -> tuple:
+    return tuple(_ANCHOR_MARK + command for command in commands)
+
+
+# Order = report order (category order, then most specific first).
+_RULE_SPECS: tuple[_Rule, ...] = (
+    # ---- injection --------------------------------------------------------
+    _Rule(
+        "injection.ignore_previous",
+        _phrase(
+            r"\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
+            r"(?:(?:all|any|each|every|of|the|your|my|these|those|and|both|such|earlier|above|prior|previous)␣){0,4}?"
+            r"(?:previous|prior|above|earlier|preceding|former|foregoing|original|initial|system|developer|safety)␣"
+            r"(?:(?:all|any|of|the|your|and|other)␣){0,2}?"
+            r"(?:instructions?|directions|directives?|prompts?|rules|guidelines|guidance|orders|programming)\b"
+            r"|\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
+            r"(?:(?:all|any|each|every|of|the|your|my|these|those)␣){0,3}?"
+            r"(?:instructions?|directives?|prompts?|rules|guidelines|guidance)␣"
+            r"(?:(?:that|which)␣)?(?:you(?:␣(?:were|have|had)|'ve)␣been␣(?:given|told)|you␣(?:were|got)␣(?:given|told)"
+            r"|(?:given|provided|written|stated|listed)␣(?:to␣you␣)?(?:above|before|earlier|previously)"
+            r"|above\b|before␣this|so␣far|until␣now|up␣to␣now)"
+            r"|\b(?:ignore|disregard|forget)␣(?:everything|all|anything)␣"
+            r"(?:(?:that␣)?you(?:␣(?:were|have|had)|'ve|'d)␣been␣told"
+            r"|(?:that␣(?:was|is|has␣been)␣)?(?:said|written|stated|mentioned)␣(?:above|before|earlier|previously|so␣far))\b"
+        ),
+        triggers=(("ignore", "disregard", "forget", "override", "bypass", "abandon", "discard", "disobey"),),
+        negation="adjacent",
+    ),
+    _Rule(  # "the previous instructions no longer apply"
+        "injection.ignore_previous",
+        _phrase(
+            r"\b(?:previous|prior|earlier|above|original|system)␣(?:instructions|rules|guidelines|directives)␣"
+            r"(?:no␣longer␣apply|(?:do␣not|don't)␣apply␣anymore|are␣(?:now␣)?(?:void|cancell?ed|revoked|obsolete"
+            r"|overridden|lifted))\b"
+        ),
+        triggers=(("apply", "void", "cancel", "revoked", "obsolete", "overridden", "lifted"),),
+        negation="adjacent",
+    ),
+    _Rule(  # the same request in a few other languages
+        "injection.ignore_previous",
+        _phrase(
+            r"(?:忽略|无视|忘记|忘掉|不要理会)掉?(?:之前|以前|先前|上面|前面|上述|以上|此前)?的?(?:所有|全部|一切)?"
+            r"(?:之前|以前|先前|上面|前面|上述|以上)?的?(?:指令|指示|说明|规则|提示词|命令)"
+            r"|(?:以前|前|上記|これまで)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて)?無視"
+            r"|\bignore[zr]?␣(?:toutes␣)?(?:les␣)?(?:instructions|consignes|règles)␣(?:précédentes|antérieures|ci-dessus)"
+            r"|\bignora␣(?:todas␣)?(?:las␣)?(?:instrucciones|reglas)␣(?:anteriores|previas)"
+            r"|\bignorieren?␣(?:sie␣)?(?:alle␣)?(?:vorherigen|bisherigen|obigen)␣(?:anweisungen|regeln|instruktionen)"
+        ),
+        triggers=(("ignorez", "ignorer", "ignora", "ignorier", "忽略", "无视", "忘", "不要理会", "無視"),),
+        negation="adjacent",
+    ),
+    _Rule(
+        "injection.disregard_rules",
+        _phrase(
+            r"\b(?:ignore|disregard|forget|bypass|override|abandon|break|violate|disable|circumvent|disobey|evade)␣"
+            r"(?:(?:all|any|of|every)␣){0,2}(?:your|its|the␣assistant's|the␣model's|claude's)␣"
+            r"(?:(?:own|core|safety|content|ethical|security|built-in|original)␣){0,2}"
+            r"(?:rules|guidelines|guardrails|restrictions|limitations|filters|policies|principles|programming"
+            r"|instructions|training|constraints|safeguards|ethics|directives|system␣prompt|alignment)\b"
+            r"|\b(?:bypass|disable|circumvent|override|ignore|disregard|turn␣off|evade)␣(?:(?:all|any|the|every)␣){0,2}"
+            r"(?:safety|ethical|moderation)␣(?:rules|guidelines|guardrails|filters?|policies|policy|restrictions|protocols)\b"
+            r"|\b(?:bypass|disable|circumvent|ignore|disregard|evade)␣(?:(?:all|any|the|every)␣){0,2}guardrails\b"
+        ),
+        triggers=(("ignore", "disregard", "forget", "bypass", "override", "abandon", "break", "violate",
+                   "disable", "circumvent", "disobey", "evade", "turn"),
+                  ("your", "its", "assistant", "model", "claude", "safety", "ethical", "moderation", "guardrail")),
+        negation="adjacent",
+    ),
+    _Rule(
+        "injection.role_hijack",
+        _phrase(
+            r"\byou(?:␣are|'re)␣now␣(?:(?:a|an|the|my|our)␣(?!(?:member|owner|maintainer|collaborator|contributor"
+            r"|admin|administrator|part|user|reviewer|assignee)\b)|no␣longer\b|free␣(?:from|of)\b|unrestricted"
+            r"|unfiltered|uncensored|unbound|jailbroken|liberated|(?-i:DAN)\b|in␣(?:[\w-]+␣){0,3}?mode\b"
+            r"|(?:acting|operating|playing|roleplaying|pretending|speaking)␣(?:as|the␣role)\b|called\b|named\b)"
+            r"|\bfrom␣now␣on,?␣you(?:␣are|'re|␣will␣be|␣shall␣be)␣(?:a|an|the|no␣longer|free|unrestricted"
+            r"|unfiltered|(?-i:DAN)|called|named|evil)\b"
+            r"|\b(?:pretend|imagine)␣(?:to␣be|(?:that␣)?you(?:␣are|'re))␣(?:an?␣)?(?:unrestricted|unfiltered|uncensored"
+            r"|jailbroken|evil|malicious|rogue|(?-i:DAN)|different␣ai|ai␣without)\b"
+            r"|\byour␣new␣(?:role|persona|identity|name|purpose|objective|goal|task)␣(?:is|will␣be)\b"
+            r"|\byou␣(?:must|will|shall)␣now␣(?:obey|follow|comply␣with|listen␣to|act␣as|respond␣as)\b"
+        ),
+        triggers=(("you", "pretend", "imagine"),),
+        flags=re.IGNORECASE, view="prepared",  # "DAN" is matched in capitals only
+    ),
+    _Rule(
+        "injection.new_system_prompt",
+        _phrase(
+            r"\b(?:new|updated|revised|real|actual|true|secret|hidden|override)␣system␣(?:prompt|instructions?|message)s?"
+            r"\s*(?::|=|-+>|follows\b|reads\b|below\b|is␣as␣follows)"
+            r"|\b(?:here␣is|here's|below␣is|begin|start␣of|following␣is)␣(?:your|the)␣(?:new|updated|real|actual|true)␣"
+            r"(?:system␣)?(?:prompt|instructions)\b"
+            r"|\bsystem␣prompt␣(?:override|overridden)\b"
+            r"|\b(?:override|replace|overwrite)␣your␣(?:current␣|existing␣)?system␣(?:prompt|instructions|message)\b"
+            r"|\byour␣(?:new|real|actual|updated)␣instructions␣(?:are|follow)\b"
+            r"|\b(?:new|updated|real)␣instructions␣for␣(?:the␣)?(?:ai|assistant|agent|model|llm)\b"
+        ),
+        triggers=(("system", "instructions", "prompt"),),
+    ),
+    _Rule(
+        "injection.fake_system_tag",
+        r"<\s*/?\s*(?:system|system[-_ ]?(?:prompt|message|instructions?|reminder|override|note)|sys|im_start|im_end)"
+        r"(?:\s[^<>\n]{0,60})?\s*>"
+        r"|<\|\s*(?:system|im_start|im_end|endoftext|start_header_id|end_header_id|eot_id|begin_of_text)\s*\|>"
+        r"|<<\s*/?\s*SYS\s*>>"
+        r"|\[\s*/?\s*(?-i:SYSTEM|INST|SYS)(?:\s+(?-i:MESSAGE|PROMPT|NOTE|OVERRIDE))?\s*\]"
+        r"|(?m:^[\t >#*]*(?-i:SYSTEM(?:\s+(?:PROMPT|MESSAGE|OVERRIDE|NOTICE|INSTRUCTIONS?))?|ADMIN\s+OVERRIDE"
+        r"|DEVELOPER\s+(?:MESSAGE|INSTRUCTIONS?))\s*:)",
+        triggers=(("system", "sys", "im_start", "im_end", "endoftext", "header_id", "eot_id",
+                   "begin_of_text", "[inst", "/inst", "admin override", "developer message",
+                   "developer instruction"),),
+        flags=re.IGNORECASE, view="prepared",  # [SYSTEM] and SYSTEM: labels are capitals only
+    ),
+    _Rule(
+        "injection.prompt_extraction",
+        _phrase(
+            r"\b(?:reveal|print|output|repeat|leak|dump|disclose|share|send|show|display|recite|tell␣me|give␣me|write␣out)"
+            r"␣(?:me␣)?(?:all␣(?:of␣)?)?your␣(?:(?:full|entire|complete|hidden|secret|original|initial|exact|verbatim"
+            r"|system)␣){0,2}(?:system␣prompt|prompt|instructions|initial␣prompt|hidden␣instructions|context␣window)\b"
+            r"|\b(?:reveal|leak|disclose|recite|repeat)␣(?:(?:the|full|entire|complete|hidden|original|initial|exact)␣)"
+            r"{1,3}system␣prompt\b"
+        ),
+        triggers=(("prompt", "instructions", "context window"),),
+        negation="adjacent",
+    ),
+    _Rule(
+        "injection.jailbreak",
+        _phrase(
+            r"\b(?-i:DAN|STAN|DUDE)␣(?:mode|prompt|jailbreak)\b"
+            r"|\bdo␣anything␣now\b"
+            r"|\bjailbr(?:ea|o)k(?:en|ed)?␣mode\b"
+            r"|\b(?:enable|activate|enter|switch␣(?:to|into)|turn␣on|unlock)␣(?:the␣)?"
+            r"(?:jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|chaos)␣mode\b"
+        ),
+        triggers=(("dan", "stan", "dude", "anything now", "jailbr", "unrestricted", "unfiltered",
+                   "uncensored", "evil", "chaos"),),
+        flags=re.IGNORECASE, view="prepared",
+        negation="adjacent",
+    ),
+    _Rule(
+        None,
+        # anchored on the rare half ("without restrictions"); the check looks
+        # back for the verb, so a text full of "act" costs nothing extra
+        _phrase(
+            r"\b(?:without|with␣no|free␣(?:of|from)|ignoring|regardless␣of)␣(?:(?:any|all|your|the|its)␣)?"
+            r"(?:(?:moral|ethical|safety|content|usual|normal)␣)?(?:restrictions|limitations|filters|filtering|censorship"
+            r"|guardrails|boundaries|ethics|morals|morality|rules|guidelines|policies|constraints)\b"
+            r"(?!␣(?:on|for|about|regarding|around)\b)"
+        ),
+        triggers=(("without", "with no", "free of", "free from", "ignoring", "regardless"),
+                  ("act", "behave", "respond", "reply", "operate", "pretend", "roleplay", "role-play", "answer")),
+        check=_act_unrestricted_check,
+        ids=("injection.act_unrestricted",),
+    ),
+    _Rule(
+        "injection.act_unrestricted",
+        _phrase(
+            r"\byou␣(?:have|now␣have)␣no␣(?:restrictions|limitations|rules|guidelines|filters|guardrails|boundaries"
+            r"|ethical␣(?:limits|constraints))\b"
+            r"|\b(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|amoral)␣(?:ai|assistant|model|llm|chatbot"
+            r"|agent|version␣of␣yourself|mode)\b"
+        ),
+        triggers=(("have no", "unrestricted", "unfiltered", "uncensored", "jailbroken", "unaligned", "amoral"),),
+        negation="adjacent",
+    ),
+    # ---- hidden instructions --------------------------------------------
+    _Rule(
+        "hidden_instruction.conceal_from_user",
+        _phrase(
+            r"\b(?:do␣not|don't|dont|never|must␣not|mustn't|should␣not|shouldn't)␣(?:ever␣)?"
+            r"(?:tell|inform|notify|alert|warn|let␣on␣to)␣(?:the␣)?(?:user|human|operator|person)s?\b(?![ \t]*[\"'\u201c\u2018]|␣(?:to|how)\b)"
+            r"|\b(?:do␣not|don't|dont|never)␣let␣(?:the␣)?(?:user|human)s?␣(?:know|see|find␣out|notice|learn)\b"
+            r"|\b(?:do␣not|don't|dont|never)␣(?:mention|reveal|disclose|report)␣(?:this|that|it|these␣instructions"
+            r"|this␣instruction|any␣of␣this|(?:what|that)␣you(?:'re|␣are|␣did|␣have␣done)?(?:␣doing)?)␣"
+            r"to␣(?:the␣)?(?:user|human)s?\b"
+            r"|\b(?:keep|hide)␣(?:this|it|these␣instructions|this␣instruction|this␣(?:rule|note|entry|memory)"
+            r"|the␣(?:upload|change|request|command|action|instruction)s?)␣(?:(?:secret|hidden|private|confidential)␣)?"
+            r"from␣(?:the␣)?(?:user|human)s?\b"
+            r"|\bthe␣(?:user|human)␣(?:must|should|need)␣(?:not|never)␣(?:know|find␣out|learn|see␣this|notice|be␣told)\b"
+            r"|\b(?:this|these)␣instructions?␣(?:is|are|must␣(?:be|stay|remain))␣(?:secret|hidden|confidential|invisible)\b"
+            r"|\b(?:do␣not|don't|dont|never)␣(?:reveal|disclose|mention|repeat|acknowledge)␣(?:these|this|the␣above)␣"
+            r"(?:instructions?|rules?|notes?|entry|entries|memory)\b"
+            r"|\b(?:deny|pretend)␣(?:that␣)?(?:this|these|it)␣(?:(?:note|entry|memory|instruction|rule)s?␣)?"
+            r"(?:exists?|does␣not␣exist|doesn't␣exist|never␣existed|is␣not␣there|was␣never␣(?:added|written))\b"
+        ),
+        triggers=(("user", "human", "operator", "person", "instruction", "rule", "note", "entr", "memory",
+                   "exist"),
+                  # every alternative above holds one of these: "user" and "memory"
+                  # alone are everyday words in what tacit stores
+                  ("not", "n't", "dont", "never", "keep", "hide", "secret", "hidden", "confidential",
+                   "invisible", "deny", "pretend")),
+    ),
+    _Rule(
+        "hidden_instruction.conceal_from_user",
+        _phrase(
+            r"\bwithout␣(?:telling|informing|notifying|alerting)␣(?:the␣)?(?:user|human)s?\b"
+            r"|\bwithout␣(?:the␣)?(?:user|human|anyone|them)(?:'s|s')?␣(?:knowing|knowledge|noticing|awareness|realizing|seeing)\b"
+        ),
+        triggers=(("without",),),
+        negation="clause",
+    ),
+    _Rule(
+        "hidden_instruction.html_comment",
+        r"<!--[ \t]*(?:(?:note|message|instructions?)[ \t]+(?:to|for)[ \t]+(?:the[ \t]+)?)?"
+        r"(?:ai|assistant|agent|claude|llm|model|chatgpt|gpt|copilot|hermes|codex)\b[ \t]*[:,-]",
+        triggers=(("<!--",),),
+    ),
+    _Rule(
+        "hidden_instruction.covert_action",
+        _phrase(
+            r"\b(?:secretly|covertly|surreptitiously|stealthily)␣(?:send|upload|post|transmit|forward|exfiltrate|email"
+            r"|copy|leak|share|include|append|insert|add|run|execute|install|modify|change|delete|remove|write|record"
+            r"|log|store|save|collect|download|disable|open|push|commit|embed|inject)\b"
+            r"|\b(?:silently|quietly)␣(?:send|upload|post|transmit|forward|exfiltrate|email|leak|share|collect)\b"
+        ),
+        triggers=(("secretly", "covertly", "surreptitiously", "stealthily", "silently", "quietly"),),
+        negation="adjacent",
+    ),
+    # ---- exfiltration -----------------------------------------------------
+    _Rule(
+        None,
+        r"(?<![\w.-])(?P<cmd>curl|wget|scp|rsync|sftp|nc|ncat|netcat|socat|rclone|xh|httpie|invoke-webrequest"
+        r"|invoke-restmethod|iwr|irm)(?=[ \t])(?P<rest>[^\n]{0,400}+)",
+        triggers=(_anchored(_NETWORK_ANCHORS),),
+        check=_network_check,
+        negation="adjacent",
+        ids=("exfiltration.curl_secret", "exfiltration.env_dump") + _PATH_IDS,
+    ),
+    _Rule(
+        None,
+        r"\|[ \t]*(?:curl|wget|xh|nc|ncat|netcat|socat|scp|rsync|http)\b",
+        triggers=(_NETWORK_CMDS + ("http",), ("|",)),
+        check=_pipe_check,
+        ids=("exfiltration.curl_secret", "exfiltration.env_dump"),
+    ),
+    _Rule(
+        None,
+        r"(?<![\w.-])(?P<cmd>cat|less|more|head|tail|bat|batcat|base64|xxd|od|hexdump|strings|tac|get-content"
+        r"|tar|zip|7z|gzip|gpg|openssl)(?=[ \t])(?P<rest>[^\n]{0,300}+)",
+        triggers=(_anchored(_READ_ANCHORS), _SENSITIVE_WORDS),
+        check=_read_check,
+        negation="adjacent",
+        ids=_PATH_IDS,
+    ),
+    _Rule(
+        None,
+        r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
+        triggers=(("authorized_keys",),),
+        check=_authorized_keys_write_check,
+        ids=("exfiltration.authorized_keys",),
+    ),
+    _Rule(
+        None,
+        _phrase(
+            r"\b(?P<verb>send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|print|dump|output"
+            r"|display|reveal|show|read|open|attach|share)␣"
+            r"(?:(?:me|us|the|your|user's|contents?|of|all|their|its|file|files|private|key|keys|at|in|from)␣){0,5}"
+            r"(?P<path>[^\s\"'`,;()<>]{1,300}+)"
+        ),
+        triggers=(_SENSITIVE_WORDS,),
+        check=_prose_file_check,
+        negation="adjacent",
+        ids=_PATH_IDS,
+    ),
+    _Rule(
+        "exfiltration.send_secrets",
+        _phrase(
+            r"\b(?:send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|pipe|submit)␣"
+            r"(?:(?:the|all|any|every|your|their|its|user's|users'|of|contents|content|current|saved|stored)␣){0,4}"
+            r"(?:(?:api|access|secret|private|ssh|aws|github|openai|anthropic|auth|session|login|user)␣)?"
+            r"(?:keys|key|tokens?|secrets?|credentials?|passwords?|cookies|env(?:ironment)?␣variables|env␣vars"
+            r"|system␣prompt|conversation(?:␣history)?|chat␣history)\b"
+            r"(?!␣(?:rotation|notice|policy|reminder|expiry|expiration|format|docs|documentation|guide|request|reset"
+            r"|change|update|usage|count|limit|length|names?|field|ids?|header|schema|types?|scopes?|prefix|validation"
+            r"|checks?|errors?|page|flow|stats|metrics|summary|report)\b)[^\n]{0,60}?"
+            r"\b(?:to|into|at)␣(?:https?://|ftp://|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,100}|\d{1,3}(?:\.\d{1,3}){3}\b"
+            r"|(?:[\w-]{1,63}\.){1,8}(?:com|net|org|io|xyz|ru|cn|info|biz|me|co|app|dev|sh|tk|top|site|online|link|cc)\b"
+            r"|(?:my|our|this|an?␣external|an?␣remote|the␣attacker's|the␣following)␣"
+            r"(?:server|endpoint|webhook|url|address|host|email|pastebin|gist|discord|telegram|bucket))"
+        ),
+        triggers=(("send", "upload", "post", "transmit", "exfiltrate", "mail", "forward", "leak", "paste",
+                   "pipe", "submit"),
+                  ("key", "token", "secret", "credential", "password", "cookie", "env", "prompt",
+                   "conversation", "history")),
+        negation="adjacent",
+    ),
+    _Rule(
+        None,
+        r"\b(?:os\.environ|process\.env)\b(?![.\[\w])",
+        triggers=(("os.environ", "process.env"),),
+        check=_whole_env_check,
+        ids=("exfiltration.env_dump",),
+    ),
+    _Rule(
+        None,
+        r"!?\[[^\]\n]{0,200}+\]\(\s*(?P<url>https?://[^)\s]{1,600}+)",
+        triggers=(("](",),),
+        check=_image_check,
+        ids=("exfiltration.markdown_image",),
+    ),
+
+)
+
+
+
+def _from_secret(rule: secrets.SecretRule) -> _Rule:
+    """A scanner rule for one secret rule: same regex, triggers and checks."""
+    check = None
+    if rule.check is not None:
+        def check(match, text, _rule=rule):
+            return _rule.pattern_id if _rule.check(match, text) else None
+    return _Rule(
+        rule.pattern_id if rule.check is None else None, rule.rx.pattern, rule.rx.flags,
+        triggers=rule.triggers, view="raw", check=check, mask_group=rule.mask,
+        ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
+    )
+
+
+# ---- secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
+_RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
+_RULES = tuple((rule, rule.compiled or re.compile(rule.regex, rule.flags)) for rule in _RULE_SPECS)
+
+
+# ---------------------------------------------------------------------------
+# Trigger words: which rules can possibly match this text?
+# ---------------------------------------------------------------------------
+# Each rule's trigger groups as frozensets (every group needs one of its
+# words), and for each word the rules that mention it. One pass over the
+# lower-cased text finds the words present; only the rules whose groups
+# are all satisfied run. That replaces ~40 per-rule loops of substring
+# searches (the old clean-text cost) with one pass over the text's tokens.
+_RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
+_UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
+_WORD_RULES: dict = {}
+for _index, _groups in enumerate(_RULE_GROUPS):
+    for _word in sorted(set().union(*_groups)):
+        _WORD_RULES.setdefault(_word, []).append(_index)
+_WORD_RULES = {word: tuple(indices) for word, indices in _WORD_RULES.items()}
+del _index, _groups, _word
+_ANCHOR_WORDS = frozenset(word for word in _WORD_RULES if word.startswith(_ANCHOR_MARK))
+_SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
+_SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
+                             if w not in _SPACED_WORDS and w not in _ANCHOR_WORDS), key=len))
+# A trigger phrase with a space occurs only where its first part (the text
+# before the first whitespace) ends a token: that first part is looked for
+# inside tokens like any other word, and reported as a "gate" marker; only
+# the phrases behind the gates present are then searched for in the text.
+_GATE_MARK = "\x01"
+_GATE_PHRASES: dict = {}
+for _phrase_word in _SPACED_WORDS:
+    _gate = _GATE_MARK + _phrase_word[:next(i for i, ch in enumerate(_phrase_word) if ch.isspace())]
+    _GATE_PHRASES.setdefault(_gate, []).append(_phrase_word)
+_GATE_PHRASES = {gate: tuple(phrases) for gate, phrases in _GATE_PHRASES.items()}
+_GATES = frozenset(_GATE_PHRASES)
+del _phrase_word, _gate
+# (text to look for inside a token, word it reports), shortest first
+_NEEDLES = tuple(sorted([(w, w) for w in _SOLID_WORDS] + [(g[1:], g) for g in _GATE_PHRASES],
+                        key=lambda pair: len(pair[0])))
+# one-character needles, and the longer ones by their first two characters
+_SHORT_NEEDLES = tuple(pair for pair in _NEEDLES if len(pair[0]) < 2)
+_PAIR_NEEDLES: dict = {}
+for _pair in _NEEDLES:
+    if len(_pair[0]) >= 2:
+        _PAIR_NEEDLES.setdefault(_pair[0][:2], []).append(_pair)
+_PAIR_NEEDLES = {key: tuple(pairs) for key, pairs in _PAIR_NEEDLES.items()}
+del _pair
+_ANCHOR_COMMANDS = tuple(sorted(word[1:] for word in _ANCHOR_WORDS))
+_TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
+_CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
+_CANDIDATES_MAX = 4096
+_TOKEN_MEMO_MAX = 20_000  # a few MB at most in a long-lived process
+_TOKEN_PATH_MAX_CHARS = 20_000  # longer texts are searched word by word (no memo churn)
+
+
+_NO_WORDS: frozenset = frozenset()
+
+
+def clear_memo() -> None:
+    """Forget the memos built from texts seen so far (benchmarks, tests):
+    results never depend on them, only speed does."""
+    _TOKEN_WORDS.clear()
+    _CANDIDATES.clear()
+
+
+def _words_in_token(token: str) -> frozenset:
+    """The trigger words, gate markers and anchored command words of one token.
+
+    A needle can only be in the token if its first two characters are: the
+    token's character pairs select the few needles worth a substring check
+    (a first build over a large vocabulary pays this once per distinct token).
+    """
+    words = [word for needle, word in _SHORT_NEEDLES if needle in token]
+    pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
+    for pair in pairs:
+        for needle, word in _PAIR_NEEDLES[pair]:
+            if needle in token:
+                words.append(word)
+    if token.endswith(_ANCHOR_COMMANDS):
+        for command in _ANCHOR_COMMANDS:
+            if token.endswith(command):
+                before = len(token) - len(command) - 1
+                # the commands' regex: (?<![\w.-])command — \w is isalnum() or "_"
+                if before < 0 or not (token[before].isalnum() or token[before] in "_.-"):
+                    words.append(_ANCHOR_MARK + command)
+    return frozenset(words) if words else _NO_WORDS  # one shared empty set: the memo stays small
+
+
+def _present_words(low: str) -> frozenset:
+    """The trigger words present in ``low`` (already lower-cased): the same
+    answer as ``word in low`` for every trigger word (for an anchored command
+    word: the command ends a token as the command rules' regex requires),
+    computed cheaply.
+
+    A trigger word without whitespace can only occur inside one
+    whitespace-separated token, so the text is split (in C) and each distinct
+    token's words come from a memo: the vocabulary of memory entries and
+    skill descriptions repeats, so most tokens cost a dict lookup, and a new
+    token costs substring checks of the trigger words no longer than it. The
+    few trigger phrases with a space are searched for directly, only when
+    their first word is in some token. Very long texts skip the memo and
+    search each word once (an anchored command then counts when it occurs
+    anywhere). No regex is compiled: a one-shot CLI or hook process scanning
+    one entry must not pay for it."""
+    if len(low) > _TOKEN_PATH_MAX_CHARS:
+        present = {word for word in _SOLID_WORDS + _SPACED_WORDS if word in low}
+        present.update(_ANCHOR_MARK + command for command in _ANCHOR_COMMANDS if command in low)
+        return frozenset(present)
+    memo = _TOKEN_WORDS
+    tokens = low.split()
+    try:
+        present = _NO_WORDS.union(*map(memo.__getitem__, tokens))  # the lookups run in C
+    except KeyError:  # a token not seen before
+        tokens = set(tokens)
+        if len(memo) + len(tokens) > _TOKEN_MEMO_MAX:
+            memo.clear()
+        present = _NO_WORDS.union(*[
+            memo[token] if token in memo else memo.setdefault(token, _words_in_token(token))
+            for token in tokens])
+    if present.isdisjoint(_GATES):
+        return present
+    present = set(present)
+    for gate in _GATES.intersection(present):
+        present.discard(gate)
+        for phrase in _GATE_PHRASES[gate]:
+            if phrase in low:
+                present.add(phrase)
+    return frozenset(present)
+
+
+# ---------------------------------------------------------------------------
+# Views of the text, negation, excerpts
+# ---------------------------------------------------------------------------
+def _fold_table() -> dict:
+    table = {ord(c): None for c in invisible.INVISIBLE_CHARS + "\u00ad"}
+    table.update({cp: None for cp in range(0xE0000, 0xE0080)})
+    lookalikes = {
+        # Cyrillic
+        "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+        "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ӏ": "l", "ɡ": "g",
+        "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+        "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S",
+        # Greek
+        "α": "a", "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "κ": "k", "ε": "e", "Α": "A", "Β": "B",
+        "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
+        "Τ": "T", "Υ": "Y", "Χ": "X",
+        # Latin oddities that case-insensitive regex would equate with ASCII letters
+        "ı": "i", "ȷ": "j", "ſ": "s", "K": "K",
+    }
+    table.update({ord(k): v for k, v in lookalikes.items()})
+    return table
+
+
+def _char_ranges(code_points: list) -> str:
+    """A regex character-class body for sorted code points, as ranges: a class
+    of a few ranges is checked in constant time per character, a class of a
+    hundred single astral characters is not (measured: 25x slower)."""
+    spans: list = []
+    for cp in code_points:
+        if spans and cp == spans[-1][1] + 1:
+            spans[-1][1] = cp
+        else:
+            spans.append([cp, cp])
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                   for a, b in spans)
+
+
+_FOLD = _fold_table()
+_FOLD_CHARS = re.compile("[" + _char_ranges(sorted(_FOLD)) + "]")  # any character _FOLD changes
+
+
+def _prepare(text: str) -> str:
+    """The view phrase rules read: NFKC, no invisible characters, look-alikes folded."""
+    if text.isascii():
+        return text
+    normal = unicodedata.normalize("NFKC", text)
+    # translate() with a dict costs a lookup per character: skip it when no
+    # character it would change is present (the usual case: "§", accents)
+    return normal.translate(_FOLD) if _FOLD_CHARS.search(normal) else normal
+
+
+def _lower_aligned(text: str) -> str:
+    """``text.lower()`` with the same length, so match positions map back.
+
+    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept
+    as they are rather than shifting every later position.
+    """
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+
+
+class _Views:
+    """The text as each kind of rule reads it, built lazily and at most once."""
+
+    def __init__(self, raw: str):
+        self.raw = raw
+        prepared = _prepare(raw)
+        # Non-ASCII text that normalising left unchanged (an "§", an accent):
+        # one view serves every rule, so trigger words are found once.
+        self.prepared = raw if prepared == raw else prepared
+        self._lower: dict[str, str] = {}
+        self._masks: dict[str, list] = {}
+        self._present: dict[str, frozenset] = {}
+
+    def _base(self, view: str) -> str:
+        # "raw" and "prepared" are the same string for ASCII text
+        return "raw" if view == "raw" or self.prepared is self.raw else "prepared"
+
+    def _lowered(self, base: str) -> str:
+        if base not in self._lower:
+            self._lower[base] = _lower_aligned(self.raw if base == "raw" else self.prepared)
+        return self._lower[base]
+
+    def text(self, view: str) -> str:
+        """What the rule's regex runs on."""
+        if view == "lower":
+            return self._lowered(self._base("prepared"))
+        return self.raw if view == "raw" else self.prepared
+
+    def shown(self, view: str) -> str:
+        """What excerpts are cut from (same positions as ``text(view)``)."""
+        return self.raw if view == "raw" else self.prepared
+
+    def present(self, base: str) -> frozenset:
+        """The trigger words in the lower-cased ``base`` view (found once)."""
+        words = self._present.get(base)
+        if words is None:
+            words = self._present[base] = _present_words(self._lowered(base))
+        return words
+
+    def _satisfied(self, index: int, base: str) -> bool:
+        present = self.present(base)
+        return all(not present.isdisjoint(group) for group in _RULE_GROUPS[index])
+
+    def candidate_rules(self) -> list:
+        """Indices of the rules whose trigger groups are all present, in rule
+        (= report) order. With one view (ASCII text, or text normalising left
+        unchanged) the answer depends only on the set of trigger words present,
+        so it is memoised on that set."""
+        if self.prepared is self.raw:
+            key = self.present("raw")
+            chosen = _CANDIDATES.get(key)
+            if chosen is None:
+                if len(_CANDIDATES) >= _CANDIDATES_MAX:
+                    _CANDIDATES.clear()
+                chosen = _CANDIDATES[key] = self._choose(("raw",))
+            return chosen
+        return self._choose(("raw", "prepared"))
+
+    def _choose(self, bases: tuple) -> list:
+        chosen = set(_UNTRIGGERED)
+        for base in bases:
+            for word in self.present(base):
+                for index in _WORD_RULES[word]:
+                    if index in chosen or self._base(_RULES[index][0].view) != base:
+                        continue
+                    if self._satisfied(index, base):
+                        chosen.add(index)
+        return sorted(chosen)
+
+    def masks(self, view: str) -> list:
+        """Spans of every real-looking secret in the excerpt source of ``view``."""
+        base = self._base(view)
+        if base not in self._masks:
+            self._masks[base] = secrets.mask_spans(self.raw if base == "raw" else self.prepared)
+        return self._masks[base]
+
+
+_NEG_ADJACENT = re.compile(
+    r"(?:\b(?:never|not|no|cannot|nor)|n't|n\u2019t)[\s*_]+"
+    r"(?:(?:ever|again|please|run|use|execute|call|type|do)[\s*_]+)?[`'\"\u201c\u2018(]*$",
+    re.IGNORECASE,
+)
+_CLAUSE_DELIMS = re.compile(r"[.!?;:,\n](?=[^.!?;:,\n]*$)")
+_NEG_CLAUSE = re.compile(
+    r"\s*(?:[-*>\u2022]\s*)?(?:(?:please|and|but|so|also|always|then)\s+)?"
+    r"(?:never|do\s+not|don't|dont|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|no\s+one\s+should)\b",
+    re.IGNORECASE,
+)
+
+
+def _negated(text: str, start: int, mode: str) -> bool:
+    window = text[max(0, start - 80):start]
+    if mode == "adjacent":
+        return _NEG_ADJACENT.search(window) is not None
+    cut = _CLAUSE_DELIMS.search(window)
+    clause = window[cut.end():] if cut else window
+    return _NEG_CLAUSE.match(clause) is not None
+
+
+_EXCERPT_RADIUS = 40
+_EXCERPT_MATCH_MAX = 80
+_MASK = "****"
+_SPACES = re.compile(r"\s+")
+
+
+def _printable(fragment: str) -> str:
+    """Make an excerpt safe to print and to encode: controls, format characters,
+    lone surrogates and unassigned code points become ``<U+XXXX>``."""
+    if fragment.isprintable():
+        return fragment
+    out = []
+    for ch in fragment:
+        if ch.isprintable():
+            out.append(ch)
+        elif ch.isspace():
+            out.append(" ")
+        else:
+            out.append(f"<U+{ord(ch):04X}>")
+    return "".join(out)
+
+
+def _excerpt(text: str, start: int, end: int, masks: list) -> str:
+    shown_end = min(end, start + _EXCERPT_MATCH_MAX)
+    lo, hi = max(0, start - _EXCERPT_RADIUS), min(len(text), shown_end + _EXCERPT_RADIUS)
+    pieces, pos = [], lo
+    for mask_start, mask_end in masks:
+        if mask_end <= pos or mask_start >= hi:
+            continue
+        mask_start = max(mask_start, pos)
+        pieces.append(text[pos:mask_start])
+        pieces.append(_MASK)
+        pos = min(mask_end, hi)
+    pieces.append(text[pos:hi])
+    body = _SPACES.sub(" ", _printable("".join(pieces))).strip()
+    return ("\u2026" if lo > 0 else "") + body + ("\u2026" if hi < len(text) else "")
+
+
+# ---------------------------------------------------------------------------
+# The scan loop
+# ---------------------------------------------------------------------------
+def _coerce(text) -> str:
+    if isinstance(text, str):
+        return text
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return str(text)
+
+
+def _clean_ascii(text: str) -> bool:
+    """True when ``_findings`` would find nothing in the ASCII ``text``
+    because no rule can run on it; False means "run the full path" (it
+    decides, and memoises the rules for a new set of trigger words).
+
+    The same decisions as the full path, without building its views: for
+    ASCII text the normalised view is the text itself and the lower-case
+    view is ``text.lower()``, no invisible character can occur, and a rule
+    runs only when its trigger words are present, one of its required
+    characters is in its view (``requires``) and its ``precheck`` passes.
+    Most skill descriptions and memory entries end here (a property test
+    compares both paths)."""
+    low = text.lower()
+    chosen = _CANDIDATES.get(_present_words(low))
+    if chosen is None:
+        return False
+    for index in chosen:
+        rule = _RULE_SPECS[index]
+        if not rule.requires:
+            return False
+        subject = low if rule.view == "lower" else text
+        for ch in rule.requires:
+            if ch in subject:
+                if rule.precheck is None or rule.precheck(subject):
+                    return False
+                break
+    return True
+
+
+def _findings(text, *, stop_first: bool):
+    text = _coerce(text)
+    if not text:
+        return
+    views = _Views(text)
+
+    hit = invisible.first_hidden(text)
+    if hit is not None:
+        yield Finding(
+            "invisible_unicode", "invisible_unicode", invisible.reason(hit.group()[0]),
+            _excerpt(text, hit.start(), hit.end(), views.masks("raw")),
+        )
+        if stop_first:
+            return
+
+    seen: set[str] = set()
+    for index in views.candidate_rules():
+        rule, rx = _RULES[index]
+        if rule.pattern_id in seen:
+            continue
+        subject = views.text(rule.view)
+        if rule.requires and not any(ch in subject for ch in rule.requires):
+            continue
+        if rule.precheck is not None and not rule.precheck(subject):
+            continue
+        for match in rx.finditer(subject):
+            if rule.negation and _negated(subject, match.start(), rule.negation):
+                continue
+            pattern_id = rule.check(match, subject) if rule.check else rule.pattern_id
+            if not pattern_id or pattern_id in seen:
+                continue
+            seen.add(pattern_id)
+            yield Finding(
+                pattern_id, pattern_id.split(".", 1)[0], _REASONS[pattern_id],
+                _excerpt(views.shown(rule.view), match.start(), match.end(), views.masks(rule.view)),
+            )
+            if stop_first:
+                return
+            if rule.pattern_id:
+                break  # one finding per id; dynamic rules keep looking for other ids

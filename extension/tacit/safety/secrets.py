@@ -1,0 +1,569 @@
+"""What a secret is: one rule table for the scanner and for redaction.
+
+``find_secrets`` lists every credential in a text with its kind and span;
+``redact_secrets`` replaces each with ``[REDACTED:<kind>]``. The scanner
+(``tacit.safety.scanner``) runs the same rules for its ``secret.*``
+findings and for masking excerpts, so "blocked as a secret" and "redacted as
+a secret" never disagree.
+
+Design decisions, and why
+- **Judged by value, not by keyword.** A prefix (``ghp_``, ``sk-ant-``,
+  ``AKIA``) or a key (``password=``, ``api_key:``) only makes a secret when
+  the value looks like one. Machine tokens must look random (long, varied,
+  no placeholder words). A *password* is a person's choice, so a weak one
+  counts too ("the password is hunter2"), but never a variable reference,
+  a template, a call, a bare word or a placeholder (``${DB_PASSWORD}``,
+  ``getpass()``, ``changeme``, ``<password>``, ``xxxx``).
+- **Redact the value, keep the sentence.** A prefixed token, JWT or PEM block
+  is replaced whole; for ``key = value``, prose and URL passwords only the
+  value is, so ``DB_PASSWORD=[REDACTED:password]`` still says what was there.
+  Overlapping matches (a JWT after ``Bearer``) merge into one replacement.
+- **A PEM block goes whole**: header to END line; with no END line, the
+  header and the key-material lines after it.
+- **A secret is a secret everywhere in the text.** Once a value is found
+  (six characters or more), its other occurrences in the same text are
+  redacted too: "the password is hunter2 … hunter2 did not work".
+- **Cheap on clean text, linear always.** Every rule lists trigger words (one
+  per group must be in the lower-cased text) and optional required
+  substrings; a rule that cannot match does not run. Quantifiers are bounded
+  or possessive.
+- **Never raises.** Non-str input is coerced; the work is bounded per
+  character.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+REDACTED = "[REDACTED:{kind}]"
+_REPEAT_MIN = 6  # shorter values are not searched for elsewhere in the text
+_REPEAT_MAX = 64  # distinct values searched for (bounds the work)
+
+
+@dataclass(frozen=True, slots=True)
+class SecretSpan:
+    """One secret in a text: ``text[start:end]`` is what redaction replaces."""
+
+    kind: str  # what the marker says: "github_token", "password", "private_key" …
+    start: int
+    end: int
+    pattern_id: str  # the scanner's id for the same secret, e.g. "secret.assignment"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretRule:
+    """One shape of secret (several rules may share a pattern id)."""
+
+    pattern_id: str  # "secret.<kind>"
+    rx: re.Pattern
+    # groups of lower-case literals: each group needs one of its words in the
+    # lower-cased text, or the rule cannot match and is not run
+    triggers: tuple
+    check: Callable | None = None  # (match, text) -> bool: the value looks real
+    mask: str = "secret"  # the group the scanner hides in excerpts
+    span: Callable | None = None  # (match, text) -> (start, end) to redact; default: whole match
+    requires: tuple = ()  # substrings of which every match holds one (raw text)
+    precheck: Callable | None = None  # (text) -> False only when the regex cannot match
+    kind: Callable | str | None = None  # the marker's kind; default: the id after "secret."
+
+    def kind_of(self, match) -> str:
+        if self.kind is None:
+            return self.pattern_id.split(".", 1)[1]
+        return self.kind if isinstance(self.kind, str) else self.kind(match)
+
+
+# ---------------------------------------------------------------------------
+# Value checks
+# ---------------------------------------------------------------------------
+_PLACEHOLDER_MARKERS = (
+    "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
+    "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy", "fake", "sample",
+    "mock", "test", "demo", "your", "secret", "password", "passwd", "token", "foobar", "lorem", "todo",
+    "fixme", "replace", "insert", "null", "none", "undefined",
+)
+_TOKEN_PLACEHOLDERS = (
+    "xxxx", "example", "placeholder", "your", "dummy", "fake", "redacted", "sample",
+    "changeme", "0000000", "1234567", "...", "\u2026", "***",
+)
+# Words that follow "password is/:" in prose about passwords, not passwords.
+_NOT_PASSWORDS = frozenset((
+    "sha1", "sha256", "sha512", "md5", "bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2",
+    "utf8", "utf-8", "base64", "hex", "2fa", "mfa", "otp", "totp", "n/a", "tbd", "xxxx",
+    "1password", "keepass", "keepassxc",
+))
+# Passwords in URLs that are documentation, not credentials ("user:pass@").
+_URL_PLACEHOLDERS = frozenset(("pass", "pwd", "pw", "pswd", "user", "username", "login", "admin:admin"))
+_IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLAIN_WORD = re.compile(r"[A-Za-z_]+")
+_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*")
+_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]")
+_TRAILING = ".,:;?"  # sentence punctuation after a value is not part of it
+
+
+def _char_classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def _placeholder(low: str) -> bool:
+    return low.startswith("[redacted") or any(marker in low for marker in _PLACEHOLDER_MARKERS)
+
+
+def _code_or_word(value: str) -> bool:
+    """A dotted name (``settings.KEY``), a bare word, or words joined by dashes."""
+    return bool(_IDENT_CHAIN.fullmatch(value) or _PLAIN_WORD.fullmatch(value)
+                or _WORDS.fullmatch(value.lower()))
+
+
+def strong_value(value: str) -> bool:
+    """A value someone would really use as a token or key, not a placeholder."""
+    value = value.strip()
+    if len(value) < 8 or value[0] in "$%{<[(=!&*@#/~.-":
+        return False
+    if "://" in value or _placeholder(value.lower()) or _code_or_word(value):
+        return False
+    return _char_classes(value) >= 2 and len(set(value)) >= 5
+
+
+def password_value(value: str) -> bool:
+    """A literal password: weak ones count ("hunter2"), references and words do not."""
+    value = value.strip()
+    low = value.lower()
+    if not 4 <= len(value) <= 200 or value[0] in "$%{<[(=!&*@#/~.\\":
+        return False
+    if "://" in value or low in _NOT_PASSWORDS or _placeholder(low) or _code_or_word(value):
+        return False
+    if _WINDOWS_PATH.match(value):
+        return False
+    return len(set(value)) >= 3
+
+
+def url_password(value: str, user: str) -> bool:
+    """The password part of ``scheme://user:password@host``: any literal but a
+    placeholder, a reference, or a default equal to the user (postgres:postgres)."""
+    low = value.lower()
+    if len(value) < 3 or value[0] in "$%{<[(":
+        return False
+    if low in _URL_PLACEHOLDERS or value == user or _placeholder(low):
+        return False
+    return True
+
+
+def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:
+    """A random-looking token body after a known prefix.
+
+    ``digit``: must contain a digit; ``cased``: upper and lower case letters;
+    ``mixed``: both (OpenAI/Anthropic keys share ``sk-`` with kebab-case names).
+    """
+    low = body.lower()
+    if any(marker in low for marker in _TOKEN_PLACEHOLDERS):
+        return False
+    if len(set(body)) < min(8, max(4, len(body) // 3)):
+        return False
+    has_digit = any(c.isdigit() for c in body)
+    has_cases = any(c.islower() for c in body) and any(c.isupper() for c in body)
+    if (digit or mixed) and not has_digit:
+        return False
+    if (cased or mixed) and not has_cases:
+        return False
+    # "sk-component-library-name": words joined by dashes are a name, not a key
+    return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
+
+
+def _value_of(match) -> tuple[int, int]:
+    """The span of the ``secret`` group without trailing sentence punctuation."""
+    start, end = match.span("secret")
+    text = match.string
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return start, end
+
+
+def _token(**opts) -> Callable:
+    def check(match, _text):
+        return looks_like_token(match.group("secret"), **opts)
+
+    return check
+
+
+_PASSWORD_KEYS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "passcode")
+
+
+def _keyed_value_check(match, text):
+    """``key = value`` / "key is value": a password key takes any literal, the
+    rest (token, api_key, secret …) a random-looking value; a call, subscript
+    or attribute after the value is code."""
+    raw_end = match.end("secret")
+    if raw_end < len(text) and text[raw_end] in "([.":
+        return False
+    start, end = _value_of(match)
+    value = text[start:end]
+    if "key" not in match.re.groupindex:  # a password stated in another language
+        return password_value(value)
+    if (match.group("key") or "").lower().endswith(_PASSWORD_KEYS):
+        return password_value(value)
+    return strong_value(value)
+
+
+def _keyed_value_span(match, _text):
+    return _value_of(match)
+
+
+def _url_check(match, _text):
+    return url_password(match.group("secret"), match.group("user"))
+
+
+def _basic_auth_check(match, _text):
+    body = match.group("secret")
+    try:
+        decoded = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and user and decoded.isprintable() and len(password) >= 4)
+
+
+def _group_span(name: str) -> Callable:
+    def span(match, _text):
+        return match.span(name)
+
+    return span
+
+
+# --- PEM blocks -------------------------------------------------------------
+_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_LIMIT = 20_000  # characters searched for the END line
+# a line of key material, a PEM header line ("Proc-Type: 4,ENCRYPTED"), or a
+# literal "\n" of a key pasted from JSON
+_PEM_PIECE = re.compile(
+    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/]{16,}+={0,2}|[A-Za-z0-9+/]{1,15}+={1,2}"
+    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
+)
+
+
+def _pem_span(match, text):
+    """BEGIN line to END line; without an END line, the header and the key
+    material after it (a truncated paste is still a key)."""
+    start, pos = match.start(), match.start("secret")
+    limit = min(len(text), pos + _PEM_LIMIT)
+    following = text.find("-----BEGIN", pos, limit)  # the next block is its own match
+    if following != -1:
+        limit = following
+    end = _PEM_END.search(text, pos, limit)
+    if end is not None:
+        return start, end.end()
+    while pos < limit:
+        piece = _PEM_PIECE.match(text, pos, limit)
+        if piece is None or piece.end() == pos:
+            break
+        pos = piece.end()
+    return start, pos
+
+
+# ---------------------------------------------------------------------------
+# Keyed values: assignments and prose
+# ---------------------------------------------------------------------------
+# Every key alternative ends with one of these words (lower-cased): the
+# assignment pre-check looks for them before a ":" or "=".
+ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
+_VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
+
+
+def _ci(*words: str, boundary: str = "") -> str:
+    """Case-blind keyword alternatives whose branches each start with a literal
+    letter (``p(?i:assword)|P(?i:assword)``): the regex engine then skips, in C,
+    every position that cannot start a keyword, which a regex compiled with
+    IGNORECASE (or starting with ``\\b``) cannot do — five times faster on
+    text full of the words. ``boundary``: characters that may not precede the
+    keyword, checked by a lookbehind after its first letter."""
+    branches = []
+    for word in words:
+        for first in dict.fromkeys((word[0].lower(), word[0].upper())):
+            guard = f"(?<![{boundary}]{re.escape(first)})" if boundary else ""
+            branches.append(f"{re.escape(first)}{guard}(?i:{word[1:]})")
+    return "(?:" + "|".join(branches) + ")"
+
+
+_ASSIGNMENT = re.compile(
+    r"(?P<key>" + _ci("password", "passwd", "passphrase", r"secret", "token", r"api[ _-]?key", "apikey",
+                      r"access[_-]?key", r"secret[_-]?key", r"private[_-]?key", r"client[_-]?secret")
+    + "|" + _ci("pwd", "pw", "pass", boundary="A-Za-z0-9") + r")[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
+    re.ASCII,
+)
+
+
+def assignment_possible(text: str) -> bool:
+    """False only when the assignment rule cannot match ``text``.
+
+    Every match is a key ending in one of ``ASSIGNED_WORDS``, an optional
+    quote, at most five spaces or tabs, then ``:`` or ``=``. Looking back from
+    each ``:`` and ``=`` is cheap and exact; it keeps "Use when: rotating a
+    secret" from running the regex, which tries every position.
+    """
+    for separator in ":=":
+        position = text.find(separator)
+        while position != -1:
+            end, spaces = position, 0
+            while spaces < 5 and end and text[end - 1] in " \t":
+                end -= 1
+                spaces += 1
+            if end and text[end - 1] in "\"'":
+                end -= 1
+            # lower() maps every ASCII letter as the ASCII-only, case-blind
+            # regex does (and may map more: that only runs the regex)
+            if text[max(0, end - 10):end].lower().endswith(ASSIGNED_WORDS):
+                return True
+            position = text.find(separator, position + 1)
+    return False
+
+
+# "the password for the staging db is X": up to two "for/of/on … words" clauses
+_FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,3}?)"
+_PHRASE = re.compile(  # "<key> (for X) is <value>"
+    r"(?P<key>" + _ci("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", r"api[ _-]?key",
+                      r"secret(?:[ _-]?key)?", r"access[ _-]?(?:key|token)", r"auth[ _-]?token", boundary=r"\w")
+    + r")(?i:" + _FOR_CLAUSE + r"?[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?)[ \t]*:?[ \t]*" + _VALUE,
+    re.ASCII,
+)
+_PHRASE_FOR = re.compile(  # "password for X: <value>" (without the clause it is an assignment)
+    r"(?P<key>" + _ci("password", "passphrase", "passwd", "pwd", boundary=r"\w") + r")(?i:" + _FOR_CLAUSE
+    + r")[ \t]*:[ \t]*" + _VALUE,
+    re.ASCII,
+)
+# passwords stated in other languages; the value must be printable ASCII, so
+# "密码是什么" (what is the password) is not a password
+_ASCII_VALUE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'`,;(){}[]<>")
+# "la contraseña del servidor es …": up to three words of "of the …"
+_OF = (r"(?:[ \t]+(?:de|del|de[ \t]+la|para|für|fuer|vom|von|des|du|de[ \t]+l'|pour|do|da|для|от)"
+       r"(?:[ \t]+\w{1,30}+){1,3}?)?")
+_PHRASE_FOREIGN = re.compile(
+    r"(?:(?:密码|口令|パスワード)[ \t]*(?:是|为|為|は|：|:|=)"
+    r"|" + _ci("contraseña") + r"(?i:" + _OF + r"(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("senha", boundary=r"\w") + r"(?i:" + _OF + r"(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("passwort", "kennwort", boundary=r"\w") + r"(?i:" + _OF
+    + r"(?:[ \t]+(?:ist|lautet|war)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci(r"mot[ \t]+de[ \t]+passe", boundary=r"\w") + r"(?i:" + _OF
+    + r"(?:[ \t]+(?:est|était)[ \t]*:?|[ \t]*[:=]))"
+    r"|" + _ci("пароль") + r"(?i:" + _OF + r"(?:[ \t]*[:=—]|[ \t]+(?:это|—))))"
+    r"[ \t]*(?P<q>[\"'`«„“「]?)(?P<secret>[" + re.escape(_ASCII_VALUE) + r"]{1,200}+)",
+)
+
+
+# ---------------------------------------------------------------------------
+# The rule table (order = report order; for overlapping matches the earlier
+# rule names the replacement)
+# ---------------------------------------------------------------------------
+def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
+          requires=(), precheck=None, kind=None) -> SecretRule:
+    rx = regex if isinstance(regex, re.Pattern) else re.compile(regex, flags)
+    return SecretRule(pattern_id, rx, triggers, check, mask, span, requires, precheck, kind)
+
+
+def _keyed_kind(match) -> str:
+    """"password" for a password key (or a password stated in prose), else "secret"."""
+    key = match.group("key") if "key" in match.re.groupindex else None
+    if key is None or key.lower().endswith(_PASSWORD_KEYS):
+        return "password"
+    return "secret"
+
+
+RULES: tuple[SecretRule, ...] = (
+    _rule(
+        "secret.private_key",
+        # the scanner masks everything up to the END line (or 8,000 characters)
+        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----(?:END|BEGIN))[\s\S]){0,8000})",
+        (("private key",),), span=_pem_span,
+    ),
+    _rule("secret.anthropic_key", r"\bsk-ant-(?P<secret>[A-Za-z0-9_-]{20,300}+)",
+          (("sk-ant-",),), _token(mixed=True)),
+    _rule("secret.openai_key", r"\bsk-(?!ant-)(?P<secret>(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}+)",
+          (("sk-",),), _token(mixed=True)),
+    _rule("secret.stripe_key", r"\b[rs]k_(?:live|test)_(?P<secret>[A-Za-z0-9]{16,200}+)",
+          (("k_live_", "k_test_"),), _token(digit=True)),
+    _rule("secret.github_token", r"\b(?:gh[pousr]_|github_pat_)(?P<secret>[A-Za-z0-9_]{22,255}+)",
+          (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),), _token(digit=True)),
+    _rule("secret.gitlab_token", r"\bglpat-(?P<secret>[0-9A-Za-z_-]{20,100}+)",
+          (("glpat-",),), _token()),
+    _rule("secret.slack_token", r"\b(?:xox[abposre]|xapp-\d)-(?P<secret>[A-Za-z0-9-]{10,250}+)",
+          (("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),), _token(digit=True)),
+    _rule("secret.slack_webhook",
+          r"hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{16,64})",
+          (("hooks.slack.com",),), _token(), span=_group_span("secret")),
+    _rule("secret.aws_key", r"\b(?:AKIA|ASIA|ABIA|ACCA)(?P<secret>[A-Z0-9]{16})(?![A-Za-z0-9])",
+          (("akia", "asia", "abia", "acca"),), _token()),
+    _rule("secret.aws_secret_key",
+          _ci(r"aws[_-]?secret[_-]?access[_-]?key", r"secret[_-]?access[_-]?key", r"aws[_-]?secret[_-]?key")
+          + r"[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("secret",), ("key",)), _token(cased=True), flags=re.ASCII,
+          span=_group_span("secret"), requires=(":", "=")),
+    # a bare secret access key right after its key id ("AKIA… / wJalr…")
+    _rule("secret.aws_secret_key",
+          r"A(?<![A-Za-z0-9_]A)(?:KIA|SIA)[A-Z0-9]{16}[\"']?[ \t]{0,3}[,;:/|][ \t]{0,3}[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("akia", "asia"),), _token(cased=True), span=_group_span("secret")),
+    _rule("secret.azure_key",
+          r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{30,300}+={0,2})"
+          r"|[?&]sig=(?P<sig>[A-Za-z0-9+/%]{30,300}+={0,2})",
+          (("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig="),),
+          lambda m, _t: looks_like_token(m.group("secret") or m.group("sig")),
+          span=lambda m, _t: m.span("secret") if m.group("secret") else m.span("sig")),
+    _rule("secret.google_api_key", r"\bAIza(?P<secret>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])",
+          (("aiza",),), _token()),
+    _rule("secret.google_oauth_secret", r"\bGOCSPX-(?P<secret>[0-9A-Za-z_-]{28})(?![0-9A-Za-z_-])",
+          (("gocspx-",),), _token()),
+    _rule("secret.npm_token", r"\bnpm_(?P<secret>[A-Za-z0-9]{36})(?![A-Za-z0-9])",
+          (("npm_",),), _token(digit=True)),
+    _rule("secret.huggingface_token", r"\bhf_(?P<secret>[A-Za-z0-9]{34,40})(?![A-Za-z0-9])",
+          (("hf_",),), _token(cased=True)),
+    _rule("secret.pypi_token", r"\bpypi-(?P<secret>AgE[A-Za-z0-9_-]{50,400}+)",
+          (("pypi-age",),), _token()),
+    _rule("secret.twilio_key", r"\bSK(?P<secret>[0-9a-fA-F]{32})(?![0-9A-Za-z])",
+          (("sk",),), _token(digit=True), requires=("SK",)),
+    _rule("secret.sendgrid_key", r"\bSG\.(?P<secret>[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
+          (("sg.",),), _token(), requires=("SG.",)),
+    _rule("secret.telegram_bot_token", r"\b\d{8,10}:(?P<secret>AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])",
+          ((":aa",),), _token(), requires=(":AA",)),
+    _rule("secret.jwt", r"\beyJ[A-Za-z0-9_-]{8,2000}+\.(?P<secret>eyJ[A-Za-z0-9_-]{8,4000}+\.[A-Za-z0-9_-]{10,2000}+)",
+          (("eyj",),)),
+    _rule("secret.bearer_token",
+          r"\b(?:Bearer|(?<=Authorization: )token)[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{20,2000}+=*)",
+          (("bearer", "authorization: token"),), _token(digit=True), flags=re.IGNORECASE | re.ASCII,
+          span=_group_span("secret")),
+    _rule("secret.basic_auth", r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{12,1000}+={0,2})",
+          (("basic",),), _basic_auth_check, flags=re.ASCII, span=_group_span("secret")),
+    # curl -u user:password
+    _rule("secret.basic_auth",
+          r"c(?<![\w.-]c)url(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
+          r"(?P<secret>[^\s\"']{1,200}+)",
+          (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
+          span=_keyed_value_span, kind="password"),
+    _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
+          (("://",),), _url_check, span=_group_span("secret"), kind="password"),
+    _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
+          span=_keyed_value_span, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
+    # mysql -u root -pS3cret (the password glued to -p)
+    _rule("secret.assignment",
+          r"(?:m(?<![\w.-]m)(?:ysql(?:dump|admin)?|ariadb))(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
+          (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span,
+          kind="password"),
+    _rule("secret.password_phrase", _PHRASE,
+          (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", "key", "secret"),),
+          _keyed_value_check, span=_keyed_value_span, kind=_keyed_kind),
+    _rule("secret.password_phrase", _PHRASE_FOR, (("password", "passphrase", "passwd", "pwd"),),
+          _keyed_value_check, span=_keyed_value_span, kind="password"),
+    _rule("secret.password_phrase", _PHRASE_FOREIGN,
+          (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
+            "пароль"),),
+          _keyed_value_check, span=_keyed_value_span, kind="password"),
+)
+
+PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+def _coerce(text) -> str:
+    if isinstance(text, str):
+        return text
+    if text is None:
+        return ""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text).decode("utf-8", errors="replace")
+    return str(text)
+
+
+def _may_run(rule: SecretRule, text: str, low: str) -> bool:
+    if not all(any(word in low for word in group) for group in rule.triggers):
+        return False
+    if rule.requires and not any(part in text for part in rule.requires):
+        return False
+    return rule.precheck is None or rule.precheck(text)
+
+
+def matches(text: str, rules: tuple = RULES):
+    """``(rule, match)`` for every real-looking secret in ``text`` (a str)."""
+    low = text.lower()
+    for rule in rules:
+        if not _may_run(rule, text, low):
+            continue
+        for match in rule.rx.finditer(text):
+            if rule.check is None or rule.check(match, text):
+                yield rule, match
+
+
+def mask_spans(text: str) -> list[tuple[int, int]]:
+    """Spans the scanner hides in excerpts (the sensitive part of each secret)."""
+    spans = []
+    for rule, match in matches(text):
+        group = rule.mask if rule.mask in match.re.groupindex and match.group(rule.mask) is not None else 0
+        if rule.span is not None and group == 0:
+            spans.append(rule.span(match, text))
+        else:
+            spans.append(match.span(group))
+    return sorted(spans)
+
+
+def find_secrets(text) -> list[SecretSpan]:
+    """Every secret in ``text``: kind and the span ``redact_secrets`` replaces,
+    in text order, overlapping matches merged (the first rule names them)."""
+    text = _coerce(text)
+    if not text:
+        return []
+    found = []
+    for order, (rule, match) in enumerate(matches(text)):
+        start, end = rule.span(match, text) if rule.span else match.span()
+        if end > start:
+            found.append((start, -end, order, rule.kind_of(match), rule.pattern_id))
+    # a value once stated ("the password is hunter2") is a secret wherever it
+    # is repeated in the same text ("… hunter2 did not work")
+    repeated: dict = {}
+    for start, neg_end, order, kind, pattern_id in found:
+        value = text[start:-neg_end]
+        if len(value) >= _REPEAT_MIN and len(repeated) < _REPEAT_MAX:
+            repeated.setdefault(value, (order, kind, pattern_id))
+    for value, (order, kind, pattern_id) in repeated.items():
+        position = text.find(value)
+        while position != -1:
+            found.append((position, -(position + len(value)), order, kind, pattern_id))
+            position = text.find(value, position + len(value))
+    found.sort()
+    merged: list[list] = []
+    for start, neg_end, _order, kind, pattern_id in found:
+        if merged and start < merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], -neg_end)
+        else:
+            merged.append([kind, start, -neg_end, pattern_id])
+    return [SecretSpan(*fields) for fields in merged]
+
+
+_REDACT_ROUNDS = 4
+
+
+def redact_secrets(text) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``.
+
+    Redacting can change what surrounds another value (a rule that needs no
+    letter or dash before it may match after a marker), so it repeats until
+    nothing more is found, at most four rounds: the result holds no secret
+    ``find_secrets`` would report. Text without secrets costs one pass."""
+    text = _coerce(text)
+    for _round in range(_REDACT_ROUNDS):
+        spans = find_secrets(text)
+        if not spans:
+            break
+        pieces, pos = [], 0
+        for span in spans:
+            pieces.append(text[pos:span.start])
+            pieces.append(REDACTED.format(kind=span.kind))
+            pos = span.end
+        pieces.append(text[pos:])
+        text = "".join(pieces)
+    return text
