@@ -70,6 +70,7 @@ class Service:
         self._lock = threading.Lock()
         self.engine = None
         self.listener: socket.socket | None = None
+        self.socket_inode = 0
         self.observer: Observer | None = None
 
     # -- life -------------------------------------------------------------------------
@@ -134,6 +135,7 @@ class Service:
         finally:
             os.umask(old_umask)
         os.chmod(path, 0o600)
+        self.socket_inode = os.stat(path).st_ino
         listener.listen(128)
         listener.settimeout(1.0)
         self.listener = listener
@@ -175,7 +177,7 @@ class Service:
         path = os.path.join(self.folder, SOCKET_NAME)
         if self.listener is not None:
             try:  # new clients must not reach a dying service: they start the next one
-                if os.stat(path).st_ino == os.fstat(self.listener.fileno()).st_ino:
+                if os.stat(path).st_ino == self.socket_inode:  # ours, not a successor's
                     os.unlink(path)
             except OSError:
                 pass

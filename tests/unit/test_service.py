@@ -1,0 +1,234 @@
+"""The engine service (`tacit serve`) for real: started by a hook, one per data
+folder, private, exits when idle or when its code or config changes, answers
+``tacit service status|stop``, and never leaves a process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tacit import __version__
+from tacit.commandline import hook_command
+from tacit.paths import code_identity, socket_path
+from tacit.service import client
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def hook(env, event="SessionStart", **fields) -> subprocess.CompletedProcess:
+    body = {"session_id": fields.pop("session_id", "svc-1"), "cwd": "/tmp", **fields}
+    return subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", event)),
+                          input=json.dumps(body).encode(), env=env, capture_output=True, timeout=60)
+
+
+def wait_for(predicate, timeout=20.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def tacit_processes(home: Path) -> list[int]:
+    """pids of processes whose environment points at this data folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"TACIT_HOME={home}".encode() in environ.split(b"\0") and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_first_hook_starts_one_private_service_that_serves_the_next(tacit_env, tacit_home):
+    first = hook(tacit_env)
+    assert first.returncode == 0 and b"additionalContext" in first.stdout
+    status = wait_for(lambda: client.status(str(tacit_home)) if client.status(str(tacit_home))["running"]
+                      else None, what="the service")
+    assert status["version"] == __version__ and status["identity"] == code_identity(__version__)
+    run = tacit_home / "run"
+    assert stat.S_IMODE(run.stat().st_mode) == 0o700
+    assert stat.S_IMODE((run / "tacit.sock").stat().st_mode) == 0o600
+    for n in range(3):
+        assert hook(tacit_env, "PostToolUse", tool_name="Bash", tool_input={"command": "ls"}).returncode == 0
+    again = client.status(str(tacit_home))
+    assert again["pid"] == status["pid"] and again["events"] >= 4  # the same service served them all
+    # a second `tacit serve` for the same folder leaves at once (the lock)
+    second = subprocess.run([sys.executable, "-P", "-m", "tacit", "serve"], env=tacit_env, timeout=30)
+    assert second.returncode == 0 and client.status(str(tacit_home))["pid"] == status["pid"]
+
+
+def test_service_status_and_stop_in_text_and_json(tacit_env, tacit_home):
+    def tacit(*args):
+        return subprocess.run([sys.executable, "-P", "-m", "tacit", *args], env=tacit_env, capture_output=True,
+                              text=True, timeout=60)
+
+    stopped = tacit("service", "status")
+    assert stopped.returncode == 0 and "not running" in stopped.stdout
+    assert json.loads(tacit("service", "status", "--json").stdout)["running"] is False
+    hook(tacit_env)
+    wait_for(lambda: client.status(str(tacit_home))["running"], what="the service")
+    text = tacit("service", "status").stdout
+    assert "tacit service running: pid" in text and "socket:" in text
+    data = json.loads(tacit("service", "status", "--json").stdout)
+    assert data["running"] and data["rss_kb"] > 0 and data["idle_exit_seconds"] == 30
+    out = json.loads(tacit("service", "stop", "--json").stdout)
+    assert out["stopped"] is True
+    wait_for(lambda: not alive(data["pid"]), what="the service to exit")
+    assert not (tacit_home / "run" / "tacit.sock").exists()
+    assert "no service is running" in tacit("service", "stop").stdout
+
+
+def test_it_exits_when_idle_and_leaves_no_process(tacit_env, tacit_home):
+    env = {**tacit_env, "TACIT_SERVICE_IDLE_SECONDS": "2"}
+    hook(env)
+    pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
+    wait_for(lambda: not alive(pid), timeout=20, what="the idle exit")
+    assert not (tacit_home / "run" / "tacit.sock").exists()
+    assert tacit_processes(tacit_home) == []
+    assert "stopped (idle)" in (tacit_home / "logs" / "tacit.log").read_text()
+    # the next hook starts a new one
+    assert b"additionalContext" in hook(env).stdout
+    assert wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="a new service") != pid
+
+
+def test_a_client_of_another_version_makes_it_exit_and_is_answered_in_process(tacit_env, tacit_home):
+    hook(tacit_env)
+    pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(socket_path(str(tacit_home)))
+    sock.sendall(b"TACIT1 hook 0.0.1+123 claude-code SessionStart e1\n{}")
+    sock.shutdown(socket.SHUT_WR)
+    assert sock.recv(100) == b"MISMATCH\n"
+    sock.close()
+    wait_for(lambda: not alive(pid), what="the old service to exit")
+    assert "another version" in (tacit_home / "logs" / "tacit.log").read_text()
+
+
+def test_a_config_change_restarts_it_with_the_new_settings(tacit_env, tacit_home):
+    tacit_env = {k: v for k, v in tacit_env.items() if k != "TACIT_SERVICE_IDLE_SECONDS"}  # env beats the file
+    hook(tacit_env)
+    pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
+    (tacit_home / "config.toml").write_text("service_idle_seconds = 77\n")
+    wait_for(lambda: not alive(pid), what="the service to exit on a config change")
+    hook(tacit_env)
+    status = wait_for(lambda: client.status(str(tacit_home)) if client.status(str(tacit_home))["running"]
+                      else None, what="the new service")
+    assert status["idle_exit_seconds"] == 77
+
+
+def test_a_code_change_makes_it_exit(tacit_env, tmp_path):
+    """A copy of the package stands in for an install a pip upgrade rewrites."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "extension" / "tacit", site / "tacit", ignore=shutil.ignore_patterns("__pycache__"))
+    for resource in ("prompts", "skills_template"):
+        shutil.copytree(ROOT / resource, site / "tacit" / resource)
+    env = {**tacit_env, "PYTHONPATH": str(site)}
+    server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    home = tacit_env["TACIT_HOME"]
+    wait_for(lambda: client.status(home)["running"], what="the service")
+    time.sleep(0.5)  # the watchers are up
+    (site / "tacit" / "hookspecs.py").write_text((site / "tacit" / "hookspecs.py").read_text() + "\n# upgraded\n")
+    assert server.wait(timeout=20) == 0
+    assert "code changed" in (Path(home) / "logs" / "tacit.log").read_text()
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not os.access("/usr/bin/python3", os.X_OK),
+                    reason="needs root (to connect as another user) and a system python3")
+def test_another_user_cannot_use_it(tacit_env):
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="tacit-uid-"))  # world-traversable, unlike pytest's tmp folders
+    try:
+        os.chmod(top, 0o755)
+        home = top / "home"
+        env = {**tacit_env, "TACIT_HOME": str(home)}
+        hook(env)
+        wait_for(lambda: client.status(str(home))["running"], what="the service")
+        path = socket_path(str(home))
+        probe = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\n"
+                 "try:\n    s.connect(sys.argv[1])\nexcept OSError as e:\n    print('refused', e.errno); sys.exit(0)\n"
+                 "try:\n    s.sendall(b'TACIT1 status\\n'); s.shutdown(socket.SHUT_WR); print('reply', s.recv(100))\n"
+                 "except ConnectionResetError:\n    print('reset')\n")
+
+        def as_nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+
+        def run_probe():
+            return subprocess.run(["/usr/bin/python3", "-I", "-c", probe, path], preexec_fn=as_nobody,
+                                  capture_output=True, text=True, timeout=30, cwd="/")
+
+        out = run_probe()
+        assert out.stdout.startswith("refused"), out  # a 0700 folder and a 0600 socket
+        # even with the file modes opened up, the service itself refuses another uid
+        for folder in (home, home / "run"):
+            os.chmod(folder, 0o755)
+        os.chmod(path, 0o666)
+        out = run_probe()
+        assert out.stdout.strip() in ("reply b''", "reset"), out  # closed without a word
+    finally:
+        client.stop(str(top / "home"))
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_service_that_cannot_start_costs_a_hook_no_wait(tacit_env, tacit_home):
+    (tacit_home / "run").write_text("not a folder")
+    started = time.monotonic()
+    out = hook(tacit_env)
+    assert out.returncode == 0 and b"additionalContext" in out.stdout  # answered in-process
+    assert time.monotonic() - started < 4.0  # did not wait out the bound for a service that failed
+
+
+def test_a_long_data_folder_path_still_gets_a_socket(tmp_path, tacit_env):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    env = {**tacit_env, "TACIT_HOME": str(deep)}
+    assert len(socket_path(str(deep)).encode()) > 108
+    try:
+        assert b"additionalContext" in hook(env).stdout
+        status = wait_for(lambda: client.status(str(deep)) if client.status(str(deep))["running"] else None,
+                          what="the service")
+        assert b"" == hook(env, "PostToolUse", tool_name="Bash", tool_input={}).stdout
+        assert client.status(str(deep))["events"] > status["events"]
+    finally:
+        client.stop(str(deep))
+
+
+def test_sigterm_stops_it_cleanly(tacit_env, tacit_home):
+    hook(tacit_env)
+    pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not alive(pid), what="the service to stop")
+    assert "stopped (signal)" in (tacit_home / "logs" / "tacit.log").read_text()
+    assert not (tacit_home / "run" / "tacit.sock").exists()
