@@ -45,9 +45,22 @@ from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
 from tacit.detect.analysis import MessageAnalysis, analyse
 from tacit.detect.correction import patterns_from_config
+from tacit.events import (
+    EVENT_KINDS,
+    Event,
+    ToolCallRecord,
+    event_from_dict,
+    event_to_dict,
+)
 from tacit.handlers import BUILTIN_PLUGINS
-from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
-from tacit.hookspecs import RESULT_TYPES, ChildRequest, ContextResult, Injection, Result, ToolCallResult
+from tacit.hookspecs import (
+    RESULT_TYPES,
+    ChildRequest,
+    ContextResult,
+    Injection,
+    Result,
+    ToolCallResult,
+)
 from tacit.log import log, log_exception
 from tacit.session import SessionState, stale_after
 from tacit.stores.ledger import Ledger, LedgerUnavailable

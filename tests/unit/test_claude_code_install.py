@@ -21,7 +21,6 @@ from tacit.hosts.claude_code.plugin import (
     InvalidHooks,
     commands,
     hooks_config,
-    ledger_available,
     plugin_files,
     validate_hooks,
 )
@@ -63,13 +62,6 @@ def test_commands_run_the_wrapper_and_keep_free_text_out_of_shell_lines():
     assert "$ARGUMENTS" in teach and "!`" not in teach  # free text: the model quotes it
     assert frontmatter.loads(teach)["allowed-tools"] == "Bash(/p/bin/tacit memories teach:*)"
     assert set(commands("/p/bin/tacit", ledger=False)) == {"memory-consolidate.md", "memory-skills.md"}
-
-
-def test_ledger_commands_follow_the_lifecycle_functions():
-    from tacit.learn import lifecycle
-
-    expected = all(hasattr(lifecycle, n) for n in ("show_memories", "forget", "teach"))
-    assert ledger_available() is expected
 
 
 @pytest.mark.parametrize("bad", [
@@ -240,7 +232,7 @@ def test_bad_scope_is_a_clear_error(ucfg):
 def test_cli_install_and_uninstall(tacit_env, tmp_path):
     home = Path(tacit_env["HOME"])
     before = digest(home)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit.cli", *a], env=tacit_env,
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a], env=tacit_env,
                                     capture_output=True, text=True, timeout=60)
     proc = run("install", "claude-code")
     assert proc.returncode == 0 and json.loads(proc.stdout)["success"]

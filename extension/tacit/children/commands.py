@@ -12,9 +12,9 @@ for Codex, ``--no-extensions`` for pi).
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
-import os
 from pathlib import Path
 
 from tacit.commandline import tacit_argv

@@ -31,11 +31,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from tacit.children.commands import NOTHING_TO_SAVE, agent_available, build_command, timeout_for
+from tacit.children.commands import (
+    NOTHING_TO_SAVE,
+    agent_available,
+    build_command,
+    timeout_for,
+)
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback
 from tacit.children.prompts import render_job_prompt
-from tacit.fsutil import ensure_private_dir
+from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.log import log_exception
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
@@ -164,7 +169,5 @@ def parse_usage(stdout: bytes, usage_file: Path) -> dict | None:
 
 
 def append_child_log(cfg, record: dict) -> None:
-    from tacit.fsutil import append_private_line
-
     append_private_line(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
                         json.dumps(record, ensure_ascii=False, default=str))

@@ -21,11 +21,10 @@ Design decisions, and why
   changing into the run folder and connecting by the socket's bare name.
 """
 
+import _socket
 import posix
 import sys
 import time
-
-import _socket
 
 from tacit import __version__
 from tacit.paths import SOCKET_NAME, code_identity, data_dir, python_argv, run_dir

@@ -26,6 +26,9 @@ import json
 import os
 from pathlib import Path
 
+from tacit import __version__
+from tacit.fsutil import atomic_write_text
+
 
 class InstallError(Exception):
     """An install or uninstall that must stop before it writes anything."""
@@ -101,7 +104,6 @@ def parse_json_object(text: str, path: Path, host: str) -> dict:
 
 def write_json(path: Path, data, mode: int) -> None:
     """``data`` as indented JSON, written atomically with file mode ``mode``."""
-    from tacit.fsutil import atomic_write_text
 
     atomic_write_text(path, json.dumps(data, indent=2) + "\n", mode=mode)
 
@@ -149,6 +151,4 @@ def mode_of(path: Path, default: int) -> int:
 
 
 def tacit_version() -> str:
-    from tacit import __version__
-
     return __version__

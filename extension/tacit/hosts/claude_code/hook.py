@@ -37,8 +37,18 @@ import json
 from dataclasses import replace
 
 from tacit.commandline import on_path, tacit_display
-from tacit.events import (BeforeAgentStart, BeforeCompact, Command, MessageEnd, SessionShutdown,
-                          SessionStart, ToolCall, ToolResult, TurnEnd, clip_tool_args)
+from tacit.events import (
+    BeforeAgentStart,
+    BeforeCompact,
+    Command,
+    MessageEnd,
+    SessionShutdown,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    TurnEnd,
+    clip_tool_args,
+)
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts.claude_code.transcript import last_assistant_text
 

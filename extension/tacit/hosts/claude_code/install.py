@@ -43,8 +43,10 @@ import json
 import sys
 from pathlib import Path
 
-from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
+from tacit import commandline
+from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
+from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
 from tacit.hosts.install_support import InstallError, on_path
 
 MANIFEST = ".tacit-install.json"
@@ -77,12 +79,8 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
 
 
 def tacit_cli() -> str:
-    """How the agent's shell reaches this environment's tacit: its console
-    script if there is one, else ``python -m tacit.cli``."""
-    script = Path(sys.executable).parent / "tacit"
-    if script.exists():
-        return str(script)
-    return f"{sys.executable} -m tacit.cli"
+    """How the agent's shell reaches this environment's tacit (``tacit.commandline``)."""
+    return commandline.tacit_display()
 
 
 def permissions_for(plugin_dir: Path) -> list[str]:
@@ -114,8 +112,6 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
 
 
 def _install(cfg, scope, project_dir, python) -> dict:
-    from tacit.fsutil import atomic_write_text
-
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     settings_path: Path = where["settings"]

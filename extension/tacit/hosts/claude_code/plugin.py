@@ -32,9 +32,11 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 
-from tacit import commandline
+from tacit import __version__, commandline
 
 PLUGIN_NAME = "tacit"
 HOST = "claude-code"
@@ -117,8 +119,6 @@ def validate_hooks(config) -> None:
 
 
 def plugin_manifest() -> dict:
-    from tacit import __version__
-
     return {
         "name": PLUGIN_NAME,
         "version": __version__,
@@ -136,13 +136,11 @@ def wrapper_script(python: str) -> str:
         "# consolidation can run a Claude child agent.\n"
         'TACIT_HOST="${TACIT_HOST:-claude-code}"\n'
         "export TACIT_HOST\n"
-        f'exec {_quote(python)} -m tacit.cli "$@"\n'
+        f'exec {_quote(python)} -P -m tacit "$@"\n'
     )
 
 
 def _command(description: str, body: str, *, allowed: str = "", hint: str = "") -> str:
-    import json
-
     # Free text is written as a JSON string, which is a valid YAML scalar:
     # an unquoted ": " in a description breaks Claude Code's frontmatter
     # parse, and it then drops every field silently (caught by
@@ -195,20 +193,8 @@ def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
     return out
 
 
-def ledger_available() -> bool:
-    """Are /memory-show, /memory-forget and /memory-teach backed by code?"""
-    try:
-        from tacit.learn import lifecycle
-    except Exception:  # noqa: BLE001 — any import problem: leave the commands out
-        return False
-    return all(hasattr(lifecycle, name) for name in ("show_memories", "forget", "teach"))
-
-
 def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
     """Every file of the plugin: relative path -> (text, mode)."""
-    import json
-    import os
-
     config = hooks_config(python)
     validate_hooks(config)
     tacit = _quote(os.path.join(plugin_dir, "bin", "tacit"))
@@ -217,6 +203,6 @@ def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
         "hooks/hooks.json": (json.dumps(config, indent=2) + "\n", 0o644),
         "bin/tacit": (wrapper_script(python), 0o755),
     }
-    for name, text in commands(tacit, ledger=ledger_available()).items():
+    for name, text in commands(tacit, ledger=True).items():
         files[f"commands/{name}"] = (text, 0o644)
     return files

@@ -54,13 +54,14 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import sys
+import tomllib
 from pathlib import Path
 
 from tacit import commandline
-from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
+from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
+from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
 from tacit.hosts.install_support import InstallError, on_path
 
 HOST = "codex"
@@ -179,8 +180,6 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
 
 
 def _install(cfg, scope, project_dir, python) -> dict:
-    from tacit.fsutil import atomic_write_text
-
     where = locations(cfg, scope, project_dir)
     base: Path = where["base"]
     previous = support.read_manifest(where["manifest"]) or {}
@@ -369,8 +368,6 @@ def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> di
 
 
 def _uninstall(cfg, scope, project_dir) -> dict:
-    from tacit.fsutil import atomic_write_text
-
     where = locations(cfg, scope, project_dir)
     manifest = support.read_manifest(where["manifest"])
     hooks_doc, _ = read_hooks(where["hooks_file"])
@@ -490,8 +487,6 @@ def read_hooks(path: Path) -> tuple[dict, bool]:
 
 
 def parse_toml(text: str, path: Path) -> dict:
-    import tomllib
-
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -35,12 +35,16 @@ home or profile). ``--scope project`` is refused with that explanation.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 
+from tacit.fsutil import atomic_write_text
+from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
 from tacit.hosts.install_support import read_json_or_none
 
 MANIFEST_VERSION = 1
@@ -52,7 +56,6 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     refused = _refuse_scope(scope)
     if refused:
         return refused
-    from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
 
     home = hermes_home_of(cfg)
     python = find_hermes_python(cfg)
@@ -115,7 +118,6 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
     refused = _refuse_scope(scope)
     if refused:
         return refused
-    from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
 
     home = hermes_home_of(cfg)
     manifest_path = _manifest_path(home)
@@ -189,11 +191,9 @@ def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
     imports ``hermes_cli``, else the shebang of ``hermes`` on PATH."""
     if prefer and os.access(prefer, os.X_OK):
         return prefer
-    import importlib.util
 
     if importlib.util.find_spec("hermes_cli") is not None:
         return sys.executable
-    import shutil
 
     script = shutil.which("hermes", path=cfg.env.get("PATH"))
     return interpreter_of(script) if script else None
@@ -213,8 +213,6 @@ def interpreter_of(script: str) -> str | None:
     if not parts:
         return None
     if os.path.basename(parts[0]) == "env" and len(parts) > 1:
-        import shutil
-
         candidate = shutil.which(parts[1])
     else:
         candidate = parts[0]
@@ -248,6 +246,4 @@ def _manifest_path(hermes_home: str) -> str:
 
 
 def _write_manifest(path: str, manifest: dict) -> None:
-    from tacit.fsutil import atomic_write_text
-
     atomic_write_text(path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")

@@ -38,6 +38,11 @@ import json
 import os
 import time
 
+from tacit.consolidation import consolidate_target
+from tacit.fsutil import atomic_write_text, lock_for
+from tacit.log import log
+from tacit.stores.memory import MemoryStore
+
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
 _SEQ = itertools.count(1)  # next() is atomic: Hermes may run tool calls on several threads
 
@@ -82,7 +87,6 @@ def overflowed_add(args, result) -> tuple[str, str] | None:
 
 def enqueue(cfg, target: str, content: str, session_id: str = "") -> str:
     """Write one queued entry durably; returns its path."""
-    from tacit.fsutil import atomic_write_text
 
     name = f"{time.time_ns():x}-{os.getpid():x}-{next(_SEQ)}.json"
     path = os.path.join(overflow_dir(cfg), "pending", name)
@@ -117,13 +121,9 @@ def pending_paths(cfg) -> list[str]:
 def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -> dict:
     """Runner side: add every queued entry, consolidating a full target once
     per pass. Returns a report (also logged)."""
-    from tacit.consolidation import consolidate_target
-    from tacit.log import log
-    from tacit.stores.memory import MemoryStore
 
     os.makedirs(overflow_dir(cfg), exist_ok=True)
     report = {"added": [], "failed": [], "consolidated": []}
-    from tacit.fsutil import lock_for
 
     with lock_for(os.path.join(overflow_dir(cfg), "overflow"), timeout=lock_timeout):
         consolidated: set[str] = set()
@@ -161,8 +161,6 @@ def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -
 
 
 def _move_failed(cfg, path: str, extra: dict) -> None:
-    from tacit.fsutil import atomic_write_text
-
     try:
         with open(path, encoding="utf-8") as handle:
             item = json.load(handle)

@@ -70,8 +70,16 @@ import sys
 import threading
 
 from tacit.config import load_config
-from tacit.events import (BeforeAgentStart, Command, MessageEnd, SessionShutdown, SessionStart,
-                          ToolResult, TurnEnd, clip_tool_args)
+from tacit.events import (
+    BeforeAgentStart,
+    Command,
+    MessageEnd,
+    SessionShutdown,
+    SessionStart,
+    ToolResult,
+    TurnEnd,
+    clip_tool_args,
+)
 from tacit.hookspecs import ContextResult
 from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.launcher import start_runner

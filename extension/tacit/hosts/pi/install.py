@@ -29,6 +29,8 @@ import os
 import sys
 from pathlib import Path
 
+from tacit import __version__
+from tacit.fsutil import atomic_write_text
 from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none
 from tacit.paths import PACKAGE_DIR
 
@@ -61,8 +63,6 @@ def _read_manifest(folder: Path) -> dict | None:
 
 def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
     """Copy the extension into pi's extension folder for ``scope``."""
-    from tacit import __version__
-    from tacit.fsutil import atomic_write_text
 
     try:
         folder = target_dir(cfg, scope, project_dir)

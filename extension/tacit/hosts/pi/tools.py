@@ -26,6 +26,10 @@ Design decisions
 
 from __future__ import annotations
 
+from tacit.consolidation import add_entry
+from tacit.stores.memory import TARGETS, MemoryStore
+from tacit.stores.skills import SkillStore
+
 MEMORY_TOOL = {
     "name": "memory",
     "label": "Memory",
@@ -120,8 +124,6 @@ def run_tool(cfg, name: str, args) -> dict:
 
 
 def _memory(cfg, args: dict) -> dict:
-    from tacit.stores.memory import TARGETS, MemoryStore
-
     action, target = args.get("action"), args.get("target", "memory")
     if target not in TARGETS:
         return _fail(f"target must be one of {', '.join(TARGETS)}")
@@ -129,7 +131,6 @@ def _memory(cfg, args: dict) -> dict:
         values, error = _string_args(args, ("content",))
         if error:
             return _fail(error)
-        from tacit.consolidation import add_entry
 
         return add_entry(cfg, target, values["content"])
     if action == "replace":
@@ -146,8 +147,6 @@ def _memory(cfg, args: dict) -> dict:
 
 
 def _skill(cfg, args: dict) -> dict:
-    from tacit.stores.skills import SkillStore
-
     action = args.get("action")
     store = SkillStore(cfg)
     if action == "list":
