@@ -24,6 +24,17 @@ def tacit_home(tmp_path: Path) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def neutral_working_folder(tmp_path: Path, monkeypatch):
+    """Run every test from its own empty home folder, which belongs to no
+    project: the checkout is a git repository, and memory saved from inside
+    it would go to that project's scope. Tests about scopes say where they run."""
+    home = tmp_path / "user-home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.chdir(home)
+    return home
+
+
 @pytest.fixture
 def tacit_env(tacit_home: Path, tmp_path: Path):
     """Environment for subprocesses: isolated HOME and TACIT_HOME. A service

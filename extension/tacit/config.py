@@ -31,8 +31,10 @@ from tacit.paths import data_dir
 # ---------------------------------------------------------------------------
 DEFAULTS: dict = {
     # stores
-    "memory_char_limit": 2200,
-    "user_char_limit": 1375,
+    "memory_char_limit": 2200,  # the global notes (MEMORY.md): Hermes's own limit
+    "user_char_limit": 1375,  # the user profile (USER.md): Hermes's own limit
+    "project_char_limit": 2200,  # each project's memory
+    "team_char_limit": 2200,  # a repository's shared .tacit/MEMORY.md
     "skill_index_budget": 6000,
     # review nudge / flush / consolidation (engine)
     "nudge_interval": 10,

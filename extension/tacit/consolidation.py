@@ -10,6 +10,9 @@ Design decisions
   once" was unbounded recursion.
 - **The child edits the file; we re-read it.** Nothing here writes back an
   in-memory copy after a child ran.
+- **One scope at a time.** A full project memory is consolidated alone: the
+  child is asked about that file only, and nothing of another scope is
+  dropped to make room.
 - **Inside a child** (``TACIT_CHILD=1``) only the deterministic merge runs: a
   child never starts children of its own.
 """
@@ -21,16 +24,13 @@ from tacit.children.runner import run_job
 from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
 
-TARGETS = ("memory", "user")
-
-
-def add_entry(cfg, target: str, text: str, *, use_agent: bool | None = None) -> dict:
-    """Add an entry; on overflow consolidate and retry exactly once."""
-    result = MemoryStore(cfg).add(target, text)
+def add_entry(cfg, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
+    """Add an entry; on overflow consolidate that scope and retry exactly once."""
+    result = MemoryStore(cfg, project).add(target, text)
     if result["success"] or not result.get("over_limit") or not cfg.auto_consolidate:
         return result
-    report = consolidate_target(cfg, target, use_agent=use_agent)
-    retry = MemoryStore(cfg).add(target, text)  # re-read from disk: a child may have edited it
+    report = consolidate_target(cfg, result.get("target", target), use_agent=use_agent, project=project)
+    retry = MemoryStore(cfg, project).add(target, text)  # re-read from disk: a child may have edited it
     if retry["success"]:
         retry["consolidation"] = report
         retry["message"] = f"{retry['message']} (memory was consolidated first: {report['summary']})"
@@ -45,38 +45,42 @@ def _use_agent(cfg, use_agent: bool | None) -> bool:
     return agent_available(cfg, cfg.host) if use_agent is None else use_agent
 
 
-def consolidate_target(cfg, target: str, *, use_agent: bool | None = None) -> dict:
-    """Consolidate one target; returns a report with before/after usage."""
-    before = MemoryStore(cfg).usage(target)
+def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, project=None) -> dict:
+    """Consolidate one scope; returns a report with before/after usage."""
+    store = MemoryStore(cfg, project)
+    target = store.resolve(target)
+    before = store.usage(target)
     report: dict = {"target": target, "before": before["text"]}
     if _use_agent(cfg, use_agent):
         record = run_job(cfg, {"id": f"consolidate-{target}", "kind": "consolidate", "host": cfg.host,
-                               "session_id": "consolidate", "variables": {"targets": [target]}},
+                               "session_id": "consolidate",
+                               "cwd": project.root if project is not None else None,
+                               "variables": {"targets": [target]}},
                          agent=True)
         report["mode"] = "agent"
         report["child_ok"] = bool(record.get("ok"))
         if not record.get("ok"):
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
-            report["merge"] = merge_duplicates(cfg, target)
+            report["merge"] = merge_duplicates(cfg, target, project)
             report["mode"] = "agent-failed+deterministic"
     else:
         report["mode"] = "deterministic"
-        report["merge"] = merge_duplicates(cfg, target)
-    after = MemoryStore(cfg).usage(target)
+        report["merge"] = merge_duplicates(cfg, target, project)
+    after = MemoryStore(cfg, project).usage(target)
     report["after"] = after["text"]
     report["fits"] = after["current"] <= after["limit"]
     report["summary"] = f"{target}: {before['text']} → {after['text']}"
     return report
 
 
-def consolidate_all(cfg, *, use_agent: bool | None = None) -> dict:
-    """``/memory-consolidate``: every non-empty target."""
-    store = MemoryStore(cfg)
+def consolidate_all(cfg, *, use_agent: bool | None = None, project=None) -> dict:
+    """``/memory-consolidate``: every non-empty scope of this project."""
+    store = MemoryStore(cfg, project)
     reports = []
-    for target in TARGETS:
-        if not store.entries(target):
-            reports.append({"target": target, "skipped": "empty"})
+    for target in store.targets():
+        if target == "team" or not store.entries(target):  # the team's file changes through review only
+            reports.append({"target": target, "skipped": "empty" if target != "team" else "shared"})
             continue
-        reports.append(consolidate_target(cfg, target, use_agent=use_agent))
+        reports.append(consolidate_target(cfg, target, use_agent=use_agent, project=project))
     lines = [r.get("summary") or f"{r['target']}: skipped ({r['skipped']})" for r in reports]
     return {"success": True, "reports": reports, "message": "\n".join(lines)}

@@ -62,10 +62,12 @@ from tacit.hookspecs import (
     ToolCallResult,
 )
 from tacit.log import log, log_exception
+from tacit.projects import Project, project_for
 from tacit.session import SessionState, stale_after
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore
 from tacit.stores.sessions import SessionStore, insert_job
+from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
 
 BACKGROUND_MODES = ("inline", "thread")
@@ -106,12 +108,23 @@ class HandlerContext:
         return self.event.session_id
 
     @property
-    def memory(self) -> MemoryStore:
-        return self.engine.memory_store(self.session_id)
+    def cwd(self) -> str | None:
+        return self.event.cwd or self.state.cwd or None
 
     @property
-    def skills(self) -> SkillStore:
-        return self.engine.skill_store(self.session_id)
+    def project(self) -> Project | None:
+        """The project of the event's working folder (``tacit.projects``)."""
+        return project_for(self.cwd, home=self.cfg.env.get("HOME"))
+
+    @property
+    def memory(self) -> MemoryStore:
+        """The session's memory: the user, global and this project's scopes."""
+        return self.engine.memory_store(self.session_id, self.project)
+
+    @property
+    def skills(self) -> ScopedSkills:
+        """The session's skills: global, this project's and the team's."""
+        return self.engine.skill_store(self.session_id, self.project)
 
     @property
     def ledger(self) -> Ledger:
@@ -151,7 +164,7 @@ class Engine:
         self.sessions = sessions or SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
         self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
         self._live_skills = SkillStore(cfg)
-        self._skills: OrderedDict[str, SkillStore] = OrderedDict()
+        self._skills: OrderedDict[str, ScopedSkills] = OrderedDict()
         self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
         self._agent_available: dict[str, bool] = {}
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
@@ -227,21 +240,26 @@ class Engine:
                 self._all_ledgers.append(ledger)
         return ledger
 
-    def memory_store(self, session_id: str) -> MemoryStore:
+    def memory_store(self, session_id: str, project: Project | None = None) -> MemoryStore:
         """The session's store: its snapshot is frozen at the first ask."""
         with self._lock:
-            return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg))
+            return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg, project))
 
-    def skill_store(self, session_id: str) -> SkillStore:
-        """The session's view of the one live skill catalog: it shares the
-        build, and freezes its own index snapshot at the first ask."""
+    def skill_store(self, session_id: str, project: Project | None = None) -> ScopedSkills:
+        """The session's skills: the one live global catalog (shared, one
+        build for all sessions) plus its project's; the index snapshot is
+        frozen at the first ask."""
         with self._lock:
-            return _bounded_get(self._skills, session_id, self._live_skills.session)
+            return _bounded_get(self._skills, session_id, lambda: ScopedSkills(
+                self.cfg, project, global_store=self._live_skills.session()))
 
     def reload_stores(self) -> None:
-        """A file changed on disk: the live catalog re-reads it. Snapshots
-        already handed to a session stay frozen."""
+        """A file changed on disk: the catalogs re-read it. Snapshots already
+        handed to a session stay frozen."""
         self._live_skills.refresh()
+        with self._lock:
+            for skills in self._skills.values():
+                skills.refresh()
 
     def child_available(self, host: str = "") -> bool:
         """Can a child agent run for this host? (a launcher, children on, and

@@ -11,9 +11,9 @@ from tacit.consolidation import consolidate_all
 from tacit.stores.skills import SkillStore
 
 
-def memory_consolidate(cfg, *, use_agent: bool | None = None) -> dict:
-    """Consolidate both targets (skipping empty ones); report before/after."""
-    result = consolidate_all(cfg, use_agent=use_agent)
+def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None) -> dict:
+    """Consolidate every scope of this project (skipping empty ones); report before/after."""
+    result = consolidate_all(cfg, use_agent=use_agent, project=project)
     lines = ["Memory consolidation:"]
     for report in result["reports"]:
         if report.get("skipped"):

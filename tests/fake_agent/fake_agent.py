@@ -90,20 +90,19 @@ def between(prompt: str, tag: str) -> str:
 
 
 def consolidate_targets(prompt: str) -> list[str]:
-    # the line naming the over-full files ("MEMORY.md and USER.md are too full")
+    # the line naming the over-full scopes ("GLOBAL NOTES … and USER PROFILE … are too full")
     first = next((line for line in prompt.splitlines() if "too full" in line), "")
     targets = []
-    if "MEMORY.md" in first:
-        targets.append("memory")
-    if "USER.md" in first:
-        targets.append("user")
-    return targets or ["memory"]
+    for title, scope in (("GLOBAL NOTES", "global"), ("PROJECT MEMORY", "project"), ("USER PROFILE", "user")):
+        if title in first:
+            targets.append(scope)
+    return targets or ["global"]
 
 
 def do_consolidate(prompt: str) -> int:
     status = 0
     for target in consolidate_targets(prompt):
-        _, shown = tacit("memory", "show", "--target", target)
+        _, shown = tacit("memory", "show", *(["--target", "user"] if target == "user" else ["--scope", target]))
         entries = shown.get("entries", [])
         if len(entries) < 2:
             continue

@@ -448,7 +448,8 @@ def test_child_environment_marks_the_child_and_finds_tacit(cfg):
                "user_text": "cut a release", "assistant_text": "Tagged."},
      ["2 tool calls: Bash, Edit", "Bash → Edit", "cut a release"]),
     ("flush", {"why": "compact"}, ["about to be compacted"]),
-    ("consolidate", {"targets": ["user"]}, ["USER.md is too full", "- user: bring it well under"]),
+    ("consolidate", {"targets": ["user"]}, ["USER PROFILE (who the user is, in every project) is too full",
+                                            "USER.md): bring it well under its limit"]),
 ])
 def test_every_child_prompt_renders_with_the_current_memory(cfg, kind, variables, expect):
     MemoryStore(cfg).add("memory", "The project uses pnpm.")

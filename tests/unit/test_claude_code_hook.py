@@ -120,7 +120,7 @@ def test_session_start_injects_memory_and_skills_in_priority_order(handle, quiet
     out = json.loads(handle("SessionStart", payload("SessionStart", source="startup")))
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     text = out["hookSpecificOutput"]["additionalContext"]
-    order = [text.index(s) for s in ("MEM-ONE", "USER-ONE", "tacit memory add", "SKILL-ONE")]
+    order = [text.index(s) for s in ("USER-ONE", "MEM-ONE", "tacit memory add", "SKILL-ONE")]
     assert order == sorted(order)
     assert set(out) == {"hookSpecificOutput"}  # nothing that could block or alter the turn
     assert handle.state().user_turns == 0

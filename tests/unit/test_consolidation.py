@@ -88,11 +88,12 @@ def test_consolidate_all_skips_empty_targets_and_reports_usage(cfg):
     MemoryStore(cfg).add("memory", "The project uses pnpm")
     MemoryStore(cfg).add("memory", "the project uses pnpm!")  # not an exact duplicate: both stored
     result = consolidate_all(cfg, use_agent=False)
-    memory, user = result["reports"]
+    user, memory = result["reports"]  # the scopes in order: user, global (no project here)
     assert user == {"target": "user", "skipped": "empty"}
+    assert memory["target"] == "global"
     assert memory["mode"] == "deterministic" and memory["merge"]["merged"] == 1
     assert memory["before"].endswith("/2,200 chars") and memory["after"] != memory["before"]
-    assert "memory:" in result["message"] and "user: skipped (empty)" in result["message"]
+    assert "global:" in result["message"] and "user: skipped (empty)" in result["message"]
 
 
 def test_memory_consolidate_text_flags_a_file_still_over_its_limit(cfg):
@@ -102,7 +103,7 @@ def test_memory_consolidate_text_flags_a_file_still_over_its_limit(cfg):
     result = memory_consolidate(over, use_agent=False)
     text = result["text"]
     assert text.startswith("Memory consolidation:")
-    assert "- memory: 100% — 303/200 chars → 100% — 303/200 chars (deterministic)" in text
+    assert "- global: 100% — 303/200 chars → 100% — 303/200 chars (deterministic)" in text
     assert "still over the limit" in text and "- user: skipped (empty)" in text
 
 
@@ -139,7 +140,7 @@ def test_consolidate_and_skills_commands(cfg, tacit_env):
     proc = run("consolidate", "--deterministic", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["success"] and data["reports"][0]["merge"]["merged"] == 1
+    assert data["success"] and data["reports"][1]["merge"]["merged"] == 1
     assert MemoryStore(cfg).entries("memory") == ["The project uses pnpm"]
     text = run("consolidate", "--deterministic")
     assert text.returncode == 0 and text.stdout.startswith("Memory consolidation:")

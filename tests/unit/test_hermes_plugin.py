@@ -176,14 +176,14 @@ def test_an_id_rotated_mid_turn_continues_as_a_resumed_session(adapter_factory):
     assert [(c.name, c.ok) for c in rec.events[-1].tool_calls] == [("terminal", True)]
 
 
-def test_only_prompt_scope_context_reaches_the_user_message(adapter_factory, hermes_home):
+def test_session_context_rides_on_the_first_user_message(adapter_factory, hermes_home):
     adapter, rec = adapter_factory()
     rec.replies["before_agent_start"] = ContextResult(context=[Injection("SESSION-ONLY", 1)])
     rec.replies["message_end"] = ContextResult(context=[Injection("SECOND", 60), Injection("FIRST", 5)])
     context = run_turn(adapter)
-    assert context == {"context": "FIRST\n\nSECOND"}
-    log = (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
-    assert "session context from test.recorder not shown" in log
+    assert context == {"context": "SESSION-ONLY\n\nFIRST\n\nSECOND"}  # Hermes has no system-prompt hook
+    again = adapter.pre_llm_call(session_id="s1", user_message="next", is_first_turn=False)
+    assert again == {"context": "FIRST\n\nSECOND"}  # the session's context only once
 
 
 def test_nothing_is_injected_that_hermes_shows_itself(adapter_factory, hermes_home):
@@ -313,7 +313,7 @@ def test_slash_commands_do_their_work(adapter_factory, hermes_home):
     ctx = FakeCtx()
     adapter.register(ctx)
     out = ctx.commands["memory-consolidate"]("")
-    assert "memory:" in out and "(deterministic, 1 merged)" in out
+    assert "global:" in out and "(deterministic, 1 merged)" in out
     assert (memories / "MEMORY.md").read_text() == "uses pnpm for installs\n§\ntabs"
     assert ctx.commands["memory-skills"]("").startswith(f"Skills in {hermes_home / 'skills'} (0):")
     taught = ctx.commands["memory-teach"]("--user likes short answers")

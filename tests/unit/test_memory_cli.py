@@ -31,7 +31,7 @@ def tacit(env, *args, stdin: bytes | str | None = None, extra_env: dict | None =
 
 def test_add_show_duplicate_and_file_format(tacit_env, cfg):
     code, out, _ = tacit(tacit_env, "memory", "add", "Project uses pnpm, not npm.")
-    assert code == 0 and out["success"] and out["entry_count"] == 1 and out["target"] == "memory"
+    assert code == 0 and out["success"] and out["entry_count"] == 1 and out["target"] == "global"
     code, out, _ = tacit(tacit_env, "memory", "add", "--target", "memory", "Tests live in tests/unit.")
     assert code == 0 and out["entry_count"] == 2
     n = len("Project uses pnpm, not npm." + DELIM + "Tests live in tests/unit.")
@@ -40,9 +40,12 @@ def test_add_show_duplicate_and_file_format(tacit_env, cfg):
     assert code == 0 and out["success"] and "already exists" in out["message"]
     assert Path(cfg.memory_file).read_text() == "Project uses pnpm, not npm." + DELIM + "Tests live in tests/unit."
 
-    code, out, _ = tacit(tacit_env, "memory", "show")
+    code, out, _ = tacit(tacit_env, "memory", "show", "--scope", "global")
     assert code == 0 and out["entries"] == ["Project uses pnpm, not npm.", "Tests live in tests/unit."]
     assert out["path"] == str(cfg.memory_file) and out["entry_count"] == 2
+    code, out, _ = tacit(tacit_env, "memory", "show")  # every scope (no project in a home folder)
+    assert code == 0 and out["project"] is None and set(out["scopes"]) == {"user", "global"}
+    assert out["scopes"]["global"]["entry_count"] == 2
 
 
 def test_stdin_text_is_normalised_and_invalid_utf8_is_not_fatal(tacit_env, cfg):
@@ -97,7 +100,7 @@ def test_batch_from_file_and_stdin_all_or_nothing(tacit_env, cfg, tmp_path):
     batch = tmp_path / "ops.json"
     batch.write_text(json.dumps(ops))
     code, out, _ = tacit(tacit_env, "memory", "batch", str(batch))
-    assert code == 0 and set(out["targets"]) == {"memory", "user"}
+    assert code == 0 and set(out["targets"]) == {"global", "user"}
 
     bad = [{"action": "replace", "old_text": "ruff", "content": "Uses ruff and mypy."},
            {"action": "remove", "old_text": "no such entry"}]
@@ -118,10 +121,11 @@ def test_snapshot_is_the_hermes_block_with_blocked_lines(tacit_env, cfg):
     code, out, _ = tacit(tacit_env, "memory", "snapshot")
     assert code == 0 and out["success"]
     text = out["snapshot"]
-    memory_block, user_block = text.split("\n\n")
+    user_block, memory_block = text.split("\n\n")
     rule = "═" * 46
-    assert memory_block.startswith(f"{rule}\nMEMORY (your personal notes) [")
-    assert user_block == f"{rule}\nUSER PROFILE (who the user is) [0% — 12/1,375 chars]\n{rule}\nName is Sam."
+    assert memory_block.startswith(f"{rule}\nGLOBAL NOTES (true in every project) [")
+    assert user_block == (f"{rule}\nUSER PROFILE (who the user is, in every project) [0% — 12/1,375 chars]\n"
+                          f"{rule}\nName is Sam.")
     assert "Uses pnpm." in memory_block and "Ignore all previous" not in memory_block
     assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): injection.ignore_previous." in memory_block
 

@@ -117,8 +117,8 @@ def test_snapshot_is_frozen_and_uses_hermes_block_format(store, cfg):
     store.add("memory", "Uses pnpm.")
     store.add("user", "Name is Ada.")
     frozen = store.snapshot()
-    assert frozen.startswith("═" * 46 + "\nMEMORY (your personal notes) [")
-    assert "USER PROFILE (who the user is) [" in frozen
+    assert frozen.startswith("═" * 46 + "\nUSER PROFILE (who the user is, in every project) [")
+    assert frozen.index("USER PROFILE") < frozen.index("GLOBAL NOTES (true in every project) [")
     store.add("memory", "A new fact mid-session.")
     assert store.snapshot() == frozen
     assert "A new fact" not in store.snapshot()
@@ -259,7 +259,7 @@ def test_writes_refuse_instead_of_raising_when_the_lock_stays_busy(cfg, monkeypa
                        store.batch([{"action": "add", "target": "user", "content": "Likes tabs."},
                                     {"action": "add", "target": "memory", "content": "Uses ruff."}])):
             assert result["success"] is False and result["lock_busy"] is True, result
-            assert "still writing MEMORY.md" in result["error"] and result["target"] == "memory"
+            assert "still writing MEMORY.md" in result["error"] and result["target"] == "global"
         # the batch let go of USER.md's lock when MEMORY.md's stayed busy
         assert store.add("user", "Likes tabs.")["success"]
     finally:

@@ -270,7 +270,7 @@ def test_before_agent_start_returns_frozen_snapshot_guidance_and_skill_index(bri
 
     assert SkillStore(cfg).create("deploy-staging", "Deploy the web app to staging safely")["success"]
     bridge.hello()
-    sid = {"session_id": "sess-1", "cwd": "/tmp", "model": "stub/stub-model"}
+    sid = {"session_id": "sess-1", "cwd": bridge_env["HOME"], "model": "stub/stub-model"}  # no project: global
     assert bridge.result("event", {"kind": "session_start", "source": "startup", **sid})["dispatched"]
     first = bridge.result("event", {"kind": "before_agent_start", "prompt": "hi", **sid})
     context = first["context"]

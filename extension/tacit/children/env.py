@@ -14,7 +14,10 @@ import os
 import sys
 
 
-def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None) -> dict:
+def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None,
+                project: str | None = None) -> dict:
+    """``project``: the root of the project a child works for — its ``tacit
+    memory …`` commands default to that project's scope, wherever it runs."""
     env = dict(os.environ if base is None else base)
     env.pop("TACIT_HOME", None)
     host = host or cfg.host
@@ -29,4 +32,7 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
         env["TACIT_CHILD"] = "1"
     else:
         env.pop("TACIT_CHILD", None)
+    env.pop("TACIT_PROJECT", None)
+    if project:
+        env["TACIT_PROJECT"] = project
     return env

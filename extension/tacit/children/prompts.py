@@ -12,8 +12,9 @@ import jinja2
 
 from tacit.commandline import tacit_display
 from tacit.resources import resource_dir
+from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
-from tacit.stores.skills import SkillStore
+from tacit.stores.skill_scopes import ScopedSkills
 
 
 def environment() -> jinja2.Environment:
@@ -31,23 +32,27 @@ def render(template: str, **variables) -> str:
 
 
 def job_variables(cfg, job: dict) -> dict:
-    """Everything a child template may use, for this job."""
-    store = MemoryStore(cfg)
-    memory_entries, user_entries = store.entries("memory"), store.entries("user")
+    """Everything a child template may use, for this job: the scopes of the
+    job's project (its name and root, each scope's entries and usage)."""
+    project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
+    store = MemoryStore(cfg, project)
+    scopes = []
+    for name in store.targets():
+        entries = store.entries(name)
+        scopes.append({"name": name, "title": store.header(name), "file": str(store.path_for(name)),
+                       "entries": entries, "usage": store.usage(name, entries)["text"]})
     try:
-        skill_index = SkillStore(cfg).index_text()
+        skill_index = ScopedSkills(cfg, project).index_text()
     except Exception:  # noqa: BLE001 — a broken skills folder must not stop a save
         skill_index = ""
     variables = {
         "host": job.get("host") or cfg.host or "",
         "tacit": tacit_display(),
-        "memory_entries": memory_entries,
-        "user_entries": user_entries,
-        "memory_usage": store.usage("memory", memory_entries)["text"],
-        "user_usage": store.usage("user", user_entries)["text"],
+        "project": None if project is None else {"name": project.name, "root": project.root},
+        "scopes": scopes,
         "skill_index": skill_index,
         "recent": [],
-        "targets": ["memory", "user"],
+        "targets": [s["name"] for s in scopes if s["name"] != "team"],
         "reason": "",
         "why": "",
         "correction": "",
@@ -60,8 +65,9 @@ def job_variables(cfg, job: dict) -> dict:
         "tool_call_count": 0,
     }
     variables.update(job.get("variables", {}))
-    variables["targets_text"] = " and ".join(
-        "MEMORY.md" if t == "memory" else "USER.md" for t in variables["targets"])
+    variables["targets"] = [store.resolve(t) for t in variables["targets"]]
+    titles = {s["name"]: s["title"] for s in scopes}
+    variables["targets_text"] = " and ".join(titles.get(t, t) for t in variables["targets"])
     return variables
 
 

@@ -42,6 +42,7 @@ from tacit.children.fallbacks import run_fallback
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.log import log_exception
+from tacit.projects import project_for
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
 
@@ -79,7 +80,9 @@ def _run_agent(cfg, host, job) -> dict:
         argv = build_command(cfg, host, job, prompt, workdir)
         out_path, err_path = workdir / "stdout", workdir / "stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(argv, cwd=cfg.home_str, env=process_env(cfg, host, child=True),
+            project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
+            env = process_env(cfg, host, child=True, project=project.root if project else None)
+            proc = subprocess.Popen(argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     start_new_session=True)  # its own process group: kill it whole
             killed = False

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from tacit.children.launch import run_job_id
 from tacit.commands import emit
 from tacit.hosts.hooks import run_in_process
+from tacit.projects import project_for
 from tacit.service import client
 from tacit.service.server import serve
 from tacit.slash import memory_consolidate, memory_skills
@@ -18,6 +20,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("consolidate", help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
     p.set_defaults(func=_consolidate)
 
     p = subparsers.add_parser("skills", help="list skills with their files (/memory-skills)")
@@ -45,7 +48,8 @@ def add_parser(subparsers) -> None:
 
 
 def _consolidate(args, cfg) -> int:
-    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None)
+    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None,
+                                project=project_for(args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()))
     emit(result) if args.json else print(result["text"])
     return 0
 

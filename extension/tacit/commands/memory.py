@@ -3,73 +3,140 @@
 Child agents and the agent itself (through its shell tool) save memories with
 these commands, so their output is the tool's result: one JSON object, exit 0
 when done, 1 when refused (limit, scanner, no match, drift), 2 on usage errors.
+
+Scopes: ``--target user`` is the user profile; otherwise ``--scope`` picks the
+memory: ``project`` (the default inside a project), ``global`` (the default
+elsewhere) or ``team`` (a repository's shared ``.tacit/MEMORY.md``). The
+project is the one of ``--project DIR``, else of ``$TACIT_PROJECT`` (set for
+child agents), else of the working folder.
 """
 
 from __future__ import annotations
 
 import json
+import os
 
 from tacit.commands import emit, exit_code, read_text_arg
 from tacit.consolidation import add_entry
+from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
+
+SCOPES = ("project", "global", "team")
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("memory", help="add, replace, remove or show memory entries")
+    parser = subparsers.add_parser("memory", help="add, replace, remove, move or show memory entries")
     sub = parser.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
 
-    def target_arg(p):
-        p.add_argument("--target", choices=["memory", "user"], default="memory",
-                       help="memory = MEMORY.md (agent's notes), user = USER.md (the user's profile)")
+    def where(p, *, target: bool = True):
+        if target:
+            p.add_argument("--target", choices=["memory", "user"], default="memory",
+                           help="user = the user's profile (USER.md); memory = notes (the default)")
+            p.add_argument("--scope", choices=SCOPES,
+                           help="which notes: project (the default inside a project), global, team")
+        p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
     p = sub.add_parser("add", help="add an entry (exact duplicates are a no-op)")
-    target_arg(p)
+    where(p)
     p.add_argument("text", help="the entry, or - to read it from stdin")
     p.set_defaults(func=_add)
 
     p = sub.add_parser("replace", help="replace the one entry containing OLD_TEXT")
-    target_arg(p)
+    where(p)
     p.add_argument("old_text")
     p.add_argument("new_text", help="the new entry, or - to read it from stdin")
     p.set_defaults(func=_replace)
 
     p = sub.add_parser("remove", help="remove the one entry containing OLD_TEXT")
-    target_arg(p)
+    where(p)
     p.add_argument("old_text", help="a unique substring, or - to read it from stdin")
     p.set_defaults(func=_remove)
 
+    p = sub.add_parser("move", help="move the entry containing TEXT to another scope")
+    where(p, target=False)
+    p.add_argument("text", help="a unique substring of the entry")
+    p.add_argument("--to", required=True, choices=("user", *SCOPES))
+    p.add_argument("--from", dest="source", choices=("user", *SCOPES),
+                   help="where it is now (default: the one scope that holds it)")
+    p.set_defaults(func=_move)
+
     p = sub.add_parser("batch", help="apply a JSON list of operations all-or-nothing")
+    where(p, target=False)
     p.add_argument("file", help="JSON file with [{action, target, content|old_text}], or -")
     p.set_defaults(func=_batch)
 
-    p = sub.add_parser("show", help="the live entries on disk")
-    target_arg(p)
+    p = sub.add_parser("show", help="the live entries on disk, every scope or one")
+    where(p)
     p.set_defaults(func=_show)
 
-    p = sub.add_parser("snapshot", help="the frozen block as the agent sees it at session start")
+    p = sub.add_parser("snapshot", help="the block the agent sees at session start")
+    where(p, target=False)
     p.set_defaults(func=_snapshot)
 
 
-def _store(cfg) -> MemoryStore:
-    return MemoryStore(cfg)
+def project_of(args):
+    folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+    return project_for(folder)
+
+
+def _store(args, cfg) -> MemoryStore:
+    return MemoryStore(cfg, project_of(args))
+
+
+def _target(args) -> str:
+    if getattr(args, "target", "memory") == "user":
+        return "user"
+    return getattr(args, "scope", None) or "memory"
 
 
 def _add(args, cfg) -> int:
-    result = add_entry(cfg, args.target, read_text_arg(args.text))
+    result = add_entry(cfg, _target(args), read_text_arg(args.text), project=project_of(args))
     emit(result)
     return exit_code(result)
 
 
 def _replace(args, cfg) -> int:
-    result = _store(cfg).replace(args.target, args.old_text, read_text_arg(args.new_text))
+    result = _store(args, cfg).replace(_target(args), args.old_text, read_text_arg(args.new_text))
     emit(result)
     return exit_code(result)
 
 
 def _remove(args, cfg) -> int:
-    result = _store(cfg).remove(args.target, read_text_arg(args.old_text))
+    result = _store(args, cfg).remove(_target(args), read_text_arg(args.old_text))
     emit(result)
     return exit_code(result)
+
+
+def _move(args, cfg) -> int:
+    result = move_entry(_store(args, cfg), args.text, to=args.to, source=args.source)
+    emit(result)
+    return exit_code(result)
+
+
+def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = None) -> dict:
+    """Move the one entry containing ``text`` into scope ``to``: added there
+    first, removed from where it was only once the add succeeded."""
+    to = store.resolve(to)
+    if to not in store.targets():
+        return {"success": False, "error": store._unknown(to)}
+    sources = [source] if source else [t for t in store.targets() if t != to]
+    holders = [(t, e) for t in sources if t in store.targets() for e in store.entries(t) if text in e]
+    if not holders:
+        return {"success": False, "error": f"No entry contains {text!r} in {', '.join(sources)}."}
+    if len({e for _, e in holders}) > 1 or len(holders) > 1:
+        return {"success": False, "error": f"{len(holders)} entries contain {text!r}; use a longer, unique substring.",
+                "matches": [{"scope": t, "entry": e[:80]} for t, e in holders]}
+    (origin, entry), = holders
+    if origin == to:
+        return {"success": True, "message": f"Already in {to}.", "scope": to, "entry": entry}
+    added = store.add(to, entry)
+    if not added["success"]:
+        return {**added, "error": f"not moved: {added['error']}"}
+    removed = store.remove(origin, entry)
+    if not removed["success"]:
+        return {**removed, "error": f"copied to {to} but not removed from {origin}: {removed['error']}"}
+    return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to,
+            "entry": entry}
 
 
 def _batch(args, cfg) -> int:
@@ -85,17 +152,25 @@ def _batch(args, cfg) -> int:
     except ValueError as exc:
         emit({"success": False, "error": f"invalid batch: {exc}"})
         return 2
-    result = _store(cfg).batch(ops)
+    result = _store(args, cfg).batch(ops)
     emit(result)
     return exit_code(result)
 
 
 def _show(args, cfg) -> int:
-    emit(_store(cfg).show(args.target))
+    store = _store(args, cfg)
+    if args.scope or args.target == "user":
+        emit(store.show(_target(args)))
+        return 0
+    scopes = {t: store.show(t) for t in store.targets()}
+    project = store.project
+    emit({"success": True, "project": None if project is None else
+          {"name": project.name, "root": project.root, "shared": project.is_shared},
+          "scopes": scopes})
     return 0
 
 
 def _snapshot(args, cfg) -> int:
-    store = _store(cfg)
-    emit({"success": True, "snapshot": store.snapshot()})
+    store = _store(args, cfg)
+    emit({"success": True, "snapshot": store.snapshot(), "left_out": store.left_out})
     return 0

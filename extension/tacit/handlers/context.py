@@ -36,14 +36,16 @@ def register(engine) -> None:
 def inject_session_context(event, ctx) -> ContextResult:
     features = ctx.host_features
     context = []
-    if "memory_snapshot" not in features:
-        snapshot = ctx.memory.snapshot()
-        if snapshot:
-            context.append(Injection(snapshot, priority=10))
+    # a host that shows USER.md and the global MEMORY.md itself (Hermes) still
+    # needs this project's memory from tacit
+    memory = ctx.memory
+    snapshot = memory.snapshot(("project", "team") if "memory_snapshot" in features else None)
+    if snapshot:
+        context.append(Injection(snapshot, priority=10))
     if "memory_tool" not in features:
         context.append(Injection(GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI, priority=20))
     if "skill_index" not in features:
         index = ctx.skills.snapshot()
         if index:
             context.append(Injection(index, priority=30))
-    return ContextResult(context=context)
+    return ContextResult(context=context, notices=list(memory.left_out))

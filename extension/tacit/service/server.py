@@ -143,7 +143,7 @@ class Service:
     def _watch(self) -> None:
         observer = Observer()
         changed = _OnChange(self)
-        for folder in (self.cfg.memories_dir, self.cfg.skills_dir):
+        for folder in (self.cfg.memories_dir, self.cfg.skills_dir, self.cfg.home / "projects"):
             ensure_private_dir(folder)
             observer.schedule(changed, str(folder), recursive=True)
         observer.schedule(_OnCodeChange(self), PACKAGE_DIR, recursive=True)

@@ -1,6 +1,17 @@
-"""MemoryStore — MEMORY.md (the agent's notes) and USER.md (who the user is).
+"""MemoryStore — the memory files of one scope set: USER.md, the global
+MEMORY.md, and a project's MEMORY.md (private, and the team's shared one).
 
 Design decisions
+- **Scopes are files.** ``user``: ``<home>/memories/USER.md``, who the user
+  is, shown in every project. ``global``: ``<home>/memories/MEMORY.md``,
+  facts true everywhere (existing files are this scope, as they are).
+  ``project``: ``<home>/projects/<id>/MEMORY.md``, one per repository
+  (``tacit.projects``). ``team``: ``<repo>/.tacit/MEMORY.md`` once a
+  repository shares its memory (``tacit share init``) — committed and
+  reviewed like code, and untrusted: an entry that fails the scanner is left
+  out of the snapshot and reported. The target ``memory`` means this
+  store's project when it has one, else global. Each scope has its own
+  character limit.
 - **Hermes Agent's format, byte for byte.** Entries are joined by ``"\\n§\\n"``;
   the files live in ``<home>/memories/``; the limit is on the length of the
   joined text (characters, not tokens: model-independent). A Hermes user has
@@ -38,21 +49,24 @@ Design decisions
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.projects import Project
 from tacit.scan import describe, scan
 
 ENTRY_DELIMITER = "\n§\n"
-TARGETS = ("memory", "user")
-BLOCK_HEADERS = {
-    "memory": "MEMORY (your personal notes)",
-    "user": "USER PROFILE (who the user is)",
-}
+SCOPES = ("user", "global", "project", "team")
+MEMORY = "memory"  # = this store's project when it has one, else global
+TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
+LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
+                  "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
 
 
@@ -138,31 +152,61 @@ class Operation:
 
 
 class MemoryStore:
-    """Bounded, file-backed memory for both targets. One instance per session."""
+    """Bounded, file-backed memory of the user, global and (given a project)
+    project scopes. One instance per session: its snapshot is frozen."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, project: Project | None = None):
         self.cfg = cfg
+        self.project = project
         self._snapshot: dict[str, str] | None = None
+        self.left_out: list[str] = []  # team entries the scanner kept out of the snapshot
 
-    # -- paths and limits -------------------------------------------------
+    # -- scopes, paths and limits --------------------------------------------
+    def targets(self) -> tuple[str, ...]:
+        """The scopes this store can read and write."""
+        out = ["user", "global"]
+        if self.project is not None:
+            out.append("project")
+            if self.project.is_shared:
+                out.append("team")
+        return tuple(out)
+
+    def resolve(self, target: str) -> str:
+        """``memory`` → ``project`` (inside a project) or ``global``."""
+        if target == MEMORY:
+            return "project" if self.project is not None else "global"
+        return target
+
     def path_for(self, target: str) -> Path:
-        self._check_target(target)
-        return self.cfg.user_file if target == "user" else self.cfg.memory_file
+        target = self._check_target(target)
+        if target == "user":
+            return self.cfg.user_file
+        if target == "global":
+            return self.cfg.memory_file
+        if target == "project":
+            return project_dir(self.cfg, self.project) / "MEMORY.md"
+        return Path(self.project.shared_dir) / "MEMORY.md"
 
     def limit_for(self, target: str) -> int:
-        self._check_target(target)
-        return int(self.cfg.user_char_limit if target == "user" else self.cfg.memory_char_limit)
+        return int(self.cfg.settings[LIMIT_SETTINGS[self._check_target(target)]])
 
-    @staticmethod
-    def _check_target(target: str) -> None:
-        if target not in TARGETS:
-            raise ValueError(f"unknown target {target!r}: use 'memory' or 'user'")
+    def _check_target(self, target: str) -> str:
+        resolved = self.resolve(target) if isinstance(target, str) else target
+        if resolved not in self.targets():
+            raise ValueError(self._unknown(target))
+        return resolved
 
-    @staticmethod
-    def _writable_target(target: Any) -> str:
-        if not isinstance(target, str) or target not in TARGETS:
-            raise _Refusal(target, f"unknown target {target!r}: use 'memory' or 'user'")
-        return target
+    def _unknown(self, target: Any) -> str:
+        if target in ("project", "team"):
+            where = "not inside a project" if self.project is None else "this project shares no memory"
+            return f"no {target} memory here ({where}); use 'global' or 'user'"
+        return f"unknown target {target!r}: use {', '.join(repr(t) for t in (MEMORY, *self.targets()))}"
+
+    def _writable_target(self, target: Any) -> str:
+        resolved = self.resolve(target) if isinstance(target, str) else target
+        if not isinstance(resolved, str) or resolved not in self.targets():
+            raise _Refusal(target, self._unknown(target))
+        return resolved
 
     @staticmethod
     def _text_arg(target: str, value: Any, what: str) -> str:
@@ -176,6 +220,16 @@ class MemoryStore:
             raise _Refusal(target, f"{what} is not valid Unicode text (it holds a lone "
                                    "surrogate) and cannot be written to a UTF-8 file.") from None
         return text
+
+    def header(self, target: str) -> str:
+        target = self._check_target(target)
+        if target == "user":
+            return "USER PROFILE (who the user is, in every project)"
+        if target == "global":
+            return "GLOBAL NOTES (true in every project)"
+        if target == "project":
+            return f"PROJECT MEMORY: {self.project.name} ({self.project.root})"
+        return f"TEAM MEMORY: {self.project.name} (shared in {self.project.shared_dir}, reviewed through git)"
 
     # -- reading (no lock: writes are atomic renames) ----------------------
     def read_raw(self, target: str) -> str:
@@ -198,24 +252,34 @@ class MemoryStore:
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
     # -- the frozen snapshot -----------------------------------------------
-    def snapshot(self) -> str:
-        """The system-prompt block for both targets, frozen at first call."""
+    def snapshot(self, targets: Iterable[str] | None = None) -> str:
+        """The system-prompt block of every scope (or of ``targets``), frozen
+        at the first call."""
         if self._snapshot is None:
-            self._snapshot = {t: self._render_block(t) for t in TARGETS}
-        return "\n\n".join(block for block in self._snapshot.values() if block)
+            self._snapshot = {t: self._render_block(t) for t in self.targets()}
+        wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
+        return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
     def snapshot_block(self, target: str) -> str:
         self.snapshot()
         assert self._snapshot is not None
-        return self._snapshot[target]
+        return self._snapshot.get(self.resolve(target), "")
 
     def _render_block(self, target: str) -> str:
         entries = self.entries(target)
-        if not entries:
+        if target == "team":  # a clone's memory is untrusted: what fails the scan is left out
+            kept = [e for e in entries if not scan(e)]
+            if len(kept) < len(entries):
+                self.left_out.append(f"{len(entries) - len(kept)} entr{'y' if len(entries) - len(kept) == 1 else 'ies'}"
+                                     f" of {self.path_for(target)} failed the content scanner and "
+                                     "were left out of the agent's context")
+            shown = kept
+        else:
+            shown = [self._screen_for_prompt(target, entry) for entry in entries]
+        if not shown:
             return ""
-        shown = [self._screen_for_prompt(target, entry) for entry in entries]
         # Usage is of what is on disk: the limit applies to the file.
-        head = f"{BLOCK_HEADERS[target]} [{usage_text(len(join_entries(entries)), self.limit_for(target))}]"
+        head = f"{self.header(target)} [{usage_text(len(join_entries(entries)), self.limit_for(target))}]"
         return f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown)}"
 
     def _screen_for_prompt(self, target: str, entry: str) -> str:
@@ -228,7 +292,7 @@ class MemoryStore:
         # learns that an entry was held back and how to clear it.
         return (
             f"[BLOCKED: {name} entry contained threat pattern(s): {ids}. Removed from the "
-            f"system prompt; run `tacit memory remove --target {target} <text>` to delete it.]"
+            f"system prompt; run `tacit memory remove --scope {target} <text>` to delete it.]"
         )
 
     # -- results -----------------------------------------------------------
@@ -327,6 +391,8 @@ class MemoryStore:
             lock.release()
 
     def _write(self, target: str, entries: list[str]) -> None:
+        if target == "project":
+            remember_project(self.cfg, self.project)
         atomic_write_text(self.path_for(target), join_entries(entries))
 
     # -- operations ----------------------------------------------------------
@@ -442,9 +508,11 @@ class MemoryStore:
         ops = [op if isinstance(op, Operation) else Operation.from_dict(op) for op in operations]
         if not ops:
             return {"success": False, "error": "Empty batch."}
+        ops = [dataclasses.replace(op, target=self.resolve(op.target)) if isinstance(op.target, str) else op
+               for op in ops]
         for op in ops:
-            if op.target not in TARGETS:
-                return {"success": False, "error": f"unknown target {op.target!r}"}
+            if op.target not in self.targets():
+                return {"success": False, "error": self._unknown(op.target)}
             if op.action not in ("add", "replace", "remove"):
                 return {"success": False, "error": f"unknown action {op.action!r}"}
             if op.action in ("add", "replace"):
@@ -557,3 +625,18 @@ def _dedupe(entries: list[str]) -> list[str]:
             seen.add(e)
             out.append(e)
     return out
+
+
+def project_dir(cfg, project: Project) -> Path:
+    """``<home>/projects/<id>/``: a project's private memory and skills."""
+    return Path(cfg.home_str) / "projects" / project.id
+
+
+def remember_project(cfg, project: Project) -> None:
+    """``project.json`` beside a project's memory: which repository it is,
+    for people and for ``tacit memory show`` (written once)."""
+    meta = project_dir(cfg, project) / "project.json"
+    if meta.exists():
+        return
+    atomic_write_text(meta, json.dumps({"name": project.name, "root": project.main_root, "key": project.key,
+                                        "kind": project.kind, "created": time.time()}, indent=2) + "\n")

@@ -50,11 +50,11 @@ def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
     return kept, merges
 
 
-def merge_duplicates(cfg, target: str) -> dict:
+def merge_duplicates(cfg, target: str, project=None) -> dict:
     """Apply ``plan_merge`` to a target under its lock (atomic write):
     ``{"merged", "merges", "usage", "still_over"}``, or ``{"merged": 0, "error"}``
     when the file drifted (backed up) or its lock stayed busy."""
-    store = MemoryStore(cfg)
+    store = MemoryStore(cfg, project)
     merges: list[dict] = []
 
     def merge(entries: list[str]) -> list[str]:

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import os
 import stat
 import threading
@@ -276,9 +277,11 @@ def _dedupe(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
 class SkillStore:
     """create / view / patch / edit / delete / list skills, and the index."""
 
-    def __init__(self, cfg, *, _live: _Live | None = None):
+    def __init__(self, cfg, *, root: Path | str | None = None, scope: str = "global",
+                 _live: _Live | None = None):
         self.cfg = cfg
-        self.skills_dir = Path(cfg.skills_dir)
+        self.scope = scope  # global | project | team (tacit.stores.skill_scopes)
+        self.skills_dir = Path(root) if root is not None else Path(cfg.skills_dir)
         self._snapshot: str | None = None
         self._live = _live if _live is not None else _Live()
 
@@ -286,11 +289,14 @@ class SkillStore:
         """A store for one session that shares this store's catalog (one build
         for every session of a service, one refresh for all) but has its own
         frozen ``snapshot()``."""
-        return SkillStore(self.cfg, _live=self._live)
+        return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live)
 
     # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):
-        return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{name}")
+        if self.scope == "global":
+            return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{name}")
+        folder = hashlib.sha256(str(self.skills_dir).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+        return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{folder}-{name}")
 
     def _root_real(self) -> str:
         return os.path.realpath(self.skills_dir)

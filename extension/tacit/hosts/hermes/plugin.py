@@ -88,6 +88,7 @@ from tacit.hosts.runtime import build_engine
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
+from tacit.projects import project_for
 from tacit.slash import memory_consolidate, memory_skills
 
 HOST = "hermes"
@@ -130,7 +131,6 @@ class HermesAdapter:
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
         self._last_session: str | None = None
-        self._dropped_sources: set[str] = set()
 
     # -- construction ---------------------------------------------------------------
     @classmethod
@@ -205,22 +205,17 @@ class HermesAdapter:
         return results
 
     def _realise(self, results, extra_notes=(), *, session_context=()) -> dict | None:
-        """Results → ``{"context": …}`` for ``pre_llm_call`` (context next to
-        the prompt); notices and undeliverable session context are logged."""
+        """Results → ``{"context": …}`` for ``pre_llm_call``, which Hermes appends
+        to the user message. Hermes has no system-prompt hook for plugins, so
+        the session's context (this project's memory, the skill index of
+        project skills) rides on the first message of the session; notices are
+        logged."""
         texts = []
-        for result in results:
+        for result in (*session_context, *results):
             if isinstance(result, ContextResult):
                 for injection in sorted(result.context, key=lambda i: i.priority):
                     if injection.text.strip():
                         texts.append(injection.text.strip())
-            for notice in result.notices:
-                log(self.cfg, "info", "hermes.notice", notice)
-        for result in session_context:
-            for injection in getattr(result, "context", ()):
-                if injection.text.strip() and injection.source not in self._dropped_sources:
-                    self._dropped_sources.add(injection.source)
-                    log(self.cfg, "info", "hermes", f"session context from {injection.source or '?'} not "
-                                                    "shown: Hermes has no system-prompt hook for plugins")
             for notice in result.notices:
                 log(self.cfg, "info", "hermes.notice", notice)
         texts.extend(n for n in extra_notes if n)
@@ -371,7 +366,7 @@ class HermesAdapter:
         return handler
 
     def cmd_consolidate(self, raw: str) -> str:
-        result = memory_consolidate(self.cfg)
+        result = memory_consolidate(self.cfg, project=project_for(os.getcwd(), home=self.cfg.env.get("HOME")))
         self.engine.reload_stores()
         return result["text"]
 

@@ -42,6 +42,7 @@ from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
 from tacit.learn.lifecycle import forget, show_memories, teach
 from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
+from tacit.projects import project_for
 from tacit.slash import memory_consolidate, memory_skills
 
 PROTOCOL_VERSION = 2
@@ -62,7 +63,7 @@ class ProtocolError(Exception):
 
 # -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
 def _cmd_consolidate(session, cfg, args: str) -> dict:
-    return memory_consolidate(cfg)
+    return memory_consolidate(cfg, project=session.command_project)
 
 
 def _cmd_skills(session, cfg, args: str) -> dict:
@@ -177,8 +178,10 @@ class PiSession:
         self.closed = False
         self.extension_path: str | None = None
         self.models: dict[str, str] = {}
+        self.cwds: dict[str, str] = {}  # session id -> its working folder (its project)
         self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
         self._pool: ThreadPoolExecutor | None = None
+        self.command_project = None
 
     # -- output ------------------------------------------------------------------
     def send(self, message: dict) -> None:
@@ -321,6 +324,8 @@ class PiSession:
         self.stats["events"] += 1
         event = event_from_params(params)
         self._note_session(event.session_id, params.get("model"))
+        if event.cwd:
+            self.cwds[event.session_id] = event.cwd
         if self.child:
             return {"context": "", "prompt_context": "", "notices": [], "dispatched": False}
         result = self.engine.dispatch(event)
@@ -333,7 +338,8 @@ class PiSession:
             raise ProtocolError("invalid_params", f"unknown tool {name!r}; expected one of {list(TOOL_NAMES)}")
         self.stats["tools"] += 1
         session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
-        return run_tool(self.cfg_for(session_id), name, params.get("args"))
+        cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
+        return run_tool(self.cfg_for(session_id), name, params.get("args"), project=self.project_of(cwd))
 
     def _command(self, params: dict) -> dict:
         if self.child:
@@ -349,6 +355,8 @@ class PiSession:
         if session_id:  # the learners count slash-command use like any other command
             self.engine.dispatch(Command(session_id=session_id, host=HOST, name=name, args=args))
         try:
+            self.command_project = self.project_of(params.get("cwd") if isinstance(params.get("cwd"), str)
+                                                   else self.cwds.get(session_id))
             result = COMMANDS[name][1](self, self.cfg_for(session_id), args.strip())
         except Exception as exc:  # noqa: BLE001 — e.g. LedgerUnavailable: say so, don't crash
             log_exception(self.cfg, f"pi command {name}", exc)
@@ -371,6 +379,9 @@ class PiSession:
             defaults["model"] = self.models[session_id]
         if defaults:
             self.engine.set_job_defaults(session_id, defaults)
+
+    def project_of(self, cwd: str | None):
+        return project_for(cwd, home=self.cfg.env.get("HOME"))
 
     def cfg_for(self, session_id: str):
         """Work done for a session (a consolidation child from a tool call)

@@ -27,8 +27,11 @@ Design decisions
 from __future__ import annotations
 
 from tacit.consolidation import add_entry
-from tacit.stores.memory import TARGETS, MemoryStore
-from tacit.stores.skills import SkillStore
+from tacit.projects import Project
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import ScopedSkills
+
+MEMORY_TARGETS = ("memory", "user", "project", "global")
 
 MEMORY_TOOL = {
     "name": "memory",
@@ -36,8 +39,9 @@ MEMORY_TOOL = {
     "description": (
         "Save durable facts to tacit's persistent memory, which is shown to you at the start of "
         "every future session. target \"user\": who the user is, their preferences and "
-        "corrections (USER.md). target \"memory\": project conventions, commands, environment "
-        "facts and decisions (MEMORY.md). Actions: add (content), replace (old_text = a unique "
+        "corrections, in every project. target \"project\" (or \"memory\"): this project's "
+        "conventions, commands, facts and decisions. target \"global\": facts true in every "
+        "project (the machine, the shell). Actions: add (content), replace (old_text = a unique "
         "substring of one entry, content = the new entry), remove (old_text). One short, "
         "factual entry per call; no secrets, no transient task state."
     ),
@@ -46,8 +50,9 @@ MEMORY_TOOL = {
         "type": "object",
         "properties": {
             "action": {"type": "string", "enum": ["add", "replace", "remove"]},
-            "target": {"type": "string", "enum": ["memory", "user"],
-                       "description": "memory = MEMORY.md (project notes), user = USER.md"},
+            "target": {"type": "string", "enum": list(MEMORY_TARGETS),
+                       "description": "user = the user's profile; project (= memory) = this project's "
+                                      "memory; global = notes true everywhere"},
             "content": {"type": "string", "description": "the entry (add, replace)"},
             "old_text": {"type": "string",
                          "description": "a unique substring of the entry to change (replace, remove)"},
@@ -80,6 +85,8 @@ SKILL_TOOL = {
             "section": {"type": "string", "description": "section title, e.g. Pitfalls (patch)"},
             "content": {"type": "string", "description": "the section's new text (patch)"},
             "file": {"type": "string", "description": "a supporting file inside the skill (view)"},
+            "scope": {"type": "string", "enum": ["project", "global"],
+                      "description": "where a new or changed skill lives (default: this project)"},
         },
         "required": ["action"],
     },
@@ -111,49 +118,52 @@ def _string_args(args: dict, required: tuple, optional: tuple = ()) -> tuple[dic
     return out, None
 
 
-def run_tool(cfg, name: str, args) -> dict:
-    """Run one tool call; always returns a result dict (never raises for bad
-    input; store errors come back as the store reports them)."""
+def run_tool(cfg, name: str, args, project: Project | None = None) -> dict:
+    """Run one tool call for a session in ``project``; always returns a result
+    dict (never raises for bad input; store errors come back as reported)."""
     if not isinstance(args, dict):
         return _fail("arguments must be a JSON object")
     if name == "memory":
-        return _memory(cfg, args)
+        return _memory(cfg, args, project)
     if name == "skill":
-        return _skill(cfg, args)
+        return _skill(cfg, args, project)
     return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
 
 
-def _memory(cfg, args: dict) -> dict:
+def _memory(cfg, args: dict, project: Project | None) -> dict:
     action, target = args.get("action"), args.get("target", "memory")
-    if target not in TARGETS:
-        return _fail(f"target must be one of {', '.join(TARGETS)}")
+    if target not in MEMORY_TARGETS:
+        return _fail(f"target must be one of {', '.join(MEMORY_TARGETS)}")
     if action == "add":
         values, error = _string_args(args, ("content",))
         if error:
             return _fail(error)
-
-        return add_entry(cfg, target, values["content"])
+        return add_entry(cfg, target, values["content"], project=project)
     if action == "replace":
         values, error = _string_args(args, ("old_text", "content"))
         if error:
             return _fail(error)
-        return MemoryStore(cfg).replace(target, values["old_text"], values["content"])
+        return MemoryStore(cfg, project).replace(target, values["old_text"], values["content"])
     if action == "remove":
         values, error = _string_args(args, ("old_text",))
         if error:
             return _fail(error)
-        return MemoryStore(cfg).remove(target, values["old_text"])
+        return MemoryStore(cfg, project).remove(target, values["old_text"])
     return _fail("action must be one of add, replace, remove")
 
 
-def _skill(cfg, args: dict) -> dict:
+def _skill(cfg, args: dict, project: Project | None) -> dict:
     action = args.get("action")
-    store = SkillStore(cfg)
+    skills = ScopedSkills(cfg, project)
     if action == "list":
-        return store.list()
+        return skills.list()
     if action == "view":
         values, error = _string_args(args, ("name",), ("file",))
-        return _fail(error) if error else store.view(values["name"], file=values.get("file"))
+        return _fail(error) if error else skills.view(values["name"], file=values.get("file"))
+    scope = args.get("scope")
+    if scope is not None and scope not in skills.scopes():
+        return _fail(f"scope must be one of {', '.join(skills.scopes())}")
+    store = skills.store(scope)
     if action == "create":
         values, error = _string_args(args, ("name", "description"), ("body",))
         return _fail(error) if error else store.create(values["name"], values["description"],

@@ -256,7 +256,7 @@ function createClient(pi, file) {
         promptSnippet: def.promptSnippet,
         parameters: def.parameters,
         async execute(toolCallId, params, signal, onUpdate, ctx) {
-          const result = await call("tool", { name: def.name, args: params, session_id: sessionOf(ctx) },
+          const result = await call("tool", { name: def.name, args: params, ...common(ctx) },
             TIMEOUT_MS.tool, signal);
           if (!result) throw new Error("tacit did not answer (bridge unavailable or timed out); see its log");
           const text = JSON.stringify(result);
@@ -594,7 +594,7 @@ export default function (pi) {
         handler: async (args, ctx) => {
           try {
             tacit.remember(ctx);
-            const result = await tacit.call("command", { name, args: args || "", session_id: sessionOf(ctx) },
+            const result = await tacit.call("command", { name, args: args || "", ...common(ctx) },
               TIMEOUT_MS.command);
             tacit.show(result ? String(result.text || "") : "tacit is not available (see its log)", ctx);
           } catch (err) {

@@ -1,0 +1,134 @@
+"""Which project a working folder belongs to.
+
+Design decisions
+- **A project is a git repository, identified by its common git dir**, so
+  every worktree of one repository (``git worktree add``) is the same
+  project, and two clones are two projects. The nearest ``.git`` going up
+  from the working folder wins, so a repository nested in another is its own
+  project, and so is a submodule (its git dir lives under the parent's
+  ``.git/modules``).
+- **Outside git, the working folder is the project** — except the user's
+  home folder and the filesystem root, which hold no project: memory saved
+  from there is global.
+- **Read, never run.** ``.git`` (a folder, or a file ``gitdir: …`` in a
+  worktree or submodule) and the worktree's ``commondir`` file are read
+  directly; no ``git`` process, so it costs a few ``stat`` calls and works
+  without git installed.
+- **Team memory is opt-in**: a repository holding ``.tacit/MEMORY.md``
+  (``tacit share init``) shares that file and ``.tacit/skills/`` with
+  everyone who clones it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from dataclasses import dataclass
+
+SHARED_DIR = ".tacit"
+CACHE_SECONDS = 30.0  # a `git init` or `git worktree add` is seen within this long
+_CACHE: dict[tuple[str, str], tuple[float, "Project | None"]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    key: str  # what identifies it: the real path of the common git dir, or of the folder
+    root: str  # the folder the project was reached from: a worktree's root, or the folder
+    name: str  # for people and prompts: the main checkout's folder name
+    kind: str  # "git" | "folder"
+    main_root: str  # the main checkout (where a shared .tacit/ lives); = root outside git
+
+    @property
+    def id(self) -> str:
+        """A folder name for the project's private data: readable, unique."""
+        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")[:40] or "project"
+        return f"{slug}-{hashlib.sha256(self.key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
+
+    @property
+    def shared_dir(self) -> str:
+        return os.path.join(self.main_root, SHARED_DIR)
+
+    @property
+    def is_shared(self) -> bool:
+        return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md"))
+
+
+def _read_gitdir_file(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(4096).strip()
+    except OSError:
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:"):].strip()
+    return os.path.normpath(os.path.join(os.path.dirname(path), target)) if target else None
+
+
+def _common_dir(git_dir: str) -> str:
+    """A worktree's git dir names the shared one in ``commondir``."""
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as handle:
+            common = handle.readline(4096).strip()
+    except OSError:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, common)) if common else git_dir
+
+
+def _git_project(folder: str, dot_git: str) -> Project | None:
+    git_dir = dot_git if os.path.isdir(dot_git) else _read_gitdir_file(dot_git)
+    if not git_dir or not os.path.isdir(git_dir):
+        return None
+    common = os.path.realpath(_common_dir(git_dir))
+    # the main checkout of a repository is the folder holding its ".git"
+    main_root = os.path.dirname(common) if os.path.basename(common) == ".git" else folder
+    return Project(key=common, root=folder, name=os.path.basename(main_root) or main_root, kind="git",
+                   main_root=main_root)
+
+
+def _project_for(folder: str, home: str) -> Project | None:
+    current = folder
+    while True:
+        dot_git = os.path.join(current, ".git")
+        if os.path.lexists(dot_git):
+            found = _git_project(current, dot_git)
+            if found is not None:
+                return found
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if folder == home or folder == os.path.dirname(folder):  # the home folder, the root
+        return None
+    return Project(key=folder, root=folder, name=os.path.basename(folder) or folder, kind="folder",
+                   main_root=folder)
+
+
+def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
+    """The project of a working folder, or None (no folder, the home folder,
+    the root, a folder that does not exist)."""
+    if not cwd or not isinstance(cwd, str):
+        return None
+    try:
+        folder = os.path.realpath(os.path.expanduser(cwd))
+    except (OSError, ValueError):
+        return None
+    if not os.path.isdir(folder):
+        return None
+    home = os.path.realpath(home or os.path.expanduser("~"))
+    key, now = (folder, home), time.monotonic()
+    cached = _CACHE.get(key)
+    if cached is not None and now - cached[0] < CACHE_SECONDS:
+        return cached[1]
+    found = _project_for(folder, home)
+    if len(_CACHE) > 1024:
+        _CACHE.clear()
+    _CACHE[key] = (now, found)
+    return found
+
+
+def forget_cache() -> None:
+    """A test or ``tacit share init`` that changes a folder's layout calls this."""
+    _CACHE.clear()

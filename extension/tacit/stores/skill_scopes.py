@@ -1,0 +1,106 @@
+"""The skills a session sees: global ones, this project's, and the team's.
+
+Design decisions
+- **Three folders, one view.** Global skills live in ``<home>/skills/``;
+  a project's private skills in ``<home>/projects/<id>/skills/``; a
+  repository's shared ones in ``<repo>/.tacit/skills/`` (``tacit share
+  init``). Each folder is a ``SkillStore`` of its own; this module only
+  composes them. A project skill is indexed only in its project.
+- **The nearest scope wins a name**: a project skill shadows a team skill,
+  which shadows a global one, for ``view`` and in the index.
+- **The team's skills are untrusted input** (a clone brings them): the
+  catalog scans every description and ``view`` scans every body, as for any
+  skill; what fails is left out of the index and reported.
+- **The index has a section per scope**, each within its share of
+  ``skill_index_budget`` (project a third, team a sixth, global the rest).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tacit.projects import Project
+from tacit.stores.memory import project_dir
+from tacit.stores.skills import SkillStore
+
+ORDER = ("project", "team", "global")
+SHARES = {"project": 3, "team": 6}  # 1/3 and 1/6 of the budget; global takes the rest
+TITLES = {"project": "Project skills", "team": "Team skills", "global": "Skills"}
+
+
+def project_skills_dir(cfg, project: Project) -> Path:
+    return project_dir(cfg, project) / "skills"
+
+
+class ScopedSkills:
+    """The global store (shared, usually the engine's live one) plus the
+    project's and the team's, for one session."""
+
+    def __init__(self, cfg, project: Project | None, *, global_store: SkillStore | None = None):
+        self.cfg, self.project = cfg, project
+        self.stores: dict[str, SkillStore] = {"global": global_store or SkillStore(cfg)}
+        if project is not None:
+            self.stores["project"] = SkillStore(cfg, root=project_skills_dir(cfg, project), scope="project")
+            if project.is_shared:
+                self.stores["team"] = SkillStore(cfg, root=Path(project.shared_dir) / "skills", scope="team")
+        self._snapshot: str | None = None
+
+    def scopes(self) -> tuple[str, ...]:
+        return tuple(s for s in ORDER if s in self.stores)
+
+    def default_scope(self) -> str:
+        return "project" if "project" in self.stores else "global"
+
+    def store(self, scope: str | None) -> SkillStore | None:
+        return self.stores.get(scope or self.default_scope())
+
+    # -- reading ---------------------------------------------------------------
+    def index_text(self, budget: int | None = None) -> str:
+        budget = int(self.cfg.skill_index_budget if budget is None else budget)
+        parts, used = [], 0
+        seen: set[str] = set()
+        for scope in self.scopes():
+            share = budget // SHARES[scope] if scope in SHARES else budget - used
+            text = self.stores[scope].index_text(max(0, share))
+            if not text:
+                continue
+            if scope != "global" or len(self.stores) > 1:
+                text = text.replace("## Skills (", f"## {TITLES[scope]} (", 1)
+            shadowed = {s.name for s in self.stores[scope].catalog().usable} & seen
+            if shadowed:
+                text += f"\n(also a {scope} skill, shadowed by the one above: {', '.join(sorted(shadowed))})"
+            seen |= {s.name for s in self.stores[scope].catalog().usable}
+            parts.append(text)
+            used += len(text) + 2
+        return "\n\n".join(parts)
+
+    def snapshot(self) -> str:
+        """The index at the first call (session start), frozen for the session."""
+        if self._snapshot is None:
+            self._snapshot = self.index_text()
+        return self._snapshot
+
+    def view(self, name: str, file: str | None = None) -> dict[str, Any]:
+        last = None
+        for scope in self.scopes():
+            result = self.stores[scope].view(name, file)
+            if result.get("success"):
+                return {**result, "scope": scope}
+            if "no skill named" not in str(result.get("error", "")):
+                return {**result, "scope": scope}  # found there, but refused: say why
+            last = result
+        return last or {"success": False, "error": f"no skill named {name!r}"}
+
+    def list(self) -> dict[str, Any]:
+        skills, problems = [], []
+        for scope in self.scopes():
+            listing = self.stores[scope].list()
+            skills += [{**s, "scope": scope} for s in listing.get("skills", [])]
+            problems += [{**p, "scope": scope} for p in listing.get("problems", [])]
+        return {"success": True, "skills": skills, "problems": problems,
+                "skills_dirs": {scope: str(self.stores[scope].skills_dir) for scope in self.scopes()}}
+
+    def refresh(self) -> None:
+        for store in self.stores.values():
+            store.refresh()
