@@ -32,6 +32,7 @@ import sys
 # Order = order in --help. Each module defines add_parser(subparsers).
 COMMAND_MODULES = [
     "tacit.commands.memory",
+    "tacit.commands.share",
     "tacit.commands.skill",
     "tacit.commands.scan",
     "tacit.commands.doctor",
@@ -51,6 +52,7 @@ COMMAND_MODULES = [
 # Kept next to the registry so adding a module means adding its names here.
 COMMANDS = {
     "memory": "tacit.commands.memory",
+    "share": "tacit.commands.share",
     "skill": "tacit.commands.skill",
     "scan": "tacit.commands.scan",
     "doctor": "tacit.commands.doctor",
@@ -75,7 +77,7 @@ COMMANDS = {
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
-    ("memory", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
+    ("memory", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
      "review")
 )
 

@@ -4,11 +4,11 @@ Design decisions
 - **Only this module reads the environment.** Everything else receives a
   ``Config``. Tests build one with ``load_config(env={...})`` and never touch
   ``os.environ``.
-- **Layout = a Hermes Agent home.** ``<home>/memories/MEMORY.md``,
-  ``<home>/memories/USER.md``, ``<home>/skills/<name>/SKILL.md``. Under Hermes
-  the home *is* ``$HERMES_HOME`` so a Hermes user has one memory, not two, and
-  tacit's own state (config, ledger, session state, logs) moves to a
-  ``tacit/`` subfolder so it never clutters Hermes's folder.
+- **One data folder for every host**: ``$TACIT_HOME`` or ``~/.tacit``
+  (``tacit.paths.data_dir``), laid out like a Hermes Agent home
+  (``memories/USER.md``, ``memories/MEMORY.md``, ``skills/<name>/SKILL.md``)
+  plus ``projects/<id>/`` for project memory. Hermes, the CLI in a plain
+  shell and every hook find the same memory with no variable to set.
 - **Bad config never crashes a host.** A wrong type or an unknown key is
   recorded in ``Config.problems`` (shown by ``tacit doctor`` and logged) and the
   default is used instead.
@@ -248,11 +248,9 @@ class Config:
 
 
 def default_home(env, host: str | None) -> tuple[str, str]:
-    """(home, state_dir) for this environment and host, as strings."""
-    if host == "hermes" and not env.get("TACIT_HOME"):
-        user_home = env.get("HOME") or os.path.expanduser("~")
-        home = os.path.abspath(os.path.expanduser(env.get("HERMES_HOME") or os.path.join(user_home, ".hermes")))
-        return home, os.path.join(home, "tacit")
+    """(home, state_dir) for this environment: every host shares one data
+    folder (``tacit.paths.data_dir``), Hermes included — ``tacit install
+    hermes`` links Hermes's memories folder to it."""
     home = data_dir(env)
     return home, home
 

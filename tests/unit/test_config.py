@@ -201,27 +201,19 @@ def test_tacit_home_expands_user_and_is_absolute(tmp_path, monkeypatch):
     assert home == state == str(tmp_path / "x")  # the HOME of the environment given, not the process's
 
 
-def test_hermes_host_shares_hermes_home_and_keeps_state_in_a_subfolder(tmp_path):
+def test_every_host_shares_one_data_folder_hermes_included(tmp_path):
     hermes = tmp_path / "hermes-home"
     env = {"HOME": str(tmp_path), "HERMES_HOME": str(hermes)}
-    cfg = load_config(env=env, host="hermes")
-    assert cfg.host == "hermes"
-    assert cfg.memory_file == hermes / "memories" / "MEMORY.md"  # Hermes's own file: one memory
-    assert cfg.skills_dir == hermes / "skills"
-    assert cfg.state_dir == hermes / "tacit"
-    assert cfg.config_file == hermes / "tacit" / "config.toml"
-    assert cfg.ledger_path == hermes / "tacit" / "ledger.db"
-    assert cfg.log_file == hermes / "tacit" / "logs" / "tacit.log"
-    assert cfg.env["HERMES_HOME"] == str(hermes)
-    # its config.toml is the one in the tacit/ subfolder
-    _write_toml(tmp_path, "nudge_interval = 2\n", state_dir=hermes / "tacit")
-    assert load_config(env=env, host="hermes").nudge_interval == 2
+    for host in ("hermes", "claude-code", "pi", None):
+        cfg = load_config(env=env, host=host)
+        assert cfg.home == cfg.state_dir == tmp_path / ".tacit"  # `tacit install hermes` links Hermes's memories here
+        assert cfg.memory_file == tmp_path / ".tacit" / "memories" / "MEMORY.md"
+    assert load_config(env=env, host="hermes").env["HERMES_HOME"] == str(hermes)
 
 
-def test_hermes_host_defaults_to_dot_hermes_and_tacit_host_env_selects_it(tmp_path):
+def test_tacit_host_env_selects_the_host(tmp_path):
     cfg = load_config(env={"HOME": str(tmp_path), "TACIT_HOST": "hermes"})
-    assert cfg.host == "hermes" and cfg.home == tmp_path / ".hermes"
-    assert cfg.state_dir == tmp_path / ".hermes" / "tacit"
+    assert cfg.host == "hermes" and cfg.home == tmp_path / ".tacit"
 
 
 def test_tacit_home_wins_over_the_hermes_layout(tmp_path):

@@ -66,10 +66,21 @@ def hermes(tmp_path, monkeypatch):
 
 def test_install_enables_and_records_then_uninstall_restores(hermes):
     hermes.write({"model": {"default": "m"}, "memory": {"nudge_interval": 7}})
+    (hermes.home / "memories").mkdir()
+    (hermes.home / "memories" / "MEMORY.md").write_text("HERMES-ONLY entry\n§\nshared entry")
+    hermes.cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    hermes.cfg.memory_file.write_text("shared entry")
     result = hermes_install.install(hermes.cfg, "user")
     assert result["success"] and result["hermes_home"] == str(hermes.home)
-    assert result["changed"] == ["plugins.enabled += tacit", "plugins.entries.tacit.allow_tool_override = false",
-                                 "memory.nudge_interval = 0", "skills.creation_nudge_interval = 0"]
+    assert result["changed"][:4] == ["plugins.enabled += tacit", "plugins.entries.tacit.allow_tool_override = false",
+                                     "memory.nudge_interval = 0", "skills.creation_nudge_interval = 0"]
+    # one memory: Hermes's folder is now tacit's, with Hermes's entries merged in and its old folder kept
+    link = hermes.home / "memories"
+    assert link.is_symlink() and link.resolve() == hermes.cfg.memories_dir.resolve()
+    assert "1 of Hermes's entries merged in" in result["changed"][4]
+    assert hermes.cfg.memory_file.read_text() == "shared entry\n§\nHERMES-ONLY entry"
+    [backup] = hermes.home.glob("memories.before-tacit-*")
+    assert (backup / "MEMORY.md").read_text() == "HERMES-ONLY entry\n§\nshared entry"
     config = hermes.read()
     assert config["plugins"] == {"enabled": ["tacit"], "disabled": [],
                                  "entries": {"tacit": {"allow_tool_override": False}}}
@@ -84,6 +95,7 @@ def test_install_enables_and_records_then_uninstall_restores(hermes):
 
     removed = hermes_install.uninstall(hermes.cfg, "user")
     assert removed["success"] and removed["left"] == []
+    assert not link.is_symlink() and (link / "MEMORY.md").read_text() == "shared entry\n§\nHERMES-ONLY entry"
     config = hermes.read()
     assert config["plugins"]["enabled"] == [] and "entries" not in config["plugins"]
     assert config["memory"] == {"nudge_interval": 7} and "creation_nudge_interval" not in config["skills"]

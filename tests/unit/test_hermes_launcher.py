@@ -64,7 +64,7 @@ def test_a_job_runs_detached_as_tacit_child_run_under_the_hermes_home(hermes_env
     [record] = [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
     assert record["job_id"] == job["job_id"] and record["host"] == "hermes"
     assert record["mode"] == "deterministic" and record["ok"] is True
-    assert Path(cfg.children_log).parent == Path(hermes_env["HERMES_HOME"]) / "tacit" / "logs"
+    assert Path(cfg.children_log).parent == Path(hermes_env["HOME"]) / ".tacit" / "logs"  # one data folder
     for entry in MemoryStore(cfg).entries("user"):  # an exact rule at most, never the words
         assert "no, use pnpm not npm here" not in entry
 
@@ -75,9 +75,9 @@ def test_runner_argv_and_environment(hermes_env, monkeypatch):
     monkeypatch.setenv("TACIT_CHILD", "1")
     cfg = load_config(env=hermes_env, host="hermes")
     env = process_env(cfg, "hermes")
-    assert env["HERMES_HOME"] == hermes_env["HERMES_HOME"] and env["TACIT_HOST"] == "hermes"
+    assert env["TACIT_HOME"] == cfg.home_str and env["TACIT_HOST"] == "hermes"  # one data folder
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
-    assert "TACIT_CHILD" not in env and "TACIT_HOME" not in env
+    assert "TACIT_CHILD" not in env
     assert launcher.runner_argv("overflow") == [sys.executable, "-P", "-m", "tacit.hosts.hermes.jobs", "overflow"]
 
 

@@ -224,7 +224,7 @@ def test_hooks_swallow_and_log_every_error(adapter_factory, hermes_home):
     }
     for name, kwargs in calls.items():
         assert ctx.hooks[name](**kwargs, unknown_future_kwarg=1) is None
-    log = (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+    log = (hermes_home.parent / ".tacit" / "logs" / "tacit.log").read_text()
     assert "hermes hook pre_llm_call" in log and "engine exploded" in log
     assert "hermes hook post_tool_call" in log
 
@@ -263,7 +263,7 @@ def test_register_never_raises(monkeypatch, hermes_env, hermes_home):
     ctx = FakeCtx()
     plugin.register(ctx)
     assert ctx.hooks == {}
-    assert "hermes register" in (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+    assert "hermes register" in (hermes_home.parent / ".tacit" / "logs" / "tacit.log").read_text()
 
 
 def test_register_wires_hooks_middleware_and_commands(monkeypatch, hermes_env):
@@ -289,7 +289,7 @@ def test_hermes_review_on_means_tacit_review_off(adapter_factory, hermes_home):
     assert adapter.cfg.review_enabled is False
     assert adapter.cfg.skill_trigger_tool_calls == plugin.SKILL_TRIGGER_OFF
     assert (adapter.cfg.memory_char_limit, adapter.cfg.user_char_limit) == (300, 200)
-    assert "avoid a double review" in (hermes_home / "tacit" / "logs" / "tacit.log").read_text()
+    assert "avoid a double review" in (hermes_home.parent / ".tacit" / "logs" / "tacit.log").read_text()
 
 
 def test_hermes_review_off_means_tacit_reviews(adapter_factory):
@@ -305,9 +305,10 @@ def test_hermes_review_off_means_tacit_reviews(adapter_factory):
 # slash commands
 # ---------------------------------------------------------------------------
 
-def test_slash_commands_do_their_work(adapter_factory, hermes_home):
-    memories = hermes_home / "memories"
-    memories.mkdir()
+def test_slash_commands_do_their_work(adapter_factory, hermes_home, monkeypatch):
+    monkeypatch.chdir(hermes_home.parent)  # the user's home: no project, so the global notes
+    memories = hermes_home.parent / ".tacit" / "memories"  # what Hermes's linked memories folder holds
+    memories.mkdir(parents=True)
     (memories / "MEMORY.md").write_text("uses pnpm for installs\n§\nUses pnpm for installs.\n§\ntabs")
     adapter, _rec = adapter_factory(env={"TACIT_CHILD_ENABLED": "0"})
     ctx = FakeCtx()
@@ -315,7 +316,7 @@ def test_slash_commands_do_their_work(adapter_factory, hermes_home):
     out = ctx.commands["memory-consolidate"]("")
     assert "global:" in out and "(deterministic, 1 merged)" in out
     assert (memories / "MEMORY.md").read_text() == "uses pnpm for installs\n§\ntabs"
-    assert ctx.commands["memory-skills"]("").startswith(f"Skills in {hermes_home / 'skills'} (0):")
+    assert ctx.commands["memory-skills"]("").startswith(f"Skills in {hermes_home.parent / '.tacit' / 'skills'} (0):")
     taught = ctx.commands["memory-teach"]("--user likes short answers")
     assert taught.startswith("Taught taught-") and (memories / "USER.md").read_text() == "likes short answers"
     key = taught.split()[1].rstrip(":")

@@ -21,10 +21,7 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
     env = dict(os.environ if base is None else base)
     env.pop("TACIT_HOME", None)
     host = host or cfg.host
-    if cfg.home_str == cfg.state_dir_str:
-        env["TACIT_HOME"] = cfg.home_str
-    elif host == "hermes":
-        env["HERMES_HOME"] = cfg.home_str
+    env["TACIT_HOME"] = cfg.home_str
     if host:
         env["TACIT_HOST"] = host
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")

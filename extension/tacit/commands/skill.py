@@ -22,7 +22,9 @@ import types
 from pathlib import Path
 
 from tacit.commands import emit, exit_code
+from tacit.commands.memory import project_of
 from tacit.stores.skill_format import MAX_SKILL_BYTES
+from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
 
 EXIT_USAGE = 2
@@ -50,6 +52,12 @@ def add_parser(subparsers) -> None:
     sub = parser.add_subparsers(dest="skill_command", metavar="ACTION", required=True,
                                 parser_class=_JsonUsageParser)
 
+    def where(p):
+        p.add_argument("--scope", choices=("project", "global"),
+                       help="project (the default inside a project) or global; changing a skill: "
+                            "where it is")
+        p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+
     p = sub.add_parser("create", help="create a new skill (refuses an existing name)")
     p.add_argument("--name", required=True,
                    help="lowercase letters, digits, hyphens; at most 64 characters")
@@ -58,12 +66,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--body-file", metavar="FILE",
                    help="Markdown body (sections When to Use, Procedure, Pitfalls, "
                         "Verification); - reads stdin; default: the empty template")
+    where(p)
     p.set_defaults(func=_create)
 
     p = sub.add_parser("view", help="print a skill's full SKILL.md (or one of its files)")
     p.add_argument("name")
     p.add_argument("--file", metavar="RELPATH",
                    help="a supporting file inside the skill folder, e.g. references/api.md")
+    where(p)
     p.set_defaults(func=_view)
 
     p = sub.add_parser("patch", help="replace one '## Section' (or append it); bumps the version")
@@ -71,32 +81,54 @@ def add_parser(subparsers) -> None:
     p.add_argument("--section", required=True, help='e.g. "Pitfalls" or "## Procedure"')
     p.add_argument("--content-file", required=True, metavar="FILE",
                    help="the section's new text; - reads stdin")
+    where(p)
     p.set_defaults(func=_patch)
 
     p = sub.add_parser("edit", help="replace the description and/or the whole body")
     p.add_argument("name")
     p.add_argument("--description")
     p.add_argument("--body-file", metavar="FILE", help="the new body; - reads stdin")
+    where(p)
     p.set_defaults(func=_edit)
 
     p = sub.add_parser("delete", help="move a skill to skills/.trash/ (nothing is lost)")
     p.add_argument("name")
+    where(p)
     p.set_defaults(func=_delete)
 
     p = sub.add_parser("list", help="every skill, and every file that could not be used")
+    where(p)
     p.set_defaults(func=_list)
 
     p = sub.add_parser("index", help="the skill index as the agent sees it in its context")
     p.add_argument("--budget", type=int, help="character budget (default: skill_index_budget)")
+    where(p)
     p.set_defaults(func=_index)
 
     p = sub.add_parser("install-starters",
                        help="copy tacit's starter skills into the skills folder (never overwrites)")
+    where(p)
     p.set_defaults(func=_install_starters)
 
 
-def _store(cfg) -> SkillStore:
-    return SkillStore(cfg)
+def _skills(args, cfg) -> ScopedSkills:
+    return ScopedSkills(cfg, project_of(args))
+
+
+def _store(args, cfg, name: str | None = None) -> SkillStore:
+    """Where a write goes: ``--scope``; else the scope that holds ``name``;
+    else the project (inside one) or global."""
+    skills = _skills(args, cfg)
+    if args.scope:
+        store = skills.store(args.scope)
+        if store is None:
+            raise _UsageError(f"--scope {args.scope}: not inside a project (use --scope global or --project DIR)")
+        return store
+    if name:
+        for scope in skills.scopes():
+            if any(s.name == name for s in skills.stores[scope].catalog().skills):
+                return skills.stores[scope]
+    return skills.store(None)
 
 
 class _UsageError(Exception):
@@ -139,17 +171,17 @@ def _run(call) -> int:
 
 
 def _create(args, cfg) -> int:
-    return _run(lambda: _store(cfg).create(
+    return _run(lambda: _store(args, cfg).create(
         args.name, args.description,
         _read_file_arg(args.body_file, "--body-file") if args.body_file is not None else None))
 
 
 def _view(args, cfg) -> int:
-    return _run(lambda: _store(cfg).view(args.name, file=args.file))
+    return _run(lambda: (_store(args, cfg) if args.scope else _skills(args, cfg)).view(args.name, file=args.file))
 
 
 def _patch(args, cfg) -> int:
-    return _run(lambda: _store(cfg).patch(
+    return _run(lambda: _store(args, cfg, args.name).patch(
         args.name, args.section, _read_file_arg(args.content_file, "--content-file")))
 
 
@@ -158,24 +190,24 @@ def _edit(args, cfg) -> int:
         if args.description is None and args.body_file is None:
             raise _UsageError("edit needs --description and/or --body-file")
         body = _read_file_arg(args.body_file, "--body-file") if args.body_file else None
-        return _store(cfg).edit(args.name, description=args.description, body=body)
+        return _store(args, cfg, args.name).edit(args.name, description=args.description, body=body)
 
     return _run(call)
 
 
 def _delete(args, cfg) -> int:
-    return _run(lambda: _store(cfg).delete(args.name))
+    return _run(lambda: _store(args, cfg, args.name).delete(args.name))
 
 
 def _list(args, cfg) -> int:
-    return _run(lambda: _store(cfg).list())
+    return _run(lambda: (_store(args, cfg) if args.scope else _skills(args, cfg)).list())
 
 
 def _index(args, cfg) -> int:
     def call():
         if args.budget is not None and args.budget < 0:
             raise _UsageError("--budget must be zero or more")
-        store = _store(cfg)
+        store = _store(args, cfg) if args.scope else _skills(args, cfg)
         text = store.index_text(args.budget)
         listing = store.list()
         return {"success": True, "index": text, "chars": len(text),
@@ -186,4 +218,5 @@ def _index(args, cfg) -> int:
 
 
 def _install_starters(args, cfg) -> int:
-    return _run(lambda: _store(cfg).install_starters())
+    # starter skills are general procedures: global unless told otherwise
+    return _run(lambda: _skills(args, cfg).store(args.scope or "global").install_starters())

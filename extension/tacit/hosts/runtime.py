@@ -25,7 +25,9 @@ MODES = ("service", "inprocess", "oneshot", "replay")
 
 # what each host already does itself, so handlers do not do it twice
 HOST_FEATURES = {
-    "hermes": frozenset({"memory_snapshot", "skill_index", "memory_tool"}),
+    # Hermes shows USER.md and the global MEMORY.md (linked to tacit's) and has a memory tool;
+    # this project's memory and tacit's skill index come from tacit
+    "hermes": frozenset({"memory_snapshot", "memory_tool"}),
     "pi": frozenset({"tacit_tools"}),
 }
 

@@ -44,7 +44,8 @@ import sys
 import time
 
 from tacit.fsutil import atomic_write_text
-from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of
+from tacit.hosts.hermes import shared_memory
+from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
 from tacit.hosts.install_support import read_json_or_none
 
 MANIFEST_VERSION = 1
@@ -103,15 +104,44 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
         if not after.get("ok"):
             return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}",
                     "hermes_home": home}
+    linked = shared_memory.link(cfg, home)
+    if linked.get("error"):
+        return {"success": False, "error": f"tacit is enabled in Hermes, but its memory is not shared: "
+                                           f"{linked['error']}", "hermes_home": home}
+    if linked["changed"]:
+        changed.append(f"{linked['link']} -> {linked['target']} (one memory for every host"
+                       + (f"; {linked['merged']} of Hermes's entries merged in" if linked["merged"] else "")
+                       + (f"; the old folder kept as {linked['backup']}" if linked.get("backup") else "") + ")")
+        manifest["linked_memories"] = True
+    limits = match_limits(cfg, python, home)
+    if limits:
+        changed.append(f"config.toml: {limits} (Hermes's limits, for every host)")
     manifest["hermes_python"] = str(python)
     manifest["updated"] = time.time()
     _write_manifest(manifest_path, manifest)
     message = (f"tacit is enabled in Hermes ({state.get('config_path')}); it takes effect in the next "
-               "Hermes session. Hermes's own background review is off: tacit's review replaces it.")
+               f"Hermes session. Hermes's memory is now tacit's ({cfg.memories_dir}), shared with every "
+               "host. Hermes's own background review is off: tacit's review replaces it.")
     if not changed:
         message = f"tacit was already installed in Hermes ({state.get('config_path')}); nothing changed."
     return {"success": True, "message": message, "hermes_home": home, "hermes_python": str(python),
             "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
+
+
+def match_limits(cfg, python, home: str) -> str:
+    """tacit's limits for USER.md and the global MEMORY.md made Hermes's own
+    (its tool and tacit write the same files); the keys written, or ""."""
+    raw = read_raw(home)
+    wanted = {"memory_char_limit": value(raw, "memory.memory_char_limit"),
+              "user_char_limit": value(raw, "memory.user_char_limit")}
+    if all(cfg.settings.get(k) == v for k, v in wanted.items()):
+        return ""
+    path = cfg.config_file
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    lines = [line for line in lines if line.split("=", 1)[0].strip() not in wanted]
+    lines += [f"{k} = {v}  # Hermes's limit (tacit install hermes)" for k, v in wanted.items()]
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return ", ".join(f"{k} = {v}" for k, v in wanted.items())
 
 
 def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
@@ -157,6 +187,10 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         after = run_in_hermes(python, home, spec)
         if not after.get("ok"):
             return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}"}
+    if manifest.get("linked_memories"):
+        restored = shared_memory.unlink(cfg, home)
+        if restored.get("changed"):
+            changed.append(f"{restored['restored']}: Hermes's own folder again (copies of the shared files)")
     try:
         os.unlink(manifest_path)
     except OSError:

@@ -83,7 +83,7 @@ from tacit.events import (
 from tacit.hookspecs import ContextResult
 from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.launcher import start_runner
-from tacit.hosts.hermes.settings import adapt_config, hermes_reviews, read_raw, value
+from tacit.hosts.hermes.settings import adapt_config, hermes_home_of, hermes_reviews, read_raw, value
 from tacit.hosts.runtime import build_engine
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
@@ -135,7 +135,7 @@ class HermesAdapter:
     # -- construction ---------------------------------------------------------------
     @classmethod
     def create(cls, cfg, *, argv=None) -> "HermesAdapter":
-        raw = read_raw(cfg.home_str)
+        raw = read_raw(hermes_home_of(cfg))
         cfg = adapt_config(cfg, raw)
         reviews = hermes_reviews(raw)
         if reviews["memory"] and cfg.review_enabled:

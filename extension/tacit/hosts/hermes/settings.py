@@ -41,10 +41,8 @@ MISSING = object()
 
 
 def hermes_home_of(cfg) -> str:
-    """The Hermes home a Config refers to: its data folder under host
-    "hermes", else ``$HERMES_HOME`` or ``~/.hermes`` from its environment."""
-    if cfg.host == "hermes":
-        return cfg.home_str
+    """The Hermes home a Config refers to: ``$HERMES_HOME`` or ``~/.hermes``
+    from its environment."""
     home = cfg.env.get("HERMES_HOME")
     if home:
         return os.path.abspath(os.path.expanduser(home))
