@@ -20,8 +20,8 @@ Design decisions, and why
   ``python3.12`` but ``python`` never means ``python3``; ``docker`` also
   means ``docker-compose``; ``yarn`` also ``yarnpkg``; ``node`` ``nodejs``.
 - **Information is not use.** With ``allow_info`` (what derived guards set),
-  ``--version``/``-v``/``-V``/``-h`` alone, ``help …`` or ``--help``
-  anywhere never fire: they change nothing.
+  ``--version``/``-v``/``-V``/``-h`` alone, ``help …``, ``--help`` or
+  ``--dry-run`` anywhere never fire: they change nothing.
 - **git push targets.** The branch a push updates is read from its
   refspecs (``main``, ``HEAD:main``, ``+main``, ``x:refs/heads/main``,
   ``--delete main``); ``--all``/``--mirror`` update every branch; a push with
@@ -226,19 +226,27 @@ _GLOBAL_VALUE = {
     "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
 }
 _TARGET_RUNNERS = frozenset(("make", "gmake", "just", "rake", "task", "mage", "ninja"))
-_INFO_ALONE = frozenset(("--version", "-v", "-V", "--help", "-h", "-help", "version", "--usage"))
+_INFO_ALONE = frozenset(("--version", "-V", "--help", "-h", "-help", "--usage"))
+# "-v" alone is the version for these; for others (pytest, unittest, rsync) it is "verbose"
+_V_IS_VERSION = frozenset(("npm", "pnpm", "yarn", "bun", "node", "deno", "npx", "docker", "podman",
+                           "terraform", "tofu", "make", "gmake", "jest", "vitest", "vite", "tsc"))
+# dry-run spellings a program has besides --dry-run
+_DRY_RUN = {"make": frozenset(("-n", "--just-print", "--recon")), "gmake": frozenset(("-n",)),
+            "rsync": frozenset(("-n",)), "git": frozenset(("-n",))}
 
 
-def _is_info(argv: tuple) -> bool:
-    """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``."""
-    if len(argv) == 2 and argv[1] in _INFO_ALONE:
+def _is_info(argv: tuple, program: str) -> bool:
+    """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``,
+    ``cargo publish --dry-run``, ``make -n deploy``: nothing changes."""
+    if len(argv) == 2 and (argv[1] in _INFO_ALONE or argv[1] == "-v" and program in _V_IS_VERSION):
         return True
     if len(argv) >= 2 and argv[1] == "help":
         return True
+    dry = _DRY_RUN.get(program, ())
     for a in argv[1:]:
         if a == "--":
             break
-        if a == "--help":
+        if a == "--help" or a == "--dry-run" or a.startswith("--dry-run=") or a in dry:
             return True
     return False
 
@@ -246,7 +254,7 @@ def _is_info(argv: tuple) -> bool:
 class _Command:
     """A compiled ``CommandMatch``."""
 
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere")
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program")
 
     def __init__(self, match: CommandMatch, program: str):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -256,9 +264,10 @@ class _Command:
         self.allow_info = match.allow_info
         self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
         self.anywhere = prog in _TARGET_RUNNERS
+        self.program = prog
 
     def matches(self, argv: tuple) -> bool:
-        if self.allow_info and _is_info(argv):
+        if self.allow_info and _is_info(argv, self.program):
             return False
         if self.positions:
             want = len(self.positions)
@@ -332,6 +341,10 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
     nothing)."""
     i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
+        # git subtree push -P <prefix> <remote> <branch>
+        pos = [a for a in _subtree_positionals(argv[i + 2:])]
+        return False, frozenset(pos[1:2])
     if i >= len(argv) or argv[i] != "push":
         return None
     force = False
@@ -396,6 +409,20 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
 
 
 _GIT_VALUE_OPTS = _GLOBAL_VALUE["git"]
+
+
+def _subtree_positionals(args: tuple) -> list:
+    out = []
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a in ("-P", "--prefix", "-m", "--message"):
+            j += 2
+            continue
+        if not a.startswith("-"):
+            out.append(a)
+        j += 1
+    return out
 
 
 def _push_fires(match: PushMatch, force: bool, targets: frozenset) -> bool:
