@@ -343,7 +343,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     i = skip_options(argv, 1, _GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
-        pos = [a for a in _subtree_positionals(argv[i + 2:])]
+        pos = _subtree_positionals(argv[i + 2:])
         return False, frozenset(pos[1:2])
     if i >= len(argv) or argv[i] != "push":
         return None

@@ -545,18 +545,6 @@ def skip_options(argv, start: int, value_opts: frozenset) -> int:
     return i
 
 
-def _first_positional(argv, start: int, value_opts: frozenset) -> int:
-    """Like ``skip_options`` but ``--`` is returned as a position, not skipped."""
-    i = start
-    n = len(argv)
-    while i < n:
-        a = argv[i]
-        if a == "--" or len(a) < 2 or a[0] != "-":
-            return i
-        i += 2 if a in value_opts else 1
-    return i
-
-
 def _after_dashdash(argv, start: int) -> int:
     return start + 1 if start < len(argv) and argv[start] == "--" else start
 
