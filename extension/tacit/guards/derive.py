@@ -206,6 +206,7 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
 )]
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
+_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
 _BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 _CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
@@ -229,8 +230,7 @@ def _unquote(word: str) -> str:
 
 
 def _split_list(text: str) -> list[str]:
-    parts = [p for p in _LIST_SPLIT.split(text.strip()) if p]
-    return parts
+    return [p for p in _LIST_SPLIT.split(text.strip()) if p]
 
 
 def _tool(word: str) -> str | None:
@@ -455,7 +455,7 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         if not m:
             continue
         patterns = []
-        for part in _split_list(m.group("paths")):
+        for part in _PATH_LIST_SPLIT.split(m.group("paths").strip()):
             p = _path_pattern(part)
             if p is None:
                 return None
@@ -484,7 +484,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     specs = []
     for sentence in sentences:
         spec = _sentence_spec(sentence, because)
-        if spec is not None and spec not in specs:
+        if spec is not None and all(spec.match != s.match for s in specs):
             specs.append(spec)
     return tuple(specs)
 

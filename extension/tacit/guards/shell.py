@@ -126,6 +126,8 @@ class _Lexer:
             c = s[self.i]
             if c == " " or c == "\t" or c == "\r":
                 self.i += 1
+            elif c == "\\" and s.startswith("\n", self.i + 1):  # a line continuation between words
+                self.i += 2
             elif c == "\n":
                 self.i += 1
                 toks.append(("o", "\n"))
