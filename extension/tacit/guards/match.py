@@ -75,7 +75,7 @@ class Hit:
 _SHELL_TOOLS = frozenset(("bash", "terminal", "shell", "exec_command", "local_shell",
                           "container.exec", "shell_command", "run_shell_command"))
 _EDIT_TOOLS = frozenset(("edit", "write", "multiedit", "notebookedit", "write_file", "patch",
-                         "create_file", "str_replace", "apply_patch"))
+                         "apply_patch"))
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")

@@ -434,7 +434,7 @@ def _simples(tokens: list) -> list:
         elif kind == "o":
             want_target = None
             flush()
-            if tok[1] in "()":
+            if tok[1] == "(" or tok[1] == ")":
                 out.append(tok[1])
         elif kind == "r":
             want_target = tok[1]
@@ -454,7 +454,7 @@ _WIN_EXT = (".exe", ".cmd", ".bat", ".ps1", ".com")
 @lru_cache(maxsize=4096)
 def program_name(word: str) -> str:
     """``/usr/bin/npm`` → ``npm``; ``C:\\node\\npm.CMD`` → ``npm``;
-    ``jest@29`` → ``jest``; a dynamic word → ""."""
+    ``./node_modules/.bin/jest`` → ``jest``; a dynamic word → ""."""
     if not word or DYN in word or _TILDE in word:
         return ""
     base = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
