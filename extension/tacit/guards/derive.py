@@ -107,11 +107,14 @@ _EXTENSIONLESS_FILES = frozenset((
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                          "\u2013": ",", "\u2014": ",", "\u00a0": " "})
 _LABEL = re.compile(r"^(?:rule|lesson|note|correction|preference|reminder|important|policy|"
-                    r"convention|user (?:said|prefers|wants)|guideline)\s*[:\-]\s*", re.I)
+                    r"convention|user (?:correction|said|prefers|wants)|guideline)\s*[:\-]\s*", re.I)
+# a correction saved as said starts like speech: "no, we use pnpm here, never npm"
+_INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 _NOISE = re.compile(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)|(?:in )?here|please|ever|anymore|any more|at all|yourself|"
-    r"thanks|thank you|going forward|from now on|always)\b", re.I)
+    r"thanks|thank you|going forward|from now on|always|for package management|"
+    r"as (?:the|our) package manager)\b", re.I)
 _HEDGES = re.compile(
     r"\b(?:unless|except|excluding|exception|if|when|whenever|while|before|after|until|"
     r"sometimes|usually|generally|mostly|typically|often|maybe|perhaps|probably|possibly|might|"
@@ -129,12 +132,14 @@ def _prepare(text) -> list[str] | None:
     if not text or len(text) > MAX_LESSON_CHARS:
         return None
     text = text.strip("\"' ")
-    text = _LABEL.sub("", text)
+    text = _INTERJECTION.sub("", _LABEL.sub("", text))
     if _HEDGES.search(re.sub(r"`[^`]*`", " ", text)):
         return None
     out = []
     for sentence in _SENTENCE_SPLIT.split(text):
-        s = _NOISE.sub(" ", sentence)
+        # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
+        s = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        s = _NOISE.sub(" ", s)
         s = re.sub(r"\s+", " ", s).strip()
         s = re.sub(r"\s+([,;:])", r"\1", s)
         s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
@@ -154,7 +159,8 @@ _SUBWORD = r"(?!(?:not|never|no|instead|rather|over|and|or|to|but|over)\b)[a-z][
 _X = rf"(?P<x>`[^`]{{1,60}}`|[A-Za-z0-9][A-Za-z0-9._+-]*(?:\s+{_SUBWORD}){{0,2}})"
 _YS = rf"(?P<ys>{_TOOLS})"
 _USE = r"(?:use|uses|run|runs|using)"
-_LEAD = (r"(?:(?:we|i|you|this (?:project|repo|repository|codebase|team)|the (?:project|repo|team))"
+_LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codebase|team)|"
+         r"the (?:project|repo|team))"
          r"\s+)?(?:only\s+|must\s+|should\s+)?")
 
 _ALTERNATIVE = [re.compile(p, re.I) for p in (
