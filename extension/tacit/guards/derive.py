@@ -1,0 +1,541 @@
+"""Lesson text → a guard spec, only when the words say exactly what to stop.
+
+Design decisions, and why
+- **A small grammar, matched whole.** Each sentence must match one of a few
+  shapes from start to end ("use X, not Y", "never run `cmd`", "don't touch
+  <path>", "never push to <branch>", "never use sudo"); one extra word
+  ("…, for the docs site", "… on generated files") and nothing is derived.
+  Precision first: a lesson that stays a memory costs nothing; a wrong guard
+  stops good work. Filler that changes nothing is dropped first ("here",
+  "in this repo", "please", "ever", "anymore", "yourself").
+- **Hedges veto.** unless / except / if / when / before / after / until /
+  sometimes / usually / maybe / probably / avoid / for now … anywhere in the
+  lesson (any sentence) → None: the rule has exceptions the matcher cannot see.
+- **Tools must be known, and alike.** "use X, not Y" derives only when X
+  and Y are programs tacit knows and share a family (JS package managers,
+  Python package managers, container engines, test runners, linters, …), so
+  "use tabs, not spaces" and "use the makefile, not npm scripts" stay plain
+  memories. Y stops the whole program except ``--version``/``--help``; a
+  runner that is another program (``npx``, ``pnpm dlx``) is not Y.
+- **Commands: known program, or quoted.** "never run terraform apply" needs
+  a known program first; "never run `./bin/reset --hard`" is taken as
+  written (it is quoted); "never run the migrations" (no program) → None.
+  Flags after the words become required flags (``-rf`` = ``-r`` and ``-f``);
+  a positional after a flag → None (its meaning depends on the program).
+  ``git push …`` becomes a push guard; ``sudo`` a sudo guard.
+- **Paths: must look like one.** A slash, a dot-name (``.env``), an
+  extension (``package-lock.json``), a glob, a well-known file name
+  (``Dockerfile``), a quoted token, or "the X folder". "Don't delete X" is not
+  "don't touch X" (it would stop edits too): not derived.
+- **Branches: well-known or marked.** "never push to main" — main, master,
+  develop, trunk, gh-pages; any other name only quoted or followed by
+  "branch" ("never push to prod" may mean a deploy, not a branch).
+- **One lesson, one guard.** ``derive_guard`` returns a spec only when the
+  lesson yields exactly one; ``derive_guards`` returns them all.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch, SudoMatch
+
+MAX_LESSON_CHARS = 300
+
+_FAMILIES = {
+    "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
+    "py_pm": ("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba",
+              "rye", "hatch", "pipx", "uvx", "easy_install"),
+    "python": ("python", "python3", "python2", "pypy", "pypy3", "py"),
+    "js_runtime": ("node", "nodejs", "bun", "deno"),
+    "container": ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "finch"),
+    "js_test": ("jest", "vitest", "mocha", "jasmine", "ava", "karma", "uvu"),
+    "py_test": ("pytest", "unittest", "nose", "nose2", "nosetests", "tox", "nox", "ward"),
+    "py_lint": ("flake8", "ruff", "pylint", "black", "isort", "autopep8", "yapf", "pycodestyle",
+                "pyflakes", "blue"),
+    "py_types": ("mypy", "pyright", "pyre", "pytype", "basedpyright"),
+    "js_lint": ("eslint", "prettier", "biome", "oxlint", "standard", "tslint", "dprint", "rome",
+                "xo"),
+    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "tsup", "rspack"),
+    "search": ("grep", "rg", "ag", "ack", "egrep", "fgrep", "ripgrep"),
+    "find": ("find", "fd", "fdfind"),
+    "http": ("curl", "wget", "http", "httpie", "xh"),
+    "task": ("make", "just", "task", "mage", "gmake"),
+    "iac": ("terraform", "tofu", "pulumi"),
+    "java_build": ("mvn", "gradle", "gradlew", "mvnw"),
+    "ts_run": ("tsc", "tsx", "ts-node", "swc", "esno"),
+    "venv": ("virtualenv", "venv"),
+    "go_fmt": ("gofmt", "gofumpt", "goimports"),
+    "priv": ("sudo", "doas"),
+    "k8s": ("kubectl", "oc", "kubecolor"),
+    "editor": ("vim", "vi", "nano", "emacs", "nvim"),
+    "cat": ("cat", "bat"),
+    "ls": ("ls", "exa", "eza", "lsd"),
+}
+_FAMILY_OF: dict[str, set] = {}
+for _fam, _names in _FAMILIES.items():
+    for _name in _names:
+        _FAMILY_OF.setdefault(_name, set()).add(_fam)
+
+# programs "never run <program> …" accepts unquoted, besides the families
+_KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
+    "git", "rm", "mv", "cp", "cargo", "go", "rustup", "helm", "ansible", "ansible-playbook",
+    "aws", "gcloud", "az", "gh", "heroku", "vercel", "netlify", "flyctl", "fly", "firebase",
+    "supabase", "prisma", "alembic", "rails", "rake", "bundle", "gem", "php", "composer",
+    "artisan", "django-admin", "psql", "mysql", "mongo", "mongosh", "redis-cli", "systemctl",
+    "service", "shutdown", "reboot", "brew", "apt", "apt-get", "yum", "dnf", "pacman", "snap",
+    "chmod", "chown", "dd", "mkfs", "kill", "killall", "pkill", "rsync", "scp", "ssh", "sed",
+    "crontab", "truncate", "shred", "dropdb", "createdb", "pg_dump", "pg_restore", "flask",
+    "wrangler", "serverless", "sls", "cdk", "sam", "nx", "turbo", "lerna", "changeset",
+    "semantic-release", "skaffold", "kustomize", "minikube", "kind", "eksctl", "vagrant",
+    "packer", "nomad", "consul", "vault", "dotnet", "swift", "xcodebuild", "flutter", "dart",
+    "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
+    "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
+    "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
+))
+_SUDO_WORDS = frozenset(("sudo", "doas"))
+_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
+_EXTENSIONLESS_FILES = frozenset((
+    "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
+    "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
+    "caddyfile", "tiltfile", "earthfile", "snakefile", "gnumakefile", "node_modules"))
+
+# ---------------------------------------------------------------------------
+# Text preparation
+# ---------------------------------------------------------------------------
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                         "\u2013": ",", "\u2014": ",", "\u00a0": " "})
+_LABEL = re.compile(r"^(?:rule|lesson|note|correction|preference|reminder|important|policy|"
+                    r"convention|user (?:correction|said|prefers|wants)|guideline)\s*[:\-]\s*", re.I)
+# a correction saved as said starts like speech: "no, we use pnpm here, never npm"
+_INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
+_NOISE = re.compile(
+    r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
+    r"workspace|monorepo|app|team)|(?:in )?here|please|ever|anymore|any more|at all|yourself|"
+    r"thanks|thank you|going forward|from now on|always|for package management|"
+    r"as (?:the|our) package manager)\b", re.I)
+_HEDGES = re.compile(
+    r"\b(?:unless|except|excluding|exception|if|when|whenever|while|before|after|until|"
+    r"sometimes|usually|generally|mostly|typically|often|maybe|perhaps|probably|possibly|might|"
+    r"may|could|ideally|avoid|avoiding|careful|try|temporarily|for now|for the moment|"
+    r"wherever|otherwise|but|unclear|not sure|i think|seems?)\b", re.I)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_DONT = r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t)"
+
+
+def _prepare(text) -> list[str] | None:
+    """The lesson's sentences, filler dropped; None when it cannot be a rule."""
+    if not isinstance(text, str):
+        return None
+    text = text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip()
+    if not text or len(text) > MAX_LESSON_CHARS:
+        return None
+    text = text.strip("\"' ")
+    text = _INTERJECTION.sub("", _LABEL.sub("", text))
+    if _HEDGES.search(re.sub(r"`[^`]*`", " ", text)):
+        return None
+    out = []
+    for sentence in _SENTENCE_SPLIT.split(text):
+        # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
+        s = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        s = _NOISE.sub(" ", s)
+        s = re.sub(r"\s+", " ", s).strip()
+        s = re.sub(r"\s+([,;:])", r"\1", s)
+        s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+        s = re.sub(r",\s*,", ",", s)
+        s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
+        if s:
+            out.append(s)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Grammar
+# ---------------------------------------------------------------------------
+_TOOL = r"`[^`]{1,60}`|[A-Za-z0-9][A-Za-z0-9._+-]*"
+_TOOLS = rf"(?:{_TOOL})(?:\s*(?:,|/|\bor\b|\bnor\b|\band\b|,\s*or|,\s*nor)\s*(?:{_TOOL}))*"
+_SUBWORD = r"(?!(?:not|never|no|instead|rather|over|and|or|to|but|over)\b)[a-z][a-z0-9:-]*"
+_X = rf"(?P<x>`[^`]{{1,60}}`|[A-Za-z0-9][A-Za-z0-9._+-]*(?:\s+{_SUBWORD}){{0,2}})"
+_YS = rf"(?P<ys>{_TOOLS})"
+_USE = r"(?:use|uses|run|runs|using)"
+_LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codebase|team)|"
+         r"the (?:project|repo|team))"
+         r"\s+)?(?:only\s+|must\s+|should\s+)?")
+
+_ALTERNATIVE = [re.compile(p, re.I) for p in (
+    # use pnpm, not npm · we use pnpm, never npm · use uv and never pip
+    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_YS}",
+    # use pnpm instead of npm · pnpm rather than npm
+    rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
+    # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only
+    rf"{_DONT}\s+(?:{_USE}\s+)?{_YS}\s*[,;:]?\s*(?:(?:we|i)\s+)?(?:only\s+)?{_USE}\s+{_X}"
+    r"(?:\s+instead)?",
+    rf"{_DONT}\s+(?:{_USE}\s+)?{_YS}\s*[,;:]\s*{_X}\s+only",
+    # prefer pnpm over npm · we prefer pnpm to npm
+    rf"{_LEAD}(?:prefer|prefers)\s+{_X}\s+(?:over|to)\s+{_YS}",
+    # pnpm, not npm
+    rf"{_X}\s*,?\s*(?:not|never)\s+{_YS}",
+)]
+_NEGATIVE_USE = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}",
+    rf"stop using\s+{_YS}",
+    rf"no\s+{_YS}",
+    rf"{_YS}\s+(?:is|are)\s+(?:banned|forbidden|not allowed|off-limits|off limits)",
+)]
+_SUDO = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+(?:use\s+|run\s+)?(?P<w>sudo|doas)",
+    rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
+    r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
+)]
+_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke)\s+)?(?P<cmd>.+)", re.I)
+# programs that may follow "never" without "run" ("never git push --force"):
+# none of them is an English word, so "never make changes" stays a memory
+_VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
+                       "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
+                       "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
+_FORCE_PUSH = re.compile(
+    rf"{_DONT}\s+(?:git\s+)?force[- ]?push(?:es|ing)?(?:\s+anything)?"
+    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
+_PUSH = re.compile(
+    rf"{_DONT}\s+(?:git\s+)?push(?:es|ing)?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
+_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
+              r"update|mess with|hand-edit|hand edit)")
+_PATH_LESSONS = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+{_PATH_VERB}\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
+    r"(?:\s+(?:by hand|manually|directly|yourself))?",
+    r"leave\s+(?P<paths>.+?)\s+alone",
+    r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
+    r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
+    r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
+)]
+_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
+_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
+_PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
+_BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
+_FLAG_WORD = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
+_STOP_WORDS = frozenset((
+    "the", "a", "an", "any", "all", "anything", "on", "in", "for", "with", "without", "unless",
+    "before", "after", "when", "if", "while", "until", "against", "from", "to", "into", "of",
+    "or", "and", "but", "because", "since", "then", "so", "it", "them", "this", "that", "these",
+    "those", "my", "our", "your", "their", "is", "are", "be", "as", "by", "at", "via", "during",
+    "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
+    "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
+    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff"))
+_SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
+
+
+def _unquote(word: str) -> str:
+    w = word.strip()
+    if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
+        return w[1:-1].strip()
+    return w
+
+
+def _split_list(text: str) -> list[str]:
+    return [p for p in _LIST_SPLIT.split(text.strip()) if p]
+
+
+def _tool(word: str) -> str | None:
+    """A known tool name (``pnpm``; backticks dropped), or None."""
+    w = _unquote(word).lower()
+    return w if w in _FAMILY_OF else None
+
+
+def _alike(x: str, y: str) -> bool:
+    return x == y or bool(_FAMILY_OF.get(x, set()) & _FAMILY_OF.get(y, set()))
+
+
+def _alternative(sentence: str, because: str) -> GuardSpec | None:
+    for pattern in _ALTERNATIVE:
+        m = pattern.fullmatch(sentence)
+        if not m:
+            continue
+        x_text = _unquote(m.group("x"))
+        x_head = x_text.split()[0].lower() if x_text.split() else ""
+        if x_head not in _FAMILY_OF:
+            continue
+        ys = _split_list(m.group("ys"))
+        programs: list[str] = []
+        subcommands: tuple = ()
+        for y in ys:
+            words = _unquote(y).split()
+            if not words:
+                break
+            head = words[0].lower()
+            if head not in _FAMILY_OF or not _alike(x_head, head):
+                break
+            if len(words) > 1:  # `npm install` (quoted): one program and its subcommand
+                if len(ys) > 1 or not y.startswith(("`", "'", '"')):
+                    break
+                subs = tuple(words[1:])
+                if not all(_CMD_WORD.fullmatch(s) and not s.startswith("-") for s in subs):
+                    break
+                subcommands = subs
+            programs.append(head)
+        else:
+            if not programs or x_text.lower() == " ".join([programs[0], *subcommands]):
+                return None
+            if all(p in _SUDO_WORDS for p in programs) and not subcommands:
+                return GuardSpec(SudoMatch(), because, x_text)
+            return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), subcommands, (), True),
+                             because, x_text)
+    return None
+
+
+def _negative_use(sentence: str, because: str) -> GuardSpec | None:
+    for pattern in _SUDO:
+        if pattern.fullmatch(sentence):
+            return GuardSpec(SudoMatch(), because)
+    for pattern in _NEGATIVE_USE:
+        m = pattern.fullmatch(sentence)
+        if not m:
+            continue
+        programs = []
+        for y in _split_list(m.group("ys")):
+            head = _tool(y)
+            if head is None:
+                return None
+            programs.append(head)
+        if any(p in _SUDO_WORDS for p in programs):
+            return GuardSpec(SudoMatch(), because) if len(programs) == 1 else None
+        return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), (), (), True), because)
+    return None
+
+
+def _command_words(cmd: str) -> list[str] | None:
+    """The words of "never run …": a quoted command as written, or unquoted
+    words that are a known program and its subcommands/flags."""
+    cmd = cmd.strip()
+    quoted = len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "`'\""
+    if quoted:
+        inner = cmd[1:-1].strip()
+        if inner.startswith("$ "):  # a prompt sign
+            inner = inner[2:]
+        if not inner or _SHELL_META.search(inner):
+            return None
+        try:
+            words = shlex.split(inner)
+        except ValueError:
+            return None
+        return words or None
+    words = cmd.split()
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS:
+        return None
+    for w in words[1:]:
+        if w.lower() in _STOP_WORDS:
+            return None
+        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)):
+            return None
+    return [words[0].lower()] + words[1:]
+
+
+def _split_flag(flag: str) -> list[str]:
+    """``-rf`` → ``-r``, ``-f``; long flags and single-dash words stay."""
+    if not flag.startswith("--") and 2 < len(flag) <= 4 and flag[1:].isalpha():
+        return ["-" + c for c in flag[1:]]
+    return [flag]
+
+
+def _run(sentence: str, because: str) -> GuardSpec | None:
+    m = _RUN.fullmatch(sentence)
+    if not m:
+        return None
+    words = _command_words(m.group("cmd"))
+    if not words:
+        return None
+    if not m.group("verb") and not (m.group("cmd").startswith(("`", "'", '"'))
+                                    or words[0] in _VERBLESS):
+        return None
+    program = words[0]
+    if "/" in program:
+        program = program.rstrip("/").rsplit("/", 1)[-1]
+    if not _CMD_WORD.fullmatch(program):
+        return None
+    subs: list[str] = []
+    flags: list[str] = []
+    trailing: list[str] = []
+    for w in words[1:]:
+        if w.startswith("-") and len(w) > 1:
+            if not _FLAG_WORD.fullmatch(w):
+                return None
+            flags.extend(_split_flag(w))
+        elif flags:
+            trailing.append(w)  # a positional after a flag
+        else:
+            subs.append(w)
+    if program in _SUDO_WORDS:
+        return GuardSpec(SudoMatch(), because) if not subs and not flags else None
+    if program == "git" and subs and subs[0] == "push":
+        positional = subs[1:] + trailing
+        force_flags = {"--force", "-f", "--force-with-lease"}
+        if flags and not set(flags) <= force_flags:
+            if trailing or positional:
+                return None
+            return GuardSpec(CommandMatch(("git",), ("push",), tuple(flags), True), because)
+        branches = tuple(b.split(":")[-1].lstrip("+") for b in positional[1:])
+        if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
+            return None
+        return GuardSpec(PushMatch(branches, bool(flags)), because)
+    if trailing or len(subs) > 4:
+        return None
+    for s in subs:
+        if not _CMD_WORD.fullmatch(s) and not ("/" in s and _PATH_WORD.fullmatch(s)):
+            return None
+    return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
+
+
+def _branches(text: str | None) -> tuple[str, ...] | None:
+    """``main or master`` → ("main", "master"); ``the release branch`` →
+    ("release",); None when a name is not certainly a branch."""
+    if text is None:
+        return ()
+    text = text.strip()
+    marked = False
+    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+branch(?:es)?", text, re.I)
+    if m:
+        text = m.group(1)
+        marked = True
+    out = []
+    for part in _split_list(text):
+        quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
+        name = _unquote(part)
+        if name.lower().startswith("origin/"):
+            name = name[len("origin/"):]
+        if not _BRANCH_WORD.fullmatch(name):
+            return None
+        if not (marked or quoted) and name.lower() not in _WELL_KNOWN_BRANCHES:
+            return None
+        out.append(name if (marked or quoted) else name.lower())
+    return tuple(dict.fromkeys(out)) or None
+
+
+def _push(sentence: str, because: str) -> GuardSpec | None:
+    m = _FORCE_PUSH.fullmatch(sentence)
+    force = bool(m)
+    if not m:
+        m = _PUSH.fullmatch(sentence)
+    if not m:
+        return None
+    branches = _branches(m.group("branches"))
+    if branches is None:
+        return None
+    return GuardSpec(PushMatch(branches, force), because)
+
+
+def _path_pattern(part: str) -> str | None:
+    """One path in a lesson → its pattern, or None when it is not clearly a path."""
+    part = part.strip()
+    quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
+    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|file)", part, re.I)
+    noun = None
+    if m and not quoted:
+        part, noun = m.group(1), m.group(2).lower()
+    word = _unquote(part)
+    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
+        return None
+    if ".." in word.split("/") or re.fullmatch(r"[\d.]+", word) or word.lower() in ("e.g", "i.e", "etc"):
+        return None
+    low = word.lower()
+    looks = ("/" in word or word.startswith(".") and len(word) > 1 or "*" in word
+             or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", word) or low in _EXTENSIONLESS_FILES)
+    if noun in ("folder", "directory", "dir"):
+        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"[\w.\-/]+", word):
+            return None
+        return word.rstrip("/") + "/"
+    if noun == "file" and not looks:
+        return None
+    if not looks and not quoted:
+        return None
+    if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
+        return None
+    return word
+
+
+def _paths(sentence: str, because: str) -> GuardSpec | None:
+    for pattern in _PATH_LESSONS:
+        m = pattern.fullmatch(sentence)
+        if not m:
+            continue
+        patterns = []
+        for part in _PATH_LIST_SPLIT.split(m.group("paths").strip()):
+            p = _path_pattern(part)
+            if p is None:
+                return None
+            patterns.append(p)
+        if patterns:
+            return GuardSpec(PathMatch(tuple(dict.fromkeys(patterns))), because)
+        return None
+    return None
+
+
+def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
+    for rule in (_push, _paths, _alternative, _negative_use, _run):
+        spec = rule(sentence, because)
+        if spec is not None:
+            return spec
+    return None
+
+
+def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
+    """Every guard a lesson states exactly (one per sentence that is a
+    rule), or () — never a guard from a sentence with other words in it."""
+    sentences = _prepare(lesson_text)
+    if not sentences:
+        return ()
+    because = " ".join(str(lesson_text).split())
+    specs = []
+    for sentence in sentences:
+        spec = _sentence_spec(sentence, because)
+        if spec is not None and all(spec.match != s.match for s in specs):
+            specs.append(spec)
+    return tuple(specs)
+
+
+def derive_guard(lesson_text) -> GuardSpec | None:
+    """The one guard a lesson states exactly, or None (no rule with a tool
+    or command shape, hedged, ambiguous, or more than one guard)."""
+    specs = derive_guards(lesson_text)
+    return specs[0] if len(specs) == 1 else None
+
+
+def spec_from_pattern(pattern, because, *, instead: str | None = None,
+                      action: str = "ask") -> GuardSpec | None:
+    """What ``tacit guard add PATTERN --because …`` adds:
+
+    - ``path:GLOB[,GLOB]`` — a path guard (``path:migrations/``);
+    - ``push`` / ``push:BRANCH[,BRANCH]`` / ``force-push[:BRANCH]`` — git push;
+    - ``sudo`` — anything run with raised privileges;
+    - otherwise the words of a command: ``npm``, ``terraform apply``,
+      ``git push --no-verify`` (program, subcommands, then flags).
+    None when the pattern is malformed or ``because`` is empty."""
+    if not isinstance(pattern, str) or not isinstance(because, str) or action not in ("ask", "deny"):
+        return None
+    pattern = " ".join(pattern.split())
+    because = " ".join(because.split())[:MAX_LESSON_CHARS]
+    if not pattern or not because:
+        return None
+    low = pattern.lower()
+    kind, _, rest = pattern.partition(":")
+    if low.startswith("path:"):
+        patterns = [p.strip() for p in rest.split(",") if p.strip()]
+        if not patterns or any(".." in p.split("/") for p in patterns):
+            return None
+        return GuardSpec(PathMatch(tuple(patterns)), because, instead, action)
+    if low in ("push", "force-push") or low.startswith(("push:", "force-push:")):
+        branches = tuple(b.strip() for b in rest.split(",") if b.strip()) if ":" in pattern else ()
+        if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
+            return None
+        return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
+    if low == "sudo":
+        return GuardSpec(SudoMatch(), because, instead, action)
+    spec = _run(f"never run `{pattern}`", because)
+    if spec is None:
+        return None
+    return GuardSpec(spec.match, because, instead, action)
+
+
+__all__ = ["derive_guard", "derive_guards", "spec_from_pattern", "MAX_LESSON_CHARS"]

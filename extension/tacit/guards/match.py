@@ -1,0 +1,651 @@
+"""Tool calls from any host → one shape; guards checked against it.
+
+Design decisions, and why
+- **One host-neutral call.** ``normalize_call`` maps Claude Code (``Bash``,
+  ``Edit``/``Write``/``MultiEdit``/``NotebookEdit``), Codex (``shell``,
+  ``exec_command``, ``local_shell``, ``apply_patch``; its PreToolUse hook
+  says ``Bash``), Hermes (``terminal``, ``write_file``, ``patch``) and pi
+  (``bash``, ``edit``, ``write``) to the programs run and the paths written,
+  all absolute. Guards never see a host's argument names.
+- **Compiled once.** A ``GuardSet`` indexes command guards by program name
+  and compiles path patterns to regexes when it is built; a check is a few
+  dict lookups per program run plus one regex per path guard and written
+  path. ``check`` with a plain list caches the compiled set by value.
+- **Scope is part of the match.** A project guard fires only when the
+  program runs in a folder inside its project root, or the path written is
+  inside it; a project guard without a root fires nowhere. A global guard's
+  relative path pattern is read from the call's project root (else its cwd).
+- **Program families.** ``pip`` also means ``pip3``/``pip3.12`` (and
+  ``python -m pip``, unwrapped by the shell scan); ``python3`` also means
+  ``python3.12`` but ``python`` never means ``python3``; ``docker`` also
+  means ``docker-compose``; ``yarn`` also ``yarnpkg``; ``node`` ``nodejs``.
+- **Information is not use.** With ``allow_info`` (what derived guards set),
+  ``--version``/``-v``/``-V``/``-h`` alone, ``help …``, ``--help`` or
+  ``--dry-run`` anywhere never fire: they change nothing.
+- **git push targets.** The branch a push updates is read from its
+  refspecs (``main``, ``HEAD:main``, ``+main``, ``x:refs/heads/main``,
+  ``--delete main``); ``--all``/``--mirror`` update every branch; a push with
+  no refspec (or ``HEAD``) updates the current branch, which argv does not
+  say: the caller may pass ``branch``; without it such a push never fires.
+  ``--dry-run`` pushes nothing and never fires.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable
+
+from tacit.guards.model import CommandMatch, Guard, PathMatch, PushMatch, SudoMatch
+from tacit.guards.shell import (DYN, Invocation, Write, display, patch_paths, program_name, scan,
+                                skip_options)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A tool call as guards see it: the programs it runs (shell tools) and
+    the absolute paths it writes (edit tools, redirections, ``rm``, …)."""
+
+    tool: str
+    cwd: str | None
+    invocations: tuple[Invocation, ...] = ()
+    writes: tuple[Write, ...] = ()
+    project_root: str | None = None
+    branch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A guard that fires, and what it fired on: ``subject`` is the command
+    (one short line) or, for an edit tool, the file (relative to the root);
+    ``path`` the absolute path for path guards; ``command`` whether the
+    subject is a command line."""
+
+    guard: Guard
+    subject: str
+    path: str | None = None
+    command: bool = True
+
+
+# ---------------------------------------------------------------------------
+# Host tool calls → Call
+# ---------------------------------------------------------------------------
+_SHELL_TOOLS = frozenset(("bash", "terminal", "shell", "exec_command", "local_shell",
+                          "container.exec", "shell_command", "run_shell_command"))
+_EDIT_TOOLS = frozenset(("edit", "write", "multiedit", "notebookedit", "write_file", "patch",
+                         "apply_patch"))
+_PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
+_PATCH_KEYS = ("input", "patch", "command", "content")
+_WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
+
+
+def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
+                   branch: str | None = None, home: str | None = None) -> Call:
+    """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
+    the tool in (a ``workdir`` argument, relative or absolute, overrides
+    it); ``project_root``: the project the call belongs to (read by global
+    guards with relative paths); ``branch``: the current git branch, if the
+    caller knows it; ``home`` expands ``~``. Unknown tools give an empty
+    Call. Never raises."""
+    name = tool_name if isinstance(tool_name, str) else ""
+    cwd = _abs(cwd)
+    root = _abs(project_root)
+    branch = branch if isinstance(branch, str) and branch else None
+    if not isinstance(args, dict):
+        args = {}
+    low = name.lower()
+    try:
+        if low in _SHELL_TOOLS:
+            command = args.get("command", args.get("cmd"))
+            action = args.get("action")
+            if command is None and isinstance(action, dict):
+                command = action.get("command")
+                args = action
+            for key in _WORKDIR_KEYS:
+                wd = args.get(key)
+                if isinstance(wd, str) and wd:
+                    cwd = _abs(posixpath.join(cwd, wd) if cwd and not wd.startswith("/") else wd)
+                    break
+            found = scan(command, cwd, home=home)
+            return Call(name, cwd, found.invocations, found.writes, root, branch)
+        if low in _EDIT_TOOLS:
+            words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
+            for key in _PATCH_KEYS:
+                words.extend(patch_paths(args.get(key)))
+            writes = []
+            for word in words:
+                path = _resolve(cwd, word, home)
+                if path is not None:
+                    writes.append(Write(path, ()))
+            return Call(name, cwd, (), tuple(writes), root, branch)
+    except (TypeError, ValueError, AttributeError):  # a host sent something strange
+        pass
+    return Call(name, cwd, (), (), root, branch)
+
+
+def _abs(path: Any) -> str | None:
+    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+        return None
+    return posixpath.normpath(path)
+
+
+def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
+    if "\0" in word:
+        return None
+    if word.startswith("~/") and isinstance(home, str) and home.startswith("/"):
+        word = home + word[1:]
+    if word.startswith("/"):
+        return posixpath.normpath(word)
+    if cwd is None or word.startswith("~"):
+        return None
+    return posixpath.normpath(posixpath.join(cwd, word))
+
+
+# ---------------------------------------------------------------------------
+# Tables: program families, subcommand and flag aliases, global options
+# ---------------------------------------------------------------------------
+_ALIAS_OF = {"docker-compose": "docker", "podman-compose": "podman", "nodejs": "node",
+             "yarnpkg": "yarn", "pip3": "pip", "pip2": "pip", "sudoedit": "sudo",
+             "terraform.exe": "terraform", "opentofu": "tofu"}
+_MINOR = re.compile(r"(.*?\d+)\.\d+")
+
+
+@lru_cache(maxsize=4096)
+def program_names(program: str) -> tuple[str, ...]:
+    """The names a program answers to: itself, its major version
+    (``python3.12`` → ``python3``), its family (``pip3`` → ``pip``)."""
+    names = [program]
+    m = _MINOR.fullmatch(program)
+    if m:
+        names.append(m.group(1))
+    for name in list(names):
+        if name in _ALIAS_OF:
+            names.append(_ALIAS_OF[name])
+    return tuple(dict.fromkeys(names))
+
+
+_SUB_ALIASES: dict[tuple[str, str], frozenset] = {}
+for _prog, _groups in {
+    "npm": (("install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
+             "isntall", "add"),
+            ("ci", "clean-install", "ic", "install-clean", "isntall-clean"),
+            ("uninstall", "unlink", "remove", "rm", "r", "un"),
+            ("run", "run-script", "rum", "urn"), ("test", "t", "tst"),
+            ("update", "up", "upgrade", "udpate"), ("exec", "x"), ("publish",)),
+    "pnpm": (("install", "i"), ("remove", "rm", "uninstall", "un"), ("update", "up", "upgrade"),
+             ("run", "run-script"), ("test", "t", "tst"), ("list", "ls")),
+    "yarn": (("remove",), ("upgrade", "up")),
+    "bun": (("install", "i"), ("remove", "rm"), ("update",)),
+    "cargo": (("build", "b"), ("run", "r"), ("test", "t"), ("check", "c"), ("doc", "d")),
+    "docker": (("rm", "container rm"), ("rmi", "image rm")),
+    "kubectl": (("delete",),),
+}.items():
+    for _group in _groups:
+        for _word in _group:
+            _SUB_ALIASES[(_prog, _word)] = frozenset(_group)
+
+_FLAG_ALIASES: dict[tuple[str, str], frozenset] = {}
+for _prog, _groups in {
+    "rm": (("-r", "-R", "--recursive"), ("-f", "--force")),
+    "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",)),
+    "npm": (("-g", "--global"), ("-f", "--force")),
+    "docker": (("-a", "--all"), ("-f", "--force"), ("--volumes",)),
+    "terraform": (("-auto-approve", "--auto-approve"),),
+}.items():
+    for _group in _groups:
+        for _flag in _group:
+            _FLAG_ALIASES[(_prog, _flag)] = frozenset(_group)
+
+_GLOBAL_VALUE = {
+    "git": frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                      "--super-prefix", "--exec-path")),
+    "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
+                      "--loglevel", "-C", "--location")),
+    "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
+                       "--loglevel")),
+    "yarn": frozenset(("--cwd",)),
+    "docker": frozenset(("-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
+                         "-f", "--file", "-p", "--project-name", "--env-file", "--profile",
+                         "--project-directory")),
+    "podman": frozenset(("--connection", "--url", "--root", "--runroot", "--storage-driver",
+                         "--log-level")),
+    "kubectl": frozenset(("-n", "--namespace", "--context", "--kubeconfig", "-s", "--server",
+                          "--cluster", "--user", "--token", "-o", "--output")),
+    "helm": frozenset(("-n", "--namespace", "--kube-context", "--kubeconfig")),
+    "terraform": frozenset(("-chdir",)),
+    "cargo": frozenset(("-Z", "--config", "-C", "--color", "--manifest-path")),
+    "go": frozenset(("-C",)),
+    "make": frozenset(("-C", "-f", "--file", "--directory", "-I", "--include-dir", "-o", "-W",
+                       "--old-file", "--what-if", "-j", "--jobs", "-l", "--load-average")),
+    "uv": frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color",
+                     "-p", "--python")),
+    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
+    "python": frozenset(("-X", "-W")),
+    "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
+}
+_TARGET_RUNNERS = frozenset(("make", "gmake", "just", "rake", "task", "mage", "ninja"))
+_INFO_ALONE = frozenset(("--version", "-V", "--help", "-h", "-help", "--usage"))
+# "-v" alone is the version for these; for others (pytest, unittest, rsync) it is "verbose"
+_V_IS_VERSION = frozenset(("npm", "pnpm", "yarn", "bun", "node", "deno", "npx", "docker", "podman",
+                           "terraform", "tofu", "make", "gmake", "jest", "vitest", "vite", "tsc"))
+# dry-run spellings a program has besides --dry-run
+_DRY_RUN = {"make": frozenset(("-n", "--just-print", "--recon")), "gmake": frozenset(("-n",)),
+            "rsync": frozenset(("-n",)), "git": frozenset(("-n",))}
+
+
+def _is_info(argv: tuple, program: str) -> bool:
+    """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``,
+    ``cargo publish --dry-run``, ``make -n deploy``: nothing changes."""
+    if len(argv) == 2 and (argv[1] in _INFO_ALONE or argv[1] == "-v" and program in _V_IS_VERSION):
+        return True
+    if len(argv) >= 2 and argv[1] == "help":
+        return True
+    dry = _DRY_RUN.get(program, ())
+    for a in argv[1:]:
+        if a == "--":
+            break
+        if a == "--help" or a == "--dry-run" or a.startswith("--dry-run=") or a in dry:
+            return True
+    return False
+
+
+class _Command:
+    """A compiled ``CommandMatch``."""
+
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program")
+
+    def __init__(self, match: CommandMatch, program: str):
+        prog = program_names(program)[-1]  # the family: pip3 → pip
+        base = _MINOR.sub(r"\1", prog)
+        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in match.subcommands)
+        self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
+        self.allow_info = match.allow_info
+        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
+        self.anywhere = prog in _TARGET_RUNNERS
+        self.program = prog
+
+    def matches(self, argv: tuple) -> bool:
+        if self.allow_info and _is_info(argv, self.program):
+            return False
+        if self.positions:
+            want = len(self.positions)
+            if self.anywhere:
+                found = _positionals(argv, self.value_opts, limit=64)
+                if not all(any(w in pos for w in found) for pos in self.positions):
+                    return False
+            else:
+                found = _positionals(argv, self.value_opts, limit=want)
+                if len(found) < want:
+                    return False
+                for word, pos in zip(found, self.positions):
+                    if word not in pos:
+                        return False
+        for forms, letters in self.flags:
+            if not _has_flag(argv, forms, letters):
+                return False
+        return True
+
+
+def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
+    forms = _FLAG_ALIASES.get((prog, flag), frozenset((flag,)))
+    letters = frozenset(f[1] for f in forms if len(f) == 2 and f[0] == "-" and f[1] != "-")
+    return forms, letters
+
+
+def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
+    for a in argv[1:]:
+        if a == "--":
+            return False
+        if a in forms:
+            return True
+        if a.startswith("--"):
+            if "=" in a and a.split("=", 1)[0] in forms:
+                return True
+        elif letters and len(a) > 2 and a[0] == "-" and a[1:].isalpha():
+            if any(ch in letters for ch in a[1:]):
+                return True
+        elif len(a) > 2 and a[0] == "-" and "=" in a and a.split("=", 1)[0] in forms:
+            return True  # terraform-style -flag=value
+    return False
+
+
+def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
+    out = []
+    i = 1
+    n = len(argv)
+    while i < n and len(out) < limit:
+        a = argv[i]
+        if a == "--":
+            out.extend(argv[i + 1:i + 1 + limit - len(out)])
+            break
+        if len(a) > 1 and a[0] == "-" or a.startswith("+") and len(a) > 1:
+            i += 2 if a in value_opts else 1
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+# ---------------------------------------------------------------------------
+# git push
+# ---------------------------------------------------------------------------
+_PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
+_ALL = "\ue002"  # every branch
+
+
+def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
+    """For a ``git … push …`` argv: (forced?, the branches it updates — with
+    ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
+    dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
+    nothing)."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
+        # git subtree push -P <prefix> <remote> <branch>
+        pos = _subtree_positionals(argv[i + 2:])
+        return False, frozenset(pos[1:2])
+    if i >= len(argv) or argv[i] != "push":
+        return None
+    force = False
+    every = False
+    tags = False
+    positionals = []
+    j = i + 1
+    n = len(argv)
+    while j < n:
+        a = argv[j]
+        if a == "--":
+            positionals.extend(argv[j + 1:])
+            break
+        if a.startswith("--"):
+            key = a.split("=", 1)[0]
+            if key in ("--force", "--force-with-lease", "--force-if-includes"):
+                force = True
+            elif key in ("--dry-run",):
+                return None
+            elif key in ("--all", "--mirror", "--branches"):
+                every = True
+            elif key == "--tags":
+                tags = True
+            elif key in _PUSH_VALUE and "=" not in a:
+                j += 1
+        elif a.startswith("-") and len(a) > 1:
+            if a in _PUSH_VALUE:
+                j += 1
+            else:
+                letters = a[1:]
+                force |= "f" in letters
+                if "n" in letters:
+                    return None
+        else:
+            positionals.append(a)
+        j += 1
+    targets = set()
+    if every:
+        targets.add(_ALL)
+    refspecs = positionals[1:]
+    for ref in refspecs:
+        if ref.startswith("+"):
+            force = True
+            ref = ref[1:]
+        if ":" in ref:
+            dst = ref.split(":", 1)[1]
+            if not dst:
+                continue  # "main:" names no destination
+        else:
+            dst = ref
+        if dst.startswith("refs/heads/"):
+            dst = dst[len("refs/heads/"):]
+        elif dst.startswith("refs/"):
+            continue  # tags, notes, remotes: not a branch
+        if dst in ("HEAD", "@", ""):
+            dst = branch or ""
+        if dst and DYN not in dst:
+            targets.add(dst)
+    if not refspecs and not every and not tags and branch:
+        targets.add(branch)
+    return force, frozenset(targets)
+
+
+_GIT_VALUE_OPTS = _GLOBAL_VALUE["git"]
+
+
+def _subtree_positionals(args: tuple) -> list:
+    out = []
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a in ("-P", "--prefix", "-m", "--message"):
+            j += 2
+            continue
+        if not a.startswith("-"):
+            out.append(a)
+        j += 1
+    return out
+
+
+def _push_fires(match: PushMatch, force: bool, targets: frozenset) -> bool:
+    if match.force_only and not force:
+        return False
+    if not match.branches:
+        return True
+    return _ALL in targets or any(b in targets for b in match.branches)
+
+
+# ---------------------------------------------------------------------------
+# Paths
+# ---------------------------------------------------------------------------
+def glob_regex(pattern: str) -> str:
+    """gitignore-style glob → regex body: ``**`` any depth, ``*``/``?`` within
+    one name, ``[…]`` a class."""
+    out = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**/", i):
+                out.append("(?:.*/)?")
+                i += 3
+                continue
+            if pattern.startswith("**", i):
+                out.append(".*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def compile_pattern(pattern: str, home: str | None = None):
+    """A path pattern → ("rel", regex) read against the path below the root,
+    or ("abs", regex) read against the absolute path; None when unusable
+    (empty, ``..``, ``~`` without a home)."""
+    p = pattern.strip() if isinstance(pattern, str) else ""
+    if not p or "\0" in p:
+        return None
+    if p.startswith("~/"):
+        if not home:
+            return None
+        p = home.rstrip("/") + p[1:]
+    if p.startswith("/"):
+        norm = posixpath.normpath(p)
+        return "abs", re.compile("^" + glob_regex(norm) + "(?:/|$)")
+    anchored = p.startswith("./") or "/" in p.rstrip("/")
+    p = p.rstrip("/")
+    while p.startswith("./"):
+        p = p[2:]
+    if p.startswith("/"):
+        p = p.lstrip("/")
+    if not p or p == "." or ".." in p.split("/"):
+        return None
+    head = "^" if anchored else "(?:^|/)"
+    return "rel", re.compile(head + glob_regex(p) + "(?:/|$)")
+
+
+def _below(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` when inside it ("" for the root itself)."""
+    if root == "/":
+        return path[1:]
+    if path == root:
+        return ""
+    if path.startswith(root) and path[len(root)] == "/":
+        return path[len(root) + 1:]
+    return None
+
+
+# ---------------------------------------------------------------------------
+# GuardSet
+# ---------------------------------------------------------------------------
+class GuardSet:
+    """Guards compiled for checking. Build once per change of the guard list;
+    ``check`` is then cheap enough to run before every tool call."""
+
+    __slots__ = ("guards", "_by_program", "_push", "_paths")
+
+    def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
+        self.guards = tuple(g for g in guards if isinstance(g, Guard))
+        self._by_program: dict[str, list] = {}
+        self._push: list = []
+        self._paths: list = []
+        for idx, guard in enumerate(self.guards):
+            root = _abs(guard.project_root)
+            if guard.scope == "project" and root is None:
+                continue  # a project guard with no project fires nowhere
+            scope_root = root if guard.scope == "project" else None
+            m = guard.match
+            if isinstance(m, CommandMatch):
+                for prog in m.programs:
+                    self._by_program.setdefault(prog, []).append(
+                        (idx, guard, scope_root, _Command(m, prog)))
+            elif isinstance(m, SudoMatch):
+                for prog in m.programs:
+                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, None))
+            elif isinstance(m, PushMatch):
+                self._push.append((idx, guard, scope_root, m))
+            elif isinstance(m, PathMatch):
+                compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
+                if compiled:
+                    self._paths.append((idx, guard, scope_root, compiled))
+
+    def check(self, call: Call) -> list[Hit]:
+        """The guards this call breaks, one hit each, in guard order."""
+        hits: dict[int, Hit] = {}
+        if call.invocations and (self._by_program or self._push):
+            for inv in call.invocations:
+                if not inv.program:
+                    continue
+                for name in program_names(inv.program):
+                    for idx, guard, root, compiled in self._by_program.get(name, ()):
+                        if idx in hits or not _runs_inside(inv, call, root):
+                            continue
+                        if compiled is None or compiled.matches(inv.argv):
+                            hits[idx] = Hit(guard, display(inv.argv))
+                if self._push and inv.program == "git":
+                    self._check_push(inv, call, hits)
+        if call.writes and self._paths:
+            for write in call.writes:
+                for idx, guard, root, compiled in self._paths:
+                    if idx in hits:
+                        continue
+                    rel_root = root if root is not None else (call.project_root or call.cwd)
+                    if _path_fires(write.path, rel_root, root is not None, compiled):
+                        subject = display(write.argv) if write.argv else (
+                            _below(write.path, rel_root) if rel_root else None) or write.path
+                        hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
+        return [hits[i] for i in sorted(hits)]
+
+    def _check_push(self, inv: Invocation, call: Call, hits: dict) -> None:
+        repo_cwd = inv.cwd
+        c = _opt(inv.argv, "-C")
+        if c is not None and repo_cwd is not None and DYN not in c:
+            repo_cwd = posixpath.normpath(posixpath.join(repo_cwd, c))
+        # the current branch is the call's: known only inside the call's project
+        # (or its folder, when the project is not given)
+        home = call.project_root or call.cwd
+        branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
+                  and _below(repo_cwd, home) is not None else None)
+        found = push_targets(inv.argv, branch)
+        if found is None:
+            return
+        force, targets = found
+        for idx, guard, root, m in self._push:
+            if idx in hits:
+                continue
+            if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
+                continue
+            if _push_fires(m, force, targets):
+                hits[idx] = Hit(guard, display(inv.argv))
+
+
+def _opt(argv: tuple, name: str) -> str | None:
+    for j in range(1, len(argv) - 1):
+        if argv[j] == name:
+            return argv[j + 1]
+        if not argv[j].startswith("-"):
+            return None
+    return None
+
+
+def _runs_inside(inv: Invocation, call: Call, root: str | None) -> bool:
+    if root is None:
+        return True
+    cwd = inv.cwd if inv.cwd is not None else call.cwd
+    return cwd is not None and _below(cwd, root) is not None
+
+
+def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled: list) -> bool:
+    rel = _below(path, rel_root) if rel_root else None
+    if must_be_inside and rel is None:
+        return False
+    for mode, regex in compiled:
+        if mode == "abs":
+            if regex.search(path):
+                return True
+        elif rel is not None and rel and regex.search(rel):
+            return True
+    return False
+
+
+@lru_cache(maxsize=32)
+def _compiled(guards: tuple, home: str | None) -> GuardSet:
+    return GuardSet(guards, home=home)
+
+
+def check(guards, call, *, home: str | None = None) -> list[Hit]:
+    """The guards a tool call breaks. ``guards``: a ``GuardSet`` or any
+    iterable of ``Guard`` (compiled and cached by value); ``call``: a
+    ``Call``, or a tool-call event with ``name``, ``args`` and ``cwd``
+    (``tacit.events.ToolCall``). Never raises on bad input: it returns []."""
+    try:
+        if not isinstance(call, Call):
+            call = normalize_call(getattr(call, "name", ""), getattr(call, "args", None),
+                                  getattr(call, "cwd", None), home=home)
+        if not isinstance(guards, GuardSet):
+            guards = tuple(guards) if guards is not None else ()
+            try:
+                guards = _compiled(guards, home)
+            except TypeError:  # an unhashable field somewhere: compile without the cache
+                guards = GuardSet(guards, home=home)
+        return guards.check(call)
+    except (TypeError, AttributeError, ValueError, re.error):
+        return []
+
+
+__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets",
+           "compile_pattern", "glob_regex", "program_name"]

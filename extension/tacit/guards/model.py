@@ -1,0 +1,224 @@
+"""Guard values: what a guard matches, why, and where it applies.
+
+Design decisions, and why
+- **A spec is the lesson's shape; a guard is a spec placed somewhere.**
+  ``derive_guard`` can only see the lesson text, so it returns a
+  ``GuardSpec`` (what to match, the lesson, the alternative, the action).
+  The store adds what it knows — id, scope, project root, source — by
+  wrapping the spec in a ``Guard``. One spec type per kind of match keeps
+  every field meaningful for its kind (no "branch" on a path guard).
+- **Frozen, hashable values.** Every field is a str, None or a tuple, so a
+  set of guards can key a cache of compiled matchers (``tacit.guards.match``)
+  and two guards compare by value.
+- **Plain-dict round trip.** ``to_dict``/``from_dict`` give the store a JSON
+  shape without it knowing the match classes; ``from_dict`` returns None for
+  anything malformed instead of raising, because the file is hand-editable.
+- **Action "ask" by default.** A stop the user can wave through costs one
+  click; a wrong "deny" costs a blocked task. The store can set "deny".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+ACTIONS = ("ask", "deny")
+SCOPES = ("project", "global")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandMatch:
+    """A program, optionally narrowed to a subcommand path and flags.
+
+    ``programs``: normalised program names (``npm``; ``pip`` also matches
+    ``pip3``/``pip3.12`` and ``python -m pip``). ``subcommands``: the leading
+    positional words that must follow the program (``("apply",)`` for
+    ``terraform apply``); known aliases (``npm i`` = ``npm install``) are
+    expanded when compiled. ``flags``: flags that must all be present.
+    ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
+    """
+
+    kind: ClassVar[str] = "command"
+    programs: tuple[str, ...]
+    subcommands: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    allow_info: bool = False
+
+    def to_dict(self) -> dict:
+        return {"programs": list(self.programs), "subcommands": list(self.subcommands),
+                "flags": list(self.flags), "allow_info": self.allow_info}
+
+
+@dataclass(frozen=True, slots=True)
+class PathMatch:
+    """Files that must not be changed, as gitignore-style patterns.
+
+    A pattern with a slash before its end (``db/migrations/``,
+    ``./schema.sql``) is anchored at the project root; one without
+    (``migrations/``, ``.env``, ``*.lock``) matches that name at any depth
+    below the root. A trailing slash is kept only as a reading aid: a path
+    equal to the pattern or anywhere below it matches. ``/…`` and ``~/…``
+    are absolute.
+    """
+
+    kind: ClassVar[str] = "path"
+    patterns: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"patterns": list(self.patterns)}
+
+
+@dataclass(frozen=True, slots=True)
+class PushMatch:
+    """``git push`` to one of ``branches`` (empty: any push); with
+    ``force_only`` only a forced push (``--force``, ``-f``,
+    ``--force-with-lease``, a ``+`` refspec)."""
+
+    kind: ClassVar[str] = "git_push"
+    branches: tuple[str, ...] = ()
+    force_only: bool = False
+
+    def to_dict(self) -> dict:
+        return {"branches": list(self.branches), "force_only": self.force_only}
+
+
+@dataclass(frozen=True, slots=True)
+class SudoMatch:
+    """Any command run with raised privileges: ``sudo``, ``sudoedit``,
+    ``doas``, ``pkexec``, ``run0``, ``su``."""
+
+    kind: ClassVar[str] = "sudo"
+    programs: tuple[str, ...] = ("sudo", "sudoedit", "doas", "pkexec", "run0", "su")
+
+    def to_dict(self) -> dict:
+        return {"programs": list(self.programs)}
+
+
+Match = CommandMatch | PathMatch | PushMatch | SudoMatch
+_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch)}
+
+
+@dataclass(frozen=True, slots=True)
+class GuardSpec:
+    """What ``derive_guard`` can know from a lesson: the match, the lesson
+    text (quoted to the agent), the allowed alternative, the action."""
+
+    match: Match
+    because: str
+    instead: str | None = None
+    action: str = "ask"
+
+    @property
+    def kind(self) -> str:
+        return self.match.kind
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "match": self.match.to_dict(), "because": self.because,
+                "instead": self.instead, "action": self.action}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GuardSpec | None:
+        """The spec a ``to_dict`` wrote, or None for anything malformed."""
+        try:
+            match = _match_from_dict(data["kind"], data["match"])
+            because = data.get("because", "")
+            instead = data.get("instead")
+            action = data.get("action", "ask")
+            if match is None or not isinstance(because, str) or action not in ACTIONS:
+                return None
+            if instead is not None and not isinstance(instead, str):
+                return None
+            return cls(match, because, instead, action)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """A spec in place: ``id`` (given by the store; None before), ``scope``
+    ("project" needs ``project_root``, an absolute path; "global" has None),
+    ``source`` (opaque to this package: a memory entry id, "user", …)."""
+
+    spec: GuardSpec
+    id: int | str | None = None
+    scope: str = "project"
+    project_root: str | None = None
+    source: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.spec.match.kind
+
+    @property
+    def match(self) -> Match:
+        return self.spec.match
+
+    @property
+    def because(self) -> str:
+        return self.spec.because
+
+    @property
+    def instead(self) -> str | None:
+        return self.spec.instead
+
+    @property
+    def action(self) -> str:
+        return self.spec.action
+
+    def with_action(self, action: str) -> Guard:
+        if action not in ACTIONS:
+            raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
+        return replace(self, spec=replace(self.spec, action=action))
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "scope": self.scope, "project_root": self.project_root,
+                "source": self.source, **self.spec.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Guard | None:
+        """The guard a ``to_dict`` wrote, or None for anything malformed."""
+        spec = GuardSpec.from_dict(data)
+        if spec is None:
+            return None
+        try:
+            gid = data.get("id")
+            scope = data.get("scope", "project")
+            root = data.get("project_root")
+            source = data.get("source", "")
+        except AttributeError:
+            return None
+        if gid is not None and not isinstance(gid, (int, str)) or isinstance(gid, bool):
+            return None
+        if scope not in SCOPES or not isinstance(source, str):
+            return None
+        if root is not None and not isinstance(root, str):
+            return None
+        return cls(spec, gid, scope, root, source)
+
+
+def _strs(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+        raise TypeError("expected a list of non-empty strings")
+    return tuple(value)
+
+
+def _match_from_dict(kind: Any, data: Any) -> Match | None:
+    if kind not in _MATCH_TYPES or not isinstance(data, dict):
+        return None
+    if kind == "command":
+        programs = _strs(data["programs"])
+        if not programs:
+            return None
+        return CommandMatch(programs, _strs(data.get("subcommands", [])),
+                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)))
+    if kind == "path":
+        patterns = _strs(data["patterns"])
+        return PathMatch(patterns) if patterns else None
+    if kind == "git_push":
+        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)))
+    programs = _strs(data.get("programs", list(SudoMatch().programs)))
+    return SudoMatch(programs) if programs else None
+
+
+__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "Match",
+           "GuardSpec", "Guard"]

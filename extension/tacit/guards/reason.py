@@ -1,0 +1,54 @@
+"""The one line an agent (or, for "ask", the user) reads when a guard fires.
+
+Design decisions, and why
+- **Quote the lesson, say what to do, say how to lift it.** The agent can
+  act on "use pnpm instead"; the user can act on "tacit guard remove 3".
+  The date and id come from the store (parameters), not from the guard.
+- **"ask" reads as a question, "deny" as a stop.** Claude Code shows an
+  "ask" reason to the user in the permission prompt; a "deny" reason goes to
+  the model. ``action`` overrides the guard's own for hosts that cannot ask.
+- **One line, bounded.** Newlines are folded and the lesson is clipped to
+  200 characters, so the reason fits any host's status line or log.
+"""
+
+from __future__ import annotations
+
+from tacit.guards.match import Hit
+
+MAX_BECAUSE = 200
+
+
+def _one_line(text, limit: int) -> str:
+    text = " ".join(str(text).split()) if text is not None else ""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = True,
+           action: str | None = None) -> str:
+    """``tacit: stopped `npm install` — this project's rule: "we use pnpm
+    here, never npm"; use pnpm instead (you said so on 2026-12-01; to lift
+    it: tacit guard remove 3)``.
+
+    ``date``: when the lesson was saved (any string; omitted when None);
+    ``guard_id``: the id to quote (default: the guard's); ``by_user``: "you
+    said so" rather than "saved"; ``action``: "ask" | "deny" (default: the
+    guard's)."""
+    guard = hit.guard
+    action = action if action in ("ask", "deny") else guard.action
+    whose = "this project's rule" if guard.scope == "project" else "your rule"
+    because = _one_line(guard.because, MAX_BECAUSE) or "(no reason recorded)"
+    subject = _one_line(hit.subject, 80)
+    what = f"`{subject}`" if hit.command else f"a change to `{subject}`"
+    instead = _one_line(guard.instead, 60) if guard.instead else ""
+    tail = f"; use {instead} instead" if instead else ""
+    said = "you said so" if by_user else "saved as a lesson"
+    if date:
+        said += f" on {_one_line(date, 40)}"
+    gid = guard_id if guard_id is not None else guard.id
+    lift = f"; to lift it: tacit guard remove {_one_line(gid, 40)}" if gid is not None else ""
+    if action == "ask":
+        return f'tacit: {what} goes against {whose} "{because}"{tail}. Run it anyway? ({said}{lift})'
+    return f'tacit: stopped {what}, {whose}: "{because}"{tail} ({said}{lift})'
+
+
+__all__ = ["reason"]
