@@ -31,12 +31,11 @@ from dataclasses import asdict, dataclass
 
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
-from tacit.detect.correction import CorrectionVerdict, judge_correction
+from tacit.detect.correction import CorrectionVerdict, judge_correction, phrased_rule_of
 from tacit.detect.durable import judge_durable
 from tacit.detect.markers import expiry_hint
 from tacit.detect.model import model
 from tacit.detect.patterns import CorrectionPatterns
-from tacit.detect.rules import phrase_rule
 
 __all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "review_due"]
 
@@ -87,37 +86,43 @@ class MessageAnalysis:
 def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns | None) -> MessageAnalysis:
     reading = _features.read(text, prev_assistant)
     feats = _features.user_features(reading)
-    correction = judge_correction(reading, feats, patterns)
+    phrased = phrased_rule_of(reading)
+    # a rule against what the agent just did is a correction (judge_correction)
+    correction = judge_correction(reading, feats, patterns, phrased)
     durable = judge_durable(reading, feats)
+    category, durable_score = durable.category, durable.score
     skipped = reading.skipped is not None
-    failure = 0.0 if skipped else model(WEIGHTS_FILE, "failure").score(feats)
-    failure_model = model(WEIGHTS_FILE, "failure")
-    failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
-        and not correction.is_correction
-    lesson = 0.0 if skipped else model(WEIGHTS_FILE, "lesson").score(feats)
-    if correction.is_correction or durable.category != "none":
-        lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
     raw = reading.raw
     forget = wants_forget(raw)
     review = wants_review(raw)
-    rule = None
-    if not skipped and reading.english and forget is None and not review:
-        rule = phrase_rule(reading.focus, reading.lower, reading.prev)
+    if phrased is not None and category == "none":
+        # a rule tacit can phrase is a durable statement by construction
+        category = phrased.category
+        durable_score = max(durable_score, model(WEIGHTS_FILE, "durable").threshold)
+    if forget is not None or review:
+        category, durable_score = "none", 0.0  # a memory command, not a statement to keep
+    failure_model = model(WEIGHTS_FILE, "failure")
+    failure = 0.0 if skipped else failure_model.score(feats)
+    failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
+        and not correction.is_correction
+    lesson = 0.0 if skipped or forget is not None or review else model(WEIGHTS_FILE, "lesson").score(feats)
+    if correction.is_correction or category != "none":
+        lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
     markers: tuple[str, ...] = ()
-    if durable.category != "none":
-        found = reading.markers.found.get(durable.category, ())
+    if category != "none":
+        found = reading.markers.found.get(category, ())
         markers = tuple(dict.fromkeys([*found, *reading.markers.boosts]))
-    hint = expiry_hint(reading.focus, durable.category) if durable.category == "goal" else None
+    hint = expiry_hint(reading.focus, category) if category == "goal" else None
     return MessageAnalysis(
         correction=correction,
         failure_report=failure_report,
         failure_score=round(failure, 3),
-        category=durable.category,
-        durable_score=durable.score,
+        category=category,
+        durable_score=round(durable_score, 3),
         forget=forget,
         wants_review=review,
         lesson_score=round(lesson, 3),
-        rule=rule,
+        rule=phrased.text if phrased else None,
         markers=markers,
         emphasis=bool(reading.markers.emphasis),
         expires_at_hint=hint,

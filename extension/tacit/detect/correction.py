@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tacit.detect import features as _features
+from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import model
 from tacit.detect.patterns import (
@@ -42,6 +43,7 @@ from tacit.detect.patterns import (
     original_rule,
     patterns_from_config,
 )
+from tacit.detect.rules import Phrased, phrase
 from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
 
 __all__ = [
@@ -74,8 +76,10 @@ class CorrectionVerdict:
     """What the detector decided and why.
 
     ``rule``: ``model`` (the learned score decided), ``strong`` / ``negative``
-    (a configured pattern list decided), ``zh-phrase``, ``empty``,
-    ``quoted-only``, ``agent-prompt``. ``score`` is in [0, 1]; ``matched``
+    (a configured pattern list decided), ``phrased-rule`` (the message states
+    an exact rule against what the agent did, see
+    :mod:`tacit.detect.analysis`), ``zh-phrase``, ``empty``, ``quoted-only``,
+    ``agent-prompt``. ``score`` is in [0, 1]; ``matched``
     is the text that weighed most (a cue's words), or None.
     """
 
@@ -117,9 +121,23 @@ def _matched_text(reading: _features.MessageReading, top: list[tuple[str, float]
     return None
 
 
+def phrased_rule_of(reading: _features.MessageReading) -> Phrased | None:
+    """The exact rule a read message states (None for memory commands,
+    non-English and skipped messages)."""
+    if reading.skipped is not None or not reading.english:
+        return None
+    if wants_forget(reading.raw) is not None or wants_review(reading.raw):
+        return None
+    return phrase(reading.focus, reading.lower, reading.prev)
+
+
+_UNSET = object()
+
+
 def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
-                     patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
-    """The correction verdict for a read message and its features."""
+                     patterns: CorrectionPatterns | None = None, phrased: object = _UNSET) -> CorrectionVerdict:
+    """The correction verdict for a read message and its features
+    (``phrased``: :func:`phrased_rule_of` when the caller has it already)."""
     if reading.skipped == "empty":
         return _verdict(False, "empty", 0.0, None, "no text")
     if reading.skipped == "agent-prompt":
@@ -141,6 +159,13 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
     top = scorer.contributions(feats)
     shown = ", ".join(name for name, _c in top[:4]) or "no cue"
     is_correction = bool(scorer.weights) and score >= scorer.threshold
+    if not is_correction:
+        # "pnpm not npm" right after "npm install", "no, use pnpm": an exact
+        # rule against what the agent did is a correction
+        rule = phrased_rule_of(reading) if phrased is _UNSET else phrased
+        if isinstance(rule, Phrased) and (rule.rejects_prev or rule.rejection):
+            return _verdict(True, "phrased-rule", max(score, 0.75), reading.focus.strip(),
+                            f"states the rule {rule.text!r} against what the agent did")
     return _verdict(is_correction, "model", score, _matched_text(reading, top),
                     f"score {score:.2f} {'>=' if is_correction else '<'} {scorer.threshold:.2f}; top: {shown}")
 

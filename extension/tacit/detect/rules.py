@@ -33,8 +33,20 @@ Design decisions, and why
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-__all__ = ["phrase_rule", "TOOLS", "STYLE_TERMS"]
+__all__ = ["Phrased", "phrase", "phrase_rule", "TOOLS", "STYLE_TERMS"]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrased:
+    """A rule tacit can phrase exactly, and what it says about the message."""
+
+    text: str  # the rule, e.g. "Use pnpm, not npm."
+    category: str  # preference | fact: the kind of durable statement it is
+    rejected: str | None  # what the rule rejects ("npm"), if anything
+    rejects_prev: bool  # the rejected thing appears in the agent's previous reply
+    rejection: bool  # the message opened by rejecting something ("no, …", "nope …")
 
 TOOLS = frozenset("""
 npm pnpm yarn bun pip pip3 uv poetry pipenv conda mamba cargo go brew apt apt-get yum dnf pacman nix gradle maven
@@ -142,6 +154,10 @@ _SERVER_WORDS = (("dev server", "The dev server"), ("vite", "The dev server"), (
                  ("app", "The app"))
 
 
+def _in(token: str, text: str) -> bool:
+    return bool(text) and bool(re.search(r"(?<![\w.-])" + re.escape(token) + r"(?![\w-])", text))
+
+
 def _is_name(token: str) -> bool:
     return bool(_NAME_RE.match(token)) and (token in TOOLS or token in STYLE_TERMS or bool(_CODEY.search(token)))
 
@@ -200,7 +216,7 @@ def _port_subject(*texts: str) -> str | None:
     return None
 
 
-def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
+def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
     """The durable rule ``focus`` states, phrased by tacit, or None.
 
     ``focus`` is the message's focus text (original case), ``lower`` its
@@ -221,7 +237,8 @@ def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
         if not (in_prev and port_context):
             return None  # "2025 not 2024": numbers, but not ports
         subject = _port_subject(core, prev_lower[-600:])
-        return f"{subject} runs on port {a}, not {b}." if subject else f"Use port {a}, not {b}."
+        text = f"{subject} runs on port {a}, not {b}." if subject else f"Use port {a}, not {b}."
+        return Phrased(text, "fact", b, True, rejected)
 
     for pattern in (_USE_INSTEAD, _CONTRAST, _PREFER):
         match = pattern.match(core)
@@ -235,23 +252,24 @@ def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
                     return None
             verb = "Prefer" if pattern is _PREFER else "Use"
             joiner = " over " if pattern is _PREFER else ", not "
-            return f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}."
+            in_prev = bool(prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower))
+            return Phrased(f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}.", "preference", b, in_prev, rejected)
 
     match = _USE_INSTEAD_TAIL.match(core) or (_USE_ONLY.match(core) if rejected else None)
     if match and match.group("a") in TOOLS:
-        return f"Use {_show(match.group('a'), focus)}."
+        return Phrased(f"Use {_show(match.group('a'), focus)}.", "preference", None, False, rejected)
 
     match = _STYLE_PLEASE.match(core)
     if match:
-        return f"Use {_STYLE_SPOKEN[match.group('x')]}."
+        return Phrased(f"Use {_STYLE_SPOKEN[match.group('x')]}.", "preference", None, False, rejected)
 
     match = _NO_X.match(core)
     if match:
         x = match.group("x")
         if x in _STYLE_SPOKEN:
-            return f"Don't use {_STYLE_SPOKEN[x]}."
+            return Phrased(f"Don't use {_STYLE_SPOKEN[x]}.", "preference", x, _in(x, prev_lower), rejected)
         if x in TOOLS:
-            return f"Don't use {_show(x, focus)}."
+            return Phrased(f"Don't use {_show(x, focus)}.", "preference", x, _in(x, prev_lower), rejected)
         return None
 
     match = _DONT_USE.match(core)
@@ -259,51 +277,61 @@ def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
         x = match.group("x").strip()
         bare_x = x.removeprefix("the ").removeprefix("any ")
         if bare_x in _STYLE_SPOKEN:
-            return f"Don't use {_STYLE_SPOKEN[bare_x]}."
+            return Phrased(f"Don't use {_STYLE_SPOKEN[bare_x]}.", "preference", bare_x, _in(bare_x, prev_lower),
+                           rejected)
         if bare_x in TOOLS or (_is_name(bare_x) and " " not in bare_x):
-            return f"Don't use {_show(bare_x, focus)}."
+            return Phrased(f"Don't use {_show(bare_x, focus)}.", "preference", bare_x, _in(bare_x, prev_lower),
+                           rejected)
         # "don't add comments", "never force-push": a standing verb phrase
         head = core.split()[0]
         if head in ("never", "dont", "don't") or core.startswith("do not"):
             rest = re.sub(r"^(?:dont|don't|do not|never)\s+", "", core)
-            phrase = _clean_phrase(rest)
-            if phrase and core.startswith("never"):
-                return f"Never {_recase(phrase, focus)}."
-            if phrase:
-                return f"Don't {_recase(phrase, focus)}."
+            words = _clean_phrase(rest)
+            if words and core.startswith("never"):
+                return Phrased(f"Never {_recase(words, focus)}.", "preference", None, False, rejected)
+            if words:
+                return Phrased(f"Don't {_recase(words, focus)}.", "preference", None, False, rejected)
         return None
 
     match = _ALWAYS.match(core)
     if match:
-        phrase = _clean_phrase(match.group("rest"))
-        if not phrase:
+        words = _clean_phrase(match.group("rest"))
+        if not words:
             return None
-        phrase = _recase(phrase, focus)
-        return f"Always {phrase}." if match.group("kind") == "always" else f"Never {phrase}."
+        words = _recase(words, focus)
+        text = f"Always {words}." if match.group("kind") == "always" else f"Never {words}."
+        return Phrased(text, "preference", None, False, rejected)
 
     match = _FROM_NOW.match(core)
     if match:
-        phrase = _clean_phrase(match.group("rest") or match.group("rest2") or "")
-        if not phrase:
+        words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
+        if not words:
             return None
-        phrase = _recase(phrase, focus)
-        return f"{phrase[0].upper()}{phrase[1:]}."
+        words = _recase(words, focus)
+        return Phrased(f"{words[0].upper()}{words[1:]}.", "preference", None, False, rejected)
 
     match = _WE_USE.match(core)
     if match:
         x = match.group("x")
         names = x.split()
         if all(n in TOOLS or _is_name(n) for n in names) and any(n in TOOLS for n in names):
-            return f"This project uses {' '.join(_show(n, focus) for n in names)}."
+            return Phrased(f"This project uses {' '.join(_show(n, focus) for n in names)}.", "fact", None, False,
+                           rejected)
         return None
 
     match = _ON_OS.match(core)
     if match:
-        return f"The user is on {_show(match.group('x'), focus)}."
+        return Phrased(f"The user is on {_show(match.group('x'), focus)}.", "fact", None, False, rejected)
     match = _I_USE.match(core)
     if match:
         x = match.group("x")
         if x in ("fish", "zsh", "bash", "powershell"):
-            return f"The user uses the {_show(x, focus)} shell."
-        return f"The user uses {_show(x, focus)}."
+            return Phrased(f"The user uses the {_show(x, focus)} shell.", "fact", None, False, rejected)
+        return Phrased(f"The user uses {_show(x, focus)}.", "fact", None, False, rejected)
     return None
+
+
+def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
+    """Just the rule's text (see :func:`phrase`)."""
+    found = phrase(focus, lower, prev)
+    return found.text if found else None
