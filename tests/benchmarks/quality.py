@@ -28,7 +28,9 @@ Per part it prints precision / recall / F1 of
   100 user messages the trigger rule (:func:`tacit.detect.analysis.review_due`:
   highlighted lesson scores since the last review add up to
   ``REVIEW_BUDGET``) starts over every user message of the part, grouped by
-  source file as pseudo-sessions;
+  source file as pseudo-sessions, and the share of labelled lessons that a
+  review started after them would see (lessons after a file's last review
+  are missed: a session-end review would catch them);
 - **speed**: median and p95 of ``analyse`` and ``detect_fix`` per message.
 
 Every figure is printed for all rows and for ``label_confidence: high`` rows only.
@@ -160,19 +162,25 @@ def evaluate(part: str) -> dict:
     by_source: dict[str, list[dict]] = {}
     for r in everything:
         by_source.setdefault(r["source"], []).append(r)
-    reviews, messages = 0, 0
+    reviews, messages, lessons, covered = 0, 0, 0, 0
     for rows in by_source.values():
         rows.sort(key=lambda r: r["id"])
         pending: list[float] = []
+        waiting = 0  # labelled lessons since the last review
         for r in rows:
             messages += 1
+            if r.get("correction_class") == "correction" or r.get("memory_category") not in (None, "none"):
+                lessons += 1
+                waiting += 1
             pending.append(analysis.analyse(r["text"], r["prev_assistant"] or None).lesson_score)
             if analysis.review_due(pending):
                 reviews += 1
-                pending = []
+                covered += waiting
+                pending, waiting = [], 0
     out["reviews"] = {"messages": messages, "sessions": len(by_source), "reviews": reviews,
                       "per_100": 100.0 * reviews / messages if messages else 0.0,
-                      "budget": analysis.REVIEW_BUDGET}
+                      "budget": analysis.REVIEW_BUDGET, "lessons": lessons,
+                      "covered": covered / lessons if lessons else 0.0}
 
     replies = real_data.assistant_rows(part)
     high_a = [r["label_confidence"] == "high" for r in replies]
@@ -254,7 +262,8 @@ def report(res: dict) -> str:
     rv = res["reviews"]
     lines.append(f"  trigger (highlighted lesson scores since the last review >= {rv['budget']}): {rv['reviews']} "
                  f"reviews over {rv['messages']} user messages in {rv['sessions']} source files = "
-                 f"{rv['per_100']:.1f} per 100 messages")
+                 f"{rv['per_100']:.1f} per 100 messages; {rv['covered']:.0%} of the {rv['lessons']} labelled lessons "
+                 f"come before a review in their file")
     sp = res["speed_ms"]
     lines.append(f"speed: analyse median {sp['analyse_median']:.2f} ms, p95 {sp['analyse_p95']:.2f} ms; "
                  f"detect_fix median {sp['fix_median']:.2f} ms, p95 {sp['fix_p95']:.2f} ms")

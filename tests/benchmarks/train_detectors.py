@@ -57,14 +57,18 @@ PRUNE = 0.02
 SYNTH_WEIGHT = 0.3
 LOW_CONFIDENCE_WEIGHT = 0.7
 FOLDS = 5
-_BASE = {"l2": 3e-2, "epochs": 15, "lr": 0.1, "pos_weight": 1.0, "ngram_l2": 3.0}
+_BASE = {"l2": 3e-2, "epochs": 10, "lr": 0.1, "pos_weight": 1.0, "ngram_l2": 3.0}
 #: per model: hyper-parameters, the weight of the hand-written rows, whether
 #: n-grams are used, and how its threshold is chosen on out-of-fold scores
 #: (best F1, subject to a minimum recall / precision)
 MODELS = {
-    "correction": {"hyper": _BASE, "synth": 0.0, "ngrams": True, "min_recall": 0.0, "min_precision": 0.0},
+    # F1 is flat over a wide range of thresholds: take the precise end of it
+    "correction": {"hyper": _BASE, "synth": 0.0, "ngrams": True, "min_recall": 0.0, "min_precision": 0.5},
     "failure": {"hyper": _BASE, "synth": 0.0, "ngrams": True, "min_recall": 0.0, "min_precision": 0.0},
-    "durable": {"hyper": _BASE, "synth": SYNTH_WEIGHT, "ngrams": True, "min_recall": 0.0, "min_precision": 0.0},
+    # "confident": the lowest threshold with out-of-fold precision >= 0.5; a
+    # durable statement below it is kept for review but not captured
+    "durable": {"hyper": _BASE, "synth": SYNTH_WEIGHT, "ngrams": True, "min_recall": 0.0, "min_precision": 0.0,
+                "confident_precision": 0.5},
     # the review carries recall: highlight generously
     "lesson": {"hyper": _BASE, "synth": 0.0, "ngrams": True, "min_recall": 0.7, "min_precision": 0.0},
     # per category, trained on durable rows only; the best of the four wins
@@ -140,6 +144,27 @@ def choose_threshold(scores, gold, min_recall: float = 0.0, min_precision: float
         if r >= min_recall and p >= min_precision and (best is None or f > best[0]):
             best = (f, t)
     return (best or best_any or (0.0, 0.5))[1]
+
+
+def confident_threshold(scores, gold, min_precision: float, floor: float) -> float:
+    """The lowest threshold (at or above ``floor``) such that every threshold
+    from there up, with at least 5 hits, has precision >= ``min_precision``."""
+    pairs = sorted(zip(scores, gold), key=lambda p: -p[0])
+    tp = hits = 0
+    best = pairs[0][0] if pairs else floor
+    i = 0
+    while i < len(pairs):
+        t = pairs[i][0]
+        while i < len(pairs) and pairs[i][0] == t:  # all rows tied at this score
+            hits += 1
+            tp += bool(pairs[i][1])
+            i += 1
+        if t < floor:
+            break
+        if hits >= 5 and tp / hits < min_precision:
+            break
+        best = t
+    return max(best, floor)
 
 
 def folds_of(groups, k=FOLDS):
@@ -229,6 +254,8 @@ def _fit(name: str, samples, groups, extra, spec, report: bool) -> dict:
     threshold = choose_threshold(oof, gold, spec.get("min_recall", 0.0), spec.get("min_precision", 0.0))
     bias, weights = train_logistic(samples + extra, **spec["hyper"])
     packed = _pack(bias, weights, threshold)
+    if spec.get("confident_precision"):
+        packed["confident"] = round(confident_threshold(oof, gold, spec["confident_precision"], threshold), 4)
     if report:
         p, r_, f = prf([s >= threshold for s in oof], gold)
         print(f"  {name:11s} out-of-fold P {p:.3f} R {r_:.3f} F1 {f:.3f} at t={threshold:.3f}  "

@@ -42,7 +42,7 @@ __all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "r
 WEIGHTS_FILE = "user_model.json"
 #: a session starts a review when the lesson scores of its highlighted
 #: messages since the last review add up to this (chosen on the tune split)
-REVIEW_BUDGET = 1.5
+REVIEW_BUDGET = 1.0
 
 
 def lesson_threshold() -> float:

@@ -54,10 +54,11 @@ _CUES: list[tuple[str, float, bool, str, bool]] = [
     ("i-dont-want", 0.6, False, _LEAD + r"i (?:dont|do not) want (?!to\b)", True),
     ("not-what-asked", 0.85, True,
      r"\b(?:thats|that is|this is|that was|this was|its|it is|thats just)\s+not\s+(?:quite\s+|really\s+|even\s+)?"
-     r"(?:what|how|right|correct|the (?:right|correct|layout|one|way|design|behavio|format|thing|file|page|"
-     r"component|command|version|branch|repo|color|colour|api|approach|style|order)\w*|it|my|our|at all)\b"
-     r"|\b(?:this|that|it) (?:isnt|wasnt|is not|was not) (?:what|how|right|correct|the right|the correct)\b"
-     r"|\bnot what i (?:asked|wanted|meant|said|had in mind|need)", False),
+     r"(?:exactly\s+)?(?:what|how|right|correct|the (?:right|correct|layout|one|way|design|behavio|format|thing|"
+     r"file|page|component|command|version|branch|repo|color|colour|api|approach|style|order)\w*|it|my|our|at all)\b"
+     r"|\b(?:this|that|it) (?:isnt|wasnt|is not|was not) (?:exactly |quite |really |even )?(?:what|how|right|"
+     r"correct|the right|the correct)\b"
+     r"|\bnot (?:exactly |quite |really )?what i (?:asked|wanted|meant|said|had in mind|need)", False),
     ("thats-wrong", 0.75, True,
      r"\b(?:thats|that is|this is|thats all|its all|that was|you are|youre|ur)\s+(?:completely\s+|totally\s+|all\s+)?"
      r"(?:wrong|incorrect|mistaken|backwards|overkill|the old \w+|too (?:much|complicated|complex|verbose|long))\b",

@@ -60,6 +60,11 @@ _YOU = re.compile(r"\b(?:you|your|youre|youve)\b")
 _I_WANT = re.compile(r"\bi (?:want|need|wanted|meant|asked|said|told)\b")
 _PASTE = re.compile(r"\[pasted text|\[image #?\d|<image>|@\S+\.\w+")
 _UPPER_WORD = re.compile(r"\b[A-Z]{3,}\b")
+_FRUSTRATION = re.compile(r"\b(?:wtf|seriously|ugh+|come on|again|annoying|terrible|awful|horrible|useless|stupid|"
+                          r"ridiculous|frustrat\w*|bro|dude|omg|jesus|fucking|fuck|damn|crap|nonsense|sigh)\b|!!|\?\?")
+_YOU_PAST = re.compile(r"\b(?:you|u)(?: just| also| still| again| even)? (?:\w+ed|did|made|put|broke|took|wrote|"
+                       r"left|ran|set|got)\b")
+_STILL = re.compile(r"\bstill\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +203,12 @@ def user_features(reading: MessageReading) -> dict[str, float]:
         f["negation"] = 1.0
     if _YOU.search(bare):
         f["you"] = 1.0
+    if _FRUSTRATION.search(bare):
+        f["frustration"] = 1.0
+    if _YOU_PAST.search(bare):
+        f["you-past"] = 1.0
+    if _STILL.search(bare):
+        f["still"] = 1.0
     if _I_WANT.search(bare):
         f["i-want"] = 1.0
 

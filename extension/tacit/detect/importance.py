@@ -15,10 +15,18 @@ Design decisions, and why
   (or the caller's ``is_correction``, when it ran the detector with the
   agent's previous reply).
 - **Category ranges as before** (``CATEGORY_RANGES``): a correction lands in
-  0.90–0.98, a durable statement inside its category's range by its score
-  (emphasis moves it to the top), anything else in 0.00–0.30, below the
-  default ``importance_threshold`` (0.70). ``context`` stays a known
-  category for stored rows but is no longer produced.
+  0.90–0.98, a confident durable statement inside its category's range by
+  its score (emphasis moves it to the top), anything else in 0.00–0.30.
+- **A tentative durable statement stays below the capture threshold.** The
+  durable scorer has two operating points (``threshold``: best F1 on the
+  tune split; ``confident``: precision ≥ 0.5 there). Between them a
+  statement keeps its category but lands in ``TENTATIVE_RANGE`` (0.50–0.69),
+  below the default ``importance_threshold`` (0.70): review sees it, memory
+  does not get it unasked. So "make the sign up form look better on mobile"
+  no longer scores as a 0.9 preference.
+- **A confident durable statement wins over a scored correction**: both are
+  lessons; "preference" says more about what to keep than "correction".
+- ``context`` stays a known category for stored rows but is no longer produced.
 - **Never raises**: any failure scores ``none``.
 """
 
@@ -33,6 +41,7 @@ from tacit.detect.model import model
 __all__ = [
     "CATEGORIES",
     "CATEGORY_RANGES",
+    "TENTATIVE_RANGE",
     "Importance",
     "importance_from",
     "score_importance",
@@ -53,6 +62,8 @@ CATEGORY_RANGES: dict[str, tuple[float, float]] = {
     "context": (0.40, 0.70),
     "none": (0.00, 0.30),
 }
+#: importance of a durable statement scored between the durable threshold and its confident level
+TENTATIVE_RANGE: tuple[float, float] = (0.50, 0.69)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +85,13 @@ def _place(category: str, strength: float, emphasis: bool) -> float:
 
 def importance_from(analysis: MessageAnalysis, is_correction: bool | None = None) -> Importance:
     """The importance view of one analysis; ``is_correction`` overrides its verdict."""
+    scorer = model("user_model.json", "durable")
+    threshold = scorer.threshold
+    confident = scorer.confident if scorer.confident is not None else threshold
     corrected = analysis.is_correction if is_correction is None else bool(is_correction)
+    if corrected and is_correction is None and analysis.correction.rule == "model" \
+            and analysis.category != "none" and analysis.durable_score >= confident:
+        corrected = False  # "I prefer tabs over spaces": the durable statement says more than "a correction"
     if corrected:
         verdict = analysis.correction
         marker = verdict.matched or "correction signal"
@@ -82,11 +99,16 @@ def importance_from(analysis: MessageAnalysis, is_correction: bool | None = None
         markers = tuple(dict.fromkeys([marker.lower(), *analysis.markers]))
         return Importance("correction", _place("correction", strength, analysis.emphasis), markers,
                           analysis.emphasis, None)
-    threshold = model("user_model.json", "durable").threshold
     if analysis.category != "none":
-        strength = (analysis.durable_score - threshold) / max(1e-6, 1.0 - threshold)
-        return Importance(analysis.category, _place(analysis.category, strength, analysis.emphasis),
-                          analysis.markers, analysis.emphasis, analysis.expires_at_hint)
+        score = analysis.durable_score
+        if score >= confident or analysis.rule is not None:  # a rule tacit can phrase is never tentative
+            strength = (score - confident) / max(1e-6, 1.0 - confident)
+            importance = _place(analysis.category, strength, analysis.emphasis)
+        else:
+            low, high = TENTATIVE_RANGE
+            importance = round(low + (high - low) * max(0.0, score - threshold) / max(1e-6, confident - threshold), 3)
+        return Importance(analysis.category, importance, analysis.markers, analysis.emphasis,
+                          analysis.expires_at_hint)
     low, high = CATEGORY_RANGES["none"]
     share = min(1.0, analysis.durable_score / threshold) if threshold > 0 else 0.0
     return Importance("none", round(low + (high - low) * share, 3), (), analysis.emphasis, None)

@@ -42,6 +42,7 @@ class Logistic:
     bias: float = 0.0
     weights: dict = field(default_factory=dict)
     threshold: float = 0.5
+    confident: float | None = None  # a higher, more precise operating point, when trained with one
 
     def margin(self, features: dict[str, float]) -> float:
         get = self.weights.get
@@ -64,7 +65,8 @@ def _parse(data: dict) -> dict[str, Logistic]:
     for name, spec in (data.get("models") or {}).items():
         models[name] = Logistic(name, float(spec.get("bias", 0.0)),
                                 {str(k): float(v) for k, v in (spec.get("weights") or {}).items()},
-                                float(spec.get("threshold", 0.5)))
+                                float(spec.get("threshold", 0.5)),
+                                float(spec["confident"]) if spec.get("confident") is not None else None)
     return models
 
 
