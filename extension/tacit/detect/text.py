@@ -290,12 +290,18 @@ _TOKEN = re.compile(r"[a-z0-9_][a-z0-9_./-]*")
 _TOKEN_PARTS = re.compile(r"[./_-]+")
 
 
-def content_tokens(text: str) -> set[str]:
+def content_tokens(text: str) -> frozenset[str]:
     """Content words of a normalised text, compound names also split
-    ("acme-prod-assets" → also "prod", "assets"); for overlap tests."""
+    ("acme-prod-assets" → also "prod", "assets"); for overlap tests.
+    Cached: the agent's previous reply is compared more than once."""
+    return _content_tokens(text)
+
+
+@lru_cache(maxsize=256)
+def _content_tokens(text: str) -> frozenset[str]:
     out: set[str] = set()
     for token in _TOKEN.findall(text):
         for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}:
             if len(part) >= 3 and part not in _STOP:
                 out.add(part)
-    return out
+    return frozenset(out)
