@@ -35,6 +35,7 @@ RULES = [
     ("I'm on Windows", None, "The user is on Windows."),
     ("i use the fish shell", None, "The user uses the fish shell."),
     ("Always write commit messages in the imperative", None, "Always write commit messages in the imperative."),
+    ("never make manual changes to generated files ffs", None, "Never make manual changes to generated files."),
 ]
 NO_RULE = [
     # one-off UI / task instructions
@@ -58,6 +59,8 @@ NO_RULE = [
     # a reason or a second sentence: the extra words may change the rule
     ("use pnpm because the lockfile is pnpm-lock.yaml and CI expects it", None),
     ("use pnpm. also fix the tests", None),
+    ("dont use the type any. Everything must be typed", None),
+    ("always group by wallet, do not allow user to query groupBy", None),
     ("should we use pnpm?", None),
     ("", None),
 ]

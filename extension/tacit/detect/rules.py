@@ -122,7 +122,9 @@ _REJECTION_HEAD = re.compile(r"^(?:no+|nope|nah)(?:[,.!:]\s*|\s+(?=use\b|its\b|i
 _FILLER_HEAD = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|please|pls|just|also|oh|and|but|remember|note)"
                           r"[,.!:]?\s+)+")
 _FILLER_TAIL = re.compile(r"(?:[,.!]*\s+(?:here|please|pls|plz|thanks|thx|ty|in this (?:repo|project|codebase)"
-                          r"|for this (?:repo|project)|ok|okay))+[.!]*$|[.!]+$")
+                          r"|for this (?:repo|project)|ok|okay|f+s|lol|lmao|bro|dude|mate|man|thank you))+[.!]*$"
+                          r"|[.!]+$")
+_SENTENCE_INSIDE = re.compile(r"[.!?;]\s|\s-\s|\u2014")
 
 _CONTRAST = re.compile(r"^(?:use\s+|its\s+|it should be\s+|should be\s+|we use\s+)?(?P<a>" + _NAME + r")\s*,?\s+"
                        r"(?:not|instead of|rather than|over|and not)\s+(?P<b>" + _NAME + r")$")
@@ -225,8 +227,8 @@ def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
     if not focus or "\n" in focus.strip() or len(focus) > 160:
         return None
     core, rejected = _core(lower)
-    if not core or len(core.split()) > 12 or "?" in core:
-        return None
+    if not core or len(core.split()) > 12 or "?" in core or _SENTENCE_INSIDE.search(core):
+        return None  # empty, long, a question, or more than one sentence
     prev_lower = (prev or "").lower()
 
     match = _PORTS.match(core)
