@@ -225,7 +225,10 @@ def _point(label: str, point: dict | None) -> str:
 
 
 def report(res: dict) -> str:
-    lines = [f"=== {res['part']} split: {res['n_user']} labelled user messages, {res['n_replies']} labelled replies"]
+    note = ("  (the weights were trained on these rows: 'after' is in-sample, for reference only; "
+            "train_detectors.py prints out-of-fold figures)" if res["part"] == "tune" else "")
+    lines = [f"=== {res['part']} split: {res['n_user']} labelled user messages, {res['n_replies']} labelled replies"
+             + note]
     for title, key in (("corrections", "correction"), ("failure reports", "failure"),
                        ("durable statements", "durable"), ("fix statements", "fix")):
         target = TARGETS.get(key)

@@ -20,7 +20,7 @@ Design decisions, and why
 - **A tentative durable statement stays below the capture threshold.** The
   durable scorer has two operating points (``threshold``: best F1 on the
   tune split; ``confident``: precision ≥ 0.5 there). Between them a
-  statement keeps its category but lands in ``TENTATIVE_RANGE`` (0.50–0.69),
+  statement keeps its category but lands in ``TENTATIVE_RANGE`` (0.60–0.69),
   below the default ``importance_threshold`` (0.70): review sees it, memory
   does not get it unasked. So "make the sign up form look better on mobile"
   no longer scores as a 0.9 preference.
@@ -63,7 +63,7 @@ CATEGORY_RANGES: dict[str, tuple[float, float]] = {
     "none": (0.00, 0.30),
 }
 #: importance of a durable statement scored between the durable threshold and its confident level
-TENTATIVE_RANGE: tuple[float, float] = (0.50, 0.69)
+TENTATIVE_RANGE: tuple[float, float] = (0.60, 0.69)
 
 
 @dataclass(frozen=True, slots=True)
