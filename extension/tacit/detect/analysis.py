@@ -1,43 +1,150 @@
-"""One analysis of a user message, shared by every handler.
+"""One analysis per user message: everything tacit's detectors say about it, computed once.
 
-Design decisions
-- **Once per message.** The correction detector, the importance scorer and
-  the prose commands ("forget that …", "review") each read the message once
-  here; corrections, importance captures and fix outcomes all use this
-  verdict instead of running the detectors again.
-- **The agent's previous reply is context.** Pushback depends on what the
-  agent just did, so the correction detector sees it.
+The service calls :func:`analyse` on every user message (with the agent's
+previous reply when the host gives it) and reads the verdicts it needs:
+whether it corrects the agent, whether it reports a failure, whether it
+states something durable (and of which kind), whether it asks to forget or
+to review, how likely it holds a lesson worth a background review, and — only
+when tacit can phrase it exactly — the rule it states.
+
+Design decisions, and why
+- **Read once, judge many.** The message is cleaned, quote-stripped,
+  focused, normalised and turned into features once
+  (:mod:`tacit.detect.features`); the correction, failure, durable and
+  lesson scorers all weigh the same features. Importance no longer runs a
+  correction detector of its own: it takes :attr:`MessageAnalysis.correction`.
+- **Every verdict is a score and a decision**, the decision taken against a
+  threshold chosen on the tune split (shipped with the weights).
+- **``rule`` is tacit's own phrasing or None** (:mod:`tacit.detect.rules`):
+  never the user's words, never a one-off task.
+- **``lesson_score`` drives the background review**: messages at or above
+  :func:`lesson_threshold` are highlighted in the review prompt, and a
+  session whose highlighted messages add up to ``REVIEW_BUDGET`` starts a
+  review (see docs/detectors.md for what that costs on real sessions).
+- **Cheap and safe**: at most ``MAX_INPUT_CHARS`` are read (head and tail),
+  every regex is linear, and :func:`analyse` never raises.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from tacit.detect.correction import CorrectionVerdict, detect_correction
-from tacit.detect.importance import Importance, score_importance, wants_forget, wants_review
+from tacit.detect import features as _features
+from tacit.detect.commands import wants_forget, wants_review
+from tacit.detect.correction import CorrectionVerdict, judge_correction, phrased_rule_of
+from tacit.detect.durable import judge_durable
+from tacit.detect.markers import expiry_hint
+from tacit.detect.model import model
+from tacit.detect.patterns import CorrectionPatterns
 
-MAX_CHARS = 20_000  # a pasted log is judged by its head: bounded work on huge input
+__all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "review_due"]
+
+WEIGHTS_FILE = "user_model.json"
+#: a session starts a review when the lesson scores of its highlighted
+#: messages since the last review add up to this (chosen on the tune split)
+REVIEW_BUDGET = 1.0
+
+
+def lesson_threshold() -> float:
+    """Messages with ``lesson_score`` at or above this are highlighted."""
+    return model(WEIGHTS_FILE, "lesson").threshold
 
 
 @dataclass(frozen=True, slots=True)
 class MessageAnalysis:
-    correction: CorrectionVerdict
-    importance: Importance
-    forget: str | None
-    wants_review: bool
-    lesson_score: float
-    rule: str | None = None
+    """What tacit's detectors say about one user message."""
+
+    correction: CorrectionVerdict  # is_correction, rule, score, matched span, reason
+    failure_report: bool  # "still not working", "same error": the result fails, the approach is not rejected
+    failure_score: float
+    category: str  # preference | decision | goal | fact | none
+    durable_score: float  # how likely the message states something durable, 0..1
+    forget: str | None  # what "forget that …" asks to forget
+    wants_review: bool  # the user asks for the memory review
+    lesson_score: float  # how likely the message holds a lesson worth a background review, 0..1
+    rule: str | None  # an exact durable rule phrased by tacit ("Use pnpm, not npm."), else None
+    markers: tuple[str, ...] = ()  # the durable-statement phrases found
+    emphasis: bool = False  # "important", "remember", "!!"
+    expires_at_hint: str | None = None  # a goal's deadline ("friday", "end of month")
 
     @property
     def is_correction(self) -> bool:
-        return bool(self.correction.is_correction)
+        return self.correction.is_correction
+
+    @property
+    def highlight(self) -> bool:
+        """Highlight this message in a review prompt."""
+        return self.lesson_score >= lesson_threshold()
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["correction"] = self.correction.as_dict()
+        data["highlight"] = self.highlight
+        return data
 
 
-def analyse(text: str, prev_assistant: str | None = None, *, patterns=None) -> MessageAnalysis:
-    text = text[:MAX_CHARS] if isinstance(text, str) else ""
-    correction = detect_correction(text, prev_assistant=prev_assistant, patterns=patterns)
-    importance = score_importance(text, is_correction=correction.is_correction)
-    lesson = max(float(correction.score) if correction.is_correction else 0.0,
-                 float(importance.importance) if importance.category != "none" else 0.0)
-    return MessageAnalysis(correction=correction, importance=importance, forget=wants_forget(text),
-                           wants_review=wants_review(text), lesson_score=round(lesson, 3))
+def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns | None) -> MessageAnalysis:
+    reading = _features.read(text, prev_assistant)
+    feats = _features.user_features(reading)
+    phrased = phrased_rule_of(reading)
+    # a rule against what the agent just did is a correction (judge_correction)
+    correction = judge_correction(reading, feats, patterns, phrased)
+    durable = judge_durable(reading, feats)
+    category, durable_score = durable.category, durable.score
+    skipped = reading.skipped is not None
+    raw = reading.raw
+    forget = wants_forget(raw)
+    review = wants_review(raw)
+    if phrased is not None and category == "none":
+        # a rule tacit can phrase is a durable statement by construction
+        category = phrased.category
+        durable_score = max(durable_score, model(WEIGHTS_FILE, "durable").threshold)
+    if forget is not None or review:
+        category, durable_score = "none", 0.0  # a memory command, not a statement to keep
+    failure_model = model(WEIGHTS_FILE, "failure")
+    failure = 0.0 if skipped else failure_model.score(feats)
+    failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
+        and not correction.is_correction
+    lesson = 0.0 if skipped or forget is not None or review else model(WEIGHTS_FILE, "lesson").score(feats)
+    if correction.is_correction or category != "none":
+        lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
+    markers: tuple[str, ...] = ()
+    if category != "none":
+        found = reading.markers.found.get(category, ())
+        markers = tuple(dict.fromkeys([*found, *reading.markers.boosts]))
+    hint = expiry_hint(reading.focus, category) if category == "goal" else None
+    return MessageAnalysis(
+        correction=correction,
+        failure_report=failure_report,
+        failure_score=round(failure, 3),
+        category=category,
+        durable_score=round(durable_score, 3),
+        forget=forget,
+        wants_review=review,
+        lesson_score=round(lesson, 3),
+        rule=phrased.text if phrased else None,
+        markers=markers,
+        emphasis=bool(reading.markers.emphasis),
+        expires_at_hint=hint,
+    )
+
+
+_EMPTY = CorrectionVerdict(False, "empty", 0.0, None, "no text")
+
+
+def analyse(text: str, prev_assistant: str | None = None,
+            patterns: CorrectionPatterns | None = None) -> MessageAnalysis:
+    """Analyse one user message; ``prev_assistant`` is the end of the agent's
+    previous reply, ``patterns`` the configured correction lists. Never raises."""
+    try:
+        return _analyse(text, prev_assistant, patterns)
+    except Exception as exc:  # noqa: BLE001 — a detector must never break the host
+        verdict = CorrectionVerdict(False, "empty", 0.0, None, f"detector error: {type(exc).__name__}: {exc}")
+        return MessageAnalysis(verdict, False, 0.0, "none", 0.0, None, False, 0.0, None)
+
+
+def review_due(lesson_scores: list[float] | tuple[float, ...], budget: float = REVIEW_BUDGET) -> bool:
+    """Whether a session's messages since the last review call for one: the
+    highlighted messages' lesson scores add up to ``budget``."""
+    threshold = lesson_threshold()
+    return sum(s for s in lesson_scores if s >= threshold) >= budget

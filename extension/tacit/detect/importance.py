@@ -1,61 +1,49 @@
 """Score what the user says: category, importance, emphasis, expiry hint.
 
-After every user message the engine asks :func:`score_importance` whether the
-message says something worth remembering — a preference, a decision, a
-correction, a goal, a fact, or context about current work — and how much it
-matters.  The ledger keeps what clears ``importance_threshold``; heartbeat
-and nightly review take it from there.  :func:`wants_review` and
-:func:`wants_forget` recognise the two memory commands users type in prose.
-Measured figures and failure modes: docs/importance.md.
+After every user message the engine asks :func:`score_importance` whether
+the message says something worth remembering — a correction, a preference, a
+decision, a goal, a fact — and how much it matters. The ledger keeps what
+clears ``importance_threshold``; heartbeat and review take it from there.
+:func:`wants_review` and :func:`wants_forget` recognise the two memory
+commands users type in prose (they live in :mod:`tacit.detect.commands`).
 
-Design decisions, and why:
-
-* **Markers, not a model.**  It runs on every prompt, before the model
-  answers, with no network.  Each category is a set of phrase patterns in
-  English and Chinese (the original design's word lists, made into phrases so
-  "like" in "looks like" is not a preference).
-* **Gated clause by clause.**  A message is split into sentences and
-  dash/semicolon clauses; each is a question, a task request, chit-chat or a
-  statement.  Questions and chit-chat carry nothing; a task carries only
-  standing-rule markers (always, never, prefer, from now on …); statements
-  carry everything.  So "Could you stop using print? I prefer logging." keeps
-  its preference and "Add a `favorite` flag" stays trivial.
-* **Trivial stays trivial.**  Plain requests, questions, approvals ("I like it,
-  thanks!"), remarks about the thing on screen ("that makes sense", "this
-  build is so slow") score ``none`` with importance <= 0.3.
-* **An unmarked statement gets a weak category, below the threshold.**  "Our
-  Kafka cluster has six brokers" has no listed marker; it becomes ``fact`` (or
-  ``context`` if progressive) at the bottom of the range (0.60 / 0.40), marked
-  ``("statement",)``.  Review sees it; the default threshold (0.70) keeps it
-  out of memory unless the user keeps it.
-* **One category, fixed precedence:** correction > decision > preference >
-  goal > fact > context.  Importance stays inside the category's range
-  (``CATEGORY_RANGES``): more markers and standing-rule words move it up;
-  emphasis (important, critical, remember, 重要, 记住 …) moves it to the top.
-* **Corrections:** ``is_correction`` from the caller (who can give the
-  detector the agent's previous reply) is final.  Otherwise
-  ``tacit.detect.correction.detect_correction`` is used when importable, with
-  two adjustments: a verdict from cue words alone ("we prefer X", "never X")
-  yields to an explicit preference/decision/goal/fact marker unless a plain
-  correction phrase is present too, and Chinese correction phrases (不对, 错了,
-  我说的是 …) are added because its cues are English-only.  Without that
-  module a small built-in fallback is used.  The import is lazy.
-* **Cheap to import, never raises.**  Patterns compile on first use; any
-  failure scores ``none``.
+Design decisions, and why
+- **A view of the one analysis**: :func:`importance_from` turns a
+  :class:`tacit.detect.analysis.MessageAnalysis` into an :class:`Importance`;
+  :func:`score_importance` analyses the text and does that. There is no
+  second correction detector here: the correction verdict is the analysis's
+  (or the caller's ``is_correction``, when it ran the detector with the
+  agent's previous reply).
+- **Category ranges as before** (``CATEGORY_RANGES``): a correction lands in
+  0.90–0.98, a confident durable statement inside its category's range by
+  its score (emphasis moves it to the top), anything else in 0.00–0.30.
+- **A tentative durable statement stays below the capture threshold.** The
+  durable scorer has two operating points (``threshold``: best F1 on the
+  tune split; ``confident``: precision ≥ 0.5 there). Between them a
+  statement keeps its category but lands in ``TENTATIVE_RANGE`` (0.60–0.69),
+  below the default ``importance_threshold`` (0.70): review sees it, memory
+  does not get it unasked. So "make the sign up form look better on mobile"
+  no longer scores as a 0.9 preference.
+- **A confident durable statement wins over a scored correction**: both are
+  lessons; "preference" says more about what to keep than "correction".
+- ``context`` stays a known category for stored rows but is no longer produced.
+- **Never raises**: any failure scores ``none``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from tacit.detect.lazyre import lazy as _lazy
-
+from tacit.detect.analysis import MessageAnalysis, analyse
+from tacit.detect.commands import wants_forget, wants_review
+from tacit.detect.model import model
 
 __all__ = [
     "CATEGORIES",
     "CATEGORY_RANGES",
+    "TENTATIVE_RANGE",
     "Importance",
+    "importance_from",
     "score_importance",
     "wants_forget",
     "wants_review",
@@ -70,15 +58,15 @@ CATEGORY_RANGES: dict[str, tuple[float, float]] = {
     "decision": (0.95, 1.00),
     "goal": (0.85, 0.95),
     "correction": (0.90, 0.98),
-    "fact": (0.60, 0.80),
+    "fact": (0.70, 0.85),
     "context": (0.40, 0.70),
     "none": (0.00, 0.30),
 }
+#: importance of a durable statement scored between the durable threshold and its confident level
+TENTATIVE_RANGE: tuple[float, float] = (0.60, 0.69)
 
-MAX_TEXT_CHARS = 4_000  # longer prompts are pasted material; the intent is up front
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Importance:
     """How much a user message matters, and why."""
 
@@ -86,414 +74,7 @@ class Importance:
     importance: float  # inside CATEGORY_RANGES[category]
     markers: tuple[str, ...]  # the phrases that decided it, lowercased
     emphasis: bool
-    expires_at_hint: str | None  # e.g. "friday", "end of month" (goals / current context)
-
-
-_I = re.IGNORECASE
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-
-# --------------------------------------------------------------------------
-# marker patterns
-# --------------------------------------------------------------------------
-
-# an instruction about a whole class of things ("Write commit messages in the
-# imperative", "Comments should explain why") is a standing rule, not a task
-_GENERIC_OBJECTS = (
-    r"(?:commit\s+messages|commits|comments|docstrings|tests|test\s+names|functions|variable\s+names|names"
-    r"|imports|prs|pull\s+requests|answers|responses|replies|error\s+messages|errors|log\s+messages|logs"
-    r"|strings|branches|classes|modules|constants|types|migrations|endpoints|apis)"
-)
-_STYLE_RULE = (
-    r"^(?:please\s+)?(?:write|keep|use|put|name|format|indent|structure|sort|order|prefix|end|start|wrap|limit"
-    rf"|make|document|type|annotate)\s+(?:all\s+|your\s+|our\s+|new\s+)?{_GENERIC_OBJECTS}\b"
-    rf"|^(?:all\s+|new\s+|our\s+)?{_GENERIC_OBJECTS}\s+(?:should|must|need\s+to|have\s+to)\b"
-)
-
-_PREFERENCE = [
-    _lazy(
-        r"\b(?:I|we)\s+(?:really\s+|strongly\s+|much\s+|generally\s+|usually\s+|personally\s+|also\s+)?"
-        r"(?:prefer|like|love|hate|dislike|detest|enjoy|can'?t\s+stand|don'?t\s+(?:like|want|love|care\s+for)"
-        r"|do\s+not\s+(?:like|want))\b",
-        _I,
-    ),
-    _lazy(r"\b(?:my|our)\s+(?:favou?rite|preferred|preference)\b", _I),
-    _lazy(r"\bI(?:'d|\s+would)\s+(?:(?:much\s+)?rather|prefer|like\b(?!\s+(?:you|to\s+(?:see|know|ask|check|understand"
-               r"|have|get|ship|finish|launch|release|reach))))", _I),
-    _lazy(r"\bI'?m\s+(?:not\s+)?(?:a\s+(?:big\s+|huge\s+)?)?fan\s+of\b|\bpersonally\b", _I),
-    _lazy(
-        r"\bI\s+find\s+[^.?!]{1,60}?\b(?:easier|harder|clearer|cleaner|better|worse|more\s+readable|annoying"
-        r"|confusing|noisy|distracting|hard\s+to\s+read|easy\s+to\s+read)\b"
-        r"|\b(?:that'?s|it'?s)\s+(?:just\s+)?my\s+style\b|\bmy\s+style\s+is\b"
-        r"|\bis\s+(?:what|how)\s+I\s+(?:want|like|prefer)\b|\bthat'?s\s+how\s+I\s+like\b",
-        _I,
-    ),
-    _lazy(
-        r"^(?:please\s+)?keep\s+(?:your\s+|the\s+|all\s+)?(?:answers|responses|replies|explanations|messages"
-        r"|commits?|commit\s+messages|functions|prs|pull\s+requests|diffs|comments|summaries)\b"
-        r"|\b(?:whenever|every\s+time|each\s+time)\s+you\b|(?:^|[.!,]\s*)(?:always|never)[.!]*$",
-        _I,
-    ),
-    _lazy(r"^(?:please\s+)?(?:always|never)\b(?!\s+(?:mind|happy|glad|good|nice|fun|a\s+pleasure))"
-               r"|\b(?:always|never)\s+(?:use|write|add|run|commit|push|force-push"
-               r"|put|include|print|log|ask|create|delete|modify|touch|want|do|leave|merge|skip|mock)\b", _I),
-    _lazy(r"\bI\s+(?:always|never)\s+(?:want|use|write)\b|\bdon'?t\s+ever\b|\bnever\s+ever\b", _I),
-    _lazy(r"\b(?:it'?s|it\s+is)\s+(?:really\s+|very\s+)?important\s+to\s+me\b|\bmatters\s+to\s+me\b"
-               r"|\bI\s+(?:really\s+)?care\s+(?:a\s+lot\s+)?about\b", _I),
-    _lazy(
-        r"^(?:please\s+)?(?:don'?t|do\s+not|avoid|stop)\s+(?:use|using|add|adding|write|writing|put|putting"
-        r"|commit|committing|include|including|print|printing|ever)\b",
-        _I,
-    ),
-    _lazy(
-        r"\bI'?m\s+(?:more\s+|much\s+more\s+|a\s+lot\s+more\s+)?comfortable\s+with\b|\bI\s+feel\s+more\s+comfortable\b"
-        r"|\bI\s+want\b[^.?!]{0,60}\b(?:rather\s+than|instead\s+of)\b"
-        r"|\b(?:that'?s|it'?s)\s+(?:the|my|our|a)\s+(?:rule|house\s+rule)\b|\bhouse\s+rule\b|\brule\s+of\s+thumb\b",
-        _I,
-    ),
-    _lazy(_STYLE_RULE, _I),
-    _lazy(
-        r"\b(?:read|reads|is|are|looks?|feels?)\s+(?:much\s+|a\s+lot\s+|way\s+)?(?:better|cleaner|clearer|nicer|worse"
-        r"|easier|harder|simpler)\b(?:\s+(?:than|to|for\s+me))?|\b(?:easier|harder)\s+for\s+me\b"
-        r"|^prefer\b|^don'?t\s+bother\b|^no\s+(?!problem|worries|way|idea|thanks|need|rush)[\w`-]+[^.?!]*,\s*(?:ever|please|anywhere)\b"
-        r"|\bstick\s+(?:to|with)\s+(?:that|this|it)\b|\bI\s+want\b[^.?!]{0,60}\bby\s+default\b",
-        _I,
-    ),
-    _lazy(
-        r"\bI'?m\s+(?:very\s+|quite\s+|really\s+)?(?:strict|picky|particular)\s+about\b|\bI\s+insist\s+on\b"
-        r"|\bnon-negotiable\b|\bis\s+a\s+must\b"
-        r"|^(?:for|in)\s+(?!now\b|the\s+meantime\b|example\b|that\s+case\b|this\s+(?:one|file|test|case)\b)"
-        r"(?:all\s+|any\s+|new\s+)?[\w`.+#-]+(?:\s+[\w`.+#-]+){0,2},\s+(?!(?:can|could|would)\b)",
-        _I,
-    ),
-    _lazy(r"(?:更喜欢|不喜欢|喜欢|偏好|偏爱|偏向|倾向于?|我希望|希望你|讨厌|宁愿|宁可|最爱|习惯用|总是|永远不要|绝不|不要(?!紧)|别用|别再)"),
-]
-_PREFERENCE_BOOST = _lazy(
-    r"\b(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|everywhere"
-    r"|in\s+this\s+(?:codebase|repo|project)|whenever\s+you|every\s+time\s+you|each\s+time\s+you)\b|以后|总是|永远",
-    _I,
-)
-_APPROVAL_ONLY = _lazy(
-    r"^\s*(?:I|we)\s+(?:really\s+)?(?:like|love)\s+(?:it|this|that|them|these)\b[\s!.,]*(?:thanks?(?:\s+you)?|thx|ty)?[\s!.]*$"
-    r"|^\s*(?:I|we)\s+(?:really\s+)?(?:like|love)\s+(?:where|how|what)\s+(?:this|that|it|you)\b(?![^.]*\b(?:always|never|from\s+now))"
-    r"|^\s*(?:I|we)\s+(?:really\s+)?(?:like|love)\s+(?:it|this|that)\b[\s!.,]*(?:(?:thanks?|thx|ship\s+it|go\s+ahead"
-    r"|merge\s+it|let'?s\s+go|perfect|great|nice|awesome)\b[\s!.,]*)+$",
-    _I,
-)
-
-_DECISION = [
-    _lazy(
-        r"\blet'?s\s+(?:use|go\s+with|stick\s+with|switch\s+(?:[\w`./-]+\s+){0,4}?to|move\s+(?:[\w`./-]+\s+){0,4}?to"
-        r"|adopt|standardi[sz]e\s+on|settle\s+on"
-        r"|pick|choose|migrate\s+to|drop|keep(?!\s+going)|store|deprecate)\b",
-        _I,
-    ),
-    _lazy(r"\b(?:I|we)(?:'ve|\s+have)?\s+decided\b|\bdecided\s+(?:to|on|that)\b"
-               r"|^(?:the\s+|our\s+|final\s+)?decision\s*(?:is|was|:)", _I),
-    _lazy(r"\bwe(?:'re|\s+are)\s+going\s+to\s+(?:use|go\s+with|switch|adopt|move|stick|standardi[sz]e)\b"
-               r"|\bI(?:'ll|\s+will)\s+go\s+with\b|\blet'?s\s+make\s+[^.]{1,40}?\b(?:the\s+)?(?:default|standard)\b", _I),
-    _lazy(r"\bfinal\s+(?:call|decision|answer)\b", _I),
-    _lazy(r"\b(?:I'?m|we'?re|I\s+am|we\s+are)\s+going\s+with\b|^(?:ok(?:ay)?,?\s+)?going\s+with\b", _I),
-    _lazy(
-        r"\bwe(?:'ll|\s+will|\s+shall)\s+(?:use|go\s+with|stick\s+with|switch\s+to|adopt|keep|standardi[sz]e)\b",
-        _I,
-    ),
-    _lazy(r"\bwe(?:'re|\s+are)\s+(?:switching|moving)\s+to\b", _I),
-    _lazy(r"\bwe(?:'ve|\s+have)?\s+(?:chose|chosen|picked|selected|settled\s+on|agreed\s+(?:to|on))\b"
-               r"|\b(?:the\s+)?team\s+(?:has\s+)?agreed\b", _I),
-    _lazy(r"\b(?:from\s+now\s+on|going\s+forward),?\s+(?:we|let'?s)\b", _I),
-    _lazy(r"^decided\b|\b(?:picked|chose|opted\s+for|went\s+with)\b(?![^.]*\?)", _I),
-    _lazy(r"\bwe(?:'re|\s+are|'ll|\s+will)\s+(?:dropping|drop|removing|deprecating|sunsetting|retiring)\b", _I),
-    _lazy(
-        r"^(?:(?:ok(?:ay)?|alright|fine|right|so)[,\s]+)?[\w`.-]+(?:\s+[\w`.-]+)?\s+it\s+is[.!]*$"
-        r"|\bstandardi[sz](?:e|ing)\s+on\b|\bwe\s+go\s+with\b|\b(?:I|we)(?:'ve|\s+have)\s+(?:chosen|opted)\b"
-        r"|\blet'?s\s+not\s+(?!worry|bother|panic|overthink)\w+|^(?:the\s+|my\s+|our\s+)?(?:call|verdict)\s+is\b"
-        r"|\blet'?s\s+go\s+ahead\s+with\b|\b(?:we'?ve|we\s+have|I'?ve)\s+settled\b|\bteam\s+vote\b|\bwe\s+voted\b"
-        r"|\b(?:I'?m|we'?re)\s+(?:scrapping|ditching|dropping|replacing|retiring)\b|^approved\b|\bit'?s\s+decided\b"
-        r"|\bwe(?:'re|\s+are)\s+(?:moving|switching|migrating)\s+[^.?!]{1,30}?\s+to\b(?![^.?!]*\b(?:at\s+the\s+moment|currently|right\s+now))",
-        _I,
-    ),
-    _lazy(r"(?:决定|就用|定了|定下来|敲定|改用|采用|确定用|定用|最后决定|选定|就这么定)"),
-]
-
-_CORRECTION_FALLBACK = [
-    _lazy(r"^\s*(?:no|nope|nah)(?:\s+no)*\s*[,.!—–-](?![\s,]*(?:worries|problem|thanks|need|rush|hurry|idea|way\b"
-               r"|more|longer|one|matter|less|fewer|big\s+deal|(?:it'?s|that'?s)\s+(?:fine|ok|okay|good|alright)))", _I),
-    _lazy(r"^that'?s\s+(?:the|our|my|a)\s+[^,.?!]{1,40},\s+not\b|\byou\b[^.?!]{0,40}\bthe\s+wrong\b", _I),
-    _lazy(r"^\s*(?:wrong|incorrect|not\s+quite|not\s+really)\b"
-               r"|^\s*(?:hmm+|um+|uh+|well|wait|oh)[,.]?\s+(?:no|nope|not\s+quite)\b|\bthat'?s\s+the\s+old\b", _I),
-    _lazy(r"\bthat'?s\s+(?:wrong|incorrect|not\s+(?:right|correct|true|what\s+I|how\s+we|it))\b", _I),
-    _lazy(r"\bthat\s+is\s+(?:wrong|incorrect|not\s+(?:right|correct|what\s+I))\b", _I),
-    _lazy(r"^\s*actually,", _I),
-    _lazy(r"\byou(?:\s+misunderstood|\s+misread|\s+got\s+(?:it|that|this)\s+wrong|'re\s+wrong|\s+are\s+wrong)\b", _I),
-    _lazy(r"\bI\s+(?:said|told\s+you|meant|asked\s+for)\b", _I),
-    _lazy(r"^\s*(?:undo|revert)\s+that\b|^\s*stop\s*[,!.—–-]|(?:^|^(?:wait|hey|no|um+|hmm+)[,!.]?\s+)I\s+didn'?t\s+(?:ask|say|want|mean|tell)\b"
-               r"|\bthat'?s\s+(?:the\s+|a\s+)?wrong\b|\bwrong\s+(?:approach|way|idea|thing|fix)\b", _I),
-    _lazy(r"^\s*not\s+\S+\s*[—–,-]\s", _I),
-    _lazy(r"\bwrong\s+(?:file|branch|folder|directory|function|one|place|port|version|command|repo)\b", _I),
-    _lazy(r"^\s*(?:不对|不是|错了|不正确|搞错了|弄错了)|我说的是|我的意思是|你理解错了|你搞错了|你弄错了|我要的是"),
-]
-
-_GOAL = [
-    _lazy(r"\b(?:I|we|you\s+and\s+I|the\s+team)\s+(?:really\s+|still\s+)?(?:need|have|has|must|gotta)\s+to\b", _I),
-    _lazy(r"\b(?:has|have|needs?)\s+to\s+(?:be|go|ship|land|work)\b|^must\b|\bmust\s+(?:be|have|ship|land|get)\b", _I),
-    _lazy(r"\bneed\s+(?:it|this|that|them|the\s+[\w\s-]{1,30}?)\s+(?:done|finished|ready|shipped|fixed|out|live"
-               r"|merged|deployed)\b|^goal\b|\bgoal\s+for\b"
-               r"|\bin\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few)\s+(?:days|weeks|months)\b"
-               r"|\bbefore\s+(?:summer|winter|spring|fall|autumn|the\s+holidays|year[\s-]end|launch|the\s+launch)\b", _I),
-    _lazy(r"\bdeadline\b|\bdue\s+(?:on|by|date)\b|\bno\s+slipping\b", _I),
-    _lazy(
-        r"\bby\s+(?:the\s+)?(?:end\s+of|eod|eow|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday"
-        r"|saturday|sunday|next\s+\w+|q[1-4]|\d{4}-\d\d-\d\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
-        _I,
-    ),
-    _lazy(r"\b(?:our|the|my)\s+(?:top\s+|main\s+)?(?:goal|aim|target|objective|priority|priorities|milestone|mission)\b"
-               r"|\bthe\s+plan\s+is\s+to\b|\bon\s+the\s+hook\s+(?:to|for)\b", _I),
-    _lazy(r"\baim(?:ing)?\s+(?:to|for)\b|\b(?:I|we)\s+want\s+(?:the\s+[\w\s-]{1,30}?\s+(?:out|done|shipped|live|ready|finished)\b|to\s+(?:ship|launch|release|finish|have|reach"
-               r"|get|deliver|migrate|hit|cut|reduce|support|go\s+live))\b", _I),
-    _lazy(r"\b(?:I|we|the\s+team)\s+must\b|\buntil\s+the\s+end\s+of\b|\b(?:I|we)(?:'ve|\s+have)?\s+got\s+to\b"
-               r"|\bgotta\b|\bbefore\s+(?:the\s+)?next\s+\w+", _I),
-    _lazy(r"\bbefore\s+(?:the\s+)?(?:release|launch|demo|conference|deadline|monday|tuesday|wednesday"
-               r"|thursday|friday|saturday|sunday)\b", _I),
-    _lazy(r"(?:需要(?!你)|必须|截止|目标|务必在|得在|要在[^，。]{0,8}(?:之前|前)|之前(?:要|必须|需要|完成|上线)|前完成|前要|前得)"),
-]
-
-_FACT = [
-    _lazy(
-        r"\b(?:our|my|the\s+team'?s|the\s+company'?s)\s+(?:[\w`./-]+\s+){0,3}?"
-        r"(?:is|are|was|runs?|uses?|lives?|sits?|has|have|reads?|writes?|deploys?|listens?|goes"
-        r"|(?:is|are)\s+(?:hosted|deployed|written|located|shipped))\b",
-        _I,
-    ),
-    _lazy(r"\bmy\s+name\s+is\b|\bI'?m\s+(?:a|an)\s+(?!fan\b)[\w-]+|\bI\s+am\s+(?:a|an)\s+(?!fan\b)", _I),
-    _lazy(r"\bI\s+work\s+(?:at|for|on|in|with)\b|\bI'?m\s+based\s+in\b|\bI\s+live\s+in\b"
-               r"|\bI'?m\s+the\s+(?:only|lead|main|sole|senior|primary)\b", _I),
-    _lazy(r"\b(?:prod|production|staging)\s+(?:\w+\s+){0,2}?(?:is|are|runs?|goes|uses?|sits|lives|has)\b", _I),
-    _lazy(
-        r"\bI'?m\s+(?:on|using|running)\s+(?:macos|mac|osx|linux|windows|ubuntu|debian|fedora|arch|nixos|wsl"
-        r"|an?\s+(?:m\d|mac|intel|thinkpad|linux|windows))\b"
-        r"|^the\s+[^,.?!]{1,40}?\s+(?:is|are|lives|sits)\s+(?:in|on|under|at|behind)\s+(?:a|an|the|our)\b"
-        r"|\b(?:all\s+)?our\s+(?:[\w-]+\s+){0,2}?(?:log|emit|write|send|expose|serve|support|require|need|expect"
-        r"|publish|talk|call|depend)s?\b",
-        _I,
-    ),
-    _lazy(r"\bwe\s+(?:use|deploy|run|host|have|ship|build|store|keep|are\s+on)\b", _I),
-    _lazy(
-        r"\b(?:the|this|our)\s+(?:\S+\s+){0,2}?(?:database|db|server|cluster|service|api|pipeline|repo|repository|bucket|queue"
-        r"|folder|directory|branch|team|app|backend|frontend|monorepo|project|codebase|company)\b[^.?!]{0,40}?"
-        r"\b(?:is|are|runs?|uses?|reads?|lives?|has|sits?|gets|takes|goes|handles|serves|stores|contains|costs"
-        r"|talks\s+to|connects\s+to|calls|depends\s+on|sends|pulls|pushes|syncs|publishes|queries|proxies)\b",
-        _I,
-    ),
-    _lazy(r"\b[A-Z][\w.-]+\s+(?:runs|listens|lives|is\s+hosted|is\s+deployed)\s+(?:on|at|in)\b"),
-    _lazy(r"(?:我们的|我的|公司的|团队的|生产|测试|线上|开发)[^，。？?]{0,12}(?:是|在|运行在|部署在|用的是|使用)"),
-    _lazy(r"^我是|(?:数据库|服务器|接口|API|服务|地址|端口)[^，。？?]{0,10}(?:是|运行在|部署在)"
-               r"|我们(?:团队|公司|项目|这边)?(?:用的是|使用的是|一直用|部署在|跑在)"),
-]
-_TRANSIENT = _lazy(
-    r"\b(?:is|are|was|were)\s+(?:still\s+|now\s+|again\s+)?(?:failing|broken|down|not\s+working|slow|stuck|weird"
-    r"|wrong|red|green|flaky|failing\s+again|crashing)\b|\btakes?\s+forever\b|\b(?:so|too)\s+slow\b",
-    _I,
-)
-
-_CONTEXT = [
-    _lazy(
-        r"\b(?:I'?m|I\s+am)\s+(?:currently\s+|now\s+|still\s+|mostly\s+|also\s+)?(?:working\s+on|trying\s+to|building"
-        r"|writing|rewriting|debugging|investigating|exploring|preparing|learning|migrating|pairing|refactoring"
-        r"|porting|on\s+call|new\s+to|setting\s+up|looking\s+into|prototyping|studying|focusing\s+on|reviewing"
-        r"|testing|planning|designing|drafting|mid-?way\s+through|halfway\s+through|in\s+the\s+middle\s+of)\b",
-        _I,
-    ),
-    _lazy(
-        r"\bwe(?:'re|\s+are)\s+(?:currently\s+|now\s+|still\s+)?(?:in\s+the\s+middle\s+of|migrating|working\s+on"
-        r"|focusing\s+on|building|in\s+a\s+code\s+freeze|rewriting|preparing|moving|refactoring|porting"
-        r"|mid-?way\s+through|halfway\s+through|upgrading|rolling\s+out)\b",
-        _I,
-    ),
-    _lazy(r"^(?:currently|right\s+now|at\s+the\s+moment|today|this\s+week|lately|recently)\b[^?]*\b\w+ing\b", _I),
-    _lazy(r"\bjust\s+joined\b|\bcode\s+freeze\b|^(?:I\s+)?(?:just\s+)?started\s+(?:on|working)\b"
-               r"|\bI(?:'ve|\s+have)\s+been\s+(?!told\b)\w+ing\b"
-               r"|\bI(?:'ve|\s+have)\s+(?:just\s+)?started\s+(?:on|working)\b", _I),
-    _lazy(r"\b(?:I'?m|we'?re|I\s+am|we\s+are)\s+(?:knee-deep|deep|busy|swamped|buried|stuck)\s+(?:in|with)\b"
-               r"|\b(?:I'?m|we'?re|I\s+am|we\s+are)\s+about\s+to\b|^been\s+\w+ing\b", _I),
-    _lazy(r"\bin\s+the\s+process\s+of\b|^still\s+\w+ing\b|^(?:this|today|currently)\b[^.]*\bI'?m\s+(?:on|in|with)\b", _I),
-    _lazy(r"(?:(?:这周|本周|最近|这几天|今天|目前|现在)在|正在|目前|最近在|这周我在|本周我在|我(?:这几天|这两天|最近|这周|今天|现在)?在(?:做|准备|学|写|排查|重构|开发|研究|搞|调试|迁移))"),
-]
-
-_EMPHASIS = _lazy(
-    r"\b(?:important(?:ly)?|critical|crucial|essential|vital|must\s+remember|remember|keep\s+in\s+mind"
-    r"|never\s+forget|don'?t\s+forget|note\s+that|make\s+sure|please\s+note|urgent|top\s+priority)\b"
-    r"|!!+|重要|记住|务必|一定要|千万|关键|切记|牢记",
-    _I,
-)
-_REMEMBER_FACT = _lazy(
-    r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|note)\b[:,]?\s|\bremember\s+that\b|^记住", _I
-)
-
-_TASK = _lazy(
-    r"^(?:please\s+|pls\s+|now\s+|ok(?:ay)?,?\s+|and\s+|also\s+|then\s+|just\s+)*"
-    r"(?:fix|run|add|make|show|check|update|write|create|delete|remove|refactor|rename|explain|try|implement"
-    r"|review|build|deploy|test|continue|retry|revert|undo|open|close|print|list|move|change|use|install|look"
-    r"|find|search|debug|investigate|summari[sz]e|describe|tell|give|generate|convert|format|lint|clean|commit"
-    r"|push|merge|rebase|start|restart|kill|set|get|read|edit|replace|split|combine|document|help|remind"
-    r"|do|go|proceed|ship|leave|hold|wait|carry\s+on|please"
-    r"|can\s+you|could\s+you|would\s+you|will\s+you|let\s+me|let'?s\s+(?:see|do|take|run|try|look|check|go|fix|start"
-    r"|think|continue|debug|test)|go\s+ahead)\b"
-    r"|\bI(?:\s+need|\s+want|'d\s+like|\s+would\s+like)\s+you\s+to\b|\bI'?d\s+like\s+to\s+(?:see|know|check|understand|look)\b"
-    r"|^(?:帮我|请帮|修一下|再跑|运行一下|看一下|继续)|我需要你|你能|能不能",
-    _I,
-)
-_QUESTION = _lazy(
-    r"[?？]\s*$|^(?:what|why|how|when|where|which|who|is|are|do|does|did|can|could|should|would|will)\b"
-    r"|(?:吗|呢|什么)[?？]?$",
-    _I,
-)
-_TRIVIAL = _lazy(
-    r"^(?:ok(?:ay)?|k|yes|yep|yeah|no|sure|thanks?(?:\s+you)?|thx|ty|cool|nice|great|perfect|done|continue|go|lgtm"
-    r"|looks\s+good(?:\s+to\s+me)?|hmm+|interesting|好的?|谢谢|继续|可以|行|嗯|对)[\s!.,]*$",
-    _I,
-)
-
-# --------------------------------------------------------------------------
-# deadline / expiry hints
-# --------------------------------------------------------------------------
-
-_MONTHS = {
-    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "may": "may", "jun": "june",
-    "jul": "july", "aug": "august", "sep": "september", "oct": "october", "nov": "november", "dec": "december",
-}
-_ZH_WEEKDAY = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday", "五": "friday",
-               "六": "saturday", "日": "sunday", "天": "sunday"}
-_NUMBER_WORDS = {"a": "one", "an": "one"}
-
-_HINT_PATTERNS: list[tuple[re.Pattern, object]] = [
-    (_lazy(r"\bend\s+of\s+(?:the\s+|this\s+)?(day|week|month|quarter|year|sprint)\b", _I), lambda m: f"end of {m.group(1).lower()}"),
-    (_lazy(r"\b(next\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", _I),
-     lambda m: ("next " if m.group(1) else "") + m.group(2).lower()),
-    (_lazy(r"\b(eod|eow|tomorrow|tonight|today)\b", _I), lambda m: m.group(1).lower()),
-    (_lazy(r"\b(q[1-4])\b", _I), lambda m: m.group(1).lower()),
-    (_lazy(r"\b(\d{4}-\d{2}-\d{2})\b"), lambda m: m.group(1)),
-    (_lazy(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b", _I),
-     lambda m: f"{_MONTHS[m.group(1).lower()]} {int(m.group(2))}"),
-    (_lazy(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", _I),
-     lambda m: f"{_MONTHS[m.group(2).lower()]} {int(m.group(1))}"),
-    (_lazy(r"\bin\s+(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a\s+few)\s+(days?|weeks?|months?)\b", _I),
-     lambda m: f"in {_NUMBER_WORDS.get(m.group(1).lower(), m.group(1).lower())} {m.group(2).lower()}"),
-    (_lazy(r"\b(this|next)\s+(week|sprint|month|quarter|year)\b", _I), lambda m: f"{m.group(1).lower()} {m.group(2).lower()}"),
-    (_lazy(r"(下)?(?:周|星期|礼拜)([一二三四五六日天])"), lambda m: ("next " if m.group(1) else "") + _ZH_WEEKDAY[m.group(2)]),
-    (_lazy(r"明天|明早"), lambda m: "tomorrow"),
-    (_lazy(r"今天|今晚"), lambda m: "today"),
-    (_lazy(r"月底|月末"), lambda m: "end of month"),
-    (_lazy(r"年底|年末"), lambda m: "end of year"),
-    (_lazy(r"(?:这|本)周(?![一二三四五六日天])"), lambda m: "this week"),
-    (_lazy(r"下周(?![一二三四五六日天])"), lambda m: "next week"),
-    (_lazy(r"下个?月"), lambda m: "next month"),
-    (_lazy(r"(?:这个|本)月(?![底末])"), lambda m: "this month"),
-]
-# context ("I'm on call this week") expires with the present period only
-_PRESENT_SCOPE = {"today", "tonight", "this week", "this sprint", "this month", "eod", "eow"}
-_DEADLINE_CONTEXT = _lazy(r"\b(?:last|past|previous|every|each)\s+$", _I)
-
-
-def _expiry_hint(text: str, category: str) -> str | None:
-    if category not in ("goal", "context"):
-        return None
-    found: list[tuple[int, str]] = []
-    for pattern, render in _HINT_PATTERNS:
-        for match in pattern.finditer(text):
-            if _DEADLINE_CONTEXT.search(text[max(0, match.start() - 12): match.start()]):
-                continue  # "last week", "every Friday" are not deadlines
-            found.append((match.start(), render(match)))  # type: ignore[operator]
-    if not found:
-        return None
-    found.sort()
-    if category == "context":
-        present = [hint for _, hint in found if hint in _PRESENT_SCOPE]
-        return present[0] if present else None
-    return found[0][1]
-
-
-# --------------------------------------------------------------------------
-# correction signal
-# --------------------------------------------------------------------------
-
-_external_detector: object | None = None
-_external_loaded = False
-
-
-def _external_correction():
-    """tacit.detect.correction.detect_correction, if that module exists."""
-    global _external_detector, _external_loaded
-    if not _external_loaded:
-        _external_loaded = True
-        try:
-            from tacit.detect.correction import detect_correction  # type: ignore[import-not-found]
-
-            _external_detector = detect_correction
-        except Exception:  # noqa: BLE001 — not built yet, or broken: use the fallback
-            _external_detector = None
-    return _external_detector
-
-
-@dataclass(frozen=True)
-class _CorrectionSignal:
-    is_correction: bool
-    confidence: float | None = None
-    marker: str | None = None
-    # True when tacit.detect.correction decided from cue words alone (its
-    # "contextual" rule, without the agent's previous reply to compare with)
-    cue_only: bool = False
-
-
-_HAS_CJK = _lazy(f"[{_CJK}]")
-
-
-def _fallback_correction(text: str) -> _CorrectionSignal:
-    for pattern in _CORRECTION_FALLBACK:
-        match = pattern.search(text)
-        if match:
-            return _CorrectionSignal(True, None, match.group(0).strip().lower())
-    return _CorrectionSignal(False)
-
-
-def _correction_signal(text: str, is_correction: bool | None) -> _CorrectionSignal:
-    if is_correction is not None:  # the caller ran the detector with context: final
-        return _CorrectionSignal(bool(is_correction), None, "correction signal" if is_correction else None)
-    detector = _external_correction()
-    if detector is None:
-        return _fallback_correction(text)
-    try:
-        result = detector(text)  # type: ignore[operator]
-    except Exception:  # noqa: BLE001 — never break the host
-        result = None
-    if result is not None and result is not False:
-        flag = getattr(result, "is_correction", None)
-        confidence = getattr(result, "confidence", None)
-        if confidence is None:
-            confidence = getattr(result, "score", None)  # CorrectionVerdict.score
-        if flag is None:
-            flag = bool(result) if confidence is None else float(confidence) >= 0.5
-        if flag:
-            conf = float(confidence) if isinstance(confidence, (int, float)) else None
-            cue_only = getattr(result, "rule", None) == "contextual"
-            return _CorrectionSignal(True, conf, "correction detector", cue_only)
-    if _HAS_CJK.search(text):
-        return _fallback_correction(text)  # the detector's cues are English-only
-    return _CorrectionSignal(False)
-
-
-# --------------------------------------------------------------------------
-# scoring
-# --------------------------------------------------------------------------
-
-
-def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
-    found: list[str] = []
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            marker = " ".join(match.group(0).lower().split())
-            if marker and marker not in found:
-                found.append(marker)
-    return found
+    expires_at_hint: str | None  # e.g. "friday", "end of month" (goals)
 
 
 def _place(category: str, strength: float, emphasis: bool) -> float:
@@ -502,222 +83,40 @@ def _place(category: str, strength: float, emphasis: bool) -> float:
     return round(low + (high - low) * fraction, 3)
 
 
-def _none(markers: tuple[str, ...] = (), emphasis: bool = False) -> Importance:
-    # a request that carries a marker word is still trivial, just less so
-    return Importance("none", 0.2 if markers else 0.05, markers, emphasis, None)
-
-
-# sentences and dash-separated clauses are gated one by one, so "Could you
-# stop using print? I prefer the logging module." keeps its preference
-_CLAUSE_SPLIT = _lazy(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\s+[—–]\s+|;\s+")
-_INTERJECTION = _lazy(
-    r"^(?:great|nice|cool|ok(?:ay)?|awesome|perfect|thanks|hmm+|ugh|oh|ah|wow|yes|yeah|yep|sure|alright|right"
-    r"|well|nah|so|hey)[,!.]?\s+",
-    _I,
-)
-# remarks about the thing on screen ("that makes sense", "this build is so
-# slow", "it works now") are about this moment, not something to keep
-_DEICTIC = _lazy(r"^(?:that|this|it|these|those|here|there)\b|^(?:这|那|它)", _I)
-_CHITCHAT = _lazy(
-    r"\b(?:lunch|coffee|brb|afk|back\s+in|take\s+your\s+time|sounds\s+good|makes\s+sense|good\s+job|great\s+job"
-    r"|well\s+done|never\s+mind|no\s+worries|my\s+bad|got\s+it|fair\s+enough|hold\s+on|one\s+sec|haha|lol"
-    r"|thank(?:s|\s+you)|good\s+(?:morning|night|evening)|see\s+you|bye|hurry|asap|didn'?t\s+know|good\s+to\s+know"
-    r"|til|nice\s+catch|good\s+catch)\b"
-    r"|谢谢|辛苦|没事|稍等|等一下|不错|可以了|没问题|收到|完美|厉害|^(?:好|行|嗯|对|可以)[，,！!。]?|吧[。！!]?$",
-    _I,
-)
-_HYPOTHETICAL = _lazy(r"\b(?:would|could|might|maybe|probably|perhaps|looks\s+like|seems|guess)\b|也许|可能", _I)
-_PROGRESSIVE = _lazy(
-    r"^(?:still\s+|currently\s+|now\s+)?\w+ing\b|\b(?:I'?m|we'?re|I\s+am|we\s+are)\s+(?:\w+\s+)?\w+ing\b|在(?:做|写|搞|改|查|修|弄|调|赶|学)",
-    _I,
-)
-_CONTENT_WORD = _lazy(rf"[A-Za-z][\w'-]{{2,}}|[{_CJK}]")
-
-
-def _clauses(text: str) -> list[tuple[str, str]]:
-    """(kind, clause) for each clause: chat | question | task | statement."""
-    out: list[tuple[str, str]] = []
-    for clause in (c.strip() for c in _CLAUSE_SPLIT.split(text)):
-        if not clause:
-            continue
-        if _TRIVIAL.match(clause):
-            kind = "chat"
-        elif _QUESTION.search(clause):
-            kind = "question"
-        elif _TASK.search(clause):
-            kind = "task"
+def importance_from(analysis: MessageAnalysis, is_correction: bool | None = None) -> Importance:
+    """The importance view of one analysis; ``is_correction`` overrides its verdict."""
+    scorer = model("user_model.json", "durable")
+    threshold = scorer.threshold
+    confident = scorer.confident if scorer.confident is not None else threshold
+    corrected = analysis.is_correction if is_correction is None else bool(is_correction)
+    if corrected and is_correction is None and analysis.correction.rule == "model" \
+            and analysis.category != "none" and analysis.durable_score >= confident:
+        corrected = False  # "I prefer tabs over spaces": the durable statement says more than "a correction"
+    if corrected:
+        verdict = analysis.correction
+        marker = verdict.matched or "correction signal"
+        strength = verdict.score if verdict.is_correction else 0.5
+        markers = tuple(dict.fromkeys([marker.lower(), *analysis.markers]))
+        return Importance("correction", _place("correction", strength, analysis.emphasis), markers,
+                          analysis.emphasis, None)
+    if analysis.category != "none":
+        score = analysis.durable_score
+        if score >= confident or analysis.rule is not None:  # a rule tacit can phrase is never tentative
+            strength = (score - confident) / max(1e-6, 1.0 - confident)
+            importance = _place(analysis.category, strength, analysis.emphasis)
         else:
-            kind = "statement"
-        out.append((kind, clause))
-    return out
-
-
-def _default_category(statements: list[str]) -> tuple[str, str] | None:
-    """A weak category for a declarative message with no marker, or None if trivial.
-
-    It lands at the bottom of its range (fact 0.60, context 0.40), below the
-    default importance_threshold, so it is seen by review but never floods memory.
-    """
-    for statement in statements:
-        core = _INTERJECTION.sub("", statement)
-        if (
-            _CHITCHAT.search(core) or _DEICTIC.match(core) or _HYPOTHETICAL.search(core)
-            or _TRANSIENT.search(core) or len(_CONTENT_WORD.findall(core)) < 3
-        ):
-            continue
-        return ("context" if _PROGRESSIVE.search(core) else "fact"), core
-    return None
-
-
-def _score(text: str, is_correction: bool | None) -> Importance:
-    if not isinstance(text, str):
-        return _none()
-    text = " ".join(text[:MAX_TEXT_CHARS].split())
-    if not text:
-        return _none()
-    if _TRIVIAL.match(text) and not is_correction:
-        return _none()  # a bare "No." is a correction only if the caller says so
-
-    clauses = _clauses(text)
-    kept = [c for kind, c in clauses if kind in ("statement", "task")]
-    signal = _correction_signal(text, is_correction)
-    emphasis_marks = _markers([_EMPHASIS], " ".join(kept))
-    emphasis = bool(emphasis_marks)
-
-    statements = [c for kind, c in clauses if kind == "statement"]
-    tasks = [c for kind, c in clauses if kind == "task"]
-    said = " ".join(statements)
-    found = {
-        "decision": _markers(_DECISION, said),
-        "preference": _markers(_PREFERENCE, said),
-        "goal": _markers(_GOAL, said),
-        "fact": [] if _TRANSIENT.search(said) else _markers(_FACT, said),
-        "context": _markers(_CONTEXT, said),
-    }
-    boosts = _markers([_PREFERENCE_BOOST], " ".join(kept))
-    # a request is trivial unless it states a standing rule or a decision
-    for task in tasks:
-        for category in ("decision", "preference"):
-            for marker in _markers(_DECISION if category == "decision" else _PREFERENCE, task):
-                if marker not in found[category]:
-                    found[category].append(marker)
-    if tasks and boosts and not any(found.values()):
-        found["preference"] = list(boosts)  # "Also, from now on please run ruff"
-
-    if signal.is_correction:
-        # "We prefer X" / "Never force-push" read as corrections to a cue-only
-        # detector; with no previous reply to correct, the explicit marker wins
-        explicit = any(found[c] for c in ("decision", "preference", "goal", "fact"))
-        yields = signal.cue_only and explicit and not _fallback_correction(text).is_correction
-        if not yields:
-            strength = signal.confidence if signal.confidence is not None else 0.5
-            markers = tuple(m for m in (signal.marker, *emphasis_marks) if m)
-            return Importance("correction", _place("correction", strength, emphasis), markers, emphasis, None)
-    if not kept or _APPROVAL_ONLY.match(text):
-        return _none()
-
-    for category in ("decision", "preference", "goal", "fact", "context"):
-        markers = found[category]
-        if not markers:
-            continue
-        strength = 0.35 + 0.2 * (len(markers) - 1)
-        if category in ("preference", "decision") and boosts:
-            strength += 0.2
-        hint = _expiry_hint(text, category)
-        if category == "goal" and hint:
-            strength += 0.2
-        extra = boosts if category in ("preference", "decision") else []
-        all_markers = tuple(dict.fromkeys([*markers, *extra, *emphasis_marks]))
-        return Importance(category, _place(category, strength, emphasis), all_markers, emphasis, hint)
-
-    if _REMEMBER_FACT.search(text):
-        # "Remember that our logs go to Datadog": the user asks us to keep it
-        return Importance("fact", _place("fact", 0.5, True), tuple(emphasis_marks), True, None)
-    default = _default_category(statements)
-    if default is None:
-        return _none((), emphasis)
-    category, _ = default
-    return Importance(
-        category, _place(category, 0.0, False), ("statement",), emphasis, _expiry_hint(text, category)
-    )
+            low, high = TENTATIVE_RANGE
+            importance = round(low + (high - low) * max(0.0, score - threshold) / max(1e-6, confident - threshold), 3)
+        return Importance(analysis.category, importance, analysis.markers, analysis.emphasis,
+                          analysis.expires_at_hint)
+    low, high = CATEGORY_RANGES["none"]
+    share = min(1.0, analysis.durable_score / threshold) if threshold > 0 else 0.0
+    return Importance("none", round(low + (high - low) * share, 3), (), analysis.emphasis, None)
 
 
 def score_importance(text: str, is_correction: bool | None = None) -> Importance:
     """Category and importance of one user message (never raises)."""
     try:
-        return _score(text, is_correction)
+        return importance_from(analyse(text), is_correction)
     except Exception:  # noqa: BLE001 — a detector must never break the host
-        return _none()
-
-
-# --------------------------------------------------------------------------
-# memory commands said in prose
-# --------------------------------------------------------------------------
-
-_REVIEW_EXACT = {
-    "review", "review please", "please review", "let's review", "lets review", "daily review", "nightly review",
-    "memory review", "memory-review", "/memory-review", "review memory", "review memories", "review today",
-    "复盘", "今日复盘", "今天复盘", "复盘一下", "回顾一下",
-}
-_REVIEW_RE = _lazy(
-    r"\breview\b[^.?!]{0,40}?\b(?:memor(?:y|ies)|captures?|what\s+you(?:'ve)?\s+(?:learned|learnt|noted|captured"
-    r"|remembered|saved|stored)|notes?\s+(?:you|from\s+today))"
-    r"|^(?:let'?s|let\s+us|can\s+we|time\s+(?:to|for)|do\s+(?:the|a|my|our))\s+(?:do\s+)?(?:a\s+|the\s+|our\s+|my\s+)?"
-    r"(?:daily\s+|nightly\s+|end-of-day\s+|memory\s+)?review(?:\s+(?:of\s+)?today(?:'s)?(?:\s+(?:memories|captures|notes))?)?$"
-    r"|^/memory-review\b|复盘|回顾(?:一下)?(?:今天|今日|记忆)",
-    _I,
-)
-
-
-def wants_review(text: str) -> bool:
-    """The user asks for the memory review ("review", "复盘", "let's review today's memories")."""
-    try:
-        if not isinstance(text, str):
-            return False
-        clean = " ".join(text.strip().lower().split()).strip(" .!。！")
-        clean = re.sub(r"^(?:please|pls|ok(?:ay)?|now)[,\s]+|[,\s]+(?:please|pls|now)$", "", clean).strip(" .!。！")
-        if not clean or len(clean) > 300:
-            return False
-        return clean in _REVIEW_EXACT or bool(_REVIEW_RE.search(clean))
-    except Exception:  # noqa: BLE001 — never break the host
-        return False
-
-
-_FORGET_RE = _lazy(
-    r"^(?:(?:also|and|oh|ok(?:ay)?|actually|hey|btw)[,\s]+)*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?"
-    r"(?:forget|stop\s+remembering|unlearn|don'?t\s+(?:remember|store|save|keep|record|note)"
-    r"|do\s+not\s+(?:remember|store|save|keep|record|note)"
-    r"|(?:remove|delete|erase|drop)\s+(?:the\s+|your\s+)?(?:memory|memories|note|notes|entry)\s+(?:about|that|of|on))"
-    r"\s+(?:about\s+|that\s+|the\s+fact\s+that\s+)?(?P<what>.+)$",
-    _I,
-)
-_FORGET_ZH_RE = _lazy(
-    r"^(?:请|帮我|麻烦)?(?:把)?(?:忘掉|忘记|忘了吧|别记住?|不要记住?|不要记录|别记录|删掉(?:关于)?|删除(?:关于)?)"
-    r"(?:关于)?(?P<what>.+)$"
-)
-_FORGET_VAGUE = _lazy(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.!;]|$)", _I)
-
-
-def wants_forget(text: str) -> str | None:
-    """What the user asks to be forgotten ("forget that I …"), or None.
-
-    "Don't forget to …" and "forget it" (never mind) are not forget requests.
-    """
-    try:
-        if not isinstance(text, str):
-            return None
-        clean = " ".join(text.strip().split())
-        if not clean or len(clean) > 500 or re.match(r"^(?:别忘|不要忘|千万别忘)", clean):
-            return None
-        match = _FORGET_RE.match(clean) or _FORGET_ZH_RE.match(clean)
-        if not match:
-            return None
-        what = match.group("what").strip().rstrip(" .!?。！？")
-        what = re.sub(r"\s*,?\s*(?:please|thanks|thank\s+you)$", "", what, flags=_I).strip()
-        if re.match(r"^to\b", what, _I) or _FORGET_VAGUE.match(what) or len(what) < 2:
-            return None  # "forget to …" is not a thing; "forget it" means never mind
-        if what.lower().startswith("about "):
-            what = what[6:]
-        return what or None
-    except Exception:  # noqa: BLE001 — never break the host
-        return None
+        return Importance("none", 0.0, (), False, None)

@@ -1,0 +1,86 @@
+"""The two memory commands users type in prose: "review" and "forget that …".
+
+Design decisions, and why
+- **Exact phrases and anchored patterns**, English and Chinese: "review",
+  "复盘", "let's review today's memories"; "forget that I …", "stop
+  remembering …", "忘掉 …". "Don't forget to …" and "forget it" (never
+  mind) are not forget requests.
+- **Short messages only** (a pasted document mentioning "review" is not a
+  command); never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["wants_forget", "wants_review"]
+
+_I = re.IGNORECASE
+
+_REVIEW_EXACT = {
+    "review", "review please", "please review", "let's review", "lets review", "daily review", "nightly review",
+    "memory review", "memory-review", "/memory-review", "review memory", "review memories", "review today",
+    "复盘", "今日复盘", "今天复盘", "复盘一下", "回顾一下",
+}
+_REVIEW_RE = re.compile(
+    r"\breview\b[^.?!]{0,40}?\b(?:memor(?:y|ies)|captures?|what\s+you(?:'ve)?\s+(?:learned|learnt|noted|captured"
+    r"|remembered|saved|stored)|notes?\s+(?:you|from\s+today))"
+    r"|^(?:let'?s|let\s+us|can\s+we|time\s+(?:to|for)|do\s+(?:the|a|my|our))\s+(?:do\s+)?(?:a\s+|the\s+|our\s+|my\s+)?"
+    r"(?:daily\s+|nightly\s+|end-of-day\s+|memory\s+)?review(?:\s+(?:of\s+)?today(?:'s)?(?:\s+(?:memories|captures|notes))?)?$"
+    r"|^/memory-review\b|复盘|回顾(?:一下)?(?:今天|今日|记忆)",
+    _I,
+)
+
+
+def wants_review(text: str) -> bool:
+    """The user asks for the memory review ("review", "复盘", "let's review today's memories")."""
+    try:
+        if not isinstance(text, str):
+            return False
+        clean = " ".join(text.strip().lower().split()).strip(" .!。！")
+        clean = re.sub(r"^(?:please|pls|ok(?:ay)?|now)[,\s]+|[,\s]+(?:please|pls|now)$", "", clean).strip(" .!。！")
+        if not clean or len(clean) > 300:
+            return False
+        return clean in _REVIEW_EXACT or bool(_REVIEW_RE.search(clean))
+    except Exception:  # noqa: BLE001 — never break the host
+        return False
+
+
+_FORGET_RE = re.compile(
+    r"^(?:(?:also|and|oh|ok(?:ay)?|actually|hey|btw)[,\s]+)*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?"
+    r"(?:forget|stop\s+remembering|unlearn|don'?t\s+(?:remember|store|save|keep|record|note)"
+    r"|do\s+not\s+(?:remember|store|save|keep|record|note)"
+    r"|(?:remove|delete|erase|drop)\s+(?:the\s+|your\s+)?(?:memory|memories|note|notes|entry)\s+(?:about|that|of|on))"
+    r"\s+(?:about\s+|that\s+|the\s+fact\s+that\s+)?(?P<what>.+)$",
+    _I,
+)
+_FORGET_ZH_RE = re.compile(
+    r"^(?:请|帮我|麻烦)?(?:把)?(?:忘掉|忘记|忘了吧|别记住?|不要记住?|不要记录|别记录|删掉(?:关于)?|删除(?:关于)?)"
+    r"(?:关于)?(?P<what>.+)$"
+)
+_FORGET_VAGUE = re.compile(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.!;]|$)", _I)
+
+
+def wants_forget(text: str) -> str | None:
+    """What the user asks to be forgotten ("forget that I …"), or None.
+
+    "Don't forget to …" and "forget it" (never mind) are not forget requests.
+    """
+    try:
+        if not isinstance(text, str):
+            return None
+        clean = " ".join(text.strip().split())
+        if not clean or len(clean) > 500 or re.match(r"^(?:别忘|不要忘|千万别忘)", clean):
+            return None
+        match = _FORGET_RE.match(clean) or _FORGET_ZH_RE.match(clean)
+        if not match:
+            return None
+        what = match.group("what").strip().rstrip(" .!?。！？")
+        what = re.sub(r"\s*,?\s*(?:please|thanks|thank\s+you)$", "", what, flags=_I).strip()
+        if re.match(r"^to\b", what, _I) or _FORGET_VAGUE.match(what) or len(what) < 2:
+            return None  # "forget to …" is not a thing; "forget it" means never mind
+        if what.lower().startswith("about "):
+            what = what[6:]
+        return what or None
+    except Exception:  # noqa: BLE001 — never break the host
+        return None

@@ -1,0 +1,84 @@
+"""Logistic scorers over named features, with weights shipped as JSON.
+
+Design decisions, and why
+- **Pure-stdlib inference**: a score is ``sigmoid(bias + Σ weight·value)``
+  over the features a message has; a few dozen dict look-ups per message,
+  no numpy at run time.
+- **Weights are data, not code**: ``tests/benchmarks/train_detectors.py``
+  trains them on the tune split of the real data and writes
+  ``user_model.json`` / ``fix_model.json`` next to this module (shipped in
+  the wheel). Each model carries its operating threshold, chosen on the tune
+  split, so callers compare against ``model.threshold``.
+- **Loaded once per process** (``functools.cache``), on first use.
+- **A missing or unreadable weight file is not fatal**: every model then
+  scores 0.0 and the rule parts of the detectors still work.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+__all__ = ["Logistic", "load_models", "sigmoid"]
+
+_HERE = Path(__file__).resolve().parent
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+@dataclass(frozen=True, slots=True)
+class Logistic:
+    """One binary logistic scorer."""
+
+    name: str
+    bias: float = 0.0
+    weights: dict = field(default_factory=dict)
+    threshold: float = 0.5
+    confident: float | None = None  # a higher, more precise operating point, when trained with one
+
+    def margin(self, features: dict[str, float]) -> float:
+        get = self.weights.get
+        return self.bias + sum(get(name, 0.0) * value for name, value in features.items())
+
+    def score(self, features: dict[str, float]) -> float:
+        """Probability-like score in [0, 1]."""
+        return sigmoid(self.margin(features)) if self.weights else 0.0
+
+    def contributions(self, features: dict[str, float], top: int = 5) -> list[tuple[str, float]]:
+        """The features that pushed the score up most (for explanations)."""
+        parts = [(name, self.weights.get(name, 0.0) * value) for name, value in features.items()]
+        parts = [p for p in parts if p[1] > 0]
+        parts.sort(key=lambda p: -p[1])
+        return parts[:top]
+
+
+def _parse(data: dict) -> dict[str, Logistic]:
+    models: dict[str, Logistic] = {}
+    for name, spec in (data.get("models") or {}).items():
+        models[name] = Logistic(name, float(spec.get("bias", 0.0)),
+                                {str(k): float(v) for k, v in (spec.get("weights") or {}).items()},
+                                float(spec.get("threshold", 0.5)),
+                                float(spec["confident"]) if spec.get("confident") is not None else None)
+    return models
+
+
+@cache
+def load_models(filename: str) -> dict[str, Logistic]:
+    """The models in ``<this folder>/<filename>``; {} if it is missing or bad."""
+    try:
+        return _parse(json.loads((_HERE / filename).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
+
+
+def model(filename: str, name: str) -> Logistic:
+    """One model from a weight file (an empty scorer when absent)."""
+    return load_models(filename).get(name) or Logistic(name)

@@ -1,0 +1,339 @@
+"""Phrase a durable rule from a user message — exactly, or not at all.
+
+Where tacit writes memory with no agent to check it (no agent available,
+``tacit learn --apply``), it may only write a rule it can phrase exactly:
+"pnpm not npm here" → "Use pnpm, not npm."; "single quotes pls" → "Use
+single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
+else stays a candidate for the next review. :func:`phrase_rule` returns the
+rule or None.
+
+Design decisions, and why
+- **Templates over the whole message, never a summary of it.** A rule is
+  written only when the *entire* message (its focus: quotes and code removed,
+  a leading "no,"/"please" and a trailing "here"/"pls" dropped) is one of a
+  few terse shapes: "A not B", "use A instead of B", "always/never <verb>
+  …", "from now on <verb> …", "don't use X", "no X", "we use X", "<style>
+  pls", "prefer A over B", "I'm on <OS>", a port contrast with the port in
+  the agent's reply. A message with anything more (a reason, a second
+  sentence, a question) is not phrased: the extra words may change its
+  meaning, and guessing which part is the rule is the review's job.
+- **Names must be names.** In "A not B" and "use X" forms at least one side
+  must be a known tool, language, format or style term (a small lexicon), or
+  look like code (``next.config.js``, ``@scope/pkg``, ``v2``). "red not blue"
+  and "this not that" are one-off; they get None.
+- **Standing-rule verbs only.** "always/never" forms need a verb from a
+  short list (use, write, run, add, ask, commit …) and no pointing words
+  ("it", "this", "that", "here") in the rest: "always do that" cannot be
+  phrased without knowing what "that" is.
+- **Never the user's words dumped as a rule**: the output is a template
+  filled with at most a short verb phrase or two names; a message that only
+  matches because it is long and vague never gets here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Phrased", "phrase", "phrase_rule", "TOOLS", "STYLE_TERMS"]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrased:
+    """A rule tacit can phrase exactly, and what it says about the message."""
+
+    text: str  # the rule, e.g. "Use pnpm, not npm."
+    category: str  # preference | fact: the kind of durable statement it is
+    rejected: str | None  # what the rule rejects ("npm"), if anything
+    rejects_prev: bool  # the rejected thing appears in the agent's previous reply
+    rejection: bool  # the message opened by rejecting something ("no, …", "nope …")
+
+TOOLS = frozenset("""
+npm pnpm yarn bun pip pip3 uv poetry pipenv conda mamba cargo go brew apt apt-get yum dnf pacman nix gradle maven
+python python3 python2 typescript javascript ts js node nodejs deno rust java kotlin swift ruby php perl lua elixir
+scala haskell dart flutter bash zsh fish sh powershell pwsh cmd c c++ cpp c# csharp golang
+react preact vue svelte sveltekit angular solid next next.js nextjs nuxt remix astro gatsby django flask fastapi
+express koa nestjs rails laravel spring tailwind tailwindcss bootstrap shadcn mui chakra htmx jquery
+jest vitest pytest mocha jasmine playwright cypress puppeteer unittest rspec minitest
+prettier eslint biome black ruff flake8 pylint mypy pyright isort clippy rustfmt gofmt
+postgres postgresql psql mysql mariadb sqlite sqlite3 mongodb mongo redis supabase firebase prisma drizzle typeorm
+sequelize sqlalchemy mikro-orm knex dynamodb cassandra elasticsearch clickhouse
+docker podman docker-compose kubernetes k8s helm terraform ansible vercel netlify heroku aws gcp azure cloudflare
+git github gitlab bitbucket gh
+vim nvim neovim vscode emacs cursor zed intellij
+windows mac macos osx linux ubuntu debian fedora arch wsl wsl2
+yaml yml json toml ini markdown md css scss sass less html graphql grpc rest protobuf csv xml
+webpack vite rollup esbuild turbopack parcel babel swc tsc tsx ts-node nodemon pm2 systemd nginx caddy apache
+celery sidekiq kafka rabbitmq nats
+axios fetch lodash zod yup pydantic attrs dataclasses numpy pandas polars
+""".split())
+_CANONICAL = {
+    "typescript": "TypeScript", "javascript": "JavaScript", "python": "Python", "python3": "Python 3",
+    "postgres": "Postgres", "postgresql": "PostgreSQL", "mysql": "MySQL", "sqlite": "SQLite", "mongodb": "MongoDB",
+    "redis": "Redis", "docker": "Docker", "kubernetes": "Kubernetes", "github": "GitHub", "gitlab": "GitLab",
+    "react": "React", "vue": "Vue", "svelte": "Svelte", "angular": "Angular", "next.js": "Next.js",
+    "nextjs": "Next.js", "django": "Django", "flask": "Flask", "fastapi": "FastAPI", "rails": "Rails",
+    "tailwind": "Tailwind", "tailwindcss": "Tailwind CSS", "windows": "Windows", "mac": "macOS", "macos": "macOS",
+    "osx": "macOS", "linux": "Linux", "ubuntu": "Ubuntu", "debian": "Debian", "fedora": "Fedora", "wsl": "WSL",
+    "wsl2": "WSL 2", "rust": "Rust", "java": "Java", "kotlin": "Kotlin", "swift": "Swift", "ruby": "Ruby",
+    "php": "PHP", "golang": "Go", "graphql": "GraphQL", "json": "JSON", "yaml": "YAML", "toml": "TOML",
+    "css": "CSS", "html": "HTML", "vscode": "VS Code", "neovim": "Neovim", "nvim": "Neovim", "vim": "Vim",
+    "emacs": "Emacs", "vite": "Vite", "webpack": "webpack", "jest": "Jest", "vitest": "Vitest", "playwright": "Playwright",
+    "cypress": "Cypress", "prisma": "Prisma", "supabase": "Supabase", "firebase": "Firebase", "aws": "AWS",
+    "gcp": "GCP", "azure": "Azure", "terraform": "Terraform", "nginx": "nginx", "powershell": "PowerShell",
+    "deno": "Deno", "node": "Node", "nodejs": "Node.js", "markdown": "Markdown", "sass": "Sass", "scss": "SCSS",
+    "flutter": "Flutter", "dart": "Dart", "elixir": "Elixir", "haskell": "Haskell", "scala": "Scala",
+    "pydantic": "Pydantic", "numpy": "NumPy", "pandas": "pandas", "eslint": "ESLint", "prettier": "Prettier",
+    "vercel": "Vercel", "netlify": "Netlify", "heroku": "Heroku", "cloudflare": "Cloudflare", "c#": "C#",
+    "c++": "C++", "zod": "Zod", "dynamodb": "DynamoDB", "sqlalchemy": "SQLAlchemy", "typeorm": "TypeORM",
+    "mikro-orm": "MikroORM", "kafka": "Kafka", "celery": "Celery", "htmx": "htmx",
+}
+STYLE_TERMS = frozenset("""
+tabs spaces semicolons single-quotes double-quotes trailing-commas camelcase snake_case snake-case kebab-case
+pascalcase type-hints typehints f-strings async/await arrow-functions named-exports default-exports absolute-imports
+relative-imports conventional-commits docstrings jsdoc esm commonjs 2-spaces 4-spaces utc iso-8601
+""".split())
+_STYLE_SPOKEN = {
+    "single quotes": "single quotes", "double quotes": "double quotes", "trailing commas": "trailing commas",
+    "type hints": "type hints", "arrow functions": "arrow functions", "named exports": "named exports",
+    "default exports": "default exports", "absolute imports": "absolute imports",
+    "relative imports": "relative imports", "conventional commits": "Conventional Commits",
+    "2 spaces": "2 spaces", "4 spaces": "4 spaces", "two spaces": "2 spaces", "four spaces": "4 spaces",
+    "tabs": "tabs", "spaces": "spaces", "semicolons": "semicolons", "f-strings": "f-strings",
+    "f strings": "f-strings", "camelcase": "camelCase", "camel case": "camelCase", "snake_case": "snake_case",
+    "snake case": "snake_case", "kebab-case": "kebab-case", "kebab case": "kebab-case", "pascalcase": "PascalCase",
+    "pascal case": "PascalCase", "async/await": "async/await", "docstrings": "docstrings", "esm": "ESM",
+    "utc": "UTC", "iso dates": "ISO 8601 dates", "jsdoc": "JSDoc", "commonjs": "CommonJS",
+}
+_STYLE_ALT = "|".join(re.escape(k) for k in sorted(_STYLE_SPOKEN, key=len, reverse=True))
+
+_RULE_VERBS = frozenset("""
+use write run add keep put prefer include ask commit test format name check create push leave reply answer respond
+explain show make wrap sort type document log return pin lint squash rebase merge follow start end prefix indent
+comment mock print import export store save read deploy install update build close open delete remove modify
+touch edit change rename refactor skip disable enable force force-push amend hardcode bypass rewrite reuse
+""".split())
+_POINTING = re.compile(r"\b(?:it|this|that|these|those|them|here|there|so|such|same|thing|things|stuff)\b")
+_NAME = r"[a-z0-9@#.+/_-]*[a-z0-9+#]"
+_NAME_RE = re.compile(r"^" + _NAME + r"$")
+_CODEY = re.compile(r"[._/@-]|\d")
+_REJECTION_HEAD = re.compile(r"^(?:no+|nope|nah)(?:[,.!:]\s*|\s+(?=use\b|its\b|it should\b|should\b|we\b|"
+                             r"always\b|never\b|dont\b|do not\b))")
+_FILLER_HEAD = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|please|pls|just|also|oh|and|but|remember|note)"
+                          r"[,.!:]?\s+)+")
+_FILLER_TAIL = re.compile(r"(?:[,.!]*\s+(?:here|please|pls|plz|thanks|thx|ty|in this (?:repo|project|codebase)"
+                          r"|for this (?:repo|project)|ok|okay|f+s|lol|lmao|bro|dude|mate|man|thank you))+[.!]*$"
+                          r"|[.!]+$")
+_SENTENCE_INSIDE = re.compile(r"[.!?;]\s|\s-\s|\u2014")
+
+_CONTRAST = re.compile(r"^(?:use\s+|its\s+|it should be\s+|should be\s+|we use\s+)?(?P<a>" + _NAME + r")\s*,?\s+"
+                       r"(?:not|instead of|rather than|over|and not)\s+(?P<b>" + _NAME + r")$")
+_USE_INSTEAD = re.compile(r"^(?:use|switch to|go with|stick with|stick to)\s+(?P<a>" + _NAME + r")\s+"
+                          r"(?:instead of|not|rather than|over|and not)\s+(?P<b>" + _NAME + r")$")
+_USE_INSTEAD_TAIL = re.compile(r"^(?:use|switch to)\s+(?P<a>" + _NAME + r")\s+instead$")
+_USE_ONLY = re.compile(r"^(?:use|its|it should be|should be|we use)\s+(?P<a>" + _NAME + r")$")
+_ALWAYS = re.compile(r"^(?P<kind>always|never|dont ever|do not ever|don'?t ever)\s+(?P<rest>[a-z].{2,80})$")
+_FROM_NOW = re.compile(r"^(?:from now on|going forward|in the future|in future|moving forward)[,:]?\s+"
+                       r"(?P<rest>[a-z].{2,80})$|^(?P<rest2>[a-z].{2,80}?)[,]?\s+(?:from now on|going forward|"
+                       r"in the future|moving forward)$")
+_DONT_USE = re.compile(r"^(?:dont|do not|don'?t|never|stop using|no more|avoid|please dont|please do not)\s+"
+                       r"(?:use\s+|using\s+|add\s+|adding\s+)?(?P<x>(?:the |any )?[a-z0-9@#.+/_ -]{1,40})$")
+_NO_X = re.compile(r"^no\s+(?P<x>" + _STYLE_ALT + r"|" + _NAME + r")$")
+_WE_USE = re.compile(r"^(?:we|this (?:project|repo|codebase|app)|the (?:project|repo|codebase))\s+(?:use|uses|are "
+                     r"using|is using|run on|runs on|are on|is on)\s+(?P<x>" + _NAME + r"(?: " + _NAME + r")?)$")
+_STYLE_PLEASE = re.compile(r"^(?:use\s+|prefer\s+|only\s+)?(?P<x>" + _STYLE_ALT + r")(?:\s+only)?$")
+_PREFER = re.compile(r"^(?:i |we )?(?:prefer|would prefer|like)\s+(?P<a>" + _NAME + r")\s+(?:over|to|instead of|"
+                     r"rather than)\s+(?P<b>" + _NAME + r")$")
+_ON_OS = re.compile(r"^(?:im|i am|i'm|were|we are|we're)\s+(?:on|using|running)\s+(?:a\s+)?(?P<x>windows|mac|macos|"
+                    r"osx|linux|ubuntu|debian|fedora|arch|wsl|wsl2)(?:\s+\d+)?$")
+_I_USE = re.compile(r"^i (?:use|am using|m using|'m using|prefer)\s+(?:the\s+)?(?P<x>fish|zsh|bash|vim|neovim|nvim|emacs|"
+                    r"vscode|cursor|powershell)(?:\s+shell)?$")
+_PORTS = re.compile(r"^(?:(?:the |its |it should be |should be |use )?(?:port\s+)?)?(?P<a>\d{2,5})\s*,?\s+"
+                    r"(?:not|instead of)\s+(?:port\s+)?(?P<b>\d{2,5})$")
+_SERVER_WORDS = (("dev server", "The dev server"), ("vite", "The dev server"), ("npm run dev", "The dev server"),
+                 ("frontend", "The frontend"), ("backend", "The backend"), ("api", "The API"),
+                 ("database", "The database"), ("postgres", "The database"), ("server", "The server"),
+                 ("app", "The app"))
+
+
+def _in(token: str, text: str) -> bool:
+    return bool(text) and bool(re.search(r"(?<![\w.-])" + re.escape(token) + r"(?![\w-])", text))
+
+
+def _is_name(token: str) -> bool:
+    return bool(_NAME_RE.match(token)) and (token in TOOLS or token in STYLE_TERMS or bool(_CODEY.search(token)))
+
+
+def _show(token: str, original: str) -> str:
+    """A name as it should read in a rule: canonical casing, else as typed."""
+    if token in _CANONICAL:
+        return _CANONICAL[token]
+    found = re.search(r"(?<![\w@#./-])" + re.escape(token) + r"(?![\w@#+/-])", original, re.IGNORECASE)
+    return found.group(0) if found else token
+
+
+def _core(lower: str) -> tuple[str, bool]:
+    """(the message without friendly filler at its edges — "no, … here pls" —,
+    whether it opened by rejecting something: "no, …", "nope …")."""
+    text = " ".join(lower.replace("\u2019", "'").split())
+    rejected = False
+    for _ in range(2):
+        text = _FILLER_HEAD.sub("", text)
+        stripped = _REJECTION_HEAD.sub("", text)
+        rejected = rejected or stripped != text
+        text = _FILLER_TAIL.sub("", stripped).strip(" ,.!")
+    return text, rejected
+
+
+def _recase(phrase: str, original: str) -> str:
+    """Words of a lowercase phrase in the casing the user typed (or canonical)."""
+    out = []
+    for word in phrase.split(" "):
+        if word in _CANONICAL:
+            out.append(_CANONICAL[word])
+            continue
+        found = re.search(r"(?<![\w@#./-])" + re.escape(word) + r"(?![\w@#+/-])", original, re.IGNORECASE)
+        out.append(found.group(0) if found and found.group(0).lower() == word else word)
+    return " ".join(out)
+
+
+def _clean_phrase(rest: str) -> str | None:
+    """A short standing-rule verb phrase, or None when it can't be phrased exactly."""
+    rest = rest.strip(" ,.!")
+    words = rest.split()
+    if not words or len(words) > 10 or words[0] not in _RULE_VERBS:
+        return None
+    if _POINTING.search(rest) or any(c in rest for c in "?;:()\"") or " and " in f" {rest} " and len(words) > 6:
+        return None
+    rest = re.sub(r"\bme\b", "the user", rest)
+    rest = re.sub(r"\bmy\b", "the user's", rest)
+    return rest.replace("dont ", "don't ").replace("doesnt ", "doesn't ")
+
+
+def _port_subject(*texts: str) -> str | None:
+    joined = " ".join(t.lower() for t in texts if t)
+    for word, subject in _SERVER_WORDS:
+        if re.search(r"\b" + re.escape(word) + r"\b", joined):
+            return subject
+    return None
+
+
+def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
+    """The durable rule ``focus`` states, phrased by tacit, or None.
+
+    ``focus`` is the message's focus text (original case), ``lower`` its
+    lowercase form with ASCII apostrophes, ``prev`` the agent's previous reply.
+    """
+    if not focus or "\n" in focus.strip() or len(focus) > 160:
+        return None
+    core, rejected = _core(lower)
+    if not core or len(core.split()) > 12 or "?" in core or _SENTENCE_INSIDE.search(core):
+        return None  # empty, long, a question, or more than one sentence
+    prev_lower = (prev or "").lower()
+
+    match = _PORTS.match(core)
+    if match:
+        a, b = match.group("a"), match.group("b")
+        in_prev = re.search(r"(?<!\d)" + b + r"(?!\d)", prev_lower)
+        port_context = "port" in core or "port" in prev_lower or "localhost" in prev_lower or f":{b}" in prev_lower
+        if not (in_prev and port_context):
+            return None  # "2025 not 2024": numbers, but not ports
+        subject = _port_subject(core, prev_lower[-600:])
+        text = f"{subject} runs on port {a}, not {b}." if subject else f"Use port {a}, not {b}."
+        return Phrased(text, "fact", b, True, rejected)
+
+    for pattern in (_USE_INSTEAD, _CONTRAST, _PREFER):
+        match = pattern.match(core)
+        if match:
+            a, b = match.group("a"), match.group("b")
+            if a == b or not (_is_name(a) or _is_name(b)):
+                return None
+            if not (a in TOOLS or b in TOOLS or a in STYLE_TERMS or b in STYLE_TERMS):
+                # code-ish names only: the rejected one must be what the agent just used
+                if not (prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower)):
+                    return None
+            verb = "Prefer" if pattern is _PREFER else "Use"
+            joiner = " over " if pattern is _PREFER else ", not "
+            in_prev = bool(prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower))
+            return Phrased(f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}.", "preference", b, in_prev, rejected)
+
+    match = _USE_INSTEAD_TAIL.match(core) or (_USE_ONLY.match(core) if rejected else None)
+    if match and match.group("a") in TOOLS:
+        return Phrased(f"Use {_show(match.group('a'), focus)}.", "preference", None, False, rejected)
+
+    match = _STYLE_PLEASE.match(core)
+    if match:
+        return Phrased(f"Use {_STYLE_SPOKEN[match.group('x')]}.", "preference", None, False, rejected)
+
+    match = _NO_X.match(core)
+    if match:
+        x = match.group("x")
+        if x in _STYLE_SPOKEN:
+            return Phrased(f"Don't use {_STYLE_SPOKEN[x]}.", "preference", x, _in(x, prev_lower), rejected)
+        if x in TOOLS:
+            return Phrased(f"Don't use {_show(x, focus)}.", "preference", x, _in(x, prev_lower), rejected)
+        return None
+
+    match = _DONT_USE.match(core)
+    if match:
+        x = match.group("x").strip()
+        bare_x = x.removeprefix("the ").removeprefix("any ")
+        if bare_x in _STYLE_SPOKEN:
+            return Phrased(f"Don't use {_STYLE_SPOKEN[bare_x]}.", "preference", bare_x, _in(bare_x, prev_lower),
+                           rejected)
+        if bare_x in TOOLS or (_is_name(bare_x) and " " not in bare_x):
+            return Phrased(f"Don't use {_show(bare_x, focus)}.", "preference", bare_x, _in(bare_x, prev_lower),
+                           rejected)
+        # "don't add comments", "never force-push": a standing verb phrase
+        head = core.split()[0]
+        if head in ("never", "dont", "don't") or core.startswith("do not"):
+            rest = re.sub(r"^(?:dont|don't|do not|never)\s+", "", core)
+            words = _clean_phrase(rest)
+            if words and core.startswith("never"):
+                return Phrased(f"Never {_recase(words, focus)}.", "preference", None, False, rejected)
+            if words:
+                return Phrased(f"Don't {_recase(words, focus)}.", "preference", None, False, rejected)
+        return None
+
+    match = _ALWAYS.match(core)
+    if match:
+        words = _clean_phrase(match.group("rest"))
+        if not words:
+            return None
+        words = _recase(words, focus)
+        text = f"Always {words}." if match.group("kind") == "always" else f"Never {words}."
+        return Phrased(text, "preference", None, False, rejected)
+
+    match = _FROM_NOW.match(core)
+    if match:
+        words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
+        if not words:
+            return None
+        words = _recase(words, focus)
+        return Phrased(f"{words[0].upper()}{words[1:]}.", "preference", None, False, rejected)
+
+    match = _WE_USE.match(core)
+    if match:
+        x = match.group("x")
+        names = x.split()
+        if all(n in TOOLS or _is_name(n) for n in names) and any(n in TOOLS for n in names):
+            return Phrased(f"This project uses {' '.join(_show(n, focus) for n in names)}.", "fact", None, False,
+                           rejected)
+        return None
+
+    match = _ON_OS.match(core)
+    if match:
+        return Phrased(f"The user is on {_show(match.group('x'), focus)}.", "fact", None, False, rejected)
+    match = _I_USE.match(core)
+    if match:
+        x = match.group("x")
+        if x in ("fish", "zsh", "bash", "powershell"):
+            return Phrased(f"The user uses the {_show(x, focus)} shell.", "fact", None, False, rejected)
+        return Phrased(f"The user uses {_show(x, focus)}.", "fact", None, False, rejected)
+    return None
+
+
+def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
+    """Just the rule's text (see :func:`phrase`)."""
+    found = phrase(focus, lower, prev)
+    return found.text if found else None

@@ -1,0 +1,307 @@
+"""Reading a user message the way the detectors need it.
+
+Every detector in this folder judges what the *user* wrote, not what they
+pasted, and judges it the way real people type: lowercase, no apostrophes,
+typos. This module turns raw text into that form once.
+
+Design decisions, and why
+- **Bad input never raises, and the work is bounded.** :func:`clean` turns a
+  non-str into "", replaces lone surrogates, and keeps at most
+  ``MAX_INPUT_CHARS`` (the head and the tail: a correction sits at a
+  message's start or end). Every regex here is linear (no nested
+  quantifiers over the same characters).
+- **Quoted text never counts.** :func:`strip_quoted` removes code fences,
+  ``>`` quote lines, role-labelled transcript lines (``user: …``), host tag
+  blocks (``<system-reminder>…``) and quoted speech; short quoted names and
+  labels ("`cargo test`", "Sign in") stay as plain words so "X not Y" still
+  reads.
+- **Long messages are judged on their edges.** :func:`focus_text` drops
+  log-shaped lines and keeps a long message's leading and trailing sentences:
+  the middle of a long message is pasted material or a spec.
+- **Two normal forms.** :func:`normalise` gives ``lower`` (lowercase, ASCII
+  apostrophes; what configured patterns see) and ``bare`` (apostrophes
+  dropped, a small typo map and adjacent-letter swaps of the cue words fixed;
+  what the built-in cues and the models see).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "MAX_INPUT_CHARS",
+    "clean",
+    "strip_quoted",
+    "looks_like_agent_prompt",
+    "focus_text",
+    "normalise",
+    "clauses",
+    "sentences",
+    "words",
+    "content_tokens",
+]
+
+#: longer input keeps its first and last half of this many characters
+MAX_INPUT_CHARS = 40_000
+#: a message longer than this (after quotes and logs are gone) is judged on its edges
+FOCUS_FULL_CHARS = 600
+FOCUS_EDGE_CHARS = 280
+
+
+def clean(text: object) -> str:
+    """A str safe for every regex here: "" for non-str, surrogates replaced,
+    at most ``MAX_INPUT_CHARS`` characters (head and tail)."""
+    if not isinstance(text, str):
+        return ""
+    if len(text) > MAX_INPUT_CHARS:
+        half = MAX_INPUT_CHARS // 2
+        text = text[:half] + "\n\n" + text[-half:]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Quoted text, agent prompts, long messages
+# ---------------------------------------------------------------------------
+_FENCE = re.compile(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
+_INLINE_FENCE = re.compile(r"```.*?```", re.S)
+_KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|examples|quote|memory|"
+               "instructions|prompt|document|file|output|result|results|log|logs|stdout|stderr|"
+               "function_results|tool_result|command-name|command-message|command-args")
+_TAG_BLOCK = re.compile(
+    r"<((?:[a-z][\w]*[-_][\w-]*)|(?:" + _KNOWN_TAGS + r"))(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
+_QUOTE_LINE = re.compile(r"(?m)^[ \t]*>.*$")
+_ROLE_LINE = re.compile(
+    r"(?mi)^[ \t]*(?:[-*][ \t]+)?(?:\*\*|\[)?(?:user|human|assistant|ai|agent|claude|system|model|bot|tool|"
+    r"hermes|pi)(?:\*\*|\])?[ \t]*:.*$")
+_DQUOTE = re.compile(r"\"([^\"\n]{1,400})\"|\u201c([^\u201d\n]{1,400})\u201d")
+_INWORD_APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
+_HIDDEN_APOSTROPHE = "\ue000"  # stands in for "don't"'s apostrophe while quotes are matched
+_SQUOTE = re.compile(r"(?<!\w)['\u2018]([^'\u2018\u2019\n]{1,400}?)['\u2019](?!\w)")
+_BACKTICK = re.compile(r"`([^`\n]{1,400})`")
+_TRIGGERISH = re.compile(
+    r"\b(?:no|not|nope|don'?t|do not|never|stop|wrong|said|told|actually|please|why|instead|again|"
+    r"should|discussed|wanted|meant|asked)\b", re.I)
+PLACEHOLDER = " \u2026 "
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+def _quoted_span(match: re.Match) -> str:
+    inner = next((g for g in match.groups() if g is not None), "").replace(_HIDDEN_APOSTROPHE, "'")
+    if len(inner.split()) <= 3 and not _TRIGGERISH.search(inner):
+        return inner  # a name or label: "`pnpm`", "Sign in"
+    return PLACEHOLDER  # quoted speech
+
+
+def strip_quoted(text: str) -> str:
+    """Text with everything the user merely quotes removed (see module doc)."""
+    if not isinstance(text, str) or not text:
+        return ""
+    out = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "```" in out or "~~~" in out:
+        out = _FENCE.sub("\n", out)
+        out = _INLINE_FENCE.sub(PLACEHOLDER, out)
+    if "</" in out:
+        out = _TAG_BLOCK.sub("\n", out)
+    if ">" in out:
+        out = _QUOTE_LINE.sub("", out)
+    if ":" in out or "]" in out:
+        out = _ROLE_LINE.sub("", out)
+    if "`" in out:
+        out = _BACKTICK.sub(_quoted_span, out)
+    if '"' in out or "\u201c" in out:
+        out = _DQUOTE.sub(_quoted_span, out)
+    if "'" in out or "\u2018" in out or "\u2019" in out:
+        out = _INWORD_APOSTROPHE.sub(_HIDDEN_APOSTROPHE, out)
+        out = _SQUOTE.sub(_quoted_span, out).replace(_HIDDEN_APOSTROPHE, "'")
+    return _BLANK_LINES.sub("\n\n", out).strip()
+
+
+_PROMPT_OPENERS = re.compile(
+    r"^\s*(?:#+\s*)?(?:you are (?:a|an|the|tacit|claude|hermes)\b|you're (?:a|an|the)\b|your (?:task|job|role) is\b|"
+    r"this session is being continued from a previous conversation|<system\b|system:|"
+    r"instructions:|task:|## task\b)", re.I)
+_CHILD_MARKERS = ("tacit:child", "tacit-child", "tacit_child")
+
+
+def looks_like_agent_prompt(text: str) -> bool:
+    """True for text written *to* an agent by a program rather than by the
+    user: a tacit child prompt, a compaction summary, a system prompt."""
+    if not isinstance(text, str) or not text:
+        return False
+    head = text[:4000].lower()
+    if any(marker in head for marker in _CHILD_MARKERS):
+        return True
+    if len(text) < 200 or text.count("\n") < 2:
+        return False  # "you are overcomplicating it" is a user, not a prompt
+    return bool(_PROMPT_OPENERS.match(text))
+
+
+_LOG_LINE = re.compile(
+    r"""^\s*(?:
+        \[?\d{4}-\d{2}-\d{2}[T\s]\d          # timestamps
+      | \[?\d{2}:\d{2}:\d{2}
+      | (?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b
+      | at\s+\S+\s*\(                        # JS/Java stack frames
+      | File\s+"                             # Python tracebacks
+      | Traceback\b
+      | E\s{2,}                              # pytest
+      | [=\-_*#~]{5,}
+      | \S+\.(?:py|js|ts|tsx|go|rs|java|rb)(?::\d+)+
+      | (?:tests?|src|lib)/\S+\s+[.FEsx]+
+      | \$\s
+    )""", re.X)
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def is_log_line(line: str) -> bool:
+    if _LOG_LINE.match(line):
+        return True
+    letters = sum(map(str.isalpha, line))
+    visible = len(line) - sum(map(str.isspace, line))
+    return visible >= 12 and letters < 0.45 * visible
+
+
+def focus_text(stripped: str) -> str:
+    """The part of a (quote-stripped) message worth judging (see module doc)."""
+    lines = [ln for ln in stripped.split("\n") if ln.strip() and not is_log_line(ln)]
+    body = "\n".join(lines)
+    if len(body) <= FOCUS_FULL_CHARS:
+        return body
+    prose = [ln for ln in lines if not _BULLET.match(ln)]
+    parts = [s.strip() for s in _SENTENCE_SPLIT.split("\n".join(prose)) if s and s.strip()]
+    if not parts:
+        return ""
+    head: list[str] = []
+    for sentence in parts:
+        head.append(sentence[:FOCUS_EDGE_CHARS])
+        if sum(map(len, head)) >= FOCUS_EDGE_CHARS // 2:
+            break
+    tail: list[str] = []
+    for sentence in reversed(parts[len(head):]):
+        tail.insert(0, sentence[-FOCUS_EDGE_CHARS:])
+        if sum(map(len, tail)) >= FOCUS_EDGE_CHARS // 2:
+            break
+    return "\n".join(head + tail)
+
+
+# ---------------------------------------------------------------------------
+# Normalisation
+# ---------------------------------------------------------------------------
+_TYPOS = {
+    "siad": "said", "sayed": "said", "tol": "told", "toldya": "told you", "shoudl": "should",
+    "shuold": "should", "shoud": "should", "teh": "the", "pls": "please", "plz": "please",
+    "plase": "please", "pleae": "please", "pleas": "please", "u": "you", "ur": "your", "dnt": "dont",
+    "alredy": "already", "allready": "already", "alrdy": "already", "aleady": "already",
+    "alreay": "already", "insted": "instead", "instaed": "instead", "acutally": "actually",
+    "actualy": "actually", "acually": "actually", "actaully": "actually", "wnated": "wanted",
+    "watned": "wanted", "aksed": "asked", "asekd": "asked", "dint": "didnt", "didint": "didnt",
+    "tht": "that", "thta": "that", "waht": "what", "wat": "what", "wrnog": "wrong", "worng": "wrong",
+    "stpo": "stop", "agian": "again", "agin": "again", "nevr": "never", "becuase": "because",
+    "bc": "because", "cuz": "because", "coz": "because", "bcoz": "because", "thats": "thats",
+    "isnt": "isnt", "dosent": "doesnt", "dosnt": "doesnt", "doesent": "doesnt", "dose": "does",
+    "wont": "wont", "cant": "cant", "havent": "havent", "youre": "youre", "im": "im", "ive": "ive",
+    "whats": "whats", "wasnt": "wasnt", "arent": "arent", "shouldnt": "shouldnt", "wouldnt": "wouldnt",
+    "couldnt": "couldnt", "didn": "didnt", "don": "dont", "doesn": "doesnt", "isn": "isnt", "wasn": "wasnt",
+    "thier": "their", "recieve": "receive", "seperate": "separate", "wierd": "weird", "anymroe": "anymore",
+    "anymore": "anymore", "wokring": "working", "workign": "working", "wroking": "working", "owrking": "working",
+}
+_CUE_WORDS = ("said", "told", "asked", "wanted", "already", "instead", "actually", "should",
+              "please", "again", "wrong", "never", "discussed", "meant", "supposed", "mentioned",
+              "explicitly", "specifically", "revert", "because", "working", "still", "exists",
+              "existing", "always")
+
+
+@lru_cache(maxsize=8192)
+def fix_token(token: str) -> str:
+    """A word with a known typo fixed ("siad" → "said", "alreaddy" → "already")."""
+    if token in _TYPOS:
+        return _TYPOS[token]
+    if len(token) < 4 or token in _CUE_WORDS:
+        return token
+    for word in _CUE_WORDS:
+        if abs(len(word) - len(token)) > 1 or word[0] != token[0]:
+            continue
+        if len(word) == len(token):
+            diff = [i for i in range(len(word)) if word[i] != token[i]]
+            # an adjacent swap ("siad", "shuold") is a typo at any length
+            if len(diff) == 2 and diff[1] == diff[0] + 1 and \
+                    word[diff[0]] == token[diff[1]] and word[diff[1]] == token[diff[0]]:
+                return word
+            # one wrong letter only in long words ("wasted" is not "wanted")
+            if len(diff) == 1 and len(word) >= 7:
+                return word
+        elif len(word) >= 7:  # one letter missing or doubled: "actualy", "alreaddy"
+            short, long_ = (token, word) if len(token) < len(word) else (word, token)
+            for i in range(len(long_)):
+                if long_[:i] + long_[i + 1:] == short:
+                    return word
+    return token
+
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_WORD = re.compile(r"(?<![\w])[a-z]+(?![\w])")
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_NEWLINES = re.compile(r" ?\n\s*")
+# "don't" -> "dont", "users' " -> "users "; quote marks elsewhere stay
+_DROP_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=[a-z]|\s|$)")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+_CLAUSE_SPLIT = re.compile(
+    r"[,;:!?\n\u2014\u2013()]+|\.+(?=\s|$)|\s-+\s|\s(?=(?:but|though|however|except|because)\s)")
+
+
+def normalise(text: str) -> tuple[str, str]:
+    """(``lower``, ``bare``): see the module doc."""
+    lower = _SPACES.sub(" ", text.translate(_APOSTROPHES).lower())
+    lower = _NEWLINES.sub("\n", lower).strip()
+    bare = _DROP_APOSTROPHE.sub("", lower)
+    bare = _WORD.sub(lambda m: fix_token(m.group(0)), bare)
+    return lower, bare
+
+
+def clauses(bare: str) -> list[str]:
+    """Clauses: split at punctuation, dashes and "but/though/because"."""
+    return [c.strip(" .'\"") for c in _CLAUSE_SPLIT.split(bare) if c and c.strip(" .'\"")]
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
+
+
+_WORDS = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
+
+
+def words(bare: str) -> list[str]:
+    """Word tokens of a normalised text ("next.js", "c++", "5173" stay whole)."""
+    return _WORDS.findall(bare)
+
+
+_STOP = frozenset(
+    "the a an and or but not no to of in on for with this that it is are was be do dont i you we my your our "
+    "its at by as from so just only also very too then than there here what which when how why use used using "
+    "one new old file files code please now instead should would could can will all any some more less have has "
+    "had get got make made want need like yes ok okay let lets me him her they them their been being into".split())
+_TOKEN = re.compile(r"[a-z0-9_][a-z0-9_./-]*")
+_TOKEN_PARTS = re.compile(r"[./_-]+")
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """Content words of a normalised text, compound names also split
+    ("acme-prod-assets" → also "prod", "assets"); for overlap tests.
+    Cached: the agent's previous reply is compared more than once."""
+    return _content_tokens(text)
+
+
+@lru_cache(maxsize=256)
+def _content_tokens(text: str) -> frozenset[str]:
+    out: set[str] = set()
+    for token in _TOKEN.findall(text):
+        for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}:
+            if len(part) >= 3 and part not in _STOP:
+                out.add(part)
+    return frozenset(out)
