@@ -64,6 +64,7 @@ from tacit.hookspecs import (
 from tacit.log import log, log_exception
 from tacit.projects import Project, project_for
 from tacit.session import SessionState, stale_after
+from tacit.stores import history
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore
 from tacit.stores.sessions import SessionStore, insert_job
@@ -362,8 +363,14 @@ class Engine:
         return event
 
     def _call(self, reg: Registration, event: Event, ctx: HandlerContext) -> Result | None:
+        # what a handler writes is recorded as this handler's doing, for this
+        # event, on this thread's ledger connection (joining its transaction)
+        actor = history.Actor(kind="learner", name=reg.name, session_id=event.session_id, host=event.host,
+                              cause=getattr(event, "text", "") or getattr(event, "user_text", "") or "",
+                              cause_event=event.id)
         try:
-            return reg.fn(event, ctx)
+            with history.using(self.ledger()), history.acting(actor):
+                return reg.fn(event, ctx)
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"handler {reg.name} on {event.kind}", exc)
             return None

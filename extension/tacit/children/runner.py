@@ -43,6 +43,7 @@ from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.log import log_exception
 from tacit.projects import project_for
+from tacit.stores import history
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
 
@@ -82,6 +83,10 @@ def _run_agent(cfg, host, job) -> dict:
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
             env = process_env(cfg, host, child=True, project=project.root if project else None)
+            # what the child saves is recorded as its doing, for this session (tacit.stores.history)
+            env["TACIT_ACTOR"] = history.Actor(
+                kind="child", name=job.get("kind", "?"), session_id=job.get("session_id") or "", host=host or "",
+                cause_event=str((job.get("variables") or {}).get("event_id") or "")).to_env()
             proc = subprocess.Popen(argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     start_new_session=True)  # its own process group: kill it whole

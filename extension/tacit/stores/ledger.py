@@ -369,12 +369,48 @@ CREATE TABLE jobs (
 CREATE INDEX idx_jobs_status ON jobs (status, created_at);
 """
 
+# -- accountable memory: every change to a memory file or a skill ----------------
+_HISTORY_SCHEMA = """
+CREATE TABLE history (
+    id          INTEGER PRIMARY KEY,       -- what `tacit memory undo ID` takes
+    at          REAL NOT NULL,
+    action      TEXT NOT NULL,             -- add | replace | remove | batch | consolidate | move | forget | undo | edit | skill_*
+    scope       TEXT NOT NULL,             -- user | global | project | team
+    target      TEXT NOT NULL,             -- the file, or the skill's name
+    project     TEXT NOT NULL DEFAULT '',  -- the project's root, for project and team scopes
+    before      TEXT,                      -- JSON: the entries (or text) before
+    after       TEXT,                      -- JSON: after
+    actor_kind  TEXT NOT NULL,             -- user | agent | child | learner | hand
+    actor_name  TEXT NOT NULL DEFAULT '',
+    session_id  TEXT,
+    host        TEXT,
+    cause       TEXT,                      -- the message(s) that caused it, cut short
+    cause_event TEXT,
+    grp         TEXT NOT NULL DEFAULT '',
+    undone_by   INTEGER
+);
+CREATE INDEX idx_history_at ON history (at);
+CREATE INDEX idx_history_target ON history (scope, target, id);
+
+-- what the user asked to forget: not learned again until the user teaches it again
+CREATE TABLE tombstones (
+    id         INTEGER PRIMARY KEY,
+    text       TEXT NOT NULL,
+    norm       TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    lifted_at  REAL,
+    history_id INTEGER
+);
+CREATE INDEX idx_tombstones_live ON tombstones (norm) WHERE lifted_at IS NULL;
+"""
+
 # (name, SQL script or callable(conn)). Append only.
 MIGRATIONS: list = [
     ("0001_core", _CORE_SCHEMA),
     ("0002_fix_patterns", _fix_patterns_migration),
     ("0003_importance", _IMPORTANCE_SCHEMA),
     ("0004_service", _SERVICE_SCHEMA),
+    ("0006_history", _HISTORY_SCHEMA),
 ]
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")

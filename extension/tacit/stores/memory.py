@@ -60,6 +60,7 @@ from typing import Any, Callable, Iterable, Iterator
 from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
 from tacit.projects import Project
 from tacit.scan import describe, scan
+from tacit.stores import history
 
 ENTRY_DELIMITER = "\n§\n"
 SCOPES = ("user", "global", "project", "team")
@@ -160,6 +161,7 @@ class MemoryStore:
         self.project = project
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # team entries the scanner kept out of the snapshot
+        self.last_change: int | None = None  # the history id of the last write
 
     # -- scopes, paths and limits --------------------------------------------
     def targets(self) -> tuple[str, ...]:
@@ -390,10 +392,18 @@ class MemoryStore:
         finally:
             lock.release()
 
-    def _write(self, target: str, entries: list[str]) -> None:
+    def _write(self, target: str, before: list[str], entries: list[str], action: str,
+               group: str = "") -> int | None:
+        """Write the file, then record the change in the history; its id."""
         if target == "project":
             remember_project(self.cfg, self.project)
-        atomic_write_text(self.path_for(target), join_entries(entries))
+        path = self.path_for(target)
+        atomic_write_text(path, join_entries(entries))
+        self.last_change = history.record(
+            self.cfg, action=action, scope=target, target=str(path), before=list(before), after=list(entries),
+            project=self.project.main_root if self.project is not None and target in ("project", "team") else "",
+            group=group)
+        return self.last_change
 
     # -- operations ----------------------------------------------------------
     @_refusals_are_results
@@ -415,8 +425,8 @@ class MemoryStore:
             over = self._over_limit(target, entries, new_entries, content)
             if over:
                 return over
-            self._write(target, new_entries)
-        return self._ok(target, "Entry added.", new_entries)
+            self._write(target, entries, new_entries, "add")
+        return self._changed(self._ok(target, "Entry added.", new_entries))
 
     def _over_limit(self, target, entries, new_entries, content) -> dict[str, Any] | None:
         limit = self.limit_for(target)
@@ -482,8 +492,8 @@ class MemoryStore:
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
-            self._write(target, new_entries)
-        return self._ok(target, "Entry replaced.", new_entries)
+            self._write(target, entries, new_entries, "replace")
+        return self._changed(self._ok(target, "Entry replaced.", new_entries))
 
     @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
@@ -495,8 +505,8 @@ class MemoryStore:
             if failure:
                 return failure
             new_entries = _removed(entries, index)
-            self._write(target, new_entries)
-        return self._ok(target, "Entry removed.", new_entries)
+            self._write(target, entries, new_entries, "remove")
+        return self._changed(self._ok(target, "Entry removed.", new_entries))
 
     @_refusals_are_results
     def batch(self, operations: list[Operation | dict]) -> dict[str, Any]:
@@ -562,9 +572,10 @@ class MemoryStore:
                         over_limit=True,
                         applied=False,
                     )
+            group = f"batch-{time.time_ns()}"
             for t in targets:
                 if state[t] != before[t]:
-                    self._write(t, state[t])
+                    self._write(t, before[t], state[t], "batch", group)
         return {
             "success": True,
             "message": f"Batch of {len(ops)} operation(s) applied.",
@@ -572,7 +583,8 @@ class MemoryStore:
         }
 
     @_refusals_are_results
-    def rewrite(self, target: str, change: Callable[[list[str]], list[str]]) -> dict[str, Any]:
+    def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
+                action: str = "consolidate") -> dict[str, Any]:
         """Under the lock: re-read the entries (drift-guarded), ``change(entries)``
         gives the new list, written when it differs. For changes made of the
         file's own entries (the deterministic merge): the new entries are not
@@ -586,10 +598,15 @@ class MemoryStore:
             new_entries = list(change(list(entries)))
             changed = new_entries != entries
             if changed:
-                self._write(target, new_entries)
+                self._write(target, entries, new_entries, action)
         result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.",
                           new_entries)
         result["entries"] = new_entries
+        return self._changed(result) if changed else result
+
+    def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
+        if self.last_change is not None:
+            result["change_id"] = self.last_change
         return result
 
     @_refusals_are_results

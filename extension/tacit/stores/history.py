@@ -1,0 +1,245 @@
+"""History: every change to a memory file or a skill, append-only.
+
+Design decisions
+- **One row per change, never edited** except to mark it undone: an id (the
+  number ``tacit memory undo ID`` takes), the time, the scope and the file
+  or skill, the entries (or text) before and after, who did it and what
+  caused it. A consolidation or a batch is one row, so one ``undo`` reverts
+  it whole.
+- **Who acts is ambient.** Stores do not take an actor argument: the code
+  that starts a piece of work says who it is for (``acting(actor, …)``), and
+  every write inside records it. A CLI call is the user's; a child agent's
+  CLI call carries ``TACIT_ACTOR`` (set by the child runner: "child review
+  for session S on host H"); a learner or handler sets it around its work.
+  Outside any ``acting`` block the CLI's default is the user.
+- **In the ledger**, beside the evidence it explains, so ``why`` can join a
+  memory entry to the candidates and messages behind it. What caused a
+  change is kept short (``CAUSE_CHARS``) — and the event texts were already
+  cleaned at the host boundary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from tacit.log import log
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+
+CAUSE_CHARS = 600
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who made a change: ``kind`` is user | agent | child | learner | hand;
+    ``name`` says more (the child's kind, the learner's name, "cli")."""
+
+    kind: str = "user"
+    name: str = "cli"
+    session_id: str = ""
+    host: str = ""
+    cause: str = ""  # the message(s) that caused it
+    cause_event: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "user":
+            return "you (tacit CLI)" if self.name == "cli" else f"you ({self.name})"
+        if self.kind == "agent":
+            return f"the agent in session {self.session_id[:12]} on {self.host or 'a host'}"
+        if self.kind == "child":
+            return f"a {self.name} child agent for session {self.session_id[:12]} on {self.host or 'a host'}"
+        if self.kind == "learner":
+            return f"the {self.name} learner"
+        if self.kind == "hand":
+            return f"a hand edit{f' ({self.name})' if self.name not in ('', 'hand') else ''}"
+        return self.kind
+
+    def to_env(self) -> str:
+        return json.dumps({k: getattr(self, k) for k in ("kind", "name", "session_id", "host", "cause_event")})
+
+    @classmethod
+    def from_env(cls, text: str | None) -> "Actor | None":
+        try:
+            data = json.loads(text) if text else None
+        except ValueError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        return cls(**{k: str(v) for k, v in data.items() if k in ("kind", "name", "session_id", "host",
+                                                                  "cause_event")})
+
+
+USER = Actor()
+_current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("tacit_actor", default=None)
+# the ledger connection of the work in progress: a write inside an engine
+# handler must join the handler's transaction, not wait behind it on a second
+# connection of the same thread
+_ledger: contextvars.ContextVar = contextvars.ContextVar("tacit_ledger", default=None)
+
+
+def current_actor() -> Actor:
+    """The actor of the work in progress: an ``acting`` block, else a child
+    runner's ``TACIT_ACTOR``, else the user."""
+    actor = _current.get()
+    if actor is not None:
+        return actor
+    return Actor.from_env(os.environ.get("TACIT_ACTOR")) or USER
+
+
+@contextlib.contextmanager
+def acting(actor: Actor) -> Iterator[Actor]:
+    token = _current.set(actor)
+    try:
+        yield actor
+    finally:
+        _current.reset(token)
+
+
+@contextlib.contextmanager
+def using(ledger) -> Iterator[None]:
+    token = _ledger.set(ledger)
+    try:
+        yield
+    finally:
+        _ledger.reset(token)
+
+
+@contextlib.contextmanager
+def ledger_for(cfg) -> Iterator:
+    """The ledger of the work in progress, or one opened (and closed) here."""
+    ledger = _ledger.get()
+    if ledger is not None:
+        yield ledger
+        return
+    own = Ledger(cfg)
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    id: int
+    at: float
+    action: str  # add | replace | remove | batch | consolidate | move | forget | undo | edit | skill_*
+    scope: str  # user | global | project | team | skill scope
+    target: str  # the file, or the skill's name
+    before: list | str | None
+    after: list | str | None
+    actor: Actor = field(default_factory=Actor)
+    project: str = ""
+    undone_by: int | None = None
+    group: str = ""
+
+    def added(self) -> list:
+        if isinstance(self.before, list) and isinstance(self.after, list):
+            return [e for e in self.after if e not in self.before]
+        return []
+
+    def removed(self) -> list:
+        if isinstance(self.before, list) and isinstance(self.after, list):
+            return [e for e in self.before if e not in self.after]
+        return []
+
+    def text(self) -> str:
+        """What changed, in one line: the entries added (or removed)."""
+        added, removed = self.added(), self.removed()
+        if added and removed:
+            return f"{' | '.join(removed)} → {' | '.join(added)}"
+        if added or removed:
+            return " | ".join(added or removed)
+        if isinstance(self.after, str):
+            return self.after[:200]
+        return ""
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.at)),
+                "at": self.at, "action": self.action, "scope": self.scope, "target": self.target,
+                "project": self.project, "text": self.text(), "added": self.added(), "removed": self.removed(),
+                "before": self.before, "after": self.after,
+                "actor": self.actor.describe(), "actor_kind": self.actor.kind, "actor_name": self.actor.name,
+                "session_id": self.actor.session_id, "host": self.actor.host, "cause": self.actor.cause,
+                "undone_by": self.undone_by, "group": self.group}
+
+
+def record(cfg, *, action: str, scope: str, target: str, before, after, project: str = "",
+           actor: Actor | None = None, group: str = "", at: float | None = None) -> int | None:
+    """Append one change; its id, or None when the ledger could not be
+    written (the change itself already happened: that is logged, not raised)."""
+    actor = actor or current_actor()
+    try:
+        with ledger_for(cfg) as ledger, ledger.write() as conn:
+            return _insert(conn, action, scope, target, project, before, after, actor, group, at)
+    except LedgerUnavailable as exc:
+        log(cfg, "warning", "history", f"change not recorded ({action} {target}): {exc}")
+        return None
+
+
+def _insert(conn, action, scope, target, project, before, after, actor, group, at) -> int:
+    cur = conn.execute(
+            "INSERT INTO history (at, action, scope, target, project, before, after, actor_kind, actor_name, "
+        "session_id, host, cause, cause_event, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
+         actor.kind, actor.name, actor.session_id, actor.host, (actor.cause or "")[:CAUSE_CHARS],
+             actor.cause_event, group))
+    return int(cur.lastrowid)
+
+
+def changes(ledger, *, since: float | None = None, limit: int = 200, text: str | None = None,
+            change_id: int | None = None) -> list[Change]:
+    """The newest changes first (``since``: only those at or after it;
+    ``text``: only those whose before or after holds it)."""
+    query, args = "SELECT * FROM history WHERE 1 = 1", []
+    if change_id is not None:
+        query += " AND id = ?"
+        args.append(change_id)
+    if since is not None:
+        query += " AND at >= ?"
+        args.append(since)
+    if text:
+        query += " AND (instr(lower(coalesce(before, '')), lower(?)) OR instr(lower(coalesce(after, '')), lower(?)))"
+        args += [text, text]
+    query += " ORDER BY id DESC LIMIT ?"
+    args.append(limit)
+    with ledger.read() as conn:
+        conn_rows = conn.execute(query, args)
+        names = [d[0] for d in conn_rows.description]
+        rows = [dict(zip(names, row)) for row in conn_rows.fetchall()]
+    return [_change(row) for row in rows]
+
+
+def get(ledger, change_id: int) -> Change | None:
+    found = changes(ledger, change_id=change_id, limit=1)
+    return found[0] if found else None
+
+
+def mark_undone(ledger, change_id: int, by: int) -> None:
+    with ledger.write() as conn:
+        conn.execute("UPDATE history SET undone_by = ? WHERE id = ?", (by, change_id))
+
+
+def _change(row: dict) -> Change:
+    actor = Actor(kind=row["actor_kind"], name=row["actor_name"], session_id=row["session_id"] or "",
+                  host=row["host"] or "", cause=row["cause"] or "", cause_event=row["cause_event"] or "")
+    return Change(id=row["id"], at=row["at"], action=row["action"], scope=row["scope"], target=row["target"],
+                  before=_load(row["before"]), after=_load(row["after"]), actor=actor, project=row["project"] or "",
+                  undone_by=row["undone_by"], group=row["grp"] or "")
+
+
+def _dump(value) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _load(text):
+    try:
+        return None if text is None else json.loads(text)
+    except ValueError:
+        return text
+
+
