@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         from tacit.hosts.hermes.settings import adapt_config
 
         cfg = adapt_config(cfg)
+    from tacit.commands import JSON_OUTPUT
+
+    JSON_OUTPUT["on"] = bool(getattr(args, "json", False))
     return int(args.func(args, cfg) or 0)
 
 

@@ -179,7 +179,7 @@ def test_another_user_cannot_use_it(tacit_env):
         probe = ("import socket, sys\ns = socket.socket(socket.AF_UNIX)\n"
                  "try:\n    s.connect(sys.argv[1])\nexcept OSError as e:\n    print('refused', e.errno); sys.exit(0)\n"
                  "try:\n    s.sendall(b'TACIT1 status\\n'); s.shutdown(socket.SHUT_WR); print('reply', s.recv(100))\n"
-                 "except ConnectionResetError:\n    print('reset')\n")
+                 "except (ConnectionResetError, BrokenPipeError):\n    print('reset')\n")
 
         def as_nobody():
             os.setgid(65534)

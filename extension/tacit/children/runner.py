@@ -86,6 +86,7 @@ def _run_agent(cfg, host, job) -> dict:
             # what the child saves is recorded as its doing, for this session (tacit.stores.history)
             env["TACIT_ACTOR"] = history.Actor(
                 kind="child", name=job.get("kind", "?"), session_id=job.get("session_id") or "", host=host or "",
+                cause=_cause_of(job)[:history.CAUSE_CHARS], group=f"job:{job.get('id', '')}",
                 cause_event=str((job.get("variables") or {}).get("event_id") or "")).to_env()
             proc = subprocess.Popen(argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -179,3 +180,12 @@ def parse_usage(stdout: bytes, usage_file: Path) -> dict | None:
 def append_child_log(cfg, record: dict) -> None:
     append_private_line(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
                         json.dumps(record, ensure_ascii=False, default=str))
+
+
+def _cause_of(job) -> str:
+    """The user's words that led to this job, for the history's "why"."""
+    variables = job.get("variables") or {}
+    for key in ("user_text", "message", "correction", "text"):
+        if isinstance(variables.get(key), str) and variables[key].strip():
+            return variables[key]
+    return ""

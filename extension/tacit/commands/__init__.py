@@ -9,9 +9,18 @@ import json
 import sys
 
 
-def emit(obj) -> None:
-    """Print exactly one JSON object on stdout (the store-command contract)."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
+
+
+def emit(obj, text=None) -> None:
+    """Print the result: exactly one JSON object with ``--json`` (or when the
+    command has no text form), else ``text`` — a string, or a function of
+    ``obj`` giving one — for a person."""
+    if JSON_OUTPUT["on"] or text is None:
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+    else:
+        out = text(obj) if callable(text) else text
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
     sys.stdout.flush()
 
 

@@ -73,6 +73,23 @@ def add_parser(subparsers) -> None:
     where(p, target=False)
     p.set_defaults(func=_snapshot)
 
+    p = sub.add_parser("log", help="every change to memory and skills, newest first")
+    p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 3d, 12h")
+    p.add_argument("--limit", type=int, default=50, help="at most this many changes (default 50)")
+    p.add_argument("--json", action="store_true", help="one JSON object: {changes: [...]}")
+    p.set_defaults(func=_log)
+
+    p = sub.add_parser("why", help="where the entries holding TEXT came from")
+    where(p, target=False)
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_why)
+
+    p = sub.add_parser("undo", help="revert change ID (a consolidation or a child's run: all of it)")
+    p.add_argument("id", type=int)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_undo)
+
 
 def project_of(args):
     folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
@@ -174,3 +191,66 @@ def _snapshot(args, cfg) -> int:
     store = _store(args, cfg)
     emit({"success": True, "snapshot": store.snapshot(), "left_out": store.left_out})
     return 0
+
+
+def _log(args, cfg) -> int:
+    from tacit import changes
+
+    try:
+        since = changes.parse_since(args.since)
+    except ValueError as exc:
+        emit({"success": False, "error": str(exc)}, text=f"tacit: {exc}")
+        return 2
+    found = [c.as_dict() for c in changes.log(cfg, since=since, limit=max(1, args.limit))]
+    emit({"success": True, "changes": found}, text=lambda _: render_log(found))
+    return 0
+
+
+def render_log(found: list[dict]) -> str:
+    if not found:
+        return "No changes recorded."
+    lines = []
+    for c in found:
+        undone = f"  (undone by #{c['undone_by']})" if c.get("undone_by") else ""
+        where = c["scope"] if not c["scope"].startswith("skill") else f"skill {os.path.basename(os.path.dirname(c['target']))}"
+        lines.append(f"#{c['id']:<5} {c['time'].replace('T', ' ')}  {c['action']:<11} {where:<8} {c['actor']}{undone}")
+        if c["text"]:
+            lines.append(f"       {_short(c['text'], 160)}")
+    return "\n".join(lines)
+
+
+def _why(args, cfg) -> int:
+    from tacit import changes
+
+    result = changes.why(cfg, args.text, project=project_of(args))
+    emit(result, text=render_why)
+    return 0 if result["entries"] or result["removed"] else 1
+
+
+def render_why(result: dict) -> str:
+    lines = []
+    for found in result["entries"]:
+        lines.append(f"[{found['scope']}] {found['entry']}")
+        if not found["changes"]:
+            lines.append("   no recorded change: written before tacit kept history")
+        for c in found["changes"]:
+            lines.append(f"   #{c['id']} {c['time'].replace('T', ' ')} {c['action']} by {c['actor']}")
+            if c.get("cause"):
+                lines.append(f"      because: {_short(c['cause'], 200)}")
+    for c in result["removed"]:
+        lines.append(f"removed in #{c['id']} {c['time'].replace('T', ' ')} ({c['action']} by {c['actor']}): "
+                     f"{_short(' | '.join(c['removed']), 160)}")
+    return "\n".join(lines) or f"No memory entry holds {result['text']!r}, and none ever did."
+
+
+def _undo(args, cfg) -> int:
+    from tacit import changes
+
+    result = changes.undo(cfg, args.id)
+    emit(result, text=lambda r: r["message"] if r["success"] else f"tacit: {r['error']}")
+    return exit_code(result)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

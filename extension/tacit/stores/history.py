@@ -45,11 +45,14 @@ class Actor:
     host: str = ""
     cause: str = ""  # the message(s) that caused it
     cause_event: str = ""
+    group: str = ""  # a child's job id: its changes are undone together
 
     def describe(self) -> str:
         if self.kind == "user":
             return "you (tacit CLI)" if self.name == "cli" else f"you ({self.name})"
         if self.kind == "agent":
+            if not self.session_id:
+                return f"the agent on {self.host or 'a host'}"
             return f"the agent in session {self.session_id[:12]} on {self.host or 'a host'}"
         if self.kind == "child":
             return f"a {self.name} child agent for session {self.session_id[:12]} on {self.host or 'a host'}"
@@ -60,7 +63,7 @@ class Actor:
         return self.kind
 
     def to_env(self) -> str:
-        return json.dumps({k: getattr(self, k) for k in ("kind", "name", "session_id", "host", "cause_event")})
+        return json.dumps({k: getattr(self, k) for k in _ENV_FIELDS})
 
     @classmethod
     def from_env(cls, text: str | None) -> "Actor | None":
@@ -70,10 +73,10 @@ class Actor:
             return None
         if not isinstance(data, dict):
             return None
-        return cls(**{k: str(v) for k, v in data.items() if k in ("kind", "name", "session_id", "host",
-                                                                  "cause_event")})
+        return cls(**{k: str(v) for k, v in data.items() if k in _ENV_FIELDS})
 
 
+_ENV_FIELDS = ("kind", "name", "session_id", "host", "cause", "cause_event", "group")
 USER = Actor()
 _current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("tacit_actor", default=None)
 # the ledger connection of the work in progress: a write inside an engine
@@ -88,7 +91,10 @@ def current_actor() -> Actor:
     actor = _current.get()
     if actor is not None:
         return actor
-    return Actor.from_env(os.environ.get("TACIT_ACTOR")) or USER
+    actor = Actor.from_env(os.environ.get("TACIT_ACTOR"))
+    if actor is None and os.environ.get("CLAUDECODE"):  # run from Claude Code's shell tool
+        return Actor(kind="agent", name="shell", host="claude-code")
+    return actor or USER
 
 
 @contextlib.contextmanager
@@ -175,7 +181,7 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
     actor = actor or current_actor()
     try:
         with ledger_for(cfg) as ledger, ledger.write() as conn:
-            return _insert(conn, action, scope, target, project, before, after, actor, group, at)
+            return _insert(conn, action, scope, target, project, before, after, actor, group or actor.group, at)
     except LedgerUnavailable as exc:
         log(cfg, "warning", "history", f"change not recorded ({action} {target}): {exc}")
         return None
@@ -243,3 +249,39 @@ def _load(text):
         return text
 
 
+
+
+def last_state(ledger, target: str):
+    """The ``after`` of the newest change to ``target`` (a file path or a
+    skill), or ``None`` when tacit has never recorded one."""
+    with ledger.read() as conn:
+        row = conn.execute("SELECT after FROM history WHERE target = ? ORDER BY id DESC LIMIT 1",
+                           (target,)).fetchone()
+    return None if row is None else (_load(row[0]) if row[0] is not None else [])
+
+
+def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
+                actor: Actor | None = None) -> int | None:
+    """Record an edit tacit did not make (by hand, or by a host's own memory
+    tool writing the shared files) when ``entries`` differ from the last
+    recorded state; its id. Without any recorded state nothing is recorded:
+    the file predates the history."""
+    try:
+        with ledger_for(cfg) as ledger:
+            before = last_state(ledger, target)
+            if before is None or list(before) == list(entries):
+                return None
+            return record(cfg, action="edit", scope=scope, target=target, before=list(before),
+                          after=list(entries), project=project, actor=actor or Actor(kind="hand", name="hand"))
+    except LedgerUnavailable as exc:
+        log(cfg, "warning", "history", f"hand edit not checked ({target}): {exc}")
+        return None
+
+
+def group_of(ledger, group: str) -> list[Change]:
+    """Every change of one group (a child's run, a forget), newest first."""
+    with ledger.read() as conn:
+        cur = conn.execute("SELECT * FROM history WHERE grp = ? ORDER BY id DESC", (group,))
+        names = [d[0] for d in cur.description]
+        rows = [dict(zip(names, row)) for row in cur.fetchall()]
+    return [_change(row) for row in rows]

@@ -258,6 +258,7 @@ class MemoryStore:
         """The system-prompt block of every scope (or of ``targets``), frozen
         at the first call."""
         if self._snapshot is None:
+            self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
             self._snapshot = {t: self._render_block(t) for t in self.targets()}
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
@@ -398,12 +399,33 @@ class MemoryStore:
         if target == "project":
             remember_project(self.cfg, self.project)
         path = self.path_for(target)
+        project = self._project_key(target)
+        # an edit made since tacit's last write is recorded first, as what it
+        # is, so undoing this change never undoes the edit too
+        history.notice_edit(self.cfg, scope=target, target=str(path), entries=list(before), project=project)
         atomic_write_text(path, join_entries(entries))
         self.last_change = history.record(
             self.cfg, action=action, scope=target, target=str(path), before=list(before), after=list(entries),
-            project=self.project.main_root if self.project is not None and target in ("project", "team") else "",
-            group=group)
+            project=project, group=group)
         return self.last_change
+
+    def _project_key(self, target: str) -> str:
+        return self.project.main_root if self.project is not None and target in ("project", "team") else ""
+
+    def notice_edits(self, actor: "history.Actor | None" = None) -> list[int]:
+        """Record every scope's file that changed since tacit's last recorded
+        write (a hand edit, or a host's own memory tool); the history ids."""
+        found = []
+        for target in self.targets():
+            try:
+                entries = self.entries(target)
+            except OSError:
+                continue
+            change = history.notice_edit(self.cfg, scope=target, target=str(self.path_for(target)),
+                                         entries=entries, project=self._project_key(target), actor=actor)
+            if change is not None:
+                found.append(change)
+        return found
 
     # -- operations ----------------------------------------------------------
     @_refusals_are_results
@@ -584,7 +606,7 @@ class MemoryStore:
 
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
-                action: str = "consolidate") -> dict[str, Any]:
+                action: str = "consolidate", group: str = "") -> dict[str, Any]:
         """Under the lock: re-read the entries (drift-guarded), ``change(entries)``
         gives the new list, written when it differs. For changes made of the
         file's own entries (the deterministic merge): the new entries are not
@@ -598,7 +620,7 @@ class MemoryStore:
             new_entries = list(change(list(entries)))
             changed = new_entries != entries
             if changed:
-                self._write(target, entries, new_entries, action)
+                self._write(target, entries, new_entries, action, group)
         result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.",
                           new_entries)
         result["entries"] = new_entries

@@ -68,6 +68,7 @@ from tacit import scan
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
+from tacit.stores import history
 from tacit.stores.skill_format import (
     INITIAL_VERSION,
     MAX_SKILL_BYTES,
@@ -290,6 +291,11 @@ class SkillStore:
         for every session of a service, one refresh for all) but has its own
         frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live)
+
+    def _record(self, action: str, path: Path, before, after) -> int | None:
+        """The change in the history (who did it is ambient: tacit.stores.history)."""
+        return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
+                              before=before, after=after)
 
     # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):
@@ -598,9 +604,10 @@ class SkillStore:
                              "choose another name", name=name)
             ensure_private_dir(path.parent)
             atomic_write_text(path, text)
+            change = self._record("skill_create", path, None, text)
         self.refresh()
         result = {"success": True, "message": f"Created skill {name!r} at {path}.",
-                  "name": name, "path": str(path), "version": INITIAL_VERSION}
+                  "name": name, "path": str(path), "version": INITIAL_VERSION, "change_id": change}
         return _with_section_hint(result, body, name)
 
     @_never_raise
@@ -626,7 +633,7 @@ class SkillStore:
             return meta, new_body, {"section": title,
                                     "action": "replaced" if replaced else "appended"}
 
-        result = self._rewrite(name, change)
+        result = self._rewrite(name, change, "patch")
         if result.get("success"):
             result["message"] = (f"{result['action'].capitalize()} section {title!r} of skill "
                                  f"{name!r} (version {result['version']}).")
@@ -662,7 +669,7 @@ class SkillStore:
                        if value is not None]
             return meta, old_body if body is None else body, {"changed": changed}
 
-        result = self._rewrite(name, change)
+        result = self._rewrite(name, change, "edit")
         if result.get("success"):
             result["message"] = (f"Updated the {' and '.join(result['changed'])} of skill "
                                  f"{name!r} (version {result['version']}).")
@@ -670,7 +677,7 @@ class SkillStore:
                 result = _with_section_hint(result, body, name)
         return result
 
-    def _rewrite(self, name: str, change) -> dict[str, Any]:
+    def _rewrite(self, name: str, change, action: str) -> dict[str, Any]:
         """Lock, re-read, apply ``change(meta, body) -> (meta, body, extra)``,
         check, atomic write. Only top-level skills are written."""
         with self._lock_for(name):
@@ -704,9 +711,10 @@ class SkillStore:
             # real file is updated, not replaced by a copy.
             target = Path(os.path.realpath(path))
             atomic_write_text(target, new_text, mode=_existing_mode(target))
+            change = self._record(f"skill_{action}", path, text, new_text)
         self.refresh()
         return {"success": True, "name": name, "path": str(path),
-                "version": _jsonable(meta["version"]), **extra}
+                "version": _jsonable(meta["version"]), **extra, "change_id": change}
 
     @_never_raise
     def delete(self, name: str) -> dict[str, Any]:
@@ -723,6 +731,7 @@ class SkillStore:
             if category is not None:
                 return _read_only_category(name, path)
             folder = path.parent
+            text, _problem = self._read_checked(path, name)
             trash = self.skills_dir / TRASH_DIR
             ensure_private_dir(trash)
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -735,8 +744,9 @@ class SkillStore:
             # A rename keeps the folder's mtime (the skill's last edit); the
             # trash's retention counts from the delete.
             os.utime(target)
+            change = self._record("skill_delete", path, text, {"trash_path": str(target)})
         self.refresh()
-        return {"success": True, "name": name, "trash_path": str(target),
+        return {"success": True, "name": name, "trash_path": str(target), "change_id": change,
                 "message": f"Moved skill {name!r} to {target}; move the folder back to "
                            "restore it."}
 

@@ -1,0 +1,185 @@
+"""Reading and reverting the history: ``tacit memory log | why | undo``.
+
+Design decisions
+- **Undo applies the inverse diff to what is there now**, never the old file
+  wholesale: the entries a change added are removed, the ones it removed are
+  put back (where they were, as near as the file allows), and whatever was
+  written since is kept. An undo is itself a change (``undo``, undoable).
+- **A group is undone whole**: a child's run (``job:…``), a forget, a batch.
+  ``undo ID`` on any row of the group reverts all of its rows, newest first.
+- **A skill is only restored over the text the change left.** When the skill
+  was edited since, undo refuses and says so instead of losing that edit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import time
+from pathlib import Path
+
+from tacit.projects import project_for
+from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
+
+MEMORY_SCOPES = ("user", "global", "project", "team")
+
+
+def parse_since(text: str | None, now: float | None = None) -> float | None:
+    """``2026-11-30``, ``2026-11-30T09:00``, ``today``, ``yesterday``, ``3d``,
+    ``12h``, ``30m`` → unix seconds. ValueError on anything else."""
+    if not text:
+        return None
+    now = time.time() if now is None else now
+    word = text.strip().lower()
+    midnight = dt.datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    if word == "today":
+        return midnight.timestamp()
+    if word == "yesterday":
+        return (midnight - dt.timedelta(days=1)).timestamp()
+    match = re.fullmatch(r"(\d+)\s*([dhmw])", word)
+    if match:
+        unit = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}[match.group(2)]
+        return now - int(match.group(1)) * unit
+    try:
+        return dt.datetime.fromisoformat(text.strip()).timestamp()
+    except ValueError:
+        raise ValueError(f"--since {text!r}: give a date (2026-11-30), a time (2026-11-30T09:00), "
+                         "today, yesterday, or an age (3d, 12h, 30m)") from None
+
+
+def log(cfg, *, since: float | None = None, limit: int = 200) -> list[history.Change]:
+    with Ledger(cfg) as ledger:
+        return history.changes(ledger, since=since, limit=limit)
+
+
+def why(cfg, text: str, *, project=None) -> dict:
+    """Every memory entry holding ``text`` now, each with the changes that
+    brought it there (oldest first: who, when, caused by which message), and
+    the changes in which such an entry was removed."""
+    store = MemoryStore(cfg, project)
+    needle = text.casefold()
+    with Ledger(cfg) as ledger:
+        rows = list(reversed(history.changes(ledger, text=text, limit=500)))
+    found = []
+    for scope in store.targets():
+        for entry in store.entries(scope):
+            if needle not in entry.casefold():
+                continue
+            path = str(store.path_for(scope))
+            story = [c for c in rows if c.target == path and (entry in c.added() or _written(c, entry))]
+            found.append({"scope": scope, "entry": entry, "path": path,
+                          "changes": [c.as_dict() for c in story],
+                          "origin": story[0].as_dict() if story else None})
+    gone = [c.as_dict() for c in rows if any(needle in e.casefold() for e in c.removed())]
+    return {"success": True, "text": text, "entries": found, "removed": gone}
+
+
+def _written(change: history.Change, entry: str) -> bool:
+    return isinstance(change.after, list) and entry in change.after and change.before is None
+
+
+def undo(cfg, change_id: int) -> dict:
+    """Revert one change (with the rest of its group); what was done."""
+    with Ledger(cfg) as ledger:
+        change = history.get(ledger, change_id)
+        if change is None:
+            return {"success": False, "error": f"no change #{change_id} in the history (see: tacit memory log)"}
+        rows = history.group_of(ledger, change.group) if change.group else [change]
+    done = [c for c in rows if c.undone_by is not None]
+    if done:
+        first = done[0]
+        return {"success": False, "error": f"change #{first.id} was already undone by #{first.undone_by}"
+                                           f" (undo #{first.undone_by} to redo it)"}
+    group = f"undo:{change_id}"
+    results = []
+    with Ledger(cfg) as ledger, history.using(ledger):
+        for row in rows:  # newest first
+            result = _undo_skill(cfg, row, group) if row.scope.startswith("skill") else _undo_memory(cfg, row, group)
+            if not result["success"]:
+                return {**result, "error": f"#{row.id} not undone: {result['error']}",
+                        "undone": [r["id"] for r in results]}
+            results.append(result)
+        for row, result in zip(rows, results):
+            if result.get("change_id") is not None:
+                history.mark_undone(ledger, row.id, result["change_id"])
+    ids = [r["change_id"] for r in results if r.get("change_id") is not None]
+    restored = [e for r in results for e in r.get("restored", [])]
+    dropped = [e for r in results for e in r.get("dropped", [])]
+    if not ids:
+        with Ledger(cfg) as ledger:
+            later = [c for c in history.changes(ledger, since=change.at, limit=500)
+                     if c.id > change.id and c.target == change.target and set(c.removed()) & set(change.added())]
+        since = f" (changed since by #{later[-1].id}, {later[-1].action})" if later else ""
+        return {"success": False, "error": f"nothing to undo: what #{change_id} did is no longer there{since}",
+                "undone": []}
+    message = f"Undid #{change_id}" + (f" ({len(rows)} changes of {change.group})" if len(rows) > 1 else "")
+    return {"success": True, "message": message + ".", "undone": [r.id for r in rows], "change_ids": ids,
+            "change_id": ids[0] if ids else None, "restored": restored, "removed": dropped}
+
+
+def _undo_memory(cfg, row: history.Change, group: str) -> dict:
+    if row.scope not in MEMORY_SCOPES:
+        return {"success": False, "error": f"unknown scope {row.scope!r}"}
+    before = row.before if isinstance(row.before, list) else []
+    after = row.after if isinstance(row.after, list) else []
+    added = [e for e in after if e not in before]
+    removed = [e for e in before if e not in after]
+    project = project_for(row.project) if row.project else None
+    store = MemoryStore(cfg, project)
+    if row.scope not in store.targets():
+        return {"success": False, "error": f"the {row.scope} memory of {row.project or 'this change'} is gone"}
+    if str(store.path_for(row.scope)) != row.target:
+        return {"success": False, "error": f"{row.target} is no longer where the {row.scope} memory lives"}
+    outcome: dict = {}
+
+    def inverse(entries: list[str]) -> list[str]:
+        kept = [e for e in entries if e not in added]
+        outcome["dropped"] = [e for e in entries if e in added]
+        missing = [e for e in removed if e not in kept]
+        for entry in missing:  # back where it was, as near as the file allows
+            at = before.index(entry)
+            anchor = next((i + 1 for i in range(len(kept) - 1, -1, -1) if kept[i] in before[:at]), 0)
+            kept.insert(anchor, entry)
+        outcome["restored"] = missing
+        return kept
+
+    result = store.rewrite(row.scope, inverse, action="undo", group=group)
+    if not result.get("success"):
+        return result
+    return {"success": True, "id": row.id, "change_id": result.get("change_id"),
+            "restored": outcome.get("restored", []), "dropped": outcome.get("dropped", [])}
+
+
+def _undo_skill(cfg, row: history.Change, group: str) -> dict:
+    from tacit.fsutil import atomic_write_text, ensure_private_dir
+
+    path = Path(row.target)
+    current = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    if isinstance(row.after, dict):  # a delete: the folder is in the trash
+        trash = Path(row.after.get("trash_path", ""))
+        if current is not None:
+            return {"success": False, "error": f"{path} exists again; move it away first"}
+        if not trash.is_dir():
+            return {"success": False, "error": f"the deleted skill is no longer in the trash ({trash})"}
+        os.rename(trash, path.parent)
+        new = row.before if isinstance(row.before, str) else None
+    else:
+        if current != row.after:
+            return {"success": False, "error": f"{path} was changed after #{row.id}; undoing it would lose "
+                                               "that change (edit the skill instead)"}
+        if row.before is None:  # a create: the new skill goes to the trash
+            from tacit.stores.skills import TRASH_DIR
+
+            trash = path.parent.parent / TRASH_DIR
+            ensure_private_dir(trash)
+            os.rename(path.parent, trash / f"{path.parent.name}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
+            new = None
+        else:
+            atomic_write_text(path, row.before)
+            new = row.before
+    change = history.record(cfg, action="skill_undo", scope=row.scope, target=row.target, before=current,
+                            after=new, group=group)
+    return {"success": True, "id": row.id, "change_id": change, "restored": [], "dropped": []}
