@@ -148,7 +148,21 @@ def build_parser(argv: list[str] | None = None):
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in [COMMANDS[command]] if command else COMMAND_MODULES:
         importlib.import_module(module_name).add_parser(subparsers)
+    _add_json_flag(parser)
     return parser
+
+
+def _add_json_flag(parser) -> None:
+    """Every command takes ``--json`` (one JSON object on stdout), whether or
+    not its module declared it."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                if "--json" not in sub._option_string_actions:
+                    sub.add_argument("--json", action="store_true", help="print one JSON object")
+                _add_json_flag(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

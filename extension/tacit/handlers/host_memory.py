@@ -16,8 +16,7 @@ def register(engine) -> None:
 
 def record_agent_edit(event, ctx) -> None:
     if event.name not in MEMORY_TOOLS.get(event.host, ()) or not event.ok:
-        return None
+        return
     actor = history.Actor(kind="agent", name=event.name, session_id=event.session_id, host=event.host,
                           cause=ctx.state.turn.user_text, cause_event=event.id)
     MemoryStore(ctx.cfg, ctx.project).notice_edits(actor=actor)
-    return None

@@ -1,0 +1,195 @@
+"""History: every change to memory and skills recorded with who made it and
+why; ``tacit memory log | why | undo`` over it. Real files, the real ledger,
+the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from tacit import changes
+from tacit.consolidation import add_entry
+from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore, join_entries
+from tacit.stores.skills import SkillStore
+
+
+def tacit(env, *args, cwd=None, extra_env=None):
+    proc = subprocess.run([sys.executable, "-P", "-m", "tacit", *args], env={**env, **(extra_env or {})},
+                          cwd=cwd, capture_output=True, text=True, timeout=60)
+    return proc
+
+
+def tacit_json(env, *args, **kw):
+    proc = tacit(env, *args, "--json", **kw)
+    assert proc.stdout.strip(), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def log_of(cfg):
+    with Ledger(cfg) as ledger:
+        return history.changes(ledger)
+
+
+def test_every_cli_write_is_recorded_with_before_after_and_the_user_as_actor(tacit_env, cfg):
+    tacit_json(tacit_env, "memory", "add", "--target", "user", "Prefers pnpm over npm")
+    tacit_json(tacit_env, "memory", "add", "--scope", "global", "Deploy on Tuesdays")
+    code, out = tacit_json(tacit_env, "memory", "replace", "--scope", "global", "Tuesdays", "Deploy on Wednesdays")
+    assert code == 0 and isinstance(out["change_id"], int)
+    code, log = tacit_json(tacit_env, "memory", "log")
+    assert code == 0
+    rows = log["changes"]
+    assert [r["action"] for r in rows] == ["replace", "add", "add"]
+    for row in rows:
+        assert {"id", "time", "action", "target", "text", "actor"} <= row.keys()
+        assert row["actor"] == "you (tacit CLI)"
+    assert rows[0]["id"] == out["change_id"]
+    assert rows[0]["before"] == ["Deploy on Tuesdays"] and rows[0]["after"] == ["Deploy on Wednesdays"]
+    assert rows[0]["text"] == "Deploy on Tuesdays → Deploy on Wednesdays"
+    assert rows[2]["scope"] == "user" and rows[2]["target"] == str(cfg.user_file)
+    # the text form is for a person: one line per change, newest first
+    text = tacit(tacit_env, "memory", "log").stdout
+    assert text.index("replace") < text.index("Prefers pnpm")
+    assert "{" not in text
+
+
+def test_log_since_takes_dates_and_ages(tacit_env, cfg):
+    store = MemoryStore(cfg)
+    store.add("global", "old one")
+    with Ledger(cfg) as ledger, ledger.write() as conn:  # make it two days old
+        conn.execute("UPDATE history SET at = at - 2 * 86400")
+    store.add("global", "new one")
+    code, out = tacit_json(tacit_env, "memory", "log", "--since", "1d")
+    assert code == 0 and [r["text"] for r in out["changes"]] == ["new one"]
+    yesterday_iso = time.strftime("%Y-%m-%d", time.localtime(time.time() - 3 * 86400))
+    code, out = tacit_json(tacit_env, "memory", "log", "--since", yesterday_iso)
+    assert [r["text"] for r in out["changes"]] == ["new one", "old one"]
+    code, out = tacit_json(tacit_env, "memory", "log", "--since", "last tuesday")
+    assert code == 2 and out["success"] is False and "--since" in out["error"]
+
+
+def test_a_child_change_carries_its_kind_session_host_and_cause(tacit_env, cfg):
+    actor = history.Actor(kind="child", name="correction", session_id="sess-1234567890", host="claude-code",
+                          cause="no, use pnpm not npm", group="job:abc")
+    proc = tacit(tacit_env, "memory", "add", "--target", "user", "Use pnpm, never npm",
+                 extra_env={"TACIT_ACTOR": actor.to_env()})
+    assert proc.returncode == 0, proc.stderr
+    (row,) = log_of(cfg)
+    assert (row.actor.kind, row.actor.name, row.actor.session_id, row.actor.host) == \
+        ("child", "correction", "sess-1234567890", "claude-code")
+    assert row.group == "job:abc" and row.actor.cause == "no, use pnpm not npm"
+    assert row.as_dict()["actor"] == "a correction child agent for session sess-1234567 on claude-code"
+    code, why = tacit_json(tacit_env, "memory", "why", "pnpm")
+    assert code == 0
+    (entry,) = why["entries"]
+    assert entry["scope"] == "user" and entry["origin"]["cause"] == "no, use pnpm not npm"
+    assert "because: no, use pnpm not npm" in tacit(tacit_env, "memory", "why", "pnpm").stdout
+
+
+def test_undo_reverts_one_change_and_is_itself_undoable(tacit_env, cfg):
+    store = MemoryStore(cfg)
+    store.add("global", "a")
+    store.add("global", "b")
+    removed = store.remove("global", "a")
+    store.add("global", "c")
+    code, out = tacit_json(tacit_env, "memory", "undo", str(removed["change_id"]))
+    assert code == 0 and out["restored"] == ["a"]
+    assert store.entries("global") == ["a", "b", "c"]  # back where it was, later work kept
+    code, again = tacit_json(tacit_env, "memory", "undo", str(removed["change_id"]))
+    assert code == 1 and "already undone" in again["error"]
+    code, redo = tacit_json(tacit_env, "memory", "undo", str(out["change_id"]))
+    assert code == 0 and store.entries("global") == ["b", "c"]
+    code, missing = tacit_json(tacit_env, "memory", "undo", "9999")
+    assert code == 1 and "no change #9999" in missing["error"]
+
+
+def test_undo_of_a_change_overtaken_says_what_overtook_it(cfg):
+    store = MemoryStore(cfg)
+    added = store.add("global", "Deploy on Tuesdays")
+    replaced = store.replace("global", "Tuesdays", "Deploy on Wednesdays")
+    result = changes.undo(cfg, added["change_id"])
+    assert result["success"] is False and f"#{replaced['change_id']}" in result["error"]
+    assert store.entries("global") == ["Deploy on Wednesdays"]
+
+
+def test_a_consolidation_is_one_change_undone_whole(cfg):
+    store = MemoryStore(cfg)
+    for text in ("Use pnpm", "use pnpm", "Tests go in tests/unit", "tests go in tests/unit."):
+        store.add("global", text)
+    before = store.entries("global")
+    result = store.rewrite("global", lambda entries: ["Use pnpm.", "Tests go in tests/unit."])
+    rows = [c for c in log_of(cfg) if c.action == "consolidate"]
+    assert len(rows) == 1 and rows[0].id == result["change_id"]
+    assert changes.undo(cfg, result["change_id"])["success"]
+    assert store.entries("global") == before
+
+
+def test_a_childs_changes_are_one_group_undone_together(tacit_env, cfg):
+    MemoryStore(cfg).add("global", "keep me")
+    actor = history.Actor(kind="child", name="review", session_id="s", host="codex", group="job:xyz").to_env()
+    for args in (["add", "--scope", "global", "one"], ["add", "--target", "user", "two"],
+                 ["remove", "--scope", "global", "keep me"]):
+        assert tacit(tacit_env, "memory", *args, extra_env={"TACIT_ACTOR": actor}).returncode == 0
+    middle = [c for c in log_of(cfg) if c.group == "job:xyz"][1]
+    result = changes.undo(cfg, middle.id)
+    assert result["success"] and len(result["undone"]) == 3
+    store = MemoryStore(cfg)
+    assert store.entries("global") == ["keep me"] and store.entries("user") == []
+
+
+def test_a_hand_edit_is_noticed_on_load_and_before_a_write(cfg):
+    store = MemoryStore(cfg)
+    store.add("global", "first")
+    cfg.memory_file.write_text(join_entries(["first", "added by hand"]))
+    MemoryStore(cfg).snapshot()  # a session starts: the edit is noticed
+    MemoryStore(cfg).snapshot()  # and only once
+    edits = [c for c in log_of(cfg) if c.action == "edit"]
+    assert len(edits) == 1 and edits[0].actor.kind == "hand" and edits[0].added() == ["added by hand"]
+    cfg.memory_file.write_text(join_entries(["first", "added by hand", "second by hand"]))
+    added = store.add("global", "from tacit")
+    rows = log_of(cfg)
+    assert [c.action for c in rows[:2]] == ["add", "edit"] and rows[1].added() == ["second by hand"]
+    # undoing tacit's add leaves the hand's work alone
+    assert changes.undo(cfg, added["change_id"])["success"]
+    assert store.entries("global") == ["first", "added by hand", "second by hand"]
+
+
+def test_skills_are_in_the_history_and_undo_restores_them(cfg):
+    skills = SkillStore(cfg)
+    created = skills.create("deploy-app", "Deploy the app to staging", "## Steps\n1. build\n2. ship\n")
+    patched = skills.patch("deploy-app", "Steps", "1. build\n2. test\n3. ship")
+    path = created["path"]
+    first_text = open(path, encoding="utf-8").read()
+    assert changes.undo(cfg, patched["change_id"])["success"]
+    assert "2. test" not in open(path, encoding="utf-8").read()
+    deleted = skills.delete("deploy-app")
+    assert changes.undo(cfg, deleted["change_id"])["success"]
+    assert "1. build" in open(path, encoding="utf-8").read()
+    actions = [c.action for c in log_of(cfg)]
+    assert actions == ["skill_undo", "skill_delete", "skill_undo", "skill_patch", "skill_create"]
+    # a skill edited since is not overwritten by an undo
+    open(path, "a", encoding="utf-8").write("\nhand note\n")
+    result = changes.undo(cfg, created["change_id"])
+    assert result["success"] is False and "changed after" in result["error"]
+    assert first_text.splitlines()[0] == "---"
+
+
+def test_writes_inside_an_engine_handler_are_the_handlers_and_join_its_transaction(cfg):
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    engine = Engine(cfg)
+
+    def saver(event, ctx):
+        add_entry(ctx.cfg, "global", "Always run ruff before committing")
+
+    engine.on("message_end", saver, name="test.saver")
+    engine.dispatch(MessageEnd(session_id="sess-9", host="pi", cwd=str(cfg.home), role="user",
+                               text="always run ruff before committing"))
+    (row,) = log_of(cfg)
+    assert (row.actor.kind, row.actor.name, row.actor.session_id, row.actor.host) == \
+        ("learner", "test.saver", "sess-9", "pi")
+    assert row.actor.cause == "always run ruff before committing"
