@@ -35,6 +35,7 @@ COMMAND_MODULES = [
     "tacit.commands.share",
     "tacit.commands.skill",
     "tacit.commands.scan",
+    "tacit.commands.status",
     "tacit.commands.doctor",
     "tacit.commands.engine",
     "tacit.commands.install",
@@ -55,6 +56,7 @@ COMMANDS = {
     "share": "tacit.commands.share",
     "skill": "tacit.commands.skill",
     "scan": "tacit.commands.scan",
+    "status": "tacit.commands.status",
     "doctor": "tacit.commands.doctor",
     "consolidate": "tacit.commands.engine",
     "skills": "tacit.commands.engine",
@@ -172,18 +174,43 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from tacit.config import load_config
-
-    cfg = load_config()
-    if cfg.host == "hermes":
-        # under Hermes the memory limits are Hermes's own (its config.yaml)
-        from tacit.hosts.hermes.settings import adapt_config
-
-        cfg = adapt_config(cfg)
     from tacit.commands import JSON_OUTPUT
 
     JSON_OUTPUT["on"] = bool(getattr(args, "json", False))
-    return int(args.func(args, cfg) or 0)
+    try:
+        from tacit.config import load_config
+
+        cfg = load_config()
+        if cfg.host == "hermes":
+            # under Hermes the memory limits are Hermes's own (its config.yaml)
+            from tacit.hosts.hermes.settings import adapt_config
+
+            cfg = adapt_config(cfg)
+        return int(args.func(args, cfg) or 0)
+    except BrokenPipeError:
+        # the reader went away (`tacit memory log | head`): nothing to say, and
+        # Python's own flush at exit must not print a traceback either
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 — the contract: one error object, never a traceback
+        return _failed(exc, args)
+
+
+def _failed(exc: BaseException, args) -> int:
+    from tacit.commands import JSON_OUTPUT, emit
+    from tacit.failures import describe_failure
+
+    error, kind = describe_failure(exc)
+    command = getattr(args, "command", None)
+    if JSON_OUTPUT["on"] or command in JSON_COMMANDS:
+        emit({"success": False, "error": error, "error_kind": kind})
+    else:
+        sys.stderr.write(f"tacit: {error}\n")
+    return EXIT_REFUSED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,6 +24,7 @@ from tacit.children.runner import run_job
 from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
 
+
 def add_entry(cfg, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
     """Add an entry; on overflow consolidate that scope and retry exactly once."""
     result = MemoryStore(cfg, project).add(target, text)

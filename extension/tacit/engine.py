@@ -52,6 +52,7 @@ from tacit.events import (
     event_from_dict,
     event_to_dict,
 )
+from tacit.failures import record_failure
 from tacit.handlers import BUILTIN_PLUGINS
 from tacit.hookspecs import (
     RESULT_TYPES,
@@ -305,6 +306,8 @@ class Engine:
             return self._dispatch(event, result_type)
         except Exception as exc:  # noqa: BLE001 — never break the host
             self._log_exception(f"dispatch {event.kind}", exc)
+            record_failure(self.cfg, where=f"dispatch {event.kind}", exc=exc, session_id=event.session_id,
+                           host=event.host, event_kind=event.kind)
             return result_type()
 
     def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
@@ -373,6 +376,8 @@ class Engine:
                 return reg.fn(event, ctx)
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"handler {reg.name} on {event.kind}", exc)
+            record_failure(self.cfg, where=reg.name, exc=exc, session_id=event.session_id, host=event.host,
+                           event_kind=event.kind, level="handler")
             return None
 
     def _merge(self, into: Result, got, reg: Registration) -> None:

@@ -181,7 +181,7 @@ def test_exit_codes_of_store_commands(tacit_env):
 # tacit doctor
 # ---------------------------------------------------------------------------
 def _doctor(env) -> tuple[int, dict]:
-    proc = run(env, "doctor")
+    proc = run(env, "doctor", "--json")
     assert len(proc.stdout.splitlines()) == 1, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

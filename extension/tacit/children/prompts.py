@@ -11,8 +11,8 @@ from __future__ import annotations
 import jinja2
 
 from tacit.commandline import tacit_display
-from tacit.resources import resource_dir
 from tacit.projects import project_for
+from tacit.resources import resource_dir
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import ScopedSkills
 

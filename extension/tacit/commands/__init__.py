@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sys
 
-
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
 

@@ -1,91 +1,55 @@
-"""``tacit doctor`` — is everything where it should be, and readable?
+"""``tacit doctor`` — is everything where it should be, writable and working?
 
-Reports (one JSON object): version, host, resolved paths, config problems
-(wrong types, unknown keys — the values that fell back to defaults), file
-permissions of the memory files, malformed skills (path and reason), the
-state of the ledger, and which child-agent command would run. Exit 0 when
-nothing needs attention, 1 otherwise.
+Text for a person by default, one JSON object with ``--json`` (the checks
+are ``tacit.health.check``). Exit 0 when nothing needs attention, 1 otherwise.
 """
 
 from __future__ import annotations
 
-import os
-
 from tacit.commands import emit
+from tacit.commands.memory import project_of
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("doctor", help="check config, paths, permissions and skills")
+    p = subparsers.add_parser("doctor", help="check storage, memory files, skills, the ledger and sessions")
+    p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
     p.set_defaults(func=run)
 
 
-def check(cfg) -> dict:
-    from tacit import __version__
-
-    problems: list[str] = list(cfg.problems)
-    paths = {
-        "home": cfg.home_str,
-        "state_dir": cfg.state_dir_str,
-        "memory_file": str(cfg.memory_file),
-        "user_file": str(cfg.user_file),
-        "skills_dir": str(cfg.skills_dir),
-        "config_file": str(cfg.config_file),
-        "ledger": str(cfg.ledger_path),
-        "log": str(cfg.log_file),
-    }
-    files = {}
-    for name in ("memory_file", "user_file"):
-        path = paths[name]
-        if not os.path.exists(path):
-            files[name] = "absent (created on first save)"
-            continue
-        mode = os.stat(path).st_mode & 0o777
-        files[name] = f"mode {mode:o}"
-        if mode & 0o077:
-            problems.append(f"{path} is readable by others (mode {mode:o}); run chmod 600")
-        if not os.access(path, os.R_OK | os.W_OK):
-            problems.append(f"{path} is not readable and writable by you")
-    for folder in (cfg.home_str, cfg.state_dir_str):
-        if os.path.exists(folder) and not os.access(folder, os.W_OK):
-            problems.append(f"{folder} is not writable")
-
-    skills = {"count": 0, "problems": []}
-    try:
-        from tacit.stores.skills import SkillStore
-
-        listing = SkillStore(cfg).list()
-        skills["count"] = len(listing.get("skills", []))
-        skills["problems"] = listing.get("problems", [])
-        problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
-    except Exception as exc:  # noqa: BLE001
-        problems.append(f"skills: {type(exc).__name__}: {exc}")
-
-    from tacit.children.commands import agent_available, command_template
-
-    template = command_template(cfg, cfg.host)
-    child = {
-        "host": cfg.host,
-        "command": template[0] if template else None,
-        "available": agent_available(cfg, cfg.host),
-    }
-    from tacit.stores.memory import MemoryStore
-
-    store = MemoryStore(cfg)
-    usage = {t: store.usage(t)["text"] for t in ("memory", "user")}
-    return {
-        "success": not problems,
-        "version": __version__,
-        "paths": paths,
-        "files": files,
-        "usage": usage,
-        "skills": skills,
-        "child_agent": child,
-        "settings": cfg.settings,
-        "problems": problems,
-    }
-
-
 def run(args, cfg) -> int:
-    report = check(cfg)
-    emit(report)
+    from tacit.health import check
+
+    report = check(cfg, project_of(args))
+    emit(report, text=render)
     return 0 if report["success"] else 1
+
+
+def render(report: dict) -> str:
+    lines = [f"tacit {report['version']} — data folder {report['paths']['home']}"]
+    lines.append("Storage:")
+    for name, entry in report["storage"].items():
+        free = entry.get("free_bytes")
+        space = f", {free / 1e9:.1f} GB free" if free is not None else ""
+        state = "ok" if entry["ok"] else entry["error"]
+        lines.append(f"  {'✓' if entry['ok'] else '✗'} {name}: {entry['path']} ({state}{space})")
+    lines.append("Memory:")
+    for scope, entry in report["memory"].items():
+        detail = entry.get("problem") or (f"{entry['usage']}, mode {entry['mode']}" if entry["exists"]
+                                          else f"{entry['usage']} (no file yet)")
+        lines.append(f"  {'✗' if entry.get('problem') else '✓'} {scope}: {detail}")
+    ledger = report["ledger"]
+    lines.append(f"Ledger: {'ok' if ledger['ok'] else ledger.get('error')} ({ledger['path']})")
+    skills = report["skills"]
+    lines.append(f"Skills: {skills['count']} ({len(skills['problems'])} unreadable)")
+    child = report["child_agent"]
+    lines.append(f"Child agent: {child['command'] or 'none (deterministic fallbacks)'}"
+                 f"{'' if child['available'] or not child['command'] else ' — not found'}")
+    if report["problems"]:
+        lines.append(f"{len(report['problems'])} problem(s):")
+        lines.extend(f"  ✗ {p}" for p in report["problems"])
+    if report["warnings"]:
+        lines.append("Worth knowing:")
+        lines.extend(f"  ! {w}" for w in report["warnings"])
+    if not report["problems"]:
+        lines.append("Nothing needs your attention.")
+    return "\n".join(lines)

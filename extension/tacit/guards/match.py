@@ -39,8 +39,16 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.guards.model import CommandMatch, Guard, PathMatch, PushMatch, SudoMatch
-from tacit.guards.shell import (DYN, Invocation, Write, display, patch_paths, program_name, scan,
-                                skip_options)
+from tacit.guards.shell import (
+    DYN,
+    Invocation,
+    Write,
+    display,
+    patch_paths,
+    program_name,
+    scan,
+    skip_options,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from tacit.config import load_config
+from tacit.failures import record_failure
 from tacit.hosts.claude_code import hook as claude_hook
 from tacit.hosts.codex import hook as codex_hook
 from tacit.hosts.runtime import build_engine
@@ -32,10 +33,14 @@ def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "
     handler = HANDLERS.get(host)
     if handler is None:
         return ""
+    data: dict = {}
     try:
-        return handler(engine, event_name, decode_payload(payload), event_id=event_id)
+        data = decode_payload(payload)
+        return handler(engine, event_name, data, event_id=event_id)
     except Exception as exc:  # noqa: BLE001 — never break the host
         log_exception(engine.cfg, f"hook {host} {event_name}", exc)
+        record_failure(engine.cfg, where=f"hook {event_name}", exc=exc, host=host, event_kind=event_name,
+                       session_id=str(data.get("session_id") or ""))
         return ""
 
 

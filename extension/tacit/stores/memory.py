@@ -57,7 +57,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.fsutil import (
+    LOCK_TIMEOUT_SECONDS,
+    LockTimeout,
+    atomic_write_bytes,
+    atomic_write_text,
+    lock_for,
+)
 from tacit.projects import Project
 from tacit.scan import describe, scan
 from tacit.stores import history

@@ -83,7 +83,13 @@ from tacit.events import (
 from tacit.hookspecs import ContextResult
 from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.launcher import start_runner
-from tacit.hosts.hermes.settings import adapt_config, hermes_home_of, hermes_reviews, read_raw, value
+from tacit.hosts.hermes.settings import (
+    adapt_config,
+    hermes_home_of,
+    hermes_reviews,
+    read_raw,
+    value,
+)
 from tacit.hosts.runtime import build_engine
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review

@@ -1,0 +1,118 @@
+"""``tacit status`` — one screen: the hosts tacit is installed in, the
+service, memory per scope with usage, what was learned since yesterday,
+background work today and anything that needs attention."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from tacit.commands import emit
+from tacit.commands.memory import project_of
+
+DAY = 86400
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("status", help="hosts, service, memory, what was learned, cost, problems")
+    p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+    p.set_defaults(func=run)
+
+
+def gather(cfg, project) -> dict:
+    from tacit import changes
+    from tacit.health import check
+    from tacit.hosts.installed import installed
+    from tacit.service import client
+
+    report = check(cfg, project)
+    since = time.time() - DAY
+    learned = [c.as_dict() for c in changes.log(cfg, since=since, limit=500)
+               if c.actor.kind != "user" and c.action not in ("undo",)]
+    return {
+        "success": report["success"],
+        "hosts": installed(cfg),
+        "service": client.status(cfg.state_dir_str),
+        "project": None if project is None else {"name": project.name, "root": project.root},
+        "memory": {scope: {"usage": e["usage"], "path": e["path"], "entries": e.get("entries", 0)}
+                   for scope, e in report["memory"].items()},
+        "learned": learned,
+        "background": background_today(cfg),
+        "problems": report["problems"],
+        "warnings": report["warnings"],
+    }
+
+
+def background_today(cfg) -> dict:
+    """Child-agent runs since midnight and what their hosts reported they cost."""
+    midnight = time.mktime(time.localtime()[:3] + (0, 0, 0, 0, 0, -1))
+    path = os.path.join(cfg.state_dir_str, "logs", "children.jsonl")
+    runs, failed, cost, tokens = 0, 0, 0.0, 0
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.readlines()[-5000:]
+    except OSError:
+        lines = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(row, dict) or float(row.get("start") or 0) < midnight:
+            continue
+        runs += 1
+        failed += 0 if row.get("ok") else 1
+        usage = row.get("usage") or {}
+        if isinstance(usage, dict):
+            cost += float(usage.get("total_cost_usd") or 0)
+            inner = usage.get("usage") if isinstance(usage.get("usage"), dict) else usage
+            tokens += sum(int(inner.get(k) or 0) for k in ("input_tokens", "output_tokens")
+                          if isinstance(inner.get(k), (int, float)))
+    return {"runs": runs, "failed": failed, "cost_usd": round(cost, 4), "tokens": tokens}
+
+
+def run(args, cfg) -> int:
+    status = gather(cfg, project_of(args))
+    emit(status, text=render)
+    return 0
+
+
+def render(status: dict) -> str:
+    hosts = status["hosts"]
+    on = [h for h, where in hosts.items() if where]
+    lines = [f"Hosts: {', '.join(on) if on else 'none yet (tacit install claude-code | codex | hermes | pi)'}"]
+    service = status["service"]
+    lines.append(f"Service: running (pid {service.get('pid')}, version {service.get('version', '?')})"
+                 if service.get("running") else "Service: not running (it starts with the next session)")
+    project = status["project"]
+    lines.append("Memory" + (f" ({project['name']}):" if project else ":"))
+    for scope, entry in status["memory"].items():
+        lines.append(f"  {scope:<8} {entry['usage']:<28} {entry['entries']} entr{'y' if entry['entries'] == 1 else 'ies'}")
+    learned = status["learned"]
+    lines.append(f"Learned since yesterday: {len(learned) or 'nothing'}")
+    for change in learned[:5]:
+        lines.append(f"  #{change['id']} {change['action']} {change['scope']}: {_short(change['text'])} "
+                     f"({change['actor']})")
+    if len(learned) > 5:
+        lines.append(f"  … {len(learned) - 5} more: tacit memory log --since yesterday")
+    bg = status["background"]
+    parts = [f"{bg['runs']} child run(s)"]
+    if bg["failed"]:
+        parts.append(f"{bg['failed']} failed")
+    if bg["cost_usd"]:
+        parts.append(f"${bg['cost_usd']:.2f}")
+    if bg["tokens"]:
+        parts.append(f"{bg['tokens']:,} tokens")
+    lines.append("Background today: " + ", ".join(parts))
+    if status["problems"]:
+        lines.append(f"Problems ({len(status['problems'])}): run tacit doctor")
+        lines.extend(f"  ✗ {p}" for p in status["problems"][:5])
+    else:
+        lines.append("Problems: none")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

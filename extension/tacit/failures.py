@@ -1,0 +1,112 @@
+"""What went wrong, in one sentence a person can act on.
+
+The CLI's contract is one error object (``--json``) or one line, never a
+traceback; storage errors are the common case (a read-only or full disk, a
+folder someone chmod-ed), so they are named for what they are and where.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import time
+
+from tacit.fsutil import append_private_line
+from tacit.stores.ledger import LedgerUnavailable
+
+STORAGE = {
+    errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
+    errno.EPERM: ("operation not permitted", "check its owner and mode (tacit doctor)"),
+    errno.EROFS: ("the file system is read-only", "tacit needs its data folder writable"),
+    errno.ENOSPC: ("no space left on the device", "free some space; nothing was changed"),
+    errno.EDQUOT: ("the disk quota is exceeded", "free some space; nothing was changed"),
+    errno.EIO: ("an input/output error", "the disk may be failing"),
+}
+
+
+def describe_failure(exc: BaseException) -> tuple[str, str]:
+    """``(sentence, kind)``; kind is storage | ledger | internal."""
+    if isinstance(exc, OSError) and exc.errno in STORAGE:
+        what, advice = STORAGE[exc.errno]
+        where = f" for {exc.filename}" if exc.filename else ""
+        return f"storage problem{where}: {what}; {advice}", "storage"
+    if isinstance(exc, LedgerUnavailable):
+        return f"the ledger could not be used: {exc}", "ledger"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
+    return f"internal error: {type(exc).__name__}: {exc} (details in the log; tacit doctor)", "internal"
+
+
+# -- failures of host events, for ``tacit doctor`` ---------------------------------------
+FAILURES_FILE = "failures.jsonl"
+FAILURES_MAX_BYTES = 1_000_000
+EVERY_EVENT_AT_LEAST = 3  # failures in a row before a session "fails on every event"
+
+
+def record_failure(cfg, *, where: str, exc: BaseException, session_id: str = "", host: str = "",
+                   event_kind: str = "", level: str = "event") -> None:
+    """Append one line to ``logs/failures.jsonl`` (bounded; never raises): what
+    failed (``level``: the whole event, or one handler), on which session's
+    event — the traceback is in the log."""
+    try:
+        path = cfg.log_file.parent / FAILURES_FILE
+        try:
+            if path.stat().st_size > FAILURES_MAX_BYTES:
+                os.replace(path, f"{path}.1")
+        except FileNotFoundError:
+            pass
+        line = json.dumps({"at": time.time(), "session_id": session_id, "host": host, "event": event_kind,
+                           "level": level, "where": where, "error": f"{type(exc).__name__}: {exc}"[:300]})
+        append_private_line(path, line)
+    except Exception:  # noqa: BLE001 — a failure record must not become a second failure
+        pass
+
+
+def failing_sessions(cfg, *, since: float, applied: dict[str, float] | None = None) -> list[dict]:
+    """Sessions whose last ``EVERY_EVENT_AT_LEAST`` or more events all failed
+    whole (no event of theirs applied after the first of those failures),
+    newest first. ``applied``: session id → time of its last applied event."""
+    path = cfg.log_file.parent / FAILURES_FILE
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-5000:]
+    except OSError:
+        return []
+    by_session: dict[str, list[dict]] = {}
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if (isinstance(row, dict) and row.get("session_id") and row.get("level", "event") == "event"
+                and float(row.get("at", 0)) >= since):
+            by_session.setdefault(row["session_id"], []).append(row)
+    found = []
+    for session_id, rows in by_session.items():
+        last_ok = (applied or {}).get(session_id, 0.0)
+        streak = [r for r in rows if r["at"] > last_ok]
+        if len({(r.get("event"), round(r["at"], 3)) for r in streak}) >= EVERY_EVENT_AT_LEAST:
+            found.append({"session_id": session_id, "host": streak[-1].get("host", ""), "failures": len(streak),
+                          "since": streak[0]["at"], "last_error": streak[-1].get("error", ""),
+                          "where": streak[-1].get("where", "")})
+    return sorted(found, key=lambda f: -f["since"])
+
+
+def failing_handlers(cfg, *, since: float) -> dict[str, dict]:
+    """handler → {count, last_error} of the handler failures since ``since``."""
+    path = cfg.log_file.parent / FAILURES_FILE
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-5000:]
+    except OSError:
+        return {}
+    found: dict[str, dict] = {}
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and row.get("level") == "handler" and float(row.get("at", 0)) >= since:
+            entry = found.setdefault(row.get("where", "?"), {"count": 0, "last_error": ""})
+            entry["count"] += 1
+            entry["last_error"] = row.get("error", "")
+    return found

@@ -1,0 +1,181 @@
+"""Is everything where it should be, writable, and working? (``tacit doctor``,
+the problems line of ``tacit status``.)
+
+Design decisions
+- **Probe, don't guess.** Storage is checked by writing and removing a small
+  file in each folder tacit writes (``os.access`` says yes to root on a
+  read-only mount), and free space by ``statvfs``: a read-only or full disk
+  is named before a save is lost to it.
+- **Problems need the user; warnings inform.** A problem (exit 1) is
+  something that stops tacit keeping memory or leaks it: unwritable or full
+  storage, a memory file others can read or tacit cannot parse, a bad
+  config value, a session whose every event fails. A warning is worth
+  knowing: a corrupt ledger that was moved aside, a handler that failed today.
+- **Returns data.** ``check(cfg)`` is one dict; the CLI renders it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+import time
+
+from tacit import __version__
+from tacit.failures import describe_failure, failing_handlers, failing_sessions
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.memory import MemoryStore, join_entries, parse_entries
+
+LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
+FAILURE_WINDOW = 7 * 86400  # failing sessions are looked for over the last week
+
+
+def storage(cfg) -> dict[str, dict]:
+    """folder → {ok, error?, free_bytes}; every folder tacit writes."""
+    folders = {"data folder": cfg.home_str, "memories": str(cfg.memory_file.parent),
+               "skills": str(cfg.skills_dir), "logs": str(cfg.log_file.parent)}
+    if cfg.state_dir_str != cfg.home_str:
+        folders["state folder"] = cfg.state_dir_str
+    out: dict[str, dict] = {}
+    for name, folder in folders.items():
+        entry: dict = {"path": folder, "ok": True}
+        if not os.path.isdir(folder):
+            entry["absent"] = True  # created on first use
+            parent = os.path.dirname(folder.rstrip("/")) or "/"
+            folder = parent if os.path.isdir(parent) else None
+        if folder:
+            try:
+                fd, probe = tempfile.mkstemp(prefix=".tacit-probe-", dir=folder)
+                try:
+                    os.write(fd, b"x")
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                    os.unlink(probe)
+            except OSError as exc:
+                entry.update(ok=False, error=describe_failure(exc)[0])
+            try:
+                stats = os.statvfs(folder)
+                entry["free_bytes"] = stats.f_bavail * stats.f_frsize
+            except OSError:
+                pass
+        out[name] = entry
+    return out
+
+
+def memory_files(cfg, project=None) -> dict[str, dict]:
+    """scope → {path, exists, mode, entries, usage, problem?}."""
+    store = MemoryStore(cfg, project)
+    out: dict[str, dict] = {}
+    for scope in store.targets():
+        path = store.path_for(scope)
+        entry: dict = {"path": str(path), "exists": path.exists()}
+        if entry["exists"]:
+            try:
+                entry["mode"] = f"{os.stat(path).st_mode & 0o777:o}"
+                data = path.read_bytes()
+                raw = data.decode("utf-8-sig")
+                entries = parse_entries(raw)
+                entry["entries"] = len(entries)
+                entry["usage"] = store.usage(scope, entries)["text"]
+                if raw.strip() and join_entries(entries) != raw.strip():
+                    entry["problem"] = (f"{path} is not a clean list of §-separated entries: tacit will not "
+                                        "rewrite it (fix it by hand)")
+            except UnicodeDecodeError:
+                entry["problem"] = f"{path} is not valid UTF-8: tacit will not rewrite it (fix it by hand)"
+            except OSError as exc:
+                entry["problem"] = describe_failure(exc)[0]
+        else:
+            entry["usage"] = store.usage(scope, [])["text"]
+        out[scope] = entry
+    return out
+
+
+def ledger(cfg) -> dict:
+    """The ledger's state: readable, and any corrupt copies moved aside."""
+    out: dict = {"path": str(cfg.ledger_path), "ok": True}
+    moved = sorted(glob.glob(f"{glob.escape(str(cfg.ledger_path))}.corrupt-*"))
+    out["moved_aside"] = [{"path": p, "at": time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(p)))}
+                          for p in moved if not p.endswith(("-wal", "-shm"))]
+    try:
+        with Ledger(cfg) as led, led.read() as conn:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            out["ok"] = verdict == "ok"
+            if verdict != "ok":
+                out["error"] = f"quick_check: {verdict}"
+            out["last_event"] = dict(conn.execute(
+                "SELECT session_id, MAX(at) FROM events GROUP BY session_id").fetchall())
+    except (LedgerUnavailable, OSError) as exc:
+        out.update(ok=False, error=describe_failure(exc)[0])
+    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
+        out.update(ok=False, error=f"{type(exc).__name__}: {exc}")
+    return out
+
+
+def check(cfg, project=None) -> dict:
+    """Everything ``tacit doctor`` reports; ``success`` when nothing needs the user."""
+    problems: list[str] = list(cfg.problems)
+    warnings: list[str] = []
+    paths = {"home": cfg.home_str, "state_dir": cfg.state_dir_str, "memory_file": str(cfg.memory_file),
+             "user_file": str(cfg.user_file), "skills_dir": str(cfg.skills_dir),
+             "config_file": str(cfg.config_file), "ledger": str(cfg.ledger_path), "log": str(cfg.log_file)}
+
+    disks = storage(cfg)
+    for name, entry in disks.items():
+        if not entry["ok"]:
+            problems.append(f"{name} {entry['path']}: {entry['error']}")
+        elif entry.get("free_bytes") is not None and entry["free_bytes"] < LOW_SPACE_BYTES:
+            problems.append(f"{name} {entry['path']}: the disk is nearly full "
+                            f"({entry['free_bytes'] // 1024:,} KB left)")
+
+    memory = memory_files(cfg, project)
+    for scope, entry in memory.items():
+        if entry.get("problem"):
+            problems.append(entry["problem"])
+        mode = entry.get("mode")
+        if mode and int(mode, 8) & 0o077:
+            problems.append(f"{entry['path']} is readable by others (mode {mode}); run chmod 600")
+    files = {name: ("absent (created on first save)" if not memory[scope]["exists"] else
+                    f"mode {memory[scope].get('mode', '?')}")
+             for name, scope in (("memory_file", "global"), ("user_file", "user"))}
+
+    skills = {"count": 0, "problems": []}
+    try:
+        from tacit.stores.skills import SkillStore
+
+        listing = SkillStore(cfg).list()
+        skills["count"] = len(listing.get("skills", []))
+        skills["problems"] = listing.get("problems", [])
+        problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
+    except Exception as exc:  # noqa: BLE001
+        problems.append(f"skills: {type(exc).__name__}: {exc}")
+
+    led = ledger(cfg)
+    if not led["ok"]:
+        problems.append(f"ledger {led['path']}: {led.get('error')}")
+    for moved in led["moved_aside"]:
+        warnings.append(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
+                        "(what it held is kept there; tacit started a fresh one)")
+
+    now = time.time()
+    sessions = failing_sessions(cfg, since=now - FAILURE_WINDOW, applied=led.get("last_event") or {})
+    for s in sessions:
+        problems.append(f"session {s['session_id'][:12]} on {s['host'] or 'a host'} fails on every event "
+                        f"({s['failures']} in a row since {time.strftime('%Y-%m-%d %H:%M', time.localtime(s['since']))}): "
+                        f"{s['last_error']} — details in {cfg.log_file}")
+    handlers = failing_handlers(cfg, since=now - 86400)
+    for name, info in handlers.items():
+        warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
+
+    from tacit.children.commands import agent_available, command_template
+
+    template = command_template(cfg, cfg.host)
+    child = {"host": cfg.host, "command": template[0] if template else None,
+             "available": agent_available(cfg, cfg.host)}
+    usage = {scope: entry["usage"] for scope, entry in memory.items()}
+    usage["memory"] = usage.get("project", usage.get("global"))
+    return {"success": not problems, "version": __version__, "paths": paths, "files": files,
+            "storage": disks, "memory": memory, "usage": usage, "skills": skills,
+            "ledger": {k: v for k, v in led.items() if k != "last_event"},
+            "failing_sessions": sessions, "failing_handlers": handlers, "child_agent": child,
+            "settings": cfg.settings, "problems": problems, "warnings": warnings}
