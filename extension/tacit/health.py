@@ -129,7 +129,7 @@ def check(cfg, project=None) -> dict:
                             f"({entry['free_bytes'] // 1024:,} KB left)")
 
     memory = memory_files(cfg, project)
-    for scope, entry in memory.items():
+    for entry in memory.values():
         if entry.get("problem"):
             problems.append(entry["problem"])
         mode = entry.get("mode")
