@@ -193,3 +193,42 @@ def test_writes_inside_an_engine_handler_are_the_handlers_and_join_its_transacti
     assert (row.actor.kind, row.actor.name, row.actor.session_id, row.actor.host) == \
         ("learner", "test.saver", "sess-9", "pi")
     assert row.actor.cause == "always run ruff before committing"
+
+
+def test_a_background_save_reaches_the_user_once_at_the_next_message_of_its_session(tacit_env, cfg):
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    actor = history.Actor(kind="child", name="correction", session_id="sess-A", host="claude-code",
+                          group="job:1").to_env()
+    out = json.loads(tacit(tacit_env, "memory", "add", "--target", "user", "Use pnpm, never npm", "--json",
+                           extra_env={"TACIT_ACTOR": actor}).stdout)
+    engine = Engine(cfg).load_builtins()
+    other = engine.dispatch(MessageEnd(session_id="sess-B", host="claude-code", role="user", text="hi"))
+    assert other.notices == []  # another session's news stays with it
+    first = engine.dispatch(MessageEnd(session_id="sess-A", host="claude-code", role="user", text="next"))
+    assert first.notices == [f'tacit saved to your user profile: "Use pnpm, never npm" — undo: '
+                             f'tacit memory undo {out["change_id"]}']
+    again = engine.dispatch(MessageEnd(session_id="sess-A", host="claude-code", role="user", text="more"))
+    assert again.notices == []
+    engine.close()
+
+
+def test_session_start_says_what_changed_since_the_previous_session(tacit_env, cfg):
+    from tacit.engine import Engine
+    from tacit.events import BeforeAgentStart, MessageEnd, SessionStart
+
+    engine = Engine(cfg).load_builtins()
+    engine.dispatch(MessageEnd(session_id="sess-1", host="pi", role="user", text="hello"))
+    time.sleep(0.05)
+    actor = history.Actor(kind="child", name="review", session_id="sess-1", host="pi", group="job:2").to_env()
+    for text in ("Tests go in tests/unit", "Deploy on Tuesdays"):
+        tacit(tacit_env, "memory", "add", "--scope", "global", text, extra_env={"TACIT_ACTOR": actor})
+    engine.dispatch(SessionStart(session_id="sess-2", host="pi", source="startup"))
+    start = engine.dispatch(BeforeAgentStart(session_id="sess-2", host="pi", prompt="hi"))
+    (line,) = start.notices
+    assert line.startswith("Since your last session, tacit saved 2 entries to global memory — see: tacit memory log")
+    # the ended session's notices were told by that line, not again
+    later = engine.dispatch(MessageEnd(session_id="sess-1", host="pi", role="user", text="back"))
+    assert later.notices == []
+    engine.close()

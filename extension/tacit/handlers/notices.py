@@ -1,34 +1,108 @@
-"""Deliver queued notices ("Memory adapted: …", "tacit saved …") to the user.
+"""Deliver queued notices ("tacit saved to project memory: …", "Memory
+adapted: …") to the user, and say at session start what changed since the
+previous session.
 
-Background work queues them in the ledger (``tacit.stores.notices``); at the
-next foreground point — the session's context being built, or the end of a
-turn — this hands each one out exactly once, for the host to show.
+Background work queues them in the ledger (``tacit.stores.notices``; every
+change a child or a learner makes queues one, ``tacit.stores.history``); at
+the next foreground point the host allows — the session's context being
+built, the user's next message, the end of a turn — this hands each one out
+exactly once, for the host to show (Claude Code and Codex: ``systemMessage``;
+pi: ``ui.notify``; Hermes: a line under the reply).
 """
 
 from __future__ import annotations
 
+import time
+
 from tacit.hookspecs import ContextResult, Result
-from tacit.stores import notices
+from tacit.stores import history, notices
 from tacit.stores.ledger import LedgerUnavailable
+
+SUMMARISED = ("child", "learner", "agent", "hand")  # not the user's own CLI calls: they saw those
 
 
 def register(engine) -> None:
     engine.on("before_agent_start", deliver_at_start, name="notices.session", priority=90)
+    engine.on("message_end", deliver_at_message, name="notices.message", priority=90)
     engine.on("turn_end", deliver_at_turn_end, name="notices.turn", priority=90)
 
 
 def _take(ctx) -> list[str]:
     try:
-        return notices.take(ctx.ledger)
+        return notices.take(ctx.ledger, ctx.session_id)
     except LedgerUnavailable:
         return []
 
 
 def deliver_at_start(event, ctx) -> ContextResult | None:
-    texts = _take(ctx)
+    texts = []
+    try:
+        line = since_last_session(ctx)
+        if line:
+            texts.append(line)
+    except LedgerUnavailable:
+        pass
+    texts += _take(ctx)
     return ContextResult(notices=texts) if texts else None
+
+
+def deliver_at_message(event, ctx) -> Result | None:
+    if event.role != "user":
+        return None
+    texts = _take(ctx)
+    return Result(notices=texts) if texts else None
 
 
 def deliver_at_turn_end(event, ctx) -> Result | None:
     texts = _take(ctx)
     return Result(notices=texts) if texts else None
+
+
+def since_last_session(ctx) -> str:
+    """One line on the changes since the previous session was last active;
+    the notices they queued (for a session that has ended) are settled by it."""
+    ledger = ctx.ledger
+    with ledger.read() as conn:
+        row = conn.execute("SELECT MAX(updated_at) FROM sessions WHERE session_id != ?",
+                           (ctx.session_id,)).fetchone()
+    if not row or row[0] is None:
+        return ""
+    found = [c for c in history.changes(ledger, since=row[0], limit=500)
+             if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id]
+    if not found:
+        return ""
+    with ledger.write() as conn:
+        conn.executemany("UPDATE notices SET delivered_at = ? WHERE delivered_at IS NULL AND change_id = ?",
+                         [(time.time(), c.id) for c in found])
+    stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(row[0]))
+    return f"Since your last session, tacit {summarise(found)} — see: tacit memory log --since {stamp}"
+
+
+def summarise(changes: list) -> str:
+    """"saved 2 entries to project memory, consolidated global memory, …"."""
+    counts: dict[tuple[str, str], int] = {}
+    for c in reversed(changes):  # oldest first
+        if c.scope.startswith("skill"):
+            key = ("skill", "created" if c.action == "skill_create" else "updated")
+            n = 1
+        elif c.action == "consolidate":
+            key, n = ("consolidated", c.scope), 1
+        elif c.actor.kind == "hand" or c.action == "edit":
+            key, n = ("edited", c.scope), 1
+        else:
+            added, removed = c.added(), c.removed()
+            key = ("saved", c.scope) if added else ("removed", c.scope)
+            n = max(1, len(added) if added else len(removed))
+        counts[key] = counts.get(key, 0) + n
+    parts = []
+    for (verb, scope), n in counts.items():
+        where = history.SCOPE_NAMES.get(scope, scope)
+        if verb == "skill":
+            parts.append(f"{scope} {n} skill{'s' if n > 1 else ''}")
+        elif verb == "consolidated":
+            parts.append(f"consolidated {where}")
+        elif verb == "edited":
+            parts.append(f"noticed {n} edit{'s' if n > 1 else ''} to {where}")
+        else:
+            parts.append(f"{verb} {n} entr{'y' if n == 1 else 'ies'} {'to' if verb == 'saved' else 'from'} {where}")
+    return ", ".join(parts)

@@ -17,7 +17,7 @@ def manifests(cfg) -> dict[str, Path]:
     return {
         "claude-code": claude_code.locations(cfg, "user")["plugin_dir"] / claude_code.MANIFEST,
         "codex": codex.locations(cfg, "user")["manifest"],
-        "hermes": Path(hermes.manifest_path(hermes_home_of(cfg))),
+        "hermes": Path(hermes.install_manifest_path(hermes_home_of(cfg))),
         "pi": pi.target_dir(cfg, "user") / pi.MANIFEST,
     }
 

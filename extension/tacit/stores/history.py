@@ -25,10 +25,11 @@ import contextvars
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from tacit.log import log
+from tacit.stores import notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 CAUSE_CHARS = 600
@@ -66,7 +67,7 @@ class Actor:
         return json.dumps({k: getattr(self, k) for k in _ENV_FIELDS})
 
     @classmethod
-    def from_env(cls, text: str | None) -> "Actor | None":
+    def from_env(cls, text: str | None) -> Actor | None:
         try:
             data = json.loads(text) if text else None
         except ValueError:
@@ -188,6 +189,56 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
 
 
 def _insert(conn, action, scope, target, project, before, after, actor, group, at) -> int:
+    change_id = _insert_row(conn, action, scope, target, project, before, after, actor, group, at)
+    if actor.kind in ANNOUNCED:
+        text = announcement(Change(id=change_id, at=0.0, action=action, scope=scope, target=target,
+                                   before=before, after=after, actor=actor))
+        if text:
+            notices.add(conn, text, session_id=actor.session_id or None, change_id=change_id)
+    return change_id
+
+
+# what the user did not do themselves (nor watched the agent do) is told to them
+ANNOUNCED = ("child", "learner")
+SCOPE_NAMES = {"user": "your user profile", "global": "global memory", "project": "project memory",
+               "team": "team memory"}
+
+
+def announcement(change: Change) -> str:
+    """The one line the user sees about a background change."""
+    undo = f" — undo: tacit memory undo {change.id}"
+    where = SCOPE_NAMES.get(change.scope, change.scope)
+    added, removed = change.added(), change.removed()
+    if change.scope.startswith("skill"):
+        name = os.path.basename(os.path.dirname(change.target))
+        verb = {"skill_create": "created", "skill_delete": "deleted", "skill_undo": "restored"}.get(
+            change.action, "updated")
+        return f'tacit {verb} the skill "{name}"{undo}'
+    if change.action == "consolidate":
+        return f"tacit consolidated {where} ({len(change.before or [])} → {len(change.after or [])} entries){undo}"
+    if change.action == "restore":
+        return f"tacit restored {where} after a child agent damaged it{undo}"
+    if change.action == "forget":
+        return f"tacit forgot, from {where}: {_quoted(removed)}{undo}"
+    if added and not removed:
+        return f"tacit saved to {where}: {_quoted(added)}{undo}"
+    if removed and not added:
+        return f"tacit removed from {where}: {_quoted(removed)}{undo}"
+    if added and removed:
+        return f"tacit updated {where}: {_quoted(removed)} → {_quoted(added)}{undo}"
+    return ""
+
+
+def _quoted(items: list) -> str:
+    return " | ".join(f'"{_clip(e)}"' for e in items[:2]) + (" …" if len(items) > 2 else "")
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _insert_row(conn, action, scope, target, project, before, after, actor, group, at) -> int:
     cur = conn.execute(
             "INSERT INTO history (at, action, scope, target, project, before, after, actor_kind, actor_name, "
         "session_id, host, cause, cause_event, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -402,6 +402,10 @@ CREATE TABLE tombstones (
     history_id INTEGER
 );
 CREATE INDEX idx_tombstones_live ON tombstones (norm) WHERE lifted_at IS NULL;
+
+-- a notice for one session (NULL: whichever session asks first), and the change it tells of
+ALTER TABLE notices ADD COLUMN session_id TEXT;
+ALTER TABLE notices ADD COLUMN change_id INTEGER;
 """
 
 # (name, SQL script or callable(conn)). Append only.

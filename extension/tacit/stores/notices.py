@@ -15,18 +15,31 @@ import time
 RETENTION_DAYS = 30
 
 
-def add(conn, text: str, *, adaptation_id: int | None = None, now: float | None = None) -> None:
-    """Queue a notice inside the caller's transaction."""
-    conn.execute("INSERT INTO notices (text, adaptation_id, created_at) VALUES (?, ?, ?)",
-                 (text, adaptation_id, time.time() if now is None else now))
+MAX_AT_ONCE = 3  # more pending than this: the rest become one "and N more" line
 
 
-def take(ledger, now: float | None = None) -> list[str]:
+def add(conn, text: str, *, adaptation_id: int | None = None, session_id: str | None = None,
+        change_id: int | None = None, now: float | None = None) -> None:
+    """Queue a notice inside the caller's transaction; ``session_id``: shown
+    only in that session (else in whichever asks first)."""
+    conn.execute("INSERT INTO notices (text, adaptation_id, session_id, change_id, created_at) "
+                 "VALUES (?, ?, ?, ?, ?)",
+                 (text, adaptation_id, session_id or None, change_id, time.time() if now is None else now))
+
+
+def take(ledger, session_id: str | None = None, now: float | None = None) -> list[str]:
+    """The pending notices for ``session_id`` (and those for any session),
+    marked delivered; beyond ``MAX_AT_ONCE`` the rest are one summary line."""
     now = time.time() if now is None else now
     with ledger.write() as conn:
-        rows = conn.execute("SELECT id, text FROM notices WHERE delivered_at IS NULL ORDER BY id").fetchall()
+        rows = conn.execute("SELECT id, text FROM notices WHERE delivered_at IS NULL "
+                            "AND (session_id IS NULL OR session_id = ?) ORDER BY id", (session_id or "",)).fetchall()
         conn.executemany("UPDATE notices SET delivered_at = ? WHERE id = ?", [(now, r[0]) for r in rows])
-    return [r[1] for r in rows]
+    texts = [r[1] for r in rows]
+    if len(texts) > MAX_AT_ONCE:
+        rest = len(texts) - (MAX_AT_ONCE - 1)
+        texts = texts[: MAX_AT_ONCE - 1] + [f"…and {rest} more change(s) to memory: tacit memory log"]
+    return texts
 
 
 def prune(conn, now: float | None = None) -> int:

@@ -70,7 +70,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     if not state.get("entry_point"):
         return _not_loadable(python, {"error": "the entry point hermes_agent.plugins:tacit is not visible"})
 
-    manifest_path = manifest_path(home)
+    manifest_path = install_manifest_path(home)
     manifest = read_json_or_none(manifest_path)
     first = manifest is None
     if first:
@@ -150,7 +150,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         return refused
 
     home = hermes_home_of(cfg)
-    manifest_path = manifest_path(home)
+    manifest_path = install_manifest_path(home)
     manifest = read_json_or_none(manifest_path)
     if manifest is None:
         return {"success": True, "message": f"tacit install hermes was not run for {home}: nothing to undo.",
@@ -275,7 +275,7 @@ def run_in_hermes(python: str, hermes_home: str, spec: dict) -> dict:
     return {"ok": False, "error": (proc.stderr or proc.stdout).strip()[-800:] or f"exit {proc.returncode}"}
 
 
-def manifest_path(hermes_home: str) -> str:
+def install_manifest_path(hermes_home: str) -> str:
     return os.path.join(hermes_home, "tacit", "install.json")
 
 

@@ -98,7 +98,7 @@ from tacit.projects import project_for
 from tacit.slash import memory_consolidate, memory_skills
 
 HOST = "hermes"
-HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "post_llm_call",
+HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "transform_llm_output", "post_llm_call",
          "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
 
@@ -122,11 +122,12 @@ def is_oneshot(argv) -> bool:
 
 
 class _Session:
-    __slots__ = ("started", "agent_started", "turn_open", "user_text")
+    __slots__ = ("started", "agent_started", "turn_open", "user_text", "notices")
 
     def __init__(self):
         self.started = self.agent_started = self.turn_open = False
         self.user_text = ""
+        self.notices: list[str] = []  # shown under the next reply (transform_llm_output)
 
 
 class HermesAdapter:
@@ -210,12 +211,12 @@ class HermesAdapter:
         self._kick_pending_overflow()
         return results
 
-    def _realise(self, results, extra_notes=(), *, session_context=()) -> dict | None:
+    def _realise(self, results, extra_notes=(), *, session_context=(), session: _Session | None = None) -> dict | None:
         """Results → ``{"context": …}`` for ``pre_llm_call``, which Hermes appends
         to the user message. Hermes has no system-prompt hook for plugins, so
         the session's context (this project's memory, the skill index of
-        project skills) rides on the first message of the session; notices are
-        logged."""
+        project skills) rides on the first message of the session; notices
+        wait for the reply, under which ``transform_llm_output`` shows them."""
         texts = []
         for result in (*session_context, *results):
             if isinstance(result, ContextResult):
@@ -224,13 +225,15 @@ class HermesAdapter:
                         texts.append(injection.text.strip())
             for notice in result.notices:
                 log(self.cfg, "info", "hermes.notice", notice)
+                if session is not None and notice:
+                    session.notices.append(notice)
         texts.extend(n for n in extra_notes if n)
         return {"context": "\n\n".join(texts)} if texts else None
 
     # -- hooks --------------------------------------------------------------------------
     def on_session_start(self, session_id=None, model=None, platform=None, **_):
         sid, session = self._session(session_id)
-        self._realise(self._ensure_started(sid, session, "startup"))
+        self._realise(self._ensure_started(sid, session, "startup"), session=session)
         log(self.cfg, "info", "hermes", f"session {sid} started (model={model}, platform={platform}, "
                                         f"oneshot={self.oneshot})")
         return None
@@ -246,7 +249,7 @@ class HermesAdapter:
             notes.append(self._failed_overflow_note())
         session.turn_open, session.user_text = True, text
         results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
-        return self._realise(results, notes, session_context=session_context)
+        return self._realise(results, notes, session_context=session_context, session=session)
 
     def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
                        session_id=None, **_):
@@ -258,8 +261,19 @@ class HermesAdapter:
             ok, error = True, None  # queued and consolidated by tacit, not a failure
         results.append(self._dispatch(ToolResult, sid, name=str(tool_name or "?"), ok=ok,
                                       args=clip_tool_args(args, keep_nested=True), error=error))
-        self._realise(results)
+        self._realise(results, session=session)
         return None
+
+    def transform_llm_output(self, response_text=None, session_id=None, **_):
+        """The notices waiting for this session, as lines under the reply (the
+        one place a Hermes plugin can show the user something); None: no change."""
+        if not isinstance(response_text, str) or not response_text:
+            return None
+        _sid, session = self._session(session_id)
+        waiting, session.notices = session.notices, []
+        if not waiting:
+            return None
+        return response_text.rstrip() + "\n\n" + "\n".join(f"· {n}" for n in waiting)
 
     def post_llm_call(self, session_id=None, user_message=None, assistant_response=None, **_):
         sid, session = self._session(session_id)
@@ -269,14 +283,14 @@ class HermesAdapter:
         results.append(self._dispatch(TurnEnd, sid, user_text=message_text(user_message) or session.user_text,
                                       assistant_text=reply))
         session.turn_open = False
-        self._realise(results)
+        self._realise(results, session=session)
         return None
 
     def on_session_end(self, session_id=None, **_):
         sid, session = self._session(session_id)
         if session.turn_open:  # interrupted or failed: post_llm_call did not fire
             session.turn_open = False
-            self._realise([self._dispatch(TurnEnd, sid, user_text=session.user_text)])
+            self._realise([self._dispatch(TurnEnd, sid, user_text=session.user_text)], session=session)
         if self.oneshot:
             self._shutdown(sid, "oneshot")
         return None
