@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from tacit.projects import project_for
-from tacit.stores import history
+from tacit.stores import history, tombstones
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -105,6 +105,9 @@ def undo(cfg, change_id: int) -> dict:
         for row, result in zip(rows, results):
             if result.get("change_id") is not None:
                 history.mark_undone(ledger, row.id, result["change_id"])
+        if change.group.startswith("forget:"):  # undoing a forget is teaching it again
+            with ledger.write() as conn:
+                tombstones.lift(conn, int(change.group.split(":", 1)[1]))
     ids = [r["change_id"] for r in results if r.get("change_id") is not None]
     restored = [e for r in results for e in r.get("restored", [])]
     dropped = [e for r in results for e in r.get("dropped", [])]

@@ -53,6 +53,7 @@ COMMAND_MODULES = [
 # Kept next to the registry so adding a module means adding its names here.
 COMMANDS = {
     "memory": "tacit.commands.memory",
+    "forget": "tacit.commands.memory",
     "share": "tacit.commands.share",
     "skill": "tacit.commands.skill",
     "scan": "tacit.commands.scan",
@@ -79,7 +80,7 @@ COMMANDS = {
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
-    ("memory", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
+    ("memory", "forget", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
      "review")
 )
 

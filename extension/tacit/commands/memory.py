@@ -85,10 +85,23 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_why)
 
+    p = subparsers.add_parser("forget", help="remove every memory entry saying TEXT, in every scope, for good")
+    p.add_argument("text", help="what to forget (\"we use pnpm\"), or - to read it from stdin")
+    p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+    p.set_defaults(func=_forget)
+
     p = sub.add_parser("undo", help="revert change ID (a consolidation or a child's run: all of it)")
     p.add_argument("id", type=int)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_undo)
+
+
+def _forget(args, cfg) -> int:
+    from tacit.forget import forget
+
+    result = forget(cfg, read_text_arg(args.text), project=project_of(args))
+    emit(result, text=lambda r: r["message"] if r.get("message") else f"tacit: {r['error']}")
+    return exit_code(result)
 
 
 def project_of(args):

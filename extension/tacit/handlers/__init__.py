@@ -11,6 +11,7 @@ BUILTIN_PLUGINS = [
     "tacit.handlers.review",  # tool-call-aware background review
     "tacit.handlers.skill_trigger",  # skill extraction after complex turns
     "tacit.handlers.flush",  # save what matters before compaction / at exit
+    "tacit.handlers.forget",  # "forget that …": removed everywhere at once, tombstoned
     "tacit.handlers.host_memory",  # a host's own memory tool wrote: the agent's change, in the history
     "tacit.learn.observe",  # usage patterns + habits from tool calls and commands (ledger)
     "tacit.handlers.notices",  # deliver the learners' one-time "Memory adapted" notices

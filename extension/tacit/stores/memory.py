@@ -66,7 +66,7 @@ from tacit.fsutil import (
 )
 from tacit.projects import Project
 from tacit.scan import describe, scan
-from tacit.stores import history
+from tacit.stores import history, tombstones
 
 ENTRY_DELIMITER = "\n§\n"
 SCOPES = ("user", "global", "project", "team")
@@ -335,7 +335,8 @@ class MemoryStore:
         findings = scan(content)
         if findings:
             return f"Refused by the content scanner: {describe(findings)}"
-        return None
+        # what the user asked to forget comes back only when they teach it again
+        return tombstones.check_save(self.cfg, content)
 
     # -- guarded read-modify-write ----------------------------------------
     def _load_for_write(self, target: str, *, roundtrip_guard: bool) -> list[str]:

@@ -1,0 +1,27 @@
+""""Forget that …" typed in a session: forgotten at once, everywhere
+(``tacit.forget``), the user told exactly what was removed, and the agent
+told not to rely on it for the rest of the session (its snapshot is frozen)."""
+
+from __future__ import annotations
+
+from tacit.forget import forget
+from tacit.hookspecs import ContextResult, Injection
+from tacit.stores import history
+
+
+def register(engine) -> None:
+    engine.on("message_end", forget_when_asked, name="forget", priority=15)
+
+
+def forget_when_asked(event, ctx) -> ContextResult | None:
+    analysis = ctx.analysis
+    if analysis is None or not analysis.forget:
+        return None
+    # the user's own request: theirs in the history, and told here (not again as a background notice)
+    actor = history.Actor(kind="user", name="in session", session_id=event.session_id, host=event.host,
+                          cause=event.text, cause_event=event.id)
+    with history.acting(actor):
+        result = forget(ctx.cfg, analysis.forget, project=ctx.project)
+    note = (f"The user asked tacit to forget \"{result['text']}\"; it was removed from memory. Do not rely on "
+            "it for the rest of this session.")
+    return ContextResult(notices=[result["message"]], context=[Injection(note, source="tacit.forget")])

@@ -1,0 +1,106 @@
+"""Forget forgets: every matching entry in every scope, the candidates, and
+a tombstone so the lesson is not learned again until the user teaches it.
+Real files, the real ledger, the CLI in a subprocess, the engine for
+"forget that …" typed in a session."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tacit import changes
+from tacit.forget import forget
+from tacit.stores import history, tombstones
+from tacit.stores.memory import MemoryStore
+
+
+def tacit(env, *args, extra_env=None):
+    return subprocess.run([sys.executable, "-P", "-m", "tacit", *args], env={**env, **(extra_env or {})},
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(("forgotten", "text", "expected"), [
+    ("we use pnpm", "Use pnpm, never npm", True),
+    ("we use pnpm", "pnpm workspace is in packages/", False),
+    ("pnpm", "pnpm workspace is in packages/", True),
+    ("that we deploy on tuesdays", "Deploys happen on Tuesdays.", True),
+    ("deploy on tuesdays", "Deploy on Wednesdays", False),
+    ("the staging URL", "Staging url: https://staging.example.com", True),
+    ("", "anything", False),
+])
+def test_a_forget_matches_by_its_content_words(forgotten, text, expected):
+    assert tombstones.matches(forgotten, text) is expected
+
+
+def test_forget_removes_from_every_scope_and_says_exactly_what(cfg):
+    store = MemoryStore(cfg)
+    store.add("user", "Use pnpm, never npm")
+    store.add("global", "We use pnpm in every repo")
+    store.add("global", "Deploy on Tuesdays")
+    result = forget(cfg, "we use pnpm")
+    assert result["success"]
+    assert sorted((r["scope"], r["entry"]) for r in result["removed"]) == [
+        ("global", "We use pnpm in every repo"), ("user", "Use pnpm, never npm")]
+    assert store.entries("user") == [] and store.entries("global") == ["Deploy on Tuesdays"]
+    assert "'Use pnpm, never npm'" in result["message"] and "undo: tacit memory undo" in result["message"]
+    # the next session's context lacks it
+    assert "pnpm" not in MemoryStore(cfg).snapshot()
+
+
+def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_env, cfg):
+    forget(cfg, "we use pnpm")
+    review = history.Actor(kind="child", name="review", session_id="s", host="codex").to_env()
+    proc = tacit(tacit_env, "memory", "add", "--json", "--target", "user", "Use pnpm for installs",
+                 extra_env={"TACIT_ACTOR": review})
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "asked on" in out["error"] and "forget" in out["error"]
+    assert MemoryStore(cfg).entries("user") == []
+    # a correction in the user's own words teaches it again; so does the user's CLI
+    correction = history.Actor(kind="child", name="correction", session_id="s", host="codex").to_env()
+    proc = tacit(tacit_env, "memory", "add", "--json", "--target", "user", "Use pnpm, never npm",
+                 extra_env={"TACIT_ACTOR": correction})
+    assert proc.returncode == 0, proc.stdout
+    assert tacit(tacit_env, "memory", "add", "--json", "--target", "user", "pnpm only, please",
+                 extra_env={"TACIT_ACTOR": review}).returncode == 0  # the tombstone was lifted
+
+
+def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg):
+    store = MemoryStore(cfg)
+    store.add("user", "Use pnpm, never npm")
+    store.add("global", "We use pnpm in every repo")
+    result = forget(cfg, "we use pnpm")
+    any_change = result["removed"][-1]["change_id"]
+    undone = changes.undo(cfg, any_change)
+    assert undone["success"] and len(undone["undone"]) == 2
+    assert store.entries("user") == ["Use pnpm, never npm"]
+    assert store.entries("global") == ["We use pnpm in every repo"]
+    with history.ledger_for(cfg) as ledger, ledger.read() as conn:
+        assert tombstones.live(conn) == []
+
+
+def test_tacit_forget_cli_text_and_json(tacit_env, cfg):
+    MemoryStore(cfg).add("global", "Deploy on Tuesdays")
+    proc = tacit(tacit_env, "forget", "that we deploy on tuesdays")
+    assert proc.returncode == 0 and proc.stdout.startswith('Forgot "that we deploy on tuesdays": removed 1 from global memory')
+    proc = tacit(tacit_env, "forget", "--json", "the staging URL")
+    out = json.loads(proc.stdout)
+    assert out["success"] and out["removed"] == [] and "will not be learned" in out["message"]
+
+
+def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    MemoryStore(cfg).add("user", "Use pnpm, never npm")
+    engine = Engine(cfg).load_builtins()
+    result = engine.dispatch(MessageEnd(session_id="s1", host="claude-code", role="user",
+                                        text="forget that we use pnpm"))
+    engine.close()
+    assert MemoryStore(cfg).entries("user") == []
+    assert any(n.startswith('Forgot "we use pnpm": removed 1 from your user profile') for n in result.notices)
+    assert any("Do not rely on it" in i.text for i in result.context)
+    (row,) = [c for c in changes.log(cfg) if c.action == "forget"]
+    assert row.actor.kind == "user" and row.actor.session_id == "s1" and row.actor.cause == "forget that we use pnpm"
