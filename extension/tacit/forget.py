@@ -33,7 +33,7 @@ def forget(cfg, text: str, *, project=None) -> dict:
         for scope in store.targets():
             gone: list[str] = []
 
-            def without(entries: list[str]) -> list[str]:
+            def without(entries: list[str], gone: list[str] = gone) -> list[str]:
                 kept = [e for e in entries if not tombstones.matches(text, e)]
                 gone[:] = [e for e in entries if e not in kept]
                 return kept

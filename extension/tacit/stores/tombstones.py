@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 from tacit.stores import history
 
-STOPWORDS = frozenset("""
+_STOPWORDS = """
 a an the and or but if of to in on at for by with about from as into onto than then that this these those
 it its is are was were be been being do does did done have has had i me my mine we us our ours you your
 yours he she they them their please pls just also too very really always never not no
 forget remember stop remembering memory memories note notes entry entries thing things fact
-""".split())
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
 _WORD = re.compile(r"[\w][\w./@+#-]*", re.UNICODE)
 MIN_STEM = 4  # shorter words match only exactly
 
