@@ -19,6 +19,9 @@ Design decisions
 
 from __future__ import annotations
 
+import os
+import time
+
 from tacit.children.commands import agent_available
 from tacit.children.runner import run_job
 from tacit.stores.memory import MemoryStore
@@ -53,7 +56,9 @@ def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, proje
     before = store.usage(target)
     report: dict = {"target": target, "before": before["text"]}
     if _use_agent(cfg, use_agent):
-        record = run_job(cfg, {"id": f"consolidate-{target}", "kind": "consolidate", "host": cfg.host,
+        # a unique id: the run's changes are one group in the history, undone together
+        job_id = f"consolidate-{target}-{int(time.time() * 1000):x}-{os.getpid():x}"
+        record = run_job(cfg, {"id": job_id, "kind": "consolidate", "host": cfg.host,
                                "session_id": "consolidate",
                                "cwd": project.root if project is not None else None,
                                "variables": {"targets": [target]}},
@@ -74,13 +79,22 @@ def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, proje
     return report
 
 
-def consolidate_all(cfg, *, use_agent: bool | None = None, project=None) -> dict:
-    """``/memory-consolidate``: every non-empty scope of this project."""
+NEAR_LIMIT = 0.8  # /memory-consolidate works on a scope this full (or fuller), unless forced
+
+
+def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
+    """``/memory-consolidate``: every scope of this project that is near its
+    limit (all non-empty ones with ``force``); the others are left alone and
+    no child is started for them."""
     store = MemoryStore(cfg, project)
     reports = []
     for target in store.targets():
         if target == "team" or not store.entries(target):  # the team's file changes through review only
             reports.append({"target": target, "skipped": "empty" if target != "team" else "shared"})
+            continue
+        usage = store.usage(target)
+        if not force and usage["current"] < NEAR_LIMIT * usage["limit"]:
+            reports.append({"target": target, "skipped": f"{usage['text']}, not near its limit"})
             continue
         reports.append(consolidate_target(cfg, target, use_agent=use_agent, project=project))
     lines = [r.get("summary") or f"{r['target']}: skipped ({r['skipped']})" for r in reports]

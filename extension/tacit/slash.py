@@ -11,9 +11,15 @@ from tacit.consolidation import consolidate_all
 from tacit.stores.skills import SkillStore
 
 
-def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None) -> dict:
-    """Consolidate every scope of this project (skipping empty ones); report before/after."""
-    result = consolidate_all(cfg, use_agent=use_agent, project=project)
+def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
+    """Consolidate the scopes of this project near their limit (every
+    non-empty one with ``force``); report before/after."""
+    result = consolidate_all(cfg, use_agent=use_agent, project=project, force=force)
+    if not any(not r.get("skipped") for r in result["reports"]):
+        usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
+        result["text"] = (f"Nothing to consolidate: no memory is near its limit ({usage}). "
+                          "tacit consolidates on its own when one is; `tacit consolidate --force` does it now.")
+        return result
     lines = ["Memory consolidation:"]
     for report in result["reports"]:
         if report.get("skipped"):

@@ -87,7 +87,7 @@ def test_auto_consolidate_off_returns_the_plain_error(cfg):
 def test_consolidate_all_skips_empty_targets_and_reports_usage(cfg):
     MemoryStore(cfg).add("memory", "The project uses pnpm")
     MemoryStore(cfg).add("memory", "the project uses pnpm!")  # not an exact duplicate: both stored
-    result = consolidate_all(cfg, use_agent=False)
+    result = consolidate_all(cfg, use_agent=False, force=True)
     user, memory = result["reports"]  # the scopes in order: user, global (no project here)
     assert user == {"target": "user", "skipped": "empty"}
     assert memory["target"] == "global"
@@ -137,12 +137,26 @@ def test_consolidate_and_skills_commands(cfg, tacit_env):
     MemoryStore(cfg).add("memory", "the project uses pnpm.")
     run = lambda *a: subprocess.run([sys.executable, "-m", "tacit.cli", *a], env=tacit_env,
                                     capture_output=True, text=True, timeout=60)
-    proc = run("consolidate", "--deterministic", "--json")
+    proc = run("consolidate", "--deterministic", "--force", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["success"] and data["reports"][1]["merge"]["merged"] == 1
     assert MemoryStore(cfg).entries("memory") == ["The project uses pnpm"]
-    text = run("consolidate", "--deterministic")
+    text = run("consolidate", "--deterministic", "--force")
     assert text.returncode == 0 and text.stdout.startswith("Memory consolidation:")
     skills = run("skills")
     assert skills.returncode == 0 and skills.stdout.startswith("Skills in ")
+
+
+def test_consolidate_with_nothing_near_its_limit_says_so_and_starts_no_child(cfg, tmp_path):
+    marker = tmp_path / "child-ran"
+    child = tmp_path / "child.py"
+    child.write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n")
+    with_child = cfg.with_settings(child_command=f"{sys.executable} {child}")
+    MemoryStore(cfg).add("memory", "The project uses pnpm")  # 1% of the limit
+    result = memory_consolidate(with_child)
+    assert result["text"].startswith("Nothing to consolidate: no memory is near its limit")
+    assert not marker.exists()
+    full = with_child.with_settings(memory_char_limit=25)  # now 84% full
+    memory_consolidate(full)
+    assert marker.exists()

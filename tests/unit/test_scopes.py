@@ -130,7 +130,7 @@ def test_each_scope_has_its_own_limit_and_consolidates_alone(cfg, repo):
     report = add_entry(small, "project", "The project fact number 0: build with make.", project=project)
     assert report["consolidation"]["target"] == "project"  # only the full scope was touched
     assert store.entries("global") == ["Global fact one: the shell is zsh.", "global fact one: the shell is zsh!"]
-    result = consolidate_all(small, use_agent=False, project=project)
+    result = consolidate_all(small, use_agent=False, project=project, force=True)
     assert [r["target"] for r in result["reports"]] == ["user", "global", "project"]
     assert store.entries("global") == ["Global fact one: the shell is zsh."]
 

@@ -19,6 +19,7 @@ from tacit.slash import memory_consolidate, memory_skills
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("consolidate", help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
+    p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
     p.set_defaults(func=_consolidate)
@@ -48,15 +49,15 @@ def add_parser(subparsers) -> None:
 
 
 def _consolidate(args, cfg) -> int:
-    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None,
+    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None, force=args.force,
                                 project=project_for(args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()))
-    emit(result) if args.json else print(result["text"])
+    emit(result, text=result["text"])
     return 0
 
 
 def _skills(args, cfg) -> int:
     result = memory_skills(cfg)
-    emit(result) if args.json else print(result["text"])
+    emit(result, text=result["text"])
     return 0
 
 
