@@ -62,7 +62,7 @@ def tacit_argv() -> list[str]:
 
 
 def tacit(*args: str, stdin: str | None = None) -> tuple[int, dict]:
-    proc = subprocess.run([*tacit_argv(), *args], input=stdin, capture_output=True, text=True)
+    proc = subprocess.run([*tacit_argv(), *args, "--json"], input=stdin, capture_output=True, text=True)
     try:
         out = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {}
     except ValueError:

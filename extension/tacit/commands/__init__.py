@@ -17,10 +17,30 @@ def emit(obj, text=None) -> None:
     ``obj`` giving one — for a person."""
     if JSON_OUTPUT["on"] or text is None:
         sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
-    else:
-        out = text(obj) if callable(text) else text
-        sys.stdout.write(out if out.endswith("\n") else out + "\n")
-    sys.stdout.flush()
+        sys.stdout.flush()
+        return
+    failed = isinstance(obj, dict) and obj.get("success") is False
+    out = text(obj) if callable(text) else text
+    stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
+    stream.write(out if out.endswith("\n") else out + "\n")
+    stream.flush()
+
+
+def say(result: dict) -> str:
+    """The text of a store result: its message (or error, with what to do)."""
+    if result.get("success") is False:
+        lines = [f"tacit: {result.get('error', 'failed')}"]
+        if result.get("remediation"):
+            lines.append(str(result["remediation"]))
+        for match in result.get("matches") or []:
+            lines.append(f"  - {match}")
+        return "\n".join(lines)
+    line = str(result.get("message") or "Done.")
+    if result.get("usage"):
+        line += f" [{result['target']}: {result['usage']}]" if result.get("target") else f" [{result['usage']}]"
+    if result.get("change_id"):
+        line += f" (undo: tacit memory undo {result['change_id']})"
+    return line
 
 
 def exit_code(result: dict) -> int:

@@ -1,8 +1,9 @@
 """``tacit memory …`` — the agent-facing memory tool as a command line.
 
 Child agents and the agent itself (through its shell tool) save memories with
-these commands, so their output is the tool's result: one JSON object, exit 0
-when done, 1 when refused (limit, scanner, no match, drift), 2 on usage errors.
+these commands: a line of text for a person by default, exactly one JSON
+object with ``--json``; exit 0 when done, 1 when refused (limit, scanner, no
+match, drift, a forgotten lesson), 2 on usage errors.
 
 Scopes: ``--target user`` is the user profile; otherwise ``--scope`` picks the
 memory: ``project`` (the default inside a project), ``global`` (the default
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.commands import emit, exit_code, read_text_arg
+from tacit.commands import emit, exit_code, read_text_arg, say
 from tacit.consolidation import add_entry
 from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
@@ -100,7 +101,7 @@ def _forget(args, cfg) -> int:
     from tacit.forget import forget
 
     result = forget(cfg, read_text_arg(args.text), project=project_of(args))
-    emit(result, text=lambda r: r["message"] if r.get("message") else f"tacit: {r['error']}")
+    emit(result, text=lambda r: r["message"] if r.get("message") else say(r))
     return exit_code(result)
 
 
@@ -121,25 +122,25 @@ def _target(args) -> str:
 
 def _add(args, cfg) -> int:
     result = add_entry(cfg, _target(args), read_text_arg(args.text), project=project_of(args))
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
 def _replace(args, cfg) -> int:
     result = _store(args, cfg).replace(_target(args), args.old_text, read_text_arg(args.new_text))
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
 def _remove(args, cfg) -> int:
     result = _store(args, cfg).remove(_target(args), read_text_arg(args.old_text))
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
 def _move(args, cfg) -> int:
     result = move_entry(_store(args, cfg), args.text, to=args.to, source=args.source)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
@@ -180,29 +181,38 @@ def _batch(args, cfg) -> int:
         if not isinstance(ops, list) or not all(isinstance(o, dict) for o in ops):
             raise ValueError("expected a JSON list of objects")
     except ValueError as exc:
-        emit({"success": False, "error": f"invalid batch: {exc}"})
+        emit({"success": False, "error": f"invalid batch: {exc}"}, text=say)
         return 2
     result = _store(args, cfg).batch(ops)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
 def _show(args, cfg) -> int:
     store = _store(args, cfg)
     if args.scope or args.target == "user":
-        emit(store.show(_target(args)))
-        return 0
+        result = store.show(_target(args))
+        emit(result, text=lambda r: render_scope(store, r) if r["success"] else say(r))
+        return exit_code(result)
     scopes = {t: store.show(t) for t in store.targets()}
     project = store.project
     emit({"success": True, "project": None if project is None else
           {"name": project.name, "root": project.root, "shared": project.is_shared},
-          "scopes": scopes})
+          "scopes": scopes}, text=lambda _: "\n\n".join(render_scope(store, r) for r in scopes.values()))
     return 0
+
+
+def render_scope(store: MemoryStore, shown: dict) -> str:
+    lines = [f"{store.header(shown['target'])} — {shown['usage']}", f"  {shown['path']}"]
+    lines += [f"  {n}. {entry}" for n, entry in enumerate(shown["entries"], 1)] or ["  (empty)"]
+    return "\n".join(lines)
 
 
 def _snapshot(args, cfg) -> int:
     store = _store(args, cfg)
-    emit({"success": True, "snapshot": store.snapshot(), "left_out": store.left_out})
+    snapshot = store.snapshot()
+    emit({"success": True, "snapshot": snapshot, "left_out": store.left_out},
+         text=snapshot or "(nothing: every memory is empty)")
     return 0
 
 
@@ -212,7 +222,7 @@ def _log(args, cfg) -> int:
     try:
         since = changes.parse_since(args.since)
     except ValueError as exc:
-        emit({"success": False, "error": str(exc)}, text=f"tacit: {exc}")
+        emit({"success": False, "error": str(exc)}, text=say)
         return 2
     found = [c.as_dict() for c in changes.log(cfg, since=since, limit=max(1, args.limit))]
     emit({"success": True, "changes": found}, text=lambda _: render_log(found))
@@ -260,7 +270,7 @@ def _undo(args, cfg) -> int:
     from tacit import changes
 
     result = changes.undo(cfg, args.id)
-    emit(result, text=lambda r: r["message"] if r["success"] else f"tacit: {r['error']}")
+    emit(result, text=say)
     return exit_code(result)
 
 
