@@ -196,8 +196,9 @@ def test_entries_deleted_by_editing_the_file_are_put_back_where_they_were(child,
     assert record["ok"] is False and record["restored"] == ["MEMORY.md (project): 3 entries put back"]
     # back in their places; what the child added directly is kept, as its own change
     assert store.entries("project") == [STACK[0], STACK[1], STACK[2], STACK[3], "Use Node 20."]
-    assert record["recorded_edits"][0].startswith("MEMORY.md (project): changed by editing the file")
     edit, restore = rows(cfg, "job:job-review")
+    assert record["recorded_edits"] == [f"MEMORY.md (project): 1 entry added by editing the file; kept, "
+                                        f"recorded as the child's change (#{edit.id})"]
     assert (edit.action, edit.actor.kind, edit.actor.name, edit.actor.session_id) == ("edit", "child", "review", "s1")
     assert edit.removed() == [STACK[0], STACK[2], STACK[3]] and edit.added() == ["Use Node 20."]
     assert restore.action == "restore" and restore.added() == [STACK[0], STACK[2], STACK[3]]
@@ -262,6 +263,31 @@ def test_undoing_the_run_gives_back_the_state_before_it(child):
     assert result["success"], result
     assert store.entries("global") == STACK
     assert store.remove("global", "Tuesdays")["success"]  # a clean file afterwards
+
+
+def test_a_direct_deletion_noticed_as_a_hand_edit_is_still_put_back_and_undone_with_the_run(child):
+    """The child deletes entries by editing the file, then calls tacit: the
+    store records the deletion as a hand edit before the add. That row is not
+    trusted to remove entries, and the child's row keeps the run's undo whole."""
+    cfg = child('''
+        write_directly(GLOBAL, [e for e in entries(GLOBAL) if "pnpm" not in e] + ["Use Node 20."])
+        assert tacit("memory", "add", "--scope", "global", "Use Yarn never.") == 0
+    ''')
+    store = MemoryStore(cfg)
+    for entry in STACK:
+        store.add("global", entry)
+
+    record = run_job(cfg, job("review"))
+
+    assert record["restored"] == ["MEMORY.md (global): 1 entry put back"]
+    assert store.entries("global") == [*STACK, "Use Node 20.", "Use Yarn never."]
+    hand = [r for r in rows(cfg) if r.actor.kind == "hand"]
+    assert [(r.action, r.removed()) for r in hand] == [("edit", [STACK[0]])]
+    assert [r.action for r in rows(cfg, "job:job-review")] == ["add", "edit", "restore"]
+    assert record["recorded_edits"][0].startswith("MEMORY.md (global): 1 entry added by editing the file")
+
+    assert changes.undo(cfg, rows(cfg, "job:job-review")[0].id)["success"]
+    assert store.entries("global") == STACK
 
 
 # ---------------------------------------------------------------------------

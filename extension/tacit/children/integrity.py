@@ -65,7 +65,7 @@ import dataclasses
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, lock_for
@@ -134,7 +134,7 @@ class Verdict:
     ok: bool = True  # nothing restored and everything checked
     recorded: tuple[str, ...] = ()  # the child's direct changes, kept and recorded as its own
     unchecked: tuple[str, ...] = ()  # could not be checked (fails the run)
-    change_ids: tuple[int, ...] = field(default=())  # history rows written by the check
+    change_ids: tuple[int, ...] = ()  # history rows written by the check
 
     def fields(self) -> dict:
         """What a run's record carries (only what is not empty)."""
@@ -200,6 +200,9 @@ def snapshot(cfg, job: dict) -> Snapshot:
 
 
 def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
+    # the history's high-water mark first: a write that lands while the files
+    # are copied is then a row of the run (legitimate), never a silent change
+    history_id, taken_at = _newest_row(cfg), time.time()
     budget = _Budget()
     config = budget.copy(Path(cfg.config_file))
     project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
@@ -224,7 +227,7 @@ def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
             if copy is not None and copy.data is not None:
                 rest.append(copy)
         skills.append(SkillCopy(scope, root, name, (first, *rest)))
-    return Snapshot(job_id=job_id, own_tools=own_tools(cfg, job), history_id=_newest_row(cfg), taken_at=time.time(),
+    return Snapshot(job_id=job_id, own_tools=own_tools(cfg, job), history_id=history_id, taken_at=taken_at,
                     memory=tuple(memory), skills=tuple(skills), skill_roots=tuple(roots),
                     config=config, skipped=tuple(budget.skipped))
 
@@ -407,25 +410,39 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
                          before=list(base), after=list(base), project=copy.project)
             check.restored.append(f"{label}: {problem}; put back, the child's text kept in {aside.name}")
             entries = list(base)
-        if entries != base:  # the child's own change, not recorded yet
-            change = check.record(check.child, action="edit", scope=copy.scope, target=str(path),
-                                  before=list(base), after=list(entries), project=copy.project)
-            how = "its own memory tool" if check.snap.own_tools else "editing the file"
-            check.recorded.append(f"{label}: changed by {how}; recorded as the child's change"
-                                  + (f" (#{change})" if change is not None else ""))
-        if check.snap.own_tools:
+        if check.snap.own_tools:  # Hermes's memory tool: whatever parses is the child's change
+            if entries != base:
+                change = check.record(check.child, action="edit", scope=copy.scope, target=str(path),
+                                      before=list(base), after=list(entries), project=copy.project)
+                check.recorded.append(f"{label}: changed by its own memory tool; recorded as the child's "
+                                      f"change (#{change})")
             return
-        held, removed = _expectations(snap_entries, rows)
+        held, removed, added = _expectations(snap_entries, rows)
         vanished = [e for e in held if e not in entries and e not in removed]
-        if not vanished:
-            return
+        direct = [e for e in entries if e not in snap_entries and e not in added]
         # in the order of the last recorded state; entries it lacks, near where they were
         order = _put_back(base, [e for e in held if e not in base], held)
         restored = _put_back(entries, vanished, order)
+        if vanished or direct:
+            # the child's direct change as its own row (it removed ``vanished``, added
+            # ``direct``), even when a hand-edit row already holds part of it: undoing
+            # the run then reverts it with the restore, and never re-deletes
+            change = check.record(check.child, action="edit", scope=copy.scope, target=str(path),
+                                  before=[e for e in restored if e not in direct], after=list(entries),
+                                  project=copy.project)
+            if direct:
+                check.recorded.append(f"{label}: {_count(direct)} added by editing the file; kept, recorded "
+                                      f"as the child's change (#{change})")
+        if not vanished:
+            return
         atomic_write_text(path, join_entries(restored), copy.file.mode)
         check.record(check.integrity, action="restore", scope=copy.scope, target=str(path),
                      before=list(entries), after=restored, project=copy.project)
-        check.restored.append(f"{label}: {len(vanished)} entr{'y' if len(vanished) == 1 else 'ies'} put back")
+        check.restored.append(f"{label}: {_count(vanished)} put back")
+
+
+def _count(entries: list[str]) -> str:
+    return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
 
 
 def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]:
@@ -448,19 +465,25 @@ def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]
     return entries, None
 
 
-def _expectations(snap_entries: list[str], rows: list[history.Change]) -> tuple[list[str], set[str]]:
-    """Every entry the file held during the run, in order, and the ones a
-    trusted recorded change removed (and nothing re-added since)."""
-    expected = list(snap_entries)
+def _expectations(snap_entries: list[str], rows: list[history.Change]) -> tuple[list[str], set[str], set[str]]:
+    """Every entry the file held during the run (in order), the ones a
+    trusted recorded change removed (and nothing re-added since), and the
+    ones a trusted change added. A hand edit noticed during the run is not
+    trusted: it may be the child's direct edit, recorded when it called tacit."""
+    held = list(snap_entries)
     removed: set[str] = set()
+    added: set[str] = set()
     for row in rows:
+        trusted = not (row.action == "edit" and row.actor.kind == "hand")
         for entry in row.added():
-            if entry not in expected:
-                expected.append(entry)
+            if entry not in held:
+                held.append(entry)
             removed.discard(entry)
-        if not (row.action == "edit" and row.actor.kind == "hand"):
+            if trusted:
+                added.add(entry)
+        if trusted:
             removed.update(row.removed())
-    return expected, removed
+    return held, removed, added
 
 
 def _put_back(entries: list[str], vanished: list[str], order: list[str]) -> list[str]:
