@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from engine_helpers import write_config
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tacit import changes
 from tacit.children import integrity
@@ -26,11 +28,13 @@ from tacit.children.commands import DEFAULT_COMMANDS, build_command
 from tacit.children.launch import run_job_id
 from tacit.children.runner import run_job
 from tacit.config import load_config
+from tacit.fsutil import lock_for
 from tacit.projects import forget_cache, project_for
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore, project_dir
 from tacit.stores.sessions import insert_job
+from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
 
 PRELUDE = '''\
@@ -288,6 +292,61 @@ def test_a_direct_deletion_noticed_as_a_hand_edit_is_still_put_back_and_undone_w
 
     assert changes.undo(cfg, rows(cfg, "job:job-review")[0].id)["success"]
     assert store.entries("global") == STACK
+
+
+def test_a_removal_another_session_makes_during_the_run_is_not_put_back(child):
+    """Rows of any actor after the snapshot count: here the main agent's
+    session removes an entry through tacit while the child runs."""
+    cfg = child('''
+        agent = json.dumps({"kind": "agent", "name": "shell", "session_id": "main", "host": "claude-code"})
+        proc = subprocess.run([sys.executable, "-P", "-m", "tacit", "memory", "remove", "--scope", "global",
+                               "Tuesdays"], env={**os.environ, "TACIT_ACTOR": agent}, capture_output=True)
+        assert proc.returncode == 0, proc.stdout
+    ''')
+    store = MemoryStore(cfg)
+    for entry in STACK:
+        store.add("global", entry)
+
+    record = run_job(cfg, job("review"))
+
+    assert record["ok"] is True and "restored" not in record
+    assert store.entries("global") == [STACK[0], STACK[1], STACK[3]]
+    assert rows(cfg, "job:job-review") == []
+
+
+def test_team_memory_and_project_skills_are_protected_too(child, shop):
+    (shop / ".tacit").mkdir()
+    (shop / ".tacit" / "MEMORY.md").write_text(ENTRY_DELIMITER.join(STACK[:2]))
+    cfg = child('''
+        team = path_of("team")
+        write_directly(team, entries(team)[1:])
+        skills = path_of("project").parent / "skills"
+        shutil.rmtree(skills / "seed-db")
+    ''')
+    project = project_for(str(shop))
+    assert project.is_shared
+    skill = ScopedSkills(cfg, project).store("project").create("seed-db", "Seed the dev database.", SKILL_BODY)
+    assert skill["success"], skill
+
+    record = run_job(cfg, job("review", cwd=shop))
+
+    assert record["restored"] == ["MEMORY.md (team): 1 entry put back",
+                                  "skill seed-db (project): deleted without `tacit skill delete`; put back"]
+    assert (shop / ".tacit" / "MEMORY.md").read_text() == ENTRY_DELIMITER.join(STACK[:2])
+    assert Path(skill["path"]).is_file()
+
+
+def test_a_file_whose_lock_stays_busy_is_reported_unchecked_and_fails_the_run(child, monkeypatch):
+    cfg = child('''
+        with open(GLOBAL, "ab") as handle:
+            handle.write(b"\\xff")
+    ''')
+    MemoryStore(cfg).add("global", STACK[0])
+    monkeypatch.setattr(integrity, "lock_for", lambda path: lock_for(path, timeout=0.2))
+    with lock_for(cfg.memory_file):  # another writer that never lets go
+        record = run_job(cfg, job("review"))
+    assert record["ok"] is False and "restored" not in record
+    assert record["unchecked"] == [f"{cfg.memory_file}: not checked, its lock stayed busy"]
 
 
 # ---------------------------------------------------------------------------
@@ -566,6 +625,47 @@ def test_parse_memory_follows_the_drift_guard():
     assert integrity.parse_memory("a\n§\n\nb".encode(), 100)[1] == "no longer §-separated entries"
     assert "larger than the whole limit" in integrity.parse_memory(b"x" * 101, 100)[1]
     assert integrity.parse_memory(ENTRY_DELIMITER.join(["x" * 60] * 3).encode(), 100)[1] is None
+
+
+entry_lists = st.lists(st.text(alphabet="abcdefgh ", min_size=1, max_size=6).map(str.strip).filter(bool),
+                       unique=True, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=entry_lists, now=entry_lists)
+def test_reconcile_without_records_loses_nothing(before, now):
+    plan = integrity.reconcile(before, [], now)
+    assert set(plan.entries) == set(before) | set(now) and len(plan.entries) == len(set(plan.entries))
+    assert [e for e in plan.entries if e in now] == now  # what the child left keeps its order
+    assert set(plan.vanished) == set(before) - set(now) and set(plan.direct) == set(now) - set(before)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=entry_lists, data=st.data())
+def test_reconcile_puts_deleted_entries_back_in_their_places(before, data):
+    """The child deleted some entries and appended others, without reordering."""
+    kept = [e for e in before if data.draw(st.booleans())]
+    new = [e for e in data.draw(entry_lists) if e not in before]
+    plan = integrity.reconcile(before, [], kept + new)
+    assert plan.entries == (*before, *new)
+
+
+def change(action, before, after, kind="child"):
+    return history.Change(id=1, at=0.0, action=action, scope="global", target="M", before=before, after=after,
+                          actor=history.Actor(kind=kind))
+
+
+def test_reconcile_trusts_recorded_changes_but_not_hand_edits():
+    before = ["a", "b", "c", "d"]
+    recorded = [change("remove", before, ["a", "c", "d"]), change("replace", ["a", "c", "d"], ["a", "C", "d"])]
+    plan = integrity.reconcile(before, recorded, ["a", "C"])
+    assert plan.entries == ("a", "C", "d") and plan.vanished == ("d",) and plan.direct == ()
+    hand = [change("edit", before, ["b", "c", "d", "x"], kind="hand"), change("add", ["b", "c", "d", "x"],
+                                                                           ["b", "c", "d", "x", "y"])]
+    plan = integrity.reconcile(before, hand, ["b", "c", "d", "x", "y"])
+    assert plan.entries == ("a", "b", "c", "d", "x", "y") and plan.vanished == ("a",) and plan.direct == ("x",)
+    agent = [change("edit", before, ["b", "c", "d"], kind="agent")]  # Hermes's main session, recorded
+    assert integrity.reconcile(before, agent, ["b", "c", "d"]).vanished == ()
 
 
 def test_snapshot_and_verify_never_raise(cfg, tmp_path):

@@ -417,12 +417,8 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
                 check.recorded.append(f"{label}: changed by its own memory tool; recorded as the child's "
                                       f"change (#{change})")
             return
-        held, removed, added = _expectations(snap_entries, rows)
-        vanished = [e for e in held if e not in entries and e not in removed]
-        direct = [e for e in entries if e not in snap_entries and e not in added]
-        # in the order of the last recorded state; entries it lacks, near where they were
-        order = _put_back(base, [e for e in held if e not in base], held)
-        restored = _put_back(entries, vanished, order)
+        plan = reconcile(snap_entries, rows, entries)
+        restored, vanished, direct = list(plan.entries), list(plan.vanished), list(plan.direct)
         if vanished or direct:
             # the child's direct change as its own row (it removed ``vanished``, added
             # ``direct``), even when a hand-edit row already holds part of it: undoing
@@ -463,6 +459,28 @@ def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]
     if biggest > limit:
         return [], f"one entry ({biggest:,} chars) larger than the whole limit"
     return entries, None
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciled:
+    """What a memory file should hold after a (non-Hermes) child's run."""
+
+    entries: tuple[str, ...]  # the file: what the child left, with ``vanished`` put back
+    vanished: tuple[str, ...]  # gone without a trusted recorded removal
+    direct: tuple[str, ...]  # added without a trusted recorded change (kept)
+
+
+def reconcile(snap_entries: list[str], rows: list[history.Change], entries: list[str]) -> Reconciled:
+    """Pure: the file before the run, the run's history rows of it (oldest
+    first) and what it holds now -> what it should hold."""
+    held, removed, added = _expectations(snap_entries, rows)
+    vanished = [e for e in held if e not in entries and e not in removed]
+    direct = [e for e in entries if e not in snap_entries and e not in added]
+    last = rows[-1].after if rows and isinstance(rows[-1].after, list) else None
+    base = list(last) if last is not None else list(snap_entries)
+    # in the order of the last recorded state; entries it lacks, near where they were
+    order = _put_back(base, [e for e in held if e not in base], held)
+    return Reconciled(tuple(_put_back(entries, vanished, order)), tuple(vanished), tuple(direct))
 
 
 def _expectations(snap_entries: list[str], rows: list[history.Change]) -> tuple[list[str], set[str], set[str]]:
