@@ -387,6 +387,32 @@ def test_a_child_never_changes_config(child, tacit_home, tmp_path, how):
     assert runs.read_text() == "ran\nran\n" and not pwned.exists()
 
 
+def test_a_link_the_child_puts_in_place_of_a_file_or_folder_is_never_written_through(child, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "bashrc").write_text("export PATH=/usr/bin\n")
+    cfg = child(f'''
+        config = HOME / "config.toml"
+        config.unlink()
+        config.symlink_to({str(outside / "bashrc")!r})
+        shutil.rmtree(HOME / "memories")
+        (HOME / "memories").symlink_to({str(outside)!r})
+        (Path({str(outside)!r}) / "MEMORY.md").write_text("planted")
+    ''')
+    original = cfg.config_file.read_bytes()
+    MemoryStore(cfg).add("global", STACK[0])
+
+    record = run_job(cfg, job("review"))
+
+    assert not cfg.config_file.is_symlink() and cfg.config_file.read_bytes() == original  # the link replaced
+    assert (outside / "bashrc").read_text() == "export PATH=/usr/bin\n"
+    assert (outside / "MEMORY.md").read_text() == "planted"
+    assert {p.name for p in outside.iterdir()} == {"bashrc", "MEMORY.md"}  # not even a lock file
+    assert record["ok"] is False and record["restored"] == ["config.toml: put back as it was (the child changed it)"]
+    (line,) = record["unchecked"]
+    assert line.startswith(f"{cfg.memory_file}: not put back: {cfg.memories_dir} now leads to {outside}")
+
+
 # ---------------------------------------------------------------------------
 # skills
 # ---------------------------------------------------------------------------

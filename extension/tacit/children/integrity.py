@@ -11,7 +11,7 @@ Design decisions
   supporting files); what does not fit is named in ``Snapshot.skipped`` and
   not protected.
 - **The history says what was legitimate.** A change made through tacit (the
-  child's ``tacit memory …`` / ``tacit skill …``, its pi/Hermes bridge tools,
+  child's ``tacit memory …`` / ``tacit skill …``, the pi child's bridge tools,
   another session writing meanwhile) is a history row. The snapshot keeps the
   newest row id; the rows after it are the run's recorded changes. Rows of the
   file rather than only the job's group: a batch gets a group of its own, and
@@ -54,9 +54,14 @@ Design decisions
   the file set aside, not in the history): undo has nothing to put back. A
   config restore is recorded outside the group: ``undo`` does not handle
   config, and one row it refuses would stop the whole group's undo.
-- **Never raises.** A file that cannot be checked (its lock stayed busy, an
-  I/O error) is listed in ``Verdict.unchecked`` and fails the run like a
-  restore: tacit cannot vouch for it.
+- **Never written through a link the child made.** The copy notes where
+  each path led; a file replaced by a link is replaced back, and a folder
+  that now leads elsewhere is not written at all (reported), so a child
+  cannot aim a restore at ``~/.bashrc``.
+- **Never raises.** A file that cannot be checked (its lock stayed busy, a
+  folder turned into a link, an I/O error) is listed in
+  ``Verdict.unchecked`` and fails the run like a restore: tacit cannot vouch
+  for it.
 """
 
 from __future__ import annotations
@@ -92,6 +97,12 @@ class FileCopy:
     path: str
     data: bytes | None  # None: the file did not exist
     mode: int = 0o600
+    real: str = ""  # where the path led (through links) when copied
+    parent_real: str = ""  # where its folder led
+
+    @classmethod
+    def of(cls, path: Path, data: bytes | None, mode: int = 0o600) -> "FileCopy":
+        return cls(str(path), data, mode, os.path.realpath(path), os.path.realpath(path.parent))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +133,7 @@ class Snapshot:
     taken_at: float = 0.0
     memory: tuple[MemoryCopy, ...] = ()
     skills: tuple[SkillCopy, ...] = ()
-    skill_roots: tuple[tuple[str, str], ...] = ()  # (scope, root)
+    skill_roots: tuple[tuple[str, str, str], ...] = ()  # (scope, root, where it led)
     config: FileCopy | None = None
     skipped: tuple[str, ...] = ()  # files not copied (over the caps): not protected
     problem: str = ""  # the snapshot failed: nothing is protected
@@ -174,18 +185,18 @@ class _Budget:
                 return None
             data = _read(path)
         except (FileNotFoundError, NotADirectoryError):
-            return FileCopy(str(path), None)
+            return FileCopy.of(path, None)
         except OSError:  # unreadable: not protected, like a file over the caps
             self.skipped.append(str(path))
             return None
         if data is None:
-            return FileCopy(str(path), None)
+            return FileCopy.of(path, None)
         if len(data) > MAX_FILE_BYTES:  # grew after the stat
             self.skipped.append(str(path))
             return None
         self.bytes += len(data)
         self.files += 1
-        return FileCopy(str(path), data, st.st_mode & 0o777)
+        return FileCopy.of(path, data, st.st_mode & 0o777)
 
 
 def snapshot(cfg, job: dict) -> Snapshot:
@@ -213,8 +224,10 @@ def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
         if copy is not None:
             key = project.main_root if project is not None and scope in ("project", "team") else ""
             memory.append(MemoryCopy(scope, key, store.limit_for(scope), copy))
-    roots = [(scope, str(s.skills_dir)) for scope, s in ScopedSkills(cfg, project).stores.items()]
-    folders = [(scope, root, name, folder) for scope, root in roots for name, folder in _skill_folders(Path(root))]
+    roots = [(scope, str(s.skills_dir), os.path.realpath(s.skills_dir))
+             for scope, s in ScopedSkills(cfg, project).stores.items()]
+    folders = [(scope, root, name, folder) for scope, root, _real in roots
+               for name, folder in _skill_folders(Path(root))]
     firsts = {folder: budget.copy(folder / SKILL_FILE) for _s, _r, _n, folder in folders}
     skills = []
     for scope, root, name, folder in folders:
@@ -354,6 +367,8 @@ def verify(cfg, job: dict, snap: Snapshot) -> Verdict:
             step()
         except LockTimeout:
             check.unchecked.append(f"{path}: not checked, its lock stayed busy")
+        except Moved as exc:
+            check.unchecked.append(f"{path}: not put back: {exc}")
         except Exception as exc:  # noqa: BLE001 — one file's trouble must not stop the others' checks
             log_exception(cfg, f"integrity check of {path} (job {snap.job_id})", exc)
             check.unchecked.append(f"{path}: not checked ({type(exc).__name__}: {exc})")
@@ -369,9 +384,9 @@ def _check_config(check: _Check) -> None:
     now = _read(path)
     if now == before.data:
         return
-    target = Path(os.path.realpath(path))  # a config.toml linked from dotfiles stays linked
+    target = _where(path, before)  # a config.toml linked from dotfiles stays linked
     if before.data is None:
-        path.unlink(missing_ok=True)
+        target.unlink(missing_ok=True)
         what = "removed (the child created it)"
     else:
         atomic_write_bytes(target, before.data, before.mode)
@@ -393,6 +408,7 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
     label = f"{path.name} ({copy.scope})"
     if not check.rows_of(str(path)) and _read(path) == copy.file.data:
         return  # untouched: no lock taken (it would create the folder of an absent file)
+    _where(path, copy.file)  # before the lock: its file must not be made through a link either
     with lock_for(path):  # the lock MemoryStore and Hermes's memory tool take
         rows = check.rows_of(str(path), fresh=True)
         now = _read(path)
@@ -403,9 +419,10 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
         base = list(last) if last is not None else snap_entries
         entries, problem = parse_memory(now, copy.limit)
         if problem:
-            aside = _set_aside(path, now)
+            target = _where(path, copy.file)
+            aside = _set_aside(target, now)
             good = join_entries(base).encode("utf-8") if last is not None else copy.file.data
-            _put(path, good, copy.file.mode)
+            _put(target, good, copy.file.mode)
             check.record(check.integrity, action="restore", scope=copy.scope, target=str(path),
                          before=list(base), after=list(base), project=copy.project)
             check.restored.append(f"{label}: {problem}; put back, the child's text kept in {aside.name}")
@@ -431,7 +448,7 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
                                       f"as the child's change (#{change})")
         if not vanished:
             return
-        atomic_write_text(path, join_entries(restored), copy.file.mode)
+        atomic_write_text(_where(path, copy.file), join_entries(restored), copy.file.mode)
         check.record(check.integrity, action="restore", scope=copy.scope, target=str(path),
                      before=list(entries), after=restored, project=copy.project)
         check.restored.append(f"{label}: {_count(vanished)} put back")
@@ -523,7 +540,7 @@ def _skill_paths(check: _Check) -> dict[str, tuple[str, str, str]]:
     for skill in check.snap.skills:
         out[skill.skill_md.path] = (skill.scope, skill.root, skill.name)
     skipped = set(check.snap.skipped)
-    for scope, root in check.snap.skill_roots:
+    for scope, root, _real in check.snap.skill_roots:
         for name, folder in _skill_folders(Path(root)):
             out.setdefault(str(folder / SKILL_FILE), (scope, root, name))
         for target in (check.rows or {}):
@@ -539,6 +556,8 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
     copy = next((s for s in check.snap.skills if s.skill_md.path == md_path), None)
     label = f"skill {name} ({scope})"
     history_scope = f"skill:{scope}"
+    # where the SKILL.md led when copied; a skill created during the run: under the root as it was
+    md = copy.skill_md if copy is not None else _under_root(check.snap, root, path)
 
     def expected_of(rows: list[history.Change]) -> bytes | None:
         """The last recorded text (None: deleted), else the copy's."""
@@ -564,8 +583,8 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
                 return
             for file in (copy.files[1:] if copy is not None else ()):
                 if not os.path.lexists(file.path):
-                    _put(Path(file.path), file.data, file.mode)
-            _put(path, expected, copy.skill_md.mode if copy is not None else 0o600)
+                    _put(_where(Path(file.path), file), file.data, file.mode)
+            _put(_where(path, md), expected, md.mode)
             check.record(check.integrity, action="restore", scope=history_scope, target=md_path,
                          before=None, after=before_text)
             check.restored.append(f"{label}: deleted without `tacit skill delete`; put back")
@@ -579,11 +598,9 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
             what = "created" if expected is None else "changed"
             check.recorded.append(f"{label}: {what} by {by}; recorded as the child's change (#{change})")
             return
-        aside = _set_aside(path, now)
-        if expected is None:
-            path.unlink(missing_ok=True)  # kept aside; there was no skill to put back
-        else:
-            _put(path, expected, copy.skill_md.mode if copy is not None else 0o600)
+        target = _where(path, md)
+        aside = _set_aside(target, now)
+        _put(target, expected, md.mode)  # None: kept aside, there was no skill to put back
         text = None if expected is None else expected.decode("utf-8", "replace")
         check.record(check.integrity, action="restore", scope=history_scope, target=md_path,
                      before=text, after=text)
@@ -619,6 +636,32 @@ def _read(path: Path) -> bytes | None:
             return handle.read(MAX_FILE_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
+
+
+class Moved(OSError):
+    """A path now leads somewhere else than when it was copied (a link the
+    child put in place of a folder): nothing is written through it."""
+
+
+def _where(path: Path, copy: FileCopy) -> Path:
+    """Where to write ``path`` back: through the links it had when copied,
+    or the path itself when only its last part changed (a link in place of
+    the file is replaced, never followed); ``Moved`` when a folder on the way
+    now leads elsewhere."""
+    if copy.real and os.path.realpath(path) == copy.real:
+        return Path(copy.real)
+    if copy.parent_real and os.path.realpath(path.parent) == copy.parent_real:
+        return path
+    raise Moved(f"{path.parent} now leads to {os.path.realpath(path.parent)}, not {copy.parent_real}; "
+                "nothing was written through it")
+
+
+def _under_root(snap: Snapshot, root: str, path: Path) -> FileCopy:
+    """A FileCopy (no data) for a SKILL.md that was not copied, placed where
+    the skill root led when the snapshot was taken."""
+    real_root = dict((r, real) for _s, r, real in snap.skill_roots).get(root, os.path.realpath(root))
+    parent_real = os.path.join(real_root, os.path.relpath(path.parent, root))
+    return FileCopy(str(path), None, 0o600, os.path.join(parent_real, path.name), parent_real)
 
 
 def _put(path: Path, data: bytes | None, mode: int) -> None:
