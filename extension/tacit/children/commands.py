@@ -19,11 +19,13 @@ from pathlib import Path
 
 from tacit.commandline import tacit_argv
 
-# Claude Code child: only the tools it needs; Bash pre-approved for tacit's
-# CLI only, file tools only inside the data folder (``//`` = absolute path in
-# a permission rule); anything else is denied, never prompted (dontAsk).
-# Verified on 2.1.197 (docs/hosts/claude-code.md, "Child agent").
-CLAUDE_CHILD_TOOLS = "Bash,Read,Edit,Write"
+# Claude Code child: Bash pre-approved for tacit's CLI only, and Read inside
+# the data folder (``//`` = absolute path in a permission rule); no Edit or
+# Write at all: a child changes memory and skills only through ``tacit memory
+# …`` / ``tacit skill …``, which record every change (tacit.children.integrity
+# puts back anything else). Anything else is denied, never prompted (dontAsk).
+# Verified on 2.1.197 (docs/hosts/claude-code.md, "The child agent").
+CLAUDE_CHILD_TOOLS = "Bash,Read"
 
 DEFAULT_COMMANDS: dict[str, list[str]] = {
     "claude-code": [
@@ -34,7 +36,7 @@ DEFAULT_COMMANDS: dict[str, list[str]] = {
         "--max-turns", "{max_turns}",
         "--model", "{model}",
         "--tools", CLAUDE_CHILD_TOOLS,
-        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**),Edit(/{data_dir}/**)",
+        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**)",
         "--permission-mode", "dontAsk",
         "--strict-mcp-config",
         "--disable-slash-commands",

@@ -16,6 +16,10 @@ Design decisions
   can never hang the runner.
 - **Every run is logged** to ``logs/children.jsonl`` (kind, command with the
   prompt elided, duration, exit, killed, usage) and recorded on the job row.
+- **Children cannot lose memory** (``tacit.children.integrity``): what the
+  child may change is copied before it runs and checked after it exits;
+  what had to be put back is listed in the record (``restored``) and fails
+  the run.
 - **No agent? Deterministic fallbacks** (``tacit.children.fallbacks``). A
   correction whose child *failed* is also saved by the fallback: the user
   will not repeat it.
@@ -31,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tacit.children import integrity
 from tacit.children.commands import (
     NOTHING_TO_SAVE,
     agent_available,
@@ -73,6 +78,7 @@ def run_job(cfg, job: dict, *, agent: bool | None = None) -> dict:
 
 
 def _run_agent(cfg, host, job) -> dict:
+    snap = integrity.snapshot(cfg, job)  # what the child may change, before anything runs
     prompt = render_job_prompt(cfg, job)
     timeout = timeout_for(cfg, job["kind"])
     ensure_private_dir(cfg.home_str)
@@ -97,9 +103,10 @@ def _run_agent(cfg, host, job) -> dict:
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
+        verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
-    ok = proc.returncode == 0 and not killed
+    ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run
     stdout_text = stdout.decode("utf-8", "replace")
     return {
         "ok": ok,
@@ -113,6 +120,7 @@ def _run_agent(cfg, host, job) -> dict:
         "usage": usage,
         "stdout_tail": stdout_text[-800:],
         "stderr_tail": stderr.decode("utf-8", "replace")[-800:],
+        **verdict.fields(),
     }
 
 
