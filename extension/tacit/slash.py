@@ -18,7 +18,7 @@ def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, forc
     if not any(not r.get("skipped") for r in result["reports"]):
         usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
         result["text"] = (f"Nothing to consolidate: no memory is near its limit ({usage}). "
-                          "tacit consolidates on its own when one is; `tacit consolidate --force` does it now.")
+                          "tacit consolidates on its own when one is; `/memory-consolidate force` (or `tacit consolidate --force`) does it now.")
         return result
     lines = ["Memory consolidation:"]
     for report in result["reports"]:
@@ -32,6 +32,11 @@ def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, forc
             lines.append("  still over the limit: remove or shorten entries with `tacit memory`")
     result["text"] = "\n".join(lines)
     return result
+
+
+def wants_force(args) -> bool:
+    """``/memory-consolidate force`` (or ``--force``, ``all``): every non-empty scope."""
+    return isinstance(args, str) and args.strip().lstrip("-").lower() in ("force", "all")
 
 
 def memory_skills(cfg) -> dict:

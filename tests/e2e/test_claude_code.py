@@ -145,7 +145,7 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
 
     # the child really was a claude -p: its requests, with the child's tools and model
     first_child, second_child = child_requests(tc.stub, "memory keeper, running in the background")
-    assert sorted(t["name"] for t in first_child["body"]["tools"]) == ["Bash", "Edit", "Read", "Write"]
+    assert sorted(t["name"] for t in first_child["body"]["tools"]) == ["Bash", "Read"]
     assert first_child["body"]["model"].startswith("claude-haiku")
     assert "no, use pnpm instead of npm" in json.dumps(first_child["body"]["messages"])
     assert "Entry added" in message_text(second_child["body"]["messages"][-1]["content"])

@@ -217,31 +217,6 @@ def test_a_grandchild_that_escapes_the_group_cannot_hang_the_runner(agent):
         os.kill(json.loads(agent.pidfile.read_text())["grandchild"], 9)  # it escaped us too
 
 
-@pytest.mark.parametrize("garbage", ["text", "binary"])
-def test_a_child_writing_garbage_is_detected_backed_up_and_nothing_is_lost(agent, garbage):
-    cfg = agent.configure("garbage", "--garbage", garbage)
-    store = MemoryStore(cfg)
-    store.add("memory", "The project uses pnpm.")
-    store.add("memory", "Tests live in tests/unit.")
-    record = run_job(cfg, job("review", reason="x"))
-    assert record["ok"] is True  # the child "succeeded"; what it wrote is the problem
-    damaged = cfg.memory_file.read_bytes()
-    assert damaged.startswith("The project uses pnpm.\n§\nTests live in tests/unit.".encode())
-
-    result = MemoryStore(cfg).remove("memory", "pnpm")  # a rewrite would lose the hand-written part
-    assert result["success"] is False and "Refusing to rewrite MEMORY.md" in result["error"]
-    assert Path(result["drift_backup"]).read_bytes() == damaged
-    merge = consolidate_target(cfg, "memory", use_agent=False)["merge"]
-    assert "Refusing to rewrite" in merge["error"]
-    assert cfg.memory_file.read_bytes() == damaged  # untouched: nothing lost
-    if garbage == "binary":
-        added = MemoryStore(cfg).add("memory", "Deploys run on Tuesdays.")
-        assert added["success"] is False and "not valid UTF-8" in added["error"]
-        assert cfg.memory_file.read_bytes() == damaged
-    backups = sorted(cfg.memories_dir.glob("MEMORY.md.bak.*"))
-    assert backups and all(b.read_bytes() == damaged for b in backups)
-
-
 def test_inside_a_child_nothing_detects_nudges_or_spawns(agent):
     """The fake child behaves as if tacit's hooks were loaded in it and feeds
     them the very correction quoted in its prompt: everything stays inert."""
@@ -318,7 +293,7 @@ def test_when_consolidation_does_not_help_the_original_error_returns_once(agent,
 def test_memory_add_cli_consolidates_once_and_never_inside_a_child(agent, tacit_env):
     cfg = agent.configure("consolidate", memory_char_limit=320)
     _fill(cfg)
-    tacit = [sys.executable, "-m", "tacit", "memory", "add", NEW]
+    tacit = [sys.executable, "-m", "tacit", "memory", "add", "--json", NEW]
     inside = subprocess.run(tacit, env={**tacit_env, "TACIT_CHILD": "1"}, capture_output=True, text=True,
                             timeout=60)
     assert inside.returncode == 1 and json.loads(inside.stdout)["over_limit"]

@@ -313,7 +313,8 @@ def test_slash_commands_do_their_work(adapter_factory, hermes_home, monkeypatch)
     adapter, _rec = adapter_factory(env={"TACIT_CHILD_ENABLED": "0"})
     ctx = FakeCtx()
     adapter.register(ctx)
-    out = ctx.commands["memory-consolidate"]("")
+    assert ctx.commands["memory-consolidate"]("").startswith("Nothing to consolidate: no memory is near its limit")
+    out = ctx.commands["memory-consolidate"]("force")
     assert "global:" in out and "(deterministic, 1 merged)" in out
     assert (memories / "MEMORY.md").read_text() == "uses pnpm for installs\n§\ntabs"
     assert ctx.commands["memory-skills"]("").startswith(f"Skills in {hermes_home.parent / '.tacit' / 'skills'} (0):")

@@ -22,7 +22,7 @@ def tacit(env, *args, stdin: bytes | str | None = None, extra_env: dict | None =
     if extra_env:
         env = {**env, **extra_env}
     data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=env, input=data,
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args, "--json"], env=env, input=data,
                           capture_output=True, timeout=60)
     lines = proc.stdout.decode("utf-8").splitlines()
     assert len(lines) == 1, (args, proc.stdout, proc.stderr)

@@ -77,7 +77,7 @@ for i in range(count):
         os.close(r)
         os.dup2(w, 1)
         try:
-            code = main(["memory", "add", text(i)])
+            code = main(["memory", "add", "--json", text(i)])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         except BaseException:
@@ -204,7 +204,7 @@ def test_8_cli_writers_x_100_adds_lose_no_entry(tacit_env, cfg):
     console_texts = [f"console entry {i}: the build cache lives in .cache/build" for i in range(16)]
 
     def console_add(text: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*console, "memory", "add", text], env=env, capture_output=True,
+        return subprocess.run([*console, "memory", "add", "--json", text], env=env, capture_output=True,
                               text=True, timeout=120)
 
     started = time.monotonic()

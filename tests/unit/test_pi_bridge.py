@@ -395,6 +395,8 @@ def test_memory_consolidate_command_merges_duplicates(bridge_env):
     try:
         proc.hello()
         result = proc.result("command", {"name": "memory-consolidate", "session_id": "s"})
+        assert result["text"].startswith("Nothing to consolidate")
+        result = proc.result("command", {"name": "memory-consolidate", "session_id": "s", "args": "force"})
         assert result["text"].startswith("Memory consolidation:")
         assert "(deterministic, 1 merged)" in result["text"]
         assert cfg.memory_file.read_text(encoding="utf-8") == "Use pnpm here\n§\nTests live in tests/unit"

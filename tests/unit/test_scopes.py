@@ -43,7 +43,7 @@ def repo(tmp_path) -> Path:
 
 
 def tacit(env, *args, cwd):
-    proc = subprocess.run([sys.executable, "-P", "-m", "tacit", *args], env=env, cwd=cwd, capture_output=True,
+    proc = subprocess.run([sys.executable, "-P", "-m", "tacit", *args, "--json"], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=60)
     return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else {}
 

@@ -95,7 +95,7 @@ from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
 from tacit.projects import project_for
-from tacit.slash import memory_consolidate, memory_skills
+from tacit.slash import memory_consolidate, memory_skills, wants_force
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "transform_llm_output", "post_llm_call",
@@ -386,7 +386,8 @@ class HermesAdapter:
         return handler
 
     def cmd_consolidate(self, raw: str) -> str:
-        result = memory_consolidate(self.cfg, project=project_for(os.getcwd(), home=self.cfg.env.get("HOME")))
+        result = memory_consolidate(self.cfg, project=project_for(os.getcwd(), home=self.cfg.env.get("HOME")),
+                                    force=wants_force(raw))
         self.engine.reload_stores()
         return result["text"]
 

@@ -43,7 +43,7 @@ from tacit.learn.lifecycle import forget, show_memories, teach
 from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
 from tacit.projects import project_for
-from tacit.slash import memory_consolidate, memory_skills
+from tacit.slash import wants_force, memory_consolidate, memory_skills
 
 PROTOCOL_VERSION = 2
 SERVER_NAME = "tacit"
@@ -63,7 +63,7 @@ class ProtocolError(Exception):
 
 # -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
 def _cmd_consolidate(session, cfg, args: str) -> dict:
-    return memory_consolidate(cfg, project=session.command_project)
+    return memory_consolidate(cfg, project=session.command_project, force=wants_force(args))
 
 
 def _cmd_skills(session, cfg, args: str) -> dict:
