@@ -62,7 +62,7 @@ def write_directly(path, kept):
 
 
 def path_of(scope):
-    proc = subprocess.run([sys.executable, "-P", "-m", "tacit", "memory", "show", "--scope", scope],
+    proc = subprocess.run([sys.executable, "-P", "-m", "tacit", "memory", "show", "--json", "--scope", scope],
                           capture_output=True, text=True)
     return Path(json.loads(proc.stdout)["path"])
 

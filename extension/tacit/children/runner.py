@@ -46,6 +46,7 @@ from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
+from tacit.hosts.hermes.child_scopes import file_tagged
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.stores import history
@@ -90,10 +91,11 @@ def _run_agent(cfg, host, job) -> dict:
             project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
             env = process_env(cfg, host, child=True, project=project.root if project else None)
             # what the child saves is recorded as its doing, for this session (tacit.stores.history)
-            env["TACIT_ACTOR"] = history.Actor(
+            actor = history.Actor(
                 kind="child", name=job.get("kind", "?"), session_id=job.get("session_id") or "", host=host or "",
                 cause=_cause_of(job)[:history.CAUSE_CHARS], group=f"job:{job.get('id', '')}",
-                cause_event=str((job.get("variables") or {}).get("event_id") or "")).to_env()
+                cause_event=str((job.get("variables") or {}).get("event_id") or ""))
+            env["TACIT_ACTOR"] = actor.to_env()
             proc = subprocess.Popen(argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                     start_new_session=True)  # its own process group: kill it whole
@@ -104,6 +106,8 @@ def _run_agent(cfg, host, job) -> dict:
                 killed = True
                 kill_group(proc)
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
+        if host == "hermes" and verdict.ok and not cfg.child_command:
+            file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
     ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run

@@ -1,0 +1,33 @@
+"""A Hermes child saves project memory through its own ``memory`` tool.
+
+That tool knows two files (the user profile and the notes, which tacit links
+to its global notes) and the child has no shell (``-t memory,skills``), so
+its prompt asks it to start a project entry with ``[<project name>] ``; once
+it has exited, ``file_tagged`` moves such entries from the global notes into
+the project's memory, the tag dropped — recorded as the child's change.
+"""
+
+from __future__ import annotations
+
+from tacit.stores import history
+from tacit.stores.memory import MemoryStore
+
+
+def tag_for(project) -> str:
+    return f"[{project.name}] "
+
+
+def file_tagged(cfg, project, actor: history.Actor) -> list[str]:
+    """Move the tagged global entries into ``project``'s memory; the entries moved."""
+    if project is None:
+        return []
+    store = MemoryStore(cfg, project)
+    tag = tag_for(project)
+    tagged = [e for e in store.entries("global") if e.startswith(tag) and e[len(tag):].strip()]
+    moved = []
+    with history.acting(actor):
+        for entry in tagged:
+            if store.add("project", entry[len(tag):].strip())["success"]:
+                store.remove("global", entry)
+                moved.append(entry[len(tag):].strip())
+    return moved
