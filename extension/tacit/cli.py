@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "tacit.commands.memory",
     "tacit.commands.share",
     "tacit.commands.skill",
+    "tacit.commands.guard",
     "tacit.commands.scan",
     "tacit.commands.doctor",
     "tacit.commands.engine",
@@ -54,6 +55,7 @@ COMMANDS = {
     "memory": "tacit.commands.memory",
     "share": "tacit.commands.share",
     "skill": "tacit.commands.skill",
+    "guard": "tacit.commands.guard",
     "scan": "tacit.commands.scan",
     "doctor": "tacit.commands.doctor",
     "consolidate": "tacit.commands.engine",
@@ -77,7 +79,7 @@ COMMANDS = {
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
-    ("memory", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
+    ("memory", "share", "skill", "guard", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
      "review")
 )
 

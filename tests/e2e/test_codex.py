@@ -39,7 +39,7 @@ from e2e_helpers import TacitOnHost, post, read_jsonl, sse_json, tree_digest, wa
 E2E_DIR = Path(__file__).resolve().parent
 PROBE_HOOK = E2E_DIR / "fixtures" / "claude_probe" / "dump_hook.py"
 CHILD_DEADLINE = 60  # seconds for a detached child agent to finish
-TACIT_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd"]
+TACIT_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"]
 e2e = pytest.mark.e2e
 
 

@@ -20,9 +20,17 @@ Design decisions
                          message_end(user). Prompt-scope ``InjectContext``
                          is returned as ``{"context": …}``, which Hermes
                          appends to the user message.
+  pre_tool_call          tool_call; a guard's stop is returned as
+                         ``{"action": "approve", "message": …}`` (ask:
+                         Hermes's own approval gate; with no one to answer,
+                         ``hermes -z``, it blocks) or ``{"action": "block",
+                         "message": …}`` (deny: the message is the tool
+                         result the model reads)
   post_tool_call         tool_result (``ok`` from the result's ``exit_code``
                          when there is one: Hermes reports ``status: "ok"``
-                         for a terminal command that exited 3)
+                         for a terminal command that exited 3); a call
+                         Hermes blocked (``status: "blocked"``) never ran
+                         and is not reported
   post_llm_call          message_end(assistant), turn_end
   on_session_end         fires after *every* turn: only closes a turn that
                          ``post_llm_call`` skipped (interrupted/failed);
@@ -76,11 +84,13 @@ from tacit.events import (
     MessageEnd,
     SessionShutdown,
     SessionStart,
+    ToolCall,
     ToolResult,
     TurnEnd,
     clip_tool_args,
 )
-from tacit.hookspecs import ContextResult
+from tacit.guards.outcome import tool_call_args
+from tacit.hookspecs import ContextResult, ToolCallResult
 from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.launcher import start_runner
 from tacit.hosts.hermes.settings import adapt_config, hermes_home_of, hermes_reviews, read_raw, value
@@ -92,7 +102,7 @@ from tacit.projects import project_for
 from tacit.slash import memory_consolidate, memory_skills
 
 HOST = "hermes"
-HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "post_llm_call",
+HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "post_llm_call",
          "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
 
@@ -242,8 +252,18 @@ class HermesAdapter:
         results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
         return self._realise(results, notes, session_context=session_context)
 
+    def pre_tool_call(self, tool_name=None, args=None, session_id=None, **_):
+        """Hermes's veto point: a guard's stop becomes a directive."""
+        sid, session = self._session(session_id)
+        results = self._ensure_started(sid, session, "resume")
+        result = self._dispatch(ToolCall, sid, name=str(tool_name or "?"), args=tool_call_args(args))
+        self._realise([*results, result])
+        return tool_directive(result)
+
     def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
                        session_id=None, **_):
+        if status == "blocked":
+            return None  # stopped before it ran (by a guard, Hermes's own scope or guardrails)
         sid, session = self._session(session_id)
         # an id never seen mid-turn: Hermes's compression rotated it; carry on as a continuation
         results = self._ensure_started(sid, session, "resume")
@@ -413,6 +433,16 @@ def message_text(value) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(value)
+
+
+def tool_directive(result) -> dict | None:
+    """A ``tool_call`` result as Hermes's ``pre_tool_call`` directive:
+    ``block`` (the message is the tool result), ``approve`` (Hermes asks the
+    user: once/session/always/deny; blocked when no one can answer), or None."""
+    if not isinstance(result, ToolCallResult) or not (result.block or result.ask):
+        return None
+    message = result.reason or "stopped by tacit"
+    return {"action": "block" if result.block else "approve", "message": message}
 
 
 def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | None]:
