@@ -73,7 +73,7 @@ _OVERRIDE = re.compile(
     r")\b", re.I)
 _WRONG_RULE = re.compile(
     _LEAD + r"(?:(?:the|that|this|your|tacit'?s?)\s+)?(?:rule|guard|lesson)\s+(?:is\s+(?:wrong|outdated|"
-    r"obsolete|stale|out of date|not right|mistaken)|(?:doesn'?t|does not|no longer)\s+(?:apply|hold)|"
+    r"obsolete|stale|out of date|not right|mistaken)|(?:doesn'?t|does not|no longer)\s+(?:apply|applies|hold|holds)|"
     r"is\s+no longer\s+(?:true|right|valid))\b", re.I)
 _HEDGE = re.compile(r"\b(?:but|unless|except|not|never|don'?t|do not|only|if|when)\b", re.I)
 _OK_WORDS = r"(?:fine|ok|okay|allowed|alright|all right|good|correct|right|what we use|ok to use)"
