@@ -17,7 +17,9 @@ gets the reason as an ``is_error`` tool result — even with
 
 Plus the repeat: the lesson saved, then broken again through a host whose
 guards are off (``guards_enabled = false``) → ``tacit guard stats`` counts
-one repeat mistake.
+one repeat mistake. And Hermes 0.19.0 for the record: ``hermes -z`` grants
+approvals unasked (it sets HERMES_YOLO_MODE), so a guard denies there and
+the model reads the reason as the tool's ``{"error": …}`` result.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hostbin
 import pytest
 from e2e_helpers import TacitOnHost, message_text, wait_for
+from test_hermes import TacitInHermes
 
 from tacit.config import load_config
 
@@ -245,3 +249,36 @@ def test_pi_a_saved_lesson_stops_npm_and_pnpm_runs(stub, run_pi, tmp_path):
     assert proc.stdout.strip() == "Added with npm." and "npm-ran-in-other-repo" in ran(markers)
     row = project_row(tacit_json(cli_env, "guard", "stats", "--json", cwd=project), project)
     assert (row["stopped"], row["repeats"]) == (1, 0)
+
+
+# --------------------------------------------------------------------------
+# Hermes (pre_tool_call), for the record: hermes -z can ask no one, so it denies
+# --------------------------------------------------------------------------
+
+def test_hermes_oneshot_blocks_with_the_reason_as_the_tool_result(run_hermes, stub):
+    th = TacitInHermes(run_hermes, hermes_python())
+    th.install()
+    git_init(run_hermes.project)
+    th.tacit("memory", "add", LESSON)
+    stub.set_script([
+        {"match": "^add left-pad$", "times": 1,
+         "tool_calls": [{"name": "terminal", "input": {"command": "npm install left-pad"}}]},
+        {"match": "tacit: stopped", "times": 1, "reply": "npm is not allowed here; I will use pnpm."},
+    ])
+    proc = th.oneshot("add left-pad")
+    assert "I will use pnpm" in proc.stdout
+    tool_message = stub.model_requests()[1]["body"]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["name"] == "terminal"
+    # Hermes puts a blocking directive's message in the tool result as {"error": …}; npm never ran
+    reason = json.loads(tool_message["content"])["error"]
+    assert reason.startswith("tacit: stopped `npm install left-pad`, this project's rule:") and "npm error" not in reason
+    log = (run_hermes.home / ".tacit" / "logs" / "tacit.log").read_text()
+    assert "demoted" not in log  # a blocked call is no override
+
+
+def hermes_python() -> Path:
+    """Hermes's venv python with this checkout installed (as test_hermes.py does)."""
+    try:
+        return hostbin.hermes_venv_install(REPO)
+    except hostbin.HostUnavailable as exc:
+        pytest.skip(f"package registry unreachable: {exc}")

@@ -225,17 +225,27 @@ def test_hermes_pre_tool_call_blocks_and_a_blocked_call_is_not_a_result(cfg, web
     hcfg = load_config(env=env, host="hermes")
     remember(hcfg, web, LESSON)
     monkeypatch.chdir(web)
-    adapter = HermesAdapter.create(hcfg, argv=["hermes", "-z", "x"])
-    seen = []
-    adapter.engine.on("tool_result", lambda e, c: seen.append(e), name="test.seen", priority=1)
-    directive = adapter.pre_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},
-                                      session_id="h1", tool_call_id="t1")
+    monkeypatch.delenv("HERMES_YOLO_MODE", raising=False)
+    interactive = HermesAdapter.create(hcfg, argv=["hermes"])
+    directive = interactive.pre_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},
+                                          session_id="h1", tool_call_id="t1")
     assert directive["action"] == "approve" and "we use pnpm here, never npm" in directive["message"]
-    assert adapter.pre_tool_call(tool_name="terminal", args={"command": "pnpm add x"}, session_id="h1") is None
-    adapter.post_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},
-                           result=json.dumps({"error": directive["message"]}), status="blocked", session_id="h1")
-    assert seen == []
-    adapter.engine.close()
+    assert directive["message"].endswith("tacit guard remove 1)") and "Run it anyway?" in directive["message"]
+    assert interactive.pre_tool_call(tool_name="terminal", args={"command": "pnpm add x"}, session_id="h1") is None
+    monkeypatch.setenv("HERMES_YOLO_MODE", "1")  # /yolo: approvals pass unasked, so the guard denies
+    assert interactive.pre_tool_call(tool_name="terminal", args={"command": "npm ci"}, session_id="h1")["action"] == "block"
+    interactive.engine.close()
+    monkeypatch.delenv("HERMES_YOLO_MODE")
+    oneshot = HermesAdapter.create(hcfg, argv=["hermes", "-z", "x"])  # hermes -z: nobody to ask
+    seen = []
+    oneshot.engine.on("tool_result", lambda e, c: seen.append(e), name="test.seen", priority=1)
+    directive = oneshot.pre_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},
+                                      session_id="h2", tool_call_id="t2")
+    assert directive["action"] == "block" and directive["message"].startswith("tacit: stopped `npm install left-pad`")
+    oneshot.post_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},
+                           result=json.dumps({"error": directive["message"]}), status="blocked", session_id="h2")
+    assert seen == []  # a blocked call never ran: no tool_result, no override
+    oneshot.engine.close()
 
 
 def test_checking_is_cheap_once_compiled(cfg, engine, web):

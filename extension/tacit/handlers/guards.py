@@ -139,7 +139,9 @@ class GuardChecker:
         hits = [h for h in hits if h.guard.id not in allowed]
         if not hits:
             return None
-        ask = "tool_call.ask" in HONOURED.get(ctx.host, ()) and all(h.guard.action == "ask" for h in hits)
+        # ask where the host can ask someone now (Hermes -z / --yolo: nobody would)
+        ask = ("tool_call.ask" in HONOURED.get(ctx.host, ()) and "no_ask" not in ctx.host_features
+               and all(h.guard.action == "ask" for h in hits))
         action = "ask" if ask else "deny"
         store = GuardStore(self.cfg, ctx.ledger)
         project_key = project.key if project is not None else ""

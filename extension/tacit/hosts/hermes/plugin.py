@@ -22,10 +22,11 @@ Design decisions
                          appends to the user message.
   pre_tool_call          tool_call; a guard's stop is returned as
                          ``{"action": "approve", "message": …}`` (ask:
-                         Hermes's own approval gate; with no one to answer,
-                         ``hermes -z``, it blocks) or ``{"action": "block",
-                         "message": …}`` (deny: the message is the tool
-                         result the model reads)
+                         Hermes's own approval gate, interactive sessions)
+                         or ``{"action": "block", "message": …}`` (deny: the
+                         message is the tool result the model reads). In
+                         ``hermes -z`` and under ``--yolo``/``/yolo`` Hermes
+                         grants approvals unasked, so guards deny there
   post_tool_call         tool_result (``ok`` from the result's ``exit_code``
                          when there is one: Hermes reports ``status: "ok"``
                          for a terminal command that exited 3); a call
@@ -104,7 +105,8 @@ from tacit.slash import memory_consolidate, memory_skills
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "post_llm_call",
          "on_session_end", "on_session_finalize")
-SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+SKILL_TRIGGER_OFF = 1_000_000_000
+NO_ASK = "no_ask"  # host feature: nobody would answer an approval now (guards deny instead)  # skill_trigger_tool_calls that no turn reaches
 
 
 def register(ctx) -> None:
@@ -253,8 +255,16 @@ class HermesAdapter:
         return self._realise(results, notes, session_context=session_context)
 
     def pre_tool_call(self, tool_name=None, args=None, session_id=None, **_):
-        """Hermes's veto point: a guard's stop becomes a directive."""
+        """Hermes's veto point: a guard's stop becomes a directive. When
+        Hermes would wave an approval through unasked (``hermes -z`` sets
+        HERMES_YOLO_MODE; ``--yolo``; ``/yolo``), a guard denies instead."""
         sid, session = self._session(session_id)
+        features = set(self.engine.host_features.get(HOST, ()))
+        if self.oneshot or approvals_bypassed():
+            features.add(NO_ASK)
+        else:
+            features.discard(NO_ASK)
+        self.engine.host_features[HOST] = frozenset(features)
         results = self._ensure_started(sid, session, "resume")
         result = self._dispatch(ToolCall, sid, name=str(tool_name or "?"), args=tool_call_args(args))
         self._realise([*results, result])
@@ -433,6 +443,19 @@ def message_text(value) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(value)
+
+
+def approvals_bypassed() -> bool:
+    """Would Hermes grant an approval without asking anyone? (``--yolo`` and
+    ``hermes -z`` set HERMES_YOLO_MODE; ``/yolo`` turns it on per session.)"""
+    if os.environ.get("HERMES_YOLO_MODE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    approval = sys.modules.get("tools.approval")  # Hermes's own module, once Hermes loaded it
+    try:
+        return bool(approval is not None and (getattr(approval, "_YOLO_MODE_FROZEN", False)
+                                              or approval.is_current_session_yolo_enabled()))
+    except Exception:  # noqa: BLE001 — another Hermes version: assume someone is asked
+        return False
 
 
 def tool_directive(result) -> dict | None:
