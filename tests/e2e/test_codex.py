@@ -197,7 +197,7 @@ def test_memory_entry_reaches_the_first_request_once_hooks_are_trusted(tx):
     # Codex lists the hooks but does not run them until the user trusts them
     listed = [h for h in tx.codex.hooks_list()["hooks"] if "tacit.hosts.hook_client" in h["command"]]
     assert sorted(h["eventName"] for h in listed) == sorted(
-        ["sessionStart", "userPromptSubmit", "postToolUse", "stop", "preCompact", "sessionEnd"])
+        ["sessionStart", "userPromptSubmit", "preToolUse", "postToolUse", "stop", "preCompact", "sessionEnd"])
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
     assert {h["timeoutSec"] for h in listed if h["eventName"] == "postToolUse"} == {5}
     _, reply = tx.exec("hello")

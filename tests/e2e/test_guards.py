@@ -32,6 +32,7 @@ from pathlib import Path
 import hostbin
 import pytest
 from e2e_helpers import TacitOnHost, message_text, wait_for
+from codex_rig import codex_binary, run_codex  # noqa: F401  (fixtures)
 from test_hermes import TacitInHermes
 
 from tacit.config import load_config
@@ -282,3 +283,25 @@ def hermes_python() -> Path:
         return hostbin.hermes_venv_install(REPO)
     except hostbin.HostUnavailable as exc:
         pytest.skip(f"package registry unreachable: {exc}")
+
+
+# --------------------------------------------------------------------------
+# Codex (PreToolUse), for the record: deny is honoured, ask is not, so tacit denies
+# --------------------------------------------------------------------------
+
+def test_codex_pre_tool_use_denies_with_the_reason(run_codex, stub, tmp_path):
+    tx = TacitOnHost(run_codex, stub, tmp_path)
+    tx.host = "codex"
+    assert tx.install()["success"]
+    assert "pre_tool_use" in " ".join(run_codex.trust_hooks("tacit.hosts.hook_client"))
+    tx.tacit("memory", "add", LESSON)
+    stub.set_script([
+        {"match": "^add left-pad$", "times": 1,
+         "tool_calls": [{"name": "exec_command", "input": {"cmd": "npm install left-pad"}}]},
+        {"match": "Command blocked by PreToolUse hook", "times": 1, "reply": "Blocked; using pnpm."},
+    ])
+    proc, reply = tx.run_ok(run_codex.exec, "add left-pad")
+    assert reply == "Blocked; using pnpm."
+    [output] = [i for i in stub.model_requests()[1]["body"]["input"] if i.get("type") == "function_call_output"]
+    assert output["output"].startswith("Command blocked by PreToolUse hook: tacit: stopped `npm install left-pad`, "
+                                       "this project's rule:")
