@@ -20,8 +20,10 @@ Design decisions, and why
 - **Cheap when nothing changed.** The compiled guards of a project are kept
   per engine and rebuilt only when a memory file of its scopes changed
   (``stat``: mtime, size, inode) or the guard table's revision moved (the
-  CLI changed a guard); a check is then a dict lookup per program run
-  (``tacit.guards.GuardSet``). No subprocess: the current branch is read from
+  CLI changed a guard: ``<state>/guards.rev``, ``tacit.stores.guards``); no
+  SQL on a call that passes. A check is then a dict lookup per program run
+  (``tacit.guards.GuardSet``). The working folder's project is kept 30 s, as
+  ``tacit.projects`` keeps it. No subprocess: the current branch is read from
   the worktree's ``.git/HEAD`` (cached by its mtime).
 - **State in the session, outcomes in the ledger.** Which calls were stopped
   (and what the user may now run) lives in the session's marks
@@ -35,6 +37,7 @@ Design decisions, and why
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -42,7 +45,8 @@ from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import HONOURED, ContextResult, Injection, Result, ToolCallResult
-from tacit.stores.guards import GuardRecord, GuardStore
+from tacit.projects import CACHE_SECONDS, project_for
+from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
 
 MAX_STOPS = 8  # stopped calls remembered per session (an answer refers to the last turn's)
@@ -73,19 +77,41 @@ class GuardChecker:
         self.home = cfg.env.get("HOME")
         self._compiled: OrderedDict[tuple, Compiled] = OrderedDict()
         self._files: dict[tuple, tuple] = {}
+        self._rev: tuple | None = None  # the revision file, as last read
+        self._places: dict[str, tuple] = {}  # cwd -> (when, project, real cwd)
+
+    def place(self, cwd) -> tuple:
+        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
+        like ``tacit.projects`` does: a tool call comes from the same folder
+        as the last one, and resolving it costs more than the check."""
+        if not isinstance(cwd, str) or not cwd.startswith("/"):
+            return project_for(cwd, home=self.home), None
+        now = time.monotonic()
+        found = self._places.get(cwd)
+        if found is not None and now - found[0] < CACHE_SECONDS:
+            return found[1], found[2]
+        project, real = project_for(cwd, home=self.home), os.path.realpath(cwd)
+        if len(self._places) > 256:
+            self._places.clear()
+        self._places[cwd] = (now, project, real)
+        return project, real
 
     # -- the compiled set ------------------------------------------------------------
     def compiled(self, ledger, project) -> Compiled:
-        """This project's guards, rebuilt when its memory or the table changed."""
+        """This project's guards, rebuilt when its memory or the table changed.
+        Unchanged: five ``stat`` calls (the memory files, the revision file)."""
         cache_key = (project.key, project.root) if project is not None else ("", None)
         files = self._signature(cache_key, project)
-        store = GuardStore(self.cfg, ledger)
-        rev = store.revision()
+        self._rev = signal = read_rev_file(self.cfg, self._rev)
         found = self._compiled.get(cache_key)
-        if found is not None and found.files == files and found.rev == rev:
+        if found is not None and found.files == files and found.rev == signal[1]:
             return found
-        if (found is None or found.files != files) and store.sync(project):
-            rev = store.revision()
+        store = GuardStore(self.cfg, ledger)
+        if found is None or found.files != files:
+            store.sync(project)
+        rev = store.revision()
+        if found is not None and found.files == files and found.rev == rev:
+            return found  # the file runs ahead of a change not committed yet: ask again next call
         records = store.applying(project)
         root = project.root if project is not None else None
         compiled = Compiled(files, rev, GuardSet([r.guard(root) for r in records], home=self.home),
@@ -113,9 +139,7 @@ class GuardChecker:
                 out.append(None)
         return tuple(out)
 
-    def hits(self, compiled: Compiled, event, ctx) -> list:
-        cwd = ctx.cwd
-        cwd = os.path.realpath(cwd) if isinstance(cwd, str) and cwd.startswith("/") else None
+    def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
         branch = current_branch(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
                               home=self.home)
@@ -127,11 +151,11 @@ class GuardChecker:
             return None
         state = ctx.state
         state.marks["guards.on"] = 1  # this session's calls are checked before they run
-        project = ctx.project
+        project, cwd = self.place(ctx.cwd)
         compiled = self.compiled(ctx.ledger, project)
         if not compiled.guards.guards:
             return None
-        hits = self.hits(compiled, event, ctx)
+        hits = self.hits(compiled, event, cwd)
         if not hits:
             return None
         passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
@@ -168,7 +192,7 @@ class GuardChecker:
             return None  # every call was checked before it ran, and none was stopped
         key = call_key(event.name, event.args)
         stop = next((s for s in reversed(stops) if isinstance(s, dict) and s.get("key") == key), None)
-        project = ctx.project
+        project, cwd = self.place(ctx.cwd)
         project_key = project.key if project is not None else ""
         store = GuardStore(self.cfg, ctx.ledger)
         if stop is not None:
@@ -182,7 +206,7 @@ class GuardChecker:
         compiled = self.compiled(ctx.ledger, project)
         if not compiled.guards.guards:
             return None
-        for hit in self.hits(compiled, event, ctx):
+        for hit in self.hits(compiled, event, cwd):
             record = compiled.records.get(hit.guard.id)
             if record is not None and record.lesson_at <= event.ts:
                 # the lesson was saved, then broken again by a call nothing checked
@@ -212,7 +236,7 @@ class GuardChecker:
         state.marks["guards.stopped"] = [s for s in state.marks["guards.stopped"] if s not in recent]
         passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
         state.marks["guards.pass"] = passes + [{"id": gid, "turn": state.user_turns} for gid in ids]
-        project = ctx.project
+        project, _ = self.place(ctx.cwd)
         store = GuardStore(self.cfg, ctx.ledger)
         result = _strikes(store, ids, answer, event, ctx, project.key if project is not None else "",
                           recent[-1].get("subject", ""))

@@ -27,9 +27,13 @@ Design decisions, and why
   Every demotion, removal, addition and change is a history row
   (``tacit.stores.history``: ``guard_add``, ``guard_set``, ``guard_demote``,
   ``guard_remove``, ``guard_restore``; target ``guard <id>``).
-- **One revision counter.** Every change bumps ``ledger_meta['guards.rev']``
-  in the same transaction, so a long-lived engine re-reads the table only
-  when another process (the CLI) changed it: one primary-key lookup a call.
+- **One revision counter, and a file that says it moved.** Every change
+  bumps ``ledger_meta['guards.rev']`` in the same transaction, then writes
+  the new number to ``<state>/guards.rev``. A long-lived engine stats that
+  file before each call (a microsecond, no SQL) and re-reads the table only
+  when another process (the CLI) changed a guard. The file is a hint, the
+  ledger the truth: a reader trusts its cache only while the file's number
+  equals the revision it read from the ledger.
 - **Connection-level, transaction-friendly.** Every method works on the
   ledger it was given, nesting as a SAVEPOINT inside an open transaction
   (an engine handler's), and history rows join that transaction.
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -51,6 +56,7 @@ from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
 REV_KEY = "guards.rev"
+REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
 STRIKES_TO_REMOVE = 2
 GLOBAL_SCOPES = ("user", "global")  # memory scopes whose guards are global
 EVENT_KINDS = ("stop", "override", "wrong", "repeat")
@@ -157,6 +163,16 @@ class GuardStore:
         self.cfg = cfg
         self.ledger = ledger
 
+    # -- the revision ---------------------------------------------------------------
+    def _signal(self) -> None:
+        """Tell other processes the guards changed (after the change is written)."""
+        try:
+            with self.ledger.read() as conn:
+                rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
+            write_rev_file(self.cfg, rev)
+        except OSError:
+            pass  # a read-only state folder: readers fall back to the ledger
+
     # -- reading --------------------------------------------------------------------
     def revision(self) -> str:
         with self.ledger.read() as conn:
@@ -244,6 +260,8 @@ class GuardStore:
                     changed = True
             if changed:
                 _bump(conn)
+        if changed:
+            self._signal()
         return changed
 
     # -- by hand --------------------------------------------------------------------
@@ -287,6 +305,7 @@ class GuardStore:
             record = self._get(conn, gid)
             history.record(self.cfg, action="guard_add", scope=scope, target=f"guard {gid}", before=None,
                            after=_state(record), project=root)
+        self._signal()
         return {"success": True, "created": created, "guard": record.as_dict()}
 
     def remove(self, guard_id, *, why: str = "removed by hand") -> dict:
@@ -308,6 +327,7 @@ class GuardStore:
             after = self._get(conn, record.id)
             history.record(self.cfg, action="guard_set", scope=record.scope, target=f"guard {record.id}",
                            before=_state(record), after=_state(after), project=record.project_root)
+        self._signal()
         return {"success": True, "guard": after.as_dict()}
 
     def _set_status(self, guard_id, status: str, why, *, action: str) -> dict:
@@ -329,6 +349,7 @@ class GuardStore:
             after = self._get(conn, record.id)
             history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
                            before=_state(record), after=_state(after), project=record.project_root)
+        self._signal()
         return {"success": True, "changed": True, "guard": after.as_dict()}
 
     # -- outcomes --------------------------------------------------------------------
@@ -375,6 +396,7 @@ class GuardStore:
             hid = history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
                                  before=_state(record), after={**_state(after), "because_of": kind},
                                  project=record.project_root)
+        self._signal()
         return Outcome(after, change, hid)
 
     def counts(self, *, project: str | None = None) -> dict[str, int]:
@@ -399,6 +421,39 @@ class GuardStore:
             return None
         row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE id = ?", (gid,)).fetchone()
         return _record(row) if row else None
+
+
+def rev_file(cfg) -> str:
+    return os.path.join(cfg.state_dir_str, REV_FILE)
+
+
+def write_rev_file(cfg, rev: str) -> None:
+    """The revision, by rename (a reader sees the old number or the new one).
+    Not synced to disk: after a crash every cache is gone anyway."""
+    path = rev_file(cfg)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(rev)
+    os.replace(tmp, path)
+
+
+def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
+    """``(stat, revision)`` of the revision file; ``cached`` (a previous
+    answer) is returned as it is when the file did not change. No file: the
+    revision of a ledger no guard ever changed, "0"."""
+    path = rev_file(cfg)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (None, "0")
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if cached is not None and cached[0] == stamp:
+        return cached
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return (stamp, handle.read(64).strip() or "0")
+    except OSError:
+        return (None, "?")
 
 
 def _bump(conn) -> None:
@@ -443,4 +498,5 @@ def _lesson_origin(conn, memory_scope: str, entry: str, project_root: str) -> tu
     return float(row[0]), _said_by_user(row[1], row[2])
 
 
-__all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS"]
+__all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
+           "read_rev_file", "write_rev_file"]
