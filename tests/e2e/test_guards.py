@@ -133,7 +133,7 @@ def test_claude_code_a_corrected_lesson_stops_npm_and_pnpm_runs(tc, tmp_path):
     guard = wait_for(lambda: guard_for(tc.env(), project), CHILD_DEADLINE, "the lesson to become a guard")
     assert guard["scope"] == "project" and guard["memory_scope"] == "project" and guard["action"] == "ask"
     assert guard["said_by_user"] is True  # saved by the correction child: "you said so"
-    [record] = tc.children("correction")
+    [record] = wait_for(lambda: tc.children("correction"), CHILD_DEADLINE, "the child's record")
     assert record["ok"] and record["mode"] == "agent"
 
     # session 2: npm is stopped, the model reads why, pnpm runs
