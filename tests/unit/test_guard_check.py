@@ -10,6 +10,8 @@ import shutil
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from guard_helpers import LESSON, Session, engine_for, git_repo, remember
 
 from tacit.events import TOOL_ARG_CHARS
@@ -260,3 +262,32 @@ def test_checking_is_cheap_once_compiled(cfg, engine, web):
         checker.compiled(engine.ledger(), project_for(str(web)))
     per_call = (time.perf_counter() - started) / 200
     assert per_call < 0.002  # a stat per memory file and one lookup, no re-derivation
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.one_of(st.sampled_from(["Bash", "Edit", "bash", "terminal", "apply_patch", "Write"]), st.text(max_size=8)),
+       args=st.one_of(st.none(), st.dictionaries(st.text(max_size=8), st.one_of(
+           st.text(max_size=200), st.integers(), st.none(), st.lists(st.text(max_size=10), max_size=3)), max_size=4)),
+       cwd=st.one_of(st.none(), st.text(max_size=20), st.just("/")))
+def test_odd_calls_never_raise_out_of_the_handlers(cfg, engine, web, name, args, cwd):
+    remember_once(cfg, web)
+    checker = next(r.fn.__self__ for r in engine._handlers["tool_call"] if r.name == "guards.check")
+    from tacit.engine import HandlerContext
+    from tacit.events import ToolCall, ToolResult
+
+    for event in (ToolCall(session_id="odd", host="pi", cwd=cwd, id="", name=name, args=args if args is not None else {}),
+                  ToolResult(session_id="odd", host="pi", cwd=cwd, id="", name=name, args=args or {}, ok=False)):
+        state = engine.sessions.peek("odd")
+        ctx = HandlerContext(engine, event, state, True)
+        with engine.ledger().write():
+            handler = checker.on_tool_call if event.kind == "tool_call" else checker.on_tool_result
+            result = handler(event, ctx)
+        assert result is None or hasattr(result, "notices")
+
+
+def remember_once(cfg, web):
+    from tacit.stores.memory import MemoryStore
+
+    store = MemoryStore(cfg, project_for(str(web)))
+    if LESSON not in store.entries("project"):
+        store.add("project", LESSON)

@@ -31,7 +31,7 @@ from tacit.handlers.guards import current_branch
 from tacit.projects import Project, project_for
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.memory import MemoryStore, project_dir
+from tacit.stores.memory import MemoryStore
 
 
 def add_parser(subparsers) -> None:

@@ -99,7 +99,7 @@ def read_reply(text: Any, programs: Iterable[str] = ()) -> str | None:
     """``"override"`` ("run it anyway"), ``"wrong"`` ("npm is fine here",
     "that rule is wrong") or None, for the user's message right after a stop.
     ``programs``: what the stopped guards stop (``npm``), for "X is fine"."""
-    if not isinstance(text, str):
+    if not isinstance(text, str) or len(text) > 4 * MAX_REPLY_CHARS:
         return None
     message = " ".join(text.split())
     if not message or len(message) > MAX_REPLY_CHARS:

@@ -230,7 +230,7 @@ class GuardStore:
         now = time.time() if now is None else now
         project_key = project.key if project is not None else ""
         changed = False
-        with history.using(self.ledger), self.ledger.write() as conn:
+        with self.ledger.write() as conn:
             rows = conn.execute(
                 "SELECT id, key, status, memory_scope, project FROM guards WHERE origin = 'memory' AND "
                 "((memory_scope IN ('user', 'global') AND project = '') OR project = ?)",
