@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "tacit.commands.memory",
     "tacit.commands.share",
     "tacit.commands.skill",
+    "tacit.commands.guard",
     "tacit.commands.scan",
     "tacit.commands.status",
     "tacit.commands.doctor",
@@ -56,6 +57,7 @@ COMMANDS = {
     "forget": "tacit.commands.memory",
     "share": "tacit.commands.share",
     "skill": "tacit.commands.skill",
+    "guard": "tacit.commands.guard",
     "scan": "tacit.commands.scan",
     "status": "tacit.commands.status",
     "doctor": "tacit.commands.doctor",
@@ -80,7 +82,8 @@ COMMANDS = {
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
-    ("memory", "forget", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
+    ("memory", "forget", "share", "skill", "guard", "scan", "doctor", "install", "uninstall", "memories", "detect",
+     "patterns",
      "review")
 )
 

@@ -55,6 +55,8 @@ DEFAULTS: dict = {
     # skill auto-trigger
     "skill_trigger_tool_calls": 8,
     "skill_trigger_min_tool_types": 2,
+    # guards: lessons checked before every tool call (docs/guards.md)
+    "guards_enabled": True,
     # child agents
     "child_enabled": True,
     "child_command": "",  # template; empty = the host's default command

@@ -116,7 +116,7 @@ HONOURED: dict[str, frozenset[str]] = {
                               "tool_call.block", "tool_call.ask"}),
     "codex": frozenset({"before_agent_start.context", "message_end.context", "notices",
                         "tool_call.block"}),
-    "hermes": frozenset({"message_end.context", "notices", "tool_call.block"}),
+    "hermes": frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
     "pi": frozenset({"before_agent_start.context", "message_end.context", "notices",
                      "tool_call.block"}),
 }

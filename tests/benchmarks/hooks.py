@@ -14,7 +14,10 @@ What is measured
   shared machine hits both alike): the same interpreter running ``-c pass``.
 - A populated home: 50 memory entries, 200 skills, 5,000 fix patterns (one of
   which the benchmark's prompt matches, so UserPromptSubmit injects a
-  ``<learned-patterns>`` block) and a ``config.toml`` with a few keys.
+  ``<learned-patterns>`` block) and a ``config.toml`` with a few keys; and a
+  second project whose memory holds the 25 rule lessons of
+  tests/data/guard_lessons.jsonl, where PreToolUse checks a call against the
+  guards they become: one that passes, one that is stopped (``npm install``).
 - Cold start: no service yet; the SessionStart hook starts it and waits.
 - The client with and without ``-S`` (is skipping ``site`` worth it?).
 - The service's resident memory when idle (``tacit service status``).
@@ -50,9 +53,11 @@ sys.path.insert(0, str(HERE))
 
 TARGET = 1.15
 PATTERN_EVENT = "UserPromptSubmit (fix pattern injected)"
+GUARD_PASS = "PreToolUse (25 guards, passes)"
+GUARD_STOP = "PreToolUse (25 guards, stops npm)"
 
 
-def payloads(session_id: str, cwd: str) -> dict[str, dict]:
+def payloads(session_id: str, cwd: str, guarded: str | None = None) -> dict[str, dict]:
     common = {"session_id": session_id, "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
     turn = {**common, "prompt_id": "c98e6a81-1b2c-4d5e-8f90-123456789abc", "permission_mode": "default"}
     bash = {"command": "python -m pytest tests/test_parser.py -q", "description": "Run the parser tests"}
@@ -76,6 +81,13 @@ def payloads(session_id: str, cwd: str) -> dict[str, dict]:
                  "last_assistant_message": "Added a Configuration section to the README."},
         "PreCompact": {**turn, "hook_event_name": "PreCompact", "trigger": "auto"},
         "SessionEnd": {**common, "hook_event_name": "SessionEnd", "reason": "other"},
+        # a project whose memory holds the 25 rule lessons of tests/data/guard_lessons.jsonl
+        GUARD_PASS: {**turn, "cwd": guarded or cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                     "tool_input": {"command": "python3 -m pytest tests/test_parser.py -q", "description": "t"},
+                     "tool_use_id": "toolu_01GUARDP"},
+        GUARD_STOP: {**turn, "cwd": guarded or cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                     "tool_input": {"command": "npm install left-pad", "description": "add"},
+                     "tool_use_id": "toolu_01GUARDS"},
     }
 
 
@@ -116,6 +128,15 @@ def make_store(home: Path, *, skills: int, patterns: int) -> dict:
     make_skills(cfg.skills_dir, skills)
     from patterns import build_store
 
+    lessons = [json.loads(line)["text"] for line in (ROOT / "tests" / "data" / "guard_lessons.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip() and json.loads(line)["derives"]]
+    from tacit.projects import project_for
+
+    guarded = home.parent / "guarded"
+    subprocess.run(["git", "init", "-q", str(guarded)], check=True, capture_output=True)
+    project_store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)))
+    for text in lessons:
+        assert project_store.add("project", text)["success"], text
     ledger, _, _ = build_store(cfg, patterns, random.Random(5))
     from tacit.detect.fix import FixStatement
     from tacit.learn import fixes
@@ -126,7 +147,8 @@ def make_store(home: Path, *, skills: int, patterns: int) -> dict:
         "changed the loop bound in parse() to range(len(tokens))", "bench", 0.9),
         title="parser drops the last token without a trailing newline")
     ledger.close()
-    return {"memory_entries": 50, "skills": skills, "fix_patterns": patterns, "forged": bool(forged)}
+    return {"memory_entries": 50, "skills": skills, "fix_patterns": patterns, "forged": bool(forged),
+            "guard_lessons": len(lessons)}
 
 
 def run_once(argv: list[str], stdin: bytes, env: dict) -> tuple[float, bytes]:
@@ -182,8 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         project = tmp / "project"
         project.mkdir()
         python = sys.executable
+        guarded = str(home.parent / "guarded")
         commands = {name: shlex.split(hook_command(python, "claude-code", EVENT_OF[name])) for name in
-                    payloads("s", str(project))}
+                    payloads("s", str(project), guarded)}
         baseline = [python, "-c", "pass"]
 
         # cold: no service yet, the first hook starts it
@@ -197,15 +220,17 @@ def main(argv: list[str] | None = None) -> int:
         # warm: interleaved with the baseline
         times: dict[str, list[float]] = {name: [] for name in commands}
         base: list[float] = []
-        injected = 0
+        injected = stopped = 0
         for r in range(rounds):
-            bodies = payloads(f"round-{r}", str(project))
+            bodies = payloads(f"round-{r}", str(project), guarded)
             for name, argv_ in commands.items():
                 base.append(run_once(baseline, b"", env)[0])
                 elapsed, out = run_once(argv_, json.dumps(bodies[name]).encode(), env)
                 times[name].append(elapsed)
                 if name == PATTERN_EVENT and b"learned-patterns" in out:
                     injected += 1
+                if name == GUARD_STOP and b"permissionDecision" in out:
+                    stopped += 1
             time.sleep(0.6)  # the learners run once a burst is over; let them, between rounds
 
         # the client without -S (site imported) on the cheapest event, for the -S question
@@ -227,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         flag = "" if row["ratio"] <= TARGET else f"  (> {TARGET}x)"
         print(f"{row['event']:45} {row['median_ms']:7.2f}ms {row['ratio']:6.3f}x {row['p90_ratio']:6.3f}x{flag}")
-    print(f"fix pattern injected in {injected}/{rounds} rounds")
+    print(f"fix pattern injected in {injected}/{rounds} rounds; npm stopped in {stopped}/{rounds}")
     base_median = statistics.median(base)
     print(f"cold start (SessionStart, service not running): median {statistics.median(cold) * 1000:.0f} ms "
           f"= {statistics.median(cold) / base_median:.1f}x")

@@ -39,7 +39,7 @@ from e2e_helpers import TacitOnHost, post, read_jsonl, sse_json, tree_digest, wa
 E2E_DIR = Path(__file__).resolve().parent
 PROBE_HOOK = E2E_DIR / "fixtures" / "claude_probe" / "dump_hook.py"
 CHILD_DEADLINE = 60  # seconds for a detached child agent to finish
-TACIT_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd"]
+TACIT_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "SessionEnd"]
 e2e = pytest.mark.e2e
 
 
@@ -197,7 +197,7 @@ def test_memory_entry_reaches_the_first_request_once_hooks_are_trusted(tx):
     # Codex lists the hooks but does not run them until the user trusts them
     listed = [h for h in tx.codex.hooks_list()["hooks"] if "tacit.hosts.hook_client" in h["command"]]
     assert sorted(h["eventName"] for h in listed) == sorted(
-        ["sessionStart", "userPromptSubmit", "postToolUse", "stop", "preCompact", "sessionEnd"])
+        ["sessionStart", "userPromptSubmit", "preToolUse", "postToolUse", "stop", "preCompact", "sessionEnd"])
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
     assert {h["timeoutSec"] for h in listed if h["eventName"] == "postToolUse"} == {5}
     _, reply = tx.exec("hello")

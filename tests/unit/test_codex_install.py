@@ -112,8 +112,8 @@ def test_existing_user_files_are_merged_and_restored_byte_for_byte(ucfg, home):
     assert result["success"]
     doc = hooks_of(home)
     assert doc["hooks"]["Stop"][0] == MY_HOOKS["hooks"]["Stop"][0]  # mine keep their place (and trust key)
-    assert doc["hooks"]["PreToolUse"] == MY_HOOKS["hooks"]["PreToolUse"]
-    assert tacit_groups(doc)["Stop"] == [1]
+    assert doc["hooks"]["PreToolUse"][0] == MY_HOOKS["hooks"]["PreToolUse"][0]
+    assert tacit_groups(doc)["Stop"] == [1] and tacit_groups(doc)["PreToolUse"] == [1]
     config_text = (codex_dir(home) / "config.toml").read_text()
     # the line goes into the existing [features] table; nothing else moves
     assert config_text == USER_CONFIG.replace("[features]\n", f"[features]\n{inst.FEATURE_LINE}\n")

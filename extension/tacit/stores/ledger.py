@@ -408,6 +408,47 @@ ALTER TABLE notices ADD COLUMN session_id TEXT;
 ALTER TABLE notices ADD COLUMN change_id INTEGER;
 """
 
+# -- guards: lessons checked before every tool call (tacit.stores.guards) ------------
+_GUARDS_SCHEMA = """
+-- one row per guard: derived from a memory entry (origin memory) or added by hand (user)
+CREATE TABLE guards (
+    id           INTEGER PRIMARY KEY,       -- what `tacit guard remove ID` takes
+    key          TEXT NOT NULL UNIQUE,      -- origin, scope, project, lesson and rule, hashed
+    origin       TEXT NOT NULL CHECK (origin IN ('memory', 'user')),
+    scope        TEXT NOT NULL CHECK (scope IN ('project', 'global')),
+    project      TEXT NOT NULL DEFAULT '',  -- the project's key (tacit.projects); '' when global
+    project_root TEXT NOT NULL DEFAULT '',  -- its main checkout, for people
+    memory_scope TEXT NOT NULL DEFAULT '',  -- user | global | project | team (origin memory)
+    lesson       TEXT NOT NULL,             -- the memory entry, or the --because text
+    spec         TEXT NOT NULL,             -- tacit.guards.GuardSpec.to_dict(), JSON
+    action       TEXT NOT NULL DEFAULT 'ask' CHECK (action IN ('ask', 'deny')),
+    status       TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'removed', 'gone')),
+    strikes      INTEGER NOT NULL DEFAULT 0,  -- overrides and "wrong" calls since last set
+    lesson_at    REAL NOT NULL,             -- when the lesson was saved
+    by_user      INTEGER NOT NULL DEFAULT 1 CHECK (by_user IN (0, 1)),
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL,
+    removed_at   REAL,
+    removed_why  TEXT
+);
+CREATE INDEX idx_guards_project ON guards (project, status);
+
+-- what happened at a guard: stopped a call, overridden, called wrong, broken again
+CREATE TABLE guard_events (
+    id         INTEGER PRIMARY KEY,
+    guard_id   INTEGER NOT NULL REFERENCES guards (id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL CHECK (kind IN ('stop', 'override', 'wrong', 'repeat')),
+    project    TEXT NOT NULL DEFAULT '',    -- the project of the call (its key)
+    session_id TEXT,
+    host       TEXT,
+    subject    TEXT,
+    at         REAL NOT NULL,
+    ref        TEXT UNIQUE                  -- "<event id>:<guard id>": one row per event
+);
+CREATE INDEX idx_guard_events_guard ON guard_events (guard_id, kind);
+CREATE INDEX idx_guard_events_project ON guard_events (project, kind);
+"""
+
 # (name, SQL script or callable(conn)). Append only.
 MIGRATIONS: list = [
     ("0001_core", _CORE_SCHEMA),
@@ -415,6 +456,7 @@ MIGRATIONS: list = [
     ("0003_importance", _IMPORTANCE_SCHEMA),
     ("0004_service", _SERVICE_SCHEMA),
     ("0006_history", _HISTORY_SCHEMA),
+    ("0007_guards", _GUARDS_SCHEMA),
 ]
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")

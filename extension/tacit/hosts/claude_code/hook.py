@@ -49,6 +49,7 @@ from tacit.events import (
     TurnEnd,
     clip_tool_args,
 )
+from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts.claude_code.transcript import last_assistant_text
 
@@ -124,8 +125,8 @@ def _pre_tool(payload: dict, host: str) -> list:
     name = _text(payload.get("tool_name"))
     if not name:
         return []
-    return [ToolCall(name=name, args=clip_tool_args(payload.get("tool_input"), keep_nested=True),
-                     **_common(payload, host))]
+    # the guards read the whole command (events clip arguments for the learners)
+    return [ToolCall(name=name, args=tool_call_args(payload.get("tool_input")), **_common(payload, host))]
 
 
 def _tool(payload: dict, host: str, ok: bool) -> list:

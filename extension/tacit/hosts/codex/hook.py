@@ -13,9 +13,17 @@ Design decisions, and why
   ``tool_response`` is the command's output, with no exit code; tacit records
   it as a successful call.
 - **host="codex"** makes child agents run as ``codex exec``.
+- **PreToolUse: deny, never ask.** Codex 0.171.0 honours
+  ``permissionDecision: "deny"`` (the command does not run; the model reads
+  "Command blocked by PreToolUse hook: <reason>. Command: …") but takes
+  ``"ask"`` for a failed hook and runs the command (docs/hosts/codex.md). The
+  guards already deny on Codex (``HONOURED``); any "ask" left (a third-party
+  plugin's) is turned into a deny here, so a stop never fails open.
 """
 
 from __future__ import annotations
+
+import json
 
 from tacit.hosts.claude_code import hook as claude_hook
 
@@ -28,4 +36,11 @@ EVENT_NAMES = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", 
 def handle(engine, event_name: str, payload: dict, *, event_id: str = "") -> str:
     if event_name not in EVENT_NAMES:
         return ""
-    return claude_hook.handle(engine, event_name, payload, host=HOST, event_id=event_id)
+    out = claude_hook.handle(engine, event_name, payload, host=HOST, event_id=event_id)
+    if event_name == "PreToolUse" and '"ask"' in out:
+        data = json.loads(out)
+        specific = data.get("hookSpecificOutput") or {}
+        if specific.get("permissionDecision") == "ask":
+            specific["permissionDecision"] = "deny"
+            out = json.dumps(data, ensure_ascii=False)
+    return out

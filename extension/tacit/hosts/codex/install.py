@@ -71,6 +71,7 @@ RULES_FILE = "rules/tacit.rules"
 HOOK_TIMEOUTS = {
     "SessionStart": 10,
     "UserPromptSubmit": 10,
+    "PreToolUse": 5,
     "PostToolUse": 5,
     "Stop": 10,
     "PreCompact": 10,
@@ -82,8 +83,8 @@ KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "Pre
                           "Stop"))
 # how Codex names an event in a hook's trust key
 EVENT_KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
-              "PostToolUse": "post_tool_use", "Stop": "stop", "PreCompact": "pre_compact",
-              "SessionEnd": "session_end"}
+              "PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "Stop": "stop",
+              "PreCompact": "pre_compact", "SessionEnd": "session_end"}
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"

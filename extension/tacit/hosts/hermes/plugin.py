@@ -20,9 +20,18 @@ Design decisions
                          message_end(user). Prompt-scope ``InjectContext``
                          is returned as ``{"context": …}``, which Hermes
                          appends to the user message.
+  pre_tool_call          tool_call; a guard's stop is returned as
+                         ``{"action": "approve", "message": …}`` (ask:
+                         Hermes's own approval gate, interactive sessions)
+                         or ``{"action": "block", "message": …}`` (deny: the
+                         message is the tool result the model reads). In
+                         ``hermes -z`` and under ``--yolo``/``/yolo`` Hermes
+                         grants approvals unasked, so guards deny there
   post_tool_call         tool_result (``ok`` from the result's ``exit_code``
                          when there is one: Hermes reports ``status: "ok"``
-                         for a terminal command that exited 3)
+                         for a terminal command that exited 3); a call
+                         Hermes blocked (``status: "blocked"``) never ran
+                         and is not reported
   post_llm_call          message_end(assistant), turn_end
   on_session_end         fires after *every* turn: only closes a turn that
                          ``post_llm_call`` skipped (interrupted/failed);
@@ -76,11 +85,13 @@ from tacit.events import (
     MessageEnd,
     SessionShutdown,
     SessionStart,
+    ToolCall,
     ToolResult,
     TurnEnd,
     clip_tool_args,
 )
-from tacit.hookspecs import ContextResult
+from tacit.guards.outcome import tool_call_args
+from tacit.hookspecs import ContextResult, ToolCallResult
 from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.launcher import start_runner
 from tacit.hosts.hermes.settings import (
@@ -98,9 +109,11 @@ from tacit.projects import project_for
 from tacit.slash import memory_consolidate, memory_skills, wants_force
 
 HOST = "hermes"
-HOOKS = ("on_session_start", "pre_llm_call", "post_tool_call", "transform_llm_output", "post_llm_call",
+HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
+         "post_llm_call",
          "on_session_end", "on_session_finalize")
-SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+SKILL_TRIGGER_OFF = 1_000_000_000
+NO_ASK = "no_ask"  # host feature: nobody would answer an approval now (guards deny instead)  # skill_trigger_tool_calls that no turn reaches
 
 
 def register(ctx) -> None:
@@ -251,8 +264,26 @@ class HermesAdapter:
         results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
         return self._realise(results, notes, session_context=session_context, session=session)
 
+    def pre_tool_call(self, tool_name=None, args=None, session_id=None, **_):
+        """Hermes's veto point: a guard's stop becomes a directive. When
+        Hermes would wave an approval through unasked (``hermes -z`` sets
+        HERMES_YOLO_MODE; ``--yolo``; ``/yolo``), a guard denies instead."""
+        sid, session = self._session(session_id)
+        features = set(self.engine.host_features.get(HOST, ()))
+        if self.oneshot or approvals_bypassed():
+            features.add(NO_ASK)
+        else:
+            features.discard(NO_ASK)
+        self.engine.host_features[HOST] = frozenset(features)
+        results = self._ensure_started(sid, session, "resume")
+        result = self._dispatch(ToolCall, sid, name=str(tool_name or "?"), args=tool_call_args(args))
+        self._realise([*results, result])
+        return tool_directive(result)
+
     def post_tool_call(self, tool_name=None, args=None, result=None, status=None, error_message=None,
                        session_id=None, **_):
+        if status == "blocked":
+            return None  # stopped before it ran (by a guard, Hermes's own scope or guardrails)
         sid, session = self._session(session_id)
         # an id never seen mid-turn: Hermes's compression rotated it; carry on as a continuation
         results = self._ensure_started(sid, session, "resume")
@@ -434,6 +465,29 @@ def message_text(value) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(value)
+
+
+def approvals_bypassed() -> bool:
+    """Would Hermes grant an approval without asking anyone? (``--yolo`` and
+    ``hermes -z`` set HERMES_YOLO_MODE; ``/yolo`` turns it on per session.)"""
+    if os.environ.get("HERMES_YOLO_MODE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    approval = sys.modules.get("tools.approval")  # Hermes's own module, once Hermes loaded it
+    try:
+        return bool(approval is not None and (getattr(approval, "_YOLO_MODE_FROZEN", False)
+                                              or approval.is_current_session_yolo_enabled()))
+    except Exception:  # noqa: BLE001 — another Hermes version: assume someone is asked
+        return False
+
+
+def tool_directive(result) -> dict | None:
+    """A ``tool_call`` result as Hermes's ``pre_tool_call`` directive:
+    ``block`` (the message is the tool result), ``approve`` (Hermes asks the
+    user: once/session/always/deny; blocked when no one can answer), or None."""
+    if not isinstance(result, ToolCallResult) or not (result.block or result.ask):
+        return None
+    message = result.reason or "stopped by tacit"
+    return {"action": "block" if result.block else "approve", "message": message}
 
 
 def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | None]:

@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from tacit import __version__
 from tacit.children.commands import timeout_for
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
+from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult
 from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
 from tacit.learn.lifecycle import forget, show_memories, teach
@@ -137,7 +138,9 @@ def event_from_params(params: dict):
                                 f"{kind}.{name} must be a {expected.__name__}, got {type(value).__name__}")
         values[name] = value
     if kind in ("tool_call", "tool_result"):
-        values["args"] = clip_tool_args(values.get("args"), keep_nested=kind == "tool_call")
+        # a tool_call keeps its whole command for the guards; results are clipped for the learners
+        values["args"] = (tool_call_args(values.get("args")) if kind == "tool_call"
+                          else clip_tool_args(values.get("args")))
         if "error" in values:
             values["error"] = values["error"][:ERROR_CHARS]
         if not values.get("name"):

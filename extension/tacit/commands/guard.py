@@ -1,0 +1,388 @@
+"""``tacit guard …`` — the lessons checked before every tool call.
+
+    tacit guard list [--project DIR] [--all]       each guard, where it came from
+    tacit guard add PATTERN --because "…" [--scope project|global] [--action ask|deny]
+    tacit guard remove ID                          lift a guard (a lesson's: suppressed)
+    tacit guard restore ID                         undo a removal
+    tacit guard set ID --action ask|deny           ask the user, or deny outright
+    tacit guard wrong ID                           the rule is wrong: demote (twice: remove)
+    tacit guard test "<command>" [--edit PATH] [--project DIR]   which guard would fire, why
+    tacit guard stats [--project DIR]              per project: lessons, guards, stops, repeats
+
+Text for people by default; ``--json`` prints exactly one JSON object (for
+``test``: ``{"fires": …, "guards": [{"id", "because", "action", …}]}``),
+and an error as one ``{"success": false, "error": …}`` object, exit 1.
+The project is ``--project DIR``, else ``$TACIT_PROJECT``, else the working
+folder's. A guard derived from a memory entry changes with that entry:
+``remove`` suppresses it for that exact lesson text (the entry stays in
+memory; ``tacit memory remove`` drops it too).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from tacit.commands import emit
+from tacit.guards import GuardSet, normalize_call, reason
+from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
+from tacit.handlers.guards import current_branch
+from tacit.projects import Project, project_for
+from tacit.stores.guards import GuardRecord, GuardStore
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.memory import MemoryStore
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("guard", help="lessons checked before every tool call: list, add, test, stats")
+    sub = parser.add_subparsers(dest="guard_command", metavar="ACTION", required=True)
+
+    def common(p, *, project: bool = True):
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        if project:
+            p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+
+    p = sub.add_parser("list", help="the guards that apply here, and where each came from")
+    common(p)
+    p.add_argument("--all", action="store_true", help="every guard, removed and other projects' too")
+    p.set_defaults(func=_list)
+
+    p = sub.add_parser("add", help="add a guard by hand")
+    common(p)
+    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo")
+    p.add_argument("--because", required=True, help="the reason the agent (and you) are told")
+    p.add_argument("--scope", choices=("project", "global"), default=None,
+                   help="project (the default inside a project) or global")
+    p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
+    p.set_defaults(func=_add)
+
+    for name, help_text, func in (("remove", "lift a guard", _remove), ("restore", "bring a removed guard back", _restore),
+                                  ("wrong", "the rule is wrong: demote it (a second time: remove it)", _wrong)):
+        p = sub.add_parser(name, help=help_text)
+        common(p, project=False)
+        p.add_argument("id", help="the guard's id (tacit guard list)")
+        p.set_defaults(func=func)
+
+    p = sub.add_parser("set", help="change a guard's action")
+    common(p, project=False)
+    p.add_argument("id")
+    p.add_argument("--action", choices=("ask", "deny"), required=True)
+    p.set_defaults(func=_set)
+
+    p = sub.add_parser("test", help="which guard would stop a command (or an edit), and why")
+    common(p)
+    p.add_argument("command", nargs="?", default=None, help="a shell command, as the agent would run it")
+    p.add_argument("--edit", metavar="PATH", help="test a change to this file instead")
+    p.set_defaults(func=_test)
+
+    p = sub.add_parser("stats", help="per project: lessons, guards, calls stopped, repeat mistakes")
+    common(p)
+    p.set_defaults(func=_stats)
+
+
+# ---------------------------------------------------------------------------
+# plumbing
+# ---------------------------------------------------------------------------
+def _folder(args) -> str:
+    return os.path.realpath(getattr(args, "project", None) or os.environ.get("TACIT_PROJECT") or os.getcwd())
+
+
+def _project(args) -> Project | None:
+    return project_for(_folder(args))
+
+
+def _fail(args, error: str, code: int = 1, **extra) -> int:
+    if args.json:
+        emit({"success": False, "error": error, **extra})
+    else:
+        sys.stderr.write(f"tacit guard: {error}\n")
+    return code
+
+
+def _run(args, cfg, work) -> int:
+    """``work(store) -> int`` on an open ledger; an unusable ledger is an error."""
+    try:
+        with Ledger(cfg) as ledger:
+            return work(GuardStore(cfg, ledger))
+    except LedgerUnavailable as exc:
+        return _fail(args, f"ledger unavailable: {exc}")
+
+
+def describe(record: GuardRecord) -> str:
+    """What a guard stops, in a few words."""
+    m = record.spec.match
+    if isinstance(m, CommandMatch):
+        words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
+        return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
+    if isinstance(m, PathMatch):
+        return "changes to " + ", ".join(m.patterns)
+    if isinstance(m, PushMatch):
+        what = "force push" if m.force_only else "git push"
+        return what + (" to " + ", ".join(m.branches) if m.branches else "")
+    if isinstance(m, SudoMatch):
+        return "sudo (raised privileges)"
+    return record.spec.kind
+
+
+def _where(record: GuardRecord) -> str:
+    scope = "global" if record.scope == "global" else f"project {record.project_root}"
+    if record.origin == "user":
+        return f"{scope}; added by hand on {record.date}"
+    said = "you said so" if record.by_user else "saved"
+    return f"{scope}; from {record.memory_scope} memory, {said} on {record.date}"
+
+
+def _line(record: GuardRecord) -> str:
+    status = "" if record.status == "active" else f" [{record.status}{': ' + record.removed_why if record.removed_why else ''}]"
+    strikes = f", {record.strikes} strike{'s' if record.strikes > 1 else ''}" if record.strikes else ""
+    return (f"  {record.id:>3}  {record.action:<4}  {describe(record)}{status}\n"
+            f"       \"{_clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _project_dict(project: Project | None) -> dict | None:
+    return None if project is None else {"name": project.name, "root": project.main_root}
+
+
+# ---------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------
+def _list(args, cfg) -> int:
+    project = _project(args)
+
+    def work(store: GuardStore) -> int:
+        store.sync(project)
+        records = store.all() if args.all else store.applying(project)
+        if args.json:
+            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records]})
+            return 0
+        where = f"{project.name} ({project.main_root})" if project else "no project (global guards only)"
+        if not records:
+            print(f"No guards apply in {where}. Lessons like \"we use pnpm here, never npm\" become guards; "
+                  "add one with `tacit guard add PATTERN --because \"…\"`.")
+            return 0
+        print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
+        for record in records:
+            print(_line(record))
+        print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
+        return 0
+
+    return _run(args, cfg, work)
+
+
+def _add(args, cfg) -> int:
+    project = _project(args)
+    scope = args.scope or ("project" if project is not None else "global")
+
+    def work(store: GuardStore) -> int:
+        result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
+        if not result["success"]:
+            return _fail(args, result["error"])
+        if args.json:
+            emit(result)
+        else:
+            gid = result["guard"]["id"]
+            record = store.get(gid)
+            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {describe(record)}, "
+                  f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
+                  f"Lift it with `tacit guard remove {gid}`.")
+        return 0
+
+    return _run(args, cfg, work)
+
+
+def _changed(args, cfg, change, done: str) -> int:
+    def work(store: GuardStore) -> int:
+        result = change(store)
+        if not result["success"]:
+            return _fail(args, result["error"])
+        record = store.get(result["guard"]["id"])
+        if record is not None and record.origin == "memory" and record.status == "removed":
+            result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
+                              f"to drop it too: tacit memory remove --scope {record.memory_scope} "
+                              f"{json.dumps(_clip(record.lesson, 60))}")
+        if args.json:
+            emit(result)
+        else:
+            print(f"Guard {result['guard']['id']} {done if result.get('changed', True) else 'unchanged'}: "
+                  f"{describe(record)} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
+        return 0
+
+    return _run(args, cfg, work)
+
+
+def _remove(args, cfg) -> int:
+    return _changed(args, cfg, lambda store: store.remove(args.id), "removed")
+
+
+def _restore(args, cfg) -> int:
+    return _changed(args, cfg, lambda store: store.restore(args.id), "restored")
+
+
+def _set(args, cfg) -> int:
+    return _changed(args, cfg, lambda store: store.set_action(args.id, args.action), f"set to {args.action}")
+
+
+def _wrong(args, cfg) -> int:
+    def work(store: GuardStore) -> int:
+        record = store.get(args.id)
+        if record is None or record.status != "active":
+            return _fail(args, f"no active guard {args.id!r} (see `tacit guard list --all`)")
+        outcome = store.strike(record.id, "wrong", project=record.project, subject="tacit guard wrong")
+        if outcome is None:
+            return _fail(args, f"guard {record.id} could not be changed")
+        result = {"success": True, "change": outcome.change, "history_id": outcome.history_id,
+                  "guard": outcome.record.as_dict()}
+        if args.json:
+            emit(result)
+        elif outcome.change == "removed":
+            print(f"Guard {record.id} removed (called wrong twice). Bring it back with `tacit guard restore {record.id}`.")
+        else:
+            print(f"Guard {record.id} demoted to ask (1 strike); called wrong once more and it is removed.")
+        return 0
+
+    return _run(args, cfg, work)
+
+
+def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, command: str | None = None,
+               edit: str | None = None) -> list[dict]:
+    """The guards a command run (or a file changed) in ``folder`` would stop."""
+    store.sync(project)
+    records = {r.id: r for r in store.applying(project)}
+    root = project.root if project is not None else None
+    guards = GuardSet([r.guard(root) for r in records.values()], home=cfg.env.get("HOME"))
+    if edit is not None:
+        call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
+    else:
+        call = normalize_call("Bash", {"command": command}, folder, project_root=root,
+                              branch=current_branch(root), home=cfg.env.get("HOME"))
+    out = []
+    for hit in guards.check(call):
+        record = records[hit.guard.id]
+        out.append({"id": record.id, "because": record.lesson, "action": record.action,
+                    "reason": reason(hit, date=record.date, by_user=record.by_user),
+                    "subject": hit.subject, "scope": record.scope, "source": record.source(),
+                    "kind": record.spec.kind})
+    return out
+
+
+def _test(args, cfg) -> int:
+    if (args.command is None) == (args.edit is None):
+        return _fail(args, "give a command to test, or --edit PATH (not both)")
+    folder = _folder(args)
+    project = project_for(folder)
+
+    def work(store: GuardStore) -> int:
+        hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
+        if args.json:
+            emit({"fires": bool(hits), "guards": hits})
+        elif not hits:
+            print("No guard fires.")
+        else:
+            for hit in hits:
+                print(f"guard {hit['id']} ({hit['action']}): {hit['reason']}")
+        return 0
+
+    return _run(args, cfg, work)
+
+
+# ---------------------------------------------------------------------------
+# stats
+# ---------------------------------------------------------------------------
+def known_projects(cfg) -> list[Project]:
+    """Every project with tacit data: its memory folder names it."""
+    found = []
+    base = cfg.home / "projects"
+    for meta in sorted(base.glob("*/project.json")) if base.is_dir() else ():
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+            found.append(Project(key=data["key"], root=data["root"], name=data["name"],
+                                 kind=data.get("kind", "git"), main_root=data["root"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found
+
+
+def stats(cfg, store: GuardStore, *, only: Project | None = None, include_current: Project | None = None) -> dict:
+    """Per project: lessons (memory entries that apply there), lessons that
+    are guards, active guards, calls stopped, overrides, repeat mistakes, and
+    the repeat-mistake rate: repeat mistakes / (calls stopped + repeat
+    mistakes) — of the calls that broke a saved lesson, the share that ran."""
+    projects = [only] if only is not None else known_projects(cfg)
+    if only is None and include_current is not None and all(p.key != include_current.key for p in projects):
+        projects.append(include_current)
+    rows = []
+    for project in projects:
+        rows.append(_project_stats(cfg, store, project))
+    if only is None:
+        outside = store.counts(project="")
+        if any(outside.values()):
+            rows.append(_project_stats(cfg, store, None))
+    totals = {k: sum(r[k] for r in rows) for k in ("stopped", "overridden", "wrong", "repeats")}
+    totals["repeat_rate"] = _rate(totals["repeats"], totals["stopped"])
+    return {"success": True, "projects": rows, "totals": totals}
+
+
+def _project_stats(cfg, store: GuardStore, project: Project | None) -> dict:
+    store.sync(project)
+    memory = MemoryStore(cfg, project)
+    entries = [e for scope in memory.targets() for e in memory.entries(scope)]
+    guards = store.applying(project)
+    counts = store.counts(project=project.key if project is not None else "")
+    enforced = {r.lesson for r in guards if r.origin == "memory"}
+    return {"project": project.name if project else None, "root": project.main_root if project else None,
+            "lessons": len(entries), "lessons_guarded": sum(1 for e in set(entries) if e in enforced),
+            "guards": len(guards), "stopped": counts["stop"], "overridden": counts["override"],
+            "wrong": counts["wrong"], "repeats": counts["repeat"],
+            "repeat_rate": _rate(counts["repeat"], counts["stop"])}
+
+
+def _rate(repeats: int, stopped: int) -> float | None:
+    attempts = repeats + stopped
+    return round(repeats / attempts, 4) if attempts else None
+
+
+def render_stats(data: dict) -> str:
+    """The stats as text, one line per project (what ``tacit stats`` may append)."""
+    lines = ["Guards (lessons checked before tool calls):"]
+    if not data["projects"]:
+        lines.append("  no project has lessons or guards yet")
+    for row in data["projects"]:
+        rate = "-" if row["repeat_rate"] is None else f"{row['repeat_rate'] * 100:.1f}%"
+        name = f"{row['project']} ({row['root']})" if row["project"] else "outside any project"
+        lines.append(f"  {name}: {_n(row['lessons'], 'lesson')} ({row['lessons_guarded']} as guards), "
+                     f"{_n(row['guards'], 'guard')}, {_n(row['stopped'], 'call')} stopped, {row['overridden']} overridden, "
+                     f"{_n(row['repeats'], 'repeat mistake')}, repeat-mistake rate {rate}")
+    return "\n".join(lines)
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def stats_text(cfg) -> str:
+    """``tacit stats`` can print this after its own figures (one call)."""
+    try:
+        with Ledger(cfg) as ledger:
+            return render_stats(stats(cfg, GuardStore(cfg, ledger), include_current=project_for(os.getcwd())))
+    except LedgerUnavailable as exc:
+        return f"Guards: ledger unavailable ({exc})"
+
+
+def _stats(args, cfg) -> int:
+    only = _project(args) if args.project else None
+
+    def work(store: GuardStore) -> int:
+        data = stats(cfg, store, only=only, include_current=None if only else _project(args))
+        if args.json:
+            emit(data)
+        else:
+            print(render_stats(data))
+        return 0
+
+    return _run(args, cfg, work)

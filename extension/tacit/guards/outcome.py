@@ -1,0 +1,117 @@
+"""What happens around a stop: the call's identity, and the user's answer.
+
+Design decisions, and why
+- **A guard needs the whole command.** Events clip string arguments at
+  ``tacit.events.TOOL_ARG_CHARS`` (2,000) for the learners; a guard checking
+  a 5,000-character heredoc would miss the ``npm install`` at its end, and an
+  ``apply_patch`` its later files. ``tool_call_args`` keeps strings up to the
+  shell scan's own bound (64 KiB) and nested values (MultiEdit's edits, a V4A
+  patch), for ``tool_call`` events only.
+- **One call, one key, before and after.** ``call_key`` hashes the tool name
+  and the fields that say what a call does (command, path, patch), each cut
+  to the events' 2,000 characters, so the ``tool_call`` (full) and its
+  ``tool_result`` (clipped) of the same call get the same key, on every host.
+- **An answer to a stop is read narrowly.** Right after a stop the user may
+  wave it through ("run it anyway", "do it anyway", "ignore that rule") or
+  say the rule is wrong ("no, npm is fine here", "you can use npm", "that
+  rule is wrong"). Only short messages, and only these shapes: "yes, go
+  ahead" after a stop usually means "go ahead with pnpm", so it is neither.
+  Anything else is no answer (the rule stays as it is).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Iterable
+
+from tacit.events import TOOL_ARG_CHARS
+from tacit.guards.shell import MAX_CHARS
+
+GUARD_ARG_CHARS = MAX_CHARS  # what the shell scan reads of a command
+_KEY_FIELDS = ("command", "cmd", "file_path", "notebook_path", "path", "filename", "file", "input", "patch")
+MAX_REPLY_CHARS = 200
+
+
+def tool_call_args(tool_input: Any) -> dict:
+    """A ``tool_call``'s arguments for the guards: string keys, strings kept
+    up to ``GUARD_ARG_CHARS``, nested values kept. Anything but a dict → {}."""
+    if not isinstance(tool_input, dict):
+        return {}
+    out = {}
+    for key, value in tool_input.items():
+        if isinstance(value, str) and len(value) > GUARD_ARG_CHARS:
+            value = value[:GUARD_ARG_CHARS]
+        out[str(key)] = value
+    return out
+
+
+def call_key(name: Any, args: Any) -> str:
+    """The same 16 hex digits for a call's ``tool_call`` and its ``tool_result``."""
+    parts = [name.lower() if isinstance(name, str) else ""]
+    if isinstance(args, dict):
+        action = args.get("action")
+        if isinstance(action, dict):  # Codex's local_shell: {"action": {"command": …}}
+            args = {**action, **args}
+        for field in _KEY_FIELDS:
+            value = args.get(field)
+            if isinstance(value, list):  # an argv list
+                value = " ".join(str(v) for v in value)
+            if isinstance(value, str):
+                parts.append(f"{field}={value[:TOOL_ARG_CHARS]}")
+    text = "\0".join(parts)
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+_LEAD = r"^(?:(?:no|nah|nope|ok|okay|yes|yeah|yep|sure|well|hey|actually|honestly|come on)\b[\s,.!:;—–-]*)*"
+_OVERRIDE = re.compile(
+    _LEAD + r"(?:(?:please|just)\s+)?(?:"
+    r"(?:run|do|execute|allow|use|try|go ahead(?: and (?:run|do|use))?|proceed|continue)\b"
+    r"(?:\s+(?:it|that|this|the command|them))?\s+(?:anyway|anyways|regardless)"
+    r"|(?:ignore|override|skip|bypass)\s+(?:the|that|this|your|tacit'?s?)\s+(?:rule|guard|lesson|check|block)"
+    r"|(?:it'?s|that'?s|this is)\s+(?:fine|ok|okay|allowed),?\s+(?:run|do)\s+(?:it|that)"
+    r")\b", re.I)
+_WRONG_RULE = re.compile(
+    _LEAD + r"(?:(?:the|that|this|your|tacit'?s?)\s+)?(?:rule|guard|lesson)\s+(?:is\s+(?:wrong|outdated|"
+    r"obsolete|stale|out of date|not right|mistaken)|(?:doesn'?t|does not|no longer)\s+(?:apply|applies|hold|holds)|"
+    r"is\s+no longer\s+(?:true|right|valid))\b", re.I)
+_HEDGE = re.compile(r"\b(?:but|unless|except|not|never|don'?t|do not|only|if|when)\b", re.I)
+_OK_WORDS = r"(?:fine|ok|okay|allowed|alright|all right|good|correct|right|what we use|ok to use)"
+
+
+def _program_patterns(programs: Iterable[str]) -> re.Pattern | None:
+    names = sorted({p for p in programs if isinstance(p, str) and re.fullmatch(r"[\w.+-]{1,40}", p)},
+                   key=len, reverse=True)
+    if not names:
+        return None
+    prog = "(?:" + "|".join(re.escape(n) for n in names) + ")"
+    quoted = rf"[`'\"]?{prog}[`'\"]?"
+    return re.compile(
+        _LEAD + r"(?:"
+        rf"{quoted}\s+(?:is|'s)\s+(?:totally\s+|perfectly\s+|actually\s+|just\s+)?{_OK_WORDS}"
+        rf"|(?:you\s+)?(?:can|may)\s+(?:use|run)\s+{quoted}"
+        rf"|(?:it'?s|it is)\s+(?:fine|ok|okay|allowed)\s+to\s+(?:use|run)\s+{quoted}"
+        rf"|(?:we|i)\s+(?:do\s+)?use\s+{quoted}(?:\s+(?:here|now|too|as well))*\s*[.!]?$"
+        r")", re.I)
+
+
+def read_reply(text: Any, programs: Iterable[str] = ()) -> str | None:
+    """``"override"`` ("run it anyway"), ``"wrong"`` ("npm is fine here",
+    "that rule is wrong") or None, for the user's message right after a stop.
+    ``programs``: what the stopped guards stop (``npm``), for "X is fine"."""
+    if not isinstance(text, str) or len(text) > 4 * MAX_REPLY_CHARS:
+        return None
+    message = " ".join(text.split())
+    if not message or len(message) > MAX_REPLY_CHARS:
+        return None
+    message = message.replace("\u2019", "'")
+    named = _program_patterns(programs)
+    for pattern, answer in ((_WRONG_RULE, "wrong"), (named, "wrong"), (_OVERRIDE, "override")):
+        found = pattern.search(message) if pattern is not None else None
+        if found is not None:
+            # "npm is fine, but not here": a hedge after it and it is no answer
+            return None if _HEDGE.search(message, found.end()) else answer
+    return None
+
+
+__all__ = ["GUARD_ARG_CHARS", "tool_call_args", "call_key", "read_reply"]

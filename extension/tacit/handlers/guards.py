@@ -1,0 +1,333 @@
+"""Guards before every tool call, and what the user does about them.
+
+Three foreground handlers (``docs/guards.md``):
+
+- ``guards.check`` on ``tool_call``: the call against every guard that
+  applies in the session's project; a hit stops it with one line quoting the
+  lesson (``tacit.guards.reason``). ``ask`` where the host can ask
+  (``tacit.hookspecs.HONOURED``: Claude Code's permission prompt, Hermes's
+  approval gate), otherwise a deny with the same reason.
+- ``guards.outcome`` on ``tool_result``: a stopped call that ran anyway (the
+  user answered the ask with yes) is an override; a call that breaks a guard
+  in a session whose calls were never checked (a host without guards, guards
+  turned off) ran unchecked after its lesson was saved: a *repeat mistake*.
+- ``guards.reply`` on the user's message right after a stop: "run it anyway"
+  is an override, "no, npm is fine here" says the rule is wrong; either lets
+  that guard through for the rest of the turn and is a strike against it
+  (``tacit.stores.guards``: demoted, then removed).
+
+Design decisions, and why
+- **Cheap when nothing changed.** The compiled guards of a project are kept
+  per engine and rebuilt only when a memory file of its scopes changed
+  (``stat``: mtime, size, inode) or the guard table's revision moved (the
+  CLI changed a guard: ``<state>/guards.rev``, ``tacit.stores.guards``); no
+  SQL on a call that passes. A check is then a dict lookup per program run
+  (``tacit.guards.GuardSet``). The working folder's project is kept 30 s, as
+  ``tacit.projects`` keeps it. No subprocess: the current branch is read from
+  the worktree's ``.git/HEAD`` (cached by its mtime).
+- **State in the session, outcomes in the ledger.** Which calls were stopped
+  (and what the user may now run) lives in the session's marks
+  (``guards.on``, ``guards.stopped``, ``guards.pass``), written with the
+  event; stops, overrides and repeats are ``guard_events`` rows in the same
+  transaction, keyed by event id, so a retried hook never counts twice.
+- **Fail open.** A broken ledger or a bug is logged by the engine and the
+  call runs: a guard is a safety net, never a reason a session stops working.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from tacit.guards import GuardSet, normalize_call, reason
+from tacit.guards.model import CommandMatch, SudoMatch
+from tacit.guards.outcome import call_key, read_reply
+from tacit.hookspecs import HONOURED, ContextResult, Injection, Result, ToolCallResult
+from tacit.projects import CACHE_SECONDS, project_for
+from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
+from tacit.stores.memory import MemoryStore
+
+MAX_STOPS = 8  # stopped calls remembered per session (an answer refers to the last turn's)
+MAX_PROJECTS = 64  # compiled guard sets kept per engine
+
+
+def register(engine) -> None:
+    checker = GuardChecker(engine.cfg)
+    engine.on("tool_call", checker.on_tool_call, name="guards.check", priority=10)
+    engine.on("tool_result", checker.on_tool_result, name="guards.outcome", priority=10)
+    engine.on("message_end", checker.on_message, name="guards.reply", priority=10)
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    files: tuple  # (mtime_ns, size, inode) | None of each memory file
+    rev: str  # the guard table's revision
+    guards: GuardSet
+    records: dict  # id -> GuardRecord
+    root: str | None  # where this project's guards are placed
+
+
+class GuardChecker:
+    """The guards of each project this engine has seen, compiled."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.home = cfg.env.get("HOME")
+        self._compiled: OrderedDict[tuple, Compiled] = OrderedDict()
+        self._files: dict[tuple, tuple] = {}
+        self._rev: tuple | None = None  # the revision file, as last read
+        self._places: dict[str, tuple] = {}  # cwd -> (when, project, real cwd)
+
+    def place(self, cwd) -> tuple:
+        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
+        like ``tacit.projects`` does: a tool call comes from the same folder
+        as the last one, and resolving it costs more than the check."""
+        if not isinstance(cwd, str) or not cwd.startswith("/"):
+            return project_for(cwd, home=self.home), None
+        now = time.monotonic()
+        found = self._places.get(cwd)
+        if found is not None and now - found[0] < CACHE_SECONDS:
+            return found[1], found[2]
+        project, real = project_for(cwd, home=self.home), os.path.realpath(cwd)
+        if len(self._places) > 256:
+            self._places.clear()
+        self._places[cwd] = (now, project, real)
+        return project, real
+
+    # -- the compiled set ------------------------------------------------------------
+    def compiled(self, ledger, project) -> Compiled:
+        """This project's guards, rebuilt when its memory or the table changed.
+        Unchanged: five ``stat`` calls (the memory files, the revision file)."""
+        cache_key = (project.key, project.root) if project is not None else ("", None)
+        files = self._signature(cache_key, project)
+        self._rev = signal = read_rev_file(self.cfg, self._rev)
+        found = self._compiled.get(cache_key)
+        if found is not None and found.files == files and found.rev == signal[1]:
+            return found
+        store = GuardStore(self.cfg, ledger)
+        if found is None or found.files != files:
+            store.sync(project)
+        rev = store.revision()
+        if found is not None and found.files == files and found.rev == rev:
+            return found  # the file runs ahead of a change not committed yet: ask again next call
+        records = store.applying(project)
+        root = project.root if project is not None else None
+        compiled = Compiled(files, rev, GuardSet([r.guard(root) for r in records], home=self.home),
+                            {r.id: r for r in records}, root)
+        self._compiled[cache_key] = compiled
+        self._compiled.move_to_end(cache_key)
+        while len(self._compiled) > MAX_PROJECTS:
+            self._compiled.popitem(last=False)
+        return compiled
+
+    def _signature(self, cache_key: tuple, project) -> tuple:
+        paths = self._files.get(cache_key)
+        if paths is None:
+            store = MemoryStore(self.cfg, project)
+            paths = [str(store.path_for(scope)) for scope in store.targets()]
+            if project is not None and "team" not in store.targets():
+                paths.append(os.path.join(project.shared_dir, "MEMORY.md"))  # shared later: seen at once
+            paths = self._files[cache_key] = tuple(paths)
+        out = []
+        for path in paths:
+            try:
+                st = os.stat(path)
+                out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
+        branch = current_branch(compiled.root) if compiled.root else None
+        call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
+                              home=self.home)
+        return compiled.guards.check(call)
+
+    # -- before a call -----------------------------------------------------------------
+    def on_tool_call(self, event, ctx):
+        if not self.cfg.settings.get("guards_enabled", True):
+            return None
+        state = ctx.state
+        state.marks["guards.on"] = 1  # this session's calls are checked before they run
+        project, cwd = self.place(ctx.cwd)
+        compiled = self.compiled(ctx.ledger, project)
+        if not compiled.guards.guards:
+            return None
+        hits = self.hits(compiled, event, cwd)
+        if not hits:
+            return None
+        passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
+        allowed = {p.get("id") for p in passes}
+        hits = [h for h in hits if h.guard.id not in allowed]
+        if not hits:
+            return None
+        # ask where the host can ask someone now (Hermes -z / --yolo: nobody would)
+        ask = ("tool_call.ask" in HONOURED.get(ctx.host, ()) and "no_ask" not in ctx.host_features
+               and all(h.guard.action == "ask" for h in hits))
+        action = "ask" if ask else "deny"
+        store = GuardStore(self.cfg, ctx.ledger)
+        project_key = project.key if project is not None else ""
+        lines = []
+        for hit in hits:
+            record: GuardRecord = compiled.records[hit.guard.id]
+            lines.append(reason(hit, date=record.date, by_user=record.by_user, action=action))
+            store.record_event(record.id, "stop", project=project_key, session_id=event.session_id,
+                               host=ctx.host, subject=hit.subject,
+                               ref=f"{event.id}:{record.id}" if event.id else None)
+        stops = [s for s in state.marks.get("guards.stopped") or () if isinstance(s, dict)]
+        stops.append({"key": call_key(event.name, event.args), "ids": [h.guard.id for h in hits],
+                      "turn": state.user_turns, "ask": ask, "subject": hits[0].subject[:200],
+                      "programs": sorted({p for h in hits for p in _programs(h.guard.match)})})
+        state.marks["guards.stopped"] = stops[-MAX_STOPS:]
+        return ToolCallResult(block=not ask, ask=ask, reason="\n".join(lines))
+
+    # -- after a call --------------------------------------------------------------------
+    def on_tool_result(self, event, ctx):
+        state = ctx.state
+        stops = state.marks.get("guards.stopped") or []
+        checked = bool(state.marks.get("guards.on"))
+        if checked and not stops:
+            return None  # every call was checked before it ran, and none was stopped
+        key = call_key(event.name, event.args)
+        stop = next((s for s in reversed(stops) if isinstance(s, dict) and s.get("key") == key), None)
+        project, cwd = self.place(ctx.cwd)
+        project_key = project.key if project is not None else ""
+        store = GuardStore(self.cfg, ctx.ledger)
+        if stop is not None:
+            state.marks["guards.stopped"] = [s for s in stops if s is not stop]
+            if not event.ok and "tacit:" in (event.error or ""):
+                return None  # the host reported our own stop as a failed call
+            # it ran although it was stopped: the user answered the ask with yes
+            return _strikes(store, stop["ids"], "override", event, ctx, project_key, stop.get("subject", ""))
+        if checked:
+            return None
+        compiled = self.compiled(ctx.ledger, project)
+        if not compiled.guards.guards:
+            return None
+        for hit in self.hits(compiled, event, cwd):
+            record = compiled.records.get(hit.guard.id)
+            if record is not None and record.lesson_at <= event.ts:
+                # the lesson was saved, then broken again by a call nothing checked
+                store.record_event(record.id, "repeat", project=project_key, session_id=event.session_id,
+                                   host=ctx.host, subject=hit.subject,
+                                   ref=f"{event.id}:{record.id}" if event.id else None, at=event.ts)
+        return None
+
+    # -- the user's answer to a stop ----------------------------------------------------------
+    def on_message(self, event, ctx):
+        if event.role != "user":
+            return None
+        state = ctx.state
+        stops = state.marks.get("guards.stopped")
+        if not stops:
+            return None
+        last_turn = state.user_turns - 1  # the engine opened this message's turn already
+        recent = [s for s in stops if isinstance(s, dict) and s.get("turn") == last_turn]
+        # an answer refers to the turn just before it; older stops are forgotten
+        state.marks["guards.stopped"] = [s for s in stops if isinstance(s, dict) and s.get("turn", -1) >= last_turn]
+        if not recent:
+            return None
+        answer = read_reply(event.text, [p for s in recent for p in s.get("programs") or ()])
+        if answer is None:
+            return None
+        ids = list(dict.fromkeys(gid for s in recent for gid in s.get("ids") or ()))
+        state.marks["guards.stopped"] = [s for s in state.marks["guards.stopped"] if s not in recent]
+        passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
+        state.marks["guards.pass"] = passes + [{"id": gid, "turn": state.user_turns} for gid in ids]
+        project, _ = self.place(ctx.cwd)
+        store = GuardStore(self.cfg, ctx.ledger)
+        result = _strikes(store, ids, answer, event, ctx, project.key if project is not None else "",
+                          recent[-1].get("subject", ""))
+        lifted = ", ".join(str(i) for i in ids)
+        subject = recent[-1].get("subject", "")
+        text = (f"tacit: the user lifted guard {lifted} for this turn"
+                + (f"; `{subject}` may run now." if subject else "."))
+        return ContextResult(context=[Injection(text, priority=15)], notices=result.notices)
+
+
+def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, subject: str) -> Result:
+    notices = []
+    for gid in ids:
+        outcome = store.strike(gid, kind, project=project_key, session_id=event.session_id, host=ctx.host,
+                               subject=subject, ref=f"{event.id}:{gid}" if event.id else None)
+        if outcome is None:
+            continue
+        why = "you let it run" if kind == "override" else "you said it was wrong"
+        if outcome.change == "removed":
+            notices.append(f"tacit: guard {gid} removed ({why} twice: \"{_short(outcome.record.lesson)}\"); "
+                           f"bring it back with `tacit guard restore {gid}`")
+        else:
+            notices.append(f"tacit: guard {gid} demoted to ask ({why}); once more and it is removed")
+    return Result(notices=notices)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _programs(match) -> tuple:
+    if isinstance(match, CommandMatch):
+        return match.programs
+    if isinstance(match, SudoMatch):
+        return ("sudo",)
+    return ()
+
+
+# ---------------------------------------------------------------------------
+# The current branch, from the worktree's .git/HEAD (no git process)
+# ---------------------------------------------------------------------------
+_HEAD_FILES: dict[str, str | None] = {}
+_BRANCHES: dict[str, tuple] = {}
+HEAD_PREFIX = "ref: refs/heads/"
+
+
+def _head_file(root: str) -> str | None:
+    if root in _HEAD_FILES:
+        return _HEAD_FILES[root]
+    dot_git = os.path.join(root, ".git")
+    head = None
+    if os.path.isdir(dot_git):
+        head = os.path.join(dot_git, "HEAD")
+    elif os.path.isfile(dot_git):  # a worktree or submodule: "gitdir: <path>"
+        try:
+            with open(dot_git, encoding="utf-8", errors="replace") as handle:
+                first = handle.readline(4096).strip()
+        except OSError:
+            first = ""
+        if first.startswith("gitdir:"):
+            head = os.path.join(os.path.normpath(os.path.join(root, first[7:].strip())), "HEAD")
+    if len(_HEAD_FILES) > 1024:
+        _HEAD_FILES.clear()
+    _HEAD_FILES[root] = head
+    return head
+
+
+def current_branch(root: str | None) -> str | None:
+    """The branch checked out in the worktree at ``root``; None when detached,
+    outside git or unreadable."""
+    if not root:
+        return None
+    head = _head_file(root)
+    if head is None:
+        return None
+    try:
+        st = os.stat(head)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _BRANCHES.get(head)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    try:
+        with open(head, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(4096).strip()
+    except OSError:
+        return None
+    branch = first[len(HEAD_PREFIX):] or None if first.startswith(HEAD_PREFIX) else None
+    if len(_BRANCHES) > 1024:
+        _BRANCHES.clear()
+    _BRANCHES[head] = (stamp, branch)
+    return branch

@@ -1,0 +1,502 @@
+"""GuardStore: every guard a session sees, where it came from, and what it did.
+
+Design decisions, and why
+- **Memory is the source; the table keeps identity.** A lesson in memory that
+  yields an exact guard (``tacit.guards.derive_guards``) is an active guard in
+  its scope, whoever saved it. ``sync`` re-derives from the memory files of
+  every scope a project sees (user, global, the project's, the team's) and
+  upserts one row per (memory scope, project, lesson text, rule): the row
+  gives the guard a stable id for ``tacit guard remove 3``, a creation date,
+  an action the user may change and outcome counters. A lesson that leaves
+  memory makes its guard ``gone`` (back to ``active``, same id, if it
+  returns); a changed lesson is a new guard.
+- **Scope follows the lesson.** USER.md and the global MEMORY.md hold rules
+  true everywhere: their guards are ``global``. A project's memory and its
+  team file give ``project`` guards, which never fire outside that project
+  (``tacit.guards`` checks the root). A team entry the content scanner
+  rejects is not derived, as it is kept out of the agent's context.
+- **Removing a derived guard is a suppression.** ``remove`` marks the row
+  ``removed``; the lesson stays in memory (it still informs the agent), and
+  the guard stays lifted for that exact text. Editing or re-teaching the
+  lesson differently makes a new guard; ``restore`` lifts the suppression.
+- **Learning from outcomes: two strikes.** An override (the user let a
+  stopped call run) or a "wrong" (``tacit guard wrong``, "no, npm is fine
+  here" after a stop) is a strike: the first demotes (``deny`` → ``ask``;
+  an ``ask`` guard keeps asking with one strike), the second removes it.
+  ``tacit guard set`` resets the strikes (the user re-affirmed the rule).
+  Every demotion, removal, addition and change is a history row
+  (``tacit.stores.history``: ``guard_add``, ``guard_set``, ``guard_demote``,
+  ``guard_remove``, ``guard_restore``; target ``guard <id>``).
+- **One revision counter, and a file that says it moved.** Every change
+  bumps ``ledger_meta['guards.rev']`` in the same transaction, then writes
+  the new number to ``<state>/guards.rev``. A long-lived engine stats that
+  file before each call (a microsecond, no SQL) and re-reads the table only
+  when another process (the CLI) changed a guard. The file is a hint, the
+  ledger the truth: a reader trusts its cache only while the file's number
+  equals the revision it read from the ledger.
+- **Connection-level, transaction-friendly.** Every method works on the
+  ledger it was given, nesting as a SAVEPOINT inside an open transaction
+  (an engine handler's), and history rows join that transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
+from tacit.projects import Project
+from tacit.safety.scanner import scan
+from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
+
+REV_KEY = "guards.rev"
+REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
+STRIKES_TO_REMOVE = 2
+GLOBAL_SCOPES = ("user", "global")  # memory scopes whose guards are global
+EVENT_KINDS = ("stop", "override", "wrong", "repeat")
+_COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_scope", "lesson", "spec",
+            "action", "status", "strikes", "lesson_at", "by_user", "created_at", "updated_at",
+            "removed_at", "removed_why")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRecord:
+    """One row of the ``guards`` table, its spec parsed."""
+
+    id: int
+    key: str
+    origin: str  # memory | user
+    scope: str  # project | global
+    project: str  # the project's key; "" for global guards
+    project_root: str  # the project's main checkout, for people
+    memory_scope: str  # user | global | project | team, for origin memory
+    lesson: str
+    spec: GuardSpec
+    action: str
+    status: str  # active | removed | gone
+    strikes: int
+    lesson_at: float
+    by_user: bool
+    created_at: float
+    updated_at: float
+    removed_at: float | None = None
+    removed_why: str | None = None
+
+    def guard(self, root: str | None) -> Guard:
+        """The guard as ``tacit.guards`` checks it; a project guard placed at
+        ``root`` (the session's checkout of its project)."""
+        return Guard(replace(self.spec, action=self.action), id=self.id, scope=self.scope,
+                     project_root=root if self.scope == "project" else None, source=self.source())
+
+    def source(self) -> str:
+        if self.origin == "user":
+            return "added with tacit guard add"
+        return f"{self.memory_scope} memory"
+
+    @property
+    def date(self) -> str:
+        return time.strftime("%Y-%m-%d", time.localtime(self.lesson_at))
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "status": self.status, "action": self.action, "scope": self.scope,
+                "project_root": self.project_root or None, "origin": self.origin,
+                "memory_scope": self.memory_scope or None, "source": self.source(), "because": self.lesson,
+                "kind": self.spec.kind, "match": self.spec.match.to_dict(), "instead": self.spec.instead,
+                "strikes": self.strikes, "lesson_date": self.date, "said_by_user": self.by_user,
+                "created_at": self.created_at, "removed_why": self.removed_why}
+
+
+def _record(row) -> GuardRecord | None:
+    data = dict(zip(_COLUMNS, row))
+    try:
+        spec = GuardSpec.from_dict(json.loads(data["spec"]))
+    except (TypeError, ValueError):
+        spec = None
+    if spec is None:
+        return None
+    data["spec"] = spec
+    data["by_user"] = bool(data["by_user"])
+    return GuardRecord(**data)
+
+
+@lru_cache(maxsize=2048)
+def derived(entry: str) -> tuple[GuardSpec, ...]:
+    """The guards a memory entry states (cached: entries are few and stable)."""
+    return derive_guards(entry)
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _match_key(spec: GuardSpec) -> str:
+    return json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
+
+
+def memory_key(memory_scope: str, project_key: str, entry: str, spec: GuardSpec) -> str:
+    return "m:" + _hash(memory_scope, project_key, entry, _match_key(spec))
+
+
+def user_key(scope: str, project_key: str, spec: GuardSpec) -> str:
+    return "u:" + _hash(scope, project_key, _match_key(spec))
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one strike did: ``demoted`` or ``removed`` (or nothing)."""
+
+    record: GuardRecord
+    change: str  # demoted | removed | none
+    history_id: int | None = None
+
+
+class GuardStore:
+    """The guards of one data folder, on one ledger connection."""
+
+    def __init__(self, cfg, ledger: Ledger):
+        self.cfg = cfg
+        self.ledger = ledger
+
+    # -- the revision ---------------------------------------------------------------
+    def _signal(self) -> None:
+        """Tell other processes the guards changed (after the change is written)."""
+        try:
+            with self.ledger.read() as conn:
+                rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
+            write_rev_file(self.cfg, rev)
+        except OSError:
+            pass  # a read-only state folder: readers fall back to the ledger
+
+    # -- reading --------------------------------------------------------------------
+    def revision(self) -> str:
+        with self.ledger.read() as conn:
+            return str(Ledger.meta_get(conn, REV_KEY, "0"))
+
+    def get(self, guard_id) -> GuardRecord | None:
+        try:
+            gid = int(guard_id)
+        except (TypeError, ValueError):
+            return None
+        with self.ledger.read() as conn:
+            row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE id = ?", (gid,)).fetchone()
+        return _record(row) if row else None
+
+    def applying(self, project: Project | None, *, statuses=("active",)) -> list[GuardRecord]:
+        """The guards that apply in ``project``: every global one and this
+        project's, in id order (only ``statuses``)."""
+        marks = ", ".join("?" for _ in statuses)
+        key = project.key if project is not None else None
+        with self.ledger.read() as conn:
+            rows = conn.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}) "
+                "AND (scope = 'global' OR project = ?) ORDER BY id", (*statuses, key)).fetchall()
+        return [r for r in map(_record, rows) if r is not None]
+
+    def all(self, *, statuses=("active", "removed", "gone")) -> list[GuardRecord]:
+        marks = ", ".join("?" for _ in statuses)
+        with self.ledger.read() as conn:
+            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}) "
+                                "ORDER BY id", tuple(statuses)).fetchall()
+        return [r for r in map(_record, rows) if r is not None]
+
+    # -- memory → guards -----------------------------------------------------------
+    def derive(self, project: Project | None) -> dict[str, tuple]:
+        """``key -> (memory scope, guard scope, entry, spec)`` for every guard
+        the memory of ``project``'s scopes states now."""
+        store = MemoryStore(self.cfg, project)
+        found: dict[str, tuple] = {}
+        for memory_scope in store.targets():
+            entries = store.entries(memory_scope)
+            if memory_scope == "team":  # a clone's memory is untrusted, as in the snapshot
+                entries = [e for e in entries if not scan(e)]
+            guard_scope = "global" if memory_scope in GLOBAL_SCOPES else "project"
+            project_key = project.key if guard_scope == "project" and project is not None else ""
+            for entry in entries:
+                for spec in derived(entry):
+                    found[memory_key(memory_scope, project_key, entry, spec)] = (
+                        memory_scope, guard_scope, entry, spec)
+        return found
+
+    def sync(self, project: Project | None, *, now: float | None = None) -> bool:
+        """Bring the derived guards of ``project``'s scopes in line with its
+        memory files; True when anything changed."""
+        live = self.derive(project)
+        now = time.time() if now is None else now
+        project_key = project.key if project is not None else ""
+        changed = False
+        with self.ledger.write() as conn:
+            rows = conn.execute(
+                "SELECT id, key, status, memory_scope, project FROM guards WHERE origin = 'memory' AND "
+                "((memory_scope IN ('user', 'global') AND project = '') OR project = ?)",
+                (project_key or "\0none",)).fetchall()
+            existing = {key: (gid, status) for gid, key, status, _, _ in rows}
+            for key, (memory_scope, guard_scope, entry, spec) in live.items():
+                if key in existing:
+                    gid, status = existing[key]
+                    if status == "gone":
+                        conn.execute("UPDATE guards SET status = 'active', updated_at = ? WHERE id = ?", (now, gid))
+                        changed = True
+                    continue
+                at, by_user = _lesson_origin(conn, memory_scope, entry,
+                                             project.main_root if guard_scope == "project" and project else "")
+                conn.execute(
+                    "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, "
+                    "lesson, spec, action, lesson_at, by_user, created_at, updated_at) "
+                    "VALUES (?, 'memory', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, guard_scope, project_key if guard_scope == "project" else "",
+                     project.main_root if guard_scope == "project" and project else "", memory_scope, entry,
+                     json.dumps(spec.to_dict(), ensure_ascii=False), spec.action, at if at else now,
+                     int(by_user), now, now))
+                changed = True
+            for key, (gid, status) in existing.items():
+                if status == "active" and key not in live:
+                    conn.execute("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ?", (now, gid))
+                    changed = True
+            if changed:
+                _bump(conn)
+        if changed:
+            self._signal()
+        return changed
+
+    # -- by hand --------------------------------------------------------------------
+    def add(self, pattern: str, because: str, *, scope: str, project: Project | None,
+            action: str = "ask") -> dict:
+        """``tacit guard add``: ``{"success", "guard"|"error", "created"}``."""
+        if not isinstance(because, str) or not " ".join(because.split()):
+            return {"success": False, "error": "--because is required: the reason the agent is told"}
+        if action not in ACTIONS:
+            return {"success": False, "error": f"action must be one of {', '.join(ACTIONS)}, not {action!r}"}
+        if scope not in ("project", "global"):
+            return {"success": False, "error": f"scope must be project or global, not {scope!r}"}
+        if scope == "project" and project is None:
+            return {"success": False, "error": "not inside a project: use --scope global or --project DIR"}
+        because = " ".join(because.split())
+        spec = spec_from_pattern(pattern, because, action=action)
+        if spec is None:
+            return {"success": False, "error": f"not a guard pattern: {pattern!r} (a command like `npm` or "
+                                               "`terraform apply`, path:GLOB, push[:BRANCH], "
+                                               "force-push[:BRANCH] or sudo)"}
+        project_key = project.key if scope == "project" else ""
+        root = project.main_root if scope == "project" else ""
+        key = user_key(scope, project_key, spec)
+        now = time.time()
+        with history.using(self.ledger), self.ledger.write() as conn:
+            row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                gid, created = row[0], False
+                conn.execute("UPDATE guards SET status = 'active', lesson = ?, spec = ?, action = ?, strikes = 0, "
+                             "updated_at = ?, removed_at = NULL, removed_why = NULL WHERE id = ?",
+                             (because, json.dumps(spec.to_dict(), ensure_ascii=False), action, now, gid))
+            else:
+                cur = conn.execute(
+                    "INSERT INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
+                    "action, lesson_at, by_user, created_at, updated_at) "
+                    "VALUES (?, 'user', ?, ?, ?, '', ?, ?, ?, ?, 1, ?, ?)",
+                    (key, scope, project_key, root, because, json.dumps(spec.to_dict(), ensure_ascii=False),
+                     action, now, now, now))
+                gid, created = int(cur.lastrowid), True
+            _bump(conn)
+            record = self._get(conn, gid)
+            history.record(self.cfg, action="guard_add", scope=scope, target=f"guard {gid}", before=None,
+                           after=_state(record), project=root)
+        self._signal()
+        return {"success": True, "created": created, "guard": record.as_dict()}
+
+    def remove(self, guard_id, *, why: str = "removed by hand") -> dict:
+        return self._set_status(guard_id, "removed", why, action="guard_remove")
+
+    def restore(self, guard_id) -> dict:
+        return self._set_status(guard_id, "active", None, action="guard_restore")
+
+    def set_action(self, guard_id, action: str) -> dict:
+        if action not in ACTIONS:
+            return {"success": False, "error": f"action must be one of {', '.join(ACTIONS)}, not {action!r}"}
+        with history.using(self.ledger), self.ledger.write() as conn:
+            record = self._get(conn, guard_id)
+            if record is None:
+                return _no_guard(guard_id)
+            conn.execute("UPDATE guards SET action = ?, strikes = 0, updated_at = ? WHERE id = ?",
+                         (action, time.time(), record.id))
+            _bump(conn)
+            after = self._get(conn, record.id)
+            history.record(self.cfg, action="guard_set", scope=record.scope, target=f"guard {record.id}",
+                           before=_state(record), after=_state(after), project=record.project_root)
+        self._signal()
+        return {"success": True, "guard": after.as_dict()}
+
+    def _set_status(self, guard_id, status: str, why, *, action: str) -> dict:
+        with history.using(self.ledger), self.ledger.write() as conn:
+            record = self._get(conn, guard_id)
+            if record is None:
+                return _no_guard(guard_id)
+            if record.status == status:
+                return {"success": True, "changed": False, "guard": record.as_dict()}
+            if status == "active" and record.status == "gone":
+                return {"success": False, "error": f"guard {record.id}'s lesson is no longer in memory; "
+                                                   "teach it again to bring the guard back",
+                        "guard": record.as_dict()}
+            now = time.time()
+            conn.execute("UPDATE guards SET status = ?, strikes = CASE WHEN ? = 'active' THEN 0 ELSE strikes END, "
+                         "updated_at = ?, removed_at = ?, removed_why = ? WHERE id = ?",
+                         (status, status, now, now if status == "removed" else None, why, record.id))
+            _bump(conn)
+            after = self._get(conn, record.id)
+            history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
+                           before=_state(record), after=_state(after), project=record.project_root)
+        self._signal()
+        return {"success": True, "changed": True, "guard": after.as_dict()}
+
+    # -- outcomes --------------------------------------------------------------------
+    def record_event(self, guard_id: int, kind: str, *, project: str = "", session_id: str = "",
+                     host: str = "", subject: str = "", ref: str | None = None, at: float | None = None) -> bool:
+        """One outcome row (``ref`` makes it once per event); True if new."""
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"kind must be one of {EVENT_KINDS}")
+        with self.ledger.write() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO guard_events (guard_id, kind, project, session_id, host, subject, at, ref) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (int(guard_id), kind, project, session_id, host, (subject or "")[:200],
+                 time.time() if at is None else at, ref))
+            return cur.rowcount > 0
+
+    def strike(self, guard_id, kind: str, *, project: str = "", session_id: str = "", host: str = "",
+               subject: str = "", ref: str | None = None) -> Outcome | None:
+        """An override or a "wrong": the event, then demote or (second strike)
+        remove. None when there is no such active guard, or ``ref`` was
+        counted already."""
+        if kind not in ("override", "wrong"):
+            raise ValueError("a strike is an override or a wrong")
+        with history.using(self.ledger), self.ledger.write() as conn:
+            record = self._get(conn, guard_id)
+            if record is None or record.status != "active":
+                return None
+            if not self.record_event(record.id, kind, project=project, session_id=session_id, host=host,
+                                     subject=subject, ref=ref):
+                return None
+            strikes = record.strikes + 1
+            now = time.time()
+            if strikes >= STRIKES_TO_REMOVE:
+                why = {"override": "overridden", "wrong": "called wrong"}[kind] + f" {strikes} times"
+                conn.execute("UPDATE guards SET status = 'removed', strikes = ?, updated_at = ?, removed_at = ?, "
+                             "removed_why = ? WHERE id = ?", (strikes, now, now, why, record.id))
+                change, action = "removed", "guard_remove"
+            else:
+                conn.execute("UPDATE guards SET action = 'ask', strikes = ?, updated_at = ? WHERE id = ?",
+                             (strikes, now, record.id))
+                change, action = "demoted", "guard_demote"
+            _bump(conn)
+            after = self._get(conn, record.id)
+            hid = history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
+                                 before=_state(record), after={**_state(after), "because_of": kind},
+                                 project=record.project_root)
+        self._signal()
+        return Outcome(after, change, hid)
+
+    def counts(self, *, project: str | None = None) -> dict[str, int]:
+        """Outcome rows by kind (of calls in ``project``, a key; None: all)."""
+        query = "SELECT kind, count(*) FROM guard_events"
+        args: tuple = ()
+        if project is not None:
+            query += " WHERE project = ?"
+            args = (project,)
+        with self.ledger.read() as conn:
+            found = dict(conn.execute(query + " GROUP BY kind", args).fetchall())
+        return {kind: int(found.get(kind, 0)) for kind in EVENT_KINDS}
+
+    def event_projects(self) -> list[str]:
+        with self.ledger.read() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT project FROM guard_events ORDER BY project")]
+
+    def _get(self, conn, guard_id) -> GuardRecord | None:
+        try:
+            gid = int(guard_id)
+        except (TypeError, ValueError):
+            return None
+        row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE id = ?", (gid,)).fetchone()
+        return _record(row) if row else None
+
+
+def rev_file(cfg) -> str:
+    return os.path.join(cfg.state_dir_str, REV_FILE)
+
+
+def write_rev_file(cfg, rev: str) -> None:
+    """The revision, by rename (a reader sees the old number or the new one).
+    Not synced to disk: after a crash every cache is gone anyway."""
+    path = rev_file(cfg)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(rev)
+    os.replace(tmp, path)
+
+
+def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
+    """``(stat, revision)`` of the revision file; ``cached`` (a previous
+    answer) is returned as it is when the file did not change. No file: the
+    revision of a ledger no guard ever changed, "0"."""
+    path = rev_file(cfg)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (None, "0")
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if cached is not None and cached[0] == stamp:
+        return cached
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return (stamp, handle.read(64).strip() or "0")
+    except OSError:
+        return (None, "?")
+
+
+def _bump(conn) -> None:
+    current = Ledger.meta_get(conn, REV_KEY, "0")
+    try:
+        value = int(current) + 1
+    except ValueError:
+        value = 1
+    Ledger.meta_set(conn, REV_KEY, value)
+
+
+def _state(record: GuardRecord | None) -> dict | None:
+    if record is None:
+        return None
+    return {"status": record.status, "action": record.action, "strikes": record.strikes, "because": record.lesson,
+            "kind": record.spec.kind, "match": record.spec.match.to_dict()}
+
+
+def _no_guard(guard_id) -> dict:
+    return {"success": False, "error": f"no guard {guard_id!r} (see `tacit guard list --all`)"}
+
+
+# who counts as "you" when a lesson is quoted back: the user, a hand edit, or a
+# correction the user made (saved by the correction child or its fallback)
+def _said_by_user(kind: str, name: str) -> bool:
+    return kind in ("user", "hand") or "correction" in (name or "")
+
+
+def _lesson_origin(conn, memory_scope: str, entry: str, project_root: str) -> tuple[float | None, bool]:
+    """When ``entry`` first appeared in that scope's history, and whether the
+    user said it; (None, False) when the history does not know."""
+    needle = json.dumps(entry, ensure_ascii=False)
+    query = ("SELECT at, actor_kind, actor_name FROM history WHERE scope = ? AND instr(after, ?) > 0 "
+             "AND (before IS NULL OR instr(before, ?) = 0)")
+    args: list = [memory_scope, needle, needle]
+    if memory_scope not in GLOBAL_SCOPES:
+        query += " AND project = ?"
+        args.append(project_root)
+    row = conn.execute(query + " ORDER BY id LIMIT 1", args).fetchone()
+    if row is None:
+        return None, False
+    return float(row[0]), _said_by_user(row[1], row[2])
+
+
+__all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
+           "read_rev_file", "write_rev_file"]
