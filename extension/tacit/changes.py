@@ -124,6 +124,8 @@ def undo(cfg, change_id: int) -> dict:
 
 
 def _undo_memory(cfg, row: history.Change, group: str) -> dict:
+    if row.action.startswith("guard_"):
+        return {"success": False, "error": f"#{row.id} changed a guard: use tacit guard restore | set | remove"}
     if row.scope not in MEMORY_SCOPES:
         return {"success": False, "error": f"unknown scope {row.scope!r}"}
     before = row.before if isinstance(row.before, list) else []
