@@ -67,7 +67,10 @@ function sessionOf(ctx) {
 function common(ctx) {
   const out = { session_id: sessionOf(ctx) };
   try {
-    if (ctx && typeof ctx.cwd === "string") out.cwd = ctx.cwd;
+    // a tacit child runs in the data folder; the project it works for is $TACIT_PROJECT
+    const childProject = process.env.TACIT_CHILD === "1" ? process.env.TACIT_PROJECT : "";
+    if (childProject) out.cwd = childProject;
+    else if (ctx && typeof ctx.cwd === "string") out.cwd = ctx.cwd;
     const model = ctx && ctx.model;
     if (model && model.provider && model.id) out.model = model.provider + "/" + model.id;
   } catch (err) {}
