@@ -14,15 +14,14 @@ Design decisions
   ``COMMANDS`` still works: it is simply not found there, so every module is
   built. ``tests/unit/test_cli.py`` checks ``COMMANDS`` against what the
   modules actually register.
-- **Usage errors keep the JSON contract.** Store commands print exactly one
-  JSON object and exit 0 (done), 1 (refused: limit, scan, no match) or
-  2 (usage error) — later checks and child agents parse stdout. So for the
-  commands in ``JSON_COMMANDS`` and for the top-level parser (unknown command,
-  bad option) a usage error prints ``{"success": false, "error": "usage: …",
-  "usage": "…"}`` on stdout and the usage text on stderr, exit 2. Commands
-  whose stdout is text for a person or is appended to a caller's output
-  (``tacit observe``, ``tacit learn``, ``tacit bridge`` …) keep argparse's
-  plain message on stderr, exit 2, stdout empty.
+- **Text for people, ``--json`` for programs.** Every command prints text by
+  default and exactly one JSON object with ``--json`` (added to every
+  sub-parser here, so no command can forget it). Exit 0 done, 1 refused or
+  failed, 2 usage error. With ``--json`` a usage error is one object too
+  (``{"success": false, "error": "usage: …", "usage": "…"}``) and any failure
+  — unreadable, read-only or full storage, a corrupt ledger — is one object
+  with exit 1 (``tacit.failures``); never a traceback, and nothing at all
+  when the reader of stdout went away.
 """
 
 from __future__ import annotations
@@ -80,13 +79,6 @@ COMMANDS = {
     "review": "tacit.commands.review",
 }
 
-# Commands whose stdout is one JSON object: their usage errors are JSON too.
-JSON_COMMANDS = frozenset(
-    ("memory", "forget", "share", "skill", "guard", "scan", "doctor", "install", "uninstall", "memories", "detect",
-     "patterns",
-     "review")
-)
-
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
 _PARSER_CLASS = None
@@ -102,7 +94,7 @@ def _parser_class():
         import argparse
 
         class TacitArgumentParser(argparse.ArgumentParser):
-            invoked_command: str | None = None  # set on the top-level parser
+            wants_json = False  # set on the top-level parser: --json was on the command line
 
             def error(self, message: str):  # type: ignore[override]
                 self.print_usage(sys.stderr)
@@ -119,12 +111,9 @@ def _parser_class():
 
 
 def _json_errors(parser) -> bool:
-    """Does this parser's usage error go to stdout as JSON?"""
-    words = parser.prog.split()
-    # sub-parsers are named "tacit <command> …"; the top-level parser knows
-    # which command was typed (it reports unrecognised options for all of them)
-    command = words[1] if len(words) > 1 else getattr(parser, "invoked_command", None)
-    return command is None or command in JSON_COMMANDS
+    """Does this parser's usage error go to stdout as JSON? When ``--json``
+    was asked for (sub-parsers are built from the top-level one's class)."""
+    return _PARSER_CLASS is not None and _PARSER_CLASS.wants_json
 
 
 def command_in(argv: list[str]) -> str | None:
@@ -148,7 +137,7 @@ def build_parser(argv: list[str] | None = None):
     )
     parser.add_argument("--version", action="version", version=f"tacit {__version__}")
     command = command_in(argv) if argv is not None else None
-    parser.invoked_command = command
+    type(parser).wants_json = argv is not None and "--json" in argv
     if argv == ["--version"]:
         return parser  # nothing else to parse: import no command module
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -209,8 +198,7 @@ def _failed(exc: BaseException, args) -> int:
     from tacit.failures import describe_failure
 
     error, kind = describe_failure(exc)
-    command = getattr(args, "command", None)
-    if JSON_OUTPUT["on"] or command in JSON_COMMANDS:
+    if JSON_OUTPUT["on"]:
         emit({"success": False, "error": error, "error_kind": kind})
     else:
         sys.stderr.write(f"tacit: {error}\n")

@@ -232,7 +232,7 @@ def test_bad_scope_is_a_clear_error(ucfg):
 def test_cli_install_and_uninstall(tacit_env, tmp_path):
     home = Path(tacit_env["HOME"])
     before = digest(home)
-    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a], env=tacit_env,
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a, "--json"], env=tacit_env,
                                     capture_output=True, text=True, timeout=60)
     proc = run("install", "claude-code")
     assert proc.returncode == 0 and json.loads(proc.stdout)["success"]

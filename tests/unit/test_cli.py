@@ -77,10 +77,22 @@ def test_commands_map_matches_what_the_modules_register():
     assert cli.COMMANDS == from_modules
 
 
-def test_json_commands_are_real_commands():
-    assert cli.JSON_COMMANDS <= set(cli.COMMANDS)
-    assert {"memory", "skill", "scan", "doctor"} <= cli.JSON_COMMANDS
-    assert "observe" not in cli.JSON_COMMANDS  # its stdout is appended to a caller's output
+def test_every_command_takes_json():
+    parser = cli.build_parser()
+    import argparse
+
+    def leaves(p, path=()):
+        subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            yield path, p
+        for action in subs:
+            for name, sub in action.choices.items():
+                yield from leaves(sub, (*path, name))
+
+    found = list(leaves(parser))
+    assert len(found) > 40
+    for path, leaf in found:
+        assert "--json" in leaf._option_string_actions, path
 
 
 def test_a_command_imports_only_its_own_module(tacit_env):
@@ -141,7 +153,7 @@ def test_no_command_prints_help_and_exits_2(capsys):
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("args", [["frobnicate"], ["--frobnicate"], ["memroy", "show"]])
 def test_top_level_usage_errors_are_one_json_object(capsys, args):
-    code, out, err = call(capsys, *args)
+    code, out, err = call(capsys, *args, "--json")
     assert code == 2
     lines = out.splitlines()
     assert len(lines) == 1
@@ -151,9 +163,9 @@ def test_top_level_usage_errors_are_one_json_object(capsys, args):
     assert "tacit: error:" in err
 
 
-@pytest.mark.parametrize("command", sorted(cli.JSON_COMMANDS))
-def test_usage_errors_of_json_commands_are_one_json_object(capsys, command):
-    code, out, err = call(capsys, command, "--no-such-option")
+@pytest.mark.parametrize("command", sorted(cli.COMMANDS))
+def test_usage_errors_with_json_are_one_json_object(capsys, command):
+    code, out, err = call(capsys, command, "--no-such-option", "--json")
     assert code == 2, err
     lines = out.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["success"] is False
@@ -161,8 +173,8 @@ def test_usage_errors_of_json_commands_are_one_json_object(capsys, command):
 
 
 @pytest.mark.parametrize("args", [["observe", "--plugin"], ["learn"], ["learn", "--bogus", "x"],
-                                  ["habits"], ["child", "run"]])
-def test_text_commands_keep_plain_usage_errors_and_an_empty_stdout(capsys, args):
+                                  ["habits"], ["child", "run"], ["memory", "add"], ["skill", "nope"]])
+def test_without_json_usage_errors_are_plain_and_stdout_empty(capsys, args):
     code, out, err = call(capsys, *args)
     assert code == 2 and out == "" and "error:" in err
 

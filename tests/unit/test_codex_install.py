@@ -230,13 +230,13 @@ def test_lost_manifest_still_removes_tacits_hooks_and_nothing_else(ucfg, home):
 
 def test_cli_routes_install_and_uninstall(tacit_env, tmp_path):
     env = dict(tacit_env)
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "install", "codex"], env=env,
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "install", "codex", "--json"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["success"] and out["host"] == "codex"
     assert Path(env["HOME"], ".codex", "hooks.json").exists()
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "uninstall", "codex"], env=env,
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "uninstall", "codex", "--json"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["success"]
     assert not Path(env["HOME"], ".codex").exists()

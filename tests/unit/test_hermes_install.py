@@ -185,6 +185,6 @@ def test_cli_routes_to_the_hermes_installer(hermes, tmp_path):
     import subprocess
 
     env = {**os.environ, "HERMES_HOME": str(hermes.home), "HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "install", "hermes", "--scope", "project"],
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "install", "hermes", "--scope", "project", "--json"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and json.loads(proc.stdout)["success"] is False

@@ -94,7 +94,7 @@ def test_reinstall_refreshes_a_changed_copy(env, tmp_path):
 
 
 def test_cli_routes_to_the_pi_installer(env, tmp_path):
-    run = lambda *args: subprocess.run([sys.executable, "-m", "tacit.cli", *args], env=env,  # noqa: E731
+    run = lambda *args: subprocess.run([sys.executable, "-m", "tacit.cli", *args, "--json"], env=env,  # noqa: E731
                                        capture_output=True, text=True, timeout=60)
     proc = run("install", "pi", "--scope", "user")
     assert proc.returncode == 0, proc.stderr

@@ -464,7 +464,7 @@ def test_one_megabyte_scans_in_reasonable_time_relative_to_one_regex_pass():
 # ---------------------------------------------------------------------------
 def _tacit(tacit_env, *args, stdin: bytes | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "tacit.cli", "scan", *args],
+        [sys.executable, "-m", "tacit.cli", "scan", "--json", *args],
         input=stdin, capture_output=True, env=tacit_env, timeout=60, check=False,
     )
 

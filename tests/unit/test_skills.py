@@ -939,7 +939,7 @@ def test_store_round_trips_descriptions(cfg, description):
 # the CLI, through real subprocesses
 # ---------------------------------------------------------------------------
 def tacit(env, *args, stdin: str | None = None):
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "skill", *args], env=env,
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "skill", *args, "--json"], env=env,
                           input=stdin, capture_output=True, text=True, timeout=60)
     lines = proc.stdout.splitlines()
     assert len(lines) == 1, (proc.stdout, proc.stderr)  # exactly one JSON object

@@ -8,7 +8,7 @@ is idempotent; uninstall removes exactly what install added.
 
 from __future__ import annotations
 
-from tacit.commands import emit, exit_code
+from tacit.commands import emit, exit_code, say
 
 INSTALLERS = {
     "claude-code": "tacit.hosts.claude_code.install",
@@ -34,5 +34,5 @@ def _run(args, cfg) -> int:
     module = importlib.import_module(INSTALLERS[args.host])
     fn = getattr(module, args.verb)
     result = fn(cfg, args.scope, project_dir=args.project_dir)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)

@@ -2,8 +2,8 @@
 
 The same verdict a memory or skill write would get, without writing anything:
 useful to check a hand-edited entry, to debug a refused write, and for child
-agents that want to know before they try. Prints one JSON object
-``{"ok", "findings", "message"}``; exit 0 when clean, 1 when the text would be
+agents that want to know before they try. Prints the verdict (with
+``--json``, one object ``{"ok", "findings", "message"}``); exit 0 when clean, 1 when the text would be
 blocked (the store-command contract: 1 = refused). With no argument or ``-``
 the text is read from stdin (invalid UTF-8 is replaced, never fatal), so whole
 files can be checked: ``tacit scan - < SKILL.md``.
@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
         help="check a text with the content scanner (exit 1 if it would be blocked)",
         description=(
             "Scan TEXT for invisible Unicode, prompt injection, hidden instructions, "
-            "exfiltration and secrets. Prints one JSON object; exit 0 clean, 1 blocked."
+            "exfiltration and secrets. Exit 0 clean, 1 blocked (--json: one JSON object)."
         ),
     )
     parser.add_argument("text", nargs="?", default="-", help="the text to scan; - or omitted reads stdin")
@@ -41,5 +41,5 @@ def scan_result(text: str) -> dict:
 
 def run(args, cfg=None) -> int:
     result = scan_result(read_text_arg(args.text))
-    emit(result)
+    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["ok"] else f"blocked: {r['message']}")
     return 0 if result["ok"] else 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from tacit.commands import emit, exit_code
+from tacit.commands import emit, exit_code, say
 from tacit.commands.memory import move_entry, project_of
 from tacit.fsutil import atomic_write_text
 from tacit.projects import SHARED_DIR, forget_cache
@@ -43,7 +43,7 @@ def _share(args, cfg) -> int:
     project = project_of(args)
     if project is None or project.kind != "git":
         emit({"success": False, "error": "not inside a git repository: team memory lives in a repository's "
-                                         ".tacit/ folder, shared through git"})
+                                         ".tacit/ folder, shared through git"}, text=say)
         return 1
     if args.init:
         result = share_init(project)
@@ -57,7 +57,7 @@ def _share(args, cfg) -> int:
     else:
         result = {"success": False, "error": "say what to share: `tacit share init`, `tacit share TEXT` "
                                              "or `tacit share --skill NAME`"}
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 

@@ -1,11 +1,9 @@
 """``tacit skill …`` — the SkillStore as a command line.
 
 The agent (through its shell tool) and child agents create and improve skills
-with these commands, so each prints exactly one JSON object — the store's
-result — and exits 0 when done, 1 when refused (exists, not found, scanner,
-limits, malformed file), 2 on usage errors. Usage errors are JSON too (plus
-the usual usage text on stderr): a caller parsing stdout always gets an
-object.
+with these commands: text for a person by default, with ``--json`` exactly
+one JSON object — the store's result; exit 0 when done, 1 when refused
+(exists, not found, scanner, limits, malformed file), 2 on usage errors.
 
 File arguments (``--body-file``, ``--content-file``) are read here, strictly:
 ``-`` is stdin, anything else must be an existing regular file of UTF-8 text
@@ -16,12 +14,10 @@ inside the skills folder.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import types
 from pathlib import Path
 
-from tacit.commands import emit, exit_code
+from tacit.commands import emit, exit_code, say
 from tacit.commands.memory import project_of
 from tacit.stores.skill_format import MAX_SKILL_BYTES
 from tacit.stores.skill_scopes import ScopedSkills
@@ -30,27 +26,13 @@ from tacit.stores.skills import SkillStore
 EXIT_USAGE = 2
 
 
-class _JsonUsageParser(argparse.ArgumentParser):
-    """An argparse parser whose usage errors honour the one-JSON-object rule."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        emit({"success": False, "error": f"usage: {message}",
-              "usage": " ".join(self.format_usage().split())})
-        sys.exit(EXIT_USAGE)
-
-
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "skill", help="create, view, patch, edit, delete or list skills (skills/<name>/SKILL.md)",
-        description="Skills are procedures saved as skills/<name>/SKILL.md. Every command "
-                    "prints one JSON object; exit 0 done, 1 refused, 2 usage error.",
+        description="Skills are procedures saved as skills/<name>/SKILL.md. Text by default, one JSON "
+                    "object with --json; exit 0 done, 1 refused, 2 usage error.",
     )
-    # `tacit skill` itself is built by the top-level parser: give it the same
-    # JSON usage errors (a missing or unknown ACTION).
-    parser.error = types.MethodType(_JsonUsageParser.error, parser)
-    sub = parser.add_subparsers(dest="skill_command", metavar="ACTION", required=True,
-                                parser_class=_JsonUsageParser)
+    sub = parser.add_subparsers(dest="skill_command", metavar="ACTION", required=True)
 
     def where(p):
         p.add_argument("--scope", choices=("project", "global"),
@@ -164,10 +146,25 @@ def _run(call) -> int:
     try:
         result = call()
     except _UsageError as exc:
-        emit({"success": False, "error": str(exc)})
+        emit({"success": False, "error": str(exc)}, text=say)
         return EXIT_USAGE
-    emit(result)
+    emit(result, text=render)
     return exit_code(result)
+
+
+def render(result: dict) -> str:
+    """A skill result for a person: the file, the list, the index, or the message."""
+    if result.get("success") is False:
+        return say(result)
+    if "content" in result:
+        return result["content"]
+    if "index" in result:
+        return result["index"] or "(no skills yet)"
+    if isinstance(result.get("skills"), list):
+        lines = [f"{s['name']}  v{s.get('version', '?')}  {s.get('description', '')}" for s in result["skills"]]
+        lines += [f"! unusable: {p.get('path')}: {p.get('reason')}" for p in result.get("problems", [])]
+        return "\n".join(lines) or "(no skills yet)"
+    return say(result)
 
 
 def _create(args, cfg) -> int:
