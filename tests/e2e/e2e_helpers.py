@@ -140,10 +140,10 @@ class TacitOnHost:
         return proc
 
     def install(self, *args: str) -> dict:
-        return json.loads(self.tacit("install", self.host, *args).stdout)
+        return json.loads(self.tacit("install", self.host, *args, "--json").stdout)
 
     def uninstall(self, *args: str) -> dict:
-        return json.loads(self.tacit("uninstall", self.host, *args).stdout)
+        return json.loads(self.tacit("uninstall", self.host, *args, "--json").stdout)
 
     def session_state(self, session_id: str) -> dict | None:
         """A session's saved state, as the engine keeps it in the ledger."""

@@ -197,7 +197,7 @@ def test_long_turn_extracts_one_skill(installed):
     assert record["ok"], record
     skill_file = tc.cfg().skills_dir / "parser-refactor" / "SKILL.md"
     assert skill_file.exists()
-    view = json.loads(tc.tacit("skill", "view", "parser-refactor").stdout)
+    view = json.loads(tc.tacit("skill", "view", "parser-refactor", "--json").stdout)
     assert view["success"] and view["name"] == "parser-refactor"
     import frontmatter
 
@@ -319,7 +319,7 @@ def test_install_user_scope_is_active_idempotent_and_undone_exactly(tc):
 
     # uninstall: what install added is gone, the user's settings are back as they were
     home_before_uninstall = tree_digest(tc.claude.home)
-    gone = tc.tacit("uninstall", "claude-code")
+    gone = tc.tacit("uninstall", "claude-code", "--json")
     assert json.loads(gone.stdout)["success"]
     after = tree_digest(tc.claude.home)
     assert not plugin.exists()
@@ -334,7 +334,7 @@ def test_install_user_scope_is_active_idempotent_and_undone_exactly(tc):
     n = len(tc.stub.model_requests())
     tc.prompt("hello")
     assert "INSTALL-SENTINEL" not in json.dumps(tc.stub.model_requests()[n]["body"])
-    again = json.loads(tc.tacit("uninstall", "claude-code").stdout)
+    again = json.loads(tc.tacit("uninstall", "claude-code", "--json").stdout)
     assert again["success"] and again["removed"] == []
 
 
@@ -359,7 +359,7 @@ def test_install_project_scope_needs_trust_and_uninstalls_cleanly(tc):
     tc.prompt("hello")
     assert "PROJECT-SENTINEL-777" in tc.first_request_context(tc.stub.model_requests()[n])
 
-    assert json.loads(tc.tacit("uninstall", "claude-code", "--scope", "project",
+    assert json.loads(tc.tacit("uninstall", "claude-code", "--json", "--scope", "project",
                                "--project-dir", str(project)).stdout)["success"]
     leftover = {k: v for k, v in tree_digest(project).items() if not k.startswith(".claude/projects")}
     assert leftover == before

@@ -72,7 +72,7 @@ def ran(markers: Path) -> set[str]:
 
 
 def tacit_json(env: dict, *args: str, cwd: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tacit", *args], env=env, cwd=cwd, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout)

@@ -82,7 +82,7 @@ class TacitInHermes:
                         cwd=self.hermes.project, timeout=timeout)
 
     def tacit_json(self, *args, **kwargs) -> dict:
-        proc = self.tacit(*args, **kwargs)
+        proc = self.tacit(*args, "--json", **kwargs)
         lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
         assert lines, f"no JSON from tacit {args} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         return json.loads(lines[-1])

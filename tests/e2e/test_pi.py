@@ -316,7 +316,7 @@ def test_a_missing_python_leaves_pi_answering(stub, run_pi):
 
 
 def tacit_cli(run_pi, *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tacit", *args], env=run_pi.env(), capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=run_pi.env(), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
