@@ -192,12 +192,25 @@ def resolve_expiry(hint, now: float) -> float | None:
 # ---------------------------------------------------------------------------
 # Assessing one message
 # ---------------------------------------------------------------------------
-def importance_of(analysis):
+def importance_of(analysis, text: str = ""):
     """The importance view of the message analysis (category, importance,
     markers, emphasis, expiry hint). The core's analysis carries it as
-    ``.importance``; the detector rewrite derives it with ``importance_from``."""
+    ``.importance``; the detector rewrite derives it with ``importance_from``.
+
+    A correction verdict from cue words alone (the current detector's
+    ``contextual`` rule: "we decided", "never …") yields to an explicit
+    preference / decision / goal in the same words (docs/importance.md). Only
+    that verdict is scored a second time, without the correction; the
+    rewritten detector judges the durable category on its own and never
+    gives it."""
     view = getattr(analysis, "importance", None)
-    return view if view is not None else detect_importance.importance_from(analysis)
+    if view is None:
+        return detect_importance.importance_from(analysis)
+    if view.category == "correction" and getattr(analysis.correction, "rule", None) == "contextual" and text:
+        plain = detect_importance.score_importance(text[:MAX_TEXT], is_correction=False)
+        if plain.category in ("preference", "decision", "goal"):
+            return plain
+    return view
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +258,7 @@ def assess(text, analysis, minimums: dict) -> Assessment:
         return Assessment("forget", forget_what=analysis.forget)
     if analysis.wants_review:
         return Assessment("review")
-    scored = importance_of(analysis)
+    scored = importance_of(analysis, text)
     values = dict(category=scored.category, importance=float(scored.importance),
                   markers=tuple(scored.markers or ()), emphasis=bool(scored.emphasis),
                   expiry_hint=scored.expires_at_hint, is_correction=bool(analysis.is_correction))

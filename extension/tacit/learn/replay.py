@@ -222,6 +222,13 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
                                             or not isinstance(event.text, str)):
             stats.bad_line(lineno, "message_end needs role user|assistant and a text string")
             continue
+        if event.kind == "tool_result" and not (isinstance(event.name, str) and isinstance(event.ok, bool)
+                                                and isinstance(event.args, dict)):
+            stats.bad_line(lineno, "tool_result needs a name string, ok true|false and an args object")
+            continue
+        if not isinstance(event.ts, (int, float)) or isinstance(event.ts, bool):
+            stats.bad_line(lineno, "ts must be a number (unix seconds)")
+            continue
         yield event
 
 
