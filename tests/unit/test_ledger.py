@@ -251,7 +251,9 @@ def test_the_learners_migration_counts_the_habits_already_recorded(cfg, monkeypa
     led = Ledger(cfg)
     assert led.migrations_applied() == REAL_MIGRATIONS
     with led.read() as conn:
-        rows = dict(((p, (c, s)) for p, c, s in conn.execute("SELECT pattern, count, sessions FROM habit_patterns")))
+        rows = dict(((p, (c, s)) for p, c, s in conn.execute(
+            "SELECT p.pattern, p.count, (SELECT count(*) FROM habit_sessions s WHERE s.pattern = p.pattern) "
+            "FROM habit_patterns p")))
         considered = dict(conn.execute("SELECT action, count(*) FROM action_sessions GROUP BY action").fetchall())
     assert rows == {"Read → Edit": (3, 3), "Edit → Bash:pytest": (3, 3), "Read → Edit → Bash:pytest": (3, 3)}
     assert considered == {"Read": 3, "Edit": 3, "Bash:pytest": 3, "Grep": 1}

@@ -70,11 +70,12 @@ def shell_words(command) -> list[str]:
         return command.split()
 
 
-def shell_program(command) -> str | None:
+def shell_program(command, words: list[str] | None = None) -> str | None:
     """The program a shell command line runs: ``FOO=1 sudo git push`` → ``git``,
-    ``cd src && make`` → ``make`` (navigation and env set-up are skipped)."""
+    ``cd src && make`` → ``make`` (navigation and env set-up are skipped).
+    ``words``: the line already split by ``shell_words``."""
     skipping_segment = False
-    for word in shell_words(command):
+    for word in shell_words(command) if words is None else words:
         if word in _SEPARATORS:
             skipping_segment = False
             continue
@@ -92,13 +93,12 @@ def shell_program(command) -> str | None:
     return None
 
 
-def action_for_tool(name, args=None) -> str:
+def action_for_tool(name, args=None, *, program: str | None = None) -> str:
+    """``Bash:git`` for a shell tool (``program``: already found), else the tool's name."""
     name = str(name or "tool")
-    if name.lower() in SHELL_TOOLS and isinstance(args, dict):
+    if program is None and name.lower() in SHELL_TOOLS and isinstance(args, dict):
         program = shell_program(args.get("command") or args.get("cmd"))
-        if program:
-            return f"{name}:{program}"
-    return name
+    return f"{name}:{program}" if program else name
 
 
 def action_for_command(name) -> str:

@@ -7,11 +7,13 @@ as candidate memories, kept fresh by a heartbeat, settled by a review.
   analysis decides (``tacit.learn.captures.assess``); a capture becomes a
   ``memories`` row (``source = 'importance'``, status ``candidate``); a repeat
   adds a mention. "Forget that …" dismisses matching captures and is
-  remembered so they are never stored again.
-* ``importance.heartbeat`` (and ``_turn``, ``_start``) — background: at most
-  once per ``heartbeat_interval`` minutes of activity it expires
-  time-limited items, merges duplicates, re-scores (repeat boosts, age
-  multipliers) and settles past days' reviews by their defaults.
+  remembered so they are never stored again. Then the heartbeat, when due.
+* ``importance.heartbeat`` — background on ``session_start`` (and inside
+  ``importance.capture``): at most once per ``heartbeat_interval`` minutes
+  of activity it expires time-limited items, merges duplicates, re-scores
+  (repeat boosts, age multipliers) and settles past days' reviews by their
+  defaults. One handler per event, not three: each background handler costs
+  an applied-once transaction per event.
 * ``importance.foreground`` — FOREGROUND on the user's ``message_end``: the
   review on request ("review", "复盘" → injected for the agent to walk
   through), the nightly notice (first event at or after ``review_time``),
@@ -60,9 +62,7 @@ REVIEW_PRIORITY = 45
 
 def register(engine) -> None:
     engine.on("message_end", on_user_message, name="importance.capture", background=True)
-    engine.on("message_end", on_event_heartbeat, name="importance.heartbeat", background=True)
-    engine.on("turn_end", on_event_heartbeat, name="importance.heartbeat_turn", background=True)
-    engine.on("session_start", on_event_heartbeat, name="importance.heartbeat_start", background=True)
+    engine.on("session_start", on_session_start, name="importance.heartbeat", background=True)
     engine.on("message_end", on_user_message_foreground, name="importance.foreground", priority=REVIEW_PRIORITY)
     engine.on("before_agent_start", on_nightly, name="importance.nightly_start", priority=95)
     engine.on("turn_end", on_nightly, name="importance.nightly_turn", priority=95)
@@ -218,11 +218,13 @@ def heartbeat(conn, cfg, now: float) -> dict:
 # The handlers
 # ---------------------------------------------------------------------------
 def on_user_message(event, ctx):
-    """Background: capture, forget, or record nothing."""
+    """Background: capture, forget, or record nothing; then the heartbeat."""
     cfg = ctx.cfg
-    if event.role != "user" or not enabled(cfg) or not event.text.strip():
+    if event.role != "user" or not enabled(cfg):
         return None
     assessment = captures.assess(event.text, ctx.analysis, minimums(cfg))
+    if assessment.action == "refuse":
+        log(cfg, "warning", "importance.capture", f"not stored: {assessment.reason}")
 
     def work():
         with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction
@@ -232,25 +234,24 @@ def on_user_message(event, ctx):
                 capture(conn, cfg, assessment, session_id=event.session_id, now=event.ts, host=ctx.host,
                         text=event.text)
 
-    if assessment.action == "refuse":
-        log(cfg, "warning", "importance.capture", f"not stored: {assessment.reason}")
-        return None
     guarded("importance.capture", cfg, work)
+    _beat_if_due(event, ctx)
     return None
 
 
-def on_event_heartbeat(event, ctx):
-    cfg = ctx.cfg
-    if getattr(event, "role", "user") != "user" or not enabled(cfg):
-        return None
+def on_session_start(event, ctx):
+    if enabled(ctx.cfg):
+        _beat_if_due(event, ctx)
+    return None
 
+
+def _beat_if_due(event, ctx) -> None:
     def work():
         with ctx.ledger.write() as conn:
-            if heartbeat_due(conn, cfg, event.ts):
-                heartbeat(conn, cfg, event.ts)
+            if heartbeat_due(conn, ctx.cfg, event.ts):
+                heartbeat(conn, ctx.cfg, event.ts)
 
-    guarded("importance.heartbeat", cfg, work)
-    return None
+    guarded("importance.heartbeat", ctx.cfg, work)
 
 
 def on_user_message_foreground(event, ctx):

@@ -67,9 +67,10 @@ def register(engine) -> None:
 # ---------------------------------------------------------------------------
 # Entities tacit can see
 # ---------------------------------------------------------------------------
-def installed_package(command) -> str | None:
-    """``pip install -U requests==2.0`` → ``requests`` (first package only)."""
-    words = habits.shell_words(command)
+def installed_package(command, words: list[str] | None = None) -> str | None:
+    """``pip install -U requests==2.0`` → ``requests`` (first package only).
+    ``words``: the line already split by ``habits.shell_words``."""
+    words = habits.shell_words(command) if words is None else words
     for i, word in enumerate(words):
         verbs = _INSTALLERS.get(os.path.basename(word))
         if not verbs:
@@ -127,10 +128,11 @@ def tool_context(event) -> dict:
             break
     if str(event.name).lower() in habits.SHELL_TOOLS:
         command = args.get("command") or args.get("cmd")
-        program = habits.shell_program(command)
+        words = habits.shell_words(command)  # split once: the program and the package come from it
+        program = habits.shell_program(command, words)
         if program:
             context["command"] = program
-        package = installed_package(command)
+        package = installed_package(command, words)
         if package:
             context["package"] = package
     for entity_type in ("package", "file", "command", "project"):
@@ -224,7 +226,7 @@ def observe_event(conn, cfg, event) -> Recorded | None:
     if event.kind == "tool_result":
         plugin, action, source = str(event.name or "tool"), "tool_call", "tool"
         context = tool_context(event)
-        habit_action = habits.action_for_tool(event.name, event.args)
+        habit_action = habits.action_for_tool(event.name, program=context.get("command") or "")
     elif event.kind == "command":
         plugin = habits.action_for_command(event.name)
         if plugin == "/":

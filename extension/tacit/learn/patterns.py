@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from tacit.learn.lifecycle import Proposal, slugify
@@ -125,7 +125,8 @@ def normalise_context(context, now: float) -> dict:
 @dataclass(frozen=True, slots=True)
 class Observation:
     """One observation with its typed fields (slugs for matching, display
-    text for sentences). ``id`` is set once it is stored."""
+    text for sentences); built by ``make_observation``. ``id`` is set once
+    it is stored (``dataclasses.replace``)."""
 
     plugin: str
     action: str
@@ -133,37 +134,16 @@ class Observation:
     session_id: str | None
     at: float
     source: str
+    entity_text: str | None = None
+    entity_type: str | None = None
+    entity: str | None = None
+    category_text: str | None = None
+    category: str | None = None
+    user_edited: bool = False
+    edit_text: str | None = None
+    edit_slug: str | None = None
+    run_hour: int | None = None
     id: int | None = None
-    entity_text: str | None = field(init=False)
-    entity_type: str | None = field(init=False)
-    entity: str | None = field(init=False)
-    category_text: str | None = field(init=False)
-    category: str | None = field(init=False)
-    user_edited: bool = field(init=False)
-    edit_text: str | None = field(init=False)
-    edit_slug: str | None = field(init=False)
-    run_hour: int | None = field(init=False)
-
-    def __post_init__(self):
-        context = self.context
-        if context.get("entity_value"):
-            entity_text, entity_type = context["entity_value"], context.get("entity_type") or "entity"
-        elif context.get("company"):
-            entity_text, entity_type = context["company"], "company"
-        else:
-            entity_text, entity_type = None, None
-        category = context.get("category")
-        edit = context.get("edit_description")
-        values = {
-            "entity_text": entity_text, "entity_type": entity_type,
-            "entity": slugify(entity_text) if entity_text else None,
-            "category_text": category, "category": slugify(category) if category else None,
-            "user_edited": bool(context.get("user_edited")),
-            "edit_text": edit, "edit_slug": slugify(edit, 60) if edit else None,
-            "run_hour": context.get("run_hour"),
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
 
     @property
     def ref(self) -> str:
@@ -187,7 +167,20 @@ def make_observation(plugin, action, context=None, *, session_id=None, source="e
     if source not in SOURCES:
         raise ObservationError(f"source must be one of {SOURCES}")
     session_id = str(session_id).strip()[:MAX_FIELD] if session_id else None
-    return Observation(plugin, action, normalise_context(context, now), session_id or None, now, source)
+    context = normalise_context(context, now)
+    if context.get("entity_value"):
+        entity_text, entity_type = context["entity_value"], context.get("entity_type") or "entity"
+    elif context.get("company"):
+        entity_text, entity_type = context["company"], "company"
+    else:
+        entity_text, entity_type = None, None
+    category, edit = context.get("category"), context.get("edit_description")
+    return Observation(plugin, action, context, session_id or None, now, source,
+                       entity_text=entity_text, entity_type=entity_type,
+                       entity=slugify(entity_text) if entity_text else None,
+                       category_text=category, category=slugify(category) if category else None,
+                       user_edited=bool(context.get("user_edited")), edit_text=edit,
+                       edit_slug=slugify(edit, 60) if edit else None, run_hour=context.get("run_hour"))
 
 
 # ---------------------------------------------------------------------------

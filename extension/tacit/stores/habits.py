@@ -4,7 +4,8 @@ Tables (migration ``0005_learners``): ``action_events`` (one row per action,
 kept ``habit_retention_days``), ``habit_patterns`` (a pattern's running
 totals), ``habit_days`` (the same per UTC day, so retention can subtract
 whole days), ``habit_sessions`` / ``action_sessions`` (which sessions
-contained a pattern / ran an action: the confidence's two counts).
+contained a pattern / ran an action: the confidence's two counts, counted
+when read).
 
 Design decisions
 - **Constant work per action.** Recording one action is an index lookup for
@@ -49,20 +50,20 @@ def insert_action_session(conn, action: str, session_id: str, ts: float) -> None
 
 
 def count_occurrence(conn, session_id: str, occurrence) -> None:
-    """Add one pattern occurrence (``tacit.learn.habits.Occurrence``)."""
-    pattern, steps = occurrence.pattern, list(occurrence.steps)
-    new_session = conn.execute("INSERT OR IGNORE INTO habit_sessions (pattern, session_id, last_at) "
-                               "VALUES (?, ?, ?)", (pattern, session_id, occurrence.end)).rowcount == 1
-    if not new_session:
-        conn.execute("UPDATE habit_sessions SET last_at = max(last_at, ?) WHERE pattern = ? AND session_id = ?",
-                     (occurrence.end, pattern, session_id))
+    """Add one pattern occurrence (``tacit.learn.habits.Occurrence``): three
+    upserts (how many sessions contain it is counted from ``habit_sessions``
+    when read)."""
+    pattern, steps = occurrence.pattern, occurrence.steps
+    conn.execute("INSERT INTO habit_sessions (pattern, session_id, last_at) VALUES (?, ?, ?) "
+                 "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)",
+                 (pattern, session_id, occurrence.end))
     conn.execute(
-        "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, sessions, first_seen, "
-        "last_seen) VALUES (?, ?, ?, ?, 1, ?, 1, ?, ?) ON CONFLICT (pattern) DO UPDATE SET count = count + 1, "
-        "gap_sum = gap_sum + excluded.gap_sum, sessions = sessions + ?, "
+        "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, first_seen, "
+        "last_seen) VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (pattern) DO UPDATE SET count = count + 1, "
+        "gap_sum = gap_sum + excluded.gap_sum, "
         "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)",
-        (pattern, json.dumps(steps, ensure_ascii=False), steps[0], len(steps), occurrence.gap,
-         occurrence.start, occurrence.end, 1 if new_session else 0))
+        (pattern, json.dumps(list(steps), ensure_ascii=False), steps[0], len(steps), occurrence.gap,
+         occurrence.start, occurrence.end))
     conn.execute(
         "INSERT INTO habit_days (pattern, day, count, gap_sum, first_seen, last_seen) VALUES (?, ?, 1, ?, ?, ?) "
         "ON CONFLICT (pattern, day) DO UPDATE SET count = count + 1, gap_sum = gap_sum + excluded.gap_sum, "
@@ -71,27 +72,27 @@ def count_occurrence(conn, session_id: str, occurrence) -> None:
 
 
 # -- reading ------------------------------------------------------------------------------
-_PATTERN_COLUMNS = "p.steps, p.count, p.gap_sum, p.sessions, p.first_seen, p.last_seen"
-
-
 def pattern_row(conn, pattern: str) -> tuple | None:
     """(steps, count, gap_sum, sessions, considered, first_seen, last_seen) of one pattern."""
-    row = conn.execute(f"SELECT {_PATTERN_COLUMNS}, p.first_step FROM habit_patterns p WHERE p.pattern = ?",
-                       (pattern,)).fetchone()
+    row = conn.execute("SELECT p.steps, p.count, p.gap_sum, p.first_seen, p.last_seen, p.first_step "
+                       "FROM habit_patterns p WHERE p.pattern = ?", (pattern,)).fetchone()
     if row is None:
         return None
-    considered = conn.execute("SELECT count(*) FROM action_sessions WHERE action = ?", (row[6],)).fetchone()[0]
-    return (json.loads(row[0]), row[1], row[2], row[3], considered, row[4], row[5])
+    sessions = conn.execute("SELECT count(*) FROM habit_sessions WHERE pattern = ?", (pattern,)).fetchone()[0]
+    considered = conn.execute("SELECT count(*) FROM action_sessions WHERE action = ?", (row[5],)).fetchone()[0]
+    return (json.loads(row[0]), row[1], row[2], sessions, considered, row[3], row[4])
 
 
 def pattern_rows(conn, *, first_step: str | None = None) -> list[tuple]:
     """Every pattern as ``pattern_row`` gives it (``first_step``: only those starting there)."""
     where, params = ("WHERE p.first_step = ? COLLATE NOCASE", [first_step]) if first_step is not None else ("", [])
     rows = conn.execute(
-        f"SELECT {_PATTERN_COLUMNS}, coalesce(a.n, 0) FROM habit_patterns p LEFT JOIN "
-        f"(SELECT action, count(*) AS n FROM action_sessions GROUP BY action) a ON a.action = p.first_step "
+        "SELECT p.steps, p.count, p.gap_sum, coalesce(s.n, 0), coalesce(a.n, 0), p.first_seen, p.last_seen "
+        "FROM habit_patterns p "
+        "LEFT JOIN (SELECT pattern, count(*) AS n FROM habit_sessions GROUP BY pattern) s ON s.pattern = p.pattern "
+        "LEFT JOIN (SELECT action, count(*) AS n FROM action_sessions GROUP BY action) a ON a.action = p.first_step "
         f"{where}", params).fetchall()
-    return [(json.loads(r[0]), r[1], r[2], r[3], r[6], r[4], r[5]) for r in rows]
+    return [(json.loads(r[0]), *r[1:]) for r in rows]
 
 
 def sessions_of(conn, pattern: str, limit: int) -> list[str]:
@@ -133,9 +134,8 @@ def prune(conn, cutoff: float) -> dict:
             conn.execute("DELETE FROM habit_patterns WHERE pattern = ?", (pattern,))
             conn.execute("DELETE FROM habit_sessions WHERE pattern = ?", (pattern,))
             continue
-        sessions = conn.execute("SELECT count(*) FROM habit_sessions WHERE pattern = ?", (pattern,)).fetchone()[0]
-        conn.execute("UPDATE habit_patterns SET count = ?, gap_sum = ?, sessions = ?, first_seen = ?, "
-                     "last_seen = ? WHERE pattern = ?", (count, gap_sum, sessions, first, last, pattern))
+        conn.execute("UPDATE habit_patterns SET count = ?, gap_sum = ?, first_seen = ?, last_seen = ? "
+                     "WHERE pattern = ?", (count, gap_sum, first, last, pattern))
     return {"action_events": events, "patterns_recounted": len(touched)}
 
 

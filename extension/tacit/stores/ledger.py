@@ -382,7 +382,6 @@ CREATE TABLE habit_patterns (
     length     INTEGER NOT NULL,
     count      INTEGER NOT NULL,              -- occurrences in the retention window
     gap_sum    REAL NOT NULL,
-    sessions   INTEGER NOT NULL,              -- sessions containing it, in the window
     first_seen REAL NOT NULL,
     last_seen  REAL NOT NULL
 ) WITHOUT ROWID;
@@ -452,8 +451,8 @@ def _learners_migration(conn) -> None:
     for sid, steps, first, length, gap, start, end in conn.execute(_HABITS_BACKFILL).fetchall():
         pattern = " → ".join(json.loads(steps))
         conn.execute(
-            "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, sessions, "
-            "first_seen, last_seen) VALUES (?, ?, ?, ?, 1, ?, 0, ?, ?) ON CONFLICT (pattern) DO UPDATE "
+            "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, "
+            "first_seen, last_seen) VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (pattern) DO UPDATE "
             "SET count = count + 1, gap_sum = gap_sum + excluded.gap_sum, "
             "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)",
             (pattern, steps, first, length, gap, start, end))
@@ -466,8 +465,6 @@ def _learners_migration(conn) -> None:
                      "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)", (pattern, sid, end))
     conn.execute("INSERT INTO action_sessions (action, session_id, last_at) "
                  "SELECT action, session_id, max(ts) FROM action_events GROUP BY action, session_id")
-    conn.execute("UPDATE habit_patterns SET sessions = (SELECT count(*) FROM habit_sessions s "
-                 "WHERE s.pattern = habit_patterns.pattern)")
     conn.execute("DELETE FROM ledger_meta WHERE key = 'habits_mined_at'")
 
 
