@@ -199,8 +199,9 @@ def record_action(conn, cfg, session_id: str, action: str, ts: float) -> Recorde
     out = Recorded()
     proposals = []
     for occurrence in habits.completed(previous, Step(action, ts), float(cfg.sequential_window_seconds)):
-        habit_store.count_occurrence(conn, session_id, occurrence)
-        if any(step.startswith("/") for step in occurrence.steps):
+        new_session = habit_store.count_occurrence(conn, session_id, occurrence)
+        # the proposal's evidence is the session: only a session new to the pattern can move it
+        if new_session and any(step.startswith("/") for step in occurrence.steps):
             proposal = _workflow_proposal(conn, cfg, session_id, occurrence.pattern)
             if proposal is not None:
                 proposals.append(proposal)

@@ -4,8 +4,8 @@ Tables (migration ``0005_learners``): ``action_events`` (one row per action,
 kept ``habit_retention_days``), ``habit_patterns`` (a pattern's running
 totals), ``habit_days`` (the same per UTC day, so retention can subtract
 whole days), ``habit_sessions`` / ``action_sessions`` (which sessions
-contained a pattern / ran an action: the confidence's two counts, counted
-when read).
+contained a pattern / ran an action) with their counts kept beside them
+(``habit_patterns.sessions``, ``habit_actions``: the confidence's two terms).
 
 Design decisions
 - **Constant work per action.** Recording one action is an index lookup for
@@ -15,9 +15,10 @@ Design decisions
   sessions older than the window and recomputes the totals of the patterns
   it touched from their remaining days: bounded by patterns × days, not by
   events.
-- **Reads aggregate the counters**; ``considered`` (sessions where a
-  pattern's first action ran) is counted at read time from
-  ``action_sessions``.
+- **Counts are kept, never counted per event.** A session new to a pattern
+  (or to an action) bumps its count; reading a pattern is two primary-key
+  reads, so even checking a command habit against the workflow threshold at
+  every occurrence stays constant.
 """
 
 from __future__ import annotations
@@ -45,54 +46,56 @@ def insert_action(conn, session_id: str, action: str, ts: float) -> None:
 
 
 def insert_action_session(conn, action: str, session_id: str, ts: float) -> None:
-    conn.execute("INSERT INTO action_sessions (action, session_id, last_at) VALUES (?, ?, ?) "
-                 "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)", (action, session_id, ts))
+    """The session ran ``action``; a session new to it is counted in ``habit_actions``."""
+    if conn.execute("INSERT OR IGNORE INTO action_sessions (action, session_id, last_at) VALUES (?, ?, ?)",
+                    (action, session_id, ts)).rowcount == 1:
+        conn.execute("INSERT INTO habit_actions (action, sessions) VALUES (?, 1) "
+                     "ON CONFLICT DO UPDATE SET sessions = sessions + 1", (action,))
+    else:
+        conn.execute("UPDATE action_sessions SET last_at = max(last_at, ?) WHERE action = ? AND session_id = ?",
+                     (ts, action, session_id))
 
 
-def count_occurrence(conn, session_id: str, occurrence) -> None:
-    """Add one pattern occurrence (``tacit.learn.habits.Occurrence``): three
-    upserts (how many sessions contain it is counted from ``habit_sessions``
-    when read)."""
+def count_occurrence(conn, session_id: str, occurrence) -> bool:
+    """Add one pattern occurrence (``tacit.learn.habits.Occurrence``). True
+    when the session is new to the pattern (its session count moved)."""
     pattern, steps = occurrence.pattern, occurrence.steps
-    conn.execute("INSERT INTO habit_sessions (pattern, session_id, last_at) VALUES (?, ?, ?) "
-                 "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)",
-                 (pattern, session_id, occurrence.end))
+    new_session = conn.execute("INSERT OR IGNORE INTO habit_sessions (pattern, session_id, last_at) "
+                               "VALUES (?, ?, ?)", (pattern, session_id, occurrence.end)).rowcount == 1
+    if not new_session:
+        conn.execute("UPDATE habit_sessions SET last_at = max(last_at, ?) WHERE pattern = ? AND session_id = ?",
+                     (occurrence.end, pattern, session_id))
     conn.execute(
-        "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, first_seen, "
-        "last_seen) VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (pattern) DO UPDATE SET count = count + 1, "
-        "gap_sum = gap_sum + excluded.gap_sum, "
+        "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, sessions, first_seen, "
+        "last_seen) VALUES (?, ?, ?, ?, 1, ?, 1, ?, ?) ON CONFLICT (pattern) DO UPDATE SET count = count + 1, "
+        "gap_sum = gap_sum + excluded.gap_sum, sessions = sessions + ?, "
         "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)",
         (pattern, json.dumps(list(steps), ensure_ascii=False), steps[0], len(steps), occurrence.gap,
-         occurrence.start, occurrence.end))
+         occurrence.start, occurrence.end, 1 if new_session else 0))
     conn.execute(
         "INSERT INTO habit_days (pattern, day, count, gap_sum, first_seen, last_seen) VALUES (?, ?, 1, ?, ?, ?) "
         "ON CONFLICT (pattern, day) DO UPDATE SET count = count + 1, gap_sum = gap_sum + excluded.gap_sum, "
         "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)",
         (pattern, day_of(occurrence.end), occurrence.gap, occurrence.start, occurrence.end))
+    return new_session
 
 
 # -- reading ------------------------------------------------------------------------------
+_PATTERN = ("SELECT p.steps, p.count, p.gap_sum, p.sessions, coalesce(a.sessions, 0), p.first_seen, p.last_seen "
+            "FROM habit_patterns p LEFT JOIN habit_actions a ON a.action = p.first_step ")
+
+
 def pattern_row(conn, pattern: str) -> tuple | None:
-    """(steps, count, gap_sum, sessions, considered, first_seen, last_seen) of one pattern."""
-    row = conn.execute("SELECT p.steps, p.count, p.gap_sum, p.first_seen, p.last_seen, p.first_step "
-                       "FROM habit_patterns p WHERE p.pattern = ?", (pattern,)).fetchone()
-    if row is None:
-        return None
-    sessions = conn.execute("SELECT count(*) FROM habit_sessions WHERE pattern = ?", (pattern,)).fetchone()[0]
-    considered = conn.execute("SELECT count(*) FROM action_sessions WHERE action = ?", (row[5],)).fetchone()[0]
-    return (json.loads(row[0]), row[1], row[2], sessions, considered, row[3], row[4])
+    """(steps, count, gap_sum, sessions, considered, first_seen, last_seen) of
+    one pattern: two primary-key reads."""
+    row = conn.execute(_PATTERN + "WHERE p.pattern = ?", (pattern,)).fetchone()
+    return None if row is None else (json.loads(row[0]), *row[1:])
 
 
 def pattern_rows(conn, *, first_step: str | None = None) -> list[tuple]:
     """Every pattern as ``pattern_row`` gives it (``first_step``: only those starting there)."""
     where, params = ("WHERE p.first_step = ? COLLATE NOCASE", [first_step]) if first_step is not None else ("", [])
-    rows = conn.execute(
-        "SELECT p.steps, p.count, p.gap_sum, coalesce(s.n, 0), coalesce(a.n, 0), p.first_seen, p.last_seen "
-        "FROM habit_patterns p "
-        "LEFT JOIN (SELECT pattern, count(*) AS n FROM habit_sessions GROUP BY pattern) s ON s.pattern = p.pattern "
-        "LEFT JOIN (SELECT action, count(*) AS n FROM action_sessions GROUP BY action) a ON a.action = p.first_step "
-        f"{where}", params).fetchall()
-    return [(json.loads(r[0]), *r[1:]) for r in rows]
+    return [(json.loads(r[0]), *r[1:]) for r in conn.execute(_PATTERN + where, params)]
 
 
 def sessions_of(conn, pattern: str, limit: int) -> list[str]:
@@ -123,9 +126,17 @@ def prune(conn, cutoff: float) -> dict:
     touched = {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_days WHERE day < ?", (cut_day,))}
     touched |= {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_sessions WHERE last_at < ?",
                                            (cutoff,))}
+    actions = {r[0] for r in conn.execute("SELECT DISTINCT action FROM action_sessions WHERE last_at < ?",
+                                          (cutoff,))}
     conn.execute("DELETE FROM habit_days WHERE day < ?", (cut_day,))
     conn.execute("DELETE FROM habit_sessions WHERE last_at < ?", (cutoff,))
     conn.execute("DELETE FROM action_sessions WHERE last_at < ?", (cutoff,))
+    for action in actions:
+        sessions = conn.execute("SELECT count(*) FROM action_sessions WHERE action = ?", (action,)).fetchone()[0]
+        if sessions:
+            conn.execute("UPDATE habit_actions SET sessions = ? WHERE action = ?", (sessions, action))
+        else:
+            conn.execute("DELETE FROM habit_actions WHERE action = ?", (action,))
     for pattern in touched:
         count, gap_sum, first, last = conn.execute(
             "SELECT coalesce(sum(count), 0), coalesce(sum(gap_sum), 0), min(first_seen), max(last_seen) "
@@ -134,15 +145,16 @@ def prune(conn, cutoff: float) -> dict:
             conn.execute("DELETE FROM habit_patterns WHERE pattern = ?", (pattern,))
             conn.execute("DELETE FROM habit_sessions WHERE pattern = ?", (pattern,))
             continue
-        conn.execute("UPDATE habit_patterns SET count = ?, gap_sum = ?, first_seen = ?, last_seen = ? "
-                     "WHERE pattern = ?", (count, gap_sum, first, last, pattern))
+        sessions = conn.execute("SELECT count(*) FROM habit_sessions WHERE pattern = ?", (pattern,)).fetchone()[0]
+        conn.execute("UPDATE habit_patterns SET count = ?, gap_sum = ?, sessions = ?, first_seen = ?, "
+                     "last_seen = ? WHERE pattern = ?", (count, gap_sum, sessions, first, last, pattern))
     return {"action_events": events, "patterns_recounted": len(touched)}
 
 
 def clear_counters(conn) -> int:
     """Drop the counters (not the events); the number of patterns dropped."""
     patterns = conn.execute("DELETE FROM habit_patterns").rowcount
-    for table in ("habit_days", "habit_sessions", "action_sessions"):
+    for table in ("habit_days", "habit_sessions", "action_sessions", "habit_actions"):
         conn.execute(f"DELETE FROM {table}")
     return patterns
 

@@ -382,6 +382,7 @@ CREATE TABLE habit_patterns (
     length     INTEGER NOT NULL,
     count      INTEGER NOT NULL,              -- occurrences in the retention window
     gap_sum    REAL NOT NULL,
+    sessions   INTEGER NOT NULL DEFAULT 0,    -- rows in habit_sessions
     first_seen REAL NOT NULL,
     last_seen  REAL NOT NULL
 ) WITHOUT ROWID;
@@ -413,6 +414,11 @@ CREATE TABLE action_sessions (
     PRIMARY KEY (action, session_id)
 ) WITHOUT ROWID;
 CREATE INDEX idx_action_sessions_at ON action_sessions (last_at);
+-- rows in action_sessions per action, kept with them (read per action, never counted)
+CREATE TABLE habit_actions (
+    action   TEXT PRIMARY KEY,
+    sessions INTEGER NOT NULL
+) WITHOUT ROWID;
 
 -- what the daily retention (tacit.learn.retention) deletes by age
 CREATE INDEX idx_obs_at ON observations (observed_at);
@@ -465,6 +471,10 @@ def _learners_migration(conn) -> None:
                      "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)", (pattern, sid, end))
     conn.execute("INSERT INTO action_sessions (action, session_id, last_at) "
                  "SELECT action, session_id, max(ts) FROM action_events GROUP BY action, session_id")
+    conn.execute("INSERT INTO habit_actions (action, sessions) "
+                 "SELECT action, count(*) FROM action_sessions GROUP BY action")
+    conn.execute("UPDATE habit_patterns SET sessions = (SELECT count(*) FROM habit_sessions s "
+                 "WHERE s.pattern = habit_patterns.pattern)")
     conn.execute("DELETE FROM ledger_meta WHERE key = 'habits_mined_at'")
 
 
