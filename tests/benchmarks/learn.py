@@ -12,12 +12,13 @@ What is measured
   realistic input) and their ``tool_result`` lines (file contents, command
   output, the ``toolUseResult`` copy Claude Code writes beside them).
 - ``tacit learn --json --no-progress FOLDER`` run as a subprocess, the way a
-  user runs it, in an empty data folder: wall time, and its peak resident
-  memory (``ru_maxrss`` of that child, from ``os.wait4``).
+  user runs it, in an empty data folder: wall time, CPU time (user + system)
+  and peak resident memory of that child (``os.wait4``'s rusage).
 - Baseline, same run, same files: ``json.loads`` of every line, read the way
   ``tacit learn`` reads them (binary lines, decoded with replacement) — the
-  floor any transcript reader pays. Best of three.
-- Printed: size, lines, events, seconds, the ratio to the baseline, peak RSS,
+  floor any transcript reader pays. Best of three, wall and CPU.
+- Printed: size, lines, events, seconds, the ratios to the baseline (wall,
+  and CPU: on a shared machine the CPU ratio is the steadier one), peak RSS,
   and the growth of the ratio from the smallest size (1.0 = linear).
 
 The target (issue 16): ≤ 10× the baseline at 50 MB, with flat memory.
@@ -29,7 +30,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -200,35 +200,38 @@ def generate(folder: Path, total_bytes: int, seed: int = 16) -> dict:
     return {"bytes": written, "lines": lines, "files": files}
 
 
-def json_baseline(folder: Path, repeats: int = 3) -> float:
-    """Seconds to ``json.loads`` every line, best of ``repeats``."""
+def json_baseline(folder: Path, repeats: int = 3) -> tuple[float, float]:
+    """(wall, CPU) seconds to ``json.loads`` every line, best of ``repeats``."""
     paths = sorted(folder.glob("*.jsonl"))
-    best = float("inf")
+    best_wall = best_cpu = float("inf")
     for _ in range(repeats):
-        started = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         for path in paths:
             with open(path, "rb") as handle:
                 for raw in handle:
                     json.loads(raw.decode("utf-8", errors="replace"))
-        best = min(best, time.perf_counter() - started)
-    return best
+        best_wall = min(best_wall, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return best_wall, best_cpu
 
 
-def run_learn(folder: Path, home: Path) -> tuple[float, int, dict]:
-    """(seconds, peak RSS in bytes, report) of one ``tacit learn`` dry run."""
+def run_learn(folder: Path, home: Path) -> tuple[float, float, int, dict]:
+    """(wall seconds, CPU seconds, peak RSS in bytes, report) of one ``tacit learn`` dry run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TACIT_")}
     env["TACIT_HOME"] = str(home)
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "tacit.cli", "learn", "--json", "--no-progress",
-                             str(folder)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.communicate()
-    seconds = time.perf_counter() - started
-    # communicate() reaped the child; its rusage is in RUSAGE_CHILDREN, so
-    # each size runs in its own benchmark subprocess (see main) for a clean peak
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if proc.returncode != 0:
-        raise SystemExit(f"tacit learn failed ({proc.returncode}): {err.decode()[-2000:]}")
-    return seconds, peak_kb * 1024, json.loads(out)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "tacit.cli", "learn", "--json", "--no-progress",
+                                 str(folder)], env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"tacit learn failed ({proc.returncode}): {err.read().decode()[-2000:]}")
+        report = json.loads(out.read())
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, report
 
 
 def measure(size_mb: float, keep: Path | None) -> dict:
@@ -238,12 +241,13 @@ def measure(size_mb: float, keep: Path | None) -> dict:
         if folder.exists():
             shutil.rmtree(folder)
         info = generate(folder, int(size_mb * 1_000_000))
-        baseline = json_baseline(folder)
-        seconds, peak, report = run_learn(folder, work / "home")
+        json_wall, json_cpu = json_baseline(folder)
+        seconds, cpu, peak, report = run_learn(folder, work / "home")
         totals = report["totals"]
         return {"mb": size_mb, **info, "events": totals["events"], "turns": totals["turns"],
-                "tool_calls": totals["tool_calls"], "json_s": baseline, "learn_s": seconds,
-                "ratio": seconds / baseline, "peak_rss": peak}
+                "tool_calls": totals["tool_calls"], "json_s": json_wall, "json_cpu": json_cpu,
+                "learn_s": seconds, "learn_cpu": cpu, "ratio": seconds / json_wall, "cpu_ratio": cpu / json_cpu,
+                "peak_rss": peak}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -254,12 +258,12 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="keep the transcripts in this folder")
     parser.add_argument("--one", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one is not None:  # one size in this process: a clean RUSAGE_CHILDREN peak
+    if args.one is not None:  # one size per process: the generator's memory is not the next size's
         print(json.dumps(measure(args.one, args.keep)))
         return
     print(f"tacit learn (dry run) vs json.loads of the same lines — python {sys.version.split()[0]}")
     print(f"{'size':>7} {'files':>5} {'lines':>7} {'events':>7} {'json s':>7} {'learn s':>8} "
-          f"{'ratio':>7} {'peak RSS':>9}")
+          f"{'ratio':>7} {'json cpu':>8} {'learn cpu':>9} {'cpu ratio':>9} {'peak RSS':>9}")
     rows = []
     for size in args.sizes:
         command = [sys.executable, __file__, "--one", str(size)]
@@ -269,10 +273,11 @@ def main() -> None:
         rows.append(row)
         print(f"{row['mb']:>5g}MB {row['files']:>5} {row['lines']:>7,} {row['events']:>7,} "
               f"{row['json_s']:>7.2f} {row['learn_s']:>8.2f} {row['ratio']:>6.1f}× "
+              f"{row['json_cpu']:>8.2f} {row['learn_cpu']:>9.2f} {row['cpu_ratio']:>8.1f}× "
               f"{row['peak_rss'] / 1e6:>7.1f}MB", flush=True)
     if len(rows) > 1:
-        growth = rows[-1]["ratio"] / rows[0]["ratio"]
-        print(f"ratio growth {rows[0]['mb']:g} MB → {rows[-1]['mb']:g} MB: {growth:.2f}× "
+        growth = rows[-1]["cpu_ratio"] / rows[0]["cpu_ratio"]
+        print(f"CPU ratio growth {rows[0]['mb']:g} MB → {rows[-1]['mb']:g} MB: {growth:.2f}× "
               f"(1.0 = linear); peak RSS {rows[0]['peak_rss'] / 1e6:.1f} → {rows[-1]['peak_rss'] / 1e6:.1f} MB")
 
 
