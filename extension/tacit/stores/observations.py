@@ -14,6 +14,7 @@ Design decisions
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from tacit.stores import candidates
 
@@ -41,13 +42,11 @@ def _latest(conn, sql: str, params) -> list[tuple[str, str]]:
     return _refs(conn, [r[0] for r in conn.execute(sql, params)])
 
 
+@dataclass(frozen=True, slots=True)
 class RuleEvidence:
     """``tacit.learn.patterns.Evidence`` over one connection."""
 
-    __slots__ = ("conn",)
-
-    def __init__(self, conn):
-        self.conn = conn
+    conn: object
 
     def known(self, key: str) -> bool:
         return candidates.status_of(self.conn, key) is not None
