@@ -37,9 +37,11 @@ def store(tmp_path_factory):
     stored, queries = load()
     names = {}
     for p in stored:
-        result = fixes.forge(led, cfg, FixStatement(p["problem"], p["solution"], "labelled", 0.9), title=p["title"])
-        assert result["action"] == "created", (p["id"], result)
-        names[result["id"]] = p["id"]
+        with led.write() as conn:
+            result = fixes.forge(conn, cfg, FixStatement(p["problem"], p["solution"], "labelled", 0.9),
+                                 title=p["title"])
+        assert result.action == "created", (p["id"], result)
+        names[result.id] = p["id"]
     yield cfg, led, names, queries
     led.close()
 

@@ -1,15 +1,19 @@
-"""Habit mining: pairs within the window, trigrams only when truly
-consecutive, A→B→A skipped, confidence a proportion, idempotent re-runs,
-every event mined, pruning, suggestions, status, and command habits becoming
-workflow memories."""
+"""Habits: pairs within the window, trigrams only when truly consecutive,
+A→B→A skipped, confidence a proportion; counted as actions arrive and equal
+to mining every event at once; retention subtracting old days; suggestions,
+status, rebuild, clear, and command habits becoming workflow memories."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tacit.learn import habits
+
+from learn_helpers import record_actions
+from tacit.config import load_config
+from tacit.learn import habits, observe
 from tacit.learn.habits import mine_events
+from tacit.stores import habits as habit_store
 from tacit.stores.ledger import Ledger
 
 T0 = 1_750_000_000.0
@@ -32,7 +36,7 @@ def events_of(sessions):
 
 
 def by_pattern(patterns):
-    return {p["pattern"]: p for p in patterns}
+    return {(p["pattern"] if isinstance(p, dict) else p.pattern): p for p in patterns}
 
 
 def test_pairs_within_the_window_only():
@@ -90,34 +94,77 @@ def test_mining_invariants(raw):
         assert (p["status"] == "habit") == (p["count"] >= 3)
 
 
-def record_sessions(led, sessions):
-    with led.write() as conn:
-        for session, action, ts in events_of(sessions):
-            habits.record_action_in(conn, session, action, ts)
+def record_sessions(led, cfg, sessions):
+    record_actions(led, cfg, events_of(sessions))
 
 
-def test_mine_is_idempotent_and_mines_every_event(led, cfg):
+def counted(led, cfg):
+    with led.read() as conn:
+        return by_pattern(observe.all_habits(conn, cfg))
+
+
+def test_the_counters_agree_with_the_batch_miner(led, cfg):
+    sessions = {f"s{n}": [("Read", 0), ("Edit", 5), ("Bash:pytest", 9), ("Read", 20), ("Edit", 70),
+                          ("Grep", 71), ("Edit", 72)] for n in range(4)}
+    sessions["other"] = [("Edit", 0), ("Read", 3)]
+    record_sessions(led, cfg, sessions)
+    batch = by_pattern(mine_events(events_of(sessions), window=30, min_frequency=3))
+    got = counted(led, cfg)
+    assert set(got) == set(batch)
+    for pattern, h in got.items():
+        b = batch[pattern]
+        assert (h.count, h.sessions, h.sessions_considered, h.status) == \
+            (b["count"], b["sessions"], b["sessions_considered"], b["status"]), pattern
+        assert h.confidence == pytest.approx(b["confidence"]) and h.avg_gap == pytest.approx(b["avg_gap"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["s1", "s2", "s3"]), st.sampled_from("ABCD"),
+                          st.integers(min_value=0, max_value=200)), max_size=40))
+def test_counting_as_events_arrive_equals_mining_them_all(tmp_path_factory, raw):
+    """Whatever the events, the incremental counters are the batch miner's
+    result (each session's events arriving in time order, as live)."""
+    cfg = load_config(env={"TACIT_HOME": str(tmp_path_factory.mktemp("habits"))})
+    rows = sorted(((s, a, T0 + t) for s, a, t in raw), key=lambda r: (r[0], r[2]))
+    with Ledger(cfg) as led:
+        record_actions(led, cfg, rows)
+        got = {p: (h.count, h.sessions, h.sessions_considered) for p, h in counted(led, cfg).items()}
+    want = {p["pattern"]: (p["count"], p["sessions"], p["sessions_considered"])
+            for p in mine_events(rows, window=30, min_frequency=3)}
+    assert got == want
+
+
+def test_every_event_is_counted_and_the_cost_does_not_grow(led, cfg):
     # 2,000 sessions × 6 events = 12,000 events; nothing is cut off at "first N"
     sessions = {f"s{n:04d}": [("Read", 0), ("Edit", 5), ("Bash:pytest", 9),
                               ("Read", 100), ("Edit", 105), ("Bash:pytest", 109)] for n in range(2000)}
-    record_sessions(led, sessions)
-    now = T0 + 3600
-    first = habits.mine(led, cfg, now=now)
-    rows1 = habits.list_habits(led)
-    second = habits.mine(led, cfg, now=now)
-    assert habits.list_habits(led) == rows1 and first["habits"] == second["habits"] == 3
-    found = by_pattern(rows1)
-    assert found["Read → Edit"]["count"] == 4000
-    assert found["Read → Edit → Bash:pytest"]["count"] == 4000
+    record_sessions(led, cfg, sessions)
+    with led.read() as conn:
+        found = by_pattern(observe.list_habits(conn, cfg))
+        # recording one more action reads the session's last two, never the history
+        plan = " ".join(r[-1] for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT action, ts FROM action_events WHERE session_id = ? "
+            "ORDER BY ts DESC, id DESC LIMIT 2", ("s0001",)))
+    assert len(found) == 3
+    assert found["Read → Edit"]["count"] == 4000 and found["Read → Edit → Bash:pytest"]["count"] == 4000
     assert found["Read → Edit"]["confidence"] == 1.0
+    assert "idx_action_events_session" in plan and "SCAN" not in plan
 
 
-def test_events_older_than_retention_are_pruned(led, cfg):
-    record_sessions(led, {"old": [("A", 0), ("B", 1)], "new": [("A", 61 * 86400), ("B", 61 * 86400 + 1)]})
-    result = habits.mine(led, cfg, now=T0 + 61 * 86400 + 10)
-    assert result["pruned"] == 2
+def test_retention_drops_old_days_and_sessions_from_the_counters(led, cfg):
+    record_sessions(led, cfg, {"old": [("A", 0), ("B", 1)], "new": [("A", 61 * 86400), ("B", 61 * 86400 + 1)]})
+    assert counted(led, cfg)["A → B"].count == 2
+    with led.write() as conn:
+        result = habit_store.prune(conn, T0 + 61 * 86400 + 10 - cfg.habit_retention_days * 86400)
+    assert result["action_events"] == 2
+    h = counted(led, cfg)["A → B"]
+    assert (h.count, h.sessions, h.sessions_considered) == (1, 1, 1)
+    assert h.first_seen == T0 + 61 * 86400
     with led.read() as conn:
         assert conn.execute("SELECT DISTINCT session_id FROM action_events").fetchall() == [("new",)]
+    with led.write() as conn:  # everything past: the pattern goes
+        habit_store.prune(conn, T0 + 200 * 86400)
+    assert counted(led, cfg) == {}
 
 
 def test_suggest_needs_weight_and_count(led, cfg):
@@ -125,19 +172,19 @@ def test_suggest_needs_weight_and_count(led, cfg):
     weak = {f"w{n}": [("Grep", 0), ("Read", 5)] for n in range(5)}
     weak.update({f"w{n}x": [("Grep", 0)] for n in range(5)})  # Grep→Read in 5 of 10 sessions
     few = {f"f{n}": [("Glob", 0), ("Read", 5)] for n in range(4)}  # weight 1.0, count 4
-    record_sessions(led, {**strong, **weak, **few})
-    habits.mine(led, cfg, now=T0 + 100)
-    assert [s["next"] for s in habits.suggest(led, "edit")] == ["Bash:pytest"]
-    assert habits.suggest(led, "Grep") == [] and habits.suggest(led, "Glob") == []
-    text = habits.render_suggestions("Edit", habits.suggest(led, "Edit"))
+    record_sessions(led, cfg, {**strong, **weak, **few})
+    with led.read() as conn:
+        assert [s["next"] for s in observe.suggest(conn, cfg, "edit")] == ["Bash:pytest"]
+        assert observe.suggest(conn, cfg, "Grep") == [] and observe.suggest(conn, cfg, "Glob") == []
+        text = habits.render_suggestions("Edit", observe.suggest(conn, cfg, "Edit"))
     assert text == "After Edit you usually run Bash:pytest (weight 1.00, seen 5×)."
 
 
 def test_status_shows_emerging_patterns_with_progress(led, cfg):
-    record_sessions(led, {"s1": [("A", 0), ("B", 5)], "s2": [("A", 0), ("B", 5)],
-                          "s3": [("X", 0), ("Y", 3)]})
-    habits.mine(led, cfg, now=T0 + 100)
-    info = habits.status(led, cfg)
+    record_sessions(led, cfg, {"s1": [("A", 0), ("B", 5)], "s2": [("A", 0), ("B", 5)],
+                               "s3": [("X", 0), ("Y", 3)]})
+    with led.read() as conn:
+        info = observe.habit_status(conn, cfg)
     assert info["events"] == 6 and info["sessions"] == 3 and info["habits"] == []
     text = habits.render_status(info)
     assert f"{habits.progress_bar(2, 3)} 2/3  A → B" in text
@@ -145,27 +192,42 @@ def test_status_shows_emerging_patterns_with_progress(led, cfg):
 
 
 def test_clear_deletes_events_and_habits(led, cfg):
-    record_sessions(led, {f"s{n}": [("A", 0), ("B", 5)] for n in range(3)})
-    habits.mine(led, cfg, now=T0 + 100)
-    assert habits.clear(led)["events_deleted"] == 6
-    assert habits.list_habits(led) == [] and habits.status(led, cfg)["events"] == 0
+    record_sessions(led, cfg, {f"s{n}": [("A", 0), ("B", 5)] for n in range(3)})
+    with led.write() as conn:
+        assert observe.clear_habits(conn)["events_deleted"] == 6
+    with led.read() as conn:
+        assert observe.list_habits(conn, cfg) == [] and observe.habit_status(conn, cfg)["events"] == 0
+
+
+def test_rebuild_recounts_with_a_new_window(led, cfg):
+    record_sessions(led, cfg, {f"s{n}": [("A", 0), ("B", 45)] for n in range(3)})
+    assert counted(led, cfg) == {}  # 45 s > the 30 s window
+    wider = cfg.with_settings(sequential_window_seconds=60)
+    with led.write() as conn:
+        assert observe.rebuild_habits(conn, wider, now=T0 + 100)["occurrences"] == 3
+    assert counted(led, wider)["A → B"].count == 3
 
 
 def test_a_command_habit_becomes_a_workflow_memory(led, cfg):
-    sessions = {f"s{n}": [("/test", 0), ("/deploy", 10)] for n in range(5)}
-    sessions.update({f"t{n}": [("Read", 0), ("Edit", 10)] for n in range(5)})
-    record_sessions(led, sessions)
-    result = habits.mine(led, cfg, now=T0 + 100)
-    assert result["memories_created"] == ["workflow-seq-test-deploy"]  # tool-only habits stay habits
-    assert habits.mine(led, cfg, now=T0 + 200)["memories_reinforced"] == []  # nothing new
-    record_sessions(led, {"s9": [("/test", 300), ("/deploy", 310)]})
-    assert habits.mine(led, cfg, now=T0 + 400)["memories_reinforced"] == ["workflow-seq-test-deploy"]
+    def workflow():
+        with led.read() as conn:
+            return conn.execute("SELECT status, times_confirmed FROM memories "
+                                "WHERE key = 'workflow-seq-test-deploy'").fetchone()
 
-
-def test_mine_if_stale(led, cfg):
-    assert habits.mine_if_stale(led, cfg, now=T0) is not None
-    assert habits.mine_if_stale(led, cfg, now=T0 + 60) is None
-    assert habits.mine_if_stale(led, cfg, now=T0 + 901) is not None
+    record_sessions(led, cfg, {f"t{n}": [("Read", 0), ("Edit", 10)] for n in range(6)})
+    record_sessions(led, cfg, {f"s{n}": [("/test", 0), ("/deploy", 10)] for n in range(4)})
+    assert workflow() is None  # count 4 < 5
+    record_sessions(led, cfg, {"s4": [("/test", 20), ("/deploy", 30)]})
+    assert workflow() == ("candidate", 0)  # created by the 5th session, its evidence all five
+    with led.read() as conn:
+        keys = {r[0] for r in conn.execute("SELECT key FROM memories")}
+        sessions = conn.execute("SELECT count(*) FROM memory_evidence e JOIN memories m ON m.id = e.memory_id "
+                                "WHERE m.key = 'workflow-seq-test-deploy'").fetchone()[0]
+    assert keys == {"workflow-seq-test-deploy"} and sessions == 5  # tool-only habits stay habits
+    record_sessions(led, cfg, {"s4": [("/test", 40), ("/deploy", 50)]})  # the same session again
+    assert workflow() == ("candidate", 0)
+    record_sessions(led, cfg, {"s9": [("/test", 300), ("/deploy", 310)]})  # a new session
+    assert workflow() == ("candidate", 1)
 
 
 @pytest.mark.parametrize("command, program", [

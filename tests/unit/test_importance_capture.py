@@ -13,8 +13,12 @@ import pytest
 from freezegun import freeze_time
 
 from tacit.engine import Engine
-from tacit.events import MessageEnd, Notify, TurnEnd
+from tacit.events import MessageEnd, TurnEnd
+from tacit.learn import captures as model
 from tacit.learn import importance
+from tacit.learn.captures import Assessment
+from tacit.learn.review import decide
+from tacit.stores import notices
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -29,12 +33,17 @@ def engine(cfg):
 def say(eng, text, sid="s1", ts=None, reply=None):
     # ts from time.time() at call time: freezegun does not reach the events'
     # default (a reference taken at import)
-    effects = eng.dispatch(MessageEnd(session_id=sid, role="user", text=text,
-                                      ts=time.time() if ts is None else ts))
+    result = eng.dispatch(MessageEnd(session_id=sid, role="user", text=text,
+                                     ts=time.time() if ts is None else ts))
     if reply is not None:
-        eng.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply))
-        eng.dispatch(TurnEnd(session_id=sid, assistant_text=reply))
-    return effects
+        eng.dispatch(MessageEnd(session_id=sid, role="assistant", text=reply, ts=time.time()))
+        eng.dispatch(TurnEnd(session_id=sid, assistant_text=reply, ts=time.time()))
+    return result
+
+
+def beat(cfg, now):
+    with Ledger(cfg) as led, led.write() as conn:
+        return importance.heartbeat(conn, cfg, now)
 
 
 def captures(cfg, status=None):
@@ -59,7 +68,8 @@ def test_a_preference_becomes_a_candidate_with_its_metadata(cfg):
     assert c["content"] == "I prefer tabs over spaces, by the way."
     data = c["data"]
     assert data["category"] == "preference" and data["importance"] == pytest.approx(0.935)
-    assert data["mentions"] == 1 and data["session_id"] == "abc" and data["day"] == importance.local_day(time.time())
+    assert data["mentions"] == 1 and data["session_id"] == "abc" and data["day"] == model.local_day(time.time())
+    assert data["phrased"] is False  # the user's sentence: evidence for the review, not a rule
     assert "preference" in data["tags"] and data["markers"] == ["i prefer"]
     assert c["confidence"] == 94
     assert not MemoryStore(cfg).entries("user")  # a candidate, not yet memory
@@ -136,14 +146,10 @@ def test_forget_dismisses_matching_captures_and_refuses_them_later(cfg):
     say(eng, "Honestly I prefer tabs for indentation in every file.")  # other words, same thing
     assert len(captures(cfg)) == 2
     with Ledger(cfg) as led:
-        from tacit.learn.lifecycle import take_notices
-
-        assert any(n.startswith('Forgotten: "I prefer tabs"') for n in take_notices(led))
+        assert any(n.startswith('Forgotten: "I prefer tabs"') for n in notices.take(led))
 
 
 def test_forget_removes_a_promoted_capture_from_the_memory_file(cfg):
-    from tacit.learn.review import decide
-
     eng = engine(cfg)
     say(eng, "I prefer tabs over spaces.")
     [c] = captures(cfg)
@@ -180,7 +186,7 @@ def end(y, m, d):
     ("this sprint", end(2025, 6, 18)), ("gibberish", None), (None, None),
 ])
 def test_expiry_hints_resolve_to_the_end_of_a_day(hint, expected):
-    assert importance.resolve_expiry(hint, WEDNESDAY) == expected
+    assert model.resolve_expiry(hint, WEDNESDAY) == expected
 
 
 def test_a_goal_by_friday_expires_after_friday(cfg):
@@ -189,8 +195,9 @@ def test_a_goal_by_friday_expires_after_friday(cfg):
         say(eng, "We need to ship the billing migration by Friday.")
         [c] = captures(cfg)
         assert c["kind"] == "goal" and c["expires_at"] == end(2025, 6, 6)
+        assert decide(cfg, keep=[c["id"]])["success"]  # the user keeps it
         frozen.move_to("2025-06-06 23:00:00")
-        say(eng, "what's next?")  # a later day: the review defaults promote the (high) goal
+        say(eng, "what's next?")
         assert captures(cfg)[0]["status"] == "applied"
         assert MemoryStore(cfg).entries("memory") == ["We need to ship the billing migration by Friday."]
         frozen.move_to("2025-06-07 09:00:00")
@@ -199,7 +206,7 @@ def test_a_goal_by_friday_expires_after_friday(cfg):
         assert MemoryStore(cfg).entries("memory") == []
         with Ledger(cfg) as led, led.read() as conn:
             assert conn.execute("SELECT action, decided_by FROM importance_decisions WHERE memory_key = ? "
-                                "ORDER BY id", (c["key"],)).fetchall() == [("promote", "default"),
+                                "ORDER BY id", (c["key"],)).fetchall() == [("keep", "user"),
                                                                            ("expire", "heartbeat")]
             assert conn.execute("SELECT status, reason FROM adaptations").fetchall() == [("reverted", "expired")]
 
@@ -208,29 +215,29 @@ def test_a_goal_by_friday_expires_after_friday(cfg):
 # Heartbeat
 # ---------------------------------------------------------------------------
 def test_boosts_for_repeated_mentions():
-    assert [importance.boost(n) for n in range(1, 7)] == pytest.approx([0, 0.15, 0.25, 0.30, 0.35, 0.40])
+    assert [model.boost(n) for n in range(1, 7)] == pytest.approx([0, 0.15, 0.25, 0.30, 0.35, 0.40])
 
 
 def test_the_heartbeat_runs_every_interval_of_activity(cfg):
     t = 1_750_000_000.0
-    assert importance.heartbeat_due(cfg, t)
-    assert not importance.heartbeat_due(cfg, t + 10 * 60)
-    assert not importance.heartbeat_due(cfg, t + 29 * 60)
-    assert importance.heartbeat_due(cfg, t + 30 * 60)
-    assert not importance.heartbeat_due(cfg.with_settings(heartbeat_interval=0), t + 10_000)
+    with Ledger(cfg) as led, led.write() as conn:
+        assert importance.heartbeat_due(conn, cfg, t)
+        importance.heartbeat(conn, cfg, t)
+        assert not importance.heartbeat_due(conn, cfg, t + 10 * 60)
+        assert not importance.heartbeat_due(conn, cfg, t + 29 * 60)
+        assert importance.heartbeat_due(conn, cfg, t + 30 * 60)
+        assert not importance.heartbeat_due(conn, cfg.with_settings(heartbeat_interval=0), t + 10_000)
 
 
 def test_age_multipliers():
     t = 1_750_000_000.0
     day = 86400
-    assert [importance.effective_importance(0.8, 1, t - age * day, t) for age in (0, 7, 8, 30, 31, 90, 91)] == \
+    assert [model.effective_importance(0.8, 1, t - age * day, t) for age in (0, 7, 8, 30, 31, 90, 91)] == \
         pytest.approx([0.8, 0.8, 0.72, 0.72, 0.56, 0.56, 0.4])
-    assert importance.effective_importance(0.95, 3, t, t) == 1.0  # boosts are capped at 1.0
+    assert model.effective_importance(0.95, 3, t, t) == 1.0  # boosts are capped at 1.0
 
 
 def test_a_kept_memory_fades_with_age_unless_reinforced(cfg):
-    from tacit.learn.review import decide
-
     with freeze_time("2025-03-01 10:00:00") as frozen:
         eng = engine(cfg)
         say(eng, "Our staging database runs Postgres 15.")  # fact 0.71
@@ -239,29 +246,26 @@ def test_a_kept_memory_fades_with_age_unless_reinforced(cfg):
         seen = {}
         for days in (8, 31, 95):
             frozen.move_to(dt.datetime(2025, 3, 1, 10) + dt.timedelta(days=days))
-            with Ledger(cfg) as led:
-                importance.heartbeat(led, cfg, time.time())
+            beat(cfg, time.time())
             [row] = captures(cfg)
             seen[days] = (row["data"]["effective"], row["confidence"])
         assert seen == {8: (pytest.approx(0.639), 64), 31: (pytest.approx(0.497), 50),
                         95: (pytest.approx(0.355), 36)}
         say(eng, "Our staging database runs Postgres 15.", sid="s2")  # reinforced: young again
-        with Ledger(cfg) as led:
-            importance.heartbeat(led, cfg, time.time())
+        beat(cfg, time.time())
         assert captures(cfg)[0]["data"]["effective"] == pytest.approx(0.86)  # 0.71 + 0.15
         assert MemoryStore(cfg).entries("memory") == ["Our staging database runs Postgres 15."]
 
 
 def test_an_undecided_medium_capture_fades_out(cfg):
     t0 = dt.datetime(2025, 3, 1, 10).timestamp()
-    led = Ledger(cfg)
     eng = engine(cfg.with_settings(heartbeat_interval=0))
     say(eng, "Our staging database runs Postgres 15.", ts=t0)
-    importance.heartbeat(led, cfg, t0 + 8 * 86400)  # 0.64: medium, waits
+    beat(cfg, t0 + 8 * 86400)  # 0.64: medium, waits
     assert captures(cfg)[0]["data"]["deferred"] is True
-    importance.heartbeat(led, cfg, t0 + 31 * 86400)  # 0.50: low, nobody kept it → discarded
+    beat(cfg, t0 + 31 * 86400)  # 0.50: low, nobody kept it → discarded
     assert captures(cfg) == []
-    with led.read() as conn:
+    with Ledger(cfg) as led, led.read() as conn:
         actions = [r[0] for r in conn.execute("SELECT action FROM importance_decisions ORDER BY id")]
     assert actions == ["defer", "discard"]
 
@@ -277,16 +281,16 @@ def test_the_same_words_again_are_one_capture(cfg):
 
 
 def test_merge_keys_differ_but_terms_match(cfg):
-    led = Ledger(cfg)
     t = time.time()
-    a = importance.Assessment("capture", category="decision", importance=0.96, markers=("let's use",),
-                              content="Let's use Redis for the session cache.")
-    b = importance.Assessment("capture", category="decision", importance=0.97, markers=("let's use",),
-                              content="OK let's use Redis for the session cache")
-    importance.capture(led, cfg, a, session_id="s1", now=t)
-    importance.capture(led, cfg, b, session_id="s2", now=t + 5)
+    a = Assessment("capture", category="decision", importance=0.96, markers=("let's use",),
+                   content="Let's use Redis for the session cache.")
+    b = Assessment("capture", category="decision", importance=0.97, markers=("let's use",),
+                   content="OK let's use Redis for the session cache")
+    with Ledger(cfg) as led, led.write() as conn:
+        importance.capture(conn, cfg, a, session_id="s1", now=t)
+        importance.capture(conn, cfg, b, session_id="s2", now=t + 5)
     assert len(captures(cfg)) == 2
-    result = importance.heartbeat(led, cfg, t + 10)
+    result = beat(cfg, t + 10)
     [c] = captures(cfg)
     assert result["merged"] == 1 and c["data"]["mentions"] == 2
     assert c["data"]["importance"] == pytest.approx(0.97)
@@ -298,10 +302,10 @@ def test_merge_keys_differ_but_terms_match(cfg):
 # ---------------------------------------------------------------------------
 def notes(eng, text):
     """The "Noted" notices of one whole turn (it is shown at the turn's end)."""
-    effects = list(say(eng, text))
-    effects += eng.dispatch(MessageEnd(session_id="s1", role="assistant", text="Sure.", ts=time.time()))
-    effects += eng.dispatch(TurnEnd(session_id="s1", assistant_text="Sure.", ts=time.time()))
-    return [e.text for e in effects if isinstance(e, Notify) and e.text.startswith("Noted")]
+    shown = list(say(eng, text).notices)
+    shown += eng.dispatch(MessageEnd(session_id="s1", role="assistant", text="Sure.", ts=time.time())).notices
+    shown += eng.dispatch(TurnEnd(session_id="s1", assistant_text="Sure.", ts=time.time())).notices
+    return [n for n in shown if n.startswith("Noted")]
 
 
 def test_acknowledgement_is_optional_and_silent_mode_wins(cfg):
@@ -317,8 +321,7 @@ def test_acknowledgement_is_optional_and_silent_mode_wins(cfg):
 
 def test_the_acknowledgement_never_runs_before_the_model_starts(cfg):
     on = cfg.with_settings(acknowledge_captures=True)
-    effects = say(engine(on), "I prefer tabs over spaces.")
-    assert not any(isinstance(e, Notify) for e in effects)
+    assert not any(n.startswith("Noted") for n in say(engine(on), "I prefer tabs over spaces.").notices)
 
 
 def test_importance_can_be_switched_off(cfg):
@@ -331,7 +334,6 @@ def test_the_lifecycle_decay_does_not_erode_a_kept_capture(cfg):
     generic −5/day after 30 unused days (which would delete a kept preference
     from USER.md within weeks)."""
     from tacit.learn import lifecycle
-    from tacit.learn.review import decide
 
     t0 = time.time() - 200 * 86400
     led = Ledger(cfg)
@@ -341,7 +343,7 @@ def test_the_lifecycle_decay_does_not_erode_a_kept_capture(cfg):
         now = t0 + day * 86400
         with led.write() as conn:
             lifecycle.run_daily_if_due(conn, cfg, now)
-        importance.heartbeat(led, cfg, now)
+            importance.heartbeat(conn, cfg, now)
     [c] = captures(cfg)
     assert c["status"] == "applied" and c["confidence"] == round(0.935 * 0.5 * 100)
     assert MemoryStore(cfg).entries("user") == ["I prefer tabs over spaces."]

@@ -13,16 +13,17 @@ import threading
 import time
 
 import pytest
-from tacit.learn.patterns import record_observation
-from tacit.stores import ledger as ledger_mod
 
-REAL_MIGRATIONS = [name for name, _ in ledger_mod.MIGRATIONS]
+from tacit.learn.observe import record_observation
+from tacit.stores import ledger as ledger_mod
 from tacit.stores.ledger import (
     Ledger,
     LedgerUnavailable,
     is_corruption,
     split_statements,
 )
+
+REAL_MIGRATIONS = [name for name, _ in ledger_mod.MIGRATIONS]
 
 
 def test_new_ledger_is_wal_private_and_migrated(cfg):
@@ -33,8 +34,9 @@ def test_new_ledger_is_wal_private_and_migrated(cfg):
     assert stat.S_IMODE(os.stat(led.path).st_mode) == 0o600
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"observations", "memories", "memory_evidence", "adaptations", "notices",
-            "action_events", "habits", "observed_sequences", "ledger_meta",
-            "schema_migrations"} <= tables
+            "action_events", "habit_patterns", "habit_days", "habit_sessions", "action_sessions",
+            "observed_sequences", "ledger_meta", "schema_migrations"} <= tables
+    assert "habits" not in tables  # the re-mined table of the first version is gone
     assert led.migrations_applied() == REAL_MIGRATIONS
     led.close()
     # reopening applies nothing twice
@@ -176,7 +178,7 @@ def test_concurrent_processes_open_a_fresh_ledger_and_write(cfg, tacit_env):
         import sys
         from tacit.config import load_config
         from tacit.stores.ledger import Ledger
-        from tacit.learn.patterns import record_observation
+        from tacit.learn.observe import record_observation
         cfg = load_config()
         led = Ledger(cfg, busy_timeout=20)
         for i in range(25):
@@ -232,10 +234,27 @@ def test_meta_roundtrip(cfg):
     led.close()
 
 
-def test_module_import_is_cheap():
-    code = ("import sys; import tacit.learn.observe, tacit.learn.patterns, tacit.learn.habits, "
-            "tacit.learn.lifecycle, tacit.stores.ledger; "
-            "print(sorted(m for m in ('sqlite3', 'json', 'shlex', 're', 'tacit.consolidation') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+def test_the_learners_migration_counts_the_habits_already_recorded(cfg, monkeypatch):
+    """A ledger from before 0005 keeps its action events: the migration counts
+    them into the new habit counters (default 30 s window)."""
+    monkeypatch.setattr(ledger_mod, "MIGRATIONS", [m for m in ledger_mod.MIGRATIONS if m[0] != "0005_learners"])
+    led = Ledger(cfg)
+    t = 1_750_000_000.0
+    with led.write() as conn:
+        for session in ("s1", "s2", "s3"):
+            for i, action in enumerate(("Read", "Edit", "Bash:pytest")):
+                conn.execute("INSERT INTO action_events (session_id, action, ts) VALUES (?, ?, ?)",
+                             (session, action, t + i * 5))
+        conn.execute("INSERT INTO action_events (session_id, action, ts) VALUES ('s3', 'Grep', ?)", (t + 500,))
+    led.close()
+    monkeypatch.undo()
+    led = Ledger(cfg)
+    assert led.migrations_applied() == REAL_MIGRATIONS
+    with led.read() as conn:
+        rows = dict(((p, (c, s)) for p, c, s in conn.execute(
+            "SELECT p.pattern, p.count, (SELECT count(*) FROM habit_sessions s WHERE s.pattern = p.pattern) "
+            "FROM habit_patterns p")))
+        considered = dict(conn.execute("SELECT action, count(*) FROM action_sessions GROUP BY action").fetchall())
+    assert rows == {"Read → Edit": (3, 3), "Edit → Bash:pytest": (3, 3), "Read → Edit → Bash:pytest": (3, 3)}
+    assert considered == {"Read": 3, "Edit": 3, "Bash:pytest": 3, "Grep": 1}
+    led.close()

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
+
+from learn_helpers import pending_notices, record_actions
+from tacit.stores.ledger import Ledger
 
 ACME = json.dumps({"company": "Acme Corp", "category": "action-required", "run_hour": 9})
 
@@ -29,10 +33,7 @@ def test_observe_prints_the_notice_once_and_nothing_otherwise(tacit_env, cfg):
     assert outputs[6].count("\n") == 1 and outputs[6].startswith(
         "Memory adapted: I'm now treating Acme Corp as action-required in P01 based on your last 7 sessions.")
     assert '/memory-forget "P01-acme-corp-action-required"' in outputs[6]
-    # what observe printed is delivered: nothing left pending for a host to show
-    from tacit.learn.lifecycle import pending_notices
-    from tacit.stores.ledger import Ledger
-
+    # what observe printed is not queued for a host to show again
     with Ledger(cfg) as led:
         assert pending_notices(led) == []
 
@@ -87,18 +88,11 @@ def test_memories_show_forget_teach(tacit_env, cfg):
 
 
 def test_habits_commands(tacit_env, cfg):
-    import time
-
-    from tacit.learn.habits import record_action_in
-    from tacit.stores.ledger import Ledger
-
     now = time.time()
-    with Ledger(cfg) as led, led.write() as conn:
-        for n in range(6):
-            for i, action in enumerate(("Edit", "Bash:pytest", "Bash:git")):
-                record_action_in(conn, f"s{n}", action, now - 3600 + n * 100 + i * 5)
-        record_action_in(conn, "s9", "Grep", now - 10)
-        record_action_in(conn, "s9", "Read", now - 8)
+    rows = [(f"s{n}", action, now - 3600 + n * 100 + i * 5)
+            for n in range(6) for i, action in enumerate(("Edit", "Bash:pytest", "Bash:git"))]
+    with Ledger(cfg) as led:
+        record_actions(led, cfg, rows + [("s9", "Grep", now - 10), ("s9", "Read", now - 8)])
     listed = json.loads(tacit(tacit_env, "habits", "list", "--json").stdout)["habits"]
     assert {h["pattern"] for h in listed} == {"Edit → Bash:pytest", "Bash:pytest → Bash:git",
                                               "Edit → Bash:pytest → Bash:git"}
@@ -106,6 +100,9 @@ def test_habits_commands(tacit_env, cfg):
     assert suggestion.stdout.startswith("After Edit you usually run Bash:pytest")
     status = tacit(tacit_env, "habits", "status")
     assert "Emerging: 1" in status.stdout and "1/3  Grep → Read" in status.stdout
+    rebuilt = json.loads(tacit(tacit_env, "habits", "rebuild").stdout)
+    assert rebuilt["success"] and rebuilt["occurrences"] == 6 * 3 + 1
+    assert json.loads(tacit(tacit_env, "habits", "list", "--json").stdout)["habits"] == listed
     cleared = json.loads(tacit(tacit_env, "habits", "clear").stdout)
     assert cleared["success"] and cleared["events_deleted"] == 20
     assert json.loads(tacit(tacit_env, "habits", "list", "--json").stdout)["habits"] == []

@@ -1,13 +1,12 @@
-"""The learners' one-time notices reach the user at the next foreground point."""
+"""The learners' one-time notices reach the user at the next foreground point,
+exactly once; background code queues them with ``tacit.stores.notices.add``."""
 
 from __future__ import annotations
 
-import os
-
-from tacit.events import BeforeAgentStart, Notify, TurnEnd
+from learn_helpers import pending_notices
+from tacit.events import BeforeAgentStart, TurnEnd
 from tacit.hosts.runtime import build_engine
-from tacit.learn import notices_flag_path
-from tacit.learn.patterns import record_observation
+from tacit.learn.observe import record_observation
 
 
 def _acme(ledger, cfg, n):
@@ -20,21 +19,18 @@ def _acme(ledger, cfg, n):
 def test_adaptation_notice_is_delivered_once_at_turn_end(cfg):
     engine = build_engine(cfg, "replay", children=False)
     _acme(engine.ledger(), cfg, 8)
-    assert os.path.exists(notices_flag_path(cfg))
-    effects = engine.dispatch(TurnEnd(session_id="live", user_text="hi", assistant_text="ok"))
-    notes = [e.text for e in effects if isinstance(e, Notify)]
-    assert notes and all(n.startswith("Memory adapted: I'm now") for n in notes)
+    assert len(pending_notices(engine.ledger())) == 2  # the fact, then rule 1
+    notes = engine.dispatch(TurnEnd(session_id="live", user_text="hi", assistant_text="ok")).notices
+    assert len(notes) == 2 and all(n.startswith("Memory adapted: I'm now") for n in notes)
     assert any('/memory-forget "P01-acme-corp-action-required"' in n for n in notes)
-    assert not os.path.exists(notices_flag_path(cfg))
-    again = engine.dispatch(BeforeAgentStart(session_id="live2"))
-    assert not [e for e in again if isinstance(e, Notify)]
+    assert pending_notices(engine.ledger()) == []
+    assert engine.dispatch(BeforeAgentStart(session_id="live2")).notices == []
 
 
-def test_no_marker_means_no_ledger_opened(cfg):
-    from tacit.engine import Engine
-
-    engine = Engine(cfg)
-    engine.load_plugin("tacit.handlers.notices")
-    effects = engine.dispatch(TurnEnd(session_id="s", user_text="hi", assistant_text="ok"))
-    assert not [e for e in effects if isinstance(e, Notify)]
-    assert not cfg.ledger_path.exists()  # the foreground path never touched SQLite
+def test_a_notice_queued_at_session_start_is_shown_with_the_context(cfg):
+    engine = build_engine(cfg, "replay", children=False)
+    _acme(engine.ledger(), cfg, 5)  # the fact applied on run 5
+    [queued] = pending_notices(engine.ledger())
+    assert queued.startswith("Memory adapted: I'm now remembering Acme Corp")
+    assert engine.dispatch(BeforeAgentStart(session_id="s")).notices == [queued]
+    assert pending_notices(engine.ledger()) == []

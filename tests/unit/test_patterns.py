@@ -4,13 +4,19 @@ one-time notification, forget/teach, the JSON boolean, evidence counted once."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
-from tacit.learn import lifecycle
+
+from learn_helpers import pending_notices
+from tacit.learn import lifecycle, patterns
 from tacit.learn.lifecycle import Proposal
-from tacit.learn.patterns import ObservationError, make_observation, record_observation
+from tacit.learn.observe import record_observation
+from tacit.learn.patterns import ObservationError, make_observation
+from tacit.stores import notices as notice_queue
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
+from tacit.stores.observations import RuleEvidence
 
 ACME = {"company": "Acme Corp", "category": "action-required", "input_type": "email", "run_hour": 9}
 RULE1_KEY = "P01-acme-corp-action-required"
@@ -277,34 +283,32 @@ def proposal(key="k", ref="obs:1", create=False, plugin=None):
 
 def test_one_piece_of_evidence_reinforces_a_memory_at_most_once(led, cfg):
     with led.write() as conn:
-        assert lifecycle.advance(conn, [proposal(ref="obs:1", create=True)], 1.0)["created"] == ["k"]
+        assert lifecycle.advance(conn, [proposal(ref="obs:1", create=True)], 1.0).created == ["k"]
         # the creating evidence does not confirm, even when proposed again
         again = lifecycle.advance(conn, [proposal(ref="obs:1"), proposal(ref="obs:2"),
                                          proposal(ref="obs:2")], 2.0)
-        assert again["reinforced"] == ["k"]
-        assert lifecycle.advance(conn, [proposal(ref="obs:2")], 3.0)["reinforced"] == []
+        assert again.reinforced == ["k"]
+        assert lifecycle.advance(conn, [proposal(ref="obs:2")], 3.0).reinforced == []
     assert memory(led, "k")["times_confirmed"] == 1
 
 
 def test_replaying_an_observation_through_the_rules_changes_nothing(led, cfg):
-    from tacit.learn.patterns import evaluate_rules
-
     for _ in range(4):
         observe(led, cfg)
     before = memory(led, RULE1_KEY)
     with led.write() as conn:
         row = conn.execute("SELECT max(id) FROM observations").fetchone()[0]
-        obs = make_observation("P01", "triage_email", dict(ACME))
-        obs.id = row  # the same observation handled a second time (e.g. a journal replay)
-        lifecycle.advance(conn, evaluate_rules(conn, obs), obs.at)
+        # the same observation handled a second time (e.g. a retried event)
+        obs = replace(make_observation("P01", "triage_email", dict(ACME)), id=row)
+        lifecycle.advance(conn, patterns.evaluate(obs, RuleEvidence(conn)), obs.at)
     assert memory(led, RULE1_KEY) == before
 
 
 def test_support_from_another_plugin_does_not_count(led, cfg):
     with led.write() as conn:
         lifecycle.advance(conn, [proposal(create=True, plugin="A")], 1.0)
-        assert lifecycle.advance(conn, [proposal(ref="obs:9", plugin="B")], 2.0)["reinforced"] == []
-        assert lifecycle.advance(conn, [proposal(ref="obs:9", plugin="A")], 2.0)["reinforced"] == ["k"]
+        assert lifecycle.advance(conn, [proposal(ref="obs:9", plugin="B")], 2.0).reinforced == []
+        assert lifecycle.advance(conn, [proposal(ref="obs:9", plugin="A")], 2.0).reinforced == ["k"]
 
 
 # ---------------------------------------------------------------------------
@@ -319,18 +323,19 @@ def apply_rule1(led, cfg):
 
 def test_notices_are_pending_until_taken_exactly_once(led, cfg):
     created = apply_rule1(led, cfg)
-    texts = lifecycle.pending_notices(led)
+    texts = pending_notices(led)
     assert texts == [n["text"] for n in created] and len(texts) == 2  # the fact, then rule 1
-    assert lifecycle.take_notices(led) == texts
-    assert lifecycle.take_notices(led) == [] and lifecycle.pending_notices(led) == []
+    assert notice_queue.take(led) == texts
+    assert notice_queue.take(led) == [] and pending_notices(led) == []
     observe(led, cfg)
-    assert lifecycle.pending_notices(led) == []  # later runs apply silently
+    assert pending_notices(led) == []  # later runs apply silently
 
 
-def test_mark_delivered_by_id(led, cfg):
-    created = apply_rule1(led, cfg)
-    assert lifecycle.mark_delivered(led, [created[0]["id"]]) == 1
-    assert lifecycle.pending_notices(led) == [created[1]["text"]]
+def test_a_caller_that_shows_the_notice_itself_queues_none(led, cfg):
+    shown = []
+    for _ in range(7):
+        shown += observe(led, cfg, announce=False)["notices"]
+    assert len(shown) == 2 and pending_notices(led) == []
 
 
 def test_forget_reverts_removes_and_never_reproposes(led, cfg):
@@ -377,7 +382,7 @@ def test_teach_stores_confirmed_at_100_and_writes_the_file(led, cfg):
     m = memory(led, result["key"])
     assert (m["status"], m["confidence"]) == ("confirmed", 100)
     assert MemoryStore(cfg).entries("memory") == ["Deploys go through the staging branch first."]
-    assert lifecycle.pending_notices(led) == []  # no "Memory adapted" for what the user said
+    assert pending_notices(led) == []  # no "Memory adapted" for what the user said
     # teaching the same text again is a no-op; forget removes it
     assert lifecycle.teach(cfg, "Deploys go through the staging branch first.", ledger=led)["key"] == result["key"]
     assert lifecycle.forget(cfg, result["key"], ledger=led)["removed_from"] == "MEMORY.md"
@@ -430,9 +435,22 @@ def test_sessions_in_the_notice_count_distinct_sessions(led, cfg):
 def test_submit_is_the_entry_point_for_other_detectors(led, cfg):
     p = Proposal("fix-npm-cache", kind="fix", source="fixes", content="Clear ~/.npm/_cacache on EINTEGRITY.",
                  adaptation="Now suggesting the npm cache fix", confidence=50, ref="turn:1", create=True)
-    assert lifecycle.submit(led, cfg, [p])["created"] == ["fix-npm-cache"]
+    with led.write() as conn:
+        changes, _ = lifecycle.submit(conn, cfg, [p], 1.0)
+    assert changes.created == ["fix-npm-cache"]
     for n in range(2, 5):
-        p.ref = p.session_key = f"turn:{n}"
-        out = lifecycle.submit(led, cfg, [p])
+        with led.write() as conn:
+            _, applied = lifecycle.submit(conn, cfg, [replace(p, ref=f"turn:{n}", session_key=f"turn:{n}")], n)
     assert memory(led, "fix-npm-cache")["status"] == "applied"
-    assert out["notices"][0]["text"].startswith("Memory adapted: I'm now suggesting the npm cache fix")
+    assert applied[0].text.startswith("Memory adapted: I'm now suggesting the npm cache fix")
+
+
+def test_the_ladder_is_pure_arithmetic():
+    rung = lifecycle.Rung(20, 0, lifecycle.initial_status(20))
+    seen = []
+    for _ in range(4):
+        rung = lifecycle.step(rung)
+        seen.append((rung.confidence, rung.times_confirmed, rung.status, rung.ready))
+    assert seen == [(35, 1, "candidate", False), (50, 2, "candidate", False), (65, 3, "confirmed", False),
+                    (80, 4, "confirmed", True)]
+    assert lifecycle.step(lifecycle.Rung(95, 9, "applied")).confidence == 100

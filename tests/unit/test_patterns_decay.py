@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from freezegun import freeze_time
 from tacit.learn import lifecycle
-from tacit.learn.patterns import record_observation
+from tacit.learn.observe import record_observation
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 

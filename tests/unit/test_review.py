@@ -13,10 +13,11 @@ import time
 import pytest
 from freezegun import freeze_time
 
+from learn_helpers import pending_notices
 from tacit.engine import Engine
-from tacit.events import BeforeAgentStart, InjectContext, MessageEnd, Notify, TurnEnd
+from tacit.events import BeforeAgentStart, MessageEnd, TurnEnd
 from tacit.learn import importance, review
-from tacit.learn.lifecycle import pending_notices
+from tacit.learn.captures import Assessment
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -43,8 +44,24 @@ def rows(cfg):
 
 
 def decisions(cfg):
-    with Ledger(cfg) as led:
-        return [(d["key"], d["action"], d["decided_by"]) for d in review.decisions(led)][::-1]
+    with Ledger(cfg) as led, led.read() as conn:
+        return [(d["key"], d["action"], d["decided_by"]) for d in review.decisions(conn)][::-1]
+
+
+def settle(cfg, now, **kwargs):
+    with Ledger(cfg) as led, led.write() as conn:
+        return review.settle_past_days(conn, cfg, now, **kwargs)
+
+
+PHRASED = "Use pnpm, not npm."
+
+
+def capture_phrased(cfg, now):
+    """A capture whose content is tacit's phrasing of a rule (what
+    ``analysis.rule`` gives for "pnpm not npm here")."""
+    with Ledger(cfg) as led, led.write() as conn:
+        return importance.capture(conn, cfg, Assessment("capture", category="preference", importance=0.95,
+                                                        content=PHRASED, phrased=True), session_id="s1", now=now)
 
 
 def three_captures(cfg):
@@ -114,8 +131,8 @@ def test_edit_then_keep_writes_the_edited_text(cfg):
     result = review.decide(cfg, edits=[(medium, "The Kafka cluster has six brokers (prod).")], keep=[medium])
     assert result["success"] and result["edited"] == [ids[MEDIUM]["key"]]
     assert MemoryStore(cfg).entries("memory") == ["The Kafka cluster has six brokers (prod)."]
-    with Ledger(cfg) as led:
-        edit = [d for d in review.decisions(led) if d["action"] == "edit"][0]
+    with Ledger(cfg) as led, led.read() as conn:
+        edit = [d for d in review.decisions(conn) if d["action"] == "edit"][0]
     assert (edit["before"], edit["after"]) == (MEDIUM, "The Kafka cluster has six brokers (prod).")
 
 
@@ -150,9 +167,10 @@ def test_bad_decisions_change_nothing(cfg, kwargs, message):
 # ---------------------------------------------------------------------------
 # Defaults the next day
 # ---------------------------------------------------------------------------
-def test_the_next_day_high_is_kept_low_dropped_medium_waits(cfg):
+def test_the_next_day_a_phrased_high_is_kept_low_dropped_the_rest_waits(cfg):
     with freeze_time("2025-06-04 10:00:00") as frozen:
         eng = three_captures(cfg)
+        capture_phrased(cfg, time.time())
         kept_low = "I'm in the middle of the payments migration."  # context, low, but the user keeps it
         say(eng, kept_low)
         frozen.move_to("2025-06-04 18:00:00")
@@ -162,44 +180,62 @@ def test_the_next_day_high_is_kept_low_dropped_medium_waits(cfg):
         frozen.move_to("2025-06-05 09:00:00")
         say(eng, "good morning")  # first heartbeat of the next day
         after = rows(cfg)
-    assert after[HIGH]["status"] == "applied" and MemoryStore(cfg).entries("user") == [HIGH]
+    # tacit's own phrasing of a rule is promoted by default ...
+    assert after[PHRASED]["status"] == "applied" and MemoryStore(cfg).entries("user") == [PHRASED]
+    # ... the user's own sentence is not, however high: it waits for a decision (or the LLM review)
+    assert after[HIGH]["status"] == "candidate"
     assert LOW not in after  # discarded (deleted: saying it again later may capture it again)
     assert after[MEDIUM]["status"] == "candidate"
     assert after[kept_low]["status"] == "applied"
     recorded = decisions(cfg)
-    assert (after[HIGH]["key"], "promote", "default") in recorded
+    assert (after[PHRASED]["key"], "promote", "default") in recorded
+    assert (after[HIGH]["key"], "defer", "default") in recorded
     assert any(a == "discard" and by == "default" for _, a, by in recorded)
     assert (after[MEDIUM]["key"], "defer", "default") in recorded
     with Ledger(cfg) as led:  # the default promotion is announced once at the next foreground point
-        assert any("I prefer tabs over spaces." in n for n in pending_notices(led))
+        assert any(PHRASED in n for n in pending_notices(led))
     # deferring is recorded once, not at every heartbeat
     with freeze_time("2025-06-06 09:00:00"):
         say(engine(cfg), "hello")
-    assert sum(1 for _, a, _ in decisions(cfg) if a == "defer") == 1
+    assert sum(1 for _, a, _ in decisions(cfg) if a == "defer") == 2
+
+
+def test_no_default_ever_writes_the_users_words(cfg):
+    """Whatever the importance, a capture holding the user's sentence reaches
+    a memory file only by a decision: keep, or an edit and keep."""
+    with freeze_time("2025-06-04 10:00:00") as frozen:
+        eng = engine(cfg.with_settings(heartbeat_interval=0))
+        for text in (HIGH, "Always use pnpm, never npm.", "We decided to use Postgres 16 for the new service."):
+            say(eng, text)
+        for days in (1, 2, 9, 40):
+            frozen.move_to(f"2025-06-{4 + days:02d} 10:00:00" if days < 27 else "2025-07-14 10:00:00")
+            settle(cfg, time.time())
+    assert MemoryStore(cfg).entries("user") == [] and MemoryStore(cfg).entries("memory") == []
+    assert not any(a == "promote" for _, a, _ in decisions(cfg))
 
 
 def test_finish_applies_the_defaults_now(cfg, tacit_env):
     three_captures(cfg)
+    capture_phrased(cfg, time.time())
     proc = subprocess.run([sys.executable, "-m", "tacit.cli", "review", "--finish"], env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     result = json.loads(proc.stdout)
     assert proc.returncode == 0 and len(result["promoted"]) == 1 and len(result["discarded"]) == 1
-    assert MemoryStore(cfg).entries("user") == [HIGH]
+    assert MemoryStore(cfg).entries("user") == [PHRASED]
 
 
 def test_a_threshold_above_high_keeps_everything_waiting(cfg):
     three_captures(cfg)
-    strict = cfg.with_settings(importance_threshold=0.99)
-    with Ledger(cfg) as led:
-        result = review.settle_past_days(led, strict, time.time(), include_today=True)
+    capture_phrased(cfg, time.time())
+    result = settle(cfg.with_settings(importance_threshold=0.99), time.time(), include_today=True)
     assert result["promoted"] == [] and MemoryStore(cfg).entries("user") == []
 
 
 # ---------------------------------------------------------------------------
 # Triggers
 # ---------------------------------------------------------------------------
-def notices(effects):
-    return [e.text for e in effects if isinstance(e, Notify) and e.text.startswith("Memory review")]
+def notices(result):
+    return [n for n in result.notices if n.startswith("Memory review")]
 
 
 def test_the_first_event_at_review_time_offers_the_review_once(cfg):
@@ -240,9 +276,8 @@ def test_no_notice_when_nothing_was_noted_today(cfg):
 @pytest.mark.parametrize("text", ["review", "let's review today's memories", "复盘", "/memory-review"])
 def test_asking_for_the_review_injects_it_for_the_agent(cfg, text):
     three_captures(cfg)
-    effects = say(engine(cfg), text)
-    [block] = [e for e in effects if isinstance(e, InjectContext) and e.scope == "prompt"
-               and e.text.startswith("<memory-review>")]
+    result = say(engine(cfg), text)
+    [block] = [i for i in result.context if i.text.startswith("<memory-review>")]
     assert "tacit review --keep" in block.text and HIGH in block.text and LOW in block.text
     with Ledger(cfg) as led, led.read() as conn:
         assert conn.execute("SELECT trigger FROM importance_reviews").fetchall() == [("request",)]
@@ -251,8 +286,8 @@ def test_asking_for_the_review_injects_it_for_the_agent(cfg, text):
 
 
 def test_review_this_function_is_not_a_review_request(cfg):
-    effects = say(engine(cfg), "review this function for bugs")
-    assert not any(isinstance(e, InjectContext) and "<memory-review>" in e.text for e in effects)
+    result = say(engine(cfg), "review this function for bugs")
+    assert not any("<memory-review>" in i.text for i in result.context)
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +327,8 @@ def test_memory_review_is_what_hosts_show(cfg):
     result = review.memory_review(cfg, trigger="command")
     assert isinstance(result["text"], str) and result["text"].startswith("Memory review")
     # showing it counts as the nightly offer for today
-    assert not importance.review_due(cfg.with_settings(review_time="00:00"), time.time())
+    with Ledger(cfg) as led, led.read() as conn:
+        assert not review.review_due(conn, cfg.with_settings(review_time="00:00"), time.time())
 
 
 def test_a_full_memory_file_keeps_the_note_confirmed_and_retries_once_a_day(cfg):
@@ -304,23 +340,21 @@ def test_a_full_memory_file_keeps_the_note_confirmed_and_retries_once_a_day(cfg)
         result = review.decide(small, keep=[note["id"]])
         assert not result["success"] and "refused" in result["error"]
         assert rows(small)[long_pref]["status"] == "confirmed" and MemoryStore(cfg).entries("user") == []
-        with Ledger(small) as led:
-            first = review.settle_past_days(led, small, time.time())
-            again = review.settle_past_days(led, small, time.time() + 60)
+        first = settle(small, time.time())
+        again = settle(small, time.time() + 60)
         assert first["failed"] == [note["key"]] and again["failed"] == []  # once a day, not every beat
         frozen.move_to("2025-06-05 10:00:00")
-        with Ledger(cfg) as led:  # room again (default limit): the next day's retry applies it
-            assert review.settle_past_days(led, cfg, time.time())["promoted"] == [note["key"]]
+        # room again (default limit): the next day's retry applies it
+        assert settle(cfg, time.time())["promoted"] == [note["key"]]
     assert MemoryStore(cfg).entries("user") == [long_pref]
 
 
 def test_promotions_per_settlement_are_capped(cfg, monkeypatch):
     monkeypatch.setattr(review, "MAX_PROMOTIONS", 2)
-    eng = engine(cfg)
-    for text in ("I prefer tabs over spaces.", "Always use pnpm, never npm.", "I hate trailing whitespace.",
-                 "I prefer small commits."):
-        say(eng, text)
-    with Ledger(cfg) as led:
-        first = review.settle_past_days(led, cfg, time.time(), include_today=True)
-        second = review.settle_past_days(led, cfg, time.time(), include_today=True)
+    with Ledger(cfg) as led, led.write() as conn:
+        for rule in ("Use tabs.", "Use pnpm, not npm.", "Never leave trailing whitespace.", "Make small commits."):
+            importance.capture(conn, cfg, Assessment("capture", category="preference", importance=0.95,
+                                                     content=rule, phrased=True), session_id="s", now=time.time())
+    first = settle(cfg, time.time(), include_today=True)
+    second = settle(cfg, time.time(), include_today=True)
     assert len(first["promoted"]) == 2 and len(second["promoted"]) == 2

@@ -1,14 +1,16 @@
-"""``tacit habits`` — tool and command sequences mined from action events.
+"""``tacit habits`` — tool and command sequences, counted as they happen.
 
     tacit habits list [--json]               habits, by confidence
     tacit habits suggest --current ACTION    what usually follows ACTION
                                              (weight ≥ 0.8, seen ≥ 5 times)
     tacit habits status [--json]             events, habits, and emerging patterns
                                              with a progress bar toward the threshold
-    tacit habits clear                       delete action events and mined patterns
+    tacit habits rebuild                     recount from the action events with the
+                                             current settings (after changing the window)
+    tacit habits clear                       delete action events and counted patterns
 
-``list`` and ``status`` mine first (every event in the retention window);
-``suggest`` re-mines only when the last mining is older than 15 minutes.
+The counters are kept up to date by every tool call and command
+(``tacit.learn.observe``): nothing here mines.
 """
 
 from __future__ import annotations
@@ -16,46 +18,42 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit
+from tacit.learn import habits
+from tacit.learn.observe import clear_habits, habit_status, list_habits, rebuild_habits, suggest
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("habits", help="tool and command habits: list, suggest, status, clear")
+    p = subparsers.add_parser("habits", help="tool and command habits: list, suggest, status, rebuild, clear")
     sub = p.add_subparsers(dest="habits_command", metavar="ACTION", required=True)
-
-    s = sub.add_parser("list", help="mined habits")
+    s = sub.add_parser("list", help="habits")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_list)
-
     s = sub.add_parser("suggest", help="what usually follows the current action")
     s.add_argument("--current", required=True, help="an action: a tool (Edit, Bash:pytest) or /command")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_suggest)
-
     s = sub.add_parser("status", help="events, habits and emerging patterns")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_status)
-
-    s = sub.add_parser("clear", help="delete all action events and mined habits")
+    s = sub.add_parser("rebuild", help="recount habits from the action events with the current settings")
+    s.set_defaults(func=_rebuild)
+    s = sub.add_parser("clear", help="delete all action events and counted habits")
     s.set_defaults(func=_clear)
 
 
-def _run(cfg, work) -> int:
-    from tacit.stores.ledger import Ledger, LedgerUnavailable
-
+def _run(cfg, work, *, write: bool = False) -> int:
     try:
-        with Ledger(cfg) as ledger:
-            return work(ledger)
+        with Ledger(cfg) as ledger, (ledger.write() if write else ledger.read()) as conn:
+            return work(conn)
     except LedgerUnavailable as exc:
         sys.stderr.write(f"tacit habits: learning ledger unavailable ({exc})\n")
         return 1
 
 
 def _list(args, cfg) -> int:
-    from tacit.learn import habits
-
-    def work(ledger):
-        habits.mine(ledger, cfg)
-        found = habits.list_habits(ledger)
+    def work(conn):
+        found = list_habits(conn, cfg)
         if args.json:
             emit({"success": True, "habits": found})
         else:
@@ -66,11 +64,8 @@ def _list(args, cfg) -> int:
 
 
 def _suggest(args, cfg) -> int:
-    from tacit.learn import habits
-
-    def work(ledger):
-        habits.mine_if_stale(ledger, cfg)
-        found = habits.suggest(ledger, args.current)
+    def work(conn):
+        found = suggest(conn, cfg, args.current)
         if args.json:
             emit({"success": True, "current": args.current, "suggestions": found})
         else:
@@ -81,11 +76,8 @@ def _suggest(args, cfg) -> int:
 
 
 def _status(args, cfg) -> int:
-    from tacit.learn import habits
-
-    def work(ledger):
-        habits.mine(ledger, cfg)
-        info = habits.status(ledger, cfg)
+    def work(conn):
+        info = habit_status(conn, cfg)
         if args.json:
             emit({"success": True, **info})
         else:
@@ -95,11 +87,9 @@ def _status(args, cfg) -> int:
     return _run(cfg, work)
 
 
+def _rebuild(args, cfg) -> int:
+    return _run(cfg, lambda conn: emit(rebuild_habits(conn, cfg)) or 0, write=True)
+
+
 def _clear(args, cfg) -> int:
-    from tacit.learn import habits
-
-    def work(ledger):
-        emit(habits.clear(ledger))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit(clear_habits(conn)) or 0, write=True)

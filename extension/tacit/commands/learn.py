@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit
+from tacit.learn.replay import replay
 
 HOSTS = ("claude-code", "hermes", "pi", "codex")
 _KIND_LABEL = {"correction": "correction save", "review": "background review",
@@ -57,8 +58,6 @@ def _progress_printer(stream):
 
 
 def _learn(args, cfg) -> int:
-    from tacit.learn.replay import replay
-
     progress = None
     if not args.no_progress and sys.stderr.isatty():
         progress = _progress_printer(sys.stderr)
@@ -169,9 +168,10 @@ def format_report(report: dict) -> str:
             parts.append(_plural(n, word, "flushes" if word == "flush" else None))
     out.append("Summary: " + ", ".join(parts) + ".")
     if dry:
-        out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: corrections are "
-                   "saved to USER.md (verbatim, or summarised by a child agent with --host "
-                   "claude-code|hermes|pi); reviews, skill extractions and flushes need that agent.")
+        out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: a correction is "
+                   "saved to USER.md by a child agent (--host claude-code|hermes|pi|codex), or without one "
+                   "only as a rule tacit can phrase exactly (\"Use pnpm, not npm.\"); reviews, skill "
+                   "extractions and flushes need that agent.")
     else:
         added = report.get("added", {})
         for target, name in (("user", "USER.md"), ("memory", "MEMORY.md")):

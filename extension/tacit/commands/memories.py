@@ -15,6 +15,8 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit, exit_code, read_text_arg
+from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
+from tacit.stores.ledger import LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
@@ -22,11 +24,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_show)
     sub = p.add_subparsers(dest="memories_command", metavar="ACTION")
-
     f = sub.add_parser("forget", help="revert a learned memory and never propose it again")
     f.add_argument("key", help="the memory's key (see tacit memories)")
     f.set_defaults(func=_forget)
-
     t = sub.add_parser("teach", help="store an explicit memory (confidence 100, confirmed)")
     t.add_argument("text", help="the memory, or - to read it from stdin")
     t.add_argument("--target", choices=["memory", "user"], default="memory",
@@ -40,9 +40,6 @@ def _unavailable(exc) -> int:
 
 
 def _show(args, cfg) -> int:
-    from tacit.learn.lifecycle import list_memories, render_memories
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
         memories = list_memories(cfg)
     except LedgerUnavailable as exc:
@@ -56,9 +53,6 @@ def _show(args, cfg) -> int:
 
 
 def _forget(args, cfg) -> int:
-    from tacit.learn.lifecycle import forget
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
         result = forget(cfg, args.key)
     except LedgerUnavailable as exc:
@@ -68,9 +62,6 @@ def _forget(args, cfg) -> int:
 
 
 def _teach(args, cfg) -> int:
-    from tacit.learn.lifecycle import teach
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
         result = teach(cfg, read_text_arg(args.text), target=args.target)
     except LedgerUnavailable as exc:

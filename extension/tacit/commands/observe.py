@@ -5,10 +5,11 @@
 
 Prints the one-time "Memory adapted: …" notification on stdout when this run
 created an adaptation, and nothing otherwise — the caller appends stdout to
-its own output. Bad input (invalid JSON, a non-boolean ``user_edited``, an
-hour outside 0–23) is a usage error (exit 2, message on stderr, nothing
-stored). A locked or corrupt ledger never fails the caller: the run is
-skipped, logged, and the exit code is still 0.
+its own output (so the notice is not queued for a host as well). Bad input
+(invalid JSON, a non-boolean ``user_edited``, an hour outside 0–23) is a
+usage error (exit 2, message on stderr, nothing stored). A locked or corrupt
+ledger never fails the caller: the run is skipped, logged, and the exit code
+is still 0.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import read_text_arg
+from tacit.learn.observe import record_observation
+from tacit.learn.patterns import ObservationError
+from tacit.log import log
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
@@ -30,32 +35,21 @@ def add_parser(subparsers) -> None:
 
 
 def _observe(args, cfg) -> int:
-    from tacit.learn.lifecycle import mark_delivered
-    from tacit.learn.patterns import ObservationError, record_observation
-    from tacit.stores.ledger import Ledger, LedgerUnavailable
-
     if not cfg.learning_enabled:
         return 0
     context = read_text_arg(args.context)
     with Ledger(cfg) as ledger:
         try:
             result = record_observation(ledger, cfg, args.plugin, args.action, context,
-                                        session_id=args.session)
+                                        session_id=args.session, announce=False)
         except ObservationError as exc:
             sys.stderr.write(f"tacit observe: {exc}\n")
             return 2
         except LedgerUnavailable as exc:
-            from tacit.log import log
-
             log(cfg, "warning", "tacit observe", f"skipped: {exc}")
             sys.stderr.write(f"tacit observe: learning ledger unavailable, run not recorded ({exc})\n")
             return 0
-        for notice in result["notices"]:
-            sys.stdout.write(notice["text"] + "\n")
-        sys.stdout.flush()
-        if result["notices"]:
-            try:
-                mark_delivered(ledger, [n["id"] for n in result["notices"]])
-            except LedgerUnavailable:
-                pass  # shown now; at worst a host shows it once more
+    for notice in result["notices"]:
+        sys.stdout.write(notice["text"] + "\n")
+    sys.stdout.flush()
     return 0

@@ -16,8 +16,13 @@ unless ``--json``. The functions behind them live in ``tacit.learn.fixes``.
 from __future__ import annotations
 
 import sys
+import time
 
 from tacit.commands import emit, exit_code, read_text_arg
+from tacit.learn.fix_patterns import render_block, render_stats
+from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
+from tacit.stores import fix_patterns as store
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
@@ -56,15 +61,15 @@ def add_parser(subparsers) -> None:
     s.set_defaults(func=_stats)
 
 
-def _ledger(cfg):
-    from tacit.stores.ledger import Ledger
-
-    return Ledger(cfg)
-
-
 def _unavailable(exc) -> int:
     emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
     return 1
+
+
+def _with(cfg, work, *, write: bool = False):
+    """``work(conn)`` in one transaction; raises ``LedgerUnavailable``."""
+    with Ledger(cfg) as led, (led.write() if write else led.read()) as conn:
+        return work(conn)
 
 
 def _line(p: dict) -> str:
@@ -76,12 +81,8 @@ def _line(p: dict) -> str:
 
 
 def _list(args, cfg) -> int:
-    from tacit.learn.fixes import list_patterns
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
-        with _ledger(cfg) as led:
-            patterns = list_patterns(led, include_retired=args.all)
+        patterns = _with(cfg, lambda conn: store.listing(conn, include_retired=args.all))
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     if args.text:
@@ -93,12 +94,8 @@ def _list(args, cfg) -> int:
 
 
 def _show(args, cfg) -> int:
-    from tacit.learn.fixes import get_pattern
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
-        with _ledger(cfg) as led:
-            pattern = get_pattern(led, args.id)
+        pattern = _with(cfg, lambda conn: store.get(conn, args.id))
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     if pattern is None:
@@ -112,12 +109,8 @@ def _show(args, cfg) -> int:
 
 
 def _retire(args, cfg) -> int:
-    from tacit.learn.fixes import retire_pattern
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
-        with _ledger(cfg) as led:
-            result = retire_pattern(led, cfg, args.id, args.reason)
+        result = _with(cfg, lambda conn: retire_pattern(conn, args.id, args.reason), write=True)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     emit(result)
@@ -125,12 +118,8 @@ def _retire(args, cfg) -> int:
 
 
 def _delete(args, cfg) -> int:
-    from tacit.learn.fixes import delete_pattern
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
-        with _ledger(cfg) as led:
-            result = delete_pattern(led, cfg, args.id)
+        result = _with(cfg, lambda conn: delete_pattern(conn, args.id), write=True)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     emit(result)
@@ -138,19 +127,13 @@ def _delete(args, cfg) -> int:
 
 
 def _find(args, cfg) -> int:
-    import time
-
-    from tacit.learn.fixes import find_patterns, render_block
-    from tacit.stores.ledger import LedgerUnavailable
-
     text = read_text_arg(args.text)
     started = time.perf_counter()
     try:
-        with _ledger(cfg) as led, led.read() as conn:
-            if args.all:
-                matches = find_patterns(conn, text, cfg, limit=5, threshold=0.0, filters=False)
-            else:
-                matches = find_patterns(conn, text, cfg)
+        if args.all:
+            matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg, limit=5, threshold=0.0, filters=False))
+        else:
+            matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg))
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     emit({"success": True, "matches": [m.as_dict() for m in matches],
@@ -160,15 +143,9 @@ def _find(args, cfg) -> int:
 
 
 def _stats(args, cfg) -> int:
-    import time
-
-    from tacit.learn.fixes import render_stats, stats
-    from tacit.stores.ledger import LedgerUnavailable
-
     since = time.time() - args.days * 86400 if args.days else None
     try:
-        with _ledger(cfg) as led:
-            data = stats(led, since=since)
+        data = _with(cfg, lambda conn: stats(conn, since=since))
     except LedgerUnavailable as exc:
         if args.json:
             return _unavailable(exc)

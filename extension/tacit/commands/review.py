@@ -6,7 +6,7 @@
         keep (promote into USER.md/MEMORY.md now), drop (never noted again),
         edit (change the text; combine with --keep to promote it)
     tacit review --finish
-        apply the defaults now instead of tomorrow (high kept, low dropped)
+        apply the defaults now instead of tomorrow (high and phrased kept, low dropped)
     tacit review --history [--day D]
         the recorded decisions
 
@@ -17,7 +17,12 @@ The functions behind it live in ``tacit.learn.review``.
 
 from __future__ import annotations
 
-from tacit.commands import emit
+import datetime as dt
+import time
+
+from tacit.commands import emit, read_text_arg
+from tacit.learn.review import decide, decisions, memory_review, settle_past_days
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
@@ -36,8 +41,6 @@ def add_parser(subparsers) -> None:
 
 
 def _review(args, cfg) -> int:
-    from tacit.stores.ledger import LedgerUnavailable
-
     try:
         if args.keep or args.drop or args.edit:
             return _decide(args, cfg)
@@ -52,10 +55,6 @@ def _review(args, cfg) -> int:
 
 
 def _show(args, cfg) -> int:
-    import datetime as dt
-
-    from tacit.learn.review import memory_review
-
     if args.day:
         try:
             dt.date.fromisoformat(args.day)
@@ -71,9 +70,6 @@ def _show(args, cfg) -> int:
 
 
 def _decide(args, cfg) -> int:
-    from tacit.commands import read_text_arg
-    from tacit.learn.review import decide
-
     edits = [(ref, read_text_arg(text)) for ref, text in args.edit]
     result = decide(cfg, keep=args.keep, drop=args.drop, edits=edits)
     emit(result)
@@ -81,22 +77,14 @@ def _decide(args, cfg) -> int:
 
 
 def _finish(cfg) -> int:
-    import time
-
-    from tacit.learn.review import settle_past_days
-    from tacit.stores.ledger import Ledger
-
-    with Ledger(cfg) as led:
-        result = settle_past_days(led, cfg, time.time(), include_today=True)
+    with Ledger(cfg) as led, led.write() as conn:
+        result = settle_past_days(conn, cfg, time.time(), include_today=True)
     emit({"success": not result["failed"], **result})
     return 0 if not result["failed"] else 1
 
 
 def _history(args, cfg) -> int:
-    from tacit.learn.review import decisions
-    from tacit.stores.ledger import Ledger
-
-    with Ledger(cfg) as led:
-        rows = decisions(led, day=args.day)
+    with Ledger(cfg) as led, led.read() as conn:
+        rows = decisions(conn, day=args.day)
     emit({"success": True, "decisions": rows})
     return 0

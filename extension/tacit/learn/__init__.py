@@ -1,4 +1,14 @@
-"""Deterministic learners: usage patterns, habits, fix patterns, importance."""
+"""The learners: usage patterns, habits, fix patterns, importance captures.
+
+Each learner is a pure model (``patterns``, ``habits``, ``fix_patterns``,
+``captures``), its SQL in ``tacit.stores`` beside the ledger
+(``observations``, ``habits``, ``fix_patterns``, ``captures``; the shared
+lifecycle's ``candidates``), and a thin engine plugin that wires events to
+both (``observe``, ``fixes``, ``importance``). ``lifecycle`` moves every
+learner's candidate memories along; ``review`` settles importance captures;
+``retention`` says how long their evidence is kept; ``replay`` is ``tacit
+learn``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +17,9 @@ from tacit.stores.ledger import LedgerUnavailable
 
 
 def guarded(where: str, cfg, work):
-    """Run ``work()`` for a learner; learning never breaks the host. A locked or
-    unavailable ledger is a warning (skipped), anything else is logged with its
-    traceback. Returns what ``work`` returned, or None."""
+    """Run ``work()`` for a learner; learning never breaks the host. A busy
+    or unavailable ledger is a warning (skipped), anything else is logged
+    with its traceback. Returns what ``work`` returned, or None."""
     try:
         return work()
     except LedgerUnavailable as exc:

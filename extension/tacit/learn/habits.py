@@ -1,51 +1,51 @@
-"""Habits: repeated tool and command sequences, mined from action events.
+"""Habits: repeated tool and command sequences — the model, no SQL.
 
-Every ``tool_call`` and ``command`` event is appended to ``action_events``
-(session, action, time). Mining groups them by session, in time order, and
-counts consecutive steps:
+Every ``tool_result`` and ``command`` event is one *action* of its session
+(``Bash:pytest``, ``Edit``, ``/deploy``). Consecutive actions make patterns:
 
-- a **pair** A → B is two consecutive events of one session whose gap is at
-  most ``sequential_window_seconds`` (30) and whose actions differ (A → A is a
+- a **pair** A → B is two consecutive actions of one session whose gap is at
+  most ``sequential_window_seconds`` (30) and which differ (A → A is a
   repetition, not a sequence);
-- a **trigram** A → B → C is three events that are *actually* consecutive,
+- a **trigram** A → B → C is three actions that are *actually* consecutive,
   both gaps within the window, no adjacent repeats, and A ≠ C (A → B → A is a
-  back-and-forth, skipped). Trigrams are never stitched together from two
-  pairs seen in different places;
+  back-and-forth). Trigrams are never stitched together from two pairs seen
+  in different places;
 - a pattern seen at least ``habit_min_frequency`` (3) times is a **habit**;
   below that it is **emerging** (``tacit habits status`` shows the progress).
 
 Design decisions
-- **Confidence is a proportion.** sessions containing the pattern ÷ sessions
-  considered, where the sessions considered are those in which the pattern's
-  first action ran (the sessions where it *could* have happened) — so it is
-  always within 0..1 and reads as "after A, how often B follows". The same
-  number is the suggestion weight: ``suggest`` needs weight ≥ 0.8 and count ≥ 5.
-- **Mining recomputes, it never accumulates.** Each run reads every event in
-  the retention window (no "first N" cut-off) from a read snapshot, derives
-  the table from scratch and swaps it in one short write transaction:
-  re-running adds nothing twice, and learners writing meanwhile never wait
-  for the mining.
-  Events older than ``habit_retention_days`` (60) are pruned first, and by the
-  ledger's daily maintenance.
-- **Action names carry the program for shell tools** (``Bash:pytest``,
-  ``Bash:git``): "Bash → Bash" says nothing, "git → pytest" does. Commands
-  are ``/name``. Only the program is kept, never the command line (it may
-  hold secrets).
-- **A habit can become a workflow memory.** A suggestion-grade habit with at
-  least one slash command in it is proposed to the shared lifecycle under the
-  same key as rule 4 (``workflow-seq-…``), with one reinforcement per mining
-  run that saw a new session. Tool-only habits stay habits: they describe how
-  the agent works, and ``suggest`` serves them.
+- **Counted as events arrive, never re-mined.** ``completed`` says which
+  patterns one new action completes, given the session's previous two; the
+  ledger adds them to per-pattern counters (``tacit.stores.habits``). One
+  action costs a few index lookups whatever the history, so a replay of a
+  long history is linear (the earlier miner re-read every event at each turn
+  end). ``mine_events`` is the same rule over a whole ordered list: the
+  reference the counters are tested against, and what ``rebuild`` recounts
+  with after the window setting changes.
+- **Confidence is a proportion**: sessions containing the pattern ÷ sessions
+  in which its first action ran (the sessions where it *could* have
+  happened), so it is within 0..1 and reads "after A, how often B follows".
+  The same number is the suggestion weight: ``suggest`` needs weight ≥ 0.8
+  and count ≥ 5.
+- **Action names carry the program for shell tools** (``Bash:git``): "Bash →
+  Bash" says nothing. Only the program is kept, never the command line (it
+  may hold secrets).
+- **A command habit can become a workflow memory**: a suggestion-grade habit
+  with a slash command in it is proposed to the shared lifecycle under rule
+  4's key (``workflow-seq-…``), one reinforcement per new session. Tool-only
+  habits describe how the agent works and stay habits.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import time
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
 
 SUGGEST_MIN_WEIGHT = 0.8
 SUGGEST_MIN_COUNT = 5
-STALE_AFTER_SECONDS = 900.0  # turn_end re-mines at most this often
 ARROW = " → "
 
 SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "execute_command",
@@ -53,24 +53,29 @@ SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "exec
 _SKIP_PREFIXES = ("sudo", "env", "time", "nice", "nohup", "command", "exec")
 _SETUP_COMMANDS = ("cd", "pushd", "popd", "export", "source", ".", "set", "unset")
 _SEPARATORS = ("&&", "||", ";", "|")
+MAX_COMMAND_CHARS = 2000  # a shell line is parsed by its head: bounded work on pasted scripts
 
 
 # ---------------------------------------------------------------------------
-# Action events
+# Actions
 # ---------------------------------------------------------------------------
-def shell_program(command) -> str | None:
-    """The program a shell command line runs: ``FOO=1 sudo git push`` → ``git``,
-    ``cd src && make`` → ``make`` (navigation and env set-up are skipped)."""
+def shell_words(command) -> list[str]:
+    """A command line split like a shell would (falls back to whitespace)."""
     if not isinstance(command, str):
-        return None
-    import shlex
-
+        return []
+    command = command[:MAX_COMMAND_CHARS]
     try:
-        words = shlex.split(command, comments=False)
+        return shlex.split(command, comments=False)
     except ValueError:
-        words = command.split()
+        return command.split()
+
+
+def shell_program(command, words: list[str] | None = None) -> str | None:
+    """The program a shell command line runs: ``FOO=1 sudo git push`` → ``git``,
+    ``cd src && make`` → ``make`` (navigation and env set-up are skipped).
+    ``words``: the line already split by ``shell_words``."""
     skipping_segment = False
-    for word in words:
+    for word in shell_words(command) if words is None else words:
         if word in _SEPARATORS:
             skipping_segment = False
             continue
@@ -88,239 +93,149 @@ def shell_program(command) -> str | None:
     return None
 
 
-def action_for_tool(name: str, args=None) -> str:
+def action_for_tool(name, args=None, *, program: str | None = None) -> str:
+    """``Bash:git`` for a shell tool (``program``: already found), else the tool's name."""
     name = str(name or "tool")
-    if name.lower() in SHELL_TOOLS and isinstance(args, dict):
+    if program is None and name.lower() in SHELL_TOOLS and isinstance(args, dict):
         program = shell_program(args.get("command") or args.get("cmd"))
-        if program:
-            return f"{name}:{program}"
-    return name
+    return f"{name}:{program}" if program else name
 
 
-def action_for_command(name: str) -> str:
+def action_for_command(name) -> str:
     name = str(name or "").strip()
     return name if name.startswith("/") else "/" + name
 
 
-def record_action_in(conn, session_id: str, action: str, ts: float) -> None:
-    conn.execute("INSERT INTO action_events (session_id, action, ts) VALUES (?, ?, ?)",
-                 (str(session_id), str(action)[:200], float(ts)))
+# ---------------------------------------------------------------------------
+# Patterns completed by one action
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Step:
+    action: str
+    ts: float
 
 
-def record_action(ledger, session_id: str, action: str, ts: float | None = None) -> None:
-    with ledger.write() as conn:
-        record_action_in(conn, session_id, action, time.time() if ts is None else ts)
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    steps: tuple[str, ...]
+    gap: float  # the sum of its gaps
+    start: float
+    end: float
+
+    @property
+    def pattern(self) -> str:
+        return ARROW.join(self.steps)
 
 
-def prune_events(conn, cfg, now: float) -> int:
-    """Delete action events older than ``habit_retention_days``."""
-    cutoff = now - float(cfg.habit_retention_days) * 86400.0
-    return conn.execute("DELETE FROM action_events WHERE ts < ?", (cutoff,)).rowcount
+def completed(previous: Sequence[Step], current: Step, window: float) -> list[Occurrence]:
+    """The pair and trigram ``current`` completes after ``previous`` (the
+    session's earlier actions, oldest first; only the last two matter)."""
+    if not previous:
+        return []
+    last = previous[-1]
+    gap = current.ts - last.ts
+    if not (0 <= gap <= window and last.action != current.action):
+        return []
+    out = [Occurrence((last.action, current.action), gap, last.ts, current.ts)]
+    if len(previous) > 1:
+        before = previous[-2]
+        gap0 = last.ts - before.ts
+        if 0 <= gap0 <= window and before.action != last.action and before.action != current.action:
+            out.append(Occurrence((before.action, last.action, current.action), gap0 + gap, before.ts,
+                                  current.ts))
+    return out
 
 
 # ---------------------------------------------------------------------------
-# Mining (a pure function over time-ordered events, then the table)
+# Habits as read
 # ---------------------------------------------------------------------------
-class _Stat:
-    __slots__ = ("count", "first", "gap_sum", "last", "sessions", "steps")
+@dataclass(frozen=True, slots=True)
+class Habit:
+    pattern: str
+    steps: tuple[str, ...]
+    length: int
+    count: int
+    sessions: int
+    sessions_considered: int
+    confidence: float
+    avg_gap: float
+    first_seen: float
+    last_seen: float
+    status: str  # habit | emerging
 
-    def __init__(self, steps):
-        self.steps, self.count, self.sessions = steps, 0, {}
-        self.gap_sum, self.first, self.last = 0.0, None, None
-
-    def add(self, session, gap, start, end):
-        self.count += 1
-        self.gap_sum += gap
-        self.sessions[session] = max(end, self.sessions.get(session, end))
-        self.first = start if self.first is None else min(self.first, start)
-        self.last = end if self.last is None else max(self.last, end)
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["steps"] = list(self.steps)
+        data["confidence"] = round(self.confidence, 3)
+        data["avg_gap"] = round(self.avg_gap, 1)
+        return data
 
 
+def make_habit(steps, count: int, gap_sum: float, sessions: int, considered: int, first_seen: float,
+               last_seen: float, min_frequency: int) -> Habit:
+    steps = tuple(steps)
+    considered = max(1, considered, sessions)
+    return Habit(ARROW.join(steps), steps, len(steps), count, sessions, considered,
+                 min(1.0, sessions / considered), gap_sum / count if count else 0.0, first_seen, last_seen,
+                 "habit" if count >= min_frequency else "emerging")
+
+
+def suggestion_grade(habit: Habit) -> bool:
+    return (habit.status == "habit" and habit.confidence >= SUGGEST_MIN_WEIGHT
+            and habit.count >= SUGGEST_MIN_COUNT)
+
+
+def becomes_workflow(habit: Habit) -> bool:
+    """A suggestion-grade habit with a slash command in it."""
+    return suggestion_grade(habit) and any(s.startswith("/") for s in habit.steps)
+
+
+def order(habits: Iterable[Habit]) -> list[Habit]:
+    return sorted(habits, key=lambda h: (-h.confidence, -h.count, h.pattern))
+
+
+def suggestions(habits: Iterable[Habit], current: str) -> list[dict]:
+    """What usually follows ``current`` (case-insensitive)."""
+    current = str(current or "").strip().lower()
+    return [{"current": h.steps[0], "next": h.steps[1], "then": list(h.steps[2:]), "pattern": h.pattern,
+             "weight": round(h.confidence, 3), "count": h.count}
+            for h in order(habits) if suggestion_grade(h) and h.steps[0].lower() == current]
+
+
+# ---------------------------------------------------------------------------
+# The reference: the same rule over a whole, ordered event list
+# ---------------------------------------------------------------------------
 def mine_events(events, window: float, min_frequency: int) -> list[dict]:
-    """Mine ``events`` — an iterable of ``(session_id, action, ts)`` ordered by
-    session then time — into pattern dicts (habits and emerging)."""
-    stats: dict[tuple, _Stat] = {}
+    """Mine ``(session_id, action, ts)`` rows ordered by session then time
+    into pattern dicts (habits and emerging), most frequent first."""
+    stats: dict[tuple, list] = {}  # steps -> [count, gap_sum, first, last, {session: last}]
     sessions_with_action: dict[str, set] = {}
-    current, prev1, prev2 = object(), None, None  # prev1 = last event, prev2 = one before
-
-    def stat(steps):
-        found = stats.get(steps)
-        if found is None:
-            found = stats[steps] = _Stat(steps)
-        return found
-
+    current, previous = object(), []
     for session, action, ts in events:
         if session != current:
-            current, prev1, prev2 = session, None, None
+            current, previous = session, []
         sessions_with_action.setdefault(action, set()).add(session)
-        if prev1 is not None:
-            a1, t1 = prev1
-            gap = ts - t1
-            if 0 <= gap <= window and a1 != action:
-                stat((a1, action)).add(session, gap, t1, ts)
-                if prev2 is not None:
-                    a0, t0 = prev2
-                    gap0 = t1 - t0
-                    if 0 <= gap0 <= window and a0 != a1 and a0 != action:
-                        stat((a0, a1, action)).add(session, gap0 + gap, t0, ts)
-        prev2, prev1 = prev1, (action, ts)
-
+        step_now = Step(action, ts)
+        for occ in completed(previous, step_now, window):
+            s = stats.setdefault(occ.steps, [0, 0.0, occ.start, occ.end, {}])
+            s[0] += 1
+            s[1] += occ.gap
+            s[2], s[3] = min(s[2], occ.start), max(s[3], occ.end)
+            s[4][session] = max(occ.end, s[4].get(session, occ.end))
+        previous = [*previous[-1:], step_now]
     out = []
-    for steps, s in stats.items():
-        considered = len(sessions_with_action.get(steps[0], ())) or 1
-        containing = len(s.sessions)
-        latest_session = max(s.sessions.items(), key=lambda kv: kv[1])[0]
-        out.append({
-            "pattern": ARROW.join(steps), "steps": list(steps), "length": len(steps),
-            "count": s.count, "sessions": containing, "sessions_considered": considered,
-            "confidence": min(1.0, containing / considered),
-            "avg_gap": s.gap_sum / s.count, "first_seen": s.first, "last_seen": s.last,
-            "status": "habit" if s.count >= min_frequency else "emerging",
-            "session_ids": sorted(s.sessions), "latest_session": latest_session,
-        })
+    for steps, (count, gap_sum, first, last, sessions) in stats.items():
+        habit = make_habit(steps, count, gap_sum, len(sessions), len(sessions_with_action.get(steps[0], ())),
+                           first, last, min_frequency)
+        out.append({**habit.as_dict(), "confidence": habit.confidence, "avg_gap": habit.avg_gap,
+                    "session_ids": sorted(sessions)})
     out.sort(key=lambda p: (-p["count"], p["pattern"]))
     return out
 
 
-def _iter_events(conn, since: float, batch: int = 5000):
-    cur = conn.execute("SELECT session_id, action, ts FROM action_events WHERE ts >= ? "
-                       "ORDER BY session_id, ts, id", (since,))
-    while True:
-        rows = cur.fetchmany(batch)
-        if not rows:
-            return
-        yield from rows
-
-
-def mine(ledger, cfg, now: float | None = None) -> dict:
-    """Prune, mine every event in the retention window, replace the habits
-    table, and propose suggestion-grade command habits as workflow memories."""
-    import json
-
-    from tacit.stores.ledger import Ledger
-
-    now = time.time() if now is None else now
-    window = float(cfg.sequential_window_seconds)
-    min_frequency = int(cfg.habit_min_frequency)
-    with ledger.write() as conn:
-        pruned = prune_events(conn, cfg, now)
-    # Mine from a read snapshot: writers (the learners) are never held up
-    # while a large window is being mined; the table swap below is short.
-    since = now - float(cfg.habit_retention_days) * 86400.0
-    with ledger.read() as conn:
-        patterns = mine_events(_iter_events(conn, since), window, min_frequency)
-    with ledger.write() as conn:
-        conn.execute("DELETE FROM habits")
-        conn.executemany(
-            "INSERT INTO habits (pattern, steps, length, count, sessions, sessions_considered, "
-            "confidence, avg_gap, first_seen, last_seen, status, mined_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(p["pattern"], json.dumps(p["steps"], ensure_ascii=False), p["length"], p["count"],
-              p["sessions"], p["sessions_considered"], p["confidence"], p["avg_gap"],
-              p["first_seen"], p["last_seen"], p["status"], now) for p in patterns])
-        Ledger.meta_set(conn, "habits_mined_at", now)
-    proposals = _workflow_proposals(patterns)
-    promoted = {"created": [], "reinforced": [], "notices": []}
-    if proposals:
-        from tacit.learn.lifecycle import submit
-
-        promoted = submit(ledger, cfg, proposals, now)
-    habits = [p for p in patterns if p["status"] == "habit"]
-    return {"success": True, "pruned": pruned, "patterns": len(patterns), "habits": len(habits),
-            "emerging": len(patterns) - len(habits), "memories_created": promoted["created"],
-            "memories_reinforced": promoted["reinforced"],
-            "notices": [n["text"] for n in promoted["notices"]]}
-
-
-def _workflow_proposals(patterns) -> list:
-    from tacit.learn.patterns import workflow_key, workflow_proposal
-
-    out = []
-    for p in patterns:
-        if not (p["status"] == "habit" and p["confidence"] >= SUGGEST_MIN_WEIGHT
-                and p["count"] >= SUGGEST_MIN_COUNT and any(s.startswith("/") for s in p["steps"])):
-            continue
-        key = workflow_key(p["steps"])
-        latest = p["latest_session"]
-        out.append(workflow_proposal(
-            key, p["steps"], source="habits", ref=f"session:{latest}", session_key=latest,
-            evidence=[(f"session:{s}", s) for s in p["session_ids"][:50]], create=True))
-    return out
-
-
-def mine_if_stale(ledger, cfg, max_age: float = STALE_AFTER_SECONDS, now: float | None = None):
-    from tacit.stores.ledger import Ledger
-
-    now = time.time() if now is None else now
-    with ledger.read() as conn:
-        last = Ledger.meta_get(conn, "habits_mined_at")
-    if last is not None and now - float(last) < max_age:
-        return None
-    return mine(ledger, cfg, now)
-
-
 # ---------------------------------------------------------------------------
-# Reading: list, suggest, status, clear
+# Text
 # ---------------------------------------------------------------------------
-def _rows(conn, where: str = "", params=()) -> list[dict]:
-    import json
-
-    rows = conn.execute(
-        "SELECT pattern, steps, length, count, sessions, sessions_considered, confidence, "
-        f"avg_gap, first_seen, last_seen, status FROM habits {where} "
-        "ORDER BY confidence DESC, count DESC, pattern", params).fetchall()
-    return [{"pattern": r[0], "steps": json.loads(r[1]), "length": r[2], "count": r[3],
-             "sessions": r[4], "sessions_considered": r[5], "confidence": round(r[6], 3),
-             "avg_gap": round(r[7], 1), "first_seen": r[8], "last_seen": r[9], "status": r[10]}
-            for r in rows]
-
-
-def list_habits(ledger) -> list[dict]:
-    with ledger.read() as conn:
-        return _rows(conn, "WHERE status = 'habit'")
-
-
-def suggest(ledger, current: str) -> list[dict]:
-    """What usually follows ``current`` (case-insensitive), for habits with
-    weight ≥ 0.8 and count ≥ 5."""
-    current = str(current or "").strip()
-    with ledger.read() as conn:
-        rows = _rows(conn, "WHERE status = 'habit' AND confidence >= ? AND count >= ?",
-                     (SUGGEST_MIN_WEIGHT, SUGGEST_MIN_COUNT))
-    out = []
-    for h in rows:
-        if h["steps"][0].lower() == current.lower():
-            out.append({"current": h["steps"][0], "next": h["steps"][1], "then": h["steps"][2:],
-                        "pattern": h["pattern"], "weight": h["confidence"], "count": h["count"]})
-    return out
-
-
-def status(ledger, cfg) -> dict:
-    with ledger.read() as conn:
-        events, sessions, oldest = conn.execute(
-            "SELECT count(*), count(DISTINCT session_id), min(ts) FROM action_events").fetchone()
-        from tacit.stores.ledger import Ledger
-
-        mined_at = Ledger.meta_get(conn, "habits_mined_at")
-        habits = _rows(conn, "WHERE status = 'habit'")
-        emerging = _rows(conn, "WHERE status = 'emerging'")
-    emerging.sort(key=lambda h: (-h["count"], h["pattern"]))
-    return {"events": events, "sessions": sessions, "oldest_event": oldest,
-            "mined_at": float(mined_at) if mined_at else None,
-            "window_seconds": cfg.sequential_window_seconds,
-            "min_frequency": cfg.habit_min_frequency, "retention_days": cfg.habit_retention_days,
-            "habits": habits, "emerging": emerging}
-
-
-def clear(ledger) -> dict:
-    with ledger.write() as conn:
-        events = conn.execute("DELETE FROM action_events").rowcount
-        habits = conn.execute("DELETE FROM habits").rowcount
-        conn.execute("DELETE FROM ledger_meta WHERE key = 'habits_mined_at'")
-    return {"success": True, "events_deleted": events, "habits_deleted": habits,
-            "message": f"Cleared {events} action events and {habits} mined patterns."}
-
-
 def progress_bar(count: int, threshold: int, width: int = 10) -> str:
     threshold = max(1, int(threshold))
     filled = min(width, round(width * count / threshold))
@@ -340,11 +255,11 @@ def render_list(habits: list[dict]) -> str:
 
 
 def render_status(info: dict, limit: int = 15) -> str:
-    mined = (time.strftime("%Y-%m-%d %H:%M", time.localtime(info["mined_at"]))
-             if info["mined_at"] else "never")
-    summary = (f"{info['events']:,} action events in {info['sessions']:,} sessions "
+    oldest = (time.strftime("%Y-%m-%d", time.localtime(info["oldest_event"]))
+              if info.get("oldest_event") else "none")
+    summary = (f"{info['events']:,} action events in {info['sessions']:,} sessions since {oldest} "
                f"(last {info['retention_days']} days; pairs within {info['window_seconds']}s; "
-               f"a habit needs {info['min_frequency']}). Last mined: {mined}.")
+               f"a habit needs {info['min_frequency']}). Counted as they happen.")
     lines = [summary, f"Habits: {len(info['habits'])}"]
     for h in info["habits"][:limit]:
         lines.append(f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}")
@@ -357,11 +272,11 @@ def render_status(info: dict, limit: int = 15) -> str:
     return "\n".join(lines)
 
 
-def render_suggestions(current: str, suggestions: list[dict]) -> str:
-    if not suggestions:
+def render_suggestions(current: str, found: list[dict]) -> str:
+    if not found:
         return f"No suggestion after {current} yet."
     lines = []
-    for s in suggestions:
+    for s in found:
         then = "".join(f" then {t}" for t in s["then"])
         lines.append(f"After {s['current']} you usually run {s['next']}{then} "
                      f"(weight {s['weight']:.2f}, seen {s['count']}×).")

@@ -1,12 +1,17 @@
-"""The learner plugin: engine events → observations and habit action events.
+"""The tool-call learner: ``tool_result`` and ``command`` events → observations and habits.
 
-``register(engine)`` subscribes background handlers (never a delay to the
-turn): every ``tool_call`` and ``command`` becomes one observation (run
-through the five usage-pattern rules) and one habit action event; habits are
-re-mined at a turn end when the last mining is older than 15 minutes, and at
-session end.
+``register(engine)`` subscribes two background handlers (never a delay to
+the turn): every ``tool_result`` and ``command`` becomes one observation (run
+through the five usage-pattern rules, ``tacit.learn.patterns``) and one habit
+action (``tacit.learn.habits``), in one write.
 
 Design decisions
+- **Exactly once under the engine's wrapper.** Both handlers are
+  non-idempotent background handlers: the engine runs each inside
+  ``ledger.write()`` with its applied-once marker, and every write here goes
+  through ``ctx.ledger`` on the handler's thread, nested in that
+  transaction. An event retried after a crash is recorded once: one
+  observation, one action event, one reinforcement.
 - **What an automatic observation holds.** plugin = the tool name or
   ``/command``; action = ``tool_call`` | ``command``; context = ``run_hour``,
   ``ok``, and the entities tacit can see without reading content: the project
@@ -14,22 +19,31 @@ Design decisions
   command ran, and a package it installed. The primary entity is the most
   specific one (package > file > command > project). Never the command line,
   arguments or file contents: they may hold secrets.
-- **Never in the way.** A locked ledger (busy beyond its timeout) or a
-  corrupt one (moved aside and recreated by the Ledger) is logged and the
-  event skipped; nothing is raised into the engine. With ``learning_enabled``
-  off, nothing is recorded.
-- **Time is the event's.** Journal replays (hook hosts) happen later than the
-  events, so observations and action events carry ``event.ts``.
-- **Notices wait in the ledger.** "Memory adapted: …" created here is stored
-  undelivered (background effects cannot reach the user); a host shows it at
-  its next foreground point with ``tacit.learn.lifecycle.take_notices``.
+- **Habits are counted here, not mined later**: the action's completed
+  patterns update the counters at once (``tacit.stores.habits``), so there is
+  no mining pass at turn end and a replay stays linear.
+- **Time is the event's.** Observations and actions carry ``event.ts``
+  (a replayed history keeps its own time).
+- **Never in the way.** A busy or corrupt ledger is logged and the event
+  skipped (``guarded``); with ``learning_enabled`` off nothing is recorded.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import time
+from dataclasses import dataclass, field, replace
+
+from tacit.learn import guarded, habits, lifecycle, patterns
+from tacit.learn.habits import Step
+from tacit.learn.patterns import Observation, make_observation
+from tacit.stores import habits as habit_store
+from tacit.stores import observations
+from tacit.stores.observations import RuleEvidence
 
 PLUGIN_NAME = "tacit.learn.observe"
+WORKFLOW_EVIDENCE = 50
 
 _FILE_ARGS = ("file_path", "path", "notebook_path", "filename", "file")
 _INSTALLERS = {
@@ -42,29 +56,21 @@ _INSTALLERS = {
 _OPTIONS_WITH_VALUE = {"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i",
                        "--index-url", "--extra-index-url", "-t", "--target", "--prefix",
                        "--registry", "-f", "--find-links"}
+_VERSION_SPEC = re.compile(r"[=<>!~\[;]")
 
 
 def register(engine) -> None:
-    engine.on("tool_result", on_tool_call, name="learn.observe.tool_call", background=True)
+    engine.on("tool_result", on_tool_result, name="learn.observe.tool_result", background=True)
     engine.on("command", on_command, name="learn.observe.command", background=True)
-    engine.on("turn_end", on_turn_end, name="learn.habits.mine", background=True, idempotent=True)
-    engine.on("session_shutdown", on_session_shutdown, name="learn.habits.mine_final",
-              background=True, idempotent=True)
 
 
 # ---------------------------------------------------------------------------
 # Entities tacit can see
 # ---------------------------------------------------------------------------
-def installed_package(command) -> str | None:
-    """``pip install -U requests==2.0`` → ``requests`` (first package only)."""
-    if not isinstance(command, str):
-        return None
-    import shlex
-
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+def installed_package(command, words: list[str] | None = None) -> str | None:
+    """``pip install -U requests==2.0`` → ``requests`` (first package only).
+    ``words``: the line already split by ``habits.shell_words``."""
+    words = habits.shell_words(command) if words is None else words
     for i, word in enumerate(words):
         verbs = _INSTALLERS.get(os.path.basename(word))
         if not verbs:
@@ -87,9 +93,7 @@ def installed_package(command) -> str | None:
             if (arg.startswith("-") or arg == "." or ("/" in arg and not arg.startswith("@"))
                     or arg.endswith((".txt", ".toml", ".cfg", ".lock", ".json"))):
                 continue
-            import re
-
-            name = re.split(r"[=<>!~\[;]", arg, maxsplit=1)[0]
+            name = _VERSION_SPEC.split(arg, maxsplit=1)[0]
             if name.startswith("@"):  # npm scope: @scope/pkg@1.2
                 name = "@" + name[1:].split("@", 1)[0]
             else:
@@ -98,14 +102,17 @@ def installed_package(command) -> str | None:
     return None
 
 
+def _project(cwd) -> str | None:
+    return os.path.basename(os.path.normpath(str(cwd)))[:100] if cwd else None
+
+
 def tool_context(event) -> dict:
     """The context of an automatic tool-call observation."""
-    from tacit.learn.habits import SHELL_TOOLS, shell_program
-
     args = event.args if isinstance(event.args, dict) else {}
     context: dict = {"ok": bool(event.ok)}
-    if event.cwd:
-        context["project"] = os.path.basename(os.path.normpath(str(event.cwd)))[:100]
+    project = _project(event.cwd)
+    if project:
+        context["project"] = project
     for name in _FILE_ARGS:
         value = args.get(name)
         if isinstance(value, str) and value.strip():
@@ -119,12 +126,13 @@ def tool_context(event) -> dict:
                     pass
             context["file"] = path[:200]
             break
-    if str(event.name).lower() in SHELL_TOOLS:
+    if str(event.name).lower() in habits.SHELL_TOOLS:
         command = args.get("command") or args.get("cmd")
-        program = shell_program(command)
+        words = habits.shell_words(command)  # split once: the program and the package come from it
+        program = habits.shell_program(command, words)
         if program:
             context["command"] = program
-        package = installed_package(command)
+        package = installed_package(command, words)
         if package:
             context["package"] = package
     for entity_type in ("package", "file", "command", "project"):
@@ -135,65 +143,189 @@ def tool_context(event) -> dict:
 
 
 # ---------------------------------------------------------------------------
-# Handlers
+# Recording (inside the caller's write transaction)
 # ---------------------------------------------------------------------------
-def _hour(ts: float) -> int:
-    import time
+@dataclass(slots=True)
+class Recorded:
+    """What one observation or action changed."""
 
-    return time.localtime(ts).tm_hour
+    observation_id: int | None = None
+    created: list = field(default_factory=list)
+    reinforced: list = field(default_factory=list)
+    notices: list = field(default_factory=list)  # [lifecycle.Applied]
+    deleted: list = field(default_factory=list)  # keys removed by the day's decay
+
+    @property
+    def applied(self) -> list[str]:
+        return [n.key for n in self.notices]
+
+    def add(self, changes: lifecycle.Changes, applied: list) -> None:
+        self.created += changes.created
+        self.reinforced += changes.reinforced
+        self.notices += applied
+
+    def as_dict(self) -> dict:
+        return {"observation_id": self.observation_id, "created": self.created, "reinforced": self.reinforced,
+                "applied": self.applied, "notices": [{"key": n.key, "text": n.text} for n in self.notices],
+                "deleted": self.deleted}
 
 
-def observe_event(ledger, cfg, event) -> dict | None:
-    """Record one ``tool_call`` or ``command`` event. Returns the
-    observation result, or None when the event is not learnable."""
-    from tacit.learn import habits, patterns
+def record(conn, cfg, obs: Observation, *, announce: bool = True) -> Recorded:
+    """Store one observation, run the day's maintenance if due and the five
+    rules, and apply what reached the threshold."""
+    out = Recorded(deleted=lifecycle.run_daily_if_due(conn, cfg, obs.at))
+    obs = replace(obs, id=observations.insert(conn, obs))
+    out.observation_id = obs.id
+    changes = lifecycle.advance(conn, patterns.evaluate(obs, RuleEvidence(conn)), obs.at)
+    out.add(changes, lifecycle.apply(conn, cfg, changes.to_apply, obs.at, announce=announce))
+    return out
 
+
+def record_observation(ledger, cfg, plugin, action, context=None, *, session_id=None, source="explicit",
+                       now: float | None = None, announce: bool = True) -> dict:
+    """``tacit observe``: validate (``ObservationError``), then ``record`` in
+    one write transaction. Returns ``Recorded.as_dict()``."""
+    obs = make_observation(plugin, action, context, session_id=session_id, source=source, now=now)
+    with ledger.write() as conn:
+        return record(conn, cfg, obs, announce=announce).as_dict()
+
+
+def record_action(conn, cfg, session_id: str, action: str, ts: float) -> Recorded:
+    """One habit action: store it, count the patterns it completes, and
+    propose suggestion-grade command habits as workflow memories."""
+    session_id, action = str(session_id), str(action)[:200]
+    previous = [Step(a, t) for a, t in habit_store.last_actions(conn, session_id)]
+    habit_store.insert_action(conn, session_id, action, ts)
+    out = Recorded()
+    proposals = []
+    for occurrence in habits.completed(previous, Step(action, ts), float(cfg.sequential_window_seconds)):
+        new_session = habit_store.count_occurrence(conn, session_id, occurrence)
+        # the proposal's evidence is the session: only a session new to the pattern can move it
+        if new_session and any(step.startswith("/") for step in occurrence.steps):
+            proposal = _workflow_proposal(conn, cfg, session_id, occurrence.pattern)
+            if proposal is not None:
+                proposals.append(proposal)
+    if proposals:
+        changes = lifecycle.advance(conn, proposals, ts)
+        out.add(changes, lifecycle.apply(conn, cfg, changes.to_apply, ts))
+    return out
+
+
+def _workflow_proposal(conn, cfg, session_id: str, pattern: str):
+    habit = _habit(habit_store.pattern_row(conn, pattern), cfg)
+    if habit is None or not habits.becomes_workflow(habit):
+        return None
+    sessions = habit_store.sessions_of(conn, pattern, WORKFLOW_EVIDENCE)
+    return patterns.workflow_proposal(
+        patterns.workflow_key(habit.steps), habit.steps, source="habits", ref=f"session:{session_id}",
+        session_key=session_id, evidence=[(f"session:{s}", s) for s in sessions], create=True)
+
+
+def observe_event(conn, cfg, event) -> Recorded | None:
+    """Record one ``tool_result`` or ``command`` event (observation + habit
+    action). None when the event is not learnable."""
     if event.kind == "tool_result":
         plugin, action, source = str(event.name or "tool"), "tool_call", "tool"
         context = tool_context(event)
-        habit_action = habits.action_for_tool(event.name, event.args)
+        habit_action = habits.action_for_tool(event.name, program=context.get("command") or "")
     elif event.kind == "command":
         plugin = habits.action_for_command(event.name)
         if plugin == "/":
             return None
         action, source, habit_action = "command", "command", plugin
-        context = {}
-        if event.cwd:
-            context["project"] = os.path.basename(os.path.normpath(str(event.cwd)))[:100]
+        project = _project(event.cwd)
+        context = {"project": project} if project else {}
     else:
         return None
-    context["run_hour"] = _hour(event.ts)
-    result = patterns.record_observation(ledger, cfg, plugin, action, context,
-                                         session_id=event.session_id, source=source, now=event.ts)
-    habits.record_action(ledger, event.session_id, habit_action, event.ts)
-    return result
+    context["run_hour"] = time.localtime(event.ts).tm_hour
+    obs = make_observation(plugin, action, context, session_id=event.session_id, source=source, now=event.ts)
+    out = record(conn, cfg, obs)
+    habit = record_action(conn, cfg, event.session_id, habit_action, event.ts)
+    out.created += habit.created
+    out.reinforced += habit.reinforced
+    out.notices += habit.notices
+    return out
 
 
-def _guarded(where: str, ctx, work) -> None:
+# ---------------------------------------------------------------------------
+# The handlers
+# ---------------------------------------------------------------------------
+def _handle(where: str, event, ctx):
     if not ctx.cfg.learning_enabled:
-        return
-    from tacit.learn import guarded
+        return None
 
-    # ctx.ledger opens the ledger: inside the guard, so a corrupt one is handled
-    guarded(where, ctx.cfg, lambda: work(ctx.ledger))
+    def work():
+        with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction
+            observe_event(conn, ctx.cfg, event)
+
+    guarded(where, ctx.cfg, work)
+    return None
 
 
-def on_tool_call(event, ctx):
-    return _guarded("learn.observe.tool_call", ctx, lambda led: observe_event(led, ctx.cfg, event))
+def on_tool_result(event, ctx):
+    return _handle("learn.observe.tool_result", event, ctx)
 
 
 def on_command(event, ctx):
-    return _guarded("learn.observe.command", ctx, lambda led: observe_event(led, ctx.cfg, event))
+    return _handle("learn.observe.command", event, ctx)
 
 
-def on_turn_end(event, ctx):
-    from tacit.learn import habits
+# ---------------------------------------------------------------------------
+# Habits as read (`tacit habits`)
+# ---------------------------------------------------------------------------
+def _habit(row, cfg) -> habits.Habit | None:
+    if row is None:
+        return None
+    steps, count, gap_sum, sessions, considered, first, last = row
+    return habits.make_habit(steps, count, gap_sum, sessions, considered, first, last, int(cfg.habit_min_frequency))
 
-    return _guarded("learn.habits.mine", ctx,
-                    lambda led: habits.mine_if_stale(led, ctx.cfg, now=event.ts))
+
+def all_habits(conn, cfg) -> list[habits.Habit]:
+    return habits.order(h for h in (_habit(r, cfg) for r in habit_store.pattern_rows(conn)) if h)
 
 
-def on_session_shutdown(event, ctx):
-    from tacit.learn import habits
+def list_habits(conn, cfg) -> list[dict]:
+    return [h.as_dict() for h in all_habits(conn, cfg) if h.status == "habit"]
 
-    return _guarded("learn.habits.mine", ctx, lambda led: habits.mine(led, ctx.cfg, now=event.ts))
+
+def suggest(conn, cfg, current: str) -> list[dict]:
+    """What usually follows ``current`` (weight ≥ 0.8, seen ≥ 5 times)."""
+    rows = habit_store.pattern_rows(conn, first_step=str(current or "").strip())
+    return habits.suggestions((h for h in (_habit(r, cfg) for r in rows) if h), current)
+
+
+def habit_status(conn, cfg) -> dict:
+    events, sessions, oldest = habit_store.event_stats(conn)
+    found = all_habits(conn, cfg)
+    emerging = sorted((h for h in found if h.status == "emerging"), key=lambda h: (-h.count, h.pattern))
+    return {"events": events, "sessions": sessions, "oldest_event": oldest,
+            "window_seconds": cfg.sequential_window_seconds, "min_frequency": cfg.habit_min_frequency,
+            "retention_days": cfg.habit_retention_days,
+            "habits": [h.as_dict() for h in found if h.status == "habit"],
+            "emerging": [h.as_dict() for h in emerging]}
+
+
+def clear_habits(conn) -> dict:
+    events, patterns_deleted = habit_store.clear(conn)
+    return {"success": True, "events_deleted": events, "habits_deleted": patterns_deleted,
+            "message": f"Cleared {events} action events and {patterns_deleted} counted patterns."}
+
+
+def rebuild_habits(conn, cfg, now: float | None = None) -> dict:
+    """Recount every pattern from the action events in the retention window
+    with the current settings (after ``sequential_window_seconds`` changed)."""
+    now = time.time() if now is None else now
+    since = now - float(cfg.habit_retention_days) * 86400.0
+    habit_store.clear_counters(conn)
+    window = float(cfg.sequential_window_seconds)
+    current, previous, counted = object(), [], 0
+    for session_id, action, ts in list(habit_store.ordered_events(conn, since)):
+        if session_id != current:
+            current, previous = session_id, []
+        habit_store.insert_action_session(conn, action, session_id, ts)
+        step = Step(action, ts)
+        for occurrence in habits.completed(previous, step, window):
+            habit_store.count_occurrence(conn, session_id, occurrence)
+            counted += 1
+        previous = [*previous[-1:], step]
+    return {"success": True, "occurrences": counted, "patterns": len(habit_store.pattern_rows(conn))}

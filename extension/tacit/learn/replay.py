@@ -25,25 +25,39 @@ Design decisions
   once, so running-marks behave as after a quick child). Nothing under the
   data folder changes. With ``apply=True`` the same handlers run for real:
   each child job runs inline — an agent when one is configured for the host,
-  the deterministic fallbacks otherwise (a correction saved verbatim to
-  USER.md; consolidation merges duplicates).
+  the deterministic fallbacks otherwise (a correction is saved only as a
+  rule tacit can phrase exactly — "Use pnpm, not npm." — or not at all, and
+  stays a candidate for the next review; consolidation merges duplicates).
 - **Robust and streaming.** Files are read line by line in binary, decoded
   with replacement (invalid UTF-8 never stops a replay), and a line that is
   not a JSON object, or not a valid event, is counted and reported — never
-  fatal. Session state is dropped after each file, so memory stays flat on
-  huge histories.
+  fatal. Nothing is kept per event, so memory stays flat on huge histories.
+- **Linear time.** Every learner does constant work per event (habits are
+  counted as actions arrive, not re-mined), and a dry run commits its
+  scratch ledger every ``BATCH_EVENTS`` events instead of after each one:
+  the engine's per-event transactions become savepoints inside one
+  transaction (the scratch ledger has no other user to wait for it). With
+  ``--apply`` every event commits on its own, as live: the real ledger is
+  shared with running sessions, and child jobs run between events.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from tacit.children.commands import agent_available
+from tacit.children.runner import run_job
+from tacit.config import Config
 from tacit.events import (
     BeforeCompact,
     Command,
@@ -52,8 +66,11 @@ from tacit.events import (
     SessionStart,
     ToolResult,
     TurnEnd,
+    clip_tool_args,
     event_from_dict,
 )
+from tacit.hosts.runtime import build_engine
+from tacit.stores.memory import MemoryStore
 
 FORMATS = ("claude-code", "tacit")
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
@@ -61,20 +78,22 @@ _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapsho
 _DETECT_LINES = 50  # lines looked at to recognise a file's format
 _NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
                 "[Request interrupted by user", "Caveat: The messages below were generated")
+_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+BATCH_EVENTS = 2000  # a dry run commits its scratch ledger this often
 
 
+@dataclass(slots=True)
 class FileStats:
     """What reading one file found (lines, events, what was skipped)."""
 
-    __slots__ = ("path", "format", "lines", "events", "malformed", "malformed_examples", "error",
-                 "session_ids")
-
-    def __init__(self, path: str, fmt: str | None = None):
-        self.path, self.format = path, fmt
-        self.lines = self.events = self.malformed = 0
-        self.malformed_examples: list[str] = []
-        self.error: str | None = None
-        self.session_ids: list[str] = []
+    path: str
+    format: str | None = None
+    lines: int = 0
+    events: int = 0
+    malformed: int = 0
+    malformed_examples: list = field(default_factory=list)
+    error: str | None = None
 
     def bad_line(self, lineno: int, why: str) -> None:
         self.malformed += 1
@@ -203,6 +222,13 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
                                             or not isinstance(event.text, str)):
             stats.bad_line(lineno, "message_end needs role user|assistant and a text string")
             continue
+        if event.kind == "tool_result" and not (isinstance(event.name, str) and isinstance(event.ok, bool)
+                                                and isinstance(event.args, dict)):
+            stats.bad_line(lineno, "tool_result needs a name string, ok true|false and an args object")
+            continue
+        if not isinstance(event.ts, (int, float)) or isinstance(event.ts, bool):
+            stats.bad_line(lineno, "ts must be a number (unix seconds)")
+            continue
         yield event
 
 
@@ -214,8 +240,6 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
 def _timestamp(value) -> float | None:
     if not isinstance(value, str) or not value:
         return None
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
@@ -249,12 +273,12 @@ def _prompt_text(content) -> str | None:
 
 def _command(text: str) -> tuple[str, str] | None:
     """A slash command as Claude Code records it, or None."""
-    import re
-
-    match = re.search(r"<command-name>\s*/?([^<]*?)\s*</command-name>", text)
+    if "<command-name>" not in text:
+        return None
+    match = _COMMAND_NAME.search(text)
     if not match:
         return None
-    args = re.search(r"<command-args>(.*?)</command-args>", text, re.S)
+    args = _COMMAND_ARGS.search(text)
     return match.group(1), (args.group(1).strip() if args else "")
 
 
@@ -264,7 +288,7 @@ class _ClaudeTurns:
     def __init__(self, session_id: str):
         self.sid = session_id
         self.open = False
-        self.pending_tools: dict[str, str] = {}  # tool_use id -> name, waiting for its result
+        self.pending_tools: dict[str, tuple[str, dict]] = {}  # tool_use id -> (name, args), waiting
         self.seen_tools: set[str] = set()
         self.reply_by_message: dict[str, list[str]] = {}
         self.last_text_message: str | None = None
@@ -287,7 +311,7 @@ class _ClaudeTurns:
     def close_turn(self) -> list:
         if not self.open:
             return []
-        events = [self._ev(ToolResult, name=name, ok=True) for name in self.pending_tools.values()]
+        events = [self._ev(ToolResult, name=name, args=args, ok=True) for name, args in self.pending_tools.values()]
         reply = ""
         if self.last_text_message is not None:
             reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
@@ -323,7 +347,8 @@ class _ClaudeTurns:
                 if tool_id in self.seen_tools:
                     continue  # the same call written again: count it once
                 self.seen_tools.add(tool_id)
-                self.pending_tools[tool_id] = str(block.get("name") or "?")
+                # the learners read the command or the path, never a 2 MB file a tool wrote
+                self.pending_tools[tool_id] = (str(block.get("name") or "?"), clip_tool_args(block.get("input")))
         return events
 
     def tool_results(self, content: list) -> list:
@@ -331,16 +356,17 @@ class _ClaudeTurns:
         for block in content:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
                 continue
-            name = self.pending_tools.pop(block.get("tool_use_id"), None)
-            if name is None or not self.open:
+            pending = self.pending_tools.pop(block.get("tool_use_id"), None)
+            if pending is None or not self.open:
                 continue
+            name, args = pending
             error = None
             if block.get("is_error"):
                 body = block.get("content")
                 if isinstance(body, list):
                     body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
                 error = str(body or "error")[:300]
-            events.append(self._ev(ToolResult, name=name, ok=not block.get("is_error"), error=error))
+            events.append(self._ev(ToolResult, name=name, args=args, ok=not block.get("is_error"), error=error))
         return events
 
 
@@ -416,8 +442,6 @@ def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
 def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
     the memory files (so a dry run sees the same memory and writes nowhere)."""
-    from tacit.config import Config
-
     scratch = Config(folder, folder, cfg.host, cfg.is_child, dict(cfg.settings), list(cfg.problems),
                      dict(cfg.env))
     for source, dest in ((cfg.memory_file, scratch.memory_file), (cfg.user_file, scratch.user_file)):
@@ -444,11 +468,9 @@ def _job_detail(job: dict) -> dict:
     return {}
 
 
-class _SessionReport:
-    def __init__(self, session_id: str, path: str, fmt: str):
-        self.data = {"session_id": session_id, "file": path, "format": fmt, "turns": 0,
-                     "tool_calls": 0, "commands": 0, "corrections": [], "jobs": [],
-                     "pending_correction": None}
+def _session_report(session_id: str, path: str, fmt: str) -> dict:
+    return {"session_id": session_id, "file": path, "format": fmt, "turns": 0, "tool_calls": 0,
+            "commands": 0, "corrections": [], "jobs": [], "pending_correction": None}
 
 
 def replay(cfg, paths: Iterable[str], *, apply: bool = False, host: str | None = None,
@@ -474,17 +496,36 @@ def replay(cfg, paths: Iterable[str], *, apply: bool = False, host: str | None =
 
 
 def _memory_entries(cfg) -> dict:
-    from tacit.stores.memory import MemoryStore
-
     store = MemoryStore(cfg)
     return {t: store.entries(t) for t in ("memory", "user")}
 
 
-def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) -> dict:
-    from tacit.children.commands import agent_available
-    from tacit.children.runner import run_job
-    from tacit.hosts.runtime import build_engine
+@contextmanager
+def _batched(ledger, enabled: bool):
+    """``tick()`` after each event: with ``enabled``, events run inside one
+    ledger transaction committed every ``BATCH_EVENTS`` events."""
+    if not enabled:
+        yield lambda: None
+        return
+    state = {"txn": ledger.write(), "n": 0}
+    state["txn"].__enter__()
 
+    def tick() -> None:
+        state["n"] += 1
+        if state["n"] >= BATCH_EVENTS:
+            state["txn"].__exit__(None, None, None)
+            state["txn"], state["n"] = ledger.write(), 0
+            state["txn"].__enter__()
+
+    try:
+        yield tick
+    except BaseException as exc:
+        state["txn"].__exit__(type(exc), exc, exc.__traceback__)
+        raise
+    state["txn"].__exit__(None, None, None)
+
+
+def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) -> dict:
     host = host if host is not None else cfg.host
     engine = build_engine(run_cfg, "replay", host=host or "", children=False, discover_plugins=False)
     agent = agent_available(run_cfg, host) if apply else False
@@ -514,26 +555,28 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
             stats.error = "not a Claude Code transcript or tacit JSONL (no recognisable line)"
             file_reports.append(stats.as_dict())
             continue
-        by_session: dict[str, _SessionReport] = {}
+        by_session: dict[str, dict] = {}
         try:
-            for event in read_events(path, fmt, stats):
-                report = by_session.get(event.session_id)
-                if report is None:
-                    report = by_session[event.session_id] = _SessionReport(event.session_id, str(path), fmt)
-                _dispatch_one(engine, event, report, launched, records)
-                total_events += 1
-                if progress and time.monotonic() - last_progress > 0.25:
-                    last_progress = time.monotonic()
-                    progress({"file": str(path), "files_done": index, "files_total": len(files),
-                              "events": total_events})
+            with _batched(engine.ledger(), not apply) as tick:
+                for event in read_events(path, fmt, stats):
+                    report = by_session.get(event.session_id)
+                    if report is None:
+                        report = by_session[event.session_id] = _session_report(event.session_id, str(path), fmt)
+                    _dispatch_one(engine, event, report, launched, records)
+                    tick()
+                    total_events += 1
+                    if progress and time.monotonic() - last_progress > 0.25:
+                        last_progress = time.monotonic()
+                        progress({"file": str(path), "files_done": index, "files_total": len(files),
+                                  "events": total_events})
         except OSError as exc:
             stats.error = f"cannot read: {exc}"
         for report in by_session.values():
-            pending = engine.sessions.peek(report.data["session_id"]).pending_correction
+            pending = engine.sessions.peek(report["session_id"]).pending_correction
             if pending:
-                report.data["pending_correction"] = pending["text"]
-            if report.data["turns"] or report.data["jobs"] or report.data["commands"]:
-                sessions.append(report.data)
+                report["pending_correction"] = pending["text"]
+            if report["turns"] or report["jobs"] or report["commands"]:
+                sessions.append(report)
         file_reports.append(stats.as_dict())
     if progress:
         progress({"file": None, "files_done": len(files), "files_total": len(files), "events": total_events})
@@ -556,10 +599,13 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
     return result
 
 
-def _dispatch_one(engine, event, report: _SessionReport, launched: list, records: dict) -> None:
-    data = report.data
+def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> None:
     already = len(launched)
     engine.dispatch(event)
+    if event.kind == "tool_result":  # nothing in the session state to report
+        data["tool_calls"] += 1
+        if len(launched) == already:
+            return
     state = engine.sessions.peek(event.session_id)
     if event.kind == "message_end" and event.role == "user":
         data["turns"] = state.user_turns
@@ -567,8 +613,6 @@ def _dispatch_one(engine, event, report: _SessionReport, launched: list, records
         if pending and pending.get("turn") == state.user_turns and pending.get("text") == event.text[:4000]:
             data["corrections"].append({"turn": state.user_turns, "text": event.text,
                                         "rule": pending.get("rule"), "matched": pending.get("matched")})
-    elif event.kind == "tool_result":
-        data["tool_calls"] += 1
     elif event.kind == "command":
         data["commands"] += 1
     for job in launched[already:]:

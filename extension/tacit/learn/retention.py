@@ -1,33 +1,56 @@
-"""How long the learners' evidence is kept (applied daily by the service).
+"""How long the learners' evidence is kept (applied daily by the service's housekeeping).
 
-- ``observations``: ``observation_retention_days`` (90). The usage-pattern
-  rules only count recent runs, and a memory's evidence rows outlive the
-  observations they name (they hold the reference, not the row).
-- ``memory_evidence`` of dismissed candidates: the same window after the
-  dismissal; what is applied keeps its evidence ("why is this here?").
-- ``action_events``: ``habit_retention_days`` (60), as mining reads them.
-- ``observed_sequences``: the observation window.
-- ``fix_pattern_events`` of retired patterns: the observation window.
+Each rule names what it deletes and why that age (docs/learning.md has the
+table). Nothing a memory file still shows is deleted here: applied memories,
+their evidence and adaptations stay as long as the memory does ("why is this
+in my USER.md?" keeps an answer); the lifecycle's decay and ``/memory-forget``
+decide about memories themselves.
+
+- ``observations``: ``observation_retention_days`` (90). The rules count
+  recent runs only; evidence rows name observations (``obs:<id>``) and
+  outlive them.
+- ``observed_sequences``: the same window (rule 4's sessions).
+- ``memory_evidence`` of *dismissed* memories: the same window after it was
+  recorded (the dismissed row itself stays: it keeps its key from being
+  proposed again). Live memories keep their evidence; stale candidates are
+  removed whole by the lifecycle's decay (and captures by the review's
+  defaults).
+- ``action_events`` and the habit counters: ``habit_retention_days`` (60);
+  the counters subtract the days and sessions they drop.
+- ``fix_pattern_events``: of retired patterns after the observation window;
+  of active ones after ``METRICS_RETENTION_DAYS`` (180) — the counts on the
+  pattern row are kept, only the per-message log goes.
+- ``turn_metrics``: ``METRICS_RETENTION_DAYS`` (``tacit stats`` looks back
+  at most that far).
+- ``importance_decisions`` and ``importance_reviews``: ``DECISION_RETENTION_DAYS``
+  (365), except decisions about a memory that still exists (its history).
+- ``importance_forgotten``: never — a "forget that …" holds for good.
 """
 
 from __future__ import annotations
 
+from tacit.stores import candidates, fix_patterns, observations
+from tacit.stores import captures as capture_store
+from tacit.stores import habits as habit_store
+
 DAY = 86400.0
+METRICS_RETENTION_DAYS = 180
+DECISION_RETENTION_DAYS = 365
 
 
 def prune(conn, cfg, now: float) -> dict:
+    """Delete what is past its retention, inside the caller's transaction.
+    Returns how many rows each rule removed."""
     obs_cut = now - float(cfg.observation_retention_days) * DAY
+    metrics_cut = now - METRICS_RETENTION_DAYS * DAY
+    decisions_cut = now - DECISION_RETENTION_DAYS * DAY
+    habits = habit_store.prune(conn, now - float(cfg.habit_retention_days) * DAY)
     return {
-        "observations": conn.execute("DELETE FROM observations WHERE observed_at < ?",
-                                     (obs_cut,)).rowcount,
-        "sequences": conn.execute("DELETE FROM observed_sequences WHERE first_at < ?",
-                                  (obs_cut,)).rowcount,
-        "evidence": conn.execute(
-            "DELETE FROM memory_evidence WHERE at < ? AND memory_id IN "
-            "(SELECT id FROM memories WHERE status = 'dismissed')", (obs_cut,)).rowcount,
-        "action_events": conn.execute("DELETE FROM action_events WHERE ts < ?",
-                                      (now - float(cfg.habit_retention_days) * DAY,)).rowcount,
-        "fix_events": conn.execute(
-            "DELETE FROM fix_pattern_events WHERE at < ? AND pattern_id IN "
-            "(SELECT id FROM fix_patterns WHERE status = 'retired')", (obs_cut,)).rowcount,
+        **observations.prune(conn, obs_cut),  # observations, sequences
+        "evidence": candidates.prune_evidence(conn, obs_cut),
+        "action_events": habits["action_events"],
+        "habit_patterns_recounted": habits["patterns_recounted"],
+        "fix_events": fix_patterns.prune_events(conn, retired_before=obs_cut, before=metrics_cut),
+        "turn_metrics": fix_patterns.prune_metrics(conn, metrics_cut),
+        **capture_store.prune(conn, decisions_cut),  # importance_decisions, importance_reviews
     }

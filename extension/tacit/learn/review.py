@@ -1,4 +1,4 @@
-"""The nightly review of importance captures: list, decide, settle.
+"""The review of importance captures: list, decide, settle.
 
 Today's captures are shown grouped by effective importance — high (> 0.85),
 medium (0.60–0.85), low (< 0.60) — each with an id the user keeps, drops or
@@ -8,74 +8,81 @@ shows for ``/memory-review``.
 
 Design decisions
 - **The user decides; defaults settle the rest the next day.** An item the
-  user keeps is promoted at once (USER.md/MEMORY.md, through
-  ``lifecycle.finish`` — the same write, adaptation and ``/memory-forget`` as
+  user keeps is promoted at once (USER.md/MEMORY.md through
+  ``lifecycle.apply`` — the same write, adaptation and ``/memory-forget`` as
   any learned memory); a dropped one is dismissed (never captured again).
-  What nobody decided is settled by the first heartbeat of a later day: high
-  items that clear ``importance_threshold`` and their category minimum are
-  promoted, low items are discarded (deleted, not dismissed: saying it again
-  later, more emphatically, may capture it again), medium ones stay
-  candidates — a repeat can lift them to high, age lowers them to low.
+  What nobody decided is settled by the first heartbeat of a later day
+  (``captures.default_action``): a high item that clears
+  ``importance_threshold`` is promoted **only when its content is tacit's
+  phrasing of a rule** (``analysis.rule``: "Use pnpm, not npm."), never the
+  user's sentence verbatim — the others stay candidates for the background
+  review (a child agent phrases them) or the user; low items are discarded
+  (deleted, not dismissed: said again later, more emphatically, they may be
+  captured again); medium ones wait.
 - **Every decision is recorded** (``importance_decisions``: who — user,
   default, heartbeat — what, before/after text) and every showing of the
   review (``importance_reviews``), so "why is this in my USER.md?" has an
   answer.
-- **Validate, then act.** A command naming an unknown id, a capture both
-  kept and dropped, or an edit the scanner refuses changes nothing.
+- **Validate, then act, in one transaction.** A command naming an unknown
+  id, a capture both kept and dropped, or an edit the scanner refuses
+  changes nothing.
+- This module never imports ``tacit.learn.importance`` (the handler imports
+  it): the model is ``tacit.learn.captures``, the SQL ``tacit.stores.captures``.
 """
 
 from __future__ import annotations
 
 import time
 
-GROUPS = ("high", "medium", "low")
+from tacit.learn import captures, lifecycle
+from tacit.learn.captures import GROUPS, SOURCE, group_of, importance_in, local_day
+from tacit.scan import first_finding
+from tacit.stores import candidates
+from tacit.stores import captures as capture_store
+from tacit.stores.candidates import Candidate
+from tacit.stores.memory import MemoryStore
+
 MAX_PROMOTIONS = 25  # per settlement: each is a memory-file write (maybe a consolidation)
 _GROUP_TITLES = {
-    "high": "High (> 0.85) — kept tomorrow unless you drop them",
+    "high": "High (> 0.85) — kept tomorrow unless you drop them (when tacit could phrase them as a rule)",
     "medium": "Medium (0.60–0.85) — stay as candidates",
     "low": "Low (< 0.60) — dropped tomorrow unless you keep them",
 }
+REVIEW_INSTRUCTIONS = (
+    "The user asked to review what tacit (the memory extension) noted from the conversation today. "
+    "Show them the notes below as they are grouped and ask which to keep, drop or edit. Apply their "
+    "answer with one shell command, e.g. `tacit review --keep 12 14 --drop 13 --edit 15 \"new text\"`. "
+    "Kept notes go into USER.md/MEMORY.md at once; undecided ones follow the group's default tomorrow.")
 
 
-def record_decision(conn, memory_id, key, data, action, decided_by, before, after, now) -> None:
-    from tacit.learn.importance import group_of, local_day
-
-    importance = float((data or {}).get("effective", (data or {}).get("importance", 0.0)))
-    day = (data or {}).get("day") or local_day(now)
-    conn.execute("INSERT INTO importance_decisions (memory_key, memory_id, day, grp, importance, action, "
-                 "decided_by, content_before, content_after, at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                 (key, memory_id, day, group_of(importance), importance, action, decided_by, before, after,
-                  now))
+def record_decision(conn, row: Candidate, action: str, decided_by: str, before, after, now: float,
+                    data: dict | None = None) -> None:
+    data = row.data if data is None else data
+    importance = importance_in(data)
+    capture_store.record_decision(conn, memory_id=row.id, key=row.key, day=data.get("day") or local_day(now),
+                                  group=group_of(importance), importance=importance, action=action,
+                                  decided_by=decided_by, before=before, after=after, now=now)
 
 
 # ---------------------------------------------------------------------------
 # What to review
 # ---------------------------------------------------------------------------
-def _item(row) -> dict:
-    import json
-
-    from tacit.learn.importance import group_of
-
-    memory_id, key, content, status, target, raw, created, expires = row
-    data = json.loads(raw or "{}")
-    importance = float(data.get("effective", data.get("importance", 0.0)))
-    return {"id": memory_id, "key": key, "content": content, "status": status, "target": target,
-            "category": data.get("category"), "importance": round(importance, 3),
-            "group": group_of(importance), "mentions": int(data.get("mentions", 1)),
-            "day": data.get("day"), "last_mention_at": data.get("last_mention_at", created),
-            "expires_at": expires, "tags": data.get("tags", []), "kept": bool(data.get("kept"))}
+def _item(row: Candidate) -> dict:
+    data = row.data
+    importance = importance_in(data)
+    return {"id": row.id, "key": row.key, "content": row.content, "status": row.status, "target": row.target,
+            "category": data.get("category"), "importance": round(importance, 3), "group": group_of(importance),
+            "mentions": int(data.get("mentions", 1)), "day": data.get("day"),
+            "last_mention_at": data.get("last_mention_at", row.created_at), "expires_at": row.expires_at,
+            "tags": data.get("tags", []), "kept": bool(data.get("kept")), "phrased": bool(data.get("phrased"))}
 
 
 def review_items(conn, *, now: float, day: str | None = None, include_all: bool = False) -> list[dict]:
-    """Undecided captures (candidates) of ``day`` (today by default): captured
-    or mentioned that day. ``include_all``: every candidate."""
-    from tacit.learn.importance import SOURCE, local_day
-
+    """Undecided captures (candidates) of ``day`` (today by default):
+    captured or mentioned that day. ``include_all``: every candidate."""
     day = day or local_day(now)
-    rows = conn.execute("SELECT id, key, content, status, target, data, created_at, expires_at FROM memories "
-                        "WHERE source = ? AND status = 'candidate' ORDER BY id", (SOURCE,)).fetchall()
     items = []
-    for row in rows:
+    for row in candidates.of_source(conn, SOURCE, ["candidate"]):
         item = _item(row)
         if include_all or item["day"] == day or local_day(float(item["last_mention_at"] or 0)) == day:
             items.append(item)
@@ -109,184 +116,149 @@ def render_review(items: list[dict], day: str) -> str:
     return "\n".join(lines)
 
 
-def record_review_shown(ledger, cfg, trigger: str, now: float, items: list[dict] | None = None) -> dict:
-    import json
-
-    from tacit.learn.importance import local_day
-
-    with ledger.write() as conn:
-        if items is None:
-            items = review_items(conn, now=now)
-        review_id = conn.execute("INSERT INTO importance_reviews (day, shown_at, trigger, counts) "
-                                 "VALUES (?, ?, ?, ?)",
-                                 (local_day(now), now, trigger, json.dumps(counts(items)))).lastrowid
+def record_review_shown(conn, trigger: str, now: float, items: list[dict] | None = None) -> dict:
+    if items is None:
+        items = review_items(conn, now=now)
+    review_id = capture_store.record_review(conn, local_day(now), trigger, counts(items), now)
     return {"review_id": review_id, "counts": counts(items)}
+
+
+def review_due(conn, cfg, now: float) -> bool:
+    """The first event at or after ``review_time`` today (once a day across
+    sessions and processes: the offered day is in the ledger)."""
+    return captures.review_time_reached(cfg, now) and capture_store.offered_day(conn) != local_day(now)
+
+
+def mark_review_offered(conn, now: float) -> None:
+    capture_store.set_offered_day(conn, local_day(now))
+
+
+def nightly_notice(conn, cfg, now: float) -> str | None:
+    """The nightly review notice if it is due (marks it offered)."""
+    if not review_due(conn, cfg, now):
+        return None
+    mark_review_offered(conn, now)
+    count = len(review_items(conn, now=now))
+    if count <= 0 or cfg.silent:
+        return None
+    return (f"Memory review: I noted {count} thing(s) today. Say \"review\" (or /memory-review) to keep, "
+            f"drop or edit them. Otherwise tomorrow the high-importance ones tacit could phrase as a rule "
+            f"are kept and the low ones dropped.")
 
 
 def memory_review(cfg, *, trigger: str = "command", now: float | None = None, ledger=None,
                   day: str | None = None, include_all: bool = False) -> dict:
     """``/memory-review``: today's captures grouped, as text for any host.
     The showing is recorded and the nightly notice counts as given."""
-    from tacit.learn.importance import local_day, mark_review_offered
-    from tacit.learn.lifecycle import _Using
-
     now = time.time() if now is None else now
     day = day or local_day(now)
-    with _Using(cfg, ledger) as led:
-        with led.read() as conn:
-            items = review_items(conn, now=now, day=day, include_all=include_all)
-        shown = record_review_shown(led, cfg, trigger, now, items)
-    if day == local_day(now):
-        mark_review_offered(cfg, now)
+    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+        items = review_items(conn, now=now, day=day, include_all=include_all)
+        shown = record_review_shown(conn, trigger, now, items)
+        if day == local_day(now):
+            mark_review_offered(conn, now)
     text = render_review(items, "all pending days" if include_all else day)
     return {"success": True, "text": text, "day": day, "items": items, "counts": counts(items),
             "review_id": shown["review_id"]}
 
 
-REVIEW_INSTRUCTIONS = (
-    "The user asked to review what tacit (the memory extension) noted from the conversation today. "
-    "Show them the notes below as they are grouped and ask which to keep, drop or edit. Apply their "
-    "answer with one shell command, e.g. `tacit review --keep 12 14 --drop 13 --edit 15 \"new text\"`. "
-    "Kept notes go into USER.md/MEMORY.md at once; undecided ones follow the group's default tomorrow.")
-
-
-def review_for_prompt(cfg, now: float) -> str | None:
+def review_for_prompt(conn, now: float) -> str:
     """The ``<memory-review>`` block injected when the user asks for the
-    review in a message (read-only; the background records the showing)."""
-    from tacit.learn.fixes import _reader
-    from tacit.learn.importance import local_day
-
-    try:
-        with _reader(cfg).read() as conn:
-            items = review_items(conn, now=now)
-    except Exception as exc:  # noqa: BLE001 — never break the host
-        from tacit.log import log
-
-        log(cfg, "warning", "importance.review", f"review not shown: {type(exc).__name__}: {exc}")
-        return None
+    review in a message; the showing is recorded."""
+    items = review_items(conn, now=now)
+    record_review_shown(conn, "request", now, items)
+    mark_review_offered(conn, now)
     return f"<memory-review>\n{REVIEW_INSTRUCTIONS}\n\n{render_review(items, local_day(now))}\n</memory-review>"
 
 
 # ---------------------------------------------------------------------------
 # Deciding
 # ---------------------------------------------------------------------------
-def _resolve(conn, ref) -> tuple | None:
-    from tacit.learn.importance import SOURCE
-
+def _resolve(conn, ref) -> Candidate | None:
     ref = str(ref).strip().lstrip("#")
-    columns = "id, key, content, status, target, data, applied_text"
-    if ref.isdigit():
-        row = conn.execute(f"SELECT {columns} FROM memories WHERE id = ? AND source = ?",
-                           (int(ref), SOURCE)).fetchone()
-    else:
-        row = conn.execute(f"SELECT {columns} FROM memories WHERE key = ? AND source = ?",
-                           (ref, SOURCE)).fetchone()
-    return row
+    row = candidates.by_id(conn, int(ref)) if ref.isdigit() else candidates.by_key(conn, ref)
+    return row if row is not None and row.source == SOURCE else None
 
 
-def promote(ledger, cfg, memory_ids, now: float, *, by_user: bool) -> dict:
-    """candidate → confirmed → applied (written into USER.md/MEMORY.md)."""
-    from tacit.learn import lifecycle
-
+def promote(conn, cfg, memory_ids, now: float, *, by_user: bool) -> dict:
+    """candidate → confirmed → applied (written into USER.md/MEMORY.md). The
+    user's own decision is not announced again (the command says it)."""
     ids = list(dict.fromkeys(memory_ids))
-    if not ids:
-        return {"applied": [], "failed": []}
-    with ledger.write() as conn:
-        conn.executemany("UPDATE memories SET status = 'confirmed', updated_at = ? WHERE id = ? "
-                         "AND status IN ('candidate', 'confirmed')", [(now, i) for i in ids])
-    notices = lifecycle.finish(ledger, cfg, ids, now)
-    if by_user and notices:  # the command's own output already says so
-        lifecycle.mark_delivered(ledger, [n["id"] for n in notices], now)
+    for memory_id in ids:
+        candidates.set_status(conn, memory_id, "confirmed", now, only_from=("candidate", "confirmed"))
+    lifecycle.apply(conn, cfg, ids, now, announce=not by_user)
     applied, failed = [], []
-    with ledger.read() as conn:
-        for memory_id in ids:
-            row = conn.execute("SELECT key, status FROM memories WHERE id = ?", (memory_id,)).fetchone()
-            if row and row[1] == "applied":
-                applied.append(row[0])
-            elif row:
-                failed.append(row[0])
+    for memory_id in ids:
+        row = candidates.by_id(conn, memory_id)
+        if row is not None:
+            (applied if row.status == "applied" else failed).append(row.key)
     return {"applied": applied, "failed": failed}
+
+
+def _validate(conn, keep, drop, edits) -> tuple[dict, list[str]]:
+    resolved, errors = {}, []
+    for ref in [*keep, *drop, *(r for r, _ in edits)]:
+        row = _resolve(conn, ref)
+        if row is None:
+            errors.append(f"no capture has id or key {ref!r} (see tacit review)")
+        elif row.status == "dismissed" and ref not in drop:
+            errors.append(f"#{row.id} was dropped or forgotten; teach it again with tacit memories teach")
+        else:
+            resolved[ref] = row
+    kept_ids = {resolved[r].id for r in keep if r in resolved}
+    dropped_ids = {resolved[r].id for r in drop if r in resolved}
+    for memory_id in sorted(kept_ids & dropped_ids):
+        errors.append(f"#{memory_id} is both kept and dropped")
+    for ref, text in edits:
+        if not text:
+            errors.append(f"the new text for {ref!r} is empty")
+        elif (finding := first_finding(text)) is not None:
+            errors.append(f"the new text for {ref!r} was refused by the scanner: {finding.reason}")
+        elif ref in resolved and resolved[ref].id in dropped_ids:
+            errors.append(f"#{resolved[ref].id} is both edited and dropped")
+    return resolved, errors
 
 
 def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = None) -> dict:
     """``tacit review --keep/--drop/--edit``. ``edits`` is ``[(ref, text)]``.
     Validates everything first; on any problem nothing changes."""
-    import json
-
-    from tacit.learn import lifecycle
-    from tacit.scan import first_finding
-
     now = time.time() if now is None else now
     keep, drop = [str(r) for r in keep], [str(r) for r in drop]
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    with lifecycle._Using(cfg, ledger) as led:
-        with led.read() as conn:
-            resolved, errors = {}, []
-            for ref in [*keep, *drop, *(r for r, _ in edits)]:
-                row = _resolve(conn, ref)
-                if row is None:
-                    errors.append(f"no capture has id or key {ref!r} (see tacit review)")
-                elif row[3] == "dismissed" and ref not in drop:
-                    errors.append(f"#{row[0]} was dropped or forgotten; teach it again with tacit memories teach")
-                else:
-                    resolved[ref] = row
-        kept_ids = {resolved[r][0] for r in keep if r in resolved}
-        dropped_ids = {resolved[r][0] for r in drop if r in resolved}
-        for memory_id in kept_ids & dropped_ids:
-            errors.append(f"#{memory_id} is both kept and dropped")
-        for ref, text in edits:
-            if not text:
-                errors.append(f"the new text for {ref!r} is empty")
-            elif first_finding(text) is not None:
-                errors.append(f"the new text for {ref!r} was refused by the scanner: "
-                              f"{first_finding(text).reason}")
-            elif ref in resolved and resolved[ref][0] in dropped_ids:
-                errors.append(f"#{resolved[ref][0]} is both edited and dropped")
+    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+        resolved, errors = _validate(conn, keep, drop, edits)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}
-
-        edited, dropped, kept_keys = [], [], []
+        edited, dropped, kept_ids = [], [], []
         for ref, text in edits:
-            memory_id, key, content, status, target, raw, applied_text = resolved[ref]
-            data = json.loads(raw or "{}")
-            if status == "applied" and applied_text:
-                from tacit.stores.memory import MemoryStore
-
-                result = MemoryStore(cfg).replace(target, applied_text, text)
+            row = candidates.by_id(conn, resolved[ref].id)
+            if row.status == "applied" and row.applied_text:
+                result = MemoryStore(cfg).replace(row.target, row.applied_text, text)
                 if not result.get("success"):
-                    errors.append(f"#{memory_id}: {result.get('error')}")
+                    errors.append(f"#{row.id}: {result.get('error')}")
                     continue
-            data.setdefault("edited_from", content)
-            from tacit.learn.importance import _terms
-
-            data["terms"] = " ".join(sorted(_terms(text)))
-            with led.write() as conn:
-                conn.execute("UPDATE memories SET content = ?, data = ?, updated_at = ?, "
-                             "applied_text = CASE WHEN status = 'applied' THEN ? ELSE applied_text END "
-                             "WHERE id = ?", (text, json.dumps(data, ensure_ascii=False), now, text, memory_id))
-                record_decision(conn, memory_id, key, data, "edit", "user", content, text, now)
-            edited.append(key)
+            data = dict(row.data)
+            data.setdefault("edited_from", row.content)
+            data["terms"] = " ".join(sorted(captures.terms(text)))
+            data["phrased"] = True  # the user's own phrasing of it: it may be promoted as it is
+            capture_store.edit_content(conn, row.id, text, data, now)
+            record_decision(conn, row, "edit", "user", row.content, text, now, data)
+            edited.append(row.key)
         for ref in drop:
-            memory_id, key, content, status, _target, raw, _applied = resolved[ref]
-            if status == "dismissed":
-                dropped.append(key)
-                continue
-            with led.write() as conn:
-                record_decision(conn, memory_id, key, json.loads(raw or "{}"), "drop", "user", content, None, now)
-            lifecycle.forget(cfg, key, ledger=led, now=now)
-            dropped.append(key)
+            row = resolved[ref]
+            if row.status != "dismissed":
+                record_decision(conn, row, "drop", "user", row.content, None, now)
+                lifecycle.forget_in(conn, cfg, row.key, now)
+            dropped.append(row.key)
         for ref in keep:
-            memory_id, key, content, _status, _target, raw, _applied = resolved[ref]
-            data = json.loads(raw or "{}")
-            data["kept"] = True
-            with led.write() as conn:
-                conn.execute("UPDATE memories SET data = ? WHERE id = ?",
-                             (json.dumps(data, ensure_ascii=False), memory_id))
-                record_decision(conn, memory_id, key, data, "keep", "user", content, None, now)
-            kept_keys.append(key)
-        promoted = promote(led, cfg, kept_ids, now, by_user=True)
+            row = candidates.by_id(conn, resolved[ref].id)
+            data = {**row.data, "kept": True}
+            candidates.set_data(conn, row.id, data)
+            record_decision(conn, row, "keep", "user", row.content, None, now, data)
+            kept_ids.append(row.id)
+        promoted = promote(conn, cfg, kept_ids, now, by_user=True)
     for key in promoted["failed"]:
         errors.append(f"{key}: the memory file refused it (scanner or limit); it stays confirmed")
     parts = []
@@ -304,67 +276,42 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
 # ---------------------------------------------------------------------------
 # Defaults for what nobody decided
 # ---------------------------------------------------------------------------
-def settle_past_days(ledger, cfg, now: float, *, include_today: bool = False) -> dict:
-    """Apply the review defaults to undecided captures of earlier days (and
-    today with ``include_today``): high → promoted when eligible, low →
-    discarded, medium → stays (recorded once as deferred). At most
-    ``MAX_PROMOTIONS`` per call (the rest wait for the next heartbeat), and a
+def settle_past_days(conn, cfg, now: float, *, include_today: bool = False) -> dict:
+    """Apply the review defaults (``captures.default_action``) to undecided
+    captures of earlier days (and today with ``include_today``). At most
+    ``MAX_PROMOTIONS`` per call (the rest wait for the next heartbeat); a
     promotion a memory file refused is retried once a day, not at every beat."""
-    import json
-
-    from tacit.learn.importance import SOURCE, category_minimums, group_of, local_day
-
     today = local_day(now)
-    minimums = category_minimums(cfg)
+    minimums, _ = captures.category_minimums(cfg)
     to_promote, discarded, deferred = [], [], []
-    with ledger.write() as conn:
-        rows = conn.execute("SELECT id, key, content, status, data, created_at FROM memories "
-                            "WHERE source = ? AND status IN ('candidate', 'confirmed')", (SOURCE,)).fetchall()
-        for memory_id, key, content, status, raw, created in rows:
-            data = json.loads(raw or "{}")
-            if status == "confirmed":  # promoted before, the file refused it: retry once a day
-                if data.get("retried_on") != today and len(to_promote) < MAX_PROMOTIONS:
-                    data["retried_on"] = today
-                    conn.execute("UPDATE memories SET data = ? WHERE id = ?",
-                                 (json.dumps(data, ensure_ascii=False), memory_id))
-                    to_promote.append(memory_id)
-                continue
-            day = data.get("day") or local_day(created)
-            if day > today or (day == today and not include_today):
-                continue
-            importance = float(data.get("effective", data.get("importance", 0.0)))
-            group = group_of(importance)
-            eligible = (importance >= cfg.importance_threshold
-                        and importance >= minimums.get(data.get("category"), 0.0))
-            if group == "high" and eligible:
-                if len(to_promote) >= MAX_PROMOTIONS:
-                    continue  # the rest at the next heartbeat
-                record_decision(conn, memory_id, key, data, "promote", "default", content, None, now)
-                to_promote.append(memory_id)
-            elif group == "low" and not data.get("kept"):
-                record_decision(conn, memory_id, key, data, "discard", "default", content, None, now)
-                conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
-                discarded.append(key)
-            elif not data.get("deferred"):
-                data["deferred"] = True
-                conn.execute("UPDATE memories SET data = ? WHERE id = ?",
-                             (json.dumps(data, ensure_ascii=False), memory_id))
-                record_decision(conn, memory_id, key, data, "defer", "default", content, None, now)
-                deferred.append(key)
-    promoted = promote(ledger, cfg, to_promote, now, by_user=False)
+    for row in candidates.of_source(conn, SOURCE, ["candidate", "confirmed"]):
+        data = row.data
+        if row.status == "confirmed":  # promoted before, the file refused it: retry once a day
+            if data.get("retried_on") != today and len(to_promote) < MAX_PROMOTIONS:
+                candidates.set_data(conn, row.id, {**data, "retried_on": today})
+                to_promote.append(row.id)
+            continue
+        action = captures.default_action(data, created=row.created_at, today=today, include_today=include_today,
+                                         threshold=cfg.importance_threshold, minimums=minimums)
+        if action == "promote":
+            if len(to_promote) >= MAX_PROMOTIONS:
+                continue  # the rest at the next heartbeat
+            record_decision(conn, row, "promote", "default", row.content, None, now)
+            to_promote.append(row.id)
+        elif action == "discard":
+            record_decision(conn, row, "discard", "default", row.content, None, now)
+            candidates.delete(conn, row.id)
+            discarded.append(row.key)
+        elif action == "defer":
+            data = {**data, "deferred": True}
+            candidates.set_data(conn, row.id, data)
+            record_decision(conn, row, "defer", "default", row.content, None, now, data)
+            deferred.append(row.key)
+    promoted = promote(conn, cfg, to_promote, now, by_user=False)
     return {"promoted": promoted["applied"], "failed": promoted["failed"], "discarded": discarded,
             "deferred": deferred}
 
 
-def decisions(ledger, *, day: str | None = None, limit: int = 200) -> list[dict]:
+def decisions(conn, *, day: str | None = None, limit: int = 200) -> list[dict]:
     """Recorded decisions, newest first (``tacit review --history``)."""
-    with ledger.read() as conn:
-        query = ("SELECT memory_key, day, grp, importance, action, decided_by, content_before, content_after, at "
-                 "FROM importance_decisions")
-        params: list = []
-        if day:
-            query += " WHERE day = ?"
-            params.append(day)
-        rows = conn.execute(query + " ORDER BY id DESC LIMIT ?", [*params, limit]).fetchall()
-    keys = ("key", "day", "group", "importance", "action", "decided_by", "before", "after", "at")
-    return [dict(zip(keys, r)) for r in rows]
+    return capture_store.decisions(conn, day=day, limit=limit)

@@ -50,6 +50,7 @@ Design decisions
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -449,12 +450,121 @@ CREATE INDEX idx_guard_events_guard ON guard_events (guard_id, kind);
 CREATE INDEX idx_guard_events_project ON guard_events (project, kind);
 """
 
+# -- the learners on the service core: habits counted as events arrive, retention indexes ----
+_LEARNERS_SCHEMA = """
+-- habits were re-mined from every action event at each turn end (quadratic in a
+-- replay); now each event updates the counters of the patterns it completes
+DROP TABLE habits;
+CREATE TABLE habit_patterns (
+    pattern    TEXT PRIMARY KEY,              -- 'a → b' or 'a → b → c'
+    steps      TEXT NOT NULL,                 -- JSON list
+    first_step TEXT NOT NULL,
+    length     INTEGER NOT NULL,
+    count      INTEGER NOT NULL,              -- occurrences in the retention window
+    gap_sum    REAL NOT NULL,
+    sessions   INTEGER NOT NULL DEFAULT 0,    -- rows in habit_sessions
+    first_seen REAL NOT NULL,
+    last_seen  REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX idx_habit_patterns_first ON habit_patterns (first_step);
+-- occurrences per UTC day: retention drops whole days and subtracts them
+CREATE TABLE habit_days (
+    pattern    TEXT NOT NULL,
+    day        INTEGER NOT NULL,              -- floor(ts / 86400)
+    count      INTEGER NOT NULL,
+    gap_sum    REAL NOT NULL,
+    first_seen REAL NOT NULL,
+    last_seen  REAL NOT NULL,
+    PRIMARY KEY (pattern, day)
+) WITHOUT ROWID;
+CREATE INDEX idx_habit_days_day ON habit_days (day);
+-- which sessions contained a pattern (the confidence's numerator) ...
+CREATE TABLE habit_sessions (
+    pattern    TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    last_at    REAL NOT NULL,
+    PRIMARY KEY (pattern, session_id)
+) WITHOUT ROWID;
+CREATE INDEX idx_habit_sessions_at ON habit_sessions (last_at);
+-- ... and which ran an action at all (its denominator: "sessions considered")
+CREATE TABLE action_sessions (
+    action     TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    last_at    REAL NOT NULL,
+    PRIMARY KEY (action, session_id)
+) WITHOUT ROWID;
+CREATE INDEX idx_action_sessions_at ON action_sessions (last_at);
+-- rows in action_sessions per action, kept with them (read per action, never counted)
+CREATE TABLE habit_actions (
+    action   TEXT PRIMARY KEY,
+    sessions INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- what the daily retention (tacit.learn.retention) deletes by age
+CREATE INDEX idx_obs_at ON observations (observed_at);
+CREATE INDEX idx_observed_sequences_at ON observed_sequences (first_at);
+CREATE INDEX idx_memory_evidence_at ON memory_evidence (at);
+CREATE INDEX idx_fix_pattern_events_at ON fix_pattern_events (at);
+CREATE INDEX idx_turn_metrics_at ON turn_metrics (turn_at);
+CREATE INDEX idx_importance_decisions_at ON importance_decisions (at);
+CREATE INDEX idx_importance_reviews_at ON importance_reviews (shown_at);
+"""
+
+# Counting what action_events already hold, with the default 30 s window (the
+# configured one applies from here on; `tacit habits rebuild` re-counts with it).
+_HABITS_BACKFILL = """
+WITH chain AS (
+    SELECT session_id, action, ts,
+           lag(action, 1) OVER w AS a1, lag(ts, 1) OVER w AS t1,
+           lag(action, 2) OVER w AS a0, lag(ts, 2) OVER w AS t0
+    FROM action_events WINDOW w AS (PARTITION BY session_id ORDER BY ts, id)),
+pairs AS (
+    SELECT session_id, json_array(a1, action) AS steps, a1 AS first_step, 2 AS length,
+           ts - t1 AS gap, t1 AS start, ts AS end_at
+    FROM chain WHERE a1 IS NOT NULL AND a1 != action AND ts - t1 BETWEEN 0 AND 30),
+trigrams AS (
+    SELECT session_id, json_array(a0, a1, action), a0, 3, ts - t0, t0, ts
+    FROM chain WHERE a0 IS NOT NULL AND a1 != action AND a0 != a1 AND a0 != action
+               AND ts - t1 BETWEEN 0 AND 30 AND t1 - t0 BETWEEN 0 AND 30)
+SELECT session_id, steps, first_step, length, gap, start, end_at FROM pairs
+UNION ALL SELECT * FROM trigrams
+"""
+
+
+def _learners_migration(conn) -> None:
+    for statement in split_statements(_LEARNERS_SCHEMA):
+        conn.execute(statement)
+    for sid, steps, first, length, gap, start, end in conn.execute(_HABITS_BACKFILL).fetchall():
+        pattern = " → ".join(json.loads(steps))
+        conn.execute(
+            "INSERT INTO habit_patterns (pattern, steps, first_step, length, count, gap_sum, "
+            "first_seen, last_seen) VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (pattern) DO UPDATE "
+            "SET count = count + 1, gap_sum = gap_sum + excluded.gap_sum, "
+            "first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)",
+            (pattern, steps, first, length, gap, start, end))
+        conn.execute(
+            "INSERT INTO habit_days (pattern, day, count, gap_sum, first_seen, last_seen) "
+            "VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT (pattern, day) DO UPDATE SET count = count + 1, "
+            "gap_sum = gap_sum + excluded.gap_sum, first_seen = min(first_seen, excluded.first_seen), "
+            "last_seen = max(last_seen, excluded.last_seen)", (pattern, int(end // 86400), gap, start, end))
+        conn.execute("INSERT INTO habit_sessions (pattern, session_id, last_at) VALUES (?, ?, ?) "
+                     "ON CONFLICT DO UPDATE SET last_at = max(last_at, excluded.last_at)", (pattern, sid, end))
+    conn.execute("INSERT INTO action_sessions (action, session_id, last_at) "
+                 "SELECT action, session_id, max(ts) FROM action_events GROUP BY action, session_id")
+    conn.execute("INSERT INTO habit_actions (action, sessions) "
+                 "SELECT action, count(*) FROM action_sessions GROUP BY action")
+    conn.execute("UPDATE habit_patterns SET sessions = (SELECT count(*) FROM habit_sessions s "
+                 "WHERE s.pattern = habit_patterns.pattern)")
+    conn.execute("DELETE FROM ledger_meta WHERE key = 'habits_mined_at'")
+
+
 # (name, SQL script or callable(conn)). Append only.
 MIGRATIONS: list = [
     ("0001_core", _CORE_SCHEMA),
     ("0002_fix_patterns", _fix_patterns_migration),
     ("0003_importance", _IMPORTANCE_SCHEMA),
     ("0004_service", _SERVICE_SCHEMA),
+    ("0005_learners", _learners_migration),
     ("0006_history", _HISTORY_SCHEMA),
     ("0007_guards", _GUARDS_SCHEMA),
 ]

@@ -1,0 +1,405 @@
+"""Importance captures — the model: what a user message amounts to, how a
+capture ages, merges and is settled. No SQL, no I/O.
+
+A capture is what the user says that may be worth keeping (a preference, a
+decision, a correction, a goal, a fact), scored by the message analysis,
+stored as a candidate memory (``tacit.learn.importance``), re-scored by the
+heartbeat and settled by the review (``tacit.learn.review``).
+
+Design decisions
+- **One analysis per message.** ``assess`` reads the engine's
+  ``MessageAnalysis`` (correction verdict, importance, forget, review, rule):
+  no detector runs twice. ``importance_of`` is the importance view of it.
+- **A capture's content is tacit's phrasing when there is one.** With
+  ``analysis.rule`` (a rule tacit can phrase exactly: "Use pnpm, not npm.")
+  the capture holds that rule and is marked ``phrased``; otherwise it holds
+  the sentences that carry the markers (at most two, 280 characters) — the
+  user's own words, kept as evidence for the review, never promoted into a
+  memory file without a decision (``default_action``).
+- **The heartbeat owns importance.** Effective importance is recomputed from
+  scratch each beat — base score, plus +0.15 / +0.10 / +0.05… for the 2nd /
+  3rd / later mentions, times 0.9 / 0.7 / 0.5 after 7 / 30 / 90 days without
+  a mention — so it never compounds and replays change nothing.
+- **Two gates against flooding.** Per-category minimums
+  (``importance_category_minimums``) decide what is worth a ledger row at
+  all; ``importance_threshold`` what may reach a memory file.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+import time
+from dataclasses import asdict, dataclass
+
+from tacit.detect import importance as detect_importance
+from tacit.detect.fix_tokens import tokenize_code_aware
+from tacit.learn.fix_patterns import index_terms
+from tacit.scan import first_finding
+
+SOURCE = "importance"
+HIGH = 0.85  # > HIGH: the "high" review group
+LOW = 0.60  # < LOW: the "low" review group
+GROUPS = ("high", "medium", "low")
+MAX_CONTENT = 280
+FORGET_MATCH = 0.6  # share of the forget phrase's terms a capture must contain
+MERGE_SIMILARITY = 0.8  # Jaccard of terms for two captures to be one
+DAY = 86400.0
+DEFAULT_REVIEW_TIME = (21, 0)
+MAX_TEXT = 20_000  # a pasted log is judged by its head
+
+
+# ---------------------------------------------------------------------------
+# Settings
+# ---------------------------------------------------------------------------
+def category_minimums(cfg) -> tuple[dict, list[str]]:
+    """``importance_category_minimums`` ("fact=0.6", …) as a dict, and the
+    entries that could not be read."""
+    out: dict = {}
+    bad = []
+    for item in cfg.settings.get("importance_category_minimums") or ():
+        name, _, value = str(item).partition("=")
+        try:
+            out[name.strip().lower()] = float(value)
+        except ValueError:
+            bad.append(str(item))
+    return out, bad
+
+
+def review_clock(cfg) -> tuple[int, int]:
+    text = str(cfg.review_time or "").strip()
+    try:
+        hours, minutes = (int(part) for part in text.split(":"))
+        if 0 <= hours <= 23 and 0 <= minutes <= 59:
+            return hours, minutes
+    except ValueError:
+        pass
+    return DEFAULT_REVIEW_TIME
+
+
+def local_day(now: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(now))
+
+
+def review_time_reached(cfg, now: float) -> bool:
+    local = time.localtime(now)
+    return (local.tm_hour, local.tm_min) >= review_clock(cfg)
+
+
+# ---------------------------------------------------------------------------
+# Expiry hints -> dates
+# ---------------------------------------------------------------------------
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+            "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "a": 1, "an": 1}
+
+
+def _end_of(day: dt.date) -> float:
+    return dt.datetime.combine(day, dt.time(23, 59, 59)).timestamp()
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    return dt.date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _add_months(day: dt.date, months: int) -> dt.date:
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+_FIXED_HINTS = {
+    "today": 0, "tonight": 0, "eod": 0, "end of day": 0, "tomorrow": 1, "this sprint": 14,
+    "end of sprint": 14, "next sprint": 28,
+}
+
+
+def resolve_expiry(hint, now: float) -> float | None:
+    """The end (23:59:59 local) of the day a hint names, or None.
+
+    "friday" is the coming Friday (today if it is Friday), "next friday" the
+    one a week after; "this week"/"end of week"/"eow" end on Sunday;
+    "tomorrow", "in two weeks", "end of month", "q3", "march 15" (next year
+    once passed), "2025-07-01", "this sprint" (two weeks) and the like are
+    resolved against ``now``."""
+    if not isinstance(hint, str) or not hint.strip():
+        return None
+    hint = hint.strip().lower()[:60]
+    today = dt.date.fromtimestamp(now)
+    week_end = today + dt.timedelta(days=6 - today.weekday())
+    if hint in _FIXED_HINTS:
+        return _end_of(today + dt.timedelta(days=_FIXED_HINTS[hint]))
+    if hint in ("eow", "this week", "end of week"):
+        return _end_of(week_end)
+    if hint == "next week":
+        return _end_of(week_end + dt.timedelta(days=7))
+    if hint in ("end of month", "this month"):
+        return _end_of(_month_end(today.year, today.month))
+    if hint == "next month":
+        nxt = _add_months(today.replace(day=1), 1)
+        return _end_of(_month_end(nxt.year, nxt.month))
+    if hint in ("end of year", "this year"):
+        return _end_of(dt.date(today.year, 12, 31))
+    if hint == "next year":
+        return _end_of(dt.date(today.year + 1, 12, 31))
+    quarter = None
+    if hint in ("end of quarter", "this quarter"):
+        quarter, year = (today.month - 1) // 3 + 1, today.year
+    elif hint == "next quarter":
+        quarter, year = (today.month - 1) // 3 + 2, today.year
+        if quarter > 4:
+            quarter, year = 1, year + 1
+    elif len(hint) == 2 and hint[0] == "q" and hint[1] in "1234":
+        quarter, year = int(hint[1]), today.year
+        if _month_end(year, quarter * 3) < today:
+            year += 1
+    if quarter:
+        return _end_of(_month_end(year, quarter * 3))
+    words = hint.replace("a few", "few").split()
+    if words and words[-1] in _WEEKDAYS:
+        ahead = (_WEEKDAYS.index(words[-1]) - today.weekday()) % 7
+        if words[0] == "next":
+            ahead += 7
+        return _end_of(today + dt.timedelta(days=ahead))
+    if len(words) == 3 and words[0] == "in":
+        count = _NUMBERS.get(words[1]) or (int(words[1]) if words[1].isdigit() and len(words[1]) < 4 else None)
+        if count:
+            unit = words[2].rstrip("s")
+            if unit == "day":
+                return _end_of(today + dt.timedelta(days=count))
+            if unit == "week":
+                return _end_of(today + dt.timedelta(weeks=count))
+            if unit == "month":
+                return _end_of(_add_months(today, count))
+    if len(words) == 2 and words[0] in _MONTHS and words[1].isdigit() and len(words[1]) < 3:
+        month, day = _MONTHS.index(words[0]) + 1, int(words[1])
+        try:
+            date = dt.date(today.year, month, day)
+            if date < today:
+                date = dt.date(today.year + 1, month, day)
+            return _end_of(date)
+        except ValueError:
+            return None
+    try:
+        return _end_of(dt.date.fromisoformat(hint))
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Assessing one message
+# ---------------------------------------------------------------------------
+def importance_of(analysis, text: str = ""):
+    """The importance view of the message analysis (category, importance,
+    markers, emphasis, expiry hint). The core's analysis carries it as
+    ``.importance``; the detector rewrite derives it with ``importance_from``.
+
+    A correction verdict from cue words alone (the current detector's
+    ``contextual`` rule: "we decided", "never …") yields to an explicit
+    preference / decision / goal in the same words (docs/importance.md). Only
+    that verdict is scored a second time, without the correction; the
+    rewritten detector judges the durable category on its own and never
+    gives it."""
+    view = getattr(analysis, "importance", None)
+    if view is None:
+        return detect_importance.importance_from(analysis)
+    if view.category == "correction" and getattr(analysis.correction, "rule", None) == "contextual" and text:
+        plain = detect_importance.score_importance(text[:MAX_TEXT], is_correction=False)
+        if plain.category in ("preference", "decision", "goal"):
+            return plain
+    return view
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What a user message amounts to: ``action`` is ``capture``, ``forget``,
+    ``review``, ``skip`` (trivial or below its category minimum) or
+    ``refuse`` (a secret)."""
+
+    action: str
+    category: str | None = None
+    importance: float = 0.0
+    content: str = ""
+    markers: tuple = ()
+    emphasis: bool = False
+    expiry_hint: str | None = None
+    reason: str = ""
+    forget_what: str | None = None
+    is_correction: bool = False
+    phrased: bool = False  # content is tacit's phrasing of a rule, not the user's words
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def summarise(text: str, markers) -> str:
+    """The sentences that carry the markers (at most two), one line, at most
+    ``MAX_CONTENT`` characters."""
+    flat = " ".join(text[:MAX_TEXT].split())
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s+", flat) if s.strip()] or [flat]
+    wanted = [m.lower() for m in markers or () if m and m != "statement"]
+    chosen = [s for s in sentences if any(m in s.lower() for m in wanted)][:2] or sentences[:1]
+    content = " ".join(chosen)
+    if len(content) > MAX_CONTENT:
+        cut = content[:MAX_CONTENT].rsplit(" ", 1)[0]
+        content = (cut if len(cut) > MAX_CONTENT // 2 else content[:MAX_CONTENT]).rstrip(",;:") + "…"
+    return content
+
+
+def assess(text, analysis, minimums: dict) -> Assessment:
+    """Decide what to do with one user message, from its analysis."""
+    text = text.strip() if isinstance(text, str) else ""
+    if not text or analysis is None:
+        return Assessment("skip", reason="empty")
+    if analysis.forget:
+        return Assessment("forget", forget_what=analysis.forget)
+    if analysis.wants_review:
+        return Assessment("review")
+    scored = importance_of(analysis, text)
+    values = dict(category=scored.category, importance=float(scored.importance),
+                  markers=tuple(scored.markers or ()), emphasis=bool(scored.emphasis),
+                  expiry_hint=scored.expires_at_hint, is_correction=bool(analysis.is_correction))
+    if scored.category == "none":
+        return Assessment("skip", reason="nothing worth keeping", **values)
+    minimum = minimums.get(scored.category, 0.0)
+    if scored.importance < minimum:
+        return Assessment("skip", reason=f"{scored.category} below its minimum {minimum:.2f}", **values)
+    finding = first_finding(text[:MAX_TEXT])
+    if finding is not None:
+        return Assessment("refuse", reason=f"scanner: {finding.reason} [{finding.pattern_id}]", **values)
+    rule = getattr(analysis, "rule", None)
+    if rule:
+        return Assessment("capture", content=rule, phrased=True, **values)
+    return Assessment("capture", content=summarise(text, scored.markers), **values)
+
+
+def acknowledgement(assessment: Assessment, threshold: float) -> str | None:
+    """"Noted: …" for a capture at or above ``importance_threshold``."""
+    if assessment.action != "capture" or assessment.importance < threshold:
+        return None
+    summary = assessment.content if len(assessment.content) <= 100 else assessment.content[:99] + "…"
+    return f"Noted ({assessment.category}): {summary}"
+
+
+def target_for(category: str, content: str) -> str:
+    """USER.md for who the user is (preferences, corrections, facts about
+    themselves); MEMORY.md for the work (decisions, goals, context, facts)."""
+    if category in ("preference", "correction"):
+        return "user"
+    if category == "fact":
+        lower = f" {content.lower()} "
+        if any(cue in lower for cue in (" i am ", " i'm ", " my ", " i work ", " i live ", "我是", "我的")):
+            return "user"
+    return "memory"
+
+
+def terms(text: str) -> set:
+    return set(index_terms(text))
+
+
+def tags(assessment: Assessment) -> list:
+    out = [assessment.category]
+    if assessment.emphasis:
+        out.append("emphasis")
+    if assessment.expiry_hint:
+        out.append("time-limited")
+    for token in tokenize_code_aware(assessment.content or ""):
+        if len(out) >= 6:
+            break
+        if (any(c in token for c in "._/:@") or any(c.isdigit() for c in token)) and token not in out:
+            out.append(token)
+    return out
+
+
+def capture_data(assessment: Assessment, *, session_id, host, text: str, now: float) -> dict:
+    """The ``data`` of a new capture row."""
+    return {"category": assessment.category, "importance": assessment.importance,
+            "effective": assessment.importance, "markers": list(assessment.markers),
+            "emphasis": assessment.emphasis, "mentions": 1, "first_at": now, "last_mention_at": now,
+            "tags": tags(assessment), "expiry_hint": assessment.expiry_hint, "day": local_day(now),
+            "session_id": session_id, "host": host, "text": (text or "")[:500],
+            "terms": " ".join(sorted(terms(assessment.content))), "phrased": assessment.phrased}
+
+
+def forgotten(content_terms: set, forgotten_terms) -> bool:
+    """Is a capture like something the user asked to forget?"""
+    for wanted in forgotten_terms:
+        if wanted and len(wanted & content_terms) / len(wanted) >= FORGET_MATCH:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Ageing, grouping, merging
+# ---------------------------------------------------------------------------
+def boost(mentions: int) -> float:
+    """+0.15 for the 2nd mention, +0.10 for the 3rd, +0.05 for each after."""
+    if mentions <= 1:
+        return 0.0
+    if mentions == 2:
+        return 0.15
+    return 0.25 + 0.05 * (mentions - 3)
+
+
+def age_multiplier(age_seconds: float) -> float:
+    days = age_seconds / DAY
+    if days > 90:
+        return 0.5
+    if days > 30:
+        return 0.7
+    if days > 7:
+        return 0.9
+    return 1.0
+
+
+def effective_importance(base: float, mentions: int, last_mention_at: float, now: float) -> float:
+    return round(min(1.0, base + boost(mentions)) * age_multiplier(max(0.0, now - last_mention_at)), 4)
+
+
+def group_of(importance: float) -> str:
+    if importance > HIGH:
+        return "high"
+    if importance >= LOW:
+        return "medium"
+    return "low"
+
+
+def importance_in(data: dict) -> float:
+    return float(data.get("effective", data.get("importance", 0.0)))
+
+
+def similar(a: set, b: set) -> bool:
+    if not a or not b:
+        return False
+    return len(a & b) / len(a | b) >= MERGE_SIMILARITY
+
+
+def folded(twin: dict, row: dict, now: float) -> dict:
+    """The data of ``twin`` after ``row`` is merged into it."""
+    data = dict(twin)
+    data["importance"] = max(float(twin.get("importance", 0)), float(row.get("importance", 0)))
+    data["last_mention_at"] = max(float(twin.get("last_mention_at", 0)), float(row.get("last_mention_at", 0)))
+    data["first_at"] = min(float(twin.get("first_at", now)), float(row.get("first_at", now)))
+    data["phrased"] = bool(twin.get("phrased") or row.get("phrased"))
+    return data
+
+
+def default_action(data: dict, *, created: float, today: str, include_today: bool, threshold: float,
+                   minimums: dict) -> str | None:
+    """What the review defaults do with an undecided candidate: ``promote``
+    (high, eligible, and phrased by tacit), ``discard`` (low, not kept),
+    ``defer`` (anything else, recorded once), or None (not yet: today's)."""
+    day = data.get("day") or local_day(created)
+    if day > today or (day == today and not include_today):
+        return None
+    importance = importance_in(data)
+    group = group_of(importance)
+    eligible = importance >= threshold and importance >= minimums.get(data.get("category"), 0.0)
+    if group == "high" and eligible and data.get("phrased"):
+        return "promote"
+    if group == "low" and not data.get("kept"):
+        return "discard"
+    return None if data.get("deferred") else "defer"
