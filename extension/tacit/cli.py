@@ -27,6 +27,7 @@ Design decisions
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Order = order in --help. Each module defines add_parser(subparsers).
@@ -152,6 +153,7 @@ def build_parser(argv: list[str] | None = None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.umask(0o077)  # what tacit creates is private to its user (tacit.safety.file_modes)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
