@@ -115,8 +115,8 @@ def clean_value(value, *, _depth: int = 0, _budget: _Budget | None = None):
         for key, item in value.items():
             if budget.left <= 0:
                 break
-            out[clean_value(str(key), _depth=_depth + 1, _budget=budget)] = clean_value(
-                item, _depth=_depth + 1, _budget=budget)
+            name = clean_value(str(key), _depth=_depth + 1, _budget=budget)  # the key first: it is kept
+            out[name] = clean_value(item, _depth=_depth + 1, _budget=budget)
         return out
     if isinstance(value, (list, tuple)):
         if _depth >= MAX_DEPTH:

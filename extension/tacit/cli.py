@@ -47,6 +47,8 @@ COMMAND_MODULES = [
     "tacit.commands.bridge",
     "tacit.commands.patterns",
     "tacit.commands.review",
+    "tacit.commands.privacy",
+    "tacit.commands.cost",
 ]
 
 # Top-level command name -> the module in COMMAND_MODULES that registers it.
@@ -74,12 +76,15 @@ COMMANDS = {
     "patterns": "tacit.commands.patterns",
     "stats": "tacit.commands.patterns",
     "review": "tacit.commands.review",
+    "off": "tacit.commands.privacy",
+    "on": "tacit.commands.privacy",
+    "cost": "tacit.commands.cost",
 }
 
 # Commands whose stdout is one JSON object: their usage errors are JSON too.
 JSON_COMMANDS = frozenset(
     ("memory", "share", "skill", "scan", "doctor", "install", "uninstall", "memories", "detect", "patterns",
-     "review")
+     "review", "off", "on")
 )
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2

@@ -267,8 +267,9 @@ def _model_of(cfg, host, job: dict, argv: list) -> str:
     """The model the child ran, when its report does not say (Codex)."""
     if "--model" in argv and argv.index("--model") + 1 < len(argv):
         return argv[argv.index("--model") + 1]
-    model = cfg.child_model or (job.get("variables") or {}).get("model") or DEFAULT_MODELS.get(host or "", "")
-    if model or host != "codex":
+    model = cfg.child_model or (job.get("variables") or {}).get("model") or (
+        "" if cfg.child_command else DEFAULT_MODELS.get(host or "", ""))
+    if model or host != "codex" or cfg.child_command:
         return model
     codex_home = cfg.env.get("CODEX_HOME") or os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".codex")
     try:
