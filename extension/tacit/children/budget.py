@@ -83,7 +83,7 @@ def _priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
     price = price_for(cfg, model)
     if price is None:
         return None, "unknown"
-    return round(price.cost(**tokens), 6), "price_table"
+    return round(price.cost(**tokens), 8), "price_table"
 
 
 def normalise(cfg, usage, *, model: str = "") -> Spend | None:
