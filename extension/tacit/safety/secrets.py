@@ -241,10 +241,11 @@ def _group_span(name: str) -> Callable:
 # --- PEM blocks -------------------------------------------------------------
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_LIMIT = 20_000  # characters searched for the END line
-# a line of key material, a PEM header line ("Proc-Type: 4,ENCRYPTED"), or a
-# literal "\n" of a key pasted from JSON
+# a line of key material (base64, or base64url: a key re-encoded or mangled by
+# a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
+# or a literal "\n" of a key pasted from JSON
 _PEM_PIECE = re.compile(
-    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/]{16,}+={0,2}|[A-Za-z0-9+/]{1,15}+={1,2}"
+    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
     r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
 )
 
