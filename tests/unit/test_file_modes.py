@@ -112,7 +112,8 @@ def test_everything_a_scripted_session_writes_is_private(tmp_path, tacit_home, t
 
 
 def test_check_finds_and_repair_fixes_loose_modes(cfg, tacit_home):
-    (tacit_home / "logs").mkdir(mode=0o755)
+    (tacit_home / "logs").mkdir()
+    os.chmod(tacit_home / "logs", 0o755)  # explicit: an earlier in-process CLI call may have set umask 077
     log = tacit_home / "logs" / "tacit.log"
     log.write_text("x")
     os.chmod(log, 0o644)
@@ -124,6 +125,7 @@ def test_check_finds_and_repair_fixes_loose_modes(cfg, tacit_home):
     os.chmod(script, 0o700)  # an executable of the owner's only: private
     outside = cfg.home.parent / "elsewhere"
     outside.mkdir()
+    os.chmod(outside, 0o755)
     (tacit_home / "link").symlink_to(outside)
     os.chmod(tacit_home, 0o755)
     found = {Path(p.path).name: p for p in file_modes.check(cfg)}

@@ -136,12 +136,17 @@ def test_a_configured_command_keeps_its_placeholders(cfg, tmp_path):
     assert command.prompt_via == "stdin" and command.stdin == "the prompt"
 
 
-def test_a_hermes_that_is_not_a_python_script_runs_no_child(cfg, tmp_path, monkeypatch):
+def test_a_hermes_that_is_not_a_python_script_gets_no_prompt_and_falls_back(cfg, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "hermes").write_text("#!/bin/sh\nexec true\n")
+    (bin_dir / "hermes").write_text("#!/bin/sh\necho \"$@\" > \"$0.args\"\n")
     (bin_dir / "hermes").chmod(0o755)
     env = dict(cfg.env, PATH=f"{bin_dir}{os.pathsep}{cfg.env['PATH']}")
     shell_cfg = load_config(env={"TACIT_HOME": cfg.home_str, **env})
-    assert script_python(str(bin_dir / "hermes")) is None
-    assert not agent_available(shell_cfg, "hermes")  # the deterministic fallbacks run instead
+    assert script_python(str(bin_dir / "hermes")) is None and agent_available(shell_cfg, "hermes")
+    text = "no, that is wrong, use pnpm not npm"
+    record = run_job(shell_cfg, {"id": "h1", "kind": "correction", "session_id": "s", "host": "hermes",
+                                 "variables": {"correction": text}})
+    assert record["ok"] is False and "not a Python script" in record["error"]
+    assert record["fallback"]["mode"] == "deterministic"  # the lesson is kept as an exact rule, or left for review
+    assert not (bin_dir / "hermes.args").exists()  # nothing was started with the prompt on its command line

@@ -24,8 +24,8 @@ command would take it, and ``build_command`` delivers it on stdin instead
   the ``hermes`` script runs) with the interpreter of that script and
   ``python -c``: the few lines read stdin and call ``main()`` with
   ``-z <stdin>`` in ``sys.argv`` — a list in the process's memory, not its
-  command line. When the ``hermes`` found is not a Python script, no child
-  runs (the deterministic fallbacks do).
+  command line. When the ``hermes`` found is not a Python script, the run
+  fails before anything starts and the deterministic fallbacks run.
 
 A configured ``child_command`` with ``{prompt}`` puts the prompt on that
 command line (the user asked for it; docs/cost.md says so); with
@@ -130,8 +130,10 @@ def script_python(path: str | None) -> str | None:
 
 
 def agent_available(cfg, host: str | None) -> bool:
-    """A child can run: children enabled, a template, and its program found
-    (for Hermes's default command: a Python ``hermes`` script)."""
+    """A child can run: children enabled, a template, and its program found.
+    (A ``hermes`` that is not a Python script is found but cannot take its
+    prompt on stdin: ``build_command`` refuses it, and the run fails into the
+    deterministic fallbacks.)"""
     if not cfg.child_enabled:
         return False
     template = command_template(cfg, host)
@@ -140,10 +142,7 @@ def agent_available(cfg, host: str | None) -> bool:
     program = template[0]
     if program in ("{tacit}",) or os.path.isabs(program):
         return program == "{tacit}" or os.access(program, os.X_OK)
-    found = _program(cfg, program)
-    if found and not cfg.child_command and STDIN_ARG.get(host or "") == "hermes":
-        return script_python(found) is not None
-    return found is not None
+    return _program(cfg, program) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,11 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
             record.update(_over_budget(cfg, job, verdict))  # waits, or its deterministic fallback ran
         elif use_agent:
             jobs = sorted([job, *siblings], key=lambda j: _rank(j.get("kind")))
-            record.update(_run_agent(cfg, host, job, jobs))
+            try:
+                record.update(_run_agent(cfg, host, job, jobs))
+            except RuntimeError as exc:  # no safe way to start this agent (commands.build_command)
+                log_exception(cfg, f"child job {kind}", exc)
+                record.update({"ok": False, "mode": "agent", "error": str(exc)})
             if siblings:
                 record["merged"] = [j.get("id") for j in siblings]
                 record["kinds"] = [j.get("kind") for j in jobs]
