@@ -32,8 +32,9 @@ Design decisions, and why
 - **Empty, not a marker, for withheld text.** Every handler already skips an
   empty message; a marker word would be one more text for the detectors to
   misread as a correction or a durable statement.
-- **Gate on the way out** (``gate_outgoing``): injected context and notices
-  from every handler — third-party plugins and learners included — pass
+- **Gate on the way out** (``gate_outgoing``): injected context, notices and
+  the reason a stopped tool call gives the agent, from every handler —
+  third-party plugins and learners included — pass
   ``tacit.safety.gate_context`` (fix-pattern injections as ``fix_pattern``,
   the rest as ``notice``); the session context handler gates its pieces one
   by one itself (``tacit.handlers.context``), so its injections are not
@@ -46,7 +47,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from tacit.events import Event
-from tacit.hookspecs import ContextResult, Injection, Result
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.safety import asks_not_to_keep, gate_context, redact_secrets, strip_private
 from tacit.safety.context_gate import FIX_PATTERN, NOTICE, Block, GateResult
 
@@ -58,6 +59,7 @@ MAX_DEPTH = 8  # nested containers in a tool's arguments
 MAX_STRINGS = 2_000  # strings cleaned in one event's nested values
 WITHHELD = ""  # what a withheld message's text becomes
 TURN_MARK = "privacy.withheld_turn"  # state.marks: the turn number the user asked not to keep
+WITHHELD_REASON = "Stopped by a tacit guard (its reason is not shown: it failed tacit's context gate)."
 GATED_SOURCES = frozenset({"context.session"})  # handlers that gate their own injections
 _FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
 
@@ -199,6 +201,10 @@ def gate_outgoing(result: Result) -> Result:
     fails ``tacit.safety.gate_context`` is dropped and reported in one
     notice. Injections from ``GATED_SOURCES`` pass as they are."""
     context = result.context if isinstance(result, ContextResult) else []
+    if isinstance(result, ToolCallResult) and result.reason:
+        # what a stopped tool call tells the agent is injected text too
+        if gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
+            result.reason = WITHHELD_REASON
     if not context and not result.notices:
         return result
     blocks = []
