@@ -16,9 +16,9 @@ Design decisions, and why
 - **Checked before any child starts**, by the runner (``tacit child run``
   and inline runs), inside the write transaction that takes the job:
   ``child_daily_tokens`` (default 1,000,000; 0 = no limit) and
-  ``child_daily_usd`` (default 0 = no limit). Runs already under way count
-  at the average of recent runs, so several runners starting together do
-  not all slip under the limit. Only a run with an agent is checked: the
+  ``child_daily_usd`` (default 0 = no limit). Runs already under way (started
+  within the longest child timeout) count at the average of recent runs, so
+  several runners starting together do not all slip under the limit. Only a run with an agent is checked: the
   deterministic fallbacks cost nothing.
 - **Over budget, nothing is dropped.** A consolidation runs its
   deterministic merge now; a correction saves what it can phrase exactly
@@ -41,7 +41,9 @@ import json
 import time
 from dataclasses import asdict, dataclass
 
+from tacit.children.commands import timeout_for
 from tacit.children.prices import price_for
+from tacit.hookspecs import CHILD_KINDS
 from tacit.stores import notices
 from tacit.stores.ledger import Ledger
 
@@ -227,8 +229,10 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
     limit_tokens, limit_usd = limits(cfg)
     start = day_start(now)
     tokens, usd = spent(conn, start, start + 86400 + 3600)  # a DST day is 25 hours long
-    running = conn.execute("SELECT count(*) FROM jobs WHERE status = 'running' AND id != ?",
-                           (exclude_job,)).fetchone()[0]
+    # a runner that died leaves its row 'running': only runs that may still be alive count
+    alive_since = now - max(timeout_for(cfg, kind) for kind in CHILD_KINDS) - 120
+    running = conn.execute("SELECT count(*) FROM jobs WHERE status = 'running' AND id != ? "
+                           "AND coalesce(started_at, created_at) >= ?", (exclude_job, alive_since)).fetchone()[0]
     if running:
         est_tokens, est_usd = _estimate(conn)
         tokens += running * est_tokens
