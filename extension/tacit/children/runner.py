@@ -67,6 +67,7 @@ from tacit.stores.ledger import Ledger
 from tacit.stores.sessions import insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
+USAGE_FILE_CAP = 64_000  # bytes of a usage report read (Hermes's is a few hundred)
 KIND_ORDER = ("correction", "review", "skill", "flush", "consolidate")  # tasks of a combined prompt
 
 
@@ -345,10 +346,10 @@ def parse_usage(stdout: bytes, usage_file: Path) -> dict | None:
     usage = None
     try:
         if usage_file.exists():
-            usage = json.loads(usage_file.read_text(encoding="utf-8"))
+            usage = json.loads(read_tail(usage_file, USAGE_FILE_CAP).decode("utf-8", "replace"))
     except (OSError, ValueError):
         usage = None
-    if usage is not None:
+    if isinstance(usage, dict):
         return usage
     text = stdout.decode("utf-8", "replace").strip()
     for candidate in (text, *reversed(text.splitlines()[-5:])):
