@@ -1,10 +1,45 @@
 """The host boundary: what every event's text goes through before tacit keeps it.
 
-The engine calls ``clean_event`` first thing in ``dispatch``, so no handler,
-store, log or child prompt ever sees text that could not be stored: lone
-surrogates (broken text from a host: JSON allows ``"\\ud800"``, SQLite and
-UTF-8 files do not) become U+FFFD. The agent itself still sees exactly what
-the user typed; this only shapes what tacit keeps.
+The engine calls ``clean_event`` first thing in ``dispatch`` and ``admit``
+once the session's state is loaded, so no handler, store, log line, ledger
+row, history cause or child prompt ever sees text tacit must not keep. On
+the way out, ``gate_outgoing`` passes what handlers inject through the one
+context gate (``tacit.safety.gate_context``). The agent itself still sees
+exactly what the user typed: this only shapes what tacit keeps and injects.
+
+Design decisions, and why
+- **Every text field of every event, nested values included**
+  (``tacit.events``: message texts, ``user_text``/``assistant_text``,
+  prompts, tool arguments, errors, command arguments), in this order:
+  broken text (lone surrogates: JSON allows ``"\\ud800"``, SQLite and UTF-8
+  files do not) becomes U+FFFD; ``<private>…</private>`` spans become
+  ``[private]`` (before any cut, so an unclosed tag still hides the rest);
+  a text over ``TEXT_CHARS`` keeps its head and its tail (a 20 MB paste
+  costs what 100 KB does, and the end of a reply, which the learners read,
+  survives); secrets become ``[REDACTED:<kind>]``. Dict keys are cleaned
+  like values. Nested values deeper than ``MAX_DEPTH`` or beyond
+  ``MAX_STRINGS`` strings are dropped: a hostile payload costs bounded work.
+- **A message that asks not to be kept** ("don't save this", "off the
+  record", "不要记住" — ``tacit.safety.asks_not_to_keep``, docs/privacy.md)
+  **withholds its whole turn**: the user's message, the agent's reply to
+  it, and the arguments and errors of the turn's tool results become empty
+  (``WITHHELD``). What remains is that a turn happened (the counters), the
+  tool names and whether they worked. The turn is remembered in the
+  session state (``state.marks[TURN_MARK]``) until the next user message,
+  because the reply and the tool calls arrive as later events. A tool call
+  that has not run yet keeps its (cleaned) arguments: a guard needs them to
+  answer, and nothing stores a ``tool_call``'s arguments.
+- **Empty, not a marker, for withheld text.** Every handler already skips an
+  empty message; a marker word would be one more text for the detectors to
+  misread as a correction or a durable statement.
+- **Gate on the way out** (``gate_outgoing``): injected context, notices and
+  the reason a stopped tool call gives the agent, from every handler —
+  third-party plugins and learners included — pass
+  ``tacit.safety.gate_context`` (fix-pattern injections as ``fix_pattern``,
+  the rest as ``notice``); the session context handler gates its pieces one
+  by one itself (``tacit.handlers.context``), so its injections are not
+  gated twice. What fails is dropped and one notice says so, never quoting it.
+- **Never raises**: bad input to a function here returns it cleaned or empty.
 """
 
 from __future__ import annotations
@@ -12,33 +47,183 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from tacit.events import Event
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
+from tacit.safety import asks_not_to_keep, gate_context, redact_secrets, strip_private
+from tacit.safety.context_gate import FIX_PATTERN, NOTICE, Block, GateResult
+
+TEXT_CHARS = 100_000  # of one text field: the head and the tail are kept
+_HEAD = 60_000
+_TAIL = TEXT_CHARS - _HEAD
+CUT_MARK = "\n[…]\n"
+MAX_DEPTH = 8  # nested containers in a tool's arguments
+MAX_STRINGS = 2_000  # strings cleaned in one event's nested values
+WITHHELD = ""  # what a withheld message's text becomes
+TURN_MARK = "privacy.withheld_turn"  # state.marks: the turn number the user asked not to keep
+WITHHELD_REASON = "Stopped by a tacit guard (its reason is not shown: it failed tacit's context gate)."
+GATED_SOURCES = frozenset({"context.session"})  # handlers that gate their own injections
+_FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
 
 
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
 def clean_text(text: str) -> str:
+    """``text`` storable as UTF-8: a split surrogate pair is joined, a lone
+    half becomes U+FFFD."""
     try:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        # through UTF-16: a split pair is joined again, a lone half becomes U+FFFD
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def clean_value(value):
+def bounded(text: str) -> str:
+    """At most ``TEXT_CHARS`` characters: the head and the tail, marked where cut."""
+    if len(text) <= TEXT_CHARS:
+        return text
+    return text[:_HEAD] + CUT_MARK + text[-_TAIL:]
+
+
+def scrub(text) -> str:
+    """One text as tacit may keep it: valid, private spans out, bounded,
+    secrets redacted. Non-str input gives ""."""
+    if not isinstance(text, str):
+        return ""
+    if not text:
+        return text
+    return redact_secrets(bounded(strip_private(clean_text(text))))
+
+
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, left: int):
+        self.left = left
+
+
+def clean_value(value, *, _depth: int = 0, _budget: _Budget | None = None):
+    """A nested value with every string scrubbed (dict keys too); containers
+    deeper than ``MAX_DEPTH`` and strings beyond ``MAX_STRINGS`` are dropped."""
+    budget = _budget or _Budget(MAX_STRINGS)
     if isinstance(value, str):
-        return clean_text(value)
+        if budget.left <= 0:
+            return ""
+        budget.left -= 1
+        return scrub(value)
     if isinstance(value, dict):
-        return {clean_text(str(k)): clean_value(v) for k, v in value.items()}
+        if _depth >= MAX_DEPTH:
+            return {}
+        out = {}
+        for key, item in value.items():
+            if budget.left <= 0:
+                break
+            name = clean_value(str(key), _depth=_depth + 1, _budget=budget)  # the key first: it is kept
+            out[name] = clean_value(item, _depth=_depth + 1, _budget=budget)
+        return out
     if isinstance(value, (list, tuple)):
-        return type(value)(clean_value(v) for v in value)
+        if _depth >= MAX_DEPTH:
+            return type(value)()
+        items = []
+        for item in value:
+            if budget.left <= 0:
+                break
+            items.append(clean_value(item, _depth=_depth + 1, _budget=budget))
+        return type(value)(items)
     return value
 
 
 def clean_event(event: Event) -> Event:
+    """``event`` with every text field (nested ones too) cleaned: see the
+    module docstring. An event with nothing to clean is returned as is."""
     changes = {}
+    budget = _Budget(MAX_STRINGS)
     for f in fields(event):
+        if f.name in ("session_id", "host", "id", "cwd"):
+            continue  # identifiers, not text anyone wrote
         value = getattr(event, f.name)
-        if isinstance(value, (str, dict)):
-            cleaned = clean_value(value)
-            if cleaned is not value and cleaned != value:
+        if isinstance(value, (str, dict, list)):
+            cleaned = clean_value(value, _budget=budget)
+            if cleaned != value:
                 changes[f.name] = cleaned
+    if isinstance(event.cwd, str):
+        cwd = clean_text(event.cwd)
+        if cwd != event.cwd:
+            changes["cwd"] = cwd
     return replace(event, **changes) if changes else event
+
+
+# ---------------------------------------------------------------------------
+# Turns the user asked not to keep
+# ---------------------------------------------------------------------------
+def withheld_turn(state) -> bool:
+    """Is the session's current turn one the user asked not to keep?"""
+    return state.marks.get(TURN_MARK) == state.user_turns and state.user_turns > 0
+
+
+def admit(event: Event, state) -> Event:
+    """``event`` as the session may keep it (the state is the session's,
+    before the engine counts the event): a message that asks not to be kept
+    is emptied and its turn withheld; the later events of that turn lose
+    their texts. Called by the engine inside the event's transaction."""
+    kind = event.kind
+    if kind == "message_end" and event.role == "user":
+        if asks_not_to_keep(event.text):
+            state.marks[TURN_MARK] = state.user_turns + 1  # the turn this message opens
+            return replace(event, text=WITHHELD)
+        state.marks.pop(TURN_MARK, None)
+        return event
+    if kind == "before_agent_start":
+        return replace(event, prompt=WITHHELD) if asks_not_to_keep(event.prompt) else event
+    if kind == "command":
+        return replace(event, args=WITHHELD) if asks_not_to_keep(event.args) else event
+    if kind == "turn_end":
+        if withheld_turn(state) or asks_not_to_keep(event.user_text):
+            return replace(event, user_text=WITHHELD, assistant_text=WITHHELD)
+        return event
+    if not withheld_turn(state):
+        return event
+    if kind == "message_end":  # the agent's reply to a withheld message
+        return replace(event, text=WITHHELD)
+    if kind == "tool_result":
+        return replace(event, args={}, error=None if event.error is None else WITHHELD)
+    return event
+
+
+# ---------------------------------------------------------------------------
+# What goes out
+# ---------------------------------------------------------------------------
+def _kind_of(injection: Injection) -> str:
+    return FIX_PATTERN if injection.source.startswith(_FIX_SOURCES) else NOTICE
+
+
+def gate_outgoing(result: Result) -> Result:
+    """``result`` with its injected context and its notices gated: what
+    fails ``tacit.safety.gate_context`` is dropped and reported in one
+    notice. Injections from ``GATED_SOURCES`` pass as they are."""
+    context = result.context if isinstance(result, ContextResult) else []
+    if isinstance(result, ToolCallResult) and result.reason:
+        # what a stopped tool call tells the agent is injected text too
+        if gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
+            result.reason = WITHHELD_REASON
+    if not context and not result.notices:
+        return result
+    blocks = []
+    for n, injection in enumerate(context):
+        if injection.source not in GATED_SOURCES:
+            blocks.append(Block(_kind_of(injection), injection.source or f"injection {n}", injection.text,
+                                f"context-{n}"))
+    for n, notice in enumerate(result.notices):
+        blocks.append(Block(NOTICE, "notice", notice, f"notice-{n}"))
+    if not blocks:
+        return result
+    gated = gate_context(blocks)
+    allowed = {block.group: block.text for block in gated.allowed}
+    if isinstance(result, ContextResult):
+        result.context = [
+            injection if injection.source in GATED_SOURCES else replace(injection, text=allowed[f"context-{n}"])
+            for n, injection in enumerate(context)
+            if injection.source in GATED_SOURCES or f"context-{n}" in allowed]
+    result.notices = [allowed[f"notice-{n}"] for n in range(len(result.notices)) if f"notice-{n}" in allowed]
+    if gated.left_out:
+        result.notices.append(GateResult((), gated.left_out).notice())
+    return result

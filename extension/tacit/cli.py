@@ -26,6 +26,7 @@ Design decisions
 
 from __future__ import annotations
 
+import os
 import sys
 
 # Order = order in --help. Each module defines add_parser(subparsers).
@@ -47,6 +48,8 @@ COMMAND_MODULES = [
     "tacit.commands.bridge",
     "tacit.commands.patterns",
     "tacit.commands.review",
+    "tacit.commands.privacy",
+    "tacit.commands.cost",
 ]
 
 # Top-level command name -> the module in COMMAND_MODULES that registers it.
@@ -77,6 +80,9 @@ COMMANDS = {
     "patterns": "tacit.commands.patterns",
     "stats": "tacit.commands.patterns",
     "review": "tacit.commands.review",
+    "off": "tacit.commands.privacy",
+    "on": "tacit.commands.privacy",
+    "cost": "tacit.commands.cost",
 }
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -161,6 +167,7 @@ def _add_json_flag(parser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.umask(0o077)  # what tacit creates is private to its user (tacit.safety.file_modes)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)

@@ -68,6 +68,12 @@ DEFAULTS: dict = {
     "child_timeout_skill": 0,
     "child_timeout_flush": 0,
     "child_max_turns": 12,
+    # background budget (docs/cost.md): checked before any child starts; over it, jobs wait
+    "child_daily_tokens": 1_000_000,  # tokens (input, cached and output) per local day; 0 = no limit
+    "child_daily_usd": 0.0,  # USD per local day; 0 = no limit
+    "child_prices": [],  # "model-glob=input,output[,cache_read[,cache_write]]" USD per million tokens
+    # privacy (docs/privacy.md): folders tacit is off for (like `tacit off` in each)
+    "exclude": [],
     # third-party plugins (module names with a register(engine) function)
     "plugins": [],
     # the engine service and housekeeping (retention: docs/architecture.md)

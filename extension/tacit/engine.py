@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
-from tacit.boundary import clean_event
+from tacit.boundary import admit, clean_event, gate_outgoing
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
 from tacit.detect.analysis import MessageAnalysis, analyse
@@ -63,6 +63,7 @@ from tacit.hookspecs import (
     ToolCallResult,
 )
 from tacit.log import log, log_exception
+from tacit.privacy import exclusion
 from tacit.projects import Project, project_for
 from tacit.session import SessionState, stale_after
 from tacit.stores import history
@@ -312,6 +313,9 @@ class Engine:
 
     def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
         event = clean_event(event)
+        # -- privacy (issue 14): tacit is off for this project: answer, keep nothing
+        if exclusion.excluded(self.cfg, event.cwd, event.session_id):
+            return exclusion.answer(self, event, result_type)
         regs = self._handlers.get(event.kind, ())
         background = any(r.background for r in regs)
         if background and not event.id:
@@ -322,12 +326,14 @@ class Engine:
             if app.seen is not None:
                 return result_from_dict(result_type, app.seen)  # applied before: same answer
             state = app.state
+            event = admit(event, state)  # privacy (issue 14): a turn the user asked not to keep
             event = self._account(event, state)
             ctx = HandlerContext(self, event, state, foreground=True)
             result = result_type()
             for reg in regs:
                 if not reg.background:
                     self._merge(result, self._call(reg, event, ctx), reg)
+            result = gate_outgoing(result)  # privacy (issue 14): one gate for everything injected
             app.jobs = [job for req in result.children if (job := self._claim(req, event, state))]
             result.children = []
             app.result = result_to_dict(result)

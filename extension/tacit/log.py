@@ -13,19 +13,20 @@ import time
 import traceback
 from pathlib import Path
 
+from tacit.fsutil import append_private_line
+
 _MAX_BYTES = 2_000_000  # rotate once: tacit.log -> tacit.log.1
 
 
 def _write(log_file: Path, line: str) -> None:
     try:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
         try:
             if log_file.stat().st_size > _MAX_BYTES:
                 os.replace(log_file, str(log_file) + ".1")
         except FileNotFoundError:
             pass
-        with open(log_file, "a", encoding="utf-8") as handle:
-            handle.write(line)
+        # 0600 in a 0700 folder whatever the process's umask (Hermes runs tacit in its own process)
+        append_private_line(log_file, line)
     except Exception:  # noqa: BLE001 — logging must never break the caller
         pass
 
@@ -69,7 +70,8 @@ def report_config_problems(cfg) -> None:
             pass
         for problem in cfg.problems:
             log(cfg, "warning", "config", f"{problem} (see `tacit doctor`)")
-        with open(mark, "w", encoding="utf-8") as handle:
+        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
     except Exception:  # noqa: BLE001
         pass

@@ -387,18 +387,22 @@ def test_children_disabled_or_missing_binary_means_no_agent(cfg, agent):
 
 
 def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path):
-    argv = build_command(cfg, "claude-code", job(), "the prompt", tmp_path)
-    assert argv[:3] == ["claude", "-p", "the prompt"]
+    # issue 14: the prompt goes on stdin, never on the command line
+    command = build_command(cfg, "claude-code", job(), "the prompt", tmp_path)
+    argv = command.argv
+    assert argv[:2] == ["claude", "-p"] and "the prompt" not in argv and command.stdin == "the prompt"
     assert json.loads(argv[argv.index("--settings") + 1])["disableAllHooks"] is True
     assert argv[argv.index("--model") + 1] == "haiku"
     assert argv[argv.index("--output-format") + 1] == "json"
     assert argv[argv.index("--add-dir") + 1] == cfg.home_str
-    assert redact_command(argv, "the prompt")[2] == "<prompt>"
-    pi = build_command(cfg, "pi", job(), "p", tmp_path)
+    assert redact_command(["claude", "-p", "the prompt"], "the prompt")[2] == "<prompt>"
+    pi = build_command(cfg, "pi", job(), "p", tmp_path).argv
     assert "--model" not in pi  # no model configured: the flag goes too
     custom = cfg.with_settings(child_command="{tacit} memory show --max {max_turns} {prompt_file}")
-    argv = build_command(custom, None, job(), "hello", tmp_path)
+    command = build_command(custom, None, job(), "hello", tmp_path)
+    argv = command.argv
     assert argv[-1] == str(tmp_path / "prompt.md") and (tmp_path / "prompt.md").read_text() == "hello"
+    assert (tmp_path / "prompt.md").stat().st_mode & 0o777 == 0o600 and command.stdin is None
     assert argv[-3:-1] == ["--max", "12"] and "memory" in argv
     assert set(DEFAULT_COMMANDS) == {"claude-code", "hermes", "pi", "codex"}
     with pytest.raises(RuntimeError):

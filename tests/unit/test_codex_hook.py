@@ -135,15 +135,18 @@ def test_the_installed_command_survives_bad_input(tacit_env, stdin):
 # --------------------------------------------------------------------------
 
 def test_child_command_template(cfg, tmp_path):
-    argv = build_command(cfg, "codex", {"kind": "correction", "variables": {}}, "- a prompt", tmp_path)
+    command = build_command(cfg, "codex", {"kind": "correction", "variables": {}}, "- a prompt", tmp_path)
+    argv = command.argv
     assert argv[:2] == ["codex", "exec"]
     assert argv[argv.index("--disable") + 1] == "hooks"
     assert argv[argv.index("--sandbox") + 1] == "workspace-write"
     for flag in ("--skip-git-repo-check", "--ephemeral", "--json"):
         assert flag in argv
     assert "--model" not in argv  # no child_model: the user's configured model
-    assert argv[-2:] == ["--", "- a prompt"]  # a prompt starting with "-" stays a prompt
-    with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p", tmp_path)
+    # issue 14: `codex exec -` reads the prompt from stdin; it never is on the command line
+    assert argv[-2:] == ["--", "-"] and command.stdin == "- a prompt"
+    with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p",
+                               tmp_path).argv
     assert with_model[with_model.index("--model") + 1] == "gpt-small"
     assert DEFAULT_COMMANDS["codex"][0] == "codex"
 

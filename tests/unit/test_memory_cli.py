@@ -112,7 +112,7 @@ def test_batch_from_file_and_stdin_all_or_nothing(tacit_env, cfg, tmp_path):
     assert code == 2 and not out["success"] and "invalid batch" in out["error"]
 
 
-def test_snapshot_is_the_hermes_block_with_blocked_lines(tacit_env, cfg):
+def test_snapshot_is_the_hermes_block_without_blocked_entries(tacit_env, cfg):
     assert tacit(tacit_env, "memory", "add", "Uses pnpm.")[0] == 0
     assert tacit(tacit_env, "memory", "add", "--target", "user", "Name is Sam.")[0] == 0
     # a hand edit slips a poisoned entry past the write path
@@ -127,7 +127,9 @@ def test_snapshot_is_the_hermes_block_with_blocked_lines(tacit_env, cfg):
     assert user_block == (f"{rule}\nUSER PROFILE (who the user is, in every project) [0% — 12/1,375 chars]\n"
                           f"{rule}\nName is Sam.")
     assert "Uses pnpm." in memory_block and "Ignore all previous" not in memory_block
-    assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): injection.ignore_previous." in memory_block
+    # issue 14: left out, not listed with a pointer; reported in left_out
+    assert "BLOCKED" not in memory_block and memory_block.endswith("Uses pnpm.")
+    assert len(out["left_out"]) == 1 and "injection" in out["left_out"][0]
 
 
 def test_drift_guard_backs_up_and_exits_1(tacit_env, cfg):

@@ -1,13 +1,36 @@
 """Child agent commands: one template per host, overridable in config.
 
-``claude -p …``, ``hermes -z …``, ``pi -p …`` and ``codex exec …`` differ only
-in argv and in how they report usage, so they are data (``DEFAULT_COMMANDS``),
+``claude -p``, ``hermes -z``, ``pi -p`` and ``codex exec`` differ only in
+argv and in how they report usage, so they are data (``DEFAULT_COMMANDS``),
 overridable with ``child_command``. Placeholders: ``{prompt}``,
 ``{prompt_file}``, ``{model}``, ``{max_turns}``, ``{usage_file}``, ``{tacit}``
 (tacit's own command line, ``tacit.commandline``), ``{pi_extension}``,
 ``{data_dir}``. Each host's own switch keeps the child inert besides
 ``TACIT_CHILD=1`` (``disableAllHooks`` for Claude Code, ``--disable hooks``
 for Codex, ``--no-extensions`` for pi).
+
+The prompt never goes on a command line (every local user can read it in
+``ps``): ``{prompt}`` in a default template marks where the host's own
+command would take it, and ``build_command`` delivers it on stdin instead
+(``Command.stdin``), each host's way, verified on the versions below:
+
+- Claude Code 2.1.197: ``claude -p`` with no prompt argument reads stdin.
+- Codex CLI 0.171.0: ``codex exec … -`` reads the prompt from stdin.
+- pi 0.73.1: ``pi -p`` reads piped stdin as the first message; ``--mode
+  json`` prints every event as a JSON line, which is how pi's usage (tokens
+  and cost per message) reaches tacit.
+- Hermes Agent 0.19.0: ``hermes -z PROMPT`` takes the prompt as an argument
+  only. tacit runs Hermes's own entry point (``hermes_cli.main:main``, what
+  the ``hermes`` script runs) with the interpreter of that script and
+  ``python -c``: the few lines read stdin and call ``main()`` with
+  ``-z <stdin>`` in ``sys.argv`` — a list in the process's memory, not its
+  command line. When the ``hermes`` found is not a Python script, the run
+  fails before anything starts and the deterministic fallbacks run.
+
+A configured ``child_command`` with ``{prompt}`` puts the prompt on that
+command line (the user asked for it; docs/cost.md says so); with
+``{prompt_file}`` it gets a 0600 file in the job's 0700 folder; with
+neither, stdin.
 """
 
 from __future__ import annotations
@@ -15,6 +38,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.commandline import tacit_argv
@@ -47,9 +71,10 @@ DEFAULT_COMMANDS: dict[str, list[str]] = {
     "hermes": ["hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
                "--model", "{model}"],
     # --no-extensions + --extension: only tacit loads in the child (its bridge serves the
-    # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag
+    # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag;
+    # --mode json: the events carry each message's usage and cost
     "pi": ["pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
-           "--model", "{model}", "{prompt}"],
+           "--model", "{model}", "--mode", "json", "{prompt}"],
     # Codex CLI 0.171.0 (docs/hosts/codex.md): no hooks at all in the child, no
     # session files, the data folder (its cwd, not a git repo) as the writable
     # sandbox workspace, JSONL events (the last line carries token usage); no
@@ -58,6 +83,13 @@ DEFAULT_COMMANDS: dict[str, list[str]] = {
               "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
               "--", "{prompt}"],
 }
+# how the prompt reaches each host's default command instead of "{prompt}" (module docstring)
+STDIN_ARG = {"claude-code": None, "pi": None, "codex": "-", "hermes": "hermes"}
+# Hermes: its entry point, with the prompt from stdin in sys.argv (never on the command line)
+HERMES_STDIN_SHIM = ("import sys\n"
+                     "from hermes_cli.main import main\n"
+                     "sys.argv = ['hermes', '--oneshot=' + sys.stdin.read(), *sys.argv[1:]]\n"
+                     "sys.exit(main())\n")
 DEFAULT_MODELS = {"claude-code": "haiku", "hermes": "", "pi": "", "codex": ""}
 NOTHING_TO_SAVE = "Nothing to save."
 
@@ -73,8 +105,37 @@ def command_template(cfg, host: str | None) -> list[str] | None:
     return list(DEFAULT_COMMANDS[host]) if host in DEFAULT_COMMANDS else None
 
 
+def _program(cfg, name: str) -> str | None:
+    return shutil.which(name, path=cfg.env.get("PATH"))
+
+
+def script_python(path: str | None) -> str | None:
+    """The interpreter of a Python console script (its ``#!`` line), or None."""
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    if not parts:
+        return None
+    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
+        found = shutil.which(parts[-1])
+        parts = [found] if found else []
+    if not parts or "python" not in os.path.basename(parts[0]) or not os.access(parts[0], os.X_OK):
+        return None
+    return parts[0]
+
+
 def agent_available(cfg, host: str | None) -> bool:
-    """A child can run: children enabled, a template, and its program found."""
+    """A child can run: children enabled, a template, and its program found.
+    (A ``hermes`` that is not a Python script is found but cannot take its
+    prompt on stdin: ``build_command`` refuses it, and the run fails into the
+    deterministic fallbacks.)"""
     if not cfg.child_enabled:
         return False
     template = command_template(cfg, host)
@@ -83,18 +144,35 @@ def agent_available(cfg, host: str | None) -> bool:
     program = template[0]
     if program in ("{tacit}",) or os.path.isabs(program):
         return program == "{tacit}" or os.access(program, os.X_OK)
-    return shutil.which(program, path=cfg.env.get("PATH")) is not None
+    return _program(cfg, program) is not None
 
 
-def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What to run: ``argv`` (never holding the prompt, unless a configured
+    command asked for ``{prompt}``), ``stdin`` (the prompt, or None), and
+    ``shown``: the command in the host's own terms with the prompt elided,
+    for the run's record."""
+
+    argv: list
+    stdin: str | None
+    shown: list
+    prompt_via: str  # stdin | file | argv
+
+
+def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) -> Command:
     template = command_template(cfg, host)
     if template is None:
         raise RuntimeError(f"no child command for host {host!r}")
+    configured = bool(cfg.child_command)
     prompt_file = workdir / "prompt.md"
-    prompt_file.write_text(prompt, encoding="utf-8")
+    uses_file = any("{prompt_file}" in arg for arg in template)
+    uses_argv = configured and any("{prompt}" in arg for arg in template)
+    if uses_file:
+        write_private(prompt_file, prompt)
     tacit = tacit_argv()
     values = {
-        "prompt": prompt,
+        "prompt": prompt if uses_argv else PROMPT_SHOWN,
         "prompt_file": str(prompt_file),
         "model": cfg.child_model or job.get("variables", {}).get("model") or DEFAULT_MODELS.get(host or "", ""),
         "max_turns": str(cfg.child_max_turns),
@@ -110,13 +188,42 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
             continue
         argv.append(_fill(arg, values))
     # a flag whose value came out empty (no --model configured) is dropped
-    cleaned: list[str] = []
+    shown: list[str] = []
     for arg in argv:
-        if arg == "" and cleaned and cleaned[-1].startswith("--"):
-            cleaned.pop()
+        if arg == "" and shown and shown[-1].startswith("--"):
+            shown.pop()
             continue
-        cleaned.append(arg)
-    return cleaned
+        shown.append(arg)
+    if configured:
+        via = "argv" if uses_argv else "file" if uses_file else "stdin"
+        return Command(list(shown), None if uses_argv or uses_file else prompt,
+                       [PROMPT_SHOWN if a == prompt else a for a in shown] if uses_argv else list(shown), via)
+    return _default_command(cfg, host, shown, prompt)
+
+
+def _default_command(cfg, host: str, shown: list[str], prompt: str) -> Command:
+    """The host's default command with its prompt on stdin (module docstring)."""
+    how = STDIN_ARG.get(host)
+    if how == "hermes":
+        python = script_python(_program(cfg, shown[0]))
+        if python is None:
+            raise RuntimeError("the hermes command is not a Python script: its prompt cannot be passed "
+                               "on stdin, so no child runs")
+        rest = [a for a in shown[1:] if a not in ("-z", PROMPT_SHOWN)]
+        return Command([python, "-c", HERMES_STDIN_SHIM, *rest], prompt, shown, "stdin")
+    argv = [a for a in shown if a != PROMPT_SHOWN] if how is None else [how if a == PROMPT_SHOWN else a
+                                                                         for a in shown]
+    return Command(argv, prompt, argv, "stdin")
+
+
+PROMPT_SHOWN = "<prompt>"
+
+
+def write_private(path: Path, text: str) -> None:
+    """``text`` to a new 0600 file (the prompt file)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _fill(arg: str, values: dict) -> str:

@@ -7,9 +7,13 @@ after the job row has committed with the event that asked for it.
   service exiting idle — and enforces the job's own timeout.
 - ``inline_launcher``: runs it now (``tacit learn --apply``, tests).
 
-``run_job_id`` is the runner's side: it takes the job from the ledger (a
-job already taken is not run twice), runs it, records the outcome on the job
-row and clears the session's running mark.
+``run_job_id`` is the runner's side: ``take`` claims the job from the ledger
+(a job already taken is not run twice) together with the other jobs of its
+session claimed in the same turn (one agent run for them all, when the
+budget allows one: ``tacit.children.budget``), runs it, records the outcome
+on the job rows and clears the session's running marks. A job of a project
+tacit has since been turned off for (``tacit off``, ``exclude``) is not run.
+When a run ends, the oldest waiting jobs the budget now allows are started.
 """
 
 from __future__ import annotations
@@ -19,10 +23,15 @@ import os
 import subprocess
 import threading
 import time
+from dataclasses import dataclass, field
 
+from tacit.children import budget
+from tacit.children.commands import agent_available
 from tacit.children.env import process_env
-from tacit.children.runner import run_job
+from tacit.children.runner import append_child_log, run_job
 from tacit.commandline import python_argv
+from tacit.log import log_exception
+from tacit.privacy.exclusion import why_excluded
 from tacit.stores.ledger import Ledger
 from tacit.stores.sessions import SessionStore, load_job
 
@@ -42,7 +51,15 @@ def detached_launcher(cfg):
 def inline_launcher(cfg, engine_ref):
     def launch(job: dict) -> None:
         try:
-            finish(cfg, job, run_job(cfg, job))
+            ledger = Ledger(cfg)
+            try:
+                ids = [job["id"]]
+                while ids:
+                    job_id = ids.pop(0)
+                    run_taken(cfg, ledger, job_id, fallback_job=job if job_id == job["id"] else None)
+                    ids.extend(budget.release(cfg, ledger))  # waiting jobs the budget allows again
+            finally:
+                ledger.close()
         finally:
             engine = engine_ref()
             if engine is not None:
@@ -52,35 +69,108 @@ def inline_launcher(cfg, engine_ref):
     return launch
 
 
+@dataclass
+class Taken:
+    job: dict
+    siblings: list = field(default_factory=list)
+    agent: bool = False
+    budget_checked: bool = False
+    skipped: dict | None = None  # the record of a job that must not run
+
+
+def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
+    """Claim a queued job (and its same-turn siblings when an agent will run
+    within budget); None when there is no such queued job."""
+    with ledger.write() as conn:
+        job = load_job(conn, job_id)
+        if job is None or job["status"] != "queued":
+            return None
+        now = time.time()
+        reason = why_excluded(cfg, job.get("cwd"))
+        if reason:
+            record = {"job_id": job_id, "kind": job["kind"], "ok": True, "mode": "skipped",
+                      "skipped": f"tacit is off for this project ({reason})"}
+            conn.execute("UPDATE jobs SET status = 'done', finished_at = ?, record = ?, variables = '{}' "
+                         "WHERE id = ?", (now, json.dumps(record), job_id))
+            return Taken(job, skipped=record)
+        taken = Taken(job, agent=agent_available(cfg, job.get("host") or cfg.host))
+        if taken.agent and budget.check(cfg, conn, now, exclude_job=job_id).allowed:
+            taken.budget_checked = True
+            for (other_id,) in conn.execute(
+                    "SELECT id FROM jobs WHERE status = 'queued' AND session_id = ? AND id != ? AND kind != ? "
+                    "AND abs(created_at - ?) <= ? ORDER BY created_at", (job["session_id"], job_id, job["kind"],
+                                                                       job["created"], budget.MERGE_WINDOW)).fetchall():
+                other = load_job(conn, other_id)
+                if other is not None and other["kind"] not in {s["kind"] for s in taken.siblings}:
+                    taken.siblings.append(other)
+        for one in [job, *taken.siblings]:
+            conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = ?",
+                         (now, os.getpid(), one["id"]))
+        return taken
+
+
+def run_taken(cfg, ledger: Ledger, job_id: str, *, fallback_job: dict | None = None) -> dict | None:
+    """Take ``job_id`` and run it; a job without a row (``fallback_job``) runs as given."""
+    taken = take(cfg, ledger, job_id)
+    if taken is None:
+        if fallback_job is None or _has_row(ledger, job_id):
+            return None  # taken by another runner, or merged into a sibling's run
+        record = run_job(cfg, fallback_job)
+        finish(cfg, fallback_job, record, ledger=ledger)
+        return record
+    if taken.skipped is not None:
+        append_child_log(cfg, taken.skipped)
+        record = taken.skipped
+    else:
+        record = run_job(cfg, taken.job, agent=taken.agent, siblings=taken.siblings,
+                         budget_checked=taken.budget_checked)
+    finish(cfg, taken.job, record, ledger=ledger, siblings=taken.siblings)
+    return record
+
+
+def _has_row(ledger: Ledger, job_id: str) -> bool:
+    with ledger.read() as conn:
+        return conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is not None
+
+
 def run_job_id(cfg, job_id: str) -> dict | None:
     """``tacit child run JOB_ID``. None when there is no such queued job."""
     ledger = Ledger(cfg)
     try:
-        with ledger.write() as conn:
-            job = load_job(conn, job_id)
-            if job is None or job["status"] != "queued":
-                return None
-            conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = ?",
-                         (time.time(), os.getpid(), job_id))
-        record = run_job(cfg, job)
-        finish(cfg, job, record, ledger=ledger)
+        record = run_taken(cfg, ledger, job_id)
+        if record is not None:
+            start_released(cfg, ledger)
         return record
     finally:
         ledger.close()
 
 
-def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None) -> None:
-    """Record the outcome; clear the running mark. The job's variables (the
-    conversation it carried) are dropped: the record is what is kept."""
+def start_released(cfg, ledger: Ledger) -> list[str]:
+    """Start (detached) the waiting jobs the budget allows again. Never raises."""
+    try:
+        ids = budget.release(cfg, ledger)
+        launch = detached_launcher(cfg)
+        for job_id in ids:
+            with ledger.read() as conn:
+                job = load_job(conn, job_id)
+            if job is not None:
+                launch(job)
+        return ids
+    except Exception as exc:  # noqa: BLE001
+        log_exception(cfg, "starting waiting child jobs", exc)
+        return []
+
+
+def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblings=()) -> None:
+    """Clear the running marks of the job (and of the jobs merged into its
+    run); the runner already recorded the outcome on their rows."""
     own = ledger is None
     ledger = ledger or Ledger(cfg)
     try:
-        with ledger.write() as conn:
-            conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
-                         "WHERE id = ?", ("done" if record.get("ok") else "failed", time.time(),
-                                          json.dumps(record, ensure_ascii=False, default=str), job["id"]))
-        with SessionStore(lambda: ledger).updating(job["session_id"]) as state:
-            state.clear_running(job["kind"], job["id"])
+        store = SessionStore(lambda: ledger)
+        for one in [job, *siblings]:
+            with store.updating(one["session_id"]) as state:
+                state.clear_running(one["kind"], one["id"])
     finally:
         if own:
             ledger.close()

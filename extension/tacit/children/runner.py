@@ -1,4 +1,4 @@
-"""Running one child job to completion, supervised.
+"""Running one child job to completion, supervised and within budget.
 
 Design decisions
 - **One runner for every kind** (consolidate, correction, review, skill,
@@ -10,16 +10,30 @@ Design decisions
   on timeout; the original design took that for success). The agent also
   gets ``PR_SET_PDEATHSIG``-free isolation: it is its own process group, so
   the kill reaches everything it started that stayed in the group.
+- **The prompt goes on stdin** (``tacit.children.commands``), never on a
+  command line, and it is scrubbed once more before it leaves: private
+  spans and secrets out (``tacit.boundary.scrub``), whatever the memory
+  files it quotes hold.
 - **Output is read with a cap.** stdout/stderr go to files in the job's
-  private temp folder and only their last ``OUTPUT_CAP`` bytes are read: a
-  child printing 50 MB costs 1 MB, and a grandchild that keeps a pipe open
-  can never hang the runner.
+  private temp folder (0700) and only their last ``OUTPUT_CAP`` bytes are
+  read: a child printing 50 MB costs 1 MB, and a grandchild that keeps a pipe
+  open can never hang the runner. What is kept of them (the reply, the
+  tails) is redacted.
 - **Every run is logged** to ``logs/children.jsonl`` (kind, command with the
-  prompt elided, duration, exit, killed, usage) and recorded on the job row.
+  prompt elided, duration, exit, killed, the host's usage and its
+  normalised ``spend``) and recorded on the job row, which ``tacit cost``
+  and the budget read (``tacit.children.budget``).
 - **Children cannot lose memory** (``tacit.children.integrity``): what the
   child may change is copied before it runs and checked after it exits;
   what had to be put back is listed in the record (``restored``) and fails
   the run.
+- **Within budget.** Before an agent starts, the day's spend is checked;
+  over it, the job waits (or runs its deterministic fallback): see
+  ``tacit.children.budget``.
+- **One child per session at a time.** ``tacit child run`` takes, with its
+  job, the other queued jobs of the session claimed in the same turn (a
+  correction save and a review due together): one agent run, one prompt
+  with a section per task, every row recorded.
 - **No agent? Deterministic fallbacks** (``tacit.children.fallbacks``). A
   correction whose child *failed* is also saved by the fallback: the user
   will not repeat it.
@@ -33,29 +47,39 @@ import signal
 import subprocess
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
-from tacit.children import integrity
+from tacit.boundary import scrub
+from tacit.children import budget, integrity
 from tacit.children.commands import (
+    DEFAULT_MODELS,
     NOTHING_TO_SAVE,
     agent_available,
     build_command,
     timeout_for,
 )
 from tacit.children.env import process_env
-from tacit.children.fallbacks import run_fallback
+from tacit.children.fallbacks import run_fallback, save_exact_rules
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.hosts.hermes.child_scopes import file_tagged
 from tacit.log import log_exception
 from tacit.projects import project_for
+from tacit.safety import redact_secrets
 from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.stores.sessions import insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
+USAGE_FILE_CAP = 64_000  # bytes of a usage report read (Hermes's is a few hundred)
+KIND_ORDER = ("correction", "review", "skill", "flush", "consolidate")  # tasks of a combined prompt
 
 
-def run_job(cfg, job: dict, *, agent: bool | None = None) -> dict:
-    """Run one child job; returns its log record. Never raises."""
+def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list = (),
+            budget_checked: bool = False) -> dict:
+    """Run one child job (with ``siblings``: jobs of its session merged into
+    the same agent run); returns its log record. Never raises."""
     started = time.time()
     kind = job.get("kind", "?")
     host = job.get("host") or cfg.host
@@ -63,44 +87,152 @@ def run_job(cfg, job: dict, *, agent: bool | None = None) -> dict:
               "start": started}
     try:
         use_agent = agent_available(cfg, host) if agent is None else agent
-        if use_agent:
-            record.update(_run_agent(cfg, host, job))
-            if not record["ok"] and kind == "correction":
-                # the child crashed, hung or was killed: keep the lesson
-                record["fallback"] = {"mode": "deterministic", **run_fallback(cfg, job)}
+        verdict = _verdict(cfg, job) if use_agent and not budget_checked else None
+        if verdict is not None and not verdict.allowed:
+            record.update(_over_budget(cfg, job, verdict))  # waits, or its deterministic fallback ran
+        elif use_agent:
+            jobs = sorted([job, *siblings], key=lambda j: _rank(j.get("kind")))
+            try:
+                record.update(_run_agent(cfg, host, job, jobs))
+            except RuntimeError as exc:  # no safe way to start this agent (commands.build_command)
+                log_exception(cfg, f"child job {kind}", exc)
+                record.update({"ok": False, "mode": "agent", "error": str(exc)})
+            if siblings:
+                record["merged"] = [j.get("id") for j in siblings]
+                record["kinds"] = [j.get("kind") for j in jobs]
+            if not record["ok"]:
+                for one in jobs:  # the child crashed, hung or was killed: keep the lesson
+                    if one.get("kind") == "correction":
+                        record.setdefault("fallback", {"mode": "deterministic", **run_fallback(cfg, one)})
         else:
             record.update({"mode": "deterministic", **run_fallback(cfg, job)})
     except Exception as exc:  # noqa: BLE001
         log_exception(cfg, f"child job {kind}", exc)
         record.update({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
     record["duration"] = round(time.time() - started, 3)
+    _record_outcome(cfg, job, siblings, record)
     append_child_log(cfg, record)
     return record
 
 
-def _run_agent(cfg, host, job) -> dict:
+def _rank(kind) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+
+
+# ---------------------------------------------------------------------------
+# The budget
+# ---------------------------------------------------------------------------
+def _verdict(cfg, job: dict) -> budget.Verdict:
+    ledger = Ledger(cfg)
+    try:
+        with ledger.read() as conn:
+            return budget.check(cfg, conn, exclude_job=str(job.get("id") or ""))
+    finally:
+        ledger.close()
+
+
+def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
+    """No agent today: a consolidation merges deterministically now, a
+    correction saves its exact rules now and waits with the rest, any other
+    kind waits."""
+    kind = job.get("kind")
+    note = {"over_budget": verdict.describe()}
+    if kind == "consolidate":
+        return {**note, "mode": "deterministic", **run_fallback(cfg, job)}
+    variables = dict(job.get("variables") or {})
+    saved: list[str] = []
+    if kind == "correction":
+        texts = [t for t in [*variables.get("earlier_corrections", []), variables.get("correction", "")]
+                 if isinstance(t, str) and t.strip()]
+        left = []
+        for text in texts:
+            result = save_exact_rules(cfg, [text], prev_assistant=variables.get("prev_assistant") or None)
+            (saved.extend(result["saved"]) if result.get("saved") else left.append(text))
+        if not left:
+            return {**note, "ok": True, "mode": "deterministic", "saved": saved, "left_for_review": []}
+        variables["correction"], variables["earlier_corrections"] = left[-1], left[:-1]
+    ledger = Ledger(cfg)
+    try:
+        with ledger.write() as conn:
+            _ensure_row(conn, job)
+            held = budget.hold(cfg, conn, job, verdict, variables=variables)
+    finally:
+        ledger.close()
+    return {**note, **held, "saved": saved} if saved else {**note, **held}
+
+
+def _ensure_row(conn, job: dict) -> None:
+    insert_job(conn, {**job, "status": "running"})  # a job run without a row (tests, old callers)
+
+
+def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
+    """The outcome on the job rows (a waiting job keeps its row as it is).
+    The job's variables (the conversation it carried) are dropped: the record
+    is what is kept."""
+    if record.get("waiting") or not job.get("id"):
+        return
+    try:
+        ledger = Ledger(cfg)
+        try:
+            with ledger.write() as conn:
+                now = time.time()
+                status = "done" if record.get("ok") else "failed"
+                conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
+                             "WHERE id = ? AND status != 'waiting'",
+                             (status, now, json.dumps(record, ensure_ascii=False, default=str), job["id"]))
+                for other in siblings:
+                    conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
+                                 "WHERE id = ?", (status, now, json.dumps(
+                                     {"ok": record.get("ok"), "mode": "merged", "merged_into": job["id"],
+                                      "kind": other.get("kind")}), other.get("id")))
+        finally:
+            ledger.close()
+    except Exception as exc:  # noqa: BLE001 — the run happened; its row is best effort
+        log_exception(cfg, "child job outcome", exc)
+
+
+# ---------------------------------------------------------------------------
+# The agent
+# ---------------------------------------------------------------------------
+def combined_prompt(cfg, jobs: list[dict]) -> str:
+    """One job's prompt, or one prompt with a section per job of a turn."""
+    prompts = [render_job_prompt(cfg, job) for job in jobs]
+    if len(prompts) == 1:
+        return prompts[0]
+    head = (f"You have {len(prompts)} tasks from the same session, one after the other. Do each one "
+            "completely, in order; reply \"Nothing to save.\" only if none of them saved anything.\n")
+    sections = [f"\n# Task {n} of {len(prompts)}: {job.get('kind')}\n\n{prompt}"
+                for n, (job, prompt) in enumerate(zip(jobs, prompts), 1)]
+    return head + "".join(sections)
+
+
+def _run_agent(cfg, host, job, jobs) -> dict:
     snap = integrity.snapshot(cfg, job)  # what the child may change, before anything runs
-    prompt = render_job_prompt(cfg, job)
-    timeout = timeout_for(cfg, job["kind"])
+    prompt = scrub(combined_prompt(cfg, jobs))
+    timeout = max(timeout_for(cfg, j["kind"]) for j in jobs)
     ensure_private_dir(cfg.home_str)
     with tempfile.TemporaryDirectory(prefix="tacit-child-") as tmp:
         workdir = Path(tmp)
-        argv = build_command(cfg, host, job, prompt, workdir)
+        command = build_command(cfg, host, job, prompt, workdir)
         out_path, err_path = workdir / "stdout", workdir / "stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
             env = process_env(cfg, host, child=True, project=project.root if project else None)
             # what the child saves is recorded as its doing, for this session (tacit.stores.history)
             actor = history.Actor(
-                kind="child", name=job.get("kind", "?"), session_id=job.get("session_id") or "", host=host or "",
-                cause=_cause_of(job)[:history.CAUSE_CHARS], group=f"job:{job.get('id', '')}",
+                kind="child", name="+".join(j.get("kind", "?") for j in jobs), session_id=job.get("session_id") or "",
+                host=host or "", cause=scrub(" | ".join(c for c in map(_cause_of, jobs) if c))[:history.CAUSE_CHARS],
+                group=f"job:{job.get('id', '')}",
                 cause_event=str((job.get("variables") or {}).get("event_id") or ""))
             env["TACIT_ACTOR"] = actor.to_env()
-            proc = subprocess.Popen(argv, cwd=cfg.home_str, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            proc = subprocess.Popen(command.argv, cwd=cfg.home_str, env=env,
+                                    stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
+                                    stdout=out, stderr=err,
                                     start_new_session=True)  # its own process group: kill it whole
             killed = False
             try:
+                if command.stdin is not None:
+                    _feed(proc, command.stdin)
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 killed = True
@@ -112,20 +244,58 @@ def _run_agent(cfg, host, job) -> dict:
         usage = parse_usage(stdout, workdir / "usage.json")
     ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run
     stdout_text = stdout.decode("utf-8", "replace")
-    return {
+    reply = reply_text(stdout_text)
+    spend = budget.normalise(cfg, usage, model=_model_of(cfg, host, job, command.argv))
+    record = {
         "ok": ok,
         # the prompts ask for exactly this reply when nothing is worth keeping
-        "nothing_to_save": ok and NOTHING_TO_SAVE in stdout_text,
+        "nothing_to_save": ok and NOTHING_TO_SAVE in (reply if reply is not None else stdout_text),
         "mode": "agent",
-        "command": redact_command(argv, prompt),
+        "command": command.shown,
+        "prompt_via": command.prompt_via,
         "exit": proc.returncode,
         "killed": killed,
         "timeout": timeout,
         "usage": usage,
-        "stdout_tail": stdout_text[-800:],
-        "stderr_tail": stderr.decode("utf-8", "replace")[-800:],
+        "spend": spend.to_dict() if spend else None,
+        "stdout_tail": redact_secrets((reply if reply is not None else stdout_text)[-800:]),
+        "stderr_tail": redact_secrets(stderr.decode("utf-8", "replace")[-800:]),
         **verdict.fields(),
     }
+    if command.argv != command.shown:
+        record["exec"] = ["<hermes entry point>" if "hermes_cli.main" in a else a for a in command.argv]
+    return record
+
+
+def _feed(proc: subprocess.Popen, text: str) -> None:
+    """Write the prompt to the child's stdin and close it. A child that exits
+    without reading it all is not an error here (its exit status says)."""
+    try:
+        proc.stdin.write(text.encode("utf-8", "replace"))
+    except (BrokenPipeError, OSError):
+        pass
+    finally:
+        try:
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+
+def _model_of(cfg, host, job: dict, argv: list) -> str:
+    """The model the child ran, when its report does not say (Codex)."""
+    if "--model" in argv and argv.index("--model") + 1 < len(argv):
+        return argv[argv.index("--model") + 1]
+    model = cfg.child_model or (job.get("variables") or {}).get("model") or (
+        "" if cfg.child_command else DEFAULT_MODELS.get(host or "", ""))
+    if model or host != "codex" or cfg.child_command:
+        return model
+    codex_home = cfg.env.get("CODEX_HOME") or os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".codex")
+    try:
+        with open(os.path.join(codex_home, "config.toml"), "rb") as handle:
+            value = tomllib.load(handle).get("model")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 def read_tail(path: Path, cap: int = OUTPUT_CAP) -> bytes:
@@ -165,28 +335,109 @@ def redact_command(argv: list[str], prompt: str) -> list[str]:
     return ["<prompt>" if a == prompt else a for a in argv]
 
 
+# ---------------------------------------------------------------------------
+# What the host printed
+# ---------------------------------------------------------------------------
+def _json_lines(text: str):
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                yield data
+
+
 def parse_usage(stdout: bytes, usage_file: Path) -> dict | None:
     """Token/cost usage as the host printed it: Claude Code's ``--output-format
-    json`` (``usage``, ``total_cost_usd``), Hermes's ``--usage-file``, or a
-    JSON line with ``usage`` (pi, Codex)."""
+    json`` (``usage``, ``total_cost_usd``, the models), Hermes's
+    ``--usage-file``, a JSON line with ``usage`` (Codex's ``turn.completed``),
+    or pi's ``--mode json`` events (the assistant messages' usage, summed:
+    ``{"format": "pi", "usage", "model"}``)."""
     usage = None
     try:
         if usage_file.exists():
-            usage = json.loads(usage_file.read_text(encoding="utf-8"))
+            usage = json.loads(read_tail(usage_file, USAGE_FILE_CAP).decode("utf-8", "replace"))
     except (OSError, ValueError):
         usage = None
-    if usage is None:
-        text = stdout.decode("utf-8", "replace").strip()
-        for candidate in (text, *reversed(text.splitlines()[-5:])):
-            try:
-                data = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and ("usage" in data or "total_cost_usd" in data):
-                usage = {k: data[k] for k in ("usage", "total_cost_usd", "num_turns", "duration_ms",
-                                              "is_error") if k in data}
-                break
-    return usage
+    if isinstance(usage, dict):
+        return usage
+    text = stdout.decode("utf-8", "replace").strip()
+    for candidate in (text, *reversed(text.splitlines()[-5:])):
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and ("usage" in data or "total_cost_usd" in data) \
+                and data.get("type") not in ("agent_end", "message_end", "turn_end"):
+            usage = {k: data[k] for k in ("usage", "total_cost_usd", "num_turns", "duration_ms",
+                                          "is_error") if k in data}
+            if isinstance(data.get("modelUsage"), dict) and data["modelUsage"]:
+                usage["models"] = list(data["modelUsage"])
+            return usage
+    return _pi_usage(text)
+
+
+_PI_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+
+
+def _pi_usage(text: str) -> dict | None:
+    """pi's ``--mode json``: the ``agent_end`` event's assistant messages (or,
+    when the tail lost it, each ``message_end``), their usage summed."""
+    messages, ends = None, []
+    for event in _json_lines(text):
+        if event.get("type") == "agent_end" and isinstance(event.get("messages"), list):
+            messages = event["messages"]
+        elif event.get("type") == "message_end" and isinstance(event.get("message"), dict):
+            ends.append(event["message"])
+    messages = messages if messages is not None else ends
+    total = {k: 0 for k in _PI_FIELDS}
+    cost, model, seen = 0.0, "", False
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            continue
+        seen = True
+        for key in _PI_FIELDS:
+            value = usage.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[key] += int(value)
+        value = (usage.get("cost") or {}).get("total") if isinstance(usage.get("cost"), dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            cost += float(value)
+        if message.get("model"):
+            model = f"{message.get('provider')}/{message['model']}" if message.get("provider") else message["model"]
+    if not seen:
+        return None
+    total["cost"] = {"total": round(cost, 8)}
+    return {"format": "pi", "usage": total, "model": model}
+
+
+def reply_text(stdout: str) -> str | None:
+    """The child's final reply when the host printed JSON (Claude Code's
+    ``result``, Codex's last ``agent_message``, pi's last assistant text);
+    None for plain text output."""
+    text = stdout.strip()
+    if not text.startswith("{"):
+        return None
+    reply = None
+    for event in _json_lines(text):
+        if isinstance(event.get("result"), str):
+            reply = event["result"]
+        item = event.get("item")
+        if event.get("type") == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message":
+            reply = str(item.get("text") or "")
+        message = event.get("message")
+        if event.get("type") == "message_end" and isinstance(message, dict) and message.get("role") == "assistant":
+            parts = [c.get("text", "") for c in message.get("content") or () if isinstance(c, dict)
+                     and c.get("type") == "text"]
+            if parts:
+                reply = "\n".join(parts)
+    return reply
 
 
 def append_child_log(cfg, record: dict) -> None:

@@ -1,18 +1,52 @@
-"""Session context: the frozen memory snapshot and the skill index.
+"""Session context: the frozen memory snapshot and the skill index, gated.
 
-At ``before_agent_start`` the agent gets, once per session: the MEMORY.md /
-USER.md block (frozen — later writes show up next session, keeping the
-host's prompt prefix stable), the skill index (names and descriptions; bodies
-load on demand), and a few lines telling it how to save memories with the
-tools this host has. What the host already injects itself (Hermes renders
-the same files into its own system prompt) is skipped, so nothing appears
+At ``before_agent_start`` the agent gets, once per session: the memory
+blocks (USER.md, the global MEMORY.md, this project's and its team's —
+frozen: later writes show up next session, keeping the host's prompt prefix
+stable), the skill index (names and descriptions; bodies load on demand),
+and a few lines telling it how to save memories with the tools this host
+has. What the host already injects itself (Hermes renders USER.md and the
+global MEMORY.md into its own system prompt) is skipped, so nothing appears
 twice. Priorities order what a host keeps when it caps injected text: the
 memory block first, then the save guidance, then the skill index.
+
+Design decisions, and why
+- **One gate for everything injected** (``tacit.safety.gate_context``,
+  docs/privacy.md): each memory block as a whole and per entry (the store's
+  snapshot does it), and every skill's name, description, category folder
+  name and body, as one group — a skill any of whose pieces fails is not
+  listed at all, so the index never points at a file the gate refused.
+  Records are gated before the index is rendered
+  (``ScopedSkills.snapshot(gate=…)``).
+- **Told once, never quoted.** What was left out is reported in one notice
+  per session (``GateResult.notice``): where it came from and why, never
+  the text.
+- **Skill bodies are read once per file version**: the verdict is kept by
+  (path, mtime), so a long-lived service gating 200 skills at every session
+  start reads each file once.
+- **An excluded project** (``tacit off``, ``exclude`` globs) gets only the
+  user's own memory: ``user_context``.
 """
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
+from dataclasses import replace
+
 from tacit.hookspecs import ContextResult, Injection
+from tacit.safety.context_gate import (
+    SKILL_BODY,
+    SKILL_CATEGORY,
+    SKILL_DESCRIPTION,
+    SKILL_NAME,
+    Block,
+    GateResult,
+    gate_context,
+)
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_format import MAX_SKILL_BYTES
+from tacit.stores.skill_scopes import ScopedSkills
 
 GUIDANCE_CLI = """## tacit memory (persistent across sessions)
 Save what will matter next time, without being asked: user preferences and corrections \
@@ -28,6 +62,10 @@ preferences and corrections, "memory" for project conventions, commands and deci
 entries short and factual. After complex work, save the procedure with the `skill` tool; load \
 a skill's full text with it when its description matches the task."""
 
+NOTICE_MARK = "context.left_out_told"  # state.marks: the session was told what was left out
+_BODY_VERDICTS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, mtime_ns) -> left-out items
+_BODY_VERDICTS_MAX = 4096
+
 
 def register(engine) -> None:
     engine.on("before_agent_start", inject_session_context, name="context.session", priority=10)
@@ -35,17 +73,98 @@ def register(engine) -> None:
 
 def inject_session_context(event, ctx) -> ContextResult:
     features = ctx.host_features
-    context = []
+    memory = ctx.memory
     # a host that shows USER.md and the global MEMORY.md itself (Hermes) still
     # needs this project's memory from tacit
-    memory = ctx.memory
     snapshot = memory.snapshot(("project", "team") if "memory_snapshot" in features else None)
+    guidance = None
+    if "memory_tool" not in features:
+        guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
+    gate = SkillGate()  # called only when the session's index is first rendered (it is frozen)
+    index = ctx.skills.snapshot(gate=gate) if "skill_index" not in features else ""
+    left_out = list(memory.gated_out) + gate.left_out
+    result = _context(snapshot, guidance, index)
+    if left_out and not ctx.state.marks.get(NOTICE_MARK):
+        ctx.state.marks[NOTICE_MARK] = True
+        result.notices.append(GateResult((), tuple(left_out)).notice())
+    return result
+
+
+def user_context(engine, event) -> ContextResult:
+    """The context of a session in a project tacit is off for: the user's own
+    memory (USER.md, the global MEMORY.md) and the global skills, gated; no
+    project memory and no save guidance (``tacit.privacy.exclusion``)."""
+    features = engine.features_for(event.host or engine.default_host)
+    memory = MemoryStore(engine.cfg, None)
+    snapshot = "" if "memory_snapshot" in features else memory.snapshot(("user", "global"))
+    skills = ScopedSkills(engine.cfg, None)
+    gate = SkillGate()
+    index = skills.snapshot(gate=gate) if "skill_index" not in features else ""
+    result = _context(snapshot, None, index)
+    left_out = list(memory.gated_out) + list(gate.left_out)
+    if left_out:
+        result.notices.append(GateResult((), tuple(left_out)).notice())
+    return result
+
+
+def _context(snapshot: str, guidance: str | None, index: str) -> ContextResult:
+    context = []
     if snapshot:
         context.append(Injection(snapshot, priority=10))
-    if "memory_tool" not in features:
-        context.append(Injection(GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI, priority=20))
-    if "skill_index" not in features:
-        index = ctx.skills.snapshot()
-        if index:
-            context.append(Injection(index, priority=30))
-    return ContextResult(context=context, notices=list(memory.left_out))
+    if guidance:
+        context.append(Injection(guidance, priority=20))
+    if index:
+        context.append(Injection(index, priority=30))
+    return ContextResult(context=context)
+
+
+class SkillGate:
+    """``gate(scope, skills)`` for ``ScopedSkills.index_text``: the records
+    whose name, description, category folder name and body all pass, with
+    their description cleaned; the refused pieces pile up in ``left_out``."""
+
+    def __init__(self):
+        self.left_out: list = []
+
+    def __call__(self, scope: str, skills) -> list:
+        kept = []
+        for skill in skills:
+            blocks = [Block(SKILL_NAME, skill.name, skill.name, skill.path),
+                      Block(SKILL_DESCRIPTION, skill.name, skill.description, skill.path)]
+            if skill.category is not None:
+                blocks.append(Block(SKILL_CATEGORY, skill.category, skill.category, skill.path))
+            gated = gate_context(blocks)
+            body_problems = _body_left_out(skill)
+            if gated.left_out or body_problems:
+                self.left_out.extend(gated.left_out)
+                self.left_out.extend(body_problems)
+                continue
+            description = next(b.text for b in gated.allowed if b.kind == SKILL_DESCRIPTION)
+            kept.append(replace(skill, description=description) if description != skill.description else skill)
+        return kept
+
+
+def _body_left_out(skill) -> tuple:
+    """What the gate refuses in the skill's file (its body), cached by file version."""
+    key = (skill.path, skill.mtime_ns)
+    found = _BODY_VERDICTS.get(key)
+    if found is None:
+        text = _read_bounded(skill.path)
+        found = () if text is None else gate_context([Block(SKILL_BODY, skill.name, text)]).left_out
+        _BODY_VERDICTS[key] = found
+        while len(_BODY_VERDICTS) > _BODY_VERDICTS_MAX:
+            _BODY_VERDICTS.popitem(last=False)
+    return found
+
+
+def _read_bounded(path: str) -> str | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_SKILL_BYTES + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")

@@ -62,6 +62,7 @@ def read_stdin() -> bytes:
 def run(argv: list, payload: bytes) -> bytes:
     if len(argv) < 2 or posix.environ.get(b"TACIT_CHILD") == b"1":
         return b""  # a child agent's hooks do nothing
+    posix.umask(0o077)  # the service it starts and an in-process run create private files only
     host, event = argv[0], argv[1]
     event_id = posix.urandom(9).hex()
     deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)

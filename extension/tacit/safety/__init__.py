@@ -16,7 +16,10 @@ boundary, the stores, child prompts and the session-start context call:
 - ``scan`` and friends: the content scanner (also importable as ``tacit.scan``).
 
 One module per idea: ``private``, ``secrets``, ``invisible``, ``scanner``,
-``commands``, ``context_gate``. User-facing rules: docs/privacy.md and
+``commands``, ``context_gate``; and ``file_modes`` (import it as
+``tacit.safety.file_modes``): files 0600 and folders 0700 in the data folder,
+``check(cfg, repair=False)``. The host boundary that applies the text rules to
+every event is ``tacit.boundary``. User-facing rules: docs/privacy.md and
 docs/scanner.md.
 """
 

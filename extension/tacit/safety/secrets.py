@@ -241,10 +241,11 @@ def _group_span(name: str) -> Callable:
 # --- PEM blocks -------------------------------------------------------------
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_LIMIT = 20_000  # characters searched for the END line
-# a line of key material, a PEM header line ("Proc-Type: 4,ENCRYPTED"), or a
-# literal "\n" of a key pasted from JSON
+# a line of key material (base64, or base64url: a key re-encoded or mangled by
+# a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
+# or a literal "\n" of a key pasted from JSON
 _PEM_PIECE = re.compile(
-    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/]{16,}+={0,2}|[A-Za-z0-9+/]{1,15}+={1,2}"
+    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
     r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
 )
 
@@ -480,19 +481,36 @@ def _coerce(text) -> str:
     return str(text)
 
 
-def _may_run(rule: SecretRule, text: str, low: str) -> bool:
-    if not all(any(word in low for word in group) for group in rule.triggers):
+def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = None) -> bool:
+    if present is None:
+        present = frozenset(w for group in rule.triggers for w in group if w in low)
+    if not all(not present.isdisjoint(group) for group in rule.triggers):
         return False
     if rule.requires and not any(part in text for part in rule.requires):
         return False
     return rule.precheck is None or rule.precheck(text)
 
 
+_TRIGGER_CACHE: dict = {}  # id(rules) -> (rules, every trigger word): each word is looked for once per text
+
+
+def _trigger_words(rules: tuple) -> tuple:
+    found = _TRIGGER_CACHE.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = _TRIGGER_CACHE[id(rules)] = (rules, tuple(sorted({w for r in rules for g in r.triggers for w in g})))
+    return found[1]
+
+
 def matches(text: str, rules: tuple = RULES):
     """``(rule, match)`` for every real-looking secret in ``text`` (a str)."""
     low = text.lower()
+    # the trigger words present, found once for all rules (a rule runs only when
+    # each of its trigger groups has a word in the text)
+    present = frozenset(w for w in _trigger_words(rules) if w in low)
+    if not present and all(r.triggers for r in rules):
+        return
     for rule in rules:
-        if not _may_run(rule, text, low):
+        if not _may_run(rule, text, low, present):
             continue
         for match in rule.rx.finditer(text):
             if rule.check is None or rule.check(match, text):

@@ -16,7 +16,12 @@ ledger.db.corrupt-*         ``trash_retention_days`` (30)
 ==========================  ===============================================
 
 A job whose row committed but whose runner never started (the process died
-in between) is launched by the next tick.
+in between) is launched by the next tick. Jobs waiting for the background
+budget (``tacit.children.budget``) are started by the tick once the budget
+allows (the next local day), oldest first, one per tick: each runner checks
+the budget again before its agent starts. Once a day the data folder's file
+modes are checked and repaired (``tacit.safety.file_modes``): whatever a host
+running tacit in its own process created with a looser umask becomes 0600/0700.
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ import os
 import shutil
 import time
 
+from tacit.children import budget
 from tacit.learn import retention as learner_retention
 from tacit.log import log
+from tacit.safety import file_modes
 from tacit.stores import notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.sessions import load_job
 
 DAY = 86400
 STRANDED_AFTER = 60.0  # seconds a queued job may wait for its runner
@@ -38,7 +46,7 @@ CHILD_LOG_KEEP = 2
 
 def tick(cfg, engine, now: float | None = None) -> dict:
     now = time.time() if now is None else now
-    out = {"relaunched": relaunch_stranded(cfg, engine, now)}
+    out = {"relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now)}
     ledger = engine.ledger()
     try:
         with ledger.write() as conn:
@@ -65,6 +73,22 @@ def relaunch_stranded(cfg, engine, now: float) -> int:
     return len(rows)
 
 
+def release_waiting(cfg, engine, now: float) -> int:
+    """Start the oldest job waiting for the budget, when the budget allows it."""
+    if engine.launcher is None:
+        return 0
+    try:
+        ids = budget.release(cfg, engine.ledger(), now)
+    except LedgerUnavailable:
+        return 0
+    for job_id in ids:
+        with engine.ledger().read() as conn:
+            job = load_job(conn, job_id)
+        if job is not None:
+            engine.launcher(job)
+    return len(ids)
+
+
 def apply_retention(cfg, engine, now: float) -> dict:
     out = {"state": engine.sessions.prune(now)}
     with engine.ledger().write() as conn:
@@ -76,6 +100,7 @@ def apply_retention(cfg, engine, now: float) -> dict:
                                 cfg.trash_retention_days)
     out["corrupt_ledgers"] = remove_matching(cfg.state_dir_str, "ledger.db.corrupt-", now,
                                              cfg.trash_retention_days)
+    out["file_modes_repaired"] = sum(1 for p in file_modes.check(cfg, repair=True) if p.repaired)
     log(cfg, "info", "retention", " ".join(f"{k}={v}" for k, v in out.items()))
     return out
 

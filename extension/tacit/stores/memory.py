@@ -65,6 +65,10 @@ from tacit.fsutil import (
     lock_for,
 )
 from tacit.projects import Project
+from tacit.safety.context_gate import MEMORY as GATE_MEMORY
+from tacit.safety.context_gate import NOTICE as GATE_NOTICE
+from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
+from tacit.safety.context_gate import Block, clean_for_context, gate_context
 from tacit.scan import describe, scan
 from tacit.stores import history, tombstones
 
@@ -75,6 +79,8 @@ TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
+SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
+                   "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 
 
 class _Refusal(Exception):
@@ -166,7 +172,8 @@ class MemoryStore:
         self.cfg = cfg
         self.project = project
         self._snapshot: dict[str, str] | None = None
-        self.left_out: list[str] = []  # team entries the scanner kept out of the snapshot
+        self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
+        self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.last_change: int | None = None  # the history id of the last write
 
     # -- scopes, paths and limits --------------------------------------------
@@ -260,6 +267,11 @@ class MemoryStore:
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
     # -- the frozen snapshot -----------------------------------------------
+    # Every scope passes the one context gate (tacit.safety.gate_context):
+    # entries are scanned one by one and joined (an injection split across
+    # two entries), control characters are stripped, and what fails is left
+    # out — never shown as a "[BLOCKED …]" line that points at the file.
+    # ``left_out`` says so for a person; ``gated_out`` holds the gate's items.
     def snapshot(self, targets: Iterable[str] | None = None) -> str:
         """The system-prompt block of every scope (or of ``targets``), frozen
         at the first call."""
@@ -276,33 +288,36 @@ class MemoryStore:
 
     def _render_block(self, target: str) -> str:
         entries = self.entries(target)
-        if target == "team":  # a clone's memory is untrusted: what fails the scan is left out
-            kept = [e for e in entries if not scan(e)]
-            if len(kept) < len(entries):
-                self.left_out.append(f"{len(entries) - len(kept)} entr{'y' if len(entries) - len(kept) == 1 else 'ies'}"
-                                     f" of {self.path_for(target)} failed the content scanner and "
-                                     "were left out of the agent's context")
-            shown = kept
-        else:
-            shown = [self._screen_for_prompt(target, entry) for entry in entries]
+        if not entries:
+            return ""
+        label = SNAPSHOT_LABELS[target]
+        gated = gate_context([Block(GATE_MEMORY, label, join_entries(entries))])
+        shown = [e for text in gated.text_of(GATE_MEMORY) for e in parse_entries(text)]
+        if gated.left_out:
+            self.gated_out.extend(gated.left_out)
+            count = len({item.label for item in gated.left_out})
+            reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in gated.left_out})
+            self.left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {self.path_for(target)} "
+                                 f"failed the content scanner and {'was' if count == 1 else 'were'} left out of "
+                                 f"the agent's context: {'; '.join(reasons)}")
         if not shown:
             return ""
         # Usage is of what is on disk: the limit applies to the file.
-        head = f"{self.header(target)} [{usage_text(len(join_entries(entries)), self.limit_for(target))}]"
+        head = f"{self._screen_for_prompt(target)} [{usage_text(len(join_entries(entries)), self.limit_for(target))}]"
         return f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown)}"
 
-    def _screen_for_prompt(self, target: str, entry: str) -> str:
-        findings = scan(entry)
-        if not findings:
-            return entry
-        ids = ", ".join(f.pattern_id for f in findings)
-        name = self.path_for(target).name
-        # Visible, not silent: the agent (and the person reading the prompt)
-        # learns that an entry was held back and how to clear it.
-        return (
-            f"[BLOCKED: {name} entry contained threat pattern(s): {ids}. Removed from the "
-            f"system prompt; run `tacit memory remove --scope {target} <text>` to delete it.]"
-        )
+    def _screen_for_prompt(self, target: str) -> str:
+        """The block's header as the agent may see it: a project's name (a
+        folder name anyone can choose) that is not one clean line, or that
+        the scanner refuses, is not shown."""
+        header = self.header(target)
+        if self.project is None or target not in ("project", "team"):
+            return header
+        gated = gate_context([Block(GATE_NAME, "project", self.project.name),
+                              Block(GATE_NOTICE, "project", header)])
+        if gated.left_out or "\n" in header or clean_for_context(header) != header:
+            return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
+        return header
 
     # -- results -----------------------------------------------------------
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from tacit.projects import Project
 from tacit.stores.memory import project_dir
-from tacit.stores.skills import SkillStore
+from tacit.stores.skills import SkillStore, render_index
 
 ORDER = ("project", "team", "global")
 SHARES = {"project": 3, "team": 6}  # 1/3 and 1/6 of the budget; global takes the rest
@@ -56,29 +56,39 @@ class ScopedSkills:
         return self.stores.get(scope or self.default_scope())
 
     # -- reading ---------------------------------------------------------------
-    def index_text(self, budget: int | None = None) -> str:
+    def index_text(self, budget: int | None = None, *, gate=None) -> str:
+        """The index of every scope within ``budget``. ``gate(scope, skills)``,
+        when given, gets every skill of a scope's catalog (blocked ones too)
+        and returns the records that may be listed (the session context gates
+        them: ``tacit.handlers.context``)."""
         budget = int(self.cfg.skill_index_budget if budget is None else budget)
         parts, used = [], 0
         seen: set[str] = set()
         for scope in self.scopes():
-            share = budget // SHARES[scope] if scope in SHARES else budget - used
-            text = self.stores[scope].index_text(max(0, share))
+            share = max(0, budget // SHARES[scope] if scope in SHARES else budget - used)
+            store = self.stores[scope]
+            if gate is None:
+                records = store.catalog().usable
+                text = store.index_text(share)
+            else:
+                records = tuple(gate(scope, store.catalog().skills))
+                text = render_index(records, share, str(store.skills_dir))
             if not text:
                 continue
             if scope != "global" or len(self.stores) > 1:
                 text = text.replace("## Skills (", f"## {TITLES[scope]} (", 1)
-            shadowed = {s.name for s in self.stores[scope].catalog().usable} & seen
+            shadowed = {s.name for s in records} & seen
             if shadowed:
                 text += f"\n(also a {scope} skill, shadowed by the one above: {', '.join(sorted(shadowed))})"
-            seen |= {s.name for s in self.stores[scope].catalog().usable}
+            seen |= {s.name for s in records}
             parts.append(text)
             used += len(text) + 2
         return "\n\n".join(parts)
 
-    def snapshot(self) -> str:
+    def snapshot(self, *, gate=None) -> str:
         """The index at the first call (session start), frozen for the session."""
         if self._snapshot is None:
-            self._snapshot = self.index_text()
+            self._snapshot = self.index_text(gate=gate)
         return self._snapshot
 
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:

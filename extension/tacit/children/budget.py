@@ -1,0 +1,316 @@
+"""A daily budget for background work: what child agents spend, and when they wait.
+
+Design decisions, and why
+- **One measure for every host.** Each host reports usage its own way
+  (Claude Code's ``--output-format json``: ``usage`` + ``total_cost_usd``;
+  Codex's JSONL ``turn.completed`` usage; Hermes's ``--usage-file``; pi's
+  ``--mode json`` messages with ``usage.cost``); ``normalise`` turns each
+  into a ``Spend``: input (without cached tokens), output, cache read,
+  cache write, their sum (``tokens``: everything the model processed, the
+  figure providers bill by), and USD — the host's own figure when it has
+  one, else the price table (``tacit.children.prices``), else unknown.
+- **Recorded where the run is recorded**: ``record["spend"]`` on the job row
+  (``jobs.record``) and in ``logs/children.jsonl``. The day's spend is the
+  sum over jobs that finished that local day; ``tacit cost`` reads the same
+  rows (kept 30 days).
+- **Checked before any child starts**, by the runner (``tacit child run``
+  and inline runs), inside the write transaction that takes the job:
+  ``child_daily_tokens`` (default 1,000,000; 0 = no limit) and
+  ``child_daily_usd`` (default 0 = no limit). Runs already under way (started
+  within the longest child timeout) count at the average of recent runs, so
+  several runners starting together do not all slip under the limit. Only a run with an agent is checked: the
+  deterministic fallbacks cost nothing.
+- **Over budget, nothing is dropped.** A consolidation runs its
+  deterministic merge now; a correction saves what it can phrase exactly
+  now and waits with the rest; a review, skill or flush waits
+  (``status = 'waiting'``). Two waiting jobs of one session and kind become
+  one (the newer carries the older's corrections; a newer review covers
+  the older): the queue of a long day is one job per session and kind, not
+  one per turn. Waiting jobs run when the budget allows (the next local
+  day): the service's housekeeping releases them, and so does every runner
+  that finishes (``release``), oldest first.
+- **Told once a day.** The first job that waits queues a notice
+  (``tacit.stores.notices``) saying the budget is spent and how many jobs
+  wait; until it is delivered, later jobs update its count rather than
+  adding notices.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+
+from tacit.children.commands import timeout_for
+from tacit.children.prices import price_for
+from tacit.hookspecs import CHILD_KINDS
+from tacit.stores import notices
+from tacit.stores.ledger import Ledger
+
+ESTIMATE_RUNS = 20  # recent runs averaged to count a run under way
+NOTICE_KEY = "budget.notice"  # ledger_meta: {"day", "id"} of the day's budget notice
+MERGE_WINDOW = 5.0  # seconds: jobs of one session claimed this close together ran as one turn's work
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    tokens: int = 0
+    input: int = 0  # without cached tokens
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    usd: float | None = None
+    usd_source: str = "unknown"  # host | price_table | unknown
+    model: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _int(value) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, (int, float)) and value >= 0:
+        return int(value)
+    return 0
+
+
+def _float(value) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return float(value)
+
+
+def _priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
+    price = price_for(cfg, model)
+    if price is None:
+        return None, "unknown"
+    return round(price.cost(**tokens), 8), "price_table"
+
+
+def normalise(cfg, usage, *, model: str = "") -> Spend | None:
+    """A ``Spend`` from what a host reported (``runner.parse_usage``); None
+    when it reported nothing usable. ``model``: the child's model when the
+    report does not name it (Codex)."""
+    if not isinstance(usage, dict):
+        return None
+    inner = usage.get("usage") if isinstance(usage.get("usage"), dict) else None
+    if "estimated_cost_usd" in usage or "api_calls" in usage:  # Hermes's --usage-file
+        return _hermes(cfg, usage, model)
+    if inner is None:
+        return None
+    if usage.get("format") == "pi":
+        return _pi(cfg, inner, usage.get("model") or model)
+    if "cached_input_tokens" in inner or "reasoning_output_tokens" in inner:  # Codex / OpenAI
+        return _openai(cfg, inner, model)
+    return _anthropic(cfg, usage, inner, model)
+
+
+def _anthropic(cfg, usage: dict, inner: dict, model: str) -> Spend:
+    inp, out = _int(inner.get("input_tokens")), _int(inner.get("output_tokens"))
+    read, write = _int(inner.get("cache_read_input_tokens")), _int(inner.get("cache_creation_input_tokens"))
+    models = usage.get("models") if isinstance(usage.get("models"), list) else []
+    name = str(models[0]) if models else model
+    usd = _float(usage.get("total_cost_usd"))
+    source = "host"
+    if usd is None:
+        usd, source = _priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
+    return Spend(inp + out + read + write, inp, out, read, write, usd, source, name)
+
+
+def _openai(cfg, inner: dict, model: str) -> Spend:
+    total_in, out = _int(inner.get("input_tokens")), _int(inner.get("output_tokens"))
+    cached = min(_int(inner.get("cached_input_tokens")), total_in)
+    usd, source = _priced(cfg, model, input=total_in - cached, output=out, cache_read=cached)
+    return Spend(total_in + out, total_in - cached, out, cached, 0, usd, source, model)
+
+
+def _hermes(cfg, usage: dict, model: str) -> Spend:
+    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    read, write = _int(usage.get("cache_read_tokens")), _int(usage.get("cache_write_tokens"))
+    tokens = _int(usage.get("total_tokens")) or inp + out + read + write
+    name = str(usage.get("model") or model or "")
+    usd, source = _float(usage.get("estimated_cost_usd")), "host"
+    if usd is None or str(usage.get("cost_status") or "").lower() in ("unknown", "none", ""):
+        usd, source = _priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
+    return Spend(tokens, inp, out, read, write, usd, source, name)
+
+
+def _pi(cfg, inner: dict, model: str) -> Spend:
+    inp, out = _int(inner.get("input")), _int(inner.get("output"))
+    read, write = _int(inner.get("cacheRead")), _int(inner.get("cacheWrite"))
+    tokens = _int(inner.get("totalTokens")) or inp + out + read + write
+    cost = inner.get("cost") if isinstance(inner.get("cost"), dict) else {}
+    usd, source = _float(cost.get("total")), "host"
+    if not usd:  # pi reports 0 for a model without prices in its registry
+        priced, how = _priced(cfg, model, input=inp, output=out, cache_read=read, cache_write=write)
+        if priced is not None or usd is None:
+            usd, source = priced, how
+        elif tokens:
+            usd, source = None, "unknown"
+    return Spend(tokens, inp, out, read, write, usd, source, str(model or ""))
+
+
+# ---------------------------------------------------------------------------
+# Days and spend
+# ---------------------------------------------------------------------------
+def day_of(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(ts))
+
+
+def day_start(ts: float) -> float:
+    t = time.localtime(ts)
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))
+
+
+def spend_of(record) -> dict | None:
+    if not isinstance(record, dict):
+        return None
+    spend = record.get("spend")
+    return spend if isinstance(spend, dict) else None
+
+
+def _loads(text):
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+def spent(conn, start: float, end: float) -> tuple[int, float]:
+    """(tokens, USD) of the runs that finished in ``[start, end)``."""
+    tokens, usd = 0, 0.0
+    for (text,) in conn.execute("SELECT record FROM jobs WHERE finished_at >= ? AND finished_at < ? "
+                                "AND record IS NOT NULL", (start, end)):
+        spend = spend_of(_loads(text))
+        if spend:
+            tokens += _int(spend.get("tokens"))
+            usd += _float(spend.get("usd")) or 0.0
+    return tokens, usd
+
+
+def _estimate(conn) -> tuple[int, float]:
+    """The average spend of recent agent runs: what one run under way will cost."""
+    rows = conn.execute("SELECT record FROM jobs WHERE status IN ('done', 'failed') AND record IS NOT NULL "
+                        "ORDER BY finished_at DESC LIMIT ?", (ESTIMATE_RUNS * 3,)).fetchall()
+    spends = [s for s in (spend_of(_loads(r[0])) for r in rows) if s][:ESTIMATE_RUNS]
+    if not spends:
+        return 0, 0.0
+    return (sum(_int(s.get("tokens")) for s in spends) // len(spends),
+            sum(_float(s.get("usd")) or 0.0 for s in spends) / len(spends))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    allowed: bool
+    day: str
+    tokens: int  # spent today (runs under way at the estimate)
+    usd: float
+    limit_tokens: int
+    limit_usd: float
+
+    def describe(self) -> str:
+        parts = []
+        if self.limit_tokens:
+            parts.append(f"{self.tokens:,} of {self.limit_tokens:,} tokens")
+        if self.limit_usd:
+            parts.append(f"${self.usd:.2f} of ${self.limit_usd:.2f}")
+        return " and ".join(parts) or "no limit"
+
+
+def limits(cfg) -> tuple[int, float]:
+    return max(0, int(cfg.settings.get("child_daily_tokens") or 0)), \
+        max(0.0, float(cfg.settings.get("child_daily_usd") or 0.0))
+
+
+def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verdict:
+    """May one more child start now? (inside the caller's transaction)"""
+    now = time.time() if now is None else now
+    limit_tokens, limit_usd = limits(cfg)
+    start = day_start(now)
+    tokens, usd = spent(conn, start, start + 86400 + 3600)  # a DST day is 25 hours long
+    # a runner that died leaves its row 'running': only runs that may still be alive count
+    alive_since = now - max(timeout_for(cfg, kind) for kind in CHILD_KINDS) - 120
+    running = conn.execute("SELECT count(*) FROM jobs WHERE status = 'running' AND id != ? "
+                           "AND coalesce(started_at, created_at) >= ?", (exclude_job, alive_since)).fetchone()[0]
+    if running:
+        est_tokens, est_usd = _estimate(conn)
+        tokens += running * est_tokens
+        usd += running * est_usd
+    over = (limit_tokens and tokens >= limit_tokens) or (limit_usd and usd >= limit_usd)
+    return Verdict(not over, day_of(now), tokens, round(usd, 6), limit_tokens, limit_usd)
+
+
+# ---------------------------------------------------------------------------
+# Waiting
+# ---------------------------------------------------------------------------
+def waiting_count(conn) -> int:
+    return conn.execute("SELECT count(*) FROM jobs WHERE status = 'waiting'").fetchone()[0]
+
+
+def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, variables: dict | None = None) -> dict:
+    """Park ``job`` (status 'waiting', its variables kept) inside the caller's
+    transaction; fold an older waiting job of the same session and kind into
+    it; tell the user once a day. Returns the job's record."""
+    now = time.time() if now is None else now
+    variables = dict(job.get("variables") or {}) if variables is None else dict(variables)
+    folded = []
+    for old_id, old_vars in conn.execute(
+            "SELECT id, variables FROM jobs WHERE status = 'waiting' AND session_id = ? AND kind = ? AND id != ?",
+            (job.get("session_id"), job.get("kind"), job.get("id"))).fetchall():
+        older = _loads(old_vars) or {}
+        if job.get("kind") == "correction":
+            earlier = [t for t in [*older.get("earlier_corrections", []), older.get("correction", "")]
+                       if isinstance(t, str) and t.strip()]
+            mine = [t for t in variables.get("earlier_corrections", []) if isinstance(t, str)]
+            variables["earlier_corrections"] = list(dict.fromkeys(earlier + mine))
+        folded.append(old_id)
+        conn.execute("UPDATE jobs SET status = 'done', finished_at = ?, variables = '{}', record = ? WHERE id = ?",
+                     (now, json.dumps({"ok": True, "mode": "folded", "folded_into": job.get("id"),
+                                       "kind": job.get("kind")}), old_id))
+    record = {"ok": True, "mode": "waiting", "waiting": True, "budget": verdict.describe(), "day": verdict.day,
+              "folded": folded}
+    conn.execute("UPDATE jobs SET status = 'waiting', variables = ?, record = ?, pid = NULL WHERE id = ?",
+                 (json.dumps(variables, ensure_ascii=False), json.dumps(record), job.get("id")))
+    _tell(conn, verdict, now)
+    return record
+
+
+def _tell(conn, verdict: Verdict, now: float) -> None:
+    count = waiting_count(conn)
+    text = (f"tacit's background budget for today is spent ({verdict.describe()}): {count} background "
+            f"job{'s' if count != 1 else ''} (memory saves, reviews) wait{'' if count != 1 else 's'} until the "
+            "budget allows, tomorrow. `tacit cost` shows the spend; child_daily_tokens / child_daily_usd in "
+            "config.toml set the budget.")
+    seen = _loads(Ledger.meta_get(conn, NOTICE_KEY)) or {}
+    if seen.get("day") == verdict.day:
+        row = conn.execute("SELECT delivered_at FROM notices WHERE id = ?", (seen.get("id"),)).fetchone()
+        if row is not None and row[0] is None:
+            conn.execute("UPDATE notices SET text = ? WHERE id = ?", (text, seen["id"]))
+        return  # once a day: already told (or about to be, with the new count)
+    notices.add(conn, text, now=now)
+    notice_id = conn.execute("SELECT max(id) FROM notices").fetchone()[0]
+    Ledger.meta_set(conn, NOTICE_KEY, json.dumps({"day": verdict.day, "id": notice_id}))
+
+
+def release(cfg, ledger, now: float | None = None, *, limit: int = 1) -> list[str]:
+    """Queue again the oldest waiting jobs (up to ``limit``, with the jobs of
+    their session claimed in the same turn) when the budget allows; returns
+    their ids for the caller to launch."""
+    now = time.time() if now is None else now
+    with ledger.write() as conn:
+        if not conn.execute("SELECT 1 FROM jobs WHERE status = 'waiting' LIMIT 1").fetchone():
+            return []
+        if not check(cfg, conn, now).allowed:
+            return []
+        out: list[str] = []
+        for job_id, session_id, created in conn.execute(
+                "SELECT id, session_id, created_at FROM jobs WHERE status = 'waiting' ORDER BY created_at, id "
+                "LIMIT ?", (limit,)).fetchall():
+            siblings = [r[0] for r in conn.execute(
+                "SELECT id FROM jobs WHERE status = 'waiting' AND session_id = ? AND id != ? "
+                "AND abs(created_at - ?) <= ?", (session_id, job_id, created, MERGE_WINDOW))]
+            for jid in [job_id, *siblings]:
+                conn.execute("UPDATE jobs SET status = 'queued' WHERE id = ? AND status = 'waiting'", (jid,))
+                out.append(jid)
+        return out

@@ -1,0 +1,162 @@
+"""``tacit cost [--days N] [--json]`` — what background work spent, and what it changed.
+
+Every child run records its tokens and cost on its job row
+(``tacit.children.budget``); this reads those rows (kept 30 days) for the
+last ``N`` local days, today included: spend by day, by kind (correction,
+review, skill, consolidate, flush) and by host, the budget left today, the
+jobs waiting for it, and for each run the memory and skill changes it made
+(the history rows written by that child: actor ``child``, its session, its
+run's time window). ``--json`` prints one JSON object; the text is for a
+person. Exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tacit.children import budget
+from tacit.commands import emit
+from tacit.stores.ledger import Ledger
+
+KINDS = ("correction", "review", "skill", "consolidate", "flush")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("cost", help="what background child agents spent, by day, kind and host",
+                              description="Spend of tacit's background child agents (tokens, USD) by day, "
+                                          "kind and host, today's budget, waiting jobs, and what each run "
+                                          "changed (docs/cost.md).")
+    p.add_argument("--days", type=int, default=7, help="how many local days, today included (default 7)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cost)
+
+
+def _loads(text):
+    try:
+        value = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _bucket() -> dict:
+    return {"runs": 0, "tokens": 0, "usd": 0.0, "usd_unknown_runs": 0}
+
+
+def _add(bucket: dict, spend: dict | None) -> None:
+    bucket["runs"] += 1
+    if spend:
+        bucket["tokens"] += int(spend.get("tokens") or 0)
+        if spend.get("usd") is None:
+            bucket["usd_unknown_runs"] += 1
+        else:
+            bucket["usd"] = round(bucket["usd"] + float(spend["usd"]), 6)
+
+
+def report(cfg, days: int = 7, now: float | None = None) -> dict:
+    """The cost report as data (what ``--json`` prints)."""
+    now = time.time() if now is None else now
+    days = max(1, min(int(days), 366))
+    since = budget.day_start(now) - (days - 1) * 86400
+    ledger = Ledger(cfg)
+    try:
+        with ledger.read() as conn:
+            rows = conn.execute(
+                "SELECT id, kind, session_id, host, status, created_at, started_at, finished_at, record "
+                "FROM jobs WHERE coalesce(finished_at, created_at) >= ? ORDER BY coalesce(finished_at, created_at)",
+                (since - 3600,)).fetchall()
+            runs, waiting = [], []
+            for job_id, kind, session_id, host, status, created, started, finished, text in rows:
+                record = _loads(text) or {}
+                if status == "waiting":
+                    waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
+                                    "since": budget.day_of(created), "budget": record.get("budget")})
+                    continue
+                if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic"):
+                    continue  # merged into another run, folded into a later job, or skipped
+                at = finished or created
+                if at < since:
+                    continue
+                spend = budget.spend_of(record)
+                start = float(record.get("start") or started or created)
+                end = start + float(record.get("duration") or 0) + 1.0 if record.get("duration") is not None \
+                    else (finished or now) + 1.0
+                kinds = record.get("kinds") or [kind]
+                runs.append({"job_id": job_id, "day": budget.day_of(at), "kind": kind,
+                             "kinds": record.get("kinds") or [kind], "host": host or record.get("host") or "",
+                             "session_id": session_id, "mode": record.get("mode"), "ok": bool(record.get("ok")),
+                             "tokens": int(spend.get("tokens") or 0) if spend else 0,
+                             "usd": spend.get("usd") if spend else (0.0 if record.get("mode") == "deterministic"
+                                                                    else None),
+                             "usd_source": spend.get("usd_source") if spend else "none",
+                             "model": spend.get("model") if spend else "",
+                             "changes": _changes(conn, session_id, "+".join(kinds), start - 0.5, end)})
+            verdict = budget.check(cfg, conn, now)
+    finally:
+        ledger.close()
+    totals, by_day, by_kind, by_host = _bucket(), {}, {}, {}
+    for run in runs:
+        spend = {"tokens": run["tokens"], "usd": run["usd"]}
+        for bucket in (totals, by_day.setdefault(run["day"], _bucket()),
+                       by_kind.setdefault(run["kind"], _bucket()), by_host.setdefault(run["host"] or "?", _bucket())):
+            _add(bucket, spend)
+    limit_tokens, limit_usd = budget.limits(cfg)
+    return {"success": True, "days": days, "since": budget.day_of(since),
+            "budget": {"child_daily_tokens": limit_tokens, "child_daily_usd": limit_usd, "today": {
+                "tokens": verdict.tokens, "usd": verdict.usd}, "allows_a_child": verdict.allowed},
+            "totals": totals,
+            "by_day": [{"day": day, **bucket} for day, bucket in sorted(by_day.items())],
+            "by_kind": by_kind, "by_host": by_host, "waiting": waiting, "runs": runs}
+
+
+def _changes(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:
+    """The history rows a run wrote: the child actor of its session and kind(s)
+    (``TACIT_ACTOR``, set by the runner), within the run's time."""
+    rows = conn.execute("SELECT id, at, action, scope, target, actor_name FROM history WHERE actor_kind = 'child' "
+                        "AND session_id = ? AND actor_name = ? AND at >= ? AND at <= ? ORDER BY id",
+                        (session_id, name, start, end)).fetchall()
+    return [{"id": r[0], "at": r[1], "action": r[2], "scope": r[3], "target": r[4], "by": r[5]} for r in rows]
+
+
+def format_report(data: dict) -> str:
+    t = data["totals"]
+    lines = [f"tacit cost: {data['days']} day{'s' if data['days'] != 1 else ''} since {data['since']}: "
+             f"{t['runs']} background run{'s' if t['runs'] != 1 else ''}, {t['tokens']:,} tokens, "
+             f"${t['usd']:.4f}" + (f" (+ {t['usd_unknown_runs']} of unknown cost)" if t["usd_unknown_runs"] else "")]
+    b = data["budget"]
+    limit = []
+    if b["child_daily_tokens"]:
+        limit.append(f"{b['today']['tokens']:,} of {b['child_daily_tokens']:,} tokens")
+    if b["child_daily_usd"]:
+        limit.append(f"${b['today']['usd']:.2f} of ${b['child_daily_usd']:.2f}")
+    lines.append("today: " + (" and ".join(limit) if limit else "no daily limit")
+                 + ("" if b["allows_a_child"] else " — budget spent, new jobs wait"))
+    if data["waiting"]:
+        lines.append(f"waiting for the budget: {len(data['waiting'])} job(s) ("
+                     + ", ".join(sorted({w['kind'] for w in data['waiting']})) + ")")
+    if data["by_day"]:
+        lines.append("\nby day:")
+        lines += [f"  {d['day']}  {d['runs']:>4} runs  {d['tokens']:>12,} tokens  ${d['usd']:.4f}"
+                  for d in data["by_day"]]
+    for title, key in (("by kind", "by_kind"), ("by host", "by_host")):
+        if data[key]:
+            lines.append(f"\n{title}:")
+            lines += [f"  {name:<12} {v['runs']:>4} runs  {v['tokens']:>12,} tokens  ${v['usd']:.4f}"
+                      for name, v in sorted(data[key].items())]
+    changed = [r for r in data["runs"] if r["changes"]]
+    if changed:
+        lines.append("\nwhat the runs changed:")
+        for run in changed[-20:]:
+            what = ", ".join(f"#{c['id']} {c['action']} {c['scope']}" for c in run["changes"])
+            lines.append(f"  {run['day']} {'+'.join(run['kinds'])} ({run['host']}, {run['tokens']:,} tokens): {what}")
+    return "\n".join(lines)
+
+
+def _cost(args, cfg) -> int:
+    data = report(cfg, args.days)
+    if args.json:
+        emit(data)
+    else:
+        print(format_report(data))
+    return 0

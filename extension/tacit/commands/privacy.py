@@ -1,0 +1,62 @@
+"""``tacit off`` / ``tacit on`` — turn tacit off (or back on) for a project.
+
+In a project tacit is off for, it keeps and learns nothing: no session
+state, no ledger rows, no history, no child agents, no memory writes from
+its learners; the agent still gets the user's own memory (USER.md, the
+global MEMORY.md, global skills) at session start. ``exclude`` globs in
+config.toml do the same for whole folders (docs/privacy.md). The project is
+``--project DIR``, else ``$TACIT_PROJECT``, else the working folder. Prints
+one JSON object; exit 0, or 1 when the folder is no project (the home folder,
+the root: use ``exclude`` there).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tacit.commands import emit
+from tacit.privacy import exclusion
+from tacit.projects import project_for
+
+
+def add_parser(subparsers) -> None:
+    for name, help_text, func in (
+            ("off", "turn tacit off for this project: it keeps and learns nothing here", _off),
+            ("on", "turn tacit back on for this project", _on)):
+        p = subparsers.add_parser(name, help=help_text, description=help_text + " (docs/privacy.md).")
+        p.add_argument("--project", metavar="DIR", default=None, help="the project (default: the working folder)")
+        p.add_argument("--status", action="store_true", help="only say whether tacit is off here")
+        p.set_defaults(func=func)
+
+
+def _project(args, cfg):
+    folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+    return folder, project_for(folder, home=cfg.env.get("HOME"))
+
+
+def _no_project(folder: str) -> int:
+    emit({"success": False, "error": f"{folder} is not inside a project (the home folder and the root hold "
+                                     "none); add it to exclude = [...] in config.toml instead"})
+    return 1
+
+
+def _off(args, cfg) -> int:
+    folder, project = _project(args, cfg)
+    if args.status:
+        emit(exclusion.status(cfg, project, folder))
+        return 0
+    if project is None:
+        return _no_project(folder)
+    emit(exclusion.turn_off(cfg, project))
+    return 0
+
+
+def _on(args, cfg) -> int:
+    folder, project = _project(args, cfg)
+    if args.status:
+        emit(exclusion.status(cfg, project, folder))
+        return 0
+    if project is None:
+        return _no_project(folder)
+    emit(exclusion.turn_on(cfg, project))
+    return 0

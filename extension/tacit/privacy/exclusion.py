@@ -1,0 +1,171 @@
+"""Projects tacit is off for: ``tacit off`` and the ``exclude`` globs.
+
+Design decisions, and why
+- **Two ways to say it.** ``tacit off`` in a project writes a marker,
+  ``projects/<id>/off``, in the project's private data folder (so every
+  worktree of a repository is off together, and nothing is written into the
+  repository itself); ``tacit on`` removes it. ``exclude = ["~/work/secret/*",
+  …]`` in config.toml covers whole trees, including folders tacit has never
+  seen. A glob matches a folder (``fnmatch``, ``~`` is the home folder); a
+  folder inside a matching one is excluded too, and so is a project whose
+  root matches, wherever in it the agent runs.
+- **Off means nothing is kept.** For an event in an excluded project the
+  engine writes no session state, no event row, no ledger row, no history,
+  starts no child and runs no learner or third-party handler; the only
+  answer is the user's own memory at session start (``answer``): USER.md,
+  the global MEMORY.md and the global skills, gated like everywhere else.
+  They belong to the user, not to the project, and nothing of the project
+  goes into them. No project or team memory, no save guidance, no fix
+  patterns, no guards.
+- **Cheap enough for every event.** ``tacit.projects.project_for`` caches
+  for 30 seconds; the marker is one ``stat`` per event, so ``tacit off`` in
+  another shell takes effect at the next event. A session seen in an
+  excluded folder stays excluded for events that carry no working folder.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from tacit.fsutil import atomic_write_text
+from tacit.handlers.context import user_context
+from tacit.projects import Project, project_for
+from tacit.stores.memory import project_dir
+
+MARKER = "off"
+_SESSIONS_KEPT = 4096
+_excluded_sessions: OrderedDict[str, str] = OrderedDict()  # session id -> why
+
+
+def marker_path(cfg, project: Project) -> Path:
+    return project_dir(cfg, project) / MARKER
+
+
+def _home(cfg) -> str:
+    return cfg.env.get("HOME") or os.path.expanduser("~")
+
+
+def _patterns(cfg) -> list[str]:
+    out = []
+    home = _home(cfg)
+    for raw in cfg.settings.get("exclude") or ():
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        pattern = raw.strip()
+        if pattern == "~" or pattern.startswith("~/"):
+            pattern = home + pattern[1:]
+        pattern = pattern.rstrip("/") or "/"
+        out.append(pattern)
+    return out
+
+
+def _ancestors(path: str):
+    path = os.path.abspath(path)
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def glob_matching(cfg, *paths: str | None) -> str | None:
+    """The first ``exclude`` glob that matches one of ``paths`` or a folder above it."""
+    patterns = _patterns(cfg)
+    if not patterns:
+        return None
+    for path in paths:
+        if not path:
+            continue
+        for folder in _ancestors(path):
+            for pattern in patterns:
+                if fnmatch.fnmatchcase(folder, pattern):
+                    return pattern
+    return None
+
+
+def why_excluded(cfg, cwd: str | None) -> str | None:
+    """Why tacit is off in ``cwd`` ("tacit off" or the matching glob), or None."""
+    if not cwd:
+        return None
+    try:
+        project = project_for(cwd, home=cfg.env.get("HOME"))
+    except Exception:  # noqa: BLE001 — an odd folder is simply not excluded
+        project = None
+    pattern = glob_matching(cfg, cwd, *((project.root, project.main_root) if project else ()))
+    if pattern:
+        return f"exclude = {pattern!r} in config.toml"
+    if project is not None and marker_path(cfg, project).exists():
+        return f"`tacit off` in {project.main_root}"
+    return None
+
+
+def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
+    """Must tacit keep nothing of an event in ``cwd`` (of ``session_id``)?"""
+    reason = why_excluded(cfg, cwd)
+    if reason is None:
+        if not cwd and session_id in _excluded_sessions:
+            return True
+        if cwd and session_id:
+            _excluded_sessions.pop(session_id, None)  # `tacit on` since, or it moved
+        return False
+    if session_id:
+        _excluded_sessions[session_id] = reason
+        _excluded_sessions.move_to_end(session_id)
+        while len(_excluded_sessions) > _SESSIONS_KEPT:
+            _excluded_sessions.popitem(last=False)
+    return True
+
+
+def answer(engine, event, result_type):
+    """The engine's answer to an event in an excluded project: the user's own
+    memory at session start, nothing else (see the module docstring)."""
+    result = result_type()
+    if event.kind == "before_agent_start":
+        try:
+            got = user_context(engine, event)
+            result.context, result.notices = got.context, got.notices
+        except Exception as exc:  # noqa: BLE001 — never break the host
+            engine._log_exception("excluded project: session context", exc)
+    return result
+
+
+# ---------------------------------------------------------------------------
+# tacit off / tacit on
+# ---------------------------------------------------------------------------
+def turn_off(cfg, project: Project) -> dict:
+    path = marker_path(cfg, project)
+    already = path.exists()
+    if not already:
+        atomic_write_text(path, json.dumps({"off_since": time.time(), "root": project.main_root}) + "\n")
+    return {"success": True, "off": True, "already": already, "project": project.main_root,
+            "marker": str(path),
+            "message": (f"tacit was already off for {project.main_root}" if already else
+                        f"tacit is off for {project.main_root}: it keeps and learns nothing here "
+                        "until `tacit on`")}
+
+
+def turn_on(cfg, project: Project) -> dict:
+    path = marker_path(cfg, project)
+    try:
+        path.unlink()
+        was_off = True
+    except FileNotFoundError:
+        was_off = False
+    glob = glob_matching(cfg, project.root, project.main_root)
+    message = (f"tacit is on for {project.main_root}" if was_off else f"tacit was not off for {project.main_root}")
+    if glob:
+        message += f"; but exclude = {glob!r} in config.toml still keeps it off"
+    return {"success": True, "off": glob is not None, "was_off": was_off, "project": project.main_root,
+            "excluded_by": glob, "message": message}
+
+
+def status(cfg, project: Project | None, cwd: str | None) -> dict:
+    reason = why_excluded(cfg, cwd)
+    return {"success": True, "off": reason is not None, "why": reason,
+            "project": project.main_root if project else None}

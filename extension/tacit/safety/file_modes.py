@@ -1,0 +1,128 @@
+"""Everything tacit keeps is private to its user: files 0600, folders 0700.
+
+The data folder holds what the user said and did (the ledger, the logs,
+session state, memory, skills), so no other local user may read it.
+
+Design decisions, and why
+- **Private at creation.** tacit's own processes (the CLI, the service, a
+  child runner, the hook client, the pi bridge) start with ``umask 077``
+  (``private_umask``), so every file and folder they create — SQLite's
+  ``-wal``/``-shm`` and the service's socket included — is born private;
+  the stores also pass explicit modes (``tacit.fsutil``). A host that runs
+  tacit inside its own process (Hermes) keeps its own umask: there tacit
+  relies on those explicit modes, and ``check(repair=True)`` (run by
+  ``tacit doctor`` and once a day by the service) fixes what slipped through.
+- **"Private" means no group or other bits.** A file must have none of
+  ``0o077``, a folder too; the owner's bits are left alone (a skill's script
+  may be executable). ``repair`` clears those bits and nothing else.
+- **The data folder only.** ``check`` walks the data folder (and the state
+  folder when it differs), never following symlinks: a link is reported if
+  it points outside, never chmod-ed through. A repository's shared
+  ``.tacit/`` is meant to be committed and read by the team: not checked.
+- **Bounded**: at most ``MAX_ENTRIES`` entries are looked at (a data folder
+  with more is reported as such), so a doctor run never walks a disk.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+FILE_MODE, DIR_MODE = 0o600, 0o700
+MAX_ENTRIES = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    kind: str  # file | folder | link | other | too_many
+    mode: int  # the mode found (permission bits)
+    wanted: int
+    repaired: bool = False
+
+    def describe(self) -> str:
+        if self.kind == "too_many":
+            return f"{self.path}: more than {MAX_ENTRIES:,} entries; the rest was not checked"
+        if self.kind == "link":
+            return f"{self.path} is a symlink pointing outside the data folder"
+        done = " (repaired)" if self.repaired else ""
+        return f"{self.path} is {self.kind} mode {self.mode:o}, readable by others (want {self.wanted:o}){done}"
+
+
+def private_umask() -> int:
+    """Make what this process creates private; returns the previous umask."""
+    return os.umask(0o077)
+
+
+def _roots(cfg) -> list[str]:
+    roots = [os.path.abspath(cfg.home_str)]
+    state = os.path.abspath(cfg.state_dir_str)
+    if state != roots[0] and not state.startswith(roots[0] + os.sep):
+        roots.append(state)
+    return roots
+
+
+def check(cfg, repair: bool = False) -> list[Problem]:
+    """Every file or folder in the data folder that others may read (or
+    write), repaired when ``repair``. Never raises."""
+    problems: list[Problem] = []
+    seen = 0
+    for root in _roots(cfg):
+        if not os.path.isdir(root):
+            continue
+        stack = [root]
+        problems.extend(_check_one(root, DIR_MODE, "folder", repair))
+        while stack:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > MAX_ENTRIES:
+                    problems.append(Problem(root, "too_many", 0, 0))
+                    return problems
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISLNK(info.st_mode):
+                    if not _inside(entry.path, root):
+                        problems.append(Problem(entry.path, "link", 0, 0))
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    problems.extend(_check_one(entry.path, DIR_MODE, "folder", repair, info))
+                    stack.append(entry.path)
+                else:
+                    kind = "file" if stat.S_ISREG(info.st_mode) else "other"
+                    problems.extend(_check_one(entry.path, FILE_MODE, kind, repair, info))
+    return problems
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        real = os.path.realpath(path)
+    except OSError:
+        return False
+    real_root = os.path.realpath(root)
+    return real == real_root or real.startswith(real_root + os.sep)
+
+
+def _check_one(path: str, wanted: int, kind: str, repair: bool, info=None) -> list[Problem]:
+    try:
+        info = info or os.stat(path, follow_symlinks=False)
+    except OSError:
+        return []
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & 0o077:
+        return []
+    repaired = False
+    if repair:  # never a symlink here: the walk skips them
+        try:
+            os.chmod(path, mode & ~0o077)
+            repaired = True
+        except OSError:
+            repaired = False
+    return [Problem(path, kind, mode, wanted, repaired)]
