@@ -190,8 +190,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # the reader went away (`tacit memory log | head`): nothing to say, and
         # Python's own flush at exit must not print a traceback either
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except KeyboardInterrupt:
