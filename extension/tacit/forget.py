@@ -12,6 +12,7 @@ the tombstone.
 
 from __future__ import annotations
 
+from tacit.learn import lifecycle
 from tacit.stores import history, tombstones
 from tacit.stores.memory import MemoryStore
 
@@ -51,12 +52,7 @@ def forget(cfg, text: str, *, project=None) -> dict:
 
 def _forget_candidates(cfg, ledger, text: str) -> list[dict]:
     """Dismiss the ledger's candidates that say ``text``: [{id, text}]."""
-    from tacit.learn import lifecycle
-
-    forget_matching = getattr(lifecycle, "forget_matching", None)
-    if forget_matching is None:
-        return []
-    return forget_matching(cfg, ledger, lambda content: tombstones.matches(text, content))
+    return lifecycle.forget_matching(cfg, ledger, lambda content: tombstones.matches(text, content))
 
 
 def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str]) -> str:

@@ -51,7 +51,7 @@ from tacit.learn import captures, guarded, lifecycle, review
 from tacit.learn.captures import SOURCE, Assessment
 from tacit.learn.lifecycle import Proposal
 from tacit.log import log
-from tacit.stores import candidates, notices
+from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 
 PLUGIN_NAME = "tacit.learn.importance"
@@ -141,9 +141,7 @@ def apply_forget(conn, cfg, what: str, *, session_id: str | None, now: float) ->
                 review.record_decision(conn, row, "forget", "user", row.content, None, now)
                 keys.append(row.key)
     results = [lifecycle.forget_in(conn, cfg, key, now) for key in keys]
-    if not cfg.silent:
-        notices.add(conn, f"Forgotten: \"{what[:120]}\"" + (
-            f" ({len(keys)} note(s) removed)" if keys else " — I won't note it."), now=now)
+    # no notice here: the "forget that …" handler (tacit.handlers.forget) tells the user once
     return {"action": "forgotten", "what": what, "keys": keys, "results": results}
 
 

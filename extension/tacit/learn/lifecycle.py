@@ -356,6 +356,19 @@ def forget_in(conn, cfg, key: str, now: float) -> dict:
     return out
 
 
+def forget_matching(cfg, ledger, says, now: float | None = None) -> list[dict]:
+    """``tacit forget TEXT``: dismiss every learned memory whose content
+    ``says(content)`` is true, whatever learned it: [{id, key, text}]."""
+    now = time.time() if now is None else now
+    gone = []
+    with ledger.write() as conn:
+        for row in candidates.live(conn):
+            if row.content and says(row.content):
+                forget_in(conn, cfg, row.key, now)
+                gone.append({"id": row.id, "key": row.key, "text": row.content})
+    return gone
+
+
 def forget(cfg, key: str, *, ledger=None, now: float | None = None) -> dict:
     """``/memory-forget KEY``: revert the adaptation, remove the entry from
     MEMORY.md/USER.md, mark the memory dismissed (never proposed again)."""

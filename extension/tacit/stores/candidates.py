@@ -94,6 +94,12 @@ def of_source(conn, source: str, statuses=None, *, limit: int | None = None) -> 
     return [_candidate(r) for r in conn.execute(sql, [source, *params])]
 
 
+def live(conn) -> list[Candidate]:
+    """Every learned memory not dismissed, whatever learned it, oldest first."""
+    return [_candidate(r) for r in conn.execute(
+        f"SELECT {_COLUMNS} FROM memories WHERE status != 'dismissed' ORDER BY id")]
+
+
 def mentions(conn, memory_id: int) -> int:
     return conn.execute("SELECT count(*) FROM memory_evidence WHERE memory_id = ?", (memory_id,)).fetchone()[0]
 
