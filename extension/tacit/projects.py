@@ -27,6 +27,8 @@ import re
 import time
 from dataclasses import dataclass
 
+from tacit import paths
+
 SHARED_DIR = ".tacit"
 CACHE_SECONDS = 30.0  # a `git init` or `git worktree add` is seen within this long
 _CACHE: dict[tuple[str, str], tuple[float, "Project | None"]] = {}
@@ -101,6 +103,9 @@ def _project_for(folder: str, home: str) -> Project | None:
             break
         current = parent
     if folder == home or folder == os.path.dirname(folder):  # the home folder, the root
+        return None
+    data = os.path.realpath(paths.data_dir())
+    if folder == data or folder.startswith(data + os.sep):  # a child runs in tacit's own folder: no project
         return None
     return Project(key=folder, root=folder, name=os.path.basename(folder) or folder, kind="folder",
                    main_root=folder)

@@ -497,11 +497,22 @@ def fake_hermes(tmp_path, tacit_env, monkeypatch):
     def install(body: str):
         bin_dir = tmp_path / "bin"
         bin_dir.mkdir(exist_ok=True)
+        # tacit runs Hermes's entry point (hermes_cli.main) with the prompt from stdin, so the
+        # fake is that module too, found through PYTHONPATH
+        code = PRELUDE + textwrap.dedent(HERMES_ARGV) + textwrap.dedent(body)
+        package = tmp_path / "fake-hermes" / "hermes_cli"
+        package.mkdir(parents=True, exist_ok=True)
+        (package / "__init__.py").write_text("")
+        (package / "main.py").write_text(f"CODE = {code!r}\n\n\ndef main():\n"
+                                         "    exec(compile(CODE, 'fake-hermes', 'exec'), {'__name__': '__main__'})\n"
+                                         "    return 0\n", encoding="utf-8")
         script = bin_dir / "hermes"
-        script.write_text(f"#!{sys.executable}\n" + PRELUDE + textwrap.dedent(HERMES_ARGV) + textwrap.dedent(body),
+        script.write_text(f"#!{sys.executable}\nimport sys\nfrom hermes_cli.main import main\nsys.exit(main())\n",
                           encoding="utf-8")
         script.chmod(0o755)
         monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv("PYTHONPATH", str(package.parent))
+        tacit_env["PYTHONPATH"] = str(package.parent)
         tacit_env["PATH"] = f"{bin_dir}{os.pathsep}{tacit_env['PATH']}"
         return load_config(env=tacit_env)
 
@@ -509,8 +520,8 @@ def fake_hermes(tmp_path, tacit_env, monkeypatch):
 
 
 HERMES_ARGV = '''
-    # the default command: hermes -z PROMPT -t memory,skills --usage-file FILE
-    assert sys.argv[1] == "-z" and sys.argv[sys.argv.index("-t") + 1] == "memory,skills", sys.argv
+    # the default command: hermes -z PROMPT -t memory,skills --usage-file FILE, the prompt from stdin
+    assert sys.argv[1].startswith("--oneshot=") and sys.argv[sys.argv.index("-t") + 1] == "memory,skills", sys.argv
 '''
 MEMORY_TOOL = '''
     with open(str(GLOBAL) + ".lock", "a+") as lock:  # Hermes's memory tool takes the same flock
@@ -531,7 +542,7 @@ def test_a_hermes_child_writing_through_its_memory_tool_is_recorded_not_restored
 
     record = run_job(cfg, job("review", host="hermes"))
 
-    assert record["ok"] is True and "restored" not in record, record
+    assert record["ok"] is True and "restored" not in record, json.dumps(record)
     assert record["command"][0] == "hermes"
     assert store.entries("global") == [STACK[0], STACK[1], STACK[3], "Staging deploys need a VPN."]
     assert record["recorded_edits"][0].startswith("MEMORY.md (global): changed by its own memory tool")
@@ -711,7 +722,7 @@ def test_hermes_tools_are_its_own_only_with_the_default_command(cfg):
 
 
 def test_the_claude_child_has_no_edit_or_write_tool(cfg, tmp_path):
-    argv = build_command(cfg, "claude-code", {"id": "j", "variables": {}}, "save it", tmp_path)
+    argv = build_command(cfg, "claude-code", {"id": "j", "variables": {}}, "save it", tmp_path).argv
     assert argv[argv.index("--tools") + 1] == "Bash,Read"
     allowed = argv[argv.index("--allowedTools") + 1].split(",")
     assert allowed[0] == "Bash(tacit:*)" and allowed[1].startswith("Bash(") and allowed[1].endswith(":*)")

@@ -412,7 +412,7 @@ def test_patterns_and_stats_commands(cfg, tacit_env):
     assert code == 0 and json.loads(out)["success"]
     code, out, _ = tacit(tacit_env, "patterns", "delete", "1")
     assert code == 1
-    code, out, _ = tacit(tacit_env, "patterns", "show", "x")
+    code, out, _ = tacit(tacit_env, "patterns", "show", "x", "--json")
     assert code == 2 and json.loads(out)["success"] is False
 
 

@@ -145,6 +145,6 @@ def test_stats_per_project(cfg, run, web):
 
 
 def test_usage_errors_are_json_too(tacit_env, web):
-    proc = subprocess.run([sys.executable, "-m", "tacit", "guard", "set", "1"], env=tacit_env, cwd=web,
+    proc = subprocess.run([sys.executable, "-m", "tacit", "guard", "set", "1", "--json"], env=tacit_env, cwd=web,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and json.loads(proc.stdout)["success"] is False and "--action" in proc.stderr

@@ -289,14 +289,21 @@ def test_apply_without_an_agent_writes_a_rule_or_nothing(cfg):
 
 
 def test_apply_without_an_agent_saves_the_phrased_rule_once(cfg, monkeypatch):
+    from tacit import engine as engine_module
     from tacit.children import fallbacks
     from tacit.detect.analysis import analyse as real
 
-    def with_rule(text, prev_assistant=None, **kwargs):  # the rewritten detector phrases this one
+    def with_rule(text, prev_assistant=None, **kwargs):
+        # "we use pnpm here, never npm or npx" read as a correction tacit can phrase (the tuned
+        # detector scores it 0.14, under its threshold: this test is about saving, not detecting)
         found = real(text, prev_assistant, **kwargs)
-        return replace(found, rule="Use pnpm, not npm.") if "pnpm" in text else found
+        if "pnpm here" not in text:
+            return found
+        return replace(found, rule="Use pnpm, not npm.",
+                       correction=replace(found.correction, is_correction=True, score=0.9))
 
     monkeypatch.setattr(fallbacks, "analyse", with_rule)
+    monkeypatch.setattr(engine_module, "analyse", with_rule)
     report = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)
     assert report["added"]["user"] == ["Use pnpm, not npm."]
     again = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)  # re-running adds no duplicates
@@ -406,7 +413,7 @@ def test_learn_cli_prints_a_friendly_report(tacit_env, tacit_home):
     assert out.startswith("tacit learn: 1 file, 1 session, 10 turns, 29 tool calls — dry run, nothing was written")
     assert 'turn   2  "dont add another utils file, we already have src/lib/helpers.ts for that"' in out
     assert "skill extraction: 12 tool calls in one turn (Bash, Edit, Grep, Read, Write)" in out
-    assert "Summary: 4 corrections" in out and "--apply" in out
+    assert "Summary: 3 corrections" in out and "--apply" in out
     assert proc.stderr == ""  # no progress line when stderr is not a terminal
     assert not tacit_home.exists() or tree(tacit_home) == {}
 

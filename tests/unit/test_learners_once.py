@@ -14,7 +14,7 @@ from tacit.stores.ledger import Ledger
 
 FIX_REPLY = ("Found it: the config loader reads `PORT` before `.env` is loaded, so I moved "
              "`load_dotenv()` to the top of main.py. The server now starts on 8080.")
-PREFERENCE = "I prefer tabs over spaces."
+PREFERENCE = "I prefer explanations before the code."  # kept in the user's words
 
 
 def session(t: float) -> list:

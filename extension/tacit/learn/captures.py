@@ -36,9 +36,8 @@ from dataclasses import asdict, dataclass
 from tacit.detect import importance as detect_importance
 from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.learn.fix_patterns import index_terms
+from tacit.safety.secrets import was_redacted
 from tacit.scan import first_finding
-
-REDACTED_MARK = re.compile(r"\[REDACTED:[a-z_-]+\]")
 
 SOURCE = "importance"
 HIGH = 0.85  # > HIGH: the "high" review group
@@ -269,7 +268,7 @@ def assess(text, analysis, minimums: dict) -> Assessment:
     minimum = minimums.get(scored.category, 0.0)
     if scored.importance < minimum:
         return Assessment("skip", reason=f"{scored.category} below its minimum {minimum:.2f}", **values)
-    if REDACTED_MARK.search(text):  # the boundary took a secret out: what is left is not worth keeping
+    if was_redacted(text):  # the boundary took a secret out: what is left is not worth keeping
         return Assessment("refuse", reason="scanner: the message held a secret (redacted)", **values)
     finding = first_finding(text[:MAX_TEXT])
     if finding is not None:

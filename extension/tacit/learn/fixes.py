@@ -40,6 +40,7 @@ from tacit.learn import fix_patterns as model
 from tacit.learn import guarded
 from tacit.learn.fix_patterns import Match
 from tacit.log import log
+from tacit.safety.secrets import was_redacted
 from tacit.scan import first_finding
 from tacit.stores import fix_patterns as store
 
@@ -100,6 +101,8 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
     now = time.time() if now is None else now
     title = model.title_from(title, fix.problem)
     for part in (title, fix.problem, fix.solution):
+        if was_redacted(part):
+            return Forged("refused", reason="scanner: it held a secret (redacted)")
         finding = first_finding(part)
         if finding is not None:
             return Forged("refused", reason=f"scanner: {finding.reason} [{finding.pattern_id}]")

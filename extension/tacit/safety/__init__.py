@@ -46,11 +46,11 @@ from tacit.safety.scanner import (
     pattern_ids,
     scan,
 )
-from tacit.safety.secrets import SecretSpan, find_secrets, redact_secrets
+from tacit.safety.secrets import SecretSpan, find_secrets, redact_secrets, was_redacted
 
 __all__ = [
     "Block", "CATEGORIES", "Danger", "Finding", "GateResult", "LeftOut", "PRIVATE_MARKER", "SecretSpan",
     "asks_not_to_keep", "clean_for_context", "clear_memo", "dangerous_command", "describe", "find_dangers",
     "find_secrets", "first_finding", "gate_context", "has_private", "pattern_ids", "redact_secrets", "scan",
-    "strip_private",
+    "strip_private", "was_redacted",
 ]

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 REDACTED = "[REDACTED:{kind}]"
+_REDACTED_RE = re.compile(r"\[REDACTED:[a-z_-]+\]")
 _REPEAT_MIN = 6  # shorter values are not searched for elsewhere in the text
 _REPEAT_MAX = 64  # distinct values searched for (bounds the work)
 
@@ -585,3 +586,9 @@ def redact_secrets(text) -> str:
         pieces.append(text[pos:])
         text = "".join(pieces)
     return text
+
+
+def was_redacted(text: str) -> bool:
+    """True when ``text`` holds a ``[REDACTED:<kind>]`` left by ``redact_secrets``:
+    what is left of a message that held a secret is not worth learning."""
+    return isinstance(text, str) and _REDACTED_RE.search(text) is not None
