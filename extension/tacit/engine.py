@@ -173,6 +173,10 @@ class Engine:
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
         self._patterns = None
         self._lock = threading.RLock()  # one foreground dispatch at a time
+        # the caches below have their own lock, never held around a ledger write: a background
+        # handler inside its transaction asking for ctx.analysis took self._lock while a
+        # dispatch holding self._lock waited for the ledger (both timed out, the event was lost)
+        self._caches = threading.RLock()
         self._worker: BackgroundWorker | None = None
 
     # -- registration -----------------------------------------------------------
@@ -227,7 +231,7 @@ class Engine:
     def set_job_defaults(self, session_id: str, values: dict) -> None:
         """Variables every child job of this session gets (pi: the extension
         file and the model its child agent must use)."""
-        with self._lock:
+        with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
 
     def features_for(self, host: str) -> frozenset:
@@ -239,20 +243,20 @@ class Engine:
         ledger = getattr(self._ledgers, "ledger", None)
         if ledger is None:
             ledger = self._ledgers.ledger = Ledger(self.cfg)
-            with self._lock:
+            with self._caches:
                 self._all_ledgers.append(ledger)
         return ledger
 
     def memory_store(self, session_id: str, project: Project | None = None) -> MemoryStore:
         """The session's store: its snapshot is frozen at the first ask."""
-        with self._lock:
+        with self._caches:
             return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg, project))
 
     def skill_store(self, session_id: str, project: Project | None = None) -> ScopedSkills:
         """The session's skills: the one live global catalog (shared, one
         build for all sessions) plus its project's; the index snapshot is
         frozen at the first ask."""
-        with self._lock:
+        with self._caches:
             return _bounded_get(self._skills, session_id, lambda: ScopedSkills(
                 self.cfg, project, global_store=self._live_skills.session()))
 
@@ -260,7 +264,7 @@ class Engine:
         """A file changed on disk: the catalogs re-read it. Snapshots already
         handed to a session stay frozen."""
         self._live_skills.refresh()
-        with self._lock:
+        with self._caches:
             for skills in self._skills.values():
                 skills.refresh()
 
@@ -287,7 +291,7 @@ class Engine:
         if event.kind != "message_end" or event.role != "user":
             return None
         key = (event.session_id, event.id or event.ts, event.text)
-        with self._lock:
+        with self._caches:
             found = self._analyses.get(key)
             if found is None:
                 found = analyse(event.text, prev_assistant=state.previous_assistant() or None,
@@ -411,7 +415,9 @@ class Engine:
             return None
         job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
         state.mark_running(request.kind, job_id)
-        variables = {**self._job_defaults.get(event.session_id, {}), **request.variables}
+        with self._caches:
+            defaults = dict(self._job_defaults.get(event.session_id, {}))
+        variables = {**defaults, **request.variables}
         variables.setdefault("recent", list(state.recent))
         return {"id": job_id, "kind": request.kind, "session_id": event.session_id,
                 "host": event.host or self.default_host, "cwd": event.cwd, "source": request.source,
@@ -519,7 +525,7 @@ class Engine:
 
     def close(self) -> None:
         self.drain()
-        with self._lock:
+        with self._lock, self._caches:
             for ledger in self._all_ledgers:
                 ledger.close()
 

@@ -46,10 +46,17 @@ Design decisions
   lock; the engine keeps one instance per thread, so the service's
   foreground never waits behind a learner's transaction on a Python lock
   (SQLite's WAL lets them interleave).
+- **Writers in one process take turns, first come first served.** SQLite's
+  busy handler polls with growing sleeps, so a background worker that
+  commits and begins again at once starved a hook's dispatch past the busy
+  timeout ("database is locked", the event lost, with 8 busy sessions). The
+  outermost ``write()`` first queues on a per-file FIFO lock; SQLite's own
+  lock then only arbitrates between processes.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import sqlite3
@@ -801,13 +808,57 @@ class Ledger:
         self.close()
 
 
+class _WriterQueue:
+    """A lock handed to its waiters in arrival order (``threading.Lock`` is not fair)."""
+
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._held = False
+        self._waiting: collections.deque = collections.deque()
+
+    def acquire(self, timeout: float) -> bool:
+        with self._mutex:
+            if not self._held and not self._waiting:
+                self._held = True
+                return True
+            turn = threading.Event()
+            self._waiting.append(turn)
+        if turn.wait(timeout):
+            return True
+        with self._mutex:
+            if turn.is_set():  # handed over just as the wait ended
+                return True
+            self._waiting.remove(turn)
+            return False
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._waiting:
+                self._waiting.popleft().set()  # ownership passes on; _held stays True
+            else:
+                self._held = False
+
+
+_QUEUES: dict[str, _WriterQueue] = {}
+_QUEUES_LOCK = threading.Lock()
+
+
+def _writer_queue(path: str) -> _WriterQueue:
+    with _QUEUES_LOCK:
+        queue = _QUEUES.get(path)
+        if queue is None:
+            queue = _QUEUES[path] = _WriterQueue()
+        return queue
+
+
 class _Transaction:
     """A transaction, or a SAVEPOINT inside the one already open."""
 
-    __slots__ = ("conn", "immediate", "ledger", "savepoint")
+    __slots__ = ("conn", "immediate", "ledger", "queue", "savepoint")
 
     def __init__(self, ledger: Ledger, immediate: bool):
         self.ledger, self.immediate, self.conn, self.savepoint = ledger, immediate, None, None
+        self.queue: _WriterQueue | None = None
 
     def __enter__(self) -> sqlite3.Connection:
         ledger = self.ledger
@@ -818,19 +869,33 @@ class _Transaction:
                 self.savepoint = f"sp{ledger._depth}"
                 conn.execute(f"SAVEPOINT {self.savepoint}")
             else:
+                if self.immediate:
+                    queue = _writer_queue(ledger.path)
+                    if not queue.acquire(ledger.busy_timeout):
+                        raise ledger._unavailable("begin", sqlite3.OperationalError(
+                            "database is locked (by another writer in this process)"))
+                    self.queue = queue
                 conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
         except LedgerUnavailable:
+            self._leave_queue()
             ledger._lock.release()
             raise
         except sqlite3.Error as exc:
+            self._leave_queue()
             ledger._lock.release()
             raise ledger.handle_error("begin", exc) from exc
         except BaseException:
+            self._leave_queue()
             ledger._lock.release()
             raise
         ledger._depth += 1
         self.conn = conn
         return conn
+
+    def _leave_queue(self) -> None:
+        if self.queue is not None:
+            self.queue.release()
+            self.queue = None
 
     def __exit__(self, exc_type, exc, tb) -> bool:
         ledger = self.ledger
@@ -851,6 +916,7 @@ class _Transaction:
             return False
         finally:
             ledger._depth -= 1
+            self._leave_queue()
             ledger._lock.release()
 
     def _rollback(self) -> None:
