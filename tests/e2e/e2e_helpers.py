@@ -142,6 +142,21 @@ class TacitOnHost:
     def install(self, *args: str) -> dict:
         return json.loads(self.tacit("install", self.host, *args, "--json").stdout)
 
+    def project_memory_file(self) -> Path:
+        """MEMORY.md of the runner's project (what an agent's ``tacit memory add`` writes there)."""
+        from tacit.projects import forget_cache, project_for
+        from tacit.stores.memory import project_dir
+
+        forget_cache()
+        return project_dir(self.cfg(), project_for(str(self.runner.project))) / "MEMORY.md"
+
+    def project_skills_dir(self) -> Path:
+        from tacit.projects import forget_cache, project_for
+        from tacit.stores.skill_scopes import project_skills_dir
+
+        forget_cache()
+        return project_skills_dir(self.cfg(), project_for(str(self.runner.project)))
+
     def uninstall(self, *args: str) -> dict:
         return json.loads(self.tacit("uninstall", self.host, *args, "--json").stdout)
 

@@ -107,8 +107,8 @@ def test_memory_entry_is_in_the_first_request(installed):
     first = tc.stub.model_requests()[0]
     context = tc.first_request_context(first)
     assert context.startswith("SessionStart hook additional context: ")
-    # priority order: memory block, user block, save guidance, skill index
-    positions = [context.index(s) for s in ("MEM-SENTINEL-4711", "USER-SENTINEL-0815",
+    # priority order: user profile, memory block, save guidance, skill index
+    positions = [context.index(s) for s in ("USER-SENTINEL-0815", "MEM-SENTINEL-4711",
                                             "tacit memory add", "SKILL-SENTINEL")]
     assert positions == sorted(positions)
     assert "SessionStart hook additional context" not in json.dumps(first["body"]["system"])
@@ -195,7 +195,7 @@ def test_long_turn_extracts_one_skill(installed):
     assert result["result"] == "Refactored."
     [record] = tc.wait_child("skill")
     assert record["ok"], record
-    skill_file = tc.cfg().skills_dir / "parser-refactor" / "SKILL.md"
+    skill_file = tc.project_skills_dir() / "parser-refactor" / "SKILL.md"  # learned in this project: its skill
     assert skill_file.exists()
     view = json.loads(tc.tacit("skill", "view", "parser-refactor", "--json").stdout)
     assert view["success"] and view["name"] == "parser-refactor"
@@ -222,6 +222,8 @@ def test_long_turn_extracts_one_skill(installed):
 
 def test_memory_consolidate_slash_command(installed):
     tc = installed
+    # a small project memory, so the two entries below fill 84% of it: near the limit
+    (tc.home / "config.toml").write_text("project_char_limit = 85\n")
     tc.tacit("memory", "add", "Deploy with `make deploy`.")
     tc.tacit("memory", "add", "Deploys run `make deploy` (same as above).")
     tc.stub.set_script([
@@ -236,7 +238,7 @@ def test_memory_consolidate_slash_command(installed):
     # the `!` line ran the wrapper: a consolidation child (TACIT_HOST=claude-code) edited the file
     [record] = tc.children("consolidate")
     assert record["ok"] and record["mode"] == "agent"
-    assert tc.cfg().memory_file.read_text() == "Deploy with `make deploy`."
+    assert tc.project_memory_file().read_text() == "Deploy with `make deploy`."
     shown = tc.stub.model_requests()[-1]
     user_text = message_text(shown["body"]["messages"][0]["content"])
     assert "<command-name>/tacit:memory-consolidate</command-name>" in user_text

@@ -214,7 +214,7 @@ def test_memory_entry_reaches_the_first_request_once_hooks_are_trusted(tx):
     assert reply == "OK"
     first = tx.stub.model_requests()[n]
     [context] = [t for t in developer_texts(first) if "MEM-SENTINEL-4711" in t]
-    positions = [context.index(s) for s in ("MEM-SENTINEL-4711", "USER-SENTINEL-0815",
+    positions = [context.index(s) for s in ("USER-SENTINEL-0815", "MEM-SENTINEL-4711",
                                             "tacit memory add", "SKILL-SENTINEL")]
     assert positions == sorted(positions)
     # the context comes before the prompt, as its own developer message
@@ -292,10 +292,10 @@ def test_agent_saves_under_the_read_only_sandbox_through_the_rules_file(installe
     ])
     _, reply = tx.exec("remember the release step")  # codex exec's default sandbox: read-only
     assert reply == "Saved."
-    assert entry in tx.cfg().memory_file.read_text()
+    assert entry in tx.project_memory_file().read_text()  # the agent works in the project: its memory
     # the control: without tacit's rules the same command hits the read-only sandbox
     proc, _ = tx.exec("try without the rule", "--ignore-rules")
-    assert "never saved" not in tx.cfg().memory_file.read_text()
+    assert "never saved" not in tx.project_memory_file().read_text()
     assert "Read-only file system" in proc.stdout or "Read-only file system" in json.dumps(
         tx.stub.model_requests()[-1]["body"]["input"][-1])
 
