@@ -223,6 +223,7 @@ def test_long_turn_extracts_one_skill(installed):
 def test_memory_consolidate_slash_command(installed):
     tc = installed
     # a small project memory, so the two entries below fill 84% of it: near the limit
+    tc.home.mkdir(parents=True, exist_ok=True)
     (tc.home / "config.toml").write_text("project_char_limit = 85\n")
     tc.tacit("memory", "add", "Deploy with `make deploy`.")
     tc.tacit("memory", "add", "Deploys run `make deploy` (same as above).")
