@@ -243,7 +243,7 @@ def test_memory_consolidate_slash_command(installed):
     shown = tc.stub.model_requests()[-1]
     user_text = message_text(shown["body"]["messages"][0]["content"])
     assert "<command-name>/tacit:memory-consolidate</command-name>" in user_text
-    assert "Memory consolidation:" in user_text and "- memory:" in user_text and "(agent)" in user_text
+    assert "Memory consolidation:" in user_text and "- project: 83%" in user_text and "(agent)" in user_text
     assert "- user: skipped (empty)" in user_text
 
     # /tacit:memory-skills through the same path
