@@ -74,7 +74,8 @@ class TacitInHermes:
         self.run_host = sys.modules[type(hermes).__module__].run_host
         self.tacit_bin = python.parent / "tacit"
         self.home = hermes.hermes_home
-        self.state = self.home / "tacit"
+        self.state = hermes.home / ".tacit"  # tacit's one data folder, shared with every host
+        self.install_record = self.home / "tacit" / "install.json"  # what install changed in Hermes's home
 
     def tacit(self, *args, env_extra=None, timeout=120) -> subprocess.CompletedProcess:
         env = {**TACIT_ENV, **(env_extra or {})}
@@ -153,7 +154,7 @@ def test_install_loads_plugin_and_session_start_runs(stub, tacit_hermes, tmp_pat
 
     again = th.install()  # idempotent, and the record of the previous value is kept
     assert again["already_installed"] is True and again["changed"] == []
-    manifest = json.loads((th.state / "install.json").read_text())
+    manifest = json.loads(th.install_record.read_text())
     assert manifest["nudges"] == {"memory.nudge_interval": {"had": True, "previous": 7}}
 
     listed = th.hermes(["plugins", "list", "--plain", "--no-bundled"])
@@ -177,7 +178,7 @@ def test_install_loads_plugin_and_session_start_runs(stub, tacit_hermes, tmp_pat
     assert "tacit" not in config["plugins"]["enabled"] and "tacit" not in config["plugins"].get("entries", {})
     assert config["memory"]["nudge_interval"] == 7  # restored
     assert config["skills"]["creation_nudge_interval"] == 0  # was 0 before install: untouched
-    assert not (th.state / "install.json").exists()
+    assert not th.install_record.exists()
     th.oneshot("hello again")
     assert len(session_lines(th.log_text())) == 1  # not loaded any more
     assert th.tacit_json("uninstall", "hermes")["changed"] == []  # nothing left to undo

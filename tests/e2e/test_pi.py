@@ -41,6 +41,17 @@ def data_cfg(run_pi):
     return load_config(env={"HOME": str(run_pi.home), "PATH": "/usr/bin:/bin"}, host="pi")
 
 
+def project_paths(cfg, run_pi) -> tuple[Path, Path]:
+    """This project's MEMORY.md and skills folder (what the agent writes, working in it)."""
+    from tacit.projects import forget_cache, project_for
+    from tacit.stores.memory import project_dir
+    from tacit.stores.skill_scopes import project_skills_dir
+
+    forget_cache()
+    project = project_for(str(run_pi.project), home=str(run_pi.home))
+    return project_dir(cfg, project) / "MEMORY.md", project_skills_dir(cfg, project)
+
+
 def seed_memory(cfg, memory: str = "", user: str = "") -> None:
     cfg.memories_dir.mkdir(parents=True, exist_ok=True)
     if memory:
@@ -150,9 +161,11 @@ def test_memory_and_skill_tool_calls_write_through_the_bridge(stub, run_pi):
     proc = run_pi.prompt("what is in your memory now", "remember this project", extensions=[EXTENSION])
     ok(proc)
     assert proc.stdout.strip() == "second prompt answered"
-    assert cfg.memory_file.read_text(encoding="utf-8") == \
-        "MEMENTRY-ONE uses pnpm\n§\nMEM-ADDED-X the API runs on port 5173"
-    skill = cfg.skills_dir / "start-dev-server" / "SKILL.md"
+    # working in a project, the agent's memory and skills are that project's
+    project_memory, project_skills = project_paths(cfg, run_pi)
+    assert cfg.memory_file.read_text(encoding="utf-8") == "MEMENTRY-ONE uses pnpm"
+    assert project_memory.read_text(encoding="utf-8") == "MEM-ADDED-X the API runs on port 5173"
+    skill = project_skills / "start-dev-server" / "SKILL.md"
     assert "Start the dev server on port 5173" in skill.read_text(encoding="utf-8")
     first, second, third = stub.model_requests()
     results = [m for m in second["body"]["messages"] if m.get("role") == "tool"]
@@ -161,7 +174,7 @@ def test_memory_and_skill_tool_calls_write_through_the_bridge(stub, run_pi):
     parsed = [json.loads(r["content"] if isinstance(r["content"], str) else r["content"][0]["text"])
               for r in results]
     by_message = {p["message"].split(" ")[0]: p for p in parsed}
-    assert by_message["Entry"]["success"] is True and by_message["Entry"]["target"] == "memory"
+    assert by_message["Entry"]["success"] is True and by_message["Entry"]["target"] == "project"
     assert by_message["Created"]["success"] is True and by_message["Created"]["name"] == "start-dev-server"
     # the snapshot is frozen: the entry is on disk but not in this session's prompt,
     # not even in the next prompt of the session
@@ -239,7 +252,8 @@ def test_slash_commands_run_without_a_model_call(stub, run_pi):
 
     # consolidation merges deterministically here: settings live in config.toml (the
     # service reads them when it starts; a change makes it exit for the next one)
-    (cfg.state_dir / "config.toml").write_text("child_enabled = false\n")
+    # (and a small limit: the 57 characters are near it, so /memory-consolidate works on them)
+    (cfg.state_dir / "config.toml").write_text("child_enabled = false\nmemory_char_limit = 70\n")
     tacit_cli(run_pi, "service", "stop", "--json")
     proc = run_pi.prompt("/memory-consolidate", extensions=[EXTENSION])
     ok(proc)
