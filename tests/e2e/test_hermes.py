@@ -266,7 +266,7 @@ def test_overflowing_add_is_consolidated_by_a_child_not_an_error(stub, tacit_her
     assert record["ok"] is True and record["mode"] == "agent" and record["command"][:2] == ["hermes", "-z"]
     child_requests = [r for r in stub.model_requests() if r["rule"] == 0]
     assert len(child_requests) == 1 and tool_names(child_requests[0]) == CHILD_TOOLS
-    assert "consolidated memory: 91% — 274/300 chars" in th.log_text()
+    assert "consolidated global: 91% — 274/300 chars" in th.log_text()
     assert not list((th.state / "overflow" / "pending").glob("*.json"))
     assert not (th.state / "overflow" / "failed").exists()
 
@@ -301,11 +301,11 @@ def test_slash_commands_and_skill_index(stub, tacit_hermes, tmp_path):
                                            "\n§\nCMD-TWO tabs, not spaces")
     body = tmp_path / "body.md"
     body.write_text("## Procedure\n1. make build\n2. make ship\n")
-    created = th.tacit_json("skill", "create", "--name", "deploy-steps", "--description",
+    created = th.tacit_json("skill", "create", "--scope", "global", "--name", "deploy-steps", "--description",
                             "How to deploy the app to staging", "--body-file", str(body),
                             env_extra={"TACIT_HOST": "hermes"})
     assert created["success"], created
-    assert (th.home / "skills" / "deploy-steps" / "SKILL.md").exists()
+    assert (th.home / "skills" / "tacit" / "deploy-steps" / "SKILL.md").exists()  # through the link
 
     out = run_commands(th, [("memory-skills", ""), ("memory-consolidate", ""),
                             ("memory-teach", "--user TEACH-ME prefers short answers"), ("memory-show", "")],
@@ -313,7 +313,7 @@ def test_slash_commands_and_skill_index(stub, tacit_hermes, tmp_path):
     assert out["registered"] == ["memory-consolidate", "memory-forget", "memory-review", "memory-show",
                                  "memory-skills", "memory-teach"]
     skills = out["memory-skills "]
-    assert skills.startswith(f"Skills in {th.home / 'skills'} (1):")
+    assert skills.startswith(f"Skills in {th.state / 'skills'} (1):")
     assert "- deploy-steps (v" in skills and "How to deploy the app to staging" in skills
     consolidate = out["memory-consolidate "]
     assert consolidate.startswith("Memory consolidation:") and "(deterministic, 1 merged)" in consolidate
@@ -363,7 +363,7 @@ def test_concurrent_hermes_memory_tool_and_tacit_cli_lose_nothing(stub, tacit_he
             n = next(counter)
             text = f"TACIT-FACT-{n}: written by tacit memory add"
             started = time.time()
-            proc = subprocess.run([str(th.tacit_bin), "memory", "add", text], env=env, capture_output=True,
+            proc = subprocess.run([str(th.tacit_bin), "memory", "add", "--scope", "global", text], env=env, capture_output=True,
                                   text=True, timeout=60, cwd=th.hermes.project)
             with lock:
                 results.append((text, proc.returncode, started, time.time()))

@@ -253,7 +253,7 @@ def test_slash_commands_run_without_a_model_call(stub, run_pi):
     # consolidation merges deterministically here: settings live in config.toml (the
     # service reads them when it starts; a change makes it exit for the next one)
     # (and a small limit: the 57 characters are near it, so /memory-consolidate works on them)
-    (cfg.state_dir / "config.toml").write_text("child_enabled = false\nmemory_char_limit = 70\n")
+    (cfg.state_dir / "config.toml").write_text("child_enabled = false\nmemory_char_limit = 71\n")
     tacit_cli(run_pi, "service", "stop", "--json")
     proc = run_pi.prompt("/memory-consolidate", extensions=[EXTENSION])
     ok(proc)

@@ -113,6 +113,10 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
                        + (f"; {linked['merged']} of Hermes's entries merged in" if linked["merged"] else "")
                        + (f"; the old folder kept as {linked['backup']}" if linked.get("backup") else "") + ")")
         manifest["linked_memories"] = True
+    skills = shared_memory.link_skills(cfg, home)
+    if skills.get("changed"):
+        changed.append(f"{skills['link']} -> {skills['target']} (tacit's skills in Hermes's index)")
+        manifest["linked_skills"] = True
     limits = match_limits(cfg, python, home)
     if limits:
         changed.append(f"config.toml: {limits} (Hermes's limits, for every host)")
@@ -124,6 +128,8 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
                "host. Hermes's own background review is off: tacit's review replaces it.")
     if not changed:
         message = f"tacit was already installed in Hermes ({state.get('config_path')}); nothing changed."
+    if skills.get("error"):
+        message += f" Skills not linked: {skills['error']}."
     return {"success": True, "message": message, "hermes_home": home, "hermes_python": str(python),
             "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
 
@@ -187,6 +193,8 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         after = run_in_hermes(python, home, spec)
         if not after.get("ok"):
             return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}"}
+    if manifest.get("linked_skills") and shared_memory.unlink_skills(cfg, home):
+        changed.append(f"{shared_memory.skills_link(home)}: removed (tacit's skills stay in {cfg.skills_dir})")
     if manifest.get("linked_memories"):
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):

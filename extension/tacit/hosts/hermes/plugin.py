@@ -92,7 +92,7 @@ from tacit.events import (
 )
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult
-from tacit.hosts.hermes import overflow
+from tacit.hosts.hermes import overflow, shared_memory
 from tacit.hosts.hermes.launcher import start_runner
 from tacit.hosts.hermes.settings import (
     adapt_config,
@@ -123,6 +123,10 @@ def register(ctx) -> None:
         cfg = load_config(host=HOST)
         if cfg.is_child:
             return  # a tacit child agent: this copy stays inert
+        try:
+            shared_memory.heal(cfg, hermes_home_of(cfg))
+        except Exception as exc:  # noqa: BLE001 — a folder tacit cannot make must not stop the rest
+            log_exception(cfg, "hermes register: the shared folders", exc)
         HermesAdapter.create(cfg).register(ctx)
     except Exception as exc:  # noqa: BLE001 — Hermes must start without tacit
         log_exception(cfg, "hermes register", exc)

@@ -21,6 +21,11 @@ Design decisions
 - **Project memory reaches Hermes through tacit**: Hermes's tool writes the
   global notes; tacit adds this project's memory to the first message of a
   session and its children save project entries through the CLI.
+- **tacit's skills are in Hermes's index** through a link
+  ``$HERMES_HOME/skills/tacit`` → tacit's ``skills/``: Hermes walks its skills
+  folder following links, so a skill tacit learned in any host is one Hermes
+  lists and loads (``skill_view``), and an edit Hermes makes to one writes
+  tacit's file.
 """
 
 from __future__ import annotations
@@ -79,6 +84,41 @@ def link(cfg, hermes_home: str) -> dict:
     os.symlink(target, source, target_is_directory=True)
     return {"changed": True, "merged": merged, "backup": str(backup) if backup else None,
             "link": str(source), "target": str(target)}
+
+
+def skills_link(hermes_home: str) -> Path:
+    return Path(hermes_home) / "skills" / "tacit"
+
+
+def link_skills(cfg, hermes_home: str) -> dict:
+    """Put tacit's skills folder inside Hermes's (as ``skills/tacit``). Idempotent."""
+    source, target = skills_link(hermes_home), Path(cfg.skills_dir)
+    if source.is_symlink() and os.path.realpath(source) == os.path.realpath(target):
+        return {"changed": False, "link": str(source), "target": str(target)}
+    if source.is_symlink() or source.exists():
+        return {"changed": False, "error": f"{source} exists and is not tacit's; tacit's skills stay out of "
+                                           "Hermes's index (move it away and install again)"}
+    ensure_private_dir(target)
+    source.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, source, target_is_directory=True)
+    return {"changed": True, "link": str(source), "target": str(target)}
+
+
+def unlink_skills(cfg, hermes_home: str) -> bool:
+    source = skills_link(hermes_home)
+    if source.is_symlink() and os.path.realpath(source) == os.path.realpath(cfg.skills_dir):
+        source.unlink()
+        return True
+    return False
+
+
+def heal(cfg, hermes_home: str) -> None:
+    """The folders the links point at exist (a deleted ``~/.tacit`` must not
+    leave Hermes a dangling ``memories`` link: it fails to start on one)."""
+    for link_path, target in ((memories_link(hermes_home), cfg.memories_dir), (skills_link(hermes_home), cfg.skills_dir)):
+        if link_path.is_symlink() and os.path.realpath(link_path) == os.path.realpath(target) \
+                and not os.path.isdir(target):
+            ensure_private_dir(Path(target))
 
 
 def unlink(cfg, hermes_home: str) -> dict:
