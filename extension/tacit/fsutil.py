@@ -57,6 +57,9 @@ def ensure_private_dir(path) -> None:
     path = os.path.abspath(os.fspath(path))
     if os.path.isdir(path):
         return
+    if os.path.islink(path):  # a link whose folder is gone (tacit's memories → Hermes's): remake that folder
+        ensure_private_dir(os.path.realpath(path))
+        return
     parent = os.path.dirname(path)
     if parent != path:
         ensure_private_dir(parent)

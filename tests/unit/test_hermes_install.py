@@ -69,18 +69,21 @@ def test_install_enables_and_records_then_uninstall_restores(hermes):
     (hermes.home / "memories").mkdir()
     (hermes.home / "memories" / "MEMORY.md").write_text("HERMES-ONLY entry\n§\nshared entry")
     hermes.cfg.memories_dir.mkdir(parents=True, exist_ok=True)
-    hermes.cfg.memory_file.write_text("shared entry")
+    hermes.cfg.memory_file.write_text("shared entry\n§\nTACIT-ONLY entry")
     result = hermes_install.install(hermes.cfg, "user")
     assert result["success"] and result["hermes_home"] == str(hermes.home)
     assert result["changed"][:4] == ["plugins.enabled += tacit", "plugins.entries.tacit.allow_tool_override = false",
                                      "memory.nudge_interval = 0", "skills.creation_nudge_interval = 0"]
-    # one memory: Hermes's folder is now tacit's, with Hermes's entries merged in and its old folder kept
-    link = hermes.home / "memories"
-    assert link.is_symlink() and link.resolve() == hermes.cfg.memories_dir.resolve()
-    assert "1 of Hermes's entries merged in" in result["changed"][4]
-    assert hermes.cfg.memory_file.read_text() == "shared entry\n§\nHERMES-ONLY entry"
-    [backup] = hermes.home.glob("memories.before-tacit-*")
-    assert (backup / "MEMORY.md").read_text() == "HERMES-ONLY entry\n§\nshared entry"
+    # one memory: tacit's folder is now a link to Hermes's, which keeps its entries; tacit's old folder kept
+    link = hermes.cfg.memories_dir
+    assert link.is_symlink() and link.resolve() == (hermes.home / "memories").resolve()
+    assert not (hermes.home / "memories").is_symlink()  # Hermes starts whatever happens to tacit's folder
+    assert "1 of tacit's entries merged in" in result["changed"][4]
+    assert hermes.cfg.memory_file.read_text() == "HERMES-ONLY entry\n§\nshared entry\n§\nTACIT-ONLY entry"
+    [backup] = link.parent.glob("memories.before-hermes-*")
+    assert (backup / "MEMORY.md").read_text() == "shared entry\n§\nTACIT-ONLY entry"
+    # tacit's skills are in Hermes's index
+    assert (hermes.home / "skills" / "tacit").resolve() == hermes.cfg.skills_dir.resolve()
     config = hermes.read()
     assert config["plugins"] == {"enabled": ["tacit"], "disabled": [],
                                  "entries": {"tacit": {"allow_tool_override": False}}}
@@ -95,7 +98,9 @@ def test_install_enables_and_records_then_uninstall_restores(hermes):
 
     removed = hermes_install.uninstall(hermes.cfg, "user")
     assert removed["success"] and removed["left"] == []
-    assert not link.is_symlink() and (link / "MEMORY.md").read_text() == "shared entry\n§\nHERMES-ONLY entry"
+    assert not link.is_symlink() and (link / "MEMORY.md").read_text() == \
+        "HERMES-ONLY entry\n§\nshared entry\n§\nTACIT-ONLY entry"
+    assert not (hermes.home / "skills" / "tacit").is_symlink()
     config = hermes.read()
     assert config["plugins"]["enabled"] == [] and "entries" not in config["plugins"]
     assert config["memory"] == {"nudge_interval": 7} and "creation_nudge_interval" not in config["skills"]

@@ -110,8 +110,8 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
                                            f"{linked['error']}", "hermes_home": home}
     if linked["changed"]:
         changed.append(f"{linked['link']} -> {linked['target']} (one memory for every host"
-                       + (f"; {linked['merged']} of Hermes's entries merged in" if linked["merged"] else "")
-                       + (f"; the old folder kept as {linked['backup']}" if linked.get("backup") else "") + ")")
+                       + (f"; {linked['merged']} of tacit's entries merged in" if linked["merged"] else "")
+                       + (f"; tacit's old folder kept as {linked['backup']}" if linked.get("backup") else "") + ")")
         manifest["linked_memories"] = True
     skills = shared_memory.link_skills(cfg, home)
     if skills.get("changed"):
@@ -124,8 +124,8 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     manifest["updated"] = time.time()
     _write_manifest(manifest_path, manifest)
     message = (f"tacit is enabled in Hermes ({state.get('config_path')}); it takes effect in the next "
-               f"Hermes session. Hermes's memory is now tacit's ({cfg.memories_dir}), shared with every "
-               "host. Hermes's own background review is off: tacit's review replaces it.")
+               f"Hermes session. tacit's memory is now Hermes's ({cfg.memories_dir} -> {home}/memories), "
+               "shared with every host. Hermes's own background review is off: tacit's review replaces it.")
     if not changed:
         message = f"tacit was already installed in Hermes ({state.get('config_path')}); nothing changed."
     if skills.get("error"):
@@ -198,7 +198,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
     if manifest.get("linked_memories"):
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):
-            changed.append(f"{restored['restored']}: Hermes's own folder again (copies of the shared files)")
+            changed.append(f"{restored['restored']}: tacit's own folder again (copies of the shared files)")
     try:
         os.unlink(manifest_path)
     except OSError:

@@ -2,22 +2,29 @@
 
 Hermes's own ``memory`` tool and its system prompt use
 ``$HERMES_HOME/memories/{USER,MEMORY}.md``. ``tacit install hermes`` makes
-that folder a symbolic link to tacit's ``memories/`` folder, so Hermes shows
-and writes tacit's user profile and global notes — the files Claude Code,
-Codex and pi read — and ``tacit memory show`` from a plain shell finds the
+tacit's ``memories/`` folder a symbolic link to that folder, so Hermes shows
+and writes the user profile and global notes that Claude Code, Codex and pi
+read through tacit, and ``tacit memory show`` from a plain shell finds the
 same memory with no variable to set.
 
 Design decisions
+- **tacit's folder links to Hermes's, not the other way.** Hermes creates
+  its memories folder before any plugin loads and fails to start on a
+  dangling link there: with the link in Hermes's home, deleting ``~/.tacit``
+  (or tacit's folder being a file) stopped every Hermes session. A link in
+  tacit's folder that dangles is tacit's problem, and tacit remakes the
+  folder it points at (``tacit.fsutil.ensure_private_dir``).
 - **A link to the folder, not to the files.** Hermes writes atomically (a
   temp file in the same folder, then a rename) and locks a sibling
   ``.lock``; a link to a file would be replaced by the rename, a link to the
-  folder puts the temp file, the rename and the lock in tacit's folder.
-- **Nothing is lost.** Entries Hermes had that tacit lacks are appended to
-  tacit's files (no limit check: a person decides what to cut, and
-  consolidation will); the original folder is kept, renamed to
-  ``memories.before-tacit-<time>``.
-- **Uninstall gives Hermes its own files back**: the link becomes a folder
-  holding copies of the current files.
+  folder puts both writers' temp files, renames and locks in one folder.
+- **Nothing is lost.** Entries tacit had that Hermes lacks are appended to
+  Hermes's files (no limit check: a person decides what to cut, and
+  consolidation will); tacit's own folder is kept, renamed to
+  ``memories.before-hermes-<time>``. An install made when the link went the
+  other way is turned around.
+- **Uninstall gives tacit its own files back**: the link becomes a folder
+  holding copies of the current files; Hermes keeps its own.
 - **Project memory reaches Hermes through tacit**: Hermes's tool writes the
   global notes; tacit adds this project's memory to the first message of a
   session and its children save project entries through the CLI.
@@ -25,7 +32,7 @@ Design decisions
   ``$HERMES_HOME/skills/tacit`` → tacit's ``skills/``: Hermes walks its skills
   folder following links, so a skill tacit learned in any host is one Hermes
   lists and loads (``skill_view``), and an edit Hermes makes to one writes
-  tacit's file.
+  tacit's file. A dangling link there is skipped by Hermes's walk.
 """
 
 from __future__ import annotations
@@ -35,55 +42,59 @@ import shutil
 import time
 from pathlib import Path
 
-from tacit.fsutil import ensure_private_dir
-from tacit.stores.memory import MemoryStore, parse_entries
+from tacit.fsutil import atomic_write_bytes, ensure_private_dir
+from tacit.stores.memory import ENTRY_DELIMITER, parse_entries
 
 FILES = ("MEMORY.md", "USER.md")
 
 
-def memories_link(hermes_home: str) -> Path:
+def hermes_memories(hermes_home: str) -> Path:
     return Path(hermes_home) / "memories"
 
 
 def is_linked(hermes_home: str, cfg) -> bool:
-    link = memories_link(hermes_home)
-    return link.is_symlink() and os.path.realpath(link) == os.path.realpath(cfg.memories_dir)
+    ours = Path(cfg.memories_dir)
+    return ours.is_symlink() and os.path.realpath(ours) == os.path.realpath(hermes_memories(hermes_home))
+
+
+def _entries(path: Path) -> list[str]:
+    if not path.is_file():
+        return []
+    return parse_entries(path.read_bytes().decode("utf-8-sig", errors="replace"))
 
 
 def link(cfg, hermes_home: str) -> dict:
-    """Point Hermes's memories folder at tacit's. Idempotent."""
-    source, target = memories_link(hermes_home), Path(cfg.memories_dir)
+    """Point tacit's memories folder at Hermes's. Idempotent."""
+    theirs, ours = hermes_memories(hermes_home), Path(cfg.memories_dir)
     if is_linked(hermes_home, cfg):
-        return {"changed": False, "merged": 0, "link": str(source), "target": str(target)}
-    if source.is_symlink():
-        return {"changed": False, "error": f"{source} already links to {os.path.realpath(source)}, not to "
-                                           f"tacit's {target}; move it away and install again"}
-    ensure_private_dir(target)
+        return {"changed": False, "merged": 0, "link": str(ours), "target": str(theirs)}
+    if ours.is_symlink() and not theirs.is_symlink():
+        return {"changed": False, "error": f"{ours} already links to {os.path.realpath(ours)}, not to "
+                                           f"Hermes's {theirs}; move it away and install again"}
+    if theirs.is_symlink():
+        if os.path.realpath(theirs) != os.path.realpath(ours):
+            return {"changed": False, "error": f"{theirs} links to {os.path.realpath(theirs)}; move it away "
+                                               "and install again"}
+        theirs.unlink()  # an earlier install linked Hermes's folder to tacit's: turn it around
+    elif theirs.exists() and not theirs.is_dir():
+        return {"changed": False, "error": f"{theirs} is not a folder; move it away and install again"}
+    ensure_private_dir(theirs)
     merged, backup = 0, None
-    if source.is_dir():
-        store = MemoryStore(cfg)
-        for name, scope in (("MEMORY.md", "global"), ("USER.md", "user")):
-            path = source / name
-            if not path.is_file():
-                continue
-            theirs = parse_entries(path.read_bytes().decode("utf-8-sig", errors="replace"))
-            ours = store.entries(scope)
-            missing = [e for e in theirs if e not in ours]
+    if ours.is_dir():
+        for name in FILES:
+            mine, hermes = _entries(ours / name), _entries(theirs / name)
+            missing = [e for e in mine if e not in hermes]
             if missing:
-                # under the file's lock, without the limit: a person decides what to cut
-                done = store.rewrite(scope, lambda entries, extra=missing: entries + [
-                    e for e in extra if e not in entries])
-                if not done.get("success"):
-                    return {"changed": False, "error": f"could not merge Hermes's {name}: {done.get('error')}"}
+                atomic_write_bytes(theirs / name, ENTRY_DELIMITER.join(hermes + missing).encode("utf-8"))
                 merged += len(missing)
-        backup = source.with_name(f"memories.before-tacit-{time.strftime('%Y%m%dT%H%M%S')}")
-        source.rename(backup)
-    elif source.exists():
-        return {"changed": False, "error": f"{source} is not a folder; move it away and install again"}
-    source.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(target, source, target_is_directory=True)
+        backup = ours.with_name(f"memories.before-hermes-{time.strftime('%Y%m%dT%H%M%S')}")
+        ours.rename(backup)
+    elif ours.exists():
+        return {"changed": False, "error": f"{ours} is not a folder; move it away and install again"}
+    ensure_private_dir(ours.parent)
+    os.symlink(theirs, ours, target_is_directory=True)
     return {"changed": True, "merged": merged, "backup": str(backup) if backup else None,
-            "link": str(source), "target": str(target)}
+            "link": str(ours), "target": str(theirs)}
 
 
 def skills_link(hermes_home: str) -> Path:
@@ -113,23 +124,19 @@ def unlink_skills(cfg, hermes_home: str) -> bool:
 
 
 def heal(cfg, hermes_home: str) -> None:
-    """The folders the links point at exist (a deleted ``~/.tacit`` must not
-    leave Hermes a dangling ``memories`` link: it fails to start on one)."""
-    for link_path, target in ((memories_link(hermes_home), cfg.memories_dir), (skills_link(hermes_home), cfg.skills_dir)):
-        if link_path.is_symlink() and os.path.realpath(link_path) == os.path.realpath(target) \
-                and not os.path.isdir(target):
-            ensure_private_dir(Path(target))
+    """The folder tacit's memories link points at exists (remade when gone)."""
+    if is_linked(hermes_home, cfg) and not os.path.isdir(cfg.memories_dir):
+        ensure_private_dir(hermes_memories(hermes_home))
 
 
 def unlink(cfg, hermes_home: str) -> dict:
-    """Give Hermes a folder of its own again, holding copies of the files."""
-    source = memories_link(hermes_home)
+    """Give tacit a folder of its own again, holding copies of the files."""
+    theirs, ours = hermes_memories(hermes_home), Path(cfg.memories_dir)
     if not is_linked(hermes_home, cfg):
         return {"changed": False}
-    source.unlink()
-    source.mkdir(mode=0o700)
+    ours.unlink()
+    ensure_private_dir(ours)
     for name in FILES:
-        path = Path(cfg.memories_dir) / name
-        if path.is_file():
-            shutil.copy2(path, source / name)
-    return {"changed": True, "restored": str(source)}
+        if (theirs / name).is_file():
+            shutil.copy2(theirs / name, ours / name)
+    return {"changed": True, "restored": str(ours)}
