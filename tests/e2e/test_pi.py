@@ -134,6 +134,8 @@ def test_frozen_snapshot_and_skill_index_reach_the_system_prompt(stub, run_pi):
         ordered = ["MEMORY (your personal notes)", "MEMENTRY-ONE uses pnpm", "MEMENTRY-TWO tabs not spaces",
                    "USER PROFILE (who the user is)", "USERENTRY-ONE is called Ada",
                    "call the `memory` tool", "deploy-staging", "SKILLDESC deploy the web app to staging"]
+        missing = [text for text in ordered if text not in system]
+        assert not missing, (missing, system[system.index("Current working directory:"):][:2500])
         positions = [system.index(text) for text in ordered]
         assert positions == sorted(positions) and positions[0] > cwd_line  # appended after pi's own prompt
         assert tool_names(request)[-2:] == ["memory", "skill"]
