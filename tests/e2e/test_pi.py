@@ -131,8 +131,8 @@ def test_frozen_snapshot_and_skill_index_reach_the_system_prompt(stub, run_pi):
     for request in requests:
         system = system_prompt(request)
         cwd_line = system.index("Current working directory:")
-        ordered = ["MEMORY (your personal notes)", "MEMENTRY-ONE uses pnpm", "MEMENTRY-TWO tabs not spaces",
-                   "USER PROFILE (who the user is)", "USERENTRY-ONE is called Ada",
+        ordered = ["USER PROFILE (who the user is, in every project)", "USERENTRY-ONE is called Ada",
+                   "GLOBAL NOTES (true in every project)", "MEMENTRY-ONE uses pnpm", "MEMENTRY-TWO tabs not spaces",
                    "call the `memory` tool", "deploy-staging", "SKILLDESC deploy the web app to staging"]
         missing = [text for text in ordered if text not in system]
         assert not missing, (missing, system[system.index("Current working directory:"):][:2500])

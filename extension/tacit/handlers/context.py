@@ -81,7 +81,7 @@ def inject_session_context(event, ctx) -> ContextResult:
     if "memory_tool" not in features:
         guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
     gate = SkillGate()  # called only when the session's index is first rendered (it is frozen)
-    index = ctx.skills.snapshot(gate=gate) if "skill_index" not in features else ""
+    index = ctx.skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     left_out = list(memory.gated_out) + gate.left_out
     result = _context(snapshot, guidance, index)
     if left_out and not ctx.state.marks.get(NOTICE_MARK):
@@ -99,12 +99,17 @@ def user_context(engine, event) -> ContextResult:
     snapshot = "" if "memory_snapshot" in features else memory.snapshot(("user", "global"))
     skills = ScopedSkills(engine.cfg, None)
     gate = SkillGate()
-    index = skills.snapshot(gate=gate) if "skill_index" not in features else ""
+    index = skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     result = _context(snapshot, None, index)
     left_out = list(memory.gated_out) + list(gate.left_out)
     if left_out:
         result.notices.append(GateResult((), tuple(left_out)).notice())
     return result
+
+
+def _indexed_by_host(features) -> tuple:
+    """Skill scopes the host lists itself (Hermes indexes tacit's global skills through a link)."""
+    return ("global",) if "global_skill_index" in features else ()
 
 
 def _context(snapshot: str, guidance: str | None, index: str) -> ContextResult:

@@ -25,9 +25,10 @@ MODES = ("service", "inprocess", "oneshot", "replay")
 
 # what each host already does itself, so handlers do not do it twice
 HOST_FEATURES = {
-    # Hermes shows USER.md and the global MEMORY.md (linked to tacit's) and has a memory tool;
-    # this project's memory and tacit's skill index come from tacit
-    "hermes": frozenset({"memory_snapshot", "memory_tool"}),
+    # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,
+    # and indexes tacit's global skills (linked into its skills folder); this project's memory
+    # and skills come from tacit
+    "hermes": frozenset({"memory_snapshot", "memory_tool", "global_skill_index"}),
     "pi": frozenset({"tacit_tools"}),
 }
 

@@ -56,15 +56,17 @@ class ScopedSkills:
         return self.stores.get(scope or self.default_scope())
 
     # -- reading ---------------------------------------------------------------
-    def index_text(self, budget: int | None = None, *, gate=None) -> str:
+    def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
         """The index of every scope within ``budget``. ``gate(scope, skills)``,
         when given, gets every skill of a scope's catalog (blocked ones too)
         and returns the records that may be listed (the session context gates
-        them: ``tacit.handlers.context``)."""
+        them: ``tacit.handlers.context``). ``skip``: scopes a host indexes itself."""
         budget = int(self.cfg.skill_index_budget if budget is None else budget)
         parts, used = [], 0
         seen: set[str] = set()
         for scope in self.scopes():
+            if scope in skip:
+                continue
             share = max(0, budget // SHARES[scope] if scope in SHARES else budget - used)
             store = self.stores[scope]
             if gate is None:
@@ -85,10 +87,10 @@ class ScopedSkills:
             used += len(text) + 2
         return "\n\n".join(parts)
 
-    def snapshot(self, *, gate=None) -> str:
+    def snapshot(self, *, gate=None, skip=()) -> str:
         """The index at the first call (session start), frozen for the session."""
         if self._snapshot is None:
-            self._snapshot = self.index_text(gate=gate)
+            self._snapshot = self.index_text(gate=gate, skip=skip)
         return self._snapshot
 
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
