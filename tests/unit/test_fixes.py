@@ -384,14 +384,14 @@ def test_patterns_and_stats_commands(cfg, tacit_env):
     s.reply("Moved it.")
     s.user("thanks, works now")
 
-    code, out, _ = tacit(tacit_env, "patterns", "list")
+    code, out, _ = tacit(tacit_env, "patterns", "list", "--json")
     listing = json.loads(out)
     assert code == 0 and listing["count"] == 1 and listing["patterns"][0]["success_rate"] == 1.0
-    code, out, _ = tacit(tacit_env, "patterns", "show", "1")
+    code, out, _ = tacit(tacit_env, "patterns", "show", "1", "--json")
     assert code == 0 and json.loads(out)["pattern"]["title"] == PORT_TITLE
-    code, out, _ = tacit(tacit_env, "patterns", "show", "99")
+    code, out, _ = tacit(tacit_env, "patterns", "show", "99", "--json")
     assert code == 1 and "no fix pattern" in json.loads(out)["error"]
-    code, out, _ = tacit(tacit_env, "patterns", "find", PORT_AGAIN)
+    code, out, _ = tacit(tacit_env, "patterns", "find", PORT_AGAIN, "--json")
     assert code == 0 and json.loads(out)["matches"][0]["id"] == 1
 
     code, out, _ = tacit(tacit_env, "stats", "--json")
@@ -402,15 +402,17 @@ def test_patterns_and_stats_commands(cfg, tacit_env):
     code, out, _ = tacit(tacit_env, "stats")
     assert code == 0 and "patterns.lookup_ms: median" in out and "1 active" in out
 
-    code, out, _ = tacit(tacit_env, "patterns", "retire", "1", "--reason", "obsolete")
+    code, out, _ = tacit(tacit_env, "patterns", "retire", "1", "--reason", "obsolete", "--json")
     assert code == 0 and json.loads(out)["success"] and active(cfg) == 0
-    code, out, _ = tacit(tacit_env, "patterns", "list")
+    code, out, _ = tacit(tacit_env, "patterns", "list", "--json")
     assert json.loads(out)["count"] == 0
-    code, out, _ = tacit(tacit_env, "patterns", "list", "--all", "--text")
+    code, out, _ = tacit(tacit_env, "patterns", "list", "--all")  # text by default
     assert code == 0 and "retired: obsolete" in out
-    code, out, _ = tacit(tacit_env, "patterns", "delete", "1")
+    code, out, _ = tacit(tacit_env, "patterns", "list", "--all", "--text")  # the old flag still works
+    assert code == 0 and "retired: obsolete" in out
+    code, out, _ = tacit(tacit_env, "patterns", "delete", "1", "--json")
     assert code == 0 and json.loads(out)["success"]
-    code, out, _ = tacit(tacit_env, "patterns", "delete", "1")
+    code, out, _ = tacit(tacit_env, "patterns", "delete", "1", "--json")
     assert code == 1
     code, out, _ = tacit(tacit_env, "patterns", "show", "x", "--json")
     assert code == 2 and json.loads(out)["success"] is False

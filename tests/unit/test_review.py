@@ -317,12 +317,12 @@ def test_the_review_command(cfg, tacit_env):
     assert code == 0 and out.startswith("Memory review for") and f"#{ids[HIGH]['id']} " in out
     code, out = tacit(tacit_env, "--json")
     assert code == 0 and json.loads(out)["counts"] == {"high": 1, "medium": 1, "low": 1}
-    code, out = tacit(tacit_env, "--keep", str(ids[MEDIUM]["id"]), "--drop", str(ids[LOW]["id"]),
+    code, out = tacit(tacit_env, "--json", "--keep", str(ids[MEDIUM]["id"]), "--drop", str(ids[LOW]["id"]),
                       "--edit", str(ids[MEDIUM]["id"]), "Kafka: 6 brokers")
     result = json.loads(out)
     assert code == 0 and result["success"] and result["message"].startswith("Review: kept 1")
     assert MemoryStore(cfg).entries("memory") == ["Kafka: 6 brokers"]
-    code, out = tacit(tacit_env, "--keep", "12345")
+    code, out = tacit(tacit_env, "--json", "--keep", "12345")
     assert code == 1 and "no capture" in json.loads(out)["error"]
     code, out = tacit(tacit_env, "--json", "--edit", "1")
     assert code == 2 and json.loads(out)["success"] is False

@@ -15,10 +15,11 @@ unless ``--json``. The functions behind them live in ``tacit.learn.fixes``.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
-from tacit.commands import emit, exit_code, read_text_arg
+from tacit.commands import emit, exit_code, read_text_arg, say
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
 from tacit.stores import fix_patterns as store
@@ -32,12 +33,12 @@ def add_parser(subparsers) -> None:
 
     ls = sub.add_parser("list", help="list fix patterns (active; --all for retired too)")
     ls.add_argument("--all", action="store_true", help="include retired patterns")
-    ls.add_argument("--text", action="store_true", help="print lines instead of JSON")
+    ls.add_argument("--text", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
     ls.set_defaults(func=_list)
 
     show = sub.add_parser("show", help="show one fix pattern")
     show.add_argument("id", type=int)
-    show.add_argument("--text", action="store_true", help="print lines instead of JSON")
+    show.add_argument("--text", action="store_true", help=argparse.SUPPRESS)
     show.set_defaults(func=_show)
 
     retire = sub.add_parser("retire", help="stop injecting a pattern (kept for the record)")
@@ -62,7 +63,7 @@ def add_parser(subparsers) -> None:
 
 
 def _unavailable(exc) -> int:
-    emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+    emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
     return 1
 
 
@@ -85,11 +86,9 @@ def _list(args, cfg) -> int:
         patterns = _with(cfg, lambda conn: store.listing(conn, include_retired=args.all))
     except LedgerUnavailable as exc:
         return _unavailable(exc)
-    if args.text:
-        print("\n".join(_line(p) for p in patterns) if patterns else
-              "No fix patterns yet: tacit forges one when the agent explains a fix it made.")
-    else:
-        emit({"success": True, "count": len(patterns), "patterns": patterns})
+    emit({"success": True, "count": len(patterns), "patterns": patterns},
+         text="\n".join(_line(p) for p in patterns) if patterns else
+         "No fix patterns yet: tacit forges one when the agent explains a fix it made.")
     return 0
 
 
@@ -99,12 +98,10 @@ def _show(args, cfg) -> int:
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     if pattern is None:
-        emit({"success": False, "error": f"no fix pattern has id {args.id} (see tacit patterns list)"})
+        emit({"success": False, "error": f"no fix pattern has id {args.id} (see tacit patterns list)"}, text=say)
         return 1
-    if args.text:
-        print(_line(pattern) + f"\n    tags: {', '.join(pattern['tags']) or '-'}\n    lookup: {pattern['lookup_text']}")
-    else:
-        emit({"success": True, "pattern": pattern})
+    emit({"success": True, "pattern": pattern},
+         text=_line(pattern) + f"\n    tags: {', '.join(pattern['tags']) or '-'}\n    lookup: {pattern['lookup_text']}")
     return 0
 
 
@@ -113,7 +110,7 @@ def _retire(args, cfg) -> int:
         result = _with(cfg, lambda conn: retire_pattern(conn, args.id, args.reason), write=True)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
@@ -122,7 +119,7 @@ def _delete(args, cfg) -> int:
         result = _with(cfg, lambda conn: delete_pattern(conn, args.id), write=True)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
@@ -136,9 +133,10 @@ def _find(args, cfg) -> int:
             matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg))
     except LedgerUnavailable as exc:
         return _unavailable(exc)
+    block = render_block(matches) if matches else None
     emit({"success": True, "matches": [m.as_dict() for m in matches],
-          "lookup_ms": round((time.perf_counter() - started) * 1000, 3),
-          "block": render_block(matches) if matches else None})
+          "lookup_ms": round((time.perf_counter() - started) * 1000, 3), "block": block},
+         text=block or "No fix pattern would be injected for this message.")
     return 0
 
 

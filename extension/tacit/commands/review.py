@@ -10,8 +10,8 @@
     tacit review --history [--day D]
         the recorded decisions
 
-Showing prints text (``--json`` for JSON). Deciding prints one JSON object:
-exit 0 done, 1 refused (unknown id, scanner, memory file full), 2 usage.
+Text for a person, one JSON object with ``--json``; deciding exits
+0 done, 1 refused (unknown id, scanner, memory file full), 2 usage.
 The functions behind it live in ``tacit.learn.review``.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from tacit.commands import emit, read_text_arg
+from tacit.commands import emit, read_text_arg, say
 from tacit.learn.review import decide, decisions, memory_review, settle_past_days
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
@@ -50,7 +50,7 @@ def _review(args, cfg) -> int:
             return _history(args, cfg)
         return _show(args, cfg)
     except LedgerUnavailable as exc:
-        emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+        emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
         return 1
 
 
@@ -72,7 +72,7 @@ def _show(args, cfg) -> int:
 def _decide(args, cfg) -> int:
     edits = [(ref, read_text_arg(text)) for ref, text in args.edit]
     result = decide(cfg, keep=args.keep, drop=args.drop, edits=edits)
-    emit(result)
+    emit(result, text=say)
     return 0 if result.get("success") else 1
 
 
