@@ -135,6 +135,13 @@ def check(cfg, project=None) -> dict:
         mode = entry.get("mode")
         if mode and int(mode, 8) & 0o077:
             problems.append(f"{entry['path']} is readable by others (mode {mode}); run chmod 600")
+    try:
+        from tacit.safety import file_modes
+
+        problems.extend(p.describe() + "; run chmod go-rwx on it" if p.kind in ("file", "folder", "other")
+                        else p.describe() for p in file_modes.check(cfg))
+    except Exception as exc:  # noqa: BLE001
+        warnings.append(f"file modes not checked: {type(exc).__name__}: {exc}")
     files = {name: ("absent (created on first save)" if not memory[scope]["exists"] else
                     f"mode {memory[scope].get('mode', '?')}")
              for name, scope in (("memory_file", "global"), ("user_file", "user"))}

@@ -149,3 +149,21 @@ def test_the_log_is_private_whatever_the_umask(cfg):
         os.umask(old)
     assert stat.S_IMODE(cfg.log_file.stat().st_mode) == 0o600
     assert stat.S_IMODE(cfg.logs_dir.stat().st_mode) == 0o700
+
+
+def test_doctor_names_a_file_others_can_read_and_allows_the_hermes_memories_link(cfg, tmp_path):
+    from tacit.health import check
+
+    cfg.home.mkdir(parents=True, exist_ok=True)
+    os.chmod(cfg.home, 0o700)
+    cfg.config_file.write_text("child_enabled = false\n")
+    os.chmod(cfg.config_file, 0o644)
+    hermes_memories = tmp_path / "hermes-home" / "memories"
+    hermes_memories.mkdir(parents=True)
+    os.symlink(hermes_memories, cfg.memories_dir, target_is_directory=True)  # what tacit install hermes makes
+    report = check(cfg)
+    readable = [p for p in report["problems"] if "readable by others" in p]
+    assert readable == [f"{cfg.config_file} is file mode 644, readable by others (want 600); run chmod go-rwx on it"]
+    assert not any("symlink" in p for p in report["problems"]) and report["success"] is False
+    os.chmod(cfg.config_file, 0o600)
+    assert check(cfg)["success"] is True

@@ -68,6 +68,7 @@ def check(cfg, repair: bool = False) -> list[Problem]:
     write), repaired when ``repair``. Never raises."""
     problems: list[Problem] = []
     seen = 0
+    memories = os.path.abspath(str(cfg.memories_dir))
     for root in _roots(cfg):
         if not os.path.isdir(root):
             continue
@@ -89,7 +90,8 @@ def check(cfg, repair: bool = False) -> list[Problem]:
                 except OSError:
                     continue
                 if stat.S_ISLNK(info.st_mode):
-                    if not _inside(entry.path, root):
+                    # tacit's own memories link to Hermes's folder (tacit.hosts.hermes.shared_memory)
+                    if not _inside(entry.path, root) and os.path.abspath(entry.path) != memories:
                         problems.append(Problem(entry.path, "link", 0, 0))
                     continue
                 if stat.S_ISDIR(info.st_mode):
