@@ -4,7 +4,6 @@ background work today and anything that needs attention."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -45,31 +44,30 @@ def gather(cfg, project) -> dict:
 
 
 def background_today(cfg) -> dict:
-    """Child-agent runs since midnight and what their hosts reported they cost."""
-    midnight = time.mktime(time.localtime()[:3] + (0, 0, 0, 0, 0, -1))
-    path = os.path.join(cfg.state_dir_str, "logs", "children.jsonl")
-    runs, failed, cost, tokens = 0, 0, 0.0, 0
+    """Child-agent runs since midnight, what they cost against the daily
+    budget (``tacit.children.budget``) and how many wait for tomorrow."""
+    from tacit.children import budget
+    from tacit.stores.ledger import Ledger, LedgerUnavailable
+
+    now = time.time()
+    midnight = budget.day_start(now)
+    limit_tokens, limit_usd = budget.limits(cfg)
+    out = {"runs": 0, "failed": 0, "cost_usd": 0.0, "tokens": 0, "waiting": 0,
+           "limit_tokens": limit_tokens, "limit_usd": limit_usd}
+    if not os.path.exists(cfg.ledger_path):
+        return out
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.readlines()[-5000:]
-    except OSError:
-        lines = []
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(row, dict) or float(row.get("start") or 0) < midnight:
-            continue
-        runs += 1
-        failed += 0 if row.get("ok") else 1
-        usage = row.get("usage") or {}
-        if isinstance(usage, dict):
-            cost += float(usage.get("total_cost_usd") or 0)
-            inner = usage.get("usage") if isinstance(usage.get("usage"), dict) else usage
-            tokens += sum(int(inner.get(k) or 0) for k in ("input_tokens", "output_tokens")
-                          if isinstance(inner.get(k), (int, float)))
-    return {"runs": runs, "failed": failed, "cost_usd": round(cost, 4), "tokens": tokens}
+        with Ledger(cfg) as led, led.read() as conn:
+            for status, count in conn.execute("SELECT status, count(*) FROM jobs WHERE finished_at >= ? "
+                                              "GROUP BY status", (midnight,)):
+                out["runs"] += count
+                out["failed"] += count if status == "failed" else 0
+            out["tokens"], usd = budget.spent(conn, midnight, now + 1)
+            out["cost_usd"] = round(usd, 4)
+            out["waiting"] = budget.waiting_count(conn)
+    except LedgerUnavailable as exc:
+        out["error"] = str(exc)
+    return out
 
 
 def run(args, cfg) -> int:
@@ -102,8 +100,10 @@ def render(status: dict) -> str:
         parts.append(f"{bg['failed']} failed")
     if bg["cost_usd"]:
         parts.append(f"${bg['cost_usd']:.2f}")
-    if bg["tokens"]:
-        parts.append(f"{bg['tokens']:,} tokens")
+    if bg["tokens"] or bg["limit_tokens"]:
+        parts.append(f"{bg['tokens']:,} tokens" + (f" of {bg['limit_tokens']:,} a day" if bg["limit_tokens"] else ""))
+    if bg["waiting"]:
+        parts.append(f"{bg['waiting']} waiting for the budget (tacit cost)")
     lines.append("Background today: " + ", ".join(parts))
     if status["problems"]:
         lines.append(f"Problems ({len(status['problems'])}): run tacit doctor")
