@@ -82,6 +82,19 @@ def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, proje
 NEAR_LIMIT = 0.8  # /memory-consolidate works on a scope this full (or fuller), unless forced
 
 
+def scopes_to_consolidate(cfg, *, project=None, force: bool = False) -> list[str]:
+    """The scopes ``consolidate_all`` would work on (none: it starts no child)."""
+    store = MemoryStore(cfg, project)
+    out = []
+    for target in store.targets():
+        if target == "team" or not store.entries(target):
+            continue
+        usage = store.usage(target)
+        if force or usage["current"] >= NEAR_LIMIT * usage["limit"]:
+            out.append(target)
+    return out
+
+
 def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
     """``/memory-consolidate``: every scope of this project that is near its
     limit (all non-empty ones with ``force``); the others are left alone and

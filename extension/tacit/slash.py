@@ -1,14 +1,32 @@
-"""The text of tacit's slash commands, shared by every host.
+"""tacit's slash commands, shared by every host.
 
-``/memory-consolidate`` and ``/memory-skills`` (and the learners' commands)
-look the same in Claude Code, Hermes and pi: hosts call these functions and
-show the returned text; the CLI prints the same text (or JSON with --json).
+``/memory-consolidate``, ``/memory-skills``, ``/memory-show``,
+``/memory-forget``, ``/memory-teach`` and ``/memory-review`` look the same in
+Claude Code, Hermes and pi: a host calls ``run(cfg, name, args, project=…)``
+and shows the returned text; the CLI prints the same text (or JSON with
+--json). Claude Code answers them from its UserPromptSubmit hook, so they
+cost no model turn.
+
+- **``/memory-show`` shows the memory, then the candidates** (one vocabulary:
+  "memory" is what the agent sees, "candidates" the ledger's evidence).
+- **``/memory-forget`` takes what to forget**: a candidate's key forgets
+  that one learned memory; any other text forgets every entry saying it,
+  in every scope (``tacit.forget``).
 """
 
 from __future__ import annotations
 
 from tacit.consolidation import consolidate_all
+from tacit.forget import forget
+from tacit.learn import lifecycle
+from tacit.learn.review import memory_review
+from tacit.stores import candidates
+from tacit.stores.history import ledger_for
+from tacit.stores.memory import MemoryStore
 from tacit.stores.skills import SkillStore
+
+NAMES = ("memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach",
+         "memory-review")
 
 
 def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
@@ -56,3 +74,68 @@ def memory_skills(cfg) -> dict:
         lines.append("(none yet — tacit creates skills after complex work, or run `tacit skill create`)")
     listing["text"] = "\n".join(lines)
     return listing
+
+
+def render_scope(store: MemoryStore, shown: dict) -> str:
+    """One scope as ``tacit memory show`` prints it: header, usage, file, entries."""
+    lines = [f"{store.header(shown['target'])} — {shown['usage']}", f"  {shown['path']}"]
+    lines += [f"  {n}. {entry}" for n, entry in enumerate(shown["entries"], 1)] or ["  (empty)"]
+    return "\n".join(lines)
+
+
+def memory_show(cfg, *, project=None) -> dict:
+    """The memory the agent sees, per scope with usage; then the candidates."""
+    store = MemoryStore(cfg, project)
+    scopes = {t: store.show(t) for t in store.targets()}
+    memory = "\n\n".join(render_scope(store, shown) for shown in scopes.values())
+    learned = lifecycle.list_memories(cfg)
+    waiting = [m for m in learned if m["status"] in ("candidate", "confirmed")]
+    head = f"Candidates — evidence not in memory yet ({len(waiting)}):" if waiting else \
+        "Candidates — evidence not in memory yet: none."
+    text = memory + "\n\n" + head
+    if waiting:
+        text += "\n" + lifecycle.render_memories(waiting)
+    return {"success": True, "scopes": scopes, "candidates": waiting, "text": text}
+
+
+def memory_forget(cfg, args: str, *, project=None) -> dict:
+    """A candidate's key forgets that learned memory; other text, every entry saying it."""
+    what = (args or "").strip().strip('"').strip("'")
+    if not what:
+        return {"success": False, "error": "say what to forget: /memory-forget we use pnpm",
+                "text": "Say what to forget: /memory-forget we use pnpm (or a key from /memory-show)."}
+    with ledger_for(cfg) as ledger, ledger.read() as conn:
+        is_key = candidates.by_key(conn, what) is not None
+    result = lifecycle.forget(cfg, what) if is_key else forget(cfg, what, project=project)
+    result["text"] = result.get("message") or result.get("error") or ""
+    return result
+
+
+def memory_teach(cfg, args: str) -> dict:
+    """``/memory-teach [--user] TEXT``: saved at once."""
+    raw, target = (args or "").strip(), "memory"
+    for prefix in ("--user ", "--user=", "user:"):
+        if raw.startswith(prefix):
+            target, raw = "user", raw[len(prefix):].strip()
+            break
+    result = lifecycle.teach(cfg, raw, target=target)
+    result["text"] = result.get("message") or result.get("error") or ""
+    return result
+
+
+def run(cfg, name: str, args: str = "", *, project=None) -> dict:
+    """One slash command (``name`` without the host's prefix): a result with ``text``."""
+    args = args if isinstance(args, str) else ""
+    if name == "memory-consolidate":
+        return memory_consolidate(cfg, project=project, force=wants_force(args))
+    if name == "memory-skills":
+        return memory_skills(cfg)
+    if name == "memory-show":
+        return memory_show(cfg, project=project)
+    if name == "memory-forget":
+        return memory_forget(cfg, args, project=project)
+    if name == "memory-teach":
+        return memory_teach(cfg, args)
+    if name == "memory-review":
+        return memory_review(cfg, trigger="command")
+    return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}

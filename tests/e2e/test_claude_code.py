@@ -246,10 +246,29 @@ def test_memory_consolidate_slash_command(installed):
     assert "Memory consolidation:" in user_text and "- project: 83%" in user_text and "(agent)" in user_text
     assert "- user: skipped (empty)" in user_text
 
-    # /tacit:memory-skills through the same path
-    tc.stub.set_script([{"match": "Skills in ", "reply": "SKILLS-SHOWN"}])
-    _, result = tc.prompt("/tacit:memory-skills")
-    assert result["result"] == "SKILLS-SHOWN"
+
+
+def test_memory_slash_commands_cost_no_model_turn(installed):
+    """/tacit:memory-* are answered by the UserPromptSubmit hook: the user sees the
+    output and the model gets no request (each used to cost a whole turn)."""
+    tc = installed
+    tc.tacit("memory", "add", "SHOW-ME-1: the project builds with make")
+    tc.tacit("memory", "add", "--target", "user", "SHOW-ME-2: prefers short answers")
+    tc.stub.set_script([])
+    before = len(tc.stub.model_requests())
+    proc, result = tc.prompt("/tacit:memory-show")
+    shown = json.dumps(result) + proc.stdout
+    assert "SHOW-ME-1: the project builds with make" in shown and "SHOW-ME-2" in shown, shown
+    assert "Candidates" in shown  # the memory first, then the candidates
+    proc, result = tc.prompt("/tacit:memory-skills")
+    assert "Skills in " in json.dumps(result) + proc.stdout
+    proc, result = tc.prompt("/tacit:memory-consolidate")  # nothing near its limit: says so, no child
+    assert "Nothing to consolidate" in json.dumps(result) + proc.stdout
+    proc, result = tc.prompt("/tacit:memory-forget SHOW-ME-2")
+    assert "Forgot" in json.dumps(result) + proc.stdout
+    assert "SHOW-ME-2" not in tc.cfg().user_file.read_text()
+    assert len(tc.stub.model_requests()) == before  # not one model request
+    assert tc.children("consolidate") == []
 
 
 @pytest.mark.parametrize("breakage", ["home-is-a-file", "corrupt-ledger", "run-is-a-file"])

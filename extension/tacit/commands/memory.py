@@ -20,6 +20,7 @@ import os
 from tacit.commands import emit, exit_code, read_text_arg, say
 from tacit.consolidation import add_entry
 from tacit.projects import project_for
+from tacit.slash import render_scope
 from tacit.stores.memory import MemoryStore
 
 SCOPES = ("project", "global", "team")
@@ -200,12 +201,6 @@ def _show(args, cfg) -> int:
           {"name": project.name, "root": project.root, "shared": project.is_shared},
           "scopes": scopes}, text=lambda _: "\n\n".join(render_scope(store, r) for r in scopes.values()))
     return 0
-
-
-def render_scope(store: MemoryStore, shown: dict) -> str:
-    lines = [f"{store.header(shown['target'])} — {shown['usage']}", f"  {shown['path']}"]
-    lines += [f"  {n}. {entry}" for n, entry in enumerate(shown["entries"], 1)] or ["  (empty)"]
-    return "\n".join(lines)
 
 
 def _snapshot(args, cfg) -> int:

@@ -34,9 +34,12 @@ Design decisions, and why
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
+from tacit import slash
 from tacit.commandline import on_path, tacit_display
+from tacit.consolidation import scopes_to_consolidate
 from tacit.events import (
     BeforeAgentStart,
     BeforeCompact,
@@ -52,6 +55,7 @@ from tacit.events import (
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts.claude_code.transcript import last_assistant_text
+from tacit.projects import project_for
 
 HOST = "claude-code"
 CONTEXT_CAP = 10_000  # characters of additionalContext Claude Code keeps inline
@@ -60,6 +64,7 @@ TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook contex
                    "run `tacit memory show` and `tacit skill list` to see everything]")
 ERROR_CHARS = 2000  # a tool's error text longer than this is clipped
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+SLASH = re.compile(r"\s*/(?:tacit:)?(memory-[a-z]+)(?:\s+(.*?))?\s*\Z", re.S)
 
 
 def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id: str = "") -> str:
@@ -67,6 +72,10 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
     translate = TRANSLATORS.get(event_name)
     if translate is None or not isinstance(payload, dict):
         return ""
+    if event_name == "UserPromptSubmit":
+        answered = answer_slash_command(engine, payload, host)
+        if answered is not None:
+            return answered
     events = translate(payload, host)
     results = []
     for n, event in enumerate(events):
@@ -76,6 +85,39 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results)
+
+
+def slash_command(prompt) -> tuple[str, str] | None:
+    """``/tacit:memory-show`` (or ``/memory-show``) and its arguments, or None."""
+    match = SLASH.match(prompt) if isinstance(prompt, str) else None
+    if match is None or match.group(1) not in slash.NAMES:
+        return None
+    return match.group(1), (match.group(2) or "").strip()
+
+
+def answer_slash_command(engine, payload: dict, host: str) -> str | None:
+    """A tacit slash command answered here, with no model turn: Claude Code
+    shows a blocked prompt's ``reason`` to the user and sends nothing to the
+    model (each command used to cost a turn of ~19.5k input tokens). A
+    consolidation with work to do is left to the command's ``!`` line, whose
+    child agent may take longer than a hook may."""
+    found = slash_command(payload.get("prompt"))
+    if found is None:
+        return None
+    name, args = found
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    project = project_for(cwd, home=engine.cfg.env.get("HOME"))
+    if name == "memory-consolidate" and scopes_to_consolidate(engine.cfg, project=project,
+                                                                force=slash.wants_force(args)):
+        return None
+    session_id = payload.get("session_id")
+    if isinstance(session_id, str) and session_id:  # the learners count slash-command use
+        engine.dispatch(Command(session_id=session_id[:200], host=host, name=f"tacit:{name}", args=args, cwd=cwd))
+    result = slash.run(engine.cfg, name, args, project=project)
+    if name in ("memory-consolidate", "memory-forget", "memory-teach"):
+        engine.reload_stores()
+    return json.dumps({"decision": "block", "reason": fit_text(result.get("text") or "", CONTEXT_CAP)},
+                      ensure_ascii=False)
 
 
 def _with_id(event, event_id: str):

@@ -78,6 +78,7 @@ import os
 import sys
 import threading
 
+from tacit import slash
 from tacit.config import load_config
 from tacit.events import (
     BeforeAgentStart,
@@ -102,11 +103,8 @@ from tacit.hosts.hermes.settings import (
     value,
 )
 from tacit.hosts.runtime import build_engine
-from tacit.learn import lifecycle
-from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
 from tacit.projects import project_for
-from tacit.slash import memory_consolidate, memory_skills, wants_force
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
@@ -398,9 +396,9 @@ class HermesAdapter:
             ("memory-consolidate", self.cmd_consolidate,
              "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
             ("memory-skills", self.cmd_skills, "tacit: list the skills in this Hermes home", ""),
-            ("memory-show", self.cmd_show, "tacit: learned memories by status", ""),
-            ("memory-forget", self.cmd_forget, "tacit: forget a learned memory (and remove its entry)",
-             "<key>"),
+            ("memory-show", self.cmd_show, "tacit: the memory per scope, then the candidates", ""),
+            ("memory-forget", self.cmd_forget, "tacit: forget what a text says, everywhere (or a candidate's key)",
+             "<text or key>"),
             ("memory-teach", self.cmd_teach, "tacit: save a memory now (--user for USER.md)",
              "[--user] <text>"),
             ("memory-review", self.cmd_review, "tacit: today's notes grouped by importance, to keep or drop",
@@ -420,33 +418,28 @@ class HermesAdapter:
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
 
+    def _project(self):
+        return project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
+
     def cmd_consolidate(self, raw: str) -> str:
-        result = memory_consolidate(self.cfg, project=project_for(os.getcwd(), home=self.cfg.env.get("HOME")),
-                                    force=wants_force(raw))
+        result = slash.run(self.cfg, "memory-consolidate", raw, project=self._project())
         self.engine.reload_stores()
         return result["text"]
 
     def cmd_skills(self, raw: str) -> str:
-        return memory_skills(self.cfg)["text"]
+        return slash.run(self.cfg, "memory-skills", raw)["text"]
 
     def cmd_review(self, raw: str) -> str:
-        return memory_review(self.cfg, trigger="command")["text"]
+        return slash.run(self.cfg, "memory-review", raw)["text"]
 
     def cmd_show(self, raw: str) -> str:
-        return lifecycle.show_memories(self.cfg)
+        return slash.run(self.cfg, "memory-show", raw, project=self._project())["text"]
 
     def cmd_forget(self, raw: str) -> str:
-        result = lifecycle.forget(self.cfg, raw)
-        return result.get("message") or result.get("error") or str(result)
+        return slash.run(self.cfg, "memory-forget", raw, project=self._project())["text"]
 
     def cmd_teach(self, raw: str) -> str:
-        target, text = "memory", raw
-        for prefix in ("--user ", "--user=", "user:"):
-            if raw.startswith(prefix):
-                target, text = "user", raw[len(prefix):].strip()
-                break
-        result = lifecycle.teach(self.cfg, text, target=target)
-        return result.get("message") or result.get("error") or str(result)
+        return slash.run(self.cfg, "memory-teach", raw)["text"]
 
 
 # ---------------------------------------------------------------------------

@@ -34,17 +34,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tacit import __version__
+from tacit import __version__, slash
 from tacit.children.commands import timeout_for
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult
 from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
-from tacit.learn.lifecycle import forget, show_memories, teach
-from tacit.learn.review import memory_review
 from tacit.log import log, log_exception
 from tacit.projects import project_for
-from tacit.slash import wants_force, memory_consolidate, memory_skills
 
 PROTOCOL_VERSION = 2
 SERVER_NAME = "tacit"
@@ -63,41 +60,20 @@ class ProtocolError(Exception):
 
 
 # -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
-def _cmd_consolidate(session, cfg, args: str) -> dict:
-    return memory_consolidate(cfg, project=session.command_project, force=wants_force(args))
+def _slash(name: str):
+    def command(session, cfg, args: str) -> dict:
+        return slash.run(cfg, name, args, project=session.command_project)
 
-
-def _cmd_skills(session, cfg, args: str) -> dict:
-    return memory_skills(cfg)
-
-
-def _cmd_show(session, cfg, args: str) -> dict:
-    return {"success": True, "text": show_memories(cfg, ledger=session.engine.ledger())}
-
-
-def _cmd_forget(session, cfg, args: str) -> dict:
-    result = forget(cfg, args, ledger=session.engine.ledger())
-    result["text"] = result.get("message") or result.get("error") or ""
-    return result
-
-
-def _cmd_teach(session, cfg, args: str) -> dict:
-    result = teach(cfg, args, ledger=session.engine.ledger())
-    result["text"] = result.get("message") or result.get("error") or ""
-    return result
-
-
-def _cmd_review(session, cfg, args: str) -> dict:
-    return memory_review(cfg, trigger="command", ledger=session.engine.ledger())
+    return command
 
 
 COMMANDS = {
-    "memory-consolidate": ("Consolidate MEMORY.md and USER.md", _cmd_consolidate),
-    "memory-skills": ("List tacit's skills and where their files are", _cmd_skills),
-    "memory-show": ("Show what tacit has learned, by status", _cmd_show),
-    "memory-forget": ("Forget a learned memory: /memory-forget KEY", _cmd_forget),
-    "memory-teach": ("Teach tacit a memory directly: /memory-teach TEXT", _cmd_teach),
-    "memory-review": ("Review what tacit noted today (keep/drop with `tacit review`)", _cmd_review),
+    "memory-consolidate": ("Consolidate the memory near its limit (force: every scope)", _slash("memory-consolidate")),
+    "memory-skills": ("List tacit's skills and where their files are", _slash("memory-skills")),
+    "memory-show": ("Show the memory per scope, then the candidates", _slash("memory-show")),
+    "memory-forget": ("Forget what a text says, everywhere: /memory-forget TEXT", _slash("memory-forget")),
+    "memory-teach": ("Teach tacit a memory directly: /memory-teach TEXT", _slash("memory-teach")),
+    "memory-review": ("Review what tacit noted today (keep/drop with `tacit review`)", _slash("memory-review")),
 }
 
 # what the extension may send for each event kind (name -> type)
