@@ -412,3 +412,44 @@ def test_tool_args_are_clipped_before_the_event_log(cfg):
     assert stored["command"]["name"] == "tacit:memory-skills" and stored["command"]["args"] == "--all"
     assert stored["tool_result"]["args"]["command"] == "pnpm test"
     assert len(stored["tool_result"]["args"]["content"]) == 2001
+
+
+# --------------------------------------------------------------------------
+# slash commands answered in the hook
+# --------------------------------------------------------------------------
+def test_a_tacit_slash_command_is_answered_by_the_prompt_hook(handle, tmp_path):
+    from tacit.hosts.claude_code.hook import slash_command
+    from tacit.stores.memory import MemoryStore
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    MemoryStore(handle.cfg).add("user", "Prefers short answers.")
+    out = json.loads(handle("UserPromptSubmit", payload("UserPromptSubmit", prompt="/tacit:memory-show",
+                                                        cwd=str(project))))
+    assert out["decision"] == "block"  # Claude Code shows the reason and calls no model
+    reason = out["reason"]
+    assert reason.index("USER PROFILE") < reason.index("Prefers short answers.") < reason.index("Candidates")
+    assert handle.state().user_turns == 0  # a command, not a message of the conversation
+    nothing = json.loads(handle("UserPromptSubmit", payload("UserPromptSubmit", prompt="/memory-consolidate",
+                                                            cwd=str(project))))
+    assert nothing["reason"].startswith("Nothing to consolidate")
+    forgot = json.loads(handle("UserPromptSubmit", payload("UserPromptSubmit",
+                                                           prompt="/tacit:memory-forget short answers",
+                                                           cwd=str(project))))
+    assert forgot["reason"].startswith('Forgot "short answers"') and MemoryStore(handle.cfg).entries("user") == []
+    assert slash_command("/tacit:memory-teach --user likes tabs\nand more") == ("memory-teach",
+                                                                               "--user likes tabs\nand more")
+    for prompt in ("/tacit:memory-nope", "please /tacit:memory-show", "/other:memory-show", None, "/memory"):
+        assert slash_command(prompt) is None
+
+
+def test_a_consolidation_with_work_to_do_goes_to_the_command_line(handle, tmp_path):
+    from tacit.stores.memory import MemoryStore
+
+    cfg = handle.cfg
+    small = cfg.with_settings(memory_char_limit=40)
+    engine = build_engine(small, "oneshot", host="claude-code", discover_plugins=False)
+    MemoryStore(small).add("global", "Deploy with make deploy, always.")
+    body = payload("UserPromptSubmit", prompt="/tacit:memory-consolidate", cwd=str(tmp_path))
+    out = hooks.run(engine, "claude-code", "UserPromptSubmit", body)
+    assert "decision" not in out  # the plugin command's `!` line runs it, with its child agent
