@@ -20,10 +20,14 @@ Design decisions
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 
 from tacit.children.commands import agent_available
+from tacit.children.env import process_env
 from tacit.children.runner import run_job
+from tacit.paths import python_argv
+from tacit.stores import history
 from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
 
@@ -49,7 +53,8 @@ def _use_agent(cfg, use_agent: bool | None) -> bool:
     return agent_available(cfg, cfg.host) if use_agent is None else use_agent
 
 
-def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, project=None) -> dict:
+def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, project=None,
+                       session_id: str = "consolidate") -> dict:
     """Consolidate one scope; returns a report with before/after usage."""
     store = MemoryStore(cfg, project)
     target = store.resolve(target)
@@ -59,7 +64,7 @@ def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, proje
         # a unique id: the run's changes are one group in the history, undone together
         job_id = f"consolidate-{target}-{int(time.time() * 1000):x}-{os.getpid():x}"
         record = run_job(cfg, {"id": job_id, "kind": "consolidate", "host": cfg.host,
-                               "session_id": "consolidate",
+                               "session_id": session_id or "consolidate",
                                "cwd": project.root if project is not None else None,
                                "variables": {"targets": [target]}},
                          agent=True)
@@ -95,7 +100,8 @@ def scopes_to_consolidate(cfg, *, project=None, force: bool = False) -> list[str
     return out
 
 
-def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
+def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: bool = False,
+                    session_id: str = "consolidate") -> dict:
     """``/memory-consolidate``: every scope of this project that is near its
     limit (all non-empty ones with ``force``); the others are left alone and
     no child is started for them."""
@@ -109,6 +115,23 @@ def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: 
         if not force and usage["current"] < NEAR_LIMIT * usage["limit"]:
             reports.append({"target": target, "skipped": f"{usage['text']}, not near its limit"})
             continue
-        reports.append(consolidate_target(cfg, target, use_agent=use_agent, project=project))
+        reports.append(consolidate_target(cfg, target, use_agent=use_agent, project=project,
+                                          session_id=session_id))
     lines = [r.get("summary") or f"{r['target']}: skipped ({r['skipped']})" for r in reports]
     return {"success": True, "reports": reports, "message": "\n".join(lines)}
+
+
+def start_in_background(cfg, *, session_id: str, host: str, project=None, force: bool = False) -> int:
+    """``tacit consolidate`` as a detached process for a session's slash
+    command: a hook may not wait for a child agent. What it changes is told
+    to that session at its next prompt (the history's notices). Its pid."""
+    argv = python_argv("consolidate", "--session", session_id, *(["--force"] if force else []),
+                       *(["--project", project.root] if project is not None else []))
+    env = process_env(cfg, host)
+    # a deterministic merge is tacit's own change, announced like a learner's
+    env["TACIT_ACTOR"] = history.Actor(kind="learner", name="consolidate", session_id=session_id,
+                                       host=host).to_env()
+    proc = subprocess.Popen(argv, cwd=cfg.home_str if os.path.isdir(cfg.home_str) else None, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    return proc.pid

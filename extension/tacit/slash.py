@@ -29,10 +29,11 @@ NAMES = ("memory-consolidate", "memory-skills", "memory-show", "memory-forget", 
          "memory-review")
 
 
-def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False) -> dict:
+def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False,
+                       session_id: str = "consolidate") -> dict:
     """Consolidate the scopes of this project near their limit (every
     non-empty one with ``force``); report before/after."""
-    result = consolidate_all(cfg, use_agent=use_agent, project=project, force=force)
+    result = consolidate_all(cfg, use_agent=use_agent, project=project, force=force, session_id=session_id)
     if not any(not r.get("skipped") for r in result["reports"]):
         usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
         result["text"] = (f"Nothing to consolidate: no memory is near its limit ({usage}). "

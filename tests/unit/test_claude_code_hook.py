@@ -443,13 +443,24 @@ def test_a_tacit_slash_command_is_answered_by_the_prompt_hook(handle, tmp_path):
         assert slash_command(prompt) is None
 
 
-def test_a_consolidation_with_work_to_do_goes_to_the_command_line(handle, tmp_path):
+def test_a_consolidation_with_work_to_do_runs_detached_and_is_told_next_prompt(handle, tmp_path):
     from tacit.stores.memory import MemoryStore
 
-    cfg = handle.cfg
-    small = cfg.with_settings(memory_char_limit=40)
+    small = handle.cfg.with_settings(memory_char_limit=70)
+    small.home.mkdir(parents=True, exist_ok=True)
+    small.config_file.write_text("memory_char_limit = 70\nchild_enabled = false\n")  # the detached process reads it
     engine = build_engine(small, "oneshot", host="claude-code", discover_plugins=False)
-    MemoryStore(small).add("global", "Deploy with make deploy, always.")
+    store = MemoryStore(small)
+    store.add("global", "Deploy with make deploy, always.")
+    store.add("global", "deploy with make deploy, always")  # a duplicate: 84% of 70
     body = payload("UserPromptSubmit", prompt="/tacit:memory-consolidate", cwd=str(tmp_path))
-    out = hooks.run(engine, "claude-code", "UserPromptSubmit", body)
-    assert "decision" not in out  # the plugin command's `!` line runs it, with its child agent
+    out = json.loads(hooks.run(engine, "claude-code", "UserPromptSubmit", body))
+    assert out["decision"] == "block" and out["reason"].startswith("Consolidating global memory in the background")
+    deadline = time.monotonic() + 60
+    while len(MemoryStore(small).entries("global")) > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert MemoryStore(small).entries("global") == ["Deploy with make deploy, always."]
+    # the next prompt of that session carries what changed
+    nxt = json.loads(hooks.run(engine, "claude-code", "UserPromptSubmit",
+                               payload("UserPromptSubmit", prompt="ok", cwd=str(tmp_path))))
+    assert "tacit" in nxt.get("systemMessage", "") and "undo" in nxt["systemMessage"], nxt

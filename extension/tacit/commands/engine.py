@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -22,6 +23,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
+    p.add_argument("--session", metavar="ID", default="consolidate", help=argparse.SUPPRESS)  # whose slash command
     p.set_defaults(func=_consolidate)
 
     p = subparsers.add_parser("skills", help="list skills with their files (/memory-skills)")
@@ -50,7 +52,8 @@ def add_parser(subparsers) -> None:
 
 def _consolidate(args, cfg) -> int:
     result = memory_consolidate(cfg, use_agent=False if args.deterministic else None, force=args.force,
-                                project=project_for(args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()))
+                                project=project_for(args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()),
+                                session_id=args.session)
     emit(result, text=result["text"])
     return 0
 

@@ -38,8 +38,9 @@ import re
 from dataclasses import replace
 
 from tacit import slash
+from tacit.children.commands import agent_available
 from tacit.commandline import on_path, tacit_display
-from tacit.consolidation import scopes_to_consolidate
+from tacit.consolidation import scopes_to_consolidate, start_in_background
 from tacit.events import (
     BeforeAgentStart,
     BeforeCompact,
@@ -99,25 +100,33 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
     """A tacit slash command answered here, with no model turn: Claude Code
     shows a blocked prompt's ``reason`` to the user and sends nothing to the
     model (each command used to cost a turn of ~19.5k input tokens). A
-    consolidation with work to do is left to the command's ``!`` line, whose
-    child agent may take longer than a hook may."""
+    consolidation with work to do runs detached (its child agent may take
+    longer than a hook may) and is told at the next prompt."""
     found = slash_command(payload.get("prompt"))
     if found is None:
         return None
     name, args = found
+    cfg = engine.cfg
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    project = project_for(cwd, home=engine.cfg.env.get("HOME"))
-    if name == "memory-consolidate" and scopes_to_consolidate(engine.cfg, project=project,
-                                                                force=slash.wants_force(args)):
-        return None
-    session_id = payload.get("session_id")
-    if isinstance(session_id, str) and session_id:  # the learners count slash-command use
+    project = project_for(cwd, home=cfg.env.get("HOME"))
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    if session_id:  # the learners count slash-command use
         engine.dispatch(Command(session_id=session_id[:200], host=host, name=f"tacit:{name}", args=args, cwd=cwd))
-    result = slash.run(engine.cfg, name, args, project=project)
+    force = slash.wants_force(args)
+    todo = scopes_to_consolidate(cfg, project=project, force=force) if name == "memory-consolidate" else []
+    if todo:
+        start_in_background(cfg, session_id=session_id[:200] or "consolidate", host=host, project=project, force=force)
+        return _blocked(f"Consolidating {', '.join(todo)} memory in the background"
+                        f"{' with a child agent' if agent_available(cfg, host) else ' (merging duplicates)'}; "
+                        "tacit tells you what changed at your next prompt.")
+    result = slash.run(cfg, name, args, project=project)
     if name in ("memory-consolidate", "memory-forget", "memory-teach"):
         engine.reload_stores()
-    return json.dumps({"decision": "block", "reason": fit_text(result.get("text") or "", CONTEXT_CAP)},
-                      ensure_ascii=False)
+    return _blocked(result.get("text") or "")
+
+
+def _blocked(text: str) -> str:
+    return json.dumps({"decision": "block", "reason": fit_text(text, CONTEXT_CAP)}, ensure_ascii=False)
 
 
 def _with_id(event, event_id: str):

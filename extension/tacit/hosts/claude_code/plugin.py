@@ -17,17 +17,12 @@ Design decisions, and why
   ignores a hooks file that fails its schema, which would switch tacit off
   without a word. SessionEnd gets 2 s: Claude Code allows 1.5 s in total at
   exit, tacit needs milliseconds.
-- **``bin/tacit`` wrapper** for slash commands: the same interpreter, with
-  ``TACIT_HOST=claude-code`` so ``/tacit:memory-consolidate`` can use a Claude
-  child agent (without a host, consolidation falls back to the deterministic
-  merge). Commands call it by absolute path and pre-approve exactly that path
-  in ``allowed-tools``.
-- **``$ARGUMENTS`` never reaches a shell line with free text.** Claude Code
-  substitutes it into ``!`cmd` `` lines textually; a quote or ``$(`` in it
-  makes Claude Code refuse the line silently (observed on 2.1.197). So
-  ``/memory-teach`` asks the model to run the command (quoting it properly),
-  and only ``/memory-forget`` (whose argument is a key: letters, digits,
-  hyphens) uses ``$ARGUMENTS`` in a ``!`` line.
+- **``bin/tacit`` wrapper**: the same interpreter, with
+  ``TACIT_HOST=claude-code``, for the agent and the user to call by absolute
+  path (``tacit doctor`` when the hooks do not run).
+- **Slash commands cost no model turn**: the UserPromptSubmit hook answers
+  ``/tacit:memory-*`` with ``decision: block`` (Claude Code shows the reason
+  to the user and calls no model). Their arguments never reach a shell.
 """
 
 from __future__ import annotations
@@ -156,40 +151,31 @@ def _command(description: str, body: str, *, allowed: str = "", hint: str = "") 
 
 def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
     """Slash commands (file name -> text); ``tacit`` is the wrapper's path,
-    already shell-quoted."""
-    show_as_is = "Show the output above to the user exactly as printed, then stop. Run nothing else."
+    already shell-quoted. tacit's UserPromptSubmit hook answers each one
+    (``tacit.hosts.claude_code.hook.answer_slash_command``) before the model
+    sees it; the files exist so Claude Code lists them, and their body only
+    reaches the model when tacit's hooks did not run. No ``!`` line: Claude
+    Code runs those before the hook, so the work would be done twice."""
+    def body(name: str) -> str:
+        return (f"tacit answers /tacit:{name} itself, from its hooks, without you. If you are reading "
+                "this, tacit's hooks did not run: tell the user in one line to run "
+                f"`{tacit} doctor`, then stop. Run nothing else.")
+
     out = {
         "memory-consolidate.md": _command(
-            "Consolidate tacit's memory (MEMORY.md, USER.md) to fit its limits and show the report",
-            f"!`{tacit} consolidate`\n\n{show_as_is}",
-            allowed=f"Bash({tacit} consolidate:*)"),
-        "memory-skills.md": _command(
-            "List the skills tacit has saved, with their files",
-            f"!`{tacit} skills`\n\n{show_as_is}",
-            allowed=f"Bash({tacit} skills:*)"),
+            "Consolidate tacit's memory near its limit (force: every scope) and show the report",
+            body("memory-consolidate"), hint="[force]"),
+        "memory-skills.md": _command("List the skills tacit has saved, with their files", body("memory-skills")),
     }
     if ledger:
-        out["memory-show.md"] = _command(
-            "Show what tacit has learned: memories with status, confidence and evidence",
-            f"!`{tacit} memories`\n\n{show_as_is}",
-            allowed=f"Bash({tacit} memories:*)")
-        out["memory-forget.md"] = _command(
-            "Forget a learned memory by its key (see /tacit:memory-show)",
-            f"!`{tacit} memories forget $ARGUMENTS`\n\n{show_as_is}",
-            allowed=f"Bash({tacit} memories forget:*)", hint="KEY")
-        out["memory-teach.md"] = _command(
-            "Teach tacit a memory explicitly (saved at once, confirmed)",
-            "Save the text between the markers as a tacit memory, verbatim. Run exactly one "
-            f"Bash command: `{tacit} memories teach TEXT` with TEXT shell-quoted (add "
-            "`--target user` if it is a personal preference about how the user wants things done "
-            "rather than a fact about the project). Then tell the user the result in one line.\n\n"
-            "<memory>\n$ARGUMENTS\n</memory>",
-            allowed=f"Bash({tacit} memories teach:*)", hint="TEXT")
+        out["memory-show.md"] = _command("Show tacit's memory per scope, then the candidates it is weighing",
+                                         body("memory-show"))
+        out["memory-forget.md"] = _command("Forget what a text says, in every scope (or a candidate's key)",
+                                           body("memory-forget"), hint="TEXT")
+        out["memory-teach.md"] = _command("Teach tacit a memory explicitly (saved at once; --user for USER.md)",
+                                          body("memory-teach"), hint="[--user] TEXT")
         out["memory-review.md"] = _command(
-            "Review what tacit noted today: keep, drop or edit before it becomes memory",
-            f"!`{tacit} review`\n\n{show_as_is} Mention that `tacit review --keep ID`, "
-            "`--drop ID` and `--edit ID TEXT` decide individual notes.",
-            allowed=f"Bash({tacit} review:*)")
+            "Review what tacit noted today: keep, drop or edit before it becomes memory", body("memory-review"))
     return out
 
 
