@@ -157,11 +157,38 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     assert "SessionStart hook additional context" not in json.dumps(first_child["body"]["messages"])
     assert tc.session_ids() == {parent_session}  # tacit kept no state for the child
 
+    # the user sees what was saved, with its undo, at the session's next prompt
+    tc.stub.set_script([{"match": "^ok$", "reply": "OK"}], default="OK")
+    proc, _ = tc.prompt("ok", "-c", "--output-format", "stream-json", "--verbose")
+    seen = [line for line in proc.stdout.splitlines() if "tacit saved to your user profile" in line]
+    assert seen and "undo: tacit memory undo" in seen[0], proc.stdout[-3000:]
+    assert "tacit saved" not in json.dumps(tc.stub.model_requests()[-1]["body"])  # for the user, not the model
+
     # a second session starts with the lesson
     n = len(tc.stub.model_requests())
     tc.prompt("which package manager do we use?")
     assert entry in tc.first_request_context(tc.stub.model_requests()[n])
     assert tc.stub.refused_proxy() == []
+
+
+def test_forget_that_removes_the_entry_and_the_next_session_lacks_it(installed):
+    tc = installed
+    tc.tacit("memory", "add", "--target", "user", "FORGET-ME: prefers tabs over spaces")
+    tc.tacit("memory", "add", "--target", "user", "KEEP-ME: answers in English")
+    tc.stub.set_script([], default="OK")
+    proc, _ = tc.prompt("forget that I prefer tabs over spaces", "--output-format", "stream-json", "--verbose")
+    assert "FORGET-ME" not in tc.cfg().user_file.read_text() and "KEEP-ME" in tc.cfg().user_file.read_text()
+    told = [line for line in proc.stdout.splitlines() if 'Forgot \\"tabs over spaces' in line
+            or "Forgot" in line and "tabs over spaces" in line]
+    assert told and "undo" in told[0], proc.stdout[-3000:]
+    n = len(tc.stub.model_requests())
+    tc.prompt("hello again")
+    context = tc.first_request_context(tc.stub.model_requests()[n])
+    assert "KEEP-ME" in context and "FORGET-ME" not in context
+    # and it is not learned again from new evidence
+    entries = json.loads(tc.tacit("memory", "add", "--target", "user", "--json", "Prefers tabs over spaces",
+                                  check=False).stdout)
+    assert entries["success"] is False and "forget" in entries["error"].lower()
 
 
 def test_long_turn_extracts_one_skill(installed):
