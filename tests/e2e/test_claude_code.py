@@ -166,10 +166,14 @@ def test_correction_reaches_user_md_through_a_hookless_child(installed):
     assert tc.session_ids() == {parent_session}  # tacit kept no state for the child
 
     # the user sees what was saved, with its undo, at the session's next prompt
+    # (here at the resumed session's start: SessionStart's systemMessage, which stream-json shows
+    # as that hook's response)
     tc.stub.set_script([{"match": "^ok$", "reply": "OK"}], default="OK")
-    tc.prompt("ok", "-c")
-    seen = [m for m in hook_messages(tc) if "tacit saved to your user profile" in m]
-    assert seen and "undo: tacit memory undo" in seen[0], hook_messages(tc)
+    proc, _ = tc.prompt("ok", "-c", "--output-format", "stream-json", "--verbose")
+    shown = [json.loads(json.loads(line)["output"])["systemMessage"] for line in proc.stdout.splitlines()
+             if '"hook_response"' in line and "systemMessage" in line] + hook_messages(tc)
+    seen = [m for m in shown if "tacit saved to your user profile" in m]
+    assert seen and "undo: tacit memory undo" in seen[0], proc.stdout[-3000:]
     assert "tacit saved" not in json.dumps(tc.stub.model_requests()[-1]["body"])  # for the user, not the model
 
     # a second session starts with the lesson
