@@ -232,3 +232,49 @@ def test_session_start_says_what_changed_since_the_previous_session(tacit_env, c
     later = engine.dispatch(MessageEnd(session_id="sess-1", host="pi", role="user", text="back"))
     assert later.notices == []
     engine.close()
+
+
+# ---------------------------------------------------------------------------
+# One lesson, one entry
+# ---------------------------------------------------------------------------
+def test_a_correction_saved_by_its_child_settles_the_captures_of_the_same_message(cfg):
+    from tacit.children.launch import finish
+    from tacit.learn import importance
+    from tacit.learn.captures import Assessment
+    from tacit.learn.review import settle_past_days
+
+    said = "no, use pnpm instead of npm"
+    t0 = time.time() - 2 * 86400  # two days ago: the next day's defaults have come
+    with Ledger(cfg) as led, led.write() as conn:
+        importance.capture(conn, cfg, Assessment("capture", category="correction", importance=0.95,
+                                                 content="Use pnpm, not npm.", phrased=True),
+                           session_id="s1", now=t0, text=said)
+    # the correction child of that message saves its own wording (recorded as the job's change)
+    job = {"id": "job-c1", "kind": "correction", "session_id": "s1", "variables": {"correction": said}}
+    child = history.Actor(kind="child", name="correction", session_id="s1", group="job:job-c1")
+    with history.acting(child):
+        assert MemoryStore(cfg).add("user", "Use pnpm, never npm, in this project.")["success"]
+    with Ledger(cfg) as led:
+        finish(cfg, job, {"ok": True}, ledger=led)
+        with led.read() as conn:
+            status, applied = conn.execute("SELECT status, applied_text FROM memories").fetchone()
+        assert (status, applied) == ("applied", "Use pnpm, never npm, in this project.")
+        with led.write() as conn:
+            settle_past_days(conn, cfg, time.time())
+    assert MemoryStore(cfg).entries("user") == ["Use pnpm, never npm, in this project."]  # not a second copy
+
+
+def test_promoting_a_candidate_that_the_memory_already_says_adds_no_copy(cfg):
+    from tacit.learn import lifecycle
+    from tacit.stores import candidates
+
+    MemoryStore(cfg).add("global", "Tests live in tests/unit.")
+    now = time.time()
+    with Ledger(cfg) as led, led.write() as conn:
+        memory_id = candidates.insert(conn, key="k1", kind="fact", source="patterns", content="tests live in  tests/unit",
+                                      target="memory", status="confirmed", confidence=90, plugin=None, entity=None,
+                                      adaptation=None, data={}, now=now, expires_at=None)
+        assert lifecycle.apply(conn, cfg, [memory_id], now) == []  # nothing new to announce
+        assert candidates.by_id(conn, memory_id).status == "applied"
+        assert candidates.by_id(conn, memory_id).applied_text == "Tests live in tests/unit."
+    assert MemoryStore(cfg).entries("global") == ["Tests live in tests/unit."]

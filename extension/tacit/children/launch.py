@@ -32,6 +32,7 @@ from tacit.children.runner import append_child_log, run_job
 from tacit.commandline import python_argv
 from tacit.log import log_exception
 from tacit.privacy.exclusion import why_excluded
+from tacit.stores import candidates, history
 from tacit.stores.ledger import Ledger
 from tacit.stores.sessions import SessionStore, load_job
 
@@ -171,6 +172,21 @@ def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblin
         for one in [job, *siblings]:
             with store.updating(one["session_id"]) as state:
                 state.clear_running(one["kind"], one["id"])
+        if record.get("ok"):
+            for one in [job, *siblings]:
+                if one.get("kind") == "correction":
+                    _settle_correction(ledger, one)
     finally:
         if own:
             ledger.close()
+
+
+def _settle_correction(ledger: Ledger, job: dict) -> None:
+    """What the child saved for a correction settles the message's captures."""
+    text = (job.get("variables") or {}).get("correction") or ""
+    added = [e for change in history.group_of(ledger, f"job:{job['id']}") for e in change.added()]
+    if not text or not added:
+        return
+    with ledger.write() as conn:
+        candidates.settle_saved(conn, session_id=job.get("session_id") or "", text=text, entry=added[0],
+                                now=time.time())

@@ -203,6 +203,12 @@ def apply(conn, cfg, memory_ids, now: float, *, announce: bool = True) -> list[A
         found = candidates.by_id(conn, memory_id)
         if found is None or found.status != "confirmed":
             continue
+        twin = same_entry(MemoryStore(cfg).entries(found.target), found.content)
+        if twin is not None:
+            # one lesson, one entry: the memory already says it (a child saved the correction, the
+            # user added it): this memory is that entry, reinforced, not a second copy
+            candidates.mark_applied(conn, memory_id, twin, now)
+            continue
         result = add_entry(cfg, found.target, found.content, use_agent=False)
         if not result.get("success"):
             log(cfg, "warning", "learn.lifecycle",
@@ -217,6 +223,17 @@ def apply(conn, cfg, memory_ids, now: float, *, announce: bool = True) -> list[A
             notices.add(conn, text, adaptation_id=adaptation_id, now=now)
         out.append(Applied(found.key, text))
     return out
+
+
+def comparable(text: str) -> str:
+    """An entry as compared for "says the same": case, spacing and final punctuation ignored."""
+    return re.sub(r"\s+", " ", normalise_entry(text or "")).strip().rstrip(".!;:,").casefold()
+
+
+def same_entry(entries: list[str], content: str) -> str | None:
+    """The entry of ``entries`` that says ``content`` (after normalising), or None."""
+    wanted = comparable(content)
+    return next((e for e in entries if wanted and comparable(e) == wanted), None)
 
 
 def submit(conn, cfg, proposals, now: float, *, announce: bool = True) -> tuple[Changes, list[Applied]]:

@@ -200,6 +200,21 @@ def mark_applied(conn, memory_id: int, entry: str, now: float) -> bool:
     return cur.rowcount == 1
 
 
+def settle_saved(conn, *, session_id: str, text: str, entry: str, now: float) -> list[int]:
+    """The importance captures of one user message (same session, same words)
+    that a correction child has just saved as ``entry``: applied, as that
+    entry — one lesson, one entry (no second copy at the next promotion)."""
+    rows = conn.execute(
+        "SELECT id FROM memories WHERE source = 'importance' AND status IN ('candidate', 'confirmed') "
+        "AND json_extract(data, '$.session_id') = ? AND trim(json_extract(data, '$.text')) = trim(?)",
+        (session_id, text)).fetchall()
+    ids = [r[0] for r in rows]
+    for memory_id in ids:
+        conn.execute("UPDATE memories SET status = 'applied', applied_at = ?, applied_text = ?, updated_at = ? "
+                     "WHERE id = ?", (now, entry, now, memory_id))
+    return ids
+
+
 def set_applied_text(conn, memory_id: int, entry: str, now: float) -> None:
     conn.execute("UPDATE memories SET applied_text = ?, applied_at = ? WHERE id = ?", (entry, now, memory_id))
 
