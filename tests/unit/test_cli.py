@@ -239,3 +239,67 @@ def test_doctor_reports_malformed_skills_and_permissive_files(tacit_env, cfg):
     bad.rmdir()
     code, report = _doctor(tacit_env)
     assert code == 0 and report["problems"] == []
+
+
+# ---------------------------------------------------------------------------
+# storage that fails under the CLI: one JSON object, never a traceback
+# ---------------------------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MB tmpfs of our own (root only: mount needs it), unmounted after."""
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)],
+                                            capture_output=True).returncode != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
+
+
+def _one_json_error(proc) -> dict:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    [line] = proc.stdout.strip().splitlines()
+    result = json.loads(line)
+    assert result["success"] is False
+    return result
+
+
+def test_read_only_storage_is_one_json_error(small_disk, tacit_env):
+    env = {**tacit_env, "TACIT_HOME": str(small_disk / "tacit")}
+    assert run(env, "memory", "add", "--json", "Kept before the disk went read-only.").returncode == 0
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], capture_output=True).returncode == 0
+    result = _one_json_error(run(env, "memory", "add", "--json", "Cannot be written."))
+    assert "read-only" in result["error"]
+    shown = json.loads(run(env, "memory", "show", "--json").stdout)  # reading still works
+    assert shown["scopes"]["global"]["entries"] == ["Kept before the disk went read-only."]
+    doctor = run(env, "doctor", "--json")
+    report = json.loads(doctor.stdout)
+    assert doctor.returncode == 1 and any("read-only" in p for p in report["problems"])
+    assert "Traceback" not in doctor.stderr
+
+
+def test_full_storage_is_one_json_error_and_loses_nothing(small_disk, tacit_env):
+    env = {**tacit_env, "TACIT_HOME": str(small_disk / "tacit")}
+    assert run(env, "memory", "add", "--json", "The entry that must survive.").returncode == 0
+    filler = small_disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)  # fill the disk to the last block
+    try:
+        while True:
+            os.write(fd, b"x" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    result = _one_json_error(run(env, "memory", "add", "--json", "x" * 3000, stdin=None))
+    assert "space" in result["error"] or "limit" in result["error"], result
+    result = _one_json_error(run(env, "memory", "add", "--json", "A short one that needs a block."))
+    assert "space" in result["error"]
+    shown = json.loads(run(env, "memory", "show", "--json").stdout)
+    assert shown["scopes"]["global"]["entries"] == ["The entry that must survive."]
+
+
+def test_a_closed_pipe_is_quiet(tacit_env):
+    proc = subprocess.run(f"{sys.executable} -m tacit memory show --json | head -c 1", shell=True, env=tacit_env,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
