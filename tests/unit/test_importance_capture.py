@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
 import time
 
 import pytest
@@ -348,3 +349,24 @@ def test_the_lifecycle_decay_does_not_erode_a_kept_capture(cfg):
     [c] = captures(cfg)
     assert c["status"] == "applied" and c["confidence"] == round(c["data"]["importance"] * 0.5 * 100)
     assert MemoryStore(cfg).entries("user") == ["Prefer tabs over spaces."]
+
+
+def test_a_note_said_in_a_project_is_kept_in_that_projects_memory(cfg, tmp_path):
+    from tacit.projects import forget_cache, project_for
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    forget_cache()
+    eng = engine(cfg)
+    eng.dispatch(MessageEnd(session_id="s1", role="user", text="Our Kafka cluster has six brokers.", cwd=str(repo),
+                            ts=time.time()))
+    eng.dispatch(MessageEnd(session_id="s1", role="user", text="I prefer explanations before the code.",
+                            cwd=str(repo), ts=time.time() + 1))
+    assert decide(cfg, keep=[c["id"] for c in captures(cfg)])["success"]
+    project = project_for(str(repo))
+    assert MemoryStore(cfg, project).entries("project") == ["Our Kafka cluster has six brokers."]
+    assert MemoryStore(cfg).entries("global") == []
+    assert MemoryStore(cfg).entries("user") == ["I prefer explanations before the code."]  # who you are: everywhere
+    say(eng, "forget that our Kafka cluster has six brokers")
+    assert MemoryStore(cfg, project).entries("project") == []

@@ -92,7 +92,7 @@ class Captured:
 
 
 def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, host: str | None = None,
-            text: str = "") -> Captured:
+            text: str = "", project=None) -> Captured:
     """Store one capture, or one more mention of it (once per message: the
     evidence row of a replayed message is found and nothing changes)."""
     key = "imp-" + lifecycle.slugify(assessment.content, 48)
@@ -107,7 +107,9 @@ def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, h
             adaptation=f'Now remembering "{assessment.content[:120]}"',
             confidence=round(assessment.importance * 100),
             target=captures.target_for(assessment.category, assessment.content),
-            data=captures.capture_data(assessment, session_id=session_id, host=host, text=text, now=now),
+            data={**captures.capture_data(assessment, session_id=session_id, host=host, text=text, now=now),
+                  # a note about the project goes to that project's memory when it is kept
+                  "project": project.root if project is not None else None},
             ref=ref, session_key=session_id, create=True, status="candidate")
         lifecycle.advance(conn, [proposal], now)
         row = candidates.by_key(conn, key)
@@ -168,7 +170,8 @@ def heartbeat(conn, cfg, now: float) -> dict:
             candidates.revert_adaptations(conn, row.id, "expired", now)
             candidates.delete(conn, row.id)
             if row.applied_text:
-                lifecycle.remove_entry(cfg, row.target, row.applied_text, row.key)
+                lifecycle.remove_entry(cfg, row.target, row.applied_text, row.key,
+                                       lifecycle.project_of_candidate(row))
             expired += 1
             continue
         data = dict(row.data)
@@ -230,7 +233,7 @@ def on_user_message(event, ctx):
                 apply_forget(conn, cfg, assessment.forget_what, session_id=event.session_id, now=event.ts)
             elif assessment.action == "capture":
                 capture(conn, cfg, assessment, session_id=event.session_id, now=event.ts, host=ctx.host,
-                        text=event.text)
+                        text=event.text, project=ctx.project)
 
     guarded("importance.capture", cfg, work)
     _beat_if_due(event, ctx)

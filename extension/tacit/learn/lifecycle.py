@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from tacit.consolidation import add_entry
 from tacit.log import log
+from tacit.projects import project_for
 from tacit.stores import candidates, notices
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import TARGETS, MemoryStore, normalise_entry
@@ -203,13 +204,14 @@ def apply(conn, cfg, memory_ids, now: float, *, announce: bool = True) -> list[A
         found = candidates.by_id(conn, memory_id)
         if found is None or found.status != "confirmed":
             continue
-        twin = same_entry(MemoryStore(cfg).entries(found.target), found.content)
+        project = project_of_candidate(found)
+        twin = same_entry(MemoryStore(cfg, project).entries(found.target), found.content)
         if twin is not None:
             # one lesson, one entry: the memory already says it (a child saved the correction, the
             # user added it): this memory is that entry, reinforced, not a second copy
             candidates.mark_applied(conn, memory_id, twin, now)
             continue
-        result = add_entry(cfg, found.target, found.content, use_agent=False)
+        result = add_entry(cfg, found.target, found.content, use_agent=False, project=project)
         if not result.get("success"):
             log(cfg, "warning", "learn.lifecycle",
                 f"could not apply {found.key!r} to {found.target}: {result.get('error')}; stays confirmed")
@@ -223,6 +225,13 @@ def apply(conn, cfg, memory_ids, now: float, *, announce: bool = True) -> list[A
             notices.add(conn, text, adaptation_id=adaptation_id, now=now)
         out.append(Applied(found.key, text))
     return out
+
+
+def project_of_candidate(found):
+    """The project a learned note belongs to (``data["project"]``, its root), or
+    None: the user profile and notes learned outside any project are global."""
+    root = (found.data or {}).get("project") if found.target != "user" else None
+    return project_for(root) if isinstance(root, str) and root else None
 
 
 def comparable(text: str) -> str:
@@ -272,8 +281,8 @@ def decay(conn, cfg, now: float) -> list[str]:
     return deleted
 
 
-def remove_entry(cfg, target: str, text: str, key: str) -> dict:
-    store = MemoryStore(cfg)
+def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
+    store = MemoryStore(cfg, project)
     if text not in store.entries(target):
         return {"success": False, "error": "entry no longer in the file (edited or removed by hand)"}
     result = store.remove(target, text)
@@ -359,7 +368,7 @@ def forget_in(conn, cfg, key: str, now: float) -> dict:
     reverted = candidates.revert_adaptations(conn, found.id, "forget", now)
     removed_from, note = None, None
     if found.applied_text:
-        result = remove_entry(cfg, found.target, found.applied_text, found.key)
+        result = remove_entry(cfg, found.target, found.applied_text, found.key, project_of_candidate(found))
         if result.get("success"):
             removed_from = "USER.md" if found.target == "user" else "MEMORY.md"
         else:
