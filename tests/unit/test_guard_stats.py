@@ -11,7 +11,7 @@ import sys
 import pytest
 from guard_helpers import LESSON, Session, engine_for, git_repo, remember
 
-from tacit.commands.guard import render_stats, stats, stats_text
+from tacit.guards.stats import render_stats, stats, stats_text
 from tacit.stores.guards import GuardStore
 from tacit.stores.ledger import Ledger
 
@@ -79,3 +79,16 @@ def test_stats_of_one_project_and_with_nothing_yet(cfg, tacit_env, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tacit", "guard", "stats", "--project", str(web)], env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "1 lesson (1 as guards), 1 guard, 0 calls stopped" in proc.stdout
+
+
+def test_tacit_stats_ends_with_the_guard_figures(tacit_env, tmp_path):
+    import json as _json
+    import subprocess as _sp
+    import sys as _sys
+
+    text = _sp.run([_sys.executable, "-m", "tacit", "stats"], env=tacit_env, cwd=tmp_path, capture_output=True,
+                   text=True, timeout=60)
+    assert text.returncode == 0 and "Guards (lessons checked before tool calls):" in text.stdout
+    data = _json.loads(_sp.run([_sys.executable, "-m", "tacit", "stats", "--json"], env=tacit_env, cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60).stdout)
+    assert data["guards"]["success"] is True and "totals" in data["guards"]

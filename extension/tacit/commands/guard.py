@@ -27,11 +27,11 @@ import sys
 from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
+from tacit.guards.stats import render_stats, stats
 from tacit.handlers.guards import current_branch
 from tacit.projects import Project, project_for
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.memory import MemoryStore
 
 
 def add_parser(subparsers) -> None:
@@ -289,89 +289,6 @@ def _test(args, cfg) -> int:
         return 0
 
     return _run(args, cfg, work)
-
-
-# ---------------------------------------------------------------------------
-# stats
-# ---------------------------------------------------------------------------
-def known_projects(cfg) -> list[Project]:
-    """Every project with tacit data: its memory folder names it."""
-    found = []
-    base = cfg.home / "projects"
-    for meta in sorted(base.glob("*/project.json")) if base.is_dir() else ():
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8"))
-            found.append(Project(key=data["key"], root=data["root"], name=data["name"],
-                                 kind=data.get("kind", "git"), main_root=data["root"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return found
-
-
-def stats(cfg, store: GuardStore, *, only: Project | None = None, include_current: Project | None = None) -> dict:
-    """Per project: lessons (memory entries that apply there), lessons that
-    are guards, active guards, calls stopped, overrides, repeat mistakes, and
-    the repeat-mistake rate: repeat mistakes / (calls stopped + repeat
-    mistakes) — of the calls that broke a saved lesson, the share that ran."""
-    projects = [only] if only is not None else known_projects(cfg)
-    if only is None and include_current is not None and all(p.key != include_current.key for p in projects):
-        projects.append(include_current)
-    rows = []
-    for project in projects:
-        rows.append(_project_stats(cfg, store, project))
-    if only is None:
-        outside = store.counts(project="")
-        if any(outside.values()):
-            rows.append(_project_stats(cfg, store, None))
-    totals = {k: sum(r[k] for r in rows) for k in ("stopped", "overridden", "wrong", "repeats")}
-    totals["repeat_rate"] = _rate(totals["repeats"], totals["stopped"])
-    return {"success": True, "projects": rows, "totals": totals}
-
-
-def _project_stats(cfg, store: GuardStore, project: Project | None) -> dict:
-    store.sync(project)
-    memory = MemoryStore(cfg, project)
-    entries = [e for scope in memory.targets() for e in memory.entries(scope)]
-    guards = store.applying(project)
-    counts = store.counts(project=project.key if project is not None else "")
-    enforced = {r.lesson for r in guards if r.origin == "memory"}
-    return {"project": project.name if project else None, "root": project.main_root if project else None,
-            "lessons": len(entries), "lessons_guarded": sum(1 for e in set(entries) if e in enforced),
-            "guards": len(guards), "stopped": counts["stop"], "overridden": counts["override"],
-            "wrong": counts["wrong"], "repeats": counts["repeat"],
-            "repeat_rate": _rate(counts["repeat"], counts["stop"])}
-
-
-def _rate(repeats: int, stopped: int) -> float | None:
-    attempts = repeats + stopped
-    return round(repeats / attempts, 4) if attempts else None
-
-
-def render_stats(data: dict) -> str:
-    """The stats as text, one line per project (what ``tacit stats`` may append)."""
-    lines = ["Guards (lessons checked before tool calls):"]
-    if not data["projects"]:
-        lines.append("  no project has lessons or guards yet")
-    for row in data["projects"]:
-        rate = "-" if row["repeat_rate"] is None else f"{row['repeat_rate'] * 100:.1f}%"
-        name = f"{row['project']} ({row['root']})" if row["project"] else "outside any project"
-        lines.append(f"  {name}: {_n(row['lessons'], 'lesson')} ({row['lessons_guarded']} as guards), "
-                     f"{_n(row['guards'], 'guard')}, {_n(row['stopped'], 'call')} stopped, {row['overridden']} overridden, "
-                     f"{_n(row['repeats'], 'repeat mistake')}, repeat-mistake rate {rate}")
-    return "\n".join(lines)
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def stats_text(cfg) -> str:
-    """``tacit stats`` can print this after its own figures (one call)."""
-    try:
-        with Ledger(cfg) as ledger:
-            return render_stats(stats(cfg, GuardStore(cfg, ledger), include_current=project_for(os.getcwd())))
-    except LedgerUnavailable as exc:
-        return f"Guards: ledger unavailable ({exc})"
 
 
 def _stats(args, cfg) -> int:

@@ -20,6 +20,7 @@ import sys
 import time
 
 from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.guards import stats as guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
 from tacit.stores import fix_patterns as store
@@ -150,7 +151,7 @@ def _stats(args, cfg) -> int:
         sys.stderr.write(f"tacit stats: learning ledger unavailable ({exc})\n")
         return 1
     if args.json:
-        emit(data)
+        emit({**data, "guards": guard_stats.stats_data(cfg)})
     else:
-        print(render_stats(data))
+        print(render_stats(data) + "\n\n" + guard_stats.stats_text(cfg))
     return 0
