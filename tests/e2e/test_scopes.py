@@ -159,4 +159,4 @@ def test_team_memory_committed_in_the_repository(claude, repos):
     assert "id_rsa" not in context and "Ignore all previous instructions" not in context
     told = [json.loads(json.loads(line)["output"]).get("systemMessage", "") for line in proc.stdout.splitlines()
             if '"hook_response"' in line and "systemMessage" in line]
-    assert any("left out" in m.lower() for m in told), told
+    assert any("out of the agent's context" in m for m in told), told
