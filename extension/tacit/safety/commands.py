@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.safety import secrets
+from tacit.safety.text import as_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,16 +250,6 @@ def _curl_insecure(match) -> bool:
     return False
 
 
-def _coerce(text) -> str:
-    if isinstance(text, str):
-        return text
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return str(text)
-
-
 def _first(rx: re.Pattern, text: str, accept=None) -> bool:
     for match in rx.finditer(text):
         if accept is not None and not accept(match):
@@ -270,7 +261,7 @@ def _first(rx: re.Pattern, text: str, accept=None) -> bool:
 
 def find_dangers(text) -> list[Danger]:
     """Every reason ``text`` is unsafe to keep as a fix, one per id, in a fixed order."""
-    text = _coerce(text)
+    text = as_text(text)
     if not text:
         return []
     found: list[str] = []

@@ -46,6 +46,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tacit.safety import commands, invisible, scanner
+from tacit.safety.text import as_text
 
 MEMORY, SKILL_NAME, SKILL_DESCRIPTION, SKILL_CATEGORY, SKILL_BODY, FIX_PATTERN, NOTICE = (
     "memory", "skill_name", "skill_description", "skill_category", "skill_body", "fix_pattern", "notice")
@@ -74,23 +75,13 @@ _STRIP = re.compile(
 _LINE_BREAKS = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
 
 
-def _coerce(text) -> str:
-    if isinstance(text, str):
-        return text
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return str(text)
-
-
 def clean_for_context(text) -> str:
     """``text`` safe to place in an agent's context: line endings normalised
     to ``\\n``, ANSI escapes, control characters (but ``\\n`` and ``\\t``),
     invisible and bidi format characters and lone surrogates removed. Emoji
     joiners, joiners inside Arabic-script or Indic words and subdivision flags
     are kept: they are visible writing."""
-    text = _coerce(text)
+    text = as_text(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if text.isascii():
@@ -256,7 +247,7 @@ def _as_block(item) -> Block | None:
         return None
     if not isinstance(kind, str):
         return None
-    return Block(kind, _coerce(label), _coerce(text), None if group is None else _coerce(group))
+    return Block(kind, as_text(label), as_text(text), None if group is None else as_text(group))
 
 
 # ---------------------------------------------------------------------------

@@ -39,6 +39,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from tacit.safety.text import as_text
+
 PRIVATE_MARKER = "[private]"
 
 # ---------------------------------------------------------------------------
@@ -47,22 +49,12 @@ PRIVATE_MARKER = "[private]"
 _TAG = re.compile(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
 
 
-def _coerce(text) -> str:
-    if isinstance(text, str):
-        return text
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return str(text)
-
-
 def strip_private(text, marker: str = PRIVATE_MARKER) -> str:
     """``text`` without its ``<private>…</private>`` spans, each replaced by ``marker``."""
-    text = _coerce(text)
+    text = as_text(text)
     if "<" not in text or "rivate" not in text.lower():
         return text
-    marker = _coerce(marker)
+    marker = as_text(marker)
     out: list[str] = []
     depth, pos = 0, 0
     for tag in _TAG.finditer(text):
@@ -82,7 +74,7 @@ def strip_private(text, marker: str = PRIVATE_MARKER) -> str:
 
 def has_private(text) -> bool:
     """True when ``text`` holds a ``<private>`` or ``</private>`` tag."""
-    text = _coerce(text)
+    text = as_text(text)
     return "<" in text and _TAG.search(text) is not None
 
 
@@ -306,7 +298,7 @@ def _normal(text: str) -> str:
 
 def asks_not_to_keep(text) -> bool:
     """True when the message asks not to be kept or learned from (see docs/privacy.md)."""
-    text = _coerce(text)
+    text = as_text(text)
     if not text:
         return False
     if len(text) > _MAX_CHARS:

@@ -76,6 +76,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from tacit.safety import invisible, secrets
+from tacit.safety.text import as_text
 
 CATEGORIES = ("invisible_unicode", "injection", "hidden_instruction", "exfiltration", "secret")
 
@@ -1095,16 +1096,6 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
 # ---------------------------------------------------------------------------
 # The scan loop
 # ---------------------------------------------------------------------------
-def _coerce(text) -> str:
-    if isinstance(text, str):
-        return text
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return str(text)
-
-
 def _clean_ascii(text: str) -> bool:
     """True when ``_findings`` would find nothing in the ASCII ``text``
     because no rule can run on it; False means "run the full path" (it
@@ -1135,7 +1126,7 @@ def _clean_ascii(text: str) -> bool:
 
 
 def _findings(text, *, stop_first: bool):
-    text = _coerce(text)
+    text = as_text(text)
     if not text:
         return
     views = _Views(text)

@@ -39,6 +39,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tacit.safety.text import as_text
+
 REDACTED = "[REDACTED:{kind}]"
 _REDACTED_RE = re.compile(r"\[REDACTED:[a-z_-]+\]")
 _REPEAT_MIN = 6  # shorter values are not searched for elsewhere in the text
@@ -472,16 +474,6 @@ PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
 # ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
-def _coerce(text) -> str:
-    if isinstance(text, str):
-        return text
-    if text is None:
-        return ""
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        return bytes(text).decode("utf-8", errors="replace")
-    return str(text)
-
-
 def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = None) -> bool:
     if present is None:
         present = frozenset(w for group in rule.triggers for w in group if w in low)
@@ -533,7 +525,7 @@ def mask_spans(text: str) -> list[tuple[int, int]]:
 def find_secrets(text) -> list[SecretSpan]:
     """Every secret in ``text``: kind and the span ``redact_secrets`` replaces,
     in text order, overlapping matches merged (the first rule names them)."""
-    text = _coerce(text)
+    text = as_text(text)
     if not text:
         return []
     found = []
@@ -573,7 +565,7 @@ def redact_secrets(text) -> str:
     letter or dash before it may match after a marker), so it repeats until
     nothing more is found, at most four rounds: the result holds no secret
     ``find_secrets`` would report. Text without secrets costs one pass."""
-    text = _coerce(text)
+    text = as_text(text)
     for _round in range(_REDACT_ROUNDS):
         spans = find_secrets(text)
         if not spans:
