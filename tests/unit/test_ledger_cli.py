@@ -74,13 +74,13 @@ def test_memories_show_forget_teach(tacit_env, cfg):
     assert (rule1["status"], rule1["confidence"], rule1["times_confirmed"]) == ("applied", 80, 4)
     assert rule1["evidence"]["observations"] == 7
 
-    forgot = tacit(tacit_env, "memories", "forget", "P01-acme-corp-action-required")
+    forgot = tacit(tacit_env, "memories", "forget", "P01-acme-corp-action-required", "--json")
     assert forgot.returncode == 0 and json.loads(forgot.stdout)["removed_from"] == "MEMORY.md"
     assert "Acme Corp are typically" not in cfg.memory_file.read_text()
-    missing = tacit(tacit_env, "memories", "forget", "nope")
+    missing = tacit(tacit_env, "memories", "forget", "nope", "--json")
     assert missing.returncode == 1 and json.loads(missing.stdout)["success"] is False
 
-    taught = tacit(tacit_env, "memories", "teach", "The CI runs on Fridays only.")
+    taught = tacit(tacit_env, "memories", "teach", "The CI runs on Fridays only.", "--json")
     assert taught.returncode == 0 and json.loads(taught.stdout)["status"] == "confirmed"
     assert "The CI runs on Fridays only." in cfg.memory_file.read_text()
     user = tacit(tacit_env, "memories", "teach", "--target", "user", "-", stdin="Prefers short answers.")

@@ -33,7 +33,8 @@ KEPT_TABLES_EMPTY = ("sessions", "events", "jobs", "history", "memories", "notic
 
 
 def tacit(env, *args, cwd=None):
-    proc = subprocess.run([sys.executable, "-m", "tacit", *args], env=env, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=env, cwd=cwd, capture_output=True,
+                          text=True)
     return proc.returncode, json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else {}
 
 

@@ -19,7 +19,13 @@ import sys
 
 from tacit.commands import emit
 from tacit.learn import habits
-from tacit.learn.observe import clear_habits, habit_status, list_habits, rebuild_habits, suggest
+from tacit.learn.observe import (
+    clear_habits,
+    habit_status,
+    list_habits,
+    rebuild_habits,
+    suggest,
+)
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from tacit.commands import emit, exit_code, read_text_arg
+from tacit.commands import emit, exit_code, read_text_arg, say
 from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
 from tacit.stores.ledger import LedgerUnavailable
 
@@ -35,7 +35,7 @@ def add_parser(subparsers) -> None:
 
 
 def _unavailable(exc) -> int:
-    emit({"success": False, "error": f"learning ledger unavailable: {exc}"})
+    emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
     return 1
 
 
@@ -57,7 +57,7 @@ def _forget(args, cfg) -> int:
         result = forget(cfg, args.key)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)
 
 
@@ -66,5 +66,5 @@ def _teach(args, cfg) -> int:
         result = teach(cfg, read_text_arg(args.text), target=args.target)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
-    emit(result)
+    emit(result, text=say)
     return exit_code(result)

@@ -5,16 +5,16 @@ state, no ledger rows, no history, no child agents, no memory writes from
 its learners; the agent still gets the user's own memory (USER.md, the
 global MEMORY.md, global skills) at session start. ``exclude`` globs in
 config.toml do the same for whole folders (docs/privacy.md). The project is
-``--project DIR``, else ``$TACIT_PROJECT``, else the working folder. Prints
-one JSON object; exit 0, or 1 when the folder is no project (the home folder,
-the root: use ``exclude`` there).
+``--project DIR``, else ``$TACIT_PROJECT``, else the working folder. Text,
+or one JSON object with ``--json``; exit 0, or 1 when the folder is no
+project (the home folder, the root: use ``exclude`` there).
 """
 
 from __future__ import annotations
 
 import os
 
-from tacit.commands import emit
+from tacit.commands import emit, say
 from tacit.privacy import exclusion
 from tacit.projects import project_for
 
@@ -36,27 +36,29 @@ def _project(args, cfg):
 
 def _no_project(folder: str) -> int:
     emit({"success": False, "error": f"{folder} is not inside a project (the home folder and the root hold "
-                                     "none); add it to exclude = [...] in config.toml instead"})
+                                     "none); add it to exclude = [...] in config.toml instead"}, text=say)
     return 1
 
 
-def _off(args, cfg) -> int:
-    folder, project = _project(args, cfg)
-    if args.status:
-        emit(exclusion.status(cfg, project, folder))
+def _switch(turn):
+    """``tacit off`` / ``tacit on``: the same checks, then ``turn(cfg, project)``."""
+    def run(args, cfg) -> int:
+        folder, project = _project(args, cfg)
+        if args.status:
+            emit(exclusion.status(cfg, project, folder), text=_status_text)
+            return 0
+        if project is None:
+            return _no_project(folder)
+        emit(exclusion.turn_off(cfg, project) if turn == "off" else exclusion.turn_on(cfg, project), text=say)
         return 0
-    if project is None:
-        return _no_project(folder)
-    emit(exclusion.turn_off(cfg, project))
-    return 0
+
+    return run
 
 
-def _on(args, cfg) -> int:
-    folder, project = _project(args, cfg)
-    if args.status:
-        emit(exclusion.status(cfg, project, folder))
-        return 0
-    if project is None:
-        return _no_project(folder)
-    emit(exclusion.turn_on(cfg, project))
-    return 0
+def _status_text(status: dict) -> str:
+    where = status.get("project") or "here"
+    return f"tacit is off for {where} ({status['why']})" if status.get("off") else f"tacit is on for {where}"
+
+
+_off = _switch("off")
+_on = _switch("on")
