@@ -40,6 +40,7 @@ from tacit.learn import fix_patterns as model
 from tacit.learn import guarded
 from tacit.learn.fix_patterns import Match
 from tacit.log import log
+from tacit.safety.commands import dangerous_command
 from tacit.safety.secrets import was_redacted
 from tacit.scan import first_finding
 from tacit.stores import fix_patterns as store
@@ -94,12 +95,18 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
           now: float | None = None) -> Forged:
     """Store one fix statement, inside the caller's write transaction.
 
-    Refused when the scanner finds a secret or an injection in it. A pattern
+    Refused when the solution recommends a dangerous command (piping a
+    download into a shell, deleting outside the project, disabling TLS
+    checks, chmod 777, credentials: ``tacit.safety.commands``) or the scanner
+    finds a secret or an injection in it. A pattern
     whose problem and solution are (nearly) the same as a stored one is
     merged into it: ``times_forged`` +1 and fresh again (a retired one stays
     retired)."""
     now = time.time() if now is None else now
     title = model.title_from(title, fix.problem)
+    danger = dangerous_command(fix.solution)
+    if danger is not None:  # a fix is data, not an order: never kept when it would do harm again
+        return Forged("refused", reason=f"the fix {danger}")
     for part in (title, fix.problem, fix.solution):
         if was_redacted(part):
             return Forged("refused", reason="scanner: it held a secret (redacted)")
