@@ -132,9 +132,7 @@ def check(cfg, project=None) -> dict:
     for entry in memory.values():
         if entry.get("problem"):
             problems.append(entry["problem"])
-        mode = entry.get("mode")
-        if mode and int(mode, 8) & 0o077:
-            problems.append(f"{entry['path']} is readable by others (mode {mode}); run chmod 600")
+        # modes: every file and folder at once below (tacit.safety.file_modes), not twice
     try:
         from tacit.safety import file_modes
 

@@ -23,6 +23,7 @@ from tacit.learn.review import memory_review
 from tacit.stores import candidates
 from tacit.stores.history import ledger_for
 from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import TITLES, ScopedSkills
 from tacit.stores.skills import SkillStore
 
 NAMES = ("memory-consolidate", "memory-skills", "memory-show", "memory-forget", "memory-teach",
@@ -58,11 +59,29 @@ def wants_force(args) -> bool:
     return isinstance(args, str) and args.strip().lstrip("-").lower() in ("force", "all")
 
 
-def memory_skills(cfg) -> dict:
-    """List skills: name, description, version, updated, and where the file is."""
+def memory_skills(cfg, *, project=None) -> dict:
+    """List skills: name, description, version, updated, and where the file is —
+    the global ones, then this project's (and its team's)."""
+    scoped = ScopedSkills(cfg, project)
     listing = SkillStore(cfg).list()
+    lines = _skill_lines(f"Skills in {cfg.skills_dir}", listing)
+    if not listing.get("skills"):
+        lines.append("(none yet — tacit creates skills after complex work, or run `tacit skill create`)")
+    for scope in scoped.scopes():
+        if scope == "global":
+            continue
+        store = scoped.store(scope)
+        found = store.list()
+        if found.get("skills") or found.get("problems"):
+            lines += _skill_lines(f"{TITLES[scope]} in {store.skills_dir}", found)
+            listing["skills"] = listing.get("skills", []) + [{**one, "scope": scope} for one in found["skills"]]
+    listing["text"] = "\n".join(lines)
+    return listing
+
+
+def _skill_lines(title: str, listing: dict) -> list[str]:
     skills = listing.get("skills", [])
-    lines = [f"Skills in {cfg.skills_dir} ({len(skills)}):"]
+    lines = [f"{title} ({len(skills)}):"]
     for s in skills:
         desc = s.get("description", "")
         if len(desc) > 100:
@@ -71,10 +90,7 @@ def memory_skills(cfg) -> dict:
         lines.append(f"  {s.get('path', '')}")
     for problem in listing.get("problems", []):
         lines.append(f"! skipped {problem.get('path')}: {problem.get('reason')}")
-    if not skills:
-        lines.append("(none yet — tacit creates skills after complex work, or run `tacit skill create`)")
-    listing["text"] = "\n".join(lines)
-    return listing
+    return lines
 
 
 def render_scope(store: MemoryStore, shown: dict) -> str:
@@ -130,7 +146,7 @@ def run(cfg, name: str, args: str = "", *, project=None) -> dict:
     if name == "memory-consolidate":
         return memory_consolidate(cfg, project=project, force=wants_force(args))
     if name == "memory-skills":
-        return memory_skills(cfg)
+        return memory_skills(cfg, project=project)
     if name == "memory-show":
         return memory_show(cfg, project=project)
     if name == "memory-forget":

@@ -229,7 +229,7 @@ def test_doctor_reports_malformed_skills_and_permissive_files(tacit_env, cfg):
     code, report = _doctor(tacit_env)
     assert code == 1
     problems = report["problems"]
-    assert any(str(cfg.memory_file) in p and "644" in p and "chmod 600" in p for p in problems), problems
+    assert any(str(cfg.memory_file) in p and "644" in p and "chmod go-rwx" in p for p in problems), problems
     assert any("broken-skill" in p for p in problems), problems
     assert report["skills"]["problems"] and report["files"]["memory_file"] == "mode 644"
 

@@ -234,7 +234,7 @@ def test_commands_answer_with_the_error_instead_of_raising(adapter_factory, monk
     ctx = FakeCtx()
     adapter.register(ctx)
 
-    def broken(cfg):
+    def broken(cfg, **_):
         raise OSError("disk on fire")
 
     monkeypatch.setattr("tacit.slash.memory_skills", broken)

@@ -13,6 +13,7 @@ disabled, over budget, or inside a child).
 from __future__ import annotations
 
 from tacit.detect.analysis import analyse
+from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
 
@@ -21,8 +22,11 @@ def run_fallback(cfg, job: dict) -> dict:
     kind = job.get("kind")
     variables = job.get("variables", {})
     if kind == "consolidate":
-        return {"ok": True, "results": {t: merge_duplicates(cfg, t)
-                                        for t in variables.get("targets", ["memory", "user"])}}
+        # the job's folder names the project: a project scope is merged in that project
+        project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
+        targets = variables.get("targets", ["memory", "user"])
+        return {"ok": True, "results": {t: merge_duplicates(cfg, t, project) for t in targets
+                                        if t not in ("project", "team") or project is not None}}
     if kind == "correction":
         return save_exact_rules(cfg, [*variables.get("earlier_corrections", []),
                                       variables.get("correction", "")],

@@ -6,7 +6,7 @@ are ``tacit.health.check``). Exit 0 when nothing needs attention, 1 otherwise.
 
 from __future__ import annotations
 
-from tacit.commands import emit
+from tacit.commands import JSON_OUTPUT, emit
 from tacit.commands.memory import project_of
 
 
@@ -20,7 +20,11 @@ def run(args, cfg) -> int:
     from tacit.health import check
 
     report = check(cfg, project_of(args))
-    emit(report, text=render)
+    # a report, not a refusal: stdout even when it lists problems (`tacit doctor | less`)
+    if JSON_OUTPUT["on"]:
+        emit(report)
+    else:
+        print(render(report))
     return 0 if report["success"] else 1
 
 

@@ -59,7 +59,7 @@ def _consolidate(args, cfg) -> int:
 
 
 def _skills(args, cfg) -> int:
-    result = memory_skills(cfg)
+    result = memory_skills(cfg, project=project_for(os.environ.get("TACIT_PROJECT") or os.getcwd()))
     emit(result, text=result["text"])
     return 0
 

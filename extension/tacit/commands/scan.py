@@ -41,5 +41,5 @@ def scan_result(text: str) -> dict:
 
 def run(args, cfg=None) -> int:
     result = scan_result(read_text_arg(args.text))
-    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["ok"] else f"blocked: {r['message']}")
+    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["ok"] else r["message"] if r["message"].lower().startswith("blocked") else f"blocked: {r['message']}")
     return 0 if result["ok"] else 1

@@ -22,6 +22,10 @@ def forget_when_asked(event, ctx) -> ContextResult | None:
                           cause=event.text, cause_event=event.id)
     with history.acting(actor):
         result = forget(ctx.cfg, analysis.forget, project=ctx.project)
-    note = (f"The user asked tacit to forget \"{result['text']}\"; it was removed from memory. Do not rely on "
-            "it for the rest of this session.")
+    if result.get("removed") or result.get("candidates"):
+        note = (f"The user asked tacit to forget \"{result.get('text')}\"; it was removed from memory. Do not rely "
+                "on it for the rest of this session.")
+    else:  # nothing said it: the agent must not claim a removal
+        note = (f"The user asked tacit to forget \"{result.get('text')}\"; no memory entry said it, and tacit "
+                "will not learn it from now on.")
     return ContextResult(notices=[result["message"]], context=[Injection(note, source="tacit.forget")])

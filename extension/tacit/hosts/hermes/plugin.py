@@ -427,7 +427,7 @@ class HermesAdapter:
         return result["text"]
 
     def cmd_skills(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-skills", raw)["text"]
+        return slash.run(self.cfg, "memory-skills", raw, project=self._project())["text"]
 
     def cmd_review(self, raw: str) -> str:
         return slash.run(self.cfg, "memory-review", raw)["text"]
