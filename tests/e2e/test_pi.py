@@ -374,3 +374,14 @@ def test_install_and_uninstall_for_both_scopes(stub, run_pi):
     assert "memory" not in tool_names(last) and "INSTALLED-MEMENTRY" not in system_prompt(last)
     assert not any(p.exists() for p in places)  # what install added is gone, folders included
     assert (run_pi.agent_dir / "models.json").is_file()  # pi's own files stay
+
+
+def test_forget_that_is_shown_and_removes_the_entry(stub, run_pi):
+    cfg = data_cfg(run_pi)
+    seed_memory(cfg, user="FORGET-ME prefers tabs over spaces\n§\nKEEP-ME answers in English")
+    stub.set_script([], default="OK")
+    proc = run_pi.prompt("forget that I prefer tabs over spaces", extensions=[EXTENSION])
+    ok(proc)
+    assert cfg.user_file.read_text(encoding="utf-8") == "KEEP-ME answers in English"
+    # the user's message is a request now: its result reaches the person (stderr in print mode)
+    assert '[tacit] Forgot "I prefer tabs over spaces": removed 1 from your user profile' in proc.stderr, proc.stderr

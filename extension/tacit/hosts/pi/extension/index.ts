@@ -547,7 +547,15 @@ export default function (pi) {
       const message = event.message || {};
       if (message.role !== "user" && message.role !== "assistant") return undefined;
       const text = textOf(message.content);
-      if (text) tacit.post({ kind: "message_end", role: message.role, text, ...common(ctx) });
+      if (!text) return undefined;
+      if (message.role === "assistant") {
+        tacit.post({ kind: "message_end", role: message.role, text, ...common(ctx) });
+        return undefined;
+      }
+      // the user's message is a request: what it returns ("Forgot …", a saved correction) is shown
+      const result = await tacit.call("event", { kind: "message_end", role: "user", text, ...common(ctx) },
+        TIMEOUT_MS.event);
+      for (const notice of (result && result.notices) || []) tacit.show(notice, ctx);
       return undefined;
     });
     on("tool_call", async (event, ctx) => {
