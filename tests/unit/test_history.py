@@ -234,6 +234,25 @@ def test_session_start_says_what_changed_since_the_previous_session(tacit_env, c
     engine.close()
 
 
+def test_a_save_that_landed_as_its_session_ended_is_told_at_the_next_session(tacit_env, cfg):
+    from tacit.engine import Engine
+    from tacit.events import BeforeAgentStart, MessageEnd, SessionStart
+
+    engine = Engine(cfg).load_builtins()
+    engine.dispatch(MessageEnd(session_id="sess-1", host="claude-code", role="user", text="hello"))
+    actor = history.Actor(kind="child", name="correction", session_id="sess-1", host="claude-code",
+                          group="job:9").to_env()
+    tacit(tacit_env, "memory", "add", "--target", "user", "Use pnpm, never npm.", extra_env={"TACIT_ACTOR": actor})
+    time.sleep(0.05)
+    # the child's running mark is cleared after its save: the session row is touched later
+    with engine.sessions.updating("sess-1") as state:
+        state.marks["touched"] = True
+    engine.dispatch(SessionStart(session_id="sess-2", host="claude-code", source="startup"))
+    (line,) = engine.dispatch(BeforeAgentStart(session_id="sess-2", host="claude-code", prompt="hi")).notices
+    assert line.startswith("Since your last session, tacit saved 1 entry to your user profile")
+    engine.close()
+
+
 # ---------------------------------------------------------------------------
 # One lesson, one entry
 # ---------------------------------------------------------------------------

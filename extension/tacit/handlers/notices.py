@@ -65,16 +65,28 @@ def since_last_session(ctx) -> str:
     with ledger.read() as conn:
         row = conn.execute("SELECT MAX(updated_at) FROM sessions WHERE session_id != ?",
                            (ctx.session_id,)).fetchone()
-    if not row or row[0] is None:
+        # a save announced to a session that ended before it saw it: its session row was touched
+        # after the save (the child's running mark cleared), so the time window alone misses it
+        waiting = [r[0] for r in conn.execute(
+            "SELECT DISTINCT change_id FROM notices WHERE delivered_at IS NULL AND change_id IS NOT NULL "
+            "AND coalesce(session_id, '') != ? ORDER BY change_id", (ctx.session_id,))]
+    if (not row or row[0] is None) and not waiting:
         return ""
-    found = [c for c in history.changes(ledger, since=row[0], limit=500)
-             if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id]
+    since = row[0] if row and row[0] is not None else time.time()
+    found = {c.id: c for c in history.changes(ledger, since=since, limit=500)
+             if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id}
+    for change_id in waiting[-500:]:
+        change = found.get(change_id) or history.get(ledger, change_id)
+        if change is not None and change.actor.session_id != ctx.session_id:
+            found[change_id] = change
+    found = sorted(found.values(), key=lambda c: c.id, reverse=True)  # newest first, as history lists them
     if not found:
         return ""
+    since = min(since, min(c.at for c in found))
     with ledger.write() as conn:
         conn.executemany("UPDATE notices SET delivered_at = ? WHERE delivered_at IS NULL AND change_id = ?",
                          [(time.time(), c.id) for c in found])
-    stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(row[0]))
+    stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(since))
     return f"Since your last session, tacit {summarise(found)} — see: tacit memory log --since {stamp}"
 
 
