@@ -228,7 +228,7 @@ def test_no_default_ever_writes_the_users_words(cfg):
 def test_finish_applies_the_defaults_now(cfg, tacit_env):
     three_captures(cfg)
     capture_phrased(cfg, time.time())
-    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "review", "--finish"], env=tacit_env,
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", "review", "--finish", "--json"], env=tacit_env,
                           capture_output=True, text=True, timeout=60)
     result = json.loads(proc.stdout)
     assert proc.returncode == 0 and len(result["promoted"]) == 1 and len(result["discarded"]) == 1
@@ -328,7 +328,7 @@ def test_the_review_command(cfg, tacit_env):
     assert code == 2 and json.loads(out)["success"] is False
     code, out = tacit(tacit_env, "--day", "June 4")
     assert code == 2
-    code, out = tacit(tacit_env, "--history")
+    code, out = tacit(tacit_env, "--history", "--json")
     actions = [d["action"] for d in json.loads(out)["decisions"]]
     assert code == 0 and sorted(actions) == ["drop", "edit", "keep"]
 

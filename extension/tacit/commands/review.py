@@ -79,12 +79,28 @@ def _decide(args, cfg) -> int:
 def _finish(cfg) -> int:
     with Ledger(cfg) as led, led.write() as conn:
         result = settle_past_days(conn, cfg, time.time(), include_today=True)
-    emit({"success": not result["failed"], **result})
+    emit({"success": not result["failed"], **result}, text=_finish_text)
     return 0 if not result["failed"] else 1
+
+
+def _finish_text(result: dict) -> str:
+    parts = [f"{len(result.get(k) or [])} {k}" for k in ("promoted", "discarded", "deferred")]
+    text = "Review finished: " + ", ".join(parts) + "."
+    if result.get("failed"):
+        text += f" Could not apply {len(result['failed'])}: see tacit review."
+    return text
 
 
 def _history(args, cfg) -> int:
     with Ledger(cfg) as led, led.read() as conn:
         rows = decisions(conn, day=args.day)
-    emit({"success": True, "decisions": rows})
+    emit({"success": True, "decisions": rows}, text=_history_text)
     return 0
+
+
+def _history_text(result: dict) -> str:
+    rows = result["decisions"]
+    if not rows:
+        return "No review decisions yet."
+    return "\n".join(f"{d.get('day', '')}  {d['action']:<8} by {d.get('decided_by', '?'):<9} {d.get('key', '')}"
+                     for d in rows)
