@@ -1,10 +1,10 @@
-"""``tacit bridge --stdio`` — the long-lived process the pi extension talks to.
+"""``tacit bridge --stdio`` — the pi extension's fallback transport.
 
-The pi extension (TypeScript) starts this once per session and exchanges JSON
-lines with it on stdin/stdout; the protocol is in ``docs/hosts/pi.md`` and the
-server in ``tacit.hosts.pi.bridge``. ``--stdio`` is the only transport (and
-required, so a later socket transport can be added without changing what a
-bare ``tacit bridge`` means).
+The pi extension talks to the engine service's socket; when no service can
+start it runs this once per session instead and exchanges JSON lines with it
+on stdin/stdout (the same protocol: ``docs/hosts/pi.md``; the server is
+``tacit.hosts.pi.bridge``). ``--stdio`` is required, so what a bare
+``tacit bridge`` means can still change.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Design decisions, and why
 - **Five categories, stable ids.** ``invisible_unicode``, ``injection``,
   ``hidden_instruction``, ``exfiltration``, ``secret``. Every pattern id is
   ``<category>`` or ``<category>.<name>`` and never changes meaning, so logs,
-  ``[BLOCKED: …]`` lines and tests can rely on it. ``pattern_ids()`` lists them.
+  the context gate's notices and tests can rely on it. ``pattern_ids()`` lists them.
 - **Phrases, not words.** A memory store is *about* code, so "ignore", "token",
   ".env", "ssh" and "system prompt" are everyday words here. Every rule needs a
   whole construction ("ignore all previous instructions", ``cat .env``,
