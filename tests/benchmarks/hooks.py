@@ -142,10 +142,11 @@ def make_store(home: Path, *, skills: int, patterns: int) -> dict:
     from tacit.learn import fixes
 
     # the one the benchmark's prompt is about
-    forged = fixes.forge(ledger, cfg, FixStatement(
-        "the parser dropped the last token when the file had no trailing newline",
-        "changed the loop bound in parse() to range(len(tokens))", "bench", 0.9),
-        title="parser drops the last token without a trailing newline")
+    with ledger.write() as conn:
+        forged = fixes.forge(conn, cfg, FixStatement(
+            "the parser dropped the last token when the file had no trailing newline",
+            "changed the loop bound in parse() to range(len(tokens))", "bench", 0.9),
+            title="parser drops the last token without a trailing newline").action == "created"
     ledger.close()
     return {"memory_entries": 50, "skills": skills, "fix_patterns": patterns, "forged": bool(forged),
             "guard_lessons": len(lessons)}
