@@ -26,12 +26,15 @@ from pathlib import Path
 
 import pytest
 
+import tacit
 from tacit.config import load_config
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-EXTENSION = REPO / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+# the extension of the tacit that is installed (what `tacit install pi` copies): its code identity
+# matches the service's, so it links to the service; the checkout's copy would not, under a
+# non-editable install, and every session would quietly run on a bridge
+EXTENSION = Path(tacit.__file__).resolve().parent / "hosts" / "pi" / "extension" / "index.ts"
 CORRECTION = "no, don't use npm here. we use pnpm in this repo"
 
 
