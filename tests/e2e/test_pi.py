@@ -31,11 +31,11 @@ from tacit.config import load_config
 
 pytestmark = pytest.mark.e2e
 
-# the extension of the tacit that is installed (what `tacit install pi` copies): its code identity
-# matches the service's, so it links to the service; the checkout's copy would not, under a
-# non-editable install, and every session would quietly run on a bridge
-EXTENSION = Path(tacit.__file__).resolve().parent / "hosts" / "pi" / "extension" / "index.ts"
-CHECKOUT_EXTENSION = Path(__file__).resolve().parents[2] / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+EXTENSION = Path(__file__).resolve().parents[2] / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+# the installed tacit's copy (what `tacit install pi` copies): its code identity matches the
+# service's, so it links to the service; the checkout's copy does so only under an editable
+# install (under a non-editable one its sessions run on the bridge fallback)
+INSTALLED_EXTENSION = Path(tacit.__file__).resolve().parent / "hosts" / "pi" / "extension" / "index.ts"
 CORRECTION = "no, don't use npm here. we use pnpm in this repo"
 
 
@@ -307,7 +307,7 @@ def test_killing_tacit_mid_session_leaves_pi_answering(stub, run_pi, transport):
         # a service that is up: on a loaded machine its cold start can outlast the extension's
         # wait (4 s), and the session then runs on a bridge, which is not what this test kills
         stub.set_script([{"match": "^warm up", "reply": "warm"}])
-        ok(run_pi.prompt("warm up", extensions=[EXTENSION], env_extra={"TACIT_PI_TRANSPORT": transport}))
+        ok(run_pi.prompt("warm up", extensions=[INSTALLED_EXTENSION], env_extra={"TACIT_PI_TRANSPORT": transport}))
         wait_for(lambda: (cfg.state_dir / "run" / "tacit.sock").exists() and tacit_cli(run_pi, "service", "status")
                  .get("running"), 60, "the service")
         wait_for(lambda: bridge_exits(cfg), 20, "the warm-up session's line")
@@ -317,9 +317,8 @@ def test_killing_tacit_mid_session_leaves_pi_answering(stub, run_pi, transport):
         {"match": "^kill tacit", "times": 1, "tool_calls": [{"name": "bash", "input": {"command": kill}}]},
         {"match": "TACIT-KILLED", "reply": "still answering"},
     ])
-    # the bridge case keeps the checkout's copy: with the installed copy under a non-editable
-    # install, the relinked bridge's session line did not appear within 20 s (not yet understood)
-    extension = EXTENSION if transport == "service" else CHECKOUT_EXTENSION
+    # the service case needs the installed copy (see INSTALLED_EXTENSION)
+    extension = INSTALLED_EXTENSION if transport == "service" else EXTENSION
     proc = run_pi.prompt("kill tacit", extensions=[extension], env_extra={"TACIT_PI_TRANSPORT": transport})
     ok(proc)
     assert proc.stdout.strip() == "still answering"
