@@ -425,3 +425,48 @@ def test_install_project_scope_needs_trust_and_uninstalls_cleanly(tc):
                                "--project-dir", str(project)).stdout)["success"]
     leftover = {k: v for k, v in tree_digest(project).items() if not k.startswith(".claude/projects")}
     assert leftover == before
+
+
+def test_what_the_user_says_is_in_memory_by_the_next_session(installed):
+    """Issue 22: a preference and a convention said in session 1 (which then ends) are in
+    session 2's context, saved by session 1's own children; session 1's user was told."""
+    tc = installed
+    preference = "The user prefers short answers without long explanations."
+    convention = "This project uses yarn."
+    tc.stub.set_script([
+        # a child whose prompt carries the convention as a highlight: save it
+        {"match": r"(?s)reviewing a coding session.*<highlighted>.*we use yarn here", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": f'tacit memory add "{convention}"',
+                                                   "description": "save the convention"}}]},
+        # whichever child (correction save or review) carries the preference: save it
+        {"match": r"(?s)memory keeper.*skip the long explanations", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": f'tacit memory add --target user "{preference}"',
+                                                   "description": "save the preference"}}]},
+        {"match": "Entry added", "reply": "Saved."},
+        {"match": "^I prefer short answers, skip the long explanations$", "reply": "Understood."},
+        {"match": "^we use yarn here$", "reply": "OK, yarn."},
+    ], default="OK")
+    tc.prompt("I prefer short answers, skip the long explanations", "--allowedTools", "Bash")
+    tc.prompt("we use yarn here", "-c", "--allowedTools", "Bash")  # each -p run ends with SessionEnd
+
+    user_md, memory_files = tc.cfg().user_file, lambda: list(tc.cfg().home.rglob("MEMORY.md"))
+    wait_for(lambda: user_md.exists() and preference in user_md.read_text(), CHILD_DEADLINE,
+             what="the preference in USER.md")
+    wait_for(lambda: any(convention in p.read_text() for p in memory_files()), CHILD_DEADLINE,
+             what="the convention in a MEMORY.md")
+    reviews = tc.wait_child("review")
+    assert all(r["ok"] for r in reviews), reviews
+
+    # session 1's user was told, in the session: the statement noted at its turn's end
+    told = hook_messages(tc)
+    assert any(m.startswith("Noted (fact): This project uses yarn.") for m in told), told
+
+    # session 2 starts with both
+    n = len(tc.stub.model_requests())
+    proc, _ = tc.prompt("hello", "--output-format", "stream-json", "--verbose")
+    context = tc.first_request_context(tc.stub.model_requests()[n])
+    assert preference in context and convention in context
+    # and is told what session 1's children saved
+    shown = " ".join(hook_messages(tc)) + proc.stdout
+    assert "tacit saved" in shown or "Since your last session, tacit saved" in shown, shown[-2000:]
+    assert tc.stub.refused_proxy() == []
