@@ -300,12 +300,15 @@ def test_memory_slash_commands_cost_no_model_turn(installed):
     shown = json.dumps(result) + proc.stdout
     assert "SHOW-ME-1: the project builds with make" in shown and "SHOW-ME-2" in shown, shown
     assert "Candidates" in shown  # the memory first, then the candidates
+    assert "Original prompt" not in shown  # the answer, not an echo of the blocked prompt (issue 22)
     proc, result = tc.prompt("/tacit:memory-skills")
     assert "Skills in " in json.dumps(result) + proc.stdout
     proc, result = tc.prompt("/tacit:memory-consolidate")  # nothing near its limit: says so, no child
     assert "Nothing to consolidate" in json.dumps(result) + proc.stdout
     proc, result = tc.prompt("/tacit:memory-forget SHOW-ME-2")
     assert "Forgot" in json.dumps(result) + proc.stdout
+    proc, result = tc.prompt("/tacit:memory-forget")  # the hint names the command as Claude Code lists it
+    assert "/tacit:memory-forget we use pnpm" in json.dumps(result) + proc.stdout
     assert "SHOW-ME-2" not in tc.cfg().user_file.read_text()
     assert len(tc.stub.model_requests()) == before  # not one model request
     assert tc.children("consolidate") == []
