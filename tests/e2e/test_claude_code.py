@@ -26,7 +26,12 @@ deadline instead of sleeping.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import signal
+import subprocess
+import termios
 import time
 from pathlib import Path
 
@@ -473,3 +478,52 @@ def test_what_the_user_says_is_in_memory_by_the_next_session(installed):
     shown = " ".join(hook_messages(tc)) + proc.stdout
     assert "tacit saved" in shown or "Since your last session, tacit saved" in shown, shown[-2000:]
     assert tc.stub.refused_proxy() == []
+
+
+def run_on_a_terminal(tc, *args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, str]:
+    """``claude ARGS`` started from a terminal (a pty that is its controlling
+    terminal, its stdin and stderr), as a user typing ``claude -p … > out`` in a
+    shell: (process with its stdout, what the terminal got)."""
+    master, slave = os.openpty()
+
+    def own_terminal():
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    try:
+        proc = subprocess.Popen([str(tc.claude.binary), *args], cwd=str(tc.claude.project), env=tc.env(),
+                                stdin=slave, stdout=subprocess.PIPE, stderr=slave, text=True,
+                                start_new_session=True, preexec_fn=own_terminal)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        os.set_blocking(master, False)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(slave)
+        os.close(master)
+    shown = seen.decode(errors="replace").replace("\r\n", "\n")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, shown), shown
+
+
+def test_a_headless_run_tells_its_terminal_what_it_noted_and_keeps_stdout_clean(installed):
+    """Issue 22: ``claude -p`` prints only the reply and shows no hook output; the
+    statement noted at the turn's end reaches the terminal the run was started from."""
+    tc = installed
+    tc.stub.set_script([{"match": "^we use yarn here$", "reply": "OK, yarn."}], default="Saved.")
+    proc, terminal = run_on_a_terminal(tc, "-p", "we use yarn here")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "OK, yarn."  # the run's output is the reply alone
+    assert "tacit: Noted (fact): This project uses yarn." in terminal, (terminal[-2000:], hook_messages(tc))
+    # the same run with no terminal (a script, CI): nothing breaks, the notice is kept in the transcript
+    _, result = tc.prompt("we use yarn here", "-c")
+    assert result["result"] == "OK, yarn."

@@ -62,7 +62,7 @@ def save_pending_correction(event, ctx) -> Result | None:
         return None  # rate limit: keep it pending
     if state.is_running("correction", stale_after(cfg, "correction")):
         return None  # a save is in progress: don't double it
-    return _start_save(state, event.assistant_text)
+    return _start_save(state, event.assistant_text, tell=not cfg.silent)
 
 
 def save_pending_at_end(event, ctx) -> Result | None:
@@ -74,11 +74,15 @@ def save_pending_at_end(event, ctx) -> Result | None:
     return _start_save(state, "")
 
 
-def _start_save(state, assistant_reply: str) -> Result:
+def _start_save(state, assistant_reply: str, *, tell: bool = False) -> Result:
     pending = state.pending_correction
     state.pending_correction = None
     state.last_correction_save_turn = state.user_turns
-    return Result(children=[ChildRequest("correction", {
+    said = " ".join(str(pending.get("text", "")).split())
+    said = said if len(said) <= 100 else said[:99] + "…"
+    # told where the turn ends (a headless run shows nothing later); the save itself is announced when done
+    notices = [f"Noted (correction): {said} — saving it to memory."] if tell and said else []
+    return Result(notices=notices, children=[ChildRequest("correction", {
         "correction": pending.get("text", ""),
         "earlier_corrections": list(pending.get("earlier") or []),
         "prev_assistant": pending.get("prev_assistant", ""),

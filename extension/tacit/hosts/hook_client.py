@@ -19,6 +19,12 @@ Design decisions, and why
   for a complete one.
 - **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
   changing into the run folder and connecting by the socket's bare name.
+- **Headless runs show no hook output** (``claude -p`` prints only the
+  reply): there the reply's ``systemMessage`` is also written to the
+  terminal the run was started from — the hook's own ``/dev/tty``, else (the
+  host starts hooks in a session of their own) the terminal its parent
+  process writes its errors to (Linux ``/proc``) — never to the run's
+  stdout, and nothing when there is no terminal (see docs/hosts/).
 """
 
 import _socket
@@ -36,6 +42,10 @@ DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
 
 
+#: per host, the environment variable that says the run is headless, and its values' prefixes
+HEADLESS = {"claude-code": (b"CLAUDE_CODE_ENTRYPOINT", (b"sdk",))}
+
+
 def main() -> None:
     argv = sys.argv[1:]
     out = b""
@@ -44,12 +54,82 @@ def main() -> None:
     except BaseException:  # noqa: BLE001 — never break the host
         out = b""
     try:
+        tell_terminal(argv, out)
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
         if out:
             sys.stdout.buffer.write(out)
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
     posix._exit(0)
+
+
+def headless(host: str, environ=None) -> bool:
+    """Does this run show no hook output (``claude -p``)?"""
+    name, prefixes = HEADLESS.get(host, (None, ()))
+    value = (posix.environ if environ is None else environ).get(name, b"") if name else b""
+    return bool(value) and value.startswith(prefixes)
+
+
+def _parent(pid: int) -> int:
+    try:
+        fd = posix.open(f"/proc/{pid}/stat", posix.O_RDONLY)
+    except OSError:
+        return 0
+    try:
+        stat = posix.read(fd, 4096)
+    finally:
+        posix.close(fd)
+    fields = stat.rpartition(b")")[2].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+
+
+def open_terminal(tty: str = "/dev/tty", ancestors: int = 4) -> int:
+    """A writable fd on the run's terminal, or -1: ``tty``, else the nearest
+    ancestor's stderr when that is a terminal."""
+    try:
+        return posix.open(tty, posix.O_WRONLY | posix.O_NOCTTY)
+    except OSError:
+        pass
+    pid = posix.getppid()
+    for _ in range(ancestors):
+        if pid <= 1:
+            break
+        try:
+            fd = posix.open(f"/proc/{pid}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            if posix.isatty(fd):
+                return fd
+            posix.close(fd)
+        pid = _parent(pid)
+    return -1
+
+
+def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = 4) -> bool:
+    """In a headless run, write the reply's notices (``systemMessage``) to the
+    terminal the run was started from; True when written."""
+    if len(argv) < 2 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
+        return False
+    if not headless(argv[0]):
+        return False
+    import json  # only here: a notice in a headless run
+
+    message = json.loads(out).get("systemMessage")
+    if not isinstance(message, str) or not message.strip():
+        return False
+    fd = open_terminal(tty, ancestors)
+    if fd < 0:
+        return False  # no terminal (a script, CI): the notice waits for the next session start
+    try:
+        lines = [line for line in message.splitlines() if line.strip()]
+        posix.write(fd, "".join(f"tacit: {line}\n" for line in lines).encode("utf-8", "replace"))
+    finally:
+        posix.close(fd)
+    return True
 
 
 def read_stdin() -> bytes:
