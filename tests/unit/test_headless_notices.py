@@ -61,3 +61,25 @@ def test_no_terminal_is_no_error(monkeypatch, tmp_path):
     monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
     assert not hook_client.tell_terminal(["claude-code", "Stop"], REPLY, tty=str(tmp_path / "no-such-tty"),
                                          ancestors=0)
+
+
+def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_path):
+    """``codex exec`` reports its hooks on stderr: the notices go there, whatever stderr is."""
+    import subprocess
+    import sys
+
+    hook = tmp_path / "hook.py"
+    hook.write_text("import sys\nfrom tacit.hosts import hook_client\n"
+                    f"print(hook_client.tell_terminal(['codex', 'Stop'], {REPLY!r}, tty='/nonexistent'))\n")
+    host = tmp_path / "codex.py"  # stands in for the host process: `<interpreter> codex.py exec …`
+    host.write_text("import subprocess, sys\n"
+                    f"out = subprocess.run([sys.executable, {str(hook)!r}], capture_output=True, text=True)\n"
+                    "print(out.stdout.strip())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TACIT_CHILD", "CLAUDE_CODE_ENTRYPOINT")}
+    done = subprocess.run([sys.executable, str(host), "exec", "--", "we use yarn here"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "True"
+    assert done.stderr == "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n"
+    interactive = subprocess.run([sys.executable, str(host), "--", "hello"], capture_output=True, text=True,
+                                 env=env, timeout=60)
+    assert interactive.stdout.strip() == "False" and interactive.stderr == ""

@@ -42,8 +42,13 @@ DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
 
 
-#: per host, the environment variable that says the run is headless, and its values' prefixes
-HEADLESS = {"claude-code": (b"CLAUDE_CODE_ENTRYPOINT", (b"sdk",))}
+#: per host, how a headless run is recognised: an environment variable's value prefixes, or
+#: an ancestor process's first argument (``codex exec``); and whether the notices then go to
+#: that run's stderr only when it is a terminal (claude -p: stderr is otherwise empty) or
+#: always (codex exec: stderr is the run's transcript, where it reports its hooks)
+HEADLESS = {"claude-code": {"env": b"CLAUDE_CODE_ENTRYPOINT", "prefixes": (b"sdk",), "terminal_only": True},
+            "codex": {"argv1": b"exec", "terminal_only": False}}
+ANCESTORS = 4
 
 
 def main() -> None:
@@ -66,62 +71,86 @@ def main() -> None:
     posix._exit(0)
 
 
-def headless(host: str, environ=None) -> bool:
-    """Does this run show no hook output (``claude -p``)?"""
-    name, prefixes = HEADLESS.get(host, (None, ()))
-    value = (posix.environ if environ is None else environ).get(name, b"") if name else b""
-    return bool(value) and value.startswith(prefixes)
-
-
 def _parent(pid: int) -> int:
-    try:
-        fd = posix.open(f"/proc/{pid}/stat", posix.O_RDONLY)
-    except OSError:
-        return 0
-    try:
-        stat = posix.read(fd, 4096)
-    finally:
-        posix.close(fd)
+    stat = _read(f"/proc/{pid}/stat")
     fields = stat.rpartition(b")")[2].split()
     return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
 
 
-def open_terminal(tty: str = "/dev/tty", ancestors: int = 4) -> int:
-    """A writable fd on the run's terminal, or -1: ``tty``, else the nearest
-    ancestor's stderr when that is a terminal."""
+def _read(path: str) -> bytes:
+    try:
+        fd = posix.open(path, posix.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return posix.read(fd, 4096)
+    finally:
+        posix.close(fd)
+
+
+def _ancestors(limit: int = ANCESTORS):
+    pid = posix.getppid()
+    for _ in range(limit):
+        if pid <= 1:
+            return
+        yield pid
+        pid = _parent(pid)
+
+
+def headless_run(host: str, environ=None, ancestors: int = ANCESTORS) -> int:
+    """The pid whose stderr is the headless run's output (``claude -p``, ``codex exec``),
+    0 when the run is headless but that process is not known, -1 when it is not headless."""
+    spec = HEADLESS.get(host)
+    if spec is None:
+        return -1
+    if "env" in spec:
+        value = (posix.environ if environ is None else environ).get(spec["env"], b"")
+        return 0 if value and value.startswith(spec["prefixes"]) else -1
+    for pid in _ancestors(ancestors):
+        args = _read(f"/proc/{pid}/cmdline").split(b"\0")
+        if spec["argv1"] in args[1:3]:
+            return pid
+    return -1
+
+
+def open_terminal(host: str, run: int, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> int:
+    """A writable fd on the headless run's output, or -1: its terminal (``tty``,
+    else the nearest ancestor's stderr that is a terminal); for a host whose
+    run reports hooks on stderr, that run's stderr whatever it is."""
+    if run > 0 and not HEADLESS[host]["terminal_only"]:
+        try:
+            return posix.open(f"/proc/{run}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
+        except OSError:
+            return -1
     try:
         return posix.open(tty, posix.O_WRONLY | posix.O_NOCTTY)
     except OSError:
         pass
-    pid = posix.getppid()
-    for _ in range(ancestors):
-        if pid <= 1:
-            break
+    for pid in _ancestors(ancestors):
         try:
             fd = posix.open(f"/proc/{pid}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
         except OSError:
-            fd = -1
-        if fd >= 0:
-            if posix.isatty(fd):
-                return fd
-            posix.close(fd)
-        pid = _parent(pid)
+            continue
+        if posix.isatty(fd):
+            return fd
+        posix.close(fd)
     return -1
 
 
-def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = 4) -> bool:
-    """In a headless run, write the reply's notices (``systemMessage``) to the
-    terminal the run was started from; True when written."""
+def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> bool:
+    """In a headless run, write the reply's notices (``systemMessage``) where the
+    run's user sees them (:func:`open_terminal`); True when written."""
     if len(argv) < 2 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
         return False
-    if not headless(argv[0]):
+    run = headless_run(argv[0], ancestors=ancestors)
+    if run < 0:
         return False
     import json  # only here: a notice in a headless run
 
     message = json.loads(out).get("systemMessage")
     if not isinstance(message, str) or not message.strip():
         return False
-    fd = open_terminal(tty, ancestors)
+    fd = open_terminal(argv[0], run, tty, ancestors)
     if fd < 0:
         return False  # no terminal (a script, CI): the notice waits for the next session start
     try:
