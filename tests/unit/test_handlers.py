@@ -417,11 +417,13 @@ PREFERENCE = "Keep your answers short, I prefer brevity."
 
 def test_a_durable_statement_starts_a_review_at_its_turns_end_and_is_acknowledged(cfg):
     engine, rec = make(cfg)
-    result = turn(engine, PREFERENCE, reply="Understood.")
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text=PREFERENCE)).notices
+    engine.dispatch(MessageEnd(session_id="s", role="assistant", text="Understood."))
+    engine.dispatch(TurnEnd(session_id="s"))
     (job,) = rec.of("review")  # turn 1: no interval, no minimum of user turns
     assert job["variables"]["reason"] == "a durable statement"
     assert [h["text"] for h in job["variables"]["highlighted"]] == [PREFERENCE]
-    assert any(n.startswith("Noted (preference): Keep your answers short") for n in result.notices)
+    assert any(n.startswith("Noted (preference): Keep your answers short") for n in told)
 
 
 def test_the_prompt_carries_every_highlight_since_the_last_review_not_a_window(cfg):

@@ -29,7 +29,7 @@ def register(engine) -> None:
     engine.on("session_shutdown", save_pending_at_end, name="corrections.save_shutdown", priority=20)
 
 
-def detect_on_user_message(event, ctx) -> None:
+def detect_on_user_message(event, ctx) -> Result | None:
     if event.role != "user" or not ctx.cfg.correction_detection or not event.text.strip():
         return None
     analysis = ctx.analysis
@@ -50,7 +50,12 @@ def detect_on_user_message(event, ctx) -> None:
         "earlier": earlier,
         "event_id": event.id,
     }
-    return None
+    if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
+        return None
+    # told with the message (a headless run shows nothing later); the save is announced when done
+    said = " ".join(event.text.split())
+    said = said if len(said) <= 100 else said[:99] + "…"
+    return Result(notices=[f"Noted (correction): {said} — saving it to memory."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:
@@ -62,7 +67,7 @@ def save_pending_correction(event, ctx) -> Result | None:
         return None  # rate limit: keep it pending
     if state.is_running("correction", stale_after(cfg, "correction")):
         return None  # a save is in progress: don't double it
-    return _start_save(state, event.assistant_text, tell=not cfg.silent)
+    return _start_save(state, event.assistant_text)
 
 
 def save_pending_at_end(event, ctx) -> Result | None:
@@ -74,15 +79,11 @@ def save_pending_at_end(event, ctx) -> Result | None:
     return _start_save(state, "")
 
 
-def _start_save(state, assistant_reply: str, *, tell: bool = False) -> Result:
+def _start_save(state, assistant_reply: str) -> Result:
     pending = state.pending_correction
     state.pending_correction = None
     state.last_correction_save_turn = state.user_turns
-    said = " ".join(str(pending.get("text", "")).split())
-    said = said if len(said) <= 100 else said[:99] + "…"
-    # told where the turn ends (a headless run shows nothing later); the save itself is announced when done
-    notices = [f"Noted (correction): {said} — saving it to memory."] if tell and said else []
-    return Result(notices=notices, children=[ChildRequest("correction", {
+    return Result(children=[ChildRequest("correction", {
         "correction": pending.get("text", ""),
         "earlier_corrections": list(pending.get("earlier") or []),
         "prev_assistant": pending.get("prev_assistant", ""),

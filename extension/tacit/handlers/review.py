@@ -14,8 +14,8 @@ At ``session_shutdown`` and ``before_compact`` any uncovered highlight starts
 one. The prompt carries every highlighted message since the last review (not
 a window of the last few); corrections are left to the correction save. The
 daily budget applies as to every child: over it, the job waits and the user
-is told. A durable statement said on its own is acknowledged at the turn's
-end ("Noted (preference): …").
+is told. A durable statement said on its own is acknowledged with the
+message ("Noted (preference): …"), so even a headless run shows it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
 MARK = "review.highlights"  # session mark: the highlighted messages not covered by a save yet
-MARK_ACK = "review.ack"  # session mark: the "Noted: …" waiting for the turn's end
 MAX_HIGHLIGHTS = 60  # a whole day of highlights; beyond it the lowest-scored give way
 HIGHLIGHT_CHARS = 1500
 
@@ -47,7 +46,7 @@ def _durable_now(analysis) -> bool:
     return analysis.rule is not None or analysis.durable_score >= confident
 
 
-def note_highlight(event, ctx) -> None:
+def note_highlight(event, ctx) -> Result | None:
     """Keep every highlighted user message (not a correction: that one has its own save)."""
     cfg, analysis = ctx.cfg, ctx.analysis
     if event.role != "user" or analysis is None or not cfg.review_enabled or not analysis.highlight:
@@ -63,9 +62,10 @@ def note_highlight(event, ctx) -> None:
         kept.remove(min(kept, key=lambda h: float(h.get("score") or 0.0)))
     ctx.state.marks[MARK] = kept
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
+        # told with the message (every host shows it by the reply's end, a headless run too)
         shown = analysis.rule or " ".join(event.text.split())
         shown = shown if len(shown) <= 100 else shown[:99] + "…"
-        ctx.state.marks[MARK_ACK] = f"Noted ({analysis.category}): {shown} — this session's memory review saves it."
+        return Result(notices=[f"Noted ({analysis.category}): {shown} — this session's memory review saves it."])
     return None
 
 
@@ -93,14 +93,12 @@ def _why(state, cfg) -> str | None:
 
 def maybe_review(event, ctx) -> Result | None:
     cfg, state = ctx.cfg, ctx.state
-    ack = state.marks.pop(MARK_ACK, None)
-    notices = [ack] if ack and not cfg.silent else []
     if not cfg.review_enabled:
-        return Result(notices=notices) if notices else None
+        return None
     reason = _why(state, cfg)
     if reason is None or state.is_running("review", stale_after(cfg, "review")):
-        return Result(notices=notices) if notices else None
-    return _start(state, reason, notices)
+        return None
+    return _start(state, reason, [])
 
 
 def review_at_end(event, ctx) -> Result | None:
