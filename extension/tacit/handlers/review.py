@@ -1,21 +1,14 @@
 """Background review: what the user said today is in memory by the next session.
 
-A review asks a child agent to look back over the session and save what is
-worth keeping (memories and skills in one pass). It starts on ``turn_end``
-when any of these holds (never while one runs: one child per session):
-- **the highlights add up**: the lesson scores of the user's highlighted
-  messages since the last review reach ``REVIEW_BUDGET``;
-- **a durable statement waits**: a message the detectors read as a confident
-  preference / decision / fact / goal, or a rule tacit can phrase ("we use
-  yarn here"), is not covered by a save yet;
-- **the interval**: ``nudge_interval`` turns or ``nudge_tool_calls`` tool calls
-  since the last review (after ``review_min_user_turns`` user turns).
-At ``session_shutdown`` and ``before_compact`` uncovered highlights start one
-when their scores reach ``END_BUDGET``. The prompt carries every highlighted message since the last review (not
-a window of the last few); corrections are left to the correction save. The
-daily budget applies as to every child: over it, the job waits and the user
-is told. A durable statement said on its own is acknowledged with the
-message ("Noted (preference): …"), so even a headless run shows it.
+A review asks a child agent to look back over the session and save what is worth keeping
+(memories and skills in one pass). It starts at ``turn_end`` — never while one runs — when a
+durable statement waits (a rule tacit can phrase, or a confident preference / decision / fact /
+goal), when the highlighted messages' lesson scores since the last review reach
+``REVIEW_BUDGET``, or after the interval (``nudge_interval`` turns, ``nudge_tool_calls`` tool
+calls); and at ``session_shutdown`` / ``before_compact`` for the highlights still uncovered. The
+prompt carries every highlighted message since the last review, not a window; corrections are
+left to the correction save. The daily budget applies as to every child. A durable statement is
+acknowledged with the message ("Noted (preference): …"). Details: docs/learning.md.
 """
 
 from __future__ import annotations
@@ -31,8 +24,8 @@ MARK = "review.highlights"  # session mark: the highlighted messages not covered
 #: reviews per 100 user messages, but the lesson scores there are in-sample; the daily budget
 #: bounds the cost (docs/learning.md)
 END_BUDGET = 0.0
-MAX_HIGHLIGHTS = 60  # a whole day of highlights; beyond it the lowest-scored give way
-HIGHLIGHT_CHARS = 1500
+MAX_HIGHLIGHTS = 40  # a long day of highlights; beyond it the lowest-scored give way
+HIGHLIGHT_CHARS = 1000  # per message, kept in the session state (written through on every event)
 
 
 def register(engine) -> None:

@@ -19,12 +19,9 @@ Design decisions, and why
   for a complete one.
 - **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
   changing into the run folder and connecting by the socket's bare name.
-- **Headless runs show no hook output** (``claude -p`` prints only the
-  reply): there the reply's ``systemMessage`` is also written to the
-  terminal the run was started from — the hook's own ``/dev/tty``, else (the
-  host starts hooks in a session of their own) the terminal its parent
-  process writes its errors to (Linux ``/proc``) — never to the run's
-  stdout, and nothing when there is no terminal (see docs/hosts/).
+- **Headless runs show no hook output**: the reply's notices also go where
+  that run's user sees them (``tell_terminal``; docs/hosts/claude-code.md,
+  codex.md), never to its stdout.
 """
 
 import _socket

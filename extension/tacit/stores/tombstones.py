@@ -12,8 +12,7 @@ Design decisions
   ``/memory-teach``, or a new correction in the user's own words. New
   evidence (usage patterns, reviews, other children) is refused while the
   tombstone stands.
-- **In the ledger** (``tombstones``, migration 0006_history); ``live`` is one
-  indexed scan of a table the user fills by hand, so it stays small.
+- **In the ledger** (``tombstones``, migration 0006_history); small by nature.
 """
 
 from __future__ import annotations
