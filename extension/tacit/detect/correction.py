@@ -142,7 +142,7 @@ _REDIRECT = re.compile(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s
                        r"[.!]*$|^stop\s*[,.!:\u2014\u2013-]+\s*(?:please\s+)?(?:dont|do not|don't|you|that|"
                        r"this|the|it|what)\b")
 #: "no need to change that", "did you say the tenant id is 42?": not corrections, not lessons
-_NOT_LESSON = re.compile(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)|you said\b[^?]*\?$)")
+_NOT_LESSON = re.compile(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
 
 
 def terse_verdict(reading: _features.MessageReading) -> tuple[bool, str, str] | None:
