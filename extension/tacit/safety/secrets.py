@@ -330,8 +330,8 @@ def _pem_tail_span(match, text):
     half of a key pasted over two messages (the first is the BEGIN rule's)."""
     end_line = match.start()
     floor = max(0, end_line - _PEM_LIMIT)
-    begin = text.rfind("-----BEGIN", floor, end_line)
-    floor = begin if begin != -1 else floor
+    # back to the previous BEGIN or END line at most: each stretch is walked once
+    floor = max(floor, text.rfind("-----BEGIN", floor, end_line), text.rfind("PRIVATE KEY-----", floor, end_line))
     chunk = text[floor:end_line]
     cuts = [0] + [m.end() for m in _PEM_TAIL_LINE.finditer(chunk)]
     start, stop = len(chunk), len(chunk)
