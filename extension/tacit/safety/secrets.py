@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tacit.safety.private_keys import PEM_END, pem_span, pem_tail_span
 from tacit.safety.secret_values import (  # noqa: F401 — re-exported
     TRAILING,
     _WORDS,
@@ -148,37 +149,6 @@ def _group_span(name: str) -> Callable:
         return match.span(name)
 
     return span
-
-
-# --- PEM blocks -------------------------------------------------------------
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_LIMIT = 20_000  # characters searched for the END line
-# a line of key material (base64, or base64url: a key re-encoded or mangled by
-# a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
-# or a literal "\n" of a key pasted from JSON
-_PEM_PIECE = re.compile(
-    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
-    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
-)
-
-
-def _pem_span(match, text):
-    """BEGIN line to END line; without an END line, the header and the key
-    material after it (a truncated paste is still a key)."""
-    start, pos = match.start(), match.start("secret")
-    limit = min(len(text), pos + _PEM_LIMIT)
-    following = text.find("-----BEGIN", pos, limit)  # the next block is its own match
-    if following != -1:
-        limit = following
-    end = _PEM_END.search(text, pos, limit)
-    if end is not None:
-        return start, end.end()
-    while pos < limit:
-        piece = _PEM_PIECE.match(text, pos, limit)
-        if piece is None or piece.end() == pos:
-            break
-        pos = piece.end()
-    return start, pos
 
 
 # ---------------------------------------------------------------------------
@@ -295,9 +265,6 @@ _TOOL_PASSWORD = re.compile(
 )
 _KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _NEAR = 160  # characters around a key id searched for its secret
-_PEM_TAIL_LINE = re.compile(r"\r?\n|\\[nr]")
-_PEM_MATERIAL = re.compile(r"[A-Za-z0-9+/_-]+={0,2}|(?:Proc-Type|DEK-Info|Comment|Version|Hash):.{0,200}")
-_PEM_TRAILING = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}$")
 
 
 def _spaced_check(match, text):
@@ -325,28 +292,6 @@ def _near_key_id(match, text):
         text, max(0, start - _NEAR), min(len(text), end + _NEAR)) is not None
 
 
-def _pem_tail_span(match, text):
-    """The END line of a private key and the key lines before it: the second
-    half of a key pasted over two messages (the first is the BEGIN rule's)."""
-    end_line = match.start()
-    floor = max(0, end_line - _PEM_LIMIT)
-    # back to the previous BEGIN or END line at most: each stretch is walked once
-    floor = max(floor, text.rfind("-----BEGIN", floor, end_line), text.rfind("PRIVATE KEY-----", floor, end_line))
-    chunk = text[floor:end_line]
-    cuts = [0] + [m.end() for m in _PEM_TAIL_LINE.finditer(chunk)]
-    start, stop = len(chunk), len(chunk)
-    for cut in reversed(cuts):
-        piece = chunk[cut:stop]
-        if piece.strip() and not _PEM_MATERIAL.fullmatch(piece.strip()):
-            tail = _PEM_TRAILING.search(piece.rstrip())
-            start = cut + tail.start() if tail else start
-            break
-        start, stop = cut, max(cut - 1, 0)
-        while stop > 0 and chunk[stop - 1] in "\\\r":
-            stop -= 1
-    return floor + start, match.end()
-
-
 # ---------------------------------------------------------------------------
 # The rule table (order = report order; for overlapping matches the earlier
 # rule names the replacement)
@@ -370,7 +315,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret.private_key",
         # the scanner masks everything up to the END line (or 8,000 characters)
         r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----(?:END|BEGIN))[\s\S]){0,8000})",
-        (("private key",),), span=_pem_span,
+        (("private key",),), span=pem_span,
     ),
     _rule("secret.anthropic_key", r"\bsk-ant-(?P<secret>[A-Za-z0-9_-]{20,300}+)",
           (("sk-ant-",),), _token(mixed=True)),
@@ -452,7 +397,7 @@ RULES: tuple[SecretRule, ...] = (
           (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
             "пароль"),),
           _keyed_value_check, span=_keyed_value_span, kind="password"),
-    _rule("secret.private_key", _PEM_END, (("private key",),), span=_pem_tail_span),
+    _rule("secret.private_key", PEM_END, (("private key",),), span=pem_tail_span),
     _rule("secret.password_phrase", _LABELLED,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
           _spaced_check, span=_keyed_value_span, kind=_keyed_kind),
