@@ -55,6 +55,12 @@ ENTRY_SEPARATOR = "\n§\n"
 NAME_MAX = 128
 DESCRIPTION_MAX = 1024
 _MAX_SPLITS = 16  # split injections searched for in one memory block before the rest is left out
+# what a saved entry may not tell the agent to run (a fix pattern may do none of commands.REASONS)
+MEMORY_DANGERS = frozenset(("pipe_to_shell", "delete_outside_project", "disk_overwrite", "tls_disabled",
+                            "world_writable", "security_disabled"))
+_PAIR_CHARS = 160  # of an entry's end and the next's start read together across other entries
+_PAIR_BUDGET = 512  # pairs read in one gate call; past it, entries that end mid-sentence are left out
+_ENDS_SENTENCE = tuple('.!?)]"\'`:;*') + ("。", "！", "？")
 
 # ---------------------------------------------------------------------------
 # Cleaning
@@ -208,8 +214,8 @@ def _verdict(kind: str, text: str):
             problem = ("too_long", f"a description longer than {DESCRIPTION_MAX} characters")
     if problem is None:
         problem = _scan_verdict(text, cleaned)
-    if problem is None and kind == FIX_PATTERN:
-        danger = commands.find_dangers(cleaned)
+    if problem is None and kind in (FIX_PATTERN, MEMORY):
+        danger = [d for d in commands.find_dangers(cleaned) if kind == FIX_PATTERN or d.id in MEMORY_DANGERS]
         if danger:
             problem = (danger[0].id, danger[0].reason)
     result = (None, problem) if problem else (cleaned, None)
@@ -292,7 +298,9 @@ def _joined_finding(texts: list):
     return None if cached is _CLEAN else cached
 
 
-def _gate_memory(block: Block, left_out: list) -> Block | None:
+def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> Block | None:
+    """``block`` without its refused entries; ``numbers`` receives the
+    (1-based) numbers of the entries kept."""
     raw_entries = block.text.split(ENTRY_SEPARATOR)
     kept: list[tuple[int, str]] = []
     for number, entry in enumerate(raw_entries, 1):
@@ -327,7 +335,68 @@ def _gate_memory(block: Block, left_out: list) -> Block | None:
         kept = kept[:i] + kept[j + 1:]
     if not kept:
         return None
+    if numbers is not None:
+        numbers.extend(number for number, _text in kept)
     return Block(MEMORY, block.label, ENTRY_SEPARATOR.join(text for _number, text in kept), block.group)
+
+
+def _split_reason(finding) -> str:
+    return _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+
+
+def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
+    """Memory entries read together across blocks (USER.md then MEMORY.md …)
+    and across the entries between them: the surviving entries of every
+    memory block are joined (an injection split over two scopes), and an
+    entry that ends mid-sentence is read with the start of every later
+    entry (one split with other entries between its halves). Failing
+    entries are left out of their blocks."""
+    spots = [(b, numbering[id(block)][k], entry) for b, block in enumerate(allowed) if block.kind == MEMORY
+             for k, entry in enumerate(block.text.split(ENTRY_SEPARATOR))]
+    if len(spots) < 2:
+        return allowed
+    refused: dict = {}  # (block index, entry number) -> (reason, pattern id)
+    if len({b for b, _n, _e in spots}) > 1 and (finding := _joined_finding([e for _b, _n, e in spots])):
+        probe: list = []  # which entries: gate them as one block and keep its verdicts
+        _gate_memory(Block(MEMORY, "", ENTRY_SEPARATOR.join(e for _b, _n, e in spots)), probe)
+        for item in probe:
+            b, number, _entry = spots[int(item.label.rsplit(" ", 1)[1]) - 1]
+            refused[(b, number)] = (item.reason, item.pattern_id)
+    budget = _PAIR_BUDGET
+    for i, (b, number, entry) in enumerate(spots):
+        if (b, number) in refused or entry.rstrip().endswith(_ENDS_SENTENCE):
+            continue
+        tail = entry[-_PAIR_CHARS:]
+        for later in spots[i + 2:]:
+            if budget <= 0:
+                refused[(b, number)] = ("an unfinished entry not checked against the rest (too many)", "budget")
+                break
+            budget -= 1
+            if (later[0], later[1]) in refused:
+                continue
+            finding = _joined_finding([tail, later[2][:_PAIR_CHARS]])
+            if finding is not None:
+                for spot in ((b, number), (later[0], later[1])):
+                    refused[spot] = (_split_reason(finding), finding.pattern_id)
+                break
+    if not refused:
+        return allowed
+    out = []
+    for b, block in enumerate(allowed):
+        if block.kind != MEMORY:
+            out.append(block)
+            continue
+        entries = []
+        for number, entry in zip(numbering[id(block)], block.text.split(ENTRY_SEPARATOR)):
+            if (b, number) in refused:
+                reason, pattern_id = refused[(b, number)]
+                label = f"{block.label} entry {number}"
+                left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), reason, pattern_id))
+            else:
+                entries.append(entry)
+        if entries:
+            out.append(Block(MEMORY, block.label, ENTRY_SEPARATOR.join(entries), block.group))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -346,6 +415,7 @@ def gate_context(blocks: Iterable) -> GateResult:
     left_out: list[LeftOut] = []
     allowed: list[Block] = []
     refused_groups: set = set()
+    numbering: dict = {}  # id(allowed memory block) -> the numbers of its kept entries
     try:
         items = list(blocks)
     except Exception:  # a broken iterable is nothing to inject
@@ -357,8 +427,10 @@ def gate_context(blocks: Iterable) -> GateResult:
                                     "not a piece tacit can check", "malformed"))
             continue
         if block.kind == MEMORY:
-            gated = _gate_memory(block, left_out)
+            numbers: list = []
+            gated = _gate_memory(block, left_out, numbers)
             if gated is not None:
+                numbering[id(gated)] = numbers
                 allowed.append(gated)
             continue
         cleaned, problem = _verdict(block.kind, block.text)
@@ -378,4 +450,5 @@ def gate_context(blocks: Iterable) -> GateResult:
             else:
                 kept.append(block)
         allowed = kept
+    allowed = _gate_across(allowed, left_out, numbering)
     return GateResult(tuple(allowed), tuple(left_out))
