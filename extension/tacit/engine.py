@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
+from tacit import degraded
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
@@ -313,7 +314,7 @@ class Engine:
             self._log_exception(f"dispatch {event.kind}", exc)
             record_failure(self.cfg, where=f"dispatch {event.kind}", exc=exc, session_id=event.session_id,
                            host=event.host, event_kind=event.kind)
-            return result_type()
+            return degraded.answer(self, event, result_type, exc)  # the readable memory, and what is wrong
 
     def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
         opened_key = opens_key(event)  # before cleaning: the message ends inside a private key

@@ -277,7 +277,7 @@ class MemoryStore:
         at the first call."""
         if self._snapshot is None:
             self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
-            self._snapshot = self._render_blocks(self.targets())
+            self._snapshot = self.render_blocks(self.targets())
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
@@ -286,9 +286,9 @@ class MemoryStore:
         assert self._snapshot is not None
         return self._snapshot.get(self.resolve(target), "")
 
-    def _render_blocks(self, targets: list) -> dict:
+    def render_blocks(self, targets: list) -> dict:
         """Every scope's block, gated together: an injection split across two
-        scopes, or across entries between them, is caught too."""
+        scopes, or across entries between them, is caught too. Reads only."""
         entries = {t: self.entries(t) for t in targets}
         labels = {t: SNAPSHOT_LABELS[t] for t in targets}
         gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(entries[t]), t)
