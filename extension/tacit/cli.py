@@ -186,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
             from tacit.hosts.hermes.settings import adapt_config
 
             cfg = adapt_config(cfg)
+        from tacit.children.orphans import reap
+
+        reap(cfg, quick=True)  # the child of a runner that was killed does not outlive it (issue 21)
         return int(args.func(args, cfg) or 0)
     except BrokenPipeError:
         # the reader went away (`tacit memory log | head`): nothing to say, and

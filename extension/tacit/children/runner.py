@@ -51,7 +51,7 @@ import tomllib
 from pathlib import Path
 
 from tacit.boundary import scrub
-from tacit.children import budget, integrity
+from tacit.children import budget, integrity, orphans
 from tacit.children.commands import (
     DEFAULT_MODELS,
     NOTHING_TO_SAVE,
@@ -227,8 +227,9 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             env["TACIT_ACTOR"] = actor.to_env()
             proc = subprocess.Popen(command.argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
-                                    stdout=out, stderr=err,
+                                    stdout=out, stderr=err, preexec_fn=orphans.die_with_parent,
                                     start_new_session=True)  # its own process group: kill it whole
+            orphans.note(cfg, [j.get("id", "") for j in jobs or [job]], proc.pid)  # reaped if this runner dies
             killed = False
             try:
                 if command.stdin is not None:
@@ -237,6 +238,8 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
+            finally:
+                orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         if host == "hermes" and verdict.ok and not cfg.child_command:
             file_tagged(cfg, project, actor)  # its project entries, saved through its own tool

@@ -1,0 +1,148 @@
+"""Faults told, nothing orphaned (issue 21), with real processes and files:
+a child outlives no killed runner and its job does not stay "running";
+SessionStart serves the readable memory when the ledger or the disk fails;
+``tacit doctor`` reports each fault and never crashes. Tests run as root,
+which ignores file modes: an unreadable file is a file replaced by a folder,
+a full disk is a file-size limit of 0 (``RLIMIT_FSIZE``) on the hook process."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+from test_children import FakeAgent, gone
+from tacit.commandline import hook_command
+from tacit.hosts import hooks
+from tacit.hosts.runtime import build_engine
+from tacit.stores.ledger import Ledger
+from tacit.stores.sessions import insert_job, load_job
+
+MEMORY = "Use pnpm, not npm.\n§\nTests live in tests/."
+
+
+def tacit(env, *args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "tacit", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def doctor(env) -> dict:
+    proc = tacit(env, "doctor", "--json")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def write_memory(cfg) -> None:
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text(MEMORY, encoding="utf-8")
+
+
+def session_start(cfg) -> dict:
+    engine = build_engine(cfg, "oneshot", host="claude-code", children=False, discover_plugins=False)
+    try:
+        out = hooks.run(engine, "claude-code", "SessionStart", json.dumps({"session_id": "s1"}).encode())
+    finally:
+        engine.close()
+    return json.loads(out) if out else {}
+
+
+# ---------------------------------------------------------------------------
+# SessionStart when the ledger or the disk is not usable
+# ---------------------------------------------------------------------------
+def test_session_start_serves_memory_when_the_ledger_is_unreadable(cfg):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+    for suffix in ("", "-wal", "-shm"):
+        path = cfg.ledger_path.with_name(cfg.ledger_path.name + suffix)
+        if path.exists():
+            path.unlink()
+    cfg.ledger_path.mkdir()  # what root cannot read: not a database at all
+    out = session_start(cfg)
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "Use pnpm, not npm." in context and "Tests live in tests/." in context
+    assert "cannot use its data folder" in out["systemMessage"] and "tacit doctor" in out["systemMessage"]
+
+
+def test_session_start_serves_memory_on_a_full_disk(cfg, tacit_env):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+
+    def no_room():  # every write that grows a file fails (EFBIG), as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    command = hook_command(sys.executable, "claude-code", "SessionStart")
+    proc = subprocess.run(command, shell=True, input=json.dumps({"session_id": "full-1", "source": "startup"}),
+                          env=tacit_env, capture_output=True, text=True, timeout=60, preexec_fn=no_room)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
+    assert "cannot use its data folder" in out["systemMessage"]
+
+
+# ---------------------------------------------------------------------------
+# tacit doctor
+# ---------------------------------------------------------------------------
+def test_doctor_reports_an_unreadable_memory_file_and_does_not_crash(cfg, tacit_env):
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.mkdir()  # MEMORY.md that cannot be read
+    report = doctor(tacit_env)
+    assert report["success"] is False
+    assert any(str(cfg.memory_file) in p and "cannot be read" in p for p in report["problems"])
+    text = tacit(tacit_env, "doctor")
+    assert text.returncode == 1 and "Traceback" not in text.stderr and "cannot be read" in text.stdout
+
+
+def test_doctor_says_when_the_service_cannot_start(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    (cfg.state_dir / "run").write_text("not a folder")
+    report = doctor(tacit_env)
+    assert any("service cannot start" in p and "not a folder" in p for p in report["problems"]), report["problems"]
+
+
+# ---------------------------------------------------------------------------
+# A killed runner: no child left, no job left "running"
+# ---------------------------------------------------------------------------
+def test_a_killed_runner_leaves_no_child_and_no_running_job(tacit_home, tacit_env, tmp_path):
+    agent = FakeAgent(tacit_home, tacit_env, tmp_path)
+    cfg = agent.configure("hang")
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-hang", "kind": "flush", "session_id": "s", "variables": {}})
+    runner = subprocess.Popen([sys.executable, "-m", "tacit", "child", "run", "job-hang"], env=tacit_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not agent.pidfile.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    pids = json.loads(agent.pidfile.read_text())
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    assert gone(pids["child"], 10), "the child agent outlived its killed runner"
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-hang")["status"] == "running"  # nobody has looked yet
+    report = doctor(tacit_env)  # the next tacit command reaps it
+    assert gone(pids["grandchild"], 10), "the child's process group outlived its runner"
+    with Ledger(cfg).read() as conn:
+        job = load_job(conn, "job-hang")
+        record = json.loads(conn.execute("SELECT record FROM jobs WHERE id = 'job-hang'").fetchone()[0])
+    assert job["status"] == "failed" and record["orphaned"] is True
+    assert report["success"] is False and any("job-hang" in p and "lost its runner" in p for p in report["problems"])
+
+
+def test_doctor_tells_a_job_left_running_by_a_runner_that_is_gone(cfg, tacit_env):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-stuck", "kind": "review", "session_id": "s", "variables": {}})
+        conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = 'job-stuck'",
+                     (time.time() - 5, dead.pid))
+    report = doctor(tacit_env)
+    assert report["success"] is False
+    assert any("job-stuck" in p for p in report["problems"])
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-stuck")["status"] == "failed"
