@@ -146,3 +146,28 @@ def test_doctor_tells_a_job_left_running_by_a_runner_that_is_gone(cfg, tacit_env
     assert any("job-stuck" in p for p in report["problems"])
     with Ledger(cfg).read() as conn:
         assert load_job(conn, "job-stuck")["status"] == "failed"
+
+
+# ---------------------------------------------------------------------------
+# Guards made by hand outlive a corrupt ledger
+# ---------------------------------------------------------------------------
+def _corrupt_ledger(cfg) -> None:
+    for suffix in ("-wal", "-shm"):
+        path = cfg.ledger_path.with_name(cfg.ledger_path.name + suffix)
+        if path.exists():
+            path.unlink()
+    with open(cfg.ledger_path, "r+b") as handle:
+        handle.write(b"not a database " * 64)
+
+
+def test_a_guard_added_by_hand_survives_a_corrupt_ledger_moved_aside(cfg, tacit_env):
+    added = tacit(tacit_env, "guard", "add", "terraform apply", "--because", "plan first", "--scope", "global",
+                  "--json")
+    assert json.loads(added.stdout)["success"], added.stdout
+    removed = tacit(tacit_env, "guard", "add", "npm", "--because", "we use pnpm", "--scope", "global", "--json")
+    assert tacit(tacit_env, "guard", "remove", str(json.loads(removed.stdout)["guard"]["id"])).returncode == 0
+    _corrupt_ledger(cfg)
+    test = json.loads(tacit(tacit_env, "guard", "test", "terraform apply -auto-approve", "--json").stdout)
+    assert test["fires"] is True and test["guards"][0]["because"] == "plan first"
+    assert list(cfg.state_dir.glob("ledger.db.corrupt-*")), "the corrupt ledger was moved aside"
+    assert json.loads(tacit(tacit_env, "guard", "test", "npm install", "--json").stdout)["fires"] is False
