@@ -21,7 +21,7 @@ import os
 import tempfile
 import time
 
-from tacit import __version__
+from tacit import __version__, memory_folder
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries, parse_entries
@@ -182,6 +182,10 @@ def check(cfg, project=None) -> dict:
     for entry in memory.values():
         if entry.get("problem"):
             problems.append(entry["problem"])
+    for scope, entry in memory.items():
+        moved = memory_folder.problem(cfg, os.path.dirname(entry["path"])) if scope != "team" else None
+        if moved and moved not in problems:
+            problems.append(moved)
         # modes: every file and folder at once below (tacit.safety.file_modes), not twice
     try:
         from tacit.safety import file_modes

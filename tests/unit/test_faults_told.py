@@ -171,3 +171,37 @@ def test_a_guard_added_by_hand_survives_a_corrupt_ledger_moved_aside(cfg, tacit_
     assert test["fires"] is True and test["guards"][0]["because"] == "plan first"
     assert list(cfg.state_dir.glob("ledger.db.corrupt-*")), "the corrupt ledger was moved aside"
     assert json.loads(tacit(tacit_env, "guard", "test", "npm install", "--json").stdout)["fires"] is False
+
+
+# ---------------------------------------------------------------------------
+# memories/ that stops being a folder of the data folder
+# ---------------------------------------------------------------------------
+def test_memory_is_never_written_through_a_link_tacit_did_not_make(cfg, tacit_env, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    cfg.home.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, cfg.memories_dir, target_is_directory=True)  # what a child could do
+    proc = tacit(tacit_env, "memory", "add", "Use pnpm.", "--target", "memory", "--json")
+    answer = json.loads(proc.stdout)
+    assert answer["success"] is False and "leads outside the data folder" in answer["error"]
+    assert list(outside.iterdir()) == []  # nothing written outside
+    report = doctor(tacit_env)
+    assert any("leads outside the data folder" in p for p in report["problems"])
+
+
+def test_memories_that_became_a_file_is_refused_and_told(cfg, tacit_env):
+    cfg.home.mkdir(parents=True, exist_ok=True)
+    cfg.memories_dir.write_text("oops")
+    answer = json.loads(tacit(tacit_env, "memory", "add", "Use pnpm.", "--target", "memory", "--json").stdout)
+    assert answer["success"] is False and "not a folder" in answer["error"]
+    assert cfg.memories_dir.read_text() == "oops"
+
+
+def test_the_link_tacit_made_for_a_shared_memory_folder_is_written_through(cfg, tmp_path):
+    from tacit.hosts.hermes import shared_memory
+    from tacit.stores.memory import MemoryStore
+
+    other_home = tmp_path / "other-agent"
+    assert shared_memory.link(cfg, str(other_home))["changed"]
+    assert MemoryStore(cfg, None).add("global", "Use pnpm.")["success"]
+    assert "Use pnpm." in (other_home / "memories" / "MEMORY.md").read_text()

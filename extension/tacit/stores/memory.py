@@ -69,6 +69,7 @@ from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
+from tacit import memory_folder
 from tacit.scan import describe, scan
 from tacit.stores import history, tombstones
 
@@ -416,8 +417,12 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
-        """Hold a target's file lock; a timeout is a refusal ("try again")."""
+        """Hold a target's file lock; a timeout is a refusal ("try again"). A
+        folder made a link or a file is refused first: nothing, not even a
+        lock file, is written outside the data folder."""
         path = self.path_for(target)
+        if target != "team" and (moved := memory_folder.problem(self.cfg, path.parent)):
+            raise _Refusal(target, moved)
         try:
             lock = lock_for(path).acquire()
         except LockTimeout:
