@@ -17,6 +17,7 @@ import time
 
 from test_children import FakeAgent, gone
 from tacit.commandline import hook_command
+from tacit.config import load_config
 from tacit.hosts import hooks
 from tacit.hosts.runtime import build_engine
 from tacit.stores.ledger import Ledger
@@ -205,3 +206,45 @@ def test_the_link_tacit_made_for_a_shared_memory_folder_is_written_through(cfg, 
     assert shared_memory.link(cfg, str(other_home))["changed"]
     assert MemoryStore(cfg, None).add("global", "Use pnpm.")["success"]
     assert "Use pnpm." in (other_home / "memories" / "MEMORY.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# A child that empties a scope
+# ---------------------------------------------------------------------------
+EMPTIER = '''
+import json, subprocess, sys
+tacit = [sys.executable, "-m", "tacit"]
+shown = json.loads(subprocess.run(tacit + ["memory", "show", "--json"], capture_output=True, text=True).stdout)
+for entry in shown["scopes"]["global"]["entries"]:
+    subprocess.run(tacit + ["memory", "remove", entry, "--target", "memory", "--scope", "global"], check=True)
+print("Consolidated.")
+'''
+
+
+def test_a_child_that_empties_a_scope_is_a_suspicious_run_kept_undoable_and_told(tacit_home, tacit_env, tmp_path):
+    from engine_helpers import write_config
+    from tacit.children.launch import run_job_id
+    from tacit.stores import notices
+    from tacit.stores.memory import MemoryStore
+
+    script = tmp_path / "emptier.py"
+    script.write_text(EMPTIER)
+    write_config(tacit_home, child_command=f"{sys.executable} {script} {{prompt_file}}")
+    cfg = load_config(env=tacit_env)
+    entries = ["Use pnpm, not npm.", "Tests live in tests/.", "Deploy with make release."]
+    for entry in entries:
+        assert MemoryStore(cfg, None).add("global", entry)["success"]
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-empty", "kind": "consolidate", "session_id": "s",
+                          "variables": {"targets": ["global"]}})
+    record = run_job_id(cfg, "job-empty")
+    assert MemoryStore(cfg, None).entries("global") == []  # the child's recorded removals are kept…
+    assert record["ok"] is False and record["suspicious"], record  # …but the run is no success
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-empty")["status"] == "failed"
+    told = notices.take(Ledger(cfg))
+    assert any("removed every entry" in text and "tacit memory undo" in text for text in told), told
+    undo_id = told[0].split("tacit memory undo ")[1].split("`")[0]
+    undone = tacit(tacit_env, "memory", "undo", undo_id, "--json")
+    assert json.loads(undone.stdout)["success"], undone.stdout
+    assert sorted(MemoryStore(cfg, None).entries("global")) == sorted(entries)

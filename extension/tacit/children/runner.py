@@ -51,7 +51,7 @@ import tomllib
 from pathlib import Path
 
 from tacit.boundary import scrub
-from tacit.children import budget, integrity, orphans
+from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
     DEFAULT_MODELS,
     NOTHING_TO_SAVE,
@@ -241,11 +241,12 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             finally:
                 orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
+        emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
         if host == "hermes" and verdict.ok and not cfg.child_command:
             file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
-    ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run
+    ok = proc.returncode == 0 and not killed and verdict.ok and not emptied  # what had to be put back fails it
     stdout_text = stdout.decode("utf-8", "replace")
     reply = reply_text(stdout_text)
     spend = budget.normalise(cfg, usage, model=_model_of(cfg, host, job, command.argv))
@@ -264,7 +265,10 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         "stdout_tail": redact_secrets((reply if reply is not None else stdout_text)[-800:]),
         "stderr_tail": redact_secrets(stderr.decode("utf-8", "replace")[-800:]),
         **verdict.fields(),
+        **({"suspicious": [f"emptied {scope}" for scope in emptied]} if emptied else {}),
     }
+    if emptied:
+        suspicious.tell(cfg, job, emptied)
     if command.argv != command.shown:
         record["exec"] = ["<hermes entry point>" if "hermes_cli.main" in a else a for a in command.argv]
     return record
