@@ -123,7 +123,7 @@ def children(cfg) -> dict:
     out: dict = {"settled": reap(cfg), "orphaned_recently": [], "overdue": []}
     now = time.time()
     with Ledger(cfg) as led, led.read() as conn:
-        out["orphaned_recently"] = job_rows.orphaned_since(conn, now - FAILURE_WINDOW)
+        out["orphaned_recently"] = job_rows.orphaned_since(conn, now - 86400)
         for job in job_rows.running(conn):
             limit = timeout_for(cfg, job["kind"]) + 60
             if now - job["started_at"] > limit:
@@ -160,6 +160,26 @@ def service(cfg) -> dict:
     except OSError as exc:
         out.update(ok=False, error=str(exc) if not exc.errno else describe_failure(exc)[0])
     return out
+
+
+def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
+    """The child-job and service checks, their findings added to ``problems``/``warnings``."""
+    try:
+        jobs = children(cfg)
+    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
+        jobs = {"settled": [], "orphaned_recently": [], "overdue": []}
+        warnings.append(f"child jobs not checked: {describe_failure(exc)[0]}")
+    for job in jobs["orphaned_recently"]:
+        problems.append(f"child job {job['id']} ({job['kind']}) lost its runner (killed?) and was marked failed "
+                        f"on {time.strftime('%Y-%m-%d %H:%M', time.localtime(job['finished_at']))}; its child was "
+                        "stopped. What it had saved is undoable with `tacit memory log` / `undo`")
+    for job in jobs["overdue"]:
+        problems.append(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
+                        f"its timeout (runner pid {job['pid']})")
+    svc = service(cfg)
+    if not svc["ok"]:
+        problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
+    return jobs, svc
 
 
 def check(cfg, project=None) -> dict:
@@ -226,22 +246,7 @@ def check(cfg, project=None) -> dict:
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
-    try:
-        jobs = children(cfg)
-    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
-        jobs = {"settled": [], "orphaned_recently": [], "overdue": []}
-        warnings.append(f"child jobs not checked: {describe_failure(exc)[0]}")
-    for job in jobs["orphaned_recently"]:
-        problems.append(f"child job {job['id']} ({job['kind']}) lost its runner (killed?) and was marked failed "
-                        f"on {time.strftime('%Y-%m-%d %H:%M', time.localtime(job['finished_at']))}; its child was "
-                        "stopped. What it had saved is undoable with `tacit memory log` / `undo`")
-    for job in jobs["overdue"]:
-        problems.append(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
-                        f"its timeout (runner pid {job['pid']})")
-    svc = service(cfg)
-    if not svc["ok"]:
-        problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
-
+    jobs, svc = _jobs_and_service(cfg, problems, warnings)
     from tacit.children.commands import agent_available, command_template
 
     template = command_template(cfg, cfg.host)
