@@ -29,8 +29,14 @@ Design decisions, and why
   refused: it would break out of the one-line listing it is shown in.
   Descriptions are folded onto one line (whitespace runs become one space)
   and may be 1,024 characters at most.
+- **Across memory files, and across the entries between a split's
+  halves**: where one memory block ends and the next begins is read
+  joined; an entry that ends mid-sentence is read with every later entry
+  that opens mid-sentence (one scan per entry, pairs one by one only when it
+  finds something; bounded, then fail closed).
 - **Fix patterns are checked for dangerous commands** too
-  (``tacit.safety.commands``).
+  (``tacit.safety.commands``), and memory entries for the ones that make a
+  directive dangerous (``MEMORY_DANGERS``).
 - **Reports are safe to show.** ``LeftOut.shown`` is the label when it is a
   clean one-line name, else a generic description, and reasons are fixed
   phrases plus a pattern id, so ``GateResult.notice()`` never repeats the
@@ -59,7 +65,8 @@ _MAX_SPLITS = 16  # split injections searched for in one memory block before the
 MEMORY_DANGERS = frozenset(("pipe_to_shell", "delete_outside_project", "disk_overwrite", "tls_disabled",
                             "world_writable", "security_disabled"))
 _PAIR_CHARS = 160  # of an entry's end and the next's start read together across other entries
-_PAIR_BUDGET = 512  # pairs read in one gate call; past it, entries that end mid-sentence are left out
+_PAIR_BUDGET = 512  # pairs read one by one in one gate call; past it, entries that end mid-sentence are left out
+_PAIR_SEPARATOR = "\n\n§§§\n\n"  # between the pairs of one batch: no pattern reads across it
 _ENDS_SENTENCE = tuple('.!?)]"\'`:;*') + ("。", "！", "？")
 
 # ---------------------------------------------------------------------------
@@ -344,6 +351,13 @@ def _split_reason(finding) -> str:
     return _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
 
 
+def _continues(entry: str) -> bool:
+    """Does ``entry`` open mid-sentence (a lower-case letter, a conjunction's
+    punctuation …) rather than as a sentence of its own?"""
+    head = entry.lstrip()[:1]
+    return bool(head) and not (head.isupper() or head.isdigit() or head in "#*-•>[(\"'`")
+
+
 def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
     """Memory entries read together across blocks (USER.md then MEMORY.md …)
     and across the entries between them: the surviving entries of every
@@ -356,29 +370,36 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
     if len(spots) < 2:
         return allowed
     refused: dict = {}  # (block index, entry number) -> (reason, pattern id)
-    if len({b for b, _n, _e in spots}) > 1 and (finding := _joined_finding([e for _b, _n, e in spots])):
-        probe: list = []  # which entries: gate them as one block and keep its verdicts
-        _gate_memory(Block(MEMORY, "", ENTRY_SEPARATOR.join(e for _b, _n, e in spots)), probe)
-        for item in probe:
-            b, number, _entry = spots[int(item.label.rsplit(" ", 1)[1]) - 1]
-            refused[(b, number)] = (item.reason, item.pattern_id)
+    # where one block ends and the next begins (within a block, _gate_memory read the entries joined)
+    for first, second in zip(spots, spots[1:]):
+        if first[0] != second[0]:
+            finding = _joined_finding([first[2][-_PAIR_CHARS:], second[2][:_PAIR_CHARS]])
+            if finding is not None:
+                for one in (first, second):
+                    refused[(one[0], one[1])] = (_split_reason(finding), finding.pattern_id)
     budget = _PAIR_BUDGET
     for i, (b, number, entry) in enumerate(spots):
         if (b, number) in refused or entry.rstrip().endswith(_ENDS_SENTENCE):
             continue
         tail = entry[-_PAIR_CHARS:]
-        for later in spots[i + 2:]:
+        # a second half reads on from the first: it does not open like a sentence of its own
+        later = [spot for spot in spots[i + 2:] if (spot[0], spot[1]) not in refused and _continues(spot[2])]
+        # one scan for all of this entry's pairs; each pair on its own only when it finds something
+        pairs = [f"{tail}\n{spot[2][:_PAIR_CHARS]}" for spot in later]
+        if not pairs or _joined_finding([_PAIR_SEPARATOR.join(pairs)]) is None:
+            continue
+        for spot, pair in zip(later, pairs):
             if budget <= 0:
                 refused[(b, number)] = ("an unfinished entry not checked against the rest (too many)", "budget")
                 break
             budget -= 1
-            if (later[0], later[1]) in refused:
-                continue
-            finding = _joined_finding([tail, later[2][:_PAIR_CHARS]])
+            finding = _joined_finding([pair])
             if finding is not None:
-                for spot in ((b, number), (later[0], later[1])):
-                    refused[spot] = (_split_reason(finding), finding.pattern_id)
+                for one in ((b, number), (spot[0], spot[1])):
+                    refused[one] = (_split_reason(finding), finding.pattern_id)
                 break
+        else:  # the batch found something no single pair holds: fail closed on the unfinished entry
+            refused.setdefault((b, number), ("an unfinished entry read with later ones", "split"))
     if not refused:
         return allowed
     out = []
