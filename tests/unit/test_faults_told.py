@@ -248,3 +248,21 @@ def test_a_child_that_empties_a_scope_is_a_suspicious_run_kept_undoable_and_told
     undone = tacit(tacit_env, "memory", "undo", undo_id, "--json")
     assert json.loads(undone.stdout)["success"], undone.stdout
     assert sorted(MemoryStore(cfg, None).entries("global")) == sorted(entries)
+
+
+def test_the_service_housekeeping_settles_a_job_whose_runner_is_gone(cfg):
+    from tacit.service.housekeeping import tick
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-tick", "kind": "flush", "session_id": "s", "variables": {}})
+        conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = 'job-tick'",
+                     (time.time() - 5, dead.pid))
+    engine = build_engine(cfg, "service", children=False, discover_plugins=False)
+    try:
+        assert tick(cfg, engine)["orphans"] == 1
+    finally:
+        engine.close()
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-tick")["status"] == "failed"
