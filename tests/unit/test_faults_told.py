@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from test_children import FakeAgent, gone
 from tacit.commandline import hook_command
 from tacit.config import load_config
@@ -266,3 +268,33 @@ def test_the_service_housekeeping_settles_a_job_whose_runner_is_gone(cfg):
         engine.close()
     with Ledger(cfg).read() as conn:
         assert load_job(conn, "job-tick")["status"] == "failed"
+
+
+def test_doctor_with_an_unusable_ledger_reports_it_and_finishes(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.ledger_path.mkdir()
+    report = doctor(tacit_env)
+    assert report["success"] is False and report["ledger"]["ok"] is False
+    assert any("ledger" in p and "could not be used" in p for p in report["problems"])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through a read-only mode; the full disk "
+                                               "(RLIMIT_FSIZE) and unreadable ledger cases stand in for it")
+def test_session_start_serves_memory_from_a_read_only_data_folder(cfg):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+    folders = [cfg.state_dir, cfg.memories_dir]
+    files = [p for p in cfg.state_dir.rglob("*") if p.is_file()]
+    try:
+        for path in files:
+            path.chmod(0o400)
+        for folder in folders:
+            folder.chmod(0o500)
+        out = session_start(cfg)
+        assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
+    finally:
+        for folder in folders:
+            folder.chmod(0o700)
+        for path in files:
+            path.chmod(0o600)
