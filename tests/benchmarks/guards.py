@@ -1,40 +1,16 @@
-"""Benchmark: guards derived from real rule lines and lessons, and from the
-old self-written corpus, checked against labelled tool calls.
+"""Benchmark: guards from real rule lines and typed lessons, per split (check
+first, then tune), and from the old self-written corpus (docs/guards.md,
+"How well it works").
 
-    python tests/benchmarks/guards.py              # check split, tune split, old corpus
-    python tests/benchmarks/guards.py --split check --misses
+    python tests/benchmarks/guards.py              # check, tune, old corpus
+    python tests/benchmarks/guards.py --split check --misses --no-old
     python tests/benchmarks/guards.py --quick      # fewer timing passes
 
-Real rules (tests/data/guard_rules_real.jsonl, sources in its SOURCES.md;
-lessons in guard_lessons_real.jsonl), reported per split, check first:
-- each rule line is read as an instruction-file line (``rules_in`` when
-  tacit has it, else ``derive_guards`` of the line as a lesson); the guards of
-  one repository's lines form its project's GuardSet (root ``/repo``);
-- shape lines (has_shape, no exception) that become guards (target >= 60%);
-  their violations stopped by the repository's guards (>= 90%); fine calls
-  of every row stopped (<= 1%); no-shape and exception lines that became
-  guards (want 0);
-- lessons: derivation rate per phrasing (bare, reason, polite, emphasis)
-  — the variants should derive as often as the bare rule — their
-  violations stopped, fine calls stopped, and exception variants vetoed.
-
-Self-written corpus (secondary section, below):
-- **Derivation** (``derive_guard``) over tests/data/guard_lessons.jsonl: the
-  lessons that must become a guard and those that must stay memories.
-- **Stops**: every lesson that derives becomes a ``Guard`` in its scope
-  (project lessons under their project root, global ones everywhere); each
-  call of tests/data/guard_corpus.jsonl (Claude Code, Codex, Hermes and pi
-  tool shapes) is normalised and checked against all of them at once. A call
-  labelled with the lessons it breaks is a TP when one of those guards
-  fires, else a FN; a call that breaks none is a FP when any guard fires,
-  else a TN. False-stop rate = FP / (FP + TN); stop rate = TP / (TP + FN).
-  Targets: ≤ 1 % and ≥ 95 %. "wrong-guard fires" counts (call, guard) pairs
-  that fired without the label, on any call.
-- **Speed**: per call, ``normalize_call`` + ``GuardSet.check`` against all
-  guards; the baseline, same run, same calls, is ``shlex.split`` of the
-  command string (for edit tools: of the file path). Reported: mean and p99
-  µs per call and the ratio to the baseline mean. Also ``check`` alone on
-  calls normalised beforehand, and the time to build the ``GuardSet``.
+Real: tests/data/guard_rules_real.jsonl (sources and labelling in its
+SOURCES.md) and guard_lessons_real.jsonl; each repository's lines are one
+project's GuardSet. Old: guard_lessons.jsonl derived, guard_corpus.jsonl
+checked against all of them (TP/FN/FP/TN), and the check's cost per call as
+a ratio to a bare ``shlex.split`` measured in the same run.
 """
 
 from __future__ import annotations
