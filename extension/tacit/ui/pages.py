@@ -1,0 +1,120 @@
+"""What each page shows, as data: read live from the stores on every request.
+
+The same files and ledger the hosts use, through the same store paths as
+the CLI (``MemoryStore``, ``tacit.changes``, ``GuardStore``, the review's
+candidates, ``tacit cost``'s report, ``ScopedSkills``). Nothing here writes
+but the guard sync the CLI's ``tacit guard list`` does too.
+"""
+
+from __future__ import annotations
+
+import time
+
+from tacit import changes
+from tacit.children import budget
+from tacit.guards.stats import known_projects
+from tacit.projects import Project
+from tacit.stores.guards import GuardStore
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import ScopedSkills
+
+HISTORY_PAGE = 200  # rows on the history page; ?limit= shows more
+SCOPE_TITLES = {"user": "You (USER.md)", "global": "Global notes", "project": "Project", "team": "Team (shared)"}
+
+
+def projects(cfg, current: Project | None) -> dict[str, Project]:
+    """Every project tacit keeps memory for, by key; the current one first."""
+    found: dict[str, Project] = {}
+    if current is not None:
+        found[current.key] = current
+    for project in known_projects(cfg):
+        found.setdefault(project.key, project)
+    return found
+
+
+def _scope(store: MemoryStore, scope: str, project: Project | None) -> dict:
+    entries = store.entries(scope)
+    usage = store.usage(scope, entries)
+    return {"scope": scope, "title": SCOPE_TITLES[scope], "path": str(store.path_for(scope)),
+            "entries": entries, "current": usage["current"], "limit": usage["limit"],
+            "percent": min(100, round(100 * usage["current"] / usage["limit"])) if usage["limit"] else 0,
+            "project": project.key if project is not None and scope in ("project", "team") else ""}
+
+
+def memory(cfg, current: Project | None) -> dict:
+    """Every scope: you, global, this project (and its team), every other project."""
+    base = MemoryStore(cfg, None)
+    groups = [{"title": "Everywhere", "root": "", "scopes": [_scope(base, "user", None), _scope(base, "global", None)]}]
+    for key, project in projects(cfg, current).items():
+        store = MemoryStore(cfg, project)
+        scopes = [_scope(store, s, project) for s in store.targets() if s in ("project", "team")]
+        label = "This project" if current is not None and key == current.key else "Another project"
+        groups.append({"title": f"{label}: {project.name}", "root": project.main_root or project.root,
+                       "scopes": scopes})
+    return {"groups": groups}
+
+
+def history(cfg, limit: int = HISTORY_PAGE) -> dict:
+    rows = [c.as_dict() for c in changes.log(cfg, limit=limit + 1)]
+    for row in rows:
+        row["undoable"] = row["undone_by"] is None and not row["action"].startswith("guard_")
+    return {"changes": rows[:limit], "more": len(rows) > limit, "limit": limit}
+
+
+def guards(cfg, current: Project | None) -> dict:
+    with Ledger(cfg) as ledger:
+        store = GuardStore(cfg, ledger)
+        store.sync(current)
+        records = store.all()
+        outcomes = store.counts_by_guard()
+    from tacit.commands.guard import describe
+
+    rows = []
+    for record in records:
+        rows.append({**record.as_dict(), "what": describe(record), "date": record.date,
+                     "project_root": record.project_root,
+                     "stops": outcomes.get(record.id, {}).get("stop", 0),
+                     "overrides": outcomes.get(record.id, {}).get("override", 0),
+                     "wrong": outcomes.get(record.id, {}).get("wrong", 0),
+                     "repeats": outcomes.get(record.id, {}).get("repeat", 0)})
+    rows.sort(key=lambda r: (r["status"] != "active", r["id"]))
+    return {"guards": rows}
+
+
+def review(cfg) -> dict:
+    from tacit.learn.review import review_items
+
+    with Ledger(cfg) as ledger, ledger.read() as conn:
+        items = review_items(conn, now=time.time(), include_all=True)
+    return {"items": items}
+
+
+def cost(cfg, days: int = 14) -> dict:
+    from tacit.commands.cost import report
+
+    data = report(cfg, days)
+    limit = data["budget"]["child_daily_tokens"] or 0
+    by_day = {d["day"]: d for d in data["by_day"]}
+    start = budget.day_start(time.time())
+    series = []
+    for back in range(days - 1, -1, -1):
+        day = budget.day_of(start - back * 86400 + 3600)
+        series.append({"day": day, **by_day.get(day, {"runs": 0, "tokens": 0, "usd": 0.0})})
+    top = max([limit] + [d["tokens"] for d in series] + [1])
+    for d in series:
+        d["height"] = round(100 * d["tokens"] / top, 1)
+        d["over"] = bool(limit) and d["tokens"] > limit
+    return {**data, "series": series, "limit_tokens": limit, "limit_y": round(100 * limit / top, 1) if limit else None}
+
+
+def skills(cfg, current: Project | None) -> dict:
+    listing = ScopedSkills(cfg, current).list()
+    return {"skills": listing["skills"], "problems": listing["problems"], "dirs": listing["skills_dirs"]}
+
+
+def skill(cfg, current: Project | None, name: str, scope: str | None) -> dict:
+    scoped = ScopedSkills(cfg, current)
+    store = scoped.stores.get(scope) if scope else None
+    result = store.view(name) if store is not None else scoped.view(name)
+    return {"name": name, "scope": scope or result.get("scope"), "result": result}

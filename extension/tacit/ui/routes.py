@@ -1,0 +1,114 @@
+"""The page's routes: a path to a page (GET) or to a change (POST).
+
+``UIApp.get`` renders a page from ``pages`` with its template; ``UIApp.post``
+applies an ``actions`` change and answers where to go next, with the
+outcome in the query (shown escaped, as a line at the top). ``PANELS`` is
+the navigation: another concern adds a page by appending a ``Panel`` (the
+search panel does, when ``tacit.search`` offers ``ui_panel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlencode
+
+import jinja2
+
+from tacit.ui import actions, pages
+from tacit.ui.markdown import render as render_markdown
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One page of the navigation: its path, its title, its template and
+    ``data(app, query) -> dict`` for the template."""
+
+    path: str
+    title: str
+    template: str
+    data: Callable[["UIApp", dict], dict]
+
+
+PANELS: list[Panel] = [
+    Panel("/", "Memory", "memory.html", lambda app, q: pages.memory(app.cfg, app.project)),
+    Panel("/history", "History", "history.html",
+          lambda app, q: pages.history(app.cfg, _int(q.get("limit"), pages.HISTORY_PAGE))),
+    Panel("/guards", "Guards", "guards.html", lambda app, q: pages.guards(app.cfg, app.project)),
+    Panel("/review", "Review", "review.html", lambda app, q: pages.review(app.cfg)),
+    Panel("/cost", "Cost", "cost.html", lambda app, q: pages.cost(app.cfg, _int(q.get("days"), 14, top=90))),
+    Panel("/skills", "Skills", "skills.html", lambda app, q: pages.skills(app.cfg, app.project)),
+]
+
+
+def _search_panel() -> None:
+    """The search concern's page, when it is installed (a hook: ``ui_panel()``
+    in ``tacit.search`` returning a ``Panel``)."""
+    try:
+        from tacit.search import ui_panel  # type: ignore[attr-defined]
+    except ImportError:
+        return
+    panel = ui_panel()
+    if panel is not None and all(p.path != panel.path for p in PANELS):
+        PANELS.append(panel)
+
+
+def _int(value, default: int, top: int = 10_000) -> int:
+    try:
+        return max(1, min(top, int(value)))
+    except (TypeError, ValueError):
+        return default
+
+
+POSTS = {
+    "/memory/edit": ("/", lambda app, form: actions.edit_entry(app.cfg, pages.projects(app.cfg, app.project), form)),
+    "/memory/add": ("/", lambda app, form: actions.add_entry(app.cfg, pages.projects(app.cfg, app.project), form)),
+    "/history/undo": ("/history", lambda app, form: actions.undo(app.cfg, form)),
+    "/guards/change": ("/guards", lambda app, form: actions.guard(app.cfg, form)),
+    "/review/decide": ("/review", lambda app, form: actions.review(app.cfg, form)),
+}
+
+
+class UIApp:
+    """What the server serves, for one data folder and one current project."""
+
+    def __init__(self, cfg, project):
+        self.cfg, self.project = cfg, project
+        self.csrf = ""  # set by the server that serves this app
+        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                                      autoescape=True, undefined=jinja2.StrictUndefined,
+                                      trim_blocks=True, lstrip_blocks=True)
+        self.env.filters["markdown"] = render_markdown
+        _search_panel()
+
+    def get(self, path: str, query: dict) -> tuple[int, str]:
+        if path == "/skill":
+            data = pages.skill(self.cfg, self.project, query.get("name", ""), query.get("scope") or None)
+            return HTTPStatus.OK, self.render("skill.html", "/skills", query, data)
+        panel = next((p for p in PANELS if p.path == path), None)
+        if panel is None:
+            return HTTPStatus.NOT_FOUND, self.render("missing.html", "", query, {"path": path})
+        return HTTPStatus.OK, self.render(panel.template, panel.path, query, panel.data(self, query))
+
+    def render(self, template: str, active: str, query: dict, data: dict) -> str:
+        project = None if self.project is None else {"name": self.project.name, "root": self.project.main_root}
+        return self.env.get_template(template).render(
+            panels=PANELS, active=active, csrf=self.csrf, home=str(self.cfg.home), project=project,
+            flash=query.get("done") or "", failed=query.get("failed") or "", **data)
+
+    def post(self, path: str, form: dict) -> str:
+        """Apply the change; where the browser goes next."""
+        if path not in POSTS:
+            return "/?" + urlencode({"failed": f"no such action: {path}"})
+        back, action = POSTS[path]
+        result = action(self, form)
+        if result.get("success"):
+            note = {"done": str(result.get("message") or "Done.")}
+        else:
+            note = {"failed": str(result.get("error") or "refused")}
+        anchor = form.get("back", "")
+        return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")
