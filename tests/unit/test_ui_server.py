@@ -1,0 +1,160 @@
+"""tacit ui over plain HTTP: what a browser cannot forge (Host, Origin) is
+refused with 403 and changes nothing; pages render what is on disk, escaped."""
+
+from __future__ import annotations
+
+import http.client
+import subprocess
+import sys
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+
+from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.ui.routes import UIApp
+from tacit.ui.server import start
+
+from ui_helpers import ENTRIES, SCRIPT, populate
+
+
+@pytest.fixture
+def page(cfg, tmp_path):
+    made = populate(cfg, tmp_path)
+    server, thread = start(UIApp(cfg, made["project"]))
+    yield server, made
+    server.shutdown()
+    server.server_close()
+
+
+def request(server, method, path, *, host=None, cookie=True, token=None, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    hdrs = {"Host": host or f"127.0.0.1:{server.port}"}
+    if cookie:
+        hdrs["Cookie"] = f"{server.cookie_name}={token or server.token}"
+    if body is not None:
+        hdrs["Content-Type"] = "application/x-www-form-urlencoded"
+    hdrs.update(headers or {})
+    conn.request(method, path, body=urlencode(body) if body is not None else None, headers=hdrs)
+    resp = conn.getresponse()
+    data = resp.read().decode()
+    conn.close()
+    return resp, data
+
+
+def snapshot(cfg, made):
+    store = made["store"]
+    files = {s: store.path_for(s).read_bytes() for s in store.targets()}
+    with Ledger(cfg) as ledger:
+        return files, [c.id for c in history.changes(ledger, limit=1000)]
+
+
+def test_token_in_url_becomes_a_strict_httponly_cookie(page):
+    server, _ = page
+    resp, _ = request(server, "GET", f"/?token={server.token}", cookie=False)
+    assert resp.status == 303 and resp.getheader("Location") == "/"
+    cookie = resp.getheader("Set-Cookie")
+    assert cookie.startswith(f"{server.cookie_name}={server.token};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+
+
+@pytest.mark.parametrize("case", ["no token", "wrong token", "wrong token in url", "foreign host",
+                                  "localhost name", "two hosts"])
+def test_refused_requests_answer_403(page, case):
+    server, _ = page
+    kwargs = {"no token": {"cookie": False}, "wrong token": {"token": "x" * 43},
+              "foreign host": {"host": f"evil.example:{server.port}"},
+              "localhost name": {"host": f"localhost:{server.port}"}}.get(case, {})
+    path = f"/?token={'y' * 43}" if case == "wrong token in url" else "/"
+    if case == "two hosts":
+        kwargs = {"headers": {"Host": f"127.0.0.1:{server.port}"}}
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.putrequest("GET", "/", skip_host=True)
+        conn.putheader("Host", f"127.0.0.1:{server.port}")
+        conn.putheader("Host", "evil.example")
+        conn.putheader("Cookie", f"{server.cookie_name}={server.token}")
+        conn.endheaders()
+        resp = conn.getresponse()
+        body = resp.read().decode()
+    else:
+        resp, body = request(server, "GET", path, **kwargs)
+    assert resp.status == 403, body
+    assert ENTRIES["user"] not in body
+
+
+@pytest.mark.parametrize("case", ["no origin or referer", "foreign origin", "foreign referer",
+                                  "no csrf", "wrong csrf", "no token", "foreign host"])
+def test_refused_writes_change_nothing(page, cfg, case):
+    server, made = page
+    before = snapshot(cfg, made)
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
+    headers = {"Origin": server.origin}
+    kwargs = {}
+    if case == "no origin or referer":
+        headers = {}
+    elif case == "foreign origin":
+        headers = {"Origin": "http://evil.example"}
+    elif case == "foreign referer":
+        headers = {"Referer": f"http://127.0.0.1:{server.port + 1}/"}
+    elif case == "no csrf":
+        form.pop("csrf")
+    elif case == "wrong csrf":
+        form["csrf"] = server.token  # the cookie's token is not the form's
+    elif case == "no token":
+        kwargs = {"cookie": False}
+    elif case == "foreign host":
+        kwargs = {"host": f"evil.example:{server.port}"}
+    resp, body = request(server, "POST", "/memory/edit", body=form, headers=headers, **kwargs)
+    assert resp.status == 403, body
+    assert snapshot(cfg, made) == before
+
+
+def test_same_origin_write_is_applied_as_you(page, cfg):
+    server, made = page
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": ENTRIES["project"], "text": "we use yarn\r\nnot npm", "op": "replace"}
+    resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Referer": server.origin + "/"})
+    assert resp.status == 303 and resp.getheader("Location").startswith("/?done=")
+    assert made["store"].entries("project") == ["we use yarn\nnot npm"]
+    with Ledger(cfg) as ledger:
+        last = history.changes(ledger, limit=1)[0]
+    assert (last.action, last.actor.kind, last.actor.describe()) == ("replace", "user", "you (tacit ui)")
+
+
+def test_every_page_renders_and_escapes(page):
+    server, _ = page
+    for path in ("/", "/history", "/guards", "/review", "/cost", "/skills", "/skill?name=release-checklist"):
+        resp, body = request(server, "GET", path)
+        assert resp.status == 200, (path, body[:500])
+        assert "<script" not in body
+        assert "script-src" not in resp.getheader("Content-Security-Policy")  # default-src 'none' covers it
+    _, body = request(server, "GET", "/")
+    assert "&lt;script&gt;document.title=" in body
+    for text in ENTRIES.values():
+        assert text in body
+    _, body = request(server, "GET", "/skill?name=release-checklist")
+    assert "<code>make test</code>" in body
+
+
+def test_unknown_method_and_path(page):
+    server, _ = page
+    assert request(server, "DELETE", "/")[0].status == 405
+    assert request(server, "GET", "/nope")[0].status == 404
+    resp, _ = request(server, "POST", "/nope", body={"csrf": server.csrf}, headers={"Origin": server.origin})
+    assert resp.getheader("Location").startswith("/?failed=")
+
+
+def test_cli_prints_the_url_first(tacit_env):
+    proc = subprocess.Popen([sys.executable, "-m", "tacit", "ui", "--no-open"], env=tacit_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        parts = urlsplit(url)
+        assert parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.query.startswith("token=")
+        conn = http.client.HTTPConnection("127.0.0.1", parts.port, timeout=10)
+        conn.request("GET", "/")
+        assert conn.getresponse().status == 403
+    finally:
+        proc.terminate()
+        proc.wait(10)
