@@ -8,6 +8,7 @@ shown as "this project" is ``--project DIR``, else the working folder's.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
@@ -22,7 +23,7 @@ def add_parser(subparsers) -> None:
 
 def _ui(args, cfg) -> int:
     from tacit.commands import emit, say
-    from tacit.commands.memory import project_of
+    from tacit.projects import project_for
     from tacit.ui.routes import UIApp
     from tacit.ui.server import start
 
@@ -31,7 +32,8 @@ def _ui(args, cfg) -> int:
              text=say)
         return 2
     try:
-        server, thread = start(UIApp(cfg, project_of(args)), args.port)
+        folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+        server, thread = start(UIApp(cfg, project_for(folder)), args.port)
     except OSError as exc:
         emit({"success": False, "error": f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"}, text=say)
         return 1

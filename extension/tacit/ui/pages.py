@@ -8,23 +8,24 @@ but the guard sync the CLI's ``tacit guard list`` does too.
 
 from __future__ import annotations
 
+import os
 import time
 
-from tacit import changes
-from tacit.children import budget
-from tacit.guards.stats import known_projects
-from tacit.projects import Project
-from tacit.stores.guards import GuardStore
-from tacit.stores.ledger import Ledger
-from tacit.stores.memory import MemoryStore
-from tacit.stores.skill_scopes import ScopedSkills
+from typing import TYPE_CHECKING
 
-HISTORY_PAGE = 200  # rows on the history page; ?limit= shows more
+if TYPE_CHECKING:  # each page imports what it reads when it is first shown: the server starts small
+    from tacit.projects import Project
+    from tacit.stores.memory import MemoryStore
+    from tacit.stores.skill_scopes import ScopedSkills
+
+HISTORY_PAGE = 100  # rows on the history page; ?limit= shows more
 SCOPE_TITLES = {"user": "You (USER.md)", "global": "Global notes", "project": "Project", "team": "Team (shared)"}
 
 
 def projects(cfg, current: Project | None) -> dict[str, Project]:
     """Every project tacit keeps memory for, by key; the current one first."""
+    from tacit.guards.stats import known_projects
+
     found: dict[str, Project] = {}
     if current is not None:
         found[current.key] = current
@@ -44,6 +45,8 @@ def _scope(store: MemoryStore, scope: str, project: Project | None) -> dict:
 
 def memory(cfg, current: Project | None) -> dict:
     """Every scope: you, global, this project (and its team), every other project."""
+    from tacit.stores.memory import MemoryStore
+
     base = MemoryStore(cfg, None)
     groups = [{"title": "Everywhere", "root": "", "scopes": [_scope(base, "user", None), _scope(base, "global", None)]}]
     for key, project in projects(cfg, current).items():
@@ -56,13 +59,30 @@ def memory(cfg, current: Project | None) -> dict:
 
 
 def history(cfg, limit: int = HISTORY_PAGE) -> dict:
-    rows = [c.as_dict() for c in changes.log(cfg, limit=limit + 1)]
-    for row in rows:
-        row["undoable"] = row["undone_by"] is None and not row["action"].startswith("guard_")
+    from tacit import changes
+
+    rows = []
+    for change in changes.log(cfg, limit=limit + 1):
+        added, removed = change.added(), change.removed()
+        rows.append({"id": change.id, "time": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(change.at)),
+                     "action": change.action, "scope": change.scope, "actor": change.actor.describe(),
+                     "cause": clip(change.actor.cause, 300), "added": clip(" | ".join(added), 300),
+                     "removed": clip(" | ".join(removed), 300),
+                     "text": "" if added or removed else clip(change.text(), 300),
+                     "undone_by": change.undone_by,
+                     "undoable": change.undone_by is None and not change.action.startswith("guard_")})
     return {"changes": rows[:limit], "more": len(rows) > limit, "limit": limit}
 
 
+def clip(text: str, limit: int) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def guards(cfg, current: Project | None) -> dict:
+    from tacit.stores.guards import GuardStore
+    from tacit.stores.ledger import Ledger
+
     with Ledger(cfg) as ledger:
         store = GuardStore(cfg, ledger)
         store.sync(current)
@@ -84,6 +104,7 @@ def guards(cfg, current: Project | None) -> dict:
 
 def review(cfg) -> dict:
     from tacit.learn.review import review_items
+    from tacit.stores.ledger import Ledger
 
     with Ledger(cfg) as ledger, ledger.read() as conn:
         items = review_items(conn, now=time.time(), include_all=True)
@@ -91,6 +112,7 @@ def review(cfg) -> dict:
 
 
 def cost(cfg, days: int = 14) -> dict:
+    from tacit.children import budget
     from tacit.commands.cost import report
 
     data = report(cfg, days)
@@ -108,13 +130,51 @@ def cost(cfg, days: int = 14) -> dict:
     return {**data, "series": series, "limit_tokens": limit, "limit_y": round(100 * limit / top, 1) if limit else None}
 
 
-def skills(cfg, current: Project | None) -> dict:
-    listing = ScopedSkills(cfg, current).list()
+class LiveSkills:
+    """The skill stores of one page, rebuilt only when a SKILL.md (or a
+    skills folder) changed on disk: a catalog of 200 skills costs a few
+    hundred milliseconds to build, a look at the files' times one or two."""
+
+    def __init__(self, cfg, project: Project | None):
+        self.cfg, self.project = cfg, project
+        self.scoped: ScopedSkills | None = None
+        self.seen: tuple = ()
+
+    def get(self) -> ScopedSkills:
+        if self.scoped is None:
+            from tacit.stores.skill_scopes import ScopedSkills
+
+            self.scoped = ScopedSkills(self.cfg, self.project)
+        stamp = tuple(_stamp(store.skills_dir) for store in self.scoped.stores.values())
+        if stamp != self.seen:
+            self.scoped.refresh()
+            self.seen = stamp
+        return self.scoped
+
+
+def _stamp(folder, depth: int = 3) -> tuple:
+    """Every folder's and SKILL.md's modification time under ``folder``."""
+    out = []
+    try:
+        with os.scandir(folder) as found:
+            for entry in found:
+                if entry.is_dir(follow_symlinks=False) and depth > 1 and entry.name not in (".trash", ".hub"):
+                    out.append((entry.name, entry.stat().st_mtime_ns, _stamp(entry.path, depth - 1)))
+                elif entry.name == "SKILL.md":
+                    info = entry.stat()
+                    out.append((entry.name, info.st_mtime_ns, info.st_size))
+    except OSError:
+        return ()
+    return tuple(sorted(out))
+
+
+def skills(live: LiveSkills) -> dict:
+    listing = live.get().list()
     return {"skills": listing["skills"], "problems": listing["problems"], "dirs": listing["skills_dirs"]}
 
 
-def skill(cfg, current: Project | None, name: str, scope: str | None) -> dict:
-    scoped = ScopedSkills(cfg, current)
+def skill(live: LiveSkills, name: str, scope: str | None) -> dict:
+    scoped = live.get()
     store = scoped.stores.get(scope) if scope else None
     result = store.view(name) if store is not None else scoped.view(name)
     return {"name": name, "scope": scope or result.get("scope"), "result": result}

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import jinja2
 
-from tacit.ui import actions, pages
+from tacit.ui import pages
 from tacit.ui.markdown import render as render_markdown
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -41,7 +41,7 @@ PANELS: list[Panel] = [
     Panel("/guards", "Guards", "guards.html", lambda app, q: pages.guards(app.cfg, app.project)),
     Panel("/review", "Review", "review.html", lambda app, q: pages.review(app.cfg)),
     Panel("/cost", "Cost", "cost.html", lambda app, q: pages.cost(app.cfg, _int(q.get("days"), 14, top=90))),
-    Panel("/skills", "Skills", "skills.html", lambda app, q: pages.skills(app.cfg, app.project)),
+    Panel("/skills", "Skills", "skills.html", lambda app, q: pages.skills(app.skills)),
 ]
 
 
@@ -64,12 +64,21 @@ def _int(value, default: int, top: int = 10_000) -> int:
         return default
 
 
+def _act(name: str):
+    """An ``actions`` function, imported at the first change (not at start)."""
+    def call(*args):
+        from tacit.ui import actions
+
+        return getattr(actions, name)(*args)
+    return call
+
+
 POSTS = {
-    "/memory/edit": ("/", lambda app, form: actions.edit_entry(app.cfg, pages.projects(app.cfg, app.project), form)),
-    "/memory/add": ("/", lambda app, form: actions.add_entry(app.cfg, pages.projects(app.cfg, app.project), form)),
-    "/history/undo": ("/history", lambda app, form: actions.undo(app.cfg, form)),
-    "/guards/change": ("/guards", lambda app, form: actions.guard(app.cfg, form)),
-    "/review/decide": ("/review", lambda app, form: actions.review(app.cfg, form)),
+    "/memory/edit": ("/", lambda app, form: _act("edit_entry")(app.cfg, pages.projects(app.cfg, app.project), form)),
+    "/memory/add": ("/", lambda app, form: _act("add_entry")(app.cfg, pages.projects(app.cfg, app.project), form)),
+    "/history/undo": ("/history", lambda app, form: _act("undo")(app.cfg, form)),
+    "/guards/change": ("/guards", lambda app, form: _act("guard")(app.cfg, form)),
+    "/review/decide": ("/review", lambda app, form: _act("review")(app.cfg, form)),
 }
 
 
@@ -79,15 +88,17 @@ class UIApp:
     def __init__(self, cfg, project):
         self.cfg, self.project = cfg, project
         self.csrf = ""  # set by the server that serves this app
+        self.skills = pages.LiveSkills(cfg, project)
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                                       autoescape=True, undefined=jinja2.StrictUndefined,
                                       trim_blocks=True, lstrip_blocks=True)
         self.env.filters["markdown"] = render_markdown
+        self.env.filters["clip"] = pages.clip
         _search_panel()
 
     def get(self, path: str, query: dict) -> tuple[int, str]:
         if path == "/skill":
-            data = pages.skill(self.cfg, self.project, query.get("name", ""), query.get("scope") or None)
+            data = pages.skill(self.skills, query.get("name", ""), query.get("scope") or None)
             return HTTPStatus.OK, self.render("skill.html", "/skills", query, data)
         panel = next((p for p in PANELS if p.path == path), None)
         if panel is None:
