@@ -158,3 +158,18 @@ def test_cli_prints_the_url_first(tacit_env):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_pages_are_live(page, cfg):
+    """A change made elsewhere (a session, the CLI) shows on the next load."""
+    from tacit.stores.skills import SkillStore
+
+    server, made = page
+    _, body = request(server, "GET", "/skills")
+    assert "deploy-notes" not in body
+    SkillStore(cfg).create("deploy-notes", "Use when deploying", "## Procedure\nRun the deploy.\n")
+    made["store"].add("project", "the staging database is read-only on Fridays")
+    assert "deploy-notes" in request(server, "GET", "/skills")[1]
+    assert "read-only on Fridays" in request(server, "GET", "/")[1]
+    SkillStore(cfg).edit("deploy-notes", description="Use when deploying to staging")
+    assert "deploying to staging" in request(server, "GET", "/skills")[1]

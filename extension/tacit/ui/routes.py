@@ -94,7 +94,14 @@ class UIApp:
                                       trim_blocks=True, lstrip_blocks=True)
         self.env.filters["markdown"] = render_markdown
         self.env.filters["clip"] = pages.clip
+        self.env.filters["tilde"] = self.tilde
         _search_panel()
+
+    def tilde(self, path) -> str:
+        """``path`` with the user's home folder shown as ``~``."""
+        home = (self.cfg.env.get("HOME") or "").rstrip("/")
+        text = str(path or "")
+        return "~" + text[len(home):] if home and (text == home or text.startswith(home + "/")) else text
 
     def get(self, path: str, query: dict) -> tuple[int, str]:
         if path == "/skill":
@@ -106,9 +113,10 @@ class UIApp:
         return HTTPStatus.OK, self.render(panel.template, panel.path, query, panel.data(self, query))
 
     def render(self, template: str, active: str, query: dict, data: dict) -> str:
-        project = None if self.project is None else {"name": self.project.name, "root": self.project.main_root}
+        project = None if self.project is None else {"name": self.project.name,
+                                                     "root": self.tilde(self.project.main_root)}
         return self.env.get_template(template).render(
-            panels=PANELS, active=active, csrf=self.csrf, home=str(self.cfg.home), project=project,
+            panels=PANELS, active=active, csrf=self.csrf, home=self.tilde(self.cfg.home), project=project,
             flash=query.get("done") or "", failed=query.get("failed") or "", **data)
 
     def post(self, path: str, form: dict) -> str:
