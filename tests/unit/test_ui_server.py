@@ -173,3 +173,41 @@ def test_pages_are_live(page, cfg):
     assert "read-only on Fridays" in request(server, "GET", "/")[1]
     SkillStore(cfg).edit("deploy-notes", description="Use when deploying to staging")
     assert "deploying to staging" in request(server, "GET", "/skills")[1]
+
+
+def test_cost_chart_and_guard_outcomes(page, cfg):
+    """Runs per day drawn against the budget, by kind and host; a guard's stops counted."""
+    import json
+    import re
+    import time
+
+    from tacit.children import budget
+    from tacit.stores.guards import GuardStore
+    from tacit.stores.sessions import insert_job
+
+    server, made = page
+    now = time.time()
+    with Ledger(cfg).write() as conn:
+        for job_id, kind, host, tokens, at in (("a", "review", "codex", 120_000, now - 60),
+                                               ("b", "correction", "claude-code", 30_000, now - 30),
+                                               ("c", "review", "codex", 2_000_000, budget.day_start(now) - 43200)):
+            insert_job(conn, {"id": job_id, "kind": kind, "session_id": "s", "host": host, "created": at - 5})
+            record = {"ok": True, "mode": "agent", "start": at - 4, "duration": 3.0,
+                      "spend": {"tokens": tokens, "usd": 0.5, "usd_source": "host"}}
+            conn.execute("UPDATE jobs SET status = 'done', started_at = ?, finished_at = ?, record = ? WHERE id = ?",
+                         (at - 4, at, json.dumps(record), job_id))
+    with Ledger(cfg) as ledger:
+        for ref in ("e1", "e2"):
+            GuardStore(cfg, ledger).record_event(made["guard_id"], "stop", subject="terraform apply", ref=ref)
+    _, body = request(server, "GET", "/cost")
+    bars = re.findall(r'<rect [^>]*fill="(#[0-9a-f]+)"><title>([0-9-]+): (\d+) runs, (\d+) tokens', body)
+    assert len(bars) == 14
+    today, yesterday = bars[-1], bars[-2]
+    assert today[2:] == ("2", "150000") and today[0] == "#3b5bdb"
+    assert yesterday[2:] == ("1", "2000000") and yesterday[0] == "#c2410c"  # over the daily budget
+    assert "budget 1,000,000 tokens a day" in body
+    assert re.search(r"<td>review</td><td>2</td><td>2,120,000</td>", body)
+    assert re.search(r"<td>codex</td><td>2</td>", body)
+    _, body = request(server, "GET", "/guards")
+    row = re.search(rf'<tr class="guard" data-id="{made["guard_id"]}".*?</tr>', body, re.S).group(0)
+    assert "2 · 0" in row and "terraform apply" in row

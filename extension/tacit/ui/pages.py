@@ -68,10 +68,20 @@ def history(cfg, limit: int = HISTORY_PAGE) -> dict:
                      "action": change.action, "scope": change.scope, "actor": change.actor.describe(),
                      "cause": clip(change.actor.cause, 300), "added": clip(" | ".join(added), 300),
                      "removed": clip(" | ".join(removed), 300),
-                     "text": "" if added or removed else clip(change.text(), 300),
+                     "text": "" if added or removed else clip(_what(change), 300),
                      "undone_by": change.undone_by,
                      "undoable": change.undone_by is None and not change.action.startswith("guard_")})
     return {"changes": rows[:limit], "more": len(rows) > limit, "limit": limit}
+
+
+def _what(change) -> str:
+    """A change that is not a list of entries, in a few words."""
+    if change.scope.startswith("skill"):
+        return f"skill {os.path.basename(os.path.dirname(change.target)) or change.target}"
+    state = change.after if isinstance(change.after, dict) else change.before
+    if change.action.startswith("guard_") and isinstance(state, dict):
+        return f"{change.target} ({state.get('action', '')}, {state.get('status', '')}): “{state.get('because', '')}”"
+    return change.text()
 
 
 def clip(text: str, limit: int) -> str:
@@ -92,7 +102,7 @@ def guards(cfg, current: Project | None) -> dict:
 
     rows = []
     for record in records:
-        rows.append({**record.as_dict(), "what": describe(record), "date": record.date,
+        rows.append({**record.as_dict(), "what": describe(record).replace("`", ""), "date": record.date,
                      "project_root": record.project_root,
                      "stops": outcomes.get(record.id, {}).get("stop", 0),
                      "overrides": outcomes.get(record.id, {}).get("override", 0),
@@ -123,7 +133,7 @@ def cost(cfg, days: int = 14) -> dict:
     for back in range(days - 1, -1, -1):
         day = budget.day_of(start - back * 86400 + 3600)
         series.append({"day": day, **by_day.get(day, {"runs": 0, "tokens": 0, "usd": 0.0})})
-    top = max([limit] + [d["tokens"] for d in series] + [1])
+    top = max([limit] + [d["tokens"] for d in series] + [1]) * 1.15  # headroom for the budget's label
     for d in series:
         d["height"] = round(100 * d["tokens"] / top, 1)
         d["over"] = bool(limit) and d["tokens"] > limit
