@@ -211,3 +211,15 @@ def test_cost_chart_and_guard_outcomes(page, cfg):
     _, body = request(server, "GET", "/guards")
     row = re.search(rf'<tr class="guard" data-id="{made["guard_id"]}".*?</tr>', body, re.S).group(0)
     assert "2 · 0" in row and "terraform apply" in row
+
+
+def test_an_entry_changed_since_the_page_was_shown_is_not_edited(page, cfg):
+    server, made = page
+    store = made["store"]
+    assert store.replace("project", ENTRIES["project"], ENTRIES["project"] + " (pnpm 9)")["success"]
+    before = snapshot(cfg, made)
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
+    resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
+    assert "failed=that+entry+is+no+longer+there" in resp.getheader("Location")
+    assert snapshot(cfg, made) == before

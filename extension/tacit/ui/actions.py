@@ -25,6 +25,9 @@ def edit_entry(cfg, projects: dict[str, Project], form: dict) -> dict:
         return {"success": False, "error": "that project is no longer known to tacit"}
     if not old:
         return {"success": False, "error": "no entry given"}
+    if scope not in store.targets() or old not in store.entries(scope):
+        return {"success": False, "error": "that entry is no longer there (it changed since the page was shown): "
+                                           "reload and try again"}
     with history.acting(ACTOR):
         if form.get("op") == "remove" or not new.strip():
             return store.remove(scope, old)
