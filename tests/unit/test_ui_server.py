@@ -4,6 +4,7 @@ refused with 403 and changes nothing; pages render what is on disk, escaped."""
 from __future__ import annotations
 
 import http.client
+import re
 import subprocess
 import sys
 from urllib.parse import urlencode, urlsplit
@@ -12,6 +13,7 @@ import pytest
 
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
 from tacit.ui.routes import UIApp
 from tacit.ui.server import start
 
@@ -223,3 +225,31 @@ def test_an_entry_changed_since_the_page_was_shown_is_not_edited(page, cfg):
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
     assert "failed=that+entry+is+no+longer+there" in resp.getheader("Location")
     assert snapshot(cfg, made) == before
+
+
+def test_review_keep_and_drop(page, cfg):
+    """Notes the real engine captured from what the user said: kept (into memory) and dropped."""
+    import time
+
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    server, _ = page
+    eng = Engine(cfg, background="inline").load_builtins()
+    for text in ("I prefer tabs over spaces, by the way.", "We decided to use Postgres 16 for the new service."):
+        eng.dispatch(MessageEnd(session_id="s1", role="user", text=text, ts=time.time()))
+    _, body = request(server, "GET", "/review")
+    ids = re.findall(r'<div class="card candidate" data-id="(\d+)">', body)
+    assert len(ids) == 2 and "I prefer tabs over spaces" in body and "Postgres 16" in body
+    tabs = re.search(r'data-id="(\d+)">(?:(?!data-id).)*?I prefer tabs', body, re.S).group(1)
+    postgres = next(i for i in ids if i != tabs)
+    for op, ref in (("keep", tabs), ("drop", postgres)):
+        resp, _ = request(server, "POST", "/review/decide", body={"csrf": server.csrf, "id": ref, "op": op},
+                          headers={"Origin": server.origin})
+        assert "done=" in resp.getheader("Location"), resp.getheader("Location")
+    assert any("tabs over spaces" in e for e in MemoryStore(cfg).entries("user"))
+    with Ledger(cfg) as ledger:
+        kept = next(c for c in history.changes(ledger, limit=20) if any("tabs" in e for e in c.added()))
+    assert (kept.scope, kept.actor.describe()) == ("user", "you (tacit ui)")
+    _, body = request(server, "GET", "/review")
+    assert "Nothing waiting for review" in body
