@@ -67,6 +67,15 @@ def _by_css(driver, css):
     return driver.find_elements(By.CSS_SELECTOR, css)
 
 
+def _flash(driver) -> str:
+    """The outcome line of the page a form's submission led to (waiting for it:
+    a click returns before the browser has loaded the next page)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    found = WebDriverWait(driver, 15).until(lambda d: _by_css(d, ".flash"))
+    return found[0].get_attribute("class") + ": " + found[0].text
+
+
 def _state(cfg, made):
     store = made["store"]
     files = {s: store.path_for(s).read_bytes() for s in store.targets()}
@@ -108,7 +117,7 @@ def test_edit_then_undo_round_trips_to_the_file(site, browser, cfg):
     box.clear()
     box.send_keys("we use pnpm here, never npm or yarn")
     section.find_element("css selector", "button[value=replace]").click()
-    assert "Entry replaced" in browser.find_element("css selector", ".flash.ok").text
+    assert _flash(browser).startswith("flash ok: Entry replaced")
     assert store.entries("project") == ["we use pnpm here, never npm or yarn"]
     assert "never npm or yarn" in path.read_text()
     with Ledger(cfg) as ledger:
@@ -120,7 +129,7 @@ def test_edit_then_undo_round_trips_to_the_file(site, browser, cfg):
     row = _by_css(browser, f"tr.change[data-id='{edit.id}']")[0]
     assert "you (tacit ui)" in row.text
     row.find_element("css selector", "button").click()
-    assert f"Undid #{edit.id}" in browser.find_element("css selector", ".flash.ok").text
+    assert _flash(browser).startswith(f"flash ok: Undid #{edit.id}")
     assert store.entries("project") == [ENTRIES["project"]]
     assert path.read_text().strip() == ENTRIES["project"]
     with Ledger(cfg) as ledger:
@@ -137,7 +146,7 @@ def test_a_guard_is_lifted(site, browser, cfg):
     row = _by_css(browser, f"tr.guard[data-id='{made['guard_id']}']")[0]
     assert "terraform apply" in row.text and "added with tacit guard add" in row.text
     row.find_element("css selector", "button[value=remove]").click()
-    assert "lifted" in browser.find_element("css selector", ".flash.ok").text
+    assert _flash(browser) == f"flash ok: Guard {made['guard_id']} lifted."
     with Ledger(cfg) as ledger:
         record = GuardStore(cfg, ledger).get(made["guard_id"])
         last = history.changes(ledger, limit=1)[0]

@@ -37,7 +37,7 @@ import time
 from tacit.learn import captures, lifecycle
 from tacit.learn.captures import GROUPS, SOURCE, group_of, importance_in, local_day
 from tacit.scan import first_finding
-from tacit.stores import candidates, history
+from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 from tacit.stores.candidates import Candidate
 from tacit.stores.memory import MemoryStore
@@ -227,8 +227,7 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    # the memory writes record their history rows in this transaction (a second connection would wait on it)
-    with lifecycle._Using(cfg, ledger) as led, history.using(led), led.write() as conn:
+    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
         resolved, errors = _validate(conn, keep, drop, edits)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}

@@ -1,9 +1,10 @@
 """What each page shows, as data: read live from the stores on every request.
 
-The same files and ledger the hosts use, through the same store paths as
-the CLI (``MemoryStore``, ``tacit.changes``, ``GuardStore``, the review's
-candidates, ``tacit cost``'s report, ``ScopedSkills``). Nothing here writes
-but the guard sync the CLI's ``tacit guard list`` does too.
+The same files and ledger the hosts use, read through the front door
+(``front`` is a ``Tacit`` without an actor: it can only read) — its memory
+stores, history, guard store and skills — plus the review's candidates and
+``tacit cost``'s report. Nothing here writes but the guard sync the CLI's
+``tacit guard list`` does too (it derives guards, records no change).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # each page imports what it reads when it is first shown: the server starts small
+    from tacit.app import Tacit
     from tacit.projects import Project
     from tacit.stores.memory import MemoryStore
     from tacit.stores.skill_scopes import ScopedSkills
@@ -43,14 +45,12 @@ def _scope(store: MemoryStore, scope: str, project: Project | None) -> dict:
             "project": project.key if project is not None and scope in ("project", "team") else ""}
 
 
-def memory(cfg, current: Project | None) -> dict:
+def memory(front: Tacit, current: Project | None) -> dict:
     """Every scope: you, global, this project (and its team), every other project."""
-    from tacit.stores.memory import MemoryStore
-
-    base = MemoryStore(cfg, None)
+    base = front.memory(None)
     groups = [{"title": "Everywhere", "root": "", "scopes": [_scope(base, "user", None), _scope(base, "global", None)]}]
-    for key, project in projects(cfg, current).items():
-        store = MemoryStore(cfg, project)
+    for key, project in projects(front.cfg, current).items():
+        store = front.memory(project)
         scopes = [_scope(store, s, project) for s in store.targets() if s in ("project", "team")]
         label = "This project" if current is not None and key == current.key else "Another project"
         groups.append({"title": f"{label}: {project.name}", "root": project.main_root or project.root,
@@ -58,11 +58,9 @@ def memory(cfg, current: Project | None) -> dict:
     return {"groups": groups}
 
 
-def history(cfg, limit: int = HISTORY_PAGE) -> dict:
-    from tacit import changes
-
+def history(front: Tacit, limit: int = HISTORY_PAGE) -> dict:
     rows = []
-    for change in changes.log(cfg, limit=limit + 1):
+    for change in front.changes(limit=limit + 1):
         added, removed = change.added(), change.removed()
         rows.append({"id": change.id, "time": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(change.at)),
                      "action": change.action, "scope": change.scope, "actor": change.actor.describe(),
@@ -89,15 +87,11 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def guards(cfg, current: Project | None) -> dict:
-    from tacit.stores.guards import GuardStore
-    from tacit.stores.ledger import Ledger
-
-    with Ledger(cfg) as ledger:
-        store = GuardStore(cfg, ledger)
-        store.sync(current)
-        records = store.all()
-        outcomes = store.counts_by_guard()
+def guards(front: Tacit, current: Project | None) -> dict:
+    store = front.guards()
+    store.sync(current)
+    records = store.all()
+    outcomes = store.counts_by_guard()
     from tacit.commands.guard import describe
 
     rows = []
@@ -112,20 +106,19 @@ def guards(cfg, current: Project | None) -> dict:
     return {"guards": rows}
 
 
-def review(cfg) -> dict:
+def review(front: Tacit) -> dict:
     from tacit.learn.review import review_items
-    from tacit.stores.ledger import Ledger
 
-    with Ledger(cfg) as ledger, ledger.read() as conn:
+    with front.ledger.read() as conn:
         items = review_items(conn, now=time.time(), include_all=True)
     return {"items": items}
 
 
-def cost(cfg, days: int = 14) -> dict:
+def cost(front: Tacit, days: int = 14) -> dict:
     from tacit.children import budget
     from tacit.commands.cost import report
 
-    data = report(cfg, days)
+    data = report(front.cfg, days)
     limit = data["budget"]["child_daily_tokens"] or 0
     by_day = {d["day"]: d for d in data["by_day"]}
     start = budget.day_start(time.time())
@@ -152,9 +145,9 @@ class LiveSkills:
 
     def get(self) -> ScopedSkills:
         if self.scoped is None:
-            from tacit.stores.skill_scopes import ScopedSkills
+            from tacit.app import Tacit
 
-            self.scoped = ScopedSkills(self.cfg, self.project)
+            self.scoped = Tacit(self.cfg).skills(self.project)  # reads only: no actor, no ledger
         stamp = tuple(_stamp(store.skills_dir) for store in self.scoped.stores.values())
         if stamp != self.seen:
             self.scoped.refresh()

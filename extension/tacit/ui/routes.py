@@ -26,22 +26,23 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 @dataclass(frozen=True)
 class Panel:
     """One page of the navigation: its path, its title, its template and
-    ``data(app, query) -> dict`` for the template."""
+    ``data(front, app, query) -> dict`` for the template (``front``: a
+    ``Tacit`` for this request, reads only)."""
 
     path: str
     title: str
     template: str
-    data: Callable[["UIApp", dict], dict]
+    data: Callable[["Tacit", "UIApp", dict], dict]
 
 
 PANELS: list[Panel] = [
-    Panel("/", "Memory", "memory.html", lambda app, q: pages.memory(app.cfg, app.project)),
+    Panel("/", "Memory", "memory.html", lambda front, app, q: pages.memory(front, app.project)),
     Panel("/history", "History", "history.html",
-          lambda app, q: pages.history(app.cfg, _int(q.get("limit"), pages.HISTORY_PAGE))),
-    Panel("/guards", "Guards", "guards.html", lambda app, q: pages.guards(app.cfg, app.project)),
-    Panel("/review", "Review", "review.html", lambda app, q: pages.review(app.cfg)),
-    Panel("/cost", "Cost", "cost.html", lambda app, q: pages.cost(app.cfg, _int(q.get("days"), 14, top=90))),
-    Panel("/skills", "Skills", "skills.html", lambda app, q: pages.skills(app.skills)),
+          lambda front, app, q: pages.history(front, _int(q.get("limit"), pages.HISTORY_PAGE))),
+    Panel("/guards", "Guards", "guards.html", lambda front, app, q: pages.guards(front, app.project)),
+    Panel("/review", "Review", "review.html", lambda front, app, q: pages.review(front)),
+    Panel("/cost", "Cost", "cost.html", lambda front, app, q: pages.cost(front, _int(q.get("days"), 14, top=90))),
+    Panel("/skills", "Skills", "skills.html", lambda front, app, q: pages.skills(app.skills)),
 ]
 
 
@@ -73,12 +74,12 @@ def _act(name: str):
     return call
 
 
-POSTS = {
-    "/memory/edit": ("/", lambda app, form: _act("edit_entry")(app.cfg, pages.projects(app.cfg, app.project), form)),
-    "/memory/add": ("/", lambda app, form: _act("add_entry")(app.cfg, pages.projects(app.cfg, app.project), form)),
-    "/history/undo": ("/history", lambda app, form: _act("undo")(app.cfg, form)),
-    "/guards/change": ("/guards", lambda app, form: _act("guard")(app.cfg, form)),
-    "/review/decide": ("/review", lambda app, form: _act("review")(app.cfg, form)),
+POSTS = {  # path → (where to go next, the change; ``you``: this request's Tacit acting as you)
+    "/memory/edit": ("/", lambda you, app, form: _act("edit_entry")(you, pages.projects(app.cfg, app.project), form)),
+    "/memory/add": ("/", lambda you, app, form: _act("add_entry")(you, pages.projects(app.cfg, app.project), form)),
+    "/history/undo": ("/history", lambda you, app, form: _act("undo")(you, form)),
+    "/guards/change": ("/guards", lambda you, app, form: _act("guard")(you, form)),
+    "/review/decide": ("/review", lambda you, app, form: _act("review")(you, form)),
 }
 
 
@@ -104,13 +105,20 @@ class UIApp:
         return "~" + text[len(home):] if home and (text == home or text.startswith(home + "/")) else text
 
     def get(self, path: str, query: dict) -> tuple[int, str]:
+        """Render the page at ``path``: its status and HTML."""
+        from tacit.app import Tacit
+
+        with Tacit(self.cfg) as front:  # a request's own: its ledger connection closes with it
+            return self._get(front, path, query)
+
+    def _get(self, front, path: str, query: dict) -> tuple[int, str]:
         if path == "/skill":
             data = pages.skill(self.skills, query.get("name", ""), query.get("scope") or None)
             return HTTPStatus.OK, self.render("skill.html", "/skills", query, data)
         panel = next((p for p in PANELS if p.path == path), None)
         if panel is None:
             return HTTPStatus.NOT_FOUND, self.render("missing.html", "", query, {"path": path})
-        return HTTPStatus.OK, self.render(panel.template, panel.path, query, panel.data(self, query))
+        return HTTPStatus.OK, self.render(panel.template, panel.path, query, panel.data(front, self, query))
 
     def render(self, template: str, active: str, query: dict, data: dict) -> str:
         project = None if self.project is None else {"name": self.project.name,
@@ -123,8 +131,12 @@ class UIApp:
         """Apply the change; where the browser goes next."""
         if path not in POSTS:
             return "/?" + urlencode({"failed": f"no such action: {path}"})
+        from tacit.app import Tacit
+        from tacit.ui.actions import ACTOR
+
         back, action = POSTS[path]
-        result = action(self, form)
+        with Tacit(self.cfg, actor=ACTOR) as you:
+            result = action(you, self, form)
         if result.get("success"):
             note = {"done": str(result.get("message") or "Done.")}
         else:
