@@ -253,3 +253,29 @@ def test_review_keep_and_drop(page, cfg):
     assert (kept.scope, kept.actor.describe()) == ("user", "you (tacit ui)")
     _, body = request(server, "GET", "/review")
     assert "Nothing waiting for review" in body
+
+
+def test_search_page_once_search_is_installed(cfg, tmp_path):
+    """A Claude Code session file on disk, found from the page (runs once
+    ``tacit search`` is part of the package)."""
+    pytest.importorskip("tacit.search.searcher")
+    from search_helpers import claude_dir, claude_exchange, write_jsonl
+
+    from tacit.projects import project_for
+    from ui_helpers import git_repo
+
+    repo = git_repo(tmp_path / "shop")
+    write_jsonl(claude_dir(tmp_path / "user-home", str(repo)) / "s1.jsonl",
+                claude_exchange("s1", str(repo), "how do I seed the local database?",
+                                "Run make seed <b>now</b>; it loads the fixtures."))
+    server, _ = start(UIApp(cfg, project_for(str(repo))))
+    try:
+        _, body = request(server, "GET", "/")
+        assert '<a href="/search"' in body
+        _, body = request(server, "GET", "/search?q=seed+database")
+        assert 'class="card result"' in body and "make seed &lt;b&gt;now&lt;/b&gt;" in body
+        _, body = request(server, "GET", "/search?q=kubernetes")
+        assert "Nothing found for" in body
+    finally:
+        server.shutdown()
+        server.server_close()

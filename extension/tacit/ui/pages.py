@@ -181,3 +181,17 @@ def skill(live: LiveSkills, name: str, scope: str | None) -> dict:
     store = scoped.stores.get(scope) if scope else None
     result = store.view(name) if store is not None else scoped.view(name)
     return {"name": name, "scope": scope or result.get("scope"), "result": result}
+
+
+def search(front: Tacit, current: Project | None, query: dict) -> dict:
+    """Past sessions of every host (``tacit search``): this project's, or all."""
+    from tacit.search.searcher import search as run
+
+    words = " ".join(str(query.get("q") or "").split())[:500]
+    everywhere = query.get("all") == "1" or current is None
+    if not words:
+        return {"q": "", "all": everywhere, "results": None, "left_out": 0}
+    found = run(front.cfg, words, cwd=current.root if current is not None else None, all_projects=everywhere,
+                limit=20)
+    return {"q": words, "all": everywhere, "results": found.get("results") or [],
+            "left_out": found.get("left_out") or 0}

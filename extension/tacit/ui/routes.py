@@ -4,7 +4,7 @@
 applies an ``actions`` change and answers where to go next, with the
 outcome in the query (shown escaped, as a line at the top). ``PANELS`` is
 the navigation: another concern adds a page by appending a ``Panel`` (the
-search panel does, when ``tacit.search`` offers ``ui_panel``).
+Search page joins when ``tacit.search`` is installed).
 """
 
 from __future__ import annotations
@@ -47,15 +47,17 @@ PANELS: list[Panel] = [
 
 
 def _search_panel() -> None:
-    """The search concern's page, when it is installed (a hook: ``ui_panel()``
-    in ``tacit.search`` returning a ``Panel``)."""
+    """The Search page, once ``tacit search`` is installed (``tacit.search.searcher``):
+    past sessions of every host, searched from the page (``pages.search``)."""
+    import importlib.util
+
     try:
-        from tacit.search import ui_panel  # type: ignore[attr-defined]
+        found = importlib.util.find_spec("tacit.search.searcher") is not None
     except ImportError:
-        return
-    panel = ui_panel()
-    if panel is not None and all(p.path != panel.path for p in PANELS):
-        PANELS.append(panel)
+        found = False
+    if found and all(p.path != "/search" for p in PANELS):
+        PANELS.append(Panel("/search", "Search", "search.html",
+                            lambda front, app, q: pages.search(front, app.project, q)))
 
 
 def _int(value, default: int, top: int = 10_000) -> int:
