@@ -1,25 +1,15 @@
 """Benchmark: how fast ``tacit ui`` answers, and what it holds in memory idle.
 
-Run as a script (not collected by pytest):
-
     python tests/benchmarks/ui.py             # 1,000 history rows, 200 skills, 30 requests a page
     python tests/benchmarks/ui.py --quick     # 200 rows, 50 skills, 5 requests (a smoke run)
 
-A fresh data folder gets memory in every scope, 1,000 history rows (real
-adds and removes through ``MemoryStore``), a guard and 200 skills (the
-skill-index benchmark's generator). ``tacit ui --no-open`` then runs as its
-own process and every page is fetched over a new connection each time, as a
-browser does; the figure is the median wall time of a request.
-
-The **baseline**, measured in the same run, is a bare standard-library
-``ThreadingHTTPServer`` in its own process answering every request with the
-same bytes the memory page returned: the cost of the HTTP round trip and a
-Python server, without reading the stores or rendering. Each page is
-printed as milliseconds and as a ratio to it. Idle memory is the server's
-resident set (``VmRSS``) just after it printed its URL, and again after it
-served every page and sat idle a second; the bare server's is printed
-beside it. Targets: ≤ 100 ms a page, ≤ 30 MB idle. ``main`` returns 0:
-timing on a shared machine is a report, not a gate.
+A fresh data folder (memory in every scope, history rows from real adds and
+removes, a guard, generated skills); ``tacit ui --no-open`` in its own
+process; each page fetched on a new connection, median wall time. Baseline,
+same run: a bare ``ThreadingHTTPServer`` process answering the memory page's
+bytes. Idle memory: the server's VmRSS after start, and after every page
+(the bare server's beside it). Targets ≤ 100 ms a page, ≤ 30 MB idle; a
+report, not a gate (docs/ui.md).
 """
 
 from __future__ import annotations
@@ -50,18 +40,16 @@ def _skill_maker():
 
 def populate(env: dict, rows: int, skills: int) -> str:
     """The data folder; the name of one skill (for the skill page)."""
+    from tacit.app import USER, Tacit
     from tacit.config import load_config
-    from tacit.projects import project_for
-    from tacit.stores.guards import GuardStore
-    from tacit.stores.ledger import Ledger
-    from tacit.stores.memory import MemoryStore
 
     cfg = load_config(env=env)
+    you = Tacit(cfg, actor=USER)
     repo = Path(env["HOME"]) / "repo"
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    project = project_for(str(repo))
-    store = MemoryStore(cfg, project)
+    project = you.project(repo)
+    store = you.memory(project)
     store.add("user", "I like short answers")
     for i in range(12):
         store.add("project", f"project fact number {i}: the build uses make, never a bare npm")
@@ -73,9 +61,10 @@ def populate(env: dict, rows: int, skills: int) -> str:
         store.add(scope, entry)
         store.remove(scope, entry)
         made += 2
-    with Ledger(cfg) as ledger:
-        GuardStore(cfg, ledger).add("terraform apply", "ask before terraform apply", scope="project",
-                                    project=project, action="ask")
+    with you.acting():
+        you.guards().add("terraform apply", "ask before terraform apply", scope="project", project=project,
+                         action="ask")
+    you.close()
     paths = _skill_maker()(Path(cfg.skills_dir), skills)
     return str(repo), paths[0].parent.name
 
