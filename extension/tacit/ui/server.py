@@ -33,6 +33,24 @@ HEADERS = {
 }
 
 
+def _give_back() -> None:
+    """Idle again: hand the heap the requests freed back to the system
+    (glibc's ``malloc_trim``; elsewhere nothing), so the idle server stays small."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
+
+
 class Forbidden(Exception):
     """A request the page refuses (403), with the reason for the log."""
 
@@ -51,6 +69,21 @@ class UIServer(ThreadingHTTPServer):
         self.origin = f"http://{HOST}:{self.port}"
         self.cookie_name = f"tacit_ui_{self.port}"  # cookies ignore ports: one per server
         app.csrf = self.csrf
+        self._busy, self._busy_lock = 0, threading.Lock()
+
+    def process_request_thread(self, request, client_address):
+        """Serve one connection; the last one out, once its socket is closed,
+        gives the freed memory back (``_give_back``)."""
+        with self._busy_lock:
+            self._busy += 1
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._busy_lock:
+                self._busy -= 1
+                idle = self._busy == 0
+            if idle:
+                _give_back()
 
     @property
     def url(self) -> str:
