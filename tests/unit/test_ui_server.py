@@ -4,6 +4,7 @@ refused with 403 and changes nothing; pages render what is on disk, escaped."""
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import subprocess
 import sys
@@ -279,3 +280,43 @@ def test_search_page_once_search_is_installed(cfg, tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_skill_is_rendered_with_every_piece_escaped(page, cfg):
+    """A skill is untrusted when a clone brings it: markup in it is shown, never run or linked."""
+    from tacit.stores.skills import SkillStore
+
+    server, _ = page
+    body = ("## When to Use\nWhen <img src=x onerror=alert(1)> shows up.\n\n## Procedure\n"
+            "1. Run `rm -rf \"$TMP\" <b>`\n2. See [docs](javascript:alert(1)) and **bold** \"quotes\"\n\n"
+            "```\n<script>alert(2)</script>\n```\n")
+    assert SkillStore(cfg).create("odd-skill", "Use when testing markup", body)["success"]
+    _, html = request(server, "GET", "/skill?name=odd-skill")
+    article = html[html.index('<article class="card skill">'):html.index("</article>")]
+    assert "<img" not in article and "<script" not in article and "<a " not in article
+    assert "&lt;img src=x onerror=alert(1)&gt;" in article
+    assert "<code>rm -rf &quot;$TMP&quot; &lt;b&gt;</code>" in article
+    assert "<strong>bold</strong>" in article and "[docs](javascript:alert(1))" in article
+    assert "<pre><code>&lt;script&gt;alert(2)&lt;/script&gt;</code></pre>" in article
+    _, html = request(server, "GET", "/skill?name=no-such-skill")
+    assert 'class="flash bad"' in html and "no skill named" in html
+
+
+def test_cli_json_and_a_bad_port(tacit_env):
+    proc = subprocess.run([sys.executable, "-m", "tacit", "ui", "--no-open", "--port", "70000", "--json"],
+                          env=tacit_env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout) == {"success": False,
+                                       "error": "--port 70000: give a port from 1 to 65535 (0: any free one)"}
+    proc = subprocess.Popen([sys.executable, "-m", "tacit", "ui", "--no-open", "--json"], env=tacit_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = json.loads(proc.stdout.readline())
+        assert first["success"] and first["url"].startswith(f"http://127.0.0.1:{first['port']}/?token=")
+        busy = subprocess.run([sys.executable, "-m", "tacit", "ui", "--no-open", "--port", str(first["port"])],
+                              env=tacit_env, capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 1 and f"cannot listen on 127.0.0.1:{first['port']}" in busy.stderr
+        assert busy.stdout == ""
+    finally:
+        proc.terminate()
+        proc.wait(10)

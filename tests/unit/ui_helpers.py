@@ -10,12 +10,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tacit.app import USER, Tacit
 from tacit.commands.share import share_init
 from tacit.projects import forget_cache, project_for
-from tacit.stores.guards import GuardStore
-from tacit.stores.ledger import Ledger
-from tacit.stores.memory import MemoryStore
-from tacit.stores.skills import SkillStore
 
 ENTRIES = {
     "user": "I like short answers, no preamble",
@@ -34,25 +31,29 @@ def git_repo(path: Path) -> Path:
 
 
 def populate(cfg, tmp_path: Path) -> dict:
-    """Memory in every scope, a guard and a skill; what was made where."""
+    """Memory in every scope, a guard and a skill (written as you, through the
+    front door); what was made where."""
+    you = Tacit(cfg, actor=USER)
     repo, other = git_repo(tmp_path / "shop"), git_repo(tmp_path / "billing")
     forget_cache()
     project = project_for(str(repo))
     share_init(project)
     forget_cache()
     project = project_for(str(repo))
-    store = MemoryStore(cfg, project)
+    store = you.memory(project)
     assert store.add("user", ENTRIES["user"])["success"]
     assert store.add("global", ENTRIES["global"])["success"]
     assert store.add("global", SCRIPT)["success"]
     assert store.add("project", ENTRIES["project"])["success"]
     assert store.add("team", ENTRIES["team"])["success"]
-    assert MemoryStore(cfg, project_for(str(other))).add("project", ENTRIES["other"])["success"]
-    with Ledger(cfg) as ledger:
-        guard = GuardStore(cfg, ledger).add("terraform apply", "ask before terraform apply", scope="project",
-                                            project=project, action="ask")
+    assert you.memory(project_for(str(other))).add("project", ENTRIES["other"])["success"]
+    with you.acting():
+        guard = you.guards().add("terraform apply", "ask before terraform apply", scope="project",
+                                 project=project, action="ask")
     assert guard["success"], guard
-    SkillStore(cfg).create("release-checklist", "Use when cutting a release",
-                           "## When to Use\nCutting a release.\n\n## Procedure\n1. Run `make test`\n2. Tag it\n")
+    assert you.skills(None).store("global").create(
+        "release-checklist", "Use when cutting a release",
+        "## When to Use\nCutting a release.\n\n## Procedure\n1. Run `make test`\n2. Tag it\n")["success"]
+    you.close()
     return {"repo": repo, "other": other, "project": project, "guard_id": guard["guard"]["id"],
             "store": store}
