@@ -40,9 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tacit.safety.private_keys import PEM_END, pem_span, pem_tail_span
-from tacit.safety.secret_values import (  # noqa: F401 — re-exported
+from tacit.safety.secret_values import (  # noqa: F401 — also importable from here
     TRAILING,
-    _WORDS,
     looks_like_token,
     password_value,
     random_value,
