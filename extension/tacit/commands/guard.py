@@ -28,7 +28,7 @@ from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
 from tacit.guards.stats import render_stats, stats
-from tacit.handlers.guards import current_branch
+from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -260,7 +260,7 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
         call = normalize_call("Bash", {"command": command}, folder, project_root=root,
-                              branch=current_branch(root), home=cfg.env.get("HOME"))
+                              branch=current_branch(root), home=cfg.env.get("HOME"), remotes=git_remotes(root))
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

@@ -39,9 +39,10 @@ from __future__ import annotations
 import re
 import shlex
 
+from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch, SudoMatch
 
-MAX_LESSON_CHARS = 300
+MAX_LESSON_CHARS = 600
 
 _FAMILIES = {
     "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
@@ -96,6 +97,7 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
 ))
 _SUDO_WORDS = frozenset(("sudo", "doas"))
 _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
+_WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 _EXTENSIONLESS_FILES = frozenset((
     "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
     "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
@@ -104,50 +106,33 @@ _EXTENSIONLESS_FILES = frozenset((
 # ---------------------------------------------------------------------------
 # Text preparation
 # ---------------------------------------------------------------------------
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2013": ",", "\u2014": ",", "\u00a0": " "})
-_LABEL = re.compile(r"^(?:rule|lesson|note|correction|preference|reminder|important|policy|"
-                    r"convention|user (?:correction|said|prefers|wants)|guideline)\s*[:\-]\s*", re.I)
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+_LABEL = re.compile(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+                    r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)"
+                    r"\s*[:\-!]\s*", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
-_NOISE = re.compile(
-    r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in )?here|please|ever|anymore|any more|at all|yourself|"
-    r"thanks|thank you|going forward|from now on|always|for package management|"
-    r"as (?:the|our) package manager)\b", re.I)
-_HEDGES = re.compile(
-    r"\b(?:unless|except|excluding|exception|if|when|whenever|while|before|after|until|"
-    r"sometimes|usually|generally|mostly|typically|often|maybe|perhaps|probably|possibly|might|"
-    r"may|could|ideally|avoid|avoiding|careful|try|temporarily|for now|for the moment|"
-    r"wherever|otherwise|but|unclear|not sure|i think|seems?)\b", re.I)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-_DONT = r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t)"
+_DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)?"
+         r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
+         r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
+         r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 
 
-def _prepare(text) -> list[str] | None:
-    """The lesson's sentences, filler dropped; None when it cannot be a rule."""
+def _prepare(text) -> tuple[str, list] | None:
+    """(the lesson, its sentences' clauses); None when it cannot be a rule."""
     if not isinstance(text, str):
         return None
     text = text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip()
     if not text or len(text) > MAX_LESSON_CHARS:
         return None
     text = text.strip("\"' ")
-    text = _INTERJECTION.sub("", _LABEL.sub("", text))
-    if _HEDGES.search(re.sub(r"`[^`]*`", " ", text)):
-        return None
-    out = []
-    for sentence in _SENTENCE_SPLIT.split(text):
-        # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
-        s = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
-        s = _NOISE.sub(" ", s)
-        s = re.sub(r"\s+", " ", s).strip()
-        s = re.sub(r"\s+([,;:])", r"\1", s)
-        s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
-        s = re.sub(r",\s*,", ",", s)
-        s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
-        if s:
-            out.append(s)
-    return out
+    return text, clauses(text)
+
+
+def _rule_text(clause_text: str) -> str:
+    s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
+    s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
+    return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
 
 
 # ---------------------------------------------------------------------------
@@ -188,7 +173,13 @@ _SUDO = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
-_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke)\s+)?(?P<cmd>.+)", re.I)
+_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+)", re.I)
+# "never amend commits" · "don't amend" · "no amending"
+_AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
+                    r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
+# "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
+_NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
+                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
@@ -340,6 +331,14 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
+def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
+    if _AMEND.fullmatch(sentence):
+        return GuardSpec(CommandMatch(("git",), ("commit",), ("--amend",), True), because)
+    if _NO_VERIFY.fullmatch(sentence):
+        return GuardSpec(CommandMatch(("git",), (), ("--no-verify",), True), because)
+    return None
+
+
 def _run(sentence: str, because: str) -> GuardSpec | None:
     m = _RUN.fullmatch(sentence)
     if not m:
@@ -347,9 +346,11 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     words = _command_words(m.group("cmd"))
     if not words:
         return None
-    if not m.group("verb") and not (m.group("cmd").startswith(("`", "'", '"'))
-                                    or words[0] in _VERBLESS):
+    quoted = m.group("cmd").startswith(("`", "'", '"'))
+    if not m.group("verb") and not (quoted or words[0] in _VERBLESS):
         return None
+    if (m.group("verb") or "").lower() in ("use", "type", "do") and not quoted and len(words) < 2:
+        return None  # "never use git" is not a command; "never use `git stash`" is
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
@@ -379,7 +380,10 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         branches = tuple(b.split(":")[-1].lstrip("+") for b in positional[1:])
         if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
             return None
-        return GuardSpec(PushMatch(branches, bool(flags)), because)
+        remotes = tuple(positional[:1]) if len(positional) == 1 else ()
+        if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
+            return None
+        return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
     if trailing or len(subs) > 4:
         return None
     for s in subs:
@@ -388,29 +392,41 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 
 
-def _branches(text: str | None) -> tuple[str, ...] | None:
-    """``main or master`` → ("main", "master"); ``the release branch`` →
-    ("release",); None when a name is not certainly a branch."""
+def _targets(text: str | None) -> tuple[tuple, tuple] | None:
+    """``main or master`` → (("main", "master"), ()); ``the release branch``
+    → (("release",), ()); ``upstream`` / ``the prod remote`` → ((), ("upstream",));
+    None when a name is not certainly a branch or a remote. A quoted name
+    that is neither well known stays a branch (the matcher reads it as a
+    remote when the project has a remote of that name)."""
     if text is None:
-        return ()
+        return (), ()
     text = text.strip()
-    marked = False
-    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+branch(?:es)?", text, re.I)
+    marked = remote_marked = False
+    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
     if m:
         text = m.group(1)
-        marked = True
-    out = []
+        marked = m.group(2).lower().startswith("branch")
+        remote_marked = not marked
+    branches, remotes = [], []
     for part in _split_list(text):
         quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
         name = _unquote(part)
-        if name.lower().startswith("origin/"):
+        if name.lower().startswith("origin/") and not remote_marked:
             name = name[len("origin/"):]
         if not _BRANCH_WORD.fullmatch(name):
             return None
-        if not (marked or quoted) and name.lower() not in _WELL_KNOWN_BRANCHES:
+        low = name.lower()
+        if remote_marked or (low in _WELL_KNOWN_REMOTES and not marked):
+            remotes.append(name if quoted or remote_marked else low)
+        elif marked or quoted:
+            branches.append(name)
+        elif low in _WELL_KNOWN_BRANCHES:
+            branches.append(low)
+        else:
             return None
-        out.append(name if (marked or quoted) else name.lower())
-    return tuple(dict.fromkeys(out)) or None
+    if not branches and not remotes:
+        return None
+    return tuple(dict.fromkeys(branches)), tuple(dict.fromkeys(remotes))
 
 
 def _push(sentence: str, because: str) -> GuardSpec | None:
@@ -420,10 +436,10 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
         m = _PUSH.fullmatch(sentence)
     if not m:
         return None
-    branches = _branches(m.group("branches"))
-    if branches is None:
+    found = _targets(m.group("branches"))
+    if found is None:
         return None
-    return GuardSpec(PushMatch(branches, force), because)
+    return GuardSpec(PushMatch(found[0], force, found[1]), because)
 
 
 def _path_pattern(part: str) -> str | None:
@@ -473,7 +489,7 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for rule in (_push, _paths, _alternative, _negative_use, _run):
+    for rule in (_push, _paths, _alternative, _negative_use, _git_shapes, _run):
         spec = rule(sentence, because)
         if spec is not None:
             return spec
@@ -481,17 +497,28 @@ def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
 
 
 def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
-    """Every guard a lesson states exactly (one per sentence that is a
-    rule), or () — never a guard from a sentence with other words in it."""
-    sentences = _prepare(lesson_text)
-    if not sentences:
+    """Every guard a lesson states exactly (one per clause that is a rule),
+    or (): the rule is the imperative clause, the rest its reason; an
+    exception anywhere, or a hedge in the rule, and nothing is derived."""
+    prepared = _prepare(lesson_text)
+    if not prepared:
         return ()
-    because = " ".join(str(lesson_text).split())
-    specs = []
-    for sentence in sentences:
-        spec = _sentence_spec(sentence, because)
-        if spec is not None and all(spec.match != s.match for s in specs):
-            specs.append(spec)
+    text, sentences = prepared
+    because = " ".join(text.split())
+    specs: list = []
+    for found in sentences:
+        for clause in found:
+            if clause.reason:
+                continue
+            spec = _sentence_spec(_rule_text(clause.text), because)
+            if spec is None:
+                continue
+            if vetoed(sentences, clause):
+                return ()
+            if all(spec.match != s.match for s in specs):
+                specs.append(spec)
+            if clause is found[0] and len(found) > 1:
+                break  # the whole sentence is the rule: its pieces are no other reading
     return tuple(specs)
 
 

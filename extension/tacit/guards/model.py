@@ -72,14 +72,20 @@ class PathMatch:
 class PushMatch:
     """``git push`` to one of ``branches`` (empty: any push); with
     ``force_only`` only a forced push (``--force``, ``-f``,
-    ``--force-with-lease``, a ``+`` refspec)."""
+    ``--force-with-lease``, a ``+`` refspec); with ``remotes`` only a push
+    to one of those remotes (``upstream``). A name in ``branches`` that is
+    one of the project's remotes (``Call.remotes``) is read as a remote."""
 
     kind: ClassVar[str] = "git_push"
     branches: tuple[str, ...] = ()
     force_only: bool = False
+    remotes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"branches": list(self.branches), "force_only": self.force_only}
+        out = {"branches": list(self.branches), "force_only": self.force_only}
+        if self.remotes:
+            out["remotes"] = list(self.remotes)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +221,8 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         patterns = _strs(data["patterns"])
         return PathMatch(patterns) if patterns else None
     if kind == "git_push":
-        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)))
+        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
+                         _strs(data.get("remotes", [])))
     programs = _strs(data.get("programs", list(SudoMatch().programs)))
     return SudoMatch(programs) if programs else None
 

@@ -141,8 +141,9 @@ class GuardChecker:
 
     def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
         branch = current_branch(compiled.root) if compiled.root else None
+        remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home)
+                              home=self.home, remotes=remotes)
         return compiled.guards.check(call)
 
     # -- before a call -----------------------------------------------------------------
@@ -331,3 +332,44 @@ def current_branch(root: str | None) -> str | None:
         _BRANCHES.clear()
     _BRANCHES[head] = (stamp, branch)
     return branch
+
+
+_REMOTES: dict[str, tuple] = {}
+
+
+def git_remotes(root: str | None) -> frozenset | None:
+    """The remote names in the repository's config (``[remote "x"]``), read
+    from the file (no git process), cached by its mtime; None when unknown."""
+    head = _head_file(root) if root else None
+    if head is None:
+        return None
+    gitdir = os.path.dirname(head)
+    common = os.path.join(gitdir, "commondir")
+    try:
+        with open(common, encoding="utf-8", errors="replace") as handle:
+            gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
+    except OSError:
+        pass
+    config = os.path.join(gitdir, "config")
+    try:
+        st = os.stat(config)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _REMOTES.get(config)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    names = set()
+    try:
+        with open(config, encoding="utf-8", errors="replace") as handle:
+            for line in handle.read(1 << 20).splitlines():
+                line = line.strip()
+                if line.startswith("[remote") and line.endswith("]"):
+                    names.add(line[7:-1].strip().strip('"'))
+    except OSError:
+        return None
+    if len(_REMOTES) > 1024:
+        _REMOTES.clear()
+    found = frozenset(n for n in names if n)
+    _REMOTES[config] = (stamp, found)
+    return found
