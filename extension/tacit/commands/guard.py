@@ -119,7 +119,8 @@ def describe(record: GuardRecord) -> str:
         return "changes to " + ", ".join(m.patterns)
     if isinstance(m, PushMatch):
         what = "force push" if m.force_only else "git push"
-        return what + (" to " + ", ".join(m.branches) if m.branches else "")
+        targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
+        return what + (" to " + ", ".join(targets) if targets else "")
     if isinstance(m, SudoMatch):
         return "sudo (raised privileges)"
     return record.spec.kind
@@ -129,6 +130,8 @@ def _where(record: GuardRecord) -> str:
     scope = "global" if record.scope == "global" else f"project {record.project_root}"
     if record.origin == "user":
         return f"{scope}; added by hand on {record.date}"
+    if record.file is not None:
+        return f"{scope}; from the repository's {record.file}"
     said = "you said so" if record.by_user else "saved"
     return f"{scope}; from {record.memory_scope} memory, {said} on {record.date}"
 

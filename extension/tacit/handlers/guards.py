@@ -36,6 +36,7 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import OrderedDict
@@ -46,8 +47,11 @@ from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import HONOURED, ContextResult, Injection, Result, ToolCallResult
 from tacit.projects import CACHE_SECONDS, project_for
+from tacit.stores.guard_files import Finder, signature
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
+
+log = logging.getLogger("tacit.guards")
 
 MAX_STOPS = 8  # stopped calls remembered per session (an answer refers to the last turn's)
 MAX_PROJECTS = 64  # compiled guard sets kept per engine
@@ -79,6 +83,7 @@ class GuardChecker:
         self._files: dict[tuple, tuple] = {}
         self._rev: tuple | None = None  # the revision file, as last read
         self._places: dict[str, tuple] = {}  # cwd -> (when, project, real cwd)
+        self._finder = Finder(every=300.0)  # the instruction files of each checkout
 
     def place(self, cwd) -> tuple:
         """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
@@ -108,7 +113,11 @@ class GuardChecker:
             return found
         store = GuardStore(self.cfg, ledger)
         if found is None or found.files != files:
-            store.sync(project)
+            try:
+                store.sync(project, files=self._instruction_files(project))
+            except Exception as exc:  # noqa: BLE001 — a busy or broken ledger: check what the table holds
+                log.warning("guards: sync failed, checking the guards already kept: %s", exc)
+                files = ()  # try the sync again on the next call
         rev = store.revision()
         if found is not None and found.files == files and found.rev == rev:
             return found  # the file runs ahead of a change not committed yet: ask again next call
@@ -121,6 +130,14 @@ class GuardChecker:
         while len(self._compiled) > MAX_PROJECTS:
             self._compiled.popitem(last=False)
         return compiled
+
+    def _instruction_files(self, project) -> tuple:
+        if project is None or not self.cfg.settings.get("instruction_files", True):
+            return ()
+        try:
+            return self._finder.files(project.root)
+        except OSError:
+            return ()
 
     def _signature(self, cache_key: tuple, project) -> tuple:
         paths = self._files.get(cache_key)
@@ -137,6 +154,9 @@ class GuardChecker:
                 out.append((st.st_mtime_ns, st.st_size, st.st_ino))
             except OSError:
                 out.append(None)
+        files = self._instruction_files(project)
+        if files:
+            out.append((files, signature(project.root, files)))
         return tuple(out)
 
     def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
@@ -173,10 +193,14 @@ class GuardChecker:
         lines = []
         for hit in hits:
             record: GuardRecord = compiled.records[hit.guard.id]
-            lines.append(reason(hit, date=record.date, by_user=record.by_user, action=action))
-            store.record_event(record.id, "stop", project=project_key, session_id=event.session_id,
-                               host=ctx.host, subject=hit.subject,
-                               ref=f"{event.id}:{record.id}" if event.id else None)
+            lines.append(reason(hit, date=None if record.file else record.date, by_user=record.by_user,
+                                action=action))
+            try:  # counting the stop never stands between the call and its stop
+                store.record_event(record.id, "stop", project=project_key, session_id=event.session_id,
+                                   host=ctx.host, subject=hit.subject,
+                                   ref=f"{event.id}:{record.id}" if event.id else None)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("guards: stop not counted: %s", exc)
         stops = [s for s in state.marks.get("guards.stopped") or () if isinstance(s, dict)]
         stops.append({"key": call_key(event.name, event.args), "ids": [h.guard.id for h in hits],
                       "turn": state.user_turns, "ask": ask, "subject": hits[0].subject[:200],
