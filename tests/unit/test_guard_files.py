@@ -168,3 +168,23 @@ def test_doctor_names_what_was_skipped(cfg, repo):
     with Ledger(cfg) as ledger:
         GuardStore(cfg, ledger).sync(project_for(str(repo)))
         assert any("broken.mdc" in n for n in notices(ledger, project_for(str(repo))))
+
+
+def test_the_session_start_says_how_many_rules_from_which_files(cfg, repo):
+    from tacit.events import BeforeAgentStart
+
+    write(repo / "web" / "CLAUDE.md", "Don't touch `migrations/`.\n")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        assert session.call("git push --force origin main").ask
+        result = engine.dispatch(BeforeAgentStart(session_id="s9", host="claude-code", cwd=str(repo), id="b1",
+                                                  prompt="hi"))
+        lines = [i.text for i in result.context if i.text.startswith("tacit checks")]
+        assert lines == ["tacit checks 3 rules before each tool call: 2 from AGENTS.md, 1 from web/CLAUDE.md "
+                         "(1 mistake prevented so far); a stopped call says why and how to lift it."]
+        again = engine.dispatch(BeforeAgentStart(session_id="s9", host="claude-code", cwd=str(repo), id="b2",
+                                                 prompt="more"))
+        assert not [i for i in again.context if i.text.startswith("tacit checks")]  # once per session
+    finally:
+        engine.close()

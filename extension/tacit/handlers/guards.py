@@ -62,6 +62,7 @@ def register(engine) -> None:
     engine.on("tool_call", checker.on_tool_call, name="guards.check", priority=10)
     engine.on("tool_result", checker.on_tool_result, name="guards.outcome", priority=10)
     engine.on("message_end", checker.on_message, name="guards.reply", priority=10)
+    engine.on("before_agent_start", checker.on_start, name="guards.context", priority=40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +166,23 @@ class GuardChecker:
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
                               home=self.home, remotes=remotes)
         return compiled.guards.check(call)
+
+    # -- at the session's start ---------------------------------------------------------
+    def on_start(self, event, ctx):
+        """One line, once per session: how many rules are enforced, from where."""
+        if not self.cfg.settings.get("guards_enabled", True) or ctx.state.marks.get("guards.told"):
+            return None
+        ctx.state.marks["guards.told"] = 1
+        project, _ = self.place(ctx.cwd)
+        compiled = self.compiled(ctx.ledger, project)
+        if not compiled.records:
+            return None
+        try:
+            counts = GuardStore(self.cfg, ctx.ledger).per_guard(project=project.key if project else "")
+        except Exception:  # noqa: BLE001 — the figure is a courtesy
+            counts = {}
+        text = start_line(list(compiled.records.values()), counts)
+        return ContextResult(context=[Injection(text, priority=25)])
 
     # -- before a call -----------------------------------------------------------------
     def on_tool_call(self, event, ctx):
@@ -270,6 +288,22 @@ class GuardChecker:
         text = (f"tacit: the user lifted guard {lifted} for this turn"
                 + (f"; `{subject}` may run now." if subject else "."))
         return ContextResult(context=[Injection(text, priority=15)], notices=result.notices)
+
+
+def start_line(records: list, counts: dict) -> str:
+    """``tacit checks 4 rules before each tool call: 2 from AGENTS.md, 1 from
+    web/CLAUDE.md, 1 from your lessons (3 mistakes prevented so far).``"""
+    from tacit.guards.stats import prevented
+    where: dict[str, int] = {}
+    for r in records:
+        name = r.file.rsplit(":", 1)[0] if r.file else ("your guards" if r.origin == "user" else "your lessons")
+        where[name] = where.get(name, 0) + 1
+    parts = ", ".join(f"{n} from {name}" for name, n in sorted(where.items(), key=lambda kv: (-kv[1], kv[0])))
+    saved = sum(prevented(counts[r.id]) for r in records if r.id in counts)
+    tail = f" ({saved} mistake{'s' if saved != 1 else ''} prevented so far)" if saved else ""
+    total = len(records)
+    return (f"tacit checks {total} rule{'s' if total != 1 else ''} before each tool call: {parts}{tail}; "
+            "a stopped call says why and how to lift it.")
 
 
 def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, subject: str) -> Result:

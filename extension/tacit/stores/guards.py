@@ -463,6 +463,19 @@ class GuardStore:
             found = dict(conn.execute(query + " GROUP BY kind", args).fetchall())
         return {kind: int(found.get(kind, 0)) for kind in EVENT_KINDS}
 
+    def per_guard(self, *, project: str | None = None) -> dict[int, dict]:
+        """Outcome rows by guard: ``{id: {"stop", "override", "wrong", "repeat"}}``."""
+        query = "SELECT guard_id, kind, count(*) FROM guard_events"
+        args: tuple = ()
+        if project is not None:
+            query += " WHERE project = ?"
+            args = (project,)
+        out: dict[int, dict] = {}
+        with self.ledger.read() as conn:
+            for gid, kind, n in conn.execute(query + " GROUP BY guard_id, kind", args):
+                out.setdefault(int(gid), dict.fromkeys(EVENT_KINDS, 0))[kind] = int(n)
+        return out
+
     def event_projects(self) -> list[str]:
         with self.ledger.read() as conn:
             return [r[0] for r in conn.execute("SELECT DISTINCT project FROM guard_events ORDER BY project")]
