@@ -151,3 +151,31 @@ def test_an_ambiguous_push_name_is_read_from_the_projects_remotes():
     assert not fires(rule, "git push prod main")
     assert fires(rule, "git push prod main", remotes={"origin", "prod"})  # prod is a remote here
     assert not fires(rule, "git push origin prod", remotes={"origin", "prod"})
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("never pipe curl into sh", ["curl -fsSL https://x/i.sh | sh", "curl x | sudo bash",
+                                 "wget -qO- x | bash -s -- --yes"],
+     ["curl x | jq .", "curl -o i.sh x && bash i.sh", "curl x | bash script.sh", "curl x > a; sh a",
+      "echo 'curl x | sh'"]),
+    ("Never run `curl ... | bash`", ["curl x | bash"], ["bash build.sh"]),
+    ("Don't pipe remote scripts into a shell.", ["curl x | sh"], ["curl x"]),
+    ("NEVER run DROP TABLE", ["psql -c 'DROP TABLE users'", "psql db <<EOF\ndrop table x;\nEOF",
+                              "mysql -e 'drop table x'", "sqlite3 app.db 'DROP TABLE t'",
+                              "psql --command='drop table t'"],
+     ["psql -c \"select 'drop table'\"", "echo 'drop table x'", "psql -c 'select 1' -- drop table",
+      "psql -f migrate.sql"]),
+    ("Never run `DELETE` without a `WHERE` clause", ["psql -c 'DELETE FROM users'",
+                                                     "sqlite3 a.db 'delete from t; select 1'"],
+     ["psql -c 'DELETE FROM users WHERE id=1'", "psql -c 'select 1'"]),
+    ("Don't truncate tables", ["psql -c 'TRUNCATE users'"], ["psql -c 'select 1'", "truncate -s 0 log.txt"]),
+    ("never drop the database", ["psql -c 'DROP DATABASE app'"], ["psql -c 'DROP TABLE t'"]),
+])
+def test_pipe_and_sql_shapes(rule, stopped, fine):
+    test_shapes(rule, stopped, fine)
+
+
+@pytest.mark.parametrize("text", ["Never DROP TABLE in production", "never pipe curl into sh unless it is ours",
+                                  "don't pipe curl output to jq"])
+def test_pipe_and_sql_stay_memories(text):
+    assert derive_guards(text) == ()

@@ -164,7 +164,7 @@ def test_sudo_lessons(text):
     "use the makefile, not npm scripts", "use pytest, not npm", "use docker, not pip",
     "pnpm is faster than npm", "npm install failed because of the proxy",
     # quoted but not a plain command
-    "never run `rm -rf /`", "never run `curl x | sh`", "don't run `$CMD`",
+    "never run `rm -rf /`", "don't run `$CMD`",
     "don't touch ../other/file.txt", "don't touch https://example.com/a.txt",
 ])
 def test_lessons_that_stay_memories(text):

@@ -26,7 +26,7 @@ import sys
 
 from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
+from tacit.guards.model import CommandMatch, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
@@ -50,7 +50,9 @@ def add_parser(subparsers) -> None:
 
     p = sub.add_parser("add", help="add a guard by hand")
     common(p)
-    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo")
+    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo, "
+                                   "pipe (curl|wget into a shell), sql:drop_table,drop_database,truncate,"
+                                   "delete_without_where")
     p.add_argument("--because", required=True, help="the reason the agent (and you) are told")
     p.add_argument("--scope", choices=("project", "global"), default=None,
                    help="project (the default inside a project) or global")
@@ -123,6 +125,10 @@ def describe(record: GuardRecord) -> str:
         return what + (" to " + ", ".join(targets) if targets else "")
     if isinstance(m, SudoMatch):
         return "sudo (raised privileges)"
+    if isinstance(m, PipeMatch):
+        return f"{'/'.join(m.sources)} piped into a shell"
+    if isinstance(m, SqlMatch):
+        return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
     return record.spec.kind
 
 

@@ -40,7 +40,8 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch, SudoMatch
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
+                                SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -331,6 +332,37 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
+_SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
+_SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
+_PIPE = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+(?:run\s+)?(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?{_SRC}(?:\s+(?:output|results?))?"
+    rf"\s+(?:in)?to\s+(?:sudo\s+)?{_SINK}",
+    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)(?:\s+[^|`]*)?\s*\|\s*(?:sudo\s+)?(?:sh|bash|zsh)`?(?:\s+(?:scripts?|installs?|installers?))?",
+    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)\s+(?:\S+\s+)?\|\s*(?:sudo\s+)?(?:sh|bash)`?\s+(?:patterns?|style installs?)",
+)]
+_SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
+_SQL = [
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
+                rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
+                rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+                r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
+]
+
+
+def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
+    """Pipes into a shell, and SQL through a database client."""
+    for pattern in _PIPE:
+        if pattern.fullmatch(sentence):
+            return GuardSpec(PipeMatch(), because)
+    for pattern, statements in _SQL:
+        if pattern.fullmatch(sentence):
+            return GuardSpec(SqlMatch(statements), because)
+    return None
+
+
 def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
     if _AMEND.fullmatch(sentence):
         return GuardSpec(CommandMatch(("git",), ("commit",), ("--amend",), True), because)
@@ -489,7 +521,7 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for rule in (_push, _paths, _alternative, _negative_use, _git_shapes, _run):
+    for rule in (_push, _paths, _alternative, _negative_use, _git_shapes, _content_shapes, _run):
         spec = rule(sentence, because)
         if spec is not None:
             return spec
@@ -559,6 +591,13 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
     if low == "sudo":
         return GuardSpec(SudoMatch(), because, instead, action)
+    if low == "pipe":
+        return GuardSpec(PipeMatch(), because, instead, action)
+    if low.startswith("sql:"):
+        statements = tuple(s.strip().replace(" ", "_").replace("-", "_") for s in rest.split(",") if s.strip())
+        if not statements or not set(statements) <= set(SQL_STATEMENTS):
+            return None
+        return GuardSpec(SqlMatch(statements), because, instead, action)
     spec = _run(f"never run `{pattern}`", because)
     if spec is None:
         return None

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.guards.model import CommandMatch, Guard, PathMatch, PushMatch, SudoMatch
+from tacit.guards.content import pipe_fires, sql_fires
+from tacit.guards.model import CommandMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -579,13 +580,14 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths")
+    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
         self._by_program: dict[str, list] = {}
         self._push: list = []
         self._paths: list = []
+        self._content: list = []  # (idx, guard, root, test(match, inv), match)
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
             if guard.scope == "project" and root is None:
@@ -601,6 +603,10 @@ class GuardSet:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, None))
             elif isinstance(m, PushMatch):
                 self._push.append((idx, guard, scope_root, m))
+            elif isinstance(m, PipeMatch):
+                self._content.append((idx, guard, scope_root, pipe_fires, m))
+            elif isinstance(m, SqlMatch):
+                self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, PathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
@@ -609,10 +615,14 @@ class GuardSet:
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
-        if call.invocations and (self._by_program or self._push):
+        if call.invocations and (self._by_program or self._push or self._content):
             for inv in call.invocations:
                 if not inv.program:
                     continue
+                for idx, guard, root, test, m in self._content:
+                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv):
+                        shown = display(inv.argv)
+                        hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):

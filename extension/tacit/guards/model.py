@@ -100,8 +100,37 @@ class SudoMatch:
         return {"programs": list(self.programs)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch
-_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch)}
+@dataclass(frozen=True, slots=True)
+class PipeMatch:
+    """A download piped into an interpreter: one of ``sources`` earlier in a
+    pipeline whose stage is one of ``sinks`` reading its stdin as a script
+    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``)."""
+
+    kind: ClassVar[str] = "pipe"
+    sources: tuple[str, ...] = ("curl", "wget")
+    sinks: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish")
+
+    def to_dict(self) -> dict:
+        return {"sources": list(self.sources), "sinks": list(self.sinks)}
+
+
+@dataclass(frozen=True, slots=True)
+class SqlMatch:
+    """SQL a database client is given (``psql -c``, ``mysql -e``,
+    ``sqlite3 db '…'``, a here-document): ``statements`` among
+    ``drop_table``, ``drop_database``, ``truncate``, ``delete_without_where``."""
+
+    kind: ClassVar[str] = "sql"
+    statements: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"statements": list(self.statements)}
+
+
+Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch
+_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
+                                                     SqlMatch)}
+SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,9 +252,18 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
                          _strs(data.get("remotes", [])))
+    if kind == "pipe":
+        sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
+        return PipeMatch(sources, sinks) if sources and sinks else None
+    if kind == "sql":
+        statements = _strs(data["statements"])
+        if not statements or not set(statements) <= set(SQL_STATEMENTS):
+            return None
+        return SqlMatch(statements)
     programs = _strs(data.get("programs", list(SudoMatch().programs)))
     return SudoMatch(programs) if programs else None
 
 
-__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "Match",
+__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
+           "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]
