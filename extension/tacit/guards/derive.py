@@ -119,12 +119,17 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 
 
+# every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
+_MAYBE_RULE = re.compile(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
+                         r"off[- ]limits|alone|hands off|keep off|stop)\b|n'?t\b", re.I)
+
+
 def _prepare(text) -> tuple[str, list] | None:
     """(the lesson, its sentences' clauses); None when it cannot be a rule."""
     if not isinstance(text, str):
         return None
     text = text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip()
-    if not text or len(text) > MAX_LESSON_CHARS:
+    if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
     return text, clauses(text)
