@@ -67,6 +67,9 @@ def first_sync(tmp: Path, n: int) -> float:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, capture_output=True)
     project = project_for(str(repo))
     fill(cfg, project, n)
+    from tacit.stores import guards as guard_store
+    if hasattr(guard_store, "derived"):
+        guard_store.derived.cache_clear()  # every size derives its lessons afresh
     with Ledger(cfg) as ledger:
         started = time.perf_counter()
         GuardStore(cfg, ledger).sync(project)
@@ -186,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"guard sync ({args.tree}):")
     with tempfile.TemporaryDirectory(prefix="tacit-guard-sync-") as tmp:
         tmp = Path(tmp)
+        first_sync(tmp, 10)  # warm: imports, compiled patterns, the ledger's schema code
         times = [first_sync(tmp, n) for n in sizes]
         per = [t / n for t, n in zip(times, sizes)]
         print(f"  growth: µs a lesson from {sizes[0]} to {sizes[-1]} lessons x{per[-1] / per[0]:.2f} "

@@ -53,7 +53,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo, "
                                    "pipe (curl|wget into a shell), sql:drop_table,drop_database,truncate,"
                                    "delete_without_where")
-    p.add_argument("--because", required=True, help="the reason the agent (and you) are told")
+    p.add_argument("--because", default=None, help="the reason the agent (and you) are told")
+    p.add_argument("--lesson", type=int, metavar="N", default=None,
+                   help="a guard for the lesson saved by change N (tacit memory log): accepted only when every "
+                        "word of PATTERN occurs in the lesson or the user's message that caused it; starts as ask")
     p.add_argument("--scope", choices=("project", "global"), default=None,
                    help="project (the default inside a project) or global")
     p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
@@ -81,6 +84,11 @@ def add_parser(subparsers) -> None:
     p = sub.add_parser("stats", help="per project: lessons, guards, calls stopped, repeat mistakes")
     common(p)
     p.set_defaults(func=_stats)
+
+    p = sub.add_parser("why", help="why a lesson is, or is not, a guard")
+    common(p, project=False)
+    p.add_argument("text", help="the lesson, as written")
+    p.set_defaults(func=_why)
 
 
 # ---------------------------------------------------------------------------
@@ -184,12 +192,29 @@ def _list(args, cfg) -> int:
     return _run(args, cfg, work)
 
 
+def _why(args, cfg) -> int:
+    from tacit.guards.why import explain
+    result = explain(args.text)
+    if args.json:
+        emit({"success": True, **result})
+    else:
+        print(("A guard: " if result["guard"] else "Not a guard: ") + result["why"])
+        for rule in result["rules"]:
+            print(f"  {rule['kind']}: {json.dumps(rule['match'])}")
+    return 0
+
+
 def _add(args, cfg) -> int:
     project = _project(args)
     scope = args.scope or ("project" if project is not None else "global")
+    if args.lesson is None and not args.because:
+        return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
 
     def work(store: GuardStore) -> int:
-        result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
+        if args.lesson is not None:
+            result = store.add_for_lesson(args.lesson, args.pattern, scope=scope, project=project)
+        else:
+            result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
         if not result["success"]:
             return _fail(args, result["error"])
         if args.json:

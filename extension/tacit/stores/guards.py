@@ -361,6 +361,32 @@ class GuardStore:
         self._signal()
         return {"success": True, "created": created, "guard": record.as_dict()}
 
+    def add_for_lesson(self, change_id: int, pattern: str, *, scope: str, project: Project | None) -> dict:
+        """A child's proposal: a guard for the lesson that history change
+        ``change_id`` saved, accepted only when grounded — every program,
+        subcommand, flag, remote, branch and path of ``pattern`` occurs in
+        the lesson or in the user's message that caused it — and as ``ask``."""
+        from tacit.guards.why import ungrounded
+        found = history.changes(self.ledger, change_id=int(change_id), limit=1)
+        if not found:
+            return {"success": False, "error": f"no change {change_id} (see `tacit memory log`)"}
+        change = found[0]
+        added = [e for e in change.added() if isinstance(e, str)]
+        if not added and isinstance(change.after, str):
+            added = [change.after]
+        if not added:
+            return {"success": False, "error": f"change {change_id} saved no lesson"}
+        lesson = " ".join(added[-1].split())
+        spec = spec_from_pattern(pattern, lesson)
+        if spec is None:
+            return {"success": False, "error": f"not a guard pattern: {pattern!r}"}
+        missing = ungrounded(spec, lesson, change.actor.cause or "")
+        if missing:
+            return {"success": False, "refused": True, "lesson": lesson,
+                    "error": f"refused: {', '.join(repr(m) for m in missing)} occur(s) in neither the lesson nor "
+                             "the user's message; the lesson stays a memory"}
+        return self.add(pattern, lesson, scope=scope, project=project, action="ask")
+
     def remove(self, guard_id, *, why: str = "removed by hand") -> dict:
         return self._set_status(guard_id, "removed", why, action="guard_remove")
 
