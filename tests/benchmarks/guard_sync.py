@@ -48,12 +48,24 @@ def lessons(n: int) -> list[str]:
 
 
 def fill(cfg, project, n: int) -> None:
+    from tacit.stores import history
     from tacit.stores.memory import MemoryStore
     store = MemoryStore(cfg.with_settings(project_char_limit=10_000_000), project)
     texts = lessons(n)
-    for start in range(0, n, 25):
-        result = store.batch([{"action": "add", "target": "project", "content": t} for t in texts[start:start + 25]])
-        assert result.get("success"), result
+    acting = history.acting(history.USER) if hasattr(history, "USER") else _nothing()
+    with acting:
+        for start in range(0, n, 25):
+            ops = [{"action": "add", "target": "project", "content": t} for t in texts[start:start + 25]]
+            result = store.batch(ops)
+            assert result.get("success"), result
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def first_sync(tmp: Path, n: int) -> float:

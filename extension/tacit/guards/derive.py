@@ -525,11 +525,25 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
+# a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
+_NEEDS = (
+    (re.compile(r"push", re.I), "_push"),
+    (re.compile(r"touch|edit|modify|change|alter|write|update|mess|alone|off|read[- ]only|limits", re.I), "_paths"),
+    (re.compile(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
+    (re.compile(r"\b(?:no|use|using|call|invoke|touch|banned|forbidden|allowed|limits|sudo|doas)\b", re.I),
+     "_negative_use"),
+    (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
+    (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
+    (re.compile(r".", re.S), "_run"),
+)
+
+
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for rule in (_push, _paths, _alternative, _negative_use, _git_shapes, _content_shapes, _run):
-        spec = rule(sentence, because)
-        if spec is not None:
-            return spec
+    for needs, name in _NEEDS:
+        if needs.search(sentence):
+            spec = globals()[name](sentence, because)
+            if spec is not None:
+                return spec
     return None
 
 

@@ -591,11 +591,13 @@ def _entries_of(value) -> set:
 
 
 def _added(before, after, wanted: set) -> set:
-    """Which of ``wanted`` a row added (in its after, not in its before)."""
+    """Which of ``wanted`` a row holds first (rows read oldest first, so the
+    first row whose after holds an entry is the one that saved it; its
+    before is read only when it holds one)."""
     if not after:
         return set()
     found = _entries_of(after) & wanted
-    return found - _entries_of(before) if found else found
+    return found - _entries_of(before) if found and before else found
 
 
 __all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
