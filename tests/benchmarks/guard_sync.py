@@ -33,17 +33,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE = "Never run `tool{i} deploy --force`, it breaks the shared stage {i}."
+BARE_RULE = "Never run `tool{i} deploy --force`."  # a shape the code before clause splitting derives too
 PLAIN = "Fact {i}: the service number {i} listens on port {port} in the staging cluster."
+BARE = False
 PNPM = "Use pnpm, not npm \u2014 npm breaks the workspace lockfile."
 COMMANDS = ["npm install left-pad", "git status", "git push origin feature", "python3 -m pytest -q tests/",
             "cd web && pnpm add react", "rm -rf build/ && make all", "docker compose up -d",
             "grep -rn 'TODO' src | head -20", "git commit -m 'fix: the parser'", "cargo build --release"]
 
 
-def lessons(n: int) -> list[str]:
+def lessons(n: int, rule: str = RULE) -> list[str]:
     out = [PNPM]
     for i in range(1, n):
-        out.append(RULE.format(i=i) if i % 5 < 2 else PLAIN.format(i=i, port=8000 + i))
+        out.append(rule.format(i=i) if i % 5 < 2 else PLAIN.format(i=i, port=8000 + i))
     return out
 
 
@@ -51,7 +53,7 @@ def fill(cfg, project, n: int) -> None:
     from tacit.stores import history
     from tacit.stores.memory import MemoryStore
     store = MemoryStore(cfg.with_settings(project_char_limit=10_000_000), project)
-    texts = lessons(n)
+    texts = lessons(n, BARE_RULE if BARE else RULE)
     acting = history.acting(history.USER) if hasattr(history, "USER") else _nothing()
     with acting:
         for start in range(0, n, 25):
@@ -194,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-concurrent", action="store_true")
     parser.add_argument("--sizes", type=lambda v: tuple(int(x) for x in v.split(",")), default=None,
                         help="lesson counts, e.g. 250,1000")
+    parser.add_argument("--bare", action="store_true", help="rules without a reason clause (what older code derives)")
     args = parser.parse_args(argv)
+    global BARE
+    BARE = args.bare
     sys.path.insert(0, str(args.tree / "extension"))
     os.environ.pop("TACIT_PROJECT", None)
     sizes = args.sizes or ((25, 250) if args.quick else (250, 1000, 2500))
@@ -209,7 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         file_sync(tmp, 1000)
         if not args.skip_concurrent:
             concurrent(tmp, args.tree, sizes[-1])
-    check_cost(200 if args.quick else 2000)
+    try:
+        check_cost(200 if args.quick else 2000)
+    except (AttributeError, AssertionError) as exc:
+        print(f"  250 guards: not derived by this tree ({type(exc).__name__})")
     return 0
 
 

@@ -179,3 +179,44 @@ def test_pipe_and_sql_shapes(rule, stopped, fine):
                                   "don't pipe curl output to jq"])
 def test_pipe_and_sql_stay_memories(text):
     assert derive_guards(text) == ()
+
+
+@pytest.mark.parametrize("text, match", [
+    ("- `src/runtime/config/generated/workerd.ts` \u2014 generated Cap'n Proto types, do not edit directly",
+     PathMatch(("src/runtime/config/generated/workerd.ts",))),
+    ("- `_generated/` \u2014 Auto-generated type definitions. **Do not edit by hand**; regenerate with `make gen`.",
+     PathMatch(("_generated/",))),
+    ("Do not manually edit `*.xlf` files.", PathMatch(("*.xlf",))),
+    ("* Don't update files under `*/api/*.cs` (e.g. src/A/api/A.cs) as they are generated.", PathMatch(("*/api/*.cs",))),
+    ("- **Use uv exclusively**: Do not use pip/conda for dependency management",
+     CommandMatch(("pip", "conda"), (), (), True)),
+    ("Always use pnpm as a package manager instead of yarn, bun, or npm.",
+     CommandMatch(("yarn", "bun", "npm"), (), (), True)),
+    ("- Never create a PR.", CommandMatch(("gh",), ("pr", "create"), (), True)),
+])
+def test_real_rule_forms(text, match):
+    assert match in [s.match for s in derive_guards(text)], [s.match for s in derive_guards(text)]
+
+
+def test_several_quoted_commands_are_several_guards():
+    specs = derive_guards("Do not use `cargo insta review` or `make snapshot-tests`; they launch an editor")
+    assert [s.match for s in specs] == [CommandMatch(("cargo",), ("insta", "review"), (), True),
+                                        CommandMatch(("make",), ("snapshot-tests",), (), True)]
+
+
+@pytest.mark.parametrize("text", ["NEVER use `any`. NEVER use classes.", 'Never "we", never "the user".',
+                                  "Do not use `Date.now` or `new Date`; use `Clock`.",
+                                  "`a.ts` and `b.ts` are generated. Do not edit them."])
+def test_words_in_quotes_are_not_commands(text):
+    assert derive_guards(text) == ()
+
+
+def test_commit_to_a_branch_needs_the_current_branch():
+    spec = derive_guard("- **Never commit directly to `main`** \u2014 a pre-commit hook enforces this")
+    guards = GuardSet([Guard(spec, id=1, scope="project", project_root="/r")])
+
+    def on(branch, command="git commit -m 'fix'"):
+        return bool(guards.check(normalize_call("Bash", {"command": command}, "/r", project_root="/r",
+                                                branch=branch)))
+    assert on("main") and on("main", "git commit -am wip")
+    assert not on("feature") and not on(None) and not on("main", "git log main")

@@ -150,7 +150,6 @@ def test_sudo_lessons(text):
     "don't touch the database", "never edit generated files", "don't touch it",
     "never change the API", "don't update dependencies", "don't touch anything",
     "never push to prod", "don't push to production",
-    "never commit to main",
     # hedged or qualified
     "use pnpm, not npm, unless CI needs it", "use npm, not pnpm, for the docs site",
     "don't run prettier on generated files", "never push without running tests",

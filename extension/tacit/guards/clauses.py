@@ -26,7 +26,9 @@ _BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 _NOISE = re.compile(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
     r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|"
-    r"under (?:any|no) circumstances?|in any case|by any means)\b", re.I)
+    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
+    r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
+    r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = re.compile(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)|(?:in )?here|for package management|"
@@ -37,9 +39,11 @@ _REASON_HEAD = re.compile(
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = re.compile(
+    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
     r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|which|otherwise|or else|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
-    r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else)\b)", re.I)
+    r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
+    r"(?:'re| are| is| get| will)?)\b)", re.I)
 _CLAUSE_SPLIT = re.compile(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
@@ -98,6 +102,7 @@ def clauses(text: str) -> list[list[Clause]]:
     has more than one clause, as a reading of its own)."""
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
+    protected = re.sub(r"\b(e\.g|i\.e|etc|vs|cf)\.", r"\1", protected, flags=re.I)  # not a sentence's end
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()

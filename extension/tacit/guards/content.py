@@ -37,7 +37,7 @@ _WHERE = re.compile(r"\bwhere\b", re.I)
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 
 
-def pipe_fires(match: PipeMatch, inv: Invocation) -> bool:
+def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in match.sinks or not set(inv.upstream) & set(match.sources):
         return False
     for a in inv.argv[1:]:
@@ -69,7 +69,7 @@ def sql_texts(inv: Invocation) -> list[str]:
     return out
 
 
-def sql_fires(match: SqlMatch, inv: Invocation) -> bool:
+def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in SQL_CLIENTS:
         return False
     for text in sql_texts(inv):

@@ -40,8 +40,8 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
-                                SudoMatch)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, CommitMatch, GuardSpec, PathMatch, PipeMatch,
+                                PushMatch, SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -233,7 +233,12 @@ def _unquote(word: str) -> str:
 
 
 def _split_list(text: str) -> list[str]:
-    return [p for p in _LIST_SPLIT.split(text.strip()) if p]
+    out = []
+    for p in _LIST_SPLIT.split(text.strip()):
+        parts = p.split("/")
+        # "pip/conda": two tools; "release/1.x" stays one name
+        out.extend(parts if len(parts) > 1 and all(_unquote(x).lower() in _FAMILY_OF for x in parts) else [p])
+    return [p for p in out if p]
 
 
 def _tool(word: str) -> str | None:
@@ -357,6 +362,44 @@ _SQL = [
 ]
 
 
+_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
+                              r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+_COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
+                        re.I)
+_GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+                        r"(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
+
+
+def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
+    """"`x.ts` — generated, do not edit directly": an edit prohibition with no
+    object, in a lesson that names exactly one path."""
+    if not _OBJECTLESS_EDIT.fullmatch(sentence):
+        return None
+    quoted = re.findall(r"`[^`]+`", lesson)
+    head = re.match(r"\W*(`[^`]+`)\W*(?:[\u2014\u2013:-]|$)", lesson)  # "`x/` — …": the line's subject
+    if head:
+        quoted = [head.group(1)]
+    found = {p for p in (_path_pattern(q) for q in quoted) if p}
+    if len(found) != 1 or len(quoted) != 1:
+        return None
+    return GuardSpec(PathMatch(tuple(found)), because)
+
+
+def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
+    m = _COMMIT_TO.fullmatch(sentence)
+    if m:
+        found = _targets(m.group("branches"))
+        if found and found[0] and not found[1]:
+            return GuardSpec(CommitMatch(found[0]), because)
+        return None
+    m = _GH_CREATE.fullmatch(sentence)
+    if m:
+        what = m.group("what").lower()
+        sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
+        return GuardSpec(CommandMatch(("gh",), (sub, "create"), (), True), because)
+    return None
+
+
 def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     """Pipes into a shell, and SQL through a database client."""
     for pattern in _PIPE:
@@ -384,10 +427,13 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if not words:
         return None
     quoted = m.group("cmd").startswith(("`", "'", '"'))
-    if not m.group("verb") and not (quoted or words[0] in _VERBLESS):
+    if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
         return None
-    if (m.group("verb") or "").lower() in ("use", "type", "do") and not quoted and len(words) < 2:
-        return None  # "never use git" is not a command; "never use `git stash`" is
+    if (m.group("verb") or "").lower() in ("use", "type", "do"):
+        if not quoted and len(words) < 2:
+            return None  # "never use git" is not a command; "never use `git stash`" is
+        if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
+            return None  # "never use `any`": a type or a word, not a program
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
@@ -483,10 +529,10 @@ def _path_pattern(part: str) -> str | None:
     """One path in a lesson → its pattern, or None when it is not clearly a path."""
     part = part.strip()
     quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|file)", part, re.I)
+    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
     noun = None
     if m and not quoted:
-        part, noun = m.group(1), m.group(2).lower()
+        part, noun = m.group(1), m.group(2).lower().rstrip("s")
     word = _unquote(part)
     if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
         return None
@@ -533,9 +579,27 @@ _NEEDS = (
     (re.compile(r"\b(?:no|use|using|call|invoke|touch|banned|forbidden|allowed|limits|sudo|doas)\b", re.I),
      "_negative_use"),
     (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
+    (re.compile(r"commit|create|open|file|submit", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),
 )
+
+
+_QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:run|use|execute|call|invoke)\s+)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
+                          .format(d=_DONT), re.I)
+
+
+def _clause_specs(sentence: str, because: str, lesson: str) -> list:
+    """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
+    spec = _sentence_spec(sentence, because)
+    if spec is not None:
+        return [spec]
+    m = _QUOTED_LIST.fullmatch(sentence)
+    if m:
+        out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
+        return out if all(out) else []
+    spec = _objectless_edit(sentence, because, lesson)
+    return [spec] if spec is not None else []
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
@@ -561,13 +625,14 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         for clause in found:
             if clause.reason:
                 continue
-            spec = _sentence_spec(_rule_text(clause.text), because)
-            if spec is None:
+            specs_here = _clause_specs(_rule_text(clause.text), because, text)
+            if not specs_here:
                 continue
             if vetoed(sentences, clause):
                 return ()
-            if all(spec.match != s.match for s in specs):
-                specs.append(spec)
+            for spec in specs_here:
+                if all(spec.match != s.match for s in specs):
+                    specs.append(spec)
             if clause is found[0] and len(found) > 1:
                 break  # the whole sentence is the rule: its pieces are no other reading
     return tuple(specs)

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.guards.content import pipe_fires, sql_fires
-from tacit.guards.model import CommandMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
+from tacit.guards.model import CommandMatch, CommitMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -605,6 +605,8 @@ class GuardSet:
                 self._push.append((idx, guard, scope_root, m))
             elif isinstance(m, PipeMatch):
                 self._content.append((idx, guard, scope_root, pipe_fires, m))
+            elif isinstance(m, CommitMatch):
+                self._content.append((idx, guard, scope_root, _commit_fires, m))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, PathMatch):
@@ -620,7 +622,7 @@ class GuardSet:
                 if not inv.program:
                     continue
                 for idx, guard, root, test, m in self._content:
-                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv):
+                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, call):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
@@ -665,6 +667,17 @@ class GuardSet:
                 continue
             if _push_fires(m, force, targets, remote, call.remotes):
                 hits[idx] = Hit(guard, display(inv.argv))
+
+
+def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
+    """``git commit`` run in the call's own checkout while a guarded branch is current."""
+    if inv.program != "git" or not call.branch or call.branch not in match.branches or not inv.cwd_exact:
+        return False
+    home = call.project_root or call.cwd
+    if inv.cwd is None or home is None or _below(inv.cwd, home) is None or _opt(inv.argv, "-C") is not None:
+        return False
+    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
+    return i < len(inv.argv) and inv.argv[i] == "commit" and not _is_info(inv.argv, "git")
 
 
 def _opt(argv: tuple, name: str) -> str | None:

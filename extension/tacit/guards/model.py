@@ -101,6 +101,18 @@ class SudoMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class CommitMatch:
+    """``git commit`` while one of ``branches`` is checked out (the caller
+    passes the current branch; unknown: never fires)."""
+
+    kind: ClassVar[str] = "git_commit"
+    branches: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"branches": list(self.branches)}
+
+
+@dataclass(frozen=True, slots=True)
 class PipeMatch:
     """A download piped into an interpreter: one of ``sources`` earlier in a
     pipeline whose stage is one of ``sinks`` reading its stdin as a script
@@ -127,9 +139,9 @@ class SqlMatch:
         return {"statements": list(self.statements)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch
+Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch)}
+                                                     SqlMatch, CommitMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -252,6 +264,9 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
                          _strs(data.get("remotes", [])))
+    if kind == "git_commit":
+        branches = _strs(data["branches"])
+        return CommitMatch(branches) if branches else None
     if kind == "pipe":
         sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
         return PipeMatch(sources, sinks) if sources and sinks else None
@@ -265,5 +280,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "SQL_STATEMENTS", "Match",
+           "CommitMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]
