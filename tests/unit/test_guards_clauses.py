@@ -104,9 +104,9 @@ def test_the_whole_lesson_is_the_reason_shown():
 
 # --------------------------------------------------------------------------- shapes
 def fires(rule: str, command: str, *, remotes=None) -> bool:
-    spec = derive_guard(rule)
-    assert spec is not None, rule
-    guards = GuardSet([Guard(spec, id=1, scope="project", project_root="/r")])
+    specs = derive_guards(rule)
+    assert specs, rule
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root="/r") for i, spec in enumerate(specs)])
     return bool(guards.check(normalize_call("Bash", {"command": command}, "/r", project_root="/r",
                                             remotes=remotes)))
 
@@ -220,3 +220,25 @@ def test_commit_to_a_branch_needs_the_current_branch():
                                                 branch=branch)))
     assert on("main") and on("main", "git commit -am wip")
     assert not on("feature") and not on(None) and not on("main", "git log main")
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("never commit `scripts/error-codes/codes.json`", ["git add scripts/error-codes/codes.json",
+                                                       "git commit scripts/error-codes/codes.json -m x",
+                                                       "cd scripts && git add error-codes/codes.json"],
+     ["git add src/a.ts", "git checkout scripts/error-codes/codes.json", "git commit -m 'codes.json'",
+      "git add -A"]),
+    ("Never commit .env, it has real tokens in it", ["git add .env", "git add app/.env", "git stage -- .env"],
+     ["git add .env.example", "git commit -m .env"]),
+    ("never run pnpm test or pnpm doctest", ["pnpm test", "pnpm doctest"], ["pnpm lint", "pnpm vitest run x"]),
+    ("never use pip install or uv pip", ["pip install x", "uv pip install x"], ["uv add x", "pip list"]),
+    ("never create an issue with gh issue create", ["gh issue create --title x"], ["gh issue list"]),
+])
+def test_commit_paths_lists_and_with(rule, stopped, fine):
+    test_shapes(rule, stopped, fine)
+
+
+@pytest.mark.parametrize("text", ["Use `subscription` parameter (never `subscriptionId`)",
+                                  "don't run tests with pytest", "never run tests or builds"])
+def test_not_commands(text):
+    assert derive_guards(text) == ()

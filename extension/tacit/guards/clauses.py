@@ -40,7 +40,8 @@ _REASON_HEAD = re.compile(
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = re.compile(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
-    r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|which|otherwise|or else|"
+    r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
+    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
@@ -113,8 +114,12 @@ def clauses(text: str) -> list[list[Clause]]:
         asides = re.findall(r"\(([^()]*)\)", sentence)
         main = re.sub(r"\s*\([^()]*\)", " ", sentence)
         pieces = []
-        for part in _CLAUSE_SPLIT.split(main):
-            pieces.extend(_REASON_SPLIT.split(part))
+        parts = _CLAUSE_SPLIT.split(main)
+        for part in parts:
+            sub = _REASON_SPLIT.split(part)
+            if len(sub) > 1 and len(parts) > 1:
+                pieces.append(part)  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
+            pieces.extend(sub)
         found = []
         whole = _tidy(main.replace(" \u2014 ", ", "))
         if len(pieces) > 1 and whole:

@@ -40,8 +40,8 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, CommitMatch, GuardSpec, PathMatch, PipeMatch,
-                                PushMatch, SqlMatch, SudoMatch)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch,
+                                PipeMatch, PushMatch, SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -366,6 +366,8 @@ _OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|the
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
 _COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
+_COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
+                          r"(?:the\s+)?(?P<paths>.+)", re.I)
 _GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
@@ -386,6 +388,11 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
+    m = _COMMIT_PATH.fullmatch(sentence)
+    if m:
+        patterns = [_path_pattern(p) for p in _PATH_LIST_SPLIT.split(m.group("paths").strip())]
+        if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
+            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
     m = _COMMIT_TO.fullmatch(sentence)
     if m:
         found = _targets(m.group("branches"))
@@ -429,7 +436,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     quoted = m.group("cmd").startswith(("`", "'", '"'))
     if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
         return None
-    if (m.group("verb") or "").lower() in ("use", "type", "do"):
+    if (m.group("verb") or "").lower() in ("use", "type", "do", ""):
         if not quoted and len(words) < 2:
             return None  # "never use git" is not a command; "never use `git stash`" is
         if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
@@ -579,7 +586,7 @@ _NEEDS = (
     (re.compile(r"\b(?:no|use|using|call|invoke|touch|banned|forbidden|allowed|limits|sudo|doas)\b", re.I),
      "_negative_use"),
     (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
-    (re.compile(r"commit|create|open|file|submit", re.I), "_other_shapes"),
+    (re.compile(r"commit|create|open|file|submit|stage|check in|add", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),
 )
@@ -587,6 +594,12 @@ _NEEDS = (
 
 _QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:run|use|execute|call|invoke)\s+)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
                           .format(d=_DONT), re.I)
+
+
+_COMMAND_LIST = re.compile(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
+# "never create an issue with gh issue create": the command says what the words say
+_WITH_COMMAND = re.compile(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
+                           r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
@@ -598,6 +611,21 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     if m:
         out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
         return out if all(out) else []
+    m = _COMMAND_LIST.fullmatch(sentence)
+    if m:
+        items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
+        if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
+                                  i.lower() in _KNOWN_PROGRAMS for i in items):
+            out = [_run(f"never run {i}", because) for i in items]
+            if all(out):
+                return out
+    m = _WITH_COMMAND.fullmatch(sentence)
+    if m:
+        words = {w.lower() for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
+        cmd = _unquote(m.group("cmd"))
+        spec = _run(f"never run `{cmd}`", because)
+        if spec is not None and len(cmd.split()) > 1 and words & {w.lower() for w in cmd.split()[1:]}:
+            return [spec]
     spec = _objectless_edit(sentence, because, lesson)
     return [spec] if spec is not None else []
 
@@ -622,8 +650,9 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:
+        ruled: list = []  # clauses that gave a rule: their pieces are no other reading
         for clause in found:
-            if clause.reason:
+            if clause.reason or any(clause.text in r for r in ruled):
                 continue
             specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
@@ -633,8 +662,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
             for spec in specs_here:
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
-            if clause is found[0] and len(found) > 1:
-                break  # the whole sentence is the rule: its pieces are no other reading
+            ruled.append(clause.text)
     return tuple(specs)
 
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.guards.content import pipe_fires, sql_fires
-from tacit.guards.model import CommandMatch, CommitMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
+from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -607,6 +607,10 @@ class GuardSet:
                 self._content.append((idx, guard, scope_root, pipe_fires, m))
             elif isinstance(m, CommitMatch):
                 self._content.append((idx, guard, scope_root, _commit_fires, m))
+            elif isinstance(m, CommitPathMatch):
+                compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
+                if compiled:
+                    self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, PathMatch):
@@ -678,6 +682,38 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
         return False
     i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
     return i < len(inv.argv) and inv.argv[i] == "commit" and not _is_info(inv.argv, "git")
+
+
+_COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
+                           "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
+
+
+def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
+    """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
+    compiled, root = found
+    if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
+        return False
+    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage"):
+        return False
+    rel_root = root if root is not None else (call.project_root or call.cwd)
+    j, n = i + 1, len(inv.argv)
+    while j < n:
+        a = inv.argv[j]
+        if a == "--":
+            words, j = inv.argv[j + 1:], n
+        elif a.startswith("-"):
+            j += 2 if a in _COMMIT_VALUE else 1
+            continue
+        else:
+            words, j = (a,), j + 1
+        for w in words:
+            if DYN in w:
+                continue
+            path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
+            if rel_root and _path_fires(path, rel_root, root is not None, compiled):
+                return True
+    return False
 
 
 def _opt(argv: tuple, name: str) -> str | None:

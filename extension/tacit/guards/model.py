@@ -113,6 +113,19 @@ class CommitMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class CommitPathMatch:
+    """``git add``/``git commit`` naming a file that matches one of
+    ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
+    ``git add -A`` or ``git commit -a`` names no file and does not fire."""
+
+    kind: ClassVar[str] = "git_commit_path"
+    patterns: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"patterns": list(self.patterns)}
+
+
+@dataclass(frozen=True, slots=True)
 class PipeMatch:
     """A download piped into an interpreter: one of ``sources`` earlier in a
     pipeline whose stage is one of ``sinks`` reading its stdin as a script
@@ -139,9 +152,9 @@ class SqlMatch:
         return {"statements": list(self.statements)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch
+Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch)}
+                                                     SqlMatch, CommitMatch, CommitPathMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -264,6 +277,9 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
                          _strs(data.get("remotes", [])))
+    if kind == "git_commit_path":
+        patterns = _strs(data["patterns"])
+        return CommitPathMatch(patterns) if patterns else None
     if kind == "git_commit":
         branches = _strs(data["branches"])
         return CommitMatch(branches) if branches else None
@@ -280,5 +296,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "SQL_STATEMENTS", "Match",
+           "CommitMatch", "CommitPathMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]
