@@ -199,8 +199,10 @@ _PUSH = re.compile(
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
               r"update|mess with|hand-edit|hand edit)")
+_PATH_VERBS = (rf"{_PATH_VERB}(?:\s*(?:,|,?\s*or|,?\s*and)\s*(?:{_PATH_VERB}|create|add|suggest|delete|remove|"
+               r"rename|replace))*|create(?:\s*(?:,|,?\s*or|,?\s*and)\s*{_PATH_VERB})+")
 _PATH_LESSONS = [re.compile(p, re.I) for p in (
-    rf"{_DONT}\s+{_PATH_VERB}\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     r"leave\s+(?P<paths>.+?)\s+alone",
@@ -378,9 +380,9 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     if not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"\W*(`[^`]+`)\W*(?:[\u2014\u2013:-]|$)", lesson)  # "`x/` — …": the line's subject
-    if head:
-        quoted = [head.group(1)]
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    if head:  # "`x/` — …", "**prefect.ts** - …": the line's subject
+        quoted = [f"`{head.group(1) or head.group(2)}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1:
         return None
@@ -390,9 +392,14 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     m = _COMMIT_PATH.fullmatch(sentence)
     if m:
-        patterns = [_path_pattern(p) for p in _PATH_LIST_SPLIT.split(m.group("paths").strip())]
+        parts = _PATH_LIST_SPLIT.split(m.group("paths").strip())
+        patterns = [_path_pattern(p) for p in parts]
         if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
+        # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
+        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part]
+        if quoted and len(parts) > 1:
+            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
     m = _COMMIT_TO.fullmatch(sentence)
     if m:
         found = _targets(m.group("branches"))
@@ -593,6 +600,7 @@ _NEEDS = (
 
 
 _QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:run|use|execute|call|invoke)\s+)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
+                          r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
                           .format(d=_DONT), re.I)
 
 
