@@ -199,8 +199,9 @@ _PUSH = re.compile(
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
               r"update|mess with|hand-edit|hand edit)")
-_PATH_VERBS = (rf"{_PATH_VERB}(?:\s*(?:,|,?\s*or|,?\s*and)\s*(?:{_PATH_VERB}|create|add|suggest|delete|remove|"
-               r"rename|replace))*|create(?:\s*(?:,|,?\s*or|,?\s*and)\s*{_PATH_VERB})+")
+_SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
+_ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
+_PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
 _PATH_LESSONS = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
