@@ -303,13 +303,16 @@ class GuardStore:
         root = project.main_root if project is not None else ""
         with self.ledger.read() as conn:
             for memory_scope, entries in wanted.items():
-                query = "SELECT at, actor_kind, actor_name, before, after FROM history WHERE scope = ?"
+                query = "SELECT at, actor_kind, actor_name, after FROM history WHERE scope = ?"
                 args: list = [memory_scope]
                 if memory_scope not in GLOBAL_SCOPES:
                     query += " AND project = ?"
                     args.append(root)
-                for at, kind, name, before, after in conn.execute(query + " ORDER BY id", args):
-                    added = _added(before, after, entries)
+                seen: set = set()  # every entry an earlier row held: a row saved what is new in it
+                for at, kind, name, after in conn.execute(query + " ORDER BY id", args):
+                    held = _entries_of(after)
+                    added = (held - seen) & entries
+                    seen |= held
                     for entry in added:
                         out[(memory_scope, entry)] = (float(at), _said_by_user(kind, name))
                     entries -= added
@@ -588,16 +591,6 @@ def _entries_of(value) -> set:
     if isinstance(data, str):
         return {data}
     return set()
-
-
-def _added(before, after, wanted: set) -> set:
-    """Which of ``wanted`` a row holds first (rows read oldest first, so the
-    first row whose after holds an entry is the one that saved it; its
-    before is read only when it holds one)."""
-    if not after:
-        return set()
-    found = _entries_of(after) & wanted
-    return found - _entries_of(before) if found and before else found
 
 
 __all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
