@@ -1,5 +1,6 @@
-"""Rules from the repository's own AGENTS.md, with the real Claude Code
-(2.1.197) and the real Codex (0.171.0), offline against the scripted model.
+"""Rules as people write them, with real hosts offline against the scripted
+model: the repository's own AGENTS.md with Claude Code (2.1.197) and Codex
+(0.171.0), and a correction with a reason clause with pi (0.73.1).
 
 The repository's AGENTS.md says "Never run `git push --force`; ask a
 maintainer first." — nobody taught tacit anything. The scripted model runs
@@ -106,3 +107,57 @@ def test_codex_agents_md_stops_a_force_push(run_codex, stub, tmp_path):  # noqa:
     assert blocked and blocked[0].startswith("Command blocked by PreToolUse hook: tacit: stopped "
                                              "`git push --force origin main`, this project's "
                                              f'AGENTS.md:{LINE}: "{RULE}"'), blocked
+
+
+# --------------------------------------------------------------------------
+# pi: a correction with a reason clause, saved by the (scripted) child, stops npm next time
+# --------------------------------------------------------------------------
+
+FAKE_NPM = """#!/bin/sh
+touch "$GUARD_MARKERS/$(basename "$0")-ran"
+echo "fake $(basename "$0") $*: done"
+"""
+PI_LESSON = "Use pnpm, not npm \u2014 npm breaks the workspace lockfile."
+
+
+def test_pi_a_correction_with_a_reason_saved_by_the_child_stops_npm(stub, run_pi, tmp_path):
+    from e2e_helpers import wait_for
+    from test_pi import EXTENSION, child_records, data_cfg
+
+    subprocess.run(["git", "init", "-q", "-b", "main", str(run_pi.project)], check=True, capture_output=True)
+    folder, markers = tmp_path / "fake-bin", tmp_path / "markers"
+    folder.mkdir()
+    markers.mkdir()
+    for name in ("npm", "pnpm"):
+        (folder / name).write_text(FAKE_NPM)
+        (folder / name).chmod(0o755)
+    env_extra = {"PATH": f"{folder}:{run_pi.env()['PATH']}", "GUARD_MARKERS": str(markers)}
+    cfg = data_cfg(run_pi)
+    stub.set_script([
+        # the correction child saves the lesson as the user phrased it, reason and all
+        {"match": "memory keeper", "times": 1, "tool_calls": [
+            {"name": "memory", "input": {"action": "add", "target": "project", "content": PI_LESSON}}]},
+        {"match": "Entry added", "reply": "Saved."},
+        {"match": "^no, don.t use npm", "reply": "Understood, pnpm from now on."},
+    ])
+    proc = run_pi.prompt("no, don't use npm here \u2014 npm breaks the workspace lockfile, use pnpm",
+                         extensions=[EXTENSION], env_extra=env_extra)
+    assert proc.returncode == 0, proc.stderr
+    record = wait_for(lambda: child_records(cfg), 90, "the child run in children.jsonl")[0]
+    assert record["kind"] == "correction" and record["ok"] is True
+
+    stub.set_script([
+        {"match": "^add left-pad$", "times": 1,
+         "tool_calls": [{"name": "bash", "input": {"command": "npm install left-pad"}}]},
+        {"match": "tacit: stopped", "times": 1, "reply": "npm is not used here; I will use pnpm."},
+    ])
+    n = len(stub.model_requests())
+    proc = run_pi.prompt("add left-pad", extensions=[EXTENSION], env_extra=env_extra)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "npm is not used here; I will use pnpm."
+    assert not (markers / "npm-ran").exists()  # stopped before it ran
+    tool_message = stub.model_requests()[n + 1]["body"]["messages"][-1]
+    reason = tool_message["content"] if isinstance(tool_message["content"], str) else message_text(
+        tool_message["content"])
+    assert reason.startswith("tacit: stopped `npm install left-pad`, this project's rule:")
+    assert f'"{PI_LESSON}"; use pnpm instead' in reason
