@@ -1,37 +1,14 @@
-"""Lesson text → a guard spec, only when the words say exactly what to stop.
+"""Lesson text → guard specs, only when the rule clause says exactly what to stop.
 
-Design decisions, and why
-- **A small grammar, matched whole.** Each sentence must match one of a few
-  shapes from start to end ("use X, not Y", "never run `cmd`", "don't touch
-  <path>", "never push to <branch>", "never use sudo"); one extra word
-  ("…, for the docs site", "… on generated files") and nothing is derived.
-  Precision first: a lesson that stays a memory costs nothing; a wrong guard
-  stops good work. Filler that changes nothing is dropped first ("here",
-  "in this repo", "please", "ever", "anymore", "yourself").
-- **Hedges veto.** unless / except / if / when / before / after / until /
-  sometimes / usually / maybe / probably / avoid / for now … anywhere in the
-  lesson (any sentence) → None: the rule has exceptions the matcher cannot see.
-- **Tools must be known, and alike.** "use X, not Y" derives only when X
-  and Y are programs tacit knows and share a family (JS package managers,
-  Python package managers, container engines, test runners, linters, …), so
-  "use tabs, not spaces" and "use the makefile, not npm scripts" stay plain
-  memories. Y stops the whole program except ``--version``/``--help``; a
-  runner that is another program (``npx``, ``pnpm dlx``) is not Y.
-- **Commands: known program, or quoted.** "never run terraform apply" needs
-  a known program first; "never run `./bin/reset --hard`" is taken as
-  written (it is quoted); "never run the migrations" (no program) → None.
-  Flags after the words become required flags (``-rf`` = ``-r`` and ``-f``);
-  a positional after a flag → None (its meaning depends on the program).
-  ``git push …`` becomes a push guard; ``sudo`` a sudo guard.
-- **Paths: must look like one.** A slash, a dot-name (``.env``), an
-  extension (``package-lock.json``), a glob, a well-known file name
-  (``Dockerfile``), a quoted token, or "the X folder". "Don't delete X" is not
-  "don't touch X" (it would stop edits too): not derived.
-- **Branches: well-known or marked.** "never push to main" — main, master,
-  develop, trunk, gh-pages; any other name only quoted or followed by
-  "branch" ("never push to prod" may mean a deploy, not a branch).
-- **One lesson, one guard.** ``derive_guard`` returns a spec only when the
-  lesson yields exactly one; ``derive_guards`` returns them all.
+The lesson is split into clauses (``tacit.guards.clauses``): the imperative
+clause is the rule, the rest its reason; an exception anywhere or a hedge in
+the rule vetoes. A rule clause must match a shape whole ("use X, not Y",
+"never run `cmd`", "don't touch <path>", "never push to <branch|remote>",
+"never use sudo", and ``tacit.guards.shapes``); one extra word and nothing is
+derived. Tools must be known and alike, commands start with a known program
+or are quoted after "run", paths must look like paths, branches and remotes
+must be certain. ``derive_guard`` returns a spec only when the lesson yields
+exactly one; ``derive_guards`` returns them all. Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -40,69 +17,14 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch,
-                                PipeMatch, PushMatch, SqlMatch, SudoMatch)
+from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, _other_shapes
+from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+                                _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
+                                _path_pattern, _split_list, _targets, _unquote)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
+                                SudoMatch)
 
 MAX_LESSON_CHARS = 600
-
-_FAMILIES = {
-    "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
-    "py_pm": ("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba",
-              "rye", "hatch", "pipx", "uvx", "easy_install"),
-    "python": ("python", "python3", "python2", "pypy", "pypy3", "py"),
-    "js_runtime": ("node", "nodejs", "bun", "deno"),
-    "container": ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "finch"),
-    "js_test": ("jest", "vitest", "mocha", "jasmine", "ava", "karma", "uvu"),
-    "py_test": ("pytest", "unittest", "nose", "nose2", "nosetests", "tox", "nox", "ward"),
-    "py_lint": ("flake8", "ruff", "pylint", "black", "isort", "autopep8", "yapf", "pycodestyle",
-                "pyflakes", "blue"),
-    "py_types": ("mypy", "pyright", "pyre", "pytype", "basedpyright"),
-    "js_lint": ("eslint", "prettier", "biome", "oxlint", "standard", "tslint", "dprint", "rome",
-                "xo"),
-    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "tsup", "rspack"),
-    "search": ("grep", "rg", "ag", "ack", "egrep", "fgrep", "ripgrep"),
-    "find": ("find", "fd", "fdfind"),
-    "http": ("curl", "wget", "http", "httpie", "xh"),
-    "task": ("make", "just", "task", "mage", "gmake"),
-    "iac": ("terraform", "tofu", "pulumi"),
-    "java_build": ("mvn", "gradle", "gradlew", "mvnw"),
-    "ts_run": ("tsc", "tsx", "ts-node", "swc", "esno"),
-    "venv": ("virtualenv", "venv"),
-    "go_fmt": ("gofmt", "gofumpt", "goimports"),
-    "priv": ("sudo", "doas"),
-    "k8s": ("kubectl", "oc", "kubecolor"),
-    "editor": ("vim", "vi", "nano", "emacs", "nvim"),
-    "cat": ("cat", "bat"),
-    "ls": ("ls", "exa", "eza", "lsd"),
-}
-_FAMILY_OF: dict[str, set] = {}
-for _fam, _names in _FAMILIES.items():
-    for _name in _names:
-        _FAMILY_OF.setdefault(_name, set()).add(_fam)
-
-# programs "never run <program> …" accepts unquoted, besides the families
-_KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
-    "git", "rm", "mv", "cp", "cargo", "go", "rustup", "helm", "ansible", "ansible-playbook",
-    "aws", "gcloud", "az", "gh", "heroku", "vercel", "netlify", "flyctl", "fly", "firebase",
-    "supabase", "prisma", "alembic", "rails", "rake", "bundle", "gem", "php", "composer",
-    "artisan", "django-admin", "psql", "mysql", "mongo", "mongosh", "redis-cli", "systemctl",
-    "service", "shutdown", "reboot", "brew", "apt", "apt-get", "yum", "dnf", "pacman", "snap",
-    "chmod", "chown", "dd", "mkfs", "kill", "killall", "pkill", "rsync", "scp", "ssh", "sed",
-    "crontab", "truncate", "shred", "dropdb", "createdb", "pg_dump", "pg_restore", "flask",
-    "wrangler", "serverless", "sls", "cdk", "sam", "nx", "turbo", "lerna", "changeset",
-    "semantic-release", "skaffold", "kustomize", "minikube", "kind", "eksctl", "vagrant",
-    "packer", "nomad", "consul", "vault", "dotnet", "swift", "xcodebuild", "flutter", "dart",
-    "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
-    "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
-    "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
-))
-_SUDO_WORDS = frozenset(("sudo", "doas"))
-_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
-_WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
-_EXTENSIONLESS_FILES = frozenset((
-    "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
-    "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
-    "caddyfile", "tiltfile", "earthfile", "snakefile", "gnumakefile", "node_modules"))
 
 # ---------------------------------------------------------------------------
 # Text preparation
@@ -113,11 +35,6 @@ _LABEL = re.compile(r"^(?:rule|lesson|note|nb|correction|preference|reminder|imp
                     r"\s*[:\-!]\s*", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
-_DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)?"
-         r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
-         r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
-         r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
-
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = re.compile(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
@@ -180,12 +97,6 @@ _SUDO = [re.compile(p, re.I) for p in (
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
 _RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+)", re.I)
-# "never amend commits" · "don't amend" · "no amending"
-_AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
-                    r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
-# "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
-_NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
-                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
@@ -197,8 +108,6 @@ _FORCE_PUSH = re.compile(
 _PUSH = re.compile(
     rf"{_DONT}\s+(?:git\s+)?push(?:es|ing)?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
-_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
-              r"update|mess with|hand-edit|hand edit)")
 _SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
 _ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
 _PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
@@ -211,39 +120,6 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
     r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
 )]
-_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
-_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
-_PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
-_BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
-_CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
-_FLAG_WORD = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
-_STOP_WORDS = frozenset((
-    "the", "a", "an", "any", "all", "anything", "on", "in", "for", "with", "without", "unless",
-    "before", "after", "when", "if", "while", "until", "against", "from", "to", "into", "of",
-    "or", "and", "but", "because", "since", "then", "so", "it", "them", "this", "that", "these",
-    "those", "my", "our", "your", "their", "is", "are", "be", "as", "by", "at", "via", "during",
-    "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
-    "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
-    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff"))
-_SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
-
-
-def _unquote(word: str) -> str:
-    w = word.strip()
-    if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
-        return w[1:-1].strip()
-    return w
-
-
-def _split_list(text: str) -> list[str]:
-    out = []
-    for p in _LIST_SPLIT.split(text.strip()):
-        parts = p.split("/")
-        # "pip/conda": two tools; "release/1.x" stays one name
-        out.extend(parts if len(parts) > 1 and all(_unquote(x).lower() in _FAMILY_OF for x in parts) else [p])
-    return [p for p in out if p]
-
-
 def _tool(word: str) -> str | None:
     """A known tool name (``pnpm``; backticks dropped), or None."""
     w = _unquote(word).lower()
@@ -345,95 +221,6 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
-_SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
-_SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
-_PIPE = [re.compile(p, re.I) for p in (
-    rf"{_DONT}\s+(?:run\s+)?(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?{_SRC}(?:\s+(?:output|results?))?"
-    rf"\s+(?:in)?to\s+(?:sudo\s+)?{_SINK}",
-    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)(?:\s+[^|`]*)?\s*\|\s*(?:sudo\s+)?(?:sh|bash|zsh)`?(?:\s+(?:scripts?|installs?|installers?))?",
-    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)\s+(?:\S+\s+)?\|\s*(?:sudo\s+)?(?:sh|bash)`?\s+(?:patterns?|style installs?)",
-)]
-_SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
-_SQL = [
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
-                rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
-                rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
-                r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
-]
-
-
-_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
-                              r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
-_COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
-                        re.I)
-_COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
-                          r"(?:the\s+)?(?P<paths>.+)", re.I)
-_GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
-                        r"(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
-
-
-def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
-    """"`x.ts` — generated, do not edit directly": an edit prohibition with no
-    object, in a lesson that names exactly one path."""
-    if not _OBJECTLESS_EDIT.fullmatch(sentence):
-        return None
-    quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    if head:  # "`x/` — …", "**prefect.ts** - …": the line's subject
-        quoted = [f"`{head.group(1) or head.group(2)}`"]
-    found = {p for p in (_path_pattern(q) for q in quoted) if p}
-    if len(found) != 1 or len(quoted) != 1:
-        return None
-    return GuardSpec(PathMatch(tuple(found)), because)
-
-
-def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
-    m = _COMMIT_PATH.fullmatch(sentence)
-    if m:
-        parts = _PATH_LIST_SPLIT.split(m.group("paths").strip())
-        patterns = [_path_pattern(p) for p in parts]
-        if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
-            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
-        # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
-        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part]
-        if quoted and len(parts) > 1:
-            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
-    m = _COMMIT_TO.fullmatch(sentence)
-    if m:
-        found = _targets(m.group("branches"))
-        if found and found[0] and not found[1]:
-            return GuardSpec(CommitMatch(found[0]), because)
-        return None
-    m = _GH_CREATE.fullmatch(sentence)
-    if m:
-        what = m.group("what").lower()
-        sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
-        return GuardSpec(CommandMatch(("gh",), (sub, "create"), (), True), because)
-    return None
-
-
-def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
-    """Pipes into a shell, and SQL through a database client."""
-    for pattern in _PIPE:
-        if pattern.fullmatch(sentence):
-            return GuardSpec(PipeMatch(), because)
-    for pattern, statements in _SQL:
-        if pattern.fullmatch(sentence):
-            return GuardSpec(SqlMatch(statements), because)
-    return None
-
-
-def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
-    if _AMEND.fullmatch(sentence):
-        return GuardSpec(CommandMatch(("git",), ("commit",), ("--amend",), True), because)
-    if _NO_VERIFY.fullmatch(sentence):
-        return GuardSpec(CommandMatch(("git",), (), ("--no-verify",), True), because)
-    return None
-
-
 def _run(sentence: str, because: str) -> GuardSpec | None:
     m = _RUN.fullmatch(sentence)
     if not m:
@@ -490,43 +277,6 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 
 
-def _targets(text: str | None) -> tuple[tuple, tuple] | None:
-    """``main or master`` → (("main", "master"), ()); ``the release branch``
-    → (("release",), ()); ``upstream`` / ``the prod remote`` → ((), ("upstream",));
-    None when a name is not certainly a branch or a remote. A quoted name
-    that is neither well known stays a branch (the matcher reads it as a
-    remote when the project has a remote of that name)."""
-    if text is None:
-        return (), ()
-    text = text.strip()
-    marked = remote_marked = False
-    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
-    if m:
-        text = m.group(1)
-        marked = m.group(2).lower().startswith("branch")
-        remote_marked = not marked
-    branches, remotes = [], []
-    for part in _split_list(text):
-        quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
-        name = _unquote(part)
-        if name.lower().startswith("origin/") and not remote_marked:
-            name = name[len("origin/"):]
-        if not _BRANCH_WORD.fullmatch(name):
-            return None
-        low = name.lower()
-        if remote_marked or (low in _WELL_KNOWN_REMOTES and not marked):
-            remotes.append(name if quoted or remote_marked else low)
-        elif marked or quoted:
-            branches.append(name)
-        elif low in _WELL_KNOWN_BRANCHES:
-            branches.append(low)
-        else:
-            return None
-    if not branches and not remotes:
-        return None
-    return tuple(dict.fromkeys(branches)), tuple(dict.fromkeys(remotes))
-
-
 def _push(sentence: str, because: str) -> GuardSpec | None:
     m = _FORCE_PUSH.fullmatch(sentence)
     force = bool(m)
@@ -538,35 +288,6 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     if found is None:
         return None
     return GuardSpec(PushMatch(found[0], force, found[1]), because)
-
-
-def _path_pattern(part: str) -> str | None:
-    """One path in a lesson → its pattern, or None when it is not clearly a path."""
-    part = part.strip()
-    quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
-    noun = None
-    if m and not quoted:
-        part, noun = m.group(1), m.group(2).lower().rstrip("s")
-    word = _unquote(part)
-    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
-        return None
-    if ".." in word.split("/") or re.fullmatch(r"[\d.]+", word) or word.lower() in ("e.g", "i.e", "etc"):
-        return None
-    low = word.lower()
-    looks = ("/" in word or word.startswith(".") and len(word) > 1 or "*" in word
-             or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", word) or low in _EXTENSIONLESS_FILES)
-    if noun in ("folder", "directory", "dir"):
-        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"[\w.\-/]+", word):
-            return None
-        return word.rstrip("/") + "/"
-    if noun == "file" and not looks:
-        return None
-    if not looks and not quoted:
-        return None
-    if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
-        return None
-    return word
 
 
 def _paths(sentence: str, because: str) -> GuardSpec | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from tacit.guards import derive as _derive
-from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, clauses, vetoed
+from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, vetoed
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch
 
 
