@@ -188,3 +188,41 @@ def test_the_session_start_says_how_many_rules_from_which_files(cfg, repo):
         assert not [i for i in again.context if i.text.startswith("tacit checks")]  # once per session
     finally:
         engine.close()
+
+
+def test_a_failed_sync_still_checks_what_the_table_holds(cfg, repo, monkeypatch):
+    """Never fail open: a sync that cannot write (a busy ledger) leaves the
+    guards already kept in force, and is tried again at the next call."""
+    from tacit.stores import guards as guard_store
+
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        assert session.call("git push --force origin main").ask  # synced and kept
+        (repo / "AGENTS.md").write_text("Never run `npm publish`.\n" + AGENTS)  # a change: the next call syncs
+        calls = []
+
+        def busy(self, *args, **kwargs):
+            calls.append(1)
+            raise __import__("sqlite3").OperationalError("database is locked")
+        monkeypatch.setattr(guard_store.GuardStore, "sync", busy)
+        assert session.call("git push --force origin main").ask  # still stopped
+        assert calls
+        monkeypatch.undo()
+        assert session.call("npm publish").ask  # the next call syncs: the new line holds
+    finally:
+        engine.close()
+
+
+def test_removing_a_file_guard_says_the_line_stays(cfg, repo, tacit_env):
+    import json
+    import subprocess
+    import sys
+
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", *a, "--json"], env=tacit_env, cwd=repo,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    listed = json.loads(run("guard", "list").stdout)["guards"]
+    gid = next(g["id"] for g in listed if g["source"] == "AGENTS.md:3")
+    removed = json.loads(run("guard", "remove", str(gid)).stdout)
+    assert removed["success"] and "the line stays in AGENTS.md" in removed["note"]
+    assert gid not in [g["id"] for g in json.loads(run("guard", "list").stdout)["guards"]]

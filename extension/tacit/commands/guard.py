@@ -240,7 +240,10 @@ def _changed(args, cfg, change, done: str) -> int:
         if not result["success"]:
             return _fail(args, result["error"])
         record = store.get(result["guard"]["id"])
-        if record is not None and record.origin == "memory" and record.status == "removed":
+        if record is not None and record.file is not None and record.status == "removed":
+            result["note"] = (f"the line stays in {record.file.rsplit(':', 1)[0]}; its guard stays lifted while the "
+                              "line reads the same")
+        elif record is not None and record.origin == "memory" and record.status == "removed":
             result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
                               f"to drop it too: tacit memory remove --scope {record.memory_scope} "
                               f"{json.dumps(_clip(record.lesson, 60))}")
