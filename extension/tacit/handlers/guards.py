@@ -300,7 +300,10 @@ def start_line(records: list, counts: dict) -> str:
         where[name] = where.get(name, 0) + 1
     parts = ", ".join(f"{n} from {name}" for name, n in sorted(where.items(), key=lambda kv: (-kv[1], kv[0])))
     saved = sum(prevented(counts[r.id]) for r in records if r.id in counts)
-    tail = f" ({saved} mistake{'s' if saved != 1 else ''} prevented so far)" if saved else ""
+    repeats = sum(counts[r.id].get("repeat", 0) for r in records if r.id in counts)
+    figures = ([f"{saved} mistake{'s' if saved != 1 else ''} prevented"] if saved else []) + (
+        [f"{repeats} repeated while unchecked"] if repeats else [])
+    tail = f" ({', '.join(figures)} so far)" if figures else ""
     total = len(records)
     return (f"tacit checks {total} rule{'s' if total != 1 else ''} before each tool call: {parts}{tail}; "
             "a stopped call says why and how to lift it.")
