@@ -68,3 +68,20 @@ def test_the_child_prompts_show_the_exact_shapes(cfg, tmp_path, kind, host, prop
     assert "## Rules tacit enforces" in text
     assert 'Never run `git push --force`.' in text and "Use pnpm, not npm \u2014 npm breaks" in text
     assert ("guard add --lesson" in text) is proposes
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=400))
+def test_explain_and_file_rules_never_raise(text):
+    from tacit.guards.instructions import BadFile, rules_in
+    assert isinstance(explain(text)["why"], str)
+    try:
+        rules = rules_in(text, "AGENTS.md")
+    except BadFile:  # binary content (a NUL) is refused by name, never a crash
+        assert "\0" in text
+        return
+    assert all(r.spec.action == "ask" and r.line >= 1 for r in rules)
