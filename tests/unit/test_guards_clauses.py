@@ -260,3 +260,31 @@ def test_more_real_forms(text, match):
         assert found == [CommitPathMatch(("packages/bot/.env",))]
     else:
         assert match in found, found
+
+
+@pytest.mark.parametrize("text, match", [
+    ("don't edit dist/ or worker-configuration.d.ts in packages/bot",
+     PathMatch(("packages/bot/**/dist/", "packages/bot/**/worker-configuration.d.ts"))),
+    ("Do not modify `sysconfig/` snapshots by hand.", PathMatch(("sysconfig/",))),
+    ("don't write .changeset/*.md files", PathMatch((".changeset/*.md",))),
+    ("never open a draft PR", CommandMatch(("gh",), ("pr", "create"), ("--draft",), True)),
+])
+def test_paths_below_a_folder_nouns_and_drafts(text, match):
+    assert [s.match for s in derive_guards(text)] == [match]
+
+
+@pytest.mark.parametrize("text", ["don't write tests in src/", "never create migrations by hand",
+                                  "Don't create new files in the root"])
+def test_write_and_create_need_a_path(text):
+    assert derive_guards(text) == ()
+
+
+def test_a_folder_qualified_path_fires_only_below_it():
+    rule = "don't edit dist/ or worker-configuration.d.ts in packages/bot"
+    specs = derive_guards(rule)
+    guards = GuardSet([Guard(s, id=i, scope="project", project_root="/r") for i, s in enumerate(specs)])
+
+    def edits(path):
+        return bool(guards.check(normalize_call("Edit", {"file_path": path}, "/r", project_root="/r")))
+    assert edits("/r/packages/bot/dist/x.js") and edits("/r/packages/bot/src/worker-configuration.d.ts")
+    assert not edits("/r/dist/x.js") and not edits("/r/packages/web/worker-configuration.d.ts")

@@ -295,11 +295,17 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
+        text, below = m.group("paths").strip(), None
+        where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
+        if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
+            text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
         patterns = []
-        for part in _PATH_LIST_SPLIT.split(m.group("paths").strip()):
+        for part in _PATH_LIST_SPLIT.split(text):
             p = _path_pattern(part)
             if p is None:
                 return None
+            if below:
+                p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
             patterns.append(p)
         if patterns:
             return GuardSpec(PathMatch(tuple(dict.fromkeys(patterns))), because)

@@ -42,7 +42,7 @@ _COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:the\s+)?(?P<paths>.+)", re.I)
 _GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
-                        r"(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
+                        r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
@@ -81,7 +81,8 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     if m:
         what = m.group("what").lower()
         sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
-        return GuardSpec(CommandMatch(("gh",), (sub, "create"), (), True), because)
+        flags = ("--draft",) if m.group("draft") and sub == "pr" else ()
+        return GuardSpec(CommandMatch(("gh",), (sub, "create"), flags, True), because)
     return None
 
 

@@ -69,7 +69,7 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
          r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
-_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
+_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit)")
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
 _PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
@@ -145,6 +145,9 @@ def _path_pattern(part: str) -> str | None:
     """One path in a lesson → its pattern, or None when it is not clearly a path."""
     part = part.strip()
     quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
+    n = re.fullmatch(r"(?:the\s+)?(`[^`]+`|\S*/\S*)\s+[a-z]+s", part)  # "`sysconfig/` snapshots"
+    if n and not re.fullmatch(r"(?:the\s+)?\S+\s+(?:folders|directories|dirs|files)", part, re.I):
+        part = n.group(1)
     m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
     noun = None
     if m and not quoted:
