@@ -505,6 +505,15 @@ class GuardStore:
                 out.setdefault(int(gid), dict.fromkeys(EVENT_KINDS, 0))[kind] = int(n)
         return out
 
+    def counts_by_guard(self) -> dict[int, dict[str, int]]:
+        """Outcome rows per guard and kind: ``{guard_id: {"stop": n, …}}``."""
+        with self.ledger.read() as conn:
+            rows = conn.execute("SELECT guard_id, kind, count(*) FROM guard_events GROUP BY guard_id, kind").fetchall()
+        found: dict[int, dict[str, int]] = {}
+        for guard_id, kind, count in rows:
+            found.setdefault(int(guard_id), {})[kind] = int(count)
+        return found
+
     def event_projects(self) -> list[str]:
         with self.ledger.read() as conn:
             return [r[0] for r in conn.execute("SELECT DISTINCT project FROM guard_events ORDER BY project")]
