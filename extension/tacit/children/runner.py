@@ -237,9 +237,9 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
-        verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
-        if host == "hermes" and verdict.ok and not cfg.child_command:
+        if host == "hermes" and not killed and not cfg.child_command:
             file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
+        verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
     ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run
