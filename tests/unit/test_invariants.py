@@ -36,9 +36,8 @@ LAYERS = [
 ]
 
 # -- today's exceptions (only ever shrink) -------------------------------------------------
-EXECUTE_OUTSIDE_STORES = {  # the jobs table and the budget's reads: to stores/jobs.py
-    "children/budget.py": 14, "children/launch.py": 4, "children/runner.py": 2, "commands/cost.py": 2,
-    "commands/status.py": 1, "handlers/notices.py": 3, "health.py": 2, "service/housekeeping.py": 1,
+EXECUTE_OUTSIDE_STORES = {  # to stores/ (the jobs table is there: stores/jobs.py)
+    "health.py": 2, "service/housekeeping.py": 1,
 }
 ENVIRON_ELSEWHERE = {  # to Config.env
     "commands/engine.py": 2, "commands/guard.py": 1, "commands/memory.py": 1, "commands/privacy.py": 1,
