@@ -19,7 +19,6 @@ import os
 
 from tacit.commands import emit, exit_code, read_text_arg, say
 from tacit.consolidation import add_entry
-from tacit.projects import project_for
 from tacit.slash import render_scope
 from tacit.stores.memory import MemoryStore
 
@@ -107,12 +106,15 @@ def _forget(args, cfg) -> int:
 
 
 def project_of(args):
-    folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
-    return project_for(folder)
+    """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
+    (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
+    front = args.tacit
+    return front.project(args.project or front.cfg.env.get("TACIT_PROJECT") or os.getcwd())
 
 
 def _store(args, cfg) -> MemoryStore:
-    return MemoryStore(cfg, project_of(args))
+    """The memory of the command's project, written as the command's actor."""
+    return args.tacit.memory(project_of(args))
 
 
 def _target(args) -> str:
