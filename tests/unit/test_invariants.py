@@ -26,7 +26,7 @@ ENVIRON_HOMES = {"config.py", "paths.py", "children/env.py", "hosts/hook_client.
 LAYERS = [
     {"tacit", "tacit.log", "tacit.fsutil", "tacit.paths", "tacit.config", "tacit.resources", "tacit.events",
      "tacit.hookspecs", "tacit.scan", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
-     "tacit.privacy", "tacit.safety", "tacit.commandline"},
+     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes"},
     {"tacit.detect", "tacit.guards"},
     {"tacit.stores"},
     {"tacit.learn", "tacit.changes", "tacit.forget", "tacit.consolidation", "tacit.app", "tacit.children",

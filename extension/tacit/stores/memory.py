@@ -71,11 +71,13 @@ from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
 from tacit.scan import describe, scan
+from tacit.scopes import MEMORY as _MEMORY
+from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
 
 ENTRY_DELIMITER = "\n§\n"
-SCOPES = ("user", "global", "project", "team")
-MEMORY = "memory"  # = this store's project when it has one, else global
+SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
+MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
