@@ -179,3 +179,10 @@ def test_no_actor_is_refused_before_the_file_changes(cfg, no_actor):
     with pytest.raises(history.NoActor):
         MemoryStore(cfg).add("global", "Nobody said this.")
     assert not cfg.memory_file.exists()
+
+
+def test_cli_skill_create_is_one_row_as_you(cfg, tacit_env):
+    code, result = cli(tacit_env, "skill", "create", "--name", "deploy-app", "--description", "Deploy the app.")
+    assert code == 0 and result["success"], result
+    (change,) = rows_since(cfg, 0)
+    assert change.action == "skill_create" and change.actor.describe() == "you (tacit CLI)"
