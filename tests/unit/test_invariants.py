@@ -43,7 +43,7 @@ EXECUTE_OUTSIDE_STORES = {  # to stores/ (the jobs table is there: stores/jobs.p
     "health.py": 2, "service/housekeeping.py": 1,
 }
 ENVIRON_ELSEWHERE = {  # to Config.env
-    "commands/engine.py": 2, "commands/guard.py": 1, "commands/privacy.py": 1,
+    "commands/guard.py": 1, "commands/privacy.py": 1,
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
 }
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
