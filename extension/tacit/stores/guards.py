@@ -51,7 +51,7 @@ from functools import lru_cache
 from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
 from tacit.projects import Project
 from tacit.safety.scanner import scan
-from tacit.stores import history
+from tacit.stores import guard_file, history
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -169,6 +169,7 @@ class GuardStore:
         try:
             with self.ledger.read() as conn:
                 rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
+                guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
             write_rev_file(self.cfg, rev)
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
@@ -231,6 +232,7 @@ class GuardStore:
         project_key = project.key if project is not None else ""
         changed = False
         with self.ledger.write() as conn:
+            changed = bool(guard_file.restore(self.cfg, conn))  # a fresh ledger: the hand-made ones come back
             rows = conn.execute(
                 "SELECT id, key, status, memory_scope, project FROM guards WHERE origin = 'memory' AND "
                 "((memory_scope IN ('user', 'global') AND project = '') OR project = ?)",
@@ -409,6 +411,15 @@ class GuardStore:
         with self.ledger.read() as conn:
             found = dict(conn.execute(query + " GROUP BY kind", args).fetchall())
         return {kind: int(found.get(kind, 0)) for kind in EVENT_KINDS}
+
+    def counts_by_guard(self) -> dict[int, dict[str, int]]:
+        """Outcome rows per guard and kind: ``{guard_id: {"stop": n, …}}``."""
+        with self.ledger.read() as conn:
+            rows = conn.execute("SELECT guard_id, kind, count(*) FROM guard_events GROUP BY guard_id, kind").fetchall()
+        found: dict[int, dict[str, int]] = {}
+        for guard_id, kind, count in rows:
+            found.setdefault(int(guard_id), {})[kind] = int(count)
+        return found
 
     def event_projects(self) -> list[str]:
         with self.ledger.read() as conn:

@@ -4,7 +4,8 @@ A job row is written with the event that asked for it (``insert``), claimed
 by its runner (``mark_running``), parked while the budget is spent
 (``set_waiting``, ``requeue``) and closed with its record (``finish``).
 Every function runs inside the caller's transaction (``ledger.write()`` /
-``read()``); the budget and the cost report read records here.
+``read()``); the budget and the cost report read records here, and
+``tacit.children.orphans`` settles the jobs whose runner is gone.
 """
 
 from __future__ import annotations
@@ -128,3 +129,24 @@ def oldest_waiting(conn, limit: int, window: float) -> list[list[str]]:
 
 def requeue(conn, job_id: str) -> None:
     conn.execute("UPDATE jobs SET status = 'queued' WHERE id = ? AND status = 'waiting'", (job_id,))
+
+
+# -- runners that may be gone (tacit.children.orphans) -------------------------------------
+def running(conn) -> list[dict]:
+    """Every job marked running: id, kind, session, runner pid, when it started."""
+    rows = conn.execute("SELECT id, kind, session_id, pid, started_at FROM jobs WHERE status = 'running'").fetchall()
+    return [{"id": r[0], "kind": r[1], "session_id": r[2], "pid": r[3], "started_at": r[4] or 0.0} for r in rows]
+
+
+def mark_failed(conn, job_id: str, record: dict, now: float) -> bool:
+    """Settle a running job as failed with ``record``; False when it was no longer running."""
+    cur = conn.execute("UPDATE jobs SET status = 'failed', finished_at = ?, record = ? "
+                       "WHERE id = ? AND status = 'running'", (now, json.dumps(record), job_id))
+    return cur.rowcount > 0
+
+
+def orphaned_since(conn, since: float) -> list[dict]:
+    """Jobs settled as failed because their runner was gone, since ``since``."""
+    rows = conn.execute("SELECT id, kind, finished_at, record FROM jobs WHERE status = 'failed' AND finished_at >= ? "
+                        "AND record LIKE '%\"orphaned\": true%' ORDER BY finished_at", (since,)).fetchall()
+    return [{"id": r[0], "kind": r[1], "finished_at": r[2]} for r in rows]
