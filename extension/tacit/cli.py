@@ -50,6 +50,7 @@ COMMAND_MODULES = [
     "tacit.commands.review",
     "tacit.commands.privacy",
     "tacit.commands.cost",
+    "tacit.commands.search",
 ]
 
 # Top-level command name -> the module in COMMAND_MODULES that registers it.
@@ -83,6 +84,7 @@ COMMANDS = {
     "off": "tacit.commands.privacy",
     "on": "tacit.commands.privacy",
     "cost": "tacit.commands.cost",
+    "search": "tacit.commands.search",
 }
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2

@@ -1,0 +1,93 @@
+"""Codex CLI's session files, for the past-session index (``tacit.search``).
+
+``$CODEX_HOME`` (else ``~/.codex``) ``/sessions/YYYY/MM/DD/rollout-*.jsonl``.
+Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` first
+(``payload.id``, ``payload.cwd``); ``event_msg`` lines carry what the user
+typed (``user_message``) and what the agent answered (``agent_message``);
+``response_item`` lines carry the model's items, of which tool calls and
+their output are taken (its ``message`` items repeat the event messages and
+add Codex's own environment and instruction preambles, so they are skipped).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tacit.search import jsonl
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+
+_TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def sessions_dir(env: dict) -> str:
+    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+    return os.path.join(base, "sessions")
+
+
+def _subdirs(folder: str) -> list:
+    try:
+        return sorted(e.path for e in os.scandir(folder) if e.is_dir())
+    except OSError:
+        return []
+
+
+def files(env: dict):
+    out = []
+    for year in _subdirs(sessions_dir(env)):
+        for month in _subdirs(year):
+            for day in _subdirs(month):
+                try:
+                    out.extend(e.path for e in os.scandir(day)
+                               if e.name.startswith("rollout-") and e.name.endswith(".jsonl") and e.is_file())
+                except OSError:
+                    continue
+    return out
+
+
+def parse(data: dict, cursor: Cursor) -> Entry | None:
+    payload = data.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    kind, item = data.get("type"), payload.get("type")
+    if kind == "session_meta":
+        if isinstance(payload.get("id"), str) and payload["id"]:
+            cursor.session_id = payload["id"]
+        if isinstance(payload.get("cwd"), str) and payload["cwd"]:
+            cursor.cwd = payload["cwd"]
+        return None
+    if kind == "turn_context" and isinstance(payload.get("cwd"), str) and payload["cwd"]:
+        cursor.cwd = payload["cwd"]
+        return None
+    messages = []
+    if kind == "event_msg" and item in ("user_message", "agent_message"):
+        text = payload.get("message")
+        if isinstance(text, str) and text.strip():
+            messages.append(Message(USER if item == "user_message" else ASSISTANT, text))
+    elif kind == "response_item" and item in _TOOL_CALLS:
+        args = payload.get("arguments", payload.get("input", payload.get("action")))
+        messages.append(Message(TOOL, excerpt(f"{payload.get('name') or item}: {excerpt(args)}")))
+    elif kind == "response_item" and item in _TOOL_OUTPUTS:
+        output = payload.get("output")
+        if isinstance(output, dict):
+            output = output.get("content", output)
+        text = excerpt(output)
+        if text:
+            messages.append(Message(TOOL, text))
+    if not messages:
+        return None
+    return Entry(0, 0, messages, cursor.session_id, cursor.cwd, iso_time(data.get("timestamp")))
+
+
+def _read(path: str, cursor: Cursor):
+    if cursor.session_id is None:
+        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
+    return jsonl.read(path, cursor, parse)
+
+
+SOURCE = SessionSource(
+    host="codex",
+    files=files,
+    read=_read,
+    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
+)

@@ -1,0 +1,102 @@
+"""Hermes Agent's sessions, for the past-session index (``tacit.search``).
+
+Hermes keeps every session in ``$HERMES_HOME/state.db`` (SQLite, WAL):
+``messages`` (``id`` ascending, ``session_id``, ``role`` user / assistant /
+tool, ``content``, ``tool_name``, ``tool_calls``, ``timestamp``) and
+``sessions`` (``cwd``). The file is opened read-only and read by message id
+after the cursor, a batch at a time; a row id is an entry's position. This
+reads Hermes's own file, so its (read-only) SQL lives with the rest of what
+tacit knows about Hermes rather than in ``tacit.stores``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+
+_BATCH = 2000
+_ROLES = {"user": USER, "assistant": ASSISTANT, "tool": TOOL}
+_SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_calls, m.timestamp, s.cwd "
+           "FROM messages m LEFT JOIN sessions s ON s.id = m.session_id ")
+
+
+def state_db(env: dict) -> str:
+    base = env.get("HERMES_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".hermes")
+    return os.path.join(base, "state.db")
+
+
+def files(env: dict):
+    path = state_db(env)
+    return [path] if os.path.isfile(path) else []
+
+
+def _connect(path: str):
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+    conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def _messages(role, content, tool_name, tool_calls) -> list:
+    role = _ROLES.get(role)
+    if role is None:
+        return []
+    out = []
+    if isinstance(content, str) and content.strip():
+        out.append(Message(role, content if role != TOOL else excerpt(f"{tool_name or 'tool'}: {content}")))
+    if role == ASSISTANT and isinstance(tool_calls, str) and tool_calls.strip():
+        try:
+            calls = json.loads(tool_calls)
+        except ValueError:
+            calls = []
+        for call in calls if isinstance(calls, list) else ():
+            fn = call.get("function") if isinstance(call, dict) else None
+            if isinstance(fn, dict):
+                out.append(Message(TOOL, excerpt(f"{fn.get('name') or '?'}: {excerpt(fn.get('arguments'))}")))
+    return out
+
+
+def _read(path: str, cursor: Cursor):
+    conn = _connect(path)
+    try:
+        while True:
+            rows = conn.execute(_SELECT + "WHERE m.id > ? ORDER BY m.id LIMIT ?", (cursor.offset, _BATCH)).fetchall()
+            if not rows:
+                return
+            for mid, sid, role, content, tool_name, tool_calls, ts, cwd in rows:
+                cursor.offset = mid
+                messages = _messages(role, content, tool_name, tool_calls)
+                if messages:
+                    yield Entry(mid, 0, messages, str(sid), cwd, iso_time(ts))
+    finally:
+        conn.close()
+
+
+def _fetch(path: str, pos: int, _length: int) -> list:
+    try:
+        conn = _connect(path)
+    except sqlite3.Error:
+        return []
+    try:
+        row = conn.execute(_SELECT + "WHERE m.id = ?", (pos,)).fetchone()
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    return _messages(row[2], row[3], row[4], row[5]) if row else []
+
+
+def _stamp(path: str) -> tuple:
+    out = []
+    for name in (path, path + "-wal"):
+        try:
+            info = os.stat(name)
+            out += [info.st_ino, info.st_size, info.st_mtime_ns]
+        except OSError:
+            out += [0, 0, 0]
+    return tuple(out)
+
+
+SOURCE = SessionSource(host="hermes", files=files, read=_read, fetch=_fetch, stamp=_stamp)

@@ -1,0 +1,158 @@
+"""From a person's words to ranked exchanges.
+
+- **Words, not syntax.** The query is split into words; common words ("the",
+  "how", "did") are dropped unless nothing else is left; each word matches
+  by its stem (the index's porter tokenizer: "seeding" finds "seed"), any
+  abbreviation it is known by (``SYNONYMS``: "db" / "database"), and, when
+  the index knows the pieces, its split or joined form ("timeout" finds
+  "time out", "time out" finds "timeout"). Words are OR-ed: bm25 ranks a
+  message holding more of them, and rarer ones, higher.
+- **Exchanges, not lines.** Hits are grouped by turn (a user message and
+  the agent's reply to it); a turn scores its best message plus half of the
+  rest, so a question whose words are split between the ask and the answer
+  still ranks. Recency breaks near-ties (``RECENCY``, a month's half-life).
+- **Read back, redacted again.** The index holds no text: an exchange is
+  read from the host's file and passes ``tacit.boundary.scrub`` again.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+
+from tacit.search.source import ASSISTANT, TOOL, USER
+
+STOPWORDS = frozenset("""a about above after again all also am an and any are as at be been before being
+below between both but by can could did do does doing done during each else ever few for from further get
+got had has have having he her here hers him his how i if in into is it its itself just last let like made
+make me more most my myself no nor not now of off on once only or other our ours out over own please same
+she should so some such than that the their theirs them then there these they this those through to too
+under until up us use used very was way we were what when where which while who whom why will with would
+yesterday you your yours week ago again earlier remember""".split())
+SYNONYMS = {
+    "db": ("database",), "database": ("db",), "repo": ("repository",), "repository": ("repo",),
+    "config": ("configuration",), "configuration": ("config",), "auth": ("authentication",),
+    "authentication": ("auth",), "env": ("environment",), "environment": ("env",), "deps": ("dependencies",),
+    "dependencies": ("deps",), "dir": ("directory", "folder"), "directory": ("dir", "folder"),
+    "folder": ("directory", "dir"), "pkg": ("package",), "msg": ("message",), "err": ("error",),
+    "k8s": ("kubernetes",), "kubernetes": ("k8s",), "js": ("javascript",), "ts": ("typescript",),
+    "py": ("python",), "docs": ("documentation",), "tests": ("test",), "perf": ("performance",),
+    "performance": ("perf",), "fn": ("function",), "func": ("function",), "impl": ("implementation",),
+}
+RECENCY = 0.1  # weight of recency next to relevance
+HALF_LIFE_DAYS = 30.0
+CANDIDATES = 400  # message hits read before grouping into exchanges
+EXCHANGE_CHARS = 4000
+TOOL_LINES = 5
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SPLIT_MIN = 3
+
+
+def words(query: str) -> list:
+    found = [w for w in _WORD.findall(query.lower()) if w != "_"]
+    kept = [w for w in found if w not in STOPWORDS]
+    out: list = []
+    for w in kept or found:
+        if w not in out:
+            out.append(w)
+    return out[:32]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def alternatives(index, ws: list) -> list:
+    """Per word, the FTS5 terms or phrases that count as it."""
+    groups = []
+    for n, w in enumerate(ws):
+        alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
+        if len(w) >= 2 * _SPLIT_MIN and not w.isdigit():
+            for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
+                if index.has_term(w[:i]) and index.has_term(w[i:]):
+                    alts.append(_quote(f"{w[:i]} {w[i:]}"))
+        if n + 1 < len(ws) and index.has_term(w + ws[n + 1]):
+            alts.append(_quote(w + ws[n + 1]))
+        groups.append(alts)
+    return groups
+
+
+def match_expression(index, query: str, tags: list) -> str | None:
+    ws = words(query)
+    if not ws:
+        return None
+    terms = " OR ".join(a for alts in alternatives(index, ws) for a in alts)
+    expr = f"text : ({terms})"
+    for tag in tags:
+        expr += f" AND tags : {_quote(tag)}"
+    return expr
+
+
+@dataclass
+class Hit:
+    sess: int
+    turn: int
+    score: float
+    role: str
+    ts: float
+
+
+def rank(rows, now: float | None = None) -> list:
+    """Hits grouped by exchange, best first: rows are (rank, id, sess, turn, role, ts)."""
+    now = time.time() if now is None else now
+    turns: dict = {}
+    for bm25, _mid, sess, turn, role, ts in rows:
+        scores = turns.setdefault((sess, turn), [[], role, ts])
+        scores[0].append(-bm25)
+        scores[2] = max(scores[2], ts)
+    hits = []
+    for (sess, turn), (scores, role, ts) in turns.items():
+        scores.sort(reverse=True)
+        relevance = scores[0] + 0.5 * sum(scores[1:4])
+        age_days = max(0.0, now - ts) / 86400.0
+        score = relevance * (1.0 + RECENCY * math.exp(-age_days * math.log(2) / HALF_LIFE_DAYS))
+        hits.append(Hit(sess, turn, score, role, ts))
+    hits.sort(key=lambda h: (-h.score, -h.ts))
+    return hits
+
+
+def exchange_text(parts: list) -> str:
+    """"User: …" and "Agent: …" (with up to ``TOOL_LINES`` tool excerpts), bounded."""
+    user = [t for r, t in parts if r == USER]
+    agent = [t for r, t in parts if r == ASSISTANT]
+    tools = [t for r, t in parts if r == TOOL][:TOOL_LINES]
+    out = []
+    if user:
+        out.append("User: " + "\n".join(user).strip())
+    if tools:
+        out.append("\n".join("· " + t for t in tools))
+    if agent:
+        out.append("Agent: " + "\n".join(agent).strip())
+    text = "\n\n".join(out)
+    if len(text) > EXCHANGE_CHARS:
+        head = EXCHANGE_CHARS // 3
+        text = text[:head] + "\n[…]\n" + text[-(EXCHANGE_CHARS - head):]
+    return text
+
+
+def highlight_terms(query: str) -> list:
+    ws = words(query)
+    return ws + [s for w in ws for s in SYNONYMS.get(w, ())]
+
+
+def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
+    """A window of ``text`` around its first matching word, matches marked."""
+    terms = highlight_terms(query)
+
+    def matches(word: str) -> bool:
+        low = word.lower()
+        return any(low == t or (len(t) > 3 and low.startswith(t[:5] if len(t) > 5 else t)) for t in terms)
+
+    flat = " ".join(text.split())
+    first = next((m.start() for m in _WORD.finditer(flat) if matches(m.group())), 0)
+    start = max(0, first - width // 3)
+    window = flat[start:start + width]
+    window = _WORD.sub(lambda m: f"{mark[0]}{m.group()}{mark[1]}" if matches(m.group()) else m.group(), window)
+    return ("…" if start else "") + window + ("…" if start + width < len(flat) else "")
