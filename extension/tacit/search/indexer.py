@@ -219,6 +219,7 @@ def catch_up(cfg, index: SearchIndex, sources=None) -> dict:
     stats = {"files": 0, "files_read": 0, "messages": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
     with lock_for(index.path, timeout=LOCK_SECONDS):
+        _recheck_exclusions(index, projects, {s.host: s for s in sources})
         known = index.stamps()
         present: set = set()
         for source in sources:
@@ -247,5 +248,4 @@ def catch_up(cfg, index: SearchIndex, sources=None) -> dict:
         if len(present) < len(known):
             with index.write():
                 index.forget_missing(present)
-        _recheck_exclusions(index, projects, {s.host: s for s in sources})
     return stats

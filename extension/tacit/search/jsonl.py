@@ -111,3 +111,20 @@ def fetch(path: str, pos: int, length: int, parse: Callable[[dict, Cursor], Entr
     except (TypeError, ValueError, AttributeError, KeyError):
         return []
     return entry.messages if entry is not None else []
+
+
+def _is(entry, kind: str) -> bool:
+    try:
+        return entry.is_dir() if kind == "dir" else entry.is_file()
+    except OSError:  # a symlink loop, a file gone since the listing
+        return False
+
+
+def entries(folder: str, kind: str, prefix: str = "", suffix: str = "") -> list:
+    """Paths of the files (``kind="file"``) or folders in ``folder`` whose
+    names match; an unreadable folder or entry is left out, never raised."""
+    try:
+        found = list(os.scandir(folder))
+    except OSError:
+        return []
+    return sorted(e.path for e in found if e.name.startswith(prefix) and e.name.endswith(suffix) and _is(e, kind))

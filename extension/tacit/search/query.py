@@ -64,26 +64,28 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def alternatives(index, ws: list) -> list:
-    """Per word, the FTS5 terms or phrases that count as it."""
+def alternatives(index, query: str) -> list:
+    """Per word, the FTS5 terms or phrases that count as it (joined pairs are
+    looked for among all the words, stop words included: "time out")."""
     groups = []
-    for n, w in enumerate(ws):
+    for w in words(query):
         alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
         if len(w) >= 2 * _SPLIT_MIN and not w.isdigit():
             for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
                 if index.has_term(w[:i]) and index.has_term(w[i:]):
                     alts.append(_quote(f"{w[:i]} {w[i:]}"))
-        if n + 1 < len(ws) and index.has_term(w + ws[n + 1]):
-            alts.append(_quote(w + ws[n + 1]))
         groups.append(alts)
+    every = [w for w in _WORD.findall(query.lower()) if w != "_"][:32]
+    for first, second in zip(every, every[1:]):
+        if index.has_term(first + second):
+            groups.append([_quote(first + second)])
     return groups
 
 
 def match_expression(index, query: str, tags: list) -> str | None:
-    ws = words(query)
-    if not ws:
+    if not words(query):
         return None
-    terms = " OR ".join(a for alts in alternatives(index, ws) for a in alts)
+    terms = " OR ".join(a for alts in alternatives(index, query) for a in alts)
     expr = f"text : ({terms})"
     for tag in tags:
         expr += f" AND tags : {_quote(tag)}"

@@ -30,18 +30,8 @@ def projects_dir(env: dict) -> str:
 
 
 def files(env: dict):
-    root = projects_dir(env)
-    try:
-        folders = [e.path for e in os.scandir(root) if e.is_dir()]
-    except OSError:
-        return []
-    out = []
-    for folder in folders:
-        try:
-            out.extend(e.path for e in os.scandir(folder) if e.name.endswith(".jsonl") and e.is_file())
-        except OSError:
-            continue
-    return out
+    return [path for folder in jsonl.entries(projects_dir(env), "dir")
+            for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
 
 def _user_messages(content) -> list:

@@ -25,24 +25,10 @@ def sessions_dir(env: dict) -> str:
     return os.path.join(base, "sessions")
 
 
-def _subdirs(folder: str) -> list:
-    try:
-        return sorted(e.path for e in os.scandir(folder) if e.is_dir())
-    except OSError:
-        return []
-
-
 def files(env: dict):
-    out = []
-    for year in _subdirs(sessions_dir(env)):
-        for month in _subdirs(year):
-            for day in _subdirs(month):
-                try:
-                    out.extend(e.path for e in os.scandir(day)
-                               if e.name.startswith("rollout-") and e.name.endswith(".jsonl") and e.is_file())
-                except OSError:
-                    continue
-    return out
+    return [path for year in jsonl.entries(sessions_dir(env), "dir") for month in jsonl.entries(year, "dir")
+            for day in jsonl.entries(month, "dir")
+            for path in jsonl.entries(day, "file", prefix="rollout-", suffix=".jsonl")]
 
 
 def parse(data: dict, cursor: Cursor) -> Entry | None:

@@ -25,20 +25,8 @@ def sessions_dir(env: dict) -> str:
 
 def files(env: dict):
     root = sessions_dir(env)
-    out = []
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return out
-    for entry in entries:
-        try:
-            if entry.is_dir():
-                out.extend(e.path for e in os.scandir(entry.path) if e.name.endswith(".jsonl") and e.is_file())
-            elif entry.name.endswith(".jsonl") and entry.is_file():
-                out.append(entry.path)
-        except OSError:
-            continue
-    return out
+    return jsonl.entries(root, "file", suffix=".jsonl") + [
+        path for folder in jsonl.entries(root, "dir") for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
 
 def _texts(content, role: str) -> list:
