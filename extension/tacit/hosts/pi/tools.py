@@ -27,6 +27,7 @@ Design decisions
 from __future__ import annotations
 
 from tacit.consolidation import add_entry
+from tacit.search import tool as search_tool
 from tacit.projects import Project
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import ScopedSkills
@@ -92,7 +93,7 @@ SKILL_TOOL = {
     },
 }
 
-TOOLS = (MEMORY_TOOL, SKILL_TOOL)
+TOOLS = (MEMORY_TOOL, SKILL_TOOL, search_tool.TOOL)
 TOOL_NAMES = tuple(t["name"] for t in TOOLS)
 
 
@@ -125,6 +126,8 @@ def run_tool(cfg, name: str, args, project: Project | None = None) -> dict:
         return _fail("arguments must be a JSON object")
     if name == "memory":
         return _memory(cfg, args, project)
+    if name == search_tool.NAME:
+        return search_tool.run(cfg, args, project.root if project else None)
     if name == "skill":
         return _skill(cfg, args, project)
     return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
