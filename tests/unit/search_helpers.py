@@ -46,18 +46,28 @@ def codex_rollout(home: Path, sid: str, cwd: str, exchanges: list) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     lines = [{"timestamp": "2026-12-01T09:00:00.000Z", "type": "session_meta",
               "payload": {"id": sid, "timestamp": "2026-12-01T09:00:00.000Z", "cwd": cwd, "originator": "codex_exec"}}]
-    for ask, answer in exchanges:
+    for n, (ask, answer) in enumerate(exchanges):
+        if n % 2 == 0:  # what 0.171.0 writes
+            said = [{"type": "event_msg", "payload": {"type": "item_completed", "item": {
+                        "type": "UserMessage", "content": [{"type": "text", "text": ask, "text_elements": []}]}}},
+                    {"type": "event_msg", "payload": {"type": "item_completed", "item": {
+                        "type": "AgentMessage", "content": [{"type": "Text", "text": answer}]}}}]
+        else:  # earlier builds
+            said = [{"type": "event_msg", "payload": {"type": "user_message", "message": ask, "images": []}},
+                    {"type": "event_msg", "payload": {"type": "agent_message", "message": answer}}]
+        for record in said:
+            record["timestamp"] = "2026-12-01T09:00:01.000Z"
         lines += [
             {"timestamp": "2026-12-01T09:00:01.000Z", "type": "response_item",
              "payload": {"type": "message", "role": "user",
                          "content": [{"type": "input_text", "text": "<environment_context>x</environment_context>"}]}},
-            {"timestamp": "2026-12-01T09:00:01.000Z", "type": "event_msg",
-             "payload": {"type": "user_message", "message": ask, "images": []}},
+            said[0],
             {"timestamp": "2026-12-01T09:00:02.000Z", "type": "response_item",
              "payload": {"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}",
                          "call_id": "c1"}},
-            {"timestamp": "2026-12-01T09:00:03.000Z", "type": "event_msg",
-             "payload": {"type": "agent_message", "message": answer}},
+            said[1],
+            {"timestamp": "2026-12-01T09:00:03.000Z", "type": "response_item",
+             "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]}},
         ]
     return write_jsonl(folder / f"rollout-2026-12-01T09-00-00-{sid}.jsonl", lines)
 

@@ -212,12 +212,17 @@ def test_worktrees_share_a_project_and_the_scope_is_this_project(cfg, home, repo
 
 def test_every_host_is_indexed(cfg, home, repo):
     _transcript(home, repo)
-    codex_rollout(home, "cx1", str(repo), [("why is the nginx config broken?", "A missing semicolon in nginx.conf.")])
+    codex_rollout(home, "cx1", str(repo), [("why is the nginx config broken?", "A missing semicolon in nginx.conf."),
+                                           ("and the nginx logs?", "Rotated by logrotate.")])
     pi_session(home / ".pi" / "agent", "pi1", str(repo), [("rename the nginx upstream", "Renamed it to api_pool.")])
     hermes_db(home / ".hermes", "hm1", str(repo), [("reload nginx please", "Reloaded with nginx -s reload.")])
     result = search(cfg, "nginx", cwd=str(repo), limit=10)
     assert {r["host"] for r in result["results"]} == {"codex", "pi", "hermes"}
     assert all("<environment_context>" not in r["text"] for r in result["results"])
+    codex = search(cfg, "nginx", cwd=str(repo), host="codex")["results"]
+    assert sorted(r["text"] for r in codex) == [  # both formats, each said once, no preamble
+        "User: and the nginx logs?\n\n· shell: {\"command\":[\"ls\"]}\n\nAgent: Rotated by logrotate.",
+        "User: why is the nginx config broken?\n\n· shell: {\"command\":[\"ls\"]}\n\nAgent: A missing semicolon in nginx.conf."]
     only = search(cfg, "nginx", cwd=str(repo), host="hermes")["results"]
     assert [r["session_id"] for r in only] == ["hm1"] and only[0]["text"].endswith("nginx -s reload.")
     hermes_db(home / ".hermes", "hm1", str(repo), [("and the nginx cache?", "Cleared /var/cache/nginx.")])

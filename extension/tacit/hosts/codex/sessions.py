@@ -3,10 +3,13 @@
 ``$CODEX_HOME`` (else ``~/.codex``) ``/sessions/YYYY/MM/DD/rollout-*.jsonl``.
 Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` first
 (``payload.id``, ``payload.cwd``); ``event_msg`` lines carry what the user
-typed (``user_message``) and what the agent answered (``agent_message``);
-``response_item`` lines carry the model's items, of which tool calls and
-their output are taken (its ``message`` items repeat the event messages and
-add Codex's own environment and instruction preambles, so they are skipped).
+typed and what the agent answered — 0.171 writes ``item_completed`` with
+``item.type`` ``UserMessage`` / ``AgentMessage`` (content blocks), earlier
+builds ``user_message`` / ``agent_message`` (``message``); ``response_item``
+lines carry the model's items, of which tool calls and their output are
+taken (its ``message`` items repeat the event messages and add Codex's own
+environment and instruction preambles, so they are skipped). Checked on a
+real rollout of 0.171.0 (tests/e2e/test_search.py).
 """
 
 from __future__ import annotations
@@ -46,7 +49,14 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
         cursor.cwd = payload["cwd"]
         return None
     messages = []
-    if kind == "event_msg" and item in ("user_message", "agent_message"):
+    completed = payload.get("item") if kind == "event_msg" and item == "item_completed" else None
+    if isinstance(completed, dict) and completed.get("type") in ("UserMessage", "AgentMessage"):
+        blocks = completed.get("content")
+        text = "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)) \
+            if isinstance(blocks, list) else ""
+        if text.strip():
+            messages.append(Message(USER if completed["type"] == "UserMessage" else ASSISTANT, text))
+    elif kind == "event_msg" and item in ("user_message", "agent_message"):
         text = payload.get("message")
         if isinstance(text, str) and text.strip():
             messages.append(Message(USER if item == "user_message" else ASSISTANT, text))
