@@ -37,7 +37,7 @@ def _fail(error: str) -> int:
 
 
 def _search(args, cfg) -> int:
-    from tacit.search.indexer import catch_up, open_index, remove_index
+    from tacit.search.indexer import rebuild
     from tacit.search.searcher import parse_since, search
 
     text = " ".join(args.query).strip()
@@ -48,15 +48,9 @@ def _search(args, cfg) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     if args.reindex:
-        remove_index(cfg)
+        rebuilt = rebuild(cfg)
         if not text:
-            index = open_index(cfg)
-            try:
-                stats = catch_up(cfg, index)
-                counts = index.counts()
-            finally:
-                index.close()
-            emit({"success": True, "indexed": stats, **counts}, _reindexed)
+            emit(rebuilt, _reindexed)
             return 0
     result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
                     since=since, limit=args.limit)

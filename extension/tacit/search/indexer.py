@@ -109,7 +109,7 @@ class _FileRun:
         self.index, self.projects, self.host, self.file_id, self.cursor = index, projects, host, file_id, cursor
         self.htag = host_tag(host)
         self.sessions: dict = {}
-        self.messages = 0
+        self.messages = self.chars = 0
 
     def session(self, session_id: str, cwd: str | None) -> dict:
         sess = self.sessions.get(session_id)
@@ -145,6 +145,7 @@ class _FileRun:
             self.index.add_message(sess["id"], self.file_id, sess["turn"], msg.role, part, ts, entry.pos,
                                    entry.length, text, tags)
             self.messages += 1
+            self.chars += len(text)
 
     def save_sessions(self) -> None:
         for sess in self.sessions.values():
@@ -176,6 +177,7 @@ def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp:
         index.save_file(source.host, path, stamp, cursor)
     stats["files_read"] += 1
     stats["messages"] += run.messages
+    stats["chars"] += run.chars
     stats["bad_lines"] += cursor.bad - (row["bad"] if row else 0)
 
 
@@ -189,7 +191,7 @@ def _unindex(index: SearchIndex, by_host: dict, rows, tags: str) -> None:
             messages = source.fetch(path, pos, length) if source else []
         except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
             messages = []
-        if part < len(messages) and messages[part].role == role:
+        if part < len(messages) and messages[part].role[0] == role:
             index.unindex(mid, scrub(messages[part].text), f"{tags} {host_tag(host)}")
 
 
@@ -216,7 +218,7 @@ def catch_up(cfg, index: SearchIndex, sources=None) -> dict:
         from tacit.hosts.session_files import sources as all_sources
 
         sources = all_sources()
-    stats = {"files": 0, "files_read": 0, "messages": 0, "bad_lines": 0, "unreadable": 0}
+    stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
     with lock_for(index.path, timeout=LOCK_SECONDS):
         _recheck_exclusions(index, projects, {s.host: s for s in sources})
@@ -249,3 +251,17 @@ def catch_up(cfg, index: SearchIndex, sources=None) -> dict:
             with index.write():
                 index.forget_missing(present)
     return stats
+
+
+def rebuild(cfg) -> dict:
+    """``tacit search --reindex``: the index built again from every host's files."""
+    remove_index(cfg)
+    index = open_index(cfg)
+    try:
+        stats = catch_up(cfg, index)
+        with index.write():
+            index.optimize()
+        index.vacuum()
+        return {"success": True, "indexed": stats, **index.counts()}
+    finally:
+        index.close()

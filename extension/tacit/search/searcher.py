@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from tacit.search import query as q
 from tacit.search.indexer import Projects, catch_up, host_tag, open_index, project_tag
 
+ROLES = {"u": "user", "a": "assistant", "t": "tool"}  # as the index stores them
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
 _SPAN = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$")
@@ -52,18 +53,22 @@ def _sources() -> dict:
 def _exchange(index, by_host: dict, sess: int, turn: int) -> tuple[str, float | None]:
     from tacit.boundary import scrub
 
-    parts, fetched, first_ts = [], {}, None
+    parts, fetched, first_ts, tools = [], {}, None, 0
     for role, part, ts, pos, length, host, path in index.exchange(sess, turn):
         first_ts = ts if first_ts is None else first_ts
+        if role == "t":
+            tools += 1
+            if tools > q.TOOL_LINES:
+                continue  # not shown: not read
         key = (host, path, pos, length)
         if key not in fetched:
             source = by_host.get(host)
             fetched[key] = source.fetch(path, pos, length) if source else []
         messages = fetched[key]
-        if part < len(messages) and messages[part].role == role:
+        if part < len(messages) and messages[part].role[0] == role:
             text = scrub(messages[part].text)
             if text.strip():
-                parts.append((role, text))
+                parts.append((messages[part].role, text))
     return q.exchange_text(parts), first_ts
 
 
@@ -109,7 +114,7 @@ def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False
             sess = index.session_row(hit.sess)
             results.append({"session_id": sess["session_id"], "host": sess["host"],
                             "project": sess["project_name"] or None, "time": iso(first_ts or hit.ts),
-                            "role": hit.role, "text": body, "turn": hit.turn})
+                            "role": ROLES.get(hit.role, hit.role), "text": body, "turn": hit.turn})
         left_out = _gate(results)
         return {"success": True, "query": text, "scope": {"project": project, "host": host, "since": since},
                 "results": results, "left_out": left_out, "indexed": caught}

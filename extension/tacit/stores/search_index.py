@@ -8,8 +8,10 @@ time from the hosts' files (``tacit search --reindex`` deletes it).
   (``stamp``) and what its earlier lines told (session, folder, time).
 - ``sessions``: host, session id, project (key and name), the turn counter,
   a withheld turn, and whether the project is switched off.
-- ``msgs``: one row per indexed message: session, turn, role, time, and
-  where it is in its file (``pos``, ``len``, ``part``) — no text.
+- ``msgs``: one row per indexed message: session, turn, role (one letter),
+  time (whole seconds), and where it is in its file (``pos``, ``len``,
+  ``part``) — no text. Only ``(sess, turn)`` is indexed: dropping a file's
+  rows (rare) scans the table rather than paying an index on every row.
 - ``fts``: a contentless FTS5 table (porter stemmer) holding the words of
   each message (``text``) and two tag words (``tags``: project and host) so
   a scope is an index lookup. Contentless, so the index keeps no copy of
@@ -37,9 +39,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   withheld INTEGER NOT NULL DEFAULT -1, excluded INTEGER NOT NULL DEFAULT 0, UNIQUE (host, session_id));
 CREATE TABLE IF NOT EXISTS msgs (
   id INTEGER PRIMARY KEY AUTOINCREMENT, sess INTEGER NOT NULL, file INTEGER NOT NULL, turn INTEGER NOT NULL,
-  role TEXT NOT NULL, part INTEGER NOT NULL, ts REAL NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL);
+  role TEXT NOT NULL, part INTEGER NOT NULL, ts INTEGER NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS msgs_turn ON msgs (sess, turn);
-CREATE INDEX IF NOT EXISTS msgs_file ON msgs (file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
   text, tags, content='', tokenize='porter unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab (fts, 'row');
@@ -166,12 +167,21 @@ class SearchIndex:
     def add_message(self, sess: int, file: int, turn: int, role: str, part: int, ts: float, pos: int, length: int,
                     text: str, tags: str) -> None:
         cur = self.conn.execute("INSERT INTO msgs (sess, file, turn, role, part, ts, pos, len) VALUES (?,?,?,?,?,?,?,?)",
-                                (sess, file, turn, role, part, ts, pos, length))
+                                (sess, file, turn, role[0], part, int(ts), pos, length))
         self.conn.execute("INSERT INTO fts (rowid, text, tags) VALUES (?, ?, ?)", (cur.lastrowid, text, tags))
 
     def unindex(self, rowid: int, text: str, tags: str) -> None:
         """Remove a message's words (contentless: the same text as indexed is needed)."""
         self.conn.execute("INSERT INTO fts (fts, rowid, text, tags) VALUES ('delete', ?, ?, ?)", (rowid, text, tags))
+
+    def optimize(self) -> None:
+        """Merge the full-text index into one segment (after a full rebuild)."""
+        self.conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+
+    def vacuum(self) -> None:
+        """Give the pages a rebuild freed back to the file system."""
+        self.conn.execute("VACUUM")
+        _private(self.path)
 
     def has_term(self, term: str) -> bool:
         return self.conn.execute("SELECT 1 FROM vocab WHERE term = ?", (term,)).fetchone() is not None
