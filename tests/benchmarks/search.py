@@ -19,9 +19,10 @@ What is measured (each against a baseline measured in the same run)
   the p50/p95 of 40 queries without catch-up, in this project and in all.
 - **relevance**: the 120 real sessions written as Claude Code transcripts
   (one project per repository), and the questions of
-  ``tests/data/search_questions.jsonl`` (written for this benchmark; each
-  names the session and the user turn that answers it): the share whose
-  answer is in the top 3, scoped to the session's project and over all.
+  ``tests/data/search_questions.jsonl`` (written for this benchmark in our
+  own words; each names the session and the position ``k`` of the user
+  message whose exchange answers it): the share whose answer is in the top
+  3 (and top 1), scoped to the session's project and over all projects.
 """
 
 from __future__ import annotations
@@ -198,6 +199,20 @@ def write_real_transcripts(home: Path) -> dict:
     return ids
 
 
+def turn_number(session: dict, k: int) -> int | None:
+    """The index's turn number of ``session["turns"][k]`` (user messages counted
+    as the Claude Code reader counts prompts), or None when it is no prompt."""
+    from tacit.hosts.claude_code.sessions import _user_messages
+
+    number = 0
+    for n, turn in enumerate(session["turns"][:k + 1]):
+        if turn["role"] == "user" and _user_messages(turn["text"]):
+            number += 1
+        elif n == k:
+            return None
+    return number
+
+
 def bench_relevance(work: Path) -> dict:
     from tacit.search.searcher import search
 
@@ -205,7 +220,12 @@ def bench_relevance(work: Path) -> dict:
     ids = write_real_transcripts(home)
     cfg = load_config(env=_env(home, data))
     questions = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    out = {"questions": len(questions), "sessions": len(ids)}
+    by_name = {s["session"]: s for s in real_sessions()}
+    for item in questions:
+        item["turn"] = turn_number(by_name[item["session"]], item["k"])
+    questions = [item for item in questions if item["turn"] is not None]
+    out = {"questions": len(questions), "sessions": len(ids),
+           "sessions_asked_about": len({item["session"] for item in questions})}
     misses = []
     for scope in ("project", "all"):
         top1 = top3 = 0
