@@ -69,6 +69,18 @@ def _reindexed(r: dict) -> str:
             f"({r['files']:,} files).")
 
 
+def _halves(text: str) -> tuple[str, str]:
+    """The user's message and the agent's reply of an exchange's text (tool lines left out)."""
+    user = agent = ""
+    for block in text.split("\n\n"):
+        if block.startswith("User: "):
+            user = block[len("User: "):]
+        elif block.startswith("Agent: "):
+            agent = text[text.index(block) + len("Agent: "):]
+            break
+    return user, agent
+
+
 def format_results(result: dict, color: bool = False) -> str:
     from tacit.search.query import snippet
 
@@ -84,7 +96,11 @@ def format_results(result: dict, color: bool = False) -> str:
         when = r["time"][:16].replace("T", " ")
         out.append("")
         out.append(f"{when}  {r['host']}  {r['project'] or '-'}  session {r['session_id'][:8]}, turn {r['turn']}")
-        out.append("  " + snippet(r["text"], result["query"], width=300, mark=mark))
+        user, agent = _halves(r["text"])
+        if user:
+            out.append("  you:   " + snippet(user, result["query"], width=160, mark=mark))
+        if agent:
+            out.append("  agent: " + snippet(agent, result["query"], width=240, mark=mark))
     if result.get("left_out"):
         out.append("")
         out.append(f"({result['left_out']} left out: they failed tacit's context gate)")

@@ -155,6 +155,9 @@ def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
     flat = " ".join(text.split())
     first = next((m.start() for m in _WORD.finditer(flat) if matches(m.group())), 0)
     start = max(0, first - width // 3)
+    if start:
+        space = flat.find(" ", start, first)
+        start = space + 1 if space >= 0 else start
     window = flat[start:start + width]
     window = _WORD.sub(lambda m: f"{mark[0]}{m.group()}{mark[1]}" if matches(m.group()) else m.group(), window)
     return ("…" if start else "") + window + ("…" if start + width < len(flat) else "")
