@@ -7,6 +7,7 @@
    rollout file; a Claude Code session's search finds that exchange.
 3. pi: a first session (persisted by pi itself), then a second whose model
    calls tacit's ``search_sessions`` tool and receives the first exchange.
+4. Hermes: the same, the first session read from Hermes's own ``state.db``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from codex_rig import codex_binary, run_codex  # noqa: F401 — fixtures
 from e2e_helpers import TacitOnHost, message_text
+from test_hermes import TacitInHermes, hermes_python_with_tacit  # noqa: F401 — a fixture
 
 pytestmark = pytest.mark.e2e
 EXTENSION = Path(__file__).resolve().parents[2] / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
@@ -120,3 +122,24 @@ def test_pi_calls_the_search_tool_and_gets_the_earlier_session(run_pi, stub):
     assert hit["host"] == "pi" and session_file.name.endswith(f"{hit['session_id']}.jsonl")
     assert hit["text"] == ("User: the deploy script hangs\n\nAgent: The deploy hung on a prompt from rsync; "
                            "added --no-interactive to scripts/deploy.sh.")
+
+
+def test_hermes_calls_the_search_tool_and_gets_the_earlier_session(run_hermes, hermes_python_with_tacit, stub):
+    th = TacitInHermes(run_hermes, hermes_python_with_tacit)
+    th.install()
+    stub.set_script([
+        {"match": "^the nightly backup job failed", "times": 1,
+         "reply": "The backup failed because the S3 bucket policy lacked PutObject; I added it in infra/backup.tf."},
+        {"match": "^why did the nightly backup fail", "times": 1, "tool_calls": [
+            {"name": "search_sessions", "input": {"query": "nightly backup failed"}}]},
+        {"match": "PutObject", "reply": "The bucket policy was missing PutObject."},
+    ])
+    th.oneshot("the nightly backup job failed")
+    proc = th.oneshot("why did the nightly backup fail?")
+    assert proc.stdout.strip() == "The bucket policy was missing PutObject."
+    request = stub.model_requests()[-1]
+    assert "search_sessions" in [t["function"]["name"] for t in request["body"]["tools"]]
+    payload = json.loads(tool_results(request))
+    hits = [r for r in payload["results"] if r["text"].startswith("User: the nightly backup job failed")]
+    assert len(hits) == 1 and hits[0]["host"] == "hermes"
+    assert hits[0]["text"].endswith("I added it in infra/backup.tf.")
