@@ -7,6 +7,10 @@
   the index knows the pieces, its split or joined form ("timeout" finds
   "time out", "time out" finds "timeout"). Words are OR-ed: bm25 ranks a
   message holding more of them, and rarer ones, higher.
+- **Bounded work.** Ranking every match of a common word in a million
+  messages takes hundreds of milliseconds, so when ranking them all does
+  not fit in ``BUDGET`` the query ranks the newest ``NEWEST`` matches plus
+  the best matches of each word that can be ranked alone in the budget.
 - **Exchanges, not lines.** Hits are grouped by turn (a user message and
   the agent's reply to it); a turn scores its best message plus half of the
   rest, so a question whose words are split between the ask and the answer
@@ -44,6 +48,8 @@ SYNONYMS = {
 RECENCY = 0.1  # weight of recency next to relevance
 HALF_LIFE_DAYS = 30.0
 CANDIDATES = 400  # message hits read before grouping into exchanges
+BUDGET = 0.025  # seconds to rank every match before falling back to the newest and the rare words' best
+NEWEST = 2_000
 EXCHANGE_CHARS = 4000
 TOOL_LINES = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -82,14 +88,38 @@ def alternatives(index, query: str) -> list:
     return groups
 
 
-def match_expression(index, query: str, tags: list) -> str | None:
-    if not words(query):
-        return None
-    terms = " OR ".join(a for alts in alternatives(index, query) for a in alts)
-    expr = f"text : ({terms})"
+def _expression(groups: list, tags: list) -> str:
+    expr = "text : (" + " OR ".join(a for alts in groups for a in alts) + ")"
     for tag in tags:
         expr += f" AND tags : {_quote(tag)}"
     return expr
+
+
+def match_expression(index, query: str, tags: list) -> str | None:
+    if not words(query):
+        return None
+    return _expression(alternatives(index, query), tags)
+
+
+def candidates(index, query: str, tags: list, since: float | None) -> list:
+    """Message hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
+
+    Every match ranked when that fits in ``BUDGET`` seconds; otherwise the
+    newest ``NEWEST`` matches of the whole query, ranked, plus the best
+    matches of each word alone that can be ranked in the budget (the rare
+    ones), so an old exchange found by a rare word is never cut off by
+    common ones."""
+    if not words(query):
+        return []
+    groups = alternatives(index, query)
+    exact = index.hits(_expression(groups, tags), since, CANDIDATES, budget=BUDGET)
+    if exact is not None:
+        return exact
+    rows = {row[1]: row for row in index.hits(_expression(groups, tags), since, NEWEST, newest=True)}
+    for alts in groups if len(groups) > 1 else ():
+        for row in index.hits(_expression([alts], tags), since, CANDIDATES, budget=BUDGET) or ():
+            rows.setdefault(row[1], row)
+    return list(rows.values())
 
 
 @dataclass

@@ -101,8 +101,7 @@ def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False
         if host:
             tags.append(host_tag(host))
         limit = max(1, min(int(limit), MAX_LIMIT))
-        expr = q.match_expression(index, text, tags)
-        rows = index.hits(expr, since, q.CANDIDATES) if expr else []
+        rows = q.candidates(index, text, tags, since)
         by_host = _sources() if rows else {}
         results = []
         for hit in q.rank(rows):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,7 +44,6 @@ CREATE TABLE IF NOT EXISTS msgs (
 CREATE INDEX IF NOT EXISTS msgs_turn ON msgs (sess, turn);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
   text, tags, content='', tokenize='porter unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab (fts, 'row');
 """
 _FILE_COLUMNS = "id, host, path, stamp, offset, session_id, cwd, ts, bad"
 _SESSION_COLUMNS = "id, host, session_id, project, project_name, tag, cwd, turn, withheld, excluded"
@@ -184,15 +184,33 @@ class SearchIndex:
         _private(self.path)
 
     def has_term(self, term: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM vocab WHERE term = ?", (term,)).fetchone() is not None
+        """Does any message hold ``term`` (stemmed as indexed)? Stops at the first."""
+        match = 'text : "' + term.replace('"', '""') + '"'
+        return self.conn.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
 
-    def hits(self, match: str, since: float | None, limit: int) -> list:
-        """(rank, msg id, session row, turn, role, ts) of the best ``limit`` matches."""
-        return self.conn.execute(
-            "WITH h AS (SELECT rowid AS id, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) "
-            "SELECT h.rank, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
-            "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ? ORDER BY h.rank",
-            (match, limit, since if since is not None else float("-inf"))).fetchall()
+    def hits(self, match: str, since: float | None, limit: int, newest: bool = False,
+             budget: float | None = None) -> list | None:
+        """(bm25, msg id, session row, turn, role, ts) of the best ``limit``
+        matches — or, with ``newest``, of the newest ``limit`` matches (the
+        full-text index walks them newest first and stops: bounded work).
+        With ``budget`` (seconds), None when ranking takes longer than that."""
+        order = "ORDER BY rowid DESC" if newest else "ORDER BY rank"
+        sql = (f"WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? {order} "
+               "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
+               "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?")
+        args = (match, limit, since if since is not None else float("-inf"))
+        if budget is None:
+            return self.conn.execute(sql, args).fetchall()
+        deadline = time.perf_counter() + budget
+        self.conn.set_progress_handler(lambda: time.perf_counter() > deadline, 2000)
+        try:
+            return self.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc):
+                return None
+            raise
+        finally:
+            self.conn.set_progress_handler(None, 0)
 
     def session_row(self, sess_id: int) -> dict:
         row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (sess_id,)).fetchone()
