@@ -269,16 +269,17 @@ def test_cli_json_results_and_errors(cfg, home, repo, tacit_env):
 
 
 def test_the_agents_tool_in_pi_and_its_bad_arguments(cfg, home, repo):
+    from tacit.app import Tacit
     from tacit.hosts.pi.tools import TOOL_NAMES, run_tool
     from tacit.projects import project_for
 
     _transcript(home, repo)
     assert "search_sessions" in TOOL_NAMES
-    got = run_tool(cfg, "search_sessions", {"query": "seed database"}, project=project_for(str(repo)))
+    got = run_tool(Tacit(cfg), "search_sessions", {"query": "seed database"}, project=project_for(str(repo)))
     assert got["success"] is True and got["results"][0]["session_id"] == "s1"
     for bad in ({}, {"query": 3}, {"query": "x", "limit": "2"}, {"query": "x", "host": "vim"},
                 {"query": "x", "since": "soon"}):
-        answer = run_tool(cfg, "search_sessions", bad, project=None)
+        answer = run_tool(Tacit(cfg), "search_sessions", bad, project=None)
         assert answer["success"] is False and answer["error"]
 
 
