@@ -290,3 +290,20 @@ def test_a_result_that_fails_the_context_gate_is_left_out(cfg, home, repo):
     result = search(cfg, "deploy", cwd=str(repo))
     assert result["left_out"] == 1
     assert [r["turn"] for r in result["results"]] == [2]
+
+
+def test_the_service_refresh_reads_new_sessions_in_the_background(cfg, home, repo, monkeypatch):
+    from tacit.fsutil import lock_for
+    from tacit.search import indexer
+
+    monkeypatch.setattr(indexer, "_last_refresh", {"at": 0.0})
+    assert indexer.refresh(cfg) is None  # nobody searched yet: no index is built
+    search(cfg, "anything", cwd=str(repo))
+    _transcript(home, repo)
+    monkeypatch.setattr(indexer, "_last_refresh", {"at": 0.0})
+    assert indexer.refresh(cfg)["messages"] == 4
+    assert indexer.refresh(cfg) is None  # at most every REFRESH_SECONDS
+    monkeypatch.setattr(indexer, "_last_refresh", {"at": 0.0})
+    with lock_for(index_path(cfg)):  # a catch-up is running: the tick does not wait for it
+        assert indexer.refresh(cfg) is None
+    assert search(cfg, "seed", cwd=str(repo))["indexed"]["messages"] == 0  # nothing left to read

@@ -212,15 +212,16 @@ def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -
                 index.drop_session(sess_id)
 
 
-def catch_up(cfg, index: SearchIndex, sources=None) -> dict:
-    """Read what every host wrote since the last catch-up; return counts."""
+def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
+    """Read what every host wrote since the last catch-up; return counts.
+    Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
     if sources is None:
         from tacit.hosts.session_files import sources as all_sources
 
         sources = all_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
-    with lock_for(index.path, timeout=LOCK_SECONDS):
+    with lock_for(index.path, timeout=wait):
         _recheck_exclusions(index, projects, {s.host: s for s in sources})
         known = index.stamps()
         present: set = set()
@@ -263,5 +264,28 @@ def rebuild(cfg) -> dict:
             index.optimize()
         index.vacuum()
         return {"success": True, "indexed": stats, **index.counts()}
+    finally:
+        index.close()
+
+
+REFRESH_SECONDS = 30.0
+_last_refresh = {"at": 0.0}
+
+
+def refresh(cfg) -> dict | None:
+    """The service's background catch-up (housekeeping): at most every
+    ``REFRESH_SECONDS``, only once someone has searched (the index exists),
+    and never waiting for a catch-up already running. None when skipped."""
+    from tacit.fsutil import LockTimeout
+
+    now = time.monotonic()
+    if now - _last_refresh["at"] < REFRESH_SECONDS or not index_path(cfg).exists():
+        return None
+    _last_refresh["at"] = now
+    index = open_index(cfg)
+    try:
+        return catch_up(cfg, index, wait=0.0)
+    except LockTimeout:
+        return None
     finally:
         index.close()

@@ -22,6 +22,8 @@ allows (the next local day), oldest first, one per tick: each runner checks
 the budget again before its agent starts. Once a day the data folder's file
 modes are checked and repaired (``tacit.safety.file_modes``): whatever a host
 running tacit in its own process created with a looser umask becomes 0600/0700.
+Every 30 seconds, once ``tacit search`` has built its index, the tick reads
+what the hosts wrote since (``tacit.search.indexer.refresh``).
 """
 
 from __future__ import annotations
@@ -58,6 +60,12 @@ def tick(cfg, engine, now: float | None = None) -> dict:
         return out
     if due:
         out["retention"] = apply_retention(cfg, engine, now)
+    try:
+        from tacit.search.indexer import refresh
+
+        out["search"] = refresh(cfg)  # keeps `tacit search` fresh: little left to read when asked
+    except Exception as exc:  # noqa: BLE001 — the index is a cache; a failure only delays it
+        log(cfg, "warning", "service", f"search index refresh failed: {exc}")
     return out
 
 
