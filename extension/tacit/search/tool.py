@@ -10,6 +10,8 @@ results have passed the context gate (``tacit.search.searcher``).
 
 from __future__ import annotations
 
+from tacit.hosts.session_files import hosts
+
 NAME = "search_sessions"
 HINT = ("To look up what was done in earlier sessions (a fix, a command, a decision), call the "
         f"{NAME} tool with a few words; it searches every past session of this project in every agent.")
@@ -17,7 +19,7 @@ TOOL = {
     "name": NAME,
     "label": "Search past sessions",
     "description": (
-        "Search what was said and done in past coding sessions (Claude Code, Codex, Hermes, pi) in this "
+        "Search what was said and done in past coding sessions of every agent tacit runs in, in this "
         "project: how something was fixed, which command was used, what was decided. Returns the best "
         "exchanges (the user's message and the agent's reply), newest breaking ties. Use a few plain "
         "words: 'seed database command', 'CORS error fix'."),
@@ -26,7 +28,7 @@ TOOL = {
         "properties": {
             "query": {"type": "string", "description": "what to look for, in a few plain words"},
             "all_projects": {"type": "boolean", "description": "search every project, not only this one"},
-            "host": {"type": "string", "enum": ["claude-code", "codex", "hermes", "pi"],
+            "host": {"type": "string", "enum": list(hosts()),
                      "description": "only sessions of this agent"},
             "since": {"type": "string", "description": "only since then: 7d, 12h, 2w or a date"},
             "limit": {"type": "integer", "description": "at most this many exchanges (default 5)"},
@@ -43,8 +45,8 @@ def run(cfg, args, cwd: str | None) -> dict:
     if not isinstance(args, dict) or not isinstance(args.get("query"), str) or not args["query"].strip():
         return {"success": False, "error": "query (a string of plain words) is required"}
     host = args.get("host")
-    if host not in (None, "", "claude-code", "codex", "hermes", "pi"):
-        return {"success": False, "error": "host must be one of claude-code, codex, hermes, pi"}
+    if host not in (None, "", *hosts()):
+        return {"success": False, "error": f"host must be one of {', '.join(hosts())}"}
     limit = args.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int):
         return {"success": False, "error": "limit must be an integer"}
