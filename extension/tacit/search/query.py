@@ -106,8 +106,8 @@ def candidates(index, query: str, tags: list, since: float | None) -> list:
 
     Every match ranked when that fits in ``BUDGET`` seconds; otherwise the
     newest ``NEWEST`` matches of the whole query, ranked, plus the best
-    matches of each word alone that can be ranked in the budget (the rare
-    ones), so an old exchange found by a rare word is never cut off by
+    matches of each word alone that can be ranked in one more budget (the
+    rare ones), so an old exchange found by a rare word is never cut off by
     common ones."""
     if not words(query):
         return []
@@ -116,8 +116,12 @@ def candidates(index, query: str, tags: list, since: float | None) -> list:
     if exact is not None:
         return exact
     rows = {row[1]: row for row in index.hits(_expression(groups, tags), since, NEWEST, newest=True)}
+    deadline = time.perf_counter() + BUDGET  # one budget for all the words together
     for alts in groups if len(groups) > 1 else ():
-        for row in index.hits(_expression([alts], tags), since, CANDIDATES, budget=BUDGET) or ():
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        for row in index.hits(_expression([alts], tags), since, CANDIDATES, budget=left) or ():
             rows.setdefault(row[1], row)
     return list(rows.values())
 
