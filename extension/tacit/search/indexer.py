@@ -1,22 +1,14 @@
-"""Catching the index up with every host's session files.
+"""Catching the index up with every host's session files (docs/search.md).
 
-- **Incremental.** A file whose stamp (inode, size, mtime — Hermes: its
-  database and WAL) is what the index last saw is not opened; any other is
-  read from where reading stopped. A file that shrank or was replaced is
-  read again from its start (its old rows go first). Progress commits every
-  ``BATCH`` entries, so an interrupted catch-up of a 2 GB transcript goes on
-  from there, and one catch-up runs at a time per data folder (a lock), so
-  no line is ever read twice.
-- **Redacted before it is indexed**, as everywhere (``tacit.boundary.scrub``:
-  private spans, secrets); a message that asks not to be kept withholds its
-  whole turn, as the engine does; a project switched off (``tacit off``, an
-  ``exclude`` glob) is not indexed, and one switched off later is removed
-  at the next catch-up (read again from its start if switched back on).
-- **Scoped like memory**: a session's project is ``tacit.projects`` of its
-  working folder (the git common dir: worktrees share), stored as a tag word
-  in the index so a scope is an index lookup.
-- **Never raises for bad input**: a file that cannot be read is skipped and
-  counted; see ``tacit.search.jsonl`` for lines.
+- Incremental: a file whose stamp is unchanged is not opened; any other is
+  read from where reading stopped (from its start when it shrank or was
+  replaced); progress commits every ``BATCH`` entries; one catch-up at a
+  time per data folder (a lock), so no line is read twice.
+- Redacted before indexing (``tacit.boundary.scrub``); a turn the user asked
+  not to keep is withheld; a project switched off or excluded is not
+  indexed, and removed at the next catch-up when switched off later.
+- Scoped like memory (``tacit.projects``), as a tag word in the index.
+- Never raises for bad input: an unreadable file is skipped and counted.
 """
 
 from __future__ import annotations

@@ -1,22 +1,13 @@
-"""From a person's words to ranked exchanges.
+"""From a person's words to ranked exchanges (design: docs/search.md, "Ranking").
 
-- **Words, not syntax.** The query is split into words; common words ("the",
-  "how", "did") are dropped unless nothing else is left; each word matches
-  by its stem (the index's porter tokenizer: "seeding" finds "seed"), any
-  abbreviation it is known by (``SYNONYMS``: "db" / "database"), and, when
-  the index knows the pieces, its split or joined form ("timeout" finds
-  "time out", "time out" finds "timeout"). Words are OR-ed: bm25 ranks a
-  message holding more of them, and rarer ones, higher.
-- **Bounded work.** Ranking every match of a common word in a million
-  messages takes hundreds of milliseconds, so when ranking them all does
-  not fit in ``BUDGET`` the query ranks the newest ``NEWEST`` matches plus
-  the best matches of each word that can be ranked alone in the budget.
-- **Exchanges, not lines.** Hits are grouped by turn (a user message and
-  the agent's reply to it); a turn scores its best message plus half of the
-  rest, so a question whose words are split between the ask and the answer
-  still ranks. Recency breaks near-ties (``RECENCY``, a month's half-life).
-- **Read back, redacted again.** The index holds no text: an exchange is
-  read from the host's file and passes ``tacit.boundary.scrub`` again.
+- Words, not syntax: common words dropped; each word matches by its stem
+  (porter), known abbreviations (``SYNONYMS``) and its split or joined form
+  when the index holds the pieces ("timeout" / "time out"); words are OR-ed.
+- Bounded work: every match ranked within ``BUDGET``, else the newest
+  ``NEWEST`` matches plus each word's best within one more budget.
+- Exchanges, not lines: hits grouped by turn, scored by the best message
+  plus half of the next three; recency breaks near-ties.
+- Read back, redacted again: the index holds no text.
 """
 
 from __future__ import annotations

@@ -1,24 +1,15 @@
 """The past-session index: every SQL statement ``tacit search`` runs.
 
-``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable at any
-time from the hosts' files (``tacit search --reindex`` deletes it).
-
-- ``files``: each session file read, with where reading stopped (``offset``:
-  a byte offset, or Hermes's last message id), what says it changed
-  (``stamp``) and what its earlier lines told (session, folder, time).
-- ``sessions``: host, session id, project (key and name), the turn counter,
-  a withheld turn, and whether the project is switched off.
-- ``msgs``: one row per indexed message: session, turn, role (one letter),
-  time (whole seconds), and where it is in its file (``pos``, ``len``,
-  ``part``) — no text. Only ``(sess, turn)`` is indexed: dropping a file's
-  rows (rare) scans the table rather than paying an index on every row.
-- ``fts``: a contentless FTS5 table (porter stemmer) holding the words of
-  each message (``text``) and two tag words (``tags``: project and host) so
-  a scope is an index lookup. Contentless, so the index keeps no copy of
-  any transcript; results are read back from the hosts' files. A row whose
-  message is gone (a rewritten file, a project switched off) is deleted from
-  ``msgs`` and its words removed when its text can still be read, else they
-  linger (unreachable: every query joins ``msgs``) until ``--reindex``.
+``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the
+hosts' files (``tacit search --reindex``). ``files``: where reading of each
+session file stopped and its stamp; ``sessions``: host, id, project, turn
+counter; ``msgs``: one row per message (session, turn, one-letter role,
+whole-second time, where it is in its file) and no text; ``fts``: a
+contentless FTS5 table (porter) of each message's words plus two tag words
+(project, host) so a scope is an index lookup. A message dropped later
+loses its words when its text can still be read, else they linger
+unreachable (every query joins ``msgs``) until ``--reindex``. Design notes:
+docs/search.md.
 """
 
 from __future__ import annotations
