@@ -307,6 +307,13 @@ def test_memory_slash_commands_cost_no_model_turn(installed):
     proc, result = tc.prompt("/tacit:memory-forget SHOW-ME-2")
     assert "Forgot" in json.dumps(result) + proc.stdout
     assert "SHOW-ME-2" not in tc.cfg().user_file.read_text()
+    # one history row, yours (it used to be credited to "the agent")
+    from tacit.stores import history
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(tc.cfg()) as ledger:
+        forgets = [c for c in history.changes(ledger) if c.action == "forget"]
+    assert len(forgets) == 1 and forgets[0].actor.describe() == "you (/memory-forget)", forgets
     assert len(tc.stub.model_requests()) == before  # not one model request
     assert tc.children("consolidate") == []
 

@@ -222,6 +222,14 @@ def test_a_correction_is_saved_by_a_child_pi_with_no_grandchild(stub, run_pi):
     assert command[command.index("--model") + 1] == "stub/stub-model"
     assert "Saved: use pnpm." in record["stdout_tail"]
     assert cfg.user_file.read_text(encoding="utf-8") == "CHILD-SAVED: use pnpm, never npm, in this repo"
+    # one history row, the child's (its runner's actor, sent in the child's hello), never "you"
+    from tacit.stores import history
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(cfg) as ledger:
+        (saved,) = history.changes(ledger)
+    assert (saved.actor.kind, saved.actor.name, saved.actor.host) == ("child", "correction", "pi")
+    assert saved.group == f"job:{record['job_id']}"
 
     child_requests = [r for r in stub.model_requests() if "memory keeper" in last_message_text(r)
                       or any("memory keeper" in str(m.get("content")) for m in r["body"]["messages"])]

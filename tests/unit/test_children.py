@@ -437,6 +437,6 @@ def test_every_child_prompt_renders_with_the_current_memory(cfg, kind, variables
         assert fragment in text, fragment
     if kind != "skill":  # the skill writer gets the skill index, not the memory
         assert "The project uses pnpm." in text
-    assert "memory add --target user" in text
+    assert "memory add --scope user" in text
     hermes = render_job_prompt(cfg, {"kind": kind, "host": "hermes", "variables": variables})
     assert "`memory` tool" in hermes
