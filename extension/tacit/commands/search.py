@@ -15,7 +15,7 @@ from tacit.commands import JSON_OUTPUT, emit
 
 
 def add_parser(subparsers) -> None:
-    from tacit.hosts.session_files import hosts
+    from tacit.search.source import host_names as hosts
 
     p = subparsers.add_parser(
         "search", help="search past sessions of every host (this project by default)",

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from tacit.fsutil import lock_for
-from tacit.search.source import USER, Cursor
+from tacit.search.source import USER, Cursor, host_sources
 from tacit.stores.search_index import SearchIndex
 
 INDEX_FILE = "search.db"
@@ -208,9 +208,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
     """Read what every host wrote since the last catch-up; return counts.
     Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
     if sources is None:
-        from tacit.hosts.session_files import sources as all_sources
-
-        sources = all_sources()
+        sources = host_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
     with lock_for(index.path, timeout=wait):

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from tacit.search import query as q
 from tacit.search.indexer import Projects, catch_up, host_tag, open_index, project_tag
+from tacit.search.source import host_sources
 
 ROLES = {"u": "user", "a": "assistant", "t": "tool"}  # as the index stores them
 DEFAULT_LIMIT = 5
@@ -45,9 +46,7 @@ def iso(ts: float) -> str:
 
 
 def _sources() -> dict:
-    from tacit.hosts.session_files import sources
-
-    return {s.host: s for s in sources()}
+    return {s.host: s for s in host_sources()}
 
 
 def _exchange(index, by_host: dict, sess: int, turn: int) -> tuple[str, float | None]:

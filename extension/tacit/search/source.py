@@ -4,15 +4,20 @@ A ``SessionSource`` (one per host, defined in ``hosts/<name>/sessions.py``)
 lists the host's session files, reads each one from a cursor onwards as
 ``Entry`` objects (a position, the session, the working folder, a time and
 the messages at that position), and fetches the messages at one position
-again, for display: the index keeps no copy of any transcript. ``excerpt``
-is the one rule for how much of a tool's input or output goes in.
+again, for display: the index keeps no copy of any transcript. A host's spec
+names the module holding its ``SOURCE`` (``Host.sessions``), imported only
+when sessions are searched. ``excerpt`` is the one rule for how much of a
+tool's input or output goes in.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Iterable, Iterator
+
+from tacit.hosts.spec import registry
 
 USER, ASSISTANT, TOOL = "user", "assistant", "tool"
 TOOL_EXCERPT = 300  # characters of a tool's input or output that are indexed
@@ -85,3 +90,13 @@ def iso_time(value) -> float | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def host_sources() -> list:
+    """The ``SessionSource`` of every host whose spec names one."""
+    return [importlib.import_module(host.sessions).SOURCE for host in registry().values() if host.sessions]
+
+
+def host_names() -> tuple:
+    """The hosts ``tacit search`` reads."""
+    return tuple(name for name, host in registry().items() if host.sessions)

@@ -10,7 +10,7 @@ results have passed the context gate (``tacit.search.searcher``).
 
 from __future__ import annotations
 
-from tacit.hosts.session_files import hosts
+from tacit.search.source import host_names as hosts
 
 NAME = "search_sessions"
 HINT = ("To look up what was done in earlier sessions (a fix, a command, a decision), call the "

@@ -22,8 +22,6 @@ allows (the next local day), oldest first, one per tick: each runner checks
 the budget again before its agent starts. Once a day the data folder's file
 modes are checked and repaired (``tacit.safety.file_modes``): whatever a host
 running tacit in its own process created with a looser umask becomes 0600/0700.
-Every 30 seconds, once ``tacit search`` has built its index, the tick reads
-what the hosts wrote since (``tacit.search.indexer.refresh``).
 """
 
 from __future__ import annotations
@@ -64,7 +62,7 @@ def tick(cfg, engine, now: float | None = None) -> dict:
     try:
         from tacit.search.indexer import refresh
 
-        out["search"] = refresh(cfg)  # keeps `tacit search` fresh: little left to read when asked
+        out["search"] = refresh(cfg)  # every 30 s once searched: little left to read when asked (docs/search.md)
     except Exception as exc:  # noqa: BLE001 — the index is a cache; a failure only delays it
         log(cfg, "warning", "service", f"search index refresh failed: {exc}")
     return out

@@ -46,10 +46,9 @@ Design decisions
   Hermes renders MEMORY.md/USER.md into its system prompt and indexes every
   ``$HERMES_HOME/skills/**/SKILL.md`` (the same files tacit's stores write,
   tacit's top-level ``skills/<name>/`` included) and gives the agent its
-  ``memory``/``skill_manage`` tools. So tacit registers no memory tools
-  (none may shadow Hermes's) and injects no session context; its one tool
-  is ``search_sessions`` (``tacit.search.tool``: every host's past sessions,
-  where Hermes's own ``session_search`` sees only Hermes's). Session-scope text from third-party tacit plugins has nowhere to
+  ``memory``/``skill_manage`` tools. So tacit registers no memory tool and
+  injects no session context; its one tool, ``search_sessions``, searches
+  every host's past sessions (``tacit.search.tool``; docs/search.md). Session-scope text from third-party tacit plugins has nowhere to
   go — Hermes offers no system-prompt hook and a per-turn user-message
   injection would repeat it every turn — so it is logged and dropped.
 - **One memory, one limit:** see ``tacit.hosts.hermes.settings``.

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.stores import readonly_db
 
 _BATCH = 2000
 _ROLES = {"user": USER, "assistant": ASSISTANT, "tool": TOOL}
@@ -31,12 +31,6 @@ def state_db(env: dict) -> str:
 def files(env: dict):
     path = state_db(env)
     return [path] if os.path.isfile(path) else []
-
-
-def _connect(path: str):
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
-    conn.execute("PRAGMA query_only = 1")
-    return conn
 
 
 def _messages(role, content, tool_name, tool_calls) -> list:
@@ -59,10 +53,9 @@ def _messages(role, content, tool_name, tool_calls) -> list:
 
 
 def _read(path: str, cursor: Cursor):
-    conn = _connect(path)
-    try:
+    with readonly_db.opened(path) as rows_of:
         while True:
-            rows = conn.execute(_SELECT + "WHERE m.id > ? ORDER BY m.id LIMIT ?", (cursor.offset, _BATCH)).fetchall()
+            rows = rows_of(_SELECT + "WHERE m.id > ? ORDER BY m.id LIMIT ?", (cursor.offset, _BATCH))
             if not rows:
                 return
             for mid, sid, role, content, tool_name, tool_calls, ts, cwd in rows:
@@ -70,22 +63,15 @@ def _read(path: str, cursor: Cursor):
                 messages = _messages(role, content, tool_name, tool_calls)
                 if messages:
                     yield Entry(mid, 0, messages, str(sid), cwd, iso_time(ts))
-    finally:
-        conn.close()
 
 
 def _fetch(path: str, pos: int, _length: int) -> list:
     try:
-        conn = _connect(path)
-    except sqlite3.Error:
+        with readonly_db.opened(path) as rows_of:
+            rows = rows_of(_SELECT + "WHERE m.id = ?", (pos,))
+    except readonly_db.Error:
         return []
-    try:
-        row = conn.execute(_SELECT + "WHERE m.id = ?", (pos,)).fetchone()
-    except sqlite3.Error:
-        return []
-    finally:
-        conn.close()
-    return _messages(row[2], row[3], row[4], row[5]) if row else []
+    return _messages(*rows[0][2:6]) if rows else []
 
 
 def _stamp(path: str) -> tuple:
