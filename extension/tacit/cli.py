@@ -50,6 +50,7 @@ COMMAND_MODULES = [
     "tacit.commands.review",
     "tacit.commands.privacy",
     "tacit.commands.cost",
+    "tacit.commands.search",
     "tacit.commands.ui",
 ]
 
@@ -84,6 +85,7 @@ COMMANDS = {
     "off": "tacit.commands.privacy",
     "on": "tacit.commands.privacy",
     "cost": "tacit.commands.cost",
+    "search": "tacit.commands.search",
     "ui": "tacit.commands.ui",
 }
 

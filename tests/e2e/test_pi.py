@@ -146,7 +146,7 @@ def test_frozen_snapshot_and_skill_index_reach_the_system_prompt(stub, run_pi):
         assert not missing, (missing, system[system.index("Current working directory:"):][:2500])
         positions = [system.index(text) for text in ordered]
         assert positions == sorted(positions) and positions[0] > cwd_line  # appended after pi's own prompt
-        assert tool_names(request)[-2:] == ["memory", "skill"]
+        assert tool_names(request)[-3:] == ["memory", "skill", "search_sessions"]
     assert system_prompt(requests[0]) == system_prompt(requests[1])  # the same block every request
 
 
@@ -236,7 +236,7 @@ def test_a_correction_is_saved_by_a_child_pi_with_no_grandchild(stub, run_pi):
     assert child_requests, "the child never asked the model"
     child_first = child_requests[0]
     assert CORRECTION in last_message_text(child_first)  # the child saw the correction quoted...
-    assert tool_names(child_first)[-2:] == ["memory", "skill"]  # ...had tacit's tools...
+    assert tool_names(child_first)[-3:] == ["memory", "skill", "search_sessions"]  # ...had tacit's tools...
     assert "call the `memory` tool" not in system_prompt(child_first)  # ...and no injected context
     # the child's session served the tool and dispatched nothing
     child_exit = wait_for(lambda: [l for l in bridge_exits(cfg) if "child=1" in l], 20,

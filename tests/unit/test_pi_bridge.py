@@ -207,7 +207,7 @@ def test_hello_reports_protocol_capabilities_tools_and_commands(bridge, bridge_e
     assert info["server"] == "tacit"
     assert info["child"] is False
     assert set(info["capabilities"]) == {"events", "tools", "commands", "notices"}
-    assert [t["name"] for t in info["tools"]] == ["memory", "skill"]
+    assert [t["name"] for t in info["tools"]] == ["memory", "skill", "search_sessions"]
     memory = info["tools"][0]
     assert memory["parameters"]["type"] == "object"
     assert memory["parameters"]["properties"]["action"]["enum"] == ["add", "replace", "remove"]

@@ -54,13 +54,15 @@ Save what will matter next time, without being asked: user preferences and corre
 (`tacit memory add "…"`). Keep entries short and factual; update with \
 `tacit memory replace OLD NEW`, drop stale ones with `tacit memory remove OLD`. After complex \
 work, save the procedure as a skill: `tacit skill create --name NAME --description "…" \
---body-file FILE`; load a skill with `tacit skill view NAME`."""
+--body-file FILE`; load a skill with `tacit skill view NAME`. To find what was done in earlier \
+sessions (a fix, a command, a decision), run `tacit search --json WORDS`."""
 
 GUIDANCE_TOOLS = """## tacit memory (persistent across sessions)
 Save what will matter next time, without being asked: call the `memory` tool (target "user" for \
 preferences and corrections, "memory" for project conventions, commands and decisions). Keep \
 entries short and factual. After complex work, save the procedure with the `skill` tool; load \
-a skill's full text with it when its description matches the task."""
+a skill's full text with it when its description matches the task. To find what was done in \
+earlier sessions (a fix, a command, a decision), call the `search_sessions` tool."""
 
 NOTICE_MARK = "context.left_out_told"  # state.marks: the session was told what was left out
 _BODY_VERDICTS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, mtime_ns) -> left-out items

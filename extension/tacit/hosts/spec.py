@@ -31,6 +31,7 @@ class Host:
     prompt_stdin: str | None = None  # how the prompt reaches it instead of "{prompt}" (None: on stdin)
     child_model: str = ""  # the model its child uses when child_model is not configured
     shell_marker: str = ""  # an environment variable set in its shell tool: a tacit command run there is the agent's
+    sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
 
 
 _lock = threading.Lock()

@@ -33,7 +33,6 @@ from collections import OrderedDict
 from pathlib import Path
 
 from tacit.fsutil import atomic_write_text
-from tacit.handlers.context import user_context
 from tacit.projects import Project, project_for
 from tacit.stores.memory import project_dir
 
@@ -125,6 +124,8 @@ def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
 def answer(engine, event, result_type):
     """The engine's answer to an event in an excluded project: the user's own
     memory at session start, nothing else (see the module docstring)."""
+    from tacit.handlers.context import user_context  # here: ``tacit search`` reads exclusions without it
+
     result = result_type()
     if event.kind == "before_agent_start":
         try:

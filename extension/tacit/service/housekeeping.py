@@ -59,6 +59,12 @@ def tick(cfg, engine, now: float | None = None) -> dict:
         return out
     if due:
         out["retention"] = apply_retention(cfg, engine, now)
+    try:
+        from tacit.search.indexer import refresh
+
+        out["search"] = refresh(cfg)  # every 30 s once searched: little left to read when asked (docs/search.md)
+    except Exception as exc:  # noqa: BLE001 — the index is a cache; a failure only delays it
+        log(cfg, "warning", "service", f"search index refresh failed: {exc}")
     return out
 
 

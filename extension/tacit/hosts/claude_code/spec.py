@@ -28,4 +28,5 @@ HOST = Host(
     prompt_stdin=None,
     child_model="haiku",
     shell_marker="CLAUDECODE",
+    sessions="tacit.hosts.claude_code.sessions",
 )

@@ -150,10 +150,11 @@ def tacit_cli_forms(python: str) -> list[list[str]]:
 
 def rules_text(python: str) -> str:
     lines = [RULES_HEADER,
-             "# Lets the agent save memories and skills without an approval prompt, outside the",
-             "# sandbox (tacit's data folder is not in the workspace). Deleting a skill still asks."]
+             "# Lets the agent save memories and skills, and search past sessions, without an approval",
+             "# prompt, outside the sandbox (tacit's data folder is not in the workspace). Deleting a",
+             "# skill still asks."]
     for form in tacit_cli_forms(python):
-        for tail in [["memory"]] + [["skill", verb] for verb in SKILL_VERBS]:
+        for tail in [["memory"], ["search"]] + [["skill", verb] for verb in SKILL_VERBS]:
             pattern = ", ".join(json.dumps(token, ensure_ascii=False) for token in form + tail)
             lines.append(f'prefix_rule(pattern = [{pattern}], decision = "allow")')
     return "\n".join(lines) + "\n"

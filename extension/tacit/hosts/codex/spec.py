@@ -13,4 +13,5 @@ HOST = Host(
                    "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
                    "--", "{prompt}"),
     prompt_stdin="-",
+    sessions="tacit.hosts.codex.sessions",
 )

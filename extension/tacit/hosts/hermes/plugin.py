@@ -46,9 +46,9 @@ Design decisions
   Hermes renders MEMORY.md/USER.md into its system prompt and indexes every
   ``$HERMES_HOME/skills/**/SKILL.md`` (the same files tacit's stores write,
   tacit's top-level ``skills/<name>/`` included) and gives the agent its
-  ``memory``/``skill_manage`` tools. So tacit registers **no tools** (none
-  would add anything; none may shadow Hermes's) and injects no session
-  context. Session-scope text from third-party tacit plugins has nowhere to
+  ``memory``/``skill_manage`` tools. So tacit registers no memory tool and
+  injects no session context; its one tool, ``search_sessions``, searches
+  every host's past sessions (``tacit.search.tool``; docs/search.md). Session-scope text from third-party tacit plugins has nowhere to
   go — Hermes offers no system-prompt hook and a per-turn user-message
   injection would repeat it every turn — so it is logged and dropped.
 - **One memory, one limit:** see ``tacit.hosts.hermes.settings``.
@@ -74,6 +74,7 @@ Design decisions
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -105,6 +106,7 @@ from tacit.hosts.hermes.settings import (
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.projects import project_for
+from tacit.search import tool as search_tool
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
@@ -184,6 +186,10 @@ class HermesAdapter:
             ctx.register_hook(name, self._guarded(name, getattr(self, name)))
         if hasattr(ctx, "register_middleware"):
             ctx.register_middleware("tool_execution", self.memory_middleware)
+        if hasattr(ctx, "register_tool"):
+            schema = {k: search_tool.TOOL[k] for k in ("name", "description", "parameters")}
+            ctx.register_tool(search_tool.NAME, "tacit", schema, self.search_sessions,
+                              description=search_tool.TOOL["description"])
         for name, method, description, hint in self.commands():
             handler = self._command(name, method)
             try:
@@ -350,6 +356,14 @@ class HermesAdapter:
         child (only when one can run)."""
         return bool(self.cfg.auto_consolidate and not self.cfg.is_child
                     and self.engine.child_available(HOST))
+
+    def search_sessions(self, args=None, **_):
+        """The ``search_sessions`` tool (``tacit.search.tool``): a JSON string, never raises."""
+        try:
+            return json.dumps(search_tool.run(self.cfg, args, os.getcwd()), ensure_ascii=False)
+        except Exception as exc:  # noqa: BLE001 — a broken index must not break the turn
+            self._log_exception("hermes tool search_sessions", exc)
+            return json.dumps({"success": False, "error": "tacit could not search past sessions"})
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
         """Hermes ``tool_execution`` middleware: runs the tool; replaces only

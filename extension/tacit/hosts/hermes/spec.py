@@ -16,4 +16,5 @@ HOST = Host(
     child_command=("hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
                    "--model", "{model}"),
     prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
+    sessions="tacit.hosts.hermes.sessions",
 )

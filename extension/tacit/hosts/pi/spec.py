@@ -12,4 +12,5 @@ HOST = Host(
     # --mode json: the events carry each message's usage and cost
     child_command=("pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
                    "--model", "{model}", "--mode", "json", "{prompt}"),
+    sessions="tacit.hosts.pi.sessions",
 )

@@ -27,6 +27,7 @@ Design decisions
 from __future__ import annotations
 
 from tacit.consolidation import add_entry
+from tacit.search import tool as search_tool
 from tacit.projects import Project
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import ScopedSkills
@@ -92,7 +93,7 @@ SKILL_TOOL = {
     },
 }
 
-TOOLS = (MEMORY_TOOL, SKILL_TOOL)
+TOOLS = (MEMORY_TOOL, SKILL_TOOL, search_tool.TOOL)
 TOOL_NAMES = tuple(t["name"] for t in TOOLS)
 
 
@@ -126,6 +127,8 @@ def run_tool(tacit, name: str, args, project: Project | None = None) -> dict:
         return _fail("arguments must be a JSON object")
     if name not in TOOL_NAMES:
         return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
+    if name == search_tool.NAME:  # reads only: no actor needed
+        return search_tool.run(tacit.cfg, args, project.root if project else None)
     with tacit.acting():
         return (_memory if name == "memory" else _skill)(tacit.cfg, args, project)
 

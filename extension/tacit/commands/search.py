@@ -1,0 +1,109 @@
+"""``tacit search QUERY`` — search every past session, in every host.
+
+Text for people (time, host, project, a snippet with the matching words
+marked), ``--json`` one object ``{"results": [{"session_id", "host",
+"project", "time", "role", "text"}]}`` where ``text`` is the exchange.
+``--reindex`` builds the index again from the hosts' files. Exit 0 when the
+search ran (even with no result), 1 when it could not, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tacit.commands import JSON_OUTPUT, emit
+
+
+def add_parser(subparsers) -> None:
+    from tacit.search.source import host_names as hosts
+
+    p = subparsers.add_parser(
+        "search", help="search past sessions of every host (this project by default)",
+        description="Search what was said in past sessions of Claude Code, Codex, Hermes and pi: "
+                    "each result is an exchange, a message and the agent's reply to it.")
+    p.add_argument("query", nargs="*", metavar="WORDS", help="what to look for, in plain words")
+    p.add_argument("--all-projects", action="store_true", help="search every project, not only this one")
+    p.add_argument("--host", choices=hosts(), default=None, help="only sessions of this host")
+    p.add_argument("--since", default=None, metavar="WHEN", help="only since then: 7d, 12h, 2w, 3m or a date")
+    p.add_argument("--limit", type=int, default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
+    p.add_argument("--cwd", default=None, metavar="DIR", help="the folder whose project is searched (default: here)")
+    p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")
+    p.set_defaults(func=_search)
+
+
+def _fail(error: str) -> int:
+    emit({"success": False, "error": error}, lambda r: f"tacit: {r['error']}")
+    return 1
+
+
+def _search(args, cfg) -> int:
+    from tacit.search.indexer import rebuild
+    from tacit.search.searcher import parse_since, search
+
+    text = " ".join(args.query).strip()
+    if not text and not args.reindex:
+        return _fail("what should I search for? e.g. tacit search how did we fix the CORS error")
+    try:
+        since = parse_since(args.since)
+    except ValueError as exc:
+        return _fail(str(exc))
+    if args.reindex:
+        rebuilt = rebuild(cfg)
+        if not text:
+            emit(rebuilt, _reindexed)
+            return 0
+    result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
+                    since=since, limit=args.limit)
+    emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and _tty()))
+    return 0
+
+
+def _tty() -> bool:
+    import sys
+
+    return sys.stdout.isatty()
+
+
+def _reindexed(r: dict) -> str:
+    return (f"Index rebuilt: {r['messages']:,} messages from {r['sessions']:,} sessions "
+            f"({r['files']:,} files).")
+
+
+def _halves(text: str) -> tuple[str, str]:
+    """The user's message and the agent's reply of an exchange's text (tool lines left out)."""
+    user = agent = ""
+    for block in text.split("\n\n"):
+        if block.startswith("User: "):
+            user = block[len("User: "):]
+        elif block.startswith("Agent: "):
+            agent = text[text.index(block) + len("Agent: "):]
+            break
+    return user, agent
+
+
+def format_results(result: dict, color: bool = False) -> str:
+    from tacit.search.query import snippet
+
+    mark = ("\033[1m", "\033[0m") if color else ("**", "**")
+    scope = result["scope"]
+    where = f"in {scope['project']['name']}" if scope.get("project") else "in all projects"
+    if scope.get("host"):
+        where += f", {scope['host']} only"
+    results = result["results"]
+    out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{result['query']}\" {where}"
+           + (":" if results else ".")]
+    for r in results:
+        when = r["time"][:16].replace("T", " ")
+        out.append("")
+        out.append(f"{when}  {r['host']}  {r['project'] or '-'}  session {r['session_id'][:8]}, turn {r['turn']}")
+        user, agent = _halves(r["text"])
+        if user:
+            out.append("  you:   " + snippet(user, result["query"], width=160, mark=mark))
+        if agent:
+            out.append("  agent: " + snippet(agent, result["query"], width=240, mark=mark))
+    if result.get("left_out"):
+        out.append("")
+        out.append(f"({result['left_out']} left out: they failed tacit's context gate)")
+    if not results and scope.get("project") is not None:
+        out.append("Try --all-projects, or other words.")
+    return "\n".join(out)

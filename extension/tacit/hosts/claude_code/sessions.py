@@ -1,0 +1,110 @@
+"""Claude Code's session files, for the past-session index (``tacit.search``).
+
+``$CLAUDE_CONFIG_DIR`` (else ``~/.claude``) ``/projects/<dashed cwd>/<id>.jsonl``,
+one line per record. A user prompt is a ``type:"user"`` line whose content
+is a string or text blocks (not ``isMeta``, not a compaction summary, not
+local-command output); ``tool_result`` blocks are tool output; an assistant
+response is several ``type:"assistant"`` lines (one per content block):
+text blocks are the reply, ``tool_use`` blocks a tool call. Sub-agent lines
+(``isSidechain``) are not the user's conversation. Every line carries
+``sessionId``, ``cwd`` and ``timestamp``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from tacit.search import jsonl
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+
+_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                "[Request interrupted by user", "Caveat: The messages below were generated")
+_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def projects_dir(env: dict) -> str:
+    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
+    return os.path.join(base, "projects")
+
+
+def files(env: dict):
+    return [path for folder in jsonl.entries(projects_dir(env), "dir")
+            for path in jsonl.entries(folder, "file", suffix=".jsonl")]
+
+
+def _user_messages(content) -> list:
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts, tools = [], []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                tools.append(Message(TOOL, excerpt(block.get("content"))))
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        if tools:
+            return [m for m in tools if m.text]
+        text = "\n".join(parts)
+    else:
+        return []
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_NOT_PROMPTS):
+        return []
+    if "<command-name>" in text:
+        name = _COMMAND_NAME.search(text)
+        if name:
+            args = _COMMAND_ARGS.search(text)
+            text = f"/{name.group(1)} {args.group(1).strip() if args else ''}".strip()
+    return [Message(USER, text)]
+
+
+def _assistant_messages(content) -> list:
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    out = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            out.append(Message(ASSISTANT, block["text"]))
+        elif block.get("type") == "tool_use":
+            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get('input'))}")))
+    return out
+
+
+def parse(data: dict, cursor: Cursor) -> Entry | None:
+    if isinstance(data.get("sessionId"), str) and data["sessionId"]:
+        cursor.session_id = data["sessionId"]
+    if isinstance(data.get("cwd"), str) and data["cwd"]:
+        cursor.cwd = data["cwd"]
+    kind = data.get("type")
+    if kind not in ("user", "assistant") or data.get("isSidechain"):
+        return None
+    message = data.get("message")
+    if not isinstance(message, dict):
+        return None
+    if kind == "assistant":
+        messages = _assistant_messages(message.get("content"))
+    elif data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
+        return None
+    else:
+        messages = _user_messages(message.get("content"))
+    return Entry(0, 0, messages, cursor.session_id, cursor.cwd, iso_time(data.get("timestamp")))
+
+
+def _read(path: str, cursor: Cursor):
+    if cursor.session_id is None:
+        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
+    return jsonl.read(path, cursor, parse)
+
+
+SOURCE = SessionSource(
+    host="claude-code",
+    files=files,
+    read=_read,
+    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
+)

@@ -1,0 +1,89 @@
+"""Codex CLI's session files, for the past-session index (``tacit.search``).
+
+``$CODEX_HOME`` (else ``~/.codex``) ``/sessions/YYYY/MM/DD/rollout-*.jsonl``.
+Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` first
+(``payload.id``, ``payload.cwd``); ``event_msg`` lines carry what the user
+typed and what the agent answered — 0.171 writes ``item_completed`` with
+``item.type`` ``UserMessage`` / ``AgentMessage`` (content blocks), earlier
+builds ``user_message`` / ``agent_message`` (``message``); ``response_item``
+lines carry the model's items, of which tool calls and their output are
+taken (its ``message`` items repeat the event messages and add Codex's own
+environment and instruction preambles, so they are skipped). Checked on a
+real rollout of 0.171.0 (tests/e2e/test_search.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tacit.search import jsonl
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+
+_TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def sessions_dir(env: dict) -> str:
+    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
+    return os.path.join(base, "sessions")
+
+
+def files(env: dict):
+    return [path for year in jsonl.entries(sessions_dir(env), "dir") for month in jsonl.entries(year, "dir")
+            for day in jsonl.entries(month, "dir")
+            for path in jsonl.entries(day, "file", prefix="rollout-", suffix=".jsonl")]
+
+
+def parse(data: dict, cursor: Cursor) -> Entry | None:
+    payload = data.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    kind, item = data.get("type"), payload.get("type")
+    if kind == "session_meta":
+        if isinstance(payload.get("id"), str) and payload["id"]:
+            cursor.session_id = payload["id"]
+        if isinstance(payload.get("cwd"), str) and payload["cwd"]:
+            cursor.cwd = payload["cwd"]
+        return None
+    if kind == "turn_context" and isinstance(payload.get("cwd"), str) and payload["cwd"]:
+        cursor.cwd = payload["cwd"]
+        return None
+    messages = []
+    completed = payload.get("item") if kind == "event_msg" and item == "item_completed" else None
+    if isinstance(completed, dict) and completed.get("type") in ("UserMessage", "AgentMessage"):
+        blocks = completed.get("content")
+        text = "\n".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)) \
+            if isinstance(blocks, list) else ""
+        if text.strip():
+            messages.append(Message(USER if completed["type"] == "UserMessage" else ASSISTANT, text))
+    elif kind == "event_msg" and item in ("user_message", "agent_message"):
+        text = payload.get("message")
+        if isinstance(text, str) and text.strip():
+            messages.append(Message(USER if item == "user_message" else ASSISTANT, text))
+    elif kind == "response_item" and item in _TOOL_CALLS:
+        args = payload.get("arguments", payload.get("input", payload.get("action")))
+        messages.append(Message(TOOL, excerpt(f"{payload.get('name') or item}: {excerpt(args)}")))
+    elif kind == "response_item" and item in _TOOL_OUTPUTS:
+        output = payload.get("output")
+        if isinstance(output, dict):
+            output = output.get("content", output)
+        text = excerpt(output)
+        if text:
+            messages.append(Message(TOOL, text))
+    if not messages:
+        return None
+    return Entry(0, 0, messages, cursor.session_id, cursor.cwd, iso_time(data.get("timestamp")))
+
+
+def _read(path: str, cursor: Cursor):
+    if cursor.session_id is None:
+        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
+    return jsonl.read(path, cursor, parse)
+
+
+SOURCE = SessionSource(
+    host="codex",
+    files=files,
+    read=_read,
+    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
+)

@@ -1,0 +1,88 @@
+"""Hermes Agent's sessions, for the past-session index (``tacit.search``).
+
+Hermes keeps every session in ``$HERMES_HOME/state.db`` (SQLite, WAL):
+``messages`` (``id`` ascending, ``session_id``, ``role`` user / assistant /
+tool, ``content``, ``tool_name``, ``tool_calls``, ``timestamp``) and
+``sessions`` (``cwd``). The file is opened read-only and read by message id
+after the cursor, a batch at a time; a row id is an entry's position. This
+reads Hermes's own file, so its (read-only) SQL lives with the rest of what
+tacit knows about Hermes rather than in ``tacit.stores``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.stores import readonly_db
+
+_BATCH = 2000
+_ROLES = {"user": USER, "assistant": ASSISTANT, "tool": TOOL}
+_SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_calls, m.timestamp, s.cwd "
+           "FROM messages m LEFT JOIN sessions s ON s.id = m.session_id ")
+
+
+def state_db(env: dict) -> str:
+    base = env.get("HERMES_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".hermes")
+    return os.path.join(base, "state.db")
+
+
+def files(env: dict):
+    path = state_db(env)
+    return [path] if os.path.isfile(path) else []
+
+
+def _messages(role, content, tool_name, tool_calls) -> list:
+    role = _ROLES.get(role)
+    if role is None:
+        return []
+    out = []
+    if isinstance(content, str) and content.strip():
+        out.append(Message(role, content if role != TOOL else excerpt(f"{tool_name or 'tool'}: {content}")))
+    if role == ASSISTANT and isinstance(tool_calls, str) and tool_calls.strip():
+        try:
+            calls = json.loads(tool_calls)
+        except ValueError:
+            calls = []
+        for call in calls if isinstance(calls, list) else ():
+            fn = call.get("function") if isinstance(call, dict) else None
+            if isinstance(fn, dict):
+                out.append(Message(TOOL, excerpt(f"{fn.get('name') or '?'}: {excerpt(fn.get('arguments'))}")))
+    return out
+
+
+def _read(path: str, cursor: Cursor):
+    with readonly_db.opened(path) as rows_of:
+        while True:
+            rows = rows_of(_SELECT + "WHERE m.id > ? ORDER BY m.id LIMIT ?", (cursor.offset, _BATCH))
+            if not rows:
+                return
+            for mid, sid, role, content, tool_name, tool_calls, ts, cwd in rows:
+                cursor.offset = mid
+                messages = _messages(role, content, tool_name, tool_calls)
+                if messages:
+                    yield Entry(mid, 0, messages, str(sid), cwd, iso_time(ts))
+
+
+def _fetch(path: str, pos: int, _length: int) -> list:
+    try:
+        with readonly_db.opened(path) as rows_of:
+            rows = rows_of(_SELECT + "WHERE m.id = ?", (pos,))
+    except readonly_db.Error:
+        return []
+    return _messages(*rows[0][2:6]) if rows else []
+
+
+def _stamp(path: str) -> tuple:
+    out = []
+    for name in (path, path + "-wal"):
+        try:
+            info = os.stat(name)
+            out += [info.st_ino, info.st_size, info.st_mtime_ns]
+        except OSError:
+            out += [0, 0, 0]
+    return tuple(out)
+
+
+SOURCE = SessionSource(host="hermes", files=files, read=_read, fetch=_fetch, stamp=_stamp)

@@ -1,0 +1,78 @@
+"""pi's session files, for the past-session index (``tacit.search``).
+
+``$PI_CODING_AGENT_DIR`` (else ``~/.pi/agent``) ``/sessions/--<cwd>--/<time>_<id>.jsonl``
+(or ``$PI_CODING_AGENT_SESSION_DIR``): a ``type:"session"`` header (``id``,
+``cwd``), then entries; ``type:"message"`` entries hold ``message.role``
+``user`` / ``assistant`` / ``toolResult`` with ``content`` a string or blocks
+(``text``, ``toolCall`` with ``name`` and ``arguments``, ``thinking``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tacit.search import jsonl
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+
+
+def sessions_dir(env: dict) -> str:
+    if env.get("PI_CODING_AGENT_SESSION_DIR"):
+        return env["PI_CODING_AGENT_SESSION_DIR"]
+    base = env.get("PI_CODING_AGENT_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".pi",
+                                                          "agent")
+    return os.path.join(base, "sessions")
+
+
+def files(env: dict):
+    root = sessions_dir(env)
+    return jsonl.entries(root, "file", suffix=".jsonl") + [
+        path for folder in jsonl.entries(root, "dir") for path in jsonl.entries(folder, "file", suffix=".jsonl")]
+
+
+def _texts(content, role: str) -> list:
+    if isinstance(content, str):
+        return [Message(role, content)] if content.strip() else []
+    out = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            out.append(Message(role, block["text"] if role != TOOL else excerpt(block["text"])))
+        elif block.get("type") == "toolCall":
+            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get('arguments'))}")))
+    return out
+
+
+def parse(data: dict, cursor: Cursor) -> Entry | None:
+    kind = data.get("type")
+    if kind == "session":
+        if isinstance(data.get("id"), str) and data["id"]:
+            cursor.session_id = data["id"]
+        if isinstance(data.get("cwd"), str) and data["cwd"]:
+            cursor.cwd = data["cwd"]
+        return None
+    message = data.get("message")
+    if kind != "message" or not isinstance(message, dict):
+        return None
+    role = {"user": USER, "assistant": ASSISTANT, "toolResult": TOOL}.get(message.get("role"))
+    if role is None:
+        return None
+    messages = _texts(message.get("content"), role)
+    if role == TOOL and len(messages) > 1:
+        messages = [Message(TOOL, excerpt(" ".join(m.text for m in messages)))]
+    ts = iso_time(data.get("timestamp")) or iso_time(message.get("timestamp"))
+    return Entry(0, 0, messages, cursor.session_id, cursor.cwd, ts)
+
+
+def _read(path: str, cursor: Cursor):
+    if cursor.session_id is None:
+        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
+    return jsonl.read(path, cursor, parse)
+
+
+SOURCE = SessionSource(
+    host="pi",
+    files=files,
+    read=_read,
+    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
+)

@@ -1,0 +1,281 @@
+"""Catching the index up with every host's session files (docs/search.md).
+
+- Incremental: a file whose stamp is unchanged is not opened; any other is
+  read from where reading stopped (from its start when it shrank or was
+  replaced); progress commits every ``BATCH`` entries; one catch-up at a
+  time per data folder (a lock), so no line is read twice.
+- Redacted before indexing (``tacit.boundary.scrub``); a turn the user asked
+  not to keep is withheld; a project switched off or excluded is not
+  indexed, and removed at the next catch-up when switched off later.
+- Scoped like memory (``tacit.projects``), as a tag word in the index.
+- Never raises for bad input: an unreadable file is skipped and counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+
+from tacit.fsutil import lock_for
+from tacit.search.source import USER, Cursor, host_sources
+from tacit.stores.search_index import SearchIndex
+
+INDEX_FILE = "search.db"
+BATCH = 5000
+LOCK_SECONDS = 60.0
+log = logging.getLogger("tacit.search")
+
+
+def index_path(cfg) -> Path:
+    return cfg.state_dir / INDEX_FILE
+
+
+def open_index(cfg) -> SearchIndex:
+    return SearchIndex(index_path(cfg))
+
+
+def remove_index(cfg) -> None:
+    """Delete the index (``tacit search --reindex`` builds it again)."""
+    path = index_path(cfg)
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            name.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def project_tag(key: str) -> str:
+    return "p" + hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+
+
+def host_tag(host: str) -> str:
+    return "h" + re.sub(r"[^a-z0-9]", "", host.lower())
+
+
+def default_stamp(path: str) -> tuple:
+    info = os.stat(path)
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+class Projects:
+    """Project and exclusion of a working folder, looked up once per catch-up."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.cache: dict = {}
+
+    def of(self, cwd: str | None) -> tuple:
+        """(key, name, tag, excluded) for ``cwd``."""
+        if cwd in self.cache:
+            return self.cache[cwd]
+        from tacit.privacy.exclusion import why_excluded
+        from tacit.projects import project_for
+
+        project = project_for(cwd, home=self.cfg.env.get("HOME")) if cwd else None
+        if project is not None:
+            key, name = project.key, project.name
+        elif cwd:
+            key = os.path.normpath(cwd)
+            name = os.path.basename(key) or key
+        else:
+            key, name = "", ""
+        found = (key, name, project_tag(key), bool(cwd) and why_excluded(self.cfg, cwd) is not None)
+        self.cache[cwd] = found
+        return found
+
+
+class _FileRun:
+    """Reading one file into the index (inside the index's write transaction)."""
+
+    def __init__(self, index: SearchIndex, projects: Projects, host: str, file_id: int, cursor: Cursor):
+        from tacit.boundary import scrub
+        from tacit.safety import asks_not_to_keep
+
+        self.scrub, self.asks_not_to_keep = scrub, asks_not_to_keep
+        self.index, self.projects, self.host, self.file_id, self.cursor = index, projects, host, file_id, cursor
+        self.htag = host_tag(host)
+        self.sessions: dict = {}
+        self.messages = self.chars = 0
+
+    def session(self, session_id: str, cwd: str | None) -> dict:
+        sess = self.sessions.get(session_id)
+        if sess is None:
+            sess = self.index.session(self.host, session_id)
+            if sess is None:
+                key, name, tag, excluded = self.projects.of(cwd)
+                sess = self.index.add_session(self.host, session_id, key, name, tag, cwd, excluded)
+            self.sessions[session_id] = sess
+        if cwd and not sess["cwd"]:  # the folder became known after the first lines
+            sess["project"], sess["project_name"], sess["tag"], sess["excluded"] = self.projects.of(cwd)
+            sess["cwd"] = cwd
+        return sess
+
+    def add(self, entry) -> None:
+        cursor = self.cursor
+        sess = self.session(entry.session_id or cursor.session_id or "?", entry.cwd or cursor.cwd)
+        ts = entry.ts if entry.ts is not None else cursor.ts
+        if ts is None:
+            ts = time.time()
+        cursor.ts = ts
+        tags = f"{sess['tag']} {self.htag}"
+        for part, msg in enumerate(entry.messages):
+            if msg.role == USER:
+                sess["turn"] += 1
+                if self.asks_not_to_keep(msg.text):
+                    sess["withheld"] = sess["turn"]
+            if sess["excluded"] or sess["withheld"] == sess["turn"]:
+                continue
+            text = self.scrub(msg.text)
+            if not text.strip():
+                continue
+            self.index.add_message(sess["id"], self.file_id, sess["turn"], msg.role, part, ts, entry.pos,
+                                   entry.length, text, tags)
+            self.messages += 1
+            self.chars += len(text)
+
+    def save_sessions(self) -> None:
+        for sess in self.sessions.values():
+            self.index.save_session(sess)
+
+
+def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp: tuple, stats: dict) -> None:
+    row = index.file(path)
+    cursor = Cursor()
+    if row is not None:
+        old = json.loads(row["stamp"])
+        replaced = old[:1] != list(stamp[:1]) or (source.stamp is None and stamp[1] < row["offset"])
+        if replaced:
+            index.drop_file(row["id"])  # its words cannot be recomputed: they linger unreachable
+            row = None
+        else:
+            cursor = Cursor(row["offset"], row["session_id"], row["cwd"], row["ts"], row["bad"])
+    partial = (stamp[0], -1)  # saved mid-file: never equal to a real stamp
+    with index.write():
+        file_id = row["id"] if row else index.save_file(source.host, path, partial, cursor)
+        run = _FileRun(index, projects, source.host, file_id, cursor)
+        for n, entry in enumerate(source.read(path, cursor), 1):
+            run.add(entry)
+            if n % BATCH == 0:
+                run.save_sessions()
+                index.save_file(source.host, path, partial, cursor)
+                index.commit_point()
+        run.save_sessions()
+        index.save_file(source.host, path, stamp, cursor)
+    stats["files_read"] += 1
+    stats["messages"] += run.messages
+    stats["chars"] += run.chars
+    stats["bad_lines"] += cursor.bad - (row["bad"] if row else 0)
+
+
+def _unindex(index: SearchIndex, by_host: dict, rows, tags: str) -> None:
+    """Remove the words of dropped messages whose text can still be read."""
+    from tacit.boundary import scrub
+
+    for mid, role, part, pos, length, host, path in rows:
+        source = by_host.get(host)
+        try:
+            messages = source.fetch(path, pos, length) if source else []
+        except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
+            messages = []
+        if part < len(messages) and messages[part].role[0] == role:
+            index.unindex(mid, scrub(messages[part].text), f"{tags} {host_tag(host)}")
+
+
+def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -> None:
+    """A project switched off since is removed; one switched back on is read again."""
+    for sess_id, host, session_id, cwd, excluded in index.session_folders():
+        now = projects.of(cwd)[3] if cwd else False
+        if now == bool(excluded):
+            continue
+        with index.write():
+            if now:
+                rows = index.drop_session_messages(sess_id)
+                _unindex(index, by_host, rows, index.session_row(sess_id)["tag"])
+                index.set_excluded(sess_id, True)
+            else:
+                for file_id, _path in index.files_of(host, session_id) or index.files_of(host):
+                    index.drop_file(file_id)
+                index.drop_session(sess_id)
+
+
+def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
+    """Read what every host wrote since the last catch-up; return counts.
+    Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
+    if sources is None:
+        sources = host_sources()
+    stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
+    projects = Projects(cfg)
+    with lock_for(index.path, timeout=wait):
+        _recheck_exclusions(index, projects, {s.host: s for s in sources})
+        known = index.stamps()
+        present: set = set()
+        for source in sources:
+            try:
+                paths = list(source.files(cfg.env))
+            except OSError:
+                paths = []
+            for path in paths:
+                try:
+                    real = os.path.realpath(path)
+                    stamp = tuple((source.stamp or default_stamp)(real))
+                except (OSError, ValueError):
+                    stats["unreadable"] += 1  # a symlink loop, a file gone since it was listed
+                    continue
+                if real in present:
+                    continue  # the same file reached twice (a symlink): read once
+                present.add(real)
+                stats["files"] += 1
+                if known.get(real) == json.dumps(list(stamp)):
+                    continue
+                try:
+                    _read_file(index, projects, source, real, stamp, stats)
+                except (OSError, sqlite3.DatabaseError, UnicodeError) as exc:
+                    stats["unreadable"] += 1
+                    log.warning("search index: skipped %s: %s", path, exc)
+        if len(present) < len(known):
+            with index.write():
+                index.forget_missing(present)
+    return stats
+
+
+def rebuild(cfg) -> dict:
+    """``tacit search --reindex``: the index built again from every host's files."""
+    remove_index(cfg)
+    index = open_index(cfg)
+    try:
+        stats = catch_up(cfg, index)
+        with index.write():
+            index.optimize()
+        index.vacuum()
+        return {"success": True, "indexed": stats, **index.counts()}
+    finally:
+        index.close()
+
+
+REFRESH_SECONDS = 30.0
+_last_refresh = {"at": 0.0}
+
+
+def refresh(cfg) -> dict | None:
+    """The service's background catch-up (housekeeping): at most every
+    ``REFRESH_SECONDS``, only once someone has searched (the index exists),
+    and never waiting for a catch-up already running. None when skipped."""
+    from tacit.fsutil import LockTimeout
+
+    now = time.monotonic()
+    if now - _last_refresh["at"] < REFRESH_SECONDS or not index_path(cfg).exists():
+        return None
+    _last_refresh["at"] = now
+    index = open_index(cfg)
+    try:
+        return catch_up(cfg, index, wait=0.0)
+    except LockTimeout:
+        return None
+    finally:
+        index.close()

@@ -1,0 +1,188 @@
+"""From a person's words to ranked exchanges (design: docs/search.md, "Ranking").
+
+- Words, not syntax: common words dropped; each word matches by its stem
+  (porter), known abbreviations (``SYNONYMS``) and its split or joined form
+  when the index holds the pieces ("timeout" / "time out"); words are OR-ed.
+- Bounded work: every match ranked within ``BUDGET``, else the newest
+  ``NEWEST`` matches plus each word's best within one more budget.
+- Exchanges, not lines: hits grouped by turn, scored by the best message
+  plus half of the next three; recency breaks near-ties.
+- Read back, redacted again: the index holds no text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+
+from tacit.search.source import ASSISTANT, TOOL, USER
+
+STOPWORDS = frozenset("""a about above after again all also am an and any are as at be been before being
+below between both but by can could did do does doing done during each else ever few for from further get
+got had has have having he her here hers him his how i if in into is it its itself just last let like made
+make me more most my myself no nor not now of off on once only or other our ours out over own please same
+she should so some such than that the their theirs them then there these they this those through to too
+under until up us use used very was way we were what when where which while who whom why will with would
+yesterday you your yours week ago again earlier remember""".split())
+SYNONYMS = {
+    "db": ("database",), "database": ("db",), "repo": ("repository",), "repository": ("repo",),
+    "config": ("configuration",), "configuration": ("config",), "auth": ("authentication",),
+    "authentication": ("auth",), "env": ("environment",), "environment": ("env",), "deps": ("dependencies",),
+    "dependencies": ("deps",), "dir": ("directory", "folder"), "directory": ("dir", "folder"),
+    "folder": ("directory", "dir"), "pkg": ("package",), "msg": ("message",), "err": ("error",),
+    "k8s": ("kubernetes",), "kubernetes": ("k8s",), "js": ("javascript",), "ts": ("typescript",),
+    "py": ("python",), "docs": ("documentation",), "tests": ("test",), "perf": ("performance",),
+    "performance": ("perf",), "fn": ("function",), "func": ("function",), "impl": ("implementation",),
+}
+RECENCY = 0.1  # weight of recency next to relevance
+HALF_LIFE_DAYS = 30.0
+CANDIDATES = 400  # message hits read before grouping into exchanges
+BUDGET = 0.025  # seconds to rank every match before falling back to the newest and the rare words' best
+NEWEST = 2_000
+EXCHANGE_CHARS = 4000
+TOOL_LINES = 5
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SPLIT_MIN = 3
+
+
+def words(query: str) -> list:
+    found = [w for w in _WORD.findall(query.lower()) if w != "_"]
+    kept = [w for w in found if w not in STOPWORDS]
+    out: list = []
+    for w in kept or found:
+        if w not in out:
+            out.append(w)
+    return out[:32]
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def alternatives(index, query: str) -> list:
+    """Per word, the FTS5 terms or phrases that count as it (joined pairs are
+    looked for among all the words, stop words included: "time out")."""
+    groups = []
+    for w in words(query):
+        alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
+        if len(w) >= 2 * _SPLIT_MIN and not w.isdigit():
+            for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
+                if index.has_term(w[:i]) and index.has_term(w[i:]):
+                    alts.append(_quote(f"{w[:i]} {w[i:]}"))
+        groups.append(alts)
+    every = [w for w in _WORD.findall(query.lower()) if w != "_"][:32]
+    for first, second in zip(every, every[1:]):
+        if index.has_term(first + second):
+            groups.append([_quote(first + second)])
+    return groups
+
+
+def _expression(groups: list, tags: list) -> str:
+    expr = "text : (" + " OR ".join(a for alts in groups for a in alts) + ")"
+    for tag in tags:
+        expr += f" AND tags : {_quote(tag)}"
+    return expr
+
+
+def match_expression(index, query: str, tags: list) -> str | None:
+    if not words(query):
+        return None
+    return _expression(alternatives(index, query), tags)
+
+
+def candidates(index, query: str, tags: list, since: float | None) -> list:
+    """Message hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
+
+    Every match ranked when that fits in ``BUDGET`` seconds; otherwise the
+    newest ``NEWEST`` matches of the whole query, ranked, plus the best
+    matches of each word alone that can be ranked in one more budget (the
+    rare ones), so an old exchange found by a rare word is never cut off by
+    common ones."""
+    if not words(query):
+        return []
+    groups = alternatives(index, query)
+    exact = index.hits(_expression(groups, tags), since, CANDIDATES, budget=BUDGET)
+    if exact is not None:
+        return exact
+    rows = {row[1]: row for row in index.hits(_expression(groups, tags), since, NEWEST, newest=True)}
+    deadline = time.perf_counter() + BUDGET  # one budget for all the words together
+    for alts in groups if len(groups) > 1 else ():
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        for row in index.hits(_expression([alts], tags), since, CANDIDATES, budget=left) or ():
+            rows.setdefault(row[1], row)
+    return list(rows.values())
+
+
+@dataclass
+class Hit:
+    sess: int
+    turn: int
+    score: float
+    role: str
+    ts: float
+
+
+def rank(rows, now: float | None = None) -> list:
+    """Hits grouped by exchange, best first: rows are (rank, id, sess, turn, role, ts)."""
+    now = time.time() if now is None else now
+    turns: dict = {}
+    for bm25, _mid, sess, turn, role, ts in rows:
+        scores = turns.setdefault((sess, turn), [[], role, ts])
+        scores[0].append(-bm25)
+        scores[2] = max(scores[2], ts)
+    hits = []
+    for (sess, turn), (scores, role, ts) in turns.items():
+        scores.sort(reverse=True)
+        relevance = scores[0] + 0.5 * sum(scores[1:4])
+        age_days = max(0.0, now - ts) / 86400.0
+        score = relevance * (1.0 + RECENCY * math.exp(-age_days * math.log(2) / HALF_LIFE_DAYS))
+        hits.append(Hit(sess, turn, score, role, ts))
+    hits.sort(key=lambda h: (-h.score, -h.ts))
+    return hits
+
+
+def exchange_text(parts: list) -> str:
+    """"User: …" and "Agent: …" (with up to ``TOOL_LINES`` tool excerpts), bounded."""
+    user = [t for r, t in parts if r == USER]
+    agent = [t for r, t in parts if r == ASSISTANT]
+    tools = [t for r, t in parts if r == TOOL][:TOOL_LINES]
+    out = []
+    if user:
+        out.append("User: " + "\n".join(user).strip())
+    if tools:
+        out.append("\n".join("· " + t for t in tools))
+    if agent:
+        out.append("Agent: " + "\n".join(agent).strip())
+    text = "\n\n".join(out)
+    if len(text) > EXCHANGE_CHARS:
+        head = EXCHANGE_CHARS // 3
+        text = text[:head] + "\n[…]\n" + text[-(EXCHANGE_CHARS - head):]
+    return text
+
+
+def highlight_terms(query: str) -> list:
+    ws = words(query)
+    return ws + [s for w in ws for s in SYNONYMS.get(w, ())]
+
+
+def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
+    """A window of ``text`` around its first matching word, matches marked."""
+    terms = highlight_terms(query)
+
+    def matches(word: str) -> bool:
+        low = word.lower()
+        return any(low == t or (len(t) > 3 and low.startswith(t[:5] if len(t) > 5 else t)) for t in terms)
+
+    flat = " ".join(text.split())
+    first = next((m.start() for m in _WORD.finditer(flat) if matches(m.group())), 0)
+    start = max(0, first - width // 3)
+    if start:
+        space = flat.find(" ", start, first)
+        start = space + 1 if space >= 0 else start
+    window = flat[start:start + width]
+    window = _WORD.sub(lambda m: f"{mark[0]}{m.group()}{mark[1]}" if matches(m.group()) else m.group(), window)
+    return ("…" if start else "") + window + ("…" if start + width < len(flat) else "")

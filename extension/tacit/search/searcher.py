@@ -1,0 +1,121 @@
+"""``search``: catch the index up, then answer a query with exchanges.
+
+What ``tacit search``, the agents' search tools and the service call. The
+scope is the project of ``cwd`` (all projects when ``cwd`` has none, or
+with ``all_projects``), optionally one host and a time since. Every result
+passes the context gate (``tacit.safety.gate_context``) because it may be
+read by an agent; what fails is left out and counted, never quoted.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+from tacit.search import query as q
+from tacit.search.indexer import Projects, catch_up, host_tag, open_index, project_tag
+from tacit.search.source import host_sources
+
+ROLES = {"u": "user", "a": "assistant", "t": "tool"}  # as the index stores them
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 50
+_SPAN = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$")
+_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
+
+
+def parse_since(value: str | None, now: float | None = None) -> float | None:
+    """``7d``, ``12h``, ``2w``, ``3m``, ``1y`` or an ISO date/time -> unix seconds; ValueError otherwise."""
+    if value is None or value == "":
+        return None
+    now = time.time() if now is None else now
+    span = _SPAN.match(value.lower())
+    if span:
+        return now - int(span.group(1)) * _SECONDS[span.group(2)]
+    try:
+        when = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"--since: expected e.g. 7d, 12h, 2w or a date like 2026-12-01, got {value!r}") from None
+    if when.tzinfo is None:
+        when = when.astimezone()
+    return when.timestamp()
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def _sources() -> dict:
+    return {s.host: s for s in host_sources()}
+
+
+def _exchange(index, by_host: dict, sess: int, turn: int) -> tuple[str, float | None]:
+    from tacit.boundary import scrub
+
+    parts, fetched, first_ts, tools = [], {}, None, 0
+    for role, part, ts, pos, length, host, path in index.exchange(sess, turn):
+        first_ts = ts if first_ts is None else first_ts
+        if role == "t":
+            tools += 1
+            if tools > q.TOOL_LINES:
+                continue  # not shown: not read
+        key = (host, path, pos, length)
+        if key not in fetched:
+            source = by_host.get(host)
+            fetched[key] = source.fetch(path, pos, length) if source else []
+        messages = fetched[key]
+        if part < len(messages) and messages[part].role[0] == role:
+            text = scrub(messages[part].text)
+            if text.strip():
+                parts.append((messages[part].role, text))
+    return q.exchange_text(parts), first_ts
+
+
+def _gate(results: list) -> int:
+    from tacit.safety.context_gate import NOTICE, Block, gate_context
+
+    if not results:
+        return 0
+    gated = gate_context([Block(NOTICE, f"result {n + 1}", r["text"], f"r{n}") for n, r in enumerate(results)])
+    allowed = {b.group: b.text for b in gated.allowed}
+    kept = [dict(r, text=allowed[f"r{n}"]) for n, r in enumerate(results) if f"r{n}" in allowed]
+    left_out = len(results) - len(kept)
+    results[:] = kept
+    return left_out
+
+
+def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False, host: str | None = None,
+           since: float | None = None, limit: int = DEFAULT_LIMIT, refresh: bool = True, index=None) -> dict:
+    """Ranked exchanges for ``text`` (see the module docstring)."""
+    own = index is None
+    index = open_index(cfg) if own else index
+    try:
+        caught = catch_up(cfg, index) if refresh else None
+        tags, project = [], None
+        if not all_projects:
+            key, name, _tag, _off = Projects(cfg).of(cwd)
+            if key:
+                tags.append(project_tag(key))
+                project = {"key": key, "name": name}
+        if host:
+            tags.append(host_tag(host))
+        limit = max(1, min(int(limit), MAX_LIMIT))
+        rows = q.candidates(index, text, tags, since)
+        by_host = _sources() if rows else {}
+        results = []
+        for hit in q.rank(rows):
+            if len(results) >= limit:
+                break
+            body, first_ts = _exchange(index, by_host, hit.sess, hit.turn)
+            if not body:
+                continue  # its file changed or is gone
+            sess = index.session_row(hit.sess)
+            results.append({"session_id": sess["session_id"], "host": sess["host"],
+                            "project": sess["project_name"] or None, "time": iso(first_ts or hit.ts),
+                            "role": ROLES.get(hit.role, hit.role), "text": body, "turn": hit.turn})
+        left_out = _gate(results)
+        return {"success": True, "query": text, "scope": {"project": project, "host": host, "since": since},
+                "results": results, "left_out": left_out, "indexed": caught}
+    finally:
+        if own:
+            index.close()

@@ -1,0 +1,102 @@
+"""What a host's session files give the index, in a shape no host owns.
+
+A ``SessionSource`` (one per host, defined in ``hosts/<name>/sessions.py``)
+lists the host's session files, reads each one from a cursor onwards as
+``Entry`` objects (a position, the session, the working folder, a time and
+the messages at that position), and fetches the messages at one position
+again, for display: the index keeps no copy of any transcript. A host's spec
+names the module holding its ``SOURCE`` (``Host.sessions``), imported only
+when sessions are searched. ``excerpt`` is the one rule for how much of a
+tool's input or output goes in.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Iterable, Iterator
+
+from tacit.hosts.spec import registry
+
+USER, ASSISTANT, TOOL = "user", "assistant", "tool"
+TOOL_EXCERPT = 300  # characters of a tool's input or output that are indexed
+
+
+@dataclass(slots=True)
+class Message:
+    role: str  # USER | ASSISTANT | TOOL
+    text: str
+
+
+@dataclass(slots=True)
+class Entry:
+    """What one position of a session file holds (a JSONL line, a row)."""
+
+    pos: int  # byte offset of the line, or a row id
+    length: int  # bytes of the line (0 for a row)
+    messages: list = field(default_factory=list)
+    session_id: str | None = None  # None: the file's session so far
+    cwd: str | None = None
+    ts: float | None = None
+
+
+@dataclass(slots=True)
+class Cursor:
+    """Where reading a file stopped, and what its earlier lines told."""
+
+    offset: int = 0
+    session_id: str | None = None
+    cwd: str | None = None
+    ts: float | None = None
+    bad: int = 0  # lines skipped (not JSON, too long, unknown shape)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSource:
+    host: str
+    files: Callable[[dict], Iterable[str]]  # env -> session file paths
+    read: Callable[[str, Cursor], Iterator[Entry]]  # entries after the cursor (updated as read)
+    fetch: Callable[[str, int, int], list]  # (path, pos, length) -> [Message] at that position
+    stamp: Callable[[str], tuple] | None = None  # what says "changed"; default (inode, size, mtime)
+
+
+def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
+    """At most ``limit`` characters of a tool's input or output, on one line."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        if isinstance(value, (list, tuple)):
+            value = " ".join(excerpt(v, limit) for v in value[:8])
+        elif isinstance(value, dict):
+            text = value.get("text") if isinstance(value.get("text"), str) else None
+            value = text if text is not None else " ".join(
+                f"{k}={excerpt(v, limit)}" for k, v in list(value.items())[:8])
+        else:
+            value = str(value)
+    value = " ".join(value[: limit * 2].split())
+    return value[:limit]
+
+
+def iso_time(value) -> float | None:
+    """Unix seconds from an ISO-8601 string or a number (seconds or milliseconds)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value / 1000.0 if value > 1e11 else float(value)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def host_sources() -> list:
+    """The ``SessionSource`` of every host whose spec names one."""
+    return [importlib.import_module(host.sessions).SOURCE for host in registry().values() if host.sessions]
+
+
+def host_names() -> tuple:
+    """The hosts ``tacit search`` reads."""
+    return tuple(name for name, host in registry().items() if host.sessions)

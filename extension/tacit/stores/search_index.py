@@ -1,0 +1,220 @@
+"""The past-session index: every SQL statement ``tacit search`` runs.
+
+``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the
+hosts' files (``tacit search --reindex``). ``files``: where reading of each
+session file stopped and its stamp; ``sessions``: host, id, project, turn
+counter; ``msgs``: one row per message (session, turn, one-letter role,
+whole-second time, where it is in its file) and no text; ``fts``: a
+contentless FTS5 table (porter) of each message's words plus two tag words
+(project, host) so a scope is an index lookup. A message dropped later
+loses its words when its text can still be read, else they linger
+unreachable (every query joins ``msgs``) until ``--reindex``. Design notes:
+docs/search.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY, host TEXT NOT NULL, path TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL,
+  offset INTEGER NOT NULL, session_id TEXT, cwd TEXT, ts REAL, bad INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY, host TEXT NOT NULL, session_id TEXT NOT NULL, project TEXT NOT NULL,
+  project_name TEXT NOT NULL, tag TEXT NOT NULL, cwd TEXT, turn INTEGER NOT NULL DEFAULT 0,
+  withheld INTEGER NOT NULL DEFAULT -1, excluded INTEGER NOT NULL DEFAULT 0, UNIQUE (host, session_id));
+CREATE TABLE IF NOT EXISTS msgs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, sess INTEGER NOT NULL, file INTEGER NOT NULL, turn INTEGER NOT NULL,
+  role TEXT NOT NULL, part INTEGER NOT NULL, ts INTEGER NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS msgs_turn ON msgs (sess, turn);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
+  text, tags, content='', tokenize='porter unicode61 remove_diacritics 2');
+"""
+_FILE_COLUMNS = "id, host, path, stamp, offset, session_id, cwd, ts, bad"
+_SESSION_COLUMNS = "id, host, session_id, project, project_name, tag, cwd, turn, withheld, excluded"
+
+
+def _private(path: Path) -> None:
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            os.chmod(name, 0o600)
+        except OSError:
+            pass
+
+
+class SearchIndex:
+    """One connection to ``search.db``; rows come back as tuples or dicts."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = not self.path.exists()
+        self.conn = sqlite3.connect(str(self.path), timeout=10.0, isolation_level=None,
+                                    check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.executescript(SCHEMA)
+        if fresh:
+            self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')")
+        _private(self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def write(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def commit_point(self) -> None:
+        """Inside ``write``: commit what is done so far and go on in a new transaction."""
+        self.conn.execute("COMMIT")
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    # -- files -------------------------------------------------------------
+    def file(self, path: str) -> dict | None:
+        row = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,)).fetchone()
+        return dict(zip(_FILE_COLUMNS.split(", "), row)) if row else None
+
+    def stamps(self) -> dict:
+        """path -> stamp of every file read so far (one query per catch-up)."""
+        return dict(self.conn.execute("SELECT path, stamp FROM files"))
+
+    def save_file(self, host: str, path: str, stamp, cursor) -> int:
+        self.conn.execute(
+            "INSERT INTO files (host, path, stamp, offset, session_id, cwd, ts, bad) VALUES (?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (path) DO UPDATE SET stamp = excluded.stamp, offset = excluded.offset, "
+            "session_id = excluded.session_id, cwd = excluded.cwd, ts = excluded.ts, bad = excluded.bad",
+            (host, path, json.dumps(list(stamp)), cursor.offset, cursor.session_id, cursor.cwd, cursor.ts,
+             cursor.bad))
+        return self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+
+    def files_of(self, host: str, session_id: str | None = None) -> list:
+        sql, args = "SELECT id, path FROM files WHERE host = ?", [host]
+        if session_id is not None:
+            sql, args = sql + " AND session_id = ?", args + [session_id]
+        return self.conn.execute(sql, args).fetchall()
+
+    def drop_file(self, file_id: int) -> list:
+        """Forget a file (it is read again from its start); its message rows go."""
+        gone = self.conn.execute("SELECT id, role, part, pos, len FROM msgs WHERE file = ?", (file_id,)).fetchall()
+        self.conn.execute("DELETE FROM msgs WHERE file = ?", (file_id,))
+        self.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        return gone
+
+    def forget_missing(self, present: set) -> int:
+        """Drop the files that no longer exist (their messages can no longer be shown)."""
+        gone = [fid for fid, path in self.conn.execute("SELECT id, path FROM files") if path not in present]
+        for fid in gone:
+            self.drop_file(fid)
+        return len(gone)
+
+    # -- sessions ----------------------------------------------------------
+    def session(self, host: str, session_id: str) -> dict | None:
+        row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE host = ? AND session_id = ?",
+                                (host, session_id)).fetchone()
+        return dict(zip(_SESSION_COLUMNS.split(", "), row)) if row else None
+
+    def add_session(self, host, session_id, project, project_name, tag, cwd, excluded) -> dict:
+        self.conn.execute("INSERT INTO sessions (host, session_id, project, project_name, tag, cwd, excluded) "
+                          "VALUES (?,?,?,?,?,?,?)", (host, session_id, project, project_name, tag, cwd, int(excluded)))
+        return self.session(host, session_id)
+
+    def save_session(self, sess: dict) -> None:
+        self.conn.execute("UPDATE sessions SET turn = ?, withheld = ?, excluded = ?, project = ?, project_name = ?, "
+                          "tag = ?, cwd = ? WHERE id = ?",
+                          (sess["turn"], sess["withheld"], int(sess["excluded"]), sess["project"],
+                           sess["project_name"], sess["tag"], sess["cwd"], sess["id"]))
+
+    def session_folders(self) -> list:
+        """(id, host, session_id, cwd, excluded) of every session."""
+        return self.conn.execute("SELECT id, host, session_id, cwd, excluded FROM sessions").fetchall()
+
+    def drop_session_messages(self, sess_id: int) -> list:
+        rows = self.conn.execute("SELECT m.id, m.role, m.part, m.pos, m.len, f.host, f.path FROM msgs m "
+                                 "JOIN files f ON f.id = m.file WHERE m.sess = ?", (sess_id,)).fetchall()
+        self.conn.execute("DELETE FROM msgs WHERE sess = ?", (sess_id,))
+        return rows
+
+    def drop_session(self, sess_id: int) -> None:
+        self.conn.execute("DELETE FROM msgs WHERE sess = ?", (sess_id,))
+        self.conn.execute("DELETE FROM sessions WHERE id = ?", (sess_id,))
+
+    def set_excluded(self, sess_id: int, excluded: bool) -> None:
+        self.conn.execute("UPDATE sessions SET excluded = ? WHERE id = ?", (int(excluded), sess_id))
+
+    # -- messages ----------------------------------------------------------
+    def add_message(self, sess: int, file: int, turn: int, role: str, part: int, ts: float, pos: int, length: int,
+                    text: str, tags: str) -> None:
+        cur = self.conn.execute("INSERT INTO msgs (sess, file, turn, role, part, ts, pos, len) VALUES (?,?,?,?,?,?,?,?)",
+                                (sess, file, turn, role[0], part, int(ts), pos, length))
+        self.conn.execute("INSERT INTO fts (rowid, text, tags) VALUES (?, ?, ?)", (cur.lastrowid, text, tags))
+
+    def unindex(self, rowid: int, text: str, tags: str) -> None:
+        """Remove a message's words (contentless: the same text as indexed is needed)."""
+        self.conn.execute("INSERT INTO fts (fts, rowid, text, tags) VALUES ('delete', ?, ?, ?)", (rowid, text, tags))
+
+    def optimize(self) -> None:
+        """Merge the full-text index into one segment (after a full rebuild)."""
+        self.conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+
+    def vacuum(self) -> None:
+        """Give the pages a rebuild freed back to the file system."""
+        self.conn.execute("VACUUM")
+        _private(self.path)
+
+    def has_term(self, term: str) -> bool:
+        """Does any message hold ``term`` (stemmed as indexed)? Stops at the first."""
+        match = 'text : "' + term.replace('"', '""') + '"'
+        return self.conn.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
+
+    def hits(self, match: str, since: float | None, limit: int, newest: bool = False,
+             budget: float | None = None) -> list | None:
+        """(bm25, msg id, session row, turn, role, ts) of the best ``limit``
+        matches — or, with ``newest``, of the newest ``limit`` matches (the
+        full-text index walks them newest first and stops: bounded work).
+        With ``budget`` (seconds), None when ranking takes longer than that."""
+        order = "ORDER BY rowid DESC" if newest else "ORDER BY rank"
+        sql = (f"WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? {order} "
+               "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
+               "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?")
+        args = (match, limit, since if since is not None else float("-inf"))
+        if budget is None:
+            return self.conn.execute(sql, args).fetchall()
+        deadline = time.perf_counter() + budget
+        self.conn.set_progress_handler(lambda: time.perf_counter() > deadline, 2000)
+        try:
+            return self.conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc):
+                return None
+            raise
+        finally:
+            self.conn.set_progress_handler(None, 0)
+
+    def session_row(self, sess_id: int) -> dict:
+        row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (sess_id,)).fetchone()
+        return dict(zip(_SESSION_COLUMNS.split(", "), row))
+
+    def exchange(self, sess_id: int, turn: int) -> list:
+        """(role, part, ts, pos, len, host, path) of a turn's messages, in order."""
+        return self.conn.execute(
+            "SELECT m.role, m.part, m.ts, m.pos, m.len, f.host, f.path FROM msgs m JOIN files f ON f.id = m.file "
+            "WHERE m.sess = ? AND m.turn = ? ORDER BY m.id", (sess_id, turn)).fetchall()
+
+    def counts(self) -> dict:
+        one = self.conn.execute
+        return {"files": one("SELECT count(*) FROM files").fetchone()[0],
+                "sessions": one("SELECT count(*) FROM sessions").fetchone()[0],
+                "messages": one("SELECT count(*) FROM msgs").fetchone()[0]}
