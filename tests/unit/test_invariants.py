@@ -47,12 +47,11 @@ ENVIRON_ELSEWHERE = {  # to Config.env
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
 }
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
-    "children/budget.py": 1, "children/commands.py": 1, "children/integrity.py": 1,
-    "children/runner.py": 3, "cli.py": 1, "commands/install.py": 4, "commands/learn.py": 5,
+    "children/budget.py": 1, "children/commands.py": 1, "children/runner.py": 2, "cli.py": 1, "commands/install.py": 4, "commands/learn.py": 5,
     "learn/replay.py": 3,
 }
 UPWARD_IMPORTS = {
-    "children/runner.py -> tacit.hosts.hermes.child_scopes", "failures.py -> tacit.stores.ledger",
+    "failures.py -> tacit.stores.ledger",
     "guards/stats.py -> tacit.stores.guards", "guards/stats.py -> tacit.stores.ledger",
     "guards/stats.py -> tacit.stores.memory", "learn/replay.py -> tacit.hosts.runtime",
     "privacy/exclusion.py -> tacit.handlers.context", "privacy/exclusion.py -> tacit.stores.memory",

@@ -16,4 +16,6 @@ HOST = Host(
     child_command=("hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
                    "--model", "{model}"),
     prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
+    child_own_tools=True,  # the child saves with Hermes's memory tool (-t memory,skills)
+    after_child="tacit.hosts.hermes.child_scopes:file_tagged",  # its tagged project entries, filed
 )
