@@ -57,6 +57,7 @@ DEFAULTS: dict = {
     "skill_trigger_min_tool_types": 2,
     # guards: lessons checked before every tool call (docs/guards.md)
     "guards_enabled": True,
+    "instruction_files": True,  # rule lines of AGENTS.md, CLAUDE.md, .cursorrules … are guards too
     # child agents
     "child_enabled": True,
     "child_command": "",  # template; empty = the host's default command

@@ -246,6 +246,14 @@ def check(cfg, project=None) -> dict:
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
+    if project is not None and cfg.settings.get("instruction_files", True):
+        try:  # the repository's AGENTS.md, CLAUDE.md …: what was not read as rules (docs/guards.md)
+            from tacit.stores.guard_files import read as read_instructions
+
+            warnings.extend(f"instruction file {n}" for n in read_instructions(project.root).notices)
+        except Exception as exc:  # noqa: BLE001
+            warnings.append(f"instruction files not checked: {type(exc).__name__}: {exc}")
+
     jobs, svc = _jobs_and_service(cfg, problems, warnings)
     from tacit.children.commands import agent_available, command_template
 

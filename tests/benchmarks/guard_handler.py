@@ -80,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)),
                             actor=history.USER)  # the benchmark's setup writes as you
         texts = lessons()
-        for text in texts + PLAIN:
-            assert store.add("project", text)["success"], text
+        from tacit.stores import history
+        with history.acting(history.USER):  # the user's own lessons
+            for text in texts + PLAIN:
+                assert store.add("project", text)["success"], text
         with_guards, without = engine(cfg, guards=True), engine(cfg, guards=False)
         cases = {"25 guards, call passes": (str(guarded), PASSING),
                  "25 guards, call stopped": (str(guarded), STOPPED),

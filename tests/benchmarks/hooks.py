@@ -203,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
 
         home = tmp / "home" / ".tacit"
         env.update(HOME=str(home.parent), TACIT_HOME=str(home), TACIT_SERVICE_IDLE_SECONDS="3600")
-        store = make_store(home, skills=skills, patterns=patterns)
+        from tacit.stores import history
+
+        with history.acting(history.USER):  # the benchmark's memory is the user's own
+            store = make_store(home, skills=skills, patterns=patterns)
         project = tmp / "project"
         project.mkdir()
         python = sys.executable

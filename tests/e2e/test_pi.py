@@ -412,3 +412,29 @@ def test_forget_that_is_shown_and_removes_the_entry(stub, run_pi):
     assert cfg.user_file.read_text(encoding="utf-8") == "KEEP-ME answers in English"
     # the user's message is a request now: its result reaches the person (stderr in print mode)
     assert '[tacit] Forgot "I prefer tabs over spaces": removed 1 from your user profile' in proc.stderr, proc.stderr
+
+
+def test_what_the_user_says_in_pi_p_is_noted_there_and_in_memory_by_the_next_session(stub, run_pi):
+    """Issue 22 with the real pi: a convention said in one ``pi -p`` run is noted in that run's
+    output (stderr, print mode), saved by its own review child, and in the next run's prompt."""
+    cfg = data_cfg(run_pi)
+    convention = "This project uses yarn."
+    stub.set_script([
+        {"match": r"(?s)reviewing a coding session.*<highlighted>.*we use yarn here", "times": 1, "tool_calls": [
+            {"name": "memory", "input": {"action": "add", "target": "memory", "content": convention}}]},
+        {"match": "Entry added", "reply": "Saved."},
+        {"match": "^we use yarn here$", "reply": "OK, yarn."},
+    ], default="OK")
+    proc = run_pi.prompt("we use yarn here", extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "OK, yarn."
+    assert "[tacit] Noted (fact): This project uses yarn." in proc.stderr, proc.stderr
+    memory_md, _skills = project_paths(cfg, run_pi)
+    wait_for(lambda: memory_md.exists() and convention in memory_md.read_text(encoding="utf-8"), 90,
+             "the convention in the project's MEMORY.md")
+    record = wait_for(lambda: [r for r in child_records(cfg) if r["kind"] == "review"], 90,
+                      "the review child's record")[0]
+    assert record["ok"] is True and record["mode"] == "agent"
+    n = len(stub.model_requests())
+    ok(run_pi.prompt("hello", extensions=[EXTENSION]))
+    assert convention in system_prompt(stub.model_requests()[n])
