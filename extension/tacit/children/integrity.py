@@ -74,6 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, lock_for
+from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.stores import history
@@ -161,8 +162,8 @@ class Verdict:
 
 def own_tools(cfg, job: dict) -> bool:
     """Does this child write the shared files directly with its own tools?"""
-    host = job.get("host") or cfg.host
-    return host == "hermes" and not cfg.child_command
+    spec = host_specs.get(job.get("host") or cfg.host or "")
+    return bool(spec and spec.child_own_tools) and not cfg.child_command
 
 
 # ---------------------------------------------------------------------------

@@ -63,7 +63,7 @@ from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
-from tacit.hosts.hermes.child_scopes import file_tagged
+from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.safety import redact_secrets
@@ -237,8 +237,10 @@ def _run_agent(cfg, host, job, jobs) -> dict:
                 kill_group(proc)
             finally:
                 orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
-        if host == "hermes" and not killed and not cfg.child_command:
-            file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
+        spec = host_specs.get(host or "")
+        after = spec.after_child_hook() if spec and not killed and not cfg.child_command else None
+        if after is not None:
+            after(cfg, project, actor)  # e.g. a Hermes child's project entries, saved through its own tool
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
         stdout, stderr = read_tail(out_path), read_tail(err_path)

@@ -33,12 +33,15 @@ def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     report_config_problems(cfg)
+    discover = mode in ("service", "inprocess") if discover_plugins is None else discover_plugins
+    if discover:
+        host_specs.discover()  # a host shipped as its own package (the tacit.hosts entry points)
+    features = {name: f for name, f in host_specs.table("features").items() if f}
     engine = Engine(cfg, background="thread" if mode in ("service", "inprocess") else "inline",
-                    host=host or cfg.host or "", host_features=HOST_FEATURES)
+                    host=host or cfg.host or "", host_features=features)
     if children and cfg.child_enabled:
         engine.launcher = (inline_launcher(cfg, weakref.ref(engine)) if mode == "replay"
                            else detached_launcher(cfg))
     engine.load_builtins()
-    engine.load_configured_plugins(discover=mode in ("service", "inprocess")
-                                   if discover_plugins is None else discover_plugins)
+    engine.load_configured_plugins(discover=discover)
     return engine

@@ -32,6 +32,15 @@ class Host:
     child_model: str = ""  # the model its child uses when child_model is not configured
     shell_marker: str = ""  # an environment variable set in its shell tool: a tacit command run there is the agent's
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
+    child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's
+    after_child: str = ""  # "module:function(cfg, project, actor)" run once its child exited, before the check
+
+    def after_child_hook(self):
+        """The function ``after_child`` names, or None."""
+        if not self.after_child:
+            return None
+        module, _, name = self.after_child.partition(":")
+        return getattr(importlib.import_module(module), name)
 
 
 _lock = threading.Lock()

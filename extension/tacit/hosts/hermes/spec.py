@@ -17,4 +17,6 @@ HOST = Host(
                    "--model", "{model}"),
     prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
     sessions="tacit.hosts.hermes.sessions",
+    child_own_tools=True,  # the child saves with Hermes's memory tool (-t memory,skills)
+    after_child="tacit.hosts.hermes.child_scopes:file_tagged",  # its tagged project entries, filed
 )
