@@ -21,6 +21,14 @@ What is measured
 - Cold start: no service yet; the SessionStart hook starts it and waits.
 - The client with and without ``-S`` (is skipping ``site`` worth it?).
 - The service's resident memory when idle (``tacit service status``).
+- Loaded (issue 21): every event again with one client dribbling a byte
+  every half second and 130 idle connections open (``service_load.Nuisance``),
+  as a ratio to the same event's idle median (target ≤ 1.2×), and whether
+  the guarded ``npm install`` is still stopped; then 8 sessions streaming
+  hooks as fast as they can (``--stream-seconds``), idle and loaded: hooks/s,
+  p50, p99, max, hooks past the client's bound, tool calls lost or doubled,
+  the service's RSS; with ``--prune-rows N``, the same stream while the
+  daily retention prunes N observations past their window.
 
 What runs: tacit as installed. The package is copied the way the wheel lays
 it out and compiled with ``compileall`` like pip does (this environment sets
@@ -183,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tree", action="store_true")
     parser.add_argument("--rounds", type=int)
+    parser.add_argument("--stream-seconds", type=float, help="8 sessions streaming (default 60; --quick 10)")
+    parser.add_argument("--prune-rows", type=int, default=0, help="observations for the prune under load")
+    parser.add_argument("--skip-loaded", action="store_true")
     args = parser.parse_args(argv)
     rounds = args.rounds or (6 if args.quick else 30)
     skills, patterns = (60, 500) if args.quick else (200, 5000)
@@ -234,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
                     stopped += 1
             time.sleep(0.6)  # the learners run once a burst is over; let them, between rounds
 
+        loaded = None if args.skip_loaded else measure_loaded(
+            args, env, home, project, guarded, commands, python, rounds, hook_command)
+
         # the client without -S (site imported) on the cheapest event, for the -S question
         code = shlex.split(hook_command(python, "claude-code", "PostToolUse"))
         with_site = [python, "-c", code[code.index("-c") + 1], "claude-code", "PostToolUse"]
@@ -259,10 +273,96 @@ def main(argv: list[str] | None = None) -> int:
           f"= {statistics.median(cold) / base_median:.1f}x")
     print(f"client without -S (PostToolUse): {statistics.median(site_times) / statistics.median(site_base):.3f}x"
           f" vs with -I -S: {next(r['ratio'] for r in rows if r['event'] == 'PostToolUse'):.3f}x")
+    if loaded is not None:
+        report_loaded(loaded, rows)
     print(f"service idle: rss {status.get('rss_kb', 0) / 1024:.1f} MB, max rss "
           f"{status.get('max_rss_kb', 0) / 1024:.1f} MB, {status.get('threads')} threads, "
           f"{status.get('events')} events served")
     return 0
+
+
+def measure_loaded(args, env, home, project, guarded, commands, python, rounds, hook_command) -> dict:
+    from service_load import Nuisance, lost_and_doubled, old_observations, stream, wait_until_pending_done
+
+    from tacit.hosts.hook_client import BOUNDS
+    from tacit.paths import socket_path
+
+    out: dict = {"times": {name: [] for name in commands}, "stopped": 0, "rounds": rounds}
+    nuisance = Nuisance(socket_path(str(home)))
+    nuisance.start()
+    try:
+        for r in range(rounds):
+            bodies = payloads(f"loaded-{r}", str(project), guarded)
+            for name, argv_ in commands.items():
+                elapsed, body = run_once(argv_, json.dumps(bodies[name]).encode(), env)
+                out["times"][name].append(elapsed)
+                if name == GUARD_STOP and b"permissionDecision" in body:
+                    out["stopped"] += 1
+            time.sleep(0.6)
+    finally:
+        nuisance.close()
+    out["cut"] = nuisance.reopened
+    seconds = args.stream_seconds or (10 if args.quick else 60)
+    ledger = str(home / "ledger.db")
+    streams = {}
+    for label in ("idle", "loaded"):
+        before = service(env, "status")
+        nuisance = Nuisance(socket_path(str(home))) if label == "loaded" else None
+        if nuisance:
+            nuisance.start()
+        try:
+            figures = stream(hook_command, python, env, str(project), sessions=8, seconds=seconds,
+                             bounds=BOUNDS, tag=f"stream-{label}")
+        finally:
+            if nuisance:
+                nuisance.close()
+        wait_until_pending_done(ledger)
+        figures["lost"], figures["doubled"] = lost_and_doubled(ledger, figures.pop("sent_files"), str(project))
+        after = service(env, "status")
+        figures["rss_mb"] = (before.get("rss_kb", 0) / 1024, after.get("rss_kb", 0) / 1024)
+        streams[label] = figures
+    out["streams"], out["stream_seconds"] = streams, seconds
+    if args.prune_rows:
+        service(env, "stop")
+        old_observations(ledger, args.prune_rows, time.time())
+        run_once(commands["SessionStart"], json.dumps(payloads("prune", str(project))["SessionStart"]).encode(),
+                 env)  # starts the service: its first housekeeping tick prunes
+        figures = stream(hook_command, python, env, str(project), sessions=8, seconds=max(seconds, 30),
+                         bounds=BOUNDS, tag="stream-prune")
+        figures.pop("sent_files")
+        import sqlite3
+
+        conn = sqlite3.connect(ledger, timeout=30)
+        figures["observations_left"] = conn.execute(
+            "SELECT count(*) FROM observations WHERE observed_at < ?", (time.time() - 100 * 86400,)).fetchone()[0]
+        conn.close()
+        log = (home / "logs" / "tacit.log").read_text(errors="replace")
+        figures["retention_logged"] = "retention" in log
+        out["prune"] = figures
+    return out
+
+
+def report_loaded(loaded: dict, rows: list[dict]) -> None:
+    idle = {r["event"]: r["median_ms"] for r in rows}
+    print(f"\nloaded: one client dribbling a byte every 0.5 s + 130 idle connections ({loaded['rounds']} rounds, "
+          f"{loaded['cut']} connections cut and re-opened)")
+    print(f"{'event':45} {'idle':>9} {'loaded':>9} {'ratio':>7}")
+    for name, values in loaded["times"].items():
+        median = statistics.median(values) * 1000
+        ratio = median / idle[name]
+        flag = "" if ratio <= 1.2 else "  (> 1.2x)"
+        print(f"{name:45} {idle[name]:7.2f}ms {median:7.2f}ms {ratio:6.3f}x{flag}")
+    print(f"npm stopped under load in {loaded['stopped']}/{loaded['rounds']} rounds")
+    for label, f in loaded["streams"].items():
+        print(f"8 sessions streaming {loaded['stream_seconds']:g} s, {label}: {f['hooks']} hooks, "
+              f"{f['hooks_per_s']:.1f} hooks/s, p50 {f['p50_ms']:.0f} ms, p99 {f['p99_ms']:.0f} ms, "
+              f"max {f['max_ms']:.0f} ms, past the bound {f['over_bound']}, tool calls {f['tool_calls_sent']} "
+              f"lost {f['lost']} doubled {f['doubled']}, rss {f['rss_mb'][0]:.1f} -> {f['rss_mb'][1]:.1f} MB")
+    if "prune" in loaded:
+        f = loaded["prune"]
+        print(f"8 sessions streaming while the retention prune ran: {f['hooks']} hooks, {f['hooks_per_s']:.1f} "
+              f"hooks/s, p50 {f['p50_ms']:.0f} ms, p99 {f['p99_ms']:.0f} ms, max {f['max_ms']:.0f} ms, "
+              f"past the bound {f['over_bound']}; old observations left {f['observations_left']}")
 
 
 if __name__ == "__main__":

@@ -234,6 +234,8 @@ class Service:
             elif kind == b"stop":
                 conn.sendall(b'{"stopping": true}\n')
                 self.request_stop("tacit service stop")
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass  # the client gave up (its bound passed): a spooled report is applied all the same
         except Exception as exc:  # noqa: BLE001 — one bad connection never stops the service
             log_exception(self.cfg, "service connection", exc)
         finally:
@@ -275,6 +277,8 @@ class Service:
                 self.reports.wait_for(session_of(body))
             out = self._run_hook(host, event, body, event_id).encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass  # the client gave up and ran it in-process: the event id keeps it applied once
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service hook", exc)
         finally:
