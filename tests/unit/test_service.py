@@ -171,8 +171,7 @@ def test_a_code_change_makes_it_exit(tacit_env, tmp_path):
     server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     home = tacit_env["TACIT_HOME"]
-    wait_for(lambda: client.status(home)["running"], what="the service")
-    time.sleep(0.5)  # the watchers are up
+    wait_for(lambda: client.status(home).get("watching"), what="the service and its watchers")
     (site / "tacit" / "hookspecs.py").write_text((site / "tacit" / "hookspecs.py").read_text() + "\n# upgraded\n")
     assert server.wait(timeout=20) == 0
     assert "code changed" in (Path(home) / "logs" / "tacit.log").read_text()

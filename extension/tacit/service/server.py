@@ -93,11 +93,13 @@ class Service:
             self.reports = Reports(self.cfg, self.folder, self._run_hook, self.engine.ledger)
             self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
-            self._watch()
+            # the first hook is waiting: the watchers (a walk of every skill folder) and what a
+            # crashed instance left for the learners are set up while it is answered
+            threading.Thread(target=self._watch, name="tacit-watch", daemon=True).start()
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self.engine.run_pending_background()  # what a crashed instance left
+            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
             self._accept_loop()
             return 0
         finally:
@@ -149,6 +151,12 @@ class Service:
         self.listener = listener
 
     def _watch(self) -> None:
+        try:
+            self._start_observer()
+        except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
+            log_exception(self.cfg, "service watchers", exc)
+
+    def _start_observer(self) -> None:
         observer = Observer()
         changed = _OnChange(self)
         for folder in (self.cfg.memories_dir, self.cfg.skills_dir, self.cfg.home / "projects"):
@@ -327,7 +335,8 @@ class Service:
                 "idle_exit_seconds": self.cfg.service_idle_seconds,
                 "max_rss_kb": usage.ru_maxrss, "rss_kb": _rss_kb(), "threads": threading.active_count(),
                 "reports_queued": self.reports.queued if self.reports else 0, "connections_cut": self.cut,
-                "connections_open": len(self.reader.open) if self.reader else 0}
+                "connections_open": len(self.reader.open) if self.reader else 0,
+                "watching": self.observer is not None}
 
 
 class _OnChange(FileSystemEventHandler):
