@@ -194,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stream-seconds", type=float, help="8 sessions streaming (default 60; --quick 10)")
     parser.add_argument("--prune-rows", type=int, default=0, help="observations for the prune under load")
     parser.add_argument("--skip-loaded", action="store_true")
+    parser.add_argument("--skills", type=int, help="skills in the store (default 200; --quick 60)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (6 if args.quick else 30)
     skills, patterns = (60, 500) if args.quick else (200, 5000)
+    skills = args.skills or skills
 
     with tempfile.TemporaryDirectory(prefix="tacit-hooks-bench-") as tmp:
         tmp = Path(tmp)
@@ -287,21 +289,27 @@ def measure_loaded(args, env, home, project, guarded, commands, python, rounds, 
     from tacit.hosts.hook_client import BOUNDS
     from tacit.paths import socket_path
 
-    out: dict = {"times": {name: [] for name in commands}, "stopped": 0, "rounds": rounds}
-    nuisance = Nuisance(socket_path(str(home)))
-    nuisance.start()
-    try:
-        for r in range(rounds):
-            bodies = payloads(f"loaded-{r}", str(project), guarded)
-            for name, argv_ in commands.items():
-                elapsed, body = run_once(argv_, json.dumps(bodies[name]).encode(), env)
-                out["times"][name].append(elapsed)
-                if name == GUARD_STOP and b"permissionDecision" in body:
-                    out["stopped"] += 1
+    # idle and loaded rounds alternate: the shared machine's load hits both alike
+    out: dict = {"times": {name: [] for name in commands}, "idle": {name: [] for name in commands},
+                 "stopped": 0, "rounds": rounds, "cut": 0}
+    for r in range(rounds):
+        for label in ("idle", "times"):
+            nuisance = Nuisance(socket_path(str(home))) if label == "times" else None
+            if nuisance:
+                nuisance.start()
+                time.sleep(0.3)
+            try:
+                bodies = payloads(f"loaded-{label}-{r}", str(project), guarded)
+                for name, argv_ in commands.items():
+                    elapsed, body = run_once(argv_, json.dumps(bodies[name]).encode(), env)
+                    out[label][name].append(elapsed)
+                    if label == "times" and name == GUARD_STOP and b"permissionDecision" in body:
+                        out["stopped"] += 1
+            finally:
+                if nuisance:
+                    nuisance.close()
+                    out["cut"] += nuisance.reopened
             time.sleep(0.6)
-    finally:
-        nuisance.close()
-    out["cut"] = nuisance.reopened
     seconds = args.stream_seconds or (10 if args.quick else 60)
     ledger = str(home / "ledger.db")
     streams = {}
@@ -343,9 +351,9 @@ def measure_loaded(args, env, home, project, guarded, commands, python, rounds, 
 
 
 def report_loaded(loaded: dict, rows: list[dict]) -> None:
-    idle = {r["event"]: r["median_ms"] for r in rows}
+    idle = {name: statistics.median(values) * 1000 for name, values in loaded["idle"].items()}
     print(f"\nloaded: one client dribbling a byte every 0.5 s + 130 idle connections ({loaded['rounds']} rounds, "
-          f"{loaded['cut']} connections cut and re-opened)")
+          f"alternating with idle ones; {loaded['cut']} connections cut and re-opened)")
     print(f"{'event':45} {'idle':>9} {'loaded':>9} {'ratio':>7}")
     for name, values in loaded["times"].items():
         median = statistics.median(values) * 1000
