@@ -111,9 +111,11 @@ def stream(hook_command, python: str, env: dict, cwd: str, *, sessions: int, sec
     elapsed = time.monotonic() - started
     values = sorted(t for _, t in times)
     over = sum(1 for event, t in times if t > bounds.get(event, 3.0))
-    return {"hooks": len(times), "hooks_per_s": len(times) / elapsed, "p50_ms": statistics.median(values) * 1000,
+    return {"hooks": len(times), "times": values, "hooks_per_s": len(times) / elapsed,
+            "p50_ms": statistics.median(values) * 1000,
             "p99_ms": values[int(0.99 * (len(values) - 1))] * 1000, "max_ms": values[-1] * 1000,
-            "over_bound": over, "tool_calls_sent": len(sent), "sent_files": sent}
+            "over_bound": over, "tool_calls_sent": len(sent), "sent_files": sent,
+            "max_ms_by_event": {e: max(t for n, t in times if n == e) * 1000 for e in {n for n, _ in times}}}
 
 
 def lost_and_doubled(ledger_path: str, sent: list, cwd: str) -> tuple[int, int]:
