@@ -170,3 +170,23 @@ def test_a_report_is_acknowledged_before_it_is_applied_and_then_applied(tacit_en
     kinds = [r[0] for r in conn.execute("SELECT kind FROM events WHERE session_id = 'ack-1' ORDER BY seq")]
     assert kinds.count("tool_result") == 5 and kinds.index("turn_end") > max(
         i for i, k in enumerate(kinds) if k == "tool_result")
+
+
+def test_a_notice_a_deferred_report_took_is_shown_at_the_next_prompt_once(tacit_env, tacit_home, tmp_path, cfg):
+    from tacit.stores import notices
+    from tacit.stores.ledger import Ledger
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    common = {"session_id": "notice-1", "cwd": str(project)}
+    hook(tacit_env, "SessionStart", **common)
+    wait_for(lambda: client.status(str(tacit_home))["running"], what="the service")
+    hook(tacit_env, "UserPromptSubmit", prompt="tidy the README", **common)
+    with Ledger(cfg) as led, led.write() as conn:
+        notices.add(conn, "tacit saved to project memory: the README uses sentence case", session_id="notice-1")
+    stop = hook(tacit_env, "Stop", last_assistant_message="Tidied.", stop_hook_active=False, **common)
+    assert stop.stdout == b""  # acknowledged at once: the notice it took waits for the next prompt
+    first = hook(tacit_env, "UserPromptSubmit", prompt="thanks", **common)
+    assert "sentence case" in json.loads(first.stdout)["systemMessage"]
+    again = hook(tacit_env, "UserPromptSubmit", prompt="and the changelog", **common)
+    assert b"sentence case" not in again.stdout
