@@ -51,9 +51,16 @@ class Nuisance(threading.Thread):
             except OSError:
                 self.dribbler.close()
                 self.dribbler, self.reopened = self._open(), self.reopened + 1
-            readable, _, _ = select.select(self.idle, [], [], 0)
+            try:
+                readable, _, _ = select.select(self.idle, [], [], 0)
+            except (OSError, ValueError):  # closing
+                return
             for sock in readable:
-                if sock.recv(1) == b"":
+                try:
+                    gone = sock.recv(1) == b""
+                except OSError:
+                    gone = True
+                if gone:
                     sock.close()
                     self.idle[self.idle.index(sock)] = self._open()
                     self.reopened += 1

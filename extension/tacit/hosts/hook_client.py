@@ -98,8 +98,11 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
             return sock
         if sock is None:
             if not started:
+                cached = cached_start(folder, host, event, event_id, payload) if event == "SessionStart" else None
                 server = start_service()
                 started = True
+                if cached is not None:
+                    return cached  # the service applies the spooled event first, once it is up
             elif server and service_failed(server):
                 return None  # it could not start (read-only or full storage…): no point waiting
             time.sleep(0.01)
@@ -125,6 +128,54 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
             continue  # cut short: retry
         return None  # MISMATCH (a newer install serves this folder) or ERR
     return None
+
+
+def cached_start(folder: str, host: str, event: str, event_id: str, payload: bytes):
+    """A cold SessionStart answered from the last answer for this folder when
+    nothing it was built from changed (``tacit.service.context_cache``); the
+    event goes to ``run/inbox/`` for the service to apply. None otherwise."""
+    try:
+        import _sha1
+        import json
+
+        cwd = json.loads(payload).get("cwd")
+        if not isinstance(cwd, str):
+            return None
+        key = _sha1.sha1(f"{host}\0{cwd}".encode("utf-8", "surrogateescape")).hexdigest()
+        with open(folder + "/context/" + key, "rb") as handle:
+            cached = json.loads(handle.read())
+        if cached.get("magic") != "tacit-context-1":
+            return None
+        for entry in cached["entries"]:
+            try:
+                st = posix.stat(entry[1])
+                now = [st.st_mtime_ns, st.st_size, st.st_ino] if entry[0] == "F" else [st.st_ino]
+            except OSError:
+                now = []
+            if now != entry[2:]:
+                return None
+        out = cached["out"].encode("utf-8")
+        spool(folder, host, event, event_id, payload)
+        return out
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+
+
+def spool(folder: str, host: str, event: str, event_id: str, payload: bytes) -> None:
+    """The event into the service's inbox (``tacit.service.reports``' format)."""
+    try:
+        posix.mkdir(folder + "/inbox", 0o700)
+    except FileExistsError:
+        pass
+    path = f"{folder}/inbox/{time.time_ns():020d}-c{posix.getpid():07d}"
+    fd = posix.open(path + ".tmp", posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL, 0o600)
+    try:
+        data = f"{host} {event} {event_id}\n".encode() + payload
+        while data:
+            data = data[posix.write(fd, data):]
+    finally:
+        posix.close(fd)
+    posix.rename(path + ".tmp", path)  # whole, or not there: the service's scan skips *.tmp
 
 
 def untrusted(folder: str) -> str:

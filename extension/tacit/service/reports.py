@@ -28,6 +28,7 @@ REPORTING = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"
                        "Notification", "SubagentStop"})
 INBOX = "inbox"
 WAIT_SECONDS = 2.0  # a foreground hook waits at most this long for its session's reports
+RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it was not handed)
 
 
 def session_of(payload: bytes) -> str:
@@ -49,6 +50,7 @@ class Reports:
         self.folder = os.path.join(run_folder, INBOX)
         self._apply = apply
         self._queue: deque = deque()
+        self._known: set[str] = set()
         self._pending: Counter = Counter()
         self._cond = threading.Condition()
         self._seq = 0
@@ -61,16 +63,7 @@ class Reports:
     def start(self) -> None:
         """Queue what a previous instance left, then start applying."""
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
-        for name in sorted(os.listdir(self.folder)):
-            path = os.path.join(self.folder, name)
-            try:
-                with open(path, "rb") as handle:
-                    head, _, payload = handle.read().partition(b"\n")
-                host, event, event_id = head.decode("utf-8", "replace").split(" ")
-            except (OSError, ValueError):
-                _unlink(path)
-                continue
-            self._enqueue(path, host, event, event_id, payload)
+        self._scan()
         self._thread = threading.Thread(target=self._loop, name="tacit-reports", daemon=True)
         self._thread.start()
 
@@ -83,6 +76,8 @@ class Reports:
             self._seq += 1
             seq = self._seq
         path = os.path.join(self.folder, f"{time.time_ns():020d}-{seq:08d}")
+        with self._cond:
+            self._known.add(path)  # the applier's scan leaves it to us
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
@@ -92,13 +87,33 @@ class Reports:
         except OSError as exc:  # a full or read-only disk: apply it in the foreground instead
             log_exception(self.cfg, "spooling a report", exc)
             _unlink(path)
+            with self._cond:
+                self._known.discard(path)
             return False
         self._enqueue(path, host, event, event_id, payload)
         return True
 
+    def _scan(self) -> None:
+        """Queue the files nobody queued: a killed instance's, and a cold
+        SessionStart the hook client answered itself and spooled here
+        (``tacit.service.context_cache``)."""
+        for name in sorted(os.listdir(self.folder)):
+            path = os.path.join(self.folder, name)
+            if path in self._known or name.endswith(".tmp"):
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    head, _, payload = handle.read().partition(b"\n")
+                host, event, event_id = head.decode("utf-8", "replace").split(" ")
+            except (OSError, ValueError):
+                _unlink(path)
+                continue
+            self._enqueue(path, host, event, event_id, payload)
+
     def _enqueue(self, path, host, event, event_id, payload) -> None:
         sid = session_of(payload)
         with self._cond:
+            self._known.add(path)
             self._queue.append((path, host, event, event_id, payload, sid))
             self._pending[sid] += 1
             self._cond.notify_all()
@@ -107,10 +122,25 @@ class Reports:
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while not self._queue and not self._stopping:
-                    self._cond.wait()
-                if not self._queue or self._abandon:
+                if not self._queue and not self._stopping:
+                    self._cond.wait(RESCAN_SECONDS)
+                if not self._queue:
+                    if self._stopping:
+                        return
+                    rescan = True
+                elif self._abandon:
                     return
+                else:
+                    rescan = False
+            if rescan:
+                try:
+                    self._scan()
+                except OSError:
+                    pass
+                continue
+            with self._cond:
+                if not self._queue:
+                    continue
                 item = self._queue.popleft()
                 self._busy = True
             path, host, event, event_id, payload, sid = item
@@ -122,6 +152,7 @@ class Reports:
                 log_exception(self.cfg, f"applying a reported {event}", exc)
             _unlink(path)
             with self._cond:
+                self._known.discard(path)
                 self._busy = False
                 self._pending[sid] -= 1
                 if self._pending[sid] <= 0:

@@ -48,7 +48,8 @@ from tacit.hosts.pi.protocol import PiSession
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
-from tacit.service import housekeeping
+from tacit.handlers import BUILTIN_PLUGINS
+from tacit.service import context_cache, housekeeping
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_of
 
@@ -77,6 +78,7 @@ class Service:
         self.reports: Reports | None = None
         self.reader = None
         self.cut = 0
+        self.cacheable = False
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -87,6 +89,8 @@ class Service:
             if not self._take_lock(lock_fd):
                 return 0  # another instance serves this folder
             self.engine = build_engine(self.cfg, "service")
+            # a third-party plugin's part of a session's context may not come from a file
+            self.cacheable = set(self.engine.plugins) <= set(BUILTIN_PLUGINS)
             os.ftruncate(lock_fd, 0)
             os.write(lock_fd, f"{os.getpid()}\n".encode())  # who holds it (tacit service status, tests)
             self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tacit-hook")
@@ -283,8 +287,12 @@ class Service:
         try:
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_of(body))
-            out = self._run_hook(host, event, body, event_id).encode("utf-8")
+            started = time.time_ns()
+            text = self._run_hook(host, event, body, event_id)
+            out = text.encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
+            if event == "SessionStart" and self.cacheable:
+                self._keep_context(host, body, text, started)
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
             pass  # the client gave up and ran it in-process: the event id keeps it applied once
         except Exception as exc:  # noqa: BLE001
@@ -292,6 +300,13 @@ class Service:
         finally:
             conn.close()
             self._count(-1)
+
+    def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
+        """For the next cold start (``tacit.service.context_cache``), after the reply."""
+        try:
+            context_cache.save(self.cfg, self.folder, host, body, text, started)
+        except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
+            log_exception(self.cfg, "keeping the session context", exc)
 
     def _run_hook(self, host: str, event: str, body: bytes, event_id: str) -> str:
         return hooks.run(self.engine, host, event, body, event_id=event_id)

@@ -1,0 +1,99 @@
+"""The last session-start answer per working folder, for the first hook after an idle exit.
+
+A cold start (no service: the first hook starts it and waits) cost 40–72× an
+interpreter start at 1,000 skills. So after answering a SessionStart the
+service writes ``run/context/<key>`` (``key``: sha1 of host, NUL, working
+folder): the answer's ``additionalContext`` (per-session notices left out)
+and a *signature* of everything it was built from — ``config.toml``, every
+memory file of the folder's scopes, the ``tacit off`` marker, every folder
+and ``SKILL.md`` of its skill scopes (``stat``: mtime, size, inode), and
+which of the folder and its parents hold a ``.git`` (a new repository is a
+new project). The hook client, finding no service at a SessionStart, checks
+the signature with one ``stat`` per entry; when every entry is unchanged it
+answers from the file at once, spools the event into ``run/inbox/`` (the
+service applies it first, exactly once, when it is up) and starts the
+service. Anything changed, missing or unreadable: the ordinary cold start.
+No cache while third-party plugins are loaded (their part may not be a file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+
+from tacit.privacy.exclusion import marker_path
+from tacit.projects import project_for
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import project_skills_dir
+
+FOLDER = "context"
+MAGIC = "tacit-context-1"
+SETTLE_NS = 100_000_000  # a file changed this close to the answer may not show in it: no cache
+
+
+def key(host: str, cwd: str) -> str:
+    return hashlib.sha1(f"{host}\0{cwd}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def inputs(cfg, cwd: str) -> tuple[list[str], list[str]]:
+    """(files and folders whose stat decides the answer, paths whose mere
+    existence does)."""
+    project = project_for(cwd, home=cfg.env.get("HOME"))
+    full = [os.path.join(cfg.state_dir_str, "config.toml")]
+    store = MemoryStore(cfg, project)
+    full += [str(store.path_for(scope)) for scope in store.targets()]
+    roots = [str(cfg.skills_dir)]
+    if project is not None:
+        full += [os.path.join(project.shared_dir, "MEMORY.md"), str(marker_path(cfg, project))]
+        roots += [str(project_skills_dir(cfg, project)), os.path.join(project.shared_dir, "skills")]
+    for root in roots:
+        full.append(root)
+        for folder, dirs, files in os.walk(root):
+            full += [os.path.join(folder, d) for d in dirs]
+            full += [os.path.join(folder, f) for f in files if f == "SKILL.md"]
+    exists = [cwd]
+    here = cwd
+    while True:
+        exists.append(os.path.join(here, ".git"))
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return full, exists
+
+
+def _stat(path: str, full: bool) -> list:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    return [st.st_mtime_ns, st.st_size, st.st_ino] if full else [st.st_ino]
+
+
+def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: int) -> bool:
+    """Keep this SessionStart's answer for the next cold start; False when it
+    is not cacheable (no folder, notices only, a file changed meanwhile)."""
+    try:
+        data = json.loads(payload.decode("utf-8", "replace"))
+        answer = json.loads(out) if out else {}
+    except ValueError:
+        return False
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    if not isinstance(cwd, str) or not cwd.startswith("/") or "hookSpecificOutput" not in answer:
+        return False
+    answer.pop("systemMessage", None)
+    full, exists = inputs(cfg, cwd)
+    entries = [["F", p, *_stat(p, True)] for p in full] + [["E", p, *_stat(p, False)] for p in exists]
+    if any(e[0] == "F" and len(e) > 2 and e[2] >= started_ns - SETTLE_NS for e in entries):
+        return False
+    folder = os.path.join(run_folder, FOLDER)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, key(host, cwd))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
+        json.dump({"magic": MAGIC, "at": time.time(), "entries": entries,
+                   "out": json.dumps(answer, ensure_ascii=False)}, handle)
+    os.replace(tmp, path)
+    return True
