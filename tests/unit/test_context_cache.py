@@ -94,3 +94,22 @@ def test_a_new_skill_or_repository_is_not_answered_from_the_cache(tacit_env, tac
                                     "changelog.\n---\n## Procedure\n1. Read CHANGELOG.md.\n")
     answer = session_start(tacit_env, "cold-4", project)
     assert MARK not in answer and "release-notes" in answer
+
+
+def test_no_kept_answer_outlives_what_it_shows(tacit_env, tacit_home, warmed):
+    """Memory text is not left behind: a change while the service runs clears
+    every kept answer; one gone stale while none ran is dropped at its start."""
+    cfg, project, first = warmed
+    kept = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
+    MemoryStore(cfg).remove("memory", "ops/deploy.sh")  # forgotten while no service ran
+    other = project.parent / "other"
+    other.mkdir()
+    session_start(tacit_env, "other-1", other)  # a service starts (for another folder)
+    wait_for(lambda: client.status(str(tacit_home)).get("watching"), what="the watchers")
+    wait_for(lambda: not kept.exists(), what="the stale answer to go")
+    time.sleep(0.3)
+    session_start(tacit_env, "other-2", other)
+    again = tacit_home / "run" / "context" / context_cache.key("claude-code", str(other))
+    wait_for(again.exists, what="an answer kept for the other folder")
+    MemoryStore(cfg).add("memory", "Staging is at staging.example.org.")  # while the service runs
+    wait_for(lambda: not again.exists(), what="every kept answer to go")

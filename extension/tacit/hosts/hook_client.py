@@ -153,6 +153,7 @@ def cached_start(folder: str, host: str, event: str, event_id: str, payload: byt
             except OSError:
                 now = []
             if now != entry[2:]:
+                posix.unlink(folder + "/context/" + key)  # it shows what is no longer so
                 return None
         out = cached["out"].encode("utf-8")
         spool(folder, host, event, event_id, payload)

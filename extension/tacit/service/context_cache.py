@@ -14,6 +14,10 @@ answers from the file at once, spools the event into ``run/inbox/`` (the
 service applies it first, exactly once, when it is up) and starts the
 service. Anything changed, missing or unreadable: the ordinary cold start.
 No cache while third-party plugins are loaded (their part may not be a file).
+The files hold memory text, so none outlives what it shows: the service
+removes them all when a memory, skill or project file changes (its
+watchers), drops stale ones and keeps the ``KEEP`` newest when it starts,
+and the client removes one it found stale.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from tacit.stores.skill_scopes import project_skills_dir
 
 FOLDER = "context"
 MAGIC = "tacit-context-1"
+KEEP = 32  # answers kept (folders)
 SETTLE_NS = 100_000_000  # a file changed this close to the answer may not show in it: no cache
 
 
@@ -97,3 +102,48 @@ def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: 
                    "out": json.dumps(answer, ensure_ascii=False)}, handle)
     os.replace(tmp, path)
     return True
+
+
+def valid(entries: list) -> bool:
+    for entry in entries:
+        now = _stat(entry[1], entry[0] == "F")
+        if now != entry[2:]:
+            return False
+    return True
+
+
+def clear(run_folder: str) -> None:
+    """Every kept answer goes (a memory, skill or project file changed)."""
+    folder = os.path.join(run_folder, FOLDER)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+
+def prune(run_folder: str, keep: int = KEEP) -> int:
+    """Drop stale answers and all but the ``keep`` newest; how many went."""
+    folder = os.path.join(run_folder, FOLDER)
+    try:
+        paths = sorted((os.path.join(folder, n) for n in os.listdir(folder)), key=os.path.getmtime, reverse=True)
+    except OSError:
+        return 0
+    removed = 0
+    for n, path in enumerate(paths):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                fresh = n < keep and valid(json.load(handle).get("entries") or [])
+        except (OSError, ValueError, AttributeError):
+            fresh = False
+        if not fresh:
+            try:
+                os.unlink(path)
+                removed += 1
+            except OSError:
+                pass
+    return removed

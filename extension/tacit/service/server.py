@@ -157,6 +157,7 @@ class Service:
     def _watch(self) -> None:
         try:
             self._start_observer()
+            context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
 
@@ -368,6 +369,7 @@ class _OnChange(FileSystemEventHandler):
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith((".lock", ".tmp")):
             return
+        context_cache.clear(self.service.folder)  # kept session answers may show what changed
         self.service.engine.reload_stores()
 
 
