@@ -35,6 +35,26 @@ def neutral_working_folder(tmp_path: Path, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def setup_writes_are_yours():
+    """A test's own setup writes (``MemoryStore(cfg).add`` …) are the user's.
+    Production code names its actor (``tacit.app.Tacit.as_actor``); tests of
+    a writer assert the actor it records, and ``no_actor`` removes this one."""
+    from tacit.stores import history
+
+    with history.acting(history.USER):
+        yield
+
+
+@pytest.fixture
+def no_actor():
+    """No actor declared: a store write must name one or fail."""
+    from tacit.stores import history
+
+    with history.acting(None):
+        yield
+
+
 @pytest.fixture
 def tacit_env(tacit_home: Path, tmp_path: Path):
     """Environment for subprocesses: isolated HOME and TACIT_HOME. A service

@@ -186,7 +186,13 @@ def main(argv: list[str] | None = None) -> int:
             from tacit.hosts.hermes.settings import adapt_config
 
             cfg = adapt_config(cfg)
-        return int(args.func(args, cfg) or 0)
+        from tacit.app import Tacit
+        from tacit.children.env import actor_from_env
+
+        with Tacit(cfg, actor=actor_from_env(cfg.env)) as front:
+            args.tacit = front  # the command's front door; older commands write through its acting block
+            with front.acting():
+                return int(args.func(args, cfg) or 0)
     except BrokenPipeError:
         # the reader went away (`tacit memory log | head`): nothing to say, and
         # Python's own flush at exit must not print a traceback either

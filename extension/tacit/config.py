@@ -323,7 +323,8 @@ def load_config(env=None, host: str | None = None) -> Config:
             problems.append(f"environment {name}: {exc}; using {settings[key]!r}")
 
     captured = {k: env[k] for k in ("HOME", "PATH", "HERMES_HOME", "CLAUDE_CONFIG_DIR",
-                                     "PI_CODING_AGENT_DIR", "CODEX_HOME", "TACIT_LOG_LEVEL") if k in env}
+                                     "PI_CODING_AGENT_DIR", "CODEX_HOME", "TACIT_LOG_LEVEL",
+                                     "TACIT_ACTOR", "TACIT_PROJECT", "CLAUDECODE") if k in env}
     return Config(
         home=home,
         state_dir=state_dir,

@@ -2,10 +2,10 @@
 
 ``/memory-consolidate``, ``/memory-skills``, ``/memory-show``,
 ``/memory-forget``, ``/memory-teach`` and ``/memory-review`` look the same in
-Claude Code, Hermes and pi: a host calls ``run(cfg, name, args, project=…)``
-and shows the returned text; the CLI prints the same text (or JSON with
---json). Claude Code answers them from its UserPromptSubmit hook, so they
-cost no model turn.
+Claude Code, Hermes and pi: a host calls ``run(tacit, name, args, project=…)``
+with a front door acting as the user who typed it (``typed_by_you``) and shows
+the returned text; the CLI prints the same text (or JSON with --json).
+Claude Code answers them from its UserPromptSubmit hook (no model turn).
 
 - **``/memory-show`` shows the memory, then the candidates** (one vocabulary:
   "memory" is what the agent sees, "candidates" the ledger's evidence).
@@ -16,6 +16,7 @@ cost no model turn.
 
 from __future__ import annotations
 
+from tacit.app import Actor, Tacit
 from tacit.consolidation import consolidate_all
 from tacit.forget import forget
 from tacit.learn import lifecycle
@@ -140,9 +141,20 @@ def memory_teach(cfg, args: str) -> dict:
     return result
 
 
-def run(cfg, name: str, args: str = "", *, project=None) -> dict:
-    """One slash command (``name`` without the host's prefix): a result with ``text``."""
-    args = args if isinstance(args, str) else ""
+def typed_by_you(cfg, name: str, *, session_id: str = "", host: str = "") -> Tacit:
+    """The front door of a slash command the user typed in a session: its
+    writes are yours ("you (/memory-forget)"), for that session."""
+    return Tacit(cfg).as_actor(Actor(kind="user", name=f"/{name}", session_id=session_id or "", host=host or ""))
+
+
+def run(tacit: Tacit, name: str, args: str = "", *, project=None) -> dict:
+    """One slash command (``name`` without the host's prefix) through the
+    front door ``tacit`` (with its actor): a result with ``text``."""
+    with tacit.acting():
+        return _run(tacit.cfg, name, args if isinstance(args, str) else "", project=project)
+
+
+def _run(cfg, name: str, args: str, *, project=None) -> dict:
     if name == "memory-consolidate":
         return memory_consolidate(cfg, project=project, force=wants_force(args))
     if name == "memory-skills":

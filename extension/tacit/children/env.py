@@ -33,3 +33,16 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
     if project:
         env["TACIT_PROJECT"] = project
     return env
+
+
+def actor_from_env(environ: dict | None) -> "Actor":
+    """Who a tacit command acts for (``environ``: ``Config.env``): the child runner's ``TACIT_ACTOR`` (a
+    child agent's own CLI call), the agent when run from Claude Code's shell
+    tool (``CLAUDECODE``), else you."""
+    from tacit.stores.history import USER, Actor
+
+    environ = {} if environ is None else environ
+    actor = Actor.from_env(environ.get("TACIT_ACTOR"))
+    if actor is None and environ.get("CLAUDECODE"):
+        return Actor(kind="agent", name="shell", host="claude-code")
+    return actor or USER

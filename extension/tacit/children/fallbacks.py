@@ -3,51 +3,98 @@ disabled, over budget, or inside a child).
 
 - ``consolidate``: the deterministic merge (``tacit.stores.memory_merge``).
 - ``correction``: a rule tacit can phrase exactly from the correction
-  ("Use pnpm, not npm.") is saved; anything else is left as a candidate for
-  the next review (the importance capture keeps it) — never the user's words
-  verbatim.
+  ("Use pnpm, not npm.") is saved like a child's save — in the scope its
+  category says, as the job's learner, in the ``job:<id>`` undo group, with a
+  notice for the session; anything else is left as a candidate for the next
+  review (the importance capture keeps it) — never the user's words verbatim.
 - ``review``, ``skill``, ``flush``: need a model to decide what matters;
   skipped and logged, never faked.
 """
 
 from __future__ import annotations
 
+import re
+
+from tacit.app import Actor, Tacit
 from tacit.detect.analysis import analyse
-from tacit.projects import project_for
-from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
+
+# "in this repo", "for this project", "here in the codebase": a convention of this project
+_THIS_PROJECT = re.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|code\s*base|monorepo)\b"
+                           r"|\bin\s+here\b", re.I)
+
+
+def learner_of(job: dict) -> Actor:
+    """The fallback as the learner of this job: its session, host, cause and undo group."""
+    variables = job.get("variables") or {}
+    cause = next((variables[k] for k in ("correction", "user_text", "text")
+                  if isinstance(variables.get(k), str) and variables[k].strip()), "")
+    return Actor(kind="learner", name=f"{job.get('kind', 'child')} fallback",
+                 session_id=str(job.get("session_id") or ""), host=str(job.get("host") or ""),
+                 cause=cause[:600], cause_event=str(variables.get("event_id") or ""),
+                 group=f"job:{job['id']}" if job.get("id") else "")
 
 
 def run_fallback(cfg, job: dict) -> dict:
+    tacit = Tacit(cfg).as_actor(learner_of(job))
+    try:
+        with tacit.acting():
+            return _run(tacit, job)
+    finally:
+        tacit.close()
+
+
+def save_job_rules(cfg, job: dict, texts: list[str]) -> dict:
+    """The exact rules of some of a correction job's texts, saved as its learner."""
+    tacit = Tacit(cfg).as_actor(learner_of(job))
+    try:
+        with tacit.acting():
+            return save_exact_rules(tacit, texts, prev_assistant=(job.get("variables") or {}).get("prev_assistant")
+                                    or None, project=tacit.project(job["cwd"]) if job.get("cwd") else None)
+    finally:
+        tacit.close()
+
+
+def _run(tacit: Tacit, job: dict) -> dict:
     kind = job.get("kind")
     variables = job.get("variables", {})
+    project = tacit.project(job["cwd"]) if job.get("cwd") else None  # the job's folder names the project
     if kind == "consolidate":
-        # the job's folder names the project: a project scope is merged in that project
-        project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
         targets = variables.get("targets", ["memory", "user"])
-        return {"ok": True, "results": {t: merge_duplicates(cfg, t, project) for t in targets
+        return {"ok": True, "results": {t: merge_duplicates(tacit.cfg, t, project) for t in targets
                                         if t not in ("project", "team") or project is not None}}
     if kind == "correction":
-        return save_exact_rules(cfg, [*variables.get("earlier_corrections", []),
-                                      variables.get("correction", "")],
-                                prev_assistant=variables.get("prev_assistant") or None)
+        return save_exact_rules(tacit, [*variables.get("earlier_corrections", []), variables.get("correction", "")],
+                                prev_assistant=variables.get("prev_assistant") or None, project=project)
     return {"ok": False, "skipped": f"no agent available for {kind!r}"}
 
 
-def save_exact_rules(cfg, texts: list[str], *, prev_assistant: str | None = None) -> dict:
-    """Save the rule of each correction that has one; report the rest."""
-    store = MemoryStore(cfg)
+def scope_of(text: str, category: str, project) -> str:
+    """Where a phrased rule belongs: a personal preference in the user profile;
+    a convention or fact of the project (or one said of "this repo") in the
+    project's memory; with no project, the global notes."""
+    if project is not None and (_THIS_PROJECT.search(text) or category != "preference"):
+        return "project"
+    return "user" if category == "preference" else "global"
+
+
+def save_exact_rules(tacit: Tacit, texts: list[str], *, prev_assistant: str | None = None,
+                     project=None) -> dict:
+    """Save the rule of each correction that has one, through ``tacit`` (its
+    actor); report the rest."""
+    store = tacit.memory(project)
     saved, left = [], []
     for text in texts:
         if not isinstance(text, str) or not text.strip():
             continue
-        rule = analyse(text, prev_assistant=prev_assistant).rule
-        if not rule:
+        found = analyse(text, prev_assistant=prev_assistant)
+        if not found.rule:
             left.append(text[:200])
             continue
-        result = store.add("user", rule)
+        scope = scope_of(text, found.category, project)
+        result = store.add(scope, found.rule)
         if result["success"]:
-            saved.append(rule)
+            saved.append(found.rule)
         else:
             left.append(text[:200])
     return {"ok": True, "saved": saved, "left_for_review": left}

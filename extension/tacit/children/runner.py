@@ -60,7 +60,7 @@ from tacit.children.commands import (
     timeout_for,
 )
 from tacit.children.env import process_env
-from tacit.children.fallbacks import run_fallback, save_exact_rules
+from tacit.children.fallbacks import run_fallback, save_job_rules
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.hosts.hermes.child_scopes import file_tagged
@@ -146,7 +146,7 @@ def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
                  if isinstance(t, str) and t.strip()]
         left = []
         for text in texts:
-            result = save_exact_rules(cfg, [text], prev_assistant=variables.get("prev_assistant") or None)
+            result = save_job_rules(cfg, job, [text])
             (saved.extend(result["saved"]) if result.get("saved") else left.append(text))
         if not left:
             return {**note, "ok": True, "mode": "deterministic", "saved": saved, "left_for_review": []}

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from tacit.consolidation import add_entry
 from tacit.log import log
 from tacit.projects import project_for
-from tacit.stores import candidates, notices
+from tacit.stores import candidates, history, notices
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import TARGETS, MemoryStore, normalise_entry
 
@@ -198,7 +198,13 @@ def advance(conn, proposals, now: float) -> Changes:
 
 def apply(conn, cfg, memory_ids, now: float, *, announce: bool = True) -> list[Applied]:
     """Write confirmed memories into MEMORY.md/USER.md and mark them applied,
-    with their adaptation and (``announce``) a queued notice."""
+    with their adaptation and (``announce``) a queued notice. Written as the
+    learner that called (the engine's handler), else as the lifecycle learner."""
+    with history.acting(history.declared() or history.Actor(kind="learner", name="lifecycle")):
+        return _apply(conn, cfg, memory_ids, now, announce)
+
+
+def _apply(conn, cfg, memory_ids, now: float, announce: bool) -> list[Applied]:
     out = []
     for memory_id in dict.fromkeys(memory_ids):
         found = candidates.by_id(conn, memory_id)

@@ -1,21 +1,12 @@
-"""History: every change to a memory file or a skill, append-only.
+"""History: every change to a memory file, a skill or a guard, append-only.
 
-Design decisions
-- **One row per change, never edited** except to mark it undone: an id (the
-  number ``tacit memory undo ID`` takes), the time, the scope and the file
-  or skill, the entries (or text) before and after, who did it and what
-  caused it. A consolidation or a batch is one row, so one ``undo`` reverts
-  it whole.
-- **Who acts is ambient.** Stores do not take an actor argument: the code
-  that starts a piece of work says who it is for (``acting(actor, …)``), and
-  every write inside records it. A CLI call is the user's; a child agent's
-  CLI call carries ``TACIT_ACTOR`` (set by the child runner: "child review
-  for session S on host H"); a learner or handler sets it around its work.
-  Outside any ``acting`` block the CLI's default is the user.
-- **In the ledger**, beside the evidence it explains, so ``why`` can join a
-  memory entry to the candidates and messages behind it. What caused a
-  change is kept short (``CAUSE_CHARS``) — and the event texts were already
-  cleaned at the host boundary.
+One row per change, never edited except to mark it undone: the scope and
+file, the entries before and after, who did it (an ``Actor``) and what
+caused it. A consolidation, a batch, a child's run or a forget is one group,
+undone whole. The actor is always explicit: a store carries the one its
+``Tacit`` view gave it (``tacit.app``), or the engine declares the handler's
+own around its call (``acting``); a write with neither raises ``NoActor``.
+Rows live in the ledger, beside the evidence ``why`` joins them to.
 """
 
 from __future__ import annotations
@@ -86,20 +77,25 @@ _current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("tacit_a
 _ledger: contextvars.ContextVar = contextvars.ContextVar("tacit_ledger", default=None)
 
 
-def current_actor() -> Actor:
-    """The actor of the work in progress: an ``acting`` block, else a child
-    runner's ``TACIT_ACTOR``, else the user."""
-    actor = _current.get()
-    if actor is not None:
-        return actor
-    actor = Actor.from_env(os.environ.get("TACIT_ACTOR"))
-    if actor is None and os.environ.get("CLAUDECODE"):  # run from Claude Code's shell tool
-        return Actor(kind="agent", name="shell", host="claude-code")
-    return actor or USER
+class NoActor(RuntimeError):
+    """A store write nobody declared: a programming error, never a default."""
+
+
+def current_actor(given: Actor | None = None) -> Actor:
+    """``given``, else the actor of the ``acting`` block in progress; else ``NoActor``."""
+    actor = given or _current.get()
+    if actor is None:
+        raise NoActor("a store write needs an actor: write through Tacit.as_actor(actor)")
+    return actor
+
+
+def declared() -> Actor | None:
+    """The actor of the ``acting`` block in progress, if any."""
+    return _current.get()
 
 
 @contextlib.contextmanager
-def acting(actor: Actor) -> Iterator[Actor]:
+def acting(actor: Actor | None) -> Iterator[Actor]:
     token = _current.set(actor)
     try:
         yield actor
@@ -179,7 +175,7 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
            actor: Actor | None = None, group: str = "", at: float | None = None) -> int | None:
     """Append one change; its id, or None when the ledger could not be
     written (the change itself already happened: that is logged, not raised)."""
-    actor = actor or current_actor()
+    actor = current_actor(actor)
     try:
         with ledger_for(cfg) as ledger, ledger.write() as conn:
             return _insert(conn, action, scope, target, project, before, after, actor, group or actor.group, at)

@@ -851,6 +851,13 @@ def _writer_queue(path: str) -> _WriterQueue:
         return queue
 
 
+_OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
+
+
+def _open_on_this_thread(path: str) -> "Ledger | None":
+    return getattr(_OPEN, "by_path", {}).get(path)
+
+
 class _Transaction:
     """A transaction, or a SAVEPOINT inside the one already open."""
 
@@ -861,7 +868,10 @@ class _Transaction:
         self.queue: _WriterQueue | None = None
 
     def __enter__(self) -> sqlite3.Connection:
-        ledger = self.ledger
+        # a transaction already open on this thread (through any Ledger of
+        # this file) is joined: a second connection would wait for this
+        # thread's own write and lose its work after the busy timeout
+        ledger = self.ledger = _open_on_this_thread(self.ledger.path) or self.ledger
         ledger._lock.acquire()
         try:
             conn = ledger.connection()
@@ -876,6 +886,8 @@ class _Transaction:
                             "database is locked (by another writer in this process)"))
                     self.queue = queue
                 conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
+                if self.immediate:
+                    _OPEN.by_path = {**getattr(_OPEN, "by_path", {}), ledger.path: ledger}
         except LedgerUnavailable:
             self._leave_queue()
             ledger._lock.release()
@@ -916,6 +928,8 @@ class _Transaction:
             return False
         finally:
             ledger._depth -= 1
+            if self.queue is not None:
+                _OPEN.by_path = {p: led for p, led in getattr(_OPEN, "by_path", {}).items() if led is not ledger}
             self._leave_queue()
             ledger._lock.release()
 

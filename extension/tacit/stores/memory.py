@@ -49,6 +49,7 @@ Design decisions
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import functools
 import json
@@ -168,13 +169,20 @@ class MemoryStore:
     """Bounded, file-backed memory of the user, global and (given a project)
     project scopes. One instance per session: its snapshot is frozen."""
 
-    def __init__(self, cfg, project: Project | None = None):
+    def __init__(self, cfg, project: Project | None = None, *, actor: "history.Actor | None" = None):
         self.cfg = cfg
         self.project = project
+        self.actor = actor  # who its writes are recorded as (else the engine's acting handler)
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.last_change: int | None = None  # the history id of the last write
+
+    def as_actor(self, actor: "history.Actor") -> "MemoryStore":
+        """This store (its frozen snapshot too) writing as ``actor``."""
+        view = copy.copy(self)
+        view.actor = actor
+        return view
 
     # -- scopes, paths and limits --------------------------------------------
     def targets(self) -> tuple[str, ...]:
@@ -351,7 +359,7 @@ class MemoryStore:
         if findings:
             return f"Refused by the content scanner: {describe(findings)}"
         # what the user asked to forget comes back only when they teach it again
-        return tombstones.check_save(self.cfg, content)
+        return tombstones.check_save(self.cfg, content, history.current_actor(self.actor))
 
     # -- guarded read-modify-write ----------------------------------------
     def _load_for_write(self, target: str, *, roundtrip_guard: bool) -> list[str]:
@@ -418,6 +426,7 @@ class MemoryStore:
     def _write(self, target: str, before: list[str], entries: list[str], action: str,
                group: str = "") -> int | None:
         """Write the file, then record the change in the history; its id."""
+        actor = history.current_actor(self.actor)  # no actor, no write
         if target == "project":
             remember_project(self.cfg, self.project)
         path = self.path_for(target)
@@ -428,7 +437,7 @@ class MemoryStore:
         atomic_write_text(path, join_entries(entries))
         self.last_change = history.record(
             self.cfg, action=action, scope=target, target=str(path), before=list(before), after=list(entries),
-            project=project, group=group)
+            project=project, actor=actor, group=group)
         return self.last_change
 
     def _project_key(self, target: str) -> str:

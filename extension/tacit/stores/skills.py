@@ -285,6 +285,7 @@ class SkillStore:
         self.skills_dir = Path(root) if root is not None else Path(cfg.skills_dir)
         self._snapshot: str | None = None
         self._live = _live if _live is not None else _Live()
+        self.actor = None  # who its writes are recorded as (else the engine's acting handler)
 
     def session(self) -> "SkillStore":
         """A store for one session that shares this store's catalog (one build
@@ -293,9 +294,9 @@ class SkillStore:
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live)
 
     def _record(self, action: str, path: Path, before, after) -> int | None:
-        """The change in the history (who did it is ambient: tacit.stores.history)."""
+        """The change in the history, as this store's actor."""
         return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
-                              before=before, after=after)
+                              before=before, after=after, actor=self.actor)
 
     # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):

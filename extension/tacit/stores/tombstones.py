@@ -95,7 +95,7 @@ def teaches(actor) -> bool:
     return actor.kind == "user" or (actor.kind == "child" and actor.name == "correction")
 
 
-def check_save(cfg, text: str) -> str | None:
+def check_save(cfg, text: str, actor) -> str | None:
     """Before ``text`` is saved: None when it may be (a tombstone it matches is
     lifted when the user is the one teaching it), else why it is refused."""
     try:
@@ -104,7 +104,7 @@ def check_save(cfg, text: str) -> str | None:
                 found = covering(conn, text)
             if found is None:
                 return None
-            if teaches(history.current_actor()):
+            if teaches(actor):
                 with ledger.write() as conn:
                     lift(conn, found.id)
                 return None

@@ -119,7 +119,8 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
         return _blocked(f"Consolidating {', '.join(todo)} memory in the background"
                         f"{' with a child agent' if agent_available(cfg, host) else ' (merging duplicates)'}; "
                         "tacit tells you what changed at your next prompt.")
-    result = slash.run(cfg, name, args, project=project)
+    result = slash.run(slash.typed_by_you(cfg, name, session_id=session_id[:200], host=host), name, args,
+                       project=project)
     if name in ("memory-consolidate", "memory-forget", "memory-teach"):
         engine.reload_stores()
     return _blocked(result.get("text") or "")

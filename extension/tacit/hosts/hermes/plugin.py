@@ -418,28 +418,31 @@ class HermesAdapter:
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
 
+    def _you(self, name: str):
+        return slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
+
     def _project(self):
         return project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
 
     def cmd_consolidate(self, raw: str) -> str:
-        result = slash.run(self.cfg, "memory-consolidate", raw, project=self._project())
+        result = slash.run(self._you("memory-consolidate"), "memory-consolidate", raw, project=self._project())
         self.engine.reload_stores()
         return result["text"]
 
     def cmd_skills(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-skills", raw, project=self._project())["text"]
+        return slash.run(self._you("memory-skills"), "memory-skills", raw, project=self._project())["text"]
 
     def cmd_review(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-review", raw)["text"]
+        return slash.run(self._you("memory-review"), "memory-review", raw)["text"]
 
     def cmd_show(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-show", raw, project=self._project())["text"]
+        return slash.run(self._you("memory-show"), "memory-show", raw, project=self._project())["text"]
 
     def cmd_forget(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-forget", raw, project=self._project())["text"]
+        return slash.run(self._you("memory-forget"), "memory-forget", raw, project=self._project())["text"]
 
     def cmd_teach(self, raw: str) -> str:
-        return slash.run(self.cfg, "memory-teach", raw)["text"]
+        return slash.run(self._you("memory-teach"), "memory-teach", raw)["text"]
 
 
 # ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from tacit import __version__, slash
+from tacit.app import Actor, Tacit
 from tacit.children.commands import timeout_for
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
 from tacit.guards.outcome import tool_call_args
@@ -61,8 +62,9 @@ class ProtocolError(Exception):
 
 # -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
 def _slash(name: str):
-    def command(session, cfg, args: str) -> dict:
-        return slash.run(cfg, name, args, project=session.command_project)
+    def command(session, cfg, args: str, session_id: str = "") -> dict:
+        return slash.run(slash.typed_by_you(cfg, name, session_id=session_id, host=HOST), name, args,
+                         project=session.command_project)
 
     return command
 
@@ -161,6 +163,7 @@ class PiSession:
         self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
         self._pool: ThreadPoolExecutor | None = None
         self.command_project = None
+        self.child_actor: Actor | None = None
 
     # -- output ------------------------------------------------------------------
     def send(self, message: dict) -> None:
@@ -272,6 +275,8 @@ class PiSession:
             self.extension_path = os.path.abspath(path)
         if params.get("child") is True:
             self.child = True
+            # a child's tool calls are the child's doing (its runner's TACIT_ACTOR), never yours
+            self.child_actor = Actor.from_env(params.get("actor") if isinstance(params.get("actor"), str) else None)
         self.greeted = True
         if self.cfg.problems and not self.child:
             for problem in self.cfg.problems[:3]:
@@ -318,7 +323,15 @@ class PiSession:
         self.stats["tools"] += 1
         session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
         cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
-        return run_tool(self.cfg_for(session_id), name, params.get("args"), project=self.project_of(cwd))
+        return run_tool(Tacit(self.cfg_for(session_id)).as_actor(self.tool_actor(session_id)), name,
+                        params.get("args"), project=self.project_of(cwd))
+
+    def tool_actor(self, session_id: str) -> Actor:
+        """Who a tool call acts for: the child agent this session is, or the agent in the session."""
+        if self.child:
+            return self.child_actor or Actor.from_env(self.cfg.env.get("TACIT_ACTOR")) or \
+                Actor(kind="child", name="agent", session_id=session_id, host=HOST)
+        return Actor(kind="agent", name="memory tool", session_id=session_id, host=HOST)
 
     def _command(self, params: dict) -> dict:
         if self.child:
@@ -336,7 +349,7 @@ class PiSession:
         try:
             self.command_project = self.project_of(params.get("cwd") if isinstance(params.get("cwd"), str)
                                                    else self.cwds.get(session_id))
-            result = COMMANDS[name][1](self, self.cfg_for(session_id), args.strip())
+            result = COMMANDS[name][1](self, self.cfg_for(session_id), args.strip(), session_id or "")
         except Exception as exc:  # noqa: BLE001 — e.g. LedgerUnavailable: say so, don't crash
             log_exception(self.cfg, f"pi command {name}", exc)
             return {"success": False, "text": f"/{name} failed: {type(exc).__name__}: {exc} "

@@ -118,16 +118,16 @@ def _string_args(args: dict, required: tuple, optional: tuple = ()) -> tuple[dic
     return out, None
 
 
-def run_tool(cfg, name: str, args, project: Project | None = None) -> dict:
-    """Run one tool call for a session in ``project``; always returns a result
-    dict (never raises for bad input; store errors come back as reported)."""
+def run_tool(tacit, name: str, args, project: Project | None = None) -> dict:
+    """Run one tool call through the front door ``tacit`` (acting as the agent
+    or the child that called it) for a session in ``project``; always returns
+    a result dict (never raises for bad input; store errors come back as reported)."""
     if not isinstance(args, dict):
         return _fail("arguments must be a JSON object")
-    if name == "memory":
-        return _memory(cfg, args, project)
-    if name == "skill":
-        return _skill(cfg, args, project)
-    return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
+    if name not in TOOL_NAMES:
+        return _fail(f"unknown tool {name!r}; tacit provides {', '.join(TOOL_NAMES)}")
+    with tacit.acting():
+        return (_memory if name == "memory" else _skill)(tacit.cfg, args, project)
 
 
 def _memory(cfg, args: dict, project: Project | None) -> dict:

@@ -440,6 +440,7 @@ function createClient(pi, file) {
       attach(link, kind);
       const result = await request(link, "hello", {
         protocol: PROTOCOL, client: "tacit-pi", extension_path: file, child: process.env.TACIT_CHILD === "1",
+        actor: process.env.TACIT_CHILD === "1" ? process.env.TACIT_ACTOR || "" : "",
       }, TIMEOUT_MS.hello);
       if (!result || result.protocol !== PROTOCOL) throw new Error(`protocol ${result && result.protocol}`);
       if (result.log_file) logFile = result.log_file;
