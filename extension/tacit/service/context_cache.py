@@ -1,23 +1,14 @@
 """The last session-start answer per working folder, for the first hook after an idle exit.
 
-A cold start (no service: the first hook starts it and waits) cost 40–72× an
-interpreter start at 1,000 skills. So after answering a SessionStart the
-service writes ``run/context/<key>`` (``key``: sha1 of host, NUL, working
-folder): the answer's ``additionalContext`` (per-session notices left out)
-and a *signature* of everything it was built from — ``config.toml``, every
-memory file of the folder's scopes, the ``tacit off`` marker, every folder
-and ``SKILL.md`` of its skill scopes (``stat``: mtime, size, inode), and
-which of the folder and its parents hold a ``.git`` (a new repository is a
-new project). The hook client, finding no service at a SessionStart, checks
-the signature with one ``stat`` per entry; when every entry is unchanged it
-answers from the file at once, spools the event into ``run/inbox/`` (the
-service applies it first, exactly once, when it is up) and starts the
-service. Anything changed, missing or unreadable: the ordinary cold start.
-No cache while third-party plugins are loaded (their part may not be a file).
-The files hold memory text, so none outlives what it shows: the service
-removes them all when a memory, skill or project file changes (its
-watchers), drops stale ones and keeps the ``KEEP`` newest when it starts,
-and the client removes one it found stale.
+After answering a SessionStart the service writes ``run/context/<key>``
+(sha1 of host, NUL, folder): the answer without its per-session notices, and
+a ``stat`` signature of everything it was built from (config, memory files,
+the ``tacit off`` marker, skill folders and files, the ``.git`` of the folder
+and its parents). The hook client, finding no service, answers from it when
+no entry changed, spools the event into ``run/inbox/`` and starts the
+service. None is kept while third-party plugins are loaded; none outlives
+what it shows (cleared on a change, pruned at start, removed when found
+stale). Design notes: docs/architecture.md.
 """
 
 from __future__ import annotations
