@@ -115,7 +115,15 @@ def installed_copy(dest: Path) -> Path:
 
 
 def make_store(home: Path, *, skills: int, patterns: int) -> dict:
-    """50 memory entries, ``skills`` skills, ``patterns`` fix patterns, a config.toml."""
+    """50 memory entries, ``skills`` skills, ``patterns`` fix patterns, a config.toml
+    (written as the user would, through the CLI's actor)."""
+    from tacit.stores import history
+
+    with history.acting(history.USER):
+        return _make_store(home, skills=skills, patterns=patterns)
+
+
+def _make_store(home: Path, *, skills: int, patterns: int) -> dict:
     from tacit.config import load_config
     from tacit.stores.memory import MemoryStore
 
