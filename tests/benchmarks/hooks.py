@@ -356,8 +356,11 @@ def measure_loaded(args, env, home, project, guarded, commands, python, rounds, 
     if args.prune_rows:
         service(env, "stop")
         old_observations(ledger, args.prune_rows, time.time())
-        run_once(commands["SessionStart"], json.dumps(payloads("prune", str(project))["SessionStart"]).encode(),
+        bodies = payloads("prune", str(project))
+        run_once(commands["SessionStart"], json.dumps(bodies["SessionStart"]).encode(),
                  env)  # starts the service: its first housekeeping tick prunes
+        first_prompt = run_once(commands["UserPromptSubmit"], json.dumps(bodies["UserPromptSubmit"]).encode(),
+                                env)[0]  # what a fresh service's first prompt costs, before the prune starts
         import sqlite3
 
         def old_left() -> int:
@@ -374,6 +377,7 @@ def measure_loaded(args, env, home, project, guarded, commands, python, rounds, 
                                  bounds=BOUNDS, tag=f"stream-prune-{len(chunks)}"))
         figures = merge_streams(chunks, time.monotonic() - started)
         figures["observations_left"] = old_left()
+        figures["first_prompt_ms"] = first_prompt * 1000
         log = (home / "logs" / "tacit.log").read_text(errors="replace")
         figures["retention_logged"] = "retention" in log
         out["prune"] = figures
@@ -410,7 +414,8 @@ def report_loaded(loaded: dict, rows: list[dict]) -> None:
         print(f"8 sessions streaming {f['seconds']:.0f} s while the retention prune ran: {f['hooks']} hooks, "
               f"{f['hooks_per_s']:.1f} "
               f"hooks/s, p50 {f['p50_ms']:.0f} ms, p99 {f['p99_ms']:.0f} ms, max {f['max_ms']:.0f} ms, "
-              f"past the bound {f['over_bound']}; old observations left {f['observations_left']}; max by event: "
+              f"past the bound {f['over_bound']}; old observations left {f['observations_left']}; "
+              f"(the fresh service's first prompt, before: {f['first_prompt_ms']:.0f} ms); max by event: "
               + ", ".join(f"{e} {v:.0f} ms" for e, v in sorted(f["max_ms_by_event"].items())))
 
 
