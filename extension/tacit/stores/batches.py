@@ -5,7 +5,8 @@ write lock for seconds while hooks streamed (a PreToolUse waited past its
 bound). Here the rows to go are found in *read* transactions (WAL: a reader
 never blocks a writer) and deleted ``BATCH`` at a time, each batch its own
 short write transaction (a few milliseconds), with a pause between batches
-so a waiting hook gets the writer first.
+at least as long as the batch took, so a waiting hook — in this process or
+another, whose SQLite busy handler polls — gets the writer.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tup
             chunk = keys[start:start + batch]
             values = ",".join([one] * len(chunk))
             flat = tuple(v for row in chunk for v in row)
+            started = time.monotonic()
             with ledger.write() as conn:  # re-checked: a row that changed meanwhile stays
                 total += conn.execute(f"DELETE FROM {table} WHERE ({columns}) IN (VALUES {values}) "
                                       f"AND ({where})", (*flat, *params)).rowcount
-            if pause:
-                time.sleep(pause)
+            if pause:  # at least as long as the batch held the writer: others get half the time
+                time.sleep(max(pause, time.monotonic() - started))
         if len(keys) < SCAN:
             return total
