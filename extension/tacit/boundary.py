@@ -44,12 +44,15 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import fields, replace
 
 from tacit.events import Event
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.safety import asks_not_to_keep, gate_context, redact_secrets, strip_private
 from tacit.safety.context_gate import FIX_PATTERN, NOTICE, Block, GateResult
+from tacit.safety.private_keys import key_open, material_prefix
+from tacit.safety.secrets import REDACTED
 
 TEXT_CHARS = 100_000  # of one text field: the head and the tail are kept
 _HEAD = 60_000
@@ -59,6 +62,8 @@ MAX_DEPTH = 8  # nested containers in a tool's arguments
 MAX_STRINGS = 2_000  # strings cleaned in one event's nested values
 WITHHELD = ""  # what a withheld message's text becomes
 TURN_MARK = "privacy.withheld_turn"  # state.marks: the turn number the user asked not to keep
+KEY_MARK = "privacy.key_open"  # state.marks: the user's last message ended inside a private key
+KEY_SEEN = "privacy.key_rest"  # state.marks: a digest of the last text redacted as the rest of a key
 WITHHELD_REASON = "Stopped by a tacit guard (its reason is not shown: it failed tacit's context gate)."
 GATED_SOURCES = frozenset({"context.session"})  # handlers that gate their own injections
 _FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
@@ -160,11 +165,59 @@ def withheld_turn(state) -> bool:
     return state.marks.get(TURN_MARK) == state.user_turns and state.user_turns > 0
 
 
-def admit(event: Event, state) -> Event:
+# ---------------------------------------------------------------------------
+# A private key pasted over several messages
+# ---------------------------------------------------------------------------
+_USER_TEXT = {"message_end": "text", "before_agent_start": "prompt", "turn_end": "user_text"}
+
+
+def _user_text(event: Event) -> str | None:
+    name = _USER_TEXT.get(event.kind)
+    if name is None or (event.kind == "message_end" and event.role != "user"):
+        return None
+    value = getattr(event, name, None)
+    return value if isinstance(value, str) else None
+
+
+def opens_key(event: Event) -> bool:
+    """Does the user's text of ``event`` (before cleaning) end inside a private key?"""
+    text = _user_text(event)
+    return bool(text) and key_open(text)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _rest_of_key(event: Event, state, opened: bool) -> Event:
+    """After a message that ended inside a private key, the key lines the
+    next user message starts with are redacted too (the END half is
+    redacted without state: ``tacit.safety.private_keys``). The same text
+    seen again (one prompt reported as two events) is redacted the same way."""
+    text = _user_text(event)
+    if text is None:
+        return event
+    pending = state.marks.get(KEY_MARK) or state.marks.get(KEY_SEEN) == _digest(text)
+    if pending and event.kind != "turn_end":
+        state.marks.pop(KEY_MARK, None)
+    if pending and (cut := material_prefix(text)):
+        state.marks[KEY_SEEN] = _digest(text)
+        if not text[cut:].strip():  # the whole message was key: more may follow
+            state.marks[KEY_MARK] = True
+        event = replace(event, **{_USER_TEXT[event.kind]: REDACTED.format(kind="private_key") + text[cut:]})
+    if opened:
+        state.marks[KEY_MARK] = True
+    return event
+
+
+def admit(event: Event, state, opened_key: bool = False) -> Event:
     """``event`` as the session may keep it (the state is the session's,
     before the engine counts the event): a message that asks not to be kept
     is emptied and its turn withheld; the later events of that turn lose
-    their texts. Called by the engine inside the event's transaction."""
+    their texts; the rest of a private key pasted over several messages is
+    redacted (``opened_key``: ``opens_key`` of the event before cleaning).
+    Called by the engine inside the event's transaction."""
+    event = _rest_of_key(event, state, opened_key)
     kind = event.kind
     if kind == "message_end" and event.role == "user":
         if asks_not_to_keep(event.text):

@@ -50,6 +50,7 @@ COMMAND_MODULES = [
     "tacit.commands.review",
     "tacit.commands.privacy",
     "tacit.commands.cost",
+    "tacit.commands.ui",
 ]
 
 # Top-level command name -> the module in COMMAND_MODULES that registers it.
@@ -83,6 +84,7 @@ COMMANDS = {
     "off": "tacit.commands.privacy",
     "on": "tacit.commands.privacy",
     "cost": "tacit.commands.cost",
+    "ui": "tacit.commands.ui",
 }
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
@@ -103,13 +105,14 @@ def _parser_class():
             wants_json = False  # set on the top-level parser: --json was on the command line
 
             def error(self, message: str):  # type: ignore[override]
-                self.print_usage(sys.stderr)
-                sys.stderr.write(f"{self.prog}: error: {message}\n")
-                if _json_errors(self):
+                if _json_errors(self):  # one JSON object, said once (not again as text on stderr)
                     from tacit.commands import emit
 
                     emit({"success": False, "error": f"usage: {message}",
                           "usage": " ".join(self.format_usage().split())})
+                else:
+                    self.print_usage(sys.stderr)
+                    sys.stderr.write(f"{self.prog}: error: {message}\n")
                 sys.exit(EXIT_USAGE)
 
         _PARSER_CLASS = TacitArgumentParser
@@ -188,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
             cfg = adapt_config(cfg)
         from tacit.app import Tacit
         from tacit.children.env import actor_from_env
+        from tacit.children.orphans import reap
 
+        reap(cfg, quick=True)  # the child of a runner that was killed does not outlive it (issue 21)
         with Tacit(cfg, actor=actor_from_env(cfg.env)) as front:
             args.tacit = front  # the command's front door; older commands write through its acting block
             with front.acting():

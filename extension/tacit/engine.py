@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
-from tacit.boundary import admit, clean_event, gate_outgoing
+from tacit import degraded
+from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
 from tacit.detect.analysis import MessageAnalysis, analyse
@@ -313,9 +314,10 @@ class Engine:
             self._log_exception(f"dispatch {event.kind}", exc)
             record_failure(self.cfg, where=f"dispatch {event.kind}", exc=exc, session_id=event.session_id,
                            host=event.host, event_kind=event.kind)
-            return result_type()
+            return degraded.answer(self, event, result_type, exc)  # the readable memory, and what is wrong
 
     def _dispatch(self, event: Event, result_type: type[Result]) -> Result:
+        opened_key = opens_key(event)  # before cleaning: the message ends inside a private key
         event = clean_event(event)
         # -- privacy (issue 14): tacit is off for this project: answer, keep nothing
         if exclusion.excluded(self.cfg, event.cwd, event.session_id):
@@ -330,7 +332,7 @@ class Engine:
             if app.seen is not None:
                 return result_from_dict(result_type, app.seen)  # applied before: same answer
             state = app.state
-            event = admit(event, state)  # privacy (issue 14): a turn the user asked not to keep
+            event = admit(event, state, opened_key)  # privacy (issue 14): a turn the user asked not to keep
             event = self._account(event, state)
             ctx = HandlerContext(self, event, state, foreground=True)
             result = result_type()

@@ -21,7 +21,7 @@ import os
 import tempfile
 import time
 
-from tacit import __version__
+from tacit import __version__, memory_folder
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries, parse_entries
@@ -84,7 +84,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
             except UnicodeDecodeError:
                 entry["problem"] = f"{path} is not valid UTF-8: tacit will not rewrite it (fix it by hand)"
             except OSError as exc:
-                entry["problem"] = describe_failure(exc)[0]
+                entry["problem"] = f"{path} cannot be read: {describe_failure(exc)[0]}"
+            entry.setdefault("usage", "unreadable")
         else:
             entry["usage"] = store.usage(scope, [])["text"]
         out[scope] = entry
@@ -112,6 +113,75 @@ def ledger(cfg) -> dict:
     return out
 
 
+def children(cfg) -> dict:
+    """Child jobs: those whose runner was gone (now settled as failed, their
+    child stopped: ``tacit.children.orphans``) and those running past their timeout."""
+    from tacit.children.commands import timeout_for
+    from tacit.children.orphans import reap
+    from tacit.stores import jobs as job_rows
+
+    out: dict = {"settled": reap(cfg), "orphaned_recently": [], "overdue": []}
+    now = time.time()
+    with Ledger(cfg) as led, led.read() as conn:
+        out["orphaned_recently"] = job_rows.orphaned_since(conn, now - 86400)
+        for job in job_rows.running(conn):
+            limit = timeout_for(cfg, job["kind"]) + 60
+            if now - job["started_at"] > limit:
+                out["overdue"].append({**job, "running_for": int(now - job["started_at"])})
+    return out
+
+
+def service(cfg) -> dict:
+    """Can the service run? Running now, or its folder usable for its socket
+    and lock (a folder that is a file, read-only, or a socket path too long)."""
+    from tacit.paths import run_dir, socket_path
+    from tacit.service import client
+
+    out: dict = {"running": False, "ok": True}
+    try:
+        status = client.status(cfg.state_dir_str)
+        out["running"] = bool(status.get("running"))
+    except Exception as exc:  # noqa: BLE001
+        out["status_error"] = f"{type(exc).__name__}: {exc}"
+    if out["running"]:
+        return out
+    folder = run_dir(cfg.state_dir_str)
+    try:
+        if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
+            raise OSError(f"{folder} is not a folder")
+        if len(socket_path(cfg.state_dir_str).encode()) > 107:
+            raise OSError(f"the socket path {socket_path(cfg.state_dir_str)} is longer than the system allows")
+        if os.path.isdir(folder):
+            fd, probe = tempfile.mkstemp(prefix=".tacit-probe-", dir=folder)
+            os.close(fd)
+            os.unlink(probe)
+        elif os.path.isdir(cfg.state_dir_str):
+            os.mkdir(folder, 0o700)
+    except OSError as exc:
+        out.update(ok=False, error=str(exc) if not exc.errno else describe_failure(exc)[0])
+    return out
+
+
+def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
+    """The child-job and service checks, their findings added to ``problems``/``warnings``."""
+    try:
+        jobs = children(cfg)
+    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
+        jobs = {"settled": [], "orphaned_recently": [], "overdue": []}
+        warnings.append(f"child jobs not checked: {describe_failure(exc)[0]}")
+    for job in jobs["orphaned_recently"]:
+        problems.append(f"child job {job['id']} ({job['kind']}) lost its runner (killed?) and was marked failed "
+                        f"on {time.strftime('%Y-%m-%d %H:%M', time.localtime(job['finished_at']))}; its child was "
+                        "stopped. What it had saved is undoable with `tacit memory log` / `undo`")
+    for job in jobs["overdue"]:
+        problems.append(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
+                        f"its timeout (runner pid {job['pid']})")
+    svc = service(cfg)
+    if not svc["ok"]:
+        problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
+    return jobs, svc
+
+
 def check(cfg, project=None) -> dict:
     """Everything ``tacit doctor`` reports; ``success`` when nothing needs the user."""
     problems: list[str] = list(cfg.problems)
@@ -132,6 +202,10 @@ def check(cfg, project=None) -> dict:
     for entry in memory.values():
         if entry.get("problem"):
             problems.append(entry["problem"])
+    for scope, entry in memory.items():
+        moved = memory_folder.problem(cfg, os.path.dirname(entry["path"])) if scope != "team" else None
+        if moved and moved not in problems:
+            problems.append(moved)
         # modes: every file and folder at once below (tacit.safety.file_modes), not twice
     try:
         from tacit.safety import file_modes
@@ -172,15 +246,25 @@ def check(cfg, project=None) -> dict:
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
+    if project is not None and cfg.settings.get("instruction_files", True):
+        try:  # the repository's AGENTS.md, CLAUDE.md …: what was not read as rules (docs/guards.md)
+            from tacit.stores.guard_files import read as read_instructions
+
+            warnings.extend(f"instruction file {n}" for n in read_instructions(project.root).notices)
+        except Exception as exc:  # noqa: BLE001
+            warnings.append(f"instruction files not checked: {type(exc).__name__}: {exc}")
+
+    jobs, svc = _jobs_and_service(cfg, problems, warnings)
     from tacit.children.commands import agent_available, command_template
 
     template = command_template(cfg, cfg.host)
     child = {"host": cfg.host, "command": template[0] if template else None,
              "available": agent_available(cfg, cfg.host)}
-    usage = {scope: entry["usage"] for scope, entry in memory.items()}
+    usage = {scope: entry.get("usage", "unknown") for scope, entry in memory.items()}
     usage["memory"] = usage.get("project", usage.get("global"))
     return {"success": not problems, "version": __version__, "paths": paths, "files": files,
             "storage": disks, "memory": memory, "usage": usage, "skills": skills,
             "ledger": {k: v for k, v in led.items() if k != "last_event"},
             "failing_sessions": sessions, "failing_handlers": handlers, "child_agent": child,
+            "child_jobs": jobs, "service": svc,
             "settings": cfg.settings, "problems": problems, "warnings": warnings}

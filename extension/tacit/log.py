@@ -14,6 +14,7 @@ import traceback
 from pathlib import Path
 
 from tacit.fsutil import append_private_line
+from tacit.safety.secrets import redact_secrets
 
 _MAX_BYTES = 2_000_000  # rotate once: tacit.log -> tacit.log.1
 
@@ -35,6 +36,7 @@ def log(cfg, level: str, where: str, message: str) -> None:
     """Append one line: ``<iso time> <LEVEL> [pid] where: message``."""
     try:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        message = redact_secrets(message)  # an error may quote what it failed on
         _write(cfg.log_file, f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n")
     except Exception:  # noqa: BLE001
         pass

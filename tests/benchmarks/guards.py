@@ -1,27 +1,16 @@
-"""Benchmark: guards derived from lesson texts, checked against a labelled
-corpus of ordinary tool calls — precision, recall and speed.
+"""Benchmark: guards from real rule lines and typed lessons, per split (check
+first, then tune), and from the old self-written corpus (docs/guards.md,
+"How well it works").
 
-    python tests/benchmarks/guards.py            # full run (a few seconds)
-    python tests/benchmarks/guards.py --quick    # CI smoke run
-    python tests/benchmarks/guards.py --misses   # also list every wrong answer
+    python tests/benchmarks/guards.py              # check, tune, old corpus
+    python tests/benchmarks/guards.py --split check --misses --no-old
+    python tests/benchmarks/guards.py --quick      # fewer timing passes
 
-What is measured
-- **Derivation** (``derive_guard``) over tests/data/guard_lessons.jsonl: the
-  lessons that must become a guard and those that must stay memories.
-- **Stops**: every lesson that derives becomes a ``Guard`` in its scope
-  (project lessons under their project root, global ones everywhere); each
-  call of tests/data/guard_corpus.jsonl (Claude Code, Codex, Hermes and pi
-  tool shapes) is normalised and checked against all of them at once. A call
-  labelled with the lessons it breaks is a TP when one of those guards
-  fires, else a FN; a call that breaks none is a FP when any guard fires,
-  else a TN. False-stop rate = FP / (FP + TN); stop rate = TP / (TP + FN).
-  Targets: ≤ 1 % and ≥ 95 %. "wrong-guard fires" counts (call, guard) pairs
-  that fired without the label, on any call.
-- **Speed**: per call, ``normalize_call`` + ``GuardSet.check`` against all
-  guards; the baseline, same run, same calls, is ``shlex.split`` of the
-  command string (for edit tools: of the file path). Reported: mean and p99
-  µs per call and the ratio to the baseline mean. Also ``check`` alone on
-  calls normalised beforehand, and the time to build the ``GuardSet``.
+Real: tests/data/guard_rules_real.jsonl (sources and labelling in its
+SOURCES.md) and guard_lessons_real.jsonl; each repository's lines are one
+project's GuardSet. Old: guard_lessons.jsonl derived, guard_corpus.jsonl
+checked against all of them (TP/FN/FP/TN), and the check's cost per call as
+a ratio to a bare ``shlex.split`` measured in the same run.
 """
 
 from __future__ import annotations
@@ -38,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "extension"))
 
-from tacit.guards import Guard, GuardSet, derive_guard, normalize_call  # noqa: E402
+from tacit.guards import Guard, GuardSet, derive_guard, derive_guards, normalize_call  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 
@@ -139,11 +128,177 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="fewer timing passes")
-    ap.add_argument("--misses", action="store_true", help="list every wrong answer")
-    opts = ap.parse_args()
+REAL_ROOT = "/repo"
+try:  # the instruction-file reader, where tacit has one
+    from tacit.guards.instructions import rules_in  # type: ignore
+except ImportError:  # pragma: no cover - older code reads a line as a lesson
+    rules_in = None
+
+
+def line_specs(text: str) -> list:
+    """The guard specs tacit derives from one instruction-file line."""
+    if rules_in is not None:
+        try:
+            return [rule.spec for rule in rules_in(text, "AGENTS.md")]
+        except Exception:  # a refused line derives nothing  # noqa: BLE001
+            return []
+    return list(derive_guards(text))
+
+
+def real_call(entry: dict):
+    return normalize_call(entry["tool"], entry["args"], REAL_ROOT, project_root=REAL_ROOT,
+                          branch=entry.get("branch"))
+
+
+def call_text(entry: dict) -> str:
+    args = entry["args"]
+    where = f" @{entry['branch']}" if entry.get("branch") else ""
+    return f"{entry['tool']} {args.get('command', args.get('file_path', ''))}{where}"
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {part / whole:6.1%}" if whole else f"{part}/0"
+
+
+def repo_guard_sets(rows: list[dict], specs_of) -> dict:
+    """One GuardSet per repository: every guard its rows derive (ids: row ids)."""
+    guards = defaultdict(list)
+    for row in rows:
+        for spec in specs_of(row):
+            guards[row["repo"]].append(Guard(spec, row["id"], "project", REAL_ROOT, f"{row['path']}:{row['line']}"))
+    return {repo: GuardSet(found) for repo, found in guards.items()}
+
+
+def stopped(sets: dict, repo: str, entry: dict) -> set:
+    guard_set = sets.get(repo)
+    return {hit.guard.id for hit in guard_set.check(real_call(entry))} if guard_set else set()
+
+
+def score_rows(rows: list[dict], specs: dict, sets: dict, key: str = "id") -> dict:
+    """Counts over labelled rows (rule lines or lessons) whose guards are in ``sets``."""
+    c = Counter()
+    wrong = defaultdict(list)
+    for row in rows:
+        derived = bool(specs[row[key]])
+        shaped = row.get("has_shape", True) and not row.get("exception", False)
+        if shaped:
+            c["shape"] += 1
+            c["shape_guard"] += derived
+            if not derived:
+                wrong["not derived"].append(row)
+            for v in row["violations"]:
+                hit = stopped(sets, row["repo"], v)
+                c["viol"] += 1
+                c["viol_stopped"] += bool(hit)
+                c["viol_own"] += row[key] in hit
+                if derived:
+                    c["viol_of_guards"] += 1
+                    c["viol_of_guards_stopped"] += bool(hit)
+                if not hit:
+                    wrong["violation not stopped"].append((row, v))
+        elif row.get("exception"):
+            c["exception"] += 1
+            c["exception_guard"] += derived
+            if derived:
+                wrong["exception became a guard"].append(row)
+        else:
+            c["noshape"] += 1
+            c["noshape_guard"] += derived
+            if derived:
+                wrong["no-shape became a guard"].append(row)
+        for f in row["fine"]:
+            hit = stopped(sets, row["repo"], f)
+            c["fine"] += 1
+            c["fine_stopped"] += bool(hit)
+            if hit:
+                wrong["fine stopped"].append((row, f, sorted(hit)))
+    return {"c": c, "wrong": wrong}
+
+
+def print_misses(wrong: dict, limit: int | None) -> None:
+    for what, items in wrong.items():
+        print(f"    {what}: {len(items)}")
+        for item in items[:limit]:
+            row = item[0] if isinstance(item, tuple) else item
+            extra = f"  -> {call_text(item[1])}" if isinstance(item, tuple) else ""
+            extra += f"  by {item[2]}" if isinstance(item, tuple) and len(item) > 2 else ""
+            print(f"      {row['id']} {row['text'][:90]!r}{extra}")
+
+
+def rules_section(rows: list[dict], split: str, misses: bool) -> dict:
+    part = [row for row in rows if row["split"] == split]
+    specs = {row["id"]: line_specs(row["text"]) for row in part}
+    sets = repo_guard_sets(part, lambda row: specs[row["id"]])
+    result = score_rows(part, specs, sets)
+    c = result["c"]
+    repos = len({row["repo"] for row in part})
+    print(f"\n== Real rule lines, {split} split: {len(part)} lines from {repos} repositories "
+          f"({sum(len(s) for s in specs.values())} guards) ==")
+    print(f"  shape lines that became guards      {pct(c['shape_guard'], c['shape'])}   (target >= 60%)")
+    print(f"  their violations stopped (all)       {pct(c['viol_stopped'], c['viol'])}")
+    print(f"    of lines that became guards        {pct(c['viol_of_guards_stopped'], c['viol_of_guards'])}   (target >= 90%)")
+    print(f"    by the line's own guard            {pct(c['viol_own'], c['viol'])}")
+    print(f"  fine calls stopped                   {pct(c['fine_stopped'], c['fine'])}   (target <= 1%)")
+    print(f"  no-shape lines that became guards    {pct(c['noshape_guard'], c['noshape'])}   (want 0)")
+    print(f"  exception lines that became guards   {pct(c['exception_guard'], c['exception'])}   (want 0: vetoed)")
+    if misses:
+        print_misses(result["wrong"], None)
+    return c
+
+
+def lessons_section(lessons: list[dict], split: str, misses: bool) -> dict:
+    part = [lesson for lesson in lessons if lesson["split"] == split]
+    specs = {lesson["id"]: list(derive_guards(lesson["text"])) for lesson in part}
+    by_kind = defaultdict(list)
+    for lesson in part:
+        by_kind[lesson["kind"]].append(lesson)
+    print(f"\n== Lessons as people type them, {split} split: {len(part)} lessons from "
+          f"{len({lesson['source'] for lesson in part})} rule lines ==")
+    print("  kind        derived            violations stopped   fine stopped")
+    out = {}
+    for kind in ("bare", "reason", "polite", "emphasis", "exception"):
+        group = by_kind.get(kind, [])
+        if not group:
+            continue
+        # each lesson alone in its project: what that one lesson stops
+        sets = {lesson["id"]: GuardSet([Guard(spec, lesson["id"], "project", REAL_ROOT, "lesson")
+                                        for spec in specs[lesson["id"]]]) for lesson in group}
+        c = Counter()
+        wrong = defaultdict(list)
+        for lesson in group:
+            derived = bool(specs[lesson["id"]])
+            c["n"] += 1
+            c["derived"] += derived
+            if derived != (kind != "exception"):
+                wrong["derived" if derived else "not derived"].append(lesson)
+            for v in lesson["violations"] if kind != "exception" else ():
+                hit = stopped(sets, lesson["id"], v)
+                c["viol"] += 1
+                c["viol_stopped"] += bool(hit)
+            for f in lesson["fine"]:
+                hit = stopped(sets, lesson["id"], f)
+                c["fine"] += 1
+                c["fine_stopped"] += bool(hit)
+                if hit:
+                    wrong["fine stopped"].append((lesson, f))
+        out[kind] = c
+        label = "vetoed" if kind == "exception" else "derived"
+        shown = c["n"] - c["derived"] if kind == "exception" else c["derived"]
+        viol = pct(c["viol_stopped"], c["viol"]) if kind != "exception" else "-"
+        print(f"  {kind:10s}  {label} {pct(shown, c['n']):18s} {viol:20s} {pct(c['fine_stopped'], c['fine'])}")
+        if misses:
+            print_misses(wrong, None)
+    if out.get("bare"):
+        base = out["bare"]["derived"] / out["bare"]["n"]
+        for kind in ("reason", "polite", "emphasis"):
+            if out.get(kind):
+                rate = out[kind]["derived"] / out[kind]["n"]
+                print(f"  {kind} vs bare: {rate:6.1%} vs {base:6.1%} (target: as often)")
+    return out
+
+
+def self_written(opts) -> None:
+    print("\n== Self-written corpus (guard_lessons.jsonl, guard_corpus.jsonl) ==")
     lessons = load("guard_lessons.jsonl")
     corpus = load("guard_corpus.jsonl")
     guards, wrong_derivations = build_guards(lessons)
@@ -209,6 +364,24 @@ def main() -> None:
     print(f"  baseline shlex.split mean {statistics.fmean(base):6.1f} us   p99 {p99(base):7.1f} us")
     print(f"  ratio to baseline   {statistics.fmean(ours) / statistics.fmean(base):.2f}x (mean)")
     print(f"  GuardSet build      {build_ms:.3f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer timing passes")
+    ap.add_argument("--misses", action="store_true", help="list every wrong answer")
+    ap.add_argument("--split", choices=("check", "tune", "both"), default="both",
+                    help="which part of the real corpus to report (default: check, then tune)")
+    ap.add_argument("--no-old", action="store_true", help="skip the self-written corpus")
+    opts = ap.parse_args()
+    rows = load("guard_rules_real.jsonl")
+    lessons = load("guard_lessons_real.jsonl") if (DATA / "guard_lessons_real.jsonl").exists() else []
+    for split in (("check", "tune") if opts.split == "both" else (opts.split,)):
+        rules_section(rows, split, opts.misses)
+        if lessons:
+            lessons_section(lessons, split, opts.misses)
+    if not opts.no_old:
+        self_written(opts)
 
 
 if __name__ == "__main__":

@@ -64,9 +64,13 @@ def test_figures_per_project_and_the_rate(cfg, tacit_env, tmp_path):
     assert rows["web"]["repeat_rate"] == 0.25
     assert (rows["api"]["lessons"], rows["api"]["lessons_guarded"], rows["api"]["guards"]) == (2, 1, 1)
     assert (rows["api"]["stopped"], rows["api"]["repeats"], rows["api"]["repeat_rate"]) == (0, 1, 1.0)
-    assert data["totals"] == {"stopped": 3, "overridden": 0, "wrong": 0, "repeats": 2, "repeat_rate": 0.4}
+    assert data["totals"] == {"stopped": 3, "overridden": 0, "wrong": 0, "repeats": 2, "repeat_rate": 0.4,
+                              "prevented": 3, "from_files": 0}
+    per = {g["id"]: g for g in rows["web"]["per_guard"]}
+    assert sorted((g["fired"], g["prevented"], g["repeats"]) for g in per.values()) == [(1, 1, 0), (2, 2, 1)]
     text = render_stats(data)
     assert "web (" in text and "3 calls stopped" in text and "repeat-mistake rate 25.0%" in text
+    assert "3 mistakes prevented" in text and "fired 2, overridden 0, called wrong 0, prevented 2, repeats 1" in text
     assert "api (" in text and "1 repeat mistake," in text
 
 

@@ -26,7 +26,7 @@ def cmd(*programs, subs=(), flags=()):
     ("use pnpm rather than npm in this repo", cmd("npm"), "pnpm"),
     ("never use npm, use pnpm", cmd("npm"), "pnpm"),
     ("don't use npm; use pnpm instead", cmd("npm"), "pnpm"),
-    ("We don't use npm. Use pnpm.", None, None),  # two sentences, two different readings
+    ("We don't use npm. Use pnpm.", cmd("npm"), None),  # the second sentence states no rule
     ("prefer yarn over npm", cmd("npm"), "yarn"),
     ("this project uses pnpm, not npm", cmd("npm"), "pnpm"),
     ("use pnpm, not npm or yarn", cmd("npm", "yarn"), "pnpm"),
@@ -149,8 +149,7 @@ def test_sudo_lessons(text):
     "never run the migrations", "never run tests", "we use pnpm", "always use pnpm",
     "don't touch the database", "never edit generated files", "don't touch it",
     "never change the API", "don't update dependencies", "don't touch anything",
-    "never push to prod", "don't push to production", "don't push to origin",
-    "never commit to main",
+    "never push to prod", "don't push to production",
     # hedged or qualified
     "use pnpm, not npm, unless CI needs it", "use npm, not pnpm, for the docs site",
     "don't run prettier on generated files", "never push without running tests",
@@ -164,7 +163,7 @@ def test_sudo_lessons(text):
     "use the makefile, not npm scripts", "use pytest, not npm", "use docker, not pip",
     "pnpm is faster than npm", "npm install failed because of the proxy",
     # quoted but not a plain command
-    "never run `rm -rf /`", "never run `curl x | sh`", "don't run `$CMD`",
+    "never run `rm -rf /`", "don't run `$CMD`",
     "don't touch ../other/file.txt", "don't touch https://example.com/a.txt",
 ])
 def test_lessons_that_stay_memories(text):

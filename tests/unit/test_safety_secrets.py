@@ -181,6 +181,11 @@ ADVERSARIAL = {
     "curl user": lambda n: _repeat("curl -u a:", n),
     "chinese": lambda n: _repeat("密码是", n),
     "repeated value": lambda n: "the password is hunter22 " + _repeat("hunter22 ", n),
+    "labels and spaces": lambda n: _repeat("password key token pass ", n),
+    "bare credentials": lambda n: _repeat("a:b@c:d@", n),
+    "pem end lines": lambda n: _repeat("QUJDQUJDQUJDQUJD\n-----END PRIVATE KEY-----\n", n),
+    "aws near id": lambda n: "AKIAABCDEFGHIJKLMNOP " + _repeat("Ab3/" * 10 + " ", n),
+    "tool flags": lambda n: _repeat("redis-cli -a ", n),
 }
 
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 import jinja2
 
 from tacit.commandline import tacit_display
+from tacit.handlers.context import SkillGate
 from tacit.projects import project_for
 from tacit.resources import resource_dir
 from tacit.stores.memory import MemoryStore
+from tacit.safety.context_gate import ENTRY_SEPARATOR, MEMORY, NOTICE, SKILL_NAME, Block, gate_context
 from tacit.stores.skill_scopes import ScopedSkills
+
+LEFT_OUT_ENTRY = "(entry {number} left out of this prompt: {reason} [{pattern_id}]; leave it as it is)"
+UNSAFE_PROJECT = "(a project whose folder name tacit does not show)"
 
 
 def environment() -> jinja2.Environment:
@@ -39,19 +44,21 @@ def job_variables(cfg, job: dict) -> dict:
     scopes = []
     for name in store.targets():
         entries = store.entries(name)
-        scopes.append({"name": name, "title": store.header(name), "file": str(store.path_for(name)),
+        scopes.append({"name": name, "title": store.prompt_header(name), "file": str(store.path_for(name)),
                        "entries": entries, "usage": store.usage(name, entries)["text"]})
-    try:
-        skill_index = ScopedSkills(cfg, project).index_text()
+    gate_scopes(scopes)
+    try:  # the same gate as the session context: a forged category folder name is never printed
+        skill_index = ScopedSkills(cfg, project).index_text(gate=SkillGate())
     except Exception:  # noqa: BLE001 — a broken skills folder must not stop a save
         skill_index = ""
     variables = {
         "host": job.get("host") or cfg.host or "",
         "tacit": tacit_display(),
-        "project": None if project is None else {"name": project.name, "root": project.root},
+        "project": None if project is None else _shown_project(project),
         "scopes": scopes,
         "skill_index": skill_index,
         "recent": [],
+        "highlighted": [],
         "targets": [s["name"] for s in scopes if s["name"] != "team"],
         "reason": "",
         "why": "",
@@ -73,3 +80,30 @@ def job_variables(cfg, job: dict) -> dict:
 
 def render_job_prompt(cfg, job: dict) -> str:
     return render(f"{job['kind']}.md.j2", **job_variables(cfg, job))
+
+
+def gate_scopes(scopes: list) -> None:
+    """Every scope's entries through the context gate, together (as the session
+    context is): a refused entry is replaced by a line saying so, so the
+    child neither reads it nor loses track of the entries' order."""
+    gated = gate_context([Block(MEMORY, scope["name"], ENTRY_SEPARATOR.join(scope["entries"]), scope["name"])
+                          for scope in scopes if scope["entries"]])
+    refused: dict = {}
+    for item in gated.left_out:
+        name, _, number = item.label.rpartition(" entry ")
+        if number.isdigit():
+            refused[(name, int(number))] = item
+    for scope in scopes:
+        scope["entries"] = [
+            LEFT_OUT_ENTRY.format(number=n, reason=refused[(scope["name"], n)].reason,
+                                  pattern_id=refused[(scope["name"], n)].pattern_id)
+            if (scope["name"], n) in refused else entry
+            for n, entry in enumerate(scope["entries"], 1)]
+
+
+def _shown_project(project) -> dict:
+    """The project's name and root, unless either fails the gate (a folder name anyone can choose)."""
+    gated = gate_context([Block(SKILL_NAME, "project", project.name), Block(NOTICE, "root", project.root)])
+    if gated.left_out:
+        return {"name": UNSAFE_PROJECT, "root": UNSAFE_PROJECT}
+    return {"name": project.name, "root": project.root}

@@ -51,7 +51,7 @@ import tomllib
 from pathlib import Path
 
 from tacit.boundary import scrub
-from tacit.children import budget, integrity
+from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
     DEFAULT_MODELS,
     NOTHING_TO_SAVE,
@@ -69,7 +69,8 @@ from tacit.projects import project_for
 from tacit.safety import redact_secrets
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
-from tacit.stores.sessions import insert_job
+from tacit.stores import jobs
+from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
 USAGE_FILE_CAP = 64_000  # bytes of a usage report read (Hermes's is a few hundred)
@@ -177,14 +178,10 @@ def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
             with ledger.write() as conn:
                 now = time.time()
                 status = "done" if record.get("ok") else "failed"
-                conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
-                             "WHERE id = ? AND status != 'waiting'",
-                             (status, now, json.dumps(record, ensure_ascii=False, default=str), job["id"]))
+                jobs.finish(conn, job["id"], status, record, now, unless_waiting=True)
                 for other in siblings:
-                    conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
-                                 "WHERE id = ?", (status, now, json.dumps(
-                                     {"ok": record.get("ok"), "mode": "merged", "merged_into": job["id"],
-                                      "kind": other.get("kind")}), other.get("id")))
+                    jobs.finish(conn, other.get("id"), status, {"ok": record.get("ok"), "mode": "merged",
+                                                                 "merged_into": job["id"], "kind": other.get("kind")}, now)
         finally:
             ledger.close()
     except Exception as exc:  # noqa: BLE001 — the run happened; its row is best effort
@@ -227,8 +224,9 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             env["TACIT_ACTOR"] = actor.to_env()
             proc = subprocess.Popen(command.argv, cwd=cfg.home_str, env=env,
                                     stdin=subprocess.PIPE if command.stdin is not None else subprocess.DEVNULL,
-                                    stdout=out, stderr=err,
+                                    stdout=out, stderr=err, preexec_fn=orphans.die_with_parent,
                                     start_new_session=True)  # its own process group: kill it whole
+            orphans.note(cfg, [j.get("id", "") for j in jobs or [job]], proc.pid)  # reaped if this runner dies
             killed = False
             try:
                 if command.stdin is not None:
@@ -237,12 +235,15 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             except subprocess.TimeoutExpired:
                 killed = True
                 kill_group(proc)
-        verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
-        if host == "hermes" and verdict.ok and not cfg.child_command:
+            finally:
+                orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
+        if host == "hermes" and not killed and not cfg.child_command:
             file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
+        verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
+        emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
-    ok = proc.returncode == 0 and not killed and verdict.ok  # what had to be put back fails the run
+    ok = proc.returncode == 0 and not killed and verdict.ok and not emptied  # what had to be put back fails it
     stdout_text = stdout.decode("utf-8", "replace")
     reply = reply_text(stdout_text)
     spend = budget.normalise(cfg, usage, model=_model_of(cfg, host, job, command.argv))
@@ -261,7 +262,10 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         "stdout_tail": redact_secrets((reply if reply is not None else stdout_text)[-800:]),
         "stderr_tail": redact_secrets(stderr.decode("utf-8", "replace")[-800:]),
         **verdict.fields(),
+        **({"suspicious": [f"emptied {scope}" for scope in emptied]} if emptied else {}),
     }
+    if emptied:
+        suspicious.tell(cfg, job, emptied)
     if command.argv != command.shown:
         record["exec"] = ["<hermes entry point>" if "hermes_cli.main" in a else a for a in command.argv]
     return record

@@ -19,13 +19,30 @@ def add_parser(subparsers) -> None:
 def run(args, cfg) -> int:
     from tacit.health import check
 
-    report = check(cfg, project_of(args))
+    try:
+        report = check(cfg, project_of(args))
+    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
+        report = broken_report(cfg, exc)
     # a report, not a refusal: stdout even when it lists problems (`tacit doctor | less`)
     if JSON_OUTPUT["on"]:
         emit(report)
     else:
         print(render(report))
     return 0 if report["success"] else 1
+
+
+def broken_report(cfg, exc: BaseException) -> dict:
+    """What ``tacit doctor`` says when one of its own checks fails."""
+    from tacit import __version__
+
+    problem = f"tacit doctor could not finish its checks: {type(exc).__name__}: {exc} (details in {cfg.log_file})"
+    from tacit.log import log_exception
+
+    log_exception(cfg, "doctor", exc)
+    return {"success": False, "version": __version__, "paths": {"home": cfg.home_str}, "storage": {},
+            "memory": {}, "ledger": {"ok": False, "path": str(cfg.ledger_path), "error": "not checked"},
+            "skills": {"count": 0, "problems": []}, "child_agent": {"command": None, "available": False},
+            "problems": [problem], "warnings": []}
 
 
 def render(report: dict) -> str:
@@ -38,8 +55,8 @@ def render(report: dict) -> str:
         lines.append(f"  {'✓' if entry['ok'] else '✗'} {name}: {entry['path']} ({state}{space})")
     lines.append("Memory:")
     for scope, entry in report["memory"].items():
-        detail = entry.get("problem") or (f"{entry['usage']}, mode {entry['mode']}" if entry["exists"]
-                                          else f"{entry['usage']} (no file yet)")
+        detail = entry.get("problem") or (f"{entry.get('usage')}, mode {entry.get('mode')}" if entry["exists"]
+                                          else f"{entry.get('usage')} (no file yet)")
         lines.append(f"  {'✗' if entry.get('problem') else '✓'} {scope}: {detail}")
     ledger = report["ledger"]
     lines.append(f"Ledger: {'ok' if ledger['ok'] else ledger.get('error')} ({ledger['path']})")

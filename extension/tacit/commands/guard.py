@@ -26,9 +26,9 @@ import sys
 
 from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.guards.model import CommandMatch, PathMatch, PushMatch, SudoMatch
+from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.stats import render_stats, stats
-from tacit.handlers.guards import current_branch
+from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -50,8 +50,13 @@ def add_parser(subparsers) -> None:
 
     p = sub.add_parser("add", help="add a guard by hand")
     common(p)
-    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo")
-    p.add_argument("--because", required=True, help="the reason the agent (and you) are told")
+    p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo, "
+                                   "pipe (curl|wget into a shell), sql:drop_table,drop_database,truncate,"
+                                   "delete_without_where")
+    p.add_argument("--because", default=None, help="the reason the agent (and you) are told")
+    p.add_argument("--lesson", type=int, metavar="N", default=None,
+                   help="a guard for the lesson saved by change N (tacit memory log): accepted only when every "
+                        "word of PATTERN occurs in the lesson or the user's message that caused it; starts as ask")
     p.add_argument("--scope", choices=("project", "global"), default=None,
                    help="project (the default inside a project) or global")
     p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
@@ -79,6 +84,11 @@ def add_parser(subparsers) -> None:
     p = sub.add_parser("stats", help="per project: lessons, guards, calls stopped, repeat mistakes")
     common(p)
     p.set_defaults(func=_stats)
+
+    p = sub.add_parser("why", help="why a lesson is, or is not, a guard")
+    common(p, project=False)
+    p.add_argument("text", help="the lesson, as written")
+    p.set_defaults(func=_why)
 
 
 # ---------------------------------------------------------------------------
@@ -119,9 +129,18 @@ def describe(record: GuardRecord) -> str:
         return "changes to " + ", ".join(m.patterns)
     if isinstance(m, PushMatch):
         what = "force push" if m.force_only else "git push"
-        return what + (" to " + ", ".join(m.branches) if m.branches else "")
+        targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
+        return what + (" to " + ", ".join(targets) if targets else "")
     if isinstance(m, SudoMatch):
         return "sudo (raised privileges)"
+    if isinstance(m, PipeMatch):
+        return f"{'/'.join(m.sources)} piped into a shell"
+    if isinstance(m, CommitMatch):
+        return "git commit on " + ", ".join(m.branches)
+    if isinstance(m, CommitPathMatch):
+        return "git add/commit of " + ", ".join(m.patterns)
+    if isinstance(m, SqlMatch):
+        return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
     return record.spec.kind
 
 
@@ -129,6 +148,8 @@ def _where(record: GuardRecord) -> str:
     scope = "global" if record.scope == "global" else f"project {record.project_root}"
     if record.origin == "user":
         return f"{scope}; added by hand on {record.date}"
+    if record.file is not None:
+        return f"{scope}; from the repository's {record.file}"
     said = "you said so" if record.by_user else "saved"
     return f"{scope}; from {record.memory_scope} memory, {said} on {record.date}"
 
@@ -175,12 +196,29 @@ def _list(args, cfg) -> int:
     return _run(args, cfg, work)
 
 
+def _why(args, cfg) -> int:
+    from tacit.guards.why import explain
+    result = explain(args.text)
+    if args.json:
+        emit({"success": True, **result})
+    else:
+        print(("A guard: " if result["guard"] else "Not a guard: ") + result["why"])
+        for rule in result["rules"]:
+            print(f"  {rule['kind']}: {json.dumps(rule['match'])}")
+    return 0
+
+
 def _add(args, cfg) -> int:
     project = _project(args)
     scope = args.scope or ("project" if project is not None else "global")
+    if args.lesson is None and not args.because:
+        return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
 
     def work(store: GuardStore) -> int:
-        result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
+        if args.lesson is not None:
+            result = store.add_for_lesson(args.lesson, args.pattern, scope=scope, project=project)
+        else:
+            result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
         if not result["success"]:
             return _fail(args, result["error"])
         if args.json:
@@ -202,7 +240,10 @@ def _changed(args, cfg, change, done: str) -> int:
         if not result["success"]:
             return _fail(args, result["error"])
         record = store.get(result["guard"]["id"])
-        if record is not None and record.origin == "memory" and record.status == "removed":
+        if record is not None and record.file is not None and record.status == "removed":
+            result["note"] = (f"the line stays in {record.file.rsplit(':', 1)[0]}; its guard stays lifted while the "
+                              "line reads the same")
+        elif record is not None and record.origin == "memory" and record.status == "removed":
             result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
                               f"to drop it too: tacit memory remove --scope {record.memory_scope} "
                               f"{json.dumps(_clip(record.lesson, 60))}")
@@ -260,7 +301,7 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
         call = normalize_call("Bash", {"command": command}, folder, project_root=root,
-                              branch=current_branch(root), home=cfg.env.get("HOME"))
+                              branch=current_branch(root), home=cfg.env.get("HOME"), remotes=git_remotes(root))
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

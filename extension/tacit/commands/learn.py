@@ -16,6 +16,7 @@ import sys
 
 from tacit.commands import emit
 from tacit.learn.replay import replay
+from tacit.safety.secrets import redact_secrets
 
 HOSTS = ("claude-code", "hermes", "pi", "codex")
 _KIND_LABEL = {"correction": "correction save", "review": "background review",
@@ -78,7 +79,7 @@ def _learn(args, cfg) -> int:
 
 
 def _quote(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
+    text = " ".join(redact_secrets(str(text)).split())  # what a transcript said is never printed with its secrets
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f'"{text}"'

@@ -40,13 +40,29 @@ def gather(cfg, project) -> dict:
         "background": background_today(cfg),
         "problems": report["problems"],
         "warnings": report["warnings"],
+        "guards": _guards(cfg, project),
     }
+
+
+def _guards(cfg, project) -> dict | None:
+    """This project's guard figures (``tacit guard stats``), or None."""
+    try:
+        from tacit.guards.stats import stats
+        from tacit.stores.guards import GuardStore
+        from tacit.stores.ledger import Ledger
+
+        with Ledger(cfg) as ledger:
+            rows = stats(cfg, GuardStore(cfg, ledger), only=project)["projects"]
+        return {k: v for k, v in rows[0].items() if k != "per_guard"} if rows else None
+    except Exception:  # noqa: BLE001 — a status line, never a failure
+        return None
 
 
 def background_today(cfg) -> dict:
     """Child-agent runs since midnight, what they cost against the daily
     budget (``tacit.children.budget``) and how many wait for tomorrow."""
     from tacit.children import budget
+    from tacit.stores import jobs
     from tacit.stores.ledger import Ledger, LedgerUnavailable
 
     now = time.time()
@@ -58,8 +74,7 @@ def background_today(cfg) -> dict:
         return out
     try:
         with Ledger(cfg) as led, led.read() as conn:
-            for status, count in conn.execute("SELECT status, count(*) FROM jobs WHERE finished_at >= ? "
-                                              "GROUP BY status", (midnight,)):
+            for status, count in jobs.finished_by_status(conn, midnight).items():
                 out["runs"] += count
                 out["failed"] += count if status == "failed" else 0
             out["tokens"], usd = budget.spent(conn, midnight, now + 1)
@@ -105,6 +120,11 @@ def render(status: dict) -> str:
     if bg["waiting"]:
         parts.append(f"{bg['waiting']} waiting for the budget (tacit cost)")
     lines.append("Background today: " + ", ".join(parts))
+    guards = status.get("guards")
+    if guards:
+        files = f" ({guards['from_files']} from instruction files)" if guards.get("from_files") else ""
+        lines.append(f"Guards: {guards['guards']} active{files}, {guards['stopped']} call(s) stopped, "
+                     f"{guards.get('prevented', 0)} mistake(s) prevented, {guards['repeats']} repeat mistake(s)")
     if status["problems"]:
         lines.append(f"Problems ({len(status['problems'])}): run tacit doctor")
         lines.extend(f"  ✗ {p}" for p in status["problems"][:5])

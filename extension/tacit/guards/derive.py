@@ -1,37 +1,14 @@
-"""Lesson text → a guard spec, only when the words say exactly what to stop.
+"""Lesson text → guard specs, only when the rule clause says exactly what to stop.
 
-Design decisions, and why
-- **A small grammar, matched whole.** Each sentence must match one of a few
-  shapes from start to end ("use X, not Y", "never run `cmd`", "don't touch
-  <path>", "never push to <branch>", "never use sudo"); one extra word
-  ("…, for the docs site", "… on generated files") and nothing is derived.
-  Precision first: a lesson that stays a memory costs nothing; a wrong guard
-  stops good work. Filler that changes nothing is dropped first ("here",
-  "in this repo", "please", "ever", "anymore", "yourself").
-- **Hedges veto.** unless / except / if / when / before / after / until /
-  sometimes / usually / maybe / probably / avoid / for now … anywhere in the
-  lesson (any sentence) → None: the rule has exceptions the matcher cannot see.
-- **Tools must be known, and alike.** "use X, not Y" derives only when X
-  and Y are programs tacit knows and share a family (JS package managers,
-  Python package managers, container engines, test runners, linters, …), so
-  "use tabs, not spaces" and "use the makefile, not npm scripts" stay plain
-  memories. Y stops the whole program except ``--version``/``--help``; a
-  runner that is another program (``npx``, ``pnpm dlx``) is not Y.
-- **Commands: known program, or quoted.** "never run terraform apply" needs
-  a known program first; "never run `./bin/reset --hard`" is taken as
-  written (it is quoted); "never run the migrations" (no program) → None.
-  Flags after the words become required flags (``-rf`` = ``-r`` and ``-f``);
-  a positional after a flag → None (its meaning depends on the program).
-  ``git push …`` becomes a push guard; ``sudo`` a sudo guard.
-- **Paths: must look like one.** A slash, a dot-name (``.env``), an
-  extension (``package-lock.json``), a glob, a well-known file name
-  (``Dockerfile``), a quoted token, or "the X folder". "Don't delete X" is not
-  "don't touch X" (it would stop edits too): not derived.
-- **Branches: well-known or marked.** "never push to main" — main, master,
-  develop, trunk, gh-pages; any other name only quoted or followed by
-  "branch" ("never push to prod" may mean a deploy, not a branch).
-- **One lesson, one guard.** ``derive_guard`` returns a spec only when the
-  lesson yields exactly one; ``derive_guards`` returns them all.
+The lesson is split into clauses (``tacit.guards.clauses``): the imperative
+clause is the rule, the rest its reason; an exception anywhere or a hedge in
+the rule vetoes. A rule clause must match a shape whole ("use X, not Y",
+"never run `cmd`", "don't touch <path>", "never push to <branch|remote>",
+"never use sudo", and ``tacit.guards.shapes``); one extra word and nothing is
+derived. Tools must be known and alike, commands start with a known program
+or are quoted after "run", paths must look like paths, branches and remotes
+must be certain. ``derive_guard`` returns a spec only when the lesson yields
+exactly one; ``derive_guards`` returns them all. Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -39,115 +16,46 @@ from __future__ import annotations
 import re
 import shlex
 
-from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch, SudoMatch
+from tacit.guards.clauses import clauses, vetoed
+from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, _other_shapes
+from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+                                _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
+                                _path_pattern, _split_list, _targets, _unquote)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
+                                SudoMatch)
 
-MAX_LESSON_CHARS = 300
-
-_FAMILIES = {
-    "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
-    "py_pm": ("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba",
-              "rye", "hatch", "pipx", "uvx", "easy_install"),
-    "python": ("python", "python3", "python2", "pypy", "pypy3", "py"),
-    "js_runtime": ("node", "nodejs", "bun", "deno"),
-    "container": ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "finch"),
-    "js_test": ("jest", "vitest", "mocha", "jasmine", "ava", "karma", "uvu"),
-    "py_test": ("pytest", "unittest", "nose", "nose2", "nosetests", "tox", "nox", "ward"),
-    "py_lint": ("flake8", "ruff", "pylint", "black", "isort", "autopep8", "yapf", "pycodestyle",
-                "pyflakes", "blue"),
-    "py_types": ("mypy", "pyright", "pyre", "pytype", "basedpyright"),
-    "js_lint": ("eslint", "prettier", "biome", "oxlint", "standard", "tslint", "dprint", "rome",
-                "xo"),
-    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "tsup", "rspack"),
-    "search": ("grep", "rg", "ag", "ack", "egrep", "fgrep", "ripgrep"),
-    "find": ("find", "fd", "fdfind"),
-    "http": ("curl", "wget", "http", "httpie", "xh"),
-    "task": ("make", "just", "task", "mage", "gmake"),
-    "iac": ("terraform", "tofu", "pulumi"),
-    "java_build": ("mvn", "gradle", "gradlew", "mvnw"),
-    "ts_run": ("tsc", "tsx", "ts-node", "swc", "esno"),
-    "venv": ("virtualenv", "venv"),
-    "go_fmt": ("gofmt", "gofumpt", "goimports"),
-    "priv": ("sudo", "doas"),
-    "k8s": ("kubectl", "oc", "kubecolor"),
-    "editor": ("vim", "vi", "nano", "emacs", "nvim"),
-    "cat": ("cat", "bat"),
-    "ls": ("ls", "exa", "eza", "lsd"),
-}
-_FAMILY_OF: dict[str, set] = {}
-for _fam, _names in _FAMILIES.items():
-    for _name in _names:
-        _FAMILY_OF.setdefault(_name, set()).add(_fam)
-
-# programs "never run <program> …" accepts unquoted, besides the families
-_KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
-    "git", "rm", "mv", "cp", "cargo", "go", "rustup", "helm", "ansible", "ansible-playbook",
-    "aws", "gcloud", "az", "gh", "heroku", "vercel", "netlify", "flyctl", "fly", "firebase",
-    "supabase", "prisma", "alembic", "rails", "rake", "bundle", "gem", "php", "composer",
-    "artisan", "django-admin", "psql", "mysql", "mongo", "mongosh", "redis-cli", "systemctl",
-    "service", "shutdown", "reboot", "brew", "apt", "apt-get", "yum", "dnf", "pacman", "snap",
-    "chmod", "chown", "dd", "mkfs", "kill", "killall", "pkill", "rsync", "scp", "ssh", "sed",
-    "crontab", "truncate", "shred", "dropdb", "createdb", "pg_dump", "pg_restore", "flask",
-    "wrangler", "serverless", "sls", "cdk", "sam", "nx", "turbo", "lerna", "changeset",
-    "semantic-release", "skaffold", "kustomize", "minikube", "kind", "eksctl", "vagrant",
-    "packer", "nomad", "consul", "vault", "dotnet", "swift", "xcodebuild", "flutter", "dart",
-    "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
-    "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
-    "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
-))
-_SUDO_WORDS = frozenset(("sudo", "doas"))
-_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
-_EXTENSIONLESS_FILES = frozenset((
-    "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
-    "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
-    "caddyfile", "tiltfile", "earthfile", "snakefile", "gnumakefile", "node_modules"))
+MAX_LESSON_CHARS = 600
 
 # ---------------------------------------------------------------------------
 # Text preparation
 # ---------------------------------------------------------------------------
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                         "\u2013": ",", "\u2014": ",", "\u00a0": " "})
-_LABEL = re.compile(r"^(?:rule|lesson|note|correction|preference|reminder|important|policy|"
-                    r"convention|user (?:correction|said|prefers|wants)|guideline)\s*[:\-]\s*", re.I)
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
+_LABEL = re.compile(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+                    r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)"
+                    r"\s*[:\-!]\s*", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
-_NOISE = re.compile(
-    r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in )?here|please|ever|anymore|any more|at all|yourself|"
-    r"thanks|thank you|going forward|from now on|always|for package management|"
-    r"as (?:the|our) package manager)\b", re.I)
-_HEDGES = re.compile(
-    r"\b(?:unless|except|excluding|exception|if|when|whenever|while|before|after|until|"
-    r"sometimes|usually|generally|mostly|typically|often|maybe|perhaps|probably|possibly|might|"
-    r"may|could|ideally|avoid|avoiding|careful|try|temporarily|for now|for the moment|"
-    r"wherever|otherwise|but|unclear|not sure|i think|seems?)\b", re.I)
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
-_DONT = r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t)"
+
+# every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
+_MAYBE_RULE = re.compile(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
+                         r"off[- ]limits|alone|hands off|keep off|stop)\b|n'?t\b", re.I)
 
 
-def _prepare(text) -> list[str] | None:
-    """The lesson's sentences, filler dropped; None when it cannot be a rule."""
+def _prepare(text) -> tuple[str, list] | None:
+    """(the lesson, its sentences' clauses); None when it cannot be a rule."""
     if not isinstance(text, str):
         return None
     text = text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip()
-    if not text or len(text) > MAX_LESSON_CHARS:
+    if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    text = _INTERJECTION.sub("", _LABEL.sub("", text))
-    if _HEDGES.search(re.sub(r"`[^`]*`", " ", text)):
-        return None
-    out = []
-    for sentence in _SENTENCE_SPLIT.split(text):
-        # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
-        s = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
-        s = _NOISE.sub(" ", s)
-        s = re.sub(r"\s+", " ", s).strip()
-        s = re.sub(r"\s+([,;:])", r"\1", s)
-        s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
-        s = re.sub(r",\s*,", ",", s)
-        s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
-        if s:
-            out.append(s)
-    return out
+    return text, clauses(text)
+
+
+def _rule_text(clause_text: str) -> str:
+    s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
+    s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
+    return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
 
 
 # ---------------------------------------------------------------------------
@@ -188,7 +96,7 @@ _SUDO = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
-_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke)\s+)?(?P<cmd>.+)", re.I)
+_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+)", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
@@ -200,10 +108,11 @@ _FORCE_PUSH = re.compile(
 _PUSH = re.compile(
     rf"{_DONT}\s+(?:git\s+)?push(?:es|ing)?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
-_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|"
-              r"update|mess with|hand-edit|hand edit)")
+_SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
+_ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
+_PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
 _PATH_LESSONS = [re.compile(p, re.I) for p in (
-    rf"{_DONT}\s+{_PATH_VERB}\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     r"leave\s+(?P<paths>.+?)\s+alone",
@@ -211,34 +120,6 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
     r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
 )]
-_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
-_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
-_PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
-_BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
-_CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
-_FLAG_WORD = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
-_STOP_WORDS = frozenset((
-    "the", "a", "an", "any", "all", "anything", "on", "in", "for", "with", "without", "unless",
-    "before", "after", "when", "if", "while", "until", "against", "from", "to", "into", "of",
-    "or", "and", "but", "because", "since", "then", "so", "it", "them", "this", "that", "these",
-    "those", "my", "our", "your", "their", "is", "are", "be", "as", "by", "at", "via", "during",
-    "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
-    "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
-    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff"))
-_SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
-
-
-def _unquote(word: str) -> str:
-    w = word.strip()
-    if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
-        return w[1:-1].strip()
-    return w
-
-
-def _split_list(text: str) -> list[str]:
-    return [p for p in _LIST_SPLIT.split(text.strip()) if p]
-
-
 def _tool(word: str) -> str | None:
     """A known tool name (``pnpm``; backticks dropped), or None."""
     w = _unquote(word).lower()
@@ -347,9 +228,14 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     words = _command_words(m.group("cmd"))
     if not words:
         return None
-    if not m.group("verb") and not (m.group("cmd").startswith(("`", "'", '"'))
-                                    or words[0] in _VERBLESS):
+    quoted = m.group("cmd").startswith(("`", "'", '"'))
+    if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
         return None
+    if (m.group("verb") or "").lower() in ("use", "type", "do", ""):
+        if not quoted and len(words) < 2:
+            return None  # "never use git" is not a command; "never use `git stash`" is
+        if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
+            return None  # "never use `any`": a type or a word, not a program
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
@@ -379,38 +265,16 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         branches = tuple(b.split(":")[-1].lstrip("+") for b in positional[1:])
         if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
             return None
-        return GuardSpec(PushMatch(branches, bool(flags)), because)
+        remotes = tuple(positional[:1]) if len(positional) == 1 else ()
+        if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
+            return None
+        return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
     if trailing or len(subs) > 4:
         return None
     for s in subs:
         if not _CMD_WORD.fullmatch(s) and not ("/" in s and _PATH_WORD.fullmatch(s)):
             return None
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
-
-
-def _branches(text: str | None) -> tuple[str, ...] | None:
-    """``main or master`` → ("main", "master"); ``the release branch`` →
-    ("release",); None when a name is not certainly a branch."""
-    if text is None:
-        return ()
-    text = text.strip()
-    marked = False
-    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+branch(?:es)?", text, re.I)
-    if m:
-        text = m.group(1)
-        marked = True
-    out = []
-    for part in _split_list(text):
-        quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
-        name = _unquote(part)
-        if name.lower().startswith("origin/"):
-            name = name[len("origin/"):]
-        if not _BRANCH_WORD.fullmatch(name):
-            return None
-        if not (marked or quoted) and name.lower() not in _WELL_KNOWN_BRANCHES:
-            return None
-        out.append(name if (marked or quoted) else name.lower())
-    return tuple(dict.fromkeys(out)) or None
 
 
 def _push(sentence: str, because: str) -> GuardSpec | None:
@@ -420,39 +284,10 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
         m = _PUSH.fullmatch(sentence)
     if not m:
         return None
-    branches = _branches(m.group("branches"))
-    if branches is None:
+    found = _targets(m.group("branches"))
+    if found is None:
         return None
-    return GuardSpec(PushMatch(branches, force), because)
-
-
-def _path_pattern(part: str) -> str | None:
-    """One path in a lesson → its pattern, or None when it is not clearly a path."""
-    part = part.strip()
-    quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|file)", part, re.I)
-    noun = None
-    if m and not quoted:
-        part, noun = m.group(1), m.group(2).lower()
-    word = _unquote(part)
-    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
-        return None
-    if ".." in word.split("/") or re.fullmatch(r"[\d.]+", word) or word.lower() in ("e.g", "i.e", "etc"):
-        return None
-    low = word.lower()
-    looks = ("/" in word or word.startswith(".") and len(word) > 1 or "*" in word
-             or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", word) or low in _EXTENSIONLESS_FILES)
-    if noun in ("folder", "directory", "dir"):
-        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"[\w.\-/]+", word):
-            return None
-        return word.rstrip("/") + "/"
-    if noun == "file" and not looks:
-        return None
-    if not looks and not quoted:
-        return None
-    if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
-        return None
-    return word
+    return GuardSpec(PushMatch(found[0], force, found[1]), because)
 
 
 def _paths(sentence: str, because: str) -> GuardSpec | None:
@@ -460,11 +295,17 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
+        text, below = m.group("paths").strip(), None
+        where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
+        if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
+            text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
         patterns = []
-        for part in _PATH_LIST_SPLIT.split(m.group("paths").strip()):
+        for part in _PATH_LIST_SPLIT.split(text):
             p = _path_pattern(part)
             if p is None:
                 return None
+            if below:
+                p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
             patterns.append(p)
         if patterns:
             return GuardSpec(PathMatch(tuple(dict.fromkeys(patterns))), because)
@@ -472,26 +313,92 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
+# a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
+_NEEDS = (
+    (re.compile(r"push", re.I), "_push"),
+    (re.compile(r"touch|edit|modify|change|alter|write|update|mess|alone|off|read[- ]only|limits", re.I), "_paths"),
+    (re.compile(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
+    (re.compile(r"\b(?:no|use|using|call|invoke|touch|banned|forbidden|allowed|limits|sudo|doas)\b", re.I),
+     "_negative_use"),
+    (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
+    (re.compile(r"commit|create|open|file|submit|stage|check in|add", re.I), "_other_shapes"),
+    (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
+    (re.compile(r".", re.S), "_run"),
+)
+
+
+_QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:run|use|execute|call|invoke)\s+)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
+                          r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
+                          .format(d=_DONT), re.I)
+
+
+_COMMAND_LIST = re.compile(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
+# "never create an issue with gh issue create": the command says what the words say
+_WITH_COMMAND = re.compile(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
+                           r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
+
+
+def _clause_specs(sentence: str, because: str, lesson: str) -> list:
+    """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
+    spec = _sentence_spec(sentence, because)
+    if spec is not None:
+        return [spec]
+    m = _QUOTED_LIST.fullmatch(sentence)
+    if m:
+        out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
+        return out if all(out) else []
+    m = _COMMAND_LIST.fullmatch(sentence)
+    if m:
+        items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
+        if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
+                                  i.lower() in _KNOWN_PROGRAMS for i in items):
+            out = [_run(f"never run {i}", because) for i in items]
+            if all(out):
+                return out
+    m = _WITH_COMMAND.fullmatch(sentence)
+    if m:
+        words = {w.lower() for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
+        cmd = _unquote(m.group("cmd"))
+        spec = _run(f"never run `{cmd}`", because)
+        if spec is not None and len(cmd.split()) > 1 and words & {w.lower() for w in cmd.split()[1:]}:
+            return [spec]
+    spec = _objectless_edit(sentence, because, lesson)
+    return [spec] if spec is not None else []
+
+
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for rule in (_push, _paths, _alternative, _negative_use, _run):
-        spec = rule(sentence, because)
-        if spec is not None:
-            return spec
+    for needs, name in _NEEDS:
+        if needs.search(sentence):
+            spec = globals()[name](sentence, because)
+            if spec is not None:
+                return spec
     return None
 
 
 def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
-    """Every guard a lesson states exactly (one per sentence that is a
-    rule), or () — never a guard from a sentence with other words in it."""
-    sentences = _prepare(lesson_text)
-    if not sentences:
+    """Every guard a lesson states exactly (one per clause that is a rule),
+    or (): the rule is the imperative clause, the rest its reason; an
+    exception anywhere, or a hedge in the rule, and nothing is derived."""
+    prepared = _prepare(lesson_text)
+    if not prepared:
         return ()
-    because = " ".join(str(lesson_text).split())
-    specs = []
-    for sentence in sentences:
-        spec = _sentence_spec(sentence, because)
-        if spec is not None and all(spec.match != s.match for s in specs):
-            specs.append(spec)
+    text, sentences = prepared
+    because = " ".join(text.split())
+    specs: list = []
+    for found in sentences:
+        ruled: list = []  # clauses that gave a rule: their pieces are no other reading
+        for clause in found:
+            if clause.reason or any(clause.text in r for r in ruled):
+                continue
+            specs_here = _clause_specs(_rule_text(clause.text), because, text)
+            if not specs_here:
+                continue
+            if vetoed(sentences, clause):
+                return ()
+            for spec in specs_here:
+                if all(spec.match != s.match for s in specs):
+                    specs.append(spec)
+            ruled.append(clause.text)
     return tuple(specs)
 
 
@@ -532,6 +439,13 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
     if low == "sudo":
         return GuardSpec(SudoMatch(), because, instead, action)
+    if low == "pipe":
+        return GuardSpec(PipeMatch(), because, instead, action)
+    if low.startswith("sql:"):
+        statements = tuple(s.strip().replace(" ", "_").replace("-", "_") for s in rest.split(",") if s.strip())
+        if not statements or not set(statements) <= set(SQL_STATEMENTS):
+            return None
+        return GuardSpec(SqlMatch(statements), because, instead, action)
     spec = _run(f"never run `{pattern}`", because)
     if spec is None:
         return None

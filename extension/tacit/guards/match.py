@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.guards.model import CommandMatch, Guard, PathMatch, PushMatch, SudoMatch
+from tacit.guards.content import pipe_fires, sql_fires
+from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -62,6 +63,7 @@ class Call:
     writes: tuple[Write, ...] = ()
     project_root: str | None = None
     branch: str | None = None
+    remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +92,16 @@ _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
-                   branch: str | None = None, home: str | None = None) -> Call:
+                   branch: str | None = None, home: str | None = None, remotes=None) -> Call:
     """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
     the tool in (a ``workdir`` argument, relative or absolute, overrides
     it); ``project_root``: the project the call belongs to (read by global
     guards with relative paths); ``branch``: the current git branch, if the
-    caller knows it; ``home`` expands ``~``. Unknown tools give an empty
-    Call. Never raises."""
+    caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
+    remote names (a push guard's ambiguous name is a remote when it is one).
+    Unknown tools give an empty Call. Never raises."""
+    remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
+        remotes, (set, frozenset, tuple, list)) else None
     name = tool_name if isinstance(tool_name, str) else ""
     cwd = _abs(cwd)
     root = _abs(project_root)
@@ -117,7 +122,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                     cwd = _abs(posixpath.join(cwd, wd) if cwd and not wd.startswith("/") else wd)
                     break
             found = scan(command, cwd, home=home)
-            return Call(name, cwd, found.invocations, found.writes, root, branch)
+            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes)
         if low in _EDIT_TOOLS:
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
@@ -127,10 +132,10 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                 path = _resolve(cwd, word, home)
                 if path is not None:
                     writes.append(Write(path, ()))
-            return Call(name, cwd, (), tuple(writes), root, branch)
+            return Call(name, cwd, (), tuple(writes), root, branch, remotes)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
         pass
-    return Call(name, cwd, (), (), root, branch)
+    return Call(name, cwd, (), (), root, branch, remotes)
 
 
 def _abs(path: Any) -> str | None:
@@ -197,9 +202,10 @@ for _prog, _groups in {
 _FLAG_ALIASES: dict[tuple[str, str], frozenset] = {}
 for _prog, _groups in {
     "rm": (("-r", "-R", "--recursive"), ("-f", "--force")),
-    "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",)),
+    "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
+            ("--amend",)),
     "npm": (("-g", "--global"), ("-f", "--force")),
-    "docker": (("-a", "--all"), ("-f", "--force"), ("--volumes",)),
+    "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
     "terraform": (("-auto-approve", "--auto-approve"),),
 }.items():
     for _group in _groups:
@@ -259,10 +265,28 @@ def _is_info(argv: tuple, program: str) -> bool:
     return False
 
 
+def _git_force_delete(argv: tuple) -> bool:
+    """``git branch -D`` is also ``-d -f``, ``--delete --force``, ``-df``."""
+    return _has_flag(argv, frozenset(("-d", "--delete")), frozenset("d")) and \
+        _has_flag(argv, frozenset(("-f", "--force")), frozenset("f"))
+
+
+def _git_add_all(argv: tuple) -> bool:
+    """``git add -A`` is also ``--all``, ``git add .`` and ``git add :/``."""
+    words = argv[1:]
+    return any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:]) \
+        if "add" in words else False
+
+
+# flags that other spellings state as well: (program, flag) -> another test of argv
+_FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all}
+_COMPOSE = frozenset(("docker-compose", "podman-compose"))
+
+
 class _Command:
     """A compiled ``CommandMatch``."""
 
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program")
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also")
 
     def __init__(self, match: CommandMatch, program: str):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -273,25 +297,29 @@ class _Command:
         self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
         self.anywhere = prog in _TARGET_RUNNERS
         self.program = prog
+        self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
 
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):
             return False
-        if self.positions:
-            want = len(self.positions)
+        positions = self.positions
+        if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:
+            positions = positions[1:]  # docker-compose down = docker compose down
+        if positions:
+            want = len(positions)
             if self.anywhere:
                 found = _positionals(argv, self.value_opts, limit=64)
-                if not all(any(w in pos for w in found) for pos in self.positions):
+                if not all(any(w in pos for w in found) for pos in positions):
                     return False
             else:
                 found = _positionals(argv, self.value_opts, limit=want)
                 if len(found) < want:
                     return False
-                for word, pos in zip(found, self.positions):
+                for word, pos in zip(found, positions):
                     if word not in pos:
                         return False
-        for forms, letters in self.flags:
-            if not _has_flag(argv, forms, letters):
+        for (forms, letters), also in zip(self.flags, self.also):
+            if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
                 return False
         return True
 
@@ -341,6 +369,23 @@ def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
 # ---------------------------------------------------------------------------
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
+
+
+def push_remote(argv: tuple) -> str | None:
+    """The remote a ``git push`` names (its first positional), or None."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(argv) or argv[i] != "push":
+        return None
+    j = i + 1
+    while j < len(argv):
+        a = argv[j]
+        if a == "--":
+            return argv[j + 1] if j + 1 < len(argv) else None
+        if a.startswith("-") and len(a) > 1:
+            j += 2 if a in _PUSH_VALUE else 1
+            continue
+        return a if DYN not in a else None
+    return None
 
 
 def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
@@ -433,12 +478,23 @@ def _subtree_positionals(args: tuple) -> list:
     return out
 
 
-def _push_fires(match: PushMatch, force: bool, targets: frozenset) -> bool:
+def _push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | None,
+                known: frozenset | None) -> bool:
+    """A push to one of the guard's remotes, or of one of its branches (a
+    name that is one of the project's remotes is a remote); any push when
+    it names neither."""
     if match.force_only and not force:
         return False
-    if not match.branches:
+    remotes = set(match.remotes)
+    branches = match.branches
+    if known:
+        remotes.update(b for b in branches if b in known)
+        branches = tuple(b for b in branches if b not in known)
+    if not remotes and not branches:
         return True
-    return _ALL in targets or any(b in targets for b in match.branches)
+    if remotes and remote is not None and remote in remotes:
+        return True
+    return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
 
 
 # ---------------------------------------------------------------------------
@@ -524,13 +580,14 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths")
+    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
         self._by_program: dict[str, list] = {}
         self._push: list = []
         self._paths: list = []
+        self._content: list = []  # (idx, guard, root, test(match, inv), match)
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
             if guard.scope == "project" and root is None:
@@ -546,6 +603,16 @@ class GuardSet:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, None))
             elif isinstance(m, PushMatch):
                 self._push.append((idx, guard, scope_root, m))
+            elif isinstance(m, PipeMatch):
+                self._content.append((idx, guard, scope_root, pipe_fires, m))
+            elif isinstance(m, CommitMatch):
+                self._content.append((idx, guard, scope_root, _commit_fires, m))
+            elif isinstance(m, CommitPathMatch):
+                compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
+                if compiled:
+                    self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
+            elif isinstance(m, SqlMatch):
+                self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, PathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
@@ -554,10 +621,14 @@ class GuardSet:
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
-        if call.invocations and (self._by_program or self._push):
+        if call.invocations and (self._by_program or self._push or self._content):
             for inv in call.invocations:
                 if not inv.program:
                     continue
+                for idx, guard, root, test, m in self._content:
+                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, call):
+                        shown = display(inv.argv)
+                        hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
@@ -592,13 +663,57 @@ class GuardSet:
         if found is None:
             return
         force, targets = found
+        remote = push_remote(inv.argv)
         for idx, guard, root, m in self._push:
             if idx in hits:
                 continue
             if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
                 continue
-            if _push_fires(m, force, targets):
+            if _push_fires(m, force, targets, remote, call.remotes):
                 hits[idx] = Hit(guard, display(inv.argv))
+
+
+def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
+    """``git commit`` run in the call's own checkout while a guarded branch is current."""
+    if inv.program != "git" or not call.branch or call.branch not in match.branches or not inv.cwd_exact:
+        return False
+    home = call.project_root or call.cwd
+    if inv.cwd is None or home is None or _below(inv.cwd, home) is None or _opt(inv.argv, "-C") is not None:
+        return False
+    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
+    return i < len(inv.argv) and inv.argv[i] == "commit" and not _is_info(inv.argv, "git")
+
+
+_COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
+                           "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
+
+
+def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
+    """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
+    compiled, root = found
+    if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
+        return False
+    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage"):
+        return False
+    rel_root = root if root is not None else (call.project_root or call.cwd)
+    j, n = i + 1, len(inv.argv)
+    while j < n:
+        a = inv.argv[j]
+        if a == "--":
+            words, j = inv.argv[j + 1:], n
+        elif a.startswith("-"):
+            j += 2 if a in _COMMIT_VALUE else 1
+            continue
+        else:
+            words, j = (a,), j + 1
+        for w in words:
+            if DYN in w:
+                continue
+            path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
+            if rel_root and _path_fires(path, rel_root, root is not None, compiled):
+                return True
+    return False
 
 
 def _opt(argv: tuple, name: str) -> str | None:
@@ -655,5 +770,5 @@ def check(guards, call, *, home: str | None = None) -> list[Hit]:
         return []
 
 
-__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets",
+__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets", "push_remote",
            "compile_pattern", "glob_regex", "program_name"]

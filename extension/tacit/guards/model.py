@@ -72,14 +72,20 @@ class PathMatch:
 class PushMatch:
     """``git push`` to one of ``branches`` (empty: any push); with
     ``force_only`` only a forced push (``--force``, ``-f``,
-    ``--force-with-lease``, a ``+`` refspec)."""
+    ``--force-with-lease``, a ``+`` refspec); with ``remotes`` only a push
+    to one of those remotes (``upstream``). A name in ``branches`` that is
+    one of the project's remotes (``Call.remotes``) is read as a remote."""
 
     kind: ClassVar[str] = "git_push"
     branches: tuple[str, ...] = ()
     force_only: bool = False
+    remotes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"branches": list(self.branches), "force_only": self.force_only}
+        out = {"branches": list(self.branches), "force_only": self.force_only}
+        if self.remotes:
+            out["remotes"] = list(self.remotes)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +100,62 @@ class SudoMatch:
         return {"programs": list(self.programs)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch
-_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch)}
+@dataclass(frozen=True, slots=True)
+class CommitMatch:
+    """``git commit`` while one of ``branches`` is checked out (the caller
+    passes the current branch; unknown: never fires)."""
+
+    kind: ClassVar[str] = "git_commit"
+    branches: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"branches": list(self.branches)}
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPathMatch:
+    """``git add``/``git commit`` naming a file that matches one of
+    ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
+    ``git add -A`` or ``git commit -a`` names no file and does not fire."""
+
+    kind: ClassVar[str] = "git_commit_path"
+    patterns: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"patterns": list(self.patterns)}
+
+
+@dataclass(frozen=True, slots=True)
+class PipeMatch:
+    """A download piped into an interpreter: one of ``sources`` earlier in a
+    pipeline whose stage is one of ``sinks`` reading its stdin as a script
+    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``)."""
+
+    kind: ClassVar[str] = "pipe"
+    sources: tuple[str, ...] = ("curl", "wget")
+    sinks: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish")
+
+    def to_dict(self) -> dict:
+        return {"sources": list(self.sources), "sinks": list(self.sinks)}
+
+
+@dataclass(frozen=True, slots=True)
+class SqlMatch:
+    """SQL a database client is given (``psql -c``, ``mysql -e``,
+    ``sqlite3 db '…'``, a here-document): ``statements`` among
+    ``drop_table``, ``drop_database``, ``truncate``, ``delete_without_where``."""
+
+    kind: ClassVar[str] = "sql"
+    statements: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"statements": list(self.statements)}
+
+
+Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
+_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
+                                                     SqlMatch, CommitMatch, CommitPathMatch)}
+SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,10 +275,26 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         patterns = _strs(data["patterns"])
         return PathMatch(patterns) if patterns else None
     if kind == "git_push":
-        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)))
+        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
+                         _strs(data.get("remotes", [])))
+    if kind == "git_commit_path":
+        patterns = _strs(data["patterns"])
+        return CommitPathMatch(patterns) if patterns else None
+    if kind == "git_commit":
+        branches = _strs(data["branches"])
+        return CommitMatch(branches) if branches else None
+    if kind == "pipe":
+        sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
+        return PipeMatch(sources, sinks) if sources and sinks else None
+    if kind == "sql":
+        statements = _strs(data["statements"])
+        if not statements or not set(statements) <= set(SQL_STATEMENTS):
+            return None
+        return SqlMatch(statements)
     programs = _strs(data.get("programs", list(SudoMatch().programs)))
     return SudoMatch(programs) if programs else None
 
 
-__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "Match",
+__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
+           "CommitMatch", "CommitPathMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]

@@ -44,6 +44,10 @@ def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = 
     said = "you said so" if by_user else "saved as a lesson"
     if date:
         said += f" on {_one_line(date, 40)}"
+    source = guard.source if isinstance(guard.source, str) else ""
+    if source.startswith("file:"):  # a rule line of the repository's AGENTS.md, CLAUDE.md …
+        whose = f"this project's {_one_line(source[5:], 120)}"
+        said = "from the repository's instructions"
     gid = guard_id if guard_id is not None else guard.id
     lift = f"; to lift it: tacit guard remove {_one_line(gid, 40)}" if gid is not None else ""
     if action == "ask":

@@ -73,6 +73,8 @@ class Invocation:
     cwd: str | None
     cwd_exact: bool = True
     via: tuple[str, ...] = ()
+    upstream: tuple[str, ...] = ()  # programs earlier in its pipeline (``curl x | sh``: sh's is curl)
+    stdin: tuple[str, ...] = ()  # here-documents and here-strings it reads
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +398,7 @@ class _Simple:
     redirs: list  # (op, target)
     inputs: list  # here-document / here-string bodies
     nested: list  # token lists of substitutions inside the words
+    piped: bool = False  # its stdin is the previous command's output
 
 
 _KEYWORDS = frozenset(("{", "}", "!", "then", "else", "elif", "fi", "do", "done", "if",
@@ -436,6 +439,8 @@ def _simples(tokens: list) -> list:
             flush()
             if tok[1] == "(" or tok[1] == ")":
                 out.append(tok[1])
+            elif tok[1] == "|" or tok[1] == "|&":
+                cur.piped = True
         elif kind == "r":
             want_target = tok[1]
         else:  # here-document
@@ -977,13 +982,14 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
 # Putting it together
 # ---------------------------------------------------------------------------
 class _Walk:
-    __slots__ = ("home", "invocations", "writes", "budget")
+    __slots__ = ("home", "invocations", "writes", "budget", "upstream")
 
     def __init__(self, home: str | None):
         self.home = home
         self.invocations: list = []
         self.writes: list = []
         self.budget = 2000  # simple commands per scan: bounds eval/bash -c loops
+        self.upstream: tuple = ()  # the programs of the pipeline so far
 
     def script(self, text: str, cwd: str | None, exact: bool, via: tuple, depth: int) -> None:
         if depth > MAX_DEPTH or not text:
@@ -1003,9 +1009,14 @@ class _Walk:
                 self.budget -= 1
                 if self.budget < 0:
                     return
+                prior = self.upstream
                 for toks in item.nested:
                     self.sequence(_simples(toks), cwd, exact, via, depth + 1)
+                pipeline = prior if item.piped else ()
+                self.upstream = pipeline
+                start = len(self.invocations)
                 cwd, exact = self.simple(item, cwd, exact, via, depth)
+                self.upstream = pipeline + tuple(i.program for i in self.invocations[start:] if i.program)
 
     def simple(self, cmd: _Simple, cwd, exact: bool, via: tuple, depth: int):
         words = cmd.words
@@ -1037,7 +1048,8 @@ class _Walk:
         if head.startswith(_TILDE):
             head = _resolve(cwd, head, self.home) or DYN
         prog = program_name(head)
-        self.invocations.append(Invocation(argv, prog, cwd, exact, via))
+        self.invocations.append(Invocation(argv, prog, cwd, exact, via, self.upstream,
+                                           tuple(i for i in inputs if isinstance(i, str))))
         if not prog:
             return
         for word in _writes(prog, argv):

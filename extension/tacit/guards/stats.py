@@ -5,6 +5,8 @@ the repeat-mistake rate (``tacit guard stats``, and the end of ``tacit stats``).
   plus the current one: no scan of the disk.
 - **The repeat-mistake rate** is repeat mistakes / (calls stopped + repeat
   mistakes): of the calls that broke a saved lesson, the share that ran.
+- **A mistake prevented** is a stop that was not overridden: per guard,
+  stops minus overrides (never below 0).
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ def stats(cfg, store: GuardStore, *, only: Project | None = None, include_curren
         outside = store.counts(project="")
         if any(outside.values()):
             rows.append(_project_stats(cfg, store, None))
-    totals = {k: sum(r[k] for r in rows) for k in ("stopped", "overridden", "wrong", "repeats")}
+    totals = {k: sum(r[k] for r in rows) for k in ("stopped", "overridden", "wrong", "repeats", "prevented",
+                                                     "from_files")}
     totals["repeat_rate"] = _rate(totals["repeats"], totals["stopped"])
     return {"success": True, "projects": rows, "totals": totals}
 
@@ -57,13 +60,31 @@ def _project_stats(cfg, store: GuardStore, project: Project | None) -> dict:
     memory = MemoryStore(cfg, project)
     entries = [e for scope in memory.targets() for e in memory.entries(scope)]
     guards = store.applying(project)
-    counts = store.counts(project=project.key if project is not None else "")
-    enforced = {r.lesson for r in guards if r.origin == "memory"}
+    key = project.key if project is not None else ""
+    counts = store.counts(project=key)
+    enforced = {r.lesson for r in guards if r.origin == "memory" and r.file is None}
+    per = store.per_guard(project=key)
+    records = {r.id: r for r in store.applying(project, statuses=("active", "removed", "gone"))}
+    per_guard = []
+    for gid, c in sorted(per.items()):
+        record = records.get(gid)
+        if record is None:
+            continue
+        per_guard.append({"id": gid, "source": record.source(), "status": record.status, "fired": c["stop"],
+                          "overridden": c["override"], "wrong": c["wrong"], "repeats": c["repeat"],
+                          "prevented": prevented(c), "lifted": record.status == "removed"})
     return {"project": project.name if project else None, "root": project.main_root if project else None,
             "lessons": len(entries), "lessons_guarded": sum(1 for e in set(entries) if e in enforced),
-            "guards": len(guards), "stopped": counts["stop"], "overridden": counts["override"],
+            "guards": len(guards), "from_files": sum(1 for r in guards if r.file is not None),
+            "stopped": counts["stop"], "overridden": counts["override"],
             "wrong": counts["wrong"], "repeats": counts["repeat"],
-            "repeat_rate": _rate(counts["repeat"], counts["stop"])}
+            "prevented": sum(g["prevented"] for g in per_guard),
+            "repeat_rate": _rate(counts["repeat"], counts["stop"]), "per_guard": per_guard}
+
+
+def prevented(counts: dict) -> int:
+    """Stops not overridden: mistakes prevented."""
+    return max(0, counts.get("stop", 0) - counts.get("override", 0))
 
 
 def _rate(repeats: int, stopped: int) -> float | None:
@@ -79,9 +100,16 @@ def render_stats(data: dict) -> str:
     for row in data["projects"]:
         rate = "-" if row["repeat_rate"] is None else f"{row['repeat_rate'] * 100:.1f}%"
         name = f"{row['project']} ({row['root']})" if row["project"] else "outside any project"
+        files = f" ({row['from_files']} from instruction files)" if row.get("from_files") else ""
         lines.append(f"  {name}: {_n(row['lessons'], 'lesson')} ({row['lessons_guarded']} as guards), "
-                     f"{_n(row['guards'], 'guard')}, {_n(row['stopped'], 'call')} stopped, {row['overridden']} overridden, "
+                     f"{_n(row['guards'], 'guard')}{files}, {_n(row['stopped'], 'call')} stopped, "
+                     f"{row['overridden']} overridden, {_n(row.get('prevented', 0), 'mistake')} prevented, "
                      f"{_n(row['repeats'], 'repeat mistake')}, repeat-mistake rate {rate}")
+        for g in row.get("per_guard", ()):
+            lifted = " (lifted)" if g["lifted"] else ""
+            lines.append(f"    guard {g['id']} ({g['source']}){lifted}: fired {g['fired']}, overridden "
+                         f"{g['overridden']}, called wrong {g['wrong']}, prevented {g['prevented']}, "
+                         f"repeats {g['repeats']}")
     return "\n".join(lines)
 
 

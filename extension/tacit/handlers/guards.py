@@ -36,6 +36,7 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import OrderedDict
@@ -46,8 +47,11 @@ from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import HONOURED, ContextResult, Injection, Result, ToolCallResult
 from tacit.projects import CACHE_SECONDS, project_for
+from tacit.stores.guard_files import Finder, signature
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
+
+log = logging.getLogger("tacit.guards")
 
 MAX_STOPS = 8  # stopped calls remembered per session (an answer refers to the last turn's)
 MAX_PROJECTS = 64  # compiled guard sets kept per engine
@@ -58,6 +62,7 @@ def register(engine) -> None:
     engine.on("tool_call", checker.on_tool_call, name="guards.check", priority=10)
     engine.on("tool_result", checker.on_tool_result, name="guards.outcome", priority=10)
     engine.on("message_end", checker.on_message, name="guards.reply", priority=10)
+    engine.on("before_agent_start", checker.on_start, name="guards.context", priority=40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,7 @@ class GuardChecker:
         self._files: dict[tuple, tuple] = {}
         self._rev: tuple | None = None  # the revision file, as last read
         self._places: dict[str, tuple] = {}  # cwd -> (when, project, real cwd)
+        self._finder = Finder(every=300.0)  # the instruction files of each checkout
 
     def place(self, cwd) -> tuple:
         """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
@@ -108,7 +114,11 @@ class GuardChecker:
             return found
         store = GuardStore(self.cfg, ledger)
         if found is None or found.files != files:
-            store.sync(project)
+            try:
+                store.sync(project, files=self._instruction_files(project))
+            except Exception as exc:  # noqa: BLE001 — a busy or broken ledger: check what the table holds
+                log.warning("guards: sync failed, checking the guards already kept: %s", exc)
+                files = ()  # try the sync again on the next call
         rev = store.revision()
         if found is not None and found.files == files and found.rev == rev:
             return found  # the file runs ahead of a change not committed yet: ask again next call
@@ -121,6 +131,14 @@ class GuardChecker:
         while len(self._compiled) > MAX_PROJECTS:
             self._compiled.popitem(last=False)
         return compiled
+
+    def _instruction_files(self, project) -> tuple:
+        if project is None or not self.cfg.settings.get("instruction_files", True):
+            return ()
+        try:
+            return self._finder.files(project.root)
+        except OSError:
+            return ()
 
     def _signature(self, cache_key: tuple, project) -> tuple:
         paths = self._files.get(cache_key)
@@ -137,13 +155,34 @@ class GuardChecker:
                 out.append((st.st_mtime_ns, st.st_size, st.st_ino))
             except OSError:
                 out.append(None)
+        files = self._instruction_files(project)
+        if files:
+            out.append((files, signature(project.root, files)))
         return tuple(out)
 
     def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
         branch = current_branch(compiled.root) if compiled.root else None
+        remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home)
+                              home=self.home, remotes=remotes)
         return compiled.guards.check(call)
+
+    # -- at the session's start ---------------------------------------------------------
+    def on_start(self, event, ctx):
+        """One line, once per session: how many rules are enforced, from where."""
+        if not self.cfg.settings.get("guards_enabled", True) or ctx.state.marks.get("guards.told"):
+            return None
+        ctx.state.marks["guards.told"] = 1
+        project, _ = self.place(ctx.cwd)
+        compiled = self.compiled(ctx.ledger, project)
+        if not compiled.records:
+            return None
+        try:
+            counts = GuardStore(self.cfg, ctx.ledger).per_guard(project=project.key if project else "")
+        except Exception:  # noqa: BLE001 — the figure is a courtesy
+            counts = {}
+        text = start_line(list(compiled.records.values()), counts)
+        return ContextResult(context=[Injection(text, priority=25)])
 
     # -- before a call -----------------------------------------------------------------
     def on_tool_call(self, event, ctx):
@@ -172,10 +211,14 @@ class GuardChecker:
         lines = []
         for hit in hits:
             record: GuardRecord = compiled.records[hit.guard.id]
-            lines.append(reason(hit, date=record.date, by_user=record.by_user, action=action))
-            store.record_event(record.id, "stop", project=project_key, session_id=event.session_id,
-                               host=ctx.host, subject=hit.subject,
-                               ref=f"{event.id}:{record.id}" if event.id else None)
+            lines.append(reason(hit, date=None if record.file else record.date, by_user=record.by_user,
+                                action=action))
+            try:  # counting the stop never stands between the call and its stop
+                store.record_event(record.id, "stop", project=project_key, session_id=event.session_id,
+                                   host=ctx.host, subject=hit.subject,
+                                   ref=f"{event.id}:{record.id}" if event.id else None)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("guards: stop not counted: %s", exc)
         stops = [s for s in state.marks.get("guards.stopped") or () if isinstance(s, dict)]
         stops.append({"key": call_key(event.name, event.args), "ids": [h.guard.id for h in hits],
                       "turn": state.user_turns, "ask": ask, "subject": hits[0].subject[:200],
@@ -245,6 +288,25 @@ class GuardChecker:
         text = (f"tacit: the user lifted guard {lifted} for this turn"
                 + (f"; `{subject}` may run now." if subject else "."))
         return ContextResult(context=[Injection(text, priority=15)], notices=result.notices)
+
+
+def start_line(records: list, counts: dict) -> str:
+    """``tacit checks 4 rules before each tool call: 2 from AGENTS.md, 1 from
+    web/CLAUDE.md, 1 from your lessons (3 mistakes prevented so far).``"""
+    from tacit.guards.stats import prevented
+    where: dict[str, int] = {}
+    for r in records:
+        name = r.file.rsplit(":", 1)[0] if r.file else ("your guards" if r.origin == "user" else "your lessons")
+        where[name] = where.get(name, 0) + 1
+    parts = ", ".join(f"{n} from {name}" for name, n in sorted(where.items(), key=lambda kv: (-kv[1], kv[0])))
+    saved = sum(prevented(counts[r.id]) for r in records if r.id in counts)
+    repeats = sum(counts[r.id].get("repeat", 0) for r in records if r.id in counts)
+    figures = ([f"{saved} mistake{'s' if saved != 1 else ''} prevented"] if saved else []) + (
+        [f"{repeats} repeated while unchecked"] if repeats else [])
+    tail = f" ({', '.join(figures)} so far)" if figures else ""
+    total = len(records)
+    return (f"tacit checks {total} rule{'s' if total != 1 else ''} before each tool call: {parts}{tail}; "
+            "a stopped call says why and how to lift it.")
 
 
 def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, subject: str) -> Result:
@@ -331,3 +393,44 @@ def current_branch(root: str | None) -> str | None:
         _BRANCHES.clear()
     _BRANCHES[head] = (stamp, branch)
     return branch
+
+
+_REMOTES: dict[str, tuple] = {}
+
+
+def git_remotes(root: str | None) -> frozenset | None:
+    """The remote names in the repository's config (``[remote "x"]``), read
+    from the file (no git process), cached by its mtime; None when unknown."""
+    head = _head_file(root) if root else None
+    if head is None:
+        return None
+    gitdir = os.path.dirname(head)
+    common = os.path.join(gitdir, "commondir")
+    try:
+        with open(common, encoding="utf-8", errors="replace") as handle:
+            gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
+    except OSError:
+        pass
+    config = os.path.join(gitdir, "config")
+    try:
+        st = os.stat(config)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _REMOTES.get(config)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    names = set()
+    try:
+        with open(config, encoding="utf-8", errors="replace") as handle:
+            for line in handle.read(1 << 20).splitlines():
+                line = line.strip()
+                if line.startswith("[remote") and line.endswith("]"):
+                    names.add(line[7:-1].strip().strip('"'))
+    except OSError:
+        return None
+    if len(_REMOTES) > 1024:
+        _REMOTES.clear()
+    found = frozenset(n for n in names if n)
+    _REMOTES[config] = (stamp, found)
+    return found

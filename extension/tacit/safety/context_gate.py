@@ -29,8 +29,14 @@ Design decisions, and why
   refused: it would break out of the one-line listing it is shown in.
   Descriptions are folded onto one line (whitespace runs become one space)
   and may be 1,024 characters at most.
+- **Across memory files, and across the entries between a split's
+  halves**: where one memory block ends and the next begins is read
+  joined; an entry that ends mid-sentence is read with every later entry
+  that opens mid-sentence (one scan per entry, pairs one by one only when it
+  finds something; bounded, then fail closed).
 - **Fix patterns are checked for dangerous commands** too
-  (``tacit.safety.commands``).
+  (``tacit.safety.commands``), and memory entries for the ones that make a
+  directive dangerous (``MEMORY_DANGERS``).
 - **Reports are safe to show.** ``LeftOut.shown`` is the label when it is a
   clean one-line name, else a generic description, and reasons are fixed
   phrases plus a pattern id, so ``GateResult.notice()`` never repeats the
@@ -55,6 +61,13 @@ ENTRY_SEPARATOR = "\n§\n"
 NAME_MAX = 128
 DESCRIPTION_MAX = 1024
 _MAX_SPLITS = 16  # split injections searched for in one memory block before the rest is left out
+# what a saved entry may not tell the agent to run (a fix pattern may do none of commands.REASONS)
+MEMORY_DANGERS = frozenset(("pipe_to_shell", "delete_outside_project", "disk_overwrite", "tls_disabled",
+                            "world_writable", "security_disabled"))
+_PAIR_CHARS = 160  # of an entry's end and the next's start read together across other entries
+_PAIR_BUDGET = 512  # pairs read one by one in one gate call; past it, entries that end mid-sentence are left out
+_PAIR_SEPARATOR = "\n\n§§§\n\n"  # between the pairs of one batch: no pattern reads across it
+_ENDS_SENTENCE = tuple('.!?)]"\'`:;*') + ("。", "！", "？")
 
 # ---------------------------------------------------------------------------
 # Cleaning
@@ -208,8 +221,8 @@ def _verdict(kind: str, text: str):
             problem = ("too_long", f"a description longer than {DESCRIPTION_MAX} characters")
     if problem is None:
         problem = _scan_verdict(text, cleaned)
-    if problem is None and kind == FIX_PATTERN:
-        danger = commands.find_dangers(cleaned)
+    if problem is None and kind in (FIX_PATTERN, MEMORY):
+        danger = [d for d in commands.find_dangers(cleaned) if kind == FIX_PATTERN or d.id in MEMORY_DANGERS]
         if danger:
             problem = (danger[0].id, danger[0].reason)
     result = (None, problem) if problem else (cleaned, None)
@@ -292,7 +305,9 @@ def _joined_finding(texts: list):
     return None if cached is _CLEAN else cached
 
 
-def _gate_memory(block: Block, left_out: list) -> Block | None:
+def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> Block | None:
+    """``block`` without its refused entries; ``numbers`` receives the
+    (1-based) numbers of the entries kept."""
     raw_entries = block.text.split(ENTRY_SEPARATOR)
     kept: list[tuple[int, str]] = []
     for number, entry in enumerate(raw_entries, 1):
@@ -327,7 +342,82 @@ def _gate_memory(block: Block, left_out: list) -> Block | None:
         kept = kept[:i] + kept[j + 1:]
     if not kept:
         return None
+    if numbers is not None:
+        numbers.extend(number for number, _text in kept)
     return Block(MEMORY, block.label, ENTRY_SEPARATOR.join(text for _number, text in kept), block.group)
+
+
+def _split_reason(finding) -> str:
+    return _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+
+
+def _continues(entry: str) -> bool:
+    """Does ``entry`` open mid-sentence (a lower-case letter, a conjunction's
+    punctuation …) rather than as a sentence of its own?"""
+    head = entry.lstrip()[:1]
+    return bool(head) and not (head.isupper() or head.isdigit() or head in "#*-•>[(\"'`")
+
+
+def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
+    """Memory entries read together across blocks (USER.md then MEMORY.md …)
+    and across the entries between them: the surviving entries of every
+    memory block are joined (an injection split over two scopes), and an
+    entry that ends mid-sentence is read with the start of every later
+    entry (one split with other entries between its halves). Failing
+    entries are left out of their blocks."""
+    spots = [(b, numbering[id(block)][k], entry) for b, block in enumerate(allowed) if block.kind == MEMORY
+             for k, entry in enumerate(block.text.split(ENTRY_SEPARATOR))]
+    if len(spots) < 2:
+        return allowed
+    refused: dict = {}  # (block index, entry number) -> (reason, pattern id)
+    # where one block ends and the next begins (within a block, _gate_memory read the entries joined)
+    for first, second in zip(spots, spots[1:]):
+        if first[0] != second[0]:
+            finding = _joined_finding([first[2][-_PAIR_CHARS:], second[2][:_PAIR_CHARS]])
+            if finding is not None:
+                for one in (first, second):
+                    refused[(one[0], one[1])] = (_split_reason(finding), finding.pattern_id)
+    budget = _PAIR_BUDGET
+    for i, (b, number, entry) in enumerate(spots):
+        if (b, number) in refused or entry.rstrip().endswith(_ENDS_SENTENCE):
+            continue
+        tail = entry[-_PAIR_CHARS:]
+        # a second half reads on from the first: it does not open like a sentence of its own
+        later = [spot for spot in spots[i + 2:] if (spot[0], spot[1]) not in refused and _continues(spot[2])]
+        # one scan for all of this entry's pairs; each pair on its own only when it finds something
+        pairs = [f"{tail}\n{spot[2][:_PAIR_CHARS]}" for spot in later]
+        if not pairs or _joined_finding([_PAIR_SEPARATOR.join(pairs)]) is None:
+            continue
+        for spot, pair in zip(later, pairs):
+            if budget <= 0:
+                refused[(b, number)] = ("an unfinished entry not checked against the rest (too many)", "budget")
+                break
+            budget -= 1
+            finding = _joined_finding([pair])
+            if finding is not None:
+                for one in ((b, number), (spot[0], spot[1])):
+                    refused[one] = (_split_reason(finding), finding.pattern_id)
+                break
+        else:  # the batch found something no single pair holds: fail closed on the unfinished entry
+            refused.setdefault((b, number), ("an unfinished entry read with later ones", "split"))
+    if not refused:
+        return allowed
+    out = []
+    for b, block in enumerate(allowed):
+        if block.kind != MEMORY:
+            out.append(block)
+            continue
+        entries = []
+        for number, entry in zip(numbering[id(block)], block.text.split(ENTRY_SEPARATOR)):
+            if (b, number) in refused:
+                reason, pattern_id = refused[(b, number)]
+                label = f"{block.label} entry {number}"
+                left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), reason, pattern_id))
+            else:
+                entries.append(entry)
+        if entries:
+            out.append(Block(MEMORY, block.label, ENTRY_SEPARATOR.join(entries), block.group))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -346,6 +436,7 @@ def gate_context(blocks: Iterable) -> GateResult:
     left_out: list[LeftOut] = []
     allowed: list[Block] = []
     refused_groups: set = set()
+    numbering: dict = {}  # id(allowed memory block) -> the numbers of its kept entries
     try:
         items = list(blocks)
     except Exception:  # a broken iterable is nothing to inject
@@ -357,8 +448,10 @@ def gate_context(blocks: Iterable) -> GateResult:
                                     "not a piece tacit can check", "malformed"))
             continue
         if block.kind == MEMORY:
-            gated = _gate_memory(block, left_out)
+            numbers: list = []
+            gated = _gate_memory(block, left_out, numbers)
             if gated is not None:
+                numbering[id(gated)] = numbers
                 allowed.append(gated)
             continue
         cleaned, problem = _verdict(block.kind, block.text)
@@ -378,4 +471,5 @@ def gate_context(blocks: Iterable) -> GateResult:
             else:
                 kept.append(block)
         allowed = kept
+    allowed = _gate_across(allowed, left_out, numbering)
     return GateResult(tuple(allowed), tuple(left_out))

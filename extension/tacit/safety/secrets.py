@@ -39,6 +39,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tacit.safety.private_keys import PEM_END, pem_span, pem_tail_span
+from tacit.safety.secret_values import (  # noqa: F401 — also importable from here
+    TRAILING,
+    looks_like_token,
+    password_value,
+    random_value,
+    spaced_password,
+    strong_value,
+    url_password,
+)
 from tacit.safety.text import as_text
 
 REDACTED = "[REDACTED:{kind}]"
@@ -79,113 +89,11 @@ class SecretRule:
         return self.kind if isinstance(self.kind, str) else self.kind(match)
 
 
-# ---------------------------------------------------------------------------
-# Value checks
-# ---------------------------------------------------------------------------
-_PLACEHOLDER_MARKERS = (
-    "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
-    "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy", "fake", "sample",
-    "mock", "test", "demo", "your", "secret", "password", "passwd", "token", "foobar", "lorem", "todo",
-    "fixme", "replace", "insert", "null", "none", "undefined",
-)
-_TOKEN_PLACEHOLDERS = (
-    "xxxx", "example", "placeholder", "your", "dummy", "fake", "redacted", "sample",
-    "changeme", "0000000", "1234567", "...", "\u2026", "***",
-)
-# Words that follow "password is/:" in prose about passwords, not passwords.
-_NOT_PASSWORDS = frozenset((
-    "sha1", "sha256", "sha512", "md5", "bcrypt", "argon2", "argon2id", "scrypt", "pbkdf2",
-    "utf8", "utf-8", "base64", "hex", "2fa", "mfa", "otp", "totp", "n/a", "tbd", "xxxx",
-    "1password", "keepass", "keepassxc",
-))
-# Passwords in URLs that are documentation, not credentials ("user:pass@").
-_URL_PLACEHOLDERS = frozenset(("pass", "pwd", "pw", "pswd", "user", "username", "login", "admin:admin"))
-_IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLAIN_WORD = re.compile(r"[A-Za-z_]+")
-_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*")
-_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]")
-_TRAILING = ".,:;?"  # sentence punctuation after a value is not part of it
-
-
-def _char_classes(value: str) -> int:
-    return (
-        any(c.islower() for c in value)
-        + any(c.isupper() for c in value)
-        + any(c.isdigit() for c in value)
-        + any(not c.isalnum() for c in value)
-    )
-
-
-def _placeholder(low: str) -> bool:
-    return low.startswith("[redacted") or any(marker in low for marker in _PLACEHOLDER_MARKERS)
-
-
-def _code_or_word(value: str) -> bool:
-    """A dotted name (``settings.KEY``), a bare word, or words joined by dashes."""
-    return bool(_IDENT_CHAIN.fullmatch(value) or _PLAIN_WORD.fullmatch(value)
-                or _WORDS.fullmatch(value.lower()))
-
-
-def strong_value(value: str) -> bool:
-    """A value someone would really use as a token or key, not a placeholder."""
-    value = value.strip()
-    if len(value) < 8 or value[0] in "$%{<[(=!&*@#/~.-":
-        return False
-    if "://" in value or _placeholder(value.lower()) or _code_or_word(value):
-        return False
-    return _char_classes(value) >= 2 and len(set(value)) >= 5
-
-
-def password_value(value: str) -> bool:
-    """A literal password: weak ones count ("hunter2"), references and words do not."""
-    value = value.strip()
-    low = value.lower()
-    if not 4 <= len(value) <= 200 or value[0] in "$%{<[(=!&*@#/~.\\":
-        return False
-    if "://" in value or low in _NOT_PASSWORDS or _placeholder(low) or _code_or_word(value):
-        return False
-    if _WINDOWS_PATH.match(value):
-        return False
-    return len(set(value)) >= 3
-
-
-def url_password(value: str, user: str) -> bool:
-    """The password part of ``scheme://user:password@host``: any literal but a
-    placeholder, a reference, or a default equal to the user (postgres:postgres)."""
-    low = value.lower()
-    if len(value) < 3 or value[0] in "$%{<[(":
-        return False
-    if low in _URL_PLACEHOLDERS or value == user or _placeholder(low):
-        return False
-    return True
-
-
-def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:
-    """A random-looking token body after a known prefix.
-
-    ``digit``: must contain a digit; ``cased``: upper and lower case letters;
-    ``mixed``: both (OpenAI/Anthropic keys share ``sk-`` with kebab-case names).
-    """
-    low = body.lower()
-    if any(marker in low for marker in _TOKEN_PLACEHOLDERS):
-        return False
-    if len(set(body)) < min(8, max(4, len(body) // 3)):
-        return False
-    has_digit = any(c.isdigit() for c in body)
-    has_cases = any(c.islower() for c in body) and any(c.isupper() for c in body)
-    if (digit or mixed) and not has_digit:
-        return False
-    if (cased or mixed) and not has_cases:
-        return False
-    # "sk-component-library-name": words joined by dashes are a name, not a key
-    return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
-
-
 def _value_of(match) -> tuple[int, int]:
     """The span of the ``secret`` group without trailing sentence punctuation."""
     start, end = match.span("secret")
     text = match.string
-    while end > start and text[end - 1] in _TRAILING:
+    while end > start and text[end - 1] in TRAILING:
         end -= 1
     return start, end
 
@@ -211,9 +119,10 @@ def _keyed_value_check(match, text):
     value = text[start:end]
     if "key" not in match.re.groupindex:  # a password stated in another language
         return password_value(value)
-    if (match.group("key") or "").lower().endswith(_PASSWORD_KEYS):
-        return password_value(value)
-    return strong_value(value)
+    key = (match.group("key") or "").lower()
+    if key.endswith(_PASSWORD_KEYS):
+        return password_value(value) if key != "pass" else spaced_password(value)
+    return random_value(value) if key == "key" else strong_value(value)
 
 
 def _keyed_value_span(match, _text):
@@ -239,37 +148,6 @@ def _group_span(name: str) -> Callable:
         return match.span(name)
 
     return span
-
-
-# --- PEM blocks -------------------------------------------------------------
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_LIMIT = 20_000  # characters searched for the END line
-# a line of key material (base64, or base64url: a key re-encoded or mangled by
-# a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
-# or a literal "\n" of a key pasted from JSON
-_PEM_PIECE = re.compile(
-    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
-    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
-)
-
-
-def _pem_span(match, text):
-    """BEGIN line to END line; without an END line, the header and the key
-    material after it (a truncated paste is still a key)."""
-    start, pos = match.start(), match.start("secret")
-    limit = min(len(text), pos + _PEM_LIMIT)
-    following = text.find("-----BEGIN", pos, limit)  # the next block is its own match
-    if following != -1:
-        limit = following
-    end = _PEM_END.search(text, pos, limit)
-    if end is not None:
-        return start, end.end()
-    while pos < limit:
-        piece = _PEM_PIECE.match(text, pos, limit)
-        if piece is None or piece.end() == pos:
-            break
-        pos = piece.end()
-    return start, pos
 
 
 # ---------------------------------------------------------------------------
@@ -330,11 +208,13 @@ def assignment_possible(text: str) -> bool:
 
 
 # "the password for the staging db is X": up to two "for/of/on … words" clauses
-_FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,3}?)"
+_FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,4}?)"
 _PHRASE = re.compile(  # "<key> (for X) is <value>"
-    r"(?P<key>" + _ci("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", r"api[ _-]?key",
-                      r"secret(?:[ _-]?key)?", r"access[ _-]?(?:key|token)", r"auth[ _-]?token", boundary=r"\w")
-    + r")(?i:" + _FOR_CLAUSE + r"?[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?)[ \t]*:?[ \t]*" + _VALUE,
+    r"(?P<key>" + _ci("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", r"api[ _-]?key",
+                      r"secret(?:[ _-]?key)?", r"access[ _-]?(?:key|token)", r"auth[ _-]?token", "key", boundary=r"\w")
+    + r")(?i:" + _FOR_CLAUSE + r"?[ \t]+(?:(?:is|was|has[ \t]+been)(?:[ \t]+(?:now|still|just|actually))?"
+    r"(?:[ \t]+(?:changed|set|reset|updated|rotated)[ \t]+to)?|(?:changed|set|reset|updated|rotated)[ \t]+to|to))"
+    r"[ \t]*:?[ \t]*" + _VALUE,
     re.ASCII,
 )
 _PHRASE_FOR = re.compile(  # "password for X: <value>" (without the clause it is an assignment)
@@ -360,6 +240,56 @@ _PHRASE_FOREIGN = re.compile(
     r"[ \t]*(?P<q>[\"'`«„“「]?)(?P<secret>[" + re.escape(_ASCII_VALUE) + r"]{1,200}+)",
 )
 
+# "with password S3cr3t!", "pw hunter2", "secret wJalr…", "--password S3cr3t": a
+# label, spaces, a value (the value must look like a secret: secret_values)
+_LABELLED = re.compile(
+    r"(?P<key>" + _ci("password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass", r"secret(?:[ _-]?key)?",
+                      "token", r"api[ _-]?key", "apikey", r"access[ _-]?(?:key|token)", r"auth[ _-]?token",
+                      r"client[ _-]?secret", "key", boundary=r"\w") + r")[ \t]{1,3}" + _VALUE,
+    re.ASCII,
+)
+# user:password@host without a scheme (ssh, scp, a DSN in prose)
+_BARE_CREDENTIALS = re.compile(
+    r"(?<![\w.:/@%+-])(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}+):(?P<secret>[^\s@/:\"'`]{3,200}+)@"
+    r"(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,8}(?![\w-]*@))",
+    re.ASCII,
+)
+_TOOL_WORDS = ("sshpass", "login", "redis-cli", "ldap", "htpasswd")
+_TOOL_PASSWORD = re.compile(
+    r"(?<![\w.-])(?:(?:sshpass|(?:docker|podman|oc|az|helm[ \t]+registry)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?"
+    r"[ \t](?:-p|--password)(?:[ \t]+|=)?|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
+    r"|ldap[a-z]{2,12}(?=[ \t])[^\n|;&]{0,200}?[ \t]-w[ \t]+"
+    r"|htpasswd(?:[ \t]+-[a-zA-Z]+)*?[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*(?:[ \t]+[^\s-][^\s]*){2}[ \t]+)"
+    r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{1,200}+)"
+)
+_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_NEAR = 160  # characters around a key id searched for its secret
+
+
+def _spaced_check(match, text):
+    """A value named only by a space after its label: see ``secret_values``."""
+    raw_end = match.end("secret")
+    if raw_end < len(text) and text[raw_end] in "([" or match.group("q") and not text.startswith(
+            match.group("q"), raw_end):
+        return False
+    value = text[slice(*_value_of(match))]
+    key = match.group("key").lower()
+    if key.endswith(_PASSWORD_KEYS):
+        return spaced_password(value, strict=key == "pass")
+    return random_value(value)
+
+
+def _bare_credentials_check(match, _text):
+    secret = match.group("secret")
+    return url_password(secret, match.group("user")) and password_value(secret)
+
+
+def _near_key_id(match, text):
+    """A 40-character AWS secret key within a sentence of its key id."""
+    start, end = match.span("secret")
+    return looks_like_token(match.group("secret"), cased=True) and _KEY_ID.search(
+        text, max(0, start - _NEAR), min(len(text), end + _NEAR)) is not None
+
 
 # ---------------------------------------------------------------------------
 # The rule table (order = report order; for overlapping matches the earlier
@@ -384,7 +314,7 @@ RULES: tuple[SecretRule, ...] = (
         "secret.private_key",
         # the scanner masks everything up to the END line (or 8,000 characters)
         r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:(?!-----(?:END|BEGIN))[\s\S]){0,8000})",
-        (("private key",),), span=_pem_span,
+        (("private key",),), span=pem_span,
     ),
     _rule("secret.anthropic_key", r"\bsk-ant-(?P<secret>[A-Za-z0-9_-]{20,300}+)",
           (("sk-ant-",),), _token(mixed=True)),
@@ -458,7 +388,7 @@ RULES: tuple[SecretRule, ...] = (
           (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span,
           kind="password"),
     _rule("secret.password_phrase", _PHRASE,
-          (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "token", "key", "secret"),),
+          (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
           _keyed_value_check, span=_keyed_value_span, kind=_keyed_kind),
     _rule("secret.password_phrase", _PHRASE_FOR, (("password", "passphrase", "passwd", "pwd"),),
           _keyed_value_check, span=_keyed_value_span, kind="password"),
@@ -466,6 +396,24 @@ RULES: tuple[SecretRule, ...] = (
           (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
             "пароль"),),
           _keyed_value_check, span=_keyed_value_span, kind="password"),
+    _rule("secret.private_key", PEM_END, (("private key",),), span=pem_tail_span),
+    _rule("secret.password_phrase", _LABELLED,
+          (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
+          _spaced_check, span=_keyed_value_span, kind=_keyed_kind),
+    # the password flag of tools that take one: sshpass -p, docker login -p,
+    # redis-cli -a, ldapsearch -w, htpasswd -b file user <password>
+    _rule("secret.assignment", _TOOL_PASSWORD, (_TOOL_WORDS,),
+          lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span, kind="password"),
+    # npm config set //host/:_authToken <token>
+    _rule("secret.assignment",
+          r"n(?<![\w.-]n)pm[ \t]+config[ \t]+set[ \t]+[^\s=]{0,200}?(?:_authToken|_auth|_password)[ \t]+"
+          r"(?P<secret>[^\s\"'`]{1,300}+)", (("npm",), ("_auth", "_password")),
+          lambda m, t: strong_value(t[slice(*_value_of(m))]), span=_keyed_value_span, kind="secret"),
+    _rule("secret.url_credentials", _BARE_CREDENTIALS, (("@",),), _bare_credentials_check,
+          span=_group_span("secret"), requires=(":",), kind="password"),
+    # an AWS secret key a few words from its key id ("AKIA… with secret wJalr…")
+    _rule("secret.aws_secret_key", r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+          (("akia", "asia"),), _near_key_id, span=_group_span("secret")),
 )
 
 PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))

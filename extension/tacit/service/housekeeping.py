@@ -30,7 +30,7 @@ import os
 import shutil
 import time
 
-from tacit.children import budget
+from tacit.children import budget, orphans
 from tacit.learn import retention as learner_retention
 from tacit.log import log
 from tacit.safety import file_modes
@@ -46,7 +46,8 @@ CHILD_LOG_KEEP = 2
 
 def tick(cfg, engine, now: float | None = None) -> dict:
     now = time.time() if now is None else now
-    out = {"relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now)}
+    out = {"orphans": len(orphans.reap(cfg, engine.ledger())),  # children of runners that are gone
+           "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now)}
     ledger = engine.ledger()
     try:
         with ledger.write() as conn:

@@ -51,13 +51,14 @@ from functools import lru_cache
 from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
 from tacit.projects import Project
 from tacit.safety.scanner import scan
-from tacit.stores import history
+from tacit.stores import guard_file, history
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
 REV_KEY = "guards.rev"
 REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
 STRIKES_TO_REMOVE = 2
+SYNC_BATCH = 500  # rows per write transaction of a sync
 GLOBAL_SCOPES = ("user", "global")  # memory scopes whose guards are global
 EVENT_KINDS = ("stop", "override", "wrong", "repeat")
 _COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_scope", "lesson", "spec",
@@ -91,12 +92,25 @@ class GuardRecord:
     def guard(self, root: str | None) -> Guard:
         """The guard as ``tacit.guards`` checks it; a project guard placed at
         ``root`` (the session's checkout of its project)."""
+        if self.file is not None and root:
+            from tacit.stores.guard_files import applies_at
+            below = applies_at(self.file.rsplit(":", 1)[0])
+            root = os.path.join(root, below) if below else root
+            return Guard(replace(self.spec, action=self.action), id=self.id, scope="project",
+                         project_root=root, source="file:" + self.file)
         return Guard(replace(self.spec, action=self.action), id=self.id, scope=self.scope,
                      project_root=root if self.scope == "project" else None, source=self.source())
+
+    @property
+    def file(self) -> str | None:
+        """``AGENTS.md:42`` for a rule line of an instruction file."""
+        return self.memory_scope[5:] if self.memory_scope.startswith("file:") else None
 
     def source(self) -> str:
         if self.origin == "user":
             return "added with tacit guard add"
+        if self.file is not None:
+            return self.file
         return f"{self.memory_scope} memory"
 
     @property
@@ -125,7 +139,7 @@ def _record(row) -> GuardRecord | None:
     return GuardRecord(**data)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=16384)
 def derived(entry: str) -> tuple[GuardSpec, ...]:
     """The guards a memory entry states (cached: entries are few and stable)."""
     return derive_guards(entry)
@@ -169,6 +183,7 @@ class GuardStore:
         try:
             with self.ledger.read() as conn:
                 rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
+                guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
             write_rev_file(self.cfg, rev)
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
@@ -223,46 +238,94 @@ class GuardStore:
                         memory_scope, guard_scope, entry, spec)
         return found
 
-    def sync(self, project: Project | None, *, now: float | None = None) -> bool:
+    def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
         """Bring the derived guards of ``project``'s scopes in line with its
-        memory files; True when anything changed."""
+        memory files; True when anything changed. Linear: the lessons are
+        derived and dated (one history pass per scope) outside any write
+        transaction, then written in small transactions, so a tool call's
+        check never waits long behind a sync."""
+        from_files = self.sync_files(project, files=files, now=now)
+        changed = self._sync_memory(project, now=now)
+        if from_files and not changed:
+            self._signal()
+        return from_files or changed
+
+    def sync_files(self, project: Project | None, *, files: tuple | None = None,
+                   now: float | None = None) -> bool:
+        """The guards of ``project``'s instruction files (``tacit.stores.guard_files``)."""
+        from tacit.stores.guard_files import sync_files
+        return sync_files(self.ledger, self.cfg, project, files=files, now=now)
+
+    def _sync_memory(self, project: Project | None, *, now: float | None = None) -> bool:
         live = self.derive(project)
         now = time.time() if now is None else now
         project_key = project.key if project is not None else ""
-        changed = False
-        with self.ledger.write() as conn:
+        restored = False
+        if guard_file.saved(self.cfg):  # a fresh ledger: the hand-made ones come back
+            with self.ledger.write() as conn:
+                restored = bool(guard_file.restore(self.cfg, conn))
+        with self.ledger.read() as conn:
             rows = conn.execute(
-                "SELECT id, key, status, memory_scope, project FROM guards WHERE origin = 'memory' AND "
-                "((memory_scope IN ('user', 'global') AND project = '') OR project = ?)",
+                "SELECT id, key, status FROM guards WHERE origin = 'memory' AND memory_scope NOT LIKE 'file:%' "
+                "AND ((memory_scope IN ('user', 'global') AND project = '') OR project = ?)",
                 (project_key or "\0none",)).fetchall()
-            existing = {key: (gid, status) for gid, key, status, _, _ in rows}
-            for key, (memory_scope, guard_scope, entry, spec) in live.items():
-                if key in existing:
-                    gid, status = existing[key]
-                    if status == "gone":
-                        conn.execute("UPDATE guards SET status = 'active', updated_at = ? WHERE id = ?", (now, gid))
-                        changed = True
-                    continue
-                at, by_user = _lesson_origin(conn, memory_scope, entry,
-                                             project.main_root if guard_scope == "project" and project else "")
-                conn.execute(
+        existing = {key: (gid, status) for gid, key, status in rows}
+        revive = [existing[k][0] for k in live if k in existing and existing[k][1] == "gone"]
+        gone = [gid for key, (gid, status) in existing.items() if status == "active" and key not in live]
+        fresh = [(k, v) for k, v in live.items() if k not in existing]
+        if not (revive or gone or fresh):
+            if restored:
+                self._signal()
+            return restored
+        origins = self._origins(fresh, project)
+        root = project.main_root if project is not None else ""
+        inserts = []
+        for key, (memory_scope, guard_scope, entry, spec) in fresh:
+            at, by_user = origins.get((memory_scope, entry), (None, False))
+            inserts.append((key, guard_scope, project_key if guard_scope == "project" else "",
+                            root if guard_scope == "project" else "", memory_scope, entry,
+                            json.dumps(spec.to_dict(), ensure_ascii=False), spec.action, at if at else now,
+                            int(by_user), now, now))
+        for start in range(0, max(len(inserts), len(revive), len(gone)), SYNC_BATCH):
+            with self.ledger.write() as conn:
+                conn.executemany(
                     "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, "
                     "lesson, spec, action, lesson_at, by_user, created_at, updated_at) "
-                    "VALUES (?, 'memory', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, guard_scope, project_key if guard_scope == "project" else "",
-                     project.main_root if guard_scope == "project" and project else "", memory_scope, entry,
-                     json.dumps(spec.to_dict(), ensure_ascii=False), spec.action, at if at else now,
-                     int(by_user), now, now))
-                changed = True
-            for key, (gid, status) in existing.items():
-                if status == "active" and key not in live:
-                    conn.execute("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ?", (now, gid))
-                    changed = True
-            if changed:
-                _bump(conn)
-        if changed:
-            self._signal()
-        return changed
+                    "VALUES (?, 'memory', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts[start:start + SYNC_BATCH])
+                conn.executemany("UPDATE guards SET status = 'active', updated_at = ? WHERE id = ?",
+                                 [(now, gid) for gid in revive[start:start + SYNC_BATCH]])
+                conn.executemany("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ? AND status = 'active'",
+                                 [(now, gid) for gid in gone[start:start + SYNC_BATCH]])
+                bump(conn)
+        self._signal()
+        return True
+
+    def _origins(self, fresh: list, project: Project | None) -> dict:
+        """``(memory scope, entry) -> (first saved at, said by the user)`` for
+        the new lessons: one pass over each scope's history."""
+        wanted: dict[str, set] = {}
+        for _key, (memory_scope, _scope, entry, _spec) in fresh:
+            wanted.setdefault(memory_scope, set()).add(entry)
+        out: dict = {}
+        root = project.main_root if project is not None else ""
+        with self.ledger.read() as conn:
+            for memory_scope, entries in wanted.items():
+                query = "SELECT at, actor_kind, actor_name, after FROM history WHERE scope = ?"
+                args: list = [memory_scope]
+                if memory_scope not in GLOBAL_SCOPES:
+                    query += " AND project = ?"
+                    args.append(root)
+                seen: set = set()  # every entry an earlier row held: a row saved what is new in it
+                for at, kind, name, after in conn.execute(query + " ORDER BY id", args):
+                    held = _entries_of(after)
+                    added = (held - seen) & entries
+                    seen |= held
+                    for entry in added:
+                        out[(memory_scope, entry)] = (float(at), _said_by_user(kind, name))
+                    entries -= added
+                    if not entries:
+                        break
+        return out
 
     # -- by hand --------------------------------------------------------------------
     def add(self, pattern: str, because: str, *, scope: str, project: Project | None,
@@ -301,12 +364,38 @@ class GuardStore:
                     (key, scope, project_key, root, because, json.dumps(spec.to_dict(), ensure_ascii=False),
                      action, now, now, now))
                 gid, created = int(cur.lastrowid), True
-            _bump(conn)
+            bump(conn)
             record = self._get(conn, gid)
             history.record(self.cfg, action="guard_add", scope=scope, target=f"guard {gid}", before=None,
                            after=_state(record), project=root)
         self._signal()
         return {"success": True, "created": created, "guard": record.as_dict()}
+
+    def add_for_lesson(self, change_id: int, pattern: str, *, scope: str, project: Project | None) -> dict:
+        """A child's proposal: a guard for the lesson that history change
+        ``change_id`` saved, accepted only when grounded — every program,
+        subcommand, flag, remote, branch and path of ``pattern`` occurs in
+        the lesson or in the user's message that caused it — and as ``ask``."""
+        from tacit.guards.why import ungrounded
+        found = history.changes(self.ledger, change_id=int(change_id), limit=1)
+        if not found:
+            return {"success": False, "error": f"no change {change_id} (see `tacit memory log`)"}
+        change = found[0]
+        added = [e for e in change.added() if isinstance(e, str)]
+        if not added and isinstance(change.after, str):
+            added = [change.after]
+        if not added:
+            return {"success": False, "error": f"change {change_id} saved no lesson"}
+        lesson = " ".join(added[-1].split())
+        spec = spec_from_pattern(pattern, lesson)
+        if spec is None:
+            return {"success": False, "error": f"not a guard pattern: {pattern!r}"}
+        missing = ungrounded(spec, lesson, change.actor.cause or "")
+        if missing:
+            return {"success": False, "refused": True, "lesson": lesson,
+                    "error": f"refused: {', '.join(repr(m) for m in missing)} occur(s) in neither the lesson nor "
+                             "the user's message; the lesson stays a memory"}
+        return self.add(pattern, lesson, scope=scope, project=project, action="ask")
 
     def remove(self, guard_id, *, why: str = "removed by hand") -> dict:
         return self._set_status(guard_id, "removed", why, action="guard_remove")
@@ -323,7 +412,7 @@ class GuardStore:
                 return _no_guard(guard_id)
             conn.execute("UPDATE guards SET action = ?, strikes = 0, updated_at = ? WHERE id = ?",
                          (action, time.time(), record.id))
-            _bump(conn)
+            bump(conn)
             after = self._get(conn, record.id)
             history.record(self.cfg, action="guard_set", scope=record.scope, target=f"guard {record.id}",
                            before=_state(record), after=_state(after), project=record.project_root)
@@ -345,7 +434,7 @@ class GuardStore:
             conn.execute("UPDATE guards SET status = ?, strikes = CASE WHEN ? = 'active' THEN 0 ELSE strikes END, "
                          "updated_at = ?, removed_at = ?, removed_why = ? WHERE id = ?",
                          (status, status, now, now if status == "removed" else None, why, record.id))
-            _bump(conn)
+            bump(conn)
             after = self._get(conn, record.id)
             history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
                            before=_state(record), after=_state(after), project=record.project_root)
@@ -391,7 +480,7 @@ class GuardStore:
                 conn.execute("UPDATE guards SET action = 'ask', strikes = ?, updated_at = ? WHERE id = ?",
                              (strikes, now, record.id))
                 change, action = "demoted", "guard_demote"
-            _bump(conn)
+            bump(conn)
             after = self._get(conn, record.id)
             hid = history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
                                  before=_state(record), after={**_state(after), "because_of": kind},
@@ -409,6 +498,28 @@ class GuardStore:
         with self.ledger.read() as conn:
             found = dict(conn.execute(query + " GROUP BY kind", args).fetchall())
         return {kind: int(found.get(kind, 0)) for kind in EVENT_KINDS}
+
+    def per_guard(self, *, project: str | None = None) -> dict[int, dict]:
+        """Outcome rows by guard: ``{id: {"stop", "override", "wrong", "repeat"}}``."""
+        query = "SELECT guard_id, kind, count(*) FROM guard_events"
+        args: tuple = ()
+        if project is not None:
+            query += " WHERE project = ?"
+            args = (project,)
+        out: dict[int, dict] = {}
+        with self.ledger.read() as conn:
+            for gid, kind, n in conn.execute(query + " GROUP BY guard_id, kind", args):
+                out.setdefault(int(gid), dict.fromkeys(EVENT_KINDS, 0))[kind] = int(n)
+        return out
+
+    def counts_by_guard(self) -> dict[int, dict[str, int]]:
+        """Outcome rows per guard and kind: ``{guard_id: {"stop": n, …}}``."""
+        with self.ledger.read() as conn:
+            rows = conn.execute("SELECT guard_id, kind, count(*) FROM guard_events GROUP BY guard_id, kind").fetchall()
+        found: dict[int, dict[str, int]] = {}
+        for guard_id, kind, count in rows:
+            found.setdefault(int(guard_id), {})[kind] = int(count)
+        return found
 
     def event_projects(self) -> list[str]:
         with self.ledger.read() as conn:
@@ -456,7 +567,8 @@ def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
         return (None, "?")
 
 
-def _bump(conn) -> None:
+def bump(conn) -> None:
+    """Move the guard table's revision (inside the writing transaction)."""
     current = Ledger.meta_get(conn, REV_KEY, "0")
     try:
         value = int(current) + 1
@@ -482,21 +594,20 @@ def _said_by_user(kind: str, name: str) -> bool:
     return kind in ("user", "hand") or "correction" in (name or "")
 
 
-def _lesson_origin(conn, memory_scope: str, entry: str, project_root: str) -> tuple[float | None, bool]:
-    """When ``entry`` first appeared in that scope's history, and whether the
-    user said it; (None, False) when the history does not know."""
-    needle = json.dumps(entry, ensure_ascii=False)
-    query = ("SELECT at, actor_kind, actor_name FROM history WHERE scope = ? AND instr(after, ?) > 0 "
-             "AND (before IS NULL OR instr(before, ?) = 0)")
-    args: list = [memory_scope, needle, needle]
-    if memory_scope not in GLOBAL_SCOPES:
-        query += " AND project = ?"
-        args.append(project_root)
-    row = conn.execute(query + " ORDER BY id LIMIT 1", args).fetchone()
-    if row is None:
-        return None, False
-    return float(row[0]), _said_by_user(row[1], row[2])
+def _entries_of(value) -> set:
+    """The entries a history row's JSON holds (a list of entries, or a text)."""
+    if not value:
+        return set()
+    try:
+        data = json.loads(value)
+    except (TypeError, ValueError):
+        return set()
+    if isinstance(data, list):
+        return {e for e in data if isinstance(e, str)}
+    if isinstance(data, str):
+        return {data}
+    return set()
 
 
 __all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
-           "read_rev_file", "write_rev_file"]
+           "read_rev_file", "write_rev_file", "bump"]

@@ -70,12 +70,15 @@ from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
+from tacit import memory_folder
 from tacit.scan import describe, scan
+from tacit.scopes import MEMORY as _MEMORY
+from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
 
 ENTRY_DELIMITER = "\n§\n"
-SCOPES = ("user", "global", "project", "team")
-MEMORY = "memory"  # = this store's project when it has one, else global
+SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
+MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
@@ -285,7 +288,7 @@ class MemoryStore:
         at the first call."""
         if self._snapshot is None:
             self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
-            self._snapshot = {t: self._render_block(t) for t in self.targets()}
+            self._snapshot = self.render_blocks(self.targets())
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
@@ -294,25 +297,39 @@ class MemoryStore:
         assert self._snapshot is not None
         return self._snapshot.get(self.resolve(target), "")
 
-    def _render_block(self, target: str) -> str:
-        entries = self.entries(target)
-        if not entries:
-            return ""
-        label = SNAPSHOT_LABELS[target]
-        gated = gate_context([Block(GATE_MEMORY, label, join_entries(entries))])
-        shown = [e for text in gated.text_of(GATE_MEMORY) for e in parse_entries(text)]
-        if gated.left_out:
-            self.gated_out.extend(gated.left_out)
-            count = len({item.label for item in gated.left_out})
-            reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in gated.left_out})
-            self.left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {self.path_for(target)} "
-                                 f"failed the content scanner and {'was' if count == 1 else 'were'} left out of "
-                                 f"the agent's context: {'; '.join(reasons)}")
-        if not shown:
-            return ""
-        # Usage is of what is on disk: the limit applies to the file.
-        head = f"{self._screen_for_prompt(target)} [{usage_text(len(join_entries(entries)), self.limit_for(target))}]"
-        return f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown)}"
+    def render_blocks(self, targets: list) -> dict:
+        """Every scope's block, gated together: an injection split across two
+        scopes, or across entries between them, is caught too. Reads only."""
+        entries = {t: self.entries(t) for t in targets}
+        labels = {t: SNAPSHOT_LABELS[t] for t in targets}
+        gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(entries[t]), t)
+                              for t in targets if entries[t]])
+        shown = {block.group: parse_entries(block.text) for block in gated.allowed}
+        blocks = {}
+        for target in targets:
+            if not entries[target]:
+                blocks[target] = ""
+                continue
+            mine = [item for item in gated.left_out if item.label.startswith(f"{labels[target]} entr")]
+            if mine:
+                self.gated_out.extend(mine)
+                count = len({item.label for item in mine})
+                reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in mine})
+                self.left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {self.path_for(target)} "
+                                     f"failed the content scanner and {'was' if count == 1 else 'were'} left out "
+                                     f"of the agent's context: {'; '.join(reasons)}")
+            if not shown.get(target):
+                blocks[target] = ""
+                continue
+            # Usage is of what is on disk: the limit applies to the file.
+            size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
+            head = f"{self._screen_for_prompt(target)} [{size}]"
+            blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
+        return blocks
+
+    def prompt_header(self, target: str) -> str:
+        """The scope's header as an agent or a child may see it."""
+        return self._screen_for_prompt(target)
 
     def _screen_for_prompt(self, target: str) -> str:
         """The block's header as the agent may see it: a project's name (a
@@ -410,8 +427,12 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
-        """Hold a target's file lock; a timeout is a refusal ("try again")."""
+        """Hold a target's file lock; a timeout is a refusal ("try again"). A
+        folder made a link or a file is refused first: nothing, not even a
+        lock file, is written outside the data folder."""
         path = self.path_for(target)
+        if target != "team" and (moved := memory_folder.problem(self.cfg, path.parent)):
+            raise _Refusal(target, moved)
         try:
             lock = lock_for(path).acquire()
         except LockTimeout:
@@ -656,6 +677,28 @@ class MemoryStore:
                           new_entries)
         result["entries"] = new_entries
         return self._changed(result) if changed else result
+
+    @_refusals_are_results
+    def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
+        """Remove the entries ``wanted`` picks that no recorded change ever
+        wrote (a carrier another tool left, such as a Hermes child's tagged
+        project entry, re-saved where it belongs): nothing to record, since the
+        history never held them. The result's ``taken`` lists them."""
+        target = self._writable_target(target)
+        with self._lock(target):
+            try:
+                entries = self._load_for_write(target, roundtrip_guard=True)
+            except DriftError as exc:
+                return self._drift_result(target, exc)
+            path = self.path_for(target)
+            with history.ledger_for(self.cfg) as ledger:
+                known = history.last_state(ledger, str(path)) or []
+            taken = [e for e in entries if wanted(e) and e not in known]
+            if taken:
+                atomic_write_text(path, join_entries([e for e in entries if e not in taken]))
+        result = self._ok(target, f"{len(taken)} unrecorded entries taken.", [e for e in entries if e not in taken])
+        result["taken"] = taken
+        return result
 
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:

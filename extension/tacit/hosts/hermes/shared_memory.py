@@ -42,6 +42,7 @@ import shutil
 import time
 from pathlib import Path
 
+from tacit import memory_folder
 from tacit.fsutil import atomic_write_bytes, ensure_private_dir
 from tacit.stores.memory import ENTRY_DELIMITER, parse_entries
 
@@ -67,6 +68,7 @@ def link(cfg, hermes_home: str) -> dict:
     """Point tacit's memories folder at Hermes's. Idempotent."""
     theirs, ours = hermes_memories(hermes_home), Path(cfg.memories_dir)
     if is_linked(hermes_home, cfg):
+        memory_folder.note_link(cfg, theirs)
         return {"changed": False, "merged": 0, "link": str(ours), "target": str(theirs)}
     if ours.is_symlink() and not theirs.is_symlink():
         return {"changed": False, "error": f"{ours} already links to {os.path.realpath(ours)}, not to "
@@ -93,6 +95,7 @@ def link(cfg, hermes_home: str) -> dict:
         return {"changed": False, "error": f"{ours} is not a folder; move it away and install again"}
     ensure_private_dir(ours.parent)
     os.symlink(theirs, ours, target_is_directory=True)
+    memory_folder.note_link(cfg, theirs)  # the one link memory may be written through
     return {"changed": True, "merged": merged, "backup": str(backup) if backup else None,
             "link": str(ours), "target": str(theirs)}
 
@@ -127,6 +130,11 @@ def heal(cfg, hermes_home: str) -> None:
     """The folder tacit's memories link points at exists (remade when gone)."""
     if is_linked(hermes_home, cfg) and not os.path.isdir(cfg.memories_dir):
         ensure_private_dir(hermes_memories(hermes_home))
+    try:
+        if is_linked(hermes_home, cfg) and memory_folder.problem(cfg, cfg.memories_dir):
+            memory_folder.note_link(cfg, hermes_memories(hermes_home))  # linked by an install older than the note
+    except OSError:
+        pass  # a read-only state folder: writes are refused and tacit doctor says why
 
 
 def unlink(cfg, hermes_home: str) -> dict:
@@ -135,6 +143,7 @@ def unlink(cfg, hermes_home: str) -> dict:
     if not is_linked(hermes_home, cfg):
         return {"changed": False}
     ours.unlink()
+    memory_folder.forget_link(cfg)
     ensure_private_dir(ours)
     for name in FILES:
         if (theirs / name).is_file():

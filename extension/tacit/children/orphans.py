@@ -1,0 +1,167 @@
+"""No child outlives its runner; no job stays "running" after its runner is gone.
+
+A child agent runs in its own process group (``runner``), asks the kernel to
+kill it when its runner dies (``die_with_parent``, Linux), and is noted in
+``<state>/run/children/<job>.json`` (runner pid and start time, the child's
+group) until its runner is done with it. ``reap`` — called by the service's
+housekeeping tick, at the start of every ``tacit`` command (``quick``: the
+notes only) and by ``tacit doctor`` — kills the group of every child whose
+runner is gone and settles the job as failed (``orphaned``), clearing the
+session's running mark. A runner is gone when its pid is dead or belongs to
+a process started after the job (a reused pid).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import time
+
+from tacit.paths import run_dir
+from tacit.stores import jobs as job_rows
+
+ORPHAN_ERROR = "its runner stopped before the job finished (killed?); the child was stopped"
+_PR_SET_PDEATHSIG = 1
+_START_SLACK = 2.0  # seconds: a runner's process may have started this long after the job (clock ticks)
+
+
+def notes_dir(cfg) -> str:
+    return os.path.join(run_dir(cfg.state_dir_str), "children")
+
+
+def die_with_parent() -> None:
+    """``preexec_fn`` of a child agent: the kernel SIGKILLs it when its runner dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except Exception:  # noqa: BLE001 — not Linux: the reaper still stops it
+        pass
+
+
+def note(cfg, job_ids: list, pgid: int) -> None:
+    """Remember that this runner started child group ``pgid`` for ``job_ids``. Never raises."""
+    try:
+        folder = notes_dir(cfg)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        data = {"runner": os.getpid(), "runner_started": process_started(os.getpid()), "pgid": pgid,
+                "jobs": list(job_ids), "at": time.time()}
+        path = os.path.join(folder, f"{job_ids[0]}.json")
+        with open(path + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(path + ".tmp", path)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def forget(cfg, job_id: str) -> None:
+    try:
+        os.unlink(os.path.join(notes_dir(cfg), f"{job_id}.json"))
+    except OSError:
+        pass
+
+
+def process_started(pid: int) -> float | None:
+    """When process ``pid`` started (epoch seconds), or None when unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        with open("/proc/stat", "rb") as handle:
+            boot = next(float(line.split()[1]) for line in handle if line.startswith(b"btime"))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, StopIteration):
+        return None
+
+
+def alive(pid, since: float | None = None) -> bool:
+    """Is ``pid`` a live process that started no later than ``since`` (plus slack)?"""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                return False  # a zombie: dead, not yet waited for
+    except (OSError, IndexError):
+        pass
+    started = process_started(pid)
+    return since is None or started is None or started <= since + _START_SLACK
+
+
+def _kill_group(pgid) -> bool:
+    if not isinstance(pgid, int) or pgid <= 1:
+        return False
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _from_notes(cfg) -> dict:
+    """job id -> its note, for every note whose runner is gone (their child groups killed)."""
+    gone: dict = {}
+    try:
+        names = os.listdir(notes_dir(cfg))
+    except OSError:
+        return gone
+    for name in names:
+        path = os.path.join(notes_dir(cfg), name)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or alive(data.get("runner"), data.get("runner_started")):
+            continue
+        data["killed"] = _kill_group(data.get("pgid"))
+        for job_id in data.get("jobs") or []:
+            gone[str(job_id)] = data
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    return gone
+
+
+def reap(cfg, ledger=None, *, quick: bool = False) -> list[dict]:
+    """Stop the children of runners that are gone and settle their jobs as
+    failed. ``quick``: only the jobs of notes (no scan of running jobs).
+    Returns what was settled. Never raises."""
+    settled: list[dict] = []
+    try:
+        gone = _from_notes(cfg)
+        if quick and not gone:
+            return settled
+        from tacit.stores.ledger import Ledger
+        from tacit.stores.sessions import SessionStore
+
+        own = ledger is None
+        ledger = ledger or Ledger(cfg)
+        try:
+            now = time.time()
+            with ledger.write() as conn:
+                for job in job_rows.running(conn):
+                    if job["id"] not in gone and (quick or alive(job["pid"], job["started_at"])):
+                        continue
+                    record = {"ok": False, "mode": "agent", "error": ORPHAN_ERROR, "orphaned": True,
+                              "child_stopped": bool(gone.get(job["id"], {}).get("killed"))}
+                    if job_rows.mark_failed(conn, job["id"], record, now):
+                        settled.append({"job_id": job["id"], "kind": job["kind"], "session_id": job["session_id"]})
+            store = SessionStore(lambda: ledger)
+            for job in settled:
+                with store.updating(job["session_id"]) as state:
+                    state.clear_running(job["kind"], job["job_id"])
+        finally:
+            if own:
+                ledger.close()
+    except Exception as exc:  # noqa: BLE001 — housekeeping never breaks its caller
+        from tacit.log import log_exception
+
+        log_exception(cfg, "reaping orphaned children", exc)
+    return settled

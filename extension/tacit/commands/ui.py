@@ -1,0 +1,54 @@
+"""``tacit ui [--port N] [--no-open] [--project DIR]`` — the local page.
+
+Serves ``tacit.ui`` on 127.0.0.1 until interrupted. The first line of
+stdout is the page's URL, token included (with ``--json``: one object
+holding it); the browser is opened on it unless ``--no-open``. The project
+shown as "this project" is ``--project DIR``, else the working folder's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("ui", help="a local page: memory, history with undo, guards, review, cost, skills")
+    p.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    p.add_argument("--no-open", action="store_true", help="print the URL but do not open a browser")
+    p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+    p.set_defaults(func=_ui)
+
+
+def _ui(args, cfg) -> int:
+    from tacit.commands import emit, say
+    from tacit.projects import project_for
+    from tacit.ui.routes import UIApp
+    from tacit.ui.server import start
+
+    if not 0 <= args.port <= 65535:
+        emit({"success": False, "error": f"--port {args.port}: give a port from 1 to 65535 (0: any free one)"},
+             text=say)
+        return 2
+    try:
+        folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+        server, thread = start(UIApp(cfg, project_for(folder)), args.port)
+    except OSError as exc:
+        emit({"success": False, "error": f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"}, text=say)
+        return 1
+    emit({"success": True, "url": server.url, "port": server.port}, text=server.url)
+    if not args.no_open:
+        import webbrowser
+
+        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+    sys.stderr.write("tacit ui: serving until Ctrl-C\n")
+    try:
+        while thread.is_alive():
+            thread.join(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+    return 0

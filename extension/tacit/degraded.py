@@ -1,0 +1,44 @@
+"""What a session still gets when tacit's ledger or disk fails (issue 21).
+
+When an event that builds the agent's context (``before_agent_start``) fails
+— an unreadable or corrupt ledger, a read-only data folder, a full disk —
+the engine answers through ``answer``: the memory files that can still be
+read, through the same context gate as always (``MemoryStore``), and one
+notice saying what is wrong and that nothing from the session is kept until
+it is fixed. Nothing here writes: no ledger, no history, no hand-edit
+records. Never raises; at worst the answer is empty, as before.
+"""
+
+from __future__ import annotations
+
+from tacit.boundary import gate_outgoing
+from tacit.failures import describe_failure
+from tacit.hookspecs import ContextResult, Injection, Result
+from tacit.log import log_exception
+from tacit.projects import project_for
+from tacit.stores.memory import MemoryStore
+
+CONTEXT_KINDS = ("before_agent_start",)
+NOTICE = ("tacit cannot use its data folder right now ({what}). Your memory is shown from its files, read "
+          "only; nothing from this session is kept until this is fixed. Run `tacit doctor` for details.")
+
+
+def answer(engine, event, result_type: type[Result], exc: BaseException) -> Result:
+    """The answer to ``event`` after its dispatch failed with ``exc``."""
+    result = result_type()
+    if event.kind not in CONTEXT_KINDS or not isinstance(result, ContextResult):
+        return result
+    try:
+        features = engine.features_for(event.host or engine.default_host)
+        project = project_for(event.cwd, home=engine.cfg.env.get("HOME"))
+        memory = MemoryStore(engine.cfg, project)
+        targets = [t for t in memory.targets() if "memory_snapshot" not in features or t in ("project", "team")]
+        blocks = memory.render_blocks(targets)  # read and gated; no ledger, no hand-edit records
+        snapshot = "\n\n".join(blocks[t] for t in targets if blocks.get(t))
+        if snapshot:
+            result.context.append(Injection(snapshot, priority=10, source="context.session"))
+        result.notices.append(NOTICE.format(what=describe_failure(exc)[0]))
+        return gate_outgoing(result)
+    except Exception as again:  # noqa: BLE001 — the fallback must not break the host either
+        log_exception(engine.cfg, "degraded answer", again)
+        return result_type()

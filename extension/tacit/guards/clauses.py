@@ -1,0 +1,161 @@
+"""A lesson as people write it → the clauses that may state a rule.
+
+The rule is the imperative clause; the rest is its reason (docs/guards.md,
+"Which lessons become guards"). ``clauses(text)`` cleans markup and
+emphasis, splits sentences into clauses at dashes, ``;``, ``:``,
+parentheses and ", because / since / it / which / so …", and says for each
+whether it is a *reason* (never vetoes, never matched) or a plain clause.
+``vetoed(...)`` says whether an exception ("unless", "except", "for now",
+"only when" anywhere; "if", "when", "usually", "maybe" … in the rule clause
+or at the head of another clause) makes the lesson something a matcher
+cannot check. Backticked spans are kept whole and never split or read for
+hedges. Pure: no files, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+                            "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
+_SYMBOLS = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
+_BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
+# emphasis and politeness that change nothing about what to stop
+_NOISE = re.compile(
+    r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
+    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|"
+    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
+    r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
+    r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
+_HERE = re.compile(
+    r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
+    r"workspace|monorepo|app|team)|(?:in )?here|for package management|"
+    r"as (?:the|our) package manager)\b", re.I)
+# a clause led by one of these is the reason for the rule before it
+_REASON_HEAD = re.compile(
+    r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
+    r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
+    r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
+_REASON_SPLIT = re.compile(
+    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
+    r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
+    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
+    r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
+    r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
+    r"(?:'re| are| is| get| will)?)\b)", re.I)
+_CLAUSE_SPLIT = re.compile(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+# an exception anywhere: the rule has cases a matcher cannot see
+_EXCEPTION = re.compile(
+    r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
+    r"for now|for the moment|temporarily|until)\b", re.I)
+# a hedge or condition in the rule clause itself (or heading another clause)
+_HEDGE = re.compile(
+    r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
+    r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
+    r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
+_PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    text: str  # with backticks restored, noise dropped
+    reason: bool  # led by because / it / which …: never a rule, never vetoes on if/when
+    head_hedge: bool  # starts with an exception or condition ("if …", "unless …")
+    hedged: bool  # a hedge word anywhere outside backticks
+    exception: bool  # an exception word anywhere outside backticks
+
+
+def _protect(text: str) -> tuple[str, list]:
+    spans: list = []
+
+    def keep(m):
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+    return re.sub(r"`[^`\n]{1,200}`", keep, text), spans
+
+
+def _restore(text: str, spans: list) -> str:
+    return _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
+
+
+def clean_line(text: str) -> str:
+    """Markup off a line: bullets, headings, bold, warning signs."""
+    text = text.translate(_TRANSLATE)
+    text = _BULLET.sub("", text)
+    text = _SYMBOLS.sub(" ", text)
+    return text
+
+
+def _tidy(s: str) -> str:
+    s = _NOISE.sub(" ", s)
+    s = _HERE.sub(" ", s)
+    s = re.sub(r"\s+", " ", s).strip()
+    s = re.sub(r"\s+([,;:])", r"\1", s)
+    s = re.sub(r",\s*,", ",", s)
+    return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+
+
+def clauses(text: str) -> list[list[Clause]]:
+    """Per sentence, its clauses in order (the whole sentence first when it
+    has more than one clause, as a reading of its own)."""
+    protected, spans = _protect(clean_line(text))
+    protected = _BOLD.sub("", protected)
+    protected = re.sub(r"\b(e\.g|i\.e|etc|vs|cf)\.", r"\1", protected, flags=re.I)  # not a sentence's end
+    out = []
+    for sentence in _SENTENCE_SPLIT.split(protected):
+        sentence = sentence.strip()
+        if not sentence:
+            continue
+        # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
+        sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        asides = re.findall(r"\(([^()]*)\)", sentence)
+        main = re.sub(r"\s*\([^()]*\)", " ", sentence)
+        pieces = []
+        parts = _CLAUSE_SPLIT.split(main)
+        for part in parts:
+            sub = _REASON_SPLIT.split(part)
+            if len(sub) > 1 and len(parts) > 1:
+                pieces.append(part)  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
+            pieces.extend(sub)
+        found = []
+        whole = _tidy(main.replace(" \u2014 ", ", "))
+        if len(pieces) > 1 and whole:
+            found.append(_clause(whole, spans, whole=True))
+        for i, piece in enumerate(pieces + asides):
+            piece = _tidy(piece)
+            if piece:
+                found.append(_clause(piece, spans, aside=i >= len(pieces), first=i == 0))
+        if found:
+            out.append(found)
+    return out
+
+
+def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
+            first: bool = False) -> Clause:
+    bare = _PLACEHOLDER.sub(" ", protected)
+    reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
+    head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
+    head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
+    return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare)),
+                  bool(_EXCEPTION.search(bare)))
+
+
+def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
+    """True when an exception or hedge makes the rule uncheckable: an
+    exception word anywhere, a hedge in the rule clause, or another plain
+    clause that starts with a condition."""
+    if rule.hedged or rule.exception:
+        return True
+    for found in sentences:
+        for c in found:
+            if c is rule or c.text == rule.text:
+                continue
+            if c.exception or c.head_hedge:
+                return True
+    return False
+
+
+__all__ = ["Clause", "clauses", "clean_line", "vetoed"]

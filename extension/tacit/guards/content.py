@@ -1,0 +1,86 @@
+"""Guards that read what one program hands another: a download piped into a
+shell (``PipeMatch``), and SQL given to a database client (``SqlMatch``).
+
+- **Pipes.** A sink fires when a source ran earlier in its pipeline and the
+  sink reads its script from stdin: no script file or ``-c`` among its
+  arguments (``sh``, ``bash -s -- x``, ``python3 -``). ``curl x > f; sh f``
+  is no pipe and does not fire.
+- **SQL.** The statements come from the client's own arguments — ``psql
+  -c/--command``, ``mysql``/``mariadb -e/--execute``, ``sqlite3``/``duckdb``
+  after the database file, ``sqlcmd -Q/-q``, ``clickhouse-client -q/--query``
+  — and from here-documents it reads. Comments and quoted strings are blanked
+  before reading, so ``SELECT 'drop table'`` is not a drop. A ``DELETE FROM``
+  with no ``WHERE`` in its statement deletes every row.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.guards.model import PipeMatch, SqlMatch
+from tacit.guards.shell import Invocation
+
+SQL_CLIENTS = frozenset(("psql", "mysql", "mariadb", "sqlite3", "duckdb", "sqlcmd", "clickhouse-client",
+                         "cockroach", "pgcli", "mycli", "litecli"))
+_SQL_OPTS = {"psql": ("-c", "--command"), "pgcli": ("-c", "--command"), "mysql": ("-e", "--execute"),
+             "mariadb": ("-e", "--execute"), "mycli": ("-e", "--execute"), "sqlcmd": ("-Q", "-q"),
+             "clickhouse-client": ("-q", "--query"), "cockroach": ("-e", "--execute")}
+_POSITIONAL_SQL = frozenset(("sqlite3", "duckdb", "litecli"))
+_STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+_TESTS = {
+    "drop_table": re.compile(r"\bdrop\s+table\b", re.I),
+    "drop_database": re.compile(r"\bdrop\s+(?:database|schema)\b", re.I),
+    "truncate": re.compile(r"\btruncate\b", re.I),
+}
+_DELETE = re.compile(r"^\s*delete\s+from\b", re.I)
+_WHERE = re.compile(r"\bwhere\b", re.I)
+_SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
+
+
+def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
+    if inv.program not in match.sinks or not set(inv.upstream) & set(match.sources):
+        return False
+    for a in inv.argv[1:]:
+        if a == "--" or a == "-s" or a == "-":
+            return True
+        if a in _SCRIPT_ARGS:
+            return False
+        if not a.startswith("-"):
+            return False  # a script file: stdin is its data, not its code
+    return True
+
+
+def sql_texts(inv: Invocation) -> list[str]:
+    """The SQL a client invocation is given."""
+    argv = inv.argv
+    out = [s for s in inv.stdin if s]
+    names = _SQL_OPTS.get(inv.program, ())
+    for i, a in enumerate(argv[1:], 1):
+        for name in names:
+            if a == name and i + 1 < len(argv):
+                out.append(argv[i + 1])
+            elif name.startswith("--") and a.startswith(name + "="):
+                out.append(a[len(name) + 1:])
+            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                out.append(a[len(name):])
+    if inv.program in _POSITIONAL_SQL:
+        positional = [a for a in argv[1:] if not a.startswith("-")]
+        out.extend(positional[1:])
+    return out
+
+
+def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
+    if inv.program not in SQL_CLIENTS:
+        return False
+    for text in sql_texts(inv):
+        bare = _STRINGS.sub(" ", text)
+        for kind in match.statements:
+            if kind == "delete_without_where":
+                if any(_DELETE.match(stmt) and not _WHERE.search(stmt) for stmt in bare.split(";")):
+                    return True
+            elif _TESTS[kind].search(bare):
+                return True
+    return False
+
+
+__all__ = ["pipe_fires", "sql_fires", "sql_texts", "SQL_CLIENTS"]

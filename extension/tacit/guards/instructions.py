@@ -1,0 +1,114 @@
+"""A repository's instruction files (AGENTS.md, CLAUDE.md, .cursorrules …) →
+the rule lines that state an exact shape (docs/guards.md, "Rules from the
+repository's own files").
+
+``rules_in(text, name)`` reads one file's text: every line outside code
+fences, HTML comments and example blocks is read as a lesson of its own
+(``derive_guards``); a line that yields a guard is a ``FileRule`` with its
+line number. An ``.mdc`` file must open with a well-formed frontmatter
+block, or the whole file is refused (``BadFile``). Pure: the store finds and
+reads the files, scans each line and keeps the guards.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tacit.guards.clauses import clean_line
+from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
+from tacit.guards.model import GuardSpec, PathMatch
+
+# file names tacit reads, at the project root and in subfolders
+NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
+         ".windsurfrules")
+# files at a fixed place below a folder
+NESTED = (".claude/CLAUDE.md", ".github/copilot-instructions.md")
+MDC_DIR = ".cursor/rules"  # every *.mdc inside
+MAX_FILE_BYTES = 512 * 1024
+MAX_RULES_PER_FILE = 500
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration|bad|wrong|"
+                           r"anti-?patterns?|don'?t do this)\b", re.I)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_EXAMPLE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|_)?(?:e\.g\.|for example|example|bad|wrong|"
+                           r"incorrect|\u274c)\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRule:
+    line: int  # 1-based
+    text: str  # the line as written (stripped)
+    spec: GuardSpec
+
+
+class BadFile(ValueError):
+    """A file that cannot be read as instructions (the reason is the message)."""
+
+
+def _frontmatter_end(lines: list[str]) -> int:
+    """The index of the first line after an ``.mdc`` frontmatter block."""
+    if not lines or lines[0].strip() != "---":
+        raise BadFile("no frontmatter (an .mdc file opens with ---)")
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].strip() == "---":
+            for line in lines[1:i]:
+                if line.strip() and not line.startswith((" ", "\t", "#", "-")) and ":" not in line:
+                    raise BadFile(f"broken frontmatter at line {lines.index(line) + 1}")
+            return i + 1
+    raise BadFile("frontmatter never closed")
+
+
+def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
+    """The rule lines of one instruction file, in order. Raises ``BadFile``
+    for an ``.mdc`` with broken frontmatter; anything else is skipped."""
+    if not isinstance(text, str):
+        raise BadFile("not text")
+    if "\0" in text[:8192]:
+        raise BadFile("binary content")
+    lines = text.splitlines()
+    start = _frontmatter_end(lines) if name.endswith(".mdc") else 0
+    out: list[FileRule] = []
+    fence = None
+    comment = example = False
+    for number in range(start, len(lines)):
+        raw = lines[number]
+        m = _FENCE.match(raw)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        if comment:
+            comment = "-->" not in raw
+            continue
+        if "<!--" in raw:
+            comment = "-->" not in raw.split("<!--", 1)[1]
+            continue
+        if _HEADING.match(raw):
+            example = bool(_EXAMPLE_HEAD.match(raw))
+            continue
+        line = raw.strip()
+        if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
+            continue
+        if line.startswith(">") or line.startswith("|"):
+            continue  # quotes and table rows are not imperatives of this project
+        shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
+        for spec in derive_guards(line):
+            if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
+                continue  # a path outside the project: never a guard of it
+            out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
+        if len(out) >= MAX_RULES_PER_FILE:
+            break
+    return out
+
+
+def _inside(pattern: str) -> bool:
+    p = pattern.strip()
+    return not (p.startswith(("/", "~")) or ".." in p.split("/"))
+
+
+__all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "BadFile", "rules_in"]

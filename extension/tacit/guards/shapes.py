@@ -1,0 +1,105 @@
+"""Rule shapes beyond the core grammar of ``derive``: git (amend, hooks,
+commits on a branch or of a file), ``gh … create``, pipes into a shell, SQL,
+and an edit prohibition with no object ("`x.ts` — generated, do not edit")."""
+
+from __future__ import annotations
+
+import re
+
+from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, SqlMatch
+from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
+
+# "never amend commits" · "don't amend" · "no amending"
+_AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
+                    r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
+# "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
+_NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
+                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
+_SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
+_SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
+_PIPE = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+(?:run\s+)?(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?{_SRC}(?:\s+(?:output|results?))?"
+    rf"\s+(?:in)?to\s+(?:sudo\s+)?{_SINK}",
+    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)(?:\s+[^|`]*)?\s*\|\s*(?:sudo\s+)?(?:sh|bash|zsh)`?(?:\s+(?:scripts?|installs?|installers?))?",
+    rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)\s+(?:\S+\s+)?\|\s*(?:sudo\s+)?(?:sh|bash)`?\s+(?:patterns?|style installs?)",
+)]
+_SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
+_SQL = [
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
+                rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
+                rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
+    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+                r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
+]
+
+
+_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
+                              r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+_COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
+                        re.I)
+_COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
+                          r"(?:the\s+)?(?P<paths>.+)", re.I)
+_GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+                        r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
+
+
+def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
+    """"`x.ts` — generated, do not edit directly": an edit prohibition with no
+    object, in a lesson that names exactly one path."""
+    if not _OBJECTLESS_EDIT.fullmatch(sentence):
+        return None
+    quoted = re.findall(r"`[^`]+`", lesson)
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    if head:  # "`x/` — …", "**prefect.ts** - …": the line's subject
+        quoted = [f"`{head.group(1) or head.group(2)}`"]
+    found = {p for p in (_path_pattern(q) for q in quoted) if p}
+    if len(found) != 1 or len(quoted) != 1:
+        return None
+    return GuardSpec(PathMatch(tuple(found)), because)
+
+
+def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
+    m = _COMMIT_PATH.fullmatch(sentence)
+    if m:
+        parts = _PATH_LIST_SPLIT.split(m.group("paths").strip())
+        patterns = [_path_pattern(p) for p in parts]
+        if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
+            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
+        # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
+        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part]
+        if quoted and len(parts) > 1:
+            return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
+    m = _COMMIT_TO.fullmatch(sentence)
+    if m:
+        found = _targets(m.group("branches"))
+        if found and found[0] and not found[1]:
+            return GuardSpec(CommitMatch(found[0]), because)
+        return None
+    m = _GH_CREATE.fullmatch(sentence)
+    if m:
+        what = m.group("what").lower()
+        sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
+        flags = ("--draft",) if m.group("draft") and sub == "pr" else ()
+        return GuardSpec(CommandMatch(("gh",), (sub, "create"), flags, True), because)
+    return None
+
+
+def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
+    """Pipes into a shell, and SQL through a database client."""
+    for pattern in _PIPE:
+        if pattern.fullmatch(sentence):
+            return GuardSpec(PipeMatch(), because)
+    for pattern, statements in _SQL:
+        if pattern.fullmatch(sentence):
+            return GuardSpec(SqlMatch(statements), because)
+    return None
+
+
+def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
+    if _AMEND.fullmatch(sentence):
+        return GuardSpec(CommandMatch(("git",), ("commit",), ("--amend",), True), because)
+    if _NO_VERIFY.fullmatch(sentence):
+        return GuardSpec(CommandMatch(("git",), (), ("--no-verify",), True), because)
+    return None

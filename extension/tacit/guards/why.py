@@ -1,0 +1,115 @@
+"""Why a lesson is, or is not, a guard (``tacit guard why TEXT``), and whether
+a proposed guard is grounded in what the user said (``tacit guard add
+--lesson N``).
+
+- ``explain(text)`` reads the lesson as ``derive_guards`` does and says which
+  clause is the rule and what it stops, or the first reason it stays a
+  memory: no word of refusal, an exception or hedge (which word, where), or
+  no clause with an exact shape.
+- ``ungrounded(spec, *texts)`` lists every program, subcommand, flag,
+  remote, branch and path of a proposed guard that occurs in none of the
+  texts (the lesson, the user's message that caused it): a child may phrase,
+  it may not invent.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.guards import derive as _derive
+from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, vetoed
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch
+
+
+def explain(text) -> dict:
+    """``{"guard": bool, "rules": [{"clause", "kind", "match"}], "why": str}``."""
+    if not isinstance(text, str) or not text.strip():
+        return {"guard": False, "rules": [], "why": "no text"}
+    if len(text) > _derive.MAX_LESSON_CHARS:
+        return {"guard": False, "rules": [], "why": f"longer than {_derive.MAX_LESSON_CHARS} characters"}
+    specs = _derive.derive_guards(text)
+    prepared = _derive._prepare(text)
+    if specs:
+        rules = []
+        for found in prepared[1] if prepared else ():
+            for clause in found:
+                spec = None if clause.reason else _derive._sentence_spec(_derive._rule_text(clause.text), "")
+                if spec is not None and any(s.match == spec.match for s in specs) and \
+                        all(r["match"] != spec.match.to_dict() for r in rules):
+                    rules.append({"clause": clause.text, "kind": spec.kind, "match": spec.match.to_dict()})
+        rest = " The rest is its reason, not part of the match." if len(rules) == 1 and any(
+            len(f) > 1 for f in prepared[1]) else ""
+        return {"guard": True, "rules": rules,
+                "why": f"the rule is \"{rules[0]['clause']}\"{'' if len(rules) == 1 else ' (and more)'}.{rest}"}
+    if prepared is None:
+        return {"guard": False, "rules": [],
+                "why": "it states nothing to stop: no never, don't, not, instead, rather or banned"}
+    sentences = prepared[1]
+    for found in sentences:
+        for clause in found:
+            if clause.reason:
+                continue
+            spec = _derive._sentence_spec(_derive._rule_text(clause.text), "")
+            if spec is not None and vetoed(sentences, clause):
+                return {"guard": False, "rules": [], "why": f"\"{clause.text}\" would be a rule, but "
+                        f"{_veto_word(sentences, clause)}: it has exceptions a check cannot see"}
+    for found in sentences:
+        for clause in found:
+            bare = _PLACEHOLDER.sub(" ", _protect(clause.text)[0])
+            m = _EXCEPTION.search(bare) or (not clause.reason and _HEDGE.search(bare))
+            if m:
+                return {"guard": False, "rules": [], "why": f"\"{m.group(0)}\" in \"{clause.text}\": a rule with "
+                        "exceptions or hedges is not checked (a check cannot see them)"}
+    plain = [c.text for f in sentences for c in f if not c.reason]
+    return {"guard": False, "rules": [], "why": "no clause names an exact thing to stop (a known program or a "
+            "command in backticks, a path, a branch or remote, a tool of the same kind as the one to use): "
+            + "; ".join(f"\"{p}\"" for p in plain[:3])}
+
+
+def _veto_word(sentences: list, rule) -> str:
+    for found in [[rule]] + sentences:
+        for c in found:
+            bare = _PLACEHOLDER.sub(" ", _protect(c.text)[0])
+            m = _EXCEPTION.search(bare) or (c is rule or c.head_hedge) and _HEDGE.search(bare)
+            if m:
+                return f"\"{m.group(0)}\" in \"{c.text}\""
+    return "a hedge"
+
+
+def _words(spec: GuardSpec) -> list[str]:
+    m = spec.match
+    if isinstance(m, CommandMatch):
+        return [*m.programs, *m.subcommands, *m.flags]
+    if isinstance(m, PushMatch):
+        return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
+    if isinstance(m, PathMatch):
+        return list(m.patterns)
+    if isinstance(m, PipeMatch):
+        return ["|"]
+    if isinstance(m, SqlMatch):
+        return [w for s in m.statements for w in s.split("_") if w not in ("without",)]
+    return ["sudo"]
+
+
+def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:
+    """The words of ``spec`` found in none of ``texts`` (case-insensitive)."""
+    said = " ".join(t for t in texts if isinstance(t, str)).lower()
+    tokens = set(re.findall(r"[\w.@/*+:-]+", said))
+    clusters = [t for t in tokens if re.fullmatch(r"-[a-z]{2,4}", t)]
+    missing = []
+    for word in _words(spec):
+        w = word.lower()
+        if w in tokens or w.rstrip("/") in {t.rstrip("/") for t in tokens}:
+            continue
+        if w == "|" and "|" in said or w == "force" and "force" in said:
+            continue
+        if re.fullmatch(r"-[a-z]", w) and any(w[1] in c for c in clusters):
+            continue  # -r of "-rf"
+        edge = r"[\w-]" if w.startswith("-") else r"\w"
+        if re.search(rf"(?<!{edge})" + re.escape(w) + rf"(?!{edge})", said):
+            continue
+        missing.append(word)
+    return missing
+
+
+__all__ = ["explain", "ungrounded"]

@@ -1,0 +1,173 @@
+"""The words guards are derived with: known programs and their families,
+branch, remote and file names, the spellings of "never", and the readers of
+lists, branches, remotes and paths shared by ``derive`` and ``shapes``."""
+
+from __future__ import annotations
+
+import re
+
+_FAMILIES = {
+    "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
+    "py_pm": ("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba",
+              "rye", "hatch", "pipx", "uvx", "easy_install"),
+    "python": ("python", "python3", "python2", "pypy", "pypy3", "py"),
+    "js_runtime": ("node", "nodejs", "bun", "deno"),
+    "container": ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "finch"),
+    "js_test": ("jest", "vitest", "mocha", "jasmine", "ava", "karma", "uvu"),
+    "py_test": ("pytest", "unittest", "nose", "nose2", "nosetests", "tox", "nox", "ward"),
+    "py_lint": ("flake8", "ruff", "pylint", "black", "isort", "autopep8", "yapf", "pycodestyle",
+                "pyflakes", "blue"),
+    "py_types": ("mypy", "pyright", "pyre", "pytype", "basedpyright"),
+    "js_lint": ("eslint", "prettier", "biome", "oxlint", "standard", "tslint", "dprint", "rome",
+                "xo"),
+    "bundler": ("webpack", "vite", "rollup", "esbuild", "parcel", "tsup", "rspack"),
+    "search": ("grep", "rg", "ag", "ack", "egrep", "fgrep", "ripgrep"),
+    "find": ("find", "fd", "fdfind"),
+    "http": ("curl", "wget", "http", "httpie", "xh"),
+    "task": ("make", "just", "task", "mage", "gmake"),
+    "iac": ("terraform", "tofu", "pulumi"),
+    "java_build": ("mvn", "gradle", "gradlew", "mvnw"),
+    "ts_run": ("tsc", "tsx", "ts-node", "swc", "esno"),
+    "venv": ("virtualenv", "venv"),
+    "go_fmt": ("gofmt", "gofumpt", "goimports"),
+    "priv": ("sudo", "doas"),
+    "k8s": ("kubectl", "oc", "kubecolor"),
+    "editor": ("vim", "vi", "nano", "emacs", "nvim"),
+    "cat": ("cat", "bat"),
+    "ls": ("ls", "exa", "eza", "lsd"),
+}
+_FAMILY_OF: dict[str, set] = {}
+for _fam, _names in _FAMILIES.items():
+    for _name in _names:
+        _FAMILY_OF.setdefault(_name, set()).add(_fam)
+
+# programs "never run <program> …" accepts unquoted, besides the families
+_KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
+    "git", "rm", "mv", "cp", "cargo", "go", "rustup", "helm", "ansible", "ansible-playbook",
+    "aws", "gcloud", "az", "gh", "heroku", "vercel", "netlify", "flyctl", "fly", "firebase",
+    "supabase", "prisma", "alembic", "rails", "rake", "bundle", "gem", "php", "composer",
+    "artisan", "django-admin", "psql", "mysql", "mongo", "mongosh", "redis-cli", "systemctl",
+    "service", "shutdown", "reboot", "brew", "apt", "apt-get", "yum", "dnf", "pacman", "snap",
+    "chmod", "chown", "dd", "mkfs", "kill", "killall", "pkill", "rsync", "scp", "ssh", "sed",
+    "crontab", "truncate", "shred", "dropdb", "createdb", "pg_dump", "pg_restore", "flask",
+    "wrangler", "serverless", "sls", "cdk", "sam", "nx", "turbo", "lerna", "changeset",
+    "semantic-release", "skaffold", "kustomize", "minikube", "kind", "eksctl", "vagrant",
+    "packer", "nomad", "consul", "vault", "dotnet", "swift", "xcodebuild", "flutter", "dart",
+    "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
+    "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
+    "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
+))
+_SUDO_WORDS = frozenset(("sudo", "doas"))
+_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
+_WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
+_EXTENSIONLESS_FILES = frozenset((
+    "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
+    "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
+    "caddyfile", "tiltfile", "earthfile", "snakefile", "gnumakefile", "node_modules"))
+
+_DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)?"
+         r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
+         r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
+         r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
+_PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
+              r"update|mess with|hand-edit|hand edit)")
+_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
+_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
+_PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
+_BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
+_FLAG_WORD = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
+_STOP_WORDS = frozenset((
+    "the", "a", "an", "any", "all", "anything", "on", "in", "for", "with", "without", "unless",
+    "before", "after", "when", "if", "while", "until", "against", "from", "to", "into", "of",
+    "or", "and", "but", "because", "since", "then", "so", "it", "them", "this", "that", "these",
+    "those", "my", "our", "your", "their", "is", "are", "be", "as", "by", "at", "via", "during",
+    "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
+    "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
+    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff"))
+_SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
+
+
+def _unquote(word: str) -> str:
+    w = word.strip()
+    if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
+        return w[1:-1].strip()
+    return w
+
+
+def _split_list(text: str) -> list[str]:
+    out = []
+    for p in _LIST_SPLIT.split(text.strip()):
+        parts = p.split("/")
+        # "pip/conda": two tools; "release/1.x" stays one name
+        out.extend(parts if len(parts) > 1 and all(_unquote(x).lower() in _FAMILY_OF for x in parts) else [p])
+    return [p for p in out if p]
+
+
+def _targets(text: str | None) -> tuple[tuple, tuple] | None:
+    """``main or master`` → (("main", "master"), ()); ``the release branch``
+    → (("release",), ()); ``upstream`` / ``the prod remote`` → ((), ("upstream",));
+    None when a name is not certainly a branch or a remote. A quoted name
+    that is neither well known stays a branch (the matcher reads it as a
+    remote when the project has a remote of that name)."""
+    if text is None:
+        return (), ()
+    text = text.strip()
+    marked = remote_marked = False
+    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
+    if m:
+        text = m.group(1)
+        marked = m.group(2).lower().startswith("branch")
+        remote_marked = not marked
+    branches, remotes = [], []
+    for part in _split_list(text):
+        quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
+        name = _unquote(part)
+        if name.lower().startswith("origin/") and not remote_marked:
+            name = name[len("origin/"):]
+        if not _BRANCH_WORD.fullmatch(name):
+            return None
+        low = name.lower()
+        if remote_marked or (low in _WELL_KNOWN_REMOTES and not marked):
+            remotes.append(name if quoted or remote_marked else low)
+        elif marked or quoted:
+            branches.append(name)
+        elif low in _WELL_KNOWN_BRANCHES:
+            branches.append(low)
+        else:
+            return None
+    if not branches and not remotes:
+        return None
+    return tuple(dict.fromkeys(branches)), tuple(dict.fromkeys(remotes))
+
+
+def _path_pattern(part: str) -> str | None:
+    """One path in a lesson → its pattern, or None when it is not clearly a path."""
+    part = part.strip()
+    quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
+    n = re.fullmatch(r"(?:the\s+)?(`[^`]+`|\S*/\S*)\s+[a-z]+s", part)  # "`sysconfig/` snapshots"
+    if n and not re.fullmatch(r"(?:the\s+)?\S+\s+(?:folders|directories|dirs|files)", part, re.I):
+        part = n.group(1)
+    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
+    noun = None
+    if m and not quoted:
+        part, noun = m.group(1), m.group(2).lower().rstrip("s")
+    word = _unquote(part)
+    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
+        return None
+    if ".." in word.split("/") or re.fullmatch(r"[\d.]+", word) or word.lower() in ("e.g", "i.e", "etc"):
+        return None
+    low = word.lower()
+    looks = ("/" in word or word.startswith(".") and len(word) > 1 or "*" in word
+             or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", word) or low in _EXTENSIONLESS_FILES)
+    if noun in ("folder", "directory", "dir"):
+        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"[\w.\-/]+", word):
+            return None
+        return word.rstrip("/") + "/"
+    if noun == "file" and not looks:
+        return None
+    if not looks and not quoted:
+        return None
+    if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
+        return None
+    return word

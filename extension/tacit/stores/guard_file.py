@@ -1,0 +1,69 @@
+"""Guards made by hand, kept outside the ledger too: ``<state>/guards.json``.
+
+A guard from ``tacit guard add`` lives in the ledger's ``guards`` table (a
+derived guard lives in memory, its source). So that a corrupt ledger moved
+aside cannot silently drop it, every change to the table rewrites this file
+with every hand-made row (``export``: its key, scope, project, lesson, spec,
+action and status — removed ones too, so a removal sticks), and ``restore``
+puts back the rows the table lacks, with a history row each. The file is
+written atomically, mode 0600; a file that cannot be read or parsed restores
+nothing and is left for ``tacit doctor`` to name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+FILE = "guards.json"
+_FIELDS = ("key", "scope", "project", "project_root", "lesson", "spec", "action", "status", "created_at")
+
+
+def path(cfg) -> str:
+    return os.path.join(cfg.state_dir_str, FILE)
+
+
+def export(cfg, conn) -> None:
+    """Rewrite the file from the table's hand-made rows. Raises OSError when it cannot be written."""
+    rows = conn.execute(f"SELECT {', '.join(_FIELDS)} FROM guards WHERE origin = 'user' ORDER BY id").fetchall()
+    data = {"version": 1, "guards": [dict(zip(_FIELDS, row)) for row in rows]}
+    target = path(cfg)
+    tmp = f"{target}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=1)
+    os.replace(tmp, target)
+
+
+def saved(cfg) -> list[dict]:
+    """The hand-made guards the file holds ([] when there is none or it is unreadable)."""
+    try:
+        with open(path(cfg), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return []
+    rows = data.get("guards") if isinstance(data, dict) else None
+    return [r for r in rows or [] if isinstance(r, dict) and all(isinstance(r.get(f), str) for f in _FIELDS[:-1])]
+
+
+def restore(cfg, conn) -> list[str]:
+    """Insert the saved hand-made guards the table lacks; their keys."""
+    rows = saved(cfg)
+    if not rows:
+        return []
+    have = conn.execute("SELECT COUNT(*) FROM guards WHERE origin = 'user'").fetchone()[0]
+    if have >= len(rows):
+        return []
+    now = time.time()
+    restored = []
+    for row in rows:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
+            "action, status, lesson_at, by_user, created_at, updated_at) "
+            "VALUES (?, 'user', ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?)",
+            (row["key"], row["scope"], row["project"], row["project_root"], row["lesson"], row["spec"],
+             row["action"], row["status"], row.get("created_at") or now, row.get("created_at") or now, now))
+        if cur.rowcount:
+            restored.append(row["key"])
+    return restored

@@ -1,0 +1,94 @@
+"""The changes a page offers, through the front door (``Tacit``) as you.
+
+Every one takes a ``Tacit`` view whose actor is ``ACTOR`` (you, through
+the page: "you (tacit ui)" in the history), the form's fields as plain
+strings, and returns the store's result dict; a bad field is a refusal,
+never an exception. The calls are the CLI's: ``MemoryStore.replace |
+remove | add``, ``changes.undo``, ``GuardStore.remove | restore`` and the
+review's ``decide``.
+"""
+
+from __future__ import annotations
+
+from tacit.app import Tacit
+from tacit.projects import Project
+from tacit.stores import history
+
+ACTOR = history.Actor(kind="user", name="tacit ui")
+
+
+def edit_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
+    """Replace (or, with an empty new text, remove) one entry of one scope:
+    the whole entry as the page showed it, or nothing."""
+    scope, old, new = form.get("scope", ""), _lines(form.get("entry", "")), _lines(form.get("text", ""))
+    store = _memory(you, projects, form.get("project", ""))
+    if store is None:
+        return {"success": False, "error": "that project is no longer known to tacit"}
+    if not old:
+        return {"success": False, "error": "no entry given"}
+    if scope not in store.targets() or old not in store.entries(scope):
+        return {"success": False, "error": "that entry is no longer there (it changed since the page was shown): "
+                                           "reload and try again"}
+    if form.get("op") == "remove" or not new.strip():
+        return store.remove(scope, old)
+    return store.replace(scope, old, new)
+
+
+def add_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
+    store = _memory(you, projects, form.get("project", ""))
+    if store is None:
+        return {"success": False, "error": "that project is no longer known to tacit"}
+    text = _lines(form.get("text", ""))
+    if not text.strip():
+        return {"success": False, "error": "nothing to add: the text is empty"}
+    return store.add(form.get("scope", ""), text)
+
+
+def _lines(text: str) -> str:
+    """A form sends every line break as CRLF; the files hold LF."""
+    return text.replace("\r\n", "\n")
+
+
+def _memory(you: Tacit, projects: dict[str, Project], key: str):
+    if not key:
+        return you.memory(None)
+    project = projects.get(key)
+    return None if project is None else you.memory(project)
+
+
+def undo(you: Tacit, form: dict) -> dict:
+    from tacit import changes
+
+    try:
+        change_id = int(form.get("id", ""))
+    except ValueError:
+        return {"success": False, "error": "no change id given"}
+    with you.acting():
+        return changes.undo(you.cfg, change_id)
+
+
+def guard(you: Tacit, form: dict) -> dict:
+    """Lift (``remove``) or bring back (``restore``) one guard."""
+    op, guard_id = form.get("op", ""), form.get("id", "")
+    if op not in ("remove", "restore"):
+        return {"success": False, "error": f"unknown guard action {op!r}"}
+    with you.acting():
+        store = you.guards()
+        result = store.remove(guard_id, why="lifted in tacit ui") if op == "remove" else store.restore(guard_id)
+    if result.get("success"):
+        result["message"] = f"Guard {guard_id} {'lifted' if op == 'remove' else 'restored'}."
+    return result
+
+
+def review(you: Tacit, form: dict) -> dict:
+    from tacit.learn.review import decide
+
+    op, ref = form.get("op", ""), form.get("id", "")
+    if op not in ("keep", "drop") or not ref:
+        return {"success": False, "error": "keep or drop one note"}
+    with you.acting():
+        result = decide(you.cfg, keep=[ref] if op == "keep" else [], drop=[ref] if op == "drop" else [],
+                        ledger=you.ledger)
+    if result.get("success"):
+        result["message"] = f"Note {ref} {'kept' if op == 'keep' else 'dropped'}."
+    return result

@@ -1,0 +1,147 @@
+"""The page's routes: a path to a page (GET) or to a change (POST).
+
+``UIApp.get`` renders a page from ``pages`` with its template; ``UIApp.post``
+applies an ``actions`` change and answers where to go next, with the
+outcome in the query (shown escaped, as a line at the top). ``PANELS`` is
+the navigation: another concern adds a page by appending a ``Panel`` (the
+Search page joins when ``tacit.search`` is installed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlencode
+
+import jinja2
+
+from tacit.ui import pages
+from tacit.ui.markdown import render as render_markdown
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One page of the navigation: its path, its title, its template and
+    ``data(front, app, query) -> dict`` for the template (``front``: a
+    ``Tacit`` for this request, reads only)."""
+
+    path: str
+    title: str
+    template: str
+    data: Callable[["Tacit", "UIApp", dict], dict]
+
+
+PANELS: list[Panel] = [
+    Panel("/", "Memory", "memory.html", lambda front, app, q: pages.memory(front, app.project)),
+    Panel("/history", "History", "history.html",
+          lambda front, app, q: pages.history(front, _int(q.get("limit"), pages.HISTORY_PAGE))),
+    Panel("/guards", "Guards", "guards.html", lambda front, app, q: pages.guards(front, app.project)),
+    Panel("/review", "Review", "review.html", lambda front, app, q: pages.review(front)),
+    Panel("/cost", "Cost", "cost.html", lambda front, app, q: pages.cost(front, _int(q.get("days"), 14, top=90))),
+    Panel("/skills", "Skills", "skills.html", lambda front, app, q: pages.skills(app.skills)),
+]
+
+
+def _search_panel() -> None:
+    """The Search page, once ``tacit search`` is installed (``tacit.search.searcher``):
+    past sessions of every host, searched from the page (``pages.search``)."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("tacit.search.searcher") is not None
+    except ImportError:
+        found = False
+    if found and all(p.path != "/search" for p in PANELS):
+        PANELS.append(Panel("/search", "Search", "search.html",
+                            lambda front, app, q: pages.search(front, app.project, q)))
+
+
+def _int(value, default: int, top: int = 10_000) -> int:
+    try:
+        return max(1, min(top, int(value)))
+    except (TypeError, ValueError):
+        return default
+
+
+def _act(name: str):
+    """An ``actions`` function, imported at the first change (not at start)."""
+    def call(*args):
+        from tacit.ui import actions
+
+        return getattr(actions, name)(*args)
+    return call
+
+
+POSTS = {  # path → (where to go next, the change; ``you``: this request's Tacit acting as you)
+    "/memory/edit": ("/", lambda you, app, form: _act("edit_entry")(you, pages.projects(app.cfg, app.project), form)),
+    "/memory/add": ("/", lambda you, app, form: _act("add_entry")(you, pages.projects(app.cfg, app.project), form)),
+    "/history/undo": ("/history", lambda you, app, form: _act("undo")(you, form)),
+    "/guards/change": ("/guards", lambda you, app, form: _act("guard")(you, form)),
+    "/review/decide": ("/review", lambda you, app, form: _act("review")(you, form)),
+}
+
+
+class UIApp:
+    """What the server serves, for one data folder and one current project."""
+
+    def __init__(self, cfg, project):
+        self.cfg, self.project = cfg, project
+        self.csrf = ""  # set by the server that serves this app
+        self.skills = pages.LiveSkills(cfg, project)
+        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                                      autoescape=True, undefined=jinja2.StrictUndefined,
+                                      trim_blocks=True, lstrip_blocks=True)
+        self.env.filters["markdown"] = render_markdown
+        self.env.filters["clip"] = pages.clip
+        self.env.filters["tilde"] = self.tilde
+        _search_panel()
+
+    def tilde(self, path) -> str:
+        """``path`` with the user's home folder shown as ``~``."""
+        home = (self.cfg.env.get("HOME") or "").rstrip("/")
+        text = str(path or "")
+        return "~" + text[len(home):] if home and (text == home or text.startswith(home + "/")) else text
+
+    def get(self, path: str, query: dict) -> tuple[int, str]:
+        """Render the page at ``path``: its status and HTML."""
+        from tacit.app import Tacit
+
+        with Tacit(self.cfg) as front:  # a request's own: its ledger connection closes with it
+            return self._get(front, path, query)
+
+    def _get(self, front, path: str, query: dict) -> tuple[int, str]:
+        if path == "/skill":
+            data = pages.skill(self.skills, query.get("name", ""), query.get("scope") or None)
+            return HTTPStatus.OK, self.render("skill.html", "/skills", query, data)
+        panel = next((p for p in PANELS if p.path == path), None)
+        if panel is None:
+            return HTTPStatus.NOT_FOUND, self.render("missing.html", "", query, {"path": path})
+        return HTTPStatus.OK, self.render(panel.template, panel.path, query, panel.data(front, self, query))
+
+    def render(self, template: str, active: str, query: dict, data: dict) -> str:
+        project = None if self.project is None else {"name": self.project.name,
+                                                     "root": self.tilde(self.project.main_root)}
+        return self.env.get_template(template).render(
+            panels=PANELS, active=active, csrf=self.csrf, home=self.tilde(self.cfg.home), project=project,
+            flash=query.get("done") or "", failed=query.get("failed") or "", **data)
+
+    def post(self, path: str, form: dict) -> str:
+        """Apply the change; where the browser goes next."""
+        if path not in POSTS:
+            return "/?" + urlencode({"failed": f"no such action: {path}"})
+        from tacit.app import Tacit
+        from tacit.ui.actions import ACTOR
+
+        back, action = POSTS[path]
+        with Tacit(self.cfg, actor=ACTOR) as you:
+            result = action(you, self, form)
+        if result.get("success"):
+            note = {"done": str(result.get("message") or "Done.")}
+        else:
+            note = {"failed": str(result.get("error") or "refused")}
+        anchor = form.get("back", "")
+        return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")

@@ -1,0 +1,300 @@
+"""Faults told, nothing orphaned (issue 21), with real processes and files:
+a child outlives no killed runner and its job does not stay "running";
+SessionStart serves the readable memory when the ledger or the disk fails;
+``tacit doctor`` reports each fault and never crashes. Tests run as root,
+which ignores file modes: an unreadable file is a file replaced by a folder,
+a full disk is a file-size limit of 0 (``RLIMIT_FSIZE``) on the hook process."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_children import FakeAgent, gone
+from tacit.commandline import hook_command
+from tacit.config import load_config
+from tacit.hosts import hooks
+from tacit.hosts.runtime import build_engine
+from tacit.stores.ledger import Ledger
+from tacit.stores.sessions import insert_job, load_job
+
+MEMORY = "Use pnpm, not npm.\n§\nTests live in tests/."
+
+
+def tacit(env, *args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "tacit", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def doctor(env) -> dict:
+    proc = tacit(env, "doctor", "--json")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def write_memory(cfg) -> None:
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text(MEMORY, encoding="utf-8")
+
+
+def session_start(cfg) -> dict:
+    engine = build_engine(cfg, "oneshot", host="claude-code", children=False, discover_plugins=False)
+    try:
+        out = hooks.run(engine, "claude-code", "SessionStart", json.dumps({"session_id": "s1"}).encode())
+    finally:
+        engine.close()
+    return json.loads(out) if out else {}
+
+
+# ---------------------------------------------------------------------------
+# SessionStart when the ledger or the disk is not usable
+# ---------------------------------------------------------------------------
+def test_session_start_serves_memory_when_the_ledger_is_unreadable(cfg):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+    for suffix in ("", "-wal", "-shm"):
+        path = cfg.ledger_path.with_name(cfg.ledger_path.name + suffix)
+        if path.exists():
+            path.unlink()
+    cfg.ledger_path.mkdir()  # what root cannot read: not a database at all
+    out = session_start(cfg)
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "Use pnpm, not npm." in context and "Tests live in tests/." in context
+    assert "cannot use its data folder" in out["systemMessage"] and "tacit doctor" in out["systemMessage"]
+
+
+def test_session_start_serves_memory_on_a_full_disk(cfg, tacit_env):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+
+    def no_room():  # every write that grows a file fails (EFBIG), as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    command = hook_command(sys.executable, "claude-code", "SessionStart")
+    proc = subprocess.run(command, shell=True, input=json.dumps({"session_id": "full-1", "source": "startup"}),
+                          env=tacit_env, capture_output=True, text=True, timeout=60, preexec_fn=no_room)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
+    assert "cannot use its data folder" in out["systemMessage"]
+
+
+# ---------------------------------------------------------------------------
+# tacit doctor
+# ---------------------------------------------------------------------------
+def test_doctor_reports_an_unreadable_memory_file_and_does_not_crash(cfg, tacit_env):
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.mkdir()  # MEMORY.md that cannot be read
+    report = doctor(tacit_env)
+    assert report["success"] is False
+    assert any(str(cfg.memory_file) in p and "cannot be read" in p for p in report["problems"])
+    text = tacit(tacit_env, "doctor")
+    assert text.returncode == 1 and "Traceback" not in text.stderr and "cannot be read" in text.stdout
+
+
+def test_doctor_says_when_the_service_cannot_start(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    (cfg.state_dir / "run").write_text("not a folder")
+    report = doctor(tacit_env)
+    assert any("service cannot start" in p and "not a folder" in p for p in report["problems"]), report["problems"]
+
+
+# ---------------------------------------------------------------------------
+# A killed runner: no child left, no job left "running"
+# ---------------------------------------------------------------------------
+def test_a_killed_runner_leaves_no_child_and_no_running_job(tacit_home, tacit_env, tmp_path):
+    agent = FakeAgent(tacit_home, tacit_env, tmp_path)
+    cfg = agent.configure("hang")
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-hang", "kind": "flush", "session_id": "s", "variables": {}})
+    runner = subprocess.Popen([sys.executable, "-m", "tacit", "child", "run", "job-hang"], env=tacit_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while not agent.pidfile.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    pids = json.loads(agent.pidfile.read_text())
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    assert gone(pids["child"], 10), "the child agent outlived its killed runner"
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-hang")["status"] == "running"  # nobody has looked yet
+    report = doctor(tacit_env)  # the next tacit command reaps it
+    assert gone(pids["grandchild"], 10), "the child's process group outlived its runner"
+    with Ledger(cfg).read() as conn:
+        job = load_job(conn, "job-hang")
+        record = json.loads(conn.execute("SELECT record FROM jobs WHERE id = 'job-hang'").fetchone()[0])
+    assert job["status"] == "failed" and record["orphaned"] is True
+    assert report["success"] is False and any("job-hang" in p and "lost its runner" in p for p in report["problems"])
+
+
+def test_doctor_tells_a_job_left_running_by_a_runner_that_is_gone(cfg, tacit_env):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-stuck", "kind": "review", "session_id": "s", "variables": {}})
+        conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = 'job-stuck'",
+                     (time.time() - 5, dead.pid))
+    report = doctor(tacit_env)
+    assert report["success"] is False
+    assert any("job-stuck" in p for p in report["problems"])
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-stuck")["status"] == "failed"
+
+
+# ---------------------------------------------------------------------------
+# Guards made by hand outlive a corrupt ledger
+# ---------------------------------------------------------------------------
+def _corrupt_ledger(cfg) -> None:
+    for suffix in ("-wal", "-shm"):
+        path = cfg.ledger_path.with_name(cfg.ledger_path.name + suffix)
+        if path.exists():
+            path.unlink()
+    with open(cfg.ledger_path, "r+b") as handle:
+        handle.write(b"not a database " * 64)
+
+
+def test_a_guard_added_by_hand_survives_a_corrupt_ledger_moved_aside(cfg, tacit_env):
+    added = tacit(tacit_env, "guard", "add", "terraform apply", "--because", "plan first", "--scope", "global",
+                  "--json")
+    assert json.loads(added.stdout)["success"], added.stdout
+    removed = tacit(tacit_env, "guard", "add", "npm", "--because", "we use pnpm", "--scope", "global", "--json")
+    assert tacit(tacit_env, "guard", "remove", str(json.loads(removed.stdout)["guard"]["id"])).returncode == 0
+    _corrupt_ledger(cfg)
+    test = json.loads(tacit(tacit_env, "guard", "test", "terraform apply -auto-approve", "--json").stdout)
+    assert test["fires"] is True and test["guards"][0]["because"] == "plan first"
+    assert list(cfg.state_dir.glob("ledger.db.corrupt-*")), "the corrupt ledger was moved aside"
+    assert json.loads(tacit(tacit_env, "guard", "test", "npm install", "--json").stdout)["fires"] is False
+
+
+# ---------------------------------------------------------------------------
+# memories/ that stops being a folder of the data folder
+# ---------------------------------------------------------------------------
+def test_memory_is_never_written_through_a_link_tacit_did_not_make(cfg, tacit_env, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    cfg.home.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, cfg.memories_dir, target_is_directory=True)  # what a child could do
+    proc = tacit(tacit_env, "memory", "add", "Use pnpm.", "--target", "memory", "--json")
+    answer = json.loads(proc.stdout)
+    assert answer["success"] is False and "leads outside the data folder" in answer["error"]
+    assert list(outside.iterdir()) == []  # nothing written outside
+    report = doctor(tacit_env)
+    assert any("leads outside the data folder" in p for p in report["problems"])
+
+
+def test_memories_that_became_a_file_is_refused_and_told(cfg, tacit_env):
+    cfg.home.mkdir(parents=True, exist_ok=True)
+    cfg.memories_dir.write_text("oops")
+    answer = json.loads(tacit(tacit_env, "memory", "add", "Use pnpm.", "--target", "memory", "--json").stdout)
+    assert answer["success"] is False and "not a folder" in answer["error"]
+    assert cfg.memories_dir.read_text() == "oops"
+
+
+def test_the_link_tacit_made_for_a_shared_memory_folder_is_written_through(cfg, tmp_path):
+    from tacit.hosts.hermes import shared_memory
+    from tacit.stores.memory import MemoryStore
+
+    other_home = tmp_path / "other-agent"
+    assert shared_memory.link(cfg, str(other_home))["changed"]
+    assert MemoryStore(cfg, None).add("global", "Use pnpm.")["success"]
+    assert "Use pnpm." in (other_home / "memories" / "MEMORY.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# A child that empties a scope
+# ---------------------------------------------------------------------------
+EMPTIER = '''
+import json, subprocess, sys
+tacit = [sys.executable, "-m", "tacit"]
+shown = json.loads(subprocess.run(tacit + ["memory", "show", "--json"], capture_output=True, text=True).stdout)
+for entry in shown["scopes"]["global"]["entries"]:
+    subprocess.run(tacit + ["memory", "remove", entry, "--target", "memory", "--scope", "global"], check=True)
+print("Consolidated.")
+'''
+
+
+def test_a_child_that_empties_a_scope_is_a_suspicious_run_kept_undoable_and_told(tacit_home, tacit_env, tmp_path):
+    from engine_helpers import write_config
+    from tacit.children.launch import run_job_id
+    from tacit.stores import notices
+    from tacit.stores.memory import MemoryStore
+
+    script = tmp_path / "emptier.py"
+    script.write_text(EMPTIER)
+    write_config(tacit_home, child_command=f"{sys.executable} {script} {{prompt_file}}")
+    cfg = load_config(env=tacit_env)
+    entries = ["Use pnpm, not npm.", "Tests live in tests/.", "Deploy with make release."]
+    for entry in entries:
+        assert MemoryStore(cfg, None).add("global", entry)["success"]
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-empty", "kind": "consolidate", "session_id": "s",
+                          "variables": {"targets": ["global"]}})
+    record = run_job_id(cfg, "job-empty")
+    assert MemoryStore(cfg, None).entries("global") == []  # the child's recorded removals are kept…
+    assert record["ok"] is False and record["suspicious"], record  # …but the run is no success
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-empty")["status"] == "failed"
+    told = notices.take(Ledger(cfg))
+    assert any("removed every entry" in text and "tacit memory undo" in text for text in told), told
+    undo_id = told[0].split("tacit memory undo ")[1].split("`")[0]
+    undone = tacit(tacit_env, "memory", "undo", undo_id, "--json")
+    assert json.loads(undone.stdout)["success"], undone.stdout
+    assert sorted(MemoryStore(cfg, None).entries("global")) == sorted(entries)
+
+
+def test_the_service_housekeeping_settles_a_job_whose_runner_is_gone(cfg):
+    from tacit.service.housekeeping import tick
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with Ledger(cfg).write() as conn:
+        insert_job(conn, {"id": "job-tick", "kind": "flush", "session_id": "s", "variables": {}})
+        conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = 'job-tick'",
+                     (time.time() - 5, dead.pid))
+    engine = build_engine(cfg, "service", children=False, discover_plugins=False)
+    try:
+        assert tick(cfg, engine)["orphans"] == 1
+    finally:
+        engine.close()
+    with Ledger(cfg).read() as conn:
+        assert load_job(conn, "job-tick")["status"] == "failed"
+
+
+def test_doctor_with_an_unusable_ledger_reports_it_and_finishes(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.ledger_path.mkdir()
+    report = doctor(tacit_env)
+    assert report["success"] is False and report["ledger"]["ok"] is False
+    assert any("ledger" in p and "could not be used" in p for p in report["problems"])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through a read-only mode; the full disk "
+                                               "(RLIMIT_FSIZE) and unreadable ledger cases stand in for it")
+def test_session_start_serves_memory_from_a_read_only_data_folder(cfg):
+    write_memory(cfg)
+    with Ledger(cfg).write():
+        pass
+    folders = [cfg.state_dir, cfg.memories_dir]
+    files = [p for p in cfg.state_dir.rglob("*") if p.is_file()]
+    try:
+        for path in files:
+            path.chmod(0o400)
+        for folder in folders:
+            folder.chmod(0o500)
+        out = session_start(cfg)
+        assert "Use pnpm, not npm." in out["hookSpecificOutput"]["additionalContext"]
+    finally:
+        for folder in folders:
+            folder.chmod(0o700)
+        for path in files:
+            path.chmod(0o600)
