@@ -180,6 +180,8 @@ def run(argv: list, payload: bytes) -> bytes:
     host, event = argv[0], argv[1]
     event_id = posix.urandom(9).hex()
     deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)
+    if not_a_folder(data_dir()):
+        return b""  # the data folder is a file: no service, no engine can run (nothing to wait for)
     reply = via_service(host, event, event_id, payload, deadline)
     if reply is None or isinstance(reply, str):
         reply = in_process(host, event, event_id, payload, fault=reply)
@@ -283,6 +285,13 @@ def spool(folder: str, host: str, event: str, event_id: str, payload: bytes) -> 
     finally:
         posix.close(fd)
     posix.rename(path + ".tmp", path)  # whole, or not there: the service's scan skips *.tmp
+
+
+def not_a_folder(path: str) -> bool:
+    try:
+        return posix.stat(path).st_mode & S_IFMT != S_IFDIR
+    except OSError:
+        return False  # not there yet: the service makes it
 
 
 def untrusted(folder: str) -> str:
