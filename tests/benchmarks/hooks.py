@@ -21,6 +21,14 @@ What is measured
 - Cold start: no service yet; the SessionStart hook starts it and waits.
 - The client with and without ``-S`` (is skipping ``site`` worth it?).
 - The service's resident memory when idle (``tacit service status``).
+- Loaded (issue 21): every event again with one client dribbling a byte
+  every half second and 130 idle connections open (``service_load.Nuisance``),
+  as a ratio to the same event's idle median (target ≤ 1.2×), and whether
+  the guarded ``npm install`` is still stopped; then 8 sessions streaming
+  hooks as fast as they can (``--stream-seconds``), idle and loaded: hooks/s,
+  p50, p99, max, hooks past the client's bound, tool calls lost or doubled,
+  the service's RSS; with ``--prune-rows N``, the same stream while the
+  daily retention prunes N observations past their window.
 
 What runs: tacit as installed. The package is copied the way the wheel lays
 it out and compiled with ``compileall`` like pip does (this environment sets
@@ -107,7 +115,15 @@ def installed_copy(dest: Path) -> Path:
 
 
 def make_store(home: Path, *, skills: int, patterns: int) -> dict:
-    """50 memory entries, ``skills`` skills, ``patterns`` fix patterns, a config.toml."""
+    """50 memory entries, ``skills`` skills, ``patterns`` fix patterns, a config.toml
+    (written as the user would, through the CLI's actor)."""
+    from tacit.stores import history
+
+    with history.acting(history.USER):
+        return _make_store(home, skills=skills, patterns=patterns)
+
+
+def _make_store(home: Path, *, skills: int, patterns: int) -> dict:
     from tacit.config import load_config
     from tacit.stores.memory import MemoryStore
 
@@ -185,9 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tree", action="store_true")
     parser.add_argument("--rounds", type=int)
+    parser.add_argument("--stream-seconds", type=float, help="8 sessions streaming (default 60; --quick 10)")
+    parser.add_argument("--prune-rows", type=int, default=0, help="observations for the prune under load")
+    parser.add_argument("--skip-loaded", action="store_true")
+    parser.add_argument("--skills", type=int, help="skills in the store (default 200; --quick 60)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (6 if args.quick else 30)
     skills, patterns = (60, 500) if args.quick else (200, 5000)
+    skills = args.skills or skills
 
     with tempfile.TemporaryDirectory(prefix="tacit-hooks-bench-") as tmp:
         tmp = Path(tmp)
@@ -215,12 +236,25 @@ def main(argv: list[str] | None = None) -> int:
                     payloads("s", str(project), guarded)}
         baseline = [python, "-c", "pass"]
 
-        # cold: no service yet, the first hook starts it
-        cold = []
+        # cold: no service yet, the first hook starts it; with and without the kept answer
+        # (tacit.service.context_cache), alternating, each against a baseline right before it
+        cold = {"nothing kept": [], "answer kept": []}
+        cold_base = []
+        run_once(commands["SessionStart"], json.dumps(payloads("cold-warm", str(project))["SessionStart"]).encode(),
+                 env)  # the service answers once and keeps the answer
+        time.sleep(0.5)
         for n in range(3 if args.quick else 5):
-            service(env, "stop")
-            body = json.dumps(payloads(f"cold-{n}", str(project))["SessionStart"]).encode()
-            cold.append(run_once(commands["SessionStart"], body, env)[0])
+            for label in cold:
+                service(env, "stop")
+                if label == "nothing kept":
+                    shutil.rmtree(home / "run" / "context", ignore_errors=True)
+                cold_base.append(run_once(baseline, b"", env)[0])
+                body = json.dumps(payloads(f"cold-{label[0]}-{n}", str(project))["SessionStart"]).encode()
+                cold[label].append(run_once(commands["SessionStart"], body, env)[0])
+                deadline = time.monotonic() + 60
+                while not service(env, "status").get("running") and time.monotonic() < deadline:
+                    time.sleep(0.1)  # up before the next stop (a kept answer does not wait for it)
+                time.sleep(0.5)  # it answered the spooled event and kept the answer again
         time.sleep(1.0)
 
         # warm: interleaved with the baseline
@@ -238,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                 if name == GUARD_STOP and b"permissionDecision" in out:
                     stopped += 1
             time.sleep(0.6)  # the learners run once a burst is over; let them, between rounds
+
+        loaded = None if args.skip_loaded else measure_loaded(
+            args, env, home, project, guarded, commands, python, rounds, hook_command)
 
         # the client without -S (site imported) on the cheapest event, for the -S question
         code = shlex.split(hook_command(python, "claude-code", "PostToolUse"))
@@ -260,14 +297,131 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row['event']:45} {row['median_ms']:7.2f}ms {row['ratio']:6.3f}x {row['p90_ratio']:6.3f}x{flag}")
     print(f"fix pattern injected in {injected}/{rounds} rounds; npm stopped in {stopped}/{rounds}")
     base_median = statistics.median(base)
-    print(f"cold start (SessionStart, service not running): median {statistics.median(cold) * 1000:.0f} ms "
-          f"= {statistics.median(cold) / base_median:.1f}x")
+    cold_base_median = statistics.median(cold_base)
+    for label, values in cold.items():
+        print(f"cold start (SessionStart, service not running, {label}): median {statistics.median(values) * 1000:.0f}"
+              f" ms = {statistics.median(values) / cold_base_median:.1f}x (baseline {cold_base_median * 1000:.0f} ms)")
     print(f"client without -S (PostToolUse): {statistics.median(site_times) / statistics.median(site_base):.3f}x"
           f" vs with -I -S: {next(r['ratio'] for r in rows if r['event'] == 'PostToolUse'):.3f}x")
+    if loaded is not None:
+        report_loaded(loaded, rows)
     print(f"service idle: rss {status.get('rss_kb', 0) / 1024:.1f} MB, max rss "
           f"{status.get('max_rss_kb', 0) / 1024:.1f} MB, {status.get('threads')} threads, "
           f"{status.get('events')} events served")
     return 0
+
+
+def measure_loaded(args, env, home, project, guarded, commands, python, rounds, hook_command) -> dict:
+    from service_load import Nuisance, lost_and_doubled, old_observations, stream, wait_until_pending_done
+
+    from tacit.hosts.hook_client import BOUNDS
+    from tacit.paths import socket_path
+
+    # idle and loaded rounds alternate: the shared machine's load hits both alike
+    out: dict = {"times": {name: [] for name in commands}, "idle": {name: [] for name in commands},
+                 "stopped": 0, "rounds": rounds, "cut": 0}
+    for r in range(rounds):
+        for label in ("idle", "times"):
+            nuisance = Nuisance(socket_path(str(home))) if label == "times" else None
+            if nuisance:
+                nuisance.start()
+                time.sleep(0.3)
+            try:
+                bodies = payloads(f"loaded-{label}-{r}", str(project), guarded)
+                for name, argv_ in commands.items():
+                    elapsed, body = run_once(argv_, json.dumps(bodies[name]).encode(), env)
+                    out[label][name].append(elapsed)
+                    if label == "times" and name == GUARD_STOP and b"permissionDecision" in body:
+                        out["stopped"] += 1
+            finally:
+                if nuisance:
+                    nuisance.close()
+                    out["cut"] += nuisance.reopened
+            time.sleep(0.6)
+    seconds = args.stream_seconds or (10 if args.quick else 60)
+    ledger = str(home / "ledger.db")
+    streams = {}
+    for label in ("idle", "loaded"):
+        before = service(env, "status")
+        nuisance = Nuisance(socket_path(str(home))) if label == "loaded" else None
+        if nuisance:
+            nuisance.start()
+        try:
+            figures = stream(hook_command, python, env, str(project), sessions=8, seconds=seconds,
+                             bounds=BOUNDS, tag=f"stream-{label}")
+        finally:
+            if nuisance:
+                nuisance.close()
+        wait_until_pending_done(ledger)
+        figures["lost"], figures["doubled"] = lost_and_doubled(ledger, figures.pop("sent_files"), str(project))
+        after = service(env, "status")
+        figures["rss_mb"] = (before.get("rss_kb", 0) / 1024, after.get("rss_kb", 0) / 1024)
+        streams[label] = figures
+    out["streams"], out["stream_seconds"] = streams, seconds
+    if args.prune_rows:
+        service(env, "stop")
+        old_observations(ledger, args.prune_rows, time.time())
+        bodies = payloads("prune", str(project))
+        run_once(commands["SessionStart"], json.dumps(bodies["SessionStart"]).encode(),
+                 env)  # starts the service: its first housekeeping tick prunes
+        first_prompt = run_once(commands["UserPromptSubmit"], json.dumps(bodies["UserPromptSubmit"]).encode(),
+                                env)[0]  # what a fresh service's first prompt costs, before the prune starts
+        import sqlite3
+
+        def old_left() -> int:
+            conn = sqlite3.connect(ledger, timeout=30)
+            try:
+                return conn.execute("SELECT count(*) FROM observations WHERE observed_at < ?",
+                                    (time.time() - 100 * 86400,)).fetchone()[0]
+            finally:
+                conn.close()
+
+        chunks, started = [], time.monotonic()
+        while len(chunks) < 20 and (not chunks or old_left()):  # streams until the prune is done
+            chunks.append(stream(hook_command, python, env, str(project), sessions=8, seconds=15,
+                                 bounds=BOUNDS, tag=f"stream-prune-{len(chunks)}"))
+        figures = merge_streams(chunks, time.monotonic() - started)
+        figures["observations_left"] = old_left()
+        figures["first_prompt_ms"] = first_prompt * 1000
+        log = (home / "logs" / "tacit.log").read_text(errors="replace")
+        figures["retention_logged"] = "retention" in log
+        out["prune"] = figures
+    return out
+
+
+def merge_streams(chunks: list[dict], elapsed: float) -> dict:
+    values = sorted(t for c in chunks for t in c["times"])
+    return {"hooks": len(values), "hooks_per_s": len(values) / elapsed, "p50_ms": statistics.median(values) * 1000,
+            "p99_ms": values[int(0.99 * (len(values) - 1))] * 1000, "max_ms": values[-1] * 1000,
+            "over_bound": sum(c["over_bound"] for c in chunks), "seconds": elapsed,
+            "max_ms_by_event": {e: max(c["max_ms_by_event"].get(e, 0) for c in chunks)
+                                for c0 in chunks for e in c0["max_ms_by_event"]}}
+
+
+def report_loaded(loaded: dict, rows: list[dict]) -> None:
+    idle = {name: statistics.median(values) * 1000 for name, values in loaded["idle"].items()}
+    print(f"\nloaded: one client dribbling a byte every 0.5 s + 130 idle connections ({loaded['rounds']} rounds, "
+          f"alternating with idle ones; {loaded['cut']} connections cut and re-opened)")
+    print(f"{'event':45} {'idle':>9} {'loaded':>9} {'ratio':>7}")
+    for name, values in loaded["times"].items():
+        median = statistics.median(values) * 1000
+        ratio = median / idle[name]
+        flag = "" if ratio <= 1.2 else "  (> 1.2x)"
+        print(f"{name:45} {idle[name]:7.2f}ms {median:7.2f}ms {ratio:6.3f}x{flag}")
+    print(f"npm stopped under load in {loaded['stopped']}/{loaded['rounds']} rounds")
+    for label, f in loaded["streams"].items():
+        print(f"8 sessions streaming {loaded['stream_seconds']:g} s, {label}: {f['hooks']} hooks, "
+              f"{f['hooks_per_s']:.1f} hooks/s, p50 {f['p50_ms']:.0f} ms, p99 {f['p99_ms']:.0f} ms, "
+              f"max {f['max_ms']:.0f} ms, past the bound {f['over_bound']}, tool calls {f['tool_calls_sent']} "
+              f"lost {f['lost']} doubled {f['doubled']}, rss {f['rss_mb'][0]:.1f} -> {f['rss_mb'][1]:.1f} MB")
+    if "prune" in loaded:
+        f = loaded["prune"]
+        print(f"8 sessions streaming {f['seconds']:.0f} s while the retention prune ran: {f['hooks']} hooks, "
+              f"{f['hooks_per_s']:.1f} "
+              f"hooks/s, p50 {f['p50_ms']:.0f} ms, p99 {f['p99_ms']:.0f} ms, max {f['max_ms']:.0f} ms, "
+              f"past the bound {f['over_bound']}; old observations left {f['observations_left']}; "
+              f"(the fresh service's first prompt, before: {f['first_prompt_ms']:.0f} ms); max by event: "
+              + ", ".join(f"{e} {v:.0f} ms" for e, v in sorted(f["max_ms_by_event"].items())))
 
 
 if __name__ == "__main__":

@@ -154,14 +154,16 @@ def test_every_event_is_counted_and_the_cost_does_not_grow(led, cfg):
 def test_retention_drops_old_days_and_sessions_from_the_counters(led, cfg):
     record_sessions(led, cfg, {"old": [("A", 0), ("B", 1)], "new": [("A", 61 * 86400), ("B", 61 * 86400 + 1)]})
     assert counted(led, cfg)["A → B"].count == 2
+    cut = T0 + 61 * 86400 + 10 - cfg.habit_retention_days * 86400
+    assert habit_store.prune_events(led, cut) == 2
     with led.write() as conn:
-        result = habit_store.prune(conn, T0 + 61 * 86400 + 10 - cfg.habit_retention_days * 86400)
-    assert result["action_events"] == 2
+        habit_store.prune(conn, cut)
     h = counted(led, cfg)["A → B"]
     assert (h.count, h.sessions, h.sessions_considered) == (1, 1, 1)
     assert h.first_seen == T0 + 61 * 86400
     with led.read() as conn:
         assert conn.execute("SELECT DISTINCT session_id FROM action_events").fetchall() == [("new",)]
+    habit_store.prune_events(led, T0 + 200 * 86400)
     with led.write() as conn:  # everything past: the pattern goes
         habit_store.prune(conn, T0 + 200 * 86400)
     assert counted(led, cfg) == {}

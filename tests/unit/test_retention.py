@@ -38,8 +38,7 @@ def count(led, sql, *params) -> int:
 
 
 def prune(led, cfg):
-    with led.write() as conn:
-        return retention.prune(conn, cfg, NOW.timestamp())
+    return retention.prune(led, cfg, NOW.timestamp())
 
 
 @pytest.fixture

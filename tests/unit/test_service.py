@@ -121,15 +121,30 @@ def test_it_exits_when_idle_and_leaves_no_process(tacit_env, tacit_home):
     assert wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="a new service") != pid
 
 
-def test_a_client_of_another_version_makes_it_exit_and_is_answered_in_process(tacit_env, tacit_home):
+def _raw_hook(home, identity: str, event: str = "SessionStart", body: bytes = b"{}") -> bytes:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(socket_path(str(home)))
+    sock.sendall(f"TACIT1 hook {identity} claude-code {event} e-{time.time_ns()}\n".encode() + body)
+    sock.shutdown(socket.SHUT_WR)
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    sock.close()
+    return data
+
+
+def test_an_older_client_is_served_and_a_newer_one_takes_over(tacit_env, tacit_home):
+    """Two installs of different versions sharing one data folder: the newer
+    service answers the older install's hooks instead of being stopped by them."""
     hook(tacit_env)
     pid = wait_for(lambda: client.status(str(tacit_home)).get("pid"), what="the service")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(socket_path(str(tacit_home)))
-    sock.sendall(b"TACIT1 hook 0.0.1+123 claude-code SessionStart e1\n{}")
-    sock.shutdown(socket.SHUT_WR)
-    assert sock.recv(100) == b"MISMATCH\n"
-    sock.close()
+    body = json.dumps({"session_id": "old-install", "cwd": "/tmp"}).encode()
+    for _ in range(3):  # an older install's hook, again and again: served, the service stays
+        reply = _raw_hook(tacit_home, "0.0.1+123", body=body)
+        assert reply.startswith(b"OK ") and b"additionalContext" in reply
+    assert client.status(str(tacit_home))["pid"] == pid
+    assert _raw_hook(tacit_home, "999.0.0+1") == b"MISMATCH\n"  # a newer install: this one leaves
     wait_for(lambda: not alive(pid), what="the old service to exit")
     assert "another version" in (tacit_home / "logs" / "tacit.log").read_text()
 
@@ -156,8 +171,7 @@ def test_a_code_change_makes_it_exit(tacit_env, tmp_path):
     server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     home = tacit_env["TACIT_HOME"]
-    wait_for(lambda: client.status(home)["running"], what="the service")
-    time.sleep(0.5)  # the watchers are up
+    wait_for(lambda: client.status(home).get("watching"), what="the service and its watchers")
     (site / "tacit" / "hookspecs.py").write_text((site / "tacit" / "hookspecs.py").read_text() + "\n# upgraded\n")
     assert server.wait(timeout=20) == 0
     assert "code changed" in (Path(home) / "logs" / "tacit.log").read_text()

@@ -4,6 +4,9 @@
   every hook exits 0, every tool call is observed exactly once, every prompt
   counted once, no memory entry appears twice.
 - 8 concurrent sessions × 300 events: nothing lost, no "database is locked".
+- 4 sessions × 150 events while a client dribbles a byte every half second
+  and 130 idle connections are held open (re-opened whenever the service
+  cuts them): nothing lost or doubled, every guarded ``npm install`` stopped.
 
 Every hook is the exact command ``tacit install claude-code`` writes; the
 service is the one those hooks start (and restart after each kill).
@@ -14,8 +17,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import shlex
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,8 +30,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from guard_helpers import LESSON, git_repo, remember
 
 from tacit.commandline import hook_command
+from tacit.config import load_config
+from tacit.paths import socket_path
 from tacit.service import client
 
 pytestmark = pytest.mark.stress
@@ -174,3 +182,105 @@ def test_eight_concurrent_sessions_lose_nothing_and_never_lock(stress_env, tacit
     assert "database is locked" not in log
     assert "ERROR" not in log, log[-2000:]
     print(f"\n{sum(len(s) for s in sessions)} hook events in {time.monotonic() - started:.1f} s")
+
+
+class Nuisance(threading.Thread):
+    """``idle`` connections that never send a byte and one that sends a byte
+    every ``every`` seconds, all re-opened whenever the service cuts them."""
+
+    def __init__(self, path: str, idle: int = 130, every: float = 0.5):
+        super().__init__(daemon=True)
+        self.path, self.every, self.stop = path, every, threading.Event()
+        self.idle = [self._open() for _ in range(idle)]
+        self.dribbler, self.sent, self.reopened = self._open(), 0, 0
+
+    def _open(self) -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for _ in range(200):
+            try:
+                sock.connect(self.path)
+                return sock
+            except OSError:  # the service is restarting
+                time.sleep(0.05)
+        raise AssertionError("the service never came back")
+
+    def run(self) -> None:
+        header = b"TACIT1 hook x claude-code PreToolUse dribble\n" + b"{" * 100_000
+        while not self.stop.wait(self.every):
+            try:
+                self.dribbler.send(header[self.sent % len(header):][:1])
+                self.sent += 1
+            except OSError:
+                self.dribbler.close()
+                self.dribbler, self.reopened = self._open(), self.reopened + 1
+            try:
+                readable, _, _ = select.select(self.idle, [], [], 0)
+            except (OSError, ValueError):  # closing
+                return
+            for sock in readable:  # readable with nothing to read: cut by the service
+                try:
+                    gone = sock.recv(1) == b""
+                except OSError:
+                    gone = True
+                if gone:
+                    sock.close()
+                    self.idle[self.idle.index(sock)] = self._open()
+                    self.reopened += 1
+
+    def close(self) -> None:
+        self.stop.set()
+        self.join(10)
+        for sock in [*self.idle, self.dribbler]:
+            sock.close()
+
+
+def guarded_calls(env, web: str, stop: threading.Event, results: list) -> None:
+    """A guarded ``npm install`` every half second: each must be stopped."""
+    argv = shlex.split(hook_command(sys.executable, "claude-code", "PreToolUse"))
+    n = 0
+    while not stop.wait(0.5):
+        n += 1
+        body = {"session_id": "guarded", "cwd": web, "tool_name": "Bash", "tool_use_id": f"g{n}",
+                "tool_input": {"command": "npm install left-pad"}}
+        proc = subprocess.run(argv, input=json.dumps(body).encode(), env=env, capture_output=True, timeout=120)
+        try:
+            results.append(json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"])
+        except (ValueError, KeyError):
+            results.append(proc.stdout[:200])
+
+
+def test_a_dribbling_client_and_130_idle_connections_lose_nothing(stress_env, tacit_home, tmp_path):
+    env, cwd = stress_env
+    web = git_repo(tmp_path / "web")
+    remember(load_config(env=env), web, LESSON)
+    run_session(env, [("SessionStart", {"session_id": "warm", "cwd": cwd}, None)], [])
+    nuisance = Nuisance(socket_path(str(tacit_home)))
+    nuisance.start()
+    sessions = [session_events(f"slow-{n}", 150, cwd) for n in range(4)]
+    failures: list = []
+    decisions: list = []
+    stop = threading.Event()
+    guard = threading.Thread(target=guarded_calls, args=(env, str(web), stop, decisions))
+    threads = [threading.Thread(target=run_session, args=(env, events, failures)) for events in sessions]
+    started = time.monotonic()
+    try:
+        guard.start()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(1200)
+        stop.set()
+        guard.join(120)
+        status = client.status(str(tacit_home))
+    finally:
+        stop.set()
+        nuisance.close()
+    assert not failures, failures[:5]
+    assert decisions and all(d == "ask" for d in decisions), decisions
+    assert nuisance.sent > 10 and nuisance.reopened >= 1  # it dribbled, and the service cut it
+    assert status["connections_cut"] >= 1
+    conn = settle(env, tacit_home)
+    check_exactly_once(conn, sessions, tacit_home, cwd)
+    print(f"\n{sum(len(s) for s in sessions)} hook events in {time.monotonic() - started:.1f} s with 130 idle "
+          f"connections and a dribbler ({nuisance.reopened} re-opened after a cut); "
+          f"{len(decisions)} guarded npm installs, all stopped")

@@ -17,6 +17,11 @@ Design decisions, and why
   here, in-process — slower, equally correct.
 - **The reply is length-prefixed**: a reply cut short by a crash is not taken
   for a complete one.
+- **Trust only your own service.** Before connecting: ``run/`` is a real
+  folder of this user with mode 0700 and the socket a real socket of this
+  user (``lstat``: a link is refused); after: the peer's uid
+  (``SO_PEERCRED``). Anything else: the hook runs in-process and the fault is
+  recorded once (``tacit.service.faults``). The connect has a timeout too.
 - **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
   changing into the run folder and connecting by the socket's bare name.
 - **Headless runs show no hook output**: the reply's notices also go where
@@ -33,10 +38,13 @@ from tacit import __version__
 from tacit.paths import SOCKET_NAME, code_identity, data_dir, python_argv, run_dir
 
 # seconds a hook waits for the service (incl. starting it) before it runs in-process
-BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 3.0, "Stop": 4.0,
-          "SessionEnd": 1.0}
+# (the host's own timeout leaves the in-process fallback ≥ 1 s after it: PreToolUse 5 s → 2 s here)
+BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0,
+          "SessionEnd": 0.8}
 DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
+S_IFMT, S_IFDIR, S_IFSOCK = 0o170000, 0o040000, 0o140000
+FAULT_FILE = "/logs/service-fault.json"  # tacit.service.faults.FILE
 
 
 #: per host, how a headless run is recognised: an environment variable's value prefixes, or
@@ -172,14 +180,17 @@ def run(argv: list, payload: bytes) -> bytes:
     host, event = argv[0], argv[1]
     event_id = posix.urandom(9).hex()
     deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)
+    if not_a_folder(data_dir()):
+        return b""  # the data folder is a file: no service, no engine can run (nothing to wait for)
     reply = via_service(host, event, event_id, payload, deadline)
-    if reply is None:
-        reply = in_process(host, event, event_id, payload)
+    if reply is None or isinstance(reply, str):
+        reply = in_process(host, event, event_id, payload, fault=reply)
     return reply
 
 
 def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: float):
-    """The service's reply, or None when the hook must run in-process."""
+    """The service's reply (bytes); None when the hook must run in-process;
+    a sentence (str) when the socket path is held by something untrusted."""
     state = data_dir()
     folder = run_dir(state)
     header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
@@ -187,11 +198,19 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
     started = False
     server = 0
     while time.monotonic() < deadline:
-        sock = connect(folder)
+        problem = untrusted(folder)
+        if problem:
+            return problem
+        sock = connect(folder, deadline)
+        if isinstance(sock, str):
+            return sock
         if sock is None:
             if not started:
+                cached = cached_start(folder, host, event, event_id, payload) if event == "SessionStart" else None
                 server = start_service()
                 started = True
+                if cached is not None:
+                    return cached  # the service applies the spooled event first, once it is up
             elif server and service_failed(server):
                 return None  # it could not start (read-only or full storage…): no point waiting
             time.sleep(0.01)
@@ -212,25 +231,132 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
             except ValueError:
                 continue
             if len(rest) == size:
+                clear_fault(state)
                 return rest
             continue  # cut short: retry
-        return None  # MISMATCH (another version serves this folder) or ERR
+        return None  # MISMATCH (a newer install serves this folder) or ERR
     return None
 
 
-def connect(folder: str):
+def cached_start(folder: str, host: str, event: str, event_id: str, payload: bytes):
+    """A cold SessionStart answered from the last answer for this folder when
+    nothing it was built from changed (``tacit.service.context_cache``); the
+    event goes to ``run/inbox/`` for the service to apply. None otherwise."""
+    try:
+        import _sha1
+        import json
+
+        cwd = json.loads(payload).get("cwd")
+        if not isinstance(cwd, str):
+            return None
+        key = _sha1.sha1(f"{host}\0{cwd}".encode("utf-8", "surrogateescape")).hexdigest()
+        with open(folder + "/context/" + key, "rb") as handle:
+            cached = json.loads(handle.read())
+        if cached.get("magic") != "tacit-context-1":
+            return None
+        for entry in cached["entries"]:
+            try:
+                st = posix.stat(entry[1])
+                now = [st.st_mtime_ns, st.st_size, st.st_ino] if entry[0] == "F" else [st.st_ino]
+            except OSError:
+                now = []
+            if now != entry[2:]:
+                posix.unlink(folder + "/context/" + key)  # it shows what is no longer so
+                return None
+        out = cached["out"].encode("utf-8")
+        spool(folder, host, event, event_id, payload)
+        return out
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return None
+
+
+def spool(folder: str, host: str, event: str, event_id: str, payload: bytes) -> None:
+    """The event into the service's inbox (``tacit.service.reports``' format)."""
+    try:
+        posix.mkdir(folder + "/inbox", 0o700)
+    except FileExistsError:
+        pass
+    path = f"{folder}/inbox/{time.time_ns():020d}-c{posix.getpid():07d}"
+    fd = posix.open(path + ".tmp", posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL, 0o600)
+    try:
+        data = f"{host} {event} {event_id}\n".encode() + payload
+        while data:
+            data = data[posix.write(fd, data):]
+    finally:
+        posix.close(fd)
+    posix.rename(path + ".tmp", path)  # whole, or not there: the service's scan skips *.tmp
+
+
+def not_a_folder(path: str) -> bool:
+    try:
+        return posix.stat(path).st_mode & S_IFMT != S_IFDIR
+    except OSError:
+        return False  # not there yet: the service makes it
+
+
+def untrusted(folder: str) -> str:
+    """Why the run folder or its socket is not this user's own ("" when it is,
+    or when there is nothing yet: the service makes them)."""
+    uid = posix.getuid()
+    try:
+        st = posix.lstat(folder)
+    except OSError:
+        return ""
+    if st.st_mode & S_IFMT != S_IFDIR:
+        return f"{folder} is not a folder (a link or a file)"
+    if st.st_uid != uid:
+        return f"{folder} belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o077:  # ours, but open: close it (a socket someone put there is not ours: below)
+        try:
+            posix.chmod(folder, 0o700)
+        except OSError:
+            return f"{folder} is open to other users (mode {st.st_mode & 0o777:o}, not 700)"
+    try:
+        st = posix.lstat(folder + "/" + SOCKET_NAME)
+    except OSError:
+        return ""
+    if st.st_mode & S_IFMT != S_IFSOCK:
+        return f"{folder}/{SOCKET_NAME} is not a socket (a link or a file)"
+    if st.st_uid != uid:
+        return f"{folder}/{SOCKET_NAME} belongs to another user (uid {st.st_uid})"
+    return ""
+
+
+def connect(folder: str, deadline: float):
+    """A connected socket; None when nothing listens; a sentence when the
+    peer is another user."""
     path = folder + "/" + SOCKET_NAME
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
+        sock.settimeout(max(0.05, min(1.0, deadline - time.monotonic())))
         if len(path.encode()) < 100:
             sock.connect(path)
         else:
             posix.chdir(folder)
             sock.connect(SOCKET_NAME)
-        return sock
     except OSError:
         sock.close()
         return None
+    uid = peer_uid(sock)
+    if uid is not None and uid != posix.getuid():
+        sock.close()
+        return f"{path} is served by another user (uid {uid})"
+    return sock
+
+
+def peer_uid(sock):
+    try:
+        creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    except (AttributeError, OSError):
+        return None  # no SO_PEERCRED here: the folder and socket checks stand
+    return int.from_bytes(creds[4:8], sys.byteorder)
+
+
+def clear_fault(state: str) -> None:
+    try:
+        posix.unlink(state + FAULT_FILE)
+    except OSError:
+        pass
 
 
 def read_all(sock) -> bytes:
@@ -271,13 +397,28 @@ def service_failed(pid: int) -> bool:
     return done == pid and status != 0
 
 
-def in_process(host: str, event: str, event_id: str, payload: bytes) -> bytes:
-    """Run the engine here: the same code the service runs."""
+def in_process(host: str, event: str, event_id: str, payload: bytes, fault: str | None = None) -> bytes:
+    """Run the engine here: the same code the service runs (``fault``: why
+    the socket was not trusted, recorded and told once)."""
     if sys.flags.no_site:
         import site
 
         site.main()  # the dependencies live in site-packages
     from tacit.hosts.hooks import run_in_process
 
+    if fault:
+        record_fault(host, fault)
     return run_in_process(host, event, payload, event_id=event_id).encode("utf-8")
+
+
+def record_fault(host: str, fault: str) -> None:
+    """Kept for ``tacit doctor`` and told once (``tacit.service.faults``,
+    the service's own record: this module is its client)."""
+    try:
+        from tacit.config import load_config
+        from tacit.service import faults
+
+        faults.record(load_config(host=host), fault)
+    except Exception:  # noqa: BLE001 — the hook is answered all the same
+        pass
 

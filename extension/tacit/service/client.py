@@ -7,11 +7,16 @@ import os
 import socket
 import time
 
+from tacit.hosts.hook_client import peer_uid, untrusted
 from tacit.paths import SOCKET_NAME, run_dir
 
 
 def _connect(state_dir: str, timeout: float) -> socket.socket | None:
+    """None when nothing of this user's listens (another user's socket or
+    folder is never spoken to: ``tacit.hosts.hook_client.untrusted``)."""
     folder = run_dir(state_dir)
+    if untrusted(folder):
+        return None
     path = os.path.join(folder, SOCKET_NAME)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -25,6 +30,10 @@ def _connect(state_dir: str, timeout: float) -> socket.socket | None:
                 sock.connect(SOCKET_NAME)
             finally:
                 os.chdir(here)
+        uid = peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            sock.close()
+            return None
         return sock
     except OSError:
         sock.close()

@@ -100,7 +100,7 @@ def apply_retention(cfg, engine, now: float) -> dict:
     out = {"state": engine.sessions.prune(now)}
     with engine.ledger().write() as conn:
         out["notices"] = notices.prune(conn, now)
-        out["learners"] = learner_retention.prune(conn, cfg, now)
+    out["learners"] = learner_retention.prune(engine.ledger(), cfg, now)  # in small batches
     out["children_log"] = rotate(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
                                  CHILD_LOG_BYTES, CHILD_LOG_KEEP)
     out["trash"] = remove_older(os.path.join(cfg.home_str, "skills", ".trash"), now,

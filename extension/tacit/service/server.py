@@ -32,10 +32,10 @@ import os
 import resource
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
@@ -48,12 +48,14 @@ from tacit.hosts.pi.protocol import PiSession
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
-from tacit.service import housekeeping
+from tacit.handlers import BUILTIN_PLUGINS
+from tacit.service import context_cache, housekeeping
+from tacit.service.connections import Reader
+from tacit.service.reports import Reports, session_of
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
-HEADER_LIMIT = 4096
-PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the hook runs in-process)
 TICK_SECONDS = 5.0
+WORKERS = 8  # threads answering hooks (the engine applies one event at a time; the rest wait in memory)
 
 
 class Service:
@@ -72,6 +74,11 @@ class Service:
         self.listener: socket.socket | None = None
         self.socket_inode = 0
         self.observer: Observer | None = None
+        self.pool: ThreadPoolExecutor | None = None
+        self.reports: Reports | None = None
+        self.reader = None
+        self.cut = 0
+        self.cacheable = False
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -82,14 +89,21 @@ class Service:
             if not self._take_lock(lock_fd):
                 return 0  # another instance serves this folder
             self.engine = build_engine(self.cfg, "service")
+            # a third-party plugin's part of a session's context may not come from a file
+            self.cacheable = set(self.engine.plugins) <= set(BUILTIN_PLUGINS)
             os.ftruncate(lock_fd, 0)
             os.write(lock_fd, f"{os.getpid()}\n".encode())  # who holds it (tacit service status, tests)
+            self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tacit-hook")
+            self.reports = Reports(self.cfg, self.folder, self._run_hook, self.engine.ledger)
+            self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
-            self._watch()
+            # the first hook is waiting: the watchers (a walk of every skill folder) and what a
+            # crashed instance left for the learners are set up while it is answered
+            threading.Thread(target=self._watch, name="tacit-watch", daemon=True).start()
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self.engine.run_pending_background()  # what a crashed instance left
+            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
             self._accept_loop()
             return 0
         finally:
@@ -141,6 +155,13 @@ class Service:
         self.listener = listener
 
     def _watch(self) -> None:
+        try:
+            self._start_observer()
+            context_cache.prune(self.folder)  # what changed while no service watched
+        except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
+            log_exception(self.cfg, "service watchers", exc)
+
+    def _start_observer(self) -> None:
         observer = Observer()
         changed = _OnChange(self)
         for folder in (self.cfg.memories_dir, self.cfg.skills_dir, self.cfg.home / "projects"):
@@ -158,20 +179,18 @@ class Service:
             self.stopping.set()
 
     def _accept_loop(self) -> None:
-        """Hook requests are answered right here (they are short, and the
-        engine runs one event at a time anyway: a thread per hook would only
-        add a thread start and lock hand-offs to every reply); a pi session,
-        which lasts as long as pi runs, gets a thread of its own."""
-        while not self.stopping.is_set():
-            try:
-                conn, _ = self.listener.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                if self.stopping.is_set():
-                    break
-                raise
-            self._serve_connection(conn)
+        """One thread reads every connection to its end, with a deadline
+        (``tacit.service.connections``); complete hooks are answered by a
+        bounded pool of threads, reports are acknowledged once spooled and
+        applied in order by one more (``tacit.service.reports``); a pi
+        session, which lasts as long as pi runs, gets a thread of its own."""
+        self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
+        self.reader.run()
+
+    def _on_cut(self, why: str) -> None:
+        self.cut += 1
+        if self.cut in (1, 10, 100, 1000) or self.cut % 10000 == 0:
+            log(self.cfg, "warning", "service", f"cut a connection: {why} ({self.cut} so far)")
 
     def _shutdown(self) -> None:
         path = os.path.join(self.folder, SOCKET_NAME)
@@ -185,6 +204,10 @@ class Service:
         deadline = time.monotonic() + 10
         while self.in_flight and time.monotonic() < deadline:
             time.sleep(0.01)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.reports is not None:
+            self.reports.stop(timeout=max(1.0, deadline - time.monotonic()))
         if self.observer is not None:
             self.observer.stop()
         if self.engine is not None:
@@ -197,7 +220,8 @@ class Service:
         tick = min(TICK_SECONDS, idle / 4)
         while not self.stopping.wait(tick):
             try:
-                if self.in_flight == 0 and time.monotonic() - self.last_event > idle:
+                if (self.in_flight == 0 and not self.reports.queued
+                        and time.monotonic() - self.last_event > idle):
                     self.request_stop("idle")
                     return
                 housekeeping.tick(self.cfg, self.engine)
@@ -205,61 +229,97 @@ class Service:
                 log_exception(self.cfg, "service housekeeping", exc)
 
     # -- connections ---------------------------------------------------------------
-    def _serve_connection(self, conn: socket.socket) -> None:
-        threaded = False
-        with self._lock:
-            self.in_flight += 1
+    def _handle(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> None:
+        """A complete request, on the reader's thread: answer what is quick,
+        hand the rest on; never block here."""
+        handed = False
         try:
-            conn.settimeout(5)
-            if not _same_user(conn):
-                return
-            header, rest = _read_header(conn)
-            parts = header.split()
-            if len(parts) < 2 or parts[0] != b"TACIT1":
-                return
             kind = parts[1]
             if kind == b"hook" and len(parts) == 6:
-                self._serve_hook(conn, parts, rest)
+                handed = self._take_hook(conn, parts, body)
             elif kind == b"rpc" and len(parts) == 3:
-                threading.Thread(target=self._serve_rpc, args=(conn, parts, rest), daemon=True,
+                self._count(+1)
+                threading.Thread(target=self._serve_rpc, args=(conn, parts, body or b""), daemon=True,
                                  name="tacit-pi").start()
-                threaded = True
+                handed = True
             elif kind == b"status":
                 conn.sendall(json.dumps(self.status()).encode() + b"\n")
             elif kind == b"stop":
                 conn.sendall(b'{"stopping": true}\n')
                 self.request_stop("tacit service stop")
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass  # the client gave up (its bound passed): a spooled report is applied all the same
         except Exception as exc:  # noqa: BLE001 — one bad connection never stops the service
             log_exception(self.cfg, "service connection", exc)
         finally:
-            if not threaded:
-                self._done(conn)
+            if not handed:
+                conn.close()
 
-    def _done(self, conn: socket.socket) -> None:
-        with self._lock:
-            self.in_flight -= 1
-        conn.close()
-
-    def _serve_hook(self, conn: socket.socket, parts: list[bytes], rest: bytes) -> None:
+    def _take_hook(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> bool:
         _, _, identity, host, event, event_id = (p.decode("utf-8", "replace") for p in parts)
-        if identity != self.identity:
+        if not self._serves(identity):
             conn.sendall(b"MISMATCH\n")
-            self.request_stop(f"a client of another version connected ({identity})")
-            return
-        payload = _read_to_end(conn, PAYLOAD_LIMIT, rest)
-        if payload is None:
+            return False
+        if body is None:
             conn.sendall(b"ERR payload too large\n")
-            return
+            return False
         self._touch()
-        out = hooks.run(self.engine, host, event, payload, event_id=event_id).encode("utf-8")
-        conn.sendall(b"OK %d\n" % len(out) + out)
+        if self.reports.accept(host, event, event_id, body):
+            conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
+            return False
+        self._count(+1)
+        try:
+            self.pool.submit(self._serve_hook, conn, host, event, event_id, body)
+        except RuntimeError:  # shutting down: the client retries on the next service
+            self._count(-1)
+            return False
+        return True
+
+    def _serves(self, identity: str) -> bool:
+        """A client of this version or an older one is served (two installs
+        sharing a data folder: the newer service answers both); a newer one
+        makes this service leave, so the next hook starts the newer."""
+        if identity == self.identity or _identity_key(identity) < _identity_key(self.identity):
+            return True
+        self.request_stop(f"a client of another version connected ({identity})")
+        return False
+
+    def _serve_hook(self, conn: socket.socket, host: str, event: str, event_id: str, body: bytes) -> None:
+        try:
+            if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
+                self.reports.wait_for(session_of(body))
+            started = time.time_ns()
+            text = self._run_hook(host, event, body, event_id)
+            out = text.encode("utf-8")
+            conn.sendall(b"OK %d\n" % len(out) + out)
+            if event == "SessionStart" and self.cacheable:
+                self._keep_context(host, body, text, started)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass  # the client gave up and ran it in-process: the event id keeps it applied once
+        except Exception as exc:  # noqa: BLE001
+            log_exception(self.cfg, "service hook", exc)
+        finally:
+            conn.close()
+            self._count(-1)
+
+    def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
+        """For the next cold start (``tacit.service.context_cache``), after the reply."""
+        try:
+            context_cache.save(self.cfg, self.folder, host, body, text, started)
+        except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
+            log_exception(self.cfg, "keeping the session context", exc)
+
+    def _run_hook(self, host: str, event: str, body: bytes, event_id: str) -> str:
+        return hooks.run(self.engine, host, event, body, event_id=event_id)
+
+    def _count(self, delta: int) -> None:
+        with self._lock:
+            self.in_flight += delta
 
     def _serve_rpc(self, conn: socket.socket, parts: list[bytes], rest: bytes) -> None:
         try:
-            identity = parts[2].decode("utf-8", "replace")
-            if identity != self.identity:
+            if not self._serves(parts[2].decode("utf-8", "replace")):
                 conn.sendall(b"MISMATCH\n")
-                self.request_stop(f"a client of another version connected ({identity})")
                 return
             conn.sendall(b"OK\n")
             conn.settimeout(None)
@@ -275,7 +335,8 @@ class Service:
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service pi session", exc)
         finally:
-            self._done(conn)
+            conn.close()
+            self._count(-1)
 
     def _touch(self) -> None:
         self.last_event = time.monotonic()
@@ -288,7 +349,10 @@ class Service:
                 "uptime_seconds": round(time.time() - self.started, 1), "events": self.events,
                 "idle_seconds": round(time.monotonic() - self.last_event, 1),
                 "idle_exit_seconds": self.cfg.service_idle_seconds,
-                "max_rss_kb": usage.ru_maxrss, "rss_kb": _rss_kb(), "threads": threading.active_count()}
+                "max_rss_kb": usage.ru_maxrss, "rss_kb": _rss_kb(), "threads": threading.active_count(),
+                "reports_queued": self.reports.queued if self.reports else 0, "connections_cut": self.cut,
+                "connections_open": len(self.reader.open) if self.reader else 0,
+                "watching": self.observer is not None}
 
 
 class _OnChange(FileSystemEventHandler):
@@ -305,6 +369,7 @@ class _OnChange(FileSystemEventHandler):
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith((".lock", ".tmp")):
             return
+        context_cache.clear(self.service.folder)  # kept session answers may show what changed
         self.service.engine.reload_stores()
 
 
@@ -331,37 +396,15 @@ class _OnConfigChange(FileSystemEventHandler):
             self.service.request_stop("config.toml changed")
 
 
-def _same_user(conn: socket.socket) -> bool:
-    try:
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except (AttributeError, OSError):
-        return True  # no SO_PEERCRED here: the 0700 folder and 0600 socket are the guard
-    _, uid, _ = struct.unpack("3i", creds)
-    return uid == os.getuid()
-
-
-def _read_header(conn: socket.socket) -> tuple[bytes, bytes]:
-    """The first line, and what arrived after it in the same reads."""
-    data = b""
-    while b"\n" not in data and len(data) < HEADER_LIMIT:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    header, _, rest = data.partition(b"\n")
-    return header, rest
-
-
-def _read_to_end(conn: socket.socket, limit: int, first: bytes = b"") -> bytes | None:
-    chunks, size = [first], len(first)
-    while True:
-        chunk = conn.recv(1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
+def _identity_key(identity: str) -> tuple:
+    """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp
+    (a later install of the same version is the newer one)."""
+    version, _, stamp = identity.partition("+")
+    numbers = []
+    for part in version.replace("-", ".").split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        numbers.append(int(digits) if digits else -1)
+    return tuple(numbers), int(stamp) if stamp.isdigit() else 0
 
 
 def _connectable(folder: str) -> bool:

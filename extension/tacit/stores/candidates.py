@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from tacit.stores.batches import delete_where
 
 STATUSES = ("applied", "confirmed", "candidate", "dismissed")
 
@@ -271,9 +272,9 @@ def doomed(conn, below: int, now: float) -> list[tuple]:
     return [(i, k, t, a, e is not None and e <= now) for i, k, t, a, e in rows]
 
 
-def prune_evidence(conn, cutoff: float) -> int:
+def prune_evidence(ledger, cutoff: float) -> int:
     """Evidence of dismissed memories recorded before ``cutoff`` (what is
     alive keeps its evidence; the lifecycle's decay removes stale candidates
-    whole)."""
-    return conn.execute("DELETE FROM memory_evidence WHERE at < ? AND memory_id IN "
-                        "(SELECT id FROM memories WHERE status = 'dismissed')", (cutoff,)).rowcount
+    whole), in small batches."""
+    return delete_where(ledger, "memory_evidence", "at < ? AND memory_id IN "
+                        "(SELECT id FROM memories WHERE status = 'dismissed')", (cutoff,), key=("memory_id", "ref"))

@@ -14,6 +14,7 @@ import json
 
 from tacit.stores.candidates import dumps
 from tacit.stores.ledger import Ledger
+from tacit.stores.batches import delete_where
 
 HEARTBEAT_KEY = "importance.last_heartbeat"
 OFFERED_KEY = "importance.review_offered_day"
@@ -70,14 +71,14 @@ def record_review(conn, day: str, trigger: str, counts: dict, now: float) -> int
                         (day, now, trigger, json.dumps(counts))).lastrowid
 
 
-def prune(conn, cutoff: float) -> dict:
+def prune(ledger, cutoff: float) -> dict:
     """Decisions before ``cutoff`` about memories that no longer exist, and
-    review showings before it (a live memory keeps its whole history)."""
-    return {"importance_decisions": conn.execute(
-                "DELETE FROM importance_decisions WHERE at < ? AND (memory_id IS NULL OR memory_id NOT IN "
-                "(SELECT id FROM memories))", (cutoff,)).rowcount,
-            "importance_reviews": conn.execute("DELETE FROM importance_reviews WHERE shown_at < ?",
-                                               (cutoff,)).rowcount}
+    review showings before it (a live memory keeps its whole history); in
+    small batches."""
+    return {"importance_decisions": delete_where(
+                ledger, "importance_decisions", "at < ? AND (memory_id IS NULL OR memory_id NOT IN "
+                "(SELECT id FROM memories))", (cutoff,)),
+            "importance_reviews": delete_where(ledger, "importance_reviews", "shown_at < ?", (cutoff,))}
 
 
 # -- the heartbeat and the nightly offer --------------------------------------------------------

@@ -20,6 +20,7 @@ import json
 
 from tacit.learn.fix_patterns import RATE_MIN_USES, Candidate
 from tacit.stores.ledger import Ledger
+from tacit.stores.batches import delete_where
 
 DAY = 86400.0
 FIELDS = ("id", "key", "title", "problem", "solution", "lookup_text", "tags", "trigger", "confidence",
@@ -186,16 +187,17 @@ def turn_of(conn, session_id: str, at: float) -> float:
     return row[0] if row and row[0] is not None else at
 
 
-def prune_events(conn, *, retired_before: float, before: float) -> int:
+def prune_events(ledger, *, retired_before: float, before: float) -> int:
     """The per-message log: of retired patterns before ``retired_before``,
-    of any pattern before ``before`` (the counts on the pattern rows stay)."""
-    return conn.execute("DELETE FROM fix_pattern_events WHERE at < ? OR (at < ? AND pattern_id IN "
-                        "(SELECT id FROM fix_patterns WHERE status = 'retired'))",
-                        (before, retired_before)).rowcount
+    of any pattern before ``before`` (the counts on the pattern rows stay);
+    in small batches."""
+    return delete_where(ledger, "fix_pattern_events", "at < ? OR (at < ? AND pattern_id IN "
+                        "(SELECT id FROM fix_patterns WHERE status = 'retired'))", (before, retired_before),
+                        key=("pattern_id", "session_id", "at", "kind"))
 
 
-def prune_metrics(conn, before: float) -> int:
-    return conn.execute("DELETE FROM turn_metrics WHERE turn_at < ?", (before,)).rowcount
+def prune_metrics(ledger, before: float) -> int:
+    return delete_where(ledger, "turn_metrics", "turn_at < ?", (before,), key=("session_id", "turn_at", "name"))
 
 
 def metric_values(conn, name: str, since: float) -> list[float]:

@@ -24,6 +24,7 @@ Design decisions
 from __future__ import annotations
 
 import json
+from tacit.stores.batches import delete_where
 
 DAY = 86400.0
 
@@ -117,12 +118,17 @@ def ordered_events(conn, since: float, batch: int = 5000):
 
 
 # -- retention and clearing ---------------------------------------------------------------
+def prune_events(ledger, cutoff: float) -> int:
+    """Action events before ``cutoff``, in small batches (the counters are
+    ``prune``'s, in one transaction: they are a few rows per day)."""
+    return delete_where(ledger, "action_events", "ts < ?", (cutoff,))
+
+
 def prune(conn, cutoff: float) -> dict:
-    """Forget what happened before ``cutoff``: action events, the days and
+    """Forget what happened before ``cutoff`` (``prune_events``: the events): the days and
     sessions of the counters; the totals of the patterns touched are
     recomputed from what remains (patterns left with nothing are deleted)."""
     cut_day = day_of(cutoff)
-    events = conn.execute("DELETE FROM action_events WHERE ts < ?", (cutoff,)).rowcount
     touched = {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_days WHERE day < ?", (cut_day,))}
     touched |= {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_sessions WHERE last_at < ?",
                                            (cutoff,))}
@@ -148,7 +154,7 @@ def prune(conn, cutoff: float) -> dict:
         sessions = conn.execute("SELECT count(*) FROM habit_sessions WHERE pattern = ?", (pattern,)).fetchone()[0]
         conn.execute("UPDATE habit_patterns SET count = ?, gap_sum = ?, sessions = ?, first_seen = ?, "
                      "last_seen = ? WHERE pattern = ?", (count, gap_sum, sessions, first, last, pattern))
-    return {"action_events": events, "patterns_recounted": len(touched)}
+    return {"patterns_recounted": len(touched)}
 
 
 def clear_counters(conn) -> int:

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 
 from tacit.stores import candidates
+from tacit.stores.batches import delete_where
 
 
 def insert(conn, obs) -> int:
@@ -87,7 +88,9 @@ def count(conn) -> int:
     return conn.execute("SELECT count(*) FROM observations").fetchone()[0]
 
 
-def prune(conn, cutoff: float) -> dict:
-    """Observations and rule-4 sequences recorded before ``cutoff``."""
-    return {"observations": conn.execute("DELETE FROM observations WHERE observed_at < ?", (cutoff,)).rowcount,
-            "sequences": conn.execute("DELETE FROM observed_sequences WHERE first_at < ?", (cutoff,)).rowcount}
+def prune(ledger, cutoff: float) -> dict:
+    """Observations and rule-4 sequences recorded before ``cutoff``, in small
+    batches (``tacit.stores.batches``: the writer is never held for long)."""
+    return {"observations": delete_where(ledger, "observations", "observed_at < ?", (cutoff,)),
+            "sequences": delete_where(ledger, "observed_sequences", "first_at < ?", (cutoff,),
+                                      key=("seq_key", "session_id"))}

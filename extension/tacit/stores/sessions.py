@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from tacit.session import SessionState
+from tacit.stores.batches import delete_where
 from tacit.stores.jobs import insert as insert_job
 from tacit.stores.jobs import load as load_job
 from tacit.stores.ledger import Ledger
@@ -170,22 +171,22 @@ class SessionStore:
 
     # -- retention ---------------------------------------------------------------------
     def prune(self, now: float | None = None) -> dict:
+        """In small batches (``tacit.stores.batches``), outside this store's
+        lock: events keep being applied while it runs."""
         now = time.time() if now is None else now
         events_cut = now - EVENT_RETENTION_DAYS * 86400
-        with self._lock, self._ledger().write() as conn:
-            out = {
-                "events": conn.execute("DELETE FROM events WHERE background = 0 AND at < ?",
-                                       (events_cut,)).rowcount,
-                "applied_once": conn.execute("DELETE FROM applied_once WHERE at < ?",
-                                             (events_cut,)).rowcount,
-                "sessions": conn.execute("DELETE FROM sessions WHERE updated_at < ?",
-                                         (now - self.max_age,)).rowcount,
-                "jobs": conn.execute("DELETE FROM jobs WHERE status IN ('done', 'failed') "
-                                     "AND created_at < ?",
-                                     (now - JOB_RETENTION_DAYS * 86400,)).rowcount,
-            }
-        for session_id in [s for s in self._cache if s not in self._recent]:
-            self._cache.pop(session_id, None)
+        ledger = self._ledger()
+        out = {
+            "events": delete_where(ledger, "events", "background = 0 AND at < ?", (events_cut,)),
+            "applied_once": delete_where(ledger, "applied_once", "at < ?", (events_cut,), key=("key",)),
+            "sessions": delete_where(ledger, "sessions", "updated_at < ?", (now - self.max_age,),
+                                     key=("session_id",)),
+            "jobs": delete_where(ledger, "jobs", "status IN ('done', 'failed') AND created_at < ?",
+                                 (now - JOB_RETENTION_DAYS * 86400,), key=("id",)),
+        }
+        with self._lock:
+            for session_id in [s for s in self._cache if s not in self._recent]:
+                self._cache.pop(session_id, None)
         return out
 
 

@@ -16,7 +16,7 @@
  * Plain JavaScript syntax on purpose (no type imports to resolve).
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
@@ -117,6 +117,30 @@ function connectOnce(path, timeoutMs) {
     sock.once("connect", () => finish(sock));
     sock.once("error", () => finish(null));
   });
+}
+
+function untrusted(runDir) {
+  // "" when the run folder and its socket are this user's own (or not made yet); else why not
+  // (another local user who made run/ first must never receive a prompt or answer for tacit)
+  if (typeof process.getuid !== "function") return "";
+  const uid = process.getuid();
+  let st;
+  try {
+    st = lstatSync(runDir);
+  } catch (err) {
+    return "";
+  }
+  if (!st.isDirectory()) return `${runDir} is not a folder (a link or a file)`;
+  if (st.uid !== uid) return `${runDir} belongs to another user (uid ${st.uid})`;
+  if (st.mode & 0o077) return `${runDir} is open to other users`;
+  try {
+    st = lstatSync(join(runDir, "tacit.sock"));
+  } catch (err) {
+    return "";
+  }
+  if (!st.isSocket()) return `${runDir}/tacit.sock is not a socket (a link or a file)`;
+  if (st.uid !== uid) return `${runDir}/tacit.sock belongs to another user (uid ${st.uid})`;
+  return "";
 }
 
 function appendLog(path, level, message) {
@@ -323,6 +347,12 @@ function createClient(pi, file) {
     const identity = codeIdentity(packageDir);
     const path = join(dataDir(), "run", "tacit.sock");
     if (!identity || Buffer.byteLength(path) >= 100) return null; // AF_UNIX paths are short
+    const refuse = () => {
+      const problem = untrusted(dirname(path));
+      if (problem) log("ERROR", `not using the service: ${problem} (the bridge instead)`);
+      return problem;
+    };
+    if (refuse()) return null;
     let sock = await connectOnce(path, 1000);
     if (!sock) {
       let failedToStart = false; // no python, or the service exited with an error: stop waiting
@@ -341,6 +371,7 @@ function createClient(pi, file) {
       const deadline = Date.now() + SERVICE_WAIT_MS;
       while (!sock && !failedToStart && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 25));
+        if (refuse()) return null;
         sock = await connectOnce(path, 500);
       }
       if (!sock) return null;

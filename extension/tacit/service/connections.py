@@ -1,0 +1,147 @@
+"""Reading the service's connections: one event loop, a deadline each.
+
+One thread accepts and reads every connection without blocking
+(``selectors``); a request is handed on only once it is complete — a hook's
+whole payload (the client shuts its side down), or the first line of the
+other kinds. A connection gets ``READ_SECONDS`` from its accept to be
+complete, however it dribbles: a slow or idle client is cut at its deadline
+and costs the others nothing. Another user's connection is closed unread
+(``SO_PEERCRED``). At most ``MAX_OPEN`` connections are kept; beyond that the
+oldest is cut.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import socket
+import struct
+import time
+from dataclasses import dataclass, field
+
+HEADER_LIMIT = 4096
+PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the hook runs in-process)
+READ_SECONDS = 5.0
+MAX_OPEN = 512
+WHOLE = (b"hook",)  # kinds whose request ends at the client's shutdown, not at the first line
+
+
+@dataclass
+class Pending:
+    conn: socket.socket
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+    header: list | None = None
+    rest_at: int = 0
+
+
+class Reader:
+    """``handle(conn, parts, body)`` gets every complete request (``body`` is
+    the payload of a hook, what followed the first line otherwise; None when
+    the payload was over the limit) and owns ``conn`` from then on."""
+
+    def __init__(self, listener: socket.socket, handle, stopping, on_cut=None,
+                 read_seconds: float = READ_SECONDS, max_open: int = MAX_OPEN):
+        self.listener, self.handle, self.stopping = listener, handle, stopping
+        self.on_cut = on_cut or (lambda why: None)
+        self.read_seconds, self.max_open = read_seconds, max_open
+        self.open: dict[int, Pending] = {}
+        self.cut = 0
+
+    def run(self) -> None:
+        self.listener.setblocking(False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.listener, selectors.EVENT_READ, None)
+            while not self.stopping.is_set():
+                now = time.monotonic()
+                wait = min([0.5] + [max(0.0, p.deadline - now) for p in self.open.values()])
+                for key, _ in selector.select(wait):
+                    if key.data is None:
+                        self._accept(selector)
+                    else:
+                        self._read(selector, key.data)
+                self._expire(selector, time.monotonic())
+            for pending in list(self.open.values()):
+                self._drop(selector, pending)
+
+    def _accept(self, selector) -> None:
+        for _ in range(64):  # a burst of connections in one wake-up
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            if not same_user(conn):
+                conn.close()
+                continue
+            conn.setblocking(False)
+            if len(self.open) >= self.max_open:
+                oldest = min(self.open.values(), key=lambda p: p.deadline)
+                self._cut(selector, oldest, "too many open connections")
+            pending = Pending(conn, time.monotonic() + self.read_seconds)
+            self.open[conn.fileno()] = pending
+            selector.register(conn, selectors.EVENT_READ, pending)
+
+    def _read(self, selector, pending: Pending) -> None:
+        try:
+            chunk = pending.conn.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._drop(selector, pending)
+            return
+        if chunk:
+            pending.data += chunk
+        if pending.header is None:
+            end = pending.data.find(b"\n")
+            if end < 0:
+                if not chunk or len(pending.data) > HEADER_LIMIT:
+                    self._drop(selector, pending)
+                return
+            pending.header = bytes(pending.data[:end]).split()
+            pending.rest_at = end + 1
+            if not pending.header or len(pending.header) < 2 or pending.header[0] != b"TACIT1":
+                self._drop(selector, pending)
+                return
+        if pending.header[1] not in WHOLE:
+            self._hand_on(selector, pending, bytes(pending.data[pending.rest_at:]))
+        elif len(pending.data) - pending.rest_at > PAYLOAD_LIMIT:
+            self._hand_on(selector, pending, None)
+        elif not chunk:  # the client shut its side: the payload is complete
+            self._hand_on(selector, pending, bytes(pending.data[pending.rest_at:]))
+
+    def _hand_on(self, selector, pending: Pending, body: bytes | None) -> None:
+        self._forget(selector, pending)
+        pending.conn.setblocking(True)
+        pending.conn.settimeout(self.read_seconds)
+        self.handle(pending.conn, pending.header, body)
+
+    def _expire(self, selector, now: float) -> None:
+        for pending in [p for p in self.open.values() if p.deadline <= now]:
+            self._cut(selector, pending, "its deadline passed")
+
+    def _cut(self, selector, pending: Pending, why: str) -> None:
+        self.cut += 1
+        self.on_cut(why)
+        self._drop(selector, pending)
+
+    def _drop(self, selector, pending: Pending) -> None:
+        self._forget(selector, pending)
+        pending.conn.close()
+
+    def _forget(self, selector, pending: Pending) -> None:
+        self.open.pop(pending.conn.fileno(), None)
+        try:
+            selector.unregister(pending.conn)
+        except (KeyError, ValueError):
+            pass
+
+
+def same_user(conn: socket.socket) -> bool:
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (AttributeError, OSError):
+        return True  # no SO_PEERCRED here: the 0700 folder and 0600 socket are the guard
+    _, uid, _ = struct.unpack("3i", creds)
+    return uid == os.getuid()

@@ -1,0 +1,140 @@
+"""The last session-start answer per working folder, for the first hook after an idle exit.
+
+After answering a SessionStart the service writes ``run/context/<key>``
+(sha1 of host, NUL, folder): the answer without its per-session notices, and
+a ``stat`` signature of everything it was built from (config, memory files,
+the ``tacit off`` marker, skill folders and files, the ``.git`` of the folder
+and its parents). The hook client, finding no service, answers from it when
+no entry changed, spools the event into ``run/inbox/`` and starts the
+service. None is kept while third-party plugins are loaded; none outlives
+what it shows (cleared on a change, pruned at start, removed when found
+stale). Design notes: docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+
+from tacit.privacy.exclusion import marker_path
+from tacit.projects import project_for
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import project_skills_dir
+
+FOLDER = "context"
+MAGIC = "tacit-context-1"
+KEEP = 32  # answers kept (folders)
+SETTLE_NS = 100_000_000  # a file changed this close to the answer may not show in it: no cache
+
+
+def key(host: str, cwd: str) -> str:
+    return hashlib.sha1(f"{host}\0{cwd}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def inputs(cfg, cwd: str) -> tuple[list[str], list[str]]:
+    """(files and folders whose stat decides the answer, paths whose mere
+    existence does)."""
+    project = project_for(cwd, home=cfg.env.get("HOME"))
+    full = [os.path.join(cfg.state_dir_str, "config.toml")]
+    store = MemoryStore(cfg, project)
+    full += [str(store.path_for(scope)) for scope in store.targets()]
+    roots = [str(cfg.skills_dir)]
+    if project is not None:
+        full += [os.path.join(project.shared_dir, "MEMORY.md"), str(marker_path(cfg, project))]
+        roots += [str(project_skills_dir(cfg, project)), os.path.join(project.shared_dir, "skills")]
+    for root in roots:
+        full.append(root)
+        for folder, dirs, files in os.walk(root):
+            full += [os.path.join(folder, d) for d in dirs]
+            full += [os.path.join(folder, f) for f in files if f == "SKILL.md"]
+    exists = [cwd]
+    here = cwd
+    while True:
+        exists.append(os.path.join(here, ".git"))
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return full, exists
+
+
+def _stat(path: str, full: bool) -> list:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    return [st.st_mtime_ns, st.st_size, st.st_ino] if full else [st.st_ino]
+
+
+def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: int) -> bool:
+    """Keep this SessionStart's answer for the next cold start; False when it
+    is not cacheable (no folder, notices only, a file changed meanwhile)."""
+    try:
+        data = json.loads(payload.decode("utf-8", "replace"))
+        answer = json.loads(out) if out else {}
+    except ValueError:
+        return False
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    if not isinstance(cwd, str) or not cwd.startswith("/") or "hookSpecificOutput" not in answer:
+        return False
+    answer.pop("systemMessage", None)
+    full, exists = inputs(cfg, cwd)
+    entries = [["F", p, *_stat(p, True)] for p in full] + [["E", p, *_stat(p, False)] for p in exists]
+    if any(e[0] == "F" and len(e) > 2 and e[2] >= started_ns - SETTLE_NS for e in entries):
+        return False
+    folder = os.path.join(run_folder, FOLDER)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, key(host, cwd))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
+        json.dump({"magic": MAGIC, "at": time.time(), "entries": entries,
+                   "out": json.dumps(answer, ensure_ascii=False)}, handle)
+    os.replace(tmp, path)
+    return True
+
+
+def valid(entries: list) -> bool:
+    for entry in entries:
+        now = _stat(entry[1], entry[0] == "F")
+        if now != entry[2:]:
+            return False
+    return True
+
+
+def clear(run_folder: str) -> None:
+    """Every kept answer goes (a memory, skill or project file changed)."""
+    folder = os.path.join(run_folder, FOLDER)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass
+
+
+def prune(run_folder: str, keep: int = KEEP) -> int:
+    """Drop stale answers and all but the ``keep`` newest; how many went."""
+    folder = os.path.join(run_folder, FOLDER)
+    try:
+        paths = sorted((os.path.join(folder, n) for n in os.listdir(folder)), key=os.path.getmtime, reverse=True)
+    except OSError:
+        return 0
+    removed = 0
+    for n, path in enumerate(paths):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                fresh = n < keep and valid(json.load(handle).get("entries") or [])
+        except (OSError, ValueError, AttributeError):
+            fresh = False
+        if not fresh:
+            try:
+                os.unlink(path)
+                removed += 1
+            except OSError:
+                pass
+    return removed

@@ -1,0 +1,65 @@
+"""Something else holds the service's socket path: told once, kept for doctor.
+
+The hook client refuses a socket it cannot trust (``tacit.hosts.hook_client``:
+a ``run/`` folder that is not the user's own with mode 0700, a socket that is
+a link, not a socket, or someone else's, a peer of another uid) and runs the
+hook in-process. That process records the fault here: ``logs/service-fault.json``
+in the data folder (``{"at", "problem", "path"}``) for ``tacit doctor`` and
+``current`` to show, and — the first time, or when the problem changes — a
+notice the next foreground point hands the user once. The client removes
+the file as soon as a trusted service answers again (``FILE``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from tacit.fsutil import ensure_private_dir
+from tacit.log import log
+from tacit.stores import notices
+from tacit.stores.ledger import Ledger, LedgerUnavailable
+
+FILE = "logs/service-fault.json"  # relative to the data folder; the hook client names it too
+
+
+def path_for(state_dir: str) -> str:
+    return os.path.join(state_dir, FILE)
+
+
+def current(state_dir: str) -> dict | None:
+    """The recorded fault, or None."""
+    try:
+        with open(path_for(state_dir), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("problem") else None
+
+
+def record(cfg, problem: str) -> bool:
+    """Keep ``problem``; True when it is new (then the user is told once)."""
+    state = cfg.state_dir_str
+    before = current(state)
+    if before is not None and before.get("problem") == problem:
+        return False
+    path = path_for(state)
+    ensure_private_dir(os.path.dirname(path))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump({"at": time.time(), "problem": problem, "path": os.path.join(state, "run")}, handle)
+    os.replace(tmp, path)
+    log(cfg, "error", "service", f"not using the service: {problem}")
+    try:
+        ledger = Ledger(cfg)
+        try:
+            with ledger.write() as conn:
+                notices.add(conn, f"tacit: {problem}; hooks run without the service (slower) until it is "
+                                  "fixed — see `tacit doctor`.")
+        finally:
+            ledger.close()
+    except LedgerUnavailable:
+        pass
+    return True

@@ -1,0 +1,203 @@
+"""Hooks that only report, acknowledged at once and applied after.
+
+PostToolUse, Stop, SessionEnd … change nothing in the host's turn, so the
+service answers them as soon as the payload is on disk (``run/inbox/``, one
+small file each) and one applier thread runs them through the engine in
+arrival order. Exactly once: the file is removed after the event committed
+(the engine's event log answers a re-run with the stored result, so a
+crash between the two applies nothing twice); a service that starts applies
+what a killed one left, before anything else. A notice a deferred event
+produced (a ``systemMessage``) is queued for the session's next foreground
+point instead of being lost. A foreground hook of a session waits until that
+session's earlier reports are applied (``wait_for``), so turns count right;
+a PreToolUse does not wait (its guard check reads no report's effect).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import Counter, deque
+
+from tacit.log import log_exception
+from tacit.stores import notices
+
+REPORTING = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd", "PreCompact",
+                       "Notification", "SubagentStop"})
+INBOX = "inbox"
+WAIT_SECONDS = 2.0  # a foreground hook waits at most this long for its session's reports
+RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it was not handed)
+
+
+def session_of(payload: bytes) -> str:
+    try:
+        data = json.loads(payload.decode("utf-8", "replace")) if payload.strip() else {}
+    except ValueError:
+        return ""
+    sid = data.get("session_id") if isinstance(data, dict) else None
+    return sid[:200] if isinstance(sid, str) else ""
+
+
+class Reports:
+    """The spool and its applier; ``apply(host, event, payload, event_id)`` is
+    the service's ``hooks.run`` for one hook (returns its stdout)."""
+
+    def __init__(self, cfg, run_folder: str, apply, ledger):
+        self.cfg = cfg
+        self._ledger = ledger  # this thread's Ledger (the engine's)
+        self.folder = os.path.join(run_folder, INBOX)
+        self._apply = apply
+        self._queue: deque = deque()
+        self._known: set[str] = set()
+        self._pending: Counter = Counter()
+        self._cond = threading.Condition()
+        self._seq = 0
+        self._stopping = False
+        self._abandon = False
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    # -- in -----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Queue what a previous instance left, then start applying."""
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        self._scan()
+        self._thread = threading.Thread(target=self._loop, name="tacit-reports", daemon=True)
+        self._thread.start()
+
+    def accept(self, host: str, event: str, event_id: str, payload: bytes) -> bool:
+        """Spool one report; True when it is safe to acknowledge it now."""
+        if (event not in REPORTING or self._thread is None or self._stopping or not event_id
+                or " " in event_id or " " in host or " " in event):
+            return False
+        with self._cond:
+            self._seq += 1
+            seq = self._seq
+        path = os.path.join(self.folder, f"{time.time_ns():020d}-{seq:08d}")
+        with self._cond:
+            self._known.add(path)  # the applier's scan leaves it to us
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.write(fd, f"{host} {event} {event_id}\n".encode() + payload)
+            finally:
+                os.close(fd)
+        except OSError as exc:  # a full or read-only disk: apply it in the foreground instead
+            log_exception(self.cfg, "spooling a report", exc)
+            _unlink(path)
+            with self._cond:
+                self._known.discard(path)
+            return False
+        self._enqueue(path, host, event, event_id, payload)
+        return True
+
+    def _scan(self) -> None:
+        """Queue the files nobody queued: a killed instance's, and a cold
+        SessionStart the hook client answered itself and spooled here
+        (``tacit.service.context_cache``)."""
+        for name in sorted(os.listdir(self.folder)):
+            path = os.path.join(self.folder, name)
+            if path in self._known or name.endswith(".tmp"):
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    head, _, payload = handle.read().partition(b"\n")
+                host, event, event_id = head.decode("utf-8", "replace").split(" ")
+            except (OSError, ValueError):
+                _unlink(path)
+                continue
+            self._enqueue(path, host, event, event_id, payload)
+
+    def _enqueue(self, path, host, event, event_id, payload) -> None:
+        sid = session_of(payload)
+        with self._cond:
+            self._known.add(path)
+            self._queue.append((path, host, event, event_id, payload, sid))
+            self._pending[sid] += 1
+            self._cond.notify_all()
+
+    # -- out ----------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                if not self._queue and not self._stopping:
+                    self._cond.wait(RESCAN_SECONDS)
+                if not self._queue:
+                    if self._stopping:
+                        return
+                    rescan = True
+                elif self._abandon:
+                    return
+                else:
+                    rescan = False
+            if rescan:
+                try:
+                    self._scan()
+                except OSError:
+                    pass
+                continue
+            with self._cond:
+                if not self._queue:
+                    continue
+                item = self._queue.popleft()
+                self._busy = True
+            path, host, event, event_id, payload, sid = item
+            try:
+                out = self._apply(host, event, payload, event_id)
+                if out:
+                    self._keep_notice(out, sid)
+            except Exception as exc:  # noqa: BLE001 — one bad report never stops the others
+                log_exception(self.cfg, f"applying a reported {event}", exc)
+            _unlink(path)
+            with self._cond:
+                self._known.discard(path)
+                self._busy = False
+                self._pending[sid] -= 1
+                if self._pending[sid] <= 0:
+                    del self._pending[sid]
+                self._cond.notify_all()
+
+    def _keep_notice(self, out: str, sid: str) -> None:
+        try:
+            text = json.loads(out).get("systemMessage")
+        except (ValueError, AttributeError):
+            return
+        if isinstance(text, str) and text:
+            with self._ledger().write() as conn:
+                notices.add(conn, text, session_id=sid or None)
+
+    def wait_for(self, session_id: str, timeout: float = WAIT_SECONDS) -> bool:
+        """Until this session's earlier reports are applied (False: timed out)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending.get(session_id):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    @property
+    def queued(self) -> int:
+        with self._cond:
+            return len(self._queue) + (1 if self._busy else 0)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Apply what is queued (up to ``timeout``); the rest stays spooled."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            with self._cond:
+                self._abandon = True  # the engine closes next: leave the rest on disk
+            self._thread.join(5.0)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,115 @@
+"""The first hook after an idle exit: a SessionStart answered from the last
+answer for its folder when nothing it was built from changed, the event
+applied once by the service it starts; any change — a memory entry, a new
+skill, a new repository — means the ordinary cold start."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tacit.commandline import hook_command
+from tacit.config import load_config
+from tacit.service import client, context_cache
+from tacit.stores.memory import MemoryStore
+
+MARK = "[answered from the cache]"
+
+
+def session_start(env, sid, cwd) -> str:
+    out = subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", "SessionStart")),
+                         input=json.dumps({"session_id": sid, "cwd": str(cwd), "source": "startup"}).encode(),
+                         env=env, capture_output=True, timeout=60)
+    assert out.returncode == 0 and not out.stderr
+    return json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def wait_for(predicate, timeout=30.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def warmed(tacit_env, tacit_home, tmp_path):
+    """A folder whose SessionStart the service answered and kept; the service then stopped
+    (an idle exit), the kept answer marked so the test can tell where an answer came from."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    cfg = load_config(env=tacit_env)
+    MemoryStore(cfg).add("memory", "The deploy script lives in ops/deploy.sh.")
+    session_start(tacit_env, "warm-0", project)  # a fresh data folder: its folders are made meanwhile
+    time.sleep(0.2)
+    first = session_start(tacit_env, "warm-1", project)
+    path = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
+    wait_for(path.exists, what="the kept answer")
+    assert client.stop(str(tacit_home))["stopped"]
+    kept = json.loads(path.read_text())
+    answer = json.loads(kept["out"])
+    assert answer["hookSpecificOutput"]["additionalContext"] == first
+    answer["hookSpecificOutput"]["additionalContext"] += MARK
+    kept["out"] = json.dumps(answer)
+    path.write_text(json.dumps(kept))
+    return cfg, project, first
+
+
+def test_a_cold_start_is_answered_from_the_kept_answer_and_applied_once(tacit_env, tacit_home, warmed):
+    cfg, project, first = warmed
+    assert session_start(tacit_env, "cold-1", project) == first + MARK
+    wait_for(lambda: client.status(str(tacit_home))["running"], what="the service it started")
+    conn = sqlite3.connect(tacit_home / "ledger.db", timeout=10)
+    wait_for(lambda: conn.execute("SELECT count(*) FROM events WHERE session_id = 'cold-1' AND "
+                                  "kind = 'before_agent_start'").fetchone()[0] == 1, what="the event applied")
+    wait_for(lambda: not list((tacit_home / "run" / "inbox").iterdir()), what="the inbox to drain")
+    assert conn.execute("SELECT count(*) FROM events WHERE session_id = 'cold-1'").fetchone()[0] == 2
+    # a warm service answers for itself again
+    assert MARK not in session_start(tacit_env, "warm-2", project)
+
+
+def test_a_memory_change_while_it_was_down_is_not_answered_from_the_cache(tacit_env, warmed):
+    cfg, project, first = warmed
+    MemoryStore(cfg).add("memory", "Releases are tagged vX.Y.Z on main.")
+    answer = session_start(tacit_env, "cold-2", project)
+    assert MARK not in answer and "Releases are tagged" in answer
+
+
+def test_a_new_skill_or_repository_is_not_answered_from_the_cache(tacit_env, tacit_home, warmed):
+    cfg, project, first = warmed
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    assert MARK not in session_start(tacit_env, "cold-3", project)
+    client.stop(str(tacit_home))
+    skill = cfg.skills_dir / "release-notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: release-notes\ndescription: Write release notes from the "
+                                    "changelog.\n---\n## Procedure\n1. Read CHANGELOG.md.\n")
+    answer = session_start(tacit_env, "cold-4", project)
+    assert MARK not in answer and "release-notes" in answer
+
+
+def test_no_kept_answer_outlives_what_it_shows(tacit_env, tacit_home, warmed):
+    """Memory text is not left behind: a change while the service runs clears
+    every kept answer; one gone stale while none ran is dropped at its start."""
+    cfg, project, first = warmed
+    kept = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
+    MemoryStore(cfg).remove("memory", "ops/deploy.sh")  # forgotten while no service ran
+    other = project.parent / "other"
+    other.mkdir()
+    session_start(tacit_env, "other-1", other)  # a service starts (for another folder)
+    wait_for(lambda: client.status(str(tacit_home)).get("watching"), what="the watchers")
+    wait_for(lambda: not kept.exists(), what="the stale answer to go")
+    time.sleep(0.3)
+    session_start(tacit_env, "other-2", other)
+    again = tacit_home / "run" / "context" / context_cache.key("claude-code", str(other))
+    wait_for(again.exists, what="an answer kept for the other folder")
+    MemoryStore(cfg).add("memory", "Staging is at staging.example.org.")  # while the service runs
+    wait_for(lambda: not again.exists(), what="every kept answer to go")
