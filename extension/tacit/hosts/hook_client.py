@@ -8,25 +8,9 @@ millisecond, ``socket`` would pull in ``enum`` and ``selectors``. It sends
 the host, the event and the raw stdin bytes to the data folder's service and
 writes the raw reply back.
 
-Design decisions, and why
-- **Never a lost event, always exit 0.** No service yet: the client starts
-  one (detached, its own session) and waits for its socket up to a bound per
-  event (``BOUNDS``). The service dies mid-event: the client retries with the
-  *same event id*, so the event is applied once (the service's event log).
-  Unreachable, too slow, or a different version: the same engine runs right
-  here, in-process — slower, equally correct.
-- **The reply is length-prefixed**: a reply cut short by a crash is not taken
-  for a complete one.
-- **Trust only your own service.** Before connecting: ``run/`` is a real
-  folder of this user with mode 0700 and the socket a real socket of this
-  user (``lstat``: a link is refused); after: the peer's uid
-  (``SO_PEERCRED``). Anything else: the hook runs in-process and the fault is
-  recorded once (``tacit.service.faults``). The connect has a timeout too.
-- **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
-  changing into the run folder and connecting by the socket's bare name.
-- **Headless runs show no hook output**: the reply's notices also go where
-  that run's user sees them (``tell_terminal``; docs/hosts/claude-code.md,
-  codex.md), never to its stdout.
+Design decisions (never a lost event, always exit 0; length-prefixed replies;
+trust only your own service; long paths; headless notices): docs/architecture.md
+("The hook client").
 """
 
 import _socket
