@@ -52,8 +52,8 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
     head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    if head:  # "`x/` — …", "**prefect.ts** - …": the line's subject
-        quoted = [f"`{head.group(1) or head.group(2)}`"]
+    if head and _path_pattern(f"`{head.group(1) or head.group(2)}`"):  # "`x/` — …", "**prefect.ts** - …"
+        quoted = [f"`{head.group(1) or head.group(2)}`"]  # the line's subject
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1:
         return None
