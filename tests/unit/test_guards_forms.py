@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.model import CommandMatch, PathMatch, PushMatch
+from tacit.guards.model import CommandMatch, CommitMatch, PathMatch, PushMatch
 
 PIP = CommandMatch(("pip",), (), (), True)
 NPM = CommandMatch(("npm",), (), (), True)
@@ -55,6 +55,15 @@ def matches(text: str) -> list:
     ("Regenerate `_types.py` after adding a setting (it is auto-generated \u2014 do not edit by hand):",
      [PathMatch(("_types.py",))]),
     ("don't create .eslintrc or .prettierrc files", [PathMatch((".eslintrc", ".prettierrc"))]),
+    # a flag with a quoted command; a quoted command in the passive voice
+    ("Do NOT use VSTest-style `--filter` with `dotnet test`",
+     [CommandMatch(("dotnet",), ("test",), ("--filter",), True)]),
+    ("Never pass `--no-verify` to `git commit`", [CommandMatch(("git",), ("commit",), ("--no-verify",), True)]),
+    ("`npm install` must never be run", [NPM_INSTALL]),
+    ("`git push --force` should not be used", [PushMatch((), True)]),
+    # git push / commit quoted, then the branch
+    ("Never `git push` to `main`", [PushMatch(("main",), False)]),
+    ("NEVER commit to `main` or `master`", [CommitMatch(("main", "master"))]),
 ])
 def test_general_forms(text, expected):
     assert matches(text) == expected, text
@@ -75,6 +84,9 @@ def test_general_forms(text, expected):
     "Use [the makefile](Makefile), not npm scripts",
     "Public APIs in `a.cs` and `b.cs` (auto-generated, don't edit)",  # two paths: which one?
     "`src/gen/` must not be edited unless you regenerate it",
+    "Never use `--` with `pnpm test`",  # not a flag
+    "Never commit `main`",  # a branch name is not a file
+    "`any` must not be used",
 ])
 def test_stay_memories(text):
     assert matches(text) == [], text
@@ -101,3 +113,13 @@ def test_install_with_stops_installs_only():
     assert _stops(rule, "Bash", {"command": "npm i left-pad"})
     assert not _stops(rule, "Bash", {"command": "npm run build"})
     assert not _stops(rule, "Bash", {"command": "pnpm install left-pad"})
+
+
+def test_a_heading_that_is_a_rule_is_read_as_one():
+    from tacit.guards.instructions import rules_in
+    text = ("# Project\n\n### CRITICAL: Do NOT use VSTest-style `--filter` with `dotnet test`\n\n"
+            "## Never run `npm publish`\n## Examples of what not to do\n- Never run `git stash`\n")
+    rules = rules_in(text, "AGENTS.md")
+    assert [(r.line, r.spec.match) for r in rules] == [
+        (3, CommandMatch(("dotnet",), ("test",), ("--filter",), True)),
+        (5, CommandMatch(("npm",), ("publish",), (), True))]  # the example section is not read

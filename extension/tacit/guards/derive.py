@@ -21,8 +21,8 @@ from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, 
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
                                 _path_pattern, _split_list, _targets, _unquote)
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
-                                SudoMatch)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
+                                SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -118,10 +118,10 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 _FORCE_PUSH = re.compile(
-    rf"{_DONT}\s+(?:git\s+)?force[- ]?push(?:es|ing)?(?:\s+anything)?"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = re.compile(
-    rf"{_DONT}\s+(?:git\s+)?push(?:es|ing)?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
 _ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
@@ -307,6 +307,9 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
             return None
         return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
+    if program == "git" and subs and subs[0] == "rebase" and len(subs) == 2 and not flags and not trailing:
+        found = _targets(subs[1])  # `git rebase main`: onto that branch, from any remote
+        return GuardSpec(RebaseMatch(found[0]), because) if found and found[0] and not found[1] else None
     if trailing or len(subs) > 4:
         return None
     for s in subs:
@@ -360,7 +363,7 @@ _NEEDS = (
     (re.compile(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
-    (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
+    (re.compile(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
     (re.compile(r"commit|create|open|file|submit|stage|check in|add", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),
@@ -379,9 +382,14 @@ _WITH_COMMAND = re.compile(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:wi
 
 
 # "`git push --force` is forbidden": a quoted command, then the prohibition
-_FORBIDDEN_COMMAND = re.compile(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:is|are)\s+(?:strictly\s+)?"
+_FORBIDDEN_COMMAND = re.compile(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
                                 r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
-                                r"off limits|never allowed)", re.I)
+                                r"off limits|never allowed)|(?:must|should|shall)\s+(?:not|never)\s+be\s+"
+                                r"(?:run|used|executed|called|invoked))", re.I)
+# "never pass `--no-verify` to `git commit`" · "do not use `--force` with `git push`"
+_FLAG_WITH = re.compile(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
+                        r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
+                        r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
 
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
@@ -413,6 +421,13 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
         if spec is not None:
             return [spec]
+    m = _FLAG_WITH.fullmatch(sentence)
+    if m:
+        cmd = _unquote(m.group("cmd"))
+        out = [_run(f"never use `{cmd} {_unquote(f)}`", because) for f in re.findall(r"`[^`]+`", m.group("flags"))]
+        if all(out) and all(isinstance(s.match, (CommandMatch, PushMatch)) and
+                            getattr(s.match, "flags", None) != () for s in out):
+            return out
     spec = _objectless_edit(sentence, because, lesson)
     return [spec] if spec is not None else []
 

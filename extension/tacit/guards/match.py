@@ -39,7 +39,9 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.guards.content import pipe_fires, sql_fires
-from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
+                                RebaseMatch, SqlMatch, SudoMatch)
+from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -613,6 +615,8 @@ class GuardSet:
                     self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
+            elif isinstance(m, RebaseMatch):
+                self._content.append((idx, guard, scope_root, rebase_fires, m))
             elif isinstance(m, PathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:

@@ -113,6 +113,18 @@ class CommitMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class RebaseMatch:
+    """``git rebase`` onto one of ``branches`` (``git rebase main``, ``git
+    rebase -i origin/main``, ``--onto main``); ``git pull --rebase`` is not it."""
+
+    kind: ClassVar[str] = "git_rebase"
+    branches: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"branches": list(self.branches)}
+
+
+@dataclass(frozen=True, slots=True)
 class CommitPathMatch:
     """``git add``/``git commit`` naming a file that matches one of
     ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
@@ -152,9 +164,10 @@ class SqlMatch:
         return {"statements": list(self.statements)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
+Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
+         | RebaseMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch, CommitPathMatch)}
+                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -283,6 +296,9 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_commit":
         branches = _strs(data["branches"])
         return CommitMatch(branches) if branches else None
+    if kind == "git_rebase":
+        branches = _strs(data["branches"])
+        return RebaseMatch(branches) if branches else None
     if kind == "pipe":
         sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
         return PipeMatch(sources, sinks) if sources and sinks else None
@@ -296,5 +312,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "CommitPathMatch", "SQL_STATEMENTS", "Match",
+           "CommitMatch", "CommitPathMatch", "RebaseMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]
