@@ -54,6 +54,7 @@ def matches(text: str) -> list:
      [PathMatch(("src/*/api/*.cs",))]),
     ("Regenerate `_types.py` after adding a setting (it is auto-generated \u2014 do not edit by hand):",
      [PathMatch(("_types.py",))]),
+    ("**IMPORTANT**: `prefect.ts` is generated. Never edit this file directly.", [PathMatch(("prefect.ts",))]),
     ("don't create .eslintrc or .prettierrc files", [PathMatch((".eslintrc", ".prettierrc"))]),
     # a flag with a quoted command; a quoted command in the passive voice
     ("Do NOT use VSTest-style `--filter` with `dotnet test`",
@@ -64,6 +65,9 @@ def matches(text: str) -> list:
     # git push / commit quoted, then the branch
     ("Never `git push` to `main`", [PushMatch(("main",), False)]),
     ("NEVER commit to `main` or `master`", [CommitMatch(("main", "master"))]),
+    # gh verbs beyond create
+    ("Never merge PRs", [CommandMatch(("gh",), ("pr", "merge"), (), True)]),
+    ("Don't close issues", [CommandMatch(("gh",), ("issue", "close"), (), True)]),
 ])
 def test_general_forms(text, expected):
     assert matches(text) == expected, text
@@ -87,6 +91,9 @@ def test_general_forms(text, expected):
     "Never use `--` with `pnpm test`",  # not a flag
     "Never commit `main`",  # a branch name is not a file
     "`any` must not be used",
+    "Never merge issues",
+    "Never manually edit `package.json` versions",  # a part of the file, not the file
+    "Use `pnpm`; never edit manually",  # `pnpm` is no path
 ])
 def test_stay_memories(text):
     assert matches(text) == [], text

@@ -364,7 +364,7 @@ _NEEDS = (
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
     (re.compile(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
-    (re.compile(r"commit|create|open|file|submit|stage|check in|add", re.I), "_other_shapes"),
+    (re.compile(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),
 )

@@ -45,7 +45,7 @@ _COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|chan
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:the\s+)?(?P<paths>.+)", re.I)
-_GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
@@ -56,11 +56,12 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
     head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    if head and _path_pattern(f"`{head.group(1) or head.group(2)}`"):  # "`x/` — …", "**prefect.ts** - …"
-        quoted = [f"`{head.group(1) or head.group(2)}`"]  # the line's subject
+    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
+    if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
+        quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
-    if len(found) != 1 or len(quoted) != 1:
-        return None
+    if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
+        return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(PathMatch(tuple(found)), because)
 
 
@@ -85,8 +86,12 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     if m:
         what = m.group("what").lower()
         sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
+        verb = m.group("verb").lower()
+        action = verb if verb in ("merge", "close") else "create"
+        if action == "merge" and sub != "pr" or action == "close" and sub == "release" or m.group("draft") and action != "create":
+            return None
         flags = ("--draft",) if m.group("draft") and sub == "pr" else ()
-        return GuardSpec(CommandMatch(("gh",), (sub, "create"), flags, True), because)
+        return GuardSpec(CommandMatch(("gh",), (sub, action), flags, True), because)
     return None
 
 
