@@ -11,10 +11,8 @@ pull --rebase`` (a pull, not a rebase command) never fire.
 from __future__ import annotations
 
 from tacit.guards.model import RebaseMatch
+from tacit.guards.push import GIT_VALUE_OPTS as _GIT_VALUE
 from tacit.guards.shell import Invocation, skip_options
-
-_GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                        "--super-prefix", "--exec-path"))
 _REBASE_VALUE = frozenset(("-s", "--strategy", "-X", "--strategy-option", "-x", "--exec"))
 _NOT_A_REBASE = frozenset(("--continue", "--abort", "--skip", "--quit", "--edit-todo",
                            "--show-current-patch", "--help", "-h"))
