@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 
 from tacit.projects import project_for
+from tacit.scopes import SCOPES
 from tacit.stores import history, tombstones
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
-MEMORY_SCOPES = ("user", "global", "project", "team")
+MEMORY_SCOPES = SCOPES
 
 
 def parse_since(text: str | None, now: float | None = None) -> float | None:

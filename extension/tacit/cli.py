@@ -105,13 +105,14 @@ def _parser_class():
             wants_json = False  # set on the top-level parser: --json was on the command line
 
             def error(self, message: str):  # type: ignore[override]
-                self.print_usage(sys.stderr)
-                sys.stderr.write(f"{self.prog}: error: {message}\n")
-                if _json_errors(self):
+                if _json_errors(self):  # one JSON object, said once (not again as text on stderr)
                     from tacit.commands import emit
 
                     emit({"success": False, "error": f"usage: {message}",
                           "usage": " ".join(self.format_usage().split())})
+                else:
+                    self.print_usage(sys.stderr)
+                    sys.stderr.write(f"{self.prog}: error: {message}\n")
                 sys.exit(EXIT_USAGE)
 
         _PARSER_CLASS = TacitArgumentParser

@@ -323,9 +323,12 @@ def load_config(env=None, host: str | None = None) -> Config:
         except ConfigError as exc:
             problems.append(f"environment {name}: {exc}; using {settings[key]!r}")
 
+    from tacit.hosts import spec as host_specs
+
+    markers = tuple(h.shell_marker for h in host_specs.registry().values() if h.shell_marker)
     captured = {k: env[k] for k in ("HOME", "PATH", "HERMES_HOME", "CLAUDE_CONFIG_DIR",
                                      "PI_CODING_AGENT_DIR", "CODEX_HOME", "TACIT_LOG_LEVEL",
-                                     "TACIT_ACTOR", "TACIT_PROJECT", "CLAUDECODE") if k in env}
+                                     "TACIT_ACTOR", "TACIT_PROJECT", *markers) if k in env}
     return Config(
         home=home,
         state_dir=state_dir,

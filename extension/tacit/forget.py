@@ -2,52 +2,96 @@
 
 ``tacit forget TEXT``, ``/memory-forget TEXT`` and "forget that …" typed in a
 session all come here. Every memory entry of the project's scopes (the user
-profile, global notes, this project's memory, its team memory) that says what
-TEXT says (``tacit.stores.tombstones.matches``) is removed, the matching
+profile, global notes, this project's memory, its team memory) that clearly
+says what TEXT says — every content word of it, in any form
+(``tacit.stores.tombstones.match_kind``) — is removed, the matching
 candidates are dismissed, and a tombstone keeps the lesson from being learned
-again from new evidence. The result says exactly what was removed; one
-``tacit memory undo`` of any of its changes puts everything back and lifts
-the tombstone.
+again from new evidence. Entries that only mention it (the distinctive words
+without the rest) are listed with ids (``project:2``) and left alone: the
+user forgets one by its id. Nothing removed, nothing claimed: the message
+says so (the tombstone still keeps later saves of it out). One ``tacit memory undo`` of any change puts
+everything back and lifts the tombstone.
 """
 
 from __future__ import annotations
 
+import re
+
 from tacit.learn import lifecycle
+from tacit.stores import candidates as candidate_store
 from tacit.stores import history, tombstones
 from tacit.stores.memory import MemoryStore
 
 MAX_CHARS = 300  # a forget request is a phrase, not a document
+ENTRY_ID = re.compile(r"^(user|global|project|team):(\d{1,4})$")
+MAX_LISTED = 8
+
+
+def _scan(store: MemoryStore, text: str) -> tuple[list[dict], list[dict]]:
+    """(entries that clearly say ``text``, entries that only mention it), each {id, scope, entry}."""
+    clear, partial = [], []
+    by_id = ENTRY_ID.match(text)
+    for scope in store.targets():
+        for index, entry in enumerate(store.entries(scope), 1):
+            item = {"id": f"{scope}:{index}", "scope": scope, "entry": entry}
+            if by_id:
+                if (scope, index) == (by_id.group(1), int(by_id.group(2))):
+                    clear.append(item)
+                continue
+            kind = tombstones.match_kind(text, entry)
+            if kind == "clear":
+                clear.append(item)
+            elif kind == "partial":
+                partial.append(item)
+    return clear, partial
 
 
 def forget(cfg, text: str, *, project=None) -> dict:
-    """Remove every entry saying ``text`` from every scope here; never raises."""
+    """Remove every entry clearly saying ``text`` (or the entry with that id) from every scope here."""
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]
     store = MemoryStore(cfg, project)
+    clear, _partial = _scan(store, text)
+    if ENTRY_ID.match(text) and not clear:
+        return {"success": False, "error": f"no memory entry {text} here (tacit memory show lists them)"}
+    said = clear[0]["entry"] if ENTRY_ID.match(text) else text
+    doomed = {(c["scope"], c["entry"]) for c in clear}
+    removed: list[dict] = []
+    failures: list[str] = []
     with history.ledger_for(cfg) as ledger:
-        with ledger.write() as conn:
-            tombstone = tombstones.add(conn, text)
-        group = f"forget:{tombstone}"
-        removed: list[dict] = []
-        failures: list[str] = []
-        for scope in store.targets():
-            gone: list[str] = []
+        with ledger.read() as conn:
+            waiting = [row for row in candidate_store.live(conn)
+                       if row.content and tombstones.matches(said, row.content)]
+        with ledger.write() as conn:  # kept out of later saves, whatever is in memory now
+            tombstone = tombstones.add(conn, said)
+        if clear:
+            removed, failures = _remove(store, ledger, doomed, f"forget:{tombstone}")
+        candidates = _forget_candidates(cfg, ledger, said) if waiting else []
+    _after, partial = _scan(store, said) if not ENTRY_ID.match(text) else ([], [])
+    return {"success": not failures, "text": said, "removed": removed, "candidates": candidates,
+            "unclear": partial, "tombstone": tombstone, "errors": failures,
+            "message": describe(said, removed, candidates, failures, partial)}
 
-            def without(entries: list[str], gone: list[str] = gone) -> list[str]:
-                kept = [e for e in entries if not tombstones.matches(text, e)]
-                gone[:] = [e for e in entries if e not in kept]
-                return kept
 
-            with history.using(ledger):
-                result = store.rewrite(scope, without, action="forget", group=group)
-            if not result.get("success"):
-                failures.append(f"{scope}: {result.get('error')}")
-                continue
-            removed += [{"scope": scope, "entry": e, "change_id": result.get("change_id")} for e in gone]
-        candidates = _forget_candidates(cfg, ledger, text)
-    return {"success": not failures, "text": text, "removed": removed, "candidates": candidates,
-            "tombstone": tombstone, "errors": failures, "message": describe(text, removed, candidates, failures)}
+def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[dict], list[str]]:
+    removed: list[dict] = []
+    failures: list[str] = []
+    for scope in sorted({s for s, _e in doomed}):
+        gone: list[str] = []
+
+        def without(entries: list[str], gone: list[str] = gone, scope: str = scope) -> list[str]:
+            kept = [e for e in entries if (scope, e) not in doomed]
+            gone[:] = [e for e in entries if e not in kept]
+            return kept
+
+        with history.using(ledger):
+            result = store.rewrite(scope, without, action="forget", group=group)
+        if not result.get("success"):
+            failures.append(f"{scope}: {result.get('error')}")
+            continue
+        removed += [{"scope": scope, "entry": e, "change_id": result.get("change_id")} for e in gone]
+    return removed, failures
 
 
 def _forget_candidates(cfg, ledger, text: str) -> list[dict]:
@@ -55,12 +99,15 @@ def _forget_candidates(cfg, ledger, text: str) -> list[dict]:
     return lifecycle.forget_matching(cfg, ledger, lambda content: tombstones.matches(text, content))
 
 
-def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str]) -> str:
-    """What was forgotten, exactly: the entries, where, and the undo."""
+def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str],
+             unclear: list[dict] | None = None) -> str:
+    """What was forgotten, exactly: the entries, where, and the undo — or that nothing was."""
+    unclear = unclear or []
     if not removed and not candidates:
-        head = f'Nothing in memory says "{text}"; it will not be learned from now on'
+        head = (f'Nothing removed: no memory entry says "{text}" (later saves that say it are refused until you '
+                'teach it again)')
     else:
-        where = {}
+        where: dict[str, list[str]] = {}
         for item in removed:
             where.setdefault(history.SCOPE_NAMES.get(item["scope"], item["scope"]), []).append(item["entry"])
         parts = [f"{len(entries)} from {name} ({'; '.join(repr(e[:80]) for e in entries)})"
@@ -71,6 +118,11 @@ def describe(text: str, removed: list[dict], candidates: list[dict], failures: l
         ids = sorted({r["change_id"] for r in removed if r.get("change_id")})
         if ids:
             head += f" — undo: tacit memory undo {ids[0]}"
+    if unclear:
+        listed = "; ".join(f"[{u['id']}] {u['entry'][:80]!r}" for u in unclear[:MAX_LISTED])
+        more = f" and {len(unclear) - MAX_LISTED} more" if len(unclear) > MAX_LISTED else ""
+        head += (f". {'Also' if removed or candidates else 'These'} mention it, not removed: {listed}{more} — "
+                 f"to forget one, forget it by its id (tacit forget {unclear[0]['id']})")
     if failures:
         head += ". Could not change: " + "; ".join(failures)
     return head + "."

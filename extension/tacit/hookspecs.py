@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tacit.hosts import spec as host_specs
+
 CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush")
 
 
@@ -111,12 +113,4 @@ RESULT_TYPES: dict[str, type[Result]] = {
 
 # What each host realises (docs/hosts/*.md has how):
 # context at session start / next to a prompt, user notices, and tool blocks.
-HONOURED: dict[str, frozenset[str]] = {
-    "claude-code": frozenset({"before_agent_start.context", "message_end.context", "notices",
-                              "tool_call.block", "tool_call.ask"}),
-    "codex": frozenset({"before_agent_start.context", "message_end.context", "notices",
-                        "tool_call.block"}),
-    "hermes": frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
-    "pi": frozenset({"before_agent_start.context", "message_end.context", "notices",
-                     "tool_call.block"}),
-}
+HONOURED: dict[str, frozenset[str]] = host_specs.table("honoured")  # each host's spec says it

@@ -21,7 +21,7 @@ from tacit.consolidation import consolidate_all
 from tacit.forget import forget
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
-from tacit.stores import candidates
+from tacit.stores import candidates, tombstones
 from tacit.stores.history import ledger_for
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import TITLES, ScopedSkills
@@ -107,13 +107,30 @@ def memory_show(cfg, *, project=None) -> dict:
     scopes = {t: store.show(t) for t in store.targets()}
     memory = "\n\n".join(render_scope(store, shown) for shown in scopes.values())
     learned = lifecycle.list_memories(cfg)
-    waiting = [m for m in learned if m["status"] in ("candidate", "confirmed")]
+    entries = [e for shown in scopes.values() for e in shown.get("entries") or []]
+    pending = [m for m in learned if m["status"] in ("candidate", "confirmed")]
+    saved = [m for m in pending if _in_memory(m, entries)]  # a save already put it in a file
+    waiting = [m for m in pending if m not in saved]
     head = f"Candidates — evidence not in memory yet ({len(waiting)}):" if waiting else \
         "Candidates — evidence not in memory yet: none."
     text = memory + "\n\n" + head
     if waiting:
         text += "\n" + lifecycle.render_memories(waiting)
-    return {"success": True, "scopes": scopes, "candidates": waiting, "text": text}
+    if saved:
+        text += f"\n\nCandidates already in memory ({len(saved)}):\n" + "\n".join(
+            f"  {m['key']}  {m['content']}" for m in saved)
+    return {"success": True, "scopes": scopes, "candidates": waiting, "in_memory": saved, "text": text}
+
+
+def _in_memory(candidate: dict, entries: list[str]) -> bool:
+    """Does a memory entry say what the candidate says (its file entry, or a save in other words)?"""
+    content = str(candidate.get("content") or "").strip()
+    if candidate.get("applied_at"):
+        return True  # written to USER.md / MEMORY.md when it was confirmed
+    if not content:
+        return False
+    folded = " ".join(content.casefold().split()).rstrip(".")
+    return any(folded in " ".join(e.casefold().split()) or tombstones.matches(content, e) for e in entries)
 
 
 def memory_forget(cfg, args: str, *, project=None) -> dict:

@@ -37,6 +37,7 @@ from tacit.engine import Engine, HandlerContext  # noqa: E402
 from tacit.events import ToolCall  # noqa: E402
 from tacit.handlers import BUILTIN_PLUGINS  # noqa: E402
 from tacit.projects import project_for  # noqa: E402
+from tacit.stores import history  # noqa: E402
 from tacit.stores.memory import MemoryStore  # noqa: E402
 
 PLAIN = [f"Fact {i:02d}: the service listens on port {8000 + i}." for i in range(20)]
@@ -76,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         guarded, plain = tmp / "web", tmp / "api"
         for folder in (guarded, plain):
             subprocess.run(["git", "init", "-q", "-b", "main", str(folder)], check=True, capture_output=True)
-        store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)))
+        store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)),
+                            actor=history.USER)  # the benchmark's setup writes as you
         texts = lessons()
         from tacit.stores import history
         with history.acting(history.USER):  # the user's own lessons

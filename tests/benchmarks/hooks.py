@@ -116,7 +116,9 @@ def make_store(home: Path, *, skills: int, patterns: int) -> dict:
         "# a few keys, as a user would have\nnudge_interval = 12\nreview_min_user_turns = 4\n"
         "skill_index_budget = 6000\nchild_enabled = false\nforge_on_success = false\n", encoding="utf-8")
     cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(home.parent)})
-    store = MemoryStore(cfg)
+    from tacit.stores.history import USER
+
+    store = MemoryStore(cfg, actor=USER)  # the benchmark's setup writes as you
     facts = ["builds with `make all`", "tests run with `pytest -q`", "deploys go through `make deploy`",
              "the API lives in src/api", "migrations are in db/migrations", "CI is GitHub Actions"]
     for i in range(30):
@@ -134,7 +136,7 @@ def make_store(home: Path, *, skills: int, patterns: int) -> dict:
 
     guarded = home.parent / "guarded"
     subprocess.run(["git", "init", "-q", str(guarded)], check=True, capture_output=True)
-    project_store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)))
+    project_store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)), actor=USER)
     for text in lessons:
         assert project_store.add("project", text)["success"], text
     ledger, _, _ = build_store(cfg, patterns, random.Random(5))

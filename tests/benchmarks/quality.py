@@ -55,6 +55,7 @@ from original_detectors import fix as old_fix  # noqa: E402
 from original_detectors import importance as old_importance  # noqa: E402
 from tacit.detect import analysis  # noqa: E402
 from tacit.detect.fix import detect_fix, fix_score  # noqa: E402
+from tacit.handlers.review import END_BUDGET, _durable_now  # noqa: E402
 
 CATEGORIES = ("preference", "decision", "goal", "fact")
 TARGETS = {
@@ -94,6 +95,24 @@ def _tokens(text: str) -> set[str]:
 def _overlap(found: str, gold: str) -> float:
     a, b = _tokens(found), _tokens(gold)
     return len(a & b) / len(b) if b else 0.0
+
+
+def _same_day_step(a, lesson: bool, kept: list, tally: dict) -> None:
+    """One user message under the same-day rule of ``tacit.handlers.review`` (issue 22): a
+    correction is saved by its own child; another highlighted message waits for a review, which
+    starts when a durable statement waits or the highlights add up (at the turn's end; a review
+    still running is not modelled), and at the session's end for what is left."""
+    if a.is_correction:
+        tally["saves"] += 1
+        tally["reached"] += lesson
+        return
+    if not a.highlight:
+        return
+    kept.append({"score": a.lesson_score, "durable": _durable_now(a), "lesson": lesson})
+    tally["reached"] += lesson  # reaches a review at its turn's end or the session's (unless left below END_BUDGET)
+    if any(h["durable"] for h in kept) or analysis.review_due([h["score"] for h in kept]):
+        tally["reviews"] += 1
+        kept.clear()
 
 
 def evaluate(part: str) -> dict:
@@ -163,24 +182,34 @@ def evaluate(part: str) -> dict:
     for r in everything:
         by_source.setdefault(r["source"], []).append(r)
     reviews, messages, lessons, covered = 0, 0, 0, 0
+    same_day = {"reviews": 0, "end_reviews": 0, "saves": 0, "reached": 0}
     for rows in by_source.values():
         rows.sort(key=lambda r: r["id"])
         pending: list[float] = []
         waiting = 0  # labelled lessons since the last review
+        kept: list[dict] = []  # the same-day rule's highlights not covered yet
         for r in rows:
             messages += 1
-            if r.get("correction_class") == "correction" or r.get("memory_category") not in (None, "none"):
+            lesson = r.get("correction_class") == "correction" or r.get("memory_category") not in (None, "none")
+            if lesson:
                 lessons += 1
                 waiting += 1
-            pending.append(analysis.analyse(r["text"], r["prev_assistant"] or None).lesson_score)
+            a = analysis.analyse(r["text"], r["prev_assistant"] or None)
+            pending.append(a.lesson_score)
             if analysis.review_due(pending):
                 reviews += 1
                 covered += waiting
                 pending, waiting = [], 0
+            _same_day_step(a, lesson, kept, same_day)
+        if kept and sum(h["score"] for h in kept) >= END_BUDGET:  # the session's end reviews what is left
+            same_day["end_reviews"] += 1
+        elif kept:
+            same_day["reached"] -= sum(h["lesson"] for h in kept)
     out["reviews"] = {"messages": messages, "sessions": len(by_source), "reviews": reviews,
                       "per_100": 100.0 * reviews / messages if messages else 0.0,
                       "budget": analysis.REVIEW_BUDGET, "lessons": lessons,
-                      "covered": covered / lessons if lessons else 0.0}
+                      "covered": covered / lessons if lessons else 0.0,
+                      "same_day": dict(same_day, reached=same_day["reached"] / lessons if lessons else 0.0)}
 
     replies = real_data.assistant_rows(part)
     high_a = [r["label_confidence"] == "high" for r in replies]
@@ -267,6 +296,13 @@ def report(res: dict) -> str:
                  f"reviews over {rv['messages']} user messages in {rv['sessions']} source files = "
                  f"{rv['per_100']:.1f} per 100 messages; {rv['covered']:.0%} of the {rv['lessons']} labelled lessons "
                  f"come before a review in their file")
+    sd = rv["same_day"]
+    lines.append(f"  same-day rule (issue 22: a correction saved at once; a review when a durable statement waits "
+                 f"or the highlights add up, and at the session's end when they reach {END_BUDGET}): {sd['saves']} correction saves + "
+                 f"{sd['reviews']} reviews + {sd['end_reviews']} end-of-session reviews over {rv['messages']} "
+                 f"messages = {100.0 * (sd['saves'] + sd['reviews'] + sd['end_reviews']) / rv['messages']:.1f} "
+                 f"children per 100 messages ({100.0 * (sd['reviews'] + sd['end_reviews']) / rv['messages']:.1f} "
+                 f"reviews); {sd['reached']:.0%} of the labelled lessons reach a save or a review")
     sp = res["speed_ms"]
     lines.append(f"speed: analyse median {sp['analyse_median']:.2f} ms, p95 {sp['analyse_p95']:.2f} ms; "
                  f"detect_fix median {sp['fix_median']:.2f} ms, p95 {sp['fix_p95']:.2f} ms")

@@ -42,6 +42,7 @@ from pathlib import Path
 from tacit.config import load_config
 from tacit.fsutil import _fsync_dir, atomic_write_bytes, atomic_write_text, lock_for
 from tacit.scan import scan
+from tacit.stores import history
 from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # skill_index.py, run as a script
@@ -109,7 +110,7 @@ def measure_memory_add(cfg, samples: int) -> dict[str, float]:
     (an atomic write of the base text), so the add and the bare write start
     from the same state: the filesystem's journal does not favour either.
     The order of the timed steps alternates between samples."""
-    store = MemoryStore(cfg)
+    store = MemoryStore(cfg, actor=history.USER)  # the benchmark writes as you
     path = Path(cfg.memory_file)
     bare_target = path.with_name("bare.md")
     base_text = ENTRY_DELIMITER.join(base_memory())

@@ -26,7 +26,12 @@ deadline instead of sleeping.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import signal
+import subprocess
+import termios
 import time
 from pathlib import Path
 
@@ -300,13 +305,23 @@ def test_memory_slash_commands_cost_no_model_turn(installed):
     shown = json.dumps(result) + proc.stdout
     assert "SHOW-ME-1: the project builds with make" in shown and "SHOW-ME-2" in shown, shown
     assert "Candidates" in shown  # the memory first, then the candidates
+    assert "Original prompt" not in shown  # the answer, not an echo of the blocked prompt (issue 22)
     proc, result = tc.prompt("/tacit:memory-skills")
     assert "Skills in " in json.dumps(result) + proc.stdout
     proc, result = tc.prompt("/tacit:memory-consolidate")  # nothing near its limit: says so, no child
     assert "Nothing to consolidate" in json.dumps(result) + proc.stdout
     proc, result = tc.prompt("/tacit:memory-forget SHOW-ME-2")
     assert "Forgot" in json.dumps(result) + proc.stdout
+    proc, result = tc.prompt("/tacit:memory-forget")  # the hint names the command as Claude Code lists it
+    assert "/tacit:memory-forget we use pnpm" in json.dumps(result) + proc.stdout
     assert "SHOW-ME-2" not in tc.cfg().user_file.read_text()
+    # one history row, yours (it used to be credited to "the agent")
+    from tacit.stores import history
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(tc.cfg()) as ledger:
+        forgets = [c for c in history.changes(ledger) if c.action == "forget"]
+    assert len(forgets) == 1 and forgets[0].actor.describe() == "you (/memory-forget)", forgets
     assert len(tc.stub.model_requests()) == before  # not one model request
     assert tc.children("consolidate") == []
 
@@ -425,3 +440,97 @@ def test_install_project_scope_needs_trust_and_uninstalls_cleanly(tc):
                                "--project-dir", str(project)).stdout)["success"]
     leftover = {k: v for k, v in tree_digest(project).items() if not k.startswith(".claude/projects")}
     assert leftover == before
+
+
+def test_what_the_user_says_is_in_memory_by_the_next_session(installed):
+    """Issue 22: a preference and a convention said in session 1 (which then ends) are in
+    session 2's context, saved by session 1's own children; session 1's user was told."""
+    tc = installed
+    preference = "The user prefers short answers without long explanations."
+    convention = "This project uses yarn."
+    tc.stub.set_script([
+        # a child whose prompt carries the convention as a highlight: save it
+        {"match": r"(?s)reviewing a coding session.*<highlighted>.*we use yarn here", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": f'tacit memory add "{convention}"',
+                                                   "description": "save the convention"}}]},
+        # whichever child (correction save or review) carries the preference: save it
+        {"match": r"(?s)memory keeper.*skip the long explanations", "times": 1,
+         "tool_calls": [{"name": "Bash", "input": {"command": f'tacit memory add --target user "{preference}"',
+                                                   "description": "save the preference"}}]},
+        {"match": "Entry added", "reply": "Saved."},
+        {"match": "^I prefer short answers, skip the long explanations$", "reply": "Understood."},
+        {"match": "^we use yarn here$", "reply": "OK, yarn."},
+    ], default="OK")
+    tc.prompt("I prefer short answers, skip the long explanations", "--allowedTools", "Bash")
+    tc.prompt("we use yarn here", "-c", "--allowedTools", "Bash")  # each -p run ends with SessionEnd
+
+    user_md, memory_files = tc.cfg().user_file, lambda: list(tc.cfg().home.rglob("MEMORY.md"))
+    wait_for(lambda: user_md.exists() and preference in user_md.read_text(), CHILD_DEADLINE,
+             what="the preference in USER.md")
+    wait_for(lambda: any(convention in p.read_text() for p in memory_files()), CHILD_DEADLINE,
+             what="the convention in a MEMORY.md")
+    reviews = tc.wait_child("review")
+    assert all(r["ok"] for r in reviews), reviews
+
+    # session 1's user was told, in the session: the statement noted at its turn's end
+    told = hook_messages(tc)
+    assert any(m.startswith("Noted (fact): This project uses yarn.") for m in told), told
+
+    # session 2 starts with both
+    n = len(tc.stub.model_requests())
+    proc, _ = tc.prompt("hello", "--output-format", "stream-json", "--verbose")
+    context = tc.first_request_context(tc.stub.model_requests()[n])
+    assert preference in context and convention in context
+    # and is told what session 1's children saved
+    shown = " ".join(hook_messages(tc)) + proc.stdout
+    assert "tacit saved" in shown or "Since your last session, tacit saved" in shown, shown[-2000:]
+    assert tc.stub.refused_proxy() == []
+
+
+def run_on_a_terminal(tc, *args: str, timeout: float = 120) -> tuple[subprocess.CompletedProcess, str]:
+    """``claude ARGS`` started from a terminal (a pty that is its controlling
+    terminal, its stdin and stderr), as a user typing ``claude -p … > out`` in a
+    shell: (process with its stdout, what the terminal got)."""
+    master, slave = os.openpty()
+
+    def own_terminal():
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    try:
+        proc = subprocess.Popen([str(tc.claude.binary), *args], cwd=str(tc.claude.project), env=tc.env(),
+                                stdin=slave, stdout=subprocess.PIPE, stderr=slave, text=True,
+                                start_new_session=True, preexec_fn=own_terminal)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+        os.set_blocking(master, False)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(slave)
+        os.close(master)
+    shown = seen.decode(errors="replace").replace("\r\n", "\n")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, shown), shown
+
+
+def test_a_headless_run_tells_its_terminal_what_it_noted_and_keeps_stdout_clean(installed):
+    """Issue 22: ``claude -p`` prints only the reply and shows no hook output; the
+    statement noted at the turn's end reaches the terminal the run was started from."""
+    tc = installed
+    tc.stub.set_script([{"match": "^we use yarn here$", "reply": "OK, yarn."}], default="Saved.")
+    proc, terminal = run_on_a_terminal(tc, "-p", "we use yarn here")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "OK, yarn."  # the run's output is the reply alone
+    assert "tacit: Noted (fact): This project uses yarn." in terminal, (terminal[-2000:], hook_messages(tc))
+    # the same run with no terminal (a script, CI): nothing breaks, the notice is kept in the transcript
+    _, result = tc.prompt("we use yarn here", "-c")
+    assert result["result"] == "OK, yarn."

@@ -407,3 +407,14 @@ def test_install_project_scope_needs_a_trusted_project_and_uninstalls_cleanly(tx
 
     assert tx.uninstall("--scope", "project", "--project-dir", str(project))["success"]
     assert tree_digest(project) == before
+
+
+def test_codex_exec_shows_what_tacit_noted_in_its_transcript(installed):
+    """Issue 22: ``codex exec`` shows no hook ``systemMessage``; tacit's notice is written
+    to the run's stderr, where codex exec reports its hooks; stdout stays the reply."""
+    tx = installed
+    tx.stub.set_script([{"match": "^we use yarn here$", "reply": "OK, yarn."}], default="Saved.")
+    proc, last = tx.exec("we use yarn here")
+    assert last == "OK, yarn."
+    assert "tacit: Noted (fact): This project uses yarn." in proc.stderr, proc.stderr[-3000:]
+    assert "tacit:" not in proc.stdout

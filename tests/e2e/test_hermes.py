@@ -418,3 +418,14 @@ def test_broken_data_folder_never_breaks_the_turn(stub, tacit_hermes):
     proc = th.oneshot("I told you, run it with pnpm")
     assert proc.stdout.strip() == "OK"
     assert len(stub.model_requests()) == 3
+
+
+def test_hermes_z_shows_what_tacit_noted_under_the_reply(stub, tacit_hermes):
+    """Issue 22: in ``hermes -z`` the statement tacit noted is told in the run's output."""
+    th = tacit_hermes
+    th.install()
+    stub.set_script([{"match": "^we use yarn here$", "reply": "OK, yarn."}], default="Saved.")
+    proc = th.oneshot("we use yarn here")
+    shown = proc.stdout + proc.stderr
+    assert "Noted (fact): This project uses yarn." in shown, shown[-3000:]
+    assert proc.stdout.strip().startswith("OK, yarn.")

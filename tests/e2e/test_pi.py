@@ -222,6 +222,14 @@ def test_a_correction_is_saved_by_a_child_pi_with_no_grandchild(stub, run_pi):
     assert command[command.index("--model") + 1] == "stub/stub-model"
     assert "Saved: use pnpm." in record["stdout_tail"]
     assert cfg.user_file.read_text(encoding="utf-8") == "CHILD-SAVED: use pnpm, never npm, in this repo"
+    # one history row, the child's (its runner's actor, sent in the child's hello), never "you"
+    from tacit.stores import history
+    from tacit.stores.ledger import Ledger
+
+    with Ledger(cfg) as ledger:
+        (saved,) = history.changes(ledger)
+    assert (saved.actor.kind, saved.actor.name, saved.actor.host) == ("child", "correction", "pi")
+    assert saved.group == f"job:{record['job_id']}"
 
     child_requests = [r for r in stub.model_requests() if "memory keeper" in last_message_text(r)
                       or any("memory keeper" in str(m.get("content")) for m in r["body"]["messages"])]
@@ -404,3 +412,29 @@ def test_forget_that_is_shown_and_removes_the_entry(stub, run_pi):
     assert cfg.user_file.read_text(encoding="utf-8") == "KEEP-ME answers in English"
     # the user's message is a request now: its result reaches the person (stderr in print mode)
     assert '[tacit] Forgot "I prefer tabs over spaces": removed 1 from your user profile' in proc.stderr, proc.stderr
+
+
+def test_what_the_user_says_in_pi_p_is_noted_there_and_in_memory_by_the_next_session(stub, run_pi):
+    """Issue 22 with the real pi: a convention said in one ``pi -p`` run is noted in that run's
+    output (stderr, print mode), saved by its own review child, and in the next run's prompt."""
+    cfg = data_cfg(run_pi)
+    convention = "This project uses yarn."
+    stub.set_script([
+        {"match": r"(?s)reviewing a coding session.*<highlighted>.*we use yarn here", "times": 1, "tool_calls": [
+            {"name": "memory", "input": {"action": "add", "target": "memory", "content": convention}}]},
+        {"match": "Entry added", "reply": "Saved."},
+        {"match": "^we use yarn here$", "reply": "OK, yarn."},
+    ], default="OK")
+    proc = run_pi.prompt("we use yarn here", extensions=[EXTENSION])
+    ok(proc)
+    assert proc.stdout.strip() == "OK, yarn."
+    assert "[tacit] Noted (fact): This project uses yarn." in proc.stderr, proc.stderr
+    memory_md, _skills = project_paths(cfg, run_pi)
+    wait_for(lambda: memory_md.exists() and convention in memory_md.read_text(encoding="utf-8"), 90,
+             "the convention in the project's MEMORY.md")
+    record = wait_for(lambda: [r for r in child_records(cfg) if r["kind"] == "review"], 90,
+                      "the review child's record")[0]
+    assert record["ok"] is True and record["mode"] == "agent"
+    n = len(stub.model_requests())
+    ok(run_pi.prompt("hello", extensions=[EXTENSION]))
+    assert convention in system_prompt(stub.model_requests()[n])

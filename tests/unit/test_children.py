@@ -422,7 +422,10 @@ def test_child_environment_marks_the_child_and_finds_tacit(cfg):
     ("correction", {"correction": CORRECTION, "prev_assistant": "I ran npm install."},
      ["<correction>\n" + CORRECTION + "\n</correction>", "I ran npm install.", "Nothing to save."]),
     ("review", {"reason": "15 tool calls", "recent": [{"role": "user", "text": "hi"}]},
-     ["15 tool calls since", "[user] hi", "## Existing skills"]),
+     ["(due to: 15 tool calls)", "[user] hi", "## Existing skills"]),
+    ("review", {"reason": "a durable statement", "recent": [],
+                "highlighted": [{"text": "we use yarn here", "category": "fact", "score": 0.6}]},
+     ["(due to: a durable statement)", "<highlighted>\n- (fact) we use yarn here\n</highlighted>"]),
     ("skill", {"tool_calls": ["Bash", "Edit"], "tool_call_count": 2, "tool_names": ["Bash", "Edit"],
                "user_text": "cut a release", "assistant_text": "Tagged."},
      ["2 tool calls: Bash, Edit", "Bash → Edit", "cut a release"]),
@@ -437,6 +440,6 @@ def test_every_child_prompt_renders_with_the_current_memory(cfg, kind, variables
         assert fragment in text, fragment
     if kind != "skill":  # the skill writer gets the skill index, not the memory
         assert "The project uses pnpm." in text
-    assert "memory add --target user" in text
+    assert "memory add --scope user" in text
     hermes = render_job_prompt(cfg, {"kind": kind, "host": "hermes", "variables": variables})
     assert "`memory` tool" in hermes

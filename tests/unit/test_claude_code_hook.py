@@ -464,3 +464,44 @@ def test_a_consolidation_with_work_to_do_runs_detached_and_is_told_next_prompt(h
     nxt = json.loads(hooks.run(engine, "claude-code", "UserPromptSubmit",
                                payload("UserPromptSubmit", prompt="ok", cwd=str(tmp_path))))
     assert "tacit" in nxt.get("systemMessage", "") and "undo" in nxt["systemMessage"], nxt
+
+
+def test_a_slash_answer_does_not_echo_the_prompt_and_names_tacit_commands(handle, tmp_path):
+    """Issue 22: no "Original prompt: …" under the answer; hints say /tacit:memory-…"""
+    from tacit.hosts.claude_code.hook import slash_names
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    out = json.loads(handle("UserPromptSubmit", payload("UserPromptSubmit", prompt="/tacit:memory-forget",
+                                                        cwd=str(project))))
+    assert out["decision"] == "block"
+    assert out["hookSpecificOutput"] == {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True}
+    assert "/tacit:memory-forget we use pnpm" in out["reason"] and " /memory-forget" not in out["reason"]
+    assert slash_names("teach it with /memory-teach or `tacit memory add`; see /tacit:memory-show") == \
+        "teach it with /tacit:memory-teach or `tacit memory add`; see /tacit:memory-show"
+    assert slash_names("/memory-nope and a/memory-show path") == "/memory-nope and a/memory-show path"
+
+
+def test_memory_show_puts_a_candidate_already_saved_under_the_true_heading(handle, tmp_path):
+    """A capture waiting for review whose lesson a save already put in USER.md is not "not in memory yet"."""
+    import time
+
+    from tacit.learn import importance
+    from tacit.learn.captures import Assessment
+    from tacit.stores.ledger import Ledger
+    from tacit.stores.memory import MemoryStore
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    with Ledger(handle.cfg) as led, led.write() as conn:
+        for content in ("I prefer short answers, skip the long explanations", "Our Kafka cluster has six brokers."):
+            importance.capture(conn, handle.cfg, Assessment("capture", category="preference", importance=0.9,
+                                                            content=content), session_id="s1", now=time.time())
+    MemoryStore(handle.cfg).add("user", "I prefer short answers, skip the long explanations")
+    out = json.loads(handle("UserPromptSubmit", payload("UserPromptSubmit", prompt="/tacit:memory-show",
+                                                        cwd=str(project))))
+    reason = out["reason"]
+    waiting = reason[reason.index("not in memory yet"):reason.index("already in memory")]
+    saved = reason[reason.index("already in memory"):]
+    assert "six brokers" in waiting and "short answers" not in waiting
+    assert "short answers" in saved and "six brokers" not in saved

@@ -72,7 +72,8 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
         [hook] = group["hooks"]
         assert "matcher" not in group  # every source, every tool
         assert hook == {"type": "command", "command": inst.hook_command(sys.executable, event),
-                        "timeout": inst.HOOK_TIMEOUTS[event]}
+                        "timeout": inst.HOOK_TIMEOUTS[event], "statusMessage": inst.HOOK_NAMES[event]}
+        assert hook["statusMessage"].startswith("tacit: ")  # what /hooks shows, not "Unnamed hook"
         assert hook["command"].endswith(f" codex {event}") and " -I -S -c " in hook["command"]
 
     config_text = (codex_dir(home) / "config.toml").read_text()

@@ -25,6 +25,8 @@ def tacit(env, *args, extra_env=None):
 @pytest.mark.parametrize(("forgotten", "text", "expected"), [
     ("we use pnpm", "Use pnpm, never npm", True),
     ("we use pnpm", "pnpm workspace is in packages/", False),
+    ("we use pnpm", "This project uses pnpm for installs.", True),
+    ("I prefer short answers", "The user prefers short answers.", True),
     ("pnpm", "pnpm workspace is in packages/", True),
     ("that we deploy on tuesdays", "Deploys happen on Tuesdays.", True),
     ("deploy on tuesdays", "Deploy on Wednesdays", False),
@@ -87,7 +89,8 @@ def test_tacit_forget_cli_text_and_json(tacit_env, cfg):
     assert proc.returncode == 0 and proc.stdout.startswith('Forgot "that we deploy on tuesdays": removed 1 from global memory')
     proc = tacit(tacit_env, "forget", "--json", "the staging URL")
     out = json.loads(proc.stdout)
-    assert out["success"] and out["removed"] == [] and "will not be learned" in out["message"]
+    assert out["success"] and out["removed"] == [] and out["tombstone"] is not None
+    assert out["message"].startswith("Nothing removed") and "will not be learned" not in out["message"]
 
 
 def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
@@ -104,3 +107,51 @@ def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
     assert any("Do not rely on it" in i.text for i in result.context)
     (row,) = [c for c in changes.log(cfg) if c.action == "forget"]
     assert row.actor.kind == "user" and row.actor.session_id == "s1" and row.actor.cause == "forget that we use pnpm"
+
+
+def test_forget_by_meaning_finds_every_form_in_every_scope(cfg, tmp_path):
+    from tacit.projects import project_for
+
+    project = project_for(str(tmp_path))
+    store = MemoryStore(cfg, project)
+    store.add("project", "This project uses pnpm for installs.")
+    store.add("user", "Using pnpm is what the user wants.")
+    store.add("global", "Deploy on Tuesdays")
+    result = forget(cfg, "we use pnpm", project=project)
+    assert sorted(r["scope"] for r in result["removed"]) == ["project", "user"]
+    assert store.entries("project") == [] and store.entries("user") == []
+    assert store.entries("global") == ["Deploy on Tuesdays"]
+    assert result["message"].startswith('Forgot "we use pnpm": removed')
+
+
+def test_an_unclear_match_is_asked_about_with_ids_and_nothing_is_claimed(cfg, tmp_path):
+    from tacit.projects import project_for
+
+    project = project_for(str(tmp_path))
+    store = MemoryStore(cfg, project)
+    store.add("project", "Run the linter before committing.")
+    store.add("project", "The pnpm workspace lives in packages/.")
+    result = forget(cfg, "we use pnpm", project=project)
+    assert result["removed"] == []
+    assert [u["id"] for u in result["unclear"]] == ["project:2"]
+    assert "project:2" in result["message"] and "Forgot" not in result["message"]
+    assert "will not be learned" not in result["message"]
+    assert len(store.entries("project")) == 2  # nothing removed on a guess
+    # the user picks it by its id: removed, and that entry's words are tombstoned
+    picked = forget(cfg, "project:2", project=project)
+    assert [r["entry"] for r in picked["removed"]] == ["The pnpm workspace lives in packages/."]
+    assert store.entries("project") == ["Run the linter before committing."]
+    assert forget(cfg, "project:9", project=project)["success"] is False
+
+
+def test_forget_typed_in_a_session_with_nothing_to_remove_does_not_claim_it(cfg):
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    engine = Engine(cfg).load_builtins()
+    result = engine.dispatch(MessageEnd(session_id="s1", host="claude-code", role="user",
+                                        text="forget that we use pnpm"))
+    engine.close()
+    shown = " ".join(result.notices) + " ".join(i.text for i in result.context)
+    assert "Nothing removed" in shown
+    assert "will not be learned" not in shown and "will not learn" not in shown and "Forgot" not in shown

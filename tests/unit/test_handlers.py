@@ -158,7 +158,9 @@ def test_a_waiting_correction_is_saved_before_compaction(cfg):
 def test_correction_detection_can_be_switched_off(cfg):
     engine, rec = make(cfg, correction_detection=False)
     turn(engine, CORRECTIONS[0])
-    assert rec.jobs == [] and state(engine).pending_correction is None
+    assert "correction" not in rec.kinds() and state(engine).pending_correction is None
+    # with no correction save, the lesson it states is left to the same-day review
+    assert [h["text"] for h in rec.of("review")[0]["variables"]["highlighted"]] == [CORRECTIONS[0]]
 
 
 def test_the_previous_reply_is_the_context_of_a_correction(cfg):
@@ -405,3 +407,84 @@ def test_session_context_skips_what_the_host_does_itself(cfg):
     engine = Engine(cfg, host="pi", host_features={"pi": {"memory_snapshot", "skill_index", "tacit_tools"}})
     context = engine.load_builtins().dispatch(BeforeAgentStart(session_id="s")).context
     assert len(context) == 1 and "`memory` tool" in context[0].text
+
+
+# ---------------------------------------------------------------------------
+# Same-day review (issue 22): what the user said is in memory by the next session
+# ---------------------------------------------------------------------------
+PREFERENCE = "Keep your answers short, I prefer brevity."
+
+
+def test_a_durable_statement_starts_a_review_at_its_turns_end_and_is_acknowledged(cfg):
+    engine, rec = make(cfg)
+    told = engine.dispatch(MessageEnd(session_id="s", role="user", text=PREFERENCE)).notices
+    engine.dispatch(MessageEnd(session_id="s", role="assistant", text="Understood."))
+    engine.dispatch(TurnEnd(session_id="s"))
+    (job,) = rec.of("review")  # turn 1: no interval, no minimum of user turns
+    assert job["variables"]["reason"] == "a durable statement"
+    assert [h["text"] for h in job["variables"]["highlighted"]] == [PREFERENCE]
+    assert any(n.startswith("Noted (preference): Keep your answers short") for n in told)
+
+
+def test_the_prompt_carries_every_highlight_since_the_last_review_not_a_window(cfg):
+    from tacit.children.prompts import render_job_prompt
+
+    engine, rec = make(cfg)
+    turn(engine, PREFERENCE, reply="Understood.")  # starts review 1; it is still running
+    turn(engine, "we use yarn here", reply="OK.")
+    for n in range(15):  # more turns than the recent-messages window holds
+        turn(engine, f"step {n}: rename the helper in module {n}", reply=f"Renamed helper {n}.")
+    assert len(rec.of("review")) == 1  # one child per session at a time
+    finish_all(engine, rec)
+    turn(engine, "thanks", reply="You're welcome.")
+    second = rec.of("review")[1]
+    texts = [h["text"] for h in second["variables"]["highlighted"]]
+    assert "we use yarn here" in texts and PREFERENCE not in texts  # covered by the first review
+    assert all(m["text"] != "we use yarn here" for m in second["variables"]["recent"])  # gone from the window
+    prompt = render_job_prompt(cfg, second)
+    assert "we use yarn here" in prompt and "<highlighted>" in prompt
+
+
+def test_uncovered_highlights_are_reviewed_at_the_sessions_end(cfg):
+    engine, rec = make(cfg)
+    turn(engine, PREFERENCE, reply="Understood.")  # review 1 runs and is never finished
+    turn(engine, "we use yarn here", reply="OK.")
+    assert len(rec.of("review")) == 1
+    finish_all(engine, rec)
+    engine.dispatch(SessionShutdown(session_id="s"))
+    last = rec.of("review")[-1]
+    assert last["variables"]["reason"] == "the session's end"
+    assert [h["text"] for h in last["variables"]["highlighted"]] == ["we use yarn here"]
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert len(rec.of("review")) == 2  # nothing left uncovered: no second end review
+
+
+def test_corrections_and_plain_messages_do_not_start_a_same_day_review(cfg):
+    engine, rec = make(cfg)
+    turn(engine, "set up the project", reply="I ran npm install.")
+    turn(engine, "no, don't use npm here. we use pnpm in this repo")  # the correction save covers it
+    turn(engine, "great, now add a test for the parser")
+    assert rec.of("review") == [] and rec.kinds() == ["correction"]
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert rec.of("review") == []
+
+
+def test_no_same_day_review_when_reviews_are_off(cfg):
+    engine, rec = make(cfg, review_enabled=False)
+    turn(engine, PREFERENCE, reply="Understood.")
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert rec.of("review") == []
+
+
+def test_the_issues_session_leaves_nothing_said_unsaved(cfg):
+    """Issue 22's session: both statements reach a save before the session ends."""
+    engine, rec = make(cfg)
+    turn(engine, "I prefer short answers, skip the long explanations", reply="Understood.")
+    turn(engine, "add a health endpoint", reply="Added GET /health.")
+    turn(engine, "we use yarn here", reply="OK.")
+    finish_all(engine, rec)
+    engine.dispatch(SessionShutdown(session_id="s"))
+    carried = [j["variables"].get("correction", "") for j in rec.of("correction")]
+    carried += [h["text"] for j in rec.of("review") for h in j["variables"]["highlighted"]]
+    assert "I prefer short answers, skip the long explanations" in carried
+    assert "we use yarn here" in carried

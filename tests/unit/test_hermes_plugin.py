@@ -325,7 +325,7 @@ def test_slash_commands_do_their_work(adapter_factory, hermes_home, monkeypatch)
     assert ctx.commands["memory-forget"](key).startswith(f"Forgot {key}")
     assert (memories / "USER.md").read_text() == ""
     # not a key: what the text says is forgotten everywhere, and the answer says nothing matched
-    assert ctx.commands["memory-forget"]("nope").startswith('Nothing in memory says "nope"')
+    assert ctx.commands["memory-forget"]("nope").startswith('Nothing removed: no memory entry says "nope"')
 
 
 # ---------------------------------------------------------------------------

@@ -312,7 +312,10 @@ def notes(eng, text):
 
 def test_acknowledgement_is_optional_and_silent_mode_wins(cfg):
     text = "I prefer tabs over spaces."
-    assert notes(engine(cfg), text) == []  # off by default
+    # by default a durable statement is acknowledged by the same-day review that will save it (issue 22)
+    assert notes(engine(cfg), text) == ["Noted (preference): Prefer tabs over spaces. — this session's memory review "
+                                        "saves it."]
+    assert not any("memory review" in n for n in notes(engine(cfg.with_settings(review_enabled=False)), text))
     on = cfg.with_settings(acknowledge_captures=True)
     assert notes(engine(on), text) == ["Noted (preference): Prefer tabs over spaces."]
     assert notes(engine(on), "The staging box is a bit slow today.") == []  # fact 0.688 < threshold 0.70

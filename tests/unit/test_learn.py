@@ -305,9 +305,11 @@ def test_apply_without_an_agent_saves_the_phrased_rule_once(cfg, monkeypatch):
     monkeypatch.setattr(fallbacks, "analyse", with_rule)
     monkeypatch.setattr(engine_module, "analyse", with_rule)
     report = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)
-    assert report["added"]["user"] == ["Use pnpm, not npm."]
+    # a convention of the session's project, not a personal preference: never USER.md; the
+    # transcript's folder is gone, so the notes that hold everywhere get it
+    assert report["added"] == {"memory": ["Use pnpm, not npm."], "user": []}
     again = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)  # re-running adds no duplicates
-    assert again["added"]["user"] == [] and MemoryStore(cfg).entries("user") == ["Use pnpm, not npm."]
+    assert again["added"]["memory"] == [] and MemoryStore(cfg).entries("memory") == ["Use pnpm, not npm."]
 
 
 def test_apply_with_a_configured_agent_runs_every_job_through_it(tacit_home, tacit_env, tmp_path):

@@ -382,7 +382,7 @@ def test_slash_commands(bridge, bridge_env):
     assert forgot["success"] is True and "removed it from MEMORY.md" in forgot["text"]
     assert "make ship" not in cfg.memory_file.read_text(encoding="utf-8")
     unknown = bridge.result("command", {"name": "memory-forget", "args": "no-such-key"})  # text, not a key
-    assert unknown["success"] is True and unknown["text"].startswith('Nothing in memory says "no-such-key"')
+    assert unknown["success"] is True and unknown["text"].startswith('Nothing removed: no memory entry says "no-such-key"')
 
 
 def test_memory_consolidate_command_merges_duplicates(bridge_env):

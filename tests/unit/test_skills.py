@@ -38,6 +38,7 @@ from tacit.stores.skill_format import (
     split_frontmatter,
 )
 from tacit.stores.skills import SkillStore, slugify, validate_name
+from tacit.stores.history import USER
 
 BODY = """# Deploy staging
 
@@ -826,14 +827,14 @@ def test_refresh_from_another_thread_while_reading(store, cfg):
 # concurrency (real processes)
 # ---------------------------------------------------------------------------
 def _patcher(env: dict, worker: int, rounds: int) -> None:
-    store = SkillStore(load_config(env=env))
+    store = SkillStore(load_config(env=env), actor=USER)  # a process of its own: it names its actor
     for k in range(rounds):
         result = store.patch("shared", f"Worker {worker}", f"count {k}")
         assert result["success"], result
 
 
 def _creator(env: dict, worker: int, results) -> None:
-    result = SkillStore(load_config(env=env)).create("race", f"Created by worker {worker}.")
+    result = SkillStore(load_config(env=env), actor=USER).create("race", f"Created by worker {worker}.")
     results.put(result["success"])
 
 
@@ -869,6 +870,7 @@ def test_concurrent_creates_of_one_name_succeed_once(cfg, tacit_env):
 
 
 def test_concurrent_threads_share_the_lock(store):
+    store.actor = USER  # threads do not inherit the test's acting block
     store.create("threads", "Patched from threads.")
     errors = []
 

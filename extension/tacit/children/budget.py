@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass
 from tacit.children.commands import timeout_for
 from tacit.children.prices import price_for
 from tacit.hookspecs import CHILD_KINDS
-from tacit.stores import notices
+from tacit.stores import jobs, notices
 from tacit.stores.ledger import Ledger
 
 ESTIMATE_RUNS = 20  # recent runs averaged to count a run under way
@@ -180,9 +180,8 @@ def _loads(text):
 def spent(conn, start: float, end: float) -> tuple[int, float]:
     """(tokens, USD) of the runs that finished in ``[start, end)``."""
     tokens, usd = 0, 0.0
-    for (text,) in conn.execute("SELECT record FROM jobs WHERE finished_at >= ? AND finished_at < ? "
-                                "AND record IS NOT NULL", (start, end)):
-        spend = spend_of(_loads(text))
+    for record in jobs.records_finished(conn, start, end):
+        spend = spend_of(record)
         if spend:
             tokens += _int(spend.get("tokens"))
             usd += _float(spend.get("usd")) or 0.0
@@ -191,9 +190,7 @@ def spent(conn, start: float, end: float) -> tuple[int, float]:
 
 def _estimate(conn) -> tuple[int, float]:
     """The average spend of recent agent runs: what one run under way will cost."""
-    rows = conn.execute("SELECT record FROM jobs WHERE status IN ('done', 'failed') AND record IS NOT NULL "
-                        "ORDER BY finished_at DESC LIMIT ?", (ESTIMATE_RUNS * 3,)).fetchall()
-    spends = [s for s in (spend_of(_loads(r[0])) for r in rows) if s][:ESTIMATE_RUNS]
+    spends = [s for s in map(spend_of, jobs.recent_records(conn, ESTIMATE_RUNS * 3)) if s][:ESTIMATE_RUNS]
     if not spends:
         return 0, 0.0
     return (sum(_int(s.get("tokens")) for s in spends) // len(spends),
@@ -231,8 +228,7 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
     tokens, usd = spent(conn, start, start + 86400 + 3600)  # a DST day is 25 hours long
     # a runner that died leaves its row 'running': only runs that may still be alive count
     alive_since = now - max(timeout_for(cfg, kind) for kind in CHILD_KINDS) - 120
-    running = conn.execute("SELECT count(*) FROM jobs WHERE status = 'running' AND id != ? "
-                           "AND coalesce(started_at, created_at) >= ?", (exclude_job, alive_since)).fetchone()[0]
+    running = jobs.running_count(conn, exclude=exclude_job, alive_since=alive_since)
     if running:
         est_tokens, est_usd = _estimate(conn)
         tokens += running * est_tokens
@@ -245,7 +241,7 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
 # Waiting
 # ---------------------------------------------------------------------------
 def waiting_count(conn) -> int:
-    return conn.execute("SELECT count(*) FROM jobs WHERE status = 'waiting'").fetchone()[0]
+    return jobs.waiting_count(conn)
 
 
 def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, variables: dict | None = None) -> dict:
@@ -255,23 +251,18 @@ def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, va
     now = time.time() if now is None else now
     variables = dict(job.get("variables") or {}) if variables is None else dict(variables)
     folded = []
-    for old_id, old_vars in conn.execute(
-            "SELECT id, variables FROM jobs WHERE status = 'waiting' AND session_id = ? AND kind = ? AND id != ?",
-            (job.get("session_id"), job.get("kind"), job.get("id"))).fetchall():
-        older = _loads(old_vars) or {}
+    for old_id, older in jobs.waiting_like(conn, job):
         if job.get("kind") == "correction":
             earlier = [t for t in [*older.get("earlier_corrections", []), older.get("correction", "")]
                        if isinstance(t, str) and t.strip()]
             mine = [t for t in variables.get("earlier_corrections", []) if isinstance(t, str)]
             variables["earlier_corrections"] = list(dict.fromkeys(earlier + mine))
         folded.append(old_id)
-        conn.execute("UPDATE jobs SET status = 'done', finished_at = ?, variables = '{}', record = ? WHERE id = ?",
-                     (now, json.dumps({"ok": True, "mode": "folded", "folded_into": job.get("id"),
-                                       "kind": job.get("kind")}), old_id))
+        jobs.finish(conn, old_id, "done", {"ok": True, "mode": "folded", "folded_into": job.get("id"),
+                                           "kind": job.get("kind")}, now)
     record = {"ok": True, "mode": "waiting", "waiting": True, "budget": verdict.describe(), "day": verdict.day,
               "folded": folded}
-    conn.execute("UPDATE jobs SET status = 'waiting', variables = ?, record = ?, pid = NULL WHERE id = ?",
-                 (json.dumps(variables, ensure_ascii=False), json.dumps(record), job.get("id")))
+    jobs.set_waiting(conn, job.get("id"), variables, record)
     _tell(conn, verdict, now)
     return record
 
@@ -284,12 +275,9 @@ def _tell(conn, verdict: Verdict, now: float) -> None:
             "config.toml set the budget.")
     seen = _loads(Ledger.meta_get(conn, NOTICE_KEY)) or {}
     if seen.get("day") == verdict.day:
-        row = conn.execute("SELECT delivered_at FROM notices WHERE id = ?", (seen.get("id"),)).fetchone()
-        if row is not None and row[0] is None:
-            conn.execute("UPDATE notices SET text = ? WHERE id = ?", (text, seen["id"]))
+        notices.retell(conn, seen.get("id"), text)
         return  # once a day: already told (or about to be, with the new count)
-    notices.add(conn, text, now=now)
-    notice_id = conn.execute("SELECT max(id) FROM notices").fetchone()[0]
+    notice_id = notices.add(conn, text, now=now)
     Ledger.meta_set(conn, NOTICE_KEY, json.dumps({"day": verdict.day, "id": notice_id}))
 
 
@@ -299,18 +287,13 @@ def release(cfg, ledger, now: float | None = None, *, limit: int = 1) -> list[st
     their ids for the caller to launch."""
     now = time.time() if now is None else now
     with ledger.write() as conn:
-        if not conn.execute("SELECT 1 FROM jobs WHERE status = 'waiting' LIMIT 1").fetchone():
+        if not jobs.waiting_count(conn):
             return []
         if not check(cfg, conn, now).allowed:
             return []
         out: list[str] = []
-        for job_id, session_id, created in conn.execute(
-                "SELECT id, session_id, created_at FROM jobs WHERE status = 'waiting' ORDER BY created_at, id "
-                "LIMIT ?", (limit,)).fetchall():
-            siblings = [r[0] for r in conn.execute(
-                "SELECT id FROM jobs WHERE status = 'waiting' AND session_id = ? AND id != ? "
-                "AND abs(created_at - ?) <= ?", (session_id, job_id, created, MERGE_WINDOW))]
-            for jid in [job_id, *siblings]:
-                conn.execute("UPDATE jobs SET status = 'queued' WHERE id = ? AND status = 'waiting'", (jid,))
+        for group in jobs.oldest_waiting(conn, limit, MERGE_WINDOW):
+            for jid in group:
+                jobs.requeue(conn, jid)
                 out.append(jid)
         return out

@@ -42,55 +42,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.commandline import tacit_argv
+from tacit.hosts import spec as host_specs
 
-# Claude Code child: Bash pre-approved for tacit's CLI only, and Read inside
-# the data folder (``//`` = absolute path in a permission rule); no Edit or
-# Write at all: a child changes memory and skills only through ``tacit memory
-# …`` / ``tacit skill …``, which record every change (tacit.children.integrity
-# puts back anything else). Anything else is denied, never prompted (dontAsk).
-# Verified on 2.1.197 (docs/hosts/claude-code.md, "The child agent").
-CLAUDE_CHILD_TOOLS = "Bash,Read"
-
-DEFAULT_COMMANDS: dict[str, list[str]] = {
-    "claude-code": [
-        "claude", "-p", "{prompt}",
-        "--settings", '{"disableAllHooks": true, "autoMemoryEnabled": false}',
-        "--no-session-persistence",
-        "--output-format", "json",
-        "--max-turns", "{max_turns}",
-        "--model", "{model}",
-        "--tools", CLAUDE_CHILD_TOOLS,
-        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**)",
-        "--permission-mode", "dontAsk",
-        "--strict-mcp-config",
-        "--disable-slash-commands",
-        "--add-dir", "{data_dir}",
-    ],
-    # Hermes's own memory/skill tools only (they write the same files); no
-    # --model unless child_model is set: the child uses the user's configured model
-    "hermes": ["hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
-               "--model", "{model}"],
-    # --no-extensions + --extension: only tacit loads in the child (its bridge serves the
-    # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag;
-    # --mode json: the events carry each message's usage and cost
-    "pi": ["pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
-           "--model", "{model}", "--mode", "json", "{prompt}"],
-    # Codex CLI 0.171.0 (docs/hosts/codex.md): no hooks at all in the child, no
-    # session files, the data folder (its cwd, not a git repo) as the writable
-    # sandbox workspace, JSONL events (the last line carries token usage); no
-    # --model unless child_model is set: the child uses the user's configured model
-    "codex": ["codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
-              "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
-              "--", "{prompt}"],
-}
+# each host's child command, from its spec (tacit.hosts.<name>.spec)
+DEFAULT_COMMANDS: dict[str, list[str]] = {n: list(c) for n, c in host_specs.table("child_command").items() if c}
 # how the prompt reaches each host's default command instead of "{prompt}" (module docstring)
-STDIN_ARG = {"claude-code": None, "pi": None, "codex": "-", "hermes": "hermes"}
+STDIN_ARG = host_specs.table("prompt_stdin")
 # Hermes: its entry point, with the prompt from stdin in sys.argv (never on the command line)
 HERMES_STDIN_SHIM = ("import sys\n"
                      "from hermes_cli.main import main\n"
                      "sys.argv = ['hermes', '--oneshot=' + sys.stdin.read(), *sys.argv[1:]]\n"
                      "sys.exit(main())\n")
-DEFAULT_MODELS = {"claude-code": "haiku", "hermes": "", "pi": "", "codex": ""}
+DEFAULT_MODELS = host_specs.table("child_model")
 NOTHING_TO_SAVE = "Nothing to save."
 
 

@@ -43,6 +43,11 @@ def actor_from_env(environ: dict | None) -> "Actor":
 
     environ = {} if environ is None else environ
     actor = Actor.from_env(environ.get("TACIT_ACTOR"))
-    if actor is None and environ.get("CLAUDECODE"):
-        return Actor(kind="agent", name="shell", host="claude-code")
-    return actor or USER
+    if actor is not None:
+        return actor
+    from tacit.hosts import spec as host_specs
+
+    for host in host_specs.registry().values():  # run from a host's shell tool: the agent's
+        if host.shell_marker and environ.get(host.shell_marker):
+            return Actor(kind="agent", name="shell", host=host.name)
+    return USER

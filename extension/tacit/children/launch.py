@@ -18,7 +18,6 @@ When a run ends, the oldest waiting jobs the budget now allows are started.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import threading
@@ -34,7 +33,9 @@ from tacit.log import log_exception
 from tacit.privacy.exclusion import why_excluded
 from tacit.stores import candidates, history
 from tacit.stores.ledger import Ledger
-from tacit.stores.sessions import SessionStore, load_job
+from tacit.stores import jobs
+from tacit.stores.jobs import load as load_job
+from tacit.stores.sessions import SessionStore
 
 
 def detached_launcher(cfg):
@@ -91,22 +92,16 @@ def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
         if reason:
             record = {"job_id": job_id, "kind": job["kind"], "ok": True, "mode": "skipped",
                       "skipped": f"tacit is off for this project ({reason})"}
-            conn.execute("UPDATE jobs SET status = 'done', finished_at = ?, record = ?, variables = '{}' "
-                         "WHERE id = ?", (now, json.dumps(record), job_id))
+            jobs.finish(conn, job_id, "done", record, now)
             return Taken(job, skipped=record)
         taken = Taken(job, agent=agent_available(cfg, job.get("host") or cfg.host))
         if taken.agent and budget.check(cfg, conn, now, exclude_job=job_id).allowed:
             taken.budget_checked = True
-            for (other_id,) in conn.execute(
-                    "SELECT id FROM jobs WHERE status = 'queued' AND session_id = ? AND id != ? AND kind != ? "
-                    "AND abs(created_at - ?) <= ? ORDER BY created_at", (job["session_id"], job_id, job["kind"],
-                                                                       job["created"], budget.MERGE_WINDOW)).fetchall():
+            for other_id in jobs.queued_siblings(conn, job, budget.MERGE_WINDOW):
                 other = load_job(conn, other_id)
                 if other is not None and other["kind"] not in {s["kind"] for s in taken.siblings}:
                     taken.siblings.append(other)
-        for one in [job, *taken.siblings]:
-            conn.execute("UPDATE jobs SET status = 'running', started_at = ?, pid = ? WHERE id = ?",
-                         (now, os.getpid(), one["id"]))
+        jobs.mark_running(conn, [one["id"] for one in [job, *taken.siblings]], now, os.getpid())
         return taken
 
 
@@ -131,7 +126,7 @@ def run_taken(cfg, ledger: Ledger, job_id: str, *, fallback_job: dict | None = N
 
 def _has_row(ledger: Ledger, job_id: str) -> bool:
     with ledger.read() as conn:
-        return conn.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone() is not None
+        return jobs.exists(conn, job_id)
 
 
 def run_job_id(cfg, job_id: str) -> dict | None:

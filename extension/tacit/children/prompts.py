@@ -58,6 +58,7 @@ def job_variables(cfg, job: dict) -> dict:
         "scopes": scopes,
         "skill_index": skill_index,
         "recent": [],
+        "highlighted": [],
         "targets": [s["name"] for s in scopes if s["name"] != "team"],
         "reason": "",
         "why": "",

@@ -69,7 +69,8 @@ from tacit.projects import project_for
 from tacit.safety import redact_secrets
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
-from tacit.stores.sessions import insert_job
+from tacit.stores import jobs
+from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
 USAGE_FILE_CAP = 64_000  # bytes of a usage report read (Hermes's is a few hundred)
@@ -177,14 +178,10 @@ def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
             with ledger.write() as conn:
                 now = time.time()
                 status = "done" if record.get("ok") else "failed"
-                conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
-                             "WHERE id = ? AND status != 'waiting'",
-                             (status, now, json.dumps(record, ensure_ascii=False, default=str), job["id"]))
+                jobs.finish(conn, job["id"], status, record, now, unless_waiting=True)
                 for other in siblings:
-                    conn.execute("UPDATE jobs SET status = ?, finished_at = ?, record = ?, variables = '{}' "
-                                 "WHERE id = ?", (status, now, json.dumps(
-                                     {"ok": record.get("ok"), "mode": "merged", "merged_into": job["id"],
-                                      "kind": other.get("kind")}), other.get("id")))
+                    jobs.finish(conn, other.get("id"), status, {"ok": record.get("ok"), "mode": "merged",
+                                                                 "merged_into": job["id"], "kind": other.get("kind")}, now)
         finally:
             ledger.close()
     except Exception as exc:  # noqa: BLE001 — the run happened; its row is best effort
@@ -240,10 +237,10 @@ def _run_agent(cfg, host, job, jobs) -> dict:
                 kill_group(proc)
             finally:
                 orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
+        if host == "hermes" and not killed and not cfg.child_command:
+            file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
-        if host == "hermes" and verdict.ok and not cfg.child_command:
-            file_tagged(cfg, project, actor)  # its project entries, saved through its own tool
         stdout, stderr = read_tail(out_path), read_tail(err_path)
         usage = parse_usage(stdout, workdir / "usage.json")
     ok = proc.returncode == 0 and not killed and verdict.ok and not emptied  # what had to be put back fails it

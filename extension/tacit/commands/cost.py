@@ -17,6 +17,7 @@ import time
 
 from tacit.children import budget
 from tacit.commands import emit
+from tacit.stores import history, jobs
 from tacit.stores.ledger import Ledger
 
 KINDS = ("correction", "review", "skill", "consolidate", "flush")
@@ -62,10 +63,7 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
     ledger = Ledger(cfg)
     try:
         with ledger.read() as conn:
-            rows = conn.execute(
-                "SELECT id, kind, session_id, host, status, created_at, started_at, finished_at, record "
-                "FROM jobs WHERE coalesce(finished_at, created_at) >= ? ORDER BY coalesce(finished_at, created_at)",
-                (since - 3600,)).fetchall()
+            rows = jobs.since(conn, since - 3600)
             runs, waiting = [], []
             for job_id, kind, session_id, host, status, created, started, finished, text in rows:
                 record = _loads(text) or {}
@@ -113,10 +111,7 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
 def _changes(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:
     """The history rows a run wrote: the child actor of its session and kind(s)
     (``TACIT_ACTOR``, set by the runner), within the run's time."""
-    rows = conn.execute("SELECT id, at, action, scope, target, actor_name FROM history WHERE actor_kind = 'child' "
-                        "AND session_id = ? AND actor_name = ? AND at >= ? AND at <= ? ORDER BY id",
-                        (session_id, name, start, end)).fetchall()
-    return [{"id": r[0], "at": r[1], "action": r[2], "scope": r[3], "target": r[4], "by": r[5]} for r in rows]
+    return history.child_rows(conn, session_id, name, start, end)
 
 
 def format_report(data: dict) -> str:

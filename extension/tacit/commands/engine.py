@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+from tacit.app import Actor
 from tacit.children.launch import run_job_id
 from tacit.commands import emit
 from tacit.hosts.hooks import run_in_process
@@ -52,14 +53,14 @@ def add_parser(subparsers) -> None:
 
 def _consolidate(args, cfg) -> int:
     result = memory_consolidate(cfg, use_agent=False if args.deterministic else None, force=args.force,
-                                project=project_for(args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()),
+                                project=project_for(args.project or cfg.env.get("TACIT_PROJECT") or os.getcwd()),
                                 session_id=args.session)
     emit(result, text=result["text"])
     return 0
 
 
 def _skills(args, cfg) -> int:
-    result = memory_skills(cfg, project=project_for(os.environ.get("TACIT_PROJECT") or os.getcwd()))
+    result = memory_skills(cfg, project=project_for(cfg.env.get("TACIT_PROJECT") or os.getcwd()))
     emit(result, text=result["text"])
     return 0
 
@@ -94,5 +95,9 @@ def _hook(args, cfg) -> int:
 
 
 def _child_run(args, cfg) -> int:
-    record = run_job_id(cfg, args.job_id)
+    # the runner is tacit's own doing, whoever's environment started it (a Claude Code-started
+    # service passes its shell's marker on): the job's child, fallback or integrity check
+    # names its actor for what it writes; anything else is the runner's
+    with args.tacit.as_actor(Actor(kind="learner", name="child runner")).acting():
+        record = run_job_id(cfg, args.job_id)
     return 0 if record is None or record.get("ok") else 1

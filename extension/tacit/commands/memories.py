@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import sys
 
 from tacit.commands import emit, exit_code, read_text_arg, say
@@ -29,8 +31,9 @@ def add_parser(subparsers) -> None:
     f.set_defaults(func=_forget)
     t = sub.add_parser("teach", help="store an explicit memory (confidence 100, confirmed)")
     t.add_argument("text", help="the memory, or - to read it from stdin")
-    t.add_argument("--target", choices=["memory", "user"], default="memory",
+    t.add_argument("--scope", dest="target", choices=["memory", "user"], default="memory",
                    help="memory = MEMORY.md, user = USER.md (preferences)")
+    t.add_argument("--target", dest="target", choices=["memory", "user"], help=argparse.SUPPRESS)  # old spelling
     t.set_defaults(func=_teach)
 
 

@@ -14,16 +14,18 @@ child agents), else of the working folder.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 
 from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.scopes import NOTES
+from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
-from tacit.projects import project_for
 from tacit.slash import render_scope
 from tacit.stores.memory import MemoryStore
 
-SCOPES = ("project", "global", "team")
+SCOPES = NOTES  # --scope user is the user profile (USER.md); these are the notes
 
 
 def add_parser(subparsers) -> None:
@@ -32,10 +34,11 @@ def add_parser(subparsers) -> None:
 
     def where(p, *, target: bool = True):
         if target:
-            p.add_argument("--target", choices=["memory", "user"], default="memory",
-                           help="user = the user's profile (USER.md); memory = notes (the default)")
-            p.add_argument("--scope", choices=SCOPES,
-                           help="which notes: project (the default inside a project), global, team")
+            p.add_argument("--scope", choices=ALL_SCOPES,
+                           help="user = your profile (USER.md); project (the default inside a project), "
+                                "global or team = notes")
+            # the old spelling: --target user = --scope user; --target memory = the default
+            p.add_argument("--target", choices=["memory", "user"], default="memory", help=argparse.SUPPRESS)
         p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
     p = sub.add_parser("add", help="add an entry (exact duplicates are a no-op)")
@@ -107,12 +110,15 @@ def _forget(args, cfg) -> int:
 
 
 def project_of(args):
-    folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
-    return project_for(folder)
+    """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
+    (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
+    front = args.tacit
+    return front.project(args.project or front.cfg.env.get("TACIT_PROJECT") or os.getcwd())
 
 
 def _store(args, cfg) -> MemoryStore:
-    return MemoryStore(cfg, project_of(args))
+    """The memory of the command's project, written as the command's actor."""
+    return args.tacit.memory(project_of(args))
 
 
 def _target(args) -> str:

@@ -94,7 +94,8 @@ def add_parser(subparsers) -> None:
 
 
 def _skills(args, cfg) -> ScopedSkills:
-    return ScopedSkills(cfg, project_of(args))
+    """The skills of the command's project, written as the command's actor (its front door's)."""
+    return args.tacit.skills(project_of(args))
 
 
 def _store(args, cfg, name: str | None = None) -> SkillStore:

@@ -62,6 +62,7 @@ def background_today(cfg) -> dict:
     """Child-agent runs since midnight, what they cost against the daily
     budget (``tacit.children.budget``) and how many wait for tomorrow."""
     from tacit.children import budget
+    from tacit.stores import jobs
     from tacit.stores.ledger import Ledger, LedgerUnavailable
 
     now = time.time()
@@ -73,8 +74,7 @@ def background_today(cfg) -> dict:
         return out
     try:
         with Ledger(cfg) as led, led.read() as conn:
-            for status, count in conn.execute("SELECT status, count(*) FROM jobs WHERE finished_at >= ? "
-                                              "GROUP BY status", (midnight,)):
+            for status, count in jobs.finished_by_status(conn, midnight).items():
                 out["runs"] += count
                 out["failed"] += count if status == "failed" else 0
             out["tokens"], usd = budget.spent(conn, midnight, now + 1)

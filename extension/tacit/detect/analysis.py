@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
-from tacit.detect.correction import CorrectionVerdict, judge_correction, phrased_rule_of
+from tacit.detect.correction import CorrectionVerdict, judge_correction, not_a_lesson, phrased_rule_of
 from tacit.detect.durable import judge_durable
 from tacit.detect.markers import expiry_hint
 from tacit.detect.model import model
@@ -99,13 +99,15 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
         # a rule tacit can phrase is a durable statement by construction
         category = phrased.category
         durable_score = max(durable_score, model(WEIGHTS_FILE, "durable").threshold)
-    if forget is not None or review:
-        category, durable_score = "none", 0.0  # a memory command, not a statement to keep
+    waiver = not skipped and reading.english and not_a_lesson(reading)
+    if forget is not None or review or waiver:
+        category, durable_score = "none", 0.0  # a memory command or a waiver, not a statement to keep
     failure_model = model(WEIGHTS_FILE, "failure")
     failure = 0.0 if skipped else failure_model.score(feats)
     failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
         and not correction.is_correction
-    lesson = 0.0 if skipped or forget is not None or review else model(WEIGHTS_FILE, "lesson").score(feats)
+    lesson = 0.0 if skipped or forget is not None or review or waiver \
+        else model(WEIGHTS_FILE, "lesson").score(feats)
     if correction.is_correction or category != "none":
         lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
     markers: tuple[str, ...] = ()

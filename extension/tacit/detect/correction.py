@@ -25,11 +25,13 @@ Design decisions, and why
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
+from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import model
 from tacit.detect.patterns import (
@@ -132,6 +134,32 @@ def phrased_rule_of(reading: _features.MessageReading) -> Phrased | None:
 
 
 _UNSET = object()
+_VERB = (r"(?:fix|run|write|add|update|use|check|read|make|do|finish|commit|revert|undo|remove|delete|test|look|"
+         r"keep|leave|change|edit|put|try|build|start|go|install|ask|rename|move|stop|handle|implement|answer)")
+#: "stop, fix the test first", "actually, fix the test first", "wait — run the tests first": a redirect
+_REDIRECT = re.compile(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s*[,.!:\u2014\u2013-]+\s*"
+                       r"(?:(?:please|pls|just|instead|first)\s+)?" + _VERB + r"\b[^?]{0,80}?\b(?:first|instead)"
+                       r"[.!]*$|^stop\s*[,.!:\u2014\u2013-]+\s*(?:please\s+)?(?:dont|do not|don't|you|that|"
+                       r"this|the|it|what)\b")
+#: "no need to change that", "did you say the tenant id is 42?": not corrections, not lessons
+_NOT_LESSON = re.compile(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
+
+
+def terse_verdict(reading: _features.MessageReading) -> tuple[bool, str, str] | None:
+    """A short message whose shape decides: (is_correction, matched, reason), or None."""
+    if reading.n_words > 14:
+        return None
+    text = " ".join(reading.bare.split())
+    if _NOT_LESSON.match(text):
+        return False, text, "a clarifying question or a waiver, not a correction"
+    if _REDIRECT.match(text):
+        return True, text, "redirects what the agent is doing"
+    return None
+
+
+def not_a_lesson(reading: _features.MessageReading) -> bool:
+    """A short waiver or clarifying question ("no need to change that", "did you say …?")."""
+    return reading.n_words <= 14 and bool(_NOT_LESSON.match(" ".join(reading.bare.split())))
 
 
 def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
@@ -145,6 +173,9 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
     zh = chinese_correction(strip_quoted(reading.raw)) if not reading.english else None
     if zh:
         return _verdict(True, "zh-phrase", 0.8, zh, f"Chinese correction phrase {zh!r}")
+    other = foreign_correction(strip_quoted(reading.raw)) if reading.skipped is None else None
+    if other:
+        return _verdict(True, "foreign-phrase", 0.8, other, f"correction phrase {other!r}")
     if reading.skipped == "quoted-only":
         return _verdict(False, "quoted-only", 0.0, None, "nothing left after removing quoted text and logs")
     scorer = model(WEIGHTS_FILE, "correction")
@@ -156,6 +187,11 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         return _verdict(True, "strong", max(score, STRONG_SCORE), hit.matched, "strong pattern matched")
     if hit is not None and hit.kind == "negative" and reading.n_words <= NEGATIVE_MAX_WORDS:
         return _verdict(False, "negative", min(score, 0.1), hit.matched, "negative pattern: not a correction")
+    if reading.skipped is None and reading.english:
+        terse = terse_verdict(reading)
+        if terse is not None:
+            return _verdict(terse[0], "terse", max(score, 0.75) if terse[0] else min(score, 0.1), terse[1],
+                            terse[2])
     top = scorer.contributions(feats)
     shown = ", ".join(name for name, _c in top[:4]) or "no cue"
     is_correction = bool(scorer.weights) and score >= scorer.threshold
@@ -163,7 +199,7 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         # "pnpm not npm" right after "npm install", "no, use pnpm": an exact
         # rule against what the agent did is a correction
         rule = phrased_rule_of(reading) if phrased is _UNSET else phrased
-        if isinstance(rule, Phrased) and (rule.rejects_prev or rule.rejection):
+        if isinstance(rule, Phrased) and (rule.rejects_prev or rule.rejection or (rule.contrast and not reading.prev)):
             return _verdict(True, "phrased-rule", max(score, 0.75), reading.focus.strip(),
                             f"states the rule {rule.text!r} against what the agent did")
     return _verdict(is_correction, "model", score, _matched_text(reading, top),

@@ -47,6 +47,7 @@ class Phrased:
     rejected: str | None  # what the rule rejects ("npm"), if anything
     rejects_prev: bool  # the rejected thing appears in the agent's previous reply
     rejection: bool  # the message opened by rejecting something ("no, …", "nope …")
+    contrast: bool = False  # the message names what it rejects: "A, not B", "use A instead of B"
 
 TOOLS = frozenset("""
 npm pnpm yarn bun pip pip3 uv poetry pipenv conda mamba cargo go brew apt apt-get yum dnf pacman nix gradle maven
@@ -156,6 +157,26 @@ _SERVER_WORDS = (("dev server", "The dev server"), ("vite", "The dev server"), (
                  ("app", "The app"))
 
 
+_PLEASE_TAIL = re.compile(r"\b(?:please|pls|plz)[.!]*$")
+#: names that stand for one another: asking for one rejects the other the agent just used
+_RIVALS = (("npm", "pnpm", "yarn", "bun"), ("pip", "pip3", "uv", "poetry", "pipenv", "conda"),
+           ("jest", "vitest", "mocha"), ("single quotes", "double quotes"), ("tabs", "spaces", "2 spaces", "4 spaces"),
+           ("prettier", "biome"), ("black", "ruff"), ("eslint", "biome"), ("docker", "podman"),
+           ("webpack", "vite", "esbuild"), ("mysql", "postgres", "postgresql", "sqlite"))
+
+
+def _sibling(name: str, prev_lower: str) -> str | None:
+    """A rival of ``name`` that the agent's previous reply mentions, if any."""
+    if not prev_lower:
+        return None
+    for group in _RIVALS:
+        if name in group:
+            for other in group:
+                if other != name and _in(other, prev_lower):
+                    return other
+    return None
+
+
 def _in(token: str, text: str) -> bool:
     return bool(text) and bool(re.search(r"(?<![\w.-])" + re.escape(token) + r"(?![\w-])", text))
 
@@ -255,7 +276,8 @@ def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
             verb = "Prefer" if pattern is _PREFER else "Use"
             joiner = " over " if pattern is _PREFER else ", not "
             in_prev = bool(prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower))
-            return Phrased(f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}.", "preference", b, in_prev, rejected)
+            return Phrased(f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}.", "preference", b, in_prev, rejected,
+                           pattern is not _PREFER)
 
     match = _USE_INSTEAD_TAIL.match(core) or (_USE_ONLY.match(core) if rejected else None)
     if match and match.group("a") in TOOLS:
@@ -263,7 +285,14 @@ def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
 
     match = _STYLE_PLEASE.match(core)
     if match:
-        return Phrased(f"Use {_STYLE_SPOKEN[match.group('x')]}.", "preference", None, False, rejected)
+        x = match.group("x")
+        sibling = _sibling(x, prev_lower)
+        return Phrased(f"Use {_STYLE_SPOKEN[x]}.", "preference", sibling, sibling is not None, rejected)
+
+    if core in TOOLS and core != lower.strip(" .!") and _PLEASE_TAIL.search(lower):
+        # "pnpm pls": the tool alone, asked for; a correction when the agent just used its rival
+        sibling = _sibling(core, prev_lower)
+        return Phrased(f"Use {_show(core, focus)}.", "preference", sibling, sibling is not None, rejected)
 
     match = _NO_X.match(core)
     if match:

@@ -29,7 +29,7 @@ def register(engine) -> None:
     engine.on("session_shutdown", save_pending_at_end, name="corrections.save_shutdown", priority=20)
 
 
-def detect_on_user_message(event, ctx) -> None:
+def detect_on_user_message(event, ctx) -> Result | None:
     if event.role != "user" or not ctx.cfg.correction_detection or not event.text.strip():
         return None
     analysis = ctx.analysis
@@ -50,7 +50,12 @@ def detect_on_user_message(event, ctx) -> None:
         "earlier": earlier,
         "event_id": event.id,
     }
-    return None
+    if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
+        return None
+    # told with the message (a headless run shows nothing later); the save is announced when done
+    said = " ".join(event.text.split())
+    said = said if len(said) <= 100 else said[:99] + "…"
+    return Result(notices=[f"Noted (correction): {said} — saving it to memory."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:

@@ -25,7 +25,12 @@ def forget_when_asked(event, ctx) -> ContextResult | None:
     if result.get("removed") or result.get("candidates"):
         note = (f"The user asked tacit to forget \"{result.get('text')}\"; it was removed from memory. Do not rely "
                 "on it for the rest of this session.")
+    elif result.get("unclear"):  # only mentions: the user picks; nothing is gone yet
+        note = (f"The user asked tacit to forget \"{result.get('text')}\"; nothing was removed: some memory entries "
+                "only mention it and tacit asked the user which to forget. Do not say it was forgotten.")
+    elif not result.get("success"):
+        note = f"The user asked tacit to forget \"{result.get('text')}\"; it failed: {result.get('error')}."
     else:  # nothing said it: the agent must not claim a removal
-        note = (f"The user asked tacit to forget \"{result.get('text')}\"; no memory entry said it, and tacit "
-                "will not learn it from now on.")
-    return ContextResult(notices=[result["message"]], context=[Injection(note, source="tacit.forget")])
+        note = (f"The user asked tacit to forget \"{result.get('text')}\"; no memory entry said it, so nothing "
+                "was removed. Do not say it was forgotten.")
+    return ContextResult(notices=[result.get("message") or result.get("error", "")], context=[Injection(note, source="tacit.forget")])

@@ -4,10 +4,11 @@ session and the message that led to it — not, later, as a hand edit."""
 
 from __future__ import annotations
 
+from tacit.hosts import spec as host_specs
 from tacit.stores import history
 from tacit.stores.memory import MemoryStore
 
-MEMORY_TOOLS = {"hermes": ("memory",)}
+MEMORY_TOOLS = {name: t for name, t in host_specs.table("memory_tools").items() if t}  # from each host's spec
 
 
 def register(engine) -> None:

@@ -63,16 +63,13 @@ def since_last_session(ctx) -> str:
     the notices they queued (for a session that has ended) are settled by it."""
     ledger = ctx.ledger
     with ledger.read() as conn:
-        row = conn.execute("SELECT MAX(updated_at) FROM sessions WHERE session_id != ?",
-                           (ctx.session_id,)).fetchone()
+        last_other = notices.last_other_session(conn, ctx.session_id)
         # a save announced to a session that ended before it saw it: its session row was touched
         # after the save (the child's running mark cleared), so the time window alone misses it
-        waiting = [r[0] for r in conn.execute(
-            "SELECT DISTINCT change_id FROM notices WHERE delivered_at IS NULL AND change_id IS NOT NULL "
-            "AND coalesce(session_id, '') != ? ORDER BY change_id", (ctx.session_id,))]
-    if (not row or row[0] is None) and not waiting:
+        waiting = notices.undelivered_changes(conn, ctx.session_id)
+    if last_other is None and not waiting:
         return ""
-    since = row[0] if row and row[0] is not None else time.time()
+    since = last_other if last_other is not None else time.time()
     found = {c.id: c for c in history.changes(ledger, since=since, limit=500)
              if c.actor.kind in SUMMARISED and c.actor.session_id != ctx.session_id}
     for change_id in waiting[-500:]:
@@ -84,8 +81,7 @@ def since_last_session(ctx) -> str:
         return ""
     since = min(since, min(c.at for c in found))
     with ledger.write() as conn:
-        conn.executemany("UPDATE notices SET delivered_at = ? WHERE delivered_at IS NULL AND change_id = ?",
-                         [(time.time(), c.id) for c in found])
+        notices.deliver_changes(conn, [c.id for c in found], time.time())
     stamp = time.strftime("%Y-%m-%dT%H:%M", time.localtime(since))
     return f"Since your last session, tacit {summarise(found)} — see: tacit memory log --since {stamp}"
 

@@ -19,6 +19,9 @@ Design decisions, and why
   for a complete one.
 - **A long data-folder path** (AF_UNIX allows ~107 bytes) is reached by
   changing into the run folder and connecting by the socket's bare name.
+- **Headless runs show no hook output**: the reply's notices also go where
+  that run's user sees them (``tell_terminal``; docs/hosts/claude-code.md,
+  codex.md), never to its stdout.
 """
 
 import _socket
@@ -36,6 +39,15 @@ DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
 
 
+#: per host, how a headless run is recognised: an environment variable's value prefixes, or
+#: an ancestor process's first argument (``codex exec``); and whether the notices then go to
+#: that run's stderr only when it is a terminal (claude -p: stderr is otherwise empty) or
+#: always (codex exec: stderr is the run's transcript, where it reports its hooks)
+HEADLESS = {"claude-code": {"env": b"CLAUDE_CODE_ENTRYPOINT", "prefixes": (b"sdk",), "terminal_only": True},
+            "codex": {"argv1": b"exec", "terminal_only": False}}
+ANCESTORS = 4
+
+
 def main() -> None:
     argv = sys.argv[1:]
     out = b""
@@ -44,12 +56,106 @@ def main() -> None:
     except BaseException:  # noqa: BLE001 — never break the host
         out = b""
     try:
+        tell_terminal(argv, out)
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
         if out:
             sys.stdout.buffer.write(out)
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
     posix._exit(0)
+
+
+def _parent(pid: int) -> int:
+    stat = _read(f"/proc/{pid}/stat")
+    fields = stat.rpartition(b")")[2].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+
+
+def _read(path: str) -> bytes:
+    try:
+        fd = posix.open(path, posix.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return posix.read(fd, 4096)
+    finally:
+        posix.close(fd)
+
+
+def _ancestors(limit: int = ANCESTORS):
+    pid = posix.getppid()
+    for _ in range(limit):
+        if pid <= 1:
+            return
+        yield pid
+        pid = _parent(pid)
+
+
+def headless_run(host: str, environ=None, ancestors: int = ANCESTORS) -> int:
+    """The pid whose stderr is the headless run's output (``claude -p``, ``codex exec``),
+    0 when the run is headless but that process is not known, -1 when it is not headless."""
+    spec = HEADLESS.get(host)
+    if spec is None:
+        return -1
+    if "env" in spec:
+        value = (posix.environ if environ is None else environ).get(spec["env"], b"")
+        return 0 if value and value.startswith(spec["prefixes"]) else -1
+    for pid in _ancestors(ancestors):
+        args = _read(f"/proc/{pid}/cmdline").split(b"\0")
+        if spec["argv1"] in args[1:3]:
+            return pid
+    return -1
+
+
+def open_terminal(host: str, run: int, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> int:
+    """A writable fd on the headless run's output, or -1: its terminal (``tty``,
+    else the nearest ancestor's stderr that is a terminal); for a host whose
+    run reports hooks on stderr, that run's stderr whatever it is."""
+    if run > 0 and not HEADLESS[host]["terminal_only"]:
+        try:
+            return posix.open(f"/proc/{run}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
+        except OSError:
+            return -1
+    try:
+        return posix.open(tty, posix.O_WRONLY | posix.O_NOCTTY)
+    except OSError:
+        pass
+    for pid in _ancestors(ancestors):
+        try:
+            fd = posix.open(f"/proc/{pid}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
+        except OSError:
+            continue
+        if posix.isatty(fd):
+            return fd
+        posix.close(fd)
+    return -1
+
+
+def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> bool:
+    """In a headless run, write the reply's notices (``systemMessage``) where the
+    run's user sees them (:func:`open_terminal`); True when written."""
+    if len(argv) < 2 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
+        return False
+    run = headless_run(argv[0], ancestors=ancestors)
+    if run < 0:
+        return False
+    import json  # only here: a notice in a headless run
+
+    message = json.loads(out).get("systemMessage")
+    if not isinstance(message, str) or not message.strip():
+        return False
+    fd = open_terminal(argv[0], run, tty, ancestors)
+    if fd < 0:
+        return False  # no terminal (a script, CI): the notice waits for the next session start
+    try:
+        lines = [line for line in message.splitlines() if line.strip()]
+        posix.write(fd, "".join(f"tacit: {line}\n" for line in lines).encode("utf-8", "replace"))
+    finally:
+        posix.close(fd)
+    return True
 
 
 def read_stdin() -> bytes:

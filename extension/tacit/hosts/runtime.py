@@ -19,18 +19,13 @@ import weakref
 
 from tacit.children.launch import detached_launcher, inline_launcher
 from tacit.engine import Engine
+from tacit.hosts import spec as host_specs
 from tacit.log import report_config_problems
 
 MODES = ("service", "inprocess", "oneshot", "replay")
 
-# what each host already does itself, so handlers do not do it twice
-HOST_FEATURES = {
-    # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,
-    # and indexes tacit's global skills (linked into its skills folder); this project's memory
-    # and skills come from tacit
-    "hermes": frozenset({"memory_snapshot", "memory_tool", "global_skill_index"}),
-    "pi": frozenset({"tacit_tools"}),
-}
+# what each host already does itself, so handlers do not do it twice (its spec says it)
+HOST_FEATURES = {name: f for name, f in host_specs.table("features").items() if f}
 
 
 def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,

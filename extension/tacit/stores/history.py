@@ -325,6 +325,14 @@ def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "
         return None
 
 
+def child_rows(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:
+    """The rows a child of kind(s) ``name`` wrote for a session within ``[start, end]`` (``tacit cost``)."""
+    rows = conn.execute("SELECT id, at, action, scope, target, actor_name FROM history WHERE actor_kind = 'child' "
+                        "AND session_id = ? AND actor_name = ? AND at >= ? AND at <= ? ORDER BY id",
+                        (session_id, name, start, end)).fetchall()
+    return [{"id": r[0], "at": r[1], "action": r[2], "scope": r[3], "target": r[4], "by": r[5]} for r in rows]
+
+
 def group_of(ledger, group: str) -> list[Change]:
     """Every change of one group (a child's run, a forget), newest first."""
     with ledger.read() as conn:

@@ -72,11 +72,13 @@ from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
 from tacit import memory_folder
 from tacit.scan import describe, scan
+from tacit.scopes import MEMORY as _MEMORY
+from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
 
 ENTRY_DELIMITER = "\n§\n"
-SCOPES = ("user", "global", "project", "team")
-MEMORY = "memory"  # = this store's project when it has one, else global
+SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
+MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
@@ -675,6 +677,28 @@ class MemoryStore:
                           new_entries)
         result["entries"] = new_entries
         return self._changed(result) if changed else result
+
+    @_refusals_are_results
+    def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
+        """Remove the entries ``wanted`` picks that no recorded change ever
+        wrote (a carrier another tool left, such as a Hermes child's tagged
+        project entry, re-saved where it belongs): nothing to record, since the
+        history never held them. The result's ``taken`` lists them."""
+        target = self._writable_target(target)
+        with self._lock(target):
+            try:
+                entries = self._load_for_write(target, roundtrip_guard=True)
+            except DriftError as exc:
+                return self._drift_result(target, exc)
+            path = self.path_for(target)
+            with history.ledger_for(self.cfg) as ledger:
+                known = history.last_state(ledger, str(path)) or []
+            taken = [e for e in entries if wanted(e) and e not in known]
+            if taken:
+                atomic_write_text(path, join_entries([e for e in entries if e not in taken]))
+        result = self._ok(target, f"{len(taken)} unrecorded entries taken.", [e for e in entries if e not in taken])
+        result["taken"] = taken
+        return result
 
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:

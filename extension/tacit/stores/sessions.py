@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from tacit.session import SessionState
+from tacit.stores.jobs import insert as insert_job
+from tacit.stores.jobs import load as load_job
 from tacit.stores.ledger import Ledger
 
 CACHE_SESSIONS = 2000
@@ -187,24 +189,7 @@ class SessionStore:
         return out
 
 
-# -- jobs -----------------------------------------------------------------------------
-def insert_job(conn, job: dict) -> None:
-    conn.execute("INSERT OR IGNORE INTO jobs (id, kind, session_id, host, cwd, source, variables, "
-                 "status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                 (job["id"], job["kind"], job["session_id"], job.get("host") or "", job.get("cwd"),
-                  job.get("source") or "", json.dumps(job.get("variables") or {}, ensure_ascii=False),
-                  job.get("status") or "queued", job.get("created") or time.time()))
-
-
-def load_job(conn, job_id: str) -> dict | None:
-    row = conn.execute("SELECT id, kind, session_id, host, cwd, source, variables, status, created_at, "
-                       "pid FROM jobs WHERE id = ?", (job_id,)).fetchone()
-    if row is None:
-        return None
-    variables = _loads(row[6])
-    return {"id": row[0], "kind": row[1], "session_id": row[2], "host": row[3], "cwd": row[4],
-            "source": row[5], "variables": variables if isinstance(variables, dict) else {},
-            "status": row[7], "created": row[8], "pid": row[9]}
+# -- jobs: tacit.stores.jobs (insert_job, load_job kept for their callers) ----------------
 
 
 def _loads(text):

@@ -279,19 +279,19 @@ class SkillStore:
     """create / view / patch / edit / delete / list skills, and the index."""
 
     def __init__(self, cfg, *, root: Path | str | None = None, scope: str = "global",
-                 _live: _Live | None = None):
+                 _live: _Live | None = None, actor: "history.Actor | None" = None):
         self.cfg = cfg
         self.scope = scope  # global | project | team (tacit.stores.skill_scopes)
         self.skills_dir = Path(root) if root is not None else Path(cfg.skills_dir)
         self._snapshot: str | None = None
         self._live = _live if _live is not None else _Live()
-        self.actor = None  # who its writes are recorded as (else the engine's acting handler)
+        self.actor = actor  # who its writes are recorded as (else the engine's acting handler)
 
     def session(self) -> "SkillStore":
         """A store for one session that shares this store's catalog (one build
         for every session of a service, one refresh for all) but has its own
         frozen ``snapshot()``."""
-        return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live)
+        return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
     def _record(self, action: str, path: Path, before, after) -> int | None:
         """The change in the history, as this store's actor."""

@@ -2,16 +2,17 @@
 
 Design decisions
 - **Matched by words, not by string.** "forget that we use pnpm" must find
-  the child's paraphrase "Use pnpm, never npm": a text matches a tombstone
-  when every content word of the tombstone is in it (a word matches its
-  plural or a longer form: "deploy" ~ "deploys"). One-word forgets
-  ("forget pnpm") are broad on purpose: that is what the user said.
+  the child's paraphrase "This project uses pnpm": a text matches a tombstone
+  when every content word of the tombstone is in it, each in any of its
+  forms ("use" ~ "uses" ~ "using", "deploy" ~ "deploys"). One-word forgets
+  ("forget pnpm") are broad on purpose: that is what the user said. A text
+  with the distinctive words but not the generic ones ("use", "prefer") is
+  a ``partial`` match (:func:`match_kind`): forget asks about it.
 - **Lifted only by the user teaching it again**: ``tacit memory add``,
   ``/memory-teach``, or a new correction in the user's own words. New
   evidence (usage patterns, reviews, other children) is refused while the
   tombstone stands.
-- **In the ledger** (``tombstones``, migration 0006_history); ``live`` is one
-  indexed scan of a table the user fills by hand, so it stays small.
+- **In the ledger** (``tombstones``, migration 0006_history); small by nature.
 """
 
 from __future__ import annotations
@@ -31,6 +32,24 @@ forget remember stop remembering memory memories note notes entry entries thing 
 STOPWORDS = frozenset(_STOPWORDS.split())
 _WORD = re.compile(r"[\w][\w./@+#-]*", re.UNICODE)
 MIN_STEM = 4  # shorter words match only exactly
+#: generic words: part of what a forget says, but not what it is about
+WEAK = frozenset("""
+use uses used using prefer prefers preferred like likes liked want wants wanted need needs needed make makes run runs
+work works project repo repository here now should must instead keep keeps go goes get gets put puts
+""".split())
+_SUFFIXES = (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ed", ""))
+
+
+def forms(word: str) -> set[str]:
+    """A word and its plain forms for matching: "uses" ~ "use", "using" ~ "use", "deploys" ~ "deploy"."""
+    word = word[:-2] if word.endswith("'s") else word
+    out = {word}
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 2:
+            base = word[: len(word) - len(suffix)] + repl
+            out |= {base, base + "e"}
+            break
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,18 +74,35 @@ def key_words(text: str) -> tuple[str, ...]:
 def _word_in(word: str, words: set[str]) -> bool:
     if word in words:
         return True
+    mine = forms(word)
+    if any(mine & forms(w) for w in words):
+        return True
     if len(word) < MIN_STEM:
         return False
     return any(len(w) >= MIN_STEM and (w.startswith(word) or word.startswith(w)) for w in words)
 
 
-def matches(forgotten: str, text: str) -> bool:
-    """Does ``text`` say what ``forgotten`` said (every content word of it in ``text``)?"""
+def match_kind(forgotten: str, text: str) -> str | None:
+    """How ``text`` matches what ``forgotten`` said: ``clear`` (every content
+    word of it, in any form), ``partial`` (some of its distinctive words, not
+    all of it) or None."""
     keys = key_words(forgotten)
     if not keys:
-        return bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
+        found = bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
+        return "clear" if found else None
     words = set(key_words(text))
-    return all(_word_in(k, words) for k in keys)
+    present = [k for k in keys if _word_in(k, words)]
+    if len(present) == len(keys):
+        return "clear"
+    strong = [k for k in keys if not forms(k) & WEAK]
+    if any(k in present for k in strong):
+        return "partial"
+    return None
+
+
+def matches(forgotten: str, text: str) -> bool:
+    """Does ``text`` say what ``forgotten`` said (every content word of it in ``text``, in any form)?"""
+    return match_kind(forgotten, text) == "clear"
 
 
 def add(conn, text: str, *, history_id: int | None = None, now: float | None = None) -> int:

@@ -127,7 +127,20 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
 
 
 def _blocked(text: str) -> str:
-    return json.dumps({"decision": "block", "reason": fit_text(text, CONTEXT_CAP)}, ensure_ascii=False)
+    """The answer as the blocked prompt's reason, without the "Original prompt: …" echo
+    (``suppressOriginalPrompt``; Claude Code 2.1.197 still puts its fixed "UserPromptSubmit
+    operation blocked by hook:" line above it — no hook output shows plain text there)."""
+    return json.dumps({"decision": "block", "reason": fit_text(slash_names(text), CONTEXT_CAP),
+                       "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True}},
+                      ensure_ascii=False)
+
+
+_BARE_SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
+
+
+def slash_names(text: str) -> str:
+    """Hints name the commands as Claude Code lists them: ``/memory-forget`` → ``/tacit:memory-forget``."""
+    return _BARE_SLASH.sub(lambda m: f"/tacit:{m.group(1)}" if m.group(1) in slash.NAMES else m.group(0), text)
 
 
 def _with_id(event, event_id: str):
@@ -246,7 +259,7 @@ def render(event_name: str, results: list[Result]) -> str:
                 "permissionDecisionReason": fit_text(stop.reason, 2000),
             }
     if notices:
-        output["systemMessage"] = fit_text("\n".join(notices), CONTEXT_CAP)
+        output["systemMessage"] = fit_text(slash_names("\n".join(notices)), CONTEXT_CAP)
     return json.dumps(output, ensure_ascii=False) if output else ""
 
 

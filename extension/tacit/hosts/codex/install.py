@@ -118,9 +118,17 @@ def hook_command(python: str, event: str) -> str:
     return commandline.hook_command(python, HOST, event)
 
 
+# what Codex's ``/hooks`` shows for each hook (it has no other name field: without one, "Unnamed hook")
+HOOK_NAMES = {
+    "SessionStart": "tacit: load memory", "UserPromptSubmit": "tacit: read your message",
+    "PreToolUse": "tacit: check guards", "PostToolUse": "tacit: note the result", "Stop": "tacit: end of turn",
+    "PreCompact": "tacit: save before compaction", "SessionEnd": "tacit: save the session",
+}
+
+
 def tacit_group(python: str, event: str) -> dict:
     return {"hooks": [{"type": "command", "command": hook_command(python, event),
-                       "timeout": HOOK_TIMEOUTS[event]}]}
+                       "timeout": HOOK_TIMEOUTS[event], "statusMessage": HOOK_NAMES[event]}]}
 
 
 def is_tacit_group(group, event: str) -> bool:

@@ -18,16 +18,18 @@ def tag_for(project) -> str:
 
 
 def file_tagged(cfg, project, actor: history.Actor) -> list[str]:
-    """Move the tagged global entries into ``project``'s memory; the entries moved."""
+    """Move the tagged global entries into ``project``'s memory; the entries
+    moved. Run before the integrity check: the tagged entry never was a global
+    note, so the move is one change (the child's save to the project), not an
+    edit of the global notes, an add and a remove."""
     if project is None:
         return []
-    store = MemoryStore(cfg, project)
+    store = MemoryStore(cfg, project, actor=actor)
     tag = tag_for(project)
     tagged = [e for e in store.entries("global") if e.startswith(tag) and e[len(tag):].strip()]
     moved = []
-    with history.acting(actor):
-        for entry in tagged:
-            if store.add("project", entry[len(tag):].strip())["success"]:
-                store.remove("global", entry)
-                moved.append(entry[len(tag):].strip())
+    for entry in tagged:
+        if store.add("project", entry[len(tag):].strip())["success"]:
+            store.take_unrecorded("global", lambda e, entry=entry: e == entry)
+            moved.append(entry[len(tag):].strip())
     return moved

@@ -41,6 +41,8 @@ import time
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for
 from tacit.log import log
+from tacit.app import Actor
+from tacit.stores import history
 from tacit.stores.memory import MemoryStore
 
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
@@ -140,14 +142,18 @@ def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -
                     _move_failed(cfg, path, {"error": f"unreadable queue file: {exc}"})
                     report["failed"].append({"path": path, "error": str(exc)})
                     continue
-                result = MemoryStore(cfg).add(target, content)
+                # the agent's own add, deferred: recorded as the agent's, in its session
+                agent = Actor(kind="agent", name="memory", session_id=str(item.get("session_id") or ""), host="hermes")
+                result = MemoryStore(cfg, actor=agent).add(target, content)
                 if not result.get("success") and result.get("over_limit") and target not in consolidated:
                     consolidated.add(target)
-                    summary = consolidate_target(cfg, target, use_agent=use_agent)
+                    with history.acting(Actor(kind="learner", name="consolidate", session_id=agent.session_id,
+                                              host=agent.host)):
+                        summary = consolidate_target(cfg, target, use_agent=use_agent)
                     report["consolidated"].append(summary)
                     log(cfg, "info", "hermes.overflow", f"consolidated {summary.get('summary')} "
                                                           f"({summary.get('mode')})")
-                    result = MemoryStore(cfg).add(target, content)  # re-read: the child edited it
+                    result = MemoryStore(cfg, actor=agent).add(target, content)  # re-read: the child edited it
                 if result.get("success"):
                     os.unlink(path)
                     report["added"].append({"target": target, "content": content})

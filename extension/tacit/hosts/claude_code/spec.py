@@ -1,0 +1,31 @@
+"""Claude Code, as tacit knows it (``tacit.hosts.spec``; docs/hosts/claude-code.md)."""
+
+from tacit.hosts.spec import Host
+
+# the child reads its prompt and runs `tacit …` (Bash) to save; anything else is denied,
+# never prompted (dontAsk). Verified on 2.1.197 (docs/hosts/claude-code.md, "The child agent").
+CHILD_TOOLS = "Bash,Read"
+
+HOST = Host(
+    name="claude-code",
+    label="Claude Code",
+    honoured=frozenset({"before_agent_start.context", "message_end.context", "notices",
+                        "tool_call.block", "tool_call.ask"}),
+    child_command=(
+        "claude", "-p", "{prompt}",
+        "--settings", '{"disableAllHooks": true, "autoMemoryEnabled": false}',
+        "--no-session-persistence",
+        "--output-format", "json",
+        "--max-turns", "{max_turns}",
+        "--model", "{model}",
+        "--tools", CHILD_TOOLS,
+        "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**)",
+        "--permission-mode", "dontAsk",
+        "--strict-mcp-config",
+        "--disable-slash-commands",
+        "--add-dir", "{data_dir}",
+    ),
+    prompt_stdin=None,
+    child_model="haiku",
+    shell_marker="CLAUDECODE",
+)

@@ -1,0 +1,16 @@
+"""Codex CLI, as tacit knows it (``tacit.hosts.spec``; docs/hosts/codex.md)."""
+
+from tacit.hosts.spec import Host
+
+HOST = Host(
+    name="codex",
+    label="Codex CLI",
+    honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
+    # Codex CLI 0.171.0: no hooks at all in the child, no session files, the data folder (its cwd,
+    # not a git repo) as the writable sandbox workspace, JSONL events (the last line carries token
+    # usage); no --model unless child_model is set: the child uses the user's configured model
+    child_command=("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
+                   "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
+                   "--", "{prompt}"),
+    prompt_stdin="-",
+)

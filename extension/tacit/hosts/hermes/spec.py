@@ -1,0 +1,19 @@
+"""Hermes Agent, as tacit knows it (``tacit.hosts.spec``; docs/hosts/hermes.md)."""
+
+from tacit.hosts.spec import Host
+
+HOST = Host(
+    name="hermes",
+    label="Hermes Agent",
+    honoured=frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
+    # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,
+    # and indexes tacit's global skills (linked into its skills folder); this project's memory
+    # and skills come from tacit
+    features=frozenset({"memory_snapshot", "memory_tool", "global_skill_index"}),
+    memory_tools=("memory",),
+    # Hermes's own memory/skill tools only (they write the same files); no --model unless
+    # child_model is set: the child uses the user's configured model
+    child_command=("hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
+                   "--model", "{model}"),
+    prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
+)

@@ -1,0 +1,15 @@
+"""pi, as tacit knows it (``tacit.hosts.spec``; docs/hosts/pi.md)."""
+
+from tacit.hosts.spec import Host
+
+HOST = Host(
+    name="pi",
+    label="pi",
+    honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
+    features=frozenset({"tacit_tools"}),  # tacit's own memory and skill tools (hosts/pi/tools.py)
+    # --no-extensions + --extension: only tacit loads in the child (its bridge serves the
+    # memory/skill tools; TACIT_CHILD=1 keeps it inert); empty values drop their flag;
+    # --mode json: the events carry each message's usage and cost
+    child_command=("pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
+                   "--model", "{model}", "--mode", "json", "{prompt}"),
+)

@@ -1,0 +1,80 @@
+"""The terse and non-English forms issue 22 found missed or misread: each decided as a user means it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.detect.analysis import analyse
+
+NPM_REPLY = "I ran `npm install` and the build passes."
+
+
+@pytest.mark.parametrize("text, prev, rule", [
+    ("pnpm pls", NPM_REPLY, "Use pnpm."),
+    ("single quotes pls", "I switched the strings to double quotes.", "Use single quotes."),
+    ("use pnpm, not npm", None, "Use pnpm, not npm."),  # cold: no agent reply before it
+    ("stop, fix the test first", "I'll now update the docs for the new flag.", None),
+    ("actually, fix the test first", "I'll now update the docs for the new flag.", None),
+    ("Stop creating a new connection per request; the pool exists", "I added a new db connection in the handler.",
+     None),
+])
+def test_terse_corrections_are_corrections_and_highlighted(text, prev, rule):
+    analysis = analyse(text, prev)
+    assert analysis.is_correction, analysis.correction
+    assert analysis.highlight
+    assert analysis.rule == rule
+
+
+def test_a_tool_asked_for_with_nothing_to_reject_is_a_preference_not_a_correction():
+    analysis = analyse("pnpm pls")
+    assert not analysis.is_correction
+    assert analysis.rule == "Use pnpm." and analysis.category == "preference" and analysis.highlight
+
+
+def test_we_use_yarn_here_is_a_highlighted_fact_with_its_rule():
+    analysis = analyse("we use yarn here")
+    assert analysis.category == "fact" and analysis.rule == "This project uses yarn." and analysis.highlight
+
+
+@pytest.mark.parametrize("text, prev", [
+    ("no need to change that", "Should I also update the config file?"),
+    ("Did you say the tenant id is 42?", "The tenant id is 42 in staging."),
+    ("actually, also add a test", "Done: the parser handles empty input."),
+    ("stop the server and restart it", "The server is running on port 3000."),
+])
+def test_waivers_questions_and_additions_are_not_corrections(text, prev):
+    analysis = analyse(text, prev)
+    assert not analysis.is_correction, analysis.correction
+
+
+@pytest.mark.parametrize("text", ["no need to change that", "Did you say the tenant id is 42?"])
+def test_waivers_and_clarifying_questions_are_not_highlighted(text):
+    analysis = analyse(text, "Should I also update the config file?")
+    assert not analysis.highlight and analysis.category == "none"
+
+
+@pytest.mark.parametrize("text", [
+    "Nein, das ist falsch. Benutze pnpm statt npm.",  # de
+    "Non, ce n'est pas ça. Utilise pnpm.",  # fr
+    "No, eso está mal. Usa pnpm.",  # es
+    "Нет, это неправильно. Используй pnpm.",  # ru
+    "違います。pnpmを使ってください",  # ja
+    "Não, isso está errado. Use pnpm.",  # pt
+    "아니요, 틀렸어요. pnpm을 사용하세요",  # ko
+    "不对，用pnpm",  # zh
+])
+def test_corrections_in_other_languages(text):
+    analysis = analyse(text, NPM_REPLY)
+    assert analysis.is_correction, analysis.correction
+    assert analysis.highlight
+
+
+@pytest.mark.parametrize("text", [
+    "Non merci, c'est parfait.",
+    "Danke, das ist gut so.",
+    "Спасибо, всё работает.",
+    "ありがとう、完璧です",
+    "Gracias, funciona.",
+])
+def test_thanks_in_other_languages_are_not_corrections(text):
+    assert not analyse(text, NPM_REPLY).is_correction

@@ -1,0 +1,85 @@
+"""Headless runs (``claude -p``) show no hook output: the hook client writes the
+notices to the run's terminal instead — never to stdout, nothing without a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tacit.hosts import hook_client
+
+REPLY = json.dumps({"systemMessage": "Noted (fact): This project uses yarn.\ntacit saved 1 entry"}).encode()
+
+
+@pytest.fixture
+def terminal():
+    master, slave = os.openpty()
+    yield master, os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
+
+
+def read_all(fd: int) -> str:
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 65536).decode()
+    except BlockingIOError:
+        return ""
+
+
+def test_a_headless_run_gets_its_notices_on_its_terminal(terminal, monkeypatch):
+    master, tty = terminal
+    monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
+    monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
+    assert hook_client.tell_terminal(["claude-code", "Stop"], REPLY, tty=tty)
+    shown = read_all(master).replace("\r\n", "\n")
+    assert shown == "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n"
+
+
+@pytest.mark.parametrize("environ, argv, reply", [
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"cli"}, ["claude-code", "Stop"], REPLY),  # interactive: the host shows it
+    ({}, ["claude-code", "Stop"], REPLY),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["claude-code", "Stop"], b'{"hookSpecificOutput": {}}'),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["claude-code", "Stop"], b""),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli", b"TACIT_CHILD": b"1"}, ["claude-code", "Stop"], REPLY),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["other-host", "Stop"], REPLY),
+])
+def test_nothing_is_written_where_the_host_shows_it_or_there_is_nothing(terminal, monkeypatch, environ, argv, reply):
+    master, tty = terminal
+    for key in (b"CLAUDE_CODE_ENTRYPOINT", b"TACIT_CHILD"):
+        monkeypatch.delitem(os.environb, key, raising=False)
+    for key, value in environ.items():
+        monkeypatch.setitem(os.environb, key, value)
+    assert not hook_client.tell_terminal(argv, reply, tty=tty)
+    assert read_all(master) == ""
+
+
+def test_no_terminal_is_no_error(monkeypatch, tmp_path):
+    monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
+    monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
+    assert not hook_client.tell_terminal(["claude-code", "Stop"], REPLY, tty=str(tmp_path / "no-such-tty"),
+                                         ancestors=0)
+
+
+def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_path):
+    """``codex exec`` reports its hooks on stderr: the notices go there, whatever stderr is."""
+    import subprocess
+    import sys
+
+    hook = tmp_path / "hook.py"
+    hook.write_text("import sys\nfrom tacit.hosts import hook_client\n"
+                    f"print(hook_client.tell_terminal(['codex', 'Stop'], {REPLY!r}, tty='/nonexistent'))\n")
+    host = tmp_path / "codex.py"  # stands in for the host process: `<interpreter> codex.py exec …`
+    host.write_text("import subprocess, sys\n"
+                    f"out = subprocess.run([sys.executable, {str(hook)!r}], capture_output=True, text=True)\n"
+                    "print(out.stdout.strip())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TACIT_CHILD", "CLAUDE_CODE_ENTRYPOINT")}
+    done = subprocess.run([sys.executable, str(host), "exec", "--", "we use yarn here"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "True"
+    assert done.stderr == "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n"
+    interactive = subprocess.run([sys.executable, str(host), "--", "hello"], capture_output=True, text=True,
+                                 env=env, timeout=60)
+    assert interactive.stdout.strip() == "False" and interactive.stderr == ""

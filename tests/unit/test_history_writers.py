@@ -1,0 +1,188 @@
+"""Every writer leaves exactly one history row per change, with the right actor (issue 20).
+
+Real processes where the writer is one (the CLI, the service's pi sessions),
+the real hook adapter and engine for slash commands, the real child-scope
+move for a Hermes child.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tacit.app import USER, Actor
+from tacit.children import integrity
+from tacit.hosts import hooks
+from tacit.hosts.hermes.child_scopes import file_tagged, tag_for
+from tacit.hosts.runtime import build_engine
+from tacit.learn import importance
+from tacit.learn.captures import Assessment
+from tacit.projects import project_for
+from tacit.stores import history
+from tacit.stores.ledger import Ledger
+from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore
+from test_pi_bridge import ServiceSession
+
+SID = "5f0e4c1a-9d7e-4b2a-8c3d-0000000000aa"
+
+
+def last_id(cfg) -> int:
+    with Ledger(cfg) as ledger:
+        found = history.changes(ledger, limit=1)
+    return found[0].id if found else 0
+
+
+def rows_since(cfg, after: int) -> list[history.Change]:
+    with Ledger(cfg) as ledger:
+        return [c for c in reversed(history.changes(ledger)) if c.id > after]
+
+
+def cli(env, *args, **extra_env):
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env={**env, **extra_env},
+                          capture_output=True, text=True, timeout=60)
+    return proc.returncode, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("args", [
+    ("memory", "add", "--scope", "global", "Tests run with tox."),
+    ("memory", "replace", "--scope", "global", "before", "The CI runs on Buildkite now."),
+    ("memory", "remove", "--scope", "global", "before"),
+])
+def test_cli_writes_one_row_as_you(cfg, tacit_env, args):
+    MemoryStore(cfg).add("global", "The CI ran on Jenkins before.")
+    start = last_id(cfg)
+    code, result = cli(tacit_env, *args)
+    assert code == 0 and result["success"], result
+    (change,) = rows_since(cfg, start)
+    assert change.actor.describe() == "you (tacit CLI)" and change.id == result["change_id"]
+
+
+def test_cli_of_a_child_agent_is_the_child(cfg, tacit_env):
+    child = Actor(kind="child", name="review", session_id="sess-42", host="codex", group="job:7")
+    code, result = cli(tacit_env, "memory", "add", "--scope", "global", "Deploys need a ticket.",
+                       TACIT_ACTOR=child.to_env())
+    assert code == 0, result
+    (change,) = rows_since(cfg, 0)
+    assert (change.actor.kind, change.actor.name, change.actor.session_id, change.group) == \
+        ("child", "review", "sess-42", "job:7")
+
+
+def test_review_keep_keeps_its_row(cfg, tacit_env):
+    """``tacit review --keep`` promotes inside its own ledger transaction: the
+    history row used to be lost ("database is locked (by another writer in this process)")."""
+    with Ledger(cfg) as led, led.write() as conn:
+        capture = importance.capture(conn, cfg, Assessment("capture", category="fact", importance=0.8,
+                                                           content="Our Kafka cluster has six brokers."),
+                                     session_id="s1", now=time.time())
+    start = last_id(cfg)
+    code, result = cli(tacit_env, "review", "--keep", str(capture.id))
+    assert code == 0 and result["success"], result
+    (change,) = rows_since(cfg, start)
+    assert change.actor.kind == "user" and change.added() == ["Our Kafka cluster has six brokers."]
+    assert "database is locked" not in (cfg.log_file.read_text() if cfg.log_file.exists() else "")
+
+
+# -- slash commands, as Claude Code's hook answers them --------------------------------------
+@pytest.fixture
+def claude(cfg, tmp_path):
+    quiet = cfg.with_settings(child_enabled=False)
+    engine = build_engine(quiet, "oneshot", host="claude-code", discover_plugins=False)
+
+    def prompt(text: str) -> dict:
+        body = {"session_id": SID, "transcript_path": "/nonexistent.jsonl", "cwd": str(tmp_path),
+                "hook_event_name": "UserPromptSubmit", "prompt_id": f"p-{text[:20]}", "prompt": text}
+        return json.loads(hooks.run(engine, "claude-code", "UserPromptSubmit", json.dumps(body).encode()))
+
+    return prompt
+
+
+def test_memory_teach_is_one_row_as_you(cfg, claude):
+    start = last_id(cfg)
+    out = claude("/tacit:memory-teach Always run make lint before pushing.")
+    assert out["decision"] == "block" and "Taught" in out["reason"], out
+    (change,) = rows_since(cfg, start)
+    assert change.actor.describe() == "you (/memory-teach)"
+    assert change.actor.session_id == SID and change.actor.host == "claude-code"
+
+
+def test_memory_forget_is_you_not_the_agent(cfg, claude):
+    MemoryStore(cfg).add("global", "We deploy with Capistrano.")
+    start = last_id(cfg)
+    out = claude("/tacit:memory-forget capistrano")
+    assert "Forgot" in out["reason"], out
+    (change,) = rows_since(cfg, start)
+    assert change.action == "forget" and change.actor.kind == "user" and change.actor.name == "/memory-forget"
+
+
+# -- pi: the agent's tool and a child's ----------------------------------------------------------
+@pytest.fixture
+def pi_env(tacit_env):
+    return {**tacit_env, "TACIT_HOST": "pi"}
+
+
+def test_pi_child_saves_are_the_childs(cfg, pi_env):
+    child = Actor(kind="child", name="correction", session_id="sess-pi", host="pi", group="job:9")
+    session = ServiceSession(pi_env)
+    try:
+        session.hello(child=True, actor=child.to_env())
+        result = session.result("tool", {"name": "memory", "session_id": "sess-child",
+                                         "args": {"action": "add", "target": "global",
+                                                  "content": "Use uv, not pip."}})
+        assert result["success"], result
+    finally:
+        session.close()
+    (change,) = rows_since(cfg, 0)
+    assert (change.actor.kind, change.actor.name, change.group) == ("child", "correction", "job:9")
+
+
+def test_pi_agent_saves_are_the_agents(cfg, pi_env):
+    session = ServiceSession(pi_env)
+    try:
+        session.hello()
+        result = session.result("tool", {"name": "memory", "session_id": "sess-agent",
+                                         "args": {"action": "add", "target": "user", "content": "Call me Sam."}})
+        assert result["success"], result
+    finally:
+        session.close()
+    (change,) = rows_since(cfg, 0)
+    assert change.actor.describe().startswith("the agent in session sess-agent on pi")
+
+
+# -- Hermes: a child's save through Hermes's own memory tool ----------------------------------------
+def test_a_hermes_childs_project_save_is_one_row(cfg, tmp_path):
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    project = project_for(str(repo))
+    MemoryStore(cfg).add("global", "Tests run with tox.")
+    job = {"id": 31, "kind": "correction", "session_id": "sess-h", "host": "hermes", "cwd": str(repo)}
+    snap = integrity.snapshot(cfg, job)
+    # what Hermes's memory tool does inside the child: append to the notes, tagged with the project
+    cfg.memory_file.write_text(ENTRY_DELIMITER.join(["Tests run with tox.", tag_for(project) + "Use pnpm, not npm."]))
+    start = last_id(cfg)
+    child = Actor(kind="child", name="correction", session_id="sess-h", host="hermes", group="job:31")
+    assert file_tagged(cfg, project, child) == ["Use pnpm, not npm."]
+    verdict = integrity.verify(cfg, job, snap)
+    assert verdict.ok and not verdict.restored, verdict
+    (change,) = rows_since(cfg, start)
+    assert change.scope == "project" and change.added() == ["Use pnpm, not npm."]
+    assert change.actor.kind == "child" and change.group == "job:31"
+    assert MemoryStore(cfg).entries("global") == ["Tests run with tox."]
+
+
+def test_no_actor_is_refused_before_the_file_changes(cfg, no_actor):
+    assert USER.kind == "user"
+    with pytest.raises(history.NoActor):
+        MemoryStore(cfg).add("global", "Nobody said this.")
+    assert not cfg.memory_file.exists()
+
+
+def test_cli_skill_create_is_one_row_as_you(cfg, tacit_env):
+    code, result = cli(tacit_env, "skill", "create", "--name", "deploy-app", "--description", "Deploy the app.")
+    assert code == 0 and result["success"], result
+    (change,) = rows_since(cfg, 0)
+    assert change.action == "skill_create" and change.actor.describe() == "you (tacit CLI)"

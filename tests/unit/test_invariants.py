@@ -1,0 +1,231 @@
+"""The code-shape rules of the repository, checked on every run (issue 20).
+
+No ``.execute*(`` outside ``stores/``; ``os.environ`` only in config, paths,
+the children's environment and the hook client; module docstrings of at most
+15 lines; modules of at most 600 lines and functions of at most 80; no
+import from a higher layer; no host name outside ``hosts/``.
+
+Today's exceptions are listed below, each with its count. The lists only
+shrink: a new file or a higher count fails, and so does an entry that no
+longer needs its exception (delete it, or lower its count).
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "extension" / "tacit"
+HOST_NAMES = {"claude-code", "claude_code", "codex", "hermes", "pi"}
+ENVIRON_HOMES = {"config.py", "paths.py", "children/env.py", "hosts/hook_client.py"}
+
+# Layers, lowest first: a module imports only from its own layer or a lower one.
+LAYERS = [
+    {"tacit", "tacit.log", "tacit.fsutil", "tacit.paths", "tacit.config", "tacit.resources", "tacit.events",
+     "tacit.hookspecs", "tacit.scan", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
+     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes",
+     # the host specs are data every layer may read (tacit.hosts.spec)
+     "tacit.hosts.spec", "tacit.hosts.claude_code.spec", "tacit.hosts.codex.spec", "tacit.hosts.hermes.spec",
+     "tacit.hosts.pi.spec"},
+    {"tacit.detect", "tacit.guards"},
+    {"tacit.stores"},
+    {"tacit.learn", "tacit.changes", "tacit.forget", "tacit.consolidation", "tacit.app", "tacit.children",
+     "tacit.health"},
+    {"tacit.handlers", "tacit.engine", "tacit.slash", "tacit.search", "tacit.ui"},
+    {"tacit.hosts", "tacit.service", "tacit.commands", "tacit.cli", "tacit.__main__"},
+]
+
+# -- today's exceptions (only ever shrink) -------------------------------------------------
+EXECUTE_OUTSIDE_STORES = {  # to stores/ (the jobs table is there: stores/jobs.py)
+    "health.py": 2, "service/housekeeping.py": 1,
+}
+ENVIRON_ELSEWHERE = {  # to Config.env
+    "commands/guard.py": 1, "commands/privacy.py": 1, "commands/ui.py": 1,
+    "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
+}
+HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
+    "children/budget.py": 1, "children/commands.py": 1, "children/integrity.py": 1,
+    "children/runner.py": 3, "cli.py": 1, "commands/install.py": 4, "commands/learn.py": 5,
+    "learn/replay.py": 3,
+}
+UPWARD_IMPORTS = {
+    "children/runner.py -> tacit.hosts.hermes.child_scopes", "failures.py -> tacit.stores.ledger",
+    "guards/stats.py -> tacit.stores.guards", "guards/stats.py -> tacit.stores.ledger",
+    "guards/stats.py -> tacit.stores.memory", "learn/replay.py -> tacit.hosts.runtime",
+    "privacy/exclusion.py -> tacit.handlers.context", "privacy/exclusion.py -> tacit.stores.memory",
+    "stores/fix_patterns.py -> tacit.learn.fix_patterns",
+    "children/prompts.py -> tacit.handlers.context", "degraded.py -> tacit.stores.memory",
+    "health.py -> tacit.service", "ui/pages.py -> tacit.commands.cost", "ui/pages.py -> tacit.commands.guard",
+}
+LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
+    "children/integrity.py": 700, "detect/fix_parse.py": 1122, "engine.py": 630, "guards/match.py": 659,
+    "guards/shell.py": 1112, "learn/replay.py": 629, "safety/scanner.py": 1167, "stores/ledger.py": 960,
+    "stores/memory.py": 760, "stores/skills.py": 960,
+}
+LONG_FUNCTIONS = {  # at most three may stay above 80 lines
+    "detect/features.py:user_features": 135, "detect/fix_parse.py:_parse": 173, "detect/rules.py:phrase": 113,
+    "guards/shell.py:_inner": 162, "hosts/codex/install.py:_install": 108,
+}
+LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
+    "boundary.py": 42, "children/budget.py": 35, "children/commands.py": 33, "children/integrity.py": 64,
+    "children/launch.py": 16, "children/prices.py": 18, "children/runner.py": 39, "cli.py": 24,
+    "commands/detect.py": 17, "commands/guard.py": 18, "consolidation.py": 17, "detect/analysis.py": 25,
+    "detect/correction.py": 23, "detect/cues.py": 23, "detect/features.py": 21, "detect/fix.py": 26,
+    "detect/fix_parse.py": 26, "detect/fix_tokens.py": 29, "detect/importance.py": 30, "detect/markers.py": 21,
+    "detect/patterns.py": 18, "detect/rules.py": 30, "detect/text.py": 24, "engine.py": 28, "events.py": 17,
+    "fsutil.py": 27, "guards/derive.py": 34, "guards/match.py": 30, "guards/model.py": 17, "guards/outcome.py": 19,
+    "guards/shell.py": 48, "handlers/context.py": 28, "handlers/guards.py": 34, "hookspecs.py": 33,
+    "hosts/claude_code/hook.py": 31, "hosts/claude_code/install.py": 37, "hosts/claude_code/plugin.py": 25,
+    "hosts/codex/hook.py": 21, "hosts/codex/install.py": 50, "hosts/hermes/hermes_config.py": 20,
+    "hosts/hermes/install.py": 33, "hosts/hermes/overflow.py": 31, "hosts/hermes/plugin.py": 72,
+    "hosts/hermes/settings.py": 21, "hosts/hermes/shared_memory.py": 35, "hosts/hook_client.py": 21,
+    "hosts/install_support.py": 20, "hosts/pi/install.py": 22, "hosts/pi/protocol.py": 26, "hosts/pi/tools.py": 25,
+    "learn/captures.py": 25, "learn/fix_patterns.py": 28, "learn/fixes.py": 29, "learn/habits.py": 36,
+    "learn/importance.py": 42, "learn/lifecycle.py": 38, "learn/observe.py": 28, "learn/patterns.py": 26,
+    "learn/replay.py": 41, "learn/retention.py": 27, "learn/review.py": 30, "privacy/exclusion.py": 23,
+    "projects.py": 19, "safety/__init__.py": 23, "safety/commands.py": 35, "safety/context_gate.py": 45,
+    "safety/file_modes.py": 23, "safety/invisible.py": 20, "safety/private.py": 34, "safety/scanner.py": 69,
+    "safety/secrets.py": 31, "service/housekeeping.py": 24, "service/server.py": 23, "stores/guards.py": 39,
+    "stores/habits.py": 21, "stores/ledger.py": 54, "stores/memory.py": 46, "stores/sessions.py": 21,
+    "stores/skill_format.py": 26, "stores/skills.py": 49,
+}
+
+
+class Module:
+    def __init__(self, path: Path):
+        self.path = path
+        self.name = path.relative_to(ROOT).as_posix()
+        self.source = path.read_text(encoding="utf-8")
+        self.tree = ast.parse(self.source, filename=str(path))
+        dotted = self.name[:-3].replace("/", ".").removesuffix(".__init__")
+        self.module = "tacit" if dotted == "__init__" else f"tacit.{dotted}"
+
+
+MODULES = [Module(p) for p in sorted(ROOT.rglob("*.py"))]
+
+
+def counted(find) -> dict[str, int]:
+    found: dict[str, int] = collections.Counter()
+    for module in MODULES:
+        for node in ast.walk(module.tree):
+            key = find(module, node)
+            if key:
+                found[key] += 1
+    return dict(found)
+
+
+def within(found: dict, allowed: dict, what: str) -> None:
+    over = {k: v for k, v in found.items() if v > allowed.get(k, 0)}
+    assert not over, f"{what}, new or more than allowed: {over}"
+    stale = {k: v for k, v in allowed.items() if found.get(k, 0) < v}
+    assert not stale, f"{what}: fewer than the allowlist says — shrink it: {stale} (found {found})"
+
+
+def test_the_scan_sees_the_package():
+    names = {m.name for m in MODULES}
+    assert {"app.py", "stores/history.py", "hosts/hook_client.py"} <= names and len(names) > 100
+
+
+def test_sql_only_in_stores():
+    def execute(module, node):
+        if module.name.startswith("stores/"):
+            return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr.startswith("execute"):
+            return module.name
+        return None
+    within(counted(execute), EXECUTE_OUTSIDE_STORES, ".execute*( outside stores/")
+
+
+def test_environment_read_in_its_homes_only():
+    def environ(module, node):
+        if module.name in ENVIRON_HOMES:
+            return None
+        if isinstance(node, ast.Attribute) and node.attr == "environ" and \
+                isinstance(node.value, ast.Name) and node.value.id == "os":
+            return module.name
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getenv":
+            return module.name
+        return None
+    within(counted(environ), ENVIRON_ELSEWHERE, "os.environ outside config/paths/children env/hook client")
+
+
+def test_host_names_only_in_hosts():
+    def host_name(module, node):
+        if module.name.startswith("hosts/"):
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in HOST_NAMES:
+            return module.name
+        return None
+    within(counted(host_name), HOST_NAMES_ELSEWHERE, "a host name outside hosts/")
+
+
+def layer_of(name: str) -> int | None:
+    parts = name.split(".")
+    for n in range(len(parts), 0, -1):
+        for i, members in enumerate(LAYERS):
+            if ".".join(parts[:n]) in members:
+                return i
+    return None
+
+
+def test_every_module_has_a_layer():
+    assert [m.module for m in MODULES if layer_of(m.module) is None] == []
+
+
+def test_no_upward_imports():
+    found = set()
+    for module in MODULES:
+        own = layer_of(module.module)
+        for node in ast.walk(module.tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                # "from tacit.hosts import spec" imports tacit.hosts.spec: judged by what it names
+                names = [(node.module, f"{node.module}.{alias.name}") for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [(a.name, a.name) for a in node.names]
+            else:
+                continue
+            for name, target in names:
+                if name.startswith("tacit") and (layer_of(target) or 0) > own:
+                    found.add(f"{module.name} -> {name}")
+    assert found <= UPWARD_IMPORTS, f"imports from a higher layer: {sorted(found - UPWARD_IMPORTS)}"
+    assert UPWARD_IMPORTS <= found, f"fixed, delete from UPWARD_IMPORTS: {sorted(UPWARD_IMPORTS - found)}"
+
+
+def test_module_sizes():
+    sizes = {m.name: len(m.source.splitlines()) for m in MODULES}
+    over = {k: v for k, v in sizes.items() if v > max(600, LONG_MODULES.get(k, 0))}
+    assert not over, f"modules over 600 lines (or over their allowance): {over}"
+    assert max(LONG_MODULES.values()) <= 1200
+    stale = [k for k in LONG_MODULES if sizes.get(k, 0) <= 600]
+    assert not stale, f"back under 600 lines, delete from LONG_MODULES: {stale}"
+
+
+def test_function_sizes():
+    def long_function(module, node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > 80:
+            return f"{module.name}:{node.name}"
+        return None
+    found = {}
+    for module in MODULES:
+        for node in ast.walk(module.tree):
+            key = long_function(module, node)
+            if key:
+                found[key] = node.end_lineno - node.lineno + 1
+    over = {k: v for k, v in found.items() if v > LONG_FUNCTIONS.get(k, 0)}
+    assert not over, f"functions over 80 lines (or over their allowance): {over}"
+    stale = [k for k in LONG_FUNCTIONS if k not in found]
+    assert not stale, f"back under 80 lines, delete from LONG_FUNCTIONS: {stale}"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.name)
+def test_module_docstring_is_short(module):
+    doc = ast.get_docstring(module.tree, clean=False) or ""
+    lines = len(doc.splitlines())
+    assert lines <= max(15, LONG_DOCSTRINGS.get(module.name, 0)), \
+        f"{module.name}: a {lines}-line module docstring (at most 15; design notes go to docs/)"
+    if module.name in LONG_DOCSTRINGS:
+        assert lines > 15, f"{module.name} is short now: delete it from LONG_DOCSTRINGS"
