@@ -76,7 +76,7 @@ LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
     "detect/correction.py": 23, "detect/cues.py": 23, "detect/features.py": 21, "detect/fix.py": 26,
     "detect/fix_parse.py": 26, "detect/fix_tokens.py": 29, "detect/importance.py": 30, "detect/markers.py": 21,
     "detect/patterns.py": 18, "detect/rules.py": 30, "detect/text.py": 24, "engine.py": 28, "events.py": 17,
-    "fsutil.py": 27, "guards/derive.py": 34, "guards/match.py": 30, "guards/model.py": 17, "guards/outcome.py": 19,
+    "fsutil.py": 27, "guards/match.py": 30, "guards/model.py": 17, "guards/outcome.py": 19,
     "guards/shell.py": 48, "handlers/context.py": 28, "handlers/guards.py": 34, "hookspecs.py": 33,
     "hosts/claude_code/hook.py": 31, "hosts/claude_code/install.py": 37, "hosts/claude_code/plugin.py": 25,
     "hosts/codex/hook.py": 21, "hosts/codex/install.py": 50, "hosts/hermes/hermes_config.py": 20,
