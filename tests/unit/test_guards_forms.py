@@ -130,3 +130,17 @@ def test_a_heading_that_is_a_rule_is_read_as_one():
     assert [(r.line, r.spec.match) for r in rules] == [
         (3, CommandMatch(("dotnet",), ("test",), ("--filter",), True)),
         (5, CommandMatch(("npm",), ("publish",), (), True))]  # the example section is not read
+
+
+def test_delete_and_rename_rules_stop_removal_not_edits():
+    from tacit.guards.model import RemoveMatch
+    assert matches("Never delete `package-lock.json`") == [RemoveMatch(("package-lock.json",), ("delete",))]
+    assert matches("Do not rename `src/index.ts`") == [RemoveMatch(("src/index.ts",), ("rename",))]
+    assert matches("Never remove tests") == []  # no path
+    rule = "don't delete or rename files in docs/images/ \u2014 old docs link to them"
+    for command in ("rm docs/images/a.png", "git rm -r docs/images", "git mv docs/images/a.png docs/images/b.png",
+                    "mv docs/images/a.png /tmp/"):
+        assert _stops(rule, "Bash", {"command": command}), command
+    for command in ("mv x.png docs/images/x.png", "cp a.png docs/images/a.png", "cat docs/images/a.svg"):
+        assert not _stops(rule, "Bash", {"command": command}), command
+    assert not _stops(rule, "Edit", {"file_path": "/r/docs/images/a.svg"})

@@ -22,7 +22,7 @@ from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLA
                                 _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
                                 _path_pattern, _split_list, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
-                                SqlMatch, SudoMatch)
+                                RemoveMatch, SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -336,22 +336,46 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
-        text, below = m.group("paths").strip(), None
-        where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
-        if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
-            text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
-        patterns = []
-        for part in _PATH_LIST_SPLIT.split(text):
-            p = _path_pattern(part)
-            if p is None:
-                return None
-            if below:
-                p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
-            patterns.append(p)
-        if patterns:
-            return GuardSpec(PathMatch(tuple(dict.fromkeys(patterns))), because)
-        return None
+        patterns = _path_list(m.group("paths"))
+        return GuardSpec(PathMatch(patterns), because) if patterns else None
     return None
+
+
+_REMOVE_VERB = r"(?:delete|remove|rename|move)"
+_REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
+                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*(?:(?:in|under|inside|within|from)\s+)?"
+                       r"(?P<paths>.+?)", re.I)
+
+
+def _removals(sentence: str, because: str) -> GuardSpec | None:
+    """"don't delete or rename files in `docs/images/`": deleting or renaming, not editing."""
+    m = _REMOVALS.fullmatch(sentence)
+    if not m:
+        return None
+    patterns = _path_list(m.group("paths"))
+    if not patterns:
+        return None
+    verbs = m.group("verbs").lower()
+    ops = tuple(op for op, words in (("delete", ("delete", "remove")), ("rename", ("rename", "move")))
+                if any(w in verbs for w in words))
+    return GuardSpec(RemoveMatch(patterns, ops), because)
+
+
+def _path_list(text: str) -> tuple | None:
+    """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
+    text, below = text.strip(), None
+    where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
+    if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
+        text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
+    patterns = []
+    for part in _PATH_LIST_SPLIT.split(text):
+        p = _path_pattern(part)
+        if p is None:
+            return None
+        if below:
+            p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
+        patterns.append(p)
+    return tuple(dict.fromkeys(patterns)) or None
 
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
@@ -364,6 +388,7 @@ _NEEDS = (
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
     (re.compile(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
+    (re.compile(r"delete|remove|rename|move", re.I), "_removals"),
     (re.compile(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),

@@ -40,8 +40,8 @@ from typing import Any, Iterable
 
 from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
-                                RebaseMatch, SqlMatch, SudoMatch)
-from tacit.guards.paths import _below, compile_pattern, glob_regex
+                                RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
 from tacit.guards.push import GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
@@ -409,10 +409,10 @@ class GuardSet:
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, RebaseMatch):
                 self._content.append((idx, guard, scope_root, rebase_fires, m))
-            elif isinstance(m, PathMatch):
+            elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
-                    self._paths.append((idx, guard, scope_root, compiled))
+                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None)))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -435,9 +435,9 @@ class GuardSet:
                     self._check_push(inv, call, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled in self._paths:
-                    if idx in hits:
-                        continue
+                for idx, guard, root, compiled, ops in self._paths:
+                    if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
+                        continue  # a remove guard: only a command that deletes or renames the path
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled):
                         subject = display(write.argv) if write.argv else (

@@ -113,6 +113,21 @@ class CommitMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoveMatch:
+    """A command that deletes (``rm``, ``unlink``, ``git rm`` …) or renames
+    (``mv``/``git mv``, the path as source) a file matching ``patterns`` (the
+    rules of ``PathMatch``); editing it stays allowed. ``ops``: "delete",
+    "rename" or both."""
+
+    kind: ClassVar[str] = "path_remove"
+    patterns: tuple[str, ...]
+    ops: tuple[str, ...] = ("delete", "rename")
+
+    def to_dict(self) -> dict:
+        return {"patterns": list(self.patterns), "ops": list(self.ops)}
+
+
+@dataclass(frozen=True, slots=True)
 class RebaseMatch:
     """``git rebase`` onto one of ``branches`` (``git rebase main``, ``git
     rebase -i origin/main``, ``--onto main``); ``git pull --rebase`` is not it."""
@@ -165,9 +180,10 @@ class SqlMatch:
 
 
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
-         | RebaseMatch)
+         | RebaseMatch | RemoveMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch)}
+                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch,
+                                                     RemoveMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -296,6 +312,11 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_commit":
         branches = _strs(data["branches"])
         return CommitMatch(branches) if branches else None
+    if kind == "path_remove":
+        patterns, ops = _strs(data["patterns"]), _strs(data.get("ops", ["delete", "rename"]))
+        if not patterns or not ops or not set(ops) <= {"delete", "rename"}:
+            return None
+        return RemoveMatch(patterns, ops)
     if kind == "git_rebase":
         branches = _strs(data["branches"])
         return RebaseMatch(branches) if branches else None
@@ -312,5 +333,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "CommitPathMatch", "RebaseMatch", "SQL_STATEMENTS", "Match",
+           "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]

@@ -80,6 +80,28 @@ def _below(path: str, root: str) -> str | None:
     return None
 
 
+_DELETERS = frozenset(("rm", "rmdir", "unlink", "shred", "srm"))
+
+
+def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
+    """Whether ``argv`` deletes ``path`` (``rm``, ``git rm`` …) or renames it
+    away (``mv``/``git mv`` with ``path`` as a source, not the destination)."""
+    if not argv:
+        return False
+    prog = program_name(argv[0])
+    words = argv[1:]
+    if prog == "git":
+        subs = [a for a in words if not a.startswith("-")]
+        prog, words = ("git " + subs[0], words[words.index(subs[0]) + 1:]) if subs else ("git", ())
+    if prog in _DELETERS or prog == "git rm":
+        return "delete" in ops
+    if prog in ("mv", "git mv") and "rename" in ops:
+        pos = [a for a in words if not a.startswith("-")]
+        dest = posixpath.normpath(pos[-1]) if len(pos) >= 2 else None
+        return dest is None or not (path == dest or path.endswith("/" + dest.lstrip("./")))
+    return False
+
+
 below = _below
 
-__all__ = ["glob_regex", "compile_pattern", "below"]
+__all__ = ["glob_regex", "compile_pattern", "below", "removes"]

@@ -19,7 +19,7 @@ import re
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, vetoed
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
-                                RebaseMatch, SqlMatch)
+                                RebaseMatch, RemoveMatch, SqlMatch)
 
 
 def explain(text) -> dict:
@@ -83,7 +83,7 @@ def _words(spec: GuardSpec) -> list[str]:
         return [*m.programs, *m.subcommands, *m.flags]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
-    if isinstance(m, PathMatch):
+    if isinstance(m, (PathMatch, RemoveMatch)):
         return list(m.patterns)
     if isinstance(m, PipeMatch):
         return ["|"]
