@@ -157,8 +157,8 @@ def test_sudo_lessons(text):
     "use pnpm if possible, not npm", "maybe use uv instead of pip",
     "Never push to main. Unless it's a hotfix.", "never force push to main after review",
     "I think we use yarn, not npm", "don't use sudo unless asked",
-    # not the same thing as "don't touch"
-    "don't delete migrations/",
+    # not a path
+    "don't delete migrations",
     # tools from different families, or not tools
     "use the makefile, not npm scripts", "use pytest, not npm", "use docker, not pip",
     "pnpm is faster than npm", "npm install failed because of the proxy",

@@ -26,7 +26,8 @@ import sys
 
 from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, RebaseMatch,
+                                RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
@@ -139,6 +140,10 @@ def describe(record: GuardRecord) -> str:
         return "git commit on " + ", ".join(m.branches)
     if isinstance(m, CommitPathMatch):
         return "git add/commit of " + ", ".join(m.patterns)
+    if isinstance(m, RemoveMatch):
+        return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
+    if isinstance(m, RebaseMatch):
+        return "git rebase onto " + ", ".join(m.branches)
     if isinstance(m, SqlMatch):
         return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
     return record.spec.kind

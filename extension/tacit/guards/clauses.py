@@ -21,6 +21,8 @@ _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
 _SYMBOLS = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
+# a markdown link reads as its text: "use [uv](https://…) instead of pip"
+_LINK = re.compile(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
 _BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = re.compile(
@@ -56,6 +58,15 @@ _HEDGE = re.compile(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
     r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
     r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
+# "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
+# states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
+_GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "modify", "changing": "change",
+           "touching": "touch", "committing": "commit", "pushing": "push", "calling": "call",
+           "executing": "execute", "invoking": "invoke", "writing": "write", "updating": "update",
+           "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
+           "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
+           "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
+_AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 
 
@@ -66,6 +77,7 @@ class Clause:
     head_hedge: bool  # starts with an exception or condition ("if …", "unless …")
     hedged: bool  # a hedge word anywhere outside backticks
     exception: bool  # an exception word anywhere outside backticks
+    aside: bool = False  # inside parentheses: a reason, read only as an edit rule with no object
 
 
 def _protect(text: str) -> tuple[str, list]:
@@ -84,12 +96,22 @@ def _restore(text: str, spans: list) -> str:
 def clean_line(text: str) -> str:
     """Markup off a line: bullets, headings, bold, warning signs."""
     text = text.translate(_TRANSLATE)
+    text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
     return text
 
 
+def _avoid(m) -> str:
+    verb = m.group(1)
+    if verb is None:
+        return "never "
+    base = _GERUND.get(verb.lower())
+    return f"never {base} " if base else m.group(0)
+
+
 def _tidy(s: str) -> str:
+    s = _AVOID.sub(_avoid, s.strip())
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
@@ -111,7 +133,10 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
-        asides = re.findall(r"\(([^()]*)\)", sentence)
+        asides = []
+        for aside in re.findall(r"\(([^()]*)\)", sentence):  # "(auto-generated, don't edit)": its parts too
+            parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]
+            asides.extend([aside] + (parts if len(parts) > 1 else []))
         main = re.sub(r"\s*\([^()]*\)", " ", sentence)
         pieces = []
         parts = _CLAUSE_SPLIT.split(main)
@@ -140,7 +165,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
     head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
     return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare)),
-                  bool(_EXCEPTION.search(bare)))
+                  bool(_EXCEPTION.search(bare)), aside)
 
 
 def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:

@@ -21,8 +21,8 @@ from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, 
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
                                 _path_pattern, _split_list, _targets, _unquote)
-from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch,
-                                SudoMatch)
+from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
+                                RemoveMatch, SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -38,7 +38,7 @@ _INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = re.compile(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
-                         r"off[- ]limits|alone|hands off|keep off|stop)\b|n'?t\b", re.I)
+                         r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -85,11 +85,26 @@ _ALTERNATIVE = [re.compile(p, re.I) for p in (
     # pnpm, not npm
     rf"{_X}\s*,?\s*(?:not|never)\s+{_YS}",
 )]
+_CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [re.compile(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}",
-    rf"stop using\s+{_YS}",
-    rf"no\s+{_YS}",
-    rf"{_YS}\s+(?:is|are)\s+(?:banned|forbidden|not allowed|off-limits|off limits)",
+    rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
+    rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli)",
+    rf"stop using\s+{_YS}{_CLI}",
+    rf"no\s+{_YS}{_CLI}",
+    rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
+    r"off-limits|off limits)",
+)]
+# "never pip or conda": known tools with no verb, none of them an English word
+_VERBLESS_TOOLS = re.compile(rf"(?:never|don'?t|do not)\s+{_YS}", re.I)
+_ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
+                            "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
+                            "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
+# "never install packages with npm" · "don't use pip to install dependencies"
+_INSTALL_WITH = [re.compile(p, re.I) for p in (
+    rf"{_DONT}\s+install\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
+    rf"\s+(?:with|using|via|through)\s+{_YS}",
+    rf"{_DONT}\s+use\s+{_YS}\s+to\s+install(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
+    r"libraries|anything))?",
 )]
 _SUDO = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:use\s+|run\s+)?(?P<w>sudo|doas)",
@@ -103,15 +118,26 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 _FORCE_PUSH = re.compile(
-    rf"{_DONT}\s+(?:git\s+)?force[- ]?push(?:es|ing)?(?:\s+anything)?"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = re.compile(
-    rf"{_DONT}\s+(?:git\s+)?push(?:es|ing)?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
 _ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
 _PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
+_EDITED = (r"(?:edited|modified|changed|touched|updated|altered|overwritten|written(?:\s+to)?|hand-edited)"
+           r"(?:\s+(?:by hand|manually|directly))?")
 _PATH_LESSONS = [re.compile(p, re.I) for p in (
+    # "do not edit generated files such as `src/gen/api.ts`": the examples named
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
+    r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
+    r"(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
+    r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
+    r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
+    r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
+    rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
@@ -171,6 +197,18 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     for pattern in _SUDO:
         if pattern.fullmatch(sentence):
             return GuardSpec(SudoMatch(), because)
+    for pattern in _INSTALL_WITH:
+        m = pattern.fullmatch(sentence)
+        if m:
+            tools = [_tool(y) for y in _split_list(m.group("ys"))]
+            if not tools or not all(t and _FAMILY_OF[t] & {"js_pm", "py_pm"} for t in tools):
+                return None
+            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), ("install",), (), True), because)
+    m = _VERBLESS_TOOLS.fullmatch(sentence)
+    if m:
+        tools = [_tool(y) for y in _split_list(m.group("ys"))]
+        if tools and all(t and t not in _ENGLISH_TOOLS and t not in _SUDO_WORDS for t in tools):
+            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), (), (), True), because)
     for pattern in _NEGATIVE_USE:
         m = pattern.fullmatch(sentence)
         if not m:
@@ -269,6 +307,9 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
             return None
         return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
+    if program == "git" and subs and subs[0] == "rebase" and len(subs) == 2 and not flags and not trailing:
+        found = _targets(subs[1])  # `git rebase main`: onto that branch, from any remote
+        return GuardSpec(RebaseMatch(found[0]), because) if found and found[0] and not found[1] else None
     if trailing or len(subs) > 4:
         return None
     for s in subs:
@@ -295,39 +336,66 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
-        text, below = m.group("paths").strip(), None
-        where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
-        if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
-            text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
-        patterns = []
-        for part in _PATH_LIST_SPLIT.split(text):
-            p = _path_pattern(part)
-            if p is None:
-                return None
-            if below:
-                p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
-            patterns.append(p)
-        if patterns:
-            return GuardSpec(PathMatch(tuple(dict.fromkeys(patterns))), because)
-        return None
+        patterns = _path_list(m.group("paths"))
+        return GuardSpec(PathMatch(patterns), because) if patterns else None
     return None
+
+
+_REMOVE_VERB = r"(?:delete|remove|rename|move)"
+_REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
+                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*(?:(?:in|under|inside|within|from)\s+)?"
+                       r"(?P<paths>.+?)", re.I)
+
+
+def _removals(sentence: str, because: str) -> GuardSpec | None:
+    """"don't delete or rename files in `docs/images/`": deleting or renaming, not editing."""
+    m = _REMOVALS.fullmatch(sentence)
+    if not m:
+        return None
+    patterns = _path_list(m.group("paths"))
+    if not patterns:
+        return None
+    verbs = m.group("verbs").lower()
+    ops = tuple(op for op, words in (("delete", ("delete", "remove")), ("rename", ("rename", "move")))
+                if any(w in verbs for w in words))
+    return GuardSpec(RemoveMatch(patterns, ops), because)
+
+
+def _path_list(text: str) -> tuple | None:
+    """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
+    text, below = text.strip(), None
+    where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
+    if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
+        text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
+    patterns = []
+    for part in _PATH_LIST_SPLIT.split(text):
+        p = _path_pattern(part)
+        if p is None:
+            return None
+        if below:
+            p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
+        patterns.append(p)
+    return tuple(dict.fromkeys(patterns)) or None
 
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
     (re.compile(r"push", re.I), "_push"),
-    (re.compile(r"touch|edit|modify|change|alter|write|update|mess|alone|off|read[- ]only|limits", re.I), "_paths"),
+    (re.compile(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
+     "_paths"),
     (re.compile(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
-    (re.compile(r"\b(?:no|use|using|call|invoke|touch|banned|forbidden|allowed|limits|sudo|doas)\b", re.I),
+    (re.compile(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
+                r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
-    (re.compile(r"amend|verify|hooks", re.I), "_git_shapes"),
-    (re.compile(r"commit|create|open|file|submit|stage|check in|add", re.I), "_other_shapes"),
+    (re.compile(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
+    (re.compile(r"delete|remove|rename|move", re.I), "_removals"),
+    (re.compile(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
     (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
     (re.compile(r".", re.S), "_run"),
 )
 
 
-_QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:run|use|execute|call|invoke)\s+)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
+_QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
                           r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
                           .format(d=_DONT), re.I)
 
@@ -336,6 +404,17 @@ _COMMAND_LIST = re.compile(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?
 # "never create an issue with gh issue create": the command says what the words say
 _WITH_COMMAND = re.compile(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
+
+
+# "`git push --force` is forbidden": a quoted command, then the prohibition
+_FORBIDDEN_COMMAND = re.compile(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
+                                r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
+                                r"off limits|never allowed)|(?:must|should|shall)\s+(?:not|never)\s+be\s+"
+                                r"(?:run|used|executed|called|invoked))", re.I)
+# "never pass `--no-verify` to `git commit`" · "do not use `--force` with `git push`"
+_FLAG_WITH = re.compile(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
+                        r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
+                        r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
 
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
@@ -362,6 +441,18 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         spec = _run(f"never run `{cmd}`", because)
         if spec is not None and len(cmd.split()) > 1 and words & {w.lower() for w in cmd.split()[1:]}:
             return [spec]
+    m = _FORBIDDEN_COMMAND.fullmatch(sentence)
+    if m:
+        spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
+        if spec is not None:
+            return [spec]
+    m = _FLAG_WITH.fullmatch(sentence)
+    if m:
+        cmd = _unquote(m.group("cmd"))
+        out = [_run(f"never use `{cmd} {_unquote(f)}`", because) for f in re.findall(r"`[^`]+`", m.group("flags"))]
+        if all(out) and all(isinstance(s.match, (CommandMatch, PushMatch)) and
+                            getattr(s.match, "flags", None) != () for s in out):
+            return out
     spec = _objectless_edit(sentence, because, lesson)
     return [spec] if spec is not None else []
 
@@ -388,9 +479,13 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     for found in sentences:
         ruled: list = []  # clauses that gave a rule: their pieces are no other reading
         for clause in found:
-            if clause.reason or any(clause.text in r for r in ruled):
+            if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
-            specs_here = _clause_specs(_rule_text(clause.text), because, text)
+            if clause.aside:  # "`x.ts` (generated, do not edit)": only an edit rule about the line's path
+                spec = _objectless_edit(_rule_text(clause.text), because, text)
+                specs_here = [spec] if spec is not None else []
+            else:
+                specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
                 continue
             if vetoed(sentences, clause):

@@ -88,9 +88,8 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
         if "<!--" in raw:
             comment = "-->" not in raw.split("<!--", 1)[1]
             continue
-        if _HEADING.match(raw):
+        if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
             example = bool(_EXAMPLE_HEAD.match(raw))
-            continue
         line = raw.strip()
         if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
             continue

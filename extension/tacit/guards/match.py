@@ -39,7 +39,11 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.guards.content import pipe_fires, sql_fires
-from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch, SqlMatch, SudoMatch
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
+                                RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
+from tacit.guards.push import GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets
+from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -213,8 +217,7 @@ for _prog, _groups in {
             _FLAG_ALIASES[(_prog, _flag)] = frozenset(_group)
 
 _GLOBAL_VALUE = {
-    "git": frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                      "--super-prefix", "--exec-path")),
+    "git": GIT_VALUE_OPTS,
     "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
                       "--loglevel", "-C", "--location")),
     "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
@@ -365,215 +368,6 @@ def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
 
 
 # ---------------------------------------------------------------------------
-# git push
-# ---------------------------------------------------------------------------
-_PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
-_ALL = "\ue002"  # every branch
-
-
-def push_remote(argv: tuple) -> str | None:
-    """The remote a ``git push`` names (its first positional), or None."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
-    if i >= len(argv) or argv[i] != "push":
-        return None
-    j = i + 1
-    while j < len(argv):
-        a = argv[j]
-        if a == "--":
-            return argv[j + 1] if j + 1 < len(argv) else None
-        if a.startswith("-") and len(a) > 1:
-            j += 2 if a in _PUSH_VALUE else 1
-            continue
-        return a if DYN not in a else None
-    return None
-
-
-def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
-    """For a ``git … push …`` argv: (forced?, the branches it updates — with
-    ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
-    dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
-    nothing)."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
-    if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
-        # git subtree push -P <prefix> <remote> <branch>
-        pos = _subtree_positionals(argv[i + 2:])
-        return False, frozenset(pos[1:2])
-    if i >= len(argv) or argv[i] != "push":
-        return None
-    force = False
-    every = False
-    tags = False
-    positionals = []
-    j = i + 1
-    n = len(argv)
-    while j < n:
-        a = argv[j]
-        if a == "--":
-            positionals.extend(argv[j + 1:])
-            break
-        if a.startswith("--"):
-            key = a.split("=", 1)[0]
-            if key in ("--force", "--force-with-lease", "--force-if-includes"):
-                force = True
-            elif key in ("--dry-run",):
-                return None
-            elif key in ("--all", "--mirror", "--branches"):
-                every = True
-            elif key == "--tags":
-                tags = True
-            elif key in _PUSH_VALUE and "=" not in a:
-                j += 1
-        elif a.startswith("-") and len(a) > 1:
-            if a in _PUSH_VALUE:
-                j += 1
-            else:
-                letters = a[1:]
-                force |= "f" in letters
-                if "n" in letters:
-                    return None
-        else:
-            positionals.append(a)
-        j += 1
-    targets = set()
-    if every:
-        targets.add(_ALL)
-    refspecs = positionals[1:]
-    for ref in refspecs:
-        if ref.startswith("+"):
-            force = True
-            ref = ref[1:]
-        if ":" in ref:
-            dst = ref.split(":", 1)[1]
-            if not dst:
-                continue  # "main:" names no destination
-        else:
-            dst = ref
-        if dst.startswith("refs/heads/"):
-            dst = dst[len("refs/heads/"):]
-        elif dst.startswith("refs/"):
-            continue  # tags, notes, remotes: not a branch
-        if dst in ("HEAD", "@", ""):
-            dst = branch or ""
-        if dst and DYN not in dst:
-            targets.add(dst)
-    if not refspecs and not every and not tags and branch:
-        targets.add(branch)
-    return force, frozenset(targets)
-
-
-_GIT_VALUE_OPTS = _GLOBAL_VALUE["git"]
-
-
-def _subtree_positionals(args: tuple) -> list:
-    out = []
-    j = 0
-    while j < len(args):
-        a = args[j]
-        if a in ("-P", "--prefix", "-m", "--message"):
-            j += 2
-            continue
-        if not a.startswith("-"):
-            out.append(a)
-        j += 1
-    return out
-
-
-def _push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | None,
-                known: frozenset | None) -> bool:
-    """A push to one of the guard's remotes, or of one of its branches (a
-    name that is one of the project's remotes is a remote); any push when
-    it names neither."""
-    if match.force_only and not force:
-        return False
-    remotes = set(match.remotes)
-    branches = match.branches
-    if known:
-        remotes.update(b for b in branches if b in known)
-        branches = tuple(b for b in branches if b not in known)
-    if not remotes and not branches:
-        return True
-    if remotes and remote is not None and remote in remotes:
-        return True
-    return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
-
-
-# ---------------------------------------------------------------------------
-# Paths
-# ---------------------------------------------------------------------------
-def glob_regex(pattern: str) -> str:
-    """gitignore-style glob → regex body: ``**`` any depth, ``*``/``?`` within
-    one name, ``[…]`` a class."""
-    out = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**/", i):
-                out.append("(?:.*/)?")
-                i += 3
-                continue
-            if pattern.startswith("**", i):
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = pattern.find("]", i + 2)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-def compile_pattern(pattern: str, home: str | None = None):
-    """A path pattern → ("rel", regex) read against the path below the root,
-    or ("abs", regex) read against the absolute path; None when unusable
-    (empty, ``..``, ``~`` without a home)."""
-    p = pattern.strip() if isinstance(pattern, str) else ""
-    if not p or "\0" in p:
-        return None
-    if p.startswith("~/"):
-        if not home:
-            return None
-        p = home.rstrip("/") + p[1:]
-    if p.startswith("/"):
-        norm = posixpath.normpath(p)
-        return "abs", re.compile("^" + glob_regex(norm) + "(?:/|$)")
-    anchored = p.startswith("./") or "/" in p.rstrip("/")
-    p = p.rstrip("/")
-    while p.startswith("./"):
-        p = p[2:]
-    if p.startswith("/"):
-        p = p.lstrip("/")
-    if not p or p == "." or ".." in p.split("/"):
-        return None
-    head = "^" if anchored else "(?:^|/)"
-    return "rel", re.compile(head + glob_regex(p) + "(?:/|$)")
-
-
-def _below(path: str, root: str) -> str | None:
-    """``path`` relative to ``root`` when inside it ("" for the root itself)."""
-    if root == "/":
-        return path[1:]
-    if path == root:
-        return ""
-    if path.startswith(root) and path[len(root)] == "/":
-        return path[len(root) + 1:]
-    return None
-
-
-# ---------------------------------------------------------------------------
 # GuardSet
 # ---------------------------------------------------------------------------
 class GuardSet:
@@ -613,10 +407,12 @@ class GuardSet:
                     self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
-            elif isinstance(m, PathMatch):
+            elif isinstance(m, RebaseMatch):
+                self._content.append((idx, guard, scope_root, rebase_fires, m))
+            elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
-                    self._paths.append((idx, guard, scope_root, compiled))
+                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None)))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -639,9 +435,9 @@ class GuardSet:
                     self._check_push(inv, call, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled in self._paths:
-                    if idx in hits:
-                        continue
+                for idx, guard, root, compiled, ops in self._paths:
+                    if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
+                        continue  # a remove guard: only a command that deletes or renames the path
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled):
                         subject = display(write.argv) if write.argv else (
@@ -671,6 +467,9 @@ class GuardSet:
                 continue
             if _push_fires(m, force, targets, remote, call.remotes):
                 hits[idx] = Hit(guard, display(inv.argv))
+
+
+_GIT_VALUE_OPTS = GIT_VALUE_OPTS
 
 
 def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:

@@ -113,6 +113,33 @@ class CommitMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoveMatch:
+    """A command that deletes (``rm``, ``unlink``, ``git rm`` …) or renames
+    (``mv``/``git mv``, the path as source) a file matching ``patterns`` (the
+    rules of ``PathMatch``); editing it stays allowed. ``ops``: "delete",
+    "rename" or both."""
+
+    kind: ClassVar[str] = "path_remove"
+    patterns: tuple[str, ...]
+    ops: tuple[str, ...] = ("delete", "rename")
+
+    def to_dict(self) -> dict:
+        return {"patterns": list(self.patterns), "ops": list(self.ops)}
+
+
+@dataclass(frozen=True, slots=True)
+class RebaseMatch:
+    """``git rebase`` onto one of ``branches`` (``git rebase main``, ``git
+    rebase -i origin/main``, ``--onto main``); ``git pull --rebase`` is not it."""
+
+    kind: ClassVar[str] = "git_rebase"
+    branches: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"branches": list(self.branches)}
+
+
+@dataclass(frozen=True, slots=True)
 class CommitPathMatch:
     """``git add``/``git commit`` naming a file that matches one of
     ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
@@ -152,9 +179,11 @@ class SqlMatch:
         return {"statements": list(self.statements)}
 
 
-Match = CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
+Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
+         | RebaseMatch | RemoveMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch, CommitPathMatch)}
+                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch,
+                                                     RemoveMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -283,6 +312,14 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     if kind == "git_commit":
         branches = _strs(data["branches"])
         return CommitMatch(branches) if branches else None
+    if kind == "path_remove":
+        patterns, ops = _strs(data["patterns"]), _strs(data.get("ops", ["delete", "rename"]))
+        if not patterns or not ops or not set(ops) <= {"delete", "rename"}:
+            return None
+        return RemoveMatch(patterns, ops)
+    if kind == "git_rebase":
+        branches = _strs(data["branches"])
+        return RebaseMatch(branches) if branches else None
     if kind == "pipe":
         sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
         return PipeMatch(sources, sinks) if sources and sinks else None
@@ -296,5 +333,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "CommitPathMatch", "SQL_STATEMENTS", "Match",
+           "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]

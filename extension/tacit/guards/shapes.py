@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, SqlMatch
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, RebaseMatch,
+                                SqlMatch)
 from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
 
 # "never amend commits" · "don't amend" · "no amending"
@@ -15,6 +16,9 @@ _AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:i
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
 _NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
                         r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
+# "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
+_REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
+                     r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
 _SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
 _SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
 _PIPE = [re.compile(p, re.I) for p in (
@@ -37,11 +41,11 @@ _SQL = [
 
 _OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
-_COMMIT_TO = re.compile(rf"{_DONT}\s+commit(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
+_COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:the\s+)?(?P<paths>.+)", re.I)
-_GH_CREATE = re.compile(rf"{_DONT}\s+(?:create|open|file|submit)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
@@ -52,23 +56,24 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
     head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    if head:  # "`x/` — …", "**prefect.ts** - …": the line's subject
-        quoted = [f"`{head.group(1) or head.group(2)}`"]
+    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
+    if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
+        quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
-    if len(found) != 1 or len(quoted) != 1:
-        return None
+    if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
+        return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(PathMatch(tuple(found)), because)
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     m = _COMMIT_PATH.fullmatch(sentence)
-    if m:
+    if m and not re.match(r"(?:to|on|onto|into|in)\s", m.group("paths").strip(), re.I):  # "commit to main": a branch
         parts = _PATH_LIST_SPLIT.split(m.group("paths").strip())
         patterns = [_path_pattern(p) for p in parts]
         if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
         # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
-        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part]
+        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part and ("/" in p or "." in p or "*" in p)]
         if quoted and len(parts) > 1:
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
     m = _COMMIT_TO.fullmatch(sentence)
@@ -81,8 +86,12 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     if m:
         what = m.group("what").lower()
         sub = "pr" if what.startswith("p") else "issue" if what.startswith("i") else "release"
+        verb = m.group("verb").lower()
+        action = verb if verb in ("merge", "close") else "create"
+        if action == "merge" and sub != "pr" or action == "close" and sub == "release" or m.group("draft") and action != "create":
+            return None
         flags = ("--draft",) if m.group("draft") and sub == "pr" else ()
-        return GuardSpec(CommandMatch(("gh",), (sub, "create"), flags, True), because)
+        return GuardSpec(CommandMatch(("gh",), (sub, action), flags, True), because)
     return None
 
 
@@ -102,4 +111,11 @@ def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
         return GuardSpec(CommandMatch(("git",), ("commit",), ("--amend",), True), because)
     if _NO_VERIFY.fullmatch(sentence):
         return GuardSpec(CommandMatch(("git",), (), ("--no-verify",), True), because)
+    m = _REBASE.fullmatch(sentence)
+    if m:
+        if m.group("branches") is None:
+            return GuardSpec(CommandMatch(("git",), ("rebase",), (), True), because)
+        found = _targets(m.group("branches"))
+        if found and found[0] and not found[1]:
+            return GuardSpec(RebaseMatch(found[0]), because)
     return None

@@ -18,7 +18,8 @@ import re
 
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, vetoed
-from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, SqlMatch
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
+                                RebaseMatch, RemoveMatch, SqlMatch)
 
 
 def explain(text) -> dict:
@@ -82,12 +83,18 @@ def _words(spec: GuardSpec) -> list[str]:
         return [*m.programs, *m.subcommands, *m.flags]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
-    if isinstance(m, PathMatch):
+    if isinstance(m, (PathMatch, RemoveMatch)):
         return list(m.patterns)
     if isinstance(m, PipeMatch):
         return ["|"]
     if isinstance(m, SqlMatch):
         return [w for s in m.statements for w in s.split("_") if w not in ("without",)]
+    if isinstance(m, RebaseMatch):
+        return ["rebase", *m.branches]
+    if isinstance(m, CommitMatch):
+        return ["commit", *m.branches]
+    if isinstance(m, CommitPathMatch):
+        return list(m.patterns)
     return ["sudo"]
 
 

@@ -146,6 +146,8 @@ def _path_pattern(part: str) -> str | None:
     part = part.strip()
     quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
     n = re.fullmatch(r"(?:the\s+)?(`[^`]+`|\S*/\S*)\s+[a-z]+s", part)  # "`sysconfig/` snapshots"
+    if n and not _unquote(n.group(1)).endswith(("/", "*")):
+        n = None  # "`package.json` versions": a part of a file, not the file
     if n and not re.fullmatch(r"(?:the\s+)?\S+\s+(?:folders|directories|dirs|files)", part, re.I):
         part = n.group(1)
     m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)

@@ -1,0 +1,107 @@
+"""Path patterns as guards read them: gitignore-style globs (``**`` any
+depth, ``*``/``?`` within one name), anchored at the root when they hold a
+slash, absolute or ``~/`` paths read against the whole path."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+def glob_regex(pattern: str) -> str:
+    """gitignore-style glob → regex body: ``**`` any depth, ``*``/``?`` within
+    one name, ``[…]`` a class."""
+    out = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**/", i):
+                out.append("(?:.*/)?")
+                i += 3
+                continue
+            if pattern.startswith("**", i):
+                out.append(".*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def compile_pattern(pattern: str, home: str | None = None):
+    """A path pattern → ("rel", regex) read against the path below the root,
+    or ("abs", regex) read against the absolute path; None when unusable
+    (empty, ``..``, ``~`` without a home)."""
+    p = pattern.strip() if isinstance(pattern, str) else ""
+    if not p or "\0" in p:
+        return None
+    if p.startswith("~/"):
+        if not home:
+            return None
+        p = home.rstrip("/") + p[1:]
+    if p.startswith("/"):
+        norm = posixpath.normpath(p)
+        return "abs", re.compile("^" + glob_regex(norm) + "(?:/|$)")
+    anchored = p.startswith("./") or "/" in p.rstrip("/")
+    p = p.rstrip("/")
+    while p.startswith("./"):
+        p = p[2:]
+    if p.startswith("/"):
+        p = p.lstrip("/")
+    if not p or p == "." or ".." in p.split("/"):
+        return None
+    head = "^" if anchored else "(?:^|/)"
+    return "rel", re.compile(head + glob_regex(p) + "(?:/|$)")
+
+
+def _below(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` when inside it ("" for the root itself)."""
+    if root == "/":
+        return path[1:]
+    if path == root:
+        return ""
+    if path.startswith(root) and path[len(root)] == "/":
+        return path[len(root) + 1:]
+    return None
+
+
+_DELETERS = frozenset(("rm", "rmdir", "unlink", "shred", "srm"))
+
+
+def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
+    """Whether ``argv`` deletes ``path`` (``rm``, ``git rm`` …) or renames it
+    away (``mv``/``git mv`` with ``path`` as a source, not the destination)."""
+    if not argv:
+        return False
+    prog = program_name(argv[0])
+    words = argv[1:]
+    if prog == "git":
+        subs = [a for a in words if not a.startswith("-")]
+        prog, words = ("git " + subs[0], words[words.index(subs[0]) + 1:]) if subs else ("git", ())
+    if prog in _DELETERS or prog == "git rm":
+        return "delete" in ops
+    if prog in ("mv", "git mv") and "rename" in ops:
+        pos = [a for a in words if not a.startswith("-")]
+        dest = posixpath.normpath(pos[-1]) if len(pos) >= 2 else None
+        return dest is None or not (path == dest or path.endswith("/" + dest.lstrip("./")))
+    return False
+
+
+below = _below
+
+__all__ = ["glob_regex", "compile_pattern", "below", "removes"]

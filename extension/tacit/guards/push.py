@@ -1,0 +1,144 @@
+"""``git push``, argv-aware: the remote it names, the branches it updates
+(refspecs, ``HEAD``, ``--all``/``--mirror``, ``git subtree push``), whether
+it forces (``--force``, ``-f``, ``+ref``), and whether a ``PushMatch`` fires
+(a name that is one of the project's remotes is a remote)."""
+
+from __future__ import annotations
+
+from tacit.guards.model import PushMatch
+from tacit.guards.shell import DYN, skip_options
+
+# git's global options that take a value (``git -C dir push``)
+GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                            "--super-prefix", "--exec-path"))
+_GIT_VALUE_OPTS = GIT_VALUE_OPTS
+_PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
+_ALL = "\ue002"  # every branch
+
+
+def push_remote(argv: tuple) -> str | None:
+    """The remote a ``git push`` names (its first positional), or None."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(argv) or argv[i] != "push":
+        return None
+    j = i + 1
+    while j < len(argv):
+        a = argv[j]
+        if a == "--":
+            return argv[j + 1] if j + 1 < len(argv) else None
+        if a.startswith("-") and len(a) > 1:
+            j += 2 if a in _PUSH_VALUE else 1
+            continue
+        return a if DYN not in a else None
+    return None
+
+
+def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
+    """For a ``git … push …`` argv: (forced?, the branches it updates — with
+    ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
+    dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
+    nothing)."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
+        # git subtree push -P <prefix> <remote> <branch>
+        pos = _subtree_positionals(argv[i + 2:])
+        return False, frozenset(pos[1:2])
+    if i >= len(argv) or argv[i] != "push":
+        return None
+    force = False
+    every = False
+    tags = False
+    positionals = []
+    j = i + 1
+    n = len(argv)
+    while j < n:
+        a = argv[j]
+        if a == "--":
+            positionals.extend(argv[j + 1:])
+            break
+        if a.startswith("--"):
+            key = a.split("=", 1)[0]
+            if key in ("--force", "--force-with-lease", "--force-if-includes"):
+                force = True
+            elif key in ("--dry-run",):
+                return None
+            elif key in ("--all", "--mirror", "--branches"):
+                every = True
+            elif key == "--tags":
+                tags = True
+            elif key in _PUSH_VALUE and "=" not in a:
+                j += 1
+        elif a.startswith("-") and len(a) > 1:
+            if a in _PUSH_VALUE:
+                j += 1
+            else:
+                letters = a[1:]
+                force |= "f" in letters
+                if "n" in letters:
+                    return None
+        else:
+            positionals.append(a)
+        j += 1
+    targets = set()
+    if every:
+        targets.add(_ALL)
+    refspecs = positionals[1:]
+    for ref in refspecs:
+        if ref.startswith("+"):
+            force = True
+            ref = ref[1:]
+        if ":" in ref:
+            dst = ref.split(":", 1)[1]
+            if not dst:
+                continue  # "main:" names no destination
+        else:
+            dst = ref
+        if dst.startswith("refs/heads/"):
+            dst = dst[len("refs/heads/"):]
+        elif dst.startswith("refs/"):
+            continue  # tags, notes, remotes: not a branch
+        if dst in ("HEAD", "@", ""):
+            dst = branch or ""
+        if dst and DYN not in dst:
+            targets.add(dst)
+    if not refspecs and not every and not tags and branch:
+        targets.add(branch)
+    return force, frozenset(targets)
+
+
+def _subtree_positionals(args: tuple) -> list:
+    out = []
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a in ("-P", "--prefix", "-m", "--message"):
+            j += 2
+            continue
+        if not a.startswith("-"):
+            out.append(a)
+        j += 1
+    return out
+
+
+def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | None,
+                known: frozenset | None) -> bool:
+    """A push to one of the guard's remotes, or of one of its branches (a
+    name that is one of the project's remotes is a remote); any push when
+    it names neither."""
+    if match.force_only and not force:
+        return False
+    remotes = set(match.remotes)
+    branches = match.branches
+    if known:
+        remotes.update(b for b in branches if b in known)
+        branches = tuple(b for b in branches if b not in known)
+    if not remotes and not branches:
+        return True
+    if remotes and remote is not None and remote in remotes:
+        return True
+    return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
+
+
+ALL_BRANCHES = _ALL
+
+__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "push_remote", "push_targets", "push_fires"]

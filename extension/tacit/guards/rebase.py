@@ -1,0 +1,71 @@
+"""``git rebase`` onto a guarded branch (``RebaseMatch``).
+
+The new base is the value of ``--onto``, else the first positional word after
+``rebase`` (``git rebase main``, ``git rebase -i origin/main``, ``git rebase
+main feature``). A remote's prefix is dropped (``origin/main``,
+``refs/remotes/upstream/main`` and ``refs/heads/main`` are main). ``git
+rebase`` with no upstream, ``--continue``/``--abort``/``--skip``, and ``git
+pull --rebase`` (a pull, not a rebase command) never fire.
+"""
+
+from __future__ import annotations
+
+from tacit.guards.model import RebaseMatch
+from tacit.guards.push import GIT_VALUE_OPTS as _GIT_VALUE
+from tacit.guards.shell import Invocation, skip_options
+_REBASE_VALUE = frozenset(("-s", "--strategy", "-X", "--strategy-option", "-x", "--exec"))
+_NOT_A_REBASE = frozenset(("--continue", "--abort", "--skip", "--quit", "--edit-todo",
+                           "--show-current-patch", "--help", "-h"))
+_REMOTES = frozenset(("origin", "upstream"))
+
+
+def rebase_base(argv: tuple) -> str | None:
+    """The branch a ``git … rebase …`` argv rebases onto, or None."""
+    i = skip_options(argv, 1, _GIT_VALUE)
+    if i >= len(argv) or argv[i] != "rebase":
+        return None
+    rest = argv[i + 1:]
+    if any(a in _NOT_A_REBASE for a in rest):
+        return None
+    j, n = 0, len(rest)
+    first = None
+    while j < n:
+        a = rest[j]
+        if a == "--onto" and j + 1 < n:
+            return rest[j + 1]
+        if a.startswith("--onto="):
+            return a.split("=", 1)[1]
+        if a == "--":
+            break
+        if a in _REBASE_VALUE:
+            j += 2
+            continue
+        if first is None and not a.startswith("-"):
+            first = a
+        j += 1
+    return first
+
+
+def _names(ref: str, remotes) -> set:
+    names = {ref}
+    for prefix in ("refs/heads/", "refs/remotes/"):
+        if ref.startswith(prefix):
+            ref = ref[len(prefix):]
+            names.add(ref)
+    head, _, tail = ref.partition("/")
+    if tail and (head in _REMOTES or head in (remotes or ())):
+        names.add(tail)
+    return names
+
+
+def rebase_fires(match: RebaseMatch, inv: Invocation, call=None) -> bool:
+    """``git rebase`` whose new base is one of the guarded branches."""
+    if inv.program != "git":
+        return False
+    base = rebase_base(inv.argv)
+    if not base:
+        return False
+    return bool(_names(base, getattr(call, "remotes", None)) & set(match.branches))
+
+
+__all__ = ["rebase_base", "rebase_fires"]
