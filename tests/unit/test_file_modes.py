@@ -161,6 +161,9 @@ def test_doctor_names_a_file_others_can_read_and_allows_the_hermes_memories_link
     hermes_memories = tmp_path / "hermes-home" / "memories"
     hermes_memories.mkdir(parents=True)
     os.symlink(hermes_memories, cfg.memories_dir, target_is_directory=True)  # what tacit install hermes makes
+    from tacit.memory_folder import note_link
+
+    note_link(cfg, hermes_memories)  # … and records as its own (a link it did not make is refused)
     report = check(cfg)
     readable = [p for p in report["problems"] if "readable by others" in p]
     assert readable == [f"{cfg.config_file} is file mode 644, readable by others (want 600); run chmod go-rwx on it"]

@@ -147,4 +147,5 @@ def test_stats_per_project(cfg, run, web):
 def test_usage_errors_are_json_too(tacit_env, web):
     proc = subprocess.run([sys.executable, "-m", "tacit", "guard", "set", "1", "--json"], env=tacit_env, cwd=web,
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and json.loads(proc.stdout)["success"] is False and "--action" in proc.stderr
+    error = json.loads(proc.stdout)  # one JSON object, nothing else (issue 20: not also text on stderr)
+    assert proc.returncode == 2 and error["success"] is False and "--action" in error["error"] and proc.stderr == ""

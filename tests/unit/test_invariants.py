@@ -60,7 +60,7 @@ UPWARD_IMPORTS = {
     "health.py -> tacit.service", "ui/pages.py -> tacit.commands.cost", "ui/pages.py -> tacit.commands.guard",
 }
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "children/integrity.py": 700, "detect/fix_parse.py": 1122, "engine.py": 630, "guards/match.py": 774,
+    "children/integrity.py": 700, "detect/fix_parse.py": 1122, "engine.py": 630,
     "guards/shell.py": 1124, "learn/replay.py": 629, "safety/scanner.py": 1167, "stores/ledger.py": 960,
     "stores/memory.py": 760, "stores/skills.py": 960, "stores/guards.py": 613,
 }
@@ -80,7 +80,7 @@ LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
     "hosts/claude_code/hook.py": 31, "hosts/claude_code/install.py": 37, "hosts/claude_code/plugin.py": 25,
     "hosts/codex/hook.py": 21, "hosts/codex/install.py": 50, "hosts/hermes/hermes_config.py": 20,
     "hosts/hermes/install.py": 33, "hosts/hermes/overflow.py": 31, "hosts/hermes/plugin.py": 72,
-    "hosts/hermes/settings.py": 21, "hosts/hermes/shared_memory.py": 35, "hosts/hook_client.py": 24,
+    "hosts/hermes/settings.py": 21, "hosts/hermes/shared_memory.py": 35,
     "hosts/install_support.py": 20, "hosts/pi/install.py": 22, "hosts/pi/protocol.py": 26, "hosts/pi/tools.py": 25,
     "learn/captures.py": 25, "learn/fix_patterns.py": 28, "learn/fixes.py": 29, "learn/habits.py": 36,
     "learn/importance.py": 42, "learn/lifecycle.py": 38, "learn/observe.py": 28, "learn/patterns.py": 26,

@@ -156,7 +156,8 @@ def test_the_shipped_claude_example_replays_with_the_expected_counts(cfg):
     assert "the port is 5173 not 3000, the api proxy only allows 5173" in texts
     assert "perfect, thanks! commit it" not in texts
     kinds = [(j["kind"], j["turn"]) for j in session["jobs"]]
-    assert ("skill", 5) in kinds and ("review", 5) in kinds and ("flush", 10) in kinds
+    # same-day saving (issue 22): the review starts at turn 4, when its highlights add up
+    assert ("skill", 5) in kinds and ("review", 4) in kinds and ("flush", 10) in kinds
     assert [k for k, _ in kinds].count("correction") >= 2
     assert report["totals"]["malformed_lines"] == 0
 

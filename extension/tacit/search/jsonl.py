@@ -20,7 +20,7 @@ import os
 import stat
 from typing import Callable, Iterator
 
-from tacit.search.source import Cursor, Entry
+from tacit.search.source import Cursor, Entry, SessionSource
 
 MAX_LINE = 16 * 1024 * 1024
 _CHUNK = 1024 * 1024
@@ -134,3 +134,16 @@ def entries(folder: str, kind: str, prefix: str = "", suffix: str = "") -> list:
     except OSError:
         return []
     return sorted(e.path for e in found if e.name.startswith(prefix) and e.name.endswith(suffix) and _is(e, kind))
+
+
+def source(host: str, files, parse) -> SessionSource:
+    """A host's JSONL session files as a ``SessionSource``: one file a session,
+    named ``<session id>.jsonl``, each line read by ``parse(data, cursor)``."""
+
+    def read_session(path: str, cursor: Cursor):
+        if cursor.session_id is None:
+            cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
+        return read(path, cursor, parse)
+
+    return SessionSource(host=host, files=files, read=read_session,
+                         fetch=lambda path, pos, length: fetch(path, pos, length, parse))

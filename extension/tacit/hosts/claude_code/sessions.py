@@ -16,7 +16,7 @@ import os
 import re
 
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
 
 _NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
                 "[Request interrupted by user", "Caveat: The messages below were generated")
@@ -96,15 +96,4 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     return Entry(0, 0, messages, cursor.session_id, cursor.cwd, iso_time(data.get("timestamp")))
 
 
-def _read(path: str, cursor: Cursor):
-    if cursor.session_id is None:
-        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
-    return jsonl.read(path, cursor, parse)
-
-
-SOURCE = SessionSource(
-    host="claude-code",
-    files=files,
-    read=_read,
-    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
-)
+SOURCE = jsonl.source("claude-code", files, parse)

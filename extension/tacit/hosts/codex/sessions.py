@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
 
 _TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
@@ -75,15 +75,4 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     return Entry(0, 0, messages, cursor.session_id, cursor.cwd, iso_time(data.get("timestamp")))
 
 
-def _read(path: str, cursor: Cursor):
-    if cursor.session_id is None:
-        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
-    return jsonl.read(path, cursor, parse)
-
-
-SOURCE = SessionSource(
-    host="codex",
-    files=files,
-    read=_read,
-    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
-)
+SOURCE = jsonl.source("codex", files, parse)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
 
 
 def sessions_dir(env: dict) -> str:
@@ -64,15 +64,4 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     return Entry(0, 0, messages, cursor.session_id, cursor.cwd, ts)
 
 
-def _read(path: str, cursor: Cursor):
-    if cursor.session_id is None:
-        cursor.session_id = os.path.basename(path)[: -len(".jsonl")]
-    return jsonl.read(path, cursor, parse)
-
-
-SOURCE = SessionSource(
-    host="pi",
-    files=files,
-    read=_read,
-    fetch=lambda path, pos, length: jsonl.fetch(path, pos, length, parse),
-)
+SOURCE = jsonl.source("pi", files, parse)
