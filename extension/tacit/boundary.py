@@ -7,39 +7,7 @@ the way out, ``gate_outgoing`` passes what handlers inject through the one
 context gate (``tacit.safety.gate_context``). The agent itself still sees
 exactly what the user typed: this only shapes what tacit keeps and injects.
 
-Design decisions, and why
-- **Every text field of every event, nested values included**
-  (``tacit.events``: message texts, ``user_text``/``assistant_text``,
-  prompts, tool arguments, errors, command arguments), in this order:
-  broken text (lone surrogates: JSON allows ``"\\ud800"``, SQLite and UTF-8
-  files do not) becomes U+FFFD; ``<private>…</private>`` spans become
-  ``[private]`` (before any cut, so an unclosed tag still hides the rest);
-  a text over ``TEXT_CHARS`` keeps its head and its tail (a 20 MB paste
-  costs what 100 KB does, and the end of a reply, which the learners read,
-  survives); secrets become ``[REDACTED:<kind>]``. Dict keys are cleaned
-  like values. Nested values deeper than ``MAX_DEPTH`` or beyond
-  ``MAX_STRINGS`` strings are dropped: a hostile payload costs bounded work.
-- **A message that asks not to be kept** ("don't save this", "off the
-  record", "不要记住" — ``tacit.safety.asks_not_to_keep``, docs/privacy.md)
-  **withholds its whole turn**: the user's message, the agent's reply to
-  it, and the arguments and errors of the turn's tool results become empty
-  (``WITHHELD``). What remains is that a turn happened (the counters), the
-  tool names and whether they worked. The turn is remembered in the
-  session state (``state.marks[TURN_MARK]``) until the next user message,
-  because the reply and the tool calls arrive as later events. A tool call
-  that has not run yet keeps its (cleaned) arguments: a guard needs them to
-  answer, and nothing stores a ``tool_call``'s arguments.
-- **Empty, not a marker, for withheld text.** Every handler already skips an
-  empty message; a marker word would be one more text for the detectors to
-  misread as a correction or a durable statement.
-- **Gate on the way out** (``gate_outgoing``): injected context, notices and
-  the reason a stopped tool call gives the agent, from every handler —
-  third-party plugins and learners included — pass
-  ``tacit.safety.gate_context`` (fix-pattern injections as ``fix_pattern``,
-  the rest as ``notice``); the session context handler gates its pieces one
-  by one itself (``tacit.handlers.context``), so its injections are not
-  gated twice. What fails is dropped and one notice says so, never quoting it.
-- **Never raises**: bad input to a function here returns it cleaned or empty.
+Design notes: docs/design/core.md#tacitboundary
 """
 
 from __future__ import annotations

@@ -1,38 +1,6 @@
 """A daily budget for background work: what child agents spend, and when they wait.
 
-Design decisions, and why
-- **One measure for every host.** Each host reports usage its own way
-  (Claude Code's ``--output-format json``: ``usage`` + ``total_cost_usd``;
-  Codex's JSONL ``turn.completed`` usage; Hermes's ``--usage-file``; pi's
-  ``--mode json`` messages with ``usage.cost``); ``normalise`` turns each
-  into a ``Spend``: input (without cached tokens), output, cache read,
-  cache write, their sum (``tokens``: everything the model processed, the
-  figure providers bill by), and USD — the host's own figure when it has
-  one, else the price table (``tacit.children.prices``), else unknown.
-- **Recorded where the run is recorded**: ``record["spend"]`` on the job row
-  (``jobs.record``) and in ``logs/children.jsonl``. The day's spend is the
-  sum over jobs that finished that local day; ``tacit cost`` reads the same
-  rows (kept 30 days).
-- **Checked before any child starts**, by the runner (``tacit child run``
-  and inline runs), inside the write transaction that takes the job:
-  ``child_daily_tokens`` (default 1,000,000; 0 = no limit) and
-  ``child_daily_usd`` (default 0 = no limit). Runs already under way (started
-  within the longest child timeout) count at the average of recent runs, so
-  several runners starting together do not all slip under the limit. Only a run with an agent is checked: the
-  deterministic fallbacks cost nothing.
-- **Over budget, nothing is dropped.** A consolidation runs its
-  deterministic merge now; a correction saves what it can phrase exactly
-  now and waits with the rest; a review, skill or flush waits
-  (``status = 'waiting'``). Two waiting jobs of one session and kind become
-  one (the newer carries the older's corrections; a newer review covers
-  the older): the queue of a long day is one job per session and kind, not
-  one per turn. Waiting jobs run when the budget allows (the next local
-  day): the service's housekeeping releases them, and so does every runner
-  that finishes (``release``), oldest first.
-- **Told once a day.** The first job that waits queues a notice
-  (``tacit.stores.notices``) saying the budget is spent and how many jobs
-  wait; until it is delivered, later jobs update its count rather than
-  adding notices.
+Design notes: docs/design/children.md#tacitchildrenbudget
 """
 
 from __future__ import annotations

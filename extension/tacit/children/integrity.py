@@ -1,67 +1,7 @@
 """Children cannot lose memory: what a child agent may change is copied
 before it runs and checked after it exits (also after a timeout kill).
 
-Design decisions
-- **Copy the few files a child may touch, as bytes**: every memory scope
-  file of the job's project (``MemoryStore.targets()``), every skill folder
-  under the skill roots of that project (global, project, team), and
-  ``config.toml`` (or its absence). They are small by design, but the copy is
-  bounded anyway: ``MAX_FILE_BYTES`` a file, ``MAX_SNAPSHOT_BYTES`` and
-  ``MAX_FILES`` in all (config first, then memory, then every SKILL.md, then
-  supporting files); what does not fit is named in ``Snapshot.skipped`` and
-  not protected.
-- **The history says what was legitimate.** A change made through tacit (the
-  child's ``tacit memory …`` / ``tacit skill …``, the pi child's bridge tools,
-  another session writing meanwhile) is a history row. The snapshot keeps the
-  newest row id; the rows after it are the run's recorded changes. Rows of the
-  file rather than only the job's group: a batch gets a group of its own, and
-  other sessions may write during the run. One kind of row is not trusted to
-  remove entries: a *hand* ``edit`` noticed during the run — that is how a
-  child's direct edit gets recorded when it calls tacit afterwards. A real
-  hand edit made while a child runs is therefore put back (rare, and visible
-  in the log). Without a readable history nothing counts as recorded: every
-  vanished entry is put back (keeping too much beats losing).
-- **config.toml: a child never changes config** (its ``child_command`` would
-  run on the next job): any change, creation or deletion is put back byte for
-  byte.
-- **Garbage is set aside, never lost**: a memory file that no longer parses
-  by the drift guard's rules (not UTF-8, no §-round trip, one entry larger
-  than the whole limit) or a SKILL.md that no longer parses is hard-linked
-  (else copied) to ``<file>.child-garbage.<stamp>`` and the file goes back to
-  its last recorded state (the snapshot bytes when nothing was recorded). A
-  file that was already unclean before the run is left to the drift guard.
-- **Vanished entries come back** where they were, unless a recorded change
-  removed them; a deleted skill folder without a recorded ``skill_delete``
-  comes back with the files copied. A SKILL.md changed directly that still
-  parses is kept (recorded as the child's), as are entries the child added
-  directly (the prompt screen scans every entry anyway).
-- **Whose direct writes are legitimate.** Only a Hermes child with the default
-  command (host ``hermes``, no ``child_command``): ``hermes -z -t
-  memory,skills`` has no shell and no file tool, and its own memory and skill
-  tools write the shared files directly, so its parseable changes are
-  recorded as the child's edits instead of restored. Every other child (the
-  Claude child: tacit's CLI and Read only; pi's and Codex's children have an
-  edit or shell tool; any ``child_command`` may run anything) changes memory
-  legitimately only through tacit. Garbage and config.toml are restored for
-  every child.
-- **A restore is a change like any other**: atomic write under the file's
-  lock (``lock_for(path)`` for memory, the skill store's own lock for a
-  skill), recorded as ``restore`` by the ``integrity`` learner in the job's
-  group (``job:<id>``). The child's unrecorded change is recorded first, as
-  its own ``edit``, so undoing the run (``tacit memory undo`` on any of its
-  rows) gives back the state before it instead of re-deleting what was put
-  back. A garbage restore is recorded with before == after (the garbage is in
-  the file set aside, not in the history): undo has nothing to put back. A
-  config restore is recorded outside the group: ``undo`` does not handle
-  config, and one row it refuses would stop the whole group's undo.
-- **Never written through a link the child made.** The copy notes where
-  each path led; a file replaced by a link is replaced back, and a folder
-  that now leads elsewhere is not written at all (reported), so a child
-  cannot aim a restore at ``~/.bashrc``.
-- **Never raises.** A file that cannot be checked (its lock stayed busy, a
-  folder turned into a link, an I/O error) is listed in
-  ``Verdict.unchecked`` and fails the run like a restore: tacit cannot vouch
-  for it.
+Design notes: docs/design/children.md#tacitchildrenintegrity
 """
 
 from __future__ import annotations

@@ -1,42 +1,6 @@
 """Running one child job to completion, supervised and within budget.
 
-Design decisions
-- **One runner for every kind** (consolidate, correction, review, skill,
-  flush); the caller decides where it runs: ``tacit child run JOB_ID`` in its
-  own session (the service and in-process hosts: the child outlives whoever
-  asked for it), or inline (``tacit learn --apply``, consolidation on demand).
-- **A timeout kills the whole process group**, and *killed or non-zero is a
-  failure* whatever the exit code says (pi's exec reports code 0 when it kills
-  on timeout; the original design took that for success). The agent also
-  gets ``PR_SET_PDEATHSIG``-free isolation: it is its own process group, so
-  the kill reaches everything it started that stayed in the group.
-- **The prompt goes on stdin** (``tacit.children.commands``), never on a
-  command line, and it is scrubbed once more before it leaves: private
-  spans and secrets out (``tacit.boundary.scrub``), whatever the memory
-  files it quotes hold.
-- **Output is read with a cap.** stdout/stderr go to files in the job's
-  private temp folder (0700) and only their last ``OUTPUT_CAP`` bytes are
-  read: a child printing 50 MB costs 1 MB, and a grandchild that keeps a pipe
-  open can never hang the runner. What is kept of them (the reply, the
-  tails) is redacted.
-- **Every run is logged** to ``logs/children.jsonl`` (kind, command with the
-  prompt elided, duration, exit, killed, the host's usage and its
-  normalised ``spend``) and recorded on the job row, which ``tacit cost``
-  and the budget read (``tacit.children.budget``).
-- **Children cannot lose memory** (``tacit.children.integrity``): what the
-  child may change is copied before it runs and checked after it exits;
-  what had to be put back is listed in the record (``restored``) and fails
-  the run.
-- **Within budget.** Before an agent starts, the day's spend is checked;
-  over it, the job waits (or runs its deterministic fallback): see
-  ``tacit.children.budget``.
-- **One child per session at a time.** ``tacit child run`` takes, with its
-  job, the other queued jobs of the session claimed in the same turn (a
-  correction save and a review due together): one agent run, one prompt
-  with a section per task, every row recorded.
-- **No agent? Deterministic fallbacks** (``tacit.children.fallbacks``). A
-  correction whose child *failed* is also saved by the fallback: the user
-  will not repeat it.
+Design notes: docs/design/children.md#tacitchildrenrunner
 """
 
 from __future__ import annotations

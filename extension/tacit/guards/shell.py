@@ -4,48 +4,7 @@
 split it, far enough to answer two questions exactly: which programs run
 (with which argv, from which folder), and which paths are written.
 
-Design decisions, and why
-- **A real lexer, not a substring.** Quotes (``'…'``, ``"…"``, ``$'…'``),
-  backslashes, comments, operators (``&& || ; | |& &``, newlines), subshells
-  ``( … )``, redirections and here-documents are lexed the way bash lexes
-  them, so ``echo "npm install"`` is one ``echo`` and a heredoc body is data.
-  A hand-written lexer (regex for the plain runs) instead of ``shlex``:
-  ``shlex`` knows neither ``$( … )``, backticks, heredocs nor newlines as
-  separators, and is slower.
-- **What runs inside runs too.** ``$( … )``, backticks and ``<( … )`` are
-  parsed recursively and run in their own subshell; ``bash -c "…"``,
-  ``sh -c``, ``eval``, ``su -c``, ``watch``, a heredoc or here-string fed to a
-  shell, and ``find -exec`` are parsed as command lines. Wrappers are seen
-  through: ``sudo``, ``doas``, ``env``, ``VAR=1 cmd``, ``time``, ``nohup``,
-  ``nice``, ``timeout``, ``stdbuf``, ``command``, ``exec``, ``xargs``,
-  ``cross-env``, ``corepack``, and package runners (``npx``, ``pnpm exec``/
-  ``dlx``, ``yarn dlx``/``exec``, ``npm exec``, ``bunx``, ``uvx``, ``uv run``,
-  ``poetry run``, ``pipx run``, ``conda run``, ``python -m``). Each wrapper
-  and each wrapped command is reported, so a guard on ``sudo`` and one on
-  ``jest`` both see ``sudo npx jest``.
-- **Not seen through: other machines and containers.** ``docker run/exec``,
-  ``kubectl exec``, ``ssh`` run their command in another environment, one
-  the project's lessons do not describe; a script file (``bash build.sh``)
-  is not read. ``pnpm test``/``npm run x`` run scripts tacit cannot see.
-- **Values known only at run time stay unknown.** ``$VAR``, ``${…}``,
-  ``$( … )`` inside a word and ``~user`` make the word "dynamic" (marked with
-  a private-use character): a dynamic program name matches no guard, a
-  dynamic path is no write. Precision first.
-- **cd is followed.** ``cd app && npm i`` runs npm in ``<cwd>/app``; a
-  subshell's ``cd`` ends with it. ``cd $DIR``/``cd -`` make the folder
-  unknown: later relative paths are not resolved, and programs keep the last
-  known folder (``Invocation.cwd_exact`` says which).
-- **Writes are only the certain ones**: output redirections (``>``, ``>>``,
-  ``&>``, ``>|``, ``<>``), ``tee``, ``cp``/``mv``/``install``/``ln``/``rsync``
-  destinations (``mv`` sources too), ``rm``, ``rmdir``, ``unlink``,
-  ``shred``, ``touch``, ``truncate``, ``mkdir``, ``sed -i``, ``perl -i``,
-  ``dd of=``, ``curl -o``, ``wget -O``, ``find … -delete``, ``sudoedit``,
-  ``git rm``/``mv``/``restore``/``checkout -- paths``. Formatters and
-  generators (``prettier --write``, ``ruff --fix``) change files too, but
-  which ones depends on their config: not claimed.
-- **Bad input never raises.** An unterminated quote runs to the end of the
-  text (bash would refuse the whole line, so checking the words is harmless);
-  input is cut at 64 KiB and nesting at depth 8, so the work is linear.
+Design notes: docs/design/guards.md#tacitguardsshell
 """
 
 from __future__ import annotations

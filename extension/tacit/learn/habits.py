@@ -1,39 +1,6 @@
 """Habits: repeated tool and command sequences — the model, no SQL.
 
-Every ``tool_result`` and ``command`` event is one *action* of its session
-(``Bash:pytest``, ``Edit``, ``/deploy``). Consecutive actions make patterns:
-
-- a **pair** A → B is two consecutive actions of one session whose gap is at
-  most ``sequential_window_seconds`` (30) and which differ (A → A is a
-  repetition, not a sequence);
-- a **trigram** A → B → C is three actions that are *actually* consecutive,
-  both gaps within the window, no adjacent repeats, and A ≠ C (A → B → A is a
-  back-and-forth). Trigrams are never stitched together from two pairs seen
-  in different places;
-- a pattern seen at least ``habit_min_frequency`` (3) times is a **habit**;
-  below that it is **emerging** (``tacit habits status`` shows the progress).
-
-Design decisions
-- **Counted as events arrive, never re-mined.** ``completed`` says which
-  patterns one new action completes, given the session's previous two; the
-  ledger adds them to per-pattern counters (``tacit.stores.habits``). One
-  action costs a few index lookups whatever the history, so a replay of a
-  long history is linear (the earlier miner re-read every event at each turn
-  end). ``mine_events`` is the same rule over a whole ordered list: the
-  reference the counters are tested against, and what ``rebuild`` recounts
-  with after the window setting changes.
-- **Confidence is a proportion**: sessions containing the pattern ÷ sessions
-  in which its first action ran (the sessions where it *could* have
-  happened), so it is within 0..1 and reads "after A, how often B follows".
-  The same number is the suggestion weight: ``suggest`` needs weight ≥ 0.8
-  and count ≥ 5.
-- **Action names carry the program for shell tools** (``Bash:git``): "Bash →
-  Bash" says nothing. Only the program is kept, never the command line (it
-  may hold secrets).
-- **A command habit can become a workflow memory**: a suggestion-grade habit
-  with a slash command in it is proposed to the shared lifecycle under rule
-  4's key (``workflow-seq-…``), one reinforcement per new session. Tool-only
-  habits describe how the agent works and stay habits.
+Design notes: docs/design/learn.md#tacitlearnhabits
 """
 
 from __future__ import annotations

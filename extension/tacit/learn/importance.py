@@ -1,45 +1,7 @@
 """The importance learner: what the user says that is worth keeping, stored
 as candidate memories, kept fresh by a heartbeat, settled by a review.
 
-``register(engine)`` subscribes:
-
-* ``importance.capture`` — background, user ``message_end``: the message
-  analysis decides (``tacit.learn.captures.assess``); a capture becomes a
-  ``memories`` row (``source = 'importance'``, status ``candidate``); a repeat
-  adds a mention. "Forget that …" dismisses matching captures and is
-  remembered so they are never stored again. Then the heartbeat, when due.
-* ``importance.heartbeat`` — background on ``session_start`` (and inside
-  ``importance.capture``): at most once per ``heartbeat_interval`` minutes
-  of activity it expires time-limited items, merges duplicates, re-scores
-  (repeat boosts, age multipliers) and settles past days' reviews by their
-  defaults. One handler per event, not three: each background handler costs
-  an applied-once transaction per event.
-* ``importance.foreground`` — FOREGROUND on the user's ``message_end``: the
-  review on request ("review", "复盘" → injected for the agent to walk
-  through), the nightly notice (first event at or after ``review_time``),
-  and the "Noted: …" acknowledgement prepared for the turn's end.
-* ``importance.nightly_start`` / ``importance.nightly_turn`` — FOREGROUND on
-  ``before_agent_start`` / ``turn_end``: the nightly notice, and at the turn's
-  end the acknowledgement (after the reply: nobody waits for it).
-
-Model: ``tacit.learn.captures``; review: ``tacit.learn.review``; SQL:
-``tacit.stores.candidates``, ``tacit.stores.captures``.
-
-Design decisions
-- **One analysis per message**: ``ctx.analysis`` (the engine computes it
-  once, foreground and background read the same verdict).
-- **Exactly once.** Background handlers write only through ``ctx.ledger``
-  inside the engine's applied-once transaction; foreground handlers write
-  (the review showing, the offered day) inside the event's own transaction.
-  The heartbeat's "when did I last beat" and the nightly "offered today" are
-  ``ledger_meta`` keys in those transactions — no marker files.
-- **Candidates first, memory after review.** A capture is evidence; it waits
-  as a candidate until the user keeps it, or the next day's defaults promote
-  it — only when its content is tacit's phrasing of a rule (see
-  ``tacit.learn.review``).
-- **Never store what must not be stored.** A secret (``tacit.scan``) is never
-  captured; a message asking to forget is never captured itself; captures
-  like something forgotten are refused from then on.
+Design notes: docs/design/learn.md#tacitlearnimportance
 """
 
 from __future__ import annotations

@@ -6,36 +6,7 @@ rules, habits, importance captures) never move a memory themselves: they hand
 ``Proposal``s to ``advance`` and this module does the arithmetic, the file
 writes, the adaptation log and the one-time notice.
 
-Design decisions
-- **The ladder, exactly.** A proposal for a new key is inserted at its base
-  confidence when its detector's threshold is met; the evidence that creates
-  a memory is recorded and does *not* also confirm it. Each later piece of
-  evidence adds ``+15`` (max 100) and one ``times_confirmed``.
-  ``candidate → confirmed`` at ≥ 60; ``→ applied`` at ≥ 80 with ≥ 3
-  confirmations. From 20: confirmed after the 3rd confirmation (65), applied
-  on the 4th (80). The arithmetic is ``step`` (pure); the rest moves rows.
-- **One piece of evidence reinforces one memory at most once** (the evidence
-  row's primary key), so an event applied twice cannot count twice.
-- **Everything inside the caller's transaction.** ``advance``, ``apply`` and
-  ``run_daily_if_due`` take the caller's connection: in a background handler
-  that is the engine's applied-once transaction, so the decision, the
-  adaptation, the notice and the marker commit together. The memory file is
-  written *before* the commit (an idempotent add: a rolled-back transaction
-  leaves an entry the next reinforcement finds already there, never a
-  memory marked applied that is not in the file). If the file refuses
-  (scanner, over the limit after the deterministic merge) the memory stays
-  ``confirmed`` and is retried on its next reinforcement. Learned memories
-  never start a child agent.
-- **Notices are queued** (``tacit.stores.notices.add``) and delivered once by
-  the notices handler; a caller that shows the notice itself (``tacit
-  observe``, ``tacit review --keep``) passes ``announce=False``.
-- **Dismissed is forever.** ``forget`` reverts the adaptation, removes the
-  entry from MEMORY.md/USER.md and keeps the row as ``dismissed``, so its key
-  is never proposed or reinforced again and it never decays.
-- **Decay once per calendar day, on the first ledger event of that day**
-  (``last_maintenance_day`` in ``ledger_meta``). Days with no events do not
-  decay; taught memories never do. Retention of evidence is
-  ``tacit.learn.retention`` (daily, in the service).
+Design notes: docs/design/learn.md#tacitlearnlifecycle
 """
 
 from __future__ import annotations

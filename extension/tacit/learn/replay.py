@@ -1,44 +1,6 @@
 """Replaying recorded sessions through the engine (``tacit learn``).
 
-Design decisions
-- **The real engine, not a re-implementation.** Recorded sessions are turned
-  into the same host-neutral events a live host sends and dispatched through
-  ``build_engine(cfg, "replay")`` with every handler registered, so what
-  ``tacit learn`` reports is exactly what tacit would have done live: the same
-  detector, thresholds, rate limits and once-per-session rules.
-- **Two input formats, detected per file.** Claude Code transcripts
-  (``~/.claude/projects/<project>/<session>.jsonl``) and tacit's own JSONL
-  (one event per line, ``{"kind": "message_end", "role": "user", "text": …}``
-  — the fields of ``tacit.events``). A folder is searched for ``*.jsonl``.
-- **Claude Code transcripts, read the way the hooks see a live session.** A
-  user prompt is a ``type:"user"`` line whose content is a string or text
-  blocks; ``isMeta`` lines, ``tool_result`` lines, sub-agent (``isSidechain``)
-  lines, compaction summaries and local-command output are not prompts. One
-  assistant response is written as several lines sharing ``message.id``; tool
-  calls are counted by distinct ``tool_use`` id (ok/error from the matching
-  ``tool_result``). A turn is a prompt and everything until the next real
-  prompt; its last assistant text is the reply (what the Stop hook reports).
-  A ``compact_boundary`` line is a ``before_compact`` event.
-- **Dry run by default, and it writes nothing.** Without ``--apply`` the
-  engine runs on a scratch copy of the memory files in a temporary folder and
-  its child launcher only records the jobs it is handed (each "finishes" at
-  once, so running-marks behave as after a quick child). Nothing under the
-  data folder changes. With ``apply=True`` the same handlers run for real:
-  each child job runs inline — an agent when one is configured for the host,
-  the deterministic fallbacks otherwise (a correction is saved only as a
-  rule tacit can phrase exactly — "Use pnpm, not npm." — or not at all, and
-  stays a candidate for the next review; consolidation merges duplicates).
-- **Robust and streaming.** Files are read line by line in binary, decoded
-  with replacement (invalid UTF-8 never stops a replay), and a line that is
-  not a JSON object, or not a valid event, is counted and reported — never
-  fatal. Nothing is kept per event, so memory stays flat on huge histories.
-- **Linear time.** Every learner does constant work per event (habits are
-  counted as actions arrive, not re-mined), and a dry run commits its
-  scratch ledger every ``BATCH_EVENTS`` events instead of after each one:
-  the engine's per-event transactions become savepoints inside one
-  transaction (the scratch ledger has no other user to wait for it). With
-  ``--apply`` every event commits on its own, as live: the real ledger is
-  shared with running sessions, and child jobs run between events.
+Design notes: docs/design/learn.md#tacitlearnreplay
 """
 
 from __future__ import annotations

@@ -6,43 +6,7 @@ category folder names, fix patterns, notices — and returns the ones that may
 go in, cleaned, plus what was left out and why. ``clean_for_context(text)``
 is the cleaning step on its own.
 
-Design decisions, and why
-- **Left out means left out.** A piece that fails is dropped entirely and
-  reported; it is never listed with a pointer to its file (a pointer invites
-  the agent to read the very text that was refused). Pieces sharing a
-  ``group`` (one skill's name, description and body) go or stay together.
-- **Scan what the agent will read, and what the file holds.** Each piece is
-  scanned as given (so an invisible character blocks, as it does in the
-  stores) and, when cleaning changed it, once more as cleaned (so
-  "ig\\x00nore previous instructions" cannot pass because a NUL split the
-  phrase).
-- **Memory is scanned whole.** A memory block is split into its entries
-  (``\\n§\\n``); each entry is scanned, and then the surviving entries joined
-  by newlines, because an injection split across two entries ("… ignore
-  all" § "previous instructions …") reads as one to the model. When the
-  join fails, the smallest run of adjacent entries that fails is found (a
-  binary search over prefixes, then a walk back from the entry that tipped
-  it) and dropped; this repeats until the join is clean, at most 16 times
-  (then the rest of the block is left out: fail closed, in bounded time).
-- **Names are one line.** A skill name or category folder name with a
-  newline, a control or format character, or more than 128 characters is
-  refused: it would break out of the one-line listing it is shown in.
-  Descriptions are folded onto one line (whitespace runs become one space)
-  and may be 1,024 characters at most.
-- **Across memory files, and across the entries between a split's
-  halves**: where one memory block ends and the next begins is read
-  joined; an entry that ends mid-sentence is read with every later entry
-  that opens mid-sentence (one scan per entry, pairs one by one only when it
-  finds something; bounded, then fail closed).
-- **Fix patterns are checked for dangerous commands** too
-  (``tacit.safety.commands``), and memory entries for the ones that make a
-  directive dangerous (``MEMORY_DANGERS``).
-- **Reports are safe to show.** ``LeftOut.shown`` is the label when it is a
-  clean one-line name, else a generic description, and reasons are fixed
-  phrases plus a pattern id, so ``GateResult.notice()`` never repeats the
-  refused text.
-- **Fast on repeats.** Verdicts for single pieces are memoised (bounded), so
-  a long-lived service gating the same skills every session pays once.
+Design notes: docs/design/safety.md#tacitsafetycontext_gate
 """
 
 from __future__ import annotations

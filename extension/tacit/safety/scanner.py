@@ -6,67 +6,7 @@ again when a snapshot is loaded (people edit these files by hand). A finding
 blocks the text; ``describe`` turns findings into the one-line reason the
 agent and the person see.
 
-Design decisions, and why
-- **Five categories, stable ids.** ``invisible_unicode``, ``injection``,
-  ``hidden_instruction``, ``exfiltration``, ``secret``. Every pattern id is
-  ``<category>`` or ``<category>.<name>`` and never changes meaning, so logs,
-  the context gate's notices and tests can rely on it. ``pattern_ids()`` lists them.
-- **Phrases, not words.** A memory store is *about* code, so "ignore", "token",
-  ".env", "ssh" and "system prompt" are everyday words here. Every rule needs a
-  whole construction ("ignore all previous instructions", ``cat .env``,
-  ``curl … $API_KEY``, ``password = <real-looking value>``), and rules that
-  describe an action skip matches negated right before the verb ("never send
-  .env anywhere" is a safety rule, not an attack). The labelled corpus in
-  ``tests/data/scan_corpus.jsonl`` holds both kinds; the test suite requires
-  zero false positives and zero misses on it. See docs/scanner.md.
-- **Secrets are judged by their value.** Token prefixes (``ghp_``, ``sk-ant-``,
-  ``AKIA`` …) and ``key = value`` assignments only count when the value looks
-  real: a random-looking token, or for a password any literal that is not a
-  placeholder (``xxx``, ``<token>``, ``$VAR``, ``changeme``, ``example`` …)
-  or a code reference (``settings.SECRET_KEY``, ``getpass()``). The rules
-  live in ``tacit.safety.secrets`` and are shared with ``redact_secrets``.
-  Excerpts never show a secret: the sensitive part is replaced by ``****``
-  in every excerpt, whichever finding it belongs to.
-- **Normalised view for phrases.** Non-ASCII text is NFKC-normalised, stripped
-  of invisible characters and folded from look-alike letters (Cyrillic "о",
-  dotless "ı" …) before phrase rules run, so "ign<U+200B>ore previous
-  instructions" or full-width letters do not slip past. Phrase rules then run
-  case-sensitively on a lower-cased copy (patterns are lower case), several
-  times faster than IGNORECASE. Secrets are matched on the raw text.
-  Pure-ASCII text (the common case) skips the normalisation.
-- **Linear time, always.** This runs on every write and every snapshot load,
-  and a hand-edited file can be huge. No rule nests unbounded quantifiers:
-  gaps are bounded (``{0,60}``), token runs are possessive (``{1,300}+``) and
-  command/path checks anchor on the rare part and look around it in Python,
-  so the worst case is a constant amount of work per character.
-- **Clean text is cheap.** Each rule lists literal trigger words; a rule runs
-  only when every one of its trigger groups has a word in the lower-cased
-  text. Which trigger words occur is found once per text, not once per rule:
-  the text is split on whitespace, each distinct token's trigger words come
-  from a bounded memo (filled by substring checks of the words no longer than
-  the token), and the few trigger phrases containing a space are searched
-  for directly, only when their first word is in some token. Non-ASCII text
-  that normalising leaves unchanged ("§", accents) is read through a single
-  view. Clean text with no trigger word costs a split, a few dict lookups
-  and no rule at all.
-- **Exact pre-checks, so everyday words run no regex.** A trigger word is a
-  necessary condition, and the cheaper and tighter it is the better: the
-  two command rules' trigger is the command ending a token the way their
-  regex requires (``_anchored``: "nc" inside "branch" or "function" does not
-  count), ``secret.assignment`` runs only where a ``:`` or ``=`` follows
-  one of its keywords (``precheck``), and ``conceal_from_user`` needs a
-  negation or concealment word besides "user" or "memory". Pure-ASCII text
-  whose trigger words select no rule that could run returns from
-  ``_clean_ascii`` without building any view — most skill descriptions and
-  memory entries. Every pre-check only skips a regex that cannot match, so
-  results are the same as running it (property tests in
-  tests/unit/test_index_fast_paths.py).
-- **One definition of a secret.** The ``secret.*`` rules and the value checks
-  behind them live in ``tacit.safety.secrets``, which ``redact_secrets``
-  uses too; invisible characters live in ``tacit.safety.invisible``, which
-  ``clean_for_context`` uses too.
-- **Compiled at import.** Every regex is compiled when the module loads (a
-  few milliseconds, paid once by the long-lived service).
+Design notes: docs/design/safety.md#tacitsafetyscanner
 """
 
 from __future__ import annotations

@@ -1,42 +1,6 @@
 """GuardStore: every guard a session sees, where it came from, and what it did.
 
-Design decisions, and why
-- **Memory is the source; the table keeps identity.** A lesson in memory that
-  yields an exact guard (``tacit.guards.derive_guards``) is an active guard in
-  its scope, whoever saved it. ``sync`` re-derives from the memory files of
-  every scope a project sees (user, global, the project's, the team's) and
-  upserts one row per (memory scope, project, lesson text, rule): the row
-  gives the guard a stable id for ``tacit guard remove 3``, a creation date,
-  an action the user may change and outcome counters. A lesson that leaves
-  memory makes its guard ``gone`` (back to ``active``, same id, if it
-  returns); a changed lesson is a new guard.
-- **Scope follows the lesson.** USER.md and the global MEMORY.md hold rules
-  true everywhere: their guards are ``global``. A project's memory and its
-  team file give ``project`` guards, which never fire outside that project
-  (``tacit.guards`` checks the root). A team entry the content scanner
-  rejects is not derived, as it is kept out of the agent's context.
-- **Removing a derived guard is a suppression.** ``remove`` marks the row
-  ``removed``; the lesson stays in memory (it still informs the agent), and
-  the guard stays lifted for that exact text. Editing or re-teaching the
-  lesson differently makes a new guard; ``restore`` lifts the suppression.
-- **Learning from outcomes: two strikes.** An override (the user let a
-  stopped call run) or a "wrong" (``tacit guard wrong``, "no, npm is fine
-  here" after a stop) is a strike: the first demotes (``deny`` → ``ask``;
-  an ``ask`` guard keeps asking with one strike), the second removes it.
-  ``tacit guard set`` resets the strikes (the user re-affirmed the rule).
-  Every demotion, removal, addition and change is a history row
-  (``tacit.stores.history``: ``guard_add``, ``guard_set``, ``guard_demote``,
-  ``guard_remove``, ``guard_restore``; target ``guard <id>``).
-- **One revision counter, and a file that says it moved.** Every change
-  bumps ``ledger_meta['guards.rev']`` in the same transaction, then writes
-  the new number to ``<state>/guards.rev``. A long-lived engine stats that
-  file before each call (a microsecond, no SQL) and re-reads the table only
-  when another process (the CLI) changed a guard. The file is a hint, the
-  ledger the truth: a reader trusts its cache only while the file's number
-  equals the revision it read from the ledger.
-- **Connection-level, transaction-friendly.** Every method works on the
-  ledger it was given, nesting as a SAVEPOINT inside an open transaction
-  (an engine handler's), and history rows join that transaction.
+Design notes: docs/design/stores.md#tacitstoresguards
 """
 
 from __future__ import annotations

@@ -1,57 +1,6 @@
 """Ledger — the one SQLite file where evidence accumulates before it becomes memory.
 
-Design decisions
-- **One file, WAL, short transactions.** ``<state>/ledger.db`` in WAL mode
-  with ``synchronous=NORMAL``: readers never block the writer, a commit costs
-  no fsync (a power cut may lose the last few observations, never corrupt the
-  file), and every write is one short ``BEGIN IMMEDIATE`` transaction so two
-  processes (a hook's drain and ``tacit observe``) serialise instead of
-  deadlocking on a read-to-write upgrade.
-- **Bounded waiting.** A busy ledger is waited for ``busy_timeout`` seconds
-  (3 by default), then the operation fails with ``LedgerUnavailable``: the
-  learner logs it and skips that event. Learning is best effort; a turn, a
-  hook or the process never hangs on it.
-- **A corrupt file is moved aside, not fatal.** "File is not a database" or
-  "disk image is malformed" (told apart from *locked* by SQLite's own error
-  name, not by message text) moves ``ledger.db`` and its ``-wal``/``-shm`` to
-  ``ledger.db.corrupt-<time>`` under the ledger's lock and starts a fresh,
-  empty ledger. What was learned is kept in the moved file for a person to
-  inspect; nothing else in tacit depends on it.
-- **Named migrations, applied in order, each once.** ``MIGRATIONS`` is a list
-  of ``(name, sql_or_callable)``; applied names are recorded in
-  ``schema_migrations``. Names (not a single version number) let another
-  detector append its own tables without renumbering anyone's (issue 8's fix
-  patterns and importance captures add theirs: ``0002_fix_patterns``,
-  ``0003_importance``). Each migration runs in
-  its own ``BEGIN IMMEDIATE`` transaction together with its bookkeeping, so
-  two processes opening a new ledger at once never apply one twice, and a
-  broken migration rolls back whole (it is reported; the ledger is skipped).
-- **The shared lifecycle lives in ``memories``.** Every detector proposes
-  candidate memories into one table (``source`` = which detector, ``kind`` =
-  pattern | preference | fact | workflow | …); ``tacit.learn.lifecycle`` is
-  the only code that moves them along candidate → confirmed → applied →
-  dismissed. Detector-specific fields go in the ``data`` JSON column or in
-  the detector's own table keyed by ``memories.id``.
-- **Observations: JSON context plus typed, indexed columns.** The context is
-  kept verbatim (evidence, display); the fields the rules match on are copied
-  at insert into typed columns — ``user_edited`` is an INTEGER 0/1, so the
-  classic bug of comparing a JSON boolean with the string ``'true'`` (never
-  true in SQLite) cannot happen — and each rule is a partial-index lookup, so
-  the per-observation cost stays flat at a million rows.
-- **Nested writes join the open transaction.** ``write()`` inside a
-  ``write()`` on the same connection is a SAVEPOINT: the engine wraps a
-  background handler and its "applied once" marker in one transaction, and
-  the handler's own writes become part of it (all or nothing).
-- **One connection per thread.** ``Ledger`` is one connection guarded by a
-  lock; the engine keeps one instance per thread, so the service's
-  foreground never waits behind a learner's transaction on a Python lock
-  (SQLite's WAL lets them interleave).
-- **Writers in one process take turns, first come first served.** SQLite's
-  busy handler polls with growing sleeps, so a background worker that
-  commits and begins again at once starved a hook's dispatch past the busy
-  timeout ("database is locked", the event lost, with 8 busy sessions). The
-  outermost ``write()`` first queues on a per-file FIFO lock; SQLite's own
-  lock then only arbitrates between processes.
+Design notes: docs/design/stores.md#tacitstoresledger
 """
 
 from __future__ import annotations

@@ -1,49 +1,7 @@
 """MemoryStore — the memory files of one scope set: USER.md, the global
 MEMORY.md, and a project's MEMORY.md (private, and the team's shared one).
 
-Design decisions
-- **Scopes are files.** ``user``: ``<home>/memories/USER.md``, who the user
-  is, shown in every project. ``global``: ``<home>/memories/MEMORY.md``,
-  facts true everywhere (existing files are this scope, as they are).
-  ``project``: ``<home>/projects/<id>/MEMORY.md``, one per repository
-  (``tacit.projects``). ``team``: ``<repo>/.tacit/MEMORY.md`` once a
-  repository shares its memory (``tacit share init``) — committed and
-  reviewed like code, and untrusted: an entry that fails the scanner is left
-  out of the snapshot and reported. The target ``memory`` means this
-  store's project when it has one, else global. Each scope has its own
-  character limit.
-- **Hermes Agent's format, byte for byte.** Entries are joined by ``"\\n§\\n"``;
-  the files live in ``<home>/memories/``; the limit is on the length of the
-  joined text (characters, not tokens: model-independent). A Hermes user has
-  one memory, not two, and can hand-edit it.
-- **Frozen snapshot.** ``snapshot()`` renders the system-prompt block the
-  first time it is asked for and never changes afterwards, whatever is
-  written mid-session: the host's prompt prefix (and its cache) stays stable;
-  the next session sees the new entries. Live reads go to disk every time.
-- **Every write: scan → lock → re-read → change → atomic write.** The scan
-  keeps injection and secrets out of a future system prompt; the lock is the
-  same sibling ``.lock`` + ``flock`` Hermes takes, so both can write one file;
-  re-reading under the lock means concurrent writers never lose each other's
-  entries; the atomic rename means a killed writer never leaves half a file.
-  Readers take no lock. A lock still held by another writer after
-  ``fsutil.LOCK_TIMEOUT_SECONDS`` is a refusal ("try again"), not an
-  exception, and so is bad input to a writer (an unknown target, content
-  that is not text or holds a lone surrogate): callers get a result dict
-  either way. ``path_for``/``limit_for`` still raise ``ValueError`` for an
-  unknown target (a programming error, not input).
-- **``§`` on a line of its own is refused**, not escaped: it is the entry
-  separator, and any escape would show up verbatim in Hermes (which shares the
-  file) and in the agent's prompt. An inline ``§`` ("see § 3") is fine.
-- **Drift guard.** A hand-edited file that would not survive a
-  parse → serialise round trip (or is not UTF-8, or holds one entry larger
-  than the whole limit — free text appended by hand) is backed up to
-  ``<file>.bak.<timestamp>`` and replace/remove is refused with remediation
-  text: rewriting it would silently drop what the person wrote. ``add`` only
-  appends, so it skips the round-trip check but still refuses a file that is
-  not valid UTF-8.
-- **Results are data.** Every operation returns the dict the agent-facing tool
-  returns (``success``, ``message``/``error``, ``usage``, ``entry_count``, and
-  ``current_entries`` on failure) — the CLI prints it, hosts hand it back.
+Design notes: docs/design/stores.md#tacitstoresmemory
 """
 
 from __future__ import annotations

@@ -1,52 +1,6 @@
 """SkillStore — one folder per skill, ``skills/<name>/SKILL.md``, plus its index.
 
-Design decisions
-- **Hermes Agent's layout.** ``<home>/skills/<name>/SKILL.md`` (Agent Skills
-  format, see ``skill_format``). Hermes also files skills under a category,
-  ``skills/<category>/<name>/SKILL.md``: list, index and view find those too,
-  but tacit only *writes* top-level skills (category skills are read-only
-  here — they belong to whoever put them there). Dot-folders (``.trash``,
-  Hermes's ``.hub``) are never skills.
-- **Every write: scan → lock → re-read → change → atomic write.** The new
-  text is scanned before anything is touched (and the whole resulting file
-  before it is written, so tacit never rewrites blocked text a person added);
-  the per-skill lock (``fsutil.lock_for``) lives in ``<state_dir>/locks/``
-  (not in the skill folder, so a delete can move the whole folder and a hand
-  editor never sees lock files); the file is re-read under the lock so
-  concurrent patchers never lose each other's changes; ``atomic_write_text``
-  means a killed writer leaves the old file or the new one. Readers take no
-  lock. Files tacit creates are 0600, folders 0700.
-- **Nothing is lost, and the trash is bounded.** ``delete`` moves the folder
-  to ``skills/.trash/<name>-<UTC timestamp>/`` — one entry per deleted skill,
-  directly under ``.trash`` — and stamps its mtime with the time of the
-  delete, so the service's housekeeping (``remove_older``) prunes it
-  ``trash_retention_days`` after the delete, not after the skill's last edit.
-  ``create`` refuses an existing name; a malformed file is never rewritten.
-- **Hand edits are expected.** Listing and indexing never raise: a file with
-  bad YAML, no frontmatter, a name that differs from its folder, binary or
-  non-UTF-8 bytes, over 100,000 characters, or a missing description is
-  reported as a ``Problem(path, reason)`` and skipped. A skill whose
-  description fails the content scanner is reported and left out of the
-  index (the index goes into the system prompt), and ``view`` refuses it.
-- **Paths come only from names.** A name is checked against the Agent Skills
-  rule before it becomes a path; a supporting-file argument must be relative
-  without ``..``; anything that resolves (through symlinks) outside the skills
-  folder is refused, and reported when listing.
-- **One in-memory catalog per store.** The engine lives in ``tacit serve``,
-  which watches the skills folder and calls ``refresh()`` when a file
-  changes. So the catalog (every skill's frontmatter and scanner verdict,
-  every problem) is built from the files on first use, kept, and dropped by
-  ``refresh()`` or by a write through this store; a short-lived process (the
-  CLI) builds it once. No cache on disk, no stat signatures. A cold build
-  parses every frontmatter with PyYAML (~65 µs a skill, docs/skills.md,
-  "Speed"): cheap once, not at every session start, so ``session()`` gives
-  each session a store sharing one catalog (one build, one refresh for all)
-  with its own frozen snapshot.
-- **Frozen snapshot.** ``snapshot()`` renders the index once per store
-  instance — the copy the session started with — while ``index_text()``
-  follows the catalog.
-- **Results are data** shaped like the memory tool's: ``success`` plus
-  ``message`` or ``error`` and the fields a caller needs next.
+Design notes: docs/design/stores.md#tacitstoresskills
 """
 
 from __future__ import annotations

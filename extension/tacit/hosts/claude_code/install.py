@@ -1,40 +1,6 @@
 """``tacit install claude-code`` / ``tacit uninstall claude-code``.
 
-Where it goes (verified on Claude Code 2.1.197, docs/hosts-observed.md):
-
-=========== ======================================== ==========================================
-scope       plugin folder                            permissions (settings file)
-=========== ======================================== ==========================================
-user        ``~/.claude/skills/tacit/``              ``~/.claude/settings.json``
-project     ``<project>/.claude/skills/tacit/``      ``<project>/.claude/settings.local.json``
-=========== ======================================== ==========================================
-
-(``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude`` when set.)
-
-Design decisions, and why
-- **A "skills-directory plugin", no marketplace.** A plugin folder in
-  ``~/.claude/skills/<name>/`` loads in every plain ``claude`` run as
-  ``tacit@skills-dir``: hooks, and the slash commands ``/tacit:…``. That is
-  how users run Claude Code, so that is what install targets.
-- **Project scope needs the workspace to be trusted.** Claude Code loads
-  ``<project>/.claude/skills/`` only after its trust dialog was accepted for
-  that folder (``-p`` never asks). Accepting it also lets the project's own
-  settings and hooks run, so tacit does not do it behind the user's back: it
-  reports ``trusted: false`` and says how (open ``claude`` there once).
-  Project scope writes the *local* settings file: the plugin names this
-  machine's Python, so it must not be committed.
-- **Pre-approved saving.** The agent saves with ``tacit memory …`` and
-  ``tacit skill create|patch|edit|view|list``; those exact prefixes go into
-  ``permissions.allow`` so no permission prompt interrupts. Deleting a skill
-  still asks.
-- **Exactly undoable.** A manifest (``.tacit-install.json`` in the plugin
-  folder) records the files written, the folders created, the permission
-  entries *added* (not those the user already had) and whether the settings
-  file was created. Uninstall removes exactly that. Installing twice
-  rewrites the same files and adds nothing; the manifest keeps what the first
-  install added, so a later uninstall still removes it.
-- **Never clobber a settings file.** One that is not valid JSON (Claude Code
-  ignores it too) makes install stop before writing anything.
+Design notes: docs/design/hosts.md#tacithostsclaude_codeinstall
 """
 
 from __future__ import annotations

@@ -1,53 +1,6 @@
 """``tacit install codex`` / ``tacit uninstall codex``.
 
-What goes where (verified on Codex CLI 0.171.0, docs/hosts/codex.md):
-
-=========== ===================================== ===========================================
-scope       folder (``<codex>``)                  files
-=========== ===================================== ===========================================
-user        ``$CODEX_HOME`` or ``~/.codex``         ``hooks.json``, ``config.toml``,
-project     ``<project>/.codex``                    ``rules/tacit.rules``, ``tacit-install.json``
-=========== ===================================== ===========================================
-
-Design decisions, and why
-- **hooks.json, merged, never replaced.** Codex reads ``<codex>/hooks.json``
-  (the same ``{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command",
-  "command", "timeout"}]}]}}`` shape as Claude Code). tacit appends one
-  matcher group per event it uses and leaves every other group where it is:
-  Codex keys its trust decisions by position (``<file>:<event>:<group>:<hook>``),
-  so moving a user's group would silently untrust it. A tacit group is
-  recognised by its command (``… tacit.hosts.hook_client … codex <Event>``),
-  so a reinstall from another Python replaces it in place.
-- **Codex asks the user to trust new hooks.** A hook Codex has not seen, or
-  whose command changed, does not run until the user reviews it in ``/hooks``
-  (the trust is stored in ``config.toml`` as ``[hooks.state."<key>"]
-  trusted_hash``). tacit never writes that trust itself — approving hooks is
-  the user's decision, as with Claude Code's workspace trust — so install
-  reports ``needs_trust`` and says how. ``codex exec`` has no prompt: it just
-  skips untrusted hooks.
-- **The feature flag.** ``[features] hooks = true`` in ``config.toml`` (on by
-  default in 0.171.0; older builds called it ``codex_hooks`` and had it off).
-  Written as one marked line so uninstall removes exactly that line. An
-  explicit ``hooks = false`` is the user's choice: left alone, with a warning.
-  The edit is checked with ``tomllib`` (the rest of the file must parse to
-  the same data); if it cannot be made safely the flag is skipped, with a
-  warning, since the pinned Codex has hooks on anyway.
-- **Saving without an approval prompt, outside the sandbox.** Codex runs the
-  agent's shell commands in a sandbox that cannot write tacit's data folder.
-  ``rules/tacit.rules`` holds execpolicy ``prefix_rule(…, decision = "allow")``
-  lines for ``tacit memory`` and ``tacit skill create|patch|edit|view|list``
-  (bare and absolute forms), which Codex runs outside the sandbox without
-  asking. Checked: a command with ``$(…)`` or ``&&`` does not match and stays
-  sandboxed. Deleting a skill still asks.
-- **Exactly undoable.** A manifest (``<codex>/tacit-install.json``) records
-  what install created: the files, folders, event keys, the feature line.
-  Uninstall removes tacit's hook groups, that line, the rules file and the
-  manifest, and deletes a file it created only when nothing else is left in
-  it. Trust entries Codex wrote for tacit's hooks stay in ``config.toml``:
-  Codex wrote them, not tacit.
-- **Never clobber.** A ``hooks.json`` that is not a JSON object of lists, or a
-  ``config.toml`` that is not valid TOML, makes install stop before it writes
-  anything (Codex would refuse them too).
+Design notes: docs/design/hosts.md#tacithostscodexinstall
 """
 
 from __future__ import annotations

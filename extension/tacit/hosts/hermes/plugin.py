@@ -6,70 +6,7 @@ from the entry point, ``kind: standalone``) once it is enabled in
 ``config.yaml`` (``tacit install hermes`` or ``hermes plugins enable tacit``)
 and calls ``register(ctx)`` once per process, ~3 s before the first session.
 
-Design decisions
-- **A translation layer, nothing more.** Hermes hooks become tacit events;
-  the engine (``build_engine(…, "inprocess")``) runs the same handlers as on
-  every host, and the returned effects are realised here:
-
-  ====================== ==================================================
-  Hermes hook            tacit events
-  ====================== ==================================================
-  on_session_start       session_start
-  pre_llm_call           (first turn of a session in this process)
-                         before_agent_start; then, every turn,
-                         message_end(user). Prompt-scope ``InjectContext``
-                         is returned as ``{"context": …}``, which Hermes
-                         appends to the user message.
-  pre_tool_call          tool_call; a guard's stop is returned as
-                         ``{"action": "approve", "message": …}`` (ask:
-                         Hermes's own approval gate, interactive sessions)
-                         or ``{"action": "block", "message": …}`` (deny: the
-                         message is the tool result the model reads). In
-                         ``hermes -z`` and under ``--yolo``/``/yolo`` Hermes
-                         grants approvals unasked, so guards deny there
-  post_tool_call         tool_result (``ok`` from the result's ``exit_code``
-                         when there is one: Hermes reports ``status: "ok"``
-                         for a terminal command that exited 3); a call
-                         Hermes blocked (``status: "blocked"``) never ran
-                         and is not reported
-  post_llm_call          message_end(assistant), turn_end
-  on_session_end         fires after *every* turn: only closes a turn that
-                         ``post_llm_call`` skipped (interrupted/failed);
-                         in a ``hermes -z`` process, whose life is one turn,
-                         it is also the session's end → session_shutdown
-  on_session_finalize    session_shutdown (interactive CLI exit, ``/new``,
-                         gateway expiry; never fires in ``-z``)
-  ====================== ==================================================
-
-- **What Hermes already does is not done twice**
-  (``tacit.hosts.runtime.HOST_FEATURES["hermes"]``):
-  Hermes renders MEMORY.md/USER.md into its system prompt and indexes every
-  ``$HERMES_HOME/skills/**/SKILL.md`` (the same files tacit's stores write,
-  tacit's top-level ``skills/<name>/`` included) and gives the agent its
-  ``memory``/``skill_manage`` tools. So tacit registers no memory tool and
-  injects no session context; its one tool, ``search_sessions``, searches
-  every host's past sessions (``tacit.search.tool``; docs/search.md). Session-scope text from third-party tacit plugins has nowhere to
-  go — Hermes offers no system-prompt hook and a per-turn user-message
-  injection would repeat it every turn — so it is logged and dropped.
-- **One memory, one limit:** see ``tacit.hosts.hermes.settings``.
-- **Children outlive ``hermes -z``:** see ``tacit.hosts.hermes.launcher``.
-  They run ``hermes -z PROMPT -t memory,skills --usage-file F`` with
-  ``TACIT_CHILD=1``, so this very plugin, loaded in the child, registers
-  nothing.
-- **Memory full → consolidation, not an error:** see
-  ``tacit.hosts.hermes.overflow`` (a ``tool_execution`` middleware).
-- **No double review.** Hermes has its own background review
-  (``memory.nudge_interval`` turns, ``skills.creation_nudge_interval`` tool
-  iterations). ``tacit install hermes`` turns it off so tacit's
-  tool-call-aware review (whose child survives ``-z``; Hermes's review thread
-  does not) replaces it. If Hermes's review is still on — tacit enabled with
-  plain ``hermes plugins enable tacit`` — tacit's periodic review and skill
-  extraction stay off instead (logged once), so a turn never gets two.
-- **A broken tacit never breaks a turn.** Every hook and command catches
-  ``Exception``, logs it to the data folder's log and returns "no effect"
-  (``KeyboardInterrupt`` passes through: Ctrl-C must still stop Hermes).
-  If ``register`` itself fails, nothing is registered and Hermes runs as if
-  tacit were not installed.
+Design notes: docs/design/hosts.md#tacithostshermesplugin
 """
 
 from __future__ import annotations

@@ -7,32 +7,7 @@ and writes the user profile and global notes that Claude Code, Codex and pi
 read through tacit, and ``tacit memory show`` from a plain shell finds the
 same memory with no variable to set.
 
-Design decisions
-- **tacit's folder links to Hermes's, not the other way.** Hermes creates
-  its memories folder before any plugin loads and fails to start on a
-  dangling link there: with the link in Hermes's home, deleting ``~/.tacit``
-  (or tacit's folder being a file) stopped every Hermes session. A link in
-  tacit's folder that dangles is tacit's problem, and tacit remakes the
-  folder it points at (``tacit.fsutil.ensure_private_dir``).
-- **A link to the folder, not to the files.** Hermes writes atomically (a
-  temp file in the same folder, then a rename) and locks a sibling
-  ``.lock``; a link to a file would be replaced by the rename, a link to the
-  folder puts both writers' temp files, renames and locks in one folder.
-- **Nothing is lost.** Entries tacit had that Hermes lacks are appended to
-  Hermes's files (no limit check: a person decides what to cut, and
-  consolidation will); tacit's own folder is kept, renamed to
-  ``memories.before-hermes-<time>``. An install made when the link went the
-  other way is turned around.
-- **Uninstall gives tacit its own files back**: the link becomes a folder
-  holding copies of the current files; Hermes keeps its own.
-- **Project memory reaches Hermes through tacit**: Hermes's tool writes the
-  global notes; tacit adds this project's memory to the first message of a
-  session and its children save project entries through the CLI.
-- **tacit's skills are in Hermes's index** through a link
-  ``$HERMES_HOME/skills/tacit`` → tacit's ``skills/``: Hermes walks its skills
-  folder following links, so a skill tacit learned in any host is one Hermes
-  lists and loads (``skill_view``), and an edit Hermes makes to one writes
-  tacit's file. A dangling link there is skipped by Hermes's walk.
+Design notes: docs/design/hosts.md#tacithostshermesshared_memory
 """
 
 from __future__ import annotations
