@@ -1,31 +1,6 @@
 """The engine: events in, one typed result per event out.
 
-Design decisions
-- **Handlers return results; the engine and the host realise them.** A
-  handler never prints, spawns or talks to a host (``tacit.hookspecs`` says
-  what each event accepts). Built-ins are plugins registered exactly like a
-  third party's.
-- **One event, one transaction.** ``dispatch`` applies an event inside the
-  session store's transaction (``tacit.stores.sessions``): the event id is
-  checked, the foreground handlers run against the session state, the state,
-  the event row and any child job commit together. Exactly once, even when a
-  hook retries after a crash.
-- **Turn accounting lives here, not in handlers.** The engine opens a turn on
-  the user's message, appends each tool result to it, and hands ``turn_end``
-  handlers that turn's calls — never re-counted from history (the original
-  design did, and reviews re-fired at once).
-- **Foreground vs background.** Foreground handlers run before the host gets
-  its answer and must be cheap. Background handlers (learners, SQLite work)
-  run after it: at once (``inline``: ``tacit learn``, a hook running
-  in-process, tests) or on a worker thread (``thread``: the service, Hermes).
-  The event waits durably in the event log until they all ran; each one's
-  writes commit with an "applied once" marker, so a crash never doubles one.
-- **One analysis per user message.** ``ctx.analysis`` runs the detectors once
-  and every handler (corrections, importance, fixes) reads the same verdict.
-- **Inert in a child.** With ``TACIT_CHILD=1`` nothing is dispatched: a child
-  agent must never detect, nudge or start children of its own.
-- **Never raise.** Every handler call is wrapped; a failure is logged to the
-  data folder's log and the other handlers still run.
+Design notes: docs/design/core.md#tacitengine
 """
 
 from __future__ import annotations

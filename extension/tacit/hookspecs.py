@@ -8,29 +8,7 @@ third party adds one through ``plugins = [...]`` in config.toml or the
     engine.on("tool_call", check, name="myplugin.check")            # foreground
     engine.on("tool_result", learn, name="myplugin.learn", background=True)
 
-A handler is ``handler(event, ctx) -> <the event's result> | None``. ``event``
-is one of ``tacit.events``; ``ctx`` is a ``tacit.engine.HandlerContext``
-(config, this session's state, the stores, the message analysis). What each
-event accepts — anything else is a bug the engine logs and drops:
-
-==================  ================  ==========================================
-event               result            meaning of the fields
-==================  ================  ==========================================
-session_start       Result            notices
-before_agent_start  ContextResult     context: frozen snapshot, skill index
-message_end         ContextResult     context next to the user's prompt
-tool_call           ToolCallResult    block / ask + reason, before a tool runs
-tool_result         Result            (learners: background)
-command             Result
-turn_end            Result
-before_compact      Result
-session_shutdown    Result
-==================  ================  ==========================================
-
-Every result may ask for a child agent (``children``); the engine claims and
-starts it and it never reaches a host. Background handlers (``background=
-True``) run after the host has its answer; their results are dropped except
-``children``. ``HONOURED`` says which host shows which field.
+Design notes: docs/design/core.md#tacithookspecs
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ UPWARD_IMPORTS = {
     "health.py -> tacit.service", "ui/pages.py -> tacit.commands.cost", "ui/pages.py -> tacit.commands.guard",
 }
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "children/integrity.py": 700, "detect/fix_parse.py": 1122, "engine.py": 630,
+    "children/integrity.py": 700, "detect/fix_parse.py": 1122,
     "guards/shell.py": 1124, "safety/scanner.py": 1167, "stores/ledger.py": 960,
     "stores/memory.py": 760, "stores/skills.py": 960,
 }
@@ -69,22 +69,17 @@ LONG_FUNCTIONS = {  # at most three may stay above 80 lines
     "guards/shell.py:_inner": 162, "hosts/codex/install.py:_install": 108, "health.py:check": 86,
 }
 LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
-    "children/commands.py": 33, "children/launch.py": 16, "children/prices.py": 18, "cli.py": 24,
-    "commands/detect.py": 17, "commands/guard.py": 18, "consolidation.py": 17, "detect/analysis.py": 25,
-    "detect/correction.py": 23, "detect/cues.py": 23, "detect/features.py": 21, "detect/fix.py": 26,
-    "detect/fix_parse.py": 26, "detect/fix_tokens.py": 29, "detect/importance.py": 30, "detect/markers.py": 21,
-    "detect/patterns.py": 18, "detect/rules.py": 30, "detect/text.py": 24, "engine.py": 28, "events.py": 17,
-    "fsutil.py": 27, "guards/match.py": 30, "guards/model.py": 17, "guards/outcome.py": 19,
-    "handlers/context.py": 28, "handlers/guards.py": 34, "hookspecs.py": 33, "hosts/claude_code/hook.py": 31,
-    "hosts/claude_code/plugin.py": 25, "hosts/codex/hook.py": 21, "hosts/hermes/hermes_config.py": 20,
-    "hosts/hermes/install.py": 33, "hosts/hermes/overflow.py": 31, "hosts/hermes/settings.py": 21,
+    "children/launch.py": 16, "children/prices.py": 18, "cli.py": 24, "commands/detect.py": 17,
+    "commands/guard.py": 18, "consolidation.py": 17, "detect/analysis.py": 25, "detect/correction.py": 23,
+    "detect/cues.py": 23, "detect/features.py": 21, "detect/fix.py": 26, "detect/fix_parse.py": 26,
+    "detect/markers.py": 21, "detect/patterns.py": 18, "detect/text.py": 24, "events.py": 17, "fsutil.py": 27,
+    "guards/model.py": 17, "guards/outcome.py": 19, "hosts/claude_code/plugin.py": 25,
+    "hosts/codex/hook.py": 21, "hosts/hermes/hermes_config.py": 20, "hosts/hermes/settings.py": 21,
     "hosts/install_support.py": 20, "hosts/pi/install.py": 22, "hosts/pi/protocol.py": 26,
-    "hosts/pi/tools.py": 25, "learn/captures.py": 25, "learn/fix_patterns.py": 28, "learn/fixes.py": 29,
-    "learn/observe.py": 28, "learn/patterns.py": 26, "learn/retention.py": 27, "learn/review.py": 30,
-    "privacy/exclusion.py": 23, "projects.py": 19, "safety/__init__.py": 23, "safety/commands.py": 35,
-    "safety/file_modes.py": 23, "safety/invisible.py": 20, "safety/private.py": 34, "safety/secrets.py": 31,
-    "service/housekeeping.py": 24, "service/server.py": 23, "stores/habits.py": 21, "stores/sessions.py": 21,
-    "stores/skill_format.py": 26,
+    "hosts/pi/tools.py": 25, "learn/captures.py": 25, "learn/patterns.py": 26, "learn/retention.py": 27,
+    "privacy/exclusion.py": 23, "projects.py": 19, "safety/__init__.py": 23, "safety/file_modes.py": 23,
+    "safety/invisible.py": 20, "service/housekeeping.py": 24, "service/server.py": 23, "stores/habits.py": 21,
+    "stores/sessions.py": 21, "stores/skill_format.py": 26,
 }
 
 

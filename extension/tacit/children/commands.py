@@ -9,28 +9,7 @@ overridable with ``child_command``. Placeholders: ``{prompt}``,
 ``TACIT_CHILD=1`` (``disableAllHooks`` for Claude Code, ``--disable hooks``
 for Codex, ``--no-extensions`` for pi).
 
-The prompt never goes on a command line (every local user can read it in
-``ps``): ``{prompt}`` in a default template marks where the host's own
-command would take it, and ``build_command`` delivers it on stdin instead
-(``Command.stdin``), each host's way, verified on the versions below:
-
-- Claude Code 2.1.197: ``claude -p`` with no prompt argument reads stdin.
-- Codex CLI 0.171.0: ``codex exec … -`` reads the prompt from stdin.
-- pi 0.73.1: ``pi -p`` reads piped stdin as the first message; ``--mode
-  json`` prints every event as a JSON line, which is how pi's usage (tokens
-  and cost per message) reaches tacit.
-- Hermes Agent 0.19.0: ``hermes -z PROMPT`` takes the prompt as an argument
-  only. tacit runs Hermes's own entry point (``hermes_cli.main:main``, what
-  the ``hermes`` script runs) with the interpreter of that script and
-  ``python -c``: the few lines read stdin and call ``main()`` with
-  ``-z <stdin>`` in ``sys.argv`` — a list in the process's memory, not its
-  command line. When the ``hermes`` found is not a Python script, the run
-  fails before anything starts and the deterministic fallbacks run.
-
-A configured ``child_command`` with ``{prompt}`` puts the prompt on that
-command line (the user asked for it; docs/cost.md says so); with
-``{prompt_file}`` it gets a 0600 file in the job's 0700 folder; with
-neither, stdin.
+Design notes: docs/design/children.md#tacitchildrencommands
 """
 
 from __future__ import annotations

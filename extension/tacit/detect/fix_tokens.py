@@ -7,26 +7,7 @@ versions and ``host:port`` whole, then their parts, CJK runs as character
 bigrams, English stop words dropped.  ``tacit.detect.fix`` re-exports it;
 what each token looks like is documented there and in docs/fix-patterns.md.
 
-Design decisions, and why:
-
-* **No ``re``, on purpose.**  The lookup runs in Claude Code's
-  ``UserPromptSubmit`` hook, a fresh process per prompt whose budget is about
-  one interpreter start-up (~11 ms).  Importing ``re`` costs ~3 ms there,
-  compiling the tokenizer's patterns another ~1 ms, and importing
-  ``tacit.detect.fix`` (the detector, with its lexicons) more.  Every
-  character class here is plain ASCII, so ``str.translate`` and ``split``
-  find the runs in C and a few string tests replace each pattern; the
-  comments name the regular expression each step stands for.
-* **One tokenizer for the index and for queries.**  Stored patterns and the
-  user's message must be cut the same way or the index silently stops
-  matching; so there is one implementation, used by both.  It reproduces the
-  regex-based tokenizer it replaced token for token: tests/unit/test_fix_tokens.py
-  keeps that tokenizer as the reference and checks equality with hypothesis
-  over generated text (code, paths, versions, CJK, unicode oddities).
-* **A generator underneath.**  :func:`iter_tokens` yields tokens in order,
-  so a query can stop once it has enough distinct terms instead of
-  tokenising a pasted 20 KB log to the end.
-* **Imports nothing.**  Importing this module is one small ``.pyc``.
+Design notes: docs/design/detect.md#tacitdetectfix_tokens
 """
 
 from __future__ import annotations

@@ -7,27 +7,7 @@ clears ``importance_threshold``; heartbeat and review take it from there.
 :func:`wants_review` and :func:`wants_forget` recognise the two memory
 commands users type in prose (they live in :mod:`tacit.detect.commands`).
 
-Design decisions, and why
-- **A view of the one analysis**: :func:`importance_from` turns a
-  :class:`tacit.detect.analysis.MessageAnalysis` into an :class:`Importance`;
-  :func:`score_importance` analyses the text and does that. There is no
-  second correction detector here: the correction verdict is the analysis's
-  (or the caller's ``is_correction``, when it ran the detector with the
-  agent's previous reply).
-- **Category ranges as before** (``CATEGORY_RANGES``): a correction lands in
-  0.90–0.98, a confident durable statement inside its category's range by
-  its score (emphasis moves it to the top), anything else in 0.00–0.30.
-- **A tentative durable statement stays below the capture threshold.** The
-  durable scorer has two operating points (``threshold``: best F1 on the
-  tune split; ``confident``: precision ≥ 0.5 there). Between them a
-  statement keeps its category but lands in ``TENTATIVE_RANGE`` (0.60–0.69),
-  below the default ``importance_threshold`` (0.70): review sees it, memory
-  does not get it unasked. So "make the sign up form look better on mobile"
-  no longer scores as a 0.9 preference.
-- **A confident durable statement wins over a scored correction**: both are
-  lessons; "preference" says more about what to keep than "correction".
-- ``context`` stays a known category for stored rows but is no longer produced.
-- **Never raises**: any failure scores ``none``.
+Design notes: docs/design/detect.md#tacitdetectimportance
 """
 
 from __future__ import annotations

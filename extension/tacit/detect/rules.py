@@ -7,27 +7,7 @@ single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
 else stays a candidate for the next review. :func:`phrase_rule` returns the
 rule or None.
 
-Design decisions, and why
-- **Templates over the whole message, never a summary of it.** A rule is
-  written only when the *entire* message (its focus: quotes and code removed,
-  a leading "no,"/"please" and a trailing "here"/"pls" dropped) is one of a
-  few terse shapes: "A not B", "use A instead of B", "always/never <verb>
-  …", "from now on <verb> …", "don't use X", "no X", "we use X", "<style>
-  pls", "prefer A over B", "I'm on <OS>", a port contrast with the port in
-  the agent's reply. A message with anything more (a reason, a second
-  sentence, a question) is not phrased: the extra words may change its
-  meaning, and guessing which part is the rule is the review's job.
-- **Names must be names.** In "A not B" and "use X" forms at least one side
-  must be a known tool, language, format or style term (a small lexicon), or
-  look like code (``next.config.js``, ``@scope/pkg``, ``v2``). "red not blue"
-  and "this not that" are one-off; they get None.
-- **Standing-rule verbs only.** "always/never" forms need a verb from a
-  short list (use, write, run, add, ask, commit …) and no pointing words
-  ("it", "this", "that", "here") in the rest: "always do that" cannot be
-  phrased without knowing what "that" is.
-- **Never the user's words dumped as a rule**: the output is a template
-  filled with at most a short verb phrase or two names; a message that only
-  matches because it is long and vague never gets here.
+Design notes: docs/design/detect.md#tacitdetectrules
 """
 
 from __future__ import annotations

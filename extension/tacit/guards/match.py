@@ -1,33 +1,6 @@
 """Tool calls from any host → one shape; guards checked against it.
 
-Design decisions, and why
-- **One host-neutral call.** ``normalize_call`` maps Claude Code (``Bash``,
-  ``Edit``/``Write``/``MultiEdit``/``NotebookEdit``), Codex (``shell``,
-  ``exec_command``, ``local_shell``, ``apply_patch``; its PreToolUse hook
-  says ``Bash``), Hermes (``terminal``, ``write_file``, ``patch``) and pi
-  (``bash``, ``edit``, ``write``) to the programs run and the paths written,
-  all absolute. Guards never see a host's argument names.
-- **Compiled once.** A ``GuardSet`` indexes command guards by program name
-  and compiles path patterns to regexes when it is built; a check is a few
-  dict lookups per program run plus one regex per path guard and written
-  path. ``check`` with a plain list caches the compiled set by value.
-- **Scope is part of the match.** A project guard fires only when the
-  program runs in a folder inside its project root, or the path written is
-  inside it; a project guard without a root fires nowhere. A global guard's
-  relative path pattern is read from the call's project root (else its cwd).
-- **Program families.** ``pip`` also means ``pip3``/``pip3.12`` (and
-  ``python -m pip``, unwrapped by the shell scan); ``python3`` also means
-  ``python3.12`` but ``python`` never means ``python3``; ``docker`` also
-  means ``docker-compose``; ``yarn`` also ``yarnpkg``; ``node`` ``nodejs``.
-- **Information is not use.** With ``allow_info`` (what derived guards set),
-  ``--version``/``-v``/``-V``/``-h`` alone, ``help …``, ``--help`` or
-  ``--dry-run`` anywhere never fire: they change nothing.
-- **git push targets.** The branch a push updates is read from its
-  refspecs (``main``, ``HEAD:main``, ``+main``, ``x:refs/heads/main``,
-  ``--delete main``); ``--all``/``--mirror`` update every branch; a push with
-  no refspec (or ``HEAD``) updates the current branch, which argv does not
-  say: the caller may pass ``branch``; without it such a push never fires.
-  ``--dry-run`` pushes nothing and never fires.
+Design notes: docs/design/guards.md#tacitguardsmatch
 """
 
 from __future__ import annotations

@@ -1,31 +1,6 @@
 """Session context: the frozen memory snapshot and the skill index, gated.
 
-At ``before_agent_start`` the agent gets, once per session: the memory
-blocks (USER.md, the global MEMORY.md, this project's and its team's —
-frozen: later writes show up next session, keeping the host's prompt prefix
-stable), the skill index (names and descriptions; bodies load on demand),
-and a few lines telling it how to save memories with the tools this host
-has. What the host already injects itself (Hermes renders USER.md and the
-global MEMORY.md into its own system prompt) is skipped, so nothing appears
-twice. Priorities order what a host keeps when it caps injected text: the
-memory block first, then the save guidance, then the skill index.
-
-Design decisions, and why
-- **One gate for everything injected** (``tacit.safety.gate_context``,
-  docs/privacy.md): each memory block as a whole and per entry (the store's
-  snapshot does it), and every skill's name, description, category folder
-  name and body, as one group — a skill any of whose pieces fails is not
-  listed at all, so the index never points at a file the gate refused.
-  Records are gated before the index is rendered
-  (``ScopedSkills.snapshot(gate=…)``).
-- **Told once, never quoted.** What was left out is reported in one notice
-  per session (``GateResult.notice``): where it came from and why, never
-  the text.
-- **Skill bodies are read once per file version**: the verdict is kept by
-  (path, mtime), so a long-lived service gating 200 skills at every session
-  start reads each file once.
-- **An excluded project** (``tacit off``, ``exclude`` globs) gets only the
-  user's own memory: ``user_context``.
+Design notes: docs/design/core.md#tacithandlerscontext
 """
 
 from __future__ import annotations

@@ -1,37 +1,6 @@
 """Guards before every tool call, and what the user does about them.
 
-Three foreground handlers (``docs/guards.md``):
-
-- ``guards.check`` on ``tool_call``: the call against every guard that
-  applies in the session's project; a hit stops it with one line quoting the
-  lesson (``tacit.guards.reason``). ``ask`` where the host can ask
-  (``tacit.hookspecs.HONOURED``: Claude Code's permission prompt, Hermes's
-  approval gate), otherwise a deny with the same reason.
-- ``guards.outcome`` on ``tool_result``: a stopped call that ran anyway (the
-  user answered the ask with yes) is an override; a call that breaks a guard
-  in a session whose calls were never checked (a host without guards, guards
-  turned off) ran unchecked after its lesson was saved: a *repeat mistake*.
-- ``guards.reply`` on the user's message right after a stop: "run it anyway"
-  is an override, "no, npm is fine here" says the rule is wrong; either lets
-  that guard through for the rest of the turn and is a strike against it
-  (``tacit.stores.guards``: demoted, then removed).
-
-Design decisions, and why
-- **Cheap when nothing changed.** The compiled guards of a project are kept
-  per engine and rebuilt only when a memory file of its scopes changed
-  (``stat``: mtime, size, inode) or the guard table's revision moved (the
-  CLI changed a guard: ``<state>/guards.rev``, ``tacit.stores.guards``); no
-  SQL on a call that passes. A check is then a dict lookup per program run
-  (``tacit.guards.GuardSet``). The working folder's project is kept 30 s, as
-  ``tacit.projects`` keeps it. No subprocess: the current branch is read from
-  the worktree's ``.git/HEAD`` (cached by its mtime).
-- **State in the session, outcomes in the ledger.** Which calls were stopped
-  (and what the user may now run) lives in the session's marks
-  (``guards.on``, ``guards.stopped``, ``guards.pass``), written with the
-  event; stops, overrides and repeats are ``guard_events`` rows in the same
-  transaction, keyed by event id, so a retried hook never counts twice.
-- **Fail open.** A broken ledger or a bug is logged by the engine and the
-  call runs: a guard is a safety net, never a reason a session stops working.
+Design notes: docs/design/guards.md#tacithandlersguards
 """
 
 from __future__ import annotations

@@ -4,28 +4,7 @@ A fix pattern is "the bug was X, the fix is Y", forged from an agent's reply
 (``tacit.detect.fix.detect_fix``), stored and indexed by
 ``tacit.stores.fix_patterns``, looked up and injected by ``tacit.learn.fixes``.
 
-Design decisions
-- **Lexical relevance over code-aware terms.** The indexed terms are
-  ``tokenize_code_aware(lookup_text(fix) + title)`` (identifiers split and
-  kept whole, paths and versions whole), lightly stemmed; queries are
-  tokenised the same way, so a term counted here is exactly a term the FTS5
-  index holds (``fts_parts`` splits where FTS5's tokenizer would).
-- **What "similarity ≥ 0.6" means.** Raw term overlap between a paraphrased
-  problem and a stored one is low whatever the normalisation (the median for
-  a correct match is 0.35–0.5 for cosine, Dice, coverage or self-normalised
-  BM25), so every shared term counts as independent evidence, weighted by how
-  rare it is among the stored patterns: ``similarity = 1 − Π(1 − 0.3·rarity)``
-  with ``rarity = idf(df) / idf(1)``. 0.6 reads "about three distinctive
-  terms in common" (1 − 0.7³ = 0.66). On tests/data/retrieval.jsonl it is the
-  measure whose best threshold sits at the configured 0.6
-  (docs/fix-patterns.md).
-- **Candidate generation within a budget.** A lookup uses the query's rarest
-  terms up to ``POSTINGS_BUDGET`` postings (terms in thousands of patterns
-  say little and cost a full scan), then re-scores ``CANDIDATES`` of them.
-- **An outcome needs words.** The next message decides an injection: "still
-  failing" or a correction (the message analysis' verdict) is a failure,
-  thanks / "works now" a success, anything else is not counted. A pattern
-  below 30 % over 10+ outcomes is retired.
+Design notes: docs/design/learn.md#tacitlearnfix_patterns
 """
 
 from __future__ import annotations

@@ -1,32 +1,7 @@
 """The fix-pattern learner: forge patterns from the agent's replies, inject
 them when the problem comes back, learn from what the user says next.
 
-``register(engine)`` subscribes:
-
-* ``fixes.inject`` — FOREGROUND on the user's ``message_end``: the previous
-  injection's outcome is decided by this message (thanks / it works =
-  success; a correction or "still failing" = failure), stored patterns
-  relevant to the message are looked up and returned as
-  ``ContextResult(context=[Injection("<learned-patterns>…")])``, and the
-  turn's ``patterns.injected`` / ``patterns.lookup_ms`` are recorded.
-* ``fixes.forge`` — background on ``turn_end``: ``detect_fix`` on the final
-  reply; a hit is scanned and stored; ``patterns.forged`` is recorded.
-
-Model: ``tacit.learn.fix_patterns``; SQL: ``tacit.stores.fix_patterns``.
-
-Design decisions
-- **Exactly once, both ways.** The foreground handler runs inside the
-  event's own transaction (the session store's, keyed by the event id): its
-  lookups and its few writes (injection events, the outcome, the metrics)
-  commit with the event or not at all. The forge is a background handler
-  under the engine's applied-once wrapper; it writes through ``ctx.ledger``
-  on its thread. An event retried after a crash forges once and counts once.
-- **One analysis per message.** The outcome uses ``ctx.analysis``'s
-  correction verdict; nothing runs the correction detector again.
-- **Nothing to inject costs one primary-key read** (``fix_patterns.active``
-  in ``ledger_meta``) on the connection the event already holds.
-- **Never store a secret.** Title, problem and solution are scanned
-  (``tacit.scan``) before storing; a finding drops the pattern.
+Design notes: docs/design/learn.md#tacitlearnfixes
 """
 
 from __future__ import annotations

@@ -5,27 +5,7 @@ the turn): every ``tool_result`` and ``command`` becomes one observation (run
 through the five usage-pattern rules, ``tacit.learn.patterns``) and one habit
 action (``tacit.learn.habits``), in one write.
 
-Design decisions
-- **Exactly once under the engine's wrapper.** Both handlers are
-  non-idempotent background handlers: the engine runs each inside
-  ``ledger.write()`` with its applied-once marker, and every write here goes
-  through ``ctx.ledger`` on the handler's thread, nested in that
-  transaction. An event retried after a crash is recorded once: one
-  observation, one action event, one reinforcement.
-- **What an automatic observation holds.** plugin = the tool name or
-  ``/command``; action = ``tool_call`` | ``command``; context = ``run_hour``,
-  ``ok``, and the entities tacit can see without reading content: the project
-  (the working folder's name), the file a tool touched, the program a shell
-  command ran, and a package it installed. The primary entity is the most
-  specific one (package > file > command > project). Never the command line,
-  arguments or file contents: they may hold secrets.
-- **Habits are counted here, not mined later**: the action's completed
-  patterns update the counters at once (``tacit.stores.habits``), so there is
-  no mining pass at turn end and a replay stays linear.
-- **Time is the event's.** Observations and actions carry ``event.ts``
-  (a replayed history keeps its own time).
-- **Never in the way.** A busy or corrupt ledger is logged and the event
-  skipped (``guarded``); with ``learning_enabled`` off nothing is recorded.
+Design notes: docs/design/learn.md#tacitlearnobserve
 """
 
 from __future__ import annotations

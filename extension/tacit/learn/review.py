@@ -6,28 +6,7 @@ edits (``tacit review --keep/--drop/--edit``, or by telling the agent, which
 runs the same command). ``memory_review(cfg)`` returns the text every host
 shows for ``/memory-review``.
 
-Design decisions
-- **The user decides; defaults settle the rest the next day.** An item the
-  user keeps is promoted at once (USER.md/MEMORY.md through
-  ``lifecycle.apply`` — the same write, adaptation and ``/memory-forget`` as
-  any learned memory); a dropped one is dismissed (never captured again).
-  What nobody decided is settled by the first heartbeat of a later day
-  (``captures.default_action``): a high item that clears
-  ``importance_threshold`` is promoted **only when its content is tacit's
-  phrasing of a rule** (``analysis.rule``: "Use pnpm, not npm."), never the
-  user's sentence verbatim — the others stay candidates for the background
-  review (a child agent phrases them) or the user; low items are discarded
-  (deleted, not dismissed: said again later, more emphatically, they may be
-  captured again); medium ones wait.
-- **Every decision is recorded** (``importance_decisions``: who — user,
-  default, heartbeat — what, before/after text) and every showing of the
-  review (``importance_reviews``), so "why is this in my USER.md?" has an
-  answer.
-- **Validate, then act, in one transaction.** A command naming an unknown
-  id, a capture both kept and dropped, or an edit the scanner refuses
-  changes nothing.
-- This module never imports ``tacit.learn.importance`` (the handler imports
-  it): the model is ``tacit.learn.captures``, the SQL ``tacit.stores.captures``.
+Design notes: docs/design/learn.md#tacitlearnreview
 """
 
 from __future__ import annotations

@@ -5,34 +5,7 @@ that said ``curl … | sh`` must not become a standing recommendation.
 ``dangerous_command(text)`` returns the reason a text is unsafe to keep as
 a fix, or None; ``find_dangers`` lists every reason with a stable id.
 
-Design decisions, and why
-- **What counts** (ids are stable): ``pipe_to_shell`` (a download piped or
-  substituted into a shell or interpreter: ``curl … | sh``, ``bash <(curl …)``,
-  ``sh -c "$(wget -qO- …)"``, ``iex (iwr …)``), ``delete_outside_project``
-  (``rm -r``/``-rf`` of ``/``, a system or absolute path, ``~``, ``$HOME``,
-  ``..``, a bare ``$VAR``, or the project itself: ``*``, ``.``, ``.git``;
-  ``sudo rm -r`` of anything;
-  ``find <such path> -delete``; PowerShell/cmd equivalents),
-  ``disk_overwrite`` (``mkfs``, ``dd of=/dev/sdX``), ``tls_disabled``
-  (``verify=False``, ``--insecure``, ``curl -k``,
-  ``NODE_TLS_REJECT_UNAUTHORIZED=0``, ``http.sslVerify false``,
-  ``PYTHONHTTPSVERIFY=0``, ``--trusted-host``, ``strict-ssl false`` …),
-  ``world_writable`` (``chmod 777``/``666``/``a+w`` …), ``credential`` (any
-  secret per ``tacit.safety.secrets``), ``sudo_package_install`` (``sudo
-  pip/npm/gem/cargo install``; system package managers with sudo are how
-  those work and pass), ``security_disabled`` (``setenforce 0``, ``ufw
-  disable``, ``csrutil disable``, ``Set-ExecutionPolicy Bypass`` …) and
-  ``skip_hooks`` (``git commit/push --no-verify``: a fix that bypasses the
-  repository's checks teaches the agent to bypass them).
-- **Project-local deletes pass.** ``rm -rf node_modules``, ``./build``,
-  ``dist``, ``/tmp/<something>``: only paths outside the working tree, or
-  the whole tree, are dangerous.
-- **Advice against it passes.** A match right after a negation in the same
-  clause ("never run ``curl … | sh``", "instead of ``verify=False``") is a
-  warning, not a recommendation. "Don't worry, just run …" is not a
-  negation: the clause ends at the comma.
-- **Linear.** Commands are anchored on their name; the rest of the line is
-  read with bounded quantifiers and split in Python.
+Design notes: docs/design/safety.md#tacitsafetycommands
 """
 
 from __future__ import annotations

@@ -5,33 +5,7 @@ says whether a message asks tacit not to keep or learn from it ("don't save
 this", "off the record", "不要记住"). Both run at the host boundary, before
 anything is stored or sent anywhere.
 
-Design decisions, and why
-- **A span leaves a marker.** Each removed span becomes ``[private]`` (the
-  ``marker`` argument; pass ``""`` for nothing), so a reader or a child agent
-  knows something was withheld instead of reading a sentence that silently
-  lost its middle. Tags are case-insensitive and may carry attributes or
-  spaces (``< PRIVATE reason="x" >``); spans nest; an unclosed
-  ``<private>`` hides everything after it (a forgotten closing tag must not
-  leak the rest); a stray ``</private>`` is dropped; ``<private/>`` is an
-  empty span and leaves no marker.
-- **Precision first for "don't keep this".** A message about code says
-  "don't save the file", "don't store passwords in the repo", "I don't
-  remember that": none of those is a privacy request. A phrase counts only
-  as an imperative at the start of a clause, with an object that points at
-  the conversation itself ("this", "that", "what I said", "this
-  conversation" …) and nothing after it but the end of the clause, a
-  politeness word or a memory location ("in your memory", "for later").
-  Storage verbs (save, store, keep, record) need "this"/"that", not "it",
-  which in a coding chat is usually a file. Inline code, fenced blocks and
-  quoted strings are ignored: ``// don't store this`` or 'off the record'
-  in quotes is a mention, not a request.
-- **Not a forget request.** "forget that we use pnpm" and "forget I said
-  that" refer to something already said or stored (and often come with a
-  new instruction): that is the forget/correction feature, not this one.
-- **Every covered phrasing is listed** in docs/privacy.md and in the
-  labelled corpus tests/data/privacy_corpus.jsonl.
-- **Linear and total.** Bounded quantifiers; non-str input is coerced; no
-  input raises.
+Design notes: docs/design/safety.md#tacitsafetyprivate
 """
 
 from __future__ import annotations

@@ -6,29 +6,7 @@
 findings and for masking excerpts, so "blocked as a secret" and "redacted as
 a secret" never disagree.
 
-Design decisions, and why
-- **Judged by value, not by keyword.** A prefix (``ghp_``, ``sk-ant-``,
-  ``AKIA``) or a key (``password=``, ``api_key:``) only makes a secret when
-  the value looks like one. Machine tokens must look random (long, varied,
-  no placeholder words). A *password* is a person's choice, so a weak one
-  counts too ("the password is hunter2"), but never a variable reference,
-  a template, a call, a bare word or a placeholder (``${DB_PASSWORD}``,
-  ``getpass()``, ``changeme``, ``<password>``, ``xxxx``).
-- **Redact the value, keep the sentence.** A prefixed token, JWT or PEM block
-  is replaced whole; for ``key = value``, prose and URL passwords only the
-  value is, so ``DB_PASSWORD=[REDACTED:password]`` still says what was there.
-  Overlapping matches (a JWT after ``Bearer``) merge into one replacement.
-- **A PEM block goes whole**: header to END line; with no END line, the
-  header and the key-material lines after it.
-- **A secret is a secret everywhere in the text.** Once a value is found
-  (six characters or more), its other occurrences in the same text are
-  redacted too: "the password is hunter2 … hunter2 did not work".
-- **Cheap on clean text, linear always.** Every rule lists trigger words (one
-  per group must be in the lower-cased text) and optional required
-  substrings; a rule that cannot match does not run. Quantifiers are bounded
-  or possessive.
-- **Never raises.** Non-str input is coerced; the work is bounded per
-  character.
+Design notes: docs/design/safety.md#tacitsafetysecrets
 """
 
 from __future__ import annotations

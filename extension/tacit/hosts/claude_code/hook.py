@@ -3,32 +3,7 @@
 ``handle(engine, event_name, payload)`` is what the service (and a hook
 running in-process when the service cannot be reached) calls for one hook.
 
-Design decisions, and why
-- **One translation table.**
-
-  ===================== ===============================================
-  SessionStart          session_start + before_agent_start (context)
-  UserPromptSubmit      message_end(user) (context next to the prompt)
-  UserPromptExpansion   command (a slash command expanded)
-  PreToolUse            tool_call (may be stopped: ask / deny)
-  PostToolUse(Failure)  tool_result (ok / not ok)
-  Stop                  message_end(assistant) + turn_end
-  PreCompact            before_compact
-  SessionEnd            session_shutdown
-  ===================== ===============================================
-
-- **Never alter the turn, except a guard.** The output is
-  ``additionalContext`` (text the model reads), ``systemMessage`` (a notice
-  for the user) and, on PreToolUse only, a permission decision when a guard
-  stopped the call. Never ``decision: "block"`` on a prompt or a Stop (a
-  forced continuation), never exit 2.
-- **The 10,000-character cap is handled here.** Claude Code replaces longer
-  ``additionalContext`` with a file path and a 2 KB preview (observed on
-  2.1.197), which would hide the memory block. Injections are kept in
-  priority order; the first that does not fit is cut at a line boundary with
-  a note saying how to see the rest (``fit_context``).
-- **Shared with Codex CLI**, which sends the same payloads for the hooks it
-  has and reads the same output (``tacit.hosts.codex.hook``).
+Design notes: docs/design/hosts.md#tacithostsclaude_codehook
 """
 
 from __future__ import annotations

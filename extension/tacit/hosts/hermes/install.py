@@ -1,36 +1,6 @@
 """``tacit install hermes`` / ``tacit uninstall hermes``.
 
-What install does, in the Hermes home (``$HERMES_HOME``, default ``~/.hermes``):
-
-1. Finds Hermes's interpreter: this one if it can import ``hermes_cli``
-   (tacit installed into Hermes's venv, the normal case), else the
-   interpreter named on the first line of the ``hermes`` script on ``PATH``.
-2. Checks, *in that interpreter*, that the ``hermes_agent.plugins`` entry
-   point ``tacit`` is visible — an entry-point plugin only loads where it is
-   installed. If not, it stops and prints the ``pip install`` to run there.
-3. The equivalent of ``hermes plugins enable tacit`` (``tacit`` into
-   ``plugins.enabled``, out of ``plugins.disabled``, and
-   ``plugins.entries.tacit.allow_tool_override: false`` — tacit shadows no
-   built-in tool), plus ``memory.nudge_interval: 0`` and
-   ``skills.creation_nudge_interval: 0``: tacit's tool-call-aware review
-   replaces Hermes's own background review instead of doubling it. All in one
-   ``load_config``/``save_config`` round in Hermes's interpreter
-   (``tacit.hosts.hermes.hermes_config``), which rewrites ``config.yaml`` as
-   a whole just as ``hermes plugins enable`` does.
-4. Records what it changed, and the values it replaced, in
-   ``$HERMES_HOME/tacit/install.json``.
-
-Idempotent: a second install changes nothing that is already so and keeps
-the *first* install's record of the previous values (never "0"). Uninstall
-undoes exactly what the record says: it removes ``tacit`` from
-``plugins.enabled`` only if install added it (re-adding it to ``disabled`` if
-install took it out of there), drops the entry it added, and restores each
-review interval to its previous value (or removes the key) — unless the
-person changed that setting since, which is then left alone and reported.
-
-Scope: Hermes enables plugins per Hermes home, not per project, so only
-``--scope user`` exists (``HERMES_HOME=… tacit install hermes`` for another
-home or profile). ``--scope project`` is refused with that explanation.
+Design notes: docs/design/hosts.md#tacithostshermesinstall
 """
 
 from __future__ import annotations

@@ -1,34 +1,6 @@
 """Memory full under Hermes: consolidate with a child instead of an error.
 
-Hermes's ``memory`` tool refuses an ``add`` that would pass the limit and
-tells the agent to consolidate ("replace"/"remove", then retry) in the same
-turn — the user's turn and tokens go to housekeeping, and after three failed
-attempts the entry is dropped. Under tacit the add is *deferred* instead:
-
-1. A ``tool_execution`` middleware (the only Hermes seam that can change an
-   agent-level tool's result: ``memory`` is dispatched inside the agent, so
-   ``transform_tool_result`` never sees it) runs the real tool first. Only an
-   ``add`` that failed with Hermes's over-limit error is touched.
-2. The entry is written to a durable queue, ``<state>/overflow/pending/``,
-   one JSON file per entry (atomic write: a crash loses nothing), and a
-   detached runner is started (``python -m tacit.hosts.hermes.jobs
-   overflow``), so the work survives ``hermes -z`` exiting.
-3. The agent gets a success-shaped result saying the entry is queued and
-   memory is being consolidated in the background — nothing to retry.
-4. The runner (``drain``), under ``overflow.lock``, adds each queued entry with
-   ``MemoryStore`` (same file, same ``.lock`` as Hermes). On the first
-   over-limit for a target it consolidates that target once —
-   ``consolidation.consolidate_target``: a child ``hermes -z`` with the
-   consolidate prompt (deterministic merge if that child fails) — and retries.
-   An entry that still does not fit is moved to ``failed/`` and logged; the
-   next session's first turn tells the agent about it (``take_failed``), so
-   nothing disappears silently.
-
-Only taken over when a consolidation *child* can run (``child_available``):
-without one, Hermes's own in-turn consolidation is the better fallback. A
-batch (``operations``) is never touched: the agent planned it to fit.
-A second runner started while one works waits for the lock and then finds
-whatever is left, so no entry waits for a runner that already decided to stop.
+Design notes: docs/design/hosts.md#tacithostshermesoverflow
 """
 
 from __future__ import annotations
