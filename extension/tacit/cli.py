@@ -1,27 +1,6 @@
 """The ``tacit`` command line.
 
-Design decisions
-- **One module per command group.** Each module under ``tacit/commands/``
-  exposes ``add_parser(subparsers)`` and may register several top-level
-  commands (``commands/engine.py``: consolidate, skills, child, drain).
-  ``COMMAND_MODULES`` is the registry; its order is the order in ``--help``.
-- **Build only the sub-parser the invocation needs.** Importing every command
-  module to build argparse cost ~90 ms per call, more than most commands' own
-  work. ``COMMANDS`` maps each top-level command name to its module, so
-  ``tacit memory show`` imports one module. ``--help``, no command, or an
-  unknown/misspelt command build them all (the help and argparse's "invalid
-  choice" list every command). A command whose name is missing from
-  ``COMMANDS`` still works: it is simply not found there, so every module is
-  built. ``tests/unit/test_cli.py`` checks ``COMMANDS`` against what the
-  modules actually register.
-- **Text for people, ``--json`` for programs.** Every command prints text by
-  default and exactly one JSON object with ``--json`` (added to every
-  sub-parser here, so no command can forget it). Exit 0 done, 1 refused or
-  failed, 2 usage error. With ``--json`` a usage error is one object too
-  (``{"success": false, "error": "usage: …", "usage": "…"}``) and any failure
-  — unreadable, read-only or full storage, a corrupt ledger — is one object
-  with exit 1 (``tacit.failures``); never a traceback, and nothing at all
-  when the reader of stdout went away.
+Design notes: docs/design/core.md#tacitcli
 """
 
 from __future__ import annotations

@@ -1,30 +1,6 @@
 """Atomic, locked file writes shared by every store.
 
-Design decisions
-- **Atomic replace.** A write goes to a temp file in the *same* folder (so the
-  rename never crosses a filesystem), is fsync'ed, then ``os.replace``d over
-  the target, and the folder is fsync'ed. A reader — or a writer killed by
-  SIGKILL at any instant — sees the old file or the new one, never half.
-- **Stale temp files are swept, not left to pile up.** A writer killed between
-  creating its temp file (``.<name>.XXXXXXXX.tmp``) and the rename leaves that
-  file behind. Readers never look at it (they open ``<name>`` only). After
-  every successful write the writer deletes temp files of the same target
-  older than ``STALE_TEMP_SECONDS`` (a minute: far longer than any live write
-  takes, so a concurrent writer's temp file is never touched).
-- **Sibling lock file, ``flock``.** ``<file>.lock`` locked with
-  ``fcntl.flock`` — the same file and the same lock Hermes Agent's memory tool
-  takes, so tacit and Hermes writing one MEMORY.md serialise. The lock file is
-  never deleted (waiters must share one inode). Readers take no lock: atomic
-  rename makes that safe.
-- **One lock implementation: flock.** The same lock Hermes takes, so a
-  second implementation (filelock) would only risk two writers that do not
-  see each other. A contended acquire polls with a backoff from 1 ms to 5 ms;
-  the timeout is kept (a hung holder must not hang a host) and raises
-  ``LockTimeout`` (a ``TimeoutError``).
-- **Private by default.** Memory can hold personal facts: files tacit
-  creates are 0600 and folders 0700, parents included (``ensure_private_dir``,
-  ``append_private_line``, ``atomic_write_*`` unless given another mode);
-  folders that exist are left as they are.
+Design notes: docs/design/core.md#tacitfsutil
 """
 
 from __future__ import annotations

@@ -7,22 +7,7 @@ states something durable (and of which kind), whether it asks to forget or
 to review, how likely it holds a lesson worth a background review, and — only
 when tacit can phrase it exactly — the rule it states.
 
-Design decisions, and why
-- **Read once, judge many.** The message is cleaned, quote-stripped,
-  focused, normalised and turned into features once
-  (:mod:`tacit.detect.features`); the correction, failure, durable and
-  lesson scorers all weigh the same features. Importance no longer runs a
-  correction detector of its own: it takes :attr:`MessageAnalysis.correction`.
-- **Every verdict is a score and a decision**, the decision taken against a
-  threshold chosen on the tune split (shipped with the weights).
-- **``rule`` is tacit's own phrasing or None** (:mod:`tacit.detect.rules`):
-  never the user's words, never a one-off task.
-- **``lesson_score`` drives the background review**: messages at or above
-  :func:`lesson_threshold` are highlighted in the review prompt, and a
-  session whose highlighted messages add up to ``REVIEW_BUDGET`` starts a
-  review (see docs/detectors.md for what that costs on real sessions).
-- **Cheap and safe**: at most ``MAX_INPUT_CHARS`` are read (head and tail),
-  every regex is linear, and :func:`analyse` never raises.
+Design notes: docs/design/detect.md#tacitdetectanalysis
 """
 
 from __future__ import annotations

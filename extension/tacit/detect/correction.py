@@ -4,23 +4,7 @@
 carries; :func:`detect_correction` is the same verdict for callers that only
 need this one (``tacit detect correction``, the correction handler).
 
-Design decisions, and why
-- **A learned score over hand-built cues, n-grams and context.** The
-  original rule (negative → strong → weak+directive) found 2 % of real
-  corrections; cue scoring alone about a quarter. The scorer
-  (``user_model.json``, trained on the tune split by
-  ``tests/benchmarks/train_detectors.py``) weighs the cues of
-  :mod:`tacit.detect.cues`, the agent's previous reply (did it act? does the
-  rejected thing appear in it?), and word n-grams. ``is_correction`` is the
-  score against the threshold chosen on the tune split.
-- **The configured pattern lists keep their meaning**: a strong-pattern hit
-  is a correction (score at least ``STRONG_SCORE``); a negative-pattern hit
-  on a short message ("no worries", "no need") is not.
-- **Chinese correction phrases** (不对, 错了, 我说的是 …) are a rule: the
-  model is trained on English rows only.
-- **Quoted text, agent prompts and pasted logs never trigger** (see
-  :mod:`tacit.detect.text`).
-- **Never raises**: bad input is an ``empty`` verdict.
+Design notes: docs/design/detect.md#tacitdetectcorrection
 """
 
 from __future__ import annotations

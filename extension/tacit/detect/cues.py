@@ -5,22 +5,7 @@ terse). They are *features* now, not the decision: :mod:`tacit.detect.features`
 turns them into named inputs of the learned scorer, beside word n-grams and
 the agent's previous reply.
 
-Design decisions, and why
-- **Cues are named phrase patterns over the ``bare`` form** (see
-  :mod:`tacit.detect.text`): "I said/told/asked/wanted …", "why did you
-  <verb>", "stop <verb>ing", "don't <verb>", "we use X here", "X, not Y",
-  "revert that", "wrong file" …  Anchored cues match at a clause start, the
-  others anywhere. ``firm`` marks cues that were strong enough on their own
-  in the hand-tuned scorer; it survives as a feature.
-- **Signals that argue against a correction are cues too**: a bug report
-  ("still broken"), a new request ("also add …"), a question, an answer to
-  the agent's own question, an approval, mere curiosity.
-- **The agent's previous reply is context**: whether it reports an action or
-  asks a question, and whether the thing a "X, not Y" rejects appears in it.
-- **:func:`heuristic_score` keeps the hand-tuned scorer** (cue weights,
-  context bonus, dampeners) as one more input; the model learns how far to
-  trust it.
-- **Every regex is compiled once at import** and is linear on its input.
+Design notes: docs/design/detect.md#tacitdetectcues
 """
 
 from __future__ import annotations

@@ -6,24 +6,7 @@ ranks when a similar problem comes back (tokenised by
 :func:`tokenize_code_aware`, from :mod:`tacit.detect.fix_tokens`). Nothing
 here touches storage, config or the network. Figures: docs/detectors.md.
 
-Design decisions, and why
-- **A learned scorer decides, the rule parser extracts.** The hand-written
-  parser (:mod:`tacit.detect.fix_parse`) found one real fix statement in
-  four: real replies say "That's why the workflow is failing. Let me create
-  it", "The error occurs because … Initialize a Hugo site", and a labeller
-  counts a planned or prescribed remedy too. So a logistic scorer over
-  sentence cues (diagnosis: "the issue is", "because", "root cause", "is
-  missing", "that's why" …; remedy: "I changed", "the fix is", "let me fix",
-  "now returns", an imperative …; their co-occurrence in one or adjacent
-  sentences), the parser's own verdict, the user's message before the reply
-  ("still broken", a traceback) and word n-grams judges the reply; its
-  weights are trained on the tune split (``fix_model.json``).
-- **A fix needs both halves.** When the scorer says yes, the parser's pair is
-  used if it found one; otherwise the best diagnosis sentence and the
-  nearest remedy sentence after it (or in it) are. No remedy sentence, no
-  fix — whatever the score.
-- **Stdlib only; bounded; never raises.** Replies are cut to
-  ``MAX_REPLY_CHARS``; :func:`detect_fix` returns ``None`` on any error.
+Design notes: docs/design/detect.md#tacitdetectfix
 """
 
 from __future__ import annotations

@@ -5,25 +5,7 @@ The hand-written parser of the earlier fix detector, kept for two jobs: it
 :mod:`tacit.detect.fix` judged to state a fix, and its verdict is one of the
 scorer's features.
 
-Design decisions, and why
-- **Two roles, then pairing — not one regex per phrasing.** Every sentence
-  is scanned for *diagnosis* triggers (the issue was, caused by, comes from,
-  because, turns out, found it, labelled sections, or — as a fallback — a
-  clause that describes something wrong) and *remedy* triggers (the fix is,
-  fixed by, to fix X, "I moved/added/pinned …", "Setting X fixes it",
-  "`fn()` now returns …"). Each diagnosis takes the nearest acceptable remedy
-  after it (same sentence or up to two later); a labelled "Fix:" /
-  "Changes:" section beats an incidental verb. A pair's confidence is the
-  weaker trigger weight plus small bonuses ("tests pass now", "Fixed:").
-- **A fix needs both halves**; plans, hypotheses, questions, generic advice
-  and failures are dropped (``_remedy_ok`` / ``_diag_ok``).
-- **Dots are not sentence ends by default.** Code spans become opaque
-  placeholders first, fenced code is dropped, and a sentence ends only at
-  ``.!?`` followed by whitespace and a non-lowercase character, so
-  ``~/.cache``, ``v2.1`` and ``e.g. in`` survive.
-- **Bounded work**: sentences over ``MAX_SENTENCE_CHARS`` are cut, at most
-  ``MAX_PROSE_CHARS`` of prose and ``MAX_SENTENCES`` sentences are read, and
-  each trigger keeps ``MAX_MATCHES`` hits per sentence.
+Design notes: docs/design/detect.md#tacitdetectfix_parse
 """
 
 from __future__ import annotations

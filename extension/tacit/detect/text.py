@@ -4,24 +4,7 @@ Every detector in this folder judges what the *user* wrote, not what they
 pasted, and judges it the way real people type: lowercase, no apostrophes,
 typos. This module turns raw text into that form once.
 
-Design decisions, and why
-- **Bad input never raises, and the work is bounded.** :func:`clean` turns a
-  non-str into "", replaces lone surrogates, and keeps at most
-  ``MAX_INPUT_CHARS`` (the head and the tail: a correction sits at a
-  message's start or end). Every regex here is linear (no nested
-  quantifiers over the same characters).
-- **Quoted text never counts.** :func:`strip_quoted` removes code fences,
-  ``>`` quote lines, role-labelled transcript lines (``user: …``), host tag
-  blocks (``<system-reminder>…``) and quoted speech; short quoted names and
-  labels ("`cargo test`", "Sign in") stay as plain words so "X not Y" still
-  reads.
-- **Long messages are judged on their edges.** :func:`focus_text` drops
-  log-shaped lines and keeps a long message's leading and trailing sentences:
-  the middle of a long message is pasted material or a spec.
-- **Two normal forms.** :func:`normalise` gives ``lower`` (lowercase, ASCII
-  apostrophes; what configured patterns see) and ``bare`` (apostrophes
-  dropped, a small typo map and adjacent-letter swaps of the cue words fixed;
-  what the built-in cues and the models see).
+Design notes: docs/design/detect.md#tacitdetecttext
 """
 
 from __future__ import annotations

@@ -6,23 +6,7 @@ decision, a correction, a goal, a fact), scored by the message analysis,
 stored as a candidate memory (``tacit.learn.importance``), re-scored by the
 heartbeat and settled by the review (``tacit.learn.review``).
 
-Design decisions
-- **One analysis per message.** ``assess`` reads the engine's
-  ``MessageAnalysis`` (correction verdict, importance, forget, review, rule):
-  no detector runs twice. ``importance_of`` is the importance view of it.
-- **A capture's content is tacit's phrasing when there is one.** With
-  ``analysis.rule`` (a rule tacit can phrase exactly: "Use pnpm, not npm.")
-  the capture holds that rule and is marked ``phrased``; otherwise it holds
-  the sentences that carry the markers (at most two, 280 characters) — the
-  user's own words, kept as evidence for the review, never promoted into a
-  memory file without a decision (``default_action``).
-- **The heartbeat owns importance.** Effective importance is recomputed from
-  scratch each beat — base score, plus +0.15 / +0.10 / +0.05… for the 2nd /
-  3rd / later mentions, times 0.9 / 0.7 / 0.5 after 7 / 30 / 90 days without
-  a mention — so it never compounds and replays change nothing.
-- **Two gates against flooding.** Per-category minimums
-  (``importance_category_minimums``) decide what is worth a ledger row at
-  all; ``importance_threshold`` what may reach a memory file.
+Design notes: docs/design/learn.md#tacitlearncaptures
 """
 
 from __future__ import annotations

@@ -7,23 +7,7 @@ edit_description, entity_type, entity_value, run_hour, and anything else the
 plugin adds). After each one is logged, five rules look for usage patterns
 and hand ``Proposal``s to the shared lifecycle (``tacit.learn.lifecycle``).
 
-Design decisions
-- **The rules ask, the store answers.** ``evaluate(obs, evidence)`` holds
-  every rule's logic; what it needs from the ledger (is this key known? the
-  latest matching observations, the session's previous runs …) it asks an
-  ``Evidence`` object, which ``tacit.stores.observations`` implements with
-  bounded index lookups. The rules stay testable on plain values and the
-  cost per observation does not grow with the ledger (docs/learning.md).
-- **Typed matching.** ``user_edited`` is coerced to a real boolean when the
-  observation arrives (``true``, ``"true"``, ``1`` …); entities, categories
-  and edits match by slug, so "Acme Corp" and "acme corp" are one entity.
-- **Who feeds which rule.** Rules 1–3 take every observation, but a tool
-  call only creates a new-entity fact for a *package* (every file the agent
-  opens is not a fact worth a line of MEMORY.md). Rules 4 and 5 look at
-  *runs* (commands, skills, explicit plugins), not tool calls: tool
-  sequences are the habit miner's job.
-- **Memory text is a sentence** the agent reads next session, and each
-  memory carries the "Now …" sentence logged as its adaptation.
+Design notes: docs/design/learn.md#tacitlearnpatterns
 """
 
 from __future__ import annotations

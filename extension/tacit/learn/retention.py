@@ -6,25 +6,7 @@ their evidence and adaptations stay as long as the memory does ("why is this
 in my USER.md?" keeps an answer); the lifecycle's decay and ``/memory-forget``
 decide about memories themselves.
 
-- ``observations``: ``observation_retention_days`` (90). The rules count
-  recent runs only; evidence rows name observations (``obs:<id>``) and
-  outlive them.
-- ``observed_sequences``: the same window (rule 4's sessions).
-- ``memory_evidence`` of *dismissed* memories: the same window after it was
-  recorded (the dismissed row itself stays: it keeps its key from being
-  proposed again). Live memories keep their evidence; stale candidates are
-  removed whole by the lifecycle's decay (and captures by the review's
-  defaults).
-- ``action_events`` and the habit counters: ``habit_retention_days`` (60);
-  the counters subtract the days and sessions they drop.
-- ``fix_pattern_events``: of retired patterns after the observation window;
-  of active ones after ``METRICS_RETENTION_DAYS`` (180) — the counts on the
-  pattern row are kept, only the per-message log goes.
-- ``turn_metrics``: ``METRICS_RETENTION_DAYS`` (``tacit stats`` looks back
-  at most that far).
-- ``importance_decisions`` and ``importance_reviews``: ``DECISION_RETENTION_DAYS``
-  (365), except decisions about a memory that still exists (its history).
-- ``importance_forgotten``: never — a "forget that …" holds for good.
+Design notes: docs/design/learn.md#tacitlearnretention
 """
 
 from __future__ import annotations

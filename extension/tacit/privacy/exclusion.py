@@ -1,26 +1,6 @@
 """Projects tacit is off for: ``tacit off`` and the ``exclude`` globs.
 
-Design decisions, and why
-- **Two ways to say it.** ``tacit off`` in a project writes a marker,
-  ``projects/<id>/off``, in the project's private data folder (so every
-  worktree of a repository is off together, and nothing is written into the
-  repository itself); ``tacit on`` removes it. ``exclude = ["~/work/secret/*",
-  …]`` in config.toml covers whole trees, including folders tacit has never
-  seen. A glob matches a folder (``fnmatch``, ``~`` is the home folder); a
-  folder inside a matching one is excluded too, and so is a project whose
-  root matches, wherever in it the agent runs.
-- **Off means nothing is kept.** For an event in an excluded project the
-  engine writes no session state, no event row, no ledger row, no history,
-  starts no child and runs no learner or third-party handler; the only
-  answer is the user's own memory at session start (``answer``): USER.md,
-  the global MEMORY.md and the global skills, gated like everywhere else.
-  They belong to the user, not to the project, and nothing of the project
-  goes into them. No project or team memory, no save guidance, no fix
-  patterns, no guards.
-- **Cheap enough for every event.** ``tacit.projects.project_for`` caches
-  for 30 seconds; the marker is one ``stat`` per event, so ``tacit off`` in
-  another shell takes effect at the next event. A session seen in an
-  excluded folder stays excluded for events that carry no working folder.
+Design notes: docs/design/safety.md#tacitprivacyexclusion
 """
 
 from __future__ import annotations

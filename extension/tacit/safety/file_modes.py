@@ -3,24 +3,7 @@
 The data folder holds what the user said and did (the ledger, the logs,
 session state, memory, skills), so no other local user may read it.
 
-Design decisions, and why
-- **Private at creation.** tacit's own processes (the CLI, the service, a
-  child runner, the hook client, the pi bridge) start with ``umask 077``
-  (``private_umask``), so every file and folder they create — SQLite's
-  ``-wal``/``-shm`` and the service's socket included — is born private;
-  the stores also pass explicit modes (``tacit.fsutil``). A host that runs
-  tacit inside its own process (Hermes) keeps its own umask: there tacit
-  relies on those explicit modes, and ``check(repair=True)`` (run by
-  ``tacit doctor`` and once a day by the service) fixes what slipped through.
-- **"Private" means no group or other bits.** A file must have none of
-  ``0o077``, a folder too; the owner's bits are left alone (a skill's script
-  may be executable). ``repair`` clears those bits and nothing else.
-- **The data folder only.** ``check`` walks the data folder (and the state
-  folder when it differs), never following symlinks: a link is reported if
-  it points outside, never chmod-ed through. A repository's shared
-  ``.tacit/`` is meant to be committed and read by the team: not checked.
-- **Bounded**: at most ``MAX_ENTRIES`` entries are looked at (a data folder
-  with more is reported as such), so a doctor run never walks a disk.
+Design notes: docs/design/safety.md#tacitsafetyfile_modes
 """
 
 from __future__ import annotations

@@ -1,27 +1,6 @@
 """What the service does between events: retention and stranded jobs.
 
-Retention (once a day, recorded in the ledger so a restart does not repeat
-it; every figure is documented in docs/architecture.md):
-
-==========================  ===============================================
-answered events, markers    2 days (``tacit.stores.sessions``)
-session state               ``session_state_max_age_days`` (7)
-finished child jobs         30 days
-delivered notices           30 days
-observations, evidence      ``observation_retention_days`` (90), learners'
-logs/children.jsonl         rotated at 5 MB, two old files kept
-logs/tacit.log              rotated at 2 MB, one old file kept
-skills/.trash               ``trash_retention_days`` (30)
-ledger.db.corrupt-*         ``trash_retention_days`` (30)
-==========================  ===============================================
-
-A job whose row committed but whose runner never started (the process died
-in between) is launched by the next tick. Jobs waiting for the background
-budget (``tacit.children.budget``) are started by the tick once the budget
-allows (the next local day), oldest first, one per tick: each runner checks
-the budget again before its agent starts. Once a day the data folder's file
-modes are checked and repaired (``tacit.safety.file_modes``): whatever a host
-running tacit in its own process created with a looser umask becomes 0600/0700.
+Design notes: docs/design/service.md#tacitservicehousekeeping
 """
 
 from __future__ import annotations

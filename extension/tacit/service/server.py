@@ -1,26 +1,6 @@
 """``tacit serve``: one long-lived engine per data folder.
 
-Design decisions, and why
-- **One instance per data folder**, by an exclusive ``flock`` on
-  ``<data>/run/serve.lock``; its unix socket is ``<data>/run/tacit.sock``
-  (folder 0700, socket 0600) and a connection from another uid is refused
-  (``SO_PEERCRED``). Started on demand by the first hook that finds none.
-- **Idle exit** after ``service_idle_seconds`` without an event (and no
-  request in flight); also when its code changes on disk (a pip upgrade, an
-  edit in a development checkout: watchdog on the package folder), when
-  ``config.toml`` changes (settings are read once, at start) or when a client
-  of another version connects — the next hook then starts the new one.
-  Settings therefore come from ``config.toml`` (and the environment the
-  service was started in), not from each hook's environment.
-- **Three kinds of connection** (first line ``TACIT1 <kind> …``):
-  ``hook`` (one hook payload in, ``OK <n>\\n`` + the hook's stdout out),
-  ``rpc`` (the pi extension's session: JSON lines both ways, the protocol of
-  ``tacit.hosts.pi.protocol``) and ``status`` / ``stop`` (``tacit service``).
-- **Nothing outlives its timeout.** Children run as ``tacit child run`` in
-  their own sessions, each enforcing its job's timeout; queued jobs that a
-  crash never launched are launched by the housekeeping tick.
-- **Hand edits are noticed at once**: watchdog on the memory and skill
-  folders refreshes the stores, instead of a stat-walk at every SessionStart.
+Design notes: docs/design/service.md#tacitserviceserver
 """
 
 from __future__ import annotations

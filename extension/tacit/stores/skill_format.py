@@ -1,29 +1,6 @@
 """The SKILL.md format: names, frontmatter, sections, versions — text in, text out.
 
-Design decisions
-- **Pure functions, no file system.** The store (``tacit.stores.skills``)
-  decides where files live and how they are locked; this module only knows
-  what a valid SKILL.md looks like, so every rule is testable on strings.
-- **Agent Skills names.** Lowercase ASCII letters, digits and single hyphens,
-  1–64 characters, no leading/trailing hyphen, equal to the folder name: the
-  same rule Claude Code, Hermes Agent and pi apply, so a skill tacit writes
-  loads everywhere. ``slugify`` turns free text into such a name.
-- **Read and written with python-frontmatter.** Its YAML handler finds the
-  ``---`` delimiters and loads the frontmatter with PyYAML's safe (C) loader;
-  writing goes through the same handler's dumper, told not to fold lines, so
-  quoting is always right and every value stays on one line. We call the
-  handler's ``detect``/``split``/``load`` steps one by one rather than
-  ``frontmatter.loads``, which treats a missing, unclosed or non-mapping
-  frontmatter as "no metadata": a hand-edited file must be reported with the
-  reason it cannot be used. Any failure PyYAML has (bad syntax, a date that
-  does not exist, nesting too deep) becomes a ``SkillFormatError``.
-- **Sections are level-2 headings outside code fences.** A ``## install``
-  comment inside a fenced bash block is not a section; a section runs until
-  the next level-1 or level-2 heading.
-- **Versions are semver strings** ("1.0.0"): a section ``patch`` bumps the
-  patch number, an ``edit`` (new description or body) bumps the minor number.
-  A hand-written integer version stays an integer (+1); anything else
-  unrecognisable restarts at "1.0.0" bumped.
+Design notes: docs/design/stores.md#tacitstoresskill_format
 """
 
 from __future__ import annotations

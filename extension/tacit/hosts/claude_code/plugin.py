@@ -4,25 +4,7 @@
 whole plugin; ``tacit.hosts.claude_code.install`` writes it where Claude Code
 loads it. Nothing here touches the disk, so tests can inspect every byte.
 
-Design decisions, and why
-- **Absolute interpreter path in every hook command.** Hooks run with the
-  user's PATH, which need not contain this environment's ``bin`` (pipx,
-  a venv). ``install`` writes ``sys.executable``; after moving the
-  environment, run ``tacit install claude-code`` again.
-- **The hook is a pipe to the service** (``tacit.commandline.hook_command``:
-  ``python -S -P -c "…hook_client import main…"``): a few milliseconds over a
-  bare interpreter start, measured in tests/benchmarks/hooks.py.
-- **Hook timeouts are seconds** (Claude Code's unit) and every hook config
-  is checked by ``validate_hooks`` before it is written: Claude Code silently
-  ignores a hooks file that fails its schema, which would switch tacit off
-  without a word. SessionEnd gets 2 s: Claude Code allows 1.5 s in total at
-  exit, tacit needs milliseconds.
-- **``bin/tacit`` wrapper**: the same interpreter, with
-  ``TACIT_HOST=claude-code``, for the agent and the user to call by absolute
-  path (``tacit doctor`` when the hooks do not run).
-- **Slash commands cost no model turn**: the UserPromptSubmit hook answers
-  ``/tacit:memory-*`` with ``decision: block`` (Claude Code shows the reason
-  to the user and calls no model). Their arguments never reach a shell.
+Design notes: docs/design/hosts.md#tacithostsclaude_codeplugin
 """
 
 from __future__ import annotations

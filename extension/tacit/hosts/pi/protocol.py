@@ -1,29 +1,6 @@
 """The pi extension's protocol: JSON lines, one session per connection.
 
-The TypeScript extension (``extension/index.ts``) connects to the data
-folder's service (``TACIT1 rpc …`` on its socket) and speaks this protocol
-for the whole pi session; when the service cannot be reached it starts
-``tacit bridge --stdio`` and speaks the same protocol over a pipe. The
-protocol is specified in ``docs/hosts/pi.md``; in short:
-
-- extension → tacit: ``{"id", "method", "params"}`` (a request: exactly one
-  response follows) or ``{"method", "params"}`` (a notification);
-- tacit → extension: ``{"id", "result"}`` or ``{"id", "error": {"code",
-  "message"}}``, and unsolicited ``{"event": "notify", "params": {"text"}}``;
-- the first request is ``hello``; then ``event`` (host-neutral
-  ``tacit.events`` fields), ``tool``, ``command``, ``ping``, ``shutdown``.
-
-Design decisions
-- **The same engine as every host.** The extension only turns pi's payloads
-  into tacit event fields; every decision is made by the engine.
-- **Tools and commands run on worker threads; events run in order** on the
-  reading thread: a tool call may consolidate memory with a child agent and
-  take minutes, and must not hold up ``before_agent_start``.
-- **A child agent's session only serves tools** (``hello`` with
-  ``child: true``, or a bridge with ``TACIT_CHILD=1``): no events are
-  dispatched, so a child detects nothing and starts nothing.
-- **Never break pi.** Every request is answered (an error rather than
-  silence); every exception is logged to the data folder's log.
+Design notes: docs/design/hosts.md#tacithostspiprotocol
 """
 
 from __future__ import annotations

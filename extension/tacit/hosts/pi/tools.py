@@ -4,24 +4,7 @@ pi has no memory tool of its own, so the TypeScript extension registers these
 two and forwards every call to the bridge, which runs them here and hands the
 store's result back as the tool result.
 
-Design decisions
-- **Defined once, here.** The extension registers whatever ``TOOLS`` the
-  bridge's handshake lists (name, description, JSON-schema parameters), so
-  the schema the model sees and the code that runs the call can never drift
-  apart, and the TypeScript stays free of tacit's logic.
-- **The same operations as the CLI, the same results.** ``memory add`` goes
-  through ``consolidation.add_entry`` (an over-limit add consolidates and
-  retries exactly once), replace/remove straight to the ``MemoryStore``;
-  ``skill`` maps one action to one ``SkillStore`` method. The result is the
-  store's dict, exactly what ``tacit memory …`` / ``tacit skill …`` print, so
-  an agent that learned one surface knows the other. A refused operation
-  comes back with ``success: false`` (the extension marks the tool result as
-  an error, like the CLI's exit code 1).
-- **Bad input is a result, not an exception.** A missing or mistyped
-  argument returns ``{"success": false, "error": …}`` telling the model what
-  to send instead; nothing raises into the bridge.
-- **Fresh stores per call.** Stores re-read the disk on every operation
-  anyway; a fresh instance never serves a view another session cached.
+Design notes: docs/design/hosts.md#tacithostspitools
 """
 
 from __future__ import annotations
