@@ -1,20 +1,6 @@
 """Consolidation: what happens when memory is full.
 
-Design decisions
-- **An over-limit add consolidates instead of failing.** ``add_entry`` tries
-  the add; if it does not fit and ``auto_consolidate`` is on, it consolidates
-  that target (a child agent when one is available, the deterministic merge
-  otherwise), re-reads the file and retries the add **exactly once**. If it
-  still does not fit, the caller gets the original over-limit error with the
-  consolidation report attached. No loop: the original design's "retry
-  once" was unbounded recursion.
-- **The child edits the file; we re-read it.** Nothing here writes back an
-  in-memory copy after a child ran.
-- **One scope at a time.** A full project memory is consolidated alone: the
-  child is asked about that file only, and nothing of another scope is
-  dropped to make room.
-- **Inside a child** (``TACIT_CHILD=1``) only the deterministic merge runs: a
-  child never starts children of its own.
+Design notes: docs/design/core.md#tacitconsolidation
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
 """Host-neutral events: what a host adapter hands the engine.
 
-Design decisions
-- **Frozen dataclasses, keyword-only.** A host adapter builds one of these
-  from its own payload; handlers read fields, never a host's raw dict.
-- **pi's names** (the extension API this project started from):
-  ``session_start``, ``before_agent_start``, ``message_end``, ``tool_call``
-  (before a tool runs: may be blocked), ``tool_result`` (after it ran),
-  ``command``, ``turn_end``, ``before_compact``, ``session_shutdown``.
-- **A turn is one user message and the agent's whole reply**, whatever the
-  host calls a turn. ``TurnEnd.tool_calls`` holds that turn's calls only,
-  collected by the engine from the turn's ``tool_result`` events, so nothing
-  re-scans a session's history to count them.
-- **Every event names its host and carries an id.** One service serves every
-  host, so the host travels with the event. The id makes delivery
-  exactly-once: an event retried after a crash is recognised and not applied
-  twice (``tacit.session``). ``""`` means "no id" (replays, tests).
+Design notes: docs/design/core.md#tacitevents
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """Which project a working folder belongs to.
 
-Design decisions
-- **A project is a git repository, identified by its common git dir**, so
-  every worktree of one repository (``git worktree add``) is the same
-  project, and two clones are two projects. The nearest ``.git`` going up
-  from the working folder wins, so a repository nested in another is its own
-  project, and so is a submodule (its git dir lives under the parent's
-  ``.git/modules``).
-- **Outside git, the working folder is the project** — except the user's
-  home folder and the filesystem root, which hold no project: memory saved
-  from there is global.
-- **Read, never run.** ``.git`` (a folder, or a file ``gitdir: …`` in a
-  worktree or submodule) and the worktree's ``commondir`` file are read
-  directly; no ``git`` process, so it costs a few ``stat`` calls and works
-  without git installed.
-- **Team memory is opt-in**: a repository holding ``.tacit/MEMORY.md``
-  (``tacit share init``) shares that file and ``.tacit/skills/`` with
-  everyone who clones it.
+Design notes: docs/design/core.md#tacitprojects
 """
 
 from __future__ import annotations

@@ -69,12 +69,6 @@ LONG_FUNCTIONS = {  # at most three may stay above 80 lines
     "guards/shell.py:_inner": 162, "hosts/codex/install.py:_install": 108, "health.py:check": 86,
 }
 LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
-    "children/launch.py": 16, "children/prices.py": 18, "commands/detect.py": 17, "commands/guard.py": 18,
-    "consolidation.py": 17, "detect/features.py": 21, "detect/markers.py": 21, "detect/patterns.py": 18,
-    "events.py": 17, "guards/model.py": 17, "guards/outcome.py": 19, "hosts/codex/hook.py": 21,
-    "hosts/hermes/hermes_config.py": 20, "hosts/hermes/settings.py": 21, "hosts/install_support.py": 20,
-    "hosts/pi/install.py": 22, "projects.py": 19, "safety/invisible.py": 20, "stores/habits.py": 21,
-    "stores/sessions.py": 21,
 }
 
 

@@ -7,13 +7,7 @@ after the job row has committed with the event that asked for it.
   service exiting idle — and enforces the job's own timeout.
 - ``inline_launcher``: runs it now (``tacit learn --apply``, tests).
 
-``run_job_id`` is the runner's side: ``take`` claims the job from the ledger
-(a job already taken is not run twice) together with the other jobs of its
-session claimed in the same turn (one agent run for them all, when the
-budget allows one: ``tacit.children.budget``), runs it, records the outcome
-on the job rows and clears the session's running marks. A job of a project
-tacit has since been turned off for (``tacit off``, ``exclude``) is not run.
-When a run ends, the oldest waiting jobs the budget now allows are started.
+Design notes: docs/design/children.md#tacitchildrenlaunch
 """
 
 from __future__ import annotations

@@ -5,17 +5,7 @@ registry; Codex reports tokens only, and Hermes says ``cost_status:
 "unknown"`` for a model it has no price for. For those, the cost is
 computed from this table (docs/cost.md).
 
-Design decisions, and why
-- **A small table, overridable.** List prices in USD per million tokens —
-  input, output, cache read, cache write — for the models a child usually
-  runs on, as published by Anthropic and OpenAI when this was written. A
-  user's ``child_prices = ["my-model*=0.5,1.5,0.05"]`` entries come first;
-  a price changes more often than tacit is released.
-- **Globs on the model name**, case-insensitive, first match wins, the most
-  specific first (``gpt-4.1-mini*`` before ``gpt-4.1*``).
-- **Unknown stays unknown.** A model no entry matches has no cost (None):
-  its tokens still count against ``child_daily_tokens``; a guessed price
-  would be worse than none.
+Design notes: docs/design/children.md#tacitchildrenprices
 """
 
 from __future__ import annotations

@@ -7,14 +7,7 @@ corrections). ``--jsonl`` writes exactly one JSON line per input line, in
 order — a line that cannot be read gets ``{"error": …}`` in its place, so
 outputs always line up with inputs.
 
-- ``correction`` → ``{"correction": bool, "rule", "score", "matched", "reason"}``
-  using the patterns in config (an invalid regex is reported on stderr and
-  ignored).
-- ``fix`` → ``{"fix": bool, "problem", "solution"}`` for an agent reply.
-- ``importance`` → ``{"category", "importance"}`` for a message.
-
-Detectors are imported lazily: each lives in its own module under
-``tacit.detect`` and this command loads only the one asked for.
+Design notes: docs/design/detect.md#tacitcommandsdetect
 """
 
 from __future__ import annotations

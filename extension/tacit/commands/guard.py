@@ -9,13 +9,7 @@
     tacit guard test "<command>" [--edit PATH] [--project DIR]   which guard would fire, why
     tacit guard stats [--project DIR]              per project: lessons, guards, stops, repeats
 
-Text for people by default; ``--json`` prints exactly one JSON object (for
-``test``: ``{"fires": …, "guards": [{"id", "because", "action", …}]}``),
-and an error as one ``{"success": false, "error": …}`` object, exit 1.
-The project is ``--project DIR``, else ``$TACIT_PROJECT``, else the working
-folder's. A guard derived from a memory entry changes with that entry:
-``remove`` suppresses it for that exact lesson text (the entry stays in
-memory; ``tacit memory remove`` drops it too).
+Design notes: docs/design/guards.md#tacitcommandsguard
 """
 
 from __future__ import annotations

@@ -5,20 +5,7 @@ models in :mod:`tacit.detect.model` weigh them. The same function runs in
 training (``tests/benchmarks/train_detectors.py``) and at run time, so the
 two cannot drift apart.
 
-Design decisions, and why
-- **Hand-built cues carry the knowledge, n-grams the rest.** A shallow
-  bag of words alone scored F1 ≈ 0.3 on real messages; the phrase cues of
-  :mod:`tacit.detect.cues` (corrections) and :mod:`tacit.detect.markers`
-  (durable statements) generalise across repositories, the n-grams pick up
-  what they miss. N-grams are taken from the message's focus (quotes, code
-  and logs removed, long messages cut to their edges) in the ``bare`` form
-  (lowercase, no apostrophes, typos fixed), numbers collapsed to ``#num``.
-- **Context is explicit.** Whether the agent's previous reply exists, reports
-  an action, claims a fix or asks a question; how much of the message
-  repeats words from it; whether a "X, not Y" rejects something the reply
-  said. A correction is a reply to what the agent just did.
-- **Features are a plain dict ``name -> value``** (mostly 1.0): easy to
-  print, to test, and to ship weights for as JSON.
+Design notes: docs/design/detect.md#tacitdetectfeatures
 """
 
 from __future__ import annotations

@@ -5,20 +5,7 @@ The phrase lists of the earlier rule-based importance scorer, kept as
 (:mod:`tacit.detect.features`), plus the clause gating and the expiry hints
 it used. English and Chinese.
 
-Design decisions, and why
-- **Phrases, not words**: "like" in "looks like" is not a preference, so
-  each category is a set of phrase patterns.
-- **Gated clause by clause**: a message is split into sentences and
-  dash/semicolon clauses; each is a question, a task request, chit-chat or a
-  statement. Questions and chit-chat carry nothing; a task carries only
-  standing-rule markers (always, never, prefer, from now on …); statements
-  carry everything. So "Could you stop using print? I prefer logging." keeps
-  its preference and "Add a `favorite` flag" stays trivial.
-- **The rule verdict survives as one input** (:attr:`DurableMarkers.rule_category`):
-  correction-free precedence decision > preference > goal > fact > context.
-- **Expiry hints** ("by Friday", "end of month") for goals and current
-  context: :func:`expiry_hint`.
-- **Compiled once at import; linear regexes.**
+Design notes: docs/design/detect.md#tacitdetectmarkers
 """
 
 from __future__ import annotations

@@ -5,17 +5,7 @@ Users tune ``correction_strong_patterns``, ``correction_weak_patterns``,
 config; this module compiles them (invalid regexes reported, never fatal) and
 runs the original rule over a message.
 
-Design decisions, and why
-- **The lists stay meaningful**: in the new detector a strong-pattern hit
-  makes a message a correction and a negative-pattern hit makes it not one,
-  whatever the learned score says; the weak+directive hit is one input of
-  the score. So a user's tuned list keeps its effect.
-- **Matched case-insensitively, apostrophe optional**: "that's" also
-  matches "thats"; ``^`` is the start of any sentence (MULTILINE).
-- **Compiled lists are cached** by their contents (``functools.lru_cache``):
-  a long-lived service compiles each configured list once.
-- **An invalid regex is reported in ``problems`` and skipped**; a list with
-  no valid pattern left falls back to the built-in one.
+Design notes: docs/design/detect.md#tacitdetectpatterns
 """
 
 from __future__ import annotations

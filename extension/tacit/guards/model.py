@@ -1,20 +1,6 @@
 """Guard values: what a guard matches, why, and where it applies.
 
-Design decisions, and why
-- **A spec is the lesson's shape; a guard is a spec placed somewhere.**
-  ``derive_guard`` can only see the lesson text, so it returns a
-  ``GuardSpec`` (what to match, the lesson, the alternative, the action).
-  The store adds what it knows — id, scope, project root, source — by
-  wrapping the spec in a ``Guard``. One spec type per kind of match keeps
-  every field meaningful for its kind (no "branch" on a path guard).
-- **Frozen, hashable values.** Every field is a str, None or a tuple, so a
-  set of guards can key a cache of compiled matchers (``tacit.guards.match``)
-  and two guards compare by value.
-- **Plain-dict round trip.** ``to_dict``/``from_dict`` give the store a JSON
-  shape without it knowing the match classes; ``from_dict`` returns None for
-  anything malformed instead of raising, because the file is hand-editable.
-- **Action "ask" by default.** A stop the user can wave through costs one
-  click; a wrong "deny" costs a blocked task. The store can set "deny".
+Design notes: docs/design/guards.md#tacitguardsmodel
 """
 
 from __future__ import annotations

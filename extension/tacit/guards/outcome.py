@@ -1,22 +1,6 @@
 """What happens around a stop: the call's identity, and the user's answer.
 
-Design decisions, and why
-- **A guard needs the whole command.** Events clip string arguments at
-  ``tacit.events.TOOL_ARG_CHARS`` (2,000) for the learners; a guard checking
-  a 5,000-character heredoc would miss the ``npm install`` at its end, and an
-  ``apply_patch`` its later files. ``tool_call_args`` keeps strings up to the
-  shell scan's own bound (64 KiB) and nested values (MultiEdit's edits, a V4A
-  patch), for ``tool_call`` events only.
-- **One call, one key, before and after.** ``call_key`` hashes the tool name
-  and the fields that say what a call does (command, path, patch), each cut
-  to the events' 2,000 characters, so the ``tool_call`` (full) and its
-  ``tool_result`` (clipped) of the same call get the same key, on every host.
-- **An answer to a stop is read narrowly.** Right after a stop the user may
-  wave it through ("run it anyway", "do it anyway", "ignore that rule") or
-  say the rule is wrong ("no, npm is fine here", "you can use npm", "that
-  rule is wrong"). Only short messages, and only these shapes: "yes, go
-  ahead" after a stop usually means "go ahead with pnpm", so it is neither.
-  Anything else is no answer (the rule stays as it is).
+Design notes: docs/design/guards.md#tacitguardsoutcome
 """
 
 from __future__ import annotations

@@ -4,20 +4,7 @@ The host installers (``hosts/claude_code/install.py``, ``hosts/codex/install.py`
 ``hosts/pi/install.py``, ``hosts/hermes/install.py``) differ in *what* they
 write; the file handling under it is the same, so it lives here once.
 
-Design decisions, and why
-- **Refuse, never clobber.** A manifest or settings file that exists but is
-  not what tacit expects raises ``InstallError`` before anything is written;
-  the installer turns that into ``{"success": False, "error": …}``. Only a
-  *missing* file means "nothing there yet".
-- **Exactly undoable.** ``missing_dirs`` lists the folders an install is about
-  to create (so uninstall can remove them, deepest first, and only when
-  empty: ``remove_empty_dirs``); ``mode_of`` keeps a rewritten file's
-  permissions; ``unlink`` says whether there was something to remove.
-- **Lenient where nothing is at stake.** ``read_json_or_none`` is for files
-  whose absence or damage just means "not installed by tacit" (pi's
-  ``tacit.json``, Hermes's ``install.json``).
-- Light: the standard library only, nothing imported that a hook would pay
-  for (installers are never on the hook path, but this costs nothing).
+Design notes: docs/design/hosts.md#tacithostsinstall_support
 """
 
 from __future__ import annotations

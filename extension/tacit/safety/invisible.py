@@ -4,20 +4,7 @@ The scanner blocks a text that holds one (``invisible_unicode``), and
 ``clean_for_context`` removes them from anything tacit injects. Both use
 this module, so "invisible" means the same everywhere.
 
-Design decisions, and why
-- **A short, explicit list.** Zero-width space and joiners (U+200B–U+200D),
-  word joiner and invisible operators (U+2060–U+2064), the BOM (U+FEFF),
-  bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and
-  Unicode tag characters (U+E0000–U+E007F, "ASCII smuggling"). These can
-  carry or disguise an instruction; other format characters are handled by
-  ``clean_for_context`` without blocking anything.
-- **Visible writing is not a payload.** A ZWJ inside an emoji sequence,
-  ZWJ/ZWNJ between Arabic-script or Indic letters, and the tag characters of
-  a subdivision flag after U+1F3F4 are part of what a person sees, so they
-  are neither blocked nor removed.
-- **One character class for "none here".** Most text has none of these, and
-  a single class scans about three times faster than the two-branch pattern
-  that groups tag runs.
+Design notes: docs/design/safety.md#tacitsafetyinvisible
 """
 
 from __future__ import annotations

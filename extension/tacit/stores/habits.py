@@ -7,18 +7,7 @@ whole days), ``habit_sessions`` / ``action_sessions`` (which sessions
 contained a pattern / ran an action) with their counts kept beside them
 (``habit_patterns.sessions``, ``habit_actions``: the confidence's two terms).
 
-Design decisions
-- **Constant work per action.** Recording one action is an index lookup for
-  the session's last two actions and a handful of upserts — never a scan, so
-  the cost does not grow with the history.
-- **Retention subtracts, it does not recount.** ``prune`` drops days and
-  sessions older than the window and recomputes the totals of the patterns
-  it touched from their remaining days: bounded by patterns × days, not by
-  events.
-- **Counts are kept, never counted per event.** A session new to a pattern
-  (or to an action) bumps its count; reading a pattern is two primary-key
-  reads, so even checking a command habit against the workflow threshold at
-  every occurrence stays constant.
+Design notes: docs/design/stores.md#tacitstoreshabits
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
 """SessionStore: session state and the event log, in the ledger.
 
-Design decisions
-- **Exactly once, by event id.** Applying an event is one transaction: look
-  the id up in ``events`` (found: answer with the stored result, apply
-  nothing), load the session's state, run the foreground handlers, store the
-  state and the event row. A hook that retries after the service died
-  mid-event therefore never counts a tool call twice, and one that died
-  before the commit is simply applied by the retry.
-- **Background work is durable.** An event whose background handlers have
-  not run yet keeps ``background = 1`` and its serialised event; the worker
-  (or the next service, after a crash) runs what is pending. Each handler's
-  writes and its ``applied_once`` marker commit together, so a re-run after a
-  crash skips what already happened.
-- **A cache in front, the database behind.** The service keeps each live
-  session's state in memory and re-reads a row only when its ``rev`` moved
-  (another process — a hook that fell back to running in-process, a child
-  runner clearing its mark — changed it). The conversation (``recent``) is
-  kept in memory only.
-- **Bounded.** Answered events and once-markers are kept two days, finished
-  jobs thirty, sessions ``session_state_max_age_days`` (``prune``).
+Design notes: docs/design/stores.md#tacitstoressessions
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
 """Codex CLI hooks → tacit events → hook output.
 
-Design decisions, and why
-- **The Claude Code translation, reused.** Codex CLI 0.171.0 sends the same
-  JSON on stdin for the hooks both hosts have (``session_id``, ``cwd``,
-  ``transcript_path``, ``hook_event_name``; ``source`` on SessionStart,
-  ``prompt`` on UserPromptSubmit, ``tool_name``/``tool_input`` on Pre- and
-  PostToolUse, ``last_assistant_message``/``stop_hook_active`` on Stop,
-  ``reason`` on SessionEnd, ``trigger`` on PreCompact) and reads the same
-  output with the same 10,000-character inline cap (docs/hosts/codex.md).
-- **Only the events Codex has.** No PostToolUseFailure and no
-  UserPromptExpansion: a failing shell command arrives as a PostToolUse whose
-  ``tool_response`` is the command's output, with no exit code; tacit records
-  it as a successful call.
-- **host="codex"** makes child agents run as ``codex exec``.
-- **PreToolUse: deny, never ask.** Codex 0.171.0 honours
-  ``permissionDecision: "deny"`` (the command does not run; the model reads
-  "Command blocked by PreToolUse hook: <reason>. Command: …") but takes
-  ``"ask"`` for a failed hook and runs the command (docs/hosts/codex.md). The
-  guards already deny on Codex (``HONOURED``); any "ask" left (a third-party
-  plugin's) is turned into a deny here, so a stop never fails open.
+Design notes: docs/design/hosts.md#tacithostscodexhook
 """
 
 from __future__ import annotations

@@ -1,23 +1,6 @@
 """Edit Hermes's ``config.yaml`` with Hermes's own code, from Hermes's interpreter.
 
-``tacit install hermes`` runs ``<hermes python> -m
-tacit.hosts.hermes.hermes_config '<json spec>'`` with ``HERMES_HOME`` set, and
-reads one JSON object from stdout. Running in Hermes's interpreter does two
-jobs at once:
-
-- it proves the plugin can load there (this module imports only if tacit is
-  installed in that interpreter, and ``status`` checks that the
-  ``hermes_agent.plugins`` entry point ``tacit`` is visible to it);
-- the edit goes through ``hermes_cli.config.load_config``/``save_config``,
-  exactly what ``hermes plugins enable`` does (``plugins_cmd._save_enabled_set``):
-  Hermes's migrations, its default-stripping and its atomic write apply, and
-  the file is rewritten as a whole the same way. No prompt: the tool-override
-  grant is recorded as ``false``, which is what ``hermes plugins enable`` writes
-  when there is no terminal to ask.
-
-The spec says what to change (``install.py`` decides, from its manifest);
-this module reports the raw values before and after, so the caller can keep
-an exact record and undo exactly that.
+Design notes: docs/design/hosts.md#tacithostshermeshermes_config
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
 """What tacit must know from Hermes Agent's own ``config.yaml``.
 
-Design decisions
-- **One memory, one limit.** Hermes's ``memory`` tool and tacit's
-  ``MemoryStore`` write the same ``MEMORY.md``/``USER.md``; if their character
-  limits differed, one would refuse what the other wrote. Under Hermes the
-  limits therefore come from Hermes's ``memory.memory_char_limit`` /
-  ``memory.user_char_limit`` (``adapt_config``), whatever tacit's own
-  ``config.toml`` says.
-- **The raw file, read with PyYAML, not ``hermes_cli.config``.** The detached
-  job runner and ``tacit install`` need these values too, and importing
-  Hermes's config module (migrations, managed scopes, env expansion) for four
-  integers is heavy and can have side effects. Values Hermes did not write
-  take Hermes's runtime defaults (``HERMES_DEFAULTS``, read from
-  ``agent/agent_init.py`` of 0.19.0). A file that is missing, unreadable or
-  not YAML gives the defaults: tacit never fails because of Hermes's config.
-- **The child finds ``hermes`` where this interpreter lives.** Hermes may be
-  run by absolute path with its venv's ``bin`` not on ``PATH``; the child
-  agent runs with that folder first on ``PATH`` (``tacit.child.child_env``),
-  so ``adapt_config`` puts it first in the Config's captured ``PATH`` too,
-  and ``agent_available`` agrees with what will actually run.
+Design notes: docs/design/hosts.md#tacithostshermessettings
 """
 
 from __future__ import annotations

@@ -5,21 +5,7 @@ dir is ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``) and
 ``<project>/.pi/extensions/<name>/index.ts`` (project scope, no trust prompt).
 Install puts tacit's extension there as ``tacit/index.ts`` plus ``tacit.json``.
 
-Design decisions
-- **A copy, not a link.** A symlink into site-packages dangles once the
-  package is removed or moved, and pi refuses to start (exit 1) when an
-  extension file fails to load. A copy that cannot find tacit just goes inert
-  and pi carries on. Re-running install refreshes the copy (idempotent).
-- **The interpreter is written down.** ``tacit.json`` records the absolute
-  path of the Python that ran ``tacit install`` — the one that has tacit
-  installed — so the extension starts ``<that python> -m tacit.cli bridge``
-  whatever PATH pi was started with (``TACIT_PYTHON`` overrides it).
-- **``tacit.json`` is also the manifest.** It lists the files install wrote
-  and the folders it had to create. Uninstall removes exactly those files and
-  then those folders if they are empty — never a file it did not write, never
-  a folder someone put something else in. A ``tacit/`` folder that holds an
-  ``index.ts`` without our manifest belongs to someone else: install refuses
-  to overwrite it.
+Design notes: docs/design/hosts.md#tacithostspiinstall
 """
 
 from __future__ import annotations
