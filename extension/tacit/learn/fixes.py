@@ -1,6 +1,10 @@
 """The fix-pattern learner: forge patterns from the agent's replies, inject
 them when the problem comes back, learn from what the user says next.
 
+``register(engine)`` subscribes ``fixes.inject`` (foreground, the user's
+``message_end``) and ``fixes.forge`` (background, ``turn_end``). Model:
+``tacit.learn.fix_patterns``; SQL: ``tacit.stores.fix_patterns``.
+
 Design notes: docs/design/learn.md#tacitlearnfixes
 """
 
