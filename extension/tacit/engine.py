@@ -1,11 +1,5 @@
 """The engine: events in, one typed result per event out.
 
-``Engine.dispatch`` applies one event inside the session store's transaction:
-the foreground handlers run against the session state and return results the
-host realises; background handlers run after it, at once or on a worker
-thread (``BackgroundWorker``). Plugins register handlers with ``Engine.on``
-(``tacit.hookspecs``).
-
 Design notes: docs/design/core.md#tacitengine
 """
 
