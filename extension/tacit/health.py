@@ -179,7 +179,33 @@ def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
     svc = service(cfg)
     if not svc["ok"]:
         problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
+    fault = service_fault(cfg)
+    if fault:
+        svc["fault"] = fault
+        problems.append(fault["told"])
     return jobs, svc
+
+
+def service_fault(cfg) -> dict | None:
+    """The fault the hook client recorded (``tacit.service.faults``): something
+    else holds the service's socket path. None when none is recorded."""
+    from tacit.service import faults
+
+    fault = faults.told(cfg.state_dir_str)
+    if fault is None:
+        return None
+    if "unreadable" in fault:
+        fault["told"] = (f"the service's fault record {fault['file']} cannot be read ({fault['unreadable']}): "
+                         "remove it; the next hook records the fault again if it still holds")
+        return fault
+    try:
+        when = f" (since {time.strftime('%Y-%m-%d %H:%M', time.localtime(fault['at']))})" if fault["at"] else ""
+    except (OverflowError, ValueError, OSError):  # a time no clock shows
+        when = ""
+    fault["told"] = (f"something else holds the service's socket path: {fault['problem']}{when}. Hooks run "
+                     f"in-process, more slowly, until it is fixed: {fault['advice']}. The next hook that "
+                     "reaches your own service clears this")
+    return fault
 
 
 def check(cfg, project=None) -> dict:

@@ -298,3 +298,27 @@ def test_session_start_serves_memory_from_a_read_only_data_folder(cfg):
             folder.chmod(0o700)
         for path in files:
             path.chmod(0o600)
+
+
+@pytest.mark.parametrize("garbage", [b"\x00{not json", b'["not", "a", "record"]', b'{"problem": 7}', None],
+                         ids=["bytes", "a-list", "no-problem", "a-folder"])
+def test_doctor_reports_an_unreadable_service_fault_record(cfg, tacit_env, garbage):
+    record = cfg.state_dir / "logs" / "service-fault.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    if garbage is None:
+        record.mkdir(mode=0o700)
+    else:
+        record.write_bytes(garbage)
+        record.chmod(0o600)  # as the hook client writes it: only the record's content is wrong
+    proc = tacit(tacit_env, "doctor", "--json")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    said = [p for p in report["problems"] if str(record) in p]
+    assert len(said) == 1 and "cannot be read" in said[0] and "remove it" in said[0]
+    assert report["service"]["fault"]["unreadable"]
+    if garbage is None:
+        record.rmdir()
+    else:
+        record.unlink()
+    report = doctor(tacit_env)
+    assert "fault" not in report["service"] and not [p for p in report["problems"] if "fault" in p]
