@@ -68,6 +68,11 @@ def npm(env, web, sid="trust-1"):
     return json.loads(out.stdout)["hookSpecificOutput"], elapsed
 
 
+def doctor(env, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tacit", "doctor", *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
 def as_nobody():
     os.setgid(NOBODY)
     os.setuid(NOBODY)
@@ -127,6 +132,8 @@ def test_a_run_folder_another_user_made_first_is_never_used_and_told_once(shared
     again, _ = hook(env, "UserPromptSubmit", session_id="trust-1", cwd=str(web), prompt="go on")
     assert "belongs to another user" not in again.stdout.decode()
     assert "belongs to another user" in (home / "logs" / "tacit.log").read_text()
+    said = [p for p in json.loads(doctor(env, "--json").stdout)["problems"] if "socket path" in p]
+    assert len(said) == 1 and f"sudo rm -r {home / 'run'}" in said[0] and f"chmod 700 {home}" in said[0]
 
 
 @needs_root
@@ -145,6 +152,8 @@ def test_a_peer_of_another_uid_behind_a_socket_file_of_ours_is_refused(shared):
     assert decision["permissionDecision"] == "ask"
     assert b"npm install" not in seen.read_bytes()
     assert "served by another user" in faults.current(str(home))["problem"]
+    said = [p for p in json.loads(doctor(env, "--json").stdout)["problems"] if "socket path" in p]
+    assert len(said) == 1 and "stop the process" in said[0] and f"sudo rm {run / 'tacit.sock'}" in said[0]
 
 
 def test_a_socket_that_is_a_link_is_refused(shared):
@@ -207,11 +216,6 @@ def test_a_run_folder_of_ours_left_open_is_closed_and_used(shared):
     assert decision["permissionDecision"] == "ask"
     assert (run.stat().st_mode & 0o777) == 0o700
     assert client.status(str(home))["running"] and faults.current(str(home)) is None
-
-
-def doctor(env, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tacit", "doctor", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
 
 
 def test_doctor_and_the_next_session_start_tell_a_link_at_the_socket_path(shared):
