@@ -176,10 +176,77 @@ def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
     for job in jobs["overdue"]:
         problems.append(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
                         f"its timeout (runner pid {job['pid']})")
-    svc = service(cfg)
-    if not svc["ok"]:
+    svc = _guarded("service", service, {"running": False, "ok": None}, problems, cfg)
+    if svc["ok"] is False:
         problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
+    fault = _guarded("service fault", service_fault, None, problems, cfg)
+    if fault:
+        svc["fault"] = fault
+        problems.append(fault["told"])
     return jobs, svc
+
+
+def service_fault(cfg) -> dict | None:
+    """The fault the hook client recorded (``tacit.service.faults``): something
+    else holds the service's socket path. None when none is recorded."""
+    from tacit.service import faults
+
+    fault = faults.told(cfg.state_dir_str)
+    if fault is None:
+        return None
+    if "unreadable" in fault:
+        fault["told"] = (f"the service's fault record {fault['file']} cannot be read ({fault['unreadable']}): "
+                         "remove it; the next hook records the fault again if it still holds")
+        return fault
+    try:
+        when = f" (since {time.strftime('%Y-%m-%d %H:%M', time.localtime(fault['at']))})" if fault["at"] else ""
+    except (OverflowError, ValueError, OSError):  # a time no clock shows
+        when = ""
+    fault["told"] = (f"something else holds the service's socket path: {fault['problem']}{when}. Hooks run "
+                     f"in-process, more slowly, until it is fixed: {fault['advice']}. The next hook that "
+                     "reaches your own service clears this")
+    return fault
+
+
+def _disk_problems(disks: dict) -> list[str]:
+    out = []
+    for name, entry in disks.items():
+        if not entry["ok"]:
+            out.append(f"{name} {entry['path']}: {entry['error']}")
+        elif entry.get("free_bytes") is not None and entry["free_bytes"] < LOW_SPACE_BYTES:
+            out.append(f"{name} {entry['path']}: the disk is nearly full ({entry['free_bytes'] // 1024:,} KB left)")
+    return out
+
+
+def skill_files(cfg) -> dict:
+    """How many skills, and those that cannot be read."""
+    from tacit.stores.skills import SkillStore
+
+    listing = SkillStore(cfg).list()
+    return {"count": len(listing.get("skills", [])), "problems": listing.get("problems", [])}
+
+
+def child_agent(cfg) -> dict:
+    """The background agent's command for this host, and whether it is found."""
+    from tacit.children.commands import agent_available, command_template
+
+    template = command_template(cfg, cfg.host)
+    return {"host": cfg.host, "command": template[0] if template else None,
+            "available": agent_available(cfg, cfg.host)}
+
+
+def _guarded(name: str, fn, fallback, problems: list, cfg, *args, **kwargs):
+    """``fn(cfg, *args, **kwargs)``; when it raises, ``fallback``, and a problem
+    naming the check that could not finish (the other checks still run)."""
+    try:
+        return fn(cfg, *args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
+        from tacit.log import log_exception
+
+        log_exception(cfg, "doctor", exc)
+        problems.append(f"tacit doctor could not finish its {name} check: {type(exc).__name__}: {exc} "
+                        f"(details in {cfg.log_file})")
+        return fallback
 
 
 def check(cfg, project=None) -> dict:
@@ -190,15 +257,10 @@ def check(cfg, project=None) -> dict:
              "user_file": str(cfg.user_file), "skills_dir": str(cfg.skills_dir),
              "config_file": str(cfg.config_file), "ledger": str(cfg.ledger_path), "log": str(cfg.log_file)}
 
-    disks = storage(cfg)
-    for name, entry in disks.items():
-        if not entry["ok"]:
-            problems.append(f"{name} {entry['path']}: {entry['error']}")
-        elif entry.get("free_bytes") is not None and entry["free_bytes"] < LOW_SPACE_BYTES:
-            problems.append(f"{name} {entry['path']}: the disk is nearly full "
-                            f"({entry['free_bytes'] // 1024:,} KB left)")
+    disks = _guarded("storage", storage, {}, problems, cfg)
+    problems.extend(_disk_problems(disks))
 
-    memory = memory_files(cfg, project)
+    memory = _guarded("memory files", memory_files, {}, problems, cfg, project)
     for entry in memory.values():
         if entry.get("problem"):
             problems.append(entry["problem"])
@@ -214,35 +276,30 @@ def check(cfg, project=None) -> dict:
                         else p.describe() for p in file_modes.check(cfg))
     except Exception as exc:  # noqa: BLE001
         warnings.append(f"file modes not checked: {type(exc).__name__}: {exc}")
-    files = {name: ("absent (created on first save)" if not memory[scope]["exists"] else
+    files = {name: ("not checked" if scope not in memory else
+                    "absent (created on first save)" if not memory[scope]["exists"] else
                     f"mode {memory[scope].get('mode', '?')}")
              for name, scope in (("memory_file", "global"), ("user_file", "user"))}
 
-    skills = {"count": 0, "problems": []}
-    try:
-        from tacit.stores.skills import SkillStore
+    skills = _guarded("skills", skill_files, {"count": 0, "problems": []}, problems, cfg)
+    problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
 
-        listing = SkillStore(cfg).list()
-        skills["count"] = len(listing.get("skills", []))
-        skills["problems"] = listing.get("problems", [])
-        problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
-    except Exception as exc:  # noqa: BLE001
-        problems.append(f"skills: {type(exc).__name__}: {exc}")
-
-    led = ledger(cfg)
-    if not led["ok"]:
+    led = _guarded("ledger", ledger, {"path": str(cfg.ledger_path), "ok": None, "error": "not checked",
+                                      "moved_aside": []}, problems, cfg)
+    if led["ok"] is False:
         problems.append(f"ledger {led['path']}: {led.get('error')}")
     for moved in led["moved_aside"]:
         warnings.append(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
                         "(what it held is kept there; tacit started a fresh one)")
 
     now = time.time()
-    sessions = failing_sessions(cfg, since=now - FAILURE_WINDOW, applied=led.get("last_event") or {})
+    sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,
+                        applied=led.get("last_event") or {})
     for s in sessions:
         problems.append(f"session {s['session_id'][:12]} on {s['host'] or 'a host'} fails on every event "
                         f"({s['failures']} in a row since {time.strftime('%Y-%m-%d %H:%M', time.localtime(s['since']))}): "
                         f"{s['last_error']} — details in {cfg.log_file}")
-    handlers = failing_handlers(cfg, since=now - 86400)
+    handlers = _guarded("failing handlers", failing_handlers, {}, problems, cfg, since=now - 86400)
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
@@ -255,11 +312,8 @@ def check(cfg, project=None) -> dict:
             warnings.append(f"instruction files not checked: {type(exc).__name__}: {exc}")
 
     jobs, svc = _jobs_and_service(cfg, problems, warnings)
-    from tacit.children.commands import agent_available, command_template
-
-    template = command_template(cfg, cfg.host)
-    child = {"host": cfg.host, "command": template[0] if template else None,
-             "available": agent_available(cfg, cfg.host)}
+    child = _guarded("child agent", child_agent, {"host": cfg.host, "command": None, "available": False},
+                     problems, cfg)
     usage = {scope: entry.get("usage", "unknown") for scope, entry in memory.items()}
     usage["memory"] = usage.get("project", usage.get("global"))
     return {"success": not problems, "version": __version__, "paths": paths, "files": files,

@@ -298,3 +298,74 @@ def test_session_start_serves_memory_from_a_read_only_data_folder(cfg):
             folder.chmod(0o700)
         for path in files:
             path.chmod(0o600)
+
+
+@pytest.mark.parametrize("garbage", [b"\x00{not json", b'["not", "a", "record"]', b'{"problem": 7}', None],
+                         ids=["bytes", "a-list", "no-problem", "a-folder"])
+def test_doctor_reports_an_unreadable_service_fault_record(cfg, tacit_env, garbage):
+    record = cfg.state_dir / "logs" / "service-fault.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    if garbage is None:
+        record.mkdir(mode=0o700)
+    else:
+        record.write_bytes(garbage)
+        record.chmod(0o600)  # as the hook client writes it: only the record's content is wrong
+    proc = tacit(tacit_env, "doctor", "--json")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    said = [p for p in report["problems"] if str(record) in p]
+    assert len(said) == 1 and "cannot be read" in said[0] and "remove it" in said[0]
+    assert report["service"]["fault"]["unreadable"]
+    if garbage is None:
+        record.rmdir()
+    else:
+        record.unlink()
+    report = doctor(tacit_env)
+    assert "fault" not in report["service"] and not [p for p in report["problems"] if "fault" in p]
+
+
+@pytest.mark.parametrize("name,attr", [("ledger", "ledger"), ("storage", "storage"), ("service", "service"),
+                                       ("child agent", "child_agent"), ("failing sessions", "failing_sessions")])
+def test_doctor_json_names_the_check_that_raised_and_reports_the_rest(cfg, tacit_env, monkeypatch, capsys,
+                                                                        name, attr):
+    from tacit import cli, health
+
+    for key in ("TACIT_HOME", "HOME"):
+        monkeypatch.setenv(key, tacit_env[key])
+    write_memory(cfg)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a check of its own failed")
+
+    monkeypatch.setattr(health, attr, broken)
+    code = cli.main(["doctor", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err
+    report = json.loads(out)  # one object, the whole of stdout
+    assert report["success"] is False
+    said = [p for p in report["problems"] if "could not finish" in p]
+    assert said == [f"tacit doctor could not finish its {name} check: RuntimeError: a check of its own failed "
+                    f"(details in {cfg.log_file})"]
+    assert report["memory"]["global"]["entries"] == 2  # the other checks still ran
+    assert "a check of its own failed" in cfg.log_file.read_text()
+    cli.main(["doctor"])  # the text rendering of a report with a check missing
+    text = capsys.readouterr().out
+    assert f"could not finish its {name} check" in text and "Traceback" not in text
+
+
+def test_doctor_json_is_one_object_when_the_whole_check_raises(cfg, tacit_env, monkeypatch, capsys):
+    from tacit import cli, health
+
+    for key in ("TACIT_HOME", "HOME"):
+        monkeypatch.setenv(key, tacit_env[key])
+
+    def broken(*args, **kwargs):
+        raise KeyError("usage")
+
+    monkeypatch.setattr(health, "check", broken)
+    code = cli.main(["doctor", "--json"])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 1 and "Traceback" not in err and report["success"] is False
+    assert report["problems"] == [f"tacit doctor could not finish its checks: KeyError: 'usage' "
+                                  f"(details in {cfg.log_file})"]

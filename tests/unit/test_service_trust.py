@@ -68,6 +68,11 @@ def npm(env, web, sid="trust-1"):
     return json.loads(out.stdout)["hookSpecificOutput"], elapsed
 
 
+def doctor(env, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tacit", "doctor", *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
 def as_nobody():
     os.setgid(NOBODY)
     os.setuid(NOBODY)
@@ -127,6 +132,8 @@ def test_a_run_folder_another_user_made_first_is_never_used_and_told_once(shared
     again, _ = hook(env, "UserPromptSubmit", session_id="trust-1", cwd=str(web), prompt="go on")
     assert "belongs to another user" not in again.stdout.decode()
     assert "belongs to another user" in (home / "logs" / "tacit.log").read_text()
+    said = [p for p in json.loads(doctor(env, "--json").stdout)["problems"] if "socket path" in p]
+    assert len(said) == 1 and f"sudo rm -r {home / 'run'}" in said[0] and f"chmod 700 {home}" in said[0]
 
 
 @needs_root
@@ -145,6 +152,8 @@ def test_a_peer_of_another_uid_behind_a_socket_file_of_ours_is_refused(shared):
     assert decision["permissionDecision"] == "ask"
     assert b"npm install" not in seen.read_bytes()
     assert "served by another user" in faults.current(str(home))["problem"]
+    said = [p for p in json.loads(doctor(env, "--json").stdout)["problems"] if "socket path" in p]
+    assert len(said) == 1 and "stop the process" in said[0] and f"sudo rm {run / 'tacit.sock'}" in said[0]
 
 
 def test_a_socket_that_is_a_link_is_refused(shared):
@@ -207,3 +216,36 @@ def test_a_run_folder_of_ours_left_open_is_closed_and_used(shared):
     assert decision["permissionDecision"] == "ask"
     assert (run.stat().st_mode & 0o777) == 0o700
     assert client.status(str(home))["running"] and faults.current(str(home)) is None
+
+
+def test_doctor_and_the_next_session_start_tell_a_link_at_the_socket_path(shared):
+    """The hook client records the fault; the next session start tells it
+    once; ``tacit doctor`` names it and what to do until it is gone."""
+    env, home, web, top, procs = shared
+    run = home / "run"
+    run.mkdir(mode=0o700)
+    link = run / "tacit.sock"
+    link.symlink_to(top / "elsewhere.sock")
+    assert npm(env, web)[0]["permissionDecision"] == "ask"  # in-process: the fault is recorded
+    starts = [hook(env, "SessionStart", session_id=f"trust-{n}", cwd=str(web), source="startup")[0]
+              for n in (2, 3)]
+    assert all(out.returncode == 0 for out in starts)
+    told = [json.loads(out.stdout or b"{}").get("systemMessage", "") for out in starts]
+    assert "not a socket" in told[0] and "tacit doctor" in told[0]
+    assert "not a socket" not in told[1]  # once, not at every start while the fault holds
+
+    proc = doctor(env, "--json")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    report = json.loads(proc.stdout)
+    said = [p for p in report["problems"] if "holds the service's socket path" in p]
+    assert len(said) == 1 and f"{link} is not a socket" in said[0] and f"rm {link}" in said[0]
+    assert report["service"]["fault"]["problem"] == faults.current(str(home))["problem"]
+    text = doctor(env)
+    assert text.returncode == 1 and f"rm {link}" in text.stdout
+
+    link.unlink()  # fixed: the next hook reaches a service of ours and the record goes
+    assert npm(env, web)[0]["permissionDecision"] == "ask"
+    assert faults.current(str(home)) is None
+    report = json.loads(doctor(env, "--json").stdout)
+    assert "fault" not in report["service"]
+    assert not [p for p in report["problems"] if "socket" in p], report["problems"]

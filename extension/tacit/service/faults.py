@@ -7,13 +7,17 @@ hook in-process. That process records the fault here: ``logs/service-fault.json`
 in the data folder (``{"at", "problem", "path"}``) for ``tacit doctor`` and
 ``current`` to show, and — the first time, or when the problem changes — a
 notice the next foreground point hands the user once. The client removes
-the file as soon as a trusted service answers again (``FILE``).
+the file as soon as a trusted service answers again (``FILE``); ``told``
+is what ``tacit doctor`` says about it (what to do, or that the record
+itself is unreadable).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import time
 
 from tacit.fsutil import ensure_private_dir
@@ -36,6 +40,47 @@ def current(state_dir: str) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("problem") else None
+
+
+# the hook client's sentences (``untrusted``, ``connect``): the path, then what is wrong with it
+_SENTENCE = re.compile(r"^(?P<path>.+?) (?P<kind>is not a folder|is not a socket|belongs to another user|"
+                       r"is open to other users|is served by another user)\b")
+
+
+def advice(problem: str, state_dir: str) -> str:
+    """What the user does about ``problem`` (one of the hook client's sentences)."""
+    found = _SENTENCE.match(problem)
+    if not found:
+        return f"remove {shlex.quote(os.path.join(state_dir, 'run'))} if nothing of yours uses it"
+    path, kind = shlex.quote(found["path"]), found["kind"]
+    if kind.startswith("is not a"):
+        return f"remove it (`rm {path}`): tacit makes its own"
+    if kind == "belongs to another user":
+        return (f"remove it as root or its owner (`sudo rm -r {path}`), and keep the data folder where only "
+                f"you can write (`chmod 700 {shlex.quote(state_dir)}`)")
+    if kind == "is open to other users":
+        return f"make it yours with mode 700 (`sudo chown \"$(id -u)\" {path} && chmod 700 {path}`)"
+    return f"stop the process of the other user that listens there, then remove it (`sudo rm {path}`)"
+
+
+def told(state_dir: str) -> dict | None:
+    """For ``tacit doctor``: None when no fault is recorded; else
+    ``{problem, at, path, advice}``, or ``{unreadable, file}`` when the
+    record cannot be read (never raises)."""
+    file = path_for(state_dir)
+    try:
+        with open(file, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError) as exc:
+        return {"file": file, "unreadable": f"{type(exc).__name__}: {exc}"}
+    if not isinstance(data, dict) or not isinstance(data.get("problem"), str) or not data["problem"].strip():
+        return {"file": file, "unreadable": "not a fault record (no problem named)"}
+    at = data.get("at")
+    return {"file": file, "problem": data["problem"], "path": data.get("path"),
+            "at": at if isinstance(at, (int, float)) and not isinstance(at, bool) else None,
+            "advice": advice(data["problem"], state_dir)}
 
 
 def record(cfg, problem: str) -> bool:
