@@ -198,7 +198,9 @@ def test_correction_is_saved_by_a_child_hermes_and_seen_next_session(stub, tacit
             {"name": "memory", "input": {"action": "add", "target": "user", "content": entry}}]},
     ], default="OK")
     proc = th.oneshot("I told you we use pnpm here, not npm")
-    assert proc.stdout.strip() == "OK"
+    reply, _, told = proc.stdout.strip().partition("\n")
+    assert reply == "OK"  # the agent's answer, then tacit's line under it (headless notices, issue 22)
+    assert "Noted (correction)" in told and "saving it to memory" in told
 
     wait_for(lambda: entry in th.entries("USER.md"), CHILD_WAIT, "the child's USER.md entry")
     record = wait_for(lambda: [c for c in th.children() if c["kind"] == "correction"], 30,
@@ -408,7 +410,9 @@ def test_broken_data_folder_never_breaks_the_turn(stub, tacit_hermes):
     shutil.rmtree(th.state, ignore_errors=True)
     ledger.mkdir(parents=True)
     proc = th.oneshot("I told you, run it with pnpm")
-    assert proc.stdout.strip() == "done"
+    reply, _, told = proc.stdout.strip().partition("\n")
+    assert reply == "done"  # the turn is answered; tacit says under it what is wrong (issue 21)
+    assert "tacit cannot use its data folder" in told and "tacit doctor" in told
     log = th.log_text()
     assert "ERROR" in log and "dispatch" in log and "ledger" in log  # logged, not raised
 
