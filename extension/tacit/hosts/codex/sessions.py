@@ -9,7 +9,7 @@ builds ``user_message`` / ``agent_message`` (``message``); ``response_item``
 lines carry the model's items, of which tool calls and their output are
 taken (its ``message`` items repeat the event messages and add Codex's own
 environment and instruction preambles, so they are skipped). Checked on a
-real rollout of 0.171.0 (tests/e2e/test_search.py).
+real rollout of 0.171.0 (tests/e2e/test_session_search.py).
 """
 
 from __future__ import annotations
