@@ -18,6 +18,7 @@ from tacit.commandline import hook_command
 from tacit.config import load_config
 from tacit.service import client, context_cache
 from tacit.stores.memory import MemoryStore
+from wait_helpers import wait_for
 
 MARK = "[answered from the cache]"
 
@@ -28,16 +29,6 @@ def session_start(env, sid, cwd) -> str:
                          env=env, capture_output=True, timeout=60)
     assert out.returncode == 0 and not out.stderr
     return json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
-
-
-def wait_for(predicate, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
@@ -19,27 +18,15 @@ from pathlib import Path
 import pytest
 
 from tacit import __version__
-from tacit.commandline import hook_command
 from tacit.paths import code_identity, socket_path
 from tacit.service import client
+from wait_helpers import claude_hook, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def hook(env, event="SessionStart", **fields) -> subprocess.CompletedProcess:
-    body = {"session_id": fields.pop("session_id", "svc-1"), "cwd": "/tmp", **fields}
-    return subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", event)),
-                          input=json.dumps(body).encode(), env=env, capture_output=True, timeout=60)
-
-
-def wait_for(predicate, timeout=20.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return claude_hook(env, event, session_id=fields.pop("session_id", "svc-1"), **fields)
 
 
 def alive(pid: int) -> bool:

@@ -8,39 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-import pytest
 from guard_helpers import LESSON, git_repo, remember
 
-from tacit.commandline import hook_command
 from tacit.paths import socket_path
 from tacit.service import client
 from tacit.service.connections import READ_SECONDS
+from wait_helpers import claude_hook, wait_for
 
 
 def hook(env, event, **fields) -> subprocess.CompletedProcess:
-    body = {"session_id": fields.pop("session_id", "conc-1"), "cwd": fields.pop("cwd", "/tmp"), **fields}
-    return subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", event)),
-                          input=json.dumps(body).encode(), env=env, capture_output=True, timeout=60)
-
-
-def wait_for(predicate, timeout=20.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return claude_hook(env, event, session_id=fields.pop("session_id", "conc-1"), **fields)
 
 
 def served(home) -> int:
