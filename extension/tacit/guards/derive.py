@@ -17,7 +17,7 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, _other_shapes
+from tacit.guards.shapes import _COMMIT_ANY, _content_shapes, _git_shapes, _objectless_edit, _other_shapes
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
                                 _path_pattern, _split_list, _targets, _unquote)
@@ -307,13 +307,16 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
             return None
         return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
+    if program == "git" and subs[:2] == ["add", "."] and len(subs) == 2 and not flags and not trailing:
+        return GuardSpec(CommandMatch(("git",), ("add",), ("-A",), True), because)  # `git add .` is `git add -A`
     if program == "git" and subs and subs[0] == "rebase" and len(subs) == 2 and not flags and not trailing:
         found = _targets(subs[1])  # `git rebase main`: onto that branch, from any remote
         return GuardSpec(RebaseMatch(found[0]), because) if found and found[0] and not found[1] else None
-    if trailing or len(subs) > 4:
+    subs += trailing  # `rm -rf node_modules`: positionals in order, wherever the flags are
+    if len(subs) > 4:
         return None
     for s in subs:
-        if not _CMD_WORD.fullmatch(s) and not ("/" in s and _PATH_WORD.fullmatch(s)):
+        if not _CMD_WORD.fullmatch(s) and not (s in (".", "./") or "/" in s and _PATH_WORD.fullmatch(s)) or s.startswith("/"):
             return None
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 
@@ -417,11 +420,37 @@ _FLAG_WITH = re.compile(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+
                         r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
 
+def _stem(word: str) -> str:
+    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
+    w = word.lower()
+    for end in ("ches", "shes", "ing", "es", "s"):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
+    return w
+
+
+# "never run destructive commands such as `git reset --hard` or `git clean -fd`":
+# the commands named are the rule (each must be a program's command)
+_SUCH_AS = re.compile(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
+                      r"(?:commands?|operations?|actions?|tools?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
+                      r"for example,?|for instance,?)\s+(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)*)"
+                      r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
+
+
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
+    m = _COMMIT_ANY.fullmatch(sentence)
+    if m and m.group("push"):
+        return [GuardSpec(CommandMatch(("git",), ("commit",), (), True), because), GuardSpec(PushMatch(), because)]
     spec = _sentence_spec(sentence, because)
     if spec is not None:
         return [spec]
+    m = _SUCH_AS.fullmatch(sentence)
+    if m:
+        out = [_run(f"never run {q}", because) for q in re.findall(r"`[^`]+`", m.group("items"))]
+        if out and all(out) and all(not isinstance(o.match, CommandMatch) or
+                                    o.match.programs[0] in _KNOWN_PROGRAMS for o in out):
+            return out
     m = _QUOTED_LIST.fullmatch(sentence)
     if m:
         out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
@@ -436,10 +465,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
                 return out
     m = _WITH_COMMAND.fullmatch(sentence)
     if m:
-        words = {w.lower() for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
+        words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
         spec = _run(f"never run `{cmd}`", because)
-        if spec is not None and len(cmd.split()) > 1 and words & {w.lower() for w in cmd.split()[1:]}:
+        if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
             return [spec]
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:

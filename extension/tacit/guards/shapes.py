@@ -15,7 +15,8 @@ _AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:i
                     r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
 _NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
-                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
+                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?hooks"
+                        r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
 _REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
                      r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
@@ -28,6 +29,7 @@ _PIPE = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)\s+(?:\S+\s+)?\|\s*(?:sudo\s+)?(?:sh|bash)`?\s+(?:patterns?|style installs?)",
 )]
 _SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
+_SQL_WHERE = r"(?:\s+(?:on|against|in|to)\s+(?:the|a|any|our)\s+(?:\w+\s+)?(?:database|db|tables?))?"
 _SQL = [
     (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
                 rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
@@ -45,6 +47,9 @@ _COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|chan
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:the\s+)?(?P<paths>.+)", re.I)
+_COMMIT_ANY = re.compile(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
+                         r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
+                         r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
 _GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
@@ -82,6 +87,9 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
         if found and found[0] and not found[1]:
             return GuardSpec(CommitMatch(found[0]), because)
         return None
+    m = _COMMIT_ANY.fullmatch(sentence)
+    if m:  # any commit; "commit or push": the commit here, the push below
+        return GuardSpec(CommandMatch(("git",), ("commit",), (), True), because)
     m = _GH_CREATE.fullmatch(sentence)
     if m:
         what = m.group("what").lower()
@@ -101,7 +109,7 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
         if pattern.fullmatch(sentence):
             return GuardSpec(PipeMatch(), because)
     for pattern, statements in _SQL:
-        if pattern.fullmatch(sentence):
+        if pattern.fullmatch(sentence) or pattern.fullmatch(re.sub(_SQL_WHERE + "$", "", sentence, flags=re.I)):
             return GuardSpec(SqlMatch(statements), because)
     return None
 
