@@ -1,0 +1,137 @@
+"""Rule lines as instruction files write them: commands named as examples,
+positionals, "never commit", ``--no-verify`` as the means, SQL against the
+database, "the remote", and deleting a folder above a guarded path. Each
+shape: the violations are stopped, the near misses pass (argv-aware)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, normalize_call
+from tacit.guards.derive import derive_guards
+from tacit.guards.instructions import rules_in
+from tacit.guards.model import CommandMatch, PushMatch
+
+ROOT = "/home/u/proj"
+
+
+def guards_of(line: str) -> GuardSet:
+    rules = rules_in(line, "AGENTS.md")
+    assert rules, f"no guard from {line!r}"
+    return GuardSet([Guard(r.spec, i + 1, "project", ROOT, f"AGENTS.md:{i + 1}") for i, r in enumerate(rules)])
+
+
+def stops(guard_set: GuardSet, command: str, branch: str | None = None) -> bool:
+    return bool(guard_set.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT,
+                                               branch=branch)))
+
+
+CASES = [
+    ("- Do not run destructive git commands such as `git reset --hard` or `git clean -fd`.",
+     ["git reset --hard", "git reset --hard HEAD~1", "git clean -fd", "git clean -df", "git clean -f -d"],
+     ["git reset --soft HEAD~1", "git reset", "git clean -n", "git status"]),
+    ("Never use commands like `npm publish` or `cargo publish`, etc.",
+     ["npm publish", "cargo publish --allow-dirty", "npm publish --tag next"],
+     ["npm pack", "npm publish --dry-run", "cargo build"]),
+    ("- Never use `git add -A` or `git add .`; stage files explicitly.",
+     ["git add -A", "git add --all", "git add .", "git add :/"],
+     ["git add src/app.ts", "git add -p", "git status"]),
+    ("- Never run `git checkout .` or `git restore .`.",
+     ["git checkout .", "git restore .", "git checkout -- ."],
+     ["git checkout main", "git restore src/a.ts", "git checkout -b feature"]),
+    ("- Never `rm -rf node_modules`.",
+     ["rm -rf node_modules", "rm -fr node_modules", "rm -r -f node_modules"],
+     ["rm -rf dist", "rm node_modules/.cache/x", "ls node_modules"]),
+    ("- Never delete branches with `git branch -D`.",
+     ["git branch -D feature", "git branch --delete --force feature", "git branch -df feature"],
+     ["git branch -d feature", "git branch feature", "git branch -a"]),
+    ("- Do not skip pre-commit hooks with `--no-verify`.",
+     ["git commit --no-verify -m x", "git push --no-verify"],
+     ["git commit -m x", "git push origin feature"]),
+    ("- Never run `DROP TABLE` against the database.",
+     ["psql -c 'DROP TABLE users'", "sqlite3 app.db 'drop table users;'"],
+     ["psql -c 'SELECT * FROM users'", "sqlite3 app.db 'CREATE TABLE t (a int)'"]),
+    ("- Never commit.",
+     ["git commit -m x", "git commit --amend"],
+     ["git status", "git log", "git commit --help"]),
+    ("- Do not create git commits.",
+     ["git commit -am wip"],
+     ["git diff", "git add src/a.ts"]),
+    ("- Do not commit or push.",
+     ["git commit -m x", "git push", "git push origin feature"],
+     ["git fetch", "git pull", "git status"]),
+    ("- Do not push changes to the remote.",
+     ["git push", "git push origin feature", "git push upstream main"],
+     ["git fetch origin", "git remote -v", "git pull"]),
+]
+
+
+@pytest.mark.parametrize("line,violations,fine", CASES)
+def test_rule_line_stops_its_violations_and_passes_near_misses(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_shapes_of_the_new_forms():
+    assert [s.match for s in derive_guards("Do not commit or push.")] == [
+        derive_guards("never commit")[0].match, derive_guards("never push")[0].match]
+    assert derive_guards("never commit")[0].match == CommandMatch(("git",), ("commit",), (), True)
+    assert derive_guards("Do not push changes to the remote.")[0].match == PushMatch()
+    assert derive_guards("Never use `git add .`")[0].match == CommandMatch(("git",), ("add",), ("-A",), True)
+
+
+@pytest.mark.parametrize("line", [
+    # an example that is not a known program's command: no guard
+    "Never use constructs like `any` or `unknown`.",
+    "Do not run commands such as `foo bar` or `git status`.",
+    # an exception still vetoes
+    "Never run destructive commands such as `git reset --hard` unless the user asks.",
+    "Do not commit or push unless explicitly asked.",
+    "Never commit without running the tests first, unless it is a docs change.",
+    # an absolute path stays out of a command rule
+    "never run `rm -rf /`",
+    # a remote that is named stays that remote
+])
+def test_lines_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+def test_named_remote_stays_a_remote():
+    (spec,) = derive_guards("Never push to the `upstream` remote.")
+    assert spec.match == PushMatch((), False, ("upstream",))
+
+
+REMOVE = "- Do not delete or rename files under `docs/images/`."
+EDIT = "- Never edit files in `docs/images/`."
+
+
+@pytest.mark.parametrize("line", [REMOVE, EDIT])
+@pytest.mark.parametrize("command", ["rm -rf docs", "rm -r docs/", "rm -R ./docs", "git rm -r docs",
+                                     "mv docs old-docs", "find docs -delete", "rm -rf .",
+                                     "cd docs && rm -rf images"])
+def test_deleting_a_folder_above_a_guarded_path_is_stopped(line, command):
+    assert stops(guards_of(line), command)
+
+
+@pytest.mark.parametrize("line", [REMOVE, EDIT])
+@pytest.mark.parametrize("command", ["rm docs", "rm -rf docs/guide", "rm -rf doc", "rm -rf docs2",
+                                     "mv notes.md docs", "cp -r docs /tmp/backup", "ls -R docs",
+                                     "cat docs/images/a.png", "rm -rf /tmp/docs"])
+def test_near_misses_of_a_parent_delete_pass(line, command):
+    assert not stops(guards_of(line), command)
+
+
+def test_unanchored_pattern_is_not_a_parent_of_everything():
+    guard_set = guards_of("- Never modify `*.snap` files manually.")
+    assert not stops(guard_set, "rm -rf src")
+    assert stops(guard_set, "rm src/__snapshots__/a.snap")
+
+
+def test_parent_delete_of_a_subfolder_rule_is_anchored_there():
+    rules = rules_in(EDIT, "packages/web/AGENTS.md")
+    guard_set = GuardSet([Guard(rules[0].spec, 1, "project", f"{ROOT}/packages/web", "packages/web/AGENTS.md:1")])
+    assert stops(guard_set, "rm -rf packages/web/docs")
+    assert not stops(guard_set, "rm -rf docs")  # the root's docs/, not the package's
