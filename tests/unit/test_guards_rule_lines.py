@@ -135,3 +135,50 @@ def test_parent_delete_of_a_subfolder_rule_is_anchored_there():
     guard_set = GuardSet([Guard(rules[0].spec, 1, "project", f"{ROOT}/packages/web", "packages/web/AGENTS.md:1")])
     assert stops(guard_set, "rm -rf packages/web/docs")
     assert not stops(guard_set, "rm -rf docs")  # the root's docs/, not the package's
+
+
+EDIT_CASES = [
+    ("- Never edit generated files in `src/gen/`.",
+     [("Edit", "src/gen/api.ts"), ("Bash", "sed -i s/a/b/ src/gen/api.ts")],
+     [("Edit", "src/app.ts"), ("Read", "src/gen/api.ts"), ("Bash", "cat src/gen/api.ts")]),
+    ("- Never edit generated files (`src/gen/**`).",
+     [("Write", "src/gen/deep/x.ts"), ("Bash", "echo x > src/gen/x.ts")],
+     [("Edit", "src/general.ts"), ("Bash", "grep x src/gen/x.ts")]),
+    ("- Never edit existing migration files in `db/migrate/`.",
+     [("Edit", "db/migrate/001_init.rb")],
+     [("Edit", "db/schema.rb"), ("Bash", "ls db/migrate")]),
+]
+
+
+def _call(tool: str, target: str):
+    args = {"command": target} if tool == "Bash" else {"file_path": f"{ROOT}/{target}"}
+    return normalize_call(tool, args, ROOT, project_root=ROOT)
+
+
+@pytest.mark.parametrize("line,violations,fine", EDIT_CASES)
+def test_edit_rules_with_a_described_object(line, violations, fine):
+    guard_set = guards_of(line)
+    for tool, target in violations:
+        assert guard_set.check(_call(tool, target)), f"{line!r} should stop {tool} {target}"
+    for tool, target in fine:
+        assert not guard_set.check(_call(tool, target)), f"{line!r} should allow {tool} {target}"
+
+
+@pytest.mark.parametrize("line,violation,fine", [
+    ("- Do not run the dev server (`npm run dev`).", "npm run dev", "npm run build"),
+    ("- Do not commit files in `secrets/`.", "git add secrets/key.pem", "git add src/a.ts"),
+    ("- Never remove existing migrations in `db/migrations/`.", "rm db/migrations/001.sql", "mv db/migrations/001.sql db/migrations/002.sql"),
+])
+def test_named_in_parentheses_and_described_objects(line, violation, fine):
+    guard_set = guards_of(line)
+    assert stops(guard_set, violation)
+    assert not stops(guard_set, fine)
+
+
+@pytest.mark.parametrize("line", [
+    "- Don't write tests in `src/`.",  # where new files go, not a protected folder
+    "- Never amend commits (`--amend`) unless asked.",
+    "- Never run the tests (`pytest`) in CI.",
+])
+def test_described_objects_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []

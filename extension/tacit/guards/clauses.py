@@ -70,6 +70,21 @@ _AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", r
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 
 
+_NAMED = re.compile(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
+                    r"(?P<items>\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*)\s*\)", re.I)
+_FILE_NOUN = re.compile(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
+                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?)$", re.I)
+
+
+def _named(m, spans: list) -> str:
+    if _FILE_NOUN.search(m.string[:m.start()]):
+        return " such as " + m.group("items")
+    items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
+    if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
+        return " with " + m.group("items")  # a command line, not a flag or a word
+    return m.group(0)
+
+
 @dataclass(frozen=True, slots=True)
 class Clause:
     text: str  # with backticks restored, noise dropped
@@ -133,6 +148,9 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        # "generated files (`src/gen/**`)": the quoted names are the examples;
+        # "the dev server (`npm run dev`)": the command it is run with
+        sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
         asides = []
         for aside in re.findall(r"\(([^()]*)\)", sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]

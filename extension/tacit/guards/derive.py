@@ -128,6 +128,10 @@ _ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
 _PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
 _EDITED = (r"(?:edited|modified|changed|touched|updated|altered|overwritten|written(?:\s+to)?|hand-edited)"
            r"(?:\s+(?:by hand|manually|directly))?")
+_EDIT_VERB = r"(?:touch|edit|modify|change|alter|overwrite|update|hand-edit|hand edit)"
+_EDIT_VERBS = rf"{_EDIT_VERB}(?:{_SEP}{_EDIT_VERB})*"  # not write/create: "don't write tests in src/" is about new files
+_THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots?|fixtures?|assets?|images?|"
+           r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
 _PATH_LESSONS = [re.compile(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
@@ -141,6 +145,9 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
+    rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all|existing)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+    r"(?:in|under|inside|within)\s+(?P<paths>.+?)(?:\s+(?:by hand|manually|directly|yourself))?",
     r"leave\s+(?P<paths>.+?)\s+alone",
     r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
@@ -340,13 +347,15 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         if not m:
             continue
         patterns = _path_list(m.group("paths"))
-        return GuardSpec(PathMatch(patterns), because) if patterns else None
+        if patterns:
+            return GuardSpec(PathMatch(patterns), because)
     return None
 
 
 _REMOVE_VERB = r"(?:delete|remove|rename|move)"
 _REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
-                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*(?:(?:in|under|inside|within|from)\s+)?"
+                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*"
+                       rf"(?:(?:[\w-]+\s+)?(?:{_THINGS})\s+)?(?:(?:in|under|inside|within|from)\s+)?"
                        r"(?P<paths>.+?)", re.I)
 
 
@@ -360,7 +369,7 @@ def _removals(sentence: str, because: str) -> GuardSpec | None:
         return None
     verbs = m.group("verbs").lower()
     ops = tuple(op for op, words in (("delete", ("delete", "remove")), ("rename", ("rename", "move")))
-                if any(w in verbs for w in words))
+                if any(re.search(rf"\b{w}\b", verbs) for w in words))
     return GuardSpec(RemoveMatch(patterns, ops), because)
 
 

@@ -46,7 +46,7 @@ _OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|the
 _COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
-                          r"(?:the\s+)?(?P<paths>.+)", re.I)
+                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+)?(?P<paths>.+)", re.I)
 _COMMIT_ANY = re.compile(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
                          r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
                          r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
