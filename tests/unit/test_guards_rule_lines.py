@@ -182,3 +182,27 @@ def test_named_in_parentheses_and_described_objects(line, violation, fine):
 ])
 def test_described_objects_that_stay_memories(line):
     assert rules_in(line, "AGENTS.md") == []
+
+
+def test_a_list_of_commands_keeps_the_ones_with_an_exact_shape():
+    guard_set = guards_of("7. Never run `git stash`, `git stash pop`, `git reset`, `git checkout --`, or `git restore`.")
+    for command in ("git stash", "git stash pop", "git reset --hard", "git restore src/a.ts"):
+        assert stops(guard_set, command)
+    for command in ("git status", "git checkout main", "git log", "git diff"):
+        assert not stops(guard_set, command)
+    # a list with a word that is not a program's command stays a memory
+    assert rules_in("- Never use `git stash` or `any` casts.", "AGENTS.md") == []
+
+
+def test_quoted_paths_of_a_mixed_list():
+    guard_set = guards_of("- Do not edit files in `docs/contracts/`, `docs/layers/`, or registry facet values.")
+    assert guard_set.check(_call("Edit", "docs/contracts/a.md"))
+    assert guard_set.check(_call("Edit", "docs/layers/x/b.md"))
+    assert not guard_set.check(_call("Edit", "docs/guide.md"))
+
+
+def test_a_callout_of_the_file_is_read_and_an_example_in_one_is_not():
+    text = "> **Warning:** Do not edit files in `rendered/` directly.\n> [!CAUTION]\n> Example: never run `npm publish`\n"
+    rules = rules_in(text, "AGENTS.md")
+    assert [r.line for r in rules] == [1]
+    assert rules[0].text.startswith("Warning: Do not edit")

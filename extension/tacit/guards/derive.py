@@ -346,10 +346,21 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
-        patterns = _path_list(m.group("paths"))
+        patterns = _path_list(m.group("paths")) or _quoted_paths(m.group("paths"))
         if patterns:
             return GuardSpec(PathMatch(patterns), because)
     return None
+
+
+def _quoted_paths(text: str) -> tuple | None:
+    """"`docs/contracts/`, `docs/layers/`, or registry facet values": the quoted
+    paths of a list that also names things that are not paths."""
+    parts = _PATH_LIST_SPLIT.split(text.strip())
+    if len(parts) < 2:
+        return None
+    found = [_path_pattern(p) for p in parts if p.strip().startswith("`")]
+    found = [p for p in found if p and ("/" in p or "." in p or "*" in p)]
+    return tuple(dict.fromkeys(found)) or None
 
 
 _REMOVE_VERB = r"(?:delete|remove|rename|move)"
@@ -462,8 +473,15 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             return out
     m = _QUOTED_LIST.fullmatch(sentence)
     if m:
-        out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
-        return out if all(out) else []
+        quoted = re.findall(r"`[^`]+`", m.group("items"))
+        out = [_run(m.group("verb") + q, because) for q in quoted]
+        if all(out):
+            return out
+        # "never run `git stash`, `git reset` or `git checkout --`": the commands that
+        # have an exact shape, when every item is a known program's command
+        if all(_unquote(q).split()[:1] and _unquote(q).split()[0].lower() in _KNOWN_PROGRAMS for q in quoted):
+            return [o for o in out if o]
+        return []
     m = _COMMAND_LIST.fullmatch(sentence)
     if m:
         items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
