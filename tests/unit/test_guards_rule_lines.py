@@ -206,3 +206,10 @@ def test_a_callout_of_the_file_is_read_and_an_example_in_one_is_not():
     rules = rules_in(text, "AGENTS.md")
     assert [r.line for r in rules] == [1]
     assert rules[0].text.startswith("Warning: Do not edit")
+
+
+def test_automatically_changes_nothing_about_what_to_stop():
+    guard_set = guards_of("- Don't run `drizzle-kit push` automatically — DB-touching commands are the user's call.")
+    assert stops(guard_set, "drizzle-kit push")
+    assert not stops(guard_set, "drizzle-kit generate")
+    assert rules_in("- Don't run `drizzle-kit push` automatically unless the user asks.", "AGENTS.md") == []

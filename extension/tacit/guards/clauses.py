@@ -27,7 +27,8 @@ _BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = re.compile(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
-    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|"
+    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"on your own|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
