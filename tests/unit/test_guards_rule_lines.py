@@ -213,3 +213,35 @@ def test_automatically_changes_nothing_about_what_to_stop():
     assert stops(guard_set, "drizzle-kit push")
     assert not stops(guard_set, "drizzle-kit generate")
     assert rules_in("- Don't run `drizzle-kit push` automatically unless the user asks.", "AGENTS.md") == []
+
+
+def test_a_list_of_prohibitions_is_a_rule_each():
+    guard_set = guards_of("- Never commit, push, or open PRs.")
+    for command in ("git commit -m x", "git push origin feature", "gh pr create --fill"):
+        assert stops(guard_set, command)
+    for command in ("git status", "gh pr view 3", "gh pr list"):
+        assert not stops(guard_set, command)
+    edits = guards_of("- Never edit `a.ts`, modify `b/`, or delete `c/`.")
+    assert edits.check(_call("Edit", "a.ts")) and edits.check(_call("Edit", "b/x.ts"))
+    assert stops(edits, "rm c/old.txt") and not edits.check(_call("Edit", "c/new.txt"))
+
+
+@pytest.mark.parametrize("line", [
+    "- Never refactor, rename, or restructure code.",
+    "- Never commit, push, or create issues or PRs.",  # one phrase without an exact shape: nothing
+    "- Do not use npm commands, use pnpm, push, or merge.",
+    "- never run prettier, we format with oxfmt via yarn format, rebase",
+])
+def test_a_list_with_a_phrase_that_is_not_exact_stays_a_memory(line):
+    specs = [r.spec.match for r in rules_in(line, "AGENTS.md")]
+    assert not any(isinstance(m, PushMatch) for m in specs)
+    if "npm" not in line:  # "do not use npm commands" is a rule of its own
+        assert specs == []
+
+
+def test_the_subject_of_a_line_with_no_object():
+    commit = guards_of("`AcmeBank.xcodeproj` is **generated** — never commit it. The source of truth is `project.yml`.")
+    assert stops(commit, "git add AcmeBank.xcodeproj")
+    assert not stops(commit, "git add project.yml")
+    edit = guards_of("- `src/api.ts` is generated — do not edit it.")
+    assert edit.check(_call("Edit", "src/api.ts")) and not edit.check(_call("Edit", "src/app.ts"))

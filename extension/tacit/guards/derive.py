@@ -421,7 +421,36 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
                             getattr(s.match, "flags", None) != () for s in out):
             return out
     spec = _objectless_edit(sentence, because, lesson)
-    return [spec] if spec is not None else []
+    if spec is not None:
+        return [spec]
+    return _verb_list(sentence, because)
+
+
+_VERB_LIST = re.compile(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
+
+
+# the verbs of a list of prohibitions (not "use", which names the alternative)
+_LIST_VERB = re.compile(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
+                        r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
+                        r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
+
+
+def _verb_list(sentence: str, because: str) -> list:
+    """"never commit, push, or open PRs": each comma-separated phrase a rule of
+    its own, and every one of them exact (or nothing)."""
+    m = _VERB_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
+    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
+        return []  # "don't use npm commands, use pnpm": the second phrase says what to do
+    out: list = []
+    for phrase in phrases:
+        specs = _clause_specs(f"never {phrase.strip()}", because, "") if "," not in phrase else []
+        if not specs:
+            return []
+        out.extend(specs)
+    return out
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

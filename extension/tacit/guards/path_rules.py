@@ -56,8 +56,8 @@ def _quoted_paths(text: str) -> tuple | None:
     """"`docs/contracts/`, `docs/layers/`, or registry facet values": the quoted
     paths of a list that also names things that are not paths."""
     parts = _PATH_LIST_SPLIT.split(text.strip())
-    if len(parts) < 2:
-        return None
+    if len(parts) < 2 or any("`" in p and not p.strip().startswith("`") for p in parts):
+        return None  # "edit `a.ts`, modify `b/`": a list of rules, not of paths
     found = [_path_pattern(p) for p in parts if p.strip().startswith("`")]
     found = [p for p in found if p and ("/" in p or "." in p or "*" in p)]
     return tuple(dict.fromkeys(found)) or None

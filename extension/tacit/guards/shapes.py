@@ -43,6 +43,8 @@ _SQL = [
 
 _OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+_OBJECTLESS_COMMIT = re.compile(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
+                                r"that file|these files|those files|the file|this|that)(?:\s+to\s+git)?", re.I)
 _COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
@@ -55,19 +57,22 @@ _GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|clos
 
 
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
-    """"`x.ts` — generated, do not edit directly": an edit prohibition with no
-    object, in a lesson that names exactly one path."""
-    if not _OBJECTLESS_EDIT.fullmatch(sentence):
+    """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
+    edit (or commit) prohibition with no object, in a lesson that names
+    exactly one path."""
+    commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
+    if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
     subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
         return None  # one path, and one that looks like a path (not "`pnpm`")
-    return GuardSpec(PathMatch(tuple(found)), because)
+    return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
