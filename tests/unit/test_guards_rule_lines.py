@@ -245,3 +245,13 @@ def test_the_subject_of_a_line_with_no_object():
     assert not stops(commit, "git add project.yml")
     edit = guards_of("- `src/api.ts` is generated — do not edit it.")
     assert edit.check(_call("Edit", "src/api.ts")) and not edit.check(_call("Edit", "src/app.ts"))
+
+
+def test_objectless_verb_lists_and_cli_commands():
+    guard_set = guards_of("- `schema.graphql` is generated, never edit or delete it.")
+    assert guard_set.check(_call("Edit", "schema.graphql"))
+    assert stops(guard_set, "rm schema.graphql")
+    assert not stops(guard_set, "cat schema.graphql")
+    dotnet = guards_of("**Do not run `dotnet` CLI commands.** Testing is done inside the Unity engine.")
+    assert stops(dotnet, "dotnet build") and not stops(dotnet, "git status")
+    assert rules_in("Do not run `frobnicate` CLI commands.", "AGENTS.md") == []  # not a known program

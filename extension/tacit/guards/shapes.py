@@ -41,7 +41,9 @@ _SQL = [
 ]
 
 
-_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
+_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass)"
+_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
+                              r"(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
 _OBJECTLESS_COMMIT = re.compile(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
                                 r"that file|these files|those files|the file|this|that)(?:\s+to\s+git)?", re.I)
