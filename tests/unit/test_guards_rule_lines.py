@@ -255,3 +255,13 @@ def test_objectless_verb_lists_and_cli_commands():
     dotnet = guards_of("**Do not run `dotnet` CLI commands.** Testing is done inside the Unity engine.")
     assert stops(dotnet, "dotnet build") and not stops(dotnet, "git status")
     assert rules_in("Do not run `frobnicate` CLI commands.", "AGENTS.md") == []  # not a known program
+
+
+def test_a_list_of_sql_statements():
+    guard_set = guards_of("Never run `DROP TABLE`, `TRUNCATE` or a `DELETE` without a `WHERE` clause.")
+    for command in ("psql -c 'DROP TABLE users'", "mysql -e 'TRUNCATE t'", "sqlite3 a.db 'DELETE FROM t'",
+                    "psql <<EOF\nDELETE FROM users;\nEOF"):
+        assert stops(guard_set, command), command
+    for command in ("psql -c 'DELETE FROM t WHERE id=1'", "psql -c 'SELECT 1'", "mysql -e 'SHOW TABLES'"):
+        assert not stops(guard_set, command), command
+    assert rules_in("Never drop tables or delete rows casually.", "AGENTS.md") == []

@@ -118,7 +118,25 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     for pattern, statements in _SQL:
         if pattern.fullmatch(sentence) or pattern.fullmatch(re.sub(_SQL_WHERE + "$", "", sentence, flags=re.I)):
             return GuardSpec(SqlMatch(statements), because)
+    m = _SQL_LIST.fullmatch(sentence.replace("`", ""))
+    if m:  # "never run DROP TABLE, TRUNCATE or a DELETE without a WHERE clause"
+        items = re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items"))
+        found = [next((name for rx, name in _SQL_ITEMS if rx.fullmatch(i.strip())), None) for i in items if i.strip()]
+        if len(found) >= 2 and all(found):
+            return GuardSpec(SqlMatch(tuple(dict.fromkeys(found))), because)
     return None
+
+
+_SQL_ITEMS = [(re.compile(p, re.I), name) for p, name in (
+    (r"(?:a\s+|any\s+)?drop\s+tables?(?:\s+statements?)?", "drop_table"),
+    (r"(?:a\s+|any\s+)?drop\s+(?:database|schema)s?(?:\s+statements?)?", "drop_database"),
+    (r"(?:a\s+|any\s+)?truncate(?:\s+tables?)?(?:\s+statements?)?", "truncate"),
+    (r"(?:a\s+|an\s+|any\s+)?delete(?:\s+from)?(?:\s+statements?|\s+queries)?\s+without\s+(?:a\s+)?where(?:\s+clause)?",
+     "delete_without_where"),
+)]
+_SQL_ITEM = r"(?:(?:a|an|any)\s+)?(?:drop|truncate|delete)\b[\w\s]*?"
+_SQL_LIST = re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
+                       r"(?:\s+(?:statements|queries|commands))?" + _SQL_WHERE, re.I)
 
 
 def _git_shapes(sentence: str, because: str) -> GuardSpec | None:
