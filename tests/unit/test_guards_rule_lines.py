@@ -265,3 +265,17 @@ def test_a_list_of_sql_statements():
     for command in ("psql -c 'DELETE FROM t WHERE id=1'", "psql -c 'SELECT 1'", "mysql -e 'SHOW TABLES'"):
         assert not stops(guard_set, command), command
     assert rules_in("Never drop tables or delete rows casually.", "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("lesson,path", [
+    ("don't edit CHANGELOG.md, git-cliff generates it", "CHANGELOG.md"),
+    ("never touch `openapi.json`, the build regenerates it", "openapi.json"),
+    ("don't modify dist/, CI publishes it", "dist/"),
+])
+def test_a_fact_after_a_comma_is_the_reason(lesson, path):
+    (spec,) = derive_guards(lesson)
+    assert spec.match.patterns == (path,)
+
+
+def test_a_fact_after_a_comma_still_cannot_hide_an_exception():
+    assert derive_guards("don't edit CHANGELOG.md, git-cliff generates it unless it breaks") == ()

@@ -43,6 +43,9 @@ _REASON_HEAD = re.compile(
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = re.compile(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
+    # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
     r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
