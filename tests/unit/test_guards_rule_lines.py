@@ -279,3 +279,12 @@ def test_a_fact_after_a_comma_is_the_reason(lesson, path):
 
 def test_a_fact_after_a_comma_still_cannot_hide_an_exception():
     assert derive_guards("don't edit CHANGELOG.md, git-cliff generates it unless it breaks") == ()
+
+
+def test_files_written_by_a_tool_not_by_hand():
+    (spec,) = derive_guards("never write the changelog yaml files in .changes/ by hand, use changie new")
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert guard_set.check(_call("Write", ".changes/unreleased/x.yaml"))
+    assert not guard_set.check(_call("Write", "docs/changes.md"))
+    assert not stops(guard_set, "changie new --kind Fixed --body x")
+    assert derive_guards("don't write tests in src/") == ()  # where new files go: no guard

@@ -34,6 +34,9 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
     rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all|existing)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
     r"(?:in|under|inside|within)\s+(?P<paths>.+?)(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "never write the changelog files in `.changes/` by hand": written by a tool, not by the agent
+    rf"{_DONT}\s+(?:write|create|add)\s+(?:(?:any|the|new)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+    r"(?:in|under|inside|within|to)\s+(?P<paths>.+?)\s+(?:by hand|manually)",
     r"leave\s+(?P<paths>.+?)\s+alone",
     r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
