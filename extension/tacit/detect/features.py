@@ -52,6 +52,18 @@ _FRUSTRATION = re.compile(r"\b(?:wtf|seriously|ugh+|come on|again|annoying|terri
 _YOU_PAST = re.compile(r"\b(?:you|u)(?: just| also| still| again| even)? (?:\w+ed|did|made|put|broke|took|wrote|"
                        r"left|ran|set|got)\b")
 _STILL = re.compile(r"\bstill\b")
+#: an instruction that opens the message ("use uv", "dont touch the tests", "please remove …")
+_IMPERATIVE = re.compile(r"^(?:please |pls |just |now |also |then |ok(?:ay)? |so )?(?:use|dont|do not|never|always|"
+                         r"stop|make|keep|avoid|remove|add|put|move|rename|switch|change|fix|revert|undo|ignore|"
+                         r"prefer)\b")
+_YOU_MODAL = re.compile(r"\byou (?:should|must|need to|have to|shouldnt|cant|didnt|forgot|missed|broke)\b")
+_DURABLE_CUE = re.compile(r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|by default|"
+                          r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
+_CODE_OR_PATH = re.compile(r"`|\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
+_PREV_ERROR = re.compile(r"error|traceback|failed|exception")
+#: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
+#: so a long message does not outweigh the hand-built cues by its length alone
+NGRAM_MASS = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +143,9 @@ def user_features(reading: MessageReading) -> dict[str, float]:
     tokens = ["#num" if _NUM.match(t) else t for t in words(bare)]
     n = len(tokens)
     view = tokens if n <= HEAD_WORDS + TAIL_WORDS else tokens[:HEAD_WORDS] + tokens[-TAIL_WORDS:]
-    for t in set(view):
-        f["w=" + t] = 1.0
-    for a, b in set(zip(view, view[1:])):
-        f[f"b={a}_{b}"] = 1.0
+    grams = {"w=" + t for t in view} | {f"b={a}_{b}" for a, b in zip(view, view[1:])}
+    for name in grams:
+        f[name] = NGRAM_MASS / len(grams) ** 0.5
     if tokens:
         f["first=" + tokens[0]] = 1.0
         f["first2=" + "_".join(tokens[:2])] = 1.0
@@ -198,6 +209,12 @@ def user_features(reading: MessageReading) -> dict[str, float]:
         f["still"] = 1.0
     if _I_WANT.search(bare):
         f["i-want"] = 1.0
+    flat = " ".join(bare.split())
+    for name, pattern in (("imperative", _IMPERATIVE), ("you-modal", _YOU_MODAL), ("durable-cue", _DURABLE_CUE)):
+        if (pattern.match if name == "imperative" else pattern.search)(flat):
+            f[name] = 1.0
+    if _CODE_OR_PATH.search(reading.focus):
+        f["code-or-path"] = 1.0
 
     # the agent's previous reply
     if not reading.prev:
@@ -214,6 +231,8 @@ def user_features(reading: MessageReading) -> dict[str, float]:
             f["prev=acted"] = 1.0
         if _PREV_CLAIMS_FIX.search(prev_bare[-400:]):
             f["prev=claims-fix"] = 1.0
+        if _PREV_ERROR.search(reading.prev.lower()):
+            f["prev=error"] = 1.0
         if _PREV_IN_PROGRESS.search(prev_bare[-200:]):
             f["prev=in-progress"] = 1.0
         mine = content_tokens(bare)
