@@ -59,7 +59,7 @@ _IMPERATIVE = re.compile(r"^(?:please |pls |just |now |also |then |ok(?:ay)? |so
 _YOU_MODAL = re.compile(r"\byou (?:should|must|need to|have to|shouldnt|cant|didnt|forgot|missed|broke)\b")
 _DURABLE_CUE = re.compile(r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|by default|"
                           r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
-_CODE_OR_PATH = re.compile(r"`|\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
+_CODE_OR_PATH = re.compile(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
 _PREV_ERROR = re.compile(r"error|traceback|failed|exception")
 #: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
 #: so a long message does not outweigh the hand-built cues by its length alone
