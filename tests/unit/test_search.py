@@ -237,6 +237,26 @@ def test_since_and_limit(cfg, home, repo):
         parse_since("last tuesday")
 
 
+def test_a_rare_word_finds_its_exchange_among_common_ones_with_bounded_work(cfg, home, repo, monkeypatch):
+    from tacit.search import query as q
+
+    monkeypatch.setattr(q, "PROBE", 5)
+    monkeypatch.setattr(q, "EXACT", 8)
+    monkeypatch.setattr(q, "NEWEST", 6)
+    common = [(f"deploy the build {n}", f"the build {n} deployed") for n in range(12)]
+    _transcript(home, repo, exchanges=common[:3] + [("deploy the flaky build", "Quarantined the flaky build.")]
+                + common[3:])
+    index = open_index(cfg)
+    try:
+        catch_up(cfg, index)
+        ranked = search(cfg, "flaky build deploy", cwd=str(repo), limit=1, index=index, refresh=False)["results"]
+        assert ranked[0]["text"].endswith("Quarantined the flaky build.")  # "build" and "deploy" are common
+        newest = search(cfg, "build deploy", cwd=str(repo), limit=3, index=index, refresh=False)["results"]
+        assert [r["turn"] for r in newest] == [13, 12, 11]  # all common: the newest of those holding both
+    finally:
+        index.close()
+
+
 def test_the_index_is_private_and_rebuildable(cfg, home, repo, tacit_env):
     _transcript(home, repo)
     search(cfg, "seed", cwd=str(repo))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,6 +37,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
 """
 _FILE_COLUMNS = "id, host, path, stamp, offset, session_id, cwd, ts, bad"
 _SESSION_COLUMNS = "id, host, session_id, project, project_name, tag, cwd, turn, withheld, excluded"
+
+
+def _since(since: float | None) -> float:
+    return since if since is not None else float("-inf")
 
 
 def _private(path: Path) -> None:
@@ -179,29 +182,37 @@ class SearchIndex:
         match = 'text : "' + term.replace('"', '""') + '"'
         return self.conn.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
 
-    def hits(self, match: str, since: float | None, limit: int, newest: bool = False,
-             budget: float | None = None) -> list | None:
+    def count(self, match: str, cap: int) -> int:
+        """How many messages match, counted up to ``cap`` (bounded work)."""
+        return self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                 (match, cap)).fetchone()[0]
+
+    def hits(self, match: str, since: float | None, limit: int) -> list:
         """(bm25, msg id, session row, turn, role, ts) of the best ``limit``
-        matches — or, with ``newest``, of the newest ``limit`` matches (the
-        full-text index walks them newest first and stops: bounded work).
-        With ``budget`` (seconds), None when ranking takes longer than that."""
-        order = "ORDER BY rowid DESC" if newest else "ORDER BY rank"
-        sql = (f"WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? {order} "
-               "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
-               "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?")
-        args = (match, limit, since if since is not None else float("-inf"))
-        if budget is None:
-            return self.conn.execute(sql, args).fetchall()
-        deadline = time.perf_counter() + budget
-        self.conn.set_progress_handler(lambda: time.perf_counter() > deadline, 2000)
-        try:
-            return self.conn.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if "interrupt" in str(exc):
-                return None
-            raise
-        finally:
-            self.conn.set_progress_handler(None, 0)
+        matches (every match is ranked: callers bound how many there are)."""
+        return self.conn.execute(
+            "WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? ORDER BY rank "
+            "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
+            "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?",
+            (match, limit, _since(since))).fetchall()
+
+    def newest_ids(self, match: str, limit: int) -> list:
+        """Ids of the newest ``limit`` matches, newest first (no ranking: the
+        full-text index walks its rows newest first and stops)."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?", (match, limit))]
+
+    def ids_from(self, match: str, lowest: int) -> set:
+        """Ids of the matches from ``lowest`` on (the tail of each word's list)."""
+        return {r[0] for r in self.conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ?",
+                                                (match, lowest))}
+
+    def messages(self, ids: list, since: float | None) -> list:
+        """(msg id, session row, turn, role, ts) of these messages, in shown sessions, since then."""
+        return self.conn.execute(
+            "SELECT m.id, m.sess, m.turn, m.role, m.ts FROM msgs m JOIN sessions s ON s.id = m.sess "
+            "WHERE m.id IN (SELECT value FROM json_each(?)) AND s.excluded = 0 AND m.ts >= ?",
+            (json.dumps(ids), _since(since))).fetchall()
 
     def session_row(self, sess_id: int) -> dict:
         row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (sess_id,)).fetchone()
