@@ -257,6 +257,39 @@ def test_a_rare_word_finds_its_exchange_among_common_ones_with_bounded_work(cfg,
         index.close()
 
 
+def test_the_running_service_answers_the_cli_and_sees_new_sessions(cfg, home, repo, tacit_env):
+    from tacit.service import client
+    from wait_helpers import wait_for
+
+    _transcript(home, repo)
+    server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=tacit_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: client.status(tacit_env["TACIT_HOME"]).get("running"), what="the service")
+
+        def run(*args):
+            out = subprocess.run([sys.executable, "-m", "tacit", "search", *args], env=tacit_env,
+                                 capture_output=True, text=True, cwd=str(repo), timeout=60)
+            assert out.returncode == 0, out.stderr
+            return out.stdout
+
+        before = client.status(tacit_env["TACIT_HOME"])["events"]
+        found = json.loads(run("--json", "seed", "database"))
+        assert [r["session_id"] for r in found["results"]] == ["s1"]
+        assert client.status(tacit_env["TACIT_HOME"])["events"] == before + 1  # the service answered
+        assert "you:   how do I **seed** the local **database**?" in run("seed", "database")
+        _transcript(home, repo, sid="s2", exchanges=[("why was the cache stale?", "The TTL was 0; set it to 60s.")])
+        assert json.loads(run("--json", "stale cache"))["results"][0]["session_id"] == "s2"
+        run("--reindex", "--json")  # in the CLI: the file is replaced, the service opens the new one
+        assert json.loads(run("--json", "stale cache"))["results"][0]["session_id"] == "s2"
+        bad = subprocess.run([sys.executable, "-m", "tacit", "search", "--json", "x", "--since", "someday"],
+                             env=tacit_env, capture_output=True, text=True, cwd=str(repo), timeout=60)
+        assert bad.returncode == 1 and json.loads(bad.stdout)["success"] is False  # the CLI's own error
+    finally:
+        client.stop(tacit_env["TACIT_HOME"], wait=10)
+        server.wait(timeout=20)
+
+
 def test_the_index_is_private_and_rebuildable(cfg, home, repo, tacit_env):
     _transcript(home, repo)
     search(cfg, "seed", cwd=str(repo))

@@ -204,6 +204,25 @@ def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -
                 index.drop_session(sess_id)
 
 
+def _stamp_text(stamp: tuple) -> str:
+    """The stamp as the index keeps it (``json.dumps``; integers written directly: one per file per search)."""
+    if all(type(v) is int for v in stamp):
+        return "[" + ", ".join(map(str, stamp)) + "]"
+    return json.dumps(list(stamp))
+
+
+def _resolved(path: str, folders: dict) -> str:
+    """``os.path.realpath(path)`` with each folder resolved once per catch-up
+    (a full resolution costs an ``lstat`` per component; the file itself is
+    resolved only when it is a link)."""
+    folder, name = os.path.split(path)
+    real = folders.get(folder)
+    if real is None:
+        real = folders[folder] = os.path.realpath(folder)
+    path = os.path.join(real, name)
+    return os.path.realpath(path) if os.path.islink(path) or name in ("", ".", "..") else path
+
+
 def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
     """Read what every host wrote since the last catch-up; return counts.
     Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
@@ -211,6 +230,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
         sources = host_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
+    folders: dict = {}
     with lock_for(index.path, timeout=wait):
         _recheck_exclusions(index, projects, {s.host: s for s in sources})
         known = index.stamps()
@@ -222,7 +242,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
                 paths = []
             for path in paths:
                 try:
-                    real = os.path.realpath(path)
+                    real = _resolved(path, folders)
                     stamp = tuple((source.stamp or default_stamp)(real))
                 except (OSError, ValueError):
                     stats["unreadable"] += 1  # a symlink loop, a file gone since it was listed
@@ -231,7 +251,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
                     continue  # the same file reached twice (a symlink): read once
                 present.add(real)
                 stats["files"] += 1
-                if known.get(real) == json.dumps(list(stamp)):
+                if known.get(real) == _stamp_text(stamp):
                     continue
                 try:
                     _read_file(index, projects, source, real, stamp, stats)
