@@ -173,8 +173,8 @@ def bench_queries(n_messages: int, work: Path) -> dict:
             text = rng.choice(texts)
             chars += len(text)
             sess = n * 2000 // n_messages
-            index.add_message(sessions[sess], 1, n // 2, "user" if n % 2 == 0 else "assistant", 0,
-                              1.7e9 + n, 0, 0, text, f"{tags[sess % 50]} {host_tag('claude-code')}")
+            index.add_chunk(sessions[sess], 1, n // 2, 1.7e9 + n, [(0, 0, 0, "u" if n % 2 == 0 else "a")], text,
+                            f"{tags[sess % 50]} {host_tag('claude-code')}")
             if n % 100_000 == 99_999:
                 index.commit_point()
     build = time.perf_counter() - started

@@ -79,6 +79,39 @@ def test_each_line_is_read_once_and_new_lines_are_found_by_the_next_search(cfg, 
     index.close()
 
 
+def test_an_exchange_read_in_two_catch_ups_is_one_result_with_its_whole_reply(cfg, home, repo):
+    from tacit.stores.search_index import pack, unpack
+
+    parts = [(0, 812, 0, "u"), (812, 90000, 0, "a"), (812, 90000, 1, "t"), (5, 3, 2, "a")]
+    assert unpack(pack(parts)) == parts  # a step back (a database row id) packs too
+    ask, *work = claude_exchange("s1", str(repo), "why does the upload hang?", "The proxy buffered it; "
+                                 "turned buffering off.", command="curl -T big.bin")
+    path = write_jsonl(claude_dir(home, str(repo)) / "s1.jsonl", [ask])
+    index = open_index(cfg)
+    try:
+        assert catch_up(cfg, index)["messages"] == 1  # the ask; the agent is still working
+        write_jsonl(path, work, "a")
+        result = search(cfg, "upload proxy buffering", cwd=str(repo), index=index)["results"]
+        assert len(result) == 1 and result[0]["text"].startswith("User: why does the upload hang?")
+        assert "curl -T big.bin" in result[0]["text"] and result[0]["text"].endswith("turned buffering off.")
+        assert index.counts()["messages"] == 4
+    finally:
+        index.close()
+
+
+def test_an_index_of_an_older_layout_is_read_again(cfg, home, repo):
+    import sqlite3
+
+    _transcript(home, repo)
+    path = index_path(cfg)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT); CREATE TABLE msgs (id INTEGER);"
+                      "INSERT INTO files (path) VALUES ('x'); PRAGMA user_version = 1;")
+    old.close()
+    assert search(cfg, "seed", cwd=str(repo))["results"][0]["session_id"] == "s1"
+
+
 def test_a_line_still_being_written_is_read_when_it_is_complete(cfg, home, repo):
     path = _transcript(home, repo)
     whole = json.dumps(claude_user("s1", str(repo), "what about the flaky websocket test?")) + "\n"

@@ -101,6 +101,7 @@ class _FileRun:
         self.index, self.projects, self.host, self.file_id, self.cursor = index, projects, host, file_id, cursor
         self.htag = host_tag(host)
         self.sessions: dict = {}
+        self.chunk = None  # ((session, turn, asked), session, time, parts, texts) of the chunk being read
         self.messages = self.chars = 0
 
     def session(self, session_id: str, cwd: str | None) -> dict:
@@ -123,7 +124,6 @@ class _FileRun:
         if ts is None:
             ts = time.time()
         cursor.ts = ts
-        tags = f"{sess['tag']} {self.htag}"
         for part, msg in enumerate(entry.messages):
             if msg.role == USER:
                 sess["turn"] += 1
@@ -134,14 +134,33 @@ class _FileRun:
             text = self.scrub(msg.text)
             if not text.strip():
                 continue
-            self.index.add_message(sess["id"], self.file_id, sess["turn"], msg.role, part, ts, entry.pos,
-                                   entry.length, text, tags)
+            key = (sess["id"], sess["turn"], msg.role == USER)  # the ask and the work answering it: two chunks
+            if self.chunk is not None and self.chunk[0] != key:
+                self.flush()
+            if self.chunk is None:
+                self.chunk = (key, sess, ts, [], [])
+            self.chunk[3].append((entry.pos, entry.length, part, msg.role[0]))
+            self.chunk[4].append(text)
             self.messages += 1
             self.chars += len(text)
 
+    def flush(self) -> None:
+        """Index the chunk read so far: its words and where its messages are."""
+        if self.chunk is not None:
+            (sess_id, turn, _asked), sess, ts, parts, texts = self.chunk
+            self.index.add_chunk(sess_id, self.file_id, turn, ts, parts, chunk_text(texts),
+                                 f"{sess['tag']} {self.htag}")
+            self.chunk = None
+
     def save_sessions(self) -> None:
+        self.flush()
         for sess in self.sessions.values():
             self.index.save_session(sess)
+
+
+def chunk_text(texts: list) -> str:
+    """What a chunk's words are read from (again, to remove them: the same join)."""
+    return "\n".join(texts)
 
 
 def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp: tuple, stats: dict) -> None:
@@ -174,17 +193,21 @@ def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp:
 
 
 def _unindex(index: SearchIndex, by_host: dict, rows, tags: str) -> None:
-    """Remove the words of dropped messages whose text can still be read."""
+    """Remove the words of dropped chunks whose text can still be read."""
     from tacit.boundary import scrub
 
-    for mid, role, part, pos, length, host, path in rows:
-        source = by_host.get(host)
-        try:
-            messages = source.fetch(path, pos, length) if source else []
-        except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
-            messages = []
-        if part < len(messages) and messages[part].role[0] == role:
-            index.unindex(mid, scrub(messages[part].text), f"{tags} {host_tag(host)}")
+    for cid, parts, host, path in rows:
+        source, texts = by_host.get(host), []
+        for pos, length, part, role in parts:
+            try:
+                messages = source.fetch(path, pos, length) if source else []
+            except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
+                messages = []
+            if part >= len(messages) or messages[part].role[0] != role:
+                break
+            texts.append(scrub(messages[part].text))
+        else:
+            index.unindex(cid, chunk_text(texts), f"{tags} {host_tag(host)}")
 
 
 def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -> None:
