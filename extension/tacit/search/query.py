@@ -94,7 +94,7 @@ def match_expression(index, query: str, tags: list) -> str | None:
 
 
 def candidates(index, query: str, tags: list, since: float | None) -> list:
-    """Message hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
+    """Chunk hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
 
     Each word's matches are counted up to ``PROBE``. When all of them
     together are at most ``EXACT``, every match is ranked by bm25. Else the

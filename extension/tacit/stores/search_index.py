@@ -199,8 +199,10 @@ class SearchIndex:
     # -- messages ----------------------------------------------------------
     def add_chunk(self, sess: int, file: int, turn: int, ts: float, parts: list, text: str, tags: str) -> None:
         """Messages of one exchange, read in one go: ``parts`` (pos, length, part, role letter) each, ``text`` their words."""
+        roles = {p[3] for p in parts}
+        role = "u" if "u" in roles else "a" if "a" in roles else "t"  # whose words these are, mostly
         cur = self.conn.execute("INSERT INTO chunks (sess, file, turn, role, ts, n, parts) VALUES (?,?,?,?,?,?,?)",
-                                (sess, file, turn, parts[0][3], int(ts), len(parts), pack(parts)))
+                                (sess, file, turn, role, int(ts), len(parts), pack(parts)))
         self.conn.execute("INSERT INTO fts (rowid, text, tags) VALUES (?, ?, ?)", (cur.lastrowid, text, tags))
 
     def unindex(self, rowid: int, text: str, tags: str) -> None:
