@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sqlite3
+import stat
 import time
 from pathlib import Path
 
@@ -228,22 +229,25 @@ def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -
 
 
 def _stamp_text(stamp: tuple) -> str:
-    """The stamp as the index keeps it (``json.dumps``; integers written directly: one per file per search)."""
-    if all(type(v) is int for v in stamp):
-        return "[" + ", ".join(map(str, stamp)) + "]"
+    """The stamp as the index keeps it (``json.dumps``; three integers written directly: one per file per search)."""
+    if len(stamp) == 3 and type(stamp[0]) is int and type(stamp[1]) is int and type(stamp[2]) is int:
+        return f"[{stamp[0]}, {stamp[1]}, {stamp[2]}]"
     return json.dumps(list(stamp))
 
 
-def _resolved(path: str, folders: dict) -> str:
-    """``os.path.realpath(path)`` with each folder resolved once per catch-up
-    (a full resolution costs an ``lstat`` per component; the file itself is
-    resolved only when it is a link)."""
-    folder, name = os.path.split(path)
+def _resolved(path: str, folders: dict) -> tuple:
+    """``os.path.realpath(path)`` and, unless it is a link, its ``lstat`` —
+    each folder resolved once per catch-up (a full resolution costs an
+    ``lstat`` per component), so an unchanged file costs one system call."""
+    folder, _, name = path.rpartition("/")
     real = folders.get(folder)
     if real is None:
-        real = folders[folder] = os.path.realpath(folder)
-    path = os.path.join(real, name)
-    return os.path.realpath(path) if os.path.islink(path) or name in ("", ".", "..") else path
+        real = folders[folder] = os.path.realpath(folder or ".")
+    path = real.rstrip("/") + "/" + name
+    if name in ("", ".", ".."):
+        return os.path.realpath(path), None
+    info = os.lstat(path)
+    return (os.path.realpath(path), None) if stat.S_ISLNK(info.st_mode) else (path, info)
 
 
 def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
@@ -265,8 +269,11 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
                 paths = []
             for path in paths:
                 try:
-                    real = _resolved(path, folders)
-                    stamp = tuple((source.stamp or default_stamp)(real))
+                    real, info = _resolved(path, folders)
+                    if source.stamp is not None or info is None:
+                        stamp = tuple((source.stamp or default_stamp)(real))
+                    else:
+                        stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
                 except (OSError, ValueError):
                     stats["unreadable"] += 1  # a symlink loop, a file gone since it was listed
                     continue
