@@ -311,6 +311,9 @@ def test_the_running_service_answers_the_cli_and_sees_new_sessions(cfg, home, re
         assert [r["session_id"] for r in found["results"]] == ["s1"]
         assert client.status(tacit_env["TACIT_HOME"])["events"] == before + 1  # the service answered
         assert "you:   how do I **seed** the local **database**?" in run("seed", "database")
+        elsewhere = subprocess.run([sys.executable, "-m", "tacit", "search", "--json", "seed", "--cwd", "shop"],
+                                   env=tacit_env, capture_output=True, text=True, cwd=str(repo.parent), timeout=60)
+        assert [r["session_id"] for r in json.loads(elsewhere.stdout)["results"]] == ["s1"]  # from the CLI's folder
         _transcript(home, repo, sid="s2", exchanges=[("why was the cache stale?", "The TTL was 0; set it to 60s.")])
         assert json.loads(run("--json", "stale cache"))["results"][0]["session_id"] == "s2"
         run("--reindex", "--json")  # in the CLI: the file is replaced, the service opens the new one

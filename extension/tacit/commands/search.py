@@ -82,8 +82,9 @@ def answer(cfg, request: dict, index) -> dict | None:
         return None
     if not text or args.reindex:
         return None
-    result = search(cfg, text, cwd=args.cwd or request["cwd"], all_projects=args.all_projects, host=args.host,
-                    since=since, limit=args.limit, index=index)
+    cwd = os.path.join(request["cwd"], args.cwd) if args.cwd else request["cwd"]  # --cwd is the CLI's, not ours
+    result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
+                    limit=args.limit, index=index)
     if args.json:
         return {"code": 0, "out": json.dumps(result, ensure_ascii=False) + "\n"}
     return {"code": 0, "out": format_results(result, color=bool(request.get("tty"))) + "\n"}
