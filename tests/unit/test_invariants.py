@@ -39,9 +39,7 @@ LAYERS = [
 ]
 
 # -- today's exceptions (only ever shrink) -------------------------------------------------
-EXECUTE_OUTSIDE_STORES = {  # to stores/ (the jobs table is there: stores/jobs.py)
-    "health.py": 2, "service/housekeeping.py": 1,
-}
+EXECUTE_OUTSIDE_STORES: dict[str, int] = {}
 ENVIRON_ELSEWHERE = {  # to Config.env
     "commands/guard.py": 1, "commands/privacy.py": 1, "commands/ui.py": 1,
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,

@@ -127,6 +127,13 @@ def oldest_waiting(conn, limit: int, window: float) -> list[list[str]]:
     return out
 
 
+def stranded(conn, before: float) -> list[dict]:
+    """Jobs still queued since before ``before`` (their launch was lost): the fields a launcher needs."""
+    rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
+                        "WHERE status = 'queued' AND created_at < ?", (before,)).fetchall()
+    return [{"id": r[0], "kind": r[1], "session_id": r[2], "host": r[3], "cwd": r[4], "source": r[5]} for r in rows]
+
+
 def requeue(conn, job_id: str) -> None:
     conn.execute("UPDATE jobs SET status = 'queued' WHERE id = ? AND status = 'waiting'", (job_id,))
 

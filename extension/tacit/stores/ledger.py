@@ -722,6 +722,13 @@ class Ledger:
     def _unavailable(self, where: str, exc: BaseException) -> LedgerUnavailable:
         return LedgerUnavailable(f"ledger {where}: {type(exc).__name__}: {exc}")
 
+    def check(self) -> tuple[str, dict]:
+        """SQLite's quick_check verdict and each session's last event time (``tacit doctor``)."""
+        with self.read() as conn:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            last = dict(conn.execute("SELECT session_id, MAX(at) FROM events GROUP BY session_id").fetchall())
+        return verdict, last
+
     # -- small key/value store ---------------------------------------------------------
     @staticmethod
     def meta_get(conn, key: str, default=None):
