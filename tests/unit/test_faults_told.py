@@ -328,7 +328,8 @@ def test_doctor_reports_an_unreadable_service_fault_record(cfg, tacit_env, garba
                                        ("child agent", "child_agent"), ("failing sessions", "failing_sessions")])
 def test_doctor_json_names_the_check_that_raised_and_reports_the_rest(cfg, tacit_env, monkeypatch, capsys,
                                                                         name, attr):
-    from tacit import cli, health
+    from tacit import cli
+    from tacit.commands import health
 
     for key in ("TACIT_HOME", "HOME"):
         monkeypatch.setenv(key, tacit_env[key])
@@ -354,7 +355,8 @@ def test_doctor_json_names_the_check_that_raised_and_reports_the_rest(cfg, tacit
 
 
 def test_doctor_json_is_one_object_when_the_whole_check_raises(cfg, tacit_env, monkeypatch, capsys):
-    from tacit import cli, health
+    from tacit import cli
+    from tacit.commands import health
 
     for key in ("TACIT_HOME", "HOME"):
         monkeypatch.setenv(key, tacit_env[key])

@@ -152,7 +152,7 @@ def test_the_log_is_private_whatever_the_umask(cfg):
 
 
 def test_doctor_names_a_file_others_can_read_and_allows_the_hermes_memories_link(cfg, tmp_path):
-    from tacit.health import check
+    from tacit.commands.health import check
 
     cfg.home.mkdir(parents=True, exist_ok=True)
     os.chmod(cfg.home, 0o700)

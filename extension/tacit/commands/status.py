@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
 
 def gather(cfg, project) -> dict:
     from tacit import changes
-    from tacit.health import check
+    from tacit.commands.health import check
     from tacit.hosts.installed import installed
     from tacit.service import client
 

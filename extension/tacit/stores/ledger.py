@@ -12,6 +12,7 @@ import sqlite3
 import threading
 import time
 
+from tacit.failures import LedgerUnavailable
 from tacit.fsutil import lock_for
 from tacit.log import log
 
@@ -526,11 +527,6 @@ MIGRATIONS: list = [
 ]
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
-
-
-class LedgerUnavailable(RuntimeError):
-    """The ledger could not be used just now (locked too long, or it was
-    corrupt and has been moved aside). The caller skips this piece of work."""
 
 
 def is_corruption(exc: BaseException) -> bool:

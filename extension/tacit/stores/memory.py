@@ -23,7 +23,7 @@ from tacit.fsutil import (
     atomic_write_text,
     lock_for,
 )
-from tacit.projects import Project
+from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
@@ -696,11 +696,6 @@ def _dedupe(entries: list[str]) -> list[str]:
             seen.add(e)
             out.append(e)
     return out
-
-
-def project_dir(cfg, project: Project) -> Path:
-    """``<home>/projects/<id>/``: a project's private memory and skills."""
-    return Path(cfg.home_str) / "projects" / project.id
 
 
 def remember_project(cfg, project: Project) -> None:
