@@ -20,9 +20,7 @@ import sys
 
 from tacit.commands import emit
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, RebaseMatch,
-                                RemoveMatch, SqlMatch, SudoMatch)
-from tacit.guards.stats import render_stats, stats
+from tacit.stores.guard_stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
 from tacit.stores.guards import GuardRecord, GuardStore
@@ -114,35 +112,6 @@ def _run(args, cfg, work) -> int:
         return _fail(args, f"ledger unavailable: {exc}")
 
 
-def describe(record: GuardRecord) -> str:
-    """What a guard stops, in a few words."""
-    m = record.spec.match
-    if isinstance(m, CommandMatch):
-        words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
-        return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
-    if isinstance(m, PathMatch):
-        return "changes to " + ", ".join(m.patterns)
-    if isinstance(m, PushMatch):
-        what = "force push" if m.force_only else "git push"
-        targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
-        return what + (" to " + ", ".join(targets) if targets else "")
-    if isinstance(m, SudoMatch):
-        return "sudo (raised privileges)"
-    if isinstance(m, PipeMatch):
-        return f"{'/'.join(m.sources)} piped into a shell"
-    if isinstance(m, CommitMatch):
-        return "git commit on " + ", ".join(m.branches)
-    if isinstance(m, CommitPathMatch):
-        return "git add/commit of " + ", ".join(m.patterns)
-    if isinstance(m, RemoveMatch):
-        return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
-    if isinstance(m, RebaseMatch):
-        return "git rebase onto " + ", ".join(m.branches)
-    if isinstance(m, SqlMatch):
-        return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
-    return record.spec.kind
-
-
 def _where(record: GuardRecord) -> str:
     scope = "global" if record.scope == "global" else f"project {record.project_root}"
     if record.origin == "user":
@@ -156,7 +125,7 @@ def _where(record: GuardRecord) -> str:
 def _line(record: GuardRecord) -> str:
     status = "" if record.status == "active" else f" [{record.status}{': ' + record.removed_why if record.removed_why else ''}]"
     strikes = f", {record.strikes} strike{'s' if record.strikes > 1 else ''}" if record.strikes else ""
-    return (f"  {record.id:>3}  {record.action:<4}  {describe(record)}{status}\n"
+    return (f"  {record.id:>3}  {record.action:<4}  {record.spec.describe()}{status}\n"
             f"       \"{_clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
 
 
@@ -225,7 +194,7 @@ def _add(args, cfg) -> int:
         else:
             gid = result["guard"]["id"]
             record = store.get(gid)
-            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {describe(record)}, "
+            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {record.spec.describe()}, "
                   f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
                   f"Lift it with `tacit guard remove {gid}`.")
         return 0
@@ -250,7 +219,7 @@ def _changed(args, cfg, change, done: str) -> int:
             emit(result)
         else:
             print(f"Guard {result['guard']['id']} {done if result.get('changed', True) else 'unchanged'}: "
-                  f"{describe(record)} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
+                  f"{record.spec.describe()} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
         return 0
 
     return _run(args, cfg, work)

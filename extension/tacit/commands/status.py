@@ -47,7 +47,7 @@ def gather(cfg, project) -> dict:
 def _guards(cfg, project) -> dict | None:
     """This project's guard figures (``tacit guard stats``), or None."""
     try:
-        from tacit.guards.stats import stats
+        from tacit.stores.guard_stats import stats
         from tacit.stores.guards import GuardStore
         from tacit.stores.ledger import Ledger
 

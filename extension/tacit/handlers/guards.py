@@ -267,7 +267,7 @@ class GuardChecker:
 def start_line(records: list, counts: dict) -> str:
     """``tacit checks 4 rules before each tool call: 2 from AGENTS.md, 1 from
     web/CLAUDE.md, 1 from your lessons (3 mistakes prevented so far).``"""
-    from tacit.guards.stats import prevented
+    from tacit.stores.guard_stats import prevented
     where: dict[str, int] = {}
     for r in records:
         name = r.file.rsplit(":", 1)[0] if r.file else ("your guards" if r.origin == "user" else "your lessons")
