@@ -39,10 +39,7 @@ LAYERS = [
 
 # -- today's exceptions (only ever shrink) -------------------------------------------------
 EXECUTE_OUTSIDE_STORES: dict[str, int] = {}
-ENVIRON_ELSEWHERE = {  # to Config.env
-    "commands/guard.py": 1, "commands/privacy.py": 1, "commands/ui.py": 1,
-    "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
-}
+ENVIRON_ELSEWHERE: dict[str, int] = {}  # read through Config.env (or config.live_env)
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
     "children/budget.py": 1, "children/commands.py": 1, "children/runner.py": 2, "cli.py": 1, "commands/install.py": 4, "commands/learn.py": 5,
     "learn/replay.py": 3,

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from tacit.commands import emit
+from tacit.commands import emit, project_folder
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.stores.guard_stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
@@ -87,12 +87,12 @@ def add_parser(subparsers) -> None:
 # ---------------------------------------------------------------------------
 # plumbing
 # ---------------------------------------------------------------------------
-def _folder(args) -> str:
-    return os.path.realpath(getattr(args, "project", None) or os.environ.get("TACIT_PROJECT") or os.getcwd())
+def _folder(args, cfg) -> str:
+    return os.path.realpath(project_folder(args, cfg))
 
 
-def _project(args) -> Project | None:
-    return project_for(_folder(args))
+def _project(args, cfg) -> Project | None:
+    return project_for(_folder(args, cfg))
 
 
 def _fail(args, error: str, code: int = 1, **extra) -> int:
@@ -142,7 +142,7 @@ def _project_dict(project: Project | None) -> dict | None:
 # commands
 # ---------------------------------------------------------------------------
 def _list(args, cfg) -> int:
-    project = _project(args)
+    project = _project(args, cfg)
 
     def work(store: GuardStore) -> int:
         store.sync(project)
@@ -177,7 +177,7 @@ def _why(args, cfg) -> int:
 
 
 def _add(args, cfg) -> int:
-    project = _project(args)
+    project = _project(args, cfg)
     scope = args.scope or ("project" if project is not None else "global")
     if args.lesson is None and not args.because:
         return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
@@ -283,7 +283,7 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
 def _test(args, cfg) -> int:
     if (args.command is None) == (args.edit is None):
         return _fail(args, "give a command to test, or --edit PATH (not both)")
-    folder = _folder(args)
+    folder = _folder(args, cfg)
     project = project_for(folder)
 
     def work(store: GuardStore) -> int:
@@ -301,10 +301,10 @@ def _test(args, cfg) -> int:
 
 
 def _stats(args, cfg) -> int:
-    only = _project(args) if args.project else None
+    only = _project(args, cfg) if args.project else None
 
     def work(store: GuardStore) -> int:
-        data = stats(cfg, store, only=only, include_current=None if only else _project(args))
+        data = stats(cfg, store, only=only, include_current=None if only else _project(args, cfg))
         if args.json:
             emit(data)
         else:

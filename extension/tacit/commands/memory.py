@@ -18,7 +18,7 @@ import argparse
 import json
 import os
 
-from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.commands import emit, exit_code, project_folder, read_text_arg, say
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
@@ -113,7 +113,7 @@ def project_of(args):
     """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
     (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
     front = args.tacit
-    return front.project(args.project or front.cfg.env.get("TACIT_PROJECT") or os.getcwd())
+    return front.project(project_folder(args, front.cfg))
 
 
 def _store(args, cfg) -> MemoryStore:
