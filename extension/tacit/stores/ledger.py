@@ -16,7 +16,11 @@ from tacit.failures import LedgerUnavailable
 from tacit.fsutil import lock_for
 from tacit.log import log
 
-DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another writer
+DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another process's writer
+# A writer of this process waits its turn behind the others (the writer queue),
+# however long their transactions take; only a writer stuck this long (a turn
+# never handed back) gives up.
+QUEUE_WAIT = 600.0
 
 # ---------------------------------------------------------------------------
 # Schema. Append new migrations at the end; never edit an applied one.
@@ -833,9 +837,9 @@ class _Transaction:
             else:
                 if self.immediate:
                     queue = _writer_queue(ledger.path)
-                    if not queue.acquire(ledger.busy_timeout):
+                    if not queue.acquire(QUEUE_WAIT):
                         raise ledger._unavailable("begin", sqlite3.OperationalError(
-                            "database is locked (by another writer in this process)"))
+                            f"no turn to write in {QUEUE_WAIT:.0f} s (another writer of this process is stuck)"))
                     self.queue = queue
                 conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
                 if self.immediate:
