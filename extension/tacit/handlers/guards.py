@@ -341,35 +341,44 @@ def _head_file(root: str) -> str | None:
     return head
 
 
+def _read_cached(cache: dict, path: str, parse):
+    """``parse(text)`` of the file at ``path``, cached by its mtime, size and
+    inode; None when it cannot be read."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            value = parse(handle.read(1 << 20))
+    except OSError:
+        return None
+    if len(cache) > 1024:
+        cache.clear()
+    cache[path] = (stamp, value)
+    return value
+
+
+def _branch_of(head: str) -> str | None:
+    first = head.split("\n", 1)[0].strip()
+    return first[len(HEAD_PREFIX):] or None if first.startswith(HEAD_PREFIX) else None
+
+
 def current_branch(root: str | None) -> str | None:
     """The branch checked out in the worktree at ``root``; None when detached,
     outside git or unreadable."""
-    if not root:
-        return None
-    head = _head_file(root)
-    if head is None:
-        return None
-    try:
-        st = os.stat(head)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _BRANCHES.get(head)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        with open(head, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(4096).strip()
-    except OSError:
-        return None
-    branch = first[len(HEAD_PREFIX):] or None if first.startswith(HEAD_PREFIX) else None
-    if len(_BRANCHES) > 1024:
-        _BRANCHES.clear()
-    _BRANCHES[head] = (stamp, branch)
-    return branch
+    head = _head_file(root) if root else None
+    return None if head is None else _read_cached(_BRANCHES, head, _branch_of)
 
 
 _REMOTES: dict[str, tuple] = {}
+
+
+def _remote_names(config: str) -> frozenset:
+    names = (line.strip() for line in config.splitlines())
+    return frozenset(n for n in (line[7:-1].strip().strip('"') for line in names
+                                 if line.startswith("[remote") and line.endswith("]")) if n)
 
 
 def git_remotes(root: str | None) -> frozenset | None:
@@ -385,26 +394,4 @@ def git_remotes(root: str | None) -> frozenset | None:
             gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
     except OSError:
         pass
-    config = os.path.join(gitdir, "config")
-    try:
-        st = os.stat(config)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _REMOTES.get(config)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    names = set()
-    try:
-        with open(config, encoding="utf-8", errors="replace") as handle:
-            for line in handle.read(1 << 20).splitlines():
-                line = line.strip()
-                if line.startswith("[remote") and line.endswith("]"):
-                    names.add(line[7:-1].strip().strip('"'))
-    except OSError:
-        return None
-    if len(_REMOTES) > 1024:
-        _REMOTES.clear()
-    found = frozenset(n for n in names if n)
-    _REMOTES[config] = (stamp, found)
-    return found
+    return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)
