@@ -250,11 +250,6 @@ class MemoryStore:
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
-    def snapshot_block(self, target: str) -> str:
-        self.snapshot()
-        assert self._snapshot is not None
-        return self._snapshot.get(self.resolve(target), "")
-
     def render_blocks(self, targets: list) -> dict:
         """Every scope's block, gated together: an injection split across two
         scopes, or across entries between them, is caught too. Reads only."""
