@@ -69,13 +69,13 @@ def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_
                  extra_env={"TACIT_ACTOR": review}).returncode == 0  # the tombstone was lifted
 
 
-def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg):
+def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg, you):
     store = MemoryStore(cfg)
     store.add("user", "Use pnpm, never npm")
     store.add("global", "We use pnpm in every repo")
     result = forget(cfg, "we use pnpm")
     any_change = result["removed"][-1]["change_id"]
-    undone = changes.undo(cfg, any_change)
+    undone = changes.undo(you, any_change)
     assert undone["success"] and len(undone["undone"]) == 2
     assert store.entries("user") == ["Use pnpm, never npm"]
     assert store.entries("global") == ["We use pnpm in every repo"]
@@ -93,7 +93,7 @@ def test_tacit_forget_cli_text_and_json(tacit_env, cfg):
     assert out["message"].startswith("Nothing removed") and "will not be learned" not in out["message"]
 
 
-def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
+def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg, you):
     from tacit.engine import Engine
     from tacit.events import MessageEnd
 
@@ -105,7 +105,7 @@ def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
     assert MemoryStore(cfg).entries("user") == []
     assert any(n.startswith('Forgot "we use pnpm": removed 1 from your user profile') for n in result.notices)
     assert any("Do not rely on it" in i.text for i in result.context)
-    (row,) = [c for c in changes.log(cfg) if c.action == "forget"]
+    (row,) = [c for c in you.changes() if c.action == "forget"]
     assert row.actor.kind == "user" and row.actor.session_id == "s1" and row.actor.cause == "forget that we use pnpm"
 
 

@@ -225,7 +225,7 @@ def _log(args, cfg) -> int:
     except ValueError as exc:
         emit({"success": False, "error": str(exc)}, text=say)
         return 2
-    found = [c.as_dict() for c in changes.log(cfg, since=since, limit=max(1, args.limit))]
+    found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
     emit({"success": True, "changes": found}, text=lambda _: render_log(found))
     return 0
 
@@ -246,7 +246,7 @@ def render_log(found: list[dict]) -> str:
 def _why(args, cfg) -> int:
     from tacit import changes
 
-    result = changes.why(cfg, args.text, project=project_of(args))
+    result = changes.why(args.tacit, args.text, project=project_of(args))
     emit(result, text=render_why)
     return 0 if result["entries"] or result["removed"] else 1
 
@@ -270,7 +270,7 @@ def render_why(result: dict) -> str:
 def _undo(args, cfg) -> int:
     from tacit import changes
 
-    result = changes.undo(cfg, args.id)
+    result = changes.undo(args.tacit, args.id)
     emit(result, text=say)
     return exit_code(result)
 

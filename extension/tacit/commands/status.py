@@ -19,15 +19,15 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def gather(cfg, project) -> dict:
-    from tacit import changes
+def gather(tacit, project) -> dict:
+    cfg = tacit.cfg
     from tacit.commands.health import check
     from tacit.hosts.installed import installed
     from tacit.service import client
 
     report = check(cfg, project)
     since = time.time() - DAY
-    learned = [c.as_dict() for c in changes.log(cfg, since=since, limit=500)
+    learned = [c.as_dict() for c in tacit.changes(since=since, limit=500)
                if c.actor.kind != "user" and c.action not in ("undo",)]
     return {
         "success": report["success"],
@@ -86,7 +86,7 @@ def background_today(cfg) -> dict:
 
 
 def run(args, cfg) -> int:
-    status = gather(cfg, project_of(args))
+    status = gather(args.tacit, project_of(args))
     emit(status, text=render)
     return 0
 
