@@ -104,7 +104,7 @@ def add_parser(subparsers) -> None:
 def _forget(args, cfg) -> int:
     from tacit.forget import forget
 
-    result = forget(cfg, read_text_arg(args.text), project=project_of(args))
+    result = forget(args.tacit, read_text_arg(args.text), project=project_of(args))
     emit(result, text=lambda r: r["message"] if r.get("message") else say(r))
     return exit_code(result)
 
