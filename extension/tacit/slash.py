@@ -30,11 +30,11 @@ NAMES = ("memory-consolidate", "memory-skills", "memory-show", "memory-forget", 
          "memory-review")
 
 
-def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False,
+def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
                        session_id: str = "consolidate") -> dict:
     """Consolidate the scopes of this project near their limit (every
     non-empty one with ``force``); report before/after."""
-    result = consolidate_all(cfg, use_agent=use_agent, project=project, force=force, session_id=session_id)
+    result = consolidate_all(tacit, use_agent=use_agent, project=project, force=force, session_id=session_id)
     if not any(not r.get("skipped") for r in result["reports"]):
         usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
         result["text"] = (f"Nothing to consolidate: no memory is near its limit ({usage}). "
@@ -173,7 +173,7 @@ def run(tacit: Tacit, name: str, args: str = "", *, project=None) -> dict:
 def _run(tacit: Tacit, name: str, args: str, *, project=None) -> dict:
     cfg = tacit.cfg
     if name == "memory-consolidate":
-        return memory_consolidate(cfg, project=project, force=wants_force(args))
+        return memory_consolidate(tacit, project=project, force=wants_force(args))
     if name == "memory-skills":
         return memory_skills(cfg, project=project)
     if name == "memory-show":

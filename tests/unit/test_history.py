@@ -10,6 +10,7 @@ import sys
 import time
 
 from tacit import changes
+from tacit.app import Tacit
 from tacit.consolidation import add_entry
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
@@ -184,7 +185,7 @@ def test_writes_inside_an_engine_handler_are_the_handlers_and_join_its_transacti
     engine = Engine(cfg)
 
     def saver(event, ctx):
-        add_entry(ctx.cfg, "global", "Always run ruff before committing")
+        add_entry(Tacit(ctx.cfg, actor=history.declared()), "global", "Always run ruff before committing")
 
     engine.on("message_end", saver, name="test.saver")
     engine.dispatch(MessageEnd(session_id="sess-9", host="pi", cwd=str(cfg.home), role="user",

@@ -52,7 +52,7 @@ def add_parser(subparsers) -> None:
 
 
 def _consolidate(args, cfg) -> int:
-    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None, force=args.force,
+    result = memory_consolidate(args.tacit, use_agent=False if args.deterministic else None, force=args.force,
                                 project=project_for(project_folder(args, cfg)),
                                 session_id=args.session)
     emit(result, text=result["text"])

@@ -128,7 +128,7 @@ def _target(args) -> str:
 
 
 def _add(args, cfg) -> int:
-    result = add_entry(cfg, _target(args), read_text_arg(args.text), project=project_of(args))
+    result = add_entry(args.tacit, _target(args), read_text_arg(args.text), project=project_of(args))
     emit(result, text=say)
     return exit_code(result)
 

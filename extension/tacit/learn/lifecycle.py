@@ -16,6 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from tacit.app import Tacit
 from tacit.consolidation import add_entry
 from tacit.log import log
 from tacit.projects import project_for
@@ -188,7 +189,7 @@ def _apply(conn, cfg, memory_ids, now: float, announce: bool) -> list[Applied]:
             # user added it): this memory is that entry, reinforced, not a second copy
             candidates.mark_applied(conn, memory_id, twin, now)
             continue
-        result = add_entry(cfg, found.target, found.content, use_agent=False, project=project)
+        result = add_entry(_acting(cfg), found.target, found.content, use_agent=False, project=project)
         if not result.get("success"):
             log(cfg, "warning", "learn.lifecycle",
                 f"could not apply {found.key!r} to {found.target}: {result.get('error')}; stays confirmed")
@@ -271,6 +272,12 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
 # ---------------------------------------------------------------------------
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
 # ---------------------------------------------------------------------------
+def _acting(cfg) -> Tacit:
+    """The front door of the learner (or the user's command) this runs for:
+    the actor it declared (``Tacit.acting``, the engine's handler)."""
+    return Tacit(cfg, actor=history.current_actor())
+
+
 class _Using:
     """``with _Using(cfg, ledger) as ledger:`` — the caller's ledger, or a
     fresh one closed afterwards."""
@@ -398,7 +405,7 @@ def teach(cfg, text: str, *, target: str = "memory", ledger=None, now: float | N
             n += 1
             key = f"{base}-{n}"
             previous = candidates.by_key(conn, key)
-        result = add_entry(cfg, target, entry, use_agent=False)
+        result = add_entry(_acting(cfg), target, entry, use_agent=False)
         if not result.get("success"):
             return {"success": False, "key": key, "error": result.get("error"),
                     **{k: result[k] for k in ("usage", "over_limit") if k in result}}
