@@ -412,11 +412,11 @@ def test_apply_that_the_file_refuses_stays_confirmed_and_retries(led, cfg):
 
 
 def test_show_memories_lists_by_status_with_evidence(led, cfg):
-    assert "No learned memories yet" in lifecycle.show_memories(cfg, ledger=led)
+    assert "No learned memories yet" in lifecycle.render_memories(lifecycle.list_memories(cfg, ledger=led))
     apply_rule1(led, cfg)
     observe(led, cfg, plugin="P09", context={"company": "Initech", "run_hour": 4})
     lifecycle.forget(cfg, "entity-initech", ledger=led)
-    text = lifecycle.show_memories(cfg, ledger=led)
+    text = lifecycle.render_memories(lifecycle.list_memories(cfg, ledger=led))
     assert text.index("Applied") < text.index("Candidates") < text.index("Dismissed")
     assert f"{RULE1_KEY}  [pattern] confidence 80, confirmed 4×, evidence 7 from 7 session(s)" in text
     listed = {m["key"]: m for m in lifecycle.list_memories(cfg, ledger=led)}

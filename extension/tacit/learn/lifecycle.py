@@ -330,11 +330,6 @@ def render_memories(memories: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def show_memories(cfg, *, ledger=None) -> str:
-    """``/memory-show``: the text listing memories by status."""
-    return render_memories(list_memories(cfg, ledger=ledger))
-
-
 def forget_in(conn, cfg, key: str, now: float) -> dict:
     """Inside a write transaction: dismiss one memory, revert its
     adaptation, remove its file entry."""
