@@ -19,10 +19,11 @@ import os
 import sys
 
 from tacit.commands import emit, project_folder
+from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.stores.guard_stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
+from tacit.stores.guard_stats import render_stats, stats
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
@@ -126,12 +127,7 @@ def _line(record: GuardRecord) -> str:
     status = "" if record.status == "active" else f" [{record.status}{': ' + record.removed_why if record.removed_why else ''}]"
     strikes = f", {record.strikes} strike{'s' if record.strikes > 1 else ''}" if record.strikes else ""
     return (f"  {record.id:>3}  {record.action:<4}  {record.spec.describe()}{status}\n"
-            f"       \"{_clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+            f"       \"{clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
 
 
 def _project_dict(project: Project | None) -> dict | None:
@@ -214,7 +210,7 @@ def _changed(args, cfg, change, done: str) -> int:
         elif record is not None and record.origin == "memory" and record.status == "removed":
             result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
                               f"to drop it too: tacit memory remove --scope {record.memory_scope} "
-                              f"{json.dumps(_clip(record.lesson, 60))}")
+                              f"{json.dumps(clip(record.lesson, 60))}")
         if args.json:
             emit(result)
         else:

@@ -19,6 +19,7 @@ import json
 import os
 
 from tacit.commands import emit, exit_code, project_folder, read_text_arg, say
+from tacit.display import clip
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
@@ -239,7 +240,7 @@ def render_log(found: list[dict]) -> str:
         where = c["scope"] if not c["scope"].startswith("skill") else f"skill {os.path.basename(os.path.dirname(c['target']))}"
         lines.append(f"#{c['id']:<5} {c['time'].replace('T', ' ')}  {c['action']:<11} {where:<8} {c['actor']}{undone}")
         if c["text"]:
-            lines.append(f"       {_short(c['text'], 160)}")
+            lines.append(f"       {clip(c['text'], 160)}")
     return "\n".join(lines)
 
 
@@ -260,10 +261,10 @@ def render_why(result: dict) -> str:
         for c in found["changes"]:
             lines.append(f"   #{c['id']} {c['time'].replace('T', ' ')} {c['action']} by {c['actor']}")
             if c.get("cause"):
-                lines.append(f"      because: {_short(c['cause'], 200)}")
+                lines.append(f"      because: {clip(c['cause'], 200)}")
     for c in result["removed"]:
         lines.append(f"removed in #{c['id']} {c['time'].replace('T', ' ')} ({c['action']} by {c['actor']}): "
-                     f"{_short(' | '.join(c['removed']), 160)}")
+                     f"{clip(' | '.join(c['removed']), 160)}")
     return "\n".join(lines) or f"No memory entry holds {result['text']!r}, and none ever did."
 
 
@@ -275,6 +276,3 @@ def _undo(args, cfg) -> int:
     return exit_code(result)
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -9,6 +9,7 @@ import time
 
 from tacit.commands import emit
 from tacit.commands.memory import project_of
+from tacit.display import clip
 
 DAY = 86400
 
@@ -105,7 +106,7 @@ def render(status: dict) -> str:
     learned = status["learned"]
     lines.append(f"Learned since yesterday: {len(learned) or 'nothing'}")
     for change in learned[:5]:
-        lines.append(f"  #{change['id']} {change['action']} {change['scope']}: {_short(change['text'])} "
+        lines.append(f"  #{change['id']} {change['action']} {change['scope']}: {clip(change['text'], 90)} "
                      f"({change['actor']})")
     if len(learned) > 5:
         lines.append(f"  … {len(learned) - 5} more: tacit memory log --since yesterday")
@@ -133,6 +134,3 @@ def render(status: dict) -> str:
     return "\n".join(lines)
 
 
-def _short(text: str, limit: int = 90) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -16,6 +16,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
@@ -292,16 +293,11 @@ def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, su
             continue
         why = "you let it run" if kind == "override" else "you said it was wrong"
         if outcome.change == "removed":
-            notices.append(f"tacit: guard {gid} removed ({why} twice: \"{_short(outcome.record.lesson)}\"); "
+            notices.append(f"tacit: guard {gid} removed ({why} twice: \"{clip(outcome.record.lesson, 80)}\"); "
                            f"bring it back with `tacit guard restore {gid}`")
         else:
             notices.append(f"tacit: guard {gid} demoted to ask ({why}); once more and it is removed")
     return Result(notices=notices)
-
-
-def _short(text: str, limit: int = 80) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _programs(match) -> tuple:

@@ -14,6 +14,8 @@ import time
 
 from typing import TYPE_CHECKING
 
+from tacit.display import clip
+
 if TYPE_CHECKING:  # each page imports what it reads when it is first shown: the server starts small
     from tacit.app import Tacit
     from tacit.projects import Project
@@ -80,11 +82,6 @@ def _what(change) -> str:
     if change.action.startswith("guard_") and isinstance(state, dict):
         return f"{change.target} ({state.get('action', '')}, {state.get('status', '')}): “{state.get('because', '')}”"
     return change.text()
-
-
-def clip(text: str, limit: int) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def guards(front: Tacit, current: Project | None) -> dict:
