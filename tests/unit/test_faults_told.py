@@ -23,7 +23,8 @@ from tacit.config import load_config
 from tacit.hosts import hooks
 from tacit.hosts.runtime import build_engine
 from tacit.stores.ledger import Ledger
-from tacit.stores.sessions import insert_job, load_job
+from tacit.stores.jobs import load as load_job
+from tacit.stores.sessions import insert_job
 
 MEMORY = "Use pnpm, not npm.\n§\nTests live in tests/."
 

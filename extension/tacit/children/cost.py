@@ -9,7 +9,6 @@ and skill changes it made (the history rows written by that child).
 
 from __future__ import annotations
 
-import json
 import time
 
 from tacit.children import budget
@@ -17,11 +16,8 @@ from tacit.stores import history, jobs
 from tacit.stores.ledger import Ledger
 
 
-def _loads(text):
-    try:
-        value = json.loads(text) if text else None
-    except ValueError:
-        return None
+def _loads(text) -> dict | None:
+    value = jobs.loads(text)
     return value if isinstance(value, dict) else None
 
 
