@@ -140,19 +140,19 @@ def memory_forget(tacit: Tacit, args: str, *, project=None) -> dict:
                 "text": "Say what to forget: /memory-forget we use pnpm (or a key from /memory-show)."}
     with tacit.ledger.read() as conn:
         is_key = candidates.by_key(conn, what) is not None
-    result = lifecycle.forget(tacit.cfg, what) if is_key else forget(tacit, what, project=project)
+    result = lifecycle.forget(tacit, what) if is_key else forget(tacit, what, project=project)
     result["text"] = result.get("message") or result.get("error") or ""
     return result
 
 
-def memory_teach(cfg, args: str) -> dict:
+def memory_teach(tacit: Tacit, args: str) -> dict:
     """``/memory-teach [--user] TEXT``: saved at once."""
     raw, target = (args or "").strip(), "memory"
     for prefix in ("--user ", "--user=", "user:"):
         if raw.startswith(prefix):
             target, raw = "user", raw[len(prefix):].strip()
             break
-    result = lifecycle.teach(cfg, raw, target=target)
+    result = lifecycle.teach(tacit, raw, target=target)
     result["text"] = result.get("message") or result.get("error") or ""
     return result
 
@@ -181,7 +181,7 @@ def _run(tacit: Tacit, name: str, args: str, *, project=None) -> dict:
     if name == "memory-forget":
         return memory_forget(tacit, args, project=project)
     if name == "memory-teach":
-        return memory_teach(cfg, args)
+        return memory_teach(tacit, args)
     if name == "memory-review":
         return memory_review(cfg, trigger="command")
     return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}
