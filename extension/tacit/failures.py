@@ -13,7 +13,12 @@ import os
 import time
 
 from tacit.fsutil import append_private_line
-from tacit.stores.ledger import LedgerUnavailable
+
+
+class LedgerUnavailable(RuntimeError):
+    """The ledger could not be used just now (locked too long, or it was
+    corrupt and has been moved aside). The caller skips this piece of work."""
+
 
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),

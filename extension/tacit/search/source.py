@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Callable, Iterable, Iterator
 
 from tacit.hosts.spec import registry
@@ -76,20 +75,6 @@ def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
             value = str(value)
     value = " ".join(value[: limit * 2].split())
     return value[:limit]
-
-
-def iso_time(value) -> float | None:
-    """Unix seconds from an ISO-8601 string or a number (seconds or milliseconds)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value / 1000.0 if value > 1e11 else float(value)
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def host_sources() -> list:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import re
 
+from tacit.events import iso_time
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt
 
 _NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
                 "[Request interrupted by user", "Caveat: The messages below were generated")

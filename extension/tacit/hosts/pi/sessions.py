@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 
+from tacit.events import iso_time
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt
 
 
 def sessions_dir(env: dict) -> str:
