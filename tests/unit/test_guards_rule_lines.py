@@ -288,3 +288,72 @@ def test_files_written_by_a_tool_not_by_hand():
     assert not guard_set.check(_call("Write", "docs/changes.md"))
     assert not stops(guard_set, "changie new --kind Fixed --body x")
     assert derive_guards("don't write tests in src/") == ()  # where new files go: no guard
+
+
+# ---- third round: shapes found on more public rule lines -------------------------------------------
+@pytest.mark.parametrize("line,violations,fine", [
+    # a bare "never:" before a quoted list: the list is what never to run
+    ("- **AI agents NEVER**: `pnpm version`, `pnpm release`, `pnpm publish:beta`",
+     ["pnpm version patch", "pnpm release", "pnpm publish:beta"],
+     ["pnpm build", "pnpm test", "pnpm publish:beta --help"]),
+    # the action a flag belongs to is no condition: the matcher sees the command
+    ("- You are not allowed to use `--no-verify` when making a commit or push.",
+     ["git commit --no-verify -m x", "git push --no-verify"],
+     ["git commit -m x", "git push origin feature"]),
+    ("never use --no-verify when committing", ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # node version managers are programs
+    ("1. **NEVER** use `nvm`, `fnm`, or other Node version managers",
+     ["nvm use 20", "fnm use 20", "nvm install 22"],
+     ["node --version", "volta install node@20", "pnpm install"]),
+])
+def test_third_round_command_lines(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # "`.api` files": every file with that extension
+    ("- **Never edit `.api` files manually.** Run `./gradlew apiDump` to regenerate them.",
+     ["sentry/api/sentry.api", "api/core.api"], ["sentry/src/Main.java", "docs/api.md", "api/README"]),
+    # "are generated, never hand-edited": a passive prohibition after a fact
+    ("- **API Compatibility**: Binary compatibility is enforced. `.api` files are generated, never hand-edited",
+     ["sentry/api/sentry.api"], ["sentry/build.gradle.kts"]),
+    ("`dist/` is never edited by hand", ["dist/index.js"], ["src/index.ts"]),
+    # "generated files: `a`, `b` (run …)": the list after the colon names them
+    ("Never hand-edit generated files: `packages/api-types/types/**`, `**/routeTree.gen.ts`, "
+     "`supabase/functions/common/database-types.ts` (run `pnpm generate:types`).",
+     ["packages/api-types/types/api.d.ts", "apps/studio/src/routeTree.gen.ts",
+      "supabase/functions/common/database-types.ts"],
+     ["apps/studio/src/routes/index.tsx", "packages/api-types/package.json", "supabase/functions/main.ts"]),
+])
+def test_third_round_path_lines(line, violations, fine):
+    guard_set = guards_of(line)
+    for path in violations:
+        assert guard_set.check(_call("Edit", path)), f"{line!r} should stop editing {path!r}"
+        assert not guard_set.check(_call("Read", path)), f"{line!r} should let {path!r} be read"
+    for path in fine:
+        assert not guard_set.check(_call("Edit", path)), f"{line!r} should let {path!r} be edited"
+
+
+def test_dot_extension_files_cover_the_bare_dotfile_too():
+    (spec,) = derive_guards("never commit `.env` files")
+    assert spec.match.patterns == ("*.env",)
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert stops(guard_set, "git add .env") and stops(guard_set, "git add config/prod.env")
+    assert not stops(guard_set, "git add .env.example")
+
+
+@pytest.mark.parametrize("line", [
+    # still conditions the matcher cannot see
+    "Never use `--no-verify` when the hooks are slow.",
+    "Do not push when CI is red.",
+    "Never: this is about style, `any` is bad",  # a colon before prose and a type, not commands
+    "Files: `src/a.ts`, `src/b.ts`",  # a list with no prohibition
+    "Never edit `.api` files unless the API changed.",
+    "- Do NOT modify the `packageManager` field in `package.json`",  # a part of a file
+])
+def test_third_round_lines_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []

@@ -37,6 +37,9 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     # "never write the changelog files in `.changes/` by hand": written by a tool, not by the agent
     rf"{_DONT}\s+(?:write|create|add)\s+(?:(?:any|the|new)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
     r"(?:in|under|inside|within|to)\s+(?P<paths>.+?)\s+(?:by hand|manually)",
+    # "`.api` files are generated, never hand-edited" · "`dist/` is never edited by hand"
+    r"(?P<paths>.+?)\s+(?:is|are)\s+(?:(?:auto-?generated|generated|machine-generated)\s*(?:,|;|and|,\s*and)\s*)?"
+    rf"(?:never|not)\s+(?:to\s+be\s+)?{_EDITED}",
     r"leave\s+(?P<paths>.+?)\s+alone",
     r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "

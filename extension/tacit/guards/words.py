@@ -35,6 +35,7 @@ _FAMILIES = {
     "editor": ("vim", "vi", "nano", "emacs", "nvim"),
     "cat": ("cat", "bat"),
     "ls": ("ls", "exa", "eza", "lsd"),
+    "node_vm": ("nvm", "fnm", "volta", "nodenv", "nodeenv"),
 }
 _FAMILY_OF: dict[str, set] = {}
 for _fam, _names in _FAMILIES.items():
@@ -170,6 +171,8 @@ def _path_pattern(part: str) -> str | None:
         return word.rstrip("/") + "/"
     if noun == "file" and not looks:
         return None
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}", word):
+        return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not quoted:
         return None
     if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
