@@ -357,3 +357,37 @@ def test_dot_extension_files_cover_the_bare_dotfile_too():
 ])
 def test_third_round_lines_that_stay_memories(line):
     assert rules_in(line, "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # a script of the project by its relative path, unquoted, after "run"
+    ("- Do not run ./scripts/cargo/fix.sh. Do not format the code yourself.",
+     ["./scripts/cargo/fix.sh", "scripts/cargo/fix.sh --all"], ["cargo check", "./scripts/cargo/check.sh"]),
+    ("never run script/tag-release", ["script/tag-release v1.2.0", "./script/tag-release"], ["script/build"]),
+    # framework CLIs are programs
+    ("never run next dev", ["next dev", "npx next dev", "next dev -p 3001"], ["next build", "pnpm lint"]),
+])
+def test_scripts_and_framework_clis(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_make_changes_to_is_an_edit():
+    guard_set = guards_of("- Do not make changes to docker/dev* configs. Instead, edit the template in docker/template/.")
+    assert guard_set.check(_call("Edit", "docker/dev/docker-compose.yml"))
+    assert guard_set.check(_call("Edit", "docker/dev-multinode/docker-compose.yml"))
+    assert not guard_set.check(_call("Edit", "docker/template/src/main.ts"))
+    assert not guard_set.check(_call("Read", "docker/dev/docker-compose.yml"))
+
+
+@pytest.mark.parametrize("line", [
+    "- Worker code reads bindings from `env`; do not use Vite environment variables there.",  # a name in prose
+    "Never use Docker volumes for the cache.",
+    "don't run src/ files",  # a folder is not a script
+    "never run the e2e/ test scripts unless asked",
+])
+def test_prose_names_and_folders_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []

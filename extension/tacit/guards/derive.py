@@ -206,9 +206,14 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
-def _command_words(cmd: str) -> list[str] | None:
+# "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
+_SCRIPT_PATH = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
+
+
+def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     """The words of "never run …": a quoted command as written, or unquoted
-    words that are a known program and its subcommands/flags."""
+    words that are a known program (or, with ``script``, a relative path to
+    a script) and its subcommands/flags."""
     cmd = cmd.strip()
     quoted = len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "`'\""
     if quoted:
@@ -223,8 +228,10 @@ def _command_words(cmd: str) -> list[str] | None:
             return None
         return words or None
     words = cmd.split()
-    if not words or words[0].lower() not in _KNOWN_PROGRAMS:
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (script and _SCRIPT_PATH.fullmatch(words[0])):
         return None
+    if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
+        return None  # "do not use Vite environment variables": a name in prose, not a command typed
     for w in words[1:]:
         if w.lower() in _STOP_WORDS:
             return None
@@ -244,7 +251,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     m = _RUN.fullmatch(sentence)
     if not m:
         return None
-    words = _command_words(m.group("cmd"))
+    words = _command_words(m.group("cmd"), (m.group("verb") or "").lower() in ("run", "execute", "call", "invoke"))
     if not words:
         return None
     quoted = m.group("cmd").startswith(("`", "'", '"'))
