@@ -391,3 +391,30 @@ def test_make_changes_to_is_an_edit():
 ])
 def test_prose_names_and_folders_stay_memories(line):
     assert rules_in(line, "AGENTS.md") == []
+
+
+def test_that_file_is_the_file_the_tool_writes():
+    line = ("**Generated docs**: `make style` auto-regenerates `docs/source/en/package_reference/cli.md` via "
+            "`utils/generate_cli_reference.py`. Don't edit that file by hand.")
+    guard_set = guards_of(line)
+    assert guard_set.check(_call("Edit", "docs/source/en/package_reference/cli.md"))
+    assert not guard_set.check(_call("Edit", "utils/generate_cli_reference.py"))
+    assert not stops(guard_set, "make style")
+    # two files written, or none said: which one "that file" is stays unknown
+    assert rules_in("`make` regenerates `a.md` and writes `b.md`. Don't edit that file.", "AGENTS.md") == []
+    assert rules_in("See `a.md` and `b.md`. Don't edit that file.", "AGENTS.md") == []
+
+
+def test_telling_the_user_is_no_exception():
+    guard_set = guards_of("- Do not run `next dev` yourself. If you need a specific change to be tested, "
+                          "tell me to manually check it for you.")
+    assert stops(guard_set, "next dev") and not stops(guard_set, "next build")
+
+
+@pytest.mark.parametrize("line", [
+    "Never push to main. If you need to push, tell me first.",  # then it may happen: an exception
+    "Never push to main. If you must, ask me.",
+    "Don't run next dev. If it is needed, let me know, then run it.",
+])
+def test_a_way_to_do_it_anyway_still_vetoes(line):
+    assert rules_in(line, "AGENTS.md") == []

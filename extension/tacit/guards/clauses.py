@@ -201,6 +201,11 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
                   bool(_EXCEPTION.search(bare)), aside)
 
 
+# "If you need it tested, tell me to check it": the user is told, the act stays forbidden
+_INFORM = re.compile(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping)\s+(?:me|us|the user|a human|"
+                     r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
+
+
 def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
     """True when an exception or hedge makes the rule uncheckable: an
     exception word anywhere, a hedge in the rule clause, or another plain
@@ -209,7 +214,7 @@ def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
         return True
     for found in sentences:
         for c in found:
-            if c is rule or c.text == rule.text:
+            if c is rule or c.text == rule.text or rule not in found and _INFORM.fullmatch(c.text):
                 continue
             if c.exception or c.head_hedge:
                 return True

@@ -58,6 +58,10 @@ _GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|clos
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
+# the file a tool writes: "auto-regenerates `docs/cli.md`" · "commit the regenerated `x.md`"
+_GENERATED = re.compile(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
+
+
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
     """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
     edit (or commit) prohibition with no object, in a lesson that names
@@ -71,6 +75,9 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
+    made = {_path_pattern(q) for q in _GENERATED.findall(lesson)} - {None}
+    if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
+        quoted = [f"`{next(iter(made))}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
         return None  # one path, and one that looks like a path (not "`pnpm`")
