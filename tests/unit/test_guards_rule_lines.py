@@ -418,3 +418,27 @@ def test_telling_the_user_is_no_exception():
 ])
 def test_a_way_to_do_it_anyway_still_vetoes(line):
     assert rules_in(line, "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # the flag's purpose is no condition
+    ("- Do not use `--no-verify` to bypass hooks.", ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # the `--` separator inside a command says nothing
+    ("- Don't call `git checkout -- .`", ["git checkout -- .", "git checkout ."], ["git checkout main"]),
+    # "on any directory" widens nothing: the command is the rule
+    ("- Do not run `rm -rf` on any directory.", ["rm -rf build", "rm -fr /tmp/x"], ["rm build/a.o", "ls -la"]),
+])
+def test_purposes_separators_and_anywhere(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_an_adjective_before_a_quoted_path():
+    guard_set = guards_of("- Never edit the auto-generated `api.ts` file.")
+    assert guard_set.check(_call("Edit", "src/client/api.ts"))
+    assert not guard_set.check(_call("Edit", "src/client/api.test.ts"))
+    assert rules_in("never edit generated code", "AGENTS.md") == []
+    assert rules_in("Never run `rm -rf` anywhere unless asked", "AGENTS.md") == []

@@ -112,7 +112,8 @@ _SUDO = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
-_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+)", re.I)
+_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
+                  r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
@@ -262,6 +263,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
             return None  # "never use git" is not a command; "never use `git stash`" is
         if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
             return None  # "never use `any`": a type or a word, not a program
+    if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
+        words = words[:1] + [w for w in words[1:] if w != "--"]
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]

@@ -29,7 +29,7 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
     rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
-    r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
+    r"(?:(?:in|under|inside|within|of|from)\s+)?(?:(?:auto-?generated|generated|compiled|vendored)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
     rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all|existing)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
