@@ -442,3 +442,26 @@ def test_an_adjective_before_a_quoted_path():
     assert not guard_set.check(_call("Edit", "src/client/api.test.ts"))
     assert rules_in("never edit generated code", "AGENTS.md") == []
     assert rules_in("Never run `rm -rf` anywhere unless asked", "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    ("NEVER run bare `pnpm sync:snippets` — it rewrites every fenced block in `docs/` and",
+     ["pnpm sync:snippets"], ["pnpm sync:snippets docs/guide.md", "pnpm sync:snippets --check", "pnpm build"]),
+    ("never run a plain cargo update", ["cargo update"], ["cargo update -p tokio --precise 1.40.0", "cargo build"]),
+])
+def test_a_bare_command_is_only_the_command_with_nothing_after_it(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_a_bare_command_survives_the_store_and_needs_an_exact_command():
+    from tacit.guards.model import GuardSpec
+    (spec,) = derive_guards("never run a bare `pnpm test`")
+    assert spec.match == CommandMatch(("pnpm",), ("test",), (), True, True)
+    assert GuardSpec.from_dict(spec.to_dict()).match == spec.match
+    assert "bare" not in derive_guards("never run `pnpm test`")[0].match.to_dict()  # stored as before
+    assert derive_guards("never run a bare `git push --force`") == ()  # flags: not a bare command
+    assert derive_guards("never run a plain old build") == ()

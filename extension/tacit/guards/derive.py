@@ -248,10 +248,19 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
+_BARE = re.compile(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
+
+
 def _run(sentence: str, because: str) -> GuardSpec | None:
     m = _RUN.fullmatch(sentence)
     if not m:
         return None
+    bare = _BARE.match(m.group("cmd"))  # "never run a bare `pnpm test`": only with nothing after it
+    if bare:
+        spec = _run(sentence[:m.start("cmd")] + m.group("cmd")[bare.end():], because)
+        if spec is None or not isinstance(spec.match, CommandMatch) or spec.match.flags:
+            return None
+        return GuardSpec(CommandMatch(spec.match.programs, spec.match.subcommands, (), True, True), because)
     words = _command_words(m.group("cmd"), (m.group("verb") or "").lower() in ("run", "execute", "call", "invoke"))
     if not words:
         return None
