@@ -396,3 +396,20 @@ def test_the_service_refresh_reads_new_sessions_in_the_background(cfg, home, rep
     with lock_for(index_path(cfg)):  # a catch-up is running: the tick does not wait for it
         assert indexer.refresh(cfg) is None
     assert search(cfg, "seed", cwd=str(repo))["indexed"]["messages"] == 0  # nothing left to read
+
+
+def test_a_second_search_in_the_service_is_handed_back_not_queued_on_a_hook_worker(cfg, home, repo):
+    from tacit.service.searches import Searches
+
+    _transcript(home, repo)
+    searches = Searches(cfg)
+    request = {"argv": ["--json", "seed", "database"], "cwd": str(repo)}
+    try:
+        searches.lock.acquire()  # a search is running
+        try:
+            assert searches.answer(request) is None  # the CLI answers this one itself
+        finally:
+            searches.lock.release()
+        assert searches.answer(request) is not None
+    finally:
+        searches.close()

@@ -1,7 +1,8 @@
 """``tacit search`` answered in the service (docs/search.md, "In the service").
 
 The index stays open between searches (reopened when ``--reindex`` replaced
-its file) and one search runs at a time; each still catches up first, which
+its file) and one search runs at a time (another one is handed back to the CLI, never queued
+on a hook worker); each still catches up first, which
 costs a ``stat`` per session file when nothing changed.
 """
 
@@ -19,10 +20,16 @@ class Searches:
         self.inode = None
 
     def answer(self, request: dict) -> dict | None:
+        """None while another search runs: a waiting search would hold a hook worker (the CLI
+        searches in-process instead), so eight searches at once cannot stall a guard check."""
         from tacit.commands.search import answer
 
-        with self.lock:
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
             return answer(self.cfg, request, self._open())
+        finally:
+            self.lock.release()
 
     def _open(self):
         from tacit.search.indexer import index_path, open_index
