@@ -22,6 +22,7 @@ class CommandMatch:
     ``terraform apply``); known aliases (``npm i`` = ``npm install``) are
     expanded when compiled. ``flags``: flags that must all be present.
     ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
+    ``bare``: only the command with nothing after it ("a bare `pnpm test`").
     """
 
     kind: ClassVar[str] = "command"
@@ -29,10 +30,12 @@ class CommandMatch:
     subcommands: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     allow_info: bool = False
+    bare: bool = False
 
     def to_dict(self) -> dict:
-        return {"programs": list(self.programs), "subcommands": list(self.subcommands),
-                "flags": list(self.flags), "allow_info": self.allow_info}
+        out = {"programs": list(self.programs), "subcommands": list(self.subcommands),
+               "flags": list(self.flags), "allow_info": self.allow_info}
+        return {**out, "bare": True} if self.bare else out
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +316,8 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         if not programs:
             return None
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
-                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)))
+                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
+                            data.get("bare") is True)
     if kind == "path":
         patterns = _strs(data["patterns"])
         return PathMatch(patterns) if patterns else None

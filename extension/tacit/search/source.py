@@ -77,6 +77,23 @@ def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
     return value[:limit]
 
 
+def block_messages(content, role: str, tool_type: str, args_key: str) -> list[Message]:
+    """A transcript's message content (a string, or a list of blocks) as messages: its text
+    blocks as ``role``'s, its tool calls (``tool_type`` blocks, arguments under ``args_key``)
+    as tool excerpts."""
+    if isinstance(content, str):
+        return [Message(role, content)] if content.strip() else []
+    out = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            out.append(Message(role, block["text"] if role != TOOL else excerpt(block["text"])))
+        elif block.get("type") == tool_type:
+            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get(args_key))}")))
+    return out
+
+
 def host_sources() -> list:
     """The ``SessionSource`` of every host whose spec names one."""
     return [importlib.import_module(host.sessions).SOURCE for host in registry().values() if host.sessions]
