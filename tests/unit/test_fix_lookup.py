@@ -6,6 +6,8 @@ injection filters let through. Real SQLite with FTS5."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -93,3 +95,16 @@ def test_ranking_read_in_batches_keeps_the_best_the_filters_let_through(cfg, led
             [c for c in store.match(conn, ["quuxbuild"], cfg, now, filters=False, limit=1000)
              if c.id not in {f.id for f in full[:45]}]
         assert store.match(conn, ["quuxbuild"], cfg, now, filters=True, limit=0) == []
+
+
+def test_a_lookup_never_imports_the_fix_detector(cfg, ledger):
+    """The detector's 73 patterns are compiled when a fix is stored, not on
+    a service's start or an in-process hook's lookup."""
+    with ledger.write() as conn:
+        add(conn, "the gizmo daemon exits on SIGHUP", "handle SIGHUP in gizmod.py", "gizmo exits", time.time())
+    code = ("import sys\nfrom tacit.config import load_config\nfrom tacit.learn import fixes\n"
+            "from tacit.stores.ledger import Ledger\ncfg = load_config(env={'TACIT_HOME': sys.argv[1]})\n"
+            "found = fixes.find_patterns(Ledger(cfg).connection(), 'gizmo daemon exits on SIGHUP', cfg, threshold=0.0)\n"
+            "print(len(found), 'tacit.detect.fix' in sys.modules, 'tacit.detect.fix_parse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, cfg.state_dir_str], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "False", "False"], out.stderr
