@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
-from tacit import degraded
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
@@ -29,7 +28,7 @@ from tacit.events import (
     event_to_dict,
 )
 from tacit.failures import record_failure
-from tacit.handlers import BUILTIN_PLUGINS
+from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.hookspecs import (
     RESULT_TYPES,
     ChildRequest,
@@ -289,7 +288,7 @@ class Engine:
         event = clean_event(event)
         # -- privacy (issue 14): tacit is off for this project: answer, keep nothing
         if exclusion.excluded(self.cfg, event.cwd, event.session_id):
-            return exclusion.answer(self, event, result_type)
+            return degraded.excluded(self, event, result_type)
         regs = self._handlers.get(event.kind, ())
         background = any(r.background for r in regs)
         if background and not event.id:

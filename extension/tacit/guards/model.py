@@ -190,6 +190,34 @@ class GuardSpec:
     def kind(self) -> str:
         return self.match.kind
 
+    def describe(self) -> str:
+        """What a guard stops, in a few words."""
+        m = self.match
+        if isinstance(m, CommandMatch):
+            words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
+            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
+        if isinstance(m, PathMatch):
+            return "changes to " + ", ".join(m.patterns)
+        if isinstance(m, PushMatch):
+            what = "force push" if m.force_only else "git push"
+            targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
+            return what + (" to " + ", ".join(targets) if targets else "")
+        if isinstance(m, SudoMatch):
+            return "sudo (raised privileges)"
+        if isinstance(m, PipeMatch):
+            return f"{'/'.join(m.sources)} piped into a shell"
+        if isinstance(m, CommitMatch):
+            return "git commit on " + ", ".join(m.branches)
+        if isinstance(m, CommitPathMatch):
+            return "git add/commit of " + ", ".join(m.patterns)
+        if isinstance(m, RemoveMatch):
+            return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
+        if isinstance(m, RebaseMatch):
+            return "git rebase onto " + ", ".join(m.branches)
+        if isinstance(m, SqlMatch):
+            return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
+        return self.kind
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "match": self.match.to_dict(), "because": self.because,
                 "instead": self.instead, "action": self.action}

@@ -15,9 +15,8 @@ from tacit.handlers import review
 from tacit.learn import retention as learner_retention
 from tacit.log import log
 from tacit.safety import file_modes
-from tacit.stores import notices
+from tacit.stores import jobs as job_rows, notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.sessions import load_job
 
 DAY = 86400
 STRANDED_AFTER = 60.0  # seconds a queued job may wait for its runner
@@ -54,12 +53,10 @@ def relaunch_stranded(cfg, engine, now: float) -> int:
     if engine.launcher is None:
         return 0
     with engine.ledger().read() as conn:
-        rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
-                            "WHERE status = 'queued' AND created_at < ?", (now - STRANDED_AFTER,)).fetchall()
-    for job_id, kind, session_id, host, cwd, source in rows:
-        engine.launcher({"id": job_id, "kind": kind, "session_id": session_id, "host": host,
-                         "cwd": cwd, "source": source})
-    return len(rows)
+        jobs = job_rows.stranded(conn, now - STRANDED_AFTER)
+    for job in jobs:
+        engine.launcher(job)
+    return len(jobs)
 
 
 def start_deferred(cfg, engine) -> int:
@@ -88,7 +85,7 @@ def release_waiting(cfg, engine, now: float) -> int:
         return 0
     for job_id in ids:
         with engine.ledger().read() as conn:
-            job = load_job(conn, job_id)
+            job = job_rows.load(conn, job_id)
         if job is not None:
             engine.launcher(job)
     return len(ids)
