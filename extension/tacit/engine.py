@@ -113,13 +113,6 @@ class HandlerContext:
         """The detectors' verdict on this user message (None for other events)."""
         return self.engine.analysis_for(self.event, self.state)
 
-    def child_available(self, kind: str = "") -> bool:
-        return self.engine.child_available(self.host)
-
-    @staticmethod
-    def now() -> float:
-        return time.time()
-
 
 class Engine:
     """Dispatches events to registered handlers and merges their results."""
@@ -482,16 +475,21 @@ class Engine:
             if isinstance(got, Result):
                 children.extend(got.children)
         if children:
-            jobs = []
-            with self._lock, self.sessions.updating(event.session_id) as locked:
-                jobs = [job for req in children if (job := self._claim(req, event, locked))]
-                if jobs:
-                    with self.ledger().write() as conn:
-                        for job in jobs:
-                            insert_job(conn, job)
-            for job in jobs:
-                self._launch(job)
+            self.start_jobs(event, lambda state: children)
         return True
+
+    def start_jobs(self, event: Event, decide) -> list[dict]:
+        """Claim the children ``decide(state)`` asks for in the event's session, then launch them
+        (also outside any event: the service's housekeeping starting a deferred review)."""
+        with self._lock, self.sessions.updating(event.session_id) as state:
+            jobs = [job for req in decide(state) if (job := self._claim(req, event, state))]
+            if jobs:
+                with self.ledger().write() as conn:
+                    for job in jobs:
+                        insert_job(conn, job)
+        for job in jobs:
+            self._launch(job)
+        return jobs
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait for queued background work (thread mode); at shutdown and in tests."""

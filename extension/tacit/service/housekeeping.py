@@ -10,6 +10,8 @@ import shutil
 import time
 
 from tacit.children import budget, orphans
+from tacit.events import Event
+from tacit.handlers import review
 from tacit.learn import retention as learner_retention
 from tacit.log import log
 from tacit.safety import file_modes
@@ -25,7 +27,8 @@ CHILD_LOG_KEEP = 2
 def tick(cfg, engine, now: float | None = None) -> dict:
     now = time.time() if now is None else now
     out = {"orphans": len(orphans.reap(cfg, engine.ledger())),  # children of runners that are gone
-           "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now)}
+           "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now),
+           "deferred": start_deferred(cfg, engine)}
     ledger = engine.ledger()
     try:
         with ledger.write() as conn:
@@ -54,6 +57,22 @@ def relaunch_stranded(cfg, engine, now: float) -> int:
     for job in jobs:
         engine.launcher(job)
     return len(jobs)
+
+
+def start_deferred(cfg, engine) -> int:
+    """Reviews that ended sessions deferred while their review ran, now that it is done."""
+    if engine.launcher is None:
+        return 0
+    try:
+        marked = engine.sessions.marked(review.DEFERRED)
+    except LedgerUnavailable:
+        return 0
+    started = 0
+    for sid in marked:
+        seen = engine.sessions.peek(sid)
+        event = Event(session_id=sid, host=seen.host, cwd=seen.cwd or None)
+        started += len(engine.start_jobs(event, lambda state: [r for r in [review.deferred_review(state, cfg)] if r]))
+    return started
 
 
 def release_waiting(cfg, engine, now: float) -> int:

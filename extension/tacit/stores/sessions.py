@@ -92,6 +92,12 @@ class SessionStore:
             rev = self._save(conn, state, rev, before)
         self._remember(state, rev)
 
+    def marked(self, mark: str, limit: int = 50) -> list[str]:
+        """Sessions whose state may hold ``mark`` (the caller reads the state to be sure)."""
+        with self._lock, self._ledger().read() as conn:
+            return [r[0] for r in conn.execute("SELECT session_id FROM sessions WHERE instr(state, ?) > 0 LIMIT ?",
+                                               (json.dumps(mark), limit))]
+
     def peek(self, session_id: str) -> SessionState:
         with self._lock, self._ledger().read() as conn:
             return self._load(conn, session_id)[0]
