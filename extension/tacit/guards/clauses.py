@@ -17,44 +17,46 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
+
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
-_SYMBOLS = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
+_BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
+_SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
-_LINK = re.compile(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
+_LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
+_BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
-_NOISE = re.compile(
+_NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
     r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
-_HERE = re.compile(
+_HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)|(?:in )?here|for package management|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
-_REASON_HEAD = re.compile(
+_REASON_HEAD = lazy(
     r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
-_REASON_SPLIT = re.compile(
+_REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
     r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
-_CLAUSE_SPLIT = re.compile(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
+_SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
-_EXCEPTION = re.compile(
+_EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
     r"for now|for the moment|temporarily|until)\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
-_HEDGE = re.compile(
+_HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
     r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
     r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
@@ -66,8 +68,8 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
            "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
-_AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
-_PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+_AVOID = lazy(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
+_PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,19 +9,20 @@ import re
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, RebaseMatch,
                                 SqlMatch)
 from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
+from tacit.lazyre import lazy
 
 # "never amend commits" · "don't amend" · "no amending"
-_AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
+_AMEND = lazy(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
                     r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
-_NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
+_NO_VERIFY = lazy(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
                         r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
-_REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
+_REBASE = lazy(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
                      r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
 _SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
 _SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
-_PIPE = [re.compile(p, re.I) for p in (
+_PIPE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:run\s+)?(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?{_SRC}(?:\s+(?:output|results?))?"
     rf"\s+(?:in)?to\s+(?:sudo\s+)?{_SINK}",
     rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)(?:\s+[^|`]*)?\s*\|\s*(?:sudo\s+)?(?:sh|bash|zsh)`?(?:\s+(?:scripts?|installs?|installers?))?",
@@ -29,23 +30,23 @@ _PIPE = [re.compile(p, re.I) for p in (
 )]
 _SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
 _SQL = [
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
                 rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
                 rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
                 r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
 ]
 
 
-_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
+_OBJECTLESS_EDIT = lazy(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
-_COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
+_COMMIT_TO = lazy(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
-_COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
+_COMMIT_PATH = lazy(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:the\s+)?(?P<paths>.+)", re.I)
-_GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
