@@ -108,6 +108,8 @@ class SkillGate:
     whose name, description, category folder name and body all pass, with
     their description cleaned; the refused pieces pile up in ``left_out``."""
 
+    cache_key = "context-gate"  # tacit.stores.skills.SkillStore.kept_render: same catalog, same verdicts
+
     def __init__(self, cfg=None):
         self.left_out: list = []
         self.cfg = cfg  # where the verdicts are kept (tacit.stores.file_memo); None: not kept

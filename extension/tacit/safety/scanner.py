@@ -697,7 +697,7 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
         def check(match, text, _rule=rule):
             return _rule.pattern_id if _rule.check(match, text) else None
     return _Rule(
-        rule.pattern_id if rule.check is None else None, rule.rx.pattern, rule.rx.flags,
+        rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
         triggers=rule.triggers, view="raw", check=check, mask_group=rule.mask,
         ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )

@@ -104,7 +104,7 @@ class _Live:
 
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     catalog: Catalog | None = None
-    rendered: dict[int, str] = dataclasses.field(default_factory=dict)
+    rendered: dict = dataclasses.field(default_factory=dict)  # budget (or a gate's key) -> text
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,6 +538,21 @@ class SkillStore:
         except Exception as exc:  # noqa: BLE001 — the index feeds a host's prompt
             log_exception(self.cfg, "skills.index_text", exc)
             return ""
+
+    def kept_render(self, key, make):
+        """``make(catalog)``'s result, kept with this catalog under ``key``
+        (until ``refresh()``): what every session would compute alike."""
+        catalog, live = self.catalog(), self._live
+        with live.lock:
+            found = live.rendered.get(key)
+        if found is None:
+            found = make(catalog)
+            with live.lock:
+                if live.catalog is catalog:  # not refreshed meanwhile
+                    if len(live.rendered) >= 8:
+                        live.rendered.clear()
+                    live.rendered[key] = found
+        return found
 
     def snapshot(self) -> str:
         """The index as it was at the first call on this store (session start);
