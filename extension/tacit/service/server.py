@@ -35,6 +35,7 @@ from tacit.service.reports import Reports, session_of
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 TICK_SECONDS = 5.0
+SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
 WORKERS = 8  # threads answering hooks (the engine applies one event at a time; the rest wait in memory)
 
 
@@ -59,6 +60,7 @@ class Service:
         self.reader = None
         self.cut = 0
         self.cacheable = False
+        self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -78,12 +80,12 @@ class Service:
             self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
             # the first hook is waiting: the watchers (a walk of every skill folder) and what a
-            # crashed instance left for the learners are set up while it is answered
-            threading.Thread(target=self._watch, name="tacit-watch", daemon=True).start()
+            # crashed instance left for the learners start once it is answered (they would
+            # share the interpreter with it), or after SETTLE_SECONDS
+            threading.Thread(target=self._after_first_answer, name="tacit-watch", daemon=True).start()
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
             self._accept_loop()
             return 0
         finally:
@@ -134,9 +136,18 @@ class Service:
         listener.settimeout(1.0)
         self.listener = listener
 
+    def _after_first_answer(self) -> None:
+        self.answered.wait(SETTLE_SECONDS)
+        try:
+            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
+        except Exception as exc:  # noqa: BLE001
+            log_exception(self.cfg, "service background start", exc)
+        self._watch()
+
     def _watch(self) -> None:
         try:
             self._start_observer()
+            self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
@@ -246,6 +257,7 @@ class Service:
         self._touch()
         if self.reports.accept(host, event, event_id, body):
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
+            self.answered.set()
             return False
         self._count(+1)
         try:
@@ -272,6 +284,7 @@ class Service:
             text = self._run_hook(host, event, body, event_id)
             out = text.encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
+            self.answered.set()
             if event == "SessionStart" and self.cacheable:
                 self._keep_context(host, body, text, started)
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
