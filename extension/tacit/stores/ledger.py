@@ -16,6 +16,7 @@ from tacit.fsutil import lock_for
 from tacit.log import log
 
 DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another writer
+CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per thread; the OS caches the file)
 
 # ---------------------------------------------------------------------------
 # Schema. Append new migrations at the end; never edit an applied one.
@@ -601,6 +602,7 @@ class Ledger:
                                check_same_thread=False)
         try:
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # per connection, one per thread: bounded
             conn.execute("PRAGMA foreign_keys=ON")
             # Switching a new file to WAL needs an exclusive lock and SQLite
             # answers "database is locked" at once (no busy wait) when another
