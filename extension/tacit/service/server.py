@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tacit import __version__
+from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -61,6 +61,7 @@ class Service:
         self.cut = 0
         self.cacheable = False
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
+        self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -143,10 +144,13 @@ class Service:
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service background start", exc)
         self._watch()
+        lazyre.compile_all(pause=0.001)  # what the first prompt's detectors need, before it comes
 
     def _watch(self) -> None:
         try:
             self._start_observer()
+            if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
+                self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
@@ -419,6 +423,14 @@ def _connectable(folder: str) -> bool:
         return False
     finally:
         probe.close()
+
+
+def _stat_of(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
 
 def _rss_kb() -> int:
