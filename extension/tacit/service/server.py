@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tacit import __version__, lazyre
+from tacit import __version__, degraded, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -285,7 +285,10 @@ class Service:
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_of(body))
             started = time.time_ns()
+            degraded.take_unapplied()
             text = self._run_hook(host, event, body, event_id)
+            if degraded.take_unapplied():  # answered from the files; applied once the ledger can be written
+                self.reports.accept(host, event, event_id, body, later=True)
             out = text.encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
             self.answered.set()
