@@ -291,6 +291,7 @@ class Service:
                 self.reports.accept(host, event, event_id, body, later=True)
             out = text.encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
+            conn.close()  # the client reads to the end: its answer is complete before the context is kept
             self.answered.set()
             if event == "SessionStart" and self.cacheable:
                 self._keep_context(host, body, text, started)
