@@ -390,7 +390,7 @@ def in_process(host: str, event: str, event_id: str, payload: bytes, fault: str 
         site.main()  # the dependencies live in site-packages
     from tacit.hosts.hooks import run_in_process
 
-    from tacit import degraded
+    from tacit.handlers import degraded
 
     if fault:
         record_fault(host, fault)

@@ -23,7 +23,7 @@ import threading
 import time
 from collections import Counter, deque
 
-from tacit import degraded
+from tacit.handlers import degraded
 from tacit.log import log_exception
 from tacit.stores import notices
 

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tacit import __version__, degraded, lazyre
+from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -28,10 +28,12 @@ from tacit.hosts.pi.protocol import PiSession
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
-from tacit.handlers import BUILTIN_PLUGINS
+from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
+from tacit.service.client import connect_socket
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_of
+from tacit.service.searches import Searches
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 TICK_SECONDS = 5.0
@@ -60,6 +62,7 @@ class Service:
         self.reader = None
         self.cut = 0
         self.cacheable = False
+        self.searches = Searches(cfg)
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
         self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
 
@@ -205,6 +208,7 @@ class Service:
             self.reports.stop(timeout=max(1.0, deadline - time.monotonic()))
         if self.observer is not None:
             self.observer.stop()
+        self.searches.close()
         if self.engine is not None:
             self.engine.close()
             log(self.cfg, "info", "service", f"stopped ({self.stop_reason or 'exit'}) after "
@@ -237,6 +241,8 @@ class Service:
                 threading.Thread(target=self._serve_rpc, args=(conn, parts, body or b""), daemon=True,
                                  name="tacit-pi").start()
                 handed = True
+            elif kind == b"search" and len(parts) == 3:
+                handed = self._take_search(conn, parts, body)
             elif kind == b"status":
                 conn.sendall(json.dumps(self.status()).encode() + b"\n")
             elif kind == b"stop":
@@ -270,6 +276,37 @@ class Service:
             self._count(-1)
             return False
         return True
+
+    def _take_search(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> bool:
+        if not self._serves(parts[2].decode("utf-8", "replace")) or body is None:
+            conn.sendall(b"MISMATCH\n")
+            return False
+        self._touch()
+        self._count(+1)
+        try:
+            self.pool.submit(self._serve_search, conn, body)
+        except RuntimeError:
+            self._count(-1)
+            return False
+        return True
+
+    def _serve_search(self, conn: socket.socket, body: bytes) -> None:
+        """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
+        reply = b"NO\n"
+        try:
+            answer = self.searches.answer(json.loads(body.decode("utf-8")))
+            if answer is not None:
+                out = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+                reply = b"OK %d\n" % len(out) + out
+        except Exception as exc:  # noqa: BLE001 — the CLI searches in-process instead
+            log_exception(self.cfg, "service search", exc)
+        try:
+            conn.sendall(reply)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+            self._count(-1)
 
     def _serves(self, identity: str) -> bool:
         """A client of this version or an older one is served (two installs
@@ -409,24 +446,11 @@ def _identity_key(identity: str) -> tuple:
 
 
 def _connectable(folder: str) -> bool:
-    path = os.path.join(folder, SOCKET_NAME)
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(1.0)
-        if len(path.encode()) < 100:
-            probe.connect(path)
-        else:
-            here = os.getcwd()
-            os.chdir(folder)
-            try:
-                probe.connect(SOCKET_NAME)
-            finally:
-                os.chdir(here)
+        connect_socket(folder, 1.0).close()
         return True
     except OSError:
         return False
-    finally:
-        probe.close()
 
 
 def _stat_of(path: str) -> tuple:
