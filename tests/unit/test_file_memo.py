@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.handlers import context
-from tacit.handlers.context import SkillGate
-from tacit.stores import file_memo, skills
+from tacit.stores import file_memo, skill_gate, skills
+from tacit.stores.skill_gate import SkillGate
 from tacit.stores.skill_scopes import ScopedSkills
 
 SKILL = """---
@@ -38,7 +37,7 @@ def write(cfg, name: str, step: str = "Run the tests.", description: str = "Depl
 def new_process() -> None:
     """What a fresh process starts with: no memo in memory, no body verdicts."""
     file_memo._MEMOS.clear()
-    context._BODY_VERDICTS.clear()
+    skill_gate._BODY_VERDICTS.clear()
 
 
 def index(cfg) -> tuple[str, list]:
@@ -53,9 +52,9 @@ def test_a_new_process_reads_no_unchanged_skill_file(cfg, monkeypatch):
     assert "skill-4" in first
     new_process()
     read = []
-    real_load, real_verdict = skills._load, context._verdict
+    real_load, real_verdict = skills._load, skill_gate._verdict
     monkeypatch.setattr(skills, "_load", lambda c: read.append(c.path) or real_load(c))
-    monkeypatch.setattr(context, "_verdict", lambda s: read.append(s.path) or real_verdict(s))
+    monkeypatch.setattr(skill_gate, "_verdict", lambda s: read.append(s.path) or real_verdict(s))
     assert index(cfg)[0] == first and read == []
     memo_files = os.listdir(os.path.join(cfg.state_dir_str, "run", "memo"))
     assert len(memo_files) == 2 and all(oct(os.stat(os.path.join(cfg.state_dir_str, "run", "memo", f)).st_mode

@@ -11,11 +11,11 @@ from __future__ import annotations
 import jinja2
 
 from tacit.commandline import tacit_display
-from tacit.handlers.context import SkillGate
 from tacit.projects import project_for
 from tacit.resources import resource_dir
-from tacit.stores.memory import MemoryStore
 from tacit.safety.context_gate import ENTRY_SEPARATOR, MEMORY, NOTICE, SKILL_NAME, Block, gate_context
+from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_gate import SkillGate
 from tacit.stores.skill_scopes import ScopedSkills
 
 LEFT_OUT_ENTRY = "(entry {number} left out of this prompt: {reason} [{pattern_id}]; leave it as it is)"

@@ -59,7 +59,7 @@ class ScopedSkills:
         """The index of every scope within ``budget``. ``gate(scope, skills)``,
         when given, gets every skill of a scope's catalog (blocked ones too)
         and returns the records that may be listed (the session context gates
-        them: ``tacit.handlers.context``). ``skip``: scopes a host indexes itself."""
+        them: ``tacit.stores.skill_gate``). ``skip``: scopes a host indexes itself."""
         budget = int(self.cfg.skill_index_budget if budget is None else budget)
         parts, used = [], 0
         seen: set[str] = set()
