@@ -45,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tacit import scan
+from tacit.safety import scanner as scan
 from tacit.config import load_config
 from tacit.stores import skills
 from tacit.stores.skill_format import parse_skill, render_skill

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from tacit.config import load_config
 from tacit.fsutil import _fsync_dir, atomic_write_bytes, atomic_write_text, lock_for
-from tacit.scan import scan
+from tacit.safety.scanner import scan
 from tacit.stores import history
 from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore
 

@@ -25,7 +25,7 @@ ENVIRON_HOMES = {"config.py", "paths.py", "children/env.py", "hosts/hook_client.
 # Layers, lowest first: a module imports only from its own layer or a lower one.
 LAYERS = [
     {"tacit", "tacit.log", "tacit.fsutil", "tacit.paths", "tacit.config", "tacit.resources", "tacit.events",
-     "tacit.hookspecs", "tacit.scan", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
+     "tacit.hookspecs", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
      "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes",
      # the host specs are data every layer may read (tacit.hosts.spec)
      "tacit.hosts.spec", "tacit.hosts.claude_code.spec", "tacit.hosts.codex.spec", "tacit.hosts.hermes.spec",

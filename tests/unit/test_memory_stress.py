@@ -53,7 +53,7 @@ pytestmark = pytest.mark.stress
 _CLI_WRITER = r'''
 import json, os, sys, time
 from tacit.cli import main
-from tacit.scan import scan
+from tacit.safety.scanner import scan
 
 writer, count, prefix = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 def text(i):

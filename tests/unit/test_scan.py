@@ -1,4 +1,4 @@
-"""Tests for the content scanner (tacit.scan) and ``tacit scan``.
+"""Tests for the content scanner (tacit.safety.scanner) and ``tacit scan``.
 
 The labelled corpus in tests/data/scan_corpus.jsonl is the main evidence: every
 malicious entry must be caught with its expected pattern id and every benign
@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tacit import scan as scanner
-from tacit.scan import CATEGORIES, Finding, describe, first_finding, pattern_ids, scan
+from tacit.safety import scanner
+from tacit.safety.scanner import CATEGORIES, Finding, describe, first_finding, pattern_ids, scan
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "scan_corpus.jsonl"

@@ -898,7 +898,7 @@ def test_concurrent_threads_share_the_lock(store):
 # starter skills and template
 # ---------------------------------------------------------------------------
 def test_starter_skills_install_once_and_are_valid(store):
-    from tacit.scan import first_finding
+    from tacit.safety.scanner import first_finding
 
     first = store.install_starters()
     assert first["success"] and set(first["installed"]) == {"saving-memories", "writing-skills"}
@@ -931,7 +931,7 @@ def test_install_starters_never_overwrites(store):
                            min_size=1, max_size=120))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_store_round_trips_descriptions(cfg, description):
-    from tacit.scan import first_finding
+    from tacit.safety.scanner import first_finding
 
     assume(description.strip() and first_finding(description) is None)
     store = SkillStore(cfg)

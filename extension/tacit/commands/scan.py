@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
 
 def scan_result(text: str) -> dict:
     """The JSON-ready verdict for ``text`` (also usable without the CLI)."""
-    from tacit.scan import describe, scan
+    from tacit.safety.scanner import describe, scan
 
     findings = scan(text)
     return {

@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from tacit.detect import importance as detect_importance
 from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.learn.fix_patterns import index_terms
+from tacit.safety.scanner import first_finding
 from tacit.safety.secrets import was_redacted
-from tacit.scan import first_finding
 
 SOURCE = "importance"
 HIGH = 0.85  # > HIGH: the "high" review group

@@ -21,8 +21,8 @@ from tacit.learn import guarded
 from tacit.learn.fix_patterns import Match
 from tacit.log import log
 from tacit.safety.commands import dangerous_command
+from tacit.safety.scanner import first_finding
 from tacit.safety.secrets import was_redacted
-from tacit.scan import first_finding
 from tacit.stores import fix_patterns as store
 
 PLUGIN_NAME = "tacit.learn.fixes"

@@ -15,7 +15,7 @@ import time
 
 from tacit.learn import captures, lifecycle
 from tacit.learn.captures import GROUPS, SOURCE, group_of, importance_in, local_day
-from tacit.scan import first_finding
+from tacit.safety.scanner import first_finding
 from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 from tacit.stores.candidates import Candidate

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from tacit import memory_folder
 from tacit.fsutil import (
     LOCK_TIMEOUT_SECONDS,
     LockTimeout,
@@ -28,8 +29,7 @@ from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
-from tacit import memory_folder
-from tacit.scan import describe, scan
+from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY as _MEMORY
 from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones

@@ -18,10 +18,10 @@ from typing import Any, Callable, Iterable
 
 import jinja2
 
-from tacit import scan
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
+from tacit.safety import scanner as scan
 from tacit.stores import file_memo, history
 from tacit.stores.skill_format import (
     INITIAL_VERSION,
