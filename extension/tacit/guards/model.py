@@ -5,15 +5,25 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
+_OMITTED_WHEN_EMPTY = ("bare", "remotes")  # written only when set
+
+
+class _Match:
+    __slots__ = ()
+
+    def to_dict(self) -> dict:
+        """The fields as JSON data (tuples as lists)."""
+        return {f.name: list(v) if isinstance(v, tuple) else v for f in fields(self)
+                if (v := getattr(self, f.name)) or f.name not in _OMITTED_WHEN_EMPTY}
 
 
 @dataclass(frozen=True, slots=True)
-class CommandMatch:
+class CommandMatch(_Match):
     """A program, optionally narrowed to a subcommand path and flags.
 
     ``programs``: normalised program names (``npm``; ``pip`` also matches
@@ -32,14 +42,9 @@ class CommandMatch:
     allow_info: bool = False
     bare: bool = False
 
-    def to_dict(self) -> dict:
-        out = {"programs": list(self.programs), "subcommands": list(self.subcommands),
-               "flags": list(self.flags), "allow_info": self.allow_info}
-        return {**out, "bare": True} if self.bare else out
-
 
 @dataclass(frozen=True, slots=True)
-class PathMatch:
+class PathMatch(_Match):
     """Files that must not be changed, as gitignore-style patterns.
 
     A pattern with a slash before its end (``db/migrations/``,
@@ -53,12 +58,9 @@ class PathMatch:
     kind: ClassVar[str] = "path"
     patterns: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"patterns": list(self.patterns)}
-
 
 @dataclass(frozen=True, slots=True)
-class PushMatch:
+class PushMatch(_Match):
     """``git push`` to one of ``branches`` (empty: any push); with
     ``force_only`` only a forced push (``--force``, ``-f``,
     ``--force-with-lease``, a ``+`` refspec); with ``remotes`` only a push
@@ -70,39 +72,27 @@ class PushMatch:
     force_only: bool = False
     remotes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict:
-        out = {"branches": list(self.branches), "force_only": self.force_only}
-        if self.remotes:
-            out["remotes"] = list(self.remotes)
-        return out
-
 
 @dataclass(frozen=True, slots=True)
-class SudoMatch:
+class SudoMatch(_Match):
     """Any command run with raised privileges: ``sudo``, ``sudoedit``,
     ``doas``, ``pkexec``, ``run0``, ``su``."""
 
     kind: ClassVar[str] = "sudo"
     programs: tuple[str, ...] = ("sudo", "sudoedit", "doas", "pkexec", "run0", "su")
 
-    def to_dict(self) -> dict:
-        return {"programs": list(self.programs)}
-
 
 @dataclass(frozen=True, slots=True)
-class CommitMatch:
+class CommitMatch(_Match):
     """``git commit`` while one of ``branches`` is checked out (the caller
     passes the current branch; unknown: never fires)."""
 
     kind: ClassVar[str] = "git_commit"
     branches: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"branches": list(self.branches)}
-
 
 @dataclass(frozen=True, slots=True)
-class RemoveMatch:
+class RemoveMatch(_Match):
     """A command that deletes (``rm``, ``unlink``, ``git rm`` …) or renames
     (``mv``/``git mv``, the path as source) a file matching ``patterns`` (the
     rules of ``PathMatch``); editing it stays allowed. ``ops``: "delete",
@@ -112,24 +102,18 @@ class RemoveMatch:
     patterns: tuple[str, ...]
     ops: tuple[str, ...] = ("delete", "rename")
 
-    def to_dict(self) -> dict:
-        return {"patterns": list(self.patterns), "ops": list(self.ops)}
-
 
 @dataclass(frozen=True, slots=True)
-class RebaseMatch:
+class RebaseMatch(_Match):
     """``git rebase`` onto one of ``branches`` (``git rebase main``, ``git
     rebase -i origin/main``, ``--onto main``); ``git pull --rebase`` is not it."""
 
     kind: ClassVar[str] = "git_rebase"
     branches: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"branches": list(self.branches)}
-
 
 @dataclass(frozen=True, slots=True)
-class CommitPathMatch:
+class CommitPathMatch(_Match):
     """``git add``/``git commit`` naming a file that matches one of
     ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
     ``git add -A`` or ``git commit -a`` names no file and does not fire."""
@@ -137,12 +121,9 @@ class CommitPathMatch:
     kind: ClassVar[str] = "git_commit_path"
     patterns: tuple[str, ...]
 
-    def to_dict(self) -> dict:
-        return {"patterns": list(self.patterns)}
-
 
 @dataclass(frozen=True, slots=True)
-class PipeMatch:
+class PipeMatch(_Match):
     """A download piped into an interpreter: one of ``sources`` earlier in a
     pipeline whose stage is one of ``sinks`` reading its stdin as a script
     (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``)."""
@@ -151,21 +132,15 @@ class PipeMatch:
     sources: tuple[str, ...] = ("curl", "wget")
     sinks: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish")
 
-    def to_dict(self) -> dict:
-        return {"sources": list(self.sources), "sinks": list(self.sinks)}
-
 
 @dataclass(frozen=True, slots=True)
-class SqlMatch:
+class SqlMatch(_Match):
     """SQL a database client is given (``psql -c``, ``mysql -e``,
     ``sqlite3 db '…'``, a here-document): ``statements`` among
     ``drop_table``, ``drop_database``, ``truncate``, ``delete_without_where``."""
 
     kind: ClassVar[str] = "sql"
     statements: tuple[str, ...]
-
-    def to_dict(self) -> dict:
-        return {"statements": list(self.statements)}
 
 
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
