@@ -208,10 +208,6 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
 # ---------------------------------------------------------------------------
 # Waiting
 # ---------------------------------------------------------------------------
-def waiting_count(conn) -> int:
-    return jobs.waiting_count(conn)
-
-
 def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, variables: dict | None = None) -> dict:
     """Park ``job`` (status 'waiting', its variables kept) inside the caller's
     transaction; fold an older waiting job of the same session and kind into
@@ -236,7 +232,7 @@ def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, va
 
 
 def _tell(conn, verdict: Verdict, now: float) -> None:
-    count = waiting_count(conn)
+    count = jobs.waiting_count(conn)
     text = (f"tacit's background budget for today is spent ({verdict.describe()}): {count} background "
             f"job{'s' if count != 1 else ''} (memory saves, reviews) wait{'' if count != 1 else 's'} until the "
             "budget allows, tomorrow. `tacit cost` shows the spend; child_daily_tokens / child_daily_usd in "

@@ -80,7 +80,7 @@ def background_today(cfg) -> dict:
                 out["failed"] += count if status == "failed" else 0
             out["tokens"], usd = budget.spent(conn, midnight, now + 1)
             out["cost_usd"] = round(usd, 4)
-            out["waiting"] = budget.waiting_count(conn)
+            out["waiting"] = jobs.waiting_count(conn)
     except LedgerUnavailable as exc:
         out["error"] = str(exc)
     return out

@@ -323,7 +323,8 @@ _PRESENT_SCOPE = {"today", "tonight", "this week", "this sprint", "this month", 
 _DEADLINE_CONTEXT = lazy(r"\b(?:last|past|previous|every|each)\s+$", _I)
 
 
-def _expiry_hint(text: str, category: str) -> str | None:
+def expiry_hint(text: str, category: str) -> str | None:
+    """"friday", "end of month", … for a goal or current context, else None."""
     if category not in ("goal", "context"):
         return None
     found: list[tuple[int, str]] = []
@@ -421,11 +422,6 @@ def _default_category(statements: list[str]) -> tuple[str, str] | None:
     return None
 
 
-
-
-def expiry_hint(text: str, category: str) -> str | None:
-    """"friday", "end of month", … for a goal or current context, else None."""
-    return _expiry_hint(text, category)
 
 
 def chinese_correction(text: str) -> str | None:

@@ -275,15 +275,11 @@ _TOKEN = lazy(r"[a-z0-9_][a-z0-9_./-]*")
 _TOKEN_PARTS = lazy(r"[./_-]+")
 
 
+@lru_cache(maxsize=256)
 def content_tokens(text: str) -> frozenset[str]:
     """Content words of a normalised text, compound names also split
     ("acme-prod-assets" → also "prod", "assets"); for overlap tests.
     Cached: the agent's previous reply is compared more than once."""
-    return _content_tokens(text)
-
-
-@lru_cache(maxsize=256)
-def _content_tokens(text: str) -> frozenset[str]:
     out: set[str] = set()
     for token in _TOKEN.findall(text):
         for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}:
