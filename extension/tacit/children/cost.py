@@ -69,7 +69,7 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
                                                                     else None),
                              "usd_source": spend.get("usd_source") if spend else "none",
                              "model": spend.get("model") if spend else "",
-                             "changes": _changes(conn, session_id, "+".join(kinds), start - 0.5, end)})
+                             "changes": history.child_rows(conn, session_id, "+".join(kinds), start - 0.5, end)})
             verdict = budget.check(cfg, conn, now)
     finally:
         ledger.close()
@@ -86,9 +86,3 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
             "totals": totals,
             "by_day": [{"day": day, **bucket} for day, bucket in sorted(by_day.items())],
             "by_kind": by_kind, "by_host": by_host, "waiting": waiting, "runs": runs}
-
-
-def _changes(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:
-    """The history rows a run wrote: the child actor of its session and kind(s)
-    (``TACIT_ACTOR``, set by the runner), within the run's time."""
-    return history.child_rows(conn, session_id, name, start, end)

@@ -276,15 +276,11 @@ class MemoryStore:
                 continue
             # Usage is of what is on disk: the limit applies to the file.
             size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
-            head = f"{self._screen_for_prompt(target)} [{size}]"
+            head = f"{self.prompt_header(target)} [{size}]"
             blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
         return blocks
 
     def prompt_header(self, target: str) -> str:
-        """The scope's header as an agent or a child may see it."""
-        return self._screen_for_prompt(target)
-
-    def _screen_for_prompt(self, target: str) -> str:
         """The block's header as the agent may see it: a project's name (a
         folder name anyone can choose) that is not one clean line, or that
         the scanner refuses, is not shown."""
