@@ -75,13 +75,18 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        unlink_quietly(tmp)
         raise
     _fsync_dir(path.parent)
     sweep_stale_temps(path)
+
+
+def unlink_quietly(path) -> None:
+    """Remove a file; one already gone, or that cannot be removed, is no error."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def is_temp_of(name: str, target_name: str) -> bool:

@@ -138,13 +138,6 @@ def spend_of(record) -> dict | None:
     return spend if isinstance(spend, dict) else None
 
 
-def _loads(text):
-    try:
-        return json.loads(text) if text else None
-    except ValueError:
-        return None
-
-
 def spent(conn, start: float, end: float) -> tuple[int, float]:
     """(tokens, USD) of the runs that finished in ``[start, end)``."""
     tokens, usd = 0, 0.0
@@ -237,7 +230,7 @@ def _tell(conn, verdict: Verdict, now: float) -> None:
             f"job{'s' if count != 1 else ''} (memory saves, reviews) wait{'' if count != 1 else 's'} until the "
             "budget allows, tomorrow. `tacit cost` shows the spend; child_daily_tokens / child_daily_usd in "
             "config.toml set the budget.")
-    seen = _loads(Ledger.meta_get(conn, NOTICE_KEY)) or {}
+    seen = jobs.loads(Ledger.meta_get(conn, NOTICE_KEY)) or {}
     if seen.get("day") == verdict.day:
         notices.retell(conn, seen.get("id"), text)
         return  # once a day: already told (or about to be, with the new count)

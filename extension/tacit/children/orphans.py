@@ -19,6 +19,7 @@ import os
 import signal
 import time
 
+from tacit.fsutil import unlink_quietly
 from tacit.paths import run_dir
 from tacit.stores import jobs as job_rows
 
@@ -55,10 +56,7 @@ def note(cfg, job_ids: list, pgid: int) -> None:
 
 
 def forget(cfg, job_id: str) -> None:
-    try:
-        os.unlink(os.path.join(notes_dir(cfg), f"{job_id}.json"))
-    except OSError:
-        pass
+    unlink_quietly(os.path.join(notes_dir(cfg), f"{job_id}.json"))
 
 
 def process_started(pid: int) -> float | None:
@@ -122,10 +120,7 @@ def _from_notes(cfg) -> dict:
         data["killed"] = _kill_group(data.get("pgid"))
         for job_id in data.get("jobs") or []:
             gone[str(job_id)] = data
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        unlink_quietly(path)
     return gone
 
 

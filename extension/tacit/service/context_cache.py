@@ -18,6 +18,7 @@ import json
 import os
 import time
 
+from tacit.fsutil import unlink_quietly
 from tacit.privacy.exclusion import marker_path
 from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
@@ -111,10 +112,7 @@ def clear(run_folder: str) -> None:
     except OSError:
         return
     for name in names:
-        try:
-            os.unlink(os.path.join(folder, name))
-        except OSError:
-            pass
+        unlink_quietly(os.path.join(folder, name))
 
 
 def prune(run_folder: str, keep: int = KEEP) -> int:

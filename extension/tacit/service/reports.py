@@ -23,6 +23,7 @@ import threading
 import time
 from collections import Counter, deque
 
+from tacit.fsutil import unlink_quietly
 from tacit.handlers import degraded
 from tacit.log import log_exception
 from tacit.stores import notices
@@ -91,7 +92,7 @@ class Reports:
                 os.close(fd)
         except OSError as exc:  # a full or read-only disk: apply it in the foreground instead
             log_exception(self.cfg, "spooling a report", exc)
-            _unlink(path)
+            unlink_quietly(path)
             with self._cond:
                 self._known.discard(path)
             return False
@@ -111,7 +112,7 @@ class Reports:
                     head, _, payload = handle.read().partition(b"\n")
                 host, event, event_id = head.decode("utf-8", "replace").split(" ")
             except (OSError, ValueError):
-                _unlink(path)
+                unlink_quietly(path)
                 continue
             self._enqueue(path, host, event, event_id, payload)
 
@@ -159,7 +160,7 @@ class Reports:
             except Exception as exc:  # noqa: BLE001 — one bad report never stops the others
                 log_exception(self.cfg, f"applying a reported {event}", exc)
             if not unapplied:
-                _unlink(path)
+                unlink_quietly(path)
             with self._cond:
                 self._known.discard(path)  # (an unapplied one is queued again by the next scan)
                 self._busy = False
@@ -203,10 +204,3 @@ class Reports:
             with self._cond:
                 self._abandon = True  # the engine closes next: leave the rest on disk
             self._thread.join(5.0)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

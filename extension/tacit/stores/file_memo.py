@@ -16,7 +16,7 @@ import json
 import os
 import threading
 
-from tacit.fsutil import ensure_private_dir
+from tacit.fsutil import ensure_private_dir, unlink_quietly
 from tacit.paths import PACKAGE_DIR, run_dir
 
 MAGIC = "tacit-memo-1"
@@ -126,7 +126,4 @@ class FileMemo:
                 os.close(fd)
             os.replace(tmp, self.path)
         except OSError:  # a read-only or full disk: the next process computes it again
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            unlink_quietly(tmp)
