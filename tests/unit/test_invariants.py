@@ -47,13 +47,12 @@ ENVIRON_ELSEWHERE = {  # to Config.env
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
 }
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
-    "children/budget.py": 1, "children/commands.py": 1, "children/runner.py": 2, "cli.py": 1, "commands/install.py": 4, "commands/learn.py": 5,
-    "learn/replay.py": 3,
+    "children/budget.py": 1, "children/commands.py": 1, "children/runner.py": 2, "cli.py": 1,
 }
 UPWARD_IMPORTS = {
     "failures.py -> tacit.stores.ledger",
     "guards/stats.py -> tacit.stores.guards", "guards/stats.py -> tacit.stores.ledger",
-    "guards/stats.py -> tacit.stores.memory", "learn/replay.py -> tacit.hosts.runtime",
+    "guards/stats.py -> tacit.stores.memory",
     "privacy/exclusion.py -> tacit.handlers.context", "privacy/exclusion.py -> tacit.stores.memory",
     "stores/fix_patterns.py -> tacit.learn.fix_patterns",
     "children/prompts.py -> tacit.handlers.context", "degraded.py -> tacit.stores.memory",

@@ -1,12 +1,13 @@
 """``Host``: everything tacit knows about one host, in one spec; and the registry.
 
 Each ``hosts/<name>/spec.py`` declares ``HOST = Host(...)``: what the host
-honours of a handler's result, what it already does itself (so handlers do
-not do it twice), its own memory tools, its child command and how the
-prompt reaches it, and how its shell tool is recognised. ``registry()`` holds
-the built-in four; a fifth host ships as its own package with a
-``tacit.hosts`` entry point naming its ``Host`` (``discover()``, called by
-long-lived processes). Nothing outside ``hosts/`` names a host: it asks the
+honours of a handler's result, what it does itself, its hook bounds, its
+child command and how to read that child's output, its installer, its
+transcripts. Data is in the spec; behaviour is a module (or
+``module:function``) inside the host's folder that the spec names, imported
+only when used. ``registry()`` holds the built-in four; a fifth host ships as
+its own package with a ``tacit.hosts`` entry point naming its ``Host``
+(``discover()``). Nothing outside ``hosts/`` names a host: it asks the
 registry. Adding one: docs/adding-a-host.md.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 BUILTIN = ("claude_code", "codex", "hermes", "pi")  # hosts/<module>/spec.py
 ENTRY_POINTS = "tacit.hosts"
@@ -34,13 +35,29 @@ class Host:
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
     child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's
     after_child: str = ""  # "module:function(cfg, project, actor)" run once its child exited, before the check
+    # its child's output: a module with usage(stdout, usage_file), spend(cfg, usage, model), reply(stdout),
+    # optionally default_model(cfg) and command(cfg, shown, prompt) (docs/adding-a-host.md)
+    child_output: str = ""
+    installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
+    hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
+    headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
+    transcripts: str = ""  # a module with detect(line: dict) and read(path, stats) (``tacit learn``)
+    transcript_label: str = ""  # what ``tacit learn`` calls its transcripts
+    adapt_config: str = ""  # "module:function(cfg) -> cfg": its own settings over tacit's (the CLI under it)
+
+    def load(self, name: str):
+        """What a behaviour field (``after_child``, ``child_output``, …) names:
+        the module or ``module:function``; None when the field is empty."""
+        target = getattr(self, name)
+        if not target:
+            return None
+        module, _, attr = target.partition(":")
+        loaded = importlib.import_module(module)
+        return getattr(loaded, attr) if attr else loaded
 
     def after_child_hook(self):
         """The function ``after_child`` names, or None."""
-        if not self.after_child:
-            return None
-        module, _, name = self.after_child.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return self.load("after_child")
 
 
 _lock = threading.Lock()
@@ -99,6 +116,13 @@ def names() -> tuple[str, ...]:
     return tuple(registry())
 
 
-def table(field: str) -> dict:
-    """One field of every host's spec: ``{name: value}`` (the old per-concern tables)."""
-    return {name: getattr(host, field) for name, host in registry().items()}
+def table(name: str) -> dict:
+    """One field of every host's spec: ``{host: value}`` (the old per-concern tables)."""
+    return {host_name: getattr(host, name) for host_name, host in registry().items()}
+
+
+def with_own_first(host: str | None) -> list[Host]:
+    """Every host, ``host`` first (to recognise what a child printed)."""
+    hosts = registry()
+    own = hosts.pop(host or "", None)
+    return ([own] if own else []) + list(hosts.values())

@@ -8,6 +8,9 @@ CHILD_TOOLS = "Bash,Read"
 
 HOST = Host(
     name="claude-code",
+    transcripts="tacit.hosts.claude_code.replay",
+    transcript_label="Claude Code transcript",
+    installer="tacit.hosts.claude_code.install",
     label="Claude Code",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices",
                         "tool_call.block", "tool_call.ask"}),

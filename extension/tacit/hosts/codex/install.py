@@ -73,6 +73,11 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
             "manifest": base / MANIFEST, "user_config": codex_home(cfg) / "config.toml"}
 
 
+def manifest(cfg) -> Path:
+    """Where the user-scope install's manifest lives (``tacit status``)."""
+    return locations(cfg, "user")["manifest"]
+
+
 def hook_command(python: str, event: str) -> str:
     return commandline.hook_command(python, HOST, event)
 

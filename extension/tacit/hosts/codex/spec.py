@@ -4,6 +4,7 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="codex",
+    installer="tacit.hosts.codex.install",
     label="Codex CLI",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
     # Codex CLI 0.171.0: no hooks at all in the child, no session files, the data folder (its cwd,

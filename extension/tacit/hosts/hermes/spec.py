@@ -4,6 +4,7 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="hermes",
+    installer="tacit.hosts.hermes.install",
     label="Hermes Agent",
     honoured=frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
     # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,

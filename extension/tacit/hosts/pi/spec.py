@@ -4,6 +4,7 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="pi",
+    installer="tacit.hosts.pi.install",
     label="pi",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
     features=frozenset({"tacit_tools"}),  # tacit's own memory and skill tools (hosts/pi/tools.py)
