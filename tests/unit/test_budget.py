@@ -17,7 +17,8 @@ from test_privacy_helpers import Recorder
 
 from tacit.children import budget
 from tacit.children.prices import DEFAULT_PRICES, parse_price, price_for
-from tacit.children.runner import parse_usage, reply_text, run_job
+from tacit.children.output import parse_usage, reply_text
+from tacit.children.runner import run_job
 from tacit.commands.cost import report
 from tacit.events import MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd
 from tacit.hosts.runtime import build_engine

@@ -160,7 +160,7 @@ def test_claude_style_json_usage_is_parsed_into_the_log(agent):
     assert record["usage"] == {"usage": {"input_tokens": 1500, "cache_read_input_tokens": 200,
                                          "output_tokens": 80},
                                "total_cost_usd": 0.0123, "num_turns": 2, "duration_ms": 1234,
-                               "is_error": False}
+                               "is_error": False, "format": "claude-code"}
     assert child_records(cfg)[-1]["usage"]["total_cost_usd"] == 0.0123
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from tacit.children.commands import DEFAULT_COMMANDS, build_command
-from tacit.children.runner import parse_usage
+from tacit.children.output import parse_usage
 from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
 from tacit.hosts.codex.install import HOOK_TIMEOUTS, hook_command
@@ -160,4 +160,4 @@ def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):
     ]).encode()
     usage = parse_usage(stdout, Path(tmp_path) / "missing.json")
     assert usage == {"usage": {"input_tokens": 20579, "cached_input_tokens": 0, "output_tokens": 41,
-                               "reasoning_output_tokens": 0}}
+                               "reasoning_output_tokens": 0}, "format": "codex"}

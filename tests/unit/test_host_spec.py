@@ -29,7 +29,7 @@ def test_the_four_builtin_hosts_and_their_tables():
     assert "tool_call.ask" in HONOURED["claude-code"] and "tool_call.ask" not in HONOURED["codex"]
     assert HOST_FEATURES == {"hermes": spec.get("hermes").features, "pi": spec.get("pi").features}
     assert commands.DEFAULT_COMMANDS["codex"][:2] == ["codex", "exec"]
-    assert commands.STDIN_ARG == {"claude-code": None, "codex": "-", "hermes": "hermes", "pi": None}
+    assert commands.STDIN_ARG == {"claude-code": None, "codex": "-", "hermes": None, "pi": None}
     assert spec.get("hermes").memory_tools == ("memory",)
 
 

@@ -47,7 +47,7 @@ ENVIRON_ELSEWHERE = {  # to Config.env
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
 }
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
-    "children/budget.py": 1, "children/commands.py": 1, "children/runner.py": 2, "cli.py": 1,
+    "cli.py": 1,
 }
 UPWARD_IMPORTS = {
     "failures.py -> tacit.stores.ledger",

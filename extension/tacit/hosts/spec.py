@@ -35,9 +35,9 @@ class Host:
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
     child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's
     after_child: str = ""  # "module:function(cfg, project, actor)" run once its child exited, before the check
-    # its child's output: a module with usage(stdout, usage_file), spend(cfg, usage, model), reply(stdout),
+    # its child agent: a module with usage(stdout, usage_file), spend(cfg, usage, model), reply(stdout),
     # optionally default_model(cfg) and command(cfg, shown, prompt) (docs/adding-a-host.md)
-    child_output: str = ""
+    child: str = ""
     installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
@@ -46,7 +46,7 @@ class Host:
     adapt_config: str = ""  # "module:function(cfg) -> cfg": its own settings over tacit's (the CLI under it)
 
     def load(self, name: str):
-        """What a behaviour field (``after_child``, ``child_output``, …) names:
+        """What a behaviour field (``after_child``, ``child``, …) names:
         the module or ``module:function``; None when the field is empty."""
         target = getattr(self, name)
         if not target:

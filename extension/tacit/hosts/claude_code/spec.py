@@ -8,9 +8,6 @@ CHILD_TOOLS = "Bash,Read"
 
 HOST = Host(
     name="claude-code",
-    transcripts="tacit.hosts.claude_code.replay",
-    transcript_label="Claude Code transcript",
-    installer="tacit.hosts.claude_code.install",
     label="Claude Code",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices",
                         "tool_call.block", "tool_call.ask"}),
@@ -32,4 +29,8 @@ HOST = Host(
     child_model="haiku",
     shell_marker="CLAUDECODE",
     sessions="tacit.hosts.claude_code.sessions",
+    transcripts="tacit.hosts.claude_code.replay",
+    transcript_label="Claude Code transcript",
+    child="tacit.hosts.claude_code.child",
+    installer="tacit.hosts.claude_code.install",
 )

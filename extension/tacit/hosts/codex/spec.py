@@ -4,7 +4,6 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="codex",
-    installer="tacit.hosts.codex.install",
     label="Codex CLI",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
     # Codex CLI 0.171.0: no hooks at all in the child, no session files, the data folder (its cwd,
@@ -15,4 +14,6 @@ HOST = Host(
                    "--", "{prompt}"),
     prompt_stdin="-",
     sessions="tacit.hosts.codex.sessions",
+    child="tacit.hosts.codex.child",
+    installer="tacit.hosts.codex.install",
 )

@@ -4,7 +4,6 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="hermes",
-    installer="tacit.hosts.hermes.install",
     label="Hermes Agent",
     honoured=frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
     # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,
@@ -16,8 +15,10 @@ HOST = Host(
     # child_model is set: the child uses the user's configured model
     child_command=("hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
                    "--model", "{model}"),
-    prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
+    # the prompt from stdin through its own entry point: hosts/hermes/child.py (command)
     sessions="tacit.hosts.hermes.sessions",
     child_own_tools=True,  # the child saves with Hermes's memory tool (-t memory,skills)
     after_child="tacit.hosts.hermes.child_scopes:file_tagged",  # its tagged project entries, filed
+    child="tacit.hosts.hermes.child",
+    installer="tacit.hosts.hermes.install",
 )

@@ -4,7 +4,6 @@ from tacit.hosts.spec import Host
 
 HOST = Host(
     name="pi",
-    installer="tacit.hosts.pi.install",
     label="pi",
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices", "tool_call.block"}),
     features=frozenset({"tacit_tools"}),  # tacit's own memory and skill tools (hosts/pi/tools.py)
@@ -14,4 +13,6 @@ HOST = Host(
     child_command=("pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
                    "--model", "{model}", "--mode", "json", "{prompt}"),
     sessions="tacit.hosts.pi.sessions",
+    child="tacit.hosts.pi.child",
+    installer="tacit.hosts.pi.install",
 )
