@@ -47,7 +47,6 @@ ENVIRON_ELSEWHERE = {  # to Config.env
     "hosts/hermes/install.py": 1, "hosts/hermes/plugin.py": 1,
 }
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
-    "cli.py": 1,
 }
 UPWARD_IMPORTS = {
     "failures.py -> tacit.stores.ledger",
