@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 BUILTIN = ("claude_code", "codex", "hermes", "pi")  # hosts/<module>/spec.py
 ENTRY_POINTS = "tacit.hosts"
+DEFAULT_HOOK_BOUND = 3.0  # seconds a hook waits for the service when its spec names no bound
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,8 +100,7 @@ def is_tacit_group(group, event: str) -> bool:
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
     commands = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]
-    return bool(commands) and all(commandline.is_tacit_hook(c)
-                                  and c.rstrip().endswith(f" {HOST} {event}") for c in commands)
+    return bool(commands) and all(commandline.hook_target(c) == (HOST, event) for c in commands)
 
 
 def tacit_cli_forms(python: str) -> list[list[str]]:
