@@ -57,7 +57,7 @@ def codex(quiet_cfg):
 
 def test_events_registered_are_a_subset_of_the_ones_translated():
     assert set(HOOK_TIMEOUTS) <= set(codex_hook.EVENT_NAMES)
-    assert hooks.HANDLERS["codex"] is codex_hook.handle
+    assert hooks.handler_of("codex") is codex_hook.handle
 
 
 def test_a_turn_as_codex_sends_it(quiet_cfg, codex):

@@ -40,6 +40,7 @@ class Host:
     # optionally default_model(cfg) and command(cfg, shown, prompt) (docs/adding-a-host.md)
     child: str = ""
     installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
+    hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
     transcripts: str = ""  # a module with detect(line: dict) and read(path, stats) (``tacit learn``)
@@ -110,7 +111,8 @@ def registry() -> dict[str, Host]:
 
 
 def get(name: str) -> Host | None:
-    return registry().get(name)
+    _load_builtins()
+    return _hosts.get(name)
 
 
 def names() -> tuple[str, ...]:
