@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
 
         cfg = load_config()
         host = host_specs.get(cfg.host or "")
+        if host is None and cfg.host and host_specs.discover():
+            host = host_specs.get(cfg.host)  # a host shipped as its own package
         if host is not None and host.adapt_config:
             cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
         from tacit.app import Tacit

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tacit.children.commands import DEFAULT_COMMANDS, build_command
+from tacit.children.commands import default_commands, build_command
 from tacit.children.output import parse_usage
 from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
@@ -148,7 +148,7 @@ def test_child_command_template(cfg, tmp_path):
     with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p",
                                tmp_path).argv
     assert with_model[with_model.index("--model") + 1] == "gpt-small"
-    assert DEFAULT_COMMANDS["codex"][0] == "codex"
+    assert default_commands()["codex"][0] == "codex"
 
 
 def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):

@@ -27,8 +27,8 @@ def test_the_four_builtin_hosts_and_their_tables():
     assert {name: honoured(name) for name in spec.names()} == spec.table("honoured")
     assert "tool_call.ask" in honoured("claude-code") and "tool_call.ask" not in honoured("codex")
     assert honoured("no-such-host") == frozenset()
-    assert commands.DEFAULT_COMMANDS["codex"][:2] == ["codex", "exec"]
-    assert commands.STDIN_ARG == {"claude-code": None, "codex": "-", "hermes": None, "pi": None}
+    assert commands.default_commands()["codex"][:2] == ["codex", "exec"]
+    assert spec.table("prompt_stdin") == {"claude-code": None, "codex": "-", "hermes": None, "pi": None}
     assert spec.get("hermes").memory_tools == ("memory",)
 
 

@@ -22,12 +22,19 @@ from pathlib import Path
 from tacit.commandline import tacit_argv
 from tacit.hosts import spec as host_specs
 
-# each host's child command, from its spec (tacit.hosts.<name>.spec)
-DEFAULT_COMMANDS: dict[str, list[str]] = {n: list(c) for n, c in host_specs.table("child_command").items() if c}
-# how the prompt reaches each host's default command instead of "{prompt}" (module docstring)
-STDIN_ARG = host_specs.table("prompt_stdin")
-DEFAULT_MODELS = host_specs.table("child_model")
 NOTHING_TO_SAVE = "Nothing to save."
+
+
+def default_commands() -> dict[str, list[str]]:
+    """Each host's child command template (its spec's ``child_command``), read when asked:
+    a host registered later (its own package) has one too."""
+    return {name: list(command) for name, command in host_specs.table("child_command").items() if command}
+
+
+def default_model(host: str | None) -> str:
+    """The model a host's child uses when ``child_model`` is not configured (its spec)."""
+    spec = host_specs.get(host or "")
+    return spec.child_model if spec is not None else ""
 
 
 def timeout_for(cfg, kind: str) -> int:
@@ -38,7 +45,8 @@ def timeout_for(cfg, kind: str) -> int:
 def command_template(cfg, host: str | None) -> list[str] | None:
     if cfg.child_command:
         return shlex.split(cfg.child_command)
-    return list(DEFAULT_COMMANDS[host]) if host in DEFAULT_COMMANDS else None
+    spec = host_specs.get(host or "")
+    return list(spec.child_command) if spec is not None and spec.child_command else None
 
 
 def program(cfg, name: str) -> str | None:
@@ -111,7 +119,7 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
     values = {
         "prompt": prompt if uses_argv else PROMPT_SHOWN,
         "prompt_file": str(prompt_file),
-        "model": cfg.child_model or job.get("variables", {}).get("model") or DEFAULT_MODELS.get(host or "", ""),
+        "model": cfg.child_model or job.get("variables", {}).get("model") or default_model(host),
         "max_turns": str(cfg.child_max_turns),
         "usage_file": str(workdir / "usage.json"),
         "tacit_cmd": " ".join(tacit),
@@ -144,7 +152,7 @@ def _default_command(cfg, host: str, shown: list[str], prompt: str) -> Command:
     child = spec.load("child") if spec is not None else None
     if child is not None and hasattr(child, "command"):
         return child.command(cfg, shown, prompt)
-    how = STDIN_ARG.get(host)
+    how = spec.prompt_stdin if spec is not None else None
     argv = [a for a in shown if a != PROMPT_SHOWN] if how is None else [how if a == PROMPT_SHOWN else a
                                                                          for a in shown]
     return Command(argv, prompt, argv, "stdin")

@@ -34,9 +34,7 @@ def parse_usage(stdout: bytes, usage_file: Path, host: str | None = None) -> dic
 
 
 def reply_text(stdout: str, host: str | None = None) -> str | None:
-    """The child's final reply when its host printed JSON; None for plain text."""
-    if not stdout.strip().startswith("{"):
-        return None
+    """The child's final reply when its host printed it in its own format; None for plain text."""
     for _, reader in _readers(host):
         reply = reader.reply(stdout)
         if reply is not None:
@@ -55,6 +53,13 @@ def json_lines(text: str):
                 continue
             if isinstance(data, dict):
                 yield data
+
+
+def json_output(text: str):
+    """The JSON-object lines of an output that is JSON (its first character
+    is ``{``); nothing for plain text."""
+    text = text.strip()
+    return json_lines(text) if text.startswith("{") else iter(())
 
 
 def json_tail(text: str, lines: int = 5):

@@ -16,7 +16,7 @@ from pathlib import Path
 from tacit.boundary import scrub
 from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
-    DEFAULT_MODELS,
+    default_model,
     NOTHING_TO_SAVE,
     agent_available,
     build_command,
@@ -256,7 +256,7 @@ def _model_of(cfg, host, job: dict, argv: list) -> str:
     if "--model" in argv and argv.index("--model") + 1 < len(argv):
         return argv[argv.index("--model") + 1]
     model = cfg.child_model or (job.get("variables") or {}).get("model") or (
-        "" if cfg.child_command else DEFAULT_MODELS.get(host or "", ""))
+        "" if cfg.child_command else default_model(host))
     if model or cfg.child_command:
         return model
     spec = host_specs.get(host or "")

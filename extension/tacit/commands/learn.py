@@ -25,6 +25,7 @@ _KIND_LABEL = {"correction": "correction save", "review": "background review",
 
 
 def add_parser(subparsers) -> None:
+    host_specs.discover()  # a host shipped as its own package: its transcripts and its child too
     hosts = sorted(_agents())
     read = " or ".join(formats().values())
     p = subparsers.add_parser(

@@ -14,6 +14,9 @@ DAY = 86400
 
 
 def add_parser(subparsers) -> None:
+    from tacit.hosts import spec as host_specs
+
+    host_specs.discover()  # before the config is read: a host shipped as its own package is listed too
     p = subparsers.add_parser("status", help="hosts, service, memory, what was learned, cost, problems")
     p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
     p.set_defaults(func=run)

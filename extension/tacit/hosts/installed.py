@@ -11,12 +11,14 @@ from tacit.hosts import spec as host_specs
 
 def manifests(cfg) -> dict[str, Path]:
     """host → where its user-scope install manifest lives."""
-    host_specs.discover()  # a host shipped as its own package
     found = {}
     for name, host in host_specs.registry().items():
-        installer = host.load("installer")
-        if installer is not None and hasattr(installer, "manifest"):
-            found[name] = Path(installer.manifest(cfg))
+        try:
+            installer = host.load("installer")
+            if installer is not None and hasattr(installer, "manifest"):
+                found[name] = Path(installer.manifest(cfg))
+        except Exception:  # noqa: BLE001 — a broken host's package never breaks `tacit status`
+            continue
     return found
 
 

@@ -32,6 +32,7 @@ class Host:
     child_command: tuple = ()  # its child agent's argv template ("{prompt}", "{model}", …)
     prompt_stdin: str | None = None  # how the prompt reaches it instead of "{prompt}" (None: on stdin)
     child_model: str = ""  # the model its child uses when child_model is not configured
+    env_vars: tuple = ()  # the environment variables its code reads (through Config.env): its home folder
     shell_marker: str = ""  # an environment variable set in its shell tool: a tacit command run there is the agent's
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
     child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's

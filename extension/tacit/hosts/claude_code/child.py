@@ -5,7 +5,7 @@ object with its usage, its cost (``total_cost_usd``) and its reply
 from __future__ import annotations
 
 from tacit.children.budget import Spend, as_float, as_int, priced
-from tacit.children.output import json_lines, json_tail
+from tacit.children.output import json_output, json_tail
 
 KEPT = ("usage", "total_cost_usd", "num_turns", "duration_ms", "is_error")
 
@@ -36,7 +36,7 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
 
 def reply(stdout: str) -> str | None:
     found = None
-    for event in json_lines(stdout):
+    for event in json_output(stdout):
         if isinstance(event.get("result"), str):
             found = event["result"]
     return found

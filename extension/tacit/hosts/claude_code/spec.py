@@ -38,4 +38,5 @@ HOST = Host(
     # that ≥ 1 s after: PreToolUse 5 s → 2 s here)
     hook_bounds={"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8},
     headless="env:CLAUDE_CODE_ENTRYPOINT=sdk,tty",  # claude -p: its stderr is otherwise empty
+    env_vars=("CLAUDE_CONFIG_DIR",),
 )

@@ -9,7 +9,7 @@ import os
 import tomllib
 
 from tacit.children.budget import Spend, as_int, priced
-from tacit.children.output import json_lines, json_tail
+from tacit.children.output import json_output, json_tail
 
 
 def usage(stdout: bytes, usage_file) -> dict | None:
@@ -31,7 +31,7 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
 
 def reply(stdout: str) -> str | None:
     found = None
-    for event in json_lines(stdout):
+    for event in json_output(stdout):
         item = event.get("item")
         if event.get("type") == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message":
             found = str(item.get("text") or "")

@@ -22,4 +22,5 @@ HOST = Host(
     adapt_config="tacit.hosts.hermes.settings:adapt_config",  # its memory limits (its config.yaml)
     child="tacit.hosts.hermes.child",
     installer="tacit.hosts.hermes.install",
+    env_vars=("HERMES_HOME",),
 )

@@ -6,7 +6,7 @@ last one's text is the reply. Its spec's ``child``."""
 from __future__ import annotations
 
 from tacit.children.budget import Spend, as_float, as_int, priced
-from tacit.children.output import json_lines
+from tacit.children.output import json_lines, json_output
 
 FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 
@@ -64,7 +64,7 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
 
 def reply(stdout: str) -> str | None:
     found = None
-    for event in json_lines(stdout):
+    for event in json_output(stdout):
         message = event.get("message")
         if event.get("type") == "message_end" and isinstance(message, dict) and message.get("role") == "assistant":
             parts = [c.get("text", "") for c in message.get("content") or () if isinstance(c, dict)

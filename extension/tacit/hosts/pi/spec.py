@@ -15,4 +15,5 @@ HOST = Host(
     sessions="tacit.hosts.pi.sessions",
     child="tacit.hosts.pi.child",
     installer="tacit.hosts.pi.install",
+    env_vars=("PI_CODING_AGENT_DIR",),
 )
