@@ -11,6 +11,12 @@ from tacit.children.budget import Spend, as_float, as_int, priced
 from tacit.children.commands import PROMPT_SHOWN, Command, program, script_python
 from tacit.children.output import USAGE_FILE_CAP, read_tail
 
+# how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
+SAVE_GUIDE = (
+    'Use your `memory` tool: target "user" for the user profile, target "memory" for the global notes.\n'
+    '{%- if project %} For {{ project.name }}\'s memory use target "memory" too and begin the entry with\n'
+    '`[{{ project.name }}] ` (tacit files it under the project when you finish).{% endif %}\n'
+    'Use your `skill_manage` tool for skills. They write the same files tacit reads.')
 # its entry point, with the prompt from stdin in sys.argv
 STDIN_SHIM = ("import sys\n"
               "from hermes_cli.main import main\n"

@@ -8,6 +8,10 @@ from __future__ import annotations
 from tacit.children.budget import Spend, as_float, as_int, priced
 from tacit.children.output import json_lines, json_output
 
+# how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
+SAVE_GUIDE = (
+    'Use your `memory` tool (action add/replace/remove; target "user", {% if project %}"project", {% endif %}or\n'
+    '"global") and your `skill` tool (create/patch/view) for skills. They write tacit\'s files.')
 FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 
 
