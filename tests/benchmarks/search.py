@@ -12,8 +12,9 @@ What is measured (each against a baseline measured in the same run)
   every line of the same files (best of three). Also the index's size on
   disk against the text it indexed (after redaction and excerpts).
 - **unchanged**: a search when no file changed, end to end: the CLI as a
-  subprocess (median of 7; includes the interpreter's start and imports),
-  and in a warm process as the service runs it (median of 20).
+  subprocess with a service running (it answers) and without one (median
+  of 7; includes the interpreter's start and imports); the service's
+  answer as the CLI asks it, and a warm in-process search (median of 20).
 - **queries**: an index of ``--messages`` messages built from real text
   (``../shared/data/real`` user and assistant messages, 50 projects), then
   the p50/p95 of 40 queries without catch-up, in this project and in all.
@@ -98,10 +99,13 @@ def bench_index(mb: float, work: Path) -> dict:
 
 def bench_unchanged(work: Path) -> dict:
     from tacit.search.searcher import search
+    from tacit.service import client
+    from tacit.service.search_client import search as ask_service
 
     home, data = work / "home", work / "data"
     env = _env(home, data)
-    cli = [_tacit(env, "search", "--json", "--all-projects", "csv export streams rows")[0] for _ in range(7)]
+    query = "csv export streams rows"
+    cli = [_tacit(env, "search", "--json", "--all-projects", query)[0] for _ in range(7)]
     baseline = []
     for _ in range(7):
         started = time.perf_counter()
@@ -112,10 +116,30 @@ def bench_unchanged(work: Path) -> dict:
     warm = []
     for _ in range(20):
         started = time.perf_counter()
-        result = search(cfg, "csv export streams rows", all_projects=True)
+        result = search(cfg, query, all_projects=True)
         warm.append(time.perf_counter() - started)
     assert result["indexed"]["files_read"] == 0
-    return {"cli_median_ms": round(statistics.median(cli) * 1000, 1),
+    server = subprocess.Popen([sys.executable, "-m", "tacit", "serve"], env=env, cwd=env["HOME"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not client.status(str(data)).get("running") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        request = {"argv": ["--json", "--all-projects", query], "cwd": str(home), "tty": False}
+        ask_service(str(data), request)
+        served = []
+        for _ in range(20):
+            started = time.perf_counter()
+            reply = ask_service(str(data), request)
+            served.append(time.perf_counter() - started)
+        assert reply is not None and len(json.loads(reply["out"])["results"]) == len(result["results"])
+        cli_served = [_tacit(env, "search", "--json", "--all-projects", query)[0] for _ in range(7)]
+    finally:
+        client.stop(str(data), wait=10)
+        server.wait(timeout=30)
+    return {"cli_median_ms": round(statistics.median(cli_served) * 1000, 1),
+            "service_median_ms": round(statistics.median(served) * 1000, 2),
+            "cli_no_service_median_ms": round(statistics.median(cli) * 1000, 1),
             "bare_python_median_ms": round(statistics.median(baseline) * 1000, 1),
             "in_process_median_ms": round(statistics.median(warm) * 1000, 2), "results": len(result["results"])}
 
@@ -149,8 +173,8 @@ def bench_queries(n_messages: int, work: Path) -> dict:
             text = rng.choice(texts)
             chars += len(text)
             sess = n * 2000 // n_messages
-            index.add_message(sessions[sess], 1, n // 2, "user" if n % 2 == 0 else "assistant", 0,
-                              1.7e9 + n, 0, 0, text, f"{tags[sess % 50]} {host_tag('claude-code')}")
+            index.add_chunk(sessions[sess], 1, n // 2, 1.7e9 + n, [(0, 0, 0, "u" if n % 2 == 0 else "a")], text,
+                            f"{tags[sess % 50]} {host_tag('claude-code')}")
             if n % 100_000 == 99_999:
                 index.commit_point()
     build = time.perf_counter() - started

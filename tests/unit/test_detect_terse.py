@@ -62,6 +62,11 @@ def test_waivers_and_clarifying_questions_are_not_highlighted(text):
     "Não, isso está errado. Use pnpm.",  # pt
     "아니요, 틀렸어요. pnpm을 사용하세요",  # ko
     "不对，用pnpm",  # zh
+    "你别老是在聊天框运行命令，直接用终端",  # zh: "stop always running commands in the chat box"
+    "停止修改",  # zh: "stop editing"
+    "改回去吧，不如刚才那个好看",  # zh: "change it back"
+    "不是让你删掉测试",  # zh: "I did not ask you to delete the tests"
+    "不對，應該用 pnpm",  # zh (traditional)
 ])
 def test_corrections_in_other_languages(text):
     analysis = analyse(text, NPM_REPLY)
@@ -75,6 +80,8 @@ def test_corrections_in_other_languages(text):
     "Спасибо, всё работает.",
     "ありがとう、完璧です",
     "Gracias, funciona.",
+    "好的，请继续",  # zh: "ok, go on"
+    "帮我看下这个项目还有什么可以改进的地方",  # zh: a request, not a correction
 ])
 def test_thanks_in_other_languages_are_not_corrections(text):
     assert not analyse(text, NPM_REPLY).is_correction

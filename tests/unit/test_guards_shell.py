@@ -288,5 +288,7 @@ def test_odd_input_gives_an_empty_or_harmless_scan(command):
 def test_huge_input_is_bounded(big):
     start = time.perf_counter()
     scanned = scan(big, CWD)
-    assert time.perf_counter() - start < 2.0
+    # A loose bound that only a blow-up (quadratic or worse) crosses; speed itself is measured in
+    # tests/benchmarks/guards.py, not here (0.3-0.8 s idle; a shared machine under load doubles it).
+    assert time.perf_counter() - start < 10.0
     assert len(scanned.invocations) <= 2100

@@ -59,12 +59,12 @@ UPWARD_IMPORTS = {
 }
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
     "children/integrity.py": 700, "detect/fix_parse.py": 1122,
-    "guards/shell.py": 1124, "safety/scanner.py": 1167, "stores/ledger.py": 960,
+    "safety/scanner.py": 1167, "stores/ledger.py": 960,
     "stores/memory.py": 760, "stores/skills.py": 960,
 }
 LONG_FUNCTIONS = {  # at most three may stay above 80 lines
-    "detect/features.py:user_features": 135, "detect/fix_parse.py:_parse": 173, "detect/rules.py:phrase": 121,
-    "guards/shell.py:_inner": 162, "hosts/codex/install.py:_install": 108,
+    "detect/fix_parse.py:_parse": 173, "detect/rules.py:phrase": 121,
+    "hosts/codex/install.py:_install": 108,
 }
 LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
 }

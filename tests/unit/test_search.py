@@ -79,6 +79,39 @@ def test_each_line_is_read_once_and_new_lines_are_found_by_the_next_search(cfg, 
     index.close()
 
 
+def test_an_exchange_read_in_two_catch_ups_is_one_result_with_its_whole_reply(cfg, home, repo):
+    from tacit.stores.search_index import pack, unpack
+
+    parts = [(0, 812, 0, "u"), (812, 90000, 0, "a"), (812, 90000, 1, "t"), (5, 3, 2, "a")]
+    assert unpack(pack(parts)) == parts  # a step back (a database row id) packs too
+    ask, *work = claude_exchange("s1", str(repo), "why does the upload hang?", "The proxy buffered it; "
+                                 "turned buffering off.", command="curl -T big.bin")
+    path = write_jsonl(claude_dir(home, str(repo)) / "s1.jsonl", [ask])
+    index = open_index(cfg)
+    try:
+        assert catch_up(cfg, index)["messages"] == 1  # the ask; the agent is still working
+        write_jsonl(path, work, "a")
+        result = search(cfg, "upload proxy buffering", cwd=str(repo), index=index)["results"]
+        assert len(result) == 1 and result[0]["text"].startswith("User: why does the upload hang?")
+        assert "curl -T big.bin" in result[0]["text"] and result[0]["text"].endswith("turned buffering off.")
+        assert index.counts()["messages"] == 4
+    finally:
+        index.close()
+
+
+def test_an_index_of_an_older_layout_is_read_again(cfg, home, repo):
+    import sqlite3
+
+    _transcript(home, repo)
+    path = index_path(cfg)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT); CREATE TABLE msgs (id INTEGER);"
+                      "INSERT INTO files (path) VALUES ('x'); PRAGMA user_version = 1;")
+    old.close()
+    assert search(cfg, "seed", cwd=str(repo))["results"][0]["session_id"] == "s1"
+
+
 def test_a_line_still_being_written_is_read_when_it_is_complete(cfg, home, repo):
     path = _transcript(home, repo)
     whole = json.dumps(claude_user("s1", str(repo), "what about the flaky websocket test?")) + "\n"
@@ -237,6 +270,62 @@ def test_since_and_limit(cfg, home, repo):
         parse_since("last tuesday")
 
 
+def test_a_rare_word_finds_its_exchange_among_common_ones_with_bounded_work(cfg, home, repo, monkeypatch):
+    from tacit.search import query as q
+
+    monkeypatch.setattr(q, "PROBE", 5)
+    monkeypatch.setattr(q, "EXACT", 8)
+    monkeypatch.setattr(q, "NEWEST", 6)
+    common = [(f"deploy the build {n}", f"the build {n} deployed") for n in range(12)]
+    _transcript(home, repo, exchanges=common[:3] + [("deploy the flaky build", "Quarantined the flaky build.")]
+                + common[3:])
+    index = open_index(cfg)
+    try:
+        catch_up(cfg, index)
+        ranked = search(cfg, "flaky build deploy", cwd=str(repo), limit=1, index=index, refresh=False)["results"]
+        assert ranked[0]["text"].endswith("Quarantined the flaky build.")  # "build" and "deploy" are common
+        newest = search(cfg, "build deploy", cwd=str(repo), limit=3, index=index, refresh=False)["results"]
+        assert [r["turn"] for r in newest] == [13, 12, 11]  # all common: the newest of those holding both
+    finally:
+        index.close()
+
+
+def test_the_running_service_answers_the_cli_and_sees_new_sessions(cfg, home, repo, tacit_env):
+    from tacit.service import client
+    from wait_helpers import wait_for
+
+    _transcript(home, repo)
+    server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=tacit_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: client.status(tacit_env["TACIT_HOME"]).get("running"), what="the service")
+
+        def run(*args):
+            out = subprocess.run([sys.executable, "-m", "tacit", "search", *args], env=tacit_env,
+                                 capture_output=True, text=True, cwd=str(repo), timeout=60)
+            assert out.returncode == 0, out.stderr
+            return out.stdout
+
+        before = client.status(tacit_env["TACIT_HOME"])["events"]
+        found = json.loads(run("--json", "seed", "database"))
+        assert [r["session_id"] for r in found["results"]] == ["s1"]
+        assert client.status(tacit_env["TACIT_HOME"])["events"] == before + 1  # the service answered
+        assert "you:   how do I **seed** the local **database**?" in run("seed", "database")
+        elsewhere = subprocess.run([sys.executable, "-m", "tacit", "search", "--json", "seed", "--cwd", "shop"],
+                                   env=tacit_env, capture_output=True, text=True, cwd=str(repo.parent), timeout=60)
+        assert [r["session_id"] for r in json.loads(elsewhere.stdout)["results"]] == ["s1"]  # from the CLI's folder
+        _transcript(home, repo, sid="s2", exchanges=[("why was the cache stale?", "The TTL was 0; set it to 60s.")])
+        assert json.loads(run("--json", "stale cache"))["results"][0]["session_id"] == "s2"
+        run("--reindex", "--json")  # in the CLI: the file is replaced, the service opens the new one
+        assert json.loads(run("--json", "stale cache"))["results"][0]["session_id"] == "s2"
+        bad = subprocess.run([sys.executable, "-m", "tacit", "search", "--json", "x", "--since", "someday"],
+                             env=tacit_env, capture_output=True, text=True, cwd=str(repo), timeout=60)
+        assert bad.returncode == 1 and json.loads(bad.stdout)["success"] is False  # the CLI's own error
+    finally:
+        client.stop(tacit_env["TACIT_HOME"], wait=10)
+        server.wait(timeout=20)
+
+
 def test_the_index_is_private_and_rebuildable(cfg, home, repo, tacit_env):
     _transcript(home, repo)
     search(cfg, "seed", cwd=str(repo))
@@ -307,3 +396,20 @@ def test_the_service_refresh_reads_new_sessions_in_the_background(cfg, home, rep
     with lock_for(index_path(cfg)):  # a catch-up is running: the tick does not wait for it
         assert indexer.refresh(cfg) is None
     assert search(cfg, "seed", cwd=str(repo))["indexed"]["messages"] == 0  # nothing left to read
+
+
+def test_a_second_search_in_the_service_is_handed_back_not_queued_on_a_hook_worker(cfg, home, repo):
+    from tacit.service.searches import Searches
+
+    _transcript(home, repo)
+    searches = Searches(cfg)
+    request = {"argv": ["--json", "seed", "database"], "cwd": str(repo)}
+    try:
+        searches.lock.acquire()  # a search is running
+        try:
+            assert searches.answer(request) is None  # the CLI answers this one itself
+        finally:
+            searches.lock.release()
+        assert searches.answer(request) is not None
+    finally:
+        searches.close()

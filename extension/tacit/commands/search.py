@@ -21,14 +21,73 @@ def add_parser(subparsers) -> None:
         "search", help="search past sessions of every host (this project by default)",
         description="Search what was said in past sessions of Claude Code, Codex, Hermes and pi: "
                     "each result is an exchange, a message and the agent's reply to it.")
+    _arguments(p, hosts())
+    p.set_defaults(func=_search)
+
+
+def _arguments(p, hosts) -> None:
     p.add_argument("query", nargs="*", metavar="WORDS", help="what to look for, in plain words")
     p.add_argument("--all-projects", action="store_true", help="search every project, not only this one")
-    p.add_argument("--host", choices=hosts(), default=None, help="only sessions of this host")
+    p.add_argument("--host", choices=hosts, default=None, help="only sessions of this host")
     p.add_argument("--since", default=None, metavar="WHEN", help="only since then: 7d, 12h, 2w, 3m or a date")
     p.add_argument("--limit", type=int, default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
     p.add_argument("--cwd", default=None, metavar="DIR", help="the folder whose project is searched (default: here)")
     p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")
-    p.set_defaults(func=_search)
+
+
+def via_service(argv: list) -> int | None:
+    """``tacit search`` answered by the running service, whose index is open
+    and kept fresh (the CLI then imports next to nothing); None when no
+    service answers, or for what the CLI answers itself (help, --reindex,
+    usage errors)."""
+    import sys
+
+    if any(a in ("-h", "--help") or a.startswith("--reindex") for a in argv):
+        return None
+    from tacit.paths import data_dir
+    from tacit.service.search_client import search
+
+    try:
+        reply = search(data_dir(), {"argv": argv, "cwd": os.getcwd(), "tty": sys.stdout.isatty()})
+        if reply is None or not isinstance(reply.get("out"), str):
+            return None
+    except Exception:  # noqa: BLE001 — searched in-process instead
+        return None
+    sys.stdout.write(reply["out"])
+    sys.stdout.flush()
+    return int(reply["code"])
+
+
+def answer(cfg, request: dict, index) -> dict | None:
+    """The service's side of ``via_service``: ``{"code", "out"}``, or None
+    when the request is not a plain search (the CLI then runs it itself)."""
+    import argparse
+    import json
+
+    from tacit.search.searcher import parse_since, search
+    from tacit.search.source import host_names
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    p = Parser(add_help=False, exit_on_error=False)
+    _arguments(p, host_names())
+    p.add_argument("--json", action="store_true")
+    try:
+        args = p.parse_args(request["argv"])
+        text = " ".join(args.query).strip()
+        since = parse_since(args.since)
+    except (ValueError, argparse.ArgumentError):
+        return None
+    if not text or args.reindex:
+        return None
+    cwd = os.path.join(request["cwd"], args.cwd) if args.cwd else request["cwd"]  # --cwd is the CLI's, not ours
+    result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
+                    limit=args.limit, index=index)
+    if args.json:
+        return {"code": 0, "out": json.dumps(result, ensure_ascii=False) + "\n"}
+    return {"code": 0, "out": format_results(result, color=bool(request.get("tty"))) + "\n"}
 
 
 def _fail(error: str) -> int:

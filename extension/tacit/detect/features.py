@@ -52,6 +52,18 @@ _FRUSTRATION = re.compile(r"\b(?:wtf|seriously|ugh+|come on|again|annoying|terri
 _YOU_PAST = re.compile(r"\b(?:you|u)(?: just| also| still| again| even)? (?:\w+ed|did|made|put|broke|took|wrote|"
                        r"left|ran|set|got)\b")
 _STILL = re.compile(r"\bstill\b")
+#: an instruction that opens the message ("use uv", "dont touch the tests", "please remove …")
+_IMPERATIVE = re.compile(r"^(?:please |pls |just |now |also |then |ok(?:ay)? |so )?(?:use|dont|do not|never|always|"
+                         r"stop|make|keep|avoid|remove|add|put|move|rename|switch|change|fix|revert|undo|ignore|"
+                         r"prefer)\b")
+_YOU_MODAL = re.compile(r"\byou (?:should|must|need to|have to|shouldnt|cant|didnt|forgot|missed|broke)\b")
+_DURABLE_CUE = re.compile(r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|by default|"
+                          r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
+_CODE_OR_PATH = re.compile(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
+_PREV_ERROR = re.compile(r"error|traceback|failed|exception")
+#: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
+#: so a long message does not outweigh the hand-built cues by its length alone
+NGRAM_MASS = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,42 +134,45 @@ def _bucket(n: int, edges: tuple[int, ...]) -> str:
 
 def user_features(reading: MessageReading) -> dict[str, float]:
     """Named features of a read message (see module doc)."""
-    f: dict[str, float] = {}
     if reading.skipped:
-        f["skip=" + reading.skipped] = 1.0
-        return f
-    msg = reading.msg
-    bare = reading.bare
-    tokens = ["#num" if _NUM.match(t) else t for t in words(bare)]
+        return {"skip=" + reading.skipped: 1.0}
+    f: dict[str, float] = {}
+    n = _text_features(reading, f)
+    negated = _cue_features(reading, f, n)
+    _prev_features(reading, f, n, negated)
+    _marker_features(reading.markers, f)
+    return f
+
+
+def _text_features(reading: MessageReading, f: dict[str, float]) -> int:
+    """Word n-grams and the message's shape; returns its length in words."""
+    tokens = ["#num" if _NUM.match(t) else t for t in words(reading.bare)]
     n = len(tokens)
     view = tokens if n <= HEAD_WORDS + TAIL_WORDS else tokens[:HEAD_WORDS] + tokens[-TAIL_WORDS:]
-    for t in set(view):
-        f["w=" + t] = 1.0
-    for a, b in set(zip(view, view[1:])):
-        f[f"b={a}_{b}"] = 1.0
+    grams = {"w=" + t for t in view} | {f"b={a}_{b}" for a, b in zip(view, view[1:])}
+    for name in grams:
+        f[name] = NGRAM_MASS / len(grams) ** 0.5
     if tokens:
         f["first=" + tokens[0]] = 1.0
         f["first2=" + "_".join(tokens[:2])] = 1.0
         f["last=" + tokens[-1]] = 1.0
     f["len" + _bucket(n, (2, 5, 10, 20, 40, 80))] = 1.0
-    if reading.focus.count("\n") >= 3:
-        f["lines>=4"] = 1.0
-    if len(reading.raw) > 2 * max(1, len(reading.focus)):
-        f["mostly-pasted"] = 1.0
-    if PLACEHOLDER.strip() in reading.focus:
-        f["has-quote"] = 1.0
-    if _PASTE.search(reading.raw[:2000].lower()):
-        f["paste-or-file-ref"] = 1.0
-    if reading.focus.rstrip().endswith("?"):
-        f["ends-?"] = 1.0
-    if "!" in reading.focus:
-        f["has-!"] = 1.0
-    if len(_UPPER_WORD.findall(reading.focus[:600])) >= 2:
-        f["shouting"] = 1.0
-    if not reading.english:
-        f["not-english"] = 1.0
+    focus = reading.focus
+    for name, on in (("lines>=4", focus.count("\n") >= 3),
+                     ("mostly-pasted", len(reading.raw) > 2 * max(1, len(focus))),
+                     ("has-quote", PLACEHOLDER.strip() in focus),
+                     ("paste-or-file-ref", bool(_PASTE.search(reading.raw[:2000].lower()))),
+                     ("ends-?", focus.rstrip().endswith("?")), ("has-!", "!" in focus),
+                     ("shouting", len(_UPPER_WORD.findall(focus[:600])) >= 2), ("not-english", not reading.english),
+                     ("code-or-path", bool(_CODE_OR_PATH.search(focus)))):
+        if on:
+            f[name] = 1.0
+    return n
 
-    # correction cues and signals
+
+def _cue_features(reading: MessageReading, f: dict[str, float], n: int) -> bool:
+    """Correction cues and signals; returns whether the message negates."""
+    msg, bare = reading.msg, reading.bare
     for name, _weight, firm, _matched in reading.hits:
         f["cue=" + name] = 1.0
         if firm:
@@ -185,65 +200,61 @@ def user_features(reading: MessageReading) -> dict[str, float]:
         f["heuristic>=0.5"] = 1.0
     if reading.original is not None:
         f["orig=" + reading.original.kind] = 1.0
+    flat = " ".join(bare.split())
     negated = bool(_NEGATION.search(bare))
-    if negated:
-        f["negation"] = 1.0
-    if _YOU.search(bare):
-        f["you"] = 1.0
-    if _FRUSTRATION.search(bare):
-        f["frustration"] = 1.0
-    if _YOU_PAST.search(bare):
-        f["you-past"] = 1.0
-    if _STILL.search(bare):
-        f["still"] = 1.0
-    if _I_WANT.search(bare):
-        f["i-want"] = 1.0
+    for name, on in (("negation", negated), ("you", _YOU.search(bare)), ("frustration", _FRUSTRATION.search(bare)),
+                     ("you-past", _YOU_PAST.search(bare)), ("still", _STILL.search(bare)),
+                     ("i-want", _I_WANT.search(bare)), ("imperative", _IMPERATIVE.match(flat)),
+                     ("you-modal", _YOU_MODAL.search(flat)), ("durable-cue", _DURABLE_CUE.search(flat))):
+        if on:
+            f[name] = 1.0
+    return negated
 
-    # the agent's previous reply
+
+def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated: bool) -> None:
+    """What the agent's previous reply did, and how the message relates to it."""
+    msg = reading.msg
     if not reading.prev:
         f["prev=none"] = 1.0
-    else:
-        prev_bare = msg.prev_bare
-        if msg.prev_asks:
-            f["prev=asks"] = 1.0
-            if _PREV_CHOICE.search(prev_bare[-300:]):
-                f["prev=offers-choice"] = 1.0
-                if n <= 12:
-                    f["short-answer-to-choice"] = 1.0
-        if msg.prev_acted:
-            f["prev=acted"] = 1.0
-        if _PREV_CLAIMS_FIX.search(prev_bare[-400:]):
-            f["prev=claims-fix"] = 1.0
-        if _PREV_IN_PROGRESS.search(prev_bare[-200:]):
-            f["prev=in-progress"] = 1.0
-        mine = content_tokens(bare)
-        if mine:
-            share = len(mine & content_tokens(prev_bare)) / len(mine)
-            f["overlap" + ("=0" if share == 0 else "<0.3" if share < 0.3 else ">=0.3")] = 1.0
-        if negated and msg.prev_acted:
-            f["negation&prev-acted"] = 1.0
-        if reading.hits and msg.prev_acted:
-            f["cue&prev-acted"] = 1.0
-        if msg.bug and "prev=claims-fix" in f:
-            f["bug&prev-claims-fix"] = 1.0
+        return
+    prev_bare = msg.prev_bare
+    if msg.prev_asks:
+        f["prev=asks"] = 1.0
+        if _PREV_CHOICE.search(prev_bare[-300:]):
+            f["prev=offers-choice"] = 1.0
+            if n <= 12:
+                f["short-answer-to-choice"] = 1.0
+    if msg.prev_acted:
+        f["prev=acted"] = 1.0
+    if _PREV_CLAIMS_FIX.search(prev_bare[-400:]):
+        f["prev=claims-fix"] = 1.0
+    if _PREV_ERROR.search(reading.prev.lower()):
+        f["prev=error"] = 1.0
+    if _PREV_IN_PROGRESS.search(prev_bare[-200:]):
+        f["prev=in-progress"] = 1.0
+    mine = content_tokens(reading.bare)
+    if mine:
+        share = len(mine & content_tokens(prev_bare)) / len(mine)
+        f["overlap" + ("=0" if share == 0 else "<0.3" if share < 0.3 else ">=0.3")] = 1.0
+    if negated and msg.prev_acted:
+        f["negation&prev-acted"] = 1.0
+    if reading.hits and msg.prev_acted:
+        f["cue&prev-acted"] = 1.0
+    if msg.bug and "prev=claims-fix" in f:
+        f["bug&prev-claims-fix"] = 1.0
 
-    # durable-statement markers
-    m = reading.markers
+
+def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:
+    """The durable-statement markers found."""
     for category, found in m.found.items():
         if found:
             f["m=" + category] = 1.0
             if len(found) > 1:
                 f["m2=" + category] = 1.0
-    if m.boosts:
-        f["m-boost"] = 1.0
-    if m.emphasis:
-        f["m-emphasis"] = 1.0
-    if m.remember:
-        f["m-remember"] = 1.0
-    if m.transient:
-        f["m-transient"] = 1.0
-    if m.approval_only:
-        f["m-approval-only"] = 1.0
+    for name, on in (("m-boost", m.boosts), ("m-emphasis", m.emphasis), ("m-remember", m.remember),
+                     ("m-transient", m.transient), ("m-approval-only", m.approval_only)):
+        if on:
+            f[name] = 1.0
     if m.default_category:
         f["m-default=" + m.default_category] = 1.0
     f["m-rule=" + m.rule_category] = 1.0
@@ -254,4 +265,3 @@ def user_features(reading: MessageReading) -> dict[str, float]:
         f["kinds=question-only"] = 1.0
     elif "statement" in kinds:
         f["kinds=has-statement"] = 1.0
-    return f

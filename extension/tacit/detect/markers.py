@@ -155,7 +155,9 @@ _CORRECTION_FALLBACK = [
                r"|\bthat'?s\s+(?:the\s+|a\s+)?wrong\b|\bwrong\s+(?:approach|way|idea|thing|fix)\b", _I),
     re.compile(r"^\s*not\s+\S+\s*[—–,-]\s", _I),
     re.compile(r"\bwrong\s+(?:file|branch|folder|directory|function|one|place|port|version|command|repo)\b", _I),
-    re.compile(r"^\s*(?:不对|不是|错了|不正确|搞错了|弄错了)|我说的是|我的意思是|你理解错了|你搞错了|你弄错了|我要的是"),
+    re.compile(r"^\s*(?:不对|不對|不是|错了|錯了|不正确|不正確|搞错了|弄错了)|我说的是|我說的是|我的意思是|你理解错了|你搞错了|你弄错了"
+               r"|我要的是|你别|你別|别再|別再|不要再|别老是|别总是|停止修改|不是让你|不是讓你|我没(?:有)?让你|我沒(?:有)?讓你"
+               r"|我没(?:有)?说|你又(?:把|改|删|加|搞|弄)|改回(?:去|来|原)|恢复原(?:样|来)|撤销(?:刚才|这次|你的)"),
 ]
 
 _GOAL = [

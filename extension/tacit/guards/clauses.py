@@ -27,7 +27,8 @@ _BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = re.compile(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
-    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|"
+    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"on your own|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
@@ -42,6 +43,9 @@ _REASON_HEAD = re.compile(
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = re.compile(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
+    # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
     r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
@@ -68,6 +72,21 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
 _AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+
+
+_NAMED = re.compile(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
+                    r"(?P<items>\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*)\s*\)", re.I)
+_FILE_NOUN = re.compile(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
+                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?)$", re.I)
+
+
+def _named(m, spans: list) -> str:
+    if _FILE_NOUN.search(m.string[:m.start()]):
+        return " such as " + m.group("items")
+    items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
+    if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
+        return " with " + m.group("items")  # a command line, not a flag or a word
+    return m.group(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +152,9 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        # "generated files (`src/gen/**`)": the quoted names are the examples;
+        # "the dev server (`npm run dev`)": the command it is run with
+        sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
         asides = []
         for aside in re.findall(r"\(([^()]*)\)", sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]

@@ -17,12 +17,13 @@ import re
 import shlex
 
 from tacit.guards.clauses import clauses, vetoed
-from tacit.guards.shapes import _content_shapes, _git_shapes, _objectless_edit, _other_shapes
+from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
+from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
+from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
-                                _PATH_LIST_SPLIT, _PATH_VERB, _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS,
-                                _path_pattern, _split_list, _targets, _unquote)
+                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
-                                RemoveMatch, SqlMatch, SudoMatch)
+                                SqlMatch, SudoMatch)
 
 MAX_LESSON_CHARS = 600
 
@@ -88,7 +89,7 @@ _ALTERNATIVE = [re.compile(p, re.I) for p in (
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli)",
+    rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
@@ -123,29 +124,6 @@ _FORCE_PUSH = re.compile(
 _PUSH = re.compile(
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
-_SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
-_ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
-_PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
-_EDITED = (r"(?:edited|modified|changed|touched|updated|altered|overwritten|written(?:\s+to)?|hand-edited)"
-           r"(?:\s+(?:by hand|manually|directly))?")
-_PATH_LESSONS = [re.compile(p, re.I) for p in (
-    # "do not edit generated files such as `src/gen/api.ts`": the examples named
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
-    r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
-    r"(?:\s+(?:by hand|manually|directly|yourself))?",
-    # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
-    r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
-    r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
-    r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
-    rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
-    r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
-    r"(?:\s+(?:by hand|manually|directly|yourself))?",
-    r"leave\s+(?P<paths>.+?)\s+alone",
-    r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
-    r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
-    r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
-)]
 def _tool(word: str) -> str | None:
     """A known tool name (``pnpm``; backticks dropped), or None."""
     w = _unquote(word).lower()
@@ -216,6 +194,9 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
         programs = []
         for y in _split_list(m.group("ys")):
             head = _tool(y)
+            if head is None and y.startswith("`") and pattern is _NEGATIVE_USE[1]:
+                word = _unquote(y).lower()  # "don't run `dotnet` CLI commands": any known program
+                head = word if word in _KNOWN_PROGRAMS else None
             if head is None:
                 return None
             programs.append(head)
@@ -307,13 +288,16 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         if any(not _BRANCH_WORD.fullmatch(r) for r in remotes):
             return None
         return GuardSpec(PushMatch(branches, bool(flags), remotes), because)
+    if program == "git" and subs[:2] == ["add", "."] and len(subs) == 2 and not flags and not trailing:
+        return GuardSpec(CommandMatch(("git",), ("add",), ("-A",), True), because)  # `git add .` is `git add -A`
     if program == "git" and subs and subs[0] == "rebase" and len(subs) == 2 and not flags and not trailing:
         found = _targets(subs[1])  # `git rebase main`: onto that branch, from any remote
         return GuardSpec(RebaseMatch(found[0]), because) if found and found[0] and not found[1] else None
-    if trailing or len(subs) > 4:
+    subs += trailing  # `rm -rf node_modules`: positionals in order, wherever the flags are
+    if len(subs) > 4:
         return None
     for s in subs:
-        if not _CMD_WORD.fullmatch(s) and not ("/" in s and _PATH_WORD.fullmatch(s)):
+        if not _CMD_WORD.fullmatch(s) and not (s in (".", "./") or "/" in s and _PATH_WORD.fullmatch(s)) or s.startswith("/"):
             return None
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 
@@ -329,53 +313,6 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     if found is None:
         return None
     return GuardSpec(PushMatch(found[0], force, found[1]), because)
-
-
-def _paths(sentence: str, because: str) -> GuardSpec | None:
-    for pattern in _PATH_LESSONS:
-        m = pattern.fullmatch(sentence)
-        if not m:
-            continue
-        patterns = _path_list(m.group("paths"))
-        return GuardSpec(PathMatch(patterns), because) if patterns else None
-    return None
-
-
-_REMOVE_VERB = r"(?:delete|remove|rename|move)"
-_REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
-                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*(?:(?:in|under|inside|within|from)\s+)?"
-                       r"(?P<paths>.+?)", re.I)
-
-
-def _removals(sentence: str, because: str) -> GuardSpec | None:
-    """"don't delete or rename files in `docs/images/`": deleting or renaming, not editing."""
-    m = _REMOVALS.fullmatch(sentence)
-    if not m:
-        return None
-    patterns = _path_list(m.group("paths"))
-    if not patterns:
-        return None
-    verbs = m.group("verbs").lower()
-    ops = tuple(op for op, words in (("delete", ("delete", "remove")), ("rename", ("rename", "move")))
-                if any(w in verbs for w in words))
-    return GuardSpec(RemoveMatch(patterns, ops), because)
-
-
-def _path_list(text: str) -> tuple | None:
-    """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
-    text, below = text.strip(), None
-    where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
-    if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
-        text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
-    patterns = []
-    for part in _PATH_LIST_SPLIT.split(text):
-        p = _path_pattern(part)
-        if p is None:
-            return None
-        if below:
-            p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
-        patterns.append(p)
-    return tuple(dict.fromkeys(patterns)) or None
 
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
@@ -417,15 +354,48 @@ _FLAG_WITH = re.compile(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+
                         r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
 
+def _stem(word: str) -> str:
+    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
+    w = word.lower()
+    for end in ("ches", "shes", "ing", "es", "s"):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
+    return w
+
+
+# "never run destructive commands such as `git reset --hard` or `git clean -fd`":
+# the commands named are the rule (each must be a program's command)
+_SUCH_AS = re.compile(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
+                      r"(?:commands?|operations?|actions?|tools?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
+                      r"for example,?|for instance,?)\s+(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)*)"
+                      r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
+
+
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
+    m = _COMMIT_ANY.fullmatch(sentence)
+    if m and m.group("push"):
+        return [GuardSpec(CommandMatch(("git",), ("commit",), (), True), because), GuardSpec(PushMatch(), because)]
     spec = _sentence_spec(sentence, because)
     if spec is not None:
         return [spec]
+    m = _SUCH_AS.fullmatch(sentence)
+    if m:
+        out = [_run(f"never run {q}", because) for q in re.findall(r"`[^`]+`", m.group("items"))]
+        if out and all(out) and all(not isinstance(o.match, CommandMatch) or
+                                    o.match.programs[0] in _KNOWN_PROGRAMS for o in out):
+            return out
     m = _QUOTED_LIST.fullmatch(sentence)
     if m:
-        out = [_run(m.group("verb") + q, because) for q in re.findall(r"`[^`]+`", m.group("items"))]
-        return out if all(out) else []
+        quoted = re.findall(r"`[^`]+`", m.group("items"))
+        out = [_run(m.group("verb") + q, because) for q in quoted]
+        if all(out):
+            return out
+        # "never run `git stash`, `git reset` or `git checkout --`": the commands that
+        # have an exact shape, when every item is a known program's command
+        if all(_unquote(q).split()[:1] and _unquote(q).split()[0].lower() in _KNOWN_PROGRAMS for q in quoted):
+            return [o for o in out if o]
+        return []
     m = _COMMAND_LIST.fullmatch(sentence)
     if m:
         items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
@@ -436,10 +406,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
                 return out
     m = _WITH_COMMAND.fullmatch(sentence)
     if m:
-        words = {w.lower() for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
+        words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
         spec = _run(f"never run `{cmd}`", because)
-        if spec is not None and len(cmd.split()) > 1 and words & {w.lower() for w in cmd.split()[1:]}:
+        if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
             return [spec]
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:
@@ -454,7 +424,36 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
                             getattr(s.match, "flags", None) != () for s in out):
             return out
     spec = _objectless_edit(sentence, because, lesson)
-    return [spec] if spec is not None else []
+    if spec is not None:
+        return [spec]
+    return _verb_list(sentence, because)
+
+
+_VERB_LIST = re.compile(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
+
+
+# the verbs of a list of prohibitions (not "use", which names the alternative)
+_LIST_VERB = re.compile(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
+                        r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
+                        r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
+
+
+def _verb_list(sentence: str, because: str) -> list:
+    """"never commit, push, or open PRs": each comma-separated phrase a rule of
+    its own, and every one of them exact (or nothing)."""
+    m = _VERB_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
+    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
+        return []  # "don't use npm commands, use pnpm": the second phrase says what to do
+    out: list = []
+    for phrase in phrases:
+        specs = _clause_specs(f"never {phrase.strip()}", because, "") if "," not in phrase else []
+        if not specs:
+            return []
+        out.extend(specs)
+    return out
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

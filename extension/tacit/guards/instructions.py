@@ -31,6 +31,7 @@ MAX_RULES_PER_FILE = 500
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration|bad|wrong|"
                            r"anti-?patterns?|don'?t do this)\b", re.I)
+_QUOTE_MARK = re.compile(r"^(?:>\s*)+(?:\[!(?:note|tip|important|warning|caution)\]\s*)?", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _EXAMPLE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|_)?(?:e\.g\.|for example|example|bad|wrong|"
                            r"incorrect|\u274c)\b", re.I)
@@ -90,11 +91,11 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
             continue
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
             example = bool(_EXAMPLE_HEAD.match(raw))
-        line = raw.strip()
+        line = _QUOTE_MARK.sub("", raw.strip())  # "> **Warning:** never …": a callout of this file's own
         if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
             continue
-        if line.startswith(">") or line.startswith("|"):
-            continue  # quotes and table rows are not imperatives of this project
+        if line.startswith("|"):
+            continue  # table rows are not imperatives of this project
         shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
         for spec in derive_guards(line):
             if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):

@@ -385,7 +385,8 @@ class GuardSet:
             elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
-                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None)))
+                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
+                                        tuple(filter(None, map(_fixed_prefix, m.patterns)))))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -408,11 +409,12 @@ class GuardSet:
                     self._check_push(inv, call, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops in self._paths:
+                for idx, guard, root, compiled, ops, prefixes in self._paths:
                     if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
                         continue  # a remove guard: only a command that deletes or renames the path
                     rel_root = root if root is not None else (call.project_root or call.cwd)
-                    if _path_fires(write.path, rel_root, root is not None, compiled):
+                    if _path_fires(write.path, rel_root, root is not None, compiled) or \
+                            prefixes and _takes_parent(write, rel_root, prefixes):
                         subject = display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
@@ -515,6 +517,52 @@ def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled:
         elif rel is not None and rel and regex.search(rel):
             return True
     return False
+
+
+def _fixed_prefix(pattern: str) -> str | None:
+    """The folders an anchored pattern names before any glob: ``docs/images/``
+    → ``docs/images``, ``src/gen/*.ts`` → ``src/gen``; None when unanchored."""
+    p = pattern.strip()
+    while p.startswith("./"):
+        p = p[2:]
+    if not p or p.startswith(("/", "~")) or "/" not in p.rstrip("/"):
+        return None
+    fixed = []
+    for part in p.rstrip("/").split("/"):
+        if not part or any(c in part for c in "*?[") or part == "..":
+            break
+        fixed.append(part)
+    return "/".join(fixed) or None
+
+
+_TREE_FLAGS = frozenset(("-r", "-R", "--recursive"))
+
+
+def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
+    """``rm -rf docs`` (or ``mv docs old``, ``git rm -r docs``) takes a
+    guarded ``docs/images/`` with it: a recursive delete or a move of a folder
+    above a guarded path."""
+    argv = write.argv
+    if not argv or rel_root is None:
+        return False
+    rel = _below(write.path, rel_root)
+    if rel is None:
+        return False
+    prog = program_name(argv[0])
+    words = argv[1:]
+    if prog == "git":
+        i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+        prog, words = ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
+    if prog in ("rm", "git rm"):
+        tree = any(w in _TREE_FLAGS or len(w) > 1 and w[0] == "-" and w[1] != "-" and ("r" in w or "R" in w)
+                   for w in words)
+    elif prog in ("mv", "git mv"):
+        tree = removes(argv, write.path, ("rename",), program_name)  # a source, not the destination
+    else:
+        tree = prog == "find"  # find DIR -delete
+    if not tree:
+        return False
+    return not rel or any(p == rel or p.startswith(rel + "/") for p in prefixes)
 
 
 @lru_cache(maxsize=32)

@@ -93,7 +93,7 @@ def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
     if prog == "git":
         subs = [a for a in words if not a.startswith("-")]
         prog, words = ("git " + subs[0], words[words.index(subs[0]) + 1:]) if subs else ("git", ())
-    if prog in _DELETERS or prog == "git rm":
+    if prog in _DELETERS or prog == "git rm" or prog == "find":  # find writes only with -delete
         return "delete" in ops
     if prog in ("mv", "git mv") and "rename" in ops:
         pos = [a for a in words if not a.startswith("-")]

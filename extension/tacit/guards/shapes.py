@@ -15,7 +15,8 @@ _AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:i
                     r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
 _NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
-                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|commit\s+)?hooks)", re.I)
+                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?hooks"
+                        r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
 _REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
                      r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
@@ -28,6 +29,7 @@ _PIPE = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)\s+(?:\S+\s+)?\|\s*(?:sudo\s+)?(?:sh|bash)`?\s+(?:patterns?|style installs?)",
 )]
 _SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
+_SQL_WHERE = r"(?:\s+(?:on|against|in|to)\s+(?:the|a|any|our)\s+(?:\w+\s+)?(?:database|db|tables?))?"
 _SQL = [
     (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
                 rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
@@ -39,30 +41,40 @@ _SQL = [
 ]
 
 
-_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+{_PATH_VERB}(?:\s+(?:it|them|this file|that file|these files|"
+_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass)"
+_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
+                              r"(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+_OBJECTLESS_COMMIT = re.compile(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
+                                r"that file|these files|those files|the file|this|that)(?:\s+to\s+git)?", re.I)
 _COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
-                          r"(?:the\s+)?(?P<paths>.+)", re.I)
+                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+)?(?P<paths>.+)", re.I)
+_COMMIT_ANY = re.compile(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
+                         r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
+                         r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
 _GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
-    """"`x.ts` — generated, do not edit directly": an edit prohibition with no
-    object, in a lesson that names exactly one path."""
-    if not _OBJECTLESS_EDIT.fullmatch(sentence):
+    """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
+    edit (or commit) prohibition with no object, in a lesson that names
+    exactly one path."""
+    commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
+    if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
     subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
         return None  # one path, and one that looks like a path (not "`pnpm`")
-    return GuardSpec(PathMatch(tuple(found)), because)
+    return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
@@ -82,6 +94,9 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
         if found and found[0] and not found[1]:
             return GuardSpec(CommitMatch(found[0]), because)
         return None
+    m = _COMMIT_ANY.fullmatch(sentence)
+    if m:  # any commit; "commit or push": the commit here, the push below
+        return GuardSpec(CommandMatch(("git",), ("commit",), (), True), because)
     m = _GH_CREATE.fullmatch(sentence)
     if m:
         what = m.group("what").lower()
@@ -101,9 +116,27 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
         if pattern.fullmatch(sentence):
             return GuardSpec(PipeMatch(), because)
     for pattern, statements in _SQL:
-        if pattern.fullmatch(sentence):
+        if pattern.fullmatch(sentence) or pattern.fullmatch(re.sub(_SQL_WHERE + "$", "", sentence, flags=re.I)):
             return GuardSpec(SqlMatch(statements), because)
+    m = _SQL_LIST.fullmatch(sentence.replace("`", ""))
+    if m:  # "never run DROP TABLE, TRUNCATE or a DELETE without a WHERE clause"
+        items = re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items"))
+        found = [next((name for rx, name in _SQL_ITEMS if rx.fullmatch(i.strip())), None) for i in items if i.strip()]
+        if len(found) >= 2 and all(found):
+            return GuardSpec(SqlMatch(tuple(dict.fromkeys(found))), because)
     return None
+
+
+_SQL_ITEMS = [(re.compile(p, re.I), name) for p, name in (
+    (r"(?:a\s+|any\s+)?drop\s+tables?(?:\s+statements?)?", "drop_table"),
+    (r"(?:a\s+|any\s+)?drop\s+(?:database|schema)s?(?:\s+statements?)?", "drop_database"),
+    (r"(?:a\s+|any\s+)?truncate(?:\s+tables?)?(?:\s+statements?)?", "truncate"),
+    (r"(?:a\s+|an\s+|any\s+)?delete(?:\s+from)?(?:\s+statements?|\s+queries)?\s+without\s+(?:a\s+)?where(?:\s+clause)?",
+     "delete_without_where"),
+)]
+_SQL_ITEM = r"(?:(?:a|an|any)\s+)?(?:drop|truncate|delete)\b[\w\s]*?"
+_SQL_LIST = re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
+                       r"(?:\s+(?:statements|queries|commands))?" + _SQL_WHERE, re.I)
 
 
 def _git_shapes(sentence: str, because: str) -> GuardSpec | None:

@@ -113,6 +113,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
     if text is None:
         return (), ()
     text = text.strip()
+    if re.fullmatch(r"(?:the|a|any|your|a shared)\s+remotes?(?:\s+(?:repo|repository|server))?|remotes?", text, re.I):
+        return (), ()  # "push to the remote": any push
     marked = remote_marked = False
     m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
     if m:

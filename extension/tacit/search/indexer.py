@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sqlite3
+import stat
 import time
 from pathlib import Path
 
@@ -101,6 +102,7 @@ class _FileRun:
         self.index, self.projects, self.host, self.file_id, self.cursor = index, projects, host, file_id, cursor
         self.htag = host_tag(host)
         self.sessions: dict = {}
+        self.chunk = None  # ((session, turn, asked), session, time, parts, texts) of the chunk being read
         self.messages = self.chars = 0
 
     def session(self, session_id: str, cwd: str | None) -> dict:
@@ -123,7 +125,6 @@ class _FileRun:
         if ts is None:
             ts = time.time()
         cursor.ts = ts
-        tags = f"{sess['tag']} {self.htag}"
         for part, msg in enumerate(entry.messages):
             if msg.role == USER:
                 sess["turn"] += 1
@@ -134,14 +135,33 @@ class _FileRun:
             text = self.scrub(msg.text)
             if not text.strip():
                 continue
-            self.index.add_message(sess["id"], self.file_id, sess["turn"], msg.role, part, ts, entry.pos,
-                                   entry.length, text, tags)
+            key = (sess["id"], sess["turn"], msg.role == USER)  # the ask and the work answering it: two chunks
+            if self.chunk is not None and self.chunk[0] != key:
+                self.flush()
+            if self.chunk is None:
+                self.chunk = (key, sess, ts, [], [])
+            self.chunk[3].append((entry.pos, entry.length, part, msg.role[0]))
+            self.chunk[4].append(text)
             self.messages += 1
             self.chars += len(text)
 
+    def flush(self) -> None:
+        """Index the chunk read so far: its words and where its messages are."""
+        if self.chunk is not None:
+            (sess_id, turn, _asked), sess, ts, parts, texts = self.chunk
+            self.index.add_chunk(sess_id, self.file_id, turn, ts, parts, chunk_text(texts),
+                                 f"{sess['tag']} {self.htag}")
+            self.chunk = None
+
     def save_sessions(self) -> None:
+        self.flush()
         for sess in self.sessions.values():
             self.index.save_session(sess)
+
+
+def chunk_text(texts: list) -> str:
+    """What a chunk's words are read from (again, to remove them: the same join)."""
+    return "\n".join(texts)
 
 
 def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp: tuple, stats: dict) -> None:
@@ -174,17 +194,21 @@ def _read_file(index: SearchIndex, projects: Projects, source, path: str, stamp:
 
 
 def _unindex(index: SearchIndex, by_host: dict, rows, tags: str) -> None:
-    """Remove the words of dropped messages whose text can still be read."""
+    """Remove the words of dropped chunks whose text can still be read."""
     from tacit.boundary import scrub
 
-    for mid, role, part, pos, length, host, path in rows:
-        source = by_host.get(host)
-        try:
-            messages = source.fetch(path, pos, length) if source else []
-        except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
-            messages = []
-        if part < len(messages) and messages[part].role[0] == role:
-            index.unindex(mid, scrub(messages[part].text), f"{tags} {host_tag(host)}")
+    for cid, parts, host, path in rows:
+        source, texts = by_host.get(host), []
+        for pos, length, part, role in parts:
+            try:
+                messages = source.fetch(path, pos, length) if source else []
+            except Exception:  # noqa: BLE001 — best effort; the row is unreachable anyway
+                messages = []
+            if part >= len(messages) or messages[part].role[0] != role:
+                break
+            texts.append(scrub(messages[part].text))
+        else:
+            index.unindex(cid, chunk_text(texts), f"{tags} {host_tag(host)}")
 
 
 def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -> None:
@@ -204,6 +228,28 @@ def _recheck_exclusions(index: SearchIndex, projects: Projects, by_host: dict) -
                 index.drop_session(sess_id)
 
 
+def _stamp_text(stamp: tuple) -> str:
+    """The stamp as the index keeps it (``json.dumps``; three integers written directly: one per file per search)."""
+    if len(stamp) == 3 and type(stamp[0]) is int and type(stamp[1]) is int and type(stamp[2]) is int:
+        return f"[{stamp[0]}, {stamp[1]}, {stamp[2]}]"
+    return json.dumps(list(stamp))
+
+
+def _resolved(path: str, folders: dict) -> tuple:
+    """``os.path.realpath(path)`` and, unless it is a link, its ``lstat`` —
+    each folder resolved once per catch-up (a full resolution costs an
+    ``lstat`` per component), so an unchanged file costs one system call."""
+    folder, _, name = path.rpartition("/")
+    real = folders.get(folder)
+    if real is None:
+        real = folders[folder] = os.path.realpath(folder or ".")
+    path = real.rstrip("/") + "/" + name
+    if name in ("", ".", ".."):
+        return os.path.realpath(path), None
+    info = os.lstat(path)
+    return (os.path.realpath(path), None) if stat.S_ISLNK(info.st_mode) else (path, info)
+
+
 def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
     """Read what every host wrote since the last catch-up; return counts.
     Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
@@ -211,6 +257,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
         sources = host_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
+    folders: dict = {}
     with lock_for(index.path, timeout=wait):
         _recheck_exclusions(index, projects, {s.host: s for s in sources})
         known = index.stamps()
@@ -222,8 +269,11 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
                 paths = []
             for path in paths:
                 try:
-                    real = os.path.realpath(path)
-                    stamp = tuple((source.stamp or default_stamp)(real))
+                    real, info = _resolved(path, folders)
+                    if source.stamp is not None or info is None:
+                        stamp = tuple((source.stamp or default_stamp)(real))
+                    else:
+                        stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
                 except (OSError, ValueError):
                     stats["unreadable"] += 1  # a symlink loop, a file gone since it was listed
                     continue
@@ -231,7 +281,7 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
                     continue  # the same file reached twice (a symlink): read once
                 present.add(real)
                 stats["files"] += 1
-                if known.get(real) == json.dumps(list(stamp)):
+                if known.get(real) == _stamp_text(stamp):
                     continue
                 try:
                     _read_file(index, projects, source, real, stamp, stats)

@@ -3,8 +3,8 @@
 - Words, not syntax: common words dropped; each word matches by its stem
   (porter), known abbreviations (``SYNONYMS``) and its split or joined form
   when the index holds the pieces ("timeout" / "time out"); words are OR-ed.
-- Bounded work: every match ranked within ``BUDGET``, else the newest
-  ``NEWEST`` matches plus each word's best within one more budget.
+- Bounded work: every match ranked when there are few, else the rare
+  words' matches, else the newest matches of the common words.
 - Exchanges, not lines: hits grouped by turn, scored by the best message
   plus half of the next three; recency breaks near-ties.
 - Read back, redacted again: the index holds no text.
@@ -39,8 +39,9 @@ SYNONYMS = {
 RECENCY = 0.1  # weight of recency next to relevance
 HALF_LIFE_DAYS = 30.0
 CANDIDATES = 400  # message hits read before grouping into exchanges
-BUDGET = 0.025  # seconds to rank every match before falling back to the newest and the rare words' best
-NEWEST = 2_000
+PROBE = 1_000  # a word with at least this many matches is common
+EXACT = 2_000  # matches ranked by bm25 at most (5–20 µs each)
+NEWEST = 500  # matches scored when every word is common
 EXCHANGE_CHARS = 4000
 TOOL_LINES = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -93,28 +94,46 @@ def match_expression(index, query: str, tags: list) -> str | None:
 
 
 def candidates(index, query: str, tags: list, since: float | None) -> list:
-    """Message hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
+    """Chunk hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
 
-    Every match ranked when that fits in ``BUDGET`` seconds; otherwise the
-    newest ``NEWEST`` matches of the whole query, ranked, plus the best
-    matches of each word alone that can be ranked in one more budget (the
-    rare ones), so an old exchange found by a rare word is never cut off by
-    common ones."""
+    Each word's matches are counted up to ``PROBE``. When all of them
+    together are at most ``EXACT``, every match is ranked by bm25. Else the
+    rare words (fewer than ``PROBE`` matches each, the rarest first, up to
+    ``EXACT`` matches in all) are ranked by bm25 alone: the common words'
+    weight is small and ranking their every match is what costs. When every
+    word is common, the newest ``NEWEST`` matches are scored by the words
+    each holds (``_newest``). The work is bounded by counts, never by time."""
     if not words(query):
         return []
     groups = alternatives(index, query)
-    exact = index.hits(_expression(groups, tags), since, CANDIDATES, budget=BUDGET)
-    if exact is not None:
-        return exact
-    rows = {row[1]: row for row in index.hits(_expression(groups, tags), since, NEWEST, newest=True)}
-    deadline = time.perf_counter() + BUDGET  # one budget for all the words together
-    for alts in groups if len(groups) > 1 else ():
-        left = deadline - time.perf_counter()
-        if left <= 0:
+    counts = [index.count(_expression([alts], tags), PROBE) for alts in groups]
+    if max(counts) < PROBE and sum(counts) <= EXACT:
+        return index.hits(_expression(groups, tags), since, CANDIDATES)
+    rare, taken = [], 0
+    for n, alts in sorted((n, alts) for n, alts in zip(counts, groups) if 0 < n < PROBE):
+        if taken + n > EXACT:
             break
-        for row in index.hits(_expression([alts], tags), since, CANDIDATES, budget=left) or ():
-            rows.setdefault(row[1], row)
-    return list(rows.values())
+        rare.append(alts)
+        taken += n
+    if rare:
+        return index.hits(_expression(rare, tags), since, CANDIDATES)
+    return _newest(index, groups, tags, since)
+
+
+def _newest(index, groups: list, tags: list, since: float | None) -> list:
+    """The newest ``NEWEST`` matches, each scored by the words it holds, a
+    word weighing more the fewer of these matches hold it (rows shaped as
+    ``hits``'s: the score negative, lower is better)."""
+    ids = index.newest_ids(_expression(groups, tags), NEWEST)
+    if not ids:
+        return []
+    score = dict.fromkeys(ids, 0.0)
+    for alts in groups:
+        held = index.ids_from(_expression([alts], tags), ids[-1]) & score.keys()
+        weight = math.log((len(ids) + 1) / (len(held) + 0.5))
+        for mid in held:
+            score[mid] -= weight
+    return [(score[mid], mid, sess, turn, role, ts) for mid, sess, turn, role, ts in index.messages(ids, since)]
 
 
 @dataclass

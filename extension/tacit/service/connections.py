@@ -23,7 +23,7 @@ HEADER_LIMIT = 4096
 PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the hook runs in-process)
 READ_SECONDS = 5.0
 MAX_OPEN = 512
-WHOLE = (b"hook",)  # kinds whose request ends at the client's shutdown, not at the first line
+WHOLE = (b"hook", b"search")  # kinds whose request ends at the client's shutdown, not at the first line
 
 
 @dataclass

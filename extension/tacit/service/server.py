@@ -32,6 +32,7 @@ from tacit.handlers import BUILTIN_PLUGINS
 from tacit.service import context_cache, housekeeping
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_of
+from tacit.service.searches import Searches
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 TICK_SECONDS = 5.0
@@ -59,6 +60,7 @@ class Service:
         self.reader = None
         self.cut = 0
         self.cacheable = False
+        self.searches = Searches(cfg)
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -190,6 +192,7 @@ class Service:
             self.reports.stop(timeout=max(1.0, deadline - time.monotonic()))
         if self.observer is not None:
             self.observer.stop()
+        self.searches.close()
         if self.engine is not None:
             self.engine.close()
             log(self.cfg, "info", "service", f"stopped ({self.stop_reason or 'exit'}) after "
@@ -222,6 +225,8 @@ class Service:
                 threading.Thread(target=self._serve_rpc, args=(conn, parts, body or b""), daemon=True,
                                  name="tacit-pi").start()
                 handed = True
+            elif kind == b"search" and len(parts) == 3:
+                handed = self._take_search(conn, parts, body)
             elif kind == b"status":
                 conn.sendall(json.dumps(self.status()).encode() + b"\n")
             elif kind == b"stop":
@@ -254,6 +259,37 @@ class Service:
             self._count(-1)
             return False
         return True
+
+    def _take_search(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> bool:
+        if not self._serves(parts[2].decode("utf-8", "replace")) or body is None:
+            conn.sendall(b"MISMATCH\n")
+            return False
+        self._touch()
+        self._count(+1)
+        try:
+            self.pool.submit(self._serve_search, conn, body)
+        except RuntimeError:
+            self._count(-1)
+            return False
+        return True
+
+    def _serve_search(self, conn: socket.socket, body: bytes) -> None:
+        """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
+        reply = b"NO\n"
+        try:
+            answer = self.searches.answer(json.loads(body.decode("utf-8")))
+            if answer is not None:
+                out = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+                reply = b"OK %d\n" % len(out) + out
+        except Exception as exc:  # noqa: BLE001 — the CLI searches in-process instead
+            log_exception(self.cfg, "service search", exc)
+        try:
+            conn.sendall(reply)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+            self._count(-1)
 
     def _serves(self, identity: str) -> bool:
         """A client of this version or an older one is served (two installs

@@ -3,13 +3,13 @@
 ``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the
 hosts' files (``tacit search --reindex``). ``files``: where reading of each
 session file stopped and its stamp; ``sessions``: host, id, project, turn
-counter; ``msgs``: one row per message (session, turn, one-letter role,
-whole-second time, where it is in its file) and no text; ``fts``: a
-contentless FTS5 table (porter) of each message's words plus two tag words
-(project, host) so a scope is an index lookup. A message dropped later
-loses its words when its text can still be read, else they linger
-unreachable (every query joins ``msgs``) until ``--reindex``. Design notes:
-docs/search.md.
+counter; ``chunks``: one row per exchange as read in one go (session,
+turn, first time, and where each message is in its file, packed) and no
+text; ``fts``: a contentless FTS5 table (porter) of each chunk's words plus
+two tag words (project, host) so a scope is an index lookup. A chunk dropped
+later loses its words when its text can still be read, else they linger
+unreachable (every query joins ``chunks``) until ``--reindex``. An index of
+an older layout is emptied and read again. Design notes: docs/search.md.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
+VERSION = 2  # PRAGMA user_version of this layout
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, host TEXT NOT NULL, path TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL,
@@ -29,15 +29,53 @@ CREATE TABLE IF NOT EXISTS sessions (
   id INTEGER PRIMARY KEY, host TEXT NOT NULL, session_id TEXT NOT NULL, project TEXT NOT NULL,
   project_name TEXT NOT NULL, tag TEXT NOT NULL, cwd TEXT, turn INTEGER NOT NULL DEFAULT 0,
   withheld INTEGER NOT NULL DEFAULT -1, excluded INTEGER NOT NULL DEFAULT 0, UNIQUE (host, session_id));
-CREATE TABLE IF NOT EXISTS msgs (
+CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY AUTOINCREMENT, sess INTEGER NOT NULL, file INTEGER NOT NULL, turn INTEGER NOT NULL,
-  role TEXT NOT NULL, part INTEGER NOT NULL, ts INTEGER NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS msgs_turn ON msgs (sess, turn);
+  role TEXT NOT NULL, ts INTEGER NOT NULL, n INTEGER NOT NULL, parts BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_turn ON chunks (sess, turn);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
   text, tags, content='', tokenize='porter unicode61 remove_diacritics 2');
 """
+_OLD_TABLES = ("fts", "msgs", "chunks", "sessions", "files")
 _FILE_COLUMNS = "id, host, path, stamp, offset, session_id, cwd, ts, bad"
 _SESSION_COLUMNS = "id, host, session_id, project, project_name, tag, cwd, turn, withheld, excluded"
+_ROLES = "uat"  # user, assistant, tool: a message's role in ``parts``
+
+
+def pack(parts: list) -> bytes:
+    """(pos, length, part, role letter) of each message, as varints (the
+    position as a step from the one before): about 5 bytes a message."""
+    out = bytearray()
+    last = 0
+    for pos, length, part, role in parts:
+        step = pos - last
+        for value in ((step << 1) if step >= 0 else ((-step << 1) - 1), length, part, _ROLES.index(role)):
+            while value >= 0x80:
+                out.append((value & 0x7F) | 0x80)
+                value >>= 7
+            out.append(value)
+        last = pos
+    return bytes(out)
+
+
+def unpack(blob: bytes) -> list:
+    values, value, shift = [], 0, 0
+    for byte in blob:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            values.append(value)
+            value = shift = 0
+    parts, last = [], 0
+    for i in range(0, len(values) - 3, 4):
+        step = values[i] >> 1 if not values[i] & 1 else -((values[i] + 1) >> 1)
+        last += step
+        parts.append((last, values[i + 1], values[i + 2], _ROLES[values[i + 3]]))
+    return parts
+
+
+def _since(since: float | None) -> float:
+    return since if since is not None else float("-inf")
 
 
 def _private(path: Path) -> None:
@@ -59,7 +97,12 @@ class SearchIndex:
                                     check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        if not fresh and self.conn.execute("PRAGMA user_version").fetchone()[0] != VERSION:
+            for table in _OLD_TABLES:  # an older layout: read every file again
+                self.conn.execute(f"DROP TABLE IF EXISTS {table}")
+            fresh = True
         self.conn.executescript(SCHEMA)
+        self.conn.execute(f"PRAGMA user_version = {VERSION}")
         if fresh:
             self.conn.execute("INSERT INTO fts (fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')")
         _private(self.path)
@@ -106,12 +149,10 @@ class SearchIndex:
             sql, args = sql + " AND session_id = ?", args + [session_id]
         return self.conn.execute(sql, args).fetchall()
 
-    def drop_file(self, file_id: int) -> list:
-        """Forget a file (it is read again from its start); its message rows go."""
-        gone = self.conn.execute("SELECT id, role, part, pos, len FROM msgs WHERE file = ?", (file_id,)).fetchall()
-        self.conn.execute("DELETE FROM msgs WHERE file = ?", (file_id,))
+    def drop_file(self, file_id: int) -> None:
+        """Forget a file (it is read again from its start); its chunk rows go."""
+        self.conn.execute("DELETE FROM chunks WHERE file = ?", (file_id,))
         self.conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
-        return gone
 
     def forget_missing(self, present: set) -> int:
         """Drop the files that no longer exist (their messages can no longer be shown)."""
@@ -142,27 +183,30 @@ class SearchIndex:
         return self.conn.execute("SELECT id, host, session_id, cwd, excluded FROM sessions").fetchall()
 
     def drop_session_messages(self, sess_id: int) -> list:
-        rows = self.conn.execute("SELECT m.id, m.role, m.part, m.pos, m.len, f.host, f.path FROM msgs m "
-                                 "JOIN files f ON f.id = m.file WHERE m.sess = ?", (sess_id,)).fetchall()
-        self.conn.execute("DELETE FROM msgs WHERE sess = ?", (sess_id,))
-        return rows
+        """Drop a session's chunks: (chunk id, [(pos, length, part, role)], host, path) of each."""
+        rows = self.conn.execute("SELECT c.id, c.parts, f.host, f.path FROM chunks c "
+                                 "JOIN files f ON f.id = c.file WHERE c.sess = ?", (sess_id,)).fetchall()
+        self.conn.execute("DELETE FROM chunks WHERE sess = ?", (sess_id,))
+        return [(cid, unpack(parts), host, path) for cid, parts, host, path in rows]
 
     def drop_session(self, sess_id: int) -> None:
-        self.conn.execute("DELETE FROM msgs WHERE sess = ?", (sess_id,))
+        self.conn.execute("DELETE FROM chunks WHERE sess = ?", (sess_id,))
         self.conn.execute("DELETE FROM sessions WHERE id = ?", (sess_id,))
 
     def set_excluded(self, sess_id: int, excluded: bool) -> None:
         self.conn.execute("UPDATE sessions SET excluded = ? WHERE id = ?", (int(excluded), sess_id))
 
     # -- messages ----------------------------------------------------------
-    def add_message(self, sess: int, file: int, turn: int, role: str, part: int, ts: float, pos: int, length: int,
-                    text: str, tags: str) -> None:
-        cur = self.conn.execute("INSERT INTO msgs (sess, file, turn, role, part, ts, pos, len) VALUES (?,?,?,?,?,?,?,?)",
-                                (sess, file, turn, role[0], part, int(ts), pos, length))
+    def add_chunk(self, sess: int, file: int, turn: int, ts: float, parts: list, text: str, tags: str) -> None:
+        """Messages of one exchange, read in one go: ``parts`` (pos, length, part, role letter) each, ``text`` their words."""
+        roles = {p[3] for p in parts}
+        role = "u" if "u" in roles else "a" if "a" in roles else "t"  # whose words these are, mostly
+        cur = self.conn.execute("INSERT INTO chunks (sess, file, turn, role, ts, n, parts) VALUES (?,?,?,?,?,?,?)",
+                                (sess, file, turn, role, int(ts), len(parts), pack(parts)))
         self.conn.execute("INSERT INTO fts (rowid, text, tags) VALUES (?, ?, ?)", (cur.lastrowid, text, tags))
 
     def unindex(self, rowid: int, text: str, tags: str) -> None:
-        """Remove a message's words (contentless: the same text as indexed is needed)."""
+        """Remove a chunk's words (contentless: the same text as indexed is needed)."""
         self.conn.execute("INSERT INTO fts (fts, rowid, text, tags) VALUES ('delete', ?, ?, ?)", (rowid, text, tags))
 
     def optimize(self) -> None:
@@ -179,29 +223,37 @@ class SearchIndex:
         match = 'text : "' + term.replace('"', '""') + '"'
         return self.conn.execute("SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1", (match,)).fetchone() is not None
 
-    def hits(self, match: str, since: float | None, limit: int, newest: bool = False,
-             budget: float | None = None) -> list | None:
+    def count(self, match: str, cap: int) -> int:
+        """How many messages match, counted up to ``cap`` (bounded work)."""
+        return self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                                 (match, cap)).fetchone()[0]
+
+    def hits(self, match: str, since: float | None, limit: int) -> list:
         """(bm25, msg id, session row, turn, role, ts) of the best ``limit``
-        matches — or, with ``newest``, of the newest ``limit`` matches (the
-        full-text index walks them newest first and stops: bounded work).
-        With ``budget`` (seconds), None when ranking takes longer than that."""
-        order = "ORDER BY rowid DESC" if newest else "ORDER BY rank"
-        sql = (f"WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? {order} "
-               "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN msgs m ON m.id = h.id "
-               "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?")
-        args = (match, limit, since if since is not None else float("-inf"))
-        if budget is None:
-            return self.conn.execute(sql, args).fetchall()
-        deadline = time.perf_counter() + budget
-        self.conn.set_progress_handler(lambda: time.perf_counter() > deadline, 2000)
-        try:
-            return self.conn.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if "interrupt" in str(exc):
-                return None
-            raise
-        finally:
-            self.conn.set_progress_handler(None, 0)
+        matches (every match is ranked: callers bound how many there are)."""
+        return self.conn.execute(
+            "WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? ORDER BY rank "
+            "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN chunks m ON m.id = h.id "
+            "JOIN sessions s ON s.id = m.sess WHERE s.excluded = 0 AND m.ts >= ?",
+            (match, limit, _since(since))).fetchall()
+
+    def newest_ids(self, match: str, limit: int) -> list:
+        """Ids of the newest ``limit`` matches, newest first (no ranking: the
+        full-text index walks its rows newest first and stops)."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?", (match, limit))]
+
+    def ids_from(self, match: str, lowest: int) -> set:
+        """Ids of the matches from ``lowest`` on (the tail of each word's list)."""
+        return {r[0] for r in self.conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ?",
+                                                (match, lowest))}
+
+    def messages(self, ids: list, since: float | None) -> list:
+        """(chunk id, session row, turn, role, ts) of these chunks, in shown sessions, since then."""
+        return self.conn.execute(
+            "SELECT m.id, m.sess, m.turn, m.role, m.ts FROM chunks m JOIN sessions s ON s.id = m.sess "
+            "WHERE m.id IN (SELECT value FROM json_each(?)) AND s.excluded = 0 AND m.ts >= ?",
+            (json.dumps(ids), _since(since))).fetchall()
 
     def session_row(self, sess_id: int) -> dict:
         row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (sess_id,)).fetchone()
@@ -209,12 +261,14 @@ class SearchIndex:
 
     def exchange(self, sess_id: int, turn: int) -> list:
         """(role, part, ts, pos, len, host, path) of a turn's messages, in order."""
-        return self.conn.execute(
-            "SELECT m.role, m.part, m.ts, m.pos, m.len, f.host, f.path FROM msgs m JOIN files f ON f.id = m.file "
-            "WHERE m.sess = ? AND m.turn = ? ORDER BY m.id", (sess_id, turn)).fetchall()
+        rows = self.conn.execute(
+            "SELECT c.parts, c.ts, f.host, f.path FROM chunks c JOIN files f ON f.id = c.file "
+            "WHERE c.sess = ? AND c.turn = ? ORDER BY c.id", (sess_id, turn)).fetchall()
+        return [(role, part, ts, pos, length, host, path)
+                for blob, ts, host, path in rows for pos, length, part, role in unpack(blob)]
 
     def counts(self) -> dict:
         one = self.conn.execute
         return {"files": one("SELECT count(*) FROM files").fetchone()[0],
                 "sessions": one("SELECT count(*) FROM sessions").fetchone()[0],
-                "messages": one("SELECT count(*) FROM msgs").fetchone()[0]}
+                "messages": one("SELECT coalesce(sum(n), 0) FROM chunks").fetchone()[0]}

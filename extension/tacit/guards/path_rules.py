@@ -1,0 +1,104 @@
+"""Path rules: "don't edit `dist/`", "`gen/` must not be edited", "never
+delete files in `migrations/`", "leave `vendor/` alone" → path and removal
+guards (the path grammar of ``tacit.guards.derive``)."""
+
+from __future__ import annotations
+
+import re
+
+from tacit.guards.model import GuardSpec, PathMatch, RemoveMatch
+from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern
+
+_SEP = r"\s*(?:,\s*or|,\s*and|,|or|and)\s*"
+_ALSO = rf"(?:{_PATH_VERB}|create|add|suggest|delete|remove|rename|replace)"
+_PATH_VERBS = rf"{_PATH_VERB}(?:{_SEP}{_ALSO})*|create(?:{_SEP}{_ALSO})*?{_SEP}{_PATH_VERB}(?:{_SEP}{_ALSO})*"
+_EDITED = (r"(?:edited|modified|changed|touched|updated|altered|overwritten|written(?:\s+to)?|hand-edited)"
+           r"(?:\s+(?:by hand|manually|directly))?")
+_EDIT_VERB = r"(?:touch|edit|modify|change|alter|overwrite|update|hand-edit|hand edit)"
+_EDIT_VERBS = rf"{_EDIT_VERB}(?:{_SEP}{_EDIT_VERB})*"  # not write/create: "don't write tests in src/" is about new files
+_THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots?|fixtures?|assets?|images?|"
+           r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
+_PATH_LESSONS = [re.compile(p, re.I) for p in (
+    # "do not edit generated files such as `src/gen/api.ts`": the examples named
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
+    r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
+    r"(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
+    r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
+    r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
+    r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
+    rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
+    r"(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
+    rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all|existing)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+    r"(?:in|under|inside|within)\s+(?P<paths>.+?)(?:\s+(?:by hand|manually|directly|yourself))?",
+    # "never write the changelog files in `.changes/` by hand": written by a tool, not by the agent
+    rf"{_DONT}\s+(?:write|create|add)\s+(?:(?:any|the|new)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+    r"(?:in|under|inside|within|to)\s+(?P<paths>.+?)\s+(?:by hand|manually)",
+    r"leave\s+(?P<paths>.+?)\s+alone",
+    r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
+    r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "
+    r"(?:never|don'?t|do not) edit(?: (?:it|them))?)",
+)]
+
+
+def _paths(sentence: str, because: str) -> GuardSpec | None:
+    for pattern in _PATH_LESSONS:
+        m = pattern.fullmatch(sentence)
+        if not m:
+            continue
+        patterns = _path_list(m.group("paths")) or _quoted_paths(m.group("paths"))
+        if patterns:
+            return GuardSpec(PathMatch(patterns), because)
+    return None
+
+
+def _quoted_paths(text: str) -> tuple | None:
+    """"`docs/contracts/`, `docs/layers/`, or registry facet values": the quoted
+    paths of a list that also names things that are not paths."""
+    parts = _PATH_LIST_SPLIT.split(text.strip())
+    if len(parts) < 2 or any("`" in p and not p.strip().startswith("`") for p in parts):
+        return None  # "edit `a.ts`, modify `b/`": a list of rules, not of paths
+    found = [_path_pattern(p) for p in parts if p.strip().startswith("`")]
+    found = [p for p in found if p and ("/" in p or "." in p or "*" in p)]
+    return tuple(dict.fromkeys(found)) or None
+
+
+_REMOVE_VERB = r"(?:delete|remove|rename|move)"
+_REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
+                       r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*"
+                       rf"(?:(?:[\w-]+\s+)?(?:{_THINGS})\s+)?(?:(?:in|under|inside|within|from)\s+)?"
+                       r"(?P<paths>.+?)", re.I)
+
+
+def _removals(sentence: str, because: str) -> GuardSpec | None:
+    """"don't delete or rename files in `docs/images/`": deleting or renaming, not editing."""
+    m = _REMOVALS.fullmatch(sentence)
+    if not m:
+        return None
+    patterns = _path_list(m.group("paths"))
+    if not patterns:
+        return None
+    verbs = m.group("verbs").lower()
+    ops = tuple(op for op, words in (("delete", ("delete", "remove")), ("rename", ("rename", "move")))
+                if any(re.search(rf"\b{w}\b", verbs) for w in words))
+    return GuardSpec(RemoveMatch(patterns, ops), because)
+
+
+def _path_list(text: str) -> tuple | None:
+    """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
+    text, below = text.strip(), None
+    where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
+    if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
+        text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
+    patterns = []
+    for part in _PATH_LIST_SPLIT.split(text):
+        p = _path_pattern(part)
+        if p is None:
+            return None
+        if below:
+            p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
+        patterns.append(p)
+    return tuple(dict.fromkeys(patterns)) or None

@@ -1,0 +1,370 @@
+"""The shell lexer of ``tacit.guards.shell``: text → tokens → simple
+commands with subshell scopes (docs/design/guards.md#tacitguardsshell)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DYN = "\ue000"  # stands for a part of a word only known at run time
+_TILDE = "\ue001"  # an unquoted leading "~", expanded once the home folder is known
+MAX_CHARS = 65536
+MAX_DEPTH = 8
+
+
+# ---------------------------------------------------------------------------
+# Lexer: text → tokens
+#   ("w", value, nested, assign)  a word; nested = token lists of $( … ) in it
+#   ("o", op)                     && || ; ;; | |& & ( ) and "\n"
+#   ["r", op, None]               a redirection; its target is the next word
+#   ["h", op, delim, body]        a here-document (body filled at the newline)
+# ---------------------------------------------------------------------------
+_PLAIN = re.compile(r"[^ \t\r\n'\"\\`$;&|()<>]+")
+_DQ_PLAIN = re.compile(r"[^\"\\`$]+")
+_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*!$-]")
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_OUT_REDIRS = frozenset((">", ">>", ">|", "&>", "&>>", "<>"))
+_ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
+         "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+class _Lexer:
+    __slots__ = ("s", "n", "i", "depth", "pending")
+
+    def __init__(self, s: str, depth: int):
+        self.s = s
+        self.n = len(s)
+        self.i = 0
+        self.depth = depth
+        self.pending: list = []
+
+    def tokens(self, closer: bool = False) -> list:
+        """Tokens up to the end, or (``closer``) up to the ``)`` that closes
+        a ``$(`` — the index is left just after it."""
+        s, n = self.s, self.n
+        toks: list = []
+        parens = 0
+        while self.i < n:
+            c = s[self.i]
+            if c == " " or c == "\t" or c == "\r":
+                self.i += 1
+            elif c == "\\" and s.startswith("\n", self.i + 1):  # a line continuation between words
+                self.i += 2
+            elif c == "\n":
+                self.i += 1
+                toks.append(("o", "\n"))
+                if self.pending:
+                    self._bodies()
+            elif c == "#":
+                end = s.find("\n", self.i)
+                self.i = n if end < 0 else end
+            elif c == ";":
+                if s.startswith(";;", self.i):
+                    self.i += 2
+                    if self.i < n and s[self.i] == "&":
+                        self.i += 1
+                else:
+                    self.i += 1
+                toks.append(("o", ";"))
+            elif c == "&":
+                if s.startswith("&&", self.i):
+                    toks.append(("o", "&&"))
+                    self.i += 2
+                elif s.startswith("&>", self.i):
+                    op = "&>>" if s.startswith("&>>", self.i) else "&>"
+                    self.i += len(op)
+                    toks.append(["r", op, None])
+                else:
+                    toks.append(("o", "&"))
+                    self.i += 1
+            elif c == "|":
+                if s.startswith("||", self.i):
+                    toks.append(("o", "||"))
+                    self.i += 2
+                else:
+                    self.i += 2 if s.startswith("|&", self.i) else 1
+                    toks.append(("o", "|"))
+            elif c == "(":
+                parens += 1
+                self.i += 1
+                toks.append(("o", "("))
+            elif c == ")":
+                self.i += 1
+                if closer and parens == 0:
+                    return toks
+                parens -= 1
+                toks.append(("o", ")"))
+            elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
+                toks.append(self._word())  # process substitution: a word (a /dev/fd path)
+            elif c == "<" or c == ">":
+                self._redir(toks)
+            else:
+                start = self.i
+                tok = self._word()
+                if self.i == start:  # cannot happen with the tables above; never loop
+                    self.i += 1
+                    continue
+                # "2>file": a word of digits touching a redirection is its fd
+                if (self.i < n and s[self.i] in "<>" and tok[1].isdigit() and tok[3] is None
+                        and not s.startswith("(", self.i + 1)):
+                    continue
+                toks.append(tok)
+        return toks
+
+    def _redir(self, toks: list) -> None:
+        s = self.s
+        for op in ("<<<", "<<-", "<<", ">>", ">|", ">&", "<&", "<>", ">", "<"):
+            if s.startswith(op, self.i):
+                break
+        self.i += len(op)
+        if op in ("<<", "<<-"):
+            while self.i < self.n and s[self.i] in " \t":
+                self.i += 1
+            delim = self._word()[1] if self.i < self.n and s[self.i] not in "\n;&|()<>" else ""
+            tok = ["h", op, delim.replace(DYN, "").replace(_TILDE, "~"), ""]
+            self.pending.append(tok)
+            toks.append(tok)
+        else:
+            toks.append(["r", op, None])
+
+    def _bodies(self) -> None:
+        """Here-document bodies start after the newline that ends their line."""
+        s, n = self.s, self.n
+        for tok in self.pending:
+            strip_tabs = tok[1] == "<<-"
+            start = pos = self.i
+            while True:
+                end = s.find("\n", pos)
+                line = s[pos:] if end < 0 else s[pos:end]
+                if (line.lstrip("\t") if strip_tabs else line) == tok[2]:
+                    tok[3] = s[start:pos]
+                    self.i = n if end < 0 else end + 1
+                    break
+                if end < 0:
+                    tok[3] = s[start:]
+                    self.i = n
+                    break
+                pos = end + 1
+        self.pending = []
+
+    def _nested(self) -> list:
+        """Tokens of a ``$( … )`` whose ``$(`` was just consumed."""
+        if self.depth >= MAX_DEPTH:
+            self._skip_parens()
+            return []
+        sub = _Lexer(self.s, self.depth + 1)
+        sub.i = self.i
+        toks = sub.tokens(closer=True)
+        self.i = sub.i
+        return toks
+
+    def _skip_parens(self) -> None:
+        depth = 1
+        while self.i < self.n and depth:
+            c = self.s[self.i]
+            depth += (c == "(") - (c == ")")
+            self.i += 1
+
+    def _backtick(self) -> list:
+        """Tokens of a backtick substitution whose opening ` was consumed."""
+        s = self.s
+        j = self.i
+        parts = []
+        while j < self.n and s[j] != "`":
+            if s[j] == "\\" and j + 1 < self.n:
+                parts.append(s[j + 1])
+                j += 2
+            else:
+                parts.append(s[j])
+                j += 1
+        self.i = j + 1
+        if self.depth >= MAX_DEPTH:
+            return []
+        return _Lexer("".join(parts), self.depth + 1).tokens()
+
+    def _dollar(self, parts: list, nested: list) -> None:
+        s = self.s
+        i = self.i + 1
+        nxt = s[i] if i < self.n else ""
+        if nxt == "(":
+            if s.startswith("((", i):  # arithmetic: skip to the matching "))"
+                self.i = i + 1
+                self._skip_parens()
+            else:
+                self.i = i + 1
+                nested.append(self._nested())
+            parts.append(DYN)
+        elif nxt == "{":
+            end = s.find("}", i)
+            self.i = self.n if end < 0 else end + 1
+            parts.append(DYN)
+        elif nxt == "'":
+            self.i = i + 1
+            parts.append(self._ansi())
+        elif nxt == '"':
+            self.i = i
+        else:
+            m = _VAR.match(s, i)
+            if m:
+                self.i = m.end()
+                parts.append(DYN)
+            else:
+                self.i = i
+                parts.append("$")
+
+    def _ansi(self) -> str:
+        s = self.s
+        out = []
+        j = self.i
+        while j < self.n and s[j] != "'":
+            if s[j] == "\\" and j + 1 < self.n:
+                out.append(_ANSI.get(s[j + 1], "\\" + s[j + 1]))
+                j += 2
+            else:
+                out.append(s[j])
+                j += 1
+        self.i = j + 1
+        return "".join(out)
+
+    def _word(self):
+        s, n = self.s, self.n
+        parts: list[str] = []
+        nested: list = []
+        assign = None
+        first = True
+        while self.i < n:
+            c = s[self.i]
+            m = _PLAIN.match(s, self.i)
+            if m:
+                text = m.group()
+                if first:
+                    if text[0] == "~":
+                        text = _TILDE + text[1:]
+                    a = _ASSIGN.match(text)
+                    if a:
+                        assign = a.end()
+                parts.append(text)
+                self.i = m.end()
+            elif c == "'":
+                end = s.find("'", self.i + 1)
+                if end < 0:
+                    parts.append(s[self.i + 1:])
+                    self.i = n
+                else:
+                    parts.append(s[self.i + 1:end])
+                    self.i = end + 1
+            elif c == '"':
+                self.i += 1
+                self._double(parts, nested)
+            elif c == "\\":
+                if self.i + 1 < n:
+                    if s[self.i + 1] != "\n":  # a line continuation joins, adds nothing
+                        parts.append(s[self.i + 1])
+                    self.i += 2
+                else:
+                    self.i += 1
+            elif c == "$":
+                self._dollar(parts, nested)
+            elif c == "`":
+                self.i += 1
+                nested.append(self._backtick())
+                parts.append(DYN)
+            elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
+                self.i += 2
+                nested.append(self._nested())
+                parts.append(DYN)
+            else:
+                break
+            first = False
+        return ("w", "".join(parts), nested, assign)
+
+    def _double(self, parts: list, nested: list) -> None:
+        s, n = self.s, self.n
+        while self.i < n:
+            m = _DQ_PLAIN.match(s, self.i)
+            if m:
+                parts.append(m.group())
+                self.i = m.end()
+                continue
+            c = s[self.i]
+            if c == '"':
+                self.i += 1
+                return
+            if c == "\\":
+                nxt = s[self.i + 1] if self.i + 1 < n else ""
+                if nxt in '$`"\\':
+                    parts.append(nxt)
+                elif nxt != "\n":
+                    parts.append("\\" + nxt)
+                self.i += 2
+            elif c == "$":
+                if self.i + 1 < n and s[self.i + 1] in "'\"":
+                    parts.append("$")  # no $'…' inside double quotes
+                    self.i += 1
+                else:
+                    self._dollar(parts, nested)
+            else:  # backtick
+                self.i += 1
+                nested.append(self._backtick())
+                parts.append(DYN)
+
+
+# ---------------------------------------------------------------------------
+# Tokens → simple commands, with subshell scopes
+# ---------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Simple:
+    words: list
+    redirs: list  # (op, target)
+    inputs: list  # here-document / here-string bodies
+    nested: list  # token lists of substitutions inside the words
+    piped: bool = False  # its stdin is the previous command's output
+
+
+_KEYWORDS = frozenset(("{", "}", "!", "then", "else", "elif", "fi", "do", "done", "if",
+                       "while", "until", "esac"))
+_SKIP_HEADS = frozenset(("for", "select", "case", "function", "[[", "]]", "declare",
+                         "local", "export", "readonly", "typeset", "alias", "unset"))
+
+
+def _simples(tokens: list) -> list:
+    """Simple commands and "(" / ")" scope markers, in order."""
+    out: list = []
+    cur = _Simple([], [], [], [])
+    want_target = None
+
+    def flush():
+        nonlocal cur
+        if cur.words or cur.redirs or cur.inputs or cur.nested:
+            out.append(cur)
+        cur = _Simple([], [], [], [])
+
+    for tok in tokens:
+        kind = tok[0]
+        if kind == "w":
+            if tok[2]:
+                cur.nested.extend(tok[2])
+            if want_target is not None:
+                if want_target == "<<<":
+                    cur.inputs.append(tok[1])
+                else:
+                    cur.redirs.append((want_target, tok[1]))
+                want_target = None
+            elif not cur.words and tok[3] is not None:
+                continue  # VAR=value before the command
+            else:
+                cur.words.append(tok[1])
+        elif kind == "o":
+            want_target = None
+            flush()
+            if tok[1] == "(" or tok[1] == ")":
+                out.append(tok[1])
+            elif tok[1] == "|" or tok[1] == "|&":
+                cur.piped = True
+        elif kind == "r":
+            want_target = tok[1]
+        else:  # here-document
+            want_target = None
+            cur.inputs.append(tok[3])
+    flush()
+    return out

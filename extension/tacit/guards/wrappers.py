@@ -1,0 +1,430 @@
+"""What a command line's wrappers run inside themselves (``sudo``, ``env``,
+``bash -c``, ``npx``, ``uv run``, ``python -m`` …), program names, and the
+option tables that say where a command's own words begin."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from functools import lru_cache
+
+from tacit.guards.shell_lex import _ASSIGN, _TILDE, DYN
+
+# ---------------------------------------------------------------------------
+# Program names
+# ---------------------------------------------------------------------------
+_WIN_EXT = (".exe", ".cmd", ".bat", ".ps1", ".com")
+
+
+@lru_cache(maxsize=4096)
+def program_name(word: str) -> str:
+    """``/usr/bin/npm`` → ``npm``; ``C:\\node\\npm.CMD`` → ``npm``;
+    ``./node_modules/.bin/jest`` → ``jest``; a dynamic word → ""."""
+    if not word or DYN in word or _TILDE in word:
+        return ""
+    base = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    low = base.lower()
+    for ext in _WIN_EXT:
+        if low.endswith(ext) and len(low) > len(ext):
+            base = low[: -len(ext)]
+            break
+    return base
+
+
+def _pkg_program(word: str) -> str:
+    """A package runner's argument → the program it runs: ``jest@29`` → ``jest``,
+    ``@biomejs/biome@1`` → ``biome``, ``create-vite`` → ``create-vite``."""
+    if word.startswith("@"):
+        word = word[1:]
+    word = word.split("@", 1)[0]
+    return program_name(word)
+
+
+# ---------------------------------------------------------------------------
+# Option tables (only what decides where a command's own words begin)
+# ---------------------------------------------------------------------------
+_SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T",
+                         "--user", "--group", "--host", "--prompt", "--close-from",
+                         "--chdir", "--role", "--type", "--other-user", "--command-timeout"))
+_ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
+_NICE_VALUE = frozenset(("-n", "--adjustment"))
+_IONICE_VALUE = frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata"))
+_TIMEOUT_VALUE = frozenset(("-s", "-k", "--signal", "--kill-after"))
+_STDBUF_VALUE = frozenset(("-i", "-o", "-e", "--input", "--output", "--error"))
+_XARGS_VALUE = frozenset(("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file",
+                          "--max-args", "--max-procs", "--max-chars", "--delimiter",
+                          "--max-lines", "--process-slot-var"))
+_WATCH_VALUE = frozenset(("-n", "--interval", "-q", "--equexit", "--differences"))
+_SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash"))
+_SHELL_VALUE = frozenset(("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
+_NPX_VALUE = frozenset(("-p", "--package", "--cache", "--userconfig", "--registry"))
+_UV_RUN_VALUE = frozenset(("--with", "--with-editable", "--with-requirements", "-p", "--python",
+                           "--project", "--directory", "--package", "--extra", "--group",
+                           "--env-file", "--index", "--index-url", "--extra-index-url",
+                           "--from", "--only-group", "--no-group", "--cache-dir", "-C",
+                           "--config-setting", "--python-preference", "--config-file"))
+_CONDA_VALUE = frozenset(("-n", "--name", "-p", "--prefix", "--cwd"))
+_PYTHON_VALUE = frozenset(("-X", "-W", "--check-hash-based-pycs"))
+_POETRY_VALUE = frozenset(("-C", "--directory", "-P", "--project", "-e", "--env"))
+_PNPM_VALUE = frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--workspace-concurrency",
+                         "--reporter", "--loglevel", "--test-pattern", "--changed-files-ignore-pattern"))
+_YARN_VALUE = frozenset(("--cwd", "--modules-folder", "--cache-folder", "--mutex"))
+_NPM_VALUE = frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
+                        "--loglevel", "-C", "--location"))
+_PNPM_BUILTINS = frozenset((
+    "add", "install", "i", "update", "up", "upgrade", "remove", "rm", "uninstall", "un", "link",
+    "ln", "unlink", "import", "rebuild", "rb", "prune", "fetch", "install-test", "it", "patch",
+    "patch-commit", "patch-remove", "audit", "list", "ls", "ll", "la", "outdated", "why",
+    "licenses", "run", "run-script", "test", "t", "tst", "exec", "dlx", "create", "start",
+    "publish", "pack", "root", "bin", "store", "config", "c", "get", "set", "init", "env",
+    "setup", "server", "deploy", "doctor", "help", "dedupe", "cat-file", "cat-index",
+    "find-hash", "self-update", "approve-builds", "ignored-builds", "stop", "restart",
+    "recursive", "multi", "m", "view", "info", "show", "login", "logout", "whoami", "search",
+    "owner", "dist-tag", "docs", "repo", "bugs", "version", "sbom", "completion", "cache",
+    "catalog", "ci", "clean"))
+_YARN_BUILTINS = frozenset((
+    "add", "bin", "cache", "check", "config", "create", "dedupe", "dlx", "exec", "explain",
+    "generate-lock-entry", "global", "help", "import", "info", "init", "install", "licenses",
+    "link", "list", "login", "logout", "node", "npm", "outdated", "owner", "pack", "patch",
+    "patch-commit", "plugin", "policies", "publish", "rebuild", "remove", "run", "search", "set",
+    "tag", "team", "unlink", "unplug", "up", "upgrade", "upgrade-interactive", "version",
+    "versions", "why", "workspace", "workspaces", "constraints", "stage", "test", "start",
+    "audit", "autoclean", "sdks", "prepack", "dedupe"))
+_PYTHONS = re.compile(r"(?:python|pypy|py)(?:\d+(?:\.\d+)*)?(?:-dbg)?|python\d+(?:\.\d+)*t")
+
+
+def skip_options(argv, start: int, value_opts: frozenset) -> int:
+    """Index of the first positional word at or after ``start``: options
+    (``-x``, ``--long``, ``--long=v``) are skipped, with the value of those in
+    ``value_opts`` written as the next word; ``--`` ends the options."""
+    i = start
+    n = len(argv)
+    while i < n:
+        a = argv[i]
+        if a == "--":
+            return i + 1
+        if len(a) < 2 or a[0] != "-":
+            return i
+        if a in value_opts:
+            i += 2
+        else:
+            i += 1
+    return i
+
+
+def _after_dashdash(argv, start: int) -> int:
+    return start + 1 if start < len(argv) and argv[start] == "--" else start
+
+
+# ---------------------------------------------------------------------------
+# Paths
+# ---------------------------------------------------------------------------
+def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
+    """An argument as an absolute, normalised path (lexically: ``..`` is
+    folded, symlinks are not followed), or None when it cannot be known."""
+    if not word or DYN in word or word == "-" or "\0" in word:
+        return None
+    if word[0] == _TILDE:
+        if home is None or (len(word) > 1 and word[1] != "/"):
+            return None
+        word = home + word[1:]
+    if word[0] == "/":
+        return posixpath.normpath(word)
+    if cwd is None:
+        return None
+    return posixpath.normpath(posixpath.join(cwd, word))
+
+
+# ---------------------------------------------------------------------------
+# Wrappers: argv → the command lines / argvs that run inside it
+# ---------------------------------------------------------------------------
+def _inner(prog: str, argv: tuple, inputs: list, cwd: str | None, home: str | None):
+    """What ``argv`` runs inside itself: a list of ("argv", argv, cwd) and
+    ("script", text, cwd) items (empty for an ordinary program)."""
+    found = _privileged(prog, argv, cwd, home)
+    if found is None:
+        found = _plain_wrapper(prog, argv, cwd)
+    if found is None:
+        found = _runner(prog, argv, inputs, cwd)
+    return found
+
+
+def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
+    """sudo, su, env, cross-env: None for any other program."""
+    n = len(argv)
+    if prog in ("sudo", "doas", "run0", "pkexec"):
+        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:skip_options(argv, 1, _SUDO_VALUE)]):
+            return []
+        i = skip_options(argv, 1, _SUDO_VALUE)
+        while i < n and _ASSIGN.match(argv[i]):
+            i += 1
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "su":
+        for j, a in enumerate(argv[1:-1], 1):
+            if a in ("-c", "--command"):
+                return [("script", argv[j + 1], cwd)]
+            if a.startswith("--command="):
+                return [("script", a.split("=", 1)[1], cwd)]
+        return []
+    if prog == "env":
+        i = 1
+        while i < n:
+            a = argv[i]
+            if a == "--":
+                i += 1
+                break
+            if a in ("-C", "--chdir") and i + 1 < n:
+                cwd = _resolve(cwd, argv[i + 1], home)
+                i += 2
+            elif a.startswith("--chdir="):
+                cwd = _resolve(cwd, a.split("=", 1)[1], home)
+                i += 1
+            elif a in ("-S", "--split-string") and i + 1 < n:
+                return [("script", argv[i + 1] + " " + " ".join(_quote(w) for w in argv[i + 2:]), cwd)]
+            elif a in _ENV_VALUE:
+                i += 2
+            elif a.startswith("-") and len(a) > 1:
+                i += 1
+            elif _ASSIGN.match(a):
+                i += 1
+            else:
+                break
+        while i < n and _ASSIGN.match(argv[i]):
+            i += 1
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "cross-env" or prog == "cross-env-shell":
+        i = 1
+        while i < n and _ASSIGN.match(argv[i]):
+            i += 1
+        if prog == "cross-env-shell":
+            return [("script", " ".join(argv[i:]), cwd)] if i < n else []
+        return [("argv", argv[i:], cwd)] if i < n else []
+    return None
+
+
+def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
+    """nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
+    n = len(argv)
+    if prog in ("nohup", "builtin", "unbuffer", "caffeinate"):
+        i = skip_options(argv, 1, frozenset(("-t", "-w")))
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "time":
+        i = skip_options(argv, 1, frozenset(("-f", "-o", "--format", "--output")))
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "exec":
+        i = skip_options(argv, 1, frozenset(("-a",)))
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "command":
+        if any(a in ("-v", "-V") for a in argv[1:skip_options(argv, 1, frozenset())]):
+            return []  # a lookup, nothing runs
+        i = skip_options(argv, 1, frozenset())
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "nice":
+        i = 1
+        while i < n and argv[i].startswith("-") and argv[i] != "--":
+            i += 2 if argv[i] in _NICE_VALUE else 1
+        i = _after_dashdash(argv, i)
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "ionice":
+        i = skip_options(argv, 1, _IONICE_VALUE)
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "timeout":
+        i = skip_options(argv, 1, _TIMEOUT_VALUE) + 1  # then the duration
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "stdbuf":
+        i = skip_options(argv, 1, _STDBUF_VALUE)
+        return [("argv", argv[i:], cwd)] if i < n else []
+    if prog == "xargs":
+        i = skip_options(argv, 1, _XARGS_VALUE)
+        return [("argv", argv[i:] if i < n else ("echo",), cwd)]
+    if prog == "watch":
+        i = 1
+        exec_mode = False
+        while i < n and argv[i].startswith("-") and argv[i] != "--":
+            exec_mode |= argv[i] in ("-x", "--exec")
+            i += 2 if argv[i] in _WATCH_VALUE else 1
+        i = _after_dashdash(argv, i)
+        if i >= n:
+            return []
+        return [("argv", argv[i:], cwd)] if exec_mode else [("script", " ".join(argv[i:]), cwd)]
+    if prog == "eval":
+        return [("script", " ".join(argv[1:]), cwd)] if n > 1 else []
+    return None
+
+
+def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
+    """Shells, find -exec, package and environment runners, python -m."""
+    n = len(argv)
+    if prog in _SHELLS:
+        return _shell_inner(argv, inputs, cwd)
+    if prog == "find":
+        return _find_exec(argv, cwd)
+    if prog in ("npx", "pnpx", "bunx"):
+        return _runner_tail(argv, 1, cwd, _NPX_VALUE)
+    if prog == "npm":
+        i = skip_options(argv, 1, _NPM_VALUE)
+        if i < n and argv[i] in ("exec", "x"):
+            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        return []
+    if prog == "pnpm":
+        i = skip_options(argv, 1, _PNPM_VALUE)
+        if i >= n:
+            return []
+        if argv[i] in ("exec", "dlx"):
+            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        if argv[i] not in _PNPM_BUILTINS:  # `pnpm jest`: a script or a bin of the project
+            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
+        return []
+    if prog == "yarn" or prog == "yarnpkg":
+        i = skip_options(argv, 1, _YARN_VALUE)
+        if i >= n:
+            return []
+        if argv[i] in ("dlx", "exec"):
+            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        if argv[i] not in _YARN_BUILTINS:
+            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
+        return []
+    if prog == "bun":
+        i = skip_options(argv, 1, frozenset(("--cwd",)))
+        if i < n and argv[i] == "x":
+            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        return []
+    if prog == "corepack":
+        if n > 1 and argv[1] in ("npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"):
+            return [("argv", argv[1:], cwd)]
+        return []
+    if prog == "uvx":
+        return _runner_tail(argv, 1, cwd, _UV_RUN_VALUE)
+    if prog == "uv":
+        i = skip_options(argv, 1, frozenset(("--directory", "--project", "--cache-dir",
+                                             "--config-file", "--color")))
+        if i < n and argv[i] == "run":
+            return _python_module_or_tail(argv, i + 1, cwd, _UV_RUN_VALUE)
+        if i + 1 < n and argv[i] == "tool" and argv[i + 1] == "run":
+            return _runner_tail(argv, i + 2, cwd, _UV_RUN_VALUE)
+        return []
+    if prog in ("poetry", "pipenv", "pdm", "rye", "hatch"):
+        i = skip_options(argv, 1, _POETRY_VALUE)
+        if i < n and argv[i] == "run":
+            return _python_module_or_tail(argv, i + 1, cwd, _POETRY_VALUE)
+        return []
+    if prog == "pipx":
+        i = skip_options(argv, 1, frozenset())
+        if i < n and argv[i] == "run":
+            return _runner_tail(argv, i + 1, cwd, frozenset(("--spec", "--python", "--index-url",
+                                                             "--pip-args")))
+        return []
+    if prog in ("conda", "mamba", "micromamba"):
+        i = skip_options(argv, 1, frozenset())
+        if i < n and argv[i] == "run":
+            return _runner_tail(argv, i + 1, cwd, _CONDA_VALUE)
+        return []
+    if _PYTHONS.fullmatch(prog):
+        return _python_module(argv, 1, cwd)
+    return []
+
+
+def _runner_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
+    """``npx [opts] jest --watch`` → ("argv", ("jest", "--watch")); ``-c "…"``
+    → a script."""
+    n = len(argv)
+    i = start
+    while i < n:
+        a = argv[i]
+        if a in ("-c", "--call", "--shell-mode") and i + 1 < n and a != "--shell-mode":
+            return [("script", argv[i + 1], cwd)]
+        if a == "--":
+            i += 1
+            break
+        if len(a) < 2 or a[0] != "-":
+            break
+        i += 2 if a in value_opts else 1
+    if i >= n:
+        return []
+    return [("argv", (_pkg_program(argv[i]),) + tuple(argv[i + 1:]), cwd)]
+
+
+def _python_module(argv: tuple, start: int, cwd):
+    """``python -m pip install x`` → ("argv", ("pip", "install", "x"))."""
+    n = len(argv)
+    i = start
+    while i < n:
+        a = argv[i]
+        if a == "-m" and i + 1 < n:
+            return [("argv", (argv[i + 1],) + tuple(argv[i + 2:]), cwd)]
+        if a.startswith("-m") and len(a) > 2 and not a.startswith("--"):
+            return [("argv", (a[2:],) + tuple(argv[i + 1:]), cwd)]
+        if a in ("-c", "--") or not a.startswith("-") or a == "-":
+            return []  # code or a script file: not a command line
+        i += 2 if a in _PYTHON_VALUE else 1
+    return []
+
+
+def _python_module_or_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
+    i = start
+    n = len(argv)
+    while i < n and argv[i].startswith("-") and argv[i] not in ("-m", "--"):
+        i += 2 if argv[i] in value_opts else 1
+    if i < n and argv[i] == "-m":
+        return _python_module(argv, i, cwd)
+    return _runner_tail(argv, i, cwd, value_opts)
+
+
+def _shell_inner(argv: tuple, inputs: list, cwd):
+    n = len(argv)
+    i = 1
+    command_mode = False
+    while i < n:
+        a = argv[i]
+        if a == "--" or a == "-":
+            i += 1
+            break
+        if a in _SHELL_VALUE:
+            i += 2
+            continue
+        if a.startswith("--"):
+            i += 1
+            continue
+        if len(a) > 1 and a[0] in "-+":
+            command_mode |= "c" in a[1:]
+            i += 1
+            continue
+        break
+    if command_mode:
+        return [("script", argv[i], cwd)] if i < n else []
+    if i < n:
+        return []  # a script file
+    return [("script", body, cwd) for body in inputs]
+
+
+def _find_exec(argv: tuple, cwd):
+    """``find migrations -name x -exec rm {} +`` → rm runs on paths under
+    ``migrations``: ``{}`` becomes ``<start>/{}``."""
+    n = len(argv)
+    i = 1
+    while i < n and argv[i] in ("-H", "-L", "-P") or i < n and argv[i].startswith("-O"):
+        i += 1
+    starts = []
+    while i < n and not argv[i].startswith("-") and argv[i] not in ("(", "!", ")"):
+        starts.append(argv[i])
+        i += 1
+    start = starts[0] if starts else "."
+    out = []
+    while i < n:
+        if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < n and argv[j] not in (";", "+"):
+                j += 1
+            cmd = tuple(a.replace("{}", start.rstrip("/") + "/{}") if "{}" in a else a
+                        for a in argv[i + 1:j])
+            if cmd:
+                out.append(("argv", cmd, cwd))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _quote(word: str) -> str:
+    """Quote a word for re-parsing (env -S tails)."""
+    return "'" + word.replace("'", "'\\''") + "'"

@@ -1,0 +1,135 @@
+"""The paths a program's argv changes: ``rm``, ``mv``, ``cp``, ``tee``,
+``sed -i``, ``dd of=``, ``git rm`` … (redirections are the walker's)."""
+
+from __future__ import annotations
+
+from tacit.guards.wrappers import _SUDO_VALUE, skip_options
+
+# ---------------------------------------------------------------------------
+# Writes: argv → the path words it changes
+# ---------------------------------------------------------------------------
+def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -> list:
+    out = []
+    i = start
+    n = len(argv)
+    opts_done = False
+    while i < n:
+        a = argv[i]
+        if not opts_done and a == "--":
+            opts_done = True
+        elif not opts_done and len(a) > 1 and a[0] == "-":
+            if a in value_opts:
+                i += 1
+        elif a:
+            out.append(a)
+        i += 1
+    return out
+
+
+def _opt_value(argv: tuple, names: tuple) -> str | None:
+    for j, a in enumerate(argv):
+        if not a.startswith("-"):
+            continue
+        for name in names:
+            if a == name and j + 1 < len(argv):
+                return argv[j + 1]
+            if name.startswith("--") and a.startswith(name + "="):
+                return a[len(name) + 1:]
+            if not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                return a[len(name):]
+    return None
+
+
+_COPY_VALUE = {
+    "cp": frozenset(("-t", "--target-directory", "-S", "--suffix")),
+    "mv": frozenset(("-t", "--target-directory", "-S", "--suffix")),
+    "ln": frozenset(("-t", "--target-directory", "-S", "--suffix")),
+    "install": frozenset(("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o",
+                          "--owner", "-g", "--group")),
+    "rsync": frozenset(("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from",
+                        "--include-from", "--files-from", "--backup-dir", "--suffix", "--chmod",
+                        "--rsync-path", "-T", "--temp-dir", "--compare-dest", "--link-dest",
+                        "--copy-dest", "--partial-dir", "--log-file", "--password-file", "-M",
+                        "--remote-option", "--bwlimit", "--timeout", "--port", "--max-size",
+                        "--min-size", "--out-format", "--info", "--debug")),
+}
+_SED_VALUE = frozenset(("-e", "-f", "--expression", "--file", "-l", "--line-length"))
+_TRUNCATE_VALUE = frozenset(("-s", "--size", "-r", "--reference"))
+_GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                        "--super-prefix", "--exec-path"))
+
+
+def _writes(prog: str, argv: tuple) -> list:
+    if prog in ("rm", "rmdir", "unlink", "shred", "touch", "mkdir", "srm", "sudoedit"):
+        return _positionals(argv, 1, frozenset(("-m", "--mode", "-n", "--iterations", "-s",
+                                                "--size", "-d", "--date", "-r", "--reference",
+                                                "-t")) if prog in ("mkdir", "shred", "touch")
+                            else frozenset())
+    if prog == "sudo":
+        i = skip_options(argv, 1, _SUDO_VALUE)
+        if any(a in ("-e", "--edit") for a in argv[1:i]):
+            return [a for a in argv[i:] if a]
+        return []
+    if prog == "truncate":
+        return _positionals(argv, 1, _TRUNCATE_VALUE)
+    if prog == "tee":
+        return _positionals(argv, 1, frozenset(("--output-error",)))
+    if prog in _COPY_VALUE:
+        target = None if prog == "rsync" else _opt_value(argv, ("-t", "--target-directory"))
+        pos = _positionals(argv, 1, _COPY_VALUE[prog])
+        if prog == "rsync":  # host:path is on another machine
+            return [pos[-1]] if len(pos) >= 2 and ":" not in pos[-1].split("/", 1)[0] else []
+        if prog == "mv":
+            return pos + ([target] if target else []) if (target or len(pos) >= 2) else []
+        if target:
+            return [target]
+        return [pos[-1]] if len(pos) >= 2 else []
+    if prog == "sed":
+        inplace = any(a == "--in-place" or a.startswith("--in-place=")
+                      or (a.startswith("-") and not a.startswith("--") and "i" in a[1:]
+                          and a[1:2] != "e" and a not in ("-f",))
+                      for a in argv[1:])
+        if not inplace:
+            return []
+        has_script_opt = any(a in ("-e", "-f", "--expression", "--file") or a.startswith("--expression=")
+                             for a in argv[1:])
+        pos = _positionals(argv, 1, _SED_VALUE)
+        return pos if has_script_opt else pos[1:]
+    if prog == "perl":
+        inplace = any(a.startswith("-") and not a.startswith("--") and "i" in a[1:].split(".")[0]
+                      for a in argv[1:])
+        if not inplace:
+            return []
+        pos = _positionals(argv, 1, frozenset(("-e", "-E", "-I", "-M")))
+        # a lone -e/-E took the script with it; otherwise the first word is the
+        # script (after a cluster such as -pie) or the script file
+        return pos if any(a in ("-e", "-E") for a in argv[1:]) else pos[1:]
+    if prog == "dd":
+        return [a[3:] for a in argv[1:] if a.startswith("of=")]
+    if prog == "curl":
+        v = _opt_value(argv, ("-o", "--output"))
+        return [v] if v and v != "-" else []
+    if prog == "wget":
+        v = _opt_value(argv, ("-O", "--output-document"))
+        return [v] if v and v != "-" else []
+    if prog == "find":
+        if "-delete" not in argv:
+            return []
+        starts = []
+        for a in argv[1:]:
+            if a.startswith("-") or a in ("(", "!"):
+                break
+            starts.append(a)
+        return starts or ["."]
+    if prog == "git":
+        i = skip_options(argv, 1, _GIT_VALUE)
+        if i >= len(argv):
+            return []
+        sub = argv[i]
+        if sub in ("rm", "mv"):
+            return _positionals(argv, i + 1)
+        if sub == "restore":
+            return _positionals(argv, i + 1, frozenset(("-s", "--source")))
+        if sub == "checkout" and "--" in argv[i + 1:]:
+            return list(argv[argv.index("--", i + 1) + 1:])
+    return []

@@ -1,0 +1,58 @@
+"""``tacit search`` asks the running service (``tacit.service.searches``).
+
+Imports what the hook client imports (``_socket``, not ``socket``): a search
+through the service costs the CLI little more than the interpreter's start.
+"""
+
+from __future__ import annotations
+
+import _socket
+import json
+import posix
+
+from tacit import __version__
+from tacit.hosts.hook_client import peer_uid, read_all, untrusted
+from tacit.paths import SOCKET_NAME, code_identity, run_dir
+
+
+def _connect(folder: str, timeout: float):
+    if untrusted(folder):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    here = None
+    try:
+        path = folder + "/" + SOCKET_NAME
+        if len(path.encode()) < 100:
+            sock.connect(path)
+        else:
+            here = posix.getcwd()
+            posix.chdir(folder)
+            sock.connect(SOCKET_NAME)
+        uid = peer_uid(sock)
+        if uid is not None and uid != posix.getuid():
+            raise OSError("another user's service")
+        return sock
+    except OSError:
+        sock.close()
+        return None
+    finally:
+        if here is not None:
+            posix.chdir(here)
+
+
+def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
+    """The service's answer (``{"code", "out"}``), or None when no service
+    of this version answers (the CLI then searches in-process)."""
+    sock = _connect(run_dir(state_dir), timeout)
+    if sock is None:
+        return None
+    try:
+        sock.sendall(f"TACIT1 search {code_identity(__version__)}\n".encode() + json.dumps(request).encode())
+        sock.shutdown(_socket.SHUT_WR)
+        head, _, body = read_all(sock).partition(b"\n")
+        return json.loads(body.decode("utf-8")) if head.startswith(b"OK ") else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()

@@ -1,0 +1,50 @@
+"""``tacit search`` answered in the service (docs/search.md, "In the service").
+
+The index stays open between searches (reopened when ``--reindex`` replaced
+its file) and one search runs at a time (another one is handed back to the CLI, never queued
+on a hook worker); each still catches up first, which
+costs a ``stat`` per session file when nothing changed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+
+class Searches:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.lock = threading.Lock()
+        self.index = None
+        self.inode = None
+
+    def answer(self, request: dict) -> dict | None:
+        """None while another search runs: a waiting search would hold a hook worker (the CLI
+        searches in-process instead), so eight searches at once cannot stall a guard check."""
+        from tacit.commands.search import answer
+
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            return answer(self.cfg, request, self._open())
+        finally:
+            self.lock.release()
+
+    def _open(self):
+        from tacit.search.indexer import index_path, open_index
+
+        try:
+            inode = os.stat(index_path(self.cfg)).st_ino
+        except FileNotFoundError:
+            inode = None
+        if self.index is None or inode != self.inode:
+            self.close()
+            self.index = open_index(self.cfg)
+            self.inode = os.stat(self.index.path).st_ino
+        return self.index
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
+            self.index = None

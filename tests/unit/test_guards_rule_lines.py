@@ -1,0 +1,290 @@
+"""Rule lines as instruction files write them: commands named as examples,
+positionals, "never commit", ``--no-verify`` as the means, SQL against the
+database, "the remote", and deleting a folder above a guarded path. Each
+shape: the violations are stopped, the near misses pass (argv-aware)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, normalize_call
+from tacit.guards.derive import derive_guards
+from tacit.guards.instructions import rules_in
+from tacit.guards.model import CommandMatch, PushMatch
+
+ROOT = "/home/u/proj"
+
+
+def guards_of(line: str) -> GuardSet:
+    rules = rules_in(line, "AGENTS.md")
+    assert rules, f"no guard from {line!r}"
+    return GuardSet([Guard(r.spec, i + 1, "project", ROOT, f"AGENTS.md:{i + 1}") for i, r in enumerate(rules)])
+
+
+def stops(guard_set: GuardSet, command: str, branch: str | None = None) -> bool:
+    return bool(guard_set.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT,
+                                               branch=branch)))
+
+
+CASES = [
+    ("- Do not run destructive git commands such as `git reset --hard` or `git clean -fd`.",
+     ["git reset --hard", "git reset --hard HEAD~1", "git clean -fd", "git clean -df", "git clean -f -d"],
+     ["git reset --soft HEAD~1", "git reset", "git clean -n", "git status"]),
+    ("Never use commands like `npm publish` or `cargo publish`, etc.",
+     ["npm publish", "cargo publish --allow-dirty", "npm publish --tag next"],
+     ["npm pack", "npm publish --dry-run", "cargo build"]),
+    ("- Never use `git add -A` or `git add .`; stage files explicitly.",
+     ["git add -A", "git add --all", "git add .", "git add :/"],
+     ["git add src/app.ts", "git add -p", "git status"]),
+    ("- Never run `git checkout .` or `git restore .`.",
+     ["git checkout .", "git restore .", "git checkout -- ."],
+     ["git checkout main", "git restore src/a.ts", "git checkout -b feature"]),
+    ("- Never `rm -rf node_modules`.",
+     ["rm -rf node_modules", "rm -fr node_modules", "rm -r -f node_modules"],
+     ["rm -rf dist", "rm node_modules/.cache/x", "ls node_modules"]),
+    ("- Never delete branches with `git branch -D`.",
+     ["git branch -D feature", "git branch --delete --force feature", "git branch -df feature"],
+     ["git branch -d feature", "git branch feature", "git branch -a"]),
+    ("- Do not skip pre-commit hooks with `--no-verify`.",
+     ["git commit --no-verify -m x", "git push --no-verify"],
+     ["git commit -m x", "git push origin feature"]),
+    ("- Never run `DROP TABLE` against the database.",
+     ["psql -c 'DROP TABLE users'", "sqlite3 app.db 'drop table users;'"],
+     ["psql -c 'SELECT * FROM users'", "sqlite3 app.db 'CREATE TABLE t (a int)'"]),
+    ("- Never commit.",
+     ["git commit -m x", "git commit --amend"],
+     ["git status", "git log", "git commit --help"]),
+    ("- Do not create git commits.",
+     ["git commit -am wip"],
+     ["git diff", "git add src/a.ts"]),
+    ("- Do not commit or push.",
+     ["git commit -m x", "git push", "git push origin feature"],
+     ["git fetch", "git pull", "git status"]),
+    ("- Do not push changes to the remote.",
+     ["git push", "git push origin feature", "git push upstream main"],
+     ["git fetch origin", "git remote -v", "git pull"]),
+]
+
+
+@pytest.mark.parametrize("line,violations,fine", CASES)
+def test_rule_line_stops_its_violations_and_passes_near_misses(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_shapes_of_the_new_forms():
+    assert [s.match for s in derive_guards("Do not commit or push.")] == [
+        derive_guards("never commit")[0].match, derive_guards("never push")[0].match]
+    assert derive_guards("never commit")[0].match == CommandMatch(("git",), ("commit",), (), True)
+    assert derive_guards("Do not push changes to the remote.")[0].match == PushMatch()
+    assert derive_guards("Never use `git add .`")[0].match == CommandMatch(("git",), ("add",), ("-A",), True)
+
+
+@pytest.mark.parametrize("line", [
+    # an example that is not a known program's command: no guard
+    "Never use constructs like `any` or `unknown`.",
+    "Do not run commands such as `foo bar` or `git status`.",
+    # an exception still vetoes
+    "Never run destructive commands such as `git reset --hard` unless the user asks.",
+    "Do not commit or push unless explicitly asked.",
+    "Never commit without running the tests first, unless it is a docs change.",
+    # an absolute path stays out of a command rule
+    "never run `rm -rf /`",
+    # a remote that is named stays that remote
+])
+def test_lines_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+def test_named_remote_stays_a_remote():
+    (spec,) = derive_guards("Never push to the `upstream` remote.")
+    assert spec.match == PushMatch((), False, ("upstream",))
+
+
+REMOVE = "- Do not delete or rename files under `docs/images/`."
+EDIT = "- Never edit files in `docs/images/`."
+
+
+@pytest.mark.parametrize("line", [REMOVE, EDIT])
+@pytest.mark.parametrize("command", ["rm -rf docs", "rm -r docs/", "rm -R ./docs", "git rm -r docs",
+                                     "mv docs old-docs", "find docs -delete", "rm -rf .",
+                                     "cd docs && rm -rf images"])
+def test_deleting_a_folder_above_a_guarded_path_is_stopped(line, command):
+    assert stops(guards_of(line), command)
+
+
+@pytest.mark.parametrize("line", [REMOVE, EDIT])
+@pytest.mark.parametrize("command", ["rm docs", "rm -rf docs/guide", "rm -rf doc", "rm -rf docs2",
+                                     "mv notes.md docs", "cp -r docs /tmp/backup", "ls -R docs",
+                                     "cat docs/images/a.png", "rm -rf /tmp/docs"])
+def test_near_misses_of_a_parent_delete_pass(line, command):
+    assert not stops(guards_of(line), command)
+
+
+def test_unanchored_pattern_is_not_a_parent_of_everything():
+    guard_set = guards_of("- Never modify `*.snap` files manually.")
+    assert not stops(guard_set, "rm -rf src")
+    assert stops(guard_set, "rm src/__snapshots__/a.snap")
+
+
+def test_parent_delete_of_a_subfolder_rule_is_anchored_there():
+    rules = rules_in(EDIT, "packages/web/AGENTS.md")
+    guard_set = GuardSet([Guard(rules[0].spec, 1, "project", f"{ROOT}/packages/web", "packages/web/AGENTS.md:1")])
+    assert stops(guard_set, "rm -rf packages/web/docs")
+    assert not stops(guard_set, "rm -rf docs")  # the root's docs/, not the package's
+
+
+EDIT_CASES = [
+    ("- Never edit generated files in `src/gen/`.",
+     [("Edit", "src/gen/api.ts"), ("Bash", "sed -i s/a/b/ src/gen/api.ts")],
+     [("Edit", "src/app.ts"), ("Read", "src/gen/api.ts"), ("Bash", "cat src/gen/api.ts")]),
+    ("- Never edit generated files (`src/gen/**`).",
+     [("Write", "src/gen/deep/x.ts"), ("Bash", "echo x > src/gen/x.ts")],
+     [("Edit", "src/general.ts"), ("Bash", "grep x src/gen/x.ts")]),
+    ("- Never edit existing migration files in `db/migrate/`.",
+     [("Edit", "db/migrate/001_init.rb")],
+     [("Edit", "db/schema.rb"), ("Bash", "ls db/migrate")]),
+]
+
+
+def _call(tool: str, target: str):
+    args = {"command": target} if tool == "Bash" else {"file_path": f"{ROOT}/{target}"}
+    return normalize_call(tool, args, ROOT, project_root=ROOT)
+
+
+@pytest.mark.parametrize("line,violations,fine", EDIT_CASES)
+def test_edit_rules_with_a_described_object(line, violations, fine):
+    guard_set = guards_of(line)
+    for tool, target in violations:
+        assert guard_set.check(_call(tool, target)), f"{line!r} should stop {tool} {target}"
+    for tool, target in fine:
+        assert not guard_set.check(_call(tool, target)), f"{line!r} should allow {tool} {target}"
+
+
+@pytest.mark.parametrize("line,violation,fine", [
+    ("- Do not run the dev server (`npm run dev`).", "npm run dev", "npm run build"),
+    ("- Do not commit files in `secrets/`.", "git add secrets/key.pem", "git add src/a.ts"),
+    ("- Never remove existing migrations in `db/migrations/`.", "rm db/migrations/001.sql", "mv db/migrations/001.sql db/migrations/002.sql"),
+])
+def test_named_in_parentheses_and_described_objects(line, violation, fine):
+    guard_set = guards_of(line)
+    assert stops(guard_set, violation)
+    assert not stops(guard_set, fine)
+
+
+@pytest.mark.parametrize("line", [
+    "- Don't write tests in `src/`.",  # where new files go, not a protected folder
+    "- Never amend commits (`--amend`) unless asked.",
+    "- Never run the tests (`pytest`) in CI.",
+])
+def test_described_objects_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+def test_a_list_of_commands_keeps_the_ones_with_an_exact_shape():
+    guard_set = guards_of("7. Never run `git stash`, `git stash pop`, `git reset`, `git checkout --`, or `git restore`.")
+    for command in ("git stash", "git stash pop", "git reset --hard", "git restore src/a.ts"):
+        assert stops(guard_set, command)
+    for command in ("git status", "git checkout main", "git log", "git diff"):
+        assert not stops(guard_set, command)
+    # a list with a word that is not a program's command stays a memory
+    assert rules_in("- Never use `git stash` or `any` casts.", "AGENTS.md") == []
+
+
+def test_quoted_paths_of_a_mixed_list():
+    guard_set = guards_of("- Do not edit files in `docs/contracts/`, `docs/layers/`, or registry facet values.")
+    assert guard_set.check(_call("Edit", "docs/contracts/a.md"))
+    assert guard_set.check(_call("Edit", "docs/layers/x/b.md"))
+    assert not guard_set.check(_call("Edit", "docs/guide.md"))
+
+
+def test_a_callout_of_the_file_is_read_and_an_example_in_one_is_not():
+    text = "> **Warning:** Do not edit files in `rendered/` directly.\n> [!CAUTION]\n> Example: never run `npm publish`\n"
+    rules = rules_in(text, "AGENTS.md")
+    assert [r.line for r in rules] == [1]
+    assert rules[0].text.startswith("Warning: Do not edit")
+
+
+def test_automatically_changes_nothing_about_what_to_stop():
+    guard_set = guards_of("- Don't run `drizzle-kit push` automatically — DB-touching commands are the user's call.")
+    assert stops(guard_set, "drizzle-kit push")
+    assert not stops(guard_set, "drizzle-kit generate")
+    assert rules_in("- Don't run `drizzle-kit push` automatically unless the user asks.", "AGENTS.md") == []
+
+
+def test_a_list_of_prohibitions_is_a_rule_each():
+    guard_set = guards_of("- Never commit, push, or open PRs.")
+    for command in ("git commit -m x", "git push origin feature", "gh pr create --fill"):
+        assert stops(guard_set, command)
+    for command in ("git status", "gh pr view 3", "gh pr list"):
+        assert not stops(guard_set, command)
+    edits = guards_of("- Never edit `a.ts`, modify `b/`, or delete `c/`.")
+    assert edits.check(_call("Edit", "a.ts")) and edits.check(_call("Edit", "b/x.ts"))
+    assert stops(edits, "rm c/old.txt") and not edits.check(_call("Edit", "c/new.txt"))
+
+
+@pytest.mark.parametrize("line", [
+    "- Never refactor, rename, or restructure code.",
+    "- Never commit, push, or create issues or PRs.",  # one phrase without an exact shape: nothing
+    "- Do not use npm commands, use pnpm, push, or merge.",
+    "- never run prettier, we format with oxfmt via yarn format, rebase",
+])
+def test_a_list_with_a_phrase_that_is_not_exact_stays_a_memory(line):
+    specs = [r.spec.match for r in rules_in(line, "AGENTS.md")]
+    assert not any(isinstance(m, PushMatch) for m in specs)
+    if "npm" not in line and "prettier" not in line:  # "do not use npm commands", "never run prettier": rules of their own
+        assert specs == []
+
+
+def test_the_subject_of_a_line_with_no_object():
+    commit = guards_of("`AcmeBank.xcodeproj` is **generated** — never commit it. The source of truth is `project.yml`.")
+    assert stops(commit, "git add AcmeBank.xcodeproj")
+    assert not stops(commit, "git add project.yml")
+    edit = guards_of("- `src/api.ts` is generated — do not edit it.")
+    assert edit.check(_call("Edit", "src/api.ts")) and not edit.check(_call("Edit", "src/app.ts"))
+
+
+def test_objectless_verb_lists_and_cli_commands():
+    guard_set = guards_of("- `schema.graphql` is generated, never edit or delete it.")
+    assert guard_set.check(_call("Edit", "schema.graphql"))
+    assert stops(guard_set, "rm schema.graphql")
+    assert not stops(guard_set, "cat schema.graphql")
+    dotnet = guards_of("**Do not run `dotnet` CLI commands.** Testing is done inside the Unity engine.")
+    assert stops(dotnet, "dotnet build") and not stops(dotnet, "git status")
+    assert rules_in("Do not run `frobnicate` CLI commands.", "AGENTS.md") == []  # not a known program
+
+
+def test_a_list_of_sql_statements():
+    guard_set = guards_of("Never run `DROP TABLE`, `TRUNCATE` or a `DELETE` without a `WHERE` clause.")
+    for command in ("psql -c 'DROP TABLE users'", "mysql -e 'TRUNCATE t'", "sqlite3 a.db 'DELETE FROM t'",
+                    "psql <<EOF\nDELETE FROM users;\nEOF"):
+        assert stops(guard_set, command), command
+    for command in ("psql -c 'DELETE FROM t WHERE id=1'", "psql -c 'SELECT 1'", "mysql -e 'SHOW TABLES'"):
+        assert not stops(guard_set, command), command
+    assert rules_in("Never drop tables or delete rows casually.", "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("lesson,path", [
+    ("don't edit CHANGELOG.md, git-cliff generates it", "CHANGELOG.md"),
+    ("never touch `openapi.json`, the build regenerates it", "openapi.json"),
+    ("don't modify dist/, CI publishes it", "dist/"),
+])
+def test_a_fact_after_a_comma_is_the_reason(lesson, path):
+    (spec,) = derive_guards(lesson)
+    assert spec.match.patterns == (path,)
+
+
+def test_a_fact_after_a_comma_still_cannot_hide_an_exception():
+    assert derive_guards("don't edit CHANGELOG.md, git-cliff generates it unless it breaks") == ()
+
+
+def test_files_written_by_a_tool_not_by_hand():
+    (spec,) = derive_guards("never write the changelog yaml files in .changes/ by hand, use changie new")
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert guard_set.check(_call("Write", ".changes/unreleased/x.yaml"))
+    assert not guard_set.check(_call("Write", "docs/changes.md"))
+    assert not stops(guard_set, "changie new --kind Fixed --body x")
+    assert derive_guards("don't write tests in src/") == ()  # where new files go: no guard
