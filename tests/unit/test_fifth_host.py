@@ -33,6 +33,7 @@ PACKAGE = {
             child="my_agent_tacit.child",
             installer="my_agent_tacit.install",
             hook_handler="my_agent_tacit.hook:handle",
+            rpc_session="my_agent_tacit.session:Echo",
             hook_bounds={"start": 1.5},
             headless="env:MY_AGENT_MODE=batch,tty",
             transcripts="my_agent_tacit.replay",
@@ -53,6 +54,17 @@ PACKAGE = {
             results = [engine.dispatch(SessionStart(**common)), engine.dispatch(BeforeAgentStart(**common))]
             context = [i.text for r in results if isinstance(r, ContextResult) for i in r.context]
             return json.dumps({"context": "\\n".join(context)})
+    ''',
+    "session.py": '''
+        """Its long-lived session over the service's socket: each line back, with its name."""
+        class Echo:
+            def __init__(self, engine, lines, writer, on_message):
+                self.engine, self.lines, self.writer = engine, lines, writer
+
+            def serve(self):
+                for line in self.lines:
+                    self.writer.write(b"my-agent: " + line)
+                    self.writer.flush()
     ''',
     "child.py": '''
         """Its child prints one line: {"report": {"in", "out", "usd"}, "answer": …}."""
@@ -222,3 +234,34 @@ def test_tacit_learn_reads_its_transcripts(fifth_host, tmp_path):
     assert session["format"] == "my-agent" and session["turns"] == 2
     assert [c["text"] for c in session["corrections"]] == ["no, we use pnpm here, not npm"]
     assert tacit(fifth_host, "learn", "--host", "my-agent", str(transcript))["host"] == "my-agent"  # its child
+
+
+def test_its_long_lived_session_through_the_service(fifth_host):
+    """``TACIT1 rpc IDENTITY my-agent``: the service serves its spec's rpc_session."""
+    import socket
+    import time
+
+    from tacit import __version__
+    from tacit.paths import code_identity, socket_path
+
+    server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=fifth_host,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    sock.connect(socket_path(fifth_host["TACIT_HOME"]))
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "no service"
+                    time.sleep(0.02)
+            sock.sendall(f"TACIT1 rpc {code_identity(__version__)} my-agent\nhello\n".encode())
+            sock.shutdown(socket.SHUT_WR)
+            reader = sock.makefile("rb")
+            assert reader.readline() == b"OK\n"
+            assert reader.readline() == b"my-agent: hello\n"  # its session class answered
+    finally:
+        tacit(fifth_host, "service", "stop")
+        server.wait(timeout=30)

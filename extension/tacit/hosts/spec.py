@@ -41,6 +41,7 @@ class Host:
     # optionally default_model(cfg) and command(cfg, shown, prompt) (docs/adding-a-host.md)
     child: str = ""
     installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
+    rpc_session: str = ""  # "module:Class(engine, lines, writer, on_message)" serving its long-lived session
     hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"

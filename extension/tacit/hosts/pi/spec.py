@@ -16,4 +16,5 @@ HOST = Host(
     child="tacit.hosts.pi.child",
     installer="tacit.hosts.pi.install",
     env_vars=("PI_CODING_AGENT_DIR",),
+    rpc_session="tacit.hosts.pi.protocol:PiSession",  # its extension's session over the service socket
 )
