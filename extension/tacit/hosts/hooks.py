@@ -52,13 +52,9 @@ def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "
 def run_in_process(host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
     cfg = None
     try:
-        cfg = load_config(host=host)
-        if cfg.is_child:
+        cfg = load_config(host=host)  # an unknown host is looked for among the installed packages' hosts
+        if cfg.is_child or handler_of(host) is None:
             return ""
-        if handler_of(host) is None:
-            host_specs.discover()  # a host shipped as its own package
-            if handler_of(host) is None:
-                return ""
         engine = build_engine(cfg, "oneshot", host=host)
         try:
             return run(engine, host, event_name, payload, event_id=event_id)
