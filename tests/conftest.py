@@ -82,6 +82,15 @@ def cfg(tacit_env):
     return load_config(env=tacit_env)
 
 
+@pytest.fixture
+def you(cfg):
+    """The front door of ``cfg`` acting as you (what ``tacit …`` in a terminal has)."""
+    from tacit.app import USER, Tacit
+
+    with Tacit(cfg).as_actor(USER) as front:
+        yield front
+
+
 # --- host installers (tests/unit/test_*_install.py) --------------------------
 
 

@@ -19,11 +19,9 @@ import re
 import time
 from pathlib import Path
 
-from tacit.projects import project_for
+from tacit.app import Tacit
 from tacit.scopes import SCOPES
 from tacit.stores import history, tombstones
-from tacit.stores.ledger import Ledger
-from tacit.stores.memory import MemoryStore
 
 MEMORY_SCOPES = SCOPES
 
@@ -51,19 +49,13 @@ def parse_since(text: str | None, now: float | None = None) -> float | None:
                          "today, yesterday, or an age (3d, 12h, 30m)") from None
 
 
-def log(cfg, *, since: float | None = None, limit: int = 200) -> list[history.Change]:
-    with Ledger(cfg) as ledger:
-        return history.changes(ledger, since=since, limit=limit)
-
-
-def why(cfg, text: str, *, project=None) -> dict:
+def why(tacit: Tacit, text: str, *, project=None) -> dict:
     """Every memory entry holding ``text`` now, each with the changes that
     brought it there (oldest first: who, when, caused by which message), and
     the changes in which such an entry was removed."""
-    store = MemoryStore(cfg, project)
+    store = tacit.memory(project)
     needle = text.casefold()
-    with Ledger(cfg) as ledger:
-        rows = list(reversed(history.changes(ledger, text=text, limit=500)))
+    rows = list(reversed(tacit.changes(text=text, limit=500)))
     found = []
     for scope in store.targets():
         for entry in store.entries(scope):
@@ -82,13 +74,13 @@ def _written(change: history.Change, entry: str) -> bool:
     return isinstance(change.after, list) and entry in change.after and change.before is None
 
 
-def undo(cfg, change_id: int) -> dict:
-    """Revert one change (with the rest of its group); what was done."""
-    with Ledger(cfg) as ledger:
-        change = history.get(ledger, change_id)
-        if change is None:
-            return {"success": False, "error": f"no change #{change_id} in the history (see: tacit memory log)"}
-        rows = history.group_of(ledger, change.group) if change.group else [change]
+def undo(tacit: Tacit, change_id: int) -> dict:
+    """Revert one change (with the rest of its group) as ``tacit``'s actor; what was done."""
+    ledger = tacit.ledger
+    change = history.get(ledger, change_id)
+    if change is None:
+        return {"success": False, "error": f"no change #{change_id} in the history (see: tacit memory log)"}
+    rows = history.group_of(ledger, change.group) if change.group else [change]
     done = [c for c in rows if c.undone_by is not None]
     if done:
         first = done[0]
@@ -96,9 +88,9 @@ def undo(cfg, change_id: int) -> dict:
                                            f" (undo #{first.undone_by} to redo it)"}
     group = f"undo:{change_id}"
     results = []
-    with Ledger(cfg) as ledger, history.using(ledger):
+    with history.using(ledger):
         for row in rows:  # newest first
-            result = _undo_skill(cfg, row, group) if row.scope.startswith("skill") else _undo_memory(cfg, row, group)
+            result = _undo_skill(tacit, row, group) if row.scope.startswith("skill") else _undo_memory(tacit, row, group)
             if not result["success"]:
                 return {**result, "error": f"#{row.id} not undone: {result['error']}",
                         "undone": [r["id"] for r in results]}
@@ -113,9 +105,8 @@ def undo(cfg, change_id: int) -> dict:
     restored = [e for r in results for e in r.get("restored", [])]
     dropped = [e for r in results for e in r.get("dropped", [])]
     if not ids:
-        with Ledger(cfg) as ledger:
-            later = [c for c in history.changes(ledger, since=change.at, limit=500)
-                     if c.id > change.id and c.target == change.target and set(c.removed()) & set(change.added())]
+        later = [c for c in tacit.changes(since=change.at, limit=500)
+                 if c.id > change.id and c.target == change.target and set(c.removed()) & set(change.added())]
         since = f" (changed since by #{later[-1].id}, {later[-1].action})" if later else ""
         return {"success": False, "error": f"nothing to undo: what #{change_id} did is no longer there{since}",
                 "undone": []}
@@ -124,7 +115,7 @@ def undo(cfg, change_id: int) -> dict:
             "change_id": ids[0] if ids else None, "restored": restored, "removed": dropped}
 
 
-def _undo_memory(cfg, row: history.Change, group: str) -> dict:
+def _undo_memory(tacit: Tacit, row: history.Change, group: str) -> dict:
     if row.action.startswith("guard_"):
         return {"success": False, "error": f"#{row.id} changed a guard: use tacit guard restore | set | remove"}
     if row.scope not in MEMORY_SCOPES:
@@ -133,8 +124,7 @@ def _undo_memory(cfg, row: history.Change, group: str) -> dict:
     after = row.after if isinstance(row.after, list) else []
     added = [e for e in after if e not in before]
     removed = [e for e in before if e not in after]
-    project = project_for(row.project) if row.project else None
-    store = MemoryStore(cfg, project)
+    store = tacit.memory(tacit.project(row.project) if row.project else None)
     if row.scope not in store.targets():
         return {"success": False, "error": f"the {row.scope} memory of {row.project or 'this change'} is gone"}
     if str(store.path_for(row.scope)) != row.target:
@@ -159,7 +149,7 @@ def _undo_memory(cfg, row: history.Change, group: str) -> dict:
             "restored": outcome.get("restored", []), "dropped": outcome.get("dropped", [])}
 
 
-def _undo_skill(cfg, row: history.Change, group: str) -> dict:
+def _undo_skill(tacit: Tacit, row: history.Change, group: str) -> dict:
     from tacit.fsutil import atomic_write_text, ensure_private_dir
 
     path = Path(row.target)
@@ -186,6 +176,6 @@ def _undo_skill(cfg, row: history.Change, group: str) -> dict:
         else:
             atomic_write_text(path, row.before)
             new = row.before
-    change = history.record(cfg, action="skill_undo", scope=row.scope, target=row.target, before=current,
-                            after=new, group=group)
+    change = history.record(tacit.cfg, action="skill_undo", scope=row.scope, target=row.target, before=current,
+                            after=new, actor=tacit.require_actor(), group=group)
     return {"success": True, "id": row.id, "change_id": change, "restored": [], "dropped": []}

@@ -293,6 +293,12 @@ _ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL", "
 _ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 
 
+def live_env(name: str) -> str:
+    """``$name`` as the process has it now: a variable a host may change while
+    it runs (``Config.env`` is the environment when the config was built)."""
+    return os.environ.get(name, "")
+
+
 def load_config(env=None, host: str | None = None) -> Config:
     """Build the Config from the environment and ``config.toml``. Never raises
     for bad values: they are reported in ``Config.problems``."""

@@ -9,6 +9,7 @@ import os
 import subprocess
 import time
 
+from tacit.app import Tacit
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
 from tacit.children.runner import run_job
@@ -18,13 +19,13 @@ from tacit.stores.memory import MemoryStore
 from tacit.stores.memory_merge import merge_duplicates
 
 
-def add_entry(cfg, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
-    """Add an entry; on overflow consolidate that scope and retry exactly once."""
-    result = MemoryStore(cfg, project).add(target, text)
-    if result["success"] or not result.get("over_limit") or not cfg.auto_consolidate:
+def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:
+    """Add an entry as ``tacit``'s actor; on overflow consolidate that scope and retry exactly once."""
+    result = tacit.memory(project).add(target, text)
+    if result["success"] or not result.get("over_limit") or not tacit.cfg.auto_consolidate:
         return result
-    report = consolidate_target(cfg, result.get("target", target), use_agent=use_agent, project=project)
-    retry = MemoryStore(cfg, project).add(target, text)  # re-read from disk: a child may have edited it
+    report = consolidate_target(tacit, result.get("target", target), use_agent=use_agent, project=project)
+    retry = tacit.memory(project).add(target, text)  # re-read from disk: a child may have edited it
     if retry["success"]:
         retry["consolidation"] = report
         retry["message"] = f"{retry['message']} (memory was consolidated first: {report['summary']})"
@@ -39,10 +40,11 @@ def _use_agent(cfg, use_agent: bool | None) -> bool:
     return agent_available(cfg, cfg.host) if use_agent is None else use_agent
 
 
-def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, project=None,
+def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = None, project=None,
                        session_id: str = "consolidate") -> dict:
-    """Consolidate one scope; returns a report with before/after usage."""
-    store = MemoryStore(cfg, project)
+    """Consolidate one scope (a child's run, else merged as ``tacit``'s actor); a report with
+    before/after usage."""
+    cfg, store = tacit.cfg, tacit.memory(project)
     target = store.resolve(target)
     before = store.usage(target)
     report: dict = {"target": target, "before": before["text"]}
@@ -58,12 +60,12 @@ def consolidate_target(cfg, target: str, *, use_agent: bool | None = None, proje
         report["child_ok"] = bool(record.get("ok"))
         if not record.get("ok"):
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
-            report["merge"] = merge_duplicates(cfg, target, project)
+            report["merge"] = merge_duplicates(tacit.memory(project), target)
             report["mode"] = "agent-failed+deterministic"
     else:
         report["mode"] = "deterministic"
-        report["merge"] = merge_duplicates(cfg, target, project)
-    after = MemoryStore(cfg, project).usage(target)
+        report["merge"] = merge_duplicates(tacit.memory(project), target)
+    after = tacit.memory(project).usage(target)
     report["after"] = after["text"]
     report["fits"] = after["current"] <= after["limit"]
     report["summary"] = f"{target}: {before['text']} → {after['text']}"
@@ -86,12 +88,12 @@ def scopes_to_consolidate(cfg, *, project=None, force: bool = False) -> list[str
     return out
 
 
-def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: bool = False,
+def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
                     session_id: str = "consolidate") -> dict:
     """``/memory-consolidate``: every scope of this project that is near its
     limit (all non-empty ones with ``force``); the others are left alone and
     no child is started for them."""
-    store = MemoryStore(cfg, project)
+    store = tacit.memory(project)
     reports = []
     for target in store.targets():
         if target == "team" or not store.entries(target):  # the team's file changes through review only
@@ -101,7 +103,7 @@ def consolidate_all(cfg, *, use_agent: bool | None = None, project=None, force: 
         if not force and usage["current"] < NEAR_LIMIT * usage["limit"]:
             reports.append({"target": target, "skipped": f"{usage['text']}, not near its limit"})
             continue
-        reports.append(consolidate_target(cfg, target, use_agent=use_agent, project=project,
+        reports.append(consolidate_target(tacit, target, use_agent=use_agent, project=project,
                                           session_id=session_id))
     lines = [r.get("summary") or f"{r['target']}: skipped ({r['skipped']})" for r in reports]
     return {"success": True, "reports": reports, "message": "\n".join(lines)}

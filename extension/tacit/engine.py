@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
 
-from tacit import degraded
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
 from tacit.children.fallbacks import run_fallback
@@ -29,7 +28,7 @@ from tacit.events import (
     event_to_dict,
 )
 from tacit.failures import record_failure
-from tacit.handlers import BUILTIN_PLUGINS
+from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.hookspecs import (
     RESULT_TYPES,
     ChildRequest,
@@ -113,13 +112,6 @@ class HandlerContext:
     def analysis(self) -> MessageAnalysis | None:
         """The detectors' verdict on this user message (None for other events)."""
         return self.engine.analysis_for(self.event, self.state)
-
-    def child_available(self, kind: str = "") -> bool:
-        return self.engine.child_available(self.host)
-
-    @staticmethod
-    def now() -> float:
-        return time.time()
 
 
 class Engine:
@@ -296,7 +288,7 @@ class Engine:
         event = clean_event(event)
         # -- privacy (issue 14): tacit is off for this project: answer, keep nothing
         if exclusion.excluded(self.cfg, event.cwd, event.session_id):
-            return exclusion.answer(self, event, result_type)
+            return degraded.excluded(self, event, result_type)
         regs = self._handlers.get(event.kind, ())
         background = any(r.background for r in regs)
         if background and not event.id:
@@ -483,16 +475,21 @@ class Engine:
             if isinstance(got, Result):
                 children.extend(got.children)
         if children:
-            jobs = []
-            with self._lock, self.sessions.updating(event.session_id) as locked:
-                jobs = [job for req in children if (job := self._claim(req, event, locked))]
-                if jobs:
-                    with self.ledger().write() as conn:
-                        for job in jobs:
-                            insert_job(conn, job)
-            for job in jobs:
-                self._launch(job)
+            self.start_jobs(event, lambda state: children)
         return True
+
+    def start_jobs(self, event: Event, decide) -> list[dict]:
+        """Claim the children ``decide(state)`` asks for in the event's session, then launch them
+        (also outside any event: the service's housekeeping starting a deferred review)."""
+        with self._lock, self.sessions.updating(event.session_id) as state:
+            jobs = [job for req in decide(state) if (job := self._claim(req, event, state))]
+            if jobs:
+                with self.ledger().write() as conn:
+                    for job in jobs:
+                        insert_job(conn, job)
+        for job in jobs:
+            self._launch(job)
+        return jobs
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait for queued background work (thread mode); at shutdown and in tests."""

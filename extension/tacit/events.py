@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
 from typing import Any, ClassVar
 
 TOOL_ARG_CHARS = 2000  # a tool argument longer than this is clipped before the engine sees it
@@ -143,3 +144,17 @@ def event_from_dict(data: dict) -> Event:
         values["tool_calls"] = tuple(
             c if isinstance(c, ToolCallRecord) else ToolCallRecord(**c) for c in values["tool_calls"])
     return cls(**values)
+
+
+def iso_time(value) -> float | None:
+    """Unix seconds from an ISO-8601 string or a number (seconds or milliseconds)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value / 1000.0 if value > 1e11 else float(value)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -13,7 +13,12 @@ import os
 import time
 
 from tacit.fsutil import append_private_line
-from tacit.stores.ledger import LedgerUnavailable
+
+
+class LedgerUnavailable(RuntimeError):
+    """The ledger could not be used just now (locked too long, or it was
+    corrupt and has been moved aside). The caller skips this piece of work."""
+
 
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
@@ -63,23 +68,30 @@ def record_failure(cfg, *, where: str, exc: BaseException, session_id: str = "",
         pass
 
 
-def failing_sessions(cfg, *, since: float, applied: dict[str, float] | None = None) -> list[dict]:
-    """Sessions whose last ``EVERY_EVENT_AT_LEAST`` or more events all failed
-    whole (no event of theirs applied after the first of those failures),
-    newest first. ``applied``: session id → time of its last applied event."""
-    path = cfg.log_file.parent / FAILURES_FILE
+def _recorded(cfg, since: float) -> list[dict]:
+    """The failures recorded since ``since`` (the last 5,000 lines of the file)."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-5000:]
+        lines = (cfg.log_file.parent / FAILURES_FILE).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
-    by_session: dict[str, list[dict]] = {}
-    for line in lines:
+    rows = []
+    for line in lines[-5000:]:
         try:
             row = json.loads(line)
         except ValueError:
             continue
-        if (isinstance(row, dict) and row.get("session_id") and row.get("level", "event") == "event"
-                and float(row.get("at", 0)) >= since):
+        if isinstance(row, dict) and float(row.get("at", 0)) >= since:
+            rows.append(row)
+    return rows
+
+
+def failing_sessions(cfg, *, since: float, applied: dict[str, float] | None = None) -> list[dict]:
+    """Sessions whose last ``EVERY_EVENT_AT_LEAST`` or more events all failed
+    whole (no event of theirs applied after the first of those failures),
+    newest first. ``applied``: session id → time of its last applied event."""
+    by_session: dict[str, list[dict]] = {}
+    for row in _recorded(cfg, since):
+        if row.get("session_id") and row.get("level", "event") == "event":
             by_session.setdefault(row["session_id"], []).append(row)
     found = []
     for session_id, rows in by_session.items():
@@ -94,18 +106,9 @@ def failing_sessions(cfg, *, since: float, applied: dict[str, float] | None = No
 
 def failing_handlers(cfg, *, since: float) -> dict[str, dict]:
     """handler → {count, last_error} of the handler failures since ``since``."""
-    path = cfg.log_file.parent / FAILURES_FILE
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-5000:]
-    except OSError:
-        return {}
     found: dict[str, dict] = {}
-    for line in lines:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and row.get("level") == "handler" and float(row.get("at", 0)) >= since:
+    for row in _recorded(cfg, since):
+        if row.get("level") == "handler":
             entry = found.setdefault(row.get("where", "?"), {"count": 0, "last_error": ""})
             entry["count"] += 1
             entry["last_error"] = row.get("error", "")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from tacit.app import Tacit
 from tacit.learn import lifecycle
 from tacit.stores import candidates as candidate_store
 from tacit.stores import history, tombstones
@@ -46,12 +47,13 @@ def _scan(store: MemoryStore, text: str) -> tuple[list[dict], list[dict]]:
     return clear, partial
 
 
-def forget(cfg, text: str, *, project=None) -> dict:
-    """Remove every entry clearly saying ``text`` (or the entry with that id) from every scope here."""
+def forget(tacit: Tacit, text: str, *, project=None) -> dict:
+    """Remove every entry clearly saying ``text`` (or the entry with that id) from every scope here,
+    as ``tacit``'s actor."""
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]
-    store = MemoryStore(cfg, project)
+    store = tacit.memory(project)
     clear, _partial = _scan(store, text)
     if ENTRY_ID.match(text) and not clear:
         return {"success": False, "error": f"no memory entry {text} here (tacit memory show lists them)"}
@@ -59,7 +61,7 @@ def forget(cfg, text: str, *, project=None) -> dict:
     doomed = {(c["scope"], c["entry"]) for c in clear}
     removed: list[dict] = []
     failures: list[str] = []
-    with history.ledger_for(cfg) as ledger:
+    with tacit.acting(), history.ledger_for(tacit.cfg) as ledger:
         with ledger.read() as conn:
             waiting = [row for row in candidate_store.live(conn)
                        if row.content and tombstones.matches(said, row.content)]
@@ -67,7 +69,7 @@ def forget(cfg, text: str, *, project=None) -> dict:
             tombstone = tombstones.add(conn, said)
         if clear:
             removed, failures = _remove(store, ledger, doomed, f"forget:{tombstone}")
-        candidates = _forget_candidates(cfg, ledger, said) if waiting else []
+        candidates = _forget_candidates(tacit.cfg, ledger, said) if waiting else []
     _after, partial = _scan(store, said) if not ENTRY_ID.match(text) else ([], [])
     return {"success": not failures, "text": said, "removed": removed, "candidates": candidates,
             "unclear": partial, "tombstone": tombstone, "errors": failures,

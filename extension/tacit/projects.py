@@ -10,6 +10,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from tacit import paths
 
@@ -121,3 +122,8 @@ def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
 def forget_cache() -> None:
     """A test or ``tacit share init`` that changes a folder's layout calls this."""
     _CACHE.clear()
+
+
+def project_dir(cfg, project: Project) -> Path:
+    """``<home>/projects/<id>/``: a project's private memory and skills."""
+    return Path(cfg.home_str) / "projects" / project.id

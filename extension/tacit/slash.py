@@ -22,7 +22,6 @@ from tacit.forget import forget
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
 from tacit.stores import candidates, tombstones
-from tacit.stores.history import ledger_for
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import TITLES, ScopedSkills
 from tacit.stores.skills import SkillStore
@@ -31,11 +30,11 @@ NAMES = ("memory-consolidate", "memory-skills", "memory-show", "memory-forget", 
          "memory-review")
 
 
-def memory_consolidate(cfg, *, use_agent: bool | None = None, project=None, force: bool = False,
+def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
                        session_id: str = "consolidate") -> dict:
     """Consolidate the scopes of this project near their limit (every
     non-empty one with ``force``); report before/after."""
-    result = consolidate_all(cfg, use_agent=use_agent, project=project, force=force, session_id=session_id)
+    result = consolidate_all(tacit, use_agent=use_agent, project=project, force=force, session_id=session_id)
     if not any(not r.get("skipped") for r in result["reports"]):
         usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
         result["text"] = (f"Nothing to consolidate: no memory is near its limit ({usage}). "
@@ -133,27 +132,27 @@ def _in_memory(candidate: dict, entries: list[str]) -> bool:
     return any(folded in " ".join(e.casefold().split()) or tombstones.matches(content, e) for e in entries)
 
 
-def memory_forget(cfg, args: str, *, project=None) -> dict:
+def memory_forget(tacit: Tacit, args: str, *, project=None) -> dict:
     """A candidate's key forgets that learned memory; other text, every entry saying it."""
     what = (args or "").strip().strip('"').strip("'")
     if not what:
         return {"success": False, "error": "say what to forget: /memory-forget we use pnpm",
                 "text": "Say what to forget: /memory-forget we use pnpm (or a key from /memory-show)."}
-    with ledger_for(cfg) as ledger, ledger.read() as conn:
+    with tacit.ledger.read() as conn:
         is_key = candidates.by_key(conn, what) is not None
-    result = lifecycle.forget(cfg, what) if is_key else forget(cfg, what, project=project)
+    result = lifecycle.forget(tacit, what) if is_key else forget(tacit, what, project=project)
     result["text"] = result.get("message") or result.get("error") or ""
     return result
 
 
-def memory_teach(cfg, args: str) -> dict:
+def memory_teach(tacit: Tacit, args: str) -> dict:
     """``/memory-teach [--user] TEXT``: saved at once."""
     raw, target = (args or "").strip(), "memory"
     for prefix in ("--user ", "--user=", "user:"):
         if raw.startswith(prefix):
             target, raw = "user", raw[len(prefix):].strip()
             break
-    result = lifecycle.teach(cfg, raw, target=target)
+    result = lifecycle.teach(tacit, raw, target=target)
     result["text"] = result.get("message") or result.get("error") or ""
     return result
 
@@ -168,20 +167,21 @@ def run(tacit: Tacit, name: str, args: str = "", *, project=None) -> dict:
     """One slash command (``name`` without the host's prefix) through the
     front door ``tacit`` (with its actor): a result with ``text``."""
     with tacit.acting():
-        return _run(tacit.cfg, name, args if isinstance(args, str) else "", project=project)
+        return _run(tacit, name, args if isinstance(args, str) else "", project=project)
 
 
-def _run(cfg, name: str, args: str, *, project=None) -> dict:
+def _run(tacit: Tacit, name: str, args: str, *, project=None) -> dict:
+    cfg = tacit.cfg
     if name == "memory-consolidate":
-        return memory_consolidate(cfg, project=project, force=wants_force(args))
+        return memory_consolidate(tacit, project=project, force=wants_force(args))
     if name == "memory-skills":
         return memory_skills(cfg, project=project)
     if name == "memory-show":
         return memory_show(cfg, project=project)
     if name == "memory-forget":
-        return memory_forget(cfg, args, project=project)
+        return memory_forget(tacit, args, project=project)
     if name == "memory-teach":
-        return memory_teach(cfg, args)
+        return memory_teach(tacit, args)
     if name == "memory-review":
         return memory_review(cfg, trigger="command")
     return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}

@@ -479,7 +479,11 @@ def test_what_the_user_says_is_in_memory_by_the_next_session(installed):
     # session 2 starts with both
     n = len(tc.stub.model_requests())
     proc, _ = tc.prompt("hello", "--output-format", "stream-json", "--verbose")
-    context = tc.first_request_context(tc.stub.model_requests()[n])
+    # the session's own request (a review child of session 1 may still be asking in between)
+    (first, *_) = [r for r in tc.stub.model_requests()[n:]
+                   if any(m["role"] == "user" and message_text(m["content"]).strip().endswith("hello")
+                          for m in r["body"]["messages"])]
+    context = tc.first_request_context(first)
     assert preference in context and convention in context
     # and is told what session 1's children saved
     shown = " ".join(hook_messages(tc)) + proc.stdout

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from e2e_helpers import wait_for
 
 import tacit
 from tacit.config import load_config
@@ -98,16 +99,6 @@ def child_records(cfg) -> list[dict]:
     if not cfg.children_log.exists():
         return []
     return [json.loads(line) for line in cfg.children_log.read_text(encoding="utf-8").splitlines()]
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def ok(proc) -> None:

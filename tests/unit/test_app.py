@@ -112,8 +112,8 @@ def test_a_second_writer_of_this_process_waits_its_turn(cfg):
 
 def test_memory_teach_keeps_its_history_row(cfg):
     """``lifecycle.teach`` writes inside its own ledger transaction: exactly one row, as you."""
-    with Tacit(cfg, actor=USER) as tacit, tacit.acting():
-        result = lifecycle.teach(cfg, "Run the linter before every commit.")
+    with Tacit(cfg, actor=USER) as tacit:
+        result = lifecycle.teach(tacit, "Run the linter before every commit.")
     assert result["success"], result
     (change,) = rows(cfg)
     assert change.actor.kind == "user" and change.added() == ["Run the linter before every commit."]

@@ -17,9 +17,9 @@ from test_privacy_helpers import Recorder
 
 from tacit.children import budget
 from tacit.children.prices import DEFAULT_PRICES, parse_price, price_for
+from tacit.children.cost import report
 from tacit.children.output import parse_usage, reply_text
 from tacit.children.runner import run_job
-from tacit.commands.cost import report
 from tacit.events import MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd
 from tacit.hosts.runtime import build_engine
 from tacit.service import housekeeping
@@ -243,3 +243,23 @@ def test_a_60_turn_session_stops_at_the_budget_and_finishes_the_next_day(tmp_pat
     print(f"\n60 turns: day 1 {len(runs_day1)} runs, {day1['totals']['tokens']:,} tokens; waiting {kinds}; "
           f"day 2 {len(prompts_day2)} runs; cost total {day2['totals']}")
     engine.close()
+
+
+def test_a_job_whose_launch_was_lost_is_launched_again(cfg):
+    """A job still queued past ``STRANDED_AFTER`` (its runner never started) is
+    handed to the launcher again with what it needs; a fresh one and a running one are not."""
+    import types
+
+    now = time.time()
+    with Ledger(cfg) as led:
+        with led.write() as conn:
+            insert_job(conn, {"id": "old", "kind": "review", "session_id": "s1", "host": "pi", "cwd": "/w",
+                              "source": "turn_end", "created": now - housekeeping.STRANDED_AFTER - 5})
+            insert_job(conn, {"id": "new", "kind": "review", "session_id": "s1", "created": now})
+            insert_job(conn, {"id": "run", "kind": "flush", "session_id": "s2", "status": "running",
+                              "created": now - housekeeping.STRANDED_AFTER - 5})
+        launched: list = []
+        engine = types.SimpleNamespace(launcher=launched.append, ledger=lambda: led)
+        assert housekeeping.relaunch_stranded(cfg, engine, now) == 1
+    assert launched == [{"id": "old", "kind": "review", "session_id": "s1", "host": "pi", "cwd": "/w",
+                         "source": "turn_end"}]

@@ -28,6 +28,7 @@ from tacit.children.launch import run_job_id
 from tacit.children.prompts import render_job_prompt
 from tacit.children.runner import redact_command, run_job
 from tacit.config import load_config
+from tacit.app import USER, Tacit
 from tacit.consolidation import add_entry, consolidate_target
 from tacit.detect.analysis import analyse
 from tacit.events import BeforeAgentStart, MessageEnd, ToolResult, TurnEnd
@@ -38,6 +39,11 @@ from tacit.stores.sessions import SessionStore, insert_job
 
 FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent" / "fake_agent.py"
 CORRECTION = "no, don't use npm here. we use pnpm in this repo"
+
+
+def you_of(cfg):
+    """The front door of ``cfg`` acting as you."""
+    return Tacit(cfg).as_actor(USER)
 
 
 class FakeAgent:
@@ -252,7 +258,7 @@ def _fill(cfg):
 def test_overflowing_add_consolidates_with_the_child_and_retries_once(agent):
     cfg = agent.configure("consolidate", memory_char_limit=320)
     _fill(cfg)
-    result = add_entry(cfg, "memory", NEW)
+    result = add_entry(you_of(cfg), "memory", NEW)
     assert result["success"] is True, result
     assert result["consolidation"]["mode"] == "agent" and result["consolidation"]["child_ok"]
     assert [c["kind"] for c in agent.calls()] == ["consolidate"]  # exactly one child
@@ -269,7 +275,7 @@ def test_the_consolidation_child_is_asked_about_the_target_that_overflowed(agent
                  "Reviews PRs on Fridays after lunch."):
         assert store.add("user", pref)["success"]
     store.add("memory", "The project uses pnpm.")
-    result = add_entry(cfg, "user", "Likes type hints on every public function.")
+    result = add_entry(you_of(cfg), "user", "Likes type hints on every public function.")
     assert result["success"], result
     assert [c["kind"] for c in agent.calls()] == ["consolidate"]
     assert store.entries("user")[0].startswith("Merged: ") and len(store.entries("user")) == 2
@@ -280,7 +286,7 @@ def test_the_consolidation_child_is_asked_about_the_target_that_overflowed(agent
 def test_when_consolidation_does_not_help_the_original_error_returns_once(agent, mode):
     cfg = agent.configure(mode, memory_char_limit=320)
     original = _fill(cfg)
-    result = add_entry(cfg, "memory", NEW)
+    result = add_entry(you_of(cfg), "memory", NEW)
     assert result["success"] is False
     assert result["error"] == original["error"]  # the original over-limit error
     assert len(agent.calls()) == 1  # never loops

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tacit import changes
+from tacit.app import USER, Tacit
 from tacit.children import integrity
 from tacit.children.commands import default_commands, build_command
 from tacit.children.launch import run_job_id
@@ -36,6 +37,13 @@ from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore, project_dir
 from tacit.stores.sessions import insert_job
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
+
+
+def undo(cfg, change_id: int) -> dict:
+    """``tacit memory undo`` as you."""
+    with Tacit(cfg).as_actor(USER) as you:
+        return changes.undo(you, change_id)
+
 
 PRELUDE = '''\
 import fcntl, json, os, shutil, subprocess, sys, time
@@ -263,7 +271,7 @@ def test_undoing_the_run_gives_back_the_state_before_it(child):
     group = rows(cfg, "job:job-review")
     assert [r.action for r in group] == ["add", "edit", "restore"]
 
-    result = changes.undo(cfg, group[-1].id)
+    result = undo(cfg, group[-1].id)
     assert result["success"], result
     assert store.entries("global") == STACK
     assert store.remove("global", "Tuesdays")["success"]  # a clean file afterwards
@@ -290,7 +298,7 @@ def test_a_direct_deletion_noticed_as_a_hand_edit_is_still_put_back_and_undone_w
     assert [r.action for r in rows(cfg, "job:job-review")] == ["add", "edit", "restore"]
     assert record["recorded_edits"][0].startswith("MEMORY.md (global): 1 entry added by editing the file")
 
-    assert changes.undo(cfg, rows(cfg, "job:job-review")[0].id)["success"]
+    assert undo(cfg, rows(cfg, "job:job-review")[0].id)["success"]
     assert store.entries("global") == STACK
 
 

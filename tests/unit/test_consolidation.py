@@ -10,9 +10,15 @@ import sys
 import pytest
 
 from tacit.consolidation import add_entry, consolidate_all, consolidate_target
+from tacit.app import USER, Tacit
 from tacit.stores.memory_merge import merge_duplicates, plan_merge
 from tacit.slash import memory_consolidate, memory_skills
 from tacit.stores.memory import MemoryStore
+
+
+def you_of(cfg):
+    """The front door of ``cfg`` acting as you."""
+    return Tacit(cfg).as_actor(USER)
 
 
 def test_plan_merge_merges_exact_duplicates_modulo_case_space_and_punctuation():
@@ -43,10 +49,10 @@ def test_merge_duplicates_rewrites_the_file_atomically_and_reports(cfg):
     for e in ["The project uses pnpm", "Deploys on Tuesdays", "the project uses pnpm.",
               "Deploys on Tuesdays after the standup"]:
         store.add("memory", e)
-    report = merge_duplicates(cfg, "memory")
+    report = merge_duplicates(MemoryStore(cfg), "memory")
     assert report["merged"] == 2 and report["still_over"] is False
     assert cfg.memory_file.read_text() == "The project uses pnpm\n§\nDeploys on Tuesdays after the standup"
-    again = merge_duplicates(cfg, "memory")
+    again = merge_duplicates(MemoryStore(cfg), "memory")
     assert again["merged"] == 0
 
 
@@ -56,7 +62,7 @@ def test_an_overflowing_add_merges_duplicates_then_retries_once(cfg):
     assert store.add("memory", "Build with pnpm build in the web folder")["success"]
     # a hand edit left a near-duplicate behind
     cfg.memory_file.write_text(cfg.memory_file.read_text() + "\n§\nbuild with pnpm build in the web folder.")
-    result = add_entry(small, "memory", "Staging resets nightly at 02:00 UTC and more")
+    result = add_entry(you_of(small), "memory", "Staging resets nightly at 02:00 UTC and more")
     assert result["success"], result
     assert result["consolidation"]["mode"] == "deterministic"
     assert result["consolidation"]["merge"]["merged"] == 1
@@ -71,7 +77,7 @@ def test_when_merging_cannot_make_room_the_original_error_returns_and_nothing_is
     for p in prefs:
         assert store.add("user", p)["success"]
     direct = store.add("user", "Works in Berlin, UTC+1, mornings only")
-    result = add_entry(small, "user", "Works in Berlin, UTC+1, mornings only")
+    result = add_entry(you_of(small), "user", "Works in Berlin, UTC+1, mornings only")
     assert result["success"] is False and result["error"] == direct["error"]
     assert result["consolidation"]["merge"]["merged"] == 0
     assert store.entries("user") == prefs  # no preference dropped to make room
@@ -80,14 +86,14 @@ def test_when_merging_cannot_make_room_the_original_error_returns_and_nothing_is
 def test_auto_consolidate_off_returns_the_plain_error(cfg):
     small = cfg.with_settings(memory_char_limit=40, auto_consolidate=False)
     MemoryStore(small).add("memory", "a" * 30)
-    result = add_entry(small, "memory", "b" * 20)
+    result = add_entry(you_of(small), "memory", "b" * 20)
     assert result["success"] is False and "consolidation" not in result
 
 
 def test_consolidate_all_skips_empty_targets_and_reports_usage(cfg):
     MemoryStore(cfg).add("memory", "The project uses pnpm")
     MemoryStore(cfg).add("memory", "the project uses pnpm!")  # not an exact duplicate: both stored
-    result = consolidate_all(cfg, use_agent=False, force=True)
+    result = consolidate_all(you_of(cfg), use_agent=False, force=True)
     user, memory = result["reports"]  # the scopes in order: user, global (no project here)
     assert user == {"target": "user", "skipped": "empty"}
     assert memory["target"] == "global"
@@ -100,7 +106,7 @@ def test_memory_consolidate_text_flags_a_file_still_over_its_limit(cfg):
     MemoryStore(cfg).add("memory", "x" * 150)
     MemoryStore(cfg).add("memory", "y" * 150)
     over = cfg.with_settings(memory_char_limit=200)  # the limit was lowered after the fact
-    result = memory_consolidate(over, use_agent=False)
+    result = memory_consolidate(you_of(over), use_agent=False)
     text = result["text"]
     assert text.startswith("Memory consolidation:")
     assert "- global: 100% — 303/200 chars → 100% — 303/200 chars (deterministic)" in text
@@ -113,7 +119,7 @@ def test_consolidate_target_inside_a_child_never_starts_an_agent(tacit_env):
     child = load_config(env={**tacit_env, "TACIT_CHILD": "1",
                              "TACIT_CHILD_COMMAND": "/bin/false {prompt_file}"})
     MemoryStore(child).add("memory", "one two three four")
-    report = consolidate_target(child, "memory", use_agent=True)
+    report = consolidate_target(you_of(child), "memory", use_agent=True)
     assert report["mode"] == "deterministic"
 
 
@@ -154,9 +160,9 @@ def test_consolidate_with_nothing_near_its_limit_says_so_and_starts_no_child(cfg
     child.write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n")
     with_child = cfg.with_settings(child_command=f"{sys.executable} {child}")
     MemoryStore(cfg).add("memory", "The project uses pnpm")  # 1% of the limit
-    result = memory_consolidate(with_child)
+    result = memory_consolidate(you_of(with_child))
     assert result["text"].startswith("Nothing to consolidate: no memory is near its limit")
     assert not marker.exists()
     full = with_child.with_settings(memory_char_limit=25)  # now 84% full
-    memory_consolidate(full)
+    memory_consolidate(you_of(full))
     assert marker.exists()

@@ -16,8 +16,9 @@ import shlex
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from wait_helpers import wait_for
 
 from tacit.hosts.claude_code.plugin import hook_command
 from tacit.projects import project_for
@@ -38,16 +39,6 @@ def hook(env, event: str, n: int, cwd: Path, **fields) -> bytes:
     return proc.stdout
 
 
-def wait_for(check, seconds: float = 60.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.25)
-    return check()
-
-
 def test_no_agent_correction_is_saved_to_the_project_as_the_learner(tacit_env, cfg, tmp_path):
     repo = tmp_path / "shop"
     repo.mkdir()
@@ -60,7 +51,7 @@ def test_no_agent_correction_is_saved_to_the_project_as_the_learner(tacit_env, c
     hook(env, "SessionEnd", 5, repo, reason="exit")  # a pending correction is saved at the latest here
 
     store = MemoryStore(cfg, project_for(str(repo)))
-    assert wait_for(lambda: RULE in store.entries("project")), store.entries("project")
+    assert wait_for(lambda: RULE in store.entries("project"), 60, "the rule in project memory")
     assert RULE not in store.entries("user") and RULE not in store.entries("global")
 
     with Ledger(cfg) as ledger:
@@ -84,7 +75,7 @@ def test_no_agent_correction_is_saved_to_the_project_as_the_learner(tacit_env, c
                               "AND json_extract(data, '$.text') LIKE '%use pnpm not npm%'").fetchall()
         finally:
             db.close()
-    assert wait_for(lambda: settled() and all(s == "applied" for s, _ in settled())), settled()
+    assert wait_for(lambda: settled() and all(s == "applied" for s, _ in settled()), 60, "the capture settled")
     assert {t for _, t in settled()} == {RULE}
 
     undo = subprocess.run([sys.executable, "-m", "tacit", "memory", "undo", str(change.id), "--json"],

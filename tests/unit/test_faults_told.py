@@ -23,7 +23,8 @@ from tacit.config import load_config
 from tacit.hosts import hooks
 from tacit.hosts.runtime import build_engine
 from tacit.stores.ledger import Ledger
-from tacit.stores.sessions import insert_job, load_job
+from tacit.stores.jobs import load as load_job
+from tacit.stores.sessions import insert_job
 
 MEMORY = "Use pnpm, not npm.\n§\nTests live in tests/."
 
@@ -328,7 +329,8 @@ def test_doctor_reports_an_unreadable_service_fault_record(cfg, tacit_env, garba
                                        ("child agent", "child_agent"), ("failing sessions", "failing_sessions")])
 def test_doctor_json_names_the_check_that_raised_and_reports_the_rest(cfg, tacit_env, monkeypatch, capsys,
                                                                         name, attr):
-    from tacit import cli, health
+    from tacit import cli
+    from tacit.commands import health
 
     for key in ("TACIT_HOME", "HOME"):
         monkeypatch.setenv(key, tacit_env[key])
@@ -354,7 +356,8 @@ def test_doctor_json_names_the_check_that_raised_and_reports_the_rest(cfg, tacit
 
 
 def test_doctor_json_is_one_object_when_the_whole_check_raises(cfg, tacit_env, monkeypatch, capsys):
-    from tacit import cli, health
+    from tacit import cli
+    from tacit.commands import health
 
     for key in ("TACIT_HOME", "HOME"):
         monkeypatch.setenv(key, tacit_env[key])

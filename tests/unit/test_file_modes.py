@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from test_privacy_helpers import Recorder
+from wait_helpers import wait_for
 
 from tacit.commandline import hook_command
 from tacit.config import load_config
@@ -51,15 +52,6 @@ def modes(root: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-def wait_for(predicate, timeout: float = 60.0) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def test_everything_a_scripted_session_writes_is_private(tmp_path, tacit_home, tacit_env):
     recorder = Recorder(tmp_path, tacit_env, mode="save")
     recorder.configure(tacit_home, nudge_interval=2, review_min_user_turns=1, correction_save_every_turns=1,
@@ -87,7 +79,7 @@ def test_everything_a_scripted_session_writes_is_private(tmp_path, tacit_home, t
     children = tacit_home / "logs" / "children.jsonl"
     # the correction and the review due in the same turn run as one child (with the flush claimed
     # right after them: one background child per session at a time)
-    assert wait_for(lambda: children.exists() and children.read_text().strip()), "no children ran"
+    wait_for(lambda: children.exists() and children.read_text().strip(), 60, "a child run")
     time.sleep(1.0)
     records = [json.loads(line) for line in children.read_text().splitlines()]
     assert any({"correction", "review"} <= set(r.get("kinds") or ()) for r in records), records
@@ -152,7 +144,7 @@ def test_the_log_is_private_whatever_the_umask(cfg):
 
 
 def test_doctor_names_a_file_others_can_read_and_allows_the_hermes_memories_link(cfg, tmp_path):
-    from tacit.health import check
+    from tacit.commands.health import check
 
     cfg.home.mkdir(parents=True, exist_ok=True)
     os.chmod(cfg.home, 0o700)

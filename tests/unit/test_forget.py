@@ -37,12 +37,12 @@ def test_a_forget_matches_by_its_content_words(forgotten, text, expected):
     assert tombstones.matches(forgotten, text) is expected
 
 
-def test_forget_removes_from_every_scope_and_says_exactly_what(cfg):
+def test_forget_removes_from_every_scope_and_says_exactly_what(cfg, you):
     store = MemoryStore(cfg)
     store.add("user", "Use pnpm, never npm")
     store.add("global", "We use pnpm in every repo")
     store.add("global", "Deploy on Tuesdays")
-    result = forget(cfg, "we use pnpm")
+    result = forget(you, "we use pnpm")
     assert result["success"]
     assert sorted((r["scope"], r["entry"]) for r in result["removed"]) == [
         ("global", "We use pnpm in every repo"), ("user", "Use pnpm, never npm")]
@@ -52,8 +52,8 @@ def test_forget_removes_from_every_scope_and_says_exactly_what(cfg):
     assert "pnpm" not in MemoryStore(cfg).snapshot()
 
 
-def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_env, cfg):
-    forget(cfg, "we use pnpm")
+def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_env, cfg, you):
+    forget(you, "we use pnpm")
     review = history.Actor(kind="child", name="review", session_id="s", host="codex").to_env()
     proc = tacit(tacit_env, "memory", "add", "--json", "--target", "user", "Use pnpm for installs",
                  extra_env={"TACIT_ACTOR": review})
@@ -69,13 +69,13 @@ def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_
                  extra_env={"TACIT_ACTOR": review}).returncode == 0  # the tombstone was lifted
 
 
-def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg):
+def test_undoing_a_forget_restores_every_scope_and_lifts_the_tombstone(cfg, you):
     store = MemoryStore(cfg)
     store.add("user", "Use pnpm, never npm")
     store.add("global", "We use pnpm in every repo")
-    result = forget(cfg, "we use pnpm")
+    result = forget(you, "we use pnpm")
     any_change = result["removed"][-1]["change_id"]
-    undone = changes.undo(cfg, any_change)
+    undone = changes.undo(you, any_change)
     assert undone["success"] and len(undone["undone"]) == 2
     assert store.entries("user") == ["Use pnpm, never npm"]
     assert store.entries("global") == ["We use pnpm in every repo"]
@@ -93,7 +93,7 @@ def test_tacit_forget_cli_text_and_json(tacit_env, cfg):
     assert out["message"].startswith("Nothing removed") and "will not be learned" not in out["message"]
 
 
-def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
+def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg, you):
     from tacit.engine import Engine
     from tacit.events import MessageEnd
 
@@ -105,11 +105,11 @@ def test_forget_that_typed_in_a_session_forgets_at_once_and_tells_the_user(cfg):
     assert MemoryStore(cfg).entries("user") == []
     assert any(n.startswith('Forgot "we use pnpm": removed 1 from your user profile') for n in result.notices)
     assert any("Do not rely on it" in i.text for i in result.context)
-    (row,) = [c for c in changes.log(cfg) if c.action == "forget"]
+    (row,) = [c for c in you.changes() if c.action == "forget"]
     assert row.actor.kind == "user" and row.actor.session_id == "s1" and row.actor.cause == "forget that we use pnpm"
 
 
-def test_forget_by_meaning_finds_every_form_in_every_scope(cfg, tmp_path):
+def test_forget_by_meaning_finds_every_form_in_every_scope(cfg, tmp_path, you):
     from tacit.projects import project_for
 
     project = project_for(str(tmp_path))
@@ -117,31 +117,31 @@ def test_forget_by_meaning_finds_every_form_in_every_scope(cfg, tmp_path):
     store.add("project", "This project uses pnpm for installs.")
     store.add("user", "Using pnpm is what the user wants.")
     store.add("global", "Deploy on Tuesdays")
-    result = forget(cfg, "we use pnpm", project=project)
+    result = forget(you, "we use pnpm", project=project)
     assert sorted(r["scope"] for r in result["removed"]) == ["project", "user"]
     assert store.entries("project") == [] and store.entries("user") == []
     assert store.entries("global") == ["Deploy on Tuesdays"]
     assert result["message"].startswith('Forgot "we use pnpm": removed')
 
 
-def test_an_unclear_match_is_asked_about_with_ids_and_nothing_is_claimed(cfg, tmp_path):
+def test_an_unclear_match_is_asked_about_with_ids_and_nothing_is_claimed(cfg, tmp_path, you):
     from tacit.projects import project_for
 
     project = project_for(str(tmp_path))
     store = MemoryStore(cfg, project)
     store.add("project", "Run the linter before committing.")
     store.add("project", "The pnpm workspace lives in packages/.")
-    result = forget(cfg, "we use pnpm", project=project)
+    result = forget(you, "we use pnpm", project=project)
     assert result["removed"] == []
     assert [u["id"] for u in result["unclear"]] == ["project:2"]
     assert "project:2" in result["message"] and "Forgot" not in result["message"]
     assert "will not be learned" not in result["message"]
     assert len(store.entries("project")) == 2  # nothing removed on a guess
     # the user picks it by its id: removed, and that entry's words are tombstoned
-    picked = forget(cfg, "project:2", project=project)
+    picked = forget(you, "project:2", project=project)
     assert [r["entry"] for r in picked["removed"]] == ["The pnpm workspace lives in packages/."]
     assert store.entries("project") == ["Run the linter before committing."]
-    assert forget(cfg, "project:9", project=project)["success"] is False
+    assert forget(you, "project:9", project=project)["success"] is False
 
 
 def test_forget_typed_in_a_session_with_nothing_to_remove_does_not_claim_it(cfg):

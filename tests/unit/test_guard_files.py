@@ -13,7 +13,7 @@ from guard_helpers import Session, engine_for, git_repo
 
 from tacit.guards.instructions import BadFile, rules_in
 from tacit.guards.model import CommandMatch, PathMatch, PushMatch
-from tacit.health import check as doctor
+from tacit.commands.health import check as doctor
 from tacit.projects import project_for
 from tacit.stores.guard_files import applies_at, found, notices, read
 from tacit.stores.guards import GuardStore

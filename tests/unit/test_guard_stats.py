@@ -11,7 +11,7 @@ import sys
 import pytest
 from guard_helpers import LESSON, Session, engine_for, git_repo, remember
 
-from tacit.guards.stats import render_stats, stats, stats_text
+from tacit.stores.guard_stats import render_stats, stats, stats_text
 from tacit.stores.guards import GuardStore
 from tacit.stores.ledger import Ledger
 

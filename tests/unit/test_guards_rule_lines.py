@@ -288,3 +288,180 @@ def test_files_written_by_a_tool_not_by_hand():
     assert not guard_set.check(_call("Write", "docs/changes.md"))
     assert not stops(guard_set, "changie new --kind Fixed --body x")
     assert derive_guards("don't write tests in src/") == ()  # where new files go: no guard
+
+
+# ---- third round: shapes found on more public rule lines -------------------------------------------
+@pytest.mark.parametrize("line,violations,fine", [
+    # a bare "never:" before a quoted list: the list is what never to run
+    ("- **AI agents NEVER**: `pnpm version`, `pnpm release`, `pnpm publish:beta`",
+     ["pnpm version patch", "pnpm release", "pnpm publish:beta"],
+     ["pnpm build", "pnpm test", "pnpm publish:beta --help"]),
+    # the action a flag belongs to is no condition: the matcher sees the command
+    ("- You are not allowed to use `--no-verify` when making a commit or push.",
+     ["git commit --no-verify -m x", "git push --no-verify"],
+     ["git commit -m x", "git push origin feature"]),
+    ("never use --no-verify when committing", ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # node version managers are programs
+    ("1. **NEVER** use `nvm`, `fnm`, or other Node version managers",
+     ["nvm use 20", "fnm use 20", "nvm install 22"],
+     ["node --version", "volta install node@20", "pnpm install"]),
+])
+def test_third_round_command_lines(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # "`.api` files": every file with that extension
+    ("- **Never edit `.api` files manually.** Run `./gradlew apiDump` to regenerate them.",
+     ["sentry/api/sentry.api", "api/core.api"], ["sentry/src/Main.java", "docs/api.md", "api/README"]),
+    # "are generated, never hand-edited": a passive prohibition after a fact
+    ("- **API Compatibility**: Binary compatibility is enforced. `.api` files are generated, never hand-edited",
+     ["sentry/api/sentry.api"], ["sentry/build.gradle.kts"]),
+    ("`dist/` is never edited by hand", ["dist/index.js"], ["src/index.ts"]),
+    # "generated files: `a`, `b` (run …)": the list after the colon names them
+    ("Never hand-edit generated files: `packages/api-types/types/**`, `**/routeTree.gen.ts`, "
+     "`supabase/functions/common/database-types.ts` (run `pnpm generate:types`).",
+     ["packages/api-types/types/api.d.ts", "apps/studio/src/routeTree.gen.ts",
+      "supabase/functions/common/database-types.ts"],
+     ["apps/studio/src/routes/index.tsx", "packages/api-types/package.json", "supabase/functions/main.ts"]),
+])
+def test_third_round_path_lines(line, violations, fine):
+    guard_set = guards_of(line)
+    for path in violations:
+        assert guard_set.check(_call("Edit", path)), f"{line!r} should stop editing {path!r}"
+        assert not guard_set.check(_call("Read", path)), f"{line!r} should let {path!r} be read"
+    for path in fine:
+        assert not guard_set.check(_call("Edit", path)), f"{line!r} should let {path!r} be edited"
+
+
+def test_dot_extension_files_cover_the_bare_dotfile_too():
+    (spec,) = derive_guards("never commit `.env` files")
+    assert spec.match.patterns == ("*.env",)
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert stops(guard_set, "git add .env") and stops(guard_set, "git add config/prod.env")
+    assert not stops(guard_set, "git add .env.example")
+
+
+@pytest.mark.parametrize("line", [
+    # still conditions the matcher cannot see
+    "Never use `--no-verify` when the hooks are slow.",
+    "Do not push when CI is red.",
+    "Never: this is about style, `any` is bad",  # a colon before prose and a type, not commands
+    "Files: `src/a.ts`, `src/b.ts`",  # a list with no prohibition
+    "Never edit `.api` files unless the API changed.",
+    "- Do NOT modify the `packageManager` field in `package.json`",  # a part of a file
+])
+def test_third_round_lines_that_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # a script of the project by its relative path, unquoted, after "run"
+    ("- Do not run ./scripts/cargo/fix.sh. Do not format the code yourself.",
+     ["./scripts/cargo/fix.sh", "scripts/cargo/fix.sh --all"], ["cargo check", "./scripts/cargo/check.sh"]),
+    ("never run script/tag-release", ["script/tag-release v1.2.0", "./script/tag-release"], ["script/build"]),
+    # framework CLIs are programs
+    ("never run next dev", ["next dev", "npx next dev", "next dev -p 3001"], ["next build", "pnpm lint"]),
+])
+def test_scripts_and_framework_clis(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_make_changes_to_is_an_edit():
+    guard_set = guards_of("- Do not make changes to docker/dev* configs. Instead, edit the template in docker/template/.")
+    assert guard_set.check(_call("Edit", "docker/dev/docker-compose.yml"))
+    assert guard_set.check(_call("Edit", "docker/dev-multinode/docker-compose.yml"))
+    assert not guard_set.check(_call("Edit", "docker/template/src/main.ts"))
+    assert not guard_set.check(_call("Read", "docker/dev/docker-compose.yml"))
+
+
+@pytest.mark.parametrize("line", [
+    "- Worker code reads bindings from `env`; do not use Vite environment variables there.",  # a name in prose
+    "Never use Docker volumes for the cache.",
+    "don't run src/ files",  # a folder is not a script
+    "never run the e2e/ test scripts unless asked",
+])
+def test_prose_names_and_folders_stay_memories(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+def test_that_file_is_the_file_the_tool_writes():
+    line = ("**Generated docs**: `make style` auto-regenerates `docs/source/en/package_reference/cli.md` via "
+            "`utils/generate_cli_reference.py`. Don't edit that file by hand.")
+    guard_set = guards_of(line)
+    assert guard_set.check(_call("Edit", "docs/source/en/package_reference/cli.md"))
+    assert not guard_set.check(_call("Edit", "utils/generate_cli_reference.py"))
+    assert not stops(guard_set, "make style")
+    # two files written, or none said: which one "that file" is stays unknown
+    assert rules_in("`make` regenerates `a.md` and writes `b.md`. Don't edit that file.", "AGENTS.md") == []
+    assert rules_in("See `a.md` and `b.md`. Don't edit that file.", "AGENTS.md") == []
+
+
+def test_telling_the_user_is_no_exception():
+    guard_set = guards_of("- Do not run `next dev` yourself. If you need a specific change to be tested, "
+                          "tell me to manually check it for you.")
+    assert stops(guard_set, "next dev") and not stops(guard_set, "next build")
+
+
+@pytest.mark.parametrize("line", [
+    "Never push to main. If you need to push, tell me first.",  # then it may happen: an exception
+    "Never push to main. If you must, ask me.",
+    "Don't run next dev. If it is needed, let me know, then run it.",
+])
+def test_a_way_to_do_it_anyway_still_vetoes(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # the flag's purpose is no condition
+    ("- Do not use `--no-verify` to bypass hooks.", ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # the `--` separator inside a command says nothing
+    ("- Don't call `git checkout -- .`", ["git checkout -- .", "git checkout ."], ["git checkout main"]),
+    # "on any directory" widens nothing: the command is the rule
+    ("- Do not run `rm -rf` on any directory.", ["rm -rf build", "rm -fr /tmp/x"], ["rm build/a.o", "ls -la"]),
+])
+def test_purposes_separators_and_anywhere(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_an_adjective_before_a_quoted_path():
+    guard_set = guards_of("- Never edit the auto-generated `api.ts` file.")
+    assert guard_set.check(_call("Edit", "src/client/api.ts"))
+    assert not guard_set.check(_call("Edit", "src/client/api.test.ts"))
+    assert rules_in("never edit generated code", "AGENTS.md") == []
+    assert rules_in("Never run `rm -rf` anywhere unless asked", "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    ("NEVER run bare `pnpm sync:snippets` — it rewrites every fenced block in `docs/` and",
+     ["pnpm sync:snippets"], ["pnpm sync:snippets docs/guide.md", "pnpm sync:snippets --check", "pnpm build"]),
+    ("never run a plain cargo update", ["cargo update"], ["cargo update -p tokio --precise 1.40.0", "cargo build"]),
+])
+def test_a_bare_command_is_only_the_command_with_nothing_after_it(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+def test_a_bare_command_survives_the_store_and_needs_an_exact_command():
+    from tacit.guards.model import GuardSpec
+    (spec,) = derive_guards("never run a bare `pnpm test`")
+    assert spec.match == CommandMatch(("pnpm",), ("test",), (), True, True)
+    assert GuardSpec.from_dict(spec.to_dict()).match == spec.match
+    assert "bare" not in derive_guards("never run `pnpm test`")[0].match.to_dict()  # stored as before
+    assert derive_guards("never run a bare `git push --force`") == ()  # flags: not a bare command
+    assert derive_guards("never run a plain old build") == ()

@@ -488,3 +488,22 @@ def test_the_issues_session_leaves_nothing_said_unsaved(cfg):
     carried += [h["text"] for j in rec.of("review") for h in j["variables"]["highlighted"]]
     assert "I prefer short answers, skip the long explanations" in carried
     assert "we use yarn here" in carried
+
+
+def test_a_review_the_sessions_end_deferred_starts_once_the_running_one_is_done(cfg):
+    """An ended session has no later event: the service's housekeeping starts what its end deferred."""
+    from tacit.service.housekeeping import start_deferred
+
+    engine, rec = make(cfg)
+    turn(engine, PREFERENCE, reply="Understood.")  # review 1 starts and is still running
+    turn(engine, "we use yarn here", reply="OK.")
+    engine.dispatch(SessionShutdown(session_id="s"))
+    assert len(rec.of("review")) == 1  # one child per session at a time
+    assert start_deferred(cfg, engine) == 0  # review 1 still runs
+    finish_all(engine, rec)
+    assert start_deferred(cfg, engine) == 1
+    last = rec.of("review")[-1]
+    assert last["variables"]["reason"] == "the session's end"
+    assert [h["text"] for h in last["variables"]["highlighted"]] == ["we use yarn here"]
+    finish_all(engine, rec)
+    assert start_deferred(cfg, engine) == 0 and len(rec.of("review")) == 2  # started once

@@ -148,11 +148,11 @@ def test_an_already_enabled_plugin_stays_enabled_after_uninstall(hermes):
 
 def test_refused_when_hermes_cannot_load_tacit(hermes, monkeypatch):
     monkeypatch.setattr(hermes_install, "run_in_hermes",
-                        lambda python, home, spec: {"ok": False, "error": "No module named tacit"})
+                        lambda cfg, python, home, spec: {"ok": False, "error": "No module named tacit"})
     result = hermes_install.install(hermes.cfg, "user")
     assert result["success"] is False and "-m pip install tacit-memory" in result["error"]
     assert "No module named tacit" in result["error"]
-    monkeypatch.setattr(hermes_install, "run_in_hermes", lambda python, home, spec: {
+    monkeypatch.setattr(hermes_install, "run_in_hermes", lambda cfg, python, home, spec: {
         "ok": True, "entry_point": None, "enabled": [], "disabled": [], "entry": None, "values": {}})
     assert "not installed in Hermes's Python" in hermes_install.install(hermes.cfg, "user")["error"]
     assert not (hermes.home / "tacit" / "install.json").exists()

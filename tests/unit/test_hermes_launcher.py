@@ -14,11 +14,10 @@ import os
 import subprocess
 import sys
 import threading
-import time
-import weakref
 from pathlib import Path
 
 import pytest
+from wait_helpers import wait_for
 
 from tacit.config import load_config
 from tacit.hosts.hermes import jobs, launcher
@@ -38,15 +37,6 @@ def hermes_env(tmp_path, monkeypatch) -> dict:
     return env
 
 
-def wait_for(predicate, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_a_job_runs_detached_as_tacit_child_run_under_the_hermes_home(hermes_env):
     from tacit.events import MessageEnd, TurnEnd
     from tacit.stores.memory import MemoryStore
@@ -60,7 +50,7 @@ def test_a_job_runs_detached_as_tacit_child_run_under_the_hermes_home(hermes_env
     engine.dispatch(TurnEnd(session_id="s1", host="hermes"))
     job = engine.sessions.peek("s1").running["correction"]
     assert job["pid"] > 0
-    assert wait_for(lambda: engine.sessions.peek("s1").running == {}), "the runner never cleared its mark"
+    wait_for(lambda: engine.sessions.peek("s1").running == {}, 20, "the runner to clear its mark")
     [record] = [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
     assert record["job_id"] == job["job_id"] and record["host"] == "hermes"
     assert record["mode"] == "deterministic" and record["ok"] is True

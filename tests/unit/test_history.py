@@ -10,6 +10,7 @@ import sys
 import time
 
 from tacit import changes
+from tacit.app import Tacit
 from tacit.consolidation import add_entry
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
@@ -106,16 +107,16 @@ def test_undo_reverts_one_change_and_is_itself_undoable(tacit_env, cfg):
     assert code == 1 and "no change #9999" in missing["error"]
 
 
-def test_undo_of_a_change_overtaken_says_what_overtook_it(cfg):
+def test_undo_of_a_change_overtaken_says_what_overtook_it(cfg, you):
     store = MemoryStore(cfg)
     added = store.add("global", "Deploy on Tuesdays")
     replaced = store.replace("global", "Tuesdays", "Deploy on Wednesdays")
-    result = changes.undo(cfg, added["change_id"])
+    result = changes.undo(you, added["change_id"])
     assert result["success"] is False and f"#{replaced['change_id']}" in result["error"]
     assert store.entries("global") == ["Deploy on Wednesdays"]
 
 
-def test_a_consolidation_is_one_change_undone_whole(cfg):
+def test_a_consolidation_is_one_change_undone_whole(cfg, you):
     store = MemoryStore(cfg)
     for text in ("Use pnpm", "use pnpm", "Tests go in tests/unit", "tests go in tests/unit."):
         store.add("global", text)
@@ -123,24 +124,24 @@ def test_a_consolidation_is_one_change_undone_whole(cfg):
     result = store.rewrite("global", lambda entries: ["Use pnpm.", "Tests go in tests/unit."])
     rows = [c for c in log_of(cfg) if c.action == "consolidate"]
     assert len(rows) == 1 and rows[0].id == result["change_id"]
-    assert changes.undo(cfg, result["change_id"])["success"]
+    assert changes.undo(you, result["change_id"])["success"]
     assert store.entries("global") == before
 
 
-def test_a_childs_changes_are_one_group_undone_together(tacit_env, cfg):
+def test_a_childs_changes_are_one_group_undone_together(tacit_env, cfg, you):
     MemoryStore(cfg).add("global", "keep me")
     actor = history.Actor(kind="child", name="review", session_id="s", host="codex", group="job:xyz").to_env()
     for args in (["add", "--scope", "global", "one"], ["add", "--target", "user", "two"],
                  ["remove", "--scope", "global", "keep me"]):
         assert tacit(tacit_env, "memory", *args, extra_env={"TACIT_ACTOR": actor}).returncode == 0
     middle = [c for c in log_of(cfg) if c.group == "job:xyz"][1]
-    result = changes.undo(cfg, middle.id)
+    result = changes.undo(you, middle.id)
     assert result["success"] and len(result["undone"]) == 3
     store = MemoryStore(cfg)
     assert store.entries("global") == ["keep me"] and store.entries("user") == []
 
 
-def test_a_hand_edit_is_noticed_on_load_and_before_a_write(cfg):
+def test_a_hand_edit_is_noticed_on_load_and_before_a_write(cfg, you):
     store = MemoryStore(cfg)
     store.add("global", "first")
     cfg.memory_file.write_text(join_entries(["first", "added by hand"]))
@@ -153,26 +154,26 @@ def test_a_hand_edit_is_noticed_on_load_and_before_a_write(cfg):
     rows = log_of(cfg)
     assert [c.action for c in rows[:2]] == ["add", "edit"] and rows[1].added() == ["second by hand"]
     # undoing tacit's add leaves the hand's work alone
-    assert changes.undo(cfg, added["change_id"])["success"]
+    assert changes.undo(you, added["change_id"])["success"]
     assert store.entries("global") == ["first", "added by hand", "second by hand"]
 
 
-def test_skills_are_in_the_history_and_undo_restores_them(cfg):
+def test_skills_are_in_the_history_and_undo_restores_them(cfg, you):
     skills = SkillStore(cfg)
     created = skills.create("deploy-app", "Deploy the app to staging", "## Steps\n1. build\n2. ship\n")
     patched = skills.patch("deploy-app", "Steps", "1. build\n2. test\n3. ship")
     path = created["path"]
     first_text = open(path, encoding="utf-8").read()
-    assert changes.undo(cfg, patched["change_id"])["success"]
+    assert changes.undo(you, patched["change_id"])["success"]
     assert "2. test" not in open(path, encoding="utf-8").read()
     deleted = skills.delete("deploy-app")
-    assert changes.undo(cfg, deleted["change_id"])["success"]
+    assert changes.undo(you, deleted["change_id"])["success"]
     assert "1. build" in open(path, encoding="utf-8").read()
     actions = [c.action for c in log_of(cfg)]
     assert actions == ["skill_undo", "skill_delete", "skill_undo", "skill_patch", "skill_create"]
     # a skill edited since is not overwritten by an undo
     open(path, "a", encoding="utf-8").write("\nhand note\n")
-    result = changes.undo(cfg, created["change_id"])
+    result = changes.undo(you, created["change_id"])
     assert result["success"] is False and "changed after" in result["error"]
     assert first_text.splitlines()[0] == "---"
 
@@ -184,7 +185,7 @@ def test_writes_inside_an_engine_handler_are_the_handlers_and_join_its_transacti
     engine = Engine(cfg)
 
     def saver(event, ctx):
-        add_entry(ctx.cfg, "global", "Always run ruff before committing")
+        add_entry(Tacit(ctx.cfg, actor=history.declared()), "global", "Always run ruff before committing")
 
     engine.on("message_end", saver, name="test.saver")
     engine.dispatch(MessageEnd(session_id="sess-9", host="pi", cwd=str(cfg.home), role="user",

@@ -223,6 +223,48 @@ def test_one_ledger_shared_by_threads(cfg):
     led.close()
 
 
+def test_a_second_writer_of_the_process_waits_its_turn(cfg, monkeypatch):
+    """Writers on other threads, each on its own connection (as ``Tacit`` keeps
+    them), wait behind a write transaction that outlasts the busy timeout:
+    no row is lost and none of them fails ("database is locked")."""
+    monkeypatch.setattr(ledger_mod, "DEFAULT_BUSY_TIMEOUT", 0.3)
+    Ledger(cfg).connection()  # created and migrated before the race
+    holding, errors, waited = threading.Event(), [], []
+
+    def long_writer():
+        try:
+            with Ledger(cfg) as led, led.write():
+                for i in range(5):
+                    record_observation(led, cfg, "long", "run", {"entity_value": f"long-{i}"})
+                holding.set()
+                time.sleep(1.5)  # five busy timeouts
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+            holding.set()
+
+    def writer(n):
+        holding.wait(10)
+        start = time.monotonic()
+        try:
+            with Ledger(cfg) as led:
+                for i in range(10):
+                    record_observation(led, cfg, f"T{n}", "run", {"entity_value": f"e{n}-{i}"})
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        waited.append(time.monotonic() - start)
+
+    threads = [threading.Thread(target=long_writer)] + [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    assert min(waited) > 1.0  # they did wait for the long transaction, past the busy timeout
+    with Ledger(cfg) as led, led.read() as conn:
+        assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 5 + 4 * 10
+    assert "database is locked" not in (cfg.log_file.read_text() if cfg.log_file.exists() else "")
+
+
 def test_meta_roundtrip(cfg):
     led = Ledger(cfg)
     with led.write() as conn:

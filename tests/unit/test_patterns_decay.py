@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from freezegun import freeze_time
+from tacit.app import USER, Tacit
 from tacit.learn import lifecycle
 from tacit.learn.observe import record_observation
 from tacit.stores.ledger import Ledger
@@ -14,6 +15,11 @@ from tacit.stores.memory import MemoryStore
 
 ACME = {"company": "Acme Corp", "category": "action-required", "run_hour": 9}
 KEY = "P01-acme-corp-action-required"
+
+
+def you_of(cfg):
+    """The front door of ``cfg`` acting as you."""
+    return Tacit(cfg).as_actor(USER)
 
 
 @pytest.fixture
@@ -126,9 +132,9 @@ def test_dismissed_and_taught_memories_never_decay_or_expire(led, cfg):
         make_candidate(led, cfg)
         for _ in range(5):
             record_observation(led, cfg, "/standup", "run", {"run_hour": 9})
-        lifecycle.forget(cfg, KEY, ledger=led)
-        lifecycle.forget(cfg, "temporal-standup-9h", ledger=led)
-        taught = lifecycle.teach(cfg, "The user's timezone is CET.", ledger=led)["key"]
+        lifecycle.forget(you_of(cfg), KEY, ledger=led)
+        lifecycle.forget(you_of(cfg), "temporal-standup-9h", ledger=led)
+        taught = lifecycle.teach(you_of(cfg), "The user's timezone is CET.", ledger=led)["key"]
         for month in range(2, 13):
             frozen.move_to(f"2025-{month:02d}-01 09:00:00")
             other_event(led, cfg)

@@ -24,6 +24,7 @@ from pathlib import Path
 import socket
 
 import pytest
+from wait_helpers import wait_for
 
 from tacit import __version__
 from tacit.config import load_config
@@ -186,16 +187,6 @@ def log_lines(env: dict) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
 
 
-def wait_until(predicate, timeout: float = TIMEOUT, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 # ---------------------------------------------------------------------------
 # Handshake and errors
 # ---------------------------------------------------------------------------
@@ -300,7 +291,7 @@ def test_notifications_are_processed_in_order_without_responses(bridge, bridge_e
     assert turn["dispatched"] is True and turn["notices"] == []
     assert bridge.events == []  # nothing else was written for the notifications
     assert bridge.close() == 0
-    summary = wait_until(lambda: [line for line in log_lines(bridge_env) if "pi: session closed:" in line],
+    summary = wait_for(lambda: [line for line in log_lines(bridge_env) if "pi: session closed:" in line],
                          what="the session summary")
     assert "child=0 events=6 dispatched=6" in summary[-1]
 
@@ -506,7 +497,7 @@ def test_corrections_start_detached_children_with_pi_variables(bridge_env, tmp_p
                 return []
             return [json.loads(line) for line in cfg.children_log.read_text().splitlines()]
 
-        first = wait_until(lambda: records(), what="the first child record")[0]
+        first = wait_for(lambda: records(), what="the first child record")[0]
         assert first["kind"] == "correction" and first["ok"] is True and first["mode"] == "agent"
         assert first["command"][4:6] == ["stubprov/model-x", str(EXTENSION)]
         assert "pnpm" in cfg.user_file.read_text(encoding="utf-8")
@@ -517,6 +508,6 @@ def test_corrections_start_detached_children_with_pi_variables(bridge_env, tmp_p
         # the child cleared its running mark: a later correction gets a child of its own
         time.sleep(0.5)
         turn("I told you to keep the tests in tests/unit")
-        wait_until(lambda: len(records()) == 2, what="the second child record")
+        wait_for(lambda: len(records()) == 2, what="the second child record")
     finally:
         assert proc.close() == 0

@@ -14,6 +14,7 @@ from freezegun import freeze_time
 from learn_helpers import record_actions
 from tacit.detect.fix import FixStatement
 from tacit.engine import Engine
+from tacit.app import USER, Tacit
 from tacit.learn import fixes, importance, lifecycle, observe, retention
 from tacit.learn.captures import Assessment
 from tacit.learn.observe import record_observation
@@ -26,6 +27,11 @@ pytestmark = pytest.mark.usefixtures("utc_zone")
 
 NOW = dt.datetime(2025, 12, 1, 12, 0)
 DAY = 86400.0
+
+
+def you_of(cfg):
+    """The front door of ``cfg`` acting as you."""
+    return Tacit(cfg).as_actor(USER)
 
 
 def ago(days: float) -> float:
@@ -68,7 +74,7 @@ def test_dismissed_evidence_goes_live_evidence_stays(led, cfg):
             record_observation(led, cfg, "P01", "triage", {"company": "Acme", "category": "urgent"},
                                session_id=f"s{i}")
         record_observation(led, cfg, "P02", "x", {"company": "Initech"})
-        lifecycle.forget(cfg, "entity-initech", ledger=led)
+        lifecycle.forget(you_of(cfg), "entity-initech", ledger=led)
     before = count(led, "SELECT count(*) FROM memory_evidence")
     result = prune(led, cfg)
     assert result["evidence"] == 1  # the dismissed fact's creating evidence

@@ -15,12 +15,18 @@ from pathlib import Path
 import pytest
 
 from tacit.commands.memory import move_entry
+from tacit.app import USER, Tacit
 from tacit.consolidation import add_entry, consolidate_all
 from tacit.projects import forget_cache, project_for
 from tacit.stores.memory import MemoryStore, project_dir
 from tacit.stores.skill_scopes import ScopedSkills
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def you_of(cfg):
+    """The front door of ``cfg`` acting as you."""
+    return Tacit(cfg).as_actor(USER)
 
 
 def git(*args, cwd):
@@ -127,10 +133,10 @@ def test_each_scope_has_its_own_limit_and_consolidates_alone(cfg, repo):
     assert store.add("global", "global fact one: the shell is zsh!")["success"]  # a near-duplicate
     full = store.add("project", "Project fact number 3: deploy with make deploy.")
     assert full["success"] is False and full["over_limit"] and full["target"] == "project"
-    report = add_entry(small, "project", "The project fact number 0: build with make.", project=project)
+    report = add_entry(you_of(small), "project", "The project fact number 0: build with make.", project=project)
     assert report["consolidation"]["target"] == "project"  # only the full scope was touched
     assert store.entries("global") == ["Global fact one: the shell is zsh.", "global fact one: the shell is zsh!"]
-    result = consolidate_all(small, use_agent=False, project=project, force=True)
+    result = consolidate_all(you_of(small), use_agent=False, project=project, force=True)
     assert [r["target"] for r in result["reports"]] == ["user", "global", "project"]
     assert store.entries("global") == ["Global fact one: the shell is zsh."]
 

@@ -61,7 +61,7 @@ def _run(tacit: Tacit, job: dict) -> dict:
     project = tacit.project(job["cwd"]) if job.get("cwd") else None  # the job's folder names the project
     if kind == "consolidate":
         targets = variables.get("targets", ["memory", "user"])
-        return {"ok": True, "results": {t: merge_duplicates(tacit.cfg, t, project) for t in targets
+        return {"ok": True, "results": {t: merge_duplicates(tacit.memory(project), t) for t in targets
                                         if t not in ("project", "team") or project is not None}}
     if kind == "correction":
         return save_exact_rules(tacit, [*variables.get("earlier_corrections", []), variables.get("correction", "")],

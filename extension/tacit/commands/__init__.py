@@ -6,9 +6,16 @@ Shared helpers for the JSON-output contract live here.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
+
+
+def project_folder(args, cfg) -> str:
+    """The folder a command works in: ``--project DIR``, else ``$TACIT_PROJECT``
+    (a child's), else the working folder."""
+    return getattr(args, "project", None) or cfg.env.get("TACIT_PROJECT") or os.getcwd()
 
 
 def emit(obj, text=None) -> None:

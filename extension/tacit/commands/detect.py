@@ -17,9 +17,6 @@ import sys
 
 from tacit.commands import emit, read_text_arg
 
-DETECTORS = ("correction", "fix", "importance")
-
-
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("detect", help="run a detector on text (correction, fix, importance)")
     sub = parser.add_subparsers(dest="detect_command", metavar="DETECTOR", required=True)

@@ -1,7 +1,7 @@
 """``tacit doctor`` — is everything where it should be, writable and working?
 
 Text for a person by default, one JSON object with ``--json`` (the checks
-are ``tacit.health.check``). Exit 0 when nothing needs attention, 1 otherwise.
+are ``tacit.commands.health.check``). Exit 0 when nothing needs attention, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args, cfg) -> int:
-    from tacit.health import check
+    from tacit.commands.health import check
 
     try:
         report = check(cfg, project_of(args))

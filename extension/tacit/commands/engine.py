@@ -10,7 +10,7 @@ import sys
 
 from tacit.app import Actor
 from tacit.children.launch import run_job_id
-from tacit.commands import emit
+from tacit.commands import emit, project_folder
 from tacit.hosts.hooks import run_in_process
 from tacit.projects import project_for
 from tacit.service import client
@@ -52,8 +52,8 @@ def add_parser(subparsers) -> None:
 
 
 def _consolidate(args, cfg) -> int:
-    result = memory_consolidate(cfg, use_agent=False if args.deterministic else None, force=args.force,
-                                project=project_for(args.project or cfg.env.get("TACIT_PROJECT") or os.getcwd()),
+    result = memory_consolidate(args.tacit, use_agent=False if args.deterministic else None, force=args.force,
+                                project=project_for(project_folder(args, cfg)),
                                 session_id=args.session)
     emit(result, text=result["text"])
     return 0

@@ -18,13 +18,12 @@ import json
 import os
 import sys
 
-from tacit.commands import emit
+from tacit.commands import emit, project_folder
+from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, RebaseMatch,
-                                RemoveMatch, SqlMatch, SudoMatch)
-from tacit.guards.stats import render_stats, stats
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
+from tacit.stores.guard_stats import render_stats, stats
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
@@ -89,12 +88,12 @@ def add_parser(subparsers) -> None:
 # ---------------------------------------------------------------------------
 # plumbing
 # ---------------------------------------------------------------------------
-def _folder(args) -> str:
-    return os.path.realpath(getattr(args, "project", None) or os.environ.get("TACIT_PROJECT") or os.getcwd())
+def _folder(args, cfg) -> str:
+    return os.path.realpath(project_folder(args, cfg))
 
 
-def _project(args) -> Project | None:
-    return project_for(_folder(args))
+def _project(args, cfg) -> Project | None:
+    return project_for(_folder(args, cfg))
 
 
 def _fail(args, error: str, code: int = 1, **extra) -> int:
@@ -114,35 +113,6 @@ def _run(args, cfg, work) -> int:
         return _fail(args, f"ledger unavailable: {exc}")
 
 
-def describe(record: GuardRecord) -> str:
-    """What a guard stops, in a few words."""
-    m = record.spec.match
-    if isinstance(m, CommandMatch):
-        words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
-        return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
-    if isinstance(m, PathMatch):
-        return "changes to " + ", ".join(m.patterns)
-    if isinstance(m, PushMatch):
-        what = "force push" if m.force_only else "git push"
-        targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
-        return what + (" to " + ", ".join(targets) if targets else "")
-    if isinstance(m, SudoMatch):
-        return "sudo (raised privileges)"
-    if isinstance(m, PipeMatch):
-        return f"{'/'.join(m.sources)} piped into a shell"
-    if isinstance(m, CommitMatch):
-        return "git commit on " + ", ".join(m.branches)
-    if isinstance(m, CommitPathMatch):
-        return "git add/commit of " + ", ".join(m.patterns)
-    if isinstance(m, RemoveMatch):
-        return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
-    if isinstance(m, RebaseMatch):
-        return "git rebase onto " + ", ".join(m.branches)
-    if isinstance(m, SqlMatch):
-        return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
-    return record.spec.kind
-
-
 def _where(record: GuardRecord) -> str:
     scope = "global" if record.scope == "global" else f"project {record.project_root}"
     if record.origin == "user":
@@ -156,13 +126,8 @@ def _where(record: GuardRecord) -> str:
 def _line(record: GuardRecord) -> str:
     status = "" if record.status == "active" else f" [{record.status}{': ' + record.removed_why if record.removed_why else ''}]"
     strikes = f", {record.strikes} strike{'s' if record.strikes > 1 else ''}" if record.strikes else ""
-    return (f"  {record.id:>3}  {record.action:<4}  {describe(record)}{status}\n"
-            f"       \"{_clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return (f"  {record.id:>3}  {record.action:<4}  {record.spec.describe()}{status}\n"
+            f"       \"{clip(record.lesson, 160)}\"\n       {_where(record)}{strikes}")
 
 
 def _project_dict(project: Project | None) -> dict | None:
@@ -173,7 +138,7 @@ def _project_dict(project: Project | None) -> dict | None:
 # commands
 # ---------------------------------------------------------------------------
 def _list(args, cfg) -> int:
-    project = _project(args)
+    project = _project(args, cfg)
 
     def work(store: GuardStore) -> int:
         store.sync(project)
@@ -208,7 +173,7 @@ def _why(args, cfg) -> int:
 
 
 def _add(args, cfg) -> int:
-    project = _project(args)
+    project = _project(args, cfg)
     scope = args.scope or ("project" if project is not None else "global")
     if args.lesson is None and not args.because:
         return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
@@ -225,7 +190,7 @@ def _add(args, cfg) -> int:
         else:
             gid = result["guard"]["id"]
             record = store.get(gid)
-            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {describe(record)}, "
+            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {record.spec.describe()}, "
                   f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
                   f"Lift it with `tacit guard remove {gid}`.")
         return 0
@@ -245,12 +210,12 @@ def _changed(args, cfg, change, done: str) -> int:
         elif record is not None and record.origin == "memory" and record.status == "removed":
             result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
                               f"to drop it too: tacit memory remove --scope {record.memory_scope} "
-                              f"{json.dumps(_clip(record.lesson, 60))}")
+                              f"{json.dumps(clip(record.lesson, 60))}")
         if args.json:
             emit(result)
         else:
             print(f"Guard {result['guard']['id']} {done if result.get('changed', True) else 'unchanged'}: "
-                  f"{describe(record)} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
+                  f"{record.spec.describe()} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
         return 0
 
     return _run(args, cfg, work)
@@ -314,7 +279,7 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
 def _test(args, cfg) -> int:
     if (args.command is None) == (args.edit is None):
         return _fail(args, "give a command to test, or --edit PATH (not both)")
-    folder = _folder(args)
+    folder = _folder(args, cfg)
     project = project_for(folder)
 
     def work(store: GuardStore) -> int:
@@ -332,10 +297,10 @@ def _test(args, cfg) -> int:
 
 
 def _stats(args, cfg) -> int:
-    only = _project(args) if args.project else None
+    only = _project(args, cfg) if args.project else None
 
     def work(store: GuardStore) -> int:
-        data = stats(cfg, store, only=only, include_current=None if only else _project(args))
+        data = stats(cfg, store, only=only, include_current=None if only else _project(args, cfg))
         if args.json:
             emit(data)
         else:

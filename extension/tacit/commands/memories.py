@@ -57,7 +57,7 @@ def _show(args, cfg) -> int:
 
 def _forget(args, cfg) -> int:
     try:
-        result = forget(cfg, args.key)
+        result = forget(args.tacit, args.key)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     emit(result, text=say)
@@ -66,7 +66,7 @@ def _forget(args, cfg) -> int:
 
 def _teach(args, cfg) -> int:
     try:
-        result = teach(cfg, read_text_arg(args.text), target=args.target)
+        result = teach(args.tacit, read_text_arg(args.text), target=args.target)
     except LedgerUnavailable as exc:
         return _unavailable(exc)
     emit(result, text=say)

@@ -18,7 +18,8 @@ import argparse
 import json
 import os
 
-from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.commands import emit, exit_code, project_folder, read_text_arg, say
+from tacit.display import clip
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
@@ -104,7 +105,7 @@ def add_parser(subparsers) -> None:
 def _forget(args, cfg) -> int:
     from tacit.forget import forget
 
-    result = forget(cfg, read_text_arg(args.text), project=project_of(args))
+    result = forget(args.tacit, read_text_arg(args.text), project=project_of(args))
     emit(result, text=lambda r: r["message"] if r.get("message") else say(r))
     return exit_code(result)
 
@@ -113,7 +114,7 @@ def project_of(args):
     """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
     (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
     front = args.tacit
-    return front.project(args.project or front.cfg.env.get("TACIT_PROJECT") or os.getcwd())
+    return front.project(project_folder(args, front.cfg))
 
 
 def _store(args, cfg) -> MemoryStore:
@@ -128,7 +129,7 @@ def _target(args) -> str:
 
 
 def _add(args, cfg) -> int:
-    result = add_entry(cfg, _target(args), read_text_arg(args.text), project=project_of(args))
+    result = add_entry(args.tacit, _target(args), read_text_arg(args.text), project=project_of(args))
     emit(result, text=say)
     return exit_code(result)
 
@@ -225,7 +226,7 @@ def _log(args, cfg) -> int:
     except ValueError as exc:
         emit({"success": False, "error": str(exc)}, text=say)
         return 2
-    found = [c.as_dict() for c in changes.log(cfg, since=since, limit=max(1, args.limit))]
+    found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
     emit({"success": True, "changes": found}, text=lambda _: render_log(found))
     return 0
 
@@ -239,14 +240,14 @@ def render_log(found: list[dict]) -> str:
         where = c["scope"] if not c["scope"].startswith("skill") else f"skill {os.path.basename(os.path.dirname(c['target']))}"
         lines.append(f"#{c['id']:<5} {c['time'].replace('T', ' ')}  {c['action']:<11} {where:<8} {c['actor']}{undone}")
         if c["text"]:
-            lines.append(f"       {_short(c['text'], 160)}")
+            lines.append(f"       {clip(c['text'], 160)}")
     return "\n".join(lines)
 
 
 def _why(args, cfg) -> int:
     from tacit import changes
 
-    result = changes.why(cfg, args.text, project=project_of(args))
+    result = changes.why(args.tacit, args.text, project=project_of(args))
     emit(result, text=render_why)
     return 0 if result["entries"] or result["removed"] else 1
 
@@ -260,21 +261,18 @@ def render_why(result: dict) -> str:
         for c in found["changes"]:
             lines.append(f"   #{c['id']} {c['time'].replace('T', ' ')} {c['action']} by {c['actor']}")
             if c.get("cause"):
-                lines.append(f"      because: {_short(c['cause'], 200)}")
+                lines.append(f"      because: {clip(c['cause'], 200)}")
     for c in result["removed"]:
         lines.append(f"removed in #{c['id']} {c['time'].replace('T', ' ')} ({c['action']} by {c['actor']}): "
-                     f"{_short(' | '.join(c['removed']), 160)}")
+                     f"{clip(' | '.join(c['removed']), 160)}")
     return "\n".join(lines) or f"No memory entry holds {result['text']!r}, and none ever did."
 
 
 def _undo(args, cfg) -> int:
     from tacit import changes
 
-    result = changes.undo(cfg, args.id)
+    result = changes.undo(args.tacit, args.id)
     emit(result, text=say)
     return exit_code(result)
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

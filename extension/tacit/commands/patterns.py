@@ -20,7 +20,7 @@ import sys
 import time
 
 from tacit.commands import emit, exit_code, read_text_arg, say
-from tacit.guards import stats as guard_stats
+from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
 from tacit.stores import fix_patterns as store

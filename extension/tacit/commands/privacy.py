@@ -12,9 +12,8 @@ project (the home folder, the root: use ``exclude`` there).
 
 from __future__ import annotations
 
-import os
 
-from tacit.commands import emit, say
+from tacit.commands import emit, project_folder, say
 from tacit.privacy import exclusion
 from tacit.projects import project_for
 
@@ -30,7 +29,7 @@ def add_parser(subparsers) -> None:
 
 
 def _project(args, cfg):
-    folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+    folder = project_folder(args, cfg)
     return folder, project_for(folder, home=cfg.env.get("HOME"))
 
 

@@ -9,6 +9,7 @@ import time
 
 from tacit.commands import emit
 from tacit.commands.memory import project_of
+from tacit.display import clip
 
 DAY = 86400
 
@@ -22,15 +23,15 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def gather(cfg, project) -> dict:
-    from tacit import changes
-    from tacit.health import check
+def gather(tacit, project) -> dict:
+    cfg = tacit.cfg
+    from tacit.commands.health import check
     from tacit.hosts.installed import installed
     from tacit.service import client
 
     report = check(cfg, project)
     since = time.time() - DAY
-    learned = [c.as_dict() for c in changes.log(cfg, since=since, limit=500)
+    learned = [c.as_dict() for c in tacit.changes(since=since, limit=500)
                if c.actor.kind != "user" and c.action not in ("undo",)]
     return {
         "success": True,  # it ran (exit 0); the health verdict is "problems" (`tacit doctor` exits on it)
@@ -50,7 +51,7 @@ def gather(cfg, project) -> dict:
 def _guards(cfg, project) -> dict | None:
     """This project's guard figures (``tacit guard stats``), or None."""
     try:
-        from tacit.guards.stats import stats
+        from tacit.stores.guard_stats import stats
         from tacit.stores.guards import GuardStore
         from tacit.stores.ledger import Ledger
 
@@ -89,7 +90,7 @@ def background_today(cfg) -> dict:
 
 
 def run(args, cfg) -> int:
-    status = gather(cfg, project_of(args))
+    status = gather(args.tacit, project_of(args))
     emit(status, text=render)
     return 0
 
@@ -108,7 +109,7 @@ def render(status: dict) -> str:
     learned = status["learned"]
     lines.append(f"Learned since yesterday: {len(learned) or 'nothing'}")
     for change in learned[:5]:
-        lines.append(f"  #{change['id']} {change['action']} {change['scope']}: {_short(change['text'])} "
+        lines.append(f"  #{change['id']} {change['action']} {change['scope']}: {clip(change['text'], 90)} "
                      f"({change['actor']})")
     if len(learned) > 5:
         lines.append(f"  … {len(learned) - 5} more: tacit memory log --since yesterday")
@@ -136,6 +137,3 @@ def render(status: dict) -> str:
     return "\n".join(lines)
 
 
-def _short(text: str, limit: int = 90) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

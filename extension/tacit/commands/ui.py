@@ -8,7 +8,6 @@ shown as "this project" is ``--project DIR``, else the working folder's.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 
@@ -22,7 +21,7 @@ def add_parser(subparsers) -> None:
 
 
 def _ui(args, cfg) -> int:
-    from tacit.commands import emit, say
+    from tacit.commands import emit, project_folder, say
     from tacit.projects import project_for
     from tacit.ui.routes import UIApp
     from tacit.ui.server import start
@@ -32,7 +31,7 @@ def _ui(args, cfg) -> int:
              text=say)
         return 2
     try:
-        folder = args.project or os.environ.get("TACIT_PROJECT") or os.getcwd()
+        folder = project_folder(args, cfg)
         server, thread = start(UIApp(cfg, project_for(folder)), args.port)
     except OSError as exc:
         emit({"success": False, "error": f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"}, text=say)

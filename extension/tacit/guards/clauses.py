@@ -72,6 +72,15 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
 _AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+# "AI agents NEVER: `a`, `b`": the list is what never to run
+_NEVER_COLON = re.compile(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "never hand-edit generated files: `a`, `b`": the list names the files
+_NOUN_COLON = re.compile(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
+# "… when making a commit or push": the action the rule's command belongs to, which the
+# matcher sees, not a condition it cannot
+_ACTION_WHEN = re.compile(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s+)?(?:a\s+|any\s+)?(?:git\s+)?"
+                          r"(?:commit(?:s|ting)?|push(?:es|ing)?)(?:\s*(?:,\s*)?(?:or|and)\s+(?:a\s+)?(?:git\s+)?"
+                          r"(?:commit(?:s|ting)?|push(?:es|ing)?))?$", re.I)
 
 
 _NAMED = re.compile(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
@@ -136,7 +145,8 @@ def _tidy(s: str) -> str:
     s = re.sub(r"\s+", " ", s).strip()
     s = re.sub(r"\s+([,;:])", r"\1", s)
     s = re.sub(r",\s*,", ",", s)
-    return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    return _ACTION_WHEN.sub("", s)
 
 
 def clauses(text: str) -> list[list[Clause]]:
@@ -152,6 +162,7 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
@@ -190,6 +201,11 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
                   bool(_EXCEPTION.search(bare)), aside)
 
 
+# "If you need it tested, tell me to check it": the user is told, the act stays forbidden
+_INFORM = re.compile(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping)\s+(?:me|us|the user|a human|"
+                     r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
+
+
 def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
     """True when an exception or hedge makes the rule uncheckable: an
     exception word anywhere, a hedge in the rule clause, or another plain
@@ -198,7 +214,7 @@ def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
         return True
     for found in sentences:
         for c in found:
-            if c is rule or c.text == rule.text:
+            if c is rule or c.text == rule.text or rule not in found and _INFORM.fullmatch(c.text):
                 continue
             if c.exception or c.head_hedge:
                 return True

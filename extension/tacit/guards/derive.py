@@ -112,7 +112,8 @@ _SUDO = [re.compile(p, re.I) for p in (
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
-_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+)", re.I)
+_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
+                  r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
@@ -206,9 +207,14 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
-def _command_words(cmd: str) -> list[str] | None:
+# "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
+_SCRIPT_PATH = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
+
+
+def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     """The words of "never run …": a quoted command as written, or unquoted
-    words that are a known program and its subcommands/flags."""
+    words that are a known program (or, with ``script``, a relative path to
+    a script) and its subcommands/flags."""
     cmd = cmd.strip()
     quoted = len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "`'\""
     if quoted:
@@ -223,8 +229,10 @@ def _command_words(cmd: str) -> list[str] | None:
             return None
         return words or None
     words = cmd.split()
-    if not words or words[0].lower() not in _KNOWN_PROGRAMS:
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (script and _SCRIPT_PATH.fullmatch(words[0])):
         return None
+    if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
+        return None  # "do not use Vite environment variables": a name in prose, not a command typed
     for w in words[1:]:
         if w.lower() in _STOP_WORDS:
             return None
@@ -240,11 +248,20 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
+_BARE = re.compile(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
+
+
 def _run(sentence: str, because: str) -> GuardSpec | None:
     m = _RUN.fullmatch(sentence)
     if not m:
         return None
-    words = _command_words(m.group("cmd"))
+    bare = _BARE.match(m.group("cmd"))  # "never run a bare `pnpm test`": only with nothing after it
+    if bare:
+        spec = _run(sentence[:m.start("cmd")] + m.group("cmd")[bare.end():], because)
+        if spec is None or not isinstance(spec.match, CommandMatch) or spec.match.flags:
+            return None
+        return GuardSpec(CommandMatch(spec.match.programs, spec.match.subcommands, (), True, True), because)
+    words = _command_words(m.group("cmd"), (m.group("verb") or "").lower() in ("run", "execute", "call", "invoke"))
     if not words:
         return None
     quoted = m.group("cmd").startswith(("`", "'", '"'))
@@ -255,6 +272,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
             return None  # "never use git" is not a command; "never use `git stash`" is
         if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
             return None  # "never use `any`": a type or a word, not a program
+    if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
+        words = words[:1] + [w for w in words[1:] if w != "--"]
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]

@@ -262,7 +262,7 @@ _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 class _Command:
     """A compiled ``CommandMatch``."""
 
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also")
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare")
 
     def __init__(self, match: CommandMatch, program: str):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -274,6 +274,7 @@ class _Command:
         self.anywhere = prog in _TARGET_RUNNERS
         self.program = prog
         self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
+        self.bare = match.bare and not match.flags
 
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):
@@ -281,6 +282,8 @@ class _Command:
         positions = self.positions
         if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:
             positions = positions[1:]  # docker-compose down = docker compose down
+        if self.bare and len(argv) != 1 + len(positions):
+            return False  # "a bare `pnpm test`": with arguments it is another command
         if positions:
             want = len(positions)
             if self.anywhere:

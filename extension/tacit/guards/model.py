@@ -22,6 +22,7 @@ class CommandMatch:
     ``terraform apply``); known aliases (``npm i`` = ``npm install``) are
     expanded when compiled. ``flags``: flags that must all be present.
     ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
+    ``bare``: only the command with nothing after it ("a bare `pnpm test`").
     """
 
     kind: ClassVar[str] = "command"
@@ -29,10 +30,12 @@ class CommandMatch:
     subcommands: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     allow_info: bool = False
+    bare: bool = False
 
     def to_dict(self) -> dict:
-        return {"programs": list(self.programs), "subcommands": list(self.subcommands),
-                "flags": list(self.flags), "allow_info": self.allow_info}
+        out = {"programs": list(self.programs), "subcommands": list(self.subcommands),
+               "flags": list(self.flags), "allow_info": self.allow_info}
+        return {**out, "bare": True} if self.bare else out
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +190,34 @@ class GuardSpec:
     def kind(self) -> str:
         return self.match.kind
 
+    def describe(self) -> str:
+        """What a guard stops, in a few words."""
+        m = self.match
+        if isinstance(m, CommandMatch):
+            words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
+            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
+        if isinstance(m, PathMatch):
+            return "changes to " + ", ".join(m.patterns)
+        if isinstance(m, PushMatch):
+            what = "force push" if m.force_only else "git push"
+            targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
+            return what + (" to " + ", ".join(targets) if targets else "")
+        if isinstance(m, SudoMatch):
+            return "sudo (raised privileges)"
+        if isinstance(m, PipeMatch):
+            return f"{'/'.join(m.sources)} piped into a shell"
+        if isinstance(m, CommitMatch):
+            return "git commit on " + ", ".join(m.branches)
+        if isinstance(m, CommitPathMatch):
+            return "git add/commit of " + ", ".join(m.patterns)
+        if isinstance(m, RemoveMatch):
+            return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
+        if isinstance(m, RebaseMatch):
+            return "git rebase onto " + ", ".join(m.branches)
+        if isinstance(m, SqlMatch):
+            return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
+        return self.kind
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "match": self.match.to_dict(), "because": self.because,
                 "instead": self.instead, "action": self.action}
@@ -285,7 +316,8 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         if not programs:
             return None
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
-                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)))
+                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
+                            data.get("bare") is True)
     if kind == "path":
         patterns = _strs(data["patterns"])
         return PathMatch(patterns) if patterns else None

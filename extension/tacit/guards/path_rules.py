@@ -29,7 +29,7 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
     rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
-    r"(?:(?:in|under|inside|within|of|from)\s+)?(?P<paths>.+?)"
+    r"(?:(?:in|under|inside|within|of|from)\s+)?(?:(?:auto-?generated|generated|compiled|vendored)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
     rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all|existing)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
@@ -37,6 +37,9 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
     # "never write the changelog files in `.changes/` by hand": written by a tool, not by the agent
     rf"{_DONT}\s+(?:write|create|add)\s+(?:(?:any|the|new)\s+)?(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
     r"(?:in|under|inside|within|to)\s+(?P<paths>.+?)\s+(?:by hand|manually)",
+    # "`.api` files are generated, never hand-edited" · "`dist/` is never edited by hand"
+    r"(?P<paths>.+?)\s+(?:is|are)\s+(?:(?:auto-?generated|generated|machine-generated)\s*(?:,|;|and|,\s*and)\s*)?"
+    rf"(?:never|not)\s+(?:to\s+be\s+)?{_EDITED}",
     r"leave\s+(?P<paths>.+?)\s+alone",
     r"(?:keep (?:your hands )?off|hands off)\s+(?P<paths>.+)",
     r"(?P<paths>.+?)\s+(?:is|are)\s+(?:read-only|read only|off-limits|off limits|generated, "

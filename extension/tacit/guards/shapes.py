@@ -16,7 +16,10 @@ _AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:i
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
 _NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
                         r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?hooks"
-                        r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)", re.I)
+                        r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)"
+                        # "… to bypass the hooks": the purpose of the flag, not a condition
+                        r"(?:\s+to\s+(?:bypass|skip|disable|avoid)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?"
+                        r"(?:hooks?|checks?|linting|lint|tests))?", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
 _REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
                      r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
@@ -58,6 +61,10 @@ _GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|clos
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
+# the file a tool writes: "auto-regenerates `docs/cli.md`" · "commit the regenerated `x.md`"
+_GENERATED = re.compile(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
+
+
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
     """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
     edit (or commit) prohibition with no object, in a lesson that names
@@ -71,6 +78,9 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
+    made = {_path_pattern(q) for q in _GENERATED.findall(lesson)} - {None}
+    if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
+        quoted = [f"`{next(iter(made))}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
     if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
         return None  # one path, and one that looks like a path (not "`pnpm`")

@@ -35,6 +35,7 @@ _FAMILIES = {
     "editor": ("vim", "vi", "nano", "emacs", "nvim"),
     "cat": ("cat", "bat"),
     "ls": ("ls", "exa", "eza", "lsd"),
+    "node_vm": ("nvm", "fnm", "volta", "nodenv", "nodeenv"),
 }
 _FAMILY_OF: dict[str, set] = {}
 for _fam, _names in _FAMILIES.items():
@@ -56,6 +57,7 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
     "mix", "elixir", "iex", "stack", "cabal", "ghc", "sbt", "lein", "clojure", "zig", "deno",
     "docker-compose", "compose", "sqlite3", "ffmpeg", "terraform", "tofu", "pulumi", "npm",
     "git-lfs", "dvc", "mlflow", "jupyter", "celery", "gunicorn", "uvicorn", "manage.py",
+    "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress",
 ))
 _SUDO_WORDS = frozenset(("sudo", "doas"))
 _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
@@ -70,7 +72,7 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
-              r"update|mess with|hand-edit|hand edit)")
+              r"update|mess with|hand-edit|hand edit|make (?:any )?changes to)")
 _LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
 _PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
@@ -84,7 +86,7 @@ _STOP_WORDS = frozenset((
     "those", "my", "our", "your", "their", "is", "are", "be", "as", "by", "at", "via", "during",
     "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
     "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
-    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff"))
+    "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff", "there", "here"))
 _SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
 
 
@@ -170,6 +172,8 @@ def _path_pattern(part: str) -> str | None:
         return word.rstrip("/") + "/"
     if noun == "file" and not looks:
         return None
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}", word):
+        return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not quoted:
         return None
     if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):

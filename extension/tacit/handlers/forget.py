@@ -4,6 +4,7 @@ told not to rely on it for the rest of the session (its snapshot is frozen)."""
 
 from __future__ import annotations
 
+from tacit.app import Tacit
 from tacit.forget import forget
 from tacit.hookspecs import ContextResult, Injection
 from tacit.stores import history
@@ -20,8 +21,8 @@ def forget_when_asked(event, ctx) -> ContextResult | None:
     # the user's own request: theirs in the history, and told here (not again as a background notice)
     actor = history.Actor(kind="user", name="in session", session_id=event.session_id, host=event.host,
                           cause=event.text, cause_event=event.id)
-    with history.acting(actor):
-        result = forget(ctx.cfg, analysis.forget, project=ctx.project)
+    with Tacit(ctx.cfg).as_actor(actor) as tacit:
+        result = forget(tacit, analysis.forget, project=ctx.project)
     if result.get("removed") or result.get("candidates"):
         note = (f"The user asked tacit to forget \"{result.get('text')}\"; it was removed from memory. Do not rely "
                 "on it for the rest of this session.")

@@ -16,6 +16,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
@@ -267,7 +268,7 @@ class GuardChecker:
 def start_line(records: list, counts: dict) -> str:
     """``tacit checks 4 rules before each tool call: 2 from AGENTS.md, 1 from
     web/CLAUDE.md, 1 from your lessons (3 mistakes prevented so far).``"""
-    from tacit.guards.stats import prevented
+    from tacit.stores.guard_stats import prevented
     where: dict[str, int] = {}
     for r in records:
         name = r.file.rsplit(":", 1)[0] if r.file else ("your guards" if r.origin == "user" else "your lessons")
@@ -292,16 +293,11 @@ def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, su
             continue
         why = "you let it run" if kind == "override" else "you said it was wrong"
         if outcome.change == "removed":
-            notices.append(f"tacit: guard {gid} removed ({why} twice: \"{_short(outcome.record.lesson)}\"); "
+            notices.append(f"tacit: guard {gid} removed ({why} twice: \"{clip(outcome.record.lesson, 80)}\"); "
                            f"bring it back with `tacit guard restore {gid}`")
         else:
             notices.append(f"tacit: guard {gid} demoted to ask ({why}); once more and it is removed")
     return Result(notices=notices)
-
-
-def _short(text: str, limit: int = 80) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _programs(match) -> tuple:
@@ -341,35 +337,44 @@ def _head_file(root: str) -> str | None:
     return head
 
 
+def _read_cached(cache: dict, path: str, parse):
+    """``parse(text)`` of the file at ``path``, cached by its mtime, size and
+    inode; None when it cannot be read."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            value = parse(handle.read(1 << 20))
+    except OSError:
+        return None
+    if len(cache) > 1024:
+        cache.clear()
+    cache[path] = (stamp, value)
+    return value
+
+
+def _branch_of(head: str) -> str | None:
+    first = head.split("\n", 1)[0].strip()
+    return first[len(HEAD_PREFIX):] or None if first.startswith(HEAD_PREFIX) else None
+
+
 def current_branch(root: str | None) -> str | None:
     """The branch checked out in the worktree at ``root``; None when detached,
     outside git or unreadable."""
-    if not root:
-        return None
-    head = _head_file(root)
-    if head is None:
-        return None
-    try:
-        st = os.stat(head)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _BRANCHES.get(head)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    try:
-        with open(head, encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(4096).strip()
-    except OSError:
-        return None
-    branch = first[len(HEAD_PREFIX):] or None if first.startswith(HEAD_PREFIX) else None
-    if len(_BRANCHES) > 1024:
-        _BRANCHES.clear()
-    _BRANCHES[head] = (stamp, branch)
-    return branch
+    head = _head_file(root) if root else None
+    return None if head is None else _read_cached(_BRANCHES, head, _branch_of)
 
 
 _REMOTES: dict[str, tuple] = {}
+
+
+def _remote_names(config: str) -> frozenset:
+    names = (line.strip() for line in config.splitlines())
+    return frozenset(n for n in (line[7:-1].strip().strip('"') for line in names
+                                 if line.startswith("[remote") and line.endswith("]")) if n)
 
 
 def git_remotes(root: str | None) -> frozenset | None:
@@ -385,26 +390,4 @@ def git_remotes(root: str | None) -> frozenset | None:
             gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
     except OSError:
         pass
-    config = os.path.join(gitdir, "config")
-    try:
-        st = os.stat(config)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _REMOTES.get(config)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    names = set()
-    try:
-        with open(config, encoding="utf-8", errors="replace") as handle:
-            for line in handle.read(1 << 20).splitlines():
-                line = line.strip()
-                if line.startswith("[remote") and line.endswith("]"):
-                    names.add(line[7:-1].strip().strip('"'))
-    except OSError:
-        return None
-    if len(_REMOTES) > 1024:
-        _REMOTES.clear()
-    found = frozenset(n for n in names if n)
-    _REMOTES[config] = (stamp, found)
-    return found
+    return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)

@@ -19,6 +19,7 @@ from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
 MARK = "review.highlights"  # session mark: the highlighted messages not covered by a save yet
+DEFERRED = "review.deferred"  # session mark: the session ended while its review ran (the rest waits for it)
 #: at a session's end, the uncovered highlights start a review when their lesson scores add up to
 #: this: any highlight (issue 22). On the tune split 0 / 0.3 / 0.5 gave 12.4 / 5.8 / 2.3 end
 #: reviews per 100 user messages, but the lesson scores there are in-sample; the daily budget
@@ -105,9 +106,23 @@ def review_at_end(event, ctx) -> Result | None:
     waiting = highlights(state)
     if not cfg.review_enabled or not waiting or sum(float(h.get("score") or 0.0) for h in waiting) < END_BUDGET:
         return None
+    reason = "the session's end" if event.kind == "session_shutdown" else "a compaction"
     if state.is_running("review", stale_after(cfg, "review")):
-        return None  # the running review's session ends; the highlights wait in the mark
-    return _start(state, "the session's end" if event.kind == "session_shutdown" else "a compaction", [])
+        state.marks[DEFERRED] = reason  # one child per session: the service starts it after this one
+        return None
+    return _start(state, reason, [])
+
+
+def deferred_review(state, cfg) -> ChildRequest | None:
+    """The review a session's end deferred while another ran, once that one is done (the
+    service's housekeeping asks; an ended session has no later event to start it)."""
+    reason = state.marks.get(DEFERRED)
+    if not reason or state.is_running("review", stale_after(cfg, "review")):
+        return None
+    state.marks.pop(DEFERRED, None)
+    if not cfg.review_enabled or not highlights(state):
+        return None
+    return _start(state, str(reason), []).children[0]
 
 
 def _start(state, reason: str, notices: list[str]) -> Result:

@@ -16,12 +16,12 @@ import re
 from dataclasses import dataclass, field
 
 from tacit.detect.fix_tokens import iter_tokens
+from tacit.stores.fix_patterns import Candidate
 
 EVIDENCE_PER_TERM = 0.3  # a shared term found in only one pattern
 CANDIDATES = 32  # BM25 candidates re-scored per lookup
 MAX_QUERY_TERMS = 64  # distinct query terms considered (pasted logs are long)
 POSTINGS_BUDGET = 500  # postings candidate generation may touch (docs/fix-patterns.md)
-RATE_MIN_USES = 3  # decided outcomes before min_success_rate can exclude a pattern
 RETIRE_MIN_USES = 10
 RETIRE_BELOW = 0.30
 TOKEN_CHARS = "._/-~:@+#"  # must match the FTS5 tokenchars in stores/ledger.py
@@ -117,20 +117,6 @@ def similarity(shared_terms, doc_freq: dict, n_docs: int) -> float:
         df = max(1, min(n_docs, doc_freq.get(term, 1)))
         remaining *= 1.0 - EVIDENCE_PER_TERM * (idf(df, n_docs) / top)
     return 1.0 - remaining
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A stored pattern the index proposed for a query."""
-
-    id: int
-    title: str
-    problem: str
-    solution: str
-    successes: int
-    failures: int
-    tokens: str
-    bm25: float
 
 
 @dataclass(frozen=True, slots=True)

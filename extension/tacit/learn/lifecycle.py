@@ -16,6 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from tacit.app import Tacit
 from tacit.consolidation import add_entry
 from tacit.log import log
 from tacit.projects import project_for
@@ -188,7 +189,7 @@ def _apply(conn, cfg, memory_ids, now: float, announce: bool) -> list[Applied]:
             # user added it): this memory is that entry, reinforced, not a second copy
             candidates.mark_applied(conn, memory_id, twin, now)
             continue
-        result = add_entry(cfg, found.target, found.content, use_agent=False, project=project)
+        result = add_entry(_acting(cfg), found.target, found.content, use_agent=False, project=project)
         if not result.get("success"):
             log(cfg, "warning", "learn.lifecycle",
                 f"could not apply {found.key!r} to {found.target}: {result.get('error')}; stays confirmed")
@@ -271,6 +272,12 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
 # ---------------------------------------------------------------------------
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
 # ---------------------------------------------------------------------------
+def _acting(cfg) -> Tacit:
+    """The front door of the learner (or the user's command) this runs for:
+    the actor it declared (``Tacit.acting``, the engine's handler)."""
+    return Tacit(cfg, actor=history.current_actor())
+
+
 class _Using:
     """``with _Using(cfg, ledger) as ledger:`` — the caller's ledger, or a
     fresh one closed afterwards."""
@@ -323,11 +330,6 @@ def render_memories(memories: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def show_memories(cfg, *, ledger=None) -> str:
-    """``/memory-show``: the text listing memories by status."""
-    return render_memories(list_memories(cfg, ledger=ledger))
-
-
 def forget_in(conn, cfg, key: str, now: float) -> dict:
     """Inside a write transaction: dismiss one memory, revert its
     adaptation, remove its file entry."""
@@ -372,18 +374,19 @@ def forget_matching(cfg, ledger, says, now: float | None = None) -> list[dict]:
     return gone
 
 
-def forget(cfg, key: str, *, ledger=None, now: float | None = None) -> dict:
-    """``/memory-forget KEY``: revert the adaptation, remove the entry from
-    MEMORY.md/USER.md, mark the memory dismissed (never proposed again)."""
+def forget(tacit: Tacit, key: str, *, ledger=None, now: float | None = None) -> dict:
+    """``/memory-forget KEY`` as ``tacit``'s actor: revert the adaptation, remove the entry
+    from MEMORY.md/USER.md, mark the memory dismissed (never proposed again)."""
     now = time.time() if now is None else now
-    with _Using(cfg, ledger) as led, led.write() as conn:
-        return forget_in(conn, cfg, key, now)
+    led = ledger or tacit.ledger
+    with history.acting(tacit.require_actor()), history.using(led), led.write() as conn:
+        return forget_in(conn, tacit.cfg, key, now)
 
 
-def teach(cfg, text: str, *, target: str = "memory", ledger=None, now: float | None = None) -> dict:
+def teach(tacit: Tacit, text: str, *, target: str = "memory", ledger=None, now: float | None = None) -> dict:
     """``/memory-teach TEXT``: an explicit memory at confidence 100, written
     straight into MEMORY.md (USER.md with ``target="user"``). No ladder, no
-    notice: the user said it. A refused file write changes nothing."""
+    notice: the user said it. A refused file write changes nothing. Written as ``tacit``'s actor."""
     now = time.time() if now is None else now
     entry = normalise_entry(text or "")
     if not entry:
@@ -391,14 +394,15 @@ def teach(cfg, text: str, *, target: str = "memory", ledger=None, now: float | N
     if target not in TARGETS:
         return {"success": False, "error": f"unknown target {target!r}: use 'memory' or 'user'"}
     base = "taught-" + slugify(entry, 48)
-    with _Using(cfg, ledger) as led, led.write() as conn:
+    led = ledger or tacit.ledger
+    with history.using(led), led.write() as conn:
         key, n = base, 1
         previous = candidates.by_key(conn, key)
         while previous is not None and not (previous.content == entry and previous.target == target):
             n += 1
             key = f"{base}-{n}"
             previous = candidates.by_key(conn, key)
-        result = add_entry(cfg, target, entry, use_agent=False)
+        result = add_entry(tacit, target, entry, use_agent=False)
         if not result.get("success"):
             return {"success": False, "key": key, "error": result.get("error"),
                     **{k: result[k] for k in ("usage", "over_limit") if k in result}}

@@ -13,8 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from tacit.fsutil import atomic_write_text
-from tacit.projects import Project, project_for
-from tacit.stores.memory import project_dir
+from tacit.projects import Project, project_dir, project_for
 
 MARKER = "off"
 _SESSIONS_KEPT = 4096
@@ -99,21 +98,6 @@ def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
         while len(_excluded_sessions) > _SESSIONS_KEPT:
             _excluded_sessions.popitem(last=False)
     return True
-
-
-def answer(engine, event, result_type):
-    """The engine's answer to an event in an excluded project: the user's own
-    memory at session start, nothing else (see the module docstring)."""
-    from tacit.handlers.context import user_context  # here: ``tacit search`` reads exclusions without it
-
-    result = result_type()
-    if event.kind == "before_agent_start":
-        try:
-            got = user_context(engine, event)
-            result.context, result.notices = got.context, got.notices
-        except Exception as exc:  # noqa: BLE001 — never break the host
-            engine._log_exception("excluded project: session context", exc)
-    return result
 
 
 # ---------------------------------------------------------------------------

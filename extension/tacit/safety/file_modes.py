@@ -33,11 +33,6 @@ class Problem:
         return f"{self.path} is {self.kind} mode {self.mode:o}, readable by others (want {self.wanted:o}){done}"
 
 
-def private_umask() -> int:
-    """Make what this process creates private; returns the previous umask."""
-    return os.umask(0o077)
-
-
 def _roots(cfg) -> list[str]:
     roots = [os.path.abspath(cfg.home_str)]
     state = os.path.abspath(cfg.state_dir_str)

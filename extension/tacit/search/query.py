@@ -87,12 +87,6 @@ def _expression(groups: list, tags: list) -> str:
     return expr
 
 
-def match_expression(index, query: str, tags: list) -> str | None:
-    if not words(query):
-        return None
-    return _expression(alternatives(index, query), tags)
-
-
 def candidates(index, query: str, tags: list, since: float | None) -> list:
     """Chunk hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Callable, Iterable, Iterator
 
 from tacit.hosts.spec import registry
@@ -78,18 +77,21 @@ def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
     return value[:limit]
 
 
-def iso_time(value) -> float | None:
-    """Unix seconds from an ISO-8601 string or a number (seconds or milliseconds)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value / 1000.0 if value > 1e11 else float(value)
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+def block_messages(content, role: str, tool_type: str, args_key: str) -> list[Message]:
+    """A transcript's message content (a string, or a list of blocks) as messages: its text
+    blocks as ``role``'s, its tool calls (``tool_type`` blocks, arguments under ``args_key``)
+    as tool excerpts."""
+    if isinstance(content, str):
+        return [Message(role, content)] if content.strip() else []
+    out = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+            out.append(Message(role, block["text"] if role != TOOL else excerpt(block["text"])))
+        elif block.get("type") == tool_type:
+            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get(args_key))}")))
+    return out
 
 
 def host_sources() -> list:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from tacit.search.source import host_names as hosts
 
 NAME = "search_sessions"
-HINT = ("To look up what was done in earlier sessions (a fix, a command, a decision), call the "
-        f"{NAME} tool with a few words; it searches every past session of this project in every agent.")
 TOOL = {
     "name": NAME,
     "label": "Search past sessions",

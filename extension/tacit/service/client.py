@@ -11,12 +11,9 @@ from tacit.hosts.hook_client import peer_uid, untrusted
 from tacit.paths import SOCKET_NAME, run_dir
 
 
-def _connect(state_dir: str, timeout: float) -> socket.socket | None:
-    """None when nothing of this user's listens (another user's socket or
-    folder is never spoken to: ``tacit.hosts.hook_client.untrusted``)."""
-    folder = run_dir(state_dir)
-    if untrusted(folder):
-        return None
+def connect_socket(folder: str, timeout: float) -> socket.socket:
+    """A socket connected to the service's socket in ``folder`` (a path too long
+    for the system is reached from inside the folder); OSError when nothing listens."""
     path = os.path.join(folder, SOCKET_NAME)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
@@ -30,6 +27,23 @@ def _connect(state_dir: str, timeout: float) -> socket.socket | None:
                 sock.connect(SOCKET_NAME)
             finally:
                 os.chdir(here)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _connect(state_dir: str, timeout: float) -> socket.socket | None:
+    """None when nothing of this user's listens (another user's socket or
+    folder is never spoken to: ``tacit.hosts.hook_client.untrusted``)."""
+    folder = run_dir(state_dir)
+    if untrusted(folder):
+        return None
+    try:
+        sock = connect_socket(folder, timeout)
+    except OSError:
+        return None
+    try:
         uid = peer_uid(sock)
         if uid is not None and uid != os.getuid():
             sock.close()

@@ -10,12 +10,13 @@ import shutil
 import time
 
 from tacit.children import budget, orphans
+from tacit.events import Event
+from tacit.handlers import review
 from tacit.learn import retention as learner_retention
 from tacit.log import log
 from tacit.safety import file_modes
-from tacit.stores import notices
+from tacit.stores import jobs as job_rows, notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.sessions import load_job
 
 DAY = 86400
 STRANDED_AFTER = 60.0  # seconds a queued job may wait for its runner
@@ -26,7 +27,8 @@ CHILD_LOG_KEEP = 2
 def tick(cfg, engine, now: float | None = None) -> dict:
     now = time.time() if now is None else now
     out = {"orphans": len(orphans.reap(cfg, engine.ledger())),  # children of runners that are gone
-           "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now)}
+           "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now),
+           "deferred": start_deferred(cfg, engine)}
     ledger = engine.ledger()
     try:
         with ledger.write() as conn:
@@ -51,12 +53,26 @@ def relaunch_stranded(cfg, engine, now: float) -> int:
     if engine.launcher is None:
         return 0
     with engine.ledger().read() as conn:
-        rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
-                            "WHERE status = 'queued' AND created_at < ?", (now - STRANDED_AFTER,)).fetchall()
-    for job_id, kind, session_id, host, cwd, source in rows:
-        engine.launcher({"id": job_id, "kind": kind, "session_id": session_id, "host": host,
-                         "cwd": cwd, "source": source})
-    return len(rows)
+        jobs = job_rows.stranded(conn, now - STRANDED_AFTER)
+    for job in jobs:
+        engine.launcher(job)
+    return len(jobs)
+
+
+def start_deferred(cfg, engine) -> int:
+    """Reviews that ended sessions deferred while their review ran, now that it is done."""
+    if engine.launcher is None:
+        return 0
+    try:
+        marked = engine.sessions.marked(review.DEFERRED)
+    except LedgerUnavailable:
+        return 0
+    started = 0
+    for sid in marked:
+        seen = engine.sessions.peek(sid)
+        event = Event(session_id=sid, host=seen.host, cwd=seen.cwd or None)
+        started += len(engine.start_jobs(event, lambda state: [r for r in [review.deferred_review(state, cfg)] if r]))
+    return started
 
 
 def release_waiting(cfg, engine, now: float) -> int:
@@ -69,7 +85,7 @@ def release_waiting(cfg, engine, now: float) -> int:
         return 0
     for job_id in ids:
         with engine.ledger().read() as conn:
-            job = load_job(conn, job_id)
+            job = job_rows.load(conn, job_id)
         if job is not None:
             engine.launcher(job)
     return len(ids)

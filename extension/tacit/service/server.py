@@ -30,6 +30,7 @@ from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
 from tacit.handlers import BUILTIN_PLUGINS
 from tacit.service import context_cache, housekeeping
+from tacit.service.client import connect_socket
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_of
 from tacit.service.searches import Searches
@@ -428,24 +429,11 @@ def _identity_key(identity: str) -> tuple:
 
 
 def _connectable(folder: str) -> bool:
-    path = os.path.join(folder, SOCKET_NAME)
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(1.0)
-        if len(path.encode()) < 100:
-            probe.connect(path)
-        else:
-            here = os.getcwd()
-            os.chdir(folder)
-            try:
-                probe.connect(SOCKET_NAME)
-            finally:
-                os.chdir(here)
+        connect_socket(folder, 1.0).close()
         return True
     except OSError:
         return False
-    finally:
-        probe.close()
 
 
 def _rss_kb() -> int:

@@ -110,13 +110,6 @@ def evidence_sessions(conn, memory_id: int) -> int:
                         (memory_id,)).fetchone()[0]
 
 
-def mentioned_since(conn, source: str, since: float) -> int:
-    """How many of a detector's live candidates got evidence since ``since``."""
-    return conn.execute(
-        "SELECT count(DISTINCT m.id) FROM memories m JOIN memory_evidence e ON e.memory_id = m.id "
-        "WHERE m.source = ? AND m.status = 'candidate' AND e.at >= ?", (source, since)).fetchone()[0]
-
-
 def mentions_entity(conn, entity: str, text: str) -> bool:
     """Does any memory name this entity (by slug, or its text in the content)?"""
     return conn.execute("SELECT 1 FROM memories WHERE entity = ? OR instr(lower(content), lower(?)) > 0 "

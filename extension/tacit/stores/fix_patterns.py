@@ -17,10 +17,27 @@ Design decisions
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from tacit.learn.fix_patterns import RATE_MIN_USES, Candidate
-from tacit.stores.ledger import Ledger
 from tacit.stores.batches import delete_where
+from tacit.stores.ledger import Ledger
+
+RATE_MIN_USES = 3  # decided outcomes before min_success_rate can exclude a pattern
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A stored pattern the index proposed for a query."""
+
+    id: int
+    title: str
+    problem: str
+    solution: str
+    successes: int
+    failures: int
+    tokens: str
+    bm25: float
+
 
 DAY = 86400.0
 FIELDS = ("id", "key", "title", "problem", "solution", "lookup_text", "tags", "trigger", "confidence",

@@ -485,10 +485,6 @@ class GuardStore:
             found.setdefault(int(guard_id), {})[kind] = int(count)
         return found
 
-    def event_projects(self) -> list[str]:
-        with self.ledger.read() as conn:
-            return [r[0] for r in conn.execute("SELECT DISTINCT project FROM guard_events ORDER BY project")]
-
     def _get(self, conn, guard_id) -> GuardRecord | None:
         try:
             gid = int(guard_id)

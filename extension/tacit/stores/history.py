@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -226,12 +227,7 @@ def announcement(change: Change) -> str:
 
 
 def _quoted(items: list) -> str:
-    return " | ".join(f'"{_clip(e)}"' for e in items[:2]) + (" …" if len(items) > 2 else "")
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return " | ".join(f'"{clip(e, 120)}"' for e in items[:2]) + (" …" if len(items) > 2 else "")
 
 
 def _insert_row(conn, action, scope, target, project, before, after, actor, group, at) -> int:
@@ -294,8 +290,6 @@ def _load(text):
         return None if text is None else json.loads(text)
     except ValueError:
         return text
-
-
 
 
 def last_state(ledger, target: str):

@@ -16,7 +16,8 @@ import time
 STATUSES = ("queued", "running", "waiting", "done", "failed")
 
 
-def _loads(text):
+def loads(text):
+    """The JSON in ``text`` (a column of this ledger), or None when empty or not JSON."""
     try:
         return json.loads(text) if text else None
     except ValueError:
@@ -36,7 +37,7 @@ def load(conn, job_id: str) -> dict | None:
                        "pid FROM jobs WHERE id = ?", (job_id,)).fetchone()
     if row is None:
         return None
-    variables = _loads(row[6])
+    variables = loads(row[6])
     return {"id": row[0], "kind": row[1], "session_id": row[2], "host": row[3], "cwd": row[4],
             "source": row[5], "variables": variables if isinstance(variables, dict) else {},
             "status": row[7], "created": row[8], "pid": row[9]}
@@ -69,7 +70,7 @@ def queued_siblings(conn, job: dict, window: float) -> list[str]:
 # -- what runs cost (the budget, tacit cost, tacit status) -----------------------------
 def records_finished(conn, start: float, end: float) -> list[dict]:
     """The records of the runs that finished in ``[start, end)``."""
-    return [r for r in (_loads(t) for (t,) in conn.execute(
+    return [r for r in (loads(t) for (t,) in conn.execute(
         "SELECT record FROM jobs WHERE finished_at >= ? AND finished_at < ? AND record IS NOT NULL",
         (start, end))) if isinstance(r, dict)]
 
@@ -77,7 +78,7 @@ def records_finished(conn, start: float, end: float) -> list[dict]:
 def recent_records(conn, limit: int) -> list[dict]:
     rows = conn.execute("SELECT record FROM jobs WHERE status IN ('done', 'failed') AND record IS NOT NULL "
                         "ORDER BY finished_at DESC LIMIT ?", (limit,)).fetchall()
-    return [r for r in (_loads(row[0]) for row in rows) if isinstance(r, dict)]
+    return [r for r in (loads(row[0]) for row in rows) if isinstance(r, dict)]
 
 
 def running_count(conn, *, exclude: str, alive_since: float) -> int:
@@ -107,7 +108,7 @@ def waiting_like(conn, job: dict) -> list[tuple[str, dict]]:
     """(id, variables) of the other waiting jobs of ``job``'s session and kind."""
     rows = conn.execute("SELECT id, variables FROM jobs WHERE status = 'waiting' AND session_id = ? AND kind = ? "
                         "AND id != ?", (job.get("session_id"), job.get("kind"), job.get("id"))).fetchall()
-    return [(job_id, _loads(text) or {}) for job_id, text in rows]
+    return [(job_id, loads(text) or {}) for job_id, text in rows]
 
 
 def set_waiting(conn, job_id: str, variables: dict, record: dict) -> None:
@@ -125,6 +126,13 @@ def oldest_waiting(conn, limit: int, window: float) -> list[list[str]]:
             "SELECT id FROM jobs WHERE status = 'waiting' AND session_id = ? AND id != ? "
             "AND abs(created_at - ?) <= ?", (session_id, job_id, created, window))]])
     return out
+
+
+def stranded(conn, before: float) -> list[dict]:
+    """Jobs still queued since before ``before`` (their launch was lost): the fields a launcher needs."""
+    rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
+                        "WHERE status = 'queued' AND created_at < ?", (before,)).fetchall()
+    return [{"id": r[0], "kind": r[1], "session_id": r[2], "host": r[3], "cwd": r[4], "source": r[5]} for r in rows]
 
 
 def requeue(conn, job_id: str) -> None:

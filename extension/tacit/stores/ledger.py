@@ -12,10 +12,15 @@ import sqlite3
 import threading
 import time
 
+from tacit.failures import LedgerUnavailable
 from tacit.fsutil import lock_for
 from tacit.log import log
 
-DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another writer
+DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another process's writer
+# A writer of this process waits its turn behind the others (the writer queue),
+# however long their transactions take; only a writer stuck this long (a turn
+# never handed back) gives up.
+QUEUE_WAIT = 600.0
 
 # ---------------------------------------------------------------------------
 # Schema. Append new migrations at the end; never edit an applied one.
@@ -528,11 +533,6 @@ MIGRATIONS: list = [
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 
-class LedgerUnavailable(RuntimeError):
-    """The ledger could not be used just now (locked too long, or it was
-    corrupt and has been moved aside). The caller skips this piece of work."""
-
-
 def is_corruption(exc: BaseException) -> bool:
     """True for "not a database" / "malformed" — never for "locked"."""
     if not isinstance(exc, sqlite3.DatabaseError):
@@ -722,6 +722,13 @@ class Ledger:
     def _unavailable(self, where: str, exc: BaseException) -> LedgerUnavailable:
         return LedgerUnavailable(f"ledger {where}: {type(exc).__name__}: {exc}")
 
+    def check(self) -> tuple[str, dict]:
+        """SQLite's quick_check verdict and each session's last event time (``tacit doctor``)."""
+        with self.read() as conn:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            last = dict(conn.execute("SELECT session_id, MAX(at) FROM events GROUP BY session_id").fetchall())
+        return verdict, last
+
     # -- small key/value store ---------------------------------------------------------
     @staticmethod
     def meta_get(conn, key: str, default=None):
@@ -830,9 +837,9 @@ class _Transaction:
             else:
                 if self.immediate:
                     queue = _writer_queue(ledger.path)
-                    if not queue.acquire(ledger.busy_timeout):
+                    if not queue.acquire(QUEUE_WAIT):
                         raise ledger._unavailable("begin", sqlite3.OperationalError(
-                            "database is locked (by another writer in this process)"))
+                            f"no turn to write in {QUEUE_WAIT:.0f} s (another writer of this process is stuck)"))
                     self.queue = queue
                 conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
                 if self.immediate:

@@ -23,7 +23,7 @@ from tacit.fsutil import (
     atomic_write_text,
     lock_for,
 )
-from tacit.projects import Project
+from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
@@ -249,11 +249,6 @@ class MemoryStore:
             self._snapshot = self.render_blocks(self.targets())
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
-
-    def snapshot_block(self, target: str) -> str:
-        self.snapshot()
-        assert self._snapshot is not None
-        return self._snapshot.get(self.resolve(target), "")
 
     def render_blocks(self, targets: list) -> dict:
         """Every scope's block, gated together: an injection split across two
@@ -696,11 +691,6 @@ def _dedupe(entries: list[str]) -> list[str]:
             seen.add(e)
             out.append(e)
     return out
-
-
-def project_dir(cfg, project: Project) -> Path:
-    """``<home>/projects/<id>/``: a project's private memory and skills."""
-    return Path(cfg.home_str) / "projects" / project.id
 
 
 def remember_project(cfg, project: Project) -> None:

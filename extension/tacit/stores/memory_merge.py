@@ -50,11 +50,10 @@ def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
     return kept, merges
 
 
-def merge_duplicates(cfg, target: str, project=None) -> dict:
-    """Apply ``plan_merge`` to a target under its lock (atomic write):
-    ``{"merged", "merges", "usage", "still_over"}``, or ``{"merged": 0, "error"}``
+def merge_duplicates(store: MemoryStore, target: str) -> dict:
+    """Apply ``plan_merge`` to a target of ``store`` (written as its actor) under its lock
+    (atomic write): ``{"merged", "merges", "usage", "still_over"}``, or ``{"merged": 0, "error"}``
     when the file drifted (backed up) or its lock stayed busy."""
-    store = MemoryStore(cfg, project)
     merges: list[dict] = []
 
     def merge(entries: list[str]) -> list[str]:

@@ -16,8 +16,8 @@ from typing import Callable, Iterator
 
 from tacit.session import SessionState
 from tacit.stores.batches import delete_where
-from tacit.stores.jobs import insert as insert_job
-from tacit.stores.jobs import load as load_job
+from tacit.stores.jobs import insert as insert_job  # the engine writes its jobs with its events
+from tacit.stores.jobs import loads
 from tacit.stores.ledger import Ledger
 
 CACHE_SESSIONS = 2000
@@ -53,7 +53,7 @@ class SessionStore:
             if event.id:
                 row = conn.execute("SELECT result FROM events WHERE id = ?", (event.id,)).fetchone()
                 if row is not None:
-                    yield Application(state=None, conn=conn, seen=_loads(row[0]))
+                    yield Application(state=None, conn=conn, seen=loads(row[0]))
                     return
             state, rev = self._load(conn, event.session_id)
             before = state.to_json()
@@ -91,6 +91,12 @@ class SessionStore:
             yield state
             rev = self._save(conn, state, rev, before)
         self._remember(state, rev)
+
+    def marked(self, mark: str, limit: int = 50) -> list[str]:
+        """Sessions whose state may hold ``mark`` (the caller reads the state to be sure)."""
+        with self._lock, self._ledger().read() as conn:
+            return [r[0] for r in conn.execute("SELECT session_id FROM sessions WHERE instr(state, ?) > 0 LIMIT ?",
+                                               (json.dumps(mark), limit))]
 
     def peek(self, session_id: str) -> SessionState:
         with self._lock, self._ledger().read() as conn:
@@ -137,7 +143,7 @@ class SessionStore:
         with self._ledger().read() as conn:
             rows = conn.execute("SELECT seq, event FROM events WHERE background = 1 "
                                 "ORDER BY seq LIMIT ?", (limit,)).fetchall()
-        return [(seq, data) for seq, text in rows if isinstance(data := _loads(text), dict)]
+        return [(seq, data) for seq, text in rows if isinstance(data := loads(text), dict)]
 
     @staticmethod
     def finish_background(conn, seq: int) -> None:
@@ -170,13 +176,3 @@ class SessionStore:
             for session_id in [s for s in self._cache if s not in self._recent]:
                 self._cache.pop(session_id, None)
         return out
-
-
-# -- jobs: tacit.stores.jobs (insert_job, load_job kept for their callers) ----------------
-
-
-def _loads(text):
-    try:
-        return json.loads(text) if text else None
-    except ValueError:
-        return None

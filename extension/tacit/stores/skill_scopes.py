@@ -20,8 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tacit.projects import Project
-from tacit.stores.memory import project_dir
+from tacit.projects import Project, project_dir
 from tacit.stores.skills import SkillStore, render_index
 
 ORDER = ("project", "team", "global")

@@ -63,8 +63,7 @@ def undo(you: Tacit, form: dict) -> dict:
         change_id = int(form.get("id", ""))
     except ValueError:
         return {"success": False, "error": "no change id given"}
-    with you.acting():
-        return changes.undo(you.cfg, change_id)
+    return changes.undo(you, change_id)
 
 
 def guard(you: Tacit, form: dict) -> dict:

@@ -14,6 +14,8 @@ import time
 
 from typing import TYPE_CHECKING
 
+from tacit.display import clip
+
 if TYPE_CHECKING:  # each page imports what it reads when it is first shown: the server starts small
     from tacit.app import Tacit
     from tacit.projects import Project
@@ -26,7 +28,7 @@ SCOPE_TITLES = {"user": "You (USER.md)", "global": "Global notes", "project": "P
 
 def projects(cfg, current: Project | None) -> dict[str, Project]:
     """Every project tacit keeps memory for, by key; the current one first."""
-    from tacit.guards.stats import known_projects
+    from tacit.stores.guard_stats import known_projects
 
     found: dict[str, Project] = {}
     if current is not None:
@@ -82,21 +84,14 @@ def _what(change) -> str:
     return change.text()
 
 
-def clip(text: str, limit: int) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def guards(front: Tacit, current: Project | None) -> dict:
     store = front.guards()
     store.sync(current)
     records = store.all()
     outcomes = store.counts_by_guard()
-    from tacit.commands.guard import describe
-
     rows = []
     for record in records:
-        rows.append({**record.as_dict(), "what": describe(record).replace("`", ""), "date": record.date,
+        rows.append({**record.as_dict(), "what": record.spec.describe().replace("`", ""), "date": record.date,
                      "project_root": record.project_root,
                      "stops": outcomes.get(record.id, {}).get("stop", 0),
                      "overrides": outcomes.get(record.id, {}).get("override", 0),
@@ -116,7 +111,7 @@ def review(front: Tacit) -> dict:
 
 def cost(front: Tacit, days: int = 14) -> dict:
     from tacit.children import budget
-    from tacit.commands.cost import report
+    from tacit.children.cost import report
 
     data = report(front.cfg, days)
     limit = data["budget"]["child_daily_tokens"] or 0

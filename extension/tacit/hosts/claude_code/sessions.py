@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import re
 
+from tacit.events import iso_time
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
 _NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
                 "[Request interrupted by user", "Caveat: The messages below were generated")
@@ -62,20 +63,6 @@ def _user_messages(content) -> list:
     return [Message(USER, text)]
 
 
-def _assistant_messages(content) -> list:
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    out = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-            out.append(Message(ASSISTANT, block["text"]))
-        elif block.get("type") == "tool_use":
-            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get('input'))}")))
-    return out
-
-
 def parse(data: dict, cursor: Cursor) -> Entry | None:
     if isinstance(data.get("sessionId"), str) and data["sessionId"]:
         cursor.session_id = data["sessionId"]
@@ -88,7 +75,7 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     if not isinstance(message, dict):
         return None
     if kind == "assistant":
-        messages = _assistant_messages(message.get("content"))
+        messages = block_messages(message.get("content"), ASSISTANT, "tool_use", "input")
     elif data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
         return None
     else:

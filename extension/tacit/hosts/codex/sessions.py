@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 
+from tacit.events import iso_time
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt
 
 _TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")

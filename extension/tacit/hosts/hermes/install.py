@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 
+from tacit.children.env import process_env
 from tacit.fsutil import atomic_write_text
 from tacit.hosts.hermes import shared_memory
 from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
@@ -39,7 +40,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
         return {"success": False, "error": "Hermes Agent not found: neither this Python can import "
                 "hermes_cli nor is a `hermes` program on PATH. Install Hermes Agent first, then "
                 "install tacit into its Python (`<hermes python> -m pip install tacit-memory`)."}
-    state = run_in_hermes(python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
+    state = run_in_hermes(cfg, python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
     if not state.get("ok"):
         return _not_loadable(python, state)
     if not state.get("entry_point"):
@@ -75,7 +76,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
         manifest["nudges"].setdefault(key, {"had": bool(current.get("present")),
                                             "previous": current.get("value")})
     if changed:
-        after = run_in_hermes(python, home, spec)
+        after = run_in_hermes(cfg, python, home, spec)
         if not after.get("ok"):
             return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}",
                     "hermes_home": home}
@@ -139,7 +140,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
     python = find_hermes_python(cfg, prefer=manifest.get("hermes_python"))
     if python is None:
         return {"success": False, "error": "Hermes Agent not found (needed to edit its config.yaml)."}
-    state = run_in_hermes(python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
+    state = run_in_hermes(cfg, python, home, {"action": "status", "keys": list(NUDGE_KEYS)})
     if not state.get("ok"):
         return {"success": False, "error": f"could not read Hermes's config: {state.get('error')}"}
     spec = {"action": "apply", "keys": list(NUDGE_KEYS), "set": {}, "unset": []}
@@ -165,7 +166,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
             spec["unset"].append(key)
             changed.append(f"{key} removed (Hermes's default applies)")
     if changed:
-        after = run_in_hermes(python, home, spec)
+        after = run_in_hermes(cfg, python, home, spec)
         if not after.get("ok"):
             return {"success": False, "error": f"could not update Hermes's config: {after.get('error')}"}
     if manifest.get("linked_skills") and shared_memory.unlink_skills(cfg, home):
@@ -238,11 +239,9 @@ def interpreter_of(script: str) -> str | None:
     return None
 
 
-def run_in_hermes(python: str, hermes_home: str, spec: dict) -> dict:
+def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:
     """Run ``tacit.hosts.hermes.hermes_config`` in Hermes's interpreter."""
-    env = dict(os.environ)
-    env["HERMES_HOME"] = hermes_home
-    env.pop("TACIT_CHILD", None)
+    env = {**process_env(cfg), "HERMES_HOME": hermes_home}  # a tacit process's, not a child's
     try:
         proc = subprocess.run([python, "-m", "tacit.hosts.hermes.hermes_config", json.dumps(spec)],
                               env=env, capture_output=True, text=True, timeout=CONFIG_TIMEOUT_SECONDS,

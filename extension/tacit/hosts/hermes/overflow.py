@@ -13,8 +13,7 @@ import time
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for
 from tacit.log import log
-from tacit.app import Actor
-from tacit.stores import history
+from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore
 
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
@@ -119,9 +118,9 @@ def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -
                 result = MemoryStore(cfg, actor=agent).add(target, content)
                 if not result.get("success") and result.get("over_limit") and target not in consolidated:
                     consolidated.add(target)
-                    with history.acting(Actor(kind="learner", name="consolidate", session_id=agent.session_id,
-                                              host=agent.host)):
-                        summary = consolidate_target(cfg, target, use_agent=use_agent)
+                    learner = Actor(kind="learner", name="consolidate", session_id=agent.session_id, host=agent.host)
+                    with Tacit(cfg).as_actor(learner) as tacit:
+                        summary = consolidate_target(tacit, target, use_agent=use_agent)
                     report["consolidated"].append(summary)
                     log(cfg, "info", "hermes.overflow", f"consolidated {summary.get('summary')} "
                                                           f"({summary.get('mode')})")

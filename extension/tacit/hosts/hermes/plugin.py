@@ -17,7 +17,7 @@ import sys
 import threading
 
 from tacit import slash
-from tacit.config import load_config
+from tacit.config import live_env, load_config
 from tacit.events import (
     BeforeAgentStart,
     Command,
@@ -421,7 +421,7 @@ def message_text(value) -> str:
 def approvals_bypassed() -> bool:
     """Would Hermes grant an approval without asking anyone? (``--yolo`` and
     ``hermes -z`` set HERMES_YOLO_MODE; ``/yolo`` turns it on per session.)"""
-    if os.environ.get("HERMES_YOLO_MODE", "").strip().lower() in ("1", "true", "yes", "on"):
+    if live_env("HERMES_YOLO_MODE").strip().lower() in ("1", "true", "yes", "on"):
         return True
     approval = sys.modules.get("tools.approval")  # Hermes's own module, once Hermes loaded it
     try:

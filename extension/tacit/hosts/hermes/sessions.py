@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt, iso_time
+from tacit.events import iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt
 from tacit.stores import readonly_db
 
 _BATCH = 2000

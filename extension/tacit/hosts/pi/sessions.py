@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 
+from tacit.events import iso_time
 from tacit.search import jsonl
-from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt, iso_time
+from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
 
 def sessions_dir(env: dict) -> str:
@@ -29,20 +30,6 @@ def files(env: dict):
         path for folder in jsonl.entries(root, "dir") for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
 
-def _texts(content, role: str) -> list:
-    if isinstance(content, str):
-        return [Message(role, content)] if content.strip() else []
-    out = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-            out.append(Message(role, block["text"] if role != TOOL else excerpt(block["text"])))
-        elif block.get("type") == "toolCall":
-            out.append(Message(TOOL, excerpt(f"{block.get('name') or '?'}: {excerpt(block.get('arguments'))}")))
-    return out
-
-
 def parse(data: dict, cursor: Cursor) -> Entry | None:
     kind = data.get("type")
     if kind == "session":
@@ -57,7 +44,7 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     role = {"user": USER, "assistant": ASSISTANT, "toolResult": TOOL}.get(message.get("role"))
     if role is None:
         return None
-    messages = _texts(message.get("content"), role)
+    messages = block_messages(message.get("content"), role, "toolCall", "arguments")
     if role == TOOL and len(messages) > 1:
         messages = [Message(TOOL, excerpt(" ".join(m.text for m in messages)))]
     ts = iso_time(data.get("timestamp")) or iso_time(message.get("timestamp"))

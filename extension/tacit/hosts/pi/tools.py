@@ -12,7 +12,6 @@ from __future__ import annotations
 from tacit.consolidation import add_entry
 from tacit.search import tool as search_tool
 from tacit.projects import Project
-from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import ScopedSkills
 
 MEMORY_TARGETS = ("memory", "user", "project", "global")
@@ -113,10 +112,10 @@ def run_tool(tacit, name: str, args, project: Project | None = None) -> dict:
     if name == search_tool.NAME:  # reads only: no actor needed
         return search_tool.run(tacit.cfg, args, project.root if project else None)
     with tacit.acting():
-        return (_memory if name == "memory" else _skill)(tacit.cfg, args, project)
+        return _memory(tacit, args, project) if name == "memory" else _skill(tacit.cfg, args, project)
 
 
-def _memory(cfg, args: dict, project: Project | None) -> dict:
+def _memory(tacit, args: dict, project: Project | None) -> dict:
     action, target = args.get("action"), args.get("target", "memory")
     if target not in MEMORY_TARGETS:
         return _fail(f"target must be one of {', '.join(MEMORY_TARGETS)}")
@@ -124,17 +123,17 @@ def _memory(cfg, args: dict, project: Project | None) -> dict:
         values, error = _string_args(args, ("content",))
         if error:
             return _fail(error)
-        return add_entry(cfg, target, values["content"], project=project)
+        return add_entry(tacit, target, values["content"], project=project)
     if action == "replace":
         values, error = _string_args(args, ("old_text", "content"))
         if error:
             return _fail(error)
-        return MemoryStore(cfg, project).replace(target, values["old_text"], values["content"])
+        return tacit.memory(project).replace(target, values["old_text"], values["content"])
     if action == "remove":
         values, error = _string_args(args, ("old_text",))
         if error:
             return _fail(error)
-        return MemoryStore(cfg, project).remove(target, values["old_text"])
+        return tacit.memory(project).remove(target, values["old_text"])
     return _fail("action must be one of add, replace, remove")
 
 

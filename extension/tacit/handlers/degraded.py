@@ -1,4 +1,5 @@
-"""What a session still gets when tacit's ledger or disk fails (issue 21).
+"""What a session still gets when tacit's ledger or disk fails (issue 21), or
+in a project tacit is off for (``excluded``: the user's own memory only).
 
 When an event that builds the agent's context (``before_agent_start``) fails
 — an unreadable or corrupt ledger, a read-only data folder, a full disk —
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from tacit.boundary import gate_outgoing
 from tacit.failures import describe_failure
+from tacit.handlers.context import user_context
 from tacit.hookspecs import ContextResult, Injection, Result
 from tacit.log import log_exception
 from tacit.projects import project_for
@@ -21,6 +23,19 @@ from tacit.stores.memory import MemoryStore
 CONTEXT_KINDS = ("before_agent_start",)
 NOTICE = ("tacit cannot use its data folder right now ({what}). Your memory is shown from its files, read "
           "only; nothing from this session is kept until this is fixed. Run `tacit doctor` for details.")
+
+
+def excluded(engine, event, result_type: type[Result]) -> Result:
+    """The answer to an event in a project tacit is off for (``tacit.privacy.exclusion``):
+    the user's own memory at session start, nothing else."""
+    result = result_type()
+    if event.kind == "before_agent_start":
+        try:
+            got = user_context(engine, event)
+            result.context, result.notices = got.context, got.notices
+        except Exception as exc:  # noqa: BLE001 — never break the host
+            engine._log_exception("excluded project: session context", exc)
+    return result
 
 
 def answer(engine, event, result_type: type[Result], exc: BaseException) -> Result:

@@ -99,13 +99,11 @@ def ledger(cfg) -> dict:
     out["moved_aside"] = [{"path": p, "at": time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(p)))}
                           for p in moved if not p.endswith(("-wal", "-shm"))]
     try:
-        with Ledger(cfg) as led, led.read() as conn:
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-            out["ok"] = verdict == "ok"
-            if verdict != "ok":
-                out["error"] = f"quick_check: {verdict}"
-            out["last_event"] = dict(conn.execute(
-                "SELECT session_id, MAX(at) FROM events GROUP BY session_id").fetchall())
+        with Ledger(cfg) as led:
+            verdict, out["last_event"] = led.check()
+        out["ok"] = verdict == "ok"
+        if verdict != "ok":
+            out["error"] = f"quick_check: {verdict}"
     except (LedgerUnavailable, OSError) as exc:
         out.update(ok=False, error=describe_failure(exc)[0])
     except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
