@@ -728,8 +728,13 @@ def test_the_catalog_is_built_once_until_refresh(store, cfg, monkeypatch):
     assert store.index_text() == first and store.index_text(500) and store.list() == listing
     assert store.catalog() is store.catalog()
     assert len(loaded) == 20  # neither another index, another budget, nor list() re-read a file
+    store.refresh()  # the files are as they were: their parsed records come from the memo
+    assert store.index_text() == first and len(loaded) == 20
+    edited = sorted(set(loaded))[3]
+    with open(edited, "a", encoding="utf-8") as handle:
+        handle.write("\nMore steps.\n")
     store.refresh()
-    assert store.index_text() == first and len(loaded) == 40
+    assert store.index_text() == first and loaded[20:] == [edited]  # only the changed file is read again
 
 
 def test_sessions_share_one_catalog_and_freeze_their_own_snapshot(cfg, monkeypatch):

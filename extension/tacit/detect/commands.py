@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
+
 __all__ = ["wants_forget", "wants_review"]
 
 _I = re.IGNORECASE
@@ -22,7 +24,7 @@ _REVIEW_EXACT = {
     "memory review", "memory-review", "/memory-review", "review memory", "review memories", "review today",
     "复盘", "今日复盘", "今天复盘", "复盘一下", "回顾一下",
 }
-_REVIEW_RE = re.compile(
+_REVIEW_RE = lazy(
     r"\breview\b[^.?!]{0,40}?\b(?:memor(?:y|ies)|captures?|what\s+you(?:'ve)?\s+(?:learned|learnt|noted|captured"
     r"|remembered|saved|stored)|notes?\s+(?:you|from\s+today))"
     r"|^(?:let'?s|let\s+us|can\s+we|time\s+(?:to|for)|do\s+(?:the|a|my|our))\s+(?:do\s+)?(?:a\s+|the\s+|our\s+|my\s+)?"
@@ -46,7 +48,7 @@ def wants_review(text: str) -> bool:
         return False
 
 
-_FORGET_RE = re.compile(
+_FORGET_RE = lazy(
     r"^(?:(?:also|and|oh|ok(?:ay)?|actually|hey|btw)[,\s]+)*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?"
     r"(?:forget|stop\s+remembering|unlearn|don'?t\s+(?:remember|store|save|keep|record|note)"
     r"|do\s+not\s+(?:remember|store|save|keep|record|note)"
@@ -54,11 +56,11 @@ _FORGET_RE = re.compile(
     r"\s+(?:about\s+|that\s+|the\s+fact\s+that\s+)?(?P<what>.+)$",
     _I,
 )
-_FORGET_ZH_RE = re.compile(
+_FORGET_ZH_RE = lazy(
     r"^(?:请|帮我|麻烦)?(?:把)?(?:忘掉|忘记|忘了吧|别记住?|不要记住?|不要记录|别记录|删掉(?:关于)?|删除(?:关于)?)"
     r"(?:关于)?(?P<what>.+)$"
 )
-_FORGET_VAGUE = re.compile(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.!;]|$)", _I)
+_FORGET_VAGUE = lazy(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.!;]|$)", _I)
 
 
 def wants_forget(text: str) -> str | None:

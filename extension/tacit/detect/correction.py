@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tacit.lazyre import lazy
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.foreign import foreign_correction
@@ -121,12 +122,12 @@ _UNSET = object()
 _VERB = (r"(?:fix|run|write|add|update|use|check|read|make|do|finish|commit|revert|undo|remove|delete|test|look|"
          r"keep|leave|change|edit|put|try|build|start|go|install|ask|rename|move|stop|handle|implement|answer)")
 #: "stop, fix the test first", "actually, fix the test first", "wait — run the tests first": a redirect
-_REDIRECT = re.compile(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s*[,.!:\u2014\u2013-]+\s*"
+_REDIRECT = lazy(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s*[,.!:\u2014\u2013-]+\s*"
                        r"(?:(?:please|pls|just|instead|first)\s+)?" + _VERB + r"\b[^?]{0,80}?\b(?:first|instead)"
                        r"[.!]*$|^stop\s*[,.!:\u2014\u2013-]+\s*(?:please\s+)?(?:dont|do not|don't|you|that|"
                        r"this|the|it|what)\b")
 #: "no need to change that", "did you say the tenant id is 42?": not corrections, not lessons
-_NOT_LESSON = re.compile(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
+_NOT_LESSON = lazy(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
 
 
 def terse_verdict(reading: _features.MessageReading) -> tuple[bool, str, str] | None:

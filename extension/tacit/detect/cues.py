@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tacit.lazyre import lazy
 from tacit.detect.text import (
     clauses,
     content_tokens,
@@ -235,7 +236,7 @@ _NOT_STATE = (r"(?:sure|yet|now|working|loading|showing|found|defined|bad|only|j
               r"necessary|available|supported|a big deal|allowed|responding|rendering|updating|saving|"
               r"displaying|visible|clickable|even|always|everything|all|too|that bad|so|at all|\w+ing\b|"
               r"\w+ed\b)")
-_COPULA_CONTRAST = re.compile(
+_COPULA_CONTRAST = lazy(
     r"\b(?:is|are|its|was|were|should be|must be|needs to be|has to be|called|named|goes|go|belongs|lives|"
     r"live|stays|stay|runs on|means|meant)\s+(?!(?:definitely|really|just|probably|simply|certainly|actually|"
     r"still|also|clearly|obviously|surely)\s+not\b)(?P<a>[^,.;!?]{1,50}?)\s*,?\s+(?:and\s+)?"
@@ -243,28 +244,28 @@ _COPULA_CONTRAST = re.compile(
 # The generic forms are searched from their anchor ("not", "instead") and the
 # A part is sliced out afterwards: a lazy "A" group tried at every word
 # boundary was the slowest thing in the detector.
-_GENERIC_CONTRAST = re.compile(
+_GENERIC_CONTRAST = lazy(
     r"(?:,[ \t]*|[ \t]+(?:and|but)[ \t]+)(?:and |but )?not[ \t]+(?!" + _NOT_STATE + r")(?P<b>[^,.;!?\n]{1,50})")
-_NOT_B_ITS_A = re.compile(
+_NOT_B_ITS_A = lazy(
     r"\b(?:its|it is|thats|that is|this is|they are|theyre|were|we are)\s+not\s+(?!" + _NOT_STATE
     + r")(?P<b>[^,.;!?]{1,40})[,;.]\s*(?:its|it is|thats|that is|this is|they are|theyre|were|we are|but|its a|"
     r"it uses)\s+(?P<a>[^,.;!?]{1,40})")
-_INSTEAD = re.compile(r"\binstead(?: of (?P<b>[^,.;!?\n]{1,50}))?\b")
-_PART_BREAK = re.compile(r"[,.;!?\n]")
+_INSTEAD = lazy(r"\binstead(?: of (?P<b>[^,.;!?\n]{1,50}))?\b")
+_PART_BREAK = lazy(r"[,.;!?\n]")
 
 # Signals that dampen moderate cues.
-_BUG = re.compile(
+_BUG = lazy(
     r"\b(?:still|error(?! handling| message| toast| page| boundar| state| code| type| format)|errors|"
     r"exception|traceback|crash\w*|(?<!to )(?<!should )(?<!must )fail\w*|broken|breaks|doesnt work|dont work|"
     r"not working|isnt working|does nothing|nothing happens|blank|empty|404|500|undefined|nan|segfault|"
     r"hangs?|freez\w*|stuck|same (?:error|thing|issue|problem|result)|no luck|no change|keeps? (?:crashing|"
     r"failing)|permission denied|cannot|cant find|not found)\b")
-_REQUEST = re.compile(
+_REQUEST = lazy(
     r"(?<!you )\b(?:also|too(?=\s*(?:[.!?,]|$))|as well|additionally|in addition|another thing|next|"
     r"now (?:lets|add|make|do|can|write|implement)|lets also|and then|can you|could you|would you|lets)\b")
-_QUESTION_START = re.compile(r"^(?:can|could|would|will|should|is|are|does|do|did|what|how|where|which|when|"
+_QUESTION_START = lazy(r"^(?:can|could|would|will|should|is|are|does|do|did|what|how|where|which|when|"
                              r"who|whats|hows|wheres|any idea|is there)\b")
-_APPROVAL = re.compile(
+_APPROVAL = lazy(
     r"^(?!(?:yeah|yes|ok|okay|yep)\s+no\b)"  # "yeah no" means no
     r"(?:perfect|great|awesome|nice|cool|thanks|thank you|thx|ty|lgtm|looks (?:good|great|perfect|fine)|"
     r"works|working|yup|exactly|sounds good|much better|good (?:job|call|catch|stuff)|"
@@ -273,20 +274,20 @@ _APPROVAL = re.compile(
     r"(?:thats|this is|its) (?:it|perfect|great|better|much better|right|correct|what i (?:wanted|meant|needed))|"
     # "ok", "yes", "right" approve only when nothing but thanks follows: "ok let's undo that" does not
     r"(?:yes|yep|yeah|ok(?:ay)?|correct|right|good)(?=[\s,.!]*(?:thanks?|thank you|thx|ty)?[\s.!]*$))\b")
-_TURN = re.compile(r"\b(?:but|except|however|though|although|only thing|one thing)\b")
-_CURIOUS = re.compile(r"\b(?:just curious|out of curiosity|im curious|curious (?:why|how|what)|i wonder)\b")
-_OWN_DOING = re.compile(r"\b(?:my (?:last|own|test|previous|local)|by mistake|i (?:committed|pushed|broke|"
+_TURN = lazy(r"\b(?:but|except|however|though|although|only thing|one thing)\b")
+_CURIOUS = lazy(r"\b(?:just curious|out of curiosity|im curious|curious (?:why|how|what)|i wonder)\b")
+_OWN_DOING = lazy(r"\b(?:my (?:last|own|test|previous|local)|by mistake|i (?:committed|pushed|broke|"
                         r"messed))\b")
-_REQUEST_VERB = re.compile(r"^(?:please |pls |can you |could you )?(?:add|create|write|implement|build|make|"
+_REQUEST_VERB = lazy(r"^(?:please |pls |can you |could you )?(?:add|create|write|implement|build|make|"
                            r"set up|setup|generate|design|refactor|migrate|convert|port)\b")
 
 # The agent's previous reply: did it act, or ask?
-_PREV_ACTION = re.compile(
+_PREV_ACTION = lazy(
     r"\b(?:i(?:ve| have)?\s+(?:just\s+|also\s+|now\s+)?(?:\w+ed|made|wrote|rewrote|put|set|built|ran|kept|left|"
     r"took|did|split|moved)|ill|i will|im going to|let me|running|now applying|now running|applying|"
     r"committed|installed|renamed|created|added|updated|converted|switched|done|here is|heres|now \w+s|"
     r"is now|are now)\b")
-_PREV_ASKS = re.compile(
+_PREV_ASKS = lazy(
     r"(?:should i|shall i|do you want|would you like|want me to|which|do you prefer|or\b|is it|is the|"
     r"what|do you|can you confirm|right|anything else|any other|next)[^?]*\?\s*$")
 
@@ -306,15 +307,15 @@ def _overlaps(part: str, prev_tokens: set[str]) -> bool:
             return True
     return False
 # Words that keep a message corrective even when it also asks for something.
-_CORRECTIVE_WORDS = re.compile(r"\b(?:dont|do not|never|not|instead|revert|undo|again)\b")
-_REPEATED = re.compile(r"\b(?:again|every time|each time|once more|how many times|yet again|"
+_CORRECTIVE_WORDS = lazy(r"\b(?:dont|do not|never|not|instead|revert|undo|again)\b")
+_REPEATED = lazy(r"\b(?:again|every time|each time|once more|how many times|yet again|"
                        r"for the (?:second|third|\w+th) time)\b")
 
 
 
 
 _CUE_REGEXES = tuple(
-    re.compile("(?m)^" + source.replace(r"\s", r"[ \t]") if anchored else source)
+    lazy("(?m)^" + source.replace(r"\s", r"[ \t]") if anchored else source)
     for _name, _weight, _firm, source, anchored in _CUES
 )
 _FIRST_CLAUSE_ONLY = {"not-opener", "rejection-opener", "stop-interjection", "bare-wrong"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
 from tacit.detect import cues as _cues
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
@@ -32,35 +33,35 @@ __all__ = ["MessageReading", "read", "user_features"]
 #: n-grams come from at most this many leading and trailing words
 HEAD_WORDS, TAIL_WORDS = 48, 16
 
-_NUM = re.compile(r"^\d[\d.,:x]*$")
-_TERSE_CONTRAST = re.compile(
+_NUM = lazy(r"^\d[\d.,:x]*$")
+_TERSE_CONTRAST = lazy(
     r"^(?:no+[,.!]?\s+|nope[,.!]?\s+|its\s+|use\s+|it should be\s+|should be\s+)?"
     r"(?P<a>[\w@#.+/:-]+(?:\s[\w@#.+/:-]+)?)\s*,?\s+(?:not|instead of|over|rather than)\s+"
     r"(?P<b>[\w@#.+/:-]+(?:\s[\w@#.+/:-]+)?)(?:\s+(?:here|please|pls|thanks|thx|in this (?:repo|project)))?[.!]*$")
-_NEGATION = re.compile(r"\b(?:not|dont|do not|no|never|wrong|isnt|didnt|doesnt|wasnt|arent|cant|shouldnt|stop)\b")
-_PREV_CLAIMS_FIX = re.compile(
+_NEGATION = lazy(r"\b(?:not|dont|do not|no|never|wrong|isnt|didnt|doesnt|wasnt|arent|cant|shouldnt|stop)\b")
+_PREV_CLAIMS_FIX = lazy(
     r"\b(?:fixed|should (?:now )?(?:work|be fixed|be resolved)|now (?:works|work|shows|loads|renders|returns)|"
     r"is now|are now|resolved|works now|done|try (?:it )?(?:again|now)|refresh)\b")
-_PREV_IN_PROGRESS = re.compile(r"\b(?:let me|ill|i will|im going to|now i|next i|first i)\b")
-_PREV_CHOICE = re.compile(r"\b(?:option|which|prefer|would you like|do you want|or)\b[^?]*\?\s*$")
-_YOU = re.compile(r"\b(?:you|your|youre|youve)\b")
-_I_WANT = re.compile(r"\bi (?:want|need|wanted|meant|asked|said|told)\b")
-_PASTE = re.compile(r"\[pasted text|\[image #?\d|<image>|@\S+\.\w+")
-_UPPER_WORD = re.compile(r"\b[A-Z]{3,}\b")
-_FRUSTRATION = re.compile(r"\b(?:wtf|seriously|ugh+|come on|again|annoying|terrible|awful|horrible|useless|stupid|"
+_PREV_IN_PROGRESS = lazy(r"\b(?:let me|ill|i will|im going to|now i|next i|first i)\b")
+_PREV_CHOICE = lazy(r"\b(?:option|which|prefer|would you like|do you want|or)\b[^?]*\?\s*$")
+_YOU = lazy(r"\b(?:you|your|youre|youve)\b")
+_I_WANT = lazy(r"\bi (?:want|need|wanted|meant|asked|said|told)\b")
+_PASTE = lazy(r"\[pasted text|\[image #?\d|<image>|@\S+\.\w+")
+_UPPER_WORD = lazy(r"\b[A-Z]{3,}\b")
+_FRUSTRATION = lazy(r"\b(?:wtf|seriously|ugh+|come on|again|annoying|terrible|awful|horrible|useless|stupid|"
                           r"ridiculous|frustrat\w*|bro|dude|omg|jesus|fucking|fuck|damn|crap|nonsense|sigh)\b|!!|\?\?")
-_YOU_PAST = re.compile(r"\b(?:you|u)(?: just| also| still| again| even)? (?:\w+ed|did|made|put|broke|took|wrote|"
+_YOU_PAST = lazy(r"\b(?:you|u)(?: just| also| still| again| even)? (?:\w+ed|did|made|put|broke|took|wrote|"
                        r"left|ran|set|got)\b")
-_STILL = re.compile(r"\bstill\b")
+_STILL = lazy(r"\bstill\b")
 #: an instruction that opens the message ("use uv", "dont touch the tests", "please remove …")
-_IMPERATIVE = re.compile(r"^(?:please |pls |just |now |also |then |ok(?:ay)? |so )?(?:use|dont|do not|never|always|"
+_IMPERATIVE = lazy(r"^(?:please |pls |just |now |also |then |ok(?:ay)? |so )?(?:use|dont|do not|never|always|"
                          r"stop|make|keep|avoid|remove|add|put|move|rename|switch|change|fix|revert|undo|ignore|"
                          r"prefer)\b")
-_YOU_MODAL = re.compile(r"\byou (?:should|must|need to|have to|shouldnt|cant|didnt|forgot|missed|broke)\b")
-_DURABLE_CUE = re.compile(r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|by default|"
+_YOU_MODAL = lazy(r"\byou (?:should|must|need to|have to|shouldnt|cant|didnt|forgot|missed|broke)\b")
+_DURABLE_CUE = lazy(r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|by default|"
                           r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
-_CODE_OR_PATH = re.compile(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
-_PREV_ERROR = re.compile(r"error|traceback|failed|exception")
+_CODE_OR_PATH = lazy(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
+_PREV_ERROR = lazy(r"error|traceback|failed|exception")
 #: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
 #: so a long message does not outweigh the hand-built cues by its length alone
 NGRAM_MASS = 2.0

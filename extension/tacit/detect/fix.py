@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from tacit.detect import fix_parse
 from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
 from tacit.detect.model import model
+from tacit.lazyre import lazy
 
 __all__ = [
     "MIN_CONFIDENCE",
@@ -62,74 +63,74 @@ class FixStatement:
 # --------------------------------------------------------------------------
 _I = re.IGNORECASE
 _DIAGNOSIS: dict[str, re.Pattern] = {
-    "d-issue-is": re.compile(
+    "d-issue-is": lazy(
         r"\b(?:the|this|that|one|main|real|actual|root|underlying|core|only)?\s*(?:real\s+|actual\s+|root\s+|"
         r"underlying\s+|main\s+|core\s+)?(?:issue|problem|bug|error|cause|culprit|reason|failure|crash)s?\s+"
         r"(?:is|was|are|were|here is|seems to be|comes|came|occurs|occurred|happens|happened|lies)\b", _I),
-    "d-root-cause": re.compile(r"\broot[\s-]+cause\b|\bunderlying (?:issue|problem|cause)\b", _I),
-    "d-because": re.compile(r"\b(?:because|due to|caused by|since the|as a result of|stems from|"
+    "d-root-cause": lazy(r"\broot[\s-]+cause\b|\bunderlying (?:issue|problem|cause)\b", _I),
+    "d-because": lazy(r"\b(?:because|due to|caused by|since the|as a result of|stems from|"
                             r"comes from|coming from|originates)\b", _I),
-    "d-thats-why": re.compile(r"\b(?:that'?s why|this is why|which is why|which explains|that explains|"
+    "d-thats-why": lazy(r"\b(?:that'?s why|this is why|which is why|which explains|that explains|"
                               r"explains why|hence the|that'?s what'?s causing|is what'?s causing|is causing)\b", _I),
-    "d-found": re.compile(r"\b(?:turns? out|turned out|found (?:it|the (?:issue|problem|bug|cause|culprit))|"
+    "d-found": lazy(r"\b(?:turns? out|turned out|found (?:it|the (?:issue|problem|bug|cause|culprit))|"
                           r"i see the (?:issue|problem|bug)|i found the|the culprit|there'?s the (?:issue|problem)|"
                           r"that'?s the (?:issue|problem|bug))\b", _I),
-    "d-missing": re.compile(r"\b(?:is|was|are|were|being|been)\s+(?:still\s+)?(?:missing|undefined|null|"
+    "d-missing": lazy(r"\b(?:is|was|are|were|being|been)\s+(?:still\s+)?(?:missing|undefined|null|"
                             r"empty|wrong|incorrect|stale|outdated|not\s+(?:being\s+)?\w+|never\s+\w+)\b"
                             r"|\bmissing\b|\bdoesn'?t exist\b|\bno longer exists?\b", _I),
-    "d-negation": re.compile(r"\b(?:doesn'?t|does not|isn'?t|is not|wasn'?t|weren'?t|aren'?t|didn'?t|can'?t|"
+    "d-negation": lazy(r"\b(?:doesn'?t|does not|isn'?t|is not|wasn'?t|weren'?t|aren'?t|didn'?t|can'?t|"
                              r"cannot|won'?t|never|fails? to|failed to)\b", _I),
-    "d-error-name": re.compile(r"\b\w+(?:Error|Exception)\b|\bE[A-Z]{4,}\b|\b[45]\d\d\b"),
-    "d-means": re.compile(r"\b(?:this|that|which|it) (?:means|indicates|suggests|tells us)\b|\bthe (?:error|"
+    "d-error-name": lazy(r"\b\w+(?:Error|Exception)\b|\bE[A-Z]{4,}\b|\b[45]\d\d\b"),
+    "d-means": lazy(r"\b(?:this|that|which|it) (?:means|indicates|suggests|tells us)\b|\bthe (?:error|"
                           r"message|log|output|trace) (?:says|shows|indicates|means|tells)\b", _I),
-    "d-mismatch": re.compile(r"\b(?:mismatch|conflict|incompatible|not compatible|typo|off-by-one|race "
+    "d-mismatch": lazy(r"\b(?:mismatch|conflict|incompatible|not compatible|typo|off-by-one|race "
                              r"condition|instead of|rather than|expects?|expected)\b", _I),
 }
 _REMEDY: dict[str, re.Pattern] = {
-    "r-i-did": re.compile(
+    "r-i-did": lazy(
         r"\bi(?:'ve| have)?\s+(?:just\s+|now\s+|also\s+|already\s+)?(?:fixed|changed|updated|added|removed|"
         r"replaced|moved|set|renamed|wrapped|switched|patched|adjusted|modified|corrected|rewrote|restored|"
         r"reverted|installed|configured|created|deleted|made|pinned|bumped|upgraded|downgraded|disabled|"
         r"enabled|increased|reduced|refactored|converted|applied|implemented|edited|cleaned)\b", _I),
-    "r-fix-is": re.compile(r"\b(?:the\s+)?(?:fix|solution|workaround|remedy|resolution)\s*(?:is|was|here|:)|"
+    "r-fix-is": lazy(r"\b(?:the\s+)?(?:fix|solution|workaround|remedy|resolution)\s*(?:is|was|here|:)|"
                            r"\bfixed (?:it |this |that )?by\b|\bto (?:fix|solve|resolve) (?:this|it|that|the)\b|"
                            r"\bresolved by\b|\bfix(?:ed)?:", _I),
-    "r-will-fix": re.compile(
+    "r-will-fix": lazy(
         r"\b(?:let me|let'?s|i'?ll|i will|i'?m going to|now i'?ll|i need to|we need to|need to)\s+(?:now\s+)?"
         r"(?:fix|update|change|add|remove|correct|patch|modify|replace|restart|create|set|move|rename|wrap|"
         r"install|switch|adjust|rewrite|revert|restore|delete|clean|configure|make|initiali[sz]e|handle|"
         r"rebuild|regenerate|reinstall|pin|bump|upgrade|downgrade)\b|\b(?:fixing|updating|patching) (?:that|"
         r"this|it|the)\b", _I),
-    "r-now": re.compile(r"\b(?:now (?:works|returns|uses|shows|loads|renders|passes|handles|correctly|properly|"
+    "r-now": lazy(r"\b(?:now (?:works|returns|uses|shows|loads|renders|passes|handles|correctly|properly|"
                         r"points|reads|starts|builds|runs)|should now|will now|no longer|is now|are now)\b", _I),
-    "r-imperative": re.compile(
+    "r-imperative": lazy(
         r"^(?:\d+[.)]\s*)?(?:you (?:can|should|need to|must)\s+|just\s+|simply\s+|please\s+)?(?:add|change|set|"
         r"replace|run|install|use|update|remove|delete|restart|rename|move|wrap|pass|enable|disable|upgrade|"
         r"downgrade|pin|export|initiali[sz]e|create|edit|open|clear|reinstall|try|point|configure)\b", _I),
-    "r-done": re.compile(r"^(?:done|fixed|all set|resolved)\b|\b(?:has|have) been (?:fixed|resolved|updated|"
+    "r-done": lazy(r"^(?:done|fixed|all set|resolved)\b|\b(?:has|have) been (?:fixed|resolved|updated|"
                          r"changed|removed|added)\b|\bis (?:now )?fixed\b", _I),
-    "r-progressive": re.compile(
+    "r-progressive": lazy(
         r"\bi'?m (?:now |also |just )?(?:applying|adding|patching|updating|fixing|changing|removing|replacing|"
         r"switching|moving|setting|installing|rewriting|wrapping|restoring|reverting|enabling|disabling|making|"
         r"pinning|bumping|guarding|tightening|correcting)\b|^(?:applying|adding|patching|updating|fixing|changing|"
         r"removing|replacing|switching|restructuring|rewriting|wrapping|moving|pinning|correcting)\b", _I),
-    "r-corrected": re.compile(r"\b(?:corrected|fixed|updated) (?:version|config|code|file)\b|\breplaced with\b|"
+    "r-corrected": lazy(r"\b(?:corrected|fixed|updated) (?:version|config|code|file)\b|\breplaced with\b|"
                               r"\bsafe to (?:delete|remove)\b|\binstead\b", _I),
-    "r-change-to": re.compile(r"\b(?:changed?|switch(?:ed)?|updated?|set|moved?|renamed?)\b[^.]{1,80}?\b(?:to|"
+    "r-change-to": lazy(r"\b(?:changed?|switch(?:ed)?|updated?|set|moved?|renamed?)\b[^.]{1,80}?\b(?:to|"
                               r"from|instead)\b", _I),
 }
 _STRONG_DIAGNOSIS = ("d-issue-is", "d-root-cause", "d-because", "d-thats-why", "d-found")
 _STRONG_REMEDY = ("r-i-did", "r-fix-is", "r-will-fix", "r-done", "r-change-to", "r-progressive")
-_PLAN = re.compile(r"^(?:i'?ll|i will|let me (?:check|look|read|search|see|examine|investigate|explore|find|"
+_PLAN = lazy(r"^(?:i'?ll|i will|let me (?:check|look|read|search|see|examine|investigate|explore|find|"
                    r"start|first|get|review|analy[sz]e|understand)|first,? (?:let me|i'?ll)|now let me (?:check|"
                    r"look|read|see))\b", _I)
-_QUESTION_OUT = re.compile(r"\b(?:would you like|do you want|should i|shall i|want me to|let me know if)\b", _I)
-_HEDGE = re.compile(r"\b(?:might|maybe|possibly|probably|could be|likely|i suspect|not sure|perhaps|may be)\b", _I)
-_SUMMARY = re.compile(r"^(?:summary|here'?s what|changes made|i'?ve (?:implemented|created|built|added the)|"
+_QUESTION_OUT = lazy(r"\b(?:would you like|do you want|should i|shall i|want me to|let me know if)\b", _I)
+_HEDGE = lazy(r"\b(?:might|maybe|possibly|probably|could be|likely|i suspect|not sure|perhaps|may be)\b", _I)
+_SUMMARY = lazy(r"^(?:summary|here'?s what|changes made|i'?ve (?:implemented|created|built|added the)|"
                       r"the (?:implementation|feature) (?:is|now))\b", _I)
-_USER_PROBLEM = re.compile(r"\b(?:error|errors|not working|doesn'?t work|does not work|broken|fails?|failing|"
+_USER_PROBLEM = lazy(r"\b(?:error|errors|not working|doesn'?t work|does not work|broken|fails?|failing|"
                            r"failed|crash\w*|still|bug|issue|exception|traceback|wrong|why)\b", _I)
-_WORD = re.compile(r"[a-z][a-z0-9_'-]*")
+_WORD = lazy(r"[a-z][a-z0-9_'-]*")
 
 
 def _cues(text: str, table: dict[str, re.Pattern]) -> set[str]:
@@ -243,7 +244,7 @@ _DIAG_RANK = ("d-label", "d-issue-is", "d-root-cause", "d-found", "d-thats-why",
               "d-missing", "d-mismatch", "d-error-name", "d-negation")
 _REMEDY_RANK = ("r-label", "r-fix-is", "r-i-did", "r-done", "r-change-to", "r-progressive", "r-will-fix",
                 "r-corrected", "r-now", "r-imperative")
-_LEAD = re.compile(r"^(?:so|and|then|now|also|ok(?:ay)?|great|good news|perfect)[,:!]?\s+", _I)
+_LEAD = lazy(r"^(?:so|and|then|now|also|ok(?:ay)?|great|good news|perfect)[,:!]?\s+", _I)
 
 
 def _cut(text: str) -> str:
@@ -320,7 +321,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
 # --------------------------------------------------------------------------
 # what makes a word an identifier: punctuation inside it, mixed case, all-caps,
 # digits, or kebab-case (package names, CLI flags)
-_CODEY_RE = re.compile(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d|\w-\w|^--?\w")
+_CODEY_RE = lazy(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d|\w-\w|^--?\w")
 
 
 def _identifiers(text: str) -> list[str]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
+
 __all__ = ["Candidate", "ProseSentence", "parse", "prose_sentences", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
 
 #: below this a candidate pair is not reported as a fix
@@ -50,15 +52,15 @@ class Candidate:
 # --------------------------------------------------------------------------
 
 _PH_OPEN, _PH_CLOSE = "\ue000", "\ue001"
-_PH_RE = re.compile(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
-_CODE_SPAN_RE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_FENCE_RE = re.compile(r"^\s{0,3}(```+|~~~+)")
-_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_BOLD_LINE_RE = re.compile(r"^\s*\*\*(.+?)\*\*\s*[:：]?\s*$")
-_BULLET_RE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
-_QUOTE_RE = re.compile(r"^\s*>\s?")
-_LINK_RE = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")
-_TRACEBACK_LINE_RE = re.compile(r'^\s*(?:Traceback \(most recent call last\)|File ".*", line \d+)')
+_PH_RE = lazy(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
+_CODE_SPAN_RE = lazy(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FENCE_RE = lazy(r"^\s{0,3}(```+|~~~+)")
+_HEADING_RE = lazy(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_BOLD_LINE_RE = lazy(r"^\s*\*\*(.+?)\*\*\s*[:：]?\s*$")
+_BULLET_RE = lazy(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
+_QUOTE_RE = lazy(r"^\s*>\s?")
+_LINK_RE = lazy(r"\[([^\]\n]+)\]\([^)\s]+\)")
+_TRACEBACK_LINE_RE = lazy(r'^\s*(?:Traceback \(most recent call last\)|File ".*", line \d+)')
 
 _ABBREVIATIONS = {"e.g", "i.e", "vs", "cf", "approx", "mr", "mrs", "dr", "fig"}
 
@@ -121,7 +123,7 @@ def _units(reply: str, spans: list[str]) -> list[_Unit]:
     return units
 
 
-_SENT_END_RE = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
+_SENT_END_RE = lazy(r"[.!?]+(?=\s|$)|[。！？]+")
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -168,14 +170,14 @@ _SOLUTION_LABEL = (
     r"(?:the\s+)?(?:fix(?:es)?|solution|resolution|workaround|remedy|what\s+i\s+(?:changed|did|fixed)"
     r"|changes?\s+made|change|changes|修复方法|修复|解决方法|解决办法|解决方案|修改)"
 )
-_LABEL_HEADING_RE = re.compile(
+_LABEL_HEADING_RE = lazy(
     rf"^\s*(?P<problem>{_PROBLEM_LABEL})?(?P<solution>{_SOLUTION_LABEL})?\s*[:：]?\s*$", re.IGNORECASE
 )
-_INLINE_LABEL_RE = re.compile(
+_INLINE_LABEL_RE = lazy(
     rf"(?:^|(?<=[;.。；])\s*)(?:(?P<problem>{_PROBLEM_LABEL})|(?P<solution>{_SOLUTION_LABEL}))\s*[:：]\s*",
     re.IGNORECASE,
 )
-_PREAMBLE_RE = re.compile(
+_PREAMBLE_RE = lazy(
     r"^(?:(?:great|good)\s+(?:news|question|catch)[!.,]?\s*)?"
     r"(?:fixed|solved|resolved|done|all\s+fixed|should\s+be\s+fixed(?:\s+now)?"
     r"|this\s+(?:is|should\s+be)\s+fixed(?:\s+now)?|it'?s\s+fixed(?:\s+now)?"
@@ -188,7 +190,7 @@ _PREAMBLE_RE = re.compile(
 )
 
 # defect vocabulary: a "because"/fallback diagnosis must talk about something wrong
-_DEFECT_RE = re.compile(
+_DEFECT_RE = lazy(
     r"n't\b|\bnot\b|\bno\b|\bnever\b|\bmissing\b|\bwithout\b|\binstead\s+of\b|\bwrong\b|\bincorrect"
     r"|\bbrok(?:e|en)\b|\bfail|\berror|\bexception|\bcrash|\bhang|\bhung\b|\btime[sd]?\s*out|\btimeout"
     r"|\bleak|\brace\b|\bstale\b|\bmismatch|\bconflict|\btypo\b|\boff-by-one\b|\boverflow|\bduplicat"
@@ -206,19 +208,19 @@ _DEFECT_RE = re.compile(
     re.IGNORECASE,
 )
 # change-events are typical causes in "X because Y" (upgrade renamed, default changed)
-_CAUSAL_RE = re.compile(
+_CAUSAL_RE = lazy(
     r"\b(?:changed|renamed|removed|moved|upgraded|updated|bumped|introduced|switched|defaulted"
     r"|default|only|still|already|before|after|assumed|expects?|expected|requires?|treated|cached)\b",
     re.IGNORECASE,
 )
-_SUCCESS_RE = re.compile(
+_SUCCESS_RE = lazy(
     r"\b(?:now\s+(?:passes|pass|works|work|succeeds|starts|loads|renders|connects|builds|runs|returns)"
     r"|pass(?:es)?\s+now|works?\s+(?:now|again|fine)|(?:is|are)\s+gone|green(?:\s+again)?|no\s+longer"
     r"|succeeds|all\s+\d+\s+tests\s+pass|tests?\s+pass|no-op|again\b|as\s+expected|fine\s+now"
     r"|renders\s+now|connects\s+now|validate\s+now|stays\s+flat|is\s+running|已经通过|正常)",
     re.IGNORECASE,
 )
-_FAILURE_RE = re.compile(
+_FAILURE_RE = lazy(
     r"\b(?:didn'?t|did\s+not|doesn'?t|does\s+not|won'?t|hasn'?t|haven'?t|has\s+not|have\s+not)\s+"
     r"(?:(?:really|actually|yet|fully)\s+)?(?:fix(?:ed)?|help(?:ed)?|work(?:ed)?|solved?|resolved?"
     r"|change[d]?|touch(?:ed)?|make\s+a\s+difference)\b"
@@ -229,37 +231,37 @@ _FAILURE_RE = re.compile(
     r"|\bno\s+luck\b|\bnot\s+(?:yet\s+)?fixed\b|\bno\s+root\s+cause\b",
     re.IGNORECASE,
 )
-_DIAG_HEDGE_RE = re.compile(
+_DIAG_HEDGE_RE = lazy(
     r"\b(?:maybe|might|possibly|probably|perhaps|i\s+think|i\s+believe|i\s+suspect|i\s+guess"
     r"|likely|could\s+be|may\s+be|not\s+sure|one\s+possibility|my\s+guess|seems?"
     r"|presumably|hypothes\w+|可能|也许|大概)",
     re.IGNORECASE,
 )
-_CONDITIONAL_START_RE = re.compile(r"^\s*(?:if|whether|assuming|suppose|in\s+case|如果|假如)\b", re.IGNORECASE)
-_REMEDY_HEDGE_RE = re.compile(
+_CONDITIONAL_START_RE = lazy(r"^\s*(?:if|whether|assuming|suppose|in\s+case|如果|假如)\b", re.IGNORECASE)
+_REMEDY_HEDGE_RE = lazy(
     r"\b(?:will|would|could|can|should|might|may|going\s+to|gonna|plan(?:ning)?\s+to|want\s+to"
     r"|need\s+to|let\s+me|let's|try|trying|consider|suggest|recommend|perhaps|maybe|probably"
     r"|if|unless|whether|want\s+me)\b|'ll\b|'d\b|我会|我将|可以试|建议|打算",
     re.IGNORECASE,
 )
-_GENERIC_RE = re.compile(
+_GENERIC_RE = lazy(
     r"\b(?:usual|usually|common|commonly|typical|typically|in\s+general|generally|often|sometimes"
     r"|standard|general)\b",
     re.IGNORECASE,
 )
-_QUESTION_START_RE = re.compile(
+_QUESTION_START_RE = lazy(
     r"^\s*(?:should\s+i|shall\s+i|do\s+you\s+want|would\s+you\s+like|want\s+me\s+to|can\s+you"
     r"|could\s+you|which\b|what\b|why\b|how\b|is\s+it\b|are\s+you\b)",
     re.IGNORECASE,
 )
-_ERROR_START_RE = re.compile(
+_ERROR_START_RE = lazy(
     r"^\s*(?:error\b|fatal\b|exception\b|failed\b|failure\b|sorry\b|unfortunately\b"
     r"|i\s+(?:couldn'?t|could\s+not|can'?t|cannot|was\s+unable|wasn'?t\s+able|am\s+unable|am\s+not\s+able"
     r"|don'?t\s+have\s+(?:access|permission|network))"
     r"|\w*(?:Error|Exception)\s*:|traceback\b|抱歉|错误[:：])",
     re.IGNORECASE,
 )
-_PRONOUN_RE = re.compile(r"^\s*(?:this|that|it|these|those|which|the\s+(?:issue|problem|error|bug))\s*$", re.IGNORECASE)
+_PRONOUN_RE = lazy(r"^\s*(?:this|that|it|these|those|which|the\s+(?:issue|problem|error|bug))\s*$", re.IGNORECASE)
 
 _VERBS_PAST = (
     r"changed|moved|added|removed|replaced|updated|set|pinned|bumped|switched|renamed|wrapped|patched"
@@ -341,7 +343,7 @@ class _Remedy:
     text: str = ""
 
 
-_D_ISSUE_RE = re.compile(
+_D_ISSUE_RE = lazy(
     r"\b(?:(?:the|this|that|our|one|my)\s+)?(?:(?:real|actual|underlying|main|root|only)\s+)?"
     r"(?:issue|bug|problem|culprit|root[\s-]+cause|cause|regression|failure)"
     r"(?:\s+here|\s+with\s+[^,;:.]{1,40}?)?\s+"
@@ -349,79 +351,79 @@ _D_ISSUE_RE = re.compile(
     r"|(?:was|is)\s+coming\s+from|came\s+in\s+with|was\s+introduced\s+(?:in|by))\b\s*[:：]?\s*(?:that\s+)?",
     re.IGNORECASE,
 )
-_D_REASON_RE = re.compile(
+_D_REASON_RE = lazy(
     r"\bthe\s+reason\b(?P<mid>[^.;:]{0,80})\s+(?:is|was)\s+(?:that\s+|because\s+)?", re.IGNORECASE
 )
-_D_FOUND_RE = re.compile(
+_D_FOUND_RE = lazy(
     r"\b(?:(?:found\s+(?:it|the\s+(?:bug|issue|problem|cause|culprit|root\s+cause|reason))|got\s+it"
     r"|figured\s+it\s+out|mystery\s+solved|nailed\s+it(?:\s+down)?)\s*(?:[:—–-]+|,)"
     r"|(?:tracked|traced|narrowed)\s+(?:it|this|the\s+[^:;]{1,40}?)\s+(?:down\s+)?to\b)\s*",
     re.IGNORECASE,
 )
-_D_TURNS_RE = re.compile(r"\b(?:it\s+)?turn(?:s|ed)\s+out\b\s*,?\s*(?:that\s+)?", re.IGNORECASE)
-_D_CAUSED_RE = re.compile(
+_D_TURNS_RE = lazy(r"\b(?:it\s+)?turn(?:s|ed)\s+out\b\s*,?\s*(?:that\s+)?", re.IGNORECASE)
+_D_CAUSED_RE = lazy(
     r"\b(?:was|is|were|are|being|been|gets|got)\s+(?:\w+\s+)?(?:caused|triggered)\s+by\s+", re.IGNORECASE
 )
-_D_FROM_RE = re.compile(
+_D_FROM_RE = lazy(
     r"\b(?:comes|came|is\s+coming|was\s+coming|stems|stemmed|results|resulted|originates|originated)\s+from\s+",
     re.IGNORECASE,
 )
-_D_BECAUSE_RE = re.compile(r"\b(?:because(?:\s+of)?|due\s+to|since|as\s+a\s+result\s+of)\b", re.IGNORECASE)
-_D_WHEN_RE = re.compile(
+_D_BECAUSE_RE = lazy(r"\b(?:because(?:\s+of)?|due\s+to|since|as\s+a\s+result\s+of)\b", re.IGNORECASE)
+_D_WHEN_RE = lazy(
     r"\b(?:happens|happened|occurs|occurred|shows\s+up|showed\s+up|appears|appeared|is\s+raised"
     r"|was\s+raised|is\s+thrown|was\s+thrown|breaks|broke|crashes|crashed)\s+(?:only\s+)?(?:when|whenever|if)\b",
     re.IGNORECASE,
 )
-_D_THERE_RE = re.compile(
+_D_THERE_RE = lazy(
     r"\bthere\s+(?:was|is|were)\s+(?:a|an|two|some)\b[^.;]{0,40}?\b(?:race|typo|bug|off-by-one"
     r"|mismatch|conflict|leak|deadlock|problem|issue|cycle|collision|regression|overflow)\b",
     re.IGNORECASE,
 )
-_D_MEANS_RE = re.compile(r"\b(?:means|meant|indicates|indicated)\s+(?:that\s+)?", re.IGNORECASE)
-_D_WHY_RE = re.compile(r"\b(?:(?:which|that|this)\s+is\s+why|that'?s\s+why)\b", re.IGNORECASE)
-_D_ITWAS_RE = re.compile(r"^\s*(?:it|this)\s+was\s+(?:the|a|an|our)\s+", re.IGNORECASE)
-_D_NOTICED_RE = re.compile(
+_D_MEANS_RE = lazy(r"\b(?:means|meant|indicates|indicated)\s+(?:that\s+)?", re.IGNORECASE)
+_D_WHY_RE = lazy(r"\b(?:(?:which|that|this)\s+is\s+why|that'?s\s+why)\b", re.IGNORECASE)
+_D_ITWAS_RE = lazy(r"^\s*(?:it|this)\s+was\s+(?:the|a|an|our)\s+", re.IGNORECASE)
+_D_NOTICED_RE = lazy(
     r"\bI\s+(?:noticed|saw|realized|realised|discovered|spotted)\s+(?:that\s+)?", re.IGNORECASE
 )
-_D_FIXED_COLON_RE = re.compile(r"^(?:I(?:'ve|\s+have)?\s+)?fixed\s+(?P<p>[^:;—–]{3,100}?)\s*[:—–]\s*", re.IGNORECASE)
-_D_ZH_RE = re.compile(
+_D_FIXED_COLON_RE = lazy(r"^(?:I(?:'ve|\s+have)?\s+)?fixed\s+(?P<p>[^:;—–]{3,100}?)\s*[:—–]\s*", re.IGNORECASE)
+_D_ZH_RE = lazy(
     r"(?:问题在于|问题出在|问题是|原因是|根本原因是|根因是|找到原因了|找到问题了|是因为|由于|因为)[:：，,\s]*"
 )
 
-_R_FIX_IS_RE = re.compile(
+_R_FIX_IS_RE = lazy(
     r"\b(?:(?:the|my|a|one|our)\s+)?(?:(?:simple|quick|real|proper|actual|easy|usual|common|typical|standard)\s+)?"
     r"(?:fix|solution|workaround|remedy|resolution|cure)(?:\s+(?:for|to)\s+[^,;.]{1,60}?)?\s+"
     r"(?:is|was)\b\s*(?:(?:simple|easy|straightforward|a\s+one-liner)\s*)?[:—–-]?\s*(?:to\s+)?",
     re.IGNORECASE,
 )
-_R_FIX_IS_ZH_RE = re.compile(r"(?:解决方法是|解决办法是|修复方法是|解决方案是|修复方式是)[:：，,\s]*")
-_R_FIXED_X_BY_RE = re.compile(
+_R_FIX_IS_ZH_RE = lazy(r"(?:解决方法是|解决办法是|修复方法是|解决方案是|修复方式是)[:：，,\s]*")
+_R_FIXED_X_BY_RE = lazy(
     r"(?:^|(?<=[;:—–]\s))\s*(?:I(?:'ve|\s+have)?\s+)?(?:fixed|resolved|solved|addressed|worked\s+around)\s+"
     r"(?P<p>(?:(?!\bby\b)[^;]){3,140}?)\s+by\s+",
     re.IGNORECASE,
 )
-_R_BY_RE = re.compile(
+_R_BY_RE = lazy(
     r"\b(?:fixed|resolved|solved|addressed|avoided|worked\s+around)(?:\s+(?:it|this|that|them))?\s+by\s+",
     re.IGNORECASE,
 )
-_BY_SUBJECT_RE = re.compile(r"(?:\bwas|\bwere|\bis|\bare|\bhas\s+been|\bhave\s+been|\bgot|\bgets|\bit'?s|\bit\s+is)\s*$", re.IGNORECASE)
-_R_TOFIX_RE = re.compile(
+_BY_SUBJECT_RE = lazy(r"(?:\bwas|\bwere|\bis|\bare|\bhas\s+been|\bhave\s+been|\bgot|\bgets|\bit'?s|\bit\s+is)\s*$", re.IGNORECASE)
+_R_TOFIX_RE = lazy(
     r"(?:^|(?<=[.;:]\s)|\bso\s+)(?:in\s+order\s+)?to\s+(?:fix|solve|resolve|address|work\s+around|get\s+rid\s+of"
     r"|avoid|prevent|stop)\s+(?P<p>[^,]{1,150}?)\s*,\s*",
     re.IGNORECASE,
 )
-_R_IVERB_RE = re.compile(
+_R_IVERB_RE = lazy(
     r"(?:^|(?<=[,;:—–(])\s*|\b(?:so|and|then|therefore|thus|hence)\s+)(?:(?:so|and|then)\s+)?"
     r"(?:I(?:'ve|\s+have|\s+also|\s+then|\s+just|\s+finally)*\s+(?P<v>(?:{_VERBS_PAST})\b"
     rf"|(?:{_VERBS_NOW})\b(?=[^.;]{{0,80}}\bnow\b))|(?:I|we)\s+(?P<v2>now\s+(?:{_VERBS_NOW})\b))".replace(
         "{_VERBS_PAST}", _VERBS_PAST),
     re.IGNORECASE,
 )
-_R_BARE_RE = re.compile(
+_R_BARE_RE = lazy(
     rf"(?:^|(?<=[;:—–])\s*|\b(?:then|and\s+then)\s+)(?P<v>(?:{_VERBS_PAST}))\b(?!\s+(?:by|to\s+be)\b)",
     re.IGNORECASE,
 )
-_R_GERUND_RE = re.compile(
+_R_GERUND_RE = lazy(
     rf"(?:^|(?<=[;:—–])\s*|\b(?:and|so)\s+)(?P<v>(?:{_GERUNDS})\b.{{2,200}}?)\s+(?:(?:also|then|finally|completely)\s+)?"
     r"(?P<verb>fixes|fixed|solves|solved|resolves|resolved|stops|stopped|keeps|kept|removes|removed"
     r"|prevents|prevented|avoids|avoided|gets\s+rid\s+of|got\s+rid\s+of|eliminates|eliminated|cures|cured"
@@ -433,7 +435,7 @@ _R_GERUND_RE = re.compile(
     r"|brought\s+[^,;.]{1,40}?\s+down|brings\s+[^,;.]{1,40}?\s+down)\b\s*(?P<obj>[^;]*)",
     re.IGNORECASE,
 )
-_R_NP_FIXES_RE = re.compile(
+_R_NP_FIXES_RE = lazy(
     r"^(?P<v>.{3,200}?)\s+(?:fixed|fixes|solved|solves|resolved|resolves)\s+"
     r"(?:it|this|that|the\s+(?:issue|problem|error|bug|crash|failure|warning))\b",
     re.IGNORECASE,
@@ -441,8 +443,8 @@ _R_NP_FIXES_RE = re.compile(
 _NOW_SUBJECT = (
     r"(?:it|this|that|they|(?:both|all|each)(?:\s+\w+)?|\ue000\d+\ue001(?:\s+\w+)?|[A-Za-z_][\w.]*\(\))"
 )
-_R_SHOULD_HAVE_RE = re.compile(r"[^,;:]{2,80}?\s+should\s+have\s+been\s+[^,;]{1,80}", re.IGNORECASE)
-_R_NOW_RE = re.compile(
+_R_SHOULD_HAVE_RE = lazy(r"[^,;:]{2,80}?\s+should\s+have\s+been\s+[^,;]{1,80}", re.IGNORECASE)
+_R_NOW_RE = lazy(
     rf"(?:^|(?<=[;:—–])\s*|\band\s+)(?P<v>(?:{_NOW_SUBJECT}|now\s+it|the\s+[^,;.]{{1,40}}?)\s+now\s+(?:{_VERBS_PRESENT})\b"
     rf"|{_NOW_SUBJECT}\s+(?:is|are|'s|'re)\s+(?:now\s+)?(?:on|in|at|under|behind|set\s+to|using|pointing\s+at)\b[^,;.]{{0,60}}?\s+now\b"
     rf"|{_NOW_SUBJECT}\s+(?:{_VERBS_PRESENT})\b[^,;.]{{0,60}}?\s+now\b"
@@ -451,31 +453,31 @@ _R_NOW_RE = re.compile(
     rf"|now\s+(?:it|they|this|that)(?:'s|'re|\s+is|\s+are)\s+\w+(?:ed|en)\b)",
     re.IGNORECASE,
 )
-_R_IMPER_RE = re.compile(
+_R_IMPER_RE = lazy(
     rf"(?:^|\byou(?:'ll|\s+will)?\s+(?:need|have)\s+to\s+|\bjust\s+)(?P<v>(?:{_IMPERATIVES})\b)", re.IGNORECASE
 )
-_R_ZH_RE = re.compile(
+_R_ZH_RE = lazy(
     r"(?:^|(?<=[，,；;]))\s*(?P<v>(?:我|已经|已|并|于是|所以)[^。！？；;]*?"
     r"(?:改成|改为|换成|替换成|替换为|加上|添加了|加了|删掉|删除了|移除了|更新了|升级到|升级了|降级到"
     r"|设置为|设置了|设成|修改为|修改了|重新运行了|重新生成|运行了|去掉了|固定在|锁定在))"
 )
 
 # skipping or quarantining a failing test hides the problem; it is not a fix
-_QUARANTINE_RE = re.compile(
+_QUARANTINE_RE = lazy(
     r"\b(?:mark(?:ed)?|decorat(?:ed)?)\s+(?:it|them|the\s+\w+)\s+(?:as\s+|with\s+)?\S*(?:flaky|skip|xfail)"
     r"|\b(?:skipped|disabled|commented\s+out)\s+(?:the\s+)?(?:failing\s+)?tests?\b|\bxfail\b",
     re.IGNORECASE,
 )
 # "because you asked for it" is a reason for a change, not a diagnosis
-_REQUESTED_RE = re.compile(r"\byou\s+(?:asked|wanted|requested|said)|\bas\s+requested\b|\bper\s+your\b", re.IGNORECASE)
+_REQUESTED_RE = lazy(r"\byou\s+(?:asked|wanted|requested|said)|\bas\s+requested\b|\bper\s+your\b", re.IGNORECASE)
 # "it wasn't the cache" rules a cause out
-_RULED_OUT_RE = re.compile(r"^\s*(?:it|this|that)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\b", re.IGNORECASE)
+_RULED_OUT_RE = lazy(r"^\s*(?:it|this|that)\s+(?:wasn'?t|was\s+not|isn'?t|is\s+not)\b", re.IGNORECASE)
 
-_WHICH_FIXES_RE = re.compile(
+_WHICH_FIXES_RE = lazy(
     r",?\s+which\s+(?:fixes|fixed|solves|solved|resolves|resolved|prevents|avoids|removes|gets\s+rid\s+of)\s+",
     re.IGNORECASE,
 )
-_SUCCESS_TAIL_RE = re.compile(
+_SUCCESS_TAIL_RE = lazy(
     r"(?:,\s*|\s+)(?:and|so)\s+(?:now\s+)?(?:the|it|all|everything|tests?|ci|build|pytest|make)\b[^;]{0,80}?"
     r"\b(?:pass(?:es)?|works?|is\s+green|succeeds?|is\s+gone|green\s+again|runs?|loads?|renders?|connects?"
     r"|starts?|no-op|import\s+fine)\b.*$",
@@ -483,17 +485,17 @@ _SUCCESS_TAIL_RE = re.compile(
 )
 # solutions drop their subject ("so I moved X" -> "moved X"); problems keep
 # theirs ("We were hitting the rate limit", "That SSL error is because …")
-_LEAD_CONNECTOR_RE = re.compile(
+_LEAD_CONNECTOR_RE = lazy(
     r"^(?:[\s,;:—–-]+|(?:so|and|then|that|also|just|I|we|I've|we've|I\s+have|we\s+have|I\s+also)\s+)+", re.IGNORECASE
 )
-_PROBLEM_LEAD_RE = re.compile(r"^(?:[\s,;:—–-]+|(?:so|and|then)\s+)+", re.IGNORECASE)
-_TRAIL_CONNECTOR_RE = re.compile(
+_PROBLEM_LEAD_RE = lazy(r"^(?:[\s,;:—–-]+|(?:so|and|then)\s+)+", re.IGNORECASE)
+_TRAIL_CONNECTOR_RE = lazy(
     r"(?:[\s,;:—–(-]+|\s+(?:so|and|then|which|thus|hence|therefore|but))+$", re.IGNORECASE
 )
-_CLAUSE_BOUNDARY_RE = re.compile(r";|；|\s[—–]\s|\s--\s")
+_CLAUSE_BOUNDARY_RE = lazy(r";|；|\s[—–]\s|\s--\s")
 # a problem runs on through dashes ("a typo — DATABSE_URL instead of …"); only
 # a semicolon or the next remedy trigger ends it
-_PROBLEM_BOUNDARY_RE = re.compile(r";|；")
+_PROBLEM_BOUNDARY_RE = lazy(r";|；")
 
 
 def _clause_start(text: str, pos: int) -> int:
@@ -1035,13 +1037,13 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale
-_STRONG_DEFECT_RE = re.compile(
+_STRONG_DEFECT_RE = lazy(
     r"\bfail|\berror|\bcrash|\bbrok(?:e|en)\b|\bbug\b|\bexception|\btime[sd]?\s*out|\btimeout|\bleak"
     r"|\bhang|\bdenied\b|\brefused\b|(?-i:\w(?:Error|Exception)\b|\bE[A-Z]{4,}\b|[A-Z][a-z]+[A-Z]\w*)",
     re.IGNORECASE,
 )
 # undoing one's own change is not a reusable fix
-_UNDO_RE = re.compile(
+_UNDO_RE = lazy(
     r"\b(?:reverted|rolled\s+back|undid|backed\s+out)\s+(?:my|the|our|that|this|commit|\ue000)", re.IGNORECASE
 )
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
+
 __all__ = ["foreign_correction"]
 
 _I = re.IGNORECASE | re.UNICODE
@@ -44,8 +46,8 @@ _PHRASES = [
     r"틀렸|잘못\s*(?:했|됐|되었|이해)|그게\s+아니|말했잖아|아니(?:요|야)?\s*[,.!]\s*\S",
     r"되돌려",
 ]
-_FOREIGN = [re.compile(p, _I) for p in _PHRASES]
-_SPANISH_NO = re.compile(r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b", _I)
+_FOREIGN = [lazy(p, _I) for p in _PHRASES]
+_SPANISH_NO = lazy(r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b", _I)
 
 
 def foreign_correction(text: str) -> str | None:

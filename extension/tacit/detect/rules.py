@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
+
 __all__ = ["Phrased", "phrase", "phrase_rule", "TOOLS", "STYLE_TERMS"]
 
 
@@ -94,42 +96,42 @@ explain show make wrap sort type document log return pin lint squash rebase merg
 comment mock print import export store save read deploy install update build close open delete remove modify
 touch edit change rename refactor skip disable enable force force-push amend hardcode bypass rewrite reuse
 """.split())
-_POINTING = re.compile(r"\b(?:it|this|that|these|those|them|here|there|so|such|same|thing|things|stuff)\b")
+_POINTING = lazy(r"\b(?:it|this|that|these|those|them|here|there|so|such|same|thing|things|stuff)\b")
 _NAME = r"[a-z0-9@#.+/_-]*[a-z0-9+#]"
-_NAME_RE = re.compile(r"^" + _NAME + r"$")
-_CODEY = re.compile(r"[._/@-]|\d")
-_REJECTION_HEAD = re.compile(r"^(?:no+|nope|nah)(?:[,.!:]\s*|\s+(?=use\b|its\b|it should\b|should\b|we\b|"
+_NAME_RE = lazy(r"^" + _NAME + r"$")
+_CODEY = lazy(r"[._/@-]|\d")
+_REJECTION_HEAD = lazy(r"^(?:no+|nope|nah)(?:[,.!:]\s*|\s+(?=use\b|its\b|it should\b|should\b|we\b|"
                              r"always\b|never\b|dont\b|do not\b))")
-_FILLER_HEAD = re.compile(r"^(?:(?:hey|ok(?:ay)?|so|please|pls|just|also|oh|and|but|remember|note)"
+_FILLER_HEAD = lazy(r"^(?:(?:hey|ok(?:ay)?|so|please|pls|just|also|oh|and|but|remember|note)"
                           r"[,.!:]?\s+)+")
-_FILLER_TAIL = re.compile(r"(?:[,.!]*\s+(?:here|please|pls|plz|thanks|thx|ty|in this (?:repo|project|codebase)"
+_FILLER_TAIL = lazy(r"(?:[,.!]*\s+(?:here|please|pls|plz|thanks|thx|ty|in this (?:repo|project|codebase)"
                           r"|for this (?:repo|project)|ok|okay|f+s|lol|lmao|bro|dude|mate|man|thank you))+[.!]*$"
                           r"|[.!]+$")
-_SENTENCE_INSIDE = re.compile(r"[.!?;]\s|\s-\s|\u2014")
+_SENTENCE_INSIDE = lazy(r"[.!?;]\s|\s-\s|\u2014")
 
-_CONTRAST = re.compile(r"^(?:use\s+|its\s+|it should be\s+|should be\s+|we use\s+)?(?P<a>" + _NAME + r")\s*,?\s+"
+_CONTRAST = lazy(r"^(?:use\s+|its\s+|it should be\s+|should be\s+|we use\s+)?(?P<a>" + _NAME + r")\s*,?\s+"
                        r"(?:not|instead of|rather than|over|and not)\s+(?P<b>" + _NAME + r")$")
-_USE_INSTEAD = re.compile(r"^(?:use|switch to|go with|stick with|stick to)\s+(?P<a>" + _NAME + r")\s+"
+_USE_INSTEAD = lazy(r"^(?:use|switch to|go with|stick with|stick to)\s+(?P<a>" + _NAME + r")\s+"
                           r"(?:instead of|not|rather than|over|and not)\s+(?P<b>" + _NAME + r")$")
-_USE_INSTEAD_TAIL = re.compile(r"^(?:use|switch to)\s+(?P<a>" + _NAME + r")\s+instead$")
-_USE_ONLY = re.compile(r"^(?:use|its|it should be|should be|we use)\s+(?P<a>" + _NAME + r")$")
-_ALWAYS = re.compile(r"^(?P<kind>always|never|dont ever|do not ever|don'?t ever)\s+(?P<rest>[a-z].{2,80})$")
-_FROM_NOW = re.compile(r"^(?:from now on|going forward|in the future|in future|moving forward)[,:]?\s+"
+_USE_INSTEAD_TAIL = lazy(r"^(?:use|switch to)\s+(?P<a>" + _NAME + r")\s+instead$")
+_USE_ONLY = lazy(r"^(?:use|its|it should be|should be|we use)\s+(?P<a>" + _NAME + r")$")
+_ALWAYS = lazy(r"^(?P<kind>always|never|dont ever|do not ever|don'?t ever)\s+(?P<rest>[a-z].{2,80})$")
+_FROM_NOW = lazy(r"^(?:from now on|going forward|in the future|in future|moving forward)[,:]?\s+"
                        r"(?P<rest>[a-z].{2,80})$|^(?P<rest2>[a-z].{2,80}?)[,]?\s+(?:from now on|going forward|"
                        r"in the future|moving forward)$")
-_DONT_USE = re.compile(r"^(?:dont|do not|don'?t|never|stop using|no more|avoid|please dont|please do not)\s+"
+_DONT_USE = lazy(r"^(?:dont|do not|don'?t|never|stop using|no more|avoid|please dont|please do not)\s+"
                        r"(?:use\s+|using\s+|add\s+|adding\s+)?(?P<x>(?:the |any )?[a-z0-9@#.+/_ -]{1,40})$")
-_NO_X = re.compile(r"^no\s+(?P<x>" + _STYLE_ALT + r"|" + _NAME + r")$")
-_WE_USE = re.compile(r"^(?:we|this (?:project|repo|codebase|app)|the (?:project|repo|codebase))\s+(?:use|uses|are "
+_NO_X = lazy(r"^no\s+(?P<x>" + _STYLE_ALT + r"|" + _NAME + r")$")
+_WE_USE = lazy(r"^(?:we|this (?:project|repo|codebase|app)|the (?:project|repo|codebase))\s+(?:use|uses|are "
                      r"using|is using|run on|runs on|are on|is on)\s+(?P<x>" + _NAME + r"(?: " + _NAME + r")?)$")
-_STYLE_PLEASE = re.compile(r"^(?:use\s+|prefer\s+|only\s+)?(?P<x>" + _STYLE_ALT + r")(?:\s+only)?$")
-_PREFER = re.compile(r"^(?:i |we )?(?:prefer|would prefer|like)\s+(?P<a>" + _NAME + r")\s+(?:over|to|instead of|"
+_STYLE_PLEASE = lazy(r"^(?:use\s+|prefer\s+|only\s+)?(?P<x>" + _STYLE_ALT + r")(?:\s+only)?$")
+_PREFER = lazy(r"^(?:i |we )?(?:prefer|would prefer|like)\s+(?P<a>" + _NAME + r")\s+(?:over|to|instead of|"
                      r"rather than)\s+(?P<b>" + _NAME + r")$")
-_ON_OS = re.compile(r"^(?:im|i am|i'm|were|we are|we're)\s+(?:on|using|running)\s+(?:a\s+)?(?P<x>windows|mac|macos|"
+_ON_OS = lazy(r"^(?:im|i am|i'm|were|we are|we're)\s+(?:on|using|running)\s+(?:a\s+)?(?P<x>windows|mac|macos|"
                     r"osx|linux|ubuntu|debian|fedora|arch|wsl|wsl2)(?:\s+\d+)?$")
-_I_USE = re.compile(r"^i (?:use|am using|m using|'m using|prefer)\s+(?:the\s+)?(?P<x>fish|zsh|bash|vim|neovim|nvim|emacs|"
+_I_USE = lazy(r"^i (?:use|am using|m using|'m using|prefer)\s+(?:the\s+)?(?P<x>fish|zsh|bash|vim|neovim|nvim|emacs|"
                     r"vscode|cursor|powershell)(?:\s+shell)?$")
-_PORTS = re.compile(r"^(?:(?:the |its |it should be |should be |use )?(?:port\s+)?)?(?P<a>\d{2,5})\s*,?\s+"
+_PORTS = lazy(r"^(?:(?:the |its |it should be |should be |use )?(?:port\s+)?)?(?P<a>\d{2,5})\s*,?\s+"
                     r"(?:not|instead of)\s+(?:port\s+)?(?P<b>\d{2,5})$")
 _SERVER_WORDS = (("dev server", "The dev server"), ("vite", "The dev server"), ("npm run dev", "The dev server"),
                  ("frontend", "The frontend"), ("backend", "The backend"), ("api", "The API"),
@@ -137,7 +139,7 @@ _SERVER_WORDS = (("dev server", "The dev server"), ("vite", "The dev server"), (
                  ("app", "The app"))
 
 
-_PLEASE_TAIL = re.compile(r"\b(?:please|pls|plz)[.!]*$")
+_PLEASE_TAIL = lazy(r"\b(?:please|pls|plz)[.!]*$")
 #: names that stand for one another: asking for one rejects the other the agent just used
 _RIVALS = (("npm", "pnpm", "yarn", "bun"), ("pip", "pip3", "uv", "poetry", "pipenv", "conda"),
            ("jest", "vitest", "mocha"), ("single quotes", "double quotes"), ("tabs", "spaces", "2 spaces", "4 spaces"),

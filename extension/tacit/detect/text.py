@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from tacit.lazyre import lazy
+
 __all__ = [
     "MAX_INPUT_CHARS",
     "clean",
@@ -50,27 +52,27 @@ def clean(text: object) -> str:
 # ---------------------------------------------------------------------------
 # Quoted text, agent prompts, long messages
 # ---------------------------------------------------------------------------
-_FENCE = re.compile(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
-_INLINE_FENCE = re.compile(r"```.*?```", re.S)
+_FENCE = lazy(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
+_INLINE_FENCE = lazy(r"```.*?```", re.S)
 _KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|examples|quote|memory|"
                "instructions|prompt|document|file|output|result|results|log|logs|stdout|stderr|"
                "function_results|tool_result|command-name|command-message|command-args")
-_TAG_BLOCK = re.compile(
+_TAG_BLOCK = lazy(
     r"<((?:[a-z][\w]*[-_][\w-]*)|(?:" + _KNOWN_TAGS + r"))(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
-_QUOTE_LINE = re.compile(r"(?m)^[ \t]*>.*$")
-_ROLE_LINE = re.compile(
+_QUOTE_LINE = lazy(r"(?m)^[ \t]*>.*$")
+_ROLE_LINE = lazy(
     r"(?mi)^[ \t]*(?:[-*][ \t]+)?(?:\*\*|\[)?(?:user|human|assistant|ai|agent|claude|system|model|bot|tool|"
     r"hermes|pi)(?:\*\*|\])?[ \t]*:.*$")
-_DQUOTE = re.compile(r"\"([^\"\n]{1,400})\"|\u201c([^\u201d\n]{1,400})\u201d")
-_INWORD_APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
+_DQUOTE = lazy(r"\"([^\"\n]{1,400})\"|\u201c([^\u201d\n]{1,400})\u201d")
+_INWORD_APOSTROPHE = lazy(r"(?<=\w)['\u2019](?=\w)")
 _HIDDEN_APOSTROPHE = "\ue000"  # stands in for "don't"'s apostrophe while quotes are matched
-_SQUOTE = re.compile(r"(?<!\w)['\u2018]([^'\u2018\u2019\n]{1,400}?)['\u2019](?!\w)")
-_BACKTICK = re.compile(r"`([^`\n]{1,400})`")
-_TRIGGERISH = re.compile(
+_SQUOTE = lazy(r"(?<!\w)['\u2018]([^'\u2018\u2019\n]{1,400}?)['\u2019](?!\w)")
+_BACKTICK = lazy(r"`([^`\n]{1,400})`")
+_TRIGGERISH = lazy(
     r"\b(?:no|not|nope|don'?t|do not|never|stop|wrong|said|told|actually|please|why|instead|again|"
     r"should|discussed|wanted|meant|asked)\b", re.I)
 PLACEHOLDER = " \u2026 "
-_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_BLANK_LINES = lazy(r"\n[ \t]*(?:\n[ \t]*)+")
 
 
 def _quoted_span(match: re.Match) -> str:
@@ -104,7 +106,7 @@ def strip_quoted(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", out).strip()
 
 
-_PROMPT_OPENERS = re.compile(
+_PROMPT_OPENERS = lazy(
     r"^\s*(?:#+\s*)?(?:you are (?:a|an|the|tacit|claude|hermes)\b|you're (?:a|an|the)\b|your (?:task|job|role) is\b|"
     r"this session is being continued from a previous conversation|<system\b|system:|"
     r"instructions:|task:|## task\b)", re.I)
@@ -124,7 +126,7 @@ def looks_like_agent_prompt(text: str) -> bool:
     return bool(_PROMPT_OPENERS.match(text))
 
 
-_LOG_LINE = re.compile(
+_LOG_LINE = lazy(
     r"""^\s*(?:
         \[?\d{4}-\d{2}-\d{2}[T\s]\d          # timestamps
       | \[?\d{2}:\d{2}:\d{2}
@@ -138,8 +140,8 @@ _LOG_LINE = re.compile(
       | (?:tests?|src|lib)/\S+\s+[.FEsx]+
       | \$\s
     )""", re.X)
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+|\n+")
 
 
 def is_log_line(line: str) -> bool:
@@ -228,13 +230,13 @@ def fix_token(token: str) -> str:
 
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
-_WORD = re.compile(r"(?<![\w])[a-z]+(?![\w])")
-_SPACES = re.compile(r"[ \t\r\f\v]+")
-_NEWLINES = re.compile(r" ?\n\s*")
+_WORD = lazy(r"(?<![\w])[a-z]+(?![\w])")
+_SPACES = lazy(r"[ \t\r\f\v]+")
+_NEWLINES = lazy(r" ?\n\s*")
 # "don't" -> "dont", "users' " -> "users "; quote marks elsewhere stay
-_DROP_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=[a-z]|\s|$)")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
-_CLAUSE_SPLIT = re.compile(
+_DROP_APOSTROPHE = lazy(r"(?<=[a-z])'(?=[a-z]|\s|$)")
+_SENTENCE_BREAK = lazy(r"(?<=[.!?])\s+|\n+")
+_CLAUSE_SPLIT = lazy(
     r"[,;:!?\n\u2014\u2013()]+|\.+(?=\s|$)|\s-+\s|\s(?=(?:but|though|however|except|because)\s)")
 
 
@@ -256,7 +258,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
 
 
-_WORDS = re.compile(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
+_WORDS = lazy(r"[a-z0-9][a-z0-9_+#.-]*[a-z0-9+#]|[a-z0-9]")
 
 
 def words(bare: str) -> list[str]:
@@ -269,8 +271,8 @@ _STOP = frozenset(
     "its at by as from so just only also very too then than there here what which when how why use used using "
     "one new old file files code please now instead should would could can will all any some more less have has "
     "had get got make made want need like yes ok okay let lets me him her they them their been being into".split())
-_TOKEN = re.compile(r"[a-z0-9_][a-z0-9_./-]*")
-_TOKEN_PARTS = re.compile(r"[./_-]+")
+_TOKEN = lazy(r"[a-z0-9_][a-z0-9_./-]*")
+_TOKEN_PARTS = lazy(r"[./_-]+")
 
 
 def content_tokens(text: str) -> frozenset[str]:

@@ -17,31 +17,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
+
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
-_SYMBOLS = re.compile(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
+_BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+")
+_SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
-_LINK = re.compile(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = re.compile(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
+_LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
+_BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
-_NOISE = re.compile(
+_NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
     r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
-_HERE = re.compile(
+_HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)|(?:in )?here|for package management|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
-_REASON_HEAD = re.compile(
+_REASON_HEAD = lazy(
     r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
-_REASON_SPLIT = re.compile(
+_REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
@@ -51,14 +53,14 @@ _REASON_SPLIT = re.compile(
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
-_CLAUSE_SPLIT = re.compile(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
+_SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
-_EXCEPTION = re.compile(
+_EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
     r"for now|for the moment|temporarily|until)\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
-_HEDGE = re.compile(
+_HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
     r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
     r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
@@ -70,22 +72,22 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
            "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
-_AVOID = re.compile(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
-_PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
+_AVOID = lazy(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
+_PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
-_NEVER_COLON = re.compile(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+_NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
 # "never hand-edit generated files: `a`, `b`": the list names the files
-_NOUN_COLON = re.compile(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
+_NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
 # "… when making a commit or push": the action the rule's command belongs to, which the
 # matcher sees, not a condition it cannot
-_ACTION_WHEN = re.compile(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s+)?(?:a\s+|any\s+)?(?:git\s+)?"
+_ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s+)?(?:a\s+|any\s+)?(?:git\s+)?"
                           r"(?:commit(?:s|ting)?|push(?:es|ing)?)(?:\s*(?:,\s*)?(?:or|and)\s+(?:a\s+)?(?:git\s+)?"
                           r"(?:commit(?:s|ting)?|push(?:es|ing)?))?$", re.I)
 
 
-_NAMED = re.compile(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
+_NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
                     r"(?P<items>\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*)\s*\)", re.I)
-_FILE_NOUN = re.compile(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
+_FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
                         r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?)$", re.I)
 
 
@@ -202,7 +204,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
 
 
 # "If you need it tested, tell me to check it": the user is told, the act stays forbidden
-_INFORM = re.compile(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping)\s+(?:me|us|the user|a human|"
+_INFORM = lazy(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping)\s+(?:me|us|the user|a human|"
                      r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
 from tacit.guards.model import PipeMatch, SqlMatch
 from tacit.guards.shell import Invocation
 
@@ -26,14 +27,14 @@ _SQL_OPTS = {"psql": ("-c", "--command"), "pgcli": ("-c", "--command"), "mysql":
              "mariadb": ("-e", "--execute"), "mycli": ("-e", "--execute"), "sqlcmd": ("-Q", "-q"),
              "clickhouse-client": ("-q", "--query"), "cockroach": ("-e", "--execute")}
 _POSITIONAL_SQL = frozenset(("sqlite3", "duckdb", "litecli"))
-_STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+_STRINGS = lazy(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
 _TESTS = {
-    "drop_table": re.compile(r"\bdrop\s+table\b", re.I),
-    "drop_database": re.compile(r"\bdrop\s+(?:database|schema)\b", re.I),
-    "truncate": re.compile(r"\btruncate\b", re.I),
+    "drop_table": lazy(r"\bdrop\s+table\b", re.I),
+    "drop_database": lazy(r"\bdrop\s+(?:database|schema)\b", re.I),
+    "truncate": lazy(r"\btruncate\b", re.I),
 }
-_DELETE = re.compile(r"^\s*delete\s+from\b", re.I)
-_WHERE = re.compile(r"\bwhere\b", re.I)
+_DELETE = lazy(r"^\s*delete\s+from\b", re.I)
+_WHERE = lazy(r"\bwhere\b", re.I)
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from tacit.lazyre import lazy
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
@@ -31,14 +32,14 @@ MAX_LESSON_CHARS = 600
 # Text preparation
 # ---------------------------------------------------------------------------
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
-_LABEL = re.compile(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+_LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
                     r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)"
                     r"\s*[:\-!]\s*", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
-_INTERJECTION = re.compile(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
+_INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = re.compile(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 
@@ -72,7 +73,7 @@ _LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codeba
          r"the (?:project|repo|team))"
          r"\s+)?(?:only\s+|must\s+|should\s+)?")
 
-_ALTERNATIVE = [re.compile(p, re.I) for p in (
+_ALTERNATIVE = [lazy(p, re.I) for p in (
     # use pnpm, not npm · we use pnpm, never npm · use uv and never pip
     rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_YS}",
     # use pnpm instead of npm · pnpm rather than npm
@@ -87,7 +88,7 @@ _ALTERNATIVE = [re.compile(p, re.I) for p in (
     rf"{_X}\s*,?\s*(?:not|never)\s+{_YS}",
 )]
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
-_NEGATIVE_USE = [re.compile(p, re.I) for p in (
+_NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
     rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
     rf"stop using\s+{_YS}{_CLI}",
@@ -96,33 +97,33 @@ _NEGATIVE_USE = [re.compile(p, re.I) for p in (
     r"off-limits|off limits)",
 )]
 # "never pip or conda": known tools with no verb, none of them an English word
-_VERBLESS_TOOLS = re.compile(rf"(?:never|don'?t|do not)\s+{_YS}", re.I)
+_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+{_YS}", re.I)
 _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
                             "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
                             "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
 # "never install packages with npm" · "don't use pip to install dependencies"
-_INSTALL_WITH = [re.compile(p, re.I) for p in (
+_INSTALL_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+install\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
     rf"\s+(?:with|using|via|through)\s+{_YS}",
     rf"{_DONT}\s+use\s+{_YS}\s+to\s+install(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
     r"libraries|anything))?",
 )]
-_SUDO = [re.compile(p, re.I) for p in (
+_SUDO = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use\s+|run\s+)?(?P<w>sudo|doas)",
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
     r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
 )]
-_RUN = re.compile(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
+_RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
 # programs that may follow "never" without "run" ("never git push --force"):
 # none of them is an English word, so "never make changes" stays a memory
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
-_FORCE_PUSH = re.compile(
+_FORCE_PUSH = lazy(
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
-_PUSH = re.compile(
+_PUSH = lazy(
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 def _tool(word: str) -> str | None:
@@ -208,7 +209,7 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
 
 
 # "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
-_SCRIPT_PATH = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
+_SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
 
 
 def _command_words(cmd: str, script: bool = False) -> list[str] | None:
@@ -248,7 +249,7 @@ def _split_flag(flag: str) -> list[str]:
     return [flag]
 
 
-_BARE = re.compile(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
+_BARE = lazy(r"(?:a\s+|the\s+)?(?:bare|plain)\s+(?=\S)", re.I)
 
 
 def _run(sentence: str, because: str) -> GuardSpec | None:
@@ -336,39 +337,39 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
-    (re.compile(r"push", re.I), "_push"),
-    (re.compile(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
+    (lazy(r"push", re.I), "_push"),
+    (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
      "_paths"),
-    (re.compile(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
-    (re.compile(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
+    (lazy(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
+    (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
-    (re.compile(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
-    (re.compile(r"delete|remove|rename|move", re.I), "_removals"),
-    (re.compile(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
-    (re.compile(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
-    (re.compile(r".", re.S), "_run"),
+    (lazy(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
+    (lazy(r"delete|remove|rename|move", re.I), "_removals"),
+    (lazy(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
+    (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
+    (lazy(r".", re.S), "_run"),
 )
 
 
-_QUOTED_LIST = re.compile(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
+_QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
                           r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
                           .format(d=_DONT), re.I)
 
 
-_COMMAND_LIST = re.compile(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
+_COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # "never create an issue with gh issue create": the command says what the words say
-_WITH_COMMAND = re.compile(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
+_WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
 # "`git push --force` is forbidden": a quoted command, then the prohibition
-_FORBIDDEN_COMMAND = re.compile(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
+_FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
                                 r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
                                 r"off limits|never allowed)|(?:must|should|shall)\s+(?:not|never)\s+be\s+"
                                 r"(?:run|used|executed|called|invoked))", re.I)
 # "never pass `--no-verify` to `git commit`" · "do not use `--force` with `git push`"
-_FLAG_WITH = re.compile(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
+_FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
                         r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
                         r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
@@ -384,7 +385,7 @@ def _stem(word: str) -> str:
 
 # "never run destructive commands such as `git reset --hard` or `git clean -fd`":
 # the commands named are the rule (each must be a program's command)
-_SUCH_AS = re.compile(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
+_SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
                       r"(?:commands?|operations?|actions?|tools?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
                       r"for example,?|for instance,?)\s+(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)*)"
                       r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
@@ -448,11 +449,11 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     return _verb_list(sentence, because)
 
 
-_VERB_LIST = re.compile(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
+_VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
 
 
 # the verbs of a list of prohibitions (not "use", which names the alternative)
-_LIST_VERB = re.compile(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
+_LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
                         r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
                         r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
 

@@ -9,6 +9,7 @@ import hashlib
 import re
 from typing import Any, Iterable
 
+from tacit.lazyre import lazy
 from tacit.events import TOOL_ARG_CHARS
 from tacit.guards.shell import MAX_CHARS
 
@@ -48,18 +49,18 @@ def call_key(name: Any, args: Any) -> str:
 
 
 _LEAD = r"^(?:(?:no|nah|nope|ok|okay|yes|yeah|yep|sure|well|hey|actually|honestly|come on)\b[\s,.!:;—–-]*)*"
-_OVERRIDE = re.compile(
+_OVERRIDE = lazy(
     _LEAD + r"(?:(?:please|just)\s+)?(?:"
     r"(?:run|do|execute|allow|use|try|go ahead(?: and (?:run|do|use))?|proceed|continue)\b"
     r"(?:\s+(?:it|that|this|the command|them))?\s+(?:anyway|anyways|regardless)"
     r"|(?:ignore|override|skip|bypass)\s+(?:the|that|this|your|tacit'?s?)\s+(?:rule|guard|lesson|check|block)"
     r"|(?:it'?s|that'?s|this is)\s+(?:fine|ok|okay|allowed),?\s+(?:run|do)\s+(?:it|that)"
     r")\b", re.I)
-_WRONG_RULE = re.compile(
+_WRONG_RULE = lazy(
     _LEAD + r"(?:(?:the|that|this|your|tacit'?s?)\s+)?(?:rule|guard|lesson)\s+(?:is\s+(?:wrong|outdated|"
     r"obsolete|stale|out of date|not right|mistaken)|(?:doesn'?t|does not|no longer)\s+(?:apply|applies|hold|holds)|"
     r"is\s+no longer\s+(?:true|right|valid))\b", re.I)
-_HEDGE = re.compile(r"\b(?:but|unless|except|not|never|don'?t|do not|only|if|when)\b", re.I)
+_HEDGE = lazy(r"\b(?:but|unless|except|not|never|don'?t|do not|only|if|when)\b", re.I)
 _OK_WORDS = r"(?:fine|ok|okay|allowed|alright|all right|good|correct|right|what we use|ok to use)"
 
 
@@ -70,7 +71,7 @@ def _program_patterns(programs: Iterable[str]) -> re.Pattern | None:
         return None
     prog = "(?:" + "|".join(re.escape(n) for n in names) + ")"
     quoted = rf"[`'\"]?{prog}[`'\"]?"
-    return re.compile(
+    return lazy(
         _LEAD + r"(?:"
         rf"{quoted}\s+(?:is|'s)\s+(?:totally\s+|perfectly\s+|actually\s+|just\s+)?{_OK_WORDS}"
         rf"|(?:you\s+)?(?:can|may)\s+(?:use|run)\s+{quoted}"

@@ -6,26 +6,27 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, RebaseMatch,
                                 SqlMatch)
 from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
 
 # "never amend commits" · "don't amend" · "no amending"
-_AMEND = re.compile(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
+_AMEND = lazy(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
                     r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
-_NO_VERIFY = re.compile(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
+_NO_VERIFY = lazy(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
                         r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?hooks"
                         r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)"
                         # "… to bypass the hooks": the purpose of the flag, not a condition
                         r"(?:\s+to\s+(?:bypass|skip|disable|avoid)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?"
                         r"(?:hooks?|checks?|linting|lint|tests))?", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
-_REBASE = re.compile(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
+_REBASE = lazy(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"
                      r"(?:\s+(?:onto|on to|on top of|on|against|over)\s+(?P<branches>.+))?", re.I)
 _SRC = r"(?:`?(?:curl|wget)`?(?:\s*(?:/|or|and|,)\s*`?(?:curl|wget)`?)?|remote scripts?|scripts? from the (?:internet|web)|downloads?|downloaded scripts?)"
 _SINK = r"(?:`?(?:sh|bash|zsh|shell)`?(?:\s*(?:/|or|and|,)\s*`?(?:sh|bash|zsh)`?)?|a shell|the shell|an? interpreter)"
-_PIPE = [re.compile(p, re.I) for p in (
+_PIPE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:run\s+)?(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?{_SRC}(?:\s+(?:output|results?))?"
     rf"\s+(?:in)?to\s+(?:sudo\s+)?{_SINK}",
     rf"{_DONT}\s+(?:run\s+|use\s+)?`?(?:curl|wget)(?:\s+[^|`]*)?\s*\|\s*(?:sudo\s+)?(?:sh|bash|zsh)`?(?:\s+(?:scripts?|installs?|installers?))?",
@@ -34,35 +35,35 @@ _PIPE = [re.compile(p, re.I) for p in (
 _SQL_VERB = r"(?:run|execute|issue|use|do|perform|write)"
 _SQL_WHERE = r"(?:\s+(?:on|against|in|to)\s+(?:the|a|any|our)\s+(?:\w+\s+)?(?:database|db|tables?))?"
 _SQL = [
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?`?drop\s+(?:table|tables)`?(?:\s+(?:statements?|commands?|queries))?|"
                 rf"{_DONT}\s+drop\s+(?:any\s+|the\s+)?(?:database\s+)?tables", re.I), ("drop_table",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
                 rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
-    (re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
                 r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
 ]
 
 
 _OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass)"
-_OBJECTLESS_EDIT = re.compile(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
+_OBJECTLESS_EDIT = lazy(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
                               r"(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
-_OBJECTLESS_COMMIT = re.compile(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
+_OBJECTLESS_COMMIT = lazy(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
                                 r"that file|these files|those files|the file|this|that)(?:\s+to\s+git)?", re.I)
-_COMMIT_TO = re.compile(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
+_COMMIT_TO = lazy(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
-_COMMIT_PATH = re.compile(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
+_COMMIT_PATH = lazy(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
                           r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+)?(?P<paths>.+)", re.I)
-_COMMIT_ANY = re.compile(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
+_COMMIT_ANY = lazy(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
                          r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
                          r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
-_GH_CREATE = re.compile(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
 # the file a tool writes: "auto-regenerates `docs/cli.md`" · "commit the regenerated `x.md`"
-_GENERATED = re.compile(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
+_GENERATED = lazy(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
 
 
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
@@ -137,7 +138,7 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
-_SQL_ITEMS = [(re.compile(p, re.I), name) for p, name in (
+_SQL_ITEMS = [(lazy(p, re.I), name) for p, name in (
     (r"(?:a\s+|any\s+)?drop\s+tables?(?:\s+statements?)?", "drop_table"),
     (r"(?:a\s+|any\s+)?drop\s+(?:database|schema)s?(?:\s+statements?)?", "drop_database"),
     (r"(?:a\s+|any\s+)?truncate(?:\s+tables?)?(?:\s+statements?)?", "truncate"),
@@ -145,7 +146,7 @@ _SQL_ITEMS = [(re.compile(p, re.I), name) for p, name in (
      "delete_without_where"),
 )]
 _SQL_ITEM = r"(?:(?:a|an|any)\s+)?(?:drop|truncate|delete)\b[\w\s]*?"
-_SQL_LIST = re.compile(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
+_SQL_LIST = lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
                        r"(?:\s+(?:statements|queries|commands))?" + _SQL_WHERE, re.I)
 
 

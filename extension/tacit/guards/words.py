@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
+
 _FAMILIES = {
     "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
     "py_pm": ("pip", "pip3", "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba",
@@ -73,12 +75,12 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit|make (?:any )?changes to)")
-_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
-_PATH_LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
-_PATH_WORD = re.compile(r"[\w.*?~@+\-/\[\]]+")
-_BRANCH_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
-_CMD_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
-_FLAG_WORD = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
+_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
+_PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
+_PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
+_BRANCH_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_CMD_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
+_FLAG_WORD = lazy(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
 _STOP_WORDS = frozenset((
     "the", "a", "an", "any", "all", "anything", "on", "in", "for", "with", "without", "unless",
     "before", "after", "when", "if", "while", "until", "against", "from", "to", "into", "of",
@@ -87,7 +89,7 @@ _STOP_WORDS = frozenset((
     "except", "only", "first", "locally", "manually", "automatically", "unless", "just", "any",
     "every", "everything", "again", "instead", "prod", "production", "staging", "yet", "now",
     "commands", "command", "scripts", "script", "tests", "migrations", "things", "stuff", "there", "here"))
-_SHELL_META = re.compile(r"[|;&<>$`(){}\\]")
+_SHELL_META = lazy(r"[|;&<>$`(){}\\]")
 
 
 def _unquote(word: str) -> str:

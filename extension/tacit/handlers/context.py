@@ -17,8 +17,10 @@ from tacit.safety.context_gate import (
     SKILL_NAME,
     Block,
     GateResult,
+    LeftOut,
     gate_context,
 )
+from tacit.stores import file_memo
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_format import MAX_SKILL_BYTES
 from tacit.stores.skill_scopes import ScopedSkills
@@ -42,6 +44,7 @@ earlier sessions (a fix, a command, a decision), call the `search_sessions` tool
 NOTICE_MARK = "context.left_out_told"  # state.marks: the session was told what was left out
 _BODY_VERDICTS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, mtime_ns) -> left-out items
 _BODY_VERDICTS_MAX = 4096
+MEMO_LIMIT = 20_000  # kept verdicts past this: only those of the last index stay
 
 
 def register(engine) -> None:
@@ -57,7 +60,7 @@ def inject_session_context(event, ctx) -> ContextResult:
     guidance = None
     if "memory_tool" not in features:
         guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
-    gate = SkillGate()  # called only when the session's index is first rendered (it is frozen)
+    gate = SkillGate(ctx.skills.cfg)  # called only when the session's index is first rendered (it is frozen)
     index = ctx.skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     left_out = list(memory.gated_out) + gate.left_out
     result = _context(snapshot, guidance, index)
@@ -75,7 +78,7 @@ def user_context(engine, event) -> ContextResult:
     memory = MemoryStore(engine.cfg, None)
     snapshot = "" if "memory_snapshot" in features else memory.snapshot(("user", "global"))
     skills = ScopedSkills(engine.cfg, None)
-    gate = SkillGate()
+    gate = SkillGate(engine.cfg)
     index = skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     result = _context(snapshot, None, index)
     left_out = list(memory.gated_out) + list(gate.left_out)
@@ -105,25 +108,59 @@ class SkillGate:
     whose name, description, category folder name and body all pass, with
     their description cleaned; the refused pieces pile up in ``left_out``."""
 
-    def __init__(self):
+    cache_key = "context-gate"  # tacit.stores.skills.SkillStore.kept_render: same catalog, same verdicts
+
+    def __init__(self, cfg=None):
         self.left_out: list = []
+        self.cfg = cfg  # where the verdicts are kept (tacit.stores.file_memo); None: not kept
 
     def __call__(self, scope: str, skills) -> list:
         kept = []
+        memo = None
         for skill in skills:
-            blocks = [Block(SKILL_NAME, skill.name, skill.name, skill.path),
-                      Block(SKILL_DESCRIPTION, skill.name, skill.description, skill.path)]
-            if skill.category is not None:
-                blocks.append(Block(SKILL_CATEGORY, skill.category, skill.category, skill.path))
-            gated = gate_context(blocks)
-            body_problems = _body_left_out(skill)
-            if gated.left_out or body_problems:
-                self.left_out.extend(gated.left_out)
-                self.left_out.extend(body_problems)
+            sig = file_memo.signature(skill.path)
+            if sig is not None and sig[1] != skill.mtime_ns:
+                sig = None  # changed since the catalog read it: gated here, not kept
+            if memo is None and self.cfg is not None:
+                memo = file_memo.memo_for(self.cfg, "skill-gate", "")
+            verdict = _kept_verdict(memo.get(skill.path, sig)) if memo else None
+            if verdict is None:
+                verdict = _verdict(skill)
+                if memo:
+                    memo.put(skill.path, sig, [verdict[0], [[i.kind, i.label, i.shown, i.reason, i.pattern_id]
+                                                            for i in verdict[1]]])
+            description, left_out = verdict
+            if left_out:
+                self.left_out.extend(left_out)
                 continue
-            description = next(b.text for b in gated.allowed if b.kind == SKILL_DESCRIPTION)
             kept.append(replace(skill, description=description) if description != skill.description else skill)
+        if memo:
+            memo.save(limit=MEMO_LIMIT)
         return kept
+
+
+def _kept_verdict(kept) -> tuple | None:
+    try:
+        description, items = kept
+        left_out = tuple(LeftOut(*map(str, item)) for item in items)
+    except (TypeError, ValueError):
+        return None
+    if not left_out and not isinstance(description, str):
+        return None
+    return (description if not left_out else None), left_out
+
+
+def _verdict(skill) -> tuple:
+    """(the description the index shows, what the gate refuses: name, description, category folder, body)."""
+    blocks = [Block(SKILL_NAME, skill.name, skill.name, skill.path),
+              Block(SKILL_DESCRIPTION, skill.name, skill.description, skill.path)]
+    if skill.category is not None:
+        blocks.append(Block(SKILL_CATEGORY, skill.category, skill.category, skill.path))
+    gated = gate_context(blocks)
+    left_out = tuple(gated.left_out) + tuple(_body_left_out(skill))
+    if left_out:
+        return None, left_out
+    return next(b.text for b in gated.allowed if b.kind == SKILL_DESCRIPTION), ()
 
 
 def _body_left_out(skill) -> tuple:

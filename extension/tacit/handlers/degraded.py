@@ -8,12 +8,17 @@ read, through the same context gate as always (``MemoryStore``), and one
 notice saying what is wrong and that nothing from the session is kept until
 it is fixed. Nothing here writes: no ledger, no history, no hand-edit
 records. Never raises; at worst the answer is empty, as before.
+An event that was not applied only because the ledger was locked too long
+is marked (``take_unapplied``): the service or the hook client spools it for
+the service to apply later, exactly once by its event id.
 """
 
 from __future__ import annotations
 
+import threading
+
 from tacit.boundary import gate_outgoing
-from tacit.failures import describe_failure
+from tacit.failures import LedgerUnavailable, describe_failure
 from tacit.handlers.context import user_context
 from tacit.hookspecs import ContextResult, Injection, Result
 from tacit.log import log_exception
@@ -21,6 +26,7 @@ from tacit.projects import project_for
 from tacit.stores.memory import MemoryStore
 
 CONTEXT_KINDS = ("before_agent_start",)
+_UNAPPLIED = threading.local()
 NOTICE = ("tacit cannot use its data folder right now ({what}). Your memory is shown from its files, read "
           "only; nothing from this session is kept until this is fixed. Run `tacit doctor` for details.")
 
@@ -40,6 +46,8 @@ def excluded(engine, event, result_type: type[Result]) -> Result:
 
 def answer(engine, event, result_type: type[Result], exc: BaseException) -> Result:
     """The answer to ``event`` after its dispatch failed with ``exc``."""
+    if _ledger_locked(exc):
+        _UNAPPLIED.flag = True  # nothing of it was committed: it can be applied later
     result = result_type()
     if event.kind not in CONTEXT_KINDS or not isinstance(result, ContextResult):
         return result
@@ -57,3 +65,16 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
     except Exception as again:  # noqa: BLE001 — the fallback must not break the host either
         log_exception(engine.cfg, "degraded answer", again)
         return result_type()
+
+
+def _ledger_locked(exc: BaseException) -> bool:
+    """The ledger was locked too long (not corrupt, not read-only: then a retry would fail again)."""
+    return isinstance(exc, LedgerUnavailable) and "locked" in str(exc).lower()
+
+
+def take_unapplied() -> bool:
+    """Was the last event this thread dispatched left unapplied because the
+    ledger was locked? (Cleared by asking.)"""
+    flag = getattr(_UNAPPLIED, "flag", False)
+    _UNAPPLIED.flag = False
+    return flag

@@ -408,9 +408,18 @@ def in_process(host: str, event: str, event_id: str, payload: bytes, fault: str 
         site.main()  # the dependencies live in site-packages
     from tacit.hosts.hooks import run_in_process
 
+    from tacit.handlers import degraded
+
     if fault:
         record_fault(host, fault)
-    return run_in_process(host, event, payload, event_id=event_id).encode("utf-8")
+    degraded.take_unapplied()
+    out = run_in_process(host, event, payload, event_id=event_id).encode("utf-8")
+    if degraded.take_unapplied() and not fault:  # the ledger was locked: the service applies it later
+        try:
+            spool(run_dir(data_dir()), host, event, event_id, payload)
+        except OSError:
+            pass
+    return out
 
 
 def record_fault(host: str, fault: str) -> None:

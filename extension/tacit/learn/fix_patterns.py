@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from tacit.lazyre import lazy
 from tacit.detect.fix_tokens import iter_tokens
 from tacit.stores.fix_patterns import Candidate
 
@@ -198,7 +199,7 @@ def title_from(user_text, fallback) -> str:
     return line
 
 
-_TAG_RE = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception|Warning)\b|\bE[A-Z]{4,}\b"
+_TAG_RE = lazy(r"\b[A-Z][A-Za-z]+(?:Error|Exception|Warning)\b|\bE[A-Z]{4,}\b"
                      r"|\b[45]\d\d\b|[\w.-]+\.(?:py|js|ts|tsx|jsx|json|ya?ml|toml|cfg|ini|go|rs"
                      r"|java|rb|sh|md|txt|lock|sql|env)\b")
 
@@ -251,7 +252,7 @@ def render_block(matches: list[Match]) -> str:
 # ---------------------------------------------------------------------------
 # Outcomes
 # ---------------------------------------------------------------------------
-_SUCCESS = re.compile(
+_SUCCESS = lazy(
     r"\b(?:thanks?|thank\s+you|thx|ty|cheers|kudos)\b"
     r"|\b(?:that|it|this|which)(?:'s|\s+is|\s+has)?\s+(?:worked|works|did\s+it|did\s+the\s+trick|fixed\s+it"
     r"|solved\s+it|helped|sorted\s+it)\b"
@@ -261,7 +262,7 @@ _SUCCESS = re.compile(
     r"|\ball\s+(?:good|green|set)\b|\b(?:tests?|build|ci|pipeline)\s+(?:is\s+|are\s+)?(?:pass(?:es|ing)?|green)\b"
     r"|好了|可以了|成功了|解决了|谢谢|多谢|搞定|没问题了|能用了|正常了",
     re.IGNORECASE)
-_FAILURE = re.compile(
+_FAILURE = lazy(
     r"\bstill\s+(?:not\b|fail|failing|fails|broken|crash|crashes|crashing|errors?|erroring|get|getting"
     r"|see|seeing|happen|happens|happening|the\s+same|doesn'?t|does\s+not|don'?t|can'?t|won'?t|hangs?"
     r"|times?\s+out|returns?|throws?)"

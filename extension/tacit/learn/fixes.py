@@ -3,7 +3,9 @@ them when the problem comes back, learn from what the user says next.
 
 ``register(engine)`` subscribes ``fixes.inject`` (foreground, the user's
 ``message_end``) and ``fixes.forge`` (background, ``turn_end``). Model:
-``tacit.learn.fix_patterns``; SQL: ``tacit.stores.fix_patterns``.
+``tacit.learn.fix_patterns``; SQL: ``tacit.stores.fix_patterns``. The fix
+detector (``tacit.detect.fix``: 73 compiled patterns) is imported by the forge on
+first use, not on the lookup's path (a service's start, an in-process hook).
 
 Design notes: docs/design/learn.md#tacitlearnfixes
 """
@@ -13,7 +15,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from tacit.detect.fix import detect_fix, lookup_text
 from tacit.hookspecs import ContextResult, Injection
 from tacit.learn import fix_patterns as model
 from tacit.learn import guarded
@@ -102,6 +103,8 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
     if found is not None:
         store.merge(conn, found[0], now)
         return Forged("merged", found[0])
+    from tacit.detect.fix import lookup_text  # the detector's module: imported when a fix is stored
+
     lookup = lookup_text(fix)
     pattern_id = store.insert(conn, key=key, title=title, fix=fix, lookup=lookup,
                               terms=model.stored_terms(title, lookup),
@@ -207,6 +210,8 @@ def on_turn_end(event, ctx):
     def work():
         created = 0
         if cfg.forge_on_success and event.assistant_text and not _turn_failed(event):
+            from tacit.detect.fix import detect_fix  # off the lookup's path: see the module's docstring
+
             fix = detect_fix(event.assistant_text)
             if fix is not None:
                 with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
 from tacit.safety import secrets
 from tacit.safety.text import as_text
 
@@ -40,8 +41,8 @@ REASONS = {
 # ---------------------------------------------------------------------------
 # Negation: advice against a command
 # ---------------------------------------------------------------------------
-_CLAUSE_END = re.compile(r"[.!?;,\n](?=[^.!?;,\n]*$)")
-_NEGATED = re.compile(
+_CLAUSE_END = lazy(r"[.!?;,\n](?=[^.!?;,\n]*$)")
+_NEGATED = lazy(
     r"(?:\b(?:never|not|no|avoid|stop|without|instead\s+of|rather\s+than|cannot|dont|don't|do\s+not"
     r"|shouldn't|should\s+not|must\s+not|mustn't|won't|can't)|n't)[\s*_`'\"(]*"
     r"(?:(?:ever|again|please|just|run|running|use|using|type|typing|execute|executing|do|doing|call"
@@ -63,7 +64,7 @@ def _negated(text: str, start: int) -> bool:
 _DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|http|xh)"
 _SHELLS = (r"(?:(?:ba|z|k|da|c|tc|fi|a)?sh|pwsh|powershell|iex|invoke-expression|python[0-9.]*|perl|ruby"
            r"|node|php|source)")
-_PIPE_TO_SHELL = re.compile(
+_PIPE_TO_SHELL = lazy(
     r"(?<![\w.-])" + _DOWNLOADERS + r"\b[^\n|;&]{0,500}?\|[ \t]*(?:sudo[ \t]+(?:-\S+[ \t]+)*)?"
     r"(?:env[ \t]+(?:\S+=\S*[ \t]+){0,5})?" + _SHELLS + r"\b"
     r"|(?<![\w.-])(?:(?:ba|z|k|da)?sh|source|\.)[ \t]+(?:-\S+[ \t]+){0,3}<\([ \t]*" + _DOWNLOADERS + r"\b"
@@ -74,21 +75,21 @@ _PIPE_TO_SHELL = re.compile(
     re.IGNORECASE,
 )
 
-_RM = re.compile(r"(?<![\w./-])(?P<sudo>sudo[ \t]+(?:-\S+[ \t]+){0,4})?rm(?=[ \t])(?P<rest>[^\n;&|`)]{0,400}+)")
-_FIND_DELETE = re.compile(
+_RM = lazy(r"(?<![\w./-])(?P<sudo>sudo[ \t]+(?:-\S+[ \t]+){0,4})?rm(?=[ \t])(?P<rest>[^\n;&|`)]{0,400}+)")
+_FIND_DELETE = lazy(
     r"(?<![\w./-])find[ \t]+(?P<path>\S{1,300}+)[^\n;&|]{0,300}?[ \t]-(?:delete\b|exec[ \t]+rm\b)"
 )
-_WINDOWS_DELETE = re.compile(
+_WINDOWS_DELETE = lazy(
     r"(?<![\w.-])(?:remove-item|rm|del|erase|ri)[ \t][^\n;|]{0,300}?-recurse\b[^\n;|]{0,300}"
     r"|(?<![\w.-])(?:rd|rmdir)[ \t]+/s\b[^\n;&|]{0,300}",
     re.IGNORECASE,
 )
 _TMP = ("/tmp/", "/var/tmp/", "/private/tmp/")
 _RM_FLAGS = frozenset("rRfivdIPWx")
-_VARIABLE_ONLY = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/?\*?")
-_HOME_VARS = re.compile(r"(?:\$\{?HOME\}?|\$env:(?:HOME|USERPROFILE)|%USERPROFILE%|%HOMEPATH%)(?![A-Za-z0-9_])",
+_VARIABLE_ONLY = lazy(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/?\*?")
+_HOME_VARS = lazy(r"(?:\$\{?HOME\}?|\$env:(?:HOME|USERPROFILE)|%USERPROFILE%|%HOMEPATH%)(?![A-Za-z0-9_])",
                         re.IGNORECASE)
-_WINDOWS_ROOT = re.compile(r"[A-Za-z]:(?:[\\/]|$)")
+_WINDOWS_ROOT = lazy(r"[A-Za-z]:(?:[\\/]|$)")
 
 
 _WHOLE_TREE = frozenset(("*", ".*", ".", "./", "./*", "./.*", ".git", "./.git", ".git/"))
@@ -158,13 +159,13 @@ def _windows_delete_danger(match) -> bool:
     return False
 
 
-_DISK = re.compile(
+_DISK = lazy(
     r"(?<![\w.-])mkfs(?:\.\w+)?[ \t]+(?:-\S+[ \t]+)*/dev/"
     r"|(?<![\w.-])dd[ \t][^\n;&|]{0,200}\bof=/dev/(?:sd|nvme|hd|disk|rdisk|xvd|vd|mmcblk)"
     r"|>[ \t]*/dev/(?:sd[a-z]|nvme\d|disk\d|rdisk\d)"
 )
 
-_TLS = re.compile(
+_TLS = lazy(
     r"\bverify[ \t]*=[ \t]*false\b|\bverify_ssl[ \t]*[=:][ \t]*false\b|\bssl_verify[ \t]*[=:][ \t]*(?:false|0|no)\b"
     r"|\bcheck_hostname[ \t]*=[ \t]*false\b|\bcert_reqs[ \t]*=[ \t]*[\"']?(?:ssl\.)?cert_none\b"
     r"|\bssl\._create_unverified_context\b|\bcreate_default_context\(\)\.check_hostname[ \t]*=[ \t]*false"
@@ -179,16 +180,16 @@ _TLS = re.compile(
 # every _TLS match holds one of these (lower-cased): the regex runs only then
 _TLS_WORDS = ("verify", "insecure", "check-certificate", "tls", "trusted-host", "rejectunauthorized", "cert_none",
               "unverified", "check_hostname", "strict-ssl", "sslverify", "ssl_verify", "skipverify")
-_CURL = re.compile(r"(?<![\w.-])curl(?=[ \t])(?P<rest>[^\n;&|]{0,500}+)", re.IGNORECASE)
-_SHORT_OPTS = re.compile(r"-[A-Za-z]{1,12}")
+_CURL = lazy(r"(?<![\w.-])curl(?=[ \t])(?P<rest>[^\n;&|]{0,500}+)", re.IGNORECASE)
+_SHORT_OPTS = lazy(r"-[A-Za-z]{1,12}")
 
-_CHMOD = re.compile(r"(?<![\w.-])chmod[ \t]+(?:(?:-[A-Za-z]+|--[\w-]+(?:=\S+)?)[ \t]+){0,4}(?P<mode>[0-7]{3,4}\b|[ugoa,+=\-rwxXst]{2,30}+)")
-_SUDO_INSTALL = re.compile(
+_CHMOD = lazy(r"(?<![\w.-])chmod[ \t]+(?:(?:-[A-Za-z]+|--[\w-]+(?:=\S+)?)[ \t]+){0,4}(?P<mode>[0-7]{3,4}\b|[ugoa,+=\-rwxXst]{2,30}+)")
+_SUDO_INSTALL = lazy(
     r"(?<![\w.-])sudo[ \t]+(?:-\S+[ \t]+){0,4}(?:pip[0-9.]*|python[0-9.]*[ \t]+-m[ \t]+pip|npm|yarn|pnpm|gem|cargo)"
     r"[ \t]+(?:(?:-\S+|global)[ \t]+){0,3}(?:install|i|add)\b",
     re.IGNORECASE,
 )
-_SECURITY = re.compile(
+_SECURITY = lazy(
     r"\bsetenforce[ \t]+0\b|\bselinux[ \t]*=[ \t]*disabled\b|\bufw[ \t]+disable\b"
     r"|\bsystemctl[ \t]+(?:stop|disable|mask)[ \t]+(?:firewalld|apparmor|ufw)\b|\biptables[ \t]+-f\b"
     r"|\bspctl[ \t]+--master-disable\b|\bcsrutil[ \t]+disable\b"
@@ -198,7 +199,7 @@ _SECURITY = re.compile(
 )
 _SECURITY_WORDS = ("setenforce", "selinux", "ufw", "systemctl", "iptables", "spctl", "csrutil", "mppreference",
                    "executionpolicy")
-_SKIP_HOOKS = re.compile(
+_SKIP_HOOKS = lazy(
     r"(?<![\w.-])git[ \t]+(?:-c[ \t]+\S+[ \t]+)*(?:commit|push|merge|rebase|am|cherry-pick|revert)\b"
     r"[^\n;&|]{0,200}?(?:[ \t]--no-verify\b|(?<=commit)[^\n;&|]{0,200}?[ \t]-n\b)"
 )

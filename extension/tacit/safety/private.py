@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from tacit.lazyre import lazy
 from tacit.safety.text import as_text
 
 PRIVATE_MARKER = "[private]"
@@ -20,7 +21,7 @@ PRIVATE_MARKER = "[private]"
 # ---------------------------------------------------------------------------
 # <private> spans
 # ---------------------------------------------------------------------------
-_TAG = re.compile(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
+_TAG = lazy(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
 
 
 def strip_private(text, marker: str = PRIVATE_MARKER) -> str:
@@ -60,7 +61,7 @@ def has_private(text) -> bool:
 # apostrophe in "don't" or "it's" never does)
 # (every branch starts with its quote character, so the engine skips to quotes
 # in C; the "not after a word character" check is a lookbehind after it)
-_MENTIONS = re.compile(
+_MENTIONS = lazy(
     r"```.*?(?:```|\Z)|`[^`\n]{0,500}`|'(?<!\w')[^'\n]{1,120}'(?!\w)|\"(?<!\w\")[^\"\n]{1,120}\"(?!\w)"
     "|\u201c[^\u201d\n]{1,120}\u201d",
     re.DOTALL,
@@ -77,8 +78,8 @@ _LOOKBACK = 48
 # conjunction/interjection, then optional emphasis and please/just
 _CLAUSE = (r"(?:[\n.!?;:,(\u2014\u2013\-\u2022*>]|\b(?:and|but|so|please|pls|plz|also|just|ok|okay|oh|hey"
            r"|btw|then|actually|oops))[\s*_]{0,8}(?:(?:please|pls|plz|kindly|just)\s{1,4})?")
-_CLAUSE_BEFORE = re.compile(_CLAUSE + r"$")
-_NEG_AT = re.compile(r"(?:don'?t|do\s{1,4}not|never|do\s{0,2}n't)\s{1,4}(?:(?:ever|please|even)\s{1,4})?")
+_CLAUSE_BEFORE = lazy(_CLAUSE + r"$")
+_NEG_AT = lazy(r"(?:don'?t|do\s{1,4}not|never|do\s{0,2}n't)\s{1,4}(?:(?:ever|please|even)\s{1,4})?")
 # what the clause may end with (but not a condition: "nicht speichern, wenn …")
 _END = (r"(?!\s{0,4},?\s{0,4}(?:if|unless|until|when|whenever|before|after|while|wenn|falls|bis|solange|si"
         r"|quand|hasta|cuando|mientras)\b)"
@@ -89,7 +90,7 @@ _END = (r"(?!\s{0,4},?\s{0,4}(?:if|unless|until|when|whenever|before|after|while
         r"|(?:for|in)\s{1,4}(?:later|next\s{1,3}time|the\s{1,3}future|future(?:\s{1,3}sessions)?"
         r"|other\s{1,3}sessions|later\s{1,3}sessions)\b"
         r"|(?:anywhere|permanently|at\s{1,3}all|either|anymore|long[- ]term)\b))")
-_END_AT = re.compile(_END)
+_END_AT = lazy(_END)
 # objects that point at the conversation itself
 _SELF = (r"(?:this|that|these|those|any\s{1,3}of\s{1,3}(?:this|that|it)|all\s{1,3}(?:of\s{1,3})?this"
          r"|(?:these|those)\s{1,3}(?:details|messages|notes|bits|parts|things|facts|numbers)"
@@ -110,7 +111,7 @@ _MEMORY_VERB = (r"(?:remember|memori[sz]e|learn\s{1,3}from|retain|keep\s{1,3}a\s
                 r"|keep\s{1,3}in\s{1,3}mind)")
 _STORE_VERB = r"(?:save|store|keep|record|persist|log|add|put|write|carry\s{1,3}over)"
 # after "don't" at the start of a clause
-_AFTER_NEG = re.compile(
+_AFTER_NEG = lazy(
     # don't remember/memorize (this|it|…)
     _MEMORY_VERB + r"(?:\s{1,4}(?:" + _SELF + r"|it))?" + _END
     # don't write/note/jot this down
@@ -121,7 +122,7 @@ _AFTER_NEG = re.compile(
     r"(?:memory|memories|notes)\b"
 )
 # constructions that need no clause start (each branch starts with a literal)
-_EN_PHRASES = re.compile(
+_EN_PHRASES = lazy(
     # no need to remember this / you don't have to remember this
     r"(?:no\s{1,3}need\s{1,3}to|you\s{1,3}(?:don'?t|do\s{1,3}not)\s{1,3}(?:need|have)\s{1,3}to)\s{1,3}"
     r"(?:remember|memori[sz]e|save|store|keep)\s{1,4}(?:" + _SELF + r"|it)" + _END
@@ -136,9 +137,9 @@ _EN_PHRASES = re.compile(
     + r"|just\s{1,3}between\s{1,3}(?:us|you\s{1,3}and\s{1,3}me|ourselves)\b"
 )
 # "this is private": the adjective, then the subject before it
-_PRIVATE_AT = re.compile(r"(?:private|confidential|between\s{1,3}us|between\s{1,3}you\s{1,3}and\s{1,3}me"
+_PRIVATE_AT = lazy(r"(?:private|confidential|between\s{1,3}us|between\s{1,3}you\s{1,3}and\s{1,3}me"
                          r"|just\s{1,3}for\s{1,3}you)\b")
-_SUBJECT_BEFORE = re.compile(
+_SUBJECT_BEFORE = lazy(
     _CLAUSE + r"(?:this|that|the\s{1,3}following|what\s{1,3}follows|everything\s{1,3}below"
     r"|what\s{1,3}i'?m\s{1,3}about\s{1,3}to\s{1,3}(?:say|tell\s{1,3}you)"
     r"|this\s{1,3}(?:message|part|bit|info|information|one|conversation|chat))\s{1,3}(?:is|stays|remains)"
@@ -181,7 +182,7 @@ _ZH_THIS = (r"(?:这|这个|这些|这条|这段|这句|这件事|这次|刚才�
             r"|以上|上面的?|下面的?|它)")
 _ZH_END = r"(?=$|[，。！？,.!?；;：:\n\s）)]|啊|哦|哈|喔|吧|哟|呀)"
 _ZH_MEMORY = r"(?:记忆|memory|笔记|脑子)"
-_CJK = re.compile(
+_CJK = lazy(
     # 不要记住(这个) / 别记下来
     _ZH_NEG + r"(?:帮我|给我)?(?:记住|记下来?|记录下来|存下来|存起来|记在心里)(?:" + _ZH_THIS + r"[话内容信息事]?)?" + _ZH_END
     # 不要保存这个 / 别存这些
@@ -205,18 +206,18 @@ _CJK = re.compile(
 )
 
 # other languages: each regex runs only when one of its words is in the text
-_GERMAN_NICHT = re.compile(r"nicht\s{1,3}(?:speichern|merken|aufschreiben|notieren|behalten|aufheben)\b" + _END)
-_GERMAN_BEFORE = re.compile(_CLAUSE + r"(?:(?:das|dies|dieses|es)\s{1,3})?(?:bitte\s{1,3})?$")
+_GERMAN_NICHT = lazy(r"nicht\s{1,3}(?:speichern|merken|aufschreiben|notieren|behalten|aufheben)\b" + _END)
+_GERMAN_BEFORE = lazy(_CLAUSE + r"(?:(?:das|dies|dieses|es)\s{1,3})?(?:bitte\s{1,3})?$")
 _LANGUAGES = (
     # German
-    (("speicher", "merk", "notier", "unter uns", "vertraulich", "privat"), re.compile(
+    (("speicher", "merk", "notier", "unter uns", "vertraulich", "privat"), lazy(
         r"\b(?:speicher|speichere|speichert|notier|notiere|merk|merke)\s{1,3}(?:dir\s{1,3}|euch\s{1,3})?"
         r"(?:das|dies|es)\s{1,3}(?:bitte\s{1,3})?nicht\b" + _END
         + r"|\b(?:das|dies)\s{1,3}(?:bleibt|ist)\s{1,3}(?:unter\s{1,3}uns|vertraulich|privat)\b" + _END
         + r"|\bunter\s{1,3}uns\s{1,3}gesagt\b")),
     # French
     (("retien", "retene", "morise", "enregistr", "sauvegard", "garde", "note", "stocke", "c'est", "entre nous"),
-     re.compile(
+     lazy(
         r"\bne\s{1,3}(?:le\s{1,3}|la\s{1,3}|les\s{1,3}|l')?(?:retiens|retenez|m[ée]morise|m[ée]morisez|m[ée]morises)"
         r"\s{1,3}pas\b(?:\s{1,3}(?:[çc]a|cela|ceci))?" + _END
         + r"|\b(?:ne\s{1,3}|n')(?:enregistre|enregistrez|sauvegarde|sauvegardez|garde|gardez|note|notez|stocke"
@@ -227,19 +228,19 @@ _LANGUAGES = (
         r"|\bentre\s{1,3}nous\s{1,3}soit\s{1,3}dit\b")),
     # Spanish
     (("recuerd", "memoric", "guard", "almacen", "anot", "registr", "grab", "privado", "confidencial",
-      "entre nosotros", "entre t"), re.compile(
+      "entre nosotros", "entre t"), lazy(
         r"\bno\s{1,3}(?:lo\s{1,3}|la\s{1,3})?(?:recuerdes|recuerde|memorices|memorice)\b(?:\s{1,3}(?:esto|eso))?" + _END
         + r"|\bno\s{1,3}(?:guardes|guarde|almacenes|almacene|anotes|anote|registres|registre|grabes|grabe)\s{1,3}"
         r"(?:esto|eso|nada\s{1,3}de\s{1,3}esto)(?:\s{1,3}en\s{1,3}(?:tu\s{1,3}|la\s{1,3})?memoria)?" + _END
         + r"|\b(?:esto|eso)\s{1,3}es\s{1,3}(?:privado|confidencial)\b" + _END
         + r"|\b(?:que\s{1,3})?(?:quede|queda)\s{1,3}entre\s{1,3}nosotros\b|\bentre\s{1,3}t[úu]\s{1,3}y\s{1,3}yo\b")),
     # Portuguese
-    (("guard", "salv", "armazen", "memoriz", "grav", "privado", "confidencial", "entre n"), re.compile(
+    (("guard", "salv", "armazen", "memoriz", "grav", "privado", "confidencial", "entre n"), lazy(
         r"\bn[ãa]o\s{1,3}(?:guarde|guardes|salve|salves|armazene|memorize|memorizes|grave)\s{1,3}(?:isso|isto)" + _END
         + r"|\b(?:isso|isto)\s{1,3}[ée]\s{1,3}(?:privado|confidencial)\b" + _END
         + r"|\b(?:fica|que\s{1,3}fique)\s{1,3}entre\s{1,3}n[óo]s\b")),
     # Russian
-    (("запомин", "сохраня", "записыва", "конфиденциальн", "приватн", "между нами"), re.compile(
+    (("запомин", "сохраня", "записыва", "конфиденциальн", "приватн", "между нами"), lazy(
         r"не(?<!\wне)\s{1,3}(?:запоминай|запоминайте)(?:\s{1,3}(?:это|этого))?" + _END
         + r"|не(?<!\wне)\s{1,3}(?:сохраняй|сохраняйте|записывай|записывайте)\s{1,3}(?:это|этого)" + _END
         + r"|это(?<!\wэто)\s{1,3}(?:конфиденциально|приватно|между\s{1,3}нами)" + _END

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 
-PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+from tacit.lazyre import lazy
+
+PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 PEM_LIMIT = 20_000  # characters searched for the END line
 # a line of key material (base64, or base64url: a key re-encoded or mangled by
 # a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
 # or a literal "\n" of a key pasted from JSON
-_PIECE = re.compile(
+_PIECE = lazy(
     r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
     r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
 )
@@ -43,10 +45,10 @@ def pem_span(match, text):
     return start, pos
 
 
-_TAIL_LINE = re.compile(r"\r?\n|\\[nr]")
-_MATERIAL = re.compile(r"[A-Za-z0-9+/_-]+={0,2}|(?:Proc-Type|DEK-Info|Comment|Version|Hash):.{0,200}")
-_TRAILING = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}$")
-_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_TAIL_LINE = lazy(r"\r?\n|\\[nr]")
+_MATERIAL = lazy(r"[A-Za-z0-9+/_-]+={0,2}|(?:Proc-Type|DEK-Info|Comment|Version|Hash):.{0,200}")
+_TRAILING = lazy(r"[A-Za-z0-9+/_-]{16,}={0,2}$")
+_BEGIN = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 
 
 def pem_tail_span(match, text):
@@ -91,4 +93,4 @@ def material_prefix(text: str) -> int:
     return pos
 
 
-_PIECE_LONG = re.compile(r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2})")
+_PIECE_LONG = lazy(r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2})")

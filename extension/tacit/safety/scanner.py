@@ -15,6 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from tacit.lazyre import lazy
 from tacit.safety import invisible, secrets
 from tacit.safety.text import as_text
 
@@ -166,13 +167,13 @@ def _phrase(pattern: str) -> str:
 
 # --- exfiltration: command and path checks ---------------------------------
 _PATH_KINDS = (
-    (re.compile(r"(?:^|[/=@:<~])\.env(?:\.(?:local|prod|production|staging|stage|development|dev|live))?$"),
+    (lazy(r"(?:^|[/=@:<~])\.env(?:\.(?:local|prod|production|staging|stage|development|dev|live))?$"),
      "exfiltration.env_file"),
-    (re.compile(r"(?:^|[/=@:<~])\.ssh/(?:id_[\w-]+|identity)$"), "exfiltration.ssh_key"),
-    (re.compile(r"(?:^|[/=@:<~])authorized_keys2?$"), "exfiltration.authorized_keys"),
-    (re.compile(r"(?:^|[/=@:<~])[._]netrc$"), "exfiltration.netrc"),
-    (re.compile(r"(?:^|[=@:<])/etc/(?:g?shadow|sudoers|master\.passwd)$"), "exfiltration.shadow"),
-    (re.compile(
+    (lazy(r"(?:^|[/=@:<~])\.ssh/(?:id_[\w-]+|identity)$"), "exfiltration.ssh_key"),
+    (lazy(r"(?:^|[/=@:<~])authorized_keys2?$"), "exfiltration.authorized_keys"),
+    (lazy(r"(?:^|[/=@:<~])[._]netrc$"), "exfiltration.netrc"),
+    (lazy(r"(?:^|[=@:<])/etc/(?:g?shadow|sudoers|master\.passwd)$"), "exfiltration.shadow"),
+    (lazy(
         r"(?:^|[/=@:<~])(?:\.aws/credentials|\.git-credentials|\.pgpass|\.docker/config\.json"
         r"|\.pypirc|gcloud/(?:credentials\.db|access_tokens\.db"
         r"|application_default_credentials\.json)|\.config/gh/hosts\.yml|\.vault-token"
@@ -188,7 +189,7 @@ _SENSITIVE_WORDS = (
 )
 
 
-_SSH_DIR = re.compile(r"(?:^|[/=@:<~])\.ssh/?$")
+_SSH_DIR = lazy(r"(?:^|[/=@:<~])\.ssh/?$")
 
 
 def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
@@ -208,12 +209,12 @@ def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     return None
 
 
-_SECRET_VAR = re.compile(r"(?:\$env:|\$\{?|%)(?P<var>[A-Za-z_][A-Za-z0-9_]{0,80}+)")
+_SECRET_VAR = lazy(r"(?:\$env:|\$\{?|%)(?P<var>[A-Za-z_][A-Za-z0-9_]{0,80}+)")
 _SECRET_PARTS = frozenset(
     ("KEY", "APIKEY", "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PW",
      "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "PAT", "COOKIE", "COOKIES", "PRIVATE", "JWT")
 )
-_CAMEL_SPLIT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL_SPLIT = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _is_secret_var(name: str) -> bool:
@@ -229,13 +230,13 @@ def _has_secret_var(segment: str) -> bool:
     return any(_is_secret_var(m.group("var")) for m in _SECRET_VAR.finditer(segment))
 
 
-_SEGMENT_END = re.compile(r"\|\|?|&&|;")
-_UPLOAD_MARKERS = re.compile(
+_SEGMENT_END = lazy(r"\|\|?|&&|;")
+_UPLOAD_MARKERS = lazy(
     r"(?:@|<\s*|(?:-T|--upload-file|--post-file|--body-file|-InFile|--data-binary|--data|-d)[\s=]+@?)"
     r"[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
     re.IGNORECASE,
 )
-_ENV_SUBST = re.compile(r"\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`")
+_ENV_SUBST = lazy(r"\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`")
 _IDENTITY_OPTS = ("-i", "-o", "-e", "--rsh", "--identity")
 
 
@@ -292,7 +293,7 @@ def _read_check(match, _text):
     return None
 
 
-_PIPE_SOURCE = re.compile(
+_PIPE_SOURCE = lazy(
     r"^\s*(?:sudo\s+)?(?:env|printenv|set|history|export\s+-p|(?:Get-ChildItem|gci|dir|ls)\s+env:)\b",
     re.IGNORECASE,
 )
@@ -327,7 +328,7 @@ def _prose_file_check(match, _text):
     return kind
 
 
-_UNRESTRICTED_VERB = re.compile(r"\b(?:act|behave|respond|reply|operate|pretend|roleplay|role-play|answer)\b", re.IGNORECASE)
+_UNRESTRICTED_VERB = lazy(r"\b(?:act|behave|respond|reply|operate|pretend|roleplay|role-play|answer)\b", re.IGNORECASE)
 
 
 def _act_unrestricted_check(match, text):
@@ -342,7 +343,7 @@ def _act_unrestricted_check(match, text):
     return "injection.act_unrestricted"
 
 
-_HTTP_CALL = re.compile(
+_HTTP_CALL = lazy(
     r"\b(?:requests|httpx|urllib3?|aiohttp|session|client|axios|fetch|got|http)\b[\w.]{0,30}\s*\(", re.IGNORECASE
 )
 
@@ -696,7 +697,7 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
         def check(match, text, _rule=rule):
             return _rule.pattern_id if _rule.check(match, text) else None
     return _Rule(
-        rule.pattern_id if rule.check is None else None, rule.rx.pattern, rule.rx.flags,
+        rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
         triggers=rule.triggers, view="raw", check=check, mask_group=rule.mask,
         ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
@@ -704,7 +705,7 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
 
 # ---- secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
 _RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
-_RULES = tuple((rule, rule.compiled or re.compile(rule.regex, rule.flags)) for rule in _RULE_SPECS)
+_RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in _RULE_SPECS)
 
 
 # ---------------------------------------------------------------------------
@@ -871,7 +872,7 @@ def _char_ranges(code_points: list) -> str:
 
 
 _FOLD = _fold_table()
-_FOLD_CHARS = re.compile("[" + _char_ranges(sorted(_FOLD)) + "]")  # any character _FOLD changes
+_FOLD_CHARS = lazy("[" + _char_ranges(sorted(_FOLD)) + "]")  # any character _FOLD changes
 
 
 def _prepare(text: str) -> str:
@@ -973,13 +974,13 @@ class _Views:
         return self._masks[base]
 
 
-_NEG_ADJACENT = re.compile(
+_NEG_ADJACENT = lazy(
     r"(?:\b(?:never|not|no|cannot|nor)|n't|n\u2019t)[\s*_]+"
     r"(?:(?:ever|again|please|run|use|execute|call|type|do)[\s*_]+)?[`'\"\u201c\u2018(]*$",
     re.IGNORECASE,
 )
-_CLAUSE_DELIMS = re.compile(r"[.!?;:,\n](?=[^.!?;:,\n]*$)")
-_NEG_CLAUSE = re.compile(
+_CLAUSE_DELIMS = lazy(r"[.!?;:,\n](?=[^.!?;:,\n]*$)")
+_NEG_CLAUSE = lazy(
     r"\s*(?:[-*>\u2022]\s*)?(?:(?:please|and|but|so|also|always|then)\s+)?"
     r"(?:never|do\s+not|don't|dont|must\s+not|mustn't|should\s+not|shouldn't|cannot|can't|no\s+one\s+should)\b",
     re.IGNORECASE,
@@ -998,7 +999,7 @@ def _negated(text: str, start: int, mode: str) -> bool:
 _EXCERPT_RADIUS = 40
 _EXCERPT_MATCH_MAX = 80
 _MASK = "****"
-_SPACES = re.compile(r"\s+")
+_SPACES = lazy(r"\s+")
 
 
 def _printable(fragment: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
+
 # ---------------------------------------------------------------------------
 _PLACEHOLDER_MARKERS = (
     "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
@@ -31,10 +33,10 @@ _NOT_PASSWORDS = frozenset((
 ))
 # Passwords in URLs that are documentation, not credentials ("user:pass@").
 _URL_PLACEHOLDERS = frozenset(("pass", "pwd", "pw", "pswd", "user", "username", "login", "admin:admin"))
-_IDENT_CHAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-_PLAIN_WORD = re.compile(r"[A-Za-z_]+")
-_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z]+)*")
-_WINDOWS_PATH = re.compile(r"[A-Za-z]:[\\/]")
+_IDENT_CHAIN = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PLAIN_WORD = lazy(r"[A-Za-z_]+")
+_WORDS = lazy(r"[a-z]+(?:[-_.][a-z]+)*")
+_WINDOWS_PATH = lazy(r"[A-Za-z]:[\\/]")
 TRAILING = ".,:;?"  # sentence punctuation after a value is not part of it
 
 
@@ -119,11 +121,11 @@ def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cas
 # ---------------------------------------------------------------------------
 # Values named only by a space after their label
 # ---------------------------------------------------------------------------
-_PIECES = re.compile(r"[A-Za-z]+|[0-9]+")
-_SPLIT = re.compile(r"[-_./:]")
-_CAMEL = re.compile(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+[0-9]{0,3}")
-_FILE_LIKE = re.compile(r".+\.[A-Za-z][A-Za-z0-9]{0,5}")
-_VERSION = re.compile(r"v?[0-9]+(?:[.x][0-9x]+)+[a-z0-9.+-]*", re.IGNORECASE)
+_PIECES = lazy(r"[A-Za-z]+|[0-9]+")
+_SPLIT = lazy(r"[-_./:]")
+_CAMEL = lazy(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+[0-9]{0,3}")
+_FILE_LIKE = lazy(r".+\.[A-Za-z][A-Za-z0-9]{0,5}")
+_VERSION = lazy(r"v?[0-9]+(?:[.x][0-9x]+)+[a-z0-9.+-]*", re.IGNORECASE)
 
 
 def _made_of_names(value: str) -> bool:

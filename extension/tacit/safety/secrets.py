@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tacit.lazyre import LazyPattern, lazy
 from tacit.safety.private_keys import PEM_END, pem_span, pem_tail_span
 from tacit.safety.secret_values import (  # noqa: F401 — also importable from here
     TRAILING,
@@ -30,7 +31,7 @@ from tacit.safety.secret_values import (  # noqa: F401 — also importable from 
 from tacit.safety.text import as_text
 
 REDACTED = "[REDACTED:{kind}]"
-_REDACTED_RE = re.compile(r"\[REDACTED:[a-z_-]+\]")
+_REDACTED_RE = lazy(r"\[REDACTED:[a-z_-]+\]")
 _REPEAT_MIN = 6  # shorter values are not searched for elsewhere in the text
 _REPEAT_MAX = 64  # distinct values searched for (bounds the work)
 
@@ -152,7 +153,7 @@ def _ci(*words: str, boundary: str = "") -> str:
     return "(?:" + "|".join(branches) + ")"
 
 
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = lazy(
     r"(?P<key>" + _ci("password", "passwd", "passphrase", r"secret", "token", r"api[ _-]?key", "apikey",
                       r"access[_-]?key", r"secret[_-]?key", r"private[_-]?key", r"client[_-]?secret")
     + "|" + _ci("pwd", "pw", "pass", boundary="A-Za-z0-9") + r")[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}" + _VALUE,
@@ -187,7 +188,7 @@ def assignment_possible(text: str) -> bool:
 
 # "the password for the staging db is X": up to two "for/of/on … words" clauses
 _FOR_CLAUSE = r"(?:[ \t]+(?:for|of|on|to|in|at)(?:[ \t]+[\w.@/-]{1,40}+){1,4}?)"
-_PHRASE = re.compile(  # "<key> (for X) is <value>"
+_PHRASE = lazy(  # "<key> (for X) is <value>"
     r"(?P<key>" + _ci("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", r"api[ _-]?key",
                       r"secret(?:[ _-]?key)?", r"access[ _-]?(?:key|token)", r"auth[ _-]?token", "key", boundary=r"\w")
     + r")(?i:" + _FOR_CLAUSE + r"?[ \t]+(?:(?:is|was|has[ \t]+been)(?:[ \t]+(?:now|still|just|actually))?"
@@ -195,7 +196,7 @@ _PHRASE = re.compile(  # "<key> (for X) is <value>"
     r"[ \t]*:?[ \t]*" + _VALUE,
     re.ASCII,
 )
-_PHRASE_FOR = re.compile(  # "password for X: <value>" (without the clause it is an assignment)
+_PHRASE_FOR = lazy(  # "password for X: <value>" (without the clause it is an assignment)
     r"(?P<key>" + _ci("password", "passphrase", "passwd", "pwd", boundary=r"\w") + r")(?i:" + _FOR_CLAUSE
     + r")[ \t]*:[ \t]*" + _VALUE,
     re.ASCII,
@@ -206,7 +207,7 @@ _ASCII_VALUE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"'`,
 # "la contraseña del servidor es …": up to three words of "of the …"
 _OF = (r"(?:[ \t]+(?:de|del|de[ \t]+la|para|für|fuer|vom|von|des|du|de[ \t]+l'|pour|do|da|для|от)"
        r"(?:[ \t]+\w{1,30}+){1,3}?)?")
-_PHRASE_FOREIGN = re.compile(
+_PHRASE_FOREIGN = lazy(
     r"(?:(?:密码|口令|パスワード)[ \t]*(?:是|为|為|は|：|:|=)"
     r"|" + _ci("contraseña") + r"(?i:" + _OF + r"(?:[ \t]+(?:es|era)[ \t]*:?|[ \t]*[:=]))"
     r"|" + _ci("senha", boundary=r"\w") + r"(?i:" + _OF + r"(?:[ \t]+(?:é|era)[ \t]*:?|[ \t]*[:=]))"
@@ -220,27 +221,27 @@ _PHRASE_FOREIGN = re.compile(
 
 # "with password S3cr3t!", "pw hunter2", "secret wJalr…", "--password S3cr3t": a
 # label, spaces, a value (the value must look like a secret: secret_values)
-_LABELLED = re.compile(
+_LABELLED = lazy(
     r"(?P<key>" + _ci("password", "passwd", "passphrase", "passcode", "pwd", "pw", "pass", r"secret(?:[ _-]?key)?",
                       "token", r"api[ _-]?key", "apikey", r"access[ _-]?(?:key|token)", r"auth[ _-]?token",
                       r"client[ _-]?secret", "key", boundary=r"\w") + r")[ \t]{1,3}" + _VALUE,
     re.ASCII,
 )
 # user:password@host without a scheme (ssh, scp, a DSN in prose)
-_BARE_CREDENTIALS = re.compile(
+_BARE_CREDENTIALS = lazy(
     r"(?<![\w.:/@%+-])(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}+):(?P<secret>[^\s@/:\"'`]{3,200}+)@"
     r"(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,8}(?![\w-]*@))",
     re.ASCII,
 )
 _TOOL_WORDS = ("sshpass", "login", "redis-cli", "ldap", "htpasswd")
-_TOOL_PASSWORD = re.compile(
+_TOOL_PASSWORD = lazy(
     r"(?<![\w.-])(?:(?:sshpass|(?:docker|podman|oc|az|helm[ \t]+registry)[ \t]+login)(?=[ \t])[^\n|;&]{0,200}?"
     r"[ \t](?:-p|--password)(?:[ \t]+|=)?|redis-cli(?=[ \t])[^\n|;&]{0,200}?[ \t]-a[ \t]+"
     r"|ldap[a-z]{2,12}(?=[ \t])[^\n|;&]{0,200}?[ \t]-w[ \t]+"
     r"|htpasswd(?:[ \t]+-[a-zA-Z]+)*?[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*(?:[ \t]+[^\s-][^\s]*){2}[ \t]+)"
     r"(?P<q>[\"']?)(?P<secret>[^\s\"'`]{1,200}+)"
 )
-_KEY_ID = re.compile(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_KEY_ID = lazy(r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _NEAR = 160  # characters around a key id searched for its secret
 
 
@@ -275,7 +276,7 @@ def _near_key_id(match, text):
 # ---------------------------------------------------------------------------
 def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
           requires=(), precheck=None, kind=None) -> SecretRule:
-    rx = regex if isinstance(regex, re.Pattern) else re.compile(regex, flags)
+    rx = regex if isinstance(regex, (re.Pattern, LazyPattern)) else lazy(regex, flags)
     return SecretRule(pattern_id, rx, triggers, check, mask, span, requires, precheck, kind)
 
 

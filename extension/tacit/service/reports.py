@@ -8,7 +8,9 @@ arrival order. Exactly once: the file is removed after the event committed
 crash between the two applies nothing twice); a service that starts applies
 what a killed one left, before anything else. A notice a deferred event
 produced (a ``systemMessage``) is queued for the session's next foreground
-point instead of being lost. A foreground hook of a session waits until that
+point instead of being lost; an event the engine could not apply because
+the ledger was locked too long stays spooled (or is spooled: ``later``) and
+is applied again at the next scan. A foreground hook of a session waits until that
 session's earlier reports are applied (``wait_for``), so turns count right;
 a PreToolUse does not wait (its guard check reads no report's effect).
 """
@@ -21,6 +23,7 @@ import threading
 import time
 from collections import Counter, deque
 
+from tacit.handlers import degraded
 from tacit.log import log_exception
 from tacit.stores import notices
 
@@ -67,9 +70,11 @@ class Reports:
         self._thread = threading.Thread(target=self._loop, name="tacit-reports", daemon=True)
         self._thread.start()
 
-    def accept(self, host: str, event: str, event_id: str, payload: bytes) -> bool:
-        """Spool one report; True when it is safe to acknowledge it now."""
-        if (event not in REPORTING or self._thread is None or self._stopping or not event_id
+    def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False) -> bool:
+        """Spool one report; True when it is safe to acknowledge it now.
+        ``later``: any event the engine could not apply now (the ledger was
+        locked too long), applied once it can be, exactly once by its id."""
+        if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
             return False
         with self._cond:
@@ -144,15 +149,19 @@ class Reports:
                 item = self._queue.popleft()
                 self._busy = True
             path, host, event, event_id, payload, sid = item
+            unapplied = False
             try:
+                degraded.take_unapplied()
                 out = self._apply(host, event, payload, event_id)
-                if out:
+                unapplied = degraded.take_unapplied()  # the ledger was locked: the file stays
+                if out and not unapplied:
                     self._keep_notice(out, sid)
             except Exception as exc:  # noqa: BLE001 — one bad report never stops the others
                 log_exception(self.cfg, f"applying a reported {event}", exc)
-            _unlink(path)
+            if not unapplied:
+                _unlink(path)
             with self._cond:
-                self._known.discard(path)
+                self._known.discard(path)  # (an unapplied one is queued again by the next scan)
                 self._busy = False
                 self._pending[sid] -= 1
                 if self._pending[sid] <= 0:

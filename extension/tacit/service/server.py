@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 
-from tacit import __version__
+from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -28,7 +28,7 @@ from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
-from tacit.handlers import BUILTIN_PLUGINS
+from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
 from tacit.service.client import connect_socket
 from tacit.service.connections import Reader
@@ -37,6 +37,7 @@ from tacit.service.searches import Searches
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 TICK_SECONDS = 5.0
+SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
 WORKERS = 8  # threads answering hooks (the engine applies one event at a time; the rest wait in memory)
 
 
@@ -62,6 +63,8 @@ class Service:
         self.cut = 0
         self.cacheable = False
         self.searches = Searches(cfg)
+        self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
+        self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -81,12 +84,12 @@ class Service:
             self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
             # the first hook is waiting: the watchers (a walk of every skill folder) and what a
-            # crashed instance left for the learners are set up while it is answered
-            threading.Thread(target=self._watch, name="tacit-watch", daemon=True).start()
+            # crashed instance left for the learners start once it is answered (they would
+            # share the interpreter with it), or after SETTLE_SECONDS
+            threading.Thread(target=self._after_first_answer, name="tacit-watch", daemon=True).start()
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
             self._accept_loop()
             return 0
         finally:
@@ -137,9 +140,21 @@ class Service:
         listener.settimeout(1.0)
         self.listener = listener
 
+    def _after_first_answer(self) -> None:
+        self.answered.wait(SETTLE_SECONDS)
+        try:
+            self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
+        except Exception as exc:  # noqa: BLE001
+            log_exception(self.cfg, "service background start", exc)
+        self._watch()
+        lazyre.compile_all(pause=0.001)  # what the first prompt's detectors need, before it comes
+
     def _watch(self) -> None:
         try:
             self._start_observer()
+            if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
+                self.request_stop("config.toml changed")  # before the watchers saw it
+            self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
@@ -252,6 +267,7 @@ class Service:
         self._touch()
         if self.reports.accept(host, event, event_id, body):
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
+            self.answered.set()
             return False
         self._count(+1)
         try:
@@ -306,9 +322,14 @@ class Service:
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_of(body))
             started = time.time_ns()
+            degraded.take_unapplied()
             text = self._run_hook(host, event, body, event_id)
+            if degraded.take_unapplied():  # answered from the files; applied once the ledger can be written
+                self.reports.accept(host, event, event_id, body, later=True)
             out = text.encode("utf-8")
             conn.sendall(b"OK %d\n" % len(out) + out)
+            conn.close()  # the client reads to the end: its answer is complete before the context is kept
+            self.answered.set()
             if event == "SessionStart" and self.cacheable:
                 self._keep_context(host, body, text, started)
         except (BrokenPipeError, ConnectionResetError, socket.timeout):
@@ -436,6 +457,14 @@ def _connectable(folder: str) -> bool:
         return False
 
 
+def _stat_of(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
+
+
 def _rss_kb() -> int:
     try:
         with open("/proc/self/statm") as handle:
@@ -447,6 +476,7 @@ def _rss_kb() -> int:
 def serve(cfg=None) -> int:
     """Run the service until idle, stopped or signalled. Never raises."""
     cfg = cfg or load_config()
+    housekeeping.bound_malloc()  # before the threads: few malloc arenas, so the RSS stays flat
     sys.setswitchinterval(0.001)  # a hook's reply never waits 5 ms for the interpreter lock
     service = Service(cfg)
     for sig in (signal.SIGTERM, signal.SIGHUP):

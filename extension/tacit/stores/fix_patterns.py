@@ -1,22 +1,24 @@
 """Fix patterns: the SQL (``fix_patterns``, its FTS5 index, ``fix_pattern_events``, ``turn_metrics``).
 
-Design decisions
-- **SQLite's own FTS5 ranks candidates** (``bm25()``) over the pre-tokenised
-  terms (``tacit.learn.fix_patterns.index_terms``); a SQLite built without
-  FTS5 got a plain table of the same shape in migration ``0002`` and every
-  active pattern is then scored in Python (``kind`` says which).
-- **The active count lives in ``ledger_meta``** (``fix_patterns.active``),
-  kept in step by insert, retire and delete: it is the IDF's ``N`` and the
-  "is there anything to look up?" test, one primary-key read.
-- **One event row per (pattern, session, message time, kind)**: an
-  injection or an outcome recorded twice for the same message is one row, so
-  ``times_injected`` and the success counts move once.
-- **Functions take the caller's connection** (inside its transaction).
+- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised
+  terms; a SQLite without FTS5 got a plain table of the same shape
+  (migration ``0002``) and every active pattern is scored in Python.
+- **The active count lives in ``ledger_meta``** (``fix_patterns.active``):
+  the IDF's ``N`` and the "anything to look up?" test, one primary-key read.
+- **One event row per (pattern, session, message time, kind)**: an outcome
+  recorded twice for the same message counts once.
+- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are
+  read; document frequencies are kept per connection while FTS5's structure
+  record is unchanged. Functions take the caller's connection.
+
+Design notes: docs/design/learn.md#tacitstoresfix_patterns
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from tacit.stores.batches import delete_where
@@ -79,26 +81,89 @@ def _filters(cfg, now: float, apply: bool) -> tuple[str, list]:
     return where, params
 
 
+_DF_CACHE: OrderedDict = OrderedDict()  # id(conn) -> (conn, index version, {term: df})
+DF_CACHE_CONNECTIONS = 8
+_DF_LOCK = threading.Lock()
+DF_CACHE_TERMS = 20_000
+_STRUCTURE = "SELECT block FROM fix_patterns_fts_data WHERE id = 10"  # FTS5's structure record
+
+
+def index_version(conn):
+    """FTS5's structure record: it changes whenever the index is written
+    (at commit, or when a query flushes the transaction's pending writes)."""
+    row = conn.execute(_STRUCTURE).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def _forget_counts(conn) -> None:
+    """This connection wrote the index: its counts are no longer known."""
+    with _DF_LOCK:
+        _DF_CACHE.pop(id(conn), None)
+
+
+def _counts_for(conn, version) -> dict:
+    """The counts kept for this connection at ``version`` (a new, empty set
+    when the index changed since)."""
+    with _DF_LOCK:
+        entry = _DF_CACHE.get(id(conn))
+        if entry is None or entry[0] is not conn or entry[1] != version or len(entry[2]) > DF_CACHE_TERMS:
+            entry = (conn, version, {})
+            _DF_CACHE[id(conn)] = entry
+            while len(_DF_CACHE) > DF_CACHE_CONNECTIONS:
+                _DF_CACHE.popitem(last=False)
+        return entry[2]
+
+
+def _vocabulary(conn, terms: list[str]) -> dict:
+    marks = ",".join("?" * len(terms))
+    found = dict(conn.execute(f"SELECT term, doc FROM fix_patterns_vocab WHERE term IN ({marks})", terms))
+    return {t: found.get(t, 0) for t in terms}
+
+
 def doc_freqs(conn, terms: list[str]) -> dict:
-    """How many active patterns hold each term (FTS5's vocabulary)."""
+    """How many active patterns hold each term (FTS5's vocabulary); terms no
+    pattern holds are left out. Counts read before on this connection are
+    reused while the index is unchanged."""
     if not terms:
         return {}
-    marks = ",".join("?" * len(terms))
-    return dict(conn.execute(f"SELECT term, doc FROM fix_patterns_vocab WHERE term IN ({marks})", terms))
+    distinct = list(dict.fromkeys(terms))
+    version = index_version(conn)
+    known = _counts_for(conn, version)
+    missing = [t for t in distinct if t not in known]
+    if missing:
+        found = _vocabulary(conn, missing)
+        after = index_version(conn)
+        if after != version:  # the query flushed this transaction's writes: count afresh
+            known, found = _counts_for(conn, after), _vocabulary(conn, distinct)
+        known.update(found)
+    return {t: known[t] for t in terms if known[t]}
 
 
 def match(conn, terms: list[str], cfg, now: float, *, filters: bool, limit: int) -> list[Candidate]:
-    """FTS5 candidates for any of ``terms``, best bm25 first."""
-    if not terms:
+    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on
+    its own, then only the best ids are read and filtered (more are ranked
+    when filters leave fewer than ``limit``)."""
+    if not terms or limit <= 0:
         return []
     where, params = _filters(cfg, now, filters)
     expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-    rows = conn.execute(
-        f"SELECT {_CANDIDATE}, fix_patterns_fts.tokens, bm25(fix_patterns_fts) AS score "
-        f"FROM fix_patterns_fts JOIN fix_patterns p ON p.id = fix_patterns_fts.rowid "
-        f"WHERE fix_patterns_fts MATCH ? AND p.status = 'active' {where}ORDER BY score LIMIT ?",
-        [expr, *params, limit]).fetchall()
-    return [Candidate(*r) for r in rows]
+    out: list[Candidate] = []
+    offset, batch = 0, limit + 8
+    while len(out) < limit:
+        ranked = conn.execute("SELECT rowid, tokens, bm25(fix_patterns_fts) AS score FROM fix_patterns_fts "
+                              "WHERE fix_patterns_fts MATCH ? ORDER BY score, rowid LIMIT ? OFFSET ?",
+                              (expr, batch, offset)).fetchall()
+        if not ranked:
+            break
+        marks = ",".join("?" * len(ranked))
+        rows = {r[0]: r for r in conn.execute(  # +status: read by id, not by the status index
+            f"SELECT {_CANDIDATE} FROM fix_patterns p WHERE p.id IN ({marks}) AND +p.status = 'active' {where}",
+            [r[0] for r in ranked] + params)}
+        out.extend(Candidate(*rows[pid], tokens, score) for pid, tokens, score in ranked if pid in rows)
+        if len(ranked) < batch:
+            break
+        offset, batch = offset + batch, batch * 4
+    return out[:limit]
 
 
 def scan_active(conn, cfg, now: float, *, filters: bool) -> list[Candidate]:
@@ -129,6 +194,7 @@ def insert(conn, *, key, title, fix, lookup, terms: list[str], tags: list[str], 
          fix.pattern, float(fix.confidence), session_id, now, now, now)).lastrowid
     conn.execute(f"INSERT INTO fix_patterns_fts ({_rowid(conn)}, tokens) VALUES (?, ?)",
                  (pattern_id, " ".join(terms)))
+    _forget_counts(conn)
     _store_active_count(conn)
     return pattern_id
 
@@ -140,6 +206,7 @@ def retire(conn, pattern_id: int, reason: str, now: float) -> bool:
     if cur.rowcount != 1:
         return False
     conn.execute(f"DELETE FROM fix_patterns_fts WHERE {_rowid(conn)} = ?", (pattern_id,))
+    _forget_counts(conn)
     _store_active_count(conn)
     return True
 
@@ -150,6 +217,7 @@ def delete(conn, pattern_id: int) -> bool:
         return False
     if row[0] == "active":
         conn.execute(f"DELETE FROM fix_patterns_fts WHERE {_rowid(conn)} = ?", (pattern_id,))
+        _forget_counts(conn)
     conn.execute("DELETE FROM fix_patterns WHERE id = ?", (pattern_id,))
     _store_active_count(conn)
     return True

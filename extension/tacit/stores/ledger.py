@@ -17,6 +17,7 @@ from tacit.fsutil import lock_for
 from tacit.log import log
 
 DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another process's writer
+CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per thread; the OS caches the file)
 # A writer of this process waits its turn behind the others (the writer queue),
 # however long their transactions take; only a writer stuck this long (a turn
 # never handed back) gives up.
@@ -601,6 +602,7 @@ class Ledger:
                                check_same_thread=False)
         try:
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # per connection, one per thread: bounded
             conn.execute("PRAGMA foreign_keys=ON")
             # Switching a new file to WAL needs an exclusive lock and SQLite
             # answers "database is locked" at once (no busy wait) when another

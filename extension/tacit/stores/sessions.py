@@ -49,36 +49,37 @@ class SessionStore:
     # -- applying events --------------------------------------------------------------
     @contextmanager
     def applying(self, event) -> Iterator[Application]:
-        with self._lock, self._ledger().write() as conn:
-            if event.id:
-                row = conn.execute("SELECT result FROM events WHERE id = ?", (event.id,)).fetchone()
-                if row is not None:
-                    yield Application(state=None, conn=conn, seen=loads(row[0]))
-                    return
-            state, rev = self._load(conn, event.session_id)
-            before = state.to_json()
-            app = Application(state=state, conn=conn)
+        with self._lock:
             try:
-                yield app
-            except BaseException:
-                self._cache.pop(event.session_id, None)
+                with self._ledger().write() as conn:
+                    if event.id:
+                        row = conn.execute("SELECT result FROM events WHERE id = ?", (event.id,)).fetchone()
+                        if row is not None:
+                            yield Application(state=None, conn=conn, seen=loads(row[0]))
+                            return
+                    state, rev = self._load(conn, event.session_id)
+                    before = state.to_json()
+                    app = Application(state=state, conn=conn)
+                    yield app
+                    if event.host and not state.host:
+                        state.host = event.host
+                    if event.cwd and state.cwd != event.cwd:
+                        state.cwd = event.cwd
+                    rev = self._save(conn, state, rev, before)
+                    event_id = event.id or (f"local-{uuid.uuid4().hex}" if app.background else "")
+                    if event_id:
+                        conn.execute(
+                            "INSERT INTO events (id, session_id, kind, at, result, background, event) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (event_id, event.session_id, event.kind, time.time(),
+                             json.dumps(app.result, ensure_ascii=False),
+                             1 if app.background else 0,
+                             json.dumps(app.background, ensure_ascii=False) if app.background else None))
+                    for job in app.jobs:
+                        insert_job(conn, job)
+            except BaseException:  # not committed (a handler, or the commit itself, failed): the
+                self._cache.pop(event.session_id, None)  # state changed in place must not be reused
                 raise
-            if event.host and not state.host:
-                state.host = event.host
-            if event.cwd and state.cwd != event.cwd:
-                state.cwd = event.cwd
-            rev = self._save(conn, state, rev, before)
-            event_id = event.id or (f"local-{uuid.uuid4().hex}" if app.background else "")
-            if event_id:
-                conn.execute(
-                    "INSERT INTO events (id, session_id, kind, at, result, background, event) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (event_id, event.session_id, event.kind, time.time(),
-                     json.dumps(app.result, ensure_ascii=False),
-                     1 if app.background else 0,
-                     json.dumps(app.background, ensure_ascii=False) if app.background else None))
-            for job in app.jobs:
-                insert_job(conn, job)
         self._remember(state, rev)
 
     @contextmanager

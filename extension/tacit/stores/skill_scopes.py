@@ -71,6 +71,11 @@ class ScopedSkills:
             if gate is None:
                 records = store.catalog().usable
                 text = store.index_text(share)
+            elif getattr(gate, "cache_key", None) and isinstance(getattr(gate, "left_out", None), list):
+                # the same gate over the same catalog decides alike: kept with the catalog
+                records, text, left_out = store.kept_render(
+                    (gate.cache_key, scope, share), lambda catalog: _gated(gate, scope, catalog, share, store))
+                gate.left_out.extend(left_out)
             else:
                 records = tuple(gate(scope, store.catalog().skills))
                 text = render_index(records, share, str(store.skills_dir))
@@ -115,3 +120,12 @@ class ScopedSkills:
     def refresh(self) -> None:
         for store in self.stores.values():
             store.refresh()
+
+
+def _gated(gate, scope: str, catalog, share: int, store) -> tuple:
+    """(records, index text, what the gate left out) of ``gate`` over ``catalog``."""
+    before = len(gate.left_out)
+    records = tuple(gate(scope, catalog.skills))
+    left_out = tuple(gate.left_out[before:])
+    del gate.left_out[before:]
+    return records, render_index(records, share, str(store.skills_dir)), left_out

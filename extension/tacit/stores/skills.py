@@ -22,7 +22,7 @@ from tacit import scan
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
-from tacit.stores import history
+from tacit.stores import file_memo, history
 from tacit.stores.skill_format import (
     INITIAL_VERSION,
     MAX_SKILL_BYTES,
@@ -104,7 +104,7 @@ class _Live:
 
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     catalog: Catalog | None = None
-    rendered: dict[int, str] = dataclasses.field(default_factory=dict)
+    rendered: dict = dataclasses.field(default_factory=dict)  # budget (or a gate's key) -> text
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +116,7 @@ class _Candidate:
     category: str | None
     size: int
     mtime_ns: int
+    sig: list | None = None  # tacit.stores.file_memo.signature
 
 
 def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
@@ -210,6 +211,26 @@ def _load(candidate: _Candidate) -> Skill | Problem:
                  version=_jsonable(meta.get("version")), updated=_jsonable(meta.get("updated")),
                  path=path, category=candidate.category, mtime_ns=candidate.mtime_ns,
                  blocked=_scan_text(meta["description"]))
+
+
+def _load_kept(candidate: _Candidate, memo) -> Skill | Problem:
+    """``_load``, from the memo when the file is as it was (a new process reads no file)."""
+    kept = memo.get(candidate.path, candidate.sig)
+    if isinstance(kept, dict) and isinstance(kept.get("p"), str):
+        return Problem(candidate.path, kept["p"])
+    if isinstance(kept, dict) and isinstance(kept.get("s"), list) and len(kept["s"]) == 5:
+        name, description, version, updated, blocked = kept["s"]
+        return Skill(name=name, description=description, version=version, updated=updated,
+                     path=candidate.path, category=candidate.category, mtime_ns=candidate.mtime_ns,
+                     blocked=blocked)
+    loaded = _load(candidate)
+    if isinstance(loaded, Problem):
+        if not loaded.reason.startswith("cannot read"):  # a passing fault is not kept
+            memo.put(candidate.path, candidate.sig, {"p": loaded.reason})
+    else:
+        memo.put(candidate.path, candidate.sig, {"s": [loaded.name, loaded.description, loaded.version,
+                                                       loaded.updated, loaded.blocked]})
+    return loaded
 
 
 def _dedupe(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
@@ -404,8 +425,9 @@ class SkillStore:
     def _build_catalog(self) -> Catalog:
         candidates, problems = self._candidates()
         skills: list[Skill] = []
+        memo = file_memo.memo_for(self.cfg, "skills", str(self.skills_dir))
         for candidate in candidates:
-            loaded = _load(candidate)
+            loaded = _load_kept(candidate, memo)
             if isinstance(loaded, Problem):
                 problems.append(loaded)
                 continue
@@ -413,6 +435,7 @@ class SkillStore:
                 problems.append(Problem(loaded.path,
                                         f"blocked by the content scanner: {loaded.blocked}"))
             skills.append(loaded)
+        memo.save(prune=True)
         skills = _dedupe(skills, problems)
         problems.sort(key=lambda p: p.path)
         return Catalog(tuple(skills), tuple(problems))
@@ -467,7 +490,8 @@ class SkillStore:
             result = skill_file(entry.path)
             if isinstance(result, os.stat_result):
                 found.append(_Candidate(os.path.join(entry.path, SKILL_FILE), entry.name,
-                                        category, result.st_size, result.st_mtime_ns))
+                                        category, result.st_size, result.st_mtime_ns,
+                                        [result.st_size, result.st_mtime_ns, result.st_ctime_ns, result.st_ino]))
             elif isinstance(result, str):
                 problems.append(Problem(os.path.join(entry.path, SKILL_FILE), result))
             return result is not None
@@ -514,6 +538,21 @@ class SkillStore:
         except Exception as exc:  # noqa: BLE001 — the index feeds a host's prompt
             log_exception(self.cfg, "skills.index_text", exc)
             return ""
+
+    def kept_render(self, key, make):
+        """``make(catalog)``'s result, kept with this catalog under ``key``
+        (until ``refresh()``): what every session would compute alike."""
+        catalog, live = self.catalog(), self._live
+        with live.lock:
+            found = live.rendered.get(key)
+        if found is None:
+            found = make(catalog)
+            with live.lock:
+                if live.catalog is catalog:  # not refreshed meanwhile
+                    if len(live.rendered) >= 8:
+                        live.rendered.clear()
+                    live.rendered[key] = found
+        return found
 
     def snapshot(self) -> str:
         """The index as it was at the first call on this store (session start);

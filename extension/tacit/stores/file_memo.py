@@ -1,0 +1,132 @@
+"""What was worked out from a file, kept on disk until the file changes.
+
+A ``FileMemo`` maps a file's path to a value computed from its bytes (a
+skill's parsed frontmatter and the content gate's verdict), keyed by the
+file's stat signature (size, mtime, ctime, inode) and by the code that
+computed it: a new process (the first hook after an idle exit) reads the
+memo instead of parsing and scanning every file again. Any change to the
+file, or to tacit's code, makes the entry miss; an unreadable memo is an
+empty one. Kept in ``run/memo/`` (private, like the socket). Never raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+
+from tacit.fsutil import ensure_private_dir
+from tacit.paths import PACKAGE_DIR, run_dir
+
+MAGIC = "tacit-memo-1"
+FOLDER = "memo"
+_MEMOS: dict[str, "FileMemo"] = {}
+_MEMOS_LOCK = threading.Lock()
+_CODE: list[str] = []
+
+
+def code_stamp() -> str:
+    """The newest mtime and the count of tacit's own modules (a changed rule changes it)."""
+    if not _CODE:
+        newest, count = 0, 0
+        for folder, _dirs, files in os.walk(PACKAGE_DIR):
+            for name in files:
+                if name.endswith(".py"):
+                    try:
+                        newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime_ns)
+                    except OSError:
+                        continue
+                    count += 1
+        _CODE.append(f"{newest}-{count}")
+    return _CODE[0]
+
+
+def signature(path: str) -> list | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def memo_for(cfg, kind: str, root: str) -> "FileMemo":
+    """The process-wide memo of ``kind`` for the files under ``root``."""
+    digest = hashlib.sha1(f"{kind}\0{root}".encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    path = os.path.join(run_dir(cfg.state_dir_str), FOLDER, f"{kind}-{digest}.json")
+    with _MEMOS_LOCK:
+        memo = _MEMOS.get(path)
+        if memo is None:
+            memo = _MEMOS[path] = FileMemo(path)
+        return memo
+
+
+class FileMemo:
+    def __init__(self, path: str):
+        self.path = path
+        self._lock = threading.Lock()
+        self._entries: dict | None = None
+        self._used: set[str] = set()
+        self._dirty = False
+
+    def _load(self) -> dict:
+        if self._entries is None:
+            self._entries = {}
+            try:
+                with open(self.path, "rb") as handle:
+                    data = json.loads(handle.read())
+                if data.get("magic") == MAGIC and data.get("code") == code_stamp():
+                    self._entries = dict(data["entries"])
+            except (OSError, ValueError, TypeError, KeyError, AttributeError):
+                pass
+        return self._entries
+
+    def get(self, file: str, sig: list | None):
+        """The value kept for ``file`` at this signature, else None."""
+        if sig is None:
+            return None
+        with self._lock:
+            found = self._load().get(file)
+            if isinstance(found, list) and len(found) == 2 and found[0] == sig:
+                self._used.add(file)
+                return found[1]
+        return None
+
+    def put(self, file: str, sig: list | None, value) -> None:
+        if sig is None:
+            return
+        with self._lock:
+            self._load()[file] = [sig, value]
+            self._used.add(file)
+            self._dirty = True
+
+    def save(self, prune: bool = False, limit: int | None = None) -> None:
+        """Write it when something was added (``prune``: keep only what this
+        build used, so files that are gone drop out; ``limit``: prune past it)."""
+        with self._lock:
+            entries = self._load()
+            prune = prune or (limit is not None and len(entries) > limit)
+            if prune and len(self._used) < len(entries):
+                self._entries = entries = {k: v for k, v in entries.items() if k in self._used}
+                self._dirty = True
+            self._used = set()
+            if not self._dirty:
+                return
+            data = json.dumps({"magic": MAGIC, "code": code_stamp(), "entries": entries},
+                              separators=(",", ":")).encode("utf-8")
+            self._dirty = False
+        tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        try:  # no fsync: a memo lost in a crash is computed again
+            ensure_private_dir(os.path.dirname(self.path))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                while data:
+                    data = data[os.write(fd, data):]
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+        except OSError:  # a read-only or full disk: the next process computes it again
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
