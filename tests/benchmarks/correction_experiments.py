@@ -12,7 +12,8 @@ precision at recall >= 0.55, and the best F1 anywhere on the curve.
    in the second round (one at a time and all together);
 2. features of the conversation context (below, ``context_features``);
 3. a second stage: products of the correction score with the durable,
-   failure and lesson scores, and a stacked logistic over their logits.
+   failure and lesson scores, a stacked logistic over their logits, and a
+   correction-vs-failure-report discriminator.
 Nothing here is shipped; the results are in docs/detectors.md.
 """
 
@@ -111,6 +112,29 @@ def second_stage(scores, gold, weights, groups):
     report("stacked logistic over c, d, f, l", oof(stacked, gold, weights, groups, dict(T._BASE, epochs=30)), gold)
 
 
+def failure_aware(feats, targets, weights, groups, base):
+    """Failure reports as soft positives; a correction-vs-failure discriminator times the score."""
+    gold = [t["correction"] for t in targets]
+    fail = [t["failure"] for t in targets]
+    fold = T.folds_of(groups)
+
+    def run(make, keep=lambda i: True):
+        out = [0.0] * len(feats)
+        for k in range(T.FOLDS):
+            train = [s for i in range(len(feats)) if fold[i] != k and keep(i) for s in make(i)]
+            bias, w = T.train_logistic(train, **T._BASE)
+            for i in range(len(feats)):
+                if fold[i] == k:
+                    out[i] = T.score(bias, w, feats[i])
+        return out
+
+    soft = run(lambda i: [(feats[i], 1, weights[i] * 0.2), (feats[i], 0, weights[i] * 0.8)] if fail[i]
+               else [(feats[i], int(gold[i]), weights[i])])
+    report("failure reports as soft positives (0.2)", soft, gold)
+    disc = run(lambda i: [(feats[i], int(gold[i]), weights[i])], keep=lambda i: gold[i] or fail[i])
+    report("corr x (correction vs failure)^0.6", [a * b ** 0.6 for a, b in zip(base, disc)], gold)
+
+
 def main() -> int:
     if not T.real_data.available():
         print(f"SKIP: no real data at {T.real_data.data_dir()}")
@@ -143,6 +167,7 @@ def main() -> int:
     for name in ("durable", "failure", "lesson"):
         scores[name] = oof(feats, [t[name] for t in targets], weights, groups)
     second_stage(scores, gold, weights, groups)
+    failure_aware(feats, targets, weights, groups, base)
     return 0
 
 
