@@ -9,6 +9,8 @@ import json
 import os
 import sys
 
+from tacit.failures import LedgerUnavailable
+
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
 
@@ -53,6 +55,17 @@ def say(result: dict) -> str:
 def exit_code(result: dict) -> int:
     """0 when the store operation succeeded, 1 when it was refused."""
     return 0 if result.get("success") else 1
+
+
+def answer(work) -> int:
+    """Emit ``work()``'s result and return its exit code; an unavailable
+    learning ledger is answered as one error."""
+    try:
+        result = work()
+    except LedgerUnavailable as exc:
+        result = {"success": False, "error": f"learning ledger unavailable: {exc}"}
+    emit(result, text=say)
+    return exit_code(result)
 
 
 def read_text_arg(value: str) -> str:

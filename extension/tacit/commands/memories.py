@@ -16,7 +16,7 @@ import argparse
 
 import sys
 
-from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.commands import answer, emit, read_text_arg
 from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
 from tacit.stores.ledger import LedgerUnavailable
 
@@ -37,11 +37,6 @@ def add_parser(subparsers) -> None:
     t.set_defaults(func=_teach)
 
 
-def _unavailable(exc) -> int:
-    emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
-    return 1
-
-
 def _show(args, cfg) -> int:
     try:
         memories = list_memories(cfg)
@@ -56,18 +51,8 @@ def _show(args, cfg) -> int:
 
 
 def _forget(args, cfg) -> int:
-    try:
-        result = forget(args.tacit, args.key)
-    except LedgerUnavailable as exc:
-        return _unavailable(exc)
-    emit(result, text=say)
-    return exit_code(result)
+    return answer(lambda: forget(args.tacit, args.key))
 
 
 def _teach(args, cfg) -> int:
-    try:
-        result = teach(args.tacit, read_text_arg(args.text), target=args.target)
-    except LedgerUnavailable as exc:
-        return _unavailable(exc)
-    emit(result, text=say)
-    return exit_code(result)
+    return answer(lambda: teach(args.tacit, read_text_arg(args.text), target=args.target))

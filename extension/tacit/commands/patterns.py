@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from tacit.commands import emit, exit_code, read_text_arg, say
+from tacit.commands import answer, emit, read_text_arg, say
 from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
@@ -107,21 +107,11 @@ def _show(args, cfg) -> int:
 
 
 def _retire(args, cfg) -> int:
-    try:
-        result = _with(cfg, lambda conn: retire_pattern(conn, args.id, args.reason), write=True)
-    except LedgerUnavailable as exc:
-        return _unavailable(exc)
-    emit(result, text=say)
-    return exit_code(result)
+    return answer(lambda: _with(cfg, lambda conn: retire_pattern(conn, args.id, args.reason), write=True))
 
 
 def _delete(args, cfg) -> int:
-    try:
-        result = _with(cfg, lambda conn: delete_pattern(conn, args.id), write=True)
-    except LedgerUnavailable as exc:
-        return _unavailable(exc)
-    emit(result, text=say)
-    return exit_code(result)
+    return answer(lambda: _with(cfg, lambda conn: delete_pattern(conn, args.id), write=True))
 
 
 def _find(args, cfg) -> int:
