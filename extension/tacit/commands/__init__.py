@@ -64,6 +64,11 @@ def answer(work) -> int:
         result = work()
     except LedgerUnavailable as exc:
         result = {"success": False, "error": f"learning ledger unavailable: {exc}"}
+    return reply(result)
+
+
+def reply(result: dict) -> int:
+    """Emit a command's result (text: ``say``) and return its exit code."""
     emit(result, text=say)
     return exit_code(result)
 

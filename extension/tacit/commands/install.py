@@ -9,7 +9,7 @@ install added.
 
 from __future__ import annotations
 
-from tacit.commands import emit, exit_code, say
+from tacit.commands import reply
 from tacit.hosts import spec as host_specs
 
 
@@ -32,6 +32,4 @@ def add_parser(subparsers) -> None:
 def _run(args, cfg) -> int:
     module = host_specs.get(args.host).load("installer")
     fn = getattr(module, args.verb)
-    result = fn(cfg, args.scope, project_dir=args.project_dir)
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(fn(cfg, args.scope, project_dir=args.project_dir))

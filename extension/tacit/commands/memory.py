@@ -18,7 +18,7 @@ import argparse
 import json
 import os
 
-from tacit.commands import emit, exit_code, project_folder, read_text_arg, say
+from tacit.commands import emit, exit_code, project_folder, read_text_arg, reply, say
 from tacit.display import clip
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
@@ -129,27 +129,19 @@ def _target(args) -> str:
 
 
 def _add(args, cfg) -> int:
-    result = add_entry(args.tacit, _target(args), read_text_arg(args.text), project=project_of(args))
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(add_entry(args.tacit, _target(args), read_text_arg(args.text), project=project_of(args)))
 
 
 def _replace(args, cfg) -> int:
-    result = _store(args, cfg).replace(_target(args), args.old_text, read_text_arg(args.new_text))
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(_store(args, cfg).replace(_target(args), args.old_text, read_text_arg(args.new_text)))
 
 
 def _remove(args, cfg) -> int:
-    result = _store(args, cfg).remove(_target(args), read_text_arg(args.old_text))
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(_store(args, cfg).remove(_target(args), read_text_arg(args.old_text)))
 
 
 def _move(args, cfg) -> int:
-    result = move_entry(_store(args, cfg), args.text, to=args.to, source=args.source)
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(move_entry(_store(args, cfg), args.text, to=args.to, source=args.source))
 
 
 def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = None) -> dict:
@@ -191,9 +183,7 @@ def _batch(args, cfg) -> int:
     except ValueError as exc:
         emit({"success": False, "error": f"invalid batch: {exc}"}, text=say)
         return 2
-    result = _store(args, cfg).batch(ops)
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(_store(args, cfg).batch(ops))
 
 
 def _show(args, cfg) -> int:
@@ -271,8 +261,6 @@ def render_why(result: dict) -> str:
 def _undo(args, cfg) -> int:
     from tacit import changes
 
-    result = changes.undo(args.tacit, args.id)
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(changes.undo(args.tacit, args.id))
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from tacit.commands import emit, read_text_arg, say
+from tacit.commands import emit, read_text_arg, reply, say
 from tacit.learn.review import decide, decisions, memory_review, settle_past_days
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
@@ -71,9 +71,7 @@ def _show(args, cfg) -> int:
 
 def _decide(args, cfg) -> int:
     edits = [(ref, read_text_arg(text)) for ref, text in args.edit]
-    result = decide(cfg, keep=args.keep, drop=args.drop, edits=edits)
-    emit(result, text=say)
-    return 0 if result.get("success") else 1
+    return reply(decide(cfg, keep=args.keep, drop=args.drop, edits=edits))
 
 
 def _finish(cfg) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from tacit.commands import emit, exit_code, say
+from tacit.commands import emit, reply, say
 from tacit.commands.memory import move_entry, project_of
 from tacit.fsutil import atomic_write_text
 from tacit.projects import SHARED_DIR, forget_cache
@@ -57,8 +57,7 @@ def _share(args, cfg) -> int:
     else:
         result = {"success": False, "error": "say what to share: `tacit share init`, `tacit share TEXT` "
                                              "or `tacit share --skill NAME`"}
-    emit(result, text=say)
-    return exit_code(result)
+    return reply(result)
 
 
 def share_init(project) -> dict:
