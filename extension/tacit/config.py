@@ -123,24 +123,16 @@ def _coerce(key: str, value, *, from_env: bool):
         if from_env and isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
             return value.strip().lower() in _TRUE
         raise ConfigError(f"{key}: expected true/false, got {value!r}")
-    if isinstance(default, int):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
+    if isinstance(default, (int, float)):
+        kind = type(default)
+        if isinstance(value, (int,) if kind is int else (int, float)) and not isinstance(value, bool):
+            return kind(value)
         if from_env and isinstance(value, str):
             try:
-                return int(value.strip())
+                return kind(value.strip())
             except ValueError:
                 pass
-        raise ConfigError(f"{key}: expected an integer, got {value!r}")
-    if isinstance(default, float):
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if from_env and isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-        raise ConfigError(f"{key}: expected a number, got {value!r}")
+        raise ConfigError(f"{key}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
     if isinstance(default, list):
         if from_env and isinstance(value, str):
             text = value.strip()
