@@ -9,7 +9,6 @@ Design notes: docs/design/detect.md#tacitdetectcorrection
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 

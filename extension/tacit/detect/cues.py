@@ -10,7 +10,6 @@ Design notes: docs/design/detect.md#tacitdetectcues
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from tacit.lazyre import lazy

@@ -10,11 +10,11 @@ Design notes: docs/design/detect.md#tacitdetectfeatures
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
 from tacit.detect import cues as _cues
+from tacit.detect.model import bucket
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
 from tacit.detect.text import (
@@ -126,13 +126,6 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
                           _is_english(focus), original, len(words(bare)))
 
 
-def _bucket(n: int, edges: tuple[int, ...]) -> str:
-    for edge in edges:
-        if n <= edge:
-            return f"<={edge}"
-    return f">{edges[-1]}"
-
-
 def user_features(reading: MessageReading) -> dict[str, float]:
     """Named features of a read message (see module doc)."""
     if reading.skipped:
@@ -157,7 +150,7 @@ def _text_features(reading: MessageReading, f: dict[str, float]) -> int:
         f["first=" + tokens[0]] = 1.0
         f["first2=" + "_".join(tokens[:2])] = 1.0
         f["last=" + tokens[-1]] = 1.0
-    f["len" + _bucket(n, (2, 5, 10, 20, 40, 80))] = 1.0
+    f["len" + bucket(n, (2, 5, 10, 20, 40, 80))] = 1.0
     focus = reading.focus
     for name, on in (("lines>=4", focus.count("\n") >= 3),
                      ("mostly-pasted", len(reading.raw) > 2 * max(1, len(focus))),
@@ -179,7 +172,7 @@ def _cue_features(reading: MessageReading, f: dict[str, float], n: int) -> bool:
         if firm:
             f["cue-firm"] = 1.0
     if reading.hits:
-        f["cues" + _bucket(len(reading.hits), (1, 2, 3))] = 1.0
+        f["cues" + bucket(len(reading.hits), (1, 2, 3))] = 1.0
     c = reading.contrast
     if c is not None:
         f["contrast=" + c.kind] = 1.0

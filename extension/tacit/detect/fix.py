@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from tacit.detect import fix_parse
 from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
-from tacit.detect.model import model
+from tacit.detect.model import bucket, model
 from tacit.lazyre import lazy
 
 __all__ = [
@@ -137,13 +137,6 @@ def _cues(text: str, table: dict[str, re.Pattern]) -> set[str]:
     return {name for name, pattern in table.items() if pattern.search(text)}
 
 
-def _bucket(n: int, edges: tuple[int, ...]) -> str:
-    for edge in edges:
-        if n <= edge:
-            return f"<={edge}"
-    return f">{edges[-1]}"
-
-
 @dataclass(frozen=True, slots=True)
 class _Reading:
     sentences: list  # list[fix_parse.ProseSentence]
@@ -186,7 +179,7 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
     any_r = [i for i, r in enumerate(reading.remedy) if r]
     if strong_d:
         f["strong-diag"] = 1.0
-        f["first-strong-diag" + _bucket(strong_d[0], (0, 2, 5))] = 1.0
+        f["first-strong-diag" + bucket(strong_d[0], (0, 2, 5))] = 1.0
     if strong_r:
         f["strong-remedy"] = 1.0
     if strong_d and strong_r:
@@ -212,11 +205,11 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
         f["ends-asking"] = 1.0
     hedges = sum(1 for s in sentences if _HEDGE.search(s.text))
     if hedges:
-        f["hedge" + _bucket(hedges, (1, 3))] = 1.0
+        f["hedge" + bucket(hedges, (1, 3))] = 1.0
     items = sum(1 for s in sentences if s.item)
     if items:
-        f["items" + _bucket(items, (2, 6))] = 1.0
-    f["sentences" + _bucket(len(sentences), (1, 3, 6, 12, 25))] = 1.0
+        f["items" + bucket(items, (2, 6))] = 1.0
+    f["sentences" + bucket(len(sentences), (1, 3, 6, 12, 25))] = 1.0
     if isinstance(prev_user, str) and prev_user.strip():
         if _USER_PROBLEM.search(prev_user[:400]):
             f["user-reported-problem"] = 1.0

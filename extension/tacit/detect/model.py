@@ -27,6 +27,14 @@ __all__ = ["Logistic", "load_models", "sigmoid"]
 _HERE = Path(__file__).resolve().parent
 
 
+def bucket(n: int, edges: tuple[int, ...]) -> str:
+    """A count as a feature name's range part: "<=2", ">6"."""
+    for edge in edges:
+        if n <= edge:
+            return f"<={edge}"
+    return f">{edges[-1]}"
+
+
 def sigmoid(x: float) -> float:
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))

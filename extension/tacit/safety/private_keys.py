@@ -11,8 +11,6 @@ boundary can redact the middle of a key pasted over three or more messages
 
 from __future__ import annotations
 
-import re
-
 from tacit.lazyre import lazy
 
 PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
