@@ -110,17 +110,18 @@ EVENT_TYPES: dict[str, type[Event]] = {
 EVENT_KINDS = tuple(EVENT_TYPES)
 
 
-def clip_tool_args(tool_input: Any, *, keep_nested: bool = False) -> dict:
+def clip_tool_args(tool_input: Any, *, keep_nested: bool = False, limit: int = TOOL_ARG_CHARS,
+                   mark: str = "…") -> dict:
     """A tool's input as ``args``: string keys, long strings clipped to
-    ``TOOL_ARG_CHARS`` (the learners need the command or the path, not the
-    2 MB file a tool wrote), nested values dropped unless ``keep_nested``.
-    Anything but a dict gives ``{}``."""
+    ``limit`` (the learners need the command or the path, not the 2 MB file
+    a tool wrote) and ``mark`` added, nested values dropped unless
+    ``keep_nested``. Anything but a dict gives ``{}``."""
     if not isinstance(tool_input, dict):
         return {}
     out = {}
     for key, value in tool_input.items():
-        if isinstance(value, str) and len(value) > TOOL_ARG_CHARS:
-            value = value[:TOOL_ARG_CHARS] + "…"
+        if isinstance(value, str) and len(value) > limit:
+            value = value[:limit] + mark
         elif not keep_nested and isinstance(value, (dict, list)):
             continue
         out[str(key)] = value

@@ -10,7 +10,7 @@ import re
 from typing import Any, Iterable
 
 from tacit.lazyre import lazy
-from tacit.events import TOOL_ARG_CHARS
+from tacit.events import TOOL_ARG_CHARS, clip_tool_args
 from tacit.guards.shell import MAX_CHARS
 
 GUARD_ARG_CHARS = MAX_CHARS  # what the shell scan reads of a command
@@ -21,14 +21,7 @@ MAX_REPLY_CHARS = 200
 def tool_call_args(tool_input: Any) -> dict:
     """A ``tool_call``'s arguments for the guards: string keys, strings kept
     up to ``GUARD_ARG_CHARS``, nested values kept. Anything but a dict → {}."""
-    if not isinstance(tool_input, dict):
-        return {}
-    out = {}
-    for key, value in tool_input.items():
-        if isinstance(value, str) and len(value) > GUARD_ARG_CHARS:
-            value = value[:GUARD_ARG_CHARS]
-        out[str(key)] = value
-    return out
+    return clip_tool_args(tool_input, keep_nested=True, limit=GUARD_ARG_CHARS, mark="")
 
 
 def call_key(name: Any, args: Any) -> str:
