@@ -42,17 +42,20 @@ def reply_text(stdout: str, host: str | None = None) -> str | None:
     return None
 
 
+def _objects(candidates):
+    """The candidates that parse as JSON objects, in order."""
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            yield data
+
+
 def json_lines(text: str):
     """Each line of ``text`` that is a JSON object."""
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                yield data
+    return _objects(line for line in map(str.strip, text.splitlines()) if line.startswith("{"))
 
 
 def json_output(text: str):
@@ -64,13 +67,7 @@ def json_output(text: str):
 
 def json_tail(text: str, lines: int = 5):
     """The whole text as one JSON object, then each of its last ``lines`` lines, newest first."""
-    for candidate in (text, *reversed(text.splitlines()[-lines:])):
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            yield data
+    return _objects((text, *reversed(text.splitlines()[-lines:])))
 
 
 def read_tail(path: Path, cap: int) -> bytes:
