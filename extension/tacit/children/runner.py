@@ -286,10 +286,6 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def redact_command(argv: list[str], prompt: str) -> list[str]:
-    return ["<prompt>" if a == prompt else a for a in argv]
-
-
 def append_child_log(cfg, record: dict) -> None:
     append_private_line(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
                         json.dumps(record, ensure_ascii=False, default=str))
