@@ -229,14 +229,6 @@ class Config:
     def sessions_dir(self):
         return self.state_dir / "sessions"
 
-    @property
-    def sessions_dir_str(self) -> str:
-        return os.path.join(self.state_dir_str, "sessions")
-
-    @property
-    def log_file_str(self) -> str:
-        return os.path.join(self.state_dir_str, "logs", "tacit.log")
-
     def with_settings(self, **overrides) -> "Config":
         """A copy with some settings replaced (validated like config.toml)."""
         settings = dict(self.settings)

@@ -190,7 +190,6 @@ def test_default_home_is_dot_tacit_under_home(tmp_path):
     assert cfg.log_file == tmp_path / ".tacit" / "logs" / "tacit.log"
     assert cfg.children_log == tmp_path / ".tacit" / "logs" / "children.jsonl"
     assert cfg.sessions_dir == tmp_path / ".tacit" / "sessions"
-    assert cfg.sessions_dir_str == str(cfg.sessions_dir) and cfg.log_file_str == str(cfg.log_file)
 
 
 def test_tacit_home_expands_user_and_is_absolute(tmp_path, monkeypatch):
