@@ -465,3 +465,48 @@ def test_a_bare_command_survives_the_store_and_needs_an_exact_command():
     assert "bare" not in derive_guards("never run `pnpm test`")[0].match.to_dict()  # stored as before
     assert derive_guards("never run a bare `git push --force`") == ()  # flags: not a bare command
     assert derive_guards("never run a plain old build") == ()
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # the project's script over the tool it wraps, "bare … invocation" read as the tool itself
+    ("- **Use `yarn e2e`, not a bare `vitest` invocation.** `yarn e2e` runs the `pree2e` step first.",
+     ["vitest", "npx vitest run test/e2e", "vitest run"], ["yarn e2e", "yarn e2e -t 'Browser Tracing'", "yarn build"]),
+    ("Use `make lint`, not the plain ruff command.", ["ruff check .", "ruff format src"],
+     ["make lint", "make test", "uv sync"]),
+    ("Use `pnpm test`, not jest.", ["jest", "npx jest src/a.test.ts"], ["pnpm test", "pnpm test -- a.test.ts"]),
+])
+def test_a_project_script_over_the_tool_it_wraps(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line", [
+    "use `uv run pytest`, not pytest",  # the script names the tool: a guard would stop the script itself
+    "Use `slices.Clone`, not append",  # code, not a command
+    "Use `pnpm install`, not a bare `cargo` invocation",  # cargo is not a tool a node script wraps
+])
+def test_script_over_tool_needs_a_runner_a_wrapped_tool_and_no_overlap(line):
+    assert not derive_guards(line)
+
+
+def test_rc_files_cover_their_config_variants():
+    guard_set = guards_of("- Do not create, modify, or suggest `.eslintrc`, `eslint.config.*`, or `.prettierrc` files")
+    for path in (".eslintrc", ".eslintrc.json", ".eslintrc.cjs", "eslint.config.mjs", ".prettierrc", ".prettierrc.yaml"):
+        assert guard_set.check(_call("Edit", path)), path
+        assert not guard_set.check(_call("Read", path)), path
+    for path in (".oxlintrc.json", "src/eslint.ts", ".prettierignore", "package.json"):
+        assert not guard_set.check(_call("Edit", path)), path
+
+
+def test_whose_folder_and_during_development_change_nothing():
+    (spec,) = derive_guards("- During development don't EVER write to my personal ~/.km dir")
+    assert spec.match.patterns == ("~/.km/",)
+    (spec,) = derive_guards("don't edit our local `cache/` folder")
+    assert spec.match.patterns == ("cache/",)
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert guard_set.check(_call("Edit", "cache/a.json")) and not guard_set.check(_call("Edit", "src/cache.ts"))
+    # a scope the matcher cannot see is still a condition: it vetoes
+    assert not derive_guards("while developing, don't write to ~/.km")

@@ -73,9 +73,12 @@ _LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codeba
          r"the (?:project|repo|team))"
          r"\s+)?(?:only\s+|must\s+|should\s+)?")
 
+# "not a bare `vitest` invocation": the program itself, run without the project's script
+_BARE_Y = r"(?:(?:a|the)\s+)?(?:(?:bare|plain|raw|direct)\s+)?"
+_CALL = r"(?:\s+(?:invocations?|calls?|commands?|runs?))?"
 _ALTERNATIVE = [lazy(p, re.I) for p in (
     # use pnpm, not npm · we use pnpm, never npm · use uv and never pip
-    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_YS}",
+    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
     # use pnpm instead of npm · pnpm rather than npm
     rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
     # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only
@@ -136,6 +139,19 @@ def _alike(x: str, y: str) -> bool:
     return x == y or bool(_FAMILY_OF.get(x, set()) & _FAMILY_OF.get(y, set()))
 
 
+_SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
+_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run"}
+
+
+def _script_over_tool(x_text: str, y: str) -> bool:
+    """"use `yarn e2e`, not vitest": a project script (a runner and its
+    script) over the tool it wraps; never when the script names the tool
+    ("use `uv run pytest`, not pytest" would stop the script itself)."""
+    words = x_text.lower().split()
+    return (len(words) >= 2 and bool(_FAMILY_OF.get(words[0], set()) & _SCRIPT_RUNNERS)
+            and bool(_FAMILY_OF.get(y, set()) & _WRAPPED_TOOLS) and y not in words)
+
+
 def _alternative(sentence: str, because: str) -> GuardSpec | None:
     for pattern in _ALTERNATIVE:
         m = pattern.fullmatch(sentence)
@@ -153,7 +169,7 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             if not words:
                 break
             head = words[0].lower()
-            if head not in _FAMILY_OF or not _alike(x_head, head):
+            if head not in _FAMILY_OF or not (_alike(x_head, head) or _script_over_tool(x_text, head)):
                 break
             if len(words) > 1:  # `npm install` (quoted): one program and its subcommand
                 if len(ys) > 1 or not y.startswith(("`", "'", '"')):

@@ -90,6 +90,9 @@ def _removals(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(RemoveMatch(patterns, ops), because)
 
 
+_RC_FILE = re.compile(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
+
+
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
     text, below = text.strip(), None
@@ -104,4 +107,6 @@ def _path_list(text: str) -> tuple | None:
         if below:
             p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
         patterns.append(p)
+        if _RC_FILE.fullmatch(p):
+            patterns.append(p + ".*")  # "`.eslintrc`": also .eslintrc.json, .eslintrc.js …
     return tuple(dict.fromkeys(patterns)) or None
