@@ -510,3 +510,34 @@ def test_whose_folder_and_during_development_change_nothing():
     assert guard_set.check(_call("Edit", "cache/a.json")) and not guard_set.check(_call("Edit", "src/cache.ts"))
     # a scope the matcher cannot see is still a condition: it vetoes
     assert not derive_guards("while developing, don't write to ~/.km")
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    ("never rename files with mv, use git mv", ["mv a.py b.py", "mv -f lib/old.dart lib/new.dart"],
+     ["git mv a.py b.py", "git add b.py", "ls"]),
+    ("don't delete files with `rm`", ["rm a.txt", "rm -rf build"], ["git rm a.txt", "ls"]),
+])
+def test_the_program_whose_job_the_verb_names(line, violations, fine):
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson") for spec in derive_guards(line)])
+    assert guard_set.guards, line
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line", [
+    "never copy secrets with cp",  # the object narrows it: not every cp
+    "don't edit files with sed",  # sed also only reads (sed -n): not every sed
+    "never stage files with mv",  # not what mv is for
+])
+def test_a_narrowed_or_unrelated_verb_with_a_program_stays_a_memory(line):
+    assert not derive_guards(line)
+
+
+def test_what_a_quoted_path_is_does_not_become_a_path():
+    guard_set = guards_of("3. Do not delete or rename files under `docs/images/` as frozen snapshots")
+    assert stops(guard_set, "rm docs/images/crew.png")
+    assert stops(guard_set, "git mv docs/images/crew.png docs/images/old.png")
+    assert not stops(guard_set, "cp docs/images/crew.png /tmp/") and not stops(guard_set, "ls docs/images")
+    assert not guard_set.check(_call("Edit", "docs/images/README.md"))

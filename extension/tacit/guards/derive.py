@@ -379,6 +379,15 @@ _WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|usi
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
+_WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
+                    r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
+                    r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
+# what a one-word program is for, by the stems of the verbs that name its job
+_PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
+            "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
+            "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
+
+
 # "`git push --force` is forbidden": a quoted command, then the prohibition
 _FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
                                 r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
@@ -440,13 +449,15 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             out = [_run(f"never run {i}", because) for i in items]
             if all(out):
                 return out
-    m = _WITH_COMMAND.fullmatch(sentence)
+    m = _WITH_COMMAND.fullmatch(sentence) or _WITH_PROGRAM.fullmatch(sentence)
     if m:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
         spec = _run(f"never run `{cmd}`", because)
         if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
             return [spec]
+        if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
+            return [spec]  # "never rename files with mv": the program whose job the verb names
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:
         spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word

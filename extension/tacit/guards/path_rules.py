@@ -95,7 +95,8 @@ _RC_FILE = re.compile(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
 
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
-    text, below = text.strip(), None
+    # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path
+    text, below = re.sub(r"(`[^`]+`)\s+as\s+(?:an?\s+|the\s+)?[a-z][a-z -]*", r"\1", text.strip(), flags=re.I), None
     where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
     if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
         text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
