@@ -541,3 +541,13 @@ def test_what_a_quoted_path_is_does_not_become_a_path():
     assert stops(guard_set, "git mv docs/images/crew.png docs/images/old.png")
     assert not stops(guard_set, "cp docs/images/crew.png /tmp/") and not stops(guard_set, "ls docs/images")
     assert not guard_set.check(_call("Edit", "docs/images/README.md"))
+
+
+def test_vendored_files_are_the_vendor_folder():
+    guard_set = guards_of("**Never edit vendored files directly**—use `go get` then `make vendor`.")
+    assert guard_set.check(_call("Edit", "vendor/github.com/containers/storage/store.go"))
+    assert stops(guard_set, "sed -i 's/a/b/' vendor/github.com/containers/image/copy.go")
+    assert not guard_set.check(_call("Read", "vendor/github.com/containers/storage/store.go"))
+    assert not guard_set.check(_call("Edit", "libpod/container.go"))
+    assert not stops(guard_set, "go get github.com/containers/storage@main")
+    assert not derive_guards("never add vendored files")  # adding is not editing what is there

@@ -47,7 +47,14 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
 )]
 
 
+# "never edit vendored files": the conventional folder of vendored code
+_VENDORED = re.compile(rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all)\s+)?vendored\s+"
+                       r"(?:files?|code|sources?|dependencies|deps|packages|libraries|modules)", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
+    if _VENDORED.fullmatch(sentence):
+        return GuardSpec(PathMatch(("vendor/",)), because)
     for pattern in _PATH_LESSONS:
         m = pattern.fullmatch(sentence)
         if not m:
