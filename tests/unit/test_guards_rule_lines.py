@@ -551,3 +551,21 @@ def test_vendored_files_are_the_vendor_folder():
     assert not guard_set.check(_call("Edit", "libpod/container.go"))
     assert not stops(guard_set, "go get github.com/containers/storage@main")
     assert not derive_guards("never add vendored files")  # adding is not editing what is there
+
+
+def test_made_things_that_live_in_the_lines_one_folder():
+    guard_set = guards_of("- Build outputs and native plugins live in `package-dev/`; do not hand-edit generated "
+                          "assemblies or downloaded native artifacts.")
+    assert guard_set.check(_call("Edit", "package-dev/Runtime/Sentry.Unity.dll"))
+    assert not guard_set.check(_call("Read", "package-dev/Runtime/Sentry.Unity.dll"))
+    assert not guard_set.check(_call("Edit", "src/Sentry.Unity/SentryUnity.cs"))
+
+
+@pytest.mark.parametrize("line", [
+    "do not hand-edit generated assemblies",  # no folder: a memory
+    "Types are in `src/types/`; don't edit generated files",  # "are in" does not say all of them are made
+    "Run `pnpm generate`; do not edit generated files",  # a command, not a folder
+    "Outputs live in `dist/` and `build/`; don't edit generated bundles",  # which folder: not one
+])
+def test_made_things_need_one_folder_they_live_in(line):
+    assert not derive_guards(line)
