@@ -63,6 +63,7 @@ class Service:
         self.cut = 0
         self.cacheable = False
         self.searches = Searches(cfg)
+        self.kept = context_cache.Kept(cfg, self.folder)  # SessionStart answers kept for a cold start
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
         self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
 
@@ -155,6 +156,7 @@ class Service:
             if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
+            self.kept.forget()  # kept before the watchers: walked again once
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
@@ -343,7 +345,7 @@ class Service:
     def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
         """For the next cold start (``tacit.service.context_cache``), after the reply."""
         try:
-            context_cache.save(self.cfg, self.folder, host, body, text, started)
+            self.kept.save(host, body, text, started)
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
 
@@ -407,6 +409,7 @@ class _OnChange(FileSystemEventHandler):
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith((".lock", ".tmp")):
             return
+        self.service.kept.forget()
         context_cache.clear(self.service.folder)  # kept session answers may show what changed
         self.service.engine.reload_stores()
 
