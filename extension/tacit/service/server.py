@@ -103,16 +103,18 @@ class Service:
             return True
         except BlockingIOError:
             pass
-        # held: by a live service (then leave), or one that is shutting down (then wait)
-        if _connectable(self.folder):
-            return False
+        # held: by a live service or one still starting (then leave as soon as it
+        # listens), or one that is shutting down (then wait for its lock)
         deadline = time.monotonic() + 3.0
         while time.monotonic() < deadline:
+            if _connectable(self.folder):
+                return False
+            time.sleep(0.05)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return True
             except BlockingIOError:
-                time.sleep(0.05)
+                pass
         return False
 
     def _bind(self) -> None:
