@@ -175,12 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from tacit.config import load_config
 
-        cfg = load_config()
-        if cfg.host == "hermes":
-            # under Hermes the memory limits are Hermes's own (its config.yaml)
-            from tacit.hosts.hermes.settings import adapt_config
+        from tacit.hosts import spec as host_specs
 
-            cfg = adapt_config(cfg)
+        cfg = load_config()
+        host = host_specs.get(cfg.host or "")
+        if host is None and cfg.host and host_specs.discover():
+            host = host_specs.get(cfg.host)  # a host shipped as its own package
+        if host is not None and host.adapt_config:
+            cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
         from tacit.app import Tacit
         from tacit.children.env import actor_from_env
         from tacit.children.orphans import reap

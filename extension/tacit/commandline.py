@@ -13,9 +13,10 @@ import os
 import shlex
 import sys
 
+from tacit.hosts import spec as host_specs
 from tacit.paths import PACKAGE_DIR, python_argv
 
-__all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_command", "is_tacit_hook"]
+__all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_command", "hook_target", "is_tacit_hook"]
 
 
 def tacit_argv(*args: str) -> list[str]:
@@ -41,14 +42,31 @@ HOOK_CLIENT = "tacit.hosts.hook_client"
 
 
 def hook_command(python: str, host: str, event: str) -> str:
-    """The shell command a Claude Code / Codex hook runs: the hook client
-    with ``-I`` (isolated: no PYTHON* variables, no user site, no project
-    folder on ``sys.path``) and ``-S`` (no site: the code puts tacit's own
-    folder on ``sys.path``, which is all the client needs)."""
+    """The shell command a host's hook runs: the hook client with ``-I``
+    (isolated: no PYTHON* variables, no user site, no project folder on
+    ``sys.path``) and ``-S`` (no site: the code puts tacit's own folder on
+    ``sys.path``, which is all the client needs), then the host, the event,
+    the seconds it waits for the service and how a headless run is told
+    (the host's spec: ``hook_bounds``, ``headless``)."""
     package_parent = os.path.dirname(PACKAGE_DIR)
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
             f"from {HOOK_CLIENT} import main; main()")
-    return f"{shlex.quote(python)} -I -S -c {shlex.quote(code)} {host} {event}"
+    spec = host_specs.get(host)
+    bound = spec.hook_bounds.get(event, host_specs.DEFAULT_HOOK_BOUND) if spec else host_specs.DEFAULT_HOOK_BOUND
+    tail = [host, event, f"{bound:g}", *([spec.headless] if spec and spec.headless else [])]
+    return f"{shlex.quote(python)} -I -S -c {shlex.quote(code)} {shlex.join(tail)}"
+
+
+def hook_target(command) -> tuple[str, str] | None:
+    """(host, event) of a hook command tacit wrote (this version's, or an older one's)."""
+    if not is_tacit_hook(command):
+        return None
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return None
+    rest = argv[argv.index("-c") + 2:] if "-c" in argv[:-1] else argv[-2:]
+    return (rest[0], rest[1]) if len(rest) >= 2 else None
 
 
 def is_tacit_hook(command) -> bool:

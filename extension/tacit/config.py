@@ -331,10 +331,12 @@ def load_config(env=None, host: str | None = None) -> Config:
 
     from tacit.hosts import spec as host_specs
 
-    markers = tuple(h.shell_marker for h in host_specs.registry().values() if h.shell_marker)
-    captured = {k: env[k] for k in ("HOME", "PATH", "HERMES_HOME", "CLAUDE_CONFIG_DIR",
-                                     "PI_CODING_AGENT_DIR", "CODEX_HOME", "TACIT_LOG_LEVEL",
-                                     "TACIT_ACTOR", "TACIT_PROJECT", *markers) if k in env}
+    if host and host_specs.get(host) is None:
+        host_specs.discover()  # a host shipped as its own package
+    hosts = host_specs.registry().values()
+    wanted = [*(h.shell_marker for h in hosts if h.shell_marker), *(v for h in hosts for v in h.env_vars)]
+    captured = {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
+                if k in env}
     return Config(
         home=home,
         state_dir=state_dir,

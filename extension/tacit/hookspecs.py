@@ -91,4 +91,8 @@ RESULT_TYPES: dict[str, type[Result]] = {
 
 # What each host realises (docs/hosts/*.md has how):
 # context at session start / next to a prompt, user notices, and tool blocks.
-HONOURED: dict[str, frozenset[str]] = host_specs.table("honoured")  # each host's spec says it
+def honoured(host: str) -> frozenset[str]:
+    """What ``host`` shows of a handler's result (its spec's ``honoured``; a host
+    registered later, from its own package, included)."""
+    spec = host_specs.get(host or "")
+    return spec.honoured if spec is not None else frozenset()

@@ -314,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
 def measure_loaded(args, env, home, project, guarded, commands, python, rounds, hook_command) -> dict:
     from service_load import Nuisance, lost_and_doubled, old_observations, stream, wait_until_pending_done
 
-    from tacit.hosts.hook_client import BOUNDS
+    from tacit.hosts import spec
+
+    BOUNDS = spec.get("claude-code").hook_bounds  # noqa: N806 — the hook's own bounds, from its spec
     from tacit.paths import socket_path
 
     # idle and loaded rounds alternate: the shared machine's load hits both alike

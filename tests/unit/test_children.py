@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import write_config
 
-from tacit.children.commands import DEFAULT_COMMANDS, agent_available, build_command, timeout_for
+from tacit.children.commands import default_commands, agent_available, build_command, timeout_for
 from tacit.children.env import process_env
 from tacit.children.launch import run_job_id
 from tacit.children.prompts import render_job_prompt
@@ -166,7 +166,7 @@ def test_claude_style_json_usage_is_parsed_into_the_log(agent):
     assert record["usage"] == {"usage": {"input_tokens": 1500, "cache_read_input_tokens": 200,
                                          "output_tokens": 80},
                                "total_cost_usd": 0.0123, "num_turns": 2, "duration_ms": 1234,
-                               "is_error": False}
+                               "is_error": False, "format": "claude-code"}
     assert child_records(cfg)[-1]["usage"]["total_cost_usd"] == 0.0123
 
 
@@ -410,7 +410,7 @@ def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path)
     assert argv[-1] == str(tmp_path / "prompt.md") and (tmp_path / "prompt.md").read_text() == "hello"
     assert (tmp_path / "prompt.md").stat().st_mode & 0o777 == 0o600 and command.stdin is None
     assert argv[-3:-1] == ["--max", "12"] and "memory" in argv
-    assert set(DEFAULT_COMMANDS) == {"claude-code", "hermes", "pi", "codex"}
+    assert set(default_commands()) == {"claude-code", "hermes", "pi", "codex"}
     with pytest.raises(RuntimeError):
         build_command(cfg, None, job(), "x", tmp_path)
 

@@ -40,7 +40,7 @@ def test_plugin_files_are_complete_and_well_formed(tmp_path):
     for event, groups in hooks["hooks"].items():
         [hook] = groups[0]["hooks"]
         argv = shlex.split(hook["command"])
-        assert argv[:4] == [sys.executable, "-I", "-S", "-c"] and argv[-2:] == ["claude-code", event]
+        assert argv[:4] == [sys.executable, "-I", "-S", "-c"] and argv[5:7] == ["claude-code", event]
         assert isinstance(hook["timeout"], int) and 0 < hook["timeout"] <= 10
     assert files["bin/tacit"][1] == 0o755 and sys.executable in files["bin/tacit"][0]
     for name in ("memory-consolidate.md", "memory-skills.md"):

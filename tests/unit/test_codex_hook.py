@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tacit.children.commands import DEFAULT_COMMANDS, build_command
-from tacit.children.runner import parse_usage
+from tacit.children.commands import default_commands, build_command
+from tacit.children.output import parse_usage
 from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
 from tacit.hosts.codex.install import HOOK_TIMEOUTS, hook_command
@@ -57,7 +57,7 @@ def codex(quiet_cfg):
 
 def test_events_registered_are_a_subset_of_the_ones_translated():
     assert set(HOOK_TIMEOUTS) <= set(codex_hook.EVENT_NAMES)
-    assert hooks.HANDLERS["codex"] is codex_hook.handle
+    assert hooks.handler_of("codex") is codex_hook.handle
 
 
 def test_a_turn_as_codex_sends_it(quiet_cfg, codex):
@@ -148,7 +148,7 @@ def test_child_command_template(cfg, tmp_path):
     with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p",
                                tmp_path).argv
     assert with_model[with_model.index("--model") + 1] == "gpt-small"
-    assert DEFAULT_COMMANDS["codex"][0] == "codex"
+    assert default_commands()["codex"][0] == "codex"
 
 
 def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):
@@ -160,4 +160,4 @@ def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):
     ]).encode()
     usage = parse_usage(stdout, Path(tmp_path) / "missing.json")
     assert usage == {"usage": {"input_tokens": 20579, "cached_input_tokens": 0, "output_tokens": 41,
-                               "reasoning_output_tokens": 0}}
+                               "reasoning_output_tokens": 0}, "format": "codex"}

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from install_helpers import digest
+from tacit import commandline
 from tacit.hosts.codex import install as inst
 
 USER_CONFIG = '''model = "gpt-test"
@@ -74,7 +75,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
         assert hook == {"type": "command", "command": inst.hook_command(sys.executable, event),
                         "timeout": inst.HOOK_TIMEOUTS[event], "statusMessage": inst.HOOK_NAMES[event]}
         assert hook["statusMessage"].startswith("tacit: ")  # what /hooks shows, not "Unnamed hook"
-        assert hook["command"].endswith(f" codex {event}") and " -I -S -c " in hook["command"]
+        assert commandline.hook_target(hook["command"]) == ("codex", event) and " -I -S -c " in hook["command"]
 
     config_text = (codex_dir(home) / "config.toml").read_text()
     assert tomllib.loads(config_text) == {"features": {"hooks": True}}

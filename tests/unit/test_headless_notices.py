@@ -10,6 +10,7 @@ import pytest
 
 from tacit.hosts import hook_client
 
+CLAUDE = ["claude-code", "Stop", "4", "env:CLAUDE_CODE_ENTRYPOINT=sdk,tty"]  # the command's tail (its spec)
 REPLY = json.dumps({"systemMessage": "Noted (fact): This project uses yarn.\ntacit saved 1 entry"}).encode()
 
 
@@ -33,18 +34,19 @@ def test_a_headless_run_gets_its_notices_on_its_terminal(terminal, monkeypatch):
     master, tty = terminal
     monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
     monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
-    assert hook_client.tell_terminal(["claude-code", "Stop"], REPLY, tty=tty)
+    assert hook_client.tell_terminal(CLAUDE, REPLY, tty=tty)
     shown = read_all(master).replace("\r\n", "\n")
     assert shown == "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n"
 
 
 @pytest.mark.parametrize("environ, argv, reply", [
-    ({b"CLAUDE_CODE_ENTRYPOINT": b"cli"}, ["claude-code", "Stop"], REPLY),  # interactive: the host shows it
-    ({}, ["claude-code", "Stop"], REPLY),
-    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["claude-code", "Stop"], b'{"hookSpecificOutput": {}}'),
-    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["claude-code", "Stop"], b""),
-    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli", b"TACIT_CHILD": b"1"}, ["claude-code", "Stop"], REPLY),
-    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["other-host", "Stop"], REPLY),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"cli"}, CLAUDE, REPLY),  # interactive: the host shows it
+    ({}, CLAUDE, REPLY),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, CLAUDE, b'{"hookSpecificOutput": {}}'),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, CLAUDE, b""),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli", b"TACIT_CHILD": b"1"}, CLAUDE, REPLY),
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["other-host", "Stop", "3"], REPLY),  # no headless rule
+    ({b"CLAUDE_CODE_ENTRYPOINT": b"sdk-cli"}, ["claude-code", "Stop"], REPLY),  # an older command: none
 ])
 def test_nothing_is_written_where_the_host_shows_it_or_there_is_nothing(terminal, monkeypatch, environ, argv, reply):
     master, tty = terminal
@@ -59,7 +61,7 @@ def test_nothing_is_written_where_the_host_shows_it_or_there_is_nothing(terminal
 def test_no_terminal_is_no_error(monkeypatch, tmp_path):
     monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
     monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
-    assert not hook_client.tell_terminal(["claude-code", "Stop"], REPLY, tty=str(tmp_path / "no-such-tty"),
+    assert not hook_client.tell_terminal(CLAUDE, REPLY, tty=str(tmp_path / "no-such-tty"),
                                          ancestors=0)
 
 
@@ -70,7 +72,7 @@ def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_p
 
     hook = tmp_path / "hook.py"
     hook.write_text("import sys\nfrom tacit.hosts import hook_client\n"
-                    f"print(hook_client.tell_terminal(['codex', 'Stop'], {REPLY!r}, tty='/nonexistent'))\n")
+                    f"print(hook_client.tell_terminal(['codex', 'Stop', '4', 'argv:exec,stderr'], {REPLY!r}, tty='/nonexistent'))\n")
     host = tmp_path / "codex.py"  # stands in for the host process: `<interpreter> codex.py exec …`
     host.write_text("import subprocess, sys\n"
                     f"out = subprocess.run([sys.executable, {str(hook)!r}], capture_output=True, text=True)\n"
@@ -83,3 +85,22 @@ def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_p
     interactive = subprocess.run([sys.executable, str(host), "--", "hello"], capture_output=True, text=True,
                                  env=env, timeout=60)
     assert interactive.stdout.strip() == "False" and interactive.stderr == ""
+
+
+def test_the_hook_command_carries_its_hosts_bound_and_headless_rule():
+    import shlex
+    import sys
+
+    from tacit.commandline import hook_command, hook_target
+
+    command = hook_command(sys.executable, "claude-code", "PreToolUse")
+    assert shlex.split(command)[-3:] == ["PreToolUse", "2", "env:CLAUDE_CODE_ENTRYPOINT=sdk,tty"]
+    assert shlex.split(hook_command(sys.executable, "codex", "SessionEnd"))[-3:] == ["SessionEnd", "0.8",
+                                                                                      "argv:exec,stderr"]
+    assert shlex.split(hook_command(sys.executable, "codex", "Notification"))[-3:-1] == ["Notification", "3"]
+    assert hook_target(command) == ("claude-code", "PreToolUse")
+    older = command.rsplit(" PreToolUse ", 1)[0] + " PreToolUse"  # as an earlier version wrote it
+    assert hook_target(older) == ("claude-code", "PreToolUse")
+    assert hook_client.bound_of(["claude-code", "PreToolUse"]) == hook_client.DEFAULT_BOUND
+    assert hook_client.bound_of(["h", "e", "0.8"]) == 0.8 and hook_client.bound_of(["h", "e", "x"]) == 3.0
+    assert hook_client.headless_rule("env:X=y,sideways") is None

@@ -9,9 +9,8 @@ import pytest
 
 from tacit.children import commands
 from tacit.children.env import actor_from_env
-from tacit.hookspecs import HONOURED
+from tacit.hookspecs import honoured
 from tacit.hosts import spec
-from tacit.hosts.runtime import HOST_FEATURES
 
 
 @pytest.fixture
@@ -25,11 +24,11 @@ def clean_registry():
 
 def test_the_four_builtin_hosts_and_their_tables():
     assert spec.names() == ("claude-code", "codex", "hermes", "pi")
-    assert HONOURED == spec.table("honoured")
-    assert "tool_call.ask" in HONOURED["claude-code"] and "tool_call.ask" not in HONOURED["codex"]
-    assert HOST_FEATURES == {"hermes": spec.get("hermes").features, "pi": spec.get("pi").features}
-    assert commands.DEFAULT_COMMANDS["codex"][:2] == ["codex", "exec"]
-    assert commands.STDIN_ARG == {"claude-code": None, "codex": "-", "hermes": "hermes", "pi": None}
+    assert {name: honoured(name) for name in spec.names()} == spec.table("honoured")
+    assert "tool_call.ask" in honoured("claude-code") and "tool_call.ask" not in honoured("codex")
+    assert honoured("no-such-host") == frozenset()
+    assert commands.default_commands()["codex"][:2] == ["codex", "exec"]
+    assert spec.table("prompt_stdin") == {"claude-code": None, "codex": "-", "hermes": None, "pi": None}
     assert spec.get("hermes").memory_tools == ("memory",)
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from tacit.detect.analysis import analyse
+from tacit.hosts.claude_code.replay import read as read_claude_code
+from tacit.hosts.runtime import build_engine
 from tacit.learn import replay as replay_mod
-from tacit.learn.replay import FileStats, detect_format, expand_paths, read_claude_code, read_tacit, replay
+from tacit.learn.replay import FileStats, detect_format, expand_paths, read_tacit
 from tacit.stores import ledger as ledger_mod
 from tacit.stores.memory import MemoryStore
 
@@ -25,6 +27,10 @@ EXAMPLES = ROOT / "docs" / "examples"
 CLAUDE_EXAMPLE = EXAMPLES / "claude-code-session.jsonl"
 TACIT_EXAMPLE = EXAMPLES / "session.jsonl"
 FAKE_AGENT = ROOT / "tests" / "fake_agent" / "fake_agent.py"
+
+
+def replay(cfg, paths, **kwargs):
+    return replay_mod.replay(cfg, paths, build_engine=build_engine, **kwargs)
 
 
 def tacit_cli(env, *args, stdin=None):

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from tacit.children.commands import timeout_for
 from tacit.children.prices import price_for
 from tacit.hookspecs import CHILD_KINDS
+from tacit.hosts import spec as host_specs
 from tacit.stores import jobs, notices
 from tacit.stores.ledger import Ledger
 
@@ -35,7 +36,7 @@ class Spend:
         return asdict(self)
 
 
-def _int(value) -> int:
+def as_int(value) -> int:
     if isinstance(value, bool):
         return 0
     if isinstance(value, (int, float)) and value >= 0:
@@ -43,13 +44,13 @@ def _int(value) -> int:
     return 0
 
 
-def _float(value) -> float | None:
+def as_float(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return None
     return float(value)
 
 
-def _priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
+def priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
     price = price_for(cfg, model)
     if price is None:
         return None, "unknown"
@@ -57,66 +58,17 @@ def _priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
 
 
 def normalise(cfg, usage, *, model: str = "") -> Spend | None:
-    """A ``Spend`` from what a host reported (``runner.parse_usage``); None
+    """A ``Spend`` from what a host reported (``output.parse_usage``: its
+    ``"format"`` names the host whose ``child.spend`` reads it); None
     when it reported nothing usable. ``model``: the child's model when the
     report does not name it (Codex)."""
     if not isinstance(usage, dict):
         return None
-    inner = usage.get("usage") if isinstance(usage.get("usage"), dict) else None
-    if "estimated_cost_usd" in usage or "api_calls" in usage:  # Hermes's --usage-file
-        return _hermes(cfg, usage, model)
-    if inner is None:
+    host = host_specs.get(str(usage.get("format") or ""))
+    reader = host.load("child") if host is not None else None
+    if reader is None:
         return None
-    if usage.get("format") == "pi":
-        return _pi(cfg, inner, usage.get("model") or model)
-    if "cached_input_tokens" in inner or "reasoning_output_tokens" in inner:  # Codex / OpenAI
-        return _openai(cfg, inner, model)
-    return _anthropic(cfg, usage, inner, model)
-
-
-def _anthropic(cfg, usage: dict, inner: dict, model: str) -> Spend:
-    inp, out = _int(inner.get("input_tokens")), _int(inner.get("output_tokens"))
-    read, write = _int(inner.get("cache_read_input_tokens")), _int(inner.get("cache_creation_input_tokens"))
-    models = usage.get("models") if isinstance(usage.get("models"), list) else []
-    name = str(models[0]) if models else model
-    usd = _float(usage.get("total_cost_usd"))
-    source = "host"
-    if usd is None:
-        usd, source = _priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
-    return Spend(inp + out + read + write, inp, out, read, write, usd, source, name)
-
-
-def _openai(cfg, inner: dict, model: str) -> Spend:
-    total_in, out = _int(inner.get("input_tokens")), _int(inner.get("output_tokens"))
-    cached = min(_int(inner.get("cached_input_tokens")), total_in)
-    usd, source = _priced(cfg, model, input=total_in - cached, output=out, cache_read=cached)
-    return Spend(total_in + out, total_in - cached, out, cached, 0, usd, source, model)
-
-
-def _hermes(cfg, usage: dict, model: str) -> Spend:
-    inp, out = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
-    read, write = _int(usage.get("cache_read_tokens")), _int(usage.get("cache_write_tokens"))
-    tokens = _int(usage.get("total_tokens")) or inp + out + read + write
-    name = str(usage.get("model") or model or "")
-    usd, source = _float(usage.get("estimated_cost_usd")), "host"
-    if usd is None or str(usage.get("cost_status") or "").lower() in ("unknown", "none", ""):
-        usd, source = _priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
-    return Spend(tokens, inp, out, read, write, usd, source, name)
-
-
-def _pi(cfg, inner: dict, model: str) -> Spend:
-    inp, out = _int(inner.get("input")), _int(inner.get("output"))
-    read, write = _int(inner.get("cacheRead")), _int(inner.get("cacheWrite"))
-    tokens = _int(inner.get("totalTokens")) or inp + out + read + write
-    cost = inner.get("cost") if isinstance(inner.get("cost"), dict) else {}
-    usd, source = _float(cost.get("total")), "host"
-    if not usd:  # pi reports 0 for a model without prices in its registry
-        priced, how = _priced(cfg, model, input=inp, output=out, cache_read=read, cache_write=write)
-        if priced is not None or usd is None:
-            usd, source = priced, how
-        elif tokens:
-            usd, source = None, "unknown"
-    return Spend(tokens, inp, out, read, write, usd, source, str(model or ""))
+    return reader.spend(cfg, usage, model)
 
 
 # ---------------------------------------------------------------------------
@@ -151,8 +103,8 @@ def spent(conn, start: float, end: float) -> tuple[int, float]:
     for record in jobs.records_finished(conn, start, end):
         spend = spend_of(record)
         if spend:
-            tokens += _int(spend.get("tokens"))
-            usd += _float(spend.get("usd")) or 0.0
+            tokens += as_int(spend.get("tokens"))
+            usd += as_float(spend.get("usd")) or 0.0
     return tokens, usd
 
 
@@ -161,8 +113,8 @@ def _estimate(conn) -> tuple[int, float]:
     spends = [s for s in map(spend_of, jobs.recent_records(conn, ESTIMATE_RUNS * 3)) if s][:ESTIMATE_RUNS]
     if not spends:
         return 0, 0.0
-    return (sum(_int(s.get("tokens")) for s in spends) // len(spends),
-            sum(_float(s.get("usd")) or 0.0 for s in spends) / len(spends))
+    return (sum(as_int(s.get("tokens")) for s in spends) // len(spends),
+            sum(as_float(s.get("usd")) or 0.0 for s in spends) / len(spends))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,12 @@
-"""Child agent commands: one template per host, overridable in config.
+"""Child agent commands: one template per host (its spec's ``child_command``),
+overridable in config (``child_command``).
 
-``claude -p``, ``hermes -z``, ``pi -p`` and ``codex exec`` differ only in
-argv and in how they report usage, so they are data (``DEFAULT_COMMANDS``),
-overridable with ``child_command``. Placeholders: ``{prompt}``,
-``{prompt_file}``, ``{model}``, ``{max_turns}``, ``{usage_file}``, ``{tacit}``
-(tacit's own command line, ``tacit.commandline``), ``{pi_extension}``,
-``{data_dir}``. Each host's own switch keeps the child inert besides
-``TACIT_CHILD=1`` (``disableAllHooks`` for Claude Code, ``--disable hooks``
-for Codex, ``--no-extensions`` for pi).
+Placeholders: ``{prompt}``, ``{prompt_file}``, ``{model}``, ``{max_turns}``,
+``{usage_file}``, ``{tacit}`` (tacit's own command line,
+``tacit.commandline``), ``{pi_extension}``, ``{data_dir}``. The prompt goes
+on stdin (the spec's ``prompt_stdin``), or the host's ``child`` module builds
+the command itself (``command``). Each host's own switch keeps the child
+inert besides ``TACIT_CHILD=1``.
 
 Design notes: docs/design/children.md#tacitchildrencommands
 """
@@ -23,17 +22,19 @@ from pathlib import Path
 from tacit.commandline import tacit_argv
 from tacit.hosts import spec as host_specs
 
-# each host's child command, from its spec (tacit.hosts.<name>.spec)
-DEFAULT_COMMANDS: dict[str, list[str]] = {n: list(c) for n, c in host_specs.table("child_command").items() if c}
-# how the prompt reaches each host's default command instead of "{prompt}" (module docstring)
-STDIN_ARG = host_specs.table("prompt_stdin")
-# Hermes: its entry point, with the prompt from stdin in sys.argv (never on the command line)
-HERMES_STDIN_SHIM = ("import sys\n"
-                     "from hermes_cli.main import main\n"
-                     "sys.argv = ['hermes', '--oneshot=' + sys.stdin.read(), *sys.argv[1:]]\n"
-                     "sys.exit(main())\n")
-DEFAULT_MODELS = host_specs.table("child_model")
 NOTHING_TO_SAVE = "Nothing to save."
+
+
+def default_commands() -> dict[str, list[str]]:
+    """Each host's child command template (its spec's ``child_command``), read when asked:
+    a host registered later (its own package) has one too."""
+    return {name: list(command) for name, command in host_specs.table("child_command").items() if command}
+
+
+def default_model(host: str | None) -> str:
+    """The model a host's child uses when ``child_model`` is not configured (its spec)."""
+    spec = host_specs.get(host or "")
+    return spec.child_model if spec is not None else ""
 
 
 def timeout_for(cfg, kind: str) -> int:
@@ -44,10 +45,11 @@ def timeout_for(cfg, kind: str) -> int:
 def command_template(cfg, host: str | None) -> list[str] | None:
     if cfg.child_command:
         return shlex.split(cfg.child_command)
-    return list(DEFAULT_COMMANDS[host]) if host in DEFAULT_COMMANDS else None
+    spec = host_specs.get(host or "")
+    return list(spec.child_command) if spec is not None and spec.child_command else None
 
 
-def _program(cfg, name: str) -> str | None:
+def program(cfg, name: str) -> str | None:
     return shutil.which(name, path=cfg.env.get("PATH"))
 
 
@@ -83,10 +85,10 @@ def agent_available(cfg, host: str | None) -> bool:
     template = command_template(cfg, host)
     if not template:
         return False
-    program = template[0]
-    if program in ("{tacit}",) or os.path.isabs(program):
-        return program == "{tacit}" or os.access(program, os.X_OK)
-    return _program(cfg, program) is not None
+    first = template[0]
+    if first == "{tacit}" or os.path.isabs(first):
+        return first == "{tacit}" or os.access(first, os.X_OK)
+    return program(cfg, first) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +102,7 @@ class Command:
     stdin: str | None
     shown: list
     prompt_via: str  # stdin | file | argv
+    exec_shown: list | None = None  # argv as recorded, when it differs from ``shown`` and holds code
 
 
 def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) -> Command:
@@ -116,7 +119,7 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
     values = {
         "prompt": prompt if uses_argv else PROMPT_SHOWN,
         "prompt_file": str(prompt_file),
-        "model": cfg.child_model or job.get("variables", {}).get("model") or DEFAULT_MODELS.get(host or "", ""),
+        "model": cfg.child_model or job.get("variables", {}).get("model") or default_model(host),
         "max_turns": str(cfg.child_max_turns),
         "usage_file": str(workdir / "usage.json"),
         "tacit_cmd": " ".join(tacit),
@@ -145,14 +148,11 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
 
 def _default_command(cfg, host: str, shown: list[str], prompt: str) -> Command:
     """The host's default command with its prompt on stdin (module docstring)."""
-    how = STDIN_ARG.get(host)
-    if how == "hermes":
-        python = script_python(_program(cfg, shown[0]))
-        if python is None:
-            raise RuntimeError("the hermes command is not a Python script: its prompt cannot be passed "
-                               "on stdin, so no child runs")
-        rest = [a for a in shown[1:] if a not in ("-z", PROMPT_SHOWN)]
-        return Command([python, "-c", HERMES_STDIN_SHIM, *rest], prompt, shown, "stdin")
+    spec = host_specs.get(host or "")
+    child = spec.load("child") if spec is not None else None
+    if child is not None and hasattr(child, "command"):
+        return child.command(cfg, shown, prompt)
+    how = spec.prompt_stdin if spec is not None else None
     argv = [a for a in shown if a != PROMPT_SHOWN] if how is None else [how if a == PROMPT_SHOWN else a
                                                                          for a in shown]
     return Command(argv, prompt, argv, "stdin")

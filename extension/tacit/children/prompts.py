@@ -12,6 +12,7 @@ import jinja2
 
 from tacit.commandline import tacit_display
 from tacit.handlers.context import SkillGate
+from tacit.hosts import spec as host_specs
 from tacit.projects import project_for
 from tacit.resources import resource_dir
 from tacit.stores.memory import MemoryStore
@@ -75,7 +76,17 @@ def job_variables(cfg, job: dict) -> dict:
     variables["targets"] = [store.resolve(t) for t in variables["targets"]]
     titles = {s["name"]: s["title"] for s in scopes}
     variables["targets_text"] = " and ".join(titles.get(t, t) for t in variables["targets"])
+    variables["save_guide"] = _save_guide(variables)
     return variables
+
+
+def _save_guide(variables: dict) -> str:
+    """How this host's child saves with its own tools (its child module's
+    ``SAVE_GUIDE``), rendered; "" when it saves through tacit's CLI."""
+    spec = host_specs.get(variables["host"])
+    child = spec.load("child") if spec is not None else None
+    guide = getattr(child, "SAVE_GUIDE", "")
+    return environment().from_string(guide).render(**variables) if guide else ""
 
 
 def render_job_prompt(cfg, job: dict) -> str:

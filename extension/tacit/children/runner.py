@@ -11,13 +11,12 @@ import signal
 import subprocess
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 from tacit.boundary import scrub
 from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
-    DEFAULT_MODELS,
+    default_model,
     NOTHING_TO_SAVE,
     agent_available,
     build_command,
@@ -25,6 +24,7 @@ from tacit.children.commands import (
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
+from tacit.children.output import parse_usage, read_tail, reply_text
 from tacit.children.prompts import render_job_prompt
 from tacit.fsutil import append_private_line, ensure_private_dir
 from tacit.hosts import spec as host_specs
@@ -37,7 +37,6 @@ from tacit.stores import jobs
 from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
-USAGE_FILE_CAP = 64_000  # bytes of a usage report read (Hermes's is a few hundred)
 KIND_ORDER = ("correction", "review", "skill", "flush", "consolidate")  # tasks of a combined prompt
 
 
@@ -207,11 +206,11 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             after(cfg, project, actor)  # e.g. a Hermes child's project entries, saved through its own tool
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
         emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
-        stdout, stderr = read_tail(out_path), read_tail(err_path)
-        usage = parse_usage(stdout, workdir / "usage.json")
+        stdout, stderr = read_tail(out_path, OUTPUT_CAP), read_tail(err_path, OUTPUT_CAP)
+        usage = parse_usage(stdout, workdir / "usage.json", None if cfg.child_command else host)
     ok = proc.returncode == 0 and not killed and verdict.ok and not emptied  # what had to be put back fails it
     stdout_text = stdout.decode("utf-8", "replace")
-    reply = reply_text(stdout_text)
+    reply = reply_text(stdout_text, None if cfg.child_command else host)
     spend = budget.normalise(cfg, usage, model=_model_of(cfg, host, job, command.argv))
     record = {
         "ok": ok,
@@ -233,7 +232,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
     if emptied:
         suspicious.tell(cfg, job, emptied)
     if command.argv != command.shown:
-        record["exec"] = ["<hermes entry point>" if "hermes_cli.main" in a else a for a in command.argv]
+        record["exec"] = command.exec_shown or command.argv
     return record
 
 
@@ -252,31 +251,17 @@ def _feed(proc: subprocess.Popen, text: str) -> None:
 
 
 def _model_of(cfg, host, job: dict, argv: list) -> str:
-    """The model the child ran, when its report does not say (Codex)."""
+    """The model the child ran, when its report does not say (the host's
+    ``child.default_model``: Codex's own config)."""
     if "--model" in argv and argv.index("--model") + 1 < len(argv):
         return argv[argv.index("--model") + 1]
     model = cfg.child_model or (job.get("variables") or {}).get("model") or (
-        "" if cfg.child_command else DEFAULT_MODELS.get(host or "", ""))
-    if model or host != "codex" or cfg.child_command:
+        "" if cfg.child_command else default_model(host))
+    if model or cfg.child_command:
         return model
-    codex_home = cfg.env.get("CODEX_HOME") or os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".codex")
-    try:
-        with open(os.path.join(codex_home, "config.toml"), "rb") as handle:
-            value = tomllib.load(handle).get("model")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return ""
-    return value if isinstance(value, str) else ""
-
-
-def read_tail(path: Path, cap: int = OUTPUT_CAP) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > cap:
-                handle.seek(size - cap)
-            return handle.read(cap)
-    except OSError:
-        return b""
+    spec = host_specs.get(host or "")
+    child = spec.load("child") if spec is not None else None
+    return child.default_model(cfg) if child is not None and hasattr(child, "default_model") else ""
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -303,111 +288,6 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 def redact_command(argv: list[str], prompt: str) -> list[str]:
     return ["<prompt>" if a == prompt else a for a in argv]
-
-
-# ---------------------------------------------------------------------------
-# What the host printed
-# ---------------------------------------------------------------------------
-def _json_lines(text: str):
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                yield data
-
-
-def parse_usage(stdout: bytes, usage_file: Path) -> dict | None:
-    """Token/cost usage as the host printed it: Claude Code's ``--output-format
-    json`` (``usage``, ``total_cost_usd``, the models), Hermes's
-    ``--usage-file``, a JSON line with ``usage`` (Codex's ``turn.completed``),
-    or pi's ``--mode json`` events (the assistant messages' usage, summed:
-    ``{"format": "pi", "usage", "model"}``)."""
-    usage = None
-    try:
-        if usage_file.exists():
-            usage = json.loads(read_tail(usage_file, USAGE_FILE_CAP).decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        usage = None
-    if isinstance(usage, dict):
-        return usage
-    text = stdout.decode("utf-8", "replace").strip()
-    for candidate in (text, *reversed(text.splitlines()[-5:])):
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and ("usage" in data or "total_cost_usd" in data) \
-                and data.get("type") not in ("agent_end", "message_end", "turn_end"):
-            usage = {k: data[k] for k in ("usage", "total_cost_usd", "num_turns", "duration_ms",
-                                          "is_error") if k in data}
-            if isinstance(data.get("modelUsage"), dict) and data["modelUsage"]:
-                usage["models"] = list(data["modelUsage"])
-            return usage
-    return _pi_usage(text)
-
-
-_PI_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
-
-
-def _pi_usage(text: str) -> dict | None:
-    """pi's ``--mode json``: the ``agent_end`` event's assistant messages (or,
-    when the tail lost it, each ``message_end``), their usage summed."""
-    messages, ends = None, []
-    for event in _json_lines(text):
-        if event.get("type") == "agent_end" and isinstance(event.get("messages"), list):
-            messages = event["messages"]
-        elif event.get("type") == "message_end" and isinstance(event.get("message"), dict):
-            ends.append(event["message"])
-    messages = messages if messages is not None else ends
-    total = {k: 0 for k in _PI_FIELDS}
-    cost, model, seen = 0.0, "", False
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
-        usage = message.get("usage")
-        if not isinstance(usage, dict):
-            continue
-        seen = True
-        for key in _PI_FIELDS:
-            value = usage.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                total[key] += int(value)
-        value = (usage.get("cost") or {}).get("total") if isinstance(usage.get("cost"), dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            cost += float(value)
-        if message.get("model"):
-            model = f"{message.get('provider')}/{message['model']}" if message.get("provider") else message["model"]
-    if not seen:
-        return None
-    total["cost"] = {"total": round(cost, 8)}
-    return {"format": "pi", "usage": total, "model": model}
-
-
-def reply_text(stdout: str) -> str | None:
-    """The child's final reply when the host printed JSON (Claude Code's
-    ``result``, Codex's last ``agent_message``, pi's last assistant text);
-    None for plain text output."""
-    text = stdout.strip()
-    if not text.startswith("{"):
-        return None
-    reply = None
-    for event in _json_lines(text):
-        if isinstance(event.get("result"), str):
-            reply = event["result"]
-        item = event.get("item")
-        if event.get("type") == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message":
-            reply = str(item.get("text") or "")
-        message = event.get("message")
-        if event.get("type") == "message_end" and isinstance(message, dict) and message.get("role") == "assistant":
-            parts = [c.get("text", "") for c in message.get("content") or () if isinstance(c, dict)
-                     and c.get("type") == "text"]
-            if parts:
-                reply = "\n".join(parts)
-    return reply
 
 
 def append_child_log(cfg, record: dict) -> None:

@@ -71,7 +71,7 @@ def _serve(args, cfg) -> int:
 
 def _service(args, cfg) -> int:
     if args.action == "status":
-        result = client.status(cfg.state_dir_str)
+        result = {"success": True, **client.status(cfg.state_dir_str)}  # the command's result shape
         if args.json:
             emit(result)
         elif result.get("running"):
@@ -83,8 +83,9 @@ def _service(args, cfg) -> int:
             print(f"tacit service not running (the next hook starts it)\nsocket: {result['socket']}")
         return 0
     result = client.stop(cfg.state_dir_str)
+    result = {"success": bool(result["stopped"] or not result["running"]), **result}
     emit(result) if args.json else print(result["message"])
-    return 0 if result["stopped"] or not result["running"] else 1
+    return 0 if result["success"] else 1
 
 
 def _hook(args, cfg) -> int:

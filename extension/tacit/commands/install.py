@@ -1,27 +1,28 @@
 """``tacit install <host>`` / ``tacit uninstall <host>``.
 
-Each host's installer lives with its adapter (``tacit.hosts.<host>.install``)
-and exposes ``install(cfg, scope, **options) -> dict`` and
-``uninstall(cfg, scope) -> dict``; this module only routes. Installing twice
-is idempotent; uninstall removes exactly what install added.
+Each host's installer lives with its adapter (its spec's ``installer``:
+``tacit.hosts.<host>.install``) and exposes ``install(cfg, scope, **options)
+-> dict`` and ``uninstall(cfg, scope, **options) -> dict``; this module only
+routes. Installing twice is idempotent; uninstall removes exactly what
+install added.
 """
 
 from __future__ import annotations
 
 from tacit.commands import emit, exit_code, say
+from tacit.hosts import spec as host_specs
 
-INSTALLERS = {
-    "claude-code": "tacit.hosts.claude_code.install",
-    "codex": "tacit.hosts.codex.install",
-    "hermes": "tacit.hosts.hermes.install",
-    "pi": "tacit.hosts.pi.install",
-}
+
+def installable() -> list[str]:
+    """The hosts with an installer, by name (a host's own package included)."""
+    host_specs.discover()
+    return sorted(name for name, host in host_specs.registry().items() if host.installer)
 
 
 def add_parser(subparsers) -> None:
     for verb in ("install", "uninstall"):
         p = subparsers.add_parser(verb, help=f"{verb} tacit into an agent host")
-        p.add_argument("host", choices=sorted(INSTALLERS))
+        p.add_argument("host", choices=installable())
         p.add_argument("--scope", choices=["user", "project"], default="user",
                        help="user: for every project (default); project: this folder only")
         p.add_argument("--project-dir", default=".", help="the project folder for --scope project")
@@ -29,9 +30,7 @@ def add_parser(subparsers) -> None:
 
 
 def _run(args, cfg) -> int:
-    import importlib
-
-    module = importlib.import_module(INSTALLERS[args.host])
+    module = host_specs.get(args.host).load("installer")
     fn = getattr(module, args.verb)
     result = fn(cfg, args.scope, project_dir=args.project_dir)
     emit(result, text=say)

@@ -15,17 +15,21 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit
-from tacit.learn.replay import replay
+from tacit.hosts import spec as host_specs
+from tacit.hosts.runtime import build_engine
+from tacit.learn.replay import formats, replay
 from tacit.safety.secrets import redact_secrets
 
-HOSTS = ("claude-code", "hermes", "pi", "codex")
 _KIND_LABEL = {"correction": "correction save", "review": "background review",
                "skill": "skill extraction", "flush": "flush", "consolidate": "consolidation"}
 
 
 def add_parser(subparsers) -> None:
+    host_specs.discover()  # a host shipped as its own package: its transcripts and its child too
+    hosts = sorted(_agents())
+    read = " or ".join(formats().values())
     p = subparsers.add_parser(
-        "learn", help="replay recorded sessions (Claude Code transcripts or tacit JSONL) through tacit",
+        "learn", help=f"replay recorded sessions ({read}) through tacit",
         description="Replay recorded sessions through tacit's engine and report what it detects: "
                     "corrections, background reviews, skill extractions, flushes. Without --apply "
                     "nothing is written.")
@@ -34,11 +38,16 @@ def add_parser(subparsers) -> None:
     p.add_argument("--apply", action="store_true",
                    help="run the handlers for real: save corrections, run reviews/skills/flushes "
                         "(with an agent for --host, else the deterministic fallbacks)")
-    p.add_argument("--host", choices=HOSTS, default=None,
+    p.add_argument("--host", choices=hosts, default=None,
                    help="whose child agent runs the jobs with --apply (default: none → fallbacks)")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     p.set_defaults(func=_learn)
+
+
+def _agents() -> list[str]:
+    """The hosts whose child agent can run the jobs."""
+    return [name for name, host in host_specs.registry().items() if host.child_command]
 
 
 def _progress_printer(stream):
@@ -62,7 +71,7 @@ def _learn(args, cfg) -> int:
     progress = None
     if not args.no_progress and sys.stderr.isatty():
         progress = _progress_printer(sys.stderr)
-    report = replay(cfg, args.paths, apply=args.apply, host=args.host, progress=progress)
+    report = replay(cfg, args.paths, apply=args.apply, host=args.host, progress=progress, build_engine=build_engine)
     readable = [f for f in report["files"] if not f.get("error")]
     if not readable:
         report["success"] = False
@@ -133,9 +142,10 @@ def format_report(report: dict) -> str:
         if f.get("error"):
             out.append(f"! {f['path']}: {f['error']}")
 
+    labels = formats()
     for s in report["sessions"]:
         out.append("")
-        fmt = "Claude Code transcript" if s["format"] == "claude-code" else "tacit JSONL"
+        fmt = labels.get(s["format"], s["format"])
         out.append(f"{s['file']}  ({fmt}, session {s['session_id']})")
         out.append(f"  {_plural(s['turns'], 'turn')}, {_plural(s['tool_calls'], 'tool call')}")
         if s["corrections"]:
@@ -170,7 +180,7 @@ def format_report(report: dict) -> str:
     out.append("Summary: " + ", ".join(parts) + ".")
     if dry:
         out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: a correction is "
-                   "saved to USER.md by a child agent (--host claude-code|hermes|pi|codex), or without one "
+                   f"saved to USER.md by a child agent (--host {'|'.join(_agents())}), or without one "
                    "only as a rule tacit can phrase exactly (\"Use pnpm, not npm.\"); reviews, skill "
                    "extractions and flushes need that agent.")
     else:
@@ -182,7 +192,7 @@ def format_report(report: dict) -> str:
         skipped = sum(1 for s in report["sessions"] for j in s["jobs"] if j.get("skipped"))
         if skipped and not report.get("agent"):
             out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need "
-                       "a child agent (--host claude-code|hermes|pi, or child_command in config.toml).")
+                       f"a child agent (--host {'|'.join(_agents())}, or child_command in config.toml).")
         if not any(added.values()):
             out.append("Memory unchanged.")
     return "\n".join(out)

@@ -33,7 +33,7 @@ def scan_result(text: str) -> dict:
 
     findings = scan(text)
     return {
-        "ok": not findings,
+        "success": not findings,  # clean; blocked is a refusal (exit 1), as for every command
         "findings": [finding.to_dict() for finding in findings],
         "message": describe(findings),
     }
@@ -41,5 +41,5 @@ def scan_result(text: str) -> dict:
 
 def run(args, cfg=None) -> int:
     result = scan_result(read_text_arg(args.text))
-    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["ok"] else r["message"] if r["message"].lower().startswith("blocked") else f"blocked: {r['message']}")
-    return 0 if result["ok"] else 1
+    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["success"] else r["message"] if r["message"].lower().startswith("blocked") else f"blocked: {r['message']}")
+    return 0 if result["success"] else 1

@@ -1,12 +1,13 @@
 """The hook command of Claude Code and Codex: a pipe to the tacit service.
 
 Installed hooks run ``python -I -S -c "<path setup>; from tacit.hosts.hook_client
-import main; main()" HOST EVENT`` (``tacit.commandline.hook_command``): no
-``site``, no project folder on ``sys.path``, and this module imports only
-``posix``, ``sys``, ``time`` and ``_socket`` — ``os`` would cost a
-millisecond, ``socket`` would pull in ``enum`` and ``selectors``. It sends
-the host, the event and the raw stdin bytes to the data folder's service and
-writes the raw reply back.
+import main; main()" HOST EVENT BOUND [HEADLESS]`` (``tacit.commandline.hook_command``:
+the bound and the headless rule come from the host's spec): no ``site``, no
+project folder on ``sys.path``, and this module imports only ``posix``,
+``sys``, ``time`` and ``_socket`` — ``os`` would cost a millisecond,
+``socket`` would pull in ``enum`` and ``selectors``. It sends the host, the
+event and the raw stdin bytes to the data folder's service and writes the
+raw reply back.
 
 Design decisions (never a lost event, always exit 0; length-prefixed replies;
 trust only your own service; long paths; headless notices): docs/architecture.md
@@ -21,22 +22,14 @@ import time
 from tacit import __version__
 from tacit.paths import SOCKET_NAME, code_identity, data_dir, python_argv, run_dir
 
-# seconds a hook waits for the service (incl. starting it) before it runs in-process
-# (the host's own timeout leaves the in-process fallback ≥ 1 s after it: PreToolUse 5 s → 2 s here)
-BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0,
-          "SessionEnd": 0.8}
+# seconds a hook waits for the service (incl. starting it) before it runs in-process: its
+# command's BOUND (the spec's hook_bounds); this for a command written without one
 DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
 S_IFMT, S_IFDIR, S_IFSOCK = 0o170000, 0o040000, 0o140000
 FAULT_FILE = "/logs/service-fault.json"  # tacit.service.faults.FILE
 
 
-#: per host, how a headless run is recognised: an environment variable's value prefixes, or
-#: an ancestor process's first argument (``codex exec``); and whether the notices then go to
-#: that run's stderr only when it is a terminal (claude -p: stderr is otherwise empty) or
-#: always (codex exec: stderr is the run's transcript, where it reports its hooks)
-HEADLESS = {"claude-code": {"env": b"CLAUDE_CODE_ENTRYPOINT", "prefixes": (b"sdk",), "terminal_only": True},
-            "codex": {"argv1": b"exec", "terminal_only": False}}
 ANCESTORS = 4
 
 
@@ -86,27 +79,49 @@ def _ancestors(limit: int = ANCESTORS):
         pid = _parent(pid)
 
 
-def headless_run(host: str, environ=None, ancestors: int = ANCESTORS) -> int:
+def bound_of(argv: list) -> float:
+    """Seconds this hook waits for the service: its command's BOUND."""
+    try:
+        bound = float(argv[2]) if len(argv) > 2 else DEFAULT_BOUND
+    except ValueError:
+        return DEFAULT_BOUND
+    return bound if 0 < bound <= 60 else DEFAULT_BOUND
+
+
+def headless_rule(token: str):
+    """A host's headless rule (its spec's ``headless``) as ``(kind, value, where)``,
+    or None: ``env:VAR=prefix`` (a variable whose value starts so) or ``argv:word``
+    (an ancestor process with that first or second argument), then ``,tty`` (the
+    notices go to the run's terminal only) or ``,stderr`` (to the run's stderr,
+    whatever it is: where it reports its hooks)."""
+    what, _, where = token.partition(",")
+    kind, _, value = what.partition(":")
+    if kind not in ("env", "argv") or not value or where not in ("tty", "stderr"):
+        return None
+    return kind, value, where
+
+
+def headless_run(rule, environ=None, ancestors: int = ANCESTORS) -> int:
     """The pid whose stderr is the headless run's output (``claude -p``, ``codex exec``),
     0 when the run is headless but that process is not known, -1 when it is not headless."""
-    spec = HEADLESS.get(host)
-    if spec is None:
-        return -1
-    if "env" in spec:
-        value = (posix.environ if environ is None else environ).get(spec["env"], b"")
-        return 0 if value and value.startswith(spec["prefixes"]) else -1
+    kind, value, _ = rule
+    if kind == "env":
+        name, _, prefix = value.partition("=")
+        found = (posix.environ if environ is None else environ).get(name.encode(), b"")
+        return 0 if found and found.startswith(prefix.encode()) else -1
+    word = value.encode()
     for pid in _ancestors(ancestors):
         args = _read(f"/proc/{pid}/cmdline").split(b"\0")
-        if spec["argv1"] in args[1:3]:
+        if word in args[1:3]:
             return pid
     return -1
 
 
-def open_terminal(host: str, run: int, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> int:
+def open_terminal(rule, run: int, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> int:
     """A writable fd on the headless run's output, or -1: its terminal (``tty``,
     else the nearest ancestor's stderr that is a terminal); for a host whose
     run reports hooks on stderr, that run's stderr whatever it is."""
-    if run > 0 and not HEADLESS[host]["terminal_only"]:
+    if run > 0 and rule[2] == "stderr":
         try:
             return posix.open(f"/proc/{run}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
         except OSError:
@@ -129,9 +144,12 @@ def open_terminal(host: str, run: int, tty: str = "/dev/tty", ancestors: int = A
 def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> bool:
     """In a headless run, write the reply's notices (``systemMessage``) where the
     run's user sees them (:func:`open_terminal`); True when written."""
-    if len(argv) < 2 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
+    if len(argv) < 4 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
         return False
-    run = headless_run(argv[0], ancestors=ancestors)
+    rule = headless_rule(argv[3])
+    if rule is None:
+        return False
+    run = headless_run(rule, ancestors=ancestors)
     if run < 0:
         return False
     import json  # only here: a notice in a headless run
@@ -139,7 +157,7 @@ def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int 
     message = json.loads(out).get("systemMessage")
     if not isinstance(message, str) or not message.strip():
         return False
-    fd = open_terminal(argv[0], run, tty, ancestors)
+    fd = open_terminal(rule, run, tty, ancestors)
     if fd < 0:
         return False  # no terminal (a script, CI): the notice waits for the next session start
     try:
@@ -163,7 +181,7 @@ def run(argv: list, payload: bytes) -> bytes:
     posix.umask(0o077)  # the service it starts and an in-process run create private files only
     host, event = argv[0], argv[1]
     event_id = posix.urandom(9).hex()
-    deadline = time.monotonic() + BOUNDS.get(event, DEFAULT_BOUND)
+    deadline = time.monotonic() + bound_of(argv)
     if not_a_folder(data_dir()):
         return b""  # the data folder is a file: no service, no engine can run (nothing to wait for)
     reply = via_service(host, event, event_id, payload, deadline)

@@ -1,9 +1,11 @@
-"""Hook hosts (Claude Code, Codex): one hook payload in, the hook's stdout out.
+"""Hook hosts: one hook payload in, the hook's stdout out.
 
-The service calls ``run`` for each hook its clients send; a hook that cannot
-reach the service calls ``run_in_process``, which builds the same engine for
-one event. Either way every failure is logged and answered with no output:
-a broken tacit never breaks the agent.
+The host's spec names its handler (``hook_handler``: ``handle(engine,
+event_name, payload, *, event_id)``). The service calls ``run`` for each hook
+its clients send; a hook that cannot reach the service calls
+``run_in_process``, which builds the same engine for one event. Either way
+every failure is logged and answered with no output: a broken tacit never
+breaks the agent.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ import json
 
 from tacit.config import load_config
 from tacit.failures import record_failure
-from tacit.hosts.claude_code import hook as claude_hook
-from tacit.hosts.codex import hook as codex_hook
+from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
 from tacit.log import log_exception
 
-HANDLERS = {"claude-code": claude_hook.handle, "codex": codex_hook.handle}
+
+def handler_of(host: str):
+    """The host's hook handler (its spec's ``hook_handler``), or None."""
+    spec = host_specs.get(host)
+    return spec.load("hook_handler") if spec is not None else None
 
 
 def decode_payload(payload: bytes) -> dict:
@@ -30,11 +35,11 @@ def decode_payload(payload: bytes) -> dict:
 
 
 def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
-    handler = HANDLERS.get(host)
-    if handler is None:
-        return ""
     data: dict = {}
     try:
+        handler = handler_of(host)
+        if handler is None:
+            return ""
         data = decode_payload(payload)
         return handler(engine, event_name, data, event_id=event_id)
     except Exception as exc:  # noqa: BLE001 — never break the host
@@ -47,8 +52,8 @@ def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "
 def run_in_process(host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
     cfg = None
     try:
-        cfg = load_config(host=host)
-        if cfg.is_child or host not in HANDLERS:
+        cfg = load_config(host=host)  # an unknown host is looked for among the installed packages' hosts
+        if cfg.is_child or handler_of(host) is None:
             return ""
         engine = build_engine(cfg, "oneshot", host=host)
         try:

@@ -1,25 +1,25 @@
 """Which hosts tacit is installed into (for the user, every project): read
-from each installer's own manifest, never by running the host."""
+from each installer's own manifest (its spec's ``installer``), never by
+running the host."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tacit.hosts.claude_code import install as claude_code
-from tacit.hosts.codex import install as codex
-from tacit.hosts.hermes import install as hermes
-from tacit.hosts.hermes.settings import hermes_home_of
-from tacit.hosts.pi import install as pi
+from tacit.hosts import spec as host_specs
 
 
 def manifests(cfg) -> dict[str, Path]:
     """host → where its user-scope install manifest lives."""
-    return {
-        "claude-code": claude_code.locations(cfg, "user")["plugin_dir"] / claude_code.MANIFEST,
-        "codex": codex.locations(cfg, "user")["manifest"],
-        "hermes": Path(hermes.install_manifest_path(hermes_home_of(cfg))),
-        "pi": pi.target_dir(cfg, "user") / pi.MANIFEST,
-    }
+    found = {}
+    for name, host in host_specs.registry().items():
+        try:
+            installer = host.load("installer")
+            if installer is not None and hasattr(installer, "manifest"):
+                found[name] = Path(installer.manifest(cfg))
+        except Exception:  # noqa: BLE001 — a broken host's package never breaks `tacit status`
+            continue
+    return found
 
 
 def installed(cfg) -> dict[str, str | None]:

@@ -24,10 +24,6 @@ from tacit.log import report_config_problems
 
 MODES = ("service", "inprocess", "oneshot", "replay")
 
-# what each host already does itself, so handlers do not do it twice (its spec says it)
-HOST_FEATURES = {name: f for name, f in host_specs.table("features").items() if f}
-
-
 def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
                  discover_plugins: bool | None = None) -> Engine:
     if mode not in MODES:
@@ -36,6 +32,7 @@ def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
     discover = mode in ("service", "inprocess") if discover_plugins is None else discover_plugins
     if discover:
         host_specs.discover()  # a host shipped as its own package (the tacit.hosts entry points)
+    # what each host already does itself, so handlers do not do it twice (its spec says it)
     features = {name: f for name, f in host_specs.table("features").items() if f}
     engine = Engine(cfg, background="thread" if mode in ("service", "inprocess") else "inline",
                     host=host or cfg.host or "", host_features=features)

@@ -1,12 +1,13 @@
 """``Host``: everything tacit knows about one host, in one spec; and the registry.
 
 Each ``hosts/<name>/spec.py`` declares ``HOST = Host(...)``: what the host
-honours of a handler's result, what it already does itself (so handlers do
-not do it twice), its own memory tools, its child command and how the
-prompt reaches it, and how its shell tool is recognised. ``registry()`` holds
-the built-in four; a fifth host ships as its own package with a
-``tacit.hosts`` entry point naming its ``Host`` (``discover()``, called by
-long-lived processes). Nothing outside ``hosts/`` names a host: it asks the
+honours of a handler's result, what it does itself, its hook bounds, its
+child command and how to read that child's output, its installer, its
+transcripts. Data is in the spec; behaviour is a module (or
+``module:function``) inside the host's folder that the spec names, imported
+only when used. ``registry()`` holds the built-in four; a fifth host ships as
+its own package with a ``tacit.hosts`` entry point naming its ``Host``
+(``discover()``). Nothing outside ``hosts/`` names a host: it asks the
 registry. Adding one: docs/adding-a-host.md.
 """
 
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 import importlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 BUILTIN = ("claude_code", "codex", "hermes", "pi")  # hosts/<module>/spec.py
 ENTRY_POINTS = "tacit.hosts"
+DEFAULT_HOOK_BOUND = 3.0  # seconds a hook waits for the service when its spec names no bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,17 +32,36 @@ class Host:
     child_command: tuple = ()  # its child agent's argv template ("{prompt}", "{model}", …)
     prompt_stdin: str | None = None  # how the prompt reaches it instead of "{prompt}" (None: on stdin)
     child_model: str = ""  # the model its child uses when child_model is not configured
+    env_vars: tuple = ()  # the environment variables its code reads (through Config.env): its home folder
     shell_marker: str = ""  # an environment variable set in its shell tool: a tacit command run there is the agent's
     sessions: str = ""  # the module whose SOURCE reads its own session files (``tacit search``), imported when searched
     child_own_tools: bool = False  # its child writes the memory files with its own tools, not tacit's
     after_child: str = ""  # "module:function(cfg, project, actor)" run once its child exited, before the check
+    # its child agent: a module with usage(stdout, usage_file), spend(cfg, usage, model), reply(stdout),
+    # optionally default_model(cfg) and command(cfg, shown, prompt) (docs/adding-a-host.md)
+    child: str = ""
+    installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
+    rpc_session: str = ""  # "module:Class(engine, lines, writer, on_message)" serving its long-lived session
+    hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
+    hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
+    headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
+    transcripts: str = ""  # a module with detect(line: dict) and read(path, stats) (``tacit learn``)
+    transcript_label: str = ""  # what ``tacit learn`` calls its transcripts
+    adapt_config: str = ""  # "module:function(cfg) -> cfg": its own settings over tacit's (the CLI under it)
+
+    def load(self, name: str):
+        """What a behaviour field (``after_child``, ``child``, …) names:
+        the module or ``module:function``; None when the field is empty."""
+        target = getattr(self, name)
+        if not target:
+            return None
+        module, _, attr = target.partition(":")
+        loaded = importlib.import_module(module)
+        return getattr(loaded, attr) if attr else loaded
 
     def after_child_hook(self):
         """The function ``after_child`` names, or None."""
-        if not self.after_child:
-            return None
-        module, _, name = self.after_child.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return self.load("after_child")
 
 
 _lock = threading.Lock()
@@ -92,13 +113,21 @@ def registry() -> dict[str, Host]:
 
 
 def get(name: str) -> Host | None:
-    return registry().get(name)
+    _load_builtins()
+    return _hosts.get(name)
 
 
 def names() -> tuple[str, ...]:
     return tuple(registry())
 
 
-def table(field: str) -> dict:
-    """One field of every host's spec: ``{name: value}`` (the old per-concern tables)."""
-    return {name: getattr(host, field) for name, host in registry().items()}
+def table(name: str) -> dict:
+    """One field of every host's spec: ``{host: value}`` (the old per-concern tables)."""
+    return {host_name: getattr(host, name) for host_name, host in registry().items()}
+
+
+def with_own_first(host: str | None) -> list[Host]:
+    """Every host, ``host`` first (to recognise what a child printed)."""
+    hosts = registry()
+    own = hosts.pop(host or "", None)
+    return ([own] if own else []) + list(hosts.values())

@@ -7,41 +7,23 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from tacit.children.commands import agent_available
 from tacit.children.runner import run_job
 from tacit.config import Config
-from tacit.events import (
-    BeforeCompact,
-    Command,
-    MessageEnd,
-    SessionShutdown,
-    SessionStart,
-    ToolResult,
-    TurnEnd,
-    clip_tool_args,
-    event_from_dict,
-)
-from tacit.hosts.runtime import build_engine
+from tacit.events import event_from_dict
+from tacit.hosts import spec as host_specs
 from tacit.stores.memory import MemoryStore
 
-FORMATS = ("claude-code", "tacit")
-_CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
-                 "attachment", "progress"}
+TACIT = "tacit"  # tacit's own format: one event per line
 _DETECT_LINES = 50  # lines looked at to recognise a file's format
-_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
-                "[Request interrupted by user", "Caveat: The messages below were generated")
-_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 BATCH_EVENTS = 2000  # a dry run commits its scratch ledger this often
 
 
@@ -108,7 +90,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def detect_format(path: Path) -> str | None:
-    """"claude-code", "tacit", or None when no line looks like either."""
+    """The host whose transcript this is, "tacit", or None when no line looks like either."""
     looked = 0
     try:
         for _, text in _lines(path):
@@ -125,10 +107,10 @@ def detect_format(path: Path) -> str | None:
             if not isinstance(data, dict):
                 continue
             if isinstance(data.get("kind"), str):
-                return "tacit"
-            if data.get("type") in _CLAUDE_TYPES and (
-                    "message" in data or "sessionId" in data or data.get("type") == "summary"):
-                return "claude-code"
+                return TACIT
+            for name, reader in _host_readers().items():
+                if reader.detect(data):
+                    return name
     except OSError:
         return None
     return None
@@ -139,7 +121,7 @@ def detect_format(path: Path) -> str | None:
 # ---------------------------------------------------------------------------
 
 
-def _json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
+def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each JSON-object line of a JSONL file. Every
     line is counted; blank lines are skipped, any other line that is not a
     JSON object is recorded as malformed and skipped."""
@@ -162,7 +144,7 @@ def _json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
 def read_tacit(path: Path, stats: FileStats) -> Iterator:
     """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
     default_sid = path.stem
-    for lineno, data in _json_objects(path, stats):
+    for lineno, data in json_objects(path, stats):
         data.setdefault("session_id", default_sid)
         if data.get("kind") == "tool_call":
             data["kind"] = "tool_result"  # a recorded call has run; nothing to stop in a replay
@@ -194,204 +176,20 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
         yield event
 
 
-# ---------------------------------------------------------------------------
-# Claude Code transcripts
-# ---------------------------------------------------------------------------
+def _host_readers() -> dict:
+    """host -> the module reading its transcripts (its spec's ``transcripts``)."""
+    return {name: host.load("transcripts") for name, host in host_specs.registry().items() if host.transcripts}
 
 
-def _timestamp(value) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def _prompt_text(content) -> str | None:
-    """The user's prompt in a ``type:"user"`` line, or None when the line is
-    not a prompt (tool results, images only, local-command output)."""
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts = []
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_result":
-                return None
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        if not parts:
-            return None
-        text = "\n".join(parts)
-    else:
-        return None
-    stripped = text.strip()
-    if not stripped or stripped.startswith(_NOT_PROMPTS):
-        return None
-    return text
-
-
-def _command(text: str) -> tuple[str, str] | None:
-    """A slash command as Claude Code records it, or None."""
-    if "<command-name>" not in text:
-        return None
-    match = _COMMAND_NAME.search(text)
-    if not match:
-        return None
-    args = _COMMAND_ARGS.search(text)
-    return match.group(1), (args.group(1).strip() if args else "")
-
-
-class _ClaudeTurns:
-    """Turn assembly for one transcript (see the module docstring)."""
-
-    def __init__(self, session_id: str):
-        self.sid = session_id
-        self.open = False
-        self.pending_tools: dict[str, tuple[str, dict]] = {}  # tool_use id -> (name, args), waiting
-        self.seen_tools: set[str] = set()
-        self.reply_by_message: dict[str, list[str]] = {}
-        self.last_text_message: str | None = None
-        self.command_text: str | None = None
-        self.cwd: str | None = None
-        self.ts: float | None = None
-
-    def _ev(self, cls, **fields):
-        fields.setdefault("cwd", self.cwd)
-        if self.ts is not None:
-            fields.setdefault("ts", self.ts)
-        return cls(session_id=self.sid, **fields)
-
-    def open_turn(self, text: str) -> list:
-        events = self.close_turn()
-        self.open = True
-        self.command_text = None
-        return events + [self._ev(MessageEnd, role="user", text=text)]
-
-    def close_turn(self) -> list:
-        if not self.open:
-            return []
-        events = [self._ev(ToolResult, name=name, args=args, ok=True) for name, args in self.pending_tools.values()]
-        reply = ""
-        if self.last_text_message is not None:
-            reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
-        if reply:
-            events.append(self._ev(MessageEnd, role="assistant", text=reply))
-        events.append(self._ev(TurnEnd, assistant_text=reply))
-        self.open = False
-        self.pending_tools = {}
-        self.reply_by_message = {}
-        self.last_text_message = None
-        return events
-
-    def assistant(self, message: dict) -> list:
-        events: list = []
-        content = message.get("content")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        if not isinstance(content, list):
-            return events
-        if not self.open:
-            if self.command_text is None:
-                return events  # output outside any turn (a resumed file's head)
-            events += self.open_turn(self.command_text)
-        mid = message.get("id") if isinstance(message.get("id"), str) else f"anon-{id(message)}"
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
-                self.reply_by_message.setdefault(mid, []).append(block["text"])
-                self.last_text_message = mid
-            elif block.get("type") == "tool_use":
-                tool_id = block.get("id") or f"{mid}:{len(self.seen_tools)}"
-                if tool_id in self.seen_tools:
-                    continue  # the same call written again: count it once
-                self.seen_tools.add(tool_id)
-                # the learners read the command or the path, never a 2 MB file a tool wrote
-                self.pending_tools[tool_id] = (str(block.get("name") or "?"), clip_tool_args(block.get("input")))
-        return events
-
-    def tool_results(self, content: list) -> list:
-        events = []
-        for block in content:
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            pending = self.pending_tools.pop(block.get("tool_use_id"), None)
-            if pending is None or not self.open:
-                continue
-            name, args = pending
-            error = None
-            if block.get("is_error"):
-                body = block.get("content")
-                if isinstance(body, list):
-                    body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
-                error = str(body or "error")[:300]
-            events.append(self._ev(ToolResult, name=name, args=args, ok=not block.get("is_error"), error=error))
-        return events
-
-
-def read_claude_code(path: Path, stats: FileStats) -> Iterator:
-    """Events from one Claude Code transcript, as the hooks would have sent them."""
-    turns: _ClaudeTurns | None = None
-    for lineno, data in _json_objects(path, stats):
-        kind = data.get("type")
-        if turns is None:
-            if kind not in ("user", "assistant", "system"):
-                continue  # summaries, snapshots, queue operations before the session
-            sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else path.stem
-            turns = _ClaudeTurns(sid or path.stem)
-            yield turns._ev(SessionStart, source="startup")
-        if isinstance(data.get("cwd"), str):
-            turns.cwd = data["cwd"]
-        ts = _timestamp(data.get("timestamp"))
-        if ts is not None:
-            turns.ts = ts
-        if data.get("isSidechain"):
-            continue  # a sub-agent's conversation, not the user's
-        if kind == "system":
-            if data.get("subtype") == "compact_boundary":
-                yield from turns.close_turn()
-                yield turns._ev(BeforeCompact, trigger=str((data.get("compactMetadata") or {}).get(
-                    "trigger", "auto")) if isinstance(data.get("compactMetadata"), dict) else "auto")
-            continue
-        message = data.get("message")
-        if kind not in ("user", "assistant"):
-            continue
-        if not isinstance(message, dict):
-            stats.bad_line(lineno, f"{kind} line without a message object")
-            continue
-        if kind == "assistant":
-            yield from turns.assistant(message)
-            continue
-        content = message.get("content")
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                             for b in content):
-            yield from turns.tool_results(content)
-            continue
-        if data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
-            continue
-        prompt = _prompt_text(content)
-        if prompt is None:
-            continue
-        command = _command(prompt)
-        if command is not None:
-            yield from turns.close_turn()
-            yield turns._ev(Command, name=command[0], args=command[1])
-            turns.command_text = f"/{command[0]} {command[1]}".strip()
-            continue
-        yield from turns.open_turn(prompt)
-    if turns is not None:
-        yield from turns.close_turn()
-        yield turns._ev(SessionShutdown, reason="end of transcript")
-
-
-READERS: dict[str, Callable] = {"claude-code": read_claude_code, "tacit": read_tacit}
+def formats() -> dict[str, str]:
+    """Every format ``tacit learn`` reads -> what it is called."""
+    return {**{name: host.transcript_label or f"{host.label} transcript"
+               for name, host in host_specs.registry().items() if host.transcripts}, TACIT: "tacit JSONL"}
 
 
 def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
-    for event in READERS[fmt](path, stats):
+    reader = read_tacit if fmt == TACIT else _host_readers()[fmt].read
+    for event in reader(path, stats):
         stats.events += 1
         yield event
 
@@ -435,13 +233,14 @@ def _session_report(session_id: str, path: str, fmt: str) -> dict:
             "commands": 0, "corrections": [], "jobs": [], "pending_correction": None}
 
 
-def replay(cfg, paths: Iterable[str], *, apply: bool = False, host: str | None = None,
+def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = False, host: str | None = None,
            progress: Callable[[dict], None] | None = None) -> dict:
     """Replay recorded sessions through the engine; return the report.
 
-    ``apply=False`` writes nothing (see the module docstring). ``progress`` is
-    called now and then with ``{"file", "files_done", "files_total",
-    "events"}``. Never raises for bad input: problems are in the report."""
+    ``build_engine``: ``tacit.hosts.runtime.build_engine`` (the caller's, a
+    layer above). ``apply=False`` writes nothing. ``progress`` is called now
+    and then with ``{"file", "files_done", "files_total", "events"}``. Never
+    raises for bad input: problems are in the report."""
     started = time.time()
     files, problems = expand_paths(paths)
     scratch_dir = None
@@ -451,7 +250,7 @@ def replay(cfg, paths: Iterable[str], *, apply: bool = False, host: str | None =
         run_cfg = _scratch_config(cfg, scratch_dir)
     try:
         return _replay(cfg, run_cfg, files, problems, apply=apply, host=host, progress=progress,
-                       started=started)
+                       started=started, build_engine=build_engine)
     finally:
         if scratch_dir:
             shutil.rmtree(scratch_dir, ignore_errors=True)
@@ -487,7 +286,7 @@ def _batched(ledger, enabled: bool):
     state["txn"].__exit__(None, None, None)
 
 
-def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) -> dict:
+def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, build_engine) -> dict:
     host = host if host is not None else cfg.host
     engine = build_engine(run_cfg, "replay", host=host or "", children=False, discover_plugins=False)
     agent = agent_available(run_cfg, host) if apply else False
@@ -514,7 +313,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started) ->
         fmt = detect_format(path)
         stats = FileStats(str(path), fmt)
         if fmt is None:
-            stats.error = "not a Claude Code transcript or tacit JSONL (no recognisable line)"
+            stats.error = f"not a {' or '.join(formats().values())} (no recognisable line)"
             file_reports.append(stats.as_dict())
             continue
         by_session: dict[str, dict] = {}

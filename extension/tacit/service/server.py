@@ -24,7 +24,7 @@ from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
-from tacit.hosts.pi.protocol import PiSession
+from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
@@ -240,7 +240,7 @@ class Service:
             kind = parts[1]
             if kind == b"hook" and len(parts) == 6:
                 handed = self._take_hook(conn, parts, body)
-            elif kind == b"rpc" and len(parts) == 3:
+            elif kind == b"rpc" and len(parts) in (3, 4):
                 self._count(+1)
                 threading.Thread(target=self._serve_rpc, args=(conn, parts, body or b""), daemon=True,
                                  name="tacit-pi").start()
@@ -363,6 +363,10 @@ class Service:
             if not self._serves(parts[2].decode("utf-8", "replace")):
                 conn.sendall(b"MISMATCH\n")
                 return
+            session = rpc_session(parts[3].decode("utf-8", "replace") if len(parts) > 3 else "")
+            if session is None:
+                conn.sendall(b"ERR no session for this host\n")
+                return
             conn.sendall(b"OK\n")
             conn.settimeout(None)
             with self._lock:
@@ -370,12 +374,12 @@ class Service:
             try:
                 with conn.makefile("rb") as reader, conn.makefile("wb") as writer:
                     lines = itertools.chain(rest.splitlines(keepends=True), reader)
-                    PiSession(self.engine, lines, writer, on_message=self._touch).serve()
+                    session(self.engine, lines, writer, on_message=self._touch).serve()
             finally:
                 with self._lock:
                     self.in_flight += 1
         except Exception as exc:  # noqa: BLE001
-            log_exception(self.cfg, "service pi session", exc)
+            log_exception(self.cfg, "service rpc session", exc)
         finally:
             conn.close()
             self._count(-1)
@@ -496,3 +500,12 @@ def serve(cfg=None) -> int:
 
 
 FAILED = 3  # the exit status a waiting hook client takes as "it will not come up"
+
+
+def rpc_session(host: str):
+    """The class serving a host's long-lived session (its spec's ``rpc_session``):
+    ``TACIT1 rpc IDENTITY [HOST]``; without HOST, the first host that has one
+    (pi's extension); None when there is none."""
+    hosts = [h for h in host_specs.registry().values() if h.rpc_session]
+    chosen = next((h for h in hosts if h.name == host), None) if host else (hosts[0] if hosts else None)
+    return chosen.load("rpc_session") if chosen is not None else None

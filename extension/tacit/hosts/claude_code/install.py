@@ -49,6 +49,11 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
             "base": base}
 
 
+def manifest(cfg) -> Path:
+    """Where the user-scope install's manifest lives (``tacit status``)."""
+    return locations(cfg, "user")["plugin_dir"] / MANIFEST
+
+
 def tacit_cli() -> str:
     """How the agent's shell reaches this environment's tacit (``tacit.commandline``)."""
     return commandline.tacit_display()

@@ -29,4 +29,14 @@ HOST = Host(
     child_model="haiku",
     shell_marker="CLAUDECODE",
     sessions="tacit.hosts.claude_code.sessions",
+    transcripts="tacit.hosts.claude_code.replay",
+    transcript_label="Claude Code transcript",
+    child="tacit.hosts.claude_code.child",
+    installer="tacit.hosts.claude_code.install",
+    hook_handler="tacit.hosts.claude_code.hook:handle",
+    # seconds its hook waits for the service before running in-process (its own timeout leaves
+    # that ≥ 1 s after: PreToolUse 5 s → 2 s here)
+    hook_bounds={"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8},
+    headless="env:CLAUDE_CODE_ENTRYPOINT=sdk,tty",  # claude -p: its stderr is otherwise empty
+    env_vars=("CLAUDE_CONFIG_DIR",),
 )

@@ -73,6 +73,11 @@ def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
             "manifest": base / MANIFEST, "user_config": codex_home(cfg) / "config.toml"}
 
 
+def manifest(cfg) -> Path:
+    """Where the user-scope install's manifest lives (``tacit status``)."""
+    return locations(cfg, "user")["manifest"]
+
+
 def hook_command(python: str, event: str) -> str:
     return commandline.hook_command(python, HOST, event)
 
@@ -95,8 +100,7 @@ def is_tacit_group(group, event: str) -> bool:
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
     commands = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]
-    return bool(commands) and all(commandline.is_tacit_hook(c)
-                                  and c.rstrip().endswith(f" {HOST} {event}") for c in commands)
+    return bool(commands) and all(commandline.hook_target(c) == (HOST, event) for c in commands)
 
 
 def tacit_cli_forms(python: str) -> list[list[str]]:

@@ -14,4 +14,12 @@ HOST = Host(
                    "--", "{prompt}"),
     prompt_stdin="-",
     sessions="tacit.hosts.codex.sessions",
+    child="tacit.hosts.codex.child",
+    installer="tacit.hosts.codex.install",
+    hook_handler="tacit.hosts.codex.hook:handle",
+    # seconds its hook waits for the service before running in-process (its own timeout leaves
+    # that ≥ 1 s after: PreToolUse 5 s → 2 s here)
+    hook_bounds={"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8},
+    headless="argv:exec,stderr",  # codex exec: its stderr is the run's transcript, where it reports hooks
+    env_vars=("CODEX_HOME",),
 )

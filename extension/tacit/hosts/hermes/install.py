@@ -257,6 +257,13 @@ def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:
     return {"ok": False, "error": (proc.stderr or proc.stdout).strip()[-800:] or f"exit {proc.returncode}"}
 
 
+def manifest(cfg):
+    """Where the install's manifest lives (``tacit status``)."""
+    from pathlib import Path
+
+    return Path(install_manifest_path(hermes_home_of(cfg)))
+
+
 def install_manifest_path(hermes_home: str) -> str:
     return os.path.join(hermes_home, "tacit", "install.json")
 

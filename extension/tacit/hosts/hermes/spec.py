@@ -15,8 +15,12 @@ HOST = Host(
     # child_model is set: the child uses the user's configured model
     child_command=("hermes", "-z", "{prompt}", "-t", "memory,skills", "--usage-file", "{usage_file}",
                    "--model", "{model}"),
-    prompt_stdin="hermes",  # its entry point, the prompt from stdin in sys.argv (children.commands)
+    # the prompt from stdin through its own entry point: hosts/hermes/child.py (command)
     sessions="tacit.hosts.hermes.sessions",
     child_own_tools=True,  # the child saves with Hermes's memory tool (-t memory,skills)
     after_child="tacit.hosts.hermes.child_scopes:file_tagged",  # its tagged project entries, filed
+    adapt_config="tacit.hosts.hermes.settings:adapt_config",  # its memory limits (its config.yaml)
+    child="tacit.hosts.hermes.child",
+    installer="tacit.hosts.hermes.install",
+    env_vars=("HERMES_HOME",),
 )

@@ -42,6 +42,11 @@ def target_dir(cfg, scope: str, project_dir: str | os.PathLike = ".") -> Path:
     raise ValueError(f"scope must be 'user' or 'project', not {scope!r}")
 
 
+def manifest(cfg) -> Path:
+    """Where the user-scope install's manifest lives (``tacit status``)."""
+    return target_dir(cfg, "user") / MANIFEST
+
+
 def _read_manifest(folder: Path) -> dict | None:
     data = read_json_or_none(folder / MANIFEST)
     return data if data is not None and data.get("installed_by") == "tacit" else None

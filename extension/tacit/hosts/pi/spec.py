@@ -13,4 +13,8 @@ HOST = Host(
     child_command=("pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
                    "--model", "{model}", "--mode", "json", "{prompt}"),
     sessions="tacit.hosts.pi.sessions",
+    child="tacit.hosts.pi.child",
+    installer="tacit.hosts.pi.install",
+    env_vars=("PI_CODING_AGENT_DIR",),
+    rpc_session="tacit.hosts.pi.protocol:PiSession",  # its extension's session over the service socket
 )

@@ -1,0 +1,42 @@
+"""What Claude Code's child printed (``--output-format json``): one result
+object with its usage, its cost (``total_cost_usd``) and its reply
+(``result``). Its spec's ``child`` (``tacit.children.output``)."""
+
+from __future__ import annotations
+
+from tacit.children.budget import Spend, as_float, as_int, priced
+from tacit.children.output import json_output, json_tail
+
+KEPT = ("usage", "total_cost_usd", "num_turns", "duration_ms", "is_error")
+
+
+def usage(stdout: bytes, usage_file) -> dict | None:
+    for data in json_tail(stdout.decode("utf-8", "replace").strip()):
+        if data.get("type") in (None, "result") and ("usage" in data or "total_cost_usd" in data):
+            found = {key: data[key] for key in KEPT if key in data}
+            if isinstance(data.get("modelUsage"), dict) and data["modelUsage"]:
+                found["models"] = list(data["modelUsage"])
+            return found
+    return None
+
+
+def spend(cfg, usage: dict, model: str) -> Spend | None:
+    inner = usage.get("usage")
+    if not isinstance(inner, dict):
+        return None
+    inp, out = as_int(inner.get("input_tokens")), as_int(inner.get("output_tokens"))
+    read, write = as_int(inner.get("cache_read_input_tokens")), as_int(inner.get("cache_creation_input_tokens"))
+    models = usage.get("models") if isinstance(usage.get("models"), list) else []
+    name = str(models[0]) if models else model
+    usd, source = as_float(usage.get("total_cost_usd")), "host"
+    if usd is None:
+        usd, source = priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
+    return Spend(inp + out + read + write, inp, out, read, write, usd, source, name)
+
+
+def reply(stdout: str) -> str | None:
+    found = None
+    for event in json_output(stdout):
+        if isinstance(event.get("result"), str):
+            found = event["result"]
+    return found

@@ -1,0 +1,221 @@
+"""Claude Code transcripts as the events its hooks would have sent (``tacit learn``).
+
+Its spec's ``transcripts`` names this module: ``detect`` recognises a line of
+a transcript, ``read`` turns one file into events. A transcript is JSONL, one
+line per content block; a turn opens with the user's prompt and closes at
+the next one (its tool calls as results, its last reply's text).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator
+
+from tacit.events import BeforeCompact, Command, MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd, \
+    clip_tool_args
+from tacit.learn.replay import FileStats, json_objects
+
+_CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
+                 "attachment", "progress"}
+_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+                "[Request interrupted by user", "Caveat: The messages below were generated")
+_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def detect(data: dict) -> bool:
+    """Does this JSON line look like a Claude Code transcript's?"""
+    return data.get("type") in _CLAUDE_TYPES and (
+        "message" in data or "sessionId" in data or data.get("type") == "summary")
+
+
+
+
+def _timestamp(value) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _prompt_text(content) -> str | None:
+    """The user's prompt in a ``type:"user"`` line, or None when the line is
+    not a prompt (tool results, images only, local-command output)."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                return None
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        if not parts:
+            return None
+        text = "\n".join(parts)
+    else:
+        return None
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_NOT_PROMPTS):
+        return None
+    return text
+
+
+def _command(text: str) -> tuple[str, str] | None:
+    """A slash command as Claude Code records it, or None."""
+    if "<command-name>" not in text:
+        return None
+    match = _COMMAND_NAME.search(text)
+    if not match:
+        return None
+    args = _COMMAND_ARGS.search(text)
+    return match.group(1), (args.group(1).strip() if args else "")
+
+
+class _ClaudeTurns:
+    """Turn assembly for one transcript (see the module docstring)."""
+
+    def __init__(self, session_id: str):
+        self.sid = session_id
+        self.open = False
+        self.pending_tools: dict[str, tuple[str, dict]] = {}  # tool_use id -> (name, args), waiting
+        self.seen_tools: set[str] = set()
+        self.reply_by_message: dict[str, list[str]] = {}
+        self.last_text_message: str | None = None
+        self.command_text: str | None = None
+        self.cwd: str | None = None
+        self.ts: float | None = None
+
+    def _ev(self, cls, **fields):
+        fields.setdefault("cwd", self.cwd)
+        if self.ts is not None:
+            fields.setdefault("ts", self.ts)
+        return cls(session_id=self.sid, **fields)
+
+    def open_turn(self, text: str) -> list:
+        events = self.close_turn()
+        self.open = True
+        self.command_text = None
+        return events + [self._ev(MessageEnd, role="user", text=text)]
+
+    def close_turn(self) -> list:
+        if not self.open:
+            return []
+        events = [self._ev(ToolResult, name=name, args=args, ok=True) for name, args in self.pending_tools.values()]
+        reply = ""
+        if self.last_text_message is not None:
+            reply = "\n".join(self.reply_by_message.get(self.last_text_message, [])).strip()
+        if reply:
+            events.append(self._ev(MessageEnd, role="assistant", text=reply))
+        events.append(self._ev(TurnEnd, assistant_text=reply))
+        self.open = False
+        self.pending_tools = {}
+        self.reply_by_message = {}
+        self.last_text_message = None
+        return events
+
+    def assistant(self, message: dict) -> list:
+        events: list = []
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            return events
+        if not self.open:
+            if self.command_text is None:
+                return events  # output outside any turn (a resumed file's head)
+            events += self.open_turn(self.command_text)
+        mid = message.get("id") if isinstance(message.get("id"), str) else f"anon-{id(message)}"
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                self.reply_by_message.setdefault(mid, []).append(block["text"])
+                self.last_text_message = mid
+            elif block.get("type") == "tool_use":
+                tool_id = block.get("id") or f"{mid}:{len(self.seen_tools)}"
+                if tool_id in self.seen_tools:
+                    continue  # the same call written again: count it once
+                self.seen_tools.add(tool_id)
+                # the learners read the command or the path, never a 2 MB file a tool wrote
+                self.pending_tools[tool_id] = (str(block.get("name") or "?"), clip_tool_args(block.get("input")))
+        return events
+
+    def tool_results(self, content: list) -> list:
+        events = []
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            pending = self.pending_tools.pop(block.get("tool_use_id"), None)
+            if pending is None or not self.open:
+                continue
+            name, args = pending
+            error = None
+            if block.get("is_error"):
+                body = block.get("content")
+                if isinstance(body, list):
+                    body = " ".join(b.get("text", "") for b in body if isinstance(b, dict))
+                error = str(body or "error")[:300]
+            events.append(self._ev(ToolResult, name=name, args=args, ok=not block.get("is_error"), error=error))
+        return events
+
+
+def read(path: Path, stats: FileStats) -> Iterator:
+    """Events from one Claude Code transcript, as the hooks would have sent them."""
+    turns: _ClaudeTurns | None = None
+    for lineno, data in json_objects(path, stats):
+        kind = data.get("type")
+        if turns is None:
+            if kind not in ("user", "assistant", "system"):
+                continue  # summaries, snapshots, queue operations before the session
+            sid = data.get("sessionId") if isinstance(data.get("sessionId"), str) else path.stem
+            turns = _ClaudeTurns(sid or path.stem)
+            yield turns._ev(SessionStart, source="startup")
+        if isinstance(data.get("cwd"), str):
+            turns.cwd = data["cwd"]
+        ts = _timestamp(data.get("timestamp"))
+        if ts is not None:
+            turns.ts = ts
+        if data.get("isSidechain"):
+            continue  # a sub-agent's conversation, not the user's
+        if kind == "system":
+            if data.get("subtype") == "compact_boundary":
+                yield from turns.close_turn()
+                yield turns._ev(BeforeCompact, trigger=str((data.get("compactMetadata") or {}).get(
+                    "trigger", "auto")) if isinstance(data.get("compactMetadata"), dict) else "auto")
+            continue
+        message = data.get("message")
+        if kind not in ("user", "assistant"):
+            continue
+        if not isinstance(message, dict):
+            stats.bad_line(lineno, f"{kind} line without a message object")
+            continue
+        if kind == "assistant":
+            yield from turns.assistant(message)
+            continue
+        content = message.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                             for b in content):
+            yield from turns.tool_results(content)
+            continue
+        if data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
+            continue
+        prompt = _prompt_text(content)
+        if prompt is None:
+            continue
+        command = _command(prompt)
+        if command is not None:
+            yield from turns.close_turn()
+            yield turns._ev(Command, name=command[0], args=command[1])
+            turns.command_text = f"/{command[0]} {command[1]}".strip()
+            continue
+        yield from turns.open_turn(prompt)
+    if turns is not None:
+        yield from turns.close_turn()
+        yield turns._ev(SessionShutdown, reason="end of transcript")

@@ -1,0 +1,60 @@
+"""Hermes's child (``hermes -z``): its prompt comes from stdin through its
+own entry point (never on the command line), its usage from
+``--usage-file``, its reply is plain text. Its spec's ``child``
+(``tacit.children.output``, ``tacit.children.commands``)."""
+
+from __future__ import annotations
+
+import json
+
+from tacit.children.budget import Spend, as_float, as_int, priced
+from tacit.children.commands import PROMPT_SHOWN, Command, program, script_python
+from tacit.children.output import USAGE_FILE_CAP, read_tail
+
+# how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
+SAVE_GUIDE = (
+    'Use your `memory` tool: target "user" for the user profile, target "memory" for the global notes.\n'
+    '{%- if project %} For {{ project.name }}\'s memory use target "memory" too and begin the entry with\n'
+    '`[{{ project.name }}] ` (tacit files it under the project when you finish).{% endif %}\n'
+    'Use your `skill_manage` tool for skills. They write the same files tacit reads.')
+# its entry point, with the prompt from stdin in sys.argv
+STDIN_SHIM = ("import sys\n"
+              "from hermes_cli.main import main\n"
+              "sys.argv = ['hermes', '--oneshot=' + sys.stdin.read(), *sys.argv[1:]]\n"
+              "sys.exit(main())\n")
+
+
+def command(cfg, shown: list[str], prompt: str) -> Command:
+    """The default command run through Hermes's interpreter, the prompt on stdin."""
+    python = script_python(program(cfg, shown[0]))
+    if python is None:
+        raise RuntimeError("the hermes command is not a Python script: its prompt cannot be passed "
+                           "on stdin, so no child runs")
+    rest = [a for a in shown[1:] if a not in ("-z", PROMPT_SHOWN)]
+    argv = [python, "-c", STDIN_SHIM, *rest]
+    return Command(argv, prompt, shown, "stdin", ["<hermes entry point>" if a == STDIN_SHIM else a for a in argv])
+
+
+def usage(stdout: bytes, usage_file) -> dict | None:
+    try:
+        if not usage_file.exists():
+            return None
+        found = json.loads(read_tail(usage_file, USAGE_FILE_CAP).decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def spend(cfg, usage: dict, model: str) -> Spend | None:
+    inp, out = as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens"))
+    read, write = as_int(usage.get("cache_read_tokens")), as_int(usage.get("cache_write_tokens"))
+    tokens = as_int(usage.get("total_tokens")) or inp + out + read + write
+    name = str(usage.get("model") or model or "")
+    usd, source = as_float(usage.get("estimated_cost_usd")), "host"
+    if usd is None or str(usage.get("cost_status") or "").lower() in ("unknown", "none", ""):
+        usd, source = priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
+    return Spend(tokens, inp, out, read, write, usd, source, name)
+
+
+def reply(stdout: str) -> str | None:
+    return None  # plain text
