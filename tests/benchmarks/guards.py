@@ -225,7 +225,18 @@ def print_misses(wrong: dict, limit: int | None) -> None:
             print(f"      {row['id']} {row['text'][:90]!r}{extra}")
 
 
-def rules_section(rows: list[dict], split: str, misses: bool) -> dict:
+def print_rounds(part: list[dict], specs: dict, sets: dict, from_row: int) -> None:
+    """The same figures for the rows before row ``from_row`` and from it on (a later round)."""
+    for name, rows in (("earlier rows", [r for r in part if int(r["id"][1:]) < from_row]),
+                       (f"rows R{from_row}+", [r for r in part if int(r["id"][1:]) >= from_row])):
+        c = score_rows(rows, specs, sets)["c"]
+        print(f"  {name}: shape lines -> guards {pct(c['shape_guard'], c['shape'])}; violations stopped "
+              f"{pct(c['viol_stopped'], c['viol'])}; fine stopped {pct(c['fine_stopped'], c['fine'])}; "
+              f"no-shape -> guards {pct(c['noshape_guard'], c['noshape'])}; exception -> guards "
+              f"{pct(c['exception_guard'], c['exception'])}")
+
+
+def rules_section(rows: list[dict], split: str, misses: bool, from_row: int | None = None) -> dict:
     part = [row for row in rows if row["split"] == split]
     specs = {row["id"]: line_specs(row["text"]) for row in part}
     sets = repo_guard_sets(part, lambda row: specs[row["id"]])
@@ -241,6 +252,8 @@ def rules_section(rows: list[dict], split: str, misses: bool) -> dict:
     print(f"  fine calls stopped                   {pct(c['fine_stopped'], c['fine'])}   (target <= 1%)")
     print(f"  no-shape lines that became guards    {pct(c['noshape_guard'], c['noshape'])}   (want 0)")
     print(f"  exception lines that became guards   {pct(c['exception_guard'], c['exception'])}   (want 0: vetoed)")
+    if from_row:
+        print_rounds(part, specs, sets, from_row)
     if misses:
         print_misses(result["wrong"], None)
     return c
@@ -373,11 +386,13 @@ def main() -> None:
     ap.add_argument("--split", choices=("check", "tune", "both"), default="both",
                     help="which part of the real corpus to report (default: check, then tune)")
     ap.add_argument("--no-old", action="store_true", help="skip the self-written corpus")
+    ap.add_argument("--from-row", type=int, default=None,
+                    help="also report rows before R<N> and from R<N> on (a later round) apart")
     opts = ap.parse_args()
     rows = load("guard_rules_real.jsonl")
     lessons = load("guard_lessons_real.jsonl") if (DATA / "guard_lessons_real.jsonl").exists() else []
     for split in (("check", "tune") if opts.split == "both" else (opts.split,)):
-        rules_section(rows, split, opts.misses)
+        rules_section(rows, split, opts.misses, opts.from_row)
         if lessons:
             lessons_section(lessons, split, opts.misses)
     if not opts.no_old:

@@ -104,3 +104,46 @@ def test_no_kept_answer_outlives_what_it_shows(tacit_env, tacit_home, warmed):
     wait_for(again.exists, what="an answer kept for the other folder")
     MemoryStore(cfg).add("memory", "Staging is at staging.example.org.")  # while the service runs
     wait_for(lambda: not again.exists(), what="every kept answer to go")
+
+
+def test_the_service_walks_an_unchanged_answer_once(tacit_env, tacit_home, tmp_path):
+    """``Kept``: the same answer for the same folder is not walked and written
+    again until something changed (``forget``), the answer differs, or its
+    file is gone."""
+    from tacit.paths import run_dir
+
+    cfg = load_config(env=tacit_env)
+    MemoryStore(cfg).add("memory", "The deploy script lives in ops/deploy.sh.")
+    project = tmp_path / "proj"
+    project.mkdir()
+    time.sleep(0.2)  # nothing it is built from changed within SETTLE_NS of the answer
+    kept = context_cache.Kept(cfg, run_dir(cfg.state_dir_str))
+    payload = json.dumps({"session_id": "s1", "cwd": str(project)}).encode()
+
+    def answer(text, notice=""):
+        return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text},
+                           **({"systemMessage": notice} if notice else {})})
+
+    path = tacit_home / "run" / "context" / context_cache.key("claude-code", str(project))
+
+    def mark():  # a second write replaces the file and drops the mark
+        path.write_text(path.read_text() + "\n")
+
+    def marked():
+        return path.read_text().endswith("\n")
+
+    assert kept.save("claude-code", payload, answer("A"), time.time_ns())
+    mark()
+    assert kept.save("claude-code", payload, answer("A", notice="per-session notice"), time.time_ns())
+    assert marked()  # the same answer: not walked nor written again
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert not marked()
+    assert json.loads(json.loads(path.read_text())["out"])["hookSpecificOutput"]["additionalContext"] == "B"
+    mark()
+    kept.forget()
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert not marked()  # after a change it is walked and written again
+    path.unlink()
+    assert kept.save("claude-code", payload, answer("B"), time.time_ns())
+    assert path.exists()  # a kept file removed (found stale by a client, pruned) is written again
+    assert not kept.save("claude-code", payload, json.dumps({"systemMessage": "notices only"}), time.time_ns())

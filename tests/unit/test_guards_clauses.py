@@ -250,7 +250,7 @@ def test_not_commands(text):
     ("- Never run `eslint`, `npx eslint`, or any ESLint CLI \u2014 use `yarn lint` instead",
      CommandMatch(("eslint",), (), (), True)),
     ("- Do not create, modify, or suggest `.eslintrc`, `eslint.config.*`, or `.prettierrc` files",
-     PathMatch((".eslintrc", "eslint.config.*", ".prettierrc"))),
+     PathMatch((".eslintrc", ".eslintrc.*", "eslint.config.*", ".prettierrc", ".prettierrc.*"))),
     ("Never commit `packages/bot/.env` or inline tokens, webhook secrets, or credentials.", None),
 ])
 def test_more_real_forms(text, match):

@@ -55,7 +55,7 @@ def matches(text: str) -> list:
     ("Regenerate `_types.py` after adding a setting (it is auto-generated \u2014 do not edit by hand):",
      [PathMatch(("_types.py",))]),
     ("**IMPORTANT**: `prefect.ts` is generated. Never edit this file directly.", [PathMatch(("prefect.ts",))]),
-    ("don't create .eslintrc or .prettierrc files", [PathMatch((".eslintrc", ".prettierrc"))]),
+    ("don't create .eslintrc or .prettierrc files", [PathMatch((".eslintrc", ".eslintrc.*", ".prettierrc", ".prettierrc.*"))]),
     # a flag with a quoted command; a quoted command in the passive voice
     ("Do NOT use VSTest-style `--filter` with `dotnet test`",
      [CommandMatch(("dotnet",), ("test",), ("--filter",), True)]),

@@ -465,3 +465,107 @@ def test_a_bare_command_survives_the_store_and_needs_an_exact_command():
     assert "bare" not in derive_guards("never run `pnpm test`")[0].match.to_dict()  # stored as before
     assert derive_guards("never run a bare `git push --force`") == ()  # flags: not a bare command
     assert derive_guards("never run a plain old build") == ()
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    # the project's script over the tool it wraps, "bare … invocation" read as the tool itself
+    ("- **Use `yarn e2e`, not a bare `vitest` invocation.** `yarn e2e` runs the `pree2e` step first.",
+     ["vitest", "npx vitest run test/e2e", "vitest run"], ["yarn e2e", "yarn e2e -t 'Browser Tracing'", "yarn build"]),
+    ("Use `make lint`, not the plain ruff command.", ["ruff check .", "ruff format src"],
+     ["make lint", "make test", "uv sync"]),
+    ("Use `pnpm test`, not jest.", ["jest", "npx jest src/a.test.ts"], ["pnpm test", "pnpm test -- a.test.ts"]),
+])
+def test_a_project_script_over_the_tool_it_wraps(line, violations, fine):
+    guard_set = guards_of(line)
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line", [
+    "use `uv run pytest`, not pytest",  # the script names the tool: a guard would stop the script itself
+    "Use `slices.Clone`, not append",  # code, not a command
+    "Use `pnpm install`, not a bare `cargo` invocation",  # cargo is not a tool a node script wraps
+])
+def test_script_over_tool_needs_a_runner_a_wrapped_tool_and_no_overlap(line):
+    assert not derive_guards(line)
+
+
+def test_rc_files_cover_their_config_variants():
+    guard_set = guards_of("- Do not create, modify, or suggest `.eslintrc`, `eslint.config.*`, or `.prettierrc` files")
+    for path in (".eslintrc", ".eslintrc.json", ".eslintrc.cjs", "eslint.config.mjs", ".prettierrc", ".prettierrc.yaml"):
+        assert guard_set.check(_call("Edit", path)), path
+        assert not guard_set.check(_call("Read", path)), path
+    for path in (".oxlintrc.json", "src/eslint.ts", ".prettierignore", "package.json"):
+        assert not guard_set.check(_call("Edit", path)), path
+
+
+def test_whose_folder_and_during_development_change_nothing():
+    (spec,) = derive_guards("- During development don't EVER write to my personal ~/.km dir")
+    assert spec.match.patterns == ("~/.km/",)
+    (spec,) = derive_guards("don't edit our local `cache/` folder")
+    assert spec.match.patterns == ("cache/",)
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson")])
+    assert guard_set.check(_call("Edit", "cache/a.json")) and not guard_set.check(_call("Edit", "src/cache.ts"))
+    # a scope the matcher cannot see is still a condition: it vetoes
+    assert not derive_guards("while developing, don't write to ~/.km")
+
+
+@pytest.mark.parametrize("line,violations,fine", [
+    ("never rename files with mv, use git mv", ["mv a.py b.py", "mv -f lib/old.dart lib/new.dart"],
+     ["git mv a.py b.py", "git add b.py", "ls"]),
+    ("don't delete files with `rm`", ["rm a.txt", "rm -rf build"], ["git rm a.txt", "ls"]),
+])
+def test_the_program_whose_job_the_verb_names(line, violations, fine):
+    guard_set = GuardSet([Guard(spec, 1, "project", ROOT, "lesson") for spec in derive_guards(line)])
+    assert guard_set.guards, line
+    for command in violations:
+        assert stops(guard_set, command), f"{line!r} should stop {command!r}"
+    for command in fine:
+        assert not stops(guard_set, command), f"{line!r} should let {command!r} run"
+
+
+@pytest.mark.parametrize("line", [
+    "never copy secrets with cp",  # the object narrows it: not every cp
+    "don't edit files with sed",  # sed also only reads (sed -n): not every sed
+    "never stage files with mv",  # not what mv is for
+])
+def test_a_narrowed_or_unrelated_verb_with_a_program_stays_a_memory(line):
+    assert not derive_guards(line)
+
+
+def test_what_a_quoted_path_is_does_not_become_a_path():
+    guard_set = guards_of("3. Do not delete or rename files under `docs/images/` as frozen snapshots")
+    assert stops(guard_set, "rm docs/images/crew.png")
+    assert stops(guard_set, "git mv docs/images/crew.png docs/images/old.png")
+    assert not stops(guard_set, "cp docs/images/crew.png /tmp/") and not stops(guard_set, "ls docs/images")
+    assert not guard_set.check(_call("Edit", "docs/images/README.md"))
+
+
+def test_vendored_files_are_the_vendor_folder():
+    guard_set = guards_of("**Never edit vendored files directly**—use `go get` then `make vendor`.")
+    assert guard_set.check(_call("Edit", "vendor/github.com/containers/storage/store.go"))
+    assert stops(guard_set, "sed -i 's/a/b/' vendor/github.com/containers/image/copy.go")
+    assert not guard_set.check(_call("Read", "vendor/github.com/containers/storage/store.go"))
+    assert not guard_set.check(_call("Edit", "libpod/container.go"))
+    assert not stops(guard_set, "go get github.com/containers/storage@main")
+    assert not derive_guards("never add vendored files")  # adding is not editing what is there
+
+
+def test_made_things_that_live_in_the_lines_one_folder():
+    guard_set = guards_of("- Build outputs and native plugins live in `package-dev/`; do not hand-edit generated "
+                          "assemblies or downloaded native artifacts.")
+    assert guard_set.check(_call("Edit", "package-dev/Runtime/Sentry.Unity.dll"))
+    assert not guard_set.check(_call("Read", "package-dev/Runtime/Sentry.Unity.dll"))
+    assert not guard_set.check(_call("Edit", "src/Sentry.Unity/SentryUnity.cs"))
+
+
+@pytest.mark.parametrize("line", [
+    "do not hand-edit generated assemblies",  # no folder: a memory
+    "Types are in `src/types/`; don't edit generated files",  # "are in" does not say all of them are made
+    "Run `pnpm generate`; do not edit generated files",  # a command, not a folder
+    "Outputs live in `dist/` and `build/`; don't edit generated bundles",  # which folder: not one
+])
+def test_made_things_need_one_folder_they_live_in(line):
+    assert not derive_guards(line)

@@ -68,7 +68,7 @@ def test_a_preference_becomes_a_candidate_with_its_metadata(cfg):
     assert (c["kind"], c["status"], c["target"]) == ("preference", "candidate", "user")
     assert c["content"] == "I prefer tabs over spaces, by the way."
     data = c["data"]
-    assert data["category"] == "preference" and data["importance"] == pytest.approx(0.933)
+    assert data["category"] == "preference" and data["importance"] == pytest.approx(0.929)
     assert data["mentions"] == 1 and data["session_id"] == "abc" and data["day"] == model.local_day(time.time())
     assert data["phrased"] is False  # the user's sentence: evidence for the review, not a rule
     assert "preference" in data["tags"] and data["markers"] == ["i prefer"]

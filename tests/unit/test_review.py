@@ -21,7 +21,7 @@ from tacit.learn.captures import Assessment
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
-HIGH = "I prefer explanations before the code."  # preference 0.964, kept in the user's words
+HIGH = "I prefer explanations before the code."  # preference 0.95, kept in the user's words
 HIGH_SAID = HIGH
 MEDIUM = "Our Kafka cluster has six brokers."  # fact 0.785
 # The tuned detector scores progress reports ("I'm knee-deep in …") as nothing
@@ -97,7 +97,7 @@ def test_todays_captures_grouped_high_medium_low(cfg):
     assert order == sorted(order)
     assert text.index("High (> 0.85)") < order[0] < text.index("Medium (0.60–0.85)") < order[1] \
         < text.index("Low (< 0.60)") < order[2]
-    assert "preference 0.96" in text and "→ USER.md" in text and "tacit review --keep" in text
+    assert "preference 0.95" in text and "→ USER.md" in text and "tacit review --keep" in text
     with Ledger(cfg) as led, led.read() as conn:
         assert conn.execute("SELECT day, trigger, counts FROM importance_reviews").fetchall() == [
             ("2025-06-04", "command", json.dumps({"high": 1, "medium": 1, "low": 1}))]

@@ -233,3 +233,31 @@ def test_sigterm_stops_it_cleanly(tacit_env, tacit_home):
     wait_for(lambda: not alive(pid), what="the service to stop")
     assert "stopped (signal)" in (tacit_home / "logs" / "tacit.log").read_text()
     assert not (tacit_home / "run" / "tacit.sock").exists()
+
+
+def test_a_second_serve_leaves_once_the_starting_one_listens(tacit_env, tacit_home):
+    """Two hooks each start a service: the one that lost the lock while the
+    winner was still building its engine leaves as soon as the winner listens,
+    without serving (one "serving" line, not two)."""
+    import fcntl
+
+    run = tacit_home / "run"
+    run.mkdir(mode=0o700, parents=True, exist_ok=True)
+    holder = os.open(run / "serve.lock", os.O_RDWR | os.O_CREAT, 0o600)  # the winner, still starting
+    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        second = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=tacit_env)
+        time.sleep(0.3)
+        listener.bind(str(run / "tacit.sock"))  # the winner listens now
+        listener.listen(8)
+        listener.settimeout(30)
+        conn, _ = listener.accept()  # the loser looks, and finds it serving
+        conn.close()
+        assert second.wait(timeout=30) == 0
+        log = tacit_home / "logs" / "tacit.log"
+        assert "serving" not in (log.read_text() if log.exists() else "")
+    finally:
+        listener.close()
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        os.close(holder)

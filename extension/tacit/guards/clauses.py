@@ -36,7 +36,7 @@ _NOISE = lazy(
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in )?here|for package management|"
+    r"workspace|monorepo|app|team)|(?:in )?here|for package management|during (?:local )?development|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
 _REASON_HEAD = lazy(

@@ -73,9 +73,12 @@ _LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codeba
          r"the (?:project|repo|team))"
          r"\s+)?(?:only\s+|must\s+|should\s+)?")
 
+# "not a bare `vitest` invocation": the program itself, run without the project's script
+_BARE_Y = r"(?:(?:a|the)\s+)?(?:(?:bare|plain|raw|direct)\s+)?"
+_CALL = r"(?:\s+(?:invocations?|calls?|commands?|runs?))?"
 _ALTERNATIVE = [lazy(p, re.I) for p in (
     # use pnpm, not npm · we use pnpm, never npm · use uv and never pip
-    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_YS}",
+    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
     # use pnpm instead of npm · pnpm rather than npm
     rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
     # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only
@@ -136,6 +139,19 @@ def _alike(x: str, y: str) -> bool:
     return x == y or bool(_FAMILY_OF.get(x, set()) & _FAMILY_OF.get(y, set()))
 
 
+_SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
+_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run"}
+
+
+def _script_over_tool(x_text: str, y: str) -> bool:
+    """"use `yarn e2e`, not vitest": a project script (a runner and its
+    script) over the tool it wraps; never when the script names the tool
+    ("use `uv run pytest`, not pytest" would stop the script itself)."""
+    words = x_text.lower().split()
+    return (len(words) >= 2 and bool(_FAMILY_OF.get(words[0], set()) & _SCRIPT_RUNNERS)
+            and bool(_FAMILY_OF.get(y, set()) & _WRAPPED_TOOLS) and y not in words)
+
+
 def _alternative(sentence: str, because: str) -> GuardSpec | None:
     for pattern in _ALTERNATIVE:
         m = pattern.fullmatch(sentence)
@@ -153,7 +169,7 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             if not words:
                 break
             head = words[0].lower()
-            if head not in _FAMILY_OF or not _alike(x_head, head):
+            if head not in _FAMILY_OF or not (_alike(x_head, head) or _script_over_tool(x_text, head)):
                 break
             if len(words) > 1:  # `npm install` (quoted): one program and its subcommand
                 if len(ys) > 1 or not y.startswith(("`", "'", '"')):
@@ -363,6 +379,15 @@ _WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|usi
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
+_WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
+                    r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
+                    r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
+# what a one-word program is for, by the stems of the verbs that name its job
+_PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
+            "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
+            "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
+
+
 # "`git push --force` is forbidden": a quoted command, then the prohibition
 _FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
                                 r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
@@ -424,13 +449,15 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             out = [_run(f"never run {i}", because) for i in items]
             if all(out):
                 return out
-    m = _WITH_COMMAND.fullmatch(sentence)
+    m = _WITH_COMMAND.fullmatch(sentence) or _WITH_PROGRAM.fullmatch(sentence)
     if m:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
         spec = _run(f"never run `{cmd}`", because)
         if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
             return [spec]
+        if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
+            return [spec]  # "never rename files with mv": the program whose job the verb names
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:
         spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word

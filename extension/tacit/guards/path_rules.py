@@ -47,7 +47,14 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
 )]
 
 
+# "never edit vendored files": the conventional folder of vendored code
+_VENDORED = re.compile(rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all)\s+)?vendored\s+"
+                       r"(?:files?|code|sources?|dependencies|deps|packages|libraries|modules)", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
+    if _VENDORED.fullmatch(sentence):
+        return GuardSpec(PathMatch(("vendor/",)), because)
     for pattern in _PATH_LESSONS:
         m = pattern.fullmatch(sentence)
         if not m:
@@ -90,9 +97,13 @@ def _removals(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(RemoveMatch(patterns, ops), because)
 
 
+_RC_FILE = re.compile(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
+
+
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
-    text, below = text.strip(), None
+    # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path
+    text, below = re.sub(r"(`[^`]+`)\s+as\s+(?:an?\s+|the\s+)?[a-z][a-z -]*", r"\1", text.strip(), flags=re.I), None
     where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
     if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
         text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
@@ -104,4 +115,6 @@ def _path_list(text: str) -> tuple | None:
         if below:
             p = f"{below}/{p}" if "/" in p.rstrip("/") else f"{below}/**/{p}"
         patterns.append(p)
+        if _RC_FILE.fullmatch(p):
+            patterns.append(p + ".*")  # "`.eslintrc`": also .eslintrc.json, .eslintrc.js …
     return tuple(dict.fromkeys(patterns)) or None

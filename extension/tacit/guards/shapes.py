@@ -66,11 +66,26 @@ _GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(
 _GENERATED = lazy(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
 
 
+# "build outputs live in `package-dev/`; do not hand-edit generated assemblies": the things the
+# line says live in its one folder, named by what made them
+_MADE = r"(?:generated|built|compiled|downloaded|vendored|bundled)"
+_DESCRIBED_EDIT = lazy(rf"(?:{_DONT}|never)\s+{_PATH_VERB}\s+(?:the\s+|any\s+)?{_MADE}(?:\s+[\w-]+){{1,2}}"
+                       rf"(?:\s+(?:or|and)\s+(?:the\s+|any\s+)?{_MADE}(?:\s+[\w-]+){{1,2}})?"
+                       r"(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+_LIVE_IN = lazy(r"\b(?:live|lives|go|goes|sit|sits|are kept|is kept|are stored|is stored)\s+(?:in|under|inside)\s+(`[^`]+/`)", re.I)
+
+
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
     """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
     edit (or commit) prohibition with no object, in a lesson that names
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
+    if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
+        homes = _LIVE_IN.findall(lesson)
+        if len(homes) == 1 and len(re.findall(r"`[^`]+`", lesson)) == 1:
+            folder = _path_pattern(homes[0])
+            return GuardSpec(PathMatch((folder,)), because) if folder else None
+        return None
     if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)

@@ -156,6 +156,8 @@ def _path_pattern(part: str) -> str | None:
         n = None  # "`package.json` versions": a part of a file, not the file
     if n and not re.fullmatch(r"(?:the\s+)?\S+\s+(?:folders|directories|dirs|files)", part, re.I):
         part = n.group(1)
+    # "my personal ~/.km dir" · "our local `cache/` folder": whose it is changes nothing
+    part = re.sub(r"^(?:my|our|your)\s+(?:(?:own|personal|local)\s+)?(?=\S)", "", part, flags=re.I)
     m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
     noun = None
     if m and not quoted:
@@ -169,7 +171,7 @@ def _path_pattern(part: str) -> str | None:
     looks = ("/" in word or word.startswith(".") and len(word) > 1 or "*" in word
              or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", word) or low in _EXTENSIONLESS_FILES)
     if noun in ("folder", "directory", "dir"):
-        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"[\w.\-/]+", word):
+        if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"~?[\w.\-/]+", word):
             return None
         return word.rstrip("/") + "/"
     if noun == "file" and not looks:

@@ -63,6 +63,7 @@ class Service:
         self.cut = 0
         self.cacheable = False
         self.searches = Searches(cfg)
+        self.kept = context_cache.Kept(cfg, self.folder)  # SessionStart answers kept for a cold start
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
         self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
 
@@ -102,16 +103,18 @@ class Service:
             return True
         except BlockingIOError:
             pass
-        # held: by a live service (then leave), or one that is shutting down (then wait)
-        if _connectable(self.folder):
-            return False
+        # held: by a live service or one still starting (then leave as soon as it
+        # listens), or one that is shutting down (then wait for its lock)
         deadline = time.monotonic() + 3.0
         while time.monotonic() < deadline:
+            if _connectable(self.folder):
+                return False
+            time.sleep(0.05)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 return True
             except BlockingIOError:
-                time.sleep(0.05)
+                pass
         return False
 
     def _bind(self) -> None:
@@ -155,6 +158,7 @@ class Service:
             if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
+            self.kept.forget()  # kept before the watchers: walked again once
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
@@ -343,7 +347,7 @@ class Service:
     def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
         """For the next cold start (``tacit.service.context_cache``), after the reply."""
         try:
-            context_cache.save(self.cfg, self.folder, host, body, text, started)
+            self.kept.save(host, body, text, started)
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
 
@@ -411,6 +415,7 @@ class _OnChange(FileSystemEventHandler):
         path = str(getattr(event, "dest_path", "") or event.src_path)
         if path.endswith((".lock", ".tmp")):
             return
+        self.service.kept.forget()
         context_cache.clear(self.service.folder)  # kept session answers may show what changed
         self.service.engine.reload_stores()
 

@@ -33,6 +33,7 @@ from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY as _MEMORY
 from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
+from tacit.stores.shared_text import shared
 
 ENTRY_DELIMITER = "\n§\n"
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -246,7 +247,7 @@ class MemoryStore:
         at the first call."""
         if self._snapshot is None:
             self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
-            self._snapshot = self.render_blocks(self.targets())
+            self._snapshot = {t: shared(b) for t, b in self.render_blocks(self.targets()).items()}
         wanted = self.targets() if targets is None else [self.resolve(t) for t in targets]
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tacit.projects import Project, project_dir
+from tacit.stores.shared_text import shared
 from tacit.stores.skills import SkillStore, render_index
 
 ORDER = ("project", "team", "global")
@@ -94,7 +95,7 @@ class ScopedSkills:
     def snapshot(self, *, gate=None, skip=()) -> str:
         """The index at the first call (session start), frozen for the session."""
         if self._snapshot is None:
-            self._snapshot = self.index_text(gate=gate, skip=skip)
+            self._snapshot = shared(self.index_text(gate=gate, skip=skip))  # sessions alike share it
         return self._snapshot
 
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
