@@ -12,7 +12,6 @@ import time
 from tacit.app import Tacit
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
-from tacit.children.runner import run_job
 from tacit.paths import python_argv
 from tacit.stores import history
 from tacit.stores.memory import MemoryStore
@@ -49,6 +48,8 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
     before = store.usage(target)
     report: dict = {"target": target, "before": before["text"]}
     if _use_agent(cfg, use_agent):
+        from tacit.children.runner import run_job  # the runner (prompts, jinja2): only for a run here
+
         # a unique id: the run's changes are one group in the history, undone together
         job_id = f"consolidate-{target}-{int(time.time() * 1000):x}-{os.getpid():x}"
         record = run_job(cfg, {"id": job_id, "kind": "consolidate", "host": cfg.host,

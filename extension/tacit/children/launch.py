@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from tacit.children import budget
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
-from tacit.children.runner import append_child_log, run_job
 from tacit.commandline import python_argv
 from tacit.log import log_exception
 from tacit.privacy.exclusion import why_excluded
@@ -101,6 +100,10 @@ def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
 
 def run_taken(cfg, ledger: Ledger, job_id: str, *, fallback_job: dict | None = None) -> dict | None:
     """Take ``job_id`` and run it; a job without a row (``fallback_job``) runs as given."""
+    # the runner (prompts, jinja2, integrity checks) only where a job runs here: a service
+    # or a hook that merely launches ``tacit child run`` answers its first hook without it
+    from tacit.children.runner import append_child_log, run_job
+
     taken = take(cfg, ledger, job_id)
     if taken is None:
         if fallback_job is None or _has_row(ledger, job_id):

@@ -17,9 +17,6 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from watchdog.events import FileSystemEventHandler
-from watchdog.observers import Observer
-
 from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
@@ -35,7 +32,6 @@ from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_of
 from tacit.service.searches import Searches
 
-CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
 TICK_SECONDS = 5.0
 SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
 WORKERS = 8  # threads answering hooks (the engine applies one event at a time; the rest wait in memory)
@@ -56,7 +52,7 @@ class Service:
         self.engine = None
         self.listener: socket.socket | None = None
         self.socket_inode = 0
-        self.observer: Observer | None = None
+        self.observer = None  # a watchdog Observer once the watchers run (tacit.service.watchers)
         self.pool: ThreadPoolExecutor | None = None
         self.reports: Reports | None = None
         self.reader = None
@@ -164,16 +160,9 @@ class Service:
             log_exception(self.cfg, "service watchers", exc)
 
     def _start_observer(self) -> None:
-        observer = Observer()
-        changed = _OnChange(self)
-        for folder in (self.cfg.memories_dir, self.cfg.skills_dir, self.cfg.home / "projects"):
-            ensure_private_dir(folder)
-            observer.schedule(changed, str(folder), recursive=True)
-        observer.schedule(_OnCodeChange(self), PACKAGE_DIR, recursive=True)
-        observer.schedule(_OnConfigChange(self), self.cfg.state_dir_str, recursive=False)
-        observer.daemon = True
-        observer.start()
-        self.observer = observer
+        from tacit.service import watchers  # watchdog: only once the first hook is answered
+
+        self.observer = watchers.start(self, PACKAGE_DIR)
 
     def request_stop(self, reason: str) -> None:
         if not self.stopping.is_set():
@@ -399,48 +388,6 @@ class Service:
                 "reports_queued": self.reports.queued if self.reports else 0, "connections_cut": self.cut,
                 "connections_open": len(self.reader.open) if self.reader else 0,
                 "watching": self.observer is not None}
-
-
-class _OnChange(FileSystemEventHandler):
-    """A memory or skill file changed on disk (a hand edit, another process)."""
-
-    def __init__(self, service: Service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        # reads raise "opened" / "closed_no_write" events too: only a change counts
-        # (reacting to reads threw the skill catalog away at every SessionStart)
-        if event.event_type not in CHANGES or (event.is_directory and event.event_type == "modified"):
-            return
-        path = str(getattr(event, "dest_path", "") or event.src_path)
-        if path.endswith((".lock", ".tmp")):
-            return
-        self.service.kept.forget()
-        context_cache.clear(self.service.folder)  # kept session answers may show what changed
-        self.service.engine.reload_stores()
-
-
-class _OnCodeChange(FileSystemEventHandler):
-    def __init__(self, service: Service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        path = str(getattr(event, "dest_path", "") or event.src_path)
-        if path.endswith(".py") and event.event_type in CHANGES:
-            self.service.request_stop(f"code changed: {path}")
-
-
-class _OnConfigChange(FileSystemEventHandler):
-    """config.toml changed: settings are read once, at start — let the next
-    hook start a service that reads the new ones."""
-
-    def __init__(self, service: Service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
-        if event.event_type in CHANGES and any(os.path.basename(p) == "config.toml" for p in paths):
-            self.service.request_stop("config.toml changed")
 
 
 def _identity_key(identity: str) -> tuple:

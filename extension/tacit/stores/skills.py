@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import jinja2
-
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
@@ -852,6 +850,8 @@ def _with_section_hint(result: dict[str, Any], body: str, name: str) -> dict[str
 
 def default_body(name: str, description: str) -> str:
     """The body of a new skill from ``skills_template/SKILL.md.j2``."""
+    import jinja2  # only a new skill needs it: hooks importing this module do not pay for it
+
     source = (resource_dir("skills_template") / "SKILL.md.j2").read_text(encoding="utf-8")
     env = jinja2.Environment(autoescape=False, keep_trailing_newline=True,
                              undefined=jinja2.StrictUndefined)

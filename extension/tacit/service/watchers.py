@@ -1,0 +1,75 @@
+"""What the service watches on disk (watchdog): memory, skills and project
+files changed by hand or another process, its own code, and config.toml.
+
+Imported only once the first hook is answered (``Service._watch``): watchdog
+costs a cold start tens of milliseconds it does not need.
+"""
+
+from __future__ import annotations
+
+import os
+
+from watchdog.events import FileSystemEventHandler
+from watchdog.observers import Observer
+
+from tacit.fsutil import ensure_private_dir
+from tacit.service import context_cache
+
+CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
+
+
+def start(service, package_dir: str) -> Observer:
+    """A started observer calling back into ``service`` (``tacit.service.server.Service``)."""
+    observer = Observer()
+    changed = _OnChange(service)
+    cfg = service.cfg
+    for folder in (cfg.memories_dir, cfg.skills_dir, cfg.home / "projects"):
+        ensure_private_dir(folder)
+        observer.schedule(changed, str(folder), recursive=True)
+    observer.schedule(_OnCodeChange(service), package_dir, recursive=True)
+    observer.schedule(_OnConfigChange(service), cfg.state_dir_str, recursive=False)
+    observer.daemon = True
+    observer.start()
+    return observer
+
+
+class _OnChange(FileSystemEventHandler):
+    """A memory or skill file changed on disk (a hand edit, another process)."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        # reads raise "opened" / "closed_no_write" events too: only a change counts
+        # (reacting to reads threw the skill catalog away at every SessionStart)
+        if event.event_type not in CHANGES or (event.is_directory and event.event_type == "modified"):
+            return
+        path = str(getattr(event, "dest_path", "") or event.src_path)
+        if path.endswith((".lock", ".tmp")):
+            return
+        self.service.kept.forget()
+        context_cache.clear(self.service.folder)  # kept session answers may show what changed
+        self.service.engine.reload_stores()
+
+
+class _OnCodeChange(FileSystemEventHandler):
+    def __init__(self, service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        path = str(getattr(event, "dest_path", "") or event.src_path)
+        if path.endswith(".py") and event.event_type in CHANGES:
+            self.service.request_stop(f"code changed: {path}")
+
+
+class _OnConfigChange(FileSystemEventHandler):
+    """config.toml changed: settings are read once, at start — let the next
+    hook start a service that reads the new ones."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def on_any_event(self, event) -> None:
+        paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
+        if event.event_type in CHANGES and any(os.path.basename(p) == "config.toml" for p in paths):
+            self.service.request_stop("config.toml changed")
