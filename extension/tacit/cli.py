@@ -158,8 +158,8 @@ def _add_json_flag(parser) -> None:
 def main(argv: list[str] | None = None) -> int:
     os.umask(0o077)  # what tacit creates is private to its user (tacit.safety.file_modes)
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["search"]:  # the running service answers it when it can (tacit.commands.search)
-        from tacit.commands.search import via_service
+    if argv[:1] == ["search"]:  # the running service answers it when it can (docs/search.md)
+        from tacit.service.search_client import via_service
 
         answered = via_service(argv[1:])
         if answered is not None:

@@ -35,31 +35,8 @@ def _arguments(p, hosts) -> None:
     p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")
 
 
-def via_service(argv: list) -> int | None:
-    """``tacit search`` answered by the running service, whose index is open
-    and kept fresh (the CLI then imports next to nothing); None when no
-    service answers, or for what the CLI answers itself (help, --reindex,
-    usage errors)."""
-    import sys
-
-    if any(a in ("-h", "--help") or a.startswith("--reindex") for a in argv):
-        return None
-    from tacit.paths import data_dir
-    from tacit.service.search_client import search
-
-    try:
-        reply = search(data_dir(), {"argv": argv, "cwd": os.getcwd(), "tty": sys.stdout.isatty()})
-        if reply is None or not isinstance(reply.get("out"), str):
-            return None
-    except Exception:  # noqa: BLE001 — searched in-process instead
-        return None
-    sys.stdout.write(reply["out"])
-    sys.stdout.flush()
-    return int(reply["code"])
-
-
 def answer(cfg, request: dict, index) -> dict | None:
-    """The service's side of ``via_service``: ``{"code", "out"}``, or None
+    """The service's side of ``tacit.service.search_client.via_service``: ``{"code", "out"}``, or None
     when the request is not a plain search (the CLI then runs it itself)."""
     import argparse
     import json

@@ -56,3 +56,24 @@ def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
         return None
     finally:
         sock.close()
+
+
+def via_service(argv: list) -> int | None:
+    """``tacit search`` answered by the running service, whose index is open and kept fresh (the
+    CLI imports next to nothing: not even ``tacit.commands``); None when no service answers, or for
+    what the CLI answers itself (help, --reindex, usage errors)."""
+    import sys
+
+    from tacit.paths import data_dir
+
+    if any(a in ("-h", "--help") or a.startswith("--reindex") for a in argv):
+        return None
+    try:
+        reply = search(data_dir(), {"argv": argv, "cwd": posix.getcwd(), "tty": sys.stdout.isatty()})
+        if reply is None or not isinstance(reply.get("out"), str):
+            return None
+    except Exception:  # noqa: BLE001 — searched in-process instead
+        return None
+    sys.stdout.write(reply["out"])
+    sys.stdout.flush()
+    return int(reply["code"])
