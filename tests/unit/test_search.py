@@ -413,3 +413,12 @@ def test_a_second_search_in_the_service_is_handed_back_not_queued_on_a_hook_work
         assert searches.answer(request) is not None
     finally:
         searches.close()
+
+
+@pytest.mark.parametrize("argv", [["--json", "seed", "database"], ['a "quoted" word', "back\\slash", "naïve ü ✓"],
+                                  ["line\nbreak", "\udcff invalid utf-8 from the shell"], []])
+def test_the_cli_request_is_json_the_service_reads_back_exactly(argv):
+    from tacit.service.search_client import request_bytes
+
+    request = {"argv": argv, "cwd": "/tmp/projekt ü", "tty": False}
+    assert json.loads(request_bytes(request)) == request

@@ -1,14 +1,16 @@
 """``tacit search`` asks the running service (``tacit.service.searches``).
 
-Imports what the hook client imports (``_socket``, not ``socket``): a search
-through the service costs the CLI little more than the interpreter's start.
+Imports what the hook client imports (``_socket``, not ``socket``; the request is
+written with json's C string encoder and the answer comes back as ``OK CODE`` and
+the text): a search through the service costs the CLI little more than the
+interpreter's start.
 """
 
 from __future__ import annotations
 
 import _socket
-import json
 import posix
+from _json import encode_basestring_ascii as _quoted  # json's own C encoder: no json/re import here
 
 from tacit import __version__
 from tacit.hosts.hook_client import peer_uid, read_all, untrusted
@@ -41,6 +43,13 @@ def _connect(folder: str, timeout: float):
             posix.chdir(here)
 
 
+def request_bytes(request: dict) -> bytes:
+    """``{"argv": [...], "cwd": "...", "tty": bool}`` as JSON, without importing ``json``."""
+    argv = ", ".join(_quoted(str(a)) for a in request["argv"])
+    tty = "true" if request.get("tty") else "false"
+    return f'{{"argv": [{argv}], "cwd": {_quoted(str(request["cwd"]))}, "tty": {tty}}}'.encode()
+
+
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
     """The service's answer (``{"code", "out"}``), or None when no service
     of this version answers (the CLI then searches in-process)."""
@@ -48,10 +57,13 @@ def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
     if sock is None:
         return None
     try:
-        sock.sendall(f"TACIT1 search {code_identity(__version__)}\n".encode() + json.dumps(request).encode())
+        sock.sendall(f"TACIT1 search {code_identity(__version__)}\n".encode() + request_bytes(request))
         sock.shutdown(_socket.SHUT_WR)
         head, _, body = read_all(sock).partition(b"\n")
-        return json.loads(body.decode("utf-8")) if head.startswith(b"OK ") else None
+        words = head.split()
+        if len(words) != 2 or words[0] != b"OK":
+            return None
+        return {"code": int(words[1]), "out": body.decode("utf-8")}
     except (OSError, ValueError):
         return None
     finally:

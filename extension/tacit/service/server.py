@@ -288,9 +288,8 @@ class Service:
         reply = b"NO\n"
         try:
             answer = self.searches.answer(json.loads(body.decode("utf-8")))
-            if answer is not None:
-                out = json.dumps(answer, ensure_ascii=False).encode("utf-8")
-                reply = b"OK %d\n" % len(out) + out
+            if answer is not None:  # "OK CODE" and the text (tacit.service.search_client)
+                reply = b"OK %d\n" % int(answer["code"]) + str(answer["out"]).encode("utf-8")
         except Exception as exc:  # noqa: BLE001 — the CLI searches in-process instead
             log_exception(self.cfg, "service search", exc)
         try:
