@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from e2e_helpers import wait_for
+from e2e_helpers import message_text, wait_for
 from test_claude_code import CHILD_DEADLINE, TacitClaude
 from test_hermes import TacitInHermes, hermes_python_with_tacit  # noqa: F401 (a fixture)
 from test_pi import EXTENSION
@@ -62,7 +62,11 @@ def claude_context(tc: TacitClaude, cwd: Path, text: str = "hello") -> str:
     """The hook context of the first model request of a new session in ``cwd``."""
     n = len(tc.stub.model_requests())
     tc.prompt(text, cwd=cwd)
-    return tc.first_request_context(tc.stub.model_requests()[n])
+    # the session's own request: a review child of an earlier session may ask in between
+    (first, *_) = [r for r in tc.stub.model_requests()[n:]
+                   if any(m["role"] == "user" and message_text(m["content"]).strip().endswith(text)
+                          for m in r["body"]["messages"])]
+    return tc.first_request_context(first)
 
 
 def test_a_correction_in_a_repository_reaches_its_worktree_not_another_repository(claude, repos):
