@@ -9,12 +9,11 @@ the next one (its tool calls as results, its last reply's text).
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Iterator
 
 from tacit.events import BeforeCompact, Command, MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd, \
-    clip_tool_args
+    clip_tool_args, iso_time
 from tacit.learn.replay import FileStats, json_objects
 
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
@@ -31,15 +30,6 @@ def detect(data: dict) -> bool:
         "message" in data or "sessionId" in data or data.get("type") == "summary")
 
 
-
-
-def _timestamp(value) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _prompt_text(content) -> str | None:
@@ -179,7 +169,7 @@ def read(path: Path, stats: FileStats) -> Iterator:
             yield turns._ev(SessionStart, source="startup")
         if isinstance(data.get("cwd"), str):
             turns.cwd = data["cwd"]
-        ts = _timestamp(data.get("timestamp"))
+        ts = iso_time(data.get("timestamp"))
         if ts is not None:
             turns.ts = ts
         if data.get("isSidechain"):
