@@ -36,7 +36,8 @@ _NOISE = lazy(
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in )?here|for package management|during (?:local )?development|"
+    r"workspace|monorepo|app|team)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
+    r"(?:in )?here|for package management|during (?:local )?development|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
 _REASON_HEAD = lazy(
@@ -48,8 +49,8 @@ _REASON_SPLIT = lazy(
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
-    r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
-    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
+    r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
+    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
@@ -208,15 +209,49 @@ _INFORM = lazy(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping
                      r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
 
 
+# what a conditional sentence says when it opens a way around the rule: "If it is needed, ask first"
+_PERMIT = lazy(r"\b(?:ask|asks|asking|approval|approve|approved|permission|permitted|allowed|confirm|confirmation|"
+               r"okay|ok|fine|acceptable|exception|sign-?off|check with|go ahead|first|tell|notify|let me know|ping)\b", re.I)
+_CONTENT = lazy(r"[a-z][a-z-]{2,}", re.I)
+_PLAIN_WORDS = frozenset(("never", "not", "don't", "dont", "the", "any", "and", "for", "with", "from", "into", "that",
+                          "this", "these", "those", "your", "our", "you", "all", "files", "file", "are", "was", "use",
+                          "using", "instead", "them", "its", "it's"))
+
+
+def _content_stems(text: str) -> set:
+    bare = re.sub(r"`[^`]*`", " ", text.lower())
+    return {w[:5] for w in _CONTENT.findall(bare) if w not in _PLAIN_WORDS}
+
+
+def _other_sentence_vetoes(found: list, rule: Clause) -> bool:
+    """A conditional sentence apart from the rule's ("After editing X, run Y.")
+    is an instruction of its own; it vetoes only when it opens a way around
+    the rule: it asks or permits, or its instruction names the rule's act."""
+    if any(c.exception for c in found):
+        return True
+    if not any(c.head_hedge for c in found):
+        return False
+    main = [c.text for c in found[1:] if not c.head_hedge] if len(found) > 1 else found[0].text.split(", ", 1)[1:]
+    if not main:
+        return True  # the whole sentence is a condition: "Only when X."
+    said = " ".join(main)
+    return bool(_PERMIT.search(said) or _content_stems(said) & _content_stems(rule.text))
+
+
 def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
     """True when an exception or hedge makes the rule uncheckable: an
-    exception word anywhere, a hedge in the rule clause, or another plain
-    clause that starts with a condition."""
+    exception word anywhere, a hedge in the rule clause, another plain
+    clause of its sentence that starts with a condition, or a conditional
+    sentence that opens a way around it."""
     if rule.hedged or rule.exception:
         return True
     for found in sentences:
+        if rule not in found and not any(c.text == rule.text for c in found):
+            if not _INFORM.fullmatch(found[0].text) and _other_sentence_vetoes(found, rule):
+                return True
+            continue
         for c in found:
-            if c is rule or c.text == rule.text or rule not in found and _INFORM.fullmatch(c.text):
+            if c is rule or c.text == rule.text:
                 continue
             if c.exception or c.head_hedge:
                 return True

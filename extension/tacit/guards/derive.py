@@ -285,6 +285,9 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     quoted = m.group("cmd").startswith(("`", "'", '"'))
     if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
         return None
+    if (m.group("verb") or "").lower() in ("call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
+            and "/" not in words[0]:
+        return None  # "do not call `subscription_list`": a function or a tool of the agent, not a program
     if (m.group("verb") or "").lower() in ("use", "type", "do", ""):
         if not quoted and len(words) < 2:
             return None  # "never use git" is not a command; "never use `git stash`" is
