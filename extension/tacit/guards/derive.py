@@ -160,9 +160,12 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             continue
         x_text = _unquote(m.group("x"))
         x_head = x_text.split()[0].lower() if x_text.split() else ""
+        ys = _split_list(m.group("ys"))
+        script = _script_instead(m.group("x"), ys, because)
+        if script is not None:
+            return script
         if x_head not in _FAMILY_OF:
             continue
-        ys = _split_list(m.group("ys"))
         programs: list[str] = []
         subcommands: tuple = ()
         for y in ys:
@@ -188,6 +191,20 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), subcommands, (), True),
                              because, x_text)
     return None
+
+
+def _script_instead(x: str, ys: list, because: str) -> GuardSpec | None:
+    """"use `python3 test.py` instead of `./test.py`" · "use `make test`, not
+    `./scripts/test.sh`": a quoted command over one of the project's scripts,
+    run by its path (the script is what to stop)."""
+    if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
+        return None
+    words = _unquote(ys[0]).split()
+    if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
+        return None
+    if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
+        return None
+    return _run(f"never run {ys[0]}", because)
 
 
 def _negative_use(sentence: str, because: str) -> GuardSpec | None:
@@ -373,7 +390,7 @@ _NEEDS = (
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
-                          r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
+                          r"(?:,?\s*(?:or|and)\s+(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}})?"
                           .format(d=_DONT), re.I)
 
 

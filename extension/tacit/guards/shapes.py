@@ -80,18 +80,18 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     edit (or commit) prohibition with no object, in a lesson that names
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
         homes = _LIVE_IN.findall(lesson)
         if len(homes) == 1 and len(re.findall(r"`[^`]+`", lesson)) == 1:
             folder = _path_pattern(homes[0])
             return GuardSpec(PathMatch((folder,)), because) if folder else None
-        return None
+        return _described_subject(subject, head, lesson, because)
     if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
-                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     made = {_path_pattern(q) for q in _GENERATED.findall(lesson)} - {None}
@@ -101,6 +101,21 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
         return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
+
+
+def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | None:
+    """"- `shared/`: Generated types (`shared/types.ts`) … Do not edit generated
+    files": the folder the line is about, said to hold what a tool made, when
+    every path the line names lies inside it."""
+    if not subject or not subject.endswith("/") or not head:
+        return None
+    said = re.split(r"(?<=[.!?])\s", lesson[head.end():], maxsplit=1)[0]
+    if not re.search(rf"\b{_MADE}\b", said, re.I):
+        return None
+    named = {_path_pattern(q) for q in re.findall(r"`[^`]+`", lesson)} - {None}
+    if not all(p.startswith(subject) for p in named):
+        return None
+    return GuardSpec(PathMatch((subject,)), because)
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:

@@ -176,7 +176,7 @@ def _path_pattern(part: str) -> str | None:
         return word.rstrip("/") + "/"
     if noun == "file" and not looks:
         return None
-    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}", word):
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not quoted:
         return None
