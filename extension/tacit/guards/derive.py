@@ -19,11 +19,12 @@ import shlex
 from tacit.lazyre import lazy
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
+from tacit.guards.restate import restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
-                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _targets, _unquote)
+                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -161,7 +162,7 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
         x_text = _unquote(m.group("x"))
         x_head = x_text.split()[0].lower() if x_text.split() else ""
         ys = _split_list(m.group("ys"))
-        script = _script_instead(m.group("x"), ys, because)
+        script = script_instead(m.group("x"), ys, because, _run)
         if script is not None:
             return script
         if x_head not in _FAMILY_OF:
@@ -191,20 +192,6 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             return GuardSpec(CommandMatch(tuple(dict.fromkeys(programs)), subcommands, (), True),
                              because, x_text)
     return None
-
-
-def _script_instead(x: str, ys: list, because: str) -> GuardSpec | None:
-    """"use `python3 test.py` instead of `./test.py`" · "use `make test`, not
-    `./scripts/test.sh`": a quoted command over one of the project's scripts,
-    run by its path (the script is what to stop)."""
-    if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
-        return None
-    words = _unquote(ys[0]).split()
-    if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
-        return None
-    if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
-        return None
-    return _run(f"never run {ys[0]}", because)
 
 
 def _negative_use(sentence: str, because: str) -> GuardSpec | None:
@@ -377,7 +364,7 @@ _NEEDS = (
     (lazy(r"push", re.I), "_push"),
     (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
      "_paths"),
-    (lazy(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
+    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), "_alternative"),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
@@ -418,15 +405,6 @@ _FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|
 _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
                         r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
                         r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
-
-
-def _stem(word: str) -> str:
-    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
-    w = word.lower()
-    for end in ("ches", "shes", "ing", "es", "s"):
-        if w.endswith(end) and len(w) - len(end) >= 3:
-            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
-    return w
 
 
 # "never run destructive commands such as `git reset --hard` or `git clean -fd`":
@@ -494,7 +472,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     spec = _objectless_edit(sentence, because, lesson)
     if spec is not None:
         return [spec]
-    return git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
+    return (git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
+            or restated_specs(sentence, because, lambda text, why: _clause_specs(text, why, lesson)))
 
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)

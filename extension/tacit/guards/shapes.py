@@ -176,7 +176,8 @@ _SQL_ITEMS = [(lazy(p, re.I), name) for p, name in (
      "delete_without_where"),
 )]
 _SQL_ITEM = r"(?:(?:a|an|any)\s+)?(?:drop|truncate|delete)\b[\w\s]*?"
-_SQL_LIST = lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
+_SQL_LIST = lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:(?:destructive|dangerous|raw)\s+)?(?:(?:sql|queries|statements|commands)"
+                       rf"\s*,?\s*(?:like|such as|e\.?g\.?,?|including)\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
                        r"(?:\s+(?:statements|queries|commands))?" + _SQL_WHERE, re.I)
 
 

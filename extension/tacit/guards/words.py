@@ -92,6 +92,15 @@ _STOP_WORDS = frozenset((
 _SHELL_META = lazy(r"[|;&<>$`(){}\\]")
 
 
+def _stem(word: str) -> str:
+    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
+    w = word.lower()
+    for end in ("ches", "shes", "ing", "es", "s"):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
+    return w
+
+
 def _unquote(word: str) -> str:
     w = word.strip()
     if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":

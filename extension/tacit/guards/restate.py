@@ -1,0 +1,104 @@
+"""Rule phrasings restated in the grammar's own form before they are read:
+a prohibition said as a predicate ("force pushing is forbidden", "`DROP TABLE`
+statements are not allowed", "git stash must never be used"), as a noun
+("no edits to `vendor/`", "no force-pushes"), a registry to publish to
+("never publish to npm"), or a script run instead of another
+("use `python3 test.py` instead of `./test.py`").
+
+``restated_specs(clause, because, read)`` returns the guards of the restated
+clause (``read`` is derive's clause reader), or ``[]``: the restatement is
+only ever a clause the grammar already reads whole (docs/guards.md, "Shapes").
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.clauses import _GERUND
+from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _unquote
+
+# "never run ./scripts/x.sh": a script of the project, by its path
+_SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
+
+_BANNED = (r"(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:forbidden|banned|prohibited|disallowed|not allowed|"
+           r"not permitted|off-limits|off limits|never allowed|not ok|not okay|not acceptable)|"
+           r"(?:must|should|shall|may)\s+(?:not|never)\s+be\s+(?:done|used|run|performed|executed)")
+_PASSIVE = lazy(rf"(?P<subj>\S.*?)\s+(?:{_BANNED})", re.I)
+# "no edits to `vendor/`" · "no force-pushes" · "no direct commits to main"
+_NOUNS = {"edits": "edit", "changes": "change", "modifications": "modify", "writes": "write to",
+          "pushes": "push", "force-pushes": "force-push", "force pushes": "force-push", "commits": "commit"}
+_NO_NOUN = lazy(r"(?:no|zero)\s+(?:direct\s+|manual\s+|hand\s+)?(?P<noun>edits|changes|modifications|writes|"
+                r"force[- ]pushes|pushes|commits)(?:\s+(?P<rest>(?:to|on|in|into|under|inside)\s+.+))?", re.I)
+_REGISTRY = {
+    "npm": [(("npm", "pnpm", "yarn", "bun"), ("publish",))],
+    "pypi": [(("twine",), ("upload",)), (("uv", "poetry", "hatch", "flit", "pdm"), ("publish",))],
+    "crates.io": [(("cargo",), ("publish",))],
+    "crates": [(("cargo",), ("publish",))],
+}
+_PUBLISH = lazy(rf"{_DONT}\s+publish(?:\s+(?:any|the|new|a))?(?:\s+(?:packages?|crates?|releases?|versions?|"
+                r"anything|it|them))?\s+(?:to|on)\s+(?:the\s+)?`?(?P<registry>npm|pypi|crates(?:\.io)?)`?"
+                r"(?:\s+(?:registry|index))?", re.I)
+
+
+def _subject_as_rule(subject: str) -> list:
+    """What to try for a forbidden subject, in order: its gerund as a verb
+    ("force pushing" → "never force push"), then the subject as a command."""
+    words = subject.split()
+    low = [w.lower() for w in words]
+    out = []
+    for n in (2, 1):
+        head = " ".join(low[:n])
+        if len(low) >= n and head in _GERUND:
+            out.append(" ".join(["never", _GERUND[head], *words[n:]]))
+            break
+    if low and low[0] in _NOUNS or " ".join(low[:2]) in _NOUNS:
+        noun = " ".join(low[:2]) if " ".join(low[:2]) in _NOUNS else low[0]
+        out.append(" ".join(["never", _NOUNS[noun], *words[len(noun.split()):]]))
+    out.append(f"never use {subject}")
+    quoted = re.findall(r"`[^`]+`", subject)
+    if len(quoted) == 1 and subject.strip() != quoted[0]:
+        out.append(f"never use {quoted[0]}")  # "staging everything with `git add -A`": the command named
+    return out
+
+
+def restated_specs(clause: str, because: str, read) -> list:
+    m = _PUBLISH.fullmatch(clause)
+    if m:
+        registry = m.group("registry").lower()
+        return [GuardSpec(CommandMatch(programs, subs, (), True), because) for programs, subs in _REGISTRY[registry]]
+    m = _NO_NOUN.fullmatch(clause)
+    if m:
+        noun = " ".join(m.group("noun").lower().replace("-", " ").split())
+        verb = _NOUNS.get(noun) or _NOUNS.get(noun.replace(" ", "-"))
+        rest = m.group("rest") or ""
+        if verb in ("edit", "change", "modify", "write to"):  # "no edits to `x/`": edit it · "in `x/`": files in it
+            rest = re.sub(r"^(?:to|on|into)\s+", "", rest, flags=re.I)
+            rest = re.sub(r"^(in|under|inside)\s+", r"files \1 ", rest, flags=re.I)
+        return read(f"never {verb} {rest}".strip(), because) if verb else []
+    m = _PASSIVE.fullmatch(clause)
+    if not m or re.match(rf"{_DONT}\b", m.group("subj"), re.I):
+        return []
+    for text in _subject_as_rule(m.group("subj").strip()):
+        found = read(text, because)
+        if found:
+            return found
+    return []
+
+
+def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
+    """"use `python3 test.py` instead of `./test.py`" · "use `make test`, not
+    `./scripts/test.sh`": a quoted command over one of the project's scripts,
+    run by its path (the script is what to stop)."""
+    if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
+        return None
+    words = _unquote(ys[0]).split()
+    if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
+        return None
+    if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
+        return None
+    return run(f"never run {ys[0]}", because)
+
+
+__all__ = ["restated_specs", "script_instead"]
