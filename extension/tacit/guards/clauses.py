@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
+from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -30,7 +31,7 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
     r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
-    r"on your own|"
+    r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
@@ -45,7 +46,7 @@ _REASON_HEAD = lazy(
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = lazy(
-    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
+    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
@@ -98,6 +99,8 @@ def _named(m, spans: list) -> str:
     items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
     if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
         return " with " + m.group("items")  # a command line, not a flag or a word
+    if len(items) > 1 and all(" " in i.strip("` ") and i.strip("` ").split()[0].lower() in _KNOWN_PROGRAMS for i in items):
+        return " such as " + m.group("items")  # "never discard changes (`git checkout -- .`, `git reset --hard`)"
     return m.group(0)
 
 

@@ -409,8 +409,8 @@ _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style
 
 # "never run destructive commands such as `git reset --hard` or `git clean -fd`":
 # the commands named are the rule (each must be a program's command)
-_SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
-                      r"(?:commands?|operations?|actions?|tools?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
+_SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,4}}"
+                      r"[\w-]+\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
                       r"for example,?|for instance,?)\s+(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)*)"
                       r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
 
@@ -492,6 +492,8 @@ def _verb_list(sentence: str, because: str) -> list:
     if not m:
         return []
     phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
+    if not re.search(r",\s*(?:or|and|nor)\s+[^,]*$", m.group("items"), re.I):
+        return []  # "never push to main, open a PR": the last phrase says what to do, not a list
     if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
         return []  # "don't use npm commands, use pnpm": the second phrase says what to do
     out: list = []

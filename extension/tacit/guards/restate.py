@@ -63,7 +63,47 @@ def _subject_as_rule(subject: str) -> list:
     return out
 
 
+# "generated files such as `*.pb.go` must not be edited": the act, then what it is done to
+_PASSIVE_VERB = lazy(r"(?P<subj>\S.*?)\s+(?:must|should|shall|may|can)\s*(?:not|never|n't)\s+(?:ever\s+)?be\s+"
+                     r"(?P<verb>edited|modified|changed|touched|updated|overwritten|deleted|removed|renamed|committed)"
+                     r"(?:\s+(?:by hand|manually|directly))?", re.I)
+_BASE = {"edited": "edit", "modified": "modify", "changed": "change", "touched": "touch", "updated": "update",
+         "overwritten": "overwrite", "deleted": "delete", "removed": "remove", "renamed": "rename", "committed": "commit"}
+# "never `rm -rf` the `data/` directory": the removal, of the path named
+_QUOTED_RM = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`rm(?:\s+-[a-zA-Z]+)*`\s+(?:on\s+)?(?P<what>.+)", re.I)
+# "don't `git push --force` to `main`" · "never rewrite history on `main`"
+_QUOTED_PUSH = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`git push(?P<flags>(?:\s+-[-\w]+)*)`\s+(?:to|on|onto|into)\s+(?P<to>.+)", re.I)
+_REWRITE = lazy(rf"{_DONT}\s+rewrite\s+(?:the\s+|any\s+)?(?:git\s+|published\s+|shared\s+|commit\s+)?history"
+                r"(?:\s+(?:on|of|in)\s+(?P<to>.+))?", re.I)
+# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
+_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
+def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _PASSIVE_VERB.fullmatch(clause)
+    if m and not re.match(rf"{_DONT}\b", m.group("subj"), re.I):
+        return read(f"never {_BASE[m.group('verb').lower()]} {m.group('subj')}", because)
+    m = _QUOTED_RM.fullmatch(clause)
+    if m:
+        return read(f"never delete {m.group('what')}", because)
+    m = _QUOTED_PUSH.fullmatch(clause)
+    if m:
+        force = re.search(r"--force|-f\b", m.group("flags") or "")
+        return read(f"never {'force-push' if force else 'push'} to {m.group('to')}", because)
+    m = _REWRITE.fullmatch(clause)
+    if m:
+        return read(f"never force-push to {m.group('to')}" if m.group("to") else "never force-push", because)
+    m = _CMD_WITH_FLAG.fullmatch(clause)
+    if m:
+        return read(f"never use {m.group('flags')} with {m.group('cmd')}", because)
+    return []
+
+
 def restated_specs(clause: str, because: str, read) -> list:
+    found = _said_otherwise(clause, because, read)
+    if found:
+        return found
     m = _PUBLISH.fullmatch(clause)
     if m:
         registry = m.group("registry").lower()

@@ -9,7 +9,7 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, RebaseMatch,
                                 SqlMatch)
-from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
+from tacit.guards.words import _DONT, _EXTENSIONLESS_FILES, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
 
 # "never amend commits" · "don't amend" · "no amending"
 _AMEND = lazy(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
@@ -98,7 +98,8 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
         quoted = [f"`{next(iter(made))}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
-    if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
+    if len(found) != 1 or len(quoted) != 1 or not (re.search(r"[/.*]", next(iter(found)))
+                                                  or next(iter(found)).lower() in _EXTENSIONLESS_FILES):
         return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
 
