@@ -1,0 +1,118 @@
+"""Rules people write in other forms (tacit.guards.restate, clauses, derive):
+a prohibition said as a predicate or a noun, a registry, a script run instead
+of another, commands named in parentheses, and a conditional sentence beside
+the rule; each derives the guard the plain rule would, and stops what it says."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards.model import CommandMatch, PathMatch, PipeMatch, PushMatch, RemoveMatch, SqlMatch
+
+STASH = CommandMatch(("git",), ("stash",), (), True)
+REBASE = CommandMatch(("git",), ("rebase",), (), True)
+
+
+@pytest.mark.parametrize("text, matches", [
+    ("git stash is forbidden", [STASH]),
+    ("git push --force is not allowed", [PushMatch(force_only=True)]),
+    ("Force pushing is forbidden.", [PushMatch(force_only=True)]),
+    ("Force-pushes are not allowed", [PushMatch(force_only=True)]),
+    ("Rebasing is not allowed", [REBASE]),
+    ("Staging everything with `git add -A` is forbidden.", [CommandMatch(("git",), ("add",), ("-A",), True)]),
+    ("`DROP TABLE` is forbidden", [SqlMatch(("drop_table",))]),
+    ("DROP TABLE statements are not allowed", [SqlMatch(("drop_table",))]),
+    ("Don't run destructive SQL like `DROP TABLE` or `TRUNCATE`", [SqlMatch(("drop_table", "truncate"))]),
+    ("`curl | bash` is forbidden", [PipeMatch()]),
+    ("Piping curl output into bash is not allowed", [PipeMatch()]),
+    ("Editing `CHANGELOG.md` is not allowed", [PathMatch(("CHANGELOG.md",))]),
+    ("No edits to `vendor/`.", [PathMatch(("vendor/",))]),
+    ("Generated files (`*.pb.go`) must not be edited by hand", [PathMatch(("*.pb.go",))]),
+    ("NEVER hand-edit `.lock.yml` files.", [PathMatch(("*.lock.yml",))]),
+    ("`LICENSE` — do not modify.", [PathMatch(("LICENSE",))]),
+    ("Never `rm -rf` the `data/` directory", [RemoveMatch(("data/",), ("delete",))]),
+    ("Do not publish to npm", [CommandMatch(("npm", "pnpm", "yarn", "bun"), ("publish",), (), True)]),
+    ("Do not publish packages to PyPI", [CommandMatch(("twine",), ("upload",), (), True),
+                                         CommandMatch(("uv", "poetry", "hatch", "flit", "pdm"), ("publish",), (), True)]),
+    ("Don't `git push --force` to `main`.", [PushMatch(("main",), True)]),
+    ("Never rewrite history on `main`.", [PushMatch(("main",), True)]),
+    ("Do NOT run `pnpm install` with `--no-frozen-lockfile`",
+     [CommandMatch(("pnpm",), ("install",), ("--no-frozen-lockfile",), True)]),
+    ("Never discard uncommitted changes (`git checkout -- .`, `git reset --hard`).",
+     [CommandMatch(("git",), ("checkout", "."), (), True), CommandMatch(("git",), ("reset",), ("--hard",), True)]),
+    ("Use `uv` for everything — no `pip install`, no `python -m venv`.",
+     [CommandMatch(("pip",), ("install",), (), True), CommandMatch(("python",), ("venv",), ("-m",), True)]),
+    ("Never run `terraform apply` locally.", [CommandMatch(("terraform",), ("apply",), (), True)]),
+    ("- For external builds, always use `python3 test.py` instead of `./test.py`.", [CommandMatch(("test.py",), (), (), True)]),
+    ("No npm, pnpm only", [CommandMatch(("npm",), (), (), True)]),
+    ("- Do **not** use npm in this directory: no `npm install`, `npm ci`, `npx`, or npm lockfile changes.",
+     [CommandMatch(("npm",), (), (), True), CommandMatch(("npm",), ("install",), (), True),
+      CommandMatch(("npm",), ("ci",), (), True), CommandMatch(("npx",), (), (), True)]),
+    ("- `completions/`: Generated shell (`bash`/`fish`/`zsh`) completion files. Don't edit directly, regenerate "
+     "with `./bin/brew generate-man-completions`", [PathMatch(("completions/",))]),
+    ("- `shared/`: Generated TypeScript types (`shared/types.ts`, `shared/remote-types.ts`) and agent tool schemas "
+     "(`shared/schemas/`). Do not edit generated files directly.", [PathMatch(("shared/",))]),
+])
+def test_derived(text, matches):
+    assert [s.match for s in derive_guards(text)] == matches
+
+
+@pytest.mark.parametrize("text", [
+    "Deploy only via the CI pipeline",  # "only via": what to do, not an exact thing to stop
+    "Run tests only via `make test`",
+    "Install dependencies only with pnpm",
+    "No `npm publish` from local machines.",  # a place the matcher cannot see
+    "Do not run `kubectl apply` against production.",
+    "`any` is forbidden",  # a type, not a program
+    "Secrets are not allowed in the repo",
+    "- `src/`: the code. Never edit generated files.",  # the folder is not said to be generated
+    "- `gen/`: generated stubs (`docs/x.md`). Never edit generated files.",  # a path outside the folder
+    "DO NOT call `subscription_list`.",  # a tool of the agent, not a program
+    "Do not publish",  # no registry named
+])
+def test_not_derived(text):
+    assert derive_guards(text) == ()
+
+
+def test_never_push_then_open_a_pr_is_no_list_of_prohibitions():
+    """"never push to main, open a PR": the PR is the way to do it, never a guard on it."""
+    assert [s.match for s in derive_guards("Never push to the `main` branch directly — open a PR.")] == [
+        PushMatch(("main",))]
+
+
+@pytest.mark.parametrize("text, derives", [
+    # a conditional sentence of its own, about something else: the rule stands
+    ("After editing a workflow `.md` source, run `gh aw compile`. NEVER hand-edit `.lock.yml` files.", True),
+    ("Never edit vendored files. When diagnosing a vendored library, trace the call upstream.", True),
+    ("When testing the server, assume the user is logged in. Never run `npm publish`.", True),
+    # a conditional sentence that opens a way around it: vetoed
+    ("Never push to main. If you need to push, tell me first.", False),
+    ("Never bump the version in `package.json`. If a bump is genuinely needed, ask first.", False),
+    ("Never run `npm publish`. If a release is needed, that is fine.", False),
+    ("Never run `npm publish`. Only when releasing.", False),
+])
+def test_a_conditional_sentence_beside_the_rule(text, derives):
+    assert bool(derive_guards(text)) is derives
+
+
+def _stops(text: str, tool: str, arg: str) -> bool:
+    guards = GuardSet([Guard(s, f"g{i}", "project", "/repo", "x") for i, s in enumerate(derive_guards(text))])
+    args = {"command": arg} if tool == "Bash" else {"file_path": arg}
+    return bool(guards.check(normalize_call(tool, args, "/repo", project_root="/repo")))
+
+
+@pytest.mark.parametrize("text, tool, arg, stopped", [
+    ("NEVER hand-edit `.lock.yml` files.", "Edit", "/repo/.github/workflows/a.lock.yml", True),
+    ("NEVER hand-edit `.lock.yml` files.", "Edit", "/repo/.github/workflows/a.md", False),
+    ("- For external builds, always use `python3 test.py` instead of `./test.py`.", "Bash", "./test.py --no-test", True),
+    ("- For external builds, always use `python3 test.py` instead of `./test.py`.", "Bash", "python3 test.py", False),
+    ("Don't run destructive SQL like `DROP TABLE` or `TRUNCATE`", "Bash", "psql -c 'DROP TABLE users'", True),
+    ("Don't run destructive SQL like `DROP TABLE` or `TRUNCATE`", "Bash", "psql -c 'SELECT 1'", False),
+    ("Do not publish to npm", "Bash", "pnpm publish --access public", True),
+    ("Do not publish to npm", "Bash", "pnpm pack", False),
+    ("No edits to `vendor/`.", "Edit", "/repo/vendor/x/y.go", True),
+    ("No edits to `vendor/`.", "Read", "/repo/vendor/x/y.go", False),
+])
+def test_what_the_guard_stops(text, tool, arg, stopped):
+    assert _stops(text, tool, arg) is stopped
