@@ -84,6 +84,8 @@ class Layout:
         lone = _LONE.fullmatch(line)
         bullet = _BULLET.match(line)
         text = " ".join(clean_line(lone.group("text")).split()) if lone else ""
+        if lone and not re.search(r":\s*(?:\*\*|__)?\s*$|^(?:[-*+]\s+)?(?:\*\*|__).*(?:\*\*|__):?$", line):
+            lone = None  # a heading line ends in a colon or is bold: "NEVER:", "**Never**"
         if lone and not bullet and self._open(text):
             self.prohibit = True  # "**Never:**" or "NEVER:" on a line of its own
             return []
