@@ -30,7 +30,7 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
-    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
@@ -74,10 +74,18 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
            "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
-_AVOID = lazy(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
+_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
+_BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
+                     r"(?:\s+(?:commands?|actions?|operations?))?\s*:\s*(?=\x00\d+\x00|(?P<ing>[a-z]+ing)\b)", re.I)
+# "under no circumstances run …" · "it is forbidden to …" · "refrain from running …": a "never"
+_NEVER_SAID = lazy(r"\b(?:under no circumstances?|in no case|at no time)(?:\s+(?:should|may|must|are|will|shall)\s+"
+                   r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to))?\s*,?|"
+                   r"\bit(?:'s|\s+is)\s+(?:strictly\s+)?(?:forbidden|not allowed|prohibited|not permitted)\s+to|"
+                   r"\bnever\s*,?\s+ever\b|\b(?:never|don'?t|do not)\s+(?:attempt|try)\s+to\b", re.I)
 # "never hand-edit generated files: `a`, `b`": the list names the files
 _NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
 # "… when making a commit or push": the action the rule's command belongs to, which the
@@ -144,7 +152,14 @@ def _avoid(m) -> str:
     return f"never {base} " if base else m.group(0)
 
 
+def _never_said(m) -> str:
+    said = m.group(0).lower()
+    m2 = re.match(r"(never|don'?t|do not)\s+(?:attempt|try)", said)
+    return f" {m2.group(1)} " if m2 else " never "
+
+
 def _tidy(s: str) -> str:
+    s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _AVOID.sub(_avoid, s.strip())
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
@@ -169,6 +184,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
+        sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never run ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)

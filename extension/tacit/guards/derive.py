@@ -41,7 +41,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 
@@ -108,9 +108,9 @@ _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", 
                             "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
 # "never install packages with npm" · "don't use pip to install dependencies"
 _INSTALL_WITH = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+install\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
+    rf"{_DONT}\s+(?:install|add)\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
     rf"\s+(?:with|using|via|through)\s+{_YS}",
-    rf"{_DONT}\s+use\s+{_YS}\s+to\s+install(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
+    rf"{_DONT}\s+use\s+{_YS}\s+to\s+(?:install|add)(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
     r"libraries|anything))?",
 )]
 _SUDO = [lazy(p, re.I) for p in (
@@ -390,6 +390,7 @@ _WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|usi
 _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
                     r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
+_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}
 # what a one-word program is for, by the stems of the verbs that name its job
 _PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
             "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
@@ -453,7 +454,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
         spec = _run(f"never run `{cmd}`", because)
-        if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
+        said = {_stem(_ALIAS.get(w.lower(), w)) for w in cmd.split()[1:]}  # "`npm i`": install
+        if spec is not None and len(cmd.split()) > 1 and words & said:
             return [spec]
         if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
             return [spec]  # "never rename files with mv": the program whose job the verb names
