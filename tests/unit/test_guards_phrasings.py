@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.model import CommandMatch, PathMatch, PipeMatch, PushMatch, RemoveMatch, SqlMatch
+from tacit.guards.model import CommandMatch, CommitMatch, PathMatch, PipeMatch, PushMatch, RemoveMatch, SqlMatch
 
 STASH = CommandMatch(("git",), ("stash",), (), True)
 REBASE = CommandMatch(("git",), ("rebase",), (), True)
@@ -53,6 +53,20 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
      "with `./bin/brew generate-man-completions`", [PathMatch(("completions/",))]),
     ("- `shared/`: Generated TypeScript types (`shared/types.ts`, `shared/remote-types.ts`) and agent tool schemas "
      "(`shared/schemas/`). Do not edit generated files directly.", [PathMatch(("shared/",))]),
+    ("Under no circumstances run `terraform destroy`.", [CommandMatch(("terraform",), ("destroy",), (), True)]),
+    ("It is forbidden to run `npm publish`.", [CommandMatch(("npm",), ("publish",), (), True)]),
+    ("It's not allowed to push to `main`.", [PushMatch(("main",))]),
+    ("Refrain from running `git reset --hard`.", [CommandMatch(("git",), ("reset",), ("--hard",), True)]),
+    ("Do not try to push to `main`.", [PushMatch(("main",))]),
+    ("Never, ever run `npm publish`.", [CommandMatch(("npm",), ("publish",), (), True)]),
+    ("Avoid `git push --force` at all costs.", [PushMatch(force_only=True)]),
+    ("Forbidden: `git push --force`, `git reset --hard`",
+     [PushMatch(force_only=True), CommandMatch(("git",), ("reset",), ("--hard",), True)]),
+    ("Prohibited: editing `dist/`", [PathMatch(("dist/",))]),
+    ("Do not add dependencies with npm.", [CommandMatch(("npm",), ("install",), (), True)]),
+    ("Do not create commits on `main`.", [CommitMatch(("main",))]),
+    ("Do not modify files matching `*.gen.go`.", [PathMatch(("*.gen.go",))]),
+    ("Never use `--break-system-packages`.", [CommandMatch(("pip", "pip3"), ("install",), ("--break-system-packages",), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -113,6 +127,9 @@ def _stops(text: str, tool: str, arg: str) -> bool:
     ("Do not publish to npm", "Bash", "pnpm pack", False),
     ("No edits to `vendor/`.", "Edit", "/repo/vendor/x/y.go", True),
     ("No edits to `vendor/`.", "Read", "/repo/vendor/x/y.go", False),
+    ("Never edit the lockfile.", "Edit", "/repo/packages/web/package-lock.json", True),
+    ("Never edit the lockfile.", "Edit", "/repo/pnpm-lock.yaml", True),
+    ("Never edit the lockfile.", "Edit", "/repo/package.json", False),
 ])
 def test_what_the_guard_stops(text, tool, arg, stopped):
     assert _stops(text, tool, arg) is stopped

@@ -16,7 +16,7 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import _GERUND
-from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
 from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _unquote
 
 # "never run ./scripts/x.sh": a script of the project, by its path
@@ -80,7 +80,28 @@ _CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*
                       r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
+# "never edit the lockfile": the lockfiles package managers write
+_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb",
+              "Cargo.lock", "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Gemfile.lock", "composer.lock")
+_LOCKFILE = lazy(rf"{_DONT}\s+(?:(?:manually|hand[- ]?)\s*)?(?:edit|modify|change|touch|update|alter|write to|"
+                 r"overwrite|hand-edit)\s+(?:the\s+|any\s+|a\s+)?lock\s?files?(?:\s+(?:by hand|manually|directly))?",
+                 re.I)
+# "do not modify files matching `*.gen.go`": the pattern is the path
+_MATCHING = lazy(r"(?P<pre>.*?\b)(?:any\s+|the\s+)?files?\s+(?:matching|named|that match|with the pattern|like)\s+"
+                 r"(?P<rest>`[^`]+`.*)", re.I)
+# "do not create commits on `main`": a commit to that branch
+_MAKE_COMMITS = lazy(rf"{_DONT}\s+(?:create|make|add)\s+(?:any\s+|new\s+)?commits?\s+(?P<to>(?:on|to|in|into)\s+.+)", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    if _LOCKFILE.fullmatch(clause):
+        return [GuardSpec(PathMatch(_LOCKFILES), because)]
+    m = _MATCHING.fullmatch(clause)
+    if m and re.match(rf"{_DONT}\s", m.group("pre"), re.I):
+        return read(f"{m.group('pre')}{m.group('rest')}", because)
+    m = _MAKE_COMMITS.fullmatch(clause)
+    if m:
+        return read(f"never commit {m.group('to')}", because)
     m = _PASSIVE_VERB.fullmatch(clause)
     if m and not re.match(rf"{_DONT}\b", m.group("subj"), re.I):
         return read(f"never {_BASE[m.group('verb').lower()]} {m.group('subj')}", because)
