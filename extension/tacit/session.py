@@ -55,7 +55,6 @@ class SessionState:
     turn: Turn = field(default_factory=Turn)
     turns_since_review: int = 0
     tool_calls_since_review: int = 0
-    lesson_score_since_review: float = 0.0
     pending_correction: dict | None = None
     last_correction_save_turn: int | None = None
     skill_trigger_fired: bool = False

@@ -20,7 +20,7 @@ from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, honoured
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import CACHE_SECONDS, project_for
 from tacit.stores.guard_files import Finder, signature
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
@@ -177,9 +177,8 @@ class GuardChecker:
         hits = [h for h in hits if h.guard.id not in allowed]
         if not hits:
             return None
-        # ask where the host can ask someone now (Hermes -z / --yolo: nobody would)
-        ask = ("tool_call.ask" in honoured(ctx.host) and "no_ask" not in ctx.host_features
-               and all(h.guard.action == "ask" for h in hits))
+        # ask where the host can ask someone now (its spec's nobody_to_ask: Hermes -z / --yolo)
+        ask = all(h.guard.action == "ask" for h in hits) and can_ask(ctx.host)
         action = "ask" if ask else "deny"
         store = GuardStore(self.cfg, ctx.ledger)
         project_key = project.key if project is not None else ""

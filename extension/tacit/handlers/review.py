@@ -130,5 +130,4 @@ def _start(state, reason: str, notices: list[str]) -> Result:
     state.marks.pop(MARK, None)
     state.turns_since_review = 0
     state.tool_calls_since_review = 0
-    state.lesson_score_since_review = 0.0
     return Result(notices=notices, children=[ChildRequest("review", {"reason": reason, "highlighted": waiting})])

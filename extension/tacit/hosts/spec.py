@@ -42,6 +42,8 @@ class Host:
     child: str = ""
     installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
     rpc_session: str = ""  # "module:Class(engine, lines, writer, on_message)" serving its long-lived session
+    nobody_to_ask: str = ""  # "module:function() -> bool": no one would answer an approval now (guards deny)
+    stdio_session: str = ""  # "module:function() -> exit status": that session over stdin/stdout (``tacit bridge``)
     hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
@@ -124,6 +126,12 @@ def names() -> tuple[str, ...]:
 def table(name: str) -> dict:
     """One field of every host's spec: ``{host: value}`` (the old per-concern tables)."""
     return {host_name: getattr(host, name) for host_name, host in registry().items()}
+
+
+def first_with(name: str, host: str = "") -> Host | None:
+    """``host``'s spec if its field ``name`` is set, else (no ``host``) the first spec that sets it."""
+    hosts = [h for h in registry().values() if getattr(h, name)]
+    return next((h for h in hosts if h.name == host), None) if host else next(iter(hosts), None)
 
 
 def with_own_first(host: str | None) -> list[Host]:

@@ -49,8 +49,7 @@ HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
          "post_llm_call",
          "on_session_end", "on_session_finalize")
-SKILL_TRIGGER_OFF = 1_000_000_000
-NO_ASK = "no_ask"  # host feature: nobody would answer an approval now (guards deny instead)  # skill_trigger_tool_calls that no turn reaches
+SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
 
 
 def register(ctx) -> None:
@@ -210,16 +209,9 @@ class HermesAdapter:
         return self._realise(results, notes, session_context=session_context, session=session)
 
     def pre_tool_call(self, tool_name=None, args=None, session_id=None, **_):
-        """Hermes's veto point: a guard's stop becomes a directive. When
-        Hermes would wave an approval through unasked (``hermes -z`` sets
-        HERMES_YOLO_MODE; ``--yolo``; ``/yolo``), a guard denies instead."""
+        """Hermes's veto point: a guard's stop becomes a directive (where
+        nobody would answer an approval, a deny: ``nobody_to_ask``)."""
         sid, session = self._session(session_id)
-        features = set(self.engine.host_features.get(HOST, ()))
-        if self.oneshot or approvals_bypassed():
-            features.add(NO_ASK)
-        else:
-            features.discard(NO_ASK)
-        self.engine.host_features[HOST] = frozenset(features)
         results = self._ensure_started(sid, session, "resume")
         result = self._dispatch(ToolCall, sid, name=str(tool_name or "?"), args=tool_call_args(args))
         self._realise([*results, result])
@@ -416,6 +408,13 @@ def message_text(value) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(value)
+
+
+def nobody_to_ask() -> bool:
+    """Would Hermes grant an approval without asking anyone? (Its spec's
+    ``nobody_to_ask``: a guard denies instead of asking.) ``hermes -z`` ends
+    with its turn, and ``--yolo`` / ``/yolo`` wave approvals through."""
+    return is_oneshot(sys.argv) or approvals_bypassed()
 
 
 def approvals_bypassed() -> bool:
