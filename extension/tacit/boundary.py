@@ -37,9 +37,6 @@ GATED_SOURCES = frozenset({"context.session"})  # handlers that gate their own i
 _FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
 
 
-# ---------------------------------------------------------------------------
-# Text
-# ---------------------------------------------------------------------------
 def clean_text(text: str) -> str:
     """``text`` storable as UTF-8: a split surrogate pair is joined, a lone
     half becomes U+FFFD."""
@@ -125,17 +122,13 @@ def clean_event(event: Event) -> Event:
     return replace(event, **changes) if changes else event
 
 
-# ---------------------------------------------------------------------------
 # Turns the user asked not to keep
-# ---------------------------------------------------------------------------
 def withheld_turn(state) -> bool:
     """Is the session's current turn one the user asked not to keep?"""
     return state.marks.get(TURN_MARK) == state.user_turns and state.user_turns > 0
 
 
-# ---------------------------------------------------------------------------
 # A private key pasted over several messages
-# ---------------------------------------------------------------------------
 _USER_TEXT = {"message_end": "text", "before_agent_start": "prompt", "turn_end": "user_text"}
 
 
@@ -210,9 +203,6 @@ def admit(event: Event, state, opened_key: bool = False) -> Event:
     return event
 
 
-# ---------------------------------------------------------------------------
-# What goes out
-# ---------------------------------------------------------------------------
 def _kind_of(injection: Injection) -> str:
     return FIX_PATTERN if injection.source.startswith(_FIX_SOURCES) else NOTICE
 

@@ -17,6 +17,7 @@ Design decisions
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tomllib
@@ -24,11 +25,9 @@ from pathlib import Path
 
 from tacit.paths import data_dir
 
-# ---------------------------------------------------------------------------
 # Settings: name -> default. The type of the default is the type of the
 # setting. Grouped by the concern that reads them; docs/configuration.md
 # documents each one.
-# ---------------------------------------------------------------------------
 DEFAULTS: dict = {
     # stores
     "memory_char_limit": 2200,  # the global notes (MEMORY.md): Hermes's own limit
@@ -128,10 +127,8 @@ def _coerce(key: str, value, *, from_env: bool):
         if isinstance(value, (int,) if kind is int else (int, float)) and not isinstance(value, bool):
             return kind(value)
         if from_env and isinstance(value, str):
-            try:
+            with contextlib.suppress(ValueError):
                 return kind(value.strip())
-            except ValueError:
-                pass
         raise ConfigError(f"{key}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
     if isinstance(default, list):
         if from_env and isinstance(value, str):
@@ -180,7 +177,6 @@ class Config:
     def __repr__(self) -> str:
         return f"Config(home={self.home_str!r}, state_dir={self.state_dir_str!r}, host={self.host!r})"
 
-    # -- paths ----------------------------------------------------------------
     @property
     def home(self) -> Path:
         return Path(self.home_str)

@@ -89,8 +89,7 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "session_shutdown": Result,
 }
 
-# What each host realises (docs/hosts/*.md has how):
-# context at session start / next to a prompt, user notices, and tool blocks.
+
 def honoured(host: str) -> frozenset[str]:
     """What ``host`` shows of a handler's result (its spec's ``honoured``; a host
     registered later, from its own package, included)."""

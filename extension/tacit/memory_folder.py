@@ -12,6 +12,7 @@ target is accepted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -34,10 +35,8 @@ def note_link(cfg, target) -> None:
 
 
 def forget_link(cfg) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(_marker(cfg))
-    except FileNotFoundError:
-        pass
 
 
 def _ours(cfg, folder: Path) -> bool:

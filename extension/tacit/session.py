@@ -63,7 +63,7 @@ class SessionState:
     marks: dict = field(default_factory=dict)  # per-handler flags, "handler.key"
     recent: list = field(default_factory=list)  # not persisted
 
-    # -- turn accounting (the engine calls these, not handlers) ----------------
+    # turn accounting (the engine calls these, not handlers)
     def begin_turn(self, user_text: str) -> None:
         self.user_turns += 1
         self.turn = Turn(open=True, user_text=_clip(user_text))
@@ -98,7 +98,6 @@ class SessionState:
                 return message["text"]
         return self.last_assistant_text
 
-    # -- child jobs ------------------------------------------------------------
     def is_running(self, kind: str, stale: float) -> bool:
         """True while a child of this kind runs (a crashed runner's mark expires)."""
         job = self.running.get(kind)
@@ -124,7 +123,6 @@ class SessionState:
         if job and (job_id is None or job.get("job_id") == job_id):
             del self.running[kind]
 
-    # -- persistence -------------------------------------------------------------
     def to_json(self) -> str:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("recent", "turn")}
         data["turn"] = {"open": self.turn.open, "user_text": _clip(self.turn.user_text),

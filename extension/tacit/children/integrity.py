@@ -106,9 +106,6 @@ def own_tools(cfg, job: dict) -> bool:
     return bool(spec and spec.child_own_tools) and not cfg.child_command
 
 
-# ---------------------------------------------------------------------------
-# before the run
-# ---------------------------------------------------------------------------
 class _Budget:
     def __init__(self):
         self.bytes = 0
@@ -231,9 +228,6 @@ def _newest_row(cfg) -> int | None:
     return newest[0].id if newest else 0
 
 
-# ---------------------------------------------------------------------------
-# after the run
-# ---------------------------------------------------------------------------
 class _Check:
     """One verification: what it found, and the rows it wrote."""
 
@@ -316,7 +310,6 @@ def verify(cfg, job: dict, snap: Snapshot) -> Verdict:
     return check.verdict()
 
 
-# -- config.toml ---------------------------------------------------------------
 def _check_config(check: _Check) -> None:
     before = check.snap.config
     if before is None:  # too large to copy: not protected (named in skipped)
@@ -343,7 +336,6 @@ def _config_text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")[:CONFIG_TEXT_CHARS]
 
 
-# -- memory files ----------------------------------------------------------------
 def _check_memory(check: _Check, copy: MemoryCopy) -> None:
     path = Path(copy.file.path)
     label = f"{path.name} ({copy.scope})"
@@ -473,7 +465,6 @@ def _put_back(entries: list[str], vanished: list[str], order: list[str]) -> list
     return out
 
 
-# -- skills ------------------------------------------------------------------------
 def _skill_paths(check: _Check) -> dict[str, tuple[str, str, str]]:
     """SKILL.md path -> (scope, root, name) of every skill to check: those
     copied, those the run's history rows touched, and those there now."""
@@ -568,7 +559,6 @@ def skill_problem(data: bytes, folder_name: str) -> str | None:
     return None if problem is None else f"no longer parses ({problem})"
 
 
-# -- files -------------------------------------------------------------------------
 def _read(path: Path) -> bytes | None:
     """The file's bytes (at most one more than ``MAX_FILE_BYTES``: more is
     garbage anyway), or None when it does not exist."""

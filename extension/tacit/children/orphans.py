@@ -13,6 +13,7 @@ a process started after the job (a reused pid).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -34,15 +35,13 @@ def notes_dir(cfg) -> str:
 
 def die_with_parent() -> None:
     """``preexec_fn`` of a child agent: the kernel SIGKILLs it when its runner dies."""
-    try:
+    with contextlib.suppress(Exception):  # not Linux: the reaper still stops it
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except Exception:  # noqa: BLE001 — not Linux: the reaper still stops it
-        pass
 
 
 def note(cfg, job_ids: list, pgid: int) -> None:
     """Remember that this runner started child group ``pgid`` for ``job_ids``. Never raises."""
-    try:
+    with contextlib.suppress(Exception):
         folder = notes_dir(cfg)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         data = {"runner": os.getpid(), "runner_started": process_started(os.getpid()), "pgid": pgid,
@@ -51,8 +50,6 @@ def note(cfg, job_ids: list, pgid: int) -> None:
         with open(path + ".tmp", "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.replace(path + ".tmp", path)
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def forget(cfg, job_id: str) -> None:
@@ -81,12 +78,10 @@ def alive(pid, since: float | None = None) -> bool:
         return False
     except PermissionError:
         return True
-    try:
+    with contextlib.suppress(OSError, IndexError):
         with open(f"/proc/{pid}/stat", "rb") as handle:
             if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                 return False  # a zombie: dead, not yet waited for
-    except (OSError, IndexError):
-        pass
     started = process_started(pid)
     return since is None or started is None or started <= since + _START_SLACK
 

@@ -17,6 +17,7 @@ import sys
 
 from tacit.commands import emit, read_text_arg
 
+
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("detect", help="run a detector on text (correction, fix, importance)")
     sub = parser.add_subparsers(dest="detect_command", metavar="DETECTOR", required=True)
@@ -40,11 +41,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_run, detector="importance")
 
 
-# ---------------------------------------------------------------------------
 # Detector adapters: text (+ context) -> one JSON-able dict
-# ---------------------------------------------------------------------------
-
-
 def _as_dict(result) -> dict:
     if isinstance(result, dict):
         return dict(result)

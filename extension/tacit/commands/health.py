@@ -16,6 +16,7 @@ Design decisions
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import tempfile
@@ -54,11 +55,9 @@ def storage(cfg) -> dict[str, dict]:
                     os.unlink(probe)
             except OSError as exc:
                 entry.update(ok=False, error=describe_failure(exc)[0])
-            try:
+            with contextlib.suppress(OSError):
                 stats = os.statvfs(folder)
                 entry["free_bytes"] = stats.f_bavail * stats.f_frsize
-            except OSError:
-                pass
         out[name] = entry
     return out
 

@@ -82,11 +82,6 @@ def _learn(args, cfg) -> int:
     return 0 if readable else 1
 
 
-# ---------------------------------------------------------------------------
-# Text output
-# ---------------------------------------------------------------------------
-
-
 def _quote(text: str, limit: int = 100) -> str:
     text = " ".join(redact_secrets(str(text)).split())  # what a transcript said is never printed with its secrets
     if len(text) > limit:

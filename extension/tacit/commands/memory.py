@@ -262,5 +262,3 @@ def _undo(args, cfg) -> int:
     from tacit import changes
 
     return reply(changes.undo(args.tacit, args.id))
-
-

@@ -10,6 +10,7 @@ Design notes: docs/design/guards.md#tacithandlersguards
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -77,7 +78,6 @@ class GuardChecker:
         self._places[cwd] = (now, project, real)
         return project, real
 
-    # -- the compiled set ------------------------------------------------------------
     def compiled(self, ledger, project) -> Compiled:
         """This project's guards, rebuilt when its memory or the table changed.
         Unchanged: five ``stat`` calls (the memory files, the revision file)."""
@@ -142,7 +142,6 @@ class GuardChecker:
                               home=self.home, remotes=remotes)
         return compiled.guards.check(call)
 
-    # -- at the session's start ---------------------------------------------------------
     def on_start(self, event, ctx):
         """One line, once per session: how many rules are enforced, from where."""
         if not self.cfg.settings.get("guards_enabled", True) or ctx.state.marks.get("guards.told"):
@@ -159,7 +158,6 @@ class GuardChecker:
         text = start_line(list(compiled.records.values()), counts)
         return ContextResult(context=[Injection(text, priority=25)])
 
-    # -- before a call -----------------------------------------------------------------
     def on_tool_call(self, event, ctx):
         if not self.cfg.settings.get("guards_enabled", True):
             return None
@@ -200,7 +198,6 @@ class GuardChecker:
         state.marks["guards.stopped"] = stops[-MAX_STOPS:]
         return ToolCallResult(block=not ask, ask=ask, reason="\n".join(lines))
 
-    # -- after a call --------------------------------------------------------------------
     def on_tool_result(self, event, ctx):
         state = ctx.state
         stops = state.marks.get("guards.stopped") or []
@@ -232,7 +229,6 @@ class GuardChecker:
                                    ref=f"{event.id}:{record.id}" if event.id else None, at=event.ts)
         return None
 
-    # -- the user's answer to a stop ----------------------------------------------------------
     def on_message(self, event, ctx):
         if event.role != "user":
             return None
@@ -307,9 +303,7 @@ def _programs(match) -> tuple:
     return ()
 
 
-# ---------------------------------------------------------------------------
 # The current branch, from the worktree's .git/HEAD (no git process)
-# ---------------------------------------------------------------------------
 _HEAD_FILES: dict[str, str | None] = {}
 _BRANCHES: dict[str, tuple] = {}
 HEAD_PREFIX = "ref: refs/heads/"
@@ -384,9 +378,7 @@ def git_remotes(root: str | None) -> frozenset | None:
         return None
     gitdir = os.path.dirname(head)
     common = os.path.join(gitdir, "commondir")
-    try:
+    with contextlib.suppress(OSError):
         with open(common, encoding="utf-8", errors="replace") as handle:
             gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
-    except OSError:
-        pass
     return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)

@@ -12,6 +12,7 @@ pi: ``ui.notify``; Hermes: a line under the reply).
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from tacit.hookspecs import ContextResult, Result
@@ -36,12 +37,10 @@ def _take(ctx) -> list[str]:
 
 def deliver_at_start(event, ctx) -> ContextResult | None:
     texts = []
-    try:
+    with contextlib.suppress(LedgerUnavailable):
         line = since_last_session(ctx)
         if line:
             texts.append(line)
-    except LedgerUnavailable:
-        pass
     texts += _take(ctx)
     return ContextResult(notices=texts) if texts else None
 

@@ -432,4 +432,3 @@ def record_fault(host: str, fault: str) -> None:
         faults.record(load_config(host=host), fault)
     except Exception:  # noqa: BLE001 — the hook is answered all the same
         pass
-

@@ -9,6 +9,7 @@ Design notes: docs/design/hosts.md#tacithostsinstall_support
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -114,10 +115,8 @@ def remove_empty_dirs(folders) -> None:
     """``rmdir`` each folder in the given order; one that is not empty (or is
     gone) stays as it is: never remove what someone put there."""
     for folder in folders:
-        try:
+        with contextlib.suppress(OSError):
             Path(folder).rmdir()
-        except OSError:
-            pass
 
 
 def unlink(path: Path) -> bool:

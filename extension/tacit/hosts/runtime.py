@@ -24,6 +24,7 @@ from tacit.log import report_config_problems
 
 MODES = ("service", "inprocess", "oneshot", "replay")
 
+
 def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
                  discover_plugins: bool | None = None) -> Engine:
     if mode not in MODES:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -45,10 +46,8 @@ def remove_index(cfg) -> None:
     """Delete the index (``tacit search --reindex`` builds it again)."""
     path = index_path(cfg)
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             name.unlink()
-        except FileNotFoundError:
-            pass
 
 
 def project_tag(key: str) -> str:

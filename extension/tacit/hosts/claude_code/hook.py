@@ -129,9 +129,6 @@ def cli_note() -> str:
     return f"(`tacit` is not on PATH in this shell: run it as `{command}`, e.g. `{command} memory add \"…\"`.)"
 
 
-# ---------------------------------------------------------------------------
-# payload -> events
-# ---------------------------------------------------------------------------
 def _common(payload: dict, host: str) -> dict:
     session_id = payload.get("session_id")
     if not isinstance(session_id, str) or not session_id:
@@ -212,9 +209,6 @@ TRANSLATORS = {
 EVENT_NAMES = tuple(TRANSLATORS)
 
 
-# ---------------------------------------------------------------------------
-# results -> hook output
-# ---------------------------------------------------------------------------
 def render(event_name: str, results: list[Result]) -> str:
     """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or
     ``systemMessage``, or "" for no output."""

@@ -74,11 +74,6 @@ def permissions_for(plugin_dir: Path) -> list[str]:
     return out
 
 
-# ---------------------------------------------------------------------------
-# install
-# ---------------------------------------------------------------------------
-
-
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
     try:
         return _install(cfg, scope, project_dir, python or sys.executable)
@@ -177,11 +172,6 @@ def workspace_trusted(cfg, project: Path) -> bool:
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 
 
-# ---------------------------------------------------------------------------
-# uninstall
-# ---------------------------------------------------------------------------
-
-
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
     try:
         return _uninstall(cfg, scope, project_dir)
@@ -237,11 +227,6 @@ def _uninstall(cfg, scope, project_dir) -> dict:
     return {"success": True, "host": "claude-code", "scope": scope, "plugin_dir": str(plugin_dir),
             "removed": removed,
             "message": f"tacit removed from Claude Code ({scope} scope): {len(removed)} items"}
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def read_settings(path: Path) -> tuple[dict, bool]:

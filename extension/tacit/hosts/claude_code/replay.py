@@ -30,8 +30,6 @@ def detect(data: dict) -> bool:
         "message" in data or "sessionId" in data or data.get("type") == "summary")
 
 
-
-
 def _prompt_text(content) -> str | None:
     """The user's prompt in a ``type:"user"`` line, or None when the line is
     not a prompt (tool results, images only, local-command output)."""

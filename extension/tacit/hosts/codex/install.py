@@ -51,11 +51,6 @@ SKILL_VERBS = ("create", "patch", "edit", "view", "list")
 RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uninstall codex`."
 
 
-# ---------------------------------------------------------------------------
-# where, and what
-# ---------------------------------------------------------------------------
-
-
 def codex_home(cfg) -> Path:
     return support.host_home(cfg, "CODEX_HOME", ".codex")
 
@@ -137,11 +132,6 @@ def validate_codex_hooks(config) -> None:
         for group in groups:
             if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
                 raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
-
-
-# ---------------------------------------------------------------------------
-# install
-# ---------------------------------------------------------------------------
 
 
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
@@ -327,11 +317,6 @@ def project_trusted(cfg, project: Path) -> bool:
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
-# ---------------------------------------------------------------------------
-# uninstall
-# ---------------------------------------------------------------------------
-
-
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
     try:
         return _uninstall(cfg, scope, project_dir)
@@ -438,11 +423,6 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
     if not ok:
         return text, f"{path}: could not remove tacit's `hooks = true` line safely; left it in place."
     return new_text, ""
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def read_hooks(path: Path) -> tuple[dict, bool]:

@@ -10,6 +10,7 @@ Design notes: docs/design/hosts.md#tacithostshermesinstall
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -175,19 +176,12 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):
             changed.append(f"{restored['restored']}: tacit's own folder again (copies of the shared files)")
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(manifest_path)
-    except OSError:
-        pass
     message = f"tacit is no longer enabled in Hermes ({state.get('config_path')})."
     if left:
         message += " Left alone: " + "; ".join(left) + "."
     return {"success": True, "message": message, "hermes_home": home, "changed": changed, "left": left}
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def _refuse_scope(scope: str) -> dict | None:

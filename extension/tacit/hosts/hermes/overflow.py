@@ -5,6 +5,7 @@ Design notes: docs/design/hosts.md#tacithostshermesoverflow
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -148,10 +149,8 @@ def _move_failed(cfg, path: str, extra: dict) -> None:
     item.update(extra)
     target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
     atomic_write_text(target, json.dumps(item, ensure_ascii=False))
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def take_failed(cfg) -> list[dict]:

@@ -92,7 +92,6 @@ class HermesAdapter:
         self._lock = threading.Lock()
         self._last_session: str | None = None
 
-    # -- construction ---------------------------------------------------------------
     @classmethod
     def create(cls, cfg, *, argv=None) -> "HermesAdapter":
         raw = read_raw(hermes_home_of(cfg))
@@ -133,7 +132,6 @@ class HermesAdapter:
             except TypeError:  # an older Hermes without args_hint
                 ctx.register_command(name, handler, description=description)
 
-    # -- plumbing ---------------------------------------------------------------------
     def _guarded(self, name: str, fn):
         def hook(*args, **kwargs):
             try:
@@ -187,7 +185,6 @@ class HermesAdapter:
         texts.extend(n for n in extra_notes if n)
         return {"context": "\n\n".join(texts)} if texts else None
 
-    # -- hooks --------------------------------------------------------------------------
     def on_session_start(self, session_id=None, model=None, platform=None, **_):
         sid, session = self._session(session_id)
         self._realise(self._ensure_started(sid, session, "startup"), session=session)
@@ -279,7 +276,6 @@ class HermesAdapter:
         # left waits in the event log for the next engine)
         self.engine.drain(timeout=5.0)
 
-    # -- memory full -------------------------------------------------------------------------
     def takes_overflow(self) -> bool:
         """Whether an over-limit ``memory`` add is deferred to a consolidation
         child (only when one can run)."""
@@ -331,7 +327,6 @@ class HermesAdapter:
         items = overflow.take_failed(self.cfg)
         return overflow.failed_note(items) if items else ""
 
-    # -- slash commands --------------------------------------------------------------------------
     def commands(self) -> list[tuple]:
         """(name, method, description, args hint) for ``ctx.register_command``;
         the learner commands only when ``tacit.learn.lifecycle`` has them."""
@@ -388,11 +383,7 @@ class HermesAdapter:
         return slash.run(self._you("memory-teach"), "memory-teach", raw)["text"]
 
 
-# ---------------------------------------------------------------------------
 # Payload helpers (pure)
-# ---------------------------------------------------------------------------
-
-
 def message_text(value) -> str:
     """A Hermes message (a string, or OpenAI-style content parts) as text."""
     if value is None:
@@ -462,5 +453,3 @@ def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | N
         return True, None
     detail = error_message or (data or {}).get("error") or status or "failed"
     return False, str(detail)[:500]
-
-

@@ -12,6 +12,7 @@ Design notes: docs/design/hosts.md#tacithostshermesshared_memory
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -105,11 +106,9 @@ def heal(cfg, hermes_home: str) -> None:
     """The folder tacit's memories link points at exists (remade when gone)."""
     if is_linked(hermes_home, cfg) and not os.path.isdir(cfg.memories_dir):
         ensure_private_dir(hermes_memories(hermes_home))
-    try:
+    with contextlib.suppress(OSError):  # a read-only state folder: writes are refused and tacit doctor says why
         if is_linked(hermes_home, cfg) and memory_folder.problem(cfg, cfg.memories_dir):
             memory_folder.note_link(cfg, hermes_memories(hermes_home))  # linked by an install older than the note
-    except OSError:
-        pass  # a read-only state folder: writes are refused and tacit doctor says why
 
 
 def unlink(cfg, hermes_home: str) -> dict:

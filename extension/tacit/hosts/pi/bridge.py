@@ -12,6 +12,7 @@ event log for the next engine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -25,10 +26,8 @@ BACKGROUND_FLUSH_SECONDS = 10.0
 
 
 def run_stdio() -> int:
-    try:
+    with contextlib.suppress(ValueError, OSError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except (ValueError, OSError):
-        pass
     proto_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

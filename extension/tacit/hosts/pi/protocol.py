@@ -37,7 +37,7 @@ class ProtocolError(Exception):
         self.code = code
 
 
-# -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
+# slash commands: name -> (description, function(session, cfg, args) -> dict)
 def _slash(name: str):
     def command(session, cfg, args: str, session_id: str = "") -> dict:
         return slash.run(slash.typed_by_you(cfg, name, session_id=session_id, host=HOST), name, args,
@@ -142,7 +142,6 @@ class PiSession:
         self.command_project = None
         self.child_actor: Actor | None = None
 
-    # -- output ------------------------------------------------------------------
     def send(self, message: dict) -> None:
         line = (json.dumps(message, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
         with self._write_lock:
@@ -157,7 +156,6 @@ class PiSession:
     def notify(self, text: str) -> None:
         self.send({"event": "notify", "params": {"text": text}})
 
-    # -- main loop -----------------------------------------------------------------
     def serve(self) -> int:
         try:
             for raw in self.reader:
@@ -240,7 +238,6 @@ class PiSession:
                                             "message": f"{type(exc).__name__}: {exc}"}}
         return {"id": msg_id, "result": result} if is_request else None
 
-    # -- methods -------------------------------------------------------------------
     def _hello(self, params: dict) -> dict:
         wanted = params.get("protocol", PROTOCOL_VERSION)
         if wanted != PROTOCOL_VERSION:
@@ -335,7 +332,6 @@ class PiSession:
         result.setdefault("text", "")
         return result
 
-    # -- helpers -------------------------------------------------------------------
     def _note_session(self, session_id: str, model) -> None:
         """What a pi child agent started for this session needs: the extension
         file the parent loaded, and the parent's model."""
