@@ -1,14 +1,6 @@
 """``Host``: everything tacit knows about one host, in one spec; and the registry.
 
-Each ``hosts/<name>/spec.py`` declares ``HOST = Host(...)``: what the host
-honours of a handler's result, what it does itself, its hook bounds, its
-child command and how to read that child's output, its installer, its
-transcripts. Data is in the spec; behaviour is a module (or
-``module:function``) inside the host's folder that the spec names, imported
-only when used. ``registry()`` holds the built-in four; a fifth host ships as
-its own package with a ``tacit.hosts`` entry point naming its ``Host``
-(``discover()``). Nothing outside ``hosts/`` names a host: it asks the
-registry. Adding one: docs/adding-a-host.md.
+Design notes: docs/design/hosts.md#tacithostsspec
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """Claude Code's session files, for the past-session index (``tacit.search``).
 
-``$CLAUDE_CONFIG_DIR`` (else ``~/.claude``) ``/projects/<dashed cwd>/<id>.jsonl``,
-one line per record. A user prompt is a ``type:"user"`` line whose content
-is a string or text blocks (not ``isMeta``, not a compaction summary, not
-local-command output); ``tool_result`` blocks are tool output; an assistant
-response is several ``type:"assistant"`` lines (one per content block):
-text blocks are the reply, ``tool_use`` blocks a tool call. Sub-agent lines
-(``isSidechain``) are not the user's conversation. Every line carries
-``sessionId``, ``cwd`` and ``timestamp``.
+Design notes: docs/design/hosts.md#tacithostsclaude_codesessions
 """
 
 from __future__ import annotations

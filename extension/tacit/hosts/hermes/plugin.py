@@ -50,6 +50,14 @@ HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", 
          "post_llm_call",
          "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+COMMANDS = (  # tacit.slash's commands: name, description, args hint
+    ("memory-consolidate", "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
+    ("memory-skills", "tacit: list the skills in this Hermes home", ""),
+    ("memory-show", "tacit: the memory per scope, then the candidates", ""),
+    ("memory-forget", "tacit: forget what a text says, everywhere (or a candidate's key)", "<text or key>"),
+    ("memory-teach", "tacit: save a memory now (--user for USER.md)", "[--user] <text>"),
+    ("memory-review", "tacit: today's notes grouped by importance, to keep or drop", ""),
+)
 
 
 def register(ctx) -> None:
@@ -125,8 +133,8 @@ class HermesAdapter:
             schema = {k: search_tool.TOOL[k] for k in ("name", "description", "parameters")}
             ctx.register_tool(search_tool.NAME, "tacit", schema, self.search_sessions,
                               description=search_tool.TOOL["description"])
-        for name, method, description, hint in self.commands():
-            handler = self._command(name, method)
+        for name, description, hint in COMMANDS:
+            handler = self._command(name)
             try:
                 ctx.register_command(name, handler, description=description, args_hint=hint)
             except TypeError:  # an older Hermes without args_hint
@@ -137,14 +145,11 @@ class HermesAdapter:
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 — never break a Hermes turn
-                self._log_exception(f"hermes hook {name}", exc)
+                log_exception(self.cfg, f"hermes hook {name}", exc)
                 return None
 
         hook.__name__ = f"tacit_{name}"
         return hook
-
-    def _log_exception(self, where: str, exc: BaseException) -> None:
-        log_exception(self.cfg, where, exc)
 
     def _session(self, session_id) -> tuple[str, _Session]:
         sid = str(session_id or self._last_session or "hermes")
@@ -287,7 +292,7 @@ class HermesAdapter:
         try:
             return json.dumps(search_tool.run(self.cfg, args, os.getcwd()), ensure_ascii=False)
         except Exception as exc:  # noqa: BLE001 — a broken index must not break the turn
-            self._log_exception("hermes tool search_sessions", exc)
+            log_exception(self.cfg, "hermes tool search_sessions", exc)
             return json.dumps({"success": False, "error": "tacit could not search past sessions"})
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
@@ -299,7 +304,7 @@ class HermesAdapter:
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
         except Exception as exc:  # noqa: BLE001 — fall back to Hermes's own result
-            self._log_exception("hermes memory middleware", exc)
+            log_exception(self.cfg, "hermes memory middleware", exc)
             return result
         return result if replaced is None else replaced
 
@@ -321,69 +326,31 @@ class HermesAdapter:
             if overflow.pending_paths(self.cfg) and self.takes_overflow():
                 self._start_overflow_runner()
         except Exception as exc:  # noqa: BLE001
-            self._log_exception("hermes overflow kick", exc)
+            log_exception(self.cfg, "hermes overflow kick", exc)
 
     def _failed_overflow_note(self) -> str:
         items = overflow.take_failed(self.cfg)
         return overflow.failed_note(items) if items else ""
 
-    def commands(self) -> list[tuple]:
-        """(name, method, description, args hint) for ``ctx.register_command``;
-        the learner commands only when ``tacit.learn.lifecycle`` has them."""
-        return [
-            ("memory-consolidate", self.cmd_consolidate,
-             "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
-            ("memory-skills", self.cmd_skills, "tacit: list the skills in this Hermes home", ""),
-            ("memory-show", self.cmd_show, "tacit: the memory per scope, then the candidates", ""),
-            ("memory-forget", self.cmd_forget, "tacit: forget what a text says, everywhere (or a candidate's key)",
-             "<text or key>"),
-            ("memory-teach", self.cmd_teach, "tacit: save a memory now (--user for USER.md)",
-             "[--user] <text>"),
-            ("memory-review", self.cmd_review, "tacit: today's notes grouped by importance, to keep or drop",
-             ""),
-        ]
-
-    def _command(self, name: str, method):
+    def _command(self, name: str):
         def handler(raw_args="", *args, **kwargs):
             raw = "" if raw_args is None else str(raw_args)
             try:
                 self._dispatch(Command, self._last_session or "hermes-command", name=name, args=raw)
-                return method(raw.strip())
+                you = slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
+                project = project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
+                text = slash.run(you, name, raw.strip(), project=project)["text"]
+                if name == "memory-consolidate":
+                    self.engine.reload_stores()
+                return text
             except Exception as exc:  # noqa: BLE001 — a command answers, never raises
-                self._log_exception(f"hermes command /{name}", exc)
+                log_exception(self.cfg, f"hermes command /{name}", exc)
                 return f"tacit: /{name} failed: {exc} (details in {self.cfg.log_file})"
 
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
 
-    def _you(self, name: str):
-        return slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
 
-    def _project(self):
-        return project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
-
-    def cmd_consolidate(self, raw: str) -> str:
-        result = slash.run(self._you("memory-consolidate"), "memory-consolidate", raw, project=self._project())
-        self.engine.reload_stores()
-        return result["text"]
-
-    def cmd_skills(self, raw: str) -> str:
-        return slash.run(self._you("memory-skills"), "memory-skills", raw, project=self._project())["text"]
-
-    def cmd_review(self, raw: str) -> str:
-        return slash.run(self._you("memory-review"), "memory-review", raw)["text"]
-
-    def cmd_show(self, raw: str) -> str:
-        return slash.run(self._you("memory-show"), "memory-show", raw, project=self._project())["text"]
-
-    def cmd_forget(self, raw: str) -> str:
-        return slash.run(self._you("memory-forget"), "memory-forget", raw, project=self._project())["text"]
-
-    def cmd_teach(self, raw: str) -> str:
-        return slash.run(self._you("memory-teach"), "memory-teach", raw)["text"]
-
-
-# Payload helpers (pure)
 def message_text(value) -> str:
     """A Hermes message (a string, or OpenAI-style content parts) as text."""
     if value is None:

@@ -1,13 +1,7 @@
 """``tacit bridge --stdio``: the pi extension's fallback when the service
 cannot be reached, and the server of a pi child agent's tools.
 
-The same protocol as over the service's socket (``tacit.hosts.pi.protocol``),
-over stdin/stdout, with an engine of its own in this process. stdout belongs
-to the protocol: at start the real stdout is duplicated for it and fd 1 is
-pointed at stderr, so a stray ``print`` can never corrupt a message. SIGINT
-is ignored (Ctrl+C in pi's terminal reaches the whole process group; it is
-pi's to handle). Background work this process could not finish waits in the
-event log for the next engine.
+Design notes: docs/design/hosts.md#tacithostspibridge
 """
 
 from __future__ import annotations
