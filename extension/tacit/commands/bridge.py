@@ -1,10 +1,6 @@
 """``tacit bridge --stdio`` — a host extension's fallback transport.
 
-A host extension (pi's) talks to the engine service's socket; when no service
-can start it runs this once per session instead and exchanges JSON lines with
-it on stdin/stdout (the same protocol). The host's spec names the server
-(``stdio_session``). ``--stdio`` is required, so what a bare ``tacit bridge``
-means can still change.
+Design notes: docs/design/commands.md#tacitcommandsbridge
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """``tacit learn PATH...`` — replay recorded sessions and show what tacit learns.
 
-The first command a new user runs (``tacit learn docs/examples/…``), so the
-text output is written for a person: what was detected per session, what
-children would run, and what ``--apply`` would do. ``--json`` prints the full
-report as one JSON object instead. A progress line goes to stderr while a long
-history replays (only when stderr is a terminal, so logs stay clean).
-
-Exit codes: 0 when the replay ran (even if some lines were malformed — they
-are counted and shown), 1 when no file could be read, 2 on usage errors.
+Design notes: docs/design/commands.md#tacitcommandslearn
 """
 
 from __future__ import annotations
