@@ -1,14 +1,6 @@
 """No child outlives its runner; no job stays "running" after its runner is gone.
 
-A child agent runs in its own process group (``runner``), asks the kernel to
-kill it when its runner dies (``die_with_parent``, Linux), and is noted in
-``<state>/run/children/<job>.json`` (runner pid and start time, the child's
-group) until its runner is done with it. ``reap`` — called by the service's
-housekeeping tick, at the start of every ``tacit`` command (``quick``: the
-notes only) and by ``tacit doctor`` — kills the group of every child whose
-runner is gone and settles the job as failed (``orphaned``), clearing the
-session's running mark. A runner is gone when its pid is dead or belongs to
-a process started after the job (a reused pid).
+Design notes: docs/design/children.md#tacitchildrenorphans
 """
 
 from __future__ import annotations
