@@ -1,18 +1,6 @@
 """One config object: every path and setting tacit uses comes from here.
 
-Design decisions
-- **Only this module reads the environment.** Everything else receives a
-  ``Config``. Tests build one with ``load_config(env={...})`` and never touch
-  ``os.environ``.
-- **One data folder for every host**: ``$TACIT_HOME`` or ``~/.tacit``
-  (``tacit.paths.data_dir``), laid out like a Hermes Agent home
-  (``memories/USER.md``, ``memories/MEMORY.md``, ``skills/<name>/SKILL.md``)
-  plus ``projects/<id>/`` for project memory. Hermes, the CLI in a plain
-  shell and every hook find the same memory with no variable to set.
-- **Bad config never crashes a host.** A wrong type or an unknown key is
-  recorded in ``Config.problems`` (shown by ``tacit doctor`` and logged) and the
-  default is used instead.
-- **Precedence:** built-in default < ``config.toml`` < ``TACIT_<KEY>`` env var.
+Design notes: docs/design/core.md#tacitconfig
 """
 
 from __future__ import annotations

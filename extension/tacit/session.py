@@ -1,18 +1,6 @@
 """SessionState: the engine's own small memory of one session.
 
-Design decisions
-- **What lives here:** turn counters, this turn's tool calls, the review
-  counters, the pending correction, rate-limit marks, "skill trigger fired",
-  which child jobs run, and the last few messages (for child prompts and the
-  correction detector's context). Nothing here is a memory of the user.
-- **Counted from events, never from history.** ``begin_turn`` opens a turn on
-  the user's message, each tool result is appended to it, ``end_turn`` closes
-  it; nobody re-scans a transcript, so counters cannot re-fire on old calls.
-- **Persisted: only what a restart must not lose.** ``to_json`` leaves out
-  ``recent`` (the conversation stays in the service's memory) and caps every
-  text, so a 20 MB prompt is never stored whole. ``from_json`` heals: a field
-  of the wrong type (a damaged row, an older version) takes its default
-  instead of failing every later event of the session.
+Design notes: docs/design/core.md#tacitsession
 """
 
 from __future__ import annotations

@@ -2,12 +2,7 @@
 adapted: …") to the user, and say at session start what changed since the
 previous session.
 
-Background work queues them in the ledger (``tacit.stores.notices``; every
-change a child or a learner makes queues one, ``tacit.stores.history``); at
-the next foreground point the host allows — the session's context being
-built, the user's next message, the end of a turn — this hands each one out
-exactly once, for the host to show (Claude Code and Codex: ``systemMessage``;
-pi: ``ui.notify``; Hermes: a line under the reply).
+Design notes: docs/design/core.md#tacithandlersnotices
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """Background review: what the user said today is in memory by the next session.
 
-A review asks a child agent to look back over the session and save what is worth keeping
-(memories and skills in one pass). It starts at ``turn_end`` — never while one runs — when a
-durable statement waits (a rule tacit can phrase, or a confident preference / decision / fact /
-goal), when the highlighted messages' lesson scores since the last review reach
-``REVIEW_BUDGET``, or after the interval (``nudge_interval`` turns, ``nudge_tool_calls`` tool
-calls); and at ``session_shutdown`` / ``before_compact`` for the highlights still uncovered. The
-prompt carries every highlighted message since the last review, not a window; corrections are
-left to the correction save. The daily budget applies as to every child. A durable statement is
-acknowledged with the message ("Noted (preference): …"). Details: docs/learning.md.
+Design notes: docs/design/core.md#tacithandlersreview
 """
 
 from __future__ import annotations
