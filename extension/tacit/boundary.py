@@ -38,8 +38,7 @@ _FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
 
 
 def clean_text(text: str) -> str:
-    """``text`` storable as UTF-8: a split surrogate pair is joined, a lone
-    half becomes U+FFFD."""
+    """``text`` storable as UTF-8: a split surrogate pair is joined, a lone half becomes U+FFFD."""
     try:
         text.encode("utf-8")
         return text
@@ -55,8 +54,7 @@ def bounded(text: str) -> str:
 
 
 def scrub(text) -> str:
-    """One text as tacit may keep it: valid, private spans out, bounded,
-    secrets redacted. Non-str input gives ""."""
+    """One text as tacit may keep it: valid, private spans out, bounded, secrets redacted. Non-str input gives ""."""
     if not isinstance(text, str):
         return ""
     if not text:

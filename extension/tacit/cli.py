@@ -143,8 +143,7 @@ def build_parser(argv: list[str] | None = None):
 
 
 def _add_json_flag(parser) -> None:
-    """Every command takes ``--json`` (one JSON object on stdout), whether or
-    not its module declared it."""
+    """Every command takes ``--json`` (one JSON object on stdout), whether or not its module declared it."""
     import argparse
 
     for action in parser._actions:

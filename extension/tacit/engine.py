@@ -162,8 +162,7 @@ class Engine:
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
 
     def load_plugin(self, plugin) -> None:
-        """Register a plugin: a module/object with ``register(engine)``, or its
-        dotted module name."""
+        """Register a plugin: a module/object with ``register(engine)``, or its dotted module name."""
         if isinstance(plugin, str):
             plugin = import_module(plugin)
         plugin.register(self)
@@ -227,16 +226,14 @@ class Engine:
                 self.cfg, project, global_store=self._live_skills.session()))
 
     def reload_stores(self) -> None:
-        """A file changed on disk: the catalogs re-read it. Snapshots already
-        handed to a session stay frozen."""
+        """A file changed on disk: the catalogs re-read it. Snapshots already handed to a session stay frozen."""
         self._live_skills.refresh()
         with self._caches:
             for skills in self._skills.values():
                 skills.refresh()
 
     def child_available(self, host: str = "") -> bool:
-        """Can a child agent run for this host? (a launcher, children on, and
-        an agent command that resolves)."""
+        """Can a child agent run for this host? (a launcher, children on, and an agent command that resolves)."""
         if self.launcher is None or not self.cfg.child_enabled:
             return False
         host = host or self.default_host

@@ -193,6 +193,5 @@ class FlockLock:
 
 
 def lock_for(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> FlockLock:
-    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it. A
-    timeout raises ``LockTimeout``."""
+    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it. A timeout raises ``LockTimeout``."""
     return FlockLock(os.fspath(path) + ".lock", timeout=timeout)

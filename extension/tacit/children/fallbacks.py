@@ -73,8 +73,7 @@ def scope_of(text: str, category: str, project) -> str:
 
 def save_exact_rules(tacit: Tacit, texts: list[str], *, prev_assistant: str | None = None,
                      project=None) -> dict:
-    """Save the rule of each correction that has one, through ``tacit`` (its
-    actor); report the rest."""
+    """Save the rule of each correction that has one, through ``tacit`` (its actor); report the rest."""
     store = tacit.memory(project)
     saved, left = [], []
     for text in texts:

@@ -54,8 +54,7 @@ def json_lines(text: str):
 
 
 def json_output(text: str):
-    """The JSON-object lines of an output that is JSON (its first character
-    is ``{``); nothing for plain text."""
+    """The JSON-object lines of an output that is JSON (its first character is ``{``); nothing for plain text."""
     text = text.strip()
     return json_lines(text) if text.startswith("{") else iter(())
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tacit.children.integrity import parse_memory
+from tacit.children.reconcile import parse_memory
 from tacit.stores import history, notices
 from tacit.stores.ledger import Ledger
 

@@ -90,8 +90,7 @@ def _skills(args, cfg) -> ScopedSkills:
 
 
 def _store(args, cfg, name: str | None = None) -> SkillStore:
-    """Where a write goes: ``--scope``; else the scope that holds ``name``;
-    else the project (inside one) or global."""
+    """Where a write goes: ``--scope``; else the scope that holds ``name``; else the project (inside one) or global."""
     skills = _skills(args, cfg)
     if args.scope:
         store = skills.store(args.scope)

@@ -64,8 +64,7 @@ def _ledger_locked(exc: BaseException) -> bool:
 
 
 def take_unapplied() -> bool:
-    """Was the last event this thread dispatched left unapplied because the
-    ledger was locked? (Cleared by asking.)"""
+    """Was the last event this thread dispatched left unapplied because the ledger was locked? (Cleared by asking.)"""
     flag = getattr(_UNAPPLIED, "flag", False)
     _UNAPPLIED.flag = False
     return flag

@@ -331,8 +331,7 @@ def _head_file(root: str) -> str | None:
 
 
 def _read_cached(cache: dict, path: str, parse):
-    """``parse(text)`` of the file at ``path``, cached by its mtime, size and
-    inode; None when it cannot be read."""
+    """``parse(text)`` of the file at ``path``, cached by its mtime, size and inode; None when it cannot be read."""
     try:
         st = os.stat(path)
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -355,8 +354,7 @@ def _branch_of(head: str) -> str | None:
 
 
 def current_branch(root: str | None) -> str | None:
-    """The branch checked out in the worktree at ``root``; None when detached,
-    outside git or unreadable."""
+    """The branch checked out in the worktree at ``root``; None when detached, outside git or unreadable."""
     head = _head_file(root) if root else None
     return None if head is None else _read_cached(_BRANCHES, head, _branch_of)
 

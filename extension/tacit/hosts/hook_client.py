@@ -314,8 +314,7 @@ def untrusted(folder: str) -> str:
 
 
 def connect(folder: str, deadline: float):
-    """A connected socket; None when nothing listens; a sentence when the
-    peer is another user."""
+    """A connected socket; None when nothing listens; a sentence when the peer is another user."""
     path = folder + "/" + SOCKET_NAME
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:

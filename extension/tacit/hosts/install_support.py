@@ -60,8 +60,7 @@ def read_manifest(path: Path) -> dict | None:
 
 
 def read_json_or_none(path) -> dict | None:
-    """A JSON object from ``path``; None when it is missing, unreadable or not
-    an object."""
+    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)

@@ -210,8 +210,7 @@ EVENT_NAMES = tuple(TRANSLATORS)
 
 
 def render(event_name: str, results: list[Result]) -> str:
-    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or
-    ``systemMessage``, or "" for no output."""
+    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output."""
     context = [i for r in results if isinstance(r, ContextResult) for i in r.context]
     notices = [n for r in results for n in r.notices if n]
     output: dict = {}

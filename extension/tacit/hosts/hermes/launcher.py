@@ -19,8 +19,7 @@ def runner_argv(*args: str) -> list:
 
 
 def start_runner(cfg, *args: str, on_exit=None) -> int:
-    """Start the detached runner; a daemon thread reaps it and calls
-    ``on_exit()`` when it ends. Returns its pid."""
+    """Start the detached runner; a daemon thread reaps it and calls ``on_exit()`` when it ends. Returns its pid."""
     proc = subprocess.Popen(runner_argv(*args), env=process_env(cfg, "hermes"), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 

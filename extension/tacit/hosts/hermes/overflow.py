@@ -43,8 +43,7 @@ def parse_result(result):
 
 
 def overflowed_add(args, result) -> tuple[str, str] | None:
-    """``(target, content)`` when this ``memory`` call was an add refused for
-    the limit; None for anything else."""
+    """``(target, content)`` when this ``memory`` call was an add refused for the limit; None for anything else."""
     if not isinstance(args, dict) or args.get("action") != "add" or args.get("operations"):
         return None
     target = args.get("target") or "memory"

@@ -77,8 +77,7 @@ def register(ctx) -> None:
 
 
 def is_oneshot(argv) -> bool:
-    """``hermes -z`` / ``--oneshot``: the process ends with the turn (same
-    test Hermes's own ``main`` uses)."""
+    """``hermes -z`` / ``--oneshot``: the process ends with the turn (same test Hermes's own ``main`` uses)."""
     return any(a in ("-z", "--oneshot") or str(a).startswith("--oneshot=") for a in argv[1:])
 
 
@@ -282,8 +281,7 @@ class HermesAdapter:
         self.engine.drain(timeout=5.0)
 
     def takes_overflow(self) -> bool:
-        """Whether an over-limit ``memory`` add is deferred to a consolidation
-        child (only when one can run)."""
+        """Whether an over-limit ``memory`` add is deferred to a consolidation child (only when one can run)."""
         return bool(self.cfg.auto_consolidate and not self.cfg.is_child
                     and self.engine.child_available(HOST))
 

@@ -207,8 +207,7 @@ class PiSession:
         self._pool.submit(work)
 
     def handle(self, message: dict) -> dict | None:
-        """Answer one message: a response for a request, None for a
-        notification. Never raises."""
+        """Answer one message: a response for a request, None for a notification. Never raises."""
         method, msg_id = message.get("method"), message.get("id")
         is_request = "id" in message
         params = message.get("params")
