@@ -56,7 +56,7 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
     results = []
     for n, event in enumerate(events):
         if event_id:
-            event = _with_id(event, f"{event_id}:{n}")
+            event = replace(event, id=f"{event_id}:{n}")
         results.append(engine.dispatch(event))
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
@@ -116,10 +116,6 @@ _BARE_SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
 def slash_names(text: str) -> str:
     """Hints name the commands as Claude Code lists them: ``/memory-forget`` → ``/tacit:memory-forget``."""
     return _BARE_SLASH.sub(lambda m: f"/tacit:{m.group(1)}" if m.group(1) in slash.NAMES else m.group(0), text)
-
-
-def _with_id(event, event_id: str):
-    return replace(event, id=event_id)
 
 
 def cli_note() -> str:
