@@ -1,9 +1,5 @@
 """What every ``tacit install <host>`` / ``tacit uninstall <host>`` shares.
 
-The host installers (``hosts/claude_code/install.py``, ``hosts/codex/install.py``,
-``hosts/pi/install.py``, ``hosts/hermes/install.py``) differ in *what* they
-write; the file handling under it is the same, so it lives here once.
-
 Design notes: docs/design/hosts.md#tacithostsinstall_support
 """
 

@@ -1,10 +1,5 @@
 """``tacit install claude-code`` / ``tacit uninstall claude-code``.
 
-Install writes tacit's plugin folder (``~/.claude/skills/tacit/``, or
-``<project>/.claude/skills/tacit/``), pre-approves tacit's saving commands in
-the settings file, and records what it added in ``.tacit-install.json`` so
-uninstall removes exactly that.
-
 Design notes: docs/design/hosts.md#tacithostsclaude_codeinstall
 """
 

@@ -1,11 +1,5 @@
 """``tacit install codex`` / ``tacit uninstall codex``.
 
-Install merges tacit's hook groups into ``<codex>/hooks.json`` (user scope:
-``$CODEX_HOME`` or ``~/.codex``; project scope: ``<project>/.codex``), turns
-on the ``hooks`` feature flag in ``config.toml``, writes ``rules/tacit.rules``
-so saving memory and skills runs without an approval prompt, and records all
-of it in ``tacit-install.json`` so uninstall removes exactly that.
-
 Design notes: docs/design/hosts.md#tacithostscodexinstall
 """
 

@@ -1,10 +1,5 @@
 """``tacit install hermes`` / ``tacit uninstall hermes``.
 
-Install enables the ``tacit`` entry-point plugin in Hermes's ``config.yaml``
-(through Hermes's own interpreter), turns Hermes's own background reviews off,
-and records what it changed in ``$HERMES_HOME/tacit/install.json`` so
-uninstall puts back exactly that. User scope only.
-
 Design notes: docs/design/hosts.md#tacithostshermesinstall
 """
 

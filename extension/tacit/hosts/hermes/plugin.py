@@ -1,11 +1,5 @@
 """tacit inside Hermes Agent: the ``hermes_agent.plugins`` entry point.
 
-Hermes imports this module (entry point ``tacit = "tacit.hosts.hermes.plugin"``;
-an entry-point plugin needs no ``plugin.yaml`` — Hermes builds its manifest
-from the entry point, ``kind: standalone``) once it is enabled in
-``config.yaml`` (``tacit install hermes`` or ``hermes plugins enable tacit``)
-and calls ``register(ctx)`` once per process, ~3 s before the first session.
-
 Design notes: docs/design/hosts.md#tacithostshermesplugin
 """
 

@@ -1,12 +1,5 @@
 """One memory for Hermes and every other host.
 
-Hermes's own ``memory`` tool and its system prompt use
-``$HERMES_HOME/memories/{USER,MEMORY}.md``. ``tacit install hermes`` makes
-tacit's ``memories/`` folder a symbolic link to that folder, so Hermes shows
-and writes the user profile and global notes that Claude Code, Codex and pi
-read through tacit, and ``tacit memory show`` from a plain shell finds the
-same memory with no variable to set.
-
 Design notes: docs/design/hosts.md#tacithostshermesshared_memory
 """
 
