@@ -1,12 +1,5 @@
 """The host boundary: what every event's text goes through before tacit keeps it.
 
-The engine calls ``clean_event`` first thing in ``dispatch`` and ``admit``
-once the session's state is loaded, so no handler, store, log line, ledger
-row, history cause or child prompt ever sees text tacit must not keep. On
-the way out, ``gate_outgoing`` passes what handlers inject through the one
-context gate (``tacit.safety.gate_context``). The agent itself still sees
-exactly what the user typed: this only shapes what tacit keeps and injects.
-
 Design notes: docs/design/core.md#tacitboundary
 """
 

@@ -1,10 +1,5 @@
 """The ``tacit`` command line.
 
-``main(argv)`` parses and runs one command. Each command group is a module
-under ``tacit/commands/`` with ``add_parser(subparsers)``; ``COMMAND_MODULES``
-is the registry (its order is ``--help``'s) and ``COMMANDS`` maps a command
-name to its module, so one invocation imports only the module it needs.
-
 Design notes: docs/design/core.md#tacitcli
 """
 

@@ -1,12 +1,5 @@
 """``tacit detect correction|fix|importance`` — run one detector, see its verdict.
 
-For people tuning tacit (and for scripts): the same detectors the engine
-runs, on text given as an argument (``-`` = stdin), or with ``--jsonl`` on a
-stream of ``{"text": …}`` lines (``prev_assistant`` optional for
-corrections). ``--jsonl`` writes exactly one JSON line per input line, in
-order — a line that cannot be read gets ``{"error": …}`` in its place, so
-outputs always line up with inputs.
-
 Design notes: docs/design/detect.md#tacitcommandsdetect
 """
 
