@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tacit.app import Actor, Tacit
 from tacit.consolidation import consolidate_all
+from tacit.display import clip
 from tacit.forget import forget
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
@@ -72,9 +73,7 @@ def _skill_lines(title: str, listing: dict) -> list[str]:
     skills = listing.get("skills", [])
     lines = [f"{title} ({len(skills)}):"]
     for s in skills:
-        desc = s.get("description", "")
-        if len(desc) > 100:
-            desc = desc[:99] + "…"
+        desc = clip(s.get("description", ""), 100)
         lines.append(f"- {s['name']} (v{s.get('version', '?')}, updated {s.get('updated', '?')}): {desc}")
         lines.append(f"  {s.get('path', '')}")
     for problem in listing.get("problems", []):

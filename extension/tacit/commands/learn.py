@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit
+from tacit.display import clip
 from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
 from tacit.learn.replay import formats, replay
@@ -76,10 +77,7 @@ def _learn(args, cfg) -> int:
 
 
 def _quote(text: str, limit: int = 100) -> str:
-    text = " ".join(redact_secrets(str(text)).split())  # what a transcript said is never printed with its secrets
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return f'"{text}"'
+    return f'"{clip(redact_secrets(str(text)), limit)}"'  # what a transcript said is never printed with its secrets
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:

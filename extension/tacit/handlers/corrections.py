@@ -5,6 +5,7 @@ Design notes: docs/design/core.md#tacithandlerscorrections
 
 from __future__ import annotations
 
+from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
@@ -43,9 +44,7 @@ def detect_on_user_message(event, ctx) -> Result | None:
     if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
         return None
     # told with the message (a headless run shows nothing later); the save is announced when done
-    said = " ".join(event.text.split())
-    said = said if len(said) <= 100 else said[:99] + "…"
-    return Result(notices=[f"Noted (correction): {said} — saving it to memory."])
+    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — saving it to memory."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tacit.detect.analysis import REVIEW_BUDGET, lesson_threshold
 from tacit.detect.model import model
+from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
@@ -54,8 +55,7 @@ def note_highlight(event, ctx) -> Result | None:
     ctx.state.marks[MARK] = kept
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
         # told with the message (every host shows it by the reply's end, a headless run too)
-        shown = analysis.rule or " ".join(event.text.split())
-        shown = shown if len(shown) <= 100 else shown[:99] + "…"
+        shown = clip(analysis.rule or event.text, 100)
         return Result(notices=[f"Noted ({analysis.category}): {shown} — this session's memory review saves it."])
     return None
 
