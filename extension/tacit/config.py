@@ -209,10 +209,6 @@ class Config:
     def children_log(self):
         return self.logs_dir / "children.jsonl"
 
-    @property
-    def sessions_dir(self):
-        return self.state_dir / "sessions"
-
     def with_settings(self, **overrides) -> "Config":
         """A copy with some settings replaced (validated like config.toml)."""
         settings = dict(self.settings)

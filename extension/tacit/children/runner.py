@@ -275,8 +275,7 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 
 def append_child_log(cfg, record: dict) -> None:
-    append_private_line(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
-                        json.dumps(record, ensure_ascii=False, default=str))
+    append_private_line(cfg.children_log, json.dumps(record, ensure_ascii=False, default=str))
 
 
 def _cause_of(job) -> str:
