@@ -87,7 +87,6 @@ def parse_json_object(text: str, path: Path, host: str) -> dict:
 
 def write_json(path: Path, data, mode: int) -> None:
     """``data`` as indented JSON, written atomically with file mode ``mode``."""
-
     atomic_write_text(path, json.dumps(data, indent=2) + "\n", mode=mode)
 
 

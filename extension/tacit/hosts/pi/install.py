@@ -49,7 +49,6 @@ def _read_manifest(folder: Path) -> dict | None:
 
 def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
     """Copy the extension into pi's extension folder for ``scope``."""
-
     try:
         folder = target_dir(cfg, scope, project_dir)
     except ValueError as exc:
