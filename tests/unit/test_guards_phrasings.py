@@ -67,6 +67,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Do not create commits on `main`.", [CommitMatch(("main",))]),
     ("Do not modify files matching `*.gen.go`.", [PathMatch(("*.gen.go",))]),
     ("Never use `--break-system-packages`.", [CommandMatch(("pip", "pip3"), ("install",), ("--break-system-packages",), True)]),
+    ("7. **Don't write changeset files.** A GitHub Action adds `.changeset/*.md` to your branch.",
+     [PathMatch((".changeset/*.md",))]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -84,6 +86,7 @@ def test_derived(text, matches):
     "- `gen/`: generated stubs (`docs/x.md`). Never edit generated files.",  # a path outside the folder
     "DO NOT call `subscription_list`.",  # a tool of the agent, not a program
     "Do not publish",  # no registry named
+    "Don't write migration files. Use `alembic revision` and `db/migrations/`.",  # two names: which one?
 ])
 def test_not_derived(text):
     assert derive_guards(text) == ()

@@ -475,7 +475,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     if spec is not None:
         return [spec]
     return (git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
-            or restated_specs(sentence, because, lambda text, why: _clause_specs(text, why, lesson)))
+            or restated_specs(sentence, because, lambda text, why: _clause_specs(text, why, lesson), lesson))
 
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)

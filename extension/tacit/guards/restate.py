@@ -121,8 +121,23 @@ def _said_otherwise(clause: str, because: str, read) -> list:
     return []
 
 
-def restated_specs(clause: str, because: str, read) -> list:
-    found = _said_otherwise(clause, because, read)
+# "don't write changeset files. An action adds `.changeset/*.md`": the files the line names by that word
+_KIND_FILES = lazy(rf"{_DONT}\s+(?:(?:manually|hand[- ]?)\s*)?(?:edit|modify|change|touch|write|create|add|update|"
+                   r"overwrite|hand-edit)\s+(?:any\s+|the\s+)?(?P<kind>[a-z][\w-]{2,})\s+files?", re.I)
+
+
+def _kind_files(clause: str, because: str, lesson: str) -> list:
+    m = _KIND_FILES.fullmatch(clause)
+    if not m or not lesson:
+        return []
+    kind = m.group("kind").lower().rstrip("s")
+    named = {q.strip("`") for q in re.findall(r"`[^`\s]+`", lesson)}
+    paths = [p for p in named if kind in p.lower() and re.search(r"[/*]", p) and ".." not in p.split("/")]
+    return [GuardSpec(PathMatch((paths[0],)), because)] if len(paths) == 1 and len(named) == 1 else []
+
+
+def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
+    found = _said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
     if found:
         return found
     m = _PUBLISH.fullmatch(clause)
