@@ -131,7 +131,7 @@ def _kind_files(clause: str, because: str, lesson: str) -> list:
     if not m or not lesson:
         return []
     kind = m.group("kind").lower().rstrip("s")
-    named = {q.strip("`") for q in re.findall(r"`[^`\s]+`", lesson)}
+    named = {q.strip("`") for q in re.findall(r"`[^`]+`", lesson)}
     paths = [p for p in named if kind in p.lower() and re.search(r"[/*]", p) and ".." not in p.split("/")]
     return [GuardSpec(PathMatch((paths[0],)), because)] if len(paths) == 1 and len(named) == 1 else []
 
