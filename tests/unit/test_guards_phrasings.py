@@ -69,6 +69,10 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Never use `--break-system-packages`.", [CommandMatch(("pip", "pip3"), ("install",), ("--break-system-packages",), True)]),
     ("7. **Don't write changeset files.** A GitHub Action adds `.changeset/*.md` to your branch.",
      [PathMatch((".changeset/*.md",))]),
+    ("Use `pnpm <cmd>` instead of `npm <cmd>`.", [CommandMatch(("npm",), (), (), True)]),
+    ("Run scripts with `pnpm run <name>`, never `npm run <name>`.", [CommandMatch(("npm",), ("run",), (), True)]),
+    ("Use `pnpm exec <bin>` rather than `npx <bin>`.", [CommandMatch(("npx",), (), (), True)]),
+    ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches

@@ -142,7 +142,7 @@ def _alike(x: str, y: str) -> bool:
 
 
 _SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
-_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run"}
+_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run", "python"}
 
 
 def _script_over_tool(x_text: str, y: str) -> bool:
@@ -240,7 +240,7 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     cmd = cmd.strip()
     quoted = len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "`'\""
     if quoted:
-        inner = cmd[1:-1].strip()
+        inner = _unquote(cmd)
         if inner.startswith("$ "):  # a prompt sign
             inner = inner[2:]
         if not inner or _SHELL_META.search(inner):

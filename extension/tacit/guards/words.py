@@ -101,10 +101,14 @@ def _stem(word: str) -> str:
     return w
 
 
+# "`npm run <script>`" · "`pip install [pkg]`" · "`pnpm …`": a placeholder after the command, any argument
+_PLACEHOLDER_ARG = lazy(r"\s+(?:<[^<>\s][^<>]*>|\[[^\[\]]+\]|\{[^{}]+\}|\.\.\.|\u2026)(?=\s|$)")
+
+
 def _unquote(word: str) -> str:
     w = word.strip()
     if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
-        return w[1:-1].strip()
+        return _PLACEHOLDER_ARG.sub("", w[1:-1].strip()).strip()
     return w
 
 
