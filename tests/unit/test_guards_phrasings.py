@@ -73,6 +73,10 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Run scripts with `pnpm run <name>`, never `npm run <name>`.", [CommandMatch(("npm",), ("run",), (), True)]),
     ("Use `pnpm exec <bin>` rather than `npx <bin>`.", [CommandMatch(("npx",), (), (), True)]),
     ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True)]),
+    ("Use `pnpm install` instead of `npm install` or `yarn install`.",
+     [CommandMatch(("npm",), ("install",), (), True), CommandMatch(("yarn",), ("install",), (), True)]),
+    ("Use `pnpm test`, not `npm test` or `yarn test`.",
+     [CommandMatch(("npm",), ("test",), (), True), CommandMatch(("yarn",), ("test",), (), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches

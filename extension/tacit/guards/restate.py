@@ -136,8 +136,28 @@ def _kind_files(clause: str, because: str, lesson: str) -> list:
     return [GuardSpec(PathMatch((paths[0],)), because)] if len(paths) == 1 and len(named) == 1 else []
 
 
+# "use `pnpm install` instead of `npm install` or `yarn install`": one "use X instead of Y" per Y
+_MANY_ALTERNATIVES = lazy(r"(?:(?:we\s+|you\s+)?(?:use|run|prefer)\s+)(?P<x>`[^`]+`)\s*,?\s*(?:instead of|rather than|"
+                          r"not|never|over|and not)\s+(?P<ys>`[^`]+`(?:\s*(?:,\s*or|,\s*nor|,|or|nor|and)\s*`[^`]+`)+)",
+                          re.I)
+
+
+def _many_alternatives(clause: str, because: str, read) -> list:
+    m = _MANY_ALTERNATIVES.fullmatch(clause)
+    if not m:
+        return []
+    out = []
+    for y in re.findall(r"`[^`]+`", m.group("ys")):
+        found = read(f"use {m.group('x')} instead of {y}", because)
+        if not found:
+            return []
+        out.extend(s for s in found if s not in out)
+    return out
+
+
 def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
-    found = _said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
+    found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
+             or _many_alternatives(clause, because, read))
     if found:
         return found
     m = _PUBLISH.fullmatch(clause)
