@@ -77,6 +77,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
      [CommandMatch(("npm",), ("install",), (), True), CommandMatch(("yarn",), ("install",), (), True)]),
     ("Use `pnpm test`, not `npm test` or `yarn test`.",
      [CommandMatch(("npm",), ("test",), (), True), CommandMatch(("yarn",), ("test",), (), True)]),
+    ("Install with `uv add <pkg>`, not `pip install <pkg>`.", [CommandMatch(("pip",), ("install",), (), True)]),
+    ("Format code using `ruff format` instead of `black`.", [CommandMatch(("black",), (), (), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches

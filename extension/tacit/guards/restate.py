@@ -142,7 +142,15 @@ _MANY_ALTERNATIVES = lazy(r"(?:(?:we\s+|you\s+)?(?:use|run|prefer)\s+)(?P<x>`[^`
                           re.I)
 
 
+# "install with `uv add`, not `pip install`" · "format using `ruff format` instead of `black`": the job, then the rule
+_JOB_WITH = lazy(r"(?:[a-z]+\s+){1,3}(?:with|using|via|through)\s+(?P<rest>`[^`]+`\s*,?\s*(?:not|never|instead of|rather than)"
+                 r"\s+`.+)", re.I)
+
+
 def _many_alternatives(clause: str, because: str, read) -> list:
+    job = _JOB_WITH.fullmatch(clause)
+    if job and not re.match(r"(?:never|don'?t|do not|no)\b", clause, re.I):
+        return read(f"use {job.group('rest')}", because)
     m = _MANY_ALTERNATIVES.fullmatch(clause)
     if not m:
         return []
