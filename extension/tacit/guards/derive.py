@@ -41,7 +41,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 
@@ -362,7 +362,7 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
     (lazy(r"push", re.I), "_push"),
-    (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
+    (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
      "_paths"),
     (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), "_alternative"),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"

@@ -93,7 +93,16 @@ _MATCHING = lazy(r"(?P<pre>.*?\b)(?:any\s+|the\s+)?files?\s+(?:matching|named|th
 _MAKE_COMMITS = lazy(rf"{_DONT}\s+(?:create|make|add)\s+(?:any\s+|new\s+)?commits?\s+(?P<to>(?:on|to|in|into)\s+.+)", re.I)
 
 
+# "treat `third_party/` as read-only" · "leave the `legacy/` code as-is"
+_AS_IS = lazy(r"(?:treat\s+(?P<a>.+?)\s+as\s+read[- ]only|leave\s+(?P<b>.+?)\s+(?:as[- ]is|untouched|unchanged))", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _AS_IS.fullmatch(clause)
+    if m:
+        what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
+        what = re.sub(r"^the\s+", "", what, flags=re.I)
+        return read(f"leave {what} alone", because)
     if _LOCKFILE.fullmatch(clause):
         return [GuardSpec(PathMatch(_LOCKFILES), because)]
     m = _MATCHING.fullmatch(clause)
@@ -164,6 +173,9 @@ def _many_alternatives(clause: str, because: str, read) -> list:
 
 
 def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
+    """The guards of ``clause`` said in one of these forms (``read`` reads the restatement)."""
+    outer = read
+    read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
     found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
              or _many_alternatives(clause, because, read))
     if found:

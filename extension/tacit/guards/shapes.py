@@ -80,8 +80,8 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     edit (or commit) prohibition with no object, in a lesson that names
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
-                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b)", lesson)
     subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
         homes = _LIVE_IN.findall(lesson)

@@ -74,7 +74,8 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
-              r"update|mess with|hand-edit|hand edit|make (?:any )?changes to)")
+              r"update|mess with|hand-edit|hand edit|hand-(?:modify|change|write|update)|rewrite|reformat|"
+              r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?changes to)")
 _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
@@ -171,10 +172,11 @@ def _path_pattern(part: str) -> str | None:
         part = n.group(1)
     # "my personal ~/.km dir" · "our local `cache/` folder": whose it is changes nothing
     part = re.sub(r"^(?:my|our|your)\s+(?:(?:own|personal|local)\s+)?(?=\S)", "", part, flags=re.I)
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
+    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folders?|director(?:y|ies)|dirs?|files?)", part, re.I)
     noun = None
     if m and not quoted:
         part, noun = m.group(1), m.group(2).lower().rstrip("s")
+        noun = {"directorie": "directory"}.get(noun, noun)
     word = _unquote(part)
     if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
         return None
