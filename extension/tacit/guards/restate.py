@@ -13,6 +13,7 @@ only ever a clause the grammar already reads whole (docs/guards.md, "Shapes").
 from __future__ import annotations
 
 import re
+import threading
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import _GERUND
@@ -173,7 +174,21 @@ def _many_alternatives(clause: str, because: str, read) -> list:
 
 
 def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
-    """The guards of ``clause`` said in one of these forms (``read`` reads the restatement)."""
+    """The guards of ``clause`` said in one of these forms (``read`` reads the restatement;
+    a restatement is read at most three levels deep, and never as itself)."""
+    if getattr(_DEPTH, "n", 0) >= 3:
+        return []
+    _DEPTH.n = getattr(_DEPTH, "n", 0) + 1
+    try:
+        return _restated(clause, because, read, lesson)
+    finally:
+        _DEPTH.n -= 1
+
+
+_DEPTH = threading.local()
+
+
+def _restated(clause: str, because: str, read, lesson: str) -> list:
     outer = read
     read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
     found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
