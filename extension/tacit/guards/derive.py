@@ -114,9 +114,9 @@ _INSTALL_WITH = [lazy(p, re.I) for p in (
     r"libraries|anything))?",
 )]
 _SUDO = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use\s+|run\s+)?(?P<w>sudo|doas)",
+    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
-    r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
+    r"(?:with|under|using|via|through|as)\s+`?(?P<w>sudo|doas)`?",
 )]
 _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
@@ -322,8 +322,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         positional = subs[1:] + trailing
         force_flags = {"--force", "-f", "--force-with-lease"}
         if flags and not set(flags) <= force_flags:
-            if trailing or positional:
-                return None
+            if trailing or positional and positional != subs[1:2] or len(positional) > 1:
+                return None  # `git push origin --delete`: the remote named before the flag says nothing
             return GuardSpec(CommandMatch(("git",), ("push",), tuple(flags), True), because)
         branches = tuple(b.split(":")[-1].lstrip("+") for b in positional[1:])
         if any(not _BRANCH_WORD.fullmatch(b) for b in branches):

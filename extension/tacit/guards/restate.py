@@ -98,7 +98,26 @@ _MAKE_COMMITS = lazy(rf"{_DONT}\s+(?:create|make|add)\s+(?:any\s+|new\s+)?commit
 _AS_IS = lazy(r"(?:treat\s+(?P<a>.+?)\s+as\s+read[- ]only|leave\s+(?P<b>.+?)\s+(?:as[- ]is|untouched|unchanged))", re.I)
 
 
+# "never run the `db:reset` script": that package.json script, through any package manager
+_SCRIPT = lazy(rf"{_DONT}\s+(?:run|execute|call|use)\s+(?:the\s+)?`(?P<name>[\w:.-]+)`\s+(?:npm\s+|pnpm\s+|yarn\s+|"
+               r"package\.json\s+)?script", re.I)
+_RUNS_SCRIPT = ((("npm", "pnpm", "yarn", "bun"), ("run",)), (("pnpm", "yarn"), ()))
+# "never delete remote branches" · "do not delete branches"
+_DELETE_BRANCHES = lazy(rf"{_DONT}\s+delete\s+(?:any\s+)?(?P<remote>remote\s+|local\s+)?branches", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _SCRIPT.fullmatch(clause)
+    if m:
+        name = m.group("name")
+        return [GuardSpec(CommandMatch(programs, (*subs, name), (), True), because) for programs, subs in _RUNS_SCRIPT]
+    m = _DELETE_BRANCHES.fullmatch(clause)
+    if m:
+        remote = (m.group("remote") or "").strip().lower()
+        found = read("never run `git push --delete`", because) if remote != "local" else []
+        if remote != "remote":
+            found += [s for f in ("-d", "-D", "--delete") for s in read(f"never run `git branch {f}`", because)]
+        return found
     m = _AS_IS.fullmatch(clause)
     if m:
         what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
