@@ -222,23 +222,50 @@ _V_IS_VERSION = frozenset(("npm", "pnpm", "yarn", "bun", "node", "deno", "npx", 
                            "terraform", "tofu", "make", "gmake", "jest", "vitest", "vite", "tsc"))
 # dry-run spellings a program has besides --dry-run
 _DRY_RUN = {"make": frozenset(("-n", "--just-print", "--recon")), "gmake": frozenset(("-n",)),
-            "rsync": frozenset(("-n",)), "git": frozenset(("-n",))}
+            "rsync": frozenset(("-n",))}
+# git's -n is a dry run only for these (``git commit -n`` skips the hooks, ``git log -n 3`` counts)
+_GIT_DRY_N = frozenset(("clean", "add", "rm", "mv", "push", "prune", "stash"))
+# "-h" anywhere asks these for help (``psql -h``, ``docker run -h``, ``ls -h`` mean something else)
+_H_IS_HELP = frozenset(("git", "npm", "pnpm", "yarn", "npx", "bun", "cargo", "kubectl", "terraform", "tofu",
+                        "helm", "gh", "pip", "uv", "poetry", "pulumi", "rustup", "make", "gmake"))
+_NOT_DRY = frozenset(("none", "false", "0", "no", "off"))  # kubectl --dry-run=none runs for real
+# "never use `git stash`": its read-only verbs (``git stash list``) put nothing away
+_READ_ONLY_NEXT = {("git", "stash"): frozenset(("list", "show")), ("git", "worktree"): frozenset(("list",)),
+                   ("git", "remote"): frozenset(("show", "get-url")),
+                   ("git", "submodule"): frozenset(("status", "summary"))}
 
 
 def _is_info(argv: tuple, program: str) -> bool:
     """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``,
-    ``cargo publish --dry-run``, ``make -n deploy``: nothing changes."""
+    ``terraform apply -help``, ``cargo publish --dry-run``, ``make -n deploy``,
+    ``git clean -fdn``: nothing changes."""
     if len(argv) == 2 and (argv[1] in _INFO_ALONE or argv[1] == "-v" and program in _V_IS_VERSION):
         return True
     if len(argv) >= 2 and argv[1] == "help":
         return True
     dry = _DRY_RUN.get(program, ())
+    dry_n = program == "git" and _git_sub(argv) in _GIT_DRY_N
+    h_help = program in _H_IS_HELP
     for a in argv[1:]:
         if a == "--":
             break
-        if a == "--help" or a == "--dry-run" or a.startswith("--dry-run=") or a in dry:
+        if a == "--help" or a == "-help" or a in dry or h_help and a == "-h":
+            return True
+        if a.startswith("--dry-run") and (a == "--dry-run" or a[9:10] == "=" and a[10:].lower() not in _NOT_DRY):
+            return True
+        if dry_n and len(a) > 1 and a[0] == "-" and a[1] != "-" and a[1:].isalpha() and "n" in a:
             return True
     return False
+
+
+def _git_sub(argv: tuple) -> str | None:
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
+    return argv[i] if i < len(argv) else None
+
+
+def _git_no_verify(argv: tuple) -> bool:
+    """``git commit -n`` is ``git commit --no-verify`` (for push, -n is a dry run)."""
+    return _git_sub(argv) == "commit" and _has_flag(argv, frozenset(("-n",)), frozenset("n"))
 
 
 def _git_force_delete(argv: tuple) -> bool:
@@ -255,14 +282,14 @@ def _git_add_all(argv: tuple) -> bool:
 
 
 # flags that other spellings state as well: (program, flag) -> another test of argv
-_FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all}
+_FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("git", "--no-verify"): _git_no_verify}
 _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 
 
 class _Command:
     """A compiled ``CommandMatch``."""
 
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare")
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only")
 
     def __init__(self, match: CommandMatch, program: str):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -275,6 +302,8 @@ class _Command:
         self.program = prog
         self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
         self.bare = match.bare and not match.flags
+        self.read_only = (_READ_ONLY_NEXT.get((prog, match.subcommands[-1])) if match.subcommands and match.allow_info
+                          and not self.anywhere else None)
 
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):
@@ -291,12 +320,14 @@ class _Command:
                 if not all(any(w in pos for w in found) for pos in positions):
                     return False
             else:
-                found = _positionals(argv, self.value_opts, limit=want)
+                found = _positionals(argv, self.value_opts, limit=want + (self.read_only is not None))
                 if len(found) < want:
                     return False
                 for word, pos in zip(found, positions):
                     if word not in pos:
                         return False
+                if self.read_only is not None and len(found) > want and found[want] in self.read_only:
+                    return False  # `git stash list`: the rule's command, only looked at
         for (forms, letters), also in zip(self.flags, self.also):
             if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
                 return False

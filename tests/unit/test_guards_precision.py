@@ -1,0 +1,120 @@
+"""Precision of guards: the close calls a rule does not forbid pass, and its
+violations are still stopped. A secret file's variants, reading a protected
+file, another branch, another subcommand, a command only mentioned (echo,
+quotes, comments, commit messages, here-document bodies), help and dry runs,
+read-only verbs; and an exception vetoes only the clause it belongs to."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards.paths import compile_pattern
+
+ROOT = "/home/u/proj"
+
+
+def guard_set(lesson: str) -> GuardSet:
+    specs = derive_guards(lesson)
+    assert specs, f"no guard from {lesson!r}"
+    return GuardSet([Guard(s, i + 1, "project", ROOT, "lesson") for i, s in enumerate(specs)])
+
+
+def stops(guards: GuardSet, tool: str, target: str, branch: str | None = None) -> bool:
+    if tool == "Bash":
+        args = {"command": target}
+    else:
+        args = {"file_path": target if target.startswith("/") else f"{ROOT}/{target}", "old_string": "a",
+                "new_string": "b"}
+    return bool(guards.check(normalize_call(tool, args, ROOT, project_root=ROOT, branch=branch)))
+
+
+# (lesson, violations, fine calls): ("Edit", path) or ("Bash", command)
+CASES = [
+    ("never edit .env",
+     [("Edit", ".env"), ("Edit", ".env.local"), ("Edit", ".env.production"), ("Edit", "apps/web/.env.development.local"),
+      ("Bash", "echo A=1 >> .env.local"), ("Write", ".env.test")],
+     [("Edit", ".env.example"), ("Edit", ".env.sample"), ("Edit", ".env.template"), ("Edit", ".env.local.example"),
+      ("Edit", ".envrc"), ("Edit", "src/env.ts"), ("Bash", "cat .env"), ("Bash", "grep KEY .env.local"),
+      ("Bash", "less .env"), ("Bash", "head -n3 .env"), ("Bash", "diff .env .env.example"),
+      ("Bash", "cp .env.example .env.sample"), ("Bash", "cp .env /tmp/env.bak"), ("Bash", "cat .env > /dev/null"),
+      ("Bash", "2>.env.log make"), ("Bash", "docker run --env-file .env img")]),
+    ("don't touch `config/.env`",
+     [("Edit", "config/.env"), ("Edit", "config/.env.staging")],
+     [("Edit", "config/.env.example"), ("Edit", "other/.env.local")]),
+    ("never commit .env",
+     [("Bash", "git add .env"), ("Bash", "git add -f .env.local"), ("Bash", "git add .env.production")],
+     [("Bash", "git add .env.example"), ("Bash", "git add .env.template"), ("Bash", "git commit -m 'document .env'")]),
+    ("never push to main",
+     [("Bash", "git push origin main"), ("Bash", "git push origin HEAD:main")],
+     [("Bash", "git push origin feature"), ("Bash", "git push -u origin my-branch"),
+      ("Bash", "git push origin feature:feature"), ("Bash", "git push --dry-run origin main"),
+      ("Bash", "git push -n origin main"), ("Bash", "git push --help"), ("Bash", "git pull origin main"),
+      ("Bash", "git fetch origin main"), ("Bash", "git commit -m 'never push to main'"),
+      ("Bash", "echo 'git push origin main'")]),
+    ("use pnpm, never npm",
+     [("Bash", "npm install"), ("Bash", "bash -c 'npm install'"), ("Bash", "echo $(npm bin)"),
+      ("Bash", "bash <<EOF\nnpm install\nEOF")],
+     [("Bash", "pnpm install"), ("Bash", "echo npm install"), ("Bash", "git commit -m 'never npm install'"),
+      ("Bash", "# npm install\npnpm i"), ("Bash", "cat <<EOF > notes.md\nrun npm install\nEOF"),
+      ("Bash", "git commit -F - <<EOF\nnever npm install\nEOF"), ("Bash", "grep -r 'npm install' docs"),
+      ("Bash", "printf 'npm i\\n'"), ("Bash", "which npm"), ("Bash", "pnpm add -D npm-check")]),
+    ("never run npm install",
+     [("Bash", "npm install"), ("Bash", "npm i lodash")],
+     [("Bash", "npm run build"), ("Bash", "npm test"), ("Bash", "npm install --help"), ("Bash", "npm install -h"),
+      ("Bash", "npm help install"), ("Bash", "npm install --dry-run"), ("Bash", "npm run install-deps")]),
+    ("never run terraform apply",
+     [("Bash", "terraform apply"), ("Bash", "terraform apply -auto-approve")],
+     [("Bash", "terraform plan"), ("Bash", "terraform apply -help"), ("Bash", "terraform apply -h")]),
+    ("Never run `kubectl delete`",
+     [("Bash", "kubectl delete pod x"), ("Bash", "kubectl delete --dry-run=none -f x.yaml")],
+     [("Bash", "kubectl delete --dry-run=client -f x.yaml"), ("Bash", "kubectl delete -h"), ("Bash", "kubectl get pods")]),
+    ("never run git clean -fd",
+     [("Bash", "git clean -fd"), ("Bash", "git clean -df")],
+     [("Bash", "git clean -n"), ("Bash", "git clean -fdn"), ("Bash", "git clean -nfd"),
+      ("Bash", "git clean --dry-run -fd")]),
+    ("Never use `git stash`",
+     [("Bash", "git stash"), ("Bash", "git stash push -m wip"), ("Bash", "git stash pop"), ("Bash", "git stash -u")],
+     [("Bash", "git stash list"), ("Bash", "git stash show -p"), ("Bash", "git status")]),
+    ("never use --no-verify",
+     [("Bash", "git commit --no-verify -m x"), ("Bash", "git commit -n -m x"), ("Bash", "git commit -nm x")],
+     [("Bash", "git commit -m x"), ("Bash", "git push -n origin feature"), ("Bash", "git log -n 3")]),
+    ("Never edit files in migrations/",
+     [("Edit", "migrations/001.sql"), ("Bash", "sed -i s/a/b/ migrations/001.sql")],
+     [("Bash", "cat migrations/001.sql"), ("Bash", "grep -r foo migrations/"), ("Bash", "git diff migrations/"),
+      ("Bash", "sed -n 1,10p migrations/001.sql"), ("Bash", "cp migrations/001.sql /tmp/x.sql"),
+      ("Bash", "git log -- migrations/"), ("Bash", "python manage.py makemigrations")]),
+    ("never run git commit --amend",
+     [("Bash", "git commit --amend"), ("Bash", "git commit --amend --no-edit")],
+     [("Bash", "git commit -m 'fix --amend handling'"), ("Bash", "git commit -m x")]),
+    ("never run make deploy",
+     [("Bash", "make deploy"), ("Bash", "make build deploy")],
+     [("Bash", "make build"), ("Bash", "make -n deploy"), ("Bash", "make deploy-docs"), ("Bash", "make -h")]),
+]
+
+
+@pytest.mark.parametrize("lesson,violations,fine", CASES, ids=[c[0] for c in CASES])
+def test_violations_stop_and_close_calls_pass(lesson, violations, fine):
+    guards = guard_set(lesson)
+    assert [v for v in violations if not stops(guards, *v)] == []
+    assert [f for f in fine if stops(guards, *f)] == []
+
+
+def test_git_commit_on_main_with_n_is_a_commit():
+    """``git commit -n`` skips the hooks: it commits (it is no dry run)."""
+    guards = guard_set("never commit to main")
+    assert stops(guards, "Bash", "git commit -n -m x", branch="main")
+    assert not stops(guards, "Bash", "git commit -n -m x", branch="feature")
+
+
+@pytest.mark.parametrize("pattern,path,hit", [
+    (".env", ".env.local", True), (".env", "a/b/.env.production.local", True), (".env", ".env.example", False),
+    (".env", ".env.sample", False), (".env", ".env.template", False), (".env", ".env.bak", False),
+    (".env", ".env.log", False), (".env", ".envrc", False), ("*.env", "prod.env.local", True),
+    ("*.env", "prod.env.example", False), ("config/.env", "config/.env.ci", True),
+    ("config/.env", "x/config/.env.ci", False), (".env.local", ".env.local", True),
+    (".env.local", ".env.production", False),
+])
+def test_a_secret_file_covers_its_environment_variants(pattern, path, hit):
+    mode, regex = compile_pattern(pattern)
+    assert mode == "rel" and bool(regex.search(path)) is hit
