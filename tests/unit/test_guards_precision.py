@@ -6,7 +6,10 @@ read-only verbs; and an exception vetoes only the clause it belongs to."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
+from guard_helpers import Session, engine_for, git_repo
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
 from tacit.guards.paths import compile_pattern
@@ -118,3 +121,73 @@ def test_git_commit_on_main_with_n_is_a_commit():
 def test_a_secret_file_covers_its_environment_variants(pattern, path, hit):
     mode, regex = compile_pattern(pattern)
     assert mode == "rel" and bool(regex.search(path)) is hit
+
+
+# ---------------------------------------------------------------------------
+# A subfolder's instruction file: its guards live below its folder
+# ---------------------------------------------------------------------------
+def nested(line: str, folder: str = "packages/bot") -> GuardSet:
+    from tacit.guards.instructions import rules_in
+    rules = rules_in(line, f"{folder}/AGENTS.md")
+    assert rules, line
+    return GuardSet([Guard(r.spec, i + 1, "project", f"{ROOT}/{folder}", f"{folder}/AGENTS.md:1")
+                     for i, r in enumerate(rules)])
+
+
+def at(guards: GuardSet, tool: str, target: str, cwd: str = ROOT) -> bool:
+    args = {"command": target} if tool == "Bash" else {"file_path": f"{ROOT}/{target}"}
+    return bool(guards.check(normalize_call(tool, args, cwd, project_root=ROOT)))
+
+
+@pytest.mark.parametrize("line", ["- Never commit `.env`.", "- Never commit `packages/bot/.env`."])
+def test_a_subfolder_commit_rule_by_its_own_path_or_from_the_root(line):
+    guards = nested(line)
+    assert at(guards, "Bash", "git add packages/bot/.env")  # git run at the root
+    assert at(guards, "Bash", "git add .env.local", cwd=f"{ROOT}/packages/bot")
+    assert not at(guards, "Bash", "git add .env")  # the root's .env: not this folder's rule
+    assert not at(guards, "Bash", "git add packages/bot/.env.example")
+
+
+@pytest.mark.parametrize("line", ["- `src/gen/api.ts` — generated, do not edit directly",
+                                  "- Don't edit `packages/bot/src/gen/api.ts`."])
+def test_a_subfolder_edit_rule_by_its_own_path_or_from_the_root(line):
+    guards = nested(line)
+    assert at(guards, "Edit", "packages/bot/src/gen/api.ts")
+    assert at(guards, "Bash", "sed -i s/a/b/ src/gen/api.ts", cwd=f"{ROOT}/packages/bot")
+    assert not at(guards, "Edit", "src/gen/api.ts")  # the root's file of that name
+    assert not at(guards, "Edit", "packages/other/src/gen/api.ts")
+    assert not at(guards, "Edit", "packages/bot/packages/bot/src/gen/x.ts")
+
+
+def test_an_unanchored_name_never_matches_the_folder_itself():
+    guards = nested("- Don't touch `bot/`.")  # a `bot/` folder anywhere below packages/bot
+    assert not at(guards, "Edit", "packages/bot/src/index.ts")
+    assert at(guards, "Edit", "packages/bot/src/bot/index.ts")
+
+
+def test_a_subfolder_command_rule_applies_to_commands_run_below_it():
+    guards = nested("- Never run `next dev`.", "site")
+    assert at(guards, "Bash", "next dev", cwd=f"{ROOT}/site")
+    assert at(guards, "Bash", "cd site && npx next dev")
+    assert not at(guards, "Bash", "next dev")  # at the root: another app
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_through_the_engine_a_subfolder_file_guards_its_folder(cfg, tmp_path):
+    repo = git_repo(tmp_path / "repo")
+    (repo / "packages" / "bot").mkdir(parents=True)
+    (repo / "packages" / "bot" / "AGENTS.md").write_text(
+        "- Never commit `packages/bot/.env`.\n- `src/gen/api.ts` \u2014 generated, do not edit directly\n")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        assert "packages/bot/AGENTS.md:1" in session.call("git add packages/bot/.env.local").reason
+        assert not session.call("git add .env").reason
+        assert not session.call("git add packages/bot/.env.example").reason
+        edit = {"file_path": str(repo / "packages" / "bot" / "src" / "gen" / "api.ts"), "old_string": "a",
+                "new_string": "b"}
+        assert "packages/bot/AGENTS.md:2" in session.call(name="Edit", args=edit).reason
+        top = {"file_path": str(repo / "src" / "gen" / "api.ts"), "old_string": "a", "new_string": "b"}
+        assert not session.call(name="Edit", args=top).reason
+    finally:
+        engine.close()

@@ -171,7 +171,8 @@ class GuardSet:
             elif isinstance(m, CommitPathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
-                    self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
+                    self._content.append((idx, guard, scope_root, _commit_path_fires,
+                                          (compiled, scope_root, _from_top(compiled))))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, RebaseMatch):
@@ -180,7 +181,7 @@ class GuardSet:
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
                     self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
-                                        tuple(filter(None, map(_fixed_prefix, m.patterns)))))
+                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled)))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -190,7 +191,9 @@ class GuardSet:
                 if not inv.program:
                     continue
                 for idx, guard, root, test, m in self._content:
-                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, call):
+                    # a committed path is checked against the guard's folder, wherever git runs
+                    if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
+                            and test(m, inv, call):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
@@ -203,11 +206,12 @@ class GuardSet:
                     self._check_push(inv, call, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops, prefixes in self._paths:
+                for idx, guard, root, compiled, ops, prefixes, top in self._paths:
                     if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
                         continue  # a remove guard: only a command that deletes or renames the path
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled) or \
+                            top and _top_fires(write.path, root, call.project_root, top) or \
                             prefixes and _takes_parent(write, rel_root, prefixes):
                         subject = display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
@@ -258,7 +262,7 @@ _COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--aut
 
 def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
     """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
-    compiled, root = found
+    compiled, root, top = found
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
     i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
@@ -279,7 +283,8 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
             if DYN in w:
                 continue
             path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
-            if rel_root and _path_fires(path, rel_root, root is not None, compiled):
+            if rel_root and _path_fires(path, rel_root, root is not None, compiled) or \
+                    top and _top_fires(path, root, call.project_root, top):
                 return True
     return False
 
@@ -311,6 +316,21 @@ def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled:
         elif rel is not None and rel and regex.search(rel):
             return True
     return False
+
+
+def _from_top(compiled: list) -> tuple:
+    """The patterns anchored at the root (``src/gen/``), which a subfolder's
+    file may write from the repository's root (``packages/web/src/gen/``)."""
+    return tuple(c for c in compiled if c[0] == "rel" and c[1].pattern.startswith("^"))
+
+
+def _top_fires(path: str, root: str | None, project_root: str | None, top: tuple) -> bool:
+    """A guard placed below the project's root (a subfolder's instruction
+    file) whose anchored pattern names, from the project's root, a path
+    inside the guard's folder: ``packages/bot/.env`` in ``packages/bot/AGENTS.md``."""
+    if root is None or project_root is None or root == project_root or _below(path, root) is None:
+        return False
+    return _path_fires(path, project_root, True, top)
 
 
 def _fixed_prefix(pattern: str) -> str | None:
