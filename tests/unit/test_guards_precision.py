@@ -191,3 +191,38 @@ def test_through_the_engine_a_subfolder_file_guards_its_folder(cfg, tmp_path):
         assert not session.call(name="Edit", args=top).reason
     finally:
         engine.close()
+
+
+# ---------------------------------------------------------------------------
+# An exception vetoes the clause it belongs to
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson,guard", [
+    # a later sentence's condition with a rule of its own
+    ("Never edit vendored files directly. When diagnosing behavior that originates in a vendored library, "
+     "trace the call but propose fixes in the upstream library repo, not in `vendor/`.", "changes to vendor/"),
+    ("Use pnpm, not npm. When a script fails, run `pnpm install` again.", "`npm` (any use)"),
+    ("Never run `git clean -fd`. When tests fail, read the log and fix the cause.", "`git clean -f -d`"),
+    ("Never edit `dist/`. Run `npm run build` to regenerate it unless you are on CI.", "changes to dist/"),
+])
+def test_a_later_sentences_condition_belongs_to_its_own_rule(lesson, guard):
+    assert [s.describe() for s in derive_guards(lesson)] == [guard]
+
+
+@pytest.mark.parametrize("lesson", [
+    "Never push to main. Unless it's a hotfix.",  # no rule of its own: it is this rule's exception
+    "Never push to main. Except hotfixes, which go to main directly.",
+    "Never edit `dist/`. Unless told otherwise, regenerate it.",  # an exception leading a sentence reaches back
+    "Never push to main. Use the staging branch for now.",  # a time limit scopes the whole rule
+    "Never push to main. If it's urgent, push and tell me.",  # it names what the rule stops
+    "Never edit `dist/`. When the build changes, regenerate `dist/` with `npm run build`.",
+    "Use podman, not docker. When debugging, docker is fine.",  # a permission
+    "Never run `npm install`. If you need a package, ask me first.",
+    "Never force push. When in doubt, ask.",  # asked, it may happen
+    "Never run `git clean -fd`. If you must clean, use `git clean -n` first.",
+    "When testing the server, assume you are logged in. Never run `npm install`.",  # a condition before sets the scene
+    "Never push to main when CI is red.",  # the rule's own clause
+    "Use pnpm, not npm, unless CI needs it.",
+    "Never edit `dist/`, when it is stale, rebuild it.",  # the rule's own sentence
+])
+def test_an_exception_on_the_rule_still_vetoes(lesson):
+    assert derive_guards(lesson) == ()

@@ -534,7 +534,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
                 continue
-            if vetoed(sentences, clause):
+            if vetoed(sentences, clause, tuple(specs_here)):
                 return ()
             for spec in specs_here:
                 if all(spec.match != s.match for s in specs):
