@@ -226,3 +226,55 @@ def test_a_later_sentences_condition_belongs_to_its_own_rule(lesson, guard):
 ])
 def test_an_exception_on_the_rule_still_vetoes(lesson):
     assert derive_guards(lesson) == ()
+
+
+# ---------------------------------------------------------------------------
+# The alternative a lesson names passes
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["Never run `git push --force`; use `--force-with-lease` instead.",
+                                    "never use git push --force, prefer --force-with-lease",
+                                    "Don't `git push --force` - use `git push --force-with-lease`."])
+def test_force_with_lease_named_as_the_way_passes(lesson):
+    guards = guard_set(lesson)
+    assert stops(guards, "Bash", "git push --force origin feature") and stops(guards, "Bash", "git push -f")
+    assert stops(guards, "Bash", "git push --force-with-lease --force origin x")
+    assert stops(guards, "Bash", "git push origin +feature")
+    assert not stops(guards, "Bash", "git push --force-with-lease origin feature")
+    assert not stops(guards, "Bash", "git push --force-with-lease --force-if-includes")
+
+
+@pytest.mark.parametrize("lesson", ["never force push", "Never run `git push --force`.",
+                                    "Never run `git push --force` or `--force-with-lease`."])
+def test_force_with_lease_is_a_force_push_otherwise(lesson):
+    specs = derive_guards(lesson)
+    if specs:  # the last one may stay a memory; when it is a guard, lease is no way out
+        assert stops(guard_set(lesson), "Bash", "git push --force-with-lease origin feature")
+
+
+@pytest.mark.parametrize("lesson", ["Never run `cargo update`; run `cargo update -p <crate>` instead.",
+                                    "never run `cargo update`, use `cargo update -p <crate>`"])
+def test_a_narrower_command_named_as_the_way_leaves_only_the_bare_one(lesson):
+    guards = guard_set(lesson)
+    assert stops(guards, "Bash", "cargo update")
+    assert not stops(guards, "Bash", "cargo update -p tokio --precise 1.40.0")
+
+
+def test_a_narrower_command_that_is_also_forbidden_narrows_nothing():
+    guards = guard_set("Never run `cargo update`. Don't run `cargo update -p x` either.")
+    assert stops(guards, "Bash", "cargo update -p tokio")
+
+
+def test_lease_ok_round_trips_and_is_omitted_when_unset():
+    from tacit.guards.model import GuardSpec, PushMatch
+    spec = GuardSpec(PushMatch((), True, (), True), "x")
+    assert GuardSpec.from_dict(spec.to_dict()) == spec
+    assert "lease_ok" not in GuardSpec(PushMatch((), True), "x").to_dict()["match"]
+
+
+@pytest.mark.parametrize("line", ["DO NOT call `subscription_list`.", "Never invoke `get_user_info`."])
+def test_a_function_or_tool_called_is_no_program(line):
+    assert derive_guards(line) == ()
+
+
+def test_a_known_program_or_a_script_called_is_one():
+    assert derive_guards("Never call `terraform apply`.") and derive_guards("never invoke `./scripts/reset.sh`")

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok")  # written only when set
 
 
 class _Match:
@@ -65,12 +65,15 @@ class PushMatch(_Match):
     ``force_only`` only a forced push (``--force``, ``-f``,
     ``--force-with-lease``, a ``+`` refspec); with ``remotes`` only a push
     to one of those remotes (``upstream``). A name in ``branches`` that is
-    one of the project's remotes (``Call.remotes``) is read as a remote."""
+    one of the project's remotes (``Call.remotes``) is read as a remote.
+    ``lease_ok``: ``--force-with-lease`` is the allowed way ("never
+    `--force`; use `--force-with-lease`")."""
 
     kind: ClassVar[str] = "git_push"
     branches: tuple[str, ...] = ()
     force_only: bool = False
     remotes: tuple[str, ...] = ()
+    lease_ok: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,9 @@ class GuardSpec:
         if isinstance(m, PathMatch):
             return "changes to " + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
-            what = "force push" if m.force_only else "git push"
+            what = "git push"
+            if m.force_only:
+                what = "force push" + (" (--force-with-lease allowed)" if m.lease_ok else "")
             targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
             return what + (" to " + ", ".join(targets) if targets else "")
         if isinstance(m, SudoMatch):
@@ -298,7 +303,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         return PathMatch(patterns) if patterns else None
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
-                         _strs(data.get("remotes", [])))
+                         _strs(data.get("remotes", [])), data.get("lease_ok") is True)
     if kind == "git_commit_path":
         patterns = _strs(data["patterns"])
         return CommitPathMatch(patterns) if patterns else None

@@ -14,6 +14,7 @@ GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace
 _GIT_VALUE_OPTS = GIT_VALUE_OPTS
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
+LEASE = "lease"  # forced only with --force-with-lease
 
 
 def push_remote(argv: tuple) -> str | None:
@@ -36,8 +37,9 @@ def push_remote(argv: tuple) -> str | None:
 def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
     """For a ``git … push …`` argv: (forced?, the branches it updates — with
     ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
-    dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
-    nothing)."""
+    dry run. Forced is ``LEASE`` (truthy) when the only force is
+    ``--force-with-lease``. A push with no refspec or ``HEAD`` updates
+    ``branch`` (unknown: nothing)."""
     i = skip_options(argv, 1, _GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
@@ -46,6 +48,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     if i >= len(argv) or argv[i] != "push":
         return None
     force = False
+    lease = False
     every = False
     tags = False
     positionals = []
@@ -58,8 +61,10 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             break
         if a.startswith("--"):
             key = a.split("=", 1)[0]
-            if key in ("--force", "--force-with-lease", "--force-if-includes"):
+            if key == "--force":
                 force = True
+            elif key in ("--force-with-lease", "--force-if-includes"):
+                lease = True
             elif key in ("--dry-run",):
                 return None
             elif key in ("--all", "--mirror", "--branches"):
@@ -103,7 +108,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             targets.add(dst)
     if not refspecs and not every and not tags and branch:
         targets.add(branch)
-    return force, frozenset(targets)
+    return force or (LEASE if lease else False), frozenset(targets)
 
 
 def _subtree_positionals(args: tuple) -> list:
@@ -125,7 +130,7 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
     """A push to one of the guard's remotes, or of one of its branches (a
     name that is one of the project's remotes is a remote); any push when
     it names neither."""
-    if match.force_only and not force:
+    if match.force_only and (not force or force == LEASE and match.lease_ok):
         return False
     remotes = set(match.remotes)
     branches = match.branches
@@ -141,4 +146,4 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
 
 ALL_BRANCHES = _ALL
 
-__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "push_remote", "push_targets", "push_fires"]
