@@ -278,3 +278,31 @@ def test_a_function_or_tool_called_is_no_program(line):
 
 def test_a_known_program_or_a_script_called_is_one():
     assert derive_guards("Never call `terraform apply`.") and derive_guards("never invoke `./scripts/reset.sh`")
+
+
+# ---------------------------------------------------------------------------
+# The branch a command line switches to before it commits or pushes
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson,command,branch,stopped", [
+    ("never commit to main", "git checkout -b feat && git commit -m x", "main", False),
+    ("never commit to main", "git switch -c feat; git add -A; git commit -m x", "main", False),
+    ("never commit to main", "git checkout feat && git commit -m x", "main", False),
+    ("never commit to main", "git switch - && git commit -m x", "feat", False),  # unknown: never fires
+    ("never commit to main", "git commit -m x && git checkout -b feat", "main", True),
+    ("never commit to main", "git checkout main && git commit -m x", "feat", True),
+    ("never commit to main", "git switch main && git commit -m x", None, True),
+    ("never commit to main", "git checkout src/a.ts && git commit -m x", "main", True),  # a file, not a branch
+    ("never commit to main", "git checkout -- a && git commit -m x", "main", True),
+    ("never push to main", "git checkout -b feat && git push -u origin HEAD", "main", False),
+    ("never push to main", "git checkout -b feat && git push", "main", False),
+    ("never push to main", "git push && git checkout -b feat", "main", True),
+    ("never push to main", "git switch main && git push", "feat", True),
+])
+def test_a_switch_earlier_in_the_line_sets_the_branch(lesson, command, branch, stopped):
+    assert stops(guard_set(lesson), "Bash", command, branch=branch) is stopped
+
+
+def test_a_commit_message_after_a_cluster_is_no_path():
+    guards = guard_set("never commit CHANGELOG.md")
+    assert not stops(guards, "Bash", "git commit -am CHANGELOG.md")
+    assert stops(guards, "Bash", "git commit -m x CHANGELOG.md")

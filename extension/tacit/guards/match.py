@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
@@ -16,7 +16,7 @@ from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
                                 RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
-from tacit.guards.push import GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets
+from tacit.guards.push import SAME, GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
     DYN,
@@ -187,13 +187,16 @@ class GuardSet:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
         if call.invocations and (self._by_program or self._push or self._content):
-            for inv in call.invocations:
+            # `git switch -c x && git commit`: the commit is on x
+            seen = _branch_at(call) if len(call.invocations) > 1 and (self._push or self._content) else None
+            for k, inv in enumerate(call.invocations):
                 if not inv.program:
                     continue
+                here = call if seen is None else seen[k]
                 for idx, guard, root, test, m in self._content:
                     # a committed path is checked against the guard's folder, wherever git runs
                     if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
-                            and test(m, inv, call):
+                            and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
@@ -203,7 +206,7 @@ class GuardSet:
                         if compiled is None or compiled.matches(inv.argv):
                             hits[idx] = Hit(guard, display(inv.argv))
                 if self._push and inv.program == "git":
-                    self._check_push(inv, call, hits)
+                    self._check_push(inv, here, hits)
         if call.writes and self._paths:
             for write in call.writes:
                 for idx, guard, root, compiled, ops, prefixes, top in self._paths:
@@ -245,6 +248,20 @@ class GuardSet:
 _GIT_VALUE_OPTS = GIT_VALUE_OPTS
 
 
+def _branch_at(call: Call) -> list:
+    """The call as each invocation sees it: the branch checked out is the
+    call's until a ``git checkout -b x`` / ``git switch x`` before it in the
+    same command line changes it (to x, or to unknown)."""
+    out, current = [], call
+    for inv in call.invocations:
+        out.append(current)
+        if inv.program == "git":
+            to = switched_branch(inv.argv)
+            if to is not SAME and to != current.branch:
+                current = replace(current, branch=to)
+    return out
+
+
 def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
     """``git commit`` run in the call's own checkout while a guarded branch is current."""
     if inv.program != "git" or not call.branch or call.branch not in match.branches or not inv.cwd_exact:
@@ -275,7 +292,8 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
         if a == "--":
             words, j = inv.argv[j + 1:], n
         elif a.startswith("-"):
-            j += 2 if a in _COMMIT_VALUE else 1
+            # `-am msg`: a cluster whose last letter takes the next word
+            j += 2 if a in _COMMIT_VALUE or a[1:2] != "-" and len(a) > 2 and "-" + a[-1] in _COMMIT_VALUE else 1
             continue
         else:
             words, j = (a,), j + 1

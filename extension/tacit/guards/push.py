@@ -144,6 +144,35 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
     return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
 
 
+SAME = object()  # the branch checked out does not change
+_SWITCH_VALUE = frozenset(("-c", "-C", "--create", "--force-create", "--orphan", "-b", "-B"))
+
+
+def switched_branch(argv: tuple):
+    """The branch a ``git checkout``/``git switch`` argv leaves checked out:
+    its name, None when it cannot be told (``git switch -``, ``--detach``),
+    or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``)."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(argv) or argv[i] not in ("checkout", "switch"):
+        return SAME
+    words = argv[i + 1:]
+    if "--" in words:
+        return SAME if argv[i] == "checkout" and words.index("--") > 0 or words[0] == "--" else None
+    for j, a in enumerate(words):
+        if a in _SWITCH_VALUE:
+            name = words[j + 1] if j + 1 < len(words) else None
+            return name if name and DYN not in name else None
+        if a in ("--detach", "-d") or a == "-":
+            return None
+    names = [a for a in words if not a.startswith("-")]
+    if len(names) != 1:
+        return SAME if argv[i] == "checkout" and len(names) > 1 else None  # checkout <tree> <paths>
+    name = names[0]
+    if argv[i] == "checkout" and "." in name.rsplit("/", 1)[-1] or DYN in name:
+        return SAME if DYN not in name else None  # `git checkout src/app.ts`: a file
+    return name
+
+
 ALL_BRANCHES = _ALL
 
-__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]
