@@ -36,8 +36,9 @@ def stops(guards: GuardSet, tool: str, target: str, branch: str | None = None) -
 CASES = [
     ("never edit .env",
      [("Edit", ".env"), ("Edit", ".env.local"), ("Edit", ".env.production"), ("Edit", "apps/web/.env.development.local"),
-      ("Bash", "echo A=1 >> .env.local"), ("Write", ".env.test")],
+      ("Bash", "echo A=1 >> .env.local"), ("Write", ".env.test.local")],
      [("Edit", ".env.example"), ("Edit", ".env.sample"), ("Edit", ".env.template"), ("Edit", ".env.local.example"),
+      ("Bash", "cp .env.example .env.test"), ("Edit", ".env.ci"),
       ("Edit", ".envrc"), ("Edit", "src/env.ts"), ("Bash", "cat .env"), ("Bash", "grep KEY .env.local"),
       ("Bash", "less .env"), ("Bash", "head -n3 .env"), ("Bash", "diff .env .env.example"),
       ("Bash", "cp .env.example .env.sample"), ("Bash", "cp .env /tmp/env.bak"), ("Bash", "cat .env > /dev/null"),
@@ -114,8 +115,8 @@ def test_git_commit_on_main_with_n_is_a_commit():
     (".env", ".env.local", True), (".env", "a/b/.env.production.local", True), (".env", ".env.example", False),
     (".env", ".env.sample", False), (".env", ".env.template", False), (".env", ".env.bak", False),
     (".env", ".env.log", False), (".env", ".envrc", False), ("*.env", "prod.env.local", True),
-    ("*.env", "prod.env.example", False), ("config/.env", "config/.env.ci", True),
-    ("config/.env", "x/config/.env.ci", False), (".env.local", ".env.local", True),
+    ("*.env", "prod.env.example", False), ("config/.env", "config/.env.staging", True),
+    ("config/.env", "x/config/.env.staging", False), (".env", ".env.test", False), (".env", ".env.test.local", True), (".env.local", ".env.local", True),
     (".env.local", ".env.production", False),
 ])
 def test_a_secret_file_covers_its_environment_variants(pattern, path, hit):

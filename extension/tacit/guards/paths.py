@@ -44,11 +44,12 @@ def glob_regex(pattern: str) -> str:
 
 
 # a secret file names its environment-specific variants too: ".env" is also
-# ".env.local", ".env.production", ".env.development.local" (what tools load
-# as secrets), never the templates kept beside it (".env.example", ".env.sample")
+# ".env.local", ".env.production", ".env.test.local" (what tools load as
+# secrets), never the templates kept beside it (".env.example", ".env.sample")
+# nor the test and CI files that hold fake values (".env.test", ".env.ci")
 _SECRET_NAMES = frozenset((".env", "*.env"))
-_ENV_VARIANT = (r"(?:\.(?:local|dev|develop|development|prod|production|stage|staging|test|testing|qa|uat|"
-                r"preview|ci|e2e|sandbox|demo|docker|override|secret|secrets|private|personal|remote|live))*")
+_ENV_VARIANT = (r"(?:(?:\.[\w-]+)*\.local|(?:\.(?:dev|develop|development|prod|production|stage|staging|qa|uat|"
+                r"preview|sandbox|demo|docker|override|secret|secrets|private|personal|remote|live))*)")
 
 
 def _body(p: str) -> str:
