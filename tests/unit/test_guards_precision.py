@@ -307,3 +307,10 @@ def test_a_commit_message_after_a_cluster_is_no_path():
     guards = guard_set("never commit CHANGELOG.md")
     assert not stops(guards, "Bash", "git commit -am CHANGELOG.md")
     assert stops(guards, "Bash", "git commit -m x CHANGELOG.md")
+
+
+def test_unstaging_a_protected_file_does_not_change_it():
+    guards = guard_set("never edit .env")
+    assert not stops(guards, "Bash", "git restore --staged .env")
+    assert not stops(guards, "Bash", "git restore -S .env.local")
+    assert stops(guards, "Bash", "git restore .env") and stops(guards, "Bash", "git restore -SW .env")

@@ -129,6 +129,12 @@ def _writes(prog: str, argv: tuple) -> list:
         if sub in ("rm", "mv"):
             return _positionals(argv, i + 1)
         if sub == "restore":
+            opts = argv[i + 1:argv.index("--", i + 1)] if "--" in argv[i + 1:] else argv[i + 1:]
+            staged = any(a in ("-S", "--staged") or a.startswith("-") and not a.startswith("--") and "S" in a
+                         for a in opts)
+            if staged and not any(a in ("-W", "--worktree") or a.startswith("-") and not a.startswith("--")
+                                  and "W" in a for a in opts):
+                return []  # `git restore --staged x`: the index only, the file stays as it is
             return _positionals(argv, i + 1, frozenset(("-s", "--source")))
         if sub == "checkout" and "--" in argv[i + 1:]:
             return list(argv[argv.index("--", i + 1) + 1:])
