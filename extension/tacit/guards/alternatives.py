@@ -1,4 +1,5 @@
-"""The way a lesson says to do it instead is allowed, not stopped.
+"""The way a lesson says to do it instead is allowed, not stopped
+(design notes: docs/design/guards.md#tacitguardsalternatives).
 
 "Never run `git push --force`; use `--force-with-lease`" stops forced pushes
 but not ``--force-with-lease``; "never run `cargo update`, run `cargo update
