@@ -314,3 +314,11 @@ def test_unstaging_a_protected_file_does_not_change_it():
     assert not stops(guards, "Bash", "git restore --staged .env")
     assert not stops(guards, "Bash", "git restore -S .env.local")
     assert stops(guards, "Bash", "git restore .env") and stops(guards, "Bash", "git restore -SW .env")
+
+
+def test_the_index_only_is_no_change_to_the_file():
+    edit, commit = guard_set("never edit .env"), guard_set("never commit .env")
+    assert not stops(edit, "Bash", "git rm --cached .env") and stops(edit, "Bash", "git rm .env")
+    assert not stops(commit, "Bash", "git add -n .env") and not stops(commit, "Bash", "git add --dry-run .env.local")
+    assert not stops(commit, "Bash", "git commit --dry-run .env")
+    assert stops(commit, "Bash", "git add .env")

@@ -283,8 +283,8 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
     i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
-    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage"):
-        return False
+    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage") or _is_info(inv.argv, "git"):
+        return False  # `git add -n .env`: a dry run stages nothing
     rel_root = root if root is not None else (call.project_root or call.cwd)
     j, n = i + 1, len(inv.argv)
     while j < n:
