@@ -203,7 +203,7 @@ def test_through_the_engine_a_subfolder_file_guards_its_folder(cfg, tmp_path):
      "trace the call but propose fixes in the upstream library repo, not in `vendor/`.", "changes to vendor/"),
     ("Use pnpm, not npm. When a script fails, run `pnpm install` again.", "`npm` (any use)"),
     ("Never run `git clean -fd`. When tests fail, read the log and fix the cause.", "`git clean -f -d`"),
-    ("Never edit `dist/`. Run `npm run build` to regenerate it unless you are on CI.", "changes to dist/"),
+    ("Never edit `dist/`. Run `npm run build` to regenerate the bundle unless you are on CI.", "changes to dist/"),
 ])
 def test_a_later_sentences_condition_belongs_to_its_own_rule(lesson, guard):
     assert [s.describe() for s in derive_guards(lesson)] == [guard]
@@ -217,6 +217,9 @@ def test_a_later_sentences_condition_belongs_to_its_own_rule(lesson, guard):
     "Never push to main. If it's urgent, push and tell me.",  # it names what the rule stops
     "Never edit `dist/`. When the build changes, regenerate `dist/` with `npm run build`.",
     "Use podman, not docker. When debugging, docker is fine.",  # a permission
+    "Never run `npm publish`. If a release is due, run it.",  # it: what the rule forbids
+    "Never edit `dist/`. When you must, do so with care.",
+    "Never edit `dist/`. Run `npm run build` to regenerate it unless you are on CI.",  # it: conservatively the rule's
     "Never run `npm install`. If you need a package, ask me first.",
     "Never force push. When in doubt, ask.",  # asked, it may happen
     "Never run `git clean -fd`. If you must clean, use `git clean -n` first.",

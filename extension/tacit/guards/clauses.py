@@ -244,6 +244,8 @@ _REACHES_BACK = lazy(r"\b(?:for now|for the moment|temporarily|until)\b|^\W*(?:u
 # a negated part says what not to do: it adds to the rule, never takes from it
 _NEGATED = lazy(r"\b(?:not|never|no|don'?t|do not|rather than|instead of|without)\b[^,;]*", re.I)
 _TERM = lazy(r"[a-z0-9]{2,}", re.I)
+# "If you need to, run it": a word that points back at what the rule forbids
+_BACK = lazy(r"\b(?:it|them|that|this|do so|one)\b", re.I)
 _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and", "or", "any", "all", "it", "is"))
 # the verbs of each kind of guard, besides the names it holds
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
@@ -288,7 +290,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
         m = _EXCEPTION.search(text)
         rest = text[: m.start()] if m else ""
     rest = rest.strip(" ,")
-    if not rest or _PERMIT.search(rest):
+    if not rest or _PERMIT.search(rest) or _BACK.search(rest):
         return False
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
