@@ -325,3 +325,11 @@ def test_the_index_only_is_no_change_to_the_file():
     assert not stops(commit, "Bash", "git add -n .env") and not stops(commit, "Bash", "git add --dry-run .env.local")
     assert not stops(commit, "Bash", "git commit --dry-run .env")
     assert stops(commit, "Bash", "git add .env")
+
+
+def test_sudo_asked_about_itself_runs_nothing():
+    guards = guard_set("never use sudo")
+    for command in ("sudo -l", "sudo -k", "sudo -v", "sudo --version", "which sudo"):
+        assert not stops(guards, "Bash", command), command
+    for command in ("sudo ls", "sudo -u bob ls", "sudo -k ls", "sudo", "sudo -E npm i", "doas rm x"):
+        assert stops(guards, "Bash", command), command

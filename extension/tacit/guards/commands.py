@@ -255,4 +255,22 @@ def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
     return out
 
 
-__all__ = ["program_names"]
+# sudo's own questions and housekeeping: nothing runs with raised privileges
+_SUDO_ONLY = frozenset(("-l", "--list", "-ll", "-v", "--validate", "-k", "--reset-timestamp", "-K",
+                        "--remove-timestamp", "-V", "--version", "-h", "--help", "-L"))
+
+
+class _Sudo:
+    """A compiled ``SudoMatch`` for one program: any use but ``sudo -l``,
+    ``sudo -k``, ``sudo -v``, ``sudo --version`` alone."""
+
+    __slots__ = ()
+
+    def matches(self, argv: tuple) -> bool:
+        return len(argv) < 2 or not all(a in _SUDO_ONLY for a in argv[1:])
+
+
+SUDO = _Sudo()
+
+
+__all__ = ["program_names", "SUDO"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.guards.commands import _Command, _is_info, program_names
+from tacit.guards.commands import SUDO, _Command, _is_info, program_names
 from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
                                 RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
@@ -161,7 +161,7 @@ class GuardSet:
                         (idx, guard, scope_root, _Command(m, prog)))
             elif isinstance(m, SudoMatch):
                 for prog in m.programs:
-                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, None))
+                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
             elif isinstance(m, PushMatch):
                 self._push.append((idx, guard, scope_root, m))
             elif isinstance(m, PipeMatch):
