@@ -237,7 +237,8 @@ def test_an_exception_on_the_rule_still_vetoes(lesson):
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("lesson", ["Never run `git push --force`; use `--force-with-lease` instead.",
                                     "never use git push --force, prefer --force-with-lease",
-                                    "Don't `git push --force` - use `git push --force-with-lease`."])
+                                    "Don't `git push --force` - use `git push --force-with-lease`.",
+                                    "Don't use `git push --force` (use `--force-with-lease`)."])
 def test_force_with_lease_named_as_the_way_passes(lesson):
     guards = guard_set(lesson)
     assert stops(guards, "Bash", "git push --force origin feature") and stops(guards, "Bash", "git push -f")

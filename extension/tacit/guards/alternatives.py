@@ -19,7 +19,7 @@ from dataclasses import replace
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 
-_PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n")
+_PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
 _QUOTED = lazy(r"`([^`\n]{1,120})`")
 _LEASE = lazy(r"(?<![\w-])--force-with-lease(?![\w-])")
 _FORCE = lazy(r"(?<![\w-])(?:-f|--force)\b(?!-)")  # a plain force beside the lease
