@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from guard_helpers import Session, engine_for, git_repo
+from guard_helpers import Session, engine_for, git_repo, remember
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
 from tacit.guards.paths import compile_pattern
@@ -334,3 +334,73 @@ def test_sudo_asked_about_itself_runs_nothing():
         assert not stops(guards, "Bash", command), command
     for command in ("sudo ls", "sudo -u bob ls", "sudo -k ls", "sudo", "sudo -E npm i", "doas rm x"):
         assert stops(guards, "Bash", command), command
+
+
+# ---------------------------------------------------------------------------
+# "Existing" files: a new one may be created
+# ---------------------------------------------------------------------------
+def existing_call(tool: str, target: str, there: set, args: dict | None = None):
+    if args is None:
+        args = {"command": target} if tool in ("Bash", "shell") else {"file_path": f"{ROOT}/{target}"}
+    return normalize_call(tool, args, ROOT, project_root=ROOT, exists=lambda p: p in there)
+
+
+@pytest.mark.parametrize("lesson", ["Never edit existing migration files in `db/migrate/`.",
+                                    "Don't modify existing migrations in `db/migrate/`",
+                                    "Never edit already-applied migrations in `db/migrate/`"])
+def test_existing_files_only(lesson):
+    guards = guard_set(lesson)
+    assert [s.match.existing for s in derive_guards(lesson)] == [True]
+    old = f"{ROOT}/db/migrate/001_init.rb"
+    there = {old}
+    for tool, target in [("Edit", "db/migrate/001_init.rb"), ("Write", "db/migrate/001_init.rb"),
+                         ("Bash", "sed -i s/a/b/ db/migrate/001_init.rb"), ("Bash", "rm db/migrate/001_init.rb"),
+                         ("Bash", "echo x >> db/migrate/001_init.rb"), ("Bash", "mv db/migrate/001_init.rb /tmp/")]:
+        assert guards.check(existing_call(tool, target, there)), (tool, target)
+    for tool, target in [("Write", "db/migrate/002_add_users.rb"), ("Bash", "touch db/migrate/002_add_users.rb"),
+                         ("Bash", "cat > db/migrate/002_x.rb <<EOF\nx\nEOF"), ("Bash", "cp tmpl.rb db/migrate/002_x.rb"),
+                         ("Edit", "db/schema.rb")]:
+        assert not guards.check(existing_call(tool, target, there)), (tool, target)
+    added = {"input": "*** Begin Patch\n*** Add File: db/migrate/002_x.rb\n+x\n*** End Patch"}
+    updated = {"input": "*** Begin Patch\n*** Update File: db/migrate/001_init.rb\n@@\n-a\n+b\n*** End Patch"}
+    assert not guards.check(existing_call("apply_patch", "", there, added))
+    assert guards.check(existing_call("apply_patch", "", there, updated))
+
+
+def test_existing_files_unknown_existence_does_not_stop_a_creation():
+    guards = guard_set("Never edit existing migration files in `db/migrate/`.")
+    call = normalize_call("Write", {"file_path": f"{ROOT}/db/migrate/9.rb"}, ROOT, project_root=ROOT)
+    assert not guards.check(call)  # the caller could not look: a Write may be a new file
+    edit = normalize_call("Edit", {"file_path": f"{ROOT}/db/migrate/9.rb"}, ROOT, project_root=ROOT)
+    assert guards.check(edit)  # an edit changes what is there
+
+
+def test_without_existing_a_new_file_is_a_change_too():
+    guards = guard_set("never edit files in db/migrate/")
+    assert guards.check(existing_call("Write", "db/migrate/002_new.rb", set()))
+
+
+def test_existing_round_trips_and_is_omitted_when_unset():
+    from tacit.guards.model import GuardSpec, PathMatch
+    spec = GuardSpec(PathMatch(("db/migrate/",), True), "x")
+    assert GuardSpec.from_dict(spec.to_dict()) == spec
+    assert "existing" not in GuardSpec(PathMatch(("a/",)), "x").to_dict()["match"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_through_the_engine_a_new_migration_is_written_an_old_one_is_not(cfg, tmp_path):
+    repo = git_repo(tmp_path / "repo")
+    (repo / "db" / "migrate").mkdir(parents=True)
+    (repo / "db" / "migrate" / "001_init.rb").write_text("create_table :users\n")
+    remember(cfg, repo, "Never edit existing migration files in `db/migrate/`; add a new one.")
+    engine = engine_for(cfg)
+    try:
+        session = Session(engine, repo)
+        new = {"file_path": str(repo / "db" / "migrate" / "002_add_email.rb"), "content": "x"}
+        assert not session.call(name="Write", args=new).reason
+        old = {"file_path": str(repo / "db" / "migrate" / "001_init.rb"), "content": "x"}
+        assert "existing migration" in session.call(name="Write", args=old).reason
+        assert session.call("sed -i s/users/people/ db/migrate/001_init.rb").reason
+        assert not session.call("touch db/migrate/003_more.rb").reason
+    finally:
+        engine.close()

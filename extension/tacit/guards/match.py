@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
+from tacit.lazyre import lazy
 from tacit.guards.commands import SUDO, _Command, _is_info, program_names
 from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
@@ -42,6 +43,8 @@ class Call:
     project_root: str | None = None
     branch: str | None = None
     remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
+    made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
+    exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +70,24 @@ _EDIT_TOOLS = frozenset(("edit", "write", "multiedit", "notebookedit", "write_fi
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
+_CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
+_ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
+
+
+def _added(text) -> list:
+    """The files a patch creates (``*** Add File:``, ``*** Move to:``)."""
+    return _ADDED.findall(text) if isinstance(text, str) and "*** " in text else []
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
-                   branch: str | None = None, home: str | None = None, remotes=None) -> Call:
+                   branch: str | None = None, home: str | None = None, remotes=None, exists=None) -> Call:
     """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
     the tool in (a ``workdir`` argument, relative or absolute, overrides
     it); ``project_root``: the project the call belongs to (read by global
     guards with relative paths); ``branch``: the current git branch, if the
     caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
-    remote names (a push guard's ambiguous name is a remote when it is one).
+    remote names (a push guard's ambiguous name is a remote when it is one);
+    ``exists``: a test of a path, for guards on existing files only.
     Unknown tools give an empty Call. Never raises."""
     remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
         remotes, (set, frozenset, tuple, list)) else None
@@ -100,7 +111,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                     cwd = _abs(posixpath.join(cwd, wd) if cwd and not wd.startswith("/") else wd)
                     break
             found = scan(command, cwd, home=home)
-            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes)
+            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists)
         if low in _EDIT_TOOLS:
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
@@ -110,7 +121,9 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                 path = _resolve(cwd, word, home)
                 if path is not None:
                     writes.append(Write(path, ()))
-            return Call(name, cwd, (), tuple(writes), root, branch, remotes)
+            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in _added(args.get(k))]
+            made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
+            return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
         pass
     return Call(name, cwd, (), (), root, branch, remotes)
@@ -181,7 +194,8 @@ class GuardSet:
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
                     self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
-                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled)))
+                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),
+                                        getattr(m, "existing", False)))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -209,9 +223,11 @@ class GuardSet:
                     self._check_push(inv, here, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops, prefixes, top in self._paths:
+                for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
                     if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
                         continue  # a remove guard: only a command that deletes or renames the path
+                    if existing and not _changes_existing(write, call):
+                        continue  # "existing files": a new one may be created
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled) or \
                             top and _top_fires(write.path, root, call.project_root, top) or \
@@ -334,6 +350,29 @@ def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled:
         elif rel is not None and rel and regex.search(rel):
             return True
     return False
+
+
+# programs whose writes change a file that is there (a new one is not made by them)
+_MODIFIERS = frozenset(("sed", "perl", "rm", "rmdir", "unlink", "shred", "srm", "truncate", "git", "find"))
+
+
+def _changes_existing(write, call: Call) -> bool:
+    """Whether a write changes a file that exists: an edit tool's (not a
+    Write's or a patch's Add File), ``sed -i``, ``rm``, a ``mv`` source …;
+    else (``>``, ``tee``, ``cp``, Write) what ``call.exists`` says, and no
+    when the caller cannot look."""
+    if write.argv:
+        prog = program_name(write.argv[0])
+        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",), program_name):
+            return True
+    elif write.path not in call.made:
+        return True
+    if call.exists is None:
+        return False
+    try:
+        return bool(call.exists(write.path))
+    except Exception:  # noqa: BLE001 - a failing look counts as there: the guard still checks
+        return True
 
 
 def _from_top(compiled: list) -> tuple:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing")  # written only when set
 
 
 class _Match:
@@ -52,11 +52,13 @@ class PathMatch(_Match):
     (``migrations/``, ``.env``, ``*.lock``) matches that name at any depth
     below the root. A trailing slash is kept only as a reading aid: a path
     equal to the pattern or anywhere below it matches. ``/…`` and ``~/…``
-    are absolute.
+    are absolute. ``existing``: only changes to files that exist ("never
+    edit existing migrations"): creating a new one stays allowed.
     """
 
     kind: ClassVar[str] = "path"
     patterns: tuple[str, ...]
+    existing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +177,7 @@ class GuardSpec:
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
             return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
         if isinstance(m, PathMatch):
-            return "changes to " + ", ".join(m.patterns)
+            return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
             what = "git push"
             if m.force_only:
@@ -300,7 +302,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
                             data.get("bare") is True)
     if kind == "path":
         patterns = _strs(data["patterns"])
-        return PathMatch(patterns) if patterns else None
+        return PathMatch(patterns, data.get("existing") is True) if patterns else None
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
                          _strs(data.get("remotes", [])), data.get("lease_ok") is True)

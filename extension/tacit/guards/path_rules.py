@@ -53,6 +53,11 @@ _VENDORED = lazy(rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all)\s+)?vendore
                        r"(?:files?|code|sources?|dependencies|deps|packages|libraries|modules)", re.I)
 
 
+# "never edit existing migrations": files that exist; a new one may be created
+_EXISTING = lazy(r"\b(?:existing|already[- ](?:applied|run|merged|released|committed|published|deployed)|"
+                 r"(?:applied|released|published|shipped|merged)\s+migrations?)\b", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
@@ -62,7 +67,7 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
             continue
         patterns = _path_list(m.group("paths")) or _quoted_paths(m.group("paths"))
         if patterns:
-            return GuardSpec(PathMatch(patterns), because)
+            return GuardSpec(PathMatch(patterns, bool(_EXISTING.search(sentence))), because)
     return None
 
 
