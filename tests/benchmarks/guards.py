@@ -161,7 +161,22 @@ def real_call(entry: dict, folder: str = REAL_ROOT):
     command = entry["args"].get("command")
     if folder != REAL_ROOT and isinstance(command, str) and folder[len(REAL_ROOT) + 1:] in command:
         cwd = REAL_ROOT
-    return normalize_call(entry["tool"], entry["args"], cwd, project_root=REAL_ROOT, branch=entry.get("branch"))
+    return normalize_call(entry["tool"], entry["args"], cwd, project_root=REAL_ROOT, branch=entry.get("branch"),
+                          exists=KNOWN.__contains__)
+
+
+# the files of the labelled world: those a labelled call reads or edits (a Write
+# alone may make a new one), for guards on existing files only
+KNOWN: set = set()
+_KNOWING_TOOLS = ("Read", "Edit", "MultiEdit", "NotebookEdit")
+
+
+def know(items: list[dict]) -> None:
+    for item in items:
+        for entry in item.get("violations", []) + item.get("fine", []):
+            path = entry.get("args", {}).get("file_path")
+            if entry.get("tool") in _KNOWING_TOOLS and isinstance(path, str):
+                KNOWN.add(path)
 
 
 def call_text(entry: dict) -> str:
@@ -406,6 +421,7 @@ def main() -> None:
     opts = ap.parse_args()
     rows = load("guard_rules_real.jsonl")
     lessons = load("guard_lessons_real.jsonl") if (DATA / "guard_lessons_real.jsonl").exists() else []
+    know(rows + lessons)
     for split in (("check", "tune") if opts.split == "both" else (opts.split,)):
         rules_section(rows, split, opts.misses, opts.from_row)
         if lessons:
