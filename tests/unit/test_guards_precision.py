@@ -404,3 +404,23 @@ def test_through_the_engine_a_new_migration_is_written_an_old_one_is_not(cfg, tm
         assert not session.call("touch db/migrate/003_more.rb").reason
     finally:
         engine.close()
+
+
+# ---------------------------------------------------------------------------
+# An object in code is no file
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("line", ["Never modify `process.env` directly.", "Do not modify `sys.path`.",
+                                  "Never modify `req.body`.", "Don't modify `state.user` directly",
+                                  "Never change `this.props`", "Don't touch `import.meta.env`",
+                                  "Never modify `app.getConfig`", "- `process.env` \u2014 do not modify",
+                                  "`sys.path` must not be modified", "Never commit `process.env`"])
+def test_an_object_in_code_is_no_path(line):
+    from tacit.guards.instructions import rules_in
+    assert rules_in(line) == []
+
+
+@pytest.mark.parametrize("line,pattern", [("don't edit `os.py`", "os.py"), ("never edit `state.json`", "state.json"),
+                                          ("never edit `prod.env`", "prod.env"), ("don't edit `myFile.tsx`", "myFile.tsx"),
+                                          ("don't touch `build.gradle.kts`", "build.gradle.kts")])
+def test_a_file_named_like_code_is_still_a_file(line, pattern):
+    assert [s.match.patterns for s in derive_guards(line)] == [(pattern,)]
