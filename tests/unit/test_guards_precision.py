@@ -424,3 +424,16 @@ def test_an_object_in_code_is_no_path(line):
                                           ("don't touch `build.gradle.kts`", "build.gradle.kts")])
 def test_a_file_named_like_code_is_still_a_file(line, pattern):
     assert [s.match.patterns for s in derive_guards(line)] == [(pattern,)]
+
+
+@pytest.mark.parametrize("line", ["Never touch `auth`.", "Don't modify `main`.", "Never change `version` manually."])
+def test_a_quoted_bare_word_is_no_path(line):
+    """A field, a branch or a module: a path says so (a slash, an extension, "folder")."""
+    assert derive_guards(line) == ()
+
+
+@pytest.mark.parametrize("line,pattern", [("Never edit `README`.", "README"), ("never touch `legacy/`", "legacy/"),
+                                          ("Never edit the `legacy` folder", "legacy/"),
+                                          ("don't touch `Makefile`", "Makefile")])
+def test_a_quoted_name_that_says_it_is_a_file(line, pattern):
+    assert [s.match.patterns for s in derive_guards(line)] == [(pattern,)]
