@@ -125,7 +125,6 @@ def _is_info(argv: tuple, program: str) -> bool:
     if len(argv) >= 2 and argv[1] == "help":
         return True
     dry = _DRY_RUN.get(program, ())
-    dry_n = program == "git" and _git_sub(argv) in _GIT_DRY_N
     h_help = program in _H_IS_HELP
     for a in argv[1:]:
         if a == "--":
@@ -134,7 +133,8 @@ def _is_info(argv: tuple, program: str) -> bool:
             return True
         if a.startswith("--dry-run") and (a == "--dry-run" or a[9:10] == "=" and a[10:].lower() not in _NOT_DRY):
             return True
-        if dry_n and len(a) > 1 and a[0] == "-" and a[1] != "-" and a[1:].isalpha() and "n" in a:
+        if program == "git" and "n" in a and len(a) > 1 and a[0] == "-" and a[1] != "-" and a[1:].isalpha() \
+                and _git_sub(argv) in _GIT_DRY_N:
             return True
     return False
 

@@ -201,12 +201,16 @@ class GuardSet:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
         if call.invocations and (self._by_program or self._push or self._content):
-            # `git switch -c x && git commit`: the commit is on x
-            seen = _branch_at(call) if len(call.invocations) > 1 and (self._push or self._content) else None
+            seen = False  # the branch each invocation sees, worked out when a later git needs it
             for k, inv in enumerate(call.invocations):
                 if not inv.program:
                     continue
-                here = call if seen is None else seen[k]
+                here = call
+                if k and inv.program == "git":  # `git switch -c x && git commit`: the commit is on x
+                    if seen is False:
+                        seen = _branch_at(call)
+                    if seen is not None:
+                        here = seen[k]
                 for idx, guard, root, test, m in self._content:
                     # a committed path is checked against the guard's folder, wherever git runs
                     if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
@@ -264,16 +268,19 @@ class GuardSet:
 _GIT_VALUE_OPTS = GIT_VALUE_OPTS
 
 
-def _branch_at(call: Call) -> list:
+def _branch_at(call: Call) -> list | None:
     """The call as each invocation sees it: the branch checked out is the
     call's until a ``git checkout -b x`` / ``git switch x`` before it in the
-    same command line changes it (to x, or to unknown)."""
-    out, current = [], call
-    for inv in call.invocations:
-        out.append(current)
-        if inv.program == "git":
+    same command line changes it (to x, or to unknown); None: no switch."""
+    out, current = None, call
+    for k, inv in enumerate(call.invocations):
+        if out is not None:
+            out.append(current)
+        if inv.program == "git" and ("checkout" in inv.argv or "switch" in inv.argv):
             to = switched_branch(inv.argv)
             if to is not SAME and to != current.branch:
+                if out is None:
+                    out = [call] * (k + 1)
                 current = replace(current, branch=to)
     return out
 
@@ -385,7 +392,8 @@ def _top_fires(path: str, root: str | None, project_root: str | None, top: tuple
     """A guard placed below the project's root (a subfolder's instruction
     file) whose anchored pattern names, from the project's root, a path
     inside the guard's folder: ``packages/bot/.env`` in ``packages/bot/AGENTS.md``."""
-    if root is None or project_root is None or root == project_root or _below(path, root) is None:
+    if root is None or project_root is None or not root.startswith(project_root) or root == project_root \
+            or _below(path, root) is None:
         return False
     return _path_fires(path, project_root, True, top)
 
