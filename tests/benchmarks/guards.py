@@ -155,11 +155,12 @@ def row_folder(row: dict) -> str:
 
 def real_call(entry: dict, folder: str = REAL_ROOT):
     """A labelled call, run from ``folder`` (the row's file's folder, where an
-    agent works when that file's rules are in play); a command that names the
-    folder was written from the repository root and runs there."""
+    agent works when that file's rules are in play); a command that names a
+    path below the folder from the root (``web/src/x``) was written from the
+    repository root and runs there."""
     cwd = folder
     command = entry["args"].get("command")
-    if folder != REAL_ROOT and isinstance(command, str) and folder[len(REAL_ROOT) + 1:] in command:
+    if folder != REAL_ROOT and isinstance(command, str) and folder[len(REAL_ROOT) + 1:] + "/" in command:
         cwd = REAL_ROOT
     return normalize_call(entry["tool"], entry["args"], cwd, project_root=REAL_ROOT, branch=entry.get("branch"),
                           exists=KNOWN.__contains__)
