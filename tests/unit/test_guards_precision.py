@@ -258,10 +258,25 @@ def test_force_with_lease_is_a_force_push_otherwise(lesson):
 
 @pytest.mark.parametrize("lesson", ["Never run `cargo update`; run `cargo update -p <crate>` instead.",
                                     "never run `cargo update`, use `cargo update -p <crate>`"])
-def test_a_narrower_command_named_as_the_way_leaves_only_the_bare_one(lesson):
+def test_a_narrower_command_named_as_the_way_passes(lesson):
     guards = guard_set(lesson)
-    assert stops(guards, "Bash", "cargo update")
+    assert stops(guards, "Bash", "cargo update") and stops(guards, "Bash", "cargo update --workspace")
     assert not stops(guards, "Bash", "cargo update -p tokio --precise 1.40.0")
+
+
+def test_the_flag_of_the_named_way_is_what_passes():
+    guards = guard_set("use `npm install --frozen-lockfile`, not `npm install`")
+    assert stops(guards, "Bash", "npm install") and stops(guards, "Bash", "npm install lodash")
+    assert not stops(guards, "Bash", "npm install --frozen-lockfile")
+    bare = guard_set("never run `pnpm test`, run `pnpm test packages/core` instead")  # no flag: only a bare one
+    assert stops(bare, "Bash", "pnpm test") and not stops(bare, "Bash", "pnpm test packages/web")
+
+
+def test_unless_round_trips_and_is_omitted_when_unset():
+    from tacit.guards.model import CommandMatch, GuardSpec
+    spec = GuardSpec(CommandMatch(("cargo",), ("update",), (), True, False, ("-p",)), "x")
+    assert GuardSpec.from_dict(spec.to_dict()) == spec
+    assert "unless" not in GuardSpec(CommandMatch(("npm",)), "x").to_dict()["match"]
 
 
 def test_a_narrower_command_that_is_also_forbidden_narrows_nothing():

@@ -3,7 +3,7 @@
 
 "Never run `git push --force`; use `--force-with-lease`" stops forced pushes
 but not ``--force-with-lease``; "never run `cargo update`, run `cargo update
--p <crate>` instead" stops only a bare ``cargo update``. ``narrow(spec,
+-p <crate>` instead" stops ``cargo update`` without ``-p``. ``narrow(spec,
 rule, lesson)`` reads the spec's ``instead`` and the lesson's other clauses
 for a named alternative (quoted, in a clause that says to use it and forbids
 nothing) that the guard would otherwise stop, and narrows the guard to let
@@ -56,7 +56,10 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
         head = len(m.subcommands) + 1
         if (m.subcommands and not m.flags and not m.bare and len(words) > head and words[0] in m.programs
                 and tuple(words[1:head]) == m.subcommands):
-            return replace(spec, match=replace(m, bare=True))  # "run `cargo update -p x` instead"
+            flags = tuple(w.split("=", 1)[0] for w in words[head:] if w.startswith("-") and len(w) > 1)
+            if flags:  # "run `cargo update -p x` instead": with -p it is the way
+                return replace(spec, match=replace(m, unless=flags))
+            return replace(spec, match=replace(m, bare=True))  # "run `pytest tests/unit` instead": a bare one
     return spec
 
 

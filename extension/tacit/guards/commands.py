@@ -170,7 +170,8 @@ _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 class _Command:
     """A compiled ``CommandMatch``."""
 
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only")
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
+                 "unless")
 
     def __init__(self, match: CommandMatch, program: str):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -183,6 +184,7 @@ class _Command:
         self.program = prog
         self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
         self.bare = match.bare and not match.flags
+        self.unless = tuple(_flag_forms(prog, f) for f in match.unless)
         self.read_only = (_READ_ONLY_NEXT.get((prog, match.subcommands[-1])) if match.subcommands and match.allow_info
                           and not self.anywhere else None)
 
@@ -212,7 +214,7 @@ class _Command:
         for (forms, letters), also in zip(self.flags, self.also):
             if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
                 return False
-        return True
+        return not any(_has_flag(argv, forms, letters) for forms, letters in self.unless)
 
 
 def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless")  # written only when set
 
 
 class _Match:
@@ -33,6 +33,7 @@ class CommandMatch(_Match):
     expanded when compiled. ``flags``: flags that must all be present.
     ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
     ``bare``: only the command with nothing after it ("a bare `pnpm test`").
+    ``unless``: flags that make it the allowed way ("use `cargo update -p x`").
     """
 
     kind: ClassVar[str] = "command"
@@ -41,6 +42,7 @@ class CommandMatch(_Match):
     flags: tuple[str, ...] = ()
     allow_info: bool = False
     bare: bool = False
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +177,8 @@ class GuardSpec:
         m = self.match
         if isinstance(m, CommandMatch):
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
-            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
+            but = f" (allowed with {' or '.join(m.unless)})" if m.unless else ""
+            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
         if isinstance(m, PathMatch):
             return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
@@ -299,7 +302,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
             return None
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
                             _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
-                            data.get("bare") is True)
+                            data.get("bare") is True, _strs(data.get("unless", [])))
     if kind == "path":
         patterns = _strs(data["patterns"])
         return PathMatch(patterns, data.get("existing") is True) if patterns else None
