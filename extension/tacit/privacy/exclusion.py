@@ -100,9 +100,7 @@ def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
     return True
 
 
-# ---------------------------------------------------------------------------
 # tacit off / tacit on
-# ---------------------------------------------------------------------------
 def turn_off(cfg, project: Project) -> dict:
     path = marker_path(cfg, project)
     already = path.exists()

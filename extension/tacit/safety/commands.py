@@ -38,9 +38,7 @@ REASONS = {
     "skip_hooks": "skips the repository's commit hooks (--no-verify)",
 }
 
-# ---------------------------------------------------------------------------
 # Negation: advice against a command
-# ---------------------------------------------------------------------------
 _CLAUSE_END = lazy(r"[.!?;,\n](?=[^.!?;,\n]*$)")
 _NEGATED = lazy(
     r"(?:\b(?:never|not|no|avoid|stop|without|instead\s+of|rather\s+than|cannot|dont|don't|do\s+not"
@@ -58,9 +56,7 @@ def _negated(text: str, start: int) -> bool:
     return _NEGATED.search(window[cut.end():] if cut else window) is not None
 
 
-# ---------------------------------------------------------------------------
 # Rules
-# ---------------------------------------------------------------------------
 _DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|http|xh)"
 _SHELLS = (r"(?:(?:ba|z|k|da|c|tc|fi|a)?sh|pwsh|powershell|iex|invoke-expression|python[0-9.]*|perl|ruby"
            r"|node|php|source)")

@@ -33,9 +33,7 @@ _PAIR_BUDGET = 512  # pairs read one by one in one gate call; past it, entries t
 _PAIR_SEPARATOR = "\n\n§§§\n\n"  # between the pairs of one batch: no pattern reads across it
 _ENDS_SENTENCE = tuple('.!?)]"\'`:;*') + ("。", "！", "？")
 
-# ---------------------------------------------------------------------------
 # Cleaning
-# ---------------------------------------------------------------------------
 # ANSI escape sequences (CSI and OSC) go whole, not just their ESC byte
 _ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]")
 _STRIP_ASCII = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -84,9 +82,7 @@ def clean_for_context(text) -> str:
     return "".join(pieces)
 
 
-# ---------------------------------------------------------------------------
 # Values
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Block:
     """One piece tacit wants to inject."""
@@ -134,9 +130,7 @@ class GateResult:
                 + ". Run `tacit scan` on the file to see the finding.")
 
 
-# ---------------------------------------------------------------------------
 # Verdicts
-# ---------------------------------------------------------------------------
 _CATEGORY_REASONS = {
     "invisible_unicode": "invisible or bidirectional characters",
     "injection": "a prompt-injection pattern",
@@ -227,9 +221,7 @@ def _as_block(item) -> Block | None:
     return Block(kind, as_text(label), as_text(text), None if group is None else as_text(group))
 
 
-# ---------------------------------------------------------------------------
 # Memory blocks: entries, and entries joined
-# ---------------------------------------------------------------------------
 def _joined_fails(entries: list, lo: int, hi: int) -> bool:
     return scanner.first_finding("\n".join(entries[lo:hi + 1])) is not None
 
@@ -384,9 +376,7 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
     return out
 
 
-# ---------------------------------------------------------------------------
 # The gate
-# ---------------------------------------------------------------------------
 def gate_context(blocks: Iterable) -> GateResult:
     """The pieces of ``blocks`` that may be injected (cleaned), and what was left out.
 

@@ -18,9 +18,7 @@ from tacit.safety.text import as_text
 
 PRIVATE_MARKER = "[private]"
 
-# ---------------------------------------------------------------------------
 # <private> spans
-# ---------------------------------------------------------------------------
 _TAG = lazy(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
 
 
@@ -53,9 +51,7 @@ def has_private(text) -> bool:
     return "<" in text and _TAG.search(text) is not None
 
 
-# ---------------------------------------------------------------------------
 # "Don't keep this"
-# ---------------------------------------------------------------------------
 # code and quoted strings are mentions, not requests: `// don't store this`,
 # grep for 'off the record' (a quote opens after a non-word character, so the
 # apostrophe in "don't" or "it's" never does)

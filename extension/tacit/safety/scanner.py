@@ -40,9 +40,7 @@ class Finding:
         }
 
 
-# ---------------------------------------------------------------------------
 # Reasons, one per pattern id (the id list is the public contract).
-# ---------------------------------------------------------------------------
 _REASONS: dict[str, str] = {
     "invisible_unicode": "invisible or bidirectional control character",
     "injection.ignore_previous": "prompt injection ('ignore previous instructions')",
@@ -99,9 +97,7 @@ def pattern_ids() -> list[str]:
     return list(_REASONS)
 
 
-# ---------------------------------------------------------------------------
 # Public API
-# ---------------------------------------------------------------------------
 def scan(text: str) -> list[Finding]:
     """All findings for ``text``, one per pattern id, in category order."""
     if type(text) is str and text.isascii() and _clean_ascii(text):
@@ -130,9 +126,7 @@ def describe(findings: list[Finding]) -> str:
     return line
 
 
-# ---------------------------------------------------------------------------
 # Rule table
-# ---------------------------------------------------------------------------
 # "␣" in a pattern means "a word gap": whitespace, markdown emphasis or quotes,
 # so "**ignore** all previous instructions" reads as the phrase it is.
 _GAP = r"[\s*_`~\"'\u201c\u201d\u2018\u2019]{1,8}"
@@ -150,7 +144,6 @@ class _Rule:
     view: str = "lower"
     check: object = None  # (match, text) -> pattern id | None
     negation: str | None = None  # "adjacent" | "clause": skip negated matches
-    mask_group: str | None = None  # secrets: the group excerpts must hide
     ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
     # characters every match contains (one of them): a rule whose subject holds
     # none of them cannot match and is not run — an exact, cheap pre-check
@@ -165,7 +158,7 @@ def _phrase(pattern: str) -> str:
     return pattern.replace("␣", _GAP)
 
 
-# --- exfiltration: command and path checks ---------------------------------
+# exfiltration: command and path checks
 _PATH_KINDS = (
     (lazy(r"(?:^|[/=@:<~])\.env(?:\.(?:local|prod|production|staging|stage|development|dev|live))?$"),
      "exfiltration.env_file"),
@@ -391,7 +384,7 @@ def _anchored(commands: tuple) -> tuple:
 
 # Order = report order (category order, then most specific first).
 _RULE_SPECS: tuple[_Rule, ...] = (
-    # ---- injection --------------------------------------------------------
+    # injection
     _Rule(
         "injection.ignore_previous",
         _phrase(
@@ -550,7 +543,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("have no", "unrestricted", "unfiltered", "uncensored", "jailbroken", "unaligned", "amoral"),),
         negation="adjacent",
     ),
-    # ---- hidden instructions --------------------------------------------
+    # hidden instructions
     _Rule(
         "hidden_instruction.conceal_from_user",
         _phrase(
@@ -603,7 +596,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("secretly", "covertly", "surreptitiously", "stealthily", "silently", "quietly"),),
         negation="adjacent",
     ),
-    # ---- exfiltration -----------------------------------------------------
+    # exfiltration
     _Rule(
         None,
         r"(?<![\w.-])(?P<cmd>curl|wget|scp|rsync|sftp|nc|ncat|netcat|socat|rclone|xh|httpie|invoke-webrequest"
@@ -689,7 +682,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
 )
 
 
-
 def _from_secret(rule: secrets.SecretRule) -> _Rule:
     """A scanner rule for one secret rule: same regex, triggers and checks."""
     check = None
@@ -698,19 +690,17 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
             return _rule.pattern_id if _rule.check(match, text) else None
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
-        triggers=rule.triggers, view="raw", check=check, mask_group=rule.mask,
+        triggers=rule.triggers, view="raw", check=check,
         ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
 
-# ---- secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
+# secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
 _RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
 _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in _RULE_SPECS)
 
 
-# ---------------------------------------------------------------------------
 # Trigger words: which rules can possibly match this text?
-# ---------------------------------------------------------------------------
 # Each rule's trigger groups as frozensets (every group needs one of its
 # words), and for each word the rules that mention it. One pass over the
 # lower-cased text finds the words present; only the rules whose groups
@@ -834,9 +824,7 @@ def _present_words(low: str) -> frozenset:
     return frozenset(present)
 
 
-# ---------------------------------------------------------------------------
 # Views of the text, negation, excerpts
-# ---------------------------------------------------------------------------
 def _fold_table() -> dict:
     table = {ord(c): None for c in invisible.INVISIBLE_CHARS + "\u00ad"}
     table.update({cp: None for cp in range(0xE0000, 0xE0080)})
@@ -1034,9 +1022,7 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
     return ("\u2026" if lo > 0 else "") + body + ("\u2026" if hi < len(text) else "")
 
 
-# ---------------------------------------------------------------------------
 # The scan loop
-# ---------------------------------------------------------------------------
 def _clean_ascii(text: str) -> bool:
     """True when ``_findings`` would find nothing in the ASCII ``text``
     because no rule can run on it; False means "run the full path" (it

@@ -14,7 +14,6 @@ import re
 
 from tacit.lazyre import lazy
 
-# ---------------------------------------------------------------------------
 _PLACEHOLDER_MARKERS = (
     "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
     "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy", "fake", "sample",
@@ -116,11 +115,7 @@ def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cas
     return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
 
 
-
-
-# ---------------------------------------------------------------------------
 # Values named only by a space after their label
-# ---------------------------------------------------------------------------
 _PIECES = lazy(r"[A-Za-z]+|[0-9]+")
 _SPLIT = lazy(r"[-_./:]")
 _CAMEL = lazy(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+[0-9]{0,3}")

@@ -129,9 +129,7 @@ def _group_span(name: str) -> Callable:
     return span
 
 
-# ---------------------------------------------------------------------------
 # Keyed values: assignments and prose
-# ---------------------------------------------------------------------------
 # Every key alternative ends with one of these words (lower-cased): the
 # assignment pre-check looks for them before a ":" or "=".
 ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
@@ -270,10 +268,8 @@ def _near_key_id(match, text):
         text, max(0, start - _NEAR), min(len(text), end + _NEAR)) is not None
 
 
-# ---------------------------------------------------------------------------
 # The rule table (order = report order; for overlapping matches the earlier
 # rule names the replacement)
-# ---------------------------------------------------------------------------
 def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
           requires=(), precheck=None, kind=None) -> SecretRule:
     rx = regex if isinstance(regex, (re.Pattern, LazyPattern)) else lazy(regex, flags)
@@ -398,9 +394,7 @@ RULES: tuple[SecretRule, ...] = (
 PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
 
 
-# ---------------------------------------------------------------------------
 # Public API
-# ---------------------------------------------------------------------------
 def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = None) -> bool:
     if present is None:
         present = frozenset(w for group in rule.triggers for w in group if w in low)
