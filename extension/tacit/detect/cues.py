@@ -290,6 +290,7 @@ _PREV_ASKS = lazy(
     r"(?:should i|shall i|do you want|would you like|want me to|which|do you prefer|or\b|is it|is the|"
     r"what|do you|can you confirm|right|anything else|any other|next)[^?]*\?\s*$")
 
+
 def _preceding_part(text: str, end: int, limit: int = 60) -> str:
     """The words before ``end`` back to the previous punctuation mark."""
     start = max(0, end - limit)
@@ -305,12 +306,12 @@ def _overlaps(part: str, prev_tokens: set[str]) -> bool:
                                    if len(p) >= 4):
             return True
     return False
+
+
 # Words that keep a message corrective even when it also asks for something.
 _CORRECTIVE_WORDS = lazy(r"\b(?:dont|do not|never|not|instead|revert|undo|again)\b")
 _REPEATED = lazy(r"\b(?:again|every time|each time|once more|how many times|yet again|"
                        r"for the (?:second|third|\w+th) time)\b")
-
-
 
 
 _CUE_REGEXES = tuple(

@@ -58,9 +58,7 @@ class FixStatement:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------
 # Sentence cues
-# --------------------------------------------------------------------------
 _I = re.IGNORECASE
 _DIAGNOSIS: dict[str, re.Pattern] = {
     "d-issue-is": lazy(
@@ -230,9 +228,7 @@ def reply_features(reply: object, prev_user: object = None) -> dict[str, float]:
     return _features(_read(reply[:MAX_REPLY_CHARS]), reply, prev_user)
 
 
-# --------------------------------------------------------------------------
 # Extraction and the verdict
-# --------------------------------------------------------------------------
 _DIAG_RANK = ("d-label", "d-issue-is", "d-root-cause", "d-found", "d-thats-why", "d-because", "d-means",
               "d-missing", "d-mismatch", "d-error-name", "d-negation")
 _REMEDY_RANK = ("r-label", "r-fix-is", "r-i-did", "r-done", "r-change-to", "r-progressive", "r-will-fix",
@@ -309,9 +305,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
         return None
 
 
-# --------------------------------------------------------------------------
 # Lookup text
-# --------------------------------------------------------------------------
 # what makes a word an identifier: punctuation inside it, mixed case, all-caps,
 # digits, or kebab-case (package names, CLI flags)
 _CODEY_RE = lazy(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d|\w-\w|^--?\w")

@@ -47,9 +47,7 @@ class Candidate:
     confidence: float
 
 
-# --------------------------------------------------------------------------
 # Markdown / code handling
-# --------------------------------------------------------------------------
 
 _PH_OPEN, _PH_CLOSE = "\ue000", "\ue001"
 _PH_RE = lazy(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
@@ -156,9 +154,7 @@ def _append_bounded(out: list[str], piece: str) -> None:
         out.append(piece)
 
 
-# --------------------------------------------------------------------------
 # Lexicons
-# --------------------------------------------------------------------------
 
 _PROBLEM_LABEL = (
     r"(?:the\s+)?(?:root[\s-]+cause|underlying\s+cause|cause|problem|issue|bug|diagnosis|culprit"
@@ -311,9 +307,7 @@ _IMPERATIVES = (
 )
 
 
-# --------------------------------------------------------------------------
 # Triggers.  Each finder returns spans on one sentence (placeholders intact).
-# --------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -517,9 +511,7 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
     return end
 
 
-# --------------------------------------------------------------------------
 # Detection
-# --------------------------------------------------------------------------
 
 
 @dataclass(slots=True)

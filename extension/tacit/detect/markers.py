@@ -19,9 +19,7 @@ __all__ = ["DurableMarkers", "durable_markers", "expiry_hint", "chinese_correcti
 
 _I = re.IGNORECASE
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-# --------------------------------------------------------------------------
 # marker patterns
-# --------------------------------------------------------------------------
 
 # an instruction about a whole class of things ("Write commit messages in the
 # imperative", "Comments should explain why") is a standing rule, not a task
@@ -282,9 +280,7 @@ _TRIVIAL = lazy(
     _I,
 )
 
-# --------------------------------------------------------------------------
 # deadline / expiry hints
-# --------------------------------------------------------------------------
 
 _MONTHS = {
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "may": "may", "jun": "june",
@@ -342,12 +338,9 @@ def expiry_hint(text: str, category: str) -> str | None:
     return found[0][1]
 
 
-
 _HAS_CJK = lazy(f"[{_CJK}]")
 
-# --------------------------------------------------------------------------
 # scoring
-# --------------------------------------------------------------------------
 
 
 def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
@@ -420,8 +413,6 @@ def _default_category(statements: list[str]) -> tuple[str, str] | None:
             continue
         return ("context" if _PROGRESSIVE.search(core) else "fact"), core
     return None
-
-
 
 
 def chinese_correction(text: str) -> str | None:

@@ -31,6 +31,7 @@ class Phrased:
     rejection: bool  # the message opened by rejecting something ("no, …", "nope …")
     contrast: bool = False  # the message names what it rejects: "A, not B", "use A instead of B"
 
+
 TOOLS = frozenset("""
 npm pnpm yarn bun pip pip3 uv poetry pipenv conda mamba cargo go brew apt apt-get yum dnf pacman nix gradle maven
 python python3 python2 typescript javascript ts js node nodejs deno rust java kotlin swift ruby php perl lua elixir

@@ -49,9 +49,7 @@ def clean(text: object) -> str:
     return text
 
 
-# ---------------------------------------------------------------------------
 # Quoted text, agent prompts, long messages
-# ---------------------------------------------------------------------------
 _FENCE = lazy(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _INLINE_FENCE = lazy(r"```.*?```", re.S)
 _KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|examples|quote|memory|"
@@ -175,9 +173,7 @@ def focus_text(stripped: str) -> str:
     return "\n".join(head + tail)
 
 
-# ---------------------------------------------------------------------------
 # Normalisation
-# ---------------------------------------------------------------------------
 _TYPOS = {
     "siad": "said", "sayed": "said", "tol": "told", "toldya": "told you", "shoudl": "should",
     "shuold": "should", "shoud": "should", "teh": "the", "pls": "please", "plz": "please",
