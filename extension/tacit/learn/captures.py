@@ -15,6 +15,7 @@ import calendar
 import datetime as dt
 import re
 import time
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 
 from tacit.detect import importance as detect_importance
@@ -35,9 +36,7 @@ DEFAULT_REVIEW_TIME = (21, 0)
 MAX_TEXT = 20_000  # a pasted log is judged by its head
 
 
-# ---------------------------------------------------------------------------
 # Settings
-# ---------------------------------------------------------------------------
 def category_minimums(cfg) -> tuple[dict, list[str]]:
     """``importance_category_minimums`` ("fact=0.6", …) as a dict, and the
     entries that could not be read."""
@@ -54,12 +53,10 @@ def category_minimums(cfg) -> tuple[dict, list[str]]:
 
 def review_clock(cfg) -> tuple[int, int]:
     text = str(cfg.review_time or "").strip()
-    try:
+    with suppress(ValueError):
         hours, minutes = (int(part) for part in text.split(":"))
         if 0 <= hours <= 23 and 0 <= minutes <= 59:
             return hours, minutes
-    except ValueError:
-        pass
     return DEFAULT_REVIEW_TIME
 
 
@@ -72,9 +69,7 @@ def review_time_reached(cfg, now: float) -> bool:
     return (local.tm_hour, local.tm_min) >= review_clock(cfg)
 
 
-# ---------------------------------------------------------------------------
 # Expiry hints -> dates
-# ---------------------------------------------------------------------------
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december")
@@ -174,9 +169,7 @@ def resolve_expiry(hint, now: float) -> float | None:
         return None
 
 
-# ---------------------------------------------------------------------------
 # Assessing one message
-# ---------------------------------------------------------------------------
 def importance_of(analysis, text: str = ""):
     """The importance view of the message analysis (category, importance,
     markers, emphasis, expiry hint). The core's analysis carries it as
@@ -319,9 +312,7 @@ def forgotten(content_terms: set, forgotten_terms) -> bool:
     return False
 
 
-# ---------------------------------------------------------------------------
 # Ageing, grouping, merging
-# ---------------------------------------------------------------------------
 def boost(mentions: int) -> float:
     """+0.15 for the 2nd mention, +0.10 for the 3rd, +0.05 for each after."""
     if mentions <= 1:

@@ -30,9 +30,7 @@ MAX_TITLE = 100
 OUTCOME_CHARS = 2000
 
 
-# ---------------------------------------------------------------------------
 # Terms
-# ---------------------------------------------------------------------------
 def stem(token: str) -> str:
     """A light English suffix stripper for plain words ("loaded", "loads",
     "loading" → "load"); identifiers, paths, numbers and CJK pass untouched.
@@ -97,9 +95,7 @@ def choose_terms(terms: list[str], doc_freq: dict, budget: int = POSTINGS_BUDGET
     return chosen
 
 
-# ---------------------------------------------------------------------------
 # Similarity and ranking
-# ---------------------------------------------------------------------------
 def idf(doc_freq: int, n_docs: int) -> float:
     """BM25's IDF, kept positive (Lucene's form): FTS5 clamps IDF to ~0 for
     terms in more than half the documents, which makes raw bm25() values
@@ -180,9 +176,7 @@ def near_duplicate(fix, match: Match) -> bool:
             and jaccard(index_terms(fix.solution), index_terms(match.solution)) >= 0.5)
 
 
-# ---------------------------------------------------------------------------
 # Stored text
-# ---------------------------------------------------------------------------
 def title_from(user_text, fallback) -> str:
     """A short title from the user's message: its first non-empty line, at
     most 100 characters, cut at a word."""
@@ -249,9 +243,7 @@ def render_block(matches: list[Match]) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------
 # Outcomes
-# ---------------------------------------------------------------------------
 _SUCCESS = lazy(
     r"\b(?:thanks?|thank\s+you|thx|ty|cheers|kudos)\b"
     r"|\b(?:that|it|this|which)(?:'s|\s+is|\s+has)?\s+(?:worked|works|did\s+it|did\s+the\s+trick|fixed\s+it"
@@ -297,9 +289,7 @@ def retire_reason(successes: int, failures: int) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------
 # Stats
-# ---------------------------------------------------------------------------
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None

@@ -30,9 +30,7 @@ MARK_INJECTED = "fixes.injected"  # session mark: what the previous user message
 INJECTION_PRIORITY = 40
 
 
-# ---------------------------------------------------------------------------
 # Lookup
-# ---------------------------------------------------------------------------
 def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int | None = None,
                   threshold: float | None = None, filters: bool = True) -> list[Match]:
     """Patterns relevant to ``text``, best first. ``filters`` applies the
@@ -56,9 +54,7 @@ def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int 
     return model.rank(candidates, terms, doc_freq, n_docs, threshold=threshold, limit=limit)
 
 
-# ---------------------------------------------------------------------------
 # Storing
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Forged:
     action: str  # created | merged | refused
@@ -149,9 +145,7 @@ def stats(conn, *, since: float | None = None) -> dict:
                            store.metric_values(conn, "patterns.lookup_ms", since), store.store_totals(conn), since)
 
 
-# ---------------------------------------------------------------------------
 # The plugin
-# ---------------------------------------------------------------------------
 def register(engine) -> None:
     engine.on("message_end", on_user_message, name="fixes.inject", priority=INJECTION_PRIORITY)
     engine.on("turn_end", on_turn_end, name="fixes.forge", background=True)

@@ -46,9 +46,7 @@ def minimums(cfg) -> dict:
     return found
 
 
-# ---------------------------------------------------------------------------
 # Capturing (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Captured:
     action: str  # captured | mentioned | refused
@@ -114,9 +112,7 @@ def apply_forget(conn, cfg, what: str, *, session_id: str | None, now: float) ->
     return {"action": "forgotten", "what": what, "keys": keys, "results": results}
 
 
-# ---------------------------------------------------------------------------
 # Heartbeat
-# ---------------------------------------------------------------------------
 def heartbeat_due(conn, cfg, now: float) -> bool:
     """``heartbeat_interval`` minutes since the last beat (0 turns it off)."""
     interval = cfg.heartbeat_interval
@@ -182,9 +178,7 @@ def heartbeat(conn, cfg, now: float) -> dict:
     return {"expired": expired, "merged": merged, "rescored": rescored, "settled": settled}
 
 
-# ---------------------------------------------------------------------------
 # The handlers
-# ---------------------------------------------------------------------------
 def on_user_message(event, ctx):
     """Background: capture, forget, or record nothing; then the heartbeat."""
     cfg = ctx.cfg

@@ -36,9 +36,7 @@ DAY = 86400.0
 STATUSES = candidates.STATUSES
 
 
-# ---------------------------------------------------------------------------
 # The model
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Proposal:
     """What a detector hands the lifecycle for one key.
@@ -116,9 +114,7 @@ def local_day(now: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(now))
 
 
-# ---------------------------------------------------------------------------
 # Moving memories along (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class Changes:
     created: list = field(default_factory=list)  # keys
@@ -231,9 +227,7 @@ def submit(conn, cfg, proposals, now: float, *, announce: bool = True) -> tuple[
     return changes, apply(conn, cfg, changes.to_apply, now, announce=announce)
 
 
-# ---------------------------------------------------------------------------
 # Decay and TTL, once a day
-# ---------------------------------------------------------------------------
 def run_daily_if_due(conn, cfg, now: float) -> list[str]:
     """On the first event of a calendar day: decay and TTL expiry. Returns
     the keys deleted (their file entries are removed)."""
@@ -269,9 +263,7 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
     return result
 
 
-# ---------------------------------------------------------------------------
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
-# ---------------------------------------------------------------------------
 def _acting(cfg) -> Tacit:
     """The front door of the learner (or the user's command) this runs for:
     the actor it declared (``Tacit.acting``, the engine's handler)."""

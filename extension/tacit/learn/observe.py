@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 from tacit.learn import guarded, habits, lifecycle, patterns
@@ -44,9 +45,7 @@ def register(engine) -> None:
     engine.on("command", on_command, name="learn.observe.command", background=True)
 
 
-# ---------------------------------------------------------------------------
 # Entities tacit can see
-# ---------------------------------------------------------------------------
 def installed_package(command, words: list[str] | None = None) -> str | None:
     """``pip install -U requests==2.0`` → ``requests`` (first package only).
     ``words``: the line already split by ``habits.shell_words``."""
@@ -98,12 +97,10 @@ def tool_context(event) -> dict:
         if isinstance(value, str) and value.strip():
             path = value.strip()
             if event.cwd and os.path.isabs(path):
-                try:
+                with suppress(ValueError):
                     rel = os.path.relpath(path, str(event.cwd))
                     if not rel.startswith(".."):
                         path = rel
-                except ValueError:
-                    pass
             context["file"] = path[:200]
             break
     if str(event.name).lower() in habits.SHELL_TOOLS:
@@ -122,9 +119,7 @@ def tool_context(event) -> dict:
     return context
 
 
-# ---------------------------------------------------------------------------
 # Recording (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class Recorded:
     """What one observation or action changed."""
@@ -227,9 +222,7 @@ def observe_event(conn, cfg, event) -> Recorded | None:
     return out
 
 
-# ---------------------------------------------------------------------------
 # The handlers
-# ---------------------------------------------------------------------------
 def _handle(where: str, event, ctx):
     if not ctx.cfg.learning_enabled:
         return None
@@ -250,9 +243,7 @@ def on_command(event, ctx):
     return _handle("learn.observe.command", event, ctx)
 
 
-# ---------------------------------------------------------------------------
 # Habits as read (`tacit habits`)
-# ---------------------------------------------------------------------------
 def _habit(row, cfg) -> habits.Habit | None:
     if row is None:
         return None

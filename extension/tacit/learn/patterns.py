@@ -46,9 +46,7 @@ class ObservationError(ValueError):
     """The observation is malformed (clear message; nothing was stored)."""
 
 
-# ---------------------------------------------------------------------------
 # Observations
-# ---------------------------------------------------------------------------
 def _as_bool(name: str, value) -> bool:
     if isinstance(value, bool):
         return value
@@ -167,9 +165,7 @@ def make_observation(plugin, action, context=None, *, session_id=None, source="e
                        edit_slug=slugify(edit, 60) if edit else None, run_hour=context.get("run_hour"))
 
 
-# ---------------------------------------------------------------------------
 # What the rules ask the ledger
-# ---------------------------------------------------------------------------
 class Evidence(Protocol):
     """Answers about the stored observations (``tacit.stores.observations``).
     ``obs`` is already stored: the latest-N lookups include it.

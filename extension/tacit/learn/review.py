@@ -43,9 +43,7 @@ def record_decision(conn, row: Candidate, action: str, decided_by: str, before, 
                                   decided_by=decided_by, before=before, after=after, now=now)
 
 
-# ---------------------------------------------------------------------------
 # What to review
-# ---------------------------------------------------------------------------
 def _item(row: Candidate) -> dict:
     data = row.data
     importance = importance_in(data)
@@ -150,9 +148,7 @@ def review_for_prompt(conn, now: float) -> str:
     return f"<memory-review>\n{REVIEW_INSTRUCTIONS}\n\n{render_review(items, local_day(now))}\n</memory-review>"
 
 
-# ---------------------------------------------------------------------------
 # Deciding
-# ---------------------------------------------------------------------------
 def _resolve(conn, ref) -> Candidate | None:
     ref = str(ref).strip().lstrip("#")
     row = candidates.by_id(conn, int(ref)) if ref.isdigit() else candidates.by_key(conn, ref)
@@ -252,9 +248,7 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
             **({"error": "; ".join(errors)} if errors else {})}
 
 
-# ---------------------------------------------------------------------------
 # Defaults for what nobody decided
-# ---------------------------------------------------------------------------
 def settle_past_days(conn, cfg, now: float, *, include_today: bool = False) -> dict:
     """Apply the review defaults (``captures.default_action``) to undecided
     captures of earlier days (and today with ``include_today``). At most
