@@ -65,7 +65,6 @@ def dumps(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-# -- reading ------------------------------------------------------------------------
 def by_key(conn, key: str, *, nocase: bool = False) -> Candidate | None:
     collate = " COLLATE NOCASE" if nocase else ""
     row = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE key = ?{collate}", (key,)).fetchone()
@@ -138,7 +137,6 @@ def listing(conn) -> list[dict]:
     return out
 
 
-# -- writing ----------------------------------------------------------------------------
 def insert(conn, *, key, kind, source, content, target, status, confidence, plugin, entity, adaptation,
            data: dict, now: float, expires_at: float | None, times_confirmed: int = 0) -> int:
     return conn.execute(
@@ -246,7 +244,6 @@ def move_evidence(conn, from_id: int, to_id: int) -> None:
     conn.execute("UPDATE adaptations SET memory_id = ? WHERE memory_id = ?", (to_id, from_id))
 
 
-# -- decay ----------------------------------------------------------------------------------
 def decay_unused(conn, step: int, unused_before: float, now: float) -> None:
     """−``step`` for memories not reinforced since ``unused_before``; dismissed
     and taught ones never decay."""

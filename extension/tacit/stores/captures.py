@@ -20,7 +20,6 @@ HEARTBEAT_KEY = "importance.last_heartbeat"
 OFFERED_KEY = "importance.review_offered_day"
 
 
-# -- capture rows -------------------------------------------------------------------------
 def update_mention(conn, memory_id: int, data: dict, *, confidence: int, now: float,
                    expires_at: float | None) -> None:
     """One more mention: new data and confidence, used again now, the later expiry."""
@@ -36,7 +35,6 @@ def edit_content(conn, memory_id: int, text: str, data: dict, now: float) -> Non
                  (text, dumps(data), now, text, memory_id))
 
 
-# -- forgotten ---------------------------------------------------------------------------------
 def remember_forget(conn, text: str, terms: set, session_id: str | None, now: float) -> None:
     conn.execute("INSERT INTO importance_forgotten (text, tokens, session_id, created_at) VALUES (?, ?, ?, ?)",
                  (text[:500], " ".join(sorted(terms)), session_id, now))
@@ -46,7 +44,6 @@ def forgotten_terms(conn) -> list[set]:
     return [set(tokens.split()) for (tokens,) in conn.execute("SELECT tokens FROM importance_forgotten")]
 
 
-# -- decisions and reviews ------------------------------------------------------------------
 def record_decision(conn, *, memory_id, key, day: str, group: str, importance: float, action: str,
                     decided_by: str, before, after, now: float) -> None:
     conn.execute("INSERT INTO importance_decisions (memory_key, memory_id, day, grp, importance, action, "
@@ -81,7 +78,7 @@ def prune(ledger, cutoff: float) -> dict:
             "importance_reviews": delete_where(ledger, "importance_reviews", "shown_at < ?", (cutoff,))}
 
 
-# -- the heartbeat and the nightly offer --------------------------------------------------------
+# the heartbeat and the nightly offer
 def last_heartbeat(conn) -> float | None:
     value = Ledger.meta_get(conn, HEARTBEAT_KEY)
     return None if value is None else float(value)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import threading
+from contextlib import suppress
 
 from tacit.fsutil import ensure_private_dir, unlink_quietly
 from tacit.paths import PACKAGE_DIR, run_dir
@@ -72,13 +73,11 @@ class FileMemo:
     def _load(self) -> dict:
         if self._entries is None:
             self._entries = {}
-            try:
+            with suppress((OSError, ValueError, TypeError, KeyError, AttributeError)):
                 with open(self.path, "rb") as handle:
                     data = json.loads(handle.read())
                 if data.get("magic") == MAGIC and data.get("code") == code_stamp():
                     self._entries = dict(data["entries"])
-            except (OSError, ValueError, TypeError, KeyError, AttributeError):
-                pass
         return self._entries
 
     def get(self, file: str, sig: list | None):

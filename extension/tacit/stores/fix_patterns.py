@@ -66,7 +66,6 @@ def _store_active_count(conn) -> int:
     return active
 
 
-# -- lookup ------------------------------------------------------------------------------
 def _filters(cfg, now: float, apply: bool) -> tuple[str, list]:
     """The injection rules as SQL: rated patterns need ``min_success_rate``,
     and a pattern must be fresh within ``decay_after_days``."""
@@ -174,7 +173,6 @@ def scan_active(conn, cfg, now: float, *, filters: bool) -> list[Candidate]:
     return [Candidate(*r) for r in rows]
 
 
-# -- storing ---------------------------------------------------------------------------------
 def id_by_key(conn, key: str) -> tuple[int, str] | None:
     return conn.execute("SELECT id, status FROM fix_patterns WHERE key = ?", (key,)).fetchone()
 
@@ -228,7 +226,7 @@ def status_of(conn, pattern_id: int) -> str | None:
     return None if row is None else row[0]
 
 
-# -- events: injections and outcomes -------------------------------------------------------
+# events: injections and outcomes
 def _event(conn, pattern_id: int, session_id: str, at: float, kind: str) -> bool:
     cur = conn.execute("INSERT OR IGNORE INTO fix_pattern_events (pattern_id, session_id, at, kind) "
                        "SELECT id, ?, ?, ? FROM fix_patterns WHERE id = ?", (session_id, at, kind, pattern_id))
@@ -258,7 +256,6 @@ def record_outcome(conn, pattern_id: int, outcome: str, *, session_id: str, at: 
     return conn.execute("SELECT successes, failures FROM fix_patterns WHERE id = ?", (pattern_id,)).fetchone()
 
 
-# -- metrics -------------------------------------------------------------------------------
 def record_metric(conn, session_id: str, turn_at: float, name: str, value: float, now: float) -> None:
     conn.execute("INSERT INTO turn_metrics (session_id, turn_at, name, value, recorded_at) VALUES (?, ?, ?, ?, ?) "
                  "ON CONFLICT (session_id, turn_at, name) DO UPDATE SET value = excluded.value, "
@@ -298,7 +295,6 @@ def store_totals(conn) -> tuple:
         "FROM fix_patterns").fetchone()
 
 
-# -- listing ---------------------------------------------------------------------------------
 def _row_dict(row) -> dict:
     out = dict(zip(FIELDS, row))
     try:

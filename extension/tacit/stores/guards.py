@@ -141,7 +141,6 @@ class GuardStore:
         self.cfg = cfg
         self.ledger = ledger
 
-    # -- the revision ---------------------------------------------------------------
     def _signal(self) -> None:
         """Tell other processes the guards changed (after the change is written)."""
         try:
@@ -152,7 +151,6 @@ class GuardStore:
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
 
-    # -- reading --------------------------------------------------------------------
     def revision(self) -> str:
         with self.ledger.read() as conn:
             return str(Ledger.meta_get(conn, REV_KEY, "0"))
@@ -184,7 +182,6 @@ class GuardStore:
                                 "ORDER BY id", tuple(statuses)).fetchall()
         return [r for r in map(_record, rows) if r is not None]
 
-    # -- memory → guards -----------------------------------------------------------
     def derive(self, project: Project | None) -> dict[str, tuple]:
         """``key -> (memory scope, guard scope, entry, spec)`` for every guard
         the memory of ``project``'s scopes states now."""
@@ -291,7 +288,6 @@ class GuardStore:
                         break
         return out
 
-    # -- by hand --------------------------------------------------------------------
     def add(self, pattern: str, because: str, *, scope: str, project: Project | None,
             action: str = "ask") -> dict:
         """``tacit guard add``: ``{"success", "guard"|"error", "created"}``."""
@@ -405,7 +401,6 @@ class GuardStore:
         self._signal()
         return {"success": True, "changed": True, "guard": after.as_dict()}
 
-    # -- outcomes --------------------------------------------------------------------
     def record_event(self, guard_id: int, kind: str, *, project: str = "", session_id: str = "",
                      host: str = "", subject: str = "", ref: str | None = None, at: float | None = None) -> bool:
         """One outcome row (``ref`` makes it once per event); True if new."""

@@ -22,7 +22,6 @@ def day_of(ts: float) -> int:
     return int(ts // DAY)
 
 
-# -- writing ------------------------------------------------------------------------
 def last_actions(conn, session_id: str, limit: int = 2) -> list[tuple[str, float]]:
     """The session's latest actions, oldest first."""
     rows = conn.execute("SELECT action, ts FROM action_events WHERE session_id = ? ORDER BY ts DESC, id DESC "
@@ -70,7 +69,6 @@ def count_occurrence(conn, session_id: str, occurrence) -> bool:
     return new_session
 
 
-# -- reading ------------------------------------------------------------------------------
 _PATTERN = ("SELECT p.steps, p.count, p.gap_sum, p.sessions, coalesce(a.sessions, 0), p.first_seen, p.last_seen "
             "FROM habit_patterns p LEFT JOIN habit_actions a ON a.action = p.first_step ")
 
@@ -106,7 +104,6 @@ def ordered_events(conn, since: float, batch: int = 5000):
         yield from rows
 
 
-# -- retention and clearing ---------------------------------------------------------------
 def prune_events(ledger, cutoff: float) -> int:
     """Action events before ``cutoff``, in small batches (the counters are
     ``prune``'s, in one transaction: they are a few rows per day)."""

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 import time
+from contextlib import suppress
 
 from tacit.failures import LedgerUnavailable
 from tacit.fsutil import lock_for
@@ -23,9 +24,7 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 # never handed back) gives up.
 QUEUE_WAIT = 600.0
 
-# ---------------------------------------------------------------------------
 # Schema. Append new migrations at the end; never edit an applied one.
-# ---------------------------------------------------------------------------
 _CORE_SCHEMA = """
 CREATE TABLE ledger_meta (
     key   TEXT PRIMARY KEY,
@@ -156,7 +155,7 @@ CREATE TABLE habits (
 ) WITHOUT ROWID;
 """
 
-# -- issue 8: fix patterns -----------------------------------------------------
+# issue 8: fix patterns
 _FIX_PATTERNS_SCHEMA = """
 -- "the bug was X, the fix is Y", forged from the agent's replies
 CREATE TABLE fix_patterns (
@@ -234,7 +233,7 @@ def _fix_patterns_migration(conn) -> None:
                  "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (index,))
 
 
-# -- issue 8: importance captures and the nightly review ----------------------------
+# issue 8: importance captures and the nightly review
 _IMPORTANCE_SCHEMA = """
 -- captures live in memories (source = 'importance'); these hold the review
 CREATE INDEX idx_memories_source ON memories (source, status);
@@ -276,7 +275,7 @@ CREATE TABLE importance_forgotten (
 );
 """
 
-# -- the engine service: session state, exactly-once events, durable child jobs ----
+# the engine service: session state, exactly-once events, durable child jobs
 _SERVICE_SCHEMA = """
 -- what a restart must not lose of a session (tacit.session.SessionState.to_json)
 CREATE TABLE sessions (
@@ -332,7 +331,7 @@ CREATE TABLE jobs (
 CREATE INDEX idx_jobs_status ON jobs (status, created_at);
 """
 
-# -- accountable memory: every change to a memory file or a skill ----------------
+# accountable memory: every change to a memory file or a skill
 _HISTORY_SCHEMA = """
 CREATE TABLE history (
     id          INTEGER PRIMARY KEY,       -- what `tacit memory undo ID` takes
@@ -371,7 +370,7 @@ ALTER TABLE notices ADD COLUMN session_id TEXT;
 ALTER TABLE notices ADD COLUMN change_id INTEGER;
 """
 
-# -- guards: lessons checked before every tool call (tacit.stores.guards) ------------
+# guards: lessons checked before every tool call (tacit.stores.guards)
 _GUARDS_SCHEMA = """
 -- one row per guard: derived from a memory entry (origin memory) or added by hand (user)
 CREATE TABLE guards (
@@ -412,7 +411,7 @@ CREATE INDEX idx_guard_events_guard ON guard_events (guard_id, kind);
 CREATE INDEX idx_guard_events_project ON guard_events (project, kind);
 """
 
-# -- the learners on the service core: habits counted as events arrive, retention indexes ----
+# the learners on the service core: habits counted as events arrive, retention indexes
 _LEARNERS_SCHEMA = """
 -- habits were re-mined from every action event at each turn end (quadratic in a
 -- replay); now each event updates the counters of the patterns it completes
@@ -572,7 +571,6 @@ class Ledger:
         self._depth = 0  # open write()/read() blocks on this connection
         self.recovered: list[str] = []  # files moved aside by this instance
 
-    # -- opening -----------------------------------------------------------------
     def connection(self) -> sqlite3.Connection:
         """The open, migrated connection (opened on first use)."""
         with self._lock:
@@ -661,7 +659,6 @@ class Ledger:
             rows = self.connection().execute("SELECT name FROM schema_migrations ORDER BY name")
             return [r[0] for r in rows]
 
-    # -- recovery ----------------------------------------------------------------
     def _recover(self, exc: BaseException) -> None:
         """Move a corrupt ledger (and its -wal/-shm) aside; the next open
         creates a fresh one. Under the ledger's file lock so two processes
@@ -677,10 +674,8 @@ class Ledger:
                 aside = f"{self.path}.corrupt-{stamp}.{n}"
                 n += 1
             for suffix in ("", "-wal", "-shm"):
-                try:
+                with suppress(FileNotFoundError):
                     os.replace(self.path + suffix, aside + suffix)
-                except FileNotFoundError:
-                    pass
             self.recovered.append(aside)
         self._log("error", f"{self.path} was corrupt ({exc}); moved aside to {aside} "
                            f"and started a fresh ledger")
@@ -700,7 +695,6 @@ class Ledger:
         finally:
             conn.close()
 
-    # -- transactions --------------------------------------------------------------
     def write(self) -> "_Transaction":
         """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE``
         transaction (a SAVEPOINT when one is already open on this
@@ -731,7 +725,7 @@ class Ledger:
             last = dict(conn.execute("SELECT session_id, MAX(at) FROM events GROUP BY session_id").fetchall())
         return verdict, last
 
-    # -- small key/value store ---------------------------------------------------------
+    # small key/value store
     @staticmethod
     def meta_get(conn, key: str, default=None):
         row = conn.execute("SELECT value FROM ledger_meta WHERE key = ?", (key,)).fetchone()
@@ -742,17 +736,14 @@ class Ledger:
         conn.execute("INSERT INTO ledger_meta (key, value) VALUES (?, ?) "
                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, str(value)))
 
-    # -- housekeeping ----------------------------------------------------------------------
     def close(self) -> None:
         with self._lock:
             self._close_quietly()
 
     def _close_quietly(self) -> None:
         if self._conn is not None:
-            try:
+            with suppress(Exception):
                 self._conn.close()
-            except Exception:  # noqa: BLE001
-                pass
             self._conn = None
 
     def _log(self, level: str, message: str) -> None:
@@ -892,11 +883,9 @@ class _Transaction:
             ledger._lock.release()
 
     def _rollback(self) -> None:
-        try:
+        with suppress(Exception):
             if self.savepoint:
                 self.conn.execute(f"ROLLBACK TO {self.savepoint}")
                 self.conn.execute(f"RELEASE {self.savepoint}")
             elif self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-        except Exception:  # noqa: BLE001
-            pass

@@ -146,7 +146,7 @@ class MemoryStore:
         view.actor = actor
         return view
 
-    # -- scopes, paths and limits --------------------------------------------
+    # scopes, paths and limits
     def targets(self) -> tuple[str, ...]:
         """The scopes this store can read and write."""
         out = ["user", "global"]
@@ -216,7 +216,7 @@ class MemoryStore:
             return f"PROJECT MEMORY: {self.project.name} ({self.project.root})"
         return f"TEAM MEMORY: {self.project.name} (shared in {self.project.shared_dir}, reviewed through git)"
 
-    # -- reading (no lock: writes are atomic renames) ----------------------
+    # reading (no lock: writes are atomic renames)
     def read_raw(self, target: str) -> str:
         try:
             data = self.path_for(target).read_bytes()
@@ -236,7 +236,6 @@ class MemoryStore:
         current, limit = len(join_entries(entries)), self.limit_for(target)
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
-    # -- the frozen snapshot -----------------------------------------------
     # Every scope passes the one context gate (tacit.safety.gate_context):
     # entries are scanned one by one and joined (an injection split across
     # two entries), control characters are stripped, and what fails is left
@@ -294,7 +293,6 @@ class MemoryStore:
             return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
         return header
 
-    # -- results -----------------------------------------------------------
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:
         return {
             "success": True,
@@ -313,7 +311,7 @@ class MemoryStore:
         result.update(extra)
         return result
 
-    # -- validation shared by add/replace/batch ----------------------------
+    # validation shared by add/replace/batch
     def _check_content(self, target: str, content: str) -> str | None:
         if not content:
             return "Content cannot be empty."
@@ -328,7 +326,6 @@ class MemoryStore:
         # what the user asked to forget comes back only when they teach it again
         return tombstones.check_save(self.cfg, content, history.current_actor(self.actor))
 
-    # -- guarded read-modify-write ----------------------------------------
     def _load_for_write(self, target: str, *, roundtrip_guard: bool) -> list[str]:
         """Re-read under the lock; raise DriftError if a rewrite would lose text."""
         path = self.path_for(target)
@@ -429,7 +426,6 @@ class MemoryStore:
                 found.append(change)
         return found
 
-    # -- operations ----------------------------------------------------------
     @_refusals_are_results
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""

@@ -46,7 +46,6 @@ class SessionStore:
         self._recent: dict[str, list] = {}
         self._lock = threading.RLock()
 
-    # -- applying events --------------------------------------------------------------
     @contextmanager
     def applying(self, event) -> Iterator[Application]:
         with self._lock:
@@ -139,7 +138,6 @@ class SessionStore:
             old, _ = self._cache.popitem(last=False)
             self._recent.pop(old, None)
 
-    # -- background work ---------------------------------------------------------------
     def pending_background(self, limit: int = 200) -> list[tuple[int, dict]]:
         with self._ledger().read() as conn:
             rows = conn.execute("SELECT seq, event FROM events WHERE background = 1 "
@@ -158,7 +156,6 @@ class SessionStore:
                            (key, time.time()))
         return cur.rowcount == 1
 
-    # -- retention ---------------------------------------------------------------------
     def prune(self, now: float | None = None) -> dict:
         """In small batches (``tacit.stores.batches``), outside this store's
         lock: events keep being applied while it runs."""

@@ -35,9 +35,7 @@ class SkillFormatError(ValueError):
     """A SKILL.md text that does not have the required shape (reason in str())."""
 
 
-# ---------------------------------------------------------------------------
 # names
-# ---------------------------------------------------------------------------
 def validate_name(name: Any) -> str | None:
     """Why ``name`` is not a valid skill name, or None when it is."""
     if type(name) is str and len(name) <= MAX_NAME_CHARS and _NAME_RE.fullmatch(name):
@@ -83,9 +81,7 @@ def title_from_name(name: str) -> str:
     return words[:1].upper() + words[1:] if words else name
 
 
-# ---------------------------------------------------------------------------
 # descriptions and free text
-# ---------------------------------------------------------------------------
 def description_problem(description: Any) -> str | None:
     """Why ``description`` cannot be a skill's description, or None."""
     if description is None:
@@ -107,9 +103,7 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# ---------------------------------------------------------------------------
 # reading: split + metadata (python-frontmatter's YAML handler)
-# ---------------------------------------------------------------------------
 _YAML = frontmatter.YAMLHandler()
 # What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax,
 # ValueError for a date that does not exist ("2025-02-30"), RecursionError
@@ -183,9 +177,7 @@ def metadata_problem(meta: dict[str, Any], folder_name: str | None) -> str | Non
     return description_problem(meta.get("description"))
 
 
-# ---------------------------------------------------------------------------
 # writing
-# ---------------------------------------------------------------------------
 def ordered_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     ordered = {key: meta[key] for key in FIELD_ORDER if key in meta}
     ordered.update((key, value) for key, value in meta.items() if key not in ordered)
@@ -225,9 +217,7 @@ def bump_version(old: Any, level: str = "patch") -> Any:
     return f"{major}.{minor}.{patch}"
 
 
-# ---------------------------------------------------------------------------
 # sections
-# ---------------------------------------------------------------------------
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 

@@ -55,7 +55,6 @@ class ScopedSkills:
     def store(self, scope: str | None) -> SkillStore | None:
         return self.stores.get(scope or self.default_scope())
 
-    # -- reading ---------------------------------------------------------------
     def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
         """The index of every scope within ``budget``. ``gate(scope, skills)``,
         when given, gets every skill of a scope's catalog (blocked ones too)

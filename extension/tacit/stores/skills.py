@@ -271,7 +271,6 @@ class SkillStore:
         return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
                               before=before, after=after, actor=self.actor)
 
-    # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):
         if self.scope == "global":
             return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{name}")
@@ -319,7 +318,6 @@ class SkillStore:
         return _fail(f"no skill named {name!r} in {self.skills_dir}; "
                      "`tacit skill list` shows the skills there", name=name)
 
-    # --------------------------------------------------------------- reading
     @_never_raise
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
         """The full SKILL.md text (or, with ``file``, a supporting file inside
@@ -396,7 +394,6 @@ class SkillStore:
                 "problems": [dataclasses.asdict(p) for p in catalog.problems],
                 "skills_dir": str(self.skills_dir)}
 
-    # ------------------------------------------------------------ the catalog
     def catalog(self) -> Catalog:
         """Every skill and every problem, built from the files on first use and
         kept until ``refresh()`` (or a write through this store). Never raises."""
@@ -514,7 +511,6 @@ class SkillStore:
                                         "folder has no SKILL.md (and holds no skill folders)"))
         return found, problems
 
-    # ------------------------------------------------------------ the index
     def index_text(self, budget: int | None = None) -> str:
         """Name + description of every usable skill within ``budget``
         characters (default ``cfg.skill_index_budget``), with a header telling
@@ -559,7 +555,6 @@ class SkillStore:
             self._snapshot = self.index_text()
         return self._snapshot
 
-    # --------------------------------------------------------------- writing
     @_never_raise
     def create(self, name: str, description: str, body: str | None = None) -> dict[str, Any]:
         """A new skill ``skills/<name>/SKILL.md``; refuses an existing name.
@@ -769,9 +764,7 @@ class SkillStore:
         return {"success": True, "installed": installed, "skipped": skipped, "message": message}
 
 
-# ---------------------------------------------------------------------------
 # helpers
-# ---------------------------------------------------------------------------
 def _is_dir(entry: os.DirEntry) -> bool:
     try:
         return entry.is_dir()
@@ -859,9 +852,7 @@ def default_body(name: str, description: str) -> str:
                                           description=one_line(description)).strip()
 
 
-# ---------------------------------------------------------------------------
 # index rendering
-# ---------------------------------------------------------------------------
 def _ellipsize(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…", on a word
     boundary when one is near."""
@@ -946,4 +937,3 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
     keep.sort()  # records are sorted by name
     return (header + "\n".join(prefixes[i] for i in keep) + "\n"
             + tail(len(records) - len(keep)) + "\n")
-
