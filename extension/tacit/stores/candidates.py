@@ -263,8 +263,7 @@ def doomed(conn, below: int, now: float) -> list[tuple]:
 
 
 def prune_evidence(ledger, cutoff: float) -> int:
-    """Evidence of dismissed memories recorded before ``cutoff`` (what is
-    alive keeps its evidence; the lifecycle's decay removes stale candidates
-    whole), in small batches."""
+    """Evidence of dismissed memories recorded before ``cutoff`` (what is alive keeps its evidence;
+    the lifecycle's decay removes stale candidates whole), in small batches."""
     return delete_where(ledger, "memory_evidence", "at < ? AND memory_id IN "
                         "(SELECT id FROM memories WHERE status = 'dismissed')", (cutoff,), key=("memory_id", "ref"))

@@ -1,13 +1,11 @@
 """What was worked out from a file, kept on disk until the file changes.
 
-A ``FileMemo`` maps a file's path to a value computed from its bytes (a
-skill's parsed frontmatter and the content gate's verdict), keyed by the
-file's stat signature (size, mtime, ctime, inode) and by the code that
-computed it: a new process (the first hook after an idle exit) reads the
-memo instead of parsing and scanning every file again. Any change to the
-file, or to tacit's code, makes the entry miss; an unreadable memo is an
-empty one. Kept in ``run/memo/`` (private, like the socket). Never raises.
-"""
+A ``FileMemo`` maps a file's path to a value computed from its bytes (a skill's parsed frontmatter
+and the content gate's verdict), keyed by the file's stat signature (size, mtime, ctime, inode) and
+by the code that computed it: a new process (the first hook after an idle exit) reads the memo
+instead of parsing and scanning every file again. Any change to the file, or to tacit's code, makes
+the entry miss; an unreadable memo is an empty one. Kept in ``run/memo/`` (private, like the
+socket). Never raises."""
 
 from __future__ import annotations
 

@@ -120,9 +120,8 @@ def _vocabulary(conn, terms: list[str]) -> dict:
 
 
 def doc_freqs(conn, terms: list[str]) -> dict:
-    """How many active patterns hold each term (FTS5's vocabulary); terms no
-    pattern holds are left out. Counts read before on this connection are
-    reused while the index is unchanged."""
+    """How many active patterns hold each term (FTS5's vocabulary); terms no pattern holds are left
+    out. Counts read before on this connection are reused while the index is unchanged."""
     if not terms:
         return {}
     distinct = list(dict.fromkeys(terms))
@@ -139,9 +138,8 @@ def doc_freqs(conn, terms: list[str]) -> dict:
 
 
 def match(conn, terms: list[str], cfg, now: float, *, filters: bool, limit: int) -> list[Candidate]:
-    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on
-    its own, then only the best ids are read and filtered (more are ranked
-    when filters leave fewer than ``limit``)."""
+    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on its own, then only the
+    best ids are read and filtered (more are ranked when filters leave fewer than ``limit``)."""
     if not terms or limit <= 0:
         return []
     where, params = _filters(cfg, now, filters)
@@ -270,9 +268,8 @@ def turn_of(conn, session_id: str, at: float) -> float:
 
 
 def prune_events(ledger, *, retired_before: float, before: float) -> int:
-    """The per-message log: of retired patterns before ``retired_before``,
-    of any pattern before ``before`` (the counts on the pattern rows stay);
-    in small batches."""
+    """The per-message log: of retired patterns before ``retired_before``, of any pattern before
+    ``before`` (the counts on the pattern rows stay); in small batches."""
     return delete_where(ledger, "fix_pattern_events", "at < ? OR (at < ? AND pattern_id IN "
                         "(SELECT id FROM fix_patterns WHERE status = 'retired'))", (before, retired_before),
                         key=("pattern_id", "session_id", "at", "kind"))

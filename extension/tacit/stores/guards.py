@@ -1,7 +1,6 @@
 """GuardStore: every guard a session sees, where it came from, and what it did.
 
-Design notes: docs/design/stores.md#tacitstoresguards
-"""
+Design notes: docs/design/stores.md#tacitstoresguards"""
 
 from __future__ import annotations
 
@@ -200,11 +199,10 @@ class GuardStore:
         return found
 
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
-        """Bring the derived guards of ``project``'s scopes in line with its
-        memory files; True when anything changed. Linear: the lessons are
-        derived and dated (one history pass per scope) outside any write
-        transaction, then written in small transactions, so a tool call's
-        check never waits long behind a sync."""
+        """Bring the derived guards of ``project``'s scopes in line with its memory files; True when
+        anything changed. Linear: the lessons are derived and dated (one history pass per scope)
+        outside any write transaction, then written in small transactions, so a tool call's check
+        never waits long behind a sync."""
         from_files = self.sync_files(project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
@@ -416,9 +414,8 @@ class GuardStore:
 
     def strike(self, guard_id, kind: str, *, project: str = "", session_id: str = "", host: str = "",
                subject: str = "", ref: str | None = None) -> Outcome | None:
-        """An override or a "wrong": the event, then demote or (second strike)
-        remove. None when there is no such active guard, or ``ref`` was
-        counted already."""
+        """An override or a "wrong": the event, then demote or (second strike) remove. None when
+        there is no such active guard, or ``ref`` was counted already."""
         if kind not in ("override", "wrong"):
             raise ValueError("a strike is an override or a wrong")
         with history.using(self.ledger), self.ledger.write() as conn:

@@ -1,14 +1,12 @@
 """Habits: the SQL of action events and the habit counters.
 
-Tables (migration ``0005_learners``): ``action_events`` (one row per action,
-kept ``habit_retention_days``), ``habit_patterns`` (a pattern's running
-totals), ``habit_days`` (the same per UTC day, so retention can subtract
-whole days), ``habit_sessions`` / ``action_sessions`` (which sessions
-contained a pattern / ran an action) with their counts kept beside them
+Tables (migration ``0005_learners``): ``action_events`` (one row per action, kept
+``habit_retention_days``), ``habit_patterns`` (a pattern's running totals), ``habit_days`` (the same
+per UTC day, so retention can subtract whole days), ``habit_sessions`` / ``action_sessions`` (which
+sessions contained a pattern / ran an action) with their counts kept beside them
 (``habit_patterns.sessions``, ``habit_actions``: the confidence's two terms).
 
-Design notes: docs/design/stores.md#tacitstoreshabits
-"""
+Design notes: docs/design/stores.md#tacitstoreshabits"""
 
 from __future__ import annotations
 

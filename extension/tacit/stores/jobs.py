@@ -1,12 +1,10 @@
 """The ``jobs`` table: child agent jobs, from claimed to finished. All its SQL.
 
-A job row is written with the event that asked for it (``insert``), claimed
-by its runner (``mark_running``), parked while the budget is spent
-(``set_waiting``, ``requeue``) and closed with its record (``finish``).
-Every function runs inside the caller's transaction (``ledger.write()`` /
-``read()``); the budget and the cost report read records here, and
-``tacit.children.orphans`` settles the jobs whose runner is gone.
-"""
+A job row is written with the event that asked for it (``insert``), claimed by its runner
+(``mark_running``), parked while the budget is spent (``set_waiting``, ``requeue``) and closed with
+its record (``finish``). Every function runs inside the caller's transaction (``ledger.write()`` /
+``read()``); the budget and the cost report read records here, and ``tacit.children.orphans``
+settles the jobs whose runner is gone."""
 
 from __future__ import annotations
 

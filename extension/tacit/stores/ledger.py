@@ -1,7 +1,6 @@
 """Ledger — the one SQLite file where evidence accumulates before it becomes memory.
 
-Design notes: docs/design/stores.md#tacitstoresledger
-"""
+Design notes: docs/design/stores.md#tacitstoresledger"""
 
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ from tacit.log import log
 
 DEFAULT_BUSY_TIMEOUT = 3.0  # seconds a write waits for another process's writer
 CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per thread; the OS caches the file)
-# A writer of this process waits its turn behind the others (the writer queue),
-# however long their transactions take; only a writer stuck this long (a turn
-# never handed back) gives up.
+# A writer of this process waits its turn behind the others (the writer queue), however long their
+# transactions take; only a writer stuck this long (a turn never handed back) gives up.
 QUEUE_WAIT = 600.0
 
 # Schema. Append new migrations at the end; never edit an applied one.
@@ -215,9 +213,8 @@ _FIX_PATTERNS_FTS = (
 
 
 def _fix_patterns_migration(conn) -> None:
-    """Tables, then the FTS5 index. A SQLite built without FTS5 gets a plain
-    table of the same shape (lookup then ranks in Python): a missing
-    extension must not make the whole ledger unusable."""
+    """Tables, then the FTS5 index. A SQLite built without FTS5 gets a plain table of the same shape
+    (lookup then ranks in Python): a missing extension must not make the whole ledger unusable."""
     for statement in split_statements(_FIX_PATTERNS_SCHEMA):
         conn.execute(statement)
     try:
@@ -602,10 +599,9 @@ class Ledger:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # per connection, one per thread: bounded
             conn.execute("PRAGMA foreign_keys=ON")
-            # Switching a new file to WAL needs an exclusive lock and SQLite
-            # answers "database is locked" at once (no busy wait) when another
-            # connection switches it too: serialise the one-time setup on the
-            # sibling lock file, and skip it once the file is WAL.
+            # Switching a new file to WAL needs an exclusive lock and SQLite answers "database is
+            # locked" at once (no busy wait) when another connection switches it too: serialise the
+            # one-time setup on the sibling lock file, and skip it once the file is WAL.
             if not self._is_wal(conn) or self._pending_migrations(conn):
                 with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
                     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -660,9 +656,8 @@ class Ledger:
             return [r[0] for r in rows]
 
     def _recover(self, exc: BaseException) -> None:
-        """Move a corrupt ledger (and its -wal/-shm) aside; the next open
-        creates a fresh one. Under the ledger's file lock so two processes
-        never both move files."""
+        """Move a corrupt ledger (and its -wal/-shm) aside; the next open creates a fresh one. Under
+        the ledger's file lock so two processes never both move files."""
         self._close_quietly()
         with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
             if not self._still_corrupt():
@@ -696,10 +691,9 @@ class Ledger:
             conn.close()
 
     def write(self) -> "_Transaction":
-        """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE``
-        transaction (a SAVEPOINT when one is already open on this
-        connection); commits on success, rolls back on error. Locked too long
-        or corrupt -> ``LedgerUnavailable`` (a corrupt file is recovered)."""
+        """``with ledger.write() as conn:`` — one ``BEGIN IMMEDIATE`` transaction (a SAVEPOINT when
+        one is already open on this connection); commits on success, rolls back on error. Locked too
+        long or corrupt -> ``LedgerUnavailable`` (a corrupt file is recovered)."""
         return _Transaction(self, immediate=True)
 
     def read(self) -> "_Transaction":

@@ -1,8 +1,7 @@
-"""MemoryStore — the memory files of one scope set: USER.md, the global
-MEMORY.md, and a project's MEMORY.md (private, and the team's shared one).
+"""MemoryStore — the memory files of one scope set: USER.md, the global MEMORY.md, and a project's
+MEMORY.md (private, and the team's shared one).
 
-Design notes: docs/design/stores.md#tacitstoresmemory
-"""
+Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
@@ -236,14 +235,12 @@ class MemoryStore:
         current, limit = len(join_entries(entries)), self.limit_for(target)
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
-    # Every scope passes the one context gate (tacit.safety.gate_context):
-    # entries are scanned one by one and joined (an injection split across
-    # two entries), control characters are stripped, and what fails is left
-    # out — never shown as a "[BLOCKED …]" line that points at the file.
+    # Every scope passes the one context gate (tacit.safety.gate_context): entries are scanned one
+    # by one and joined (an injection split across two entries), control characters are stripped,
+    # and what fails is left out — never shown as a "[BLOCKED …]" line that points at the file.
     # ``left_out`` says so for a person; ``gated_out`` holds the gate's items.
     def snapshot(self, targets: Iterable[str] | None = None) -> str:
-        """The system-prompt block of every scope (or of ``targets``), frozen
-        at the first call."""
+        """The system-prompt block of every scope (or of ``targets``), frozen at the first call."""
         if self._snapshot is None:
             self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
             self._snapshot = {t: shared(b) for t, b in self.render_blocks(self.targets()).items()}
@@ -281,9 +278,8 @@ class MemoryStore:
         return blocks
 
     def prompt_header(self, target: str) -> str:
-        """The block's header as the agent may see it: a project's name (a
-        folder name anyone can choose) that is not one clean line, or that
-        the scanner refuses, is not shown."""
+        """The block's header as the agent may see it: a project's name (a folder name anyone can
+        choose) that is not one clean line, or that the scanner refuses, is not shown."""
         header = self.header(target)
         if self.project is None or target not in ("project", "team"):
             return header
@@ -626,10 +622,9 @@ class MemoryStore:
 
     @_refusals_are_results
     def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
-        """Remove the entries ``wanted`` picks that no recorded change ever
-        wrote (a carrier another tool left, such as a Hermes child's tagged
-        project entry, re-saved where it belongs): nothing to record, since the
-        history never held them. The result's ``taken`` lists them."""
+        """Remove the entries ``wanted`` picks that no recorded change ever wrote (a carrier another
+        tool left, such as a Hermes child's tagged project entry, re-saved where it belongs):
+        nothing to record, since the history never held them. The result's ``taken`` lists them."""
         target = self._writable_target(target)
         with self._lock(target):
             try:

@@ -1,16 +1,13 @@
 """The past-session index: every SQL statement ``tacit search`` runs.
 
-``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the
-hosts' files (``tacit search --reindex``). ``files``: where reading of each
-session file stopped and its stamp; ``sessions``: host, id, project, turn
-counter; ``chunks``: one row per exchange as read in one go (session,
-turn, first time, and where each message is in its file, packed) and no
-text; ``fts``: a contentless FTS5 table (porter) of each chunk's words plus
-two tag words (project, host) so a scope is an index lookup. A chunk dropped
-later loses its words when its text can still be read, else they linger
-unreachable (every query joins ``chunks``) until ``--reindex``. An index of
-an older layout is emptied and read again. Design notes: docs/search.md.
-"""
+``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the hosts' files
+(``tacit search --reindex``). ``files``: where reading of each session file stopped and its stamp;
+``sessions``: host, id, project, turn counter; ``chunks``: one row per exchange as read in one go
+(session, turn, first time, and where each message is in its file, packed) and no text; ``fts``: a
+contentless FTS5 table (porter) of each chunk's words plus two tag words (project, host) so a scope
+is an index lookup. A chunk dropped later loses its words when its text can still be read, else they
+linger unreachable (every query joins ``chunks``) until ``--reindex``. An index of an older layout
+is emptied and read again. Design notes: docs/search.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """SessionStore: session state and the event log, in the ledger.
 
-Design notes: docs/design/stores.md#tacitstoressessions
-"""
+Design notes: docs/design/stores.md#tacitstoressessions"""
 
 from __future__ import annotations
 

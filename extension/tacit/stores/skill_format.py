@@ -1,7 +1,6 @@
 """The SKILL.md format: names, frontmatter, sections, versions — text in, text out.
 
-Design notes: docs/design/stores.md#tacitstoresskill_format
-"""
+Design notes: docs/design/stores.md#tacitstoresskill_format"""
 
 from __future__ import annotations
 
@@ -60,9 +59,8 @@ def validate_name(name: Any) -> str | None:
 def slugify(text: str) -> str:
     """Free text -> a valid skill name ("Deploy to Staging!" -> "deploy-to-staging").
 
-    Accents are folded to ASCII, every other run of non-alphanumerics becomes
-    one hyphen, and the result is cut at a hyphen boundary within 64
-    characters. Text with nothing usable gives "skill".
+    Accents are folded to ASCII, every other run of non-alphanumerics becomes one hyphen, and the
+    result is cut at a hyphen boundary within 64 characters. Text with nothing usable gives "skill".
     """
     folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
@@ -105,9 +103,8 @@ def one_line(text: str) -> str:
 
 # reading: split + metadata (python-frontmatter's YAML handler)
 _YAML = frontmatter.YAMLHandler()
-# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax,
-# ValueError for a date that does not exist ("2025-02-30"), RecursionError
-# for nesting deeper than the interpreter allows.
+# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax, ValueError for a date
+# that does not exist ("2025-02-30"), RecursionError for nesting deeper than the interpreter allows.
 _YAML_FAILURES = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
 
 
@@ -124,10 +121,8 @@ def _normalise(text: str) -> str:
 def split_frontmatter(text: str) -> tuple[str, str]:
     """``(yaml_text, body)`` of a SKILL.md text; raises SkillFormatError.
 
-    The text must start (after a BOM and blank lines) with a ``---`` line;
-    the frontmatter ends at the next ``---`` line (python-frontmatter's
-    delimiters). The body is stripped.
-    """
+    The text must start (after a BOM and blank lines) with a ``---`` line; the frontmatter ends at
+    the next ``---`` line (python-frontmatter's delimiters). The body is stripped."""
     text = _normalise(text)
     if not _YAML.detect(text):
         raise SkillFormatError("no frontmatter: SKILL.md must start with a '---' line")

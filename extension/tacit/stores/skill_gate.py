@@ -1,8 +1,7 @@
-"""The skill index's gate: every skill's name, description, category folder and
-body through the context gate, verdicts kept by file version.
+"""The skill index's gate: every skill's name, description, category folder and body through the
+context gate, verdicts kept by file version.
 
-Design notes: docs/design/core.md#tacithandlerscontext
-"""
+Design notes: docs/design/core.md#tacithandlerscontext"""
 
 from __future__ import annotations
 

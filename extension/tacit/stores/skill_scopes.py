@@ -12,8 +12,7 @@ Design decisions
   catalog scans every description and ``view`` scans every body, as for any
   skill; what fails is left out of the index and reported.
 - **The index has a section per scope**, each within its share of
-  ``skill_index_budget`` (project a third, team a sixth, global the rest).
-"""
+  ``skill_index_budget`` (project a third, team a sixth, global the rest)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """SkillStore — one folder per skill, ``skills/<name>/SKILL.md``, plus its index.
 
-Design notes: docs/design/stores.md#tacitstoresskills
-"""
+Design notes: docs/design/stores.md#tacitstoresskills"""
 
 from __future__ import annotations
 
@@ -172,10 +171,9 @@ def _text_of(data: bytes) -> tuple[str | None, str | None]:
 def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
     """``(text, problem)`` for the SKILL.md at ``path`` whose stat size is ``size``.
 
-    The whole file is read (its UTF-8 validity and length are checked, not
-    only the frontmatter's), but never more than the byte limit: a file that
-    grew after its stat is still bounded. A file whose stat says it is over
-    the limit is refused unread."""
+    The whole file is read (its UTF-8 validity and length are checked, not only the frontmatter's),
+    but never more than the byte limit: a file that grew after its stat is still bounded. A file
+    whose stat says it is over the limit is refused unread."""
     if size > MAX_SKILL_BYTES:
         return None, f"too large: {size:,} bytes (limit {MAX_SKILL_CHARS:,} characters)"
     try:
@@ -203,8 +201,7 @@ def _load(candidate: _Candidate) -> Skill | Problem:
     problem = metadata_problem(meta, candidate.folder)
     if problem:
         return Problem(path, problem)
-    # The name is a checked slug; the description is the free text that
-    # reaches the system prompt.
+    # The name is a checked slug; the description is the free text that reaches the system prompt.
     return Skill(name=meta["name"], description=meta["description"],
                  version=_jsonable(meta.get("version")), updated=_jsonable(meta.get("updated")),
                  path=path, category=candidate.category, mtime_ns=candidate.mtime_ns,
@@ -261,9 +258,8 @@ class SkillStore:
         self.actor = actor  # who its writes are recorded as (else the engine's acting handler)
 
     def session(self) -> "SkillStore":
-        """A store for one session that shares this store's catalog (one build
-        for every session of a service, one refresh for all) but has its own
-        frozen ``snapshot()``."""
+        """A store for one session that shares this store's catalog (one build for every session of
+        a service, one refresh for all) but has its own frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
     def _record(self, action: str, path: Path, before, after) -> int | None:
@@ -409,9 +405,8 @@ class SkillStore:
             return live.catalog
 
     def refresh(self) -> None:
-        """Forget the catalog: the next read rebuilds it from the files (a file
-        changed on disk), for this store and its ``session()`` family. A frozen
-        ``snapshot()`` is not touched."""
+        """Forget the catalog: the next read rebuilds it from the files (a file changed on disk),
+        for this store and its ``session()`` family. A frozen ``snapshot()`` is not touched."""
         live = self._live
         with live.lock:
             live.catalog = None
@@ -870,10 +865,9 @@ def _ellipsize(text: str, limit: int) -> str:
 def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
     """The index text for ``records`` (sorted by name) within ``budget`` characters.
 
-    Descriptions are shortened evenly (the longest first) before any skill is
-    left out; only when even the bare names do not fit are the least recently
-    updated skills left out, and a last line says how many and how to list them.
-    """
+    Descriptions are shortened evenly (the longest first) before any skill is left out; only when
+    even the bare names do not fit are the least recently updated skills left out, and a last line
+    says how many and how to list them."""
     records = list(records)
     if not records:
         return ""

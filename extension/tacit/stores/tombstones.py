@@ -12,8 +12,7 @@ Design decisions
   ``/memory-teach``, or a new correction in the user's own words. New
   evidence (usage patterns, reviews, other children) is refused while the
   tombstone stands.
-- **In the ledger** (``tombstones``, migration 0006_history); small by nature.
-"""
+- **In the ledger** (``tombstones``, migration 0006_history); small by nature."""
 
 from __future__ import annotations
 
@@ -83,9 +82,8 @@ def _word_in(word: str, words: set[str]) -> bool:
 
 
 def match_kind(forgotten: str, text: str) -> str | None:
-    """How ``text`` matches what ``forgotten`` said: ``clear`` (every content
-    word of it, in any form), ``partial`` (some of its distinctive words, not
-    all of it) or None."""
+    """How ``text`` matches what ``forgotten`` said: ``clear`` (every content word of it, in any
+    form), ``partial`` (some of its distinctive words, not all of it) or None."""
     keys = key_words(forgotten)
     if not keys:
         found = bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
