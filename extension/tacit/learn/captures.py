@@ -1,13 +1,12 @@
-"""Importance captures — the model: what a user message amounts to, how a
-capture ages, merges and is settled. No SQL, no I/O.
+"""Importance captures — the model: what a user message amounts to, how a capture ages, merges and
+is settled. No SQL, no I/O.
 
-A capture is what the user says that may be worth keeping (a preference, a
-decision, a correction, a goal, a fact), scored by the message analysis,
-stored as a candidate memory (``tacit.learn.importance``), re-scored by the
-heartbeat and settled by the review (``tacit.learn.review``).
+A capture is what the user says that may be worth keeping (a preference, a decision, a correction, a
+goal, a fact), scored by the message analysis, stored as a candidate memory
+(``tacit.learn.importance``), re-scored by the heartbeat and settled by the review
+(``tacit.learn.review``).
 
-Design notes: docs/design/learn.md#tacitlearncaptures
-"""
+Design notes: docs/design/learn.md#tacitlearncaptures"""
 
 from __future__ import annotations
 
@@ -100,10 +99,9 @@ _FIXED_HINTS = {
 def resolve_expiry(hint, now: float) -> float | None:
     """The end (23:59:59 local) of the day a hint names, or None.
 
-    "friday" is the coming Friday (today if it is Friday), "next friday" the
-    one a week after; "this week"/"end of week"/"eow" end on Sunday;
-    "tomorrow", "in two weeks", "end of month", "q3", "march 15" (next year
-    once passed), "2025-07-01", "this sprint" (two weeks) and the like are
+    "friday" is the coming Friday (today if it is Friday), "next friday" the one a week after; "this
+    week"/"end of week"/"eow" end on Sunday; "tomorrow", "in two weeks", "end of month", "q3",
+    "march 15" (next year once passed), "2025-07-01", "this sprint" (two weeks) and the like are
     resolved against ``now``."""
     if not isinstance(hint, str) or not hint.strip():
         return None
@@ -171,16 +169,14 @@ def resolve_expiry(hint, now: float) -> float | None:
 
 # Assessing one message
 def importance_of(analysis, text: str = ""):
-    """The importance view of the message analysis (category, importance,
-    markers, emphasis, expiry hint). The core's analysis carries it as
-    ``.importance``; the detector rewrite derives it with ``importance_from``.
+    """The importance view of the message analysis (category, importance, markers, emphasis, expiry
+    hint). The core's analysis carries it as ``.importance``; the detector rewrite derives it with
+    ``importance_from``.
 
-    A correction verdict from cue words alone (the current detector's
-    ``contextual`` rule: "we decided", "never …") yields to an explicit
-    preference / decision / goal in the same words (docs/importance.md). Only
-    that verdict is scored a second time, without the correction; the
-    rewritten detector judges the durable category on its own and never
-    gives it."""
+    A correction verdict from cue words alone (the current detector's ``contextual`` rule: "we
+    decided", "never …") yields to an explicit preference / decision / goal in the same words
+    (docs/importance.md). Only that verdict is scored a second time, without the correction; the
+    rewritten detector judges the durable category on its own and never gives it."""
     view = getattr(analysis, "importance", None)
     if view is None:
         return detect_importance.importance_from(analysis)
@@ -193,9 +189,8 @@ def importance_of(analysis, text: str = ""):
 
 @dataclass(frozen=True, slots=True)
 class Assessment:
-    """What a user message amounts to: ``action`` is ``capture``, ``forget``,
-    ``review``, ``skip`` (trivial or below its category minimum) or
-    ``refuse`` (a secret)."""
+    """What a user message amounts to: ``action`` is ``capture``, ``forget``, ``review``, ``skip``
+    (trivial or below its category minimum) or ``refuse`` (a secret)."""
 
     action: str
     category: str | None = None

@@ -1,11 +1,10 @@
 """Fix patterns — the model: terms, similarity, outcomes, retirement, text. No SQL.
 
 A fix pattern is "the bug was X, the fix is Y", forged from an agent's reply
-(``tacit.detect.fix.detect_fix``), stored and indexed by
-``tacit.stores.fix_patterns``, looked up and injected by ``tacit.learn.fixes``.
+(``tacit.detect.fix.detect_fix``), stored and indexed by ``tacit.stores.fix_patterns``, looked up
+and injected by ``tacit.learn.fixes``.
 
-Design notes: docs/design/learn.md#tacitlearnfix_patterns
-"""
+Design notes: docs/design/learn.md#tacitlearnfix_patterns"""
 
 from __future__ import annotations
 
@@ -84,8 +83,7 @@ def query_terms(text) -> list[str]:
 
 
 def choose_terms(terms: list[str], doc_freq: dict, budget: int = POSTINGS_BUDGET) -> list[str]:
-    """The query's known terms, rarest first, within the postings budget
-    (always at least one)."""
+    """The query's known terms, rarest first, within the postings budget (always at least one)."""
     chosen, postings = [], 0
     for term in sorted((t for t in terms if t in doc_freq), key=lambda t: doc_freq[t]):
         if chosen and postings + doc_freq[term] > budget:
@@ -267,10 +265,9 @@ _FAILURE = lazy(
 
 
 def classify_outcome(text, is_correction: bool = False) -> str | None:
-    """What the user's message after an injection says about it:
-    ``"failure"`` ("still failing", or a correction — the message analysis'
-    verdict), ``"success"`` (thanks, it works) or None (not counted).
-    Failure wins over success ("thanks, but it still fails")."""
+    """What the user's message after an injection says about it: ``"failure"`` ("still failing", or
+    a correction — the message analysis' verdict), ``"success"`` (thanks, it works) or None (not
+    counted). Failure wins over success ("thanks, but it still fails")."""
     if not isinstance(text, str) or not text.strip():
         return None
     head = text.strip()[:OUTCOME_CHARS]

@@ -1,7 +1,6 @@
 """Habits: repeated tool and command sequences — the model, no SQL.
 
-Design notes: docs/design/learn.md#tacitlearnhabits
-"""
+Design notes: docs/design/learn.md#tacitlearnhabits"""
 
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
-"""The importance learner: what the user says that is worth keeping, stored
-as candidate memories, kept fresh by a heartbeat, settled by a review.
+"""The importance learner: what the user says that is worth keeping, stored as candidate memories,
+kept fresh by a heartbeat, settled by a review.
 
-``register(engine)`` subscribes ``importance.capture`` and
-``importance.heartbeat`` (background) and ``importance.foreground``,
-``importance.nightly_start`` / ``importance.nightly_turn`` (foreground).
+``register(engine)`` subscribes ``importance.capture`` and ``importance.heartbeat`` (background) and
+``importance.foreground``, ``importance.nightly_start`` / ``importance.nightly_turn`` (foreground).
 Model: ``tacit.learn.captures``; review: ``tacit.learn.review``.
 
-Design notes: docs/design/learn.md#tacitlearnimportance
-"""
+Design notes: docs/design/learn.md#tacitlearnimportance"""
 
 from __future__ import annotations
 
@@ -96,9 +94,8 @@ def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, h
 
 
 def apply_forget(conn, cfg, what: str, *, session_id: str | None, now: float) -> dict:
-    """"Forget that …": remember the request (future captures like it are
-    refused) and forget every capture that matches it — dismissed, and
-    removed from USER.md/MEMORY.md if it was promoted."""
+    """"Forget that …": remember the request (future captures like it are refused) and forget every
+    capture that matches it — dismissed, and removed from USER.md/MEMORY.md if it was promoted."""
     wanted = captures.terms(what)
     capture_store.remember_forget(conn, what, wanted, session_id, now)
     keys = []

@@ -1,13 +1,11 @@
 """The one lifecycle every learner's memories go through.
 
-candidate → confirmed → applied (→ dismissed), in the ledger's ``memories``
-table (SQL: ``tacit.stores.candidates``). Learners (the five usage-pattern
-rules, habits, importance captures) never move a memory themselves: they hand
-``Proposal``s to ``advance`` and this module does the arithmetic, the file
-writes, the adaptation log and the one-time notice.
+candidate → confirmed → applied (→ dismissed), in the ledger's ``memories`` table (SQL:
+``tacit.stores.candidates``). Learners (the five usage-pattern rules, habits, importance captures)
+never move a memory themselves: they hand ``Proposal``s to ``advance`` and this module does the
+arithmetic, the file writes, the adaptation log and the one-time notice.
 
-Design notes: docs/design/learn.md#tacitlearnlifecycle
-"""
+Design notes: docs/design/learn.md#tacitlearnlifecycle"""
 
 from __future__ import annotations
 
@@ -41,11 +39,9 @@ STATUSES = candidates.STATUSES
 class Proposal:
     """What a detector hands the lifecycle for one key.
 
-    ``create``: the detector's threshold is met (insert if the key is new).
-    ``ref``/``session_key``: the evidence this proposal brings (it reinforces
-    an existing memory once per ref). ``evidence``: the full list of
-    ``(ref, session_key)`` recorded when the memory is created.
-    """
+    ``create``: the detector's threshold is met (insert if the key is new). ``ref``/``session_key``:
+    the evidence this proposal brings (it reinforces an existing memory once per ref). ``evidence``:
+    the full list of ``(ref, session_key)`` recorded when the memory is created."""
 
     key: str
     kind: str
@@ -220,8 +216,7 @@ def same_entry(entries: list[str], content: str) -> str | None:
 
 
 def submit(conn, cfg, proposals, now: float, *, announce: bool = True) -> tuple[Changes, list[Applied]]:
-    """Daily maintenance if due, advance, apply: the whole path for one piece
-    of evidence."""
+    """Daily maintenance if due, advance, apply: the whole path for one piece of evidence."""
     run_daily_if_due(conn, cfg, now)
     changes = advance(conn, proposals, now)
     return changes, apply(conn, cfg, changes.to_apply, now, announce=announce)

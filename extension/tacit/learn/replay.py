@@ -1,7 +1,6 @@
 """Replaying recorded sessions through the engine (``tacit learn``).
 
-Design notes: docs/design/learn.md#tacitlearnreplay
-"""
+Design notes: docs/design/learn.md#tacitlearnreplay"""
 
 from __future__ import annotations
 
