@@ -1,12 +1,10 @@
 """Correction cues: the phrases real people use to push back on an agent.
 
-Hand-built from real users' messages (lowercase, no apostrophes, typos,
-terse). They are *features* now, not the decision: :mod:`tacit.detect.features`
-turns them into named inputs of the learned scorer, beside word n-grams and
-the agent's previous reply.
+Hand-built from real users' messages (lowercase, no apostrophes, typos, terse). They are *features*
+now, not the decision: :mod:`tacit.detect.features` turns them into named inputs of the learned
+scorer, beside word n-grams and the agent's previous reply.
 
-Design notes: docs/design/detect.md#tacitdetectcues
-"""
+Design notes: docs/design/detect.md#tacitdetectcues"""
 
 from __future__ import annotations
 
@@ -240,9 +238,8 @@ _COPULA_CONTRAST = lazy(
     r"live|stays|stay|runs on|means|meant)\s+(?!(?:definitely|really|just|probably|simply|certainly|actually|"
     r"still|also|clearly|obviously|surely)\s+not\b)(?P<a>[^,.;!?]{1,50}?)\s*,?\s+(?:and\s+)?"
     r"not\s+(?!" + _NOT_STATE + r")(?P<b>[^,.;!?]{1,50})")
-# The generic forms are searched from their anchor ("not", "instead") and the
-# A part is sliced out afterwards: a lazy "A" group tried at every word
-# boundary was the slowest thing in the detector.
+# The generic forms are searched from their anchor ("not", "instead") and the A part is sliced out
+# afterwards: a lazy "A" group tried at every word boundary was the slowest thing in the detector.
 _GENERIC_CONTRAST = lazy(
     r"(?:,[ \t]*|[ \t]+(?:and|but)[ \t]+)(?:and |but )?not[ \t]+(?!" + _NOT_STATE + r")(?P<b>[^,.;!?\n]{1,50})")
 _NOT_B_ITS_A = lazy(

@@ -10,8 +10,7 @@ Design decisions, and why
   the verdict: "make the sign up form look better on mobile" carries a
   preference-looking phrase but is a one-off task, which real rows teach.
 - **A Chinese message** (the models are trained on English rows) falls back
-  to the markers' rule verdict, at a middling score.
-"""
+  to the markers' rule verdict, at a middling score."""
 
 from __future__ import annotations
 

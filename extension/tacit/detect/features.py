@@ -1,12 +1,10 @@
 """Features of one user message (with the agent's previous reply) for the learned scorers.
 
-:func:`user_features` reads a message once and returns named features; the
-models in :mod:`tacit.detect.model` weigh them. The same function runs in
-training (``tests/benchmarks/train_detectors.py``) and at run time, so the
-two cannot drift apart.
+:func:`user_features` reads a message once and returns named features; the models in
+:mod:`tacit.detect.model` weigh them. The same function runs in training
+(``tests/benchmarks/train_detectors.py``) and at run time, so the two cannot drift apart.
 
-Design notes: docs/design/detect.md#tacitdetectfeatures
-"""
+Design notes: docs/design/detect.md#tacitdetectfeatures"""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ The hand-written parser of the earlier fix detector, kept for two jobs: it
 :mod:`tacit.detect.fix` judged to state a fix, and its verdict is one of the
 scorer's features.
 
-Design notes: docs/design/detect.md#tacitdetectfix_parse
-"""
+Design notes: docs/design/detect.md#tacitdetectfix_parse"""
 
 from __future__ import annotations
 
@@ -844,9 +843,8 @@ def _parse(reply: str) -> Candidate | None:
     failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
 
     remedies: list[_Remedy] = []
-    # "Solution: downgrade X. The generated files were made with an old Y that's
-    # incompatible…": a later prose sentence that describes a defect is the
-    # diagnosis, not more solution
+    # "Solution: downgrade X. The generated files were made with an old Y that's incompatible…": a
+    # later prose sentence that describes a defect is the diagnosis, not more solution
     previous: _Sentence | None = None
     for i, s in enumerate(sentences):
         if (

@@ -5,8 +5,7 @@ The phrase lists of the earlier rule-based importance scorer, kept as
 (:mod:`tacit.detect.features`), plus the clause gating and the expiry hints
 it used. English and Chinese.
 
-Design notes: docs/design/detect.md#tacitdetectmarkers
-"""
+Design notes: docs/design/detect.md#tacitdetectmarkers"""
 
 from __future__ import annotations
 
@@ -401,9 +400,8 @@ def _clauses(text: str) -> list[tuple[str, str]]:
 def _default_category(statements: list[str]) -> tuple[str, str] | None:
     """A weak category for a declarative message with no marker, or None if trivial.
 
-    It lands at the bottom of its range (fact 0.60, context 0.40), below the
-    default importance_threshold, so it is seen by review but never floods memory.
-    """
+    It lands at the bottom of its range (fact 0.60, context 0.40), below the default
+    importance_threshold, so it is seen by review but never floods memory."""
     for statement in statements:
         core = _INTERJECTION.sub("", statement)
         if (

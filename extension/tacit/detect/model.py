@@ -11,8 +11,7 @@ Design decisions, and why
   split, so callers compare against ``model.threshold``.
 - **Loaded once per process** (``functools.cache``), on first use.
 - **A missing or unreadable weight file is not fatal**: every model then
-  scores 0.0 and the rule parts of the detectors still work.
-"""
+  scores 0.0 and the rule parts of the detectors still work."""
 
 from __future__ import annotations
 

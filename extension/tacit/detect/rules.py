@@ -1,14 +1,11 @@
 """Phrase a durable rule from a user message — exactly, or not at all.
 
-Where tacit writes memory with no agent to check it (no agent available,
-``tacit learn --apply``), it may only write a rule it can phrase exactly:
-"pnpm not npm here" → "Use pnpm, not npm."; "single quotes pls" → "Use
-single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
-else stays a candidate for the next review. :func:`phrase_rule` returns the
-rule or None.
+Where tacit writes memory with no agent to check it (no agent available, ``tacit learn --apply``),
+it may only write a rule it can phrase exactly: "pnpm not npm here" → "Use pnpm, not npm."; "single
+quotes pls" → "Use single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
+else stays a candidate for the next review. :func:`phrase_rule` returns the rule or None.
 
-Design notes: docs/design/detect.md#tacitdetectrules
-"""
+Design notes: docs/design/detect.md#tacitdetectrules"""
 
 from __future__ import annotations
 
@@ -225,9 +222,8 @@ def _port_subject(*texts: str) -> str | None:
 def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
     """The durable rule ``focus`` states, phrased by tacit, or None.
 
-    ``focus`` is the message's focus text (original case), ``lower`` its
-    lowercase form with ASCII apostrophes, ``prev`` the agent's previous reply.
-    """
+    ``focus`` is the message's focus text (original case), ``lower`` its lowercase form with ASCII
+    apostrophes, ``prev`` the agent's previous reply."""
     if not focus or "\n" in focus.strip() or len(focus) > 160:
         return None
     core, rejected = _core(lower)

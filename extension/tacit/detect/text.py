@@ -1,11 +1,10 @@
 """Reading a user message the way the detectors need it.
 
-Every detector in this folder judges what the *user* wrote, not what they
-pasted, and judges it the way real people type: lowercase, no apostrophes,
-typos. This module turns raw text into that form once.
+Every detector in this folder judges what the *user* wrote, not what they pasted, and judges it the
+way real people type: lowercase, no apostrophes, typos. This module turns raw text into that form
+once.
 
-Design notes: docs/design/detect.md#tacitdetecttext
-"""
+Design notes: docs/design/detect.md#tacitdetecttext"""
 
 from __future__ import annotations
 
