@@ -1,12 +1,11 @@
 """Dangerous commands in a stored "fix that worked".
 
-A fix pattern is replayed into a later prompt as advice, so one agent reply
-that said ``curl … | sh`` must not become a standing recommendation.
-``dangerous_command(text)`` returns the reason a text is unsafe to keep as
-a fix, or None; ``find_dangers`` lists every reason with a stable id.
+A fix pattern is replayed into a later prompt as advice, so one agent reply that said
+``curl … | sh`` must not become a standing recommendation. ``dangerous_command(text)`` returns the
+reason a text is unsafe to keep as a fix, or None; ``find_dangers`` lists every reason with a stable
+id.
 
-Design notes: docs/design/safety.md#tacitsafetycommands
-"""
+Design notes: docs/design/safety.md#tacitsafetycommands"""
 
 from __future__ import annotations
 

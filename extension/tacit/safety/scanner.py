@@ -1,13 +1,11 @@
 """The content scanner: keeps poison out of the system prompt.
 
-Everything tacit writes into MEMORY.md, USER.md or a SKILL.md ends up in a
-future system prompt, so every write is scanned, and every entry is scanned
-again when a snapshot is loaded (people edit these files by hand). A finding
-blocks the text; ``describe`` turns findings into the one-line reason the
-agent and the person see.
+Everything tacit writes into MEMORY.md, USER.md or a SKILL.md ends up in a future system prompt, so
+every write is scanned, and every entry is scanned again when a snapshot is loaded (people edit
+these files by hand). A finding blocks the text; ``describe`` turns findings into the one-line
+reason the agent and the person see.
 
-Design notes: docs/design/safety.md#tacitsafetyscanner
-"""
+Design notes: docs/design/safety.md#tacitsafetyscanner"""
 
 from __future__ import annotations
 
@@ -188,9 +186,8 @@ _SSH_DIR = lazy(r"(?:^|[/=@:<~])\.ssh/?$")
 def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     """Which sensitive file a command-line token names, if any.
 
-    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied
-    away wholesale); reading or opening the folder by name is harmless.
-    """
+    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied away wholesale); reading
+    or opening the folder by name is harmless."""
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
     if not token:
         return None
@@ -367,12 +364,11 @@ _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat",
 _READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
               "strings", "tac", "get-content") + _ARCHIVERS
 # Command-anchored trigger words. The two command rules below match
-# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of
-# [\w.-] characters that ends a whitespace-separated token. Their trigger
-# word for a command is that exact condition (``_anchored``), not the
-# command as a substring, so "nc" inside "branch" or "function" and "od"
-# inside "node" no longer run a regex that cannot match there. These lists
-# are exactly the regexes' alternatives (a test checks it).
+# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of [\w.-] characters that ends a
+# whitespace-separated token. Their trigger word for a command is that exact condition
+# (``_anchored``), not the command as a substring, so "nc" inside "branch" or "function" and "od"
+# inside "node" no longer run a regex that cannot match there. These lists are exactly the regexes'
+# alternatives (a test checks it).
 _NETWORK_ANCHORS = _NETWORK_CMDS
 _READ_ANCHORS = _READ_CMDS + ("batcat",)
 _ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
@@ -701,11 +697,10 @@ _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in
 
 
 # Trigger words: which rules can possibly match this text?
-# Each rule's trigger groups as frozensets (every group needs one of its
-# words), and for each word the rules that mention it. One pass over the
-# lower-cased text finds the words present; only the rules whose groups
-# are all satisfied run. That replaces ~40 per-rule loops of substring
-# searches (the old clean-text cost) with one pass over the text's tokens.
+# Each rule's trigger groups as frozensets (every group needs one of its words), and for each word
+# the rules that mention it. One pass over the lower-cased text finds the words present; only the
+# rules whose groups are all satisfied run. That replaces ~40 per-rule loops of substring searches
+# (the old clean-text cost) with one pass over the text's tokens.
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
 _WORD_RULES: dict = {}
@@ -762,10 +757,9 @@ def clear_memo() -> None:
 def _words_in_token(token: str) -> frozenset:
     """The trigger words, gate markers and anchored command words of one token.
 
-    A needle can only be in the token if its first two characters are: the
-    token's character pairs select the few needles worth a substring check
-    (a first build over a large vocabulary pays this once per distinct token).
-    """
+    A needle can only be in the token if its first two characters are: the token's character pairs
+    select the few needles worth a substring check (a first build over a large vocabulary pays this
+    once per distinct token)."""
     words = [word for needle, word in _SHORT_NEEDLES if needle in token]
     pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
     for pair in pairs:
@@ -783,21 +777,17 @@ def _words_in_token(token: str) -> frozenset:
 
 
 def _present_words(low: str) -> frozenset:
-    """The trigger words present in ``low`` (already lower-cased): the same
-    answer as ``word in low`` for every trigger word (for an anchored command
-    word: the command ends a token as the command rules' regex requires),
-    computed cheaply.
+    """The trigger words present in ``low`` (already lower-cased): the same answer as
+    ``word in low`` for every trigger word (for an anchored command word: the command ends a token
+    as the command rules' regex requires), computed cheaply.
 
-    A trigger word without whitespace can only occur inside one
-    whitespace-separated token, so the text is split (in C) and each distinct
-    token's words come from a memo: the vocabulary of memory entries and
-    skill descriptions repeats, so most tokens cost a dict lookup, and a new
-    token costs substring checks of the trigger words no longer than it. The
-    few trigger phrases with a space are searched for directly, only when
-    their first word is in some token. Very long texts skip the memo and
-    search each word once (an anchored command then counts when it occurs
-    anywhere). No regex is compiled: a one-shot CLI or hook process scanning
-    one entry must not pay for it."""
+    A trigger word without whitespace can only occur inside one whitespace-separated token, so the
+    text is split (in C) and each distinct token's words come from a memo: the vocabulary of memory
+    entries and skill descriptions repeats, so most tokens cost a dict lookup, and a new token costs
+    substring checks of the trigger words no longer than it. The few trigger phrases with a space
+    are searched for directly, only when their first word is in some token. Very long texts skip the
+    memo and search each word once (an anchored command then counts when it occurs anywhere). No
+    regex is compiled: a one-shot CLI or hook process scanning one entry must not pay for it."""
     if len(low) > _TOKEN_PATH_MAX_CHARS:
         present = {word for word in _SOLID_WORDS + _SPACED_WORDS if word in low}
         present.update(_ANCHOR_MARK + command for command in _ANCHOR_COMMANDS if command in low)
@@ -876,9 +866,8 @@ def _prepare(text: str) -> str:
 def _lower_aligned(text: str) -> str:
     """``text.lower()`` with the same length, so match positions map back.
 
-    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept
-    as they are rather than shifting every later position.
-    """
+    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept as they are rather
+    than shifting every later position."""
     low = text.lower()
     if len(low) == len(text):
         return low
@@ -929,10 +918,9 @@ class _Views:
         return all(not present.isdisjoint(group) for group in _RULE_GROUPS[index])
 
     def candidate_rules(self) -> list:
-        """Indices of the rules whose trigger groups are all present, in rule
-        (= report) order. With one view (ASCII text, or text normalising left
-        unchanged) the answer depends only on the set of trigger words present,
-        so it is memoised on that set."""
+        """Indices of the rules whose trigger groups are all present, in rule (= report) order. With
+        one view (ASCII text, or text normalising left unchanged) the answer depends only on the set
+        of trigger words present, so it is memoised on that set."""
         if self.prepared is self.raw:
             key = self.present("raw")
             chosen = _CANDIDATES.get(key)
@@ -1024,17 +1012,15 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
 
 # The scan loop
 def _clean_ascii(text: str) -> bool:
-    """True when ``_findings`` would find nothing in the ASCII ``text``
-    because no rule can run on it; False means "run the full path" (it
-    decides, and memoises the rules for a new set of trigger words).
+    """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on
+    it; False means "run the full path" (it decides, and memoises the rules for a new set of trigger
+    words).
 
-    The same decisions as the full path, without building its views: for
-    ASCII text the normalised view is the text itself and the lower-case
-    view is ``text.lower()``, no invisible character can occur, and a rule
-    runs only when its trigger words are present, one of its required
-    characters is in its view (``requires``) and its ``precheck`` passes.
-    Most skill descriptions and memory entries end here (a property test
-    compares both paths)."""
+    The same decisions as the full path, without building its views: for ASCII text the normalised
+    view is the text itself and the lower-case view is ``text.lower()``, no invisible character can
+    occur, and a rule runs only when its trigger words are present, one of its required characters
+    is in its view (``requires``) and its ``precheck`` passes. Most skill descriptions and memory
+    entries end here (a property test compares both paths)."""
     low = text.lower()
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:
