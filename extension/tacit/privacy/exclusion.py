@@ -1,7 +1,6 @@
 """Projects tacit is off for: ``tacit off`` and the ``exclude`` globs.
 
-Design notes: docs/design/safety.md#tacitprivacyexclusion
-"""
+Design notes: docs/design/safety.md#tacitprivacyexclusion"""
 
 from __future__ import annotations
 
