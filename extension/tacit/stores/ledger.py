@@ -635,8 +635,7 @@ class Ledger:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 # re-check under the write lock: another process may have just applied it
-                done = conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?",
-                                    (name,)).fetchone()
+                done = conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone()
                 if not done:
                     if callable(migration):
                         migration(conn)

@@ -16,13 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import (
-    LOCK_TIMEOUT_SECONDS,
-    LockTimeout,
-    atomic_write_bytes,
-    atomic_write_text,
-    lock_for,
-)
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -542,8 +536,7 @@ class MemoryStore:
             if op.action not in ("add", "replace", "remove"):
                 return {"success": False, "error": f"unknown action {op.action!r}"}
             if op.action in ("add", "replace"):
-                problem = self._check_content(op.target,
-                                              self._text_arg(op.target, op.content, "Content"))
+                problem = self._check_content(op.target, self._text_arg(op.target, op.content, "Content"))
                 if problem:
                     return {"success": False, "target": op.target, "error": problem}
         targets = sorted({op.target for op in ops})
@@ -615,8 +608,7 @@ class MemoryStore:
             changed = new_entries != entries
             if changed:
                 self._write(target, entries, new_entries, action, group)
-        result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.",
-                          new_entries)
+        result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.", new_entries)
         result["entries"] = new_entries
         return self._changed(result) if changed else result
 

@@ -102,8 +102,7 @@ class SessionStore:
             return self._load(conn, session_id)[0]
 
     def _load(self, conn, session_id: str) -> tuple[SessionState, int | None]:
-        row = conn.execute("SELECT rev, state FROM sessions WHERE session_id = ?",
-                           (session_id,)).fetchone()
+        row = conn.execute("SELECT rev, state FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         cached = self._cache.get(session_id)
         if row is None:
             state, rev = SessionState(session_id=session_id), None
@@ -151,8 +150,7 @@ class SessionStore:
     @staticmethod
     def once(conn, key: str) -> bool:
         """Record ``key``; False when it was recorded before (already applied)."""
-        cur = conn.execute("INSERT OR IGNORE INTO applied_once (key, at) VALUES (?, ?)",
-                           (key, time.time()))
+        cur = conn.execute("INSERT OR IGNORE INTO applied_once (key, at) VALUES (?, ?)", (key, time.time()))
         return cur.rowcount == 1
 
     def prune(self, now: float | None = None) -> dict:

@@ -41,8 +41,7 @@ from tacit.stores.skill_format import (
     validate_name,
 )
 
-__all__ = ["Catalog", "Problem", "Skill", "SkillStore", "render_index", "slugify",
-           "validate_name"]
+__all__ = ["Catalog", "Problem", "Skill", "SkillStore", "render_index", "slugify", "validate_name"]
 
 SKILL_FILE = "SKILL.md"
 TRASH_DIR = ".trash"
@@ -288,9 +287,7 @@ class SkillStore:
         """``(SKILL.md path, category, error)`` of an existing skill; name checked."""
         top = self._top_level(name)
         if os.path.lexists(top.parent):
-            if not self._inside_root(top.parent) or (
-                os.path.lexists(top) and not self._inside_root(top)
-            ):
+            if not self._inside_root(top.parent) or (os.path.lexists(top) and not self._inside_root(top)):
                 return None, None, (f"refused: {top} is a symlink that points outside the "
                                     f"skills folder {self.skills_dir}")
             if top.is_file():
@@ -422,8 +419,7 @@ class SkillStore:
                 problems.append(loaded)
                 continue
             if loaded.blocked:
-                problems.append(Problem(loaded.path,
-                                        f"blocked by the content scanner: {loaded.blocked}"))
+                problems.append(Problem(loaded.path, f"blocked by the content scanner: {loaded.blocked}"))
             skills.append(loaded)
         memo.save(prune=True)
         skills = _dedupe(skills, problems)
@@ -470,8 +466,7 @@ class SkillStore:
             if entry.name.startswith(".") or not _is_dir(entry):
                 return False
             if entry.is_symlink() and not self._inside_root(entry.path, root_real):
-                problems.append(Problem(entry.path,
-                                        "symlink pointing outside the skills folder (refused)"))
+                problems.append(Problem(entry.path, "symlink pointing outside the skills folder (refused)"))
                 return False
             return True
 
@@ -502,8 +497,7 @@ class SkillStore:
                 if not usable_folder(sub) or add(sub, entry.name):
                     in_category = True
             if not in_category:
-                problems.append(Problem(entry.path,
-                                        "folder has no SKILL.md (and holds no skill folders)"))
+                problems.append(Problem(entry.path, "folder has no SKILL.md (and holds no skill folders)"))
         return found, problems
 
     def index_text(self, budget: int | None = None) -> str:
@@ -612,8 +606,7 @@ class SkillStore:
         def change(meta: dict[str, Any], body: str):
             new_body, replaced = replace_section(body, title, content)
             meta["version"] = bump_version(meta.get("version"), "patch")
-            return meta, new_body, {"section": title,
-                                    "action": "replaced" if replaced else "appended"}
+            return meta, new_body, {"section": title, "action": "replaced" if replaced else "appended"}
 
         result = self._rewrite(name, change, "patch")
         if result.get("success"):
@@ -622,8 +615,7 @@ class SkillStore:
         return result
 
     @_never_raise
-    def edit(self, name: str, description: str | None = None,
-             body: str | None = None) -> dict[str, Any]:
+    def edit(self, name: str, description: str | None = None, body: str | None = None) -> dict[str, Any]:
         """Replace the description and/or the whole body; bumps the minor version."""
         problem = validate_name(name)
         if problem:
@@ -841,8 +833,7 @@ def default_body(name: str, description: str) -> str:
     import jinja2  # only a new skill needs it: hooks importing this module do not pay for it
 
     source = (resource_dir("skills_template") / "SKILL.md.j2").read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=False, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     return env.from_string(source).render(name=name, title=title_from_name(name),
                                           description=one_line(description)).strip()
 
@@ -882,8 +873,7 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
         + ".\n\n"
     )
 
-    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}"
-                for r in records]
+    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}" for r in records]
     names_only = len(header) + sum(len(p) for p in prefixes) + len(prefixes)
     if names_only <= budget:
         descriptions = [one_line(r.description) for r in records]
@@ -929,5 +919,4 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
                    "`tacit skill view <name>`.\n")
         return minimal if len(minimal) <= budget else minimal[:max(budget, 0)]
     keep.sort()  # records are sorted by name
-    return (header + "\n".join(prefixes[i] for i in keep) + "\n"
-            + tail(len(records) - len(keep)) + "\n")
+    return header + "\n".join(prefixes[i] for i in keep) + "\n" + tail(len(records) - len(keep)) + "\n"
