@@ -11,13 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tacit.lazyre import lazy
-from tacit.detect.text import (
-    clauses,
-    content_tokens,
-    normalise,
-    sentences,
-    strip_quoted,
-)
+from tacit.detect.text import clauses, content_tokens, normalise, sentences, strip_quoted
 
 __all__ = ["CUES", "Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
 

@@ -587,9 +587,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             segments.append((text, role, section))
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
-                sentences.append(
-                    _Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item")
-                )
+                sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
     return sentences, done
 
 
