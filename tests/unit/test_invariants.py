@@ -49,7 +49,6 @@ LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never abov
     "stores/memory.py": 760, "stores/skills.py": 960,
 }
 LONG_FUNCTIONS = {  # at most three may stay above 80 lines
-    "detect/fix_parse.py:_parse": 173,
     "hosts/codex/install.py:_install": 108,
 }
 LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
