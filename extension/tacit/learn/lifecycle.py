@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tacit.app import Tacit
 from tacit.consolidation import add_entry
+from tacit.learn.captures import local_day
 from tacit.log import log
 from tacit.projects import project_for
 from tacit.stores import candidates, history, notices
@@ -104,10 +105,6 @@ def notice_text(description: str, key: str, sessions: int) -> str:
     plural = "" if sessions == 1 else "s"
     return (f"Memory adapted: I'm now {phrase} based on your last {sessions} session{plural}. "
             f"Review with /memory-show; revert with /memory-forget \"{key}\".")
-
-
-def local_day(now: float) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(now))
 
 
 # Moving memories along (inside the caller's write transaction)
