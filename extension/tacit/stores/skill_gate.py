@@ -10,13 +10,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from tacit.safety.context_gate import (
-    SKILL_BODY,
-    SKILL_CATEGORY,
-    SKILL_DESCRIPTION,
-    SKILL_NAME,
-    Block,
-    LeftOut,
-    gate_context,
+    SKILL_BODY, SKILL_CATEGORY, SKILL_DESCRIPTION, SKILL_NAME, Block, LeftOut, gate_context,
 )
 from tacit.stores import file_memo
 from tacit.stores.skill_format import MAX_SKILL_BYTES

@@ -21,24 +21,9 @@ from tacit.resources import resource_dir
 from tacit.safety import scanner as scan
 from tacit.stores import file_memo, history
 from tacit.stores.skill_format import (
-    INITIAL_VERSION,
-    MAX_SKILL_BYTES,
-    MAX_SKILL_CHARS,
-    SkillFormatError,
-    bump_version,
-    clean_section_title,
-    content_heading_problem,
-    description_problem,
-    metadata_problem,
-    missing_sections,
-    now_iso,
-    one_line,
-    parse_skill,
-    render_skill,
-    replace_section,
-    slugify,
-    title_from_name,
-    validate_name,
+    INITIAL_VERSION, MAX_SKILL_BYTES, MAX_SKILL_CHARS, SkillFormatError, bump_version, clean_section_title,
+    content_heading_problem, description_problem, metadata_problem, missing_sections, now_iso, one_line,
+    parse_skill, render_skill, replace_section, slugify, title_from_name, validate_name,
 )
 
 __all__ = ["Catalog", "Problem", "Skill", "SkillStore", "render_index", "slugify", "validate_name"]
