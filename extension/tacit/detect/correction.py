@@ -18,15 +18,8 @@ from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import model
 from tacit.detect.patterns import (
-    DEFAULT_DIRECTIVE_WORDS,
-    DEFAULT_NEGATIVE_PATTERNS,
-    DEFAULT_STRONG_PATTERNS,
-    DEFAULT_WEAK_PATTERNS,
-    CorrectionPatterns,
-    compile_patterns,
-    default_patterns,
-    original_rule,
-    patterns_from_config,
+    DEFAULT_DIRECTIVE_WORDS, DEFAULT_NEGATIVE_PATTERNS, DEFAULT_STRONG_PATTERNS, DEFAULT_WEAK_PATTERNS,
+    CorrectionPatterns, compile_patterns, default_patterns, original_rule, patterns_from_config,
 )
 from tacit.detect.rules import Phrased, phrase
 from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted

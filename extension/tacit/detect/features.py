@@ -16,14 +16,7 @@ from tacit.detect.model import bucket
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
 from tacit.detect.text import (
-    PLACEHOLDER,
-    clean,
-    content_tokens,
-    focus_text,
-    looks_like_agent_prompt,
-    sentences,
-    strip_quoted,
-    words,
+    PLACEHOLDER, clean, content_tokens, focus_text, looks_like_agent_prompt, sentences, strip_quoted, words,
 )
 
 __all__ = ["MessageReading", "read", "user_features"]
