@@ -25,21 +25,10 @@ from tacit.detect.rules import Phrased, phrase
 from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
 
 __all__ = [
-    "CorrectionPatterns",
-    "CorrectionVerdict",
-    "DEFAULT_STRONG_PATTERNS",
-    "DEFAULT_WEAK_PATTERNS",
-    "DEFAULT_NEGATIVE_PATTERNS",
-    "DEFAULT_DIRECTIVE_WORDS",
-    "STRONG_SCORE",
-    "compile_patterns",
-    "default_patterns",
-    "detect_correction",
-    "detect_correction_original",
-    "judge_correction",
-    "looks_like_agent_prompt",
-    "patterns_from_config",
-    "strip_quoted",
+    "CorrectionPatterns", "CorrectionVerdict", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS",
+    "DEFAULT_NEGATIVE_PATTERNS", "DEFAULT_DIRECTIVE_WORDS", "STRONG_SCORE", "compile_patterns",
+    "default_patterns", "detect_correction", "detect_correction_original", "judge_correction",
+    "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
 ]
 
 WEIGHTS_FILE = "user_model.json"

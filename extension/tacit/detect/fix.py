@@ -18,14 +18,8 @@ from tacit.detect.model import bucket, model
 from tacit.lazyre import lazy
 
 __all__ = [
-    "MIN_CONFIDENCE",
-    "FixStatement",
-    "detect_fix",
-    "fix_score",
-    "lookup_text",
-    "reply_features",
-    "tokenize_code_aware",
-    "iter_tokens",
+    "MIN_CONFIDENCE", "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
+    "tokenize_code_aware", "iter_tokens",
 ]
 
 #: the rule parser's own confidence floor (kept for callers that read it)

@@ -17,14 +17,8 @@ from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.model import model
 
 __all__ = [
-    "CATEGORIES",
-    "CATEGORY_RANGES",
-    "TENTATIVE_RANGE",
-    "Importance",
-    "importance_from",
-    "score_importance",
-    "wants_forget",
-    "wants_review",
+    "CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance",
+    "wants_forget", "wants_review",
 ]
 
 CATEGORIES = ("preference", "decision", "correction", "goal", "fact", "context", "none")

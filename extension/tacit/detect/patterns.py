@@ -15,15 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "CorrectionPatterns",
-    "DEFAULT_STRONG_PATTERNS",
-    "DEFAULT_WEAK_PATTERNS",
-    "DEFAULT_NEGATIVE_PATTERNS",
-    "DEFAULT_DIRECTIVE_WORDS",
-    "OriginalHit",
-    "compile_patterns",
-    "default_patterns",
-    "patterns_from_config",
+    "CorrectionPatterns", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS", "DEFAULT_NEGATIVE_PATTERNS",
+    "DEFAULT_DIRECTIVE_WORDS", "OriginalHit", "compile_patterns", "default_patterns", "patterns_from_config",
     "original_rule",
 ]
 
