@@ -1,5 +1,4 @@
-"""Corrections in the languages tacit's privacy phrases cover (de, fr, es, ru, ja, pt, ko; zh in
-markers).
+"""Corrections in the languages tacit's privacy phrases cover (de, fr, es, ru, ja, pt, ko; zh in markers).
 
 The learned scorers are trained on English rows only, so a non-English message is judged by phrases
 whose meaning is unambiguous: "das ist falsch", "ce n'est pas ça", "неправильно", "違います", "틀렸어요", "I

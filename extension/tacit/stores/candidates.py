@@ -1,18 +1,17 @@
 """Candidates: the SQL of the shared memory lifecycle (``memories``, ``memory_evidence``, ``adaptations``).
 
-Every learner proposes candidate memories into one table; the arithmetic of
-the ladder (candidate → confirmed → applied → dismissed) is
-``tacit.learn.lifecycle``, this module only reads and writes rows.
+Every learner proposes candidate memories into one table; the arithmetic of the ladder (candidate →
+confirmed → applied → dismissed) is ``tacit.learn.lifecycle``, this module only reads and writes
+rows.
 
 Design decisions
-- **Functions take the caller's connection.** They run inside the caller's
-  write transaction (a background handler's, under the engine's applied-once
-  marker), so everything a learner does to one event commits together.
-- **Evidence rows are the idempotency.** ``(memory_id, ref)`` is the primary
-  key of ``memory_evidence``; ``add_evidence`` says whether the row is new,
-  and only a new row may reinforce a memory.
-- **Rows come back as dataclasses**, not tuples, where callers read fields.
-"""
+- **Functions take the caller's connection.** They run inside the caller's write transaction (a
+  background handler's, under the engine's applied-once marker), so everything a learner does to one
+  event commits together.
+- **Evidence rows are the idempotency.** ``(memory_id, ref)`` is the primary key of
+  ``memory_evidence``; ``add_evidence`` says whether the row is new, and only a new row may
+  reinforce a memory.
+- **Rows come back as dataclasses**, not tuples, where callers read fields."""
 
 from __future__ import annotations
 

@@ -1,18 +1,17 @@
 """Fix patterns: the SQL (``fix_patterns``, its FTS5 index, ``fix_pattern_events``, ``turn_metrics``).
 
-- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised
-  terms; a SQLite without FTS5 got a plain table of the same shape
-  (migration ``0002``) and every active pattern is scored in Python.
-- **The active count lives in ``ledger_meta``** (``fix_patterns.active``):
-  the IDF's ``N`` and the "anything to look up?" test, one primary-key read.
-- **One event row per (pattern, session, message time, kind)**: an outcome
-  recorded twice for the same message counts once.
-- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are
-  read; document frequencies are kept per connection while FTS5's structure
-  record is unchanged. Functions take the caller's connection.
+- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised terms; a SQLite without
+  FTS5 got a plain table of the same shape (migration ``0002``) and every active pattern is scored
+  in Python.
+- **The active count lives in ``ledger_meta``** (``fix_patterns.active``): the IDF's ``N`` and the
+  "anything to look up?" test, one primary-key read.
+- **One event row per (pattern, session, message time, kind)**: an outcome recorded twice for the
+  same message counts once.
+- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are read; document
+  frequencies are kept per connection while FTS5's structure record is unchanged. Functions take the
+  caller's connection.
 
-Design notes: docs/design/learn.md#tacitstoresfix_patterns
-"""
+Design notes: docs/design/learn.md#tacitstoresfix_patterns"""
 
 from __future__ import annotations
 
