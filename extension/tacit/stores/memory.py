@@ -88,11 +88,8 @@ def normalise_entry(text: str) -> str:
 def separator_problem(entry: str) -> str | None:
     """Why ``entry`` cannot be stored as one entry, or None."""
     if any(line.strip() == "§" for line in entry.split("\n")):
-        return (
-            "Entry contains '§' on a line of its own; that line is the separator "
-            "between memory entries and would split this entry in two. "
-            "Put the '§' inside a sentence or remove that line."
-        )
+        return ("Entry contains '§' on a line of its own; that line is the separator between memory entries "
+                "and would split this entry in two. Put the '§' inside a sentence or remove that line.")
     return None
 
 
@@ -112,12 +109,9 @@ class Operation:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Operation":
-        return cls(
-            action=str(data.get("action", "")),
-            target=str(data.get("target", "memory")),
-            content=str(data.get("content", data.get("new_text", "")) or ""),
-            old_text=str(data.get("old_text", "") or ""),
-        )
+        return cls(action=str(data.get("action", "")), target=str(data.get("target", "memory")),
+                   content=str(data.get("content", data.get("new_text", "")) or ""),
+                   old_text=str(data.get("old_text", "") or ""))
 
 
 class MemoryStore:
@@ -284,13 +278,8 @@ class MemoryStore:
         return header
 
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:
-        return {
-            "success": True,
-            "target": target,
-            "message": message,
-            "usage": self.usage(target, entries)["text"],
-            "entry_count": len(entries),
-        }
+        return {"success": True, "target": target, "message": message,
+                "usage": self.usage(target, entries)["text"], "entry_count": len(entries)}
 
     def _fail(self, target: str, error: str, entries: list[str] | None = None, **extra) -> dict[str, Any]:
         result: dict[str, Any] = {"success": False, "target": target, "error": error}
@@ -333,9 +322,7 @@ class MemoryStore:
                 raise self._backup(path, data, "the file does not round-trip as §-separated entries")
             biggest = max((len(e) for e in entries), default=0)
             if biggest > self.limit_for(target):
-                raise self._backup(
-                    path, data, f"one entry ({biggest:,} chars) is larger than the whole limit"
-                )
+                raise self._backup(path, data, f"one entry ({biggest:,} chars) is larger than the whole limit")
         return entries
 
     @staticmethod
@@ -351,16 +338,11 @@ class MemoryStore:
 
     def _drift_result(self, target: str, exc: DriftError) -> dict[str, Any]:
         return self._fail(
-            target,
-            f"Refusing to rewrite {exc.path.name}: {exc.why}, so rewriting it could lose "
-            f"text someone added by hand. A copy was saved to {exc.backup}.",
-            drift_backup=str(exc.backup),
-            remediation=(
-                f"Open {exc.path} and make it a clean list of entries separated by a line "
-                f"holding only '§' (entries shorter than the limit), re-adding anything "
-                f"from the backup with `tacit memory add`; then retry."
-            ),
-        )
+            target, f"Refusing to rewrite {exc.path.name}: {exc.why}, so rewriting it could lose text someone "
+                    f"added by hand. A copy was saved to {exc.backup}.", drift_backup=str(exc.backup),
+            remediation=f"Open {exc.path} and make it a clean list of entries separated by a line holding only "
+                        f"'§' (entries shorter than the limit), re-adding anything from the backup with "
+                        f"`tacit memory add`; then retry.")
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
@@ -445,13 +427,10 @@ class MemoryStore:
             return None
         current = len(join_entries(entries))
         return self._fail(
-            target,
-            f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
-            f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: "
-            f"merge overlapping entries with 'replace' or remove stale ones, then retry.",
-            entries,
-            over_limit=True,
-        )
+            target, f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
+                    f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: merge "
+                    f"overlapping entries with 'replace' or remove stale ones, then retry.",
+            entries, over_limit=True)
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> tuple[int | None, dict | None]:
         """Index of the one entry containing ``old_text``, or a failure result."""
@@ -464,13 +443,8 @@ class MemoryStore:
         distinct = {entries[i] for i in hits}
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
-            return None, self._fail(
-                target,
-                f"{len(distinct)} different entries contain {old_text!r}; use a longer, "
-                f"unique substring.",
-                entries,
-                matches=previews,
-            )
+            return None, self._fail(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
+                                            "longer, unique substring.", entries, matches=previews)
         return hits[0], None
 
     def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
@@ -573,23 +547,15 @@ class MemoryStore:
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
-                    return self._fail(
-                        t,
-                        f"Batch would leave {self.path_for(t).name} at {total:,}/{limit:,} chars, "
-                        f"over the limit; nothing was changed.",
-                        before[t],
-                        over_limit=True,
-                        applied=False,
-                    )
+                    return self._fail(t, f"Batch would leave {self.path_for(t).name} at {total:,}/{limit:,} "
+                                         "chars, over the limit; nothing was changed.",
+                                      before[t], over_limit=True, applied=False)
             group = f"batch-{time.time_ns()}"
             for t in targets:
                 if state[t] != before[t]:
                     self._write(t, before[t], state[t], "batch", group)
-        return {
-            "success": True,
-            "message": f"Batch of {len(ops)} operation(s) applied.",
-            "targets": {t: self._ok(t, "ok", state[t]) for t in targets},
-        }
+        return {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
+                "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
 
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
