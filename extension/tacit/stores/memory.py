@@ -26,9 +26,11 @@ from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY as _MEMORY
 from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
+from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
+    ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
+)
 from tacit.stores.shared_text import shared
 
-ENTRY_DELIMITER = "\n§\n"
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
 MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -67,35 +69,6 @@ class DriftError(Exception):
     def __init__(self, path: Path, backup: Path, why: str):
         super().__init__(why)
         self.path, self.backup, self.why = path, backup, why
-
-
-def parse_entries(raw: str) -> list[str]:
-    """Split a memory file's text into entries (whitespace-trimmed, no empties)."""
-    if not raw.strip():
-        return []
-    return [e.strip() for e in raw.split(ENTRY_DELIMITER) if e.strip()]
-
-
-def join_entries(entries: Iterable[str]) -> str:
-    return ENTRY_DELIMITER.join(entries)
-
-
-def normalise_entry(text: str) -> str:
-    """Line endings to ``\\n`` and outer whitespace trimmed: what is stored."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
-
-
-def separator_problem(entry: str) -> str | None:
-    """Why ``entry`` cannot be stored as one entry, or None."""
-    if any(line.strip() == "§" for line in entry.split("\n")):
-        return ("Entry contains '§' on a line of its own; that line is the separator between memory entries "
-                "and would split this entry in two. Put the '§' inside a sentence or remove that line.")
-    return None
-
-
-def usage_text(current: int, limit: int) -> str:
-    pct = min(100, int(current * 100 / limit)) if limit > 0 else 0
-    return f"{pct}% — {current:,}/{limit:,} chars"
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +445,7 @@ class MemoryStore:
             entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            new_entries = _replaced(entries, index, new_text)
+            new_entries = replaced(entries, index, new_text)
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
@@ -488,7 +461,7 @@ class MemoryStore:
             entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            new_entries = _removed(entries, index)
+            new_entries = removed(entries, index)
             self._write(target, entries, new_entries, "remove")
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
@@ -541,9 +514,9 @@ class MemoryStore:
                     failure["applied"] = False
                     return failure
                 if op.action == "replace":
-                    state[op.target] = _replaced(entries, index, normalise_entry(op.content))
+                    state[op.target] = replaced(entries, index, normalise_entry(op.content))
                 else:
-                    state[op.target] = _removed(entries, index)
+                    state[op.target] = removed(entries, index)
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
@@ -613,30 +586,6 @@ class MemoryStore:
         result["entries"] = entries
         result["path"] = str(self.path_for(target))
         return result
-
-
-def _replaced(entries: list[str], index: int, new_text: str) -> list[str]:
-    """``entries`` with the one at ``index`` replaced; two entries becoming
-    identical is a merge, not a duplicate."""
-    new_entries = list(entries)
-    new_entries[index] = new_text
-    return _dedupe(new_entries)
-
-
-def _removed(entries: list[str], index: int) -> list[str]:
-    """``entries`` without the one at ``index`` (and any exact copy of it)."""
-    removed = entries[index]
-    return [e for e in entries if e != removed]
-
-
-def _dedupe(entries: list[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for e in entries:
-        if e not in seen:
-            seen.add(e)
-            out.append(e)
-    return out
 
 
 def remember_project(cfg, project: Project) -> None:
