@@ -85,9 +85,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_why)
 
 
-# ---------------------------------------------------------------------------
-# plumbing
-# ---------------------------------------------------------------------------
 def _folder(args, cfg) -> str:
     return os.path.realpath(project_folder(args, cfg))
 
@@ -134,9 +131,6 @@ def _project_dict(project: Project | None) -> dict | None:
     return None if project is None else {"name": project.name, "root": project.main_root}
 
 
-# ---------------------------------------------------------------------------
-# commands
-# ---------------------------------------------------------------------------
 def _list(args, cfg) -> int:
     project = _project(args, cfg)
 
