@@ -258,8 +258,8 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
     if edit is not None:
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
-        call = normalize_call("Bash", {"command": command}, folder, project_root=root,
-                              branch=current_branch(root), home=cfg.env.get("HOME"), remotes=git_remotes(root))
+        call = normalize_call("Bash", {"command": command}, folder, project_root=root, branch=current_branch(root),
+                              home=cfg.env.get("HOME"), remotes=git_remotes(root), exists=os.path.lexists)
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

@@ -139,7 +139,7 @@ class GuardChecker:
         branch = current_branch(compiled.root) if compiled.root else None
         remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home, remotes=remotes)
+                              home=self.home, remotes=remotes, exists=os.path.lexists)
         return compiled.guards.check(call)
 
     def on_start(self, event, ctx):
