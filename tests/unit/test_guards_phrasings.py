@@ -92,6 +92,10 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Never delete remote branches.", [CommandMatch(("git",), ("push",), ("--delete",), True)]),
     ("Never run the `db:reset` script.", [CommandMatch(("npm", "pnpm", "yarn", "bun"), ("run", "db:reset"), (), True),
                                           CommandMatch(("pnpm", "yarn"), ("db:reset",), (), True)]),
+    ("Don't run tests in watch mode (`vitest --watch`).", [CommandMatch(("vitest",), (), ("--watch",), True)]),
+    ("Never commit with `--no-verify`.", [CommandMatch(("git",), ("commit",), ("--no-verify",), True)]),
+    ("Avoid `--legacy-peer-deps`.", [CommandMatch(("npm",), ("install",), ("--legacy-peer-deps",), True)]),
+    ("Never run `prettier --write .` on the whole repo.", [CommandMatch(("prettier",), (".",), ("--write",), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches

@@ -39,6 +39,7 @@ _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
     r"workspace|monorepo|app|team)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
     r"(?:in )?here|for package management|during (?:local )?development|"
+    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
 _REASON_HEAD = lazy(
@@ -147,7 +148,7 @@ def clean_line(text: str) -> str:
 def _avoid(m) -> str:
     verb = m.group(1)
     if verb is None:
-        return "never "
+        return "never use " if m.string[m.end():m.end() + 5].startswith("\x00") else "never "
     base = _GERUND.get(verb.lower())
     return f"never {base} " if base else m.group(0)
 

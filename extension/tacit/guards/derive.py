@@ -382,15 +382,14 @@ _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?
 
 _COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # "never create an issue with gh issue create": the command says what the words say
-_WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
+_WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,6}})(?:with|using|via|through)\s+"
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
 _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
                     r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
-_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}
-# what a one-word program is for, by the stems of the verbs that name its job
+_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words
 _PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
             "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
             "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
@@ -452,8 +451,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     if m:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
-        spec = _run(f"never run `{cmd}`", because)
-        said = {_stem(_ALIAS.get(w.lower(), w)) for w in cmd.split()[1:]}  # "`npm i`": install
+        spec = (_run(f"never run `{cmd}`", because)  # "… with truthiness checks": no program
+                if m.group("cmd").startswith("`") or cmd.split()[0].lower() in _KNOWN_PROGRAMS else None)
+        said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
         if spec is not None and len(cmd.split()) > 1 and words & said:
             return [spec]
         if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):

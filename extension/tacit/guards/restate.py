@@ -106,7 +106,15 @@ _RUNS_SCRIPT = ((("npm", "pnpm", "yarn", "bun"), ("run",)), (("pnpm", "yarn"), (
 _DELETE_BRANCHES = lazy(rf"{_DONT}\s+delete\s+(?:any\s+)?(?P<remote>remote\s+|local\s+)?branches", re.I)
 
 
+# "never commit with `--no-verify`": the flag of that git command
+_GIT_VERB_FLAG = lazy(rf"{_DONT}\s+(?P<verb>commit|push|merge|rebase|pull|tag)\s+(?:with|using|passing)\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _GIT_VERB_FLAG.fullmatch(clause)
+    if m:
+        return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
     m = _SCRIPT.fullmatch(clause)
     if m:
         name = m.group("name")
