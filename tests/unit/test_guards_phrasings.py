@@ -96,6 +96,12 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Never commit with `--no-verify`.", [CommandMatch(("git",), ("commit",), ("--no-verify",), True)]),
     ("Avoid `--legacy-peer-deps`.", [CommandMatch(("npm",), ("install",), ("--legacy-peer-deps",), True)]),
     ("Never run `prettier --write .` on the whole repo.", [CommandMatch(("prettier",), (".",), ("--write",), True)]),
+    ("stop running npm install", [CommandMatch(("npm",), ("install",), (), True)]),
+    ("I told you not to push to main", [PushMatch(("main",))]),
+    ("I don't want you editing `dist/`", [PathMatch(("dist/",))]),
+    ("you're not supposed to run `terraform apply`", [CommandMatch(("terraform",), ("apply",), (), True)]),
+    ("no more `git push --force`", [PushMatch(force_only=True)]),
+    ("never do a `git reset --hard` again", [CommandMatch(("git",), ("reset",), ("--hard",), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -113,6 +119,8 @@ def test_derived(text, matches):
     "- `gen/`: generated stubs (`docs/x.md`). Never edit generated files.",  # a path outside the folder
     "DO NOT call `subscription_list`.",  # a tool of the agent, not a program
     "Do not publish",  # no registry named
+    "stop the dev server before you commit",  # "stop" is the act here, not a prohibition
+    "no more than three retries per job",
     "Don't write migration files. Use `alembic revision` and `db/migrations/`.",  # two names: which one?
 ])
 def test_not_derived(text):

@@ -153,6 +153,20 @@ def _avoid(m) -> str:
     return f"never {base} " if base else m.group(0)
 
 
+# "stop running npm install" · "I don't want you editing `dist/`" · "you're not supposed to run …" · "no more …"
+_SPOKEN_NEVER = lazy(r"^(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
+                     r"you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
+                     r"don'?t\s+you\s+dare|no\s+more|stop|quit)(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+
+
+def _spoken(m) -> str:
+    ing = m.group("ing")
+    if ing is None:
+        return "never " if not m.group(0).lower().startswith(("stop", "quit")) else m.group(0)
+    base = _GERUND.get(ing.lower())
+    return f"never {base} " if base else m.group(0)
+
+
 def _never_said(m) -> str:
     said = m.group(0).lower()
     m2 = re.match(r"(never|don'?t|do not)\s+(?:attempt|try)", said)
@@ -161,6 +175,8 @@ def _never_said(m) -> str:
 
 def _tidy(s: str) -> str:
     s = _NEVER_SAID.sub(_never_said, s.strip())
+    s = _SPOKEN_NEVER.sub(_spoken, s)
+    s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, s.strip())
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
