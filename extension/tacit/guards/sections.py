@@ -15,6 +15,7 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import clean_line
+from tacit.guards.words import _KNOWN_PROGRAMS
 
 # a heading (or a line alone that ends in a colon) that says what follows is not to be done
 _PROHIBIT_HEAD = lazy(
@@ -120,6 +121,9 @@ class Layout:
             if i < len(cells) and re.fullmatch(r"`[^`]+`", cells[i]):
                 head = self.header[i] if i < len(self.header) else ""
                 verb = "edit" if _CELL_EDIT.search(head) and not re.search(r"\b(?:run|commands?)\b", head, re.I) else "run"
+                first = cells[i].strip("`").split()[0] if cells[i].strip("` ") else ""
+                if verb == "run" and first.lower() not in _KNOWN_PROGRAMS and not first.startswith("./"):
+                    continue  # "| `std::string` | `kj::String` |": a type of code, not a command
                 out.append(f"never {verb} {cells[i]}")
         return out
 
