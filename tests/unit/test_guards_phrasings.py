@@ -102,6 +102,9 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("you're not supposed to run `terraform apply`", [CommandMatch(("terraform",), ("apply",), (), True)]),
     ("no more `git push --force`", [PushMatch(force_only=True)]),
     ("never do a `git reset --hard` again", [CommandMatch(("git",), ("reset",), ("--hard",), True)]),
+    ("Never bypass the check with `git commit --no-verify`, by editing or deleting the hook, or with any suppression file.",
+     [CommandMatch(("git",), ("commit",), ("--no-verify",), True)]),
+    ("Do not bypass the review by creating draft PRs.", [CommandMatch(("gh",), ("pr", "create"), ("--draft",), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches

@@ -18,7 +18,7 @@ import threading
 from tacit.lazyre import lazy
 from tacit.guards.clauses import _GERUND
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _unquote
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
 
 # "never run ./scripts/x.sh": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
@@ -111,7 +111,21 @@ _GIT_VERB_FLAG = lazy(rf"{_DONT}\s+(?P<verb>commit|push|merge|rebase|pull|tag)\s
                       r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
+# "never bypass the check with `git commit --no-verify`, by editing the hook, or …": the command among the means
+_MEANS = lazy(rf"{_DONT}\s+(?:[\w'-]+\s+){{1,5}}?(?:with|using|via|through)\s+(?P<cmd>`[^`]+`)\s*,\s*(?:or\s+)?"
+              r"(?:by|with|using|via|through)\b.*", re.I)
+# "do not bypass it by creating draft PRs": the way around it is what to stop
+_BY_DOING = lazy(rf"{_DONT}\s+(?:bypass|circumvent|get around|work around|evade|dodge)\s+(?:[\w'-]+\s+){{0,4}}?by\s+"
+                 r"(?P<ing>[a-z-]+ing)\s+(?P<rest>\S.*)", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _MEANS.fullmatch(clause)
+    if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
+        return read(f"never run {m.group('cmd')}", because)
+    m = _BY_DOING.fullmatch(clause)
+    if m and m.group("ing").lower() in _GERUND:
+        return read(f"never {_GERUND[m.group('ing').lower()]} {m.group('rest')}", because)
     m = _GIT_VERB_FLAG.fullmatch(clause)
     if m:
         return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
