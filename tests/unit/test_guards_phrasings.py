@@ -124,6 +124,11 @@ def test_derived(text, matches):
     "Do not publish",  # no registry named
     "stop the dev server before you commit",  # "stop" is the act here, not a prohibition
     "no more than three retries per job",
+    "Forbidden: `any`, `unknown as`",  # types of code, not programs
+    "Don't bypass the type checker by using `as any`.",
+    "`eval` is forbidden.",
+    "You should not be using `var`.",
+    "Leave the test as-is if it passes.",
     "Don't write migration files. Use `alembic revision` and `db/migrations/`.",  # two names: which one?
 ])
 def test_not_derived(text):

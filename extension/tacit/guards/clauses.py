@@ -202,7 +202,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
-        sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never run ", sentence)
+        sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
