@@ -105,6 +105,12 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Never bypass the check with `git commit --no-verify`, by editing or deleting the hook, or with any suppression file.",
      [CommandMatch(("git",), ("commit",), ("--no-verify",), True)]),
     ("Do not bypass the review by creating draft PRs.", [CommandMatch(("gh",), ("pr", "create"), ("--draft",), True)]),
+    ("Instead of `npm install`, use `pnpm install`.", [CommandMatch(("npm",), ("install",), (), True)]),
+    ("Replace `npm` with `pnpm` in all commands.", [CommandMatch(("npm",), (), (), True)]),
+    ("pnpm only — no npm, no yarn.", [CommandMatch(("npm",), (), (), True), CommandMatch(("yarn",), (), (), True)]),
+    ("Package manager: pnpm (npm and yarn are not allowed).", [CommandMatch(("npm", "yarn"), (), (), True)]),
+    # the alternative after a dash is no second item of a list (it was a guard on `uv run pytest`)
+    ("Never run `pytest` directly — always `uv run pytest`.", [CommandMatch(("pytest",), (), (), True)]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -125,6 +131,8 @@ def test_derived(text, matches):
     "stop the dev server before you commit",  # "stop" is the act here, not a prohibition
     "no more than three retries per job",
     "Forbidden: `any`, `unknown as`",  # types of code, not programs
+    "Only use pnpm.",  # the others are not named: no guard
+    "Only pnpm is allowed.",
     "Don't bypass the type checker by using `as any`.",
     "`eval` is forbidden.",
     "You should not be using `var`.",

@@ -48,7 +48,7 @@ _REASON_HEAD = lazy(
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
-    r"(?:change|edit|modify|update|fix|add)\b[^,;]*\binstead\b)|"
+    r"(?:change|edit|modify|update|fix|add)\b[^,;]*\binstead\b|no\s+[\w.-]+\s*(?:,|$))|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
@@ -201,6 +201,11 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
+        sentence = re.sub(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", r"; \1",
+                          sentence, flags=re.I)
+        # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
+        sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;

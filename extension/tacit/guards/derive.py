@@ -42,7 +42,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 

@@ -198,7 +198,17 @@ _JOB_WITH = lazy(r"(?:[a-z]+\s+){1,3}(?:with|using|via|through)\s+(?P<rest>`[^`]
                  r"\s+`.+)", re.I)
 
 
+# "instead of `npm install`, use `pnpm install`" · "replace `npm` with `pnpm` in all commands"
+_INSTEAD_FIRST = lazy(r"(?:instead of|rather than)\s+(?P<y>\S.*?)\s*,\s*(?:always\s+)?(?:use|run)\s+(?P<x>\S.*)|"
+                      r"replace\s+(?P<y2>`[^`]+`|[\w.-]+)\s+with\s+(?P<x2>`[^`]+`|[\w.-]+)"
+                      r"(?:\s+(?:in|for)\s+(?:all|every|any)\s+\w+)?", re.I)
+
+
 def _many_alternatives(clause: str, because: str, read) -> list:
+    first = _INSTEAD_FIRST.fullmatch(clause)
+    if first:
+        x, y = first.group("x") or first.group("x2"), first.group("y") or first.group("y2")
+        return read(f"use {x} instead of {y}", because)
     job = _JOB_WITH.fullmatch(clause)
     if job and not re.match(r"(?:never|don'?t|do not|no)\b", clause, re.I):
         return read(f"use {job.group('rest')}", because)
