@@ -132,6 +132,8 @@ def test_derived(text, matches):
     "no more than three retries per job",
     "Forbidden: `any`, `unknown as`",  # types of code, not programs
     "Only use pnpm.",  # the others are not named: no guard
+    "- For debugging: `X_DEBUG=true` runs in-process (no Docker)",  # a description, not a rule
+    "- `nx test realtime-js` - Standard test (no Docker)",
     "Only pnpm is allowed.",
     "Don't bypass the type checker by using `as any`.",
     "`eval` is forbidden.",

@@ -204,7 +204,19 @@ _INSTEAD_FIRST = lazy(r"(?:instead of|rather than)\s+(?P<y>\S.*?)\s*,\s*(?:alway
                       r"(?:\s+(?:in|for)\s+(?:all|every|any)\s+\w+)?", re.I)
 
 
+# "no npm, no yarn": a list of prohibitions, each a rule
+_NO_LIST = lazy(r"no\s+[\w.`-]+(?:\s*,\s*(?:or\s+|and\s+)?no\s+[\w.`-]+)+", re.I)
+
+
 def _many_alternatives(clause: str, because: str, read) -> list:
+    if _NO_LIST.fullmatch(clause):
+        out = []
+        for item in re.split(r"\s*,\s*(?:or\s+|and\s+)?", clause):
+            found = read(item, because)
+            if not found:
+                return []
+            out.extend(found)
+        return out
     first = _INSTEAD_FIRST.fullmatch(clause)
     if first:
         x, y = first.group("x") or first.group("x2"), first.group("y") or first.group("y2")
