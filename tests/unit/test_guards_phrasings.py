@@ -111,6 +111,10 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Package manager: pnpm (npm and yarn are not allowed).", [CommandMatch(("npm", "yarn"), (), (), True)]),
     # the alternative after a dash is no second item of a list (it was a guard on `uv run pytest`)
     ("Never run `pytest` directly — always `uv run pytest`.", [CommandMatch(("pytest",), (), (), True)]),
+    ("Never run destructive SQL (DROP, TRUNCATE, DELETE without WHERE).",
+     [SqlMatch(("drop_table", "drop_database", "truncate", "delete_without_where"))]),
+    ("Never run raw `DELETE` statements without a `WHERE` clause.", [SqlMatch(("delete_without_where",))]),
+    ('Never run `psql -c "DROP TABLE users"`.', [SqlMatch(("drop_table",))]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -180,6 +184,10 @@ def _stops(text: str, tool: str, arg: str) -> bool:
     ("- For external builds, always use `python3 test.py` instead of `./test.py`.", "Bash", "python3 test.py", False),
     ("Don't run destructive SQL like `DROP TABLE` or `TRUNCATE`", "Bash", "psql -c 'DROP TABLE users'", True),
     ("Don't run destructive SQL like `DROP TABLE` or `TRUNCATE`", "Bash", "psql -c 'SELECT 1'", False),
+    ("Never run destructive SQL (DROP, TRUNCATE, DELETE without WHERE).", "Bash",
+     "psql -c 'DELETE FROM users'", True),
+    ("Never run destructive SQL (DROP, TRUNCATE, DELETE without WHERE).", "Bash",
+     "psql -c 'DELETE FROM users WHERE id = 1'", False),
     ("Do not publish to npm", "Bash", "pnpm publish --access public", True),
     ("Do not publish to npm", "Bash", "pnpm pack", False),
     ("No edits to `vendor/`.", "Edit", "/repo/vendor/x/y.go", True),

@@ -201,6 +201,8 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        # "destructive SQL (DROP, TRUNCATE, DELETE without WHERE)": the statements named
+        sentence = re.sub(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", r" such as \1", sentence, flags=re.I)
         # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
         sentence = re.sub(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", r"; \1",
                           sentence, flags=re.I)

@@ -119,7 +119,18 @@ _BY_DOING = lazy(rf"{_DONT}\s+(?:bypass|circumvent|get around|work around|evade|
                  r"(?P<ing>[a-z-]+ing)\s+(?P<rest>\S.*)", re.I)
 
 
+# "never run `psql -c \"DROP TABLE users\"`": the SQL given to a database client
+_CLIENT_SQL = lazy(rf"{_DONT}\s+(?:run|execute|use)\s+`(?:psql|mysql|sqlite3|mariadb|duckdb|clickhouse(?:-client)?)\b[^`]*?"
+                   r"[\"'](?P<sql>(?:drop|truncate|delete)\b[^\"'`]*)[\"'][^`]*`", re.I)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _CLIENT_SQL.fullmatch(clause)
+    if m:
+        sql = m.group("sql")
+        if re.match(r"delete\b", sql, re.I):
+            return [] if re.search(r"\bwhere\b", sql, re.I) else read("never run DELETE without a WHERE clause", because)
+        return read("never run " + " ".join(sql.split()[:2]), because)
     m = _MEANS.fullmatch(clause)
     if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
         return read(f"never run {m.group('cmd')}", because)

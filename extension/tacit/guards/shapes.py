@@ -40,7 +40,7 @@ _SQL = [
     (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
                 rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
     (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
-    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?(?:raw\s+|bare\s+|plain\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
                 r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
 ]
 
@@ -164,8 +164,9 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     if m:  # "never run DROP TABLE, TRUNCATE or a DELETE without a WHERE clause"
         items = re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items"))
         found = [next((name for rx, name in _SQL_ITEMS if rx.fullmatch(i.strip())), None) for i in items if i.strip()]
-        if len(found) >= 2 and all(found):
-            return GuardSpec(SqlMatch(tuple(dict.fromkeys(found))), because)
+        if len(found) >= 2 and all(found):  # a bare "DROP": of a table or a database
+            names = [n for name in found for n in (("drop_table", "drop_database") if name == "drop" else (name,))]
+            return GuardSpec(SqlMatch(tuple(dict.fromkeys(names))), because)
     return None
 
 
@@ -173,6 +174,7 @@ _SQL_ITEMS = [(lazy(p, re.I), name) for p, name in (
     (r"(?:a\s+|any\s+)?drop\s+tables?(?:\s+statements?)?", "drop_table"),
     (r"(?:a\s+|any\s+)?drop\s+(?:database|schema)s?(?:\s+statements?)?", "drop_database"),
     (r"(?:a\s+|any\s+)?truncate(?:\s+tables?)?(?:\s+statements?)?", "truncate"),
+    (r"(?:a\s+|any\s+)?drop(?:\s+statements?)?", "drop"),
     (r"(?:a\s+|an\s+|any\s+)?delete(?:\s+from)?(?:\s+statements?|\s+queries)?\s+without\s+(?:a\s+)?where(?:\s+clause)?",
      "delete_without_where"),
 )]
