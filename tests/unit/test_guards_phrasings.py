@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.model import CommandMatch, CommitMatch, PathMatch, PipeMatch, PushMatch, RemoveMatch, SqlMatch, SudoMatch
+from tacit.guards.model import CommandMatch, CommitMatch, CommitPathMatch, PathMatch, PipeMatch, PushMatch, RemoveMatch, SqlMatch, SudoMatch
 
 STASH = CommandMatch(("git",), ("stash",), (), True)
 REBASE = CommandMatch(("git",), ("rebase",), (), True)
@@ -115,6 +115,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
      [SqlMatch(("drop_table", "drop_database", "truncate", "delete_without_where"))]),
     ("Never run raw `DELETE` statements without a `WHERE` clause.", [SqlMatch(("delete_without_where",))]),
     ('Never run `psql -c "DROP TABLE users"`.', [SqlMatch(("drop_table",))]),
+    ("Never commit sensitive data (.env files, credentials)", [CommitPathMatch(("*.env",))]),
+    ("Do not edit generated code (dist/, build/)", [PathMatch(("dist/", "build/"))]),
 ])
 def test_derived(text, matches):
     assert [s.match for s in derive_guards(text)] == matches
@@ -136,6 +138,8 @@ def test_derived(text, matches):
     "no more than three retries per job",
     "Forbidden: `any`, `unknown as`",  # types of code, not programs
     "Only use pnpm.",  # the others are not named: no guard
+    "Never commit secrets (API keys, tokens)",  # examples that are no paths
+    "Never commit large files (videos, datasets)",
     "- For debugging: `X_DEBUG=true` runs in-process (no Docker)",  # a description, not a rule
     "- `nx test realtime-js` - Standard test (no Docker)",
     "Only pnpm is allowed.",

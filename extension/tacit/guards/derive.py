@@ -20,7 +20,7 @@ from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
-from tacit.guards.restate import restated_specs, script_instead
+from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
@@ -121,8 +121,7 @@ _SUDO = [lazy(p, re.I) for p in (
 )]
 _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
-# programs that may follow "never" without "run" ("never git push --force"):
-# none of them is an English word, so "never make changes" stays a memory
+# programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
@@ -530,9 +529,10 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
-            if clause.aside:  # "`x.ts` (generated, do not edit)": only an edit rule about the line's path
+            if clause.aside:  # "`x.ts` (generated, do not edit)": an edit rule about the line's path, or examples
                 spec = _objectless_edit(_rule_text(clause.text), because, text)
-                specs_here = [spec] if spec is not None else []
+                specs_here = [spec] if spec else aside_examples(found[0].text, clause.text, because,
+                                                                   lambda t, why: _clause_specs(t, why, text))
             else:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:

@@ -247,6 +247,25 @@ def _many_alternatives(clause: str, because: str, read) -> list:
     return out
 
 
+# "never commit sensitive data (.env files, credentials)": the examples in parentheses that are paths
+_GENERIC_OBJECT = lazy(rf"{_DONT}\s+(?P<verb>commit|add|stage|check in|edit|modify|touch|change|delete|remove)\s+"
+                       r"(?:any\s+|the\s+)?(?:[\w-]+\s+){0,2}(?:data|secrets?|credentials|files|artifacts|outputs?|code)", re.I)
+_PATH_LIKE = lazy(r"(?:\.[\w.-]+|[\w.-]*[/*][\w.*/-]*)(?:\s+(?:files?|folders?|directories|dirs?))?", re.I)
+
+
+def aside_examples(main: str, aside: str, because: str, read) -> list:
+    """The paths a generic object's parenthesised examples name, as that rule of each."""
+    m = _GENERIC_OBJECT.fullmatch(main.strip().rstrip("."))
+    if not m:
+        return []
+    items = [i.strip() for i in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\bor\b|\band\b)\s*", aside) if i.strip()]
+    paths = [i for i in items if _PATH_LIKE.fullmatch(i.strip("`"))]
+    if not paths:
+        return []
+    quoted = [re.sub(r"^`?([^`\s]+)`?", r"`\1`", p) for p in paths]
+    return read(f"never {m.group('verb').lower()} {' or '.join(quoted)}", because)
+
+
 def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
     """The guards of ``clause`` said in one of these forms (``read`` reads the restatement;
     a restatement is read at most three levels deep, and never as itself)."""
