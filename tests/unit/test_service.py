@@ -235,6 +235,33 @@ def test_sigterm_stops_it_cleanly(tacit_env, tacit_home):
     assert not (tacit_home / "run" / "tacit.sock").exists()
 
 
+def test_a_stop_wakes_the_reader_at_once_and_a_late_wake_writes_nowhere(tmp_path):
+    """A SIGTERM (or the idle exit) used to leave the socket up until the
+    reader's wait ended (0.5 s): the stop now wakes it. Its wait is made a
+    minute here, so only the wake can end ``run`` within the join below."""
+    import threading
+
+    from tacit.service.connections import Reader
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(tmp_path / "s.sock"))
+    listener.listen(8)
+    stopping = threading.Event()
+    reader = Reader(listener, lambda *a: None, stopping)
+    reader.idle_wait = 60.0
+    thread = threading.Thread(target=reader.run, daemon=True)
+    thread.start()
+    time.sleep(0.2)  # in its wait
+    stopping.set()
+    reader.wake()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    with open(tmp_path / "after", "wb") as handle:  # may reuse the pipe's descriptor number
+        reader.wake()
+    assert (tmp_path / "after").read_bytes() == b""
+    listener.close()
+
+
 def test_a_second_serve_leaves_once_the_starting_one_listens(tacit_env, tacit_home):
     """Two hooks each start a service: the one that lost the lock while the
     winner was still building its engine leaves as soon as the winner listens,

@@ -168,6 +168,8 @@ class Service:
         if not self.stopping.is_set():
             self.stop_reason = reason
             self.stopping.set()
+            if self.reader is not None:
+                self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
 
     def _accept_loop(self) -> None:
         """One thread reads every connection to its end, with a deadline
