@@ -141,6 +141,10 @@ class Service:
 
     def _after_first_answer(self) -> None:
         self.answered.wait(SETTLE_SECONDS)
+        try:  # the detectors the first prompt needs (not imported before the first answer)
+            import tacit.detect.analysis  # noqa: F401
+        except Exception as exc:  # noqa: BLE001 — the first prompt imports them itself
+            log_exception(self.cfg, "service detectors", exc)
         try:
             self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
         except Exception as exc:  # noqa: BLE001
