@@ -18,6 +18,7 @@ import shlex
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import clauses, vetoed
+from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
@@ -473,7 +474,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     spec = _objectless_edit(sentence, because, lesson)
     if spec is not None:
         return [spec]
-    return _verb_list(sentence, because)
+    return git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
 
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)

@@ -71,7 +71,7 @@ _EXTENSIONLESS_FILES = frozenset((
 
 _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)?"
          r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
-         r"should never|shall not|shall never|cannot|can'?t|may not|are not allowed to|"
+         r"should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit|make (?:any )?changes to)")

@@ -1,0 +1,75 @@
+"""Git rules written with verbs, nouns or one flag instead of a command:
+"never push or pull", "never stash changes", "direct pushes to main are
+forbidden", "never use `--amend`", "never use --force with git push".
+
+``git_verb_specs(clause, because)`` returns every guard such a rule clause
+states, or ``[]``; each verb or flag maps to one exact git shape (docs/guards.md,
+"Shapes").
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
+from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _targets
+
+# a git verb said alone, and what it runs (push is a PushMatch: remotes and branches are read)
+_VERB_SHAPE = {"commit": ("commit",), "pull": ("pull",), "stash": ("stash",), "fetch": ("fetch",)}
+_VERB = r"(?:commit|push|pull|stash)"
+_OBJECT = r"(?:\s+(?:anything|changes|your changes|the changes|code|your work|(?:any\s+)?work))?"
+# "never push or pull" · "don't stash changes" · "never pull, push or commit"
+_VERBS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?(?:git\s+)?(?P<verbs>{_VERB}{_OBJECT}"
+              rf"(?:\s*(?:,\s*or|,\s*and|,|or|and|nor)\s+(?:git\s+)?{_VERB}{_OBJECT})*)"
+              r"(?:\s+(?:to|from|to/from|from/to)\s+(?:github|the remote|any remote|remotes?|origin))?", re.I)
+# "direct pushes to main are forbidden" · "committing directly to `main` is not allowed"
+_NOUN = lazy(r"(?:(?:direct|force[- ]?)\s*)?(?P<verb>push(?:es|ing)?|commit(?:s|ting)?)\s+(?:directly\s+)?"
+             r"(?:to|on|into)\s+(?:the\s+)?(?P<branch>`?[\w./-]+`?)(?:\s+branch)?\s+(?:is|are)\s+(?:strictly\s+)?"
+             r"(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed|not permitted)", re.I)
+# a flag that belongs to one git command: "never use `--amend`" · "don't pass --force-with-lease"
+_FLAG_OF = {"--amend": ("commit",), "--force-with-lease": ("push",), "--force": ("push",)}
+_BARE_FLAG = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?`?(?P<flag>--[a-z-]+)`?(?:\s+(?:flag|option))?", re.I)
+# "never use --force with git push" · "never use -- with pnpm test": flags unquoted, a known program's command
+_FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?(?P<flags>--?[\w-]*(?:\s*(?:,|or|and|/)\s*--?[\w-]*)*)"
+                  r"(?:\s+(?:flags?|options?))?\s+(?:with|to|for|on|in)\s+(?P<cmd>[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})",
+                  re.I)
+
+
+def git_verb_specs(clause: str, because: str, run=None) -> list:
+    """The guards of a git rule said with verbs, a noun phrase or a flag;
+    ``run`` reads "never run `<command>`" (derive's command reader)."""
+    m = _VERBS.fullmatch(clause)
+    if m:
+        out: list = []
+        for verb in re.findall(_VERB, m.group("verbs"), re.I):
+            verb = verb.lower()
+            spec = (GuardSpec(PushMatch(), because) if verb == "push" else
+                    GuardSpec(CommandMatch(("git",), _VERB_SHAPE[verb], (), True), because))
+            if spec not in out:
+                out.append(spec)
+        return out
+    m = _NOUN.fullmatch(clause)
+    if m:
+        found = _targets(m.group("branch"))
+        if found and found[0] and not found[1] and run is not None:
+            verb = "push" if m.group("verb").lower().startswith("push") else "commit"
+            spec = run(f"never {verb} to {m.group('branch')}", because)
+            return [spec] if spec is not None else []
+        return []
+    m = _BARE_FLAG.fullmatch(clause)
+    if m and m.group("flag").lower() in _FLAG_OF and m.group("flag").lower() != "--force":
+        flag = m.group("flag").lower()
+        if flag == "--force-with-lease":
+            return [GuardSpec(PushMatch(force_only=True), because)]
+        return [GuardSpec(CommandMatch(("git",), _FLAG_OF[flag], (flag,), True), because)]
+    m = _FLAG_WITH.fullmatch(clause)
+    if m and run is not None and m.group("cmd").split()[0].lower() in _KNOWN_PROGRAMS:
+        flags = [f for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f]
+        out = [run(f"never use `{m.group('cmd')} {flag}`", because) for flag in flags]
+        if out and all(s is not None and getattr(s.match, "flags", None) != () for s in out):
+            return out
+    return []
+
+
+__all__ = ["git_verb_specs"]
