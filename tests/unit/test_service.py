@@ -235,6 +235,38 @@ def test_sigterm_stops_it_cleanly(tacit_env, tacit_home):
     assert not (tacit_home / "run" / "tacit.sock").exists()
 
 
+def test_the_hook_that_starts_the_service_is_told_when_it_listens(tacit_env, tacit_home, monkeypatch):
+    """The starting hook waits on a socket pair, not by polling every 10 ms:
+    the service writes a byte once it listens (the next connect is served), and
+    one that leaves without serving (another instance holds the lock) closes
+    it, so its starter goes back to connecting to the one that serves."""
+    from tacit.hosts import hook_client
+
+    monkeypatch.setattr(hook_client.posix, "environ", {k.encode(): v.encode() for k, v in tacit_env.items()})
+    deadline = time.monotonic() + 60
+    pids = []
+    try:
+        for _ in range(2):
+            pid, ready = hook_client.start_service()
+            assert pid and ready is not None
+            pids.append(pid)
+            while ready is not None and time.monotonic() < deadline:
+                ready = hook_client.wait_ready(ready, deadline)
+            assert ready is None
+            sock = hook_client.connect(str(tacit_home / "run"), deadline)
+            assert sock is not None and not isinstance(sock, str)  # listening when told: no retry needed
+            sock.close()
+        assert os.waitpid(pids[1], 0)[1] == 0  # the second left: the first serves
+        assert client.status(str(tacit_home))["pid"] == pids[0]
+    finally:
+        client.stop(str(tacit_home))
+        for pid in pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def test_a_stop_wakes_the_reader_at_once_and_a_late_wake_writes_nowhere(tmp_path):
     """A SIGTERM (or the idle exit) used to leave the socket up until the
     reader's wait ended (0.5 s): the stop now wakes it. Its wait is made a
