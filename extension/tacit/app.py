@@ -50,7 +50,6 @@ class Tacit:
         self.actor = actor
         self._shared = _shared or _Shared()
 
-    # -- the actor -------------------------------------------------------------------
     def as_actor(self, actor: Actor) -> Tacit:
         """A view of this front door whose writes are recorded as ``actor``."""
         if not isinstance(actor, Actor):
@@ -69,7 +68,6 @@ class Tacit:
         with history.using(self.ledger), history.acting(self.require_actor()):
             yield self
 
-    # -- the ledger --------------------------------------------------------------------
     @property
     def ledger(self) -> Ledger:
         """This thread's ledger connection (opened on first use)."""
@@ -80,7 +78,6 @@ class Tacit:
                 self._shared.ledgers.append(ledger)
         return ledger
 
-    # -- projects and stores -----------------------------------------------------------
     def project(self, where: str | os.PathLike | None = None) -> Project | None:
         """The project of folder ``where`` (the working folder by default)."""
         folder = os.fspath(where) if where is not None else os.getcwd()
@@ -106,7 +103,6 @@ class Tacit:
 
         return GuardStore(self.cfg, self.ledger)
 
-    # -- history -------------------------------------------------------------------------
     def changes(self, *, since: float | None = None, limit: int = 200, text: str | None = None):
         return history.changes(self.ledger, since=since, limit=limit, text=text)
 

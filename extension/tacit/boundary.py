@@ -1,12 +1,5 @@
 """The host boundary: what every event's text goes through before tacit keeps it.
 
-The engine calls ``clean_event`` first thing in ``dispatch`` and ``admit``
-once the session's state is loaded, so no handler, store, log line, ledger
-row, history cause or child prompt ever sees text tacit must not keep. On
-the way out, ``gate_outgoing`` passes what handlers inject through the one
-context gate (``tacit.safety.gate_context``). The agent itself still sees
-exactly what the user typed: this only shapes what tacit keeps and injects.
-
 Design notes: docs/design/core.md#tacitboundary
 """
 
@@ -37,12 +30,8 @@ GATED_SOURCES = frozenset({"context.session"})  # handlers that gate their own i
 _FIX_SOURCES = ("fixes.",)  # injections of fix patterns ("<learned-patterns>")
 
 
-# ---------------------------------------------------------------------------
-# Text
-# ---------------------------------------------------------------------------
 def clean_text(text: str) -> str:
-    """``text`` storable as UTF-8: a split surrogate pair is joined, a lone
-    half becomes U+FFFD."""
+    """``text`` storable as UTF-8: a split surrogate pair is joined, a lone half becomes U+FFFD."""
     try:
         text.encode("utf-8")
         return text
@@ -58,8 +47,7 @@ def bounded(text: str) -> str:
 
 
 def scrub(text) -> str:
-    """One text as tacit may keep it: valid, private spans out, bounded,
-    secrets redacted. Non-str input gives ""."""
+    """One text as tacit may keep it: valid, private spans out, bounded, secrets redacted. Non-str input gives ""."""
     if not isinstance(text, str):
         return ""
     if not text:
@@ -125,17 +113,13 @@ def clean_event(event: Event) -> Event:
     return replace(event, **changes) if changes else event
 
 
-# ---------------------------------------------------------------------------
 # Turns the user asked not to keep
-# ---------------------------------------------------------------------------
 def withheld_turn(state) -> bool:
     """Is the session's current turn one the user asked not to keep?"""
     return state.marks.get(TURN_MARK) == state.user_turns and state.user_turns > 0
 
 
-# ---------------------------------------------------------------------------
 # A private key pasted over several messages
-# ---------------------------------------------------------------------------
 _USER_TEXT = {"message_end": "text", "before_agent_start": "prompt", "turn_end": "user_text"}
 
 
@@ -210,9 +194,6 @@ def admit(event: Event, state, opened_key: bool = False) -> Event:
     return event
 
 
-# ---------------------------------------------------------------------------
-# What goes out
-# ---------------------------------------------------------------------------
 def _kind_of(injection: Injection) -> str:
     return FIX_PATTERN if injection.source.startswith(_FIX_SOURCES) else NOTICE
 

@@ -1,14 +1,6 @@
 """Reading and reverting the history: ``tacit memory log | why | undo``.
 
-Design decisions
-- **Undo applies the inverse diff to what is there now**, never the old file
-  wholesale: the entries a change added are removed, the ones it removed are
-  put back (where they were, as near as the file allows), and whatever was
-  written since is kept. An undo is itself a change (``undo``, undoable).
-- **A group is undone whole**: a child's run (``job:…``), a forget, a batch.
-  ``undo ID`` on any row of the group reverts all of its rows, newest first.
-- **A skill is only restored over the text the change left.** When the skill
-  was edited since, undo refuses and says so instead of losing that edit.
+Design notes: docs/design/core.md#tacitchanges
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
 """The ``tacit`` command line.
 
-``main(argv)`` parses and runs one command. Each command group is a module
-under ``tacit/commands/`` with ``add_parser(subparsers)``; ``COMMAND_MODULES``
-is the registry (its order is ``--help``'s) and ``COMMANDS`` maps a command
-name to its module, so one invocation imports only the module it needs.
-
 Design notes: docs/design/core.md#tacitcli
 """
 
@@ -143,8 +138,7 @@ def build_parser(argv: list[str] | None = None):
 
 
 def _add_json_flag(parser) -> None:
-    """Every command takes ``--json`` (one JSON object on stdout), whether or
-    not its module declared it."""
+    """Every command takes ``--json`` (one JSON object on stdout), whether or not its module declared it."""
     import argparse
 
     for action in parser._actions:

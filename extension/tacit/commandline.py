@@ -1,10 +1,6 @@
 """tacit's own command line, spelled in one place.
 
-Everything that starts tacit — the service, a child runner, a child agent's
-``tacit memory add``, the agent's saving guidance, a Claude Code slash
-command — takes the command from here, so they can never drift apart.
-The one spelling the hook client needs before anything else is imported
-(``python_argv``, to start the service) lives in ``tacit.paths``.
+Design notes: docs/design/core.md#tacitcommandline
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """One config object: every path and setting tacit uses comes from here.
 
-Design decisions
-- **Only this module reads the environment.** Everything else receives a
-  ``Config``. Tests build one with ``load_config(env={...})`` and never touch
-  ``os.environ``.
-- **One data folder for every host**: ``$TACIT_HOME`` or ``~/.tacit``
-  (``tacit.paths.data_dir``), laid out like a Hermes Agent home
-  (``memories/USER.md``, ``memories/MEMORY.md``, ``skills/<name>/SKILL.md``)
-  plus ``projects/<id>/`` for project memory. Hermes, the CLI in a plain
-  shell and every hook find the same memory with no variable to set.
-- **Bad config never crashes a host.** A wrong type or an unknown key is
-  recorded in ``Config.problems`` (shown by ``tacit doctor`` and logged) and the
-  default is used instead.
-- **Precedence:** built-in default < ``config.toml`` < ``TACIT_<KEY>`` env var.
+Design notes: docs/design/core.md#tacitconfig
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tomllib
@@ -24,11 +13,9 @@ from pathlib import Path
 
 from tacit.paths import data_dir
 
-# ---------------------------------------------------------------------------
 # Settings: name -> default. The type of the default is the type of the
 # setting. Grouped by the concern that reads them; docs/configuration.md
 # documents each one.
-# ---------------------------------------------------------------------------
 DEFAULTS: dict = {
     # stores
     "memory_char_limit": 2200,  # the global notes (MEMORY.md): Hermes's own limit
@@ -128,10 +115,8 @@ def _coerce(key: str, value, *, from_env: bool):
         if isinstance(value, (int,) if kind is int else (int, float)) and not isinstance(value, bool):
             return kind(value)
         if from_env and isinstance(value, str):
-            try:
+            with contextlib.suppress(ValueError):
                 return kind(value.strip())
-            except ValueError:
-                pass
         raise ConfigError(f"{key}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
     if isinstance(default, list):
         if from_env and isinstance(value, str):
@@ -180,7 +165,6 @@ class Config:
     def __repr__(self) -> str:
         return f"Config(home={self.home_str!r}, state_dir={self.state_dir_str!r}, host={self.host!r})"
 
-    # -- paths ----------------------------------------------------------------
     @property
     def home(self) -> Path:
         return Path(self.home_str)
@@ -224,10 +208,6 @@ class Config:
     @property
     def children_log(self):
         return self.logs_dir / "children.jsonl"
-
-    @property
-    def sessions_dir(self):
-        return self.state_dir / "sessions"
 
     def with_settings(self, **overrides) -> "Config":
         """A copy with some settings replaced (validated like config.toml)."""

@@ -41,8 +41,7 @@ def _use_agent(cfg, use_agent: bool | None) -> bool:
 
 def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = None, project=None,
                        session_id: str = "consolidate") -> dict:
-    """Consolidate one scope (a child's run, else merged as ``tacit``'s actor); a report with
-    before/after usage."""
+    """Consolidate one scope (a child's run, else merged as ``tacit``'s actor); a report with before/after usage."""
     cfg, store = tacit.cfg, tacit.memory(project)
     target = store.resolve(target)
     before = store.usage(target)

@@ -147,7 +147,6 @@ class Engine:
         self._caches = threading.RLock()
         self._worker: BackgroundWorker | None = None
 
-    # -- registration -----------------------------------------------------------
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
            background: bool = False, idempotent: bool = False) -> None:
         """Subscribe ``fn(event, ctx)`` to ``kind``. Lower priority runs
@@ -163,8 +162,7 @@ class Engine:
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
 
     def load_plugin(self, plugin) -> None:
-        """Register a plugin: a module/object with ``register(engine)``, or its
-        dotted module name."""
+        """Register a plugin: a module/object with ``register(engine)``, or its dotted module name."""
         if isinstance(plugin, str):
             plugin = import_module(plugin)
         plugin.register(self)
@@ -205,7 +203,6 @@ class Engine:
     def features_for(self, host: str) -> frozenset:
         return frozenset(self.host_features.get(host, ()))
 
-    # -- stores ---------------------------------------------------------------------
     def ledger(self) -> Ledger:
         """This thread's ledger connection."""
         ledger = getattr(self._ledgers, "ledger", None)
@@ -229,16 +226,14 @@ class Engine:
                 self.cfg, project, global_store=self._live_skills.session()))
 
     def reload_stores(self) -> None:
-        """A file changed on disk: the catalogs re-read it. Snapshots already
-        handed to a session stay frozen."""
+        """A file changed on disk: the catalogs re-read it. Snapshots already handed to a session stay frozen."""
         self._live_skills.refresh()
         with self._caches:
             for skills in self._skills.values():
                 skills.refresh()
 
     def child_available(self, host: str = "") -> bool:
-        """Can a child agent run for this host? (a launcher, children on, and
-        an agent command that resolves)."""
+        """Can a child agent run for this host? (a launcher, children on, and an agent command that resolves)."""
         if self.launcher is None or not self.cfg.child_enabled:
             return False
         host = host or self.default_host
@@ -271,7 +266,6 @@ class Engine:
                     self._analyses.popitem(last=False)
             return found
 
-    # -- dispatch -----------------------------------------------------------------
     def dispatch(self, event: Event) -> Result:
         """Apply ``event``; return its typed result for the host. Never raises."""
         result_type = RESULT_TYPES.get(event.kind, Result)
@@ -376,7 +370,6 @@ class Engine:
         got.children[:] = [c if c.source else replace(c, source=reg.name) for c in got.children]
         into.merge(got)
 
-    # -- children -------------------------------------------------------------------
     def _claim(self, request: ChildRequest, event: Event, state: SessionState) -> dict | None:
         """Mark a child job running in the session (never doubled) and build
         the job the launcher gets; it commits with the event."""
@@ -420,7 +413,6 @@ class Engine:
             state.clear_running(job["kind"], job["id"])
         self.reload_stores()
 
-    # -- background handlers ----------------------------------------------------------
     def _schedule_background(self) -> None:
         if self.background == "inline":
             self.run_pending_background()
@@ -506,7 +498,6 @@ class Engine:
             for ledger in self._all_ledgers:
                 ledger.close()
 
-    # -- logging ----------------------------------------------------------------------
     def _log_exception(self, where: str, exc: BaseException) -> None:
         log_exception(self.cfg, where, exc)
 
@@ -597,4 +588,3 @@ def _bounded_get(cache: OrderedDict, key, make):
     else:
         cache.move_to_end(key)
     return found
-

@@ -7,6 +7,7 @@ folder someone chmod-ed), so they are named for what they are and where.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -43,7 +44,7 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
     return f"internal error: {type(exc).__name__}: {exc} (details in the log; tacit doctor)", "internal"
 
 
-# -- failures of host events, for ``tacit doctor`` ---------------------------------------
+# failures of host events, for ``tacit doctor``
 FAILURES_FILE = "failures.jsonl"
 FAILURES_MAX_BYTES = 1_000_000
 EVERY_EVENT_AT_LEAST = 3  # failures in a row before a session "fails on every event"
@@ -54,18 +55,14 @@ def record_failure(cfg, *, where: str, exc: BaseException, session_id: str = "",
     """Append one line to ``logs/failures.jsonl`` (bounded; never raises): what
     failed (``level``: the whole event, or one handler), on which session's
     event — the traceback is in the log."""
-    try:
+    with contextlib.suppress(Exception):  # a failure record must not become a second failure
         path = cfg.log_file.parent / FAILURES_FILE
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if path.stat().st_size > FAILURES_MAX_BYTES:
                 os.replace(path, f"{path}.1")
-        except FileNotFoundError:
-            pass
         line = json.dumps({"at": time.time(), "session_id": session_id, "host": host, "event": event_kind,
                            "level": level, "where": where, "error": f"{type(exc).__name__}: {exc}"[:300]})
         append_private_line(path, line)
-    except Exception:  # noqa: BLE001, S110 — a failure record must not become a second failure
-        pass
 
 
 def _recorded(cfg, since: float) -> list[dict]:

@@ -1,16 +1,6 @@
 """Forget: remove what the user asked to forget, everywhere, and keep it gone.
 
-``tacit forget TEXT``, ``/memory-forget TEXT`` and "forget that …" typed in a
-session all come here. Every memory entry of the project's scopes (the user
-profile, global notes, this project's memory, its team memory) that clearly
-says what TEXT says — every content word of it, in any form
-(``tacit.stores.tombstones.match_kind``) — is removed, the matching
-candidates are dismissed, and a tombstone keeps the lesson from being learned
-again from new evidence. Entries that only mention it (the distinctive words
-without the rest) are listed with ids (``project:2``) and left alone: the
-user forgets one by its id. Nothing removed, nothing claimed: the message
-says so (the tombstone still keeps later saves of it out). One ``tacit memory undo`` of any change puts
-everything back and lifts the tombstone.
+Design notes: docs/design/core.md#tacitforget
 """
 
 from __future__ import annotations

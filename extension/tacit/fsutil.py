@@ -5,6 +5,7 @@ Design notes: docs/design/core.md#tacitfsutil
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -48,15 +49,13 @@ def ensure_private_dir(path) -> None:
 
 def append_private_line(path, line: str) -> None:
     """Append one line to a 0600 file (created so). Never raises."""
-    try:
+    with contextlib.suppress(OSError):
         ensure_private_dir(os.path.dirname(path))
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8", "backslashreplace"))
         finally:
             os.close(fd)
-    except OSError:
-        pass
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
@@ -83,10 +82,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
 
 def unlink_quietly(path) -> None:
     """Remove a file; one already gone, or that cannot be removed, is no error."""
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def is_temp_of(name: str, target_name: str) -> bool:
@@ -102,19 +99,15 @@ def sweep_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> lis
     path = Path(path)
     removed: list[str] = []
     cutoff = time.time() - older_than
-    try:
+    with contextlib.suppress(OSError):
         with os.scandir(path.parent) as entries:
             for entry in entries:
                 if not is_temp_of(entry.name, path.name):
                     continue
-                try:
+                with contextlib.suppress(OSError):  # gone already, or not ours to delete
                     if entry.stat(follow_symlinks=False).st_mtime < cutoff:
                         os.unlink(entry.path)
                         removed.append(entry.name)
-                except OSError:
-                    pass  # gone already, or not ours to delete
-    except OSError:
-        pass
     return removed
 
 
@@ -164,11 +157,9 @@ class FlockLock:
         pause = _POLL_FIRST
         try:
             while True:
-                try:
+                with contextlib.suppress(BlockingIOError):
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
-                except BlockingIOError:
-                    pass
                 if deadline is not None and time.monotonic() >= deadline:
                     raise LockTimeout(f"{self.lock_file} stayed locked")
                 time.sleep(pause if deadline is None else max(0.0, min(pause, deadline - time.monotonic())))
@@ -197,13 +188,10 @@ class FlockLock:
 
     def __del__(self):  # a lock object dropped while held must not keep the lock
         if self._fd is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(self._fd)
-            except OSError:
-                pass
 
 
 def lock_for(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> FlockLock:
-    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it. A
-    timeout raises ``LockTimeout``."""
+    """The exclusive lock guarding ``path``: ``<path>.lock`` next to it. A timeout raises ``LockTimeout``."""
     return FlockLock(os.fspath(path) + ".lock", timeout=timeout)

@@ -89,10 +89,22 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "session_shutdown": Result,
 }
 
-# What each host realises (docs/hosts/*.md has how):
-# context at session start / next to a prompt, user notices, and tool blocks.
+
 def honoured(host: str) -> frozenset[str]:
     """What ``host`` shows of a handler's result (its spec's ``honoured``; a host
     registered later, from its own package, included)."""
     spec = host_specs.get(host or "")
     return spec.honoured if spec is not None else frozenset()
+
+
+def can_ask(host: str) -> bool:
+    """Whether ``host`` can put a guard's question to someone now: it honours
+    ``tool_call.ask`` and its spec's ``nobody_to_ask`` does not say no one
+    would answer (a check that fails counts as no one: the guard denies)."""
+    spec = host_specs.get(host or "")
+    if spec is None or "tool_call.ask" not in spec.honoured:
+        return False
+    try:
+        return not (spec.nobody_to_ask and spec.load("nobody_to_ask")())
+    except Exception:  # noqa: BLE001 — a guard never fails open
+        return False

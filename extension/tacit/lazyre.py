@@ -1,12 +1,6 @@
 """Regular expressions compiled on first use, not at import.
 
-tacit's detectors and scanners hold a few hundred module-level patterns;
-compiling them all costs a cold process (the first hook after the service's
-idle exit) half of its start-up, while one event needs a handful. ``lazy``
-takes what ``re.compile`` takes and returns a stand-in that compiles on the
-first match, search or attribute read, then answers as the compiled pattern
-(its methods are copied onto the stand-in, so later calls cost nothing extra).
-A long-lived process compiles them all ahead of need with ``compile_all``.
+Design notes: docs/design/core.md#tacitlazyre
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Memory is written only inside the data folder, or through the one link tacit made.
 
-A child agent (or anything else) that turns ``memories/`` — or a project's
-memory folder — into a link, or into a file, would send every later write
-outside the data folder. ``problem(cfg, folder)`` names that, and
-``MemoryStore`` refuses to write there (``tacit doctor`` tells it too). The
-one exception is a link tacit made itself (a host that shares its memory
-folder, ``tacit install``): the installer records it with ``note_link`` in
-``<state>/memories.link`` and only a ``memories/`` link to exactly that
-target is accepted.
+Design notes: docs/design/core.md#tacitmemory_folder
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -34,10 +28,8 @@ def note_link(cfg, target) -> None:
 
 
 def forget_link(cfg) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(_marker(cfg))
-    except FileNotFoundError:
-        pass
 
 
 def _ours(cfg, folder: Path) -> bool:

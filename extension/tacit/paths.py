@@ -1,10 +1,6 @@
 """Where the service of a data folder listens, who it is, and how to start it.
 
-The hook client needs these names before anything else is imported, so this
-module imports only ``posix`` and ``sys`` (``os`` costs a millisecond the
-client does not have: its whole budget is about one interpreter start-up).
-``tacit.config`` resolves the data folder through ``data_dir`` too, so the
-client and everything else always agree on it.
+Design notes: docs/design/core.md#tacitpaths
 """
 
 

@@ -97,8 +97,7 @@ def _project_for(folder: str, home: str) -> Project | None:
 
 
 def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
-    """The project of a working folder, or None (no folder, the home folder,
-    the root, a folder that does not exist)."""
+    """The project of a working folder, or None (no folder, the home folder, the root, a folder that does not exist)."""
     if not cwd or not isinstance(cwd, str):
         return None
     try:

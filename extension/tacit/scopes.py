@@ -1,11 +1,6 @@
 """The one vocabulary of where memory lives: ``Scope``.
 
-``user`` (USER.md: who the user is, every project), ``global`` (MEMORY.md at
-the data folder: facts true everywhere), ``project`` (one repository's
-MEMORY.md), ``team`` (a repository's shared ``.tacit/MEMORY.md``). ``memory``
-is the one alias: this project's scope inside a project, else global.
-The CLI takes ``--scope`` everywhere (``--target`` is kept, hidden, for old
-command lines); stores, prompts and docs use the same four words.
+Design notes: docs/design/core.md#tacitscopes
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """SessionState: the engine's own small memory of one session.
 
-Design decisions
-- **What lives here:** turn counters, this turn's tool calls, the review
-  counters, the pending correction, rate-limit marks, "skill trigger fired",
-  which child jobs run, and the last few messages (for child prompts and the
-  correction detector's context). Nothing here is a memory of the user.
-- **Counted from events, never from history.** ``begin_turn`` opens a turn on
-  the user's message, each tool result is appended to it, ``end_turn`` closes
-  it; nobody re-scans a transcript, so counters cannot re-fire on old calls.
-- **Persisted: only what a restart must not lose.** ``to_json`` leaves out
-  ``recent`` (the conversation stays in the service's memory) and caps every
-  text, so a 20 MB prompt is never stored whole. ``from_json`` heals: a field
-  of the wrong type (a damaged row, an older version) takes its default
-  instead of failing every later event of the session.
+Design notes: docs/design/core.md#tacitsession
 """
 
 from __future__ import annotations
@@ -55,7 +43,6 @@ class SessionState:
     turn: Turn = field(default_factory=Turn)
     turns_since_review: int = 0
     tool_calls_since_review: int = 0
-    lesson_score_since_review: float = 0.0
     pending_correction: dict | None = None
     last_correction_save_turn: int | None = None
     skill_trigger_fired: bool = False
@@ -64,7 +51,7 @@ class SessionState:
     marks: dict = field(default_factory=dict)  # per-handler flags, "handler.key"
     recent: list = field(default_factory=list)  # not persisted
 
-    # -- turn accounting (the engine calls these, not handlers) ----------------
+    # turn accounting (the engine calls these, not handlers)
     def begin_turn(self, user_text: str) -> None:
         self.user_turns += 1
         self.turn = Turn(open=True, user_text=_clip(user_text))
@@ -99,7 +86,6 @@ class SessionState:
                 return message["text"]
         return self.last_assistant_text
 
-    # -- child jobs ------------------------------------------------------------
     def is_running(self, kind: str, stale: float) -> bool:
         """True while a child of this kind runs (a crashed runner's mark expires)."""
         job = self.running.get(kind)
@@ -125,7 +111,6 @@ class SessionState:
         if job and (job_id is None or job.get("job_id") == job_id):
             del self.running[kind]
 
-    # -- persistence -------------------------------------------------------------
     def to_json(self) -> str:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("recent", "turn")}
         data["turn"] = {"open": self.turn.open, "user_text": _clip(self.turn.user_text),

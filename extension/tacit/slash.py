@@ -1,23 +1,13 @@
 """tacit's slash commands, shared by every host.
 
-``/memory-consolidate``, ``/memory-skills``, ``/memory-show``,
-``/memory-forget``, ``/memory-teach`` and ``/memory-review`` look the same in
-Claude Code, Hermes and pi: a host calls ``run(tacit, name, args, project=…)``
-with a front door acting as the user who typed it (``typed_by_you``) and shows
-the returned text; the CLI prints the same text (or JSON with --json).
-Claude Code answers them from its UserPromptSubmit hook (no model turn).
-
-- **``/memory-show`` shows the memory, then the candidates** (one vocabulary:
-  "memory" is what the agent sees, "candidates" the ledger's evidence).
-- **``/memory-forget`` takes what to forget**: a candidate's key forgets
-  that one learned memory; any other text forgets every entry saying it,
-  in every scope (``tacit.forget``).
+Design notes: docs/design/core.md#tacitslash
 """
 
 from __future__ import annotations
 
 from tacit.app import Actor, Tacit
 from tacit.consolidation import consolidate_all
+from tacit.display import clip
 from tacit.forget import forget
 from tacit.learn import lifecycle
 from tacit.learn.review import memory_review
@@ -83,9 +73,7 @@ def _skill_lines(title: str, listing: dict) -> list[str]:
     skills = listing.get("skills", [])
     lines = [f"{title} ({len(skills)}):"]
     for s in skills:
-        desc = s.get("description", "")
-        if len(desc) > 100:
-            desc = desc[:99] + "…"
+        desc = clip(s.get("description", ""), 100)
         lines.append(f"- {s['name']} (v{s.get('version', '?')}, updated {s.get('updated', '?')}): {desc}")
         lines.append(f"  {s.get('path', '')}")
     for problem in listing.get("problems", []):

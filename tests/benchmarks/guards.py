@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "extension"))
 
 from tacit.guards import Guard, GuardSet, derive_guard, derive_guards, normalize_call  # noqa: E402
+from tacit.stores.guard_files import applies_at  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 
@@ -145,9 +146,38 @@ def line_specs(text: str) -> list:
     return list(derive_guards(text))
 
 
-def real_call(entry: dict):
-    return normalize_call(entry["tool"], entry["args"], REAL_ROOT, project_root=REAL_ROOT,
-                          branch=entry.get("branch"))
+def row_folder(row: dict) -> str:
+    """Where tacit places a row's guards: below the folder its instruction
+    file applies to (``packages/web/AGENTS.md`` → ``/repo/packages/web``)."""
+    below = applies_at(row["path"]) if "path" in row else ""
+    return f"{REAL_ROOT}/{below}" if below else REAL_ROOT
+
+
+def real_call(entry: dict, folder: str = REAL_ROOT):
+    """A labelled call, run from ``folder`` (the row's file's folder, where an
+    agent works when that file's rules are in play); a command that names a
+    path below the folder from the root (``web/src/x``) was written from the
+    repository root and runs there."""
+    cwd = folder
+    command = entry["args"].get("command")
+    if folder != REAL_ROOT and isinstance(command, str) and folder[len(REAL_ROOT) + 1:] + "/" in command:
+        cwd = REAL_ROOT
+    return normalize_call(entry["tool"], entry["args"], cwd, project_root=REAL_ROOT, branch=entry.get("branch"),
+                          exists=KNOWN.__contains__)
+
+
+# the files of the labelled world: those a labelled call reads or edits (a Write
+# alone may make a new one), for guards on existing files only
+KNOWN: set = set()
+_KNOWING_TOOLS = ("Read", "Edit", "MultiEdit", "NotebookEdit")
+
+
+def know(items: list[dict]) -> None:
+    for item in items:
+        for entry in item.get("violations", []) + item.get("fine", []):
+            path = entry.get("args", {}).get("file_path")
+            if entry.get("tool") in _KNOWING_TOOLS and isinstance(path, str):
+                KNOWN.add(path)
 
 
 def call_text(entry: dict) -> str:
@@ -165,13 +195,14 @@ def repo_guard_sets(rows: list[dict], specs_of) -> dict:
     guards = defaultdict(list)
     for row in rows:
         for spec in specs_of(row):
-            guards[row["repo"]].append(Guard(spec, row["id"], "project", REAL_ROOT, f"{row['path']}:{row['line']}"))
+            guards[row["repo"]].append(Guard(spec, row["id"], "project", row_folder(row),
+                                             f"{row['path']}:{row['line']}"))
     return {repo: GuardSet(found) for repo, found in guards.items()}
 
 
-def stopped(sets: dict, repo: str, entry: dict) -> set:
+def stopped(sets: dict, repo: str, entry: dict, folder: str = REAL_ROOT) -> set:
     guard_set = sets.get(repo)
-    return {hit.guard.id for hit in guard_set.check(real_call(entry))} if guard_set else set()
+    return {hit.guard.id for hit in guard_set.check(real_call(entry, folder))} if guard_set else set()
 
 
 def score_rows(rows: list[dict], specs: dict, sets: dict, key: str = "id") -> dict:
@@ -187,7 +218,7 @@ def score_rows(rows: list[dict], specs: dict, sets: dict, key: str = "id") -> di
             if not derived:
                 wrong["not derived"].append(row)
             for v in row["violations"]:
-                hit = stopped(sets, row["repo"], v)
+                hit = stopped(sets, row["repo"], v, row_folder(row))
                 c["viol"] += 1
                 c["viol_stopped"] += bool(hit)
                 c["viol_own"] += row[key] in hit
@@ -207,7 +238,7 @@ def score_rows(rows: list[dict], specs: dict, sets: dict, key: str = "id") -> di
             if derived:
                 wrong["no-shape became a guard"].append(row)
         for f in row["fine"]:
-            hit = stopped(sets, row["repo"], f)
+            hit = stopped(sets, row["repo"], f, row_folder(row))
             c["fine"] += 1
             c["fine_stopped"] += bool(hit)
             if hit:
@@ -391,6 +422,7 @@ def main() -> None:
     opts = ap.parse_args()
     rows = load("guard_rules_real.jsonl")
     lessons = load("guard_lessons_real.jsonl") if (DATA / "guard_lessons_real.jsonl").exists() else []
+    know(rows + lessons)
     for split in (("check", "tune") if opts.split == "both" else (opts.split,)):
         rules_section(rows, split, opts.misses, opts.from_row)
         if lessons:

@@ -189,7 +189,6 @@ def test_default_home_is_dot_tacit_under_home(tmp_path):
     assert cfg.ledger_path == tmp_path / ".tacit" / "ledger.db"
     assert cfg.log_file == tmp_path / ".tacit" / "logs" / "tacit.log"
     assert cfg.children_log == tmp_path / ".tacit" / "logs" / "children.jsonl"
-    assert cfg.sessions_dir == tmp_path / ".tacit" / "sessions"
 
 
 def test_tacit_home_expands_user_and_is_absolute(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 
 import pytest
@@ -238,7 +239,8 @@ def test_hermes_pre_tool_call_blocks_and_a_blocked_call_is_not_a_result(cfg, web
     assert interactive.pre_tool_call(tool_name="terminal", args={"command": "npm ci"}, session_id="h1")["action"] == "block"
     interactive.engine.close()
     monkeypatch.delenv("HERMES_YOLO_MODE")
-    oneshot = HermesAdapter.create(hcfg, argv=["hermes", "-z", "x"])  # hermes -z: nobody to ask
+    monkeypatch.setattr(sys, "argv", ["hermes", "-z", "x"])  # hermes -z: nobody to ask (its spec's nobody_to_ask)
+    oneshot = HermesAdapter.create(hcfg)
     seen = []
     oneshot.engine.on("tool_result", lambda e, c: seen.append(e), name="test.seen", priority=1)
     directive = oneshot.pre_tool_call(tool_name="terminal", args={"command": "npm install left-pad"},

@@ -9,7 +9,7 @@ import pytest
 
 from tacit.children import commands
 from tacit.children.env import actor_from_env
-from tacit.hookspecs import honoured
+from tacit.hookspecs import can_ask, honoured
 from tacit.hosts import spec
 
 
@@ -59,3 +59,26 @@ def test_a_fifth_host_from_an_entry_point(tmp_path, monkeypatch, clean_registry)
 def test_only_a_host_spec_registers(clean_registry):
     with pytest.raises(TypeError):
         spec.register({"name": "not-a-spec"})
+
+
+def test_whether_a_host_can_ask_is_its_specs_word(tmp_path, monkeypatch, clean_registry):
+    """``nobody_to_ask`` decides per call (Hermes: -z, --yolo); a check that fails denies."""
+    monkeypatch.delenv("HERMES_YOLO_MODE", raising=False)
+    monkeypatch.setattr(sys, "argv", ["hermes", "chat"])
+    assert can_ask("hermes") and can_ask("claude-code") and not can_ask("codex") and not can_ask("nope")
+    monkeypatch.setattr(sys, "argv", ["hermes", "-z", "hi"])
+    assert not can_ask("hermes") and can_ask("claude-code")
+    monkeypatch.setattr(sys, "argv", ["hermes", "chat"])
+    monkeypatch.setenv("HERMES_YOLO_MODE", "1")
+    assert not can_ask("hermes")
+    (tmp_path / "broken_asker.py").write_text("def nobody():\n    raise RuntimeError('broken')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec.register(spec.Host(name="asker", label="Asker", honoured=frozenset({"tool_call.ask"}),
+                            nobody_to_ask="broken_asker:nobody"))
+    assert not can_ask("asker")
+    sys.modules.pop("broken_asker", None)
+
+
+def test_the_stdio_bridge_is_found_through_the_specs(clean_registry):
+    assert spec.first_with("stdio_session").name == "pi" and spec.first_with("stdio_session", "pi").name == "pi"
+    assert spec.first_with("stdio_session", "codex") is None and spec.first_with("rpc_session", "nope") is None

@@ -71,9 +71,6 @@ def normalise(cfg, usage, *, model: str = "") -> Spend | None:
     return reader.spend(cfg, usage, model)
 
 
-# ---------------------------------------------------------------------------
-# Days and spend
-# ---------------------------------------------------------------------------
 def day_of(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(ts))
 
@@ -150,9 +147,6 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
     return Verdict(not over, day_of(now), tokens, round(usd, 6), limit_tokens, limit_usd)
 
 
-# ---------------------------------------------------------------------------
-# Waiting
-# ---------------------------------------------------------------------------
 def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, variables: dict | None = None) -> dict:
     """Park ``job`` (status 'waiting', its variables kept) inside the caller's
     transaction; fold an older waiting job of the same session and kind into

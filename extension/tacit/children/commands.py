@@ -1,13 +1,6 @@
 """Child agent commands: one template per host (its spec's ``child_command``),
 overridable in config (``child_command``).
 
-Placeholders: ``{prompt}``, ``{prompt_file}``, ``{model}``, ``{max_turns}``,
-``{usage_file}``, ``{tacit}`` (tacit's own command line,
-``tacit.commandline``), ``{pi_extension}``, ``{data_dir}``. The prompt goes
-on stdin (the spec's ``prompt_stdin``), or the host's ``child`` module builds
-the command itself (``command``). Each host's own switch keeps the child
-inert besides ``TACIT_CHILD=1``.
-
 Design notes: docs/design/children.md#tacitchildrencommands
 """
 

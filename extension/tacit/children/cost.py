@@ -1,10 +1,6 @@
 """What background child runs spent and changed, as data (``tacit cost``, the viewer).
 
-Every child run records its tokens and cost on its job row
-(``tacit.children.budget``); ``report`` reads those rows (kept 30 days) for
-the last ``N`` local days, today included: spend by day, by kind and by host,
-the budget left today, the jobs waiting for it, and for each run the memory
-and skill changes it made (the history rows written by that child).
+Design notes: docs/design/children.md#tacitchildrencost
 """
 
 from __future__ import annotations

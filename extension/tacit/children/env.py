@@ -1,11 +1,6 @@
 """The environment of every process tacit starts, built in one place.
 
-A tacit process we start (the service, a child runner) and a child agent
-must resolve the *same* data folder as the process that started it — a
-Config built from an explicit environment (an embedding host, the tests) may
-point somewhere ``os.environ`` does not — and find the ``tacit`` command on
-``PATH``. A child agent additionally gets ``TACIT_CHILD=1``, which makes every
-tacit entry point inside it inert: no detection, nudges or grandchildren.
+Design notes: docs/design/children.md#tacitchildrenenv
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """What a child job does when no agent can run (no host binary, children
 disabled, over budget, or inside a child).
 
-- ``consolidate``: the deterministic merge (``tacit.stores.memory_merge``).
-- ``correction``: a rule tacit can phrase exactly from the correction
-  ("Use pnpm, not npm.") is saved like a child's save — in the scope its
-  category says, as the job's learner, in the ``job:<id>`` undo group, with a
-  notice for the session; anything else is left as a candidate for the next
-  review (the importance capture keeps it) — never the user's words verbatim.
-- ``review``, ``skill``, ``flush``: need a model to decide what matters;
-  skipped and logged, never faked.
+Design notes: docs/design/children.md#tacitchildrenfallbacks
 """
 
 from __future__ import annotations
@@ -80,8 +73,7 @@ def scope_of(text: str, category: str, project) -> str:
 
 def save_exact_rules(tacit: Tacit, texts: list[str], *, prev_assistant: str | None = None,
                      project=None) -> dict:
-    """Save the rule of each correction that has one, through ``tacit`` (its
-    actor); report the rest."""
+    """Save the rule of each correction that has one, through ``tacit`` (its actor); report the rest."""
     store = tacit.memory(project)
     saved, left = [], []
     for text in texts:

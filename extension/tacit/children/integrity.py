@@ -13,18 +13,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tacit.children.reconcile import MAX_FILE_BYTES, parse_memory, reconcile
 from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, lock_for
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
 from tacit.stores import history
 from tacit.stores.ledger import LedgerUnavailable
-from tacit.stores.memory import MemoryStore, join_entries, parse_entries
+from tacit.stores.memory import MemoryStore, join_entries
 from tacit.stores.skill_format import MAX_SKILL_BYTES, MAX_SKILL_CHARS, SkillFormatError, metadata_problem, parse_skill
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SKILL_FILE, SkillStore
 
-MAX_FILE_BYTES = 2 * 1024 * 1024  # a memory file is a few KB, a SKILL.md at most 400 KB
 MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
 MAX_FILES = 4000
 HISTORY_ROWS = 10_000  # rows read back after a run: far more than any run writes
@@ -90,14 +90,8 @@ class Verdict:
 
     def fields(self) -> dict:
         """What a run's record carries (only what is not empty)."""
-        out: dict = {}
-        if self.restored:
-            out["restored"] = list(self.restored)
-        if self.recorded:
-            out["recorded_edits"] = list(self.recorded)
-        if self.unchecked:
-            out["unchecked"] = list(self.unchecked)
-        return out
+        fields = {"restored": self.restored, "recorded_edits": self.recorded, "unchecked": self.unchecked}
+        return {name: list(value) for name, value in fields.items() if value}
 
 
 def own_tools(cfg, job: dict) -> bool:
@@ -106,9 +100,6 @@ def own_tools(cfg, job: dict) -> bool:
     return bool(spec and spec.child_own_tools) and not cfg.child_command
 
 
-# ---------------------------------------------------------------------------
-# before the run
-# ---------------------------------------------------------------------------
 class _Budget:
     def __init__(self):
         self.bytes = 0
@@ -231,9 +222,6 @@ def _newest_row(cfg) -> int | None:
     return newest[0].id if newest else 0
 
 
-# ---------------------------------------------------------------------------
-# after the run
-# ---------------------------------------------------------------------------
 class _Check:
     """One verification: what it found, and the rows it wrote."""
 
@@ -316,7 +304,6 @@ def verify(cfg, job: dict, snap: Snapshot) -> Verdict:
     return check.verdict()
 
 
-# -- config.toml ---------------------------------------------------------------
 def _check_config(check: _Check) -> None:
     before = check.snap.config
     if before is None:  # too large to copy: not protected (named in skipped)
@@ -343,7 +330,6 @@ def _config_text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")[:CONFIG_TEXT_CHARS]
 
 
-# -- memory files ----------------------------------------------------------------
 def _check_memory(check: _Check, copy: MemoryCopy) -> None:
     path = Path(copy.file.path)
     label = f"{path.name} ({copy.scope})"
@@ -399,81 +385,6 @@ def _count(entries: list[str]) -> str:
     return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
 
 
-def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]:
-    """``(entries, None)``, or ``([], why)`` when a rewrite would lose text:
-    the rules of ``MemoryStore._load_for_write`` with its round-trip guard."""
-    if data is None:
-        return [], None
-    if len(data) > MAX_FILE_BYTES:
-        return [], f"{len(data):,} bytes, far over any memory file"
-    try:
-        raw = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return [], "not valid UTF-8"
-    entries = parse_entries(raw)
-    if raw.strip() and join_entries(entries) != raw.strip():
-        return [], "no longer §-separated entries"
-    biggest = max((len(e) for e in entries), default=0)
-    if biggest > limit:
-        return [], f"one entry ({biggest:,} chars) larger than the whole limit"
-    return entries, None
-
-
-@dataclass(frozen=True, slots=True)
-class Reconciled:
-    """What a memory file should hold after a (non-Hermes) child's run."""
-
-    entries: tuple[str, ...]  # the file: what the child left, with ``vanished`` put back
-    vanished: tuple[str, ...]  # gone without a trusted recorded removal
-    direct: tuple[str, ...]  # added without a trusted recorded change (kept)
-
-
-def reconcile(snap_entries: list[str], rows: list[history.Change], entries: list[str]) -> Reconciled:
-    """Pure: the file before the run, the run's history rows of it (oldest
-    first) and what it holds now -> what it should hold."""
-    held, removed, added = _expectations(snap_entries, rows)
-    vanished = [e for e in held if e not in entries and e not in removed]
-    direct = [e for e in entries if e not in snap_entries and e not in added]
-    last = rows[-1].after if rows and isinstance(rows[-1].after, list) else None
-    base = list(last) if last is not None else list(snap_entries)
-    # in the order of the last recorded state; entries it lacks, near where they were
-    order = _put_back(base, [e for e in held if e not in base], held)
-    return Reconciled(tuple(_put_back(entries, vanished, order)), tuple(vanished), tuple(direct))
-
-
-def _expectations(snap_entries: list[str], rows: list[history.Change]) -> tuple[list[str], set[str], set[str]]:
-    """Every entry the file held during the run (in order), the ones a
-    trusted recorded change removed (and nothing re-added since), and the
-    ones a trusted change added. A hand edit noticed during the run is not
-    trusted: it may be the child's direct edit, recorded when it called tacit."""
-    held = list(snap_entries)
-    removed: set[str] = set()
-    added: set[str] = set()
-    for row in rows:
-        trusted = not (row.action == "edit" and row.actor.kind == "hand")
-        for entry in row.added():
-            if entry not in held:
-                held.append(entry)
-            removed.discard(entry)
-            if trusted:
-                added.add(entry)
-        if trusted:
-            removed.update(row.removed())
-    return held, removed, added
-
-
-def _put_back(entries: list[str], vanished: list[str], order: list[str]) -> list[str]:
-    """``entries`` with ``vanished`` back, each after the nearest entry that
-    preceded it in ``order``."""
-    out = list(entries)
-    for entry in vanished:
-        earlier = order[:order.index(entry)]
-        anchor = next((out.index(e) + 1 for e in reversed(earlier) if e in out), 0)
-        out.insert(anchor, entry)
-    return out
-
-
-# -- skills ------------------------------------------------------------------------
 def _skill_paths(check: _Check) -> dict[str, tuple[str, str, str]]:
     """SKILL.md path -> (scope, root, name) of every skill to check: those
     copied, those the run's history rows touched, and those there now."""
@@ -550,8 +461,7 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
 
 
 def skill_problem(data: bytes, folder_name: str) -> str | None:
-    """Why these SKILL.md bytes are not a usable skill of ``folder_name``
-    (the skill store's reading rules), or None."""
+    """Why these SKILL.md bytes are not a usable skill of ``folder_name`` (the skill store's reading rules), or None."""
     if len(data) > MAX_SKILL_BYTES or b"\x00" in data:
         return "is binary or too large"
     try:
@@ -568,7 +478,6 @@ def skill_problem(data: bytes, folder_name: str) -> str | None:
     return None if problem is None else f"no longer parses ({problem})"
 
 
-# -- files -------------------------------------------------------------------------
 def _read(path: Path) -> bytes | None:
     """The file's bytes (at most one more than ``MAX_FILE_BYTES``: more is
     garbage anyway), or None when it does not exist."""

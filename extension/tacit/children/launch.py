@@ -1,12 +1,6 @@
 """Where a child job runs. The engine calls ``launcher(job) -> pid | None``
 after the job row has committed with the event that asked for it.
 
-- ``detached_launcher``: starts ``tacit child run JOB_ID`` in its own session
-  (stdin/stdout/stderr on /dev/null) and returns at once. The runner outlives
-  whoever launched it — a hook process, ``pi -p``, ``hermes -z``, or the
-  service exiting idle — and enforces the job's own timeout.
-- ``inline_launcher``: runs it now (``tacit learn --apply``, tests).
-
 Design notes: docs/design/children.md#tacitchildrenlaunch
 """
 

@@ -1,18 +1,11 @@
 """No child outlives its runner; no job stays "running" after its runner is gone.
 
-A child agent runs in its own process group (``runner``), asks the kernel to
-kill it when its runner dies (``die_with_parent``, Linux), and is noted in
-``<state>/run/children/<job>.json`` (runner pid and start time, the child's
-group) until its runner is done with it. ``reap`` — called by the service's
-housekeeping tick, at the start of every ``tacit`` command (``quick``: the
-notes only) and by ``tacit doctor`` — kills the group of every child whose
-runner is gone and settles the job as failed (``orphaned``), clearing the
-session's running mark. A runner is gone when its pid is dead or belongs to
-a process started after the job (a reused pid).
+Design notes: docs/design/children.md#tacitchildrenorphans
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -34,15 +27,13 @@ def notes_dir(cfg) -> str:
 
 def die_with_parent() -> None:
     """``preexec_fn`` of a child agent: the kernel SIGKILLs it when its runner dies."""
-    try:
+    with contextlib.suppress(Exception):  # not Linux: the reaper still stops it
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except Exception:  # noqa: BLE001 — not Linux: the reaper still stops it
-        pass
 
 
 def note(cfg, job_ids: list, pgid: int) -> None:
     """Remember that this runner started child group ``pgid`` for ``job_ids``. Never raises."""
-    try:
+    with contextlib.suppress(Exception):
         folder = notes_dir(cfg)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         data = {"runner": os.getpid(), "runner_started": process_started(os.getpid()), "pgid": pgid,
@@ -51,8 +42,6 @@ def note(cfg, job_ids: list, pgid: int) -> None:
         with open(path + ".tmp", "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.replace(path + ".tmp", path)
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def forget(cfg, job_id: str) -> None:
@@ -81,12 +70,10 @@ def alive(pid, since: float | None = None) -> bool:
         return False
     except PermissionError:
         return True
-    try:
+    with contextlib.suppress(OSError, IndexError):
         with open(f"/proc/{pid}/stat", "rb") as handle:
             if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                 return False  # a zombie: dead, not yet waited for
-    except (OSError, IndexError):
-        pass
     started = process_started(pid)
     return since is None or started is None or started <= since + _START_SLACK
 

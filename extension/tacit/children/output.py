@@ -1,11 +1,6 @@
 """What a child agent printed, read by its host's spec (``child``).
 
-Each host's module (``tacit.hosts.<name>.child``) has ``usage(stdout,
-usage_file)`` (its report of tokens and cost, or None when the output is not
-its own), ``spend(cfg, usage, model)`` (that report as a ``Spend``) and
-``reply(stdout)`` (the child's final reply when it printed JSON). The job's
-host is asked first, then every other host (a configured ``child_command``
-may run another agent). ``json_lines`` and ``read_tail`` are shared.
+Design notes: docs/design/children.md#tacitchildrenoutput
 """
 
 from __future__ import annotations
@@ -59,8 +54,7 @@ def json_lines(text: str):
 
 
 def json_output(text: str):
-    """The JSON-object lines of an output that is JSON (its first character
-    is ``{``); nothing for plain text."""
+    """The JSON-object lines of an output that is JSON (its first character is ``{``); nothing for plain text."""
     text = text.strip()
     return json_lines(text) if text.startswith("{") else iter(())
 

@@ -1,10 +1,5 @@
 """What a model's tokens cost, for hosts that report tokens but no cost.
 
-Claude Code reports ``total_cost_usd`` and pi computes a cost from its model
-registry; Codex reports tokens only, and Hermes says ``cost_status:
-"unknown"`` for a model it has no price for. For those, the cost is
-computed from this table (docs/cost.md).
-
 Design notes: docs/design/children.md#tacitchildrenprices
 """
 

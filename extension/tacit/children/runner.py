@@ -5,6 +5,7 @@ Design notes: docs/design/children.md#tacitchildrenrunner
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -83,9 +84,6 @@ def _rank(kind) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 
 
-# ---------------------------------------------------------------------------
-# The budget
-# ---------------------------------------------------------------------------
 def _verdict(cfg, job: dict) -> budget.Verdict:
     ledger = Ledger(cfg)
     try:
@@ -151,9 +149,6 @@ def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
         log_exception(cfg, "child job outcome", exc)
 
 
-# ---------------------------------------------------------------------------
-# The agent
-# ---------------------------------------------------------------------------
 def combined_prompt(cfg, jobs: list[dict]) -> str:
     """One job's prompt, or one prompt with a section per job of a turn."""
     prompts = [render_job_prompt(cfg, job) for job in jobs]
@@ -240,14 +235,11 @@ def _feed(proc: subprocess.Popen, text: str) -> None:
     """Write the prompt to the child's stdin and close it. A child that exits
     without reading it all is not an error here (its exit status says)."""
     try:
-        proc.stdin.write(text.encode("utf-8", "replace"))
-    except (BrokenPipeError, OSError):
-        pass
+        with contextlib.suppress(OSError):
+            proc.stdin.write(text.encode("utf-8", "replace"))
     finally:
-        try:
+        with contextlib.suppress(OSError):
             proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
 
 
 def _model_of(cfg, host, job: dict, argv: list) -> str:
@@ -276,19 +268,14 @@ def kill_group(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             continue
         break
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)  # the leader is gone; no member may linger
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def append_child_log(cfg, record: dict) -> None:
-    append_private_line(os.path.join(cfg.state_dir_str, "logs", "children.jsonl"),
-                        json.dumps(record, ensure_ascii=False, default=str))
+    append_private_line(cfg.children_log, json.dumps(record, ensure_ascii=False, default=str))
 
 
 def _cause_of(job) -> str:

@@ -1,21 +1,13 @@
 """A child run that empties a memory scope is suspicious, whatever it recorded.
 
-The integrity check (``tacit.children.integrity``) keeps every change a child
-made through tacit: removing entries one by one with ``tacit memory remove``
-is legitimate, one entry at a time. A run after which a scope that held
-``MIN_ENTRIES`` or more entries holds none is not what any child prompt asks
-for (consolidating merges, it never clears): the run is recorded as failed
-and ``suspicious``, its changes stay in the history so ``tacit memory undo``
-(by the history id in the notice) gives them back, and one notice tells the
-user at the next session start. Nothing is put back by itself: the user may
-have asked for it.
+Design notes: docs/design/children.md#tacitchildrensuspicious
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tacit.children.integrity import parse_memory
+from tacit.children.reconcile import parse_memory
 from tacit.stores import history, notices
 from tacit.stores.ledger import Ledger
 

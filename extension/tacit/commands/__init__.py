@@ -58,8 +58,7 @@ def exit_code(result: dict) -> int:
 
 
 def answer(work) -> int:
-    """Emit ``work()``'s result and return its exit code; an unavailable
-    learning ledger is answered as one error."""
+    """Emit ``work()``'s result and return its exit code; an unavailable learning ledger is answered as one error."""
     try:
         result = work()
     except LedgerUnavailable as exc:

@@ -1,24 +1,28 @@
-"""``tacit bridge --stdio`` — the pi extension's fallback transport.
+"""``tacit bridge --stdio`` — a host extension's fallback transport.
 
-The pi extension talks to the engine service's socket; when no service can
-start it runs this once per session instead and exchanges JSON lines with it
-on stdin/stdout (the same protocol: ``docs/hosts/pi.md``; the server is
-``tacit.hosts.pi.bridge``). ``--stdio`` is required, so what a bare
-``tacit bridge`` means can still change.
+Design notes: docs/design/commands.md#tacitcommandsbridge
 """
 
 from __future__ import annotations
 
+import argparse
+
+from tacit.commands import reply
+from tacit.hosts import spec as host_specs
+
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("bridge", help="serve the pi extension over stdio (internal)")
+    p = subparsers.add_parser("bridge", help="serve a host extension over stdio (internal)")
     p.add_argument("--stdio", action="store_true", required=True,
                    help="speak the JSON-lines protocol on stdin/stdout")
+    p.add_argument("--host", default="", help=argparse.SUPPRESS)  # default: the one host that has a bridge
     p.set_defaults(func=_run)
 
 
 def _run(args, cfg) -> int:
-    from tacit.hosts.pi.bridge import run_stdio
-
-    # the bridge loads its own config for host "pi" (``cfg`` here is host-less)
-    return run_stdio()
+    host = host_specs.first_with("stdio_session", args.host)
+    if host is None:
+        return reply({"success": False, "error": f"no host{f' {args.host!r}' if args.host else ''} "
+                                                 "serves a session over stdio"})
+    # the bridge loads its own config for its host (``cfg`` here is host-less)
+    return host.load("stdio_session")()

@@ -1,10 +1,6 @@
 """``tacit cost [--days N] [--json]`` — what background work spent, and what it changed.
 
-Every child run records its tokens and cost on its job row
-(``tacit.children.budget``); ``tacit.children.cost.report`` reads those rows
-for the last ``N`` local days, today included: spend by day, by kind and by
-host, the budget left today, the jobs waiting for it, and what each run
-changed. ``--json`` prints one JSON object; the text is for a person. Exit 0.
+Design notes: docs/design/commands.md#tacitcommandscost
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
 """``tacit detect correction|fix|importance`` — run one detector, see its verdict.
 
-For people tuning tacit (and for scripts): the same detectors the engine
-runs, on text given as an argument (``-`` = stdin), or with ``--jsonl`` on a
-stream of ``{"text": …}`` lines (``prev_assistant`` optional for
-corrections). ``--jsonl`` writes exactly one JSON line per input line, in
-order — a line that cannot be read gets ``{"error": …}`` in its place, so
-outputs always line up with inputs.
-
 Design notes: docs/design/detect.md#tacitcommandsdetect
 """
 
@@ -16,6 +9,7 @@ import json
 import sys
 
 from tacit.commands import emit, read_text_arg
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("detect", help="run a detector on text (correction, fix, importance)")
@@ -40,11 +34,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_run, detector="importance")
 
 
-# ---------------------------------------------------------------------------
 # Detector adapters: text (+ context) -> one JSON-able dict
-# ---------------------------------------------------------------------------
-
-
 def _as_dict(result) -> dict:
     if isinstance(result, dict):
         return dict(result)

@@ -85,9 +85,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_why)
 
 
-# ---------------------------------------------------------------------------
-# plumbing
-# ---------------------------------------------------------------------------
 def _folder(args, cfg) -> str:
     return os.path.realpath(project_folder(args, cfg))
 
@@ -134,9 +131,6 @@ def _project_dict(project: Project | None) -> dict | None:
     return None if project is None else {"name": project.name, "root": project.main_root}
 
 
-# ---------------------------------------------------------------------------
-# commands
-# ---------------------------------------------------------------------------
 def _list(args, cfg) -> int:
     project = _project(args, cfg)
 
@@ -264,8 +258,8 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
     if edit is not None:
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
-        call = normalize_call("Bash", {"command": command}, folder, project_root=root,
-                              branch=current_branch(root), home=cfg.env.get("HOME"), remotes=git_remotes(root))
+        call = normalize_call("Bash", {"command": command}, folder, project_root=root, branch=current_branch(root),
+                              home=cfg.env.get("HOME"), remotes=git_remotes(root), exists=os.path.lexists)
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

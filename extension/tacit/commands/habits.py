@@ -1,16 +1,6 @@
 """``tacit habits`` — tool and command sequences, counted as they happen.
 
-    tacit habits list [--json]               habits, by confidence
-    tacit habits suggest --current ACTION    what usually follows ACTION
-                                             (weight ≥ 0.8, seen ≥ 5 times)
-    tacit habits status [--json]             events, habits, and emerging patterns
-                                             with a progress bar toward the threshold
-    tacit habits rebuild                     recount from the action events with the
-                                             current settings (after changing the window)
-    tacit habits clear                       delete action events and counted patterns
-
-The counters are kept up to date by every tool call and command
-(``tacit.learn.observe``): nothing here mines.
+Design notes: docs/design/commands.md#tacitcommandshabits
 """
 
 from __future__ import annotations

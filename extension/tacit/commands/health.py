@@ -1,21 +1,12 @@
 """Is everything where it should be, writable, and working? (``tacit doctor``,
 the problems line of ``tacit status``.)
 
-Design decisions
-- **Probe, don't guess.** Storage is checked by writing and removing a small
-  file in each folder tacit writes (``os.access`` says yes to root on a
-  read-only mount), and free space by ``statvfs``: a read-only or full disk
-  is named before a save is lost to it.
-- **Problems need the user; warnings inform.** A problem (exit 1) is
-  something that stops tacit keeping memory or leaks it: unwritable or full
-  storage, a memory file others can read or tacit cannot parse, a bad
-  config value, a session whose every event fails. A warning is worth
-  knowing: a corrupt ledger that was moved aside, a handler that failed today.
-- **Returns data.** ``check(cfg)`` is one dict; the CLI renders it.
+Design notes: docs/design/commands.md#tacitcommandshealth
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import tempfile
@@ -54,11 +45,9 @@ def storage(cfg) -> dict[str, dict]:
                     os.unlink(probe)
             except OSError as exc:
                 entry.update(ok=False, error=describe_failure(exc)[0])
-            try:
+            with contextlib.suppress(OSError):
                 stats = os.statvfs(folder)
                 entry["free_bytes"] = stats.f_bavail * stats.f_frsize
-            except OSError:
-                pass
         out[name] = entry
     return out
 

@@ -1,10 +1,6 @@
 """``tacit install <host>`` / ``tacit uninstall <host>``.
 
-Each host's installer lives with its adapter (its spec's ``installer``:
-``tacit.hosts.<host>.install``) and exposes ``install(cfg, scope, **options)
--> dict`` and ``uninstall(cfg, scope, **options) -> dict``; this module only
-routes. Installing twice is idempotent; uninstall removes exactly what
-install added.
+Design notes: docs/design/commands.md#tacitcommandsinstall
 """
 
 from __future__ import annotations

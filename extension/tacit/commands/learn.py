@@ -1,13 +1,6 @@
 """``tacit learn PATH...`` — replay recorded sessions and show what tacit learns.
 
-The first command a new user runs (``tacit learn docs/examples/…``), so the
-text output is written for a person: what was detected per session, what
-children would run, and what ``--apply`` would do. ``--json`` prints the full
-report as one JSON object instead. A progress line goes to stderr while a long
-history replays (only when stderr is a terminal, so logs stay clean).
-
-Exit codes: 0 when the replay ran (even if some lines were malformed — they
-are counted and shown), 1 when no file could be read, 2 on usage errors.
+Design notes: docs/design/commands.md#tacitcommandslearn
 """
 
 from __future__ import annotations
@@ -15,6 +8,7 @@ from __future__ import annotations
 import sys
 
 from tacit.commands import emit
+from tacit.display import clip
 from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
 from tacit.learn.replay import formats, replay
@@ -82,16 +76,8 @@ def _learn(args, cfg) -> int:
     return 0 if readable else 1
 
 
-# ---------------------------------------------------------------------------
-# Text output
-# ---------------------------------------------------------------------------
-
-
 def _quote(text: str, limit: int = 100) -> str:
-    text = " ".join(redact_secrets(str(text)).split())  # what a transcript said is never printed with its secrets
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return f'"{text}"'
+    return f'"{clip(redact_secrets(str(text)), limit)}"'  # what a transcript said is never printed with its secrets
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:

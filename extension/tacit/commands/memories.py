@@ -2,12 +2,7 @@
 /memory-forget, /memory-teach call the same functions in
 ``tacit.learn.lifecycle``).
 
-    tacit memories [--json]        memories by status: key, content, confidence,
-                                   times confirmed, evidence
-    tacit memories forget KEY      revert + remove from MEMORY.md/USER.md + dismiss
-    tacit memories teach TEXT      explicit memory, confidence 100, confirmed
-
-``forget`` and ``teach`` print one JSON object (exit 0 done, 1 refused).
+Design notes: docs/design/commands.md#tacitcommandsmemories
 """
 
 from __future__ import annotations

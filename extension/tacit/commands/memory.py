@@ -1,15 +1,6 @@
 """``tacit memory …`` — the agent-facing memory tool as a command line.
 
-Child agents and the agent itself (through its shell tool) save memories with
-these commands: a line of text for a person by default, exactly one JSON
-object with ``--json``; exit 0 when done, 1 when refused (limit, scanner, no
-match, drift, a forgotten lesson), 2 on usage errors.
-
-Scopes: ``--target user`` is the user profile; otherwise ``--scope`` picks the
-memory: ``project`` (the default inside a project), ``global`` (the default
-elsewhere) or ``team`` (a repository's shared ``.tacit/MEMORY.md``). The
-project is the one of ``--project DIR``, else of ``$TACIT_PROJECT`` (set for
-child agents), else of the working folder.
+Design notes: docs/design/commands.md#tacitcommandsmemory
 """
 
 from __future__ import annotations
@@ -262,5 +253,3 @@ def _undo(args, cfg) -> int:
     from tacit import changes
 
     return reply(changes.undo(args.tacit, args.id))
-
-

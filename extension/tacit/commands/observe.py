@@ -1,15 +1,6 @@
 """``tacit observe`` — a plugin or skill reports one of its runs to the learning ledger.
 
-    tacit observe --plugin P01 --action triage_email \\
-        --context '{"company": "Acme Corp", "category": "action-required", "run_hour": 9}'
-
-Prints the one-time "Memory adapted: …" notification on stdout when this run
-created an adaptation, and nothing otherwise — the caller appends stdout to
-its own output (so the notice is not queued for a host as well). Bad input
-(invalid JSON, a non-boolean ``user_edited``, an hour outside 0–23) is a
-usage error (exit 2, message on stderr, nothing stored). A locked or corrupt
-ledger never fails the caller: the run is skipped, logged, and the exit code
-is still 0.
+Design notes: docs/design/commands.md#tacitcommandsobserve
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
 """``tacit patterns`` — the fix patterns tacit forged — and ``tacit stats``.
 
-    tacit patterns list [--all] [--text]   active patterns (--all: retired too)
-    tacit patterns show ID [--text]        one pattern with its record
-    tacit patterns retire ID [--reason R]  stop injecting it (kept, listed with --all)
-    tacit patterns delete ID               remove it and its history
-    tacit patterns find TEXT [--all]       what would be injected for a message
-    tacit stats [--json] [--days N]        per-turn metrics: patterns.injected,
-                                           patterns.forged, patterns.lookup_ms
-
-``patterns`` prints one JSON object (exit 0 done, 1 refused or not found,
-2 usage); ``--text`` prints lines for a person instead. ``stats`` prints text
-unless ``--json``. The functions behind them live in ``tacit.learn.fixes``.
+Design notes: docs/design/commands.md#tacitcommandspatterns
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """``tacit off`` / ``tacit on`` — turn tacit off (or back on) for a project.
 
-In a project tacit is off for, it keeps and learns nothing: no session
-state, no ledger rows, no history, no child agents, no memory writes from
-its learners; the agent still gets the user's own memory (USER.md, the
-global MEMORY.md, global skills) at session start. ``exclude`` globs in
-config.toml do the same for whole folders (docs/privacy.md). The project is
-``--project DIR``, else ``$TACIT_PROJECT``, else the working folder. Text,
-or one JSON object with ``--json``; exit 0, or 1 when the folder is no
-project (the home folder, the root: use ``exclude`` there).
+Design notes: docs/design/commands.md#tacitcommandsprivacy
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
 """``tacit review`` — the nightly review of what tacit noted (/memory-review).
 
-    tacit review [--day YYYY-MM-DD | --all] [--json]
-        today's captures grouped high / medium / low, with their ids
-    tacit review --keep ID… --drop ID… --edit ID TEXT [--edit ID TEXT …]
-        keep (promote into USER.md/MEMORY.md now), drop (never noted again),
-        edit (change the text; combine with --keep to promote it)
-    tacit review --finish
-        apply the defaults now instead of tomorrow (high and phrased kept, low dropped)
-    tacit review --history [--day D]
-        the recorded decisions
-
-Text for a person, one JSON object with ``--json``; deciding exits
-0 done, 1 refused (unknown id, scanner, memory file full), 2 usage.
-The functions behind it live in ``tacit.learn.review``.
+Design notes: docs/design/commands.md#tacitcommandsreview
 """
 
 from __future__ import annotations

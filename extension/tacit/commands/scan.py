@@ -1,12 +1,6 @@
 """``tacit scan [TEXT|-]`` — run the content scanner on a text.
 
-The same verdict a memory or skill write would get, without writing anything:
-useful to check a hand-edited entry, to debug a refused write, and for child
-agents that want to know before they try. Prints the verdict (with
-``--json``, one object ``{"ok", "findings", "message"}``); exit 0 when clean, 1 when the text would be
-blocked (the store-command contract: 1 = refused). With no argument or ``-``
-the text is read from stdin (invalid UTF-8 is replaced, never fatal), so whole
-files can be checked: ``tacit scan - < SKILL.md``.
+Design notes: docs/design/commands.md#tacitcommandsscan
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """``tacit search QUERY`` — search every past session, in every host.
 
-Text for people (time, host, project, a snippet with the matching words
-marked), ``--json`` one object ``{"results": [{"session_id", "host",
-"project", "time", "role", "text"}]}`` where ``text`` is the exchange.
-``--reindex`` builds the index again from the hosts' files. Exit 0 when the
-search ran (even with no result), 1 when it could not, 2 on usage errors.
+Design notes: docs/design/commands.md#tacitcommandssearch
 """
 
 from __future__ import annotations

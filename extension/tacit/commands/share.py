@@ -1,12 +1,6 @@
 """``tacit share`` — a repository's memory, shared with its team through git.
 
-``tacit share init`` makes ``<repo>/.tacit/MEMORY.md`` and ``.tacit/skills/``
-this project's team memory (plus a ``.gitignore`` for tacit's lock and temp
-files); commit them and review changes like code. ``tacit share TEXT`` moves
-the project-memory entry containing TEXT into the team memory; ``--skill NAME``
-moves a project skill there. What a clone brings is untrusted: every entry
-and skill is scanned when a session loads it, and what fails is left out and
-reported (docs/guide.md, "Team memory").
+Design notes: docs/design/commands.md#tacitcommandsshare
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
 """``tacit skill …`` — the SkillStore as a command line.
 
-The agent (through its shell tool) and child agents create and improve skills
-with these commands: text for a person by default, with ``--json`` exactly
-one JSON object — the store's result; exit 0 when done, 1 when refused
-(exists, not found, scanner, limits, malformed file), 2 on usage errors.
-
-File arguments (``--body-file``, ``--content-file``) are read here, strictly:
-``-`` is stdin, anything else must be an existing regular file of UTF-8 text
-small enough to fit in a SKILL.md. Where the text then goes is decided only by
-the skill name, which the store checks — a file argument never chooses a path
-inside the skills folder.
+Design notes: docs/design/commands.md#tacitcommandsskill
 """
 
 from __future__ import annotations
@@ -99,8 +90,7 @@ def _skills(args, cfg) -> ScopedSkills:
 
 
 def _store(args, cfg, name: str | None = None) -> SkillStore:
-    """Where a write goes: ``--scope``; else the scope that holds ``name``;
-    else the project (inside one) or global."""
+    """Where a write goes: ``--scope``; else the scope that holds ``name``; else the project (inside one) or global."""
     skills = _skills(args, cfg)
     if args.scope:
         store = skills.store(args.scope)

@@ -135,5 +135,3 @@ def render(status: dict) -> str:
     else:
         lines.append("Problems: none")
     return "\n".join(lines)
-
-

@@ -208,19 +208,91 @@ _INFORM = lazy(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping
                      r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
 
 
-def vetoed(sentences: list[list[Clause]], rule: Clause) -> bool:
-    """True when an exception or hedge makes the rule uncheckable: an
-    exception word anywhere, a hedge in the rule clause, or another plain
-    clause that starts with a condition."""
+def vetoed(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> bool:
+    """True when an exception or hedge makes the rule uncheckable (``veto``)."""
+    return veto(sentences, rule, specs) is not None
+
+
+def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clause | None:
+    """The clause whose exception or hedge makes the rule uncheckable, or
+    None: an exception word anywhere, a hedge in the rule clause, or another
+    plain clause that starts with a condition. A condition in a later
+    sentence that has a rule of its own ("When diagnosing X, trace the call
+    upstream, not in `vendor/`") belongs to that rule, not to this one,
+    unless it permits something ("ask me first") or names what ``specs``
+    stop; one before the rule sets the scene for it and vetoes."""
     if rule.hedged or rule.exception:
-        return True
-    for found in sentences:
+        return rule
+    own = next((i for i, found in enumerate(sentences) if rule in found), -1)
+    for i, found in enumerate(sentences):
+        if i > own >= 0 and _own_rule(found[0], specs):
+            continue  # found[0]: the whole sentence; a condition before the rule sets its scene
         for c in found:
-            if c is rule or c.text == rule.text or rule not in found and _INFORM.fullmatch(c.text):
+            if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text):
                 continue
             if c.exception or c.head_hedge:
-                return True
-    return False
+                return c
+    return None
 
 
-__all__ = ["Clause", "clauses", "clean_line", "vetoed"]
+# a permission: what the rule forbids is allowed after all (also once asked: "ask me first")
+_PERMIT = lazy(r"\b(?:may|can|could|ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|then|"
+               r"first|before|ask|check with)\b", re.I)
+# a time limit or an exception leading a sentence reaches back to the rule before it
+_REACHES_BACK = lazy(r"\b(?:for now|for the moment|temporarily|until)\b|^\W*(?:unless|except|excepting|excluding|"
+                     r"exceptions?|only)\b", re.I)
+# a negated part says what not to do: it adds to the rule, never takes from it
+_NEGATED = lazy(r"\b(?:not|never|no|don'?t|do not|rather than|instead of|without)\b[^,;]*", re.I)
+_TERM = lazy(r"[a-z0-9]{2,}", re.I)
+# "If you need to, run it": a word that points back at what the rule forbids
+_BACK = lazy(r"\b(?:it|them|that|this|do so|one)\b", re.I)
+_NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and", "or", "any", "all", "it", "is"))
+# the verbs of each kind of guard, besides the names it holds
+_KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
+               "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
+               "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for end in ("ing", "ed", "es", "s"):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            w = w[: -len(end)]
+            break
+    return w[:5]
+
+
+def _terms(specs: tuple) -> frozenset:
+    """The words of what ``specs`` stop: programs, subcommands, flags, paths,
+    branches, remotes, and the verbs of their kind."""
+    out = set()
+    for spec in specs:
+        match = spec.match
+        for value in match.to_dict().values():
+            for item in value if isinstance(value, list) else ():
+                out.update(_stem(w) for w in _TERM.findall(item) if w.lower() not in _NOT_TERMS)
+        out.update(_stem(v) for v in _KIND_VERBS.get(match.kind, ()))
+    return frozenset(out)
+
+
+def _own_rule(c: Clause, specs: tuple) -> bool:
+    """Whether a conditional clause of another sentence states a rule of its
+    own: a consequent after its condition that neither permits anything nor
+    names (outside a negation) what ``specs`` stop."""
+    terms = _terms(specs)
+    text = c.text
+    if not terms or not (c.exception or c.head_hedge) or _REACHES_BACK.search(_PLACEHOLDER.sub(" ", text)):
+        return False
+    if c.head_hedge:
+        rest = text.partition(",")[2]
+    else:
+        m = _EXCEPTION.search(text)
+        rest = text[: m.start()] if m else ""
+    rest = rest.strip(" ,")
+    if not rest or _PERMIT.search(rest) or _BACK.search(rest):
+        return False
+    return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
+
+
+__all__ = ["Clause", "clauses", "clean_line", "veto", "vetoed"]

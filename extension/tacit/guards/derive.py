@@ -17,6 +17,7 @@ import re
 import shlex
 
 from tacit.lazyre import lazy
+from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
@@ -285,11 +286,12 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     quoted = m.group("cmd").startswith(("`", "'", '"'))
     if not m.group("verb") and not (m.group("cmd").startswith("`") or words[0] in _VERBLESS):
         return None
-    if (m.group("verb") or "").lower() in ("use", "type", "do", ""):
-        if not quoted and len(words) < 2:
-            return None  # "never use git" is not a command; "never use `git stash`" is
-        if words[0].lower() not in _KNOWN_PROGRAMS and "/" not in words[0]:
-            return None  # "never use `any`": a type or a word, not a program
+    verb = (m.group("verb") or "").lower()
+    if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:
+        return None  # "never use git" is not a command; "never use `git stash`" is
+    if verb in ("use", "type", "do", "", "call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
+            and "/" not in words[0]:
+        return None  # "never use `any`", "do not call `subscription_list`": a type, a function or a tool, not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
     program = words[0]
@@ -535,9 +537,10 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
                 continue
-            if vetoed(sentences, clause):
+            if vetoed(sentences, clause, tuple(specs_here)):
                 return ()
             for spec in specs_here:
+                spec = narrow(spec, clause.text, text)  # the alternative the lesson names passes
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
             ruled.append(clause.text)

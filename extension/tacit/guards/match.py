@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
+from tacit.lazyre import lazy
+from tacit.guards.commands import SUDO, _Command, _is_info, program_names
 from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
                                 RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
-from tacit.guards.push import GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets
+from tacit.guards.push import SAME, GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
     DYN,
@@ -41,6 +43,8 @@ class Call:
     project_root: str | None = None
     branch: str | None = None
     remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
+    made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
+    exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +70,24 @@ _EDIT_TOOLS = frozenset(("edit", "write", "multiedit", "notebookedit", "write_fi
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
+_CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
+_ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
+
+
+def _added(text) -> list:
+    """The files a patch creates (``*** Add File:``, ``*** Move to:``)."""
+    return _ADDED.findall(text) if isinstance(text, str) and "*** " in text else []
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
-                   branch: str | None = None, home: str | None = None, remotes=None) -> Call:
+                   branch: str | None = None, home: str | None = None, remotes=None, exists=None) -> Call:
     """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
     the tool in (a ``workdir`` argument, relative or absolute, overrides
     it); ``project_root``: the project the call belongs to (read by global
     guards with relative paths); ``branch``: the current git branch, if the
     caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
-    remote names (a push guard's ambiguous name is a remote when it is one).
+    remote names (a push guard's ambiguous name is a remote when it is one);
+    ``exists``: a test of a path, for guards on existing files only.
     Unknown tools give an empty Call. Never raises."""
     remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
         remotes, (set, frozenset, tuple, list)) else None
@@ -99,7 +111,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                     cwd = _abs(posixpath.join(cwd, wd) if cwd and not wd.startswith("/") else wd)
                     break
             found = scan(command, cwd, home=home)
-            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes)
+            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists)
         if low in _EDIT_TOOLS:
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
@@ -109,7 +121,9 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                 path = _resolve(cwd, word, home)
                 if path is not None:
                     writes.append(Write(path, ()))
-            return Call(name, cwd, (), tuple(writes), root, branch, remotes)
+            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in _added(args.get(k))]
+            made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
+            return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
         pass
     return Call(name, cwd, (), (), root, branch, remotes)
@@ -131,216 +145,6 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     if cwd is None or word.startswith("~"):
         return None
     return posixpath.normpath(posixpath.join(cwd, word))
-
-
-# ---------------------------------------------------------------------------
-# Tables: program families, subcommand and flag aliases, global options
-# ---------------------------------------------------------------------------
-_ALIAS_OF = {"docker-compose": "docker", "podman-compose": "podman", "nodejs": "node",
-             "yarnpkg": "yarn", "pip3": "pip", "pip2": "pip", "sudoedit": "sudo",
-             "terraform.exe": "terraform", "opentofu": "tofu"}
-_MINOR = re.compile(r"(.*?\d+)\.\d+")
-
-
-@lru_cache(maxsize=4096)
-def program_names(program: str) -> tuple[str, ...]:
-    """The names a program answers to: itself, its major version
-    (``python3.12`` → ``python3``), its family (``pip3`` → ``pip``)."""
-    names = [program]
-    m = _MINOR.fullmatch(program)
-    if m:
-        names.append(m.group(1))
-    for name in list(names):
-        if name in _ALIAS_OF:
-            names.append(_ALIAS_OF[name])
-    return tuple(dict.fromkeys(names))
-
-
-_SUB_ALIASES: dict[tuple[str, str], frozenset] = {}
-for _prog, _groups in {
-    "npm": (("install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
-             "isntall", "add"),
-            ("ci", "clean-install", "ic", "install-clean", "isntall-clean"),
-            ("uninstall", "unlink", "remove", "rm", "r", "un"),
-            ("run", "run-script", "rum", "urn"), ("test", "t", "tst"),
-            ("update", "up", "upgrade", "udpate"), ("exec", "x"), ("publish",)),
-    "pnpm": (("install", "i"), ("remove", "rm", "uninstall", "un"), ("update", "up", "upgrade"),
-             ("run", "run-script"), ("test", "t", "tst"), ("list", "ls")),
-    "yarn": (("remove",), ("upgrade", "up")),
-    "bun": (("install", "i"), ("remove", "rm"), ("update",)),
-    "cargo": (("build", "b"), ("run", "r"), ("test", "t"), ("check", "c"), ("doc", "d")),
-    "docker": (("rm", "container rm"), ("rmi", "image rm")),
-    "kubectl": (("delete",),),
-}.items():
-    for _group in _groups:
-        for _word in _group:
-            _SUB_ALIASES[(_prog, _word)] = frozenset(_group)
-
-_FLAG_ALIASES: dict[tuple[str, str], frozenset] = {}
-for _prog, _groups in {
-    "rm": (("-r", "-R", "--recursive"), ("-f", "--force")),
-    "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
-            ("--amend",)),
-    "npm": (("-g", "--global"), ("-f", "--force")),
-    "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
-    "terraform": (("-auto-approve", "--auto-approve"),),
-}.items():
-    for _group in _groups:
-        for _flag in _group:
-            _FLAG_ALIASES[(_prog, _flag)] = frozenset(_group)
-
-_GLOBAL_VALUE = {
-    "git": GIT_VALUE_OPTS,
-    "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
-                      "--loglevel", "-C", "--location")),
-    "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
-                       "--loglevel")),
-    "yarn": frozenset(("--cwd",)),
-    "docker": frozenset(("-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
-                         "-f", "--file", "-p", "--project-name", "--env-file", "--profile",
-                         "--project-directory")),
-    "podman": frozenset(("--connection", "--url", "--root", "--runroot", "--storage-driver",
-                         "--log-level")),
-    "kubectl": frozenset(("-n", "--namespace", "--context", "--kubeconfig", "-s", "--server",
-                          "--cluster", "--user", "--token", "-o", "--output")),
-    "helm": frozenset(("-n", "--namespace", "--kube-context", "--kubeconfig")),
-    "terraform": frozenset(("-chdir",)),
-    "cargo": frozenset(("-Z", "--config", "-C", "--color", "--manifest-path")),
-    "go": frozenset(("-C",)),
-    "make": frozenset(("-C", "-f", "--file", "--directory", "-I", "--include-dir", "-o", "-W",
-                       "--old-file", "--what-if", "-j", "--jobs", "-l", "--load-average")),
-    "uv": frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color",
-                     "-p", "--python")),
-    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
-    "python": frozenset(("-X", "-W")),
-    "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
-}
-_TARGET_RUNNERS = frozenset(("make", "gmake", "just", "rake", "task", "mage", "ninja"))
-_INFO_ALONE = frozenset(("--version", "-V", "--help", "-h", "-help", "--usage"))
-# "-v" alone is the version for these; for others (pytest, unittest, rsync) it is "verbose"
-_V_IS_VERSION = frozenset(("npm", "pnpm", "yarn", "bun", "node", "deno", "npx", "docker", "podman",
-                           "terraform", "tofu", "make", "gmake", "jest", "vitest", "vite", "tsc"))
-# dry-run spellings a program has besides --dry-run
-_DRY_RUN = {"make": frozenset(("-n", "--just-print", "--recon")), "gmake": frozenset(("-n",)),
-            "rsync": frozenset(("-n",)), "git": frozenset(("-n",))}
-
-
-def _is_info(argv: tuple, program: str) -> bool:
-    """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``,
-    ``cargo publish --dry-run``, ``make -n deploy``: nothing changes."""
-    if len(argv) == 2 and (argv[1] in _INFO_ALONE or argv[1] == "-v" and program in _V_IS_VERSION):
-        return True
-    if len(argv) >= 2 and argv[1] == "help":
-        return True
-    dry = _DRY_RUN.get(program, ())
-    for a in argv[1:]:
-        if a == "--":
-            break
-        if a == "--help" or a == "--dry-run" or a.startswith("--dry-run=") or a in dry:
-            return True
-    return False
-
-
-def _git_force_delete(argv: tuple) -> bool:
-    """``git branch -D`` is also ``-d -f``, ``--delete --force``, ``-df``."""
-    return _has_flag(argv, frozenset(("-d", "--delete")), frozenset("d")) and \
-        _has_flag(argv, frozenset(("-f", "--force")), frozenset("f"))
-
-
-def _git_add_all(argv: tuple) -> bool:
-    """``git add -A`` is also ``--all``, ``git add .`` and ``git add :/``."""
-    words = argv[1:]
-    return any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:]) \
-        if "add" in words else False
-
-
-# flags that other spellings state as well: (program, flag) -> another test of argv
-_FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all}
-_COMPOSE = frozenset(("docker-compose", "podman-compose"))
-
-
-class _Command:
-    """A compiled ``CommandMatch``."""
-
-    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare")
-
-    def __init__(self, match: CommandMatch, program: str):
-        prog = program_names(program)[-1]  # the family: pip3 → pip
-        base = _MINOR.sub(r"\1", prog)
-        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in match.subcommands)
-        self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
-        self.allow_info = match.allow_info
-        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
-        self.anywhere = prog in _TARGET_RUNNERS
-        self.program = prog
-        self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
-        self.bare = match.bare and not match.flags
-
-    def matches(self, argv: tuple) -> bool:
-        if self.allow_info and _is_info(argv, self.program):
-            return False
-        positions = self.positions
-        if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:
-            positions = positions[1:]  # docker-compose down = docker compose down
-        if self.bare and len(argv) != 1 + len(positions):
-            return False  # "a bare `pnpm test`": with arguments it is another command
-        if positions:
-            want = len(positions)
-            if self.anywhere:
-                found = _positionals(argv, self.value_opts, limit=64)
-                if not all(any(w in pos for w in found) for pos in positions):
-                    return False
-            else:
-                found = _positionals(argv, self.value_opts, limit=want)
-                if len(found) < want:
-                    return False
-                for word, pos in zip(found, positions):
-                    if word not in pos:
-                        return False
-        for (forms, letters), also in zip(self.flags, self.also):
-            if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
-                return False
-        return True
-
-
-def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
-    forms = _FLAG_ALIASES.get((prog, flag), frozenset((flag,)))
-    letters = frozenset(f[1] for f in forms if len(f) == 2 and f[0] == "-" and f[1] != "-")
-    return forms, letters
-
-
-def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
-    for a in argv[1:]:
-        if a == "--":
-            return False
-        if a in forms:
-            return True
-        if a.startswith("--"):
-            if "=" in a and a.split("=", 1)[0] in forms:
-                return True
-        elif letters and len(a) > 2 and a[0] == "-" and a[1:].isalpha():
-            if any(ch in letters for ch in a[1:]):
-                return True
-        elif len(a) > 2 and a[0] == "-" and "=" in a and a.split("=", 1)[0] in forms:
-            return True  # terraform-style -flag=value
-    return False
-
-
-def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
-    out = []
-    i = 1
-    n = len(argv)
-    while i < n and len(out) < limit:
-        a = argv[i]
-        if a == "--":
-            out.extend(argv[i + 1:i + 1 + limit - len(out)])
-            break
-        if len(a) > 1 and a[0] == "-" or a.startswith("+") and len(a) > 1:
-            i += 2 if a in value_opts else 1
-            continue
-        out.append(a)
-        i += 1
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -370,7 +174,7 @@ class GuardSet:
                         (idx, guard, scope_root, _Command(m, prog)))
             elif isinstance(m, SudoMatch):
                 for prog in m.programs:
-                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, None))
+                    self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
             elif isinstance(m, PushMatch):
                 self._push.append((idx, guard, scope_root, m))
             elif isinstance(m, PipeMatch):
@@ -380,7 +184,8 @@ class GuardSet:
             elif isinstance(m, CommitPathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
-                    self._content.append((idx, guard, scope_root, _commit_path_fires, (compiled, scope_root)))
+                    self._content.append((idx, guard, scope_root, _commit_path_fires,
+                                          (compiled, scope_root, _from_top(compiled))))
             elif isinstance(m, SqlMatch):
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, RebaseMatch):
@@ -389,17 +194,27 @@ class GuardSet:
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
                     self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
-                                        tuple(filter(None, map(_fixed_prefix, m.patterns)))))
+                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),
+                                        getattr(m, "existing", False)))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
         if call.invocations and (self._by_program or self._push or self._content):
-            for inv in call.invocations:
+            seen = False  # the branch each invocation sees, worked out when a later git needs it
+            for k, inv in enumerate(call.invocations):
                 if not inv.program:
                     continue
+                here = call
+                if k and inv.program == "git":  # `git switch -c x && git commit`: the commit is on x
+                    if seen is False:
+                        seen = _branch_at(call)
+                    if seen is not None:
+                        here = seen[k]
                 for idx, guard, root, test, m in self._content:
-                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, call):
+                    # a committed path is checked against the guard's folder, wherever git runs
+                    if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
+                            and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program):
@@ -409,14 +224,17 @@ class GuardSet:
                         if compiled is None or compiled.matches(inv.argv):
                             hits[idx] = Hit(guard, display(inv.argv))
                 if self._push and inv.program == "git":
-                    self._check_push(inv, call, hits)
+                    self._check_push(inv, here, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops, prefixes in self._paths:
+                for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
                     if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
                         continue  # a remove guard: only a command that deletes or renames the path
+                    if existing and not _changes_existing(write, call):
+                        continue  # "existing files": a new one may be created
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled) or \
+                            top and _top_fires(write.path, root, call.project_root, top) or \
                             prefixes and _takes_parent(write, rel_root, prefixes):
                         subject = display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
@@ -450,6 +268,23 @@ class GuardSet:
 _GIT_VALUE_OPTS = GIT_VALUE_OPTS
 
 
+def _branch_at(call: Call) -> list | None:
+    """The call as each invocation sees it: the branch checked out is the
+    call's until a ``git checkout -b x`` / ``git switch x`` before it in the
+    same command line changes it (to x, or to unknown); None: no switch."""
+    out, current = None, call
+    for k, inv in enumerate(call.invocations):
+        if out is not None:
+            out.append(current)
+        if inv.program == "git" and ("checkout" in inv.argv or "switch" in inv.argv):
+            to = switched_branch(inv.argv)
+            if to is not SAME and to != current.branch:
+                if out is None:
+                    out = [call] * (k + 1)
+                current = replace(current, branch=to)
+    return out
+
+
 def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
     """``git commit`` run in the call's own checkout while a guarded branch is current."""
     if inv.program != "git" or not call.branch or call.branch not in match.branches or not inv.cwd_exact:
@@ -467,12 +302,12 @@ _COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--aut
 
 def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
     """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
-    compiled, root = found
+    compiled, root, top = found
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
     i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
-    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage"):
-        return False
+    if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage") or _is_info(inv.argv, "git"):
+        return False  # `git add -n .env`: a dry run stages nothing
     rel_root = root if root is not None else (call.project_root or call.cwd)
     j, n = i + 1, len(inv.argv)
     while j < n:
@@ -480,7 +315,8 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
         if a == "--":
             words, j = inv.argv[j + 1:], n
         elif a.startswith("-"):
-            j += 2 if a in _COMMIT_VALUE else 1
+            # `-am msg`: a cluster whose last letter takes the next word
+            j += 2 if a in _COMMIT_VALUE or a[1:2] != "-" and len(a) > 2 and "-" + a[-1] in _COMMIT_VALUE else 1
             continue
         else:
             words, j = (a,), j + 1
@@ -488,7 +324,8 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
             if DYN in w:
                 continue
             path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
-            if rel_root and _path_fires(path, rel_root, root is not None, compiled):
+            if rel_root and _path_fires(path, rel_root, root is not None, compiled) or \
+                    top and _top_fires(path, root, call.project_root, top):
                 return True
     return False
 
@@ -520,6 +357,45 @@ def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled:
         elif rel is not None and rel and regex.search(rel):
             return True
     return False
+
+
+# programs whose writes change a file that is there (a new one is not made by them)
+_MODIFIERS = frozenset(("sed", "perl", "rm", "rmdir", "unlink", "shred", "srm", "truncate", "git", "find"))
+
+
+def _changes_existing(write, call: Call) -> bool:
+    """Whether a write changes a file that exists: an edit tool's (not a
+    Write's or a patch's Add File), ``sed -i``, ``rm``, a ``mv`` source …;
+    else (``>``, ``tee``, ``cp``, Write) what ``call.exists`` says, and no
+    when the caller cannot look."""
+    if write.argv:
+        prog = program_name(write.argv[0])
+        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",), program_name):
+            return True
+    elif write.path not in call.made:
+        return True
+    if call.exists is None:
+        return False
+    try:
+        return bool(call.exists(write.path))
+    except Exception:  # noqa: BLE001 - a failing look counts as there: the guard still checks
+        return True
+
+
+def _from_top(compiled: list) -> tuple:
+    """The patterns anchored at the root (``src/gen/``), which a subfolder's
+    file may write from the repository's root (``packages/web/src/gen/``)."""
+    return tuple(c for c in compiled if c[0] == "rel" and c[1].pattern.startswith("^"))
+
+
+def _top_fires(path: str, root: str | None, project_root: str | None, top: tuple) -> bool:
+    """A guard placed below the project's root (a subfolder's instruction
+    file) whose anchored pattern names, from the project's root, a path
+    inside the guard's folder: ``packages/bot/.env`` in ``packages/bot/AGENTS.md``."""
+    if root is None or project_root is None or not root.startswith(project_root) or root == project_root \
+            or _below(path, root) is None:
+        return False
+    return _path_fires(path, project_root, True, top)
 
 
 def _fixed_prefix(pattern: str) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless")  # written only when set
 
 
 class _Match:
@@ -33,6 +33,7 @@ class CommandMatch(_Match):
     expanded when compiled. ``flags``: flags that must all be present.
     ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
     ``bare``: only the command with nothing after it ("a bare `pnpm test`").
+    ``unless``: flags that make it the allowed way ("use `cargo update -p x`").
     """
 
     kind: ClassVar[str] = "command"
@@ -41,6 +42,7 @@ class CommandMatch(_Match):
     flags: tuple[str, ...] = ()
     allow_info: bool = False
     bare: bool = False
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +54,13 @@ class PathMatch(_Match):
     (``migrations/``, ``.env``, ``*.lock``) matches that name at any depth
     below the root. A trailing slash is kept only as a reading aid: a path
     equal to the pattern or anywhere below it matches. ``/…`` and ``~/…``
-    are absolute.
+    are absolute. ``existing``: only changes to files that exist ("never
+    edit existing migrations"): creating a new one stays allowed.
     """
 
     kind: ClassVar[str] = "path"
     patterns: tuple[str, ...]
+    existing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +69,15 @@ class PushMatch(_Match):
     ``force_only`` only a forced push (``--force``, ``-f``,
     ``--force-with-lease``, a ``+`` refspec); with ``remotes`` only a push
     to one of those remotes (``upstream``). A name in ``branches`` that is
-    one of the project's remotes (``Call.remotes``) is read as a remote."""
+    one of the project's remotes (``Call.remotes``) is read as a remote.
+    ``lease_ok``: ``--force-with-lease`` is the allowed way ("never
+    `--force`; use `--force-with-lease`")."""
 
     kind: ClassVar[str] = "git_push"
     branches: tuple[str, ...] = ()
     force_only: bool = False
     remotes: tuple[str, ...] = ()
+    lease_ok: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,11 +177,14 @@ class GuardSpec:
         m = self.match
         if isinstance(m, CommandMatch):
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
-            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)")
+            but = f" (allowed with {' or '.join(m.unless)})" if m.unless else ""
+            return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
         if isinstance(m, PathMatch):
-            return "changes to " + ", ".join(m.patterns)
+            return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
-            what = "force push" if m.force_only else "git push"
+            what = "git push"
+            if m.force_only:
+                what = "force push" + (" (--force-with-lease allowed)" if m.lease_ok else "")
             targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
             return what + (" to " + ", ".join(targets) if targets else "")
         if isinstance(m, SudoMatch):
@@ -292,13 +302,13 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
             return None
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
                             _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
-                            data.get("bare") is True)
+                            data.get("bare") is True, _strs(data.get("unless", [])))
     if kind == "path":
         patterns = _strs(data["patterns"])
-        return PathMatch(patterns) if patterns else None
+        return PathMatch(patterns, data.get("existing") is True) if patterns else None
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
-                         _strs(data.get("remotes", [])))
+                         _strs(data.get("remotes", [])), data.get("lease_ok") is True)
     if kind == "git_commit_path":
         patterns = _strs(data["patterns"])
         return CommitPathMatch(patterns) if patterns else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from tacit.lazyre import lazy
 from tacit.guards.model import GuardSpec, PathMatch, RemoveMatch
 from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern
 
@@ -18,7 +19,7 @@ _EDIT_VERB = r"(?:touch|edit|modify|change|alter|overwrite|update|hand-edit|hand
 _EDIT_VERBS = rf"{_EDIT_VERB}(?:{_SEP}{_EDIT_VERB})*"  # not write/create: "don't write tests in src/" is about new files
 _THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots?|fixtures?|assets?|images?|"
            r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
-_PATH_LESSONS = [re.compile(p, re.I) for p in (
+_PATH_LESSONS = [lazy(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
     r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
@@ -48,8 +49,13 @@ _PATH_LESSONS = [re.compile(p, re.I) for p in (
 
 
 # "never edit vendored files": the conventional folder of vendored code
-_VENDORED = re.compile(rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all)\s+)?vendored\s+"
+_VENDORED = lazy(rf"{_DONT}\s+(?:{_EDIT_VERBS})\s+(?:(?:any|the|all)\s+)?vendored\s+"
                        r"(?:files?|code|sources?|dependencies|deps|packages|libraries|modules)", re.I)
+
+
+# "never edit existing migrations": files that exist; a new one may be created
+_EXISTING = lazy(r"\b(?:existing|already[- ](?:applied|run|merged|released|committed|published|deployed)|"
+                 r"(?:applied|released|published|shipped|merged)\s+migrations?)\b", re.I)
 
 
 def _paths(sentence: str, because: str) -> GuardSpec | None:
@@ -61,7 +67,7 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
             continue
         patterns = _path_list(m.group("paths")) or _quoted_paths(m.group("paths"))
         if patterns:
-            return GuardSpec(PathMatch(patterns), because)
+            return GuardSpec(PathMatch(patterns, bool(_EXISTING.search(sentence))), because)
     return None
 
 
@@ -77,7 +83,7 @@ def _quoted_paths(text: str) -> tuple | None:
 
 
 _REMOVE_VERB = r"(?:delete|remove|rename|move)"
-_REMOVALS = re.compile(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
+_REMOVALS = lazy(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)\s+"
                        r"(?:(?:any|the|existing|anything|files?|folders?)\s+)*"
                        rf"(?:(?:[\w-]+\s+)?(?:{_THINGS})\s+)?(?:(?:in|under|inside|within|from)\s+)?"
                        r"(?P<paths>.+?)", re.I)
@@ -97,9 +103,7 @@ def _removals(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(RemoveMatch(patterns, ops), because)
 
 
-_RC_FILE = re.compile(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
-
-
+_RC_FILE = lazy(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
     # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path

@@ -43,6 +43,20 @@ def glob_regex(pattern: str) -> str:
     return "".join(out)
 
 
+# a secret file names its environment-specific variants too: ".env" is also
+# ".env.local", ".env.production", ".env.test.local" (what tools load as
+# secrets), never the templates kept beside it (".env.example", ".env.sample")
+# nor the test and CI files that hold fake values (".env.test", ".env.ci")
+_SECRET_NAMES = frozenset((".env", "*.env"))
+_ENV_VARIANT = (r"(?:(?:\.[\w-]+)*\.local|(?:\.(?:dev|develop|development|prod|production|stage|staging|qa|uat|"
+                r"preview|sandbox|demo|docker|override|secret|secrets|private|personal|remote|live))*)")
+
+
+def _body(p: str) -> str:
+    """The regex of a pattern's path, a secret file's variants included."""
+    return glob_regex(p) + (_ENV_VARIANT if p.rsplit("/", 1)[-1] in _SECRET_NAMES else "")
+
+
 def compile_pattern(pattern: str, home: str | None = None):
     """A path pattern → ("rel", regex) read against the path below the root,
     or ("abs", regex) read against the absolute path; None when unusable
@@ -56,7 +70,7 @@ def compile_pattern(pattern: str, home: str | None = None):
         p = home.rstrip("/") + p[1:]
     if p.startswith("/"):
         norm = posixpath.normpath(p)
-        return "abs", re.compile("^" + glob_regex(norm) + "(?:/|$)")
+        return "abs", re.compile("^" + _body(norm) + "(?:/|$)")
     anchored = p.startswith("./") or "/" in p.rstrip("/")
     p = p.rstrip("/")
     while p.startswith("./"):
@@ -66,7 +80,7 @@ def compile_pattern(pattern: str, home: str | None = None):
     if not p or p == "." or ".." in p.split("/"):
         return None
     head = "^" if anchored else "(?:^|/)"
-    return "rel", re.compile(head + glob_regex(p) + "(?:/|$)")
+    return "rel", re.compile(head + _body(p) + "(?:/|$)")
 
 
 def _below(path: str, root: str) -> str | None:

@@ -14,6 +14,7 @@ GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace
 _GIT_VALUE_OPTS = GIT_VALUE_OPTS
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
+LEASE = "lease"  # forced only with --force-with-lease
 
 
 def push_remote(argv: tuple) -> str | None:
@@ -36,8 +37,9 @@ def push_remote(argv: tuple) -> str | None:
 def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
     """For a ``git … push …`` argv: (forced?, the branches it updates — with
     ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
-    dry run. A push with no refspec or ``HEAD`` updates ``branch`` (unknown:
-    nothing)."""
+    dry run. Forced is ``LEASE`` (truthy) when the only force is
+    ``--force-with-lease``. A push with no refspec or ``HEAD`` updates
+    ``branch`` (unknown: nothing)."""
     i = skip_options(argv, 1, _GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
@@ -46,6 +48,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     if i >= len(argv) or argv[i] != "push":
         return None
     force = False
+    lease = False
     every = False
     tags = False
     positionals = []
@@ -58,8 +61,10 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             break
         if a.startswith("--"):
             key = a.split("=", 1)[0]
-            if key in ("--force", "--force-with-lease", "--force-if-includes"):
+            if key == "--force":
                 force = True
+            elif key in ("--force-with-lease", "--force-if-includes"):
+                lease = True
             elif key in ("--dry-run",):
                 return None
             elif key in ("--all", "--mirror", "--branches"):
@@ -103,7 +108,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             targets.add(dst)
     if not refspecs and not every and not tags and branch:
         targets.add(branch)
-    return force, frozenset(targets)
+    return force or (LEASE if lease else False), frozenset(targets)
 
 
 def _subtree_positionals(args: tuple) -> list:
@@ -125,7 +130,7 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
     """A push to one of the guard's remotes, or of one of its branches (a
     name that is one of the project's remotes is a remote); any push when
     it names neither."""
-    if match.force_only and not force:
+    if match.force_only and (not force or force == LEASE and match.lease_ok):
         return False
     remotes = set(match.remotes)
     branches = match.branches
@@ -139,6 +144,35 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
     return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
 
 
+SAME = object()  # the branch checked out does not change
+_SWITCH_VALUE = frozenset(("-c", "-C", "--create", "--force-create", "--orphan", "-b", "-B"))
+
+
+def switched_branch(argv: tuple):
+    """The branch a ``git checkout``/``git switch`` argv leaves checked out:
+    its name, None when it cannot be told (``git switch -``, ``--detach``),
+    or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``)."""
+    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    if i >= len(argv) or argv[i] not in ("checkout", "switch"):
+        return SAME
+    words = argv[i + 1:]
+    if "--" in words:
+        return SAME if argv[i] == "checkout" and words.index("--") > 0 or words[0] == "--" else None
+    for j, a in enumerate(words):
+        if a in _SWITCH_VALUE:
+            name = words[j + 1] if j + 1 < len(words) else None
+            return name if name and DYN not in name else None
+        if a in ("--detach", "-d") or a == "-":
+            return None
+    names = [a for a in words if not a.startswith("-")]
+    if len(names) != 1:
+        return SAME if argv[i] == "checkout" and len(names) > 1 else None  # checkout <tree> <paths>
+    name = names[0]
+    if argv[i] == "checkout" and "." in name.rsplit("/", 1)[-1] or DYN in name:
+        return SAME if DYN not in name else None  # `git checkout src/app.ts`: a file
+    return name
+
+
 ALL_BRANCHES = _ALL
 
-__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]

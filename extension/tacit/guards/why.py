@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from tacit.guards import derive as _derive
-from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, vetoed
+from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, veto
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
                                 RebaseMatch, RemoveMatch, SqlMatch)
 
@@ -51,9 +51,10 @@ def explain(text) -> dict:
             if clause.reason:
                 continue
             spec = _derive._sentence_spec(_derive._rule_text(clause.text), "")
-            if spec is not None and vetoed(sentences, clause):
+            blocker = veto(sentences, clause, (spec,)) if spec is not None else None
+            if blocker is not None:
                 return {"guard": False, "rules": [], "why": f"\"{clause.text}\" would be a rule, but "
-                        f"{_veto_word(sentences, clause)}: it has exceptions a check cannot see"}
+                        f"{_veto_word(blocker)}: it has exceptions a check cannot see"}
     for found in sentences:
         for clause in found:
             bare = _PLACEHOLDER.sub(" ", _protect(clause.text)[0])
@@ -67,14 +68,11 @@ def explain(text) -> dict:
             + "; ".join(f"\"{p}\"" for p in plain[:3])}
 
 
-def _veto_word(sentences: list, rule) -> str:
-    for found in [[rule]] + sentences:
-        for c in found:
-            bare = _PLACEHOLDER.sub(" ", _protect(c.text)[0])
-            m = _EXCEPTION.search(bare) or (c is rule or c.head_hedge) and _HEDGE.search(bare)
-            if m:
-                return f"\"{m.group(0)}\" in \"{c.text}\""
-    return "a hedge"
+def _veto_word(blocker) -> str:
+    """The exception or hedge word of the clause that vetoes, where it stands."""
+    bare = _PLACEHOLDER.sub(" ", _protect(blocker.text)[0])
+    m = _EXCEPTION.search(bare) or _HEDGE.search(bare)
+    return f"\"{m.group(0)}\" in \"{blocker.text}\"" if m else "a hedge"
 
 
 def _words(spec: GuardSpec) -> list[str]:

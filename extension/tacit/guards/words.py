@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.code_names import code_object
 
 _FAMILIES = {
     "js_pm": ("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "yarnpkg"),
@@ -163,8 +164,8 @@ def _path_pattern(part: str) -> str | None:
     if m and not quoted:
         part, noun = m.group(1), m.group(2).lower().rstrip("s")
     word = _unquote(part)
-    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@"):
-        return None
+    if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@") or code_object(word):
+        return None  # `process.env`: an object in code
     if ".." in word.split("/") or re.fullmatch(r"[\d.]+", word) or word.lower() in ("e.g", "i.e", "etc"):
         return None
     low = word.lower()
@@ -178,8 +179,6 @@ def _path_pattern(part: str) -> str | None:
         return None
     if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}", word):
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
-    if not looks and not quoted:
-        return None
-    if quoted and not looks and not re.fullmatch(r"[\w.\-/]+", word):
-        return None
+    if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
+        return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module
     return word

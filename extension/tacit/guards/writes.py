@@ -122,14 +122,29 @@ def _writes(prog: str, argv: tuple) -> list:
             starts.append(a)
         return starts or ["."]
     if prog == "git":
-        i = skip_options(argv, 1, _GIT_VALUE)
-        if i >= len(argv):
-            return []
-        sub = argv[i]
-        if sub in ("rm", "mv"):
-            return _positionals(argv, i + 1)
-        if sub == "restore":
-            return _positionals(argv, i + 1, frozenset(("-s", "--source")))
-        if sub == "checkout" and "--" in argv[i + 1:]:
-            return list(argv[argv.index("--", i + 1) + 1:])
+        return _git_writes(argv)
+    return []
+
+
+def _short_has(opts: tuple, long: str, letter: str) -> bool:
+    return any(a == long or a.startswith("-") and not a.startswith("--") and letter in a[1:] for a in opts)
+
+
+def _git_writes(argv: tuple) -> list:
+    """The working files ``git rm``/``mv``/``restore``/``checkout -- paths`` change."""
+    i = skip_options(argv, 1, _GIT_VALUE)
+    if i >= len(argv):
+        return []
+    sub = argv[i]
+    if sub == "rm" and "--cached" in argv[i + 1:]:
+        return []  # `git rm --cached x`: out of the index, the file stays
+    if sub in ("rm", "mv"):
+        return _positionals(argv, i + 1)
+    if sub == "restore":
+        opts = argv[i + 1:argv.index("--", i + 1)] if "--" in argv[i + 1:] else argv[i + 1:]
+        if _short_has(opts, "--staged", "S") and not _short_has(opts, "--worktree", "W"):
+            return []  # `git restore --staged x`: the index only, the file stays as it is
+        return _positionals(argv, i + 1, frozenset(("-s", "--source")))
+    if sub == "checkout" and "--" in argv[i + 1:]:
+        return list(argv[argv.index("--", i + 1) + 1:])
     return []

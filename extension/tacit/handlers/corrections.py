@@ -1,20 +1,11 @@
 """Correction detection: a correction is saved at once, not at the next review.
 
-On the user's ``message_end`` the message analysis (``ctx.analysis``: the
-correction detector with the agent's previous reply as context) decides; a
-hit becomes the *pending* correction (the latest wins). ``turn_end`` then asks
-for the correction-save child with it and the recent conversation — at most
-one save per ``correction_save_every_turns`` turns, and never while a save is
-still running (the pending correction waits for the next allowed turn rather
-than being lost). A newer correction arriving while one waits goes first and
-the older ones ride along (``earlier_corrections``, at most three). When the
-session ends or is compacted with a correction still waiting, it is saved
-then, rate limit or not. The pending correction is part of the persisted
-session state: a restart of the service does not lose it.
+Design notes: docs/design/core.md#tacithandlerscorrections
 """
 
 from __future__ import annotations
 
+from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
@@ -53,9 +44,7 @@ def detect_on_user_message(event, ctx) -> Result | None:
     if ctx.cfg.silent or ctx.cfg.acknowledge_captures:  # the importance learner acks when asked to
         return None
     # told with the message (a headless run shows nothing later); the save is announced when done
-    said = " ".join(event.text.split())
-    said = said if len(said) <= 100 else said[:99] + "…"
-    return Result(notices=[f"Noted (correction): {said} — saving it to memory."])
+    return Result(notices=[f"Noted (correction): {clip(event.text, 100)} — saving it to memory."])
 
 
 def save_pending_correction(event, ctx) -> Result | None:

@@ -1,16 +1,7 @@
 """What a session still gets when tacit's ledger or disk fails (issue 21), or
 in a project tacit is off for (``excluded``: the user's own memory only).
 
-When an event that builds the agent's context (``before_agent_start``) fails
-— an unreadable or corrupt ledger, a read-only data folder, a full disk —
-the engine answers through ``answer``: the memory files that can still be
-read, through the same context gate as always (``MemoryStore``), and one
-notice saying what is wrong and that nothing from the session is kept until
-it is fixed. Nothing here writes: no ledger, no history, no hand-edit
-records. Never raises; at worst the answer is empty, as before.
-An event that was not applied only because the ledger was locked too long
-is marked (``take_unapplied``): the service or the hook client spools it for
-the service to apply later, exactly once by its event id.
+Design notes: docs/design/core.md#tacithandlersdegraded
 """
 
 from __future__ import annotations
@@ -73,8 +64,7 @@ def _ledger_locked(exc: BaseException) -> bool:
 
 
 def take_unapplied() -> bool:
-    """Was the last event this thread dispatched left unapplied because the
-    ledger was locked? (Cleared by asking.)"""
+    """Was the last event this thread dispatched left unapplied because the ledger was locked? (Cleared by asking.)"""
     flag = getattr(_UNAPPLIED, "flag", False)
     _UNAPPLIED.flag = False
     return flag

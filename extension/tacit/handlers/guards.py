@@ -10,6 +10,7 @@ Design notes: docs/design/guards.md#tacithandlersguards
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -20,7 +21,7 @@ from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, honoured
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import CACHE_SECONDS, project_for
 from tacit.stores.guard_files import Finder, signature
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
@@ -77,7 +78,6 @@ class GuardChecker:
         self._places[cwd] = (now, project, real)
         return project, real
 
-    # -- the compiled set ------------------------------------------------------------
     def compiled(self, ledger, project) -> Compiled:
         """This project's guards, rebuilt when its memory or the table changed.
         Unchanged: five ``stat`` calls (the memory files, the revision file)."""
@@ -139,10 +139,9 @@ class GuardChecker:
         branch = current_branch(compiled.root) if compiled.root else None
         remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home, remotes=remotes)
+                              home=self.home, remotes=remotes, exists=os.path.lexists)
         return compiled.guards.check(call)
 
-    # -- at the session's start ---------------------------------------------------------
     def on_start(self, event, ctx):
         """One line, once per session: how many rules are enforced, from where."""
         if not self.cfg.settings.get("guards_enabled", True) or ctx.state.marks.get("guards.told"):
@@ -159,7 +158,6 @@ class GuardChecker:
         text = start_line(list(compiled.records.values()), counts)
         return ContextResult(context=[Injection(text, priority=25)])
 
-    # -- before a call -----------------------------------------------------------------
     def on_tool_call(self, event, ctx):
         if not self.cfg.settings.get("guards_enabled", True):
             return None
@@ -177,9 +175,8 @@ class GuardChecker:
         hits = [h for h in hits if h.guard.id not in allowed]
         if not hits:
             return None
-        # ask where the host can ask someone now (Hermes -z / --yolo: nobody would)
-        ask = ("tool_call.ask" in honoured(ctx.host) and "no_ask" not in ctx.host_features
-               and all(h.guard.action == "ask" for h in hits))
+        # ask where the host can ask someone now (its spec's nobody_to_ask: Hermes -z / --yolo)
+        ask = all(h.guard.action == "ask" for h in hits) and can_ask(ctx.host)
         action = "ask" if ask else "deny"
         store = GuardStore(self.cfg, ctx.ledger)
         project_key = project.key if project is not None else ""
@@ -201,7 +198,6 @@ class GuardChecker:
         state.marks["guards.stopped"] = stops[-MAX_STOPS:]
         return ToolCallResult(block=not ask, ask=ask, reason="\n".join(lines))
 
-    # -- after a call --------------------------------------------------------------------
     def on_tool_result(self, event, ctx):
         state = ctx.state
         stops = state.marks.get("guards.stopped") or []
@@ -233,7 +229,6 @@ class GuardChecker:
                                    ref=f"{event.id}:{record.id}" if event.id else None, at=event.ts)
         return None
 
-    # -- the user's answer to a stop ----------------------------------------------------------
     def on_message(self, event, ctx):
         if event.role != "user":
             return None
@@ -308,9 +303,7 @@ def _programs(match) -> tuple:
     return ()
 
 
-# ---------------------------------------------------------------------------
 # The current branch, from the worktree's .git/HEAD (no git process)
-# ---------------------------------------------------------------------------
 _HEAD_FILES: dict[str, str | None] = {}
 _BRANCHES: dict[str, tuple] = {}
 HEAD_PREFIX = "ref: refs/heads/"
@@ -338,8 +331,7 @@ def _head_file(root: str) -> str | None:
 
 
 def _read_cached(cache: dict, path: str, parse):
-    """``parse(text)`` of the file at ``path``, cached by its mtime, size and
-    inode; None when it cannot be read."""
+    """``parse(text)`` of the file at ``path``, cached by its mtime, size and inode; None when it cannot be read."""
     try:
         st = os.stat(path)
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -362,8 +354,7 @@ def _branch_of(head: str) -> str | None:
 
 
 def current_branch(root: str | None) -> str | None:
-    """The branch checked out in the worktree at ``root``; None when detached,
-    outside git or unreadable."""
+    """The branch checked out in the worktree at ``root``; None when detached, outside git or unreadable."""
     head = _head_file(root) if root else None
     return None if head is None else _read_cached(_BRANCHES, head, _branch_of)
 
@@ -385,9 +376,7 @@ def git_remotes(root: str | None) -> frozenset | None:
         return None
     gitdir = os.path.dirname(head)
     common = os.path.join(gitdir, "commondir")
-    try:
+    with contextlib.suppress(OSError):
         with open(common, encoding="utf-8", errors="replace") as handle:
             gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
-    except OSError:
-        pass
     return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)

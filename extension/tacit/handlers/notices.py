@@ -2,16 +2,12 @@
 adapted: …") to the user, and say at session start what changed since the
 previous session.
 
-Background work queues them in the ledger (``tacit.stores.notices``; every
-change a child or a learner makes queues one, ``tacit.stores.history``); at
-the next foreground point the host allows — the session's context being
-built, the user's next message, the end of a turn — this hands each one out
-exactly once, for the host to show (Claude Code and Codex: ``systemMessage``;
-pi: ``ui.notify``; Hermes: a line under the reply).
+Design notes: docs/design/core.md#tacithandlersnotices
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from tacit.hookspecs import ContextResult, Result
@@ -36,12 +32,10 @@ def _take(ctx) -> list[str]:
 
 def deliver_at_start(event, ctx) -> ContextResult | None:
     texts = []
-    try:
+    with contextlib.suppress(LedgerUnavailable):
         line = since_last_session(ctx)
         if line:
             texts.append(line)
-    except LedgerUnavailable:
-        pass
     texts += _take(ctx)
     return ContextResult(notices=texts) if texts else None
 

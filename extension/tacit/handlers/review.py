@@ -1,18 +1,11 @@
 """Background review: what the user said today is in memory by the next session.
 
-A review asks a child agent to look back over the session and save what is worth keeping
-(memories and skills in one pass). It starts at ``turn_end`` — never while one runs — when a
-durable statement waits (a rule tacit can phrase, or a confident preference / decision / fact /
-goal), when the highlighted messages' lesson scores since the last review reach
-``REVIEW_BUDGET``, or after the interval (``nudge_interval`` turns, ``nudge_tool_calls`` tool
-calls); and at ``session_shutdown`` / ``before_compact`` for the highlights still uncovered. The
-prompt carries every highlighted message since the last review, not a window; corrections are
-left to the correction save. The daily budget applies as to every child. A durable statement is
-acknowledged with the message ("Noted (preference): …"). Details: docs/learning.md.
+Design notes: docs/design/core.md#tacithandlersreview
 """
 
 from __future__ import annotations
 
+from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
 
@@ -62,8 +55,7 @@ def note_highlight(event, ctx) -> Result | None:
     ctx.state.marks[MARK] = kept
     if durable and not cfg.silent and not cfg.acknowledge_captures:  # the importance learner acks when asked to
         # told with the message (every host shows it by the reply's end, a headless run too)
-        shown = analysis.rule or " ".join(event.text.split())
-        shown = shown if len(shown) <= 100 else shown[:99] + "…"
+        shown = clip(analysis.rule or event.text, 100)
         return Result(notices=[f"Noted ({analysis.category}): {shown} — this session's memory review saves it."])
     return None
 
@@ -132,5 +124,4 @@ def _start(state, reason: str, notices: list[str]) -> Result:
     state.marks.pop(MARK, None)
     state.turns_since_review = 0
     state.tool_calls_since_review = 0
-    state.lesson_score_since_review = 0.0
     return Result(notices=notices, children=[ChildRequest("review", {"reason": reason, "highlighted": waiting})])

@@ -1,10 +1,6 @@
 """Skill auto-trigger: after a complex turn, capture the procedure as a skill.
 
-A turn with at least ``skill_trigger_tool_calls`` tool calls using at least
-``skill_trigger_min_tool_types`` distinct tools is the kind of work worth
-turning into a reusable procedure. The skill-extraction child gets the
-existing skill index (to patch rather than duplicate) and the turn. At most
-once per session: a second long turn is usually the same task continuing.
+Design notes: docs/design/core.md#tacithandlersskill_trigger
 """
 
 from __future__ import annotations

@@ -1,17 +1,6 @@
 """The hook command of Claude Code and Codex: a pipe to the tacit service.
 
-Installed hooks run ``python -I -S -c "<path setup>; from tacit.hosts.hook_client
-import main; main()" HOST EVENT BOUND [HEADLESS]`` (``tacit.commandline.hook_command``:
-the bound and the headless rule come from the host's spec): no ``site``, no
-project folder on ``sys.path``, and this module imports only ``posix``,
-``sys``, ``time`` and ``_socket`` — ``os`` would cost a millisecond,
-``socket`` would pull in ``enum`` and ``selectors``. It sends the host, the
-event and the raw stdin bytes to the data folder's service and writes the
-raw reply back.
-
-Design decisions (never a lost event, always exit 0; length-prefixed replies;
-trust only your own service; long paths; headless notices): docs/architecture.md
-("The hook client").
+Design notes: docs/design/hosts.md#tacithostshook_client
 """
 
 import _socket
@@ -326,8 +315,7 @@ def untrusted(folder: str) -> str:
 
 
 def connect(folder: str, deadline: float):
-    """A connected socket; None when nothing listens; a sentence when the
-    peer is another user."""
+    """A connected socket; None when nothing listens; a sentence when the peer is another user."""
     path = folder + "/" + SOCKET_NAME
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
@@ -483,4 +471,3 @@ def record_fault(host: str, fault: str) -> None:
         faults.record(load_config(host=host), fault)
     except Exception:  # noqa: BLE001 — the hook is answered all the same
         pass
-

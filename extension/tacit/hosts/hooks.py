@@ -1,11 +1,6 @@
 """Hook hosts: one hook payload in, the hook's stdout out.
 
-The host's spec names its handler (``hook_handler``: ``handle(engine,
-event_name, payload, *, event_id)``). The service calls ``run`` for each hook
-its clients send; a hook that cannot reach the service calls
-``run_in_process``, which builds the same engine for one event. Either way
-every failure is logged and answered with no output: a broken tacit never
-breaks the agent.
+Design notes: docs/design/hosts.md#tacithostshooks
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """What every ``tacit install <host>`` / ``tacit uninstall <host>`` shares.
 
-The host installers (``hosts/claude_code/install.py``, ``hosts/codex/install.py``,
-``hosts/pi/install.py``, ``hosts/hermes/install.py``) differ in *what* they
-write; the file handling under it is the same, so it lives here once.
-
 Design notes: docs/design/hosts.md#tacithostsinstall_support
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -59,8 +56,7 @@ def read_manifest(path: Path) -> dict | None:
 
 
 def read_json_or_none(path) -> dict | None:
-    """A JSON object from ``path``; None when it is missing, unreadable or not
-    an object."""
+    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -91,7 +87,6 @@ def parse_json_object(text: str, path: Path, host: str) -> dict:
 
 def write_json(path: Path, data, mode: int) -> None:
     """``data`` as indented JSON, written atomically with file mode ``mode``."""
-
     atomic_write_text(path, json.dumps(data, indent=2) + "\n", mode=mode)
 
 
@@ -114,10 +109,8 @@ def remove_empty_dirs(folders) -> None:
     """``rmdir`` each folder in the given order; one that is not empty (or is
     gone) stays as it is: never remove what someone put there."""
     for folder in folders:
-        try:
+        with contextlib.suppress(OSError):
             Path(folder).rmdir()
-        except OSError:
-            pass
 
 
 def unlink(path: Path) -> bool:

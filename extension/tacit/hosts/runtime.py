@@ -1,16 +1,6 @@
 """Building the engine the way each kind of process needs it.
 
-=========  ================  ==========================================
-mode       background work   children
-=========  ================  ==========================================
-service    worker thread     ``tacit child run`` in its own session
-inprocess  worker thread     ``tacit child run`` (Hermes: outlives -z)
-oneshot    inline            ``tacit child run`` (a hook run in-process)
-replay     inline            inline (``tacit learn --apply``) or none
-=========  ================  ==========================================
-
-Host adapters call ``build_engine`` and never assemble these pieces
-themselves, so every host runs the same handlers under the same rules.
+Design notes: docs/design/hosts.md#tacithostsruntime
 """
 
 from __future__ import annotations
@@ -23,6 +13,7 @@ from tacit.hosts import spec as host_specs
 from tacit.log import report_config_problems
 
 MODES = ("service", "inprocess", "oneshot", "replay")
+
 
 def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
                  discover_plugins: bool | None = None) -> Engine:

@@ -1,14 +1,6 @@
 """``Host``: everything tacit knows about one host, in one spec; and the registry.
 
-Each ``hosts/<name>/spec.py`` declares ``HOST = Host(...)``: what the host
-honours of a handler's result, what it does itself, its hook bounds, its
-child command and how to read that child's output, its installer, its
-transcripts. Data is in the spec; behaviour is a module (or
-``module:function``) inside the host's folder that the spec names, imported
-only when used. ``registry()`` holds the built-in four; a fifth host ships as
-its own package with a ``tacit.hosts`` entry point naming its ``Host``
-(``discover()``). Nothing outside ``hosts/`` names a host: it asks the
-registry. Adding one: docs/adding-a-host.md.
+Design notes: docs/design/hosts.md#tacithostsspec
 """
 
 from __future__ import annotations
@@ -42,6 +34,8 @@ class Host:
     child: str = ""
     installer: str = ""  # a module with install(cfg, scope, …), uninstall(cfg, scope, …), manifest(cfg)
     rpc_session: str = ""  # "module:Class(engine, lines, writer, on_message)" serving its long-lived session
+    nobody_to_ask: str = ""  # "module:function() -> bool": no one would answer an approval now (guards deny)
+    stdio_session: str = ""  # "module:function() -> exit status": that session over stdin/stdout (``tacit bridge``)
     hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
@@ -124,6 +118,12 @@ def names() -> tuple[str, ...]:
 def table(name: str) -> dict:
     """One field of every host's spec: ``{host: value}`` (the old per-concern tables)."""
     return {host_name: getattr(host, name) for host_name, host in registry().items()}
+
+
+def first_with(name: str, host: str = "") -> Host | None:
+    """``host``'s spec if its field ``name`` is set, else (no ``host``) the first spec that sets it."""
+    hosts = [h for h in registry().values() if getattr(h, name)]
+    return next((h for h in hosts if h.name == host), None) if host else next(iter(hosts), None)
 
 
 def with_own_first(host: str | None) -> list[Host]:

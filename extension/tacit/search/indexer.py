@@ -1,18 +1,11 @@
 """Catching the index up with every host's session files (docs/search.md).
 
-- Incremental: a file whose stamp is unchanged is not opened; any other is
-  read from where reading stopped (from its start when it shrank or was
-  replaced); progress commits every ``BATCH`` entries; one catch-up at a
-  time per data folder (a lock), so no line is read twice.
-- Redacted before indexing (``tacit.boundary.scrub``); a turn the user asked
-  not to keep is withheld; a project switched off or excluded is not
-  indexed, and removed at the next catch-up when switched off later.
-- Scoped like memory (``tacit.projects``), as a tag word in the index.
-- Never raises for bad input: an unreadable file is skipped and counted.
+Design notes: docs/design/search.md#tacitsearchindexer
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -45,10 +38,8 @@ def remove_index(cfg) -> None:
     """Delete the index (``tacit search --reindex`` builds it again)."""
     path = index_path(cfg)
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             name.unlink()
-        except FileNotFoundError:
-            pass
 
 
 def project_tag(key: str) -> str:

@@ -1,16 +1,6 @@
 """Reading a JSONL session file from where it was left, never all at once.
 
-- Streamed line by line in binary; a line over ``MAX_LINE`` bytes is skipped
-  without being held in memory (counted as bad), so a 2 GB transcript costs
-  what a small one does per line.
-- Only complete lines are read. A last line without its newline is taken
-  only when it already parses as a JSON object; otherwise it is a line still
-  being written (or cut short by a crash) and reading stops before it, so
-  the next catch-up starts there and nothing is ever read twice.
-- Only regular files, opened without blocking (a FIFO or a device never
-  hangs the index); a symlink loop is an ``OSError`` the caller skips.
-- A line that is not a JSON object, or that ``parse`` cannot make sense of,
-  is counted in the cursor and skipped.
+Design notes: docs/design/search.md#tacitsearchjsonl
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """From a person's words to ranked exchanges (design: docs/search.md, "Ranking").
 
-- Words, not syntax: common words dropped; each word matches by its stem
-  (porter), known abbreviations (``SYNONYMS``) and its split or joined form
-  when the index holds the pieces ("timeout" / "time out"); words are OR-ed.
-- Bounded work: every match ranked when there are few, else the rare
-  words' matches, else the newest matches of the common words.
-- Exchanges, not lines: hits grouped by turn, scored by the best message
-  plus half of the next three; recency breaks near-ties.
-- Read back, redacted again: the index holds no text.
+Design notes: docs/design/search.md#tacitsearchquery
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """``search``: catch the index up, then answer a query with exchanges.
 
-What ``tacit search``, the agents' search tools and the service call. The
-scope is the project of ``cwd`` (all projects when ``cwd`` has none, or
-with ``all_projects``), optionally one host and a time since. Every result
-passes the context gate (``tacit.safety.gate_context``) because it may be
-read by an agent; what fails is left out and counted, never quoted.
+Design notes: docs/design/search.md#tacitsearchsearcher
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """What a host's session files give the index, in a shape no host owns.
 
-A ``SessionSource`` (one per host, defined in ``hosts/<name>/sessions.py``)
-lists the host's session files, reads each one from a cursor onwards as
-``Entry`` objects (a position, the session, the working folder, a time and
-the messages at that position), and fetches the messages at one position
-again, for display: the index keeps no copy of any transcript. A host's spec
-names the module holding its ``SOURCE`` (``Host.sessions``), imported only
-when sessions are searched. ``excerpt`` is the one rule for how much of a
-tool's input or output goes in.
+Design notes: docs/design/search.md#tacitsearchsource
 """
 
 from __future__ import annotations

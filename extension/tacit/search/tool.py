@@ -1,11 +1,6 @@
 """The search tool the agent gets in every host (``search_sessions``).
 
-One definition (name, description, JSON-schema parameters) that the pi
-extension and the Hermes plugin register as a tool, and that the Claude Code
-and Codex skill describes as a command (``tacit search --json``); one
-runner, returning what ``tacit search --json`` prints. Bad arguments are a
-result (``success: false`` saying what to send), never an exception; the
-results have passed the context gate (``tacit.search.searcher``).
+Design notes: docs/design/search.md#tacitsearchtool
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """The changes a page offers, through the front door (``Tacit``) as you.
 
-Every one takes a ``Tacit`` view whose actor is ``ACTOR`` (you, through
-the page: "you (tacit ui)" in the history), the form's fields as plain
-strings, and returns the store's result dict; a bad field is a refusal,
-never an exception. The calls are the CLI's: ``MemoryStore.replace |
-remove | add``, ``changes.undo``, ``GuardStore.remove | restore`` and the
-review's ``decide``.
+Design notes: docs/design/search.md#tacituiactions
 """
 
 from __future__ import annotations

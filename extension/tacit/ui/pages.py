@@ -1,10 +1,6 @@
 """What each page shows, as data: read live from the stores on every request.
 
-The same files and ledger the hosts use, read through the front door
-(``front`` is a ``Tacit`` without an actor: it can only read) — its memory
-stores, history, guard store and skills — plus the review's candidates and
-``tacit cost``'s report. Nothing here writes but the guard sync the CLI's
-``tacit guard list`` does too (it derives guards, records no change).
+Design notes: docs/design/search.md#tacituipages
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
 """The page's routes: a path to a page (GET) or to a change (POST).
 
-``UIApp.get`` renders a page from ``pages`` with its template; ``UIApp.post``
-applies an ``actions`` change and answers where to go next, with the
-outcome in the query (shown escaped, as a line at the top). ``PANELS`` is
-the navigation: another concern adds a page by appending a ``Panel`` (the
-Search page joins when ``tacit.search`` is installed).
+Design notes: docs/design/search.md#tacituiroutes
 """
 
 from __future__ import annotations

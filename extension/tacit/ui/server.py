@@ -1,11 +1,6 @@
 """The page's HTTP server: 127.0.0.1 only, a token, same-origin writes.
 
-Every request must name the bound address in its Host header (DNS
-rebinding) and carry the token (in the URL once, then in an HttpOnly,
-SameSite=Strict cookie); a POST must also come from the page's own origin
-(Origin, else Referer) with the form's CSRF token. Anything else is a 403
-and nothing runs. Pages are rendered by jinja2 with autoescape, under a
-Content-Security-Policy that allows no script at all. Design: docs/ui.md.
+Design notes: docs/design/search.md#tacituiserver
 """
 
 from __future__ import annotations

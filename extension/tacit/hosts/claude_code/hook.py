@@ -56,7 +56,7 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
     results = []
     for n, event in enumerate(events):
         if event_id:
-            event = _with_id(event, f"{event_id}:{n}")
+            event = replace(event, id=f"{event_id}:{n}")
         results.append(engine.dispatch(event))
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
@@ -118,10 +118,6 @@ def slash_names(text: str) -> str:
     return _BARE_SLASH.sub(lambda m: f"/tacit:{m.group(1)}" if m.group(1) in slash.NAMES else m.group(0), text)
 
 
-def _with_id(event, event_id: str):
-    return replace(event, id=event_id)
-
-
 def cli_note() -> str:
     """The agent's shell has no ``tacit`` on PATH (a venv, pipx without its
     bin on PATH): the saving guidance names the absolute command instead."""
@@ -129,9 +125,6 @@ def cli_note() -> str:
     return f"(`tacit` is not on PATH in this shell: run it as `{command}`, e.g. `{command} memory add \"…\"`.)"
 
 
-# ---------------------------------------------------------------------------
-# payload -> events
-# ---------------------------------------------------------------------------
 def _common(payload: dict, host: str) -> dict:
     session_id = payload.get("session_id")
     if not isinstance(session_id, str) or not session_id:
@@ -212,12 +205,8 @@ TRANSLATORS = {
 EVENT_NAMES = tuple(TRANSLATORS)
 
 
-# ---------------------------------------------------------------------------
-# results -> hook output
-# ---------------------------------------------------------------------------
 def render(event_name: str, results: list[Result]) -> str:
-    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or
-    ``systemMessage``, or "" for no output."""
+    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output."""
     context = [i for r in results if isinstance(r, ContextResult) for i in r.context]
     notices = [n for r in results for n in r.notices if n]
     output: dict = {}

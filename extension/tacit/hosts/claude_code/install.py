@@ -1,10 +1,5 @@
 """``tacit install claude-code`` / ``tacit uninstall claude-code``.
 
-Install writes tacit's plugin folder (``~/.claude/skills/tacit/``, or
-``<project>/.claude/skills/tacit/``), pre-approves tacit's saving commands in
-the settings file, and records what it added in ``.tacit-install.json`` so
-uninstall removes exactly that.
-
 Design notes: docs/design/hosts.md#tacithostsclaude_codeinstall
 """
 
@@ -72,11 +67,6 @@ def permissions_for(plugin_dir: Path) -> list[str]:
                 seen.add(rule)
                 out.append(rule)
     return out
-
-
-# ---------------------------------------------------------------------------
-# install
-# ---------------------------------------------------------------------------
 
 
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
@@ -177,11 +167,6 @@ def workspace_trusted(cfg, project: Path) -> bool:
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 
 
-# ---------------------------------------------------------------------------
-# uninstall
-# ---------------------------------------------------------------------------
-
-
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
     try:
         return _uninstall(cfg, scope, project_dir)
@@ -237,11 +222,6 @@ def _uninstall(cfg, scope, project_dir) -> dict:
     return {"success": True, "host": "claude-code", "scope": scope, "plugin_dir": str(plugin_dir),
             "removed": removed,
             "message": f"tacit removed from Claude Code ({scope} scope): {len(removed)} items"}
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def read_settings(path: Path) -> tuple[dict, bool]:

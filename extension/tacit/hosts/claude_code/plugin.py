@@ -1,9 +1,5 @@
 """The Claude Code plugin folder tacit writes out: its files, as data.
 
-``plugin_files(python, plugin_dir) -> {relative path: (text, mode)}`` is the
-whole plugin; ``tacit.hosts.claude_code.install`` writes it where Claude Code
-loads it. Nothing here touches the disk, so tests can inspect every byte.
-
 Design notes: docs/design/hosts.md#tacithostsclaude_codeplugin
 """
 

@@ -8,28 +8,22 @@ the next one (its tool calls as results, its last reply's text).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Iterator
 
 from tacit.events import BeforeCompact, Command, MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd, \
     clip_tool_args, iso_time
+from tacit.hosts.claude_code.sessions import NOT_PROMPTS, recorded_command
 from tacit.learn.replay import FileStats, json_objects
 
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
                  "attachment", "progress"}
-_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
-                "[Request interrupted by user", "Caveat: The messages below were generated")
-_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def detect(data: dict) -> bool:
     """Does this JSON line look like a Claude Code transcript's?"""
     return data.get("type") in _CLAUDE_TYPES and (
         "message" in data or "sessionId" in data or data.get("type") == "summary")
-
-
 
 
 def _prompt_text(content) -> str | None:
@@ -52,20 +46,9 @@ def _prompt_text(content) -> str | None:
     else:
         return None
     stripped = text.strip()
-    if not stripped or stripped.startswith(_NOT_PROMPTS):
+    if not stripped or stripped.startswith(NOT_PROMPTS):
         return None
     return text
-
-
-def _command(text: str) -> tuple[str, str] | None:
-    """A slash command as Claude Code records it, or None."""
-    if "<command-name>" not in text:
-        return None
-    match = _COMMAND_NAME.search(text)
-    if not match:
-        return None
-    args = _COMMAND_ARGS.search(text)
-    return match.group(1), (args.group(1).strip() if args else "")
 
 
 class _ClaudeTurns:
@@ -199,7 +182,7 @@ def read(path: Path, stats: FileStats) -> Iterator:
         prompt = _prompt_text(content)
         if prompt is None:
             continue
-        command = _command(prompt)
+        command = recorded_command(prompt)
         if command is not None:
             yield from turns.close_turn()
             yield turns._ev(Command, name=command[0], args=command[1])

@@ -1,13 +1,6 @@
 """Claude Code's session files, for the past-session index (``tacit.search``).
 
-``$CLAUDE_CONFIG_DIR`` (else ``~/.claude``) ``/projects/<dashed cwd>/<id>.jsonl``,
-one line per record. A user prompt is a ``type:"user"`` line whose content
-is a string or text blocks (not ``isMeta``, not a compaction summary, not
-local-command output); ``tool_result`` blocks are tool output; an assistant
-response is several ``type:"assistant"`` lines (one per content block):
-text blocks are the reply, ``tool_use`` blocks a tool call. Sub-agent lines
-(``isSidechain``) are not the user's conversation. Every line carries
-``sessionId``, ``cwd`` and ``timestamp``.
+Design notes: docs/design/hosts.md#tacithostsclaude_codesessions
 """
 
 from __future__ import annotations
@@ -19,8 +12,8 @@ from tacit.events import iso_time
 from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
-_NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
-                "[Request interrupted by user", "Caveat: The messages below were generated")
+NOT_PROMPTS = ("<local-command-", "<bash-input>", "<bash-stdout>", "<bash-stderr>",
+               "[Request interrupted by user", "Caveat: The messages below were generated")
 _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
@@ -28,6 +21,15 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 def projects_dir(env: dict) -> str:
     base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
     return os.path.join(base, "projects")
+
+
+def recorded_command(text: str) -> tuple[str, str] | None:
+    """A slash command as Claude Code records it in a prompt: (name, args), or None."""
+    match = _COMMAND_NAME.search(text) if "<command-name>" in text else None
+    if not match:
+        return None
+    args = _COMMAND_ARGS.search(text)
+    return match.group(1), (args.group(1).strip() if args else "")
 
 
 def files(env: dict):
@@ -53,14 +55,10 @@ def _user_messages(content) -> list:
     else:
         return []
     stripped = text.strip()
-    if not stripped or stripped.startswith(_NOT_PROMPTS):
+    if not stripped or stripped.startswith(NOT_PROMPTS):
         return []
-    if "<command-name>" in text:
-        name = _COMMAND_NAME.search(text)
-        if name:
-            args = _COMMAND_ARGS.search(text)
-            text = f"/{name.group(1)} {args.group(1).strip() if args else ''}".strip()
-    return [Message(USER, text)]
+    command = recorded_command(text)
+    return [Message(USER, f"/{command[0]} {command[1]}".strip() if command else text)]
 
 
 def parse(data: dict, cursor: Cursor) -> Entry | None:

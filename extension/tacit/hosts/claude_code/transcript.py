@@ -1,12 +1,6 @@
 """The last assistant text of a Claude Code transcript, read from its tail.
 
-Only a fallback: 2.1.197's Stop payload carries ``last_assistant_message``.
-A build without it still has ``transcript_path`` (a JSONL file, one line per
-content block; ``type:"assistant"`` lines hold ``message.content`` blocks).
-Bounded input: only a regular file is read (a FIFO would block the hook
-forever, ``/dev/zero`` would never end), opened without blocking, and only
-its last ``TAIL_BYTES``. A missing or odd file gives "": the turn still
-ends, just without its text.
+Design notes: docs/design/hosts.md#tacithostsclaude_codetranscript
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
 """``tacit install codex`` / ``tacit uninstall codex``.
 
-Install merges tacit's hook groups into ``<codex>/hooks.json`` (user scope:
-``$CODEX_HOME`` or ``~/.codex``; project scope: ``<project>/.codex``), turns
-on the ``hooks`` feature flag in ``config.toml``, writes ``rules/tacit.rules``
-so saving memory and skills runs without an approval prompt, and records all
-of it in ``tacit-install.json`` so uninstall removes exactly that.
-
 Design notes: docs/design/hosts.md#tacithostscodexinstall
 """
 
@@ -49,11 +43,6 @@ FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
 SKILL_VERBS = ("create", "patch", "edit", "view", "list")
 RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uninstall codex`."
-
-
-# ---------------------------------------------------------------------------
-# where, and what
-# ---------------------------------------------------------------------------
 
 
 def codex_home(cfg) -> Path:
@@ -139,11 +128,6 @@ def validate_codex_hooks(config) -> None:
                 raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
 
 
-# ---------------------------------------------------------------------------
-# install
-# ---------------------------------------------------------------------------
-
-
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
     try:
         return _install(cfg, scope, project_dir, python or sys.executable)
@@ -165,29 +149,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
     if rules_current and not rules_current.startswith(RULES_HEADER):
         raise InstallError(f"{where['rules_file']} exists and was not written by tacit; move it away first")
 
-    # hooks.json: one tacit group per event, replaced in place or appended
-    ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
-    validate_hooks({"hooks": {event: [group] for event, group in ours.items()}})  # our own: strictly
-    events = hooks_doc.setdefault("hooks", {})
-    events_created, groups_changed, positions = [], [], {}
-    for event, group in ours.items():
-        if event not in events:
-            events[event] = []
-            events_created.append(event)
-        groups = events[event]
-        found = [i for i, g in enumerate(groups) if is_tacit_group(g, event)]
-        if found:
-            if groups[found[0]] != group:
-                groups[found[0]] = group
-                groups_changed.append(event)
-            for extra in reversed(found[1:]):  # duplicates from a hand edit: keep one
-                del groups[extra]
-                groups_changed.append(event)
-        else:
-            groups.append(group)
-            groups_changed.append(event)
-        positions[event] = next(i for i, g in enumerate(groups) if g == group)
-    validate_codex_hooks(hooks_doc)
+    events_created, groups_changed, positions = merge_groups(hooks_doc, python)
 
     # config.toml: the feature flag
     warnings: list[str] = []
@@ -242,9 +204,42 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
         "warnings": warnings,
     }
-    lines = [f"tacit installed into Codex ({scope} scope): {where['hooks_file']}"]
-    if not changed:
-        lines = [f"tacit is already installed into Codex ({scope} scope): {where['hooks_file']}"]
+    result["message"] = _message(cfg, where, scope, result, warnings)
+    return result
+
+
+def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
+    """tacit's group per event into ``hooks_doc``, replaced in place or appended: (events created,
+    events whose groups changed, the index of tacit's group per event)."""
+    ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
+    validate_hooks({"hooks": {event: [group] for event, group in ours.items()}})  # our own: strictly
+    events = hooks_doc.setdefault("hooks", {})
+    events_created, groups_changed, positions = [], [], {}
+    for event, group in ours.items():
+        if event not in events:
+            events[event] = []
+            events_created.append(event)
+        groups = events[event]
+        found = [i for i, g in enumerate(groups) if is_tacit_group(g, event)]
+        if found:
+            if groups[found[0]] != group:
+                groups[found[0]] = group
+                groups_changed.append(event)
+            for extra in reversed(found[1:]):  # duplicates from a hand edit: keep one
+                del groups[extra]
+                groups_changed.append(event)
+        else:
+            groups.append(group)
+            groups_changed.append(event)
+        positions[event] = next(i for i, g in enumerate(groups) if g == group)
+    validate_codex_hooks(hooks_doc)
+    return events_created, groups_changed, positions
+
+
+def _message(cfg, where: dict, scope: str, result: dict, warnings: list[str]) -> str:
+    untrusted = result["untrusted_events"]
+    already = "is already installed" if not result["changed"] else "installed"
+    lines = [f"tacit {already} into Codex ({scope} scope): {where['hooks_file']}"]
     if untrusted:
         warnings.append(f"Codex runs new hooks only after you trust them: open `codex`, type /hooks and "
                         f"trust tacit's {len(untrusted)} hook(s) ({', '.join(untrusted)}). Until then "
@@ -252,14 +247,13 @@ def _install(cfg, scope, project_dir, python) -> dict:
     if scope == "project":
         result["project_trusted"] = project_trusted(cfg, where["project"])
         if not result["project_trusted"]:
-            warnings.append(f"Codex reads {base} only for a trusted project: open `codex` in "
+            warnings.append(f"Codex reads {where['base']} only for a trusted project: open `codex` in "
                             f"{where['project']} once and trust it (or use --scope user).")
         warnings.append(f"{where['hooks_file']} now names this machine's Python: keep tacit's entries "
                         f"out of version control.")
     if not result["tacit_on_path"]:
         warnings.append("`tacit` is not on PATH; the agent is told the absolute command instead.")
-    result["message"] = "\n".join(lines + warnings)
-    return result
+    return "\n".join(lines + warnings)
 
 
 def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
@@ -325,11 +319,6 @@ def project_trusted(cfg, project: Path) -> bool:
         return False
     entry = projects.get(str(project)) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
-
-
-# ---------------------------------------------------------------------------
-# uninstall
-# ---------------------------------------------------------------------------
 
 
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
@@ -438,11 +427,6 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
     if not ok:
         return text, f"{path}: could not remove tacit's `hooks = true` line safely; left it in place."
     return new_text, ""
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def read_hooks(path: Path) -> tuple[dict, bool]:

@@ -1,15 +1,6 @@
 """Codex CLI's session files, for the past-session index (``tacit.search``).
 
-``$CODEX_HOME`` (else ``~/.codex``) ``/sessions/YYYY/MM/DD/rollout-*.jsonl``.
-Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` first
-(``payload.id``, ``payload.cwd``); ``event_msg`` lines carry what the user
-typed and what the agent answered — 0.171 writes ``item_completed`` with
-``item.type`` ``UserMessage`` / ``AgentMessage`` (content blocks), earlier
-builds ``user_message`` / ``agent_message`` (``message``); ``response_item``
-lines carry the model's items, of which tool calls and their output are
-taken (its ``message`` items repeat the event messages and add Codex's own
-environment and instruction preambles, so they are skipped). Checked on a
-real rollout of 0.171.0 (tests/e2e/test_session_search.py).
+Design notes: docs/design/hosts.md#tacithostscodexsessions
 """
 
 from __future__ import annotations

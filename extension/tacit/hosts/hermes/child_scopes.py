@@ -1,10 +1,6 @@
 """A Hermes child saves project memory through its own ``memory`` tool.
 
-That tool knows two files (the user profile and the notes, which tacit links
-to its global notes) and the child has no shell (``-t memory,skills``), so
-its prompt asks it to start a project entry with ``[<project name>] ``; once
-it has exited, ``file_tagged`` moves such entries from the global notes into
-the project's memory, the tag dropped — recorded as the child's change.
+Design notes: docs/design/hosts.md#tacithostshermeschild_scopes
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """``tacit install hermes`` / ``tacit uninstall hermes``.
 
-Install enables the ``tacit`` entry-point plugin in Hermes's ``config.yaml``
-(through Hermes's own interpreter), turns Hermes's own background reviews off,
-and records what it changed in ``$HERMES_HOME/tacit/install.json`` so
-uninstall puts back exactly that. User scope only.
-
 Design notes: docs/design/hosts.md#tacithostshermesinstall
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -175,19 +171,12 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):
             changed.append(f"{restored['restored']}: tacit's own folder again (copies of the shared files)")
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(manifest_path)
-    except OSError:
-        pass
     message = f"tacit is no longer enabled in Hermes ({state.get('config_path')})."
     if left:
         message += " Left alone: " + "; ".join(left) + "."
     return {"success": True, "message": message, "hermes_home": home, "changed": changed, "left": left}
-
-
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
 
 
 def _refuse_scope(scope: str) -> dict | None:

@@ -1,12 +1,6 @@
 """The detached overflow runner under Hermes.
 
-``hermes -z`` ends with ``os._exit`` right after the turn: a thread doing
-work dies mid-instruction. Memory entries queued while the files were full
-(``tacit.hosts.hermes.overflow``) are therefore added by a detached process
-— ``python -m tacit.hosts.hermes.jobs overflow``, its own session, stdio on
-/dev/null — with the environment every tacit process gets
-(``tacit.children.env``). Child agents need none of this: the engine starts
-them as ``tacit child run`` like on every host.
+Design notes: docs/design/hosts.md#tacithostshermeslauncher
 """
 
 from __future__ import annotations
@@ -25,8 +19,7 @@ def runner_argv(*args: str) -> list:
 
 
 def start_runner(cfg, *args: str, on_exit=None) -> int:
-    """Start the detached runner; a daemon thread reaps it and calls
-    ``on_exit()`` when it ends. Returns its pid."""
+    """Start the detached runner; a daemon thread reaps it and calls ``on_exit()`` when it ends. Returns its pid."""
     proc = subprocess.Popen(runner_argv(*args), env=process_env(cfg, "hermes"), stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 

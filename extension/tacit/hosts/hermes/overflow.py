@@ -5,6 +5,7 @@ Design notes: docs/design/hosts.md#tacithostshermesoverflow
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -42,8 +43,7 @@ def parse_result(result):
 
 
 def overflowed_add(args, result) -> tuple[str, str] | None:
-    """``(target, content)`` when this ``memory`` call was an add refused for
-    the limit; None for anything else."""
+    """``(target, content)`` when this ``memory`` call was an add refused for the limit; None for anything else."""
     if not isinstance(args, dict) or args.get("action") != "add" or args.get("operations"):
         return None
     target = args.get("target") or "memory"
@@ -60,7 +60,6 @@ def overflowed_add(args, result) -> tuple[str, str] | None:
 
 def enqueue(cfg, target: str, content: str, session_id: str = "") -> str:
     """Write one queued entry durably; returns its path."""
-
     name = f"{time.time_ns():x}-{os.getpid():x}-{next(_SEQ)}.json"
     path = os.path.join(overflow_dir(cfg), "pending", name)
     atomic_write_text(path, json.dumps({"target": target, "content": content, "session_id": session_id,
@@ -82,8 +81,9 @@ def queued_result(target: str) -> str:
     }, ensure_ascii=False)
 
 
-def pending_paths(cfg) -> list[str]:
-    folder = os.path.join(overflow_dir(cfg), "pending")
+def pending_paths(cfg, queue: str = "pending") -> list[str]:
+    """The entries of a queue (``pending``, or ``failed``), oldest first."""
+    folder = os.path.join(overflow_dir(cfg), queue)
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
     except OSError:
@@ -94,7 +94,6 @@ def pending_paths(cfg) -> list[str]:
 def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -> dict:
     """Runner side: add every queued entry, consolidating a full target once
     per pass. Returns a report (also logged)."""
-
     os.makedirs(overflow_dir(cfg), exist_ok=True)
     report = {"added": [], "failed": [], "consolidated": []}
 
@@ -148,22 +147,14 @@ def _move_failed(cfg, path: str, extra: dict) -> None:
     item.update(extra)
     target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
     atomic_write_text(target, json.dumps(item, ensure_ascii=False))
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def take_failed(cfg) -> list[dict]:
     """Entries that could not be saved, handed out once (then deleted)."""
-    folder = os.path.join(overflow_dir(cfg), "failed")
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-    except OSError:
-        return []
     items = []
-    for name in names:
-        path = os.path.join(folder, name)
+    for path in pending_paths(cfg, "failed"):
         try:
             with open(path, encoding="utf-8") as handle:
                 item = json.load(handle)

@@ -1,11 +1,5 @@
 """tacit inside Hermes Agent: the ``hermes_agent.plugins`` entry point.
 
-Hermes imports this module (entry point ``tacit = "tacit.hosts.hermes.plugin"``;
-an entry-point plugin needs no ``plugin.yaml`` — Hermes builds its manifest
-from the entry point, ``kind: standalone``) once it is enabled in
-``config.yaml`` (``tacit install hermes`` or ``hermes plugins enable tacit``)
-and calls ``register(ctx)`` once per process, ~3 s before the first session.
-
 Design notes: docs/design/hosts.md#tacithostshermesplugin
 """
 
@@ -49,8 +43,15 @@ HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
          "post_llm_call",
          "on_session_end", "on_session_finalize")
-SKILL_TRIGGER_OFF = 1_000_000_000
-NO_ASK = "no_ask"  # host feature: nobody would answer an approval now (guards deny instead)  # skill_trigger_tool_calls that no turn reaches
+SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+COMMANDS = (  # tacit.slash's commands: name, description, args hint
+    ("memory-consolidate", "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
+    ("memory-skills", "tacit: list the skills in this Hermes home", ""),
+    ("memory-show", "tacit: the memory per scope, then the candidates", ""),
+    ("memory-forget", "tacit: forget what a text says, everywhere (or a candidate's key)", "<text or key>"),
+    ("memory-teach", "tacit: save a memory now (--user for USER.md)", "[--user] <text>"),
+    ("memory-review", "tacit: today's notes grouped by importance, to keep or drop", ""),
+)
 
 
 def register(ctx) -> None:
@@ -70,8 +71,7 @@ def register(ctx) -> None:
 
 
 def is_oneshot(argv) -> bool:
-    """``hermes -z`` / ``--oneshot``: the process ends with the turn (same
-    test Hermes's own ``main`` uses)."""
+    """``hermes -z`` / ``--oneshot``: the process ends with the turn (same test Hermes's own ``main`` uses)."""
     return any(a in ("-z", "--oneshot") or str(a).startswith("--oneshot=") for a in argv[1:])
 
 
@@ -93,7 +93,6 @@ class HermesAdapter:
         self._lock = threading.Lock()
         self._last_session: str | None = None
 
-    # -- construction ---------------------------------------------------------------
     @classmethod
     def create(cls, cfg, *, argv=None) -> "HermesAdapter":
         raw = read_raw(hermes_home_of(cfg))
@@ -127,27 +126,23 @@ class HermesAdapter:
             schema = {k: search_tool.TOOL[k] for k in ("name", "description", "parameters")}
             ctx.register_tool(search_tool.NAME, "tacit", schema, self.search_sessions,
                               description=search_tool.TOOL["description"])
-        for name, method, description, hint in self.commands():
-            handler = self._command(name, method)
+        for name, description, hint in COMMANDS:
+            handler = self._command(name)
             try:
                 ctx.register_command(name, handler, description=description, args_hint=hint)
             except TypeError:  # an older Hermes without args_hint
                 ctx.register_command(name, handler, description=description)
 
-    # -- plumbing ---------------------------------------------------------------------
     def _guarded(self, name: str, fn):
         def hook(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 — never break a Hermes turn
-                self._log_exception(f"hermes hook {name}", exc)
+                log_exception(self.cfg, f"hermes hook {name}", exc)
                 return None
 
         hook.__name__ = f"tacit_{name}"
         return hook
-
-    def _log_exception(self, where: str, exc: BaseException) -> None:
-        log_exception(self.cfg, where, exc)
 
     def _session(self, session_id) -> tuple[str, _Session]:
         sid = str(session_id or self._last_session or "hermes")
@@ -188,7 +183,6 @@ class HermesAdapter:
         texts.extend(n for n in extra_notes if n)
         return {"context": "\n\n".join(texts)} if texts else None
 
-    # -- hooks --------------------------------------------------------------------------
     def on_session_start(self, session_id=None, model=None, platform=None, **_):
         sid, session = self._session(session_id)
         self._realise(self._ensure_started(sid, session, "startup"), session=session)
@@ -210,16 +204,9 @@ class HermesAdapter:
         return self._realise(results, notes, session_context=session_context, session=session)
 
     def pre_tool_call(self, tool_name=None, args=None, session_id=None, **_):
-        """Hermes's veto point: a guard's stop becomes a directive. When
-        Hermes would wave an approval through unasked (``hermes -z`` sets
-        HERMES_YOLO_MODE; ``--yolo``; ``/yolo``), a guard denies instead."""
+        """Hermes's veto point: a guard's stop becomes a directive (where
+        nobody would answer an approval, a deny: ``nobody_to_ask``)."""
         sid, session = self._session(session_id)
-        features = set(self.engine.host_features.get(HOST, ()))
-        if self.oneshot or approvals_bypassed():
-            features.add(NO_ASK)
-        else:
-            features.discard(NO_ASK)
-        self.engine.host_features[HOST] = frozenset(features)
         results = self._ensure_started(sid, session, "resume")
         result = self._dispatch(ToolCall, sid, name=str(tool_name or "?"), args=tool_call_args(args))
         self._realise([*results, result])
@@ -287,10 +274,8 @@ class HermesAdapter:
         # left waits in the event log for the next engine)
         self.engine.drain(timeout=5.0)
 
-    # -- memory full -------------------------------------------------------------------------
     def takes_overflow(self) -> bool:
-        """Whether an over-limit ``memory`` add is deferred to a consolidation
-        child (only when one can run)."""
+        """Whether an over-limit ``memory`` add is deferred to a consolidation child (only when one can run)."""
         return bool(self.cfg.auto_consolidate and not self.cfg.is_child
                     and self.engine.child_available(HOST))
 
@@ -299,7 +284,7 @@ class HermesAdapter:
         try:
             return json.dumps(search_tool.run(self.cfg, args, os.getcwd()), ensure_ascii=False)
         except Exception as exc:  # noqa: BLE001 — a broken index must not break the turn
-            self._log_exception("hermes tool search_sessions", exc)
+            log_exception(self.cfg, "hermes tool search_sessions", exc)
             return json.dumps({"success": False, "error": "tacit could not search past sessions"})
 
     def memory_middleware(self, tool_name=None, args=None, next_call=None, **kwargs):
@@ -311,7 +296,7 @@ class HermesAdapter:
         try:
             replaced = self._defer_overflow(args, result, kwargs.get("session_id"))
         except Exception as exc:  # noqa: BLE001 — fall back to Hermes's own result
-            self._log_exception("hermes memory middleware", exc)
+            log_exception(self.cfg, "hermes memory middleware", exc)
             return result
         return result if replaced is None else replaced
 
@@ -333,72 +318,29 @@ class HermesAdapter:
             if overflow.pending_paths(self.cfg) and self.takes_overflow():
                 self._start_overflow_runner()
         except Exception as exc:  # noqa: BLE001
-            self._log_exception("hermes overflow kick", exc)
+            log_exception(self.cfg, "hermes overflow kick", exc)
 
     def _failed_overflow_note(self) -> str:
         items = overflow.take_failed(self.cfg)
         return overflow.failed_note(items) if items else ""
 
-    # -- slash commands --------------------------------------------------------------------------
-    def commands(self) -> list[tuple]:
-        """(name, method, description, args hint) for ``ctx.register_command``;
-        the learner commands only when ``tacit.learn.lifecycle`` has them."""
-        return [
-            ("memory-consolidate", self.cmd_consolidate,
-             "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
-            ("memory-skills", self.cmd_skills, "tacit: list the skills in this Hermes home", ""),
-            ("memory-show", self.cmd_show, "tacit: the memory per scope, then the candidates", ""),
-            ("memory-forget", self.cmd_forget, "tacit: forget what a text says, everywhere (or a candidate's key)",
-             "<text or key>"),
-            ("memory-teach", self.cmd_teach, "tacit: save a memory now (--user for USER.md)",
-             "[--user] <text>"),
-            ("memory-review", self.cmd_review, "tacit: today's notes grouped by importance, to keep or drop",
-             ""),
-        ]
-
-    def _command(self, name: str, method):
+    def _command(self, name: str):
         def handler(raw_args="", *args, **kwargs):
             raw = "" if raw_args is None else str(raw_args)
             try:
                 self._dispatch(Command, self._last_session or "hermes-command", name=name, args=raw)
-                return method(raw.strip())
+                you = slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
+                project = project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
+                text = slash.run(you, name, raw.strip(), project=project)["text"]
+                if name == "memory-consolidate":
+                    self.engine.reload_stores()
+                return text
             except Exception as exc:  # noqa: BLE001 — a command answers, never raises
-                self._log_exception(f"hermes command /{name}", exc)
+                log_exception(self.cfg, f"hermes command /{name}", exc)
                 return f"tacit: /{name} failed: {exc} (details in {self.cfg.log_file})"
 
         handler.__name__ = f"tacit_{name.replace('-', '_')}"
         return handler
-
-    def _you(self, name: str):
-        return slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
-
-    def _project(self):
-        return project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
-
-    def cmd_consolidate(self, raw: str) -> str:
-        result = slash.run(self._you("memory-consolidate"), "memory-consolidate", raw, project=self._project())
-        self.engine.reload_stores()
-        return result["text"]
-
-    def cmd_skills(self, raw: str) -> str:
-        return slash.run(self._you("memory-skills"), "memory-skills", raw, project=self._project())["text"]
-
-    def cmd_review(self, raw: str) -> str:
-        return slash.run(self._you("memory-review"), "memory-review", raw)["text"]
-
-    def cmd_show(self, raw: str) -> str:
-        return slash.run(self._you("memory-show"), "memory-show", raw, project=self._project())["text"]
-
-    def cmd_forget(self, raw: str) -> str:
-        return slash.run(self._you("memory-forget"), "memory-forget", raw, project=self._project())["text"]
-
-    def cmd_teach(self, raw: str) -> str:
-        return slash.run(self._you("memory-teach"), "memory-teach", raw)["text"]
-
-
-# ---------------------------------------------------------------------------
-# Payload helpers (pure)
-# ---------------------------------------------------------------------------
 
 
 def message_text(value) -> str:
@@ -416,6 +358,13 @@ def message_text(value) -> str:
                 parts.append(part)
         return "\n".join(parts)
     return str(value)
+
+
+def nobody_to_ask() -> bool:
+    """Would Hermes grant an approval without asking anyone? (Its spec's
+    ``nobody_to_ask``: a guard denies instead of asking.) ``hermes -z`` ends
+    with its turn, and ``--yolo`` / ``/yolo`` wave approvals through."""
+    return is_oneshot(sys.argv) or approvals_bypassed()
 
 
 def approvals_bypassed() -> bool:
@@ -463,5 +412,3 @@ def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | N
         return True, None
     detail = error_message or (data or {}).get("error") or status or "failed"
     return False, str(detail)[:500]
-
-

@@ -1,12 +1,6 @@
 """Hermes Agent's sessions, for the past-session index (``tacit.search``).
 
-Hermes keeps every session in ``$HERMES_HOME/state.db`` (SQLite, WAL):
-``messages`` (``id`` ascending, ``session_id``, ``role`` user / assistant /
-tool, ``content``, ``tool_name``, ``tool_calls``, ``timestamp``) and
-``sessions`` (``cwd``). The file is opened read-only and read by message id
-after the cursor, a batch at a time; a row id is an entry's position. This
-reads Hermes's own file, so its (read-only) SQL lives with the rest of what
-tacit knows about Hermes rather than in ``tacit.stores``.
+Design notes: docs/design/hosts.md#tacithostshermessessions
 """
 
 from __future__ import annotations

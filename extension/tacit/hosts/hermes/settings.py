@@ -23,8 +23,7 @@ MISSING = object()
 
 
 def hermes_home_of(cfg) -> str:
-    """The Hermes home a Config refers to: ``$HERMES_HOME`` or ``~/.hermes``
-    from its environment."""
+    """The Hermes home a Config refers to: ``$HERMES_HOME`` or ``~/.hermes`` from its environment."""
     home = cfg.env.get("HERMES_HOME")
     if home:
         return os.path.abspath(os.path.expanduser(home))

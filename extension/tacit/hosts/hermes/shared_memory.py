@@ -1,17 +1,11 @@
 """One memory for Hermes and every other host.
 
-Hermes's own ``memory`` tool and its system prompt use
-``$HERMES_HOME/memories/{USER,MEMORY}.md``. ``tacit install hermes`` makes
-tacit's ``memories/`` folder a symbolic link to that folder, so Hermes shows
-and writes the user profile and global notes that Claude Code, Codex and pi
-read through tacit, and ``tacit memory show`` from a plain shell finds the
-same memory with no variable to set.
-
 Design notes: docs/design/hosts.md#tacithostshermesshared_memory
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -105,11 +99,9 @@ def heal(cfg, hermes_home: str) -> None:
     """The folder tacit's memories link points at exists (remade when gone)."""
     if is_linked(hermes_home, cfg) and not os.path.isdir(cfg.memories_dir):
         ensure_private_dir(hermes_memories(hermes_home))
-    try:
+    with contextlib.suppress(OSError):  # a read-only state folder: writes are refused and tacit doctor says why
         if is_linked(hermes_home, cfg) and memory_folder.problem(cfg, cfg.memories_dir):
             memory_folder.note_link(cfg, hermes_memories(hermes_home))  # linked by an install older than the note
-    except OSError:
-        pass  # a read-only state folder: writes are refused and tacit doctor says why
 
 
 def unlink(cfg, hermes_home: str) -> dict:

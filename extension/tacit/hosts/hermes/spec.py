@@ -6,6 +6,7 @@ HOST = Host(
     name="hermes",
     label="Hermes Agent",
     honoured=frozenset({"message_end.context", "notices", "tool_call.block", "tool_call.ask"}),
+    nobody_to_ask="tacit.hosts.hermes.plugin:nobody_to_ask",  # -z, --yolo, /yolo: a guard denies instead
     # Hermes shows USER.md and the global MEMORY.md (tacit's link to them) and has a memory tool,
     # and indexes tacit's global skills (linked into its skills folder); this project's memory
     # and skills come from tacit

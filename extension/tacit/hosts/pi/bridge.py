@@ -1,17 +1,12 @@
 """``tacit bridge --stdio``: the pi extension's fallback when the service
 cannot be reached, and the server of a pi child agent's tools.
 
-The same protocol as over the service's socket (``tacit.hosts.pi.protocol``),
-over stdin/stdout, with an engine of its own in this process. stdout belongs
-to the protocol: at start the real stdout is duplicated for it and fd 1 is
-pointed at stderr, so a stray ``print`` can never corrupt a message. SIGINT
-is ignored (Ctrl+C in pi's terminal reaches the whole process group; it is
-pi's to handle). Background work this process could not finish waits in the
-event log for the next engine.
+Design notes: docs/design/hosts.md#tacithostspibridge
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -25,10 +20,8 @@ BACKGROUND_FLUSH_SECONDS = 10.0
 
 
 def run_stdio() -> int:
-    try:
+    with contextlib.suppress(ValueError, OSError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except (ValueError, OSError):
-        pass
     proto_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

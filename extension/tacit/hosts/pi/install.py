@@ -1,10 +1,5 @@
 """``tacit install pi`` / ``tacit uninstall pi``.
 
-pi autoloads ``<agent dir>/extensions/<name>/index.ts`` (user scope; the agent
-dir is ``$PI_CODING_AGENT_DIR``, default ``~/.pi/agent``) and
-``<project>/.pi/extensions/<name>/index.ts`` (project scope, no trust prompt).
-Install puts tacit's extension there as ``tacit/index.ts`` plus ``tacit.json``.
-
 Design notes: docs/design/hosts.md#tacithostspiinstall
 """
 
@@ -54,7 +49,6 @@ def _read_manifest(folder: Path) -> dict | None:
 
 def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -> dict:
     """Copy the extension into pi's extension folder for ``scope``."""
-
     try:
         folder = target_dir(cfg, scope, project_dir)
     except ValueError as exc:

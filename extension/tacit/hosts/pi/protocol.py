@@ -37,22 +37,13 @@ class ProtocolError(Exception):
         self.code = code
 
 
-# -- slash commands: name -> (description, function(session, cfg, args) -> dict) ------
-def _slash(name: str):
-    def command(session, cfg, args: str, session_id: str = "") -> dict:
-        return slash.run(slash.typed_by_you(cfg, name, session_id=session_id, host=HOST), name, args,
-                         project=session.command_project)
-
-    return command
-
-
-COMMANDS = {
-    "memory-consolidate": ("Consolidate the memory near its limit (force: every scope)", _slash("memory-consolidate")),
-    "memory-skills": ("List tacit's skills and where their files are", _slash("memory-skills")),
-    "memory-show": ("Show the memory per scope, then the candidates", _slash("memory-show")),
-    "memory-forget": ("Forget what a text says, everywhere: /memory-forget TEXT", _slash("memory-forget")),
-    "memory-teach": ("Teach tacit a memory directly: /memory-teach TEXT", _slash("memory-teach")),
-    "memory-review": ("Review what tacit noted today (keep/drop with `tacit review`)", _slash("memory-review")),
+COMMANDS = {  # tacit.slash's commands: name -> description
+    "memory-consolidate": "Consolidate the memory near its limit (force: every scope)",
+    "memory-skills": "List tacit's skills and where their files are",
+    "memory-show": "Show the memory per scope, then the candidates",
+    "memory-forget": "Forget what a text says, everywhere: /memory-forget TEXT",
+    "memory-teach": "Teach tacit a memory directly: /memory-teach TEXT",
+    "memory-review": "Review what tacit noted today (keep/drop with `tacit review`)",
 }
 
 # what the extension may send for each event kind (name -> type)
@@ -139,10 +130,8 @@ class PiSession:
         self.cwds: dict[str, str] = {}  # session id -> its working folder (its project)
         self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
         self._pool: ThreadPoolExecutor | None = None
-        self.command_project = None
         self.child_actor: Actor | None = None
 
-    # -- output ------------------------------------------------------------------
     def send(self, message: dict) -> None:
         line = (json.dumps(message, ensure_ascii=False, default=str) + "\n").encode("utf-8", "replace")
         with self._write_lock:
@@ -157,7 +146,6 @@ class PiSession:
     def notify(self, text: str) -> None:
         self.send({"event": "notify", "params": {"text": text}})
 
-    # -- main loop -----------------------------------------------------------------
     def serve(self) -> int:
         try:
             for raw in self.reader:
@@ -209,8 +197,7 @@ class PiSession:
         self._pool.submit(work)
 
     def handle(self, message: dict) -> dict | None:
-        """Answer one message: a response for a request, None for a
-        notification. Never raises."""
+        """Answer one message: a response for a request, None for a notification. Never raises."""
         method, msg_id = message.get("method"), message.get("id")
         is_request = "id" in message
         params = message.get("params")
@@ -240,7 +227,6 @@ class PiSession:
                                             "message": f"{type(exc).__name__}: {exc}"}}
         return {"id": msg_id, "result": result} if is_request else None
 
-    # -- methods -------------------------------------------------------------------
     def _hello(self, params: dict) -> dict:
         wanted = params.get("protocol", PROTOCOL_VERSION)
         if wanted != PROTOCOL_VERSION:
@@ -268,7 +254,7 @@ class PiSession:
             "capabilities": ["tools"] if self.child else ["events", "tools", "commands", "notices"],
             "tools": [dict(t) for t in TOOLS],
             "commands": [] if self.child else [
-                {"name": name, "description": desc} for name, (desc, _fn) in COMMANDS.items()],
+                {"name": name, "description": desc} for name, desc in COMMANDS.items()],
             "data_dir": self.cfg.home_str,
             "log_file": str(self.cfg.log_file),
             # a memory add may consolidate with a child first; /memory-consolidate may run two
@@ -324,9 +310,9 @@ class PiSession:
         if session_id:  # the learners count slash-command use like any other command
             self.engine.dispatch(Command(session_id=session_id, host=HOST, name=name, args=args))
         try:
-            self.command_project = self.project_of(params.get("cwd") if isinstance(params.get("cwd"), str)
-                                                   else self.cwds.get(session_id))
-            result = COMMANDS[name][1](self, self.cfg_for(session_id), args.strip(), session_id or "")
+            you = slash.typed_by_you(self.cfg_for(session_id), name, session_id=session_id, host=HOST)
+            cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
+            result = slash.run(you, name, args.strip(), project=self.project_of(cwd))
         except Exception as exc:  # noqa: BLE001 — e.g. LedgerUnavailable: say so, don't crash
             log_exception(self.cfg, f"pi command {name}", exc)
             return {"success": False, "text": f"/{name} failed: {type(exc).__name__}: {exc} "
@@ -335,7 +321,6 @@ class PiSession:
         result.setdefault("text", "")
         return result
 
-    # -- helpers -------------------------------------------------------------------
     def _note_session(self, session_id: str, model) -> None:
         """What a pi child agent started for this session needs: the extension
         file the parent loaded, and the parent's model."""

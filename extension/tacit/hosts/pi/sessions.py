@@ -1,10 +1,6 @@
 """pi's session files, for the past-session index (``tacit.search``).
 
-``$PI_CODING_AGENT_DIR`` (else ``~/.pi/agent``) ``/sessions/--<cwd>--/<time>_<id>.jsonl``
-(or ``$PI_CODING_AGENT_SESSION_DIR``): a ``type:"session"`` header (``id``,
-``cwd``), then entries; ``type:"message"`` entries hold ``message.role``
-``user`` / ``assistant`` / ``toolResult`` with ``content`` a string or blocks
-(``text``, ``toolCall`` with ``name`` and ``arguments``, ``thinking``).
+Design notes: docs/design/hosts.md#tacithostspisessions
 """
 
 from __future__ import annotations

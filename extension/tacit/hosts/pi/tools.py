@@ -1,9 +1,5 @@
 """The ``memory`` and ``skill`` tools tacit gives the agent inside pi.
 
-pi has no memory tool of its own, so the TypeScript extension registers these
-two and forwards every call to the bridge, which runs them here and hands the
-store's result back as the tool result.
-
 Design notes: docs/design/hosts.md#tacithostspitools
 """
 

@@ -1,0 +1,66 @@
+"""The way a lesson says to do it instead is allowed, not stopped
+(design notes: docs/design/guards.md#tacitguardsalternatives).
+
+"Never run `git push --force`; use `--force-with-lease`" stops forced pushes
+but not ``--force-with-lease``; "never run `cargo update`, run `cargo update
+-p <crate>` instead" stops ``cargo update`` without ``-p``. ``narrow(spec,
+rule, lesson)`` reads the spec's ``instead`` and the lesson's other clauses
+for a named alternative (quoted, in a clause that says to use it and forbids
+nothing) that the guard would otherwise stop, and narrows the guard to let
+it pass.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import replace
+
+from tacit.lazyre import lazy
+from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
+
+_PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
+_QUOTED = lazy(r"`([^`\n]{1,120})`")
+_LEASE = lazy(r"(?<![\w-])--force-with-lease(?![\w-])")
+_FORCE = lazy(r"(?<![\w-])(?:-f|--force)\b(?!-)")  # a plain force beside the lease
+_SAYS_USE = lazy(r"\b(?:use|prefer|run|instead|rather|try|only)\b", re.I)
+_FORBIDS = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|nor)\b|n't\b", re.I)
+
+
+def _alternatives(rule: str, lesson: str) -> list[str]:
+    """The quoted commands (and ``--force-with-lease``) of the lesson's
+    clauses that say to use them and forbid nothing, outside the rule."""
+    in_rule = set(_QUOTED.findall(rule)) | set(_LEASE.findall(rule))
+    out = []
+    for piece in _PIECES.split(lesson):
+        if not _SAYS_USE.search(piece) or _FORBIDS.search(_QUOTED.sub(" ", piece)):
+            continue
+        out.extend(q for q in _QUOTED.findall(piece) + _LEASE.findall(piece) if q not in in_rule)
+    return out
+
+
+def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
+    """``spec`` narrowed so that the alternative the lesson names passes."""
+    m = spec.match
+    if not isinstance(m, (PushMatch, CommandMatch)) or "`" not in lesson and "lease" not in lesson and not spec.instead:
+        return spec
+    for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):
+        if isinstance(m, PushMatch):
+            if m.force_only and not m.lease_ok and _LEASE.search(alt) and not _FORCE.search(alt):
+                return replace(spec, match=replace(m, lease_ok=True))
+            continue
+        try:
+            words = shlex.split(alt)
+        except ValueError:
+            continue
+        head = len(m.subcommands) + 1
+        if (m.subcommands and not m.flags and not m.bare and len(words) > head and words[0] in m.programs
+                and tuple(words[1:head]) == m.subcommands):
+            flags = tuple(w.split("=", 1)[0] for w in words[head:] if w.startswith("-") and len(w) > 1)
+            if flags:  # "run `cargo update -p x` instead": with -p it is the way
+                return replace(spec, match=replace(m, unless=flags))
+            return replace(spec, match=replace(m, bare=True))  # "run `pytest tests/unit` instead": a bare one
+    return spec
+
+
+__all__ = ["narrow"]

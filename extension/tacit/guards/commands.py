@@ -1,0 +1,278 @@
+"""A ``CommandMatch`` compiled against argv: program families, subcommand and
+flag aliases, global options, and the forms that only ask (``--help``,
+``--version``, a dry run, a read-only verb) and never fire.
+
+Design notes: docs/design/guards.md#tacitguardsmatch
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tacit.guards.model import CommandMatch
+from tacit.guards.push import GIT_VALUE_OPTS
+from tacit.guards.shell import program_name, skip_options
+
+# ---------------------------------------------------------------------------
+# Tables: program families, subcommand and flag aliases, global options
+# ---------------------------------------------------------------------------
+_ALIAS_OF = {"docker-compose": "docker", "podman-compose": "podman", "nodejs": "node",
+             "yarnpkg": "yarn", "pip3": "pip", "pip2": "pip", "sudoedit": "sudo",
+             "terraform.exe": "terraform", "opentofu": "tofu"}
+_MINOR = re.compile(r"(.*?\d+)\.\d+")
+
+
+@lru_cache(maxsize=4096)
+def program_names(program: str) -> tuple[str, ...]:
+    """The names a program answers to: itself, its major version
+    (``python3.12`` → ``python3``), its family (``pip3`` → ``pip``)."""
+    names = [program]
+    m = _MINOR.fullmatch(program)
+    if m:
+        names.append(m.group(1))
+    for name in list(names):
+        if name in _ALIAS_OF:
+            names.append(_ALIAS_OF[name])
+    return tuple(dict.fromkeys(names))
+
+
+_SUB_ALIASES: dict[tuple[str, str], frozenset] = {}
+for _prog, _groups in {
+    "npm": (("install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
+             "isntall", "add"),
+            ("ci", "clean-install", "ic", "install-clean", "isntall-clean"),
+            ("uninstall", "unlink", "remove", "rm", "r", "un"),
+            ("run", "run-script", "rum", "urn"), ("test", "t", "tst"),
+            ("update", "up", "upgrade", "udpate"), ("exec", "x"), ("publish",)),
+    "pnpm": (("install", "i"), ("remove", "rm", "uninstall", "un"), ("update", "up", "upgrade"),
+             ("run", "run-script"), ("test", "t", "tst"), ("list", "ls")),
+    "yarn": (("remove",), ("upgrade", "up")),
+    "bun": (("install", "i"), ("remove", "rm"), ("update",)),
+    "cargo": (("build", "b"), ("run", "r"), ("test", "t"), ("check", "c"), ("doc", "d")),
+    "docker": (("rm", "container rm"), ("rmi", "image rm")),
+    "kubectl": (("delete",),),
+}.items():
+    for _group in _groups:
+        for _word in _group:
+            _SUB_ALIASES[(_prog, _word)] = frozenset(_group)
+
+_FLAG_ALIASES: dict[tuple[str, str], frozenset] = {}
+for _prog, _groups in {
+    "rm": (("-r", "-R", "--recursive"), ("-f", "--force")),
+    "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
+            ("--amend",)),
+    "npm": (("-g", "--global"), ("-f", "--force")),
+    "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
+    "terraform": (("-auto-approve", "--auto-approve"),),
+}.items():
+    for _group in _groups:
+        for _flag in _group:
+            _FLAG_ALIASES[(_prog, _flag)] = frozenset(_group)
+
+_GLOBAL_VALUE = {
+    "git": GIT_VALUE_OPTS,
+    "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
+                      "--loglevel", "-C", "--location")),
+    "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
+                       "--loglevel")),
+    "yarn": frozenset(("--cwd",)),
+    "docker": frozenset(("-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
+                         "-f", "--file", "-p", "--project-name", "--env-file", "--profile",
+                         "--project-directory")),
+    "podman": frozenset(("--connection", "--url", "--root", "--runroot", "--storage-driver",
+                         "--log-level")),
+    "kubectl": frozenset(("-n", "--namespace", "--context", "--kubeconfig", "-s", "--server",
+                          "--cluster", "--user", "--token", "-o", "--output")),
+    "helm": frozenset(("-n", "--namespace", "--kube-context", "--kubeconfig")),
+    "terraform": frozenset(("-chdir",)),
+    "cargo": frozenset(("-Z", "--config", "-C", "--color", "--manifest-path")),
+    "go": frozenset(("-C",)),
+    "make": frozenset(("-C", "-f", "--file", "--directory", "-I", "--include-dir", "-o", "-W",
+                       "--old-file", "--what-if", "-j", "--jobs", "-l", "--load-average")),
+    "uv": frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color",
+                     "-p", "--python")),
+    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
+    "python": frozenset(("-X", "-W")),
+    "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
+}
+_TARGET_RUNNERS = frozenset(("make", "gmake", "just", "rake", "task", "mage", "ninja"))
+_INFO_ALONE = frozenset(("--version", "-V", "--help", "-h", "-help", "--usage"))
+# "-v" alone is the version for these; for others (pytest, unittest, rsync) it is "verbose"
+_V_IS_VERSION = frozenset(("npm", "pnpm", "yarn", "bun", "node", "deno", "npx", "docker", "podman",
+                           "terraform", "tofu", "make", "gmake", "jest", "vitest", "vite", "tsc"))
+# dry-run spellings a program has besides --dry-run
+_DRY_RUN = {"make": frozenset(("-n", "--just-print", "--recon")), "gmake": frozenset(("-n",)),
+            "rsync": frozenset(("-n",))}
+# git's -n is a dry run only for these (``git commit -n`` skips the hooks, ``git log -n 3`` counts)
+_GIT_DRY_N = frozenset(("clean", "add", "rm", "mv", "push", "prune", "stash"))
+# "-h" anywhere asks these for help (``psql -h``, ``docker run -h``, ``ls -h`` mean something else)
+_H_IS_HELP = frozenset(("git", "npm", "pnpm", "yarn", "npx", "bun", "cargo", "kubectl", "terraform", "tofu",
+                        "helm", "gh", "pip", "uv", "poetry", "pulumi", "rustup", "make", "gmake"))
+_NOT_DRY = frozenset(("none", "false", "0", "no", "off"))  # kubectl --dry-run=none runs for real
+# "never use `git stash`": its read-only verbs (``git stash list``) put nothing away
+_READ_ONLY_NEXT = {("git", "stash"): frozenset(("list", "show")), ("git", "worktree"): frozenset(("list",)),
+                   ("git", "remote"): frozenset(("show", "get-url")),
+                   ("git", "submodule"): frozenset(("status", "summary"))}
+
+
+def _is_info(argv: tuple, program: str) -> bool:
+    """``npm --version``, ``pip -V``, ``jest --help``, ``npm help install``,
+    ``terraform apply -help``, ``cargo publish --dry-run``, ``make -n deploy``,
+    ``git clean -fdn``: nothing changes."""
+    if len(argv) == 2 and (argv[1] in _INFO_ALONE or argv[1] == "-v" and program in _V_IS_VERSION):
+        return True
+    if len(argv) >= 2 and argv[1] == "help":
+        return True
+    dry = _DRY_RUN.get(program, ())
+    h_help = program in _H_IS_HELP
+    for a in argv[1:]:
+        if a == "--":
+            break
+        if a == "--help" or a == "-help" or a in dry or h_help and a == "-h":
+            return True
+        if a.startswith("--dry-run") and (a == "--dry-run" or a[9:10] == "=" and a[10:].lower() not in _NOT_DRY):
+            return True
+        if program == "git" and "n" in a and len(a) > 1 and a[0] == "-" and a[1] != "-" and a[1:].isalpha() \
+                and _git_sub(argv) in _GIT_DRY_N:
+            return True
+    return False
+
+
+def _git_sub(argv: tuple) -> str | None:
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
+    return argv[i] if i < len(argv) else None
+
+
+def _git_no_verify(argv: tuple) -> bool:
+    """``git commit -n`` is ``git commit --no-verify`` (for push, -n is a dry run)."""
+    return _git_sub(argv) == "commit" and _has_flag(argv, frozenset(("-n",)), frozenset("n"))
+
+
+def _git_force_delete(argv: tuple) -> bool:
+    """``git branch -D`` is also ``-d -f``, ``--delete --force``, ``-df``."""
+    return _has_flag(argv, frozenset(("-d", "--delete")), frozenset("d")) and \
+        _has_flag(argv, frozenset(("-f", "--force")), frozenset("f"))
+
+
+def _git_add_all(argv: tuple) -> bool:
+    """``git add -A`` is also ``--all``, ``git add .`` and ``git add :/``."""
+    words = argv[1:]
+    return any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:]) \
+        if "add" in words else False
+
+
+# flags that other spellings state as well: (program, flag) -> another test of argv
+_FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("git", "--no-verify"): _git_no_verify}
+_COMPOSE = frozenset(("docker-compose", "podman-compose"))
+
+
+class _Command:
+    """A compiled ``CommandMatch``."""
+
+    __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
+                 "unless")
+
+    def __init__(self, match: CommandMatch, program: str):
+        prog = program_names(program)[-1]  # the family: pip3 → pip
+        base = _MINOR.sub(r"\1", prog)
+        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in match.subcommands)
+        self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
+        self.allow_info = match.allow_info
+        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
+        self.anywhere = prog in _TARGET_RUNNERS
+        self.program = prog
+        self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
+        self.bare = match.bare and not match.flags
+        self.unless = tuple(_flag_forms(prog, f) for f in match.unless)
+        self.read_only = (_READ_ONLY_NEXT.get((prog, match.subcommands[-1])) if match.subcommands and match.allow_info
+                          and not self.anywhere else None)
+
+    def matches(self, argv: tuple) -> bool:
+        if self.allow_info and _is_info(argv, self.program):
+            return False
+        positions = self.positions
+        if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:
+            positions = positions[1:]  # docker-compose down = docker compose down
+        if self.bare and len(argv) != 1 + len(positions):
+            return False  # "a bare `pnpm test`": with arguments it is another command
+        if positions:
+            want = len(positions)
+            if self.anywhere:
+                found = _positionals(argv, self.value_opts, limit=64)
+                if not all(any(w in pos for w in found) for pos in positions):
+                    return False
+            else:
+                found = _positionals(argv, self.value_opts, limit=want + (self.read_only is not None))
+                if len(found) < want:
+                    return False
+                for word, pos in zip(found, positions):
+                    if word not in pos:
+                        return False
+                if self.read_only is not None and len(found) > want and found[want] in self.read_only:
+                    return False  # `git stash list`: the rule's command, only looked at
+        for (forms, letters), also in zip(self.flags, self.also):
+            if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
+                return False
+        return not any(_has_flag(argv, forms, letters) for forms, letters in self.unless)
+
+
+def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
+    forms = _FLAG_ALIASES.get((prog, flag), frozenset((flag,)))
+    letters = frozenset(f[1] for f in forms if len(f) == 2 and f[0] == "-" and f[1] != "-")
+    return forms, letters
+
+
+def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
+    for a in argv[1:]:
+        if a == "--":
+            return False
+        if a in forms:
+            return True
+        if a.startswith("--"):
+            if "=" in a and a.split("=", 1)[0] in forms:
+                return True
+        elif letters and len(a) > 2 and a[0] == "-" and a[1:].isalpha():
+            if any(ch in letters for ch in a[1:]):
+                return True
+        elif len(a) > 2 and a[0] == "-" and "=" in a and a.split("=", 1)[0] in forms:
+            return True  # terraform-style -flag=value
+    return False
+
+
+def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
+    out = []
+    i = 1
+    n = len(argv)
+    while i < n and len(out) < limit:
+        a = argv[i]
+        if a == "--":
+            out.extend(argv[i + 1:i + 1 + limit - len(out)])
+            break
+        if len(a) > 1 and a[0] == "-" or a.startswith("+") and len(a) > 1:
+            i += 2 if a in value_opts else 1
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+# sudo's own questions and housekeeping: nothing runs with raised privileges
+_SUDO_ONLY = frozenset(("-l", "--list", "-ll", "-v", "--validate", "-k", "--reset-timestamp", "-K",
+                        "--remove-timestamp", "-V", "--version", "-h", "--help", "-L"))
+
+
+class _Sudo:
+    """A compiled ``SudoMatch`` for one program: any use but ``sudo -l``,
+    ``sudo -k``, ``sudo -v``, ``sudo --version`` alone."""
+
+    __slots__ = ()
+
+    def matches(self, argv: tuple) -> bool:
+        return len(argv) < 2 or not all(a in _SUDO_ONLY for a in argv[1:])
+
+
+SUDO = _Sudo()
+
+
+__all__ = ["program_names", "SUDO"]
