@@ -254,16 +254,18 @@ class Engine:
     def analysis_for(self, event: Event, state: SessionState) -> MessageAnalysis | None:
         if event.kind != "message_end" or event.role != "user":
             return None
-        key = (event.session_id, event.id or event.ts, event.text)
+        prev = state.previous_assistant() or None
+        key = (event.text, prev)  # a pure function of these (and the engine's patterns): a repeat is free
         with self._caches:
             found = self._analyses.get(key)
             if found is None:
                 from tacit.detect.analysis import analyse
-                found = analyse(event.text, prev_assistant=state.previous_assistant() or None,
-                                patterns=self.correction_patterns())
+                found = analyse(event.text, prev_assistant=prev, patterns=self.correction_patterns())
                 self._analyses[key] = found
                 while len(self._analyses) > 64:
                     self._analyses.popitem(last=False)
+            else:
+                self._analyses.move_to_end(key)
             return found
 
     def dispatch(self, event: Event) -> Result:

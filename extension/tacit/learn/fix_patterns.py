@@ -8,6 +8,7 @@ Design notes: docs/design/learn.md#tacitlearnfix_patterns"""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -73,13 +74,18 @@ def query_terms(text) -> list[str]:
     stops once there are enough, so a pasted log costs no more than its head)."""
     if not isinstance(text, str):
         return []
+    return list(_query_terms(text))
+
+
+@functools.lru_cache(maxsize=64)  # a pure function of the text: the hooks of one turn share it
+def _query_terms(text: str) -> tuple[str, ...]:
     distinct: dict = {}  # insertion-ordered set
     for token in iter_tokens(text):
         for part in fts_parts(token):
             distinct[stem(part)] = None
             if len(distinct) >= MAX_QUERY_TERMS:
-                return list(distinct)
-    return list(distinct)
+                return tuple(distinct)
+    return tuple(distinct)
 
 
 def choose_terms(terms: list[str], doc_freq: dict, budget: int = POSTINGS_BUDGET) -> list[str]:
