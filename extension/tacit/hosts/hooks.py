@@ -29,18 +29,20 @@ def decode_payload(payload: bytes) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "") -> str:
-    data: dict = {}
+def run(engine, host: str, event_name: str, payload: bytes, *, event_id: str = "",
+        data: dict | None = None) -> str:
+    """``data``: the payload already decoded (the service reads it once)."""
     try:
         handler = handler_of(host)
         if handler is None:
             return ""
-        data = decode_payload(payload)
+        if data is None:
+            data = decode_payload(payload)
         return handler(engine, event_name, data, event_id=event_id)
     except Exception as exc:  # noqa: BLE001 — never break the host
         log_exception(engine.cfg, f"hook {host} {event_name}", exc)
         record_failure(engine.cfg, where=f"hook {event_name}", exc=exc, host=host, event_kind=event_name,
-                       session_id=str(data.get("session_id") or ""))
+                       session_id=str((data or {}).get("session_id") or ""))
         return ""
 
 

@@ -40,6 +40,11 @@ def session_of(payload: bytes) -> str:
         data = json.loads(payload.decode("utf-8", "replace")) if payload.strip() else {}
     except ValueError:
         return ""
+    return session_in(data)
+
+
+def session_in(data) -> str:
+    """The session id of a decoded payload ("" when there is none)."""
     sid = data.get("session_id") if isinstance(data, dict) else None
     return sid[:200] if isinstance(sid, str) else ""
 

@@ -30,7 +30,7 @@ from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
 from tacit.service.client import connect_socket
 from tacit.service.connections import Reader
-from tacit.service.reports import Reports, session_of
+from tacit.service.reports import Reports, session_in
 from tacit.service.searches import Searches
 
 TICK_SECONDS = 5.0
@@ -322,11 +322,15 @@ class Service:
 
     def _serve_hook(self, conn: socket.socket, host: str, event: str, event_id: str, body: bytes) -> None:
         try:
+            try:
+                data = hooks.decode_payload(body)  # once: the session's reports and the handler share it
+            except ValueError:
+                data = None  # hooks.run reports it
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
-                self.reports.wait_for(session_of(body))
+                self.reports.wait_for(session_in(data))
             started = time.time_ns()
             degraded.take_unapplied()
-            text = self._run_hook(host, event, body, event_id)
+            text = self._run_hook(host, event, body, event_id, data)
             if degraded.take_unapplied():  # answered from the files; applied once the ledger can be written
                 self.reports.accept(host, event, event_id, body, later=True)
             out = text.encode("utf-8")
@@ -350,8 +354,8 @@ class Service:
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
 
-    def _run_hook(self, host: str, event: str, body: bytes, event_id: str) -> str:
-        return hooks.run(self.engine, host, event, body, event_id=event_id)
+    def _run_hook(self, host: str, event: str, body: bytes, event_id: str, data: dict | None = None) -> str:
+        return hooks.run(self.engine, host, event, body, event_id=event_id, data=data)
 
     def _count(self, delta: int) -> None:
         with self._lock:
