@@ -483,3 +483,30 @@ def test_a_command_event_reaches_the_learners(cfg):
     engine.dispatch(SessionShutdown(session_id="s"))
     with engine.ledger().read() as conn:
         assert conn.execute("SELECT count(*) FROM observations WHERE action = 'command'").fetchone()[0] == 1
+
+
+def test_a_repeated_message_is_analysed_once_and_a_new_previous_reply_analyses_it_again(cfg, monkeypatch):
+    import tacit.detect.analysis as detectors
+
+    calls: list[tuple] = []
+    real = detectors.analyse
+
+    def counting(text, prev_assistant=None, patterns=None):
+        calls.append((text, prev_assistant))
+        return real(text, prev_assistant, patterns)
+
+    monkeypatch.setattr(detectors, "analyse", counting)
+    engine = make_engine(cfg)
+    seen = []
+    engine.on("message_end", lambda event, ctx: seen.append(ctx.analysis), name="probe.analysis")
+    text = "no, use pnpm not npm in this repo"
+    for sid in ("s1", "s2"):  # the same prompt in two sessions, neither with a reply before it
+        engine.dispatch(MessageEnd(session_id=sid, role="user", text=text))
+    assert calls == [(text, None)] and seen[0] is seen[1]
+    assert seen[0] == real(text, None, engine.correction_patterns())  # the verdict itself
+    engine.dispatch(MessageEnd(session_id="s1", role="assistant", text="I ran npm install."))
+    engine.dispatch(MessageEnd(session_id="s1", role="user", text=text))
+    assert len(calls) == 2 and calls[1][0] == text and "npm install" in calls[1][1]
+    assert seen[2] is None  # the agent's message is not analysed
+    assert seen[3] == real(text, calls[1][1], engine.correction_patterns())
+    engine.close()
