@@ -25,9 +25,13 @@ def path(cfg) -> str:
 
 
 def export(cfg, conn) -> None:
-    """Rewrite the file from the table's hand-made rows. Raises OSError when it cannot be written."""
+    """Rewrite the file from the table's hand-made rows, keeping the saved
+    rows the table lacks (a fresh ledger not restored yet: the table never
+    deletes a hand-made row). Raises OSError when it cannot be written."""
     rows = conn.execute(f"SELECT {', '.join(_FIELDS)} FROM guards WHERE origin = 'user' ORDER BY id").fetchall()
-    data = {"version": 1, "guards": [dict(zip(_FIELDS, row)) for row in rows]}
+    guards = [dict(zip(_FIELDS, row)) for row in rows]
+    have = {g["key"] for g in guards}
+    data = {"version": 1, "guards": [r for r in saved(cfg) if r["key"] not in have] + guards}
     target = path(cfg)
     tmp = f"{target}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -52,8 +56,9 @@ def restore(cfg, conn) -> list[str]:
     rows = saved(cfg)
     if not rows:
         return []
-    have = conn.execute("SELECT COUNT(*) FROM guards WHERE origin = 'user'").fetchone()[0]
-    if have >= len(rows):
+    have = {key for (key,) in conn.execute("SELECT key FROM guards WHERE origin = 'user'")}
+    rows = [r for r in rows if r["key"] not in have]
+    if not rows:
         return []
     now = time.time()
     restored = []

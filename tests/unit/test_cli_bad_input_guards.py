@@ -1,0 +1,35 @@
+"""Bad input to ``tacit guard``, tried as a new user would (real CLI
+processes, a real ledger): a corrupt ledger moved aside must not make the
+next ``guard add`` drop the hand-made guards kept in ``guards.json``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def tacit(env, *args):
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _garbage_ledger(cfg) -> None:
+    for suffix in ("-wal", "-shm"):
+        cfg.ledger_path.with_name(cfg.ledger_path.name + suffix).unlink(missing_ok=True)
+    cfg.ledger_path.write_bytes(b"\x00garbage\xff" * 100)
+
+
+def test_guard_add_after_a_corrupt_ledger_keeps_the_saved_guards(cfg, tacit_env):
+    rc, out = tacit(tacit_env, "guard", "add", "make deploy", "--because", "deploys go through CI", "--scope", "global")
+    assert rc == 0 and out["success"], out
+    _garbage_ledger(cfg)
+    rc, out = tacit(tacit_env, "guard", "add", "terraform apply", "--because", "ops PR first", "--scope", "global")
+    assert rc == 0 and out["success"], out
+    saved = json.loads((cfg.state_dir / "guards.json").read_text())["guards"]
+    assert sorted(g["lesson"] for g in saved) == ["deploys go through CI", "ops PR first"]
+    rc, out = tacit(tacit_env, "guard", "test", "make deploy")
+    assert out["fires"] is True and out["guards"][0]["because"] == "deploys go through CI"
+
