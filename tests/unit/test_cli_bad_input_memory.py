@@ -33,3 +33,20 @@ def test_why_of_nothing_is_a_refusal_with_its_reason(tacit_env):
     assert rc == 1 and out["success"] is False and "yarn" in out["error"], out
     rc, out = tacit(tacit_env, "memory", "why", "pnpm")
     assert rc == 0 and out["success"] is True and out["entries"][0]["entry"] == "Use pnpm, not npm."
+
+
+def test_refused_writes_to_a_file_that_is_not_utf8_keep_one_backup(cfg, tacit_env):
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    raw = b"Use pnpm.\n\xc2\xa7\ncaf\xe9 \xff\n"
+    cfg.memory_file.write_bytes(raw)
+    backups = set()
+    for n in range(3):
+        rc, out = tacit(tacit_env, "memory", "add", "--scope", "global", f"Fact {n}.")
+        assert rc == 1 and "not valid UTF-8" in out["error"], out
+        backups.add(out["drift_backup"])
+    assert cfg.memory_file.read_bytes() == raw
+    found = list(cfg.memories_dir.glob("MEMORY.md.bak.*"))
+    assert len(found) == 1 and backups == {str(found[0])} and found[0].read_bytes() == raw
+    cfg.memory_file.write_bytes(raw + b"more \xff\n")  # a different content gets its own copy
+    tacit(tacit_env, "memory", "add", "--scope", "global", "Fact 4.")
+    assert len(list(cfg.memories_dir.glob("MEMORY.md.bak.*"))) == 2

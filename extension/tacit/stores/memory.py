@@ -10,6 +10,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import glob
 import json
 import time
 from dataclasses import dataclass
@@ -353,6 +354,10 @@ class MemoryStore:
 
     @staticmethod
     def _backup(path: Path, data: bytes, why: str) -> DriftError:
+        for kept in path.parent.glob(f"{glob.escape(path.name)}.bak.*"):  # one copy per content, not per refusal
+            with contextlib.suppress(OSError):
+                if kept.stat().st_size == len(data) and kept.read_bytes() == data:
+                    return DriftError(path, kept, why)
         stamp = time.strftime("%Y%m%dT%H%M%S")
         backup = path.with_name(f"{path.name}.bak.{stamp}")
         n = 1
