@@ -41,6 +41,8 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         return f"the ledger could not be used: {exc}", "ledger"
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
+    if isinstance(exc, RecursionError):  # JSON nested past Python's limit: `tacit memory batch -`
+        return "the input is nested too deeply to read", "usage"
     if isinstance(exc, OverflowError):  # `tacit memory undo 99999999999999999999`: no such id can exist
         return "a number given is too large: ids and counts are at most 9223372036854775807", "usage"
     return f"internal error: {type(exc).__name__}: {exc} (details in the log; tacit doctor)", "internal"
