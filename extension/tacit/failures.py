@@ -21,6 +21,10 @@ class LedgerUnavailable(RuntimeError):
     corrupt and has been moved aside). The caller skips this piece of work."""
 
 
+class InputError(ValueError):
+    """What a command was given cannot be used (stdin that is not UTF-8): a clear refusal."""
+
+
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
     errno.EPERM: ("operation not permitted", "check its owner and mode (tacit doctor)"),
@@ -41,6 +45,8 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         return f"the ledger could not be used: {exc}", "ledger"
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
+    if isinstance(exc, InputError):
+        return str(exc), "usage"
     if isinstance(exc, RecursionError):  # JSON nested past Python's limit: `tacit memory batch -`
         return "the input is nested too deeply to read", "usage"
     if isinstance(exc, OverflowError):  # `tacit memory undo 99999999999999999999`: no such id can exist

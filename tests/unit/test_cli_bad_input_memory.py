@@ -50,3 +50,18 @@ def test_refused_writes_to_a_file_that_is_not_utf8_keep_one_backup(cfg, tacit_en
     cfg.memory_file.write_bytes(raw + b"more \xff\n")  # a different content gets its own copy
     tacit(tacit_env, "memory", "add", "--scope", "global", "Fact 4.")
     assert len(list(cfg.memories_dir.glob("MEMORY.md.bak.*"))) == 2
+
+
+def test_stdin_that_is_not_utf8_is_refused_not_mangled(cfg, tacit_env):
+    tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm, not npm.")
+    for args in (("memory", "add", "--scope", "global", "-"), ("forget", "-"),
+                 ("memory", "replace", "--scope", "global", "pnpm", "-")):
+        proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=tacit_env, capture_output=True,
+                              input=b"caf\xe9 \xff is the name", timeout=60)
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 1 and out["success"] is False and "not valid UTF-8" in out["error"], out
+        assert "Traceback" not in proc.stderr.decode()
+    assert tacit(tacit_env, "memory", "show", "--scope", "global")[1]["entries"] == ["Use pnpm, not npm."]
+    scan = subprocess.run([sys.executable, "-m", "tacit", "scan", "--json"], env=tacit_env, capture_output=True,
+                          input=b"caf\xe9", timeout=60)
+    assert json.loads(scan.stdout)["success"] is True  # a scan still reads what it can

@@ -109,7 +109,7 @@ def _run(args, cfg) -> int:
         _usage("TEXT is required (or - for stdin, or --jsonl)")
         return 2
     item = {"prev_assistant": getattr(args, "prev", None)}
-    emit(detector(read_text_arg(args.text), item))
+    emit(detector(read_text_arg(args.text, lenient=True), item))
     return 0
 
 
