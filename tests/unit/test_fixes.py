@@ -307,10 +307,9 @@ def test_query_terms_are_index_terms_deduplicated_and_cut():
 
 
 def test_lookup_without_fts5_falls_back_to_python(cfg, monkeypatch):
-    from tacit.stores import ledger as ledger_mod
+    from tacit.stores import schema
 
-    monkeypatch.setattr(ledger_mod, "_FIX_PATTERNS_FTS",
-                        ledger_mod._FIX_PATTERNS_FTS.replace("USING fts5(", "USING fts5_missing("))
+    monkeypatch.setattr(schema, "_FIX_PATTERNS_FTS", schema._FIX_PATTERNS_FTS.replace("USING fts5(", "USING fts5_missing("))
     forge(cfg, detect_fix(PORT_REPLY), title=PORT_TITLE)
     with Ledger(cfg) as led:
         with led.read() as conn:

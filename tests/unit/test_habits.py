@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from learn_helpers import record_actions
 from tacit.config import load_config
 from tacit.learn import habits, observe
-from tacit.learn.habits import mine_events
 from tacit.stores import habits as habit_store
 from tacit.stores.ledger import Ledger
 
@@ -37,6 +36,35 @@ def events_of(sessions):
 
 def by_pattern(patterns):
     return {(p["pattern"] if isinstance(p, dict) else p.pattern): p for p in patterns}
+
+
+def mine_events(events, window: float, min_frequency: int) -> list[dict]:
+    """The reference the incremental counting must equal: mine ``(session_id,
+    action, ts)`` rows ordered by session then time into pattern dicts (habits
+    and emerging), most frequent first."""
+    stats: dict[tuple, list] = {}  # steps -> [count, gap_sum, first, last, {session: last}]
+    sessions_with_action: dict[str, set] = {}
+    current, previous = object(), []
+    for session, action, ts in events:
+        if session != current:
+            current, previous = session, []
+        sessions_with_action.setdefault(action, set()).add(session)
+        step_now = habits.Step(action, ts)
+        for occ in habits.completed(previous, step_now, window):
+            s = stats.setdefault(occ.steps, [0, 0.0, occ.start, occ.end, {}])
+            s[0] += 1
+            s[1] += occ.gap
+            s[2], s[3] = min(s[2], occ.start), max(s[3], occ.end)
+            s[4][session] = max(occ.end, s[4].get(session, occ.end))
+        previous = [*previous[-1:], step_now]
+    out = []
+    for steps, (count, gap_sum, first, last, sessions) in stats.items():
+        habit = habits.make_habit(steps, count, gap_sum, len(sessions), len(sessions_with_action.get(steps[0], ())),
+                                   first, last, min_frequency)
+        out.append({**habit.as_dict(), "confidence": habit.confidence, "avg_gap": habit.avg_gap,
+                    "session_ids": sorted(sessions)})
+    out.sort(key=lambda p: (-p["count"], p["pattern"]))
+    return out
 
 
 def test_pairs_within_the_window_only():

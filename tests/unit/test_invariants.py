@@ -44,12 +44,9 @@ HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
 }
 UPWARD_IMPORTS: set[str] = set()
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "detect/fix_parse.py": 1122,
-    "safety/scanner.py": 1167, "stores/ledger.py": 960,
-    "stores/memory.py": 760, "stores/skills.py": 960,
+    "detect/fix_parse.py": 1118, "safety/scanner.py": 1080, "stores/skills.py": 907,
 }
-LONG_FUNCTIONS = {  # at most three may stay above 80 lines
-    "detect/fix_parse.py:_parse": 173, "detect/rules.py:phrase": 121,
+LONG_FUNCTIONS: dict[str, int] = {  # at most three may stay above 80 lines
 }
 LONG_DOCSTRINGS = {  # essays: to docs/ as design notes
 }

@@ -7,7 +7,5 @@
 - :mod:`tacit.detect.correction` and :mod:`tacit.detect.importance` — the
   older single-purpose entry points, as views of the same analysis.
 
-How each works, the data they were tuned on and their measured figures:
-docs/detectors.md. (Nothing is imported here: ``import tacit.detect.fix_tokens``
-stays as small as that module.)
-"""
+How each works, the data they were tuned on and their measured figures: docs/detectors.md. (Nothing
+is imported here: ``import tacit.detect.fix_tokens`` stays as small as that module.)"""

@@ -1,14 +1,12 @@
 """One analysis per user message: everything tacit's detectors say about it, computed once.
 
-The service calls :func:`analyse` on every user message (with the agent's
-previous reply when the host gives it) and reads the verdicts it needs:
-whether it corrects the agent, whether it reports a failure, whether it
-states something durable (and of which kind), whether it asks to forget or
-to review, how likely it holds a lesson worth a background review, and — only
-when tacit can phrase it exactly — the rule it states.
+The service calls :func:`analyse` on every user message (with the agent's previous reply when the
+host gives it) and reads the verdicts it needs: whether it corrects the agent, whether it reports a
+failure, whether it states something durable (and of which kind), whether it asks to forget or to
+review, how likely it holds a lesson worth a background review, and — only when tacit can phrase it
+exactly — the rule it states.
 
-Design notes: docs/design/detect.md#tacitdetectanalysis
-"""
+Design notes: docs/design/detect.md#tacitdetectanalysis"""
 
 from __future__ import annotations
 

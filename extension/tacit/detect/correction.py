@@ -1,11 +1,10 @@
 """Is this user message a correction of what the agent just did?
 
-:func:`judge_correction` is the verdict :func:`tacit.detect.analysis.analyse`
-carries; :func:`detect_correction` is the same verdict for callers that only
-need this one (``tacit detect correction``, the correction handler).
+:func:`judge_correction` is the verdict :func:`tacit.detect.analysis.analyse` carries;
+:func:`detect_correction` is the same verdict for callers that only need this one
+(``tacit detect correction``, the correction handler).
 
-Design notes: docs/design/detect.md#tacitdetectcorrection
-"""
+Design notes: docs/design/detect.md#tacitdetectcorrection"""
 
 from __future__ import annotations
 
@@ -19,35 +18,17 @@ from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import model
 from tacit.detect.patterns import (
-    DEFAULT_DIRECTIVE_WORDS,
-    DEFAULT_NEGATIVE_PATTERNS,
-    DEFAULT_STRONG_PATTERNS,
-    DEFAULT_WEAK_PATTERNS,
-    CorrectionPatterns,
-    compile_patterns,
-    default_patterns,
-    original_rule,
-    patterns_from_config,
+    DEFAULT_DIRECTIVE_WORDS, DEFAULT_NEGATIVE_PATTERNS, DEFAULT_STRONG_PATTERNS, DEFAULT_WEAK_PATTERNS,
+    CorrectionPatterns, compile_patterns, default_patterns, original_rule, patterns_from_config,
 )
 from tacit.detect.rules import Phrased, phrase
 from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
 
 __all__ = [
-    "CorrectionPatterns",
-    "CorrectionVerdict",
-    "DEFAULT_STRONG_PATTERNS",
-    "DEFAULT_WEAK_PATTERNS",
-    "DEFAULT_NEGATIVE_PATTERNS",
-    "DEFAULT_DIRECTIVE_WORDS",
-    "STRONG_SCORE",
-    "compile_patterns",
-    "default_patterns",
-    "detect_correction",
-    "detect_correction_original",
-    "judge_correction",
-    "looks_like_agent_prompt",
-    "patterns_from_config",
-    "strip_quoted",
+    "CorrectionPatterns", "CorrectionVerdict", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS",
+    "DEFAULT_NEGATIVE_PATTERNS", "DEFAULT_DIRECTIVE_WORDS", "STRONG_SCORE", "compile_patterns",
+    "default_patterns", "detect_correction", "detect_correction_original", "judge_correction",
+    "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
 ]
 
 WEIGHTS_FILE = "user_model.json"
@@ -61,13 +42,10 @@ NEGATIVE_MAX_WORDS = 12
 class CorrectionVerdict:
     """What the detector decided and why.
 
-    ``rule``: ``model`` (the learned score decided), ``strong`` / ``negative``
-    (a configured pattern list decided), ``phrased-rule`` (the message states
-    an exact rule against what the agent did, see
-    :mod:`tacit.detect.analysis`), ``zh-phrase``, ``empty``, ``quoted-only``,
-    ``agent-prompt``. ``score`` is in [0, 1]; ``matched``
-    is the text that weighed most (a cue's words), or None.
-    """
+    ``rule``: ``model`` (the learned score decided), ``strong`` / ``negative`` (a configured pattern
+    list decided), ``phrased-rule`` (the message states an exact rule against what the agent did,
+    see :mod:`tacit.detect.analysis`), ``zh-phrase``, ``empty``, ``quoted-only``, ``agent-prompt``.
+    ``score`` is in [0, 1]; ``matched`` is the text that weighed most (a cue's words), or None."""
 
     is_correction: bool
     rule: str
@@ -194,10 +172,9 @@ def detect_correction(text: str, prev_assistant: str | None = None,
                       patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
     """Decide whether ``text`` (a user message) corrects the agent.
 
-    ``prev_assistant`` is the end of the agent's previous reply when the host
-    provides it. The same verdict as ``analyse(text, prev_assistant).correction``.
-    Never raises: bad input is an ``empty`` verdict.
-    """
+    ``prev_assistant`` is the end of the agent's previous reply when the host provides it. The same
+    verdict as ``analyse(text, prev_assistant).correction``. Never raises: bad input is an ``empty``
+    verdict."""
     try:
         reading = _features.read(text, prev_assistant)
         return judge_correction(reading, _features.user_features(reading), patterns)
@@ -206,9 +183,8 @@ def detect_correction(text: str, prev_assistant: str | None = None,
 
 
 def detect_correction_original(text: str, patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
-    """The original design's rule alone, for comparison and benchmarks:
-    negative → strong → weak+directive over the whole lowercased message,
-    with no quote stripping, context or scorer."""
+    """The original design's rule alone, for comparison and benchmarks: negative → strong →
+    weak+directive over the whole lowercased message, with no quote stripping, context or scorer."""
     if not isinstance(text, str) or not text.strip():
         return _verdict(False, "empty", 0.0, None, "no text")
     try:

@@ -1,25 +1,17 @@
 """Correction cues: the phrases real people use to push back on an agent.
 
-Hand-built from real users' messages (lowercase, no apostrophes, typos,
-terse). They are *features* now, not the decision: :mod:`tacit.detect.features`
-turns them into named inputs of the learned scorer, beside word n-grams and
-the agent's previous reply.
+Hand-built from real users' messages (lowercase, no apostrophes, typos, terse). They are *features*
+now, not the decision: :mod:`tacit.detect.features` turns them into named inputs of the learned
+scorer, beside word n-grams and the agent's previous reply.
 
-Design notes: docs/design/detect.md#tacitdetectcues
-"""
+Design notes: docs/design/detect.md#tacitdetectcues"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from tacit.lazyre import lazy
-from tacit.detect.text import (
-    clauses,
-    content_tokens,
-    normalise,
-    sentences,
-    strip_quoted,
-)
+from tacit.detect.text import clauses, content_tokens, normalise, sentences, strip_quoted
 
 __all__ = ["CUES", "Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
 
@@ -240,9 +232,8 @@ _COPULA_CONTRAST = lazy(
     r"live|stays|stay|runs on|means|meant)\s+(?!(?:definitely|really|just|probably|simply|certainly|actually|"
     r"still|also|clearly|obviously|surely)\s+not\b)(?P<a>[^,.;!?]{1,50}?)\s*,?\s+(?:and\s+)?"
     r"not\s+(?!" + _NOT_STATE + r")(?P<b>[^,.;!?]{1,50})")
-# The generic forms are searched from their anchor ("not", "instead") and the
-# A part is sliced out afterwards: a lazy "A" group tried at every word
-# boundary was the slowest thing in the detector.
+# The generic forms are searched from their anchor ("not", "instead") and the A part is sliced out
+# afterwards: a lazy "A" group tried at every word boundary was the slowest thing in the detector.
 _GENERIC_CONTRAST = lazy(
     r"(?:,[ \t]*|[ \t]+(?:and|but)[ \t]+)(?:and |but )?not[ \t]+(?!" + _NOT_STATE + r")(?P<b>[^,.;!?\n]{1,50})")
 _NOT_B_ITS_A = lazy(
@@ -290,6 +281,7 @@ _PREV_ASKS = lazy(
     r"(?:should i|shall i|do you want|would you like|want me to|which|do you prefer|or\b|is it|is the|"
     r"what|do you|can you confirm|right|anything else|any other|next)[^?]*\?\s*$")
 
+
 def _preceding_part(text: str, end: int, limit: int = 60) -> str:
     """The words before ``end`` back to the previous punctuation mark."""
     start = max(0, end - limit)
@@ -305,12 +297,12 @@ def _overlaps(part: str, prev_tokens: set[str]) -> bool:
                                    if len(p) >= 4):
             return True
     return False
+
+
 # Words that keep a message corrective even when it also asks for something.
 _CORRECTIVE_WORDS = lazy(r"\b(?:dont|do not|never|not|instead|revert|undo|again)\b")
 _REPEATED = lazy(r"\b(?:again|every time|each time|once more|how many times|yet again|"
                        r"for the (?:second|third|\w+th) time)\b")
-
-
 
 
 _CUE_REGEXES = tuple(

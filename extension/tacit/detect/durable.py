@@ -1,17 +1,15 @@
 """Does a user message state something durable — a preference, decision, goal or fact?
 
 Design decisions, and why
-- **Two learned steps** (weights in ``user_model.json``): a ``durable``
-  scorer says whether the message holds a statement worth remembering beyond
-  the task; one scorer per category (trained on durable rows only) says
-  which. The category is the best of the four; it is ``none`` when the
+- **Two learned steps** (weights in ``user_model.json``): a ``durable`` scorer says whether the
+  message holds a statement worth remembering beyond the task; one scorer per category (trained on
+  durable rows only) says which. The category is the best of the four; it is ``none`` when the
   durable score is below its threshold.
-- **The phrase markers of** :mod:`tacit.detect.markers` **are inputs**, not
-  the verdict: "make the sign up form look better on mobile" carries a
-  preference-looking phrase but is a one-off task, which real rows teach.
-- **A Chinese message** (the models are trained on English rows) falls back
-  to the markers' rule verdict, at a middling score.
-"""
+- **The phrase markers of** :mod:`tacit.detect.markers` **are inputs**, not the verdict: "make the
+  sign up form look better on mobile" carries a preference-looking phrase but is a one-off task,
+  which real rows teach.
+- **A Chinese message** (the models are trained on English rows) falls back to the markers' rule
+  verdict, at a middling score."""
 
 from __future__ import annotations
 
@@ -30,19 +28,17 @@ WEIGHTS_FILE = "user_model.json"
 class DurableVerdict:
     category: str  # preference | decision | goal | fact | none
     score: float  # how likely the message holds a durable statement, 0..1
-    category_scores: tuple[tuple[str, float], ...]  # each category's score, best first
 
 
 def judge_durable(reading: MessageReading, feats: dict[str, float]) -> DurableVerdict:
     if reading.skipped in ("empty", "agent-prompt", "quoted-only"):
-        return DurableVerdict("none", 0.0, ())
+        return DurableVerdict("none", 0.0)
     scorer = model(WEIGHTS_FILE, "durable")
     if not reading.english and reading.markers.rule_category in CATEGORIES:
         # no training rows in other languages: the phrase markers decide
-        return DurableVerdict(reading.markers.rule_category, 0.6, ((reading.markers.rule_category, 0.6),))
+        return DurableVerdict(reading.markers.rule_category, 0.6)
     score = scorer.score(feats)
-    ranked = sorted(((c, model(WEIGHTS_FILE, c).score(feats)) for c in CATEGORIES), key=lambda p: -p[1])
-    ranked_t = tuple((c, round(s, 3)) for c, s in ranked)
     if not scorer.weights or score < scorer.threshold:
-        return DurableVerdict("none", round(score, 3), ranked_t)
-    return DurableVerdict(ranked[0][0], round(score, 3), ranked_t)
+        return DurableVerdict("none", round(score, 3))
+    best = max(CATEGORIES, key=lambda c: model(WEIGHTS_FILE, c).score(feats))  # the first of a tie
+    return DurableVerdict(best, round(score, 3))

@@ -1,12 +1,10 @@
 """Features of one user message (with the agent's previous reply) for the learned scorers.
 
-:func:`user_features` reads a message once and returns named features; the
-models in :mod:`tacit.detect.model` weigh them. The same function runs in
-training (``tests/benchmarks/train_detectors.py``) and at run time, so the
-two cannot drift apart.
+:func:`user_features` reads a message once and returns named features; the models in
+:mod:`tacit.detect.model` weigh them. The same function runs in training
+(``tests/benchmarks/train_detectors.py``) and at run time, so the two cannot drift apart.
 
-Design notes: docs/design/detect.md#tacitdetectfeatures
-"""
+Design notes: docs/design/detect.md#tacitdetectfeatures"""
 
 from __future__ import annotations
 
@@ -18,14 +16,7 @@ from tacit.detect.model import bucket
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
 from tacit.detect.text import (
-    PLACEHOLDER,
-    clean,
-    content_tokens,
-    focus_text,
-    looks_like_agent_prompt,
-    sentences,
-    strip_quoted,
-    words,
+    PLACEHOLDER, clean, content_tokens, focus_text, looks_like_agent_prompt, sentences, strip_quoted, words,
 )
 
 __all__ = ["MessageReading", "read", "user_features"]

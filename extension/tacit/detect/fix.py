@@ -1,13 +1,11 @@
 """Does an agent's reply state a fix (a cause AND what fixes it)? Problem and solution out.
 
-On ``turn_end`` the engine hands the agent's final reply to :func:`detect_fix`;
-a hit becomes a stored fix pattern whose :func:`lookup_text` the lexical index
-ranks when a similar problem comes back (tokenised by
-:func:`tokenize_code_aware`, from :mod:`tacit.detect.fix_tokens`). Nothing
-here touches storage, config or the network. Figures: docs/detectors.md.
+On ``turn_end`` the engine hands the agent's final reply to :func:`detect_fix`; a hit becomes a
+stored fix pattern whose :func:`lookup_text` the lexical index ranks when a similar problem comes
+back (tokenised by :func:`tokenize_code_aware`, from :mod:`tacit.detect.fix_tokens`). Nothing here
+touches storage, config or the network. Figures: docs/detectors.md.
 
-Design notes: docs/design/detect.md#tacitdetectfix
-"""
+Design notes: docs/design/detect.md#tacitdetectfix"""
 
 from __future__ import annotations
 
@@ -20,14 +18,8 @@ from tacit.detect.model import bucket, model
 from tacit.lazyre import lazy
 
 __all__ = [
-    "MIN_CONFIDENCE",
-    "FixStatement",
-    "detect_fix",
-    "fix_score",
-    "lookup_text",
-    "reply_features",
-    "tokenize_code_aware",
-    "iter_tokens",
+    "MIN_CONFIDENCE", "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
+    "tokenize_code_aware", "iter_tokens",
 ]
 
 #: the rule parser's own confidence floor (kept for callers that read it)
@@ -44,10 +36,8 @@ WEIGHTS_FILE = "fix_model.json"
 class FixStatement:
     """A problem and the solution the agent applied or prescribed for it.
 
-    ``pattern`` names how it was found (the parser's trigger pair, e.g.
-    ``"found-it+i-verb"``, or ``"scored:<diagnosis>+<remedy>"``);
-    ``confidence`` is the scorer's score (0..1).
-    """
+    ``pattern`` names how it was found (the parser's trigger pair, e.g. ``"found-it+i-verb"``, or
+    ``"scored:<diagnosis>+<remedy>"``); ``confidence`` is the scorer's score (0..1)."""
 
     problem: str
     solution: str
@@ -58,9 +48,7 @@ class FixStatement:
         return asdict(self)
 
 
-# --------------------------------------------------------------------------
 # Sentence cues
-# --------------------------------------------------------------------------
 _I = re.IGNORECASE
 _DIAGNOSIS: dict[str, re.Pattern] = {
     "d-issue-is": lazy(
@@ -230,9 +218,7 @@ def reply_features(reply: object, prev_user: object = None) -> dict[str, float]:
     return _features(_read(reply[:MAX_REPLY_CHARS]), reply, prev_user)
 
 
-# --------------------------------------------------------------------------
 # Extraction and the verdict
-# --------------------------------------------------------------------------
 _DIAG_RANK = ("d-label", "d-issue-is", "d-root-cause", "d-found", "d-thats-why", "d-because", "d-means",
               "d-missing", "d-mismatch", "d-error-name", "d-negation")
 _REMEDY_RANK = ("r-label", "r-fix-is", "r-i-did", "r-done", "r-change-to", "r-progressive", "r-will-fix",
@@ -284,9 +270,8 @@ def fix_score(reply: object, prev_user: object = None) -> float:
 def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
     """The fix statement in ``reply`` (problem + solution), or ``None``.
 
-    ``prev_user`` is the user's message before the reply, when known. Never
-    raises: any internal failure is "no fix here".
-    """
+    ``prev_user`` is the user's message before the reply, when known. Never raises: any internal
+    failure is "no fix here"."""
     try:
         if not isinstance(reply, str) or not reply.strip():
             return None
@@ -309,9 +294,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
         return None
 
 
-# --------------------------------------------------------------------------
 # Lookup text
-# --------------------------------------------------------------------------
 # what makes a word an identifier: punctuation inside it, mixed case, all-caps,
 # digits, or kebab-case (package names, CLI flags)
 _CODEY_RE = lazy(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d|\w-\w|^--?\w")
@@ -332,10 +315,9 @@ def _identifiers(text: str) -> list[str]:
 def lookup_text(fix: FixStatement) -> str:
     """The text the lexical index ranks on: the problem plus key identifiers.
 
-    The solution's prose is left out on purpose — a new problem is phrased
-    like the old *problem*, not like its fix — but identifiers from the
-    solution (file names, flags, functions, versions) are kept because users
-    often paste them ("load_dotenv", "main.py") when the problem comes back.
+    The solution's prose is left out on purpose — a new problem is phrased like the old *problem*,
+    not like its fix — but identifiers from the solution (file names, flags, functions, versions)
+    are kept because users often paste them ("load_dotenv", "main.py") when the problem comes back.
     """
     seen = {t.lower() for t in _identifiers(fix.problem)}
     extra: list[str] = []

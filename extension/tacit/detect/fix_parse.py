@@ -5,8 +5,7 @@ The hand-written parser of the earlier fix detector, kept for two jobs: it
 :mod:`tacit.detect.fix` judged to state a fix, and its verdict is one of the
 scorer's features.
 
-Design notes: docs/design/detect.md#tacitdetectfix_parse
-"""
+Design notes: docs/design/detect.md#tacitdetectfix_parse"""
 
 from __future__ import annotations
 
@@ -47,9 +46,7 @@ class Candidate:
     confidence: float
 
 
-# --------------------------------------------------------------------------
 # Markdown / code handling
-# --------------------------------------------------------------------------
 
 _PH_OPEN, _PH_CLOSE = "\ue000", "\ue001"
 _PH_RE = lazy(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
@@ -156,9 +153,7 @@ def _append_bounded(out: list[str], piece: str) -> None:
         out.append(piece)
 
 
-# --------------------------------------------------------------------------
 # Lexicons
-# --------------------------------------------------------------------------
 
 _PROBLEM_LABEL = (
     r"(?:the\s+)?(?:root[\s-]+cause|underlying\s+cause|cause|problem|issue|bug|diagnosis|culprit"
@@ -311,9 +306,7 @@ _IMPERATIVES = (
 )
 
 
-# --------------------------------------------------------------------------
 # Triggers.  Each finder returns spans on one sentence (placeholders intact).
-# --------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -517,9 +510,7 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
     return end
 
 
-# --------------------------------------------------------------------------
 # Detection
-# --------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -596,9 +587,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             segments.append((text, role, section))
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
-                sentences.append(
-                    _Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item")
-                )
+                sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
     return sentences, done
 
 
@@ -824,14 +813,37 @@ def _solution_text(sentences: list[_Sentence], r: _Remedy) -> str:
 
 
 def _parse(reply: str) -> Candidate | None:
+    read = _read(reply)
+    if read is None:
+        return None
+    sentences, spans, restored, done = read
+    _drop_defect_solutions(sentences, restored)
+    remedies = [r for i, s in enumerate(sentences) if s.role != "solution"
+                for r in _find_remedies(i, s) if _remedy_ok(s, r, spans)]
+    diagnoses = _unlabelled_diagnoses(sentences, remedies, spans)
+    _labelled_sections(sentences, spans, remedies, diagnoses)
+    best = _Best(sentences, spans, restored, done)
+    for r in remedies:
+        if r.problem:  # combined trigger: "fixed X by Y", "to fix X, Y", "Y, which fixes X"
+            best.consider(r.weight, r.sent * 1000 + r.trig_start, r.problem, _solution_text(sentences, r), r.kind, r)
+        body = sentences[r.sent].text[r.start:] if not r.text else ""
+        which = _WHICH_FIXES_RE.search(body)
+        if which and r.kind in ("i-verb", "bare-verb"):
+            best.consider(0.86, r.sent * 1000 + r.trig_start, body[which.end():], body[: which.start()], "which-fixes", r)
+    _pair(diagnoses, remedies, sentences, best)
+    return best.found[2] if best.found else None
+
+
+def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | None:
+    """``(sentences within the prose budget, code spans, their restored texts, announced done)``, or
+    None for a reply too short, an error dump or no prose."""
     if not isinstance(reply, str):
         return None
     reply = reply[:MAX_REPLY_CHARS]
     if _text_weight(reply.strip()) < MIN_REPLY_CHARS or reply.lstrip().startswith("Traceback"):
         return None
     spans: list[str] = []
-    units = _units(reply, spans)
-    sentences, done = _sentences(units)
+    sentences, done = _sentences(_units(reply, spans))
     budget, kept = MAX_PROSE_CHARS, 0
     for sentence in sentences[:MAX_SENTENCES]:
         budget -= len(sentence.text)
@@ -841,20 +853,15 @@ def _parse(reply: str) -> Candidate | None:
     sentences = sentences[:kept]
     if not sentences:
         return None
-    first = _restore(sentences[0].text, spans)
-    if _ERROR_START_RE.match(first):
-        return None
-    prose = " ".join(_restore(s.text, spans) for s in sentences)
-    if _text_weight(prose) < MIN_REPLY_CHARS:
-        return None
-
     restored = [_restore(s.text, spans) for s in sentences]
-    failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
+    if _ERROR_START_RE.match(restored[0]) or _text_weight(" ".join(restored)) < MIN_REPLY_CHARS:
+        return None
+    return sentences, spans, restored, done
 
-    remedies: list[_Remedy] = []
-    # "Solution: downgrade X. The generated files were made with an old Y that's
-    # incompatible…": a later prose sentence that describes a defect is the
-    # diagnosis, not more solution
+
+def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> None:
+    """"Solution: downgrade X. The generated files were made with an old Y that's incompatible…": a
+    later prose sentence that describes a defect is the diagnosis, not more solution."""
     previous: _Sentence | None = None
     for i, s in enumerate(sentences):
         if (
@@ -866,10 +873,9 @@ def _parse(reply: str) -> Candidate | None:
                     break
                 later.role = later.section = None
         previous = s
-    for i, s in enumerate(sentences):
-        if s.role == "solution":
-            continue
-        remedies.extend(r for r in _find_remedies(i, s) if _remedy_ok(s, r, spans))
+
+
+def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], spans: list[str]) -> list[_Diag]:
     diagnoses: list[_Diag] = []
     for i, s in enumerate(sentences):
         if s.role is not None:
@@ -879,13 +885,11 @@ def _parse(reply: str) -> Candidate | None:
             clause = _restore(s.text[d.start: d.end], spans)
             if _diag_ok(s, d, clause):
                 diagnoses.append(d)
-        # fallback: a clause that describes something wrong, before a remedy
-        # (a clause that opens with a change — "Updated the help text" — is work
-        # done, not a description of what was wrong)
+        # fallback: a clause that describes something wrong, before a remedy (a clause that opens
+        # with a change — "Updated the help text" — is work done, not a description of what was wrong)
         if not s.question and not any(x <= 2 for x in stops):
             first_stop = min([x for x in stops if x > 0], default=len(s.text))
-            clause_text = s.text[:first_stop]
-            clause = _restore(clause_text, spans)
+            clause = _restore(s.text[:first_stop], spans)
             if len(clause.split()) >= 4 or sum("\u4e00" <= c <= "\u9fff" for c in clause) >= 6:
                 d = _Diag(i, 0, 0, first_stop, "fallback", 0.66)
                 weak = _Diag(i, 0, 0, first_stop, "weak", 0.62)  # no defect words: needs support
@@ -893,8 +897,12 @@ def _parse(reply: str) -> Candidate | None:
                     diagnoses.append(d)
                 elif _diag_ok(s, weak, clause):
                     diagnoses.append(weak)
+    return diagnoses
 
-    # labelled sections become one diagnosis / remedy each
+
+def _labelled_sections(sentences: list[_Sentence], spans: list[str], remedies: list[_Remedy],
+                       diagnoses: list[_Diag]) -> None:
+    """Labelled sections become one diagnosis / remedy each."""
     by_section: dict[int, list[int]] = {}
     for i, s in enumerate(sentences):
         if s.section is not None and s.role:
@@ -915,41 +923,42 @@ def _parse(reply: str) -> Candidate | None:
             parts = [sentences[i].text.rstrip(". ") for i in idxs]
             remedies.append(_Remedy(idxs[0], 0, 0, 0, "label", 0.92, text=joiner.join(parts)))
 
-    success_after = [i for i, t in enumerate(restored) if _SUCCESS_RE.search(t)]
-    best: tuple[float, int, Candidate] | None = None
 
-    def consider(conf: float, order: int, problem: str, solution: str, pattern: str, r: _Remedy) -> bool:
+class _Best:
+    """The best pairing considered so far: ``found`` is ``(confidence, order, Candidate)``."""
+
+    def __init__(self, sentences: list[_Sentence], spans: list[str], restored: list[str], done: bool):
+        self.sentences, self.spans, self.done = sentences, spans, done
+        self.failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
+        self.success_after = [i for i, t in enumerate(restored) if _SUCCESS_RE.search(t)]
+        self.found: tuple[float, int, Candidate] | None = None
+
+    def consider(self, conf: float, order: int, problem: str, solution: str, pattern: str, r: _Remedy) -> bool:
         """Score one pairing; returns False when it is not a usable fix at all."""
-        nonlocal best
         if any(
-            k > r.sent or (k == r.sent and r.kind != "label" and _failure_after(spans, sentences[k], r))
-            for k in failures
+            k > r.sent or (k == r.sent and r.kind != "label" and _failure_after(self.spans, self.sentences[k], r))
+            for k in self.failures
         ):
             return False
-        problem_c, solution_c = _clean(problem, spans, _PROBLEM_LEAD_RE), _clean(solution, spans)
+        problem_c, solution_c = _clean(problem, self.spans, _PROBLEM_LEAD_RE), _clean(solution, self.spans)
         if not (_meaningful(problem_c) and _meaningful(solution_c)):
             return False
-        if any(k >= r.sent for k in success_after):
+        if any(k >= r.sent for k in self.success_after):
             conf += 0.04
-        if done:
+        if self.done:
             conf += 0.04
         conf = round(min(conf, 0.99), 3)
         if conf < MIN_CONFIDENCE:
             return False
-        if best is None or conf > best[0] or (conf == best[0] and order < best[1]):
-            best = (conf, order, Candidate(problem_c, solution_c, pattern, conf))
+        found = self.found
+        if found is None or conf > found[0] or (conf == found[0] and order < found[1]):
+            self.found = (conf, order, Candidate(problem_c, solution_c, pattern, conf))
         return True
 
-    for r in remedies:
-        if r.problem:  # combined trigger: "fixed X by Y", "to fix X, Y", "Y, which fixes X"
-            consider(r.weight, r.sent * 1000 + r.trig_start, r.problem, _solution_text(sentences, r), r.kind, r)
-        body = sentences[r.sent].text[r.start:] if not r.text else ""
-        which = _WHICH_FIXES_RE.search(body)
-        if which and r.kind in ("i-verb", "bare-verb"):
-            consider(0.86, r.sent * 1000 + r.trig_start, body[which.end():], body[: which.start()], "which-fixes", r)
 
-    # each diagnosis takes the nearest acceptable remedy after it (the text's
-    # own pairing); a remedy just before it is the last resort
+def _pair(diagnoses: list[_Diag], remedies: list[_Remedy], sentences: list[_Sentence], best: _Best) -> None:
+    """Each diagnosis takes the nearest acceptable remedy after it (the text's own pairing); a remedy
+    just before it is the last resort."""
     ordered = sorted(remedies, key=lambda r: (r.sent, r.trig_start))
     label_remedies = [r for r in ordered if r.kind == "label"]
     by_sentence: dict[int, list[_Remedy]] = {}
@@ -958,44 +967,47 @@ def _parse(reply: str) -> Candidate | None:
     for d in diagnoses[: MAX_SENTENCES * 2]:
         if d.kind == "label":
             near = ordered
+            after = sorted(near, key=lambda r: (r.kind != "label", abs(r.sent - d.sent), r.trig_start))
         else:
             near = [r for k in range(d.sent - 1, d.sent + 3) for r in by_sentence.get(k, ())]
             near += [r for r in label_remedies if r not in near]
-        if d.kind == "label":
-            after = sorted(near, key=lambda r: (r.kind != "label", abs(r.sent - d.sent), r.trig_start))
-        else:
             # an explicit "Fix:" / "Changes:" section beats an incidental verb
             after = [r for r in near if r.kind == "label"] + [
                 r for r in near if r.kind != "label" and (r.sent, r.trig_start) >= (d.sent, d.trig_start)
             ]
         before = [r for r in reversed(near) if r not in after]
         for r in after + before:
-            if not _pairable(d, r, sentences, success_after, done):
+            if not _pairable(d, r, sentences, best.success_after, best.done):
                 continue
-            gap = r.sent - d.sent
-            conf = min(d.weight, r.weight)
-            if gap == 2:
-                conf -= 0.06
-            elif gap == -1 and r.kind != "label":  # a labelled "Solution:" may come first
-                conf -= 0.08
-            if d.sent == r.sent and d.kind not in ("fallback", "weak", "label") and r.kind != "label":
-                conf += 0.02
-            problem = _diag_text(sentences, d)
-            solution = _solution_text(sentences, r)
-            if gap == 0 and d.kind == "because" and r.trig_start < d.trig_start and r.kind != "label":
-                # "Added retries to the upload, since uploads fail with SlowDown"
-                text = sentences[d.sent].text
-                problem = re.sub(r"^(?:because(?:\s+of)?|since|due\s+to)\s+", "", text[d.trig_start: d.end], flags=re.IGNORECASE)
-                solution = text[r.start: d.trig_start]
-            if gap == 2 and d.kind != "label":
-                # "It was a timezone issue. The server runs in UTC, so …. I replaced …":
-                # the sentence in between explains the problem
-                middle = sentences[d.sent + 1]
-                if not middle.question and middle.role is None and not _find_remedies(d.sent + 1, middle):
-                    problem = f"{problem.rstrip(' .')}. {middle.text}"
-            if problem and consider(conf, d.sent * 1000 + d.trig_start, problem, solution, f"{d.kind}+{r.kind}", r):
+            conf, problem, solution = _pairing(d, r, sentences)
+            if problem and best.consider(conf, d.sent * 1000 + d.trig_start, problem, solution, f"{d.kind}+{r.kind}", r):
                 break
-    return best[2] if best else None
+
+
+def _pairing(d: _Diag, r: _Remedy, sentences: list[_Sentence]) -> tuple[float, str, str]:
+    """The confidence, problem text and solution text of diagnosis d with remedy r."""
+    gap = r.sent - d.sent
+    conf = min(d.weight, r.weight)
+    if gap == 2:
+        conf -= 0.06
+    elif gap == -1 and r.kind != "label":  # a labelled "Solution:" may come first
+        conf -= 0.08
+    if d.sent == r.sent and d.kind not in ("fallback", "weak", "label") and r.kind != "label":
+        conf += 0.02
+    problem = _diag_text(sentences, d)
+    solution = _solution_text(sentences, r)
+    if gap == 0 and d.kind == "because" and r.trig_start < d.trig_start and r.kind != "label":
+        # "Added retries to the upload, since uploads fail with SlowDown"
+        text = sentences[d.sent].text
+        problem = re.sub(r"^(?:because(?:\s+of)?|since|due\s+to)\s+", "", text[d.trig_start: d.end], flags=re.IGNORECASE)
+        solution = text[r.start: d.trig_start]
+    if gap == 2 and d.kind != "label":
+        # "It was a timezone issue. The server runs in UTC, so …. I replaced …":
+        # the sentence in between explains the problem
+        middle = sentences[d.sent + 1]
+        if not middle.question and middle.role is None and not _find_remedies(d.sent + 1, middle):
+            problem = f"{problem.rstrip(' .')}. {middle.text}"
+    return conf, problem, solution
 
 
 def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: list[int], done: bool) -> bool:

@@ -1,14 +1,12 @@
 """Code-aware tokens for fix patterns, without ``re``.
 
-:func:`tokenize_code_aware` turns text into the lowercase terms the fix-pattern
-index stores and the lookup queries with: identifiers whole *and* split
-(``loadDotenv`` -> ``loaddotenv``, ``load``, ``dotenv``), paths, file names,
-versions and ``host:port`` whole, then their parts, CJK runs as character
-bigrams, English stop words dropped.  ``tacit.detect.fix`` re-exports it;
-what each token looks like is documented there and in docs/fix-patterns.md.
+:func:`tokenize_code_aware` turns text into the lowercase terms the fix-pattern index stores and the
+lookup queries with: identifiers whole *and* split (``loadDotenv`` -> ``loaddotenv``, ``load``,
+``dotenv``), paths, file names, versions and ``host:port`` whole, then their parts, CJK runs as
+character bigrams, English stop words dropped. ``tacit.detect.fix`` re-exports it; what each token
+looks like is documented there and in docs/fix-patterns.md.
 
-Design notes: docs/design/detect.md#tacitdetectfix_tokens
-"""
+Design notes: docs/design/detect.md#tacitdetectfix_tokens"""
 
 from __future__ import annotations
 
@@ -40,10 +38,9 @@ def _is_cjk(char: str) -> bool:
 
 
 class _RunTable(dict):
-    """``str.translate`` table: token characters and CJK stay, everything
-    else becomes a space.  ASCII is filled in up front; other characters are
-    decided on first sight and remembered (up to ``_REMEMBER`` of them, so
-    a long-lived process reading every script there is stays small)."""
+    """``str.translate`` table: token characters and CJK stay, everything else becomes a space.
+    ASCII is filled in up front; other characters are decided on first sight and remembered (up to
+    ``_REMEMBER`` of them, so a long-lived process reading every script there is stays small)."""
 
     def __missing__(self, code: int) -> str:
         char = chr(code)
@@ -212,6 +209,5 @@ def tokenize_code_aware(text: str, *, drop_stopwords: bool = True) -> list[str]:
     * CJK runs become overlapping character bigrams (no word spaces to split on);
     * English stop words are dropped unless ``drop_stopwords=False``.
 
-    Order follows the text and repeats are kept (term frequency matters).
-    """
+    Order follows the text and repeats are kept (term frequency matters)."""
     return list(iter_tokens(text, drop_stopwords=drop_stopwords))

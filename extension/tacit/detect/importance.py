@@ -1,14 +1,12 @@
 """Score what the user says: category, importance, emphasis, expiry hint.
 
-After every user message the engine asks :func:`score_importance` whether
-the message says something worth remembering — a correction, a preference, a
-decision, a goal, a fact — and how much it matters. The ledger keeps what
-clears ``importance_threshold``; heartbeat and review take it from there.
-:func:`wants_review` and :func:`wants_forget` recognise the two memory
-commands users type in prose (they live in :mod:`tacit.detect.commands`).
+After every user message the engine asks :func:`score_importance` whether the message says something
+worth remembering — a correction, a preference, a decision, a goal, a fact — and how much it
+matters. The ledger keeps what clears ``importance_threshold``; heartbeat and review take it from
+there. :func:`wants_review` and :func:`wants_forget` recognise the two memory commands users type in
+prose (they live in :mod:`tacit.detect.commands`).
 
-Design notes: docs/design/detect.md#tacitdetectimportance
-"""
+Design notes: docs/design/detect.md#tacitdetectimportance"""
 
 from __future__ import annotations
 
@@ -19,14 +17,8 @@ from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.model import model
 
 __all__ = [
-    "CATEGORIES",
-    "CATEGORY_RANGES",
-    "TENTATIVE_RANGE",
-    "Importance",
-    "importance_from",
-    "score_importance",
-    "wants_forget",
-    "wants_review",
+    "CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance",
+    "wants_forget", "wants_review",
 ]
 
 CATEGORIES = ("preference", "decision", "correction", "goal", "fact", "context", "none")

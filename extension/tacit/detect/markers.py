@@ -5,8 +5,7 @@ The phrase lists of the earlier rule-based importance scorer, kept as
 (:mod:`tacit.detect.features`), plus the clause gating and the expiry hints
 it used. English and Chinese.
 
-Design notes: docs/design/detect.md#tacitdetectmarkers
-"""
+Design notes: docs/design/detect.md#tacitdetectmarkers"""
 
 from __future__ import annotations
 
@@ -19,9 +18,7 @@ __all__ = ["DurableMarkers", "durable_markers", "expiry_hint", "chinese_correcti
 
 _I = re.IGNORECASE
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-# --------------------------------------------------------------------------
 # marker patterns
-# --------------------------------------------------------------------------
 
 # an instruction about a whole class of things ("Write commit messages in the
 # imperative", "Comments should explain why") is a standing rule, not a task
@@ -282,9 +279,7 @@ _TRIVIAL = lazy(
     _I,
 )
 
-# --------------------------------------------------------------------------
 # deadline / expiry hints
-# --------------------------------------------------------------------------
 
 _MONTHS = {
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "may": "may", "jun": "june",
@@ -342,12 +337,9 @@ def expiry_hint(text: str, category: str) -> str | None:
     return found[0][1]
 
 
-
 _HAS_CJK = lazy(f"[{_CJK}]")
 
-# --------------------------------------------------------------------------
 # scoring
-# --------------------------------------------------------------------------
 
 
 def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
@@ -408,9 +400,8 @@ def _clauses(text: str) -> list[tuple[str, str]]:
 def _default_category(statements: list[str]) -> tuple[str, str] | None:
     """A weak category for a declarative message with no marker, or None if trivial.
 
-    It lands at the bottom of its range (fact 0.60, context 0.40), below the
-    default importance_threshold, so it is seen by review but never floods memory.
-    """
+    It lands at the bottom of its range (fact 0.60, context 0.40), below the default
+    importance_threshold, so it is seen by review but never floods memory."""
     for statement in statements:
         core = _INTERJECTION.sub("", statement)
         if (
@@ -420,8 +411,6 @@ def _default_category(statements: list[str]) -> tuple[str, str] | None:
             continue
         return ("context" if _PROGRESSIVE.search(core) else "fact"), core
     return None
-
-
 
 
 def chinese_correction(text: str) -> str | None:

@@ -1,18 +1,15 @@
 """Logistic scorers over named features, with weights shipped as JSON.
 
 Design decisions, and why
-- **Pure-stdlib inference**: a score is ``sigmoid(bias + Σ weight·value)``
-  over the features a message has; a few dozen dict look-ups per message,
-  no numpy at run time.
-- **Weights are data, not code**: ``tests/benchmarks/train_detectors.py``
-  trains them on the tune split of the real data and writes
-  ``user_model.json`` / ``fix_model.json`` next to this module (shipped in
-  the wheel). Each model carries its operating threshold, chosen on the tune
-  split, so callers compare against ``model.threshold``.
+- **Pure-stdlib inference**: a score is ``sigmoid(bias + Σ weight·value)`` over the features a
+  message has; a few dozen dict look-ups per message, no numpy at run time.
+- **Weights are data, not code**: ``tests/benchmarks/train_detectors.py`` trains them on the tune
+  split of the real data and writes ``user_model.json`` / ``fix_model.json`` next to this module
+  (shipped in the wheel). Each model carries its operating threshold, chosen on the tune split, so
+  callers compare against ``model.threshold``.
 - **Loaded once per process** (``functools.cache``), on first use.
-- **A missing or unreadable weight file is not fatal**: every model then
-  scores 0.0 and the rule parts of the detectors still work.
-"""
+- **A missing or unreadable weight file is not fatal**: every model then scores 0.0 and the rule
+  parts of the detectors still work."""
 
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
 """The configurable correction pattern lists (the original design's negative → strong → weak rule).
 
 Users tune ``correction_strong_patterns``, ``correction_weak_patterns``,
-``correction_negative_patterns`` and ``correction_directive_words`` in
-config; this module compiles them (invalid regexes reported, never fatal) and
-runs the original rule over a message.
+``correction_negative_patterns`` and ``correction_directive_words`` in config; this module compiles
+them (invalid regexes reported, never fatal) and runs the original rule over a message.
 
-Design notes: docs/design/detect.md#tacitdetectpatterns
-"""
+Design notes: docs/design/detect.md#tacitdetectpatterns"""
 
 from __future__ import annotations
 
@@ -17,21 +15,13 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
-    "CorrectionPatterns",
-    "DEFAULT_STRONG_PATTERNS",
-    "DEFAULT_WEAK_PATTERNS",
-    "DEFAULT_NEGATIVE_PATTERNS",
-    "DEFAULT_DIRECTIVE_WORDS",
-    "OriginalHit",
-    "compile_patterns",
-    "default_patterns",
-    "patterns_from_config",
+    "CorrectionPatterns", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS", "DEFAULT_NEGATIVE_PATTERNS",
+    "DEFAULT_DIRECTIVE_WORDS", "OriginalHit", "compile_patterns", "default_patterns", "patterns_from_config",
     "original_rule",
 ]
 
-# Two deliberate narrowings, documented in docs/corrections.md: "please don't
-# hesitate/worry" is not a correction, and "no need" is only an approval when
-# it is not "no need for X / to <verb>".
+# Two deliberate narrowings, documented in docs/corrections.md: "please don't hesitate/worry" is not
+# a correction, and "no need" is only an approval when it is not "no need for X / to <verb>".
 DEFAULT_STRONG_PATTERNS: tuple[str, ...] = (
     r"don'?t do that",
     r"not like that",
@@ -49,9 +39,8 @@ DEFAULT_NEGATIVE_PATTERNS: tuple[str, ...] = (
     r"(?:really\s+|pretty\s+|totally\s+)?(?:great|perfect|good|correct|right|fine)\b",
     r"^stop (?:there|here|for now)\b",
 )
-# A weak opener counts only when a directive follows it ("no, use pnpm").
-# Additive verbs ("add", "also") are left out on purpose: "actually, also add
-# a test" is a new request, not a correction.
+# A weak opener counts only when a directive follows it ("no, use pnpm"). Additive verbs ("add",
+# "also") are left out on purpose: "actually, also add a test" is a new request, not a correction.
 DEFAULT_DIRECTIVE_WORDS: tuple[str, ...] = (
     "use", "don't", "do not", "never", "always", "should", "must", "instead", "rather",
     "keep", "put", "revert", "undo", "leave", "remove", "go back", "change it", "switch",

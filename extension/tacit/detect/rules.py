@@ -1,14 +1,11 @@
 """Phrase a durable rule from a user message — exactly, or not at all.
 
-Where tacit writes memory with no agent to check it (no agent available,
-``tacit learn --apply``), it may only write a rule it can phrase exactly:
-"pnpm not npm here" → "Use pnpm, not npm."; "single quotes pls" → "Use
-single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
-else stays a candidate for the next review. :func:`phrase_rule` returns the
-rule or None.
+Where tacit writes memory with no agent to check it (no agent available, ``tacit learn --apply``),
+it may only write a rule it can phrase exactly: "pnpm not npm here" → "Use pnpm, not npm."; "single
+quotes pls" → "Use single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
+else stays a candidate for the next review. :func:`phrase_rule` returns the rule or None.
 
-Design notes: docs/design/detect.md#tacitdetectrules
-"""
+Design notes: docs/design/detect.md#tacitdetectrules"""
 
 from __future__ import annotations
 
@@ -30,6 +27,7 @@ class Phrased:
     rejects_prev: bool  # the rejected thing appears in the agent's previous reply
     rejection: bool  # the message opened by rejecting something ("no, …", "nope …")
     contrast: bool = False  # the message names what it rejects: "A, not B", "use A instead of B"
+
 
 TOOLS = frozenset("""
 npm pnpm yarn bun pip pip3 uv poetry pipenv conda mamba cargo go brew apt apt-get yum dnf pacman nix gradle maven
@@ -221,127 +219,143 @@ def _port_subject(*texts: str) -> str | None:
     return None
 
 
+_NEXT = object()  # a phraser's pattern did not match: the next one tries
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    focus: str  # the message's focus text, original case
+    lower: str  # its lowercase form with ASCII apostrophes
+    core: str  # without friendly filler at its edges
+    prev: str  # the agent's previous reply, lowercase
+    rejected: bool  # it opened by rejecting something: "no, …"
+
+    def rule(self, text: str, category: str, rejected: str | None = None, rejects_prev: bool = False, *,
+             contrast: bool = False) -> Phrased:
+        return Phrased(text, category, rejected, rejects_prev, self.rejected, contrast)
+
+
 def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
     """The durable rule ``focus`` states, phrased by tacit, or None.
 
-    ``focus`` is the message's focus text (original case), ``lower`` its
-    lowercase form with ASCII apostrophes, ``prev`` the agent's previous reply.
-    """
+    ``focus`` is the message's focus text (original case), ``lower`` its lowercase form with ASCII
+    apostrophes, ``prev`` the agent's previous reply."""
     if not focus or "\n" in focus.strip() or len(focus) > 160:
         return None
     core, rejected = _core(lower)
     if not core or len(core.split()) > 12 or "?" in core or _SENTENCE_INSIDE.search(core):
         return None  # empty, long, a question, or more than one sentence
-    prev_lower = (prev or "").lower()
+    said = _Said(focus, lower, core, (prev or "").lower(), rejected)
+    for phraser in (_port_rule, _choice_rule, _dont_rule, _standing_rule, _fact_rule):
+        found = phraser(said)
+        if found is not _NEXT:
+            return found
+    return None
 
-    match = _PORTS.match(core)
-    if match:
-        a, b = match.group("a"), match.group("b")
-        in_prev = re.search(r"(?<!\d)" + b + r"(?!\d)", prev_lower)
-        port_context = "port" in core or "port" in prev_lower or "localhost" in prev_lower or f":{b}" in prev_lower
-        if not (in_prev and port_context):
-            return None  # "2025 not 2024": numbers, but not ports
-        subject = _port_subject(core, prev_lower[-600:])
-        text = f"{subject} runs on port {a}, not {b}." if subject else f"Use port {a}, not {b}."
-        return Phrased(text, "fact", b, True, rejected)
 
+def _port_rule(s: _Said):
+    match = _PORTS.match(s.core)
+    if not match:
+        return _NEXT
+    a, b = match.group("a"), match.group("b")
+    in_prev = re.search(r"(?<!\d)" + b + r"(?!\d)", s.prev)
+    port_context = "port" in s.core or "port" in s.prev or "localhost" in s.prev or f":{b}" in s.prev
+    if not (in_prev and port_context):
+        return None  # "2025 not 2024": numbers, but not ports
+    subject = _port_subject(s.core, s.prev[-600:])
+    return s.rule(f"{subject} runs on port {a}, not {b}." if subject else f"Use port {a}, not {b}.", "fact", b, True)
+
+
+def _choice_rule(s: _Said):
+    """"A, not B", "use A instead of B", "prefer A over B", "no, use A", a style, "pnpm pls"."""
     for pattern in (_USE_INSTEAD, _CONTRAST, _PREFER):
-        match = pattern.match(core)
+        match = pattern.match(s.core)
         if match:
             a, b = match.group("a"), match.group("b")
             if a == b or not (_is_name(a) or _is_name(b)):
                 return None
-            if not (a in TOOLS or b in TOOLS or a in STYLE_TERMS or b in STYLE_TERMS):
-                # code-ish names only: the rejected one must be what the agent just used
-                if not (prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower)):
-                    return None
-            verb = "Prefer" if pattern is _PREFER else "Use"
-            joiner = " over " if pattern is _PREFER else ", not "
-            in_prev = bool(prev_lower and re.search(r"(?<![\w.-])" + re.escape(b) + r"(?![\w-])", prev_lower))
-            return Phrased(f"{verb} {_show(a, focus)}{joiner}{_show(b, focus)}.", "preference", b, in_prev, rejected,
-                           pattern is not _PREFER)
-
-    match = _USE_INSTEAD_TAIL.match(core) or (_USE_ONLY.match(core) if rejected else None)
+            in_prev = _in(b, s.prev)
+            if not (in_prev or a in TOOLS or b in TOOLS or a in STYLE_TERMS or b in STYLE_TERMS):
+                return None  # code-ish names only: the rejected one must be what the agent just used
+            verb, joiner = ("Prefer", " over ") if pattern is _PREFER else ("Use", ", not ")
+            return s.rule(f"{verb} {_show(a, s.focus)}{joiner}{_show(b, s.focus)}.", "preference", b, in_prev,
+                          contrast=pattern is not _PREFER)
+    match = _USE_INSTEAD_TAIL.match(s.core) or (_USE_ONLY.match(s.core) if s.rejected else None)
     if match and match.group("a") in TOOLS:
-        return Phrased(f"Use {_show(match.group('a'), focus)}.", "preference", None, False, rejected)
-
-    match = _STYLE_PLEASE.match(core)
+        return s.rule(f"Use {_show(match.group('a'), s.focus)}.", "preference")
+    match = _STYLE_PLEASE.match(s.core)
     if match:
-        x = match.group("x")
-        sibling = _sibling(x, prev_lower)
-        return Phrased(f"Use {_STYLE_SPOKEN[x]}.", "preference", sibling, sibling is not None, rejected)
-
-    if core in TOOLS and core != lower.strip(" .!") and _PLEASE_TAIL.search(lower):
+        sibling = _sibling(match.group("x"), s.prev)
+        return s.rule(f"Use {_STYLE_SPOKEN[match.group('x')]}.", "preference", sibling, sibling is not None)
+    if s.core in TOOLS and s.core != s.lower.strip(" .!") and _PLEASE_TAIL.search(s.lower):
         # "pnpm pls": the tool alone, asked for; a correction when the agent just used its rival
-        sibling = _sibling(core, prev_lower)
-        return Phrased(f"Use {_show(core, focus)}.", "preference", sibling, sibling is not None, rejected)
+        sibling = _sibling(s.core, s.prev)
+        return s.rule(f"Use {_show(s.core, s.focus)}.", "preference", sibling, sibling is not None)
+    return _NEXT
 
-    match = _NO_X.match(core)
+
+def _dont_use(x: str, s: _Said, *, names: bool) -> Phrased | None:
+    """"Don't use X." for a style or a tool (``names``: any one code-ish name too), else None."""
+    if x in _STYLE_SPOKEN:
+        return s.rule(f"Don't use {_STYLE_SPOKEN[x]}.", "preference", x, _in(x, s.prev))
+    if x in TOOLS or (names and _is_name(x) and " " not in x):
+        return s.rule(f"Don't use {_show(x, s.focus)}.", "preference", x, _in(x, s.prev))
+    return None
+
+
+def _dont_rule(s: _Said):
+    """"no X", "don't use X", "never force-push"."""
+    match = _NO_X.match(s.core)
     if match:
-        x = match.group("x")
-        if x in _STYLE_SPOKEN:
-            return Phrased(f"Don't use {_STYLE_SPOKEN[x]}.", "preference", x, _in(x, prev_lower), rejected)
-        if x in TOOLS:
-            return Phrased(f"Don't use {_show(x, focus)}.", "preference", x, _in(x, prev_lower), rejected)
-        return None
+        return _dont_use(match.group("x"), s, names=False)
+    match = _DONT_USE.match(s.core)
+    if not match:
+        return _NEXT
+    found = _dont_use(match.group("x").strip().removeprefix("the ").removeprefix("any "), s, names=True)
+    if found or not (s.core.split()[0] in ("never", "dont", "don't") or s.core.startswith("do not")):
+        return found
+    # "don't add comments", "never force-push": a standing verb phrase
+    words = _clean_phrase(re.sub(r"^(?:dont|don't|do not|never)\s+", "", s.core))
+    verb = "Never" if s.core.startswith("never") else "Don't"
+    return s.rule(f"{verb} {_recase(words, s.focus)}.", "preference") if words else None
 
-    match = _DONT_USE.match(core)
-    if match:
-        x = match.group("x").strip()
-        bare_x = x.removeprefix("the ").removeprefix("any ")
-        if bare_x in _STYLE_SPOKEN:
-            return Phrased(f"Don't use {_STYLE_SPOKEN[bare_x]}.", "preference", bare_x, _in(bare_x, prev_lower),
-                           rejected)
-        if bare_x in TOOLS or (_is_name(bare_x) and " " not in bare_x):
-            return Phrased(f"Don't use {_show(bare_x, focus)}.", "preference", bare_x, _in(bare_x, prev_lower),
-                           rejected)
-        # "don't add comments", "never force-push": a standing verb phrase
-        head = core.split()[0]
-        if head in ("never", "dont", "don't") or core.startswith("do not"):
-            rest = re.sub(r"^(?:dont|don't|do not|never)\s+", "", core)
-            words = _clean_phrase(rest)
-            if words and core.startswith("never"):
-                return Phrased(f"Never {_recase(words, focus)}.", "preference", None, False, rejected)
-            if words:
-                return Phrased(f"Don't {_recase(words, focus)}.", "preference", None, False, rejected)
-        return None
 
-    match = _ALWAYS.match(core)
+def _standing_rule(s: _Said):
+    """"always X", "never X", "from now on, X"."""
+    match = _ALWAYS.match(s.core)
     if match:
         words = _clean_phrase(match.group("rest"))
         if not words:
             return None
-        words = _recase(words, focus)
-        text = f"Always {words}." if match.group("kind") == "always" else f"Never {words}."
-        return Phrased(text, "preference", None, False, rejected)
-
-    match = _FROM_NOW.match(core)
-    if match:
-        words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
-        if not words:
-            return None
-        words = _recase(words, focus)
-        return Phrased(f"{words[0].upper()}{words[1:]}.", "preference", None, False, rejected)
-
-    match = _WE_USE.match(core)
-    if match:
-        x = match.group("x")
-        names = x.split()
-        if all(n in TOOLS or _is_name(n) for n in names) and any(n in TOOLS for n in names):
-            return Phrased(f"This project uses {' '.join(_show(n, focus) for n in names)}.", "fact", None, False,
-                           rejected)
+        words = _recase(words, s.focus)
+        return s.rule(f"Always {words}." if match.group("kind") == "always" else f"Never {words}.", "preference")
+    match = _FROM_NOW.match(s.core)
+    if not match:
+        return _NEXT
+    words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
+    if not words:
         return None
+    words = _recase(words, s.focus)
+    return s.rule(f"{words[0].upper()}{words[1:]}.", "preference")
 
-    match = _ON_OS.match(core)
+
+def _fact_rule(s: _Said):
+    """"we use X", "I'm on macOS", "I use fish"."""
+    match = _WE_USE.match(s.core)
     if match:
-        return Phrased(f"The user is on {_show(match.group('x'), focus)}.", "fact", None, False, rejected)
-    match = _I_USE.match(core)
+        names = match.group("x").split()
+        if all(n in TOOLS or _is_name(n) for n in names) and any(n in TOOLS for n in names):
+            return s.rule(f"This project uses {' '.join(_show(n, s.focus) for n in names)}.", "fact")
+        return None
+    match = _ON_OS.match(s.core)
     if match:
-        x = match.group("x")
-        if x in ("fish", "zsh", "bash", "powershell"):
-            return Phrased(f"The user uses the {_show(x, focus)} shell.", "fact", None, False, rejected)
-        return Phrased(f"The user uses {_show(x, focus)}.", "fact", None, False, rejected)
-    return None
+        return s.rule(f"The user is on {_show(match.group('x'), s.focus)}.", "fact")
+    match = _I_USE.match(s.core)
+    if not match:
+        return None
+    if match.group("x") in ("fish", "zsh", "bash", "powershell"):
+        return s.rule(f"The user uses the {_show(match.group('x'), s.focus)} shell.", "fact")
+    return s.rule(f"The user uses {_show(match.group('x'), s.focus)}.", "fact")
 
 
 def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:

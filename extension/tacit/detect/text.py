@@ -1,11 +1,10 @@
 """Reading a user message the way the detectors need it.
 
-Every detector in this folder judges what the *user* wrote, not what they
-pasted, and judges it the way real people type: lowercase, no apostrophes,
-typos. This module turns raw text into that form once.
+Every detector in this folder judges what the *user* wrote, not what they pasted, and judges it the
+way real people type: lowercase, no apostrophes, typos. This module turns raw text into that form
+once.
 
-Design notes: docs/design/detect.md#tacitdetecttext
-"""
+Design notes: docs/design/detect.md#tacitdetecttext"""
 
 from __future__ import annotations
 
@@ -15,16 +14,8 @@ from functools import lru_cache
 from tacit.lazyre import lazy
 
 __all__ = [
-    "MAX_INPUT_CHARS",
-    "clean",
-    "strip_quoted",
-    "looks_like_agent_prompt",
-    "focus_text",
-    "normalise",
-    "clauses",
-    "sentences",
-    "words",
-    "content_tokens",
+    "MAX_INPUT_CHARS", "clean", "strip_quoted", "looks_like_agent_prompt", "focus_text", "normalise",
+    "clauses", "sentences", "words", "content_tokens",
 ]
 
 #: longer input keeps its first and last half of this many characters
@@ -49,9 +40,7 @@ def clean(text: object) -> str:
     return text
 
 
-# ---------------------------------------------------------------------------
 # Quoted text, agent prompts, long messages
-# ---------------------------------------------------------------------------
 _FENCE = lazy(r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)")
 _INLINE_FENCE = lazy(r"```.*?```", re.S)
 _KNOWN_TAGS = ("system|system-reminder|context|conversation|transcript|example|examples|quote|memory|"
@@ -175,9 +164,7 @@ def focus_text(stripped: str) -> str:
     return "\n".join(head + tail)
 
 
-# ---------------------------------------------------------------------------
 # Normalisation
-# ---------------------------------------------------------------------------
 _TYPOS = {
     "siad": "said", "sayed": "said", "tol": "told", "toldya": "told you", "shoudl": "should",
     "shuold": "should", "shoud": "should", "teh": "the", "pls": "please", "plz": "please",

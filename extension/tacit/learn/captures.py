@@ -1,13 +1,12 @@
-"""Importance captures — the model: what a user message amounts to, how a
-capture ages, merges and is settled. No SQL, no I/O.
+"""Importance captures — the model: what a user message amounts to, how a capture ages, merges and
+is settled. No SQL, no I/O.
 
-A capture is what the user says that may be worth keeping (a preference, a
-decision, a correction, a goal, a fact), scored by the message analysis,
-stored as a candidate memory (``tacit.learn.importance``), re-scored by the
-heartbeat and settled by the review (``tacit.learn.review``).
+A capture is what the user says that may be worth keeping (a preference, a decision, a correction, a
+goal, a fact), scored by the message analysis, stored as a candidate memory
+(``tacit.learn.importance``), re-scored by the heartbeat and settled by the review
+(``tacit.learn.review``).
 
-Design notes: docs/design/learn.md#tacitlearncaptures
-"""
+Design notes: docs/design/learn.md#tacitlearncaptures"""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import calendar
 import datetime as dt
 import re
 import time
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 
 from tacit.detect import importance as detect_importance
@@ -35,9 +35,7 @@ DEFAULT_REVIEW_TIME = (21, 0)
 MAX_TEXT = 20_000  # a pasted log is judged by its head
 
 
-# ---------------------------------------------------------------------------
 # Settings
-# ---------------------------------------------------------------------------
 def category_minimums(cfg) -> tuple[dict, list[str]]:
     """``importance_category_minimums`` ("fact=0.6", …) as a dict, and the
     entries that could not be read."""
@@ -54,12 +52,10 @@ def category_minimums(cfg) -> tuple[dict, list[str]]:
 
 def review_clock(cfg) -> tuple[int, int]:
     text = str(cfg.review_time or "").strip()
-    try:
+    with suppress(ValueError):
         hours, minutes = (int(part) for part in text.split(":"))
         if 0 <= hours <= 23 and 0 <= minutes <= 59:
             return hours, minutes
-    except ValueError:
-        pass
     return DEFAULT_REVIEW_TIME
 
 
@@ -72,9 +68,7 @@ def review_time_reached(cfg, now: float) -> bool:
     return (local.tm_hour, local.tm_min) >= review_clock(cfg)
 
 
-# ---------------------------------------------------------------------------
 # Expiry hints -> dates
-# ---------------------------------------------------------------------------
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
            "october", "november", "december")
@@ -105,10 +99,9 @@ _FIXED_HINTS = {
 def resolve_expiry(hint, now: float) -> float | None:
     """The end (23:59:59 local) of the day a hint names, or None.
 
-    "friday" is the coming Friday (today if it is Friday), "next friday" the
-    one a week after; "this week"/"end of week"/"eow" end on Sunday;
-    "tomorrow", "in two weeks", "end of month", "q3", "march 15" (next year
-    once passed), "2025-07-01", "this sprint" (two weeks) and the like are
+    "friday" is the coming Friday (today if it is Friday), "next friday" the one a week after; "this
+    week"/"end of week"/"eow" end on Sunday; "tomorrow", "in two weeks", "end of month", "q3",
+    "march 15" (next year once passed), "2025-07-01", "this sprint" (two weeks) and the like are
     resolved against ``now``."""
     if not isinstance(hint, str) or not hint.strip():
         return None
@@ -174,20 +167,16 @@ def resolve_expiry(hint, now: float) -> float | None:
         return None
 
 
-# ---------------------------------------------------------------------------
 # Assessing one message
-# ---------------------------------------------------------------------------
 def importance_of(analysis, text: str = ""):
-    """The importance view of the message analysis (category, importance,
-    markers, emphasis, expiry hint). The core's analysis carries it as
-    ``.importance``; the detector rewrite derives it with ``importance_from``.
+    """The importance view of the message analysis (category, importance, markers, emphasis, expiry
+    hint). The core's analysis carries it as ``.importance``; the detector rewrite derives it with
+    ``importance_from``.
 
-    A correction verdict from cue words alone (the current detector's
-    ``contextual`` rule: "we decided", "never …") yields to an explicit
-    preference / decision / goal in the same words (docs/importance.md). Only
-    that verdict is scored a second time, without the correction; the
-    rewritten detector judges the durable category on its own and never
-    gives it."""
+    A correction verdict from cue words alone (the current detector's ``contextual`` rule: "we
+    decided", "never …") yields to an explicit preference / decision / goal in the same words
+    (docs/importance.md). Only that verdict is scored a second time, without the correction; the
+    rewritten detector judges the durable category on its own and never gives it."""
     view = getattr(analysis, "importance", None)
     if view is None:
         return detect_importance.importance_from(analysis)
@@ -200,9 +189,8 @@ def importance_of(analysis, text: str = ""):
 
 @dataclass(frozen=True, slots=True)
 class Assessment:
-    """What a user message amounts to: ``action`` is ``capture``, ``forget``,
-    ``review``, ``skip`` (trivial or below its category minimum) or
-    ``refuse`` (a secret)."""
+    """What a user message amounts to: ``action`` is ``capture``, ``forget``, ``review``, ``skip``
+    (trivial or below its category minimum) or ``refuse`` (a secret)."""
 
     action: str
     category: str | None = None
@@ -319,9 +307,7 @@ def forgotten(content_terms: set, forgotten_terms) -> bool:
     return False
 
 
-# ---------------------------------------------------------------------------
 # Ageing, grouping, merging
-# ---------------------------------------------------------------------------
 def boost(mentions: int) -> float:
     """+0.15 for the 2nd mention, +0.10 for the 3rd, +0.05 for each after."""
     if mentions <= 1:

@@ -1,11 +1,10 @@
 """Fix patterns — the model: terms, similarity, outcomes, retirement, text. No SQL.
 
 A fix pattern is "the bug was X, the fix is Y", forged from an agent's reply
-(``tacit.detect.fix.detect_fix``), stored and indexed by
-``tacit.stores.fix_patterns``, looked up and injected by ``tacit.learn.fixes``.
+(``tacit.detect.fix.detect_fix``), stored and indexed by ``tacit.stores.fix_patterns``, looked up
+and injected by ``tacit.learn.fixes``.
 
-Design notes: docs/design/learn.md#tacitlearnfix_patterns
-"""
+Design notes: docs/design/learn.md#tacitlearnfix_patterns"""
 
 from __future__ import annotations
 
@@ -30,9 +29,7 @@ MAX_TITLE = 100
 OUTCOME_CHARS = 2000
 
 
-# ---------------------------------------------------------------------------
 # Terms
-# ---------------------------------------------------------------------------
 def stem(token: str) -> str:
     """A light English suffix stripper for plain words ("loaded", "loads",
     "loading" → "load"); identifiers, paths, numbers and CJK pass untouched.
@@ -86,8 +83,7 @@ def query_terms(text) -> list[str]:
 
 
 def choose_terms(terms: list[str], doc_freq: dict, budget: int = POSTINGS_BUDGET) -> list[str]:
-    """The query's known terms, rarest first, within the postings budget
-    (always at least one)."""
+    """The query's known terms, rarest first, within the postings budget (always at least one)."""
     chosen, postings = [], 0
     for term in sorted((t for t in terms if t in doc_freq), key=lambda t: doc_freq[t]):
         if chosen and postings + doc_freq[term] > budget:
@@ -97,9 +93,7 @@ def choose_terms(terms: list[str], doc_freq: dict, budget: int = POSTINGS_BUDGET
     return chosen
 
 
-# ---------------------------------------------------------------------------
 # Similarity and ranking
-# ---------------------------------------------------------------------------
 def idf(doc_freq: int, n_docs: int) -> float:
     """BM25's IDF, kept positive (Lucene's form): FTS5 clamps IDF to ~0 for
     terms in more than half the documents, which makes raw bm25() values
@@ -180,9 +174,7 @@ def near_duplicate(fix, match: Match) -> bool:
             and jaccard(index_terms(fix.solution), index_terms(match.solution)) >= 0.5)
 
 
-# ---------------------------------------------------------------------------
 # Stored text
-# ---------------------------------------------------------------------------
 def title_from(user_text, fallback) -> str:
     """A short title from the user's message: its first non-empty line, at
     most 100 characters, cut at a word."""
@@ -249,9 +241,7 @@ def render_block(matches: list[Match]) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------
 # Outcomes
-# ---------------------------------------------------------------------------
 _SUCCESS = lazy(
     r"\b(?:thanks?|thank\s+you|thx|ty|cheers|kudos)\b"
     r"|\b(?:that|it|this|which)(?:'s|\s+is|\s+has)?\s+(?:worked|works|did\s+it|did\s+the\s+trick|fixed\s+it"
@@ -275,10 +265,9 @@ _FAILURE = lazy(
 
 
 def classify_outcome(text, is_correction: bool = False) -> str | None:
-    """What the user's message after an injection says about it:
-    ``"failure"`` ("still failing", or a correction — the message analysis'
-    verdict), ``"success"`` (thanks, it works) or None (not counted).
-    Failure wins over success ("thanks, but it still fails")."""
+    """What the user's message after an injection says about it: ``"failure"`` ("still failing", or
+    a correction — the message analysis' verdict), ``"success"`` (thanks, it works) or None (not
+    counted). Failure wins over success ("thanks, but it still fails")."""
     if not isinstance(text, str) or not text.strip():
         return None
     head = text.strip()[:OUTCOME_CHARS]
@@ -297,9 +286,7 @@ def retire_reason(successes: int, failures: int) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------
 # Stats
-# ---------------------------------------------------------------------------
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None

@@ -1,14 +1,13 @@
-"""The fix-pattern learner: forge patterns from the agent's replies, inject
-them when the problem comes back, learn from what the user says next.
+"""The fix-pattern learner: forge patterns from the agent's replies, inject them when the problem
+comes back, learn from what the user says next.
 
-``register(engine)`` subscribes ``fixes.inject`` (foreground, the user's
-``message_end``) and ``fixes.forge`` (background, ``turn_end``). Model:
-``tacit.learn.fix_patterns``; SQL: ``tacit.stores.fix_patterns``. The fix
-detector (``tacit.detect.fix``: 73 compiled patterns) is imported by the forge on
-first use, not on the lookup's path (a service's start, an in-process hook).
+``register(engine)`` subscribes ``fixes.inject`` (foreground, the user's ``message_end``) and
+``fixes.forge`` (background, ``turn_end``). Model: ``tacit.learn.fix_patterns``; SQL:
+``tacit.stores.fix_patterns``. The fix detector (``tacit.detect.fix``: 73 compiled patterns) is
+imported by the forge on first use, not on the lookup's path (a service's start, an in-process
+hook).
 
-Design notes: docs/design/learn.md#tacitlearnfixes
-"""
+Design notes: docs/design/learn.md#tacitlearnfixes"""
 
 from __future__ import annotations
 
@@ -30,15 +29,12 @@ MARK_INJECTED = "fixes.injected"  # session mark: what the previous user message
 INJECTION_PRIORITY = 40
 
 
-# ---------------------------------------------------------------------------
 # Lookup
-# ---------------------------------------------------------------------------
 def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int | None = None,
                   threshold: float | None = None, filters: bool = True) -> list[Match]:
-    """Patterns relevant to ``text``, best first. ``filters`` applies the
-    injection rules (fresh within ``decay_after_days``; success rate ≥
-    ``min_success_rate`` once rated); ``threshold`` defaults to
-    ``cfg.similarity`` and ``limit`` to ``cfg.max_injected``. Read-only."""
+    """Patterns relevant to ``text``, best first. ``filters`` applies the injection rules (fresh
+    within ``decay_after_days``; success rate ≥ ``min_success_rate`` once rated); ``threshold``
+    defaults to ``cfg.similarity`` and ``limit`` to ``cfg.max_injected``. Read-only."""
     now = time.time() if now is None else now
     limit = cfg.max_injected if limit is None else limit
     threshold = cfg.similarity if threshold is None else threshold
@@ -56,9 +52,7 @@ def find_patterns(conn, text: str, cfg, *, now: float | None = None, limit: int 
     return model.rank(candidates, terms, doc_freq, n_docs, threshold=threshold, limit=limit)
 
 
-# ---------------------------------------------------------------------------
 # Storing
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Forged:
     action: str  # created | merged | refused
@@ -75,13 +69,11 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
           now: float | None = None) -> Forged:
     """Store one fix statement, inside the caller's write transaction.
 
-    Refused when the solution recommends a dangerous command (piping a
-    download into a shell, deleting outside the project, disabling TLS
-    checks, chmod 777, credentials: ``tacit.safety.commands``) or the scanner
-    finds a secret or an injection in it. A pattern
-    whose problem and solution are (nearly) the same as a stored one is
-    merged into it: ``times_forged`` +1 and fresh again (a retired one stays
-    retired)."""
+    Refused when the solution recommends a dangerous command (piping a download into a shell,
+    deleting outside the project, disabling TLS checks, chmod 777, credentials:
+    ``tacit.safety.commands``) or the scanner finds a secret or an injection in it. A pattern whose
+    problem and solution are (nearly) the same as a stored one is merged into it: ``times_forged``
+    +1 and fresh again (a retired one stays retired)."""
     now = time.time() if now is None else now
     title = model.title_from(title, fix.problem)
     danger = dangerous_command(fix.solution)
@@ -149,9 +141,7 @@ def stats(conn, *, since: float | None = None) -> dict:
                            store.metric_values(conn, "patterns.lookup_ms", since), store.store_totals(conn), since)
 
 
-# ---------------------------------------------------------------------------
 # The plugin
-# ---------------------------------------------------------------------------
 def register(engine) -> None:
     engine.on("message_end", on_user_message, name="fixes.inject", priority=INJECTION_PRIORITY)
     engine.on("turn_end", on_turn_end, name="fixes.forge", background=True)

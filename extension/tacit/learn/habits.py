@@ -1,7 +1,6 @@
 """Habits: repeated tool and command sequences — the model, no SQL.
 
-Design notes: docs/design/learn.md#tacitlearnhabits
-"""
+Design notes: docs/design/learn.md#tacitlearnhabits"""
 
 from __future__ import annotations
 
@@ -23,9 +22,7 @@ _SEPARATORS = ("&&", "||", ";", "|")
 MAX_COMMAND_CHARS = 2000  # a shell line is parsed by its head: bounded work on pasted scripts
 
 
-# ---------------------------------------------------------------------------
 # Actions
-# ---------------------------------------------------------------------------
 def shell_words(command) -> list[str]:
     """A command line split like a shell would (falls back to whitespace)."""
     if not isinstance(command, str):
@@ -73,9 +70,7 @@ def action_for_command(name) -> str:
     return name if name.startswith("/") else "/" + name
 
 
-# ---------------------------------------------------------------------------
 # Patterns completed by one action
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Step:
     action: str
@@ -113,9 +108,7 @@ def completed(previous: Sequence[Step], current: Step, window: float) -> list[Oc
     return out
 
 
-# ---------------------------------------------------------------------------
 # Habits as read
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Habit:
     pattern: str
@@ -169,40 +162,7 @@ def suggestions(habits: Iterable[Habit], current: str) -> list[dict]:
             for h in order(habits) if suggestion_grade(h) and h.steps[0].lower() == current]
 
 
-# ---------------------------------------------------------------------------
-# The reference: the same rule over a whole, ordered event list
-# ---------------------------------------------------------------------------
-def mine_events(events, window: float, min_frequency: int) -> list[dict]:
-    """Mine ``(session_id, action, ts)`` rows ordered by session then time
-    into pattern dicts (habits and emerging), most frequent first."""
-    stats: dict[tuple, list] = {}  # steps -> [count, gap_sum, first, last, {session: last}]
-    sessions_with_action: dict[str, set] = {}
-    current, previous = object(), []
-    for session, action, ts in events:
-        if session != current:
-            current, previous = session, []
-        sessions_with_action.setdefault(action, set()).add(session)
-        step_now = Step(action, ts)
-        for occ in completed(previous, step_now, window):
-            s = stats.setdefault(occ.steps, [0, 0.0, occ.start, occ.end, {}])
-            s[0] += 1
-            s[1] += occ.gap
-            s[2], s[3] = min(s[2], occ.start), max(s[3], occ.end)
-            s[4][session] = max(occ.end, s[4].get(session, occ.end))
-        previous = [*previous[-1:], step_now]
-    out = []
-    for steps, (count, gap_sum, first, last, sessions) in stats.items():
-        habit = make_habit(steps, count, gap_sum, len(sessions), len(sessions_with_action.get(steps[0], ())),
-                           first, last, min_frequency)
-        out.append({**habit.as_dict(), "confidence": habit.confidence, "avg_gap": habit.avg_gap,
-                    "session_ids": sorted(sessions)})
-    out.sort(key=lambda p: (-p["count"], p["pattern"]))
-    return out
-
-
-# ---------------------------------------------------------------------------
 # Text
-# ---------------------------------------------------------------------------
 def progress_bar(count: int, threshold: int, width: int = 10) -> str:
     threshold = max(1, int(threshold))
     filled = min(width, round(width * count / threshold))

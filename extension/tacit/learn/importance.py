@@ -1,13 +1,11 @@
-"""The importance learner: what the user says that is worth keeping, stored
-as candidate memories, kept fresh by a heartbeat, settled by a review.
+"""The importance learner: what the user says that is worth keeping, stored as candidate memories,
+kept fresh by a heartbeat, settled by a review.
 
-``register(engine)`` subscribes ``importance.capture`` and
-``importance.heartbeat`` (background) and ``importance.foreground``,
-``importance.nightly_start`` / ``importance.nightly_turn`` (foreground).
+``register(engine)`` subscribes ``importance.capture`` and ``importance.heartbeat`` (background) and
+``importance.foreground``, ``importance.nightly_start`` / ``importance.nightly_turn`` (foreground).
 Model: ``tacit.learn.captures``; review: ``tacit.learn.review``.
 
-Design notes: docs/design/learn.md#tacitlearnimportance
-"""
+Design notes: docs/design/learn.md#tacitlearnimportance"""
 
 from __future__ import annotations
 
@@ -46,9 +44,7 @@ def minimums(cfg) -> dict:
     return found
 
 
-# ---------------------------------------------------------------------------
 # Capturing (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Captured:
     action: str  # captured | mentioned | refused
@@ -98,9 +94,8 @@ def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, h
 
 
 def apply_forget(conn, cfg, what: str, *, session_id: str | None, now: float) -> dict:
-    """"Forget that …": remember the request (future captures like it are
-    refused) and forget every capture that matches it — dismissed, and
-    removed from USER.md/MEMORY.md if it was promoted."""
+    """"Forget that …": remember the request (future captures like it are refused) and forget every
+    capture that matches it — dismissed, and removed from USER.md/MEMORY.md if it was promoted."""
     wanted = captures.terms(what)
     capture_store.remember_forget(conn, what, wanted, session_id, now)
     keys = []
@@ -114,9 +109,7 @@ def apply_forget(conn, cfg, what: str, *, session_id: str | None, now: float) ->
     return {"action": "forgotten", "what": what, "keys": keys, "results": results}
 
 
-# ---------------------------------------------------------------------------
 # Heartbeat
-# ---------------------------------------------------------------------------
 def heartbeat_due(conn, cfg, now: float) -> bool:
     """``heartbeat_interval`` minutes since the last beat (0 turns it off)."""
     interval = cfg.heartbeat_interval
@@ -182,9 +175,7 @@ def heartbeat(conn, cfg, now: float) -> dict:
     return {"expired": expired, "merged": merged, "rescored": rescored, "settled": settled}
 
 
-# ---------------------------------------------------------------------------
 # The handlers
-# ---------------------------------------------------------------------------
 def on_user_message(event, ctx):
     """Background: capture, forget, or record nothing; then the heartbeat."""
     cfg = ctx.cfg

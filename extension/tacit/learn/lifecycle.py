@@ -1,13 +1,11 @@
 """The one lifecycle every learner's memories go through.
 
-candidate → confirmed → applied (→ dismissed), in the ledger's ``memories``
-table (SQL: ``tacit.stores.candidates``). Learners (the five usage-pattern
-rules, habits, importance captures) never move a memory themselves: they hand
-``Proposal``s to ``advance`` and this module does the arithmetic, the file
-writes, the adaptation log and the one-time notice.
+candidate → confirmed → applied (→ dismissed), in the ledger's ``memories`` table (SQL:
+``tacit.stores.candidates``). Learners (the five usage-pattern rules, habits, importance captures)
+never move a memory themselves: they hand ``Proposal``s to ``advance`` and this module does the
+arithmetic, the file writes, the adaptation log and the one-time notice.
 
-Design notes: docs/design/learn.md#tacitlearnlifecycle
-"""
+Design notes: docs/design/learn.md#tacitlearnlifecycle"""
 
 from __future__ import annotations
 
@@ -18,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tacit.app import Tacit
 from tacit.consolidation import add_entry
+from tacit.learn.captures import local_day
 from tacit.log import log
 from tacit.projects import project_for
 from tacit.stores import candidates, history, notices
@@ -36,18 +35,14 @@ DAY = 86400.0
 STATUSES = candidates.STATUSES
 
 
-# ---------------------------------------------------------------------------
 # The model
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Proposal:
     """What a detector hands the lifecycle for one key.
 
-    ``create``: the detector's threshold is met (insert if the key is new).
-    ``ref``/``session_key``: the evidence this proposal brings (it reinforces
-    an existing memory once per ref). ``evidence``: the full list of
-    ``(ref, session_key)`` recorded when the memory is created.
-    """
+    ``create``: the detector's threshold is met (insert if the key is new). ``ref``/``session_key``:
+    the evidence this proposal brings (it reinforces an existing memory once per ref). ``evidence``:
+    the full list of ``(ref, session_key)`` recorded when the memory is created."""
 
     key: str
     kind: str
@@ -112,13 +107,7 @@ def notice_text(description: str, key: str, sessions: int) -> str:
             f"Review with /memory-show; revert with /memory-forget \"{key}\".")
 
 
-def local_day(now: float) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(now))
-
-
-# ---------------------------------------------------------------------------
 # Moving memories along (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class Changes:
     created: list = field(default_factory=list)  # keys
@@ -224,16 +213,13 @@ def same_entry(entries: list[str], content: str) -> str | None:
 
 
 def submit(conn, cfg, proposals, now: float, *, announce: bool = True) -> tuple[Changes, list[Applied]]:
-    """Daily maintenance if due, advance, apply: the whole path for one piece
-    of evidence."""
+    """Daily maintenance if due, advance, apply: the whole path for one piece of evidence."""
     run_daily_if_due(conn, cfg, now)
     changes = advance(conn, proposals, now)
     return changes, apply(conn, cfg, changes.to_apply, now, announce=announce)
 
 
-# ---------------------------------------------------------------------------
 # Decay and TTL, once a day
-# ---------------------------------------------------------------------------
 def run_daily_if_due(conn, cfg, now: float) -> list[str]:
     """On the first event of a calendar day: decay and TTL expiry. Returns
     the keys deleted (their file entries are removed)."""
@@ -269,9 +255,7 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
     return result
 
 
-# ---------------------------------------------------------------------------
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
-# ---------------------------------------------------------------------------
 def _acting(cfg) -> Tacit:
     """The front door of the learner (or the user's command) this runs for:
     the actor it declared (``Tacit.acting``, the engine's handler)."""

@@ -1,18 +1,17 @@
 """The tool-call learner: ``tool_result`` and ``command`` events → observations and habits.
 
-``register(engine)`` subscribes two background handlers (never a delay to
-the turn): every ``tool_result`` and ``command`` becomes one observation (run
-through the five usage-pattern rules, ``tacit.learn.patterns``) and one habit
-action (``tacit.learn.habits``), in one write.
+``register(engine)`` subscribes two background handlers (never a delay to the turn): every
+``tool_result`` and ``command`` becomes one observation (run through the five usage-pattern rules,
+``tacit.learn.patterns``) and one habit action (``tacit.learn.habits``), in one write.
 
-Design notes: docs/design/learn.md#tacitlearnobserve
-"""
+Design notes: docs/design/learn.md#tacitlearnobserve"""
 
 from __future__ import annotations
 
 import os
 import re
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 from tacit.learn import guarded, habits, lifecycle, patterns
@@ -44,9 +43,7 @@ def register(engine) -> None:
     engine.on("command", on_command, name="learn.observe.command", background=True)
 
 
-# ---------------------------------------------------------------------------
 # Entities tacit can see
-# ---------------------------------------------------------------------------
 def installed_package(command, words: list[str] | None = None) -> str | None:
     """``pip install -U requests==2.0`` → ``requests`` (first package only).
     ``words``: the line already split by ``habits.shell_words``."""
@@ -98,12 +95,10 @@ def tool_context(event) -> dict:
         if isinstance(value, str) and value.strip():
             path = value.strip()
             if event.cwd and os.path.isabs(path):
-                try:
+                with suppress(ValueError):
                     rel = os.path.relpath(path, str(event.cwd))
                     if not rel.startswith(".."):
                         path = rel
-                except ValueError:
-                    pass
             context["file"] = path[:200]
             break
     if str(event.name).lower() in habits.SHELL_TOOLS:
@@ -122,9 +117,7 @@ def tool_context(event) -> dict:
     return context
 
 
-# ---------------------------------------------------------------------------
 # Recording (inside the caller's write transaction)
-# ---------------------------------------------------------------------------
 @dataclass(slots=True)
 class Recorded:
     """What one observation or action changed."""
@@ -227,9 +220,7 @@ def observe_event(conn, cfg, event) -> Recorded | None:
     return out
 
 
-# ---------------------------------------------------------------------------
 # The handlers
-# ---------------------------------------------------------------------------
 def _handle(where: str, event, ctx):
     if not ctx.cfg.learning_enabled:
         return None
@@ -250,9 +241,7 @@ def on_command(event, ctx):
     return _handle("learn.observe.command", event, ctx)
 
 
-# ---------------------------------------------------------------------------
 # Habits as read (`tacit habits`)
-# ---------------------------------------------------------------------------
 def _habit(row, cfg) -> habits.Habit | None:
     if row is None:
         return None

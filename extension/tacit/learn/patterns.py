@@ -1,14 +1,12 @@
 """Observations and the five usage-pattern rules — the model, no SQL.
 
-An observation is one run of something — a slash command, a skill, a tool, or
-a named plugin that reports itself (``tacit observe``) — with a JSON context
-(company, input_type, output_type, category, priority, user_edited,
-edit_description, entity_type, entity_value, run_hour, and anything else the
-plugin adds). After each one is logged, five rules look for usage patterns
-and hand ``Proposal``s to the shared lifecycle (``tacit.learn.lifecycle``).
+An observation is one run of something — a slash command, a skill, a tool, or a named plugin that
+reports itself (``tacit observe``) — with a JSON context (company, input_type, output_type,
+category, priority, user_edited, edit_description, entity_type, entity_value, run_hour, and anything
+else the plugin adds). After each one is logged, five rules look for usage patterns and hand
+``Proposal``s to the shared lifecycle (``tacit.learn.lifecycle``).
 
-Design notes: docs/design/learn.md#tacitlearnpatterns
-"""
+Design notes: docs/design/learn.md#tacitlearnpatterns"""
 
 from __future__ import annotations
 
@@ -46,9 +44,7 @@ class ObservationError(ValueError):
     """The observation is malformed (clear message; nothing was stored)."""
 
 
-# ---------------------------------------------------------------------------
 # Observations
-# ---------------------------------------------------------------------------
 def _as_bool(name: str, value) -> bool:
     if isinstance(value, bool):
         return value
@@ -108,9 +104,8 @@ def normalise_context(context, now: float) -> dict:
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """One observation with its typed fields (slugs for matching, display
-    text for sentences); built by ``make_observation``. ``id`` is set once
-    it is stored (``dataclasses.replace``)."""
+    """One observation with its typed fields (slugs for matching, display text for sentences); built
+    by ``make_observation``. ``id`` is set once it is stored (``dataclasses.replace``)."""
 
     plugin: str
     action: str
@@ -167,14 +162,11 @@ def make_observation(plugin, action, context=None, *, session_id=None, source="e
                        edit_slug=slugify(edit, 60) if edit else None, run_hour=context.get("run_hour"))
 
 
-# ---------------------------------------------------------------------------
 # What the rules ask the ledger
-# ---------------------------------------------------------------------------
 class Evidence(Protocol):
-    """Answers about the stored observations (``tacit.stores.observations``).
-    ``obs`` is already stored: the latest-N lookups include it.
-    ``record_sequence`` is the one write: rule 4 keeps its evidence
-    incrementally instead of re-scanning sessions."""
+    """Answers about the stored observations (``tacit.stores.observations``). ``obs`` is already
+    stored: the latest-N lookups include it. ``record_sequence`` is the one write: rule 4 keeps its
+    evidence incrementally instead of re-scanning sessions."""
 
     def known(self, key: str) -> bool: ...
 
@@ -210,9 +202,8 @@ def _threshold(evidence: Evidence, key: str, lookup, minimum: int) -> tuple[bool
 
 
 def plugin_key(plugin: str) -> str:
-    """The plugin as it appears in keys: its own spelling and case (``P01``),
-    a leading ``/`` dropped, anything but letters, digits, ``.``, ``_``, ``-``
-    turned into ``-``."""
+    """The plugin as it appears in keys: its own spelling and case (``P01``), a leading ``/``
+    dropped, anything but letters, digits, ``.``, ``_``, ``-`` turned into ``-``."""
     key = re.sub(r"[^\w.-]+", "-", str(plugin).lstrip("/"), flags=re.UNICODE).strip("-")[:40]
     return key or "plugin"
 

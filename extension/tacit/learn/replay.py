@@ -1,7 +1,6 @@
 """Replaying recorded sessions through the engine (``tacit learn``).
 
-Design notes: docs/design/learn.md#tacitlearnreplay
-"""
+Design notes: docs/design/learn.md#tacitlearnreplay"""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import os
 import shutil
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -54,9 +53,7 @@ class FileStats:
         return out
 
 
-# ---------------------------------------------------------------------------
 # Finding and recognising files
-# ---------------------------------------------------------------------------
 
 
 def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
@@ -116,9 +113,7 @@ def detect_format(path: Path) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------
 # tacit's own format: one event per line
-# ---------------------------------------------------------------------------
 
 
 def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
@@ -194,9 +189,7 @@ def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
         yield event
 
 
-# ---------------------------------------------------------------------------
 # Replay
-# ---------------------------------------------------------------------------
 
 
 def _scratch_config(cfg, folder: str):
@@ -205,12 +198,10 @@ def _scratch_config(cfg, folder: str):
     scratch = Config(folder, folder, cfg.host, cfg.is_child, dict(cfg.settings), list(cfg.problems),
                      dict(cfg.env))
     for source, dest in ((cfg.memory_file, scratch.memory_file), (cfg.user_file, scratch.user_file)):
-        try:
+        with suppress(OSError):
             if source.is_file():
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, dest)
-        except OSError:
-            pass
     return scratch
 
 

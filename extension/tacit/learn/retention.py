@@ -1,13 +1,11 @@
 """How long the learners' evidence is kept (applied daily by the service's housekeeping).
 
-Each rule names what it deletes and why that age (docs/learning.md has the
-table). Nothing a memory file still shows is deleted here: applied memories,
-their evidence and adaptations stay as long as the memory does ("why is this
-in my USER.md?" keeps an answer); the lifecycle's decay and ``/memory-forget``
-decide about memories themselves.
+Each rule names what it deletes and why that age (docs/learning.md has the table). Nothing a memory
+file still shows is deleted here: applied memories, their evidence and adaptations stay as long as
+the memory does ("why is this in my USER.md?" keeps an answer); the lifecycle's decay and
+``/memory-forget`` decide about memories themselves.
 
-Design notes: docs/design/learn.md#tacitlearnretention
-"""
+Design notes: docs/design/learn.md#tacitlearnretention"""
 
 from __future__ import annotations
 
@@ -21,10 +19,9 @@ DECISION_RETENTION_DAYS = 365
 
 
 def prune(ledger, cfg, now: float) -> dict:
-    """Delete what is past its retention: the long tables in small batches,
-    each its own short transaction (a million observations never hold the
-    writer for more than a few milliseconds at a time); the habit counters in
-    one. Returns how many rows each rule removed."""
+    """Delete what is past its retention: the long tables in small batches, each its own short
+    transaction (a million observations never hold the writer for more than a few milliseconds at a
+    time); the habit counters in one. Returns how many rows each rule removed."""
     obs_cut = now - float(cfg.observation_retention_days) * DAY
     metrics_cut = now - METRICS_RETENTION_DAYS * DAY
     decisions_cut = now - DECISION_RETENTION_DAYS * DAY

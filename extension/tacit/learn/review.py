@@ -1,13 +1,11 @@
 """The review of importance captures: list, decide, settle.
 
-Today's captures are shown grouped by effective importance — high (> 0.85),
-medium (0.60–0.85), low (< 0.60) — each with an id the user keeps, drops or
-edits (``tacit review --keep/--drop/--edit``, or by telling the agent, which
-runs the same command). ``memory_review(cfg)`` returns the text every host
-shows for ``/memory-review``.
+Today's captures are shown grouped by effective importance — high (> 0.85), medium (0.60–0.85), low
+(< 0.60) — each with an id the user keeps, drops or edits (``tacit review --keep/--drop/--edit``, or
+by telling the agent, which runs the same command). ``memory_review(cfg)`` returns the text every
+host shows for ``/memory-review``.
 
-Design notes: docs/design/learn.md#tacitlearnreview
-"""
+Design notes: docs/design/learn.md#tacitlearnreview"""
 
 from __future__ import annotations
 
@@ -43,9 +41,7 @@ def record_decision(conn, row: Candidate, action: str, decided_by: str, before, 
                                   decided_by=decided_by, before=before, after=after, now=now)
 
 
-# ---------------------------------------------------------------------------
 # What to review
-# ---------------------------------------------------------------------------
 def _item(row: Candidate) -> dict:
     data = row.data
     importance = importance_in(data)
@@ -150,9 +146,7 @@ def review_for_prompt(conn, now: float) -> str:
     return f"<memory-review>\n{REVIEW_INSTRUCTIONS}\n\n{render_review(items, local_day(now))}\n</memory-review>"
 
 
-# ---------------------------------------------------------------------------
 # Deciding
-# ---------------------------------------------------------------------------
 def _resolve(conn, ref) -> Candidate | None:
     ref = str(ref).strip().lstrip("#")
     row = candidates.by_id(conn, int(ref)) if ref.isdigit() else candidates.by_key(conn, ref)
@@ -252,14 +246,11 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
             **({"error": "; ".join(errors)} if errors else {})}
 
 
-# ---------------------------------------------------------------------------
 # Defaults for what nobody decided
-# ---------------------------------------------------------------------------
 def settle_past_days(conn, cfg, now: float, *, include_today: bool = False) -> dict:
-    """Apply the review defaults (``captures.default_action``) to undecided
-    captures of earlier days (and today with ``include_today``). At most
-    ``MAX_PROMOTIONS`` per call (the rest wait for the next heartbeat); a
-    promotion a memory file refused is retried once a day, not at every beat."""
+    """Apply the review defaults (``captures.default_action``) to undecided captures of earlier days
+    (and today with ``include_today``). At most ``MAX_PROMOTIONS`` per call (the rest wait for the
+    next heartbeat); a promotion a memory file refused is retried once a day, not at every beat."""
     today = local_day(now)
     minimums, _ = captures.category_minimums(cfg)
     to_promote, discarded, deferred = [], [], []

@@ -1,7 +1,6 @@
 """Projects tacit is off for: ``tacit off`` and the ``exclude`` globs.
 
-Design notes: docs/design/safety.md#tacitprivacyexclusion
-"""
+Design notes: docs/design/safety.md#tacitprivacyexclusion"""
 
 from __future__ import annotations
 
@@ -100,9 +99,7 @@ def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
     return True
 
 
-# ---------------------------------------------------------------------------
 # tacit off / tacit on
-# ---------------------------------------------------------------------------
 def turn_off(cfg, project: Project) -> dict:
     path = marker_path(cfg, project)
     already = path.exists()

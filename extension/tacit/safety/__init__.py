@@ -1,37 +1,16 @@
 """Privacy and context safety: what tacit never keeps, and what never reaches an agent.
 
-Pure text functions (stdlib only, linear time, never raising) for the host
-boundary, the stores, child prompts and the session-start context:
-``strip_private``, ``asks_not_to_keep``, ``find_secrets`` /
-``redact_secrets``, ``clean_for_context``, ``gate_context``,
+Pure text functions (stdlib only, linear time, never raising) for the host boundary, the stores,
+child prompts and the session-start context: ``strip_private``, ``asks_not_to_keep``,
+``find_secrets`` / ``redact_secrets``, ``clean_for_context``, ``gate_context``,
 ``dangerous_command`` / ``find_dangers``.
 
-Design notes: docs/design/safety.md#tacitsafety
-"""
+Design notes: docs/design/safety.md#tacitsafety"""
 
 from tacit.safety.commands import Danger, dangerous_command, find_dangers
-from tacit.safety.context_gate import (
-    Block,
-    GateResult,
-    LeftOut,
-    clean_for_context,
-    gate_context,
-)
-from tacit.safety.private import (
-    PRIVATE_MARKER,
-    asks_not_to_keep,
-    has_private,
-    strip_private,
-)
-from tacit.safety.scanner import (
-    CATEGORIES,
-    Finding,
-    clear_memo,
-    describe,
-    first_finding,
-    pattern_ids,
-    scan,
-)
+from tacit.safety.context_gate import Block, GateResult, LeftOut, clean_for_context, gate_context
+from tacit.safety.private import PRIVATE_MARKER, asks_not_to_keep, has_private, strip_private
+from tacit.safety.scanner import CATEGORIES, Finding, clear_memo, describe, first_finding, pattern_ids, scan
 from tacit.safety.secrets import SecretSpan, find_secrets, redact_secrets, was_redacted
 
 __all__ = [

@@ -1,12 +1,11 @@
 """Dangerous commands in a stored "fix that worked".
 
-A fix pattern is replayed into a later prompt as advice, so one agent reply
-that said ``curl … | sh`` must not become a standing recommendation.
-``dangerous_command(text)`` returns the reason a text is unsafe to keep as
-a fix, or None; ``find_dangers`` lists every reason with a stable id.
+A fix pattern is replayed into a later prompt as advice, so one agent reply that said
+``curl … | sh`` must not become a standing recommendation. ``dangerous_command(text)`` returns the
+reason a text is unsafe to keep as a fix, or None; ``find_dangers`` lists every reason with a stable
+id.
 
-Design notes: docs/design/safety.md#tacitsafetycommands
-"""
+Design notes: docs/design/safety.md#tacitsafetycommands"""
 
 from __future__ import annotations
 
@@ -38,9 +37,7 @@ REASONS = {
     "skip_hooks": "skips the repository's commit hooks (--no-verify)",
 }
 
-# ---------------------------------------------------------------------------
 # Negation: advice against a command
-# ---------------------------------------------------------------------------
 _CLAUSE_END = lazy(r"[.!?;,\n](?=[^.!?;,\n]*$)")
 _NEGATED = lazy(
     r"(?:\b(?:never|not|no|avoid|stop|without|instead\s+of|rather\s+than|cannot|dont|don't|do\s+not"
@@ -58,9 +55,7 @@ def _negated(text: str, start: int) -> bool:
     return _NEGATED.search(window[cut.end():] if cut else window) is not None
 
 
-# ---------------------------------------------------------------------------
 # Rules
-# ---------------------------------------------------------------------------
 _DOWNLOADERS = r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|aria2c|fetch|http|xh)"
 _SHELLS = (r"(?:(?:ba|z|k|da|c|tc|fi|a)?sh|pwsh|powershell|iex|invoke-expression|python[0-9.]*|perl|ruby"
            r"|node|php|source)")

@@ -1,13 +1,11 @@
 """One gate for everything tacit injects into an agent's context.
 
-``gate_context(blocks)`` takes the pieces about to be injected at session
-start or next to a prompt — memory blocks, skill names, descriptions and
-category folder names, fix patterns, notices — and returns the ones that may
-go in, cleaned, plus what was left out and why. ``clean_for_context(text)``
-is the cleaning step on its own.
+``gate_context(blocks)`` takes the pieces about to be injected at session start or next to a prompt
+— memory blocks, skill names, descriptions and category folder names, fix patterns, notices — and
+returns the ones that may go in, cleaned, plus what was left out and why.
+``clean_for_context(text)`` is the cleaning step on its own.
 
-Design notes: docs/design/safety.md#tacitsafetycontext_gate
-"""
+Design notes: docs/design/safety.md#tacitsafetycontext_gate"""
 
 from __future__ import annotations
 
@@ -33,16 +31,13 @@ _PAIR_BUDGET = 512  # pairs read one by one in one gate call; past it, entries t
 _PAIR_SEPARATOR = "\n\n§§§\n\n"  # between the pairs of one batch: no pattern reads across it
 _ENDS_SENTENCE = tuple('.!?)]"\'`:;*') + ("。", "！", "？")
 
-# ---------------------------------------------------------------------------
 # Cleaning
-# ---------------------------------------------------------------------------
 # ANSI escape sequences (CSI and OSC) go whole, not just their ESC byte
 _ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]")
 _STRIP_ASCII = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-# C0 (but \t \n), DEL, C1, soft hyphen, Arabic letter mark, Mongolian vowel
-# separator, zero-width and directional marks, bidi controls, invisible
-# operators, deprecated format characters, BOM, interlinear annotation,
-# noncharacters, lone surrogates; tag characters as runs (a subdivision flag
+# C0 (but \t \n), DEL, C1, soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width
+# and directional marks, bidi controls, invisible operators, deprecated format characters, BOM,
+# interlinear annotation, noncharacters, lone surrogates; tag characters as runs (a subdivision flag
 # is kept whole)
 _STRIP = re.compile(
     "[\U000e0000-\U000e007f]+"
@@ -53,11 +48,10 @@ _LINE_BREAKS = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
 
 
 def clean_for_context(text) -> str:
-    """``text`` safe to place in an agent's context: line endings normalised
-    to ``\\n``, ANSI escapes, control characters (but ``\\n`` and ``\\t``),
-    invisible and bidi format characters and lone surrogates removed. Emoji
-    joiners, joiners inside Arabic-script or Indic words and subdivision flags
-    are kept: they are visible writing."""
+    """``text`` safe to place in an agent's context: line endings normalised to ``\\n``, ANSI
+    escapes, control characters (but ``\\n`` and ``\\t``), invisible and bidi format characters and
+    lone surrogates removed. Emoji joiners, joiners inside Arabic-script or Indic words and
+    subdivision flags are kept: they are visible writing."""
     text = as_text(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -84,9 +78,7 @@ def clean_for_context(text) -> str:
     return "".join(pieces)
 
 
-# ---------------------------------------------------------------------------
 # Values
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Block:
     """One piece tacit wants to inject."""
@@ -134,9 +126,7 @@ class GateResult:
                 + ". Run `tacit scan` on the file to see the finding.")
 
 
-# ---------------------------------------------------------------------------
 # Verdicts
-# ---------------------------------------------------------------------------
 _CATEGORY_REASONS = {
     "invisible_unicode": "invisible or bidirectional characters",
     "injection": "a prompt-injection pattern",
@@ -227,9 +217,7 @@ def _as_block(item) -> Block | None:
     return Block(kind, as_text(label), as_text(text), None if group is None else as_text(group))
 
 
-# ---------------------------------------------------------------------------
 # Memory blocks: entries, and entries joined
-# ---------------------------------------------------------------------------
 def _joined_fails(entries: list, lo: int, hi: int) -> bool:
     return scanner.first_finding("\n".join(entries[lo:hi + 1])) is not None
 
@@ -323,12 +311,11 @@ def _continues(entry: str) -> bool:
 
 
 def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
-    """Memory entries read together across blocks (USER.md then MEMORY.md …)
-    and across the entries between them: the surviving entries of every
-    memory block are joined (an injection split over two scopes), and an
-    entry that ends mid-sentence is read with the start of every later
-    entry (one split with other entries between its halves). Failing
-    entries are left out of their blocks."""
+    """Memory entries read together across blocks (USER.md then MEMORY.md …) and across the entries
+    between them: the surviving entries of every memory block are joined (an injection split over
+    two scopes), and an entry that ends mid-sentence is read with the start of every later entry
+    (one split with other entries between its halves). Failing entries are left out of their blocks.
+    """
     spots = [(b, numbering[id(block)][k], entry) for b, block in enumerate(allowed) if block.kind == MEMORY
              for k, entry in enumerate(block.text.split(ENTRY_SEPARATOR))]
     if len(spots) < 2:
@@ -384,19 +371,15 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
     return out
 
 
-# ---------------------------------------------------------------------------
 # The gate
-# ---------------------------------------------------------------------------
 def gate_context(blocks: Iterable) -> GateResult:
     """The pieces of ``blocks`` that may be injected (cleaned), and what was left out.
 
-    ``blocks`` holds ``Block`` values, ``(kind, label, text)`` or
-    ``(kind, label, text, group)`` tuples, or dicts with those keys. Kinds:
-    ``memory`` (a whole USER.md/MEMORY.md block, entries separated by
-    ``\\n§\\n``), ``skill_name``, ``skill_description``, ``skill_category``
-    (a category folder name), ``skill_body``, ``fix_pattern``, ``notice``;
-    any other kind is scanned like a notice. Never raises.
-    """
+    ``blocks`` holds ``Block`` values, ``(kind, label, text)`` or ``(kind, label, text, group)``
+    tuples, or dicts with those keys. Kinds: ``memory`` (a whole USER.md/MEMORY.md block, entries
+    separated by ``\\n§\\n``), ``skill_name``, ``skill_description``, ``skill_category`` (a category
+    folder name), ``skill_body``, ``fix_pattern``, ``notice``; any other kind is scanned like a
+    notice. Never raises."""
     left_out: list[LeftOut] = []
     allowed: list[Block] = []
     refused_groups: set = set()

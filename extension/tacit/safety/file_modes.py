@@ -1,10 +1,9 @@
 """Everything tacit keeps is private to its user: files 0600, folders 0700.
 
-The data folder holds what the user said and did (the ledger, the logs,
-session state, memory, skills), so no other local user may read it.
+The data folder holds what the user said and did (the ledger, the logs, session state, memory,
+skills), so no other local user may read it.
 
-Design notes: docs/design/safety.md#tacitsafetyfile_modes
-"""
+Design notes: docs/design/safety.md#tacitsafetyfile_modes"""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """Invisible characters: which ones can hide text, and which are ordinary writing.
 
-The scanner blocks a text that holds one (``invisible_unicode``), and
-``clean_for_context`` removes them from anything tacit injects. Both use
-this module, so "invisible" means the same everywhere.
+The scanner blocks a text that holds one (``invisible_unicode``), and ``clean_for_context`` removes
+them from anything tacit injects. Both use this module, so "invisible" means the same everywhere.
 
-Design notes: docs/design/safety.md#tacitsafetyinvisible
-"""
+Design notes: docs/design/safety.md#tacitsafetyinvisible"""
 
 from __future__ import annotations
 
@@ -42,8 +40,7 @@ def legitimate(text: str, start: int, end: int) -> bool:
     - ZWJ inside an emoji sequence (woman + ZWJ + laptop, rainbow flag): one glyph.
     - ZWJ/ZWNJ between letters of Arabic-script or Indic text (Persian
       half-spaces, Devanagari conjunct control).
-    - Tag characters forming a subdivision flag after the black flag (Scotland, Wales).
-    """
+    - Tag characters forming a subdivision flag after the black flag (Scotland, Wales)."""
     run = text[start:end]
     if run[0] >= "\U000e0000":
         return (

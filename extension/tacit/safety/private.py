@@ -1,12 +1,10 @@
 """What a person marks as private, and messages that ask not to be kept.
 
-``strip_private`` removes ``<private>…</private>`` spans; ``asks_not_to_keep``
-says whether a message asks tacit not to keep or learn from it ("don't save
-this", "off the record", "不要记住"). Both run at the host boundary, before
-anything is stored or sent anywhere.
+``strip_private`` removes ``<private>…</private>`` spans; ``asks_not_to_keep`` says whether a
+message asks tacit not to keep or learn from it ("don't save this", "off the record", "不要记住"). Both
+run at the host boundary, before anything is stored or sent anywhere.
 
-Design notes: docs/design/safety.md#tacitsafetyprivate
-"""
+Design notes: docs/design/safety.md#tacitsafetyprivate"""
 
 from __future__ import annotations
 
@@ -18,9 +16,7 @@ from tacit.safety.text import as_text
 
 PRIVATE_MARKER = "[private]"
 
-# ---------------------------------------------------------------------------
 # <private> spans
-# ---------------------------------------------------------------------------
 _TAG = lazy(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
 
 
@@ -53,9 +49,7 @@ def has_private(text) -> bool:
     return "<" in text and _TAG.search(text) is not None
 
 
-# ---------------------------------------------------------------------------
 # "Don't keep this"
-# ---------------------------------------------------------------------------
 # code and quoted strings are mentions, not requests: `// don't store this`,
 # grep for 'off the record' (a quote opens after a non-word character, so the
 # apostrophe in "don't" or "it's" never does)
@@ -68,10 +62,9 @@ _MENTIONS = lazy(
 )
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 
-# Each construction is found by its rare part (the negation, "private",
-# "off the record") with a regex whose branches all start with a literal, so
-# the engine skips most positions in C; the clause start before it is then
-# checked in a short window. (A regex that begins with "start of clause"
+# Each construction is found by its rare part (the negation, "private", "off the record") with a
+# regex whose branches all start with a literal, so the engine skips most positions in C; the clause
+# start before it is then checked in a short window. (A regex that begins with "start of clause"
 # tries every branch at every position: ten times slower.)
 _LOOKBACK = 48
 # the end of a window where a clause starts: a line break, punctuation, or a

@@ -1,13 +1,10 @@
 """Private keys in PEM form: whole, cut short, or pasted over two messages.
 
-``pem_span`` takes a block from its BEGIN line to its END line, or without an
-END line the header and the key material after it; ``pem_tail_span`` takes an
-END line and the key lines before it (the second half of a key pasted over
-two messages); ``key_open`` tells that a text ends inside a key, and
-``material_prefix`` how much key material a text starts with, so the host
-boundary can redact the middle of a key pasted over three or more messages
-(``tacit.boundary``).
-"""
+``pem_span`` takes a block from its BEGIN line to its END line, or without an END line the header
+and the key material after it; ``pem_tail_span`` takes an END line and the key lines before it (the
+second half of a key pasted over two messages); ``key_open`` tells that a text ends inside a key,
+and ``material_prefix`` how much key material a text starts with, so the host boundary can redact
+the middle of a key pasted over three or more messages (``tacit.boundary``)."""
 
 from __future__ import annotations
 

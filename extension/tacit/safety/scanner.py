@@ -1,13 +1,11 @@
 """The content scanner: keeps poison out of the system prompt.
 
-Everything tacit writes into MEMORY.md, USER.md or a SKILL.md ends up in a
-future system prompt, so every write is scanned, and every entry is scanned
-again when a snapshot is loaded (people edit these files by hand). A finding
-blocks the text; ``describe`` turns findings into the one-line reason the
-agent and the person see.
+Everything tacit writes into MEMORY.md, USER.md or a SKILL.md ends up in a future system prompt, so
+every write is scanned, and every entry is scanned again when a snapshot is loaded (people edit
+these files by hand). A finding blocks the text; ``describe`` turns findings into the one-line
+reason the agent and the person see.
 
-Design notes: docs/design/safety.md#tacitsafetyscanner
-"""
+Design notes: docs/design/safety.md#tacitsafetyscanner"""
 
 from __future__ import annotations
 
@@ -40,9 +38,7 @@ class Finding:
         }
 
 
-# ---------------------------------------------------------------------------
 # Reasons, one per pattern id (the id list is the public contract).
-# ---------------------------------------------------------------------------
 _REASONS: dict[str, str] = {
     "invisible_unicode": "invisible or bidirectional control character",
     "injection.ignore_previous": "prompt injection ('ignore previous instructions')",
@@ -99,9 +95,7 @@ def pattern_ids() -> list[str]:
     return list(_REASONS)
 
 
-# ---------------------------------------------------------------------------
 # Public API
-# ---------------------------------------------------------------------------
 def scan(text: str) -> list[Finding]:
     """All findings for ``text``, one per pattern id, in category order."""
     if type(text) is str and text.isascii() and _clean_ascii(text):
@@ -130,9 +124,7 @@ def describe(findings: list[Finding]) -> str:
     return line
 
 
-# ---------------------------------------------------------------------------
 # Rule table
-# ---------------------------------------------------------------------------
 # "␣" in a pattern means "a word gap": whitespace, markdown emphasis or quotes,
 # so "**ignore** all previous instructions" reads as the phrase it is.
 _GAP = r"[\s*_`~\"'\u201c\u201d\u2018\u2019]{1,8}"
@@ -150,7 +142,6 @@ class _Rule:
     view: str = "lower"
     check: object = None  # (match, text) -> pattern id | None
     negation: str | None = None  # "adjacent" | "clause": skip negated matches
-    mask_group: str | None = None  # secrets: the group excerpts must hide
     ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
     # characters every match contains (one of them): a rule whose subject holds
     # none of them cannot match and is not run — an exact, cheap pre-check
@@ -165,7 +156,7 @@ def _phrase(pattern: str) -> str:
     return pattern.replace("␣", _GAP)
 
 
-# --- exfiltration: command and path checks ---------------------------------
+# exfiltration: command and path checks
 _PATH_KINDS = (
     (lazy(r"(?:^|[/=@:<~])\.env(?:\.(?:local|prod|production|staging|stage|development|dev|live))?$"),
      "exfiltration.env_file"),
@@ -195,9 +186,8 @@ _SSH_DIR = lazy(r"(?:^|[/=@:<~])\.ssh/?$")
 def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     """Which sensitive file a command-line token names, if any.
 
-    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied
-    away wholesale); reading or opening the folder by name is harmless.
-    """
+    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied away wholesale); reading
+    or opening the folder by name is harmless."""
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
     if not token:
         return None
@@ -374,12 +364,11 @@ _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat",
 _READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
               "strings", "tac", "get-content") + _ARCHIVERS
 # Command-anchored trigger words. The two command rules below match
-# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of
-# [\w.-] characters that ends a whitespace-separated token. Their trigger
-# word for a command is that exact condition (``_anchored``), not the
-# command as a substring, so "nc" inside "branch" or "function" and "od"
-# inside "node" no longer run a regex that cannot match there. These lists
-# are exactly the regexes' alternatives (a test checks it).
+# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of [\w.-] characters that ends a
+# whitespace-separated token. Their trigger word for a command is that exact condition
+# (``_anchored``), not the command as a substring, so "nc" inside "branch" or "function" and "od"
+# inside "node" no longer run a regex that cannot match there. These lists are exactly the regexes'
+# alternatives (a test checks it).
 _NETWORK_ANCHORS = _NETWORK_CMDS
 _READ_ANCHORS = _READ_CMDS + ("batcat",)
 _ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
@@ -391,7 +380,7 @@ def _anchored(commands: tuple) -> tuple:
 
 # Order = report order (category order, then most specific first).
 _RULE_SPECS: tuple[_Rule, ...] = (
-    # ---- injection --------------------------------------------------------
+    # injection
     _Rule(
         "injection.ignore_previous",
         _phrase(
@@ -550,7 +539,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("have no", "unrestricted", "unfiltered", "uncensored", "jailbroken", "unaligned", "amoral"),),
         negation="adjacent",
     ),
-    # ---- hidden instructions --------------------------------------------
+    # hidden instructions
     _Rule(
         "hidden_instruction.conceal_from_user",
         _phrase(
@@ -603,7 +592,7 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("secretly", "covertly", "surreptitiously", "stealthily", "silently", "quietly"),),
         negation="adjacent",
     ),
-    # ---- exfiltration -----------------------------------------------------
+    # exfiltration
     _Rule(
         None,
         r"(?<![\w.-])(?P<cmd>curl|wget|scp|rsync|sftp|nc|ncat|netcat|socat|rclone|xh|httpie|invoke-webrequest"
@@ -689,7 +678,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
 )
 
 
-
 def _from_secret(rule: secrets.SecretRule) -> _Rule:
     """A scanner rule for one secret rule: same regex, triggers and checks."""
     check = None
@@ -698,24 +686,21 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
             return _rule.pattern_id if _rule.check(match, text) else None
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
-        triggers=rule.triggers, view="raw", check=check, mask_group=rule.mask,
+        triggers=rule.triggers, view="raw", check=check,
         ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
 
-# ---- secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
+# secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
 _RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
 _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in _RULE_SPECS)
 
 
-# ---------------------------------------------------------------------------
 # Trigger words: which rules can possibly match this text?
-# ---------------------------------------------------------------------------
-# Each rule's trigger groups as frozensets (every group needs one of its
-# words), and for each word the rules that mention it. One pass over the
-# lower-cased text finds the words present; only the rules whose groups
-# are all satisfied run. That replaces ~40 per-rule loops of substring
-# searches (the old clean-text cost) with one pass over the text's tokens.
+# Each rule's trigger groups as frozensets (every group needs one of its words), and for each word
+# the rules that mention it. One pass over the lower-cased text finds the words present; only the
+# rules whose groups are all satisfied run. That replaces ~40 per-rule loops of substring searches
+# (the old clean-text cost) with one pass over the text's tokens.
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
 _WORD_RULES: dict = {}
@@ -772,10 +757,9 @@ def clear_memo() -> None:
 def _words_in_token(token: str) -> frozenset:
     """The trigger words, gate markers and anchored command words of one token.
 
-    A needle can only be in the token if its first two characters are: the
-    token's character pairs select the few needles worth a substring check
-    (a first build over a large vocabulary pays this once per distinct token).
-    """
+    A needle can only be in the token if its first two characters are: the token's character pairs
+    select the few needles worth a substring check (a first build over a large vocabulary pays this
+    once per distinct token)."""
     words = [word for needle, word in _SHORT_NEEDLES if needle in token]
     pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
     for pair in pairs:
@@ -793,21 +777,17 @@ def _words_in_token(token: str) -> frozenset:
 
 
 def _present_words(low: str) -> frozenset:
-    """The trigger words present in ``low`` (already lower-cased): the same
-    answer as ``word in low`` for every trigger word (for an anchored command
-    word: the command ends a token as the command rules' regex requires),
-    computed cheaply.
+    """The trigger words present in ``low`` (already lower-cased): the same answer as
+    ``word in low`` for every trigger word (for an anchored command word: the command ends a token
+    as the command rules' regex requires), computed cheaply.
 
-    A trigger word without whitespace can only occur inside one
-    whitespace-separated token, so the text is split (in C) and each distinct
-    token's words come from a memo: the vocabulary of memory entries and
-    skill descriptions repeats, so most tokens cost a dict lookup, and a new
-    token costs substring checks of the trigger words no longer than it. The
-    few trigger phrases with a space are searched for directly, only when
-    their first word is in some token. Very long texts skip the memo and
-    search each word once (an anchored command then counts when it occurs
-    anywhere). No regex is compiled: a one-shot CLI or hook process scanning
-    one entry must not pay for it."""
+    A trigger word without whitespace can only occur inside one whitespace-separated token, so the
+    text is split (in C) and each distinct token's words come from a memo: the vocabulary of memory
+    entries and skill descriptions repeats, so most tokens cost a dict lookup, and a new token costs
+    substring checks of the trigger words no longer than it. The few trigger phrases with a space
+    are searched for directly, only when their first word is in some token. Very long texts skip the
+    memo and search each word once (an anchored command then counts when it occurs anywhere). No
+    regex is compiled: a one-shot CLI or hook process scanning one entry must not pay for it."""
     if len(low) > _TOKEN_PATH_MAX_CHARS:
         present = {word for word in _SOLID_WORDS + _SPACED_WORDS if word in low}
         present.update(_ANCHOR_MARK + command for command in _ANCHOR_COMMANDS if command in low)
@@ -834,9 +814,7 @@ def _present_words(low: str) -> frozenset:
     return frozenset(present)
 
 
-# ---------------------------------------------------------------------------
 # Views of the text, negation, excerpts
-# ---------------------------------------------------------------------------
 def _fold_table() -> dict:
     table = {ord(c): None for c in invisible.INVISIBLE_CHARS + "\u00ad"}
     table.update({cp: None for cp in range(0xE0000, 0xE0080)})
@@ -888,9 +866,8 @@ def _prepare(text: str) -> str:
 def _lower_aligned(text: str) -> str:
     """``text.lower()`` with the same length, so match positions map back.
 
-    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept
-    as they are rather than shifting every later position.
-    """
+    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept as they are rather
+    than shifting every later position."""
     low = text.lower()
     if len(low) == len(text):
         return low
@@ -941,10 +918,9 @@ class _Views:
         return all(not present.isdisjoint(group) for group in _RULE_GROUPS[index])
 
     def candidate_rules(self) -> list:
-        """Indices of the rules whose trigger groups are all present, in rule
-        (= report) order. With one view (ASCII text, or text normalising left
-        unchanged) the answer depends only on the set of trigger words present,
-        so it is memoised on that set."""
+        """Indices of the rules whose trigger groups are all present, in rule (= report) order. With
+        one view (ASCII text, or text normalising left unchanged) the answer depends only on the set
+        of trigger words present, so it is memoised on that set."""
         if self.prepared is self.raw:
             key = self.present("raw")
             chosen = _CANDIDATES.get(key)
@@ -1034,21 +1010,17 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
     return ("\u2026" if lo > 0 else "") + body + ("\u2026" if hi < len(text) else "")
 
 
-# ---------------------------------------------------------------------------
 # The scan loop
-# ---------------------------------------------------------------------------
 def _clean_ascii(text: str) -> bool:
-    """True when ``_findings`` would find nothing in the ASCII ``text``
-    because no rule can run on it; False means "run the full path" (it
-    decides, and memoises the rules for a new set of trigger words).
+    """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on
+    it; False means "run the full path" (it decides, and memoises the rules for a new set of trigger
+    words).
 
-    The same decisions as the full path, without building its views: for
-    ASCII text the normalised view is the text itself and the lower-case
-    view is ``text.lower()``, no invisible character can occur, and a rule
-    runs only when its trigger words are present, one of its required
-    characters is in its view (``requires``) and its ``precheck`` passes.
-    Most skill descriptions and memory entries end here (a property test
-    compares both paths)."""
+    The same decisions as the full path, without building its views: for ASCII text the normalised
+    view is the text itself and the lower-case view is ``text.lower()``, no invisible character can
+    occur, and a rule runs only when its trigger words are present, one of its required characters
+    is in its view (``requires``) and its ``precheck`` passes. Most skill descriptions and memory
+    entries end here (a property test compares both paths)."""
     low = text.lower()
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:

@@ -1,12 +1,10 @@
 """Does a value look like a real credential? The checks behind ``tacit.safety.secrets``.
 
-A prefix or a key only makes a secret when the value after it looks like
-one: machine tokens must look random, a password may be weak but never a
-reference, a template, a call, a bare word or a placeholder. Values named
-only by a space after their label ("password S3cr3t!", "token 9fQ…") must
-look more like a secret still (``spaced_password``, ``random_value``):
-"the password field", "token budget", Python ``pass`` statements stay.
-"""
+A prefix or a key only makes a secret when the value after it looks like one: machine tokens must
+look random, a password may be weak but never a reference, a template, a call, a bare word or a
+placeholder. Values named only by a space after their label ("password S3cr3t!", "token 9fQ…") must
+look more like a secret still (``spaced_password``, ``random_value``): "the password field", "token
+budget", Python ``pass`` statements stay."""
 
 from __future__ import annotations
 
@@ -14,7 +12,6 @@ import re
 
 from tacit.lazyre import lazy
 
-# ---------------------------------------------------------------------------
 _PLACEHOLDER_MARKERS = (
     "xxx", "***", "...", "\u2026", "\u2022\u2022", "<", ">", "{{", "${", "$(", "%(", "example",
     "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy", "fake", "sample",
@@ -98,9 +95,8 @@ def url_password(value: str, user: str) -> bool:
 def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:
     """A random-looking token body after a known prefix.
 
-    ``digit``: must contain a digit; ``cased``: upper and lower case letters;
-    ``mixed``: both (OpenAI/Anthropic keys share ``sk-`` with kebab-case names).
-    """
+    ``digit``: must contain a digit; ``cased``: upper and lower case letters; ``mixed``: both
+    (OpenAI/Anthropic keys share ``sk-`` with kebab-case names)."""
     low = body.lower()
     if any(marker in low for marker in _TOKEN_PLACEHOLDERS):
         return False
@@ -116,11 +112,7 @@ def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cas
     return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
 
 
-
-
-# ---------------------------------------------------------------------------
 # Values named only by a space after their label
-# ---------------------------------------------------------------------------
 _PIECES = lazy(r"[A-Za-z]+|[0-9]+")
 _SPLIT = lazy(r"[-_./:]")
 _CAMEL = lazy(r"[A-Za-z][a-z]+(?:[A-Z][a-z]+)+[0-9]{0,3}")
@@ -140,10 +132,9 @@ def _made_of_names(value: str) -> bool:
 
 
 def spaced_password(value: str, *, strict: bool = False) -> bool:
-    """A password named by a space after its label ("with password S3cr3t!",
-    "pw hunter2"): a literal with a letter and a digit or a symbol, not a
-    name. ``strict`` (the label is "pass", also a verb and a keyword): three
-    kinds of characters, or a long random-looking value."""
+    """A password named by a space after its label ("with password S3cr3t!", "pw hunter2"): a
+    literal with a letter and a digit or a symbol, not a name. ``strict`` (the label is "pass", also
+    a verb and a keyword): three kinds of characters, or a long random-looking value."""
     value = value.strip()
     if not password_value(value) or len(value) > 64 or _made_of_names(value) or value[0] in "-+^|":
         return False

@@ -1,13 +1,11 @@
 """What a secret is: one rule table for the scanner and for redaction.
 
-``find_secrets`` lists every credential in a text with its kind and span;
-``redact_secrets`` replaces each with ``[REDACTED:<kind>]``. The scanner
-(``tacit.safety.scanner``) runs the same rules for its ``secret.*``
-findings and for masking excerpts, so "blocked as a secret" and "redacted as
-a secret" never disagree.
+``find_secrets`` lists every credential in a text with its kind and span; ``redact_secrets``
+replaces each with ``[REDACTED:<kind>]``. The scanner (``tacit.safety.scanner``) runs the same rules
+for its ``secret.*`` findings and for masking excerpts, so "blocked as a secret" and "redacted as a
+secret" never disagree.
 
-Design notes: docs/design/safety.md#tacitsafetysecrets
-"""
+Design notes: docs/design/safety.md#tacitsafetysecrets"""
 
 from __future__ import annotations
 
@@ -88,9 +86,8 @@ _PASSWORD_KEYS = ("password", "passwd", "passphrase", "pwd", "pw", "pass", "pass
 
 
 def _keyed_value_check(match, text):
-    """``key = value`` / "key is value": a password key takes any literal, the
-    rest (token, api_key, secret …) a random-looking value; a call, subscript
-    or attribute after the value is code."""
+    """``key = value`` / "key is value": a password key takes any literal, the rest (token, api_key,
+    secret …) a random-looking value; a call, subscript or attribute after the value is code."""
     raw_end = match.end("secret")
     if raw_end < len(text) and text[raw_end] in "([.":
         return False
@@ -129,9 +126,7 @@ def _group_span(name: str) -> Callable:
     return span
 
 
-# ---------------------------------------------------------------------------
 # Keyed values: assignments and prose
-# ---------------------------------------------------------------------------
 # Every key alternative ends with one of these words (lower-cased): the
 # assignment pre-check looks for them before a ":" or "=".
 ASSIGNED_WORDS = ("password", "passwd", "passphrase", "secret", "token", "key", "pw", "pwd", "pass")
@@ -139,11 +134,10 @@ _VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
 
 
 def _ci(*words: str, boundary: str = "") -> str:
-    """Case-blind keyword alternatives whose branches each start with a literal
-    letter (``p(?i:assword)|P(?i:assword)``): the regex engine then skips, in C,
-    every position that cannot start a keyword, which a regex compiled with
-    IGNORECASE (or starting with ``\\b``) cannot do — five times faster on
-    text full of the words. ``boundary``: characters that may not precede the
+    """Case-blind keyword alternatives whose branches each start with a literal letter
+    (``p(?i:assword)|P(?i:assword)``): the regex engine then skips, in C, every position that cannot
+    start a keyword, which a regex compiled with IGNORECASE (or starting with ``\\b``) cannot do —
+    five times faster on text full of the words. ``boundary``: characters that may not precede the
     keyword, checked by a lookbehind after its first letter."""
     branches = []
     for word in words:
@@ -164,11 +158,9 @@ _ASSIGNMENT = lazy(
 def assignment_possible(text: str) -> bool:
     """False only when the assignment rule cannot match ``text``.
 
-    Every match is a key ending in one of ``ASSIGNED_WORDS``, an optional
-    quote, at most five spaces or tabs, then ``:`` or ``=``. Looking back from
-    each ``:`` and ``=`` is cheap and exact; it keeps "Use when: rotating a
-    secret" from running the regex, which tries every position.
-    """
+    Every match is a key ending in one of ``ASSIGNED_WORDS``, an optional quote, at most five spaces
+    or tabs, then ``:`` or ``=``. Looking back from each ``:`` and ``=`` is cheap and exact; it
+    keeps "Use when: rotating a secret" from running the regex, which tries every position."""
     for separator in ":=":
         position = text.find(separator)
         while position != -1:
@@ -270,10 +262,8 @@ def _near_key_id(match, text):
         text, max(0, start - _NEAR), min(len(text), end + _NEAR)) is not None
 
 
-# ---------------------------------------------------------------------------
 # The rule table (order = report order; for overlapping matches the earlier
 # rule names the replacement)
-# ---------------------------------------------------------------------------
 def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
           requires=(), precheck=None, kind=None) -> SecretRule:
     rx = regex if isinstance(regex, (re.Pattern, LazyPattern)) else lazy(regex, flags)
@@ -398,9 +388,7 @@ RULES: tuple[SecretRule, ...] = (
 PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
 
 
-# ---------------------------------------------------------------------------
 # Public API
-# ---------------------------------------------------------------------------
 def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = None) -> bool:
     if present is None:
         present = frozenset(w for group in rule.triggers for w in group if w in low)
@@ -488,10 +476,9 @@ _REDACT_ROUNDS = 4
 def redact_secrets(text) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``.
 
-    Redacting can change what surrounds another value (a rule that needs no
-    letter or dash before it may match after a marker), so it repeats until
-    nothing more is found, at most four rounds: the result holds no secret
-    ``find_secrets`` would report. Text without secrets costs one pass."""
+    Redacting can change what surrounds another value (a rule that needs no letter or dash before it
+    may match after a marker), so it repeats until nothing more is found, at most four rounds: the
+    result holds no secret ``find_secrets`` would report. Text without secrets costs one pass."""
     text = as_text(text)
     for _round in range(_REDACT_ROUNDS):
         spans = find_secrets(text)

@@ -1,13 +1,11 @@
 """Deleting many rows without holding the ledger's writer.
 
-A retention prune over a million observations in one transaction held the
-write lock for seconds while hooks streamed (a PreToolUse waited past its
-bound). Here the rows to go are found in *read* transactions (WAL: a reader
-never blocks a writer) and deleted ``BATCH`` at a time, each batch its own
-short write transaction (a few milliseconds), with a pause between batches
-at least as long as the batch took, so a waiting hook — in this process or
-another, whose SQLite busy handler polls — gets the writer.
-"""
+A retention prune over a million observations in one transaction held the write lock for seconds
+while hooks streamed (a PreToolUse waited past its bound). Here the rows to go are found in *read*
+transactions (WAL: a reader never blocks a writer) and deleted ``BATCH`` at a time, each batch its
+own short write transaction (a few milliseconds), with a pause between batches at least as long as
+the batch took, so a waiting hook — in this process or another, whose SQLite busy handler polls —
+gets the writer."""
 
 from __future__ import annotations
 

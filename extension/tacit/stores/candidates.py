@@ -1,18 +1,17 @@
 """Candidates: the SQL of the shared memory lifecycle (``memories``, ``memory_evidence``, ``adaptations``).
 
-Every learner proposes candidate memories into one table; the arithmetic of
-the ladder (candidate → confirmed → applied → dismissed) is
-``tacit.learn.lifecycle``, this module only reads and writes rows.
+Every learner proposes candidate memories into one table; the arithmetic of the ladder (candidate →
+confirmed → applied → dismissed) is ``tacit.learn.lifecycle``, this module only reads and writes
+rows.
 
 Design decisions
-- **Functions take the caller's connection.** They run inside the caller's
-  write transaction (a background handler's, under the engine's applied-once
-  marker), so everything a learner does to one event commits together.
-- **Evidence rows are the idempotency.** ``(memory_id, ref)`` is the primary
-  key of ``memory_evidence``; ``add_evidence`` says whether the row is new,
-  and only a new row may reinforce a memory.
-- **Rows come back as dataclasses**, not tuples, where callers read fields.
-"""
+- **Functions take the caller's connection.** They run inside the caller's write transaction (a
+  background handler's, under the engine's applied-once marker), so everything a learner does to one
+  event commits together.
+- **Evidence rows are the idempotency.** ``(memory_id, ref)`` is the primary key of
+  ``memory_evidence``; ``add_evidence`` says whether the row is new, and only a new row may
+  reinforce a memory.
+- **Rows come back as dataclasses**, not tuples, where callers read fields."""
 
 from __future__ import annotations
 
@@ -65,7 +64,6 @@ def dumps(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-# -- reading ------------------------------------------------------------------------
 def by_key(conn, key: str, *, nocase: bool = False) -> Candidate | None:
     collate = " COLLATE NOCASE" if nocase else ""
     row = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE key = ?{collate}", (key,)).fetchone()
@@ -138,7 +136,6 @@ def listing(conn) -> list[dict]:
     return out
 
 
-# -- writing ----------------------------------------------------------------------------
 def insert(conn, *, key, kind, source, content, target, status, confidence, plugin, entity, adaptation,
            data: dict, now: float, expires_at: float | None, times_confirmed: int = 0) -> int:
     return conn.execute(
@@ -246,7 +243,6 @@ def move_evidence(conn, from_id: int, to_id: int) -> None:
     conn.execute("UPDATE adaptations SET memory_id = ? WHERE memory_id = ?", (to_id, from_id))
 
 
-# -- decay ----------------------------------------------------------------------------------
 def decay_unused(conn, step: int, unused_before: float, now: float) -> None:
     """−``step`` for memories not reinforced since ``unused_before``; dismissed
     and taught ones never decay."""
@@ -266,8 +262,7 @@ def doomed(conn, below: int, now: float) -> list[tuple]:
 
 
 def prune_evidence(ledger, cutoff: float) -> int:
-    """Evidence of dismissed memories recorded before ``cutoff`` (what is
-    alive keeps its evidence; the lifecycle's decay removes stale candidates
-    whole), in small batches."""
+    """Evidence of dismissed memories recorded before ``cutoff`` (what is alive keeps its evidence;
+    the lifecycle's decay removes stale candidates whole), in small batches."""
     return delete_where(ledger, "memory_evidence", "at < ? AND memory_id IN "
                         "(SELECT id FROM memories WHERE status = 'dismissed')", (cutoff,), key=("memory_id", "ref"))

@@ -1,12 +1,10 @@
 """Importance captures: the SQL beyond the shared ``memories`` table.
 
-Captures themselves are ``memories`` rows (``source = 'importance'``,
-``tacit.stores.candidates``); this module holds what only the importance
-learner and its review keep: ``importance_decisions`` (every decision, by
-whom), ``importance_reviews`` (every showing), ``importance_forgotten``
-("forget that …"), and its ``ledger_meta`` keys (last heartbeat, the day the
-nightly review was offered). Functions take the caller's connection.
-"""
+Captures themselves are ``memories`` rows (``source = 'importance'``, ``tacit.stores.candidates``);
+this module holds what only the importance learner and its review keep: ``importance_decisions``
+(every decision, by whom), ``importance_reviews`` (every showing), ``importance_forgotten`` ("forget
+that …"), and its ``ledger_meta`` keys (last heartbeat, the day the nightly review was offered).
+Functions take the caller's connection."""
 
 from __future__ import annotations
 
@@ -20,7 +18,6 @@ HEARTBEAT_KEY = "importance.last_heartbeat"
 OFFERED_KEY = "importance.review_offered_day"
 
 
-# -- capture rows -------------------------------------------------------------------------
 def update_mention(conn, memory_id: int, data: dict, *, confidence: int, now: float,
                    expires_at: float | None) -> None:
     """One more mention: new data and confidence, used again now, the later expiry."""
@@ -36,7 +33,6 @@ def edit_content(conn, memory_id: int, text: str, data: dict, now: float) -> Non
                  (text, dumps(data), now, text, memory_id))
 
 
-# -- forgotten ---------------------------------------------------------------------------------
 def remember_forget(conn, text: str, terms: set, session_id: str | None, now: float) -> None:
     conn.execute("INSERT INTO importance_forgotten (text, tokens, session_id, created_at) VALUES (?, ?, ?, ?)",
                  (text[:500], " ".join(sorted(terms)), session_id, now))
@@ -46,7 +42,6 @@ def forgotten_terms(conn) -> list[set]:
     return [set(tokens.split()) for (tokens,) in conn.execute("SELECT tokens FROM importance_forgotten")]
 
 
-# -- decisions and reviews ------------------------------------------------------------------
 def record_decision(conn, *, memory_id, key, day: str, group: str, importance: float, action: str,
                     decided_by: str, before, after, now: float) -> None:
     conn.execute("INSERT INTO importance_decisions (memory_key, memory_id, day, grp, importance, action, "
@@ -72,16 +67,15 @@ def record_review(conn, day: str, trigger: str, counts: dict, now: float) -> int
 
 
 def prune(ledger, cutoff: float) -> dict:
-    """Decisions before ``cutoff`` about memories that no longer exist, and
-    review showings before it (a live memory keeps its whole history); in
-    small batches."""
+    """Decisions before ``cutoff`` about memories that no longer exist, and review showings before
+    it (a live memory keeps its whole history); in small batches."""
     return {"importance_decisions": delete_where(
                 ledger, "importance_decisions", "at < ? AND (memory_id IS NULL OR memory_id NOT IN "
                 "(SELECT id FROM memories))", (cutoff,)),
             "importance_reviews": delete_where(ledger, "importance_reviews", "shown_at < ?", (cutoff,))}
 
 
-# -- the heartbeat and the nightly offer --------------------------------------------------------
+# the heartbeat and the nightly offer
 def last_heartbeat(conn) -> float | None:
     value = Ledger.meta_get(conn, HEARTBEAT_KEY)
     return None if value is None else float(value)

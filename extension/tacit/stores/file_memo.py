@@ -1,13 +1,11 @@
 """What was worked out from a file, kept on disk until the file changes.
 
-A ``FileMemo`` maps a file's path to a value computed from its bytes (a
-skill's parsed frontmatter and the content gate's verdict), keyed by the
-file's stat signature (size, mtime, ctime, inode) and by the code that
-computed it: a new process (the first hook after an idle exit) reads the
-memo instead of parsing and scanning every file again. Any change to the
-file, or to tacit's code, makes the entry miss; an unreadable memo is an
-empty one. Kept in ``run/memo/`` (private, like the socket). Never raises.
-"""
+A ``FileMemo`` maps a file's path to a value computed from its bytes (a skill's parsed frontmatter
+and the content gate's verdict), keyed by the file's stat signature (size, mtime, ctime, inode) and
+by the code that computed it: a new process (the first hook after an idle exit) reads the memo
+instead of parsing and scanning every file again. Any change to the file, or to tacit's code, makes
+the entry miss; an unreadable memo is an empty one. Kept in ``run/memo/`` (private, like the
+socket). Never raises."""
 
 from __future__ import annotations
 
@@ -15,6 +13,7 @@ import hashlib
 import json
 import os
 import threading
+from contextlib import suppress
 
 from tacit.fsutil import ensure_private_dir, unlink_quietly
 from tacit.paths import PACKAGE_DIR, run_dir
@@ -72,13 +71,11 @@ class FileMemo:
     def _load(self) -> dict:
         if self._entries is None:
             self._entries = {}
-            try:
+            with suppress((OSError, ValueError, TypeError, KeyError, AttributeError)):
                 with open(self.path, "rb") as handle:
                     data = json.loads(handle.read())
                 if data.get("magic") == MAGIC and data.get("code") == code_stamp():
                     self._entries = dict(data["entries"])
-            except (OSError, ValueError, TypeError, KeyError, AttributeError):
-                pass
         return self._entries
 
     def get(self, file: str, sig: list | None):

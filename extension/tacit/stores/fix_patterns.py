@@ -1,18 +1,17 @@
 """Fix patterns: the SQL (``fix_patterns``, its FTS5 index, ``fix_pattern_events``, ``turn_metrics``).
 
-- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised
-  terms; a SQLite without FTS5 got a plain table of the same shape
-  (migration ``0002``) and every active pattern is scored in Python.
-- **The active count lives in ``ledger_meta``** (``fix_patterns.active``):
-  the IDF's ``N`` and the "anything to look up?" test, one primary-key read.
-- **One event row per (pattern, session, message time, kind)**: an outcome
-  recorded twice for the same message counts once.
-- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are
-  read; document frequencies are kept per connection while FTS5's structure
-  record is unchanged. Functions take the caller's connection.
+- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised terms; a SQLite without
+  FTS5 got a plain table of the same shape (migration ``0002``) and every active pattern is scored
+  in Python.
+- **The active count lives in ``ledger_meta``** (``fix_patterns.active``): the IDF's ``N`` and the
+  "anything to look up?" test, one primary-key read.
+- **One event row per (pattern, session, message time, kind)**: an outcome recorded twice for the
+  same message counts once.
+- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are read; document
+  frequencies are kept per connection while FTS5's structure record is unchanged. Functions take the
+  caller's connection.
 
-Design notes: docs/design/learn.md#tacitstoresfix_patterns
-"""
+Design notes: docs/design/learn.md#tacitstoresfix_patterns"""
 
 from __future__ import annotations
 
@@ -66,7 +65,6 @@ def _store_active_count(conn) -> int:
     return active
 
 
-# -- lookup ------------------------------------------------------------------------------
 def _filters(cfg, now: float, apply: bool) -> tuple[str, list]:
     """The injection rules as SQL: rated patterns need ``min_success_rate``,
     and a pattern must be fresh within ``decay_after_days``."""
@@ -121,9 +119,8 @@ def _vocabulary(conn, terms: list[str]) -> dict:
 
 
 def doc_freqs(conn, terms: list[str]) -> dict:
-    """How many active patterns hold each term (FTS5's vocabulary); terms no
-    pattern holds are left out. Counts read before on this connection are
-    reused while the index is unchanged."""
+    """How many active patterns hold each term (FTS5's vocabulary); terms no pattern holds are left
+    out. Counts read before on this connection are reused while the index is unchanged."""
     if not terms:
         return {}
     distinct = list(dict.fromkeys(terms))
@@ -140,9 +137,8 @@ def doc_freqs(conn, terms: list[str]) -> dict:
 
 
 def match(conn, terms: list[str], cfg, now: float, *, filters: bool, limit: int) -> list[Candidate]:
-    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on
-    its own, then only the best ids are read and filtered (more are ranked
-    when filters leave fewer than ``limit``)."""
+    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on its own, then only the
+    best ids are read and filtered (more are ranked when filters leave fewer than ``limit``)."""
     if not terms or limit <= 0:
         return []
     where, params = _filters(cfg, now, filters)
@@ -174,7 +170,6 @@ def scan_active(conn, cfg, now: float, *, filters: bool) -> list[Candidate]:
     return [Candidate(*r) for r in rows]
 
 
-# -- storing ---------------------------------------------------------------------------------
 def id_by_key(conn, key: str) -> tuple[int, str] | None:
     return conn.execute("SELECT id, status FROM fix_patterns WHERE key = ?", (key,)).fetchone()
 
@@ -228,7 +223,7 @@ def status_of(conn, pattern_id: int) -> str | None:
     return None if row is None else row[0]
 
 
-# -- events: injections and outcomes -------------------------------------------------------
+# events: injections and outcomes
 def _event(conn, pattern_id: int, session_id: str, at: float, kind: str) -> bool:
     cur = conn.execute("INSERT OR IGNORE INTO fix_pattern_events (pattern_id, session_id, at, kind) "
                        "SELECT id, ?, ?, ? FROM fix_patterns WHERE id = ?", (session_id, at, kind, pattern_id))
@@ -258,7 +253,6 @@ def record_outcome(conn, pattern_id: int, outcome: str, *, session_id: str, at: 
     return conn.execute("SELECT successes, failures FROM fix_patterns WHERE id = ?", (pattern_id,)).fetchone()
 
 
-# -- metrics -------------------------------------------------------------------------------
 def record_metric(conn, session_id: str, turn_at: float, name: str, value: float, now: float) -> None:
     conn.execute("INSERT INTO turn_metrics (session_id, turn_at, name, value, recorded_at) VALUES (?, ?, ?, ?, ?) "
                  "ON CONFLICT (session_id, turn_at, name) DO UPDATE SET value = excluded.value, "
@@ -273,9 +267,8 @@ def turn_of(conn, session_id: str, at: float) -> float:
 
 
 def prune_events(ledger, *, retired_before: float, before: float) -> int:
-    """The per-message log: of retired patterns before ``retired_before``,
-    of any pattern before ``before`` (the counts on the pattern rows stay);
-    in small batches."""
+    """The per-message log: of retired patterns before ``retired_before``, of any pattern before
+    ``before`` (the counts on the pattern rows stay); in small batches."""
     return delete_where(ledger, "fix_pattern_events", "at < ? OR (at < ? AND pattern_id IN "
                         "(SELECT id FROM fix_patterns WHERE status = 'retired'))", (before, retired_before),
                         key=("pattern_id", "session_id", "at", "kind"))
@@ -298,7 +291,6 @@ def store_totals(conn) -> tuple:
         "FROM fix_patterns").fetchone()
 
 
-# -- listing ---------------------------------------------------------------------------------
 def _row_dict(row) -> dict:
     out = dict(zip(FIELDS, row))
     try:

@@ -1,14 +1,11 @@
 """Guards made by hand, kept outside the ledger too: ``<state>/guards.json``.
 
-A guard from ``tacit guard add`` lives in the ledger's ``guards`` table (a
-derived guard lives in memory, its source). So that a corrupt ledger moved
-aside cannot silently drop it, every change to the table rewrites this file
-with every hand-made row (``export``: its key, scope, project, lesson, spec,
-action and status — removed ones too, so a removal sticks), and ``restore``
-puts back the rows the table lacks, with a history row each. The file is
-written atomically, mode 0600; a file that cannot be read or parsed restores
-nothing and is left for ``tacit doctor`` to name.
-"""
+A guard from ``tacit guard add`` lives in the ledger's ``guards`` table (a derived guard lives in
+memory, its source). So that a corrupt ledger moved aside cannot silently drop it, every change to
+the table rewrites this file with every hand-made row (``export``: its key, scope, project, lesson,
+spec, action and status — removed ones too, so a removal sticks), and ``restore`` puts back the rows
+the table lacks, with a history row each. The file is written atomically, mode 0600; a file that
+cannot be read or parsed restores nothing and is left for ``tacit doctor`` to name."""
 
 from __future__ import annotations
 

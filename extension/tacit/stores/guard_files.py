@@ -1,14 +1,11 @@
 """The repository's instruction files on disk → their rule lines, safely.
 
-``found(root)`` lists the instruction files of a checkout (root and
-subfolders; ``.git``, dependency and build folders pruned; bounded), and
-``read(root)`` reads each: a symlink out of the checkout, a file over
-``MAX_FILE_BYTES``, binary content, an ``.mdc`` with broken frontmatter, a
-line the content scanner flags — each is skipped with a notice, never a
-crash. ``signature(root, files)`` is what a check stats to notice a change.
-The files are untrusted input: their guards can only stop (``ask``), and
-they apply below the folder the file is in.
-"""
+``found(root)`` lists the instruction files of a checkout (root and subfolders; ``.git``, dependency
+and build folders pruned; bounded), and ``read(root)`` reads each: a symlink out of the checkout, a
+file over ``MAX_FILE_BYTES``, binary content, an ``.mdc`` with broken frontmatter, a line the
+content scanner flags — each is skipped with a notice, never a crash. ``signature(root, files)`` is
+what a check stats to notice a change. The files are untrusted input: their guards can only stop
+(``ask``), and they apply below the folder the file is in."""
 
 from __future__ import annotations
 

@@ -1,13 +1,12 @@
-"""Guard figures per project: lessons, guards, calls stopped, overrides and
-the repeat-mistake rate (``tacit guard stats``, and the end of ``tacit stats``).
+"""Guard figures per project: lessons, guards, calls stopped, overrides and the repeat-mistake rate
+(``tacit guard stats``, and the end of ``tacit stats``).
 
 - **Known projects come from tacit's own folders** (``projects/*/project.json``),
   plus the current one: no scan of the disk.
 - **The repeat-mistake rate** is repeat mistakes / (calls stopped + repeat
   mistakes): of the calls that broke a saved lesson, the share that ran.
 - **A mistake prevented** is a stop that was not overridden: per guard,
-  stops minus overrides (never below 0).
-"""
+  stops minus overrides (never below 0)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """GuardStore: every guard a session sees, where it came from, and what it did.
 
-Design notes: docs/design/stores.md#tacitstoresguards
-"""
+Design notes: docs/design/stores.md#tacitstoresguards"""
 
 from __future__ import annotations
 
@@ -141,7 +140,6 @@ class GuardStore:
         self.cfg = cfg
         self.ledger = ledger
 
-    # -- the revision ---------------------------------------------------------------
     def _signal(self) -> None:
         """Tell other processes the guards changed (after the change is written)."""
         try:
@@ -152,7 +150,6 @@ class GuardStore:
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
 
-    # -- reading --------------------------------------------------------------------
     def revision(self) -> str:
         with self.ledger.read() as conn:
             return str(Ledger.meta_get(conn, REV_KEY, "0"))
@@ -184,7 +181,6 @@ class GuardStore:
                                 "ORDER BY id", tuple(statuses)).fetchall()
         return [r for r in map(_record, rows) if r is not None]
 
-    # -- memory → guards -----------------------------------------------------------
     def derive(self, project: Project | None) -> dict[str, tuple]:
         """``key -> (memory scope, guard scope, entry, spec)`` for every guard
         the memory of ``project``'s scopes states now."""
@@ -203,11 +199,10 @@ class GuardStore:
         return found
 
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
-        """Bring the derived guards of ``project``'s scopes in line with its
-        memory files; True when anything changed. Linear: the lessons are
-        derived and dated (one history pass per scope) outside any write
-        transaction, then written in small transactions, so a tool call's
-        check never waits long behind a sync."""
+        """Bring the derived guards of ``project``'s scopes in line with its memory files; True when
+        anything changed. Linear: the lessons are derived and dated (one history pass per scope)
+        outside any write transaction, then written in small transactions, so a tool call's check
+        never waits long behind a sync."""
         from_files = self.sync_files(project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
@@ -291,7 +286,6 @@ class GuardStore:
                         break
         return out
 
-    # -- by hand --------------------------------------------------------------------
     def add(self, pattern: str, because: str, *, scope: str, project: Project | None,
             action: str = "ask") -> dict:
         """``tacit guard add``: ``{"success", "guard"|"error", "created"}``."""
@@ -405,7 +399,6 @@ class GuardStore:
         self._signal()
         return {"success": True, "changed": True, "guard": after.as_dict()}
 
-    # -- outcomes --------------------------------------------------------------------
     def record_event(self, guard_id: int, kind: str, *, project: str = "", session_id: str = "",
                      host: str = "", subject: str = "", ref: str | None = None, at: float | None = None) -> bool:
         """One outcome row (``ref`` makes it once per event); True if new."""
@@ -421,9 +414,8 @@ class GuardStore:
 
     def strike(self, guard_id, kind: str, *, project: str = "", session_id: str = "", host: str = "",
                subject: str = "", ref: str | None = None) -> Outcome | None:
-        """An override or a "wrong": the event, then demote or (second strike)
-        remove. None when there is no such active guard, or ``ref`` was
-        counted already."""
+        """An override or a "wrong": the event, then demote or (second strike) remove. None when
+        there is no such active guard, or ``ref`` was counted already."""
         if kind not in ("override", "wrong"):
             raise ValueError("a strike is an override or a wrong")
         with history.using(self.ledger), self.ledger.write() as conn:

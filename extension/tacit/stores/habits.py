@@ -1,14 +1,12 @@
 """Habits: the SQL of action events and the habit counters.
 
-Tables (migration ``0005_learners``): ``action_events`` (one row per action,
-kept ``habit_retention_days``), ``habit_patterns`` (a pattern's running
-totals), ``habit_days`` (the same per UTC day, so retention can subtract
-whole days), ``habit_sessions`` / ``action_sessions`` (which sessions
-contained a pattern / ran an action) with their counts kept beside them
+Tables (migration ``0005_learners``): ``action_events`` (one row per action, kept
+``habit_retention_days``), ``habit_patterns`` (a pattern's running totals), ``habit_days`` (the same
+per UTC day, so retention can subtract whole days), ``habit_sessions`` / ``action_sessions`` (which
+sessions contained a pattern / ran an action) with their counts kept beside them
 (``habit_patterns.sessions``, ``habit_actions``: the confidence's two terms).
 
-Design notes: docs/design/stores.md#tacitstoreshabits
-"""
+Design notes: docs/design/stores.md#tacitstoreshabits"""
 
 from __future__ import annotations
 
@@ -22,7 +20,6 @@ def day_of(ts: float) -> int:
     return int(ts // DAY)
 
 
-# -- writing ------------------------------------------------------------------------
 def last_actions(conn, session_id: str, limit: int = 2) -> list[tuple[str, float]]:
     """The session's latest actions, oldest first."""
     rows = conn.execute("SELECT action, ts FROM action_events WHERE session_id = ? ORDER BY ts DESC, id DESC "
@@ -70,7 +67,6 @@ def count_occurrence(conn, session_id: str, occurrence) -> bool:
     return new_session
 
 
-# -- reading ------------------------------------------------------------------------------
 _PATTERN = ("SELECT p.steps, p.count, p.gap_sum, p.sessions, coalesce(a.sessions, 0), p.first_seen, p.last_seen "
             "FROM habit_patterns p LEFT JOIN habit_actions a ON a.action = p.first_step ")
 
@@ -106,7 +102,6 @@ def ordered_events(conn, since: float, batch: int = 5000):
         yield from rows
 
 
-# -- retention and clearing ---------------------------------------------------------------
 def prune_events(ledger, cutoff: float) -> int:
     """Action events before ``cutoff``, in small batches (the counters are
     ``prune``'s, in one transaction: they are a few rows per day)."""

@@ -1,13 +1,11 @@
 """History: every change to a memory file, a skill or a guard, append-only.
 
-One row per change, never edited except to mark it undone: the scope and
-file, the entries before and after, who did it (an ``Actor``) and what
-caused it. A consolidation, a batch, a child's run or a forget is one group,
-undone whole. The actor is always explicit: a store carries the one its
-``Tacit`` view gave it (``tacit.app``), or the engine declares the handler's
-own around its call (``acting``); a write with neither raises ``NoActor``.
-Rows live in the ledger, beside the evidence ``why`` joins them to.
-"""
+One row per change, never edited except to mark it undone: the scope and file, the entries before
+and after, who did it (an ``Actor``) and what caused it. A consolidation, a batch, a child's run or
+a forget is one group, undone whole. The actor is always explicit: a store carries the one its
+``Tacit`` view gave it (``tacit.app``), or the engine declares the handler's own around its call
+(``acting``); a write with neither raises ``NoActor``. Rows live in the ledger, beside the evidence
+``why`` joins them to."""
 
 from __future__ import annotations
 
@@ -72,9 +70,8 @@ class Actor:
 _ENV_FIELDS = ("kind", "name", "session_id", "host", "cause", "cause_event", "group")
 USER = Actor()
 _current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("tacit_actor", default=None)
-# the ledger connection of the work in progress: a write inside an engine
-# handler must join the handler's transaction, not wait behind it on a second
-# connection of the same thread
+# the ledger connection of the work in progress: a write inside an engine handler must join the
+# handler's transaction, not wait behind it on a second connection of the same thread
 _ledger: contextvars.ContextVar = contextvars.ContextVar("tacit_ledger", default=None)
 
 
@@ -303,10 +300,9 @@ def last_state(ledger, target: str):
 
 def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
                 actor: Actor | None = None) -> int | None:
-    """Record an edit tacit did not make (by hand, or by a host's own memory
-    tool writing the shared files) when ``entries`` differ from the last
-    recorded state; its id. Without any recorded state nothing is recorded:
-    the file predates the history."""
+    """Record an edit tacit did not make (by hand, or by a host's own memory tool writing the shared
+    files) when ``entries`` differ from the last recorded state; its id. Without any recorded state
+    nothing is recorded: the file predates the history."""
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)

@@ -1,12 +1,10 @@
 """The ``jobs`` table: child agent jobs, from claimed to finished. All its SQL.
 
-A job row is written with the event that asked for it (``insert``), claimed
-by its runner (``mark_running``), parked while the budget is spent
-(``set_waiting``, ``requeue``) and closed with its record (``finish``).
-Every function runs inside the caller's transaction (``ledger.write()`` /
-``read()``); the budget and the cost report read records here, and
-``tacit.children.orphans`` settles the jobs whose runner is gone.
-"""
+A job row is written with the event that asked for it (``insert``), claimed by its runner
+(``mark_running``), parked while the budget is spent (``set_waiting``, ``requeue``) and closed with
+its record (``finish``). Every function runs inside the caller's transaction (``ledger.write()`` /
+``read()``); the budget and the cost report read records here, and ``tacit.children.orphans``
+settles the jobs whose runner is gone."""
 
 from __future__ import annotations
 
@@ -67,7 +65,7 @@ def queued_siblings(conn, job: dict, window: float) -> list[str]:
         (job["session_id"], job["id"], job["kind"], job["created"], window)).fetchall()]
 
 
-# -- what runs cost (the budget, tacit cost, tacit status) -----------------------------
+# what runs cost (the budget, tacit cost, tacit status)
 def records_finished(conn, start: float, end: float) -> list[dict]:
     """The records of the runs that finished in ``[start, end)``."""
     return [r for r in (loads(t) for (t,) in conn.execute(
@@ -99,7 +97,7 @@ def since(conn, start: float) -> list[tuple]:
         (start,)).fetchall()
 
 
-# -- waiting for the budget -------------------------------------------------------------
+# waiting for the budget
 def waiting_count(conn) -> int:
     return conn.execute("SELECT count(*) FROM jobs WHERE status = 'waiting'").fetchone()[0]
 
@@ -139,7 +137,7 @@ def requeue(conn, job_id: str) -> None:
     conn.execute("UPDATE jobs SET status = 'queued' WHERE id = ? AND status = 'waiting'", (job_id,))
 
 
-# -- runners that may be gone (tacit.children.orphans) -------------------------------------
+# runners that may be gone (tacit.children.orphans)
 def running(conn) -> list[dict]:
     """Every job marked running: id, kind, session, runner pid, when it started."""
     rows = conn.execute("SELECT id, kind, session_id, pid, started_at FROM jobs WHERE status = 'running'").fetchall()

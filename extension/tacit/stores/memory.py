@@ -1,8 +1,7 @@
-"""MemoryStore — the memory files of one scope set: USER.md, the global
-MEMORY.md, and a project's MEMORY.md (private, and the team's shared one).
+"""MemoryStore — the memory files of one scope set: USER.md, the global MEMORY.md, and a project's
+MEMORY.md (private, and the team's shared one).
 
-Design notes: docs/design/stores.md#tacitstoresmemory
-"""
+Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
@@ -18,13 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import (
-    LOCK_TIMEOUT_SECONDS,
-    LockTimeout,
-    atomic_write_bytes,
-    atomic_write_text,
-    lock_for,
-)
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -34,9 +27,11 @@ from tacit.safety.scanner import describe, scan
 from tacit.scopes import MEMORY as _MEMORY
 from tacit.scopes import SCOPES as _SCOPES
 from tacit.stores import history, tombstones
+from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
+    ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
+)
 from tacit.stores.shared_text import shared
 
-ENTRY_DELIMITER = "\n§\n"
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
 MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -77,38 +72,6 @@ class DriftError(Exception):
         self.path, self.backup, self.why = path, backup, why
 
 
-def parse_entries(raw: str) -> list[str]:
-    """Split a memory file's text into entries (whitespace-trimmed, no empties)."""
-    if not raw.strip():
-        return []
-    return [e.strip() for e in raw.split(ENTRY_DELIMITER) if e.strip()]
-
-
-def join_entries(entries: Iterable[str]) -> str:
-    return ENTRY_DELIMITER.join(entries)
-
-
-def normalise_entry(text: str) -> str:
-    """Line endings to ``\\n`` and outer whitespace trimmed: what is stored."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
-
-
-def separator_problem(entry: str) -> str | None:
-    """Why ``entry`` cannot be stored as one entry, or None."""
-    if any(line.strip() == "§" for line in entry.split("\n")):
-        return (
-            "Entry contains '§' on a line of its own; that line is the separator "
-            "between memory entries and would split this entry in two. "
-            "Put the '§' inside a sentence or remove that line."
-        )
-    return None
-
-
-def usage_text(current: int, limit: int) -> str:
-    pct = min(100, int(current * 100 / limit)) if limit > 0 else 0
-    return f"{pct}% — {current:,}/{limit:,} chars"
-
-
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One step of a batch: action is add | replace | remove."""
@@ -120,12 +83,9 @@ class Operation:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Operation":
-        return cls(
-            action=str(data.get("action", "")),
-            target=str(data.get("target", "memory")),
-            content=str(data.get("content", data.get("new_text", "")) or ""),
-            old_text=str(data.get("old_text", "") or ""),
-        )
+        return cls(action=str(data.get("action", "")), target=str(data.get("target", "memory")),
+                   content=str(data.get("content", data.get("new_text", "")) or ""),
+                   old_text=str(data.get("old_text", "") or ""))
 
 
 class MemoryStore:
@@ -147,7 +107,7 @@ class MemoryStore:
         view.actor = actor
         return view
 
-    # -- scopes, paths and limits --------------------------------------------
+    # scopes, paths and limits
     def targets(self) -> tuple[str, ...]:
         """The scopes this store can read and write."""
         out = ["user", "global"]
@@ -217,7 +177,7 @@ class MemoryStore:
             return f"PROJECT MEMORY: {self.project.name} ({self.project.root})"
         return f"TEAM MEMORY: {self.project.name} (shared in {self.project.shared_dir}, reviewed through git)"
 
-    # -- reading (no lock: writes are atomic renames) ----------------------
+    # reading (no lock: writes are atomic renames)
     def read_raw(self, target: str) -> str:
         try:
             data = self.path_for(target).read_bytes()
@@ -237,15 +197,12 @@ class MemoryStore:
         current, limit = len(join_entries(entries)), self.limit_for(target)
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
-    # -- the frozen snapshot -----------------------------------------------
-    # Every scope passes the one context gate (tacit.safety.gate_context):
-    # entries are scanned one by one and joined (an injection split across
-    # two entries), control characters are stripped, and what fails is left
-    # out — never shown as a "[BLOCKED …]" line that points at the file.
+    # Every scope passes the one context gate (tacit.safety.gate_context): entries are scanned one
+    # by one and joined (an injection split across two entries), control characters are stripped,
+    # and what fails is left out — never shown as a "[BLOCKED …]" line that points at the file.
     # ``left_out`` says so for a person; ``gated_out`` holds the gate's items.
     def snapshot(self, targets: Iterable[str] | None = None) -> str:
-        """The system-prompt block of every scope (or of ``targets``), frozen
-        at the first call."""
+        """The system-prompt block of every scope (or of ``targets``), frozen at the first call."""
         if self._snapshot is None:
             self.notice_edits()  # a hand edit is noticed on load (and recorded as one)
             self._snapshot = {t: shared(b) for t, b in self.render_blocks(self.targets()).items()}
@@ -283,9 +240,8 @@ class MemoryStore:
         return blocks
 
     def prompt_header(self, target: str) -> str:
-        """The block's header as the agent may see it: a project's name (a
-        folder name anyone can choose) that is not one clean line, or that
-        the scanner refuses, is not shown."""
+        """The block's header as the agent may see it: a project's name (a folder name anyone can
+        choose) that is not one clean line, or that the scanner refuses, is not shown."""
         header = self.header(target)
         if self.project is None or target not in ("project", "team"):
             return header
@@ -295,15 +251,9 @@ class MemoryStore:
             return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
         return header
 
-    # -- results -----------------------------------------------------------
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:
-        return {
-            "success": True,
-            "target": target,
-            "message": message,
-            "usage": self.usage(target, entries)["text"],
-            "entry_count": len(entries),
-        }
+        return {"success": True, "target": target, "message": message,
+                "usage": self.usage(target, entries)["text"], "entry_count": len(entries)}
 
     def _fail(self, target: str, error: str, entries: list[str] | None = None, **extra) -> dict[str, Any]:
         result: dict[str, Any] = {"success": False, "target": target, "error": error}
@@ -314,7 +264,7 @@ class MemoryStore:
         result.update(extra)
         return result
 
-    # -- validation shared by add/replace/batch ----------------------------
+    # validation shared by add/replace/batch
     def _check_content(self, target: str, content: str) -> str | None:
         if not content:
             return "Content cannot be empty."
@@ -329,7 +279,6 @@ class MemoryStore:
         # what the user asked to forget comes back only when they teach it again
         return tombstones.check_save(self.cfg, content, history.current_actor(self.actor))
 
-    # -- guarded read-modify-write ----------------------------------------
     def _load_for_write(self, target: str, *, roundtrip_guard: bool) -> list[str]:
         """Re-read under the lock; raise DriftError if a rewrite would lose text."""
         path = self.path_for(target)
@@ -347,9 +296,7 @@ class MemoryStore:
                 raise self._backup(path, data, "the file does not round-trip as §-separated entries")
             biggest = max((len(e) for e in entries), default=0)
             if biggest > self.limit_for(target):
-                raise self._backup(
-                    path, data, f"one entry ({biggest:,} chars) is larger than the whole limit"
-                )
+                raise self._backup(path, data, f"one entry ({biggest:,} chars) is larger than the whole limit")
         return entries
 
     @staticmethod
@@ -369,16 +316,11 @@ class MemoryStore:
 
     def _drift_result(self, target: str, exc: DriftError) -> dict[str, Any]:
         return self._fail(
-            target,
-            f"Refusing to rewrite {exc.path.name}: {exc.why}, so rewriting it could lose "
-            f"text someone added by hand. A copy was saved to {exc.backup}.",
-            drift_backup=str(exc.backup),
-            remediation=(
-                f"Open {exc.path} and make it a clean list of entries separated by a line "
-                f"holding only '§' (entries shorter than the limit), re-adding anything "
-                f"from the backup with `tacit memory add`; then retry."
-            ),
-        )
+            target, f"Refusing to rewrite {exc.path.name}: {exc.why}, so rewriting it could lose text someone "
+                    f"added by hand. A copy was saved to {exc.backup}.", drift_backup=str(exc.backup),
+            remediation=f"Open {exc.path} and make it a clean list of entries separated by a line holding only "
+                        f"'§' (entries shorter than the limit), re-adding anything from the backup with "
+                        f"`tacit memory add`; then retry.")
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
@@ -434,7 +376,6 @@ class MemoryStore:
                 found.append(change)
         return found
 
-    # -- operations ----------------------------------------------------------
     @_refusals_are_results
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
@@ -464,13 +405,10 @@ class MemoryStore:
             return None
         current = len(join_entries(entries))
         return self._fail(
-            target,
-            f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
-            f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: "
-            f"merge overlapping entries with 'replace' or remove stale ones, then retry.",
-            entries,
-            over_limit=True,
-        )
+            target, f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
+                    f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: merge "
+                    f"overlapping entries with 'replace' or remove stale ones, then retry.",
+            entries, over_limit=True)
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> tuple[int | None, dict | None]:
         """Index of the one entry containing ``old_text``, or a failure result."""
@@ -483,13 +421,8 @@ class MemoryStore:
         distinct = {entries[i] for i in hits}
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
-            return None, self._fail(
-                target,
-                f"{len(distinct)} different entries contain {old_text!r}; use a longer, "
-                f"unique substring.",
-                entries,
-                matches=previews,
-            )
+            return None, self._fail(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
+                                            "longer, unique substring.", entries, matches=previews)
         return hits[0], None
 
     def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
@@ -517,7 +450,7 @@ class MemoryStore:
             entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            new_entries = _replaced(entries, index, new_text)
+            new_entries = replaced(entries, index, new_text)
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
@@ -533,7 +466,7 @@ class MemoryStore:
             entries, index, failure = self._load_and_match(target, old_text)
             if failure:
                 return failure
-            new_entries = _removed(entries, index)
+            new_entries = removed(entries, index)
             self._write(target, entries, new_entries, "remove")
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
@@ -555,8 +488,7 @@ class MemoryStore:
             if op.action not in ("add", "replace", "remove"):
                 return {"success": False, "error": f"unknown action {op.action!r}"}
             if op.action in ("add", "replace"):
-                problem = self._check_content(op.target,
-                                              self._text_arg(op.target, op.content, "Content"))
+                problem = self._check_content(op.target, self._text_arg(op.target, op.content, "Content"))
                 if problem:
                     return {"success": False, "target": op.target, "error": problem}
         targets = sorted({op.target for op in ops})
@@ -587,29 +519,21 @@ class MemoryStore:
                     failure["applied"] = False
                     return failure
                 if op.action == "replace":
-                    state[op.target] = _replaced(entries, index, normalise_entry(op.content))
+                    state[op.target] = replaced(entries, index, normalise_entry(op.content))
                 else:
-                    state[op.target] = _removed(entries, index)
+                    state[op.target] = removed(entries, index)
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
-                    return self._fail(
-                        t,
-                        f"Batch would leave {self.path_for(t).name} at {total:,}/{limit:,} chars, "
-                        f"over the limit; nothing was changed.",
-                        before[t],
-                        over_limit=True,
-                        applied=False,
-                    )
+                    return self._fail(t, f"Batch would leave {self.path_for(t).name} at {total:,}/{limit:,} "
+                                         "chars, over the limit; nothing was changed.",
+                                      before[t], over_limit=True, applied=False)
             group = f"batch-{time.time_ns()}"
             for t in targets:
                 if state[t] != before[t]:
                     self._write(t, before[t], state[t], "batch", group)
-        return {
-            "success": True,
-            "message": f"Batch of {len(ops)} operation(s) applied.",
-            "targets": {t: self._ok(t, "ok", state[t]) for t in targets},
-        }
+        return {"success": True, "message": f"Batch of {len(ops)} operation(s) applied.",
+                "targets": {t: self._ok(t, "ok", state[t]) for t in targets}}
 
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
@@ -628,17 +552,15 @@ class MemoryStore:
             changed = new_entries != entries
             if changed:
                 self._write(target, entries, new_entries, action, group)
-        result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.",
-                          new_entries)
+        result = self._ok(target, "Entries rewritten." if changed else "Nothing changed.", new_entries)
         result["entries"] = new_entries
         return self._changed(result) if changed else result
 
     @_refusals_are_results
     def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
-        """Remove the entries ``wanted`` picks that no recorded change ever
-        wrote (a carrier another tool left, such as a Hermes child's tagged
-        project entry, re-saved where it belongs): nothing to record, since the
-        history never held them. The result's ``taken`` lists them."""
+        """Remove the entries ``wanted`` picks that no recorded change ever wrote (a carrier another
+        tool left, such as a Hermes child's tagged project entry, re-saved where it belongs):
+        nothing to record, since the history never held them. The result's ``taken`` lists them."""
         target = self._writable_target(target)
         with self._lock(target):
             try:
@@ -669,30 +591,6 @@ class MemoryStore:
         result["entries"] = entries
         result["path"] = str(self.path_for(target))
         return result
-
-
-def _replaced(entries: list[str], index: int, new_text: str) -> list[str]:
-    """``entries`` with the one at ``index`` replaced; two entries becoming
-    identical is a merge, not a duplicate."""
-    new_entries = list(entries)
-    new_entries[index] = new_text
-    return _dedupe(new_entries)
-
-
-def _removed(entries: list[str], index: int) -> list[str]:
-    """``entries`` without the one at ``index`` (and any exact copy of it)."""
-    removed = entries[index]
-    return [e for e in entries if e != removed]
-
-
-def _dedupe(entries: list[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for e in entries:
-        if e not in seen:
-            seen.add(e)
-            out.append(e)
-    return out
 
 
 def remember_project(cfg, project: Project) -> None:

@@ -1,11 +1,9 @@
 """The deterministic merge: what consolidation does without an agent.
 
-It never silently loses a thing. It only merges entries that are the same
-after normalising case, whitespace and trailing punctuation, or where one
-entry's words are wholly contained in another's (the longer one is kept). A
-distinct entry is never dropped: what still does not fit is reported, and
-the person (or a child agent) decides.
-"""
+It never silently loses a thing. It only merges entries that are the same after normalising case,
+whitespace and trailing punctuation, or where one entry's words are wholly contained in another's
+(the longer one is kept). A distinct entry is never dropped: what still does not fit is reported,
+and the person (or a child agent) decides."""
 
 from __future__ import annotations
 

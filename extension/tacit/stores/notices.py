@@ -1,12 +1,9 @@
 """Notices: one-line messages for the user, queued where they cannot be shown.
 
-Background work (learners, child agents) cannot reach the user; it queues a
-notice here and the next foreground point that the host allows (session
-start, the end of a turn) hands it out. ``take`` marks what it returns
-delivered in the same transaction, so each notice is shown exactly once even
-with several processes asking. Delivered notices are kept
-``RETENTION_DAYS`` (``prune``).
-"""
+Background work (learners, child agents) cannot reach the user; it queues a notice here and the next
+foreground point that the host allows (session start, the end of a turn) hands it out. ``take``
+marks what it returns delivered in the same transaction, so each notice is shown exactly once even
+with several processes asking. Delivered notices are kept ``RETENTION_DAYS`` (``prune``)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,13 @@
 """Observations: the SQL behind the five usage-pattern rules (``observations``, ``observed_sequences``).
 
 Design decisions
-- **Every query is a bounded index lookup** on the partial indexes of
-  ``0001_core`` (``LIMIT``-bounded, newest first), so an observation costs
-  the same at a million rows as at ten (tests/benchmarks/ledger.py).
-- **``RuleEvidence`` is the rules' view of the ledger**
-  (``tacit.learn.patterns.Evidence``): the model asks, this answers, on the
-  caller's connection inside its write transaction.
-- **The context is kept verbatim, the matched fields typed**: slugs and an
-  INTEGER ``user_edited`` in indexed columns, copied at insert.
-"""
+- **Every query is a bounded index lookup** on the partial indexes of ``0001_core``
+  (``LIMIT``-bounded, newest first), so an observation costs the same at a million rows as at ten
+  (tests/benchmarks/ledger.py).
+- **``RuleEvidence`` is the rules' view of the ledger** (``tacit.learn.patterns.Evidence``): the
+  model asks, this answers, on the caller's connection inside its write transaction.
+- **The context is kept verbatim, the matched fields typed**: slugs and an INTEGER ``user_edited``
+  in indexed columns, copied at insert."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """Reading another program's SQLite file, read-only (a host's own session store).
 
-The caller (a host's session reader under ``hosts/``) knows that program's
-schema and passes its queries; this module only opens the file read-only
-(``mode=ro``, ``query_only``), runs them, and closes it. Never writes.
-"""
+The caller (a host's session reader under ``hosts/``) knows that program's schema and passes its
+queries; this module only opens the file read-only (``mode=ro``, ``query_only``), runs them, and
+closes it. Never writes."""
 
 from __future__ import annotations
 

@@ -1,23 +1,20 @@
 """The past-session index: every SQL statement ``tacit search`` runs.
 
-``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the
-hosts' files (``tacit search --reindex``). ``files``: where reading of each
-session file stopped and its stamp; ``sessions``: host, id, project, turn
-counter; ``chunks``: one row per exchange as read in one go (session,
-turn, first time, and where each message is in its file, packed) and no
-text; ``fts``: a contentless FTS5 table (porter) of each chunk's words plus
-two tag words (project, host) so a scope is an index lookup. A chunk dropped
-later loses its words when its text can still be read, else they linger
-unreachable (every query joins ``chunks``) until ``--reindex``. An index of
-an older layout is emptied and read again. Design notes: docs/search.md.
-"""
+``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the hosts' files
+(``tacit search --reindex``). ``files``: where reading of each session file stopped and its stamp;
+``sessions``: host, id, project, turn counter; ``chunks``: one row per exchange as read in one go
+(session, turn, first time, and where each message is in its file, packed) and no text; ``fts``: a
+contentless FTS5 table (porter) of each chunk's words plus two tag words (project, host) so a scope
+is an index lookup. A chunk dropped later loses its words when its text can still be read, else they
+linger unreachable (every query joins ``chunks``) until ``--reindex``. An index of an older layout
+is emptied and read again. Design notes: docs/search.md."""
 
 from __future__ import annotations
 
 import json
 import os
 import sqlite3
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 VERSION = 2  # PRAGMA user_version of this layout
@@ -80,10 +77,8 @@ def _since(since: float | None) -> float:
 
 def _private(path: Path) -> None:
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        try:
+        with suppress(OSError):
             os.chmod(name, 0o600)
-        except OSError:
-            pass
 
 
 class SearchIndex:
@@ -125,7 +120,6 @@ class SearchIndex:
         self.conn.execute("COMMIT")
         self.conn.execute("BEGIN IMMEDIATE")
 
-    # -- files -------------------------------------------------------------
     def file(self, path: str) -> dict | None:
         row = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,)).fetchone()
         return dict(zip(_FILE_COLUMNS.split(", "), row)) if row else None
@@ -161,7 +155,6 @@ class SearchIndex:
             self.drop_file(fid)
         return len(gone)
 
-    # -- sessions ----------------------------------------------------------
     def session(self, host: str, session_id: str) -> dict | None:
         row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE host = ? AND session_id = ?",
                                 (host, session_id)).fetchone()
@@ -196,7 +189,6 @@ class SearchIndex:
     def set_excluded(self, sess_id: int, excluded: bool) -> None:
         self.conn.execute("UPDATE sessions SET excluded = ? WHERE id = ?", (int(excluded), sess_id))
 
-    # -- messages ----------------------------------------------------------
     def add_chunk(self, sess: int, file: int, turn: int, ts: float, parts: list, text: str, tags: str) -> None:
         """Messages of one exchange, read in one go: ``parts`` (pos, length, part, role letter) each, ``text`` their words."""
         roles = {p[3] for p in parts}

@@ -1,7 +1,6 @@
 """SessionStore: session state and the event log, in the ledger.
 
-Design notes: docs/design/stores.md#tacitstoressessions
-"""
+Design notes: docs/design/stores.md#tacitstoressessions"""
 
 from __future__ import annotations
 
@@ -46,7 +45,6 @@ class SessionStore:
         self._recent: dict[str, list] = {}
         self._lock = threading.RLock()
 
-    # -- applying events --------------------------------------------------------------
     @contextmanager
     def applying(self, event) -> Iterator[Application]:
         with self._lock:
@@ -104,8 +102,7 @@ class SessionStore:
             return self._load(conn, session_id)[0]
 
     def _load(self, conn, session_id: str) -> tuple[SessionState, int | None]:
-        row = conn.execute("SELECT rev, state FROM sessions WHERE session_id = ?",
-                           (session_id,)).fetchone()
+        row = conn.execute("SELECT rev, state FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         cached = self._cache.get(session_id)
         if row is None:
             state, rev = SessionState(session_id=session_id), None
@@ -139,7 +136,6 @@ class SessionStore:
             old, _ = self._cache.popitem(last=False)
             self._recent.pop(old, None)
 
-    # -- background work ---------------------------------------------------------------
     def pending_background(self, limit: int = 200) -> list[tuple[int, dict]]:
         with self._ledger().read() as conn:
             rows = conn.execute("SELECT seq, event FROM events WHERE background = 1 "
@@ -154,11 +150,9 @@ class SessionStore:
     @staticmethod
     def once(conn, key: str) -> bool:
         """Record ``key``; False when it was recorded before (already applied)."""
-        cur = conn.execute("INSERT OR IGNORE INTO applied_once (key, at) VALUES (?, ?)",
-                           (key, time.time()))
+        cur = conn.execute("INSERT OR IGNORE INTO applied_once (key, at) VALUES (?, ?)", (key, time.time()))
         return cur.rowcount == 1
 
-    # -- retention ---------------------------------------------------------------------
     def prune(self, now: float | None = None) -> dict:
         """In small batches (``tacit.stores.batches``), outside this store's
         lock: events keep being applied while it runs."""

@@ -1,7 +1,6 @@
 """The SKILL.md format: names, frontmatter, sections, versions — text in, text out.
 
-Design notes: docs/design/stores.md#tacitstoresskill_format
-"""
+Design notes: docs/design/stores.md#tacitstoresskill_format"""
 
 from __future__ import annotations
 
@@ -35,9 +34,7 @@ class SkillFormatError(ValueError):
     """A SKILL.md text that does not have the required shape (reason in str())."""
 
 
-# ---------------------------------------------------------------------------
 # names
-# ---------------------------------------------------------------------------
 def validate_name(name: Any) -> str | None:
     """Why ``name`` is not a valid skill name, or None when it is."""
     if type(name) is str and len(name) <= MAX_NAME_CHARS and _NAME_RE.fullmatch(name):
@@ -62,9 +59,8 @@ def validate_name(name: Any) -> str | None:
 def slugify(text: str) -> str:
     """Free text -> a valid skill name ("Deploy to Staging!" -> "deploy-to-staging").
 
-    Accents are folded to ASCII, every other run of non-alphanumerics becomes
-    one hyphen, and the result is cut at a hyphen boundary within 64
-    characters. Text with nothing usable gives "skill".
+    Accents are folded to ASCII, every other run of non-alphanumerics becomes one hyphen, and the
+    result is cut at a hyphen boundary within 64 characters. Text with nothing usable gives "skill".
     """
     folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
@@ -83,9 +79,7 @@ def title_from_name(name: str) -> str:
     return words[:1].upper() + words[1:] if words else name
 
 
-# ---------------------------------------------------------------------------
 # descriptions and free text
-# ---------------------------------------------------------------------------
 def description_problem(description: Any) -> str | None:
     """Why ``description`` cannot be a skill's description, or None."""
     if description is None:
@@ -107,13 +101,10 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# ---------------------------------------------------------------------------
 # reading: split + metadata (python-frontmatter's YAML handler)
-# ---------------------------------------------------------------------------
 _YAML = frontmatter.YAMLHandler()
-# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax,
-# ValueError for a date that does not exist ("2025-02-30"), RecursionError
-# for nesting deeper than the interpreter allows.
+# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax, ValueError for a date
+# that does not exist ("2025-02-30"), RecursionError for nesting deeper than the interpreter allows.
 _YAML_FAILURES = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
 
 
@@ -130,10 +121,8 @@ def _normalise(text: str) -> str:
 def split_frontmatter(text: str) -> tuple[str, str]:
     """``(yaml_text, body)`` of a SKILL.md text; raises SkillFormatError.
 
-    The text must start (after a BOM and blank lines) with a ``---`` line;
-    the frontmatter ends at the next ``---`` line (python-frontmatter's
-    delimiters). The body is stripped.
-    """
+    The text must start (after a BOM and blank lines) with a ``---`` line; the frontmatter ends at
+    the next ``---`` line (python-frontmatter's delimiters). The body is stripped."""
     text = _normalise(text)
     if not _YAML.detect(text):
         raise SkillFormatError("no frontmatter: SKILL.md must start with a '---' line")
@@ -183,9 +172,7 @@ def metadata_problem(meta: dict[str, Any], folder_name: str | None) -> str | Non
     return description_problem(meta.get("description"))
 
 
-# ---------------------------------------------------------------------------
 # writing
-# ---------------------------------------------------------------------------
 def ordered_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     ordered = {key: meta[key] for key in FIELD_ORDER if key in meta}
     ordered.update((key, value) for key, value in meta.items() if key not in ordered)
@@ -225,9 +212,7 @@ def bump_version(old: Any, level: str = "patch") -> Any:
     return f"{major}.{minor}.{patch}"
 
 
-# ---------------------------------------------------------------------------
 # sections
-# ---------------------------------------------------------------------------
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 

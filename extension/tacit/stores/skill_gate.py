@@ -1,8 +1,7 @@
-"""The skill index's gate: every skill's name, description, category folder and
-body through the context gate, verdicts kept by file version.
+"""The skill index's gate: every skill's name, description, category folder and body through the
+context gate, verdicts kept by file version.
 
-Design notes: docs/design/core.md#tacithandlerscontext
-"""
+Design notes: docs/design/core.md#tacithandlerscontext"""
 
 from __future__ import annotations
 
@@ -11,13 +10,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from tacit.safety.context_gate import (
-    SKILL_BODY,
-    SKILL_CATEGORY,
-    SKILL_DESCRIPTION,
-    SKILL_NAME,
-    Block,
-    LeftOut,
-    gate_context,
+    SKILL_BODY, SKILL_CATEGORY, SKILL_DESCRIPTION, SKILL_NAME, Block, LeftOut, gate_context,
 )
 from tacit.stores import file_memo
 from tacit.stores.skill_format import MAX_SKILL_BYTES

@@ -1,19 +1,17 @@
 """The skills a session sees: global ones, this project's, and the team's.
 
 Design decisions
-- **Three folders, one view.** Global skills live in ``<home>/skills/``;
-  a project's private skills in ``<home>/projects/<id>/skills/``; a
-  repository's shared ones in ``<repo>/.tacit/skills/`` (``tacit share
-  init``). Each folder is a ``SkillStore`` of its own; this module only
-  composes them. A project skill is indexed only in its project.
-- **The nearest scope wins a name**: a project skill shadows a team skill,
-  which shadows a global one, for ``view`` and in the index.
-- **The team's skills are untrusted input** (a clone brings them): the
-  catalog scans every description and ``view`` scans every body, as for any
-  skill; what fails is left out of the index and reported.
-- **The index has a section per scope**, each within its share of
-  ``skill_index_budget`` (project a third, team a sixth, global the rest).
-"""
+- **Three folders, one view.** Global skills live in ``<home>/skills/``; a project's private skills
+  in ``<home>/projects/<id>/skills/``; a repository's shared ones in ``<repo>/.tacit/skills/``
+  (``tacit share init``). Each folder is a ``SkillStore`` of its own; this module only composes
+  them. A project skill is indexed only in its project.
+- **The nearest scope wins a name**: a project skill shadows a team skill, which shadows a global
+  one, for ``view`` and in the index.
+- **The team's skills are untrusted input** (a clone brings them): the catalog scans every
+  description and ``view`` scans every body, as for any skill; what fails is left out of the index
+  and reported.
+- **The index has a section per scope**, each within its share of ``skill_index_budget`` (project a
+  third, team a sixth, global the rest)."""
 
 from __future__ import annotations
 
@@ -55,7 +53,6 @@ class ScopedSkills:
     def store(self, scope: str | None) -> SkillStore | None:
         return self.stores.get(scope or self.default_scope())
 
-    # -- reading ---------------------------------------------------------------
     def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
         """The index of every scope within ``budget``. ``gate(scope, skills)``,
         when given, gets every skill of a scope's catalog (blocked ones too)

@@ -1,7 +1,6 @@
 """SkillStore — one folder per skill, ``skills/<name>/SKILL.md``, plus its index.
 
-Design notes: docs/design/stores.md#tacitstoresskills
-"""
+Design notes: docs/design/stores.md#tacitstoresskills"""
 
 from __future__ import annotations
 
@@ -23,28 +22,12 @@ from tacit.resources import resource_dir
 from tacit.safety import scanner as scan
 from tacit.stores import file_memo, history
 from tacit.stores.skill_format import (
-    INITIAL_VERSION,
-    MAX_SKILL_BYTES,
-    MAX_SKILL_CHARS,
-    SkillFormatError,
-    bump_version,
-    clean_section_title,
-    content_heading_problem,
-    description_problem,
-    metadata_problem,
-    missing_sections,
-    now_iso,
-    one_line,
-    parse_skill,
-    render_skill,
-    replace_section,
-    slugify,
-    title_from_name,
-    validate_name,
+    INITIAL_VERSION, MAX_SKILL_BYTES, MAX_SKILL_CHARS, SkillFormatError, bump_version, clean_section_title,
+    content_heading_problem, description_problem, metadata_problem, missing_sections, now_iso, one_line,
+    parse_skill, render_skill, replace_section, slugify, title_from_name, validate_name,
 )
 
-__all__ = ["Catalog", "Problem", "Skill", "SkillStore", "render_index", "slugify",
-           "validate_name"]
+__all__ = ["Catalog", "Problem", "Skill", "SkillStore", "render_index", "slugify", "validate_name"]
 
 SKILL_FILE = "SKILL.md"
 TRASH_DIR = ".trash"
@@ -176,10 +159,9 @@ def _text_of(data: bytes) -> tuple[str | None, str | None]:
 def _read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
     """``(text, problem)`` for the SKILL.md at ``path`` whose stat size is ``size``.
 
-    The whole file is read (its UTF-8 validity and length are checked, not
-    only the frontmatter's), but never more than the byte limit: a file that
-    grew after its stat is still bounded. A file whose stat says it is over
-    the limit is refused unread."""
+    The whole file is read (its UTF-8 validity and length are checked, not only the frontmatter's),
+    but never more than the byte limit: a file that grew after its stat is still bounded. A file
+    whose stat says it is over the limit is refused unread."""
     if size > MAX_SKILL_BYTES:
         return None, f"too large: {size:,} bytes (limit {MAX_SKILL_CHARS:,} characters)"
     try:
@@ -207,8 +189,7 @@ def _load(candidate: _Candidate) -> Skill | Problem:
     problem = metadata_problem(meta, candidate.folder)
     if problem:
         return Problem(path, problem)
-    # The name is a checked slug; the description is the free text that
-    # reaches the system prompt.
+    # The name is a checked slug; the description is the free text that reaches the system prompt.
     return Skill(name=meta["name"], description=meta["description"],
                  version=_jsonable(meta.get("version")), updated=_jsonable(meta.get("updated")),
                  path=path, category=candidate.category, mtime_ns=candidate.mtime_ns,
@@ -265,9 +246,8 @@ class SkillStore:
         self.actor = actor  # who its writes are recorded as (else the engine's acting handler)
 
     def session(self) -> "SkillStore":
-        """A store for one session that shares this store's catalog (one build
-        for every session of a service, one refresh for all) but has its own
-        frozen ``snapshot()``."""
+        """A store for one session that shares this store's catalog (one build for every session of
+        a service, one refresh for all) but has its own frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
     def _record(self, action: str, path: Path, before, after) -> int | None:
@@ -275,7 +255,6 @@ class SkillStore:
         return history.record(self.cfg, action=action, scope=f"skill:{self.scope}", target=str(path),
                               before=before, after=after, actor=self.actor)
 
-    # ------------------------------------------------------------------ paths
     def _lock_for(self, name: str):
         if self.scope == "global":
             return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{name}")
@@ -297,9 +276,7 @@ class SkillStore:
         """``(SKILL.md path, category, error)`` of an existing skill; name checked."""
         top = self._top_level(name)
         if os.path.lexists(top.parent):
-            if not self._inside_root(top.parent) or (
-                os.path.lexists(top) and not self._inside_root(top)
-            ):
+            if not self._inside_root(top.parent) or (os.path.lexists(top) and not self._inside_root(top)):
                 return None, None, (f"refused: {top} is a symlink that points outside the "
                                     f"skills folder {self.skills_dir}")
             if top.is_file():
@@ -323,7 +300,6 @@ class SkillStore:
         return _fail(f"no skill named {name!r} in {self.skills_dir}; "
                      "`tacit skill list` shows the skills there", name=name)
 
-    # --------------------------------------------------------------- reading
     @_never_raise
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
         """The full SKILL.md text (or, with ``file``, a supporting file inside
@@ -400,7 +376,6 @@ class SkillStore:
                 "problems": [dataclasses.asdict(p) for p in catalog.problems],
                 "skills_dir": str(self.skills_dir)}
 
-    # ------------------------------------------------------------ the catalog
     def catalog(self) -> Catalog:
         """Every skill and every problem, built from the files on first use and
         kept until ``refresh()`` (or a write through this store). Never raises."""
@@ -416,9 +391,8 @@ class SkillStore:
             return live.catalog
 
     def refresh(self) -> None:
-        """Forget the catalog: the next read rebuilds it from the files (a file
-        changed on disk), for this store and its ``session()`` family. A frozen
-        ``snapshot()`` is not touched."""
+        """Forget the catalog: the next read rebuilds it from the files (a file changed on disk),
+        for this store and its ``session()`` family. A frozen ``snapshot()`` is not touched."""
         live = self._live
         with live.lock:
             live.catalog = None
@@ -434,8 +408,7 @@ class SkillStore:
                 problems.append(loaded)
                 continue
             if loaded.blocked:
-                problems.append(Problem(loaded.path,
-                                        f"blocked by the content scanner: {loaded.blocked}"))
+                problems.append(Problem(loaded.path, f"blocked by the content scanner: {loaded.blocked}"))
             skills.append(loaded)
         memo.save(prune=True)
         skills = _dedupe(skills, problems)
@@ -482,8 +455,7 @@ class SkillStore:
             if entry.name.startswith(".") or not _is_dir(entry):
                 return False
             if entry.is_symlink() and not self._inside_root(entry.path, root_real):
-                problems.append(Problem(entry.path,
-                                        "symlink pointing outside the skills folder (refused)"))
+                problems.append(Problem(entry.path, "symlink pointing outside the skills folder (refused)"))
                 return False
             return True
 
@@ -514,11 +486,9 @@ class SkillStore:
                 if not usable_folder(sub) or add(sub, entry.name):
                     in_category = True
             if not in_category:
-                problems.append(Problem(entry.path,
-                                        "folder has no SKILL.md (and holds no skill folders)"))
+                problems.append(Problem(entry.path, "folder has no SKILL.md (and holds no skill folders)"))
         return found, problems
 
-    # ------------------------------------------------------------ the index
     def index_text(self, budget: int | None = None) -> str:
         """Name + description of every usable skill within ``budget``
         characters (default ``cfg.skill_index_budget``), with a header telling
@@ -563,7 +533,6 @@ class SkillStore:
             self._snapshot = self.index_text()
         return self._snapshot
 
-    # --------------------------------------------------------------- writing
     @_never_raise
     def create(self, name: str, description: str, body: str | None = None) -> dict[str, Any]:
         """A new skill ``skills/<name>/SKILL.md``; refuses an existing name.
@@ -626,8 +595,7 @@ class SkillStore:
         def change(meta: dict[str, Any], body: str):
             new_body, replaced = replace_section(body, title, content)
             meta["version"] = bump_version(meta.get("version"), "patch")
-            return meta, new_body, {"section": title,
-                                    "action": "replaced" if replaced else "appended"}
+            return meta, new_body, {"section": title, "action": "replaced" if replaced else "appended"}
 
         result = self._rewrite(name, change, "patch")
         if result.get("success"):
@@ -636,8 +604,7 @@ class SkillStore:
         return result
 
     @_never_raise
-    def edit(self, name: str, description: str | None = None,
-             body: str | None = None) -> dict[str, Any]:
+    def edit(self, name: str, description: str | None = None, body: str | None = None) -> dict[str, Any]:
         """Replace the description and/or the whole body; bumps the minor version."""
         problem = validate_name(name)
         if problem:
@@ -773,9 +740,7 @@ class SkillStore:
         return {"success": True, "installed": installed, "skipped": skipped, "message": message}
 
 
-# ---------------------------------------------------------------------------
 # helpers
-# ---------------------------------------------------------------------------
 def _is_dir(entry: os.DirEntry) -> bool:
     try:
         return entry.is_dir()
@@ -857,15 +822,12 @@ def default_body(name: str, description: str) -> str:
     import jinja2  # only a new skill needs it: hooks importing this module do not pay for it
 
     source = (resource_dir("skills_template") / "SKILL.md.j2").read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=False, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     return env.from_string(source).render(name=name, title=title_from_name(name),
                                           description=one_line(description)).strip()
 
 
-# ---------------------------------------------------------------------------
 # index rendering
-# ---------------------------------------------------------------------------
 def _ellipsize(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, ending in "…", on a word
     boundary when one is near."""
@@ -883,10 +845,9 @@ def _ellipsize(text: str, limit: int) -> str:
 def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
     """The index text for ``records`` (sorted by name) within ``budget`` characters.
 
-    Descriptions are shortened evenly (the longest first) before any skill is
-    left out; only when even the bare names do not fit are the least recently
-    updated skills left out, and a last line says how many and how to list them.
-    """
+    Descriptions are shortened evenly (the longest first) before any skill is left out; only when
+    even the bare names do not fit are the least recently updated skills left out, and a last line
+    says how many and how to list them."""
     records = list(records)
     if not records:
         return ""
@@ -901,8 +862,7 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
         + ".\n\n"
     )
 
-    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}"
-                for r in records]
+    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}" for r in records]
     names_only = len(header) + sum(len(p) for p in prefixes) + len(prefixes)
     if names_only <= budget:
         descriptions = [one_line(r.description) for r in records]
@@ -948,6 +908,4 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
                    "`tacit skill view <name>`.\n")
         return minimal if len(minimal) <= budget else minimal[:max(budget, 0)]
     keep.sort()  # records are sorted by name
-    return (header + "\n".join(prefixes[i] for i in keep) + "\n"
-            + tail(len(records) - len(keep)) + "\n")
-
+    return header + "\n".join(prefixes[i] for i in keep) + "\n" + tail(len(records) - len(keep)) + "\n"

@@ -1,0 +1,52 @@
+"""A memory file's entries: §-separated text, one entry a paragraph or more.
+
+Design notes: docs/design/stores.md#tacitstoresmemory"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+ENTRY_DELIMITER = "\n§\n"
+
+
+def parse_entries(raw: str) -> list[str]:
+    """Split a memory file's text into entries (whitespace-trimmed, no empties)."""
+    if not raw.strip():
+        return []
+    return [e.strip() for e in raw.split(ENTRY_DELIMITER) if e.strip()]
+
+
+def join_entries(entries: Iterable[str]) -> str:
+    return ENTRY_DELIMITER.join(entries)
+
+
+def normalise_entry(text: str) -> str:
+    """Line endings to ``\\n`` and outer whitespace trimmed: what is stored."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def separator_problem(entry: str) -> str | None:
+    """Why ``entry`` cannot be stored as one entry, or None."""
+    if any(line.strip() == "§" for line in entry.split("\n")):
+        return ("Entry contains '§' on a line of its own; that line is the separator between memory entries "
+                "and would split this entry in two. Put the '§' inside a sentence or remove that line.")
+    return None
+
+
+def usage_text(current: int, limit: int) -> str:
+    pct = min(100, int(current * 100 / limit)) if limit > 0 else 0
+    return f"{pct}% — {current:,}/{limit:,} chars"
+
+
+def replaced(entries: list[str], index: int, new_text: str) -> list[str]:
+    """``entries`` with the one at ``index`` replaced; two entries becoming
+    identical is a merge, not a duplicate."""
+    new_entries = list(entries)
+    new_entries[index] = new_text
+    return list(dict.fromkeys(new_entries))
+
+
+def removed(entries: list[str], index: int) -> list[str]:
+    """``entries`` without the one at ``index`` (and any exact copy of it)."""
+    gone = entries[index]
+    return [e for e in entries if e != gone]
