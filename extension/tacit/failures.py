@@ -54,6 +54,12 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
     return f"internal error: {type(exc).__name__}: {exc} (details in the log; tacit doctor)", "internal"
 
 
+def failed(exc: BaseException) -> dict:
+    """A store's result for ``exc``: ``{"success": False, "error", "error_kind"}``."""
+    error, kind = describe_failure(exc)
+    return {"success": False, "error": error, "error_kind": kind}
+
+
 # failures of host events, for ``tacit doctor``
 FAILURES_FILE = "failures.jsonl"
 FAILURES_MAX_BYTES = 1_000_000

@@ -9,7 +9,6 @@ import contextlib
 import copy
 import dataclasses
 import functools
-import glob
 import json
 import time
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_text, keep_copy, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -301,18 +300,7 @@ class MemoryStore:
 
     @staticmethod
     def _backup(path: Path, data: bytes, why: str) -> DriftError:
-        for kept in path.parent.glob(f"{glob.escape(path.name)}.bak.*"):  # one copy per content, not per refusal
-            with contextlib.suppress(OSError):
-                if kept.stat().st_size == len(data) and kept.read_bytes() == data:
-                    return DriftError(path, kept, why)
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        backup = path.with_name(f"{path.name}.bak.{stamp}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak.{stamp}.{n}")
-            n += 1
-        atomic_write_bytes(backup, data)  # 0600, like the file it copies
-        return DriftError(path, backup, why)
+        return DriftError(path, keep_copy(path, data), why)  # 0600; one copy per content, not per refusal
 
     def _drift_result(self, target: str, exc: DriftError) -> dict[str, Any]:
         return self._fail(

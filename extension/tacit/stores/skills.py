@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tacit.failures import describe_failure
+from tacit.failures import failed
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
@@ -110,14 +110,10 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
         try:
             return method(self, *args, **kwargs)
         except LockTimeout:
-            return _fail("another process is still writing this skill (lock timed out); "
-                         "try again in a moment")
-        except OSError as exc:  # a read-only data folder, a file where a folder should be
+            return _fail("another process is still writing this skill (lock timed out); try again in a moment")
+        except Exception as exc:  # noqa: BLE001 — a storage fault named as one (read-only, a file for a folder)
             log_exception(self.cfg, f"skills.{method.__name__}", exc)
-            return _fail(describe_failure(exc)[0], error_kind="storage")
-        except Exception as exc:  # noqa: BLE001
-            log_exception(self.cfg, f"skills.{method.__name__}", exc)
-            return _fail(f"unexpected error: {type(exc).__name__}: {exc}")
+            return failed(exc)
 
     return wrapper
 
