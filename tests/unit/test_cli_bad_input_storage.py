@@ -53,3 +53,16 @@ def test_habits_without_a_ledger_answers_one_json_object(cfg, tacit_env):
 def test_detect_without_text_answers_one_json_object(tacit_env):
     rc, out = tacit(tacit_env, "detect", "correction", stdin="no, use pnpm")
     assert rc == 2 and out["success"] is False and "TEXT is required" in out["error"], out
+
+
+def test_doctor_names_a_file_where_a_folder_should_be(cfg, tacit_env):
+    tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")
+    for name in ("locks", "projects", "logs"):
+        path = cfg.state_dir / name
+        shutil.rmtree(path, ignore_errors=True)
+        path.unlink(missing_ok=True)
+        path.write_text("a file where a folder should be")
+        path.chmod(0o600)
+        rc, report = tacit(tacit_env, "doctor")
+        assert rc == 1 and any(str(path) in p and "not a folder" in p for p in report["problems"]), report["problems"]
+        path.unlink()

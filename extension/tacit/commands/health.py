@@ -24,12 +24,16 @@ FAILURE_WINDOW = 7 * 86400  # failing sessions are looked for over the last week
 def storage(cfg) -> dict[str, dict]:
     """folder → {ok, error?, free_bytes}; every folder tacit writes."""
     folders = {"data folder": cfg.home_str, "memories": str(cfg.memory_file.parent),
-               "skills": str(cfg.skills_dir), "logs": str(cfg.log_file.parent)}
+               "skills": str(cfg.skills_dir), "logs": str(cfg.log_file.parent),
+               "projects": os.path.join(cfg.home_str, "projects"), "locks": os.path.join(cfg.state_dir_str, "locks")}
     if cfg.state_dir_str != cfg.home_str:
         folders["state folder"] = cfg.state_dir_str
     out: dict[str, dict] = {}
     for name, folder in folders.items():
         entry: dict = {"path": folder, "ok": True}
+        if name != "memories" and os.path.lexists(folder) and not os.path.isdir(folder):  # (memories: memory_folder)
+            out[name] = {**entry, "ok": False, "error": "not a folder; move it away (tacit recreates the folder)"}
+            continue
         if not os.path.isdir(folder):
             entry["absent"] = True  # created on first use
             parent = os.path.dirname(folder.rstrip("/")) or "/"
