@@ -44,3 +44,16 @@ def test_a_reason_that_would_inject_the_agent_is_refused(cfg, tacit_env):
     assert out["fires"] is False
     rc, out = tacit(tacit_env, "guard", "add", "npm", "--because", "we use pnpm here", "--scope", "global")
     assert rc == 0 and out["success"], out
+
+
+def test_doctor_names_a_guards_file_it_cannot_read(cfg, tacit_env):
+    rc, out = tacit(tacit_env, "guard", "add", "make deploy", "--because", "deploys go through CI", "--scope", "global")
+    assert rc == 0, out
+    saved = cfg.state_dir / "guards.json"
+    saved.write_text("{garbage")
+    rc, report = tacit(tacit_env, "doctor")
+    assert rc == 1 and any(str(saved) in p and "unreadable" in p for p in report["problems"]), report["problems"]
+    rc, out = tacit(tacit_env, "guard", "add", "terraform apply", "--because", "ops PR first", "--scope", "global")
+    assert {g["lesson"] for g in json.loads(saved.read_text())["guards"]} == {"deploys go through CI", "ops PR first"}
+    rc, report = tacit(tacit_env, "doctor")
+    assert not any(str(saved) in p for p in report["problems"]), report["problems"]

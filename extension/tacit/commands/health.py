@@ -14,6 +14,7 @@ import time
 
 from tacit import __version__, memory_folder
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
+from tacit.stores import guard_file
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries, parse_entries
 
@@ -294,6 +295,8 @@ def check(cfg, project=None) -> dict:
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
+    if (kept := guard_file.problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
+        problems.append(kept)
     if project is not None and cfg.settings.get("instruction_files", True):
         try:  # the repository's AGENTS.md, CLAUDE.md …: what was not read as rules (docs/guards.md)
             from tacit.stores.guard_files import read as read_instructions

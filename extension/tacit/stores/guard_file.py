@@ -48,6 +48,23 @@ def saved(cfg) -> list[dict]:
     return [r for r in rows or [] if isinstance(r, dict) and all(isinstance(r.get(f), str) for f in _FIELDS[:-1])]
 
 
+def problem(cfg) -> str | None:
+    """What is wrong with the file, for ``tacit doctor`` (None: absent or sound)."""
+    target = path(cfg)
+    if not os.path.lexists(target):
+        return None
+    try:
+        with open(target, encoding="utf-8") as handle:
+            data = json.load(handle)
+        if isinstance(data, dict) and isinstance(data.get("guards"), list):
+            return None
+        why = "not a guard list"
+    except (OSError, ValueError, RecursionError) as exc:
+        why = f"unreadable: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+    return (f"{target} is {why}: the guards you added by hand are not kept outside the ledger; "
+            "move it away (the next change to a guard writes it again)")
+
+
 def restore(cfg, conn) -> list[str]:
     """Insert the saved hand-made guards the table lacks; their keys."""
     rows = saved(cfg)
