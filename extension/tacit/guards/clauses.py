@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
+from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -29,14 +30,16 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
-    r"at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
-    r"on your own|"
+    r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in )?here|for package management|during (?:local )?development|"
+    r"workspace|monorepo|app|team)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
+    r"(?:in )?here|for package management|during (?:local )?development|"
+    r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
 _REASON_HEAD = lazy(
@@ -44,12 +47,13 @@ _REASON_HEAD = lazy(
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = lazy(
-    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b)|"
+    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
+    r"(?:change|edit|modify|update|fix|add)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
-    r",\s*(?=(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
-    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|"
+    r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
+    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
@@ -72,10 +76,18 @@ _GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "mo
            "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
            "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
            "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
-_AVOID = lazy(r"^avoid\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
+_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
+_BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
+                     r"(?:\s+(?:commands?|actions?|operations?))?\s*:\s*(?=\x00\d+\x00|(?P<ing>[a-z]+ing)\b)", re.I)
+# "under no circumstances run …" · "it is forbidden to …" · "refrain from running …": a "never"
+_NEVER_SAID = lazy(r"\b(?:under no circumstances?|in no case|at no time)(?:\s+(?:should|may|must|are|will|shall)\s+"
+                   r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to))?\s*,?|"
+                   r"\bit(?:'s|\s+is)\s+(?:strictly\s+)?(?:forbidden|not allowed|prohibited|not permitted)\s+to|"
+                   r"\bnever\s*,?\s+ever\b|\b(?:never|don'?t|do not)\s+(?:attempt|try)\s+to\b", re.I)
 # "never hand-edit generated files: `a`, `b`": the list names the files
 _NOUN_COLON = lazy(r"\b(files?|folders?|directories|dirs|paths|outputs?|artifacts?)\s*:\s+(?=\x00\d+\x00)", re.I)
 # "… when making a commit or push": the action the rule's command belongs to, which the
@@ -97,6 +109,8 @@ def _named(m, spans: list) -> str:
     items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
     if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
         return " with " + m.group("items")  # a command line, not a flag or a word
+    if len(items) > 1 and all(" " in i.strip("` ") and i.strip("` ").split()[0].lower() in _KNOWN_PROGRAMS for i in items):
+        return " such as " + m.group("items")  # "never discard changes (`git checkout -- .`, `git reset --hard`)"
     return m.group(0)
 
 
@@ -135,12 +149,35 @@ def clean_line(text: str) -> str:
 def _avoid(m) -> str:
     verb = m.group(1)
     if verb is None:
-        return "never "
+        return "never use " if m.string[m.end():m.end() + 5].startswith("\x00") else "never "
     base = _GERUND.get(verb.lower())
     return f"never {base} " if base else m.group(0)
 
 
+# "stop running npm install" · "I don't want you editing `dist/`" · "you're not supposed to run …" · "no more …"
+_SPOKEN_NEVER = lazy(r"^(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
+                     r"you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
+                     r"don'?t\s+you\s+dare|no\s+more|stop|quit)(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+
+
+def _spoken(m) -> str:
+    ing = m.group("ing")
+    if ing is None:
+        return "never " if not m.group(0).lower().startswith(("stop", "quit")) else m.group(0)
+    base = _GERUND.get(ing.lower())
+    return f"never {base} " if base else m.group(0)
+
+
+def _never_said(m) -> str:
+    said = m.group(0).lower()
+    m2 = re.match(r"(never|don'?t|do not)\s+(?:attempt|try)", said)
+    return f" {m2.group(1)} " if m2 else " never "
+
+
 def _tidy(s: str) -> str:
+    s = _NEVER_SAID.sub(_never_said, s.strip())
+    s = _SPOKEN_NEVER.sub(_spoken, s)
+    s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, s.strip())
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
@@ -164,7 +201,15 @@ def clauses(text: str) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        # "destructive SQL (DROP, TRUNCATE, DELETE without WHERE)": the statements named
+        sentence = re.sub(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", r" such as \1", sentence, flags=re.I)
+        # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
+        sentence = re.sub(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", r"; \1",
+                          sentence, flags=re.I)
+        # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
+        sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
+        sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)

@@ -20,11 +20,12 @@ from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
+from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
-                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _targets, _unquote)
+                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -41,7 +42,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
 
 
@@ -108,20 +109,19 @@ _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", 
                             "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
 # "never install packages with npm" · "don't use pip to install dependencies"
 _INSTALL_WITH = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+install\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
+    rf"{_DONT}\s+(?:install|add)\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
     rf"\s+(?:with|using|via|through)\s+{_YS}",
-    rf"{_DONT}\s+use\s+{_YS}\s+to\s+install(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
+    rf"{_DONT}\s+use\s+{_YS}\s+to\s+(?:install|add)(?:\s+(?:any|new|the))?(?:\s+(?:packages?|dependencies|deps|modules|"
     r"libraries|anything))?",
 )]
 _SUDO = [lazy(p, re.I) for p in (
-    rf"{_DONT}\s+(?:use\s+|run\s+)?(?P<w>sudo|doas)",
+    rf"{_DONT}\s+(?:use\s+|run\s+)?`?(?P<w>sudo|doas)`?(?:\s+for\s+(?:anything|any(?:thing)?\s+\w+))?",
     rf"{_DONT}\s+(?:run|execute)\s+(?:anything|any commands?|commands?|things)\s+"
-    r"(?:with|under|using|via|through|as)\s+(?P<w>sudo|doas)",
+    r"(?:with|under|using|via|through|as)\s+`?(?P<w>sudo|doas)`?",
 )]
 _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
-# programs that may follow "never" without "run" ("never git push --force"):
-# none of them is an English word, so "never make changes" stays a memory
+# programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
@@ -142,7 +142,7 @@ def _alike(x: str, y: str) -> bool:
 
 
 _SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
-_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run"}
+_WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run", "python"}
 
 
 def _script_over_tool(x_text: str, y: str) -> bool:
@@ -161,9 +161,12 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             continue
         x_text = _unquote(m.group("x"))
         x_head = x_text.split()[0].lower() if x_text.split() else ""
+        ys = _split_list(m.group("ys"))
+        script = script_instead(m.group("x"), ys, because, _run)
+        if script is not None:
+            return script
         if x_head not in _FAMILY_OF:
             continue
-        ys = _split_list(m.group("ys"))
         programs: list[str] = []
         subcommands: tuple = ()
         for y in ys:
@@ -237,7 +240,7 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     cmd = cmd.strip()
     quoted = len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "`'\""
     if quoted:
-        inner = cmd[1:-1].strip()
+        inner = _unquote(cmd)
         if inner.startswith("$ "):  # a prompt sign
             inner = inner[2:]
         if not inner or _SHELL_META.search(inner):
@@ -317,8 +320,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
         positional = subs[1:] + trailing
         force_flags = {"--force", "-f", "--force-with-lease"}
         if flags and not set(flags) <= force_flags:
-            if trailing or positional:
-                return None
+            if trailing or positional and positional != subs[1:2] or len(positional) > 1:
+                return None  # `git push origin --delete`: the remote named before the flag says nothing
             return GuardSpec(CommandMatch(("git",), ("push",), tuple(flags), True), because)
         branches = tuple(b.split(":")[-1].lstrip("+") for b in positional[1:])
         if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
@@ -357,9 +360,9 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
     (lazy(r"push", re.I), "_push"),
-    (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits", re.I),
+    (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
      "_paths"),
-    (lazy(r"\b(?:not|never|instead|rather|prefer|prefers)\b", re.I), "_alternative"),
+    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), "_alternative"),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
      "_negative_use"),
@@ -372,20 +375,20 @@ _NEEDS = (
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
-                          r"(?:,?\s*(?:or|and)\s+(?:any|other)\s+[\w\s-]{{1,40}})?"
+                          r"(?:,?\s*(?:or|and)\s+(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}})?"
                           .format(d=_DONT), re.I)
 
 
 _COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # "never create an issue with gh issue create": the command says what the words say
-_WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,4}})(?:with|using|via|through)\s+"
+_WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,6}})(?:with|using|via|through)\s+"
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
 
 
 _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
                     r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
-# what a one-word program is for, by the stems of the verbs that name its job
+_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words
 _PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
             "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
             "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
@@ -402,19 +405,10 @@ _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style
                         r"(?:with|to|for|on|in)\s+(?P<cmd>`[^`-][^`]*`)", re.I)
 
 
-def _stem(word: str) -> str:
-    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
-    w = word.lower()
-    for end in ("ches", "shes", "ing", "es", "s"):
-        if w.endswith(end) and len(w) - len(end) >= 3:
-            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
-    return w
-
-
 # "never run destructive commands such as `git reset --hard` or `git clean -fd`":
 # the commands named are the rule (each must be a program's command)
-_SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,3}}"
-                      r"(?:commands?|operations?|actions?|tools?)\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
+_SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s+|the\s+)?(?:[\w-]+\s+){{0,4}}"
+                      r"[\w-]+\s*,?\s*(?:such as|like|e\.?g\.?,?|including|"
                       r"for example,?|for instance,?)\s+(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)*)"
                       r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
 
@@ -456,8 +450,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     if m:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
         cmd = _unquote(m.group("cmd"))
-        spec = _run(f"never run `{cmd}`", because)
-        if spec is not None and len(cmd.split()) > 1 and words & {_stem(w) for w in cmd.split()[1:]}:
+        spec = (_run(f"never run `{cmd}`", because)  # "… with truthiness checks": no program
+                if m.group("cmd").startswith("`") or cmd.split()[0].lower() in _KNOWN_PROGRAMS else None)
+        said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
+        if spec is not None and len(cmd.split()) > 1 and words & said:
             return [spec]
         if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
             return [spec]  # "never rename files with mv": the program whose job the verb names
@@ -476,7 +472,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     spec = _objectless_edit(sentence, because, lesson)
     if spec is not None:
         return [spec]
-    return git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
+    return (git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
+            or restated_specs(sentence, because, lambda text, why: _clause_specs(text, why, lesson), lesson))
 
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
@@ -495,6 +492,8 @@ def _verb_list(sentence: str, because: str) -> list:
     if not m:
         return []
     phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
+    if not re.search(r",\s*(?:or|and|nor)\s+[^,]*$", m.group("items"), re.I):
+        return []  # "never push to main, open a PR": the last phrase says what to do, not a list
     if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
         return []  # "don't use npm commands, use pnpm": the second phrase says what to do
     out: list = []
@@ -530,9 +529,10 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
                 continue
-            if clause.aside:  # "`x.ts` (generated, do not edit)": only an edit rule about the line's path
+            if clause.aside:  # "`x.ts` (generated, do not edit)": an edit rule about the line's path, or examples
                 spec = _objectless_edit(_rule_text(clause.text), because, text)
-                specs_here = [spec] if spec is not None else []
+                specs_here = [spec] if spec else aside_examples(found[0].text, clause.text, because,
+                                                                   lambda t, why: _clause_specs(t, why, text))
             else:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:

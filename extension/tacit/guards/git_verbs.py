@@ -29,6 +29,11 @@ _NOUN = lazy(r"(?:(?:direct|force[- ]?)\s*)?(?P<verb>push(?:es|ing)?|commit(?:s|
              r"(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed|not permitted)", re.I)
 # a flag that belongs to one git command: "never use `--amend`" · "don't pass --force-with-lease"
 _FLAG_OF = {"--amend": ("commit",), "--force-with-lease": ("push",), "--force": ("push",)}
+# flags that belong to one other program's command: "never use `--break-system-packages`"
+_OTHER_FLAG_OF = {"--break-system-packages": (("pip", "pip3"), ("install",)),
+                  "--legacy-peer-deps": (("npm",), ("install",)),
+                  "--no-frozen-lockfile": (("pnpm",), ("install",)),
+                  "--no-gpg-sign": (("git",), ("commit",))}
 _BARE_FLAG = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?`?(?P<flag>--[a-z-]+)`?(?:\s+(?:flag|option))?", re.I)
 # "never use --force with git push" · "never use -- with pnpm test": flags unquoted, a known program's command
 _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?(?P<flags>--?[\w-]*(?:\s*(?:,|or|and|/)\s*--?[\w-]*)*)"
@@ -58,6 +63,9 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
             return [spec] if spec is not None else []
         return []
     m = _BARE_FLAG.fullmatch(clause)
+    if m and m.group("flag").lower() in _OTHER_FLAG_OF:
+        programs, subs = _OTHER_FLAG_OF[m.group("flag").lower()]
+        return [GuardSpec(CommandMatch(programs, subs, (m.group("flag").lower(),), True), because)]
     if m and m.group("flag").lower() in _FLAG_OF and m.group("flag").lower() != "--force":
         flag = m.group("flag").lower()
         if flag == "--force-with-lease":

@@ -4,8 +4,9 @@ repository's own files").
 
 ``rules_in(text, name)`` reads one file's text: every line outside code
 fences, HTML comments and example blocks is read as a lesson of its own
-(``derive_guards``); a line that yields a guard is a ``FileRule`` with its
-line number. An ``.mdc`` file must open with a well-formed frontmatter
+(``derive_guards``), and so is a bullet under a prohibiting heading or a
+cell of a prohibiting table column (``sections.Layout``); a line that yields
+a guard is a ``FileRule`` with its line number. An ``.mdc`` file must open with a well-formed frontmatter
 block, or the whole file is refused (``BadFile``). Pure: the store finds and
 reads the files, scans each line and keeps the guards.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from tacit.guards.clauses import clean_line
 from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
+from tacit.guards.sections import Layout
 
 # file names tacit reads, at the project root and in subfolders
 NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
@@ -73,6 +75,7 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
     out: list[FileRule] = []
     fence = None
     comment = example = False
+    layout = Layout()
     for number in range(start, len(lines)):
         raw = lines[number]
         m = _FENCE.match(raw)
@@ -92,15 +95,18 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
             example = bool(_EXAMPLE_HEAD.match(raw))
         line = _QUOTE_MARK.sub("", raw.strip())  # "> **Warning:** never …": a callout of this file's own
+        texts = layout.read(line)  # the line, a bullet under "## Don'ts", a cell of a "Never run" column
         if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
             continue
-        if line.startswith("|"):
-            continue  # table rows are not imperatives of this project
         shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
-        for spec in derive_guards(line):
-            if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
-                continue  # a path outside the project: never a guard of it
-            out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
+        found: list = []
+        for text in texts:
+            for spec in derive_guards(text):
+                if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
+                    continue  # a path outside the project: never a guard of it
+                if spec.match not in found:
+                    found.append(spec.match)
+                    out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out

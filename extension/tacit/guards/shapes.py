@@ -9,7 +9,7 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, RebaseMatch,
                                 SqlMatch)
-from tacit.guards.words import _DONT, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
+from tacit.guards.words import _DONT, _EXTENSIONLESS_FILES, _PATH_LIST_SPLIT, _PATH_VERB, _path_pattern, _targets
 
 # "never amend commits" · "don't amend" · "no amending"
 _AMEND = lazy(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
@@ -40,7 +40,7 @@ _SQL = [
     (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?drop\s+(?:database|schema)`?|"
                 rf"{_DONT}\s+drop\s+(?:the|a|any)\s+(?:database|db|schema)s?", re.I), ("drop_database",)),
     (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?`?truncate`?(?:\s+(?:any|the)?\s*tables?)?", re.I), ("truncate",)),
-    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
+    (lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:a\s+|any\s+)?(?:raw\s+|bare\s+|plain\s+)?`?delete(?:\s+from)?`?(?:\s+(?:statements?|queries|rows))?"
                 r"\s+without\s+(?:a\s+)?`?where`?(?:\s+clause)?", re.I), ("delete_without_where",)),
 ]
 
@@ -80,27 +80,43 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     edit (or commit) prohibition with no object, in a lesson that names
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b)", lesson)
+    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
         homes = _LIVE_IN.findall(lesson)
         if len(homes) == 1 and len(re.findall(r"`[^`]+`", lesson)) == 1:
             folder = _path_pattern(homes[0])
             return GuardSpec(PathMatch((folder,)), because) if folder else None
-        return None
+        return _described_subject(subject, head, lesson, because)
     if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
     quoted = re.findall(r"`[^`]+`", lesson)
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
-                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)", lesson)
-    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
     made = {_path_pattern(q) for q in _GENERATED.findall(lesson)} - {None}
     if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
         quoted = [f"`{next(iter(made))}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
-    if len(found) != 1 or len(quoted) != 1 or not re.search(r"[/.*]", next(iter(found))):
+    if len(found) != 1 or len(quoted) != 1 or not (re.search(r"[/.*]", next(iter(found)))
+                                                  or next(iter(found)).lower() in _EXTENSIONLESS_FILES):
         return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
+
+
+def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | None:
+    """"- `shared/`: Generated types (`shared/types.ts`) … Do not edit generated
+    files": the folder the line is about, said to hold what a tool made, when
+    every path the line names lies inside it."""
+    if not subject or not subject.endswith("/") or not head:
+        return None
+    said = re.split(r"(?<=[.!?])\s", lesson[head.end():], maxsplit=1)[0]
+    if not re.search(rf"\b{_MADE}\b", said, re.I):
+        return None
+    named = {_path_pattern(q) for q in re.findall(r"`[^`]+`", lesson)} - {None}
+    if not all(p.startswith(subject) for p in named):
+        return None
+    return GuardSpec(PathMatch((subject,)), because)
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
@@ -148,8 +164,9 @@ def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     if m:  # "never run DROP TABLE, TRUNCATE or a DELETE without a WHERE clause"
         items = re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items"))
         found = [next((name for rx, name in _SQL_ITEMS if rx.fullmatch(i.strip())), None) for i in items if i.strip()]
-        if len(found) >= 2 and all(found):
-            return GuardSpec(SqlMatch(tuple(dict.fromkeys(found))), because)
+        if len(found) >= 2 and all(found):  # a bare "DROP": of a table or a database
+            names = [n for name in found for n in (("drop_table", "drop_database") if name == "drop" else (name,))]
+            return GuardSpec(SqlMatch(tuple(dict.fromkeys(names))), because)
     return None
 
 
@@ -157,11 +174,13 @@ _SQL_ITEMS = [(lazy(p, re.I), name) for p, name in (
     (r"(?:a\s+|any\s+)?drop\s+tables?(?:\s+statements?)?", "drop_table"),
     (r"(?:a\s+|any\s+)?drop\s+(?:database|schema)s?(?:\s+statements?)?", "drop_database"),
     (r"(?:a\s+|any\s+)?truncate(?:\s+tables?)?(?:\s+statements?)?", "truncate"),
+    (r"(?:a\s+|any\s+)?drop(?:\s+statements?)?", "drop"),
     (r"(?:a\s+|an\s+|any\s+)?delete(?:\s+from)?(?:\s+statements?|\s+queries)?\s+without\s+(?:a\s+)?where(?:\s+clause)?",
      "delete_without_where"),
 )]
 _SQL_ITEM = r"(?:(?:a|an|any)\s+)?(?:drop|truncate|delete)\b[\w\s]*?"
-_SQL_LIST = lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
+_SQL_LIST = lazy(rf"{_DONT}\s+(?:{_SQL_VERB}\s+)?(?:(?:destructive|dangerous|raw)\s+)?(?:(?:sql|queries|statements|commands)"
+                       rf"\s*,?\s*(?:like|such as|e\.?g\.?,?|including)\s+)?(?P<items>{_SQL_ITEM}(?:\s*(?:,\s*or|,\s*and|,|or|and)\s*{_SQL_ITEM})+)"
                        r"(?:\s+(?:statements|queries|commands))?" + _SQL_WHERE, re.I)
 
 

@@ -75,7 +75,8 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
-              r"update|mess with|hand-edit|hand edit|make (?:any )?changes to)")
+              r"update|mess with|hand-edit|hand edit|hand-(?:modify|change|write|update)|rewrite|reformat|"
+              r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?changes to)")
 _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
@@ -93,10 +94,23 @@ _STOP_WORDS = frozenset((
 _SHELL_META = lazy(r"[|;&<>$`(){}\\]")
 
 
+def _stem(word: str) -> str:
+    """"branches" → "branch", "commits" → "commit", "merging" → "merg" (a key, not a word)."""
+    w = word.lower()
+    for end in ("ches", "shes", "ing", "es", "s"):
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            return w[: -len(end)] + ("ch" if end == "ches" else "sh" if end == "shes" else "")
+    return w
+
+
+# "`npm run <script>`" · "`pip install [pkg]`" · "`pnpm …`": a placeholder after the command, any argument
+_PLACEHOLDER_ARG = lazy(r"\s+(?:<[^<>\s][^<>]*>|\[[^\[\]]+\]|\{[^{}]+\}|\.\.\.|\u2026)(?=\s|$)")
+
+
 def _unquote(word: str) -> str:
     w = word.strip()
     if len(w) >= 2 and w[0] == w[-1] and w[0] in "`'\"":
-        return w[1:-1].strip()
+        return _PLACEHOLDER_ARG.sub("", w[1:-1].strip()).strip()
     return w
 
 
@@ -159,10 +173,11 @@ def _path_pattern(part: str) -> str | None:
         part = n.group(1)
     # "my personal ~/.km dir" · "our local `cache/` folder": whose it is changes nothing
     part = re.sub(r"^(?:my|our|your)\s+(?:(?:own|personal|local)\s+)?(?=\S)", "", part, flags=re.I)
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folder|directory|dir|files?)", part, re.I)
+    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folders?|director(?:y|ies)|dirs?|files?)", part, re.I)
     noun = None
     if m and not quoted:
         part, noun = m.group(1), m.group(2).lower().rstrip("s")
+        noun = {"directorie": "directory"}.get(noun, noun)
     word = _unquote(part)
     if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@") or code_object(word):
         return None  # `process.env`: an object in code
@@ -177,7 +192,7 @@ def _path_pattern(part: str) -> str | None:
         return word.rstrip("/") + "/"
     if noun == "file" and not looks:
         return None
-    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}", word):
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module

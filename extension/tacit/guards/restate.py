@@ -1,0 +1,328 @@
+"""Rule phrasings restated in the grammar's own form before they are read:
+a prohibition said as a predicate ("force pushing is forbidden", "`DROP TABLE`
+statements are not allowed", "git stash must never be used"), as a noun
+("no edits to `vendor/`", "no force-pushes"), a registry to publish to
+("never publish to npm"), or a script run instead of another
+("use `python3 test.py` instead of `./test.py`").
+
+``restated_specs(clause, because, read)`` returns the guards of the restated
+clause (``read`` is derive's clause reader), or ``[]``: the restatement is
+only ever a clause the grammar already reads whole (docs/guards.md, "Shapes").
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from tacit.lazyre import lazy
+from tacit.guards.clauses import _GERUND
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
+
+# "never run ./scripts/x.sh": a script of the project, by its path
+_SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
+
+_BANNED = (r"(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:forbidden|banned|prohibited|disallowed|not allowed|"
+           r"not permitted|off-limits|off limits|never allowed|not ok|not okay|not acceptable)|"
+           r"(?:must|should|shall|may)\s+(?:not|never)\s+be\s+(?:done|used|run|performed|executed)")
+_PASSIVE = lazy(rf"(?P<subj>\S.*?)\s+(?:{_BANNED})", re.I)
+# "no edits to `vendor/`" · "no force-pushes" · "no direct commits to main"
+_NOUNS = {"edits": "edit", "changes": "change", "modifications": "modify", "writes": "write to",
+          "pushes": "push", "force-pushes": "force-push", "force pushes": "force-push", "commits": "commit"}
+_NO_NOUN = lazy(r"(?:no|zero)\s+(?:direct\s+|manual\s+|hand\s+)?(?P<noun>edits|changes|modifications|writes|"
+                r"force[- ]pushes|pushes|commits)(?:\s+(?P<rest>(?:to|on|in|into|under|inside)\s+.+))?", re.I)
+_REGISTRY = {
+    "npm": [(("npm", "pnpm", "yarn", "bun"), ("publish",))],
+    "pypi": [(("twine",), ("upload",)), (("uv", "poetry", "hatch", "flit", "pdm"), ("publish",))],
+    "crates.io": [(("cargo",), ("publish",))],
+    "crates": [(("cargo",), ("publish",))],
+}
+_PUBLISH = lazy(rf"{_DONT}\s+publish(?:\s+(?:any|the|new|a))?(?:\s+(?:packages?|crates?|releases?|versions?|"
+                r"anything|it|them))?\s+(?:to|on)\s+(?:the\s+)?`?(?P<registry>npm|pypi|crates(?:\.io)?)`?"
+                r"(?:\s+(?:registry|index))?", re.I)
+
+
+def _subject_as_rule(subject: str) -> list:
+    """What to try for a forbidden subject, in order: its gerund as a verb
+    ("force pushing" → "never force push"), then the subject as a command."""
+    words = subject.split()
+    low = [w.lower() for w in words]
+    out = []
+    for n in (2, 1):
+        head = " ".join(low[:n])
+        if len(low) >= n and head in _GERUND:
+            out.append(" ".join(["never", _GERUND[head], *words[n:]]))
+            break
+    if low and low[0] in _NOUNS or " ".join(low[:2]) in _NOUNS:
+        noun = " ".join(low[:2]) if " ".join(low[:2]) in _NOUNS else low[0]
+        out.append(" ".join(["never", _NOUNS[noun], *words[len(noun.split()):]]))
+    out.append(f"never use {subject}")
+    quoted = re.findall(r"`[^`]+`", subject)
+    if len(quoted) == 1 and subject.strip() != quoted[0]:
+        out.append(f"never use {quoted[0]}")  # "staging everything with `git add -A`": the command named
+    return out
+
+
+# "generated files such as `*.pb.go` must not be edited": the act, then what it is done to
+_PASSIVE_VERB = lazy(r"(?P<subj>\S.*?)\s+(?:must|should|shall|may|can)\s*(?:not|never|n't)\s+(?:ever\s+)?be\s+"
+                     r"(?P<verb>edited|modified|changed|touched|updated|overwritten|deleted|removed|renamed|committed)"
+                     r"(?:\s+(?:by hand|manually|directly))?", re.I)
+_BASE = {"edited": "edit", "modified": "modify", "changed": "change", "touched": "touch", "updated": "update",
+         "overwritten": "overwrite", "deleted": "delete", "removed": "remove", "renamed": "rename", "committed": "commit"}
+# "never `rm -rf` the `data/` directory": the removal, of the path named
+_QUOTED_RM = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`rm(?:\s+-[a-zA-Z]+)*`\s+(?:on\s+)?(?P<what>.+)", re.I)
+# "don't `git push --force` to `main`" · "never rewrite history on `main`"
+_QUOTED_PUSH = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`git push(?P<flags>(?:\s+-[-\w]+)*)`\s+(?:to|on|onto|into)\s+(?P<to>.+)", re.I)
+_REWRITE = lazy(rf"{_DONT}\s+rewrite\s+(?:the\s+|any\s+)?(?:git\s+|published\s+|shared\s+|commit\s+)?history"
+                r"(?:\s+(?:on|of|in)\s+(?P<to>.+))?", re.I)
+# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
+_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
+# "never edit the lockfile": the lockfiles package managers write
+_LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb",
+              "Cargo.lock", "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Gemfile.lock", "composer.lock")
+_LOCKFILE = lazy(rf"{_DONT}\s+(?:(?:manually|hand[- ]?)\s*)?(?:edit|modify|change|touch|update|alter|write to|"
+                 r"overwrite|hand-edit)\s+(?:the\s+|any\s+|a\s+)?lock\s?files?(?:\s+(?:by hand|manually|directly))?",
+                 re.I)
+# "do not modify files matching `*.gen.go`": the pattern is the path
+_MATCHING = lazy(r"(?P<pre>.*?\b)(?:any\s+|the\s+)?files?\s+(?:matching|named|that match|with the pattern|like)\s+"
+                 r"(?P<rest>`[^`]+`.*)", re.I)
+# "do not create commits on `main`": a commit to that branch
+_MAKE_COMMITS = lazy(rf"{_DONT}\s+(?:create|make|add)\s+(?:any\s+|new\s+)?commits?\s+(?P<to>(?:on|to|in|into)\s+.+)", re.I)
+
+
+# "treat `third_party/` as read-only" · "leave the `legacy/` code as-is"
+_AS_IS = lazy(r"(?:treat\s+(?P<a>.+?)\s+as\s+read[- ]only|leave\s+(?P<b>.+?)\s+(?:as[- ]is|untouched|unchanged))", re.I)
+
+
+# "never run the `db:reset` script": that package.json script, through any package manager
+_SCRIPT = lazy(rf"{_DONT}\s+(?:run|execute|call|use)\s+(?:the\s+)?`(?P<name>[\w:.-]+)`\s+(?:npm\s+|pnpm\s+|yarn\s+|"
+               r"package\.json\s+)?script", re.I)
+_RUNS_SCRIPT = ((("npm", "pnpm", "yarn", "bun"), ("run",)), (("pnpm", "yarn"), ()))
+# "never delete remote branches" · "do not delete branches"
+_DELETE_BRANCHES = lazy(rf"{_DONT}\s+delete\s+(?:any\s+)?(?P<remote>remote\s+|local\s+)?branches", re.I)
+
+
+# "never commit with `--no-verify`": the flag of that git command
+_GIT_VERB_FLAG = lazy(rf"{_DONT}\s+(?P<verb>commit|push|merge|rebase|pull|tag)\s+(?:with|using|passing)\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
+# "never bypass the check with `git commit --no-verify`, by editing the hook, or …": the command among the means
+_MEANS = lazy(rf"{_DONT}\s+(?:[\w'-]+\s+){{1,5}}?(?:with|using|via|through)\s+(?P<cmd>`[^`]+`)\s*,\s*(?:or\s+)?"
+              r"(?:by|with|using|via|through)\b.*", re.I)
+# "do not bypass it by creating draft PRs": the way around it is what to stop
+_BY_DOING = lazy(rf"{_DONT}\s+(?:bypass|circumvent|get around|work around|evade|dodge)\s+(?:[\w'-]+\s+){{0,4}}?by\s+"
+                 r"(?P<ing>[a-z-]+ing)\s+(?P<rest>\S.*)", re.I)
+
+
+# "never run `psql -c \"DROP TABLE users\"`": the SQL given to a database client
+_CLIENT_SQL = lazy(rf"{_DONT}\s+(?:run|execute|use)\s+`(?:psql|mysql|sqlite3|mariadb|duckdb|clickhouse(?:-client)?)\b[^`]*?"
+                   r"[\"'](?P<sql>(?:drop|truncate|delete)\b[^\"'`]*)[\"'][^`]*`", re.I)
+
+
+def _said_otherwise(clause: str, because: str, read) -> list:
+    m = _CLIENT_SQL.fullmatch(clause)
+    if m:
+        sql = m.group("sql")
+        if re.match(r"delete\b", sql, re.I):
+            return [] if re.search(r"\bwhere\b", sql, re.I) else read("never run DELETE without a WHERE clause", because)
+        return read("never run " + " ".join(sql.split()[:2]), because)
+    m = _MEANS.fullmatch(clause)
+    if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
+        return read(f"never run {m.group('cmd')}", because)
+    m = _BY_DOING.fullmatch(clause)
+    if m and m.group("ing").lower() in _GERUND:
+        return read(f"never {_GERUND[m.group('ing').lower()]} {m.group('rest')}", because)
+    m = _GIT_VERB_FLAG.fullmatch(clause)
+    if m:
+        return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
+    m = _SCRIPT.fullmatch(clause)
+    if m:
+        name = m.group("name")
+        return [GuardSpec(CommandMatch(programs, (*subs, name), (), True), because) for programs, subs in _RUNS_SCRIPT]
+    m = _DELETE_BRANCHES.fullmatch(clause)
+    if m:
+        remote = (m.group("remote") or "").strip().lower()
+        found = read("never run `git push --delete`", because) if remote != "local" else []
+        if remote != "remote":
+            found += [s for f in ("-d", "-D", "--delete") for s in read(f"never run `git branch {f}`", because)]
+        return found
+    m = _AS_IS.fullmatch(clause)
+    if m:
+        what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
+        what = re.sub(r"^the\s+", "", what, flags=re.I)
+        return read(f"leave {what} alone", because)
+    if _LOCKFILE.fullmatch(clause):
+        return [GuardSpec(PathMatch(_LOCKFILES), because)]
+    m = _MATCHING.fullmatch(clause)
+    if m and re.match(rf"{_DONT}\s", m.group("pre"), re.I):
+        return read(f"{m.group('pre')}{m.group('rest')}", because)
+    m = _MAKE_COMMITS.fullmatch(clause)
+    if m:
+        return read(f"never commit {m.group('to')}", because)
+    m = _PASSIVE_VERB.fullmatch(clause)
+    if m and not re.match(rf"{_DONT}\b", m.group("subj"), re.I):
+        return read(f"never {_BASE[m.group('verb').lower()]} {m.group('subj')}", because)
+    m = _QUOTED_RM.fullmatch(clause)
+    if m:
+        return read(f"never delete {m.group('what')}", because)
+    m = _QUOTED_PUSH.fullmatch(clause)
+    if m:
+        force = re.search(r"--force|-f\b", m.group("flags") or "")
+        return read(f"never {'force-push' if force else 'push'} to {m.group('to')}", because)
+    m = _REWRITE.fullmatch(clause)
+    if m:
+        return read(f"never force-push to {m.group('to')}" if m.group("to") else "never force-push", because)
+    m = _CMD_WITH_FLAG.fullmatch(clause)
+    if m:
+        return read(f"never use {m.group('flags')} with {m.group('cmd')}", because)
+    return []
+
+
+# "don't write changeset files. An action adds `.changeset/*.md`": the files the line names by that word
+_KIND_FILES = lazy(rf"{_DONT}\s+(?:(?:manually|hand[- ]?)\s*)?(?:edit|modify|change|touch|write|create|add|update|"
+                   r"overwrite|hand-edit)\s+(?:any\s+|the\s+)?(?P<kind>[a-z][\w-]{2,})\s+files?", re.I)
+
+
+def _kind_files(clause: str, because: str, lesson: str) -> list:
+    m = _KIND_FILES.fullmatch(clause)
+    if not m or not lesson:
+        return []
+    kind = m.group("kind").lower().rstrip("s")
+    named = {q.strip("`") for q in re.findall(r"`[^`]+`", lesson)}
+    paths = [p for p in named if kind in p.lower() and re.search(r"[/*]", p) and ".." not in p.split("/")]
+    return [GuardSpec(PathMatch((paths[0],)), because)] if len(paths) == 1 and len(named) == 1 else []
+
+
+# "use `pnpm install` instead of `npm install` or `yarn install`": one "use X instead of Y" per Y
+_MANY_ALTERNATIVES = lazy(r"(?:(?:we\s+|you\s+)?(?:use|run|prefer)\s+)(?P<x>`[^`]+`)\s*,?\s*(?:instead of|rather than|"
+                          r"not|never|over|and not)\s+(?P<ys>`[^`]+`(?:\s*(?:,\s*or|,\s*nor|,|or|nor|and)\s*`[^`]+`)+)",
+                          re.I)
+
+
+# "install with `uv add`, not `pip install`" · "format using `ruff format` instead of `black`": the job, then the rule
+_JOB_WITH = lazy(r"(?:[a-z]+\s+){1,3}(?:with|using|via|through)\s+(?P<rest>`[^`]+`\s*,?\s*(?:not|never|instead of|rather than)"
+                 r"\s+`.+)", re.I)
+
+
+# "instead of `npm install`, use `pnpm install`" · "replace `npm` with `pnpm` in all commands"
+_INSTEAD_FIRST = lazy(r"(?:instead of|rather than)\s+(?P<y>\S.*?)\s*,\s*(?:always\s+)?(?:use|run)\s+(?P<x>\S.*)|"
+                      r"replace\s+(?P<y2>`[^`]+`|[\w.-]+)\s+with\s+(?P<x2>`[^`]+`|[\w.-]+)"
+                      r"(?:\s+(?:in|for)\s+(?:all|every|any)\s+\w+)?", re.I)
+
+
+# "no npm, no yarn": a list of prohibitions, each a rule
+_NO_LIST = lazy(r"no\s+[\w.`-]+(?:\s*,\s*(?:or\s+|and\s+)?no\s+[\w.`-]+)+", re.I)
+
+
+def _many_alternatives(clause: str, because: str, read) -> list:
+    if _NO_LIST.fullmatch(clause):
+        out = []
+        for item in re.split(r"\s*,\s*(?:or\s+|and\s+)?", clause):
+            found = read(item, because)
+            if not found:
+                return []
+            out.extend(found)
+        return out
+    first = _INSTEAD_FIRST.fullmatch(clause)
+    if first:
+        x, y = first.group("x") or first.group("x2"), first.group("y") or first.group("y2")
+        return read(f"use {x} instead of {y}", because)
+    job = _JOB_WITH.fullmatch(clause)
+    if job and not re.match(r"(?:never|don'?t|do not|no)\b", clause, re.I):
+        return read(f"use {job.group('rest')}", because)
+    m = _MANY_ALTERNATIVES.fullmatch(clause)
+    if not m:
+        return []
+    out = []
+    for y in re.findall(r"`[^`]+`", m.group("ys")):
+        found = read(f"use {m.group('x')} instead of {y}", because)
+        if not found:
+            return []
+        out.extend(s for s in found if s not in out)
+    return out
+
+
+# "never commit sensitive data (.env files, credentials)": the examples in parentheses that are paths
+_GENERIC_OBJECT = lazy(rf"{_DONT}\s+(?P<verb>commit|add|stage|check in|edit|modify|touch|change|delete|remove)\s+"
+                       r"(?:any\s+|the\s+)?(?:[\w-]+\s+){0,2}(?:data|secrets?|credentials|files|artifacts|outputs?|code)", re.I)
+_PATH_LIKE = lazy(r"(?:\.[\w.-]+|[\w.-]*[/*][\w.*/-]*)(?:\s+(?:files?|folders?|directories|dirs?))?", re.I)
+
+
+def aside_examples(main: str, aside: str, because: str, read) -> list:
+    """The paths a generic object's parenthesised examples name, as that rule of each."""
+    m = _GENERIC_OBJECT.fullmatch(main.strip().rstrip("."))
+    if not m:
+        return []
+    items = [i.strip() for i in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\bor\b|\band\b)\s*", aside) if i.strip()]
+    paths = [i for i in items if _PATH_LIKE.fullmatch(i.strip("`"))]
+    if not paths:
+        return []
+    quoted = [re.sub(r"^`?([^`\s]+)`?", r"`\1`", p) for p in paths]
+    return read(f"never {m.group('verb').lower()} {' or '.join(quoted)}", because)
+
+
+def restated_specs(clause: str, because: str, read, lesson: str = "") -> list:
+    """The guards of ``clause`` said in one of these forms (``read`` reads the restatement;
+    a restatement is read at most three levels deep, and never as itself)."""
+    if getattr(_DEPTH, "n", 0) >= 3:
+        return []
+    _DEPTH.n = getattr(_DEPTH, "n", 0) + 1
+    try:
+        return _restated(clause, because, read, lesson)
+    finally:
+        _DEPTH.n -= 1
+
+
+_DEPTH = threading.local()
+
+
+def _restated(clause: str, because: str, read, lesson: str) -> list:
+    outer = read
+    read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
+    found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
+             or _many_alternatives(clause, because, read))
+    if found:
+        return found
+    m = _PUBLISH.fullmatch(clause)
+    if m:
+        registry = m.group("registry").lower()
+        return [GuardSpec(CommandMatch(programs, subs, (), True), because) for programs, subs in _REGISTRY[registry]]
+    m = _NO_NOUN.fullmatch(clause)
+    if m:
+        noun = " ".join(m.group("noun").lower().replace("-", " ").split())
+        verb = _NOUNS.get(noun) or _NOUNS.get(noun.replace(" ", "-"))
+        rest = m.group("rest") or ""
+        if verb in ("edit", "change", "modify", "write to"):  # "no edits to `x/`": edit it · "in `x/`": files in it
+            rest = re.sub(r"^(?:to|on|into)\s+", "", rest, flags=re.I)
+            rest = re.sub(r"^(in|under|inside)\s+", r"files \1 ", rest, flags=re.I)
+        return read(f"never {verb} {rest}".strip(), because) if verb else []
+    m = _PASSIVE.fullmatch(clause)
+    if not m or re.match(rf"{_DONT}\b", m.group("subj"), re.I):
+        return []
+    for text in _subject_as_rule(m.group("subj").strip()):
+        found = read(text, because)
+        if found:
+            return found
+    return []
+
+
+def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
+    """"use `python3 test.py` instead of `./test.py`" · "use `make test`, not
+    `./scripts/test.sh`": a quoted command over one of the project's scripts,
+    run by its path (the script is what to stop)."""
+    if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
+        return None
+    words = _unquote(ys[0]).split()
+    if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
+        return None
+    if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
+        return None
+    return run(f"never run {ys[0]}", because)
+
+
+__all__ = ["restated_specs", "script_instead"]

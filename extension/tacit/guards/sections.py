@@ -1,0 +1,131 @@
+"""Rules an instruction file states by its layout, not in one line: a bullet
+list under a heading that carries the prohibition ("## Don'ts", "**Never:**",
+"Forbidden actions") and a table whose column says what not to run or edit
+("| Never run | Why |", "| ❌ Don't | ✅ Do |").
+
+``Layout`` reads a file's lines in order (outside fences and comments) and
+says for each what to read it as: the line itself, a bullet restated under
+its heading ("never " + the bullet), or the cell of a prohibiting column as a
+rule of its own. Pure; ``instructions.rules_in`` keeps what derives a guard.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.clauses import clean_line
+from tacit.guards.words import _KNOWN_PROGRAMS
+
+# a heading (or a line alone that ends in a colon) that says what follows is not to be done
+_PROHIBIT_HEAD = lazy(
+    r"(?:(?:things|what|actions?|commands?|operations?)\s+(?:to\s+)?(?:never|not to|to avoid|you must not)\b.*|"
+    r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?:edit|modify|touch|change|delete|remove|commit|push to|run|use|"
+    r"call|install)\b(?:\s+[\w'-]+){0,4}|"
+    r"(?:never|don'?ts?|do not|must not|forbidden|prohibited|banned|not allowed|disallowed|avoid|"
+    r"hard (?:rules|limits|boundaries)|off[- ]limits)"
+    r"(?:\s+(?:do|run|use|ever|do this|do these|do the following|actions?|commands?|operations?|"
+    r"allowed|list|rules?|\(.*\)))*)\s*:?", re.I)
+_HEADING = lazy(r"^\s{0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+# "Never edit these files" · "Do not modify": the verb the bullets are objects of
+_VERB_HEAD = lazy(r"(?:never|don'?t|do not|must not)\s+(?:ever\s+)?(?P<verb>edit|modify|touch|change|delete|remove|"
+                  r"commit|push to|run|use|call|install)\b.*", re.I)
+_LONE = lazy(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<text>[^*_`|]{2,60}?)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*$")
+_BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(?P<text>\S.*)$")
+_NEGATED = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|forbidden|banned|prohibited)\b|n't\b", re.I)
+# "`dist/`" · "`src/gen/api.ts`" · "`*.lock`": a bullet that is one path
+_PATH_ITEM = lazy(r"`(?:[\w.*@~-]+/[\w.*@/-]*|[\w*-]*\.[\w.*-]+|\*[\w.*-]*)`\s*(?:[\u2014:(-].*)?")
+_CELL_PROHIBIT = lazy(r"(?:never|don'?t|do not|avoid|forbidden|banned|prohibited|not allowed|instead of|bad|wrong|"
+                      r"dangerous|destructive)\b", re.I)
+_CELL_EDIT = lazy(r"\b(?:edit|modify|change|touch|write|paths?|files?|folders?|directories)\b", re.I)
+_SEPARATOR = lazy(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+class Layout:
+    """What each line of a file is read as, given the lines before it."""
+
+    def __init__(self) -> None:
+        self.prohibit = False  # inside a list under a prohibiting heading
+        self.header: list[str] | None = None  # the current table's header row
+        self.columns: list[int] = []  # the table's prohibiting columns
+        self.pending: list[str] | None = None  # a row that may be a header (its separator comes next)
+        self.lead = "never"  # what a bullet under the heading is prefixed with
+
+    def _open(self, text: str) -> bool:
+        """Whether a heading's text prohibits; remembers its verb ("## Never edit these files:")."""
+        text = " ".join(clean_line(text).replace("*", "").split()).rstrip(":").strip()
+        if not _PROHIBIT_HEAD.fullmatch(text):
+            return False
+        verb = _VERB_HEAD.fullmatch(text)
+        self.lead = f"never {verb.group('verb').lower()}" if verb else "never"
+        return True
+
+    def heading(self, raw: str) -> bool:
+        """A heading line: it opens a section (prohibiting or not)."""
+        m = _HEADING.match(raw)
+        if not m:
+            return False
+        self.prohibit = self._open(m.group("text"))
+        return True
+
+    def read(self, raw: str) -> list[str]:
+        """The texts to derive guards from for one line (none, the line, or restated)."""
+        line = raw.strip()
+        if line.startswith("|"):
+            return self._table(line)
+        self.header, self.pending = None, None
+        if not line:
+            return []
+        if self.heading(raw):
+            return [line]
+        lone = _LONE.fullmatch(line)
+        bullet = _BULLET.match(line)
+        text = " ".join(clean_line(lone.group("text")).split()) if lone else ""
+        if lone and not re.search(r":\s*(?:\*\*|__)?\s*$|^(?:[-*+]\s+)?(?:\*\*|__).*(?:\*\*|__):?$", line):
+            lone = None  # a heading line ends in a colon or is bold: "NEVER:", "**Never**"
+        if lone and not bullet and self._open(text):
+            self.prohibit = True  # "**Never:**" or "NEVER:" on a line of its own
+            return []
+        if bullet and self.prohibit:
+            item = bullet.group("text")
+            if _NEGATED.search(item):
+                return [line]
+            lead = self.lead
+            if lead == "never" and _PATH_ITEM.fullmatch(item.strip()):
+                lead = "never edit"  # "- `dist/`" under "## Don'ts": a path, not a program
+            return [line, f"{lead} {item}"]
+        if bullet and lone and self._open(text):
+            self.prohibit = True  # "- Never:" then indented bullets
+            return []
+        if not bullet:
+            self.prohibit = False  # a paragraph ends the list
+        return [line]
+
+    def _table(self, line: str) -> list[str]:
+        cells = _cells(line)
+        if _SEPARATOR.match(line):
+            if self.pending is not None:
+                self.header = self.pending
+                self.columns = [i for i, c in enumerate(self.header) if _CELL_PROHIBIT.search(clean_line(c))]
+            self.pending = None
+            return []
+        if self.header is None:
+            self.pending = cells
+            return []
+        out = []
+        for i in self.columns or ([0] if self.prohibit else []):
+            if i < len(cells) and re.fullmatch(r"`[^`]+`", cells[i]):
+                head = self.header[i] if i < len(self.header) else ""
+                verb = "edit" if _CELL_EDIT.search(head) and not re.search(r"\b(?:run|commands?)\b", head, re.I) else "run"
+                first = cells[i].strip("`").split()[0] if cells[i].strip("` ") else ""
+                if verb == "run" and first.lower() not in _KNOWN_PROGRAMS and not first.startswith("./"):
+                    continue  # "| `std::string` | `kj::String` |": a type of code, not a command
+                out.append(f"never {verb} {cells[i]}")
+        return out
+
+
+__all__ = ["Layout"]
