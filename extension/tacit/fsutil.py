@@ -80,6 +80,18 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
     sweep_stale_temps(path)
 
 
+def free_name(base, sep: str = ".", first: int = 1):
+    """``base`` if nothing stands there (not even a dangling link), else ``base + sep + N`` for the
+    first free ``N`` from ``first``: where to move or copy a file aside without overwriting anything.
+    A ``Path`` for a path-like ``base``, else a ``str``; the caller holds the lock that keeps it free."""
+    path = os.fspath(base)
+    name, n = path, first
+    while os.path.lexists(name):
+        name = f"{path}{sep}{n}"
+        n += 1
+    return Path(name) if isinstance(base, os.PathLike) else name
+
+
 def unlink_quietly(path) -> None:
     """Remove a file; one already gone, or that cannot be removed, is no error."""
     with contextlib.suppress(OSError):

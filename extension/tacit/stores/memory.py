@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, free_name, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -301,11 +301,7 @@ class MemoryStore:
     @staticmethod
     def _backup(path: Path, data: bytes, why: str) -> DriftError:
         stamp = time.strftime("%Y%m%dT%H%M%S")
-        backup = path.with_name(f"{path.name}.bak.{stamp}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak.{stamp}.{n}")
-            n += 1
+        backup = free_name(path.with_name(f"{path.name}.bak.{stamp}"))
         atomic_write_bytes(backup, data)  # 0600, like the file it copies
         return DriftError(path, backup, why)
 

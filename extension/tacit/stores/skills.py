@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
+from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, free_name, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.safety import scanner as scan
@@ -694,11 +694,7 @@ class SkillStore:
             trash = self.skills_dir / TRASH_DIR
             ensure_private_dir(trash)
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-            target = trash / f"{name}-{stamp}"
-            counter = 2
-            while os.path.lexists(target):
-                target = trash / f"{name}-{stamp}-{counter}"
-                counter += 1
+            target = free_name(trash / f"{name}-{stamp}", sep="-", first=2)
             os.rename(folder, target)
             # A rename keeps the folder's mtime (the skill's last edit); the
             # trash's retention counts from the delete.
