@@ -29,6 +29,7 @@ from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
 from tacit.stores.shared_text import shared
 
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -285,18 +286,13 @@ class MemoryStore:
             data = path.read_bytes()
         except FileNotFoundError:
             return []
-        try:
-            raw = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise self._backup(path, data, "the file is not valid UTF-8") from None
-        entries = parse_entries(raw)
-        if roundtrip_guard and raw.strip():
-            if join_entries(entries) != raw.strip():
-                raise self._backup(path, data, "the file does not round-trip as §-separated entries")
-            biggest = max((len(e) for e in entries), default=0)
-            if biggest > self.limit_for(target):
-                raise self._backup(path, data, f"one entry ({biggest:,} chars) is larger than the whole limit")
-        return entries
+        check = check_file(data, self.limit_for(target))
+        if check.problem == NOT_UTF8 or (roundtrip_guard and check.problem):
+            raise self._backup(path, data, {
+                NOT_UTF8: "the file is not valid UTF-8",
+                NOT_ENTRIES: "the file does not round-trip as §-separated entries",
+                ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) is larger than the whole limit"}[check.problem])
+        return check.entries
 
     @staticmethod
     def _backup(path: Path, data: bytes, why: str) -> DriftError:
