@@ -67,3 +67,25 @@ def test_health_still_counts_the_entries_of_a_sloppy_file_and_not_of_a_binary_on
     cfg.memory_file.write_bytes(CASES["binary"][0])
     report = memory_files(cfg)["global"]
     assert "entries" not in report and report["usage"] == "unreadable"
+
+
+def test_every_writer_refuses_a_drifted_file_with_a_backup_and_touches_nothing(cfg):
+    """The one drift refusal (``MemoryStore._load_for_write``) behind each of the store's five writers."""
+    store = MemoryStore(cfg)
+    cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    writers = {
+        "add": lambda: store.add("global", "new"),  # add checks UTF-8 only
+        "replace": lambda: store.replace("global", "one", "uno"),
+        "remove": lambda: store.remove("global", "one"),
+        "batch": lambda: store.batch([{"action": "remove", "target": "global", "old_text": "one"}]),
+        "rewrite": lambda: store.rewrite("global", lambda entries: entries[:1]),
+        "take_unrecorded": lambda: store.take_unrecorded("global", lambda entry: True),
+    }
+    for name, write in writers.items():
+        data = CASES["binary"][0] if name == "add" else CASES["sloppy"][0]
+        cfg.memory_file.write_bytes(data)
+        result = write()
+        assert result["success"] is False and result["target"] == "global", name
+        assert result["error"].startswith(f"Refusing to rewrite {cfg.memory_file.name}: "), name
+        assert open(result["drift_backup"], "rb").read() == data and "remediation" in result, name
+        assert cfg.memory_file.read_bytes() == data, name
