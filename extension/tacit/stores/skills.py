@@ -292,9 +292,20 @@ class SkillStore:
                 return candidate, entry.name, None
         return None, None, None
 
-    def _not_found(self, name: str) -> dict[str, Any]:
-        return _fail(f"no skill named {name!r} in {self.skills_dir}; "
-                     "`tacit skill list` shows the skills there", name=name)
+    def _existing(self, name: str, *, writable: bool = False) -> tuple[Path, str | None, dict[str, Any] | None]:
+        """``(SKILL.md path, category, None)`` of an existing skill (``writable``: a top-level one, the
+        only kind tacit changes), else ``(_, _, the refusal)``."""
+        path, category, error = self._locate(name)
+        if error:
+            return path, category, _fail(error, name=name)
+        if path is None:
+            return path, category, _fail(f"no skill named {name!r} in {self.skills_dir}; `tacit skill list` "
+                                         "shows the skills there", name=name)
+        if writable and category is not None:
+            return path, category, _fail(
+                f"skill {name!r} lives in a category folder ({path}); tacit only changes top-level skills. "
+                "Edit that file by hand or with the tool that made it.", name=name, path=str(path))
+        return path, category, None
 
     @_never_raise
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
@@ -303,11 +314,9 @@ class SkillStore:
         problem = validate_name(name)
         if problem:
             return _fail(problem)
-        path, category, error = self._locate(name)
-        if error:
-            return _fail(error, name=name)
-        if path is None:
-            return self._not_found(name)
+        path, category, refusal = self._existing(name)
+        if refusal:
+            return refusal
         if file is not None:
             return self._view_supporting(name, path.parent, file)
         text, problem = self._read_checked(path, name)
@@ -640,13 +649,9 @@ class SkillStore:
         """Lock, re-read, apply ``change(meta, body) -> (meta, body, extra)``,
         check, atomic write. Only top-level skills are written."""
         with self._lock_for(name):
-            path, category, error = self._locate(name)
-            if error:
-                return _fail(error, name=name)
-            if path is None:
-                return self._not_found(name)
-            if category is not None:
-                return _read_only_category(name, path)
+            path, _category, refusal = self._existing(name, writable=True)
+            if refusal:
+                return refusal
             text, problem = self._read_checked(path, name)
             if problem:
                 return _fail(f"skill {name!r} was not changed: {problem}. The file at {path} "
@@ -682,13 +687,9 @@ class SkillStore:
         if problem:
             return _fail(problem)
         with self._lock_for(name):
-            path, category, error = self._locate(name)
-            if error:
-                return _fail(error, name=name)
-            if path is None:
-                return self._not_found(name)
-            if category is not None:
-                return _read_only_category(name, path)
+            path, _category, refusal = self._existing(name, writable=True)
+            if refusal:
+                return refusal
             folder = path.parent
             text, _problem = self._read_checked(path, name)
             trash = self.skills_dir / TRASH_DIR
@@ -756,10 +757,6 @@ def _existing_mode(path: Path) -> int:
         return 0o600
 
 
-def _read_only_category(name: str, path: Path) -> dict[str, Any]:
-    return _fail(f"skill {name!r} lives in a category folder ({path}); tacit only changes "
-                 "top-level skills. Edit that file by hand or with the tool that made it.",
-                 name=name, path=str(path))
 
 
 def _relative_path_problem(file: Any) -> str | None:
