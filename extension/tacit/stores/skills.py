@@ -501,17 +501,8 @@ class SkillStore:
         try:
             if budget is None:
                 budget = int(getattr(self.cfg, "skill_index_budget", 6000))
-            catalog, live = self.catalog(), self._live
-            with live.lock:
-                text = live.rendered.get(budget)
-            if text is None:
-                text = render_index(catalog.usable, budget, str(self.skills_dir))
-                with live.lock:
-                    if live.catalog is catalog:  # not refreshed meanwhile
-                        if len(live.rendered) >= 8:
-                            live.rendered.clear()
-                        live.rendered[budget] = text
-            return text
+            return self.kept_render(budget, lambda catalog: render_index(catalog.usable, budget,
+                                                                         str(self.skills_dir)))
         except Exception as exc:  # noqa: BLE001 — the index feeds a host's prompt
             log_exception(self.cfg, "skills.index_text", exc)
             return ""
