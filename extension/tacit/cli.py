@@ -158,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
         answered = via_service(argv[1:])
         if answered is not None:
             return answered
+    if argv == ["serve"]:  # a hook started it and waits for its answer: no parser, no front door
+        from tacit.service.server import serve
+
+        try:
+            cfg = _config()
+        except Exception as exc:  # noqa: BLE001 — never a traceback
+            return _failed(exc, None)
+        return serve(cfg)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -167,16 +175,7 @@ def main(argv: list[str] | None = None) -> int:
 
     JSON_OUTPUT["on"] = bool(getattr(args, "json", False))
     try:
-        from tacit.config import load_config
-
-        from tacit.hosts import spec as host_specs
-
-        cfg = load_config()
-        host = host_specs.get(cfg.host or "")
-        if host is None and cfg.host and host_specs.discover():
-            host = host_specs.get(cfg.host)  # a host shipped as its own package
-        if host is not None and host.adapt_config:
-            cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
+        cfg = _config()
         from tacit.app import Tacit
         from tacit.children.env import actor_from_env
         from tacit.children.orphans import reap
@@ -195,6 +194,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 — the contract: one error object, never a traceback
         return _failed(exc, args)
+
+
+def _config():
+    from tacit.config import load_config
+
+    from tacit.hosts import spec as host_specs
+
+    cfg = load_config()
+    host = host_specs.get(cfg.host or "")
+    if host is None and cfg.host and host_specs.discover():
+        host = host_specs.get(cfg.host)  # a host shipped as its own package
+    if host is not None and host.adapt_config:
+        cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
+    return cfg
 
 
 def _failed(exc: BaseException, args) -> int:

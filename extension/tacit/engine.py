@@ -14,12 +14,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from importlib import import_module
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
-from tacit.children.fallbacks import run_fallback
-from tacit.detect.analysis import MessageAnalysis, analyse
-from tacit.detect.correction import patterns_from_config
 from tacit.events import (
     EVENT_KINDS,
     Event,
@@ -47,6 +45,8 @@ from tacit.stores.memory import MemoryStore
 from tacit.stores.sessions import SessionStore, insert_job
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SkillStore
+if TYPE_CHECKING:  # the detectors are imported at the first user message
+    from tacit.detect.analysis import MessageAnalysis
 
 BACKGROUND_MODES = ("inline", "thread")
 STORE_SESSIONS = 256  # per-session frozen snapshots kept by a long-lived engine
@@ -245,6 +245,7 @@ class Engine:
         """The correction detector's pattern lists from config (built once;
         a bad regex is reported in the log and left out)."""
         if self._patterns is None:
+            from tacit.detect.correction import patterns_from_config
             self._patterns = patterns_from_config(self.cfg)
             for problem in self._patterns.problems:
                 log(self.cfg, "warning", "corrections", problem)
@@ -257,6 +258,7 @@ class Engine:
         with self._caches:
             found = self._analyses.get(key)
             if found is None:
+                from tacit.detect.analysis import analyse
                 found = analyse(event.text, prev_assistant=state.previous_assistant() or None,
                                 patterns=self.correction_patterns())
                 self._analyses[key] = found
@@ -394,6 +396,7 @@ class Engine:
             # the handler already consumed what the job carries (e.g. the
             # pending correction): run the deterministic fallback, lose nothing
             try:
+                from tacit.children.fallbacks import run_fallback
                 run_fallback(self.cfg, job)
             except Exception as fallback_exc:  # noqa: BLE001
                 self._log_exception(f"fallback for {job['kind']}", fallback_exc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import os
 import tempfile
 import time
@@ -90,6 +91,20 @@ def free_name(base, sep: str = ".", first: int = 1):
         name = f"{path}{sep}{n}"
         n += 1
     return Path(name) if isinstance(base, os.PathLike) else name
+
+
+def keep_copy(path: Path, data: bytes) -> Path:
+    """``data`` (what ``path`` held) kept beside it as ``<name>.bak.<time>[.n]``
+    (0600), or the copy already there holding the same bytes: a file refused
+    on every write gets one copy, not one per refusal."""
+    for kept in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
+        with contextlib.suppress(OSError):
+            if kept.stat().st_size == len(data) and kept.read_bytes() == data:
+                return kept
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    backup = free_name(path.with_name(f"{path.name}.bak.{stamp}"))
+    atomic_write_bytes(backup, data)
+    return backup
 
 
 def unlink_quietly(path) -> None:

@@ -235,6 +235,65 @@ def test_sigterm_stops_it_cleanly(tacit_env, tacit_home):
     assert not (tacit_home / "run" / "tacit.sock").exists()
 
 
+def test_the_hook_that_starts_the_service_is_told_when_it_listens(tacit_env, tacit_home, monkeypatch):
+    """The starting hook waits on a socket pair, not by polling every 10 ms:
+    the service writes a byte once it listens (the next connect is served), and
+    one that leaves without serving (another instance holds the lock) closes
+    it, so its starter goes back to connecting to the one that serves."""
+    from tacit.hosts import hook_client
+
+    monkeypatch.setattr(hook_client.posix, "environ", {k.encode(): v.encode() for k, v in tacit_env.items()})
+    deadline = time.monotonic() + 60
+    pids = []
+    try:
+        for _ in range(2):
+            pid, ready = hook_client.start_service()
+            assert pid and ready is not None
+            pids.append(pid)
+            while ready is not None and time.monotonic() < deadline:
+                ready = hook_client.wait_ready(ready, deadline)
+            assert ready is None
+            sock = hook_client.connect(str(tacit_home / "run"), deadline)
+            assert sock is not None and not isinstance(sock, str)  # listening when told: no retry needed
+            sock.close()
+        assert os.waitpid(pids[1], 0)[1] == 0  # the second left: the first serves
+        assert client.status(str(tacit_home))["pid"] == pids[0]
+    finally:
+        client.stop(str(tacit_home))
+        for pid in pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def test_a_stop_wakes_the_reader_at_once_and_a_late_wake_writes_nowhere(tmp_path):
+    """A SIGTERM (or the idle exit) used to leave the socket up until the
+    reader's wait ended (0.5 s): the stop now wakes it. Its wait is made a
+    minute here, so only the wake can end ``run`` within the join below."""
+    import threading
+
+    from tacit.service.connections import Reader
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(tmp_path / "s.sock"))
+    listener.listen(8)
+    stopping = threading.Event()
+    reader = Reader(listener, lambda *a: None, stopping)
+    reader.idle_wait = 60.0
+    thread = threading.Thread(target=reader.run, daemon=True)
+    thread.start()
+    time.sleep(0.2)  # in its wait
+    stopping.set()
+    reader.wake()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    with open(tmp_path / "after", "wb") as handle:  # may reuse the pipe's descriptor number
+        reader.wake()
+    assert (tmp_path / "after").read_bytes() == b""
+    listener.close()
+
+
 def test_a_second_serve_leaves_once_the_starting_one_listens(tacit_env, tacit_home):
     """Two hooks each start a service: the one that lost the lock while the
     winner was still building its engine leaves as soon as the winner listens,

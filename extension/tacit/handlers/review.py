@@ -5,8 +5,6 @@ Design notes: docs/design/core.md#tacithandlersreview
 
 from __future__ import annotations
 
-from tacit.detect.analysis import REVIEW_BUDGET, lesson_threshold
-from tacit.detect.model import model
 from tacit.display import clip
 from tacit.hookspecs import ChildRequest, Result
 from tacit.session import stale_after
@@ -33,6 +31,8 @@ def _durable_now(analysis) -> bool:
     """A statement worth saving today: a rule tacit can phrase, or a confident durable statement."""
     if analysis.category == "none":
         return False
+    from tacit.detect.model import model  # the detectors: imported at the first user message
+
     durable = model("user_model.json", "durable")
     confident = float(getattr(durable, "confident", None) or durable.threshold)
     return analysis.rule is not None or analysis.durable_score >= confident
@@ -66,6 +66,8 @@ def highlights(state) -> list[dict]:
 
 def _why(state, cfg) -> str | None:
     """Why a review is due at this turn's end, or None."""
+    from tacit.detect.analysis import REVIEW_BUDGET, lesson_threshold
+
     waiting = highlights(state)
     threshold = lesson_threshold()
     if waiting and sum(float(h.get("score") or 0) for h in waiting if float(h.get("score") or 0) >= threshold) \

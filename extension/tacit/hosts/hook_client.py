@@ -17,6 +17,7 @@ DEFAULT_BOUND = 3.0
 PROTOCOL = b"TACIT1"
 S_IFMT, S_IFDIR, S_IFSOCK = 0o170000, 0o040000, 0o140000
 FAULT_FILE = "/logs/service-fault.json"  # tacit.service.faults.FILE
+READY_FD = 3  # where a service this client starts finds the socket it tells "listening" on
 
 
 ANCESTORS = 4
@@ -187,7 +188,7 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
     header = b" ".join((PROTOCOL, b"hook", code_identity(__version__).encode(), host.encode(),
                         event.encode(), event_id.encode())) + b"\n"
     started = False
-    server = 0
+    server, ready = 0, None
     while time.monotonic() < deadline:
         problem = untrusted(folder)
         if problem:
@@ -198,13 +199,13 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
         if sock is None:
             if not started:
                 cached = cached_start(folder, host, event, event_id, payload) if event == "SessionStart" else None
-                server = start_service()
+                server, ready = start_service(wait=cached is None)
                 started = True
                 if cached is not None:
                     return cached  # the service applies the spooled event first, once it is up
             elif server and service_failed(server):
                 return None  # it could not start (read-only or full storage…): no point waiting
-            time.sleep(0.01)
+            ready = wait_ready(ready, deadline)
             continue
         try:
             sock.settimeout(max(0.05, deadline - time.monotonic()))
@@ -384,23 +385,73 @@ def read_all(sock) -> bytes:
         chunks.append(chunk)
 
 
-def start_service() -> int:
+def start_service(wait: bool = True) -> tuple:
     """``python -m tacit serve``, detached; one instance wins the lock.
-    Returns its pid (0 when it could not be started)."""
+    Returns its pid (0 when it could not be started) and, with ``wait``, our
+    end of a socket pair whose other end the service gets as ``READY_FD``: it
+    writes a byte once it listens, or exits and closes it (``wait_ready``)."""
     try:
         devnull = posix.open("/dev/null", posix.O_RDWR)
     except OSError:
-        return 0
+        return 0, None
+    ours = theirs = None
+    actions = [(posix.POSIX_SPAWN_DUP2, devnull, 0), (posix.POSIX_SPAWN_DUP2, devnull, 1),
+               (posix.POSIX_SPAWN_DUP2, devnull, 2)]
+    env = posix.environ
     try:
-        return posix.posix_spawn(sys.executable, python_argv("serve"), posix.environ,
-                          file_actions=[(posix.POSIX_SPAWN_DUP2, devnull, 0),
-                                        (posix.POSIX_SPAWN_DUP2, devnull, 1),
-                                        (posix.POSIX_SPAWN_DUP2, devnull, 2)],
-                          setsid=True)
+        if wait:
+            try:
+                ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+                fd = READY_FD if theirs.fileno() != READY_FD else READY_FD + 1  # dup2 onto itself keeps CLOEXEC
+                actions.append((posix.POSIX_SPAWN_DUP2, theirs.fileno(), fd))
+                env = {**posix.environ, b"TACIT_READY_FD": str(fd).encode()}
+            except OSError:
+                ours = None
+        return posix.posix_spawn(sys.executable, python_argv("serve"), env, file_actions=actions,
+                                 setsid=True), ours
     except OSError:
-        return 0
+        if ours is not None:
+            ours.close()
+        return 0, None
     finally:
         posix.close(devnull)
+        if theirs is not None:
+            theirs.close()
+
+
+def take_ready_fd() -> int:
+    """The service's end of ``start_service``'s socket pair (``TACIT_READY_FD``):
+    taken out of the environment (its children never see it) and kept from
+    them; -1 unless it names a socket."""
+    import os
+    import stat
+
+    try:
+        fd = int(os.environ.pop("TACIT_READY_FD", ""))
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            return -1
+        os.set_inheritable(fd, False)
+        return fd
+    except (ValueError, OSError):
+        return -1
+
+
+def wait_ready(ready, deadline: float):
+    """Wait for the service we started to listen (its byte on ``ready``) or
+    to exit (end of file), at most a second; without ``ready``, 10 ms. Returns
+    what is still to be waited on."""
+    if ready is None:
+        time.sleep(0.01)
+        return None
+    try:
+        ready.settimeout(max(0.001, min(1.0, deadline - time.monotonic())))
+        ready.recv(1)  # a byte: it listens; b"": it is gone (another instance holds the lock)
+    except TimeoutError:
+        return ready
+    except OSError:
+        pass
+    ready.close()
+    return None
 
 
 def service_failed(pid: int) -> bool:

@@ -17,7 +17,6 @@ import time
 from contextlib import suppress
 from dataclasses import asdict, dataclass
 
-from tacit.detect import importance as detect_importance
 from tacit.detect.fix_tokens import tokenize_code_aware
 from tacit.learn.fix_patterns import index_terms
 from tacit.safety.scanner import first_finding
@@ -177,6 +176,8 @@ def importance_of(analysis, text: str = ""):
     decided", "never …") yields to an explicit preference / decision / goal in the same words
     (docs/importance.md). Only that verdict is scored a second time, without the correction; the
     rewritten detector judges the durable category on its own and never gives it."""
+    from tacit.detect import importance as detect_importance  # the detectors: at the first user message
+
     view = getattr(analysis, "importance", None)
     if view is None:
         return detect_importance.importance_from(analysis)

@@ -16,6 +16,7 @@ import os
 import selectors
 import socket
 import struct
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -24,6 +25,8 @@ PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the h
 READ_SECONDS = 5.0
 MAX_OPEN = 512
 WHOLE = (b"hook", b"search")  # kinds whose request ends at the client's shutdown, not at the first line
+IDLE_WAIT = 0.5  # seconds the loop sleeps with nothing to do (a stop wakes it: ``Reader.wake``)
+WAKE = object()
 
 
 @dataclass
@@ -47,22 +50,55 @@ class Reader:
         self.read_seconds, self.max_open = read_seconds, max_open
         self.open: dict[int, Pending] = {}
         self.cut = 0
+        self.idle_wait = IDLE_WAIT
+        self._woken, self._waker = os.pipe()  # ``wake``: a stop is seen at once, not at the next wait's end
+        os.set_blocking(self._woken, False)
+        os.set_blocking(self._waker, False)
+        self._pipe_lock = threading.Lock()  # a wake never writes to a closed (reused) descriptor
+
+    def wake(self) -> None:
+        """Make ``run`` look at ``stopping`` now (safe in a signal handler:
+        it never waits for the lock; run's end is then under way anyway)."""
+        if not self._pipe_lock.acquire(blocking=False):
+            return
+        try:
+            if self._waker >= 0:
+                os.write(self._waker, b"!")
+        except OSError:  # full: a wake is pending anyway
+            pass
+        finally:
+            self._pipe_lock.release()
 
     def run(self) -> None:
         self.listener.setblocking(False)
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.listener, selectors.EVENT_READ, None)
-            while not self.stopping.is_set():
-                now = time.monotonic()
-                wait = min([0.5] + [max(0.0, p.deadline - now) for p in self.open.values()])
-                for key, _ in selector.select(wait):
-                    if key.data is None:
-                        self._accept(selector)
-                    else:
-                        self._read(selector, key.data)
-                self._expire(selector, time.monotonic())
-            for pending in list(self.open.values()):
-                self._drop(selector, pending)
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self.listener, selectors.EVENT_READ, None)
+                selector.register(self._woken, selectors.EVENT_READ, WAKE)
+                self._loop(selector)
+                for pending in list(self.open.values()):
+                    self._drop(selector, pending)
+        finally:
+            with self._pipe_lock:
+                os.close(self._woken)
+                os.close(self._waker)
+                self._woken = self._waker = -1
+
+    def _loop(self, selector) -> None:
+        while not self.stopping.is_set():
+            now = time.monotonic()
+            wait = min([self.idle_wait] + [max(0.0, p.deadline - now) for p in self.open.values()])
+            for key, _ in selector.select(wait):
+                if key.data is None:
+                    self._accept(selector)
+                elif key.data is WAKE:
+                    try:
+                        os.read(self._woken, 512)
+                    except OSError:
+                        pass
+                else:
+                    self._read(selector, key.data)
+            self._expire(selector, time.monotonic())
 
     def _accept(self, selector) -> None:
         for _ in range(64):  # a burst of connections in one wake-up

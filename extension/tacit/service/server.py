@@ -23,6 +23,7 @@ from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
 from tacit.hosts.hook_client import connect
 from tacit.hosts import spec as host_specs
+from tacit.hosts.hook_client import take_ready_fd
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
@@ -62,6 +63,7 @@ class Service:
         self.kept = context_cache.Kept(cfg, self.folder)  # SessionStart answers kept for a cold start
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
         self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
+        self.ready_fd = take_ready_fd()  # the socket of the hook client that started this service, or -1
 
     # -- life -------------------------------------------------------------------------
     def run(self) -> int:
@@ -80,6 +82,8 @@ class Service:
             self.reports = Reports(self.cfg, self.folder, self._run_hook, self.engine.ledger)
             self.reports.start()  # what a killed instance acknowledged but never applied
             self._bind()
+            _tell_ready(self.ready_fd)  # the hook that started us stops waiting now
+            self.ready_fd = -1
             # the first hook is waiting: the watchers (a walk of every skill folder) and what a
             # crashed instance left for the learners start once it is answered (they would
             # share the interpreter with it), or after SETTLE_SECONDS
@@ -92,6 +96,7 @@ class Service:
         finally:
             self._shutdown()
             os.close(lock_fd)
+            _tell_ready(self.ready_fd, b"")  # never listened: its starter sees the end at once
 
     def _take_lock(self, fd: int) -> bool:
         try:
@@ -141,6 +146,10 @@ class Service:
 
     def _after_first_answer(self) -> None:
         self.answered.wait(SETTLE_SECONDS)
+        try:  # the detectors the first prompt needs (not imported before the first answer)
+            import tacit.detect.analysis  # noqa: F401
+        except Exception as exc:  # noqa: BLE001 — the first prompt imports them itself
+            log_exception(self.cfg, "service detectors", exc)
         try:
             self.engine._schedule_background()  # noqa: SLF001 — on the engine's worker, not here
         except Exception as exc:  # noqa: BLE001
@@ -168,6 +177,8 @@ class Service:
         if not self.stopping.is_set():
             self.stop_reason = reason
             self.stopping.set()
+            if self.reader is not None:
+                self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
 
     def _accept_loop(self) -> None:
         """One thread reads every connection to its end, with a deadline
@@ -415,6 +426,18 @@ def _stat_of(path: str) -> tuple:
     except OSError:
         return ()
     return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
+
+
+def _tell_ready(fd: int, what: bytes = b"1") -> None:
+    if fd < 0:
+        return
+    try:
+        if what:
+            os.write(fd, what)
+    except OSError:
+        pass  # the client is gone: it stopped waiting
+    finally:
+        os.close(fd)
 
 
 def _rss_kb() -> int:

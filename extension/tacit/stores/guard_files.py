@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, rules_in
+from tacit.guards.model import GuardSpec
 from tacit.safety.scanner import scan
+from tacit.stores.guard_memo import DerivedMemo
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
@@ -85,14 +87,20 @@ def _text(root: str, rel: str) -> str:
     return data.decode("utf-8", "replace")
 
 
-def read(root: str, files: tuple[str, ...] | None = None) -> Read:
-    """Every rule line of the instruction files below ``root``."""
+def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
+    """Every rule line of the instruction files below ``root`` (with ``cfg``:
+    each file's rules kept by its text, ``tacit.stores.guard_memo``)."""
     files = found(root) if files is None else files
     rules: list = []
     notices: list = []
+    memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
     for rel in files:
         try:
-            found_rules = rules_in(_text(root, rel), rel)
+            text = _text(root, rel)
+            if memo is None:
+                found_rules = rules_in(text, rel)
+            else:
+                found_rules = memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: rules_in(t, r), _encode, _decode)
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
@@ -106,7 +114,21 @@ def read(root: str, files: tuple[str, ...] | None = None) -> Read:
                                f"{findings[0].pattern_id})")
                 continue
             rules.append((rel, rule))
+    if memo is not None:
+        memo.save()
     return Read(rules, notices, tuple(files))
+
+
+def _encode(rule: FileRule) -> list:
+    return [rule.line, rule.text, rule.spec.to_dict()]
+
+
+def _decode(item) -> FileRule:
+    line, text, data = item
+    spec = GuardSpec.from_dict(data)
+    if spec is None or not isinstance(line, int) or not isinstance(text, str):
+        raise ValueError("not a kept rule")
+    return FileRule(line, text, spec)
 
 
 def signature(root: str, files: tuple[str, ...]) -> tuple:
@@ -159,7 +181,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     if project is None:
         return False
     enabled = bool(cfg.settings.get("instruction_files", True))
-    got = read(project.root, files) if enabled else Read([], [], ())
+    got = read(project.root, files, cfg) if enabled else Read([], [], ())
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:

@@ -15,6 +15,7 @@ from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pat
 from tacit.projects import Project
 from tacit.safety.scanner import scan
 from tacit.stores import guard_file, history
+from tacit.stores.guard_memo import DerivedMemo
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -102,6 +103,14 @@ def _record(row) -> GuardRecord | None:
     return GuardRecord(**data)
 
 
+def _spec_of(data) -> GuardSpec:
+    """A kept spec (``tacit.stores.guard_memo``); ValueError for a malformed one."""
+    spec = GuardSpec.from_dict(data)
+    if spec is None:
+        raise ValueError("not a guard spec")
+    return spec
+
+
 @lru_cache(maxsize=16384)
 def derived(entry: str) -> tuple[GuardSpec, ...]:
     """The guards a memory entry states (cached: entries are few and stable)."""
@@ -186,6 +195,7 @@ class GuardStore:
         the memory of ``project``'s scopes states now."""
         store = MemoryStore(self.cfg, project)
         found: dict[str, tuple] = {}
+        memo = DerivedMemo(self.cfg, "guards", project.root if project is not None else "")
         for memory_scope in store.targets():
             entries = store.entries(memory_scope)
             if memory_scope == "team":  # a clone's memory is untrusted, as in the snapshot
@@ -193,9 +203,10 @@ class GuardStore:
             guard_scope = "global" if memory_scope in GLOBAL_SCOPES else "project"
             project_key = project.key if guard_scope == "project" and project is not None else ""
             for entry in entries:
-                for spec in derived(entry):
+                for spec in memo.kept(entry, lambda e=entry: derived(e), GuardSpec.to_dict, _spec_of):
                     found[memory_key(memory_scope, project_key, entry, spec)] = (
                         memory_scope, guard_scope, entry, spec)
+        memo.save()
         return found
 
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:

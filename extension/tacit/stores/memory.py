@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, free_name, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_text, keep_copy, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -284,8 +284,7 @@ class MemoryStore:
                    NOT_ENTRIES: "the file does not round-trip as §-separated entries",
                    ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) is larger than the whole limit",
                    }[check.problem]
-            backup = free_name(path.with_name(f"{path.name}.bak.{time.strftime('%Y%m%dT%H%M%S')}"))
-            atomic_write_bytes(backup, data)  # 0600, like the file it copies
+            backup = keep_copy(path, data)  # 0600; one copy per content, not per refusal
             raise _Refusal(
                 target, f"Refusing to rewrite {path.name}: {why}, so rewriting it could lose text someone "
                         f"added by hand. A copy was saved to {backup}.", drift_backup=str(backup),

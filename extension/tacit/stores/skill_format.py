@@ -10,9 +10,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-import frontmatter
-import yaml
-
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
 MAX_SKILL_CHARS = 100_000
@@ -102,10 +99,21 @@ def one_line(text: str) -> str:
 
 
 # reading: split + metadata (python-frontmatter's YAML handler)
-_YAML = frontmatter.YAMLHandler()
-# What PyYAML raises for a frontmatter it cannot read: YAMLError for syntax, ValueError for a date
-# that does not exist ("2025-02-30"), RecursionError for nesting deeper than the interpreter allows.
-_YAML_FAILURES = (yaml.YAMLError, ValueError, OverflowError, RecursionError)
+_HANDLER: list = []  # python-frontmatter's YAML handler, imported on first use: a new service's
+# first answer reads every SKILL.md from its memo (tacit.stores.file_memo) and parses none
+
+
+def _yaml():
+    """``(handler, failures)``: the handler, and what PyYAML raises for a
+    frontmatter it cannot read: YAMLError for syntax, ValueError for a date that
+    does not exist ("2025-02-30"), RecursionError for nesting deeper than the
+    interpreter allows."""
+    if not _HANDLER:
+        import frontmatter
+        import yaml
+
+        _HANDLER.append((frontmatter.YAMLHandler(), (yaml.YAMLError, ValueError, OverflowError, RecursionError)))
+    return _HANDLER[0]
 
 
 def _normalise(text: str) -> str:
@@ -124,10 +132,11 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     The text must start (after a BOM and blank lines) with a ``---`` line; the frontmatter ends at
     the next ``---`` line (python-frontmatter's delimiters). The body is stripped."""
     text = _normalise(text)
-    if not _YAML.detect(text):
+    handler = _yaml()[0]
+    if not handler.detect(text):
         raise SkillFormatError("no frontmatter: SKILL.md must start with a '---' line")
     try:
-        yaml_text, body = _YAML.split(text)
+        yaml_text, body = handler.split(text)
     except ValueError:  # no second delimiter to split on
         raise SkillFormatError("frontmatter is not closed: no second '---' line") from None
     return yaml_text.strip("\n"), body.strip()
@@ -136,11 +145,12 @@ def split_frontmatter(text: str) -> tuple[str, str]:
 def parse_metadata(yaml_text: str) -> dict[str, Any]:
     """The frontmatter mapping; raises SkillFormatError for bad YAML or a
     frontmatter that is not a mapping."""
+    handler, failures = _yaml()
     try:
-        data = _YAML.load(yaml_text)
+        data = handler.load(yaml_text)
     except RecursionError:
         raise SkillFormatError("bad YAML in frontmatter: nested too deeply") from None
-    except _YAML_FAILURES as exc:
+    except failures as exc:
         reason = " ".join(str(exc).split())
         raise SkillFormatError(f"bad YAML in frontmatter: {reason[:300]}") from None
     if data is None:
@@ -181,6 +191,8 @@ def ordered_metadata(meta: dict[str, Any]) -> dict[str, Any]:
 
 def render_skill(meta: dict[str, Any], body: str) -> str:
     """The SKILL.md text: ``---``, YAML frontmatter, ``---``, blank line, body."""
+    import frontmatter
+
     post = frontmatter.Post(body.strip())
     post.metadata.update(ordered_metadata(meta))
     # width: never fold a long description over several lines (keeps the file

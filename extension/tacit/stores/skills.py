@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from tacit.failures import failed
 from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, free_name, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
@@ -109,11 +110,10 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
         try:
             return method(self, *args, **kwargs)
         except LockTimeout:
-            return _fail("another process is still writing this skill (lock timed out); "
-                         "try again in a moment")
-        except Exception as exc:  # noqa: BLE001
+            return _fail("another process is still writing this skill (lock timed out); try again in a moment")
+        except Exception as exc:  # noqa: BLE001 — a storage fault named as one (read-only, a file for a folder)
             log_exception(self.cfg, f"skills.{method.__name__}", exc)
-            return _fail(f"unexpected error: {type(exc).__name__}: {exc}")
+            return failed(exc)
 
     return wrapper
 

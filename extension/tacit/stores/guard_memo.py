@@ -1,0 +1,52 @@
+"""Guards derived from text, kept on disk by that very text.
+
+Deriving the guards of the memory entries and instruction files compiles and
+runs the derivation rules: a new service paid ~100 ms for it on its first
+SessionStart after every idle exit. What a text derives is a pure function of
+the text and tacit's code, so it is kept (``tacit.stores.file_memo``, in
+``run/memo/``) under the sha256 of the text, behind the memo's code stamp: an
+edited entry or rule line is another text, derived again, never a stale hit.
+Each value carries a checksum of its key and items; a value that fails it, or
+whose specs do not parse, is derived again. Never raises on a bad memo.
+
+Design notes: docs/design/stores.md#tacitstoresguard_memo
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from tacit.stores import file_memo
+
+
+class DerivedMemo:
+    """``kept(text, derive, encode, decode)`` for the texts under one root
+    (a project's checkout; "" for no project), of one ``kind``."""
+
+    def __init__(self, cfg, kind: str, root: str | None):
+        self._memo = file_memo.memo_for(cfg, kind, root or "")
+
+    def kept(self, text: str, derive, encode, decode) -> list:
+        """``decode`` of each item kept for ``text``; else ``derive()``'s items, kept."""
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        found = self._memo.get(key, [len(text)])
+        if isinstance(found, dict) and isinstance(found.get("items"), list) and found.get("sum") == _sum(
+                key, found["items"]):
+            try:
+                return [decode(item) for item in found["items"]]
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                pass  # derived again below
+        items = list(derive())
+        encoded = [encode(item) for item in items]
+        self._memo.put(key, [len(text)], {"items": encoded, "sum": _sum(key, encoded)})
+        return items
+
+    def save(self) -> None:
+        """Write what was added; keep only the texts looked up since the last save."""
+        self._memo.save(prune=True)
+
+
+def _sum(key: str, items) -> str:
+    raw = key + json.dumps(items, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:24]
