@@ -81,6 +81,18 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
     sweep_stale_temps(path)
 
 
+def free_name(base, sep: str = ".", first: int = 1):
+    """``base`` if nothing stands there (not even a dangling link), else ``base + sep + N`` for the
+    first free ``N`` from ``first``: where to move or copy a file aside without overwriting anything.
+    A ``Path`` for a path-like ``base``, else a ``str``; the caller holds the lock that keeps it free."""
+    path = os.fspath(base)
+    name, n = path, first
+    while os.path.lexists(name):
+        name = f"{path}{sep}{n}"
+        n += 1
+    return Path(name) if isinstance(base, os.PathLike) else name
+
+
 def keep_copy(path: Path, data: bytes) -> Path:
     """``data`` (what ``path`` held) kept beside it as ``<name>.bak.<time>[.n]``
     (0600), or the copy already there holding the same bytes: a file refused
@@ -90,9 +102,7 @@ def keep_copy(path: Path, data: bytes) -> Path:
             if kept.stat().st_size == len(data) and kept.read_bytes() == data:
                 return kept
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    backup, n = path.with_name(f"{path.name}.bak.{stamp}"), 1
-    while backup.exists():
-        backup, n = path.with_name(f"{path.name}.bak.{stamp}.{n}"), n + 1
+    backup = free_name(path.with_name(f"{path.name}.bak.{stamp}"))
     atomic_write_bytes(backup, data)
     return backup
 
