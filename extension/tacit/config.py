@@ -112,12 +112,17 @@ def _coerce(key: str, value, *, from_env: bool):
         raise ConfigError(f"{key}: expected true/false, got {value!r}")
     if isinstance(default, (int, float)):
         kind = type(default)
+        number = None
         if isinstance(value, (int,) if kind is int else (int, float)) and not isinstance(value, bool):
-            return kind(value)
-        if from_env and isinstance(value, str):
+            number = kind(value)
+        elif from_env and isinstance(value, str):
             with contextlib.suppress(ValueError):
-                return kind(value.strip())
-        raise ConfigError(f"{key}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
+                number = kind(value.strip())
+        if number is None:
+            raise ConfigError(f"{key}: expected {'an integer' if kind is int else 'a number'}, got {value!r}")
+        if key.endswith("_char_limit") and number < 1:  # a limit of 0 or less refuses every entry
+            raise ConfigError(f"{key}: expected a positive number of characters, got {value!r}")
+        return number
     if isinstance(default, list):
         if from_env and isinstance(value, str):
             text = value.strip()

@@ -6,12 +6,12 @@ Design notes: docs/design/core.md#tacitconsolidation
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
 from tacit.app import Tacit
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
+from tacit.children.spawn import spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
 from tacit.stores.memory import MemoryStore
@@ -119,7 +119,4 @@ def start_in_background(cfg, *, session_id: str, host: str, project=None, force:
     # a deterministic merge is tacit's own change, announced like a learner's
     env["TACIT_ACTOR"] = history.Actor(kind="learner", name="consolidate", session_id=session_id,
                                        host=host).to_env()
-    proc = subprocess.Popen(argv, cwd=cfg.home_str if os.path.isdir(cfg.home_str) else None, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    return proc.pid
+    return spawn_detached(argv, env, cwd=cfg.home_str)

@@ -21,6 +21,10 @@ class LedgerUnavailable(RuntimeError):
     corrupt and has been moved aside). The caller skips this piece of work."""
 
 
+class InputError(ValueError):
+    """What a command was given cannot be used (stdin that is not UTF-8): a clear refusal."""
+
+
 STORAGE = {
     errno.EACCES: ("permission denied", "check its owner and mode (tacit doctor)"),
     errno.EPERM: ("operation not permitted", "check its owner and mode (tacit doctor)"),
@@ -32,7 +36,7 @@ STORAGE = {
 
 
 def describe_failure(exc: BaseException) -> tuple[str, str]:
-    """``(sentence, kind)``; kind is storage | ledger | internal."""
+    """``(sentence, kind)``; kind is storage | ledger | usage | internal."""
     if isinstance(exc, OSError) and exc.errno in STORAGE:
         what, advice = STORAGE[exc.errno]
         where = f" for {exc.filename}" if exc.filename else ""
@@ -41,7 +45,19 @@ def describe_failure(exc: BaseException) -> tuple[str, str]:
         return f"the ledger could not be used: {exc}", "ledger"
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}", "storage"
+    if isinstance(exc, InputError):
+        return str(exc), "usage"
+    if isinstance(exc, RecursionError):  # JSON nested past Python's limit: `tacit memory batch -`
+        return "the input is nested too deeply to read", "usage"
+    if isinstance(exc, OverflowError):  # `tacit memory undo 99999999999999999999`: no such id can exist
+        return "a number given is too large: ids and counts are at most 9223372036854775807", "usage"
     return f"internal error: {type(exc).__name__}: {exc} (details in the log; tacit doctor)", "internal"
+
+
+def failed(exc: BaseException) -> dict:
+    """A store's result for ``exc``: ``{"success": False, "error", "error_kind"}``."""
+    error, kind = describe_failure(exc)
+    return {"success": False, "error": error, "error_kind": kind}
 
 
 # failures of host events, for ``tacit doctor``

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import os
 import tempfile
 import time
@@ -78,6 +79,32 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         raise
     _fsync_dir(path.parent)
     sweep_stale_temps(path)
+
+
+def free_name(base, sep: str = ".", first: int = 1):
+    """``base`` if nothing stands there (not even a dangling link), else ``base + sep + N`` for the
+    first free ``N`` from ``first``: where to move or copy a file aside without overwriting anything.
+    A ``Path`` for a path-like ``base``, else a ``str``; the caller holds the lock that keeps it free."""
+    path = os.fspath(base)
+    name, n = path, first
+    while os.path.lexists(name):
+        name = f"{path}{sep}{n}"
+        n += 1
+    return Path(name) if isinstance(base, os.PathLike) else name
+
+
+def keep_copy(path: Path, data: bytes) -> Path:
+    """``data`` (what ``path`` held) kept beside it as ``<name>.bak.<time>[.n]``
+    (0600), or the copy already there holding the same bytes: a file refused
+    on every write gets one copy, not one per refusal."""
+    for kept in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
+        with contextlib.suppress(OSError):
+            if kept.stat().st_size == len(data) and kept.read_bytes() == data:
+                return kept
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    backup = free_name(path.with_name(f"{path.name}.bak.{stamp}"))
+    atomic_write_bytes(backup, data)
+    return backup
 
 
 def unlink_quietly(path) -> None:

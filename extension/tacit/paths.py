@@ -42,11 +42,14 @@ def home(env=None) -> str:
 
 
 def data_dir(env=None) -> str:
-    """``$TACIT_HOME`` (``~`` expanded, made absolute), else ``~/.tacit``."""
+    """``$TACIT_HOME`` (``~`` expanded; a relative path is taken from the home
+    folder, never from the working folder: a hook runs in every project), else ``~/.tacit``."""
     configured = _getenv("TACIT_HOME", env)
     if configured:
         if configured == "~" or configured.startswith("~/"):
             configured = home(env) + configured[1:]
+        elif not configured.startswith("/"):
+            configured = home(env) + "/" + configured
         return _normal(configured)
     return _normal(home(env) + "/.tacit")
 

@@ -40,6 +40,11 @@ def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=N
         lines.append(f"- {report['target']}: {report['before']} → {report['after']} ({how})")
         if not report.get("fits", True):
             lines.append("  still over the limit: remove or shorten entries with `tacit memory`")
+        if report.get("merge", {}).get("error"):  # refused (a file tacit will not rewrite): said, not hidden
+            lines.append(f"  not changed: {report['merge']['error']}")
+    failed = [r for r in result["reports"] if r.get("merge", {}).get("error")]
+    if failed:
+        result.update(success=False, error="; ".join(f"{r['target']}: {r['merge']['error']}" for r in failed))
     result["text"] = "\n".join(lines)
     return result
 

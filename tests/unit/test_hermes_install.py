@@ -108,6 +108,23 @@ def test_install_enables_and_records_then_uninstall_restores(hermes):
     assert hermes_install.uninstall(hermes.cfg, "user")["changed"] == []  # nothing left to undo
 
 
+def test_an_earlier_backup_of_the_same_second_is_kept_beside_the_new_one(hermes, monkeypatch):
+    """tacit's old memory folder is set aside under a free name (``tacit.fsutil.free_name``)."""
+    import time
+
+    monkeypatch.setattr(time, "strftime", lambda *_a: "20260101T000000")
+    hermes.write({"model": {"default": "m"}})
+    hermes.cfg.memories_dir.mkdir(parents=True, exist_ok=True)
+    hermes.cfg.memory_file.write_text("TACIT-ONLY entry")
+    earlier = hermes.cfg.memories_dir.with_name("memories.before-hermes-20260101T000000")
+    earlier.mkdir()
+    (earlier / "MEMORY.md").write_text("an earlier install's copy")
+    assert hermes_install.install(hermes.cfg, "user")["success"]
+    assert (earlier / "MEMORY.md").read_text() == "an earlier install's copy"
+    moved = earlier.with_name(earlier.name + ".1")
+    assert (moved / "MEMORY.md").read_text() == "TACIT-ONLY entry"
+
+
 def test_reinstall_keeps_the_first_record_and_uninstall_respects_later_changes(hermes):
     hermes.write({"memory": {"nudge_interval": 7}, "skills": {"creation_nudge_interval": 4}})
     hermes_install.install(hermes.cfg, "user")

@@ -296,8 +296,8 @@ def test_apply_without_an_agent_writes_a_rule_or_nothing(cfg):
 
 
 def test_apply_without_an_agent_saves_the_phrased_rule_once(cfg, monkeypatch):
-    from tacit import engine as engine_module
     from tacit.children import fallbacks
+    from tacit.detect import analysis as analysis_module
     from tacit.detect.analysis import analyse as real
 
     def with_rule(text, prev_assistant=None, **kwargs):
@@ -310,7 +310,7 @@ def test_apply_without_an_agent_saves_the_phrased_rule_once(cfg, monkeypatch):
                        correction=replace(found.correction, is_correction=True, score=0.9))
 
     monkeypatch.setattr(fallbacks, "analyse", with_rule)
-    monkeypatch.setattr(engine_module, "analyse", with_rule)
+    monkeypatch.setattr(analysis_module, "analyse", with_rule)  # the engine imports it when first needed
     report = replay(cfg, [str(CLAUDE_EXAMPLE)], apply=True)
     # a convention of the session's project, not a personal preference: never USER.md; the
     # transcript's folder is gone, so the notes that hold everywhere get it

@@ -48,13 +48,13 @@ def test_add_show_duplicate_and_file_format(tacit_env, cfg):
     assert out["scopes"]["global"]["entry_count"] == 2
 
 
-def test_stdin_text_is_normalised_and_invalid_utf8_is_not_fatal(tacit_env, cfg):
+def test_stdin_text_is_normalised_and_invalid_utf8_is_refused(tacit_env, cfg):
     code, out, _ = tacit(tacit_env, "memory", "add", "-", stdin="Line one\r\nline two\r\n\r\n")
     assert code == 0 and out["success"]
     code, out, _ = tacit(tacit_env, "memory", "add", "--target", "user", "-", stdin=b"Caf\xe9 owner\n")
-    assert code == 0 and out["success"]
+    assert code == 1 and not out["success"] and "not valid UTF-8" in out["error"]  # not kept as "Caf\ufffd owner"
     assert Path(cfg.memory_file).read_text() == "Line one\nline two"
-    assert Path(cfg.user_file).read_text(encoding="utf-8") == "Caf\ufffd owner"
+    assert not Path(cfg.user_file).exists()
 
 
 def test_replace_and_remove_with_their_refusals(tacit_env, cfg):

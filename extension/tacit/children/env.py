@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tacit.stores.history import Actor
 
 
 def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.children.reconcile import MAX_FILE_BYTES, parse_memory, reconcile
-from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, lock_for
+from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, free_name, lock_for
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
@@ -527,11 +527,7 @@ def _set_aside(path: Path, data: bytes | None) -> Path:
     """Keep what the child left at ``<file>.child-garbage.<stamp>``: a hard
     link to the file as it is (whatever its size), else a copy."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    aside = path.with_name(f"{path.name}.{GARBAGE}.{stamp}")
-    n = 1
-    while os.path.lexists(aside):
-        aside = path.with_name(f"{path.name}.{GARBAGE}.{stamp}.{n}")
-        n += 1
+    aside = free_name(path.with_name(f"{path.name}.{GARBAGE}.{stamp}"))
     try:
         os.link(path, aside)
         os.chmod(aside, 0o600)

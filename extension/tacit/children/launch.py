@@ -7,14 +7,13 @@ Design notes: docs/design/children.md#tacitchildrenlaunch
 from __future__ import annotations
 
 import os
-import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 
 from tacit.children import budget
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
+from tacit.children.spawn import spawn_detached
 from tacit.commandline import python_argv
 from tacit.log import log_exception
 from tacit.privacy.exclusion import why_excluded
@@ -27,12 +26,8 @@ from tacit.stores.sessions import SessionStore
 
 def detached_launcher(cfg):
     def launch(job: dict) -> int:
-        proc = subprocess.Popen(python_argv("child", "run", job["id"]), cwd=cfg.home_str if os.path.isdir(
-            cfg.home_str) else None, env=process_env(cfg, job.get("host")), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        # a long-lived launcher (the service, Hermes) reaps its runners
-        threading.Thread(target=proc.wait, name="tacit-reap", daemon=True).start()
-        return proc.pid
+        return spawn_detached(python_argv("child", "run", job["id"]), process_env(cfg, job.get("host")),
+                              cwd=cfg.home_str)
 
     return launch
 

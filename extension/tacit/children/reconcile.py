@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tacit.stores import history
-from tacit.stores.memory import join_entries, parse_entries
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # a memory file is a few KB, a SKILL.md at most 400 KB
 
@@ -21,17 +21,11 @@ def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]
         return [], None
     if len(data) > MAX_FILE_BYTES:
         return [], f"{len(data):,} bytes, far over any memory file"
-    try:
-        raw = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return [], "not valid UTF-8"
-    entries = parse_entries(raw)
-    if raw.strip() and join_entries(entries) != raw.strip():
-        return [], "no longer §-separated entries"
-    biggest = max((len(e) for e in entries), default=0)
-    if biggest > limit:
-        return [], f"one entry ({biggest:,} chars) larger than the whole limit"
-    return entries, None
+    check = check_file(data, limit)
+    if check.problem is None:
+        return check.entries, None
+    return [], {NOT_UTF8: "not valid UTF-8", NOT_ENTRIES: "no longer §-separated entries",
+                ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) larger than the whole limit"}[check.problem]
 
 
 @dataclass(frozen=True, slots=True)

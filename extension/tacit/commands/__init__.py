@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from tacit.failures import LedgerUnavailable
+from tacit.failures import InputError, LedgerUnavailable
 
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
@@ -72,9 +72,13 @@ def reply(result: dict) -> int:
     return exit_code(result)
 
 
-def read_text_arg(value: str) -> str:
-    """``-`` means: read the text from stdin (invalid UTF-8 is replaced, not fatal)."""
+def read_text_arg(value: str, *, lenient: bool = False) -> str:
+    """``-`` means: read the text from stdin. Invalid UTF-8 is refused (what
+    would be kept is not what was sent), or replaced when ``lenient`` (a scan)."""
     if value == "-":
         data = sys.stdin.buffer.read()
-        return data.decode("utf-8", errors="replace")
+        try:
+            return data.decode("utf-8", errors="replace" if lenient else "strict")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"stdin is not valid UTF-8 (bad byte at offset {exc.start}); nothing was changed") from None
     return value

@@ -102,14 +102,14 @@ def _run(args, cfg) -> int:
         return 1
     if args.jsonl:
         if args.text is not None:
-            sys.stderr.write("tacit detect: give TEXT or --jsonl, not both\n")
+            _usage("give TEXT or --jsonl, not both")
             return 2
         return _run_jsonl(detector, args.detector)
     if args.text is None:
-        sys.stderr.write(f"tacit detect {args.detector}: TEXT is required (or - for stdin, or --jsonl)\n")
+        _usage("TEXT is required (or - for stdin, or --jsonl)")
         return 2
     item = {"prev_assistant": getattr(args, "prev", None)}
-    emit(detector(read_text_arg(args.text), item))
+    emit(detector(read_text_arg(args.text, lenient=True), item))
     return 0
 
 
@@ -134,3 +134,8 @@ def _run_jsonl(detector, name: str) -> int:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     out.flush()
     return 0
+
+
+def _usage(error: str) -> None:
+    """A usage error: one JSON object with ``--json``, one line on stderr without."""
+    emit({"success": False, "error": f"usage: {error}"}, text=lambda r: f"tacit detect: {r['error']}")

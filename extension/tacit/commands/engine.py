@@ -10,7 +10,7 @@ import sys
 
 from tacit.app import Actor
 from tacit.children.launch import run_job_id
-from tacit.commands import emit, project_folder
+from tacit.commands import emit, exit_code, project_folder
 from tacit.hosts.hooks import run_in_process
 from tacit.projects import project_for
 from tacit.service import client
@@ -56,7 +56,7 @@ def _consolidate(args, cfg) -> int:
                                 project=project_for(project_folder(args, cfg)),
                                 session_id=args.session)
     emit(result, text=result["text"])
-    return 0
+    return exit_code(result)
 
 
 def _skills(args, cfg) -> int:

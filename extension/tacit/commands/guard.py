@@ -23,6 +23,7 @@ from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
+from tacit.safety.scanner import describe, scan
 from tacit.stores.guard_stats import render_stats, stats
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -171,6 +172,9 @@ def _add(args, cfg) -> int:
     scope = args.scope or ("project" if project is not None else "global")
     if args.lesson is None and not args.because:
         return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
+    findings = scan(args.because or "")  # the reason reaches the agent: the gate memory entries pass
+    if findings:
+        return _fail(args, f"Refused by the content scanner: {describe(findings)}")
 
     def work(store: GuardStore) -> int:
         if args.lesson is not None:

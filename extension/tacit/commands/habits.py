@@ -5,8 +5,6 @@ Design notes: docs/design/commands.md#tacitcommandshabits
 
 from __future__ import annotations
 
-import sys
-
 from tacit.commands import emit
 from tacit.learn import habits
 from tacit.learn.observe import (
@@ -43,7 +41,8 @@ def _run(cfg, work, *, write: bool = False) -> int:
         with Ledger(cfg) as ledger, (ledger.write() if write else ledger.read()) as conn:
             return work(conn)
     except LedgerUnavailable as exc:
-        sys.stderr.write(f"tacit habits: learning ledger unavailable ({exc})\n")
+        emit({"success": False, "error": f"learning ledger unavailable: {exc}"},
+             text=lambda r: f"tacit habits: {r['error']}")
         return 1
 
 

@@ -14,8 +14,10 @@ import time
 
 from tacit import __version__, memory_folder
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
+from tacit.stores import guard_file
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.memory import MemoryStore, join_entries, parse_entries
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
+from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
 FAILURE_WINDOW = 7 * 86400  # failing sessions are looked for over the last week
@@ -24,12 +26,16 @@ FAILURE_WINDOW = 7 * 86400  # failing sessions are looked for over the last week
 def storage(cfg) -> dict[str, dict]:
     """folder → {ok, error?, free_bytes}; every folder tacit writes."""
     folders = {"data folder": cfg.home_str, "memories": str(cfg.memory_file.parent),
-               "skills": str(cfg.skills_dir), "logs": str(cfg.log_file.parent)}
+               "skills": str(cfg.skills_dir), "logs": str(cfg.log_file.parent),
+               "projects": os.path.join(cfg.home_str, "projects"), "locks": os.path.join(cfg.state_dir_str, "locks")}
     if cfg.state_dir_str != cfg.home_str:
         folders["state folder"] = cfg.state_dir_str
     out: dict[str, dict] = {}
     for name, folder in folders.items():
         entry: dict = {"path": folder, "ok": True}
+        if name != "memories" and os.path.lexists(folder) and not os.path.isdir(folder):  # (memories: memory_folder)
+            out[name] = {**entry, "ok": False, "error": "not a folder; move it away (tacit recreates the folder)"}
+            continue
         if not os.path.isdir(folder):
             entry["absent"] = True  # created on first use
             parent = os.path.dirname(folder.rstrip("/")) or "/"
@@ -62,16 +68,15 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
         if entry["exists"]:
             try:
                 entry["mode"] = f"{os.stat(path).st_mode & 0o777:o}"
-                data = path.read_bytes()
-                raw = data.decode("utf-8-sig")
-                entries = parse_entries(raw)
-                entry["entries"] = len(entries)
-                entry["usage"] = store.usage(scope, entries)["text"]
-                if raw.strip() and join_entries(entries) != raw.strip():
-                    entry["problem"] = (f"{path} is not a clean list of §-separated entries: tacit will not "
-                                        "rewrite it (fix it by hand)")
-            except UnicodeDecodeError:
-                entry["problem"] = f"{path} is not valid UTF-8: tacit will not rewrite it (fix it by hand)"
+                check = check_file(path.read_bytes(), store.limit_for(scope))
+                if check.problem != NOT_UTF8:
+                    entry["entries"] = len(check.entries)
+                    entry["usage"] = store.usage(scope, check.entries)["text"]
+                if check.problem:
+                    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
+                           ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
+                           }[check.problem]
+                    entry["problem"] = f"{path} {why}: tacit will not rewrite it (fix it by hand)"
             except OSError as exc:
                 entry["problem"] = f"{path} cannot be read: {describe_failure(exc)[0]}"
             entry.setdefault("usage", "unreadable")
@@ -290,6 +295,8 @@ def check(cfg, project=None) -> dict:
     for name, info in handlers.items():
         warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
 
+    if (kept := guard_file.problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
+        problems.append(kept)
     if project is not None and cfg.settings.get("instruction_files", True):
         try:  # the repository's AGENTS.md, CLAUDE.md …: what was not read as rules (docs/guards.md)
             from tacit.stores.guard_files import read as read_instructions

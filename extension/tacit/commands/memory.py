@@ -138,6 +138,8 @@ def _move(args, cfg) -> int:
 def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = None) -> dict:
     """Move the one entry containing ``text`` into scope ``to``: added there
     first, removed from where it was only once the add succeeded."""
+    if not text.strip():  # "" is in every entry: it would move whichever one there is
+        return {"success": False, "error": "say which entry to move: TEXT cannot be empty"}
     to = store.resolve(to)
     if to not in store.targets():
         return {"success": False, "error": store._unknown(to)}
@@ -228,9 +230,13 @@ def render_log(found: list[dict]) -> str:
 def _why(args, cfg) -> int:
     from tacit import changes
 
+    if not args.text.strip():
+        return reply({"success": False, "error": "say what to look for: tacit memory why TEXT"})
     result = changes.why(args.tacit, args.text, project=project_of(args))
+    if not (result["entries"] or result["removed"]):  # exit 1: the object says so too
+        result = {**result, "success": False, "error": render_why(result)}
     emit(result, text=render_why)
-    return 0 if result["entries"] or result["removed"] else 1
+    return exit_code(result)
 
 
 def render_why(result: dict) -> str:

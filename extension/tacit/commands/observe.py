@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from tacit.commands import read_text_arg
+from tacit.commands import JSON_OUTPUT, emit, read_text_arg
 from tacit.learn.observe import record_observation
 from tacit.learn.patterns import ObservationError
 from tacit.log import log
@@ -27,20 +27,31 @@ def add_parser(subparsers) -> None:
 
 def _observe(args, cfg) -> int:
     if not cfg.learning_enabled:
-        return 0
+        return _told({"success": True, "recorded": False, "message": "learning is off: nothing recorded"})
     context = read_text_arg(args.context)
     with Ledger(cfg) as ledger:
         try:
             result = record_observation(ledger, cfg, args.plugin, args.action, context,
                                         session_id=args.session, announce=False)
-        except ObservationError as exc:
-            sys.stderr.write(f"tacit observe: {exc}\n")
+        except (ObservationError, RecursionError) as exc:  # RecursionError: a context nested past JSON's limit
+            error = str(exc) if isinstance(exc, ObservationError) else "context is nested too deeply to read"
+            emit({"success": False, "error": error}, text=lambda r: f"tacit observe: {r['error']}")
             return 2
-        except LedgerUnavailable as exc:
+        except LedgerUnavailable as exc:  # a plugin's call never fails on tacit's account: exit 0, said
             log(cfg, "warning", "tacit observe", f"skipped: {exc}")
-            sys.stderr.write(f"tacit observe: learning ledger unavailable, run not recorded ({exc})\n")
-            return 0
-    for notice in result["notices"]:
-        sys.stdout.write(notice["text"] + "\n")
-    sys.stdout.flush()
+            return _told({"success": True, "recorded": False,
+                          "message": f"learning ledger unavailable, run not recorded ({exc})"}, stream=sys.stderr)
+    notices = [notice["text"] for notice in result["notices"]]
+    return _told({"success": True, "recorded": True, "notices": notices}, lines=notices)
+
+
+def _told(result: dict, *, lines: list | None = None, stream=None) -> int:
+    """One JSON object with ``--json``; else the notices (or the message) as lines, none when there is nothing."""
+    if JSON_OUTPUT["on"]:
+        emit(result)
+        return 0
+    text = lines if lines is not None else ([f"tacit observe: {result['message']}"] if stream else [])
+    for line in text:
+        (stream or sys.stdout).write(line + "\n")
+    (stream or sys.stdout).flush()
     return 0

@@ -69,7 +69,9 @@ def _fail(error: str) -> int:
 
 
 def _search(args, cfg) -> int:
-    from tacit.search.indexer import rebuild
+    import sqlite3
+
+    from tacit.search.indexer import INDEX_FILE, rebuild
     from tacit.search.searcher import parse_since, search
 
     text = " ".join(args.query).strip()
@@ -79,13 +81,17 @@ def _search(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return _fail(str(exc))
-    if args.reindex:
-        rebuilt = rebuild(cfg)
-        if not text:
-            emit(rebuilt, _reindexed)
-            return 0
-    result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
-                    since=since, limit=args.limit)
+    try:
+        if args.reindex:
+            rebuilt = rebuild(cfg)
+            if not text:
+                emit(rebuilt, _reindexed)
+                return 0
+        result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
+                        since=since, limit=args.limit)
+    except sqlite3.OperationalError as exc:  # a read-only data folder, a search.db that is a folder
+        return _fail(f"the search index ({cfg.state_dir / INDEX_FILE}) cannot be used: {exc}; "
+                     "tacit needs its data folder writable (tacit doctor)")
     emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and _tty()))
     return 0
 

@@ -193,7 +193,7 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
         problem = untrusted(folder)
         if problem:
             return problem
-        sock = connect(folder, deadline)
+        sock = connect(folder, max(0.05, min(1.0, deadline - time.monotonic())))
         if isinstance(sock, str):
             return sock
         if sock is None:
@@ -314,25 +314,51 @@ def untrusted(folder: str) -> str:
     return ""
 
 
-def connect(folder: str, deadline: float):
-    """A connected socket; None when nothing listens; a sentence when the peer is another user."""
+def connect(folder: str, timeout: float):
+    """The one unix-socket connect to the service in ``folder`` (a path too long for the system is
+    reached from inside the folder, then the working folder is put back): a connected socket; None
+    when nothing listens; a sentence when the peer is another user."""
     path = folder + "/" + SOCKET_NAME
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    here = None
     try:
-        sock.settimeout(max(0.05, min(1.0, deadline - time.monotonic())))
+        sock.settimeout(timeout)
         if len(path.encode()) < 100:
             sock.connect(path)
         else:
+            here = _cwd()
             posix.chdir(folder)
             sock.connect(SOCKET_NAME)
     except OSError:
         sock.close()
         return None
+    finally:
+        if here is not None:
+            try:
+                posix.chdir(here)
+            except OSError:
+                pass
     uid = peer_uid(sock)
     if uid is not None and uid != posix.getuid():
         sock.close()
         return f"{path} is served by another user (uid {uid})"
     return sock
+
+
+def connect_trusted(folder: str, timeout: float):
+    """``connect`` for a client that quietly does without the service: None as well for a folder or
+    socket not this user's (``untrusted``) and for another user's service."""
+    if untrusted(folder):
+        return None
+    sock = connect(folder, timeout)
+    return None if isinstance(sock, str) else sock
+
+
+def _cwd():
+    try:
+        return posix.getcwd()
+    except OSError:  # a working folder that is gone: nothing to go back to
+        return None
 
 
 def peer_uid(sock):

@@ -71,6 +71,8 @@ def read_text(path: Path) -> tuple[str, bool]:
         return path.read_text(encoding="utf-8"), True
     except FileNotFoundError:
         return "", False
+    except UnicodeDecodeError as exc:  # the host cannot read it either: say which file, change nothing
+        raise InstallError(f"{path} is not valid UTF-8 (bad byte at offset {exc.start}); fix it first") from None
 
 
 def parse_json_object(text: str, path: Path, host: str) -> dict:

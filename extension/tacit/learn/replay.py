@@ -99,7 +99,7 @@ def detect_format(path: Path) -> str | None:
                 break
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
                 continue
             if not isinstance(data, dict):
                 continue
@@ -127,7 +127,7 @@ def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
             continue
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
             stats.bad_line(lineno, "not JSON")
             continue
         if not isinstance(data, dict):

@@ -17,7 +17,7 @@ from tacit.safety.scanner import first_finding
 from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 from tacit.stores.candidates import Candidate
-from tacit.stores.memory import MemoryStore
+from tacit.stores.memory import LIMIT_SETTINGS, MemoryStore
 
 MAX_PROMOTIONS = 25  # per settlement: each is a memory-file write (maybe a consolidation)
 _GROUP_TITLES = {
@@ -168,7 +168,13 @@ def promote(conn, cfg, memory_ids, now: float, *, by_user: bool) -> dict:
     return {"applied": applied, "failed": failed}
 
 
-def _validate(conn, keep, drop, edits) -> tuple[dict, list[str]]:
+def _limit(cfg, target: str) -> int:
+    """The characters the memory file of ``target`` holds (``memory``: the larger of its two files)."""
+    names = ("global", "project") if target == "memory" else (target,)
+    return max(int(cfg.settings.get(LIMIT_SETTINGS.get(n, ""), 0) or 0) for n in names) or 10**9
+
+
+def _validate(conn, keep, drop, edits, cfg) -> tuple[dict, list[str]]:
     resolved, errors = {}, []
     for ref in [*keep, *drop, *(r for r, _ in edits)]:
         row = _resolve(conn, ref)
@@ -187,6 +193,8 @@ def _validate(conn, keep, drop, edits) -> tuple[dict, list[str]]:
             errors.append(f"the new text for {ref!r} is empty")
         elif (finding := first_finding(text)) is not None:
             errors.append(f"the new text for {ref!r} was refused by the scanner: {finding.reason}")
+        elif ref in resolved and len(text) > (limit := _limit(cfg, resolved[ref].target)):  # it could never be kept
+            errors.append(f"the new text for {ref!r} is {len(text):,} characters; its memory file holds {limit:,}")
         elif ref in resolved and resolved[ref].id in dropped_ids:
             errors.append(f"#{resolved[ref].id} is both edited and dropped")
     return resolved, errors
@@ -201,7 +209,7 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
     with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
-        resolved, errors = _validate(conn, keep, drop, edits)
+        resolved, errors = _validate(conn, keep, drop, edits, cfg)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}
         edited, dropped, kept_ids = [], [], []

@@ -31,7 +31,7 @@ def open_regular(path: str):
 def _object(raw: bytes):
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
         return None
     return data if isinstance(data, dict) else None
 

@@ -39,6 +39,7 @@ EXCHANGE_CHARS = 4000
 TOOL_LINES = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPLIT_MIN = 3
+_SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never split: a probe per cut
 
 
 def words(query: str) -> list:
@@ -61,7 +62,7 @@ def alternatives(index, query: str) -> list:
     groups = []
     for w in words(query):
         alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
-        if len(w) >= 2 * _SPLIT_MIN and not w.isdigit():
+        if 2 * _SPLIT_MIN <= len(w) <= _SPLIT_MAX and not w.isdigit():
             for i in range(_SPLIT_MIN, len(w) - _SPLIT_MIN + 1):
                 if index.has_term(w[:i]) and index.has_term(w[i:]):
                     alts.append(_quote(f"{w[:i]} {w[i:]}"))

@@ -7,57 +7,14 @@ import os
 import socket
 import time
 
-from tacit.hosts.hook_client import peer_uid, untrusted
+from tacit.hosts.hook_client import connect_trusted
 from tacit.paths import SOCKET_NAME, run_dir
-
-
-def connect_socket(folder: str, timeout: float) -> socket.socket:
-    """A socket connected to the service's socket in ``folder`` (a path too long
-    for the system is reached from inside the folder); OSError when nothing listens."""
-    path = os.path.join(folder, SOCKET_NAME)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        if len(path.encode()) < 100:
-            sock.connect(path)
-        else:
-            here = os.getcwd()
-            os.chdir(folder)
-            try:
-                sock.connect(SOCKET_NAME)
-            finally:
-                os.chdir(here)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def _connect(state_dir: str, timeout: float) -> socket.socket | None:
-    """None when nothing of this user's listens (another user's socket or
-    folder is never spoken to: ``tacit.hosts.hook_client.untrusted``)."""
-    folder = run_dir(state_dir)
-    if untrusted(folder):
-        return None
-    try:
-        sock = connect_socket(folder, timeout)
-    except OSError:
-        return None
-    try:
-        uid = peer_uid(sock)
-        if uid is not None and uid != os.getuid():
-            sock.close()
-            return None
-        return sock
-    except OSError:
-        sock.close()
-        return None
 
 
 def request(state_dir: str, kind: str, timeout: float = 3.0) -> dict | None:
     """Send ``status`` or ``stop``; the decoded reply, or None when no
     service answers."""
-    sock = _connect(state_dir, timeout)
+    sock = connect_trusted(run_dir(state_dir), timeout)
     if sock is None:
         return None
     try:

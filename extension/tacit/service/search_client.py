@@ -13,34 +13,8 @@ import posix
 from _json import encode_basestring_ascii as _quoted  # json's own C encoder: no json/re import here
 
 from tacit import __version__
-from tacit.hosts.hook_client import peer_uid, read_all, untrusted
-from tacit.paths import SOCKET_NAME, code_identity, run_dir
-
-
-def _connect(folder: str, timeout: float):
-    if untrusted(folder):
-        return None
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    here = None
-    try:
-        path = folder + "/" + SOCKET_NAME
-        if len(path.encode()) < 100:
-            sock.connect(path)
-        else:
-            here = posix.getcwd()
-            posix.chdir(folder)
-            sock.connect(SOCKET_NAME)
-        uid = peer_uid(sock)
-        if uid is not None and uid != posix.getuid():
-            raise OSError("another user's service")
-        return sock
-    except OSError:
-        sock.close()
-        return None
-    finally:
-        if here is not None:
-            posix.chdir(here)
+from tacit.hosts.hook_client import connect_trusted, read_all
+from tacit.paths import code_identity, run_dir
 
 
 def request_bytes(request: dict) -> bytes:
@@ -53,7 +27,7 @@ def request_bytes(request: dict) -> bytes:
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
     """The service's answer (``{"code", "out"}``), or None when no service
     of this version answers (the CLI then searches in-process)."""
-    sock = _connect(run_dir(state_dir), timeout)
+    sock = connect_trusted(run_dir(state_dir), timeout)
     if sock is None:
         return None
     try:

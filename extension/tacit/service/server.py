@@ -21,6 +21,7 @@ from tacit import __version__, lazyre
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
+from tacit.hosts.hook_client import connect
 from tacit.hosts import spec as host_specs
 from tacit.hosts.hook_client import take_ready_fd
 from tacit.hosts.runtime import build_engine
@@ -28,7 +29,6 @@ from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
 from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
-from tacit.service.client import connect_socket
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_in
 from tacit.service.searches import Searches
@@ -416,11 +416,12 @@ def _identity_key(identity: str) -> tuple:
 
 
 def _connectable(folder: str) -> bool:
-    try:
-        connect_socket(folder, 1.0).close()
-        return True
-    except OSError:
-        return False
+    """Something listens on the socket (another user's service too: the socket is not free)."""
+    sock = connect(folder, 1.0)
+    if sock is None or isinstance(sock, str):
+        return sock is not None
+    sock.close()
+    return True
 
 
 def _stat_of(path: str) -> tuple:

@@ -4,9 +4,11 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 ENTRY_DELIMITER = "\n§\n"
+NOT_UTF8, NOT_ENTRIES, ENTRY_TOO_BIG = "not-utf8", "not-entries", "entry-too-big"  # FileCheck.problem
 
 
 def parse_entries(raw: str) -> list[str]:
@@ -18,6 +20,31 @@ def parse_entries(raw: str) -> list[str]:
 
 def join_entries(entries: Iterable[str]) -> str:
     return ENTRY_DELIMITER.join(entries)
+
+
+@dataclass(frozen=True, slots=True)
+class FileCheck:
+    """A memory file's bytes read as entries, and why rewriting them would lose text (None: it would not)."""
+
+    entries: list[str]  # [] when the bytes are not UTF-8
+    problem: str | None = None  # NOT_UTF8, NOT_ENTRIES (not a clean §-separated list) or ENTRY_TOO_BIG
+    biggest: int = 0  # the longest entry, in chars
+
+
+def check_file(data: bytes, limit: int | None = None) -> FileCheck:
+    """The one validity check of a memory file (the store's drift guard, the children's integrity
+    check, ``tacit health``): UTF-8, a clean §-separated list, no entry over ``limit`` (None: any size)."""
+    try:
+        raw = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return FileCheck([], NOT_UTF8)
+    entries = parse_entries(raw)
+    biggest = max((len(e) for e in entries), default=0)
+    if raw.strip() and join_entries(entries) != raw.strip():
+        return FileCheck(entries, NOT_ENTRIES, biggest)
+    if limit is not None and biggest > limit:
+        return FileCheck(entries, ENTRY_TOO_BIG, biggest)
+    return FileCheck(entries, None, biggest)
 
 
 def normalise_entry(text: str) -> str:

@@ -22,9 +22,13 @@ def path(cfg) -> str:
 
 
 def export(cfg, conn) -> None:
-    """Rewrite the file from the table's hand-made rows. Raises OSError when it cannot be written."""
+    """Rewrite the file from the table's hand-made rows, keeping the saved
+    rows the table lacks (a fresh ledger not restored yet: the table never
+    deletes a hand-made row). Raises OSError when it cannot be written."""
     rows = conn.execute(f"SELECT {', '.join(_FIELDS)} FROM guards WHERE origin = 'user' ORDER BY id").fetchall()
-    data = {"version": 1, "guards": [dict(zip(_FIELDS, row)) for row in rows]}
+    guards = [dict(zip(_FIELDS, row)) for row in rows]
+    have = {g["key"] for g in guards}
+    data = {"version": 1, "guards": [r for r in saved(cfg) if r["key"] not in have] + guards}
     target = path(cfg)
     tmp = f"{target}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -44,13 +48,31 @@ def saved(cfg) -> list[dict]:
     return [r for r in rows or [] if isinstance(r, dict) and all(isinstance(r.get(f), str) for f in _FIELDS[:-1])]
 
 
+def problem(cfg) -> str | None:
+    """What is wrong with the file, for ``tacit doctor`` (None: absent or sound)."""
+    target = path(cfg)
+    if not os.path.lexists(target):
+        return None
+    try:
+        with open(target, encoding="utf-8") as handle:
+            data = json.load(handle)
+        if isinstance(data, dict) and isinstance(data.get("guards"), list):
+            return None
+        why = "not a guard list"
+    except (OSError, ValueError, RecursionError) as exc:
+        why = f"unreadable: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+    return (f"{target} is {why}: the guards you added by hand are not kept outside the ledger; "
+            "move it away (the next change to a guard writes it again)")
+
+
 def restore(cfg, conn) -> list[str]:
     """Insert the saved hand-made guards the table lacks; their keys."""
     rows = saved(cfg)
     if not rows:
         return []
-    have = conn.execute("SELECT COUNT(*) FROM guards WHERE origin = 'user'").fetchone()[0]
-    if have >= len(rows):
+    have = {key for (key,) in conn.execute("SELECT key FROM guards WHERE origin = 'user'")}
+    rows = [r for r in rows if r["key"] not in have]
+    if not rows:
         return []
     now = time.time()
     restored = []

@@ -12,7 +12,7 @@ import time
 from contextlib import suppress
 
 from tacit.failures import LedgerUnavailable
-from tacit.fsutil import lock_for
+from tacit.fsutil import free_name, lock_for
 from tacit.log import log
 from tacit.stores.schema import MIGRATIONS, split_statements
 
@@ -142,11 +142,7 @@ class Ledger:
             if not self._still_corrupt():
                 return  # another process already replaced it
             stamp = time.strftime("%Y%m%dT%H%M%S")
-            aside = f"{self.path}.corrupt-{stamp}"
-            n = 1
-            while os.path.exists(aside):
-                aside = f"{self.path}.corrupt-{stamp}.{n}"
-                n += 1
+            aside = free_name(f"{self.path}.corrupt-{stamp}")
             for suffix in ("", "-wal", "-shm"):
                 with suppress(FileNotFoundError):
                     os.replace(self.path + suffix, aside + suffix)

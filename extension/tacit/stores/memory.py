@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from tacit import memory_folder
-from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_bytes, atomic_write_text, lock_for
+from tacit.fsutil import LOCK_TIMEOUT_SECONDS, LockTimeout, atomic_write_text, keep_copy, lock_for
 from tacit.projects import Project, project_dir
 from tacit.safety.context_gate import MEMORY as GATE_MEMORY
 from tacit.safety.context_gate import NOTICE as GATE_NOTICE
@@ -29,6 +29,7 @@ from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
 from tacit.stores.shared_text import shared
 
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -61,14 +62,6 @@ def _refusals_are_results(method):
             return self._fail(refusal.target, refusal.error, **refusal.extra)
 
     return wrapper
-
-
-class DriftError(Exception):
-    """The file on disk would not survive a rewrite; it has been backed up."""
-
-    def __init__(self, path: Path, backup: Path, why: str):
-        super().__init__(why)
-        self.path, self.backup, self.why = path, backup, why
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,43 +272,26 @@ class MemoryStore:
         return tombstones.check_save(self.cfg, content, history.current_actor(self.actor))
 
     def _load_for_write(self, target: str, *, roundtrip_guard: bool) -> list[str]:
-        """Re-read under the lock; raise DriftError if a rewrite would lose text."""
+        """Re-read under the lock; a file a rewrite would lose text of is backed up and refused."""
         path = self.path_for(target)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return []
-        try:
-            raw = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise self._backup(path, data, "the file is not valid UTF-8") from None
-        entries = parse_entries(raw)
-        if roundtrip_guard and raw.strip():
-            if join_entries(entries) != raw.strip():
-                raise self._backup(path, data, "the file does not round-trip as §-separated entries")
-            biggest = max((len(e) for e in entries), default=0)
-            if biggest > self.limit_for(target):
-                raise self._backup(path, data, f"one entry ({biggest:,} chars) is larger than the whole limit")
-        return entries
-
-    @staticmethod
-    def _backup(path: Path, data: bytes, why: str) -> DriftError:
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        backup = path.with_name(f"{path.name}.bak.{stamp}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak.{stamp}.{n}")
-            n += 1
-        atomic_write_bytes(backup, data)  # 0600, like the file it copies
-        return DriftError(path, backup, why)
-
-    def _drift_result(self, target: str, exc: DriftError) -> dict[str, Any]:
-        return self._fail(
-            target, f"Refusing to rewrite {exc.path.name}: {exc.why}, so rewriting it could lose text someone "
-                    f"added by hand. A copy was saved to {exc.backup}.", drift_backup=str(exc.backup),
-            remediation=f"Open {exc.path} and make it a clean list of entries separated by a line holding only "
-                        f"'§' (entries shorter than the limit), re-adding anything from the backup with "
-                        f"`tacit memory add`; then retry.")
+        check = check_file(data, self.limit_for(target))
+        if check.problem == NOT_UTF8 or (roundtrip_guard and check.problem):
+            why = {NOT_UTF8: "the file is not valid UTF-8",
+                   NOT_ENTRIES: "the file does not round-trip as §-separated entries",
+                   ENTRY_TOO_BIG: f"one entry ({check.biggest:,} chars) is larger than the whole limit",
+                   }[check.problem]
+            backup = keep_copy(path, data)  # 0600; one copy per content, not per refusal
+            raise _Refusal(
+                target, f"Refusing to rewrite {path.name}: {why}, so rewriting it could lose text someone "
+                        f"added by hand. A copy was saved to {backup}.", drift_backup=str(backup),
+                remediation=f"Open {path} and make it a clean list of entries separated by a line holding only "
+                            f"'§' (entries shorter than the limit), re-adding anything from the backup with "
+                            f"`tacit memory add`; then retry.")
+        return check.entries
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
@@ -380,10 +356,7 @@ class MemoryStore:
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            try:
-                entries = self._load_for_write(target, roundtrip_guard=False)
-            except DriftError as exc:
-                return self._drift_result(target, exc)
+            entries = self._load_for_write(target, roundtrip_guard=False)
             if content in entries:
                 return self._ok(target, "Entry already exists (no duplicate added).", entries)
             new_entries = entries + [content]
@@ -422,12 +395,9 @@ class MemoryStore:
 
     def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
         """Under the target's lock: (entries, index of the one entry containing
-        ``old_text``, None), or a failure result (drift or no unique match) in
-        the last place. Replace and remove both start here."""
-        try:
-            entries = self._load_for_write(target, roundtrip_guard=True)
-        except DriftError as exc:
-            return [], None, self._drift_result(target, exc)
+        ``old_text``, None), or a failure result (no unique match) in the last
+        place; a drifted file is refused (``_load_for_write``). Replace and remove both start here."""
+        entries = self._load_for_write(target, roundtrip_guard=True)
         index, failure = self._match(target, entries, old_text)
         return entries, index, failure
 
@@ -496,10 +466,7 @@ class MemoryStore:
             before: dict[str, list[str]] = {}
             for t in targets:
                 needs_guard = any(op.target == t and op.action != "add" for op in ops)
-                try:
-                    state[t] = self._load_for_write(t, roundtrip_guard=needs_guard)
-                except DriftError as exc:
-                    return self._drift_result(t, exc)
+                state[t] = self._load_for_write(t, roundtrip_guard=needs_guard)
                 before[t] = list(state[t])
             for n, op in enumerate(ops, 1):
                 entries = state[op.target]
@@ -539,10 +506,7 @@ class MemoryStore:
         scanned and the limit is not enforced. The result carries ``entries``."""
         target = self._writable_target(target)
         with self._lock(target):
-            try:
-                entries = self._load_for_write(target, roundtrip_guard=True)
-            except DriftError as exc:
-                return self._drift_result(target, exc)
+            entries = self._load_for_write(target, roundtrip_guard=True)
             new_entries = list(change(list(entries)))
             changed = new_entries != entries
             if changed:
@@ -558,10 +522,7 @@ class MemoryStore:
         nothing to record, since the history never held them. The result's ``taken`` lists them."""
         target = self._writable_target(target)
         with self._lock(target):
-            try:
-                entries = self._load_for_write(target, roundtrip_guard=True)
-            except DriftError as exc:
-                return self._drift_result(target, exc)
+            entries = self._load_for_write(target, roundtrip_guard=True)
             path = self.path_for(target)
             with history.ledger_for(self.cfg) as ledger:
                 known = history.last_state(ledger, str(path)) or []

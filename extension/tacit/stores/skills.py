@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, lock_for
+from tacit.failures import failed
+from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, free_name, lock_for
 from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.safety import scanner as scan
@@ -109,11 +110,10 @@ def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
         try:
             return method(self, *args, **kwargs)
         except LockTimeout:
-            return _fail("another process is still writing this skill (lock timed out); "
-                         "try again in a moment")
-        except Exception as exc:  # noqa: BLE001
+            return _fail("another process is still writing this skill (lock timed out); try again in a moment")
+        except Exception as exc:  # noqa: BLE001 — a storage fault named as one (read-only, a file for a folder)
             log_exception(self.cfg, f"skills.{method.__name__}", exc)
-            return _fail(f"unexpected error: {type(exc).__name__}: {exc}")
+            return failed(exc)
 
     return wrapper
 
@@ -292,9 +292,20 @@ class SkillStore:
                 return candidate, entry.name, None
         return None, None, None
 
-    def _not_found(self, name: str) -> dict[str, Any]:
-        return _fail(f"no skill named {name!r} in {self.skills_dir}; "
-                     "`tacit skill list` shows the skills there", name=name)
+    def _existing(self, name: str, *, writable: bool = False) -> tuple[Path, str | None, dict[str, Any] | None]:
+        """``(SKILL.md path, category, None)`` of an existing skill (``writable``: a top-level one, the
+        only kind tacit changes), else ``(_, _, the refusal)``."""
+        path, category, error = self._locate(name)
+        if error:
+            return path, category, _fail(error, name=name)
+        if path is None:
+            return path, category, _fail(f"no skill named {name!r} in {self.skills_dir}; `tacit skill list` "
+                                         "shows the skills there", name=name)
+        if writable and category is not None:
+            return path, category, _fail(
+                f"skill {name!r} lives in a category folder ({path}); tacit only changes top-level skills. "
+                "Edit that file by hand or with the tool that made it.", name=name, path=str(path))
+        return path, category, None
 
     @_never_raise
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
@@ -303,11 +314,9 @@ class SkillStore:
         problem = validate_name(name)
         if problem:
             return _fail(problem)
-        path, category, error = self._locate(name)
-        if error:
-            return _fail(error, name=name)
-        if path is None:
-            return self._not_found(name)
+        path, category, refusal = self._existing(name)
+        if refusal:
+            return refusal
         if file is not None:
             return self._view_supporting(name, path.parent, file)
         text, problem = self._read_checked(path, name)
@@ -492,17 +501,8 @@ class SkillStore:
         try:
             if budget is None:
                 budget = int(getattr(self.cfg, "skill_index_budget", 6000))
-            catalog, live = self.catalog(), self._live
-            with live.lock:
-                text = live.rendered.get(budget)
-            if text is None:
-                text = render_index(catalog.usable, budget, str(self.skills_dir))
-                with live.lock:
-                    if live.catalog is catalog:  # not refreshed meanwhile
-                        if len(live.rendered) >= 8:
-                            live.rendered.clear()
-                        live.rendered[budget] = text
-            return text
+            return self.kept_render(budget, lambda catalog: render_index(catalog.usable, budget,
+                                                                         str(self.skills_dir)))
         except Exception as exc:  # noqa: BLE001 — the index feeds a host's prompt
             log_exception(self.cfg, "skills.index_text", exc)
             return ""
@@ -640,13 +640,9 @@ class SkillStore:
         """Lock, re-read, apply ``change(meta, body) -> (meta, body, extra)``,
         check, atomic write. Only top-level skills are written."""
         with self._lock_for(name):
-            path, category, error = self._locate(name)
-            if error:
-                return _fail(error, name=name)
-            if path is None:
-                return self._not_found(name)
-            if category is not None:
-                return _read_only_category(name, path)
+            path, _category, refusal = self._existing(name, writable=True)
+            if refusal:
+                return refusal
             text, problem = self._read_checked(path, name)
             if problem:
                 return _fail(f"skill {name!r} was not changed: {problem}. The file at {path} "
@@ -682,23 +678,15 @@ class SkillStore:
         if problem:
             return _fail(problem)
         with self._lock_for(name):
-            path, category, error = self._locate(name)
-            if error:
-                return _fail(error, name=name)
-            if path is None:
-                return self._not_found(name)
-            if category is not None:
-                return _read_only_category(name, path)
+            path, _category, refusal = self._existing(name, writable=True)
+            if refusal:
+                return refusal
             folder = path.parent
             text, _problem = self._read_checked(path, name)
             trash = self.skills_dir / TRASH_DIR
             ensure_private_dir(trash)
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-            target = trash / f"{name}-{stamp}"
-            counter = 2
-            while os.path.lexists(target):
-                target = trash / f"{name}-{stamp}-{counter}"
-                counter += 1
+            target = free_name(trash / f"{name}-{stamp}", sep="-", first=2)
             os.rename(folder, target)
             # A rename keeps the folder's mtime (the skill's last edit); the
             # trash's retention counts from the delete.
@@ -760,10 +748,6 @@ def _existing_mode(path: Path) -> int:
         return 0o600
 
 
-def _read_only_category(name: str, path: Path) -> dict[str, Any]:
-    return _fail(f"skill {name!r} lives in a category folder ({path}); tacit only changes "
-                 "top-level skills. Edit that file by hand or with the tool that made it.",
-                 name=name, path=str(path))
 
 
 def _relative_path_problem(file: Any) -> str | None:

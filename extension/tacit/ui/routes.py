@@ -8,13 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlencode
 
 import jinja2
 
 from tacit.ui import pages
 from tacit.ui.markdown import render as render_markdown
+
+if TYPE_CHECKING:
+    from tacit.app import Tacit
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 

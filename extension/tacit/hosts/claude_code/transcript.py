@@ -46,7 +46,7 @@ def last_assistant_text(path: str) -> str:
     for raw in reversed(read_tail(path).splitlines()):
         try:
             record = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
             continue  # the first line of the tail may be cut in half
         if not isinstance(record, dict):
             continue

@@ -298,8 +298,8 @@ def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
     is added by the caller."""
     trusted: set[str] = set()
     for path in {where["user_config"], where["config_file"]}:
-        text, _ = support.read_text(path)
         try:
+            text, _ = support.read_text(path)
             states = (parse_toml(text, path).get("hooks") or {}).get("state") or {}
         except (InstallError, AttributeError):
             continue
@@ -312,8 +312,8 @@ def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
 
 
 def project_trusted(cfg, project: Path) -> bool:
-    text, _ = support.read_text(codex_home(cfg) / "config.toml")
     try:
+        text, _ = support.read_text(codex_home(cfg) / "config.toml")
         projects = parse_toml(text, codex_home(cfg) / "config.toml").get("projects") or {}
     except InstallError:
         return False

@@ -5,11 +5,10 @@ Design notes: docs/design/hosts.md#tacithostshermeslauncher
 
 from __future__ import annotations
 
-import subprocess
 import sys
-import threading
 
 from tacit.children.env import process_env
+from tacit.children.spawn import spawn_detached
 
 RUNNER_MODULE = "tacit.hosts.hermes.jobs"
 
@@ -20,13 +19,4 @@ def runner_argv(*args: str) -> list:
 
 def start_runner(cfg, *args: str, on_exit=None) -> int:
     """Start the detached runner; a daemon thread reaps it and calls ``on_exit()`` when it ends. Returns its pid."""
-    proc = subprocess.Popen(runner_argv(*args), env=process_env(cfg, "hermes"), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-
-    def wait() -> None:
-        proc.wait()
-        if on_exit is not None:
-            on_exit()
-
-    threading.Thread(target=wait, name=f"tacit-watch-{proc.pid}", daemon=True).start()
-    return proc.pid
+    return spawn_detached(runner_argv(*args), process_env(cfg, "hermes"), on_exit=on_exit)

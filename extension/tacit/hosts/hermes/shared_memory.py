@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from tacit import memory_folder
-from tacit.fsutil import atomic_write_bytes, ensure_private_dir
+from tacit.fsutil import atomic_write_bytes, ensure_private_dir, free_name
 from tacit.stores.memory import ENTRY_DELIMITER, parse_entries
 
 FILES = ("MEMORY.md", "USER.md")
@@ -58,7 +58,7 @@ def link(cfg, hermes_home: str) -> dict:
             if missing:
                 atomic_write_bytes(theirs / name, ENTRY_DELIMITER.join(hermes + missing).encode("utf-8"))
                 merged += len(missing)
-        backup = ours.with_name(f"memories.before-hermes-{time.strftime('%Y%m%dT%H%M%S')}")
+        backup = free_name(ours.with_name(f"memories.before-hermes-{time.strftime('%Y%m%dT%H%M%S')}"))
         ours.rename(backup)
     elif ours.exists():
         return {"changed": False, "error": f"{ours} is not a folder; move it away and install again"}

@@ -79,7 +79,9 @@ function common(ctx) {
 
 function dataDir() {
   // the same rule as tacit.paths.data_dir
-  if (process.env.TACIT_HOME) return resolve(process.env.TACIT_HOME.replace(/^~(?=$|\/)/, homedir()));
+  if (process.env.TACIT_HOME) {  // a relative path starts at home, never at the working folder
+    return resolve(process.env.HOME || homedir(), process.env.TACIT_HOME.replace(/^~(?=$|\/)/, homedir()));
+  }
   return join(process.env.HOME || homedir(), ".tacit");
 }
 

@@ -1,0 +1,28 @@
+"""Huge input to ``tacit search``: a query of one 120,000-character word
+took a minute (a term probe per possible cut of the word). A word is split
+into two joined terms only when it is of a length a word has."""
+
+from __future__ import annotations
+
+from tacit.search.query import alternatives
+
+
+class CountingIndex:
+    def __init__(self, terms=()):
+        self.terms, self.probes = set(terms), 0
+
+    def has_term(self, term: str) -> bool:
+        self.probes += 1
+        return term in self.terms
+
+
+def test_a_huge_word_is_probed_a_bounded_number_of_times():
+    index = CountingIndex()
+    groups = alternatives(index, "x" * 120_000)
+    assert index.probes <= 100, index.probes
+    assert groups == [['"' + "x" * 120_000 + '"']]
+
+
+def test_an_ordinary_joined_word_is_still_split():
+    index = CountingIndex({"time", "out"})
+    assert '"time out"' in alternatives(index, "timeout")[0]

@@ -1,0 +1,68 @@
+"""A data folder tacit cannot write, tried as a new user would (real CLI
+processes). Tests run as root, which ignores file modes, so the fault is a
+file where a folder should be (or a folder where a file should be): each
+command answers one JSON object naming the storage problem, exit 1, with no
+"unexpected error" and nothing stored lost."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+
+def tacit(env, *args, stdin=None):
+    proc = subprocess.run([sys.executable, "-m", "tacit", *args, "--json"], env=env, capture_output=True,
+                          text=True, timeout=60, input=stdin)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_skill_create_where_the_locks_folder_is_a_file(cfg, tacit_env, tmp_path):
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nx\n\n## Procedure\n1. y\n")
+    rc, out = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "kept", "--description", "d",
+                    "--body-file", str(body))
+    assert rc == 0, out
+    shutil.rmtree(cfg.state_dir / "locks", ignore_errors=True)
+    (cfg.state_dir / "locks").write_text("a file where a folder should be")
+    rc, out = tacit(tacit_env, "skill", "create", "--scope", "global", "--name", "other", "--description", "d",
+                    "--body-file", str(body))
+    assert rc == 1 and out["success"] is False, out
+    assert out.get("error_kind") == "storage" and "unexpected error" not in out["error"], out
+    assert "locks" in out["error"], out
+    assert (cfg.state_dir / "skills" / "kept" / "SKILL.md").is_file()
+
+
+def test_search_where_its_index_cannot_be_opened(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    (cfg.state_dir / "search.db").mkdir()  # a folder where the index file should be
+    rc, out = tacit(tacit_env, "search", "pnpm")
+    assert rc == 1 and out["success"] is False, out
+    assert "internal error" not in out["error"] and "search.db" in out["error"], out
+
+
+def test_habits_without_a_ledger_answers_one_json_object(cfg, tacit_env):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.ledger_path.mkdir()  # a folder where the ledger should be
+    rc, out = tacit(tacit_env, "habits", "list")
+    assert rc == 1 and out["success"] is False and "ledger" in out["error"], out
+
+
+def test_detect_without_text_answers_one_json_object(tacit_env):
+    rc, out = tacit(tacit_env, "detect", "correction", stdin="no, use pnpm")
+    assert rc == 2 and out["success"] is False and "TEXT is required" in out["error"], out
+
+
+def test_doctor_names_a_file_where_a_folder_should_be(cfg, tacit_env):
+    tacit(tacit_env, "memory", "add", "--scope", "global", "Use pnpm.")
+    for name in ("locks", "projects", "logs"):
+        path = cfg.state_dir / name
+        shutil.rmtree(path, ignore_errors=True)
+        path.unlink(missing_ok=True)
+        path.write_text("a file where a folder should be")
+        path.chmod(0o600)
+        rc, report = tacit(tacit_env, "doctor")
+        assert rc == 1 and any(str(path) in p and "not a folder" in p for p in report["problems"]), report["problems"]
+        path.unlink()
