@@ -65,17 +65,20 @@ GUARD_PASS = "PreToolUse (25 guards, passes)"
 GUARD_STOP = "PreToolUse (25 guards, stops npm)"
 
 
-def payloads(session_id: str, cwd: str, guarded: str | None = None) -> dict[str, dict]:
+def payloads(session_id: str, cwd: str, guarded: str | None = None, round_: int | None = None) -> dict[str, dict]:
+    # each round's prompts are new text: the service keeps the analysis of a text it has seen, and a
+    # benchmark that repeats one prompt would measure that cache instead of a user's next prompt
+    said = "" if round_ is None else f" (take {round_})"
     common = {"session_id": session_id, "transcript_path": "/nonexistent.jsonl", "cwd": cwd}
     turn = {**common, "prompt_id": "c98e6a81-1b2c-4d5e-8f90-123456789abc", "permission_mode": "default"}
     bash = {"command": "python -m pytest tests/test_parser.py -q", "description": "Run the parser tests"}
     return {
         "SessionStart": {**common, "hook_event_name": "SessionStart", "source": "startup"},
         "UserPromptSubmit": {**turn, "hook_event_name": "UserPromptSubmit",
-                             "prompt": "great, now add a short section on the config file to the README"},
+                             "prompt": "great, now add a short section on the config file to the README" + said},
         PATTERN_EVENT: {**turn, "hook_event_name": "UserPromptSubmit",
                         "prompt": "the parser drops the last token again when the file has no trailing "
-                                  "newline, same error as before"},
+                                  "newline, same error as before" + said},
         "PreToolUse": {**turn, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": bash,
                        "tool_use_id": "toolu_01ABCDEF"},
         "PostToolUse": {**turn, "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": bash,
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         base: list[float] = []
         injected = stopped = 0
         for r in range(rounds):
-            bodies = payloads(f"round-{r}", str(project), guarded)
+            bodies = payloads(f"round-{r}", str(project), guarded, r)
             for name, argv_ in commands.items():
                 base.append(run_once(baseline, b"", env)[0])
                 elapsed, out = run_once(argv_, json.dumps(bodies[name]).encode(), env)
@@ -329,7 +332,7 @@ def measure_loaded(args, env, home, project, guarded, commands, python, rounds, 
                 nuisance.start()
                 time.sleep(0.3)
             try:
-                bodies = payloads(f"loaded-{label}-{r}", str(project), guarded)
+                bodies = payloads(f"loaded-{label}-{r}", str(project), guarded, (1000 if label == "idle" else 2000) + r)
                 for name, argv_ in commands.items():
                     elapsed, body = run_once(argv_, json.dumps(bodies[name]).encode(), env)
                     out[label][name].append(elapsed)
