@@ -325,7 +325,10 @@ def test_killing_tacit_mid_session_leaves_pi_answering(stub, run_pi, transport):
     assert "TACIT-KILLED" in last_message_text(second)
     assert "MEMENTRY-ONE" in system_prompt(second)  # the prompt was built before the kill
     assert len(link_lost(cfg)) == earlier_died + 1
-    exits = wait_for(lambda: bridge_exits(cfg)[earlier_exits:], 60, "the new link's session line")  # a loaded CI machine
+    try:  # a loaded CI machine
+        exits = wait_for(lambda: bridge_exits(cfg)[earlier_exits:], 60, "the new link's session line")
+    except pytest.fail.Exception:  # seen once in a full run, never alone: say what tacit logged
+        pytest.fail("no new link's session line in 60 s; tacit's log ends:\n" + "\n".join(log_lines(cfg)[-40:]))
     assert len(exits) == 1  # the killed one never logged its end
     assert "dispatched=" in exits[0] and "dispatched=0" not in exits[0]  # the new one served events
 
