@@ -162,8 +162,9 @@ def test_never_push_then_open_a_pr_is_no_list_of_prohibitions():
 @pytest.mark.parametrize("text, derives", [
     # a later conditional sentence with a rule of its own, about something else: the rule stands
     ("Never edit vendored files. When diagnosing a vendored library, trace the call upstream.", True),
-    # one before the rule sets its scene (docs/guards.md): vetoed
-    ("After editing a workflow `.md` source, run `gh aw compile`. NEVER hand-edit `.lock.yml` files.", False),
+    # one before the rule that orders an act of its own: the rule stands (docs/guards.md)
+    ("After editing a workflow `.md` source, run `gh aw compile`. NEVER hand-edit `.lock.yml` files.", True),
+    # one before the rule that only sets its scene: vetoed
     ("When testing the server, assume the user is logged in. Never run `npm publish`.", False),
     # a conditional sentence that opens a way around it: vetoed
     ("Never push to main. If you need to push, tell me first.", False),

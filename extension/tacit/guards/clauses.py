@@ -51,9 +51,10 @@ _REASON_SPLIT = lazy(
     r"(?:change|edit|modify|update|fix|add)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
-    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|will|breaks?)\b)|"
+    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?)\b)|"
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
-    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|"
+    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
+    r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?)\b)", re.I)
@@ -271,10 +272,15 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
     own = next((i for i, found in enumerate(sentences) if rule in found), -1)
     for i, found in enumerate(sentences):
         if i > own >= 0 and _own_rule(found[0], specs):
-            continue  # found[0]: the whole sentence; a condition before the rule sets its scene
+            continue  # found[0]: the whole sentence; a condition before the rule sets its scene …
+        if i < own and _orders(found[0]):
+            continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
+        orders = [d.text for d in found if i == own and rule.text not in d.text and _orders(d)]
         for c in found:
             if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text):
                 continue
+            if any(c.text in d or d in c.text for d in orders):
+                continue  # "After X, run `gen`; never edit `y`": the condition is the order's
             if c.exception or c.head_hedge:
                 return c
     return None
@@ -319,6 +325,24 @@ def _terms(specs: tuple) -> frozenset:
                 out.update(_stem(w) for w in _TERM.findall(item) if w.lower() not in _NOT_TERMS)
         out.update(_stem(v) for v in _KIND_VERBS.get(match.kind, ()))
     return frozenset(out)
+
+
+# the order a condition's consequent gives: "After editing `x.md`, run `gh aw compile`"
+_ORDERS = lazy(r"(?:(?:always|also|then|please)\s+)?(?:run|re-?run|execute|regenerate|rebuild|update|invoke|call|"
+               r"verify|make sure|ensure)\b", re.I)
+# a consequent that lets something through, or says what to do instead
+_LEAVES = lazy(r"\b(?:may|can|could|ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|"
+               r"check with|skip|instead|no need|not needed|unnecessary)\b", re.I)
+
+
+def _orders(c: Clause) -> bool:
+    """Whether a sentence is a conditional order of its own ("When modifying
+    `manifests/`, run `make build`"): its condition belongs to that order, so a
+    prohibition in a later sentence stands."""
+    if not c.head_hedge or c.exception or c.reason:
+        return False
+    rest = re.sub(r"`[^`]*`", " ", c.text.partition(",")[2]).strip(" ,")
+    return bool(rest) and bool(_ORDERS.match(rest)) and not _LEAVES.search(rest)
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:

@@ -20,6 +20,7 @@ from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
+from tacit.guards.lists import either, verb_list
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _objectless_edit
@@ -472,37 +473,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     spec = _objectless_edit(sentence, because, lesson)
     if spec is not None:
         return [spec]
-    return (git_verb_specs(sentence, because, _sentence_spec) or _verb_list(sentence, because)
-            or restated_specs(sentence, because, lambda text, why: _clause_specs(text, why, lesson), lesson))
-
-
-_VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
-
-
-# the verbs of a list of prohibitions (not "use", which names the alternative)
-_LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
-                        r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
-                        r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
-
-
-def _verb_list(sentence: str, because: str) -> list:
-    """"never commit, push, or open PRs": each comma-separated phrase a rule of
-    its own, and every one of them exact (or nothing)."""
-    m = _VERB_LIST.fullmatch(sentence)
-    if not m:
-        return []
-    phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
-    if not re.search(r",\s*(?:or|and|nor)\s+[^,]*$", m.group("items"), re.I):
-        return []  # "never push to main, open a PR": the last phrase says what to do, not a list
-    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
-        return []  # "don't use npm commands, use pnpm": the second phrase says what to do
-    out: list = []
-    for phrase in phrases:
-        specs = _clause_specs(f"never {phrase.strip()}", because, "") if "," not in phrase else []
-        if not specs:
-            return []
-        out.extend(specs)
-    return out
+    def own(text: str, why: str) -> list:
+        return _clause_specs(text, why, lesson)
+    return (git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+            or restated_specs(sentence, because, own, lesson) or either(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

@@ -1,0 +1,74 @@
+"""Lists in a rule clause, each item read as a rule of its own.
+
+``verb_list``: "never commit, push, or open PRs" — a list of prohibited
+acts, every one exact (or nothing). ``either``: "do not bypass git hooks or
+CI checks" — one prohibition with two objects (or two acts: "don't edit
+`x` or run `y`"), read one at a time; the objects that have an exact shape
+are the guards, since each is forbidden on its own. ``specs_of(text,
+because)`` is the caller's reading of one clause (``derive``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.words import _DONT
+
+_VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
+# the verbs of a list of prohibitions (not "use", which names the alternative)
+_LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
+                  r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
+                  r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
+# "do not <verb> A or B": A and B are what the verb acts on (no comma, no semicolon inside)
+_EITHER = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>[a-z][a-z-]*)\s+(?P<a>[^,;]+?)\s*,?\s+(?:or|nor)\s+(?P<b>[^,;]+)", re.I)
+_EXAMPLES = lazy(r"\b(?:such as|like|e\.?g|including|for example|for instance|i\.?e)\b", re.I)
+# "… or run `y`": the second item is an act of its own
+_ACT = lazy(r"(?:run|use|execute|call|invoke)\b", re.I)
+# "… or pull requests without the user's instruction": a qualifier that may reach back to the first item
+_TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|during|outside|beyond|for|in|on|to|"
+             r"with|from|by|as|than|so|because)\b", re.I)
+
+
+def verb_list(sentence: str, because: str, specs_of) -> list:
+    """"never commit, push, or open PRs": each comma-separated phrase a rule of
+    its own, and every one of them exact (or nothing)."""
+    m = _VERB_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
+    if not re.search(r",\s*(?:or|and|nor)\s+[^,]*$", m.group("items"), re.I):
+        return []  # "never push to main, open a PR": the last phrase says what to do, not a list
+    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
+        return []  # "don't use npm commands, use pnpm": the second phrase says what to do
+    out: list = []
+    for phrase in phrases:
+        specs = specs_of(f"never {phrase.strip()}", because) if "," not in phrase else []
+        if not specs:
+            return []
+        out.extend(specs)
+    return out
+
+
+def either(sentence: str, because: str, specs_of) -> list:
+    """"do not bypass git hooks or CI checks" → "do not bypass git hooks" and
+    "do not bypass CI checks": the guards of the items that have a shape."""
+    m = _EITHER.fullmatch(sentence)
+    if not m or _EXAMPLES.search(m.group("a")):
+        return []  # "commands such as `a` or `b`": a list of examples has its own reading
+    dont, verb, a, b = m.group("dont"), m.group("verb"), m.group("a").strip(), m.group("b").strip()
+    act = bool(_LIST_VERB.match(b) or _ACT.match(b))
+    if not act and "`" in a and "`" in b:
+        return []  # "never use `git stash` or `any` casts": a quoted list has its own reading
+    readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act else f"{dont} {verb} {b}"]
+    first, second = (specs_of(reading, because) for reading in readings)
+    if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):
+        return []  # "… or delete rows casually": what qualifies the second item may qualify the first
+    out: list = []
+    for spec in first + second:
+        if all(spec.match != s.match for s in out):
+            out.append(spec)
+    return out
+
+
+__all__ = ["either", "verb_list"]

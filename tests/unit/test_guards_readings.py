@@ -1,0 +1,117 @@
+"""General readings of rule lines (docs/guards.md, "How a line is read"):
+a conditional order before a prohibition does not veto it, a prohibition
+of two objects is read one object at a time, and a comma before an order
+or a plain statement ends the rule clause. Each: what it stops, what it
+lets through, and what must still derive nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, normalize_call
+from tacit.guards.derive import derive_guards
+from tacit.guards.instructions import rules_in
+
+ROOT = "/home/u/proj"
+
+
+def guard_set(line: str) -> GuardSet:
+    rules = rules_in(line, "AGENTS.md")
+    assert rules, f"no guard from {line!r}"
+    return GuardSet([Guard(r.spec, i + 1, "project", ROOT, f"AGENTS.md:{i + 1}") for i, r in enumerate(rules)])
+
+
+def stops(guards: GuardSet, tool: str, arg: str) -> bool:
+    args = {"command": arg} if tool == "Bash" else {"file_path": f"{ROOT}/{arg}"}
+    return bool(guards.check(normalize_call(tool, args, ROOT, project_root=ROOT)))
+
+
+# --- a conditional order before the prohibition -------------------------------------------
+ORDERED = [
+    ("When modifying `manifests/`, always run `make build` and verify the generated output before committing. "
+     "Never hand-edit files under `cmd/flux/manifests/`.",
+     [("Edit", "cmd/flux/manifests/source-controller.yaml")],
+     [("Edit", "manifests/bases/source-controller/kustomization.yaml"), ("Bash", "make build")]),
+    ("After editing any workflow `.md` source, run `gh aw compile` to regenerate it. NEVER hand-edit `.lock.yml` files.",
+     [("Edit", ".github/workflows/triage.lock.yml")],
+     [("Edit", ".github/workflows/triage.md"), ("Bash", "gh aw compile")]),
+    ("After changing CLI options in `src/cli.ts`, run `pnpm docs:cli` and commit the regenerated `docs/cli.md`; "
+     "never edit that file by hand",
+     [("Edit", "docs/cli.md"), ("Write", "docs/cli.md")],
+     [("Edit", "src/cli.ts"), ("Read", "docs/cli.md")]),
+]
+
+
+@pytest.mark.parametrize("line,stopped,passed", ORDERED)
+def test_a_conditional_order_before_the_rule_does_not_veto_it(line, stopped, passed):
+    guards = guard_set(line)
+    for tool, arg in stopped:
+        assert stops(guards, tool, arg), (line, arg)
+    for tool, arg in passed:
+        assert not stops(guards, tool, arg), (line, arg)
+
+
+@pytest.mark.parametrize("line", [
+    "When the dev server is running, never run `pnpm build`.",  # the condition is the rule's own
+    "If you need to publish, ask a maintainer first. Never run `npm publish`.",  # a permission, not an order
+    "When in doubt, you may edit `dist/`. Never edit `dist/` otherwise.",
+    "If the build is red, run `make fix` or skip it. Never push to `main`.",  # the order lets something through
+])
+def test_conditions_that_scope_or_permit_still_veto(line):
+    assert derive_guards(line) == ()
+    assert rules_in(line, "AGENTS.md") == []
+
+
+# --- a prohibition of two objects ------------------------------------------------------------
+EITHER = [
+    ("- Do not bypass git hooks or CI checks (`--no-verify`, `[skip ci]`, etc.).",
+     [("Bash", 'git commit --no-verify -m "fix"'), ("Bash", "git push --no-verify origin fix")],
+     [("Bash", 'git commit -m "fix"'), ("Bash", "git push origin fix")]),
+    ("Don't edit `dist/` or run `npm publish`.",
+     [("Edit", "dist/index.js"), ("Bash", "npm publish")],
+     [("Edit", "src/index.ts"), ("Bash", "npm pack")]),
+]
+
+
+@pytest.mark.parametrize("line,stopped,passed", EITHER)
+def test_each_object_of_a_prohibition_is_a_rule(line, stopped, passed):
+    guards = guard_set(line)
+    for tool, arg in stopped:
+        assert stops(guards, tool, arg), (line, arg)
+    for tool, arg in passed:
+        assert not stops(guards, tool, arg), (line, arg)
+
+
+def test_a_list_whose_phrase_names_two_objects():
+    guards = guard_set("- Never commit, push, or create issues or PRs.")
+    for command in ('git commit -m "x"', "git push origin x", 'gh issue create --title "x"', 'gh pr create --fill'):
+        assert stops(guards, "Bash", command), command
+    assert not stops(guards, "Bash", "gh pr view 12")
+
+
+@pytest.mark.parametrize("line", [
+    "- Never create an issue or pull request without the user's explicit instruction.",  # the tail reaches back
+    "Don't use `any` or `unknown` as types.",  # neither is a program
+    "Never commit secrets or PII.",
+    "Do not bump dependencies or change CI workflows unless asked.",
+])
+def test_objects_without_a_shape_or_with_a_qualifier_derive_nothing(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+# --- a comma before an order or a statement ends the rule --------------------------------------
+@pytest.mark.parametrize("lesson,path", [
+    ("don't hand-edit Cargo.lock, let cargo manage it", "Cargo.lock"),
+    ("never modify PublicAPI.Shipped.txt, maintainers do that at release time", "PublicAPI.Shipped.txt"),
+])
+def test_a_reason_after_a_comma_is_not_part_of_the_rule(lesson, path):
+    specs = derive_guards(lesson)
+    assert len(specs) == 1 and specs[0].match.patterns == (path,)
+
+
+def test_let_a_human_know_stays_part_of_its_condition():
+    line = ("DO NOT try to bypass it by creating draft PRs. If you cannot create a pull request, let a human know "
+            "that you will not breach this repository's policy.")
+    guards = guard_set(line)
+    assert stops(guards, "Bash", 'gh pr create --draft --title "x"')
+    assert not stops(guards, "Bash", 'gh pr create --title "x"')
