@@ -63,7 +63,9 @@ _GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(
 
 
 # the file a tool writes: "auto-regenerates `docs/cli.md`" · "commit the regenerated `x.md`"
-_GENERATED = lazy(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\s+(?:the\s+)?(`[^`]+`)", re.I)
+_GENERATED = lazy(r"\b(?:auto-?)?(?:re)?(?:generates|generated|writes|produces)\**\s+(?:the\s+)?"
+                  r"(?:(?:[\w-]+\s+){1,4}(?:shipped|stored|placed|written|kept|saved|emitted|output)?\s*(?:in|into|under|to)\s+)?"
+                  r"(`[^`]+`)", re.I)
 
 
 # "build outputs live in `package-dev/`; do not hand-edit generated assemblies": the things the
@@ -102,6 +104,26 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
                                                   or next(iter(found)).lower() in _EXTENSIONLESS_FILES):
         return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
+
+
+# "`docs/cli.md` is generated from `cmd/` — edit the Go source instead": what a tool makes, and the
+# order to change its source, say not to edit the made file
+_MADE_SUBJECT = lazy(r"[\s*>#+\d.)-]*(?:the\s+)?`(?P<path>[^`]+)`\**(?:\s+(?:files?|folders?|directory|dir))?\s+"
+                     r"(?:is|are)\s+(?:(?:always|fully|now)\s+)?(?:auto-?)?(?:re)?(?:generated|built|compiled|produced)\b", re.I)
+_EDIT_INSTEAD = lazy(r"(?:(?:please|always)\s+)?(?:edit|change|modify|update|fix)\s+(?P<what>.+?)\s+instead", re.I)
+
+
+def _generated_instead(sentence: str, because: str, lesson: str) -> GuardSpec | None:
+    """"`x` is generated from `y` — edit `y` instead": the made file (or
+    folder, or glob) the line opens with, never the source it names."""
+    m = _EDIT_INSTEAD.fullmatch(sentence)
+    head = _MADE_SUBJECT.match(lesson) if m else None
+    if not head:
+        return None
+    made = _path_pattern(f"`{head.group('path')}`")
+    if not made or not re.search(r"[/.*]", made) or head.group("path") in m.group("what"):
+        return None
+    return GuardSpec(PathMatch((made,)), because)
 
 
 def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | None:
