@@ -148,3 +148,27 @@ def test_a_made_file_is_not_edited(line, stopped, passed):
 ])
 def test_statements_about_made_files_without_a_rule_derive_nothing(line):
     assert rules_in(line, "AGENTS.md") == []
+
+
+# --- merging a branch into the working branch -------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "- **Rebase, don't merge:** Never merge `main` into the feature branch; rebase onto the latest `main`.",
+    "Never merge main into your branch, rebase instead",
+])
+def test_merging_the_base_branch_in(line):
+    guards = guard_set(line)
+    for command in ("git merge main", "git merge origin/main", "git merge --no-ff main", "git merge upstream/main"):
+        assert stops(guards, "Bash", command), (line, command)
+    for command in ("git merge --abort", "git rebase main", "git merge feature-x", "git merge main-fix",
+                    "git push --force-with-lease origin feature-x"):
+        assert not stops(guards, "Bash", command), (line, command)
+
+
+@pytest.mark.parametrize("line", [
+    "Never merge PRs into `main` without a review.",  # gh pr merge, with an exception
+    "Don't merge `main` into release branches unless asked.",
+    "Never merge changes you don't understand into your branch.",
+])
+def test_merge_rules_that_are_not_a_branch_merge(line):
+    assert not any(getattr(r.spec.match, "subcommands", ())[:1] == ("merge",) and r.spec.match.programs == ("git",)
+                   for r in rules_in(line, "AGENTS.md"))

@@ -48,7 +48,7 @@ _REASON_HEAD = lazy(
     r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
 _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
-    r"(?:change|edit|modify|update|fix|add)\b[^,;]*\binstead\b)|"
+    r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?)\b)|"

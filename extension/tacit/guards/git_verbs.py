@@ -41,9 +41,31 @@ _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?(?P<flags>--?[\w-]*
                   re.I)
 
 
+# "never merge `main` into the feature branch" · "don't merge main into your branch; rebase"
+_MERGE_INTO = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?merge`?\s+(?:the\s+)?(?:latest\s+)?(?P<branch>`?[\w./-]+`?)"
+                   r"(?:\s+branch)?\s+(?:into|in|onto)\s+(?:the|your|a|any|our|their)?\s*(?:own\s+|current\s+|feature\s+|"
+                   r"topic\s+|working\s+|pr\s+|local\s+)?(?:branch(?:es)?|prs?|pull requests?)", re.I)
+_REMOTE_PREFIXES = ("", "origin/", "upstream/")
+
+
+def _merge_into(clause: str, because: str) -> list:
+    """"never merge `main` into the feature branch": ``git merge main`` (also
+    from a remote: ``origin/main``, ``upstream/main``)."""
+    m = _MERGE_INTO.fullmatch(clause)
+    found = _targets(m.group("branch")) if m else None
+    if not found or not found[0] or found[1] or len(found[0]) != 1:
+        return []
+    branch = found[0][0]
+    return [GuardSpec(CommandMatch(("git",), ("merge", prefix + branch), (), True), because)
+            for prefix in _REMOTE_PREFIXES]
+
+
 def git_verb_specs(clause: str, because: str, run=None) -> list:
     """The guards of a git rule said with verbs, a noun phrase or a flag;
     ``run`` reads "never run `<command>`" (derive's command reader)."""
+    merged = _merge_into(clause, because)
+    if merged:
+        return merged
     m = _VERBS.fullmatch(clause)
     if m:
         out: list = []
