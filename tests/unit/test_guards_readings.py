@@ -172,3 +172,28 @@ def test_merging_the_base_branch_in(line):
 def test_merge_rules_that_are_not_a_branch_merge(line):
     assert not any(getattr(r.spec.match, "subcommands", ())[:1] == ("merge",) and r.spec.match.programs == ("git",)
                    for r in rules_in(line, "AGENTS.md"))
+
+
+# --- a folder the line says is closed ------------------------------------------------------------------
+@pytest.mark.parametrize("line,stopped,passed", [
+    ("- **`.claude/agents/` is deprecated.** Do not create new agent files",
+     [("Write", ".claude/agents/test-runner.md")], [("Read", ".claude/agents/reviewer.md"), ("Edit", "AGENTS.md")]),
+    ("`legacy/` is frozen. Don't add new code there.",
+     [("Write", "legacy/new_module.py"), ("Edit", "legacy/old.py")], [("Edit", "src/new_module.py")]),
+])
+def test_a_closed_folder_takes_no_new_files(line, stopped, passed):
+    guards = guard_set(line)
+    for tool, arg in stopped:
+        assert stops(guards, tool, arg), (line, arg)
+    for tool, arg in passed:
+        assert not stops(guards, tool, arg), (line, arg)
+
+
+@pytest.mark.parametrize("line", [
+    "`old/` is deprecated. Prefer `new/`.",  # no prohibition
+    "`old/` is deprecated. Do not create new files in `lib/` either.",  # two paths: the rule names its own
+    "The old API is deprecated. Do not create new agent files.",  # no folder
+    "`old/` is deprecated. Do not create new tickets.",  # not files
+])
+def test_closed_folder_lines_without_that_rule(line):
+    assert not any(getattr(r.spec.match, "patterns", ()) == ("old/",) for r in rules_in(line, "AGENTS.md"))

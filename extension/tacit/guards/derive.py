@@ -23,7 +23,7 @@ from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, verb_list
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
-from tacit.guards.shapes import _COMMIT_ANY, _generated_instead, _objectless_edit
+from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
@@ -470,7 +470,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         if all(out) and all(isinstance(s.match, (CommandMatch, PushMatch)) and
                             getattr(s.match, "flags", None) != () for s in out):
             return out
-    spec = _objectless_edit(sentence, because, lesson) or _generated_instead(sentence, because, lesson)
+    spec = (_objectless_edit(sentence, because, lesson) or _generated_instead(sentence, because, lesson)
+            or _closed_folder(sentence, because, lesson))
     if spec is not None:
         return [spec]
     def own(text: str, why: str) -> list:

@@ -126,6 +126,25 @@ def _generated_instead(sentence: str, because: str, lesson: str) -> GuardSpec | 
     return GuardSpec(PathMatch((made,)), because)
 
 
+# "**`.claude/agents/` is deprecated.** Do not create new agent files": a folder the line says is
+# closed, and a prohibition of new or changed files with no other place named
+_CLOSED_FOLDER = lazy(r"[\s*>#+\d.)-]*(?:the\s+)?`(?P<path>[^`]+/)`\**(?:\s+(?:folder|directory|dir))?\s+(?:is|are)\s+"
+                      r"(?:now\s+)?(?:\*\*)?(?:deprecated|frozen|legacy|archived|read-only|vendored)\b", re.I)
+_FILES_THERE = lazy(rf"{_DONT}\s+(?:create|add|put|write|edit|modify|change)\s+(?:(?:new|any|more|additional)\s+)?"
+                    r"(?:[\w-]+\s+)?(?:files?|folders?|directories|code)(?:\s+(?:there|here|in it|in there|inside it))?",
+                    re.I)
+
+
+def _closed_folder(sentence: str, because: str, lesson: str) -> GuardSpec | None:
+    """"`x/` is deprecated. Do not create new agent files": changes below the
+    folder the line opens with, when the line quotes no other path."""
+    head = _CLOSED_FOLDER.match(lesson) if _FILES_THERE.fullmatch(sentence) else None
+    if not head or len(set(re.findall(r"`[^`]+`", lesson))) != 1:
+        return None
+    folder = _path_pattern(f"`{head.group('path')}`")
+    return GuardSpec(PathMatch((folder,)), because) if folder else None
+
+
 def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | None:
     """"- `shared/`: Generated types (`shared/types.ts`) … Do not edit generated
     files": the folder the line is about, said to hold what a tool made, when
