@@ -197,3 +197,28 @@ def test_a_closed_folder_takes_no_new_files(line, stopped, passed):
 ])
 def test_closed_folder_lines_without_that_rule(line):
     assert not any(getattr(r.spec.match, "patterns", ()) == ("old/",) for r in rules_in(line, "AGENTS.md"))
+
+
+# --- a push to a repository named owner/name ---------------------------------------------------------
+def test_a_push_target_written_owner_slash_name_is_also_a_repository():
+    guards = guard_set("- Do not push directly to `open-telemetry/opentelemetry-rust`. Push to a fork.")
+    assert stops(guards, "Bash", "git push https://github.com/open-telemetry/opentelemetry-rust.git HEAD:main")
+    assert stops(guards, "Bash", "git push git@github.com:open-telemetry/opentelemetry-rust fix")
+    for command in ("git push origin fix", "git push https://github.com/alice/opentelemetry-rust.git fix",
+                    "git push https://github.com/open-telemetry/opentelemetry-rust-contrib.git fix"):
+        assert not stops(guards, "Bash", command), command
+
+
+def test_a_push_target_with_a_host_is_a_repository_only():
+    guards = guard_set("Never push to `github.com/dotnet/orleans`.")
+    assert stops(guards, "Bash", "git push git@github.com:dotnet/orleans.git feature/x")
+    assert stops(guards, "Bash", "git push https://github.com/dotnet/orleans feature/x")
+    assert not stops(guards, "Bash", "git push https://github.com/alice/orleans.git feature/x")
+    assert not stops(guards, "Bash", "git push origin feature/x")
+
+
+def test_a_branch_with_a_slash_stays_a_branch():
+    guards = guard_set("Never push to `release/v2`.")
+    assert stops(guards, "Bash", "git push origin release/v2")
+    assert not stops(guards, "Bash", "git push origin main")
+    assert [r.spec.match.remotes for r in rules_in("Never push to `release/v2`.", "AGENTS.md")] == [()]

@@ -21,6 +21,7 @@ from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, verb_list
+from tacit.guards.push import repositories
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
@@ -355,7 +356,8 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     found = _targets(m.group("branches"))
     if found is None:
         return None
-    return GuardSpec(PushMatch(found[0], force, found[1]), because)
+    branches, remotes = repositories(found[0], found[1])  # `owner/name`: a repository too
+    return GuardSpec(PushMatch(branches, force, remotes), because)
 
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)

@@ -5,6 +5,8 @@ it forces (``--force``, ``-f``, ``+ref``), and whether a ``PushMatch`` fires
 
 from __future__ import annotations
 
+import re
+
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
 
@@ -125,6 +127,40 @@ def _subtree_positionals(args: tuple) -> list:
     return out
 
 
+_SLUG = re.compile(r"[\w.-]+/[\w.-]+")
+# the first part of a branch name, never an owner: ``release/v2``, ``origin/main``
+_BRANCH_PREFIXES = frozenset(("origin", "upstream", "release", "releases", "feature", "features", "feat", "fix",
+                              "hotfix", "bugfix", "dev", "develop", "user", "users", "renovate", "dependabot", "chore",
+                              "docs", "refs", "heads", "wip", "topic", "main", "master"))
+_HOSTED = re.compile(r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)+/([\w.-]+/[\w.-]+?)(?:\.git)?/?")
+
+
+def repositories(branches: tuple, remotes: tuple) -> tuple[tuple, tuple]:
+    """A push target written ``owner/name`` may be a repository as well as a
+    branch (``open-telemetry/opentelemetry-rust``): it is kept as both; one
+    written with a host (``github.com/dotnet/orleans``) is a repository only."""
+    keep, repos = [], list(remotes)
+    for b in branches:
+        hosted = _HOSTED.fullmatch(b)
+        if hosted:
+            repos.append(hosted.group(1))
+            continue
+        keep.append(b)
+        if _SLUG.fullmatch(b) and b.split("/", 1)[0].lower() not in _BRANCH_PREFIXES:
+            repos.append(b)
+    return tuple(keep), tuple(dict.fromkeys(repos))
+
+
+def _same_repository(remote: str, slug: str) -> bool:
+    """Whether a push's remote, written as a URL (``https://github.com/o/n.git``,
+    ``git@github.com:o/n``), is the repository ``o/n``."""
+    if "/" not in slug or ("/" not in remote and ":" not in remote):
+        return False
+    path = re.sub(r"^(?:[a-z+]+://)?(?:[^@/]+@)?[^/:]+[:/]", "", remote.strip(), flags=re.I)
+    path = re.sub(r"(?:\.git)?/*$", "", path)
+    return path.lower() == slug.lower()
+
+
 def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | None,
                 known: frozenset | None) -> bool:
     """A push to one of the guard's remotes, or of one of its branches (a
@@ -139,7 +175,7 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
         branches = tuple(b for b in branches if b not in known)
     if not remotes and not branches:
         return True
-    if remotes and remote is not None and remote in remotes:
+    if remotes and remote is not None and (remote in remotes or any(_same_repository(remote, r) for r in remotes)):
         return True
     return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
 
