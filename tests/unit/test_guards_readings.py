@@ -93,6 +93,7 @@ def test_a_list_whose_phrase_names_two_objects():
     "- Never create an issue or pull request without the user's explicit instruction.",  # the tail reaches back
     "Don't use `any` or `unknown` as types.",  # neither is a program
     "Never commit secrets or PII.",
+    "Do not use system python or pip.",  # "system" may qualify both
     "Do not bump dependencies or change CI workflows unless asked.",
 ])
 def test_objects_without_a_shape_or_with_a_qualifier_derive_nothing(line):

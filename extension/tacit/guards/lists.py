@@ -64,6 +64,8 @@ def either(sentence: str, because: str, specs_of) -> list:
     first, second = (specs_of(reading, because) for reading in readings)
     if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):
         return []  # "… or delete rows casually": what qualifies the second item may qualify the first
+    if not first and not act:
+        return []  # "do not use system python or pip": what qualifies the first item may qualify the second
     out: list = []
     for spec in first + second:
         if all(spec.match != s.match for s in out):
