@@ -104,6 +104,7 @@ def test_objects_without_a_shape_or_with_a_qualifier_derive_nothing(line):
 @pytest.mark.parametrize("lesson,path", [
     ("don't hand-edit Cargo.lock, let cargo manage it", "Cargo.lock"),
     ("never modify PublicAPI.Shipped.txt, maintainers do that at release time", "PublicAPI.Shipped.txt"),
+    ("don't edit dist/, just rebuild it", "dist/"),
 ])
 def test_a_reason_after_a_comma_is_not_part_of_the_rule(lesson, path):
     specs = derive_guards(lesson)
@@ -223,3 +224,8 @@ def test_a_branch_with_a_slash_stays_a_branch():
     assert stops(guards, "Bash", "git push origin release/v2")
     assert not stops(guards, "Bash", "git push origin main")
     assert [r.spec.match.remotes for r in rules_in("Never push to `release/v2`.", "AGENTS.md")] == [()]
+
+
+def test_just_an_order_after_a_comma_is_not_part_of_the_rule():
+    specs = derive_guards("never amend commits, just make a new one")
+    assert [(s.match.programs, s.match.flags) for s in specs] == [(("git",), ("--amend",))]
