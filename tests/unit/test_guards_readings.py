@@ -42,6 +42,10 @@ ORDERED = [
 ]
 
 
+ORDERED.append(("If the lockfile is out of date, run `pnpm install` to update it. Never edit `pnpm-lock.yaml`.",
+                [("Edit", "pnpm-lock.yaml")], [("Bash", "pnpm install"), ("Read", "pnpm-lock.yaml")]))
+
+
 @pytest.mark.parametrize("line,stopped,passed", ORDERED)
 def test_a_conditional_order_before_the_rule_does_not_veto_it(line, stopped, passed):
     guards = guard_set(line)
@@ -56,6 +60,9 @@ def test_a_conditional_order_before_the_rule_does_not_veto_it(line, stopped, pas
     "If you need to publish, ask a maintainer first. Never run `npm publish`.",  # a permission, not an order
     "When in doubt, you may edit `dist/`. Never edit `dist/` otherwise.",
     "If the build is red, run `make fix` or skip it. Never push to `main`.",  # the order lets something through
+    "If you need to publish, run `npm run build` first. Never run `npm publish`.",  # a step before the act
+    "When a release is needed, run `make release` and then push the tag. Never push to `main`.",
+    "When publishing, run the npm publish script. Never run `npm publish`.",  # the order names what is stopped
 ])
 def test_conditions_that_scope_or_permit_still_veto(line):
     assert derive_guards(line) == ()

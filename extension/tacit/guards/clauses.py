@@ -274,9 +274,9 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
     for i, found in enumerate(sentences):
         if i > own >= 0 and _own_rule(found[0], specs):
             continue  # found[0]: the whole sentence; a condition before the rule sets its scene …
-        if i < own and _orders(found[0]):
+        if i < own and _orders(found[0], specs):
             continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
-        orders = [d.text for d in found if i == own and rule.text not in d.text and _orders(d)]
+        orders = [d.text for d in found if i == own and rule.text not in d.text and _orders(d, specs)]
         for c in found:
             if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text):
                 continue
@@ -315,7 +315,7 @@ def _stem(word: str) -> str:
     return w[:5]
 
 
-def _terms(specs: tuple) -> frozenset:
+def _terms(specs: tuple, verbs: bool = True) -> frozenset:
     """The words of what ``specs`` stop: programs, subcommands, flags, paths,
     branches, remotes, and the verbs of their kind."""
     out = set()
@@ -324,7 +324,7 @@ def _terms(specs: tuple) -> frozenset:
         for value in match.to_dict().values():
             for item in value if isinstance(value, list) else ():
                 out.update(_stem(w) for w in _TERM.findall(item) if w.lower() not in _NOT_TERMS)
-        out.update(_stem(v) for v in _KIND_VERBS.get(match.kind, ()))
+        out.update(_stem(v) for v in (_KIND_VERBS.get(match.kind, ()) if verbs else ()))
     return frozenset(out)
 
 
@@ -334,16 +334,21 @@ _ORDERS = lazy(r"(?:(?:always|also|then|please)\s+)?(?:run|re-?run|execute|regen
 # a consequent that lets something through, or says what to do instead
 _LEAVES = lazy(r"\b(?:may|can|could|ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|"
                r"check with|skip|instead|no need|not needed|unnecessary)\b", re.I)
+_STEP = lazy(r"\b(?:first|then|afterwards?|after that|beforehand)\b", re.I)
 
 
-def _orders(c: Clause) -> bool:
+def _orders(c: Clause, specs: tuple) -> bool:
     """Whether a sentence is a conditional order of its own ("When modifying
     `manifests/`, run `make build`"): its condition belongs to that order, so a
-    prohibition in a later sentence stands."""
+    prohibition in a later sentence stands — unless the order is a step before
+    the forbidden act ("… run `npm run build` first") or names what it stops
+    (outside quotes)."""
     if not c.head_hedge or c.exception or c.reason:
         return False
     rest = re.sub(r"`[^`]*`", " ", c.text.partition(",")[2]).strip(" ,")
-    return bool(rest) and bool(_ORDERS.match(rest)) and not _LEAVES.search(rest)
+    if not rest or not _ORDERS.match(rest) or _LEAVES.search(rest) or _STEP.search(rest):
+        return False
+    return not {_stem(w) for w in _TERM.findall(rest)} & _terms(specs, verbs=False)
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:
