@@ -236,3 +236,13 @@ def test_a_branch_with_a_slash_stays_a_branch():
 def test_just_an_order_after_a_comma_is_not_part_of_the_rule():
     specs = derive_guards("never amend commits, just make a new one")
     assert [(s.match.programs, s.match.flags) for s in specs] == [(("git",), ("--amend",))]
+
+
+@pytest.mark.parametrize("lesson", [
+    "never amend commits, just make a new one if you can",
+    "Never merge `main` into your branch, rebase instead when possible",
+    "don't hand-edit `Cargo.lock`, let cargo manage it unless you must",
+    "never modify `a.txt`, maintainers do that usually",
+])
+def test_a_hedge_in_the_order_split_off_the_rule_still_vetoes(lesson):
+    assert derive_guards(lesson) == ()

@@ -284,7 +284,14 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
                 continue  # "After X, run `gen`; never edit `y`": the condition is the order's
             if c.exception or c.head_hedge:
                 return c
+            if i == own and c.hedged and not c.reason and _ORDER_PIECE.match(c.text):
+                return c  # "never amend commits, just make a new one if you can": the hedge was the rule's
     return None
+
+
+# a piece split off a rule clause at an order of its own (``_REASON_SPLIT``): a hedge in it stays the rule's
+_ORDER_PIECE = lazy(r"(?:just|simply|let|leave|rebase|squash|merge|commit|push|open|create|write)\b|[\w.-]+\s+do\b",
+                    re.I)
 
 
 # a permission: what the rule forbids is allowed after all (also once asked: "ask me first")
