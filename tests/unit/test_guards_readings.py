@@ -246,3 +246,63 @@ def test_just_an_order_after_a_comma_is_not_part_of_the_rule():
 ])
 def test_a_hedge_in_the_order_split_off_the_rule_still_vetoes(lesson):
     assert derive_guards(lesson) == ()
+
+
+# --- git acts sharing a target, programs named with their job, a branch pushed ---------------------
+@pytest.mark.parametrize("line,stopped,passed", [
+    ("- **Never commit or push directly to `main`.** Work on a branch.",
+     [('git commit -m "x"', "main"), ("git push origin main", "feature"), ("git push", "main")],
+     [('git commit -m "x"', "feature"), ("git push origin feature", "feature")]),
+    ("never push or commit to main or master",
+     [("git push origin master", "x"), ('git commit -am "x"', "master")],
+     [("git push origin develop", "develop")]),
+])
+def test_git_acts_that_share_a_target(line, stopped, passed):
+    guards = guard_set(line)
+    for command, branch in stopped:
+        assert guards.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT, branch=branch)), command
+    for command, branch in passed:
+        assert not guards.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT, branch=branch)), command
+
+
+@pytest.mark.parametrize("line", [
+    "Never commit or push to a branch you don't own",  # no exact branch
+    "Do not commit or push to `main` unless asked",  # an exception
+])
+def test_shared_targets_that_are_not_exact(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+def test_programs_named_with_their_job():
+    guards = guard_set("Don't use `rm`, `rmdir` or `unlink` to delete files or folders; move them to the trash.")
+    for command in ("rm build.log", "rm -rf dist", "rmdir empty", "unlink a.lock"):
+        assert stops(guards, "Bash", command), command
+    for command in ("mv build.log .trash/", "ls dist", "git rm --cached a.txt"):
+        assert not stops(guards, "Bash", command), command
+    assert stops(guard_set("never use `mv` for renaming files"), "Bash", "mv a.ts b.ts")
+    assert stops(guard_set("never use `kill -9` to stop processes"), "Bash", "kill -9 4242")
+
+
+@pytest.mark.parametrize("line", [
+    "Don't use `cp` to copy secrets.",  # a narrower object than the job
+    "Never use `git` to delete files.",  # not the program's job
+    "Do not use `sed` to edit files.",
+    "never use `rm` to remove the build output",
+])
+def test_a_program_named_with_another_job_or_object(line):
+    assert rules_in(line, "AGENTS.md") == []
+
+
+@pytest.mark.parametrize("line", ["Never push `main` to the remote.", "- **Never push `main`** to GitHub.",
+                                  "never push main to origin"])
+def test_a_branch_pushed_to_the_remote(line):
+    guards = guard_set(line)
+    assert stops(guards, "Bash", "git push origin main")
+    assert not stops(guards, "Bash", "git push origin feature-x")
+
+
+def test_no_verify_to_skip_several_kinds_of_hooks():
+    guards = guard_set("Never pass `--no-verify` to skip the pre-commit or pre-push hooks.")
+    assert stops(guards, "Bash", 'git commit --no-verify -m "x"')
+    assert stops(guards, "Bash", "git push --no-verify origin x")
+    assert not stops(guards, "Bash", 'git commit -m "x"')

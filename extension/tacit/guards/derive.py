@@ -20,13 +20,13 @@ from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
-from tacit.guards.lists import either, verb_list
+from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import repositories
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
-from tacit.guards.words import (_BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
@@ -391,10 +391,6 @@ _WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,6}})(?:with|usi
 _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?:(?:files?|folders?|directories|"
                     r"dirs?|things|anything|stuff|them|it)\s+)?)(?:with|using|via|through)\s+"
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
-_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words
-_PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
-            "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
-            "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
 
 
 # "`git push --force` is forbidden": a quoted command, then the prohibition
@@ -479,7 +475,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
     return (git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
-            or restated_specs(sentence, because, own, lesson) or either(sentence, because, own))
+            or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
+            or for_its_job(sentence, because, own) or either(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

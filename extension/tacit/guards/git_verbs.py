@@ -46,6 +46,10 @@ _MERGE_INTO = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?merge`?\s+(?:the
                    r"(?:\s+branch)?\s+(?:into|in|onto)\s+(?:the|your|a|any|our|their)?\s*(?:own\s+|current\s+|feature\s+|"
                    r"topic\s+|working\s+|pr\s+|local\s+)?(?:branch(?:es)?|prs?|pull requests?)", re.I)
 _REMOTE_PREFIXES = ("", "origin/", "upstream/")
+# "never push `main` to the remote": the branch pushed (anywhere: "the remote", origin, GitHub)
+_PUSH_BRANCH = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?push`?\s+(?:the\s+)?(?P<branch>`[\w./-]+`|[\w./-]+)"
+                    r"(?:\s+branch)?(?:\s+(?:directly\s+)?(?:to|into)\s+(?:the\s+|any\s+)?(?:remote|origin|github)"
+                    r"(?:\s+(?:remote|repo|repository))?)?", re.I)
 
 
 def _merge_into(clause: str, because: str) -> list:
@@ -66,6 +70,10 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
     merged = _merge_into(clause, because)
     if merged:
         return merged
+    m = _PUSH_BRANCH.fullmatch(clause)
+    found = _targets(m.group("branch")) if m else None
+    if found and found[0] and not found[1]:
+        return [GuardSpec(PushMatch(found[0]), because)]
     m = _VERBS.fullmatch(clause)
     if m:
         out: list = []

@@ -1,7 +1,9 @@
 """Lists in a rule clause, each item read as a rule of its own.
 
 ``verb_list``: "never commit, push, or open PRs" — a list of prohibited
-acts, every one exact (or nothing). ``either``: "do not bypass git hooks or
+acts, every one exact (or nothing); ``shared_target``: "never commit or push
+directly to `main`" — acts that share their target; ``for_its_job``: "never
+use `rm` or `unlink` to delete files" — programs named with their job. ``either``: "do not bypass git hooks or
 CI checks" — one prohibition with two objects (or two acts: "don't edit
 `x` or run `y`"), read one at a time; the objects that have an exact shape
 are the guards, since each is forbidden on its own. ``specs_of(text,
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
-from tacit.guards.words import _DONT
+from tacit.guards.words import _DONT, _PURPOSE
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
 # the verbs of a list of prohibitions (not "use", which names the alternative)
@@ -50,6 +52,51 @@ def verb_list(sentence: str, because: str, specs_of) -> list:
     return out
 
 
+# "never commit or push directly to `main`": git acts that share one target
+_GIT_ACT = r"(?:commit|push|force[- ]push|merge)"
+_SHARED = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
+               r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+)", re.I)
+
+
+def shared_target(sentence: str, because: str, specs_of) -> list:
+    """"never commit or push directly to `main`" → "never commit to `main`" and
+    "never push to `main`": every act exact (or nothing)."""
+    m = _SHARED.fullmatch(sentence)
+    if not m:
+        return []
+    out: list = []
+    for act in re.findall(_GIT_ACT, m.group("acts"), re.I):
+        specs = specs_of(f"{m.group('dont')} {act} {m.group('rest')}", because)
+        if not specs:
+            return []
+        out.extend(s for s in specs if s not in out)
+    return out
+
+
+# "never use `rm`, `rmdir`, or `unlink` to delete files or directories": each a program whose job the verb names
+_GENERIC = r"(?:files?|folders?|directories|dirs?|things|anything|stuff|them|it|process(?:es)?)"
+_FOR_JOB = lazy(rf"(?P<dont>{_DONT})\s+(?:use|run)\s+(?P<cmds>`[^`]+`(?:\s*(?:,\s*or|,\s*and|,|or|and|/)\s*`[^`]+`)*)"
+                rf"\s+(?:to|for)\s+(?P<verb>[a-z]+)(?:\s+(?:any|the|a)\s+)?(?:\s+{_GENERIC}(?:\s+(?:or|and)\s+{_GENERIC})?)?",
+                re.I)
+
+
+def for_its_job(sentence: str, because: str, specs_of) -> list:
+    """"never use `rm` to delete files": the programs (``mv``, ``rm``, ``cp``,
+    ``kill`` …) whose job the verb names, with any flags written; a narrower
+    object ("to copy secrets") is no job."""
+    m = _FOR_JOB.fullmatch(sentence)
+    if not m:
+        return []
+    verb = m.group("verb").lower()
+    out: list = []
+    for cmd in re.findall(r"`([^`]+)`", m.group("cmds")):
+        words = cmd.split()
+        if not words or not any(verb.startswith(job) for job in _PURPOSE.get(words[0].lower(), ())):
+            return []  # "deletions", "renaming": the job's stem begins the word
+        out.extend(s for s in specs_of(f"{m.group('dont')} run `{cmd}`", because) if s not in out)
+    return out
+
+
 def either(sentence: str, because: str, specs_of) -> list:
     """"do not bypass git hooks or CI checks" → "do not bypass git hooks" and
     "do not bypass CI checks": the guards of the items that have a shape."""
@@ -73,4 +120,4 @@ def either(sentence: str, because: str, specs_of) -> list:
     return out
 
 
-__all__ = ["either", "verb_list"]
+__all__ = ["either", "for_its_job", "shared_target", "verb_list"]

@@ -16,10 +16,10 @@ _AMEND = lazy(rf"(?:{_DONT}|stop)\s+(?:use\s+|run\s+)?(?:git\s+)?amend(?:ing)?"
                     r"(?:\s+(?:a|any|the|your|existing|previous|prior|old)?\s*(?:last\s+)?commits?)?", re.I)
 # "never use --no-verify" · "never skip hooks" · "don't bypass the hooks"
 _NO_VERIFY = lazy(rf"{_DONT}\s+(?:(?:use|pass|add)\s+(?:the\s+)?`?--no-verify`?(?:\s+flag)?|"
-                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?hooks"
+                        r"(?:skip|bypass|disable)\s+(?:the\s+)?(?:(?:git|pre-commit|pre-push|commit)(?:\s+(?:or|and)\s+|\s*/\s*|\s+))*hooks"
                         r"(?:\s+(?:with|using|via|by passing|by using)\s+`?--no-verify`?)?)"
                         # "… to bypass the hooks": the purpose of the flag, not a condition
-                        r"(?:\s+to\s+(?:bypass|skip|disable|avoid)\s+(?:the\s+)?(?:git\s+|pre-commit\s+|pre-push\s+|commit\s+)?"
+                        r"(?:\s+to\s+(?:bypass|skip|disable|avoid)\s+(?:the\s+)?(?:(?:git|pre-commit|pre-push|commit)(?:\s+(?:or|and)\s+|\s*/\s*|\s+))*"
                         r"(?:hooks?|checks?|linting|lint|tests))?", re.I)
 # "never rebase onto main" · "don't rebase on top of `develop`" · "never rebase" (any rebase)
 _REBASE = lazy(rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?rebase`?(?:\s+(?:anything|branches|commits|your branch))?"

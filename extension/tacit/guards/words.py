@@ -197,3 +197,11 @@ def _path_pattern(part: str) -> str | None:
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module
     return word
+
+
+_ALIAS = {"i": "install", "ci": "install", "rm": "remove", "un": "uninstall", "up": "update", "ls": "list"}  # a job's words
+# the job of a one-word program: "never rename files with mv", "never use `rm` to delete files"
+_PURPOSE = {"mv": {"renam", "rename", "mov", "move"}, "rm": {"delet", "delete", "remov", "remove"},
+            "rmdir": {"delet", "delete", "remov", "remove"}, "unlink": {"delet", "delete", "remov", "remove"},
+            "cp": {"copy", "copi"}, "kill": {"kill", "stop"},
+            "pkill": {"kill", "stop"}, "killall": {"kill", "stop"}}
