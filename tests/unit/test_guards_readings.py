@@ -306,3 +306,35 @@ def test_no_verify_to_skip_several_kinds_of_hooks():
     assert stops(guards, "Bash", 'git commit --no-verify -m "x"')
     assert stops(guards, "Bash", "git push --no-verify origin x")
     assert not stops(guards, "Bash", 'git commit -m "x"')
+
+
+# --- acts sharing a quoted object, "never touch:" lists, any `x/` folder, the flag that sets a rule apart ----
+def test_acts_sharing_a_quoted_object():
+    guards = guard_set("- **Do not create or commit `package-lock.json`**; this repo uses bun.")
+    assert guards.check(normalize_call("Write", {"file_path": f"{ROOT}/package-lock.json"}, ROOT, project_root=ROOT))
+    assert stops(guards, "Bash", "git add package-lock.json")
+    assert not stops(guards, "Bash", "git add bun.lock")
+    assert rules_in("never create or use `yarn.lock`", "AGENTS.md") == []  # "use" a lockfile: no exact act
+
+
+def test_a_verb_and_a_colon_before_a_list_of_paths():
+    guards = guard_set("- Never touch: `packages/**/dist/**`, `build/**`, `out/**`.")
+    for path in ("packages/a/dist/index.js", "build/x.o", "out/app"):
+        assert stops(guards, "Edit", path), path
+    assert not stops(guards, "Edit", "src/index.ts")
+
+
+def test_any_folder_of_that_name():
+    guards = guard_set("- Do not create, modify, or delete anything under any `dist/` directory.")
+    assert stops(guards, "Edit", "dist/a.js") and stops(guards, "Edit", "packages/x/dist/a.js")
+    assert not stops(guards, "Edit", "src/dist.ts")
+
+
+def test_a_later_order_that_names_the_command_but_not_its_flag():
+    line = "- **Never amend commits** (`git commit --amend`). If a fix is needed after a commit, create a new commit."
+    guards = guard_set(line)
+    assert stops(guards, "Bash", "git commit --amend --no-edit")
+    assert not stops(guards, "Bash", 'git commit -m "fix"')
+    # a later sentence that names the flag itself still vetoes
+    assert rules_in("Never use `npm install --force`. If install fails, run `npm install --force` after asking.",
+                    "AGENTS.md") == []

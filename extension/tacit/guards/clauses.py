@@ -82,6 +82,9 @@ _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "Never touch: `a/`, `b/`": the list is what never to touch
+_VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alter|delete|remove|commit))\s*:\s*(?=\x00\d+\x00)",
+                   re.I)
 # "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
 _BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
                      r"(?:\s+(?:commands?|actions?|operations?))?\s*:\s*(?=\x00\d+\x00|(?P<ing>[a-z]+ing)\b)", re.I)
@@ -210,7 +213,7 @@ def clauses(text: str) -> list[list[Clause]]:
                           sentence, flags=re.I)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
-        sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", sentence))
+        sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
@@ -361,8 +364,12 @@ def _orders(c: Clause, specs: tuple) -> bool:
 def _own_rule(c: Clause, specs: tuple) -> bool:
     """Whether a conditional clause of another sentence states a rule of its
     own: a consequent after its condition that neither permits anything nor
-    names (outside a negation) what ``specs`` stop."""
-    terms = _terms(specs)
+    names (outside a negation) what ``specs`` stop — for a command with flags,
+    what sets it apart ("Never amend commits. If a fix is needed, create a new
+    commit": the flag, not the commit)."""
+    flagged = all(getattr(s.match, "flags", ()) for s in specs)
+    terms = (frozenset(_stem(w) for s in specs for f in s.match.flags for w in _TERM.findall(f))
+             if specs and flagged else frozenset()) or _terms(specs)  # "-fd": too short to tell, all of it
     text = c.text
     if not terms or not (c.exception or c.head_hedge) or _REACHES_BACK.search(_PLACEHOLDER.sub(" ", text)):
         return False

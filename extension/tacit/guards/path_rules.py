@@ -58,6 +58,9 @@ _EXISTING = lazy(r"\b(?:existing|already[- ](?:applied|run|merged|released|commi
                  r"(?:applied|released|published|shipped|merged)\s+migrations?)\b", re.I)
 
 
+_ANY_FOLDER = lazy(r"^(?:any|every|all)\s+(`[^`]+/`)\s+(?:directory|directories|folders?|dirs?)$", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
@@ -65,7 +68,8 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
         m = pattern.fullmatch(sentence)
         if not m:
             continue
-        patterns = _path_list(m.group("paths")) or _quoted_paths(m.group("paths"))
+        paths = _ANY_FOLDER.sub(r"\1", m.group("paths"))  # "any `dist/` directory": every dist/ folder
+        patterns = _path_list(paths) or _quoted_paths(paths)
         if patterns:
             return GuardSpec(PathMatch(patterns, bool(_EXISTING.search(sentence))), because)
     return None
