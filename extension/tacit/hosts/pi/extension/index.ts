@@ -243,7 +243,11 @@ function createClient(pi, file) {
   }
 
   function sendEvent(info, params) {
-    if (!info.capabilities.includes("events") || proc !== info.link) return;
+    if (!info.capabilities.includes("events")) return;
+    if (proc !== info.link) {
+      if (!ended && !inert) post(params); // that link died after its handshake: the next one
+      return;
+    }
     write(info.link, { method: "event", params });
     unread.push([++seq, params]);
     if (unread.length > UNREAD_MAX) unread.shift();
@@ -529,7 +533,7 @@ function createClient(pi, file) {
 
   async function call(method, params, timeoutMs, signal) {
     if (method === "event") params = withId(params);
-    if (ended) return late(params);
+    if (ended) return late(params, method);
     for (let attempt = 0; attempt <= MAX_RESTARTS; attempt++) {
       let info;
       try {
@@ -566,9 +570,9 @@ function createClient(pi, file) {
     } catch (err) {}
   }
 
-  function late(params) {
+  function late(params, method = "event") {
     // pi emitted it after the session's end was sent (tacit waited for the prompt in flight)
-    log("WARNING", `${params.kind} came after this session's end was sent; not sent`);
+    log("WARNING", `${params.kind || method} came after this session's end was sent; not sent`);
     return null;
   }
 
