@@ -511,3 +511,42 @@ def test_corrections_start_detached_children_with_pi_variables(bridge_env, tmp_p
         wait_for(lambda: len(records()) == 2, what="the second child record")
     finally:
         assert proc.close() == 0
+
+
+# ---------------------------------------------------------------------------
+# A session's end is never lost
+# ---------------------------------------------------------------------------
+
+
+def test_an_event_sent_again_with_its_id_is_applied_once(bridge, bridge_env):
+    """The extension sends again, on a new link, what a dead link never answered; the id makes
+    tacit apply it once and answer as it did the first time."""
+    from tacit.stores.ledger import Ledger
+
+    bridge.hello()
+    event = {"kind": "message_end", "role": "user", "text": "we deploy on fridays", "session_id": "again",
+             "id": "pi-1-x-7"}
+    first = bridge.result("event", event)
+    assert bridge.result("event", event) == first
+    with Ledger(pi_cfg(bridge_env)).read() as conn:
+        rows = conn.execute("SELECT count(*) FROM events WHERE id = 'pi-1-x-7'").fetchone()[0]
+    assert rows == 1
+
+
+def test_a_stopping_service_ends_its_open_session_and_logs_its_end(bridge_env):
+    from tacit.service import client
+
+    session = ServiceSession(bridge_env)
+    try:
+        session.hello()
+        session.result("event", {"kind": "session_start", "session_id": "open", "id": "e1"})
+        client.stop(bridge_env["TACIT_HOME"], wait=10)
+        assert session.lines.get(timeout=TIMEOUT) is None  # the link ends: the extension makes a new one
+        assert session.server.wait(timeout=TIMEOUT) == 0
+        closed = [line for line in log_lines(bridge_env) if "pi: session closed:" in line]
+        assert len(closed) == 1 and "events=1 dispatched=1" in closed[0]
+    finally:
+        session.sock.close()
+        if session.server.poll() is None:
+            session.server.kill()
+            session.server.wait()

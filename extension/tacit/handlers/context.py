@@ -47,9 +47,9 @@ def inject_session_context(event, ctx) -> ContextResult:
     index = ctx.skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     left_out = list(memory.gated_out) + gate.left_out
     result = _context(snapshot, guidance, index)
-    if left_out and not ctx.state.marks.get(NOTICE_MARK):
+    if (left_out or memory.unread) and not ctx.state.marks.get(NOTICE_MARK):
         ctx.state.marks[NOTICE_MARK] = True
-        result.notices.append(GateResult((), tuple(left_out)).notice())
+        result.notices.extend(_told(left_out, memory.unread))
     return result
 
 
@@ -65,9 +65,13 @@ def user_context(engine, event) -> ContextResult:
     index = skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
     result = _context(snapshot, None, index)
     left_out = list(memory.gated_out) + list(gate.left_out)
-    if left_out:
-        result.notices.append(GateResult((), tuple(left_out)).notice())
+    result.notices.extend(_told(left_out, memory.unread))
     return result
+
+
+def _told(left_out: list, unread: list) -> list:
+    """What the person is told: what the gate left out, and the files far over their limit."""
+    return ([GateResult((), tuple(left_out)).notice()] if left_out else []) + list(unread)
 
 
 def _indexed_by_host(features) -> tuple:

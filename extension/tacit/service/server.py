@@ -57,6 +57,7 @@ class Service:
         self.pool: ThreadPoolExecutor | None = None
         self.reports: Reports | None = None
         self.reader = None
+        self.sessions: dict = {}  # an open pi session's connection -> its thread
         self.cut = 0
         self.cacheable = False
         self.searches = Searches(cfg)
@@ -203,6 +204,7 @@ class Service:
             except OSError:
                 pass
             self.listener.close()
+        self._end_sessions(time.monotonic() + 5)
         deadline = time.monotonic() + 10
         while self.in_flight and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -217,6 +219,19 @@ class Service:
             self.engine.close()
             log(self.cfg, "info", "service", f"stopped ({self.stop_reason or 'exit'}) after "
                                              f"{self.events} events")
+
+    def _end_sessions(self, deadline: float) -> None:
+        """Open pi sessions end with the service, each logging its end (an event they are applying
+        first finishes); the extension makes a new link and sends again what was not answered."""
+        with self._lock:
+            sessions = list(self.sessions.items())
+        for conn, _thread in sessions:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for _conn, thread in sessions:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _housekeeping(self) -> None:
         idle = max(1, int(self.cfg.service_idle_seconds))
@@ -374,6 +389,7 @@ class Service:
             conn.settimeout(None)
             with self._lock:
                 self.in_flight -= 1  # an open pi session is not a request in flight
+                self.sessions[conn] = threading.current_thread()
             try:
                 with conn.makefile("rb") as reader, conn.makefile("wb") as writer:
                     lines = itertools.chain(rest.splitlines(keepends=True), reader)
@@ -381,6 +397,7 @@ class Service:
             finally:
                 with self._lock:
                     self.in_flight += 1
+                    self.sessions.pop(conn, None)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service rpc session", exc)
         finally:

@@ -18,6 +18,7 @@ from tacit.stores import guard_file, history
 from tacit.stores.guard_memo import DerivedMemo
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
+from tacit.stores.memory_fit import fit
 
 REV_KEY = "guards.rev"
 REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
@@ -197,7 +198,8 @@ class GuardStore:
         found: dict[str, tuple] = {}
         memo = DerivedMemo(self.cfg, "guards", project.root if project is not None else "")
         for memory_scope in store.targets():
-            entries = store.entries(memory_scope)
+            # a file far over its limit: only what the session's context holds (the rest is unread, told)
+            entries = fit(store.entries(memory_scope), store.limit_for(memory_scope)).kept
             if memory_scope == "team":  # a clone's memory is untrusted, as in the snapshot
                 entries = [e for e in entries if not scan(e)]
             guard_scope = "global" if memory_scope in GLOBAL_SCOPES else "project"

@@ -30,6 +30,7 @@ from tacit.stores.entries import (  # noqa: F401 — the file format, imported f
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
+from tacit.stores.memory_fit import fit
 from tacit.stores.shared_text import shared
 
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -91,6 +92,7 @@ class MemoryStore:
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
+        self.unread: list[str] = []  # files far over their limit: what was left out unread (tacit.stores.memory_fit)
         self.last_change: int | None = None  # the history id of the last write
 
     def as_actor(self, actor: "history.Actor") -> "MemoryStore":
@@ -205,15 +207,20 @@ class MemoryStore:
         """Every scope's block, gated together: an injection split across two
         scopes, or across entries between them, is caught too. Reads only."""
         entries = {t: self.entries(t) for t in targets}
+        fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
         labels = {t: SNAPSHOT_LABELS[t] for t in targets}
-        gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(entries[t]), t)
-                              for t in targets if entries[t]])
+        gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(fits[t].kept), t)
+                              for t in targets if fits[t].kept])
         shown = {block.group: parse_entries(block.text) for block in gated.allowed}
         blocks = {}
         for target in targets:
             if not entries[target]:
                 blocks[target] = ""
                 continue
+            told = fits[target].told(self.path_for(target), self.limit_for(target))
+            if told:
+                self.unread.append(told)
+                self.left_out.append(told)
             mine = [item for item in gated.left_out if item.label.startswith(f"{labels[target]} entr")]
             if mine:
                 self.gated_out.extend(mine)

@@ -24,6 +24,8 @@ import { basename, delimiter, dirname, join, resolve } from "node:path";
 const PROTOCOL = 2;
 const SERVICE_WAIT_MS = 4000; // how long a new session waits for the service to come up
 const MAX_RESTARTS = 3; // after a crash or a missing Python; then tacit goes inert
+const UNREAD_MAX = 256; // events kept for the next link while the current one has not answered
+const REPLAYED = new Set(["event", "ping"]); // requests a dead link's successor answers (events carry an id)
 // tool/command defaults; the handshake replaces them (a memory add may consolidate first)
 const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 360000, command: 660000, tool_call: 3000 };
 const COMMANDS = {
@@ -35,6 +37,8 @@ const COMMANDS = {
   "memory-review": "Review what tacit noted today (keep/drop with `tacit review`)",
 };
 const LOADED = Symbol.for("tacit.pi.extension.active");
+// how long the session's end waits for the prompt in flight: a new link's wait and handshake, then the event
+const TURN_WAIT_MS = SERVICE_WAIT_MS + TIMEOUT_MS.hello + TIMEOUT_MS.turn;
 
 function here() {
   try {
@@ -164,6 +168,10 @@ function createClient(pi, file) {
   let logFile = "";
   let lastCtx = null;
   let stderrTail = "";
+  let seq = 0; // orders what was written: a response means tacit read every line written before it
+  let unread = []; // [seq, params] of event notifications no response has confirmed yet
+  let ended = false; // this session's end was sent: a late event must not start a new link
+  let eventIds = 0;
 
   function settings() {
     try {
@@ -198,13 +206,56 @@ function createClient(pi, file) {
     hello = null;
     const waiting = pending;
     pending = new Map();
+    // what the dead link may never have read (it died before answering), in the order written:
+    // sent again on the next link; each event's id makes tacit apply it once
+    const again = unread.map(([mark, params]) => ({ mark, params }));
+    unread = [];
     for (const entry of waiting.values()) {
       clearTimeout(entry.timer);
+      if (entry.replay) {
+        again.push(entry);
+        continue;
+      }
       const err = new Error(reason);
       err.bridgeDied = true; // already logged once by failed(); callers stay quiet
       entry.reject(err);
     }
     failed(reason);
+    again.sort((a, b) => a.mark - b.mark);
+    if (again.length) log("INFO", `sending again what the lost link never answered: ${again.map((i) => i.params.kind || i.method).join(", ")}`);
+    for (const item of again) resend(item, reason);
+  }
+
+  function resend(item, reason) {
+    const ready = ensure();
+    const lost = (err) => {
+      if (err && err.bridgeDied && !inert && !ended) return resend(item, reason); // that link died too
+      if (!item.reject) return;
+      const out = err || new Error(reason);
+      out.bridgeDied = !err || err.bridgeDied;
+      item.reject(out);
+    };
+    if (!ready) return lost(null);
+    ready.then((info) => {
+      if (!item.reject) sendEvent(info, item.params);
+      else request(info.link, item.method, item.params, item.timeoutMs).then(item.resolve, item.reject);
+    }, lost);
+  }
+
+  function sendEvent(info, params) {
+    if (!info.capabilities.includes("events")) return;
+    if (proc !== info.link) {
+      if (!ended && !inert) post(params); // that link died after its handshake: the next one
+      return;
+    }
+    write(info.link, { method: "event", params });
+    unread.push([++seq, params]);
+    if (unread.length > UNREAD_MAX) unread.shift();
+  }
+
+  function withId(params) {
+    // tacit applies an event once per id: one sent again on a new link is not counted twice
+    return params.id ? params : { ...params, id: `pi-${process.pid}-${Date.now().toString(36)}-${++eventIds}` };
   }
 
   function failed(reason) {
@@ -232,6 +283,7 @@ function createClient(pi, file) {
     }
     const entry = message && pending.get(message.id);
     if (!entry) return;
+    unread = unread.filter(([mark]) => mark > entry.mark); // read before this request was
     pending.delete(message.id);
     clearTimeout(entry.timer);
     if (message.error) entry.reject(new Error(`${message.error.code}: ${message.error.message}`));
@@ -269,7 +321,8 @@ function createClient(pi, file) {
         }
       }, timeoutMs);
       // not unref'd: while a request waits, pi must not exit under it
-      pending.set(id, { resolve, reject, timer });
+      pending.set(id, { resolve, reject, timer, mark: ++seq, method, params, timeoutMs,
+        replay: REPLAYED.has(method) && !signal });
       write(which, { id, method, params });
     });
   }
@@ -471,7 +524,7 @@ function createClient(pi, file) {
   }
 
   function ensure() {
-    if (inert) return null;
+    if (inert || ended) return null;
     if (!proc) {
       if (!start()) return null;
     }
@@ -479,32 +532,48 @@ function createClient(pi, file) {
   }
 
   async function call(method, params, timeoutMs, signal) {
-    try {
-      const ready = ensure();
-      if (!ready) return null;
-      const info = await ready;
-      if (method === "event" && !info.capabilities.includes("events")) return null;
-      if (method === "command" && !info.capabilities.includes("commands")) return null;
-      return await request(info.link, method, params, timeoutMs, signal);
-    } catch (err) {
-      if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
-      return null;
+    if (method === "event") params = withId(params);
+    if (ended) return late(params, method);
+    for (let attempt = 0; attempt <= MAX_RESTARTS; attempt++) {
+      let info;
+      try {
+        const ready = ensure();
+        if (!ready) return null;
+        info = await ready;
+      } catch (err) {
+        // the link died in its handshake: an event waits for the next one (a dead link's
+        // pending events are sent again by died() itself)
+        if (err.bridgeDied && REPLAYED.has(method) && !signal) continue;
+        if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
+        return null;
+      }
+      try {
+        if (method === "event" && !info.capabilities.includes("events")) return null;
+        if (method === "command" && !info.capabilities.includes("commands")) return null;
+        return await request(info.link, method, params, timeoutMs, signal);
+      } catch (err) {
+        if (!err.bridgeDied) log("WARNING", `${method} ${params.kind || params.name || ""}: ${err.message}`);
+        return null;
+      }
     }
+    return null;
   }
 
   function post(params) {
     // a notification: ordered after the handshake, never awaited by pi
     try {
+      params = withId(params);
+      if (ended) return late(params);
       const ready = ensure();
       if (!ready) return;
-      ready
-        .then((info) => {
-          if (info.capabilities.includes("events") && proc === info.link) {
-            write(info.link, { method: "event", params });
-          }
-        })
-        .catch(() => {});
+      ready.then((info) => sendEvent(info, params)).catch(() => {});
     } catch (err) {}
+  }
+
+  function late(params, method = "event") {
+    // pi emitted it after the session's end was sent (tacit waited for the prompt in flight)
+    log("WARNING", `${params.kind || method} came after this session's end was sent; not sent`);
+    return null;
   }
 
   function stop() {
@@ -513,6 +582,8 @@ function createClient(pi, file) {
     const which = proc;
     proc = null;
     hello = null;
+    ended = true;
+    unread = [];
     try {
       if (which && which.end) which.end();
     } catch (err) {}
@@ -526,6 +597,9 @@ function createClient(pi, file) {
     log,
     remember(ctx) {
       if (ctx) lastCtx = ctx;
+    },
+    reopen() {
+      ended = false; // a new session of this runtime
     },
     ready: () => call("ping", {}, TIMEOUT_MS.event),
   };
@@ -541,6 +615,13 @@ export default function (pi) {
     }
     globalThis[LOADED] = file || true;
     const tacit = createClient(pi, file);
+    // pi runs a prompt's last events (the reply's message_end, agent_end) from a queue it does
+    // not wait for before session_shutdown: the session's end waits for the prompt in flight
+    let turn = null;
+    const turnEnded = () => {
+      if (turn) turn.end();
+      turn = null;
+    };
 
     const on = (name, handler) =>
       pi.on(name, async (event, ctx) => {
@@ -555,6 +636,7 @@ export default function (pi) {
 
     on("session_start", async (event, ctx) => {
       if (!globalThis[LOADED]) globalThis[LOADED] = file || true; // a new session in the same runtime
+      tacit.reopen();
       await tacit.ready(); // handshake first: the tools must exist before the first prompt
       tacit.post({ kind: "session_start", source: event.reason || "startup", ...common(ctx) });
     });
@@ -568,6 +650,10 @@ export default function (pi) {
       return undefined;
     });
     on("before_agent_start", async (event, ctx) => {
+      turnEnded();
+      let end;
+      const done = new Promise((resolve) => (end = resolve));
+      turn = { done, end };
       const result = await tacit.call("event", { kind: "before_agent_start", prompt: event.prompt || "", ...common(ctx) },
         TIMEOUT_MS.event);
       if (!result) return undefined;
@@ -617,8 +703,12 @@ export default function (pi) {
     });
     on("agent_end", async (event, ctx) => {
       // a pi turn_end is one model response; tacit's turn is the whole prompt
-      const result = await tacit.call("event", { kind: "turn_end", ...common(ctx) }, TIMEOUT_MS.turn);
-      for (const notice of (result && result.notices) || []) tacit.show(notice, ctx);
+      try {
+        const result = await tacit.call("event", { kind: "turn_end", ...common(ctx) }, TIMEOUT_MS.turn);
+        for (const notice of (result && result.notices) || []) tacit.show(notice, ctx);
+      } finally {
+        turnEnded();
+      }
       return undefined;
     });
     on("session_before_compact", async (event, ctx) => {
@@ -626,6 +716,14 @@ export default function (pi) {
       return undefined;
     });
     on("session_shutdown", async (event, ctx) => {
+      if (turn) {
+        // bounded: what the turn's end may take on a new link (its handshake, then the event)
+        let timer;
+        const bound = new Promise((resolve) => (timer = setTimeout(resolve, TURN_WAIT_MS)));
+        await Promise.race([turn.done, bound]);
+        clearTimeout(timer);
+        if (turn) tacit.log("WARNING", `session_shutdown: the prompt in flight did not end in ${TURN_WAIT_MS} ms`);
+      }
       await tacit.call("event", { kind: "session_shutdown", reason: event.reason || "", ...common(ctx) },
         TIMEOUT_MS.event);
       tacit.stop();
