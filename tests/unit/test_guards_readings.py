@@ -338,3 +338,21 @@ def test_a_later_order_that_names_the_command_but_not_its_flag():
     # a later sentence that names the flag itself still vetoes
     assert rules_in("Never use `npm install --force`. If install fails, run `npm install --force` after asking.",
                     "AGENTS.md") == []
+
+
+# --- "shared branches" names no branch: main and master are the ones every project shares ---------------
+@pytest.mark.parametrize("line", ["Never run `git push --force` on shared branches.",
+                                  "never force push to protected branches"])
+def test_force_push_to_shared_branches_guards_main_and_master_not_a_branch_named_shared(line):
+    guards = guard_set(line)
+    assert stops(guards, "Bash", "git push --force origin main")
+    assert stops(guards, "Bash", "git push -f origin master")
+    assert not stops(guards, "Bash", "git push --force origin shared")
+    assert not stops(guards, "Bash", "git push --force origin my-feature")
+    assert not stops(guards, "Bash", "git push origin main")  # only the force push is the rule
+
+
+def test_a_quoted_branch_named_shared_stays_that_branch():
+    guards = guard_set("Never push to the `shared` branch.")
+    assert stops(guards, "Bash", "git push origin shared")
+    assert not stops(guards, "Bash", "git push origin main")

@@ -65,6 +65,8 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
 _SUDO_WORDS = frozenset(("sudo", "doas"))
 _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
+# "shared branches" names no branch: the ones every project shares are main and master
+_SHARED_BRANCH_WORDS = frozenset(("shared", "protected", "public", "long-lived", "default", "common"))
 _EXTENSIONLESS_FILES = frozenset((
     "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
     "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
@@ -149,7 +151,9 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         if not _BRANCH_WORD.fullmatch(name):
             return None
         low = name.lower()
-        if remote_marked or (low in _WELL_KNOWN_REMOTES and not marked):
+        if marked and not quoted and low in _SHARED_BRANCH_WORDS:
+            branches += ["main", "master"]
+        elif remote_marked or (low in _WELL_KNOWN_REMOTES and not marked):
             remotes.append(name if quoted or remote_marked else low)
         elif marked or quoted:
             branches.append(name)
