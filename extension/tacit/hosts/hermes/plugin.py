@@ -160,9 +160,6 @@ class HermesAdapter:
         if session.started:
             return []
         session.started = True
-        # no watcher in this process (the service's): what another process changed
-        # is read again here, before the new session's snapshot freezes
-        self.engine.reload_stores()
         results = [self._dispatch(SessionStart, sid, source=source)]
         self._kick_pending_overflow()
         return results
