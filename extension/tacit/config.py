@@ -225,14 +225,6 @@ class Config:
                       list(self.problems), dict(self.env))
 
 
-def default_home(env, host: str | None) -> tuple[str, str]:
-    """(home, state_dir) for this environment: every host shares one data
-    folder (``tacit.paths.data_dir``), Hermes included — ``tacit install
-    hermes`` links Hermes's memories folder to it."""
-    home = data_dir(env)
-    return home, home
-
-
 def _read_toml(path: str, problems: list) -> dict:
     try:
         with open(path, "rb") as handle:
@@ -273,7 +265,8 @@ def load_config(env=None, host: str | None = None) -> Config:
     for bad values: they are reported in ``Config.problems``."""
     env = dict(os.environ if env is None else env)
     host = host or env.get("TACIT_HOST") or None
-    home, state_dir = default_home(env, host)
+    # one data folder for every host (``tacit install hermes`` links Hermes's memories folder to it)
+    home = state_dir = data_dir(env)
     problems: list = []
     settings = dict(DEFAULTS)
 

@@ -6,10 +6,11 @@ Design notes: docs/design/core.md#tacitsession
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+from tacit.processes import alive
 
 RECENT_MESSAGES = 12  # kept in memory for child prompts
 TEXT_CHARS = 4000  # per stored text (pending correction, turn text)
@@ -94,14 +95,7 @@ class SessionState:
         if time.time() - float(job.get("started") or 0) > stale:
             return False
         pid = job.get("pid")
-        if isinstance(pid, int) and pid > 0:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return False
-            except PermissionError:
-                pass
-        return True
+        return not pid or alive(pid)  # no pid noted yet: running until the mark goes stale
 
     def mark_running(self, kind: str, job_id: str, pid: int | None = None) -> None:
         self.running[kind] = {"job_id": job_id, "started": time.time(), "pid": pid}

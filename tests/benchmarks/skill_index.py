@@ -47,7 +47,7 @@ from pathlib import Path
 
 from tacit.safety import scanner as scan
 from tacit.config import load_config
-from tacit.stores import skills
+from tacit.stores import skill_catalog, skills
 from tacit.stores.skill_format import parse_skill, render_skill
 
 _WORDS = ("deploy build test release migrate database cache docker compose kubernetes "
@@ -117,16 +117,16 @@ def measure_in_process(cfg, paths: list[Path], repeats: int) -> dict[str, float]
         return store
 
     def cold_without_scanner() -> None:
-        real = skills._scan_text
-        skills._scan_text = lambda _text: None  # the build's own work
+        real = skill_catalog.scan_text
+        skill_catalog.scan_text = lambda _text: None  # the build's own work
         try:
             samples["cold_no_scan"].append(_timed(skills.SkillStore(cfg).index_text))
         finally:
-            skills._scan_text = real
+            skill_catalog.scan_text = real
 
     def scanner_alone() -> None:
         scan.clear_memo()  # as in a cold build
-        samples["scanner"].append(_timed(lambda: [skills._scan_text(d) for d in descriptions]))
+        samples["scanner"].append(_timed(lambda: [skill_catalog.scan_text(d) for d in descriptions]))
 
     for n in range(repeats):
         steps = [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tacit.config import DEFAULTS, Config, ConfigError, default_home, load_config
+from tacit.config import DEFAULTS, Config, ConfigError, load_config
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
@@ -195,8 +195,8 @@ def test_tacit_home_expands_user_and_is_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cfg = load_config(env={"HOME": str(tmp_path), "TACIT_HOME": "rel/data"})
     assert cfg.home == tmp_path / "rel" / "data"
-    home, state = default_home({"HOME": str(tmp_path), "TACIT_HOME": "~/x"}, None)
-    assert home == state == str(tmp_path / "x")  # the HOME of the environment given, not the process's
+    cfg = load_config(env={"HOME": str(tmp_path), "TACIT_HOME": "~/x"})
+    assert cfg.home == cfg.state_dir == tmp_path / "x"  # the HOME of the environment given, not the process's
 
 
 def test_every_host_shares_one_data_folder_hermes_included(tmp_path):

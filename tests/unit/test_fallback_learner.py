@@ -55,7 +55,11 @@ def test_no_agent_correction_is_saved_to_the_project_as_the_learner(tacit_env, c
     assert RULE not in store.entries("user") and RULE not in store.entries("global")
 
     with Ledger(cfg) as ledger:
-        saved = [c for c in history.changes(ledger) if RULE in c.added()]
+        def saved_rows():
+            return [c for c in history.changes(ledger) if RULE in c.added()]
+        # the runner writes the file, then records its row: wait for the row too (seen under load)
+        assert wait_for(saved_rows, 60, "the change's history row")
+        saved = saved_rows()
         assert len(saved) == 1, [c.as_dict() for c in saved]
         change = saved[0]
         assert (change.actor.kind, change.actor.name) == ("learner", "correction fallback")
@@ -63,8 +67,11 @@ def test_no_agent_correction_is_saved_to_the_project_as_the_learner(tacit_env, c
         assert change.scope == "project" and change.group.startswith("job:")
         assert "use pnpm not npm" in change.actor.cause
         # a notice for that session names the change and its undo
-        with ledger.read() as conn:
-            texts = [r[0] for r in conn.execute("SELECT text FROM notices WHERE session_id = ?", (SID,))]
+        def notice_texts():
+            with ledger.read() as conn:
+                return [r[0] for r in conn.execute("SELECT text FROM notices WHERE session_id = ?", (SID,))]
+        wait_for(lambda: any(RULE in t for t in notice_texts()), 60, "the session's notice")
+        texts = notice_texts()
         assert any(RULE in t and f"tacit memory undo {change.id}" in t for t in texts), texts
 
     # the message's importance capture is settled as that entry (no second copy at the next review)

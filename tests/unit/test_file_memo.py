@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.stores import file_memo, skill_gate, skills
+from tacit.stores import file_memo, skill_catalog, skill_gate
 from tacit.stores.skill_gate import SkillGate
 from tacit.stores.skill_scopes import ScopedSkills
 
@@ -52,8 +52,8 @@ def test_a_new_process_reads_no_unchanged_skill_file(cfg, monkeypatch):
     assert "skill-4" in first
     new_process()
     read = []
-    real_load, real_verdict = skills._load, skill_gate._verdict
-    monkeypatch.setattr(skills, "_load", lambda c: read.append(c.path) or real_load(c))
+    real_load, real_verdict = skill_catalog._load, skill_gate._verdict
+    monkeypatch.setattr(skill_catalog, "_load", lambda c: read.append(c.path) or real_load(c))
     monkeypatch.setattr(skill_gate, "_verdict", lambda s: read.append(s.path) or real_verdict(s))
     assert index(cfg)[0] == first and read == []
     memo_files = os.listdir(os.path.join(cfg.state_dir_str, "run", "memo"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from tacit.events import EVENT_KINDS, TOOL_ARG_CHARS, clip_tool_args
 from tacit.hookspecs import ContextResult, Injection
 from tacit.hosts.hermes import plugin
 from tacit.hosts.hermes.plugin import HermesAdapter, is_oneshot, message_text, tool_outcome
+from tacit.stores import history
 
 
 class FakeCtx:
@@ -326,6 +328,54 @@ def test_slash_commands_do_their_work(adapter_factory, hermes_home, monkeypatch)
     assert (memories / "USER.md").read_text() == ""
     # not a key: what the text says is forgotten everywhere, and the answer says nothing matched
     assert ctx.commands["memory-forget"]("nope").startswith('Nothing removed: no memory entry says "nope"')
+
+
+def _tacit_cli(env: dict, cwd: Path, *args) -> dict:
+    """``tacit … --json`` in a process of its own (another process than the Hermes session)."""
+    proc = subprocess.run([sys.executable, "-m", "tacit.cli", *args, "--json"], env={**os.environ, **env},
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_another_process_changes_are_seen_next_session_and_never_clobbered(adapter_factory, hermes_env,
+                                                                           tmp_path, monkeypatch):
+    """A running session keeps its frozen context; a write in it re-reads the file (keeping what the
+    CLI added meanwhile); the next session in this process sees memory and skills as they are now."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    env = {**hermes_env, "TACIT_CHILD_ENABLED": "0"}
+    assert _tacit_cli(env, repo, "memory", "add", "--scope", "project", "BEFORE-FACT uses make")["success"]
+    adapter, _rec = adapter_factory(env={"TACIT_CHILD_ENABLED": "0"})
+    first = run_turn(adapter, sid="s1")["context"]
+    assert "BEFORE-FACT" in first
+    project = adapter.engine.memory_store("s1").project
+    assert adapter.engine.skill_store("s1", project).list()["skills"] == []  # the process's catalog, built
+
+    body = tmp_path / "body.md"
+    body.write_text("## Procedure\n1. make ship\n")
+    assert _tacit_cli(env, repo, "memory", "add", "--scope", "project", "CLI-FACT from another process")["success"]
+    for scope, name in (("project", "cli-project-skill"), ("global", "cli-global-skill")):
+        assert _tacit_cli(env, repo, "skill", "create", "--scope", scope, "--name", name, "--description",
+                          f"A {scope} skill made elsewhere", "--body-file", str(body))["success"]
+
+    # the running session: its context stays as it was (no re-injection mid-session) ...
+    assert adapter.pre_llm_call(session_id="s1", user_message="more", is_first_turn=False) is None
+    # ... and its store writes from the file as it is now, not from its frozen copy
+    agent = history.Actor(kind="agent", name="memory tool", session_id="s1", host="hermes")
+    store = adapter.engine.memory_store("s1", project).as_actor(agent)
+    assert store.add("project", "IN-SESSION fact")["success"]
+    assert store.entries("project") == ["BEFORE-FACT uses make", "CLI-FACT from another process",
+                                         "IN-SESSION fact"]
+    adapter.post_llm_call(session_id="s1", user_message="more", assistant_response="ok")
+    adapter.on_session_finalize(session_id="s1")
+
+    second = run_turn(adapter, sid="s2")["context"]
+    assert "CLI-FACT from another process" in second and "IN-SESSION fact" in second
+    assert "cli-project-skill: A project skill made elsewhere" in second
+    names = {s["name"] for s in adapter.engine.skill_store("s2", project).list()["skills"]}
+    assert names == {"cli-project-skill", "cli-global-skill"}  # the shared global catalog was read again
 
 
 # ---------------------------------------------------------------------------

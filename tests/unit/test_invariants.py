@@ -26,7 +26,7 @@ ENVIRON_HOMES = {"config.py", "paths.py", "children/env.py", "hosts/hook_client.
 LAYERS = [
     {"tacit", "tacit.log", "tacit.fsutil", "tacit.paths", "tacit.config", "tacit.resources", "tacit.events",
      "tacit.hookspecs", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
-     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes",
+     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes", "tacit.processes",
      # the host specs are data every layer may read (tacit.hosts.spec)
      "tacit.hosts.spec", "tacit.hosts.claude_code.spec", "tacit.hosts.codex.spec", "tacit.hosts.hermes.spec",
      "tacit.hosts.pi.spec"},
@@ -44,7 +44,7 @@ HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
 }
 UPWARD_IMPORTS: set[str] = set()
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "detect/fix_parse.py": 1118, "safety/scanner.py": 1080, "stores/skills.py": 891,
+    "detect/fix_parse.py": 1118, "safety/scanner.py": 1080,
 }
 LONG_FUNCTIONS: dict[str, int] = {  # at most three may stay above 80 lines
 }

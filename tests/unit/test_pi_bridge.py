@@ -279,6 +279,31 @@ def test_before_agent_start_returns_frozen_snapshot_guidance_and_skill_index(bri
     assert "LATER entry" in cfg.memory_file.read_text(encoding="utf-8")
 
 
+def test_a_skill_another_process_made_is_in_the_next_sessions_index(bridge, bridge_env, request):
+    """The bridge has no file watcher: each new session reads the skills again (the service: its watcher)."""
+    from tacit.stores.skills import SkillStore
+
+    cfg = pi_cfg(bridge_env)
+    assert SkillStore(cfg).create("deploy-staging", "Deploy the web app to staging safely")["success"]
+    bridge.hello()
+
+    def context(n: int) -> str:
+        sid = {"session_id": f"sess-{n}", "cwd": bridge_env["HOME"]}
+        bridge.result("event", {"kind": "session_start", "source": "startup", **sid})
+        return bridge.result("event", {"kind": "before_agent_start", "prompt": "hi", **sid})["context"]
+
+    first = context(1)
+    assert "deploy-staging" in first and "added-later" not in first  # the catalog is built
+    assert SkillStore(cfg).create("added-later", "Made by another process mid-session")["success"]
+    assert "added-later" not in bridge.result("event", {"kind": "before_agent_start", "prompt": "more",
+                                                        "session_id": "sess-1"})["context"]  # frozen
+    if request.node.callspec.params["bridge"] == "bridge":
+        assert "added-later: Made by another process mid-session" in context(2)
+    else:  # once the service's watcher has seen the file
+        sessions = iter(range(2, 10_000))
+        wait_for(lambda: "added-later" in context(next(sessions)), what="the skill in a new session's index")
+
+
 def test_notifications_are_processed_in_order_without_responses(bridge, bridge_env):
     bridge.hello()
     sid = {"session_id": "s2"}

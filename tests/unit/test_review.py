@@ -18,6 +18,7 @@ from tacit.engine import Engine
 from tacit.events import BeforeAgentStart, MessageEnd, TurnEnd
 from tacit.learn import importance, review
 from tacit.learn.captures import Assessment
+from tacit.stores import captures
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
 
@@ -49,7 +50,7 @@ def rows(cfg):
 
 def decisions(cfg):
     with Ledger(cfg) as led, led.read() as conn:
-        return [(d["key"], d["action"], d["decided_by"]) for d in review.decisions(conn)][::-1]
+        return [(d["key"], d["action"], d["decided_by"]) for d in captures.decisions(conn)][::-1]
 
 
 def settle(cfg, now, **kwargs):
@@ -143,7 +144,7 @@ def test_edit_then_keep_writes_the_edited_text(cfg):
     assert result["success"] and result["edited"] == [ids[MEDIUM]["key"]]
     assert MemoryStore(cfg).entries("memory") == ["The Kafka cluster has six brokers (prod)."]
     with Ledger(cfg) as led, led.read() as conn:
-        edit = [d for d in review.decisions(conn) if d["action"] == "edit"][0]
+        edit = [d for d in captures.decisions(conn) if d["action"] == "edit"][0]
     assert (edit["before"], edit["after"]) == (MEDIUM, "The Kafka cluster has six brokers (prod).")
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tacit.service.housekeeping import DAY, remove_older
-from tacit.stores import skills
+from tacit.stores import skill_catalog
 from tacit.stores.skill_format import MAX_SKILL_BYTES, MAX_SKILL_CHARS
 from tacit.stores.skills import SkillStore
 
@@ -41,32 +41,32 @@ def test_reader_reads_the_whole_file_whatever_size_the_stat_said(tmp_path: Path)
     path = tmp_path / "SKILL.md"
     path.write_bytes(b"x" * 5000)
     for stated in (0, 1, 4999, 5000, 5001, 20000):
-        assert skills._read_skill_file(path, stated) == ("x" * 5000, None)
+        assert skill_catalog.read_skill_file(path, stated) == ("x" * 5000, None)
 
 
 def test_reader_problems(tmp_path: Path):
     # refused unread when the stat says too large
-    assert "too large: 400,001 bytes" in skills._read_skill_file(tmp_path / "absent",
+    assert "too large: 400,001 bytes" in skill_catalog.read_skill_file(tmp_path / "absent",
                                                                  MAX_SKILL_BYTES + 1)[1]
-    assert "cannot read" in skills._read_skill_file(tmp_path / "absent", 10)[1]
-    assert "cannot read" in skills._read_skill_file(tmp_path, 10)[1]  # a folder
+    assert "cannot read" in skill_catalog.read_skill_file(tmp_path / "absent", 10)[1]
+    assert "cannot read" in skill_catalog.read_skill_file(tmp_path, 10)[1]  # a folder
     # a file that grew past the limit after its stat is refused, read no further
     grown = tmp_path / "grown.md"
     grown.write_bytes(b"y" * (MAX_SKILL_BYTES + 5000))
-    assert "too large" in skills._read_skill_file(grown, 100)[1]
+    assert "too large" in skill_catalog.read_skill_file(grown, 100)[1]
     # characters, not bytes, count: 100,000 two-byte characters are within the limit
     wide = tmp_path / "wide.md"
     wide.write_bytes("é".encode() * MAX_SKILL_CHARS)
-    text, problem = skills._read_skill_file(wide, os.path.getsize(wide))
+    text, problem = skill_catalog.read_skill_file(wide, os.path.getsize(wide))
     assert problem is None and len(text) == MAX_SKILL_CHARS
     wide.write_bytes("é".encode() * (MAX_SKILL_CHARS + 1))
-    assert "100,001 characters" in skills._read_skill_file(wide, os.path.getsize(wide))[1]
+    assert "100,001 characters" in skill_catalog.read_skill_file(wide, os.path.getsize(wide))[1]
     binary = tmp_path / "binary.md"
     binary.write_bytes(b"---\nname: a\x00\n---\n")
-    assert "NUL" in skills._read_skill_file(binary, os.path.getsize(binary))[1]
+    assert "NUL" in skill_catalog.read_skill_file(binary, os.path.getsize(binary))[1]
     latin = tmp_path / "latin.md"
     latin.write_bytes("---\nname: café\n---\n".encode("latin-1"))
-    assert "offset 13" in skills._read_skill_file(latin, os.path.getsize(latin))[1]
+    assert "offset 13" in skill_catalog.read_skill_file(latin, os.path.getsize(latin))[1]
 
 
 def test_one_bad_date_does_not_blank_the_index(store, cfg):

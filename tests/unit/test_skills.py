@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tacit.config import load_config
-from tacit.stores import skills
+from tacit.stores import skill_catalog, skills
 from tacit.stores.skill_format import (
     MAX_DESCRIPTION_CHARS,
     MAX_SKILL_CHARS,
@@ -720,8 +720,8 @@ def test_the_catalog_is_kept_until_refresh(store, cfg):
 def test_the_catalog_is_built_once_until_refresh(store, cfg, monkeypatch):
     make_many(cfg, 20)
     loaded = []
-    real = skills._load
-    monkeypatch.setattr(skills, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
+    real = skill_catalog._load
+    monkeypatch.setattr(skill_catalog, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
     first = store.index_text()
     listing = store.list()
     assert len(loaded) == 20
@@ -740,8 +740,8 @@ def test_the_catalog_is_built_once_until_refresh(store, cfg, monkeypatch):
 def test_sessions_share_one_catalog_and_freeze_their_own_snapshot(cfg, monkeypatch):
     make_many(cfg, 10)
     loaded = []
-    real = skills._load
-    monkeypatch.setattr(skills, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
+    real = skill_catalog._load
+    monkeypatch.setattr(skill_catalog, "_load", lambda candidate: loaded.append(candidate.path) or real(candidate))
     live = SkillStore(cfg)
     first, second = live.session(), live.session()
     frozen = first.snapshot()
@@ -787,7 +787,7 @@ def test_catalog_types(store, cfg):
     store.create("typed", "A typed record.")
     write_skill_file(cfg, "broken", "no frontmatter")
     catalog = store.catalog()
-    assert isinstance(catalog, skills.Catalog)
+    assert isinstance(catalog, skill_catalog.Catalog)
     (skill,) = catalog.skills
     assert skill == catalog.usable[0]
     assert (skill.name, skill.description, skill.version, skill.category, skill.blocked) == (

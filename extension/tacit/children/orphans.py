@@ -14,11 +14,11 @@ import time
 
 from tacit.fsutil import unlink_quietly
 from tacit.paths import run_dir
+from tacit.processes import alive, process_started
 from tacit.stores import jobs as job_rows
 
 ORPHAN_ERROR = "its runner stopped before the job finished (killed?); the child was stopped"
 _PR_SET_PDEATHSIG = 1
-_START_SLACK = 2.0  # seconds: a runner's process may have started this long after the job (clock ticks)
 
 
 def notes_dir(cfg) -> str:
@@ -46,36 +46,6 @@ def note(cfg, job_ids: list, pgid: int) -> None:
 
 def forget(cfg, job_id: str) -> None:
     unlink_quietly(os.path.join(notes_dir(cfg), f"{job_id}.json"))
-
-
-def process_started(pid: int) -> float | None:
-    """When process ``pid`` started (epoch seconds), or None when unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        with open("/proc/stat", "rb") as handle:
-            boot = next(float(line.split()[1]) for line in handle if line.startswith(b"btime"))
-        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError, StopIteration):
-        return None
-
-
-def alive(pid, since: float | None = None) -> bool:
-    """Is ``pid`` a live process that started no later than ``since`` (plus slack)?"""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError, IndexError):
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                return False  # a zombie: dead, not yet waited for
-    started = process_started(pid)
-    return since is None or started is None or started <= since + _START_SLACK
 
 
 def _kill_group(pgid) -> bool:

@@ -9,7 +9,8 @@ import datetime as dt
 import time
 
 from tacit.commands import emit, read_text_arg, reply, say
-from tacit.learn.review import decide, decisions, memory_review, settle_past_days
+from tacit.learn.review import decide, memory_review, settle_past_days
+from tacit.stores.captures import decisions
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 

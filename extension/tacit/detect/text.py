@@ -130,7 +130,6 @@ _LOG_LINE = lazy(
       | \$\s
     )""", re.X)
 _BULLET = lazy(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+|\n+")
 
 
 def is_log_line(line: str) -> bool:
@@ -148,7 +147,7 @@ def focus_text(stripped: str) -> str:
     if len(body) <= FOCUS_FULL_CHARS:
         return body
     prose = [ln for ln in lines if not _BULLET.match(ln)]
-    parts = [s.strip() for s in _SENTENCE_SPLIT.split("\n".join(prose)) if s and s.strip()]
+    parts = sentences("\n".join(prose))
     if not parts:
         return ""
     head: list[str] = []
@@ -242,6 +241,7 @@ def clauses(bare: str) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
+    """Sentences: split after . ! ? and at line breaks."""
     return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
 
 

@@ -354,6 +354,21 @@ def connect_trusted(folder: str, timeout: float):
     return None if isinstance(sock, str) else sock
 
 
+def exchange(folder: str, request: bytes, timeout: float) -> bytes | None:
+    """Send ``request`` to the service in ``folder`` and read its whole answer; None when none answers."""
+    sock = connect_trusted(folder, timeout)
+    if sock is None:
+        return None
+    try:
+        sock.sendall(request)
+        sock.shutdown(_socket.SHUT_WR)
+        return read_all(sock)
+    except OSError:
+        return None
+    finally:
+        sock.close()
+
+
 def _cwd():
     try:
         return posix.getcwd()

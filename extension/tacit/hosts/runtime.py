@@ -30,6 +30,14 @@ def build_engine(cfg, mode: str, *, host: str = "", children: bool = True,
     if children and cfg.child_enabled:
         engine.launcher = (inline_launcher(cfg, weakref.ref(engine)) if mode == "replay"
                            else detached_launcher(cfg))
+    if mode == "inprocess":  # no file watcher here (the service's): a new session reads the files again
+        engine.on("session_start", _reread_stores, name="stores.reread", priority=0)
     engine.load_builtins()
     engine.load_configured_plugins(discover=discover)
     return engine
+
+
+def _reread_stores(_event, ctx) -> None:
+    """What another process changed (a skill, memory) is read again before the new session's snapshot
+    freezes; snapshots already handed out stay as they are."""
+    ctx.engine.reload_stores()

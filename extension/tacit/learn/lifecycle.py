@@ -178,7 +178,9 @@ def _apply(conn, cfg, memory_ids, now: float, announce: bool) -> list[Applied]:
             # user added it): this memory is that entry, reinforced, not a second copy
             candidates.mark_applied(conn, memory_id, twin, now)
             continue
-        result = add_entry(_acting(cfg), found.target, found.content, use_agent=False, project=project)
+        # as the learner (or the user's command) this runs for: the actor it declared (``Tacit.acting``)
+        you = Tacit(cfg, actor=history.current_actor())
+        result = add_entry(you, found.target, found.content, use_agent=False, project=project)
         if not result.get("success"):
             log(cfg, "warning", "learn.lifecycle",
                 f"could not apply {found.key!r} to {found.target}: {result.get('error')}; stays confirmed")
@@ -256,12 +258,6 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
 
 
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
-def _acting(cfg) -> Tacit:
-    """The front door of the learner (or the user's command) this runs for:
-    the actor it declared (``Tacit.acting``, the engine's handler)."""
-    return Tacit(cfg, actor=history.current_actor())
-
-
 class _Using:
     """``with _Using(cfg, ledger) as ledger:`` — the caller's ledger, or a
     fresh one closed afterwards."""

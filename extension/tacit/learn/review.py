@@ -288,8 +288,3 @@ def settle_past_days(conn, cfg, now: float, *, include_today: bool = False) -> d
     promoted = promote(conn, cfg, to_promote, now, by_user=False)
     return {"promoted": promoted["applied"], "failed": promoted["failed"], "discarded": discarded,
             "deferred": deferred}
-
-
-def decisions(conn, *, day: str | None = None, limit: int = 200) -> list[dict]:
-    """Recorded decisions, newest first (``tacit review --history``)."""
-    return capture_store.decisions(conn, day=day, limit=limit)

@@ -4,30 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
 
-from tacit.hosts.hook_client import connect_trusted
+from tacit.hosts.hook_client import exchange
 from tacit.paths import SOCKET_NAME, run_dir
 
 
 def request(state_dir: str, kind: str, timeout: float = 3.0) -> dict | None:
     """Send ``status`` or ``stop``; the decoded reply, or None when no
     service answers."""
-    sock = connect_trusted(run_dir(state_dir), timeout)
-    if sock is None:
-        return None
+    data = exchange(run_dir(state_dir), f"TACIT1 {kind}\n".encode(), timeout)
     try:
-        sock.sendall(f"TACIT1 {kind}\n".encode())
-        sock.shutdown(socket.SHUT_WR)
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-        return json.loads(data.decode("utf-8")) if data.strip() else None
-    except (OSError, ValueError):
+        return json.loads(data.decode("utf-8")) if data and data.strip() else None
+    except ValueError:
         return None
-    finally:
-        sock.close()
 
 
 def status(state_dir: str) -> dict:

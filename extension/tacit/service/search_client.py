@@ -8,12 +8,11 @@ interpreter's start.
 
 from __future__ import annotations
 
-import _socket
 import posix
 from _json import encode_basestring_ascii as _quoted  # json's own C encoder: no json/re import here
 
 from tacit import __version__
-from tacit.hosts.hook_client import connect_trusted, read_all
+from tacit.hosts.hook_client import exchange
 from tacit.paths import code_identity, run_dir
 
 
@@ -27,21 +26,16 @@ def request_bytes(request: dict) -> bytes:
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
     """The service's answer (``{"code", "out"}``), or None when no service
     of this version answers (the CLI then searches in-process)."""
-    sock = connect_trusted(run_dir(state_dir), timeout)
-    if sock is None:
+    answer = exchange(run_dir(state_dir), f"TACIT1 search {code_identity(__version__)}\n".encode()
+                      + request_bytes(request), timeout)
+    head, _, body = (answer or b"").partition(b"\n")
+    words = head.split()
+    if len(words) != 2 or words[0] != b"OK":
         return None
     try:
-        sock.sendall(f"TACIT1 search {code_identity(__version__)}\n".encode() + request_bytes(request))
-        sock.shutdown(_socket.SHUT_WR)
-        head, _, body = read_all(sock).partition(b"\n")
-        words = head.split()
-        if len(words) != 2 or words[0] != b"OK":
-            return None
         return {"code": int(words[1]), "out": body.decode("utf-8")}
-    except (OSError, ValueError):
+    except ValueError:
         return None
-    finally:
-        sock.close()
 
 
 def via_service(argv: list) -> int | None:

@@ -50,6 +50,7 @@ def record_decision(conn, *, memory_id, key, day: str, group: str, importance: f
 
 
 def decisions(conn, *, day: str | None = None, limit: int = 200) -> list[dict]:
+    """Recorded review decisions, newest first (``tacit review --history``)."""
     query = ("SELECT memory_key, day, grp, importance, action, decided_by, content_before, content_after, at "
              "FROM importance_decisions")
     params: list = []

@@ -272,10 +272,6 @@ def _writer_queue(path: str) -> _WriterQueue:
 _OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
 
 
-def _open_on_this_thread(path: str) -> "Ledger | None":
-    return getattr(_OPEN, "by_path", {}).get(path)
-
-
 class _Transaction:
     """A transaction, or a SAVEPOINT inside the one already open."""
 
@@ -289,7 +285,7 @@ class _Transaction:
         # a transaction already open on this thread (through any Ledger of
         # this file) is joined: a second connection would wait for this
         # thread's own write and lose its work after the busy timeout
-        ledger = self.ledger = _open_on_this_thread(self.ledger.path) or self.ledger
+        ledger = self.ledger = getattr(_OPEN, "by_path", {}).get(self.ledger.path) or self.ledger
         ledger._lock.acquire()
         try:
             conn = ledger.connection()

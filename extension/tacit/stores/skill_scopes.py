@@ -20,7 +20,8 @@ from typing import Any
 
 from tacit.projects import Project, project_dir
 from tacit.stores.shared_text import shared
-from tacit.stores.skills import SkillStore, render_index
+from tacit.stores.skill_catalog import render_index
+from tacit.stores.skills import SkillStore
 
 ORDER = ("project", "team", "global")
 SHARES = {"project": 3, "team": 6}  # 1/3 and 1/6 of the budget; global takes the rest

@@ -49,17 +49,12 @@ def manifest(cfg) -> Path:
     return locations(cfg, "user")["plugin_dir"] / MANIFEST
 
 
-def tacit_cli() -> str:
-    """How the agent's shell reaches this environment's tacit (``tacit.commandline``)."""
-    return commandline.tacit_display()
-
-
 def permissions_for(plugin_dir: Path) -> list[str]:
     """The Bash prefixes the agent may run without a prompt: the bare
     ``tacit`` the injected guidance names, and this environment's absolute
     command (named instead when ``tacit`` is not on PATH). Slash commands
     pre-approve the plugin's ``bin/tacit`` themselves (``allowed-tools``)."""
-    forms = ["tacit", tacit_cli()]
+    forms = ["tacit", commandline.tacit_display()]
     seen, out = set(), []
     for form in forms:
         for rule in [f"Bash({form} memory:*)"] + [f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS]:
@@ -152,7 +147,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         result["warnings"].append(f"{plugin_dir} names this machine's Python: keep .claude/skills/{PLUGIN_NAME}/ "
                                   f"and .claude/settings.local.json out of version control.")
     if not result["tacit_on_path"]:
-        result["warnings"].append(f"`tacit` is not on PATH; the agent is told to run {tacit_cli()} instead.")
+        result["warnings"].append(f"`tacit` is not on PATH; the agent is told to run {commandline.tacit_display()} instead.")
     result["message"] = "\n".join(lines + result["warnings"])
     return result
 

@@ -41,10 +41,6 @@ class InvalidHooks(ValueError):
     """A hooks configuration Claude Code would silently ignore."""
 
 
-def _quote(text: str) -> str:
-    return shlex.quote(text)
-
-
 def hook_command(python: str, event: str) -> str:
     return commandline.hook_command(python, HOST, event)
 
@@ -109,7 +105,7 @@ def wrapper_script(python: str) -> str:
         "# consolidation can run a Claude child agent.\n"
         'TACIT_HOST="${TACIT_HOST:-claude-code}"\n'
         "export TACIT_HOST\n"
-        f'exec {_quote(python)} -P -m tacit "$@"\n'
+        f'exec {shlex.quote(python)} -P -m tacit "$@"\n'
     )
 
 
@@ -161,7 +157,7 @@ def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
     """Every file of the plugin: relative path -> (text, mode)."""
     config = hooks_config(python)
     validate_hooks(config)
-    tacit = _quote(os.path.join(plugin_dir, "bin", "tacit"))
+    tacit = shlex.quote(os.path.join(plugin_dir, "bin", "tacit"))
     files = {
         ".claude-plugin/plugin.json": (json.dumps(plugin_manifest(), indent=2) + "\n", 0o644),
         "hooks/hooks.json": (json.dumps(config, indent=2) + "\n", 0o644),

@@ -331,10 +331,7 @@ class HermesAdapter:
                 self._dispatch(Command, self._last_session or "hermes-command", name=name, args=raw)
                 you = slash.typed_by_you(self.cfg, name, session_id=self._last_session or "", host=HOST)
                 project = project_for(os.getcwd(), home=self.cfg.env.get("HOME"))
-                text = slash.run(you, name, raw.strip(), project=project)["text"]
-                if name == "memory-consolidate":
-                    self.engine.reload_stores()
-                return text
+                return slash.run(you, name, raw.strip(), project=project)["text"]
             except Exception as exc:  # noqa: BLE001 — a command answers, never raises
                 log_exception(self.cfg, f"hermes command /{name}", exc)
                 return f"tacit: /{name} failed: {exc} (details in {self.cfg.log_file})"

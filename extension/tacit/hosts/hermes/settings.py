@@ -80,12 +80,6 @@ def hermes_reviews(raw: dict) -> dict:
     }
 
 
-def interpreter_bin() -> str:
-    """The folder of this interpreter: a venv's ``bin`` holding ``hermes``
-    and ``tacit`` when both are installed there."""
-    return os.path.dirname(sys.executable)
-
-
 def adapt_config(cfg, raw: dict | None = None):
     """The Config tacit uses inside Hermes: Hermes's memory limits, and this
     interpreter's folder first on the captured ``PATH``."""
@@ -96,7 +90,7 @@ def adapt_config(cfg, raw: dict | None = None):
         user_char_limit=max(1, value(raw, "memory.user_char_limit")),
     )
     path = adapted.env.get("PATH", "")
-    first = interpreter_bin()
+    first = os.path.dirname(sys.executable)  # a venv's bin: its hermes and tacit first
     if path.split(os.pathsep)[:1] != [first]:
         adapted.env["PATH"] = first + (os.pathsep + path if path else "")
     return adapted
