@@ -49,10 +49,22 @@ def lessons(n: int, rule: str = RULE) -> list[str]:
     return out
 
 
+def big_home(home: Path, tmp: Path):
+    """A data folder whose project memory may hold every lesson: its config.toml raises the
+    limit, so each process (the sync in another one too) reads all of them, not the first
+    twice-the-limit a far-over-limit file is cut to."""
+    from tacit.config import load_config
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("project_char_limit = 10000000\n")
+    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(tmp)})
+    assert cfg.settings["project_char_limit"] == 10_000_000, cfg.settings
+    return cfg
+
+
 def fill(cfg, project, n: int) -> None:
     from tacit.stores import history
     from tacit.stores.memory import MemoryStore
-    store = MemoryStore(cfg.with_settings(project_char_limit=10_000_000), project)
+    store = MemoryStore(cfg, project)
     texts = lessons(n, BARE_RULE if BARE else RULE)
     acting = history.acting(history.USER) if hasattr(history, "USER") else _nothing()
     with acting:
@@ -71,12 +83,10 @@ class _nothing:
 
 
 def first_sync(tmp: Path, n: int) -> float:
-    from tacit.config import load_config
     from tacit.projects import project_for
     from tacit.stores.guards import GuardStore
     from tacit.stores.ledger import Ledger
-    home = tmp / f"home-{n}"
-    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(tmp)})
+    cfg = big_home(tmp / f"home-{n}", tmp)
     repo = tmp / f"repo-{n}"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, capture_output=True)
     project = project_for(str(repo))
@@ -134,12 +144,11 @@ with Ledger(cfg) as ledger:
 
 def concurrent(tmp: Path, tree: Path, n: int) -> None:
     """Tool calls checked by an engine while another process runs the first sync."""
-    from tacit.config import load_config
     from tacit.engine import Engine
     from tacit.events import ToolCall
     from tacit.projects import project_for
     home = tmp / "home-conc"
-    cfg = load_config(env={"TACIT_HOME": str(home), "HOME": str(tmp)})
+    cfg = big_home(home, tmp)
     repo = tmp / "repo-conc"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, capture_output=True)
     fill(cfg, project_for(str(repo)), n)
