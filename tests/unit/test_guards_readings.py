@@ -356,3 +356,22 @@ def test_a_quoted_branch_named_shared_stays_that_branch():
     guards = guard_set("Never push to the `shared` branch.")
     assert stops(guards, "Bash", "git push origin shared")
     assert not stops(guards, "Bash", "git push origin main")
+
+
+# --- "use python3, not python": a virtualenv's bin/python is the python3 it was made from ----------------
+def test_python3_over_python_lets_a_virtualenv_interpreter_through():
+    guards = GuardSet([Guard(s, i + 1, "project", ROOT, "lesson") for i, s in
+                       enumerate(derive_guards("Use python3, not python."))])
+    assert stops(guards, "Bash", "python -m pytest")
+    assert stops(guards, "Bash", "/usr/bin/python x.py")
+    assert stops(guards, "Bash", "myvenv/bin/python x.py")  # only the usual virtualenv folder names
+    for cmd in (".venv/bin/python -m pytest", "venv/bin/python x.py", f"{ROOT}/.venv/bin/python x.py",
+                "cd src && ../.venv/bin/python -m tool"):
+        assert not stops(guards, "Bash", cmd), cmd
+
+
+def test_a_rule_against_python_itself_still_stops_the_virtualenv_interpreter():
+    guards = GuardSet([Guard(s, i + 1, "project", ROOT, "lesson") for i, s in
+                       enumerate(derive_guards("never run python, use uv run"))])
+    assert stops(guards, "Bash", ".venv/bin/python -m pytest")
+    assert stops(guards, "Bash", "python -m pytest")

@@ -13,6 +13,7 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
+from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
 # Tables: program families, subcommand and flag aliases, global options
@@ -165,15 +166,16 @@ def _git_add_all(argv: tuple) -> bool:
 # flags that other spellings state as well: (program, flag) -> another test of argv
 _FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("git", "--no-verify"): _git_no_verify}
 _COMPOSE = frozenset(("docker-compose", "podman-compose"))
+_VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
 class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless")
+                 "unless", "venv_ok")
 
-    def __init__(self, match: CommandMatch, program: str):
+    def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
         base = _MINOR.sub(r"\1", prog)
         self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in match.subcommands)
@@ -187,9 +189,13 @@ class _Command:
         self.unless = tuple(_flag_forms(prog, f) for f in match.unless)
         self.read_only = (_READ_ONLY_NEXT.get((prog, match.subcommands[-1])) if match.subcommands and match.allow_info
                           and not self.anywhere else None)
+        # "use python3, not python": a virtualenv's bin/python is the python3 it was made from
+        self.venv_ok = program == "python" and (instead or "").split(" ")[0].startswith("python3")
 
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):
+            return False
+        if self.venv_ok and _VENV_PYTHON.search(argv[0]):
             return False
         positions = self.positions
         if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:

@@ -171,7 +171,7 @@ class GuardSet:
             if isinstance(m, CommandMatch):
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append(
-                        (idx, guard, scope_root, _Command(m, prog)))
+                        (idx, guard, scope_root, _Command(m, prog, guard.instead)))
             elif isinstance(m, SudoMatch):
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
