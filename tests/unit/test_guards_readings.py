@@ -26,6 +26,15 @@ def stops(guards: GuardSet, tool: str, arg: str) -> bool:
     return bool(guards.check(normalize_call(tool, args, ROOT, project_root=ROOT)))
 
 
+def assert_reads(line: str, stopped, passed) -> None:
+    """The line's guards stop every (tool, arg) in ``stopped`` and none in ``passed``."""
+    guards = guard_set(line)
+    for tool, arg in stopped:
+        assert stops(guards, tool, arg), (line, arg)
+    for tool, arg in passed:
+        assert not stops(guards, tool, arg), (line, arg)
+
+
 # --- a conditional order before the prohibition -------------------------------------------
 ORDERED = [
     ("When modifying `manifests/`, always run `make build` and verify the generated output before committing. "
@@ -48,11 +57,7 @@ ORDERED.append(("If the lockfile is out of date, run `pnpm install` to update it
 
 @pytest.mark.parametrize("line,stopped,passed", ORDERED)
 def test_a_conditional_order_before_the_rule_does_not_veto_it(line, stopped, passed):
-    guards = guard_set(line)
-    for tool, arg in stopped:
-        assert stops(guards, tool, arg), (line, arg)
-    for tool, arg in passed:
-        assert not stops(guards, tool, arg), (line, arg)
+    assert_reads(line, stopped, passed)
 
 
 @pytest.mark.parametrize("line", [
@@ -82,11 +87,7 @@ EITHER = [
 
 @pytest.mark.parametrize("line,stopped,passed", EITHER)
 def test_each_object_of_a_prohibition_is_a_rule(line, stopped, passed):
-    guards = guard_set(line)
-    for tool, arg in stopped:
-        assert stops(guards, tool, arg), (line, arg)
-    for tool, arg in passed:
-        assert not stops(guards, tool, arg), (line, arg)
+    assert_reads(line, stopped, passed)
 
 
 def test_a_list_whose_phrase_names_two_objects():
@@ -142,11 +143,7 @@ GENERATED = [
 
 @pytest.mark.parametrize("line,stopped,passed", GENERATED)
 def test_a_made_file_is_not_edited(line, stopped, passed):
-    guards = guard_set(line)
-    for tool, arg in stopped:
-        assert stops(guards, tool, arg), (line, arg)
-    for tool, arg in passed:
-        assert not stops(guards, tool, arg), (line, arg)
+    assert_reads(line, stopped, passed)
 
 
 @pytest.mark.parametrize("line", [
@@ -191,11 +188,7 @@ def test_merge_rules_that_are_not_a_branch_merge(line):
      [("Write", "legacy/new_module.py"), ("Edit", "legacy/old.py")], [("Edit", "src/new_module.py")]),
 ])
 def test_a_closed_folder_takes_no_new_files(line, stopped, passed):
-    guards = guard_set(line)
-    for tool, arg in stopped:
-        assert stops(guards, tool, arg), (line, arg)
-    for tool, arg in passed:
-        assert not stops(guards, tool, arg), (line, arg)
+    assert_reads(line, stopped, passed)
 
 
 @pytest.mark.parametrize("line", [
