@@ -368,3 +368,40 @@ def test_a_rule_against_python_itself_still_stops_the_virtualenv_interpreter():
                        enumerate(derive_guards("never run python, use uv run"))])
     assert stops(guards, "Bash", ".venv/bin/python -m pytest")
     assert stops(guards, "Bash", "python -m pytest")
+
+
+# --- a branch glob said as branches: `release/*` ------------------------------------------------------
+@pytest.mark.parametrize("line,stopped,passed", [
+    ("Never push to `release/*` branches.",
+     [("Bash", "git push origin release/1.2"), ("Bash", "git push origin HEAD:release/2.0")],
+     [("Bash", "git push origin main"), ("Bash", "git push origin feature/release")]),
+    ("never force push to `release-*`",
+     [("Bash", "git push -f origin release-3")],
+     [("Bash", "git push origin release-3"), ("Bash", "git push -f origin main")]),
+])
+def test_a_branch_glob_is_matched_as_a_glob(line, stopped, passed):
+    assert_reads(line, stopped, passed)
+
+
+def test_a_branch_glob_for_commits_and_rebases():
+    [commit] = derive_guards("never commit to `release/*` branches")
+    [rebase] = derive_guards("never rebase onto `release/*`")
+    guards = GuardSet([Guard(commit, 1, "project", ROOT, "l1"), Guard(rebase, 2, "project", ROOT, "l2")])
+    on = dict(branch="release/1.2")
+    assert guards.check(normalize_call("Bash", {"command": "git commit -m x"}, ROOT, project_root=ROOT, **on))
+    assert not guards.check(normalize_call("Bash", {"command": "git commit -m x"}, ROOT, project_root=ROOT,
+                                           branch="main"))
+    assert guards.check(normalize_call("Bash", {"command": "git rebase release/1.2"}, ROOT, project_root=ROOT))
+    assert not guards.check(normalize_call("Bash", {"command": "git rebase main"}, ROOT, project_root=ROOT))
+
+
+def test_an_unquoted_glob_not_said_as_branches_derives_nothing():
+    assert derive_guards("never push to release/*") == ()
+
+
+def test_a_pattern_guard_may_name_a_branch_glob():
+    from tacit.guards.derive import spec_from_pattern
+    spec = spec_from_pattern("push:release/*", "release branches are cut by CI")
+    guards = GuardSet([Guard(spec, 1, "project", ROOT, "cli")])
+    assert stops(guards, "Bash", "git push origin release/4.1")
+    assert not stops(guards, "Bash", "git push origin main")

@@ -26,7 +26,7 @@ from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
-from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
@@ -553,7 +553,7 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         return GuardSpec(PathMatch(tuple(patterns)), because, instead, action)
     if low in ("push", "force-push") or low.startswith(("push:", "force-push:")):
         branches = tuple(b.strip() for b in rest.split(",") if b.strip()) if ":" in pattern else ()
-        if any(not _BRANCH_WORD.fullmatch(b) for b in branches):
+        if any(not (_BRANCH_WORD.fullmatch(b) or _BRANCH_GLOB.fullmatch(b)) for b in branches):
             return None
         return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
     if low == "sudo":

@@ -17,7 +17,8 @@ from tacit.guards.content import pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
                                 RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
-from tacit.guards.push import SAME, GIT_VALUE_OPTS, push_fires as _push_fires, push_remote, push_targets, switched_branch
+from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_remote, push_targets,
+                               switched_branch)
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.shell import (
     DYN,
@@ -287,7 +288,8 @@ def _branch_at(call: Call) -> list | None:
 
 def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
     """``git commit`` run in the call's own checkout while a guarded branch is current."""
-    if inv.program != "git" or not call.branch or call.branch not in match.branches or not inv.cwd_exact:
+    if (inv.program != "git" or not call.branch or not inv.cwd_exact
+            or not any(names_branch(b, (call.branch,)) for b in match.branches)):
         return False
     home = call.project_root or call.cwd
     if inv.cwd is None or home is None or _below(inv.cwd, home) is None or _opt(inv.argv, "-C") is not None:

@@ -5,6 +5,7 @@ it forces (``--force``, ``-f``, ``+ref``), and whether a ``PushMatch`` fires
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from tacit.guards.model import PushMatch
@@ -177,7 +178,14 @@ def push_fires(match: PushMatch, force: bool, targets: frozenset, remote: str | 
         return True
     if remotes and remote is not None and (remote in remotes or any(_same_repository(remote, r) for r in remotes)):
         return True
-    return bool(branches) and (_ALL in targets or any(b in targets for b in branches))
+    return bool(branches) and (_ALL in targets or any(names_branch(b, targets) for b in branches))
+
+
+def names_branch(guarded: str, names) -> bool:
+    """One of ``names`` is the guarded branch, or matches it when it is a glob (``release/*``)."""
+    if guarded in names:
+        return True
+    return "*" in guarded and any(isinstance(n, str) and fnmatch.fnmatchcase(n, guarded) for n in names)
 
 
 SAME = object()  # the branch checked out does not change

@@ -11,7 +11,7 @@ pull --rebase`` (a pull, not a rebase command) never fire.
 from __future__ import annotations
 
 from tacit.guards.model import RebaseMatch
-from tacit.guards.push import GIT_VALUE_OPTS as _GIT_VALUE
+from tacit.guards.push import GIT_VALUE_OPTS as _GIT_VALUE, names_branch
 from tacit.guards.shell import Invocation, skip_options
 _REBASE_VALUE = frozenset(("-s", "--strategy", "-X", "--strategy-option", "-x", "--exec"))
 _NOT_A_REBASE = frozenset(("--continue", "--abort", "--skip", "--quit", "--edit-todo",
@@ -65,7 +65,8 @@ def rebase_fires(match: RebaseMatch, inv: Invocation, call=None) -> bool:
     base = rebase_base(inv.argv)
     if not base:
         return False
-    return bool(_names(base, getattr(call, "remotes", None)) & set(match.branches))
+    names = _names(base, getattr(call, "remotes", None))
+    return any(names_branch(b, names) for b in match.branches)
 
 
 __all__ = ["rebase_base", "rebase_fires"]

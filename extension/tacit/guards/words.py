@@ -83,6 +83,7 @@ _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
 _BRANCH_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_BRANCH_GLOB = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*\*[A-Za-z0-9._/*-]*")  # `release/*`: said as branches only
 _CMD_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9:_.+-]*")
 _FLAG_WORD = lazy(r"--?[A-Za-z0-9][A-Za-z0-9-]*(?:=[^\s`'\"]+)?")
 _STOP_WORDS = frozenset((
@@ -148,6 +149,9 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         name = _unquote(part)
         if name.lower().startswith("origin/") and not remote_marked:
             name = name[len("origin/"):]
+        if (quoted or marked) and not remote_marked and _BRANCH_GLOB.fullmatch(name):
+            branches.append(name)
+            continue
         if not _BRANCH_WORD.fullmatch(name):
             return None
         low = name.lower()
