@@ -45,20 +45,25 @@ _HERE = lazy(
 _REASON_HEAD = lazy(
     r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
-    r"i\.?e|see also|instead|rather|we|you|the|our|there)\b", re.I)
+    r"i\.?e|see also|instead|rather|we|you|the|our|there|as per|now that|last time|for (?:\w+ )?reasons?|"
+    r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b", re.I)
 _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
-    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?)\b)|"
+    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
+    r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
-    r"due to|for now|until)\b)|\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
-    r"(?:'re| are| is| get| will)?)\b)", re.I)
+    r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
+    r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b)|"
+    r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
+    r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
+    r"for (?:\w+ )?reasons)\b)", re.I)
 _CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
@@ -231,7 +236,7 @@ def clauses(text: str) -> list[list[Clause]]:
                 pieces.append(part)  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
             pieces.extend(sub)
         found = []
-        whole = _tidy(main.replace(" \u2014 ", ", "))
+        whole = _tidy(_CLAUSE_SPLIT.sub(", ", main))  # a dash, colon or semicolon reads as a comma
         if len(pieces) > 1 and whole:
             found.append(_clause(whole, spans, whole=True))
         for i, piece in enumerate(pieces + asides):
