@@ -75,6 +75,45 @@ CONNECTORS = {
     "given": "{r}, given the release build depends on it",
     "now that": "{r} now that the lockfile is pnpm's",
     "as per": "{r} as per the release policy",
+    "because…unless": "{r}, because the build fails unless the cache is warm",
+    "because…if you": "{r} because CI breaks if you do",
+    "because if you": "{r}, because if you do, CI breaks",
+    "sentence if you do": "{r}. If you do, CI breaks.",
+    "quoted cmd reason": "{r} — `make gen` overwrites it",
+    "quoted both": "{r}; `pnpm install` regenerates `pnpm-lock.yaml`",
+    "paren quoted": "{r} (it breaks `main`)",
+    "since quoted": "{r}, since `CODEOWNERS` requires review",
+    "first as": "As the lockfile is pnpm's, {r}",
+    "first given": "Given that CI depends on it, {r}",
+    "first so": "The release build depends on it, so {r}",
+    "and reason": "{r} — it's generated, and CI checks it",
+    "paren when": "{r} (it's regenerated when you run make)",
+    "why:": "{r} — why: it breaks the release build",
+    "paren reason:": "{r} (reason: it breaks the release build)",
+    "sentence reason:": "{r}. Reason: it breaks the release build.",
+    "cause": "{r} cause it breaks the release build",
+    "'cause": "{r} 'cause it breaks the release build",
+    "cuz": "{r} cuz it breaks the release build",
+    "bc": "{r} bc it breaks the release build",
+    "b/c": "{r} b/c it breaks the release build",
+    "arrow": "{r} -> it breaks the release build",
+    "fat arrow": "{r} => it breaks the release build",
+    "hard way": "{r}, as we learned the hard way",
+    "verb-led": "{r}, broke prod last week",
+    "learned": "{r} — learned this the hard way",
+}
+
+# a reason beside an exception: the exception still vetoes (nothing derived)
+EXCEPTIONS = {
+    "unless, then reason": "{r} unless the user asks — it breaks the release build",
+    "except, because": "{r}, except in CI, because the release build depends on it",
+    "reason; only when": "{r} — it breaks the release build; only when releasing",
+    "because, unless": "{r}, because it's slow, unless you're on CI",
+    "for now, since": "{r} for now, since the release build depends on it",
+    "cuz, if you": "{r} cuz it's slow, if you must, ask first",
+    "so, unless": "The release build depends on it, so {r} unless asked",
+    "arrow, except": "{r} -> it breaks the release build, except on Fridays",
+    "reason first, unless": "Since the release build depends on it, {r} unless told otherwise",
 }
 
 
@@ -88,12 +127,13 @@ def matches(text: str) -> frozenset:
     return frozenset(repr(s.match) for s in derive_guards(text))
 
 
-def probe(rows: list[dict]) -> tuple[dict, dict]:
-    """(per connector Counter of same/derived/n, per connector list of misses)."""
+def probe(rows: list[dict], forms: dict, vetoes: bool = False) -> tuple[dict, dict]:
+    """(per connector Counter of same/derived/n, per connector list of misses);
+    with ``vetoes``, "same" means nothing derived."""
     table, misses = {}, {}
     bases = [(r, matches(r["text"])) for r in rows]
-    bases = [(r, m) for r, m in bases if m]
-    for name, template in CONNECTORS.items():
+    bases = [(r, frozenset() if vetoes else m) for r, m in bases if m]
+    for name, template in forms.items():
         c, wrong = Counter(), []
         for row, base in bases:
             rule = row["text"].rstrip(". ")
@@ -112,16 +152,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="print the variants that differ")
     opts = ap.parse_args()
-    table, misses = probe(tune_bare(ROOT / "tests" / "data" / "guard_lessons_real.jsonl"))
-    total = Counter()
-    print("== Reason probe, tune split: variants deriving the same guards as bare ==")
-    for name, c in table.items():
-        total.update(c)
-        print(f"  {name:22s} {c['same']:4d}/{c['n']:<4d} = {c['same'] / c['n']:6.1%}")
-        if opts.misses:
-            for text, got in misses[name][:6]:
-                print(f"      {text!r} -> {got}")
-    print(f"  {'all':22s} {total['same']:4d}/{total['n']:<4d} = {total['same'] / total['n']:6.1%}")
+    rows = tune_bare(ROOT / "tests" / "data" / "guard_lessons_real.jsonl")
+    for title, forms, vetoes in (("variants deriving the same guards as bare", CONNECTORS, False),
+                                 ("exception + reason variants vetoed (nothing derived)", EXCEPTIONS, True)):
+        table, misses = probe(rows, forms, vetoes)
+        total = Counter()
+        print(f"== Reason probe, tune split: {title} ==")
+        for name, c in table.items():
+            total.update(c)
+            print(f"  {name:22s} {c['same']:4d}/{c['n']:<4d} = {c['same'] / c['n']:6.1%}")
+            if opts.misses:
+                for text, got in misses[name][:6]:
+                    print(f"      {text!r} -> {got}")
+        print(f"  {'all':22s} {total['same']:4d}/{total['n']:<4d} = {total['same'] / total['n']:6.1%}")
 
 
 if __name__ == "__main__":

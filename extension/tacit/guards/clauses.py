@@ -46,6 +46,7 @@ _REASON_HEAD = lazy(
     r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there|as per|now that|last time|for (?:\w+ )?reasons?|"
+    r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|"
     r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b", re.I)
 _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
@@ -60,11 +61,22 @@ _REASON_SPLIT = lazy(
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
+    r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|"
     r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b)|"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
     r"for (?:\w+ )?reasons)\b)", re.I)
-_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+")
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+")
+# "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
+_CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
+              r"these|those|there|i|you|of|our|otherwise)\b)", re.I)
+_NOT_CAUSE = lazy(r"\b(?:never|not|don'?t|to|will|may|might|can|could|would|should|must|also|and|or|nor|no|usually)\s*$",
+                  re.I)
+# "X depends on it, so never run Y": the rule after "so" is a rule, the clause before its reason
+_SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+(?=(?:never|don'?t|do not|must not|should not|avoid|use|prefer)\b)",
+                re.I)
+# a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
+_CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
@@ -188,7 +200,7 @@ def _tidy(s: str) -> str:
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
-    s = _AVOID.sub(_avoid, s.strip())
+    s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
@@ -203,6 +215,7 @@ def clauses(text: str) -> list[list[Clause]]:
     has more than one clause, as a reading of its own)."""
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
+    protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     protected = re.sub(r"\b(e\.g|i\.e|etc|vs|cf)\.", r"\1", protected, flags=re.I)  # not a sentence's end
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
@@ -236,7 +249,8 @@ def clauses(text: str) -> list[list[Clause]]:
                 pieces.append(part)  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
             pieces.extend(sub)
         found = []
-        whole = _tidy(_CLAUSE_SPLIT.sub(", ", main))  # a dash, colon or semicolon reads as a comma
+        # a dash, colon, semicolon or a reason's head reads as a comma in the whole
+        whole = _tidy(_REASON_SPLIT.sub(", ", _CLAUSE_SPLIT.sub(", ", main)))
         if len(pieces) > 1 and whole:
             found.append(_clause(whole, spans, whole=True))
         for i, piece in enumerate(pieces + asides):
@@ -255,7 +269,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
     head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
     return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare)),
-                  bool(_EXCEPTION.search(bare)), aside)
+                  bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
 
 
 # "If you need it tested, tell me to check it": the user is told, the act stays forbidden
