@@ -40,6 +40,19 @@ REASONS = [
     "{r}, because the build fails unless the cache is warm",
     "{r} since the build only works when the cache is warm",
     "The release build depends on it, so {r}",
+    "{r}, CI only runs on PRs",
+    "{r}, lest the lockfile drift",
+    "{r}, doing so breaks CI",
+    "{r}, running it breaks CI",
+    "{r}, for reproducibility",
+    "{r} for safety",
+    "{r}, too slow",
+    "{r}, not worth it",
+    "{r}, trust me",
+    "{r}, seriously",
+    "{r} ok?",
+    "{r} :)",
+    "{r}, thx",
 ]
 
 
@@ -71,6 +84,9 @@ def test_a_reason_leaves_the_rules_guard_as_it_is(rule, template):
     "The release build depends on it, so never run pnpm test unless asked",
     "Since the release build depends on it, never run pnpm test unless told otherwise",
     "never push to main for now, since the release build depends on it",
+    "never run pnpm test, too slow, unless you're on CI",
+    "never run pnpm test for safety, except in CI :)",
+    "never run pnpm test ok? if you must, ask first",
 ])
 def test_an_exception_beside_a_reason_still_vetoes(text):
     assert derive_guards(text) == ()

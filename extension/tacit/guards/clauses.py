@@ -29,7 +29,8 @@ _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
 _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
-    r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|"
+    r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
+    r"thx|ty|cheers|"
     r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
@@ -42,30 +43,37 @@ _HERE = lazy(
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
 # a clause led by one of these is the reason for the rule before it
+_FOR_REASON = (r"for (?:safety|security|reproducibility|consistency|stability|performance|compliance|privacy|"
+               r"the sake of)")
+# heads of a reason said without a subject: "broke prod last week", "too slow", "doing so breaks CI"
+_MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|lest|"
+                 r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by|"
+                 r"(?:way\s+)?too|not (?:worth|needed|necessary|required|safe|a good idea)|"
+                 r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
+                 + _FOR_REASON)
 _REASON_HEAD = lazy(
     r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there|as per|now that|last time|for (?:\w+ )?reasons?|"
-    r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|"
-    r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b", re.I)
+    + _MORE_REASONS + r")\b", re.I)
 _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
-    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
-    r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?)\b)|"
+    r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
+    r"triggers?|deploys?)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
-    r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|"
-    r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by)\b)|"
+    + _MORE_REASONS + r")\b)|"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
-    r"for (?:\w+ )?reasons)\b)", re.I)
+    r"for (?:\w+ )?reasons|" + _FOR_REASON + r")\b)", re.I)
 _CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+")
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
@@ -159,13 +167,17 @@ def _restore(text: str, spans: list) -> str:
     return _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))], text)
 
 
+# a smiley, or a closing "ok?" / "got it?": said to the reader, nothing about what to stop
+_ASIDE_END = lazy(r"(?:(?<=\s)[:;]-?[()DPp]+|[,\s]+(?:ok|okay|alright|right|got it|understood)\s*\?+)(?=\s|$)", re.I)
+
+
 def clean_line(text: str) -> str:
     """Markup off a line: bullets, headings, bold, warning signs."""
     text = text.translate(_TRANSLATE)
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
-    return text
+    return _ASIDE_END.sub("", text)
 
 
 def _avoid(m) -> str:
