@@ -53,6 +53,18 @@ REASONS = [
     "{r} ok?",
     "{r} :)",
     "{r}, thx",
+    "{r}, reason being the lockfile is pnpm's",
+    "{r}, hence the pre-commit hook",
+    "{r}, thereby breaking CI",
+    "{r}, especially on Fridays",
+    "{r}, not even once",
+    "{r}, no exceptions",
+    "{r}, full stop",
+    "{r}, someone did once and CI broke for a day",
+    "{r}, long story",
+    "{r}, see #1234",
+    "{r}, learned from the March incident",
+    "{r} [see #1234]",
 ]
 
 
@@ -87,6 +99,8 @@ def test_a_reason_leaves_the_rules_guard_as_it_is(rule, template):
     "never run pnpm test, too slow, unless you're on CI",
     "never run pnpm test for safety, except in CI :)",
     "never run pnpm test ok? if you must, ask first",
+    "never run pnpm test, no exceptions, unless the release manager asks",
+    "never run pnpm test [see #1234], except in CI",
 ])
 def test_an_exception_beside_a_reason_still_vetoes(text):
     assert derive_guards(text) == ()

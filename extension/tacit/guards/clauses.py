@@ -30,7 +30,7 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
-    r"thx|ty|cheers|"
+    r"thx|ty|cheers|no exceptions?|without exceptions?|"
     r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
@@ -48,7 +48,9 @@ _FOR_REASON = (r"for (?:safety|security|reproducibility|consistency|stability|pe
 # heads of a reason said without a subject: "broke prod last week", "too slow", "doing so breaks CI"
 _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|lest|"
                  r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by|"
-                 r"(?:way\s+)?too|not (?:worth|needed|necessary|required|safe|a good idea)|"
+                 r"(?:way\s+)?too|not (?:worth|needed|necessary|required|safe|a good idea|even)|even|especially|"
+                 r"reason being|the reason|hence|thus|thereby|long story|see|cf|learned|learnt|full stop|"
+                 r"(?:every|no|some)(?:one|body)|nothing good|"
                  r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
                  + _FOR_REASON)
 _REASON_HEAD = lazy(
@@ -169,6 +171,8 @@ def _restore(text: str, spans: list) -> str:
 
 # a smiley, or a closing "ok?" / "got it?": said to the reader, nothing about what to stop
 _ASIDE_END = lazy(r"(?:(?<=\s)[:;]-?[()DPp]+|[,\s]+(?:ok|okay|alright|right|got it|understood)\s*\?+)(?=\s|$)", re.I)
+# "[see #1234]" · "[ref: INC-42]": a reference in brackets is an aside
+_REF_BRACKETS = lazy(r"\[\s*((?:see|ref|cf|via|per)\b[^\[\]\n]{0,120}|#\d+)\]", re.I)
 
 
 def clean_line(text: str) -> str:
@@ -177,7 +181,7 @@ def clean_line(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
-    return _ASIDE_END.sub("", text)
+    return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
 
 
 def _avoid(m) -> str:
