@@ -65,6 +65,10 @@ REASONS = [
     "{r}, see #1234",
     "{r}, learned from the March incident",
     "{r} [see #1234]",
+    "TL;DR {r}",
+    "Heads up: {r}",
+    "Because of the lockfile, {r}",
+    "{r}. When it breaks, nobody can release.",
 ]
 
 
@@ -101,6 +105,8 @@ def test_a_reason_leaves_the_rules_guard_as_it_is(rule, template):
     "never run pnpm test ok? if you must, ask first",
     "never run pnpm test, no exceptions, unless the release manager asks",
     "never run pnpm test [see #1234], except in CI",
+    "never run pnpm test. When it breaks, you can run it once.",
+    "TL;DR never run pnpm test unless asked",
 ])
 def test_an_exception_beside_a_reason_still_vetoes(text):
     assert derive_guards(text) == ()

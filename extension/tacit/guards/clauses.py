@@ -181,6 +181,7 @@ def clean_line(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
+    text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
     return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
 
 
@@ -333,7 +334,7 @@ _ORDER_PIECE = lazy(r"(?:just|simply|let|leave|rebase|squash|merge|commit|push|o
 
 
 # a permission: what the rule forbids is allowed after all (also once asked: "ask me first")
-_PERMIT = lazy(r"\b(?:may|can|could|ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|then|"
+_PERMIT = lazy(r"(?<!nobody )(?<!no one )(?<!noone )\b(?:may|can(?!'?t\b|not\b)|could|ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|then|"
                r"first|before|ask|check with)\b", re.I)
 # a time limit or an exception leading a sentence reaches back to the rule before it
 _REACHES_BACK = lazy(r"\b(?:for now|for the moment|temporarily|until)\b|^\W*(?:unless|except|excepting|excluding|"
