@@ -69,6 +69,12 @@ REASONS = [
     "Heads up: {r}",
     "Because of the lockfile, {r}",
     "{r}. When it breaks, nobody can release.",
+    "{r}; git push --force loses work",
+    "{r}: npm install rewrites the lockfile",
+    "{r}, leads to broken builds",
+    "{r}, messes up the lockfile",
+    "{r} as that breaks CI",
+    "{r}, a known footgun",
 ]
 
 
@@ -125,3 +131,20 @@ def test_cause_as_a_verb_or_bc_as_a_program_is_not_a_because():
 ])
 def test_a_reason_alone_is_no_rule(text):
     assert derive_guards(text) == ()
+
+
+@pytest.mark.parametrize("text, n", [
+    ("never run npm install, npm run build or npm ci", 3),  # "npm run …" is an item, not "X runs …"
+    ("never run pnpm install, pnpm update or pnpm add", 3),
+    ("don't use npm; use pnpm instead", 1),
+])
+def test_a_list_or_an_alternative_across_a_break_stays_whole(text, n):
+    specs = derive_guards(text)
+    assert len(specs) == n, specs
+    if "instead" in text:
+        assert specs[0].instead == "pnpm"
+
+
+def test_a_reason_naming_a_command_of_its_own_adds_no_guard():
+    assert not stops("never run prettier; git push --force loses work", "git push --force origin work")
+    assert stops("never run prettier; git push --force loses work", "prettier --write .")

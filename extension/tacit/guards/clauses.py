@@ -51,6 +51,9 @@ _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|c
                  r"(?:way\s+)?too|not (?:worth|needed|necessary|required|safe|a good idea|even)|even|especially|"
                  r"reason being|the reason|hence|thus|thereby|long story|see|cf|learned|learnt|full stop|"
                  r"(?:every|no|some)(?:one|body)|nothing good|"
+                 r"results in|leads to|makes|causes|creates|wastes|messes up|screws up|confuses|breaks|kills|loses|"
+                 r"corrupts|slows|wipes|nukes|clobbers|hangs|takes (?:forever|ages|hours|minutes)|"
+                 r"(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:footgun|trap|anti-?pattern|no-?go|no-no|disaster|nightmare)|"
                  r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
                  + _FOR_REASON)
 _REASON_HEAD = lazy(
@@ -65,7 +68,8 @@ _REASON_SPLIT = lazy(
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
     r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
-    r"triggers?|deploys?)\b)|"
+    r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
+    r"wipes|nukes|clobbers|hangs)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
@@ -73,9 +77,12 @@ _REASON_SPLIT = lazy(
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
     + _MORE_REASONS + r")\b)|"
-    r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those)"
+    r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
     r"for (?:\w+ )?reasons|" + _FOR_REASON + r")\b)", re.I)
+# a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
+_RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
+                  re.I)
 _CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+")
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
@@ -262,12 +269,15 @@ def clauses(text: str) -> list[list[Clause]]:
         parts = _CLAUSE_SPLIT.split(main)
         for part in parts:
             sub = _REASON_SPLIT.split(part)
-            if len(sub) > 1 and len(parts) > 1:
-                pieces.append(part)  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
+            if len(sub) > 1 and len(parts) > 1:  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
+                pieces.append(_REASON_SPLIT.sub(", ", part))
             pieces.extend(sub)
         found = []
-        # a dash, colon, semicolon or a reason's head reads as a comma in the whole
-        whole = _tidy(_REASON_SPLIT.sub(", ", _CLAUSE_SPLIT.sub(", ", main)))
+        # the whole sentence is a reading, its breaks and reasons' heads read as commas; a part after a
+        # break that says no rule word or is a reason ("; git push --force loses work") is not in it
+        kept = [p for i, p in enumerate(parts) if i == 0 or _RULE_WORD.search(_PLACEHOLDER.sub(" ", p))
+                and not _REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
+        whole = _tidy(_REASON_SPLIT.sub(", ", ", ".join(kept)))
         if len(pieces) > 1 and whole:
             found.append(_clause(whole, spans, whole=True))
         for i, piece in enumerate(pieces + asides):
