@@ -21,7 +21,9 @@ from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
-from tacit.guards.push import repositories
+from tacit.guards.push import hosted_repository, repositories
+from tacit.guards.qualified import qualified_specs, tail_specs
+from tacit.guards.values import value_specs
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
@@ -45,7 +47,8 @@ _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|replace|"
-                         r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
+                         r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
+                         r"to run)\b|n'?t\b", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -354,6 +357,9 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     if not m:
         return None
     found = _targets(m.group("branches"))
+    slug = hosted_repository(m.group("branches") or "")
+    if slug:  # "don't push to github.com/owner/name": that repository, by its URL
+        return GuardSpec(PushMatch((), force, (slug,)), because)
     if found is None:
         return None
     branches, remotes = repositories(found[0], found[1])  # `owner/name`: a repository too
@@ -474,9 +480,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         return [spec]
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
-            or for_its_job(sentence, because, own) or either(sentence, because, own))
+            or for_its_job(sentence, because, own) or either(sentence, because, own)
+            or value_specs(sentence, because) or tail_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

@@ -19,7 +19,7 @@ import re
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, veto
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
-                                RebaseMatch, RemoveMatch, SqlMatch)
+                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch)
 
 
 def explain(text) -> dict:
@@ -78,7 +78,7 @@ def _veto_word(blocker) -> str:
 def _words(spec: GuardSpec) -> list[str]:
     m = spec.match
     if isinstance(m, CommandMatch):
-        return [*m.programs, *m.subcommands, *m.flags]
+        return [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
     if isinstance(m, (PathMatch, RemoveMatch)):
@@ -89,6 +89,8 @@ def _words(spec: GuardSpec) -> list[str]:
         return [w for s in m.statements for w in s.split("_") if w not in ("without",)]
     if isinstance(m, RebaseMatch):
         return ["rebase", *m.branches]
+    if isinstance(m, OptionMatch):
+        return list(m.values)
     if isinstance(m, CommitMatch):
         return ["commit", *m.branches]
     if isinstance(m, CommitPathMatch):

@@ -1,0 +1,127 @@
+"""Command rules narrowed by where, on what, how or with which flag a command
+runs, read around a command rule the grammar already reads:
+
+- a folder: "don't use npm or npx in `ui/`" (run with its folder below ui/);
+- a path it is run on: "don't run prettier on `tasks/`" (an argument below it);
+- a wrapper: "always run python, ruff and pyright through uv", "use uv to run
+  pytest" (the tools run bare fire; ``uv run pytest`` does not);
+- a flag: "never use -- with pnpm test", "never pass --watch to `pnpm test`";
+- a trailing alternative or reason after the last comma: "never use -- with
+  pnpm test, pnpm drops the filter then" (two words or more, no list word,
+  negation, condition or place: not part of the match).
+
+``qualified_specs(clause, because, read)`` returns the guards (``read``:
+derive's clause reader), or ``[]``; ``tail_specs`` the last reading. Design notes: docs/guards.md ("Shapes").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from tacit.lazyre import lazy
+from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
+
+_PLACE = lazy(r"(?P<head>.+?)\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)"
+              r"(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace))?)", re.I)
+# wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
+_WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
+             "rye": ("rye",), "hatch": ("hatch",), "npx": ("npx", "pnpx", "bunx"), "pnpm": ("pnpm", "pnpx"),
+             "yarn": ("yarn",), "bun": ("bun", "bunx"), "bunx": ("bun", "bunx")}
+_W = r"`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|pnpm|yarn|bunx|bun)(?:\s+(?:run|exec|x|dlx))?`?"
+_ITEMS = r"(?P<ys>[\w`.+-]+(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s+)[\w`.+-]+){0,12}?)(?:\s*,?\s*etc\.?)?"
+_THROUGH = [lazy(p, re.I) for p in (
+    rf"(?:run|use|invoke|call|execute)\s+{_ITEMS}\s+(?:only\s+)?(?:through|via|using|with|under)\s+{_W}",
+    rf"use\s+{_W}\s+(?:to\s+)?(?:run|invoke|call|execute)\s+{_ITEMS}",
+)]
+# "python related commandline tools like isort, ruff": the tools named are the items
+_LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
+             re.I)
+_FLAGS = r"`?--?[\w-]*`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*`?)*"
+_FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
+                  r"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+"
+                  r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})", re.I)
+# after the last comma, what to do instead or why: "…, rebase onto it" · "…, pnpm drops the filter then"
+_TAIL = lazy(r"(?P<head>.+),\s+(?P<tail>[^,]+)", re.I)
+# a tail that may be another item, a condition or a place is part of the rule: no reading
+_NOT_TAIL = lazy(r"\b(?:or|and|nor|not|never|no|don'?t|unless|except|if|when|only|but|instead)\b|n't\b|^(?:in|on|at|for|"
+                 r"from|to|into|during|against|with|without|within|inside|under|outside|via|through|except|ever|even|"
+                 r"either|also|too|then|just|especially|including|e\.?g|like|such|as|or|and|any|all|prefer|use)\b|(?:^|\s)-", re.I)
+_ALT_VERBS = frozenset(("rebase", "squash", "ask", "merge", "revert"))
+
+
+def _commands(specs: list) -> bool:
+    return bool(specs) and all(isinstance(s.match, CommandMatch) and not (s.match.under or s.match.on or s.match.not_via)
+                               for s in specs)
+
+
+def _placed(clause: str, because: str, read) -> list:
+    """"don't use npm or npx in `ui/`" · "don't run prettier on `tasks/`"."""
+    m = _PLACE.fullmatch(clause)
+    if not m:
+        return []
+    where = _path_pattern(m.group("where"))
+    on = m.group("prep").lower() == "on"
+    if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
+        return []  # "in CI", "in production", "in `main.py`": not a folder of the project
+    specs = read(m.group("head"), because)
+    if not _commands(specs):
+        return []
+    folder = (where.removeprefix("./").rstrip("/"),)
+    return [replace(s, match=replace(s.match, on=folder) if on else replace(s.match, under=folder)) for s in specs]
+
+
+def _through(clause: str, because: str) -> list:
+    """"always run python, ruff and pyright through uv": those tools, not run through uv."""
+    for pattern in _THROUGH:
+        m = pattern.fullmatch(clause)
+        if not m:
+            continue
+        wrapper = m.group("w").lower()
+        text = _LIKE.sub(", ", m.group("ys"))
+        items = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text) if i.strip()]
+        if not items or any(i not in _KNOWN_PROGRAMS or i in _WRAPPERS for i in items):
+            return []
+        return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
+                          f"{wrapper} run …")]
+    return []
+
+
+def _flag_with(clause: str, because: str, read) -> list:
+    """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
+    m = _FLAG_WITH.fullmatch(clause)
+    if not m:
+        return []
+    cmd = _unquote(m.group("cmd"))
+    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
+        return []
+    base = read(f"never run `{cmd}`", because)
+    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
+        return []
+    flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
+    if not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
+        return []
+    return [replace(base[0], match=replace(base[0].match, flags=(f,))) for f in flags]
+
+
+def _tail(clause: str, because: str, read) -> list:
+    """"never merge main into the feature branch, rebase": the rule before the alternative."""
+    m = _TAIL.fullmatch(clause)
+    tail = m.group("tail").strip() if m else ""
+    if not m or _NOT_TAIL.search(tail) or "`" in tail or len(tail.split()) < 2 and tail.lower() not in _ALT_VERBS:
+        return []
+    return read(m.group("head"), because)
+
+
+def qualified_specs(clause: str, because: str, read) -> list:
+    """The guards of a command rule narrowed by a place, a wrapper or a flag."""
+    return _through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
+
+
+def tail_specs(clause: str, because: str, read) -> list:
+    """The guards of a rule followed by its alternative or reason after a comma."""
+    return _tail(clause, because, read)
+
+
+__all__ = ["qualified_specs", "tail_specs"]
