@@ -173,7 +173,7 @@ class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless", "venv_ok", "under", "on", "not_via", "placed")
+                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -195,7 +195,8 @@ class _Command:
         self.under = tuple(u.strip("/") for u in match.under)
         self.on = tuple(u.strip("/") for u in match.on)
         self.not_via = frozenset(match.not_via)
-        self.placed = bool(self.under or self.on or self.not_via)
+        self.to_file = match.to_file
+        self.placed = bool(self.under or self.on or self.not_via or self.to_file)
 
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):

@@ -358,6 +358,8 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
     on a path in one of them (``on``), not through an allowed wrapper (``not_via``)."""
     if c.not_via and any(n in c.not_via for v in inv.via for n in program_names(v)):
         return False
+    if c.to_file and not _to_file(inv, call):
+        return False
     base = root or call.project_root or call.cwd
     if c.under:
         rel = _below(inv.cwd, base) if base and inv.cwd and inv.cwd_exact else None
@@ -374,6 +376,14 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
                 return True
         return False
     return True
+
+
+def _to_file(inv: Invocation, call: Call) -> bool:
+    """The invocation's output goes to a file: a redirection (a write under its
+    own argv, by a program that writes no file itself) or a ``tee`` after it."""
+    if any(w.argv == inv.argv and not w.path.startswith("/dev/") for w in call.writes):
+        return True
+    return any(i.program == "tee" and inv.program in i.upstream and len(i.argv) > 1 for i in call.invocations)
 
 
 def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled: list) -> bool:

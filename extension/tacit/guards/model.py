@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only", "to_file")  # written only when set
 
 
 class _Match:
@@ -36,7 +36,8 @@ class CommandMatch(_Match):
     ``unless``: flags that make it the allowed way ("use `cargo update -p x`").
     ``under``: only run in these folders (relative to the root, "in `ui/`");
     ``on``: only with an argument in these folders ("prettier on `tasks/`");
-    ``not_via``: run through one of these wrappers it is allowed ("through uv").
+    ``not_via``: run through one of these wrappers it is allowed ("through uv");
+    ``to_file``: only with its output sent to a file ("never pipe X output to a file").
     """
 
     kind: ClassVar[str] = "command"
@@ -49,6 +50,7 @@ class CommandMatch(_Match):
     under: tuple[str, ...] = ()
     on: tuple[str, ...] = ()
     not_via: tuple[str, ...] = ()
+    to_file: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,7 @@ class GuardSpec:
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
             but = f" (allowed with {' or '.join(m.unless)})" if m.unless else ""
             but += "".join(f" {w} {', '.join(v)}" for w, v in (("in", m.under), ("on", m.on), ("unless via", m.not_via)) if v)
+            but += " with its output to a file" if m.to_file else ""
             return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
         if isinstance(m, PathMatch) and m.new_only:
             return "new files in " + ", ".join(m.patterns)
@@ -332,7 +335,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
                             _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
                             data.get("bare") is True, _strs(data.get("unless", [])), _strs(data.get("under", [])),
-                            _strs(data.get("on", [])), _strs(data.get("not_via", [])))
+                            _strs(data.get("on", [])), _strs(data.get("not_via", [])), data.get("to_file") is True)
     if kind == "path":
         patterns = _strs(data["patterns"])
         return PathMatch(patterns, data.get("existing") is True, data.get("new_only") is True) if patterns else None

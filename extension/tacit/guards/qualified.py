@@ -1,17 +1,13 @@
-"""Command rules narrowed by where, on what, how or with which flag a command
-runs, read around a command rule the grammar already reads:
-
-- a folder: "don't use npm or npx in `ui/`" (run with its folder below ui/);
-- a path it is run on: "don't run prettier on `tasks/`" (an argument below it);
-- a wrapper: "always run python, ruff and pyright through uv", "use uv to run
-  pytest" (the tools run bare fire; ``uv run pytest`` does not);
-- a flag: "never use -- with pnpm test", "never pass --watch to `pnpm test`";
-- a trailing alternative or reason after the last comma: "never use -- with
-  pnpm test, pnpm drops the filter then" (two words or more, no list word,
-  negation, condition or place: not part of the match).
-
-``qualified_specs(clause, because, read)`` returns the guards (``read``:
-derive's clause reader), or ``[]``; ``tail_specs`` the last reading. Design notes: docs/guards.md ("Shapes").
+"""Command rules narrowed by where, on what, how, with which flag or output a
+command runs, read around a command rule the grammar already reads: "don't
+use npm or npx in `ui/`" (run below ui/), "don't run prettier on `tasks/`"
+(an argument below it), "always run python and ruff through uv" (not through
+uv), "never use -- with pnpm test", "never pipe msbuild output to a file",
+"use python3 test.py, not ./test.py"; and a rule before its alternative or
+reason after the last comma ("never merge main into the feature branch,
+rebase"). ``qualified_specs(clause, because, read)`` returns the guards
+(``read``: derive's clause reader) or ``[]``; ``tail_specs`` is the last
+reading. Design notes: docs/guards.md ("Shapes").
 """
 
 from __future__ import annotations
@@ -49,6 +45,16 @@ _NOT_TAIL = lazy(r"\b(?:or|and|nor|not|never|no|don'?t|unless|except|if|when|onl
                  r"from|to|into|during|against|with|without|within|inside|under|outside|via|through|except|ever|even|"
                  r"either|also|too|then|just|especially|including|e\.?g|like|such|as|or|and|any|all|prefer|use)\b|(?:^|\s)-", re.I)
 _ALT_VERBS = frozenset(("rebase", "squash", "ask", "merge", "revert"))
+
+
+# "use python3 test.py, not ./test.py": a command over a script of the project, run by its path, both unquoted
+_SCRIPT = r"\./[\w.-]+(?:/[\w.-]+)*|[\w.-]+(?:/[\w.-]+)+\.\w{1,4}"
+_SCRIPT_OVER = lazy(rf"(?:use\s+)?(?P<x>[a-z][\w.-]*(?:\s+[\w./-]+){{1,3}}?)\s*,?\s+(?:not|never|instead of|rather than)\s+"
+                    rf"(?P<y>{_SCRIPT})", re.I)
+# "never pipe MSBuild output to a file": the program run with its output sent to a file (``> log``, ``| tee log``)
+_TO_FILE = lazy(rf"{_DONT}\s+(?:pipe|redirect|write|send|save|dump|tee)\s+(?:the\s+)?(?P<p>`?[\w.-]+`?)(?:'s)?\s+"
+                r"(?:output|logs?|stdout)\s+(?:in)?to\s+(?:a\s+|any\s+)?(?:log\s+)?files?", re.I)
+_OUTPUT_OF = {"msbuild": ("msbuild", "dotnet")}  # `dotnet build` is MSBuild
 
 
 def _commands(specs: list) -> bool:
@@ -114,9 +120,27 @@ def _tail(clause: str, because: str, read) -> list:
     return read(m.group("head"), because)
 
 
+def _script_over(clause: str, because: str, read) -> list:
+    """"use python3 test.py, not ./test.py": read as if both were quoted."""
+    m = _SCRIPT_OVER.fullmatch(clause)
+    if not m or m.group("x").split()[0].lower() not in _KNOWN_PROGRAMS:
+        return []
+    return read(f"use `{m.group('x')}`, not `{m.group('y')}`", because)
+
+
+def _to_file(clause: str, because: str) -> list:
+    """"never pipe msbuild output to a file": the program, when its output goes to a file."""
+    m = _TO_FILE.fullmatch(clause)
+    prog = _unquote(m.group("p")).lower() if m else ""
+    if not prog or prog not in _KNOWN_PROGRAMS and prog not in _OUTPUT_OF:
+        return []
+    return [GuardSpec(CommandMatch(_OUTPUT_OF.get(prog, (prog,)), (), (), True, to_file=True), because)]
+
+
 def qualified_specs(clause: str, because: str, read) -> list:
-    """The guards of a command rule narrowed by a place, a wrapper or a flag."""
-    return _through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
+    """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
+    return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
+            or _script_over(clause, because, read) or _to_file(clause, because))
 
 
 def tail_specs(clause: str, because: str, read) -> list:

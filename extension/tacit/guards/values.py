@@ -30,7 +30,8 @@ _TRAILER = r"`[A-Za-z][\w-]{1,40}:?`|[A-Za-z][\w-]*-by:?"
 _TRAILERS = rf"(?:{_TRAILER})(?:\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b)\s*(?:{_TRAILER}))*"
 # whose name: the agent's own (a human's trailer stays allowed, but the agent adds only its own)
 _WHOSE = (r"(?:\s+(?:with|naming|for|crediting|mentioning)\s+(?:your(?:self)?|the agent'?s?|the ai'?s?|the assistant'?s?|"
-          r"claude'?s?|an? (?:ai|agent|bot|llm|model)'?s?|ai|agent|bot)(?:\s+(?:own\s+)?(?:name|identity|email))?)?")
+          r"claude'?s?|an? (?:ai|agent|bot|llm|model)'?s?|ai|agent|bot)(?:\s+(?:own\s+)?(?:(?:agent|ai|bot|assistant|model)\s+)?"
+          r"(?:name|identity|email))?)?")
 _TRAILER_RULE = lazy(rf"{_DONT}\s+(?:add|include|use|put|write|append)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?P<vals>{_TRAILERS})"
                      rf"\s+(?:trailers?|lines?|footers?){_WHOSE}(?:\s+(?:to|in)\s+(?:the\s+|any\s+)?commits?"
                      r"(?:\s+messages?)?)?", re.I)

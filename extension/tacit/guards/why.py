@@ -38,6 +38,9 @@ def explain(text) -> dict:
                 if spec is not None and any(s.match == spec.match for s in specs) and \
                         all(r["match"] != spec.match.to_dict() for r in rules):
                     rules.append({"clause": clause.text, "kind": spec.kind, "match": spec.match.to_dict()})
+        if not rules:  # read by a reading of its own (a list, a place, a wrapper …): the first rule clause
+            first = next((c.text for f in (prepared[1] if prepared else ()) for c in f if not c.reason), text)
+            rules = [{"clause": first, "kind": s.kind, "match": s.match.to_dict()} for s in specs]
         rest = " The rest is its reason, not part of the match." if len(rules) == 1 and any(
             len(f) > 1 for f in prepared[1]) else ""
         return {"guard": True, "rules": rules,
