@@ -242,3 +242,26 @@ def test_why_names_the_rule_of_any_reading():
     from tacit.guards.why import explain
     found = explain("`.claude/agents/` is deprecated. Do not create agent files")
     assert found["guard"] and found["rules"] and found["why"].startswith("the rule is")
+
+
+def test_a_folder_said_first_or_listed():
+    reads("in ui/, never use npm", ["cd ui && npm install"], ["npm install", "cd ui && pnpm install"])
+    reads("inside ui/ or web/, don't use npm", ["cd ui && npm ci", "cd web && npm ci"], ["cd docs && npm ci"])
+    reads("use pnpm, not npm, in ui/", ["cd ui && npm install"], ["npm install", "cd ui && pnpm install"])
+    reads("never use npm in ui/ or docs/", ["cd docs && npm run x", "cd ui && npm ci"], ["npm ci"])
+    assert derive_guards("in ui/, never use npm, unless the lockfile is gone") == ()
+
+
+def test_a_flag_said_after_its_command():
+    reads("never run pnpm install with --no-frozen-lockfile", ["pnpm install --no-frozen-lockfile"],
+          ["pnpm install", "pnpm install --frozen-lockfile"])
+    assert derive_guards("never run pnpm install with --no-frozen-lockfile if CI is red") == ()
+
+
+def test_a_subcommand_output_to_a_file():
+    reads("never pipe dotnet test output into a file", ["dotnet test > out.txt"],
+          ["dotnet test", "dotnet build > out.txt"])
+
+
+def test_a_script_over_another_run_by_an_interpreter():
+    reads("use bash scripts/test.sh instead of ./scripts/test.sh", ["./scripts/test.sh"], ["bash scripts/test.sh"])

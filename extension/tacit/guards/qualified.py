@@ -19,8 +19,13 @@ from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
 
-_PLACE = lazy(r"(?P<head>.+?)\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)"
-              r"(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace))?)", re.I)
+_DIR = r"(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?"
+_DIRS = rf"{_DIR}(?:\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*{_DIR})*"
+_PLACE = lazy(rf"(?P<head>.+?),?\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>{_DIRS})", re.I)
+# "in `ui/`, never use npm": the place first
+_PLACE_FIRST = lazy(rf"(?P<prep>in|inside|within|under)\s+(?P<where>{_DIR}(?:\s+(?:or|and)\s+{_DIR})*)\s*,?\s+(?P<head>.+)",
+                    re.I)
+_INTERPRETERS = frozenset(("bash", "sh", "zsh", "ruby", "perl", "php", "node", "deno", "bun", "pwsh", "powershell"))
 # wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
 _WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
              "rye": ("rye",), "hatch": ("hatch",), "npx": ("npx", "pnpx", "bunx"), "pnpm": ("pnpm", "pnpx"),
@@ -30,14 +35,20 @@ _ITEMS = r"(?P<ys>[\w`.+-]+(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s+)[
 _THROUGH = [lazy(p, re.I) for p in (
     rf"(?:run|use|invoke|call|execute)\s+{_ITEMS}\s+(?:only\s+)?(?:through|via|using|with|under)\s+{_W}",
     rf"use\s+{_W}\s+(?:to\s+)?(?:run|invoke|call|execute)\s+{_ITEMS}",
+    rf"use\s+{_W}\s+(?:for|with)\s+(?:all\s+|every\s+|any\s+)?{_ITEMS}(?:\s+(?:commands?|calls?|invocations?))?",
 )]
 # "python related commandline tools like isort, ruff": the tools named are the items
 _LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
              re.I)
 _FLAGS = r"`?--?[\w-]*`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*`?)*"
-_FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
-                  r"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+"
-                  r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})", re.I)
+_CMD = r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})"
+_FLAG_WITH = [lazy(p, re.I) for p in (
+    rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
+    rf"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+{_CMD}",
+    # "never run pnpm install with --no-frozen-lockfile"
+    rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?:with|using|passing)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
+    r"(?:\s+(?:flags?|options?|switch(?:es)?))?",
+)]
 # after the last comma, what to do instead or why: "…, rebase onto it" · "…, pnpm drops the filter then"
 _TAIL = lazy(r"(?P<head>.+),\s+(?P<tail>[^,]+)", re.I)
 # a tail that may be another item, a condition or a place is part of the rule: no reading
@@ -52,7 +63,7 @@ _SCRIPT = r"\./[\w.-]+(?:/[\w.-]+)*|[\w.-]+(?:/[\w.-]+)+\.\w{1,4}"
 _SCRIPT_OVER = lazy(rf"(?:use\s+)?(?P<x>[a-z][\w.-]*(?:\s+[\w./-]+){{1,3}}?)\s*,?\s+(?:not|never|instead of|rather than)\s+"
                     rf"(?P<y>{_SCRIPT})", re.I)
 # "never pipe MSBuild output to a file": the program run with its output sent to a file (``> log``, ``| tee log``)
-_TO_FILE = lazy(rf"{_DONT}\s+(?:pipe|redirect|write|send|save|dump|tee)\s+(?:the\s+)?(?P<p>`?[\w.-]+`?)(?:'s)?\s+"
+_TO_FILE = lazy(rf"{_DONT}\s+(?:pipe|redirect|write|send|save|dump|tee)\s+(?:the\s+)?(?P<p>`[^`]+`|[\w.-]+(?:\s+[a-z][\w-]*)?)(?:'s)?\s+"
                 r"(?:output|logs?|stdout)\s+(?:in)?to\s+(?:a\s+|any\s+)?(?:log\s+)?files?", re.I)
 _OUTPUT_OF = {"msbuild": ("msbuild", "dotnet")}  # `dotnet build` is MSBuild
 
@@ -63,19 +74,22 @@ def _commands(specs: list) -> bool:
 
 
 def _placed(clause: str, because: str, read) -> list:
-    """"don't use npm or npx in `ui/`" · "don't run prettier on `tasks/`"."""
-    m = _PLACE.fullmatch(clause)
+    """"don't use npm or npx in `ui/`" · "in `ui/`, never use npm" · "don't run prettier on `tasks/`"."""
+    m = _PLACE.fullmatch(clause) or _PLACE_FIRST.fullmatch(clause)
     if not m:
         return []
-    where = _path_pattern(m.group("where"))
     on = m.group("prep").lower() == "on"
-    if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
-        return []  # "in CI", "in production", "in `main.py`": not a folder of the project
-    specs = read(m.group("head"), because)
+    folders = []
+    for part in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*", m.group("where")):
+        where = _path_pattern(part)
+        if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
+            return []  # "in CI", "in production", "in `main.py`": not a folder of the project
+        folders.append(where.removeprefix("./").rstrip("/"))
+    specs = read(m.group("head").rstrip(", "), because)
     if not _commands(specs):
         return []
-    folder = (where.removeprefix("./").rstrip("/"),)
-    return [replace(s, match=replace(s.match, on=folder) if on else replace(s.match, under=folder)) for s in specs]
+    folders = tuple(dict.fromkeys(folders))
+    return [replace(s, match=replace(s.match, on=folders) if on else replace(s.match, under=folders)) for s in specs]
 
 
 def _through(clause: str, because: str) -> list:
@@ -96,7 +110,7 @@ def _through(clause: str, because: str) -> list:
 
 def _flag_with(clause: str, because: str, read) -> list:
     """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
-    m = _FLAG_WITH.fullmatch(clause)
+    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause)
     if not m:
         return []
     cmd = _unquote(m.group("cmd"))
@@ -123,24 +137,27 @@ def _tail(clause: str, because: str, read) -> list:
 def _script_over(clause: str, because: str, read) -> list:
     """"use python3 test.py, not ./test.py": read as if both were quoted."""
     m = _SCRIPT_OVER.fullmatch(clause)
-    if not m or m.group("x").split()[0].lower() not in _KNOWN_PROGRAMS:
+    if not m or m.group("x").split()[0].lower() not in _KNOWN_PROGRAMS | _INTERPRETERS:
         return []
     return read(f"use `{m.group('x')}`, not `{m.group('y')}`", because)
 
 
-def _to_file(clause: str, because: str) -> list:
+def _to_file(clause: str, because: str, read) -> list:
     """"never pipe msbuild output to a file": the program, when its output goes to a file."""
     m = _TO_FILE.fullmatch(clause)
-    prog = _unquote(m.group("p")).lower() if m else ""
-    if not prog or prog not in _KNOWN_PROGRAMS and prog not in _OUTPUT_OF:
+    words = _unquote(m.group("p")).lower().split() if m else []
+    if not words or words[0] not in _KNOWN_PROGRAMS and words[0] not in _OUTPUT_OF:
         return []
-    return [GuardSpec(CommandMatch(_OUTPUT_OF.get(prog, (prog,)), (), (), True, to_file=True), because)]
+    if len(words) == 1:
+        return [GuardSpec(CommandMatch(_OUTPUT_OF.get(words[0], (words[0],)), (), (), True, to_file=True), because)]
+    specs = read(f"never run `{' '.join(words)}`", because)  # "dotnet test output": that command
+    return [replace(s, match=replace(s.match, to_file=True)) for s in specs] if _commands(specs) else []
 
 
 def qualified_specs(clause: str, because: str, read) -> list:
     """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
     return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
-            or _script_over(clause, because, read) or _to_file(clause, because))
+            or _script_over(clause, because, read) or _to_file(clause, because, read))
 
 
 def tail_specs(clause: str, because: str, read) -> list:
