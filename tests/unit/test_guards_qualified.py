@@ -265,3 +265,18 @@ def test_a_subcommand_output_to_a_file():
 
 def test_a_script_over_another_run_by_an_interpreter():
     reads("use bash scripts/test.sh instead of ./scripts/test.sh", ["./scripts/test.sh"], ["bash scripts/test.sh"])
+
+
+@pytest.mark.parametrize("reason", [", the hooks catch bugs before review", ", it may corrupt the DB",
+                                    ", npm doesn't support workspaces", ", nobody maintains the yarn config",
+                                    ", the bot does it after merge", ", reviewers hate that"])
+def test_a_statement_after_the_last_comma_is_a_reason(reason):
+    reads("use pnpm, never npm or yarn" + reason, ["npm install", "yarn add x"], ["pnpm install", "npx prettier ."])
+
+
+@pytest.mark.parametrize("lesson", ["never run npm install, dev deps don't count", "never use npm, docs are fine",
+                                    "never use npm, in production", "never use npm, at least for now",
+                                    "never push, commit to main unless asked"])
+def test_a_tail_that_limits_the_rule_is_no_reason(lesson):
+    assert all(not (isinstance(s.match, CommandMatch) and s.match.programs == ("npm",) and not s.match.subcommands)
+               and s.match.to_dict().get("subcommands") != ["install"] for s in derive_guards(lesson)), lesson

@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 
 from tacit.lazyre import lazy
+from tacit.guards.clauses import _EXCEPTION, _HEDGE
 from tacit.guards.model import CommandMatch, GuardSpec
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
 
@@ -51,10 +52,15 @@ _FLAG_WITH = [lazy(p, re.I) for p in (
 )]
 # after the last comma, what to do instead or why: "…, rebase onto it" · "…, pnpm drops the filter then"
 _TAIL = lazy(r"(?P<head>.+),\s+(?P<tail>[^,]+)", re.I)
-# a tail that may be another item, a condition or a place is part of the rule: no reading
-_NOT_TAIL = lazy(r"\b(?:or|and|nor|not|never|no|don'?t|unless|except|if|when|only|but|instead)\b|n't\b|^(?:in|on|at|for|"
-                 r"from|to|into|during|against|with|without|within|inside|under|outside|via|through|except|ever|even|"
-                 r"either|also|too|then|just|especially|including|e\.?g|like|such|as|or|and|any|all|prefer|use)\b|(?:^|\s)-", re.I)
+# a tail that may be another item, a condition, a place or a rule of its own is part of the rule: no reading
+_LIST_WORD = lazy(r"\b(?:or|and|nor|unless|except|only|but|instead)\b", re.I)
+_NOT_TAIL = lazy(r"^(?:in|on|at|for|from|to|into|during|against|with|without|within|inside|under|outside|via|through|"
+                 r"ever|even|either|also|too|then|just|especially|including|e\.?g|like|such|as|any|all|prefer|use|not|"
+                 r"never|no(?!\s+one\b)|don'?t|do|nor|avoid|stop|always|please|pls)\b|(?:^|\s)-", re.I)
+# "…, npm doesn't support workspaces": a negation after a subject is a statement, a reason
+# "…, dev deps don't count" · "…, docs are fine": an exception said as a statement
+_PERMITS = lazy(r"\b(?:counts?|appl(?:y|ies)|matters?|fine|ok|okay|exempt|allowed|excepted|excluded|permitted)\b", re.I)
+_NEGATION = lazy(r"\b(?:not|never|no)\b|n'?t\b", re.I)
 _ALT_VERBS = frozenset(("rebase", "squash", "ask", "merge", "revert"))
 
 
@@ -129,7 +135,10 @@ def _tail(clause: str, because: str, read) -> list:
     """"never merge main into the feature branch, rebase": the rule before the alternative."""
     m = _TAIL.fullmatch(clause)
     tail = m.group("tail").strip() if m else ""
-    if not m or _NOT_TAIL.search(tail) or "`" in tail or len(tail.split()) < 2 and tail.lower() not in _ALT_VERBS:
+    if not m or "`" in tail or len(tail.split()) < 2 and tail.lower() not in _ALT_VERBS:
+        return []
+    if any(p.search(tail) for p in (_NOT_TAIL, _LIST_WORD, _HEDGE, _EXCEPTION, _PERMITS)) \
+            or _NEGATION.search(tail) and len(tail.split()) < 3:
         return []
     return read(m.group("head"), because)
 
