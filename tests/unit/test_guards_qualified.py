@@ -280,3 +280,10 @@ def test_a_statement_after_the_last_comma_is_a_reason(reason):
 def test_a_tail_that_limits_the_rule_is_no_reason(lesson):
     assert all(not (isinstance(s.match, CommandMatch) and s.match.programs == ("npm",) and not s.match.subcommands)
                and s.match.to_dict().get("subcommands") != ["install"] for s in derive_guards(lesson)), lesson
+
+
+def test_a_dot_after_a_space_is_the_argument_not_the_full_stop():
+    reads("never run git checkout .", ["git checkout .", "git checkout -- ."], ["git checkout main", "git checkout -b x"])
+    reads("never run git checkout . — it discards work", ["git checkout ."], ["git checkout main"])
+    reads("never run git add .", ["git add .", "git add -A"], ["git add src/x.py"])
+    assert derive_guards("never run git checkout . unless asked") == ()

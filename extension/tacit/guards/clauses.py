@@ -223,6 +223,7 @@ def _never_said(m) -> str:
 
 
 def _tidy(s: str) -> str:
+    dot = re.search(r"[\w/-]\s\.$", s.strip())  # "never run git checkout .": the dot is the argument
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
@@ -232,7 +233,7 @@ def _tidy(s: str) -> str:
     s = re.sub(r"\s+", " ", s).strip()
     s = re.sub(r"\s+([,;:])", r"\1", s)
     s = re.sub(r",\s*,", ",", s)
-    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
 

@@ -65,6 +65,8 @@ def _prepare(text) -> tuple[str, list] | None:
 def _rule_text(clause_text: str) -> str:
     s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
     s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
+    if re.search(r"[^\s.]\s\.$", s):
+        return re.sub(r"^[,;:\s]+", "", s)  # "never run git checkout .": the dot is the argument
     return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
 
 
@@ -260,10 +262,10 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
         return None
     if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
         return None  # "do not use Vite environment variables": a name in prose, not a command typed
-    for w in words[1:]:
+    for i, w in enumerate(words[1:], 2):
         if w.lower() in _STOP_WORDS:
             return None
-        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)):
+        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)):
             return None
     return [words[0].lower()] + words[1:]
 
