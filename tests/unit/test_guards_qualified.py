@@ -309,3 +309,11 @@ def test_path_rules_said_otherwise_keep_their_veto_and_need_a_path():
     for lesson in ("Keep `LICENSE` unchanged unless legal asks.", "keep tests unchanged", "keep it simple",
                    "please try to avoid editing `dist/`", "`src/gen/` is generated. Don't edit files there if CI is red."):
         assert derive_guards(lesson) == (), lesson
+
+
+def test_the_root_or_any_subfolder():
+    reads("don't run docker compose up in the root folder", ["docker compose up -d"],
+          ["cd deploy && docker compose up", "docker compose ps"])
+    reads("never run pnpm install in the repo root", ["pnpm install"], ["cd packages/web && pnpm install"])
+    reads("Do not run `npm install` in subdirectories", ["cd packages/web && npm install"], ["npm install"])
+    assert derive_guards("never run npm install in the root unless it is a fresh clone") == ()

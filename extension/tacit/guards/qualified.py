@@ -20,12 +20,17 @@ from tacit.guards.clauses import _EXCEPTION, _HEDGE
 from tacit.guards.model import CommandMatch, GuardSpec
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
 
-_DIR = r"(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?"
+_DIR = (r"(?:the\s+)?(?:`[^`]+`|(?:repo(?:sitory)?\s+|project\s+|any\s+)?[\w.~/-]+)"
+        r"(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?")
 _DIRS = rf"{_DIR}(?:\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*{_DIR})*"
 _PLACE = lazy(rf"(?P<head>.+?),?\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>{_DIRS})", re.I)
 # "in `ui/`, never use npm": the place first
 _PLACE_FIRST = lazy(rf"(?P<prep>in|inside|within|under)\s+(?P<where>{_DIR}(?:\s+(?:or|and)\s+{_DIR})*)\s*,?\s+(?P<head>.+)",
                     re.I)
+# "in the root folder": the project's root itself ("."); "in subdirectories": any folder below it ("*")
+_ROOT = lazy(r"(?:the\s+)?(?:(?:repo(?:sitory)?|project|workspace)\s+root|root(?:\s+(?:folder|directory|dir))?|top[- ]level"
+             r"(?:\s+(?:folder|directory|dir))?|(sub-?(?:directories|folders|dirs|packages)|any\s+sub-?(?:directory|folder|dir|package)))",
+             re.I)
 _INTERPRETERS = frozenset(("bash", "sh", "zsh", "ruby", "perl", "php", "node", "deno", "bun", "pwsh", "powershell"))
 # wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
 _WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
@@ -87,6 +92,10 @@ def _placed(clause: str, because: str, read) -> list:
     on = m.group("prep").lower() == "on"
     folders = []
     for part in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*", m.group("where")):
+        root = None if on else _ROOT.fullmatch(part)
+        if root:
+            folders.append("*" if root.group(1) else ".")
+            continue
         where = _path_pattern(part)
         if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
             return []  # "in CI", "in production", "in `main.py`": not a folder of the project
