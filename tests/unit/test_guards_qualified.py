@@ -317,3 +317,28 @@ def test_the_root_or_any_subfolder():
     reads("never run pnpm install in the repo root", ["pnpm install"], ["cd packages/web && pnpm install"])
     reads("Do not run `npm install` in subdirectories", ["cd packages/web && npm install"], ["npm install"])
     assert derive_guards("never run npm install in the root unless it is a fresh clone") == ()
+
+
+def test_a_command_without_its_flag():
+    reads("never run `cargo update` without `-p <crate>`", ["cargo update"],
+          ["cargo update -p serde", "cargo update --package serde", "cargo build"])
+    reads("never run cargo test without -p", ["cargo test"], ["cargo test -p core", "cargo build"])
+    assert derive_guards("never run cargo test without -p unless asked") == ()
+
+
+@pytest.mark.parametrize("lesson", ["never install packages globally", "don't install anything globally",
+                                    "no global installs"])
+def test_global_installs(lesson):
+    reads(lesson, ["npm install -g typescript", "npm i --global x", "pnpm add -g x", "yarn global add x",
+                   "bun add --global x"],
+          ["npm install", "npm install -D typescript", "pnpm add x", "yarn add x"])
+
+
+def test_global_installs_keep_their_veto():
+    assert derive_guards("never install packages globally unless asked") == ()
+    assert derive_guards("if you can, never install packages globally") == ()
+
+
+def test_pushing_tags():
+    reads("never push tags", ["git push --tags", "git push origin --follow-tags"], ["git push origin main", "git tag v1"])
+    assert derive_guards("never push tags before the release is approved") == ()

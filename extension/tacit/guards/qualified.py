@@ -46,11 +46,14 @@ _THROUGH = [lazy(p, re.I) for p in (
 # "python related commandline tools like isort, ruff": the tools named are the items
 _LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
              re.I)
-_FLAGS = r"`?--?[\w-]*`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*`?)*"
+_FLAGS = r"`?--?[\w-]*(?:\s+<[\w -]+>)?`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*(?:\s+<[\w -]+>)?`?)*"
 _CMD = r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})"
 _FLAG_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
     rf"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+{_CMD}",
+    # "never run `cargo update` without `-p`": the flag is the allowed way
+    rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?P<without>without)\s+(?:the\s+|a\s+)?(?P<flags>{_FLAGS})"
+    r"(?:\s+(?:flags?|options?|switch(?:es)?))?(?:\s+<[\w -]+>)?",
     # "never run pnpm install with --no-frozen-lockfile"
     rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?:with|using|passing)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
     r"(?:\s+(?:flags?|options?|switch(?:es)?))?",
@@ -125,7 +128,7 @@ def _through(clause: str, because: str) -> list:
 
 def _flag_with(clause: str, because: str, read) -> list:
     """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
-    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause)
+    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause) or _FLAG_WITH[2].fullmatch(clause)
     if not m:
         return []
     cmd = _unquote(m.group("cmd"))
@@ -137,6 +140,8 @@ def _flag_with(clause: str, because: str, read) -> list:
     flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
     if not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
         return []
+    if "without" in m.groupdict() and m.group("without"):
+        return [replace(base[0], match=replace(base[0].match, unless=tuple(flags)))]  # any of them makes it allowed
     return [replace(base[0], match=replace(base[0].match, flags=(f,))) for f in flags]
 
 
@@ -172,10 +177,25 @@ def _to_file(clause: str, because: str, read) -> list:
     return [replace(s, match=replace(s.match, to_file=True)) for s in specs] if _commands(specs) else []
 
 
+# "never install packages globally" · "no global installs": the package managers' global installs
+_GLOBAL = lazy(rf"(?:{_DONT}\s+install\s+(?:any\s+|new\s+)?(?:packages?|anything|dependencies|deps|modules|tools|"
+               rf"(?:npm|node)\s+packages)?\s*globally|no\s+global\s+(?:installs?|packages)|{_DONT}\s+install\s+"
+               r"(?:any\s+)?global\s+(?:packages?|modules|dependencies|tools))", re.I)
+_GLOBAL_SHAPES = ((("npm",), ("install",), ("-g",)), (("pnpm",), ("add",), ("-g",)), (("pnpm",), ("install",), ("-g",)),
+                  (("yarn",), ("global", "add"), ()), (("bun",), ("add",), ("-g",)), (("bun",), ("install",), ("-g",)))
+
+
+def _global(clause: str, because: str) -> list:
+    """"never install packages globally": `npm i -g`, `pnpm add -g`, `yarn global add`, `bun add -g`."""
+    if not _GLOBAL.fullmatch(clause):
+        return []
+    return [GuardSpec(CommandMatch(p, sub, flags, True), because) for p, sub, flags in _GLOBAL_SHAPES]
+
+
 def qualified_specs(clause: str, because: str, read) -> list:
     """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
     return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
-            or _script_over(clause, because, read) or _to_file(clause, because, read))
+            or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because))
 
 
 def tail_specs(clause: str, because: str, read) -> list:
