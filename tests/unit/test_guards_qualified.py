@@ -342,3 +342,14 @@ def test_global_installs_keep_their_veto():
 def test_pushing_tags():
     reads("never push tags", ["git push --tags", "git push origin --follow-tags"], ["git push origin main", "git tag v1"])
     assert derive_guards("never push tags before the release is approved") == ()
+
+
+def test_a_bare_folder_name_heading_a_list_item():
+    guards = guard_set("- conformance - Typing conformance tests pulled from python/typing. Don't edit")
+    assert stops(guards, "conformance/third_party/x.py", tool="Edit")
+    assert stops(guards, "rm -rf conformance/third_party")
+    assert not stops(guards, "src/conformance.py", tool="Edit") and not stops(guards, "cat conformance/a.py")
+    for lesson in ("- Conformance - tests pulled from upstream. Don't edit",  # a title, not a folder name
+                   "conformance - tests. Don't edit",  # no list item
+                   "- conformance - tests pulled from upstream. Don't edit unless syncing"):
+        assert derive_guards(lesson) == (), lesson
