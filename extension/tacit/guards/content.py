@@ -41,6 +41,8 @@ _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in match.sinks or not set(inv.upstream) & set(match.sources):
         return False
+    if not match.code:
+        return True  # "never pipe gradle output through tail": any such stage
     for a in inv.argv[1:]:
         if a == "--" or a == "-s" or a == "-":
             return True
