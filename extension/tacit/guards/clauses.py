@@ -98,7 +98,11 @@ _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
-    r"for now|for the moment|temporarily|until)\b", re.I)
+    r"for now|for the moment|temporarily|until|"
+    # "without maintainer approval" · "without explicit request": permission, a case the check cannot see
+    r"without\s+(?:(?:the\s+|a\s+|an\s+|prior\s+|explicit\s+|express\s+|written\s+|manual\s+|(?:the\s+)?"
+    r"(?:maintainer|user|owner|human|operator|team)(?:'?s)?\s+)*(?:approval|permission|asking|request|instructions?|"
+    r"confirmation|consent|sign-?off|go-ahead|ok|okay)))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
