@@ -8,33 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-# Order = order in --help. Each module defines add_parser(subparsers).
-COMMAND_MODULES = [
-    "tacit.commands.memory",
-    "tacit.commands.share",
-    "tacit.commands.skill",
-    "tacit.commands.guard",
-    "tacit.commands.scan",
-    "tacit.commands.status",
-    "tacit.commands.doctor",
-    "tacit.commands.engine",
-    "tacit.commands.install",
-    "tacit.commands.learn",
-    "tacit.commands.detect",
-    "tacit.commands.observe",
-    "tacit.commands.memories",
-    "tacit.commands.habits",
-    "tacit.commands.bridge",
-    "tacit.commands.patterns",
-    "tacit.commands.review",
-    "tacit.commands.privacy",
-    "tacit.commands.cost",
-    "tacit.commands.search",
-    "tacit.commands.ui",
-]
-
-# Top-level command name -> the module in COMMAND_MODULES that registers it.
-# Kept next to the registry so adding a module means adding its names here.
+# Top-level command name -> the module that registers it (``add_parser(subparsers)``).
 COMMANDS = {
     "memory": "tacit.commands.memory",
     "forget": "tacit.commands.memory",
@@ -67,6 +41,7 @@ COMMANDS = {
     "search": "tacit.commands.search",
     "ui": "tacit.commands.ui",
 }
+COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))  # order = order in --help
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -108,9 +83,7 @@ def _json_errors(parser) -> bool:
 
 def command_in(argv: list[str]) -> str | None:
     """The top-level command ``argv`` invokes, when ``COMMANDS`` knows its module."""
-    if argv and COMMANDS.get(argv[0]) in COMMAND_MODULES:
-        return argv[0]
-    return None
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def build_parser(argv: list[str] | None = None):
