@@ -15,7 +15,6 @@ def add_parser(subparsers) -> None:
                                           "kind and host, today's budget, waiting jobs, and what each run "
                                           "changed (docs/cost.md).")
     p.add_argument("--days", type=int, default=7, help="how many local days, today included (default 7)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cost)
 
 

@@ -79,7 +79,6 @@ def add_parser(subparsers) -> None:
     p = sub.add_parser("why", help="where the entries holding TEXT came from")
     where(p, target=False)
     p.add_argument("text")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_why)
 
     p = subparsers.add_parser("forget", help="remove every memory entry saying TEXT, in every scope, for good")
@@ -89,7 +88,6 @@ def add_parser(subparsers) -> None:
 
     p = sub.add_parser("undo", help="revert change ID (a consolidation or a child's run: all of it)")
     p.add_argument("id", type=int)
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_undo)
 
 
