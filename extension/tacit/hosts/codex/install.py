@@ -11,7 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tacit import commandline
+from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
@@ -129,11 +129,8 @@ def validate_codex_hooks(config) -> None:
 
 
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    try:
-        return _install(cfg, scope, project_dir, python or sys.executable)
-    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
-        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
-                "message": f"tacit was not installed into Codex: {exc}"}
+    return support.answered(HOST, scope, "tacit was not installed into Codex",
+                            lambda: _install(cfg, scope, project_dir, python or sys.executable), InvalidHooks)
 
 
 def _install(cfg, scope, project_dir, python) -> dict:
@@ -170,7 +167,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         changed.append(RULES_FILE)
 
     manifest = {
-        "tacit_version": support.tacit_version(),
+        "tacit_version": __version__,
         "host": HOST,
         "scope": scope,
         "python": python,
@@ -322,11 +319,8 @@ def project_trusted(cfg, project: Path) -> bool:
 
 
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    try:
-        return _uninstall(cfg, scope, project_dir)
-    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
-        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
-                "message": f"tacit was not uninstalled from Codex: {exc}"}
+    return support.answered(HOST, scope, "tacit was not uninstalled from Codex",
+                            lambda: _uninstall(cfg, scope, project_dir), InvalidHooks)
 
 
 def _uninstall(cfg, scope, project_dir) -> dict:
