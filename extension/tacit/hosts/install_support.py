@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from tacit.fsutil import atomic_write_text
+from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
 
 
 class InstallError(Exception):
@@ -130,11 +130,3 @@ def unlink(path: Path) -> bool:
         return True
     except FileNotFoundError:
         return False
-
-
-def mode_of(path: Path, default: int) -> int:
-    """A file's permission bits, or ``default`` when it does not exist."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return default
