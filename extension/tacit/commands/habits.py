@@ -44,39 +44,18 @@ def _run(cfg, work, *, write: bool = False) -> int:
 
 
 def _list(args, cfg) -> int:
-    def work(conn):
-        found = list_habits(conn, cfg)
-        if args.json:
-            emit({"success": True, "habits": found})
-        else:
-            print(habits.render_list(found))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit({"success": True, "habits": list_habits(conn, cfg)},
+                                       text=lambda r: habits.render_list(r["habits"])) or 0)
 
 
 def _suggest(args, cfg) -> int:
-    def work(conn):
-        found = suggest(conn, cfg, args.current)
-        if args.json:
-            emit({"success": True, "current": args.current, "suggestions": found})
-        else:
-            print(habits.render_suggestions(args.current, found))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit(
+        {"success": True, "current": args.current, "suggestions": suggest(conn, cfg, args.current)},
+        text=lambda r: habits.render_suggestions(args.current, r["suggestions"])) or 0)
 
 
 def _status(args, cfg) -> int:
-    def work(conn):
-        info = habit_status(conn, cfg)
-        if args.json:
-            emit({"success": True, **info})
-        else:
-            print(habits.render_status(info))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit({"success": True, **habit_status(conn, cfg)}, text=habits.render_status) or 0)
 
 
 def _rebuild(args, cfg) -> int:
