@@ -53,9 +53,5 @@ def format_report(data: dict) -> str:
 
 
 def _cost(args, cfg) -> int:
-    data = report(cfg, args.days)
-    if args.json:
-        emit(data)
-    else:
-        print(format_report(data))
+    emit(report(cfg, args.days), text=format_report)
     return 0

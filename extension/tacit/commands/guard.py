@@ -293,11 +293,7 @@ def _stats(args, cfg) -> int:
     only = _project(args, cfg) if args.project else None
 
     def work(store: GuardStore) -> int:
-        data = stats(cfg, store, only=only, include_current=None if only else _project(args, cfg))
-        if args.json:
-            emit(data)
-        else:
-            print(render_stats(data))
+        emit(stats(cfg, store, only=only, include_current=None if only else _project(args, cfg)), text=render_stats)
         return 0
 
     return _run(args, cfg, work)

@@ -37,10 +37,7 @@ def _show(args, cfg) -> int:
     except LedgerUnavailable as exc:
         sys.stderr.write(f"tacit memories: learning ledger unavailable ({exc})\n")
         return 1
-    if args.json:
-        emit({"success": True, "memories": memories})
-    else:
-        print(render_memories(memories))
+    emit({"success": True, "memories": memories}, text=lambda r: render_memories(memories))
     return 0
 
 
