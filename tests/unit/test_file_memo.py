@@ -37,7 +37,7 @@ def write(cfg, name: str, step: str = "Run the tests.", description: str = "Depl
 def new_process() -> None:
     """What a fresh process starts with: no memo in memory, no body verdicts."""
     file_memo._MEMOS.clear()
-    skill_gate._BODY_VERDICTS.clear()
+    skill_gate._body_verdict.cache_clear()
 
 
 def index(cfg) -> tuple[str, list]:
