@@ -58,10 +58,10 @@ def _parser_class():
         import argparse
 
         class TacitArgumentParser(argparse.ArgumentParser):
-            wants_json = False  # set on the top-level parser: --json was on the command line
+            wants_json = False  # --json was on the command line: set on the class, so every sub-parser sees it
 
             def error(self, message: str):  # type: ignore[override]
-                if _json_errors(self):  # one JSON object, said once (not again as text on stderr)
+                if self.wants_json:  # one JSON object, said once (not again as text on stderr)
                     from tacit.commands import emit
 
                     emit({"success": False, "error": f"usage: {message}",
@@ -73,12 +73,6 @@ def _parser_class():
 
         _PARSER_CLASS = TacitArgumentParser
     return _PARSER_CLASS
-
-
-def _json_errors(parser) -> bool:
-    """Does this parser's usage error go to stdout as JSON? When ``--json``
-    was asked for (sub-parsers are built from the top-level one's class)."""
-    return _PARSER_CLASS is not None and _PARSER_CLASS.wants_json
 
 
 def command_in(argv: list[str]) -> str | None:
@@ -137,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cfg = _config()
         except Exception as exc:  # noqa: BLE001 — never a traceback
-            return _failed(exc, None)
+            return _failed(exc)
         return serve(cfg)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -166,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 — the contract: one error object, never a traceback
-        return _failed(exc, args)
+        return _failed(exc)
 
 
 def _config():
@@ -183,7 +177,7 @@ def _config():
     return cfg
 
 
-def _failed(exc: BaseException, args) -> int:
+def _failed(exc: BaseException) -> int:
     from tacit.commands import JSON_OUTPUT, emit
     from tacit.failures import describe_failure
 

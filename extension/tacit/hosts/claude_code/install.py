@@ -49,7 +49,7 @@ def manifest(cfg) -> Path:
     return locations(cfg, "user")["plugin_dir"] / MANIFEST
 
 
-def permissions_for(plugin_dir: Path) -> list[str]:
+def permissions_for() -> list[str]:
     """The Bash prefixes the agent may run without a prompt: the bare
     ``tacit`` the injected guidance names, and this environment's absolute
     command (named instead when ``tacit`` is not on PATH). Slash commands
@@ -93,7 +93,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
             support.unlink(plugin_dir / rel)
             changed.append(rel)
 
-    wanted = permissions_for(plugin_dir)
+    wanted = permissions_for()
     allow = settings.setdefault("permissions", {}).setdefault("allow", [])
     if not isinstance(allow, list):
         raise InstallError(f"{settings_path}: permissions.allow is not a list")

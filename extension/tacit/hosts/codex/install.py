@@ -186,7 +186,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
     support.write_json(where["manifest"], manifest, 0o644)
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
-    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
+    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
     result = {
         "success": True,
         "host": HOST,
@@ -288,7 +288,7 @@ def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
     return new_text, {"line_added": True, "table_added": table_added, "block": block}
 
 
-def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
+def untrusted_events(where: dict, positions: dict) -> list[str]:
     """tacit's events whose hook has no trust entry yet. Codex keys trust by
     ``<hooks.json>:<event>:<group>:<hook>``; whether the stored hash still
     matches only Codex can tell, so a reinstall that changed a command

@@ -89,7 +89,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     if skills.get("changed"):
         changed.append(f"{skills['link']} -> {skills['target']} (tacit's skills in Hermes's index)")
         manifest["linked_skills"] = True
-    limits = match_limits(cfg, python, home)
+    limits = match_limits(cfg, home)
     if limits:
         changed.append(f"config.toml: {limits} (Hermes's limits, for every host)")
     manifest["hermes_python"] = str(python)
@@ -106,7 +106,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
             "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
 
 
-def match_limits(cfg, python, home: str) -> str:
+def match_limits(cfg, home: str) -> str:
     """tacit's limits for USER.md and the global MEMORY.md made Hermes's own
     (its tool and tacit write the same files); the keys written, or ""."""
     raw = read_raw(home)
