@@ -5,6 +5,7 @@ Design notes: docs/design/service.md#tacitservicehousekeeping
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
@@ -26,18 +27,16 @@ CHILD_LOG_KEEP = 2
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 ARENAS = 2
-_LIBC: list = []
 
 
+@functools.cache
 def _libc():
-    if not _LIBC:
-        try:
-            import ctypes
+    try:
+        import ctypes
 
-            _LIBC.append(ctypes.CDLL("libc.so.6"))
-        except (OSError, AttributeError, ImportError):  # not glibc: nothing to bound
-            _LIBC.append(None)
-    return _LIBC[0]
+        return ctypes.CDLL("libc.so.6")
+    except (OSError, AttributeError, ImportError):  # not glibc: nothing to bound
+        return None
 
 
 def bound_malloc() -> None:
