@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tacit import __version__, lazyre
+from tacit import __version__, lazyre, processes
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -474,7 +474,7 @@ def _rss_kb() -> int:
 def serve(cfg=None) -> int:
     """Run the service until idle, stopped or signalled. Never raises."""
     cfg = cfg or load_config()
-    housekeeping.bound_malloc()  # before the threads: few malloc arenas, so the RSS stays flat
+    processes.bound_malloc()  # before the threads: few malloc arenas, so the RSS stays flat
     sys.setswitchinterval(0.001)  # a hook's reply never waits 5 ms for the interpreter lock
     service = Service(cfg)
     for sig in (signal.SIGTERM, signal.SIGHUP):
