@@ -145,7 +145,7 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     holders = [(t, e) for t in sources if t in store.targets() for e in store.entries(t) if text in e]
     if not holders:
         return {"success": False, "error": f"No entry contains {text!r} in {', '.join(sources)}."}
-    if len({e for _, e in holders}) > 1 or len(holders) > 1:
+    if len(holders) > 1:
         return {"success": False, "error": f"{len(holders)} entries contain {text!r}; use a longer, unique substring.",
                 "matches": [{"scope": t, "entry": e[:80]} for t, e in holders]}
     (origin, entry), = holders
