@@ -189,6 +189,8 @@ def clean_line(text: str) -> str:
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
     text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
+    # "never use -- with pnpm test": the separator is the object, not a dash
+    text = re.sub(r"\b(use|pass|add|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)", r"\1 `--`", text, flags=re.I)
     return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
 
 
@@ -221,6 +223,7 @@ def _never_said(m) -> str:
 
 
 def _tidy(s: str) -> str:
+    dot = re.search(r"[\w/-]\s\.$", s.strip())  # "never run git checkout .": the dot is the argument
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
@@ -230,7 +233,7 @@ def _tidy(s: str) -> str:
     s = re.sub(r"\s+", " ", s).strip()
     s = re.sub(r"\s+([,;:])", r"\1", s)
     s = re.sub(r",\s*,", ",", s)
-    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
 
@@ -240,7 +243,8 @@ def clauses(text: str) -> list[list[Clause]]:
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
-    protected = re.sub(r"\b(e\.g|i\.e|etc|vs|cf)\.", r"\1", protected, flags=re.I)  # not a sentence's end
+    # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
+    protected = re.sub(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", r"\1", protected, flags=re.I)
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()
@@ -359,6 +363,7 @@ _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and",
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
                "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
                "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "option_value": ("add", "label", "trailer"),
                "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
 
 

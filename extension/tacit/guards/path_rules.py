@@ -61,9 +61,18 @@ _EXISTING = lazy(r"\b(?:existing|already[- ](?:applied|run|merged|released|commi
 _ANY_FOLDER = lazy(r"^(?:any|every|all)\s+(`[^`]+/`)\s+(?:directory|directories|folders?|dirs?)$", re.I)
 
 
+# "don't create new agent files in `.claude/agents/`": new files only; editing one that is there stays allowed
+_NEW_FILES = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+)?new\s+(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+                  r"(?:in|under|inside|within|to|into)\s+(?P<paths>.+?)", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
+    m = _NEW_FILES.fullmatch(sentence)
+    patterns = _path_list(m.group("paths")) if m else None
+    if patterns and all(p.endswith(("/", "*")) for p in patterns):
+        return GuardSpec(PathMatch(patterns, new_only=True), because)
     for pattern in _PATH_LESSONS:
         m = pattern.fullmatch(sentence)
         if not m:

@@ -1,0 +1,177 @@
+"""Command rules narrowed by where, on what, how, with which flag or output a
+command runs, read around a command rule the grammar already reads: "don't
+use npm or npx in `ui/`" (run below ui/), "don't run prettier on `tasks/`"
+(an argument below it), "always run python and ruff through uv" (not through
+uv), "never use -- with pnpm test", "never pipe msbuild output to a file",
+"use python3 test.py, not ./test.py"; and a rule before its alternative or
+reason after the last comma ("never merge main into the feature branch,
+rebase"). ``qualified_specs(clause, because, read)`` returns the guards
+(``read``: derive's clause reader) or ``[]``; ``tail_specs`` is the last
+reading. Design notes: docs/guards.md ("Shapes").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from tacit.lazyre import lazy
+from tacit.guards.clauses import _EXCEPTION, _HEDGE
+from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
+
+_DIR = r"(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?"
+_DIRS = rf"{_DIR}(?:\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*{_DIR})*"
+_PLACE = lazy(rf"(?P<head>.+?),?\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>{_DIRS})", re.I)
+# "in `ui/`, never use npm": the place first
+_PLACE_FIRST = lazy(rf"(?P<prep>in|inside|within|under)\s+(?P<where>{_DIR}(?:\s+(?:or|and)\s+{_DIR})*)\s*,?\s+(?P<head>.+)",
+                    re.I)
+_INTERPRETERS = frozenset(("bash", "sh", "zsh", "ruby", "perl", "php", "node", "deno", "bun", "pwsh", "powershell"))
+# wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
+_WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
+             "rye": ("rye",), "hatch": ("hatch",), "npx": ("npx", "pnpx", "bunx"), "pnpm": ("pnpm", "pnpx"),
+             "yarn": ("yarn",), "bun": ("bun", "bunx"), "bunx": ("bun", "bunx")}
+_W = r"`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|pnpm|yarn|bunx|bun)(?:\s+(?:run|exec|x|dlx))?`?"
+_ITEMS = r"(?P<ys>[\w`.+-]+(?:(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s+)[\w`.+-]+){0,12}?)(?:\s*,?\s*etc\.?)?"
+_THROUGH = [lazy(p, re.I) for p in (
+    rf"(?:run|use|invoke|call|execute)\s+{_ITEMS}\s+(?:only\s+)?(?:through|via|using|with|under)\s+{_W}",
+    rf"use\s+{_W}\s+(?:to\s+)?(?:run|invoke|call|execute)\s+{_ITEMS}",
+    rf"use\s+{_W}\s+(?:for|with)\s+(?:all\s+|every\s+|any\s+)?{_ITEMS}(?:\s+(?:commands?|calls?|invocations?))?",
+)]
+# "python related commandline tools like isort, ruff": the tools named are the items
+_LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
+             re.I)
+_FLAGS = r"`?--?[\w-]*`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*`?)*"
+_CMD = r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})"
+_FLAG_WITH = [lazy(p, re.I) for p in (
+    rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
+    rf"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+{_CMD}",
+    # "never run pnpm install with --no-frozen-lockfile"
+    rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?:with|using|passing)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
+    r"(?:\s+(?:flags?|options?|switch(?:es)?))?",
+)]
+# after the last comma, what to do instead or why: "…, rebase onto it" · "…, pnpm drops the filter then"
+_TAIL = lazy(r"(?P<head>.+),\s+(?P<tail>[^,]+)", re.I)
+# a tail that may be another item, a condition, a place or a rule of its own is part of the rule: no reading
+_LIST_WORD = lazy(r"\b(?:or|and|nor|unless|except|only|but|instead)\b", re.I)
+_NOT_TAIL = lazy(r"^(?:in|on|at|for|from|to|into|during|against|with|without|within|inside|under|outside|via|through|"
+                 r"ever|even|either|also|too|then|just|especially|including|e\.?g|like|such|as|any|all|prefer|use|not|"
+                 r"never|no(?!\s+one\b)|don'?t|do|nor|avoid|stop|always|please|pls)\b|(?:^|\s)-", re.I)
+# "…, npm doesn't support workspaces": a negation after a subject is a statement, a reason
+# "…, dev deps don't count" · "…, docs are fine": an exception said as a statement
+_PERMITS = lazy(r"\b(?:counts?|appl(?:y|ies)|matters?|fine|ok|okay|exempt|allowed|excepted|excluded|permitted)\b", re.I)
+_NEGATION = lazy(r"\b(?:not|never|no)\b|n'?t\b", re.I)
+_ALT_VERBS = frozenset(("rebase", "squash", "ask", "merge", "revert"))
+
+
+# "use python3 test.py, not ./test.py": a command over a script of the project, run by its path, both unquoted
+_SCRIPT = r"\./[\w.-]+(?:/[\w.-]+)*|[\w.-]+(?:/[\w.-]+)+\.\w{1,4}"
+_SCRIPT_OVER = lazy(rf"(?:use\s+)?(?P<x>[a-z][\w.-]*(?:\s+[\w./-]+){{1,3}}?)\s*,?\s+(?:not|never|instead of|rather than)\s+"
+                    rf"(?P<y>{_SCRIPT})", re.I)
+# "never pipe MSBuild output to a file": the program run with its output sent to a file (``> log``, ``| tee log``)
+_TO_FILE = lazy(rf"{_DONT}\s+(?:pipe|redirect|write|send|save|dump|tee)\s+(?:the\s+)?(?P<p>`[^`]+`|[\w.-]+(?:\s+[a-z][\w-]*)?)(?:'s)?\s+"
+                r"(?:output|logs?|stdout)\s+(?:in)?to\s+(?:a\s+|any\s+)?(?:log\s+)?files?", re.I)
+_OUTPUT_OF = {"msbuild": ("msbuild", "dotnet")}  # `dotnet build` is MSBuild
+
+
+def _commands(specs: list) -> bool:
+    return bool(specs) and all(isinstance(s.match, CommandMatch) and not (s.match.under or s.match.on or s.match.not_via)
+                               for s in specs)
+
+
+def _placed(clause: str, because: str, read) -> list:
+    """"don't use npm or npx in `ui/`" · "in `ui/`, never use npm" · "don't run prettier on `tasks/`"."""
+    m = _PLACE.fullmatch(clause) or _PLACE_FIRST.fullmatch(clause)
+    if not m:
+        return []
+    on = m.group("prep").lower() == "on"
+    folders = []
+    for part in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*", m.group("where")):
+        where = _path_pattern(part)
+        if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
+            return []  # "in CI", "in production", "in `main.py`": not a folder of the project
+        folders.append(where.removeprefix("./").rstrip("/"))
+    specs = read(m.group("head").rstrip(", "), because)
+    if not _commands(specs):
+        return []
+    folders = tuple(dict.fromkeys(folders))
+    return [replace(s, match=replace(s.match, on=folders) if on else replace(s.match, under=folders)) for s in specs]
+
+
+def _through(clause: str, because: str) -> list:
+    """"always run python, ruff and pyright through uv": those tools, not run through uv."""
+    for pattern in _THROUGH:
+        m = pattern.fullmatch(clause)
+        if not m:
+            continue
+        wrapper = m.group("w").lower()
+        text = _LIKE.sub(", ", m.group("ys"))
+        items = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text) if i.strip()]
+        if not items or any(i not in _KNOWN_PROGRAMS or i in _WRAPPERS for i in items):
+            return []
+        return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
+                          f"{wrapper} run …")]
+    return []
+
+
+def _flag_with(clause: str, because: str, read) -> list:
+    """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
+    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause)
+    if not m:
+        return []
+    cmd = _unquote(m.group("cmd"))
+    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
+        return []
+    base = read(f"never run `{cmd}`", because)
+    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
+        return []
+    flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
+    if not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
+        return []
+    return [replace(base[0], match=replace(base[0].match, flags=(f,))) for f in flags]
+
+
+def _tail(clause: str, because: str, read) -> list:
+    """"never merge main into the feature branch, rebase": the rule before the alternative."""
+    m = _TAIL.fullmatch(clause)
+    tail = m.group("tail").strip() if m else ""
+    if not m or "`" in tail or len(tail.split()) < 2 and tail.lower() not in _ALT_VERBS:
+        return []
+    if any(p.search(tail) for p in (_NOT_TAIL, _LIST_WORD, _HEDGE, _EXCEPTION, _PERMITS)) \
+            or _NEGATION.search(tail) and len(tail.split()) < 3:
+        return []
+    return read(m.group("head"), because)
+
+
+def _script_over(clause: str, because: str, read) -> list:
+    """"use python3 test.py, not ./test.py": read as if both were quoted."""
+    m = _SCRIPT_OVER.fullmatch(clause)
+    if not m or m.group("x").split()[0].lower() not in _KNOWN_PROGRAMS | _INTERPRETERS:
+        return []
+    return read(f"use `{m.group('x')}`, not `{m.group('y')}`", because)
+
+
+def _to_file(clause: str, because: str, read) -> list:
+    """"never pipe msbuild output to a file": the program, when its output goes to a file."""
+    m = _TO_FILE.fullmatch(clause)
+    words = _unquote(m.group("p")).lower().split() if m else []
+    if not words or words[0] not in _KNOWN_PROGRAMS and words[0] not in _OUTPUT_OF:
+        return []
+    if len(words) == 1:
+        return [GuardSpec(CommandMatch(_OUTPUT_OF.get(words[0], (words[0],)), (), (), True, to_file=True), because)]
+    specs = read(f"never run `{' '.join(words)}`", because)  # "dotnet test output": that command
+    return [replace(s, match=replace(s.match, to_file=True)) for s in specs] if _commands(specs) else []
+
+
+def qualified_specs(clause: str, because: str, read) -> list:
+    """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
+    return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
+            or _script_over(clause, because, read) or _to_file(clause, because, read))
+
+
+def tail_specs(clause: str, because: str, read) -> list:
+    """The guards of a rule followed by its alternative or reason after a comma."""
+    return _tail(clause, because, read)
+
+
+__all__ = ["qualified_specs", "tail_specs"]

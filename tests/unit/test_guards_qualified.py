@@ -1,0 +1,289 @@
+"""Command rules narrowed by a folder, a path, a wrapper or a flag; a rule
+before its alternative or reason after a comma; label and trailer values; a
+push to a repository by its URL (docs/guards.md, "Shapes"). Each reading:
+what it stops, the close calls it lets through, and an exception or hedge
+that still vetoes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, normalize_call
+from tacit.guards.derive import derive_guards
+from tacit.guards.model import CommandMatch, GuardSpec, OptionMatch
+
+ROOT = "/home/u/proj"
+
+
+def guard_set(lesson: str) -> GuardSet:
+    specs = derive_guards(lesson)
+    assert specs, f"no guard from {lesson!r}"
+    return GuardSet([Guard(s, i + 1, "project", ROOT, "lesson") for i, s in enumerate(specs)])
+
+
+def stops(guards: GuardSet, command: str, *, tool: str = "Bash", cwd: str = ROOT, branch: str | None = None) -> bool:
+    args = {"command": command} if tool == "Bash" else {"file_path": f"{ROOT}/{command}"}
+    return bool(guards.check(normalize_call(tool, args, cwd, project_root=ROOT, branch=branch)))
+
+
+def reads(lesson: str, stopped, passed, **kw) -> None:
+    guards = guard_set(lesson)
+    for command in stopped:
+        assert stops(guards, command, **kw), (lesson, command)
+    for command in passed:
+        assert not stops(guards, command, **kw), (lesson, command)
+
+
+# --- a folder: "in ui/" ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", [
+    "don't use npm or npx in ui/",
+    "don't use npm or npx in ui/, it's a pnpm workspace",
+    "Never run npm or npx inside the `ui` folder",
+    "please never use npm or npx within `ui/` - it breaks the pnpm lockfile",
+])
+def test_a_tool_banned_in_a_folder(lesson):
+    reads(lesson, ["cd ui && npm install", "cd ui && npm run build", "cd ui && npx vite build",
+                   "cd ui/src && npm test"],
+          ["cd ui && pnpm install", "npm install", "cd docs && npm run build", "cd uix && npm ci",
+           "cd ui && npm --version"])
+    assert stops(guard_set(lesson), "npm ci", cwd=f"{ROOT}/ui")  # the host runs it there
+
+
+def test_a_folder_rule_on_a_file_or_a_place_that_is_no_folder_stays_a_memory():
+    for lesson in ("don't use npm in production", "never run npm in CI", "don't use npm in `main.py`",
+                   "never run npm in /tmp/", "don't use sudo in scripts/"):
+        assert all(not isinstance(s.match, CommandMatch) or not s.match.under for s in derive_guards(lesson)), lesson
+
+
+def test_a_folder_rule_keeps_its_exception():
+    assert derive_guards("don't use npm or npx in ui/ unless I say so") == ()
+    assert derive_guards("don't use npm in ui/ for now") == ()
+
+
+def test_a_folder_rule_never_reads_as_the_tool_anywhere():
+    for spec in derive_guards("don't use npm or npx in ui/"):
+        assert spec.match.under == ("ui",)
+
+
+# --- a path a command is run on: "on tasks/" ------------------------------------------------------
+def test_a_tool_banned_on_a_folder():
+    reads("don't run prettier on tasks/, those notes keep their own format",
+          ["prettier --write tasks/plan.md", "npx prettier --write tasks/review-notes.md",
+           "cd tasks && prettier --write plan.md"],
+          ["prettier --write docs/readme.md", "prettier --check src", "eslint tasks/plan.md"])
+    assert derive_guards("don't run prettier on tasks/ if they are drafts") == ()
+
+
+# --- a wrapper: "through uv" ----------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", [
+    "always run python, ruff, isort and pyright through uv",
+    "always run python, ruff, isort and pyright through uv, since uv manages the .venv",
+    "use uv to run python, ruff and pyright",
+    "- always use uv to run python and python related commandline tools like isort, ruff, pyright etc. "
+    "This is because we are using uv to manage the .venv and dependencies.",
+])
+def test_tools_run_through_a_wrapper(lesson):
+    reads(lesson, ["python -m pytest tests/unit", "ruff check .", "pyright src", "cd src && python x.py"],
+          ["uv run pytest tests/unit", "uv run ruff check .", "uv run python -m pytest", "uvx ruff check",
+           "uv run --with rich python x.py", "python --version", "mypy src"])
+
+
+def test_a_wrapper_rule_needs_known_tools_and_keeps_its_exception():
+    assert derive_guards("always run the tests through uv") == ()  # "the tests": no program
+    assert derive_guards("always run python through uv, except in Docker") == ()
+    assert derive_guards("run python through uv when you can") == ()
+    spec = derive_guards("always run ruff via `uv run`")[0]
+    assert spec.match.programs == ("ruff",) and spec.match.not_via == ("uv", "uvx")
+
+
+# --- a flag with a command: "never use -- with pnpm test" -----------------------------------------
+@pytest.mark.parametrize("lesson", ["never use -- with pnpm test", "please never use -- with pnpm test",
+                                    "never use -- with pnpm test, pnpm drops the filter then",
+                                    "Never use `--` with `pnpm test`"])
+def test_the_separator_banned_with_a_command(lesson):
+    reads(lesson, ["pnpm test -- reporters", "pnpm t -- reporters"],
+          ["pnpm test reporters", "pnpm test", "pnpm build -- x", "npm test -- x"])
+
+
+def test_a_flag_with_a_command_unquoted_and_its_veto():
+    reads("never pass --watch to pnpm test", ["pnpm test --watch", "pnpm test src --watch"],
+          ["pnpm test", "pnpm build --watch"])
+    assert derive_guards("for now, never use -- with pnpm test") == ()
+    assert derive_guards("never use -- with the tests") == ()  # no command
+
+
+# --- a rule before its alternative or its reason after a comma ------------------------------------
+def test_a_rule_before_its_alternative():
+    reads("never merge main into the feature branch, rebase",
+          ["git merge main", "git merge origin/main"], ["git rebase main", "git merge feature-y", "git merge --abort"],
+          branch="feature-x")
+    reads("NEVER merge main into the feature branch, rebase onto it so history stays linear",
+          ["git merge main"], ["git rebase main"], branch="feature-x")
+
+
+def test_a_tail_that_may_be_a_list_item_or_a_condition_is_no_reason():
+    assert derive_guards("never run npm install, in production") == ()
+    assert {s.match.programs for s in derive_guards("never use npm, yarn")} == {("npm", "yarn")}
+    # "prefer --force-with-lease" is the allowed way, read by its own reading (lease passes)
+    guards = guard_set("never use git push --force, prefer --force-with-lease")
+    assert stops(guards, "git push --force origin x") and not stops(guards, "git push --force-with-lease origin x")
+    assert derive_guards("never merge main into the feature branch, rebase unless I say otherwise") == ()
+
+
+# --- values of options: labels and trailers -------------------------------------------------------
+@pytest.mark.parametrize("lesson", [
+    "don't add the type/bug, type/feature or type/task labels",
+    "don't add the type/bug, type/feature or type/task labels, we use the issue type field",
+    "`type/bug`, `type/feature`, and `type/task` labels are deprecated and forbidden",
+])
+def test_labels_not_to_add(lesson):
+    reads(lesson, ['gh issue create --title "Crash" --label type/bug', "gh issue edit 4512 --add-label type/feature",
+                   "gh pr create -l area/x,type/task", "gh issue create --label=type/bug"],
+          ['gh issue create --title "Crash" --label area/mstest', "gh issue view 4512",
+           "gh issue list --label type/bug", "gh issue edit 1 --remove-label type/bug"])
+
+
+def test_a_label_rule_needs_label_like_values():
+    assert derive_guards("don't add new labels") == ()
+    assert derive_guards("don't add the bug label") == ()  # a bare word may be prose: quote it
+    assert derive_guards("don't add the type/bug label unless triaged") == ()
+    assert derive_guards("don't add the `bug` label")[0].match == OptionMatch(
+        "gh", ("create", "edit"), ("--label", "-l", "--add-label"), ("bug",))
+
+
+@pytest.mark.parametrize("lesson", [
+    "don't add Signed-off-by or Co-authored-by trailers with the agent's name",
+    "hey, don't add Signed-off-by or Co-authored-by trailers with the agent's name, thanks",
+    "**Do not add `Signed-off-by` or `Co-authored-by` trailers with your agent name.** Only a human can certify it.",
+])
+def test_commit_trailers_not_to_add(lesson):
+    reads(lesson, ['git commit -s -m "Add flag" --trailer "Co-authored-by: Claude <noreply@anthropic.com>"',
+                   "git commit -m 'Fix' -m 'Co-authored-by: Claude <c@x>'",
+                   "git commit -m $'Fix\\n\\nSigned-off-by: Claude <c@x>'"],
+          ['git commit -s -m "Add flag" --trailer "Assisted-by: Claude/claude-opus-4"',
+           'git commit -m "mention co-authored-by in the docs"', "git log --grep Co-authored-by"])
+
+
+def test_a_trailer_rule_for_other_people_stays_a_memory():
+    assert derive_guards("don't add Co-authored-by trailers for other people") == ()
+    assert derive_guards("don't add Co-authored-by trailers unless asked") == ()
+
+
+def test_option_values_round_trip():
+    spec = derive_guards("don't add Co-authored-by trailers")[0]
+    assert GuardSpec.from_dict(spec.to_dict()) == spec
+    placed = derive_guards("don't use npm in ui/")[0]
+    assert GuardSpec.from_dict(placed.to_dict()) == placed and "in ui" in placed.describe()
+
+
+# --- a push to a repository by its URL ------------------------------------------------------------
+def test_a_push_to_a_repository_by_url():
+    reads("don't push to github.com/open-telemetry/opentelemetry-rust",
+          ["git push https://github.com/open-telemetry/opentelemetry-rust.git HEAD:main",
+           "git push git@github.com:open-telemetry/opentelemetry-rust.git main"],
+          ["git push origin fix-typo", "git push https://github.com/me/opentelemetry-rust.git main"])
+    assert derive_guards("don't push to github.com/open-telemetry/opentelemetry-rust unless I say otherwise") == ()
+
+
+# --- new files in a folder ------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["don't create new agent files in .claude/agents/",
+                                    "don't create new agent files in .claude/agents/ — that folder is deprecated",
+                                    "pls don't create any new files in `.claude/agents/`"])
+def test_new_files_in_a_folder(lesson):
+    guards = guard_set(lesson)
+    assert stops(guards, ".claude/agents/test-runner.md", tool="Write")
+    assert stops(guards, "cp x.md .claude/agents/new.md")  # a file the caller cannot see: a new one
+    assert not stops(guards, ".claude/agents/reviewer.md", tool="Edit")  # an existing file, edited
+    assert not stops(guards, "AGENTS.md", tool="Write") and not stops(guards, "cat .claude/agents/reviewer.md")
+
+
+def test_new_files_rule_knows_existing_files_and_keeps_its_exception():
+    guards = guard_set("don't create new files in docs/adr/")
+    call = normalize_call("Write", {"file_path": f"{ROOT}/docs/adr/0001.md"}, ROOT, project_root=ROOT,
+                          exists=lambda p: p.endswith("0001.md"))
+    assert not guards.check(call)  # overwriting one that is there is no new file
+    assert derive_guards("don't create new files in docs/adr/ unless asked") == ()
+    assert derive_guards("don't create new files in production") == ()
+
+
+# --- a script by its path, both unquoted ----------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["use python3 test.py, not ./test.py",
+                                    "use python3 test.py, not ./test.py, since the shebang breaks outside Meta",
+                                    "use python3 test.py instead of ./test.py"])
+def test_a_command_over_a_script_unquoted(lesson):
+    reads(lesson, ["./test.py", "./test.py --no-test --no-conformance"],
+          ["python3 test.py", "python3 test.py --no-test", "cat test.py"])
+
+
+def test_a_script_rule_needs_a_known_program_and_keeps_its_exception():
+    assert derive_guards("use the wrapper, not ./test.py") == ()
+    assert derive_guards("use python3 test.py, not ./test.py except for hotfixes") == ()
+
+
+# --- output sent to a file ------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["never pipe msbuild output to a file",
+                                    "never pipe msbuild output to a file — use -flp with a LogFile instead",
+                                    "NEVER pipe MSBuild output to a file. If you want a list of errors, add "
+                                    "`-flp:\"v=q;LogFile=ErrorsAndWarnings.log\"` to the arguments."])
+def test_output_to_a_file(lesson):
+    reads(lesson, ["dotnet build src/MSBuild.sln > build.log", "msbuild x.proj | tee out.txt",
+                   "dotnet build >> log.txt 2>&1"],
+          ['dotnet build src/MSBuild.sln -flp:"v=q;LogFile=E.log"', "dotnet build", "dotnet build > /dev/null",
+           "dotnet build | grep error", "cp build.log old.log"])
+
+
+def test_output_rule_needs_a_known_program_and_keeps_its_exception():
+    reads("don't redirect pytest output to a file", ["pytest -q > out.txt"], ["pytest -q", "ruff check > out.txt"])
+    assert derive_guards("never pipe the output to a file") == ()
+    assert derive_guards("for now, never pipe msbuild output to a file") == ()
+
+
+def test_why_names_the_rule_of_any_reading():
+    from tacit.guards.why import explain
+    found = explain("`.claude/agents/` is deprecated. Do not create agent files")
+    assert found["guard"] and found["rules"] and found["why"].startswith("the rule is")
+
+
+def test_a_folder_said_first_or_listed():
+    reads("in ui/, never use npm", ["cd ui && npm install"], ["npm install", "cd ui && pnpm install"])
+    reads("inside ui/ or web/, don't use npm", ["cd ui && npm ci", "cd web && npm ci"], ["cd docs && npm ci"])
+    reads("use pnpm, not npm, in ui/", ["cd ui && npm install"], ["npm install", "cd ui && pnpm install"])
+    reads("never use npm in ui/ or docs/", ["cd docs && npm run x", "cd ui && npm ci"], ["npm ci"])
+    assert derive_guards("in ui/, never use npm, unless the lockfile is gone") == ()
+
+
+def test_a_flag_said_after_its_command():
+    reads("never run pnpm install with --no-frozen-lockfile", ["pnpm install --no-frozen-lockfile"],
+          ["pnpm install", "pnpm install --frozen-lockfile"])
+    assert derive_guards("never run pnpm install with --no-frozen-lockfile if CI is red") == ()
+
+
+def test_a_subcommand_output_to_a_file():
+    reads("never pipe dotnet test output into a file", ["dotnet test > out.txt"],
+          ["dotnet test", "dotnet build > out.txt"])
+
+
+def test_a_script_over_another_run_by_an_interpreter():
+    reads("use bash scripts/test.sh instead of ./scripts/test.sh", ["./scripts/test.sh"], ["bash scripts/test.sh"])
+
+
+@pytest.mark.parametrize("reason", [", the hooks catch bugs before review", ", it may corrupt the DB",
+                                    ", npm doesn't support workspaces", ", nobody maintains the yarn config",
+                                    ", the bot does it after merge", ", reviewers hate that"])
+def test_a_statement_after_the_last_comma_is_a_reason(reason):
+    reads("use pnpm, never npm or yarn" + reason, ["npm install", "yarn add x"], ["pnpm install", "npx prettier ."])
+
+
+@pytest.mark.parametrize("lesson", ["never run npm install, dev deps don't count", "never use npm, docs are fine",
+                                    "never use npm, in production", "never use npm, at least for now",
+                                    "never push, commit to main unless asked"])
+def test_a_tail_that_limits_the_rule_is_no_reason(lesson):
+    assert all(not (isinstance(s.match, CommandMatch) and s.match.programs == ("npm",) and not s.match.subcommands)
+               and s.match.to_dict().get("subcommands") != ["install"] for s in derive_guards(lesson)), lesson
+
+
+def test_a_dot_after_a_space_is_the_argument_not_the_full_stop():
+    reads("never run git checkout .", ["git checkout .", "git checkout -- ."], ["git checkout main", "git checkout -b x"])
+    reads("never run git checkout . — it discards work", ["git checkout ."], ["git checkout main"])
+    reads("never run git add .", ["git add .", "git add -A"], ["git add src/x.py"])
+    assert derive_guards("never run git checkout . unless asked") == ()
