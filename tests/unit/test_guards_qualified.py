@@ -287,3 +287,25 @@ def test_a_dot_after_a_space_is_the_argument_not_the_full_stop():
     reads("never run git checkout . — it discards work", ["git checkout ."], ["git checkout main"])
     reads("never run git add .", ["git add .", "git add -A"], ["git add src/x.py"])
     assert derive_guards("never run git checkout . unless asked") == ()
+
+
+# --- path rules said otherwise --------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, path", [
+    ("Please refrain from editing `.github/workflows/*.yml`", ".github/workflows/ci.yml"),
+    ("Lockfiles (`pnpm-lock.yaml`) must not be edited by hand.", "pnpm-lock.yaml"),
+    ("Keep `LICENSE` unchanged.", "LICENSE"),
+    ("keep the `legacy/` folder intact", "legacy/a.py"),
+    ("`src/gen/` is generated. Don't edit files there.", "src/gen/api.ts"),
+    ("`dist/` is build output. Do not edit files there.", "dist/index.js"),
+    ("`api.d.ts` is generated from the OpenAPI spec and must not be edited.", "api.d.ts"),
+])
+def test_path_rules_said_otherwise(lesson, path):
+    guards = guard_set(lesson)
+    assert stops(guards, path, tool="Edit") and not stops(guards, "src/app.ts", tool="Edit")
+    assert not stops(guards, f"cat {path}")  # reading stays allowed
+
+
+def test_path_rules_said_otherwise_keep_their_veto_and_need_a_path():
+    for lesson in ("Keep `LICENSE` unchanged unless legal asks.", "keep tests unchanged", "keep it simple",
+                   "please try to avoid editing `dist/`", "`src/gen/` is generated. Don't edit files there if CI is red."):
+        assert derive_guards(lesson) == (), lesson

@@ -231,6 +231,7 @@ def _tidy(s: str) -> str:
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
+    s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = re.sub(r"\s+([,;:])", r"\1", s)
     s = re.sub(r",\s*,", ",", s)
     s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s) + (" ." if dot else "")

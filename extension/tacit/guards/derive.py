@@ -46,7 +46,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|replace|"
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
                          r"to run)\b|n'?t\b", re.I)
 

@@ -21,13 +21,13 @@ _THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots
            r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
 _PATH_LESSONS = [lazy(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:(?:lock|dot)?files?|folders?|directories|"
     r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
     r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
     r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
-    r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
+    r"build outputs?)(?:\s+(?:from|by)\s+[^,;`]{1,60}?)?(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
     rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?:(?:auto-?generated|generated|compiled|vendored)\s+)?(?P<paths>.+?)"

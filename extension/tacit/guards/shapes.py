@@ -129,7 +129,8 @@ def _generated_instead(sentence: str, because: str, lesson: str) -> GuardSpec | 
 # "**`.claude/agents/` is deprecated.** Do not create new agent files": a folder the line says is
 # closed, and a prohibition of new or changed files with no other place named
 _CLOSED_FOLDER = lazy(r"[\s*>#+\d.)-]*(?:the\s+)?`(?P<path>[^`]+/)`\**(?:\s+(?:folder|directory|dir))?\s+(?:is|are)\s+"
-                      r"(?:now\s+)?(?:\*\*)?(?:deprecated|frozen|legacy|archived|read-only|vendored)\b", re.I)
+                      r"(?:now\s+)?(?:\*\*)?(?:deprecated|frozen|legacy|archived|read-only|vendored|(?:auto-?|machine-)?generated|"
+                      r"build (?:output|artifacts?))\b", re.I)
 _FILES_THERE = lazy(rf"{_DONT}\s+(?:create|add|put|write|edit|modify|change)\s+(?:(?:new|any|more|additional)\s+)?"
                     r"(?:[\w-]+\s+)?(?:files?|folders?|directories|code)(?:\s+(?:there|here|in it|in there|inside it))?",
                     re.I)
