@@ -273,7 +273,7 @@ def test_paths_below_a_folder_nouns_and_drafts(text, match):
     assert [s.match for s in derive_guards(text)] == [match]
 
 
-@pytest.mark.parametrize("text", ["don't write tests in src/", "never create migrations by hand",
+@pytest.mark.parametrize("text", ["don't write tests in src/", "never create tests by hand",
                                   "Don't create new files in the root"])
 def test_write_and_create_need_a_path(text):
     assert derive_guards(text) == ()

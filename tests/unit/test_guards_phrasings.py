@@ -72,7 +72,7 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Use `pnpm <cmd>` instead of `npm <cmd>`.", [CommandMatch(("npm",), (), (), True)]),
     ("Run scripts with `pnpm run <name>`, never `npm run <name>`.", [CommandMatch(("npm",), ("run",), (), True)]),
     ("Use `pnpm exec <bin>` rather than `npx <bin>`.", [CommandMatch(("npx",), (), (), True)]),
-    ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True)]),
+    ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True, not_via=("uv", "uvx"))]),
     ("Use `pnpm install` instead of `npm install` or `yarn install`.",
      [CommandMatch(("npm",), ("install",), (), True), CommandMatch(("yarn",), ("install",), (), True)]),
     ("Use `pnpm test`, not `npm test` or `yarn test`.",

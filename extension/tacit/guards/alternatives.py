@@ -17,6 +17,7 @@ import shlex
 from dataclasses import replace
 
 from tacit.lazyre import lazy
+from tacit.guards.family_paths import wrapped_by
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 
 _PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
@@ -44,6 +45,9 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
     m = spec.match
     if not isinstance(m, (PushMatch, CommandMatch)) or "`" not in lesson and "lease" not in lesson and not spec.instead:
         return spec
+    via = wrapped_by(m, spec.instead)  # "use uv, never bare python": `uv run python` is uv's
+    if via:
+        return replace(spec, match=replace(m, not_via=via))
     for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):
         if isinstance(m, PushMatch):
             if m.force_only and not m.lease_ok and _LEASE.search(alt) and not _FORCE.search(alt):

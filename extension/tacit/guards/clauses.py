@@ -79,7 +79,7 @@ _REASON_SPLIT = lazy(
     + _MORE_REASONS + r")\b)|"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
-    r"for (?:\w+ )?reasons|" + _FOR_REASON + r")\b)", re.I)
+    r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + _FOR_REASON + r")\b)", re.I)
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
@@ -98,7 +98,10 @@ _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
-    r"for now|for the moment|temporarily|until)\b", re.I)
+    r"for now|for the moment|temporarily|until|without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|"
+    r"express|written|maintainer'?s?|owner'?s?|user'?s?|team'?s?|human|first)\s+){0,3}(?:approval|permission|"
+    r"consent|confirmation|sign[- ]?off|authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|"
+    r"instructions?|requests?|agreement|review))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
@@ -194,6 +197,18 @@ def clean_line(text: str) -> str:
     return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
 
 
+# "when running `cargo test`, use `--all-features`": the condition is the command itself
+_RUNNING_WITH = lazy(r"^when(?:ever)?\s+(?:running|you run|invoking)\s+(\x00\d+\x00)\s*,\s*(?:always\s+)?"
+                     r"(?:use|pass|add|include)\s+(?:the\s+)?(\x00\d+\x00|--[\w-]+)", re.I)
+
+
+def _running_with(m, spans: list) -> str:
+    flag = m.group(2)
+    if flag.startswith("\x00") and not spans[int(flag.strip("\x00"))].startswith("`-"):
+        return m.group(0)
+    return f"run {m.group(1)} with {flag}"
+
+
 def _avoid(m) -> str:
     verb = m.group(1)
     if verb is None:
@@ -260,6 +275,7 @@ def clauses(text: str) -> list[list[Clause]]:
                           sentence, flags=re.I)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
+        sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;

@@ -169,6 +169,11 @@ _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
+# programs that only print or search their words: a guard of any program never fires on them
+_SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "man", "which", "type", "command",
+                        "help", "whatis", "apropos", "cat", "less", "more", "head", "tail"))
+
+
 class _Command:
     """A compiled ``CommandMatch``."""
 
@@ -201,6 +206,8 @@ class _Command:
     def matches(self, argv: tuple) -> bool:
         if self.allow_info and _is_info(argv, self.program):
             return False
+        if self.program == "*" and program_name(argv[0]) in _SAYS_ONLY:
+            return False  # `echo --rerun-tasks`: words said, not a flag given to a program
         if self.venv_ok and _VENV_PYTHON.search(argv[0]):
             return False
         positions = self.positions

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from tacit.lazyre import lazy
 from tacit.guards.commands import SUDO, _Command, _is_info, program_names
-from tacit.guards.content import pipe_fires, sql_fires
+from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
@@ -73,6 +73,7 @@ _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
 _CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
+_ANY = ("*",)  # a command guard of any program ("never use `--rerun-tasks`")
 _ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
 
 
@@ -222,7 +223,7 @@ class GuardSet:
                             and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
-                for name in program_names(inv.program):
+                for name in program_names(inv.program) + _ANY:
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
                             continue
@@ -365,6 +366,8 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
         rel = _below(inv.cwd, base) if base and inv.cwd and inv.cwd_exact else None
         if rel is None or not any(rel == u or rel.startswith(u + "/") for u in c.under):
             return False
+    if c.on == ("*",):  # "with file arguments": any argument naming a file
+        return has_file_argument(inv.argv)
     if c.on:
         if not base or not inv.cwd or not inv.cwd_exact:
             return False

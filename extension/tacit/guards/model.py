@@ -220,7 +220,8 @@ class GuardSpec:
         if isinstance(m, SudoMatch):
             return "sudo (raised privileges)"
         if isinstance(m, PipeMatch):
-            return f"{'/'.join(m.sources)} piped into a shell"
+            shell = set(m.sinks) <= {"sh", "bash", "zsh", "dash", "ksh", "fish"}
+            return f"{'/'.join(m.sources)} piped into " + ("a shell" if shell else "/".join(m.sinks))
         if isinstance(m, CommitMatch):
             return "git commit on " + ", ".join(m.branches)
         if isinstance(m, CommitPathMatch):

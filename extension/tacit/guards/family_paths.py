@@ -1,0 +1,121 @@
+"""Path and project-act families of the eighth corpus round: any file of a
+name ("never modify a `CLAUDE.md`"), any folder of a name at any depth
+("generated code in `generated` subdirectories"), migrations written by hand,
+bare tools said with the wrapper to run them through ("use `uv` for
+everything — never bare `python`"), and comments or reviews on pull requests
+and issues (``gh pr comment``, ``gh pr review``, ``gh issue comment``).
+Design notes: docs/guards.md.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tacit.lazyre import lazy
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
+from tacit.guards.qualified import _WRAPPERS
+from tacit.guards.words import _DONT, _FAMILY_OF, _PATH_VERB, _path_pattern, _unquote
+
+_VERB = rf"(?:{_PATH_VERB}(?:\s*(?:,|or|,\s*or)\s*{_PATH_VERB})*)"
+# "never modify a `CLAUDE.md`" · "don't edit any `package.json`": that name wherever it is
+_ANY_FILE = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:a|an|any|every)\s+(?P<name>`[^`/]+`|[\w-]+\.[\w.]+)"
+                 r"(?:\s+(?:files?|anywhere))?(?:\s*,?\s*(?:and|or)\s+(?:never|don'?t|do not)\s+(?:create|add|write|make)\s+"
+                 r"(?:one|any|another|a new one)\b[\w\s]*)?", re.I)
+# "do not modify generated code, found in `generated` subdirectories" · "never edit files in any `gen` folder"
+_ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>(?:[\w-]+\s+){{0,2}}(?:code|files?|"
+                   r"sources?|anything))\s*,?\s*(?:(?:found|located|that (?:live|are|sit))\s+)?(?:in|under|inside)\s+"
+                   r"(?:any\s+|the\s+|all\s+)?(?P<name>`[\w.-]+/?`|[\w.-]+)\s+(?:sub)?(?:director(?:y|ies)|folders?|dirs?)",
+                   re.I)
+# "never write migrations by hand" · "don't write django migrations manually"
+_BY_HAND = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|hand-edit|edit|modify)\s+(?:(?:the|any|new)\s+)?"
+                r"(?:(?:django|alembic|rails|database|db|schema|sql)\s+)?(?P<what>migrations|migration files|snapshots|"
+                r"snapshot files)\s+(?:manually|by hand|yourself)", re.I)
+_BY_HAND_FOLDER = {"migrations": "migrations/", "migration files": "migrations/", "snapshots": "__snapshots__/",
+                   "snapshot files": "__snapshots__/"}
+# "never bare `python` or `python3`" · "never run bare python": tools not run through a wrapper
+_BARE_TOOLS = lazy(rf"{_DONT}\s+(?:(?:use|run|call|invoke)\s+)?(?:a\s+|the\s+)?(?:bare|plain|raw)\s+(?P<ys>`?[\w.-]+`?"
+                   r"(?:\s*(?:,|or|and|,\s*or)\s*`?[\w.-]+`?)*)(?:\s+(?:commands?|directly|calls?))?", re.I)
+_WRAPPED = {"python", "py_test", "py_lint", "py_types", "js_test", "js_lint", "bundler", "ts_run"}
+_SAYS_WRAPPER = lazy(r"\b(?:use|run|via|through|with)\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch)\b`?", re.I)
+# "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
+_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>(?:comment(?:\s+on)?|review|approve)(?:\s*(?:,|or|and|,\s*or)\s*(?:comment(?:\s+on)?|"
+                r"review|approve))*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?P<what>(?:pull requests?|prs?|issues?)"
+                r"(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)(?:\s*,?\s*etc\.*)?", re.I)
+
+
+def _any_file(clause: str, because: str) -> list:
+    m = _ANY_FILE.fullmatch(clause)
+    name = _unquote(m.group("name")) if m else ""
+    if not name or "." not in name.strip(".") or "*" in name or " " in name:
+        return []
+    return [GuardSpec(PathMatch((name,)), because)]
+
+
+def _any_folder(clause: str, because: str) -> list:
+    m = _ANY_FOLDER.fullmatch(clause)
+    if not m:
+        return []
+    name = _unquote(m.group("name")).rstrip("/")
+    quoted = m.group("name").startswith("`")
+    if not re.fullmatch(r"[\w.-]+", name) or not quoted and name.lower() not in m.group("what").lower().split():
+        return []  # an unquoted name must be the object's own word: "generated code in generated folders"
+    return [GuardSpec(PathMatch((name + "/",)), because)]
+
+
+def _by_hand(clause: str, because: str) -> list:
+    m = _BY_HAND.fullmatch(clause)
+    if not m:
+        return []
+    return [GuardSpec(PathMatch((_BY_HAND_FOLDER[m.group("what").lower()],)), because)]
+
+
+def _bare_tools(clause: str, because: str, lesson: str) -> list:
+    m = _BARE_TOOLS.fullmatch(clause)
+    w = _SAYS_WRAPPER.search(lesson) if m else None
+    if not w:
+        return []
+    items = [_unquote(i).lower() for i in re.split(r"\s*(?:,\s*or|,|\bor\b|\band\b)\s*", m.group("ys")) if i.strip()]
+    if not items or any(not (_FAMILY_OF.get(i, set()) & _WRAPPED) for i in items):
+        return []
+    wrapper = w.group("w").lower()
+    return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
+                      f"{wrapper} run …")]
+
+
+def _pr_acts(clause: str, because: str) -> list:
+    m = _PR_ACTS.fullmatch(clause)
+    if not m:
+        return []
+    acts = {a.split()[0].lower() for a in re.findall(r"comment(?:\s+on)?|review|approve", m.group("acts"), re.I)}
+    what = m.group("what").lower()
+    nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
+    out = []
+    for noun in nouns:
+        for act in ("comment", "review"):
+            if act == "review" and noun == "issue":
+                continue
+            if act in acts or act == "review" and "approve" in acts:
+                out.append(GuardSpec(CommandMatch(("gh",), (noun, act), (), True), because))
+    return out
+
+
+def wrapped_by(m, instead: str | None) -> tuple:
+    """The wrapper names a command guard's alternative runs its tools through
+    ("use uv, never python": ``uv``, ``uvx``), or ()."""
+    words = (instead or "").split()
+    head = words[0].strip("`").lower() if words else ""
+    if not isinstance(m, CommandMatch) or head not in _WRAPPERS or m.not_via or m.subcommands or m.flags:
+        return ()
+    return _WRAPPERS[head] if all(_FAMILY_OF.get(p, set()) & _WRAPPED for p in m.programs) else ()
+
+
+def path_family_specs(clause: str, because: str, own, lesson: str = "") -> list:
+    """The guards of one clause read as one of this module's families, or []."""
+    for read in (_any_file, _any_folder, _by_hand, _pr_acts):
+        found = read(clause, because)
+        if found:
+            return found
+    return _bare_tools(clause, because, lesson or clause)
+
+
+__all__ = ["path_family_specs", "wrapped_by"]
