@@ -309,3 +309,47 @@ def test_path_rules_said_otherwise_keep_their_veto_and_need_a_path():
     for lesson in ("Keep `LICENSE` unchanged unless legal asks.", "keep tests unchanged", "keep it simple",
                    "please try to avoid editing `dist/`", "`src/gen/` is generated. Don't edit files there if CI is red."):
         assert derive_guards(lesson) == (), lesson
+
+
+def test_the_root_or_any_subfolder():
+    reads("don't run docker compose up in the root folder", ["docker compose up -d"],
+          ["cd deploy && docker compose up", "docker compose ps"])
+    reads("never run pnpm install in the repo root", ["pnpm install"], ["cd packages/web && pnpm install"])
+    reads("Do not run `npm install` in subdirectories", ["cd packages/web && npm install"], ["npm install"])
+    assert derive_guards("never run npm install in the root unless it is a fresh clone") == ()
+
+
+def test_a_command_without_its_flag():
+    reads("never run `cargo update` without `-p <crate>`", ["cargo update"],
+          ["cargo update -p serde", "cargo update --package serde", "cargo build"])
+    reads("never run cargo test without -p", ["cargo test"], ["cargo test -p core", "cargo build"])
+    assert derive_guards("never run cargo test without -p unless asked") == ()
+
+
+@pytest.mark.parametrize("lesson", ["never install packages globally", "don't install anything globally",
+                                    "no global installs"])
+def test_global_installs(lesson):
+    reads(lesson, ["npm install -g typescript", "npm i --global x", "pnpm add -g x", "yarn global add x",
+                   "bun add --global x"],
+          ["npm install", "npm install -D typescript", "pnpm add x", "yarn add x"])
+
+
+def test_global_installs_keep_their_veto():
+    assert derive_guards("never install packages globally unless asked") == ()
+    assert derive_guards("if you can, never install packages globally") == ()
+
+
+def test_pushing_tags():
+    reads("never push tags", ["git push --tags", "git push origin --follow-tags"], ["git push origin main", "git tag v1"])
+    assert derive_guards("never push tags before the release is approved") == ()
+
+
+def test_a_bare_folder_name_heading_a_list_item():
+    guards = guard_set("- conformance - Typing conformance tests pulled from python/typing. Don't edit")
+    assert stops(guards, "conformance/third_party/x.py", tool="Edit")
+    assert stops(guards, "rm -rf conformance/third_party")
+    assert not stops(guards, "src/conformance.py", tool="Edit") and not stops(guards, "cat conformance/a.py")
+    for lesson in ("- Conformance - tests pulled from upstream. Don't edit",  # a title, not a folder name
+                   "conformance - tests. Don't edit",  # no list item
+                   "- conformance - tests pulled from upstream. Don't edit unless syncing"):
+        assert derive_guards(lesson) == (), lesson

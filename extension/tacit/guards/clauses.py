@@ -38,7 +38,7 @@ _NOISE = lazy(
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
+    r"workspace|monorepo|app|team)(?!\s+root\b)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
     r"(?:in )?here|for package management|during (?:local )?development|"
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)

@@ -64,8 +64,11 @@ for _prog, _groups in {
     "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
             ("--amend",)),
     "npm": (("-g", "--global"), ("-f", "--force")),
+    "pnpm": (("-g", "--global"),),
+    "bun": (("-g", "--global"),),
     "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
     "terraform": (("-auto-approve", "--auto-approve"),),
+    "cargo": (("-p", "--package"),),
 }.items():
     for _group in _groups:
         for _flag in _group:

@@ -64,9 +64,16 @@ def _merge_into(clause: str, because: str) -> list:
             for prefix in _REMOTE_PREFIXES]
 
 
+# "never push tags": `git push --tags` / `--follow-tags` (a tag named in a refspec cannot be told from a branch)
+_PUSH_TAGS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?push`?\s+(?:any\s+|the\s+)?tags"
+                  r"(?:\s+(?:to\s+(?:the\s+)?(?:remote|origin|upstream|github)))?", re.I)
+
+
 def git_verb_specs(clause: str, because: str, run=None) -> list:
     """The guards of a git rule said with verbs, a noun phrase or a flag;
     ``run`` reads "never run `<command>`" (derive's command reader)."""
+    if _PUSH_TAGS.fullmatch(clause):
+        return [GuardSpec(CommandMatch(("git",), ("push",), (flag,), True), because) for flag in ("--tags", "--follow-tags")]
     merged = _merge_into(clause, because)
     if merged:
         return merged

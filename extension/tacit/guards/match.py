@@ -364,7 +364,8 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
     base = root or call.project_root or call.cwd
     if c.under:
         rel = _below(inv.cwd, base) if base and inv.cwd and inv.cwd_exact else None
-        if rel is None or not any(rel == u or rel.startswith(u + "/") for u in c.under):
+        if rel is None or not any(rel == u or rel.startswith(u + "/") or u == "." and rel == "" or u == "*" and rel
+                                  for u in c.under):
             return False
     if c.on == ("*",):  # "with file arguments": any argument naming a file
         return has_file_argument(inv.argv)

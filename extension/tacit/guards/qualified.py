@@ -20,12 +20,17 @@ from tacit.guards.clauses import _EXCEPTION, _HEDGE
 from tacit.guards.model import CommandMatch, GuardSpec
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
 
-_DIR = r"(?:the\s+)?(?:`[^`]+`|[\w.~/-]+)(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?"
+_DIR = (r"(?:the\s+)?(?:`[^`]+`|(?:repo(?:sitory)?\s+|project\s+|any\s+)?[\w.~/-]+)"
+        r"(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?")
 _DIRS = rf"{_DIR}(?:\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*{_DIR})*"
 _PLACE = lazy(rf"(?P<head>.+?),?\s+(?P<prep>in|inside|within|under|on)\s+(?P<where>{_DIRS})", re.I)
 # "in `ui/`, never use npm": the place first
 _PLACE_FIRST = lazy(rf"(?P<prep>in|inside|within|under)\s+(?P<where>{_DIR}(?:\s+(?:or|and)\s+{_DIR})*)\s*,?\s+(?P<head>.+)",
                     re.I)
+# "in the root folder": the project's root itself ("."); "in subdirectories": any folder below it ("*")
+_ROOT = lazy(r"(?:the\s+)?(?:(?:repo(?:sitory)?|project|workspace)\s+root|root(?:\s+(?:folder|directory|dir))?|top[- ]level"
+             r"(?:\s+(?:folder|directory|dir))?|(sub-?(?:directories|folders|dirs|packages)|any\s+sub-?(?:directory|folder|dir|package)))",
+             re.I)
 _INTERPRETERS = frozenset(("bash", "sh", "zsh", "ruby", "perl", "php", "node", "deno", "bun", "pwsh", "powershell"))
 # wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
 _WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
@@ -41,11 +46,14 @@ _THROUGH = [lazy(p, re.I) for p in (
 # "python related commandline tools like isort, ruff": the tools named are the items
 _LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
              re.I)
-_FLAGS = r"`?--?[\w-]*`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*`?)*"
+_FLAGS = r"`?--?[\w-]*(?:\s+<[\w -]+>)?`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*(?:\s+<[\w -]+>)?`?)*"
 _CMD = r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})"
 _FLAG_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
     rf"(?:\s+(?:flags?|options?|switch(?:es)?|separators?))?\s+(?:with|to|for|on|in)\s+{_CMD}",
+    # "never run `cargo update` without `-p`": the flag is the allowed way
+    rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?P<without>without)\s+(?:the\s+|a\s+)?(?P<flags>{_FLAGS})"
+    r"(?:\s+(?:flags?|options?|switch(?:es)?))?(?:\s+<[\w -]+>)?",
     # "never run pnpm install with --no-frozen-lockfile"
     rf"{_DONT}\s+(?:run|use|call|invoke)\s+{_CMD}\s+(?:with|using|passing)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
     r"(?:\s+(?:flags?|options?|switch(?:es)?))?",
@@ -87,6 +95,10 @@ def _placed(clause: str, because: str, read) -> list:
     on = m.group("prep").lower() == "on"
     folders = []
     for part in re.split(r"\s*(?:,\s*(?:or|and)\s+|,|\s+or\s+|\s+and\s+)\s*", m.group("where")):
+        root = None if on else _ROOT.fullmatch(part)
+        if root:
+            folders.append("*" if root.group(1) else ".")
+            continue
         where = _path_pattern(part)
         if not where or where.startswith(("/", "~")) or "*" in where or not on and not where.endswith("/"):
             return []  # "in CI", "in production", "in `main.py`": not a folder of the project
@@ -116,7 +128,7 @@ def _through(clause: str, because: str) -> list:
 
 def _flag_with(clause: str, because: str, read) -> list:
     """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
-    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause)
+    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause) or _FLAG_WITH[2].fullmatch(clause)
     if not m:
         return []
     cmd = _unquote(m.group("cmd"))
@@ -128,6 +140,8 @@ def _flag_with(clause: str, because: str, read) -> list:
     flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
     if not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
         return []
+    if "without" in m.groupdict() and m.group("without"):
+        return [replace(base[0], match=replace(base[0].match, unless=tuple(flags)))]  # any of them makes it allowed
     return [replace(base[0], match=replace(base[0].match, flags=(f,))) for f in flags]
 
 
@@ -163,10 +177,25 @@ def _to_file(clause: str, because: str, read) -> list:
     return [replace(s, match=replace(s.match, to_file=True)) for s in specs] if _commands(specs) else []
 
 
+# "never install packages globally" · "no global installs": the package managers' global installs
+_GLOBAL = lazy(rf"(?:{_DONT}\s+install\s+(?:any\s+|new\s+)?(?:packages?|anything|dependencies|deps|modules|tools|"
+               rf"(?:npm|node)\s+packages)?\s*globally|no\s+global\s+(?:installs?|packages)|{_DONT}\s+install\s+"
+               r"(?:any\s+)?global\s+(?:packages?|modules|dependencies|tools))", re.I)
+_GLOBAL_SHAPES = ((("npm",), ("install",), ("-g",)), (("pnpm",), ("add",), ("-g",)), (("pnpm",), ("install",), ("-g",)),
+                  (("yarn",), ("global", "add"), ()), (("bun",), ("add",), ("-g",)), (("bun",), ("install",), ("-g",)))
+
+
+def _global(clause: str, because: str) -> list:
+    """"never install packages globally": `npm i -g`, `pnpm add -g`, `yarn global add`, `bun add -g`."""
+    if not _GLOBAL.fullmatch(clause):
+        return []
+    return [GuardSpec(CommandMatch(p, sub, flags, True), because) for p, sub, flags in _GLOBAL_SHAPES]
+
+
 def qualified_specs(clause: str, because: str, read) -> list:
     """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
     return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
-            or _script_over(clause, because, read) or _to_file(clause, because, read))
+            or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because))
 
 
 def tail_specs(clause: str, because: str, read) -> list:
