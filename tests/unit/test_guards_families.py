@@ -138,3 +138,46 @@ def test_exceptions_veto_and_other_wordings_stay_memories(text):
 
 def test_without_a_flag_is_no_exception():
     assert derive_guards("never run `cargo test` without `--all-features`")
+
+
+MORE = [
+    # opening a PR to the project the rule file belongs to
+    ("NEVER open pull requests to [Wasmtime]; that may only be done manually by a maintainer",
+     ["gh pr create --repo bytecodealliance/wasmtime --title x --body y", "gh pr create --title x"],
+     ["gh pr view 10234", "git push origin topic"]),
+    ("never comment on or review wasmtime pull requests or issues — that's for humans only",
+     ["gh pr comment 1 --body x", "gh issue comment 2 --body y"], ["gh issue view 2"]),
+    # a tool that writes the file the rule names
+    ("- **Do NOT manually edit** `build.sln`", ["dotnet sln build.sln add src/Tools/t/t.csproj",
+                                                "dotnet sln build.sln remove src/a/a.csproj"],
+     ["dotnet sln build.sln list", "dotnet build build.sln", "./eng/generate-sln.sh"]),
+    ("never modify `NuGet.config`", ["dotnet nuget add source https://x/v3/index.json -n x --configfile NuGet.config"],
+     ["dotnet restore", "dotnet nuget list source"]),
+    ("never edit `src/App/App.csproj`", ["dotnet add src/App/App.csproj package Newtonsoft.Json"],
+     ["dotnet add src/Other/Other.csproj package Newtonsoft.Json"]),
+    # a later sentence that explains what happens is the reason, not an exception
+    ("Never run `tsc` with file arguments. When `tsc` receives file arguments, it ignores `tsconfig.json`.",
+     ["tsc src/a.ts"], ["tsc"]),
+]
+
+
+@pytest.mark.parametrize("rule, stopped, fine", MORE)
+def test_more_families(rule, stopped, fine):
+    test_families_stop_their_violations_and_let_close_calls_run(rule, stopped, fine)
+
+
+def test_the_global_file_is_the_path_named():
+    rule = "don't edit the global .vscode/cspell.json, use sdk/cosmos/.cspell.json"
+    assert fires(rule, tool="Edit", path="/r/.vscode/cspell.json")
+    assert not fires(rule, tool="Edit", path="/r/sdk/cosmos/.cspell.json")
+
+
+@pytest.mark.parametrize("text", [
+    "never open PRs to main",  # a branch: the base of a PR, not the project
+    "never open PRs to upstream unless asked",
+    "never comment on or review pull requests unless asked",
+    "Never push to main. If it's urgent, it is fine to push.",  # a later sentence that permits still vetoes
+    "Never run `tsc` with file arguments. When `tsc` is slow, you may pass files.",
+])
+def test_more_exceptions_and_permissions_veto(text):
+    assert derive_guards(text) == (), text

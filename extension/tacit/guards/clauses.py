@@ -342,7 +342,7 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
         return rule
     own = next((i for i, found in enumerate(sentences) if rule in found), -1)
     for i, found in enumerate(sentences):
-        if i > own >= 0 and _own_rule(found[0], specs):
+        if i > own >= 0 and (_own_rule(found[0], specs) or _explains(found[0])):
             continue  # found[0]: the whole sentence; a condition before the rule sets its scene …
         if i < own and _orders(found[0], specs):
             continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
@@ -427,6 +427,20 @@ def _orders(c: Clause, specs: tuple) -> bool:
     if not rest or not _ORDERS.match(rest) or _LEAVES.search(rest) or _STEP.search(rest):
         return False
     return not {_stem(w) for w in _TERM.findall(rest)} & _terms(specs, verbs=False)
+
+
+# "When `tsc` receives file arguments, it ignores `tsconfig.json`": a later sentence that explains
+_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))\s+(?!(?:is|are|'s|'re)\s+"
+                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b", re.I)
+
+
+def _explains(c: Clause) -> bool:
+    """Whether a conditional sentence after the rule only says what happens
+    (its consequent a statement: "it ignores …"), permitting nothing."""
+    if not c.head_hedge or c.exception or _REACHES_BACK.search(_PLACEHOLDER.sub(" ", c.text)):
+        return False
+    rest = c.text.partition(",")[2].strip(" ,")
+    return bool(rest) and bool(_EXPLAINS.match(rest)) and not _PERMIT.search(rest)
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:

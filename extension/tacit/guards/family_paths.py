@@ -39,8 +39,35 @@ _WRAPPED = {"python", "py_test", "py_lint", "py_types", "js_test", "js_lint", "b
 _SAYS_WRAPPER = lazy(r"\b(?:use|run|via|through|with)\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch)\b`?", re.I)
 # "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
 _PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>(?:comment(?:\s+on)?|review|approve)(?:\s*(?:,|or|and|,\s*or)\s*(?:comment(?:\s+on)?|"
-                r"review|approve))*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?P<what>(?:pull requests?|prs?|issues?)"
-                r"(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)(?:\s*,?\s*etc\.*)?", re.I)
+                r"review|approve))*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
+                r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
+                r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
+
+
+# "never open pull requests to [Wasmtime]": the project a rule file belongs to (a branch is another reading)
+_PR_TO = lazy(rf"{_DONT}\s+(?:open|create|submit|file|raise|send|make)\s+(?:any\s+|a\s+|new\s+)?(?:pull requests?|prs?)\s+"
+              r"(?:to|against|on|for|in|into)\s+(?:the\s+)?\[?(?P<x>[\w.-]+(?:/[\w.-]+)?)\]?(?:\s+(?:repo|repository|project))?",
+              re.I)
+_NOT_PROJECT = frozenset(("main", "master", "develop", "trunk", "it", "them", "this", "that", "any", "branches",
+                          "branch", "release", "production", "prod", "staging", "default"))
+# "don't edit the global `.vscode/cspell.json`": which one is said by the path
+_ADJECTIVE_PATH = lazy(rf"(?P<head>{_DONT}\s+{_VERB})\s+the\s+(?:global|root|top-level|shared|central|main|repo-wide)\s+"
+                       r"(?P<path>`[^`]+`|\S*[./]\S*)(?:\s+file)?", re.I)
+
+
+def _pr_to(clause: str, because: str) -> list:
+    m = _PR_TO.fullmatch(clause)
+    if not m or m.group("x").lower() in _NOT_PROJECT or "/" not in m.group("x") and "." in m.group("x"):
+        return []
+    return [GuardSpec(CommandMatch(("gh",), ("pr", "create"), (), True), because)]
+
+
+def _adjective_path(clause: str, because: str, own) -> list:
+    m = _ADJECTIVE_PATH.fullmatch(clause)
+    if not m or not _path_pattern(_unquote(m.group("path"))):
+        return []
+    found = own(f"{m.group('head')} {m.group('path')}", because)
+    return found if found and all(isinstance(s.match, PathMatch) for s in found) else []
 
 
 def _any_file(clause: str, because: str) -> list:
@@ -111,11 +138,11 @@ def wrapped_by(m, instead: str | None) -> tuple:
 
 def path_family_specs(clause: str, because: str, own, lesson: str = "") -> list:
     """The guards of one clause read as one of this module's families, or []."""
-    for read in (_any_file, _any_folder, _by_hand, _pr_acts):
+    for read in (_any_file, _any_folder, _by_hand, _pr_acts, _pr_to):
         found = read(clause, because)
         if found:
             return found
-    return _bare_tools(clause, because, lesson or clause)
+    return _adjective_path(clause, because, own) or _bare_tools(clause, because, lesson or clause)
 
 
 __all__ = ["path_family_specs", "wrapped_by"]
