@@ -130,7 +130,6 @@ def test_a_shell_write_to_any_file_of_the_name_is_stopped():
     "run git with -C",  # a whole program does not need one flag
     "use make instead of tabs",  # not a program
     "never write tests by hand",  # not a folder of generated files
-    "never bare python",  # no wrapper said
 ])
 def test_exceptions_veto_and_other_wordings_stay_memories(text):
     assert derive_guards(text) == (), text

@@ -353,3 +353,21 @@ def test_a_bare_folder_name_heading_a_list_item():
                    "conformance - tests. Don't edit",  # no list item
                    "- conformance - tests pulled from upstream. Don't edit unless syncing"):
         assert derive_guards(lesson) == (), lesson
+
+
+# --- the wrapper a lesson names as the way passes -------------------------------------------------
+@pytest.mark.parametrize("lesson, tool, bare_call, wrapped", [
+    ("never run pytest directly, use `uv run pytest`", "pytest", "pytest -q", "uv run pytest -q"),
+    ("never run python, use uv run", "python", "python x.py", "uv run python x.py"),
+    ("use uv for everything, never bare python or python3", "python", "python3 x.py", "uv run python x.py"),
+    ("Use `uv` for everything — never bare `python` or `python3`.", "python", "python x.py", "uvx python x.py"),
+    ("never run jest, use `npx jest`", "jest", "jest --ci", "npx jest --ci"),
+])
+def test_the_wrapper_named_as_the_way_passes(lesson, tool, bare_call, wrapped):
+    reads(lesson, [bare_call], [wrapped])
+
+
+def test_a_wrapper_running_another_tool_or_an_exception_changes_nothing():
+    reads("never run ruff, use `uv run black`", ["ruff check .", "uv run ruff check ."], ["uv run black ."])
+    reads("use pnpm, not npm", ["npm install", "pnpm exec npm i"], ["pnpm install"])
+    assert derive_guards("never run python directly, use uv, unless it is a one-off") == ()

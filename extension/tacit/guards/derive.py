@@ -111,7 +111,7 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
     r"off-limits|off limits)",
 )]
 # "never pip or conda": known tools with no verb, none of them an English word
-_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+{_YS}", re.I)
+_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
 _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
                             "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
                             "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))

@@ -1,9 +1,9 @@
 """Readings of rule families seen in the eighth corpus round: a pipeline stage
 after a command, a lone distinctive flag of any program, a command that needs
-a flag, a command with file arguments, a wrapper or task runner instead of
-bare tools, any file or folder of a name, hand-written migrations, comments
-and reviews on pull requests and issues. ``family_specs`` returns [] when a
-clause is none of them. Design notes: docs/guards.md.
+a flag, a command with file arguments, a task runner instead of the tools
+it wraps, a command on existing files; the path and project-act families are
+``family_paths``. ``family_specs`` returns [] when a clause is none of them.
+Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.family_paths import path_family_specs
 from tacit.guards.git_verbs import _FLAG_OF, _OTHER_FLAG_OF
-from tacit.guards.qualified import _WRAPPERS
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PipeMatch
 from tacit.guards.words import _DONT, _FAMILY_OF, _KNOWN_PROGRAMS, _unquote
 

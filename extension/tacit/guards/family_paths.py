@@ -1,9 +1,9 @@
 """Path and project-act families of the eighth corpus round: any file of a
 name ("never modify a `CLAUDE.md`"), any folder of a name at any depth
 ("generated code in `generated` subdirectories"), migrations written by hand,
-bare tools said with the wrapper to run them through ("use `uv` for
-everything — never bare `python`"), and comments or reviews on pull requests
-and issues (``gh pr comment``, ``gh pr review``, ``gh issue comment``).
+"the global <path>", pull requests opened to the project, and comments or
+reviews on pull requests and issues (``gh pr comment``, ``gh pr review``,
+``gh issue comment``).
 Design notes: docs/guards.md.
 """
 
@@ -13,8 +13,7 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.qualified import _WRAPPERS
-from tacit.guards.words import _DONT, _FAMILY_OF, _PATH_VERB, _path_pattern, _unquote
+from tacit.guards.words import _DONT, _PATH_VERB, _path_pattern, _unquote
 
 _VERB = rf"(?:{_PATH_VERB}(?:\s*(?:,|or|,\s*or)\s*{_PATH_VERB})*)"
 # "never modify a `CLAUDE.md`" · "don't edit any `package.json`": that name wherever it is
@@ -32,11 +31,6 @@ _BY_HAND = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|hand-edit|edit|mo
                 r"snapshot files)\s+(?:manually|by hand|yourself)", re.I)
 _BY_HAND_FOLDER = {"migrations": "migrations/", "migration files": "migrations/", "snapshots": "__snapshots__/",
                    "snapshot files": "__snapshots__/"}
-# "never bare `python` or `python3`" · "never run bare python": tools not run through a wrapper
-_BARE_TOOLS = lazy(rf"{_DONT}\s+(?:(?:use|run|call|invoke)\s+)?(?:a\s+|the\s+)?(?:bare|plain|raw)\s+(?P<ys>`?[\w.-]+`?"
-                   r"(?:\s*(?:,|or|and|,\s*or)\s*`?[\w.-]+`?)*)(?:\s+(?:commands?|directly|calls?))?", re.I)
-_WRAPPED = {"python", "py_test", "py_lint", "py_types", "js_test", "js_lint", "bundler", "ts_run"}
-_SAYS_WRAPPER = lazy(r"\b(?:use|run|via|through|with)\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch)\b`?", re.I)
 # "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
 _PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>(?:comment(?:\s+on)?|review|approve)(?:\s*(?:,|or|and|,\s*or)\s*(?:comment(?:\s+on)?|"
                 r"review|approve))*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
@@ -96,19 +90,6 @@ def _by_hand(clause: str, because: str) -> list:
     return [GuardSpec(PathMatch((_BY_HAND_FOLDER[m.group("what").lower()],)), because)]
 
 
-def _bare_tools(clause: str, because: str, lesson: str) -> list:
-    m = _BARE_TOOLS.fullmatch(clause)
-    w = _SAYS_WRAPPER.search(lesson) if m else None
-    if not w:
-        return []
-    items = [_unquote(i).lower() for i in re.split(r"\s*(?:,\s*or|,|\bor\b|\band\b)\s*", m.group("ys")) if i.strip()]
-    if not items or any(not (_FAMILY_OF.get(i, set()) & _WRAPPED) for i in items):
-        return []
-    wrapper = w.group("w").lower()
-    return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
-                      f"{wrapper} run …")]
-
-
 def _pr_acts(clause: str, because: str) -> list:
     m = _PR_ACTS.fullmatch(clause)
     if not m:
@@ -126,23 +107,13 @@ def _pr_acts(clause: str, because: str) -> list:
     return out
 
 
-def wrapped_by(m, instead: str | None) -> tuple:
-    """The wrapper names a command guard's alternative runs its tools through
-    ("use uv, never python": ``uv``, ``uvx``), or ()."""
-    words = (instead or "").split()
-    head = words[0].strip("`").lower() if words else ""
-    if not isinstance(m, CommandMatch) or head not in _WRAPPERS or m.not_via or m.subcommands or m.flags:
-        return ()
-    return _WRAPPERS[head] if all(_FAMILY_OF.get(p, set()) & _WRAPPED for p in m.programs) else ()
-
-
 def path_family_specs(clause: str, because: str, own, lesson: str = "") -> list:
     """The guards of one clause read as one of this module's families, or []."""
     for read in (_any_file, _any_folder, _by_hand, _pr_acts, _pr_to):
         found = read(clause, because)
         if found:
             return found
-    return _adjective_path(clause, because, own) or _bare_tools(clause, because, lesson or clause)
+    return _adjective_path(clause, because, own)
 
 
-__all__ = ["path_family_specs", "wrapped_by"]
+__all__ = ["path_family_specs"]
