@@ -180,3 +180,32 @@ def test_the_global_file_is_the_path_named():
 ])
 def test_more_exceptions_and_permissions_veto(text):
     assert derive_guards(text) == (), text
+
+
+UNSEEN = [
+    ("don't pipe mvn output into grep", ["./mvnw verify | grep ERROR", "mvn test | grep x"], ["mvn test"]),
+    ("always run `go test` with `-race`", ["go test ./..."], ["go test -race ./...", "go build ./..."]),
+    ("`cargo test` must be run with `--all-features`", ["cargo test"], ["cargo test --all-features"]),
+    ("use `--all-features` when running `cargo test`", ["cargo test -p x"], ["cargo test -p x --all-features"]),
+    ("never run jest with a file path", ["jest src/a.test.ts"], ["jest", "jest --watch"]),
+    ("please don't leave review comments on pull requests", ["gh pr review 3 --comment -b x", "gh pr comment 3 -b y"],
+     ["gh pr view 3"]),
+    ("use just rather than running cargo directly", ["cargo test"], ["just test"]),
+]
+
+
+@pytest.mark.parametrize("rule, stopped, fine", UNSEEN)
+def test_unseen_phrasings_of_the_families(rule, stopped, fine):
+    test_families_stop_their_violations_and_let_close_calls_run(rule, stopped, fine)
+
+
+@pytest.mark.parametrize("text", [
+    "use `--all-features` when running `cargo test` unless it is slow",
+    "always use `--all-features` when running `cargo test` on CI",  # a place the matcher cannot see
+    "never pipe `npm test` output to `head`",  # a pipe sees programs, not their subcommands
+    "run the tests with -v",  # no program
+    "always run go with -C",  # a program of many commands
+    "Never write Alembic migrations by hand",  # alembic keeps them elsewhere: not guessed
+])
+def test_unseen_wordings_that_stay_memories(text):
+    assert derive_guards(text) == (), text

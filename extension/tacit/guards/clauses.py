@@ -198,15 +198,18 @@ def clean_line(text: str) -> str:
 
 
 # "when running `cargo test`, use `--all-features`": the condition is the command itself
-_RUNNING_WITH = lazy(r"^when(?:ever)?\s+(?:running|you run|invoking)\s+(\x00\d+\x00)\s*,\s*(?:always\s+)?"
-                     r"(?:use|pass|add|include)\s+(?:the\s+)?(\x00\d+\x00|--[\w-]+)", re.I)
+_RUNNING_WITH = lazy(r"^when(?:ever)?\s+(?:running|you run|invoking)\s+(?P<cmd>\x00\d+\x00)\s*,\s*(?:always\s+)?"
+                     r"(?:use|pass|add|include)\s+(?:the\s+)?(?P<flag>\x00\d+\x00|--[\w-]+)|"
+                     r"^(?:always\s+)?(?:use|pass|add|include)\s+(?:the\s+)?(?P<flag2>\x00\d+\x00|--[\w-]+)"
+                     r"(?:\s+(?:flag|option))?\s+when(?:ever)?\s+(?:running|you run|invoking)\s+(?P<cmd2>\x00\d+\x00)(?=\s*$|[,;.])",
+                     re.I)
 
 
 def _running_with(m, spans: list) -> str:
-    flag = m.group(2)
+    flag, cmd = m.group("flag") or m.group("flag2"), m.group("cmd") or m.group("cmd2")
     if flag.startswith("\x00") and not spans[int(flag.strip("\x00"))].startswith("`-"):
         return m.group(0)
-    return f"run {m.group(1)} with {flag}"
+    return f"run {cmd} with {flag}"
 
 
 def _avoid(m) -> str:

@@ -78,6 +78,8 @@ _FLAG = r"`--?[\w-]+`|--?[\w-]+"
 # "run cargo test with --all-features" · "never run `cargo test` without `--all-features`" ·
 # "when running `cargo test`, use `--all-features`" · "always pass --all-features to cargo test"
 _NEEDS_FLAG = [lazy(p, re.I) for p in (
+    rf"(?P<cmd>{_CMD})\s+(?:must|should|has to|needs to)\s+(?:always\s+)?be\s+run\s+with\s+(?:the\s+)?(?P<flag>{_FLAG})"
+    r"(?:\s+(?:flag|option))?",
     rf"(?:always\s+)?run\s+(?P<cmd>{_CMD})\s+with\s+(?:the\s+)?(?P<flag>{_FLAG})(?:\s+(?:flag|option))?",
     rf"{_DONT}\s+run\s+(?P<cmd>{_CMD})\s+without\s+(?:the\s+)?(?P<flag>{_FLAG})(?:\s+(?:flag|option))?",
     rf"when(?:ever)?\s+running\s+(?P<cmd>{_CMD})\s*,?\s*(?:always\s+)?(?:use|pass|add|include)\s+(?:the\s+)?"
@@ -108,7 +110,7 @@ def _needs_flag(clause: str, because: str, run) -> list:
 
 
 # "never run `tsc` or `yarn lint:types` with file arguments" · "don't run eslint on individual files"
-_FILE_ARGS = lazy(rf"{_DONT}\s+run\s+(?P<cmds>[`\w][\w\s:.`,/-]{{0,80}}?)\s+(?:with\s+(?:any\s+)?(?:file|path)\s*(?:arguments|args|"
+_FILE_ARGS = lazy(rf"{_DONT}\s+run\s+(?P<cmds>[`\w][\w\s:.`,/-]{{0,80}}?)\s+(?:with\s+(?:any\s+|a\s+)?(?:file|path)\s*(?:arguments|args|"
                   r"paths?|names?)|with\s+(?:individual\s+|single\s+|specific\s+)?files|on\s+(?:individual|single|"
                   r"specific)\s+files)(?:\s*,?\s*(?:with|e\.?g\.?,?|such as|like)\s+`[^`]+`)?", re.I)
 
@@ -131,7 +133,7 @@ _TASK_RUNNERS = frozenset(("make", "just", "task", "mage", "gmake"))
 # "always use `make` commands instead of direct `xcodebuild` or `swift` commands" ·
 # "use make instead of calling xcodebuild or swift directly"
 _RUNNER_INSTEAD = lazy(rf"(?:always\s+)?use\s+(?P<x>{_ITEM})(?:\s+(?:commands?|targets?|recipes?|tasks?))?\s+"
-                       r"instead\s+of\s+(?:(?:calling|running|using|invoking)\s+)?(?:the\s+)?(?:direct\s+|raw\s+|bare\s+)?"
+                       r"(?:instead\s+of|rather\s+than)\s+(?:(?:calling|running|using|invoking)\s+)?(?:the\s+)?(?:direct\s+|raw\s+|bare\s+)?"
                        rf"(?P<ys>{_ITEMS})(?:\s+(?:commands?|directly|invocations?|calls?|cli))*", re.I)
 
 
@@ -171,7 +173,7 @@ def family_specs(clause: str, because: str, own, lesson: str = "") -> list:
         found = _pipe(clause, because)
         if found:
             return found
-    if "--" in clause:
+    if "-" in clause:
         found = _lone_flag(clause, because) or _needs_flag(clause, because, own)
         if found:
             return found
@@ -179,7 +181,7 @@ def family_specs(clause: str, because: str, own, lesson: str = "") -> list:
         found = _file_args(clause, because, own)
         if found:
             return found
-    if "instead" in low:
+    if "instead" in low or "rather" in low:
         found = _runner_instead(clause, because)
         if found:
             return found

@@ -17,7 +17,7 @@ from tacit.guards.words import _DONT, _PATH_VERB, _path_pattern, _unquote
 
 _VERB = rf"(?:{_PATH_VERB}(?:\s*(?:,|or|,\s*or)\s*{_PATH_VERB})*)"
 # "never modify a `CLAUDE.md`" · "don't edit any `package.json`": that name wherever it is
-_ANY_FILE = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:a|an|any|every)\s+(?P<name>`[^`/]+`|[\w-]+\.[\w.]+)"
+_ANY_FILE = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:a|an|any|every)\s+(?:files?\s+(?:named|called)\s+)?(?P<name>`[^`/]+`|[\w-]+\.[\w.]+)"
                  r"(?:\s+(?:files?|anywhere))?(?:\s*,?\s*(?:and|or)\s+(?:never|don'?t|do not)\s+(?:create|add|write|make)\s+"
                  r"(?:one|any|another|a new one)\b[\w\s]*)?", re.I)
 # "do not modify generated code, found in `generated` subdirectories" · "never edit files in any `gen` folder"
@@ -27,13 +27,13 @@ _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>
                    re.I)
 # "never write migrations by hand" · "don't write django migrations manually"
 _BY_HAND = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|hand-edit|edit|modify)\s+(?:(?:the|any|new)\s+)?"
-                r"(?:(?:django|alembic|rails|database|db|schema|sql)\s+)?(?P<what>migrations|migration files|snapshots|"
+                r"(?:(?:django|database|db|schema|sql)\s+)?(?P<what>migrations|migration files|snapshots|"
                 r"snapshot files)\s+(?:manually|by hand|yourself)", re.I)
 _BY_HAND_FOLDER = {"migrations": "migrations/", "migration files": "migrations/", "snapshots": "__snapshots__/",
                    "snapshot files": "__snapshots__/"}
 # "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
-_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>(?:comment(?:\s+on)?|review|approve)(?:\s*(?:,|or|and|,\s*or)\s*(?:comment(?:\s+on)?|"
-                r"review|approve))*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
+_ACT = r"(?:comment(?:\s+on)?|review|approve|(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))"
+_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
                 r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
                 r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
 
@@ -94,7 +94,7 @@ def _pr_acts(clause: str, because: str) -> list:
     m = _PR_ACTS.fullmatch(clause)
     if not m:
         return []
-    acts = {a.split()[0].lower() for a in re.findall(r"comment(?:\s+on)?|review|approve", m.group("acts"), re.I)}
+    acts = {a.lower() for a in re.findall(r"comment|review|approve", m.group("acts"), re.I)}
     what = m.group("what").lower()
     nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
     out = []
