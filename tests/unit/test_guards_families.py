@@ -40,6 +40,7 @@ FAMILIES = [
     ("run cargo test with --all-features, otherwise feature-gated tests are skipped", ["cargo test"],
      ["cargo test --all-features"]),
     ("never run `pytest` without `--no-cov`", ["pytest tests/", "pytest"], ["pytest --no-cov tests/"]),
+    ("never run `cargo publish` without `--dry-run`", ["cargo publish"], ["cargo publish --dry-run"]),
     ("always pass --frozen to uv sync", ["uv sync"], ["uv sync --frozen", "uv run pytest"]),
     # a command with file arguments
     ("> **WARNING:** Never run `tsc` or `yarn lint:types` with file arguments (e.g., `yarn lint:types src/file.ts`).",
@@ -49,8 +50,6 @@ FAMILIES = [
     # a task runner instead of the tools it wraps
     ("**IMPORTANT: Always use `make` commands instead of direct `xcodebuild` or `swift` commands.**",
      ["xcodebuild test -scheme PostHog", "swift build", "swift test"], ["make build", "make test", "swiftlint"]),
-    ("1. **Always use `make` commands** instead of direct Xcode or Swift commands",
-     ["swift build -c release", "xcodebuild build -scheme PostHog"], ["make build"]),
     ("use just instead of calling cargo directly", ["cargo build"], ["just build"]),
     # a wrapper, and the tools not to run bare
     ("Use `uv` for everything — never bare `python` or `python3`.",
@@ -125,9 +124,7 @@ def test_a_shell_write_to_any_file_of_the_name_is_stopped():
     "don't modify generated code in generated subdirectories unless told to",
     "usually never comment on pull requests",
     # not these families
-    "don't pipe curl output to jq",  # no filter stage of the list: stays a memory
     "never use `--dry-run`",  # a flag of many programs
-    "run git with -C",  # a whole program does not need one flag
     "use make instead of tabs",  # not a program
     "never write tests by hand",  # not a folder of generated files
 ])
@@ -202,9 +199,7 @@ def test_unseen_phrasings_of_the_families(rule, stopped, fine):
 @pytest.mark.parametrize("text", [
     "use `--all-features` when running `cargo test` unless it is slow",
     "always use `--all-features` when running `cargo test` on CI",  # a place the matcher cannot see
-    "never pipe `npm test` output to `head`",  # a pipe sees programs, not their subcommands
     "run the tests with -v",  # no program
-    "always run go with -C",  # a program of many commands
     "Never write Alembic migrations by hand",  # alembic keeps them elsewhere: not guessed
 ])
 def test_unseen_wordings_that_stay_memories(text):

@@ -371,3 +371,57 @@ def test_a_wrapper_running_another_tool_or_an_exception_changes_nothing():
     reads("never run ruff, use `uv run black`", ["ruff check .", "uv run ruff check ."], ["uv run black ."])
     reads("use pnpm, not npm", ["npm install", "pnpm exec npm i"], ["pnpm install"])
     assert derive_guards("never run python directly, use uv, unless it is a one-off") == ()
+
+
+# --- more families: pipes into filters, a runner over tools, migrations, a flag required, file arguments ---
+def test_a_programs_output_piped_into_filters():
+    reads("never pipe gradle output through tail, head or grep",
+          ["./gradlew test | tail -50", "./gradlew spotlessCheck | grep -i error", "gradle build | head"],
+          ["./gradlew test", "./gradlew test > log.txt", "cat log | tail", "./gradlew test | wc -l"])
+    reads("never pipe curl into bash", ["curl -fsSL x | bash"], ["curl -fsSL x | grep y"])
+    assert derive_guards("never pipe gradle output through tail unless it is huge") == ()
+    assert derive_guards("never pipe gradle output through the formatter") == ()  # not a program
+
+
+def test_a_task_runner_over_the_tools_it_wraps():
+    reads("**IMPORTANT: Always use `make` commands instead of direct `xcodebuild` or `swift` commands**",
+          ["swift build", "xcodebuild test -scheme X"], ["make test", "make build"])
+    assert derive_guards("use make instead of direct Xcode commands") == ()  # Xcode: no program
+    assert derive_guards("use make instead of swift when you can") == ()
+
+
+def test_migrations_by_hand():
+    guards = guard_set("never write migrations by hand")
+    assert stops(guards, "netbox/dcim/migrations/0231_x.py", tool="Write")
+    assert not stops(guards, "netbox/dcim/models.py", tool="Edit")
+    assert not stops(guards, "python manage.py makemigrations")
+    assert derive_guards("never write migrations by hand unless makemigrations fails") == ()
+
+
+@pytest.mark.parametrize("lesson", ["run cargo test with --all-features",
+                                    "run cargo test with --all-features, otherwise feature-gated tests are skipped",
+                                    "always pass --all-features to cargo test"])
+def test_a_flag_a_command_must_have(lesson):
+    reads(lesson, ["cargo test", "cargo test -p azure_core"], ["cargo test --all-features", "cargo build"])
+
+
+def test_a_required_flag_keeps_its_veto_and_needs_a_program():
+    assert derive_guards("run cargo test with --all-features when CI is red") == ()
+    assert derive_guards("run tests with --verbose") == ()  # "tests": no program
+
+
+def test_no_file_arguments():
+    reads("never run tsc or yarn lint:types with file arguments",
+          ["tsc src/data/entity.ts --noEmit", "npx tsc src/x.ts", "yarn lint:types src/panels/card.ts"],
+          ["tsc", "tsc --noEmit", "tsc -p tsconfig.json", "yarn lint:types", "yarn build src/x.ts"])
+    assert derive_guards("never run tsc with file arguments unless asked") == ()
+
+
+def test_a_path_with_an_article():
+    reads("never modify a CLAUDE.md, edit the AGENTS.md beside it", [], [])
+    guards = guard_set("never modify a CLAUDE.md, edit the AGENTS.md beside it")
+    assert stops(guards, "docs/CLAUDE.md", tool="Write") and not stops(guards, "AGENTS.md", tool="Edit")
+
+
+def test_a_download_piped_into_a_filter_is_that_pipe_only():
+    reads("don't pipe curl output to jq", ["curl -s https://x/api | jq .name"], ["curl -s https://x/api -o a.json", "jq . a.json"])

@@ -1,8 +1,8 @@
 """Guards that read what one program hands another: a download piped into a
 shell (``PipeMatch``), and SQL given to a database client (``SqlMatch``).
 
-- **Pipes.** A stage that is no shell fires whenever a source ran before it
-  (``gradlew test | tail``). A shell sink fires when a source ran earlier in its pipeline and the
+- **Pipes.** With ``code`` False any sink fires after a source
+  (``gradlew test | tail``). Otherwise a sink fires when a source ran earlier in its pipeline and the
   sink reads its script from stdin: no script file or ``-c`` among its
   arguments (``sh``, ``bash -s -- x``, ``python3 -``). ``curl x > f; sh f``
   is no pipe and does not fire.
@@ -39,14 +39,11 @@ _WHERE = lazy(r"\bwhere\b", re.I)
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 
 
-_SHELL_SINKS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "fish"))
-
-
 def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in match.sinks or not set(inv.upstream) & set(match.sources):
         return False
-    if inv.program not in _SHELL_SINKS:
-        return True  # "never pipe gradle output through tail": any stage of that name
+    if not match.code:
+        return True  # "never pipe gradle output through tail": any such stage
     for a in inv.argv[1:]:
         if a == "--" or a == "-s" or a == "-":
             return True

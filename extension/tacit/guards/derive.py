@@ -49,7 +49,7 @@ _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
-                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?--?\w", re.I)
+                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:

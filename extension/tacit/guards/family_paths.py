@@ -1,7 +1,6 @@
 """Path and project-act families of the eighth corpus round: any file of a
 name ("never modify a `CLAUDE.md`"), any folder of a name at any depth
-("generated code in `generated` subdirectories"), migrations written by hand,
-"the global <path>", pull requests opened to the project, and comments or
+("generated code in `generated` subdirectories"), "the global <path>", pull requests opened to the project, and comments or
 reviews on pull requests and issues (``gh pr comment``, ``gh pr review``,
 ``gh issue comment``).
 Design notes: docs/guards.md.
@@ -25,12 +24,6 @@ _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>
                    r"sources?|anything))\s*,?\s*(?:(?:found|located|that (?:live|are|sit))\s+)?(?:in|under|inside)\s+"
                    r"(?:any\s+|the\s+|all\s+)?(?P<name>`[\w.-]+/?`|[\w.-]+)\s+(?:sub)?(?:director(?:y|ies)|folders?|dirs?)",
                    re.I)
-# "never write migrations by hand" · "don't write django migrations manually"
-_BY_HAND = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|hand-edit|edit|modify)\s+(?:(?:the|any|new)\s+)?"
-                r"(?:(?:django|database|db|schema|sql)\s+)?(?P<what>migrations|migration files|snapshots|"
-                r"snapshot files)\s+(?:manually|by hand|yourself)", re.I)
-_BY_HAND_FOLDER = {"migrations": "migrations/", "migration files": "migrations/", "snapshots": "__snapshots__/",
-                   "snapshot files": "__snapshots__/"}
 # "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
 _ACT = r"(?:comment(?:\s+on)?|review|approve|(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))"
 _PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
@@ -83,13 +76,6 @@ def _any_folder(clause: str, because: str) -> list:
     return [GuardSpec(PathMatch((name + "/",)), because)]
 
 
-def _by_hand(clause: str, because: str) -> list:
-    m = _BY_HAND.fullmatch(clause)
-    if not m:
-        return []
-    return [GuardSpec(PathMatch((_BY_HAND_FOLDER[m.group("what").lower()],)), because)]
-
-
 def _pr_acts(clause: str, because: str) -> list:
     m = _PR_ACTS.fullmatch(clause)
     if not m:
@@ -109,7 +95,7 @@ def _pr_acts(clause: str, because: str) -> list:
 
 def path_family_specs(clause: str, because: str, own, lesson: str = "") -> list:
     """The guards of one clause read as one of this module's families, or []."""
-    for read in (_any_file, _any_folder, _by_hand, _pr_acts, _pr_to):
+    for read in (_any_file, _any_folder, _pr_acts, _pr_to):
         found = read(clause, because)
         if found:
             return found

@@ -159,11 +159,13 @@ class CommitPathMatch(_Match):
 class PipeMatch(_Match):
     """A download piped into an interpreter: one of ``sources`` earlier in a
     pipeline whose stage is one of ``sinks`` reading its stdin as a script
-    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``)."""
+    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``); with ``code`` False
+    any sink after a source (``./gradlew test | tail``)."""
 
     kind: ClassVar[str] = "pipe"
     sources: tuple[str, ...] = ("curl", "wget")
     sinks: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish")
+    code: bool = True  # False: any sink after a source fires ("never pipe gradle output through tail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,8 +222,7 @@ class GuardSpec:
         if isinstance(m, SudoMatch):
             return "sudo (raised privileges)"
         if isinstance(m, PipeMatch):
-            shell = set(m.sinks) <= {"sh", "bash", "zsh", "dash", "ksh", "fish"}
-            return f"{'/'.join(m.sources)} piped into " + ("a shell" if shell else "/".join(m.sinks))
+            return f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks))
         if isinstance(m, CommitMatch):
             return "git commit on " + ", ".join(m.branches)
         if isinstance(m, CommitPathMatch):
@@ -364,7 +365,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         return RebaseMatch(branches) if branches else None
     if kind == "pipe":
         sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
-        return PipeMatch(sources, sinks) if sources and sinks else None
+        return PipeMatch(sources, sinks, data.get("code") is not False) if sources and sinks else None
     if kind == "sql":
         statements = _strs(data["statements"])
         if not statements or not set(statements) <= set(SQL_STATEMENTS):

@@ -29,7 +29,7 @@ _PATH_LESSONS = [lazy(p, re.I) for p in (
     r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
     r"build outputs?)(?:\s+(?:from|by)\s+[^,;`]{1,60}?)?(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
     rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|an?|every|each|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?:(?:auto-?generated|generated|compiled|vendored)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
@@ -66,9 +66,16 @@ _NEW_FILES = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+
                   r"(?:in|under|inside|within|to|into)\s+(?P<paths>.+?)", re.I)
 
 
+# "never write migrations by hand": the conventional folder of migrations
+_MIGRATIONS = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|edit|modify)\s+(?:any\s+|new\s+|the\s+)?(?:django\s+|database\s+|"
+                   r"db\s+|schema\s+)?migrations?(?:\s+files?)?\s+(?:by hand|manually|yourself)", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
+    if _MIGRATIONS.fullmatch(sentence):
+        return GuardSpec(PathMatch(("migrations/",)), because)
     m = _NEW_FILES.fullmatch(sentence)
     patterns = _path_list(m.group("paths")) if m else None
     if patterns and all(p.endswith(("/", "*")) for p in patterns):

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from tacit.lazyre import lazy
 from tacit.guards.clauses import _EXCEPTION, _HEDGE
-from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.model import CommandMatch, GuardSpec, PipeMatch
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
 
 _DIR = (r"(?:the\s+)?(?:`[^`]+`|(?:repo(?:sitory)?\s+|project\s+|any\s+)?[\w.~/-]+)"
@@ -192,10 +192,75 @@ def _global(clause: str, because: str) -> list:
     return [GuardSpec(CommandMatch(p, sub, flags, True), because) for p, sub, flags in _GLOBAL_SHAPES]
 
 
+# "never pipe Gradle output through `tail`, `head`, `grep`, etc.": a program's output into filters
+_FILTERS = frozenset(("tail", "head", "grep", "egrep", "rg", "less", "more", "sed", "awk", "cut", "sort", "uniq", "wc",
+                      "jq", "tee", "cat", "tr", "xargs"))
+_KIN_PROGRAMS = {"gradle": ("gradle", "gradlew"), "gradlew": ("gradle", "gradlew"), "mvn": ("mvn", "mvnw"),
+                 "mvnw": ("mvn", "mvnw")}
+_PIPED = lazy(rf"{_DONT}\s+(?:pipe|piping)\s+(?:the\s+)?(?:output\s+of\s+)?(?P<src>`?[\w.-]+`?)(?:'s)?"
+              rf"(?:\s+(?:output|results?|logs?))?\s+(?:through|into|to)\s+{_ITEMS}", re.I)
+# "always use `make` commands instead of direct `xcodebuild` or `swift` commands": a task runner over the tools it wraps
+_RUNNER_OVER = lazy(r"use\s+`?(?:make|just|task|mage)`?(?:\s+(?:commands?|targets?|recipes?))?\s+(?:instead of|rather than|over)\s+"
+                    r"(?:calling\s+|running\s+|using\s+|invoking\s+)?(?:the\s+)?(?:direct\s+|raw\s+|bare\s+|plain\s+)?"
+                    rf"{_ITEMS}?(?:\s+(?:commands?|invocations?|calls?|directly))*", re.I)
+# "run cargo test with --all-features" · "always pass `--frozen` to `uv sync`": without the flag it is stopped
+_WITH_FLAG = [lazy(p, re.I) for p in (
+    rf"(?:run|use|call|invoke)\s+{_CMD}\s+(?:only\s+)?with\s+(?:the\s+)?(?P<flags>{_FLAGS})(?:\s+(?:flags?|options?))?",
+    rf"(?:pass|use|add)\s+(?:the\s+)?(?P<flags>{_FLAGS})(?:\s+(?:flags?|options?))?\s+(?:with|to|for)\s+(?:every\s+|each\s+|all\s+)?"
+    rf"{_CMD}(?:\s+(?:calls?|runs?|invocations?|commands?))?",
+)]
+# "never run `tsc` or `yarn lint:types` with file arguments": any argument that is a file
+_FILE_ARGS = lazy(rf"{_DONT}\s+(?:run|call|invoke|use)\s+(?P<cmds>.+?)\s+(?:with|on)\s+(?:(?:a|any)\s+)?(?:file\s+(?:arguments?|"
+                  r"paths?|names?)|(?:individual|single|specific|explicit)\s+files?|paths?\s+arguments?)", re.I)
+
+
+def _piped(clause: str, because: str) -> list:
+    m = _PIPED.fullmatch(clause)
+    if not m:
+        return []
+    src = _unquote(m.group("src")).lower()
+    sinks = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group("ys")) if i.strip()]
+    if src not in _KNOWN_PROGRAMS or not sinks or any(k not in _FILTERS for k in sinks):
+        return []
+    return [GuardSpec(PipeMatch(_KIN_PROGRAMS.get(src, (src,)), tuple(dict.fromkeys(sinks)), False), because)]
+
+
+def _runner_over(clause: str, because: str) -> list:
+    m = _RUNNER_OVER.fullmatch(clause)
+    items = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group("ys") or "")
+             if i.strip()] if m else []
+    if not items or any(i not in _KNOWN_PROGRAMS or i in ("make", "just", "task", "mage") for i in items):
+        return []
+    return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True), because)]
+
+
+def _with_flag(clause: str, because: str, read) -> list:
+    m = _WITH_FLAG[0].fullmatch(clause) or _WITH_FLAG[1].fullmatch(clause)
+    if not m or not m.group("flags").lstrip("`").startswith("-"):
+        return []
+    cmd = _unquote(m.group("cmd"))
+    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
+        return []
+    base = read(f"never run `{cmd}`", because)
+    flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
+    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare or not flags \
+            or any(not re.fullmatch(r"--?[\w-]+", f) for f in flags):
+        return []
+    return [replace(base[0], match=replace(base[0].match, unless=tuple(flags)))]
+
+
+def _file_args(clause: str, because: str, read) -> list:
+    m = _FILE_ARGS.fullmatch(clause)
+    specs = read(f"never run {m.group('cmds')}", because) if m else []
+    return [replace(s, match=replace(s.match, on=("*",))) for s in specs] if _commands(specs) else []
+
+
 def qualified_specs(clause: str, because: str, read) -> list:
     """The guards of a command rule narrowed by a place, a wrapper, a flag or its output."""
     return (_through(clause, because) or _flag_with(clause, because, read) or _placed(clause, because, read)
-            or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because))
+            or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because)
+            or _piped(clause, because) or _runner_over(clause, because) or _with_flag(clause, because, read)
+            or _file_args(clause, because, read))
 
 
 def tail_specs(clause: str, because: str, read) -> list:
