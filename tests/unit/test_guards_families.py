@@ -174,6 +174,8 @@ def test_the_global_file_is_the_path_named():
     "never comment on or review pull requests unless asked",
     "Never push to main. If it's urgent, it is fine to push.",  # a later sentence that permits still vetoes
     "Never run `tsc` with file arguments. When `tsc` is slow, you may pass files.",
+    "Never push to main. If it is urgent, it needs a maintainer's approval.",
+    "Never push to main. When CI is down, it requires a second reviewer.",
 ])
 def test_more_exceptions_and_permissions_veto(text):
     assert derive_guards(text) == (), text
@@ -204,3 +206,10 @@ def test_unseen_phrasings_of_the_families(rule, stopped, fine):
 ])
 def test_unseen_wordings_that_stay_memories(text):
     assert derive_guards(text) == (), text
+
+
+def test_a_flag_of_any_program_says_so_and_survives_a_round_trip():
+    from tacit.guards.model import GuardSpec
+    spec = derive_guards("never use `--rerun-tasks`")[0]
+    assert spec.describe() == "any command with --rerun-tasks"
+    assert GuardSpec.from_dict(spec.to_dict()) == spec

@@ -437,13 +437,17 @@ _EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|c
                  r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b", re.I)
 
 
+_ASKS = lazy(r"\b(?:approv\w*|permission|consent|confirm\w*|sign[- ]?off|needs?|requires?|allows?|permits?|works?)\b",
+             re.I)
+
+
 def _explains(c: Clause) -> bool:
     """Whether a conditional sentence after the rule only says what happens
     (its consequent a statement: "it ignores …"), permitting nothing."""
     if not c.head_hedge or c.exception or _REACHES_BACK.search(_PLACEHOLDER.sub(" ", c.text)):
         return False
     rest = c.text.partition(",")[2].strip(" ,")
-    return bool(rest) and bool(_EXPLAINS.match(rest)) and not _PERMIT.search(rest)
+    return bool(rest) and bool(_EXPLAINS.match(rest)) and not _PERMIT.search(rest) and not _ASKS.search(rest)
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:
