@@ -425,3 +425,21 @@ def test_a_path_with_an_article():
 
 def test_a_download_piped_into_a_filter_is_that_pipe_only():
     reads("don't pipe curl output to jq", ["curl -s https://x/api | jq .name"], ["curl -s https://x/api -o a.json", "jq . a.json"])
+
+
+def test_a_long_flag_of_one_tool_with_any_program():
+    reads("never use --rerun-tasks, use --rerun", ["./gradlew build --rerun-tasks", "gradle test --rerun-tasks"],
+          ["./gradlew build --rerun", "echo --rerun-tasks", "grep -r -- --rerun-tasks ."])
+    reads("never pass --allow-empty", ["git commit --allow-empty -m x"], ["git commit -m x"])
+    assert derive_guards("never use --dry-run") == () and derive_guards("never use --force") == ()
+    assert derive_guards("never use --rerun-tasks unless the cache is broken") == ()
+
+
+def test_more_paths_and_places():
+    reads("don't modify generated code in generated subdirectories", [], [])
+    guards = guard_set("don't modify generated code in generated subdirectories")
+    assert stops(guards, "sdk/foo/generated/models.py", tool="Edit") and not stops(guards, "sdk/foo/models.py", tool="Edit")
+    guards = guard_set("don't edit the global .vscode/cspell.json, use sdk/cosmos/.cspell.json")
+    assert stops(guards, ".vscode/cspell.json", tool="Edit") and not stops(guards, "sdk/cosmos/.cspell.json", tool="Edit")
+    reads("don't run ruff format on existing files", ["ruff format .", "ruff format a.py"], ["ruff check ."])
+    assert derive_guards("don't run ruff format on existing files unless asked") == ()

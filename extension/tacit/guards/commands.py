@@ -169,12 +169,12 @@ def _git_add_all(argv: tuple) -> bool:
 # flags that other spellings state as well: (program, flag) -> another test of argv
 _FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("git", "--no-verify"): _git_no_verify}
 _COMPOSE = frozenset(("docker-compose", "podman-compose"))
+# programs that print, search or show words: a flag among their arguments runs nothing
+_SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "man",
+                        "which", "type", "head", "tail", "sed", "awk", "jq", "command", "help", "whatis", "apropos"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
-# programs that only print or search their words: a guard of any program never fires on them
-_SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "man", "which", "type", "command",
-                        "help", "whatis", "apropos", "cat", "less", "more", "head", "tail"))
 
 
 class _Command:
@@ -207,10 +207,10 @@ class _Command:
         self.placed = bool(self.under or self.on or self.not_via or self.to_file)
 
     def matches(self, argv: tuple) -> bool:
+        if self.program == "*" and program_name(argv[0]) in _SAYS_ONLY:
+            return False  # `echo --rerun-tasks`, `grep -r -- --rerun-tasks .`: the flag is only said
         if self.allow_info and _is_info(argv, self.program):
             return False
-        if self.program == "*" and program_name(argv[0]) in _SAYS_ONLY:
-            return False  # `echo --rerun-tasks`: words said, not a flag given to a program
         if self.venv_ok and _VENV_PYTHON.search(argv[0]):
             return False
         positions = self.positions

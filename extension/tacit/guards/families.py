@@ -1,10 +1,10 @@
-"""Readings of rule families seen in the eighth corpus round: a lone
-distinctive flag of any program, a command said to need a flag ("never run X
-without F", "X must be run with F"), a command on existing files, an example
-after a file-arguments rule; the path and
-project-act families are ``family_paths`` (pipes, task runners, "run X with
-F" and file arguments are ``qualified``'s). ``family_specs`` returns [] when
-a clause is none of them. Design notes: docs/guards.md.
+"""Readings of rule families seen in the eighth corpus round: a command
+said to need a flag ("never run X without F", "X must be run with F") and an
+example after a file-arguments rule; the path and project-act families are
+``family_paths`` (pipes, task runners, "run X with F", file arguments and
+"on existing files" are ``qualified``'s, a lone flag of any program is
+``git_verbs``'s). ``family_specs`` returns [] when a clause is none of them.
+Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -13,25 +13,11 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.family_paths import path_family_specs
-from tacit.guards.git_verbs import _FLAG_OF, _OTHER_FLAG_OF
 from tacit.guards.model import CommandMatch, GuardSpec
 from tacit.guards.words import _DONT, _FAMILY_OF, _KNOWN_PROGRAMS, _unquote
 
 # programs that do one job: "never run `pytest` without `--no-cov`" needs no subcommand
 _ONE_JOB = {"js_test", "py_test", "py_lint", "py_types", "js_lint", "bundler", "ts_run", "go_fmt"}
-
-
-# "never use `--rerun-tasks`": a flag with a hyphen inside is one program's own word, whatever runs it
-_LONE_FLAG = lazy(rf"{_DONT}\s+(?:use|pass|add|run\s+(?:anything\s+)?with)\s+(?:the\s+)?`?(?P<flag>--[a-z0-9]+(?:-[a-z0-9]+)+)`?"
-                  r"(?:\s+(?:flag|option|switch))?", re.I)
-_COMMON_FLAGS = frozenset(("--dry-run", "--no-verify", "--force-with-lease", "--no-cache", "--no-edit"))
-
-
-def _lone_flag(clause: str, because: str) -> list:
-    m = _LONE_FLAG.fullmatch(clause)
-    if not m or m.group("flag").lower() in _COMMON_FLAGS | set(_FLAG_OF) | set(_OTHER_FLAG_OF):
-        return []  # a flag of many programs, or one git_verbs knows the command of
-    return [GuardSpec(CommandMatch(("*",), (), (m.group("flag").lower(),), True), because)]
 
 
 _CMD = r"`[^`]{1,60}`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*)?"
@@ -65,17 +51,6 @@ def _needs_flag(clause: str, because: str, run) -> list:
     return [GuardSpec(CommandMatch(c.programs, c.subcommands, (), True, unless=(flag,)), because, f"{cmd} {flag}")]
 
 
-# "no `ruff format` on existing files": every file an agent formats exists
-_EXISTING = lazy(r"(?P<head>.+?)\s+on\s+(?:any\s+|the\s+)?existing\s+(?:files|code|sources|modules)", re.I)
-
-
-def _on_existing(clause: str, because: str, run) -> list:
-    m = _EXISTING.fullmatch(clause)
-    found = run(m.group("head"), because) if m else []
-    ok = found and all(isinstance(s.match, CommandMatch) and not s.match.on and not s.match.under for s in found)
-    return found if ok else []
-
-
 # "never run `tsc` with file arguments (e.g., `tsc src/file.ts`)": the example shows the rule, it is not part of it
 _EXAMPLE_TAIL = lazy(r"(?P<head>.+?\bfiles?\b.*?)\s*,?\s+(?:with|e\.?g\.?,?|such as|like|for example,?)\s+`[^`]+`", re.I)
 
@@ -90,16 +65,12 @@ def _example_tail(clause: str, because: str, run) -> list:
 def family_specs(clause: str, because: str, own, lesson: str = "") -> list:
     """The guards of one clause read as one of this module's families, or []."""
     low = clause.lower()
-    if "existing" in low:
-        found = _on_existing(clause, because, own)
-        if found:
-            return found
     if "file" in low and "`" in clause:
         found = _example_tail(clause, because, own)
         if found:
             return found
     if "-" in clause:
-        found = _lone_flag(clause, because) or _needs_flag(clause, because, own)
+        found = _needs_flag(clause, because, own)
         if found:
             return found
     return path_family_specs(clause, because, own, lesson)

@@ -1,6 +1,6 @@
-"""Path and project-act families of the eighth corpus round: any file of a
-name ("never modify a `CLAUDE.md`"), any folder of a name at any depth
-("generated code in `generated` subdirectories"), "the global <path>", pull requests opened to the project, and comments or
+"""Path and project-act families of the eighth corpus round: any folder of
+a name at any depth ("generated code, found in `generated` subdirectories"),
+pull requests opened to the project, and comments or
 reviews on pull requests and issues (``gh pr comment``, ``gh pr review``,
 ``gh issue comment``).
 Design notes: docs/guards.md.
@@ -12,13 +12,9 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _DONT, _PATH_VERB, _path_pattern, _unquote
+from tacit.guards.words import _DONT, _PATH_VERB, _unquote
 
 _VERB = rf"(?:{_PATH_VERB}(?:\s*(?:,|or|,\s*or)\s*{_PATH_VERB})*)"
-# "never modify a `CLAUDE.md`" · "don't edit any `package.json`": that name wherever it is
-_ANY_FILE = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:a|an|any|every)\s+(?:files?\s+(?:named|called)\s+)?(?P<name>`[^`/]+`|[\w-]+\.[\w.]+)"
-                 r"(?:\s+(?:files?|anywhere))?(?:\s*,?\s*(?:and|or)\s+(?:never|don'?t|do not)\s+(?:create|add|write|make)\s+"
-                 r"(?:one|any|another|a new one)\b[\w\s]*)?", re.I)
 # "do not modify generated code, found in `generated` subdirectories" · "never edit files in any `gen` folder"
 _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>(?:[\w-]+\s+){{0,2}}(?:code|files?|"
                    r"sources?|anything))\s*,?\s*(?:(?:found|located|that (?:live|are|sit))\s+)?(?:in|under|inside)\s+"
@@ -37,32 +33,11 @@ _PR_TO = lazy(rf"{_DONT}\s+(?:open|create|submit|file|raise|send|make)\s+(?:any\
               re.I)
 _NOT_PROJECT = frozenset(("main", "master", "develop", "trunk", "it", "them", "this", "that", "any", "branches",
                           "branch", "release", "production", "prod", "staging", "default"))
-# "don't edit the global `.vscode/cspell.json`": which one is said by the path
-_ADJECTIVE_PATH = lazy(rf"(?P<head>{_DONT}\s+{_VERB})\s+the\s+(?:global|root|top-level|shared|central|main|repo-wide)\s+"
-                       r"(?P<path>`[^`]+`|\S*[./]\S*)(?:\s+file)?", re.I)
-
-
 def _pr_to(clause: str, because: str) -> list:
     m = _PR_TO.fullmatch(clause)
     if not m or m.group("x").lower() in _NOT_PROJECT or "/" not in m.group("x") and "." in m.group("x"):
         return []
     return [GuardSpec(CommandMatch(("gh",), ("pr", "create"), (), True), because)]
-
-
-def _adjective_path(clause: str, because: str, own) -> list:
-    m = _ADJECTIVE_PATH.fullmatch(clause)
-    if not m or not _path_pattern(_unquote(m.group("path"))):
-        return []
-    found = own(f"{m.group('head')} {m.group('path')}", because)
-    return found if found and all(isinstance(s.match, PathMatch) for s in found) else []
-
-
-def _any_file(clause: str, because: str) -> list:
-    m = _ANY_FILE.fullmatch(clause)
-    name = _unquote(m.group("name")) if m else ""
-    if not name or "." not in name.strip(".") or "*" in name or " " in name:
-        return []
-    return [GuardSpec(PathMatch((name,)), because)]
 
 
 def _any_folder(clause: str, because: str) -> list:
@@ -95,11 +70,11 @@ def _pr_acts(clause: str, because: str) -> list:
 
 def path_family_specs(clause: str, because: str, own, lesson: str = "") -> list:
     """The guards of one clause read as one of this module's families, or []."""
-    for read in (_any_file, _any_folder, _pr_acts, _pr_to):
+    for read in (_any_folder, _pr_acts, _pr_to):
         found = read(clause, because)
         if found:
             return found
-    return _adjective_path(clause, because, own)
+    return []
 
 
 __all__ = ["path_family_specs"]

@@ -73,7 +73,6 @@ _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
 _CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
-_ANY = ("*",)  # a command guard of any program ("never use `--rerun-tasks`")
 _ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
 
 
@@ -157,7 +156,7 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content")
+    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content", "_any")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
@@ -165,6 +164,7 @@ class GuardSet:
         self._push: list = []
         self._paths: list = []
         self._content: list = []  # (idx, guard, root, test(match, inv), match)
+        self._any: tuple = ()  # ("*",) when a guard holds for any program ("never use `--rerun-tasks`")
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
             if guard.scope == "project" and root is None:
@@ -172,6 +172,7 @@ class GuardSet:
             scope_root = root if guard.scope == "project" else None
             m = guard.match
             if isinstance(m, CommandMatch):
+                self._any = ("*",) if "*" in m.programs else self._any
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append(
                         (idx, guard, scope_root, _Command(m, prog, guard.instead)))
@@ -223,7 +224,7 @@ class GuardSet:
                             and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
-                for name in program_names(inv.program) + _ANY:
+                for name in program_names(inv.program) + self._any:
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
                             continue

@@ -31,6 +31,7 @@ _PLACE_FIRST = lazy(rf"(?P<prep>in|inside|within|under)\s+(?P<where>{_DIR}(?:\s+
 _ROOT = lazy(r"(?:the\s+)?(?:(?:repo(?:sitory)?|project|workspace)\s+root|root(?:\s+(?:folder|directory|dir))?|top[- ]level"
              r"(?:\s+(?:folder|directory|dir))?|(sub-?(?:directories|folders|dirs|packages)|any\s+sub-?(?:directory|folder|dir|package)))",
              re.I)
+_ON_EXISTING = lazy(r"(?P<head>.+?)\s+on\s+(?:the\s+|any\s+)?existing\s+(?:files|code(?:base)?|sources?|modules)", re.I)
 _INTERPRETERS = frozenset(("bash", "sh", "zsh", "ruby", "perl", "php", "node", "deno", "bun", "pwsh", "powershell"))
 # wrappers the shell reader sees through (``uv run x``: x runs via uv), and their kin
 _WRAPPERS = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "poetry": ("poetry",), "pipenv": ("pipenv",), "pdm": ("pdm",),
@@ -89,6 +90,10 @@ def _commands(specs: list) -> bool:
 
 def _placed(clause: str, because: str, read) -> list:
     """"don't use npm or npx in `ui/`" · "in `ui/`, never use npm" · "don't run prettier on `tasks/`"."""
+    m = _ON_EXISTING.fullmatch(clause)
+    if m:
+        specs = read(m.group("head").rstrip(", "), because)  # "on existing files": on any file there is
+        return specs if _commands(specs) else []
     m = _PLACE.fullmatch(clause) or _PLACE_FIRST.fullmatch(clause)
     if not m:
         return []
