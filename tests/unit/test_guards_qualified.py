@@ -443,3 +443,16 @@ def test_more_paths_and_places():
     assert stops(guards, ".vscode/cspell.json", tool="Edit") and not stops(guards, "sdk/cosmos/.cspell.json", tool="Edit")
     reads("don't run ruff format on existing files", ["ruff format .", "ruff format a.py"], ["ruff check ."])
     assert derive_guards("don't run ruff format on existing files unless asked") == ()
+
+
+@pytest.mark.parametrize("lesson", ["   - Do not alter `SECURITY.md`, `LICENSE.txt`, or `CODE_OF_CONDUCT.md` without maintainer approval",
+                                    "never push without asking",
+                                    "never run git push --force without the user's explicit approval",
+                                    "never modify `global.json` without explicit request"])
+def test_without_permission_is_an_exception(lesson):
+    assert derive_guards(lesson) == (), lesson
+
+
+def test_file_arguments_with_examples_in_parentheses():
+    reads("> **WARNING:** Never run `tsc` or `yarn lint:types` with file arguments (e.g., `yarn lint:types src/file.ts`).",
+          ["tsc src/data/entity.ts", "yarn lint:types src/file.ts"], ["tsc", "yarn lint:types"])

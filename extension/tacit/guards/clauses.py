@@ -98,10 +98,12 @@ _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
-    r"for now|for the moment|temporarily|until|without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|"
-    r"express|written|maintainer'?s?|owner'?s?|user'?s?|team'?s?|human|first)\s+){0,3}(?:approval|permission|"
-    r"consent|confirmation|sign[- ]?off|authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|"
-    r"instructions?|requests?|agreement|review))\b", re.I)
+    r"for now|for the moment|temporarily|until|"
+    # "without maintainer approval" · "without explicit request" · "without asking": permission, a case the check cannot see
+    r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
+    r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
+    r"authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|instructions?|requests?|agreement|"
+    r"review))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"

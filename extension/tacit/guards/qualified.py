@@ -216,7 +216,8 @@ _WITH_FLAG = [lazy(p, re.I) for p in (
 )]
 # "never run `tsc` or `yarn lint:types` with file arguments": any argument that is a file
 _FILE_ARGS = lazy(rf"{_DONT}\s+(?:run|call|invoke|use)\s+(?P<cmds>.+?)\s+(?:with|on)\s+(?:(?:a|any)\s+)?(?:file\s+(?:arguments?|"
-                  r"paths?|names?)|(?:individual|single|specific|explicit)\s+files?|paths?\s+arguments?)", re.I)
+                  r"paths?|names?)|(?:individual|single|specific|explicit)\s+files?|paths?\s+arguments?)"
+                  r"(?:\s+(?:with|such as)\s+`[^`]+`(?:\s*,?\s*(?:or|and)?\s*`[^`]+`)*)?", re.I)  # its examples
 
 
 def _piped(clause: str, because: str) -> list:
