@@ -171,8 +171,10 @@ _FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("g
 _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 # programs that print, search or show words: a flag among their arguments runs nothing
 _SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "man",
-                        "which", "type", "head", "tail", "sed", "awk", "jq"))
+                        "which", "type", "head", "tail", "sed", "awk", "jq", "command", "help", "whatis", "apropos"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
+
+
 
 
 class _Command:

@@ -24,6 +24,7 @@ from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
+from tacit.guards.families import family_specs
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
@@ -48,7 +49,7 @@ _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
-                         r"to run)\b|n'?t\b|\bwith\s+`?-|\b(?:pass|add)\s+`?-", re.I)
+                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -482,7 +483,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         return [spec]
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (family_specs(sentence, because, own, lesson) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own))

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from tacit.lazyre import lazy
 from tacit.guards.commands import SUDO, _Command, _is_info, program_names
-from tacit.guards.content import pipe_fires, sql_fires
+from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
@@ -371,6 +371,8 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
         if rel is None or not any(rel == u or rel.startswith(u + "/") or u == "." and rel == "" or u == "*" and rel
                                   for u in c.under):
             return False
+    if c.on == ("*",):  # "with file arguments": any argument naming a file
+        return has_file_argument(inv.argv)
     if c.on:
         if not base or not inv.cwd or not inv.cwd_exact:
             return False

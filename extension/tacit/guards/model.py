@@ -26,7 +26,8 @@ class _Match:
 class CommandMatch(_Match):
     """A program, optionally narrowed to a subcommand path and flags.
 
-    ``programs``: normalised program names (``npm``; ``pip`` also matches
+    ``programs``: normalised program names (``npm``; ``*``: any program but
+    the ones that only print their words; ``pip`` also matches
     ``pip3``/``pip3.12`` and ``python -m pip``). ``subcommands``: the leading
     positional words that must follow the program (``("apply",)`` for
     ``terraform apply``); known aliases (``npm i`` = ``npm install``) are
@@ -204,6 +205,8 @@ class GuardSpec:
         """What a guard stops, in a few words."""
         m = self.match
         if isinstance(m, CommandMatch):
+            if m.programs == ("*",):  # a flag of any program ("never use `--rerun-tasks`")
+                return "any command with " + " ".join(m.flags)
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
             but = f" (allowed with {' or '.join(m.unless)})" if m.unless else ""
             but += "".join(f" {w} {', '.join(v)}" for w, v in (("in", m.under), ("on", m.on), ("unless via", m.not_via)) if v)
