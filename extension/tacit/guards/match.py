@@ -355,9 +355,6 @@ def _runs_inside(inv: Invocation, call: Call, root: str | None) -> bool:
     return cwd is not None and _below(cwd, root) is not None
 
 
-_FILE_ARG = re.compile(r"/|\.[A-Za-z0-9]{1,5}$")
-
-
 def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
     """A command guard's place and way: run in one of its folders (``under``),
     on a path in one of them (``on``), not through an allowed wrapper (``not_via``)."""
@@ -379,10 +376,6 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
         for j, a in enumerate(inv.argv[1:], 1):
             if a.startswith("-") or DYN in a:
                 continue
-            if "*" in c.on and (inv.argv[j - 1].startswith("-") and j > 1 or not _FILE_ARG.search(a)):
-                continue  # "with file arguments": a word that is a file, not a flag's value (`tsc -p tsconfig.json`)
-            if "*" in c.on:
-                return True
             rel = _below(posixpath.normpath(posixpath.join(inv.cwd, a)), base)
             if rel and any(rel == u or rel.startswith(u + "/") for u in c.on):
                 return True
