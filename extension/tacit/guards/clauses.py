@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
+from tacit.guards.gerunds import Gerunds
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -109,14 +110,18 @@ _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
     r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
     r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
+# "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
+_NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
+                  r"(?:need|needs|have|has)\s+to|afraid|shy away|necessary to|required to|obliged to)\b|"
+                  r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
-_GERUND = {"running": "run", "using": "use", "editing": "edit", "modifying": "modify", "changing": "change",
+_GERUND = Gerunds({"running": "run", "using": "use", "editing": "edit", "modifying": "modify", "changing": "change",
            "touching": "touch", "committing": "commit", "pushing": "push", "calling": "call",
            "executing": "execute", "invoking": "invoke", "writing": "write", "updating": "update",
            "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
            "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
-           "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"}
+           "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"})
 _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
@@ -187,15 +192,36 @@ _ASIDE_END = lazy(r"(?:(?<=\s)[:;]-?[()DPp]+|[,\s]+(?:ok|okay|alright|right|got 
 _REF_BRACKETS = lazy(r"\[\s*((?:see|ref|cf|via|per)\b[^\[\]\n]{0,120}|#\d+)\]", re.I)
 
 
+# a cue word as typed in a hurry: "nver", "dnt"
+_TYPED_NEVER = lazy(r"\b(?:nver|nevr|nevar|nevver|neveer)\b", re.I)
+_TYPED_DONT = lazy(r"\b(?:dnt|donot|do'nt|dont't)\b", re.I)
+# "running `pnpm test`? no." · "npm? nope": the act asked about and refused
+_ASKED_NO = lazy(r"^(?P<act>[^?\n]{2,200}?)\s*\?+\s*(?:no+|nope|nah|no way|never|hell no)\s*[.!]*\s*$", re.I)
+
+
+def typed_cues(text: str) -> str:
+    """Cue words as typed: "nver" is "never", "dnt" "don't"."""
+    return _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
+
+
+def _asked_no(m) -> str:
+    act = m.group("act").strip()
+    verb, _, rest = act.partition(" ")
+    base = _GERUND.get(verb.lower()) if verb.lower().endswith("ing") else None
+    return f"never {base} {rest}".strip() if base else f"never {act}"
+
+
 def clean_line(text: str) -> str:
     """Markup off a line: bullets, headings, bold, warning signs."""
-    text = text.translate(_TRANSLATE)
+    text = typed_cues(text.translate(_TRANSLATE))
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
     text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
     # "never use -- with pnpm test": the separator is the object, not a dash
-    text = re.sub(r"\b(use|pass|add|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)", r"\1 `--`", text, flags=re.I)
+    text = re.sub(r"\b(use|using|pass|passing|add|adding|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)",
+                  r"\1 `--`", text, flags=re.I)
+    text = _ASKED_NO.sub(_asked_no, text.strip())
     return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
 
 
@@ -223,7 +249,8 @@ def _avoid(m) -> str:
 
 
 # "stop running npm install" · "I don't want you editing `dist/`" · "you're not supposed to run …" · "no more …"
-_SPOKEN_NEVER = lazy(r"^(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
+_SPOKEN_NEVER = lazy(r"^(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|(?:(?:make|be)\s+sure|ensure)\s+(?:that\s+)?(?:you\s+)?"
+                     r"(?:never|do\s+not|don'?t|not\s+to|to\s+never)|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
                      r"you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
                      r"don'?t\s+you\s+dare|no\s+more|stop|quit)(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
 
@@ -321,7 +348,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
     head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
     head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
-    return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare)),
+    return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
 
 
@@ -475,4 +502,4 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
 
-__all__ = ["Clause", "clauses", "clean_line", "veto", "vetoed"]
+__all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto", "vetoed"]

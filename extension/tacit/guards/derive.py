@@ -18,7 +18,7 @@ import shlex
 
 from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
-from tacit.guards.clauses import clauses, vetoed
+from tacit.guards.clauses import clauses, typed_cues, vetoed
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
@@ -47,7 +47,7 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
+_MAYBE_RULE = lazy(r"\b(?:no|nope|nah|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
                          r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-", re.I)
 
@@ -56,7 +56,7 @@ def _prepare(text) -> tuple[str, list] | None:
     """(the lesson, its sentences' clauses); None when it cannot be a rule."""
     if not isinstance(text, str):
         return None
-    text = text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip()
+    text = typed_cues(text.encode("utf-8", "replace").decode("utf-8").translate(_QUOTES).strip())
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")

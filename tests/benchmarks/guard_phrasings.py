@@ -1,0 +1,193 @@
+"""Probe: does a rule typed another way derive what the bare rule does?
+
+For each *tune*-split ``bare`` lesson of guard_lessons_real.jsonl that derives,
+rewrite it by fixed templates of how people type rules to an agent (other
+negations and verbs, reasons in other places, typed cue words, markdown,
+punctuation) and report per template: the share that derives (vs the bare
+form), violations stopped and fine calls stopped (the row's labelled calls,
+each lesson alone in its project, as guards.py's lessons section). Exception
+templates must veto; permission and hedge templates must derive nothing.
+Check-split rows are never read. Run:
+
+    python tests/benchmarks/guard_phrasings.py [--misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+_SPEC = importlib.util.spec_from_file_location("guards_bench", Path(__file__).with_name("guards.py"))
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+Guard, GuardSet, derive_guards = bench.Guard, bench.GuardSet, bench.derive_guards
+
+# {x}: the act ("run pnpm test"); {g}: its gerund ("running pnpm test"); {q}: the act with its
+# object in backticks; {r}: the whole bare rule. Only rules typed "never/don't/do not X" have {x}.
+NEGATIONS = {
+    "stop": "stop {g}",
+    "no more": "no more {g}",
+    "quit": "quit {g}",
+    "is banned": "{g} is banned",
+    "is off-limits": "{g} is off-limits",
+    "not allowed here": "{g} is not allowed here",
+    "we don't": "we don't {x} here",
+    "don't ever": "don't ever {x}",
+    "I don't want you to": "I don't want you to {x}",
+    "you shouldn't": "you shouldn't {x}",
+    "you must not": "you must not {x}",
+    "make sure you never": "make sure you never {x}",
+    "avoid": "avoid {g}",
+    "X? no.": "{g}? no.",
+    "reason first so": "{g} breaks the lockfile, so never {x}",
+    "dont": "dont {x}",
+    "nver": "nver {x}",
+    "NEVER": "NEVER {x}",
+    "Never X.": "Never {x}.",
+    "inline code": "never {q}",
+    "bold inline code": "**Never {q}.**",
+}
+GENERAL = {
+    "paren reason": "{r} (it breaks the lockfile)",
+    "Reason:": "{r}. Reason: it breaks the lockfile",
+    "arrow": "{r} -> breaks the lockfile",
+    "b/c": "{r} b/c it breaks the lockfile",
+    "bc": "{r} bc it breaks the lockfile",
+    "cuz": "{r} cuz it breaks the lockfile",
+    "as discussed": "{r}, as discussed",
+    "!!": "{r}!!",
+    "period": "{r}.",
+    "upper first": "{R}",
+    "bullet": "- {r}",
+    "bold": "**{r}**",
+    "star bullet bold": "* **{R}.**",
+}
+# an exception must still veto (nothing derived)
+EXCEPTIONS = {
+    "unless I say so": "{r} unless I say so",
+    "for now": "{r} for now",
+    "except in CI": "{r} except in CI",
+}
+# a permission or a hedge is no rule (nothing derived)
+NOT_RULES = {
+    "don't forget to": "don't forget to {x}",
+    "don't hesitate to": "don't hesitate to {x}",
+    "you don't have to": "you don't have to {x}",
+    "you don't need to": "you don't need to {x}",
+    "no need to": "no need to {x}",
+    "try not to": "try not to {x}",
+    "maybe don't": "maybe don't {x}",
+    "feel free to": "feel free to {x}",
+    "it's ok to": "it's ok to {x}",
+    "never forget to": "never forget to {x}",
+    "don't be afraid to": "don't be afraid to {x}",
+    "not always": "you don't always need to {x}",
+}
+
+_CUE = re.compile(r"^(?:never|don't|do not)\s+(?P<x>.+)$", re.I)
+_DOUBLE = re.compile(r"(?:[^aeiou]|^)[aeiou][bdgmnprt]$")
+
+
+def gerund(act: str) -> str:
+    verb, _, rest = act.partition(" ")
+    low = verb.lower().rpartition("-")[2]
+    if low.endswith("e") and not low.endswith(("ee", "ye")):
+        ing = verb[:-1] + "ing"
+    elif _DOUBLE.search(low) and low not in ("open", "edit", "visit", "limit"):
+        ing = verb + verb[-1] + "ing"
+    else:
+        ing = verb + "ing"
+    return f"{ing} {rest}".strip()
+
+
+def quoted(act: str) -> str:
+    """The act with its object in backticks: "run `pnpm test`", "touch `a/b.md`"."""
+    verb, _, rest = act.partition(" ")
+    if verb.lower() in ("run", "use") and rest and not re.search(r",|\b(?:or|and|with|when|directly|on|in)\b", rest):
+        return f"{verb} `{rest}`"
+    return " ".join(f"`{w.rstrip(',')}`" + ("," if w.endswith(",") else "") if re.search(r"[/.*]", w) and len(w) > 1
+                    else w for w in act.split())
+
+
+def variants(row: dict) -> dict:
+    """{(group, template name): text} for one bare row."""
+    rule = row["text"].rstrip(". ")
+    fields = {"r": rule, "R": rule[:1].upper() + rule[1:]}
+    m = _CUE.match(rule)
+    groups = [("general", GENERAL), ("exception", EXCEPTIONS)]
+    if m:
+        x = m.group("x")
+        fields.update(x=x, g=gerund(x), q=quoted(x))
+        groups = [("negation", NEGATIONS)] + groups + [("not a rule", NOT_RULES)]
+    return {(group, name): t.format(**fields) for group, forms in groups for name, t in forms.items()}
+
+
+def stops(specs, row: dict) -> tuple[int, int, int, int]:
+    """(violations stopped, violations, fine stopped, fine) for one lesson alone."""
+    gs = GuardSet([Guard(s, row["id"], "project", bench.REAL_ROOT, "lesson") for s in specs])
+    sets = {row["id"]: gs}
+    v = sum(bool(bench.stopped(sets, row["id"], e)) for e in row["violations"])
+    f = sum(bool(bench.stopped(sets, row["id"], e)) for e in row["fine"])
+    return v, len(row["violations"]), f, len(row["fine"])
+
+
+def probe(rows: list[dict]) -> tuple[dict, dict]:
+    table: dict = {}
+    misses: dict = {}
+    for row in rows:
+        base = derive_guards(row["text"])
+        if not base:
+            continue
+        for key, text in variants(row).items():
+            specs = derive_guards(text)
+            c = table.setdefault(key, Counter())
+            c["n"] += 1
+            c["derived"] += bool(specs)
+            c["same"] += {repr(s.match) for s in specs} == {repr(s.match) for s in base}
+            v, vn, f, fn = stops(specs, row)
+            c["viol_stopped"] += v
+            c["viol"] += vn
+            c["fine_stopped"] += f
+            c["fine"] += fn
+            want = key[0] in ("negation", "general")
+            if bool(specs) != want or f:
+                misses.setdefault(key, []).append((text, [repr(s.match) for s in specs]))
+    return table, misses
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--misses", action="store_true", help="print the variants that went wrong")
+    opts = ap.parse_args()
+    rows = [json.loads(line) for line in open(bench.DATA / "guard_lessons_real.jsonl", encoding="utf-8")
+            if line.strip()]
+    rows = [r for r in rows if r["split"] == "tune" and r["kind"] == "bare"]
+    bench.know(rows)
+    table, misses = probe(rows)
+    group = None
+    total = Counter()
+    for (g, name), c in table.items():
+        if g != group:
+            group = g
+            want = "derived" if g in ("negation", "general") else "derived (want 0)"
+            print(f"\n== {g} templates, tune bare rules: {want}, same guards, violations stopped, fine stopped ==")
+        total[g, "n"] += c["n"]
+        total[g, "ok"] += c["derived"] if g in ("negation", "general") else c["n"] - c["derived"]
+        total[g, "fine_stopped"] += c["fine_stopped"]
+        print(f"  {name:22s} {bench.pct(c['derived'], c['n']):18s} same {c['same']:4d}  "
+              f"viol {bench.pct(c['viol_stopped'], c['viol']):18s} fine {c['fine_stopped']}/{c['fine']}")
+        if opts.misses:
+            for text, got in misses.get((g, name), [])[:8]:
+                print(f"      {text!r} -> {got}")
+    print()
+    for g in ("negation", "general", "exception", "not a rule"):
+        label = "derived" if g in ("negation", "general") else "derived nothing"
+        print(f"  {g:12s} {label} {bench.pct(total[g, 'ok'], total[g, 'n'])}, fine stopped {total[g, 'fine_stopped']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Rules typed as people type them to an agent (tacit.guards.clauses, gerunds):
+"make sure you never …", any rule verb's gerund after "stop / no more / quit",
+"X? no.", typed cue words ("nver", "dnt"); each derives the guard the bare rule
+does, stops its violation and lets the fine call run, and its exception variant
+vetoes. A negation that forbids nothing ("don't forget to …", "no need to …")
+derives nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards.gerunds import Gerunds
+
+ROOT = "/repo"
+
+
+def stops(text: str, tool: str, args: dict) -> bool:
+    guards = [Guard(spec, 1, "project", ROOT, "lesson:1") for spec in derive_guards(text)]
+    return bool(GuardSet(guards).check(normalize_call(tool, args, ROOT, project_root=ROOT)))
+
+
+BASH = "Bash"
+EDIT = "Edit"
+# (typed lesson, the bare rule it says, a violation, a fine call)
+CASES = [
+    ("make sure you never run pnpm test", "never run pnpm test",
+     (BASH, {"command": "pnpm test"}), (BASH, {"command": "pnpm build"})),
+    ("Make sure not to touch `.env`.", "never touch .env",
+     (EDIT, {"file_path": "/repo/.env", "old_string": "a", "new_string": "b"}),
+     (EDIT, {"file_path": "/repo/src/a.py", "old_string": "a", "new_string": "b"})),
+    ("be sure you don't push to develop", "never push to develop",
+     (BASH, {"command": "git push origin develop"}), (BASH, {"command": "git push origin feature"})),
+    ("stop hand-editing dist/", "never hand-edit dist/",
+     (EDIT, {"file_path": "/repo/dist/a.js", "old_string": "a", "new_string": "b"}),
+     (EDIT, {"file_path": "/repo/src/a.js", "old_string": "a", "new_string": "b"})),
+    ("no more renaming files with mv", "never rename files with mv",
+     (BASH, {"command": "mv a.txt b.txt"}), (BASH, {"command": "git mv a.txt b.txt"})),
+    ("quit rebasing onto main", "never rebase onto main",
+     (BASH, {"command": "git rebase main"}), (BASH, {"command": "git rebase --continue"})),
+    ("stop using -- with pnpm test", "never use -- with pnpm test",
+     (BASH, {"command": "pnpm test -- --grep x"}), (BASH, {"command": "pnpm test --grep x"})),
+    ("running pnpm test? no.", "never run pnpm test",
+     (BASH, {"command": "pnpm test"}), (BASH, {"command": "pnpm build"})),
+    ("npm? nope", "never npm",
+     (BASH, {"command": "npm install"}), (BASH, {"command": "pnpm install"})),
+    ("`git push --force`?? NO!", "never run `git push --force`",
+     (BASH, {"command": "git push --force origin main"}), (BASH, {"command": "git push origin main"})),
+    ("nver commit .env files", "never commit .env files",
+     (BASH, {"command": "git add .env"}), (BASH, {"command": "git add src/a.py"})),
+    ("dnt edit CHANGELOG.md", "don't edit CHANGELOG.md",
+     (EDIT, {"file_path": "/repo/CHANGELOG.md", "old_string": "a", "new_string": "b"}),
+     (EDIT, {"file_path": "/repo/README.md", "old_string": "a", "new_string": "b"})),
+]
+
+
+@pytest.mark.parametrize("typed, bare, violation, fine", CASES)
+def test_a_typed_rule_derives_the_bare_rules_guard_and_stops_only_its_violation(typed, bare, violation, fine):
+    got = derive_guards(typed)
+    assert got, typed
+    assert [s.match for s in got] == [s.match for s in derive_guards(bare)]
+    assert stops(typed, *violation)
+    assert not stops(typed, *fine)
+
+
+@pytest.mark.parametrize("typed", [c[0] for c in CASES])
+@pytest.mark.parametrize("exception", [" unless I say so", " for now", " except in CI"])
+def test_its_exception_variant_vetoes(typed, exception):
+    text = typed.rstrip(".!?") + exception if "?" not in typed else typed.replace("?", exception + "?", 1)
+    assert derive_guards(text) == (), text
+
+
+@pytest.mark.parametrize("text", [
+    "don't forget to run pnpm test",
+    "never forget to push to develop",
+    "don't hesitate to create a PR with gh pr create",
+    "you don't have to delete or rename files in docs/images/",
+    "you don't need to create an issue with gh issue create",
+    "you don't always need to run pnpm test",
+    "no need to run pnpm test",
+    "don't be afraid to touch .env",
+    "nver forget to commit .env files",
+])
+def test_a_negation_that_forbids_nothing_derives_nothing(text):
+    assert derive_guards(text) == ()
+
+
+def test_gerunds_of_rule_verbs_by_spelling():
+    g = Gerunds({"running": "run"})
+    assert g["running"] == "run" and g.get("renaming") == "rename" and g.get("committing") == "commit"
+    assert g.get("hand-editing") == "hand-edit" and g.get("copying") == "copy" and "rebasing" in g
+    assert g.get("nothing") is None and "string" not in g and g.get("well-being") is None
+    with pytest.raises(KeyError):
+        g["morning"]
