@@ -112,7 +112,7 @@ _HEDGE = lazy(
     r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
 _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
-                  r"(?:need|needs|have|has)\s+to|afraid|shy away|necessary to|required to|obliged to)\b|"
+                  r"(?:need|needs|have|has)\s+(?:(?:any|my|our|a|an|the)\s+)?(?:to|permission|approval|consent|sign-?off)|afraid|shy|necessary to|required to|obliged to)\b|"
                   r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
@@ -196,19 +196,30 @@ _REF_BRACKETS = lazy(r"\[\s*((?:see|ref|cf|via|per)\b[^\[\]\n]{0,120}|#\d+)\]", 
 _TYPED_NEVER = lazy(r"\b(?:nver|nevr|nevar|nevver|neveer)\b", re.I)
 _TYPED_DONT = lazy(r"\b(?:dnt|donot|do'nt|dont't)\b", re.I)
 # "running `pnpm test`? no." · "npm? nope": the act asked about and refused
-_ASKED_NO = lazy(r"^(?P<act>[^?\n]{2,200}?)\s*\?+\s*(?:no+|nope|nah|no way|never|hell no)\s*[.!]*\s*$", re.I)
+_ASKED_NO = lazy(r"^(?P<act>[^?\n]{2,200}?)\s*(?:\?+|\s=|:)\s*(?:no+|nope|nah|no way|never|hell no)\s*[.!]*\s*$", re.I)
+
+
+# contractions the shapes read spelled out: "you're not allowed to", "`x` isn't allowed", "you cannot"
+_CONTRACTED = {"you're": "you are", "we're": "we are", "isn't": "is not", "aren't": "are not", "cannot": "can't"}
+_CONTRACTION = lazy(r"\b(?:you're|we're|isn't|aren't|cannot)\b", re.I)
+# "_never_ X" · "*do not* X": emphasis on the cue word
+_CUE_EMPHASIS = lazy(r"(?<![\w*])([*_])(never|not|no|don'?t|do not|must not|can'?t)\1(?![\w*])", re.I)
 
 
 def typed_cues(text: str) -> str:
-    """Cue words as typed: "nver" is "never", "dnt" "don't"."""
-    return _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
+    """Cue words as typed: "nver" is "never", "dnt" "don't", "you're"
+    "you are", "_never_" "never"."""
+    text = _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
+    text = _CONTRACTION.sub(lambda m: _CONTRACTED[m.group(0).lower()], text)
+    return _CUE_EMPHASIS.sub(r"\2", text)
 
 
 def _asked_no(m) -> str:
     act = m.group("act").strip()
-    verb, _, rest = act.partition(" ")
+    adverb = re.match(r"\w+ly\s+", act)  # "manually editing `x`? no."
+    verb, _, rest = act[adverb.end() if adverb else 0:].partition(" ")
     base = _GERUND.get(verb.lower()) if verb.lower().endswith("ing") else None
-    return f"never {base} {rest}".strip() if base else f"never {act}"
+    return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
 def clean_line(text: str) -> str:
@@ -249,16 +260,21 @@ def _avoid(m) -> str:
 
 
 # "stop running npm install" · "I don't want you editing `dist/`" · "you're not supposed to run …" · "no more …"
-_SPOKEN_NEVER = lazy(r"^(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|(?:(?:make|be)\s+sure|ensure)\s+(?:that\s+)?(?:you\s+)?"
-                     r"(?:never|do\s+not|don'?t|not\s+to|to\s+never)|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
-                     r"you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
-                     r"don'?t\s+you\s+dare|no\s+more|stop|quit)(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+_SPOKEN_NEVER = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:i\s+)?(?:told|asked)\s+you\s+not\s+to|"
+                     r"(?:(?:make|be)\s+sure|ensure|remember)\s+(?:that\s+)?(?:you\s+)?"
+                     r"(?:never|do\s+not|don'?t|not\s+to|to\s+never|never\s+to)|i\s+(?:don'?t|do not)\s+want\s+you\s+(?:to\s+)?|"
+                     r"i\s+never\s+want\s+you\s+to|you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
+                     r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:not(?=\s+[a-z])|stop|quit)|"
+                     r"don'?t\s+you\s+dare|no\s+more|(?:a\s+)?hard\s+no\s+(?:on|to)|no(?=\s+[a-z-]+ing\b)|stop|quit)"
+                     r"(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+_NEEDS_ING = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+                  r"(?:stop|quit|no(?!\s+more\b)|(?:a\s+)?hard\s+no\s+(?:on|to))\b", re.I)
 
 
 def _spoken(m) -> str:
     ing = m.group("ing")
     if ing is None:
-        return "never " if not m.group(0).lower().startswith(("stop", "quit")) else m.group(0)
+        return "never " if not _NEEDS_ING.match(m.group(0)) else m.group(0)
     base = _GERUND.get(ing.lower())
     return f"never {base} " if base else m.group(0)
 
