@@ -120,6 +120,8 @@ GENERAL = {
     "bullet": "- {r}",
     "bold": "**{r}**",
     "star bullet bold": "* **{R}.**",
+    "subject then verb": "{r}, pnpm then ignores the lockfile",
+    "subject still verb": "{r}, CI still skips the cache",
 }
 # an exception must still veto (nothing derived)
 EXCEPTIONS = {

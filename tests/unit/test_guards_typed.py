@@ -124,3 +124,21 @@ def test_gerunds_of_rule_verbs_by_spelling():
     assert g.get("nothing") is None and "string" not in g and g.get("well-being") is None
     with pytest.raises(KeyError):
         g["morning"]
+
+
+@pytest.mark.parametrize("text, bare, violation, fine", [
+    ("don't push to github.com/acme/widgets, push to a fork and open a PR", "don't push to github.com/acme/widgets",
+     (BASH, {"command": "git push https://github.com/acme/widgets.git main"}),
+     (BASH, {"command": "git push https://github.com/me/widgets.git main"})),
+    ("never commit to main, commit to your own branch", "never commit to main", None, None),
+    ("never run tsc with file arguments, tsc then ignores tsconfig.json", "never run tsc with file arguments",
+     (BASH, {"command": "tsc src/a.ts"}), (BASH, {"command": "tsc -p ."})),
+    ("never run pnpm test, CI still skips the cache", "never run pnpm test",
+     (BASH, {"command": "pnpm test"}), (BASH, {"command": "pnpm build"})),
+])
+def test_an_order_or_a_statement_after_a_comma_is_no_part_of_the_rule(text, bare, violation, fine):
+    got = derive_guards(text)
+    assert got and [s.match for s in got] == [s.match for s in derive_guards(bare)]
+    if violation:
+        assert stops(text, *violation) and not stops(text, *fine)
+    assert derive_guards(text.replace(",", " unless I say so,", 1)) == ()

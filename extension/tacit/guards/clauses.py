@@ -66,12 +66,15 @@ _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
-    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
     r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
     r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
-    r"wipes|nukes|clobbers|hangs)\b)|"
+    r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
+    # ", push to a fork and open a PR": the way to do it instead, an order of its own
+    r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
+    r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
