@@ -142,3 +142,21 @@ def test_an_order_or_a_statement_after_a_comma_is_no_part_of_the_rule(text, bare
     if violation:
         assert stops(text, *violation) and not stops(text, *fine)
     assert derive_guards(text.replace(",", " unless I say so,", 1)) == ()
+
+
+@pytest.mark.parametrize("text", [
+    "btw, never run pnpm test", "oh and don't run pnpm test", "just never run pnpm test", "also, never run pnpm test",
+    "never run pnpm test fyi", "never run pnpm test, period", "don't run pnpm test, like ever",
+])
+def test_lead_ins_and_tails_said_around_a_rule_change_nothing(text):
+    assert [s.match for s in derive_guards(text)] == [s.match for s in derive_guards("never run pnpm test")]
+    assert stops(text, BASH, {"command": "pnpm test"}) and not stops(text, BASH, {"command": "pnpm build"})
+
+
+@pytest.mark.parametrize("tail", [
+    " for the time being", " till the release", " til friday", " yet", " today", " this time", " right now",
+    " at the moment", " in this PR", " this sprint", " w/o asking",
+])
+def test_a_rule_limited_in_time_or_to_one_task_vetoes(tail):
+    assert derive_guards("never run pnpm test") and derive_guards("never run pnpm test" + tail) == ()
+    assert derive_guards("don't push to develop" + tail) == ()

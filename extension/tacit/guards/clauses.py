@@ -31,7 +31,7 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
-    r"thx|ty|cheers|no exceptions?|without exceptions?|"
+    r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|"
     r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
@@ -102,7 +102,9 @@ _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
-    r"for now|for the moment|temporarily|until|"
+    r"for now|for the moment|for the time being|temporarily|until|till|'?til|yet|today|tonight|this time|right now|"
+    r"at the moment|(?:in|for) this (?:pr|pull request|branch|session|task|change|release)|this (?:week|sprint|session)|"
+    r"w/o\s+(?:asking|approval|permission|checking)|"
     # "without maintainer approval" · "without explicit request" · "without asking": permission, a case the check cannot see
     r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
     r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
@@ -288,8 +290,14 @@ def _never_said(m) -> str:
     return f" {m2.group(1)} " if m2 else " never "
 
 
+# "btw, never …" · "oh and don't …" · "just never …": a lead-in before the cue word
+_LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note to self|just|so yeah|anyway)\b[\s,:]*)+"
+                r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|please|pls)\b)", re.I)
+
+
 def _tidy(s: str) -> str:
     dot = re.search(r"[\w/-]\s\.$", s.strip())  # "never run git checkout .": the dot is the argument
+    s = _LEAD_IN.sub("", s.strip())
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
