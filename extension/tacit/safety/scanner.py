@@ -9,6 +9,7 @@ Design notes: docs/design/safety.md#tacitsafetyscanner"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -30,12 +31,7 @@ class Finding:
     excerpt: str  # short, printable excerpt around the match; secrets masked
 
     def to_dict(self) -> dict:
-        return {
-            "pattern_id": self.pattern_id,
-            "category": self.category,
-            "reason": self.reason,
-            "excerpt": self.excerpt,
-        }
+        return dataclasses.asdict(self)
 
 
 # Reasons, one per pattern id (the id list is the public contract).
@@ -703,12 +699,18 @@ _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in
 # (the old clean-text cost) with one pass over the text's tokens.
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
-_WORD_RULES: dict = {}
-for _index, _groups in enumerate(_RULE_GROUPS):
-    for _word in sorted(set().union(*_groups)):
-        _WORD_RULES.setdefault(_word, []).append(_index)
-_WORD_RULES = {word: tuple(indices) for word, indices in _WORD_RULES.items()}
-del _index, _groups, _word
+
+
+def _grouped(pairs) -> dict:
+    """``{key: (value, …)}`` from ``(key, value)`` pairs, keys and values in order."""
+    out: dict = {}
+    for key, value in pairs:
+        out.setdefault(key, []).append(value)
+    return {key: tuple(values) for key, values in out.items()}
+
+
+_WORD_RULES = _grouped((word, index) for index, groups in enumerate(_RULE_GROUPS)
+                       for word in sorted(set().union(*groups)))
 _ANCHOR_WORDS = frozenset(word for word in _WORD_RULES if word.startswith(_ANCHOR_MARK))
 _SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
 _SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
@@ -718,24 +720,15 @@ _SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
 # inside tokens like any other word, and reported as a "gate" marker; only
 # the phrases behind the gates present are then searched for in the text.
 _GATE_MARK = "\x01"
-_GATE_PHRASES: dict = {}
-for _phrase_word in _SPACED_WORDS:
-    _gate = _GATE_MARK + _phrase_word[:next(i for i, ch in enumerate(_phrase_word) if ch.isspace())]
-    _GATE_PHRASES.setdefault(_gate, []).append(_phrase_word)
-_GATE_PHRASES = {gate: tuple(phrases) for gate, phrases in _GATE_PHRASES.items()}
+_GATE_PHRASES = _grouped((_GATE_MARK + phrase[:next(i for i, ch in enumerate(phrase) if ch.isspace())], phrase)
+                         for phrase in _SPACED_WORDS)
 _GATES = frozenset(_GATE_PHRASES)
-del _phrase_word, _gate
 # (text to look for inside a token, word it reports), shortest first
 _NEEDLES = tuple(sorted([(w, w) for w in _SOLID_WORDS] + [(g[1:], g) for g in _GATE_PHRASES],
                         key=lambda pair: len(pair[0])))
 # one-character needles, and the longer ones by their first two characters
 _SHORT_NEEDLES = tuple(pair for pair in _NEEDLES if len(pair[0]) < 2)
-_PAIR_NEEDLES: dict = {}
-for _pair in _NEEDLES:
-    if len(_pair[0]) >= 2:
-        _PAIR_NEEDLES.setdefault(_pair[0][:2], []).append(_pair)
-_PAIR_NEEDLES = {key: tuple(pairs) for key, pairs in _PAIR_NEEDLES.items()}
-del _pair
+_PAIR_NEEDLES = _grouped((pair[0][:2], pair) for pair in _NEEDLES if len(pair[0]) >= 2)
 _ANCHOR_COMMANDS = tuple(sorted(word[1:] for word in _ANCHOR_WORDS))
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
 _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
@@ -983,15 +976,7 @@ def _printable(fragment: str) -> str:
     lone surrogates and unassigned code points become ``<U+XXXX>``."""
     if fragment.isprintable():
         return fragment
-    out = []
-    for ch in fragment:
-        if ch.isprintable():
-            out.append(ch)
-        elif ch.isspace():
-            out.append(" ")
-        else:
-            out.append(f"<U+{ord(ch):04X}>")
-    return "".join(out)
+    return "".join(ch if ch.isprintable() else " " if ch.isspace() else f"<U+{ord(ch):04X}>" for ch in fragment)
 
 
 def _excerpt(text: str, start: int, end: int, masks: list) -> str:
