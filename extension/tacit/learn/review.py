@@ -127,7 +127,7 @@ def memory_review(cfg, *, trigger: str = "command", now: float | None = None, le
     The showing is recorded and the nightly notice counts as given."""
     now = time.time() if now is None else now
     day = day or local_day(now)
-    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
         items = review_items(conn, now=now, day=day, include_all=include_all)
         shown = record_review_shown(conn, trigger, now, items)
         if day == local_day(now):
@@ -208,7 +208,7 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
         resolved, errors = _validate(conn, keep, drop, edits, cfg)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}
