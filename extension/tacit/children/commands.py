@@ -119,12 +119,7 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
         "pi_extension": job.get("variables", {}).get("pi_extension", ""),
         "data_dir": cfg.home_str,
     }
-    argv: list[str] = []
-    for arg in template:
-        if arg == "{tacit}":
-            argv.extend(tacit)
-            continue
-        argv.append(_fill(arg, values))
+    argv = [part for arg in template for part in (tacit if arg == "{tacit}" else [_fill(arg, values)])]
     # a flag whose value came out empty (no --model configured) is dropped
     shown: list[str] = []
     for arg in argv:

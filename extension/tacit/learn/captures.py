@@ -302,10 +302,7 @@ def capture_data(assessment: Assessment, *, session_id, host, text: str, now: fl
 
 def forgotten(content_terms: set, forgotten_terms) -> bool:
     """Is a capture like something the user asked to forget?"""
-    for wanted in forgotten_terms:
-        if wanted and len(wanted & content_terms) / len(wanted) >= FORGET_MATCH:
-            return True
-    return False
+    return any(wanted and len(wanted & content_terms) / len(wanted) >= FORGET_MATCH for wanted in forgotten_terms)
 
 
 # Ageing, grouping, merging
@@ -346,9 +343,7 @@ def importance_in(data: dict) -> float:
 
 
 def similar(a: set, b: set) -> bool:
-    if not a or not b:
-        return False
-    return len(a & b) / len(a | b) >= MERGE_SIMILARITY
+    return bool(a and b) and len(a & b) / len(a | b) >= MERGE_SIMILARITY
 
 
 def folded(twin: dict, row: dict, now: float) -> dict:
