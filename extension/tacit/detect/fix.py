@@ -27,8 +27,6 @@ MIN_CONFIDENCE = fix_parse.MIN_CONFIDENCE
 MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
-#: problem / solution texts are cut to this many characters (at a word)
-MAX_PART_CHARS = 300
 WEIGHTS_FILE = "fix_model.json"
 
 
@@ -227,11 +225,7 @@ _LEAD = lazy(r"^(?:so|and|then|now|also|ok(?:ay)?|great|good news|perfect)[,:!]?
 
 
 def _cut(text: str) -> str:
-    text = _LEAD.sub("", " ".join(text.split())).strip().rstrip(".。!:")
-    if len(text) > MAX_PART_CHARS:
-        cut = text.rfind(" ", 0, MAX_PART_CHARS)
-        text = text[: cut if cut > MAX_PART_CHARS // 2 else MAX_PART_CHARS].rstrip(" ,;:") + " …"
-    return text
+    return fix_parse.shorten(_LEAD.sub("", " ".join(text.split())).strip().rstrip(".。!:"))
 
 
 def _rank(names: set[str], order: tuple[str, ...]) -> int:
@@ -287,9 +281,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
         if c is not None:
             return FixStatement(c.problem, c.solution, c.pattern, round(score, 3))
         found = _extract(reading)
-        if found is None:
-            return None
-        return FixStatement(found[0], found[1], found[2], round(score, 3))
+        return FixStatement(*found, round(score, 3)) if found else None
     except Exception:  # noqa: BLE001 — a detector must never break the host
         return None
 
@@ -304,11 +296,8 @@ def _identifiers(text: str) -> list[str]:
     out: list[str] = []
     for raw in text.split():
         token = raw.strip(",;:!?\"'()[]{}").rstrip(".")
-        if len(token) < 2 or not _CODEY_RE.search(token):
-            continue
-        if token.lower() in ("e.g", "i.e"):
-            continue
-        out.append(token)
+        if len(token) >= 2 and _CODEY_RE.search(token) and token.lower() not in ("e.g", "i.e"):
+            out.append(token)
     return out
 
 

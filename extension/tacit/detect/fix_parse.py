@@ -767,7 +767,11 @@ def _clean(text: str, spans: list[str], lead_re: re.Pattern = _LEAD_CONNECTOR_RE
     for _ in range(3):
         text = lead_re.sub("", text)
         text = _TRAIL_CONNECTOR_RE.sub("", text)
-    text = text.strip().rstrip(".。!！")
+    return shorten(text.strip().rstrip(".。!！"))
+
+
+def shorten(text: str) -> str:
+    """``text`` cut to ``MAX_PART_CHARS`` characters (at a word), marked with "…" when cut."""
     if len(text) > MAX_PART_CHARS:
         cut = text.rfind(" ", 0, MAX_PART_CHARS)
         text = text[: cut if cut > MAX_PART_CHARS // 2 else MAX_PART_CHARS].rstrip(" ,;:") + " …"
