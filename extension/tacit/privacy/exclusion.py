@@ -54,16 +54,8 @@ def _ancestors(path: str):
 def glob_matching(cfg, *paths: str | None) -> str | None:
     """The first ``exclude`` glob that matches one of ``paths`` or a folder above it."""
     patterns = _patterns(cfg)
-    if not patterns:
-        return None
-    for path in paths:
-        if not path:
-            continue
-        for folder in _ancestors(path):
-            for pattern in patterns:
-                if fnmatch.fnmatchcase(folder, pattern):
-                    return pattern
-    return None
+    return next((pattern for path in paths if path and patterns for folder in _ancestors(path)
+                 for pattern in patterns if fnmatch.fnmatchcase(folder, pattern)), None)
 
 
 def why_excluded(cfg, cwd: str | None) -> str | None:
