@@ -606,10 +606,9 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
     def add(trig, start, kind, weight, problem=None):
         found.append(_Remedy(i, trig, start, len(text), kind, weight, problem))
 
-    for m in _matches(_R_FIX_IS_RE, text):
-        add(m.start(), m.end(), "fix-is", 0.93)
-    for m in _matches(_R_FIX_IS_ZH_RE, text):
-        add(m.start(), m.end(), "fix-is", 0.9)
+    for regex, weight in ((_R_FIX_IS_RE, 0.93), (_R_FIX_IS_ZH_RE, 0.9)):
+        for m in _matches(regex, text):
+            add(m.start(), m.end(), "fix-is", weight)
     for m in _matches(_R_FIXED_X_BY_RE, text):
         p = m.group("p")
         add(m.start(), m.end(), "fixed-x-by", 0.9, None if _is_pronoun(p) else p)
@@ -655,14 +654,10 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
             and not re.match(r"\s*(?:I|we)\b", m.group("v"))
         ):
             found.append(_Remedy(i, 0, 0, m.end("v"), "np-fixes", 0.8))
-    for m in _matches(_R_SHOULD_HAVE_RE, text):
-        add(m.start(), m.start(), "should-have-been", 0.8)
-    for m in _matches(_R_NOW_RE, text):
-        add(m.start(), m.start("v"), "now-verb", 0.74)
-    for m in _matches(_R_IMPER_RE, text):
-        add(m.start(), m.start("v"), "imperative", 0.8)
-    for m in _matches(_R_ZH_RE, text):
-        add(m.start(), m.start("v"), "zh-verb", 0.86)
+    for regex, kind, weight in ((_R_SHOULD_HAVE_RE, "should-have-been", 0.8), (_R_NOW_RE, "now-verb", 0.74),
+                                (_R_IMPER_RE, "imperative", 0.8), (_R_ZH_RE, "zh-verb", 0.86)):
+        for m in _matches(regex, text):  # the remedy starts at the verb ("should have been": at the match)
+            add(m.start(), m.start("v") if "v" in regex.groupindex else m.start(), kind, weight)
     return found
 
 
