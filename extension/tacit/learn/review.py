@@ -56,11 +56,8 @@ def review_items(conn, *, now: float, day: str | None = None, include_all: bool 
     """Undecided captures (candidates) of ``day`` (today by default):
     captured or mentioned that day. ``include_all``: every candidate."""
     day = day or local_day(now)
-    items = []
-    for row in candidates.of_source(conn, SOURCE, ["candidate"]):
-        item = _item(row)
-        if include_all or item["day"] == day or local_day(float(item["last_mention_at"] or 0)) == day:
-            items.append(item)
+    items = [item for item in map(_item, candidates.of_source(conn, SOURCE, ["candidate"]))
+             if include_all or item["day"] == day or local_day(float(item["last_mention_at"] or 0)) == day]
     order = {g: i for i, g in enumerate(GROUPS)}
     items.sort(key=lambda i: (order[i["group"]], -i["importance"], i["id"]))
     return items
