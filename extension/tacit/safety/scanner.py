@@ -138,7 +138,6 @@ class _Rule:
     view: str = "lower"
     check: object = None  # (match, text) -> pattern id | None
     negation: str | None = None  # "adjacent" | "clause": skip negated matches
-    ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
     # characters every match contains (one of them): a rule whose subject holds
     # none of them cannot match and is not run — an exact, cheap pre-check
     requires: tuple = ()
@@ -167,7 +166,6 @@ _PATH_KINDS = (
         r"|\.terraformrc|\.cargo/credentials(?:\.toml)?|\.gnupg/(?:secring\.gpg|private-keys-v1\.d))$"),
      "exfiltration.credential_file"),
 )
-_PATH_IDS = tuple(pid for _rx, pid in _PATH_KINDS)
 _SENSITIVE_WORDS = (
     ".env", ".ssh", "authorized_keys", "netrc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
     "master.passwd", ".aws/credentials", ".git-credentials", ".pgpass", ".docker/config.json",
@@ -522,7 +520,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("without", "with no", "free of", "free from", "ignoring", "regardless"),
                   ("act", "behave", "respond", "reply", "operate", "pretend", "roleplay", "role-play", "answer")),
         check=_act_unrestricted_check,
-        ids=("injection.act_unrestricted",),
     ),
     _Rule(
         "injection.act_unrestricted",
@@ -596,14 +593,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_anchored(_NETWORK_ANCHORS),),
         check=_network_check,
         negation="adjacent",
-        ids=("exfiltration.curl_secret", "exfiltration.env_dump") + _PATH_IDS,
     ),
     _Rule(
         None,
         r"\|[ \t]*(?:curl|wget|xh|nc|ncat|netcat|socat|scp|rsync|http)\b",
         triggers=(_NETWORK_CMDS + ("http",), ("|",)),
         check=_pipe_check,
-        ids=("exfiltration.curl_secret", "exfiltration.env_dump"),
     ),
     _Rule(
         None,
@@ -612,14 +607,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_anchored(_READ_ANCHORS), _SENSITIVE_WORDS),
         check=_read_check,
         negation="adjacent",
-        ids=_PATH_IDS,
     ),
     _Rule(
         None,
         r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
         triggers=(("authorized_keys",),),
         check=_authorized_keys_write_check,
-        ids=("exfiltration.authorized_keys",),
     ),
     _Rule(
         None,
@@ -632,7 +625,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_SENSITIVE_WORDS,),
         check=_prose_file_check,
         negation="adjacent",
-        ids=_PATH_IDS,
     ),
     _Rule(
         "exfiltration.send_secrets",
@@ -661,14 +653,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         r"\b(?:os\.environ|process\.env)\b(?![.\[\w])",
         triggers=(("os.environ", "process.env"),),
         check=_whole_env_check,
-        ids=("exfiltration.env_dump",),
     ),
     _Rule(
         None,
         r"!?\[[^\]\n]{0,200}+\]\(\s*(?P<url>https?://[^)\s]{1,600}+)",
         triggers=(("](",),),
         check=_image_check,
-        ids=("exfiltration.markdown_image",),
     ),
 
 )
@@ -683,7 +673,7 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
         triggers=rule.triggers, view="raw", check=check,
-        ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
+        requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
 
