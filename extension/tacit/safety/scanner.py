@@ -876,14 +876,12 @@ class _Views:
 
     def _lowered(self, base: str) -> str:
         if base not in self._lower:
-            self._lower[base] = _lower_aligned(self.raw if base == "raw" else self.prepared)
+            self._lower[base] = _lower_aligned(self.shown(base))
         return self._lower[base]
 
     def text(self, view: str) -> str:
         """What the rule's regex runs on."""
-        if view == "lower":
-            return self._lowered(self._base("prepared"))
-        return self.raw if view == "raw" else self.prepared
+        return self._lowered(self._base("prepared")) if view == "lower" else self.shown(view)
 
     def shown(self, view: str) -> str:
         """What excerpts are cut from (same positions as ``text(view)``)."""
@@ -929,7 +927,7 @@ class _Views:
         """Spans of every real-looking secret in the excerpt source of ``view``."""
         base = self._base(view)
         if base not in self._masks:
-            self._masks[base] = secrets.mask_spans(self.raw if base == "raw" else self.prepared)
+            self._masks[base] = secrets.mask_spans(self.shown(base))
         return self._masks[base]
 
 
