@@ -94,16 +94,16 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
     """Read a message once (never raises on odd input)."""
     raw = clean(text)
     prev = clean(prev_assistant) or None
+    def skipped(why: str, english: bool = True) -> MessageReading:
+        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS, why, english)
+
     if not raw.strip():
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS, "empty", True)
+        return skipped("empty")
     if looks_like_agent_prompt(raw):
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS,
-                              "agent-prompt", True)
-    stripped = strip_quoted(raw)
-    focus = focus_text(stripped)
+        return skipped("agent-prompt")
+    focus = focus_text(strip_quoted(raw))
     if not focus.strip(" \n\u2026"):
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS,
-                              "quoted-only", _is_english(raw))
+        return skipped("quoted-only", _is_english(raw))
     msg = _cues.read_message(focus, prev)
     lower, bare = msg.lower, msg.bare
     approval = _cues.approval_turn(msg)

@@ -564,18 +564,14 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             else:
                 pending_role = None
         # inline labels: "Root cause: X. Fix: Y" / "cause: X; fix: Y" / "- **Fix:** Y"
-        segments: list[tuple[str, str | None, int | None]] = []
         matches = list(_INLINE_LABEL_RE.finditer(text))
-        if matches:
-            if matches[0].start() > 0:
-                segments.append((text[: matches[0].start()], role, section))
-            for pos, match in enumerate(matches):
-                seg_end = matches[pos + 1].start() if pos + 1 < len(matches) else len(text)
-                section_id += 1
-                seg_role = "problem" if match.group("problem") else "solution"
-                segments.append((text[match.end():seg_end], seg_role, section_id))
-        else:
-            segments.append((text, role, section))
+        # the text before the first label (an empty one yields no sentence), then each label's part
+        segments = [(text[: matches[0].start()] if matches else text, role, section)]
+        for pos, match in enumerate(matches):
+            seg_end = matches[pos + 1].start() if pos + 1 < len(matches) else len(text)
+            section_id += 1
+            seg_role = "problem" if match.group("problem") else "solution"
+            segments.append((text[match.end():seg_end], seg_role, section_id))
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
                 sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
