@@ -308,19 +308,12 @@ def expiry_hint(text: str, category: str) -> str | None:
     """"friday", "end of month", … for a goal or current context, else None."""
     if category not in ("goal", "context"):
         return None
-    found: list[tuple[int, str]] = []
-    for pattern, render in _HINT_PATTERNS:
-        for match in pattern.finditer(text):
-            if _DEADLINE_CONTEXT.search(text[max(0, match.start() - 12): match.start()]):
-                continue  # "last week", "every Friday" are not deadlines
-            found.append((match.start(), render(match)))  # type: ignore[operator]
-    if not found:
-        return None
-    found.sort()
-    if category == "context":
-        present = [hint for _, hint in found if hint in _PRESENT_SCOPE]
-        return present[0] if present else None
-    return found[0][1]
+    found = sorted((match.start(), render(match)) for pattern, render in _HINT_PATTERNS  # type: ignore[operator]
+                   for match in pattern.finditer(text)
+                   # "last week", "every Friday" are not deadlines
+                   if not _DEADLINE_CONTEXT.search(text[max(0, match.start() - 12): match.start()]))
+    hints = [hint for _, hint in found if category == "goal" or hint in _PRESENT_SCOPE]
+    return hints[0] if hints else None
 
 
 _HAS_CJK = lazy(f"[{_CJK}]")
