@@ -244,15 +244,13 @@ def _network_check(match, _text):
                 return kind
         return None
     # scp / rsync / sftp / nc / socat / rclone: any argument that is a sensitive file
-    previous = ""
-    for token in segment.split():
+    tokens = segment.split()
+    for previous, token in zip(["", *tokens], tokens):
         if previous in _IDENTITY_OPTS or "identityfile" in token.lower() or "identityfile" in previous.lower():
-            previous = token
             continue  # the key is used to log in, not sent anywhere
         kind = _classify_path(token, whole_dirs=True)
         if kind:
             return kind
-        previous = token
     return None
 
 
