@@ -58,9 +58,7 @@ def script_python(path: str | None) -> str | None:
     if not first.startswith(b"#!"):
         return None
     parts = first[2:].decode("utf-8", "replace").split()
-    if not parts:
-        return None
-    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
+    if len(parts) > 1 and os.path.basename(parts[0]) == "env":
         found = shutil.which(parts[-1])
         parts = [found] if found else []
     if not parts or "python" not in os.path.basename(parts[0]) or not os.access(parts[0], os.X_OK):

@@ -225,25 +225,21 @@ def _as_block(item) -> Block | None:
 
 
 # Memory blocks: entries, and entries joined
-def _joined_fails(entries: list, lo: int, hi: int) -> bool:
-    return scanner.first_finding("\n".join(entries[lo:hi + 1])) is not None
-
-
 def _culprit_run(entries: list) -> tuple[int, int]:
     """The first run ``i..j`` of adjacent entries whose join fails (the whole
     list's join is known to fail, every single entry to pass)."""
     lo, hi = 0, len(entries) - 1
     while lo < hi:  # the shortest failing prefix ends at j
         mid = (lo + hi) // 2
-        if _joined_fails(entries, 0, mid):
+        if _joined_finding(entries[:mid + 1]):
             hi = mid
         else:
             lo = mid + 1
     j = lo
-    while j > 0 and _joined_fails(entries, 0, j - 1):  # a finding that is not monotone in the prefix
+    while j > 0 and _joined_finding(entries[:j]):  # a finding that is not monotone in the prefix
         j -= 1
     i = j - 1
-    while i > 0 and not _joined_fails(entries, i, j):
+    while i > 0 and _joined_finding(entries[i:j + 1]) is None:
         i -= 1
     return max(i, 0), j
 
