@@ -310,22 +310,12 @@ _IMPERATIVES = (
 
 
 @dataclass(slots=True)
-class _Diag:
-    # sent: sentence index; trig_start: where the trigger phrase starts (for
-    # ordering within a sentence); start, end: the problem text's span;
-    # text: set for label sections (already assembled)
-    sent: int
-    trig_start: int
-    start: int
-    end: int
-    kind: str
-    weight: float
-    text: str = ""
+class _Trigger:
+    """A diagnosis or a remedy found in sentence ``sent``: ``trig_start`` is where its trigger phrase
+    starts (for ordering within a sentence), ``start``/``end`` the span of its problem or solution
+    text; ``problem``: the problem text a combined remedy trigger carries; ``text``: set for label
+    sections (already assembled)."""
 
-
-@dataclass(slots=True)
-class _Remedy:
-    # problem: combined triggers carry their own problem text; text: set for label sections
     sent: int
     trig_start: int
     start: int
@@ -334,6 +324,9 @@ class _Remedy:
     weight: float
     problem: str | None = None
     text: str = ""
+
+
+_Diag = _Remedy = _Trigger
 
 
 _D_ISSUE_RE = lazy(
