@@ -290,13 +290,10 @@ def _preceding_part(text: str, end: int, limit: int = 60) -> str:
 
 
 def _overlaps(part: str, prev_tokens: set[str]) -> bool:
-    for token in content_tokens(part):
-        if token in prev_tokens:
-            return True
-        if len(token) >= 4 and any(p.startswith(token) or token.startswith(p) for p in prev_tokens
-                                   if len(p) >= 4):
-            return True
-    return False
+    """A word of ``part`` in the reply, or (4+ letters) one that starts or is started by a reply word."""
+    return any(token in prev_tokens or len(token) >= 4 and any(p.startswith(token) or token.startswith(p)
+                                                               for p in prev_tokens if len(p) >= 4)
+               for token in content_tokens(part))
 
 
 # Words that keep a message corrective even when it also asks for something.

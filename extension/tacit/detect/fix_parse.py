@@ -672,9 +672,7 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
             return False
     if _CONDITIONAL_START_RE.match(text[_clause_start(text, r.trig_start):]):
         return False
-    if _QUARANTINE_RE.search(_restore(text[r.start:], spans)):
-        return False
-    return True
+    return not _QUARANTINE_RE.search(_restore(text[r.start:], spans))
 
 
 # (trigger, kind, weight, where the problem text starts), in the order found: "end" after the
@@ -739,10 +737,9 @@ def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
         return False
     if _CONDITIONAL_START_RE.match(text[_clause_start(text, d.trig_start):]):
         return False
-    if d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored):
-        if not (d.kind == "noticed" and _CAUSAL_RE.search(restored)):
-            return False
-    return True
+    # these need defect words ("noticed" also takes a cause: "I noticed the default changed")
+    return not (d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored)
+                and not (d.kind == "noticed" and _CAUSAL_RE.search(restored)))
 
 
 def _clean(text: str, spans: list[str], lead_re: re.Pattern = _LEAD_CONNECTOR_RE) -> str:
@@ -1020,9 +1017,7 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
         return False  # "The query plan now uses …" after a number is a report, not a fix
     if r.kind == "to-fix" and gap < 0:
         return False
-    if d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start:
-        return False
-    return True
+    return not (d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale
