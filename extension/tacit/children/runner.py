@@ -269,7 +269,5 @@ def append_child_log(cfg, record: dict) -> None:
 def _cause_of(job) -> str:
     """The user's words that led to this job, for the history's "why"."""
     variables = job.get("variables") or {}
-    for key in ("user_text", "message", "correction", "text"):
-        if isinstance(variables.get(key), str) and variables[key].strip():
-            return variables[key]
-    return ""
+    return next((variables[key] for key in ("user_text", "message", "correction", "text")
+                 if isinstance(variables.get(key), str) and variables[key].strip()), "")
