@@ -317,13 +317,7 @@ def boost(mentions: int) -> float:
 
 def age_multiplier(age_seconds: float) -> float:
     days = age_seconds / DAY
-    if days > 90:
-        return 0.5
-    if days > 30:
-        return 0.7
-    if days > 7:
-        return 0.9
-    return 1.0
+    return next((multiplier for older_than, multiplier in ((90, 0.5), (30, 0.7), (7, 0.9)) if days > older_than), 1.0)
 
 
 def effective_importance(base: float, mentions: int, last_mention_at: float, now: float) -> float:

@@ -103,9 +103,7 @@ def first_finding(text: str) -> Finding | None:
     """The first finding (cheaper than ``scan`` when only a verdict is needed)."""
     if type(text) is str and text.isascii() and _clean_ascii(text):
         return None
-    for finding in _findings(text, stop_first=True):
-        return finding
-    return None
+    return next(_findings(text, stop_first=True), None)
 
 
 def describe(findings: list[Finding]) -> str:
