@@ -183,12 +183,8 @@ def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
     if not token:
         return None
-    for rx, pattern_id in _PATH_KINDS:
-        if rx.search(token):
-            return pattern_id
-    if whole_dirs and _SSH_DIR.search(token):
-        return "exfiltration.ssh_key"
-    return None
+    found = next((pattern_id for rx, pattern_id in _PATH_KINDS if rx.search(token)), None)
+    return found or ("exfiltration.ssh_key" if whole_dirs and _SSH_DIR.search(token) else None)
 
 
 _SECRET_VAR = lazy(r"(?:\$env:|\$\{?|%)(?P<var>[A-Za-z_][A-Za-z0-9_]{0,80}+)")
@@ -332,9 +328,7 @@ def _whole_env_check(match, text):
     """The whole environment (not one variable) handed to an HTTP call on the same line."""
     start = match.start()
     line_start = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
-    if _HTTP_CALL.search(text, line_start, start):
-        return "exfiltration.env_dump"
-    return None
+    return "exfiltration.env_dump" if _HTTP_CALL.search(text, line_start, start) else None
 
 
 def _authorized_keys_write_check(match, _text):
@@ -344,9 +338,8 @@ def _authorized_keys_write_check(match, _text):
 
 def _image_check(match, _text):
     url = match.group("url")
-    if any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url):
-        return "exfiltration.markdown_image"
-    return None
+    templated = any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url)
+    return "exfiltration.markdown_image" if templated else None
 
 
 _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone",
