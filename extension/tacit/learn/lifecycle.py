@@ -94,10 +94,7 @@ def step(rung: Rung, by: int = STEP) -> Rung:
 def slugify(text, max_len: int = 40) -> str:
     """Lowercase words joined by '-' (unicode letters kept), for keys."""
     slug = re.sub(r"[\W_]+", "-", str(text).lower(), flags=re.UNICODE).strip("-")
-    slug = slug[:max_len].rstrip("-")
-    if not slug:
-        slug = "x" + hashlib.sha1(str(text).encode("utf-8", "replace")).hexdigest()[:8]
-    return slug
+    return slug[:max_len].rstrip("-") or "x" + hashlib.sha1(str(text).encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def notice_text(description: str, key: str, sessions: int) -> str:

@@ -239,13 +239,9 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
         promoted = promote(conn, cfg, kept_ids, now, by_user=True)
     for key in promoted["failed"]:
         errors.append(f"{key}: the memory file refused it (scanner or limit); it stays confirmed")
-    parts = []
-    if promoted["applied"]:
-        parts.append(f"kept {len(promoted['applied'])} (now in USER.md/MEMORY.md)")
-    if dropped:
-        parts.append(f"dropped {len(dropped)}")
-    if edited:
-        parts.append(f"edited {len(edited)}")
+    said = ((f"kept {len(promoted['applied'])} (now in USER.md/MEMORY.md)", promoted["applied"]),
+            (f"dropped {len(dropped)}", dropped), (f"edited {len(edited)}", edited))
+    parts = [text for text, done in said if done]
     return {"success": not errors, "kept": promoted["applied"], "dropped": dropped, "edited": edited,
             "errors": errors, "message": ("Review: " + ", ".join(parts) + ".") if parts else "Review: no change.",
             **({"error": "; ".join(errors)} if errors else {})}
