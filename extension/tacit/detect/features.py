@@ -209,24 +209,20 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
             f["prev=offers-choice"] = 1.0
             if n <= 12:
                 f["short-answer-to-choice"] = 1.0
-    if msg.prev_acted:
-        f["prev=acted"] = 1.0
-    if _PREV_CLAIMS_FIX.search(prev_bare[-400:]):
-        f["prev=claims-fix"] = 1.0
-    if _PREV_ERROR.search(reading.prev.lower()):
-        f["prev=error"] = 1.0
-    if _PREV_IN_PROGRESS.search(prev_bare[-200:]):
-        f["prev=in-progress"] = 1.0
+    for name, on in (("prev=acted", msg.prev_acted), ("prev=claims-fix", _PREV_CLAIMS_FIX.search(prev_bare[-400:])),
+                     ("prev=error", _PREV_ERROR.search(reading.prev.lower())),
+                     ("prev=in-progress", _PREV_IN_PROGRESS.search(prev_bare[-200:]))):
+        if on:
+            f[name] = 1.0
     mine = content_tokens(reading.bare)
     if mine:
         share = len(mine & content_tokens(prev_bare)) / len(mine)
         f["overlap" + ("=0" if share == 0 else "<0.3" if share < 0.3 else ">=0.3")] = 1.0
-    if negated and msg.prev_acted:
-        f["negation&prev-acted"] = 1.0
-    if reading.hits and msg.prev_acted:
-        f["cue&prev-acted"] = 1.0
-    if msg.bug and "prev=claims-fix" in f:
-        f["bug&prev-claims-fix"] = 1.0
+    for name, on in (("negation&prev-acted", negated and msg.prev_acted),
+                     ("cue&prev-acted", reading.hits and msg.prev_acted),
+                     ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)):
+        if on:
+            f[name] = 1.0
 
 
 def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:

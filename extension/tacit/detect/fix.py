@@ -181,14 +181,11 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
             for j in range(i, min(i + 3, len(sentences))):
                 for rname in reading.remedy[j]:
                     f[f"pair={name}+{rname}"] = 1.0
-    first = sentences[0].text
-    if _PLAN.match(first):
-        f["opens-with-plan"] = 1.0
-    if _SUMMARY.match(first):
-        f["opens-with-summary"] = 1.0
-    last = sentences[-1].text
-    if last.rstrip().endswith("?") or _QUESTION_OUT.search(last):
-        f["ends-asking"] = 1.0
+    first, last = sentences[0].text, sentences[-1].text
+    for name, on in (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
+                     ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))):
+        if on:
+            f[name] = 1.0
     hedges = sum(1 for s in sentences if _HEDGE.search(s.text))
     if hedges:
         f["hedge" + bucket(hedges, (1, 3))] = 1.0
