@@ -8,33 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-# Order = order in --help. Each module defines add_parser(subparsers).
-COMMAND_MODULES = [
-    "tacit.commands.memory",
-    "tacit.commands.share",
-    "tacit.commands.skill",
-    "tacit.commands.guard",
-    "tacit.commands.scan",
-    "tacit.commands.status",
-    "tacit.commands.doctor",
-    "tacit.commands.engine",
-    "tacit.commands.install",
-    "tacit.commands.learn",
-    "tacit.commands.detect",
-    "tacit.commands.observe",
-    "tacit.commands.memories",
-    "tacit.commands.habits",
-    "tacit.commands.bridge",
-    "tacit.commands.patterns",
-    "tacit.commands.review",
-    "tacit.commands.privacy",
-    "tacit.commands.cost",
-    "tacit.commands.search",
-    "tacit.commands.ui",
-]
-
-# Top-level command name -> the module in COMMAND_MODULES that registers it.
-# Kept next to the registry so adding a module means adding its names here.
+# Top-level command name -> the module that registers it (``add_parser(subparsers)``).
 COMMANDS = {
     "memory": "tacit.commands.memory",
     "forget": "tacit.commands.memory",
@@ -67,6 +41,7 @@ COMMANDS = {
     "search": "tacit.commands.search",
     "ui": "tacit.commands.ui",
 }
+COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))  # order = order in --help
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -83,10 +58,10 @@ def _parser_class():
         import argparse
 
         class TacitArgumentParser(argparse.ArgumentParser):
-            wants_json = False  # set on the top-level parser: --json was on the command line
+            wants_json = False  # --json was on the command line: set on the class, so every sub-parser sees it
 
             def error(self, message: str):  # type: ignore[override]
-                if _json_errors(self):  # one JSON object, said once (not again as text on stderr)
+                if self.wants_json:  # one JSON object, said once (not again as text on stderr)
                     from tacit.commands import emit
 
                     emit({"success": False, "error": f"usage: {message}",
@@ -100,17 +75,9 @@ def _parser_class():
     return _PARSER_CLASS
 
 
-def _json_errors(parser) -> bool:
-    """Does this parser's usage error go to stdout as JSON? When ``--json``
-    was asked for (sub-parsers are built from the top-level one's class)."""
-    return _PARSER_CLASS is not None and _PARSER_CLASS.wants_json
-
-
 def command_in(argv: list[str]) -> str | None:
     """The top-level command ``argv`` invokes, when ``COMMANDS`` knows its module."""
-    if argv and COMMANDS.get(argv[0]) in COMMAND_MODULES:
-        return argv[0]
-    return None
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 def build_parser(argv: list[str] | None = None):
@@ -164,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cfg = _config()
         except Exception as exc:  # noqa: BLE001 — never a traceback
-            return _failed(exc, None)
+            return _failed(exc)
         return serve(cfg)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -193,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 — the contract: one error object, never a traceback
-        return _failed(exc, args)
+        return _failed(exc)
 
 
 def _config():
@@ -210,7 +177,7 @@ def _config():
     return cfg
 
 
-def _failed(exc: BaseException, args) -> int:
+def _failed(exc: BaseException) -> int:
     from tacit.commands import JSON_OUTPUT, emit
     from tacit.failures import describe_failure
 

@@ -255,18 +255,13 @@ class Engine:
         if event.kind != "message_end" or event.role != "user":
             return None
         prev = state.previous_assistant() or None
-        key = (event.text, prev)  # a pure function of these (and the engine's patterns): a repeat is free
-        with self._caches:
-            found = self._analyses.get(key)
-            if found is None:
-                from tacit.detect.analysis import analyse
-                found = analyse(event.text, prev_assistant=prev, patterns=self.correction_patterns())
-                self._analyses[key] = found
-                while len(self._analyses) > 64:
-                    self._analyses.popitem(last=False)
-            else:
-                self._analyses.move_to_end(key)
-            return found
+
+        def analysed() -> MessageAnalysis:
+            from tacit.detect.analysis import analyse
+            return analyse(event.text, prev_assistant=prev, patterns=self.correction_patterns())
+
+        with self._caches:  # a pure function of these (and the engine's patterns): a repeat is free
+            return _bounded_get(self._analyses, (event.text, prev), analysed, limit=64)
 
     def dispatch(self, event: Event) -> Result:
         """Apply ``event``; return its typed result for the host. Never raises."""
@@ -581,11 +576,11 @@ def result_from_dict(result_type: type[Result], data: dict | None) -> Result:
     return result
 
 
-def _bounded_get(cache: OrderedDict, key, make):
+def _bounded_get(cache: OrderedDict, key, make, limit: int = STORE_SESSIONS):
     found = cache.get(key)
     if found is None:
         found = cache[key] = make()
-        while len(cache) > STORE_SESSIONS:
+        while len(cache) > limit:
             cache.popitem(last=False)
     else:
         cache.move_to_end(key)

@@ -113,6 +113,14 @@ def unlink_quietly(path) -> None:
         os.unlink(path)
 
 
+def mode_of(path, default: int) -> int:
+    """A file's permission bits, or ``default`` when it does not exist."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        return default
+
+
 def is_temp_of(name: str, target_name: str) -> bool:
     """Is ``name`` a temp file ``atomic_write_*`` creates for ``target_name``?"""
     prefix = f".{target_name}."

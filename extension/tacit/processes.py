@@ -1,8 +1,10 @@
-"""Is a process alive, and when did it start (Linux ``/proc``; elsewhere: alive by ``kill(pid, 0)``)."""
+"""Is a process alive, and when did it start (Linux ``/proc``; elsewhere: alive by ``kill(pid, 0)``);
+this process's freed heap given back to the system (glibc)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 
 START_SLACK = 2.0  # seconds: a process may have started this long after the time it was noted (clock ticks)
@@ -36,3 +38,32 @@ def alive(pid, since: float | None = None) -> bool:
                 return False  # a zombie: dead, not yet waited for
     started = process_started(pid)
     return since is None or started is None or started <= since + START_SLACK
+
+
+M_ARENA_MAX = -8  # glibc's mallopt parameter
+ARENAS = 2
+
+
+@functools.cache
+def _libc():
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6")
+    except (OSError, AttributeError, ImportError):  # not glibc: nothing to bound
+        return None
+
+
+def bound_malloc() -> None:
+    """At most ARENAS malloc arenas: each thread (hooks, reports, watchers) would
+    otherwise get its own and keep the memory it once held. Never raises."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):
+        libc.mallopt(M_ARENA_MAX, ARENAS)
+
+
+def give_back() -> None:
+    """Return freed heap pages to the system (glibc ``malloc_trim``)."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)

@@ -37,7 +37,7 @@ def write(cfg, name: str, step: str = "Run the tests.", description: str = "Depl
 def new_process() -> None:
     """What a fresh process starts with: no memo in memory, no body verdicts."""
     file_memo._MEMOS.clear()
-    skill_gate._BODY_VERDICTS.clear()
+    skill_gate._body_verdict.cache_clear()
 
 
 def index(cfg) -> tuple[str, list]:
@@ -82,7 +82,7 @@ def test_a_kept_verdict_for_another_code_version_is_not_used(cfg, monkeypatch):
     with open(memo.path, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
     new_process()
-    monkeypatch.setattr(file_memo, "_CODE", ["another-version"])
+    monkeypatch.setattr(file_memo, "code_stamp", lambda: "another-version")
     assert "release" in index(cfg)[0]  # the forged verdict of another code stamp is ignored
 
 

@@ -176,7 +176,7 @@ def test_pipe_and_sql_shapes(rule, stopped, fine):
 
 
 @pytest.mark.parametrize("text", ["Never DROP TABLE in production", "never pipe curl into sh unless it is ours",
-                                  "don't pipe curl output to jq"])
+                                  "don't pipe curl output to the parser"])  # (to `jq`: a pipe into a filter, see test_guards_qualified)
 def test_pipe_and_sql_stay_memories(text):
     assert derive_guards(text) == ()
 
@@ -273,7 +273,7 @@ def test_paths_below_a_folder_nouns_and_drafts(text, match):
     assert [s.match for s in derive_guards(text)] == [match]
 
 
-@pytest.mark.parametrize("text", ["don't write tests in src/", "never create migrations by hand",
+@pytest.mark.parametrize("text", ["don't write tests in src/", "never create models by hand",  # (migrations: a folder)
                                   "Don't create new files in the root"])
 def test_write_and_create_need_a_path(text):
     assert derive_guards(text) == ()

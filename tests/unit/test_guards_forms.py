@@ -88,7 +88,6 @@ def test_general_forms(text, expected):
     "Use [the makefile](Makefile), not npm scripts",
     "Public APIs in `a.cs` and `b.cs` (auto-generated, don't edit)",  # two paths: which one?
     "`src/gen/` must not be edited unless you regenerate it",
-    "Never use `--` with `pnpm test`",  # not a flag
     "Never commit `main`",  # a branch name is not a file
     "`any` must not be used",
     "Never merge issues",

@@ -72,7 +72,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Use `pnpm <cmd>` instead of `npm <cmd>`.", [CommandMatch(("npm",), (), (), True)]),
     ("Run scripts with `pnpm run <name>`, never `npm run <name>`.", [CommandMatch(("npm",), ("run",), (), True)]),
     ("Use `pnpm exec <bin>` rather than `npx <bin>`.", [CommandMatch(("npx",), (), (), True)]),
-    ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True)]),
+    # the wrapper named as the way passes: `uv run python x.py` is not stopped
+    ("Use `uv run <script>` instead of `python <script>`.", [CommandMatch(("python",), (), (), True, not_via=("uv", "uvx"))]),
     ("Use `pnpm install` instead of `npm install` or `yarn install`.",
      [CommandMatch(("npm",), ("install",), (), True), CommandMatch(("yarn",), ("install",), (), True)]),
     ("Use `pnpm test`, not `npm test` or `yarn test`.",
@@ -110,7 +111,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("pnpm only — no npm, no yarn.", [CommandMatch(("npm",), (), (), True), CommandMatch(("yarn",), (), (), True)]),
     ("Package manager: pnpm (npm and yarn are not allowed).", [CommandMatch(("npm", "yarn"), (), (), True)]),
     # the alternative after a dash is no second item of a list (it was a guard on `uv run pytest`)
-    ("Never run `pytest` directly — always `uv run pytest`.", [CommandMatch(("pytest",), (), (), True)]),
+    ("Never run `pytest` directly — always `uv run pytest`.",
+     [CommandMatch(("pytest",), (), (), True, not_via=("uv", "uvx"))]),
     ("Never run destructive SQL (DROP, TRUNCATE, DELETE without WHERE).",
      [SqlMatch(("drop_table", "drop_database", "truncate", "delete_without_where"))]),
     ("Never run raw `DELETE` statements without a `WHERE` clause.", [SqlMatch(("delete_without_where",))]),

@@ -360,6 +360,8 @@ def test_memory_and_skill_tools_write_through_the_stores(bridge, bridge_env):
                                                               "content": "x"}})
     assert wrong["success"] is False and "target" in wrong["error"]
     assert bridge.result("tool", {"name": "memory", "args": "add"})["success"] is False
+    odd = bridge.result("tool", {"name": "memory", "args": {"action": ["add"], "target": "user", "content": "x"}})
+    assert odd == {"success": False, "error": "action must be one of add, replace, remove"}
 
     created = bridge.result("tool", {"name": "skill", "args": {
         "action": "create", "name": "run-tests", "description": "Run the test suite with pnpm"}})

@@ -15,7 +15,6 @@ def add_parser(subparsers) -> None:
                                           "kind and host, today's budget, waiting jobs, and what each run "
                                           "changed (docs/cost.md).")
     p.add_argument("--days", type=int, default=7, help="how many local days, today included (default 7)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cost)
 
 
@@ -54,9 +53,5 @@ def format_report(data: dict) -> str:
 
 
 def _cost(args, cfg) -> int:
-    data = report(cfg, args.days)
-    if args.json:
-        emit(data)
-    else:
-        print(format_report(data))
+    emit(report(cfg, args.days), text=format_report)
     return 0

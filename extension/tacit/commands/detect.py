@@ -15,23 +15,20 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("detect", help="run a detector on text (correction, fix, importance)")
     sub = parser.add_subparsers(dest="detect_command", metavar="DETECTOR", required=True)
 
-    p = sub.add_parser("correction", help="is this user message a correction?")
-    p.add_argument("text", nargs="?", help="the user message, or - for stdin")
-    p.add_argument("--prev", "--prev-assistant", dest="prev", default=None,
-                   help="the end of the agent's previous reply (context)")
-    p.add_argument("--jsonl", action="store_true",
-                   help='read {"text": …, "prev_assistant": …} lines on stdin, write one line each')
-    p.set_defaults(func=_run, detector="correction")
-
-    p = sub.add_parser("fix", help="does this agent reply report a fix (problem → solution)?")
-    p.add_argument("text", nargs="?", help="the agent's reply, or - for stdin")
-    p.add_argument("--jsonl", action="store_true", help='read {"text": …} lines on stdin')
-    p.set_defaults(func=_run, detector="fix")
-
-    p = sub.add_parser("importance", help="how worth keeping is this message, and what kind?")
-    p.add_argument("text", nargs="?", help="the message, or - for stdin")
-    p.add_argument("--jsonl", action="store_true", help='read {"text": …} lines on stdin')
-    p.set_defaults(func=_run, detector="importance")
+    for detector, help_text, text, lines in (
+            ("correction", "is this user message a correction?", "the user message",
+             '{"text": …, "prev_assistant": …} lines on stdin, write one line each'),
+            ("fix", "does this agent reply report a fix (problem → solution)?", "the agent's reply",
+             '{"text": …} lines on stdin'),
+            ("importance", "how worth keeping is this message, and what kind?", "the message",
+             '{"text": …} lines on stdin')):
+        p = sub.add_parser(detector, help=help_text)
+        p.add_argument("text", nargs="?", help=f"{text}, or - for stdin")
+        if detector == "correction":
+            p.add_argument("--prev", "--prev-assistant", dest="prev", default=None,
+                           help="the end of the agent's previous reply (context)")
+        p.add_argument("--jsonl", action="store_true", help=f"read {lines}")
+        p.set_defaults(func=_run, detector=detector)
 
 
 # Detector adapters: text (+ context) -> one JSON-able dict

@@ -22,13 +22,11 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("consolidate", help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
     p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
     p.add_argument("--session", metavar="ID", default="consolidate", help=argparse.SUPPRESS)  # whose slash command
     p.set_defaults(func=_consolidate)
 
     p = subparsers.add_parser("skills", help="list skills with their files (/memory-skills)")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_skills)
 
     p = subparsers.add_parser("serve", help="run the engine service of this data folder (started on demand)")
@@ -36,7 +34,6 @@ def add_parser(subparsers) -> None:
 
     p = subparsers.add_parser("service", help="the engine service: status or stop")
     p.add_argument("action", choices=("status", "stop"))
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_service)
 
     p = subparsers.add_parser("hook", help="run one hook event in this process (what a hook falls back to)")

@@ -33,10 +33,8 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("guard", help="lessons checked before every tool call: list, add, test, stats")
     sub = parser.add_subparsers(dest="guard_command", metavar="ACTION", required=True)
 
-    def common(p, *, project: bool = True):
-        p.add_argument("--json", action="store_true", help="print one JSON object")
-        if project:
-            p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
+    def common(p):
+        p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
     p = sub.add_parser("list", help="the guards that apply here, and where each came from")
     common(p)
@@ -60,12 +58,10 @@ def add_parser(subparsers) -> None:
     for name, help_text, func in (("remove", "lift a guard", _remove), ("restore", "bring a removed guard back", _restore),
                                   ("wrong", "the rule is wrong: demote it (a second time: remove it)", _wrong)):
         p = sub.add_parser(name, help=help_text)
-        common(p, project=False)
         p.add_argument("id", help="the guard's id (tacit guard list)")
         p.set_defaults(func=func)
 
     p = sub.add_parser("set", help="change a guard's action")
-    common(p, project=False)
     p.add_argument("id")
     p.add_argument("--action", choices=("ask", "deny"), required=True)
     p.set_defaults(func=_set)
@@ -81,7 +77,6 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_stats)
 
     p = sub.add_parser("why", help="why a lesson is, or is not, a guard")
-    common(p, project=False)
     p.add_argument("text", help="the lesson, as written")
     p.set_defaults(func=_why)
 
@@ -298,11 +293,7 @@ def _stats(args, cfg) -> int:
     only = _project(args, cfg) if args.project else None
 
     def work(store: GuardStore) -> int:
-        data = stats(cfg, store, only=only, include_current=None if only else _project(args, cfg))
-        if args.json:
-            emit(data)
-        else:
-            print(render_stats(data))
+        emit(stats(cfg, store, only=only, include_current=None if only else _project(args, cfg)), text=render_stats)
         return 0
 
     return _run(args, cfg, work)

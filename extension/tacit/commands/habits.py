@@ -21,14 +21,11 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("habits", help="tool and command habits: list, suggest, status, rebuild, clear")
     sub = p.add_subparsers(dest="habits_command", metavar="ACTION", required=True)
     s = sub.add_parser("list", help="habits")
-    s.add_argument("--json", action="store_true")
     s.set_defaults(func=_list)
     s = sub.add_parser("suggest", help="what usually follows the current action")
     s.add_argument("--current", required=True, help="an action: a tool (Edit, Bash:pytest) or /command")
-    s.add_argument("--json", action="store_true")
     s.set_defaults(func=_suggest)
     s = sub.add_parser("status", help="events, habits and emerging patterns")
-    s.add_argument("--json", action="store_true")
     s.set_defaults(func=_status)
     s = sub.add_parser("rebuild", help="recount habits from the action events with the current settings")
     s.set_defaults(func=_rebuild)
@@ -47,39 +44,18 @@ def _run(cfg, work, *, write: bool = False) -> int:
 
 
 def _list(args, cfg) -> int:
-    def work(conn):
-        found = list_habits(conn, cfg)
-        if args.json:
-            emit({"success": True, "habits": found})
-        else:
-            print(habits.render_list(found))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit({"success": True, "habits": list_habits(conn, cfg)},
+                                       text=lambda r: habits.render_list(r["habits"])) or 0)
 
 
 def _suggest(args, cfg) -> int:
-    def work(conn):
-        found = suggest(conn, cfg, args.current)
-        if args.json:
-            emit({"success": True, "current": args.current, "suggestions": found})
-        else:
-            print(habits.render_suggestions(args.current, found))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit(
+        {"success": True, "current": args.current, "suggestions": suggest(conn, cfg, args.current)},
+        text=lambda r: habits.render_suggestions(args.current, r["suggestions"])) or 0)
 
 
 def _status(args, cfg) -> int:
-    def work(conn):
-        info = habit_status(conn, cfg)
-        if args.json:
-            emit({"success": True, **info})
-        else:
-            print(habits.render_status(info))
-        return 0
-
-    return _run(cfg, work)
+    return _run(cfg, lambda conn: emit({"success": True, **habit_status(conn, cfg)}, text=habits.render_status) or 0)
 
 
 def _rebuild(args, cfg) -> int:

@@ -18,7 +18,6 @@ from tacit.stores.ledger import LedgerUnavailable
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("memories", help="learned memories: list, forget, teach (/memory-show)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=_show)
     sub = p.add_subparsers(dest="memories_command", metavar="ACTION")
     f = sub.add_parser("forget", help="revert a learned memory and never propose it again")
@@ -38,10 +37,7 @@ def _show(args, cfg) -> int:
     except LedgerUnavailable as exc:
         sys.stderr.write(f"tacit memories: learning ledger unavailable ({exc})\n")
         return 1
-    if args.json:
-        emit({"success": True, "memories": memories})
-    else:
-        print(render_memories(memories))
+    emit({"success": True, "memories": memories}, text=lambda r: render_memories(memories))
     return 0
 
 

@@ -79,7 +79,6 @@ def add_parser(subparsers) -> None:
     p = sub.add_parser("why", help="where the entries holding TEXT came from")
     where(p, target=False)
     p.add_argument("text")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_why)
 
     p = subparsers.add_parser("forget", help="remove every memory entry saying TEXT, in every scope, for good")
@@ -89,7 +88,6 @@ def add_parser(subparsers) -> None:
 
     p = sub.add_parser("undo", help="revert change ID (a consolidation or a child's run: all of it)")
     p.add_argument("id", type=int)
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=_undo)
 
 
@@ -147,7 +145,7 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     holders = [(t, e) for t in sources if t in store.targets() for e in store.entries(t) if text in e]
     if not holders:
         return {"success": False, "error": f"No entry contains {text!r} in {', '.join(sources)}."}
-    if len({e for _, e in holders}) > 1 or len(holders) > 1:
+    if len(holders) > 1:
         return {"success": False, "error": f"{len(holders)} entries contain {text!r}; use a longer, unique substring.",
                 "matches": [{"scope": t, "entry": e[:80]} for t, e in holders]}
     (origin, entry), = holders

@@ -48,7 +48,6 @@ def add_parser(subparsers) -> None:
     find.set_defaults(func=_find)
 
     s = subparsers.add_parser("stats", help="per-turn metrics: patterns injected, forged, lookup time")
-    s.add_argument("--json", action="store_true", help="print JSON instead of text")
     s.add_argument("--days", type=float, default=None, help="only the last N days")
     s.set_defaults(func=_stats)
 

@@ -19,7 +19,6 @@ def add_parser(subparsers) -> None:
     when = p.add_mutually_exclusive_group()
     when.add_argument("--day", help="the day to review (YYYY-MM-DD; default today)")
     when.add_argument("--all", action="store_true", help="every undecided note, whatever its day")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--keep", nargs="+", default=[], metavar="ID", help="keep these notes (promote now)")
     p.add_argument("--drop", nargs="+", default=[], metavar="ID", help="drop these notes")
     p.add_argument("--edit", nargs=2, action="append", default=[], metavar=("ID", "TEXT"),

@@ -39,9 +39,38 @@ def _alternatives(rule: str, lesson: str) -> list[str]:
     return out
 
 
+# a wrapper's verb that runs another program (``uv run x``, ``npx x``), and the names it runs as
+_RUNS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",), "rye": ("run",), "hatch": ("run",),
+         "pnpm": ("exec", "dlx"), "yarn": ("dlx", "exec"), "bun": ("x", "run"), "uvx": (), "npx": (), "bunx": (), "pnpx": ()}
+_KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx"), "bunx": ("bun", "bunx"),
+        "bun": ("bun", "bunx"), "pnpm": ("pnpm", "pnpx"), "pnpx": ("pnpm", "pnpx")}
+
+
+_BARE = lazy(r"\b(?:bare|raw|plain|direct|directly)\b", re.I)
+_BARE_USE = lazy(r"\buse\s+`?(uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b", re.I)
+
+
+def _through_wrapper(words: list, m) -> tuple:
+    """The wrappers an alternative runs the guarded program through: "`uv run pytest`", "uv run", "`npx jest`"."""
+    if not isinstance(m, CommandMatch) or m.not_via or not words or words[0] not in _RUNS or words[0] in m.programs \
+            or any(p in _RUNS for p in m.programs):
+        return ()  # "use `pnpm exec x` rather than `npx x`": npx is the runner not to use
+    verbs = _RUNS[words[0]]
+    rest = words[1 + bool(verbs):]
+    if verbs and (len(words) < 2 or words[1] not in verbs):
+        return ()
+    if rest and rest[0] not in m.programs:
+        return ()  # "use `uv run ruff`" says nothing of python
+    return _KIN.get(words[0], (words[0],))
+
+
 def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
     """``spec`` narrowed so that the alternative the lesson names passes."""
     m = spec.match
+    said = _BARE_USE.search(lesson) if _BARE.search(rule) or _BARE.search(lesson) else None
+    if said and isinstance(m, CommandMatch) and not m.not_via and said.group(1).lower() not in m.programs:
+        # "use uv for everything, never bare python": python run through uv is the way
+        return replace(spec, match=replace(m, not_via=_KIN.get(said.group(1).lower(), (said.group(1).lower(),))))
     if not isinstance(m, (PushMatch, CommandMatch)) or "`" not in lesson and "lease" not in lesson and not spec.instead:
         return spec
     for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):
@@ -53,6 +82,9 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
             words = shlex.split(alt)
         except ValueError:
             continue
+        via = _through_wrapper(words, m)
+        if via:  # "never run pytest, use `uv run pytest`": run through the wrapper it is the way
+            return replace(spec, match=replace(m, not_via=via))
         head = len(m.subcommands) + 1
         if (m.subcommands and not m.flags and not m.bare and len(words) > head and words[0] in m.programs
                 and tuple(words[1:head]) == m.subcommands):

@@ -38,7 +38,7 @@ _NOISE = lazy(
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(
     r"\b(?:(?:in|for|within|inside|across) (?:this|the|our) (?:project|repo|repository|codebase|"
-    r"workspace|monorepo|app|team)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
+    r"workspace|monorepo|app|team)(?!\s+root\b)|(?:in|within|inside) this (?:directory|folder|dir|package|subdirectory)|"
     r"(?:in )?here|for package management|during (?:local )?development|"
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
@@ -79,7 +79,7 @@ _REASON_SPLIT = lazy(
     + _MORE_REASONS + r")\b)|"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
-    r"for (?:\w+ )?reasons|" + _FOR_REASON + r")\b)", re.I)
+    r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + _FOR_REASON + r")\b)", re.I)
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
@@ -98,7 +98,12 @@ _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
     r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
-    r"for now|for the moment|temporarily|until)\b", re.I)
+    r"for now|for the moment|temporarily|until|"
+    # "without maintainer approval" · "without explicit request" · "without asking": permission, a case the check cannot see
+    r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
+    r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
+    r"authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|instructions?|requests?|agreement|"
+    r"review))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
@@ -189,7 +194,24 @@ def clean_line(text: str) -> str:
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
     text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
+    # "never use -- with pnpm test": the separator is the object, not a dash
+    text = re.sub(r"\b(use|pass|add|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)", r"\1 `--`", text, flags=re.I)
     return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
+
+
+# "when running `cargo test`, use `--all-features`": the condition is the command itself
+_RUNNING_WITH = lazy(r"^when(?:ever)?\s+(?:running|you run|invoking)\s+(?P<cmd>\x00\d+\x00)\s*,\s*(?:always\s+)?"
+                     r"(?:use|pass|add|include)\s+(?:the\s+)?(?P<flag>\x00\d+\x00|--[\w-]+)|"
+                     r"^(?:always\s+)?(?:use|pass|add|include)\s+(?:the\s+)?(?P<flag2>\x00\d+\x00|--[\w-]+)"
+                     r"(?:\s+(?:flag|option))?\s+when(?:ever)?\s+(?:running|you run|invoking)\s+(?P<cmd2>\x00\d+\x00)(?=\s*$|[,;.])",
+                     re.I)
+
+
+def _running_with(m, spans: list) -> str:
+    flag, cmd = m.group("flag") or m.group("flag2"), m.group("cmd") or m.group("cmd2")
+    if flag.startswith("\x00") and not spans[int(flag.strip("\x00"))].startswith("`-"):
+        return m.group(0)
+    return f"run {cmd} with {flag}"
 
 
 def _avoid(m) -> str:
@@ -221,6 +243,7 @@ def _never_said(m) -> str:
 
 
 def _tidy(s: str) -> str:
+    dot = re.search(r"[\w/-]\s\.$", s.strip())  # "never run git checkout .": the dot is the argument
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
@@ -228,9 +251,10 @@ def _tidy(s: str) -> str:
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
     s = re.sub(r"\s+", " ", s).strip()
+    s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = re.sub(r"\s+([,;:])", r"\1", s)
     s = re.sub(r",\s*,", ",", s)
-    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
 
@@ -240,7 +264,8 @@ def clauses(text: str) -> list[list[Clause]]:
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
-    protected = re.sub(r"\b(e\.g|i\.e|etc|vs|cf)\.", r"\1", protected, flags=re.I)  # not a sentence's end
+    # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
+    protected = re.sub(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", r"\1", protected, flags=re.I)
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()
@@ -255,6 +280,7 @@ def clauses(text: str) -> list[list[Clause]]:
                           sentence, flags=re.I)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
+        sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
@@ -321,7 +347,7 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
         return rule
     own = next((i for i, found in enumerate(sentences) if rule in found), -1)
     for i, found in enumerate(sentences):
-        if i > own >= 0 and _own_rule(found[0], specs):
+        if i > own >= 0 and (_own_rule(found[0], specs) or _explains(found[0])):
             continue  # found[0]: the whole sentence; a condition before the rule sets its scene …
         if i < own and _orders(found[0], specs):
             continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
@@ -359,6 +385,7 @@ _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and",
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
                "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
                "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "option_value": ("add", "label", "trailer"),
                "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
 
 
@@ -405,6 +432,24 @@ def _orders(c: Clause, specs: tuple) -> bool:
     if not rest or not _ORDERS.match(rest) or _LEAVES.search(rest) or _STEP.search(rest):
         return False
     return not {_stem(w) for w in _TERM.findall(rest)} & _terms(specs, verbs=False)
+
+
+# "When `tsc` receives file arguments, it ignores `tsconfig.json`": a later sentence that explains
+_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))\s+(?!(?:is|are|'s|'re)\s+"
+                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b", re.I)
+
+
+_ASKS = lazy(r"\b(?:approv\w*|permission|consent|confirm\w*|sign[- ]?off|needs?|requires?|allows?|permits?|works?)\b",
+             re.I)
+
+
+def _explains(c: Clause) -> bool:
+    """Whether a conditional sentence after the rule only says what happens
+    (its consequent a statement: "it ignores …"), permitting nothing."""
+    if not c.head_hedge or c.exception or _REACHES_BACK.search(_PLACEHOLDER.sub(" ", c.text)):
+        return False
+    rest = c.text.partition(",")[2].strip(" ,")
+    return bool(rest) and bool(_EXPLAINS.match(rest)) and not _PERMIT.search(rest) and not _ASKS.search(rest)
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:

@@ -64,8 +64,11 @@ for _prog, _groups in {
     "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
             ("--amend",)),
     "npm": (("-g", "--global"), ("-f", "--force")),
+    "pnpm": (("-g", "--global"),),
+    "bun": (("-g", "--global"),),
     "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
     "terraform": (("-auto-approve", "--auto-approve"),),
+    "cargo": (("-p", "--package"),),
 }.items():
     for _group in _groups:
         for _flag in _group:
@@ -166,14 +169,19 @@ def _git_add_all(argv: tuple) -> bool:
 # flags that other spellings state as well: (program, flag) -> another test of argv
 _FLAG_ALSO = {("git", "-D"): _git_force_delete, ("git", "-A"): _git_add_all, ("git", "--no-verify"): _git_no_verify}
 _COMPOSE = frozenset(("docker-compose", "podman-compose"))
+# programs that print, search or show words: a flag among their arguments runs nothing
+_SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "man",
+                        "which", "type", "head", "tail", "sed", "awk", "jq", "command", "help", "whatis", "apropos"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
+
+
 
 
 class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless", "venv_ok")
+                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -191,8 +199,16 @@ class _Command:
                           and not self.anywhere else None)
         # "use python3, not python": a virtualenv's bin/python is the python3 it was made from
         self.venv_ok = program == "python" and (instead or "").split(" ")[0].startswith("python3")
+        # where and how it runs ("in `ui/`", "on `tasks/`", "through uv"): read by the matcher with the invocation
+        self.under = tuple(u.strip("/") for u in match.under)
+        self.on = tuple(u.strip("/") for u in match.on)
+        self.not_via = frozenset(match.not_via)
+        self.to_file = match.to_file
+        self.placed = bool(self.under or self.on or self.not_via or self.to_file)
 
     def matches(self, argv: tuple) -> bool:
+        if self.program == "*" and program_name(argv[0]) in _SAYS_ONLY:
+            return False  # `echo --rerun-tasks`, `grep -r -- --rerun-tasks .`: the flag is only said
         if self.allow_info and _is_info(argv, self.program):
             return False
         if self.venv_ok and _VENV_PYTHON.search(argv[0]):
@@ -232,7 +248,7 @@ def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
 def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
     for a in argv[1:]:
         if a == "--":
-            return False
+            return "--" in forms  # "never use -- with pnpm test": the separator itself
         if a in forms:
             return True
         if a.startswith("--"):
@@ -273,6 +289,7 @@ class _Sudo:
     ``sudo -k``, ``sudo -v``, ``sudo --version`` alone."""
 
     __slots__ = ()
+    placed = False
 
     def matches(self, argv: tuple) -> bool:
         return len(argv) < 2 or not all(a in _SUDO_ONLY for a in argv[1:])

@@ -1,7 +1,8 @@
 """Guards that read what one program hands another: a download piped into a
 shell (``PipeMatch``), and SQL given to a database client (``SqlMatch``).
 
-- **Pipes.** A sink fires when a source ran earlier in its pipeline and the
+- **Pipes.** With ``code`` False any sink fires after a source
+  (``gradlew test | tail``). Otherwise a sink fires when a source ran earlier in its pipeline and the
   sink reads its script from stdin: no script file or ``-c`` among its
   arguments (``sh``, ``bash -s -- x``, ``python3 -``). ``curl x > f; sh f``
   is no pipe and does not fire.
@@ -41,6 +42,8 @@ _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in match.sinks or not set(inv.upstream) & set(match.sources):
         return False
+    if not match.code:
+        return True  # "never pipe gradle output through tail": any such stage
     for a in inv.argv[1:]:
         if a == "--" or a == "-s" or a == "-":
             return True
@@ -49,6 +52,26 @@ def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
         if not a.startswith("-"):
             return False  # a script file: stdin is its data, not its code
     return True
+
+
+_CONFIG_OPTS = frozenset(("-p", "--project", "-c", "--config", "--tsconfig", "--config-file", "-C"))
+_FILE_ARG = lazy(r"[^\s=]*(?:/[^\s=/]+|\.[A-Za-z][\w]{0,9})")
+
+
+def has_file_argument(argv: tuple) -> bool:
+    """A positional argument names a file or a path (``src/a.ts``, ``x.py``);
+    a config option's value (``tsc -p tsconfig.json``) is not one."""
+    skip = False
+    for a in argv[1:]:
+        if skip:
+            skip = False
+            continue
+        if a.startswith("-"):
+            skip = a in _CONFIG_OPTS
+            continue
+        if _FILE_ARG.fullmatch(a) and ":" not in a:
+            return True
+    return False
 
 
 def sql_texts(inv: Invocation) -> list[str]:

@@ -21,7 +21,10 @@ from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, vetoed
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
-from tacit.guards.push import repositories
+from tacit.guards.push import hosted_repository, repositories
+from tacit.guards.qualified import qualified_specs, tail_specs
+from tacit.guards.values import value_specs
+from tacit.guards.families import family_specs
 from tacit.guards.restate import aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
@@ -44,8 +47,9 @@ _LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
-_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|quit|dare|replace|"
-                         r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed)\b|n'?t\b", re.I)
+_MAYBE_RULE = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
+                         r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
+                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -62,6 +66,8 @@ def _prepare(text) -> tuple[str, list] | None:
 def _rule_text(clause_text: str) -> str:
     s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
     s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
+    if re.search(r"[^\s.]\s\.$", s):
+        return re.sub(r"^[,;:\s]+", "", s)  # "never run git checkout .": the dot is the argument
     return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
 
 
@@ -105,7 +111,7 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
     r"off-limits|off limits)",
 )]
 # "never pip or conda": known tools with no verb, none of them an English word
-_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+{_YS}", re.I)
+_VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
 _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
                             "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
                             "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
@@ -257,10 +263,10 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
         return None
     if words[0][:1].isupper() and not words[0].isupper() and len(words) > 1:
         return None  # "do not use Vite environment variables": a name in prose, not a command typed
-    for w in words[1:]:
+    for i, w in enumerate(words[1:], 2):
         if w.lower() in _STOP_WORDS:
             return None
-        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)):
+        if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)):
             return None
     return [words[0].lower()] + words[1:]
 
@@ -354,6 +360,9 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     if not m:
         return None
     found = _targets(m.group("branches"))
+    slug = hosted_repository(m.group("branches") or "")
+    if slug:  # "don't push to github.com/owner/name": that repository, by its URL
+        return GuardSpec(PushMatch((), force, (slug,)), because)
     if found is None:
         return None
     branches, remotes = repositories(found[0], found[1])  # `owner/name`: a repository too
@@ -474,9 +483,10 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         return [spec]
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (family_specs(sentence, because, own, lesson) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
-            or for_its_job(sentence, because, own) or either(sentence, because, own))
+            or for_its_job(sentence, because, own) or either(sentence, because, own)
+            or value_specs(sentence, because) or tail_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

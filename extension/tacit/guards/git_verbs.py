@@ -52,6 +52,11 @@ _PUSH_BRANCH = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?push`?\s+(?:the
                     r"(?:\s+(?:remote|repo|repository))?)?", re.I)
 
 
+# "never use `--rerun-tasks`": a long flag of several words names one tool's option; with any program
+_OWN_FLAG = lazy(r"--[a-z0-9]+(?:-[a-z0-9]+)+", re.I)
+_COMMON_FLAGS = frozenset(("--dry-run", "--no-color", "--no-interaction", "--non-interactive", "--log-level", "--output-format"))
+
+
 def _merge_into(clause: str, because: str) -> list:
     """"never merge `main` into the feature branch": ``git merge main`` (also
     from a remote: ``origin/main``, ``upstream/main``)."""
@@ -64,9 +69,16 @@ def _merge_into(clause: str, because: str) -> list:
             for prefix in _REMOTE_PREFIXES]
 
 
+# "never push tags": `git push --tags` / `--follow-tags` (a tag named in a refspec cannot be told from a branch)
+_PUSH_TAGS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?`?(?:git\s+)?push`?\s+(?:any\s+|the\s+)?tags"
+                  r"(?:\s+(?:to\s+(?:the\s+)?(?:remote|origin|upstream|github)))?", re.I)
+
+
 def git_verb_specs(clause: str, because: str, run=None) -> list:
     """The guards of a git rule said with verbs, a noun phrase or a flag;
     ``run`` reads "never run `<command>`" (derive's command reader)."""
+    if _PUSH_TAGS.fullmatch(clause):
+        return [GuardSpec(CommandMatch(("git",), ("push",), (flag,), True), because) for flag in ("--tags", "--follow-tags")]
     merged = _merge_into(clause, because)
     if merged:
         return merged
@@ -101,6 +113,8 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
         if flag == "--force-with-lease":
             return [GuardSpec(PushMatch(force_only=True), because)]
         return [GuardSpec(CommandMatch(("git",), _FLAG_OF[flag], (flag,), True), because)]
+    if m and _OWN_FLAG.fullmatch(m.group("flag")) and m.group("flag").lower() not in _COMMON_FLAGS:
+        return [GuardSpec(CommandMatch(("*",), (), (m.group("flag").lower(),), True), because)]  # any program's
     m = _FLAG_WITH.fullmatch(clause)
     if m and run is not None and m.group("cmd").split()[0].lower() in _KNOWN_PROGRAMS:
         flags = [f for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f]

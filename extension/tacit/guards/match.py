@@ -13,13 +13,14 @@ from typing import Any, Iterable
 
 from tacit.lazyre import lazy
 from tacit.guards.commands import SUDO, _Command, _is_info, program_names
-from tacit.guards.content import pipe_fires, sql_fires
-from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, PathMatch, PipeMatch, PushMatch,
-                                RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
+from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
+                                PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
 from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_remote, push_targets,
                                switched_branch)
 from tacit.guards.rebase import rebase_fires
+from tacit.guards.values import option_fires
 from tacit.guards.shell import (
     DYN,
     Invocation,
@@ -155,7 +156,7 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content")
+    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content", "_any")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
@@ -163,6 +164,7 @@ class GuardSet:
         self._push: list = []
         self._paths: list = []
         self._content: list = []  # (idx, guard, root, test(match, inv), match)
+        self._any: tuple = ()  # ("*",) when a guard holds for any program ("never use `--rerun-tasks`")
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
             if guard.scope == "project" and root is None:
@@ -170,6 +172,7 @@ class GuardSet:
             scope_root = root if guard.scope == "project" else None
             m = guard.match
             if isinstance(m, CommandMatch):
+                self._any = ("*",) if "*" in m.programs else self._any
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append(
                         (idx, guard, scope_root, _Command(m, prog, guard.instead)))
@@ -191,12 +194,15 @@ class GuardSet:
                 self._content.append((idx, guard, scope_root, sql_fires, m))
             elif isinstance(m, RebaseMatch):
                 self._content.append((idx, guard, scope_root, rebase_fires, m))
+            elif isinstance(m, OptionMatch):
+                self._content.append((idx, guard, scope_root, option_fires, m))
             elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
                     self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
                                         tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),
-                                        getattr(m, "existing", False)))
+                                        "existing" if getattr(m, "existing", False) else
+                                        "new" if getattr(m, "new_only", False) else ""))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -218,11 +224,12 @@ class GuardSet:
                             and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
-                for name in program_names(inv.program):
+                for name in program_names(inv.program) + self._any:
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
                             continue
-                        if compiled is None or compiled.matches(inv.argv):
+                        if compiled is None or compiled.matches(inv.argv) and (
+                                not compiled.placed or _placed(compiled, inv, call, root)):
                             hits[idx] = Hit(guard, display(inv.argv))
                 if self._push and inv.program == "git":
                     self._check_push(inv, here, hits)
@@ -231,8 +238,8 @@ class GuardSet:
                 for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
                     if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
                         continue  # a remove guard: only a command that deletes or renames the path
-                    if existing and not _changes_existing(write, call):
-                        continue  # "existing files": a new one may be created
+                    if existing and (existing == "new") == _changes_existing(write, call):
+                        continue  # "existing files": a new one may be created; "new files": the reverse
                     rel_root = root if root is not None else (call.project_root or call.cwd)
                     if _path_fires(write.path, rel_root, root is not None, compiled) or \
                             top and _top_fires(write.path, root, call.project_root, top) or \
@@ -346,6 +353,42 @@ def _runs_inside(inv: Invocation, call: Call, root: str | None) -> bool:
         return True
     cwd = inv.cwd if inv.cwd is not None else call.cwd
     return cwd is not None and _below(cwd, root) is not None
+
+
+def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
+    """A command guard's place and way: run in one of its folders (``under``),
+    on a path in one of them (``on``), not through an allowed wrapper (``not_via``)."""
+    if c.not_via and any(n in c.not_via for v in inv.via for n in program_names(v)):
+        return False
+    if c.to_file and not _to_file(inv, call):
+        return False
+    base = root or call.project_root or call.cwd
+    if c.under:
+        rel = _below(inv.cwd, base) if base and inv.cwd and inv.cwd_exact else None
+        if rel is None or not any(rel == u or rel.startswith(u + "/") or u == "." and rel == "" or u == "*" and rel
+                                  for u in c.under):
+            return False
+    if c.on == ("*",):  # "with file arguments": any argument naming a file
+        return has_file_argument(inv.argv)
+    if c.on:
+        if not base or not inv.cwd or not inv.cwd_exact:
+            return False
+        for j, a in enumerate(inv.argv[1:], 1):
+            if a.startswith("-") or DYN in a:
+                continue
+            rel = _below(posixpath.normpath(posixpath.join(inv.cwd, a)), base)
+            if rel and any(rel == u or rel.startswith(u + "/") for u in c.on):
+                return True
+        return False
+    return True
+
+
+def _to_file(inv: Invocation, call: Call) -> bool:
+    """The invocation's output goes to a file: a redirection (a write under its
+    own argv, by a program that writes no file itself) or a ``tee`` after it."""
+    if any(w.argv == inv.argv and not w.path.startswith("/dev/") for w in call.writes):
+        return True
+    return any(i.program == "tee" and inv.program in i.upstream and len(i.argv) > 1 for i in call.invocations)
 
 
 def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled: list) -> bool:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only", "to_file")  # written only when set
 
 
 class _Match:
@@ -26,7 +26,8 @@ class _Match:
 class CommandMatch(_Match):
     """A program, optionally narrowed to a subcommand path and flags.
 
-    ``programs``: normalised program names (``npm``; ``pip`` also matches
+    ``programs``: normalised program names (``npm``; ``*``: any program but
+    the ones that only print their words; ``pip`` also matches
     ``pip3``/``pip3.12`` and ``python -m pip``). ``subcommands``: the leading
     positional words that must follow the program (``("apply",)`` for
     ``terraform apply``); known aliases (``npm i`` = ``npm install``) are
@@ -34,6 +35,10 @@ class CommandMatch(_Match):
     ``allow_info``: ``--version``/``--help``/``help`` alone stay allowed.
     ``bare``: only the command with nothing after it ("a bare `pnpm test`").
     ``unless``: flags that make it the allowed way ("use `cargo update -p x`").
+    ``under``: only run in these folders (relative to the root, "in `ui/`");
+    ``on``: only with an argument in these folders ("prettier on `tasks/`");
+    ``not_via``: run through one of these wrappers it is allowed ("through uv");
+    ``to_file``: only with its output sent to a file ("never pipe X output to a file").
     """
 
     kind: ClassVar[str] = "command"
@@ -43,6 +48,10 @@ class CommandMatch(_Match):
     allow_info: bool = False
     bare: bool = False
     unless: tuple[str, ...] = ()
+    under: tuple[str, ...] = ()
+    on: tuple[str, ...] = ()
+    not_via: tuple[str, ...] = ()
+    to_file: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +64,14 @@ class PathMatch(_Match):
     below the root. A trailing slash is kept only as a reading aid: a path
     equal to the pattern or anywhere below it matches. ``/…`` and ``~/…``
     are absolute. ``existing``: only changes to files that exist ("never
-    edit existing migrations"): creating a new one stays allowed.
+    edit existing migrations"): creating a new one stays allowed; ``new_only``:
+    only files a call creates ("don't create new files in `x/`").
     """
 
     kind: ClassVar[str] = "path"
     patterns: tuple[str, ...]
     existing: bool = False
+    new_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +131,22 @@ class RebaseMatch(_Match):
 
 
 @dataclass(frozen=True, slots=True)
+class OptionMatch(_Match):
+    """A command given one of ``values`` for one of ``options``: ``gh issue
+    create --label type/bug`` (values exact, comma lists split); with
+    ``trailer`` a value holding a line that starts with ``Name:`` (``git
+    commit --trailer "Co-authored-by: …"`` or in ``-m``). ``verbs``: one of
+    these must be among the command's leading words (``create``, ``edit``)."""
+
+    kind: ClassVar[str] = "option_value"
+    program: str
+    verbs: tuple[str, ...]
+    options: tuple[str, ...]
+    values: tuple[str, ...]
+    trailer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CommitPathMatch(_Match):
     """``git add``/``git commit`` naming a file that matches one of
     ``patterns`` (the rules of ``PathMatch``): "never commit `.env`". A
@@ -133,11 +160,13 @@ class CommitPathMatch(_Match):
 class PipeMatch(_Match):
     """A download piped into an interpreter: one of ``sources`` earlier in a
     pipeline whose stage is one of ``sinks`` reading its stdin as a script
-    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``)."""
+    (``curl -fsSL x | sh``, ``wget -qO- x | sudo bash``); with ``code`` False
+    any sink after a source (``./gradlew test | tail``)."""
 
     kind: ClassVar[str] = "pipe"
     sources: tuple[str, ...] = ("curl", "wget")
     sinks: tuple[str, ...] = ("sh", "bash", "zsh", "dash", "ksh", "fish")
+    code: bool = True  # False: any sink after a source fires ("never pipe gradle output through tail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +180,10 @@ class SqlMatch(_Match):
 
 
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
-         | RebaseMatch | RemoveMatch)
+         | RebaseMatch | RemoveMatch | OptionMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
                                                      SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch,
-                                                     RemoveMatch)}
+                                                     RemoveMatch, OptionMatch)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
@@ -176,9 +205,15 @@ class GuardSpec:
         """What a guard stops, in a few words."""
         m = self.match
         if isinstance(m, CommandMatch):
+            if m.programs == ("*",):  # a flag of any program ("never use `--rerun-tasks`")
+                return "any command with " + " ".join(m.flags)
             words = " ".join((m.programs[0] if len(m.programs) == 1 else "/".join(m.programs),) + m.subcommands + m.flags)
             but = f" (allowed with {' or '.join(m.unless)})" if m.unless else ""
+            but += "".join(f" {w} {', '.join(v)}" for w, v in (("in", m.under), ("on", m.on), ("unless via", m.not_via)) if v)
+            but += " with its output to a file" if m.to_file else ""
             return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
+        if isinstance(m, PathMatch) and m.new_only:
+            return "new files in " + ", ".join(m.patterns)
         if isinstance(m, PathMatch):
             return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
@@ -190,7 +225,7 @@ class GuardSpec:
         if isinstance(m, SudoMatch):
             return "sudo (raised privileges)"
         if isinstance(m, PipeMatch):
-            return f"{'/'.join(m.sources)} piped into a shell"
+            return f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks))
         if isinstance(m, CommitMatch):
             return "git commit on " + ", ".join(m.branches)
         if isinstance(m, CommitPathMatch):
@@ -199,6 +234,8 @@ class GuardSpec:
             return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
         if isinstance(m, RebaseMatch):
             return "git rebase onto " + ", ".join(m.branches)
+        if isinstance(m, OptionMatch):
+            return f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values)
         if isinstance(m, SqlMatch):
             return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
         return self.kind
@@ -302,10 +339,16 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
             return None
         return CommandMatch(programs, _strs(data.get("subcommands", [])),
                             _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
-                            data.get("bare") is True, _strs(data.get("unless", [])))
+                            data.get("bare") is True, _strs(data.get("unless", [])), _strs(data.get("under", [])),
+                            _strs(data.get("on", [])), _strs(data.get("not_via", [])), data.get("to_file") is True)
     if kind == "path":
         patterns = _strs(data["patterns"])
-        return PathMatch(patterns, data.get("existing") is True) if patterns else None
+        return PathMatch(patterns, data.get("existing") is True, data.get("new_only") is True) if patterns else None
+    if kind == "option_value":
+        program, verbs, options, values = data["program"], _strs(data["verbs"]), _strs(data["options"]), _strs(data["values"])
+        if not isinstance(program, str) or not program or not options or not values:
+            return None
+        return OptionMatch(program, verbs, options, values, data.get("trailer") is True)
     if kind == "git_push":
         return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
                          _strs(data.get("remotes", [])), data.get("lease_ok") is True)
@@ -325,7 +368,7 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         return RebaseMatch(branches) if branches else None
     if kind == "pipe":
         sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
-        return PipeMatch(sources, sinks) if sources and sinks else None
+        return PipeMatch(sources, sinks, data.get("code") is not False) if sources and sinks else None
     if kind == "sql":
         statements = _strs(data["statements"])
         if not statements or not set(statements) <= set(SQL_STATEMENTS):
@@ -336,5 +379,5 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "SQL_STATEMENTS", "Match",
+           "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "OptionMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]

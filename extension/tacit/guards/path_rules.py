@@ -21,15 +21,15 @@ _THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots
            r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
 _PATH_LESSONS = [lazy(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:files?|folders?|directories|"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:(?:lock|dot)?files?|folders?|directories|"
     r"dirs?|code|sources?|artifacts?|outputs?)\s*,?\s+(?:such as|like|e\.?g\.?,?|including|namely)\s+(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "`dist/` must not be edited" · "files in `gen/` are generated and should never be modified"
     r"(?:(?:all\s+|the\s+)?(?:files|anything|everything|code|contents?)\s+(?:in|under|inside|within|of)\s+)?"
     r"(?P<paths>.+?)\s+(?:(?:is|are)\s+(?:auto-?generated|generated|machine-generated|build artifacts?|"
-    r"build outputs?)(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
+    r"build outputs?)(?:\s+(?:from|by)\s+[^,;`]{1,60}?)?(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+|\s*,?\s*so\s+(?:it|they)\s+))?"
     rf"(?:must|should|shall)\s+(?:not|never)\s+be\s+{_EDITED}",
-    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|anything|files?|code|contents?|stuff)\s+)*"
+    rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|an?|every|each|anything|files?|code|contents?|stuff)\s+)*"
     r"(?:(?:in|under|inside|within|of|from)\s+)?(?:(?:auto-?generated|generated|compiled|vendored)\s+)?(?P<paths>.+?)"
     r"(?:\s+(?:by hand|manually|directly|yourself))?",
     # "never edit generated files in `src/gen/`" · "existing migration files under `db/migrate/`"
@@ -61,9 +61,25 @@ _EXISTING = lazy(r"\b(?:existing|already[- ](?:applied|run|merged|released|commi
 _ANY_FOLDER = lazy(r"^(?:any|every|all)\s+(`[^`]+/`)\s+(?:directory|directories|folders?|dirs?)$", re.I)
 
 
+# "don't create new agent files in `.claude/agents/`": new files only; editing one that is there stays allowed
+_NEW_FILES = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+)?new\s+(?:[\w-]+\s+){{0,2}}(?:{_THINGS})\s+"
+                  r"(?:in|under|inside|within|to|into)\s+(?P<paths>.+?)", re.I)
+
+
+# "never write migrations by hand": the conventional folder of migrations
+_MIGRATIONS = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|edit|modify)\s+(?:any\s+|new\s+|the\s+)?(?:django\s+|database\s+|"
+                   r"db\s+|schema\s+)?migrations?(?:\s+files?)?\s+(?:by hand|manually|yourself)", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
+    if _MIGRATIONS.fullmatch(sentence):
+        return GuardSpec(PathMatch(("migrations/",)), because)
+    m = _NEW_FILES.fullmatch(sentence)
+    patterns = _path_list(m.group("paths")) if m else None
+    if patterns and all(p.endswith(("/", "*")) for p in patterns):
+        return GuardSpec(PathMatch(patterns, new_only=True), because)
     for pattern in _PATH_LESSONS:
         m = pattern.fullmatch(sentence)
         if not m:

@@ -152,6 +152,12 @@ def repositories(branches: tuple, remotes: tuple) -> tuple[tuple, tuple]:
     return tuple(keep), tuple(dict.fromkeys(repos))
 
 
+def hosted_repository(text: str) -> str | None:
+    """``github.com/o/n`` (unquoted, with a host) → ``o/n``; else None."""
+    m = _HOSTED.fullmatch(text.strip().strip("`"))
+    return m.group(1) if m and "." in text.split("/", 1)[0] else None
+
+
 def _same_repository(remote: str, slug: str) -> bool:
     """Whether a push's remote, written as a URL (``https://github.com/o/n.git``,
     ``git@github.com:o/n``), is the repository ``o/n``."""

@@ -94,8 +94,9 @@ _MATCHING = lazy(r"(?P<pre>.*?\b)(?:any\s+|the\s+)?files?\s+(?:matching|named|th
 _MAKE_COMMITS = lazy(rf"{_DONT}\s+(?:create|make|add)\s+(?:any\s+|new\s+)?commits?\s+(?P<to>(?:on|to|in|into)\s+.+)", re.I)
 
 
-# "treat `third_party/` as read-only" · "leave the `legacy/` code as-is"
-_AS_IS = lazy(r"(?:treat\s+(?P<a>.+?)\s+as\s+read[- ]only|leave\s+(?P<b>.+?)\s+(?:as[- ]is|untouched|unchanged))", re.I)
+# "treat `third_party/` as read-only" · "leave the `legacy/` code as-is" · "keep `LICENSE` unchanged"
+_AS_IS = lazy(r"(?:treat\s+(?P<a>.+?)\s+as\s+read[- ]only|(?:leave|keep)\s+(?P<b>.+?)\s+(?:as[- ]is|untouched|unchanged|"
+              r"intact|unmodified))", re.I)
 
 
 # "never run the `db:reset` script": that package.json script, through any package manager

@@ -77,6 +77,10 @@ _DESCRIBED_EDIT = lazy(rf"(?:{_DONT}|never)\s+{_PATH_VERB}\s+(?:the\s+|any\s+)?{
 _LIVE_IN = lazy(r"\b(?:live|lives|go|goes|sit|sits|are kept|is kept|are stored|is stored)\s+(?:in|under|inside)\s+(`[^`]+/`)", re.I)
 
 
+# a list item's bare lower-case name, then a dash or colon and what it holds: a folder of the repository
+_BARE_HEAD = lazy(r"\s*[-*+]\s+([a-z][a-z0-9_-]{2,30})\s+(?:-|\u2014|\u2013)\s+\S")
+
+
 def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | None:
     """"`x.ts` — generated, do not edit directly" ("… never commit it"): an
     edit (or commit) prohibition with no object, in a lesson that names
@@ -96,6 +100,9 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     quoted = re.findall(r"`[^`]+`", lesson)
     if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
         quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
+    bare = _BARE_HEAD.match(lesson) if not quoted and not commit and not head else None
+    if bare:  # "- conformance - Typing conformance tests pulled from upstream. Don't edit": a folder of a list
+        return GuardSpec(PathMatch((bare.group(1) + "/",)), because)
     made = {_path_pattern(q) for q in _GENERATED.findall(lesson)} - {None}
     if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
         quoted = [f"`{next(iter(made))}`"]
@@ -129,7 +136,8 @@ def _generated_instead(sentence: str, because: str, lesson: str) -> GuardSpec | 
 # "**`.claude/agents/` is deprecated.** Do not create new agent files": a folder the line says is
 # closed, and a prohibition of new or changed files with no other place named
 _CLOSED_FOLDER = lazy(r"[\s*>#+\d.)-]*(?:the\s+)?`(?P<path>[^`]+/)`\**(?:\s+(?:folder|directory|dir))?\s+(?:is|are)\s+"
-                      r"(?:now\s+)?(?:\*\*)?(?:deprecated|frozen|legacy|archived|read-only|vendored)\b", re.I)
+                      r"(?:now\s+)?(?:\*\*)?(?:deprecated|frozen|legacy|archived|read-only|vendored|(?:auto-?|machine-)?generated|"
+                      r"build (?:output|artifacts?))\b", re.I)
 _FILES_THERE = lazy(rf"{_DONT}\s+(?:create|add|put|write|edit|modify|change)\s+(?:(?:new|any|more|additional)\s+)?"
                     r"(?:[\w-]+\s+)?(?:files?|folders?|directories|code)(?:\s+(?:there|here|in it|in there|inside it))?",
                     re.I)

@@ -19,7 +19,7 @@ import re
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, veto
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
-                                RebaseMatch, RemoveMatch, SqlMatch)
+                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch)
 
 
 def explain(text) -> dict:
@@ -38,6 +38,9 @@ def explain(text) -> dict:
                 if spec is not None and any(s.match == spec.match for s in specs) and \
                         all(r["match"] != spec.match.to_dict() for r in rules):
                     rules.append({"clause": clause.text, "kind": spec.kind, "match": spec.match.to_dict()})
+        if not rules:  # read by a reading of its own (a list, a place, a wrapper …): the first rule clause
+            first = next((c.text for f in (prepared[1] if prepared else ()) for c in f if not c.reason), text)
+            rules = [{"clause": first, "kind": s.kind, "match": s.match.to_dict()} for s in specs]
         rest = " The rest is its reason, not part of the match." if len(rules) == 1 and any(
             len(f) > 1 for f in prepared[1]) else ""
         return {"guard": True, "rules": rules,
@@ -78,7 +81,7 @@ def _veto_word(blocker) -> str:
 def _words(spec: GuardSpec) -> list[str]:
     m = spec.match
     if isinstance(m, CommandMatch):
-        return [*m.programs, *m.subcommands, *m.flags]
+        return [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
     if isinstance(m, (PathMatch, RemoveMatch)):
@@ -89,6 +92,8 @@ def _words(spec: GuardSpec) -> list[str]:
         return [w for s in m.statements for w in s.split("_") if w not in ("without",)]
     if isinstance(m, RebaseMatch):
         return ["rebase", *m.branches]
+    if isinstance(m, OptionMatch):
+        return list(m.values)
     if isinstance(m, CommitMatch):
         return ["commit", *m.branches]
     if isinstance(m, CommitPathMatch):

@@ -181,10 +181,13 @@ def _path_pattern(part: str) -> str | None:
         part = n.group(1)
     # "my personal ~/.km dir" · "our local `cache/` folder": whose it is changes nothing
     part = re.sub(r"^(?:my|our|your)\s+(?:(?:own|personal|local)\s+)?(?=\S)", "", part, flags=re.I)
-    m = re.fullmatch(r"(?:the\s+)?(\S+)\s+(folders?|director(?:y|ies)|dirs?|files?)", part, re.I)
+    # "the global `.vscode/cspell.json`": which copy, said before a path
+    part = re.sub(r"^(?:the\s+)?(?:global|root|top-level|shared)\s+(?=\S*[/.])", "", part, flags=re.I)
+    m = re.fullmatch(r"(?:the\s+|any\s+)?(\S+)\s+(folders?|director(?:y|ies)|dirs?|files?|sub-?(?:folders?|director(?:y|ies)|dirs?))",
+                     part, re.I)
     noun = None
     if m and not quoted:
-        part, noun = m.group(1), m.group(2).lower().rstrip("s")
+        part, noun = m.group(1), re.sub(r"^sub-?", "", m.group(2).lower()).rstrip("s")
         noun = {"directorie": "directory"}.get(noun, noun)
     word = _unquote(part)
     if not word or not _PATH_WORD.fullmatch(word) or "://" in word or word.startswith("@") or code_object(word):

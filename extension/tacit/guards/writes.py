@@ -1,5 +1,6 @@
 """The paths a program's argv changes: ``rm``, ``mv``, ``cp``, ``tee``,
-``sed -i``, ``dd of=``, ``git rm`` … (redirections are the walker's)."""
+``sed -i``, ``dd of=``, ``git rm``, ``dotnet sln x.sln add`` … (redirections
+are the walker's)."""
 
 from __future__ import annotations
 
@@ -123,6 +124,27 @@ def _writes(prog: str, argv: tuple) -> list:
         return starts or ["."]
     if prog == "git":
         return _git_writes(argv)
+    if prog == "dotnet":
+        return _dotnet_writes(argv)
+    return []
+
+
+_DOTNET_EDITS = frozenset(("add", "remove"))
+_NUGET_EDITS = frozenset(("add", "remove", "update", "enable", "disable"))
+
+
+def _dotnet_writes(argv: tuple) -> list:
+    """The file a dotnet command that edits one names: ``dotnet sln x.sln add p``,
+    ``dotnet add x.csproj package y``, ``dotnet nuget add source … --configfile f``."""
+    pos = _positionals(argv, 1, frozenset(("-s", "--source", "-n", "--name", "-v", "--version", "-f", "--framework",
+                                           "--configfile", "-u", "--username", "-p", "--password", "--solution-folder")))
+    if len(pos) >= 3 and pos[0] == "sln" and pos[2] in _DOTNET_EDITS and "." in pos[1]:
+        return [pos[1]]
+    if len(pos) >= 3 and pos[0] in _DOTNET_EDITS and pos[2] in ("package", "reference") and "." in pos[1]:
+        return [pos[1]]
+    if len(pos) >= 2 and pos[0] == "nuget" and pos[1] in _NUGET_EDITS:
+        found = _opt_value(argv, ("--configfile",))
+        return [found] if found else []
     return []
 
 

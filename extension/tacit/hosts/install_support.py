@@ -10,12 +10,20 @@ import json
 import os
 from pathlib import Path
 
-from tacit import __version__
-from tacit.fsutil import atomic_write_text
+from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
 
 
 class InstallError(Exception):
     """An install or uninstall that must stop before it writes anything."""
+
+
+def answered(host: str, scope: str, failed: str, work, *errors: type[Exception]) -> dict:
+    """``work()``; an install or uninstall that had to stop is answered as a failed result
+    (``failed`` says what did not happen), never raised."""
+    try:
+        return work()
+    except (InstallError, OSError, ValueError, *errors) as exc:
+        return {"success": False, "host": host, "scope": scope, "error": str(exc), "message": f"{failed}: {exc}"}
 
 
 def host_home(cfg, env_var: str, *default_parts: str) -> Path:
@@ -122,15 +130,3 @@ def unlink(path: Path) -> bool:
         return True
     except FileNotFoundError:
         return False
-
-
-def mode_of(path: Path, default: int) -> int:
-    """A file's permission bits, or ``default`` when it does not exist."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return default
-
-
-def tacit_version() -> str:
-    return __version__

@@ -87,18 +87,13 @@ def read(path: str, cursor: Cursor, parse: Callable[[dict, Cursor], Entry | None
 
 def fetch(path: str, pos: int, length: int, parse: Callable[[dict, Cursor], Entry | None]) -> list:
     """The messages of the line at ``pos`` (``[]`` when it is gone or changed)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+    if length > MAX_LINE:
         return []
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or length > MAX_LINE:
-            return []
-        raw = os.pread(fd, length, pos)
+        with open_regular(path) as handle:
+            raw = os.pread(handle.fileno(), length, pos)
     except OSError:
         return []
-    finally:
-        os.close(fd)
     data = _object(raw)
     if data is None:
         return []

@@ -13,6 +13,7 @@ from tacit.children import budget, orphans
 from tacit.events import Event
 from tacit.handlers import review
 from tacit.learn import retention as learner_retention
+from tacit import processes
 from tacit.log import log
 from tacit.safety import file_modes
 from tacit.stores import jobs as job_rows, notices
@@ -24,40 +25,9 @@ CHILD_LOG_BYTES = 5_000_000
 CHILD_LOG_KEEP = 2
 
 
-M_ARENA_MAX = -8  # glibc's mallopt parameter
-ARENAS = 2
-_LIBC: list = []
-
-
-def _libc():
-    if not _LIBC:
-        try:
-            import ctypes
-
-            _LIBC.append(ctypes.CDLL("libc.so.6"))
-        except (OSError, AttributeError, ImportError):  # not glibc: nothing to bound
-            _LIBC.append(None)
-    return _LIBC[0]
-
-
-def bound_malloc() -> None:
-    """At most ARENAS malloc arenas: each thread (hooks, reports, watchers) would
-    otherwise get its own and keep the memory it once held. Never raises."""
-    libc = _libc()
-    if libc is not None and hasattr(libc, "mallopt"):
-        libc.mallopt(M_ARENA_MAX, ARENAS)
-
-
-def give_back() -> None:
-    """Return freed heap pages to the system (glibc ``malloc_trim``)."""
-    libc = _libc()
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
-
-
 def tick(cfg, engine, now: float | None = None) -> dict:
     now = time.time() if now is None else now
-    give_back()
+    processes.give_back()
     out = {"orphans": len(orphans.reap(cfg, engine.ledger())),  # children of runners that are gone
            "relaunched": relaunch_stranded(cfg, engine, now), "released": release_waiting(cfg, engine, now),
            "deferred": start_deferred(cfg, engine)}

@@ -185,14 +185,8 @@ class Reports:
 
     def wait_for(self, session_id: str, timeout: float = WAIT_SECONDS) -> bool:
         """Until this session's earlier reports are applied (False: timed out)."""
-        deadline = time.monotonic() + timeout
         with self._cond:
-            while self._pending.get(session_id):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+            return self._cond.wait_for(lambda: not self._pending.get(session_id), timeout)
 
     @property
     def queued(self) -> int:

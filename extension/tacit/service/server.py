@@ -5,6 +5,7 @@ Design notes: docs/design/service.md#tacitserviceserver
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import itertools
 import json
@@ -17,7 +18,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tacit import __version__, lazyre
+from tacit import __version__, lazyre, processes
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
@@ -100,11 +101,8 @@ class Service:
             _tell_ready(self.ready_fd, b"")  # never listened: its starter sees the end at once
 
     def _take_lock(self, fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if _flock(fd):
             return True
-        except BlockingIOError:
-            pass
         # held: by a live service or one still starting (then leave as soon as it
         # listens), or one that is shutting down (then wait for its lock)
         deadline = time.monotonic() + 3.0
@@ -112,19 +110,14 @@ class Service:
             if _connectable(self.folder):
                 return False
             time.sleep(0.05)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _flock(fd):
                 return True
-            except BlockingIOError:
-                pass
         return False
 
     def _bind(self) -> None:
         path = os.path.join(self.folder, SOCKET_NAME)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a crashed instance's socket: we hold the lock, it is stale
-        except FileNotFoundError:
-            pass
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)  # the socket file is created 0600
         try:
@@ -432,6 +425,15 @@ def _identity_key(identity: str) -> tuple:
     return tuple(numbers), int(stamp) if stamp.isdigit() else 0
 
 
+def _flock(fd: int) -> bool:
+    """Take the service's lock without waiting; False when another process holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
 def _connectable(folder: str) -> bool:
     """Something listens on the socket (another user's service too: the socket is not free)."""
     sock = connect(folder, 1.0)
@@ -472,7 +474,7 @@ def _rss_kb() -> int:
 def serve(cfg=None) -> int:
     """Run the service until idle, stopped or signalled. Never raises."""
     cfg = cfg or load_config()
-    housekeeping.bound_malloc()  # before the threads: few malloc arenas, so the RSS stays flat
+    processes.bound_malloc()  # before the threads: few malloc arenas, so the RSS stays flat
     sys.setswitchinterval(0.001)  # a hook's reply never waits 5 ms for the interpreter lock
     service = Service(cfg)
     for sig in (signal.SIGTERM, signal.SIGHUP):

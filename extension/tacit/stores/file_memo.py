@@ -9,6 +9,7 @@ socket). Never raises."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,23 +23,21 @@ MAGIC = "tacit-memo-1"
 FOLDER = "memo"
 _MEMOS: dict[str, "FileMemo"] = {}
 _MEMOS_LOCK = threading.Lock()
-_CODE: list[str] = []
 
 
+@functools.cache
 def code_stamp() -> str:
     """The newest mtime and the count of tacit's own modules (a changed rule changes it)."""
-    if not _CODE:
-        newest, count = 0, 0
-        for folder, _dirs, files in os.walk(PACKAGE_DIR):
-            for name in files:
-                if name.endswith(".py"):
-                    try:
-                        newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime_ns)
-                    except OSError:
-                        continue
-                    count += 1
-        _CODE.append(f"{newest}-{count}")
-    return _CODE[0]
+    newest, count = 0, 0
+    for folder, _dirs, files in os.walk(PACKAGE_DIR):
+        for name in files:
+            if name.endswith(".py"):
+                try:
+                    newest = max(newest, os.stat(os.path.join(folder, name)).st_mtime_ns)
+                except OSError:
+                    continue
+                count += 1
+    return f"{newest}-{count}"
 
 
 def signature(path: str) -> list | None:

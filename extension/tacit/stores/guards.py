@@ -165,13 +165,8 @@ class GuardStore:
             return str(Ledger.meta_get(conn, REV_KEY, "0"))
 
     def get(self, guard_id) -> GuardRecord | None:
-        try:
-            gid = int(guard_id)
-        except (TypeError, ValueError):
-            return None
         with self.ledger.read() as conn:
-            row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE id = ?", (gid,)).fetchone()
-        return _record(row) if row else None
+            return self._get(conn, guard_id)
 
     def applying(self, project: Project | None, *, statuses=("active",)) -> list[GuardRecord]:
         """The guards that apply in ``project``: every global one and this
@@ -459,14 +454,8 @@ class GuardStore:
 
     def counts(self, *, project: str | None = None) -> dict[str, int]:
         """Outcome rows by kind (of calls in ``project``, a key; None: all)."""
-        query = "SELECT kind, count(*) FROM guard_events"
-        args: tuple = ()
-        if project is not None:
-            query += " WHERE project = ?"
-            args = (project,)
-        with self.ledger.read() as conn:
-            found = dict(conn.execute(query + " GROUP BY kind", args).fetchall())
-        return {kind: int(found.get(kind, 0)) for kind in EVENT_KINDS}
+        per = self.per_guard(project=project).values()
+        return {kind: sum(counts[kind] for counts in per) for kind in EVENT_KINDS}
 
     def per_guard(self, *, project: str | None = None) -> dict[int, dict]:
         """Outcome rows by guard: ``{id: {"stop", "override", "wrong", "repeat"}}``."""
@@ -480,15 +469,6 @@ class GuardStore:
             for gid, kind, n in conn.execute(query + " GROUP BY guard_id, kind", args):
                 out.setdefault(int(gid), dict.fromkeys(EVENT_KINDS, 0))[kind] = int(n)
         return out
-
-    def counts_by_guard(self) -> dict[int, dict[str, int]]:
-        """Outcome rows per guard and kind: ``{guard_id: {"stop": n, …}}``."""
-        with self.ledger.read() as conn:
-            rows = conn.execute("SELECT guard_id, kind, count(*) FROM guard_events GROUP BY guard_id, kind").fetchall()
-        found: dict[int, dict[str, int]] = {}
-        for guard_id, kind, count in rows:
-            found.setdefault(int(guard_id), {})[kind] = int(count)
-        return found
 
     def _get(self, conn, guard_id) -> GuardRecord | None:
         try:

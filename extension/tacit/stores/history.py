@@ -117,11 +117,8 @@ def ledger_for(cfg) -> Iterator:
     if ledger is not None:
         yield ledger
         return
-    own = Ledger(cfg)
-    try:
+    with Ledger(cfg) as own:
         yield own
-    finally:
-        own.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +180,12 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
 
 
 def _insert(conn, action, scope, target, project, before, after, actor, group, at) -> int:
-    change_id = _insert_row(conn, action, scope, target, project, before, after, actor, group, at)
+    change_id = int(conn.execute(
+        "INSERT INTO history (at, action, scope, target, project, before, after, actor_kind, actor_name, "
+        "session_id, host, cause, cause_event, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
+         actor.kind, actor.name, actor.session_id, actor.host, (actor.cause or "")[:CAUSE_CHARS],
+         actor.cause_event, group)).lastrowid)
     if actor.kind in ANNOUNCED:
         text = announcement(Change(id=change_id, at=0.0, action=action, scope=scope, target=target,
                                    before=before, after=after, actor=actor))
@@ -227,16 +229,6 @@ def _quoted(items: list) -> str:
     return " | ".join(f'"{clip(e, 120)}"' for e in items[:2]) + (" …" if len(items) > 2 else "")
 
 
-def _insert_row(conn, action, scope, target, project, before, after, actor, group, at) -> int:
-    cur = conn.execute(
-            "INSERT INTO history (at, action, scope, target, project, before, after, actor_kind, actor_name, "
-        "session_id, host, cause, cause_event, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
-         actor.kind, actor.name, actor.session_id, actor.host, (actor.cause or "")[:CAUSE_CHARS],
-             actor.cause_event, group))
-    return int(cur.lastrowid)
-
-
 def changes(ledger, *, since: float | None = None, limit: int = 200, text: str | None = None,
             change_id: int | None = None) -> list[Change]:
     """The newest changes first (``since``: only those at or after it;
@@ -251,13 +243,7 @@ def changes(ledger, *, since: float | None = None, limit: int = 200, text: str |
     if text:
         query += " AND (instr(lower(coalesce(before, '')), lower(?)) OR instr(lower(coalesce(after, '')), lower(?)))"
         args += [text, text]
-    query += " ORDER BY id DESC LIMIT ?"
-    args.append(limit)
-    with ledger.read() as conn:
-        conn_rows = conn.execute(query, args)
-        names = [d[0] for d in conn_rows.description]
-        rows = [dict(zip(names, row)) for row in conn_rows.fetchall()]
-    return [_change(row) for row in rows]
+    return _read_changes(ledger, query + " ORDER BY id DESC LIMIT ?", [*args, limit])
 
 
 def get(ledger, change_id: int) -> Change | None:
@@ -325,8 +311,12 @@ def child_rows(conn, session_id: str, name: str, start: float, end: float) -> li
 
 def group_of(ledger, group: str) -> list[Change]:
     """Every change of one group (a child's run, a forget), newest first."""
+    return _read_changes(ledger, "SELECT * FROM history WHERE grp = ? ORDER BY id DESC", (group,))
+
+
+def _read_changes(ledger, query: str, args) -> list[Change]:
     with ledger.read() as conn:
-        cur = conn.execute("SELECT * FROM history WHERE grp = ? ORDER BY id DESC", (group,))
+        cur = conn.execute(query, args)
         names = [d[0] for d in cur.description]
         rows = [dict(zip(names, row)) for row in cur.fetchall()]
     return [_change(row) for row in rows]

@@ -302,17 +302,11 @@ class _Transaction:
                 conn.execute("BEGIN IMMEDIATE" if self.immediate else "BEGIN")
                 if self.immediate:
                     _OPEN.by_path = {**getattr(_OPEN, "by_path", {}), ledger.path: ledger}
-        except LedgerUnavailable:
+        except BaseException as exc:
             self._leave_queue()
             ledger._lock.release()
-            raise
-        except sqlite3.Error as exc:
-            self._leave_queue()
-            ledger._lock.release()
-            raise ledger.handle_error("begin", exc) from exc
-        except BaseException:
-            self._leave_queue()
-            ledger._lock.release()
+            if isinstance(exc, sqlite3.Error):
+                raise ledger.handle_error("begin", exc) from exc
             raise
         ledger._depth += 1
         self.conn = conn

@@ -5,6 +5,7 @@ Design notes: docs/design/stores.md#tacitstoresskills"""
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 from dataclasses import dataclass
@@ -201,6 +202,7 @@ def build_catalog(cfg, root: str) -> Catalog:
     problems.sort(key=lambda p: p.path)
     return Catalog(tuple(skills), tuple(problems))
 
+
 def _candidates(root: str) -> tuple[list[_Candidate], list[Problem]]:
     """Every ``<name>/SKILL.md`` and ``<category>/<name>/SKILL.md`` that can
     be read, and the problems met while looking: symlinks out of the
@@ -338,14 +340,8 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
         longest = max(len(d) for d in descriptions)
         if size(longest) <= budget:
             return header + lines(longest) + "\n"
-        low, high = 0, longest  # the largest description length that fits
-        while low < high:
-            mid = (low + high + 1) // 2
-            if size(mid) <= budget:
-                low = mid
-            else:
-                high = mid - 1
-        cap = low if low >= 8 else 0  # a few characters of description help nobody
+        fits = bisect.bisect_right(range(longest + 1), budget, key=size) - 1  # the longest that fits
+        cap = fits if fits >= 8 else 0  # a few characters of description help nobody
         return header + lines(cap) + "\n"
 
     # Not even the bare names fit: keep the most recently updated skills.

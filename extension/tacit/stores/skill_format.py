@@ -4,6 +4,7 @@ Design notes: docs/design/stores.md#tacitstoresskill_format"""
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 import unicodedata
@@ -98,22 +99,18 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# reading: split + metadata (python-frontmatter's YAML handler)
-_HANDLER: list = []  # python-frontmatter's YAML handler, imported on first use: a new service's
-# first answer reads every SKILL.md from its memo (tacit.stores.file_memo) and parses none
-
-
+# reading: split + metadata (python-frontmatter's YAML handler, imported on first use: a new
+# service's first answer reads every SKILL.md from its memo (tacit.stores.file_memo) and parses none)
+@functools.cache
 def _yaml():
     """``(handler, failures)``: the handler, and what PyYAML raises for a
     frontmatter it cannot read: YAMLError for syntax, ValueError for a date that
     does not exist ("2025-02-30"), RecursionError for nesting deeper than the
     interpreter allows."""
-    if not _HANDLER:
-        import frontmatter
-        import yaml
+    import frontmatter
+    import yaml
 
-        _HANDLER.append((frontmatter.YAMLHandler(), (yaml.YAMLError, ValueError, OverflowError, RecursionError)))
-    return _HANDLER[0]
+    return frontmatter.YAMLHandler(), (yaml.YAMLError, ValueError, OverflowError, RecursionError)
 
 
 def _normalise(text: str) -> str:

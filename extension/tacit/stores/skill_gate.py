@@ -5,8 +5,8 @@ Design notes: docs/design/core.md#tacithandlerscontext"""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections import OrderedDict
 from dataclasses import replace
 
 from tacit.safety.context_gate import (
@@ -15,8 +15,6 @@ from tacit.safety.context_gate import (
 from tacit.stores import file_memo
 from tacit.stores.skill_format import MAX_SKILL_BYTES
 
-_BODY_VERDICTS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, mtime_ns) -> left-out items
-_BODY_VERDICTS_MAX = 4096
 MEMO_LIMIT = 20_000  # kept verdicts past this: only those of the last index stay
 
 
@@ -82,15 +80,13 @@ def _verdict(skill) -> tuple:
 
 def _body_left_out(skill) -> tuple:
     """What the gate refuses in the skill's file (its body), cached by file version."""
-    key = (skill.path, skill.mtime_ns)
-    found = _BODY_VERDICTS.get(key)
-    if found is None:
-        text = _read_bounded(skill.path)
-        found = () if text is None else gate_context([Block(SKILL_BODY, skill.name, text)]).left_out
-        _BODY_VERDICTS[key] = found
-        while len(_BODY_VERDICTS) > _BODY_VERDICTS_MAX:
-            _BODY_VERDICTS.popitem(last=False)
-    return found
+    return _body_verdict(skill.path, skill.mtime_ns, skill.name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _body_verdict(path: str, _mtime_ns: int, name: str) -> tuple:
+    text = _read_bounded(path)
+    return () if text is None else gate_context([Block(SKILL_BODY, name, text)]).left_out
 
 
 def _read_bounded(path: str) -> str | None:

@@ -8,7 +8,6 @@ import dataclasses
 import functools
 import hashlib
 import os
-import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tacit.failures import failed
-from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, free_name, lock_for
+from tacit.fsutil import LockTimeout, atomic_write_text, ensure_private_dir, free_name, lock_for, mode_of
 from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.stores import history
@@ -96,12 +95,8 @@ class SkillStore:
         folder = hashlib.sha256(str(self.skills_dir).encode("utf-8", "surrogateescape")).hexdigest()[:12]
         return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{folder}-{name}")
 
-    def _root_real(self) -> str:
-        return os.path.realpath(self.skills_dir)
-
-    def _inside_root(self, path: str | Path, root_real: str | None = None) -> bool:
-        root_real = root_real or self._root_real()
-        return inside_root(path, root_real)
+    def _inside_root(self, path: str | Path) -> bool:
+        return inside_root(path, os.path.realpath(self.skills_dir))
 
     def _top_level(self, name: str) -> Path:
         return self.skills_dir / name / SKILL_FILE
@@ -412,7 +407,7 @@ class SkillStore:
             # Through a symlink (checked to stay inside the skills folder) the
             # real file is updated, not replaced by a copy.
             target = Path(os.path.realpath(path))
-            atomic_write_text(target, new_text, mode=_existing_mode(target))
+            atomic_write_text(target, new_text, mode=mode_of(target, 0o600))  # a person's permissions kept
             change = self._record(f"skill_{action}", path, text, new_text)
         self.refresh()
         return {"success": True, "name": name, "path": str(path),
@@ -478,16 +473,6 @@ def _holds_skill_folders(folder: Path) -> bool:
                    if child.is_dir() and not child.name.startswith("."))
     except OSError:
         return False
-
-
-def _existing_mode(path: Path) -> int:
-    """Keep the permissions a person gave the file; new files get 0600."""
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return 0o600
-
-
 
 
 def _relative_path_problem(file: Any) -> str | None:

@@ -84,15 +84,14 @@ def guards(front: Tacit, current: Project | None) -> dict:
     store = front.guards()
     store.sync(current)
     records = store.all()
-    outcomes = store.counts_by_guard()
+    outcomes = store.per_guard()
     rows = []
     for record in records:
+        counts = outcomes.get(record.id, {})
         rows.append({**record.as_dict(), "what": record.spec.describe().replace("`", ""), "date": record.date,
-                     "project_root": record.project_root,
-                     "stops": outcomes.get(record.id, {}).get("stop", 0),
-                     "overrides": outcomes.get(record.id, {}).get("override", 0),
-                     "wrong": outcomes.get(record.id, {}).get("wrong", 0),
-                     "repeats": outcomes.get(record.id, {}).get("repeat", 0)})
+                     "project_root": record.project_root, "stops": counts.get("stop", 0),
+                     "overrides": counts.get("override", 0), "wrong": counts.get("wrong", 0),
+                     "repeats": counts.get("repeat", 0)})
     rows.sort(key=lambda r: (r["status"] != "active", r["id"]))
     return {"guards": rows}
 

@@ -14,6 +14,7 @@ from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tacit import processes
 from tacit.log import log_exception
 
 HOST = "127.0.0.1"
@@ -26,24 +27,6 @@ HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-
-
-def _give_back() -> None:
-    """Idle again: hand the heap the requests freed back to the system
-    (glibc's ``malloc_trim``; elsewhere nothing), so the idle server stays small."""
-    global _TRIM
-    if _TRIM is None:
-        try:
-            import ctypes
-
-            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _TRIM = False
-    if _TRIM:
-        _TRIM(0)
-
-
-_TRIM = None
 
 
 class Forbidden(Exception):
@@ -68,7 +51,7 @@ class UIServer(ThreadingHTTPServer):
 
     def process_request_thread(self, request, client_address):
         """Serve one connection; the last one out, once its socket is closed,
-        gives the freed memory back (``_give_back``)."""
+        gives the freed memory back (``processes.give_back``)."""
         with self._busy_lock:
             self._busy += 1
         try:
@@ -78,7 +61,7 @@ class UIServer(ThreadingHTTPServer):
                 self._busy -= 1
                 idle = self._busy == 0
             if idle:
-                _give_back()
+                processes.give_back()
 
     @property
     def url(self) -> str:

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from tacit import commandline
+from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
@@ -49,27 +49,20 @@ def manifest(cfg) -> Path:
     return locations(cfg, "user")["plugin_dir"] / MANIFEST
 
 
-def permissions_for(plugin_dir: Path) -> list[str]:
+def permissions_for() -> list[str]:
     """The Bash prefixes the agent may run without a prompt: the bare
     ``tacit`` the injected guidance names, and this environment's absolute
     command (named instead when ``tacit`` is not on PATH). Slash commands
     pre-approve the plugin's ``bin/tacit`` themselves (``allowed-tools``)."""
-    forms = ["tacit", commandline.tacit_display()]
-    seen, out = set(), []
-    for form in forms:
-        for rule in [f"Bash({form} memory:*)"] + [f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS]:
-            if rule not in seen:
-                seen.add(rule)
-                out.append(rule)
-    return out
+    rules = []
+    for form in ("tacit", commandline.tacit_display()):
+        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS)]
+    return list(dict.fromkeys(rules))  # one of each: the two forms are the same when tacit is on PATH
 
 
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    try:
-        return _install(cfg, scope, project_dir, python or sys.executable)
-    except (InstallError, OSError, ValueError) as exc:
-        return {"success": False, "host": "claude-code", "scope": scope, "error": str(exc),
-                "message": f"tacit was not installed into Claude Code: {exc}"}
+    return support.answered("claude-code", scope, "tacit was not installed into Claude Code",
+                            lambda: _install(cfg, scope, project_dir, python or sys.executable))
 
 
 def _install(cfg, scope, project_dir, python) -> dict:
@@ -100,7 +93,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
             support.unlink(plugin_dir / rel)
             changed.append(rel)
 
-    wanted = permissions_for(plugin_dir)
+    wanted = permissions_for()
     allow = settings.setdefault("permissions", {}).setdefault("allow", [])
     if not isinstance(allow, list):
         raise InstallError(f"{settings_path}: permissions.allow is not a list")
@@ -110,7 +103,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         support.write_json(settings_path, settings, support.mode_of(settings_path, 0o644))
 
     manifest = {
-        "tacit_version": support.tacit_version(),
+        "tacit_version": __version__,
         "host": "claude-code",
         "scope": scope,
         "python": python,
@@ -163,11 +156,8 @@ def workspace_trusted(cfg, project: Path) -> bool:
 
 
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    try:
-        return _uninstall(cfg, scope, project_dir)
-    except (InstallError, OSError, ValueError) as exc:
-        return {"success": False, "host": "claude-code", "scope": scope, "error": str(exc),
-                "message": f"tacit was not uninstalled from Claude Code: {exc}"}
+    return support.answered("claude-code", scope, "tacit was not uninstalled from Claude Code",
+                            lambda: _uninstall(cfg, scope, project_dir))
 
 
 def _uninstall(cfg, scope, project_dir) -> dict:

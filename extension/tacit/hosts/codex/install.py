@@ -11,7 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tacit import commandline
+from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
@@ -129,11 +129,8 @@ def validate_codex_hooks(config) -> None:
 
 
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    try:
-        return _install(cfg, scope, project_dir, python or sys.executable)
-    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
-        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
-                "message": f"tacit was not installed into Codex: {exc}"}
+    return support.answered(HOST, scope, "tacit was not installed into Codex",
+                            lambda: _install(cfg, scope, project_dir, python or sys.executable), InvalidHooks)
 
 
 def _install(cfg, scope, project_dir, python) -> dict:
@@ -170,7 +167,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         changed.append(RULES_FILE)
 
     manifest = {
-        "tacit_version": support.tacit_version(),
+        "tacit_version": __version__,
         "host": HOST,
         "scope": scope,
         "python": python,
@@ -189,7 +186,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
     support.write_json(where["manifest"], manifest, 0o644)
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
-    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(cfg, where, positions)) | set(groups_changed)]
+    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
     result = {
         "success": True,
         "host": HOST,
@@ -291,7 +288,7 @@ def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
     return new_text, {"line_added": True, "table_added": table_added, "block": block}
 
 
-def untrusted_events(cfg, where: dict, positions: dict) -> list[str]:
+def untrusted_events(where: dict, positions: dict) -> list[str]:
     """tacit's events whose hook has no trust entry yet. Codex keys trust by
     ``<hooks.json>:<event>:<group>:<hook>``; whether the stored hash still
     matches only Codex can tell, so a reinstall that changed a command
@@ -322,11 +319,8 @@ def project_trusted(cfg, project: Path) -> bool:
 
 
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    try:
-        return _uninstall(cfg, scope, project_dir)
-    except (InstallError, InvalidHooks, OSError, ValueError) as exc:
-        return {"success": False, "host": HOST, "scope": scope, "error": str(exc),
-                "message": f"tacit was not uninstalled from Codex: {exc}"}
+    return support.answered(HOST, scope, "tacit was not uninstalled from Codex",
+                            lambda: _uninstall(cfg, scope, project_dir), InvalidHooks)
 
 
 def _uninstall(cfg, scope, project_dir) -> dict:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tacit.children.env import process_env
 from tacit.fsutil import atomic_write_text
@@ -89,12 +90,12 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     if skills.get("changed"):
         changed.append(f"{skills['link']} -> {skills['target']} (tacit's skills in Hermes's index)")
         manifest["linked_skills"] = True
-    limits = match_limits(cfg, python, home)
+    limits = match_limits(cfg, home)
     if limits:
         changed.append(f"config.toml: {limits} (Hermes's limits, for every host)")
     manifest["hermes_python"] = str(python)
     manifest["updated"] = time.time()
-    _write_manifest(manifest_path, manifest)
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     message = (f"tacit is enabled in Hermes ({state.get('config_path')}); it takes effect in the next "
                f"Hermes session. tacit's memory is now Hermes's ({cfg.memories_dir} -> {home}/memories), "
                "shared with every host. Hermes's own background review is off: tacit's review replaces it.")
@@ -106,7 +107,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
             "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
 
 
-def match_limits(cfg, python, home: str) -> str:
+def match_limits(cfg, home: str) -> str:
     """tacit's limits for USER.md and the global MEMORY.md made Hermes's own
     (its tool and tacit write the same files); the keys written, or ""."""
     raw = read_raw(home)
@@ -246,16 +247,10 @@ def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:
     return {"ok": False, "error": (proc.stderr or proc.stdout).strip()[-800:] or f"exit {proc.returncode}"}
 
 
-def manifest(cfg):
+def manifest(cfg) -> Path:
     """Where the install's manifest lives (``tacit status``)."""
-    from pathlib import Path
-
     return Path(install_manifest_path(hermes_home_of(cfg)))
 
 
 def install_manifest_path(hermes_home: str) -> str:
     return os.path.join(hermes_home, "tacit", "install.json")
-
-
-def _write_manifest(path: str, manifest: dict) -> None:
-    atomic_write_text(path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")

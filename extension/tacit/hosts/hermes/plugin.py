@@ -147,9 +147,7 @@ class HermesAdapter:
     def _session(self, session_id) -> tuple[str, _Session]:
         sid = str(session_id or self._last_session or "hermes")
         with self._lock:
-            session = self._sessions.get(sid)
-            if session is None:
-                session = self._sessions[sid] = _Session()
+            session = self._sessions.setdefault(sid, _Session())
             self._last_session = sid
         return sid, session
 

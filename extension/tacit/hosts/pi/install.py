@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tacit import __version__
 from tacit.fsutil import atomic_write_text
-from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none
+from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none, unlink
 from tacit.paths import PACKAGE_DIR
 
 EXTENSION_NAME = "tacit"
@@ -114,10 +114,8 @@ def uninstall(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options)
             continue  # a manifest names files inside its own folder only
         path = folder / name
         try:
-            path.unlink()
-            removed.append(str(path))
-        except FileNotFoundError:
-            pass
+            if unlink(path):
+                removed.append(str(path))
         except OSError as exc:
             return {"success": False, "path": str(folder), "removed": removed,
                     "error": f"cannot remove {path}: {exc}"}

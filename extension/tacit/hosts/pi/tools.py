@@ -115,22 +115,17 @@ def _memory(tacit, args: dict, project: Project | None) -> dict:
     action, target = args.get("action"), args.get("target", "memory")
     if target not in MEMORY_TARGETS:
         return _fail(f"target must be one of {', '.join(MEMORY_TARGETS)}")
+    required = {"add": ("content",), "replace": ("old_text", "content"), "remove": ("old_text",)}.get(str(action))
+    if required is None:
+        return _fail("action must be one of add, replace, remove")
+    values, error = _string_args(args, required)
+    if error:
+        return _fail(error)
     if action == "add":
-        values, error = _string_args(args, ("content",))
-        if error:
-            return _fail(error)
         return add_entry(tacit, target, values["content"], project=project)
     if action == "replace":
-        values, error = _string_args(args, ("old_text", "content"))
-        if error:
-            return _fail(error)
         return tacit.memory(project).replace(target, values["old_text"], values["content"])
-    if action == "remove":
-        values, error = _string_args(args, ("old_text",))
-        if error:
-            return _fail(error)
-        return tacit.memory(project).remove(target, values["old_text"])
-    return _fail("action must be one of add, replace, remove")
+    return tacit.memory(project).remove(target, values["old_text"])
 
 
 def _skill(cfg, args: dict, project: Project | None) -> dict:
