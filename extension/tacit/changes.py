@@ -5,9 +5,7 @@ Design notes: docs/design/core.md#tacitchanges
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-import re
 import time
 from pathlib import Path
 
@@ -16,29 +14,6 @@ from tacit.scopes import SCOPES
 from tacit.stores import history, tombstones
 
 MEMORY_SCOPES = SCOPES
-
-
-def parse_since(text: str | None, now: float | None = None) -> float | None:
-    """``2026-11-30``, ``2026-11-30T09:00``, ``today``, ``yesterday``, ``3d``,
-    ``12h``, ``30m`` → unix seconds. ValueError on anything else."""
-    if not text:
-        return None
-    now = time.time() if now is None else now
-    word = text.strip().lower()
-    midnight = dt.datetime.fromtimestamp(now).replace(hour=0, minute=0, second=0, microsecond=0)
-    if word == "today":
-        return midnight.timestamp()
-    if word == "yesterday":
-        return (midnight - dt.timedelta(days=1)).timestamp()
-    match = re.fullmatch(r"(\d+)\s*([dhmw])", word)
-    if match:
-        unit = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}[match.group(2)]
-        return now - int(match.group(1)) * unit
-    try:
-        return dt.datetime.fromisoformat(text.strip()).timestamp()
-    except ValueError:
-        raise ValueError(f"--since {text!r}: give a date (2026-11-30), a time (2026-11-30T09:00), "
-                         "today, yesterday, or an age (3d, 12h, 30m)") from None
 
 
 def why(tacit: Tacit, text: str, *, project=None) -> dict:

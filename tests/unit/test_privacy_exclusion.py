@@ -154,3 +154,14 @@ def test_a_session_seen_in_an_excluded_folder_stays_excluded_without_a_cwd(cfg, 
     assert not exclusion.excluded(excluded, None, "sid-2")
     assert not exclusion.excluded(excluded, os.path.dirname(str(project)), "sid-1")  # moved out: kept again
     assert not exclusion.excluded(excluded, None, "sid-1")
+
+
+def test_a_session_excluded_under_one_data_folder_is_not_excluded_under_another(cfg, project, tmp_path):
+    # the memo was keyed by session id alone: a process serving two data folders (or a test run
+    # reusing "s") kept the other folder's session excluded for events without a cwd
+    excluded = cfg.with_settings(exclude=[str(project)])
+    assert exclusion.excluded(excluded, str(project), "shared-sid")
+    other = load_config({**cfg.env, "TACIT_HOME": str(tmp_path / "other-home")})
+    assert str(other.home) != str(cfg.home)
+    assert not exclusion.excluded(other, None, "shared-sid")
+    assert exclusion.excluded(excluded, None, "shared-sid")

@@ -16,7 +16,8 @@ from search_helpers import (claude_dir, claude_exchange, claude_user, codex_roll
 from tacit.projects import forget_cache
 from tacit.search import jsonl
 from tacit.search.indexer import catch_up, index_path, open_index
-from tacit.search.searcher import parse_since, search
+from tacit.search.searcher import search
+from tacit.timespan import parse_since
 
 
 @pytest.fixture

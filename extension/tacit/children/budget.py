@@ -36,18 +36,16 @@ class Spend:
         return asdict(self)
 
 
-def as_int(value) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, (int, float)) and value >= 0:
-        return int(value)
-    return 0
-
-
 def as_float(value) -> float | None:
+    """A reported count or cost: a number (not a bool) that is not negative, else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return None
     return float(value)
+
+
+def as_int(value) -> int:
+    number = as_float(value)
+    return int(value) if number is not None and number >= 0 else 0  # NaN is 0
 
 
 def priced(cfg, model: str, **tokens) -> tuple[float | None, str]:

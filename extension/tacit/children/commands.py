@@ -58,9 +58,7 @@ def script_python(path: str | None) -> str | None:
     if not first.startswith(b"#!"):
         return None
     parts = first[2:].decode("utf-8", "replace").split()
-    if not parts:
-        return None
-    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
+    if len(parts) > 1 and os.path.basename(parts[0]) == "env":
         found = shutil.which(parts[-1])
         parts = [found] if found else []
     if not parts or "python" not in os.path.basename(parts[0]) or not os.access(parts[0], os.X_OK):
@@ -119,12 +117,7 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
         "pi_extension": job.get("variables", {}).get("pi_extension", ""),
         "data_dir": cfg.home_str,
     }
-    argv: list[str] = []
-    for arg in template:
-        if arg == "{tacit}":
-            argv.extend(tacit)
-            continue
-        argv.append(_fill(arg, values))
+    argv = [part for arg in template for part in (tacit if arg == "{tacit}" else [_fill(arg, values)])]
     # a flag whose value came out empty (no --model configured) is dropped
     shown: list[str] = []
     for arg in argv:

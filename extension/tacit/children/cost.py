@@ -36,39 +36,34 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
     now = time.time() if now is None else now
     days = max(1, min(int(days), 366))
     since = budget.day_start(now) - (days - 1) * 86400
-    ledger = Ledger(cfg)
-    try:
-        with ledger.read() as conn:
-            rows = jobs.since(conn, since - 3600)
-            runs, waiting = [], []
-            for job_id, kind, session_id, host, status, created, started, finished, text in rows:
-                record = _loads(text) or {}
-                if status == "waiting":
-                    waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
-                                    "since": budget.day_of(created), "budget": record.get("budget")})
-                    continue
-                if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic"):
-                    continue  # merged into another run, folded into a later job, or skipped
-                at = finished or created
-                if at < since:
-                    continue
-                spend = budget.spend_of(record)
-                start = float(record.get("start") or started or created)
-                end = start + float(record.get("duration") or 0) + 1.0 if record.get("duration") is not None \
-                    else (finished or now) + 1.0
-                kinds = record.get("kinds") or [kind]
-                runs.append({"job_id": job_id, "day": budget.day_of(at), "kind": kind,
-                             "kinds": record.get("kinds") or [kind], "host": host or record.get("host") or "",
-                             "session_id": session_id, "mode": record.get("mode"), "ok": bool(record.get("ok")),
-                             "tokens": int(spend.get("tokens") or 0) if spend else 0,
-                             "usd": spend.get("usd") if spend else (0.0 if record.get("mode") == "deterministic"
-                                                                    else None),
-                             "usd_source": spend.get("usd_source") if spend else "none",
-                             "model": spend.get("model") if spend else "",
-                             "changes": history.child_rows(conn, session_id, "+".join(kinds), start - 0.5, end)})
-            verdict = budget.check(cfg, conn, now)
-    finally:
-        ledger.close()
+    with Ledger(cfg) as ledger, ledger.read() as conn:
+        rows = jobs.since(conn, since - 3600)
+        runs, waiting = [], []
+        for job_id, kind, session_id, host, status, created, started, finished, text in rows:
+            record = _loads(text) or {}
+            if status == "waiting":
+                waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
+                                "since": budget.day_of(created), "budget": record.get("budget")})
+                continue
+            if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic"):
+                continue  # merged into another run, folded into a later job, or skipped
+            at = finished or created
+            if at < since:
+                continue
+            spend = budget.spend_of(record)
+            start = float(record.get("start") or started or created)
+            end = start + float(record.get("duration") or 0) + 1.0 if record.get("duration") is not None \
+                else (finished or now) + 1.0
+            kinds = record.get("kinds") or [kind]
+            runs.append({"job_id": job_id, "day": budget.day_of(at), "kind": kind,
+                         "kinds": kinds, "host": host or record.get("host") or "",
+                         "session_id": session_id, "mode": record.get("mode"), "ok": bool(record.get("ok")),
+                         "tokens": int(spend.get("tokens") or 0) if spend else 0,
+                         "usd": spend.get("usd") if spend else (0.0 if record.get("mode") == "deterministic" else None),
+                         "usd_source": spend.get("usd_source") if spend else "none",
+                         "model": spend.get("model") if spend else "",
+                         "changes": history.child_rows(conn, session_id, "+".join(kinds), start - 0.5, end)})
+        verdict = budget.check(cfg, conn, now)
     totals, by_day, by_kind, by_host = _bucket(), {}, {}, {}
     for run in runs:
         spend = {"tokens": run["tokens"], "usd": run["usd"]}

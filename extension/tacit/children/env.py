@@ -17,8 +17,8 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
                 project: str | None = None) -> dict:
     """``project``: the root of the project a child works for — its ``tacit
     memory …`` commands default to that project's scope, wherever it runs."""
-    env = dict(os.environ if base is None else base)
-    env.pop("TACIT_HOME", None)
+    env = {name: value for name, value in (os.environ if base is None else base).items()
+           if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:
@@ -26,9 +26,6 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     if child:
         env["TACIT_CHILD"] = "1"
-    else:
-        env.pop("TACIT_CHILD", None)
-    env.pop("TACIT_PROJECT", None)
     if project:
         env["TACIT_PROJECT"] = project
     return env

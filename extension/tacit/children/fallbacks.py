@@ -80,12 +80,7 @@ def save_exact_rules(tacit: Tacit, texts: list[str], *, prev_assistant: str | No
         if not isinstance(text, str) or not text.strip():
             continue
         found = analyse(text, prev_assistant=prev_assistant)
-        if not found.rule:
-            left.append(text[:200])
-            continue
-        scope = scope_of(text, found.category, project)
-        result = store.add(scope, found.rule)
-        if result["success"]:
+        if found.rule and store.add(scope_of(text, found.category, project), found.rule)["success"]:
             saved.append(found.rule)
         else:
             left.append(text[:200])

@@ -318,8 +318,7 @@ def _check_config(check: _Check) -> None:
         what = "removed (the child created it)"
     else:
         atomic_write_bytes(target, before.data, before.mode)
-        what = "put back as it was (the child deleted it)" if now is None else \
-            "put back as it was (the child changed it)"
+        what = f"put back as it was (the child {'deleted' if now is None else 'changed'} it)"
     # outside the job's group: undo knows no config, and one row it refuses stops a group's undo
     check.record(dataclasses.replace(check.integrity, group=""), action="restore", scope="config",
                  target=str(path), before=_config_text(now), after=_config_text(before.data))

@@ -6,6 +6,7 @@ Design notes: docs/design/children.md#tacitchildrenlaunch
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -35,15 +36,12 @@ def detached_launcher(cfg):
 def inline_launcher(cfg, engine_ref):
     def launch(job: dict) -> None:
         try:
-            ledger = Ledger(cfg)
-            try:
+            with Ledger(cfg) as ledger:
                 ids = [job["id"]]
                 while ids:
                     job_id = ids.pop(0)
                     run_taken(cfg, ledger, job_id, fallback_job=job if job_id == job["id"] else None)
                     ids.extend(budget.release(cfg, ledger))  # waiting jobs the budget allows again
-            finally:
-                ledger.close()
         finally:
             engine = engine_ref()
             if engine is not None:
@@ -117,14 +115,11 @@ def _has_row(ledger: Ledger, job_id: str) -> bool:
 
 def run_job_id(cfg, job_id: str) -> dict | None:
     """``tacit child run JOB_ID``. None when there is no such queued job."""
-    ledger = Ledger(cfg)
-    try:
+    with Ledger(cfg) as ledger:
         record = run_taken(cfg, ledger, job_id)
         if record is not None:
             start_released(cfg, ledger)
         return record
-    finally:
-        ledger.close()
 
 
 def start_released(cfg, ledger: Ledger) -> list[str]:
@@ -146,9 +141,7 @@ def start_released(cfg, ledger: Ledger) -> list[str]:
 def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblings=()) -> None:
     """Clear the running marks of the job (and of the jobs merged into its
     run); the runner already recorded the outcome on their rows."""
-    own = ledger is None
-    ledger = ledger or Ledger(cfg)
-    try:
+    with (contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg)) as ledger:
         store = SessionStore(lambda: ledger)
         for one in [job, *siblings]:
             with store.updating(one["session_id"]) as state:
@@ -157,9 +150,6 @@ def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblin
             for one in [job, *siblings]:
                 if one.get("kind") == "correction":
                     _settle_correction(ledger, one)
-    finally:
-        if own:
-            ledger.close()
 
 
 def _settle_correction(ledger: Ledger, job: dict) -> None:

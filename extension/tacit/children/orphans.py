@@ -93,9 +93,7 @@ def reap(cfg, ledger=None, *, quick: bool = False) -> list[dict]:
         from tacit.stores.ledger import Ledger
         from tacit.stores.sessions import SessionStore
 
-        own = ledger is None
-        ledger = ledger or Ledger(cfg)
-        try:
+        with (contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg)) as ledger:
             now = time.time()
             with ledger.write() as conn:
                 for job in job_rows.running(conn):
@@ -109,9 +107,6 @@ def reap(cfg, ledger=None, *, quick: bool = False) -> list[dict]:
             for job in settled:
                 with store.updating(job["session_id"]) as state:
                     state.clear_running(job["kind"], job["job_id"])
-        finally:
-            if own:
-                ledger.close()
     except Exception as exc:  # noqa: BLE001 — housekeeping never breaks its caller
         from tacit.log import log_exception
 

@@ -30,11 +30,8 @@ def parse_usage(stdout: bytes, usage_file: Path, host: str | None = None) -> dic
 
 def reply_text(stdout: str, host: str | None = None) -> str | None:
     """The child's final reply when its host printed it in its own format; None for plain text."""
-    for _, reader in _readers(host):
-        reply = reader.reply(stdout)
-        if reply is not None:
-            return reply
-    return None
+    replies = (reader.reply(stdout) for _, reader in _readers(host))
+    return next((reply for reply in replies if reply is not None), None)
 
 
 def _objects(candidates):

@@ -78,7 +78,4 @@ def price_for(cfg, model: str | None) -> Price | None:
     name = model.strip().lower()
     if "/" in name:  # "provider/model" (pi, OpenRouter)
         name = name.rsplit("/", 1)[1]
-    for price in price_table(cfg):
-        if fnmatch.fnmatchcase(name, price.pattern):
-            return price
-    return None
+    return next((price for price in price_table(cfg) if fnmatch.fnmatchcase(name, price.pattern)), None)

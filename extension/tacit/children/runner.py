@@ -85,12 +85,8 @@ def _rank(kind) -> int:
 
 
 def _verdict(cfg, job: dict) -> budget.Verdict:
-    ledger = Ledger(cfg)
-    try:
-        with ledger.read() as conn:
-            return budget.check(cfg, conn, exclude_job=str(job.get("id") or ""))
-    finally:
-        ledger.close()
+    with Ledger(cfg) as ledger, ledger.read() as conn:
+        return budget.check(cfg, conn, exclude_job=str(job.get("id") or ""))
 
 
 def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
@@ -113,13 +109,9 @@ def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
         if not left:
             return {**note, "ok": True, "mode": "deterministic", "saved": saved, "left_for_review": []}
         variables["correction"], variables["earlier_corrections"] = left[-1], left[:-1]
-    ledger = Ledger(cfg)
-    try:
-        with ledger.write() as conn:
-            _ensure_row(conn, job)
-            held = budget.hold(cfg, conn, job, verdict, variables=variables)
-    finally:
-        ledger.close()
+    with Ledger(cfg) as ledger, ledger.write() as conn:
+        _ensure_row(conn, job)
+        held = budget.hold(cfg, conn, job, verdict, variables=variables)
     return {**note, **held, "saved": saved} if saved else {**note, **held}
 
 
@@ -134,17 +126,13 @@ def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
     if record.get("waiting") or not job.get("id"):
         return
     try:
-        ledger = Ledger(cfg)
-        try:
-            with ledger.write() as conn:
-                now = time.time()
-                status = "done" if record.get("ok") else "failed"
-                jobs.finish(conn, job["id"], status, record, now, unless_waiting=True)
-                for other in siblings:
-                    jobs.finish(conn, other.get("id"), status, {"ok": record.get("ok"), "mode": "merged",
-                                                                 "merged_into": job["id"], "kind": other.get("kind")}, now)
-        finally:
-            ledger.close()
+        with Ledger(cfg) as ledger, ledger.write() as conn:
+            now = time.time()
+            status = "done" if record.get("ok") else "failed"
+            jobs.finish(conn, job["id"], status, record, now, unless_waiting=True)
+            for other in siblings:
+                jobs.finish(conn, other.get("id"), status, {"ok": record.get("ok"), "mode": "merged",
+                                                             "merged_into": job["id"], "kind": other.get("kind")}, now)
     except Exception as exc:  # noqa: BLE001 — the run happened; its row is best effort
         log_exception(cfg, "child job outcome", exc)
 
@@ -281,7 +269,5 @@ def append_child_log(cfg, record: dict) -> None:
 def _cause_of(job) -> str:
     """The user's words that led to this job, for the history's "why"."""
     variables = job.get("variables") or {}
-    for key in ("user_text", "message", "correction", "text"):
-        if isinstance(variables.get(key), str) and variables[key].strip():
-            return variables[key]
-    return ""
+    return next((variables[key] for key in ("user_text", "message", "correction", "text")
+                 if isinstance(variables.get(key), str) and variables[key].strip()), "")

@@ -36,16 +36,13 @@ def emptied_scopes(snap) -> list[str]:
 def tell(cfg, job: dict, emptied: list[str]) -> None:
     """Queue the notice: what was emptied and how to undo it. Never raises."""
     try:
-        ledger = Ledger(cfg)
-        try:
+        with Ledger(cfg) as ledger:
             rows = history.group_of(ledger, f"job:{job.get('id', '')}")
             undo = f" Undo it with `tacit memory undo {rows[0].id}`." if rows else ""
             text = (f"A background tacit run ({job.get('kind')}) removed every entry of your "
                     f"{' and '.join(emptied)} memory; it was recorded as suspicious.{undo}")
             with ledger.write() as conn:
                 notices.add(conn, text)
-        finally:
-            ledger.close()
     except Exception:  # noqa: BLE001
         from tacit.log import log_exception
 

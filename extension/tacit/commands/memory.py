@@ -71,7 +71,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_snapshot)
 
     p = sub.add_parser("log", help="every change to memory and skills, newest first")
-    p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 3d, 12h")
+    p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 3d, 2w")
     p.add_argument("--limit", type=int, default=50, help="at most this many changes (default 50)")
     p.add_argument("--json", action="store_true", help="one JSON object: {changes: [...]}")
     p.set_defaults(func=_log)
@@ -200,10 +200,10 @@ def _snapshot(args, cfg) -> int:
 
 
 def _log(args, cfg) -> int:
-    from tacit import changes
+    from tacit.timespan import parse_since
 
     try:
-        since = changes.parse_since(args.since)
+        since = parse_since(args.since)
     except ValueError as exc:
         emit({"success": False, "error": str(exc)}, text=say)
         return 2

@@ -25,7 +25,7 @@ def _arguments(p, hosts) -> None:
     p.add_argument("query", nargs="*", metavar="WORDS", help="what to look for, in plain words")
     p.add_argument("--all-projects", action="store_true", help="search every project, not only this one")
     p.add_argument("--host", choices=hosts, default=None, help="only sessions of this host")
-    p.add_argument("--since", default=None, metavar="WHEN", help="only since then: 7d, 12h, 2w, 3m or a date")
+    p.add_argument("--since", default=None, metavar="WHEN", help="only since then: today, 12h, 7d, 2w, 6mo, 1y or a date")
     p.add_argument("--limit", type=int, default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
     p.add_argument("--cwd", default=None, metavar="DIR", help="the folder whose project is searched (default: here)")
     p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")
@@ -37,7 +37,8 @@ def answer(cfg, request: dict, index) -> dict | None:
     import argparse
     import json
 
-    from tacit.search.searcher import parse_since, search
+    from tacit.search.searcher import search
+    from tacit.timespan import parse_since
     from tacit.search.source import host_names
 
     class Parser(argparse.ArgumentParser):
@@ -72,7 +73,8 @@ def _search(args, cfg) -> int:
     import sqlite3
 
     from tacit.search.indexer import INDEX_FILE, rebuild
-    from tacit.search.searcher import parse_since, search
+    from tacit.search.searcher import search
+    from tacit.timespan import parse_since
 
     text = " ".join(args.query).strip()
     if not text and not args.reindex:

@@ -114,9 +114,6 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
     )
 
 
-_EMPTY = CorrectionVerdict(False, "empty", 0.0, None, "no text")
-
-
 def analyse(text: str, prev_assistant: str | None = None,
             patterns: CorrectionPatterns | None = None) -> MessageAnalysis:
     """Analyse one user message; ``prev_assistant`` is the end of the agent's

@@ -290,13 +290,10 @@ def _preceding_part(text: str, end: int, limit: int = 60) -> str:
 
 
 def _overlaps(part: str, prev_tokens: set[str]) -> bool:
-    for token in content_tokens(part):
-        if token in prev_tokens:
-            return True
-        if len(token) >= 4 and any(p.startswith(token) or token.startswith(p) for p in prev_tokens
-                                   if len(p) >= 4):
-            return True
-    return False
+    """A word of ``part`` in the reply, or (4+ letters) one that starts or is started by a reply word."""
+    return any(token in prev_tokens or len(token) >= 4 and any(p.startswith(token) or token.startswith(p)
+                                                               for p in prev_tokens if len(p) >= 4)
+               for token in content_tokens(part))
 
 
 # Words that keep a message corrective even when it also asks for something.
@@ -453,22 +450,13 @@ def heuristic_score(msg: Message, hits: list[tuple[str, float, bool, str]],
             moderate["contrast"] = 0.6 if contrast.in_prev else (0.25 if msg.prev else 0.3)
         else:
             moderate["contrast"] = base + 0.45 if contrast.in_prev else (base - 0.1 if msg.prev else base)
-    damp = 0.0
-    if msg.bug:
-        damp += 0.5
-    if msg.request and not sig.corrective_words:
-        damp += 0.35
-    if msg.is_question and not firm:
-        damp += 0.3
-    if msg.prev_asks:
-        damp += 0.4
-    if sig.own_doing:
-        damp += 0.4
-    if not msg.prev and sig.opens_task:
-        damp += 0.3
-        if any(n == "dont-imperative" for _w, n in firm):
-            firm = [f for f in firm if f[1] != "dont-imperative"]
-            moderate["dont-in-request"] = 0.3
+    opens_task = not msg.prev and sig.opens_task
+    damp = sum(weight for on, weight in ((msg.bug, 0.5), (msg.request and not sig.corrective_words, 0.35),
+                                         (msg.is_question and not firm, 0.3), (msg.prev_asks, 0.4),
+                                         (sig.own_doing, 0.4), (opens_task, 0.3)) if on)
+    if opens_task and any(n == "dont-imperative" for _w, n in firm):
+        firm = [f for f in firm if f[1] != "dont-imperative"]
+        moderate["dont-in-request"] = 0.3
     mod_sum = sum(moderate.values())
     if moderate and msg.prev_acted:
         mod_sum += 0.2

@@ -94,16 +94,16 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
     """Read a message once (never raises on odd input)."""
     raw = clean(text)
     prev = clean(prev_assistant) or None
+    def skipped(why: str, english: bool = True) -> MessageReading:
+        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS, why, english)
+
     if not raw.strip():
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS, "empty", True)
+        return skipped("empty")
     if looks_like_agent_prompt(raw):
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS,
-                              "agent-prompt", True)
-    stripped = strip_quoted(raw)
-    focus = focus_text(stripped)
+        return skipped("agent-prompt")
+    focus = focus_text(strip_quoted(raw))
     if not focus.strip(" \n\u2026"):
-        return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS,
-                              "quoted-only", _is_english(raw))
+        return skipped("quoted-only", _is_english(raw))
     msg = _cues.read_message(focus, prev)
     lower, bare = msg.lower, msg.bare
     approval = _cues.approval_turn(msg)
@@ -209,24 +209,20 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
             f["prev=offers-choice"] = 1.0
             if n <= 12:
                 f["short-answer-to-choice"] = 1.0
-    if msg.prev_acted:
-        f["prev=acted"] = 1.0
-    if _PREV_CLAIMS_FIX.search(prev_bare[-400:]):
-        f["prev=claims-fix"] = 1.0
-    if _PREV_ERROR.search(reading.prev.lower()):
-        f["prev=error"] = 1.0
-    if _PREV_IN_PROGRESS.search(prev_bare[-200:]):
-        f["prev=in-progress"] = 1.0
+    for name, on in (("prev=acted", msg.prev_acted), ("prev=claims-fix", _PREV_CLAIMS_FIX.search(prev_bare[-400:])),
+                     ("prev=error", _PREV_ERROR.search(reading.prev.lower())),
+                     ("prev=in-progress", _PREV_IN_PROGRESS.search(prev_bare[-200:]))):
+        if on:
+            f[name] = 1.0
     mine = content_tokens(reading.bare)
     if mine:
         share = len(mine & content_tokens(prev_bare)) / len(mine)
         f["overlap" + ("=0" if share == 0 else "<0.3" if share < 0.3 else ">=0.3")] = 1.0
-    if negated and msg.prev_acted:
-        f["negation&prev-acted"] = 1.0
-    if reading.hits and msg.prev_acted:
-        f["cue&prev-acted"] = 1.0
-    if msg.bug and "prev=claims-fix" in f:
-        f["bug&prev-claims-fix"] = 1.0
+    for name, on in (("negation&prev-acted", negated and msg.prev_acted),
+                     ("cue&prev-acted", reading.hits and msg.prev_acted),
+                     ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)):
+        if on:
+            f[name] = 1.0
 
 
 def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:

@@ -27,8 +27,6 @@ MIN_CONFIDENCE = fix_parse.MIN_CONFIDENCE
 MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
-#: problem / solution texts are cut to this many characters (at a word)
-MAX_PART_CHARS = 300
 WEIGHTS_FILE = "fix_model.json"
 
 
@@ -183,14 +181,11 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
             for j in range(i, min(i + 3, len(sentences))):
                 for rname in reading.remedy[j]:
                     f[f"pair={name}+{rname}"] = 1.0
-    first = sentences[0].text
-    if _PLAN.match(first):
-        f["opens-with-plan"] = 1.0
-    if _SUMMARY.match(first):
-        f["opens-with-summary"] = 1.0
-    last = sentences[-1].text
-    if last.rstrip().endswith("?") or _QUESTION_OUT.search(last):
-        f["ends-asking"] = 1.0
+    first, last = sentences[0].text, sentences[-1].text
+    for name, on in (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
+                     ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))):
+        if on:
+            f[name] = 1.0
     hedges = sum(1 for s in sentences if _HEDGE.search(s.text))
     if hedges:
         f["hedge" + bucket(hedges, (1, 3))] = 1.0
@@ -227,11 +222,7 @@ _LEAD = lazy(r"^(?:so|and|then|now|also|ok(?:ay)?|great|good news|perfect)[,:!]?
 
 
 def _cut(text: str) -> str:
-    text = _LEAD.sub("", " ".join(text.split())).strip().rstrip(".。!:")
-    if len(text) > MAX_PART_CHARS:
-        cut = text.rfind(" ", 0, MAX_PART_CHARS)
-        text = text[: cut if cut > MAX_PART_CHARS // 2 else MAX_PART_CHARS].rstrip(" ,;:") + " …"
-    return text
+    return fix_parse.shorten(_LEAD.sub("", " ".join(text.split())).strip().rstrip(".。!:"))
 
 
 def _rank(names: set[str], order: tuple[str, ...]) -> int:
@@ -287,9 +278,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
         if c is not None:
             return FixStatement(c.problem, c.solution, c.pattern, round(score, 3))
         found = _extract(reading)
-        if found is None:
-            return None
-        return FixStatement(found[0], found[1], found[2], round(score, 3))
+        return FixStatement(*found, round(score, 3)) if found else None
     except Exception:  # noqa: BLE001 — a detector must never break the host
         return None
 
@@ -304,11 +293,8 @@ def _identifiers(text: str) -> list[str]:
     out: list[str] = []
     for raw in text.split():
         token = raw.strip(",;:!?\"'()[]{}").rstrip(".")
-        if len(token) < 2 or not _CODEY_RE.search(token):
-            continue
-        if token.lower() in ("e.g", "i.e"):
-            continue
-        out.append(token)
+        if len(token) >= 2 and _CODEY_RE.search(token) and token.lower() not in ("e.g", "i.e"):
+            out.append(token)
     return out
 
 

@@ -310,22 +310,12 @@ _IMPERATIVES = (
 
 
 @dataclass(slots=True)
-class _Diag:
-    # sent: sentence index; trig_start: where the trigger phrase starts (for
-    # ordering within a sentence); start, end: the problem text's span;
-    # text: set for label sections (already assembled)
-    sent: int
-    trig_start: int
-    start: int
-    end: int
-    kind: str
-    weight: float
-    text: str = ""
+class _Trigger:
+    """A diagnosis or a remedy found in sentence ``sent``: ``trig_start`` is where its trigger phrase
+    starts (for ordering within a sentence), ``start``/``end`` the span of its problem or solution
+    text; ``problem``: the problem text a combined remedy trigger carries; ``text``: set for label
+    sections (already assembled)."""
 
-
-@dataclass(slots=True)
-class _Remedy:
-    # problem: combined triggers carry their own problem text; text: set for label sections
     sent: int
     trig_start: int
     start: int
@@ -334,6 +324,9 @@ class _Remedy:
     weight: float
     problem: str | None = None
     text: str = ""
+
+
+_Diag = _Remedy = _Trigger
 
 
 _D_ISSUE_RE = lazy(
@@ -537,29 +530,20 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
     pending_block = -1
     pending_section = None
     for index, unit in enumerate(units):
-        if unit.kind == "heading":
-            label = _LABEL_HEADING_RE.match(unit.text)
-            if label and (label.group("problem") or label.group("solution")) and not (
-                label.group("problem") and label.group("solution")
-            ):
-                section_id += 1
-                pending_role = "problem" if label.group("problem") else "solution"
-                pending_section = section_id
-                pending_block = -1
-                continue
-            pending_role = None
-            sentences.append(_Sentence(unit.text, index))
-            continue
         text = unit.text
-        bare_label = _LABEL_HEADING_RE.match(text)
-        if (
-            unit.kind == "para" and text.rstrip().endswith((":", "：")) and bare_label
-            and (bare_label.group("problem") or bare_label.group("solution"))
+        label = _LABEL_HEADING_RE.match(text)
+        # a "Root cause" heading (not one naming both parts) or a "Fix:" paragraph opens a section
+        if label and (label.group("problem") or label.group("solution")) and (
+            unit.kind == "heading" and not (label.group("problem") and label.group("solution"))
+            or unit.kind == "para" and text.rstrip().endswith((":", "："))
         ):
             section_id += 1
-            pending_role = "problem" if bare_label.group("problem") else "solution"
-            pending_section = section_id
-            pending_block = -1
+            pending_role = "problem" if label.group("problem") else "solution"
+            pending_section, pending_block = section_id, -1
+            continue
+        if unit.kind == "heading":
+            pending_role = None
+            sentences.append(_Sentence(text, index))
             continue
         pre = _PREAMBLE_RE.match(text)
         if pre:
@@ -573,18 +557,14 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             else:
                 pending_role = None
         # inline labels: "Root cause: X. Fix: Y" / "cause: X; fix: Y" / "- **Fix:** Y"
-        segments: list[tuple[str, str | None, int | None]] = []
         matches = list(_INLINE_LABEL_RE.finditer(text))
-        if matches:
-            if matches[0].start() > 0:
-                segments.append((text[: matches[0].start()], role, section))
-            for pos, match in enumerate(matches):
-                seg_end = matches[pos + 1].start() if pos + 1 < len(matches) else len(text)
-                section_id += 1
-                seg_role = "problem" if match.group("problem") else "solution"
-                segments.append((text[match.end():seg_end], seg_role, section_id))
-        else:
-            segments.append((text, role, section))
+        # the text before the first label (an empty one yields no sentence), then each label's part
+        segments = [(text[: matches[0].start()] if matches else text, role, section)]
+        for pos, match in enumerate(matches):
+            seg_end = matches[pos + 1].start() if pos + 1 < len(matches) else len(text)
+            section_id += 1
+            seg_role = "problem" if match.group("problem") else "solution"
+            segments.append((text[match.end():seg_end], seg_role, section_id))
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
                 sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
@@ -615,10 +595,9 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
     def add(trig, start, kind, weight, problem=None):
         found.append(_Remedy(i, trig, start, len(text), kind, weight, problem))
 
-    for m in _matches(_R_FIX_IS_RE, text):
-        add(m.start(), m.end(), "fix-is", 0.93)
-    for m in _matches(_R_FIX_IS_ZH_RE, text):
-        add(m.start(), m.end(), "fix-is", 0.9)
+    for regex, weight in ((_R_FIX_IS_RE, 0.93), (_R_FIX_IS_ZH_RE, 0.9)):
+        for m in _matches(regex, text):
+            add(m.start(), m.end(), "fix-is", weight)
     for m in _matches(_R_FIXED_X_BY_RE, text):
         p = m.group("p")
         add(m.start(), m.end(), "fixed-x-by", 0.9, None if _is_pronoun(p) else p)
@@ -664,14 +643,10 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
             and not re.match(r"\s*(?:I|we)\b", m.group("v"))
         ):
             found.append(_Remedy(i, 0, 0, m.end("v"), "np-fixes", 0.8))
-    for m in _matches(_R_SHOULD_HAVE_RE, text):
-        add(m.start(), m.start(), "should-have-been", 0.8)
-    for m in _matches(_R_NOW_RE, text):
-        add(m.start(), m.start("v"), "now-verb", 0.74)
-    for m in _matches(_R_IMPER_RE, text):
-        add(m.start(), m.start("v"), "imperative", 0.8)
-    for m in _matches(_R_ZH_RE, text):
-        add(m.start(), m.start("v"), "zh-verb", 0.86)
+    for regex, kind, weight in ((_R_SHOULD_HAVE_RE, "should-have-been", 0.8), (_R_NOW_RE, "now-verb", 0.74),
+                                (_R_IMPER_RE, "imperative", 0.8), (_R_ZH_RE, "zh-verb", 0.86)):
+        for m in _matches(regex, text):  # the remedy starts at the verb ("should have been": at the match)
+            add(m.start(), m.start("v") if "v" in regex.groupindex else m.start(), kind, weight)
     return found
 
 
@@ -697,65 +672,57 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
             return False
     if _CONDITIONAL_START_RE.match(text[_clause_start(text, r.trig_start):]):
         return False
-    if _QUARANTINE_RE.search(_restore(text[r.start:], spans)):
-        return False
-    return True
+    return not _QUARANTINE_RE.search(_restore(text[r.start:], spans))
+
+
+# (trigger, kind, weight, where the problem text starts), in the order found: "end" after the
+# trigger, "trigger" at it, "clause" at its clause's start, "subject" there unless the clause's
+# subject is a pronoun, "p" at the group ``p``
+_DIAGNOSES = (
+    (_D_ISSUE_RE, "issue-was", 0.92, "end"),
+    (_D_REASON_RE, "reason", 0.85, "end"),
+    (_D_FOUND_RE, "found-it", 0.9, "end"),
+    (_D_TURNS_RE, "turns-out", 0.88, "end"),
+    (_D_CAUSED_RE, "caused-by", 0.88, "subject"),
+    (_D_FROM_RE, "comes-from", 0.85, "subject"),
+    (_D_BECAUSE_RE, "because", 0.84, "clause"),
+    (_D_WHEN_RE, "happens-when", 0.82, "clause"),
+    (_D_THERE_RE, "there-was", 0.82, "trigger"),
+    (_D_MEANS_RE, "means", 0.78, "clause"),
+    (_D_WHY_RE, "which-is-why", 0.8, "clause"),
+    (_D_ITWAS_RE, "it-was", 0.74, "trigger"),
+    (_D_NOTICED_RE, "noticed", 0.78, "end"),
+    (_D_FIXED_COLON_RE, "fixed-colon", 0.8, "p"),
+    (_D_ZH_RE, "zh", 0.86, "end"),
+)
 
 
 def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
     text = s.text
     found: list[_Diag] = []
-
-    def add(trig: int, start: int, kind: str, weight: float):
-        end = _cut_end(text, start, stops, _PROBLEM_BOUNDARY_RE)
-        found.append(_Diag(i, trig, start, end, kind, weight))
-
-    for m in _matches(_D_ISSUE_RE, text):
-        add(m.start(), m.end(), "issue-was", 0.92)
-    for m in _matches(_D_REASON_RE, text):
-        add(m.start(), m.end(), "reason", 0.85)
-        found[-1].text = m.group("mid").strip()  # "the build was slow"; joined later
-    for m in _matches(_D_FOUND_RE, text):
-        add(m.start(), m.end(), "found-it", 0.9)
-    for m in _matches(_D_TURNS_RE, text):
-        add(m.start(), m.end(), "turns-out", 0.88)
-    for m in _matches(_D_CAUSED_RE, text):
-        cstart = _clause_start(text, m.start())
-        subject = text[cstart: m.start()]
-        whole = not _is_pronoun(subject)
-        add(m.start(), cstart if whole else m.end(), "caused-by", 0.88)
-    for m in _matches(_D_FROM_RE, text):
-        cstart = _clause_start(text, m.start())
-        whole = not _is_pronoun(text[cstart: m.start()])
-        add(m.start(), cstart if whole else m.end(), "comes-from", 0.85)
-    for m in _matches(_D_BECAUSE_RE, text):
-        cstart = _clause_start(text, m.start())
-        clause = text[cstart: _cut_end(text, cstart, stops, _PROBLEM_BOUNDARY_RE)]
-        add(m.start(), cstart, "because", 0.84)
-        # "since yesterday" is time, not cause; "Because the API is read-heavy, I
-        # added a cache" is a design reason — both need something wrong in them
-        gated = m.group(0).lower() == "since" or not text[cstart: m.start()].strip()
-        if gated and not (_DEFECT_RE.search(clause) or _CAUSAL_RE.search(clause)):
-            found[-1].text = "\0reject"
-    for m in _matches(_D_WHEN_RE, text):
-        add(m.start(), _clause_start(text, m.start()), "happens-when", 0.82)
-    for m in _matches(_D_THERE_RE, text):
-        add(m.start(), m.start(), "there-was", 0.82)
-    for m in _matches(_D_MEANS_RE, text):
-        cstart = _clause_start(text, m.start())
-        add(m.start(), cstart, "means", 0.78)
-    for m in _matches(_D_WHY_RE, text):
-        add(m.start(), _clause_start(text, m.start()), "which-is-why", 0.8)
-    m = _D_ITWAS_RE.match(text)
-    if m:
-        add(m.start(), m.start(), "it-was", 0.74)
-    for m in _matches(_D_NOTICED_RE, text):
-        add(m.start(), m.end(), "noticed", 0.78)
-    m = _D_FIXED_COLON_RE.match(text)
-    if m:
-        add(0, m.start("p"), "fixed-colon", 0.8)
-    for m in _matches(_D_ZH_RE, text):
-        add(m.start(), m.end(), "zh", 0.86)
+    for regex, kind, weight, where in _DIAGNOSES:
+        for m in _matches(regex, text):
+            if where == "end":
+                start = m.end()
+            elif where == "trigger":
+                start = m.start()
+            elif where == "p":
+                start = m.start("p")
+            else:
+                start = _clause_start(text, m.start())
+                if where == "subject" and _is_pronoun(text[start: m.start()]):
+                    start = m.end()
+            d = _Diag(i, m.start(), start, _cut_end(text, start, stops, _PROBLEM_BOUNDARY_RE), kind, weight)
+            if kind == "reason":
+                d.text = m.group("mid").strip()  # "the build was slow"; joined later
+            elif kind == "because":
+                # "since yesterday" is time, not cause; "Because the API is read-heavy, I
+                # added a cache" is a design reason — both need something wrong in them
+                clause = text[start: d.end]
+                gated = m.group(0).lower() == "since" or not text[start: m.start()].strip()
+                if gated and not (_DEFECT_RE.search(clause) or _CAUSAL_RE.search(clause)):
+                    d.text = "\0reject"
+            found.append(d)
     return found
 
 
@@ -770,10 +737,9 @@ def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
         return False
     if _CONDITIONAL_START_RE.match(text[_clause_start(text, d.trig_start):]):
         return False
-    if d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored):
-        if not (d.kind == "noticed" and _CAUSAL_RE.search(restored)):
-            return False
-    return True
+    # these need defect words ("noticed" also takes a cause: "I noticed the default changed")
+    return not (d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored)
+                and not (d.kind == "noticed" and _CAUSAL_RE.search(restored)))
 
 
 def _clean(text: str, spans: list[str], lead_re: re.Pattern = _LEAD_CONNECTOR_RE) -> str:
@@ -782,7 +748,11 @@ def _clean(text: str, spans: list[str], lead_re: re.Pattern = _LEAD_CONNECTOR_RE
     for _ in range(3):
         text = lead_re.sub("", text)
         text = _TRAIL_CONNECTOR_RE.sub("", text)
-    text = text.strip().rstrip(".。!！")
+    return shorten(text.strip().rstrip(".。!！"))
+
+
+def shorten(text: str) -> str:
+    """``text`` cut to ``MAX_PART_CHARS`` characters (at a word), marked with "…" when cut."""
     if len(text) > MAX_PART_CHARS:
         cut = text.rfind(" ", 0, MAX_PART_CHARS)
         text = text[: cut if cut > MAX_PART_CHARS // 2 else MAX_PART_CHARS].rstrip(" ,;:") + " …"
@@ -844,19 +814,23 @@ def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | No
         return None
     spans: list[str] = []
     sentences, done = _sentences(_units(reply, spans))
-    budget, kept = MAX_PROSE_CHARS, 0
-    for sentence in sentences[:MAX_SENTENCES]:
-        budget -= len(sentence.text)
-        if budget < 0:
-            break
-        kept += 1
-    sentences = sentences[:kept]
+    sentences = _within_budget(sentences)
     if not sentences:
         return None
     restored = [_restore(s.text, spans) for s in sentences]
     if _ERROR_START_RE.match(restored[0]) or _text_weight(" ".join(restored)) < MIN_REPLY_CHARS:
         return None
     return sentences, spans, restored, done
+
+
+def _within_budget(sentences: list[_Sentence]) -> list[_Sentence]:
+    """The first sentences, up to ``MAX_SENTENCES`` and ``MAX_PROSE_CHARS``."""
+    budget = MAX_PROSE_CHARS
+    for kept, sentence in enumerate(sentences[:MAX_SENTENCES]):
+        budget -= len(sentence.text)
+        if budget < 0:
+            return sentences[:kept]
+    return sentences[:MAX_SENTENCES]
 
 
 def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> None:
@@ -1043,9 +1017,7 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
         return False  # "The query plan now uses …" after a number is a report, not a fix
     if r.kind == "to-fix" and gap < 0:
         return False
-    if d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start:
-        return False
-    return True
+    return not (d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale
@@ -1106,13 +1078,7 @@ def prose_sentences(reply: str) -> tuple[list[ProseSentence], bool]:
         spans: list[str] = []
         units = _units(reply[:MAX_REPLY_CHARS], spans)
         sentences, done = _sentences(units)
-        out: list[ProseSentence] = []
-        budget = MAX_PROSE_CHARS
-        for s in sentences[:MAX_SENTENCES]:
-            budget -= len(s.text)
-            if budget < 0:
-                break
-            out.append(ProseSentence(_restore(s.text, spans), s.role, units[s.unit].kind == "heading", s.item))
-        return out, done
+        return [ProseSentence(_restore(s.text, spans), s.role, units[s.unit].kind == "heading", s.item)
+                for s in _within_budget(sentences)], done
     except Exception:  # noqa: BLE001
         return [], False

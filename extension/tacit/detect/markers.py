@@ -139,25 +139,11 @@ _DECISION = [
     lazy(r"(?:决定|就用|定了|定下来|敲定|改用|采用|确定用|定用|最后决定|选定|就这么定)"),
 ]
 
-_CORRECTION_FALLBACK = [
-    lazy(r"^\s*(?:no|nope|nah)(?:\s+no)*\s*[,.!—–-](?![\s,]*(?:worries|problem|thanks|need|rush|hurry|idea|way\b"
-               r"|more|longer|one|matter|less|fewer|big\s+deal|(?:it'?s|that'?s)\s+(?:fine|ok|okay|good|alright)))", _I),
-    lazy(r"^that'?s\s+(?:the|our|my|a)\s+[^,.?!]{1,40},\s+not\b|\byou\b[^.?!]{0,40}\bthe\s+wrong\b", _I),
-    lazy(r"^\s*(?:wrong|incorrect|not\s+quite|not\s+really)\b"
-               r"|^\s*(?:hmm+|um+|uh+|well|wait|oh)[,.]?\s+(?:no|nope|not\s+quite)\b|\bthat'?s\s+the\s+old\b", _I),
-    lazy(r"\bthat'?s\s+(?:wrong|incorrect|not\s+(?:right|correct|true|what\s+I|how\s+we|it))\b", _I),
-    lazy(r"\bthat\s+is\s+(?:wrong|incorrect|not\s+(?:right|correct|what\s+I))\b", _I),
-    lazy(r"^\s*actually,", _I),
-    lazy(r"\byou(?:\s+misunderstood|\s+misread|\s+got\s+(?:it|that|this)\s+wrong|'re\s+wrong|\s+are\s+wrong)\b", _I),
-    lazy(r"\bI\s+(?:said|told\s+you|meant|asked\s+for)\b", _I),
-    lazy(r"^\s*(?:undo|revert)\s+that\b|^\s*stop\s*[,!.—–-]|(?:^|^(?:wait|hey|no|um+|hmm+)[,!.]?\s+)I\s+didn'?t\s+(?:ask|say|want|mean|tell)\b"
-               r"|\bthat'?s\s+(?:the\s+|a\s+)?wrong\b|\bwrong\s+(?:approach|way|idea|thing|fix)\b", _I),
-    lazy(r"^\s*not\s+\S+\s*[—–,-]\s", _I),
-    lazy(r"\bwrong\s+(?:file|branch|folder|directory|function|one|place|port|version|command|repo)\b", _I),
-    lazy(r"^\s*(?:不对|不對|不是|错了|錯了|不正确|不正確|搞错了|弄错了)|我说的是|我說的是|我的意思是|你理解错了|你搞错了|你弄错了"
-               r"|我要的是|你别|你別|别再|別再|不要再|别老是|别总是|停止修改|不是让你|不是讓你|我没(?:有)?让你|我沒(?:有)?讓你"
-               r"|我没(?:有)?说|你又(?:把|改|删|加|搞|弄)|改回(?:去|来|原)|恢复原(?:样|来)|撤销(?:刚才|这次|你的)"),
-]
+_CORRECTION_ZH = lazy(
+    r"^\s*(?:不对|不對|不是|错了|錯了|不正确|不正確|搞错了|弄错了)|我说的是|我說的是|我的意思是|你理解错了|你搞错了|你弄错了"
+    r"|我要的是|你别|你別|别再|別再|不要再|别老是|别总是|停止修改|不是让你|不是讓你|我没(?:有)?让你|我沒(?:有)?讓你"
+    r"|我没(?:有)?说|你又(?:把|改|删|加|搞|弄)|改回(?:去|来|原)|恢复原(?:样|来)|撤销(?:刚才|这次|你的)"
+)
 
 _GOAL = [
     lazy(r"\b(?:I|we|you\s+and\s+I|the\s+team)\s+(?:really\s+|still\s+)?(?:need|have|has|must|gotta)\s+to\b", _I),
@@ -322,19 +308,12 @@ def expiry_hint(text: str, category: str) -> str | None:
     """"friday", "end of month", … for a goal or current context, else None."""
     if category not in ("goal", "context"):
         return None
-    found: list[tuple[int, str]] = []
-    for pattern, render in _HINT_PATTERNS:
-        for match in pattern.finditer(text):
-            if _DEADLINE_CONTEXT.search(text[max(0, match.start() - 12): match.start()]):
-                continue  # "last week", "every Friday" are not deadlines
-            found.append((match.start(), render(match)))  # type: ignore[operator]
-    if not found:
-        return None
-    found.sort()
-    if category == "context":
-        present = [hint for _, hint in found if hint in _PRESENT_SCOPE]
-        return present[0] if present else None
-    return found[0][1]
+    found = sorted((match.start(), render(match)) for pattern, render in _HINT_PATTERNS  # type: ignore[operator]
+                   for match in pattern.finditer(text)
+                   # "last week", "every Friday" are not deadlines
+                   if not _DEADLINE_CONTEXT.search(text[max(0, match.start() - 12): match.start()]))
+    hints = [hint for _, hint in found if category == "goal" or hint in _PRESENT_SCOPE]
+    return hints[0] if hints else None
 
 
 _HAS_CJK = lazy(f"[{_CJK}]")
@@ -418,11 +397,8 @@ def chinese_correction(text: str) -> str | None:
     learned models are trained on English only."""
     if not _HAS_CJK.search(text):
         return None
-    for pattern in _CORRECTION_FALLBACK[-1:]:
-        match = pattern.search(text)
-        if match:
-            return match.group(0)
-    return None
+    match = _CORRECTION_ZH.search(text)
+    return match.group(0) if match else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,14 +449,9 @@ def durable_markers(text: str) -> DurableMarkers:
     remember = bool(_REMEMBER_FACT.search(text))
     default = _default_category(statements)
     rule_category = "none"
-    if kept and not approval_only:
-        for category in ("decision", "preference", "goal", "fact", "context"):
-            if found[category]:
-                rule_category = category
-                break
-        else:
-            if remember:
-                rule_category = "fact"
+    if kept and not approval_only:  # ``found`` is in priority order
+        rule_category = next((category for category, markers in found.items() if markers),
+                             "fact" if remember else "none")
     return DurableMarkers(
         found={k: tuple(v) for k, v in found.items()},
         boosts=tuple(boosts),

@@ -98,9 +98,10 @@ def _compile_list(key: str, configured: tuple, defaults: tuple[str, ...],
 def _compile_cached(strong: tuple, weak: tuple, negative: tuple, directive: tuple,
                     problems_in: tuple) -> CorrectionPatterns:
     problems: list[str] = list(problems_in)
-    strong_c = _compile_list(_SETTING_KEYS["strong"], strong, DEFAULT_STRONG_PATTERNS, problems)
-    weak_c = _compile_list(_SETTING_KEYS["weak"], weak, DEFAULT_WEAK_PATTERNS, problems)
-    negative_c = _compile_list(_SETTING_KEYS["negative"], negative, DEFAULT_NEGATIVE_PATTERNS, problems)
+    lists = (("strong", strong, DEFAULT_STRONG_PATTERNS), ("weak", weak, DEFAULT_WEAK_PATTERNS),
+             ("negative", negative, DEFAULT_NEGATIVE_PATTERNS))
+    strong_c, weak_c, negative_c = (_compile_list(_SETTING_KEYS[kind], given, defaults, problems)
+                                    for kind, given, defaults in lists)
     words: list[str] = []
     for word in directive or DEFAULT_DIRECTIVE_WORDS:
         if isinstance(word, str) and _norm_word(word):
@@ -132,12 +133,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
                      directive_words: Iterable[str] | None = None) -> CorrectionPatterns:
     """Compile pattern lists; an empty or missing list means the built-in one."""
     problems: list[str] = []
-    args = (
-        _as_tuple(_SETTING_KEYS["strong"], strong, problems),
-        _as_tuple(_SETTING_KEYS["weak"], weak, problems),
-        _as_tuple(_SETTING_KEYS["negative"], negative, problems),
-        _as_tuple("correction_directive_words", directive_words, problems),
-    )
+    keys = (*_SETTING_KEYS.values(), "correction_directive_words")
+    args = tuple(_as_tuple(key, value, problems) for key, value in zip(keys, (strong, weak, negative, directive_words)))
     try:
         return _compile_cached(*args, tuple(problems))
     except TypeError:  # an unhashable item in a list: compile without the cache
@@ -147,13 +144,9 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
 def patterns_from_config(cfg: Any) -> CorrectionPatterns:
     """Patterns from a Config (attributes) or a plain mapping of settings."""
 
-    def read(name: str) -> Any:
-        if isinstance(cfg, Mapping):
-            return cfg.get(name)
-        return getattr(cfg, name, None)
-
-    return compile_patterns(read("correction_strong_patterns"), read("correction_weak_patterns"),
-                            read("correction_negative_patterns"), read("correction_directive_words"))
+    names = (*_SETTING_KEYS.values(), "correction_directive_words")
+    return compile_patterns(*(cfg.get(name) if isinstance(cfg, Mapping) else getattr(cfg, name, None)
+                              for name in names))
 
 
 def default_patterns() -> CorrectionPatterns:

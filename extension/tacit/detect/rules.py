@@ -147,14 +147,8 @@ _RIVALS = (("npm", "pnpm", "yarn", "bun"), ("pip", "pip3", "uv", "poetry", "pipe
 
 def _sibling(name: str, prev_lower: str) -> str | None:
     """A rival of ``name`` that the agent's previous reply mentions, if any."""
-    if not prev_lower:
-        return None
-    for group in _RIVALS:
-        if name in group:
-            for other in group:
-                if other != name and _in(other, prev_lower):
-                    return other
-    return None
+    return next((other for group in _RIVALS if name in group
+                 for other in group if other != name and _in(other, prev_lower)), None)
 
 
 def _in(token: str, text: str) -> bool:
@@ -165,12 +159,15 @@ def _is_name(token: str) -> bool:
     return bool(_NAME_RE.match(token)) and (token in TOOLS or token in STYLE_TERMS or bool(_CODEY.search(token)))
 
 
+def _typed(word: str, original: str) -> str | None:
+    """``word`` as the user typed it in ``original`` (any case), or None."""
+    found = re.search(r"(?<![\w@#./-])" + re.escape(word) + r"(?![\w@#+/-])", original, re.IGNORECASE)
+    return found.group(0) if found else None
+
+
 def _show(token: str, original: str) -> str:
     """A name as it should read in a rule: canonical casing, else as typed."""
-    if token in _CANONICAL:
-        return _CANONICAL[token]
-    found = re.search(r"(?<![\w@#./-])" + re.escape(token) + r"(?![\w@#+/-])", original, re.IGNORECASE)
-    return found.group(0) if found else token
+    return _CANONICAL.get(token) or _typed(token, original) or token
 
 
 def _core(lower: str) -> tuple[str, bool]:
@@ -188,14 +185,11 @@ def _core(lower: str) -> tuple[str, bool]:
 
 def _recase(phrase: str, original: str) -> str:
     """Words of a lowercase phrase in the casing the user typed (or canonical)."""
-    out = []
-    for word in phrase.split(" "):
-        if word in _CANONICAL:
-            out.append(_CANONICAL[word])
-            continue
-        found = re.search(r"(?<![\w@#./-])" + re.escape(word) + r"(?![\w@#+/-])", original, re.IGNORECASE)
-        out.append(found.group(0) if found and found.group(0).lower() == word else word)
-    return " ".join(out)
+    def cased(word: str) -> str:
+        typed = _CANONICAL.get(word) or _typed(word, original)
+        return typed if typed and (word in _CANONICAL or typed.lower() == word) else word
+
+    return " ".join(cased(word) for word in phrase.split(" "))
 
 
 def _clean_phrase(rest: str) -> str | None:
@@ -213,10 +207,8 @@ def _clean_phrase(rest: str) -> str | None:
 
 def _port_subject(*texts: str) -> str | None:
     joined = " ".join(t.lower() for t in texts if t)
-    for word, subject in _SERVER_WORDS:
-        if re.search(r"\b" + re.escape(word) + r"\b", joined):
-            return subject
-    return None
+    return next((subject for word, subject in _SERVER_WORDS
+                 if re.search(r"\b" + re.escape(word) + r"\b", joined)), None)
 
 
 _NEXT = object()  # a phraser's pattern did not match: the next one tries

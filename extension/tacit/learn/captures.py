@@ -302,10 +302,7 @@ def capture_data(assessment: Assessment, *, session_id, host, text: str, now: fl
 
 def forgotten(content_terms: set, forgotten_terms) -> bool:
     """Is a capture like something the user asked to forget?"""
-    for wanted in forgotten_terms:
-        if wanted and len(wanted & content_terms) / len(wanted) >= FORGET_MATCH:
-            return True
-    return False
+    return any(wanted and len(wanted & content_terms) / len(wanted) >= FORGET_MATCH for wanted in forgotten_terms)
 
 
 # Ageing, grouping, merging
@@ -320,13 +317,7 @@ def boost(mentions: int) -> float:
 
 def age_multiplier(age_seconds: float) -> float:
     days = age_seconds / DAY
-    if days > 90:
-        return 0.5
-    if days > 30:
-        return 0.7
-    if days > 7:
-        return 0.9
-    return 1.0
+    return next((multiplier for older_than, multiplier in ((90, 0.5), (30, 0.7), (7, 0.9)) if days > older_than), 1.0)
 
 
 def effective_importance(base: float, mentions: int, last_mention_at: float, now: float) -> float:
@@ -346,9 +337,7 @@ def importance_in(data: dict) -> float:
 
 
 def similar(a: set, b: set) -> bool:
-    if not a or not b:
-        return False
-    return len(a & b) / len(a | b) >= MERGE_SIMILARITY
+    return bool(a and b) and len(a & b) / len(a | b) >= MERGE_SIMILARITY
 
 
 def folded(twin: dict, row: dict, now: float) -> dict:

@@ -48,18 +48,13 @@ def stem(token: str) -> str:
     return token
 
 
+# a run of letters, digits (``[^\W_]`` is ``str.isalnum``) and token characters
+_FTS_PART = lazy(r"(?:[^\W_]|[" + re.escape(TOKEN_CHARS) + r"])+")
+
+
 def fts_parts(token: str) -> list[str]:
     """Split a token where FTS5's unicode61 (with our tokenchars) would."""
-    parts, current = [], []
-    for char in token:
-        if char.isalnum() or char in TOKEN_CHARS:
-            current.append(char)
-        elif current:
-            parts.append("".join(current))
-            current = []
-    if current:
-        parts.append("".join(current))
-    return parts
+    return _FTS_PART.findall(token)
 
 
 def index_terms(text) -> list[str]:
@@ -184,13 +179,8 @@ def near_duplicate(fix, match: Match) -> bool:
 def title_from(user_text, fallback) -> str:
     """A short title from the user's message: its first non-empty line, at
     most 100 characters, cut at a word."""
-    line = ""
-    for raw in (user_text if isinstance(user_text, str) else "").splitlines():
-        line = " ".join(raw.split())
-        if line:
-            break
-    if not line:
-        line = " ".join(str(fallback or "").split())
+    lines = (" ".join(raw.split()) for raw in (user_text if isinstance(user_text, str) else "").splitlines())
+    line = next(filter(None, lines), "") or " ".join(str(fallback or "").split())
     if len(line) > MAX_TITLE:
         cut = line[:MAX_TITLE].rsplit(" ", 1)[0]
         line = (cut if len(cut) > 40 else line[:MAX_TITLE]) + "…"
@@ -205,13 +195,8 @@ _TAG_RE = lazy(r"\b[A-Z][A-Za-z]+(?:Error|Exception|Warning)\b|\bE[A-Z]{4,}\b"
 def tags_for(problem: str, solution: str, cwd: str | None = None) -> list[str]:
     """Error names, HTTP statuses, file names and packages mentioned, plus
     the project (working folder) — for listing and filtering, not ranking."""
-    tags: list[str] = []
-    for match in _TAG_RE.finditer(f"{problem} {solution}"[:4000]):
-        tag = match.group(0).lower()
-        if tag not in tags:
-            tags.append(tag)
-        if len(tags) >= 6:
-            break
+    found = _TAG_RE.finditer(f"{problem} {solution}"[:4000])
+    tags = list(dict.fromkeys(match.group(0).lower() for match in found))[:6]
     if cwd:
         project = os.path.basename(os.path.normpath(str(cwd)))
         if project:

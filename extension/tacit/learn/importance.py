@@ -51,7 +51,6 @@ class Captured:
     key: str
     id: int | None = None
     reason: str = ""
-    replayed: bool = False
 
 
 def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, host: str | None = None,
@@ -81,7 +80,7 @@ def capture(conn, cfg, assessment: Assessment, *, session_id: str, now: float, h
     if row.status == "dismissed":
         return Captured("refused", key, row.id, reason="dropped or forgotten before")
     if not candidates.add_evidence(conn, row.id, ref, session_id, "confirm", now):
-        return Captured("mentioned", key, row.id, replayed=True)
+        return Captured("mentioned", key, row.id)  # a replayed message: its evidence row is there
     mentions = candidates.mentions(conn, row.id)
     base = max(float(row.data.get("importance", 0.0)), assessment.importance)
     data = {**row.data, "importance": base, "mentions": mentions,

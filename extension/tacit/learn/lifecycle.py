@@ -9,6 +9,7 @@ Design notes: docs/design/learn.md#tacitlearnlifecycle"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import time
@@ -93,10 +94,7 @@ def step(rung: Rung, by: int = STEP) -> Rung:
 def slugify(text, max_len: int = 40) -> str:
     """Lowercase words joined by '-' (unicode letters kept), for keys."""
     slug = re.sub(r"[\W_]+", "-", str(text).lower(), flags=re.UNICODE).strip("-")
-    slug = slug[:max_len].rstrip("-")
-    if not slug:
-        slug = "x" + hashlib.sha1(str(text).encode("utf-8", "replace")).hexdigest()[:8]
-    return slug
+    return slug[:max_len].rstrip("-") or "x" + hashlib.sha1(str(text).encode("utf-8", "replace")).hexdigest()[:8]
 
 
 def notice_text(description: str, key: str, sessions: int) -> str:
@@ -258,26 +256,14 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
 
 
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
-class _Using:
-    """``with _Using(cfg, ledger) as ledger:`` — the caller's ledger, or a
-    fresh one closed afterwards."""
-
-    def __init__(self, cfg, ledger):
-        self.cfg, self.given, self.own = cfg, ledger, None
-
-    def __enter__(self) -> Ledger:
-        if self.given is not None:
-            return self.given
-        self.own = Ledger(self.cfg)
-        return self.own
-
-    def __exit__(self, *exc) -> None:
-        if self.own is not None:
-            self.own.close()
+def using_ledger(cfg, ledger=None):
+    """``with using_ledger(cfg, ledger) as ledger:`` — the caller's ledger (left open), or a fresh
+    one closed afterwards."""
+    return contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg)
 
 
 def list_memories(cfg, *, ledger=None) -> list[dict]:
-    with _Using(cfg, ledger) as led, led.read() as conn:
+    with using_ledger(cfg, ledger) as led, led.read() as conn:
         return candidates.listing(conn)
 
 

@@ -71,10 +71,7 @@ def installed_package(command, words: list[str] | None = None) -> str | None:
                     or arg.endswith((".txt", ".toml", ".cfg", ".lock", ".json"))):
                 continue
             name = _VERSION_SPEC.split(arg, maxsplit=1)[0]
-            if name.startswith("@"):  # npm scope: @scope/pkg@1.2
-                name = "@" + name[1:].split("@", 1)[0]
-            else:
-                name = name.split("@", 1)[0]
+            name = name[:1] + name[1:].split("@", 1)[0]  # "pkg@1.2"; an npm scope's "@" leads: "@scope/pkg@1.2"
             return name[:100] or None
     return None
 

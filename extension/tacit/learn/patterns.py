@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from tacit.learn.habits import Step, completed
 from tacit.learn.lifecycle import Proposal, slugify
 
 # Thresholds and base confidences from the issue.
@@ -187,10 +188,8 @@ class Evidence(Protocol):
 
 def evaluate(obs: Observation, evidence: Evidence) -> list[Proposal]:
     """Proposals from all five rules for a just-stored observation."""
-    out = []
-    for rule in (rule_categorization, rule_override, rule_new_entity, rule_sequence, rule_temporal):
-        out.extend(rule(obs, evidence))
-    return out
+    rules = (rule_categorization, rule_override, rule_new_entity, rule_sequence, rule_temporal)
+    return [proposal for rule in rules for proposal in rule(obs, evidence)]
 
 
 def _threshold(evidence: Evidence, key: str, lookup, minimum: int) -> tuple[bool, tuple]:
@@ -261,17 +260,9 @@ def rule_new_entity(obs: Observation, evidence: Evidence) -> list[Proposal]:
 
 def sequences(obs: Observation, previous: list[tuple[str, float]]) -> list[tuple[str, ...]]:
     """The 2- and 3-step sequences ``obs`` completes, given the session's
-    previous runs (latest first): different plugins, each gap within 2 h."""
-    out = []
-    if previous:
-        b_plugin, b_at = previous[0]
-        if b_plugin != obs.plugin and 0 <= obs.at - b_at <= SEQUENCE_MAX_GAP:
-            out.append((b_plugin, obs.plugin))
-            if len(previous) > 1:
-                a_plugin, a_at = previous[1]
-                if a_plugin not in (b_plugin, obs.plugin) and 0 <= b_at - a_at <= SEQUENCE_MAX_GAP:
-                    out.append((a_plugin, b_plugin, obs.plugin))
-    return out
+    previous runs (latest first): different plugins, each gap within 2 h (as a habit's steps)."""
+    steps = [Step(plugin, at) for plugin, at in reversed(previous[:2])]
+    return [found.steps for found in completed(steps, Step(obs.plugin, obs.at), SEQUENCE_MAX_GAP)]
 
 
 def rule_sequence(obs: Observation, evidence: Evidence) -> list[Proposal]:

@@ -69,14 +69,10 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
             files.append(path)
         else:
             problems.append({"path": str(raw), "error": "no such file or folder"})
-    seen: set = set()
-    unique = []
+    unique: dict = {}  # the first path to each real file
     for f in files:
-        key = os.path.realpath(f)
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique, problems
+        unique.setdefault(os.path.realpath(f), f)
+    return list(unique.values()), problems
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -373,9 +369,6 @@ def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> N
         if record is not None:
             entry["ok"] = bool(record.get("ok"))
             entry["mode"] = record.get("mode")
-            for key in ("saved", "skipped", "error"):
-                if record.get(key):
-                    entry[key] = record[key]
-            if record.get("nothing_to_save"):
-                entry["nothing_to_save"] = True
+            entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save")
+                          if record.get(key)})
         data["jobs"].append(entry)

@@ -56,11 +56,8 @@ def review_items(conn, *, now: float, day: str | None = None, include_all: bool 
     """Undecided captures (candidates) of ``day`` (today by default):
     captured or mentioned that day. ``include_all``: every candidate."""
     day = day or local_day(now)
-    items = []
-    for row in candidates.of_source(conn, SOURCE, ["candidate"]):
-        item = _item(row)
-        if include_all or item["day"] == day or local_day(float(item["last_mention_at"] or 0)) == day:
-            items.append(item)
+    items = [item for item in map(_item, candidates.of_source(conn, SOURCE, ["candidate"]))
+             if include_all or item["day"] == day or local_day(float(item["last_mention_at"] or 0)) == day]
     order = {g: i for i, g in enumerate(GROUPS)}
     items.sort(key=lambda i: (order[i["group"]], -i["importance"], i["id"]))
     return items
@@ -127,7 +124,7 @@ def memory_review(cfg, *, trigger: str = "command", now: float | None = None, le
     The showing is recorded and the nightly notice counts as given."""
     now = time.time() if now is None else now
     day = day or local_day(now)
-    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
         items = review_items(conn, now=now, day=day, include_all=include_all)
         shown = record_review_shown(conn, trigger, now, items)
         if day == local_day(now):
@@ -208,7 +205,7 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    with lifecycle._Using(cfg, ledger) as led, led.write() as conn:
+    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
         resolved, errors = _validate(conn, keep, drop, edits, cfg)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}
@@ -242,13 +239,9 @@ def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = 
         promoted = promote(conn, cfg, kept_ids, now, by_user=True)
     for key in promoted["failed"]:
         errors.append(f"{key}: the memory file refused it (scanner or limit); it stays confirmed")
-    parts = []
-    if promoted["applied"]:
-        parts.append(f"kept {len(promoted['applied'])} (now in USER.md/MEMORY.md)")
-    if dropped:
-        parts.append(f"dropped {len(dropped)}")
-    if edited:
-        parts.append(f"edited {len(edited)}")
+    said = ((f"kept {len(promoted['applied'])} (now in USER.md/MEMORY.md)", promoted["applied"]),
+            (f"dropped {len(dropped)}", dropped), (f"edited {len(edited)}", edited))
+    parts = [text for text, done in said if done]
     return {"success": not errors, "kept": promoted["applied"], "dropped": dropped, "edited": edited,
             "errors": errors, "message": ("Review: " + ", ".join(parts) + ".") if parts else "Review: no change.",
             **({"error": "; ".join(errors)} if errors else {})}

@@ -16,7 +16,8 @@ from tacit.projects import Project, project_dir, project_for
 
 MARKER = "off"
 _SESSIONS_KEPT = 4096
-_excluded_sessions: OrderedDict[str, str] = OrderedDict()  # session id -> why
+# (data folder, session id) -> why: one process may serve several data folders
+_excluded_sessions: OrderedDict[tuple[str, str], str] = OrderedDict()
 
 
 def marker_path(cfg, project: Project) -> Path:
@@ -54,16 +55,8 @@ def _ancestors(path: str):
 def glob_matching(cfg, *paths: str | None) -> str | None:
     """The first ``exclude`` glob that matches one of ``paths`` or a folder above it."""
     patterns = _patterns(cfg)
-    if not patterns:
-        return None
-    for path in paths:
-        if not path:
-            continue
-        for folder in _ancestors(path):
-            for pattern in patterns:
-                if fnmatch.fnmatchcase(folder, pattern):
-                    return pattern
-    return None
+    return next((pattern for path in paths if path and patterns for folder in _ancestors(path)
+                 for pattern in patterns if fnmatch.fnmatchcase(folder, pattern)), None)
 
 
 def why_excluded(cfg, cwd: str | None) -> str | None:
@@ -85,15 +78,16 @@ def why_excluded(cfg, cwd: str | None) -> str | None:
 def excluded(cfg, cwd: str | None, session_id: str = "") -> bool:
     """Must tacit keep nothing of an event in ``cwd`` (of ``session_id``)?"""
     reason = why_excluded(cfg, cwd)
+    key = (str(cfg.home), session_id)
     if reason is None:
-        if not cwd and session_id in _excluded_sessions:
+        if not cwd and key in _excluded_sessions:
             return True
         if cwd and session_id:
-            _excluded_sessions.pop(session_id, None)  # `tacit on` since, or it moved
+            _excluded_sessions.pop(key, None)  # `tacit on` since, or it moved
         return False
     if session_id:
-        _excluded_sessions[session_id] = reason
-        _excluded_sessions.move_to_end(session_id)
+        _excluded_sessions[key] = reason
+        _excluded_sessions.move_to_end(key)
         while len(_excluded_sessions) > _SESSIONS_KEPT:
             _excluded_sessions.popitem(last=False)
     return True

@@ -145,13 +145,10 @@ def _rm_danger(match) -> bool:
 
 
 def _windows_delete_danger(match) -> bool:
-    for token in match.group().split()[1:]:
-        bare = token.strip("\"'")
-        if bare.startswith("-") or (bare.startswith("/") and len(bare) == 2):
-            continue  # a PowerShell parameter or a cmd switch (/s, /q)
-        if _outside(bare):
-            return True
-    return False
+    bares = (token.strip("\"'") for token in match.group().split()[1:])
+    # a PowerShell parameter or a cmd switch (/s, /q) is no target
+    return any(_outside(bare) for bare in bares
+               if not (bare.startswith("-") or (bare.startswith("/") and len(bare) == 2)))
 
 
 _DISK = lazy(
@@ -211,21 +208,11 @@ def _world_writable(mode: str) -> bool:
 
 
 def _curl_insecure(match) -> bool:
-    for token in match.group("rest").split():
-        if token.startswith("--"):
-            continue
-        if _SHORT_OPTS.fullmatch(token) and "k" in token:
-            return True
-    return False
+    return any("k" in token and _SHORT_OPTS.fullmatch(token) for token in match.group("rest").split())
 
 
 def _first(rx: re.Pattern, text: str, accept=None) -> bool:
-    for match in rx.finditer(text):
-        if accept is not None and not accept(match):
-            continue
-        if not _negated(text, match.start()):
-            return True
-    return False
+    return any((accept is None or accept(match)) and not _negated(text, match.start()) for match in rx.finditer(text))
 
 
 def find_dangers(text) -> list[Danger]:

@@ -179,11 +179,14 @@ def _verdict(kind: str, text: str):
         danger = [d for d in commands.find_dangers(cleaned) if kind == FIX_PATTERN or d.id in MEMORY_DANGERS]
         if danger:
             problem = (danger[0].id, danger[0].reason)
-    result = (None, problem) if problem else (cleaned, None)
+    return _remember(key, (None, problem) if problem else (cleaned, None))
+
+
+def _remember(key, value):
     if len(_VERDICTS) >= _VERDICTS_MAX:
         _VERDICTS.clear()
-    _VERDICTS[key] = result
-    return result
+    _VERDICTS[key] = value
+    return value
 
 
 _SAFE_LABEL = re.compile(r"[\w .,:/()#@+-]{1,80}")
@@ -202,6 +205,10 @@ def _shown(kind: str, label: str) -> str:
     return f"{name} with an unsafe name"
 
 
+def _left_out(kind: str, label: str, reason: str, pattern_id: str, shown_label: str | None = None) -> LeftOut:
+    return LeftOut(kind, label, _shown(kind, label if shown_label is None else shown_label), reason, pattern_id)
+
+
 def _as_block(item) -> Block | None:
     if isinstance(item, Block):
         kind, label, text, group = item.kind, item.label, item.text, item.group
@@ -218,25 +225,21 @@ def _as_block(item) -> Block | None:
 
 
 # Memory blocks: entries, and entries joined
-def _joined_fails(entries: list, lo: int, hi: int) -> bool:
-    return scanner.first_finding("\n".join(entries[lo:hi + 1])) is not None
-
-
 def _culprit_run(entries: list) -> tuple[int, int]:
     """The first run ``i..j`` of adjacent entries whose join fails (the whole
     list's join is known to fail, every single entry to pass)."""
     lo, hi = 0, len(entries) - 1
     while lo < hi:  # the shortest failing prefix ends at j
         mid = (lo + hi) // 2
-        if _joined_fails(entries, 0, mid):
+        if _joined_finding(entries[:mid + 1]):
             hi = mid
         else:
             lo = mid + 1
     j = lo
-    while j > 0 and _joined_fails(entries, 0, j - 1):  # a finding that is not monotone in the prefix
+    while j > 0 and _joined_finding(entries[:j]):  # a finding that is not monotone in the prefix
         j -= 1
     i = j - 1
-    while i > 0 and not _joined_fails(entries, i, j):
+    while i > 0 and _joined_finding(entries[i:j + 1]) is None:
         i -= 1
     return max(i, 0), j
 
@@ -250,10 +253,7 @@ def _joined_finding(texts: list):
     key = ("memory-join", joined)
     cached = _VERDICTS.get(key)
     if cached is None:
-        cached = scanner.first_finding(joined) or _CLEAN
-        if len(_VERDICTS) >= _VERDICTS_MAX:
-            _VERDICTS.clear()
-        _VERDICTS[key] = cached
+        cached = _remember(key, scanner.first_finding(joined) or _CLEAN)
     return None if cached is _CLEAN else cached
 
 
@@ -267,8 +267,7 @@ def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> B
             continue
         cleaned, problem = _verdict(MEMORY, entry)
         if problem:
-            label = f"{block.label} entry {number}"
-            left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), problem[1], problem[0]))
+            left_out.append(_left_out(MEMORY, f"{block.label} entry {number}", problem[1], problem[0]))
         else:
             kept.append((number, cleaned))
     for attempt in range(len(kept) + 1):
@@ -277,20 +276,15 @@ def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> B
         if finding is None:
             break
         if attempt == _MAX_SPLITS:  # a file built to make this search slow: leave the rest out
-            reason = _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
-            label = f"{block.label} entries"
             for number, _text in kept:
-                left_out.append(LeftOut(MEMORY, f"{block.label} entry {number}", _shown(MEMORY, label),
-                                        reason, finding.pattern_id))
+                left_out.append(_left_out(MEMORY, f"{block.label} entry {number}", _split_reason(finding),
+                                          finding.pattern_id, f"{block.label} entries"))
             return None
         i, j = _culprit_run(texts)
-        first, last = kept[i][0], kept[j][0]
-        label = f"{block.label} entries {first}-{last}"
-        reason = _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+        culprit = _joined_finding(texts[i:j + 1])
         for number, _text in kept[i:j + 1]:
-            entry_label = f"{block.label} entry {number}"
-            left_out.append(LeftOut(MEMORY, entry_label, _shown(MEMORY, label), reason,
-                                    scanner.first_finding("\n".join(texts[i:j + 1])).pattern_id))
+            left_out.append(_left_out(MEMORY, f"{block.label} entry {number}", _split_reason(finding),
+                                      culprit.pattern_id, f"{block.label} entries {kept[i][0]}-{kept[j][0]}"))
         kept = kept[:i] + kept[j + 1:]
     if not kept:
         return None
@@ -361,9 +355,7 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
         entries = []
         for number, entry in zip(numbering[id(block)], block.text.split(ENTRY_SEPARATOR)):
             if (b, number) in refused:
-                reason, pattern_id = refused[(b, number)]
-                label = f"{block.label} entry {number}"
-                left_out.append(LeftOut(MEMORY, label, _shown(MEMORY, label), reason, pattern_id))
+                left_out.append(_left_out(MEMORY, f"{block.label} entry {number}", *refused[(b, number)]))
             else:
                 entries.append(entry)
         if entries:
@@ -403,8 +395,7 @@ def gate_context(blocks: Iterable) -> GateResult:
             continue
         cleaned, problem = _verdict(block.kind, block.text)
         if problem:
-            left_out.append(LeftOut(block.kind, block.label, _shown(block.kind, block.label),
-                                    problem[1], problem[0]))
+            left_out.append(_left_out(block.kind, block.label, problem[1], problem[0]))
             if block.group is not None:
                 refused_groups.add(block.group)
             continue
@@ -413,8 +404,7 @@ def gate_context(blocks: Iterable) -> GateResult:
         kept = []
         for block in allowed:
             if block.group in refused_groups:
-                left_out.append(LeftOut(block.kind, block.label, _shown(block.kind, block.label),
-                                        "part of a group with a refused piece", "group"))
+                left_out.append(_left_out(block.kind, block.label, "part of a group with a refused piece", "group"))
             else:
                 kept.append(block)
         allowed = kept

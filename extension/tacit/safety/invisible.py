@@ -65,10 +65,7 @@ def first_hidden(text: str):
     """The first ``INVISIBLE`` match that is not visible writing, or None."""
     if text.isascii() or INVISIBLE_ANY.search(text) is None:
         return None
-    for match in INVISIBLE.finditer(text):
-        if not legitimate(text, match.start(), match.end()):
-            return match
-    return None
+    return next((m for m in INVISIBLE.finditer(text) if not legitimate(text, m.start(), m.end())), None)
 
 
 def reason(ch: str) -> str:

@@ -30,14 +30,17 @@ def pem_span(match, text):
     if following != -1:
         limit = following
     end = PEM_END.search(text, pos, limit)
-    if end is not None:
-        return start, end.end()
+    return (start, end.end()) if end is not None else (start, _material_end(_PIECE, text, pos, limit))
+
+
+def _material_end(piece_re, text: str, pos: int, limit: int) -> int:
+    """Where the run of ``piece_re`` pieces from ``pos`` ends."""
     while pos < limit:
-        piece = _PIECE.match(text, pos, limit)
+        piece = piece_re.match(text, pos, limit)
         if piece is None or piece.end() == pos:
             break
         pos = piece.end()
-    return start, pos
+    return pos
 
 
 _TAIL_LINE = lazy(r"\r?\n|\\[nr]")
@@ -79,13 +82,7 @@ def key_open(text: str) -> bool:
 def material_prefix(text: str) -> int:
     """How many characters of key material ``text`` starts with (0: none);
     only lines of 16+ key characters count, so a word or a short reply does not."""
-    pos, limit = 0, min(len(text), PEM_LIMIT)
-    while pos < limit:
-        piece = _PIECE_LONG.match(text, pos, limit)
-        if piece is None or piece.end() == pos:
-            break
-        pos = piece.end()
-    return pos
+    return _material_end(_PIECE_LONG, text, 0, min(len(text), PEM_LIMIT))
 
 
 _PIECE_LONG = lazy(r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2})")

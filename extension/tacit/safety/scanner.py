@@ -9,6 +9,7 @@ Design notes: docs/design/safety.md#tacitsafetyscanner"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -30,12 +31,7 @@ class Finding:
     excerpt: str  # short, printable excerpt around the match; secrets masked
 
     def to_dict(self) -> dict:
-        return {
-            "pattern_id": self.pattern_id,
-            "category": self.category,
-            "reason": self.reason,
-            "excerpt": self.excerpt,
-        }
+        return dataclasses.asdict(self)
 
 
 # Reasons, one per pattern id (the id list is the public contract).
@@ -107,9 +103,7 @@ def first_finding(text: str) -> Finding | None:
     """The first finding (cheaper than ``scan`` when only a verdict is needed)."""
     if type(text) is str and text.isascii() and _clean_ascii(text):
         return None
-    for finding in _findings(text, stop_first=True):
-        return finding
-    return None
+    return next(_findings(text, stop_first=True), None)
 
 
 def describe(findings: list[Finding]) -> str:
@@ -142,7 +136,6 @@ class _Rule:
     view: str = "lower"
     check: object = None  # (match, text) -> pattern id | None
     negation: str | None = None  # "adjacent" | "clause": skip negated matches
-    ids: tuple = ()  # for dynamic rules: the ids ``check`` may return
     # characters every match contains (one of them): a rule whose subject holds
     # none of them cannot match and is not run — an exact, cheap pre-check
     requires: tuple = ()
@@ -171,7 +164,6 @@ _PATH_KINDS = (
         r"|\.terraformrc|\.cargo/credentials(?:\.toml)?|\.gnupg/(?:secring\.gpg|private-keys-v1\.d))$"),
      "exfiltration.credential_file"),
 )
-_PATH_IDS = tuple(pid for _rx, pid in _PATH_KINDS)
 _SENSITIVE_WORDS = (
     ".env", ".ssh", "authorized_keys", "netrc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
     "master.passwd", ".aws/credentials", ".git-credentials", ".pgpass", ".docker/config.json",
@@ -191,12 +183,8 @@ def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
     if not token:
         return None
-    for rx, pattern_id in _PATH_KINDS:
-        if rx.search(token):
-            return pattern_id
-    if whole_dirs and _SSH_DIR.search(token):
-        return "exfiltration.ssh_key"
-    return None
+    found = next((pattern_id for rx, pattern_id in _PATH_KINDS if rx.search(token)), None)
+    return found or ("exfiltration.ssh_key" if whole_dirs and _SSH_DIR.search(token) else None)
 
 
 _SECRET_VAR = lazy(r"(?:\$env:|\$\{?|%)(?P<var>[A-Za-z_][A-Za-z0-9_]{0,80}+)")
@@ -250,15 +238,13 @@ def _network_check(match, _text):
                 return kind
         return None
     # scp / rsync / sftp / nc / socat / rclone: any argument that is a sensitive file
-    previous = ""
-    for token in segment.split():
+    tokens = segment.split()
+    for previous, token in zip(["", *tokens], tokens):
         if previous in _IDENTITY_OPTS or "identityfile" in token.lower() or "identityfile" in previous.lower():
-            previous = token
             continue  # the key is used to log in, not sent anywhere
         kind = _classify_path(token, whole_dirs=True)
         if kind:
             return kind
-        previous = token
     return None
 
 
@@ -342,9 +328,7 @@ def _whole_env_check(match, text):
     """The whole environment (not one variable) handed to an HTTP call on the same line."""
     start = match.start()
     line_start = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
-    if _HTTP_CALL.search(text, line_start, start):
-        return "exfiltration.env_dump"
-    return None
+    return "exfiltration.env_dump" if _HTTP_CALL.search(text, line_start, start) else None
 
 
 def _authorized_keys_write_check(match, _text):
@@ -354,9 +338,8 @@ def _authorized_keys_write_check(match, _text):
 
 def _image_check(match, _text):
     url = match.group("url")
-    if any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url):
-        return "exfiltration.markdown_image"
-    return None
+    templated = any(marker in url for marker in ("{{", "${", "$(", "%7B%7B", "%7b%7b")) or _has_secret_var(url)
+    return "exfiltration.markdown_image" if templated else None
 
 
 _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone",
@@ -526,7 +509,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(("without", "with no", "free of", "free from", "ignoring", "regardless"),
                   ("act", "behave", "respond", "reply", "operate", "pretend", "roleplay", "role-play", "answer")),
         check=_act_unrestricted_check,
-        ids=("injection.act_unrestricted",),
     ),
     _Rule(
         "injection.act_unrestricted",
@@ -600,14 +582,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_anchored(_NETWORK_ANCHORS),),
         check=_network_check,
         negation="adjacent",
-        ids=("exfiltration.curl_secret", "exfiltration.env_dump") + _PATH_IDS,
     ),
     _Rule(
         None,
         r"\|[ \t]*(?:curl|wget|xh|nc|ncat|netcat|socat|scp|rsync|http)\b",
         triggers=(_NETWORK_CMDS + ("http",), ("|",)),
         check=_pipe_check,
-        ids=("exfiltration.curl_secret", "exfiltration.env_dump"),
     ),
     _Rule(
         None,
@@ -616,14 +596,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_anchored(_READ_ANCHORS), _SENSITIVE_WORDS),
         check=_read_check,
         negation="adjacent",
-        ids=_PATH_IDS,
     ),
     _Rule(
         None,
         r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
         triggers=(("authorized_keys",),),
         check=_authorized_keys_write_check,
-        ids=("exfiltration.authorized_keys",),
     ),
     _Rule(
         None,
@@ -636,7 +614,6 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         triggers=(_SENSITIVE_WORDS,),
         check=_prose_file_check,
         negation="adjacent",
-        ids=_PATH_IDS,
     ),
     _Rule(
         "exfiltration.send_secrets",
@@ -665,14 +642,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         r"\b(?:os\.environ|process\.env)\b(?![.\[\w])",
         triggers=(("os.environ", "process.env"),),
         check=_whole_env_check,
-        ids=("exfiltration.env_dump",),
     ),
     _Rule(
         None,
         r"!?\[[^\]\n]{0,200}+\]\(\s*(?P<url>https?://[^)\s]{1,600}+)",
         triggers=(("](",),),
         check=_image_check,
-        ids=("exfiltration.markdown_image",),
     ),
 
 )
@@ -687,7 +662,7 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
         triggers=rule.triggers, view="raw", check=check,
-        ids=(rule.pattern_id,), requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
+        requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
 
@@ -703,12 +678,18 @@ _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in
 # (the old clean-text cost) with one pass over the text's tokens.
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
-_WORD_RULES: dict = {}
-for _index, _groups in enumerate(_RULE_GROUPS):
-    for _word in sorted(set().union(*_groups)):
-        _WORD_RULES.setdefault(_word, []).append(_index)
-_WORD_RULES = {word: tuple(indices) for word, indices in _WORD_RULES.items()}
-del _index, _groups, _word
+
+
+def _grouped(pairs) -> dict:
+    """``{key: (value, …)}`` from ``(key, value)`` pairs, keys and values in order."""
+    out: dict = {}
+    for key, value in pairs:
+        out.setdefault(key, []).append(value)
+    return {key: tuple(values) for key, values in out.items()}
+
+
+_WORD_RULES = _grouped((word, index) for index, groups in enumerate(_RULE_GROUPS)
+                       for word in sorted(set().union(*groups)))
 _ANCHOR_WORDS = frozenset(word for word in _WORD_RULES if word.startswith(_ANCHOR_MARK))
 _SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
 _SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
@@ -718,24 +699,15 @@ _SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
 # inside tokens like any other word, and reported as a "gate" marker; only
 # the phrases behind the gates present are then searched for in the text.
 _GATE_MARK = "\x01"
-_GATE_PHRASES: dict = {}
-for _phrase_word in _SPACED_WORDS:
-    _gate = _GATE_MARK + _phrase_word[:next(i for i, ch in enumerate(_phrase_word) if ch.isspace())]
-    _GATE_PHRASES.setdefault(_gate, []).append(_phrase_word)
-_GATE_PHRASES = {gate: tuple(phrases) for gate, phrases in _GATE_PHRASES.items()}
+_GATE_PHRASES = _grouped((_GATE_MARK + phrase[:next(i for i, ch in enumerate(phrase) if ch.isspace())], phrase)
+                         for phrase in _SPACED_WORDS)
 _GATES = frozenset(_GATE_PHRASES)
-del _phrase_word, _gate
 # (text to look for inside a token, word it reports), shortest first
 _NEEDLES = tuple(sorted([(w, w) for w in _SOLID_WORDS] + [(g[1:], g) for g in _GATE_PHRASES],
                         key=lambda pair: len(pair[0])))
 # one-character needles, and the longer ones by their first two characters
 _SHORT_NEEDLES = tuple(pair for pair in _NEEDLES if len(pair[0]) < 2)
-_PAIR_NEEDLES: dict = {}
-for _pair in _NEEDLES:
-    if len(_pair[0]) >= 2:
-        _PAIR_NEEDLES.setdefault(_pair[0][:2], []).append(_pair)
-_PAIR_NEEDLES = {key: tuple(pairs) for key, pairs in _PAIR_NEEDLES.items()}
-del _pair
+_PAIR_NEEDLES = _grouped((pair[0][:2], pair) for pair in _NEEDLES if len(pair[0]) >= 2)
 _ANCHOR_COMMANDS = tuple(sorted(word[1:] for word in _ANCHOR_WORDS))
 _TOKEN_WORDS: dict = {}  # whitespace-free token -> the trigger words inside it (a bounded memo)
 _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to run (bounded memo)
@@ -893,14 +865,12 @@ class _Views:
 
     def _lowered(self, base: str) -> str:
         if base not in self._lower:
-            self._lower[base] = _lower_aligned(self.raw if base == "raw" else self.prepared)
+            self._lower[base] = _lower_aligned(self.shown(base))
         return self._lower[base]
 
     def text(self, view: str) -> str:
         """What the rule's regex runs on."""
-        if view == "lower":
-            return self._lowered(self._base("prepared"))
-        return self.raw if view == "raw" else self.prepared
+        return self._lowered(self._base("prepared")) if view == "lower" else self.shown(view)
 
     def shown(self, view: str) -> str:
         """What excerpts are cut from (same positions as ``text(view)``)."""
@@ -946,7 +916,7 @@ class _Views:
         """Spans of every real-looking secret in the excerpt source of ``view``."""
         base = self._base(view)
         if base not in self._masks:
-            self._masks[base] = secrets.mask_spans(self.raw if base == "raw" else self.prepared)
+            self._masks[base] = secrets.mask_spans(self.shown(base))
         return self._masks[base]
 
 
@@ -983,15 +953,7 @@ def _printable(fragment: str) -> str:
     lone surrogates and unassigned code points become ``<U+XXXX>``."""
     if fragment.isprintable():
         return fragment
-    out = []
-    for ch in fragment:
-        if ch.isprintable():
-            out.append(ch)
-        elif ch.isspace():
-            out.append(" ")
-        else:
-            out.append(f"<U+{ord(ch):04X}>")
-    return "".join(out)
+    return "".join(ch if ch.isprintable() else " " if ch.isspace() else f"<U+{ord(ch):04X}>" for ch in fragment)
 
 
 def _excerpt(text: str, start: int, end: int, masks: list) -> str:

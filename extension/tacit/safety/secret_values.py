@@ -74,9 +74,8 @@ def password_value(value: str) -> bool:
     low = value.lower()
     if not 4 <= len(value) <= 200 or value[0] in "$%{<[(=!&*@#/~.\\":
         return False
-    if "://" in value or low in _NOT_PASSWORDS or _placeholder(low) or _code_or_word(value):
-        return False
-    if _WINDOWS_PATH.match(value):
+    if "://" in value or low in _NOT_PASSWORDS or _placeholder(low) or _code_or_word(value) \
+            or _WINDOWS_PATH.match(value):
         return False
     return len(set(value)) >= 3
 
@@ -85,11 +84,8 @@ def url_password(value: str, user: str) -> bool:
     """The password part of ``scheme://user:password@host``: any literal but a
     placeholder, a reference, or a default equal to the user (postgres:postgres)."""
     low = value.lower()
-    if len(value) < 3 or value[0] in "$%{<[(":
-        return False
-    if low in _URL_PLACEHOLDERS or value == user or _placeholder(low):
-        return False
-    return True
+    return len(value) >= 3 and value[0] not in "$%{<[(" and low not in _URL_PLACEHOLDERS and value != user \
+        and not _placeholder(low)
 
 
 def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:

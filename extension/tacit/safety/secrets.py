@@ -66,8 +66,8 @@ class SecretRule:
         return self.kind if isinstance(self.kind, str) else self.kind(match)
 
 
-def _value_of(match) -> tuple[int, int]:
-    """The span of the ``secret`` group without trailing sentence punctuation."""
+def _value_of(match, _text=None) -> tuple[int, int]:
+    """The span of the ``secret`` group without trailing sentence punctuation (a rule's ``span``)."""
     start, end = match.span("secret")
     text = match.string
     while end > start and text[end - 1] in TRAILING:
@@ -99,10 +99,6 @@ def _keyed_value_check(match, text):
     if key.endswith(_PASSWORD_KEYS):
         return password_value(value) if key != "pass" else spaced_password(value)
     return random_value(value) if key == "key" else strong_value(value)
-
-
-def _keyed_value_span(match, _text):
-    return _value_of(match)
 
 
 def _url_check(match, _text):
@@ -346,38 +342,38 @@ RULES: tuple[SecretRule, ...] = (
           r"c(?<![\w.-]c)url(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
           r"(?P<secret>[^\s\"']{1,200}+)",
           (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
-          span=_keyed_value_span, kind="password"),
+          span=_value_of, kind="password"),
     _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
           (("://",),), _url_check, span=_group_span("secret"), kind="password"),
     _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
-          span=_keyed_value_span, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
+          span=_value_of, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
     # mysql -u root -pS3cret (the password glued to -p)
     _rule("secret.assignment",
           r"(?:m(?<![\w.-]m)(?:ysql(?:dump|admin)?|ariadb))(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
-          (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span,
+          (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_value_of,
           kind="password"),
     _rule("secret.password_phrase", _PHRASE,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
-          _keyed_value_check, span=_keyed_value_span, kind=_keyed_kind),
+          _keyed_value_check, span=_value_of, kind=_keyed_kind),
     _rule("secret.password_phrase", _PHRASE_FOR, (("password", "passphrase", "passwd", "pwd"),),
-          _keyed_value_check, span=_keyed_value_span, kind="password"),
+          _keyed_value_check, span=_value_of, kind="password"),
     _rule("secret.password_phrase", _PHRASE_FOREIGN,
           (("密码", "口令", "パスワード", "contraseña", "senha", "passwort", "kennwort", "mot de passe",
             "пароль"),),
-          _keyed_value_check, span=_keyed_value_span, kind="password"),
+          _keyed_value_check, span=_value_of, kind="password"),
     _rule("secret.private_key", PEM_END, (("private key",),), span=pem_tail_span),
     _rule("secret.password_phrase", _LABELLED,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
-          _spaced_check, span=_keyed_value_span, kind=_keyed_kind),
+          _spaced_check, span=_value_of, kind=_keyed_kind),
     # the password flag of tools that take one: sshpass -p, docker login -p,
     # redis-cli -a, ldapsearch -w, htpasswd -b file user <password>
     _rule("secret.assignment", _TOOL_PASSWORD, (_TOOL_WORDS,),
-          lambda m, t: password_value(t[slice(*_value_of(m))]), span=_keyed_value_span, kind="password"),
+          lambda m, t: password_value(t[slice(*_value_of(m))]), span=_value_of, kind="password"),
     # npm config set //host/:_authToken <token>
     _rule("secret.assignment",
           r"n(?<![\w.-]n)pm[ \t]+config[ \t]+set[ \t]+[^\s=]{0,200}?(?:_authToken|_auth|_password)[ \t]+"
           r"(?P<secret>[^\s\"'`]{1,300}+)", (("npm",), ("_auth", "_password")),
-          lambda m, t: strong_value(t[slice(*_value_of(m))]), span=_keyed_value_span, kind="secret"),
+          lambda m, t: strong_value(t[slice(*_value_of(m))]), span=_value_of, kind="secret"),
     _rule("secret.url_credentials", _BARE_CREDENTIALS, (("@",),), _bare_credentials_check,
           span=_group_span("secret"), requires=(":",), kind="password"),
     # an AWS secret key a few words from its key id ("AKIA… with secret wJalr…")

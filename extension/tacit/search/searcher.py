@@ -5,8 +5,6 @@ Design notes: docs/design/search.md#tacitsearchsearcher
 
 from __future__ import annotations
 
-import re
-import time
 from datetime import datetime, timezone
 
 from tacit.search import query as q
@@ -16,25 +14,6 @@ from tacit.search.source import host_sources
 ROLES = {"u": "user", "a": "assistant", "t": "tool"}  # as the index stores them
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 50
-_SPAN = re.compile(r"^\s*(\d+)\s*([hdwmy])\s*$")
-_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
-
-
-def parse_since(value: str | None, now: float | None = None) -> float | None:
-    """``7d``, ``12h``, ``2w``, ``3m``, ``1y`` or an ISO date/time -> unix seconds; ValueError otherwise."""
-    if value is None or value == "":
-        return None
-    now = time.time() if now is None else now
-    span = _SPAN.match(value.lower())
-    if span:
-        return now - int(span.group(1)) * _SECONDS[span.group(2)]
-    try:
-        when = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise ValueError(f"--since: expected e.g. 7d, 12h, 2w or a date like 2026-12-01, got {value!r}") from None
-    if when.tzinfo is None:
-        when = when.astimezone()
-    return when.timestamp()
 
 
 def iso(ts: float) -> str:

@@ -33,7 +33,8 @@ TOOL = {
 
 def run(cfg, args, cwd: str | None) -> dict:
     """``{"success": true, "results": [...]}`` or ``{"success": false, "error": ...}``."""
-    from tacit.search.searcher import DEFAULT_LIMIT, parse_since, search
+    from tacit.search.searcher import DEFAULT_LIMIT, search
+    from tacit.timespan import parse_since
 
     if not isinstance(args, dict) or not isinstance(args.get("query"), str) or not args["query"].strip():
         return {"success": False, "error": "query (a string of plain words) is required"}

@@ -9,7 +9,7 @@ import json
 import os
 import shlex
 
-from tacit import __version__, commandline
+from tacit import __version__, commandline, slash
 
 PLUGIN_NAME = "tacit"
 HOST = "claude-code"
@@ -135,22 +135,9 @@ def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
                 "this, tacit's hooks did not run: tell the user in one line to run "
                 f"`{tacit} doctor`, then stop. Run nothing else.")
 
-    out = {
-        "memory-consolidate.md": _command(
-            "Consolidate tacit's memory near its limit (force: every scope) and show the report",
-            body("memory-consolidate"), hint="[force]"),
-        "memory-skills.md": _command("List the skills tacit has saved, with their files", body("memory-skills")),
-    }
-    if ledger:
-        out["memory-show.md"] = _command("Show tacit's memory per scope, then the candidates it is weighing",
-                                         body("memory-show"))
-        out["memory-forget.md"] = _command("Forget what a text says, in every scope (or a candidate's key)",
-                                           body("memory-forget"), hint="TEXT")
-        out["memory-teach.md"] = _command("Teach tacit a memory explicitly (saved at once; --user for USER.md)",
-                                          body("memory-teach"), hint="[--user] TEXT")
-        out["memory-review.md"] = _command(
-            "Review what tacit noted today: keep, drop or edit before it becomes memory", body("memory-review"))
-    return out
+    ledger_free = ("memory-consolidate", "memory-skills")  # the others read or write the ledger
+    return {f"{name}.md": _command(description, body(name), hint=hint)
+            for name, (description, hint) in slash.COMMANDS.items() if ledger or name in ledger_free}
 
 
 def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:

@@ -44,16 +44,6 @@ HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", 
          "post_llm_call",
          "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
-COMMANDS = (  # tacit.slash's commands: name, description, args hint
-    ("memory-consolidate", "tacit: merge and shorten MEMORY.md and USER.md (before → after)", ""),
-    ("memory-skills", "tacit: list the skills in this Hermes home", ""),
-    ("memory-show", "tacit: the memory per scope, then the candidates", ""),
-    ("memory-forget", "tacit: forget what a text says, everywhere (or a candidate's key)", "<text or key>"),
-    ("memory-teach", "tacit: save a memory now (--user for USER.md)", "[--user] <text>"),
-    ("memory-review", "tacit: today's notes grouped by importance, to keep or drop", ""),
-)
-
-
 def register(ctx) -> None:
     """Hermes's plugin entry point. Never raises."""
     cfg = None
@@ -126,7 +116,7 @@ class HermesAdapter:
             schema = {k: search_tool.TOOL[k] for k in ("name", "description", "parameters")}
             ctx.register_tool(search_tool.NAME, "tacit", schema, self.search_sessions,
                               description=search_tool.TOOL["description"])
-        for name, description, hint in COMMANDS:
+        for name, (description, hint) in slash.COMMANDS.items():
             handler = self._command(name)
             try:
                 ctx.register_command(name, handler, description=description, args_hint=hint)

@@ -37,14 +37,6 @@ class ProtocolError(Exception):
         self.code = code
 
 
-COMMANDS = {  # tacit.slash's commands: name -> description
-    "memory-consolidate": "Consolidate the memory near its limit (force: every scope)",
-    "memory-skills": "List tacit's skills and where their files are",
-    "memory-show": "Show the memory per scope, then the candidates",
-    "memory-forget": "Forget what a text says, everywhere: /memory-forget TEXT",
-    "memory-teach": "Teach tacit a memory directly: /memory-teach TEXT",
-    "memory-review": "Review what tacit noted today (keep/drop with `tacit review`)",
-}
 
 # what the extension may send for each event kind (name -> type)
 EVENT_FIELDS = {
@@ -254,7 +246,7 @@ class PiSession:
             "capabilities": ["tools"] if self.child else ["events", "tools", "commands", "notices"],
             "tools": [dict(t) for t in TOOLS],
             "commands": [] if self.child else [
-                {"name": name, "description": desc} for name, desc in COMMANDS.items()],
+                {"name": name, "description": desc} for name, (desc, _) in slash.COMMANDS.items()],
             "data_dir": self.cfg.home_str,
             "log_file": str(self.cfg.log_file),
             # a memory add may consolidate with a child first; /memory-consolidate may run two
@@ -300,8 +292,8 @@ class PiSession:
         if self.child:
             raise ProtocolError("unsupported", "a child agent's session serves tools only")
         name = params.get("name")
-        if name not in COMMANDS:
-            raise ProtocolError("invalid_params", f"unknown command {name!r}; expected one of {sorted(COMMANDS)}")
+        if name not in slash.COMMANDS:
+            raise ProtocolError("invalid_params", f"unknown command {name!r}; expected one of {sorted(slash.COMMANDS)}")
         args = params.get("args") or ""
         if not isinstance(args, str):
             raise ProtocolError("invalid_params", "args must be a string")
