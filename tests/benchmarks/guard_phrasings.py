@@ -160,6 +160,33 @@ GENERAL = {
     "pipe reason": "{r} | breaks the lockfile",
     "slash reason": "{r} / breaks the lockfile",
     "again, reason": "{r} again, it breaks the lockfile",
+    "please please": "please, please {r}",
+    "pretty please": "pretty please {r}",
+    "thank you!": "{r}, thank you!",
+    "smile": "{r} \U0001f642",
+    "(!!)": "{r} (!!)",
+    "CAPS": "{RR}",
+    "CAPS!!!": "{RR}!!!",
+    "IMPORTANT caps": "IMPORTANT: {RR}.",
+    "one more time": "one more time: {r}",
+    "for the last time": "for the last time, {r}",
+    "how many times": "how many times do I have to say it: {r}",
+    "as I said": "as I said, {r}",
+    "like I said": "like I said, {r}",
+    "again,": "again, {r}",
+    "ok so": "ok so {r}",
+    "hey": "hey, {r}",
+    "dude": "dude, {r}",
+    "ffs": "ffs {r}",
+    "wtf": "wtf, {r}",
+    "no!": "no! {r}",
+    "what did I say": "what did I say? {r}",
+    "quoted rule": "\"{r}\"",
+    "trailing ok": "{r}. ok?",
+    "sentence thanks": "{R}. Thanks!",
+    "and reason": "{r} and it breaks the lockfile",
+    "with reason": "{r} — the lockfile breaks every time",
+    "newline reason": "{r}\nit breaks the lockfile",
 }
 # an exception must still veto (nothing derived)
 EXCEPTIONS = {
@@ -240,7 +267,7 @@ def quoted(act: str) -> str:
 def variants(row: dict) -> dict:
     """{(group, template name): text} for one bare row."""
     rule = row["text"].rstrip(". ")
-    fields = {"r": rule, "R": rule[:1].upper() + rule[1:]}
+    fields = {"r": rule, "R": rule[:1].upper() + rule[1:], "RR": " ".join(w.upper() if i < 2 else w for i, w in enumerate(rule.split()))}
     m = _CUE.match(rule)
     groups = [("general", GENERAL), ("exception", EXCEPTIONS)]
     if m:

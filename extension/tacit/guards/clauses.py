@@ -81,6 +81,7 @@ _REASON_SPLIT = lazy(
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
     + _MORE_REASONS + r")\b)|"
+    r"\s+and\s+(?=(?:it|this|that)(?:'s|\s+(?:always\s+|just\s+)?[a-z]+s)\b)|"  # "… and it breaks the lockfile"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
     r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + _FOR_REASON + r")\b)", re.I)
@@ -291,7 +292,8 @@ def _never_said(m) -> str:
 
 
 # "btw, never …" · "oh and don't …" · "just never …": a lead-in before the cue word
-_LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note to self|just|so yeah|anyway)\b[\s,:]*)+"
+_LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note to self|just|so yeah|anyway|ok(?:ay)? so|"
+                r"pretty|ffs|dude|look)\b[\s,:]*)+"
                 r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|please|pls)\b)", re.I)
 
 
