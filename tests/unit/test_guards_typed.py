@@ -76,6 +76,12 @@ CASES = [
      (BASH, {"command": "git push origin develop"}), (BASH, {"command": "git push origin feature"})),
     ("I never want you to run pnpm test", "never run pnpm test",
      (BASH, {"command": "pnpm test"}), (BASH, {"command": "pnpm build"})),
+    ("stop manually editing CHANGELOG.md", "never manually edit CHANGELOG.md",
+     (EDIT, {"file_path": "/repo/CHANGELOG.md", "old_string": "a", "new_string": "b"}),
+     (EDIT, {"file_path": "/repo/README.md", "old_string": "a", "new_string": "b"})),
+    ("under no circumstances touch package-lock.json", "never touch package-lock.json",
+     (EDIT, {"file_path": "/repo/package-lock.json", "old_string": "a", "new_string": "b"}),
+     (EDIT, {"file_path": "/repo/package.json", "old_string": "a", "new_string": "b"})),
     ("remember not to commit .env files", "never commit .env files",
      (BASH, {"command": "git add .env"}), (BASH, {"command": "git add src/a.py"})),
 ]

@@ -140,7 +140,7 @@ _BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|bann
                      r"(?:\s+(?:commands?|actions?|operations?))?\s*:\s*(?=\x00\d+\x00|(?P<ing>[a-z]+ing)\b)", re.I)
 # "under no circumstances run …" · "it is forbidden to …" · "refrain from running …": a "never"
 _NEVER_SAID = lazy(r"\b(?:under no circumstances?|in no case|at no time)(?:\s+(?:should|may|must|are|will|shall)\s+"
-                   r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to))?\s*,?|"
+                   r"(?:you|agents?|claude|the agent)(?:\s+ever)?)?(?:\s+(?:to|be allowed to)\b)?\s*,?|"
                    r"\bit(?:'s|\s+is)\s+(?:strictly\s+)?(?:forbidden|not allowed|prohibited|not permitted)\s+to|"
                    r"\bnever\s*,?\s+ever\b|\b(?:never|don'?t|do not)\s+(?:attempt|try)\s+to\b", re.I)
 # "never hand-edit generated files: `a`, `b`": the list names the files
@@ -272,7 +272,7 @@ _SPOKEN_NEVER = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:i\s+)?(?:tol
                      r"i\s+never\s+want\s+you\s+to|you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
                      r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:not(?=\s+[a-z])|stop|quit)|"
                      r"don'?t\s+you\s+dare|no\s+more|(?:a\s+)?hard\s+no\s+(?:on|to)|no(?=\s+[a-z-]+ing\b)|stop|quit)"
-                     r"(?:\s+|(?<=\s))(?:(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+                     r"(?:\s+|(?<=\s))(?:(?P<adv>[a-z]+ly\s+)?(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
 _NEEDS_ING = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
                   r"(?:stop|quit|no(?!\s+more\b)|(?:a\s+)?hard\s+no\s+(?:on|to))\b", re.I)
 
@@ -282,7 +282,7 @@ def _spoken(m) -> str:
     if ing is None:
         return "never " if not _NEEDS_ING.match(m.group(0)) else m.group(0)
     base = _GERUND.get(ing.lower())
-    return f"never {base} " if base else m.group(0)
+    return f"never {m.group('adv') or ''}{base} " if base else m.group(0)  # "stop manually editing x"
 
 
 def _never_said(m) -> str:
