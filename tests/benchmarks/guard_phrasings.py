@@ -187,6 +187,21 @@ GENERAL = {
     "and reason": "{r} and it breaks the lockfile",
     "with reason": "{r} — the lockfile breaks every time",
     "newline reason": "{r}\nit breaks the lockfile",
+    "it might": "{r}, it might corrupt the lockfile",
+    ", might": "{r}, might corrupt the lockfile",
+    "— could": "{r} — could break CI",
+    "; may": "{r}; may wipe the lockfile",
+    "(may)": "{r} (may wipe the lockfile)",
+    ", sometimes": "{r}, sometimes it breaks CI",
+    ", often": "{r}, often breaks CI",
+    "because might": "{r} because it might break CI",
+    ", probably": "{r}, probably breaks CI",
+    "can break": "{r}, it can break CI",
+    ", can": "{r}, can break CI",
+    "tends to": "{r} - tends to break CI",
+    "usually reason": "{r}; it usually breaks CI",
+    "sentence might": "{R}. It might break CI.",
+    "sentence usually": "{R}. Usually breaks CI.",
 }
 # an exception must still veto (nothing derived)
 EXCEPTIONS = {

@@ -173,3 +173,23 @@ def test_a_rule_limited_in_time_or_to_one_task_vetoes(tail):
 def test_an_and_clause_with_an_exception_still_vetoes():
     assert derive_guards("never run pnpm test and it's fine unless CI is red") == ()
     assert derive_guards("never run pnpm test and then run it again") == ()
+
+
+@pytest.mark.parametrize("text", [
+    "never run pnpm test — could break CI", "never run pnpm test, might corrupt the lockfile",
+    "never run pnpm test; may wipe the lockfile", "never run pnpm test (may wipe the lockfile)",
+    "never run pnpm test, often breaks CI", "never run pnpm test, probably breaks CI",
+    "never run pnpm test, sometimes it breaks CI",
+])
+def test_a_harm_that_may_follow_is_a_reason(text):
+    assert [s.match for s in derive_guards(text)] == [s.match for s in derive_guards("never run pnpm test")]
+    assert stops(text, BASH, {"command": "pnpm test"}) and not stops(text, BASH, {"command": "pnpm build"})
+
+
+@pytest.mark.parametrize("text", [
+    "never run pnpm test, might be fine in CI", "never run pnpm test — could be ok sometimes",
+    "never run pnpm test, usually", "never run pnpm test, may skip it if CI breaks",
+    "never run pnpm test, sometimes it's needed", "never run pnpm test, it might break CI unless cached",
+])
+def test_a_hedge_or_permission_after_the_rule_still_vetoes(text):
+    assert derive_guards(text) == ()

@@ -80,6 +80,7 @@ _REASON_SPLIT = lazy(
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
     r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
+    r"might|may|could|often|sometimes|usually|probably|possibly|tends? to|"
     + _MORE_REASONS + r")\b)|"
     r"\s+and\s+(?=(?:it|this|that)(?:'s|\s+(?:always\s+|just\s+)?[a-z]+s)\b)|"  # "… and it breaks the lockfile"
     r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
@@ -371,12 +372,24 @@ def clauses(text: str) -> list[list[Clause]]:
     return out
 
 
+# "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
+_MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
+                 r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
+_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
+             r"delet|overwrit|fail|leak|caus|trigger|ruin|damag|hurt|crash|explod|drift|pollut|invalidat|bloat|flak)\w*",
+             re.I)
+_LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
+             r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
+
+
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
             first: bool = False) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
     reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
     head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
     head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
+    if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
+        reason, head_hedge = True, False
     return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
 
