@@ -202,6 +202,14 @@ GENERAL = {
     "usually reason": "{r}; it usually breaks CI",
     "sentence might": "{R}. It might break CI.",
     "sentence usually": "{R}. Usually breaks CI.",
+    "run instead": "{r}; run `make check` instead",
+    "use instead": "{r} — use the make target instead",
+    "reading is fine": "{r}; reading it is fine",
+    "ask first sentence": "{R}. Ask me first.",
+    "tell me": "{r}, tell me instead",
+    "open an issue": "{r}. Open an issue instead.",
+    "let me do it": "{r}, let me do it",
+    "I'll do it": "{r}, I'll do it myself",
 }
 # an exception must still veto (nothing derived)
 EXCEPTIONS = {
