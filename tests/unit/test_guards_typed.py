@@ -193,3 +193,26 @@ def test_a_harm_that_may_follow_is_a_reason(text):
 ])
 def test_a_hedge_or_permission_after_the_rule_still_vetoes(text):
     assert derive_guards(text) == ()
+
+
+# a place that is no folder ("in production", "in CI") is a condition the matcher cannot see: before
+# this, "in production, never run npm" stopped npm everywhere (the trailing form already vetoed)
+@pytest.mark.parametrize("text", [
+    "in production, never run npm", "in CI, never run npm install", "In CI never use npm",
+    "in prod never use npm", "on the server, don't run docker compose down -v",
+    "during deploys, never run git push --force", "never run npm in production",
+])
+def test_a_place_that_is_no_folder_is_a_condition(text):
+    assert derive_guards(text) == ()
+
+
+@pytest.mark.parametrize("text, where", [
+    ("in ui/, never use npm", "ui/x"), ("in ci/, never run npm", "ci/x"), ("inside docker/, never use npm", "docker/x"),
+])
+def test_a_folder_said_first_still_places_the_rule(text, where):
+    assert derive_guards(text)
+    folder = f"{ROOT}/{where.split('/')[0]}"
+    guards = [Guard(spec, 1, "project", ROOT, "lesson:1") for spec in derive_guards(text)]
+    inside = normalize_call(BASH, {"command": "npm install"}, folder, project_root=ROOT)
+    outside = normalize_call(BASH, {"command": "npm install"}, ROOT, project_root=ROOT)
+    assert GuardSet(guards).check(inside) and not GuardSet(guards).check(outside)

@@ -382,15 +382,23 @@ _LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free
              r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
 
 
+# "in production, never run npm" · "in CI never …": a place that is no folder is a condition the matcher cannot see
+_CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within)\s+(?:the\s+|a\s+|our\s+)?(?:prod(?:uction)?|staging|"
+                        r"ci|live|release builds?|deploys?|deployments?|servers?|remote (?:hosts?|machines?)|"
+                        r"containers?|docker|hotfix(?:es)?|emergenc(?:y|ies))\b(?![/.])", re.I)
+
+
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
             first: bool = False) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
     reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
     head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
-    head_hedge = bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
+    placed = bool(_CONDITION_PLACE.match(bare))
+    head_hedge = placed or bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
     if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
         reason, head_hedge = True, False
-    return Clause(_restore(protected, spans), reason, head_hedge, bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
+    return Clause(_restore(protected, spans), reason, head_hedge,
+                  placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
 
 
