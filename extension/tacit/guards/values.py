@@ -14,11 +14,11 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.model import GuardSpec, OptionMatch
 from tacit.guards.shell import Invocation, program_name
-from tacit.guards.words import _DONT
+from tacit.guards.words import _DONT, listed
 
 # a label said unquoted must look like one (``type/bug``, ``needs-triage``, ``area:ci``); a bare word may be prose
 _LABEL = r"`[^`\n]{1,50}`|[\w.]+[/:-][\w./:-]+"
-_LABELS = rf"(?:{_LABEL})(?:\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b)\s*(?:{_LABEL}))*"
+_LABELS = listed(_LABEL)
 _LABEL_RULES = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:add|use|apply|set|put|assign)\s+(?:the\s+|any\s+|a\s+)?(?P<vals>{_LABELS})\s+labels?"
     r"(?:\s+(?:to|on)\s+(?:any\s+|the\s+|new\s+)?(?:issues?|prs?|pull requests?)(?:\s+or\s+(?:issues?|prs?|pull requests?))?)?",
@@ -27,7 +27,7 @@ _LABEL_RULES = [lazy(p, re.I) for p in (
 )]
 # ``Co-authored-by``, ``Signed-off-by``, ``Generated-by``: a trailer's name ends with "-by" (or is quoted)
 _TRAILER = r"`[A-Za-z][\w-]{1,40}:?`|[A-Za-z][\w-]*-by:?"
-_TRAILERS = rf"(?:{_TRAILER})(?:\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b)\s*(?:{_TRAILER}))*"
+_TRAILERS = listed(_TRAILER)
 # whose name: the agent's own (a human's trailer stays allowed, but the agent adds only its own)
 _WHOSE = (r"(?:\s+(?:with|naming|for|crediting|mentioning)\s+(?:your(?:self)?|the agent'?s?|the ai'?s?|the assistant'?s?|"
           r"claude'?s?|an? (?:ai|agent|bot|llm|model)'?s?|ai|agent|bot)(?:\s+(?:own\s+)?(?:(?:agent|ai|bot|assistant|model)\s+)?"

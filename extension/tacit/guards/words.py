@@ -79,7 +79,16 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit|hand-(?:modify|change|write|update)|rewrite|reformat|"
               r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?changes to)")
+# "a, b or c" · "a and b" · "a nor b": between the items of a list
+_AND_OR = r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b)\s*"
 _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
+
+
+def listed(item: str) -> str:
+    """A pattern for ``item`` said once or as a list of them ("`a`, `b` or `c`")."""
+    return rf"(?:{item})(?:{_AND_OR}(?:{item}))*"
+
+
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
 _BRANCH_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
