@@ -26,7 +26,7 @@ ENVIRON_HOMES = {"config.py", "paths.py", "children/env.py", "hosts/hook_client.
 LAYERS = [
     {"tacit", "tacit.log", "tacit.fsutil", "tacit.paths", "tacit.config", "tacit.resources", "tacit.events",
      "tacit.hookspecs", "tacit.projects", "tacit.session", "tacit.failures", "tacit.boundary",
-     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes", "tacit.processes", "tacit.timespan",
+     "tacit.privacy", "tacit.safety", "tacit.commandline", "tacit.scopes", "tacit.processes", "tacit.timespan", "tacit.slash_table",
      # the host specs are data every layer may read (tacit.hosts.spec)
      "tacit.hosts.spec", "tacit.hosts.claude_code.spec", "tacit.hosts.codex.spec", "tacit.hosts.hermes.spec",
      "tacit.hosts.pi.spec"},

@@ -9,7 +9,8 @@ import json
 import os
 import shlex
 
-from tacit import __version__, commandline, slash
+from tacit import __version__, commandline
+from tacit.slash_table import COMMANDS
 
 PLUGIN_NAME = "tacit"
 HOST = "claude-code"
@@ -137,7 +138,7 @@ def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
 
     ledger_free = ("memory-consolidate", "memory-skills")  # the others read or write the ledger
     return {f"{name}.md": _command(description, body(name), hint=hint)
-            for name, (description, hint) in slash.COMMANDS.items() if ledger or name in ledger_free}
+            for name, (description, hint) in COMMANDS.items() if ledger or name in ledger_free}
 
 
 def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
