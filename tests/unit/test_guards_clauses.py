@@ -84,6 +84,44 @@ def test_an_exception_vetoes(text):
     assert derive_guards(text) == ()
 
 
+@pytest.mark.parametrize("text", [
+    "use pnpm, not npm, when working in the monorepo",
+    "use yarn instead of npm if the lockfile is yarn.lock",
+    "use pnpm instead of npm, as long as the lockfile is pnpm",
+    "use pnpm instead of npm so long as the lockfile is pnpm",
+    "use pnpm, not npm \u2014 as long as the lockfile is pnpm",
+    "use pnpm, not npm, provided the lockfile is pnpm",
+    "use pnpm, not npm, providing that the lockfile is pnpm",
+    "use pnpm, not npm, in case there is a pnpm-lock.yaml",
+    "use pnpm, not npm, where a pnpm-lock.yaml exists",
+    "use uv instead of pip where possible",
+    "never use npm, where possible",
+    "use pnpm, not npm, once the lockfile is migrated",
+    "use pnpm, not npm, as soon as the lockfile is migrated",
+])
+def test_a_condition_on_the_alternative_vetoes(text):
+    """The check cannot see whether the lockfile is pnpm's: like "if" and "when", a stop would be a guess."""
+    assert derive_guards(text) == ()
+
+
+@pytest.mark.parametrize("text", [
+    "use pnpm, not npm, as the lockfile is pnpm's",  # "as": the reason
+    "use pnpm, not npm, because the lockfile is pnpm's",
+    "use pnpm, not npm, so the lockfile stays pnpm's",
+    "use pnpm, not npm, in this monorepo",  # the project itself
+])
+def test_a_reason_or_the_project_on_the_alternative_does_not_veto(text):
+    assert [s.match for s in derive_guards(text)] == [CommandMatch(("npm",), (), (), True)]
+
+
+@pytest.mark.parametrize("text", [
+    "Do not manually edit `*.xlf` files (provided by the build)",  # "provided by": no condition
+    "Never edit `*.xlf` files, they are provided by the build",
+])
+def test_provided_by_is_no_condition(text):
+    assert derive_guards(text) != ()
+
+
 def test_a_reason_may_say_if_or_when():
     spec = derive_guard("Never run `git clean -fd`, because it deletes files when they are untracked")
     assert spec is not None and spec.match == CommandMatch(("git",), ("clean",), ("-f", "-d"), True)

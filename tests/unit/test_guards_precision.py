@@ -291,6 +291,68 @@ def test_lease_ok_round_trips_and_is_omitted_when_unset():
     assert "lease_ok" not in GuardSpec(PushMatch((), True), "x").to_dict()["match"]
 
 
+# ---------------------------------------------------------------------------
+# An argument the rule names is part of the match; a placeholder is any argument
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson", ["never run `npm install lodash`", "don't npm install lodash",
+                                    "Never run npm install lodash, it bloats the bundle",
+                                    "please don't `npm i lodash` again", "NEVER npm install lodash"])
+def test_a_named_package_is_part_of_the_match(lesson):
+    guards = guard_set(lesson)
+    for command in ("npm install lodash", "npm i lodash", "npm install -D lodash", "npm install react lodash",
+                    "npm install lodash@4.17.21", "npm install --omit dev lodash", "cd web && npm install lodash"):
+        assert stops(guards, "Bash", command), (lesson, command)
+    for command in ("npm install", "npm install other-pkg", "npm install lodash-es", "npm i react", "npm ci",
+                    "npm install --omit dev", "pnpm add lodash", "npm uninstall lodash"):
+        assert not stops(guards, "Bash", command), (lesson, command)
+
+
+@pytest.mark.parametrize("lesson,stopped,passed", [
+    ("never run `pip install requests`", ["pip install requests==2.31", "pip install -i https://mirror requests",
+                                          "pip install 'requests[socks]>=2'", "pip install -e . requests"],
+     ["pip install", "pip install -r requirements.txt", "pip install requests-mock", "pip install -e ."]),
+    ("never run `npm install @types/node`", ["npm install @types/node@20"], ["npm install @types/react"]),
+    ("never run `cargo add serde`", ["cargo add serde", "cargo add tokio serde", "cargo add --features derive serde"],
+     ["cargo add", "cargo add tokio", "cargo add --features serde tokio"]),
+    ("never run `rm -rf build`", ["rm -rf build", "rm -rf dist build"], ["rm -rf dist", "rm build"]),
+])
+def test_a_named_argument_anywhere_in_its_list(lesson, stopped, passed):
+    guards = guard_set(lesson)
+    for command in stopped:
+        assert stops(guards, "Bash", command), (lesson, command)
+    for command in passed:
+        assert not stops(guards, "Bash", command), (lesson, command)
+
+
+@pytest.mark.parametrize("lesson", ["never run `npm install <pkg>`", "never run `npm install X`",
+                                    "never npm install something", "never run `npm install PACKAGE`",
+                                    "never run `npm install $PKG`", "never run `npm install <pkg>@latest`",
+                                    "never run `npm install package-name`", "never run `npm install some-package`"])
+def test_a_placeholder_argument_is_any_argument(lesson):
+    guards = guard_set(lesson)
+    for command in ("npm install lodash", "npm install", "npm i react"):
+        assert stops(guards, "Bash", command), (lesson, command)
+    for command in ("npm ci", "npm run build", "pnpm add lodash"):
+        assert not stops(guards, "Bash", command), (lesson, command)
+
+
+def test_a_placeholder_before_a_flag_keeps_the_flag():
+    guards = guard_set("never run `npm install X --save-dev`")
+    assert stops(guards, "Bash", "npm install --save-dev lodash")
+    assert not stops(guards, "Bash", "npm install lodash")
+
+
+def test_a_placeholder_before_a_named_word_reads_nothing():
+    assert derive_guards("never run `git merge X main`") == ()
+    assert [s.match.remotes for s in derive_guards("never run `git push origin X`")] == [("origin",)]
+
+
+def test_real_names_are_no_placeholders():
+    specs = derive_guards("never run `git checkout HEAD`")
+    assert [s.match.subcommands for s in specs] == [("checkout", "HEAD")]
+    assert [s.match.subcommands for s in derive_guards("never run `npm x eslint`")] == [("x", "eslint")]
+
+
 @pytest.mark.parametrize("line", ["DO NOT call `subscription_list`.", "Never invoke `get_user_info`."])
 def test_a_function_or_tool_called_is_no_program(line):
     assert derive_guards(line) == ()

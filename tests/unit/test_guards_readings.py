@@ -163,10 +163,14 @@ def test_statements_about_made_files_without_a_rule_derive_nothing(line):
 ])
 def test_merging_the_base_branch_in(line):
     guards = guard_set(line)
-    for command in ("git merge main", "git merge origin/main", "git merge --no-ff main", "git merge upstream/main"):
+    for command in ("git merge main", "git merge origin/main", "git merge --no-ff main", "git merge upstream/main",
+                    'git merge -m "sync with main" main', "git merge --no-ff -m 'Merge main' origin/main",
+                    "git merge -X theirs main", "git merge --strategy ort --no-edit main", "git merge -F msg.txt main",
+                    "git -C repo merge --no-ff main", "git merge --message=sync main", "git merge feature-y main"):
         assert stops(guards, "Bash", command), (line, command)
     for command in ("git merge --abort", "git rebase main", "git merge feature-x", "git merge main-fix",
-                    "git push --force-with-lease origin feature-x"):
+                    "git push --force-with-lease origin feature-x", "git merge -m main feature-x",
+                    "git merge -X main feature-x", "git commit -m main", "git log --merges main"):
         assert not stops(guards, "Bash", command), (line, command)
 
 

@@ -58,7 +58,7 @@ _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|c
                  r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
                  + _FOR_REASON)
 _REASON_HEAD = lazy(
-    r"^(?:because|since|as|so|so that|it|it's|its|they|they're|this|that|these|those|which|"
+    r"^(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|so that|it|it's|its|they|they're|this|that|these|those|which|"
     r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
     r"i\.?e|see also|instead|rather|we|you|the|our|there|as per|now that|last time|for (?:\w+ )?reasons?|"
     + _MORE_REASONS + r")\b", re.I)
@@ -75,7 +75,7 @@ _REASON_SPLIT = lazy(
     # ", push to a fork and open a PR": the way to do it instead, an order of its own
     r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
     r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
-    r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as|so|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
+    r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
     r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
     r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
     r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
@@ -116,7 +116,12 @@ _EXCEPTION = lazy(
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"
     r"often|maybe|perhaps|probably|possibly|might|may(?!\s+not)|could|ideally|avoid|avoiding|"
-    r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except)\b", re.I)
+    r"careful|try|wherever|but|unclear|not sure|i think|seems?|unless|except|"
+    # "use pnpm, not npm, as long as / provided / in case / where a lockfile …": a condition said another way
+    r"(?:as|so) long as|as soon as|provided(?:\s+that)?(?=\s+(?:that|the|a|an|you|we|it|they|there|your|our)\b)|"
+    r"providing that|in (?:the )?case|once(?=\s+(?:the|a|an|it|you|we|they|there|your|this|that)\b)|"
+    r"where(?=\s+(?:a|an|there|any|possible|applicable|feasible|practical|appropriate|needed|necessary|"
+    r"relevant|available|supported)\b))\b", re.I)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
 _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
                   r"(?:need|needs|have|has)\s+(?:(?:any|my|our|a|an|the)\s+)?(?:to|permission|approval|consent|sign-?off)|afraid|shy|necessary to|required to|obliged to)\b|"
@@ -392,9 +397,9 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
             first: bool = False) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
     reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
-    head = re.match(r"\s*(\w+(?:\s+\w+)?)", bare)
+    head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare))
-    head_hedge = placed or bool(head and (_EXCEPTION.match(head.group(1)) or _HEDGE.match(head.group(1))))
+    head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
     if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
         reason, head_hedge = True, False
     return Clause(_restore(protected, spans), reason, head_hedge,

@@ -100,6 +100,34 @@ _GLOBAL_VALUE = {
     "python": frozenset(("-X", "-W")),
     "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
 }
+# options of one subcommand that take the next word as their value (`git merge -m "msg" main`: main is the branch)
+_SUB_VALUE = {
+    "git": {"merge": frozenset(("-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--cleanup",
+                                "--into-name")),
+            "pull": frozenset(("-s", "--strategy", "-X", "--strategy-option", "--depth", "--cleanup")),
+            "commit": frozenset(("-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message",
+                                 "--author", "--date", "--cleanup", "-t", "--template", "--fixup", "--squash",
+                                 "--trailer")),
+            "tag": frozenset(("-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup")),
+            "stash": frozenset(("-m", "--message")),
+            "cherry-pick": frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option")),
+            "revert": frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option")),
+            "clean": frozenset(("-e", "--exclude")),
+            "clone": frozenset(("-b", "--branch", "-o", "--origin", "--depth", "--reference", "-u", "--upload-pack")),
+            "fetch": frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs"))},
+    "pip": {"install": frozenset(("-r", "--requirement", "-c", "--constraint", "-i", "--index-url",
+                                  "--extra-index-url", "-t", "--target", "--prefix", "--root", "-f", "--find-links",
+                                  "--platform", "--python-version", "--src", "--upgrade-strategy", "--no-binary",
+                                  "--only-binary", "--implementation", "--abi"))},
+    "npm": {w: frozenset(("--omit", "--include", "--tag", "--save-prefix", "--install-strategy"))
+            for w in _SUB_ALIASES[("npm", "install")]},
+    "cargo": {"add": frozenset(("-F", "--features", "--rename", "--registry", "--path", "--git", "--branch", "--tag",
+                                "--rev", "-p", "--package", "--target"))},
+}
+# commands whose last words are a list of things alike (packages, branches, files): the one a rule names may be any
+_LIST_PROGRAMS = frozenset(("rm", "rmdir", "unlink", "shred"))
+_LIST_SUBS = frozenset(("install", "i", "add", "remove", "uninstall", "rm", "un", "get", "merge", "upgrade", "update",
+                        "up"))
 _TARGET_RUNNERS = frozenset(("make", "gmake", "just", "rake", "task", "mage", "ninja"))
 _INFO_ALONE = frozenset(("--version", "-V", "--help", "-h", "-help", "--usage"))
 # "-v" alone is the version for these; for others (pytest, unittest, rsync) it is "verbose"
@@ -181,7 +209,7 @@ class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed")
+                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -191,6 +219,10 @@ class _Command:
         self.allow_info = match.allow_info
         self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
         self.anywhere = prog in _TARGET_RUNNERS
+        self.sub_value = _SUB_VALUE.get(prog, _SUB_VALUE.get(base.rstrip("0123456789"), {}))
+        subs = match.subcommands
+        self.list_tail = (len(subs) == 1 and prog in _LIST_PROGRAMS) or (len(subs) == 2 and subs[0] in _LIST_SUBS)
+        self.packages = self.list_tail and len(subs) == 2 and subs[0] != "merge"  # `lodash@4` is lodash
         self.program = prog
         self.also = tuple(_FLAG_ALSO.get((prog, f)) for f in match.flags)
         self.bare = match.bare and not match.flags
@@ -218,25 +250,35 @@ class _Command:
             positions = positions[1:]  # docker-compose down = docker compose down
         if self.bare and len(argv) != 1 + len(positions):
             return False  # "a bare `pnpm test`": with arguments it is another command
-        if positions:
-            want = len(positions)
-            if self.anywhere:
-                found = _positionals(argv, self.value_opts, limit=64)
-                if not all(any(w in pos for w in found) for pos in positions):
-                    return False
-            else:
-                found = _positionals(argv, self.value_opts, limit=want + (self.read_only is not None))
-                if len(found) < want:
-                    return False
-                for word, pos in zip(found, positions):
-                    if word not in pos:
-                        return False
-                if self.read_only is not None and len(found) > want and found[want] in self.read_only:
-                    return False  # `git stash list`: the rule's command, only looked at
+        if positions and not self._positions_match(argv, positions):
+            return False
         for (forms, letters), also in zip(self.flags, self.also):
             if not _has_flag(argv, forms, letters) and not (also is not None and also(argv)):
                 return False
         return not any(_has_flag(argv, forms, letters) for forms, letters in self.unless)
+
+    def _positions_match(self, argv: tuple, positions: tuple) -> bool:
+        want = len(positions)
+        if self.anywhere:
+            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
+            return all(any(w in pos for w in found) for pos in positions)
+        if self.list_tail:  # `npm install react lodash`: the package named is any of the list
+            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
+            last = positions[-1]
+            return len(found) >= want and all(w in pos for w, pos in zip(found, positions[:-1])) and \
+                any(w in last or self.packages and _package(w) in last for w in found[want - 1:])
+        found = _positionals(argv, self.value_opts, limit=want + (self.read_only is not None), sub_value=self.sub_value)
+        if len(found) < want or not all(word in pos for word, pos in zip(found, positions)):
+            return False
+        # `git stash list`: the rule's command, only looked at
+        return not (self.read_only is not None and len(found) > want and found[want] in self.read_only)
+
+
+def _package(word: str) -> str:
+    """A package named with its version or extras: ``lodash@4`` · ``@types/node@20`` ·
+    ``requests==2.31`` · ``uvicorn[standard]`` → its name."""
+    at = word.find("@", 1)
+    return re.split(r"[=<>!~\[;]", word[:at] if at > 0 else word, maxsplit=1)[0]
 
 
 def _flag_forms(prog: str, flag: str) -> tuple[frozenset, frozenset]:
@@ -262,7 +304,9 @@ def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
     return False
 
 
-def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
+def _positionals(argv: tuple, value_opts: frozenset, limit: int, sub_value: dict | None = None) -> list:
+    """The words after the program that are no option nor an option's value;
+    once the subcommand is read, its own value options (``sub_value``) too."""
     out = []
     i = 1
     n = len(argv)
@@ -275,6 +319,8 @@ def _positionals(argv: tuple, value_opts: frozenset, limit: int) -> list:
             i += 2 if a in value_opts else 1
             continue
         out.append(a)
+        if len(out) == 1 and sub_value and a in sub_value:
+            value_opts = value_opts | sub_value[a]
         i += 1
     return out
 

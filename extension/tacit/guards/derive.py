@@ -30,7 +30,8 @@ from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes look
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
-                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote)
+                                _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
+                                without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -257,7 +258,7 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
             words = shlex.split(inner)
         except ValueError:
             return None
-        return words or None
+        return without_placeholders(words) if words else None
     words = cmd.split()
     if not words or words[0].lower() not in _KNOWN_PROGRAMS and not (script and _SCRIPT_PATH.fullmatch(words[0])):
         return None
@@ -268,7 +269,7 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
             return None
         if not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w) or w in (".", "./") and i == len(words)):
             return None
-    return [words[0].lower()] + words[1:]
+    return without_placeholders([words[0].lower()] + words[1:])
 
 
 def _split_flag(flag: str) -> list[str]:

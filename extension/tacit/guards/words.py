@@ -115,8 +115,35 @@ def _stem(word: str) -> str:
     return w
 
 
-# "`npm run <script>`" · "`pip install [pkg]`" · "`pnpm …`": a placeholder after the command, any argument
-_PLACEHOLDER_ARG = lazy(r"\s+(?:<[^<>\s][^<>]*>|\[[^\[\]]+\]|\{[^{}]+\}|\.\.\.|\u2026)(?=\s|$)")
+# "`npm run <script>`" · "`pip install [pkg]`" · "`pnpm …`" · "`npm i $PKG`" · "`npm i <pkg>@latest`":
+# a placeholder after the command, any argument
+_PLACEHOLDER_ARG = lazy(r"\s+(?:<[^<>\s][^<>]*>(?:@[\w.^~-]+)?|\[[^\[\]]+\]|\{[^{}]+\}|\.\.\.|\u2026|"
+                        r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)(?=\s|$)")
+# "`npm install X`" · "`pip install PACKAGE`" · "`cargo add something`": a word that stands for any argument
+_PLACEHOLDER_UPPER = lazy(r"[A-Z]|(?:[A-Z]+[_-])?(?:PKG|PACKAGES?|NAME|FILES?|FILENAME|PATH|DIR|BRANCH|VERSION|MODULE|"
+                          r"DEPS?|DEPENDENCY|ARGS?|TARGET|URL|CMD|COMMAND|SCRIPT|TAG|REMOTE|REF|SHA|HASH|LIB|CRATE|GEM|"
+                          r"FOO|BAR)(?:[_-][A-Z]+)?")
+_PLACEHOLDER_LOWER = lazy(r"something|anything|whatever|stuff|foo|bar|baz|foobar|xyz|packages?|"
+                          r"(?:some|any|your|my|a|the|new)[-_]?(?:package|pkg|module|lib|library|dep|dependency|crate|gem|"
+                          r"thing|file|branch)s?|(?:package|pkg|module|lib|library|dep|dependency|crate|gem|file|branch|"
+                          r"script)[-_]?names?")
+
+
+def placeholder(word: str) -> bool:
+    """Whether a word of a quoted command stands for any argument ("X", "PKG", "something")."""
+    return bool(_PLACEHOLDER_UPPER.fullmatch(word) or _PLACEHOLDER_LOWER.fullmatch(word))
+
+
+def without_placeholders(words: list) -> list | None:
+    """A command's words with the placeholders at its end dropped (`npm install X --save`
+    → `npm install --save`); None when one stands before a word that must match."""
+    out = list(words[:1])
+    for i, w in enumerate(words[1:], 1):
+        if not placeholder(w):
+            out.append(w)
+        elif any(not x.startswith("-") and not placeholder(x) for x in words[i + 1:]):
+            return None
+    return out
 
 
 def _unquote(word: str) -> str:
