@@ -272,6 +272,43 @@ def test_the_flag_of_the_named_way_is_what_passes():
     assert stops(bare, "Bash", "pnpm test") and not stops(bare, "Bash", "pnpm test packages/web")
 
 
+@pytest.mark.parametrize("lesson,stopped,passed", [
+    ("never run cargo update, run cargo update -p <crate> instead", ["cargo update"], ["cargo update -p serde"]),
+    ("never run cargo update; use cargo update -p foo", ["cargo update", "cargo update --workspace"],
+     ["cargo update -p serde"]),
+    ("never run cargo update, cargo update -p foo is fine", ["cargo update"], ["cargo update -p foo"]),
+    ("never run pytest, use uv run pytest", ["pytest", "pytest tests/unit"], ["uv run pytest", "uv run pytest -x"]),
+    ("don't run pytest, run it with uv run", ["pytest"], ["uv run pytest"]),
+    ("never run python, use uv run python", ["python x.py"], ["uv run python x.py"]),
+    ("don't call vitest directly, use pnpm vitest", ["vitest run"], ["pnpm vitest run", "pnpm exec vitest"]),
+    ("never run prettier, use npx prettier", ["prettier --write x.md"], ["npx prettier --write x.md"]),
+    ("never run npm test, only npm run test:unit", ["npm test"], ["npm run test:unit"]),
+])
+def test_an_alternative_typed_without_quotes_passes(lesson, stopped, passed):
+    guards = guard_set(lesson)
+    for command in stopped:
+        assert stops(guards, "Bash", command), (lesson, command)
+    for command in passed:
+        assert not stops(guards, "Bash", command), (lesson, command)
+
+
+@pytest.mark.parametrize("lesson,command", [
+    ("never use npm, use pnpm", "npm install"),  # the other program: nothing to narrow
+    ("never run pytest, use make test", "pytest"),
+    ("never run `cargo update`, never `cargo update -p x` either", "cargo update -p tokio"),
+    ("don't run vitest, use pnpm test", "pnpm vitest"),  # pnpm test is the way, not vitest through pnpm
+])
+def test_an_unquoted_alternative_narrows_only_to_itself(lesson, command):
+    assert stops(guard_set(lesson), "Bash", command)
+
+
+def test_a_comma_alone_ends_a_list_of_commands():
+    specs = derive_guards("never use git commit --amend, make new commits")
+    assert [s.describe() for s in specs] == ["`git commit --amend`"]
+    assert [s.describe() for s in derive_guards("don't run npm install, pnpm install works")] == ["`npm install`"]
+    assert len(derive_guards("never run npm install, npm ci or yarn")) == 3
+
+
 def test_unless_round_trips_and_is_omitted_when_unset():
     from tacit.guards.model import CommandMatch, GuardSpec
     spec = GuardSpec(CommandMatch(("cargo",), ("update",), (), True, False, ("-p",)), "x")

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
+from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS
 
 _PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
 _QUOTED = lazy(r"`([^`\n]{1,120})`")
@@ -27,23 +28,57 @@ _SAYS_USE = lazy(r"\b(?:use|prefer|run|instead|rather|try|only)\b", re.I)
 _FORBIDS = lazy(r"\b(?:never|not|no|don'?t|do not|avoid|nor)\b|n't\b", re.I)
 
 
+# "use uv run pytest" · "run it through uv run" · "only npm run test:unit": a command typed without quotes
+_USE_CMD = lazy(r"\b(?:use|run|prefer|try|only|call|invoke)\s+(?:(?:it|them)\s+(?:with|through|via|using)\s+)?"
+                r"(?P<cmd>[a-z][\w.-]*(?:\s+[^\s,;`]+){0,6})", re.I)
+# "cargo update -p foo is fine": a command said to be allowed
+_IS_FINE = lazy(r"^(?:but\s+)?(?P<cmd>[a-z][\w.-]*(?:\s+[^\s,;`]+){0,6}?)\s+(?:is|are)\s+(?:fine|ok|okay|allowed|"
+                r"acceptable|good|enough|the way)\b", re.I)
+_WRAPS = frozenset(("uv", "uvx", "poetry", "pipenv", "pdm", "rye", "hatch", "pnpm", "yarn", "bun", "npx", "bunx", "pnpx",
+                    "npm"))
+
+
+def _unquoted(piece: str) -> str | None:
+    """The command a piece says to use, typed without quotes: a known
+    program and its words, up to the first word of prose."""
+    m = _USE_CMD.search(piece) or _IS_FINE.match(piece.strip())
+    if not m:
+        return None
+    words = []
+    for w in m.group("cmd").split():
+        if w.lower() in _STOP_WORDS or w.lower() in ("instead", "rather", "directly", "here", "everywhere", "always"):
+            break
+        words.append(w)
+    if not words or words[0].lower() not in _KNOWN_PROGRAMS and words[0].lower() not in _WRAPS:
+        return None
+    return " ".join(words)
+
+
 def _alternatives(rule: str, lesson: str) -> list[str]:
-    """The quoted commands (and ``--force-with-lease``) of the lesson's
-    clauses that say to use them and forbid nothing, outside the rule."""
+    """The commands (and ``--force-with-lease``) of the lesson's clauses
+    that say to use them or allow them and forbid nothing, outside the rule:
+    quoted, or typed without quotes."""
     in_rule = set(_QUOTED.findall(rule)) | set(_LEASE.findall(rule))
     out = []
     for piece in _PIECES.split(lesson):
-        if not _SAYS_USE.search(piece) or _FORBIDS.search(_QUOTED.sub(" ", piece)):
+        if _FORBIDS.search(_QUOTED.sub(" ", piece)):
             continue
-        out.extend(q for q in _QUOTED.findall(piece) + _LEASE.findall(piece) if q not in in_rule)
+        if _SAYS_USE.search(piece):
+            out.extend(q for q in _QUOTED.findall(piece) + _LEASE.findall(piece) if q not in in_rule)
+        if "`" not in piece and (_SAYS_USE.search(piece) or _IS_FINE.match(piece.strip())):
+            typed = _unquoted(piece)
+            out.extend([typed] if typed else [])
     return out
 
 
 # a wrapper's verb that runs another program (``uv run x``, ``npx x``), and the names it runs as
 _RUNS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",), "rye": ("run",), "hatch": ("run",),
-         "pnpm": ("exec", "dlx"), "yarn": ("dlx", "exec"), "bun": ("x", "run"), "uvx": (), "npx": (), "bunx": (), "pnpx": ()}
-_KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx"), "bunx": ("bun", "bunx"),
-        "bun": ("bun", "bunx"), "pnpm": ("pnpm", "pnpx"), "pnpx": ("pnpm", "pnpx")}
+         "pnpm": ("exec", "dlx"), "yarn": ("dlx", "exec"), "bun": ("x", "run"), "npm": ("exec", "x"), "uvx": (), "npx": (),
+         "bunx": (), "pnpx": ()}
+# runners that also run a package's binary named right after them (``pnpm vitest``, ``yarn jest``)
+_DIRECT_BIN = frozenset(("pnpm", "yarn"))
+_KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx", "npm"), "bunx": ("bun", "bunx"),
+        "bun": ("bun", "bunx"), "pnpm": ("pnpm", "pnpx"), "pnpx": ("pnpm", "pnpx"), "npm": ("npm", "npx")}
 
 
 _BARE = lazy(r"\b(?:bare|raw|plain|direct|directly)\b", re.I)
@@ -56,8 +91,9 @@ def _through_wrapper(words: list, m) -> tuple:
             or any(p in _RUNS for p in m.programs):
         return ()  # "use `pnpm exec x` rather than `npx x`": npx is the runner not to use
     verbs = _RUNS[words[0]]
-    rest = words[1 + bool(verbs):]
-    if verbs and (len(words) < 2 or words[1] not in verbs):
+    direct = words[0] in _DIRECT_BIN and len(words) > 1 and words[1] in m.programs  # `pnpm vitest run`
+    rest = words[1 + bool(verbs) - direct:]
+    if verbs and not direct and (len(words) < 2 or words[1] not in verbs):
         return ()
     if rest and rest[0] not in m.programs:
         return ()  # "use `uv run ruff`" says nothing of python
@@ -71,7 +107,7 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
     if said and isinstance(m, CommandMatch) and not m.not_via and said.group(1).lower() not in m.programs:
         # "use uv for everything, never bare python": python run through uv is the way
         return replace(spec, match=replace(m, not_via=_KIN.get(said.group(1).lower(), (said.group(1).lower(),))))
-    if not isinstance(m, (PushMatch, CommandMatch)) or "`" not in lesson and "lease" not in lesson and not spec.instead:
+    if not isinstance(m, (PushMatch, CommandMatch)):
         return spec
     for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):
         if isinstance(m, PushMatch):
