@@ -60,7 +60,8 @@ FAMILIES = [
     ("NEVER comment on or review pull requests, issues, etc... on [Wasmtime]; that may only be done by humans",
      ["gh pr comment 10234 --body x", "gh pr review 10234 --approve", "gh issue comment 9876 --body y"],
      ["gh pr view 10234 --comments", "gh issue view 9876", "gh pr create --title x"]),
-    ("don't approve PRs", ["gh pr review 1 --approve"], ["gh pr view 1"]),
+    ("don't approve PRs", ["gh pr review 1 --approve", "gh pr review -a 1"],
+     ["gh pr view 1", "gh pr review 1 --comment -b 'nit'", "gh pr review 1 --request-changes -b x"]),
     # a command, whatever files it runs on
     ("- **No `ruff format`** on existing files — tends to introduce unnecessary style changes.",
      ["ruff format netbox/dcim/models/devices.py", "ruff format ."], ["ruff check netbox/x.py"]),

@@ -309,6 +309,29 @@ def test_a_comma_alone_ends_a_list_of_commands():
     assert len(derive_guards("never run npm install, npm ci or yarn")) == 3
 
 
+@pytest.mark.parametrize("lesson,stopped,passed", [
+    ("never rebase", ["git rebase main", "git rebase --continue"], ["git rebase --abort", "git rebase --quit"]),
+    ("never run git cherry-pick", ["git cherry-pick abc123"], ["git cherry-pick --abort"]),
+    ("never run `git merge`", ["git merge feature"], ["git merge --abort"]),
+    ("never run `git commit`", ["git commit --abort -m x"], []),  # commit has no --abort: it still commits
+])
+def test_aborting_a_git_act_does_not_do_it(lesson, stopped, passed):
+    guards = guard_set(lesson)
+    for command in stopped:
+        assert stops(guards, "Bash", command), (lesson, command)
+    for command in passed:
+        assert not stops(guards, "Bash", command), (lesson, command)
+
+
+def test_python_through_a_project_environment_runner_is_its_python3():
+    guards = guard_set("use python3, not python")
+    for command in ("python x.py", "sudo python x.py", "python -m pip install x"):
+        assert stops(guards, "Bash", command), command
+    for command in ("uv run python x.py", "poetry run python -m pytest", "python3 x.py", ".venv/bin/python x.py"):
+        assert not stops(guards, "Bash", command), command
+    assert stops(guard_set("never use python"), "Bash", "uv run python x.py")  # no python3 named: any python
+
+
 def test_unless_round_trips_and_is_omitted_when_unset():
     from tacit.guards.model import CommandMatch, GuardSpec
     spec = GuardSpec(CommandMatch(("cargo",), ("update",), (), True, False, ("-p",)), "x")

@@ -69,6 +69,7 @@ for _prog, _groups in {
     "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
     "terraform": (("-auto-approve", "--auto-approve"),),
     "cargo": (("-p", "--package"),),
+    "gh": (("-a", "--approve"),),
 }.items():
     for _group in _groups:
         for _flag in _group:
@@ -141,6 +142,8 @@ _GIT_DRY_N = frozenset(("clean", "add", "rm", "mv", "push", "prune", "stash"))
 # "-h" anywhere asks these for help (``psql -h``, ``docker run -h``, ``ls -h`` mean something else)
 _H_IS_HELP = frozenset(("git", "npm", "pnpm", "yarn", "npx", "bun", "cargo", "kubectl", "terraform", "tofu",
                         "helm", "gh", "pip", "uv", "poetry", "pulumi", "rustup", "make", "gmake"))
+# git's acts of several steps: ``--abort`` / ``--quit`` leave one, they do nothing the rule forbids
+_GIT_UNDOABLE = frozenset(("rebase", "merge", "cherry-pick", "revert", "am", "bisect"))
 _NOT_DRY = frozenset(("none", "false", "0", "no", "off"))  # kubectl --dry-run=none runs for real
 # "never use `git stash`": its read-only verbs (``git stash list``) put nothing away
 _READ_ONLY_NEXT = {("git", "stash"): frozenset(("list", "show")), ("git", "worktree"): frozenset(("list",)),
@@ -156,6 +159,8 @@ def _is_info(argv: tuple, program: str) -> bool:
         return True
     if len(argv) >= 2 and argv[1] == "help":
         return True
+    if program == "git" and ("--abort" in argv or "--quit" in argv) and _git_sub(argv) in _GIT_UNDOABLE:
+        return True  # `git rebase --abort`: the act is undone, not done
     dry = _DRY_RUN.get(program, ())
     h_help = program in _H_IS_HELP
     for a in argv[1:]:
@@ -200,6 +205,8 @@ _COMPOSE = frozenset(("docker-compose", "podman-compose"))
 # programs that print, search or show words: a flag among their arguments runs nothing
 _SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "cat", "less", "more", "man",
                         "which", "type", "head", "tail", "sed", "awk", "jq", "command", "help", "whatis", "apropos"))
+# runners of a project's Python environment, whose python is the python3 it was made with
+_ENV_RUNNERS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
 
 
@@ -236,6 +243,8 @@ class _Command:
         self.on = tuple(u.strip("/") for u in match.on)
         self.not_via = frozenset(match.not_via)
         self.to_file = match.to_file
+        if self.venv_ok and not self.not_via:  # `uv run python`: the project environment's python3
+            self.not_via = _ENV_RUNNERS
         self.placed = bool(self.under or self.on or self.not_via or self.to_file)
 
     def matches(self, argv: tuple) -> bool:

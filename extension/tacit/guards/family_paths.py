@@ -63,8 +63,10 @@ def _pr_acts(clause: str, because: str) -> list:
         for act in ("comment", "review"):
             if act == "review" and noun == "issue":
                 continue
-            if act in acts or act == "review" and "approve" in acts:
+            if act in acts:
                 out.append(GuardSpec(CommandMatch(("gh",), (noun, act), (), True), because))
+            elif act == "review" and "approve" in acts:  # an approval is a review with --approve, not any review
+                out.append(GuardSpec(CommandMatch(("gh",), (noun, act), ("--approve",), True), because))
     return out
 
 
