@@ -98,6 +98,9 @@ def test_an_exception_vetoes(text):
     "never use npm, where possible",
     "use pnpm, not npm, once the lockfile is migrated",
     "use pnpm, not npm, as soon as the lockfile is migrated",
+    "On Windows, use `py` instead of `python`",  # the system: a case the check cannot see
+    "on macOS, never use `sed -i`",
+    "In Linux containers never run `apt-get upgrade`",
 ])
 def test_a_condition_on_the_alternative_vetoes(text):
     """The check cannot see whether the lockfile is pnpm's: like "if" and "when", a stop would be a guess."""

@@ -413,6 +413,19 @@ def test_real_names_are_no_placeholders():
     assert [s.match.subcommands for s in derive_guards("never run `npm x eslint`")] == [("x", "eslint")]
 
 
+@pytest.mark.parametrize("line", ["No `io/ioutil`, `github.com/pkg/errors`, `gopkg.in/yaml.v2`, `golang.org/x/exp/maps`",
+                                  "Never use `io/ioutil`.", "Don't use `github.com/pkg/errors`; wrap with `fmt.Errorf`."])
+def test_an_import_path_is_no_program(line):
+    assert derive_guards(line) == ()
+
+
+@pytest.mark.parametrize("line,program", [("No `scripts/deploy.sh`.", "deploy.sh"), ("Never call `bin/release`.", "release"),
+                                          ("Don't use `script/tag-release`.", "tag-release"),
+                                          ("Never use `./gradlew publish`.", "gradlew")])
+def test_a_script_by_its_path_is_still_one(line, program):
+    assert [s.match.programs for s in derive_guards(line)] == [(program,)]
+
+
 @pytest.mark.parametrize("line", ["DO NOT call `subscription_list`.", "Never invoke `get_user_info`."])
 def test_a_function_or_tool_called_is_no_program(line):
     assert derive_guards(line) == ()

@@ -389,7 +389,8 @@ _LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free
 
 # "in production, never run npm" · "in CI never …": a place that is no folder is a condition the matcher cannot see
 _CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within)\s+(?:the\s+|a\s+|our\s+)?(?:prod(?:uction)?|staging|"
-                        r"ci|live|release builds?|deploys?|deployments?|servers?|remote (?:hosts?|machines?)|"
+                        r"ci|live|release builds?|"
+                        r"deploys?|deployments?|servers?|remote (?:hosts?|machines?)|windows|macos|mac|linux|wsl|"
                         r"containers?|docker|hotfix(?:es)?|emergenc(?:y|ies))\b(?![/.])", re.I)
 
 

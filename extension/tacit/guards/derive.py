@@ -31,7 +31,7 @@ from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead,
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                without_placeholders)
+                                script_like, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -302,8 +302,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:
         return None  # "never use git" is not a command; "never use `git stash`" is
     if verb in ("use", "type", "do", "", "call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
-            and "/" not in words[0]:
-        return None  # "never use `any`", "do not call `subscription_list`": a type, a function or a tool, not a program
+            and not script_like(words[0]):
+        return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
     program = words[0]
