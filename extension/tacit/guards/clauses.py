@@ -139,7 +139,10 @@ _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
 # "Never touch: `a/`, `b/`": the list is what never to touch
-_VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alter|delete|remove|commit))\s*:\s*(?=\x00\d+\x00)",
+# "NEVER commit: ROM files, build artifacts, `.wasm` files": the list after the colon is the object (not a reason)
+_VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alter|delete|remove|commit))\s*:\s*"
+                   r"(?=\x00\d+\x00|(?!(?:it|its|it's|they|this|that|these|those|because|since|as|so|we|you|the user|"
+                   r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,)",
                    re.I)
 # "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
 _BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
