@@ -396,6 +396,13 @@ def test_a_placeholder_argument_is_any_argument(lesson):
         assert not stops(guards, "Bash", command), (lesson, command)
 
 
+def test_a_placeholder_in_the_alternative_form_is_any_argument():
+    guards = guard_set("Use `pnpm add` instead of `npm install package-name`")
+    assert stops(guards, "Bash", "npm install lodash") and not stops(guards, "Bash", "pnpm add lodash")
+    named = guard_set("use `pnpm add lodash` instead of `npm install lodash`")
+    assert stops(named, "Bash", "npm install lodash") and not stops(named, "Bash", "npm install react")
+
+
 def test_a_placeholder_before_a_flag_keeps_the_flag():
     guards = guard_set("never run `npm install X --save-dev`")
     assert stops(guards, "Bash", "npm install --save-dev lodash")

@@ -179,7 +179,7 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
         programs: list[str] = []
         subcommands: tuple = ()
         for y in ys:
-            words = _unquote(y).split()
+            words = without_placeholders(_unquote(y).split()) or []  # `npm install package-name`: any package
             if not words:
                 break
             head = words[0].lower()
