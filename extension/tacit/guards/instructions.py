@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, clean_line
-from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
+from tacit.guards.derive import _MAYBE_RULE, MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
 from tacit.guards.words import _KNOWN_PROGRAMS
@@ -137,7 +137,7 @@ _NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.
 def _unread(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
-    if _prepare(line) is None or _EXCEPTION.search(line) or _HEDGE.search(line):
+    if not _MAYBE_RULE.search(line) or _EXCEPTION.search(line) or _HEDGE.search(line):
         return False
     if _NAMED.search(line):
         return True
