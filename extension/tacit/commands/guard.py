@@ -25,7 +25,7 @@ from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
-from tacit.stores.guard_files import READ_BY_CHILD, add_for_line
+from tacit.stores.guard_files import READ_BY_CHILD, add_for_line, unread_lines
 from tacit.stores.guard_stats import render_stats, stats
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -139,18 +139,27 @@ def _list(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         store.sync(project)
         records = store.all() if args.all else store.applying(project)
+        phrased = {r.file for r in store.applying(project) if r.key.startswith(READ_BY_CHILD)}
+        unread = [u for u in unread_lines(store.ledger, cfg, project) if u["where"] not in phrased]
         if args.json:
-            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records]})
+            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records],
+                  "unread": unread})
             return 0
         where = f"{project.name} ({project.main_root})" if project else "no project (global guards only)"
         if not records:
             print(f"No guards apply in {where}. Lessons like \"we use pnpm here, never npm\" become guards; "
                   "add one with `tacit guard add PATTERN --because \"…\"`.")
-            return 0
-        print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
-        for record in records:
-            print(_line(record))
-        print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
+        else:
+            print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
+            for record in records:
+                print(_line(record))
+            print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
+        if unread:
+            print(f"\nRule lines tacit could not read as a guard ({len(unread)}; a child is shown each once):")
+            for one in unread[:10]:
+                print(f"  {one['where']}  \"{clip(one['text'], 100)}\"{'' if one['asked'] else '  (not shown yet)'}")
+            print(f"Phrase one yourself: tacit guard add --line {unread[0]['where']} \"<pattern>\" "
+                  "(every word of it must be in the line).")
         return 0
 
     return _run(args, cfg, work)

@@ -308,17 +308,22 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
 ASKED_KEY = "guards.files.asked."  # + the project's key: the unread lines already put to a child
 
 
-def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
-    """The unread lines of ``project``'s instruction files no child was shown
-    yet (as ``{"where": "AGENTS.md:42", "text": …}``), at most ``limit``."""
+def unread_lines(ledger, cfg, project) -> list:
+    """The unread lines of ``project``'s instruction files, as ``{"where":
+    "AGENTS.md:42", "text", "asked"}`` (``asked``: a child was shown it)."""
     if project is None or not bool(cfg.settings.get("instruction_files", True)):
         return []
     got = read(project.root, None, cfg)
     with ledger.read() as conn:
         asked = set(_asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)))
-    out = [{"where": f"{rel}:{line.line}", "text": line.text} for rel, line in got.unread
-           if _asked_id(rel, line.text) not in asked]
-    return out[:limit]
+    return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
+            for rel, line in got.unread]
+
+
+def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
+    """The unread lines no child was shown yet (``{"where", "text"}``), at most ``limit``."""
+    return [{"where": one["where"], "text": one["text"]} for one in unread_lines(ledger, cfg, project)
+            if not one["asked"]][:limit]
 
 
 def mark_asked(ledger, project, lines: list) -> None:
@@ -356,4 +361,4 @@ def notices(ledger, project) -> list[str]:
 
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
-           "add_for_line", "unasked", "mark_asked"]
+           "add_for_line", "unread_lines", "unasked", "mark_asked"]
