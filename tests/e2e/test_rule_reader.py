@@ -1,0 +1,143 @@
+"""An AGENTS.md line tacit cannot read, phrased by the real host's child,
+stops the next session's write — with real hosts offline against the scripted
+model: Claude Code (2.1.197) and Codex (0.171.0).
+
+The repository's AGENTS.md says "Please refrain from touching the lockfile
+`pnpm-lock.yaml` yourself." No grammar reading makes that a guard. At
+session 1's first turn end tacit puts the line to a ``rules`` child — the
+host's own child command (``claude -p`` / ``codex exec``) against the stub —
+whose script first proposes a pattern the line does not say (``npm``:
+refused, no guard) and then ``path:pnpm-lock.yaml`` (accepted: a guard that
+asks and names ``AGENTS.md:5``, written by the child "rules"). In session 2
+the agent's edit of the lockfile and its ``echo … > pnpm-lock.yaml`` are
+stopped before they run (the file is unchanged, the reason names the line),
+and a write of another file runs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from codex_rig import codex_binary, run_codex  # noqa: F401  (fixtures)
+from e2e_helpers import TacitOnHost, message_text, wait_for
+
+pytestmark = pytest.mark.e2e
+RULE = "Please refrain from touching the lockfile `pnpm-lock.yaml` yourself."
+AGENTS = f"""# Contributing
+
+Run the tests before you open a pull request.
+
+- {RULE}
+- Keep commits small.
+"""
+LINE = 5
+WHERE = f"AGENTS.md:{LINE}"
+LOCKFILE = "lockfileVersion: '9.0'\n# LOCK-SENTINEL-3141\n"
+CHILD_MARK = "tacit's rule reader"  # in the rules child's prompt only
+CHILD_DEADLINE = 90  # seconds for the detached child to finish
+
+
+def repo_with_rule(project: Path) -> None:
+    """The project as a real repository: AGENTS.md, the lockfile, package.json."""
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    if not (project / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(project)], check=True, capture_output=True)
+    (project / "AGENTS.md").write_text(AGENTS)
+    (project / "pnpm-lock.yaml").write_text(LOCKFILE)
+    (project / "package.json").write_text('{"name": "demo"}\n')
+    for args in (["checkout", "-q", "-B", "main"], ["add", "."], ["commit", "-q", "-m", "rules"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+
+
+def child_script(tool: str, key: str, tacit: str = "tacit") -> list[dict]:
+    """The rules child's answers: an ungrounded pattern first, then the
+    grounded one once the refusal is back, then its closing line."""
+    def call(pattern: str) -> dict:
+        command = f'{tacit} guard add --line {WHERE} "{pattern}"'
+        return {"name": tool, "input": {key: command, **({"description": "guard"} if tool == "Bash" else {})}}
+    return [
+        {"match": "occur\\(s\\) nowhere", "match_body": CHILD_MARK, "times": 1,
+         "tool_calls": [call("path:pnpm-lock.yaml")]},
+        {"match_body": CHILD_MARK, "times": 1, "tool_calls": [call("npm")]},
+        {"match_body": CHILD_MARK, "reply": f"{WHERE}: path:pnpm-lock.yaml"},
+    ]
+
+
+def child_requests(stub) -> list[dict]:
+    return [r for r in stub.model_requests() if CHILD_MARK in json.dumps(r["body"])]
+
+
+def phrased_by_the_child(t: TacitOnHost) -> dict:
+    """After session 1: the child ran once, proposed ``npm`` (refused) and
+    the lockfile path (a guard that asks, from AGENTS.md:5, written by the
+    child "rules"); returns the guard."""
+    [record] = wait_for(lambda: t.children("rules"), CHILD_DEADLINE, what="the rules child in children.jsonl")
+    assert record["ok"] and record["mode"] == "agent" and record["exit"] == 0, record
+    requests = child_requests(t.stub)
+    assert len(requests) == 3, [r["body"].get("model") for r in requests]
+    assert f"`{WHERE}`: {RULE}" in json.dumps(requests[0]["body"], ensure_ascii=False).replace("\\u0060", "`")
+    assert "occur(s) nowhere" in json.dumps(requests[1]["body"])  # the refusal reached the child's model
+    listed = json.loads(t.tacit("guard", "list", "--json").stdout)
+    guards = [g for g in listed["guards"] if g.get("source") == WHERE]
+    assert len(guards) == 1, listed
+    [guard] = guards
+    assert guard["action"] == "ask" and guard["because"] == RULE, guard
+    assert (guard["kind"], guard["match"]) == ("path", {"patterns": ["pnpm-lock.yaml"]}), guard
+    assert json.loads(t.tacit("guard", "test", "npm install", "--json").stdout)["fires"] is False  # refused: no guard
+    assert json.loads(t.tacit("guard", "test", "--edit", "pnpm-lock.yaml", "--json").stdout)["fires"] is True
+    changes = json.loads(t.tacit("memory", "log", "--json").stdout)["changes"]
+    added = [c for c in changes if c["action"] == "guard_add"]
+    assert len(added) == 1 and added[0]["target"] == f"guard {guard['id']}", changes
+    assert (added[0]["actor_kind"], added[0]["actor_name"]) == ("child", "rules"), added[0]
+    return guard
+
+
+# --------------------------------------------------------------------------
+# Claude Code
+# --------------------------------------------------------------------------
+
+def test_claude_code_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_kept(run_claude, stub, tmp_path):
+    tc = TacitOnHost(run_claude, stub, tmp_path)
+    tc.host = "claude-code"
+    project = run_claude.project
+    repo_with_rule(project)
+    assert tc.install()["success"]
+    assert json.loads(tc.tacit("guard", "list", "--json").stdout)["guards"] == []  # tacit cannot read the line
+
+    stub.set_script([*child_script("Bash", "command"), {"match": "^hello$", "reply": "Hi."}])
+    _, result = tc.run_ok(run_claude.prompt, "hello")
+    assert result["result"] == "Hi."
+    phrased_by_the_child(tc)
+
+    lock, notes = project / "pnpm-lock.yaml", project / "NOTES.md"
+    stub.set_script([
+        {"match": "^refresh the lockfile$", "times": 1,
+         "tool_calls": [{"name": "Read", "input": {"file_path": str(lock)}}]},
+        {"match": "LOCK-SENTINEL-3141", "times": 1, "tool_calls": [{"name": "Edit", "input": {
+            "file_path": str(lock), "old_string": "lockfileVersion: '9.0'", "new_string": "lockfileVersion: '6.0'"}}]},
+        {"match": "tacit: .*echo", "times": 1, "tool_calls": [{"name": "Write", "input": {
+            "file_path": str(notes), "content": "The lockfile is left to pnpm.\n"}}]},
+        {"match": f"tacit: .*{WHERE}", "times": 1, "tool_calls": [{"name": "Bash", "input": {
+            "command": "echo x > pnpm-lock.yaml", "description": "overwrite"}}]},
+        {"match": "NOTES.md", "times": 1, "reply": "Left the lockfile alone."},
+    ])
+    n = len(stub.model_requests())
+    _, result = tc.run_ok(run_claude.prompt, "refresh the lockfile", "--allowedTools", "Read,Edit,Write,Bash")
+    assert result["result"] == "Left the lockfile alone.", result
+    assert lock.read_text() == LOCKFILE  # neither the edit nor the shell write ran
+    assert notes.read_text() == "The lockfile is left to pnpm.\n"  # another file: written
+    denied = [(d["tool_name"], d["tool_input"].get("command") or d["tool_input"].get("file_path"))
+              for d in result["permission_denials"]]
+    assert denied == [("Edit", str(lock)), ("Bash", "echo x > pnpm-lock.yaml")], result["permission_denials"]
+    reasons = []
+    for request in stub.model_requests()[n:]:
+        last = request["body"]["messages"][-1]
+        if isinstance(last.get("content"), list):
+            reasons += [message_text(b["content"]) for b in last["content"]
+                        if b.get("type") == "tool_result" and b.get("is_error")]
+    assert len(reasons) == 2 and all(r.startswith("tacit: ") and WHERE in r and RULE in r for r in reasons), reasons
+    assert len(tc.children("rules")) == 1  # the line was put to a child once
+    assert stub.refused_proxy() == []
