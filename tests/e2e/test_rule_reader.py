@@ -141,3 +141,56 @@ def test_claude_code_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_
     assert len(reasons) == 2 and all(r.startswith("tacit: ") and WHERE in r and RULE in r for r in reasons), reasons
     assert len(tc.children("rules")) == 1  # the line was put to a child once
     assert stub.refused_proxy() == []
+
+
+# --------------------------------------------------------------------------
+# Codex (deny is honoured, ask is not: tacit denies, naming the line)
+# --------------------------------------------------------------------------
+
+LOCK_PATCH = """apply_patch <<'EOF'
+*** Begin Patch
+*** Update File: pnpm-lock.yaml
+@@
+-lockfileVersion: '9.0'
++lockfileVersion: '6.0'
+*** End Patch
+EOF"""
+
+
+def test_codex_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_kept(run_codex, stub, tmp_path):  # noqa: F811
+    from tacit.commandline import tacit_display
+
+    tx = TacitOnHost(run_codex, stub, tmp_path)
+    tx.host = "codex"
+    project = run_codex.project
+    repo_with_rule(project)
+    assert tx.install()["success"]
+    run_codex.trust_hooks("tacit.hosts.hook_client")
+
+    stub.set_script([*child_script("exec_command", "cmd", tacit_display()), {"match": "^hello$", "reply": "Hi."}])
+    proc, reply = tx.run_ok(run_codex.exec, "hello")
+    assert reply == "Hi.", proc.stderr[-3000:]
+    phrased_by_the_child(tx)
+
+    lock, notes = project / "pnpm-lock.yaml", project / "NOTES.md"
+    stub.set_script([
+        {"match": "^refresh the lockfile$", "times": 1,
+         "tool_calls": [{"name": "exec_command", "input": {"cmd": "echo x > pnpm-lock.yaml"}}]},
+        {"match": "blocked by PreToolUse hook: tacit: stopped `echo", "times": 1,
+         "tool_calls": [{"name": "exec_command", "input": {"cmd": LOCK_PATCH}}]},
+        {"match": "blocked by PreToolUse hook", "times": 1,
+         "tool_calls": [{"name": "exec_command", "input": {"cmd": "echo 'The lockfile is left to pnpm.' > NOTES.md"}}]},
+    ], default="Left the lockfile alone.")
+    n = len(stub.model_requests())
+    proc, reply = tx.run_ok(run_codex.exec, "refresh the lockfile", "--sandbox", "workspace-write")
+    assert reply == "Left the lockfile alone.", proc.stderr[-3000:]
+    assert lock.read_text() == LOCKFILE, proc.stderr[-3000:]  # neither the shell write nor the patch ran
+    assert notes.read_text() == "The lockfile is left to pnpm.\n", proc.stderr[-3000:]  # another file: written
+    outputs = [i["output"] for r in stub.model_requests()[n:] for i in r["body"].get("input", [])
+               if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    blocked = list(dict.fromkeys(o for o in outputs if "PreToolUse" in str(o)))
+    assert len(blocked) == 2, outputs
+    assert all(o.startswith("Command blocked by PreToolUse hook: tacit: stopped ") and f"{WHERE}" in o and RULE in o
+               for o in blocked), blocked
+    assert len(tx.children("rules")) == 1
+    assert stub.refused_proxy() == []
