@@ -140,6 +140,24 @@ def test_claude_code_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_
                         if b.get("type") == "tool_result" and b.get("is_error")]
     assert len(reasons) == 2 and all(r.startswith("tacit: ") and WHERE in r and RULE in r for r in reasons), reasons
     assert len(tc.children("rules")) == 1  # the line was put to a child once
+
+    # the guard lives while its line reads the same: reworded, the guard is gone and the new
+    # line goes to a child at the next session's first turn end
+    reworded = RULE.replace("Please refrain", "Kindly refrain")
+    (project / "AGENTS.md").write_text(AGENTS.replace(RULE, reworded))
+    assert json.loads(tc.tacit("guard", "list", "--json").stdout)["guards"] == []
+    assert json.loads(tc.tacit("guard", "test", "--edit", "pnpm-lock.yaml", "--json").stdout)["fires"] is False
+    stub.set_script([
+        {"match_body": "Kindly refrain", "times": 1, "tool_calls": [{"name": "Bash", "input": {
+            "command": f'tacit guard add --line {WHERE} "path:pnpm-lock.yaml"', "description": "guard"}}]},
+        {"match_body": CHILD_MARK, "reply": f"{WHERE}: path:pnpm-lock.yaml"},
+        {"match": "^hello again$", "reply": "Hi again."},
+    ])
+    _, result = tc.run_ok(run_claude.prompt, "hello again")
+    assert result["result"] == "Hi again."
+    wait_for(lambda: len(tc.children("rules")) == 2, CHILD_DEADLINE, what="a second rules child")
+    [guard] = json.loads(tc.tacit("guard", "list", "--json").stdout)["guards"]
+    assert guard["source"] == WHERE and guard["because"] == reworded, guard
     assert stub.refused_proxy() == []
 
 
