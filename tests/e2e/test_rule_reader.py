@@ -1,17 +1,18 @@
 """An AGENTS.md line tacit cannot read, phrased by the real host's child,
 stops the next session's write — with real hosts offline against the scripted
-model: Claude Code (2.1.197) and Codex (0.171.0).
+model: Claude Code (2.1.197), Codex (0.171.0) and pi (0.73.1).
 
 The repository's AGENTS.md says "Please refrain from touching the lockfile
 `pnpm-lock.yaml` yourself." No grammar reading makes that a guard. At
 session 1's first turn end tacit puts the line to a ``rules`` child — the
-host's own child command (``claude -p`` / ``codex exec``) against the stub —
+host's own child command (``claude -p`` / ``codex exec`` / ``pi -p``) against the stub —
 whose script first proposes a pattern the line does not say (``npm``:
 refused, no guard) and then ``path:pnpm-lock.yaml`` (accepted: a guard that
 asks and names ``AGENTS.md:5``, written by the child "rules"). In session 2
 the agent's edit of the lockfile and its ``echo … > pnpm-lock.yaml`` are
 stopped before they run (the file is unchanged, the reason names the line),
-and a write of another file runs.
+and a write of another file runs. With Claude Code, the line reworded lifts
+the guard and goes to a second child.
 """
 
 from __future__ import annotations
@@ -211,4 +212,48 @@ def test_codex_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_kept(r
     assert all(o.startswith("Command blocked by PreToolUse hook: tacit: stopped ") and f"{WHERE}" in o and RULE in o
                for o in blocked), blocked
     assert len(tx.children("rules")) == 1
+    assert stub.refused_proxy() == []
+
+
+# --------------------------------------------------------------------------
+# pi (it cannot ask: tacit blocks, naming the line)
+# --------------------------------------------------------------------------
+
+PI_EXTENSION = Path(__file__).resolve().parents[2] / "extension" / "tacit" / "hosts" / "pi" / "extension" / "index.ts"
+
+
+def test_pi_child_phrases_an_unread_agents_md_line_and_the_lockfile_is_kept(run_pi, stub, tmp_path):
+    tp = TacitOnHost(run_pi, stub, tmp_path)
+    tp.host = "pi"
+    project = run_pi.project
+    repo_with_rule(project)
+
+    def prompt(text: str) -> str:
+        proc = run_pi.prompt(text, extensions=[PI_EXTENSION], env_extra=tp.env_extra)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout.strip()
+
+    stub.set_script([*child_script("bash", "command"), {"match": "^hello$", "reply": "Hi."}])
+    assert prompt("hello") == "Hi."
+    phrased_by_the_child(tp)
+
+    lock, notes = project / "pnpm-lock.yaml", project / "NOTES.md"
+    stub.set_script([
+        {"match": "^refresh the lockfile$", "times": 1,
+         "tool_calls": [{"name": "bash", "input": {"command": "echo x > pnpm-lock.yaml"}}]},
+        {"match": "tacit: stopped `echo", "times": 1, "tool_calls": [{"name": "edit", "input": {
+            "path": "pnpm-lock.yaml", "edits": [{"oldText": "lockfileVersion: '9.0'",
+                                                  "newText": "lockfileVersion: '6.0'"}]}}]},
+        {"match": "tacit: stopped", "times": 1, "tool_calls": [{"name": "write", "input": {
+            "path": "NOTES.md", "content": "The lockfile is left to pnpm.\n"}}]},
+    ], default="Left the lockfile alone.")
+    n = len(stub.model_requests())
+    assert prompt("refresh the lockfile") == "Left the lockfile alone."
+    assert lock.read_text() == LOCKFILE  # neither the shell write nor the edit ran
+    assert notes.read_text() == "The lockfile is left to pnpm.\n"  # another file: written
+    tools = [m for r in stub.model_requests()[n:] for m in r["body"]["messages"] if m.get("role") == "tool"]
+    reasons = list(dict.fromkeys(message_text(m["content"]) for m in tools if "tacit: stopped" in message_text(
+        m["content"])))
+    assert len(reasons) == 2 and all(WHERE in r and RULE in r for r in reasons), reasons
+    assert len(tp.children("rules")) == 1
     assert stub.refused_proxy() == []
