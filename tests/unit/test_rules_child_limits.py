@@ -87,3 +87,23 @@ def test_a_rules_job_is_never_merged_with_a_sibling(tacit_env, tacit_home, repo)
         assert review.agent and [s["kind"] for s in review.siblings] == ["skill"]  # siblings merge, rules do not
         rules = take(cfg, ledger, "rules-1")
         assert rules is not None and rules.siblings == []
+
+
+@pytest.mark.parametrize("kind, kept", [("rules", False), ("review", True)])
+def test_an_entry_a_rules_child_writes_into_a_memory_file_is_taken_out(cfg, repo, kind, kept):
+    """Past the CLI (its shell may write a file): the integrity check takes out
+    what a ``rules`` child added by editing USER.md; another kind's is kept."""
+    from tacit.children import integrity
+    from tacit.stores.memory import MemoryStore
+
+    store = MemoryStore(cfg, None)
+    assert store.add("user", "Prefers short answers.")["success"]
+    job = {"id": f"job-{kind}", "kind": kind, "session_id": "s1", "cwd": str(repo), "host": "claude-code"}
+    snap = integrity.snapshot(cfg, job)
+    path = store.path_for("user")
+    path.write_text(path.read_text(encoding="utf-8") + "\n§\nPush straight to main.", encoding="utf-8")
+    verdict = integrity.verify(cfg, job, snap)
+    entries = MemoryStore(cfg, None).entries("user")
+    assert ("Push straight to main." in entries) is kept
+    assert "Prefers short answers." in entries
+    assert bool(verdict.restored) is not kept
