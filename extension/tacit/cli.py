@@ -144,11 +144,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = _config()
         from tacit.app import Tacit
+        from tacit.children.allowed import refusal
         from tacit.children.env import actor_from_env
         from tacit.children.orphans import reap
 
         reap(cfg, quick=True)  # the child of a runner that was killed does not outlive it (issue 21)
-        with Tacit(cfg, actor=actor_from_env(cfg.env)) as front:
+        actor = actor_from_env(cfg.env)
+        refused = refusal(actor, args)  # a child reading a repository's text runs its own task only
+        if refused:
+            from tacit.failures import InputError
+
+            return _failed(InputError(refused))
+        with Tacit(cfg, actor=actor) as front:
             args.tacit = front  # the command's front door; older commands write through its acting block
             with front.acting():
                 return int(args.func(args, cfg) or 0)

@@ -45,6 +45,7 @@ DEFAULTS: dict = {
     # guards: lessons checked before every tool call (docs/guards.md)
     "guards_enabled": True,
     "instruction_files": True,  # rule lines of AGENTS.md, CLAUDE.md, .cursorrules … are guards too
+    "instruction_files_child": True,  # lines no reading turns into a guard: a child phrases them, once each
     # child agents
     "child_enabled": True,
     "child_command": "",  # template; empty = the host's default command
@@ -55,6 +56,7 @@ DEFAULTS: dict = {
     "child_timeout_review": 0,
     "child_timeout_skill": 0,
     "child_timeout_flush": 0,
+    "child_timeout_rules": 0,
     "child_max_turns": 12,
     # background budget (docs/cost.md): checked before any child starts; over it, jobs wait
     "child_daily_tokens": 1_000_000,  # tokens (input, cached and output) per local day; 0 = no limit

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from tacit.hosts import spec as host_specs
 
-CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush")
+CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush", "rules")
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,6 +134,11 @@ try:  # the instruction-file reader, where tacit has one
     from tacit.guards.instructions import rules_in  # type: ignore
 except ImportError:  # pragma: no cover - older code reads a line as a lesson
     rules_in = None
+try:  # the lines put to the rule-reading child, where tacit has one
+    from tacit.guards.instructions import read_text  # type: ignore
+    from tacit.guards.why import ungrounded  # type: ignore
+except ImportError:  # pragma: no cover
+    read_text = None
 
 
 def line_specs(text: str) -> list:
@@ -287,7 +292,44 @@ def rules_section(rows: list[dict], split: str, misses: bool, from_row: int | No
         print_rounds(part, specs, sets, from_row)
     if misses:
         print_misses(result["wrong"], None)
+    if read_text is not None and LESSONS_BY_ROW:
+        reader_section(part, specs)
     return c
+
+
+LESSONS_BY_ROW: dict = {}  # row id -> its bare lesson (guard_lessons_real.jsonl), for the reader's oracle
+
+
+def unread(text: str) -> bool:
+    try:
+        return bool(read_text(text, "AGENTS.md")[1])
+    except Exception:  # noqa: BLE001 — a refused line goes to no one
+        return False
+
+
+def reader_section(part: list[dict], specs: dict) -> None:
+    """The lines the rule-reading child is shown (``tacit guard add --line``),
+    and an oracle: the child phrases each as the row's bare lesson, and only
+    the guards every word of which is in the line are kept (the store's check)."""
+    sent = {row["id"] for row in part if not specs[row["id"]] and unread(row["text"])}
+    kinds = Counter()
+    for row in part:
+        kind = "exception" if row.get("exception") else "shape" if row.get("has_shape", True) else "noshape"
+        kinds[kind] += 1
+        kinds[kind + "_unread_pool"] += not specs[row["id"]]
+        kinds[kind + "_sent"] += row["id"] in sent
+    print(f"  put to the rule reader (unread): {len(sent)} lines — shape {pct(kinds['shape_sent'], kinds['shape_unread_pool'])} "
+          f"of the shape lines not read, no-shape {pct(kinds['noshape_sent'], kinds['noshape'])}, exception "
+          f"{pct(kinds['exception_sent'], kinds['exception'])}")
+    oracle = dict(specs)
+    for row in part:
+        lesson = LESSONS_BY_ROW.get(row["id"])
+        if row["id"] in sent and lesson:
+            oracle[row["id"]] = [s for s in derive_guards(lesson) if not ungrounded(s, row["text"])]
+    c = score_rows(part, oracle, repo_guard_sets(part, lambda row: oracle[row["id"]]))["c"]
+    print(f"  oracle reader (each sent line phrased as its bare lesson, kept if grounded): shape lines -> guards "
+          f"{pct(c['shape_guard'], c['shape'])}; violations stopped {pct(c['viol_stopped'], c['viol'])}; fine stopped "
+          f"{pct(c['fine_stopped'], c['fine'])}")
 
 
 def lessons_section(lessons: list[dict], split: str, misses: bool) -> dict:
@@ -423,6 +465,7 @@ def main() -> None:
     rows = load("guard_rules_real.jsonl")
     lessons = load("guard_lessons_real.jsonl") if (DATA / "guard_lessons_real.jsonl").exists() else []
     know(rows + lessons)
+    LESSONS_BY_ROW.update({lesson["source"]: lesson["text"] for lesson in lessons if lesson["kind"] == "bare"})
     for split in (("check", "tune") if opts.split == "both" else (opts.split,)):
         rules_section(rows, split, opts.misses, opts.from_row)
         if lessons:

@@ -18,7 +18,8 @@ Modes (``--mode`` or the ``FAKE_AGENT_MODE`` environment variable):
 
 ``save``        save what the prompt asks for: a correction → USER.md; a
                 review / flush → one MEMORY.md entry; a skill → a skill;
-                a consolidation → same as ``consolidate``
+                a consolidation → same as ``consolidate``; a rule reading →
+                each line's first quoted name as ``tacit guard add --line``
 ``nothing``     change nothing and print ``Nothing to save.``
 ``consolidate`` merge the over-full target's entries into one short entry
                 (``tacit memory batch``), so an add that overflowed then fits
@@ -81,6 +82,8 @@ def job_kind(prompt: str) -> str:
         return "review"
     if "about to be" in prompt:
         return "flush"
+    if "tacit's rule reader" in prompt:
+        return "rules"
     return "unknown"
 
 
@@ -128,6 +131,8 @@ def do_save(prompt: str, kind: str) -> int:
         code, result = tacit("memory", "add", f"Noted during {kind}: the project uses pnpm.")
         print(f"Saved 1 entry ({kind}).")
         return code
+    if kind == "rules":
+        return do_rules(prompt)
     if kind == "skill":
         body = ("## When to Use\nWhen releasing.\n\n## Procedure\n1. Run the tests.\n2. Tag.\n\n"
                 "## Pitfalls\nNone yet.\n\n## Verification\nThe tag exists.\n")
@@ -142,6 +147,23 @@ def do_save(prompt: str, kind: str) -> int:
         print("Created skill release-procedure." if code == 0 else f"Could not create: {result}")
         return code
     print("Nothing to save.")
+    return 0
+
+
+def do_rules(prompt: str) -> int:
+    """Phrase each line's first quoted name as a guard, as a model might:
+    a name with a dot or slash is a path, anything else a command."""
+    added = []
+    for where, text in re.findall(r"^- `([^`]+:\d+)`: (.*)$", prompt, re.M):
+        quoted = re.findall(r"`([^`]+)`", text)
+        if not quoted:
+            continue
+        name = quoted[0]
+        pattern = f"path:{name}" if ("/" in name or "." in name) and " " not in name else name
+        code, _ = tacit("guard", "add", "--line", where, pattern)
+        if code == 0:
+            added.append(f"{where}: {pattern}")
+    print("\n".join(added) if added else "Nothing to save.")
     return 0
 
 

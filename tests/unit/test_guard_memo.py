@@ -36,9 +36,9 @@ def repo(tmp_path):
 def derivations(monkeypatch):
     """Every text derived in this process (memory entries and instruction files)."""
     seen: list[str] = []
-    real_derive, real_rules = guard_store.derive_guards, guard_files.rules_in
+    real_derive, real_rules = guard_store.derive_guards, guard_files.read_text
     monkeypatch.setattr(guard_store, "derive_guards", lambda text: seen.append(text) or real_derive(text))
-    monkeypatch.setattr(guard_files, "rules_in", lambda text, name: seen.append(name) or real_rules(text, name))
+    monkeypatch.setattr(guard_files, "read_text", lambda text, name: seen.append(name) or real_rules(text, name))
     return seen
 
 

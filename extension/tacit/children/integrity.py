@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tacit.children.allowed import ALONE
 from tacit.children.reconcile import MAX_FILE_BYTES, parse_memory, reconcile
 from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ensure_private_dir, free_name, lock_for
 from tacit.hosts import spec as host_specs
@@ -362,6 +363,7 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
             return
         plan = reconcile(snap_entries, rows, entries)
         restored, vanished, direct = list(plan.entries), list(plan.vanished), list(plan.direct)
+        dropped = direct if check.job.get("kind") in ALONE else []  # it reads untrusted text: it adds no memory
         if vanished or direct:
             # the child's direct change as its own row (it removed ``vanished``, added
             # ``direct``), even when a hand-edit row already holds part of it: undoing
@@ -369,15 +371,18 @@ def _check_memory(check: _Check, copy: MemoryCopy) -> None:
             change = check.record(check.child, action="edit", scope=copy.scope, target=str(path),
                                   before=[e for e in restored if e not in direct], after=list(entries),
                                   project=copy.project)
-            if direct:
+            if direct and not dropped:
                 check.recorded.append(f"{label}: {_count(direct)} added by editing the file; kept, recorded "
                                       f"as the child's change (#{change})")
-        if not vanished:
+        if not (vanished or dropped):
             return
+        restored = [e for e in restored if e not in dropped]
         atomic_write_text(_where(path, copy.file), join_entries(restored), copy.file.mode)
         check.record(check.integrity, action="restore", scope=copy.scope, target=str(path),
                      before=list(entries), after=restored, project=copy.project)
-        check.restored.append(f"{label}: {_count(vanished)} put back")
+        check.restored.append(f"{label}: " + "; ".join(
+            part for part in (f"{_count(vanished)} put back" if vanished else "",
+                              f"{_count(dropped)} it wrote into the file taken out" if dropped else "") if part))
 
 
 def _count(entries: list[str]) -> str:

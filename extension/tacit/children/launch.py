@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from tacit.children import budget
+from tacit.children.allowed import ALONE
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
 from tacit.children.spawn import spawn_detached
@@ -77,9 +78,9 @@ def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
         taken = Taken(job, agent=agent_available(cfg, job.get("host") or cfg.host))
         if taken.agent and budget.check(cfg, conn, now, exclude_job=job_id).allowed:
             taken.budget_checked = True
-            for other_id in jobs.queued_siblings(conn, job, budget.MERGE_WINDOW):
+            for other_id in [] if job["kind"] in ALONE else jobs.queued_siblings(conn, job, budget.MERGE_WINDOW):
                 other = load_job(conn, other_id)
-                if other is not None and other["kind"] not in {s["kind"] for s in taken.siblings}:
+                if other is not None and other["kind"] not in {s["kind"] for s in taken.siblings} | ALONE:
                     taken.siblings.append(other)
         jobs.mark_running(conn, [one["id"] for one in [job, *taken.siblings]], now, os.getpid())
         return taken

@@ -38,7 +38,7 @@ from tacit.stores import jobs
 from tacit.stores.jobs import insert as insert_job
 
 OUTPUT_CAP = 1_000_000  # bytes of a child's stdout / stderr kept
-KIND_ORDER = ("correction", "review", "skill", "flush", "consolidate")  # tasks of a combined prompt
+KIND_ORDER = ("correction", "review", "skill", "flush", "rules", "consolidate")  # tasks of a combined prompt
 
 
 def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list = (),

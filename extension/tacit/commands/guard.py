@@ -2,6 +2,7 @@
 
     tacit guard list [--project DIR] [--all]       each guard, where it came from
     tacit guard add PATTERN --because "…" [--scope project|global] [--action ask|deny]
+    tacit guard add PATTERN --line AGENTS.md:42    a child's phrasing of a line tacit could not read
     tacit guard remove ID                          lift a guard (a lesson's: suppressed)
     tacit guard restore ID                         undo a removal
     tacit guard set ID --action ask|deny           ask the user, or deny outright
@@ -24,6 +25,7 @@ from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import current_branch, git_remotes
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
+from tacit.stores.guard_files import READ_BY_CHILD, add_for_line, unread_lines
 from tacit.stores.guard_stats import render_stats, stats
 from tacit.stores.guards import GuardRecord, GuardStore
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -50,6 +52,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--lesson", type=int, metavar="N", default=None,
                    help="a guard for the lesson saved by change N (tacit memory log): accepted only when every "
                         "word of PATTERN occurs in the lesson or the user's message that caused it; starts as ask")
+    p.add_argument("--line", metavar="FILE:LINE", default=None,
+                   help="a guard for an instruction-file line tacit could not read (AGENTS.md:42): accepted only "
+                        "when every word of PATTERN occurs in that line; starts as ask, lives while the line does")
     p.add_argument("--scope", choices=("project", "global"), default=None,
                    help="project (the default inside a project) or global")
     p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
@@ -111,7 +116,8 @@ def _where(record: GuardRecord) -> str:
     if record.origin == "user":
         return f"{scope}; added by hand on {record.date}"
     if record.file is not None:
-        return f"{scope}; from the repository's {record.file}"
+        read = " (phrased by a child: tacit could not read the line)" if record.key.startswith(READ_BY_CHILD) else ""
+        return f"{scope}; from the repository's {record.file}{read}"
     said = "you said so" if record.by_user else "saved"
     return f"{scope}; from {record.memory_scope} memory, {said} on {record.date}"
 
@@ -133,18 +139,27 @@ def _list(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         store.sync(project)
         records = store.all() if args.all else store.applying(project)
+        phrased = {r.file for r in store.applying(project) if r.key.startswith(READ_BY_CHILD)}
+        unread = [u for u in unread_lines(store.ledger, cfg, project) if u["where"] not in phrased]
         if args.json:
-            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records]})
+            emit({"success": True, "project": _project_dict(project), "guards": [r.as_dict() for r in records],
+                  "unread": unread})
             return 0
         where = f"{project.name} ({project.main_root})" if project else "no project (global guards only)"
         if not records:
             print(f"No guards apply in {where}. Lessons like \"we use pnpm here, never npm\" become guards; "
                   "add one with `tacit guard add PATTERN --because \"…\"`.")
-            return 0
-        print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
-        for record in records:
-            print(_line(record))
-        print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
+        else:
+            print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
+            for record in records:
+                print(_line(record))
+            print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
+        if unread:
+            print(f"\nRule lines tacit could not read as a guard ({len(unread)}; a child is shown each once):")
+            for one in unread[:10]:
+                print(f"  {one['where']}  \"{clip(one['text'], 100)}\"{'' if one['asked'] else '  (not shown yet)'}")
+            print(f"Phrase one yourself: tacit guard add --line {unread[0]['where']} \"<pattern>\" "
+                  "(every word of it must be in the line).")
         return 0
 
     return _run(args, cfg, work)
@@ -165,14 +180,16 @@ def _why(args, cfg) -> int:
 def _add(args, cfg) -> int:
     project = _project(args, cfg)
     scope = args.scope or ("project" if project is not None else "global")
-    if args.lesson is None and not args.because:
-        return _fail(args, "--because is required (or --lesson N): the reason the agent is told")
+    if args.lesson is None and args.line is None and not args.because:
+        return _fail(args, "--because is required (or --lesson N, or --line FILE:LINE): the reason the agent is told")
     findings = scan(args.because or "")  # the reason reaches the agent: the gate memory entries pass
     if findings:
         return _fail(args, f"Refused by the content scanner: {describe(findings)}")
 
     def work(store: GuardStore) -> int:
-        if args.lesson is not None:
+        if args.line is not None:
+            result = add_for_line(store, args.line, args.pattern, project)
+        elif args.lesson is not None:
             result = store.add_for_lesson(args.lesson, args.pattern, scope=scope, project=project)
         else:
             result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)

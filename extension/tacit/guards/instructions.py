@@ -6,9 +6,13 @@ repository's own files").
 fences, HTML comments and example blocks is read as a lesson of its own
 (``derive_guards``), and so is a bullet under a prohibiting heading or a
 cell of a prohibiting table column (``sections.Layout``); a line that yields
-a guard is a ``FileRule`` with its line number. An ``.mdc`` file must open with a well-formed frontmatter
-block, or the whole file is refused (``BadFile``). Pure: the store finds and
-reads the files, scans each line and keeps the guards.
+a guard is a ``FileRule`` with its line number. ``read_text`` also returns
+the *unread* lines: a refusal naming an exact thing (a command in backticks,
+a known program, a path) that no reading turns into a guard and no exception
+vetoes — what a child may phrase (``tacit guard add --line``). An ``.mdc`` file
+must open with a well-formed frontmatter block, or the whole file is refused
+(``BadFile``). Pure: the store finds and reads the files, scans each line and
+keeps the guards.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.guards.clauses import clean_line
-from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
+from tacit.guards.clauses import _EXCEPTION, _HEDGE, clean_line
+from tacit.guards.derive import _MAYBE_RULE, MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
+from tacit.guards.words import _KNOWN_PROGRAMS
 
 # file names tacit reads, at the project root and in subfolders
 NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
@@ -46,6 +51,12 @@ class FileRule:
     spec: GuardSpec
 
 
+@dataclass(frozen=True, slots=True)
+class UnreadLine:
+    line: int  # 1-based
+    text: str  # the line as written (stripped, no bullet or bold)
+
+
 class BadFile(ValueError):
     """A file that cannot be read as instructions (the reason is the message)."""
 
@@ -66,6 +77,11 @@ def _frontmatter_end(lines: list[str]) -> int:
 def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
     """The rule lines of one instruction file, in order. Raises ``BadFile``
     for an ``.mdc`` with broken frontmatter; anything else is skipped."""
+    return read_text(text, name)[0]
+
+
+def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[UnreadLine]]:
+    """(the rule lines, the unread lines) of one instruction file."""
     if not isinstance(text, str):
         raise BadFile("not text")
     if "\0" in text[:8192]:
@@ -73,6 +89,7 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
     lines = text.splitlines()
     start = _frontmatter_end(lines) if name.endswith(".mdc") else 0
     out: list[FileRule] = []
+    unread: list[UnreadLine] = []
     fence = None
     comment = example = False
     layout = Layout()
@@ -107,9 +124,24 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
                 if spec.match not in found:
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
+        if not found and len(unread) < MAX_RULES_PER_FILE and _unread(shown):
+            unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
-    return out
+    return out, unread
+
+
+_NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|md|env|py|ts|js|sql|sh|lock))(?![\w-])")
+
+
+def _unread(line: str) -> bool:
+    """A refusal that names an exact thing but that no reading turned into a
+    guard, with no exception or hedge in it: what a child may phrase."""
+    if not _MAYBE_RULE.search(line) or _EXCEPTION.search(line) or _HEDGE.search(line):
+        return False
+    if _NAMED.search(line):
+        return True
+    return any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", line.lower()))
 
 
 def _inside(pattern: str) -> bool:
@@ -117,4 +149,4 @@ def _inside(pattern: str) -> bool:
     return not (p.startswith(("/", "~")) or ".." in p.split("/"))
 
 
-__all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "BadFile", "rules_in"]
+__all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "UnreadLine", "BadFile", "rules_in", "read_text"]

@@ -8,6 +8,7 @@ order of registration; within one event, ``priority`` decides.
 BUILTIN_PLUGINS = [
     "tacit.handlers.context",  # frozen snapshot + skill index at session start
     "tacit.handlers.guards",  # lessons checked before every tool call; overrides and repeats
+    "tacit.handlers.rule_reader",  # instruction-file lines tacit cannot read -> a child phrases them
     "tacit.handlers.corrections",  # correction detection -> correction-save child
     "tacit.handlers.review",  # tool-call-aware background review
     "tacit.handlers.skill_trigger",  # skill extraction after complex turns

@@ -15,7 +15,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, rules_in
+from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text
 from tacit.guards.model import GuardSpec
 from tacit.safety.scanner import scan
 from tacit.stores.guard_memo import DerivedMemo
@@ -33,6 +33,7 @@ class Read:
     rules: list  # (relative path, FileRule)
     notices: list  # one line per file or line skipped
     files: tuple  # relative paths read
+    unread: list = ()  # (relative path, UnreadLine): refusals no reading turned into a guard
 
 
 def found(root: str) -> tuple[str, ...]:
@@ -92,15 +93,18 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     each file's rules kept by its text, ``tacit.stores.guard_memo``)."""
     files = found(root) if files is None else files
     rules: list = []
+    unread: list = []
     notices: list = []
     memo = DerivedMemo(cfg, "guard-files", root) if cfg is not None else None
     for rel in files:
         try:
             text = _text(root, rel)
             if memo is None:
-                found_rules = rules_in(text, rel)
+                found_rules, found_unread = read_text(text, rel)
             else:
-                found_rules = memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: rules_in(t, r), _encode, _decode)
+                items = memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode)
+                found_rules = [i for i in items if isinstance(i, FileRule)]
+                found_unread = [i for i in items if isinstance(i, UnreadLine)]
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
@@ -114,17 +118,25 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
                                f"{findings[0].pattern_id})")
                 continue
             rules.append((rel, rule))
+        unread.extend((rel, line) for line in found_unread if not scan(line.text))
     if memo is not None:
         memo.save()
-    return Read(rules, notices, tuple(files))
+    return Read(rules, notices, tuple(files), unread)
 
 
-def _encode(rule: FileRule) -> list:
-    return [rule.line, rule.text, rule.spec.to_dict()]
+def _items(text: str, rel: str) -> list:
+    found_rules, found_unread = read_text(text, rel)
+    return [*found_rules, *found_unread]
 
 
-def _decode(item) -> FileRule:
+def _encode(rule) -> list:
+    return [rule.line, rule.text, rule.spec.to_dict() if isinstance(rule, FileRule) else None]
+
+
+def _decode(item):
     line, text, data = item
+    if data is None and isinstance(line, int) and isinstance(text, str):
+        return UnreadLine(line, text)
     spec = GuardSpec.from_dict(data)
     if spec is None or not isinstance(line, int) or not isinstance(text, str):
         raise ValueError("not a kept rule")
@@ -164,6 +176,7 @@ class Finder:
 
 
 NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last read
+READ_BY_CHILD = "c:"  # the key prefix of a guard a child phrased for an unread line (add_for_line)
 
 
 def _key(project_key: str, rel: str, rule: FileRule) -> str:
@@ -186,14 +199,21 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     live = {}
     for rel, rule in got.rules:
         live.setdefault(_key(project.key, rel, rule), (f"file:{rel}:{rule.line}", rule))
+    unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
-        rows = conn.execute("SELECT id, key, status, memory_scope FROM guards WHERE origin = 'memory' "
+        rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
                             "AND project = ? AND memory_scope LIKE 'file:%'", (project.key,)).fetchall()
         old_notices = ledger.meta_get(conn, NOTICE_KEY + project.key, None)
-    existing = {key: (gid, status, where) for gid, key, status, where in rows}
+    existing = {}
+    for gid, key, status, where, text in rows:
+        if key.startswith(READ_BY_CHILD):  # a child's phrasing lives while its line reads the same
+            rel = where[5:].rsplit(":", 1)[0]
+            if (rel, text) in unread:
+                live[key] = (f"file:{rel}:{unread[rel, text]}", None)
+        existing[key] = (gid, status, where)
     inserts, moves, revive, gone = [], [], [], []
     for key, (where, rule) in live.items():
-        if key not in existing:
+        if key not in existing and rule is not None:
             inserts.append((key, project.key, project.main_root, where, rule.text,
                             json.dumps(rule.spec.to_dict(), ensure_ascii=False), now, now, now))
             continue
@@ -222,6 +242,111 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     return changed
 
 
+def add_for_line(store, where: str, pattern: str, project) -> dict:
+    """A child's phrasing of an unread line (``tacit guard add --line
+    AGENTS.md:42 PATTERN``): accepted only when ``where`` is an unread line of
+    ``project``'s instruction files and every word of ``pattern`` occurs in
+    it; the guard asks, carries the line's provenance and lives while the
+    line reads the same. ``{"success", "guard"|"error", "created"}``."""
+    from tacit.guards import spec_from_pattern
+    from tacit.guards.instructions import _inside
+    from tacit.guards.model import PathMatch
+    from tacit.guards.why import ungrounded
+    from tacit.stores import history
+    from tacit.stores.guards import _state, bump
+    if project is None:
+        return {"success": False, "error": "not inside a project: --line reads the project's instruction files"}
+    rel, _, number = (where or "").strip().rpartition(":")
+    if not rel or not number.isdigit():
+        return {"success": False, "error": f"--line takes FILE:LINE (e.g. AGENTS.md:42), not {where!r}"}
+    if not bool(store.cfg.settings.get("instruction_files", True)):
+        return {"success": False, "error": "instruction_files = false in config.toml: tacit reads no instruction file"}
+    got = read(project.root, None, store.cfg)
+    line = next((u for r, u in got.unread if r == rel and u.line == int(number)), None)
+    if line is None:
+        ruled = any(r == rel and rule.line == int(number) for r, rule in got.rules)
+        return {"success": False, "error": f"{rel}:{number} is " + (
+            "a guard already (tacit guard list)" if ruled else "not an unread rule line of this project's "
+            "instruction files (a refusal naming a command, program or path that tacit could not read)")}
+    spec = spec_from_pattern(pattern, line.text, action="ask")
+    if spec is None:
+        return {"success": False, "error": f"not a guard pattern: {pattern!r}"}
+    if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
+        return {"success": False, "refused": True, "error": "refused: a path outside the project"}
+    missing = ungrounded(spec, line.text)
+    if missing:
+        return {"success": False, "refused": True, "line": line.text,
+                "error": f"refused: {', '.join(repr(m) for m in missing)} occur(s) nowhere in {rel}:{number}; "
+                         "the line stays unread"}
+    match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
+    raw = "\0".join((project.key, rel, line.text, match)).encode("utf-8", "surrogatepass")
+    key = READ_BY_CHILD + hashlib.sha256(raw).hexdigest()[:32]
+    now = time.time()
+    spec_json = json.dumps(spec.to_dict(), ensure_ascii=False)
+    with history.using(store.ledger), store.ledger.write() as conn:
+        row = conn.execute("SELECT id FROM guards WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            gid, created = int(row[0]), False
+            conn.execute("UPDATE guards SET status = 'active', memory_scope = ?, updated_at = ? WHERE id = ? "
+                         "AND status = 'gone'", (f"file:{rel}:{line.line}", now, gid))
+        else:
+            gid, created = int(conn.execute(
+                "INSERT INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
+                "action, lesson_at, by_user, created_at, updated_at) "
+                "VALUES (?, 'memory', 'project', ?, ?, ?, ?, ?, 'ask', ?, 0, ?, ?)",
+                (key, project.key, project.main_root, f"file:{rel}:{line.line}", line.text, spec_json, now, now,
+                 now)).lastrowid), True
+        bump(conn)
+        record = store._get(conn, gid)
+        if created:
+            history.record(store.cfg, action="guard_add", scope="project", target=f"guard {gid}", before=None,
+                           after=_state(record), project=project.main_root)
+    store._signal()
+    return {"success": True, "created": created, "guard": record.as_dict()}
+
+
+ASKED_KEY = "guards.files.asked."  # + the project's key: the unread lines already put to a child
+
+
+def unread_lines(ledger, cfg, project) -> list:
+    """The unread lines of ``project``'s instruction files, as ``{"where":
+    "AGENTS.md:42", "text", "asked"}`` (``asked``: a child was shown it)."""
+    if project is None or not bool(cfg.settings.get("instruction_files", True)):
+        return []
+    got = read(project.root, None, cfg)
+    with ledger.read() as conn:
+        asked = set(_asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)))
+    return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
+            for rel, line in got.unread]
+
+
+def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
+    """The unread lines no child was shown yet (``{"where", "text"}``), at most ``limit``."""
+    return [{"where": one["where"], "text": one["text"]} for one in unread_lines(ledger, cfg, project)
+            if not one["asked"]][:limit]
+
+
+def mark_asked(ledger, project, lines: list) -> None:
+    """Remember that ``lines`` (from ``unasked``) were put to a child: each
+    line is shown once while it reads the same (an edited line is new)."""
+    with ledger.write() as conn:
+        asked = _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None))
+        asked.extend(_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines)
+        ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked[-2000:]))
+
+
+def _asked(raw) -> list:
+    try:
+        found = json.loads(raw) if raw else []
+    except (TypeError, ValueError):
+        return []
+    return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
+
+
+def _asked_id(rel: str, text: str) -> str:
+    return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
 def notices(ledger, project) -> list[str]:
     """What the last read of ``project``'s instruction files skipped."""
     if project is None:
@@ -235,4 +360,5 @@ def notices(ledger, project) -> list[str]:
     return [n for n in found_notices if isinstance(n, str)]
 
 
-__all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices"]
+__all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
+           "add_for_line", "unread_lines", "unasked", "mark_asked"]

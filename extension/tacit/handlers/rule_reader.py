@@ -1,0 +1,40 @@
+"""Rule lines tacit cannot read are put to a child, once each.
+
+A repository's instruction files state rules in ways no grammar covers ("Please
+refrain from touching `pnpm-lock.yaml` yourself"). At a session's first turn end,
+the lines that refuse an exact thing but derive no guard (``guards.instructions``)
+and that no child was shown yet go to a ``rules`` child, which may phrase each as
+a guard pattern (``tacit guard add --line FILE:LINE``); the store accepts only a
+pattern whose every word is in the line (docs/guards.md, "Lines tacit cannot read").
+"""
+
+from __future__ import annotations
+
+from tacit.hookspecs import ChildRequest, Result
+from tacit.hosts import spec as host_specs
+from tacit.projects import project_for
+from tacit.stores.guard_files import mark_asked, unasked
+
+MARK = "rules.read"  # session mark: the unread lines were looked at this session
+
+
+def register(engine) -> None:
+    engine.on("turn_end", read_unread, name="rules.read", priority=60)
+
+
+def read_unread(event, ctx) -> Result | None:
+    cfg = ctx.cfg
+    if ctx.state.marks.get(MARK) or not cfg.settings.get("instruction_files_child", True):
+        return None
+    ctx.state.marks[MARK] = 1
+    if not (cfg.settings.get("child_enabled", True) and cfg.settings.get("guards_enabled", True)):
+        return None
+    spec = host_specs.get(ctx.host or "")
+    if spec is not None and spec.child_own_tools and not cfg.child_command:
+        return None  # its child has the host's memory tools only, no shell for `tacit guard add`
+    project = project_for(ctx.cwd, home=cfg.env.get("HOME"))
+    lines = unasked(ctx.ledger, cfg, project)
+    if not lines:
+        return None
+    mark_asked(ctx.ledger, project, lines)
+    return Result(children=[ChildRequest("rules", {"lines": lines})])

@@ -1,0 +1,192 @@
+"""Instruction-file lines tacit cannot read, phrased by a child: which lines
+are unread, ``tacit guard add --line`` (grounded in the line or refused), the
+guard living while its line reads the same, the ``rules`` child asked once per
+line (not for a host whose child has no shell, not when switched off), and the
+whole path with a real child subprocess (the scripted fake agent)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_helpers import Recorder, write_config
+from guard_helpers import Session, engine_for, git_repo
+
+from tacit.children.runner import run_job
+from tacit.config import load_config
+from tacit.events import TurnEnd
+from tacit.guards.instructions import read_text
+from tacit.projects import project_for
+from tacit.stores import history
+from tacit.stores.guard_files import add_for_line, unasked
+from tacit.stores.guards import GuardStore
+from tacit.stores.ledger import Ledger
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+FAKE_AGENT = Path(__file__).resolve().parents[1] / "fake_agent" / "fake_agent.py"
+AGENTS = """# Rules
+- Please refrain from touching the lockfile `pnpm-lock.yaml` yourself.
+- Never run `git push --force`; ask a maintainer first.
+- Avoid editing `dist/` unless you rebuild it.
+- Be kind to reviewers.
+
+```bash
+# we don't do `make deploy` from laptops
+```
+"""
+_SESSIONS = itertools.count()
+LOCK_LINE = "Please refrain from touching the lockfile `pnpm-lock.yaml` yourself."
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = git_repo(tmp_path / "repo")
+    (root / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+    return root
+
+
+def add(cfg, repo, where: str, pattern: str) -> dict:
+    with Ledger(cfg) as ledger:
+        return add_for_line(GuardStore(cfg, ledger), where, pattern, project_for(str(repo)))
+
+
+def asks(cfg, repo, command=None, **call) -> bool:
+    engine = engine_for(cfg)
+    try:
+        return bool(Session(engine, repo, sid=f"check-{next(_SESSIONS)}").call(command, **call).ask)
+    finally:
+        engine.close()
+
+
+def edit_of(repo, rel: str) -> dict:
+    return {"name": "Edit", "args": {"file_path": str(repo / rel), "old_string": "a", "new_string": "b"}}
+
+
+def test_unread_lines_are_refusals_naming_a_thing_that_no_reading_turned_into_a_guard():
+    rules, unread = read_text(AGENTS)
+    assert [r.line for r in rules] == [3]  # the force push is read
+    assert [(u.line, u.text) for u in unread] == [(2, LOCK_LINE)]
+    # an exception stays a memory, prose without a refusal is no rule, a code block is an example
+    assert read_text("- Don't touch `pnpm-lock.yaml` unless asked.")[1] == []
+    assert read_text("- Keep `pnpm-lock.yaml` sorted.")[1] == []
+    assert read_text("- Do not be rude.")[1] == []
+
+
+def test_a_grounded_phrasing_is_a_guard_that_asks_and_names_its_line(cfg, repo):
+    result = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")
+    assert result["success"] and result["created"], result
+    assert result["guard"]["action"] == "ask" and result["guard"]["source"] == "AGENTS.md:2"
+    assert result["guard"]["because"] == LOCK_LINE
+    assert asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
+    assert asks(cfg, repo, "echo '{}' > pnpm-lock.yaml")
+    assert not asks(cfg, repo, "cat pnpm-lock.yaml")  # reading stays allowed
+    assert not asks(cfg, repo, **edit_of(repo, "package.json"))
+    with Ledger(cfg) as ledger:
+        change = history.changes(ledger, limit=1)[0]
+    assert change.action == "guard_add" and change.target == f"guard {result['guard']['id']}"
+    again = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")
+    assert again["success"] and not again["created"]
+    with Ledger(cfg) as ledger:
+        assert len(history.changes(ledger, limit=10)) == 1  # one row for one change
+
+
+def test_a_phrasing_with_a_word_the_line_does_not_say_is_refused(cfg, repo):
+    result = add(cfg, repo, "AGENTS.md:2", "npm")
+    assert not result["success"] and result["refused"]
+    assert "'npm'" in result["error"] and "stays unread" in result["error"]
+    with Ledger(cfg) as ledger:
+        assert GuardStore(cfg, ledger).applying(project_for(str(repo))) == []
+    assert not add(cfg, repo, "AGENTS.md:2", "path:../outside.lock")["success"]
+
+
+@pytest.mark.parametrize("where, said", [
+    ("AGENTS.md:3", "a guard already"),
+    ("AGENTS.md:4", "not an unread rule line"),  # "unless": an exception, never a guard
+    ("AGENTS.md:5", "not an unread rule line"),
+    ("AGENTS.md:99", "not an unread rule line"),
+    ("../AGENTS.md:2", "not an unread rule line"),
+    ("AGENTS.md", "FILE:LINE"),
+])
+def test_only_an_unread_line_of_this_project_takes_a_phrasing(cfg, repo, where, said):
+    result = add(cfg, repo, where, "path:dist/")
+    assert not result["success"] and said in result["error"]
+
+
+def test_the_guard_follows_its_line_and_leaves_with_it(cfg, repo):
+    gid = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")["guard"]["id"]
+    agents = repo / "AGENTS.md"
+    agents.write_text("# Intro\n\n" + AGENTS, encoding="utf-8")
+    assert asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
+    with Ledger(cfg) as ledger:
+        assert GuardStore(cfg, ledger).get(gid).file == "AGENTS.md:4"
+    agents.write_text(AGENTS.replace("Please refrain", "Kindly refrain"), encoding="utf-8")
+    assert not asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))  # another line now: unread again
+    with Ledger(cfg) as ledger:
+        assert GuardStore(cfg, ledger).get(gid).status == "gone"
+    agents.write_text(AGENTS, encoding="utf-8")
+    assert asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
+
+
+def test_the_cli_answers_a_refusal_as_one_json_object(tacit_env, repo):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tacit", "guard", "add", *a, "--json"],  # noqa: E731
+                                    env=tacit_env, cwd=repo, capture_output=True, text=True)
+    refused = run("--line", "AGENTS.md:2", "git push")
+    assert refused.returncode == 1 and refused.stderr == ""
+    assert json.loads(refused.stdout)["success"] is False
+    ok = run("--line", "AGENTS.md:2", "path:pnpm-lock.yaml")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["guard"]["source"] == "AGENTS.md:2"
+
+
+def turn(cfg, repo, sid: str, host: str = "claude-code") -> Recorder:
+    engine = engine_for(cfg, host=host)
+    engine.launcher = recorder = Recorder()
+    try:
+        Session(engine, repo, sid=sid, host=host).user("add a changelog entry")
+        engine.dispatch(TurnEnd(session_id=sid, host=host, cwd=str(repo)))
+        engine.dispatch(TurnEnd(session_id=sid, host=host, cwd=str(repo)))
+    finally:
+        engine.close()
+    return recorder
+
+
+def test_each_unread_line_is_put_to_a_child_once_while_it_reads_the_same(cfg, repo):
+    first = turn(cfg, repo, "s1")
+    assert first.kinds().count("rules") == 1
+    assert first.of("rules")[0]["variables"]["lines"] == [{"where": "AGENTS.md:2", "text": LOCK_LINE}]
+    assert turn(cfg, repo, "s2").of("rules") == []  # asked already
+    (repo / "AGENTS.md").write_text(AGENTS.replace("Please refrain", "Kindly refrain"), encoding="utf-8")
+    again = turn(cfg, repo, "s3").of("rules")
+    assert [line["where"] for line in again[0]["variables"]["lines"]] == ["AGENTS.md:2"]
+
+
+def test_no_rule_reader_when_switched_off_or_when_the_child_has_no_shell(tacit_home, tacit_env, repo):
+    write_config(tacit_home, instruction_files_child=False)
+    assert turn(load_config(env=tacit_env), repo, "s1").of("rules") == []
+    write_config(tacit_home)
+    cfg = load_config(env=tacit_env)
+    assert turn(cfg, repo, "s2", host="hermes").of("rules") == []  # its child saves with the host's tools only
+    with Ledger(cfg) as ledger:
+        assert len(unasked(ledger, cfg, project_for(str(repo)))) == 1  # still unread, still unasked
+
+
+def test_a_real_child_phrases_the_line_and_the_next_edit_of_the_lockfile_asks(tacit_home, tacit_env, repo, tmp_path):
+    command = " ".join([sys.executable, str(FAKE_AGENT), "--mode", "save", "--log", str(tmp_path / "calls.jsonl"),
+                        "{prompt_file}"])
+    write_config(tacit_home, child_command=command)
+    cfg = load_config(env=tacit_env)
+    job = turn(cfg, repo, "s1").of("rules")[0]
+    record = run_job(cfg, {**job, "id": "rules-1", "cwd": str(repo), "host": "claude-code"}, agent=True)
+    assert record["ok"], record
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert [c["kind"] for c in calls] == ["rules"]
+    assert asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
+    with Ledger(cfg) as ledger:
+        change = history.changes(ledger, limit=1)[0]
+    assert change.action == "guard_add" and change.actor.kind == "child" and change.actor.name == "rules"
