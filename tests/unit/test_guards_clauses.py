@@ -79,6 +79,15 @@ def test_politeness_emphasis_and_markup_are_dropped(text, match):
     "Don't use npm; if you must, ask first",
     "we usually use pnpm, not npm",
     "only when asked: never push to main",
+    "Never push to `main`, apart from hotfixes",
+    "never run `npm publish`, save for hotfixes",
+    "Never edit `dist/`, barring emergencies",
+    "Never push to `main` \u2014 hotfixes excepted",
+    "never run `npm publish`, hotfixes aside",
+    "Never edit `dist/`, subject to review",
+    "Never edit `dist/` as a rule",
+    "Never edit `dist/`, in general",
+    "Never edit `dist/` as much as possible",
 ])
 def test_an_exception_vetoes(text):
     assert derive_guards(text) == ()

@@ -103,7 +103,8 @@ _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
-    r"\b(?:unless|except|excepting|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
+    r"\b(?:unless|except|excepting|excepted|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
+    r"apart from|aside from|save for|barring|subject to|[\w-]+ aside(?=\s*(?:$|[,.;)]))|"
     r"for now|for the moment|for the time being|temporarily|until|till|'?til|yet|today|tonight|this time|right now|"
     r"at the moment|(?:in|for) this (?:pr|pull request|branch|session|task|change|release)|this (?:week|sprint|session)|"
     r"w/o\s+(?:asking|approval|permission|checking)|"
@@ -120,6 +121,7 @@ _HEDGE = lazy(
     # "use pnpm, not npm, as long as / provided / in case / where a lockfile …": a condition said another way
     r"(?:as|so) long as|as soon as|provided(?:\s+that)?(?=\s+(?:that|the|a|an|you|we|it|they|there|your|our)\b)|"
     r"providing that|in (?:the )?case|once(?=\s+(?:the|a|an|it|you|we|they|there|your|this|that)\b)|"
+    r"in general|as a rule|as much as possible|in most cases|most of the time|"
     r"where(?=\s+(?:a|an|there|any|possible|applicable|feasible|practical|appropriate|needed|necessary|"
     r"relevant|available|supported)\b))\b", re.I)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
