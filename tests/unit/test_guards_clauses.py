@@ -88,6 +88,13 @@ def test_politeness_emphasis_and_markup_are_dropped(text, match):
     "Never edit `dist/` as a rule",
     "Never edit `dist/`, in general",
     "Never edit `dist/` as much as possible",
+    "Outside of CI, never run `npm publish`",  # a place the check cannot see, or one it has no "not under" for
+    "Outside `src/`, never edit `dist/`",
+    "never run npm outside `ui/`",
+    "By default, use pnpm, not npm",
+    "Normally, don't push to `main`",
+    "During the freeze, never run `npm publish`",
+    "On Fridays, don't push to `main`",
 ])
 def test_an_exception_vetoes(text):
     assert derive_guards(text) == ()

@@ -121,7 +121,8 @@ _HEDGE = lazy(
     # "use pnpm, not npm, as long as / provided / in case / where a lockfile …": a condition said another way
     r"(?:as|so) long as|as soon as|provided(?:\s+that)?(?=\s+(?:that|the|a|an|you|we|it|they|there|your|our)\b)|"
     r"providing that|in (?:the )?case|once(?=\s+(?:the|a|an|it|you|we|they|there|your|this|that)\b)|"
-    r"in general|as a rule|as much as possible|in most cases|most of the time|"
+    r"in general|as a rule|as much as possible|in most cases|most of the time|by default|normally|ordinarily|"
+    r"for the most part|"
     r"where(?=\s+(?:a|an|there|any|possible|applicable|feasible|practical|appropriate|needed|necessary|"
     r"relevant|available|supported)\b))\b", re.I)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
@@ -393,10 +394,15 @@ _LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free
 
 
 # "in production, never run npm" · "in CI never …": a place that is no folder is a condition the matcher cannot see
-_CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within)\s+(?:the\s+|a\s+|our\s+)?(?:prod(?:uction)?|staging|"
+_CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within|outside(?:\s+of)?)\s+(?:the\s+|a\s+|our\s+)?(?:prod(?:uction)?|staging|"
+                        r"(?:code\s+)?freezes?|release days?|weekends?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
                         r"ci|live|release builds?|"
                         r"deploys?|deployments?|servers?|remote (?:hosts?|machines?)|windows|macos|mac|linux|wsl|"
                         r"containers?|docker|hotfix(?:es)?|emergenc(?:y|ies))\b(?![/.])", re.I)
+
+
+# "Outside `src/`, never …": the rule holds out of a place only; the matcher has no "not under"
+_OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
 
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
@@ -404,7 +410,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     bare = _PLACEHOLDER.sub(" ", protected)
     reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
     head = bare.lstrip()
-    placed = bool(_CONDITION_PLACE.match(bare))
+    placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
     if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
         reason, head_hedge = True, False
