@@ -409,6 +409,13 @@ def test_a_placeholder_before_a_flag_keeps_the_flag():
     assert not stops(guards, "Bash", "npm install lodash")
 
 
+@pytest.mark.parametrize("lesson", ["never npm install new packages", "never run npm install some packages",
+                                    "never pip install extra packages"])
+def test_a_narrowed_placeholder_reads_nothing(lesson):
+    """Which packages are new the check cannot tell, and a bare `npm install` adds none: no guard."""
+    assert derive_guards(lesson) == ()
+
+
 def test_a_placeholder_before_a_named_word_reads_nothing():
     assert derive_guards("never run `git merge X main`") == ()
     assert [s.match.remotes for s in derive_guards("never run `git push origin X`")] == [("origin",)]

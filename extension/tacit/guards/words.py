@@ -144,14 +144,22 @@ def placeholder(word: str) -> bool:
     return bool(_PLACEHOLDER_UPPER.fullmatch(word) or _PLACEHOLDER_LOWER.fullmatch(word))
 
 
+# "never npm install new packages": which ones the check cannot tell (a bare `npm install` adds none)
+_MODIFIERS = frozenset(("new", "extra", "more", "additional", "other", "random", "unknown", "external", "global",
+                        "third-party", "arbitrary", "unapproved", "unvetted", "unnecessary", "unneeded", "big", "heavy",
+                        "some", "any", "all", "such", "these", "those"))
+
+
 def without_placeholders(words: list) -> list | None:
     """A command's words with the placeholders at its end dropped (`npm install X --save`
-    → `npm install --save`); None when one stands before a word that must match."""
+    → `npm install --save`); None when one stands before a word that must match, or
+    after a word that narrows it ("new packages")."""
     out = list(words[:1])
     for i, w in enumerate(words[1:], 1):
         if not placeholder(w):
             out.append(w)
-        elif any(not x.startswith("-") and not placeholder(x) for x in words[i + 1:]):
+        elif any(not x.startswith("-") and not placeholder(x) for x in words[i + 1:]) or \
+                words[i - 1].lower() in _MODIFIERS:
             return None
     return out
 
