@@ -227,6 +227,9 @@ def test_a_later_sentences_condition_belongs_to_its_own_rule(lesson, guard):
     "Never push to main when CI is red.",  # the rule's own clause
     "Use pnpm, not npm, unless CI needs it.",
     "Never edit `dist/`, when it is stale, rebuild it.",  # the rule's own sentence
+    "Never push to main. The only exception is hotfixes.",  # a later sentence naming the exception reaches back
+    "Never run `npm publish`. Hotfixes are the exception.",
+    "Don't push to `main`. Exception: hotfixes.",
 ])
 def test_an_exception_on_the_rule_still_vetoes(lesson):
     assert derive_guards(lesson) == ()

@@ -468,7 +468,10 @@ _PERMIT = lazy(r"(?<!nobody )(?<!no one )(?<!noone )\b(?:may|can(?!'?t\b|not\b)|
                r"first|before|ask|check with)\b", re.I)
 # a time limit or an exception leading a sentence reaches back to the rule before it
 _REACHES_BACK = lazy(r"\b(?:for now|for the moment|temporarily|until)\b|^\W*(?:unless|except|excepting|excluding|"
-                     r"exceptions?|only)\b", re.I)
+                     r"exceptions?|only)\b|"
+                     # "The only exception is hotfixes." · "Hotfixes are the exception." · "Exception: hotfixes"
+                     r"\b(?:the|one|an)\s+(?:only\s+)?exceptions?\s+(?:is|are|being)\b|\bexceptions?\s*:|"
+                     r"\b(?:is|are)\s+(?:the|an)\s+(?:only\s+)?exceptions?\b", re.I)
 # a negated part says what not to do: it adds to the rule, never takes from it
 _NEGATED = lazy(r"\b(?:not|never|no|don'?t|do not|rather than|instead of|without)\b[^,;]*", re.I)
 _TERM = lazy(r"[a-z0-9]{2,}", re.I)
