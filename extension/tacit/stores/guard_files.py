@@ -335,6 +335,15 @@ def mark_asked(ledger, project, lines: list) -> None:
         ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked[-2000:]))
 
 
+def unmark_asked(ledger, project, lines: list) -> None:
+    """``lines`` were not read after all (no agent, a failed run): shown again next time."""
+    drop = {_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines
+            if isinstance(one, dict) and isinstance(one.get("where"), str) and isinstance(one.get("text"), str)}
+    with ledger.write() as conn:
+        asked = [a for a in _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)) if a not in drop]
+        ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked))
+
+
 def _asked(raw) -> list:
     try:
         found = json.loads(raw) if raw else []
@@ -361,4 +370,5 @@ def notices(ledger, project) -> list[str]:
 
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
-           "add_for_line", "unread_lines", "unasked", "mark_asked"]
+           "add_for_line", "unread_lines", "unasked", "mark_asked",
+           "unmark_asked"]
