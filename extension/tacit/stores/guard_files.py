@@ -321,9 +321,14 @@ def unread_lines(ledger, cfg, project) -> list:
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
-    """The unread lines no child was shown yet (``{"where", "text"}``), at most ``limit``."""
-    return [{"where": one["where"], "text": one["text"]} for one in unread_lines(ledger, cfg, project)
-            if not one["asked"]][:limit]
+    """The unread lines no child was shown yet (``{"where", "text"}``), at most
+    ``limit``; a line said again in another file (CLAUDE.md copying AGENTS.md) once."""
+    out, seen = [], set()
+    for one in unread_lines(ledger, cfg, project):
+        if not one["asked"] and one["text"] not in seen:
+            seen.add(one["text"])
+            out.append({"where": one["where"], "text": one["text"]})
+    return out[:limit]
 
 
 def mark_asked(ledger, project, lines: list) -> None:
