@@ -76,6 +76,8 @@ def test_unread_lines_are_refusals_naming_a_thing_that_no_reading_turned_into_a_
     assert read_text("- Don't touch `pnpm-lock.yaml` unless asked.")[1] == []
     assert read_text("- Keep `pnpm-lock.yaml` sorted.")[1] == []
     assert read_text("- Do not be rude.")[1] == []
+    # a command listed for use is no refusal ("lint" and "development" end in "nt", which is no "n't")
+    assert read_text("Lint: `mise exec -- make lint`\nUse `make work` for development.")[1] == []
 
 
 def test_a_grounded_phrasing_is_a_guard_that_asks_and_names_its_line(cfg, repo):
@@ -190,3 +192,23 @@ def test_a_real_child_phrases_the_line_and_the_next_edit_of_the_lockfile_asks(ta
     with Ledger(cfg) as ledger:
         change = history.changes(ledger, limit=1)[0]
     assert change.action == "guard_add" and change.actor.kind == "child" and change.actor.name == "rules"
+
+
+def test_lines_no_agent_read_are_shown_again_and_an_engine_without_children_marks_none(tacit_home, tacit_env, repo):
+    from tacit.children.launch import finish
+    write_config(tacit_home, child_command="/no/such/agent -p {prompt_file}")
+    cfg = load_config(env=tacit_env)
+    engine = engine_for(cfg)  # no launcher: a replay or a test engine starts no child
+    try:
+        Session(engine, repo, sid="s0").user("hello")
+        engine.dispatch(TurnEnd(session_id="s0", host="claude-code", cwd=str(repo)))
+    finally:
+        engine.close()
+    job = turn(cfg, repo, "s1").of("rules")[0]  # so the lines were still unshown
+    record = run_job(cfg, {**job, "cwd": str(repo)})
+    assert record["mode"] == "deterministic" and not record["ok"]
+    with Ledger(cfg) as ledger:
+        assert unasked(ledger, cfg, project_for(str(repo))) == []
+        finish(cfg, {**job, "cwd": str(repo)}, record, ledger=ledger)
+        assert [one["where"] for one in unasked(ledger, cfg, project_for(str(repo)))] == ["AGENTS.md:2"]
+    assert turn(cfg, repo, "s2").kinds().count("rules") == 1

@@ -60,6 +60,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("Do not try to push to `main`.", [PushMatch(("main",))]),
     ("Never, ever run `npm publish`.", [CommandMatch(("npm",), ("publish",), (), True)]),
     ("Avoid `git push --force` at all costs.", [PushMatch(force_only=True)]),
+    ("Don't use `yarn` for anything, we moved off it.", [CommandMatch(("yarn",), (), (), True)]),
+    ("Never run `npm publish` for any reason.", [CommandMatch(("npm",), ("publish",), (), True)]),
     ("Forbidden: `git push --force`, `git reset --hard`",
      [PushMatch(force_only=True), CommandMatch(("git",), ("reset",), ("--hard",), True)]),
     ("Prohibited: editing `dist/`", [PathMatch(("dist/",))]),

@@ -19,7 +19,8 @@ from tacit.children.spawn import spawn_detached
 from tacit.commandline import python_argv
 from tacit.log import log_exception
 from tacit.privacy.exclusion import why_excluded
-from tacit.stores import candidates, history
+from tacit.projects import project_for
+from tacit.stores import candidates, guard_files, history
 from tacit.stores.ledger import Ledger
 from tacit.stores import jobs
 from tacit.stores.jobs import load as load_job
@@ -151,6 +152,15 @@ def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblin
             for one in [job, *siblings]:
                 if one.get("kind") == "correction":
                     _settle_correction(ledger, one)
+        if job.get("kind") == "rules" and not (record.get("ok") and record.get("mode") in ("agent", "waiting", "folded")):
+            _unask(cfg, ledger, job)  # no agent read its lines (none, or it failed): the next session shows them
+
+
+def _unask(cfg, ledger: Ledger, job: dict) -> None:
+    project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
+    lines = (job.get("variables") or {}).get("lines") or []
+    if project is not None and lines:
+        guard_files.unmark_asked(ledger, project, lines)
 
 
 def _settle_correction(ledger: Ledger, job: dict) -> None:

@@ -34,7 +34,7 @@ _NOISE = lazy(
     r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|"
     r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|"
-    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|"
+    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
 _HERE = lazy(

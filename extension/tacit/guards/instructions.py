@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, clean_line
-from tacit.guards.derive import _MAYBE_RULE, MAX_LESSON_CHARS, derive_guards
+from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
 from tacit.guards.words import _KNOWN_PROGRAMS
@@ -134,10 +134,16 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
 _NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|md|env|py|ts|js|sql|sh|lock))(?![\w-])")
 
 
+# a word of refusal, said outright (the deriver's own pre-filter is looser: "lint" ends in "nt")
+_REFUSAL = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
+                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|instead|rather|hands off|"
+                      r"keep off|alone|read[- ]only|untouched|unchanged|intact)\b", re.I)
+
+
 def _unread(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
-    if not _MAYBE_RULE.search(line) or _EXCEPTION.search(line) or _HEDGE.search(line):
+    if not _REFUSAL.search(line.replace("\u2019", "'")) or _EXCEPTION.search(line) or _HEDGE.search(line):
         return False
     if _NAMED.search(line):
         return True

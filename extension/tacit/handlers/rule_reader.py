@@ -27,8 +27,9 @@ def read_unread(event, ctx) -> Result | None:
     if ctx.state.marks.get(MARK) or not cfg.settings.get("instruction_files_child", True):
         return None
     ctx.state.marks[MARK] = 1
-    if not (cfg.settings.get("child_enabled", True) and cfg.settings.get("guards_enabled", True)):
-        return None
+    if ctx.engine.launcher is None or not (cfg.settings.get("child_enabled", True)
+                                           and cfg.settings.get("guards_enabled", True)):
+        return None  # no child can run from here (a replay, a test engine): the lines wait
     spec = host_specs.get(ctx.host or "")
     if spec is not None and spec.child_own_tools and not cfg.child_command:
         return None  # its child has the host's memory tools only, no shell for `tacit guard add`

@@ -321,9 +321,14 @@ def unread_lines(ledger, cfg, project) -> list:
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
-    """The unread lines no child was shown yet (``{"where", "text"}``), at most ``limit``."""
-    return [{"where": one["where"], "text": one["text"]} for one in unread_lines(ledger, cfg, project)
-            if not one["asked"]][:limit]
+    """The unread lines no child was shown yet (``{"where", "text"}``), at most
+    ``limit``; a line said again in another file (CLAUDE.md copying AGENTS.md) once."""
+    out, seen = [], set()
+    for one in unread_lines(ledger, cfg, project):
+        if not one["asked"] and one["text"] not in seen:
+            seen.add(one["text"])
+            out.append({"where": one["where"], "text": one["text"]})
+    return out[:limit]
 
 
 def mark_asked(ledger, project, lines: list) -> None:
@@ -333,6 +338,15 @@ def mark_asked(ledger, project, lines: list) -> None:
         asked = _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None))
         asked.extend(_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines)
         ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked[-2000:]))
+
+
+def unmark_asked(ledger, project, lines: list) -> None:
+    """``lines`` were not read after all (no agent, a failed run): shown again next time."""
+    drop = {_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines
+            if isinstance(one, dict) and isinstance(one.get("where"), str) and isinstance(one.get("text"), str)}
+    with ledger.write() as conn:
+        asked = [a for a in _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)) if a not in drop]
+        ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked))
 
 
 def _asked(raw) -> list:
@@ -361,4 +375,5 @@ def notices(ledger, project) -> list[str]:
 
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
-           "add_for_line", "unread_lines", "unasked", "mark_asked"]
+           "add_for_line", "unread_lines", "unasked", "mark_asked",
+           "unmark_asked"]
