@@ -45,7 +45,7 @@ DEFAULTS: dict = {
     # guards: lessons checked before every tool call (docs/guards.md)
     "guards_enabled": True,
     "instruction_files": True,  # rule lines of AGENTS.md, CLAUDE.md, .cursorrules … are guards too
-    "instruction_files_child": True,  # lines no reading turns into a guard: a child phrases them, once each
+    "rule_reader": True,  # rule lines and lessons no reading turns into a guard: a child phrases them, once each
     # child agents
     "child_enabled": True,
     "child_command": "",  # template; empty = the host's default command

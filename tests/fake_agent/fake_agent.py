@@ -154,13 +154,15 @@ def do_rules(prompt: str) -> int:
     """Phrase each line's first quoted name as a guard, as a model might:
     a name with a dot or slash is a path, anything else a command."""
     added = []
-    for where, text in re.findall(r"^- `([^`]+:\d+)`: (.*)$", prompt, re.M):
+    items = [("--line", where, text) for where, text in re.findall(r"^- `([^`]+:\d+)`: (.*)$", prompt, re.M)]
+    items += [("--lesson", change, text) for change, text in re.findall(r"^- change (\d+): (.*)$", prompt, re.M)]
+    for flag, where, text in items:
         quoted = re.findall(r"`([^`]+)`", text)
         if not quoted:
             continue
         name = quoted[0]
         pattern = f"path:{name}" if ("/" in name or "." in name) and " " not in name else name
-        code, _ = tacit("guard", "add", "--line", where, pattern)
+        code, _ = tacit("guard", "add", flag, where, pattern)
         if code == 0:
             added.append(f"{where}: {pattern}")
     print("\n".join(added) if added else "Nothing to save.")

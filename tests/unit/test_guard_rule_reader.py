@@ -26,6 +26,7 @@ from tacit.stores import history
 from tacit.stores.guard_files import add_for_line, unasked
 from tacit.stores.guards import GuardStore
 from tacit.stores.ledger import Ledger
+from tacit.stores.memory import MemoryStore
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -169,7 +170,7 @@ def test_each_unread_line_is_put_to_a_child_once_while_it_reads_the_same(cfg, re
 
 
 def test_no_rule_reader_when_switched_off_or_when_the_child_has_no_shell(tacit_home, tacit_env, repo):
-    write_config(tacit_home, instruction_files_child=False)
+    write_config(tacit_home, rule_reader=False)
     assert turn(load_config(env=tacit_env), repo, "s1").of("rules") == []
     write_config(tacit_home)
     cfg = load_config(env=tacit_env)
@@ -212,3 +213,33 @@ def test_lines_no_agent_read_are_shown_again_and_an_engine_without_children_mark
         finish(cfg, {**job, "cwd": str(repo)}, record, ledger=ledger)
         assert [one["where"] for one in unasked(ledger, cfg, project_for(str(repo)))] == ["AGENTS.md:2"]
     assert turn(cfg, repo, "s2").kinds().count("rules") == 1
+
+
+TERRAFORM = "We do not want anyone kicking off `terraform apply` by themselves."
+
+
+def test_a_saved_lesson_tacit_cannot_read_is_shown_once_and_a_real_child_phrases_it(
+        tacit_home, tacit_env, repo, tmp_path):
+    command = " ".join([sys.executable, str(FAKE_AGENT), "--mode", "save", "--log", str(tmp_path / "calls.jsonl"),
+                        "{prompt_file}"])
+    write_config(tacit_home, child_command=command)
+    cfg = load_config(env=tacit_env)
+    store = MemoryStore(cfg, project_for(str(repo)))
+    assert store.add("project", TERRAFORM)["success"]
+    assert store.add("project", "Never run `terraform destroy`.")["success"]  # read: a guard already
+    assert store.add("user", "Avoid `rm -rf` unless asked.")["success"]  # an exception: stays a memory
+    job = turn(cfg, repo, "s1").of("rules")[0]
+    lessons = job["variables"]["lessons"]
+    assert [one["text"] for one in lessons] == [TERRAFORM]
+    with Ledger(cfg) as ledger:
+        saved = history.get(ledger, lessons[0]["change"])
+    assert TERRAFORM in saved.added()
+    assert turn(cfg, repo, "s2").of("rules") == []  # shown already
+    assert not asks(cfg, repo, "terraform apply")
+    record = run_job(cfg, {**job, "id": "rules-2", "cwd": str(repo), "host": "claude-code"}, agent=True)
+    assert record["ok"], record
+    assert asks(cfg, repo, "terraform apply -auto-approve")
+    assert not asks(cfg, repo, "terraform plan")
+    with Ledger(cfg) as ledger:
+        change = history.changes(ledger, limit=1)[0]
+    assert change.action == "guard_add" and change.actor.kind == "child" and change.actor.name == "rules"

@@ -158,8 +158,9 @@ def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblin
 
 def _unask(cfg, ledger: Ledger, job: dict) -> None:
     project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
-    lines = (job.get("variables") or {}).get("lines") or []
-    if project is not None and lines:
+    variables = job.get("variables") or {}
+    lines = [*(variables.get("lines") or []), *(variables.get("lessons") or [])]
+    if lines:
         guard_files.unmark_asked(ledger, project, lines)
 
 

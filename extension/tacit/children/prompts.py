@@ -71,6 +71,8 @@ def job_variables(cfg, job: dict) -> dict:
         "tool_calls": [],
         "tool_names": [],
         "tool_call_count": 0,
+        "lines": [],  # the rule reader's instruction-file lines and lessons
+        "lessons": [],
     }
     variables.update(job.get("variables", {}))
     variables["targets"] = [store.resolve(t) for t in variables["targets"]]

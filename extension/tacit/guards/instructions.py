@@ -124,7 +124,7 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                 if spec.match not in found:
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
-        if not found and len(unread) < MAX_RULES_PER_FILE and _unread(shown):
+        if not found and len(unread) < MAX_RULES_PER_FILE and unread_rule(shown):
             unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
@@ -140,7 +140,7 @@ _REFUSAL = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|sh
                       r"keep off|alone|read[- ]only|untouched|unchanged|intact)\b", re.I)
 
 
-def _unread(line: str) -> bool:
+def unread_rule(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
     if not _REFUSAL.search(line.replace("\u2019", "'")) or _EXCEPTION.search(line) or _HEDGE.search(line):
@@ -155,4 +155,5 @@ def _inside(pattern: str) -> bool:
     return not (p.startswith(("/", "~")) or ".." in p.split("/"))
 
 
-__all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "UnreadLine", "BadFile", "rules_in", "read_text"]
+__all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "UnreadLine", "BadFile", "rules_in", "read_text",
+           "unread_rule"]

@@ -1,11 +1,11 @@
-"""Rule lines tacit cannot read are put to a child, once each.
+"""Rule lines and lessons tacit cannot read are put to a child, once each.
 
-A repository's instruction files state rules in ways no grammar covers ("Please
+Instruction files and saved lessons state rules in ways no grammar covers ("Please
 refrain from touching `pnpm-lock.yaml` yourself"). At a session's first turn end,
-the lines that refuse an exact thing but derive no guard (``guards.instructions``)
-and that no child was shown yet go to a ``rules`` child, which may phrase each as
-a guard pattern (``tacit guard add --line FILE:LINE``); the store accepts only a
-pattern whose every word is in the line (docs/guards.md, "Lines tacit cannot read").
+the lines and lessons that refuse an exact thing but derive no guard and that no
+child was shown yet go to a ``rules`` child, which may phrase each as a guard
+pattern (``tacit guard add --line FILE:LINE`` / ``--lesson N``); the store accepts
+only a pattern whose every word is in the line or lesson (docs/guards.md).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from tacit.hookspecs import ChildRequest, Result
 from tacit.hosts import spec as host_specs
 from tacit.projects import project_for
 from tacit.stores.guard_files import mark_asked, unasked
+from tacit.stores.unread_lessons import unasked_lessons
 
 MARK = "rules.read"  # session mark: the unread lines were looked at this session
 
@@ -24,7 +25,7 @@ def register(engine) -> None:
 
 def read_unread(event, ctx) -> Result | None:
     cfg = ctx.cfg
-    if ctx.state.marks.get(MARK) or not cfg.settings.get("instruction_files_child", True):
+    if ctx.state.marks.get(MARK) or not cfg.settings.get("rule_reader", True):
         return None
     ctx.state.marks[MARK] = 1
     if ctx.engine.launcher is None or not (cfg.settings.get("child_enabled", True)
@@ -35,7 +36,8 @@ def read_unread(event, ctx) -> Result | None:
         return None  # its child has the host's memory tools only, no shell for `tacit guard add`
     project = project_for(ctx.cwd, home=cfg.env.get("HOME"))
     lines = unasked(ctx.ledger, cfg, project)
-    if not lines:
+    lessons = unasked_lessons(ctx.ledger, cfg, project)
+    if not (lines or lessons):
         return None
-    mark_asked(ctx.ledger, project, lines)
-    return Result(children=[ChildRequest("rules", {"lines": lines})])
+    mark_asked(ctx.ledger, project, lines + lessons)
+    return Result(children=[ChildRequest("rules", {"lines": lines, "lessons": lessons})])

@@ -332,21 +332,36 @@ def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
 
 
 def mark_asked(ledger, project, lines: list) -> None:
-    """Remember that ``lines`` (from ``unasked``) were put to a child: each
-    line is shown once while it reads the same (an edited line is new)."""
-    with ledger.write() as conn:
-        asked = _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None))
-        asked.extend(_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines)
-        ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked[-2000:]))
+    """Remember that ``lines`` (from ``unasked``, or lessons ``memory:…``) were
+    put to a child: each is shown once while it reads the same."""
+    _update_asked(ledger, project, lines, keep=False)
 
 
 def unmark_asked(ledger, project, lines: list) -> None:
     """``lines`` were not read after all (no agent, a failed run): shown again next time."""
-    drop = {_asked_id(one["where"].rsplit(":", 1)[0], one["text"]) for one in lines
-            if isinstance(one, dict) and isinstance(one.get("where"), str) and isinstance(one.get("text"), str)}
+    _update_asked(ledger, project, lines, keep=True)
+
+
+def asked_key(project, where: str) -> str:
+    """Where the shown ids of ``where`` are kept: a lesson's (``memory:…``) for
+    every project at once, a file line's per project."""
+    return ASKED_KEY + ("memory" if where.startswith("memory:") or project is None else project.key)
+
+
+def asked_id(where: str, text: str) -> str:
+    return _asked_id(where.rsplit(":", 1)[0], text)
+
+
+def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
+    by_key: dict = {}
+    for one in lines:
+        if isinstance(one, dict) and isinstance(one.get("where"), str) and isinstance(one.get("text"), str):
+            by_key.setdefault(asked_key(project, one["where"]), []).append(asked_id(one["where"], one["text"]))
     with ledger.write() as conn:
-        asked = [a for a in _asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)) if a not in drop]
-        ledger.meta_set(conn, ASKED_KEY + project.key, json.dumps(asked))
+        for key, ids in by_key.items():
+            asked = _asked(ledger.meta_get(conn, key, None))
+            asked = [a for a in asked if a not in set(ids)] if keep else (asked + ids)[-2000:]
+            ledger.meta_set(conn, key, json.dumps(asked))
 
 
 def _asked(raw) -> list:
@@ -376,4 +391,4 @@ def notices(ledger, project) -> list[str]:
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
            "add_for_line", "unread_lines", "unasked", "mark_asked",
-           "unmark_asked"]
+           "unmark_asked", "asked_key", "asked_id"]

@@ -352,10 +352,11 @@ class GuardStore:
             added = [change.after]
         if not added:
             return {"success": False, "error": f"change {change_id} saved no lesson"}
-        lesson = " ".join(added[-1].split())
-        spec = spec_from_pattern(pattern, lesson)
+        lessons = [" ".join(e.split()) for e in reversed(added)]  # a batch saves several: the one it is grounded in
+        spec = spec_from_pattern(pattern, lessons[0])
         if spec is None:
             return {"success": False, "error": f"not a guard pattern: {pattern!r}"}
+        lesson = next((e for e in lessons if not ungrounded(spec, e, change.actor.cause or "")), lessons[0])
         missing = ungrounded(spec, lesson, change.actor.cause or "")
         if missing:
             return {"success": False, "refused": True, "lesson": lesson,

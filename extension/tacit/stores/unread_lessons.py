@@ -1,0 +1,58 @@
+"""Saved lessons tacit cannot read as a guard, for the rule reader.
+
+A memory entry that refuses an exact thing in words no reading covers ("Please
+refrain from running `terraform apply` yourself") derives no guard. The rule
+reader (``tacit.handlers.rule_reader``) shows each such entry once, while it
+reads the same, with the history change that saved it; the child may propose
+``tacit guard add --lesson N PATTERN``, accepted only when every word of the
+pattern is in the lesson or the message that caused it (``GuardStore.add_for_lesson``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tacit.guards import derive_guards
+from tacit.guards.instructions import unread_rule
+from tacit.stores import history
+from tacit.stores.guard_files import _asked, asked_id, asked_key
+from tacit.stores.memory import MemoryStore
+
+MAX_SEARCHED = 200  # entries looked up in the history per call (a full memory holds far fewer)
+
+
+def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
+    """``{"where": "memory:<scope>:<change>", "text", "change"}`` for each
+    unread lesson of the scopes seen from ``project`` no child was shown."""
+    store = MemoryStore(cfg, project)
+    key = asked_key(project, "memory:")
+    with ledger.read() as conn:
+        asked = set(_asked(ledger.meta_get(conn, key, None)))
+    out, searched = [], 0
+    for scope in store.targets():
+        for entry in store.entries(scope):
+            if len(out) >= limit or searched >= MAX_SEARCHED:
+                return out
+            if asked_id(f"memory:{scope}:0", entry) in asked or not unread_rule(entry) or derive_guards(entry):
+                continue
+            searched += 1
+            change = _saved_by(ledger, entry)
+            if change is not None:
+                out.append({"where": f"memory:{scope}:{change}", "text": entry, "change": change})
+    return out
+
+
+def _saved_by(ledger, entry: str) -> int | None:
+    """The newest change that added ``entry`` (its history row), if any."""
+    pieces = re.split(r'["\\]', entry)  # the history keeps entries as JSON: these are escaped there
+    probe = max(pieces, key=len).strip()[:80]
+    if len(probe) < 8:
+        return None
+    for change in history.changes(ledger, text=probe, limit=20):
+        if entry in change.added() or (isinstance(change.after, str) and change.after == entry):
+            return change.id
+    return None
+
+
+__all__ = ["unasked_lessons"]
