@@ -137,8 +137,9 @@ except ImportError:  # pragma: no cover - older code reads a line as a lesson
 try:  # the lines put to the rule-reading child, where tacit has one
     from tacit.guards.instructions import read_text  # type: ignore
     from tacit.guards.why import ungrounded  # type: ignore
+    from tacit.guards.instructions import unread_rule  # type: ignore
 except ImportError:  # pragma: no cover
-    read_text = None
+    read_text = unread_rule = None
 
 
 def line_specs(text: str) -> list:
@@ -341,7 +342,7 @@ def lessons_section(lessons: list[dict], split: str, misses: bool) -> dict:
     print(f"\n== Lessons as people type them, {split} split: {len(part)} lessons from "
           f"{len({lesson['source'] for lesson in part})} rule lines ==")
     print("  kind        derived            violations stopped   fine stopped")
-    out = {}
+    out, reader = {}, {}
     for kind in ("bare", "reason", "polite", "emphasis", "exception"):
         group = by_kind.get(kind, [])
         if not group:
@@ -374,6 +375,12 @@ def lessons_section(lessons: list[dict], split: str, misses: bool) -> dict:
         print(f"  {kind:10s}  {label} {pct(shown, c['n']):18s} {viol:20s} {pct(c['fine_stopped'], c['fine'])}")
         if misses:
             print_misses(wrong, None)
+        if unread_rule is not None:
+            pool = [lesson for lesson in group if not specs[lesson["id"]]]
+            sent = sum(unread_rule(lesson["text"]) for lesson in pool)
+            reader[kind] = f"{kind} {pct(sent, len(pool))}"
+    if reader:
+        print("  not derived, put to the rule reader: " + "; ".join(reader.values()) + "  (exception: want 0)")
     if out.get("bare"):
         base = out["bare"]["derived"] / out["bare"]["n"]
         for kind in ("reason", "polite", "emphasis"):
