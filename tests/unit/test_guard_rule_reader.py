@@ -243,3 +243,13 @@ def test_a_saved_lesson_tacit_cannot_read_is_shown_once_and_a_real_child_phrases
     with Ledger(cfg) as ledger:
         change = history.changes(ledger, limit=1)[0]
     assert change.action == "guard_add" and change.actor.kind == "child" and change.actor.name == "rules"
+
+
+def test_guard_why_says_when_the_rule_reader_is_shown_a_lesson(tacit_env):
+    def why(text):
+        proc = subprocess.run([sys.executable, "-m", "tacit", "guard", "why", text, "--json"], env=tacit_env,
+                              capture_output=True, text=True)
+        return json.loads(proc.stdout)
+    assert why(TERRAFORM)["reader"] is True
+    assert why("Avoid `rm -rf` unless asked.")["reader"] is False  # an exception: stays a memory
+    assert why("Never run `terraform destroy`.")["reader"] is False  # a guard already

@@ -166,12 +166,17 @@ def _list(args, cfg) -> int:
 
 
 def _why(args, cfg) -> int:
+    from tacit.guards.instructions import unread_rule
     from tacit.guards.why import explain
     result = explain(args.text)
+    result["reader"] = not result["guard"] and unread_rule(" ".join(str(args.text).split()))
     if args.json:
         emit({"success": True, **result})
     else:
         print(("A guard: " if result["guard"] else "Not a guard: ") + result["why"])
+        if result["reader"]:
+            print("  As a saved lesson or an instruction-file line, it is shown once to the rule reader, a "
+                  "child that may phrase it as a guard (rule_reader in config.toml).")
         for rule in result["rules"]:
             print(f"  {rule['kind']}: {json.dumps(rule['match'])}")
     return 0
