@@ -13,10 +13,11 @@ from __future__ import annotations
 from tacit.hookspecs import ChildRequest, Result
 from tacit.hosts import spec as host_specs
 from tacit.projects import project_for
-from tacit.stores.guard_files import mark_asked, unasked
+from tacit.stores.guard_files import Finder, mark_asked, unasked
 from tacit.stores.unread_lessons import unasked_lessons
 
 MARK = "rules.read"  # session mark: the unread lines were looked at this session
+_FINDER = Finder(every=300.0)  # each checkout's instruction files, found again every five minutes
 
 
 def register(engine) -> None:
@@ -35,9 +36,13 @@ def read_unread(event, ctx) -> Result | None:
     if spec is not None and spec.child_own_tools and not cfg.child_command:
         return None  # its child has the host's memory tools only, no shell for `tacit guard add`
     project = project_for(ctx.cwd, home=cfg.env.get("HOME"))
-    lines = unasked(ctx.ledger, cfg, project)
-    lessons = unasked_lessons(ctx.ledger, cfg, project)
+    files = _FINDER.files(project.root) if project is not None else ()
+    lines = unasked(ctx.ledger, cfg, project, files=files)
+    found = unasked_lessons(ctx.ledger, cfg, project)
+    if found:
+        mark_asked(ctx.ledger, project, found)  # those with no saving change too: not looked up again
+    lessons = [one for one in found if one["change"] is not None]
     if not (lines or lessons):
         return None
-    mark_asked(ctx.ledger, project, lines + lessons)
+    mark_asked(ctx.ledger, project, lines)
     return Result(children=[ChildRequest("rules", {"lines": lines, "lessons": lessons})])

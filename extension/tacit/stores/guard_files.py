@@ -308,23 +308,23 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
 ASKED_KEY = "guards.files.asked."  # + the project's key: the unread lines already put to a child
 
 
-def unread_lines(ledger, cfg, project) -> list:
-    """The unread lines of ``project``'s instruction files, as ``{"where":
-    "AGENTS.md:42", "text", "asked"}`` (``asked``: a child was shown it)."""
+def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
+    """The unread lines of ``project``'s instruction files (``files``: as found
+    already), as ``{"where": "AGENTS.md:42", "text", "asked"}`` (``asked``: a child was shown it)."""
     if project is None or not bool(cfg.settings.get("instruction_files", True)):
         return []
-    got = read(project.root, None, cfg)
+    got = read(project.root, files, cfg)
     with ledger.read() as conn:
         asked = set(_asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)))
     return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
             for rel, line in got.unread]
 
 
-def unasked(ledger, cfg, project, *, limit: int = 40) -> list:
+def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None) -> list:
     """The unread lines no child was shown yet (``{"where", "text"}``), at most
     ``limit``; a line said again in another file (CLAUDE.md copying AGENTS.md) once."""
     out, seen = [], set()
-    for one in unread_lines(ledger, cfg, project):
+    for one in unread_lines(ledger, cfg, project, files=files):
         if not one["asked"] and one["text"] not in seen:
             seen.add(one["text"])
             out.append({"where": one["where"], "text": one["text"]})

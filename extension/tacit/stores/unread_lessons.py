@@ -19,12 +19,14 @@ from tacit.stores import history
 from tacit.stores.guard_files import _asked, asked_id, asked_key
 from tacit.stores.memory import MemoryStore
 
-MAX_SEARCHED = 200  # entries looked up in the history per call (a full memory holds far fewer)
+MAX_SEARCHED = 20  # entries looked up in the history per call: a session's first turn end waits for it
 
 
 def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
     """``{"where": "memory:<scope>:<change>", "text", "change"}`` for each
-    unread lesson of the scopes seen from ``project`` no child was shown."""
+    unread lesson of the scopes seen from ``project`` no child was shown;
+    ``change`` is None when no history row saved it (a hand edit kept no
+    row): mark it shown all the same, so it is not looked up every session."""
     store = MemoryStore(cfg, project)
     key = asked_key(project, "memory:")
     with ledger.read() as conn:
@@ -38,8 +40,7 @@ def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
                 continue
             searched += 1
             change = _saved_by(ledger, entry)
-            if change is not None:
-                out.append({"where": f"memory:{scope}:{change}", "text": entry, "change": change})
+            out.append({"where": f"memory:{scope}:{change or 0}", "text": entry, "change": change})
     return out
 
 
