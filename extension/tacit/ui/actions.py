@@ -74,6 +74,26 @@ def guard(you: Tacit, form: dict) -> dict:
     return result
 
 
+def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
+    """A guard for a rule line tacit could not read, phrased by you
+    (``tacit guard add --line FILE:LINE PATTERN``): the store decides."""
+    from tacit.stores.guard_files import add_for_line
+
+    where, pattern = " ".join(form.get("where", "").split()), " ".join(form.get("pattern", "").split())
+    if not where or not pattern:
+        return {"success": False, "error": "type a pattern for the line (e.g. path:FILE or a command)"}
+    with you.acting():
+        result = add_for_line(you.guards(), where, pattern[:500], project)
+    if not result.get("success"):
+        return result
+    gid, status = result["guard"]["id"], result["guard"]["status"]
+    if status != "active":
+        return {"success": False, "error": f"guard {gid} phrases {where} that way and is {status}: restore it in "
+                                           "the list to apply it again"}
+    result["message"] = f"Guard {gid} {'added' if result.get('created') else 'already there'} for {where}."
+    return result
+
+
 def review(you: Tacit, form: dict) -> dict:
     from tacit.learn.review import decide
 

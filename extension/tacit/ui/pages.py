@@ -81,6 +81,10 @@ def _what(change) -> str:
 
 
 def guards(front: Tacit, current: Project | None) -> dict:
+    """Every guard with its outcomes, and the rule lines of this project's
+    instruction files tacit could not read (none a phrasing guards yet)."""
+    from tacit.stores.guard_files import READ_BY_CHILD, unread_lines
+
     store = front.guards()
     store.sync(current)
     records = store.all()
@@ -91,9 +95,11 @@ def guards(front: Tacit, current: Project | None) -> dict:
         rows.append({**record.as_dict(), "what": record.spec.describe().replace("`", ""), "date": record.date,
                      "project_root": record.project_root, "stops": counts.get("stop", 0),
                      "overrides": counts.get("override", 0), "wrong": counts.get("wrong", 0),
-                     "repeats": counts.get("repeat", 0)})
+                     "repeats": counts.get("repeat", 0), "phrased": record.key.startswith(READ_BY_CHILD)})
     rows.sort(key=lambda r: (r["status"] != "active", r["id"]))
-    return {"guards": rows}
+    phrased = {r.file for r in store.applying(current) if r.key.startswith(READ_BY_CHILD)}
+    unread = [u for u in unread_lines(front.ledger, front.cfg, current) if u["where"] not in phrased]
+    return {"guards": rows, "unread": unread}
 
 
 def review(front: Tacit) -> dict:

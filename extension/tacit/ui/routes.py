@@ -80,6 +80,7 @@ POSTS = {  # path → (where to go next, the change; ``you``: this request's Tac
     "/memory/add": ("/", lambda you, app, form: _act("add_entry")(you, pages.projects(app.cfg, app.project), form)),
     "/history/undo": ("/history", lambda you, app, form: _act("undo")(you, form)),
     "/guards/change": ("/guards", lambda you, app, form: _act("guard")(you, form)),
+    "/guards/line": ("/guards", lambda you, app, form: _act("phrase_line")(you, app.project, form)),
     "/review/decide": ("/review", lambda you, app, form: _act("review")(you, form)),
 }
 
