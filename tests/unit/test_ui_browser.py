@@ -2,7 +2,7 @@
 
 ``tacit ui --no-open`` runs as a subprocess on a populated data folder; the
 browser opens its URL, reads every scope, edits an entry and undoes it,
-lifts a guard, and is refused (403, nothing changed) without the token,
+lifts a guard, phrases a rule line tacit could not read as a guard, and is refused (403, nothing changed) without the token,
 with a wrong one, and under a foreign host name. A screenshot is saved in
 the test's folder (and, with ``TACIT_UI_SCREENSHOT=PATH``, there too).
 """
@@ -33,7 +33,10 @@ FOREIGN = "rebind.example"  # resolved to 127.0.0.1 by the browser: a DNS-rebind
 
 @pytest.fixture
 def site(cfg, tacit_env, tmp_path):
-    made = populate(cfg, tmp_path)
+    yield from _serve(populate(cfg, tmp_path), tacit_env)
+
+
+def _serve(made, tacit_env):
     proc = subprocess.Popen([sys.executable, "-m", "tacit", "ui", "--no-open"], cwd=made["repo"], env=tacit_env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip()
@@ -200,3 +203,40 @@ def test_a_form_posted_from_another_origin_is_refused(site, browser, cfg, tmp_pa
         attacker.shutdown()
         attacker.server_close()
     assert _state(cfg, made) == before
+
+
+def test_a_rule_line_tacit_could_not_read_is_phrased_as_a_guard(cfg, tacit_env, tmp_path, browser):
+    """An AGENTS.md line the grammar does not read is listed; a pattern not
+    in the line is refused with the page's error and adds nothing; one in it
+    becomes a guard from AGENTS.md:3, added by you."""
+    made = populate(cfg, tmp_path)
+    line = "Please refrain from touching the lockfile `pnpm-lock.yaml` yourself."
+    (made["repo"] / "AGENTS.md").write_text(f"# Agents\n\n- {line}\n")
+    url, _ = next(served := _serve(made, tacit_env))
+    try:
+        browser.get(url.split("?")[0].rstrip("/") + "/guards?token=" + url.split("token=")[1])
+        row = _by_css(browser, "tr.unread[data-where='AGENTS.md:3']")[0]
+        assert line in row.text and "AGENTS.md:3" in row.text
+        browser.save_screenshot(str(tmp_path / "tacit-ui-unread.png"))
+        before = _state(cfg, made)
+        row.find_element("css selector", "input[name=pattern]").send_keys("npm")
+        row.find_element("css selector", "button").click()
+        flash = _flash(browser)
+        assert flash.startswith("flash bad: refused: 'npm' occur(s) nowhere in AGENTS.md:3"), flash
+        assert _state(cfg, made) == before
+        row = _by_css(browser, "tr.unread[data-where='AGENTS.md:3']")[0]
+        row.find_element("css selector", "input[name=pattern]").send_keys("path:pnpm-lock.yaml")
+        row.find_element("css selector", "button").click()
+        flash = _flash(browser)
+        with Ledger(cfg) as ledger:
+            added = [g for g in GuardStore(cfg, ledger).all() if g.file == "AGENTS.md:3"]
+            last = history.changes(ledger, limit=1)[0]
+        assert len(added) == 1 and flash == f"flash ok: Guard {added[0].id} added for AGENTS.md:3."
+        assert (last.action, last.actor.describe()) == ("guard_add", "you (tacit ui)")
+        guard = _by_css(browser, f"tr.guard[data-id='{added[0].id}']")[0]
+        assert "changes to pnpm-lock.yaml" in guard.text and "AGENTS.md:3" in guard.text
+        assert "phrased (tacit could not read the line)" in guard.text
+        assert _by_css(browser, "tr.unread") == []
+        browser.save_screenshot(str(tmp_path / "tacit-ui-guards.png"))
+    finally:
+        next(served, None)
