@@ -4,7 +4,7 @@
     python tests/benchmarks/ui.py --quick     # 200 rows, 50 skills, 5 requests (a smoke run)
 
 A fresh data folder (memory in every scope, history rows from real adds and
-removes, a guard, generated skills); ``tacit ui --no-open`` in its own
+removes, a guard, generated skills; an AGENTS.md in the repository); ``tacit ui --no-open`` in its own
 process; each page fetched on a new connection, median wall time. Baseline,
 same run: a bare ``ThreadingHTTPServer`` process answering the memory page's
 bytes. Idle memory: the server's VmRSS after start, and after every page
@@ -38,6 +38,13 @@ def _skill_maker():
     return module.make_skills
 
 
+AGENTS_MD = "# Agents\n\n## Setup\n\n- Install with `pnpm install`.\n- Run the tests with `make test`.\n\n" \
+    "## Rules\n\n- Never run `terraform destroy`.\n" \
+    "- Please refrain from touching the lockfile `pnpm-lock.yaml` yourself.\n" \
+    "- Do not hand-edit `dist/bundle.js`; it is generated.\n" + "".join(
+        f"- Module {i} keeps its fixtures under `tests/fixtures/m{i}`.\n" for i in range(30))
+
+
 def populate(env: dict, rows: int, skills: int) -> str:
     """The data folder; the name of one skill (for the skill page)."""
     from tacit.app import USER, Tacit
@@ -48,6 +55,7 @@ def populate(env: dict, rows: int, skills: int) -> str:
     repo = Path(env["HOME"]) / "repo"
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text(AGENTS_MD)  # the Guards page lists its lines tacit could not read
     project = you.project(repo)
     store = you.memory(project)
     store.add("user", "I like short answers")
