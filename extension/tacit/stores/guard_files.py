@@ -248,6 +248,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
     ``project``'s instruction files and every word of ``pattern`` occurs in
     it; the guard asks, carries the line's provenance and lives while the
     line reads the same. ``{"success", "guard"|"error", "created"}``."""
+    from tacit.display import clip
     from tacit.guards import spec_from_pattern
     from tacit.guards.instructions import _inside
     from tacit.guards.model import PathMatch
@@ -258,25 +259,25 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
         return {"success": False, "error": "not inside a project: --line reads the project's instruction files"}
     rel, _, number = (where or "").strip().rpartition(":")
     if not rel or not number.isdigit():
-        return {"success": False, "error": f"--line takes FILE:LINE (e.g. AGENTS.md:42), not {where!r}"}
+        return {"success": False, "error": f"--line takes FILE:LINE (e.g. AGENTS.md:42), not {clip(str(where), 80)!r}"}
     if not bool(store.cfg.settings.get("instruction_files", True)):
         return {"success": False, "error": "instruction_files = false in config.toml: tacit reads no instruction file"}
     got = read(project.root, None, store.cfg)
     line = next((u for r, u in got.unread if r == rel and u.line == int(number)), None)
     if line is None:
         ruled = any(r == rel and rule.line == int(number) for r, rule in got.rules)
-        return {"success": False, "error": f"{rel}:{number} is " + (
+        return {"success": False, "error": f"{clip(rel, 80)}:{clip(number, 12)} is " + (
             "a guard already (tacit guard list)" if ruled else "not an unread rule line of this project's "
             "instruction files (a refusal naming a command, program or path that tacit could not read)")}
     spec = spec_from_pattern(pattern, line.text, action="ask")
     if spec is None:
-        return {"success": False, "error": f"not a guard pattern: {pattern!r}"}
+        return {"success": False, "error": f"not a guard pattern: {clip(str(pattern), 80)!r}"}
     if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
         return {"success": False, "refused": True, "error": "refused: a path outside the project"}
     missing = ungrounded(spec, line.text)
     if missing:
         return {"success": False, "refused": True, "line": line.text,
-                "error": f"refused: {', '.join(repr(m) for m in missing)} occur(s) nowhere in {rel}:{number}; "
+                "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in {rel}:{number}; "
                          "the line stays unread"}
     match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
     raw = "\0".join((project.key, rel, line.text, match)).encode("utf-8", "surrogatepass")
