@@ -157,3 +157,29 @@ def test_a_phrasing_without_the_forms_token_is_refused(page, cfg):
     conn.close()
     assert resp.status == 403
     assert state(cfg) == before
+
+
+
+@pytest.fixture
+def page_with_subfolder(cfg, tmp_path):
+    made = populate(cfg, tmp_path)
+    (made["repo"] / "web").mkdir()
+    (made["repo"] / "web" / "AGENTS.md").write_text("# Web\n\nPlease refrain from touching the generated `vite.config.ts` yourself.\n")
+    server, _ = start(UIApp(cfg, made["project"]))
+    yield server, made
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_subfolders_line_is_phrased_in_place(page_with_subfolder, cfg):
+    """A subfolder's file applies below it: its place is ``web/AGENTS.md:3``."""
+    server, made = page_with_subfolder
+    assert list(unread_rows(call(server, "GET", "/guards")[1])) == ["web/AGENTS.md:3"]
+    outcome = phrase(server, "web/AGENTS.md:3", "path:vite.config.ts")
+    assert outcome.get("done", "").endswith("added for web/AGENTS.md:3."), outcome
+    _, body = call(server, "GET", "/guards")
+    assert "web/AGENTS.md:3" in body and unread_rows(body) == {}
+    with Ledger(cfg) as ledger:
+        hits = check_call(cfg, GuardStore(cfg, ledger), made["project"], str(made["repo"]),
+                          edit=str(made["repo"] / "web" / "vite.config.ts"))
+    assert [h["source"] for h in hits] == ["web/AGENTS.md:3"]
