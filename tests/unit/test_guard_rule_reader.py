@@ -253,3 +253,12 @@ def test_guard_why_says_when_the_rule_reader_is_shown_a_lesson(tacit_env):
     assert why(TERRAFORM)["reader"] is True
     assert why("Avoid `rm -rf` unless asked.")["reader"] is False  # an exception: stays a memory
     assert why("Never run `terraform destroy`.")["reader"] is False  # a guard already
+
+
+def test_a_phrasing_of_a_lifted_guard_does_not_bring_it_back(cfg, repo):
+    gid = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")["guard"]["id"]
+    with Ledger(cfg) as ledger:
+        assert GuardStore(cfg, ledger).remove(gid)["success"]
+    again = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")
+    assert not again["success"] and again["lifted"] == gid and f"tacit guard restore {gid}" in again["error"]
+    assert not asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))

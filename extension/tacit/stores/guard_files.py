@@ -285,7 +285,11 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
     now = time.time()
     spec_json = json.dumps(spec.to_dict(), ensure_ascii=False)
     with history.using(store.ledger), store.ledger.write() as conn:
-        row = conn.execute("SELECT id FROM guards WHERE key = ?", (key,)).fetchone()
+        row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
+        if row is not None and row[1] == "removed":  # lifted by someone: a phrasing does not undo that
+            return {"success": False, "lifted": int(row[0]),
+                    "error": f"guard {row[0]} for {rel}:{line.line} was lifted; bring it back with "
+                             f"`tacit guard restore {row[0]}`"}
         if row is not None:
             gid, created = int(row[0]), False
             conn.execute("UPDATE guards SET status = 'active', memory_scope = ?, updated_at = ? WHERE id = ? "

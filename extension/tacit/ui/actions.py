@@ -84,12 +84,12 @@ def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
         return {"success": False, "error": "type a pattern for the line (e.g. path:FILE or a command)"}
     with you.acting():
         result = add_for_line(you.guards(), where, pattern[:500], project)
+    if result.get("lifted"):
+        return {"success": False, "error": f"guard {result['lifted']} phrases {where} that way and is removed: "
+                                           "restore it in the list to apply it again"}
     if not result.get("success"):
         return result
-    gid, status = result["guard"]["id"], result["guard"]["status"]
-    if status != "active":
-        return {"success": False, "error": f"guard {gid} phrases {where} that way and is {status}: restore it in "
-                                           "the list to apply it again"}
+    gid = result["guard"]["id"]
     result["message"] = f"Guard {gid} {'added' if result.get('created') else 'already there'} for {where}."
     return result
 
