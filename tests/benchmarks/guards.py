@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import statistics
 import sys
@@ -27,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "extension"))
 
-from tacit.guards import Guard, GuardSet, derive_guard, derive_guards, normalize_call  # noqa: E402
+from tacit.guards import Guard, GuardSet, derive_guard, derive_guards, normalize_call, spec_from_pattern  # noqa: E402
 from tacit.stores.guard_files import applies_at  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -137,7 +138,7 @@ except ImportError:  # pragma: no cover - older code reads a line as a lesson
 try:  # the lines put to the rule-reading child, where tacit has one
     from tacit.guards.instructions import read_text  # type: ignore
     from tacit.guards.why import ungrounded  # type: ignore
-    from tacit.guards.instructions import unread_rule  # type: ignore
+    from tacit.guards.instructions import refusing_text, unread_rule  # type: ignore
 except ImportError:  # pragma: no cover
     read_text = unread_rule = None
 
@@ -326,11 +327,23 @@ def reader_section(part: list[dict], specs: dict) -> None:
     for row in part:
         lesson = LESSONS_BY_ROW.get(row["id"])
         if row["id"] in sent and lesson:
-            oracle[row["id"]] = [s for s in derive_guards(lesson) if not ungrounded(s, row["text"])]
+            oracle[row["id"]] = [s for s in derive_guards(lesson) if not ungrounded(s, refusing_text(row["text"]))]
     c = score_rows(part, oracle, repo_guard_sets(part, lambda row: oracle[row["id"]]))["c"]
     print(f"  oracle reader (each sent line phrased as its bare lesson, kept if grounded): shape lines -> guards "
           f"{pct(c['shape_guard'], c['shape'])}; violations stopped {pct(c['viol_stopped'], c['viol'])}; fine stopped "
           f"{pct(c['fine_stopped'], c['fine'])}")
+    naive = dict(specs)  # a careless reader: the first quoted name of every line sent, as the test's fake agent does
+    for row in part:
+        if row["id"] in sent:
+            quoted = re.findall(r"`([^`]+)`", row["text"])
+            name = quoted[0] if quoted else ""
+            pattern = f"path:{name}" if ("/" in name or "." in name) and " " not in name else name
+            spec = spec_from_pattern(pattern, row["text"]) if name else None
+            naive[row["id"]] = [spec] if spec is not None and not ungrounded(spec, refusing_text(row["text"])) else []
+    c = score_rows(part, naive, repo_guard_sets(part, lambda row: naive[row["id"]]))["c"]
+    print(f"  careless reader (the first quoted name of each line sent, kept if grounded): shape lines -> guards "
+          f"{pct(c['shape_guard'], c['shape'])}; violations stopped {pct(c['viol_stopped'], c['viol'])}; fine stopped "
+          f"{pct(c['fine_stopped'], c['fine'])}; no-shape lines -> guards {pct(c['noshape_guard'], c['noshape'])}")
 
 
 def lessons_section(lessons: list[dict], split: str, misses: bool) -> dict:

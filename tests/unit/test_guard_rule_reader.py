@@ -262,3 +262,14 @@ def test_a_phrasing_of_a_lifted_guard_does_not_bring_it_back(cfg, repo):
     again = add(cfg, repo, "AGENTS.md:2", "path:pnpm-lock.yaml")
     assert not again["success"] and again["lifted"] == gid and f"tacit guard restore {gid}" in again["error"]
     assert not asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
+
+
+def test_a_phrasing_must_be_grounded_in_what_the_line_forbids_not_in_what_it_recommends(cfg, tmp_path):
+    root = git_repo(tmp_path / "proto-repo")
+    (root / "AGENTS.md").write_text("# Rules\n- We don't want the generated `gen/` stubs touched by anyone \u2014 edit "
+                                    "`proto/api.proto` and run `make build_proto`.\n", encoding="utf-8")
+    assert [u.line for u in read_text((root / "AGENTS.md").read_text())[1]] == [2]
+    refused = add(cfg, root, "AGENTS.md:2", "path:proto/api.proto")
+    assert not refused["success"] and "what AGENTS.md:2 forbids" in refused["error"]
+    assert not add(cfg, root, "AGENTS.md:2", "make build_proto")["success"]
+    assert add(cfg, root, "AGENTS.md:2", "path:gen/")["success"]

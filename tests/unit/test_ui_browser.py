@@ -222,7 +222,7 @@ def test_a_rule_line_tacit_could_not_read_is_phrased_as_a_guard(cfg, tacit_env, 
         row.find_element("css selector", "input[name=pattern]").send_keys("npm")
         row.find_element("css selector", "button").click()
         flash = _flash(browser)
-        assert flash.startswith("flash bad: refused: 'npm' occur(s) nowhere in AGENTS.md:3"), flash
+        assert flash.startswith("flash bad: refused: 'npm' occur(s) nowhere in what AGENTS.md:3 forbids"), flash
         assert _state(cfg, made) == before
         row = _by_css(browser, "tr.unread[data-where='AGENTS.md:3']")[0]
         row.find_element("css selector", "input[name=pattern]").send_keys("path:pnpm-lock.yaml")

@@ -110,8 +110,8 @@ def test_your_phrasing_becomes_a_guard_from_the_line(page, cfg):
 
 
 @pytest.mark.parametrize("where, pattern, error", [
-    ("AGENTS.md:3", "npm", "occur(s) nowhere in AGENTS.md:3"),  # ungrounded
-    ("AGENTS.md:3", "git push --force", "occur(s) nowhere in AGENTS.md:3"),
+    ("AGENTS.md:3", "npm", "occur(s) nowhere in what AGENTS.md:3 forbids"),  # ungrounded
+    ("AGENTS.md:3", "git push --force", "occur(s) nowhere in what AGENTS.md:3 forbids"),
     ("AGENTS.md:3", "path:../pnpm-lock.yaml", "not a guard pattern"),
     ("AGENTS.md:3", "  ", "type a pattern"),
     ("AGENTS.md:4", "terraform destroy", "a guard already"),  # a line tacit reads itself

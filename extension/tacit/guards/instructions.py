@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, clean_line
-from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
+from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
 from tacit.guards.words import _KNOWN_PROGRAMS
@@ -140,6 +140,21 @@ _REFUSAL = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|sh
                       r"keep off|alone|read[- ]only|untouched|unchanged|intact)\b", re.I)
 
 
+_FORBIDS = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
+                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|hands off|keep off|"
+                      r"read[- ]only|untouched|unchanged|intact)\b", re.I)
+
+
+def refusing_text(line: str) -> str:
+    """The clauses of ``line`` that say no (not its reason, not what to do
+    instead): what a phrasing of it must be grounded in. The whole line when
+    no clause says no on its own."""
+    prepared = _prepare(line)
+    said = [c.text for found in (prepared[1] if prepared else ()) for c in found
+            if not c.reason and _FORBIDS.search(c.text.replace("\u2019", "'"))]
+    return " ".join(dict.fromkeys(said)) or line
+
+
 def unread_rule(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
@@ -156,4 +171,4 @@ def _inside(pattern: str) -> bool:
 
 
 __all__ = ["NAMES", "NESTED", "MDC_DIR", "MAX_FILE_BYTES", "FileRule", "UnreadLine", "BadFile", "rules_in", "read_text",
-           "unread_rule"]
+           "unread_rule", "refusing_text"]

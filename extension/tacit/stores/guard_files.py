@@ -250,7 +250,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
     line reads the same. ``{"success", "guard"|"error", "created"}``."""
     from tacit.display import clip
     from tacit.guards import spec_from_pattern
-    from tacit.guards.instructions import _inside
+    from tacit.guards.instructions import _inside, refusing_text
     from tacit.guards.model import PathMatch
     from tacit.guards.why import ungrounded
     from tacit.stores import history
@@ -274,10 +274,11 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
         return {"success": False, "error": f"not a guard pattern: {clip(str(pattern), 80)!r}"}
     if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
         return {"success": False, "refused": True, "error": "refused: a path outside the project"}
-    missing = ungrounded(spec, line.text)
+    missing = ungrounded(spec, refusing_text(line.text))  # not in its reason or what it says to do instead
     if missing:
         return {"success": False, "refused": True, "line": line.text,
-                "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in {rel}:{number}; "
+                "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in what "
+                         f"{rel}:{number} forbids (its reason and what it says to do instead do not count); "
                          "the line stays unread"}
     match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
     raw = "\0".join((project.key, rel, line.text, match)).encode("utf-8", "surrogatepass")
