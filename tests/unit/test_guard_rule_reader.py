@@ -79,6 +79,8 @@ def test_unread_lines_are_refusals_naming_a_thing_that_no_reading_turned_into_a_
     assert read_text("- Do not be rude.")[1] == []
     # a command listed for use is no refusal ("lint" and "development" end in "nt", which is no "n't")
     assert read_text("Lint: `mise exec -- make lint`\nUse `make work` for development.")[1] == []
+    # a negation that forbids nothing
+    assert read_text("No need to run `npm install` again.\nDon't hesitate to use `pnpm dlx`.")[1] == []
 
 
 def test_a_grounded_phrasing_is_a_guard_that_asks_and_names_its_line(cfg, repo):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.guards.clauses import _EXCEPTION, _HEDGE, clean_line
+from tacit.guards.clauses import _EXCEPTION, _HEDGE, _NOT_A_BAN, clean_line
 from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
@@ -158,7 +158,8 @@ def refusing_text(line: str) -> str:
 def unread_rule(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
-    if not _REFUSAL.search(line.replace("\u2019", "'")) or _EXCEPTION.search(line) or _HEDGE.search(line):
+    plain = line.replace("\u2019", "'")
+    if not _REFUSAL.search(_NOT_A_BAN.sub(" ", plain)) or _EXCEPTION.search(line) or _HEDGE.search(line):
         return False
     if _NAMED.search(line):
         return True
