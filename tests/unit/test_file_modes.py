@@ -83,7 +83,8 @@ def test_everything_a_scripted_session_writes_is_private(tmp_path, tacit_home, t
     time.sleep(1.0)
     records = [json.loads(line) for line in children.read_text().splitlines()]
     assert any({"correction", "review"} <= set(r.get("kinds") or ()) for r in records), records
-    assert len(recorder.calls()) == len(records)
+    # a job claimed while the project was off (``tacit off`` above) is skipped: it starts no agent
+    assert len(recorder.calls()) == len([r for r in records if r.get("mode") != "skipped"]), records
     assert all(call["umask"] == 0o077 for call in recorder.calls())  # children inherit the private umask
     cfg = load_config(env=env)
     with_service = modes(tacit_home)  # while the service runs: its socket, the ledger's -wal and -shm
