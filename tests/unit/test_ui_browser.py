@@ -73,10 +73,25 @@ def _by_css(driver, css):
 def _flash(driver) -> str:
     """The outcome line of the page a form's submission led to (waiting for it:
     a click returns before the browser has loaded the next page)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    found = WebDriverWait(driver, 15).until(lambda d: _by_css(d, ".flash"))
-    return found[0].get_attribute("class") + ": " + found[0].text
+    def read(d):
+        try:
+            found = _by_css(d, ".flash")
+            return bool(found) and found[0].get_attribute("class") + ": " + found[0].text
+        except StaleElementReferenceException:  # the page went on loading under it: look again
+            return False
+
+    return WebDriverWait(driver, 15).until(read)
+
+
+def _gone(driver, element) -> None:
+    """Wait until ``element`` (of the page before a click) has left: the next page has loaded."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(element))
 
 
 def _state(cfg, made):
@@ -226,7 +241,9 @@ def test_a_rule_line_tacit_could_not_read_is_phrased_as_a_guard(cfg, tacit_env, 
         assert _state(cfg, made) == before
         row = _by_css(browser, "tr.unread[data-where='AGENTS.md:3']")[0]
         row.find_element("css selector", "input[name=pattern]").send_keys("path:pnpm-lock.yaml")
+        shown = _by_css(browser, ".flash")[0]  # the refusal's page, still there right after the click
         row.find_element("css selector", "button").click()
+        _gone(browser, shown)
         flash = _flash(browser)
         with Ledger(cfg) as ledger:
             added = [g for g in GuardStore(cfg, ledger).all() if g.file == "AGENTS.md:3"]
