@@ -134,14 +134,10 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
 _NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|md|env|py|ts|js|sql|sh|lock))(?![\w-])")
 
 
-# a word of refusal, said outright (the deriver's own pre-filter is looser: "lint" ends in "nt")
-_REFUSAL = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
-                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|instead|rather|hands off|"
-                      r"keep off|alone|read[- ]only|untouched|unchanged|intact)\b", re.I)
-
-
+# a word of refusal, said outright (the deriver's own pre-filter is looser: "lint" ends in "nt");
+# "instead" and "rather" name what to do, so they are not in it
 _FORBIDS = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
-                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|hands off|keep off|"
+                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|hands off|keep off|alone|"
                       r"read[- ]only|untouched|unchanged|intact)\b", re.I)
 
 
@@ -159,7 +155,7 @@ def unread_rule(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
     guard, with no exception or hedge in it: what a child may phrase."""
     plain = line.replace("\u2019", "'")
-    if not _REFUSAL.search(_NOT_A_BAN.sub(" ", plain)) or _EXCEPTION.search(line) or _HEDGE.search(line):
+    if not _FORBIDS.search(_NOT_A_BAN.sub(" ", plain)) or _EXCEPTION.search(line) or _HEDGE.search(line):
         return False
     if _NAMED.search(line):
         return True

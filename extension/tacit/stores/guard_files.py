@@ -179,10 +179,11 @@ NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last rea
 READ_BY_CHILD = "c:"  # the key prefix of a guard a child phrased for an unread line (add_for_line)
 
 
-def _key(project_key: str, rel: str, rule: FileRule) -> str:
-    match = json.dumps({"kind": rule.spec.kind, **rule.spec.match.to_dict()}, sort_keys=True)
-    raw = "\0".join((project_key, rel, rule.text, match)).encode("utf-8", "surrogatepass")
-    return "f:" + hashlib.sha256(raw).hexdigest()[:32]
+def _key(project_key: str, rel: str, text: str, spec: GuardSpec, prefix: str = "f:") -> str:
+    """A file guard's key: its project, file, line text and rule (``prefix``: read, or phrased)."""
+    match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
+    raw = "\0".join((project_key, rel, text, match)).encode("utf-8", "surrogatepass")
+    return prefix + hashlib.sha256(raw).hexdigest()[:32]
 
 
 def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
@@ -198,7 +199,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:
-        live.setdefault(_key(project.key, rel, rule), (f"file:{rel}:{rule.line}", rule))
+        live.setdefault(_key(project.key, rel, rule.text, rule.spec), (f"file:{rel}:{rule.line}", rule))
     unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
         rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
@@ -280,9 +281,7 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
                 "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in what "
                          f"{rel}:{number} forbids (its reason and what it says to do instead do not count); "
                          "the line stays unread"}
-    match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
-    raw = "\0".join((project.key, rel, line.text, match)).encode("utf-8", "surrogatepass")
-    key = READ_BY_CHILD + hashlib.sha256(raw).hexdigest()[:32]
+    key = _key(project.key, rel, line.text, spec, READ_BY_CHILD)
     now = time.time()
     spec_json = json.dumps(spec.to_dict(), ensure_ascii=False)
     with history.using(store.ledger), store.ledger.write() as conn:
@@ -320,8 +319,7 @@ def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
     if project is None or not bool(cfg.settings.get("instruction_files", True)):
         return []
     got = read(project.root, files, cfg)
-    with ledger.read() as conn:
-        asked = set(_asked(ledger.meta_get(conn, ASKED_KEY + project.key, None)))
+    asked = asked_ids(ledger, asked_key(project, ""))
     return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
             for rel, line in got.unread]
 
@@ -352,6 +350,12 @@ def asked_key(project, where: str) -> str:
     """Where the shown ids of ``where`` are kept: a lesson's (``memory:…``) for
     every project at once, a file line's per project."""
     return ASKED_KEY + ("memory" if where.startswith("memory:") or project is None else project.key)
+
+
+def asked_ids(ledger, key: str) -> set:
+    """The ids kept under ``key`` (``asked_key``) of what a child was shown."""
+    with ledger.read() as conn:
+        return set(_asked(ledger.meta_get(conn, key, None)))
 
 
 def asked_id(where: str, text: str) -> str:
@@ -397,4 +401,4 @@ def notices(ledger, project) -> list[str]:
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
            "add_for_line", "unread_lines", "unasked", "mark_asked",
-           "unmark_asked", "asked_key", "asked_id"]
+           "unmark_asked", "asked_key", "asked_id", "asked_ids"]

@@ -10,13 +10,12 @@ pattern is in the lesson or the message that caused it (``GuardStore.add_for_les
 
 from __future__ import annotations
 
-import json
 import re
 
 from tacit.guards import derive_guards
 from tacit.guards.instructions import unread_rule
 from tacit.stores import history
-from tacit.stores.guard_files import _asked, asked_id, asked_key
+from tacit.stores.guard_files import asked_id, asked_ids, asked_key
 from tacit.stores.memory import MemoryStore
 
 MAX_SEARCHED = 20  # entries looked up in the history per call: a session's first turn end waits for it
@@ -28,9 +27,7 @@ def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
     ``change`` is None when no history row saved it (a hand edit kept no
     row): mark it shown all the same, so it is not looked up every session."""
     store = MemoryStore(cfg, project)
-    key = asked_key(project, "memory:")
-    with ledger.read() as conn:
-        asked = set(_asked(ledger.meta_get(conn, key, None)))
+    asked = asked_ids(ledger, asked_key(project, "memory:"))
     out, searched = [], 0
     for scope in store.targets():
         for entry in store.entries(scope):
