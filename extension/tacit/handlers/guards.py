@@ -11,6 +11,7 @@ Design notes: docs/design/guards.md#tacithandlersguards
 from __future__ import annotations
 
 import contextlib
+import re
 import logging
 import os
 import time
@@ -139,7 +140,8 @@ class GuardChecker:
         branch = current_branch(compiled.root) if compiled.root else None
         remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home, remotes=remotes, exists=os.path.lexists)
+                              home=self.home, remotes=remotes, exists=os.path.lexists,
+                              upstream=push_default(compiled.root, branch) if remotes else None)
         return compiled.guards.check(call)
 
     def on_start(self, event, ctx):
@@ -360,17 +362,29 @@ def current_branch(root: str | None) -> str | None:
 
 
 _REMOTES: dict[str, tuple] = {}
+_SECTION = re.compile(r'^\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 
 
-def _remote_names(config: str) -> frozenset:
-    names = (line.strip() for line in config.splitlines())
-    return frozenset(n for n in (line[7:-1].strip().strip('"') for line in names
-                                 if line.startswith("[remote") and line.endswith("]")) if n)
+def _git_config(config: str) -> tuple[frozenset, dict]:
+    """(the remote names, {(section, name or "", key): value}) of a git config
+    file: what a push with no remote needs (``branch.x.remote``, ``pushRemote``,
+    ``remote.pushDefault``)."""
+    remotes, values, section = set(), {}, ("", "")
+    for raw in config.splitlines():
+        line = raw.strip()
+        m = _SECTION.match(line)
+        if m:
+            section = (m.group(1).lower(), m.group(2) or "")
+            if section[0] == "remote" and section[1]:
+                remotes.add(section[1])
+            continue
+        key, eq, value = line.partition("=")
+        if eq and section[0] in ("branch", "remote"):
+            values[(section[0], section[1], key.strip().lower())] = value.strip().strip('"')
+    return frozenset(remotes), values
 
 
-def git_remotes(root: str | None) -> frozenset | None:
-    """The remote names in the repository's config (``[remote "x"]``), read
-    from the file (no git process), cached by its mtime; None when unknown."""
+def _config_path(root: str | None) -> str | None:
     head = _head_file(root) if root else None
     if head is None:
         return None
@@ -379,4 +393,27 @@ def git_remotes(root: str | None) -> frozenset | None:
     with contextlib.suppress(OSError):
         with open(common, encoding="utf-8", errors="replace") as handle:
             gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
-    return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)
+    return os.path.join(gitdir, "config")
+
+
+def git_remotes(root: str | None) -> frozenset | None:
+    """The remote names in the repository's config (``[remote "x"]``), read
+    from the file (no git process), cached by its mtime; None when unknown."""
+    path = _config_path(root)
+    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    return found[0] if found else None
+
+
+def push_default(root: str | None, branch: str | None) -> str | None:
+    """The remote ``git push`` with none named goes to from ``branch``: its
+    ``pushRemote``, ``remote.pushDefault``, its upstream's remote — or origin
+    when that is the repository's only remote; None when unknown."""
+    path = _config_path(root)
+    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    if not found:
+        return None
+    remotes, values = found
+    for key in (("branch", branch or "\0", "pushremote"), ("remote", "", "pushdefault"), ("branch", branch or "\0", "remote")):
+        if values.get(key) and values[key] != ".":
+            return values[key]
+    return "origin" if remotes == {"origin"} else None
