@@ -154,3 +154,24 @@ def test_the_reason_for_a_redirection_names_its_target():
     long = hits("never edit `.env`", "echo " + "y" * 120 + " > .env")[0]
     assert long.endswith("… > .env")
     assert hits("never edit `.env`", "cp a .env") == ["cp a .env"]
+
+
+# ---------------------------------------------------------------------------
+# help is printed, nothing is done (found by close calls built from the tune lessons)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, command", [
+    ("don't run git push", "git push --help"),
+    ("never push to develop", "git push origin develop --help"),
+    ("don't touch .github/PULL_REQUEST_TEMPLATE.md", "rm .github/PULL_REQUEST_TEMPLATE.md --help"),
+    ("don't delete or rename files in docs/images/", "git mv docs/images/a.png docs/images/b.png --help"),
+    ("don't add the type/bug, type/feature or type/task labels", "gh issue create --label type/bug --help"),
+    ("don't manually edit build.sln", "dotnet sln build.sln add src/a.csproj --help"),
+])
+def test_a_help_form_is_neither_a_push_a_write_nor_a_label(lesson, command):
+    assert derive_guards(lesson) and not hits(lesson, command)
+    assert hits(lesson, command.replace(" --help", ""))
+
+
+def test_help_after_the_separator_or_a_redirection_still_counts():
+    assert hits("never edit `CLAUDE.md`", "echo '# notes' > CLAUDE.md --help")  # the shell writes the file first
+    assert hits("never use -- with pnpm test", "pnpm test -- reporters --help")  # the script gets --help and runs

@@ -266,8 +266,8 @@ class GuardSet:
         branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
                   and _below(repo_cwd, home) is not None else None)
         found = push_targets(inv.argv, branch)
-        if found is None:
-            return
+        if found is None or _is_info(inv.argv, "git"):
+            return  # not a push, a dry run, or `git push --help`
         force, targets = found
         remote = push_remote(inv.argv, call.upstream if branch is not None else None)  # none named: the upstream's
         for idx, guard, root, m in self._push:

@@ -62,6 +62,8 @@ _GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "
 
 
 def _writes(prog: str, argv: tuple) -> list:
+    if "--help" in argv[1:argv.index("--") if "--" in argv else len(argv)]:
+        return []  # `rm x --help`, `sed -i … --help`: the help is printed, nothing is changed
     if prog in ("rm", "rmdir", "unlink", "shred", "touch", "mkdir", "srm", "sudoedit"):
         return _positionals(argv, 1, frozenset(("-m", "--mode", "-n", "--iterations", "-s",
                                                 "--size", "-d", "--date", "-r", "--reference",
