@@ -62,8 +62,13 @@ _GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "
 
 
 def _writes(prog: str, argv: tuple) -> list:
-    if "--help" in argv[1:argv.index("--") if "--" in argv else len(argv)]:
+    found = _changed(prog, argv)
+    if found and "--help" in argv and "--help" in argv[1:argv.index("--") if "--" in argv else len(argv)]:
         return []  # `rm x --help`, `sed -i … --help`: the help is printed, nothing is changed
+    return found
+
+
+def _changed(prog: str, argv: tuple) -> list:
     if prog in ("rm", "rmdir", "unlink", "shred", "touch", "mkdir", "srm", "sudoedit"):
         return _positionals(argv, 1, frozenset(("-m", "--mode", "-n", "--iterations", "-s",
                                                 "--size", "-d", "--date", "-r", "--reference",
