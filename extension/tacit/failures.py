@@ -1,9 +1,6 @@
 """What went wrong, in one sentence a person can act on.
 
-The CLI's contract is one error object (``--json``) or one line, never a
-traceback; storage errors are the common case (a read-only or full disk, a
-folder someone chmod-ed), so they are named for what they are and where.
-"""
+Design notes: docs/design/core.md#tacitfailures"""
 
 from __future__ import annotations
 

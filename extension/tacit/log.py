@@ -1,10 +1,6 @@
 """The data folder's log: where every swallowed error goes.
 
-Never-break-the-host rule: a host entry point catches everything and calls
-``log_exception``; this module must itself never raise. It uses plain file
-appends rather than the ``logging`` package so a hook process pays nothing for
-configuring handlers it will use once, if at all.
-"""
+Design notes: docs/design/core.md#tacitlog"""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """Child-agent prompts, rendered from the jinja2 templates in ``prompts/``.
 
-Every child prompt is a template (``<kind>.md.j2``) filled with the same
-context: the memory entries and their usage, the skill index, the recent
-conversation, and how this host's child saves things. Prompts are files so
-people can read and tune them without touching code.
-"""
+Design notes: docs/design/children.md#tacitchildrenprompts"""
 
 from __future__ import annotations
 

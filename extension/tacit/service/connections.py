@@ -1,13 +1,7 @@
-"""Reading the service's connections: one event loop, a deadline each.
+"""Reading the service's connections: one event loop, a deadline each (``READ_SECONDS`` from the
+accept), another user's connection closed unread, at most ``MAX_OPEN`` kept.
 
-One thread accepts and reads every connection without blocking
-(``selectors``); a request is handed on only once it is complete — a hook's
-whole payload (the client shuts its side down), or the first line of the
-other kinds. A connection gets ``READ_SECONDS`` from its accept to be
-complete, however it dribbles: a slow or idle client is cut at its deadline
-and costs the others nothing. Another user's connection is closed unread
-(``SO_PEERCRED``). At most ``MAX_OPEN`` connections are kept; beyond that the
-oldest is cut.
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations

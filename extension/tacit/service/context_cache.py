@@ -1,16 +1,7 @@
-"""The last session-start answer per working folder, for the first hook after an idle exit.
+"""The last session-start answer per working folder, for the first hook after an idle exit, with a
+``stat`` signature of everything it was built from.
 
-After answering a SessionStart the service writes ``run/context/<key>``
-(sha1 of host, NUL, folder): the answer without its per-session notices, and
-a ``stat`` signature of everything it was built from (config, memory files,
-the ``tacit off`` marker, skill folders and files, the ``.git`` of the folder
-and its parents). The hook client, finding no service, answers from it when
-no entry changed, spools the event into ``run/inbox/`` and starts the
-service. None is kept while third-party plugins are loaded; none outlives
-what it shows (cleared on a change, pruned at start, removed when found
-stale). The service remembers what it kept (``Kept``): an unchanged answer
-is not walked and written again after every SessionStart. Design notes:
-docs/architecture.md.
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations

@@ -1,18 +1,7 @@
-"""Hooks that only report, acknowledged at once and applied after.
+"""Hooks that only report, acknowledged at once (spooled in ``run/inbox/``) and applied after, in
+arrival order, exactly once; a foreground hook waits for its session's earlier ones (``wait_for``).
 
-PostToolUse, Stop, SessionEnd … change nothing in the host's turn, so the
-service answers them as soon as the payload is on disk (``run/inbox/``, one
-small file each) and one applier thread runs them through the engine in
-arrival order. Exactly once: the file is removed after the event committed
-(the engine's event log answers a re-run with the stored result, so a
-crash between the two applies nothing twice); a service that starts applies
-what a killed one left, before anything else. A notice a deferred event
-produced (a ``systemMessage``) is queued for the session's next foreground
-point instead of being lost; an event the engine could not apply because
-the ledger was locked too long stays spooled (or is spooled: ``later``) and
-is applied again at the next scan. A foreground hook of a session waits until that
-session's earlier reports are applied (``wait_for``), so turns count right;
-a PreToolUse does not wait (its guard check reads no report's effect).
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations

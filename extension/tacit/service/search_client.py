@@ -1,10 +1,6 @@
 """``tacit search`` asks the running service (``tacit.service.searches``).
 
-Imports what the hook client imports (``_socket``, not ``socket``; the request is
-written with json's C string encoder and the answer comes back as ``OK CODE`` and
-the text): a search through the service costs the CLI little more than the
-interpreter's start.
-"""
+Design notes: docs/design/service.md#tacitservicesearch_client"""
 
 from __future__ import annotations
 

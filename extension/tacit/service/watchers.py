@@ -1,9 +1,7 @@
 """What the service watches on disk (watchdog): memory, skills and project
 files changed by hand or another process, its own code, and config.toml.
 
-Imported only once the first hook is answered (``Service._watch``): watchdog
-costs a cold start tens of milliseconds it does not need.
-"""
+Design notes: docs/design/service.md#tacitservicewatchers"""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ class Fit:
 
 def fit(entries: list[str], limit: int) -> Fit:
     """``entries`` in file order while their joined text stays within ``CONTEXT_FACTOR`` × ``limit``;
-    the first that does not fit, and every one after it, is left out (never scanned: it is not injected)."""
+    the first that does not fit and every one after it are left out unread."""
     budget = CONTEXT_FACTOR * max(int(limit), 0)
     used = 0
     for number, entry in enumerate(entries):
