@@ -58,8 +58,7 @@ class Tacit:
 
     @contextlib.contextmanager
     def acting(self) -> Iterator[Tacit]:
-        """Run older code that builds its own stores as this actor, on this
-        thread's ledger connection (its writes join an open transaction)."""
+        """Run older code that builds its own stores as this actor, on this thread's ledger."""
         with history.using(self.ledger), history.acting(self.require_actor()):
             yield self
 

@@ -146,8 +146,7 @@ def _coerce(key: str, value, *, from_env: bool):
 
 
 class Config:
-    """Resolved configuration. Paths are derived from ``home``/``state_dir``,
-    never stored twice. Settings read as attributes: ``cfg.memory_char_limit``."""
+    """Resolved configuration; paths derived from ``home``/``state_dir``, settings as attributes."""
 
     __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env")
 
@@ -257,14 +256,12 @@ _ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 
 
 def live_env(name: str) -> str:
-    """``$name`` as the process has it now: a variable a host may change while
-    it runs (``Config.env`` is the environment when the config was built)."""
+    """``$name`` as the process has it now (``Config.env``: when the config was built)."""
     return os.environ.get(name, "")
 
 
 def load_config(env=None, host: str | None = None) -> Config:
-    """Build the Config from the environment and ``config.toml``. Never raises
-    for bad values: they are reported in ``Config.problems``."""
+    """Build the Config from the environment and ``config.toml`` (bad values: ``Config.problems``)."""
     env = dict(os.environ if env is None else env)
     host = host or env.get("TACIT_HOST") or None
     # one data folder for every host (``tacit install hermes`` links Hermes's memories folder to it)

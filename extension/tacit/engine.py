@@ -149,10 +149,8 @@ class Engine:
 
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
            background: bool = False, idempotent: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to ``kind``. Lower priority runs
-        first; ties keep registration order. ``idempotent`` background
-        handlers (re-running changes nothing) skip the applied-once marker and
-        its transaction, so a long one does not hold the ledger's write lock."""
+        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first; ``idempotent`` background
+        handlers skip the applied-once marker (and its write lock)."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
         reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority,
@@ -174,8 +172,7 @@ class Engine:
         return self
 
     def load_configured_plugins(self, *, discover: bool = True) -> None:
-        """Third-party plugins: ``plugins`` in config.toml and the
-        ``tacit.plugins`` entry-point group. A broken one is logged, skipped."""
+        """``plugins`` in config.toml and the ``tacit.plugins`` entry points (broken: logged, skipped)."""
         names = list(self.cfg.plugins)
         if discover:
             names += [ep.value for ep in entry_points(group="tacit.plugins")]
@@ -195,8 +192,7 @@ class Engine:
         return [r.name for r in self._handlers.get(kind, ())]
 
     def set_job_defaults(self, session_id: str, values: dict) -> None:
-        """Variables every child job of this session gets (pi: the extension
-        file and the model its child agent must use)."""
+        """Variables every child job of this session gets."""
         with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
 
@@ -218,9 +214,7 @@ class Engine:
             return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg, project))
 
     def skill_store(self, session_id: str, project: Project | None = None) -> ScopedSkills:
-        """The session's skills: the one live global catalog (shared, one
-        build for all sessions) plus its project's; the index snapshot is
-        frozen at the first ask."""
+        """The session's skills: the live global catalog plus its project's (snapshot frozen)."""
         with self._caches:
             return _bounded_get(self._skills, session_id, lambda: ScopedSkills(
                 self.cfg, project, global_store=self._live_skills.session()))
@@ -242,8 +236,7 @@ class Engine:
         return self._agent_available[host]
 
     def correction_patterns(self):
-        """The correction detector's pattern lists from config (built once;
-        a bad regex is reported in the log and left out)."""
+        """The correction detector's pattern lists from config (a bad regex: logged, left out)."""
         if self._patterns is None:
             from tacit.detect.correction import patterns_from_config
             self._patterns = patterns_from_config(self.cfg)
@@ -368,8 +361,7 @@ class Engine:
         into.merge(got)
 
     def _claim(self, request: ChildRequest, event: Event, state: SessionState) -> dict | None:
-        """Mark a child job running in the session (never doubled) and build
-        the job the launcher gets; it commits with the event."""
+        """Mark a child job running in the session (never doubled); the job, committed with the event."""
         if self.launcher is None:
             return None
         if state.is_running(request.kind, stale_after(self.cfg, request.kind)):
@@ -420,8 +412,7 @@ class Engine:
         self._worker.wake()
 
     def run_pending_background(self) -> int:
-        """Run every event whose background handlers are pending (also those a
-        crashed process left). Returns how many events were finished."""
+        """Run every event whose background handlers are pending; how many were finished."""
         done = 0
         while True:
             try:
@@ -471,8 +462,7 @@ class Engine:
         return True
 
     def start_jobs(self, event: Event, decide) -> list[dict]:
-        """Claim the children ``decide(state)`` asks for in the event's session, then launch them
-        (also outside any event: the service's housekeeping starting a deferred review)."""
+        """Claim the children ``decide(state)`` asks for in the session, then launch them."""
         with self._lock, self.sessions.updating(event.session_id) as state:
             jobs = [job for req in decide(state) if (job := self._claim(req, event, state))]
             if jobs:
@@ -500,12 +490,8 @@ class Engine:
 
 
 class BackgroundWorker:
-    """One daemon thread that runs pending background work when woken.
-
-    It starts once events have been quiet for ``SETTLE`` seconds (at most
-    ``MAX_DELAY`` after the first wake): a hook waiting for its answer never
-    competes with a learner for the interpreter lock, and a burst of tool
-    calls is learned from in one go."""
+    """One daemon thread that runs pending background work once events have been quiet for
+    ``SETTLE`` seconds (at most ``MAX_DELAY`` after the first wake)."""
 
     SETTLE = 0.05
     MAX_DELAY = 1.0
@@ -542,9 +528,7 @@ class BackgroundWorker:
 
 
 def storable(event: Event) -> dict:
-    """The event as it waits in the event log for its background handlers:
-    texts cut to ``STORED_TEXT_CHARS`` (the detectors read no further), so a
-    20 MB prompt is never written whole."""
+    """The event as it waits in the event log: texts cut to ``STORED_TEXT_CHARS`` (read no further)."""
     data = event_to_dict(event)
     for key, value in data.items():
         if isinstance(value, str) and len(value) > STORED_TEXT_CHARS:

@@ -43,9 +43,7 @@ def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:
 
 
 def report_config_problems(cfg) -> None:
-    """Log config problems (wrong types, unknown keys) once per distinct set,
-    not on every hook: the last reported set is remembered in the logs folder.
-    Costs nothing when there are no problems."""
+    """Log config problems once per distinct set (remembered in the logs folder), not on every hook."""
     with contextlib.suppress(Exception):
         if not cfg.problems:
             return

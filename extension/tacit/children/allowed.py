@@ -9,8 +9,7 @@ _READ_ONLY = frozenset({"list", "test", "why"})
 
 
 def refusal(actor, args) -> str | None:
-    """Why ``actor`` (a ``history.Actor``) may not run the parsed command
-    ``args``; None when it may."""
+    """Why ``actor`` may not run the parsed command ``args``; None when it may."""
     if actor is None or actor.kind != "child" or actor.name not in ALONE:
         return None
     action = getattr(args, "guard_command", None)  # set by `tacit guard …` only (its `test` takes a "command")

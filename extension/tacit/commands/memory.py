@@ -100,8 +100,7 @@ def _forget(args, cfg) -> int:
 
 
 def project_of(args):
-    """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
-    (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
+    """The project of ``--project``, ``$TACIT_PROJECT`` (a child's) or the working folder."""
     front = args.tacit
     return front.project(project_folder(args, front.cfg))
 
@@ -134,8 +133,7 @@ def _move(args, cfg) -> int:
 
 
 def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = None) -> dict:
-    """Move the one entry containing ``text`` into scope ``to``: added there
-    first, removed from where it was only once the add succeeded."""
+    """Move the one entry containing ``text`` into scope ``to`` (removed only once added there)."""
     if not text.strip():  # "" is in every entry: it would move whichever one there is
         return {"success": False, "error": "say which entry to move: TEXT cannot be empty"}
     to = store.resolve(to)

@@ -63,9 +63,7 @@ class GuardChecker:
         self._finder = Finder(every=300.0)  # the instruction files of each checkout
 
     def place(self, cwd) -> tuple:
-        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
-        like ``tacit.projects`` does: a tool call comes from the same folder
-        as the last one, and resolving it costs more than the check."""
+        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS`` (as ``tacit.projects``)."""
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             return project_for(cwd, home=self.home), None
         now = time.monotonic()
@@ -79,8 +77,7 @@ class GuardChecker:
         return project, real
 
     def compiled(self, ledger, project) -> Compiled:
-        """This project's guards, rebuilt when its memory or the table changed.
-        Unchanged: five ``stat`` calls (the memory files, the revision file)."""
+        """This project's guards, rebuilt when its memory or the table changed (else five stats)."""
         cache_key = (project.key, project.root) if project is not None else ("", None)
         files = self._signature(cache_key, project)
         self._rev = signal = read_rev_file(self.cfg, self._rev)
@@ -369,8 +366,7 @@ def _remote_names(config: str) -> frozenset:
 
 
 def git_remotes(root: str | None) -> frozenset | None:
-    """The remote names in the repository's config (``[remote "x"]``), read
-    from the file (no git process), cached by its mtime; None when unknown."""
+    """The remote names in the repository's git config (no git process, cached); None when unknown."""
     head = _head_file(root) if root else None
     if head is None:
         return None

@@ -33,9 +33,8 @@ class Pending:
 
 
 class Reader:
-    """``handle(conn, parts, body)`` gets every complete request (``body`` is
-    the payload of a hook, what followed the first line otherwise; None when
-    the payload was over the limit) and owns ``conn`` from then on."""
+    """``handle(conn, parts, body)`` gets every complete request (``body``: what followed the first
+    line; None when over the limit) and owns ``conn`` from then on."""
 
     def __init__(self, listener: socket.socket, handle, stopping, on_cut=None,
                  read_seconds: float = READ_SECONDS, max_open: int = MAX_OPEN):
@@ -51,8 +50,7 @@ class Reader:
         self._pipe_lock = threading.Lock()  # a wake never writes to a closed (reused) descriptor
 
     def wake(self) -> None:
-        """Make ``run`` look at ``stopping`` now (safe in a signal handler:
-        it never waits for the lock; run's end is then under way anyway)."""
+        """Make ``run`` look at ``stopping`` now (safe in a signal handler: it never waits)."""
         if not self._pipe_lock.acquire(blocking=False):
             return
         try:

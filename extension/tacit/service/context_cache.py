@@ -29,8 +29,7 @@ def key(host: str, cwd: str) -> str:
 
 
 def inputs(cfg, cwd: str) -> tuple[list[str], list[str]]:
-    """(files and folders whose stat decides the answer, paths whose mere
-    existence does)."""
+    """(files and folders whose stat decides the answer, paths whose mere existence does)."""
     project = project_for(cwd, home=cfg.env.get("HOME"))
     full = [os.path.join(cfg.state_dir_str, "config.toml")]
     store = MemoryStore(cfg, project)
@@ -79,8 +78,7 @@ def _keepable(payload: bytes, out: str) -> tuple[str, dict] | None:
 
 
 def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: int) -> bool:
-    """Keep this SessionStart's answer for the next cold start; False when it
-    is not cacheable (no folder, notices only, a file changed meanwhile)."""
+    """Keep this SessionStart's answer for the next cold start; False when it is not cacheable."""
     kept = _keepable(payload, out)
     return kept is not None and _write(cfg, run_folder, host, *kept, started_ns)
 
@@ -102,10 +100,8 @@ def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: 
 
 
 class Kept:
-    """What one service kept, per folder: a SessionStart whose answer equals
-    the one kept since the last change (``forget``) and whose file is still
-    there is not walked again (with 1,000 skills that walk took 35–55 ms of
-    the interpreter, right when the session's first prompt arrives)."""
+    """What one service kept, per folder: an answer equal to the one kept since the last change
+    (``forget``), whose file is still there, is not walked and written again."""
 
     def __init__(self, cfg, run_folder: str):
         self.cfg, self.run_folder = cfg, run_folder

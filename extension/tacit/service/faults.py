@@ -56,9 +56,7 @@ def advice(problem: str, state_dir: str) -> str:
 
 
 def told(state_dir: str) -> dict | None:
-    """For ``tacit doctor``: None when no fault is recorded; else
-    ``{problem, at, path, advice}``, or ``{unreadable, file}`` when the
-    record cannot be read (never raises)."""
+    """For ``tacit doctor``: None, ``{problem, at, path, advice}`` or ``{unreadable, file}``."""
     file = path_for(state_dir)
     try:
         with open(file, encoding="utf-8") as handle:

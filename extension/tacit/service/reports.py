@@ -39,8 +39,7 @@ def session_in(data) -> str:
 
 
 class Reports:
-    """The spool and its applier; ``apply(host, event, payload, event_id)`` is
-    the service's ``hooks.run`` for one hook (returns its stdout)."""
+    """The spool and its applier; ``apply(host, event, payload, event_id)`` runs one hook."""
 
     def __init__(self, cfg, run_folder: str, apply, ledger):
         self.cfg = cfg
@@ -66,9 +65,8 @@ class Reports:
         self._thread.start()
 
     def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False) -> bool:
-        """Spool one report; True when it is safe to acknowledge it now.
-        ``later``: any event the engine could not apply now (the ledger was
-        locked too long), applied once it can be, exactly once by its id."""
+        """Spool one report; True when it is safe to acknowledge it now (``later``: an event the
+        engine could not apply yet, applied once it can be)."""
         if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
             return False
@@ -94,9 +92,7 @@ class Reports:
         return True
 
     def _scan(self) -> None:
-        """Queue the files nobody queued: a killed instance's, and a cold
-        SessionStart the hook client answered itself and spooled here
-        (``tacit.service.context_cache``)."""
+        """Queue the files nobody queued: a killed instance's, a cold SessionStart the client spooled."""
         for name in sorted(os.listdir(self.folder)):
             path = os.path.join(self.folder, name)
             if path in self._known or name.endswith(".tmp"):

@@ -17,8 +17,7 @@ class Searches:
         self.inode = None
 
     def answer(self, request: dict) -> dict | None:
-        """None while another search runs: a waiting search would hold a hook worker (the CLI
-        searches in-process instead), so eight searches at once cannot stall a guard check."""
+        """None while another search runs: a waiting one would hold a hook worker (the CLI searches)."""
         from tacit.commands.search import answer
 
         if not self.lock.acquire(blocking=False):

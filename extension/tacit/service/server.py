@@ -175,11 +175,8 @@ class Service:
                 self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
 
     def _accept_loop(self) -> None:
-        """One thread reads every connection to its end, with a deadline
-        (``tacit.service.connections``); complete hooks are answered by a
-        bounded pool of threads, reports are acknowledged once spooled and
-        applied in order by one more (``tacit.service.reports``); a pi
-        session, which lasts as long as pi runs, gets a thread of its own."""
+        """One thread reads every connection with a deadline; hooks go to a bounded pool, reports to
+        the spool, a long-lived session to a thread of its own."""
         self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
         self.reader.run()
 
@@ -214,8 +211,7 @@ class Service:
                                              f"{self.events} events")
 
     def _end_sessions(self, deadline: float) -> None:
-        """Open pi sessions end with the service, each logging its end (an event they are applying
-        first finishes); the extension makes a new link and sends again what was not answered."""
+        """Open sessions end with the service, each logging its end (an event being applied finishes)."""
         with self._lock:
             sessions = list(self.sessions.items())
         for conn, _thread in sessions:
@@ -241,8 +237,7 @@ class Service:
 
     # -- connections ---------------------------------------------------------------
     def _handle(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> None:
-        """A complete request, on the reader's thread: answer what is quick,
-        hand the rest on; never block here."""
+        """A complete request, on the reader's thread: answer what is quick, hand the rest on."""
         handed = False
         try:
             kind = parts[1]
@@ -320,9 +315,7 @@ class Service:
             self._count(-1)
 
     def _serves(self, identity: str) -> bool:
-        """A client of this version or an older one is served (two installs
-        sharing a data folder: the newer service answers both); a newer one
-        makes this service leave, so the next hook starts the newer."""
+        """A client of this version or an older one is served; a newer one makes this service leave."""
         if identity == self.identity or _identity_key(identity) < _identity_key(self.identity):
             return True
         self.request_stop(f"a client of another version connected ({identity})")
@@ -415,8 +408,7 @@ class Service:
 
 
 def _identity_key(identity: str) -> tuple:
-    """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp
-    (a later install of the same version is the newer one)."""
+    """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp."""
     version, _, stamp = identity.partition("+")
     numbers = []
     for part in version.replace("-", ".").split("."):
@@ -496,9 +488,8 @@ FAILED = 3  # the exit status a waiting hook client takes as "it will not come u
 
 
 def rpc_session(host: str):
-    """The class serving a host's long-lived session (its spec's ``rpc_session``):
-    ``TACIT1 rpc IDENTITY [HOST]``; without HOST, the first host that has one
-    (pi's extension); None when there is none."""
+    """The class serving a host's long-lived session (``TACIT1 rpc IDENTITY [HOST]``; without HOST,
+    the first host that has one); None when there is none."""
     hosts = [h for h in host_specs.registry().values() if h.rpc_session]
     chosen = next((h for h in hosts if h.name == host), None) if host else (hosts[0] if hosts else None)
     return chosen.load("rpc_session") if chosen is not None else None

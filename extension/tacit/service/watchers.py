@@ -61,8 +61,7 @@ class _OnCodeChange(FileSystemEventHandler):
 
 
 class _OnConfigChange(FileSystemEventHandler):
-    """config.toml changed: settings are read once, at start — let the next
-    hook start a service that reads the new ones."""
+    """config.toml changed: leave, so the next hook starts a service that reads the new settings."""
 
     def __init__(self, service):
         self.service = service

@@ -24,9 +24,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @dataclass(frozen=True)
 class Panel:
-    """One page of the navigation: its path, its title, its template and
-    ``data(front, app, query) -> dict`` for the template (``front``: a
-    ``Tacit`` for this request, reads only)."""
+    """One page: its path, title, template and ``data(front, app, query) -> dict`` (reads only)."""
 
     path: str
     title: str
@@ -46,8 +44,7 @@ PANELS: list[Panel] = [
 
 
 def _search_panel() -> None:
-    """The Search page, once ``tacit search`` is installed (``tacit.search.searcher``):
-    past sessions of every host, searched from the page (``pages.search``)."""
+    """The Search page (past sessions of every host), once ``tacit search`` is installed."""
     import importlib.util
 
     try:
