@@ -18,22 +18,11 @@ from typing import TYPE_CHECKING
 
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
-from tacit.events import (
-    EVENT_KINDS,
-    Event,
-    ToolCallRecord,
-    event_from_dict,
-    event_to_dict,
-)
+from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
 from tacit.failures import record_failure
 from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.hookspecs import (
-    RESULT_TYPES,
-    ChildRequest,
-    ContextResult,
-    Injection,
-    Result,
-    ToolCallResult,
+    RESULT_TYPES, ChildRequest, ContextResult, Injection, Result, ToolCallResult,
 )
 from tacit.log import log, log_exception
 from tacit.privacy import exclusion
@@ -331,8 +320,7 @@ class Engine:
         return event
 
     def _call(self, reg: Registration, event: Event, ctx: HandlerContext) -> Result | None:
-        # what a handler writes is recorded as this handler's doing, for this
-        # event, on this thread's ledger connection (joining its transaction)
+        # what a handler writes is its doing, for this event, on this thread's ledger (its transaction)
         actor = history.Actor(kind="learner", name=reg.name, session_id=event.session_id, host=event.host,
                               cause=getattr(event, "text", "") or getattr(event, "user_text", "") or "",
                               cause_event=event.id)
@@ -362,9 +350,7 @@ class Engine:
 
     def _claim(self, request: ChildRequest, event: Event, state: SessionState) -> dict | None:
         """Mark a child job running in the session (never doubled); the job, committed with the event."""
-        if self.launcher is None:
-            return None
-        if state.is_running(request.kind, stale_after(self.cfg, request.kind)):
+        if self.launcher is None or state.is_running(request.kind, stale_after(self.cfg, request.kind)):
             return None
         job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
         state.mark_running(request.kind, job_id)
@@ -382,8 +368,7 @@ class Engine:
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"launching child {job['kind']}", exc)
             self.child_finished(job)
-            # the handler already consumed what the job carries (e.g. the
-            # pending correction): run the deterministic fallback, lose nothing
+            # the handler consumed what the job carries: run the deterministic fallback, lose nothing
             try:
                 from tacit.children.fallbacks import run_fallback
                 run_fallback(self.cfg, job)
@@ -529,11 +514,8 @@ class BackgroundWorker:
 
 def storable(event: Event) -> dict:
     """The event as it waits in the event log: texts cut to ``STORED_TEXT_CHARS`` (read no further)."""
-    data = event_to_dict(event)
-    for key, value in data.items():
-        if isinstance(value, str) and len(value) > STORED_TEXT_CHARS:
-            data[key] = value[:STORED_TEXT_CHARS]
-    return data
+    return {key: value[:STORED_TEXT_CHARS] if isinstance(value, str) else value
+            for key, value in event_to_dict(event).items()}
 
 
 def result_to_dict(result: Result) -> dict:

@@ -111,19 +111,16 @@ class _Budget:
         """The file's bytes (``data=None`` when absent), or None when over the caps (``skipped``)."""
         try:
             st = os.stat(path)
-            if st.st_size > MAX_FILE_BYTES or self.bytes + st.st_size > MAX_SNAPSHOT_BYTES \
-                    or self.files >= MAX_FILES:
-                self.skipped.append(str(path))
-                return None
-            data = _read(path)
+            over = st.st_size > MAX_FILE_BYTES or self.bytes + st.st_size > MAX_SNAPSHOT_BYTES \
+                or self.files >= MAX_FILES
+            data = None if over else _read(path)
         except (FileNotFoundError, NotADirectoryError):
             return FileCopy.of(path, None)
         except OSError:  # unreadable: not protected, like a file over the caps
-            self.skipped.append(str(path))
-            return None
-        if data is None:
+            over, data = True, None
+        if data is None and not over:
             return FileCopy.of(path, None)
-        if len(data) > MAX_FILE_BYTES:  # grew after the stat
+        if over or len(data) > MAX_FILE_BYTES:  # over the caps, or grew after the stat
             self.skipped.append(str(path))
             return None
         self.bytes += len(data)
@@ -143,8 +140,7 @@ def snapshot(cfg, job: dict) -> Snapshot:
 
 
 def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
-    # the history's high-water mark first: a write that lands while the files
-    # are copied is then a row of the run (legitimate), never a silent change
+    # the history's high-water mark first: a write landing during the copy is a row of the run
     history_id, taken_at = _newest_row(cfg), time.time()
     budget = _Budget()
     config = budget.copy(Path(cfg.config_file))
@@ -166,11 +162,7 @@ def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
         first = firsts[folder]
         if first is None or first.data is None:
             continue
-        rest = []
-        for path in _supporting_files(folder):
-            copy = budget.copy(path)
-            if copy is not None and copy.data is not None:
-                rest.append(copy)
+        rest = [c for c in map(budget.copy, _supporting_files(folder)) if c is not None and c.data is not None]
         skills.append(SkillCopy(scope, root, name, (first, *rest)))
     return Snapshot(job_id=job_id, own_tools=own_tools(cfg, job), history_id=history_id, taken_at=taken_at,
                     memory=tuple(memory), skills=tuple(skills), skill_roots=tuple(roots),

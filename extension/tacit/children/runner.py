@@ -17,11 +17,7 @@ from pathlib import Path
 from tacit.boundary import scrub
 from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
-    default_model,
-    NOTHING_TO_SAVE,
-    agent_available,
-    build_command,
-    timeout_for,
+    default_model, NOTHING_TO_SAVE, agent_available, build_command, timeout_for,
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules

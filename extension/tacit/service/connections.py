@@ -6,6 +6,7 @@ Design notes: docs/architecture.md ("One service per data folder").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import socket
@@ -84,10 +85,8 @@ class Reader:
                 if key.data is None:
                     self._accept(selector)
                 elif key.data is WAKE:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.read(self._woken, 512)
-                    except OSError:
-                        pass
                 else:
                     self._read(selector, key.data)
             self._expire(selector, time.monotonic())
@@ -160,10 +159,8 @@ class Reader:
 
     def _forget(self, selector, pending: Pending) -> None:
         self.open.pop(pending.conn.fileno(), None)
-        try:
+        with contextlib.suppress(KeyError, ValueError):
             selector.unregister(pending.conn)
-        except (KeyError, ValueError):
-            pass
 
 
 def same_user(conn: socket.socket) -> bool:

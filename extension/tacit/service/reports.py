@@ -6,6 +6,7 @@ Design notes: docs/architecture.md ("One service per data folder").
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -129,10 +130,8 @@ class Reports:
                 else:
                     rescan = False
             if rescan:
-                try:
+                with contextlib.suppress(OSError):
                     self._scan()
-                except OSError:
-                    pass
                 continue
             with self._cond:
                 if not self._queue:

@@ -188,11 +188,9 @@ class Service:
     def _shutdown(self) -> None:
         path = os.path.join(self.folder, SOCKET_NAME)
         if self.listener is not None:
-            try:  # new clients must not reach a dying service: they start the next one
+            with contextlib.suppress(OSError):  # new clients must not reach a dying service
                 if os.stat(path).st_ino == self.socket_inode:  # ours, not a successor's
                     os.unlink(path)
-            except OSError:
-                pass
             self.listener.close()
         self._end_sessions(time.monotonic() + 5)
         deadline = time.monotonic() + 10
@@ -215,10 +213,8 @@ class Service:
         with self._lock:
             sessions = list(self.sessions.items())
         for conn, _thread in sessions:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         for _conn, thread in sessions:
             thread.join(max(0.0, deadline - time.monotonic()))
 
