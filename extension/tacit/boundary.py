@@ -193,19 +193,15 @@ def _kind_of(injection: Injection) -> str:
 def gate_outgoing(result: Result) -> Result:
     """``result`` with its context and notices gated (what fails: dropped, told in one notice)."""
     context = result.context if isinstance(result, ContextResult) else []
-    if isinstance(result, ToolCallResult) and result.reason:
-        # what a stopped tool call tells the agent is injected text too
-        if gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
-            result.reason = WITHHELD_REASON
+    # what a stopped tool call tells the agent is injected text too
+    if isinstance(result, ToolCallResult) and result.reason and \
+            gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
+        result.reason = WITHHELD_REASON
     if not context and not result.notices:
         return result
-    blocks = []
-    for n, injection in enumerate(context):
-        if injection.source not in GATED_SOURCES:
-            blocks.append(Block(_kind_of(injection), injection.source or f"injection {n}", injection.text,
-                                f"context-{n}"))
-    for n, notice in enumerate(result.notices):
-        blocks.append(Block(NOTICE, "notice", notice, f"notice-{n}"))
+    blocks = [Block(_kind_of(injection), injection.source or f"injection {n}", injection.text, f"context-{n}")
+              for n, injection in enumerate(context) if injection.source not in GATED_SOURCES]
+    blocks += [Block(NOTICE, "notice", notice, f"notice-{n}") for n, notice in enumerate(result.notices)]
     if not blocks:
         return result
     gated = gate_context(blocks)

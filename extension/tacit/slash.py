@@ -153,24 +153,20 @@ def typed_by_you(cfg, name: str, *, session_id: str = "", host: str = "") -> Tac
     return Tacit(cfg).as_actor(Actor(kind="user", name=f"/{name}", session_id=session_id or "", host=host or ""))
 
 
+_RUN = {  # name -> the command, given (tacit, args, project)
+    "memory-consolidate": lambda tacit, args, project: memory_consolidate(tacit, project=project,
+                                                                         force=wants_force(args)),
+    "memory-skills": lambda tacit, args, project: memory_skills(tacit.cfg, project=project),
+    "memory-show": lambda tacit, args, project: memory_show(tacit.cfg, project=project),
+    "memory-forget": lambda tacit, args, project: memory_forget(tacit, args, project=project),
+    "memory-teach": lambda tacit, args, project: memory_teach(tacit, args),
+    "memory-review": lambda tacit, args, project: memory_review(tacit.cfg, trigger="command"),
+}
+
+
 def run(tacit: Tacit, name: str, args: str = "", *, project=None) -> dict:
     """One slash command (``name`` without the host's prefix) through ``tacit``: a result with ``text``."""
     with tacit.acting():
-        return _run(tacit, name, args if isinstance(args, str) else "", project=project)
-
-
-def _run(tacit: Tacit, name: str, args: str, *, project=None) -> dict:
-    cfg = tacit.cfg
-    if name == "memory-consolidate":
-        return memory_consolidate(tacit, project=project, force=wants_force(args))
-    if name == "memory-skills":
-        return memory_skills(cfg, project=project)
-    if name == "memory-show":
-        return memory_show(cfg, project=project)
-    if name == "memory-forget":
-        return memory_forget(tacit, args, project=project)
-    if name == "memory-teach":
-        return memory_teach(tacit, args)
-    if name == "memory-review":
-        return memory_review(cfg, trigger="command")
-    return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}
+        if name not in _RUN:
+            return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}
+        return _RUN[name](tacit, args if isinstance(args, str) else "", project)

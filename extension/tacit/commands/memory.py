@@ -111,9 +111,7 @@ def _store(args, cfg) -> MemoryStore:
 
 
 def _target(args) -> str:
-    if getattr(args, "target", "memory") == "user":
-        return "user"
-    return getattr(args, "scope", None) or "memory"
+    return "user" if getattr(args, "target", "memory") == "user" else getattr(args, "scope", None) or "memory"
 
 
 def _add(args, cfg) -> int:
