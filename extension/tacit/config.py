@@ -13,9 +13,8 @@ from pathlib import Path
 
 from tacit.paths import data_dir
 
-# Settings: name -> default. The type of the default is the type of the
-# setting. Grouped by the concern that reads them; docs/configuration.md
-# documents each one.
+# Settings: name -> default. The type of the default is the type of the setting. Grouped by the
+# concern that reads them; docs/configuration.md documents each one.
 DEFAULTS: dict = {
     # stores
     "memory_char_limit": 2200,  # the global notes (MEMORY.md): Hermes's own limit

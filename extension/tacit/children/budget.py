@@ -183,13 +183,9 @@ def release(cfg, ledger, now: float | None = None, *, limit: int = 1) -> list[st
     """Queue again the oldest waiting jobs (up to ``limit``) when the budget allows; their ids."""
     now = time.time() if now is None else now
     with ledger.write() as conn:
-        if not jobs.waiting_count(conn):
+        if not jobs.waiting_count(conn) or not check(cfg, conn, now).allowed:
             return []
-        if not check(cfg, conn, now).allowed:
-            return []
-        out: list[str] = []
-        for group in jobs.oldest_waiting(conn, limit, MERGE_WINDOW):
-            for jid in group:
-                jobs.requeue(conn, jid)
-                out.append(jid)
+        out = [jid for group in jobs.oldest_waiting(conn, limit, MERGE_WINDOW) for jid in group]
+        for jid in out:
+            jobs.requeue(conn, jid)
         return out

@@ -48,7 +48,6 @@ def inline_launcher(cfg, engine_ref):
             engine = engine_ref()
             if engine is not None:
                 engine.reload_stores()
-        return None
 
     return launch
 

@@ -103,13 +103,9 @@ def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
             return {**note, "ok": True, "mode": "deterministic", "saved": saved, "left_for_review": []}
         variables["correction"], variables["earlier_corrections"] = left[-1], left[:-1]
     with Ledger(cfg) as ledger, ledger.write() as conn:
-        _ensure_row(conn, job)
+        insert_job(conn, {**job, "status": "running"})  # a job run without a row (tests, old callers)
         held = budget.hold(cfg, conn, job, verdict, variables=variables)
     return {**note, **held, "saved": saved} if saved else {**note, **held}
-
-
-def _ensure_row(conn, job: dict) -> None:
-    insert_job(conn, {**job, "status": "running"})  # a job run without a row (tests, old callers)
 
 
 def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:

@@ -6,6 +6,7 @@ Design notes: docs/architecture.md ("One service per data folder").
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -136,11 +137,7 @@ class Kept:
 
 
 def valid(entries: list) -> bool:
-    for entry in entries:
-        now = _stat(entry[1], entry[0] == "F")
-        if now != entry[2:]:
-            return False
-    return True
+    return all(_stat(entry[1], entry[0] == "F") == entry[2:] for entry in entries)
 
 
 def clear(run_folder: str) -> None:
@@ -169,9 +166,7 @@ def prune(run_folder: str, keep: int = KEEP) -> int:
         except (OSError, ValueError, AttributeError):
             fresh = False
         if not fresh:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(path)
                 removed += 1
-            except OSError:
-                pass
     return removed

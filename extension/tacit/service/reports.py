@@ -73,9 +73,7 @@ class Reports:
             return False
         with self._cond:
             self._seq += 1
-            seq = self._seq
-        path = os.path.join(self.folder, f"{time.time_ns():020d}-{seq:08d}")
-        with self._cond:
+            path = os.path.join(self.folder, f"{time.time_ns():020d}-{self._seq:08d}")
             self._known.add(path)  # the applier's scan leaves it to us
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

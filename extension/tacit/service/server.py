@@ -272,10 +272,14 @@ class Service:
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
             self.answered.set()
             return False
+        return self._submit(self._serve_hook, conn, host, event, event_id, body)
+
+    def _submit(self, serve, *args) -> bool:
+        """Hand a request to the pool; False when it is shutting down (the client retries elsewhere)."""
         self._count(+1)
         try:
-            self.pool.submit(self._serve_hook, conn, host, event, event_id, body)
-        except RuntimeError:  # shutting down: the client retries on the next service
+            self.pool.submit(serve, *args)
+        except RuntimeError:
             self._count(-1)
             return False
         return True
@@ -285,13 +289,7 @@ class Service:
             conn.sendall(b"MISMATCH\n")
             return False
         self._touch()
-        self._count(+1)
-        try:
-            self.pool.submit(self._serve_search, conn, body)
-        except RuntimeError:
-            self._count(-1)
-            return False
-        return True
+        return self._submit(self._serve_search, conn, body)
 
     def _serve_search(self, conn: socket.socket, body: bytes) -> None:
         """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
@@ -406,11 +404,8 @@ class Service:
 def _identity_key(identity: str) -> tuple:
     """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp."""
     version, _, stamp = identity.partition("+")
-    numbers = []
-    for part in version.replace("-", ".").split("."):
-        digits = "".join(itertools.takewhile(str.isdigit, part))
-        numbers.append(int(digits) if digits else -1)
-    return tuple(numbers), int(stamp) if stamp.isdigit() else 0
+    digits = ["".join(itertools.takewhile(str.isdigit, part)) for part in version.replace("-", ".").split(".")]
+    return tuple(int(d) if d else -1 for d in digits), int(stamp) if stamp.isdigit() else 0
 
 
 def _flock(fd: int) -> bool:
@@ -468,11 +463,9 @@ def serve(cfg=None) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: service.request_stop("signal"))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    with contextlib.suppress(OSError):
         ensure_private_dir(cfg.state_dir_str)
         os.chdir(cfg.state_dir_str)
-    except OSError:
-        pass
     try:
         return service.run()
     except Exception as exc:  # noqa: BLE001
