@@ -1,7 +1,7 @@
 """What of a memory file goes into a session's context: a file far over its limit is injected
 only up to a budget; the rest stays in the file, is left out unread and is told.
 
-Design notes: docs/design/stores.md#tacitstoresmemory_fit"""
+Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 

@@ -136,9 +136,7 @@ class UIApp:
         back, action = POSTS[path]
         with Tacit(self.cfg, actor=ACTOR) as you:
             result = action(you, self, form)
-        if result.get("success"):
-            note = {"done": str(result.get("message") or "Done.")}
-        else:
-            note = {"failed": str(result.get("error") or "refused")}
+        note = ({"done": str(result.get("message") or "Done.")} if result.get("success")
+                else {"failed": str(result.get("error") or "refused")})
         anchor = form.get("back", "")
         return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")
