@@ -59,8 +59,13 @@ def answer(work) -> int:
     try:
         result = work()
     except LedgerUnavailable as exc:
-        result = {"success": False, "error": f"learning ledger unavailable: {exc}"}
+        return unavailable(exc)
     return reply(result)
+
+
+def unavailable(exc: LedgerUnavailable) -> int:
+    """An unusable learning ledger, answered as one error (exit 1)."""
+    return reply({"success": False, "error": f"learning ledger unavailable: {exc}"})
 
 
 def reply(result: dict) -> int:
