@@ -1,9 +1,5 @@
-"""Guards before every tool call, and what the user does about them.
-
-Three foreground handlers (``docs/guards.md``): ``guards.check`` stops a
-``tool_call`` that breaks a guard (ask where the host can ask, else deny);
-``guards.outcome`` records, on ``tool_result``, an override or a repeat
-mistake; ``guards.reply`` reads the user's answer right after a stop.
+"""Guards before every tool call (``guards.check``), and what the user does about them
+(``guards.outcome``, ``guards.reply``).
 
 Design notes: docs/design/guards.md#tacithandlersguards
 """
