@@ -72,11 +72,8 @@ def slash_command(prompt) -> tuple[str, str] | None:
 
 
 def answer_slash_command(engine, payload: dict, host: str) -> str | None:
-    """A tacit slash command answered here, with no model turn: Claude Code
-    shows a blocked prompt's ``reason`` to the user and sends nothing to the
-    model (each command used to cost a turn of ~19.5k input tokens). A
-    consolidation with work to do runs detached (its child agent may take
-    longer than a hook may) and is told at the next prompt."""
+    """A tacit slash command answered here as a blocked prompt's ``reason``: no model turn
+    (docs/hosts/claude-code.md). A consolidation with work to do runs detached, told at the next prompt."""
     found = slash_command(payload.get("prompt"))
     if found is None:
         return None
@@ -103,8 +100,7 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
 
 def _blocked(text: str) -> str:
     """The answer as the blocked prompt's reason, without the "Original prompt: …" echo
-    (``suppressOriginalPrompt``; Claude Code 2.1.197 still puts its fixed "UserPromptSubmit
-    operation blocked by hook:" line above it — no hook output shows plain text there)."""
+    (``suppressOriginalPrompt``; docs/hosts/claude-code.md)."""
     return json.dumps({"decision": "block", "reason": fit_text(slash_names(text), CONTEXT_CAP),
                        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True}},
                       ensure_ascii=False)
@@ -228,9 +224,8 @@ def render(event_name: str, results: list[Result]) -> str:
 
 
 def fit_context(injections: list[Injection], cap: int = CONTEXT_CAP) -> str:
-    """Join injection texts in priority order (lower first, ties in order)
-    within ``cap`` characters. The first text that does not fit is cut at a
-    line boundary and marked; every later one is dropped."""
+    """Injection texts in priority order (lower first, ties in order) within ``cap`` characters: the
+    first that does not fit is cut at a line boundary and marked; every later one is dropped."""
     ordered = sorted(enumerate(injections), key=lambda pair: (pair[1].priority, pair[0]))
     parts: list[str] = []
     used = 0

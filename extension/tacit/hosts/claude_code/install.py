@@ -50,10 +50,8 @@ def manifest(cfg) -> Path:
 
 
 def permissions_for() -> list[str]:
-    """The Bash prefixes the agent may run without a prompt: the bare
-    ``tacit`` the injected guidance names, and this environment's absolute
-    command (named instead when ``tacit`` is not on PATH). Slash commands
-    pre-approve the plugin's ``bin/tacit`` themselves (``allowed-tools``)."""
+    """The Bash prefixes the agent may run without a prompt: the bare ``tacit`` and this environment's
+    absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``."""
     rules = []
     for form in ("tacit", commandline.tacit_display()):
         rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS)]

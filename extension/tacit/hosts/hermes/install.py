@@ -199,10 +199,8 @@ def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
     imports ``hermes_cli``, else the shebang of ``hermes`` on PATH."""
     if prefer and os.access(prefer, os.X_OK):
         return prefer
-
     if importlib.util.find_spec("hermes_cli") is not None:
         return sys.executable
-
     script = shutil.which("hermes", path=cfg.env.get("PATH"))
     return interpreter_of(script) if script else None
 
@@ -217,16 +215,10 @@ def interpreter_of(script: str) -> str | None:
         return None
     if not first.startswith("#!"):
         return None
-    parts = first[2:].split()
-    if not parts:
-        return None
-    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
-        candidate = shutil.which(parts[1])
-    else:
-        candidate = parts[0]
-    if candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK):
-        return candidate
-    return None
+    parts = first[2:].split() or [""]
+    candidate = shutil.which(parts[1]) if os.path.basename(parts[0]) == "env" and len(parts) > 1 else parts[0]
+    ok = candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK)
+    return candidate if ok else None
 
 
 def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:

@@ -74,10 +74,8 @@ def value(raw: dict, key: str):
 def hermes_reviews(raw: dict) -> dict:
     """Which of Hermes's own background reviews are on: ``{"memory": bool,
     "skills": bool}`` (an interval of 0 or less turns a review off)."""
-    return {
-        "memory": value(raw, "memory.nudge_interval") > 0,
-        "skills": value(raw, "skills.creation_nudge_interval") > 0,
-    }
+    return {"memory": value(raw, "memory.nudge_interval") > 0,
+            "skills": value(raw, "skills.creation_nudge_interval") > 0}
 
 
 def adapt_config(cfg, raw: dict | None = None):

@@ -98,9 +98,8 @@ def _string_args(args: dict, required: tuple, optional: tuple = ()) -> tuple[dic
 
 
 def run_tool(tacit, name: str, args, project: Project | None = None) -> dict:
-    """Run one tool call through the front door ``tacit`` (acting as the agent
-    or the child that called it) for a session in ``project``; always returns
-    a result dict (never raises for bad input; store errors come back as reported)."""
+    """One tool call through ``tacit`` (acting as the agent or child that called it) in ``project``:
+    always a result dict (bad input and store errors come back as reported, never raised)."""
     if not isinstance(args, dict):
         return _fail("arguments must be a JSON object")
     if name not in TOOL_NAMES:
