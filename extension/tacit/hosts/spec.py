@@ -6,6 +6,7 @@ Design notes: docs/design/hosts.md#tacithostsspec
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from dataclasses import dataclass, field
 
@@ -116,6 +117,11 @@ def get(name: str) -> Host | None:
 
 def names() -> tuple[str, ...]:
     return tuple(registry())
+
+
+def home_folder(env: dict, var: str, *default: str) -> str:
+    """A host's own folder: ``$var`` when set, else ``$HOME/<default>`` (``~`` without HOME)."""
+    return env.get(var) or os.path.join(env.get("HOME") or os.path.expanduser("~"), *default)
 
 
 def table(name: str) -> dict:

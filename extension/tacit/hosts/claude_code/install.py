@@ -110,7 +110,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "dirs_created": sorted(set(dirs_created) | set((previous or {}).get("dirs_created", []))),
         "settings_file": str(settings_path),
         "settings_created": (not settings_existed) or bool((previous or {}).get("settings_created")),
-        "permissions_added": _merge((previous or {}).get("permissions_added", []), added),
+        "permissions_added": list(dict.fromkeys([*(previous or {}).get("permissions_added", []), *added])),
     }
     support.write_json(plugin_dir / MANIFEST, manifest, 0o644)
 
@@ -216,9 +216,3 @@ def read_settings(path: Path) -> tuple[dict, bool]:
     if "permissions" in data and not isinstance(data["permissions"], dict):
         raise InstallError(f"{path}: 'permissions' is not an object")
     return data, True
-
-
-def _merge(old: list, new: list) -> list:
-    out = list(old)
-    out += [item for item in new if item not in out]
-    return out

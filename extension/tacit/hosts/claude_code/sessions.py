@@ -9,6 +9,7 @@ import os
 import re
 
 from tacit.events import iso_time
+from tacit.hosts.spec import home_folder
 from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
@@ -19,8 +20,7 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def projects_dir(env: dict) -> str:
-    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
-    return os.path.join(base, "projects")
+    return os.path.join(home_folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects")
 
 
 def recorded_command(text: str) -> tuple[str, str] | None:
