@@ -13,6 +13,7 @@ import time
 
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for
+from tacit.hosts.install_support import read_json_or_none
 from tacit.log import log
 from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore
@@ -128,12 +129,7 @@ def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -
 
 
 def _move_failed(cfg, path: str, extra: dict) -> None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            item = json.load(handle)
-    except (OSError, ValueError):
-        item = None
-    item = {**(item if isinstance(item, dict) else {}), **extra}
+    item = {**(read_json_or_none(path) or {}), **extra}
     target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
     atomic_write_text(target, json.dumps(item, ensure_ascii=False))
     with contextlib.suppress(OSError):
