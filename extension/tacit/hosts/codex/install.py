@@ -31,7 +31,9 @@ HOOKS = {
     "PreCompact": (10, "pre_compact", "tacit: save before compaction"),
     "SessionEnd": (2, "session_end", "tacit: save the session"),
 }
-HOOK_TIMEOUTS, EVENT_KEYS, HOOK_NAMES = ({event: row[i] for event, row in HOOKS.items()} for i in range(3))
+HOOK_TIMEOUTS = {event: timeout for event, (timeout, _key, _name) in HOOKS.items()}
+EVENT_KEYS = {event: key for event, (_timeout, key, _name) in HOOKS.items()}
+HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
 # the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
 KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
                           "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",

@@ -43,6 +43,8 @@ HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
          "post_llm_call", "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+
+
 def register(ctx) -> None:
     """Hermes's plugin entry point. Never raises."""
     cfg = None
