@@ -32,6 +32,16 @@ def host_home(cfg, env_var: str, *default_parts: str) -> Path:
     return Path(os.path.expanduser(home_folder(cfg.env, env_var, *default_parts)))
 
 
+def scope_folder(scope: str, project_dir: str | None, user_folder: Path, folder: str) -> tuple[Path, Path | None]:
+    """(the host's folder for ``scope``, the project or None): ``user_folder``, or ``<project>/<folder>``."""
+    if scope == "user":
+        return user_folder, None
+    if scope == "project":
+        project = project_path(project_dir)
+        return project / folder, project
+    raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+
+
 def project_path(project_dir: str | None) -> Path:
     """The absolute project folder for ``--scope project`` (default: here)."""
     return Path(os.path.abspath(os.path.expanduser(project_dir or ".")))

@@ -30,16 +30,8 @@ def claude_state_file(cfg) -> Path:
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    if scope == "user":
-        base = claude_config_dir(cfg)
-        settings = base / "settings.json"
-        project = None
-    elif scope == "project":
-        project = support.project_path(project_dir)
-        base = project / ".claude"
-        settings = base / "settings.local.json"
-    else:
-        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    base, project = support.scope_folder(scope, project_dir, claude_config_dir(cfg), ".claude")
+    settings = base / ("settings.json" if project is None else "settings.local.json")
     return {"plugin_dir": base / "skills" / PLUGIN_NAME, "settings": settings, "project": project,
             "base": base}
 

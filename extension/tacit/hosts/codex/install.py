@@ -50,13 +50,7 @@ def codex_home(cfg) -> Path:
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    if scope == "user":
-        base, project = codex_home(cfg), None
-    elif scope == "project":
-        project = support.project_path(project_dir)
-        base = project / ".codex"
-    else:
-        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    base, project = support.scope_folder(scope, project_dir, codex_home(cfg), ".codex")
     return {"base": base, "project": project, "hooks_file": base / "hooks.json",
             "config_file": base / "config.toml", "rules_file": base / RULES_FILE,
             "manifest": base / MANIFEST, "user_config": codex_home(cfg) / "config.toml"}
