@@ -81,12 +81,9 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
         if finding is not None:
             return Forged("refused", reason=f"scanner: {finding.reason} [{finding.pattern_id}]")
     key = model.pattern_key(fix.problem, fix.solution)
-    found = store.id_by_key(conn, key)
-    if found is None:
-        for candidate in find_patterns(conn, fix.problem, cfg, limit=5, threshold=0.0, filters=False):
-            if model.near_duplicate(fix, candidate):
-                found = (candidate.id, "active")
-                break
+    found = store.id_by_key(conn, key) or next(
+        ((c.id, "active") for c in find_patterns(conn, fix.problem, cfg, limit=5, threshold=0.0, filters=False)
+         if model.near_duplicate(fix, c)), None)
     if found is not None:
         store.merge(conn, found[0], now)
         return Forged("merged", found[0])

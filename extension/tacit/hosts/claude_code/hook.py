@@ -52,12 +52,8 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
         answered = answer_slash_command(engine, payload, host)
         if answered is not None:
             return answered
-    events = translate(payload, host)
-    results = []
-    for n, event in enumerate(events):
-        if event_id:
-            event = replace(event, id=f"{event_id}:{n}")
-        results.append(engine.dispatch(event))
+    results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
+               for n, event in enumerate(translate(payload, host))]
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results)
@@ -139,10 +135,6 @@ def _session_start(payload: dict, host: str) -> list:
             BeforeAgentStart(**common)]
 
 
-def _user_prompt(payload: dict, host: str) -> list:
-    return [MessageEnd(role="user", text=_text(payload.get("prompt")), **_common(payload, host))]
-
-
 def _expansion(payload: dict, host: str) -> list:
     name = _text(payload.get("command_name"))
     if not name:
@@ -179,24 +171,16 @@ def _stop(payload: dict, host: str) -> list:
     return events + [TurnEnd(assistant_text=text, **common)]
 
 
-def _pre_compact(payload: dict, host: str) -> list:
-    return [BeforeCompact(trigger=_text(payload.get("trigger")) or "auto", **_common(payload, host))]
-
-
-def _session_end(payload: dict, host: str) -> list:
-    return [SessionShutdown(reason=_text(payload.get("reason")), **_common(payload, host))]
-
-
 TRANSLATORS = {
     "SessionStart": _session_start,
-    "UserPromptSubmit": _user_prompt,
+    "UserPromptSubmit": lambda p, h: [MessageEnd(role="user", text=_text(p.get("prompt")), **_common(p, h))],
     "UserPromptExpansion": _expansion,
     "PreToolUse": _pre_tool,
     "PostToolUse": lambda p, h: _tool(p, h, True),
     "PostToolUseFailure": lambda p, h: _tool(p, h, False),
     "Stop": _stop,
-    "PreCompact": _pre_compact,
-    "SessionEnd": _session_end,
+    "PreCompact": lambda p, h: [BeforeCompact(trigger=_text(p.get("trigger")) or "auto", **_common(p, h))],
+    "SessionEnd": lambda p, h: [SessionShutdown(reason=_text(p.get("reason")), **_common(p, h))],
 }
 EVENT_NAMES = tuple(TRANSLATORS)
 
