@@ -118,9 +118,8 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
         "warnings": [],
     }
-    lines = [f"tacit installed into Claude Code ({scope} scope): {plugin_dir}"]
-    if not changed and not added:
-        lines = [f"tacit is already installed into Claude Code ({scope} scope): {plugin_dir}"]
+    already = "is already installed" if not changed and not added else "installed"
+    lines = [f"tacit {already} into Claude Code ({scope} scope): {plugin_dir}"]
     if scope == "project":
         result["trusted"] = workspace_trusted(cfg, where["project"])
         if not result["trusted"]:
