@@ -141,10 +141,8 @@ def resolve_expiry(hint, now: float) -> float | None:
         count = _NUMBERS.get(words[1]) or (int(words[1]) if words[1].isdigit() and len(words[1]) < 4 else None)
         if count:
             unit = words[2].rstrip("s")
-            if unit == "day":
-                return _end_of(today + dt.timedelta(days=count))
-            if unit == "week":
-                return _end_of(today + dt.timedelta(weeks=count))
+            if unit in ("day", "week"):
+                return _end_of(today + dt.timedelta(days=count * (7 if unit == "week" else 1)))
             if unit == "month":
                 return _end_of(_add_months(today, count))
     if len(words) == 2 and words[0] in _MONTHS and words[1].isdigit() and len(words[1]) < 3:

@@ -27,10 +27,8 @@ CONFIG_TIMEOUT_SECONDS = 120
 
 
 def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
-    refused = _refuse_scope(scope)
-    if refused:
-        return refused
-
+    if scope != "user":
+        return _scope_refused()
     home = hermes_home_of(cfg)
     python = find_hermes_python(cfg)
     if python is None:
@@ -124,10 +122,8 @@ def match_limits(cfg, home: str) -> str:
 
 
 def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
-    refused = _refuse_scope(scope)
-    if refused:
-        return refused
-
+    if scope != "user":
+        return _scope_refused()
     home = hermes_home_of(cfg)
     manifest_path = install_manifest_path(home)
     manifest = read_json_or_none(manifest_path)
@@ -180,9 +176,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
     return {"success": True, "message": message, "hermes_home": home, "changed": changed, "left": left}
 
 
-def _refuse_scope(scope: str) -> dict | None:
-    if scope == "user":
-        return None
+def _scope_refused() -> dict:
     return {"success": False, "error": "Hermes enables plugins per Hermes home, not per project: use "
             "`tacit install hermes` (--scope user); for another home or profile set HERMES_HOME."}
 
