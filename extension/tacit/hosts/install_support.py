@@ -69,16 +69,6 @@ def read_manifest(path: Path) -> dict | None:
     return data
 
 
-def read_json_or_none(path) -> dict | None:
-    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def read_text(path: Path) -> tuple[str, bool]:
     """(text, existed); a missing file reads as ``""``."""
     try:
