@@ -61,12 +61,8 @@ def manifest(cfg) -> Path:
     return locations(cfg, "user")["manifest"]
 
 
-def hook_command(python: str, event: str) -> str:
-    return commandline.hook_command(python, HOST, event)
-
-
 def tacit_group(python: str, event: str) -> dict:
-    return {"hooks": [{"type": "command", "command": hook_command(python, event),
+    return {"hooks": [{"type": "command", "command": commandline.hook_command(python, HOST, event),
                        "timeout": HOOK_TIMEOUTS[event], "statusMessage": HOOK_NAMES[event]}]}
 
 
