@@ -47,14 +47,6 @@ def project_path(project_dir: str | None) -> Path:
     return Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
 
 
-def on_path(name: str, path_value: str | None) -> bool:
-    """Whether an executable ``name`` is in one of ``path_value``'s folders."""
-    for folder in (path_value or "").split(os.pathsep):
-        if folder and os.access(os.path.join(folder, name), os.X_OK):
-            return True
-    return False
-
-
 def read_manifest(path: Path) -> dict | None:
     """The install manifest at ``path``; None when there is none. A manifest
     that cannot be read or is not a JSON object raises ``InstallError``."""

@@ -12,7 +12,7 @@ from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text, read_json_or_none
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
-from tacit.hosts.install_support import InstallError, on_path
+from tacit.hosts.install_support import InstallError
 
 MANIFEST = ".tacit-install.json"
 SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
@@ -114,7 +114,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "files": sorted(files),
         "changed": sorted(changed) + (["settings"] if added else []),
         "permissions_added": added,
-        "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
+        "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
         "warnings": [],
     }
     already = "is already installed" if not changed and not added else "installed"
