@@ -10,11 +10,7 @@ import re
 
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
-
-# git's global options that take a value (``git -C dir push``)
-GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                            "--super-prefix", "--exec-path"))
-_GIT_VALUE_OPTS = GIT_VALUE_OPTS
+from tacit.guards.wrappers import GIT_VALUE_OPTS
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
@@ -23,7 +19,7 @@ LEASE = "lease"  # forced only with --force-with-lease
 def push_remote(argv: tuple, default: str | None = None) -> str | None:
     """The remote a ``git push`` names (its first positional), ``default`` when
     it names none (where git sends it: the branch's upstream), or None."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] != "push":
         return None
     j = i + 1
@@ -46,7 +42,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     dry run. Forced is ``LEASE`` (truthy) when the only force is
     ``--force-with-lease``. A push with no refspec or ``HEAD`` updates
     ``branch`` (unknown: nothing)."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
         pos = _subtree_positionals(argv[i + 2:])
@@ -205,7 +201,7 @@ def switched_branch(argv: tuple):
     """The branch a ``git checkout``/``git switch`` argv leaves checked out:
     its name, None when it cannot be told (``git switch -``, ``--detach``),
     or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``)."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] not in ("checkout", "switch"):
         return SAME
     words = argv[i + 1:]

@@ -43,14 +43,21 @@ def _pkg_program(word: str) -> str:
 # ---------------------------------------------------------------------------
 # Option tables (only what decides where a command's own words begin)
 # ---------------------------------------------------------------------------
+# git's global options that take a value (``git -C dir push``)
+GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                            "--super-prefix", "--exec-path"))
 _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T",
                          "--user", "--group", "--host", "--prompt", "--close-from",
                          "--chdir", "--role", "--type", "--other-user", "--command-timeout"))
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
 _NICE_VALUE = frozenset(("-n", "--adjustment"))
-_IONICE_VALUE = frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata"))
-_TIMEOUT_VALUE = frozenset(("-s", "-k", "--signal", "--kill-after"))
-_STDBUF_VALUE = frozenset(("-i", "-o", "-e", "--input", "--output", "--error"))
+# wrappers whose command follows their options: the options that take a value, then the words
+# to skip (timeout's duration)
+_PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
+          "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
+          "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
+          "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
+          "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
 _XARGS_VALUE = frozenset(("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file",
                           "--max-args", "--max-procs", "--max-chars", "--delimiter",
                           "--max-lines", "--process-slot-var"))
@@ -105,10 +112,7 @@ def skip_options(argv, start: int, value_opts: frozenset) -> int:
             return i + 1
         if len(a) < 2 or a[0] != "-":
             return i
-        if a in value_opts:
-            i += 2
-        else:
-            i += 1
+        i += 2 if a in value_opts else 1
     return i
 
 
@@ -205,14 +209,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
 def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
     """nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
     n = len(argv)
-    if prog in ("nohup", "builtin", "unbuffer", "caffeinate"):
-        i = skip_options(argv, 1, frozenset(("-t", "-w")))
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "time":
-        i = skip_options(argv, 1, frozenset(("-f", "-o", "--format", "--output")))
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "exec":
-        i = skip_options(argv, 1, frozenset(("-a",)))
+    if prog in _PLAIN:
+        value_opts, skip = _PLAIN[prog]
+        i = skip_options(argv, 1, value_opts) + skip
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "command":
         if any(a in ("-v", "-V") for a in argv[1:skip_options(argv, 1, frozenset())]):
@@ -224,15 +223,6 @@ def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
         while i < n and argv[i].startswith("-") and argv[i] != "--":
             i += 2 if argv[i] in _NICE_VALUE else 1
         i = _after_dashdash(argv, i)
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "ionice":
-        i = skip_options(argv, 1, _IONICE_VALUE)
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "timeout":
-        i = skip_options(argv, 1, _TIMEOUT_VALUE) + 1  # then the duration
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "stdbuf":
-        i = skip_options(argv, 1, _STDBUF_VALUE)
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
