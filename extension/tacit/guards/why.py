@@ -84,7 +84,7 @@ def _words(spec: GuardSpec) -> list[str]:
         return [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
-    if isinstance(m, (PathMatch, RemoveMatch)):
+    if isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
         return list(m.patterns)
     if isinstance(m, PipeMatch):
         return ["|"]
@@ -96,8 +96,6 @@ def _words(spec: GuardSpec) -> list[str]:
         return list(m.values)
     if isinstance(m, CommitMatch):
         return ["commit", *m.branches]
-    if isinstance(m, CommitPathMatch):
-        return list(m.patterns)
     return ["sudo"]
 
 
