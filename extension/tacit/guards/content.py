@@ -47,10 +47,8 @@ def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     for a in inv.argv[1:]:
         if a == "--" or a == "-s" or a == "-":
             return True
-        if a in _SCRIPT_ARGS:
-            return False
-        if not a.startswith("-"):
-            return False  # a script file: stdin is its data, not its code
+        if a in _SCRIPT_ARGS or not a.startswith("-"):
+            return False  # code given, or a script file: stdin is its data, not its code
     return True
 
 

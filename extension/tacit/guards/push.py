@@ -49,10 +49,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
         return False, frozenset(pos[1:2])
     if i >= len(argv) or argv[i] != "push":
         return None
-    force = False
-    lease = False
-    every = False
-    tags = False
+    force = lease = every = tags = False
     positionals = []
     j = i + 1
     n = len(argv)
@@ -114,16 +111,12 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
 
 
 def _subtree_positionals(args: tuple) -> list:
-    out = []
-    j = 0
+    out, j = [], 0
     while j < len(args):
-        a = args[j]
-        if a in ("-P", "--prefix", "-m", "--message"):
-            j += 2
-            continue
-        if not a.startswith("-"):
-            out.append(a)
-        j += 1
+        value = args[j] in ("-P", "--prefix", "-m", "--message")
+        if not value and not args[j].startswith("-"):
+            out.append(args[j])
+        j += 2 if value else 1
     return out
 
 
@@ -222,6 +215,4 @@ def switched_branch(argv: tuple):
     return name
 
 
-ALL_BRANCHES = _ALL
-
-__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]

@@ -37,12 +37,9 @@ def rebase_base(argv: tuple) -> str | None:
             return a.split("=", 1)[1]
         if a == "--":
             break
-        if a in _REBASE_VALUE:
-            j += 2
-            continue
         if first is None and not a.startswith("-"):
             first = a
-        j += 1
+        j += 2 if a in _REBASE_VALUE else 1
     return first
 
 
@@ -60,9 +57,7 @@ def _names(ref: str, remotes) -> set:
 
 def rebase_fires(match: RebaseMatch, inv: Invocation, call=None) -> bool:
     """``git rebase`` whose new base is one of the guarded branches."""
-    if inv.program != "git":
-        return False
-    base = rebase_base(inv.argv)
+    base = rebase_base(inv.argv) if inv.program == "git" else None
     if not base:
         return False
     names = _names(base, getattr(call, "remotes", None))
