@@ -141,9 +141,6 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(cwd, word))
 
 
-# ---------------------------------------------------------------------------
-# GuardSet
-# ---------------------------------------------------------------------------
 class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""

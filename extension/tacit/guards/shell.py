@@ -51,9 +51,6 @@ class Scan:
     writes: tuple[Write, ...]
 
 
-# ---------------------------------------------------------------------------
-# Putting it together
-# ---------------------------------------------------------------------------
 class _Walk:
     __slots__ = ("home", "invocations", "writes", "budget", "upstream")
 

@@ -10,9 +10,6 @@ from functools import lru_cache
 
 from tacit.guards.shell_lex import _ASSIGN, _TILDE, DYN
 
-# ---------------------------------------------------------------------------
-# Program names
-# ---------------------------------------------------------------------------
 _WIN_EXT = (".exe", ".cmd", ".bat", ".ps1", ".com")
 
 
@@ -120,9 +117,6 @@ def _after_dashdash(argv, start: int) -> int:
     return start + 1 if start < len(argv) and argv[start] == "--" else start
 
 
-# ---------------------------------------------------------------------------
-# Paths
-# ---------------------------------------------------------------------------
 def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     """An argument as an absolute, normalised path (lexically: ``..`` is
     folded, symlinks are not followed), or None when it cannot be known."""

@@ -9,9 +9,7 @@ from itertools import takewhile
 from tacit.guards.code_names import _FILE_EXTS
 from tacit.guards.wrappers import _SUDO_VALUE, GIT_VALUE_OPTS, skip_options
 
-# ---------------------------------------------------------------------------
-# Writes: argv → the path words it changes
-# ---------------------------------------------------------------------------
+
 def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -> list:
     out = []
     i = start
