@@ -58,13 +58,8 @@ class _Lexer:
             elif c == "#":
                 end = s.find("\n", self.i)
                 self.i = n if end < 0 else end
-            elif c == ";":
-                if s.startswith(";;", self.i):
-                    self.i += 2
-                    if self.i < n and s[self.i] == "&":
-                        self.i += 1
-                else:
-                    self.i += 1
+            elif c == ";":  # ";", or a case's ";;" / ";;&"
+                self.i += 3 if s.startswith(";;&", self.i) else 2 if s.startswith(";;", self.i) else 1
                 toks.append(("o", ";"))
             elif c == "&":
                 if s.startswith("&&", self.i):

@@ -94,6 +94,9 @@ _YARN_BUILTINS = frozenset((
     "tag", "team", "unlink", "unplug", "up", "upgrade", "upgrade-interactive", "version",
     "versions", "why", "workspace", "workspaces", "constraints", "stage", "test", "start",
     "audit", "autoclean", "sdks", "prepack", "dedupe"))
+# runners whose unknown first word is a script or a bin of the project: their options and own commands
+_BIN_RUNNERS = {"pnpm": (_PNPM_VALUE, _PNPM_BUILTINS), "yarn": (_YARN_VALUE, _YARN_BUILTINS),
+                "yarnpkg": (_YARN_VALUE, _YARN_BUILTINS)}
 _PYTHONS = re.compile(r"(?:python|pypy|py)(?:\d+(?:\.\d+)*)?(?:-dbg)?|python\d+(?:\.\d+)*t")
 
 
@@ -250,22 +253,14 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
         if i < n and argv[i] in ("exec", "x"):
             return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
         return []
-    if prog == "pnpm":
-        i = skip_options(argv, 1, _PNPM_VALUE)
+    if prog in _BIN_RUNNERS:
+        value_opts, builtins = _BIN_RUNNERS[prog]
+        i = skip_options(argv, 1, value_opts)
         if i >= n:
             return []
         if argv[i] in ("exec", "dlx"):
             return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in _PNPM_BUILTINS:  # `pnpm jest`: a script or a bin of the project
-            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
-        return []
-    if prog == "yarn" or prog == "yarnpkg":
-        i = skip_options(argv, 1, _YARN_VALUE)
-        if i >= n:
-            return []
-        if argv[i] in ("dlx", "exec"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in _YARN_BUILTINS:
+        if argv[i] not in builtins:  # `pnpm jest`: a script or a bin of the project
             return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
         return []
     if prog == "bun":
