@@ -1,11 +1,5 @@
-"""``git rebase`` onto a guarded branch (``RebaseMatch``).
-
-The new base is the value of ``--onto``, else the first positional word after
-``rebase`` (``git rebase main``, ``git rebase -i origin/main``, ``git rebase
-main feature``). A remote's prefix is dropped (``origin/main``,
-``refs/remotes/upstream/main`` and ``refs/heads/main`` are main). ``git
-rebase`` with no upstream, ``--continue``/``--abort``/``--skip``, and ``git
-pull --rebase`` (a pull, not a rebase command) never fire.
+"""``git rebase`` onto a guarded branch (``RebaseMatch``): the new base is ``--onto``'s value, else
+the first positional, from any remote (docs/guards.md, "never rebase onto BRANCH").
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""Why a lesson is, or is not, a guard (``tacit guard why TEXT``), and whether
-a proposed guard is grounded in what the user said (``tacit guard add
---lesson N``).
-
-- ``explain(text)`` reads the lesson as ``derive_guards`` does and says which
-  clause is the rule and what it stops, or the first reason it stays a
-  memory: no word of refusal, an exception or hedge (which word, where), or
-  no clause with an exact shape.
-- ``ungrounded(spec, *texts)`` lists every program, subcommand, flag,
-  remote, branch and path of a proposed guard that occurs in none of the
-  texts (the lesson, the user's message that caused it): a child may phrase,
-  it may not invent.
+"""Why a lesson is, or is not, a guard (``explain``, for ``tacit guard why TEXT``: its rule clause
+and what it stops, or the first reason it stays a memory), and whether a proposed guard is
+grounded in what the user said (``ungrounded``: a child may phrase, it may not invent).
 """
 
 from __future__ import annotations
