@@ -1,14 +1,4 @@
-"""``tacit guard …`` — the lessons checked before every tool call.
-
-    tacit guard list [--project DIR] [--all]       each guard, where it came from
-    tacit guard add PATTERN --because "…" [--scope project|global] [--action ask|deny]
-    tacit guard add PATTERN --line AGENTS.md:42    a child's phrasing of a line tacit could not read
-    tacit guard remove ID                          lift a guard (a lesson's: suppressed)
-    tacit guard restore ID                         undo a removal
-    tacit guard set ID --action ask|deny           ask the user, or deny outright
-    tacit guard wrong ID                           the rule is wrong: demote (twice: remove)
-    tacit guard test "<command>" [--edit PATH] [--project DIR]   which guard would fire, why
-    tacit guard stats [--project DIR]              per project: lessons, guards, stops, repeats
+"""``tacit guard …`` — the lessons checked before every tool call (docs/guards.md, "Managing guards").
 
 Design notes: docs/design/guards.md#tacitcommandsguard
 """
