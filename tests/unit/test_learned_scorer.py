@@ -1,9 +1,9 @@
 """The learned-scorer experiment of issue 22 (tests/benchmarks/learned_scorer.py, train_scorer.py).
 
 Not wired into tacit (docs/detectors.md, "The learned-scorer experiment"), but kept runnable: a
-weights file loads, a missing or malformed one falls back with a log line, the trained scorer puts
-textbook corrections and non-corrections on the right side of its threshold, and training is
-deterministic. The tests that train need ``../shared/data/real`` and skip without it."""
+weights file loads, a missing or malformed one falls back with a log line, training on a small
+slice is deterministic and writes hashed indices and numbers only, and the trainer skips cleanly
+without data. The slice test needs ``../shared/data/real`` and skips without it."""
 
 from __future__ import annotations
 
@@ -76,67 +76,32 @@ def test_a_missing_or_malformed_file_falls_back_with_a_log_line(tmp_path, caplog
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory) -> Path:
+def slice_rows() -> list[dict]:
+    """A small slice of the tune split, read as the trainer reads it (the full training takes about
+    a minute: its figures are in docs/detectors.md, not re-run here)."""
     if not real_data.available():
         pytest.skip(f"real-conversation data not found at {real_data.data_dir()}")
-    out = tmp_path_factory.mktemp("learned") / "weights.json"
-    done = subprocess.run([sys.executable, str(BENCH / "train_scorer.py"), "--out", str(out)],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return out
+    import train_scorer
+
+    return train_scorer.prepare(real_data.user_rows("tune")[:240])
+
+
+def _build(rows) -> dict:
+    import train_scorer
+
+    point = {"l2": 3e-2, "point": (0.3, 0.0, 0.0)}
+    return train_scorer.build(rows, {"learned": {"correction": point, "lesson": point}})
 
 
 @needs_data
-def test_the_weights_hold_hashed_indices_and_numbers_only(trained):
-    data = json.loads(trained.read_text(encoding="utf-8"))
+def test_training_is_deterministic_and_writes_hashed_indices_and_numbers_only(slice_rows):
+    data = _build(slice_rows)
+    assert json.dumps(data, sort_keys=True) == json.dumps(_build(slice_rows), sort_keys=True)
     assert set(data) == {"about", "bits", "models"} and set(data["models"]) == {"correction", "lesson"}
     for spec in data["models"].values():
-        assert set(spec) == {"bias", "threshold", "index", "weight"}
+        assert set(spec) == {"bias", "threshold", "index", "weight"} and spec["index"]
         assert all(isinstance(i, int) and 0 <= i < 2 ** learned.BITS for i in spec["index"])
         assert all(isinstance(w, float) for w in spec["weight"]) and 0 < spec["threshold"] < 1
-    assert trained.stat().st_size < 400_000
-
-
-PREV = "I updated src/app.ts and restarted the dev server."
-
-
-@needs_data
-@pytest.mark.parametrize("text,prev,is_correction", [
-    ("no, that's the wrong file", PREV, True),
-    ("you broke the login page with that change", PREV, True),
-    ("that's not what I asked", PREV, True),
-    ("why did you delete the test?", PREV, True),
-    ("Stop creating a new connection per request; the pool exists", None, True),
-    ("looks good, commit it", PREV, False),
-    ("add a footer to the page", None, False),
-    ("can you also add a test?", PREV, False),
-    ("thanks!", PREV, False),
-    ("continue", PREV, False),
-])
-def test_corrections_and_other_messages_score_on_their_side(trained, text, prev, is_correction):
-    import train_scorer
-
-    vec = train_scorer.read_message(text, prev)[3]
-    model = learned.model("correction", trained)
-    assert (model.score(vec) >= model.threshold) is is_correction, model.score(vec)
-
-
-@needs_data
-def test_a_durable_statement_is_a_lesson_and_a_task_is_not(trained):
-    import train_scorer
-
-    lesson = learned.model("lesson", trained)
-    assert lesson.score(train_scorer.read_message("I prefer tabs over spaces.", None)[3]) >= lesson.threshold
-    assert lesson.score(train_scorer.read_message("add a footer to the page", None)[3]) < lesson.threshold
-
-
-@needs_data
-def test_training_is_deterministic(trained, tmp_path):
-    again = tmp_path / "again.json"
-    done = subprocess.run([sys.executable, str(BENCH / "train_scorer.py"), "--out", str(again)],
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    assert again.read_bytes() == trained.read_bytes()
 
 
 def test_training_skips_cleanly_without_data(tmp_path):
