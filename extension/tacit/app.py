@@ -1,11 +1,6 @@
-"""``Tacit``: the one front door of every command.
+"""``Tacit``: the one front door of every command; ``tacit.as_actor(actor)`` is a view whose writes
+are recorded as that actor (without one: reads only, ``NoActor``).
 
-The CLI, the slash commands, the hosts' memory tools, the child runner and
-the fallbacks all reach the stores through a ``Tacit``: it owns the config,
-the ledger (one connection per thread; writers of one process take turns,
-a nested writer joins the open transaction), the stores per project and the
-actor. ``tacit.as_actor(actor)`` is a view whose writes are recorded as that
-actor; a ``Tacit`` without one can read but not write (``NoActor``).
 Design notes: docs/architecture.md ("The front door").
 """
 
@@ -63,8 +58,7 @@ class Tacit:
 
     @contextlib.contextmanager
     def acting(self) -> Iterator[Tacit]:
-        """Run older code that builds its own stores as this actor, on this
-        thread's ledger connection (its writes join an open transaction)."""
+        """Run older code that builds its own stores as this actor, on this thread's ledger."""
         with history.using(self.ledger), history.acting(self.require_actor()):
             yield self
 

@@ -63,8 +63,7 @@ class _Budget:
 
 
 def clean_value(value, *, _depth: int = 0, _budget: _Budget | None = None):
-    """A nested value with every string scrubbed (dict keys too); containers
-    deeper than ``MAX_DEPTH`` and strings beyond ``MAX_STRINGS`` are dropped."""
+    """A nested value with every string scrubbed (past ``MAX_DEPTH`` or ``MAX_STRINGS``: dropped)."""
     budget = _budget or _Budget(MAX_STRINGS)
     if isinstance(value, str):
         if budget.left <= 0:
@@ -94,8 +93,7 @@ def clean_value(value, *, _depth: int = 0, _budget: _Budget | None = None):
 
 
 def clean_event(event: Event) -> Event:
-    """``event`` with every text field (nested ones too) cleaned: see the
-    module docstring. An event with nothing to clean is returned as is."""
+    """``event`` with every text field cleaned (nothing to clean: the event itself)."""
     changes = {}
     budget = _Budget(MAX_STRINGS)
     for f in fields(event):
@@ -142,10 +140,8 @@ def _digest(text: str) -> str:
 
 
 def _rest_of_key(event: Event, state, opened: bool) -> Event:
-    """After a message that ended inside a private key, the key lines the
-    next user message starts with are redacted too (the END half is
-    redacted without state: ``tacit.safety.private_keys``). The same text
-    seen again (one prompt reported as two events) is redacted the same way."""
+    """After a message that ended inside a private key, the key lines the next user message starts
+    with are redacted too (the same text seen again: the same way)."""
     text = _user_text(event)
     if text is None:
         return event
@@ -163,12 +159,8 @@ def _rest_of_key(event: Event, state, opened: bool) -> Event:
 
 
 def admit(event: Event, state, opened_key: bool = False) -> Event:
-    """``event`` as the session may keep it (the state is the session's,
-    before the engine counts the event): a message that asks not to be kept
-    is emptied and its turn withheld; the later events of that turn lose
-    their texts; the rest of a private key pasted over several messages is
-    redacted (``opened_key``: ``opens_key`` of the event before cleaning).
-    Called by the engine inside the event's transaction."""
+    """``event`` as the session may keep it: a message that asks not to be kept is emptied and its
+    turn's texts withheld; the rest of a private key pasted over messages is redacted."""
     event = _rest_of_key(event, state, opened_key)
     kind = event.kind
     if kind == "message_end" and event.role == "user":
@@ -199,23 +191,17 @@ def _kind_of(injection: Injection) -> str:
 
 
 def gate_outgoing(result: Result) -> Result:
-    """``result`` with its injected context and its notices gated: what
-    fails ``tacit.safety.gate_context`` is dropped and reported in one
-    notice. Injections from ``GATED_SOURCES`` pass as they are."""
+    """``result`` with its context and notices gated (what fails: dropped, told in one notice)."""
     context = result.context if isinstance(result, ContextResult) else []
-    if isinstance(result, ToolCallResult) and result.reason:
-        # what a stopped tool call tells the agent is injected text too
-        if gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
-            result.reason = WITHHELD_REASON
+    # what a stopped tool call tells the agent is injected text too
+    if isinstance(result, ToolCallResult) and result.reason and \
+            gate_context([Block(NOTICE, "reason", result.reason)]).left_out:
+        result.reason = WITHHELD_REASON
     if not context and not result.notices:
         return result
-    blocks = []
-    for n, injection in enumerate(context):
-        if injection.source not in GATED_SOURCES:
-            blocks.append(Block(_kind_of(injection), injection.source or f"injection {n}", injection.text,
-                                f"context-{n}"))
-    for n, notice in enumerate(result.notices):
-        blocks.append(Block(NOTICE, "notice", notice, f"notice-{n}"))
+    blocks = [Block(_kind_of(injection), injection.source or f"injection {n}", injection.text, f"context-{n}")
+              for n, injection in enumerate(context) if injection.source not in GATED_SOURCES]
+    blocks += [Block(NOTICE, "notice", notice, f"notice-{n}") for n, notice in enumerate(result.notices)]
     if not blocks:
         return result
     gated = gate_context(blocks)

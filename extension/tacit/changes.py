@@ -17,9 +17,8 @@ MEMORY_SCOPES = SCOPES
 
 
 def why(tacit: Tacit, text: str, *, project=None) -> dict:
-    """Every memory entry holding ``text`` now, each with the changes that
-    brought it there (oldest first: who, when, caused by which message), and
-    the changes in which such an entry was removed."""
+    """Every memory entry holding ``text`` now with the changes that brought it (oldest first), and
+    the changes that removed such an entry."""
     store = tacit.memory(project)
     needle = text.casefold()
     rows = list(reversed(tacit.changes(text=text, limit=500)))

@@ -49,10 +49,8 @@ _PARSER_CLASS = None
 
 
 def _parser_class():
-    """argparse.ArgumentParser with tacit's usage errors (argparse is imported
-    here, not at module import: the hook path never builds a parser). Every
-    sub-parser inherits the class (argparse's default), so one ``error``
-    serves the whole tree."""
+    """argparse.ArgumentParser with tacit's usage errors, for the whole tree (imported here: the
+    hook path never builds a parser)."""
     global _PARSER_CLASS
     if _PARSER_CLASS is None:
         import argparse
@@ -81,9 +79,7 @@ def command_in(argv: list[str]) -> str | None:
 
 
 def build_parser(argv: list[str] | None = None):
-    """The argument parser. With ``argv``, only the module defining the
-    invoked command is imported; without it (or for --help and unknown
-    commands) every module in ``COMMAND_MODULES`` is."""
+    """The argument parser; with ``argv``, only the invoked command's module is imported."""
     import importlib
 
     from tacit import __version__

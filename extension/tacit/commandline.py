@@ -16,8 +16,7 @@ __all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_comman
 
 
 def tacit_argv(*args: str) -> list[str]:
-    """The command a person or an agent types: the console script next to
-    this interpreter when there is one, else ``python -m tacit``."""
+    """The command a person or an agent types: the console script here, else ``python -m tacit``."""
     script = os.path.join(os.path.dirname(sys.executable), "tacit")
     if os.access(script, os.X_OK):
         return [script, *args]
@@ -38,12 +37,8 @@ HOOK_CLIENT = "tacit.hosts.hook_client"
 
 
 def hook_command(python: str, host: str, event: str) -> str:
-    """The shell command a host's hook runs: the hook client with ``-I``
-    (isolated: no PYTHON* variables, no user site, no project folder on
-    ``sys.path``) and ``-S`` (no site: the code puts tacit's own folder on
-    ``sys.path``, which is all the client needs), then the host, the event,
-    the seconds it waits for the service and how a headless run is told
-    (the host's spec: ``hook_bounds``, ``headless``)."""
+    """The shell command a host's hook runs: the hook client under ``-I -S`` (isolated, no site: the
+    code puts tacit's folder on ``sys.path``), then the host, the event, its bound and headless rule."""
     package_parent = os.path.dirname(PACKAGE_DIR)
     code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
             f"from {HOOK_CLIENT} import main; main()")

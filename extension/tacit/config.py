@@ -13,9 +13,8 @@ from pathlib import Path
 
 from tacit.paths import data_dir
 
-# Settings: name -> default. The type of the default is the type of the
-# setting. Grouped by the concern that reads them; docs/configuration.md
-# documents each one.
+# Settings: name -> default. The type of the default is the type of the setting. Grouped by the
+# concern that reads them; docs/configuration.md documents each one.
 DEFAULTS: dict = {
     # stores
     "memory_char_limit": 2200,  # the global notes (MEMORY.md): Hermes's own limit
@@ -145,9 +144,13 @@ def _coerce(key: str, value, *, from_env: bool):
     raise ConfigError(f"{key}: unsupported setting type")  # pragma: no cover
 
 
+def _path(base: str, *parts: str) -> property:
+    """A path below the config's ``home_str`` or ``state_dir_str``, derived when read."""
+    return property(lambda self: Path(getattr(self, base), *parts))
+
+
 class Config:
-    """Resolved configuration. Paths are derived from ``home``/``state_dir``,
-    never stored twice. Settings read as attributes: ``cfg.memory_char_limit``."""
+    """Resolved configuration; paths derived from ``home``/``state_dir``, settings as attributes."""
 
     __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env")
 
@@ -172,49 +175,17 @@ class Config:
     def __repr__(self) -> str:
         return f"Config(home={self.home_str!r}, state_dir={self.state_dir_str!r}, host={self.host!r})"
 
-    @property
-    def home(self) -> Path:
-        return Path(self.home_str)
-
-    @property
-    def state_dir(self) -> Path:
-        return Path(self.state_dir_str)
-
-    @property
-    def memories_dir(self):
-        return self.home / "memories"
-
-    @property
-    def memory_file(self):
-        return self.memories_dir / "MEMORY.md"
-
-    @property
-    def user_file(self):
-        return self.memories_dir / "USER.md"
-
-    @property
-    def skills_dir(self):
-        return self.home / "skills"
-
-    @property
-    def config_file(self):
-        return self.state_dir / "config.toml"
-
-    @property
-    def ledger_path(self):
-        return self.state_dir / "ledger.db"
-
-    @property
-    def logs_dir(self):
-        return self.state_dir / "logs"
-
-    @property
-    def log_file(self):
-        return self.logs_dir / "tacit.log"
-
-    @property
-    def children_log(self):
-        return self.logs_dir / "children.jsonl"
+    home = _path("home_str")
+    state_dir = _path("state_dir_str")
+    memories_dir = _path("home_str", "memories")
+    memory_file = _path("home_str", "memories", "MEMORY.md")
+    user_file = _path("home_str", "memories", "USER.md")
+    skills_dir = _path("home_str", "skills")
+    config_file = _path("state_dir_str", "config.toml")
+    ledger_path = _path("state_dir_str", "ledger.db")
+    logs_dir = _path("state_dir_str", "logs")
+    log_file = _path("state_dir_str", "logs", "tacit.log")
+    children_log = _path("state_dir_str", "logs", "children.jsonl")
 
     def with_settings(self, **overrides) -> "Config":
         """A copy with some settings replaced (validated like config.toml)."""
@@ -243,9 +214,7 @@ def _read_toml(path: str, problems: list) -> dict:
         return {}
     # accept an optional [tacit] table as well as top-level keys
     if isinstance(data.get("tacit"), dict):
-        merged = {k: v for k, v in data.items() if k != "tacit"}
-        merged.update(data["tacit"])
-        data = merged
+        data = {**{k: v for k, v in data.items() if k != "tacit"}, **data["tacit"]}
     return data
 
 
@@ -257,14 +226,12 @@ _ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 
 
 def live_env(name: str) -> str:
-    """``$name`` as the process has it now: a variable a host may change while
-    it runs (``Config.env`` is the environment when the config was built)."""
+    """``$name`` as the process has it now (``Config.env``: when the config was built)."""
     return os.environ.get(name, "")
 
 
 def load_config(env=None, host: str | None = None) -> Config:
-    """Build the Config from the environment and ``config.toml``. Never raises
-    for bad values: they are reported in ``Config.problems``."""
+    """Build the Config from the environment and ``config.toml`` (bad values: ``Config.problems``)."""
     env = dict(os.environ if env is None else env)
     host = host or env.get("TACIT_HOST") or None
     # one data folder for every host (``tacit install hermes`` links Hermes's memories folder to it)
@@ -301,12 +268,5 @@ def load_config(env=None, host: str | None = None) -> Config:
     wanted = [*(h.shell_marker for h in hosts if h.shell_marker), *(v for h in hosts for v in h.env_vars)]
     captured = {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
                 if k in env}
-    return Config(
-        home=home,
-        state_dir=state_dir,
-        host=host,
-        is_child=env.get("TACIT_CHILD") == "1",
-        settings=settings,
-        problems=problems,
-        env=captured,
-    )
+    return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
+                  settings=settings, problems=problems, env=captured)

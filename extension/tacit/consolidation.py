@@ -90,9 +90,7 @@ def scopes_to_consolidate(cfg, *, project=None, force: bool = False) -> list[str
 
 def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
                     session_id: str = "consolidate") -> dict:
-    """``/memory-consolidate``: every scope of this project that is near its
-    limit (all non-empty ones with ``force``); the others are left alone and
-    no child is started for them."""
+    """``/memory-consolidate``: every scope of this project near its limit (``force``: non-empty)."""
     store = tacit.memory(project)
     reports = []
     for target in store.targets():
@@ -110,9 +108,7 @@ def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None
 
 
 def start_in_background(cfg, *, session_id: str, host: str, project=None, force: bool = False) -> int:
-    """``tacit consolidate`` as a detached process for a session's slash
-    command: a hook may not wait for a child agent. What it changes is told
-    to that session at its next prompt (the history's notices). Its pid."""
+    """``tacit consolidate`` detached, for a session's slash command (told at its next prompt); its pid."""
     argv = python_argv("consolidate", "--session", session_id, *(["--force"] if force else []),
                        *(["--project", project.root] if project is not None else []))
     env = process_env(cfg, host)

@@ -18,22 +18,11 @@ from typing import TYPE_CHECKING
 
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
-from tacit.events import (
-    EVENT_KINDS,
-    Event,
-    ToolCallRecord,
-    event_from_dict,
-    event_to_dict,
-)
+from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
 from tacit.failures import record_failure
 from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.hookspecs import (
-    RESULT_TYPES,
-    ChildRequest,
-    ContextResult,
-    Injection,
-    Result,
-    ToolCallResult,
+    RESULT_TYPES, ChildRequest, ContextResult, Injection, Result, ToolCallResult,
 )
 from tacit.log import log, log_exception
 from tacit.privacy import exclusion
@@ -149,10 +138,8 @@ class Engine:
 
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
            background: bool = False, idempotent: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to ``kind``. Lower priority runs
-        first; ties keep registration order. ``idempotent`` background
-        handlers (re-running changes nothing) skip the applied-once marker and
-        its transaction, so a long one does not hold the ledger's write lock."""
+        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first; ``idempotent`` background
+        handlers skip the applied-once marker (and its write lock)."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
         reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority,
@@ -174,8 +161,7 @@ class Engine:
         return self
 
     def load_configured_plugins(self, *, discover: bool = True) -> None:
-        """Third-party plugins: ``plugins`` in config.toml and the
-        ``tacit.plugins`` entry-point group. A broken one is logged, skipped."""
+        """``plugins`` in config.toml and the ``tacit.plugins`` entry points (broken: logged, skipped)."""
         names = list(self.cfg.plugins)
         if discover:
             names += [ep.value for ep in entry_points(group="tacit.plugins")]
@@ -195,8 +181,7 @@ class Engine:
         return [r.name for r in self._handlers.get(kind, ())]
 
     def set_job_defaults(self, session_id: str, values: dict) -> None:
-        """Variables every child job of this session gets (pi: the extension
-        file and the model its child agent must use)."""
+        """Variables every child job of this session gets."""
         with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
 
@@ -218,9 +203,7 @@ class Engine:
             return _bounded_get(self._memory, session_id, lambda: MemoryStore(self.cfg, project))
 
     def skill_store(self, session_id: str, project: Project | None = None) -> ScopedSkills:
-        """The session's skills: the one live global catalog (shared, one
-        build for all sessions) plus its project's; the index snapshot is
-        frozen at the first ask."""
+        """The session's skills: the live global catalog plus its project's (snapshot frozen)."""
         with self._caches:
             return _bounded_get(self._skills, session_id, lambda: ScopedSkills(
                 self.cfg, project, global_store=self._live_skills.session()))
@@ -242,8 +225,7 @@ class Engine:
         return self._agent_available[host]
 
     def correction_patterns(self):
-        """The correction detector's pattern lists from config (built once;
-        a bad regex is reported in the log and left out)."""
+        """The correction detector's pattern lists from config (a bad regex: logged, left out)."""
         if self._patterns is None:
             from tacit.detect.correction import patterns_from_config
             self._patterns = patterns_from_config(self.cfg)
@@ -338,8 +320,7 @@ class Engine:
         return event
 
     def _call(self, reg: Registration, event: Event, ctx: HandlerContext) -> Result | None:
-        # what a handler writes is recorded as this handler's doing, for this
-        # event, on this thread's ledger connection (joining its transaction)
+        # what a handler writes is its doing, for this event, on this thread's ledger (its transaction)
         actor = history.Actor(kind="learner", name=reg.name, session_id=event.session_id, host=event.host,
                               cause=getattr(event, "text", "") or getattr(event, "user_text", "") or "",
                               cause_event=event.id)
@@ -368,11 +349,8 @@ class Engine:
         into.merge(got)
 
     def _claim(self, request: ChildRequest, event: Event, state: SessionState) -> dict | None:
-        """Mark a child job running in the session (never doubled) and build
-        the job the launcher gets; it commits with the event."""
-        if self.launcher is None:
-            return None
-        if state.is_running(request.kind, stale_after(self.cfg, request.kind)):
+        """Mark a child job running in the session (never doubled); the job, committed with the event."""
+        if self.launcher is None or state.is_running(request.kind, stale_after(self.cfg, request.kind)):
             return None
         job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
         state.mark_running(request.kind, job_id)
@@ -390,8 +368,7 @@ class Engine:
         except Exception as exc:  # noqa: BLE001
             self._log_exception(f"launching child {job['kind']}", exc)
             self.child_finished(job)
-            # the handler already consumed what the job carries (e.g. the
-            # pending correction): run the deterministic fallback, lose nothing
+            # the handler consumed what the job carries: run the deterministic fallback, lose nothing
             try:
                 from tacit.children.fallbacks import run_fallback
                 run_fallback(self.cfg, job)
@@ -420,8 +397,7 @@ class Engine:
         self._worker.wake()
 
     def run_pending_background(self) -> int:
-        """Run every event whose background handlers are pending (also those a
-        crashed process left). Returns how many events were finished."""
+        """Run every event whose background handlers are pending; how many were finished."""
         done = 0
         while True:
             try:
@@ -471,8 +447,7 @@ class Engine:
         return True
 
     def start_jobs(self, event: Event, decide) -> list[dict]:
-        """Claim the children ``decide(state)`` asks for in the event's session, then launch them
-        (also outside any event: the service's housekeeping starting a deferred review)."""
+        """Claim the children ``decide(state)`` asks for in the session, then launch them."""
         with self._lock, self.sessions.updating(event.session_id) as state:
             jobs = [job for req in decide(state) if (job := self._claim(req, event, state))]
             if jobs:
@@ -500,12 +475,8 @@ class Engine:
 
 
 class BackgroundWorker:
-    """One daemon thread that runs pending background work when woken.
-
-    It starts once events have been quiet for ``SETTLE`` seconds (at most
-    ``MAX_DELAY`` after the first wake): a hook waiting for its answer never
-    competes with a learner for the interpreter lock, and a burst of tool
-    calls is learned from in one go."""
+    """One daemon thread that runs pending background work once events have been quiet for
+    ``SETTLE`` seconds (at most ``MAX_DELAY`` after the first wake)."""
 
     SETTLE = 0.05
     MAX_DELAY = 1.0
@@ -542,14 +513,9 @@ class BackgroundWorker:
 
 
 def storable(event: Event) -> dict:
-    """The event as it waits in the event log for its background handlers:
-    texts cut to ``STORED_TEXT_CHARS`` (the detectors read no further), so a
-    20 MB prompt is never written whole."""
-    data = event_to_dict(event)
-    for key, value in data.items():
-        if isinstance(value, str) and len(value) > STORED_TEXT_CHARS:
-            data[key] = value[:STORED_TEXT_CHARS]
-    return data
+    """The event as it waits in the event log: texts cut to ``STORED_TEXT_CHARS`` (read no further)."""
+    return {key: value[:STORED_TEXT_CHARS] if isinstance(value, str) else value
+            for key, value in event_to_dict(event).items()}
 
 
 def result_to_dict(result: Result) -> dict:

@@ -81,8 +81,7 @@ class ToolCallRecord:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnEnd(Event):
-    """The agent finished replying to one user message. ``tool_calls`` is
-    None when the host does not know them; the engine fills them in."""
+    """The agent finished replying to one user message (``tool_calls``: filled in by the engine)."""
 
     user_text: str = ""
     assistant_text: str = ""
@@ -112,10 +111,8 @@ EVENT_KINDS = tuple(EVENT_TYPES)
 
 def clip_tool_args(tool_input: Any, *, keep_nested: bool = False, limit: int = TOOL_ARG_CHARS,
                    mark: str = "…") -> dict:
-    """A tool's input as ``args``: string keys, long strings clipped to
-    ``limit`` (the learners need the command or the path, not the 2 MB file
-    a tool wrote) and ``mark`` added, nested values dropped unless
-    ``keep_nested``. Anything but a dict gives ``{}``."""
+    """A tool's input as ``args``: string keys, strings clipped to ``limit`` (with ``mark``), nested
+    values dropped unless ``keep_nested``; anything but a dict gives ``{}``."""
     if not isinstance(tool_input, dict):
         return {}
     out = {}
@@ -135,9 +132,8 @@ def event_to_dict(event: Event) -> dict:
 
 
 def event_from_dict(data: dict) -> Event:
-    """Rebuild an event from ``{"kind": …, fields…}`` (the event log, the pi
-    protocol, ``tacit learn``). Unknown fields are dropped: a newer client may
-    send more than this version knows. Raises KeyError/TypeError on garbage."""
+    """Rebuild an event from ``{"kind": …, fields…}``, unknown fields dropped; KeyError/TypeError on
+    garbage."""
     cls = EVENT_TYPES[data["kind"]]
     known = {f.name for f in fields(cls)}
     values = {k: v for k, v in data.items() if k in known}

@@ -1,9 +1,6 @@
 """What went wrong, in one sentence a person can act on.
 
-The CLI's contract is one error object (``--json``) or one line, never a
-traceback; storage errors are the common case (a read-only or full disk, a
-folder someone chmod-ed), so they are named for what they are and where.
-"""
+Design notes: docs/design/core.md#tacitfailures"""
 
 from __future__ import annotations
 
@@ -17,8 +14,7 @@ from tacit.fsutil import append_private_line
 
 
 class LedgerUnavailable(RuntimeError):
-    """The ledger could not be used just now (locked too long, or it was
-    corrupt and has been moved aside). The caller skips this piece of work."""
+    """The ledger could not be used just now (locked too long, or corrupt and moved aside)."""
 
 
 class InputError(ValueError):
@@ -68,9 +64,7 @@ EVERY_EVENT_AT_LEAST = 3  # failures in a row before a session "fails on every e
 
 def record_failure(cfg, *, where: str, exc: BaseException, session_id: str = "", host: str = "",
                    event_kind: str = "", level: str = "event") -> None:
-    """Append one line to ``logs/failures.jsonl`` (bounded; never raises): what
-    failed (``level``: the whole event, or one handler), on which session's
-    event — the traceback is in the log."""
+    """Append what failed (``level``: the event, or a handler) to ``logs/failures.jsonl``; never raises."""
     with contextlib.suppress(Exception):  # a failure record must not become a second failure
         path = cfg.log_file.parent / FAILURES_FILE
         with contextlib.suppress(FileNotFoundError):
@@ -99,9 +93,8 @@ def _recorded(cfg, since: float) -> list[dict]:
 
 
 def failing_sessions(cfg, *, since: float, applied: dict[str, float] | None = None) -> list[dict]:
-    """Sessions whose last ``EVERY_EVENT_AT_LEAST`` or more events all failed
-    whole (no event of theirs applied after the first of those failures),
-    newest first. ``applied``: session id → time of its last applied event."""
+    """Sessions whose last ``EVERY_EVENT_AT_LEAST`` or more events all failed whole, newest first
+    (``applied``: session id → time of its last applied event)."""
     by_session: dict[str, list[dict]] = {}
     for row in _recorded(cfg, since):
         if row.get("session_id") and row.get("level", "event") == "event":

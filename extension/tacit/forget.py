@@ -38,8 +38,7 @@ def _scan(store: MemoryStore, text: str) -> tuple[list[dict], list[dict]]:
 
 
 def forget(tacit: Tacit, text: str, *, project=None) -> dict:
-    """Remove every entry clearly saying ``text`` (or the entry with that id) from every scope here,
-    as ``tacit``'s actor."""
+    """Remove every entry clearly saying ``text`` (or with that id) from every scope, as ``tacit``'s actor."""
     if not isinstance(text, str) or not text.strip():
         return {"success": False, "error": "say what to forget: tacit forget \"we use pnpm\""}
     text = " ".join(text.split())[:MAX_CHARS]

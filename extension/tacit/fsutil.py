@@ -29,9 +29,7 @@ class LockTimeout(TimeoutError):
 
 
 def ensure_private_dir(path) -> None:
-    """Create ``path`` and every missing parent with mode 0700 (``os.makedirs``
-    would give the parents it creates the default mode). Folders that exist
-    are left as they are."""
+    """Create ``path`` and every missing parent with mode 0700 (existing ones are left as they are)."""
     path = os.path.abspath(os.fspath(path))
     if os.path.isdir(path):
         return
@@ -83,8 +81,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
 
 def free_name(base, sep: str = ".", first: int = 1):
     """``base`` if nothing stands there (not even a dangling link), else ``base + sep + N`` for the
-    first free ``N`` from ``first``: where to move or copy a file aside without overwriting anything.
-    A ``Path`` for a path-like ``base``, else a ``str``; the caller holds the lock that keeps it free."""
+    first free ``N`` from ``first`` (a ``Path`` for a path-like ``base``, else a ``str``)."""
     path = os.fspath(base)
     name, n = path, first
     while os.path.lexists(name):
@@ -94,9 +91,8 @@ def free_name(base, sep: str = ".", first: int = 1):
 
 
 def keep_copy(path: Path, data: bytes) -> Path:
-    """``data`` (what ``path`` held) kept beside it as ``<name>.bak.<time>[.n]``
-    (0600), or the copy already there holding the same bytes: a file refused
-    on every write gets one copy, not one per refusal."""
+    """``data`` (what ``path`` held) kept beside it as ``<name>.bak.<time>[.n]`` (0600), or the copy
+    already there holding the same bytes."""
     for kept in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
         with contextlib.suppress(OSError):
             if kept.stat().st_size == len(data) and kept.read_bytes() == data:
@@ -129,8 +125,7 @@ def is_temp_of(name: str, target_name: str) -> bool:
 
 
 def sweep_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> list[str]:
-    """Delete temp files of ``path`` left by killed writers; returns their names.
-    Never raises: a sweep that fails is retried by the next write."""
+    """Delete temp files of ``path`` left by killed writers; their names. Never raises."""
     path = Path(path)
     removed: list[str] = []
     cutoff = time.time() - older_than
@@ -147,26 +142,17 @@ def sweep_stale_temps(path: Path, older_than: float = STALE_TEMP_SECONDS) -> lis
 
 
 def _fsync_dir(folder: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
 class FlockLock:
-    """An exclusive ``flock`` on a lock file, with a timeout.
-
-    A context manager with ``acquire(timeout=None)``, ``release()``,
-    ``is_locked`` and ``lock_file``; re-entrant per instance.
-    Two instances — in one process or in two — exclude each other: each
-    opens its own file description, and flock locks belong to those.
-    """
+    """An exclusive ``flock`` on a lock file, with a timeout; re-entrant per instance, and two
+    instances (in one process or two) exclude each other."""
 
     def __init__(self, lock_file: str, timeout: float = LOCK_TIMEOUT_SECONDS):
         self.lock_file = lock_file

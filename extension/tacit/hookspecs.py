@@ -22,8 +22,7 @@ CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush", "rules")
 
 @dataclass(frozen=True, slots=True)
 class Injection:
-    """Text for the model. Lower ``priority`` is kept first when a host caps
-    injected text (memory 10, guidance 20, skill index 30)."""
+    """Text for the model; lower ``priority`` is kept first when a host caps it (memory 10, skills 30)."""
 
     text: str
     priority: int = 50
@@ -61,9 +60,7 @@ class ContextResult(Result):
 
 @dataclass(slots=True)
 class ToolCallResult(Result):
-    """``block``: the call must not run. ``ask``: the host should ask the user
-    (hosts without a way to ask treat it as block). ``reason`` is what the
-    agent (and the user) is told."""
+    """``block``: the call must not run; ``ask``: ask the user (else block); ``reason``: what is told."""
 
     block: bool = False
     ask: bool = False
@@ -91,16 +88,13 @@ RESULT_TYPES: dict[str, type[Result]] = {
 
 
 def honoured(host: str) -> frozenset[str]:
-    """What ``host`` shows of a handler's result (its spec's ``honoured``; a host
-    registered later, from its own package, included)."""
+    """What ``host`` shows of a handler's result (its spec's ``honoured``)."""
     spec = host_specs.get(host or "")
     return spec.honoured if spec is not None else frozenset()
 
 
 def can_ask(host: str) -> bool:
-    """Whether ``host`` can put a guard's question to someone now: it honours
-    ``tool_call.ask`` and its spec's ``nobody_to_ask`` does not say no one
-    would answer (a check that fails counts as no one: the guard denies)."""
+    """Whether ``host`` can put a guard's question to someone now (a check that fails: no one)."""
     spec = host_specs.get(host or "")
     if spec is None or "tool_call.ask" not in spec.honoured:
         return False

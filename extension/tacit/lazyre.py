@@ -49,10 +49,7 @@ def compiled(pattern) -> re.Pattern:
 
 
 def compile_all(pause: float = 0.0) -> int:
-    """Compile every pattern not compiled yet (the service, once its first hook
-    is answered: the first prompt then finds them ready), pausing ``pause``
-    seconds between them so that hooks answered meanwhile wait little.
-    Returns how many were compiled."""
+    """Compile every pattern not compiled yet, pausing ``pause`` seconds between them; how many."""
     done = 0
     for pattern in list(_MADE):
         if pattern._compiled is None:

@@ -1,10 +1,6 @@
 """The data folder's log: where every swallowed error goes.
 
-Never-break-the-host rule: a host entry point catches everything and calls
-``log_exception``; this module must itself never raise. It uses plain file
-appends rather than the ``logging`` package so a hook process pays nothing for
-configuring handlers it will use once, if at all.
-"""
+Design notes: docs/design/core.md#tacitlog"""
 
 from __future__ import annotations
 
@@ -47,9 +43,7 @@ def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:
 
 
 def report_config_problems(cfg) -> None:
-    """Log config problems (wrong types, unknown keys) once per distinct set,
-    not on every hook: the last reported set is remembered in the logs folder.
-    Costs nothing when there are no problems."""
+    """Log config problems once per distinct set (remembered in the logs folder), not on every hook."""
     with contextlib.suppress(Exception):
         if not cfg.problems:
             return

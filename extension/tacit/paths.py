@@ -42,8 +42,7 @@ def home(env=None) -> str:
 
 
 def data_dir(env=None) -> str:
-    """``$TACIT_HOME`` (``~`` expanded; a relative path is taken from the home
-    folder, never from the working folder: a hook runs in every project), else ``~/.tacit``."""
+    """``$TACIT_HOME`` (a relative one from the home folder, never the cwd), else ``~/.tacit``."""
     configured = _getenv("TACIT_HOME", env)
     if configured:
         if configured == "~" or configured.startswith("~/"):
@@ -63,8 +62,7 @@ def socket_path(state_dir: str) -> str:
 
 
 def code_identity(version: str) -> str:
-    """Client and service compare this: the version and the install of the
-    code (a pip upgrade rewrites the client file, so its mtime moves)."""
+    """Client and service compare this: the version and the install time of the code."""
     try:
         stamp = posix.stat(CLIENT_FILE).st_mtime_ns
     except OSError:
@@ -73,7 +71,5 @@ def code_identity(version: str) -> str:
 
 
 def python_argv(*args: str) -> list[str]:
-    """Run the tacit CLI with this very interpreter (the service, a child
-    runner, the pi bridge). ``-P``: the working folder (a project with its own
-    ``tacit/`` or ``json.py``) never shadows a module."""
+    """Run the tacit CLI with this very interpreter (``-P``: the working folder never shadows a module)."""
     return [sys.executable, "-P", "-m", "tacit", *args]

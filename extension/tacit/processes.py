@@ -55,8 +55,7 @@ def _libc():
 
 
 def bound_malloc() -> None:
-    """At most ARENAS malloc arenas: each thread (hooks, reports, watchers) would
-    otherwise get its own and keep the memory it once held. Never raises."""
+    """At most ARENAS malloc arenas (else each thread keeps the memory it once held). Never raises."""
     libc = _libc()
     if libc is not None and hasattr(libc, "mallopt"):
         libc.mallopt(M_ARENA_MAX, ARENAS)

@@ -42,7 +42,8 @@ class Project:
         return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md"))
 
 
-def _read_gitdir_file(path: str) -> str | None:
+def read_gitdir_file(path: str) -> str | None:
+    """The git dir a ``.git`` file (a worktree's, a submodule's) names, or None."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             first = handle.readline(4096).strip()
@@ -54,7 +55,7 @@ def _read_gitdir_file(path: str) -> str | None:
     return os.path.normpath(os.path.join(os.path.dirname(path), target)) if target else None
 
 
-def _common_dir(git_dir: str) -> str:
+def common_dir(git_dir: str) -> str:
     """A worktree's git dir names the shared one in ``commondir``."""
     try:
         with open(os.path.join(git_dir, "commondir"), encoding="utf-8", errors="replace") as handle:
@@ -65,10 +66,10 @@ def _common_dir(git_dir: str) -> str:
 
 
 def _git_project(folder: str, dot_git: str) -> Project | None:
-    git_dir = dot_git if os.path.isdir(dot_git) else _read_gitdir_file(dot_git)
+    git_dir = dot_git if os.path.isdir(dot_git) else read_gitdir_file(dot_git)
     if not git_dir or not os.path.isdir(git_dir):
         return None
-    common = os.path.realpath(_common_dir(git_dir))
+    common = os.path.realpath(common_dir(git_dir))
     # the main checkout of a repository is the folder holding its ".git"
     main_root = os.path.dirname(common) if os.path.basename(common) == ".git" else folder
     return Project(key=common, root=folder, name=os.path.basename(main_root) or main_root, kind="git",

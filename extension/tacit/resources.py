@@ -1,9 +1,6 @@
 """Where the shipped templates live.
 
-``prompts/`` and ``skills_template/`` sit at the top of the repository (the
-project's fixed layout) and are copied into the wheel as ``tacit/prompts`` and
-``tacit/skills_template``. From a source checkout they are two folders up.
-"""
+Design notes: docs/design/core.md#tacitresources"""
 
 from __future__ import annotations
 

@@ -22,8 +22,7 @@ def _clip(text: Any, limit: int = TEXT_CHARS) -> str:
 
 
 def stale_after(cfg, kind: str) -> float:
-    """Seconds after which a child's running mark no longer counts: its
-    timeout plus two minutes for start-up and the kill."""
+    """Seconds after which a child's running mark no longer counts: its timeout plus two minutes."""
     return int(cfg.settings.get(f"child_timeout_{kind}") or cfg.child_timeout_seconds) + 120
 
 

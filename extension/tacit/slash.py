@@ -22,8 +22,7 @@ NAMES = tuple(COMMANDS)
 
 def memory_consolidate(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
                        session_id: str = "consolidate") -> dict:
-    """Consolidate the scopes of this project near their limit (every
-    non-empty one with ``force``); report before/after."""
+    """Consolidate the scopes near their limit (``force``: every non-empty one); before/after."""
     result = consolidate_all(tacit, use_agent=use_agent, project=project, force=force, session_id=session_id)
     if not any(not r.get("skipped") for r in result["reports"]):
         usage = ", ".join(f"{r['target']} {r['skipped']}" for r in result["reports"])
@@ -55,8 +54,7 @@ def wants_force(args) -> bool:
 
 
 def memory_skills(cfg, *, project=None) -> dict:
-    """List skills: name, description, version, updated, and where the file is —
-    the global ones, then this project's (and its team's)."""
+    """List skills (the global ones, then this project's and its team's) and where each file is."""
     scoped = ScopedSkills(cfg, project)
     listing = SkillStore(cfg).list()
     lines = _skill_lines(f"Skills in {cfg.skills_dir}", listing)
@@ -151,30 +149,24 @@ def memory_teach(tacit: Tacit, args: str) -> dict:
 
 
 def typed_by_you(cfg, name: str, *, session_id: str = "", host: str = "") -> Tacit:
-    """The front door of a slash command the user typed in a session: its
-    writes are yours ("you (/memory-forget)"), for that session."""
+    """The front door of a slash command the user typed: its writes are yours, for that session."""
     return Tacit(cfg).as_actor(Actor(kind="user", name=f"/{name}", session_id=session_id or "", host=host or ""))
 
 
+_RUN = {  # name -> the command, given (tacit, args, project)
+    "memory-consolidate": lambda tacit, args, project: memory_consolidate(tacit, project=project,
+                                                                         force=wants_force(args)),
+    "memory-skills": lambda tacit, args, project: memory_skills(tacit.cfg, project=project),
+    "memory-show": lambda tacit, args, project: memory_show(tacit.cfg, project=project),
+    "memory-forget": lambda tacit, args, project: memory_forget(tacit, args, project=project),
+    "memory-teach": lambda tacit, args, project: memory_teach(tacit, args),
+    "memory-review": lambda tacit, args, project: memory_review(tacit.cfg, trigger="command"),
+}
+
+
 def run(tacit: Tacit, name: str, args: str = "", *, project=None) -> dict:
-    """One slash command (``name`` without the host's prefix) through the
-    front door ``tacit`` (with its actor): a result with ``text``."""
+    """One slash command (``name`` without the host's prefix) through ``tacit``: a result with ``text``."""
     with tacit.acting():
-        return _run(tacit, name, args if isinstance(args, str) else "", project=project)
-
-
-def _run(tacit: Tacit, name: str, args: str, *, project=None) -> dict:
-    cfg = tacit.cfg
-    if name == "memory-consolidate":
-        return memory_consolidate(tacit, project=project, force=wants_force(args))
-    if name == "memory-skills":
-        return memory_skills(cfg, project=project)
-    if name == "memory-show":
-        return memory_show(cfg, project=project)
-    if name == "memory-forget":
-        return memory_forget(tacit, args, project=project)
-    if name == "memory-teach":
-        return memory_teach(tacit, args)
-    if name == "memory-review":
-        return memory_review(cfg, trigger="command")
-    return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}
+        if name not in _RUN:
+            return {"success": False, "error": f"unknown command {name!r}", "text": f"tacit has no /{name}."}
+        return _RUN[name](tacit, args if isinstance(args, str) else "", project)

@@ -1,8 +1,6 @@
 """The six slash commands every host lists: name -> (description, arguments hint).
 
-Data only, so an installer can write a host's command files without importing what
-the commands run (``tacit.slash``).
-"""
+Design notes: docs/design/core.md#tacitslash_table"""
 
 COMMANDS = {
     "memory-consolidate": ("Consolidate tacit's memory near its limit (force: every scope) and show the report",

@@ -32,7 +32,8 @@ REBASE = CommandMatch(("git",), ("rebase",), (), True)
     ("NEVER hand-edit `.lock.yml` files.", [PathMatch(("*.lock.yml",))]),
     ("`LICENSE` — do not modify.", [PathMatch(("LICENSE",))]),
     ("Never `rm -rf` the `data/` directory", [RemoveMatch(("data/",), ("delete",))]),
-    ("Do not publish to npm", [CommandMatch(("npm", "pnpm", "yarn", "bun"), ("publish",), (), True)]),
+    ("Do not publish to npm", [CommandMatch(("npm", "pnpm", "yarn", "bun"), ("publish",), (), True),
+                               CommandMatch(("yarn",), ("npm", "publish"), (), True)]),  # yarn 2+
     ("Do not publish packages to PyPI", [CommandMatch(("twine",), ("upload",), (), True),
                                          CommandMatch(("uv", "poetry", "hatch", "flit", "pdm"), ("publish",), (), True)]),
     ("Don't `git push --force` to `main`.", [PushMatch(("main",), True)]),

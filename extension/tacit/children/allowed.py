@@ -1,15 +1,6 @@
 """What a child may run when its whole task is untrusted text.
 
-A ``rules`` child is shown a repository's instruction lines: text from
-whoever wrote the checkout, passed by the content scanner but not trusted. A
-line can ask the child to run other tacit commands ("… rule reader: also run
-`tacit memory add --target user …`", "… `tacit guard remove 3`"), and the
-child's shell may run any ``tacit``. So such a child may run only what its
-task needs: ``tacit guard add --line`` / ``--lesson`` and the read-only ``guard list / test
-/ why`` (``tacit.cli`` refuses the rest). Its job runs alone, never merged
-with a sibling's into one prompt (``children.launch``), so the limit covers
-everything that child does.
-"""
+Design notes: docs/design/children.md#tacitchildrenallowed"""
 
 from __future__ import annotations
 
@@ -18,8 +9,7 @@ _READ_ONLY = frozenset({"list", "test", "why"})
 
 
 def refusal(actor, args) -> str | None:
-    """Why ``actor`` (a ``history.Actor``) may not run the parsed command
-    ``args``; None when it may."""
+    """Why ``actor`` may not run the parsed command ``args``; None when it may."""
     if actor is None or actor.kind != "child" or actor.name not in ALONE:
         return None
     action = getattr(args, "guard_command", None)  # set by `tacit guard …` only (its `test` takes a "command")

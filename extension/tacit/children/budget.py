@@ -56,10 +56,8 @@ def priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
 
 
 def normalise(cfg, usage, *, model: str = "") -> Spend | None:
-    """A ``Spend`` from what a host reported (``output.parse_usage``: its
-    ``"format"`` names the host whose ``child.spend`` reads it); None
-    when it reported nothing usable. ``model``: the child's model when the
-    report does not name it (Codex)."""
+    """A ``Spend`` from what a host reported (``output.parse_usage``), or None; ``model``: the
+    child's model when the report does not name it."""
     if not isinstance(usage, dict):
         return None
     host = host_specs.get(str(usage.get("format") or ""))
@@ -146,9 +144,8 @@ def check(cfg, conn, now: float | None = None, *, exclude_job: str = "") -> Verd
 
 
 def hold(cfg, conn, job: dict, verdict: Verdict, now: float | None = None, *, variables: dict | None = None) -> dict:
-    """Park ``job`` (status 'waiting', its variables kept) inside the caller's
-    transaction; fold an older waiting job of the same session and kind into
-    it; tell the user once a day. Returns the job's record."""
+    """Park ``job`` (waiting, variables kept; an older one of its session and kind folded in) and
+    tell the user once a day; the job's record."""
     now = time.time() if now is None else now
     variables = dict(job.get("variables") or {}) if variables is None else dict(variables)
     folded = []
@@ -183,18 +180,12 @@ def _tell(conn, verdict: Verdict, now: float) -> None:
 
 
 def release(cfg, ledger, now: float | None = None, *, limit: int = 1) -> list[str]:
-    """Queue again the oldest waiting jobs (up to ``limit``, with the jobs of
-    their session claimed in the same turn) when the budget allows; returns
-    their ids for the caller to launch."""
+    """Queue again the oldest waiting jobs (up to ``limit``) when the budget allows; their ids."""
     now = time.time() if now is None else now
     with ledger.write() as conn:
-        if not jobs.waiting_count(conn):
+        if not jobs.waiting_count(conn) or not check(cfg, conn, now).allowed:
             return []
-        if not check(cfg, conn, now).allowed:
-            return []
-        out: list[str] = []
-        for group in jobs.oldest_waiting(conn, limit, MERGE_WINDOW):
-            for jid in group:
-                jobs.requeue(conn, jid)
-                out.append(jid)
+        out = [jid for group in jobs.oldest_waiting(conn, limit, MERGE_WINDOW) for jid in group]
+        for jid in out:
+            jobs.requeue(conn, jid)
         return out

@@ -19,8 +19,7 @@ NOTHING_TO_SAVE = "Nothing to save."
 
 
 def default_commands() -> dict[str, list[str]]:
-    """Each host's child command template (its spec's ``child_command``), read when asked:
-    a host registered later (its own package) has one too."""
+    """Each host's child command template (its spec's ``child_command``), read when asked."""
     return {name: list(command) for name, command in host_specs.table("child_command").items() if command}
 
 
@@ -67,10 +66,7 @@ def script_python(path: str | None) -> str | None:
 
 
 def agent_available(cfg, host: str | None) -> bool:
-    """A child can run: children enabled, a template, and its program found.
-    (A ``hermes`` that is not a Python script is found but cannot take its
-    prompt on stdin: ``build_command`` refuses it, and the run fails into the
-    deterministic fallbacks.)"""
+    """A child can run: children enabled, a template, and its program found."""
     if not cfg.child_enabled:
         return False
     template = command_template(cfg, host)
@@ -84,10 +80,7 @@ def agent_available(cfg, host: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """What to run: ``argv`` (never holding the prompt, unless a configured
-    command asked for ``{prompt}``), ``stdin`` (the prompt, or None), and
-    ``shown``: the command in the host's own terms with the prompt elided,
-    for the run's record."""
+    """What to run: ``argv``, ``stdin`` (the prompt, or None), and ``shown`` (the prompt elided)."""
 
     argv: list
     stdin: str | None

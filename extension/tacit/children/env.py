@@ -15,8 +15,7 @@ if TYPE_CHECKING:
 
 def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None,
                 project: str | None = None) -> dict:
-    """``project``: the root of the project a child works for — its ``tacit
-    memory …`` commands default to that project's scope, wherever it runs."""
+    """``project``: the root of the project a child works for (its commands' default scope)."""
     env = {name: value for name, value in (os.environ if base is None else base).items()
            if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
     host = host or cfg.host
@@ -32,9 +31,8 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict
 
 
 def actor_from_env(environ: dict | None) -> "Actor":
-    """Who a tacit command acts for (``environ``: ``Config.env``): the child runner's ``TACIT_ACTOR`` (a
-    child agent's own CLI call), the agent when run from Claude Code's shell
-    tool (``CLAUDECODE``), else you."""
+    """Who a tacit command acts for: the child runner's ``TACIT_ACTOR``, the agent when run from
+    Claude Code's shell tool (``CLAUDECODE``), else you."""
     from tacit.stores.history import USER, Actor
 
     environ = {} if environ is None else environ

@@ -63,9 +63,8 @@ def _run(tacit: Tacit, job: dict) -> dict:
 
 
 def scope_of(text: str, category: str, project) -> str:
-    """Where a phrased rule belongs: a personal preference in the user profile;
-    a convention or fact of the project (or one said of "this repo") in the
-    project's memory; with no project, the global notes."""
+    """Where a phrased rule belongs: a preference in the user profile, the project's in its memory
+    (no project: the global notes)."""
     if project is not None and (_THIS_PROJECT.search(text) or category != "preference"):
         return "project"
     return "user" if category == "preference" else "global"

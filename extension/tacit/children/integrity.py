@@ -108,23 +108,19 @@ class _Budget:
         self.skipped: list[str] = []
 
     def copy(self, path: Path) -> FileCopy | None:
-        """The file's bytes (``data=None`` when absent), or None when it does
-        not fit the caps (named in ``skipped``)."""
+        """The file's bytes (``data=None`` when absent), or None when over the caps (``skipped``)."""
         try:
             st = os.stat(path)
-            if st.st_size > MAX_FILE_BYTES or self.bytes + st.st_size > MAX_SNAPSHOT_BYTES \
-                    or self.files >= MAX_FILES:
-                self.skipped.append(str(path))
-                return None
-            data = _read(path)
+            over = st.st_size > MAX_FILE_BYTES or self.bytes + st.st_size > MAX_SNAPSHOT_BYTES \
+                or self.files >= MAX_FILES
+            data = None if over else _read(path)
         except (FileNotFoundError, NotADirectoryError):
             return FileCopy.of(path, None)
         except OSError:  # unreadable: not protected, like a file over the caps
-            self.skipped.append(str(path))
-            return None
-        if data is None:
+            over, data = True, None
+        if data is None and not over:
             return FileCopy.of(path, None)
-        if len(data) > MAX_FILE_BYTES:  # grew after the stat
+        if over or len(data) > MAX_FILE_BYTES:  # over the caps, or grew after the stat
             self.skipped.append(str(path))
             return None
         self.bytes += len(data)
@@ -144,8 +140,7 @@ def snapshot(cfg, job: dict) -> Snapshot:
 
 
 def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
-    # the history's high-water mark first: a write that lands while the files
-    # are copied is then a row of the run (legitimate), never a silent change
+    # the history's high-water mark first: a write landing during the copy is a row of the run
     history_id, taken_at = _newest_row(cfg), time.time()
     budget = _Budget()
     config = budget.copy(Path(cfg.config_file))
@@ -167,11 +162,7 @@ def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
         first = firsts[folder]
         if first is None or first.data is None:
             continue
-        rest = []
-        for path in _supporting_files(folder):
-            copy = budget.copy(path)
-            if copy is not None and copy.data is not None:
-                rest.append(copy)
+        rest = [c for c in map(budget.copy, _supporting_files(folder)) if c is not None and c.data is not None]
         skills.append(SkillCopy(scope, root, name, (first, *rest)))
     return Snapshot(job_id=job_id, own_tools=own_tools(cfg, job), history_id=history_id, taken_at=taken_at,
                     memory=tuple(memory), skills=tuple(skills), skill_roots=tuple(roots),
@@ -179,9 +170,8 @@ def _snapshot(cfg, job: dict, job_id: str) -> Snapshot:
 
 
 def _skill_folders(root: Path) -> list[tuple[str, Path]]:
-    """``(name, folder)`` of every ``<name>/SKILL.md`` and Hermes category
-    ``<category>/<name>/SKILL.md``; dot-folders and symlinks are not skills
-    tacit writes (a restore must never write through a link)."""
+    """``(name, folder)`` of every ``<name>/SKILL.md`` and ``<category>/<name>/SKILL.md`` (no
+    dot-folders or links: a restore never writes through a link)."""
     found = []
     for entry in _dirs(root):
         if os.path.isfile(os.path.join(entry.path, SKILL_FILE)):
@@ -259,8 +249,7 @@ class _Check:
         return rows
 
     def rows_of(self, target: str, *, fresh: bool = False) -> list[history.Change]:
-        """The run's rows of ``target``; ``fresh``: read again now (under the
-        file's lock, so a write another session made meanwhile counts as recorded)."""
+        """The run's rows of ``target``; ``fresh``: read again now (under the file's lock)."""
         if fresh:
             self.rows = self._rows_after()
         return [] if self.rows is None else self.rows.get(target, [])
@@ -279,8 +268,7 @@ class _Check:
 
 
 def verify(cfg, job: dict, snap: Snapshot) -> Verdict:
-    """Put back what the child of ``job`` broke or removed without a record;
-    record its direct changes that are kept. Never raises."""
+    """Put back what ``job``'s child broke or removed unrecorded; record what it kept. Never raises."""
     if snap.problem:
         return Verdict(ok=False, unchecked=(snap.problem,))
     try:
@@ -390,8 +378,7 @@ def _count(entries: list[str]) -> str:
 
 
 def _skill_paths(check: _Check) -> dict[str, tuple[str, str, str]]:
-    """SKILL.md path -> (scope, root, name) of every skill to check: those
-    copied, those the run's history rows touched, and those there now."""
+    """SKILL.md path -> (scope, root, name): those copied, touched by the run, and there now."""
     out: dict[str, tuple[str, str, str]] = {}
     for skill in check.snap.skills:
         out[skill.skill_md.path] = (skill.scope, skill.root, skill.name)
@@ -483,8 +470,7 @@ def skill_problem(data: bytes, folder_name: str) -> str | None:
 
 
 def _read(path: Path) -> bytes | None:
-    """The file's bytes (at most one more than ``MAX_FILE_BYTES``: more is
-    garbage anyway), or None when it does not exist."""
+    """The file's bytes (at most ``MAX_FILE_BYTES`` + 1), or None when it does not exist."""
     try:
         with open(path, "rb") as handle:
             return handle.read(MAX_FILE_BYTES + 1)
@@ -493,15 +479,12 @@ def _read(path: Path) -> bytes | None:
 
 
 class Moved(OSError):
-    """A path now leads somewhere else than when it was copied (a link the
-    child put in place of a folder): nothing is written through it."""
+    """A path now leads elsewhere than when copied: nothing is written through it."""
 
 
 def _where(path: Path, copy: FileCopy) -> Path:
-    """Where to write ``path`` back: through the links it had when copied,
-    or the path itself when only its last part changed (a link in place of
-    the file is replaced, never followed); ``Moved`` when a folder on the way
-    now leads elsewhere."""
+    """Where to write ``path`` back: through the links it had when copied (a link in place of the
+    file is replaced, never followed); ``Moved`` when a folder on the way leads elsewhere."""
     if copy.real and os.path.realpath(path) == copy.real:
         return Path(copy.real)
     if copy.parent_real and os.path.realpath(path.parent) == copy.parent_real:
@@ -511,8 +494,7 @@ def _where(path: Path, copy: FileCopy) -> Path:
 
 
 def _under_root(snap: Snapshot, root: str, path: Path) -> FileCopy:
-    """A FileCopy (no data) for a SKILL.md that was not copied, placed where
-    the skill root led when the snapshot was taken."""
+    """A FileCopy (no data) for a SKILL.md not copied, where the skill root led at the snapshot."""
     real_root = dict((r, real) for _s, r, real in snap.skill_roots).get(root, os.path.realpath(root))
     parent_real = os.path.join(real_root, os.path.relpath(path.parent, root))
     return FileCopy(str(path), None, 0o600, os.path.join(parent_real, path.name), parent_real)
@@ -528,8 +510,7 @@ def _put(path: Path, data: bytes | None, mode: int) -> None:
 
 
 def _set_aside(path: Path, data: bytes | None) -> Path:
-    """Keep what the child left at ``<file>.child-garbage.<stamp>``: a hard
-    link to the file as it is (whatever its size), else a copy."""
+    """Keep what the child left at ``<file>.child-garbage.<stamp>`` (a hard link, else a copy)."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     aside = free_name(path.with_name(f"{path.name}.{GARBAGE}.{stamp}"))
     try:

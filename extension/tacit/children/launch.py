@@ -48,7 +48,6 @@ def inline_launcher(cfg, engine_ref):
             engine = engine_ref()
             if engine is not None:
                 engine.reload_stores()
-        return None
 
     return launch
 
@@ -63,8 +62,7 @@ class Taken:
 
 
 def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
-    """Claim a queued job (and its same-turn siblings when an agent will run
-    within budget); None when there is no such queued job."""
+    """Claim a queued job (and its same-turn siblings when an agent will run); None if none."""
     with ledger.write() as conn:
         job = load_job(conn, job_id)
         if job is None or job["status"] != "queued":
@@ -141,8 +139,7 @@ def start_released(cfg, ledger: Ledger) -> list[str]:
 
 
 def finish(cfg, job: dict, record: dict, *, ledger: Ledger | None = None, siblings=()) -> None:
-    """Clear the running marks of the job (and of the jobs merged into its
-    run); the runner already recorded the outcome on their rows."""
+    """Clear the running marks of the job and of the jobs merged into its run."""
     with (contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg)) as ledger:
         store = SessionStore(lambda: ledger)
         for one in [job, *siblings]:

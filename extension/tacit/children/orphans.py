@@ -82,9 +82,8 @@ def _from_notes(cfg) -> dict:
 
 
 def reap(cfg, ledger=None, *, quick: bool = False) -> list[dict]:
-    """Stop the children of runners that are gone and settle their jobs as
-    failed. ``quick``: only the jobs of notes (no scan of running jobs).
-    Returns what was settled. Never raises."""
+    """Stop the children of runners that are gone and fail their jobs (``quick``: only the noted
+    ones); what was settled. Never raises."""
     settled: list[dict] = []
     try:
         gone = _from_notes(cfg)

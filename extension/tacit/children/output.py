@@ -19,8 +19,7 @@ def _readers(host: str | None) -> list:
 
 
 def parse_usage(stdout: bytes, usage_file: Path, host: str | None = None) -> dict | None:
-    """The usage a host reported, as it reported it, with ``"format"``: the
-    host whose report it is; None when no host recognises the output."""
+    """The usage a host reported, with ``"format"`` (whose report it is); None when none is found."""
     for name, reader in _readers(host):
         usage = reader.usage(stdout, usage_file)
         if isinstance(usage, dict):

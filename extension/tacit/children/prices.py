@@ -48,9 +48,8 @@ DEFAULT_PRICES: tuple[Price, ...] = tuple(Price(*row) for row in (
 
 
 def parse_price(entry: str) -> Price | None:
-    """``"model-glob=input,output[,cache_read[,cache_write]]"`` → Price, or None
-    when it is not one. Missing cache prices: read = a tenth of input, write =
-    input."""
+    """``"model-glob=input,output[,cache_read[,cache_write]]"`` → Price, or None (cache prices:
+    read a tenth of input, write = input, when missing)."""
     if not isinstance(entry, str) or "=" not in entry:
         return None
     pattern, _, numbers = entry.partition("=")

@@ -1,10 +1,6 @@
 """Child-agent prompts, rendered from the jinja2 templates in ``prompts/``.
 
-Every child prompt is a template (``<kind>.md.j2``) filled with the same
-context: the memory entries and their usage, the skill index, the recent
-conversation, and how this host's child saves things. Prompts are files so
-people can read and tune them without touching code.
-"""
+Design notes: docs/design/children.md#tacitchildrenprompts"""
 
 from __future__ import annotations
 
@@ -38,8 +34,7 @@ def render(template: str, **variables) -> str:
 
 
 def job_variables(cfg, job: dict) -> dict:
-    """Everything a child template may use, for this job: the scopes of the
-    job's project (its name and root, each scope's entries and usage)."""
+    """Everything a child template may use for this job: its project's scopes, entries and usage."""
     project = project_for(job.get("cwd"), home=cfg.env.get("HOME"))
     store = MemoryStore(cfg, project)
     scopes = []
@@ -83,8 +78,7 @@ def job_variables(cfg, job: dict) -> dict:
 
 
 def _save_guide(variables: dict) -> str:
-    """How this host's child saves with its own tools (its child module's
-    ``SAVE_GUIDE``), rendered; "" when it saves through tacit's CLI."""
+    """How this host's child saves with its own tools, rendered; "" when it uses tacit's CLI."""
     spec = host_specs.get(variables["host"])
     child = spec.load("child") if spec is not None else None
     guide = getattr(child, "SAVE_GUIDE", "")
@@ -96,9 +90,8 @@ def render_job_prompt(cfg, job: dict) -> str:
 
 
 def gate_scopes(scopes: list) -> None:
-    """Every scope's entries through the context gate, together (as the session
-    context is): a refused entry is replaced by a line saying so, so the
-    child neither reads it nor loses track of the entries' order."""
+    """Every scope's entries through the context gate, together; a refused entry is replaced by a
+    line saying so (the child keeps track of the order)."""
     gated = gate_context([Block(MEMORY, scope["name"], ENTRY_SEPARATOR.join(scope["entries"]), scope["name"])
                           for scope in scopes if scope["entries"]])
     refused: dict = {}

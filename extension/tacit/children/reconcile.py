@@ -15,8 +15,7 @@ MAX_FILE_BYTES = 2 * 1024 * 1024  # a memory file is a few KB, a SKILL.md at mos
 
 
 def parse_memory(data: bytes | None, limit: int) -> tuple[list[str], str | None]:
-    """``(entries, None)``, or ``([], why)`` when a rewrite would lose text:
-    the rules of ``MemoryStore._load_for_write`` with its round-trip guard."""
+    """``(entries, None)``, or ``([], why)`` when a rewrite would lose text (the store's drift guard)."""
     if data is None:
         return [], None
     if len(data) > MAX_FILE_BYTES:
@@ -38,8 +37,7 @@ class Reconciled:
 
 
 def reconcile(snap_entries: list[str], rows: list[history.Change], entries: list[str]) -> Reconciled:
-    """Pure: the file before the run, the run's history rows of it (oldest
-    first) and what it holds now -> what it should hold."""
+    """Pure: the file before the run, the run's rows (oldest first) and what it holds -> what it should."""
     held, removed, added = _expectations(snap_entries, rows)
     vanished = [e for e in held if e not in entries and e not in removed]
     direct = [e for e in entries if e not in snap_entries and e not in added]
@@ -51,10 +49,8 @@ def reconcile(snap_entries: list[str], rows: list[history.Change], entries: list
 
 
 def _expectations(snap_entries: list[str], rows: list[history.Change]) -> tuple[list[str], set[str], set[str]]:
-    """Every entry the file held during the run (in order), the ones a
-    trusted recorded change removed (and nothing re-added since), and the
-    ones a trusted change added. A hand edit noticed during the run is not
-    trusted: it may be the child's direct edit, recorded when it called tacit."""
+    """Every entry the file held during the run, those a trusted change removed (not re-added) and
+    those it added; a hand edit noticed during the run is not trusted (it may be the child's)."""
     held = list(snap_entries)
     removed: set[str] = set()
     added: set[str] = set()

@@ -17,11 +17,7 @@ from pathlib import Path
 from tacit.boundary import scrub
 from tacit.children import budget, integrity, orphans, suspicious
 from tacit.children.commands import (
-    default_model,
-    NOTHING_TO_SAVE,
-    agent_available,
-    build_command,
-    timeout_for,
+    default_model, NOTHING_TO_SAVE, agent_available, build_command, timeout_for,
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
@@ -43,8 +39,7 @@ KIND_ORDER = ("correction", "review", "skill", "flush", "rules", "consolidate") 
 
 def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list = (),
             budget_checked: bool = False) -> dict:
-    """Run one child job (with ``siblings``: jobs of its session merged into
-    the same agent run); returns its log record. Never raises."""
+    """Run one child job (and its merged ``siblings``); its log record. Never raises."""
     started = time.time()
     kind = job.get("kind", "?")
     host = job.get("host") or cfg.host
@@ -90,9 +85,7 @@ def _verdict(cfg, job: dict) -> budget.Verdict:
 
 
 def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
-    """No agent today: a consolidation merges deterministically now, a
-    correction saves its exact rules now and waits with the rest, any other
-    kind waits."""
+    """No agent today: a consolidation merges now, a correction saves its exact rules now; all wait."""
     kind = job.get("kind")
     note = {"over_budget": verdict.describe()}
     if kind == "consolidate":
@@ -110,19 +103,13 @@ def _over_budget(cfg, job: dict, verdict: budget.Verdict) -> dict:
             return {**note, "ok": True, "mode": "deterministic", "saved": saved, "left_for_review": []}
         variables["correction"], variables["earlier_corrections"] = left[-1], left[:-1]
     with Ledger(cfg) as ledger, ledger.write() as conn:
-        _ensure_row(conn, job)
+        insert_job(conn, {**job, "status": "running"})  # a job run without a row (tests, old callers)
         held = budget.hold(cfg, conn, job, verdict, variables=variables)
     return {**note, **held, "saved": saved} if saved else {**note, **held}
 
 
-def _ensure_row(conn, job: dict) -> None:
-    insert_job(conn, {**job, "status": "running"})  # a job run without a row (tests, old callers)
-
-
 def _record_outcome(cfg, job: dict, siblings, record: dict) -> None:
-    """The outcome on the job rows (a waiting job keeps its row as it is).
-    The job's variables (the conversation it carried) are dropped: the record
-    is what is kept."""
+    """The outcome on the job rows (a waiting one kept as it is); the variables go, the record stays."""
     if record.get("waiting") or not job.get("id"):
         return
     try:
@@ -220,8 +207,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
 
 
 def _feed(proc: subprocess.Popen, text: str) -> None:
-    """Write the prompt to the child's stdin and close it. A child that exits
-    without reading it all is not an error here (its exit status says)."""
+    """Write the prompt to the child's stdin and close it (not reading it all is not an error here)."""
     try:
         with contextlib.suppress(OSError):
             proc.stdin.write(text.encode("utf-8", "replace"))
@@ -231,8 +217,7 @@ def _feed(proc: subprocess.Popen, text: str) -> None:
 
 
 def _model_of(cfg, host, job: dict, argv: list) -> str:
-    """The model the child ran, when its report does not say (the host's
-    ``child.default_model``: Codex's own config)."""
+    """The model the child ran, when its report does not say (the host's ``child.default_model``)."""
     if "--model" in argv and argv.index("--model") + 1 < len(argv):
         return argv[argv.index("--model") + 1]
     model = cfg.child_model or (job.get("variables") or {}).get("model") or (

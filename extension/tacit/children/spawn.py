@@ -15,9 +15,8 @@ from typing import Callable
 
 def spawn_detached(argv: list[str], env: dict, *, cwd: str | None = None,
                    on_exit: Callable[[], None] | None = None) -> int:
-    """Start ``argv`` in a session of its own, stdin/stdout/stderr on /dev/null, in ``cwd`` when that
-    folder exists; its pid. A daemon thread reaps it (a long-lived starter — the service, Hermes —
-    keeps no zombies), then calls ``on_exit()``."""
+    """Start ``argv`` in a session of its own (no stdio; in ``cwd`` if it exists); its pid. A daemon
+    thread reaps it (no zombies), then calls ``on_exit()``."""
     proc = subprocess.Popen(argv, cwd=cwd if cwd and os.path.isdir(cwd) else None, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -15,15 +15,12 @@ JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
 
 def project_folder(args, cfg) -> str:
-    """The folder a command works in: ``--project DIR``, else ``$TACIT_PROJECT``
-    (a child's), else the working folder."""
+    """The folder a command works in: ``--project DIR``, ``$TACIT_PROJECT`` (a child's), or the cwd."""
     return getattr(args, "project", None) or cfg.env.get("TACIT_PROJECT") or os.getcwd()
 
 
 def emit(obj, text=None) -> None:
-    """Print the result: exactly one JSON object with ``--json`` (or when the
-    command has no text form), else ``text`` — a string, or a function of
-    ``obj`` giving one — for a person."""
+    """Print the result: one JSON object with ``--json`` (or no ``text``), else ``text`` for a person."""
     if JSON_OUTPUT["on"] or text is None:
         sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
         sys.stdout.flush()
@@ -62,8 +59,13 @@ def answer(work) -> int:
     try:
         result = work()
     except LedgerUnavailable as exc:
-        result = {"success": False, "error": f"learning ledger unavailable: {exc}"}
+        return unavailable(exc)
     return reply(result)
+
+
+def unavailable(exc: LedgerUnavailable) -> int:
+    """An unusable learning ledger, answered as one error (exit 1)."""
+    return reply({"success": False, "error": f"learning ledger unavailable: {exc}"})
 
 
 def reply(result: dict) -> int:
@@ -73,8 +75,7 @@ def reply(result: dict) -> int:
 
 
 def read_text_arg(value: str, *, lenient: bool = False) -> str:
-    """``-`` means: read the text from stdin. Invalid UTF-8 is refused (what
-    would be kept is not what was sent), or replaced when ``lenient`` (a scan)."""
+    """``-``: the text from stdin, invalid UTF-8 refused (or replaced when ``lenient``)."""
     if value == "-":
         data = sys.stdin.buffer.read()
         try:

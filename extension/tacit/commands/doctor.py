@@ -1,8 +1,6 @@
 """``tacit doctor`` — is everything where it should be, writable and working?
 
-Text for a person by default, one JSON object with ``--json`` (the checks
-are ``tacit.commands.health.check``). Exit 0 when nothing needs attention, 1 otherwise.
-"""
+Design notes: docs/design/commands.md#tacitcommandsdoctor"""
 
 from __future__ import annotations
 

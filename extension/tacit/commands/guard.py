@@ -1,14 +1,4 @@
-"""``tacit guard …`` — the lessons checked before every tool call.
-
-    tacit guard list [--project DIR] [--all]       each guard, where it came from
-    tacit guard add PATTERN --because "…" [--scope project|global] [--action ask|deny]
-    tacit guard add PATTERN --line AGENTS.md:42    a child's phrasing of a line tacit could not read
-    tacit guard remove ID                          lift a guard (a lesson's: suppressed)
-    tacit guard restore ID                         undo a removal
-    tacit guard set ID --action ask|deny           ask the user, or deny outright
-    tacit guard wrong ID                           the rule is wrong: demote (twice: remove)
-    tacit guard test "<command>" [--edit PATH] [--project DIR]   which guard would fire, why
-    tacit guard stats [--project DIR]              per project: lessons, guards, stops, repeats
+"""``tacit guard …`` — the lessons checked before every tool call (docs/guards.md, "Managing guards").
 
 Design notes: docs/design/guards.md#tacitcommandsguard
 """
@@ -22,7 +12,7 @@ import sys
 from tacit.commands import emit, project_folder
 from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.handlers.guards import current_branch, git_remotes
+from tacit.handlers.guards import current_branch, git_remotes, push_default
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
 from tacit.stores.guard_files import READ_BY_CHILD, add_for_line, unread_lines
@@ -279,8 +269,10 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
     if edit is not None:
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
-        call = normalize_call("Bash", {"command": command}, folder, project_root=root, branch=current_branch(root),
-                              home=cfg.env.get("HOME"), remotes=git_remotes(root), exists=os.path.lexists)
+        branch = current_branch(root)
+        call = normalize_call("Bash", {"command": command}, folder, project_root=root, branch=branch,
+                              home=cfg.env.get("HOME"), remotes=git_remotes(root), exists=os.path.lexists,
+                              upstream=push_default(root, branch))
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

@@ -7,13 +7,7 @@ from __future__ import annotations
 
 from tacit.commands import emit
 from tacit.learn import habits
-from tacit.learn.observe import (
-    clear_habits,
-    habit_status,
-    list_habits,
-    rebuild_habits,
-    suggest,
-)
+from tacit.learn.observe import clear_habits, habit_status, list_habits, rebuild_habits, suggest
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 

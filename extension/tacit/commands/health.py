@@ -106,8 +106,7 @@ def ledger(cfg) -> dict:
 
 
 def children(cfg) -> dict:
-    """Child jobs: those whose runner was gone (now settled as failed, their
-    child stopped: ``tacit.children.orphans``) and those running past their timeout."""
+    """Child jobs whose runner was gone (now settled as failed) or running past their timeout."""
     from tacit.children.commands import timeout_for
     from tacit.children.orphans import reap
     from tacit.stores import jobs as job_rows
@@ -124,8 +123,7 @@ def children(cfg) -> dict:
 
 
 def service(cfg) -> dict:
-    """Can the service run? Running now, or its folder usable for its socket
-    and lock (a folder that is a file, read-only, or a socket path too long)."""
+    """Can the service run? Running now, or its folder usable for its socket and lock."""
     from tacit.paths import run_dir, socket_path
     from tacit.service import client
 
@@ -179,8 +177,7 @@ def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
 
 
 def service_fault(cfg) -> dict | None:
-    """The fault the hook client recorded (``tacit.service.faults``): something
-    else holds the service's socket path. None when none is recorded."""
+    """The fault the hook client recorded (``tacit.service.faults``), or None."""
     from tacit.service import faults
 
     fault = faults.told(cfg.state_dir_str)
@@ -228,8 +225,7 @@ def child_agent(cfg) -> dict:
 
 
 def _guarded(name: str, fn, fallback, problems: list, cfg, *args, **kwargs):
-    """``fn(cfg, *args, **kwargs)``; when it raises, ``fallback``, and a problem
-    naming the check that could not finish (the other checks still run)."""
+    """``fn(cfg, *args, **kwargs)``; when it raises, ``fallback`` and a problem naming the check."""
     try:
         return fn(cfg, *args, **kwargs)
     except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes

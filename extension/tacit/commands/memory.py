@@ -100,8 +100,7 @@ def _forget(args, cfg) -> int:
 
 
 def project_of(args):
-    """The project of ``--project``, else of ``$TACIT_PROJECT`` (a child's), else of the working folder
-    (``args.tacit``: the command's front door, set by ``tacit.cli``)."""
+    """The project of ``--project``, ``$TACIT_PROJECT`` (a child's) or the working folder."""
     front = args.tacit
     return front.project(project_folder(args, front.cfg))
 
@@ -112,9 +111,7 @@ def _store(args, cfg) -> MemoryStore:
 
 
 def _target(args) -> str:
-    if getattr(args, "target", "memory") == "user":
-        return "user"
-    return getattr(args, "scope", None) or "memory"
+    return "user" if getattr(args, "target", "memory") == "user" else getattr(args, "scope", None) or "memory"
 
 
 def _add(args, cfg) -> int:
@@ -134,8 +131,7 @@ def _move(args, cfg) -> int:
 
 
 def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = None) -> dict:
-    """Move the one entry containing ``text`` into scope ``to``: added there
-    first, removed from where it was only once the add succeeded."""
+    """Move the one entry containing ``text`` into scope ``to`` (removed only once added there)."""
     if not text.strip():  # "" is in every entry: it would move whichever one there is
         return {"success": False, "error": "say which entry to move: TEXT cannot be empty"}
     to = store.resolve(to)

@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from tacit.commands import answer, emit, read_text_arg, say
+from tacit.commands import answer, emit, read_text_arg, say, unavailable
 from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
@@ -52,11 +52,6 @@ def add_parser(subparsers) -> None:
     s.set_defaults(func=_stats)
 
 
-def _unavailable(exc) -> int:
-    emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
-    return 1
-
-
 def _with(cfg, work, *, write: bool = False):
     """``work(conn)`` in one transaction; raises ``LedgerUnavailable``."""
     with Ledger(cfg) as led, (led.write() if write else led.read()) as conn:
@@ -75,7 +70,7 @@ def _list(args, cfg) -> int:
     try:
         patterns = _with(cfg, lambda conn: store.listing(conn, include_retired=args.all))
     except LedgerUnavailable as exc:
-        return _unavailable(exc)
+        return unavailable(exc)
     emit({"success": True, "count": len(patterns), "patterns": patterns},
          text="\n".join(_line(p) for p in patterns) if patterns else
          "No fix patterns yet: tacit forges one when the agent explains a fix it made.")
@@ -86,7 +81,7 @@ def _show(args, cfg) -> int:
     try:
         pattern = _with(cfg, lambda conn: store.get(conn, args.id))
     except LedgerUnavailable as exc:
-        return _unavailable(exc)
+        return unavailable(exc)
     if pattern is None:
         emit({"success": False, "error": f"no fix pattern has id {args.id} (see tacit patterns list)"}, text=say)
         return 1
@@ -112,7 +107,7 @@ def _find(args, cfg) -> int:
         else:
             matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg))
     except LedgerUnavailable as exc:
-        return _unavailable(exc)
+        return unavailable(exc)
     block = render_block(matches) if matches else None
     emit({"success": True, "matches": [m.as_dict() for m in matches],
           "lookup_ms": round((time.perf_counter() - started) * 1000, 3), "block": block},
@@ -126,7 +121,7 @@ def _stats(args, cfg) -> int:
         data = _with(cfg, lambda conn: stats(conn, since=since))
     except LedgerUnavailable as exc:
         if args.json:
-            return _unavailable(exc)
+            return unavailable(exc)
         sys.stderr.write(f"tacit stats: learning ledger unavailable ({exc})\n")
         return 1
     if args.json:

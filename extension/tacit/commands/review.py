@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from tacit.commands import emit, read_text_arg, reply, say
+from tacit.commands import emit, read_text_arg, reply, unavailable
 from tacit.learn.review import decide, memory_review, settle_past_days
 from tacit.stores.captures import decisions
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -38,8 +38,7 @@ def _review(args, cfg) -> int:
             return _history(args, cfg)
         return _show(args, cfg)
     except LedgerUnavailable as exc:
-        emit({"success": False, "error": f"learning ledger unavailable: {exc}"}, text=say)
-        return 1
+        return unavailable(exc)
 
 
 def _show(args, cfg) -> int:

@@ -32,8 +32,7 @@ def _arguments(p, hosts) -> None:
 
 
 def answer(cfg, request: dict, index) -> dict | None:
-    """The service's side of ``tacit.service.search_client.via_service``: ``{"code", "out"}``, or None
-    when the request is not a plain search (the CLI then runs it itself)."""
+    """The service's side of ``search_client.via_service``: ``{"code", "out"}``, or None (not a search)."""
     import argparse
     import json
 

@@ -63,8 +63,7 @@ def _guards(cfg, project) -> dict | None:
 
 
 def background_today(cfg) -> dict:
-    """Child-agent runs since midnight, what they cost against the daily
-    budget (``tacit.children.budget``) and how many wait for tomorrow."""
+    """Child-agent runs since midnight, their cost against the daily budget, how many wait."""
     from tacit.children import budget
     from tacit.stores import jobs
     from tacit.stores.ledger import Ledger, LedgerUnavailable

@@ -1,10 +1,6 @@
 """``tacit ui [--port N] [--no-open] [--project DIR]`` — the local page.
 
-Serves ``tacit.ui`` on 127.0.0.1 until interrupted. The first line of
-stdout is the page's URL, token included (with ``--json``: one object
-holding it); the browser is opened on it unless ``--no-open``. The project
-shown as "this project" is ``--project DIR``, else the working folder's.
-"""
+Design notes: docs/design/commands.md#tacitcommandsui"""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
+from tacit.guards.wrappers import _PNPM_BUILTINS, _YARN_BUILTINS
 from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
@@ -216,12 +217,19 @@ class _Command:
     """A compiled ``CommandMatch``."""
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
-                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages")
+                 "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages",
+                 "script")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
         base = _MINOR.sub(r"\1", prog)
-        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in match.subcommands)
+        subcommands = match.subcommands
+        # `pnpm run test` is `pnpm test`: a script the tool also runs by its name alone
+        self.script = prog in _SCRIPT_RUNNERS and bool(subcommands) and _by_name(prog, subcommands[
+            1 if subcommands[0] in _RUN_SCRIPT and len(subcommands) > 1 else 0])
+        if self.script and subcommands[0] in _RUN_SCRIPT:
+            subcommands = subcommands[1:]
+        self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in subcommands)
         self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
         self.allow_info = match.allow_info
         self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
@@ -255,6 +263,8 @@ class _Command:
         if self.venv_ok and _VENV_PYTHON.search(argv[0]):
             return False
         positions = self.positions
+        if self.script:
+            argv = _without_run(argv, self.value_opts)
         if positions and "compose" in positions[0] and program_name(argv[0]) in _COMPOSE:
             positions = positions[1:]  # docker-compose down = docker compose down
         if self.bare and len(argv) != 1 + len(positions):
@@ -281,6 +291,25 @@ class _Command:
             return False
         # `git stash list`: the rule's command, only looked at
         return not (self.read_only is not None and len(found) > want and found[want] in self.read_only)
+
+
+_SCRIPT_RUNNERS = frozenset(("npm", "pnpm", "yarn"))  # not bun: `bun test` is its own test runner, not the script
+_RUN_SCRIPT = frozenset(("run", "run-script"))
+_NPM_BY_NAME = frozenset(("test", "t", "tst", "start", "stop", "restart"))
+
+
+def _by_name(prog: str, script: str) -> bool:
+    """Whether ``prog <script>`` runs the package.json script ``script``, as ``prog run <script>`` does."""
+    if prog == "npm":
+        return script in _NPM_BY_NAME
+    builtins = _PNPM_BUILTINS if prog == "pnpm" else _YARN_BUILTINS
+    return script in ("test", "start") or (script not in builtins and not script.startswith("-"))
+
+
+def _without_run(argv: tuple, value_opts: frozenset) -> tuple:
+    """``pnpm run test`` → ``pnpm test`` (the word ``run`` before a script's name)."""
+    i = skip_options(argv, 1, value_opts)
+    return argv[:i] + argv[i + 1:] if i + 1 < len(argv) and argv[i] in _RUN_SCRIPT else argv
 
 
 def _package(word: str) -> str:

@@ -24,6 +24,7 @@ from tacit.guards.clauses import _EXCEPTION, _HEDGE, _NOT_A_BAN, clean_line
 from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
+from tacit.guards.spans import span_specs
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 # file names tacit reads, at the project root and in subfolders
@@ -125,7 +126,12 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
         if not found and len(unread) < MAX_RULES_PER_FILE and unread_rule(shown):
-            unread.append(UnreadLine(number + 1, shown))
+            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or
+                     all(_inside(p) for p in s.match.patterns)]  # the refused quoted span (guards/spans.py)
+            for spec in spans:
+                out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")))
+            if not spans:
+                unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out, unread

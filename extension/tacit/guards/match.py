@@ -47,6 +47,7 @@ class Call:
     remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
     made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
     exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
+    upstream: str | None = None  # the remote a push naming none goes to from ``branch``, when the caller knows it
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +83,15 @@ def _added(text) -> list:
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
-                   branch: str | None = None, home: str | None = None, remotes=None, exists=None) -> Call:
+                   branch: str | None = None, home: str | None = None, remotes=None, exists=None,
+                   upstream: str | None = None) -> Call:
     """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
     the tool in (a ``workdir`` argument, relative or absolute, overrides
     it); ``project_root``: the project the call belongs to (read by global
     guards with relative paths); ``branch``: the current git branch, if the
     caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
     remote names (a push guard's ambiguous name is a remote when it is one);
+    ``upstream``: the remote a ``git push`` that names none goes to;
     ``exists``: a test of a path, for guards on existing files only.
     Unknown tools give an empty Call. Never raises."""
     remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
@@ -113,7 +116,9 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
                     cwd = _abs(posixpath.join(cwd, wd) if cwd and not wd.startswith("/") else wd)
                     break
             found = scan(command, cwd, home=home)
-            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists)
+            upstream = upstream if isinstance(upstream, str) and upstream else None
+            return Call(name, cwd, found.invocations, found.writes, root, branch, remotes, exists=exists,
+                        upstream=upstream)
         if low in _EDIT_TOOLS:
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
@@ -244,7 +249,8 @@ class GuardSet:
                     if _path_fires(write.path, rel_root, root is not None, compiled) or \
                             top and _top_fires(write.path, root, call.project_root, top) or \
                             prefixes and _takes_parent(write, rel_root, prefixes):
-                        subject = display(write.argv) if write.argv else (
+                        subject = f"{display(write.argv, 60)} {display((write.redirect,), 60)}" if write.redirect \
+                            else display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
         return [hits[i] for i in sorted(hits)]
@@ -260,10 +266,10 @@ class GuardSet:
         branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
                   and _below(repo_cwd, home) is not None else None)
         found = push_targets(inv.argv, branch)
-        if found is None:
-            return
+        if found is None or _is_info(inv.argv, "git"):
+            return  # not a push, a dry run, or `git push --help`
         force, targets = found
-        remote = push_remote(inv.argv)
+        remote = push_remote(inv.argv, call.upstream if branch is not None else None)  # none named: the upstream's
         for idx, guard, root, m in self._push:
             if idx in hits:
                 continue
@@ -289,7 +295,8 @@ def _branch_at(call: Call) -> list | None:
             if to is not SAME and to != current.branch:
                 if out is None:
                     out = [call] * (k + 1)
-                current = replace(current, branch=to)
+                # a branch switched to here pushes where git sends a branch with no upstream: origin, when it is the only remote
+                current = replace(current, branch=to, upstream="origin" if current.remotes == {"origin"} else None)
     return out
 
 

@@ -20,8 +20,9 @@ _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
 
 
-def push_remote(argv: tuple) -> str | None:
-    """The remote a ``git push`` names (its first positional), or None."""
+def push_remote(argv: tuple, default: str | None = None) -> str | None:
+    """The remote a ``git push`` names (its first positional), ``default`` when
+    it names none (where git sends it: the branch's upstream), or None."""
     i = skip_options(argv, 1, _GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] != "push":
         return None
@@ -29,12 +30,14 @@ def push_remote(argv: tuple) -> str | None:
     while j < len(argv):
         a = argv[j]
         if a == "--":
-            return argv[j + 1] if j + 1 < len(argv) else None
+            return (argv[j + 1] if DYN not in argv[j + 1] else None) if j + 1 < len(argv) else default
+        if a in ("--repo",) or a.startswith("--repo="):
+            return None  # `--repo=x`: named another way, not read
         if a.startswith("-") and len(a) > 1:
             j += 2 if a in _PUSH_VALUE else 1
             continue
         return a if DYN not in a else None
-    return None
+    return default
 
 
 def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:

@@ -33,7 +33,7 @@ _NOUNS = {"edits": "edit", "changes": "change", "modifications": "modify", "writ
 _NO_NOUN = lazy(r"(?:no|zero)\s+(?:direct\s+|manual\s+|hand\s+)?(?P<noun>edits|changes|modifications|writes|"
                 r"force[- ]pushes|pushes|commits)(?:\s+(?P<rest>(?:to|on|in|into|under|inside)\s+.+))?", re.I)
 _REGISTRY = {
-    "npm": [(("npm", "pnpm", "yarn", "bun"), ("publish",))],
+    "npm": [(("npm", "pnpm", "yarn", "bun"), ("publish",)), (("yarn",), ("npm", "publish"))],  # yarn 2+: `yarn npm publish`
     "pypi": [(("twine",), ("upload",)), (("uv", "poetry", "hatch", "flit", "pdm"), ("publish",))],
     "crates.io": [(("cargo",), ("publish",))],
     "crates": [(("cargo",), ("publish",))],

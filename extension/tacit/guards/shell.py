@@ -43,6 +43,7 @@ class Write:
 
     path: str
     argv: tuple[str, ...]
+    redirect: str = ""  # "> .env": the redirection that writes it, for the reason (not part of argv)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class _Walk:
             words = words[1:]
         for op, target in cmd.redirs:
             if op in _OUT_REDIRS or (op == ">&" and not target.isdigit() and target != "-"):
-                self.write(target, cwd, exact, tuple(words) or (op + target,))
+                self.write(target, cwd, exact, tuple(words) or (op + target,), f"{op} {target}" if words else "")
         if not words or words[0] in _SKIP_HEADS:
             return cwd, exact
         head = words[0]
@@ -143,10 +144,10 @@ class _Walk:
             else:
                 self.script(value, inner_cwd, inner_exact, inner_via, depth + 1)
 
-    def write(self, word: str, cwd, exact: bool, argv: tuple) -> None:
+    def write(self, word: str, cwd, exact: bool, argv: tuple, redirect: str = "") -> None:
         path = _resolve(cwd if exact else None, word, self.home)
         if path is not None:
-            self.writes.append(Write(path, argv))
+            self.writes.append(Write(path, argv, redirect))
 
 
 def scan(command, cwd: str | None = None, *, home: str | None = None) -> Scan:

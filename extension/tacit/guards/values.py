@@ -83,6 +83,8 @@ def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
         return False
     if match.verbs and not set(_lead_words(inv.argv)) & set(match.verbs):
         return False
+    if "--help" in inv.argv[1:inv.argv.index("--") if "--" in inv.argv else len(inv.argv)]:
+        return False  # `gh issue create --label x --help`: the help is printed, nothing is made
     wanted = {v.lower() for v in match.values}
     for value in _given(inv.argv, match.options):
         if match.trailer:

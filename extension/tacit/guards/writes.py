@@ -4,6 +4,7 @@ are the walker's)."""
 
 from __future__ import annotations
 
+from tacit.guards.code_names import _FILE_EXTS
 from tacit.guards.wrappers import _SUDO_VALUE, skip_options
 
 # ---------------------------------------------------------------------------
@@ -61,6 +62,13 @@ _GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "
 
 
 def _writes(prog: str, argv: tuple) -> list:
+    found = _changed(prog, argv)
+    if found and "--help" in argv and "--help" in argv[1:argv.index("--") if "--" in argv else len(argv)]:
+        return []  # `rm x --help`, `sed -i … --help`: the help is printed, nothing is changed
+    return found
+
+
+def _changed(prog: str, argv: tuple) -> list:
     if prog in ("rm", "rmdir", "unlink", "shred", "touch", "mkdir", "srm", "sudoedit"):
         return _positionals(argv, 1, frozenset(("-m", "--mode", "-n", "--iterations", "-s",
                                                 "--size", "-d", "--date", "-r", "--reference",
@@ -167,6 +175,33 @@ def _git_writes(argv: tuple) -> list:
         if _short_has(opts, "--staged", "S") and not _short_has(opts, "--worktree", "W"):
             return []  # `git restore --staged x`: the index only, the file stays as it is
         return _positionals(argv, i + 1, frozenset(("-s", "--source")))
-    if sub == "checkout" and "--" in argv[i + 1:]:
-        return list(argv[argv.index("--", i + 1) + 1:])
+    if sub == "checkout":
+        return _checkout_paths(argv, i)
     return []
+
+
+_CHECKOUT_SWITCHES = frozenset(("-b", "-B", "--orphan", "-p", "--patch", "--detach", "-t", "--track", "-"))
+
+
+def _checkout_paths(argv: tuple, i: int) -> list:
+    """The files ``git checkout`` puts back: after ``--``, or the pathspec after a
+    tree-ish (``git checkout main src/a.ts``), or words that can only be paths
+    (``git checkout src/a.ts``, ``./x``, ``.``); ``git checkout feature/x`` switches."""
+    rest = argv[i + 1:]
+    if "--" in rest:
+        return list(rest[rest.index("--") + 1:])
+    if any(a in _CHECKOUT_SWITCHES or a.startswith(("--orphan=", "--track=")) for a in rest):
+        return []
+    pos = _positionals(argv, i + 1, frozenset(("--conflict",)))
+    if not pos:
+        return []
+    return pos if _a_path(pos[0]) else pos[1:]
+
+
+def _a_path(word: str) -> bool:
+    """A word of ``git checkout`` that no branch or commit is spelled like."""
+    if word in (".", "..") or word.startswith(("./", "../", ":/")) or any(c in word for c in "*?["):
+        return True
+    name = word.rstrip("/").rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+    return ext in _FILE_EXTS or (name.startswith(".") and len(name) > 1)  # no ref's part starts with a dot

@@ -1,9 +1,6 @@
 """tacit's built-in behaviours, each a plugin with ``register(engine)``.
 
-They are registered through ``Engine.load_plugin`` — the same call a
-third-party plugin goes through (see ``tacit.hookspecs``). Order here is the
-order of registration; within one event, ``priority`` decides.
-"""
+Design notes: docs/design/core.md#tacithandlers"""
 
 BUILTIN_PLUGINS = [
     "tacit.handlers.context",  # frozen snapshot + skill index at session start

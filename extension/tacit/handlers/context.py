@@ -54,9 +54,8 @@ def inject_session_context(event, ctx) -> ContextResult:
 
 
 def user_context(engine, event) -> ContextResult:
-    """The context of a session in a project tacit is off for: the user's own
-    memory (USER.md, the global MEMORY.md) and the global skills, gated; no
-    project memory and no save guidance (``tacit.privacy.exclusion``)."""
+    """The context of a session in a project tacit is off for: the user's own memory and the
+    global skills, gated; no project memory, no save guidance."""
     features = engine.features_for(event.host or engine.default_host)
     memory = MemoryStore(engine.cfg, None)
     snapshot = "" if "memory_snapshot" in features else memory.snapshot(("user", "global"))

@@ -60,8 +60,7 @@ def save_pending_correction(event, ctx) -> Result | None:
 
 
 def save_pending_at_end(event, ctx) -> Result | None:
-    """Session end / compaction: a waiting correction is saved now, whatever
-    the rate limit says (there may be no next turn)."""
+    """Session end / compaction: a waiting correction is saved now, whatever the rate limit says."""
     state = ctx.state
     if not state.pending_correction or state.is_running("correction", stale_after(ctx.cfg, "correction")):
         return None

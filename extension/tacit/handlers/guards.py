@@ -1,18 +1,14 @@
-"""Guards before every tool call, and what the user does about them.
-
-Three foreground handlers (``docs/guards.md``): ``guards.check`` stops a
-``tool_call`` that breaks a guard (ask where the host can ask, else deny);
-``guards.outcome`` records, on ``tool_result``, an override or a repeat
-mistake; ``guards.reply`` reads the user's answer right after a stop.
+"""Guards before every tool call (``guards.check``), and what the user does about them
+(``guards.outcome``, ``guards.reply``).
 
 Design notes: docs/design/guards.md#tacithandlersguards
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
+import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -22,7 +18,7 @@ from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
-from tacit.projects import CACHE_SECONDS, project_for
+from tacit.projects import CACHE_SECONDS, common_dir, project_for, read_gitdir_file
 from tacit.stores.guard_files import Finder, signature
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
@@ -63,9 +59,7 @@ class GuardChecker:
         self._finder = Finder(every=300.0)  # the instruction files of each checkout
 
     def place(self, cwd) -> tuple:
-        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS``
-        like ``tacit.projects`` does: a tool call comes from the same folder
-        as the last one, and resolving it costs more than the check."""
+        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS`` (as ``tacit.projects``)."""
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             return project_for(cwd, home=self.home), None
         now = time.monotonic()
@@ -79,8 +73,7 @@ class GuardChecker:
         return project, real
 
     def compiled(self, ledger, project) -> Compiled:
-        """This project's guards, rebuilt when its memory or the table changed.
-        Unchanged: five ``stat`` calls (the memory files, the revision file)."""
+        """This project's guards, rebuilt when its memory or the table changed (else five stats)."""
         cache_key = (project.key, project.root) if project is not None else ("", None)
         files = self._signature(cache_key, project)
         self._rev = signal = read_rev_file(self.cfg, self._rev)
@@ -123,13 +116,7 @@ class GuardChecker:
             if project is not None and "team" not in store.targets():
                 paths.append(os.path.join(project.shared_dir, "MEMORY.md"))  # shared later: seen at once
             paths = self._files[cache_key] = tuple(paths)
-        out = []
-        for path in paths:
-            try:
-                st = os.stat(path)
-                out.append((st.st_mtime_ns, st.st_size, st.st_ino))
-            except OSError:
-                out.append(None)
+        out = list(signature("", paths))  # the paths are absolute
         files = self._instruction_files(project)
         if files:
             out.append((files, signature(project.root, files)))
@@ -139,7 +126,8 @@ class GuardChecker:
         branch = current_branch(compiled.root) if compiled.root else None
         remotes = git_remotes(compiled.root) if compiled.root else None
         call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home, remotes=remotes, exists=os.path.lexists)
+                              home=self.home, remotes=remotes, exists=os.path.lexists,
+                              upstream=push_default(compiled.root, branch) if remotes else None)
         return compiled.guards.check(call)
 
     def on_start(self, event, ctx):
@@ -313,17 +301,8 @@ def _head_file(root: str) -> str | None:
     if root in _HEAD_FILES:
         return _HEAD_FILES[root]
     dot_git = os.path.join(root, ".git")
-    head = None
-    if os.path.isdir(dot_git):
-        head = os.path.join(dot_git, "HEAD")
-    elif os.path.isfile(dot_git):  # a worktree or submodule: "gitdir: <path>"
-        try:
-            with open(dot_git, encoding="utf-8", errors="replace") as handle:
-                first = handle.readline(4096).strip()
-        except OSError:
-            first = ""
-        if first.startswith("gitdir:"):
-            head = os.path.join(os.path.normpath(os.path.join(root, first[7:].strip())), "HEAD")
+    git_dir = dot_git if os.path.isdir(dot_git) else read_gitdir_file(dot_git) if os.path.isfile(dot_git) else None
+    head = os.path.join(git_dir, "HEAD") if git_dir else None
     if len(_HEAD_FILES) > 1024:
         _HEAD_FILES.clear()
     _HEAD_FILES[root] = head
@@ -360,23 +339,53 @@ def current_branch(root: str | None) -> str | None:
 
 
 _REMOTES: dict[str, tuple] = {}
+_SECTION = re.compile(r'^\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
 
 
-def _remote_names(config: str) -> frozenset:
-    names = (line.strip() for line in config.splitlines())
-    return frozenset(n for n in (line[7:-1].strip().strip('"') for line in names
-                                 if line.startswith("[remote") and line.endswith("]")) if n)
+def _git_config(config: str) -> tuple[frozenset, dict]:
+    """(the remote names, {(section, name or "", key): value}) of a git config
+    file: what a push with no remote needs (``branch.x.remote``, ``pushRemote``,
+    ``remote.pushDefault``)."""
+    remotes, values, section = set(), {}, ("", "")
+    for raw in config.splitlines():
+        line = raw.strip()
+        m = _SECTION.match(line)
+        if m:
+            section = (m.group(1).lower(), m.group(2) or "")
+            if section[0] == "remote" and section[1]:
+                remotes.add(section[1])
+            continue
+        key, eq, value = line.partition("=")
+        if eq and section[0] in ("branch", "remote"):
+            values[(section[0], section[1], key.strip().lower())] = value.strip().strip('"')
+    return frozenset(remotes), values
+
+
+def _config_path(root: str | None) -> str | None:
+    head = _head_file(root) if root else None
+    if head is None:
+        return None
+    return os.path.join(common_dir(os.path.dirname(head)), "config")
 
 
 def git_remotes(root: str | None) -> frozenset | None:
     """The remote names in the repository's config (``[remote "x"]``), read
     from the file (no git process), cached by its mtime; None when unknown."""
-    head = _head_file(root) if root else None
-    if head is None:
+    path = _config_path(root)
+    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    return found[0] if found else None
+
+
+def push_default(root: str | None, branch: str | None) -> str | None:
+    """The remote ``git push`` with none named goes to from ``branch``: its
+    ``pushRemote``, ``remote.pushDefault``, its upstream's remote — or origin
+    when that is the repository's only remote; None when unknown."""
+    path = _config_path(root)
+    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    if not found:
         return None
-    gitdir = os.path.dirname(head)
-    common = os.path.join(gitdir, "commondir")
-    with contextlib.suppress(OSError):
-        with open(common, encoding="utf-8", errors="replace") as handle:
-            gitdir = os.path.normpath(os.path.join(gitdir, handle.readline(4096).strip()))
-    return _read_cached(_REMOTES, os.path.join(gitdir, "config"), _remote_names)
+    remotes, values = found
+    for key in (("branch", branch or "\0", "pushremote"), ("remote", "", "pushdefault"), ("branch", branch or "\0", "remote")):
+        if values.get(key) and values[key] != ".":
+            return values[key]
+    return "origin" if remotes == {"origin"} else None

@@ -53,8 +53,7 @@ def deliver_at_turn_end(event, ctx) -> Result | None:
 
 
 def since_last_session(ctx) -> str:
-    """One line on the changes since the previous session was last active;
-    the notices they queued (for a session that has ended) are settled by it."""
+    """One line on the changes since the previous session was last active (settling their notices)."""
     ledger = ctx.ledger
     with ledger.read() as conn:
         last_other = notices.last_other_session(conn, ctx.session_id)

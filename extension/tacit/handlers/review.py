@@ -108,8 +108,7 @@ def review_at_end(event, ctx) -> Result | None:
 
 
 def deferred_review(state, cfg) -> ChildRequest | None:
-    """The review a session's end deferred while another ran, once that one is done (the
-    service's housekeeping asks; an ended session has no later event to start it)."""
+    """The review a session's end deferred while another ran, once that one is done (housekeeping)."""
     reason = state.marks.get(DEFERRED)
     if not reason or state.is_running("review", stale_after(cfg, "review")):
         return None

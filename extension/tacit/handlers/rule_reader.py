@@ -1,11 +1,7 @@
-"""Rule lines and lessons tacit cannot read are put to a child, once each.
+"""Rule lines and lessons tacit cannot read are put to a ``rules`` child, once each, at a session's
+first turn end; the store accepts only a pattern grounded in the line or lesson.
 
-Instruction files and saved lessons state rules in ways no grammar covers ("Please
-refrain from touching `pnpm-lock.yaml` yourself"). At a session's first turn end,
-the lines and lessons that refuse an exact thing but derive no guard and that no
-child was shown yet go to a ``rules`` child, which may phrase each as a guard
-pattern (``tacit guard add --line FILE:LINE`` / ``--lesson N``); the store accepts
-only a pattern whose every word is in the line or lesson (docs/guards.md).
+Design notes: docs/guards.md.
 """
 
 from __future__ import annotations

@@ -18,8 +18,6 @@ PROTOCOL = b"TACIT1"
 S_IFMT, S_IFDIR, S_IFSOCK = 0o170000, 0o040000, 0o140000
 FAULT_FILE = "/logs/service-fault.json"  # tacit.service.faults.FILE
 READY_FD = 3  # where a service this client starts finds the socket it tells "listening" on
-
-
 ANCESTORS = 4
 
 
@@ -108,9 +106,8 @@ def headless_run(rule, environ=None, ancestors: int = ANCESTORS) -> int:
 
 
 def open_terminal(rule, run: int, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> int:
-    """A writable fd on the headless run's output, or -1: its terminal (``tty``,
-    else the nearest ancestor's stderr that is a terminal); for a host whose
-    run reports hooks on stderr, that run's stderr whatever it is."""
+    """A writable fd on the headless run's output, or -1: its terminal (``tty``, else the nearest
+    ancestor's stderr that is one); for a host that reports hooks on stderr, that run's stderr."""
     if run > 0 and rule[2] == "stderr":
         try:
             return posix.open(f"/proc/{run}/fd/2", posix.O_WRONLY | posix.O_NOCTTY | posix.O_APPEND)
@@ -231,9 +228,8 @@ def via_service(host: str, event: str, event_id: str, payload: bytes, deadline: 
 
 
 def cached_start(folder: str, host: str, event: str, event_id: str, payload: bytes):
-    """A cold SessionStart answered from the last answer for this folder when
-    nothing it was built from changed (``tacit.service.context_cache``); the
-    event goes to ``run/inbox/`` for the service to apply. None otherwise."""
+    """A cold SessionStart answered from the last answer for this folder when nothing it was built from
+    changed (``tacit.service.context_cache``), the event spooled to ``run/inbox/``; else None."""
     try:
         import _sha1
         import json
@@ -289,28 +285,20 @@ def not_a_folder(path: str) -> bool:
 def untrusted(folder: str) -> str:
     """Why the run folder or its socket is not this user's own ("" when it is,
     or when there is nothing yet: the service makes them)."""
-    uid = posix.getuid()
-    try:
-        st = posix.lstat(folder)
-    except OSError:
-        return ""
-    if st.st_mode & S_IFMT != S_IFDIR:
-        return f"{folder} is not a folder (a link or a file)"
-    if st.st_uid != uid:
-        return f"{folder} belongs to another user (uid {st.st_uid})"
-    if st.st_mode & 0o077:  # ours, but open: close it (a socket someone put there is not ours: below)
+    for path, kind, what in ((folder, S_IFDIR, "a folder"), (folder + "/" + SOCKET_NAME, S_IFSOCK, "a socket")):
         try:
-            posix.chmod(folder, 0o700)
+            st = posix.lstat(path)
         except OSError:
-            return f"{folder} is open to other users (mode {st.st_mode & 0o777:o}, not 700)"
-    try:
-        st = posix.lstat(folder + "/" + SOCKET_NAME)
-    except OSError:
-        return ""
-    if st.st_mode & S_IFMT != S_IFSOCK:
-        return f"{folder}/{SOCKET_NAME} is not a socket (a link or a file)"
-    if st.st_uid != uid:
-        return f"{folder}/{SOCKET_NAME} belongs to another user (uid {st.st_uid})"
+            return ""
+        if st.st_mode & S_IFMT != kind:
+            return f"{path} is not {what} (a link or a file)"
+        if st.st_uid != posix.getuid():
+            return f"{path} belongs to another user (uid {st.st_uid})"
+        if kind == S_IFDIR and st.st_mode & 0o077:  # ours, but open: close it (a socket put there: next)
+            try:
+                posix.chmod(folder, 0o700)
+            except OSError:
+                return f"{folder} is open to other users (mode {st.st_mode & 0o777:o}, not 700)"
     return ""
 
 
@@ -401,10 +389,8 @@ def read_all(sock) -> bytes:
 
 
 def start_service(wait: bool = True) -> tuple:
-    """``python -m tacit serve``, detached; one instance wins the lock.
-    Returns its pid (0 when it could not be started) and, with ``wait``, our
-    end of a socket pair whose other end the service gets as ``READY_FD``: it
-    writes a byte once it listens, or exits and closes it (``wait_ready``)."""
+    """``python -m tacit serve``, detached (one instance wins the lock): its pid (0: not started) and,
+    with ``wait``, our end of the socket pair whose other end it gets as ``READY_FD`` (``wait_ready``)."""
     try:
         devnull = posix.open("/dev/null", posix.O_RDWR)
     except OSError:
@@ -435,9 +421,8 @@ def start_service(wait: bool = True) -> tuple:
 
 
 def take_ready_fd() -> int:
-    """The service's end of ``start_service``'s socket pair (``TACIT_READY_FD``):
-    taken out of the environment (its children never see it) and kept from
-    them; -1 unless it names a socket."""
+    """The service's end of ``start_service``'s socket pair (``TACIT_READY_FD``), taken out of the
+    environment and kept from its children; -1 unless it names a socket."""
     import os
     import stat
 
@@ -452,9 +437,8 @@ def take_ready_fd() -> int:
 
 
 def wait_ready(ready, deadline: float):
-    """Wait for the service we started to listen (its byte on ``ready``) or
-    to exit (end of file), at most a second; without ``ready``, 10 ms. Returns
-    what is still to be waited on."""
+    """Wait at most a second for the service we started to listen (a byte on ``ready``) or exit (end of
+    file); without ``ready``, 10 ms. Returns what is still to be waited on."""
     if ready is None:
         time.sleep(0.01)
         return None

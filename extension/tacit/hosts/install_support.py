@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
+from tacit.hosts.spec import home_folder
 
 
 class InstallError(Exception):
@@ -27,13 +28,18 @@ def answered(host: str, scope: str, failed: str, work, *errors: type[Exception])
 
 
 def host_home(cfg, env_var: str, *default_parts: str) -> Path:
-    """A host's own folder: ``$env_var`` when set, else ``$HOME/<default_parts>``
-    (``~`` when the config's environment has no HOME)."""
-    configured = cfg.env.get(env_var)
-    if configured:
-        return Path(os.path.expanduser(configured))
-    home = cfg.env.get("HOME") or os.path.expanduser("~")
-    return Path(home).joinpath(*default_parts)
+    """The host's ``home_folder`` in the config's environment, ``~`` expanded."""
+    return Path(os.path.expanduser(home_folder(cfg.env, env_var, *default_parts)))
+
+
+def scope_folder(scope: str, project_dir: str | None, user_folder: Path, folder: str) -> tuple[Path, Path | None]:
+    """(the host's folder for ``scope``, the project or None): ``user_folder``, or ``<project>/<folder>``."""
+    if scope == "user":
+        return user_folder, None
+    if scope == "project":
+        project = project_path(project_dir)
+        return project / folder, project
+    raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
 
 
 def project_path(project_dir: str | None) -> Path:

@@ -6,12 +6,16 @@ Design notes: docs/design/hosts.md#tacithostsspec
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from dataclasses import dataclass, field
 
 BUILTIN = ("claude_code", "codex", "hermes", "pi")  # hosts/<module>/spec.py
 ENTRY_POINTS = "tacit.hosts"
 DEFAULT_HOOK_BOUND = 3.0  # seconds a hook waits for the service when its spec names no bound
+# seconds a hook command waits for the service before running in-process (the host's own timeout
+# leaves that ≥ 1 s after: PreToolUse 5 s → 2 s here)
+COMMAND_HOOK_BOUNDS = {"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,11 @@ def get(name: str) -> Host | None:
 
 def names() -> tuple[str, ...]:
     return tuple(registry())
+
+
+def home_folder(env: dict, var: str, *default: str) -> str:
+    """A host's own folder: ``$var`` when set, else ``$HOME/<default>`` (``~`` without HOME)."""
+    return env.get(var) or os.path.join(env.get("HOME") or os.path.expanduser("~"), *default)
 
 
 def table(name: str) -> dict:

@@ -96,12 +96,8 @@ _FIXED_HINTS = {
 
 
 def resolve_expiry(hint, now: float) -> float | None:
-    """The end (23:59:59 local) of the day a hint names, or None.
-
-    "friday" is the coming Friday (today if it is Friday), "next friday" the one a week after; "this
-    week"/"end of week"/"eow" end on Sunday; "tomorrow", "in two weeks", "end of month", "q3",
-    "march 15" (next year once passed), "2025-07-01", "this sprint" (two weeks) and the like are
-    resolved against ``now``."""
+    """The end (23:59:59 local) of the day a hint names, from ``now``, or None ("friday": the coming one,
+    today included; "this week": Sunday; "march 15": next year once passed; docs/importance.md)."""
     if not isinstance(hint, str) or not hint.strip():
         return None
     hint = hint.strip().lower()[:60]
@@ -145,10 +141,8 @@ def resolve_expiry(hint, now: float) -> float | None:
         count = _NUMBERS.get(words[1]) or (int(words[1]) if words[1].isdigit() and len(words[1]) < 4 else None)
         if count:
             unit = words[2].rstrip("s")
-            if unit == "day":
-                return _end_of(today + dt.timedelta(days=count))
-            if unit == "week":
-                return _end_of(today + dt.timedelta(weeks=count))
+            if unit in ("day", "week"):
+                return _end_of(today + dt.timedelta(days=count * (7 if unit == "week" else 1)))
             if unit == "month":
                 return _end_of(_add_months(today, count))
     if len(words) == 2 and words[0] in _MONTHS and words[1].isdigit() and len(words[1]) < 3:
@@ -168,14 +162,9 @@ def resolve_expiry(hint, now: float) -> float | None:
 
 # Assessing one message
 def importance_of(analysis, text: str = ""):
-    """The importance view of the message analysis (category, importance, markers, emphasis, expiry
-    hint). The core's analysis carries it as ``.importance``; the detector rewrite derives it with
-    ``importance_from``.
-
-    A correction verdict from cue words alone (the current detector's ``contextual`` rule: "we
-    decided", "never …") yields to an explicit preference / decision / goal in the same words
-    (docs/importance.md). Only that verdict is scored a second time, without the correction; the
-    rewritten detector judges the durable category on its own and never gives it."""
+    """The importance view of the message analysis (``.importance``, else ``importance_from`` it). A
+    correction from cue words alone (``contextual``) yields to an explicit preference / decision /
+    goal in the same words (docs/importance.md): only that verdict is scored again."""
     from tacit.detect import importance as detect_importance  # the detectors: at the first user message
 
     view = getattr(analysis, "importance", None)

@@ -67,13 +67,8 @@ class Forged:
 
 def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str | None = None,
           now: float | None = None) -> Forged:
-    """Store one fix statement, inside the caller's write transaction.
-
-    Refused when the solution recommends a dangerous command (piping a download into a shell,
-    deleting outside the project, disabling TLS checks, chmod 777, credentials:
-    ``tacit.safety.commands``) or the scanner finds a secret or an injection in it. A pattern whose
-    problem and solution are (nearly) the same as a stored one is merged into it: ``times_forged``
-    +1 and fresh again (a retired one stays retired)."""
+    """Store one fix statement, inside the caller's write transaction (docs/fix-patterns.md): refused
+    for a dangerous command (``tacit.safety.commands``) or a scanner finding; a near-twin is merged."""
     now = time.time() if now is None else now
     title = model.title_from(title, fix.problem)
     danger = dangerous_command(fix.solution)
@@ -86,12 +81,9 @@ def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str
         if finding is not None:
             return Forged("refused", reason=f"scanner: {finding.reason} [{finding.pattern_id}]")
     key = model.pattern_key(fix.problem, fix.solution)
-    found = store.id_by_key(conn, key)
-    if found is None:
-        for candidate in find_patterns(conn, fix.problem, cfg, limit=5, threshold=0.0, filters=False):
-            if model.near_duplicate(fix, candidate):
-                found = (candidate.id, "active")
-                break
+    found = store.id_by_key(conn, key) or next(
+        ((c.id, "active") for c in find_patterns(conn, fix.problem, cfg, limit=5, threshold=0.0, filters=False)
+         if model.near_duplicate(fix, c)), None)
     if found is not None:
         store.merge(conn, found[0], now)
         return Forged("merged", found[0])

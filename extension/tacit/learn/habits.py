@@ -173,11 +173,9 @@ def render_list(habits: list[dict]) -> str:
     if not habits:
         return "No habits yet: a sequence becomes a habit after it repeats a few times."
     width = max(len(h["pattern"]) for h in habits)
-    lines = [f"Habits ({len(habits)})"]
-    for h in habits:
-        lines.append(f"  {h['pattern']:<{width}}  ×{h['count']:<4} in {h['sessions']}/"
-                     f"{h['sessions_considered']} sessions  confidence {h['confidence']:.2f}  "
-                     f"avg gap {h['avg_gap']:.0f}s")
+    lines = [f"Habits ({len(habits)})"] + [
+        f"  {h['pattern']:<{width}}  ×{h['count']:<4} in {h['sessions']}/{h['sessions_considered']} sessions  "
+        f"confidence {h['confidence']:.2f}  avg gap {h['avg_gap']:.0f}s" for h in habits]
     return "\n".join(lines)
 
 
@@ -188,8 +186,7 @@ def render_status(info: dict, limit: int = 15) -> str:
                f"(last {info['retention_days']} days; pairs within {info['window_seconds']}s; "
                f"a habit needs {info['min_frequency']}). Counted as they happen.")
     lines = [summary, f"Habits: {len(info['habits'])}"]
-    for h in info["habits"][:limit]:
-        lines.append(f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}")
+    lines += [f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}" for h in info["habits"][:limit]]
     lines.append(f"Emerging: {len(info['emerging'])}")
     for h in info["emerging"][:limit]:
         lines.append(f"  {progress_bar(h['count'], info['min_frequency'])} "

@@ -142,8 +142,8 @@ def heartbeat(conn, cfg, now: float) -> dict:
     alive.sort(key=lambda a: (rank.get(a["row"].status, 3), a["row"].created_at, a["row"].id))  # survivors first
     survivors = []
     for item in alive:
-        twin = next((s for s in survivors if (item["fresh"] or s["fresh"]) and captures.similar(s["terms"], item["terms"])),
-                    None)
+        twin = next((s for s in survivors
+                     if (item["fresh"] or s["fresh"]) and captures.similar(s["terms"], item["terms"])), None)
         if twin is None or (twin["row"].status == "applied" and item["row"].status == "applied"):
             survivors.append(item)
             continue

@@ -211,9 +211,7 @@ def observe_event(conn, cfg, event) -> Recorded | None:
     obs = make_observation(plugin, action, context, session_id=event.session_id, source=source, now=event.ts)
     out = record(conn, cfg, obs)
     habit = record_action(conn, cfg, event.session_id, habit_action, event.ts)
-    out.created += habit.created
-    out.reinforced += habit.reinforced
-    out.notices += habit.notices
+    out.add(habit, habit.notices)  # a Recorded has a Changes' created and reinforced
     return out
 
 

@@ -291,12 +291,8 @@ def workflow_key(steps) -> str:
 
 def workflow_proposal(key, steps, *, source, ref, session_key, evidence=(), create=False) -> Proposal:
     """A workflow memory (rule 4, and command habits — same keys)."""
-    if len(steps) == 2:
-        content = f"In one session the user usually runs {steps[0]}, then {steps[1]}."
-        adaptation = f"Now expecting {steps[1]} after {steps[0]}"
-    else:
-        content = f"In one session the user usually runs {steps[0]}, then {steps[1]}, then {steps[2]}."
-        adaptation = f"Now expecting {steps[1]} and then {steps[2]} after {steps[0]}"
+    content = f"In one session the user usually runs {', then '.join(steps)}."
+    adaptation = f"Now expecting {' and then '.join(steps[1:])} after {steps[0]}"
     return Proposal(key, kind="workflow", source=source, content=content, adaptation=adaptation,
                     confidence=SEQUENCE_CONFIDENCE, data={"steps": list(steps)}, ref=ref,
                     session_key=session_key, evidence=tuple(evidence), create=create)

@@ -54,8 +54,6 @@ class FileStats:
 
 
 # Finding and recognising files
-
-
 def expand_paths(paths: Iterable[str]) -> tuple[list[Path], list[dict]]:
     """Files to replay (folders searched recursively for ``*.jsonl``, sorted),
     and a problem entry for each path that does not exist."""
@@ -110,12 +108,9 @@ def detect_format(path: Path) -> str | None:
 
 
 # tacit's own format: one event per line
-
-
 def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each JSON-object line of a JSONL file. Every
-    line is counted; blank lines are skipped, any other line that is not a
-    JSON object is recorded as malformed and skipped."""
+    """(line number, object) for each JSON-object line of a JSONL file: every line counted, blank ones
+    skipped, any other that is not a JSON object recorded as malformed and skipped."""
     for lineno, text in _lines(path):
         stats.lines += 1
         text = text.strip()
@@ -186,8 +181,6 @@ def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
 
 
 # Replay
-
-
 def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
     the memory files (so a dry run sees the same memory and writes nowhere)."""
@@ -222,19 +215,14 @@ def _session_report(session_id: str, path: str, fmt: str) -> dict:
 
 def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = False, host: str | None = None,
            progress: Callable[[dict], None] | None = None) -> dict:
-    """Replay recorded sessions through the engine; return the report.
+    """Replay recorded sessions through the engine; the report (bad input: problems in it, never raised).
 
-    ``build_engine``: ``tacit.hosts.runtime.build_engine`` (the caller's, a
-    layer above). ``apply=False`` writes nothing. ``progress`` is called now
-    and then with ``{"file", "files_done", "files_total", "events"}``. Never
-    raises for bad input: problems are in the report."""
+    ``build_engine``: ``tacit.hosts.runtime.build_engine`` (the caller's, a layer above). ``apply=False``
+    writes nothing. ``progress`` gets ``{"file", "files_done", "files_total", "events"}`` now and then."""
     started = time.time()
     files, problems = expand_paths(paths)
-    scratch_dir = None
-    run_cfg = cfg
-    if not apply:
-        scratch_dir = tempfile.mkdtemp(prefix="tacit-learn-")
-        run_cfg = _scratch_config(cfg, scratch_dir)
+    scratch_dir = None if apply else tempfile.mkdtemp(prefix="tacit-learn-")
+    run_cfg = _scratch_config(cfg, scratch_dir) if scratch_dir else cfg
     try:
         return _replay(cfg, run_cfg, files, problems, apply=apply, host=host, progress=progress,
                        started=started, build_engine=build_engine)
@@ -307,9 +295,8 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         try:
             with _batched(engine.ledger(), not apply) as tick:
                 for event in read_events(path, fmt, stats):
-                    report = by_session.get(event.session_id)
-                    if report is None:
-                        report = by_session[event.session_id] = _session_report(event.session_id, str(path), fmt)
+                    report = by_session.get(event.session_id) or by_session.setdefault(
+                        event.session_id, _session_report(event.session_id, str(path), fmt))
                     _dispatch_one(engine, event, report, launched, records)
                     tick()
                     total_events += 1
@@ -367,8 +354,7 @@ def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> N
         entry = {"kind": job["kind"], "turn": state.user_turns, **_job_detail(job)}
         record = records.get(job["id"])
         if record is not None:
-            entry["ok"] = bool(record.get("ok"))
-            entry["mode"] = record.get("mode")
+            entry.update(ok=bool(record.get("ok")), mode=record.get("mode"))
             entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save")
                           if record.get(key)})
         data["jobs"].append(entry)

@@ -24,21 +24,16 @@ def marker_path(cfg, project: Project) -> Path:
     return project_dir(cfg, project) / MARKER
 
 
-def _home(cfg) -> str:
-    return cfg.env.get("HOME") or os.path.expanduser("~")
-
-
 def _patterns(cfg) -> list[str]:
     out = []
-    home = _home(cfg)
+    home = cfg.env.get("HOME") or os.path.expanduser("~")
     for raw in cfg.settings.get("exclude") or ():
         if not isinstance(raw, str) or not raw.strip():
             continue
         pattern = raw.strip()
         if pattern == "~" or pattern.startswith("~/"):
             pattern = home + pattern[1:]
-        pattern = pattern.rstrip("/") or "/"
-        out.append(pattern)
+        out.append(pattern.rstrip("/") or "/")
     return out
 
 

@@ -400,13 +400,7 @@ def gate_context(blocks: Iterable) -> GateResult:
                 refused_groups.add(block.group)
             continue
         allowed.append(Block(block.kind, block.label, cleaned, block.group))
-    if refused_groups:
-        kept = []
-        for block in allowed:
-            if block.group in refused_groups:
-                left_out.append(_left_out(block.kind, block.label, "part of a group with a refused piece", "group"))
-            else:
-                kept.append(block)
-        allowed = kept
-    allowed = _gate_across(allowed, left_out, numbering)
+    left_out += [_left_out(block.kind, block.label, "part of a group with a refused piece", "group")
+                 for block in allowed if block.group in refused_groups]
+    allowed = _gate_across([block for block in allowed if block.group not in refused_groups], left_out, numbering)
     return GateResult(tuple(allowed), tuple(left_out))

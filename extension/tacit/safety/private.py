@@ -156,9 +156,8 @@ def _english(low: str) -> bool:
         if _word_start(low, neg.start()) and _CLAUSE_BEFORE.search(_window(low, neg.start())) \
                 and _AFTER_NEG.match(low, neg.end()):
             return True
-    for phrase in _EN_PHRASES.finditer(low):
-        if _word_start(low, phrase.start()):
-            return True
+    if any(_word_start(low, phrase.start()) for phrase in _EN_PHRASES.finditer(low)):
+        return True
     for word in _PRIVATE_AT.finditer(low):
         if not _word_start(low, word.start()):
             continue
@@ -247,9 +246,8 @@ def _other_languages(low: str) -> bool:
         for nicht in _GERMAN_NICHT.finditer(low):
             if _word_start(low, nicht.start()) and _GERMAN_BEFORE.search(_window(low, nicht.start())):
                 return True
-    for words, rx in _LANGUAGES:
-        if any(word in low for word in words) and rx.search(low) is not None:
-            return True
+    if any(any(word in low for word in words) and rx.search(low) is not None for words, rx in _LANGUAGES):
+        return True
     return not low.isascii() and any(word in low for word in _CJK_WORDS) and _CJK.search(low) is not None
 
 

@@ -346,12 +346,8 @@ _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat",
                  "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm")
 _READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
               "strings", "tac", "get-content") + _ARCHIVERS
-# Command-anchored trigger words. The two command rules below match
-# ``(?<![\w.-])<command>(?=[ \t])``: the command is the whole run of [\w.-] characters that ends a
-# whitespace-separated token. Their trigger word for a command is that exact condition
-# (``_anchored``), not the command as a substring, so "nc" inside "branch" or "function" and "od"
-# inside "node" no longer run a regex that cannot match there. These lists are exactly the regexes'
-# alternatives (a test checks it).
+# Command-anchored trigger words: the command ending a token as the two command rules' regex requires
+# (``_anchored``; docs/design/safety.md). These lists are exactly the regexes' alternatives (a test checks it).
 _NETWORK_ANCHORS = _NETWORK_CMDS
 _READ_ANCHORS = _READ_CMDS + ("batcat",)
 _ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
@@ -671,11 +667,8 @@ _RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
 _RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in _RULE_SPECS)
 
 
-# Trigger words: which rules can possibly match this text?
-# Each rule's trigger groups as frozensets (every group needs one of its words), and for each word
-# the rules that mention it. One pass over the lower-cased text finds the words present; only the
-# rules whose groups are all satisfied run. That replaces ~40 per-rule loops of substring searches
-# (the old clean-text cost) with one pass over the text's tokens.
+# Trigger words (docs/design/safety.md, "Clean text is cheap"): each rule's trigger groups (every group
+# needs one of its words), and for each word the rules that mention it
 _RULE_GROUPS = tuple(tuple(frozenset(group) for group in rule.triggers) for rule in _RULE_SPECS)
 _UNTRIGGERED = tuple(i for i, groups in enumerate(_RULE_GROUPS) if not groups)
 
@@ -694,10 +687,8 @@ _ANCHOR_WORDS = frozenset(word for word in _WORD_RULES if word.startswith(_ANCHO
 _SPACED_WORDS = tuple(word for word in sorted(_WORD_RULES) if any(ch.isspace() for ch in word))
 _SOLID_WORDS = tuple(sorted((w for w in _WORD_RULES
                              if w not in _SPACED_WORDS and w not in _ANCHOR_WORDS), key=len))
-# A trigger phrase with a space occurs only where its first part (the text
-# before the first whitespace) ends a token: that first part is looked for
-# inside tokens like any other word, and reported as a "gate" marker; only
-# the phrases behind the gates present are then searched for in the text.
+# a trigger phrase with a space is looked for only where its first part, found inside a token like any
+# other word (a "gate" marker), is present
 _GATE_MARK = "\x01"
 _GATE_PHRASES = _grouped((_GATE_MARK + phrase[:next(i for i, ch in enumerate(phrase) if ch.isspace())], phrase)
                          for phrase in _SPACED_WORDS)
@@ -714,8 +705,6 @@ _CANDIDATES: dict = {}  # frozenset of trigger words present -> rule indices to 
 _CANDIDATES_MAX = 4096
 _TOKEN_MEMO_MAX = 20_000  # a few MB at most in a long-lived process
 _TOKEN_PATH_MAX_CHARS = 20_000  # longer texts are searched word by word (no memo churn)
-
-
 _NO_WORDS: frozenset = frozenset()
 
 
@@ -727,11 +716,8 @@ def clear_memo() -> None:
 
 
 def _words_in_token(token: str) -> frozenset:
-    """The trigger words, gate markers and anchored command words of one token.
-
-    A needle can only be in the token if its first two characters are: the token's character pairs
-    select the few needles worth a substring check (a first build over a large vocabulary pays this
-    once per distinct token)."""
+    """The trigger words, gate markers and anchored command words of one token (the token's character
+    pairs select the few needles worth a substring check)."""
     words = [word for needle, word in _SHORT_NEEDLES if needle in token]
     pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
     for pair in pairs:
@@ -749,17 +735,9 @@ def _words_in_token(token: str) -> frozenset:
 
 
 def _present_words(low: str) -> frozenset:
-    """The trigger words present in ``low`` (already lower-cased): the same answer as
-    ``word in low`` for every trigger word (for an anchored command word: the command ends a token
-    as the command rules' regex requires), computed cheaply.
-
-    A trigger word without whitespace can only occur inside one whitespace-separated token, so the
-    text is split (in C) and each distinct token's words come from a memo: the vocabulary of memory
-    entries and skill descriptions repeats, so most tokens cost a dict lookup, and a new token costs
-    substring checks of the trigger words no longer than it. The few trigger phrases with a space
-    are searched for directly, only when their first word is in some token. Very long texts skip the
-    memo and search each word once (an anchored command then counts when it occurs anywhere). No
-    regex is compiled: a one-shot CLI or hook process scanning one entry must not pay for it."""
+    """The trigger words present in ``low`` (already lower-cased): the same answer as ``word in low``
+    for every trigger word (an anchored command: it ends a token), from a per-token memo; very long
+    texts search each word once. No regex is compiled (docs/design/safety.md)."""
     if len(low) > _TOKEN_PATH_MAX_CHARS:
         present = {word for word in _SOLID_WORDS + _SPACED_WORDS if word in low}
         present.update(_ANCHOR_MARK + command for command in _ANCHOR_COMMANDS if command in low)
@@ -836,10 +814,8 @@ def _prepare(text: str) -> str:
 
 
 def _lower_aligned(text: str) -> str:
-    """``text.lower()`` with the same length, so match positions map back.
-
-    A handful of characters lower-case to two (``İ`` -> ``i̇``); those are kept as they are rather
-    than shifting every later position."""
+    """``text.lower()`` with the same length, so match positions map back (a character that lower-cases
+    to two, ``İ`` -> ``i̇``, is kept as it is)."""
     low = text.lower()
     if len(low) == len(text):
         return low
@@ -888,9 +864,8 @@ class _Views:
         return all(not present.isdisjoint(group) for group in _RULE_GROUPS[index])
 
     def candidate_rules(self) -> list:
-        """Indices of the rules whose trigger groups are all present, in rule (= report) order. With
-        one view (ASCII text, or text normalising left unchanged) the answer depends only on the set
-        of trigger words present, so it is memoised on that set."""
+        """Indices of the rules whose trigger groups are all present, in rule (= report) order; with one
+        view, memoised on the set of trigger words present."""
         if self.prepared is self.raw:
             key = self.present("raw")
             chosen = _CANDIDATES.get(key)
@@ -974,15 +949,8 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
 
 # The scan loop
 def _clean_ascii(text: str) -> bool:
-    """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on
-    it; False means "run the full path" (it decides, and memoises the rules for a new set of trigger
-    words).
-
-    The same decisions as the full path, without building its views: for ASCII text the normalised
-    view is the text itself and the lower-case view is ``text.lower()``, no invisible character can
-    occur, and a rule runs only when its trigger words are present, one of its required characters
-    is in its view (``requires``) and its ``precheck`` passes. Most skill descriptions and memory
-    entries end here (a property test compares both paths)."""
+    """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on it
+    (the full path's decisions, without its views); False: run the full path, which decides."""
     low = text.lower()
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:

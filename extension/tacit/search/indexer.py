@@ -227,9 +227,7 @@ def _stamp_text(stamp: tuple) -> str:
 
 
 def _resolved(path: str, folders: dict) -> tuple:
-    """``os.path.realpath(path)`` and, unless it is a link, its ``lstat`` —
-    each folder resolved once per catch-up (a full resolution costs an
-    ``lstat`` per component), so an unchanged file costs one system call."""
+    """``os.path.realpath(path)`` and, unless it is a link, its ``lstat`` (folders resolved once)."""
     folder, _, name = path.rpartition("/")
     real = folders.get(folder)
     if real is None:
@@ -242,8 +240,7 @@ def _resolved(path: str, folders: dict) -> tuple:
 
 
 def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
-    """Read what every host wrote since the last catch-up; return counts.
-    Waits at most ``wait`` seconds for another catch-up (``LockTimeout``)."""
+    """Read what every host wrote since the last catch-up; counts (waits ``wait`` s for another)."""
     if sources is None:
         sources = host_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
@@ -304,9 +301,8 @@ _last_refresh = {"at": 0.0}
 
 
 def refresh(cfg) -> dict | None:
-    """The service's background catch-up (housekeeping): at most every
-    ``REFRESH_SECONDS``, only once someone has searched (the index exists),
-    and never waiting for a catch-up already running. None when skipped."""
+    """The service's background catch-up: at most every ``REFRESH_SECONDS``, once the index exists,
+    never waiting for one already running; None when skipped."""
     from tacit.fsutil import LockTimeout
 
     now = time.monotonic()

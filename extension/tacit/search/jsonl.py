@@ -68,8 +68,7 @@ def lines(path: str, offset: int) -> Iterator[tuple[int, int, dict | None]]:
 
 
 def read(path: str, cursor: Cursor, parse: Callable[[dict, Cursor], Entry | None]) -> Iterator[Entry]:
-    """Entries of ``path`` after ``cursor.offset``; ``cursor`` follows along
-    (its offset is past each entry's line by the time the entry is seen)."""
+    """Entries of ``path`` after ``cursor.offset``; ``cursor`` follows along."""
     for start, length, data in lines(path, cursor.offset):
         cursor.offset = start + length
         if data is None:
@@ -112,8 +111,7 @@ def _is(entry, kind: str) -> bool:
 
 
 def entries(folder: str, kind: str, prefix: str = "", suffix: str = "") -> list:
-    """Paths of the files (``kind="file"``) or folders in ``folder`` whose
-    names match; an unreadable folder or entry is left out, never raised."""
+    """Paths of the files (``kind="file"``) or folders in ``folder`` whose names match (never raises)."""
     try:
         found = list(os.scandir(folder))
     except OSError:
@@ -122,8 +120,7 @@ def entries(folder: str, kind: str, prefix: str = "", suffix: str = "") -> list:
 
 
 def source(host: str, files, parse) -> SessionSource:
-    """A host's JSONL session files as a ``SessionSource``: one file a session,
-    named ``<session id>.jsonl``, each line read by ``parse(data, cursor)``."""
+    """A host's ``<session id>.jsonl`` files as a ``SessionSource``, lines read by ``parse``."""
 
     def read_session(path: str, cursor: Cursor):
         if cursor.session_id is None:

@@ -57,8 +57,7 @@ def _quote(term: str) -> str:
 
 
 def alternatives(index, query: str) -> list:
-    """Per word, the FTS5 terms or phrases that count as it (joined pairs are
-    looked for among all the words, stop words included: "time out")."""
+    """Per word, the FTS5 terms or phrases that count as it (pairs joined: "time out")."""
     groups = []
     for w in words(query):
         alts = [_quote(w)] + [_quote(s) for s in SYNONYMS.get(w, ())]
@@ -82,15 +81,8 @@ def _expression(groups: list, tags: list) -> str:
 
 
 def candidates(index, query: str, tags: list, since: float | None) -> list:
-    """Chunk hits for ``query`` in scope: (bm25, id, sess, turn, role, ts).
-
-    Each word's matches are counted up to ``PROBE``. When all of them
-    together are at most ``EXACT``, every match is ranked by bm25. Else the
-    rare words (fewer than ``PROBE`` matches each, the rarest first, up to
-    ``EXACT`` matches in all) are ranked by bm25 alone: the common words'
-    weight is small and ranking their every match is what costs. When every
-    word is common, the newest ``NEWEST`` matches are scored by the words
-    each holds (``_newest``). The work is bounded by counts, never by time."""
+    """Chunk hits for ``query`` in scope: (bm25, id, sess, turn, role, ts); bounded by counts: all
+    ranked (≤ ``EXACT``), else the rare words' alone, else the newest scored (``_newest``)."""
     if not words(query):
         return []
     groups = alternatives(index, query)
@@ -109,9 +101,8 @@ def candidates(index, query: str, tags: list, since: float | None) -> list:
 
 
 def _newest(index, groups: list, tags: list, since: float | None) -> list:
-    """The newest ``NEWEST`` matches, each scored by the words it holds, a
-    word weighing more the fewer of these matches hold it (rows shaped as
-    ``hits``'s: the score negative, lower is better)."""
+    """The newest ``NEWEST`` matches, scored by the words each holds (rare ones weigh more), as
+    ``hits`` rows (the score negative)."""
     ids = index.newest_ids(_expression(groups, tags), NEWEST)
     if not ids:
         return []

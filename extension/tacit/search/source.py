@@ -71,9 +71,8 @@ def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
 
 
 def block_messages(content, role: str, tool_type: str, args_key: str) -> list[Message]:
-    """A transcript's message content (a string, or a list of blocks) as messages: its text
-    blocks as ``role``'s, its tool calls (``tool_type`` blocks, arguments under ``args_key``)
-    as tool excerpts."""
+    """A transcript's message content (a string, or blocks) as messages: text as ``role``'s, tool
+    calls (``tool_type`` blocks, arguments under ``args_key``) as excerpts."""
     if isinstance(content, str):
         return [Message(role, content)] if content.strip() else []
     out = []

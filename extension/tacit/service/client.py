@@ -11,8 +11,7 @@ from tacit.paths import SOCKET_NAME, run_dir
 
 
 def request(state_dir: str, kind: str, timeout: float = 3.0) -> dict | None:
-    """Send ``status`` or ``stop``; the decoded reply, or None when no
-    service answers."""
+    """Send ``status`` or ``stop``; the decoded reply, or None when no service answers."""
     data = exchange(run_dir(state_dir), f"TACIT1 {kind}\n".encode(), timeout)
     try:
         return json.loads(data.decode("utf-8")) if data and data.strip() else None

@@ -1,17 +1,12 @@
-"""Reading the service's connections: one event loop, a deadline each.
+"""Reading the service's connections: one event loop, a deadline each (``READ_SECONDS`` from the
+accept), another user's connection closed unread, at most ``MAX_OPEN`` kept.
 
-One thread accepts and reads every connection without blocking
-(``selectors``); a request is handed on only once it is complete — a hook's
-whole payload (the client shuts its side down), or the first line of the
-other kinds. A connection gets ``READ_SECONDS`` from its accept to be
-complete, however it dribbles: a slow or idle client is cut at its deadline
-and costs the others nothing. Another user's connection is closed unread
-(``SO_PEERCRED``). At most ``MAX_OPEN`` connections are kept; beyond that the
-oldest is cut.
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import socket
@@ -39,9 +34,8 @@ class Pending:
 
 
 class Reader:
-    """``handle(conn, parts, body)`` gets every complete request (``body`` is
-    the payload of a hook, what followed the first line otherwise; None when
-    the payload was over the limit) and owns ``conn`` from then on."""
+    """``handle(conn, parts, body)`` gets every complete request (``body``: what followed the first
+    line; None when over the limit) and owns ``conn`` from then on."""
 
     def __init__(self, listener: socket.socket, handle, stopping, on_cut=None,
                  read_seconds: float = READ_SECONDS, max_open: int = MAX_OPEN):
@@ -57,8 +51,7 @@ class Reader:
         self._pipe_lock = threading.Lock()  # a wake never writes to a closed (reused) descriptor
 
     def wake(self) -> None:
-        """Make ``run`` look at ``stopping`` now (safe in a signal handler:
-        it never waits for the lock; run's end is then under way anyway)."""
+        """Make ``run`` look at ``stopping`` now (safe in a signal handler: it never waits)."""
         if not self._pipe_lock.acquire(blocking=False):
             return
         try:
@@ -92,10 +85,8 @@ class Reader:
                 if key.data is None:
                     self._accept(selector)
                 elif key.data is WAKE:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.read(self._woken, 512)
-                    except OSError:
-                        pass
                 else:
                     self._read(selector, key.data)
             self._expire(selector, time.monotonic())
@@ -168,10 +159,8 @@ class Reader:
 
     def _forget(self, selector, pending: Pending) -> None:
         self.open.pop(pending.conn.fileno(), None)
-        try:
+        with contextlib.suppress(KeyError, ValueError):
             selector.unregister(pending.conn)
-        except (KeyError, ValueError):
-            pass
 
 
 def same_user(conn: socket.socket) -> bool:

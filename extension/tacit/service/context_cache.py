@@ -1,20 +1,12 @@
-"""The last session-start answer per working folder, for the first hook after an idle exit.
+"""The last session-start answer per working folder, for the first hook after an idle exit, with a
+``stat`` signature of everything it was built from.
 
-After answering a SessionStart the service writes ``run/context/<key>``
-(sha1 of host, NUL, folder): the answer without its per-session notices, and
-a ``stat`` signature of everything it was built from (config, memory files,
-the ``tacit off`` marker, skill folders and files, the ``.git`` of the folder
-and its parents). The hook client, finding no service, answers from it when
-no entry changed, spools the event into ``run/inbox/`` and starts the
-service. None is kept while third-party plugins are loaded; none outlives
-what it shows (cleared on a change, pruned at start, removed when found
-stale). The service remembers what it kept (``Kept``): an unchanged answer
-is not walked and written again after every SessionStart. Design notes:
-docs/architecture.md.
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -38,8 +30,7 @@ def key(host: str, cwd: str) -> str:
 
 
 def inputs(cfg, cwd: str) -> tuple[list[str], list[str]]:
-    """(files and folders whose stat decides the answer, paths whose mere
-    existence does)."""
+    """(files and folders whose stat decides the answer, paths whose mere existence does)."""
     project = project_for(cwd, home=cfg.env.get("HOME"))
     full = [os.path.join(cfg.state_dir_str, "config.toml")]
     store = MemoryStore(cfg, project)
@@ -88,8 +79,7 @@ def _keepable(payload: bytes, out: str) -> tuple[str, dict] | None:
 
 
 def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: int) -> bool:
-    """Keep this SessionStart's answer for the next cold start; False when it
-    is not cacheable (no folder, notices only, a file changed meanwhile)."""
+    """Keep this SessionStart's answer for the next cold start; False when it is not cacheable."""
     kept = _keepable(payload, out)
     return kept is not None and _write(cfg, run_folder, host, *kept, started_ns)
 
@@ -111,10 +101,8 @@ def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: 
 
 
 class Kept:
-    """What one service kept, per folder: a SessionStart whose answer equals
-    the one kept since the last change (``forget``) and whose file is still
-    there is not walked again (with 1,000 skills that walk took 35–55 ms of
-    the interpreter, right when the session's first prompt arrives)."""
+    """What one service kept, per folder: an answer equal to the one kept since the last change
+    (``forget``), whose file is still there, is not walked and written again."""
 
     def __init__(self, cfg, run_folder: str):
         self.cfg, self.run_folder = cfg, run_folder
@@ -149,11 +137,7 @@ class Kept:
 
 
 def valid(entries: list) -> bool:
-    for entry in entries:
-        now = _stat(entry[1], entry[0] == "F")
-        if now != entry[2:]:
-            return False
-    return True
+    return all(_stat(entry[1], entry[0] == "F") == entry[2:] for entry in entries)
 
 
 def clear(run_folder: str) -> None:
@@ -182,9 +166,7 @@ def prune(run_folder: str, keep: int = KEEP) -> int:
         except (OSError, ValueError, AttributeError):
             fresh = False
         if not fresh:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(path)
                 removed += 1
-            except OSError:
-                pass
     return removed

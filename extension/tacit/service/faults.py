@@ -1,15 +1,7 @@
-"""Something else holds the service's socket path: told once, kept for doctor.
+"""Something else holds the service's socket path: told once, kept for doctor
+(``logs/service-fault.json``; ``told`` is what ``tacit doctor`` says).
 
-The hook client refuses a socket it cannot trust (``tacit.hosts.hook_client``:
-a ``run/`` folder that is not the user's own with mode 0700, a socket that is
-a link, not a socket, or someone else's, a peer of another uid) and runs the
-hook in-process. That process records the fault here: ``logs/service-fault.json``
-in the data folder (``{"at", "problem", "path"}``) for ``tacit doctor`` and
-``current`` to show, and — the first time, or when the problem changes — a
-notice the next foreground point hands the user once. The client removes
-the file as soon as a trusted service answers again (``FILE``); ``told``
-is what ``tacit doctor`` says about it (what to do, or that the record
-itself is unreadable).
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations
@@ -64,9 +56,7 @@ def advice(problem: str, state_dir: str) -> str:
 
 
 def told(state_dir: str) -> dict | None:
-    """For ``tacit doctor``: None when no fault is recorded; else
-    ``{problem, at, path, advice}``, or ``{unreadable, file}`` when the
-    record cannot be read (never raises)."""
+    """For ``tacit doctor``: None, ``{problem, at, path, advice}`` or ``{unreadable, file}``."""
     file = path_for(state_dir)
     try:
         with open(file, encoding="utf-8") as handle:

@@ -5,6 +5,7 @@ Design notes: docs/design/service.md#tacitservicehousekeeping
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
@@ -102,8 +103,7 @@ def apply_retention(cfg, engine, now: float) -> dict:
                                  CHILD_LOG_BYTES, CHILD_LOG_KEEP)
     out["trash"] = remove_older(os.path.join(cfg.home_str, "skills", ".trash"), now,
                                 cfg.trash_retention_days)
-    out["corrupt_ledgers"] = remove_matching(cfg.state_dir_str, "ledger.db.corrupt-", now,
-                                             cfg.trash_retention_days)
+    out["corrupt_ledgers"] = remove_older(cfg.state_dir_str, now, cfg.trash_retention_days, "ledger.db.corrupt-")
     out["file_modes_repaired"] = sum(1 for p in file_modes.check(cfg, repair=True) if p.repaired)
     log(cfg, "info", "retention", " ".join(f"{k}={v}" for k, v in out.items()))
     return out
@@ -122,39 +122,19 @@ def rotate(path: str, limit: int, keep: int) -> bool:
     return True
 
 
-def remove_older(folder: str, now: float, days: float) -> int:
+def remove_older(folder: str, now: float, days: float, prefix: str = "") -> int:
+    """Remove what in ``folder`` (named ``prefix``…) is older than ``days``; how many went."""
     removed = 0
     try:
-        entries = list(os.scandir(folder))
+        entries = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
     except OSError:
         return 0
     for entry in entries:
-        try:
+        with contextlib.suppress(OSError):
             if now - entry.stat(follow_symlinks=False).st_mtime > days * DAY:
                 if entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path)
                 else:
                     os.unlink(entry.path)
                 removed += 1
-        except OSError:
-            pass
-    return removed
-
-
-def remove_matching(folder: str, prefix: str, now: float, days: float) -> int:
-    removed = 0
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    for name in names:
-        if not name.startswith(prefix):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            if now - os.stat(path).st_mtime > days * DAY:
-                os.unlink(path)
-                removed += 1
-        except OSError:
-            pass
     return removed

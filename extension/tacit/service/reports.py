@@ -1,22 +1,12 @@
-"""Hooks that only report, acknowledged at once and applied after.
+"""Hooks that only report, acknowledged at once (spooled in ``run/inbox/``) and applied after, in
+arrival order, exactly once; a foreground hook waits for its session's earlier ones (``wait_for``).
 
-PostToolUse, Stop, SessionEnd … change nothing in the host's turn, so the
-service answers them as soon as the payload is on disk (``run/inbox/``, one
-small file each) and one applier thread runs them through the engine in
-arrival order. Exactly once: the file is removed after the event committed
-(the engine's event log answers a re-run with the stored result, so a
-crash between the two applies nothing twice); a service that starts applies
-what a killed one left, before anything else. A notice a deferred event
-produced (a ``systemMessage``) is queued for the session's next foreground
-point instead of being lost; an event the engine could not apply because
-the ledger was locked too long stays spooled (or is spooled: ``later``) and
-is applied again at the next scan. A foreground hook of a session waits until that
-session's earlier reports are applied (``wait_for``), so turns count right;
-a PreToolUse does not wait (its guard check reads no report's effect).
+Design notes: docs/architecture.md ("One service per data folder").
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -50,8 +40,7 @@ def session_in(data) -> str:
 
 
 class Reports:
-    """The spool and its applier; ``apply(host, event, payload, event_id)`` is
-    the service's ``hooks.run`` for one hook (returns its stdout)."""
+    """The spool and its applier; ``apply(host, event, payload, event_id)`` runs one hook."""
 
     def __init__(self, cfg, run_folder: str, apply, ledger):
         self.cfg = cfg
@@ -77,17 +66,14 @@ class Reports:
         self._thread.start()
 
     def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False) -> bool:
-        """Spool one report; True when it is safe to acknowledge it now.
-        ``later``: any event the engine could not apply now (the ledger was
-        locked too long), applied once it can be, exactly once by its id."""
+        """Spool one report; True when it is safe to acknowledge it now (``later``: an event the
+        engine could not apply yet, applied once it can be)."""
         if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
             return False
         with self._cond:
             self._seq += 1
-            seq = self._seq
-        path = os.path.join(self.folder, f"{time.time_ns():020d}-{seq:08d}")
-        with self._cond:
+            path = os.path.join(self.folder, f"{time.time_ns():020d}-{self._seq:08d}")
             self._known.add(path)  # the applier's scan leaves it to us
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -105,9 +91,7 @@ class Reports:
         return True
 
     def _scan(self) -> None:
-        """Queue the files nobody queued: a killed instance's, and a cold
-        SessionStart the hook client answered itself and spooled here
-        (``tacit.service.context_cache``)."""
+        """Queue the files nobody queued: a killed instance's, a cold SessionStart the client spooled."""
         for name in sorted(os.listdir(self.folder)):
             path = os.path.join(self.folder, name)
             if path in self._known or name.endswith(".tmp"):
@@ -144,10 +128,8 @@ class Reports:
                 else:
                     rescan = False
             if rescan:
-                try:
+                with contextlib.suppress(OSError):
                     self._scan()
-                except OSError:
-                    pass
                 continue
             with self._cond:
                 if not self._queue:

@@ -1,10 +1,6 @@
 """``tacit search`` asks the running service (``tacit.service.searches``).
 
-Imports what the hook client imports (``_socket``, not ``socket``; the request is
-written with json's C string encoder and the answer comes back as ``OK CODE`` and
-the text): a search through the service costs the CLI little more than the
-interpreter's start.
-"""
+Design notes: docs/design/service.md#tacitservicesearch_client"""
 
 from __future__ import annotations
 
@@ -24,8 +20,7 @@ def request_bytes(request: dict) -> bytes:
 
 
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
-    """The service's answer (``{"code", "out"}``), or None when no service
-    of this version answers (the CLI then searches in-process)."""
+    """The service's answer (``{"code", "out"}``), or None when no service of this version answers."""
     answer = exchange(run_dir(state_dir), f"TACIT1 search {code_identity(__version__)}\n".encode()
                       + request_bytes(request), timeout)
     head, _, body = (answer or b"").partition(b"\n")
@@ -39,9 +34,8 @@ def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
 
 
 def via_service(argv: list) -> int | None:
-    """``tacit search`` answered by the running service, whose index is open and kept fresh (the
-    CLI imports next to nothing: not even ``tacit.commands``); None when no service answers, or for
-    what the CLI answers itself (help, --reindex, usage errors)."""
+    """``tacit search`` answered by the running service (the CLI imports next to nothing); None when
+    no service answers, or for what the CLI answers itself (help, --reindex, usage errors)."""
     import sys
 
     from tacit.paths import data_dir

@@ -1,9 +1,6 @@
-"""``tacit search`` answered in the service (docs/search.md, "In the service").
+"""``tacit search`` answered in the service: the index kept open, one search at a time.
 
-The index stays open between searches (reopened when ``--reindex`` replaced
-its file) and one search runs at a time (another one is handed back to the CLI, never queued
-on a hook worker); each still catches up first, which
-costs a ``stat`` per session file when nothing changed.
+Design notes: docs/search.md ("In the service").
 """
 
 from __future__ import annotations
@@ -20,8 +17,7 @@ class Searches:
         self.inode = None
 
     def answer(self, request: dict) -> dict | None:
-        """None while another search runs: a waiting search would hold a hook worker (the CLI
-        searches in-process instead), so eight searches at once cannot stall a guard check."""
+        """None while another search runs: a waiting one would hold a hook worker (the CLI searches)."""
         from tacit.commands.search import answer
 
         if not self.lock.acquire(blocking=False):

@@ -175,11 +175,8 @@ class Service:
                 self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
 
     def _accept_loop(self) -> None:
-        """One thread reads every connection to its end, with a deadline
-        (``tacit.service.connections``); complete hooks are answered by a
-        bounded pool of threads, reports are acknowledged once spooled and
-        applied in order by one more (``tacit.service.reports``); a pi
-        session, which lasts as long as pi runs, gets a thread of its own."""
+        """One thread reads every connection with a deadline; hooks go to a bounded pool, reports to
+        the spool, a long-lived session to a thread of its own."""
         self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
         self.reader.run()
 
@@ -191,11 +188,9 @@ class Service:
     def _shutdown(self) -> None:
         path = os.path.join(self.folder, SOCKET_NAME)
         if self.listener is not None:
-            try:  # new clients must not reach a dying service: they start the next one
+            with contextlib.suppress(OSError):  # new clients must not reach a dying service
                 if os.stat(path).st_ino == self.socket_inode:  # ours, not a successor's
                     os.unlink(path)
-            except OSError:
-                pass
             self.listener.close()
         self._end_sessions(time.monotonic() + 5)
         deadline = time.monotonic() + 10
@@ -214,15 +209,12 @@ class Service:
                                              f"{self.events} events")
 
     def _end_sessions(self, deadline: float) -> None:
-        """Open pi sessions end with the service, each logging its end (an event they are applying
-        first finishes); the extension makes a new link and sends again what was not answered."""
+        """Open sessions end with the service, each logging its end (an event being applied finishes)."""
         with self._lock:
             sessions = list(self.sessions.items())
         for conn, _thread in sessions:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         for _conn, thread in sessions:
             thread.join(max(0.0, deadline - time.monotonic()))
 
@@ -241,8 +233,7 @@ class Service:
 
     # -- connections ---------------------------------------------------------------
     def _handle(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> None:
-        """A complete request, on the reader's thread: answer what is quick,
-        hand the rest on; never block here."""
+        """A complete request, on the reader's thread: answer what is quick, hand the rest on."""
         handed = False
         try:
             kind = parts[1]
@@ -281,10 +272,14 @@ class Service:
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
             self.answered.set()
             return False
+        return self._submit(self._serve_hook, conn, host, event, event_id, body)
+
+    def _submit(self, serve, *args) -> bool:
+        """Hand a request to the pool; False when it is shutting down (the client retries elsewhere)."""
         self._count(+1)
         try:
-            self.pool.submit(self._serve_hook, conn, host, event, event_id, body)
-        except RuntimeError:  # shutting down: the client retries on the next service
+            self.pool.submit(serve, *args)
+        except RuntimeError:
             self._count(-1)
             return False
         return True
@@ -294,13 +289,7 @@ class Service:
             conn.sendall(b"MISMATCH\n")
             return False
         self._touch()
-        self._count(+1)
-        try:
-            self.pool.submit(self._serve_search, conn, body)
-        except RuntimeError:
-            self._count(-1)
-            return False
-        return True
+        return self._submit(self._serve_search, conn, body)
 
     def _serve_search(self, conn: socket.socket, body: bytes) -> None:
         """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
@@ -320,9 +309,7 @@ class Service:
             self._count(-1)
 
     def _serves(self, identity: str) -> bool:
-        """A client of this version or an older one is served (two installs
-        sharing a data folder: the newer service answers both); a newer one
-        makes this service leave, so the next hook starts the newer."""
+        """A client of this version or an older one is served; a newer one makes this service leave."""
         if identity == self.identity or _identity_key(identity) < _identity_key(self.identity):
             return True
         self.request_stop(f"a client of another version connected ({identity})")
@@ -415,14 +402,10 @@ class Service:
 
 
 def _identity_key(identity: str) -> tuple:
-    """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp
-    (a later install of the same version is the newer one)."""
+    """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp."""
     version, _, stamp = identity.partition("+")
-    numbers = []
-    for part in version.replace("-", ".").split("."):
-        digits = "".join(itertools.takewhile(str.isdigit, part))
-        numbers.append(int(digits) if digits else -1)
-    return tuple(numbers), int(stamp) if stamp.isdigit() else 0
+    digits = ["".join(itertools.takewhile(str.isdigit, part)) for part in version.replace("-", ".").split(".")]
+    return tuple(int(d) if d else -1 for d in digits), int(stamp) if stamp.isdigit() else 0
 
 
 def _flock(fd: int) -> bool:
@@ -480,11 +463,9 @@ def serve(cfg=None) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: service.request_stop("signal"))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    with contextlib.suppress(OSError):
         ensure_private_dir(cfg.state_dir_str)
         os.chdir(cfg.state_dir_str)
-    except OSError:
-        pass
     try:
         return service.run()
     except Exception as exc:  # noqa: BLE001
@@ -496,9 +477,8 @@ FAILED = 3  # the exit status a waiting hook client takes as "it will not come u
 
 
 def rpc_session(host: str):
-    """The class serving a host's long-lived session (its spec's ``rpc_session``):
-    ``TACIT1 rpc IDENTITY [HOST]``; without HOST, the first host that has one
-    (pi's extension); None when there is none."""
+    """The class serving a host's long-lived session (``TACIT1 rpc IDENTITY [HOST]``; without HOST,
+    the first host that has one); None when there is none."""
     hosts = [h for h in host_specs.registry().values() if h.rpc_session]
     chosen = next((h for h in hosts if h.name == host), None) if host else (hosts[0] if hosts else None)
     return chosen.load("rpc_session") if chosen is not None else None

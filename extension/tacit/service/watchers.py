@@ -1,9 +1,7 @@
 """What the service watches on disk (watchdog): memory, skills and project
 files changed by hand or another process, its own code, and config.toml.
 
-Imported only once the first hook is answered (``Service._watch``): watchdog
-costs a cold start tens of milliseconds it does not need.
-"""
+Design notes: docs/design/service.md#tacitservicewatchers"""
 
 from __future__ import annotations
 
@@ -63,8 +61,7 @@ class _OnCodeChange(FileSystemEventHandler):
 
 
 class _OnConfigChange(FileSystemEventHandler):
-    """config.toml changed: settings are read once, at start — let the next
-    hook start a service that reads the new ones."""
+    """config.toml changed: leave, so the next hook starts a service that reads the new settings."""
 
     def __init__(self, service):
         self.service = service

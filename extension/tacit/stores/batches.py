@@ -1,11 +1,6 @@
 """Deleting many rows without holding the ledger's writer.
 
-A retention prune over a million observations in one transaction held the write lock for seconds
-while hooks streamed (a PreToolUse waited past its bound). Here the rows to go are found in *read*
-transactions (WAL: a reader never blocks a writer) and deleted ``BATCH`` at a time, each batch its
-own short write transaction (a few milliseconds), with a pause between batches at least as long as
-the batch took, so a waiting hook — in this process or another, whose SQLite busy handler polls —
-gets the writer."""
+Design notes: docs/design/stores.md#tacitstoresbatches"""
 
 from __future__ import annotations
 
@@ -18,10 +13,8 @@ PAUSE = 0.002  # seconds between batches: a waiting writer goes first
 
 def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tuple = ("rowid",),
                  batch: int = BATCH, pause: float = PAUSE) -> int:
-    """Delete the rows of ``table`` matching ``where`` (SQL with ``?``
-    placeholders bound to ``params``), found by their ``key`` columns (the
-    primary key of a table without rowid); returns how many went. ``table``,
-    ``where`` and ``key`` come from this package's modules, never from input."""
+    """Delete the rows of ``table`` matching ``where`` (bound to ``params``), found by their ``key``
+    columns; how many went. ``table``, ``where`` and ``key`` never come from input."""
     columns = ", ".join(key)
     one = "(" + ",".join("?" * len(key)) + ")"
     total = 0

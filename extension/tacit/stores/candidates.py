@@ -1,17 +1,6 @@
 """Candidates: the SQL of the shared memory lifecycle (``memories``, ``memory_evidence``, ``adaptations``).
 
-Every learner proposes candidate memories into one table; the arithmetic of the ladder (candidate →
-confirmed → applied → dismissed) is ``tacit.learn.lifecycle``, this module only reads and writes
-rows.
-
-Design decisions
-- **Functions take the caller's connection.** They run inside the caller's write transaction (a
-  background handler's, under the engine's applied-once marker), so everything a learner does to one
-  event commits together.
-- **Evidence rows are the idempotency.** ``(memory_id, ref)`` is the primary key of
-  ``memory_evidence``; ``add_evidence`` says whether the row is new, and only a new row may
-  reinforce a memory.
-- **Rows come back as dataclasses**, not tuples, where callers read fields."""
+Design notes: docs/design/stores.md#tacitstorescandidates"""
 
 from __future__ import annotations
 
@@ -192,9 +181,8 @@ def mark_applied(conn, memory_id: int, entry: str, now: float) -> bool:
 
 
 def settle_saved(conn, *, session_id: str, text: str, entry: str, now: float) -> list[int]:
-    """The importance captures of one user message (same session, same words)
-    that a correction child has just saved as ``entry``: applied, as that
-    entry — one lesson, one entry (no second copy at the next promotion)."""
+    """The importance captures of one user message that a correction child just saved as ``entry``:
+    applied, as that entry (no second copy at the next promotion)."""
     rows = conn.execute(
         "SELECT id FROM memories WHERE source = 'importance' AND status IN ('candidate', 'confirmed') "
         "AND json_extract(data, '$.session_id') = ? AND trim(json_extract(data, '$.text')) = trim(?)",
@@ -244,16 +232,14 @@ def move_evidence(conn, from_id: int, to_id: int) -> None:
 
 
 def decay_unused(conn, step: int, unused_before: float, now: float) -> None:
-    """−``step`` for memories not reinforced since ``unused_before``; dismissed
-    and taught ones never decay."""
+    """−``step`` for memories not reinforced since ``unused_before`` (not dismissed or taught ones)."""
     conn.execute("UPDATE memories SET confidence = max(0, confidence - ?), updated_at = ? "
                  "WHERE status != 'dismissed' AND source != 'teach' AND last_used_at < ?",
                  (step, now, unused_before))
 
 
 def doomed(conn, below: int, now: float) -> list[tuple]:
-    """``(id, key, target, applied_text, expired)`` of memories to delete:
-    decayed below ``below`` (not taught) or past their TTL."""
+    """``(id, key, target, applied_text, expired)`` of memories decayed below ``below`` or expired."""
     rows = conn.execute(
         "SELECT id, key, target, applied_text, expires_at FROM memories "
         "WHERE status != 'dismissed' AND ((source != 'teach' AND confidence < ?) "
@@ -262,7 +248,6 @@ def doomed(conn, below: int, now: float) -> list[tuple]:
 
 
 def prune_evidence(ledger, cutoff: float) -> int:
-    """Evidence of dismissed memories recorded before ``cutoff`` (what is alive keeps its evidence;
-    the lifecycle's decay removes stale candidates whole), in small batches."""
+    """Evidence of dismissed memories recorded before ``cutoff``, in small batches."""
     return delete_where(ledger, "memory_evidence", "at < ? AND memory_id IN "
                         "(SELECT id FROM memories WHERE status = 'dismissed')", (cutoff,), key=("memory_id", "ref"))

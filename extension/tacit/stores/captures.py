@@ -1,10 +1,6 @@
 """Importance captures: the SQL beyond the shared ``memories`` table.
 
-Captures themselves are ``memories`` rows (``source = 'importance'``, ``tacit.stores.candidates``);
-this module holds what only the importance learner and its review keep: ``importance_decisions``
-(every decision, by whom), ``importance_reviews`` (every showing), ``importance_forgotten`` ("forget
-that …"), and its ``ledger_meta`` keys (last heartbeat, the day the nightly review was offered).
-Functions take the caller's connection."""
+Design notes: docs/design/stores.md#tacitstorescaptures"""
 
 from __future__ import annotations
 
@@ -68,8 +64,7 @@ def record_review(conn, day: str, trigger: str, counts: dict, now: float) -> int
 
 
 def prune(ledger, cutoff: float) -> dict:
-    """Decisions before ``cutoff`` about memories that no longer exist, and review showings before
-    it (a live memory keeps its whole history); in small batches."""
+    """Decisions before ``cutoff`` about memories gone, and review showings before it; in batches."""
     return {"importance_decisions": delete_where(
                 ledger, "importance_decisions", "at < ? AND (memory_id IS NULL OR memory_id NOT IN "
                 "(SELECT id FROM memories))", (cutoff,)),

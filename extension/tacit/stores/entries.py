@@ -66,8 +66,7 @@ def usage_text(current: int, limit: int) -> str:
 
 
 def replaced(entries: list[str], index: int, new_text: str) -> list[str]:
-    """``entries`` with the one at ``index`` replaced; two entries becoming
-    identical is a merge, not a duplicate."""
+    """``entries`` with the one at ``index`` replaced (two becoming identical: a merge)."""
     new_entries = list(entries)
     new_entries[index] = new_text
     return list(dict.fromkeys(new_entries))

@@ -1,11 +1,6 @@
 """What was worked out from a file, kept on disk until the file changes.
 
-A ``FileMemo`` maps a file's path to a value computed from its bytes (a skill's parsed frontmatter
-and the content gate's verdict), keyed by the file's stat signature (size, mtime, ctime, inode) and
-by the code that computed it: a new process (the first hook after an idle exit) reads the memo
-instead of parsing and scanning every file again. Any change to the file, or to tacit's code, makes
-the entry miss; an unreadable memo is an empty one. Kept in ``run/memo/`` (private, like the
-socket). Never raises."""
+Design notes: docs/design/stores.md#tacitstoresfile_memo"""
 
 from __future__ import annotations
 
@@ -97,8 +92,7 @@ class FileMemo:
             self._dirty = True
 
     def save(self, prune: bool = False, limit: int | None = None) -> None:
-        """Write it when something was added (``prune``: keep only what this
-        build used, so files that are gone drop out; ``limit``: prune past it)."""
+        """Write it when something was added (``prune``: keep only what this build used)."""
         with self._lock:
             entries = self._load()
             prune = prune or (limit is not None and len(entries) > limit)

@@ -1,16 +1,5 @@
 """Fix patterns: the SQL (``fix_patterns``, its FTS5 index, ``fix_pattern_events``, ``turn_metrics``).
 
-- **SQLite's own FTS5 ranks candidates** (``bm25()``) over pre-tokenised terms; a SQLite without
-  FTS5 got a plain table of the same shape (migration ``0002``) and every active pattern is scored
-  in Python.
-- **The active count lives in ``ledger_meta``** (``fix_patterns.active``): the IDF's ``N`` and the
-  "anything to look up?" test, one primary-key read.
-- **One event row per (pattern, session, message time, kind)**: an outcome recorded twice for the
-  same message counts once.
-- **A lookup reads few rows**: FTS5 ranks alone, then only the best ids are read; document
-  frequencies are kept per connection while FTS5's structure record is unchanged. Functions take the
-  caller's connection.
-
 Design notes: docs/design/learn.md#tacitstoresfix_patterns"""
 
 from __future__ import annotations
@@ -66,8 +55,7 @@ def _store_active_count(conn) -> int:
 
 
 def _filters(cfg, now: float, apply: bool) -> tuple[str, list]:
-    """The injection rules as SQL: rated patterns need ``min_success_rate``,
-    and a pattern must be fresh within ``decay_after_days``."""
+    """The injection rules as SQL: ``min_success_rate`` for rated ones, fresh within the decay."""
     if not apply:
         return "", []
     where = ("AND (p.successes + p.failures < ? OR "
@@ -87,8 +75,7 @@ _STRUCTURE = "SELECT block FROM fix_patterns_fts_data WHERE id = 10"  # FTS5's s
 
 
 def index_version(conn):
-    """FTS5's structure record: it changes whenever the index is written
-    (at commit, or when a query flushes the transaction's pending writes)."""
+    """FTS5's structure record: it changes whenever the index is written."""
     row = conn.execute(_STRUCTURE).fetchone()
     return None if row is None else bytes(row[0])
 
@@ -100,8 +87,7 @@ def _forget_counts(conn) -> None:
 
 
 def _counts_for(conn, version) -> dict:
-    """The counts kept for this connection at ``version`` (a new, empty set
-    when the index changed since)."""
+    """The counts kept for this connection at ``version`` (new and empty when the index changed)."""
     with _DF_LOCK:
         entry = _DF_CACHE.get(id(conn))
         if entry is None or entry[0] is not conn or entry[1] != version or len(entry[2]) > DF_CACHE_TERMS:
@@ -119,8 +105,7 @@ def _vocabulary(conn, terms: list[str]) -> dict:
 
 
 def doc_freqs(conn, terms: list[str]) -> dict:
-    """How many active patterns hold each term (FTS5's vocabulary); terms no pattern holds are left
-    out. Counts read before on this connection are reused while the index is unchanged."""
+    """How many active patterns hold each term (none: left out); reused while the index is unchanged."""
     if not terms:
         return {}
     distinct = list(dict.fromkeys(terms))
@@ -137,8 +122,7 @@ def doc_freqs(conn, terms: list[str]) -> dict:
 
 
 def match(conn, terms: list[str], cfg, now: float, *, filters: bool, limit: int) -> list[Candidate]:
-    """FTS5 candidates for any of ``terms``, best bm25 first: FTS5 ranks on its own, then only the
-    best ids are read and filtered (more are ranked when filters leave fewer than ``limit``)."""
+    """FTS5 candidates for any of ``terms``, best bm25 first (ranked alone, then the best ids read)."""
     if not terms or limit <= 0:
         return []
     where, params = _filters(cfg, now, filters)
@@ -240,8 +224,7 @@ def record_injection(conn, pattern_id: int, *, session_id: str, at: float) -> bo
 
 def record_outcome(conn, pattern_id: int, outcome: str, *, session_id: str, at: float,
                    now: float) -> tuple[int, int] | None:
-    """Count one outcome; the pattern's (successes, failures) after it, or
-    None when this message's outcome was counted before."""
+    """Count one outcome: (successes, failures) after it, or None when counted before."""
     if not _event(conn, pattern_id, session_id, at, outcome):
         return None
     if outcome == "success":
@@ -267,8 +250,7 @@ def turn_of(conn, session_id: str, at: float) -> float:
 
 
 def prune_events(ledger, *, retired_before: float, before: float) -> int:
-    """The per-message log: of retired patterns before ``retired_before``, of any pattern before
-    ``before`` (the counts on the pattern rows stay); in small batches."""
+    """The per-message log before ``before`` (retired patterns': ``retired_before``), in batches."""
     return delete_where(ledger, "fix_pattern_events", "at < ? OR (at < ? AND pattern_id IN "
                         "(SELECT id FROM fix_patterns WHERE status = 'retired'))", (before, retired_before),
                         key=("pattern_id", "session_id", "at", "kind"))

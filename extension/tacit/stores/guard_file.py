@@ -1,11 +1,6 @@
 """Guards made by hand, kept outside the ledger too: ``<state>/guards.json``.
 
-A guard from ``tacit guard add`` lives in the ledger's ``guards`` table (a derived guard lives in
-memory, its source). So that a corrupt ledger moved aside cannot silently drop it, every change to
-the table rewrites this file with every hand-made row (``export``: its key, scope, project, lesson,
-spec, action and status — removed ones too, so a removal sticks), and ``restore`` puts back the rows
-the table lacks, with a history row each. The file is written atomically, mode 0600; a file that
-cannot be read or parsed restores nothing and is left for ``tacit doctor`` to name."""
+Design notes: docs/design/stores.md#tacitstoresguard_file"""
 
 from __future__ import annotations
 
@@ -22,9 +17,8 @@ def path(cfg) -> str:
 
 
 def export(cfg, conn) -> None:
-    """Rewrite the file from the table's hand-made rows, keeping the saved
-    rows the table lacks (a fresh ledger not restored yet: the table never
-    deletes a hand-made row). Raises OSError when it cannot be written."""
+    """Rewrite the file from the table's hand-made rows, keeping saved rows the table lacks (a fresh
+    ledger not restored yet); OSError when it cannot be written."""
     rows = conn.execute(f"SELECT {', '.join(_FIELDS)} FROM guards WHERE origin = 'user' ORDER BY id").fetchall()
     guards = [dict(zip(_FIELDS, row)) for row in rows]
     have = {g["key"] for g in guards}

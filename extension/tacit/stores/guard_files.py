@@ -1,11 +1,7 @@
-"""The repository's instruction files on disk → their rule lines, safely.
+"""The repository's instruction files on disk → their rule lines, safely (what cannot be read is
+skipped with a notice). Untrusted input: their guards ask, below the file's folder.
 
-``found(root)`` lists the instruction files of a checkout (root and subfolders; ``.git``, dependency
-and build folders pruned; bounded), and ``read(root)`` reads each: a symlink out of the checkout, a
-file over ``MAX_FILE_BYTES``, binary content, an ``.mdc`` with broken frontmatter, a line the
-content scanner flags — each is skipped with a notice, never a crash. ``signature(root, files)`` is
-what a check stats to notice a change. The files are untrusted input: their guards can only stop
-(``ask``), and they apply below the folder the file is in."""
+Design notes: docs/guards.md#rules-from-the-repositorys-own-files"""
 
 from __future__ import annotations
 
@@ -61,8 +57,7 @@ def found(root: str) -> tuple[str, ...]:
 
 
 def applies_at(rel: str) -> str:
-    """The folder (relative) below which a file's rules apply: its own, or
-    the one holding ``.claude/``, ``.github/`` or ``.cursor/rules/``."""
+    """The folder below which a file's rules apply: its own, or the one holding ``.claude/`` & co."""
     folder = os.path.dirname(rel)
     for nested in (".claude", ".github", ".cursor/rules"):
         if folder == nested or folder.endswith("/" + nested):
@@ -89,8 +84,7 @@ def _text(root: str, rel: str) -> str:
 
 
 def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
-    """Every rule line of the instruction files below ``root`` (with ``cfg``:
-    each file's rules kept by its text, ``tacit.stores.guard_memo``)."""
+    """Every rule line of the instruction files below ``root`` (with ``cfg``: kept by their text)."""
     files = found(root) if files is None else files
     rules: list = []
     unread: list = []
@@ -156,8 +150,7 @@ def signature(root: str, files: tuple[str, ...]) -> tuple:
 
 
 class Finder:
-    """The instruction files of each checkout, re-discovered every
-    ``every`` seconds (a new file in a subfolder is seen within that)."""
+    """The instruction files of each checkout, re-discovered every ``every`` seconds."""
 
     def __init__(self, every: float = 30.0):
         self.every = every
@@ -187,10 +180,8 @@ def _key(project_key: str, rel: str, text: str, spec: GuardSpec, prefix: str = "
 
 
 def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
-    """Bring the guards of ``project``'s instruction files in line with the
-    files (``instruction_files = false``: none); True when anything changed.
-    A row's ``memory_scope`` is ``file:<path>:<line>`` (its provenance); its
-    id stays while the line's text stays, wherever the line moves."""
+    """Bring the guards of ``project``'s instruction files in line with the files; True when
+    anything changed. ``memory_scope`` is ``file:<path>:<line>``; the id stays while the text does."""
     from tacit.stores.guards import bump  # the table's revision; no cycle at import time
     if project is None:
         return False
@@ -244,11 +235,8 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
 
 
 def add_for_line(store, where: str, pattern: str, project) -> dict:
-    """A child's phrasing of an unread line (``tacit guard add --line
-    AGENTS.md:42 PATTERN``): accepted only when ``where`` is an unread line of
-    ``project``'s instruction files and every word of ``pattern`` occurs in
-    it; the guard asks, carries the line's provenance and lives while the
-    line reads the same. ``{"success", "guard"|"error", "created"}``."""
+    """A child's phrasing of an unread line (``tacit guard add --line AGENTS.md:42 PATTERN``),
+    accepted only when every word of ``pattern`` occurs in that line; it asks, and lives with it."""
     from tacit.display import clip
     from tacit.guards import spec_from_pattern
     from tacit.guards.instructions import _inside, refusing_text
@@ -314,8 +302,7 @@ ASKED_KEY = "guards.files.asked."  # + the project's key: the unread lines alrea
 
 
 def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
-    """The unread lines of ``project``'s instruction files (``files``: as found
-    already), as ``{"where": "AGENTS.md:42", "text", "asked"}`` (``asked``: a child was shown it)."""
+    """The unread lines of ``project``'s instruction files: ``{"where", "text", "asked"}``."""
     if project is None or not bool(cfg.settings.get("instruction_files", True)):
         return []
     got = read(project.root, files, cfg)
@@ -325,8 +312,7 @@ def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None) -> list:
-    """The unread lines no child was shown yet (``{"where", "text"}``), at most
-    ``limit``; a line said again in another file (CLAUDE.md copying AGENTS.md) once."""
+    """The unread lines no child was shown yet, at most ``limit``; a text said in two files once."""
     out, seen = [], set()
     for one in unread_lines(ledger, cfg, project, files=files):
         if not one["asked"] and one["text"] not in seen:
@@ -336,8 +322,7 @@ def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None
 
 
 def mark_asked(ledger, project, lines: list) -> None:
-    """Remember that ``lines`` (from ``unasked``, or lessons ``memory:…``) were
-    put to a child: each is shown once while it reads the same."""
+    """Remember that ``lines`` (from ``unasked``, or lessons ``memory:…``) were put to a child."""
     _update_asked(ledger, project, lines, keep=False)
 
 
@@ -347,15 +332,14 @@ def unmark_asked(ledger, project, lines: list) -> None:
 
 
 def asked_key(project, where: str) -> str:
-    """Where the shown ids of ``where`` are kept: a lesson's (``memory:…``) for
-    every project at once, a file line's per project."""
+    """Where the shown ids of ``where`` are kept: a lesson's for every project, a line's per project."""
     return ASKED_KEY + ("memory" if where.startswith("memory:") or project is None else project.key)
 
 
 def asked_ids(ledger, key: str) -> set:
     """The ids kept under ``key`` (``asked_key``) of what a child was shown."""
     with ledger.read() as conn:
-        return set(_asked(ledger.meta_get(conn, key, None)))
+        return set(_strings(ledger.meta_get(conn, key, None)))
 
 
 def asked_id(where: str, text: str) -> str:
@@ -369,12 +353,13 @@ def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
             by_key.setdefault(asked_key(project, one["where"]), []).append(asked_id(one["where"], one["text"]))
     with ledger.write() as conn:
         for key, ids in by_key.items():
-            asked = _asked(ledger.meta_get(conn, key, None))
+            asked = _strings(ledger.meta_get(conn, key, None))
             asked = [a for a in asked if a not in set(ids)] if keep else (asked + ids)[-2000:]
             ledger.meta_set(conn, key, json.dumps(asked))
 
 
-def _asked(raw) -> list:
+def _strings(raw) -> list:
+    """The texts of a kept JSON list (anything else: none)."""
     try:
         found = json.loads(raw) if raw else []
     except (TypeError, ValueError):
@@ -391,12 +376,7 @@ def notices(ledger, project) -> list[str]:
     if project is None:
         return []
     with ledger.read() as conn:
-        raw = ledger.meta_get(conn, NOTICE_KEY + project.key, None)
-    try:
-        found_notices = json.loads(raw) if raw else []
-    except (TypeError, ValueError):
-        return []
-    return [n for n in found_notices if isinstance(n, str)]
+        return _strings(ledger.meta_get(conn, NOTICE_KEY + project.key, None))
 
 
 __all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",

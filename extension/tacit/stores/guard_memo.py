@@ -1,13 +1,4 @@
-"""Guards derived from text, kept on disk by that very text.
-
-Deriving the guards of the memory entries and instruction files compiles and
-runs the derivation rules: a new service paid ~100 ms for it on its first
-SessionStart after every idle exit. What a text derives is a pure function of
-the text and tacit's code, so it is kept (``tacit.stores.file_memo``, in
-``run/memo/``) under the sha256 of the text, behind the memo's code stamp: an
-edited entry or rule line is another text, derived again, never a stale hit.
-Each value carries a checksum of its key and items; a value that fails it, or
-whose specs do not parse, is derived again. Never raises on a bad memo.
+"""Guards derived from text, kept on disk by that very text (never raises on a bad memo).
 
 Design notes: docs/design/stores.md#tacitstoresguard_memo
 """
@@ -21,8 +12,7 @@ from tacit.stores import file_memo
 
 
 class DerivedMemo:
-    """``kept(text, derive, encode, decode)`` for the texts under one root
-    (a project's checkout; "" for no project), of one ``kind``."""
+    """``kept(text, derive, encode, decode)`` for the texts of one ``kind`` under one root."""
 
     def __init__(self, cfg, kind: str, root: str | None):
         self._memo = file_memo.memo_for(cfg, kind, root or "")

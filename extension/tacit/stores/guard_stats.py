@@ -1,12 +1,7 @@
 """Guard figures per project: lessons, guards, calls stopped, overrides and the repeat-mistake rate
 (``tacit guard stats``, and the end of ``tacit stats``).
 
-- **Known projects come from tacit's own folders** (``projects/*/project.json``),
-  plus the current one: no scan of the disk.
-- **The repeat-mistake rate** is repeat mistakes / (calls stopped + repeat
-  mistakes): of the calls that broke a saved lesson, the share that ran.
-- **A mistake prevented** is a stop that was not overridden: per guard,
-  stops minus overrides (never below 0)."""
+Design notes: docs/design/stores.md#tacitstoresguard_stats"""
 
 from __future__ import annotations
 
@@ -34,10 +29,8 @@ def known_projects(cfg) -> list[Project]:
 
 
 def stats(cfg, store: GuardStore, *, only: Project | None = None, include_current: Project | None = None) -> dict:
-    """Per project: lessons (memory entries that apply there), lessons that
-    are guards, active guards, calls stopped, overrides, repeat mistakes, and
-    the repeat-mistake rate: repeat mistakes / (calls stopped + repeat
-    mistakes) — of the calls that broke a saved lesson, the share that ran."""
+    """Per project: lessons, lessons that are guards, active guards, calls stopped, overrides,
+    repeat mistakes and the repeat-mistake rate."""
     projects = [only] if only is not None else known_projects(cfg)
     if only is None and include_current is not None and all(p.key != include_current.key for p in projects):
         projects.append(include_current)

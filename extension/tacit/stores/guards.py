@@ -55,8 +55,7 @@ class GuardRecord:
     removed_why: str | None = None
 
     def guard(self, root: str | None) -> Guard:
-        """The guard as ``tacit.guards`` checks it; a project guard placed at
-        ``root`` (the session's checkout of its project)."""
+        """The guard as ``tacit.guards`` checks it; a project guard placed at the session's ``root``."""
         if self.file is not None and root:
             from tacit.stores.guard_files import applies_at
             below = applies_at(self.file.rsplit(":", 1)[0])
@@ -94,14 +93,10 @@ class GuardRecord:
 def _record(row) -> GuardRecord | None:
     data = dict(zip(_COLUMNS, row))
     try:
-        spec = GuardSpec.from_dict(json.loads(data["spec"]))
+        data["spec"] = _spec_of(json.loads(data["spec"]))
     except (TypeError, ValueError):
-        spec = None
-    if spec is None:
         return None
-    data["spec"] = spec
-    data["by_user"] = bool(data["by_user"])
-    return GuardRecord(**data)
+    return GuardRecord(**{**data, "by_user": bool(data["by_user"])})
 
 
 def _spec_of(data) -> GuardSpec:
@@ -169,26 +164,22 @@ class GuardStore:
             return self._get(conn, guard_id)
 
     def applying(self, project: Project | None, *, statuses=("active",)) -> list[GuardRecord]:
-        """The guards that apply in ``project``: every global one and this
-        project's, in id order (only ``statuses``)."""
-        marks = ", ".join("?" for _ in statuses)
+        """The guards (of ``statuses``) that apply in ``project``: every global one and this project's."""
         key = project.key if project is not None else None
-        with self.ledger.read() as conn:
-            rows = conn.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}) "
-                "AND (scope = 'global' OR project = ?) ORDER BY id", (*statuses, key)).fetchall()
-        return [r for r in map(_record, rows) if r is not None]
+        return self._select(statuses, " AND (scope = 'global' OR project = ?)", (key,))
 
     def all(self, *, statuses=("active", "removed", "gone")) -> list[GuardRecord]:
+        return self._select(statuses)
+
+    def _select(self, statuses, where: str = "", args: tuple = ()) -> list[GuardRecord]:
         marks = ", ".join("?" for _ in statuses)
         with self.ledger.read() as conn:
-            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}) "
-                                "ORDER BY id", tuple(statuses)).fetchall()
+            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}){where} "
+                                "ORDER BY id", (*statuses, *args)).fetchall()
         return [r for r in map(_record, rows) if r is not None]
 
     def derive(self, project: Project | None) -> dict[str, tuple]:
-        """``key -> (memory scope, guard scope, entry, spec)`` for every guard
-        the memory of ``project``'s scopes states now."""
+        """``key -> (memory scope, guard scope, entry, spec)`` of every guard ``project``'s memory states."""
         store = MemoryStore(self.cfg, project)
         found: dict[str, tuple] = {}
         memo = DerivedMemo(self.cfg, "guards", project.root if project is not None else "")
@@ -208,9 +199,7 @@ class GuardStore:
 
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
         """Bring the derived guards of ``project``'s scopes in line with its memory files; True when
-        anything changed. Linear: the lessons are derived and dated (one history pass per scope)
-        outside any write transaction, then written in small transactions, so a tool call's check
-        never waits long behind a sync."""
+        anything changed. Derived outside any write, written in small transactions."""
         from_files = self.sync_files(project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
@@ -268,8 +257,7 @@ class GuardStore:
         return True
 
     def _origins(self, fresh: list, project: Project | None) -> dict:
-        """``(memory scope, entry) -> (first saved at, said by the user)`` for
-        the new lessons: one pass over each scope's history."""
+        """``(memory scope, entry) -> (first saved at, said by the user)``: one pass per scope's history."""
         wanted: dict[str, set] = {}
         for _key, (memory_scope, _scope, entry, _spec) in fresh:
             wanted.setdefault(memory_scope, set()).add(entry)
@@ -338,10 +326,8 @@ class GuardStore:
         return {"success": True, "created": created, "guard": record.as_dict()}
 
     def add_for_lesson(self, change_id: int, pattern: str, *, scope: str, project: Project | None) -> dict:
-        """A child's proposal: a guard for the lesson that history change
-        ``change_id`` saved, accepted only when grounded — every program,
-        subcommand, flag, remote, branch and path of ``pattern`` occurs in
-        the lesson or in the user's message that caused it — and as ``ask``."""
+        """A child's proposal: a guard (``ask``) for the lesson change ``change_id`` saved, accepted
+        only when every word of ``pattern`` occurs in the lesson or the user's message behind it."""
         from tacit.guards.why import ungrounded
         found = history.changes(self.ledger, change_id=int(change_id), limit=1)
         if not found:
@@ -423,8 +409,7 @@ class GuardStore:
 
     def strike(self, guard_id, kind: str, *, project: str = "", session_id: str = "", host: str = "",
                subject: str = "", ref: str | None = None) -> Outcome | None:
-        """An override or a "wrong": the event, then demote or (second strike) remove. None when
-        there is no such active guard, or ``ref`` was counted already."""
+        """An override or a "wrong": demote, or (second strike) remove; None if not active or counted."""
         if kind not in ("override", "wrong"):
             raise ValueError("a strike is an override or a wrong")
         with history.using(self.ledger), self.ledger.write() as conn:
@@ -460,14 +445,11 @@ class GuardStore:
 
     def per_guard(self, *, project: str | None = None) -> dict[int, dict]:
         """Outcome rows by guard: ``{id: {"stop", "override", "wrong", "repeat"}}``."""
-        query = "SELECT guard_id, kind, count(*) FROM guard_events"
-        args: tuple = ()
-        if project is not None:
-            query += " WHERE project = ?"
-            args = (project,)
+        where, args = ("", ()) if project is None else (" WHERE project = ?", (project,))
         out: dict[int, dict] = {}
         with self.ledger.read() as conn:
-            for gid, kind, n in conn.execute(query + " GROUP BY guard_id, kind", args):
+            for gid, kind, n in conn.execute(f"SELECT guard_id, kind, count(*) FROM guard_events{where} "
+                                             "GROUP BY guard_id, kind", args):
                 out.setdefault(int(gid), dict.fromkeys(EVENT_KINDS, 0))[kind] = int(n)
         return out
 
@@ -485,8 +467,7 @@ def rev_file(cfg) -> str:
 
 
 def write_rev_file(cfg, rev: str) -> None:
-    """The revision, by rename (a reader sees the old number or the new one).
-    Not synced to disk: after a crash every cache is gone anyway."""
+    """The revision, by rename; not synced to disk (after a crash every cache is gone anyway)."""
     path = rev_file(cfg)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
@@ -495,9 +476,7 @@ def write_rev_file(cfg, rev: str) -> None:
 
 
 def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
-    """``(stat, revision)`` of the revision file; ``cached`` (a previous
-    answer) is returned as it is when the file did not change. No file: the
-    revision of a ledger no guard ever changed, "0"."""
+    """``(stat, revision)`` of the revision file (no file: "0"); ``cached`` when it did not change."""
     path = rev_file(cfg)
     try:
         st = os.stat(path)

@@ -1,11 +1,5 @@
 """Habits: the SQL of action events and the habit counters.
 
-Tables (migration ``0005_learners``): ``action_events`` (one row per action, kept
-``habit_retention_days``), ``habit_patterns`` (a pattern's running totals), ``habit_days`` (the same
-per UTC day, so retention can subtract whole days), ``habit_sessions`` / ``action_sessions`` (which
-sessions contained a pattern / ran an action) with their counts kept beside them
-(``habit_patterns.sessions``, ``habit_actions``: the confidence's two terms).
-
 Design notes: docs/design/stores.md#tacitstoreshabits"""
 
 from __future__ import annotations
@@ -44,8 +38,7 @@ def insert_action_session(conn, action: str, session_id: str, ts: float) -> None
 
 
 def count_occurrence(conn, session_id: str, occurrence) -> bool:
-    """Add one pattern occurrence (``tacit.learn.habits.Occurrence``). True
-    when the session is new to the pattern (its session count moved)."""
+    """Add one pattern occurrence; True when the session is new to the pattern."""
     pattern, steps = occurrence.pattern, occurrence.steps
     new_session = conn.execute("INSERT OR IGNORE INTO habit_sessions (pattern, session_id, last_at) "
                                "VALUES (?, ?, ?)", (pattern, session_id, occurrence.end)).rowcount == 1
@@ -72,8 +65,7 @@ _PATTERN = ("SELECT p.steps, p.count, p.gap_sum, p.sessions, coalesce(a.sessions
 
 
 def pattern_row(conn, pattern: str) -> tuple | None:
-    """(steps, count, gap_sum, sessions, considered, first_seen, last_seen) of
-    one pattern: two primary-key reads."""
+    """(steps, count, gap_sum, sessions, considered, first_seen, last_seen) of one pattern."""
     row = conn.execute(_PATTERN + "WHERE p.pattern = ?", (pattern,)).fetchone()
     return None if row is None else (json.loads(row[0]), *row[1:])
 
@@ -103,15 +95,13 @@ def ordered_events(conn, since: float, batch: int = 5000):
 
 
 def prune_events(ledger, cutoff: float) -> int:
-    """Action events before ``cutoff``, in small batches (the counters are
-    ``prune``'s, in one transaction: they are a few rows per day)."""
+    """Action events before ``cutoff``, in small batches (the counters: ``prune``)."""
     return delete_where(ledger, "action_events", "ts < ?", (cutoff,))
 
 
 def prune(conn, cutoff: float) -> dict:
-    """Forget what happened before ``cutoff`` (``prune_events``: the events): the days and
-    sessions of the counters; the totals of the patterns touched are
-    recomputed from what remains (patterns left with nothing are deleted)."""
+    """Forget the counters' days and sessions before ``cutoff``; the totals of the patterns touched
+    are recomputed from what remains (none left: deleted)."""
     cut_day = day_of(cutoff)
     touched = {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_days WHERE day < ?", (cut_day,))}
     touched |= {r[0] for r in conn.execute("SELECT DISTINCT pattern FROM habit_sessions WHERE last_at < ?",

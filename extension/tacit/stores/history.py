@@ -1,11 +1,7 @@
-"""History: every change to a memory file, a skill or a guard, append-only.
+"""History: every change to a memory file, a skill or a guard, append-only, with its ``Actor``.
 
-One row per change, never edited except to mark it undone: the scope and file, the entries before
-and after, who did it (an ``Actor``) and what caused it. A consolidation, a batch, a child's run or
-a forget is one group, undone whole. The actor is always explicit: a store carries the one its
-``Tacit`` view gave it (``tacit.app``), or the engine declares the handler's own around its call
-(``acting``); a write with neither raises ``NoActor``. Rows live in the ledger, beside the evidence
-``why`` joins them to."""
+A write with no actor (from its store or the engine's ``acting``) raises ``NoActor``; see
+docs/architecture.md (History, notices and forgetting)."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ CAUSE_CHARS = 600
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """Who made a change: ``kind`` is user | agent | child | learner | hand;
-    ``name`` says more (the child's kind, the learner's name, "cli")."""
+    """Who made a change: ``kind`` user | agent | child | learner | hand; ``name`` says more."""
 
     kind: str = "user"
     name: str = "cli"
@@ -168,8 +163,7 @@ class Change:
 
 def record(cfg, *, action: str, scope: str, target: str, before, after, project: str = "",
            actor: Actor | None = None, group: str = "", at: float | None = None) -> int | None:
-    """Append one change; its id, or None when the ledger could not be
-    written (the change itself already happened: that is logged, not raised)."""
+    """Append one change; its id, or None (logged) when the ledger could not be written."""
     actor = current_actor(actor)
     try:
         with ledger_for(cfg) as ledger, ledger.write() as conn:
@@ -231,8 +225,7 @@ def _quoted(items: list) -> str:
 
 def changes(ledger, *, since: float | None = None, limit: int = 200, text: str | None = None,
             change_id: int | None = None) -> list[Change]:
-    """The newest changes first (``since``: only those at or after it;
-    ``text``: only those whose before or after holds it)."""
+    """The newest changes first (``since``: at or after it; ``text``: held before or after)."""
     query, args = "SELECT * FROM history WHERE 1 = 1", []
     if change_id is not None:
         query += " AND id = ?"
@@ -276,8 +269,7 @@ def _load(text):
 
 
 def last_state(ledger, target: str):
-    """The ``after`` of the newest change to ``target`` (a file path or a
-    skill), or ``None`` when tacit has never recorded one."""
+    """The ``after`` of the newest change to ``target``, or ``None`` when none was recorded."""
     with ledger.read() as conn:
         row = conn.execute("SELECT after FROM history WHERE target = ? ORDER BY id DESC LIMIT 1",
                            (target,)).fetchone()
@@ -286,9 +278,8 @@ def last_state(ledger, target: str):
 
 def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "",
                 actor: Actor | None = None) -> int | None:
-    """Record an edit tacit did not make (by hand, or by a host's own memory tool writing the shared
-    files) when ``entries`` differ from the last recorded state; its id. Without any recorded state
-    nothing is recorded: the file predates the history."""
+    """Record an edit tacit did not make when ``entries`` differ from the last recorded state (none
+    recorded: the file predates the history, nothing to do); its id."""
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)

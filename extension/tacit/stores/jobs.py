@@ -1,10 +1,6 @@
 """The ``jobs`` table: child agent jobs, from claimed to finished. All its SQL.
 
-A job row is written with the event that asked for it (``insert``), claimed by its runner
-(``mark_running``), parked while the budget is spent (``set_waiting``, ``requeue``) and closed with
-its record (``finish``). Every function runs inside the caller's transaction (``ledger.write()`` /
-``read()``); the budget and the cost report read records here, and ``tacit.children.orphans``
-settles the jobs whose runner is gone."""
+Design notes: docs/design/stores.md#tacitstoresjobs"""
 
 from __future__ import annotations
 
@@ -89,8 +85,8 @@ def finished_by_status(conn, since: float) -> dict[str, int]:
 
 
 def since(conn, start: float) -> list[tuple]:
-    """(id, kind, session_id, host, status, created_at, started_at, finished_at, record) of the
-    jobs created or finished since ``start``, oldest first."""
+    """(id, kind, session_id, host, status, created_at, started_at, finished_at, record) of the jobs
+    created or finished since ``start``, oldest first."""
     return conn.execute(
         "SELECT id, kind, session_id, host, status, created_at, started_at, finished_at, record "
         "FROM jobs WHERE coalesce(finished_at, created_at) >= ? ORDER BY coalesce(finished_at, created_at)",

@@ -135,8 +135,7 @@ class Ledger:
             return [r[0] for r in rows]
 
     def _recover(self, exc: BaseException) -> None:
-        """Move a corrupt ledger (and its -wal/-shm) aside; the next open creates a fresh one. Under
-        the ledger's file lock so two processes never both move files."""
+        """Move a corrupt ledger (and its -wal/-shm) aside, under its file lock; the next open makes one."""
         self._close_quietly()
         with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
             if not self._still_corrupt():

@@ -52,8 +52,7 @@ class _Refusal(Exception):
 
 
 def _refusals_are_results(method):
-    """Public writers answer bad input (an unknown target, text that is not
-    text) and a lock that stays busy with a refusal; they never raise."""
+    """Public writers answer bad input and a busy lock with a refusal result; they never raise."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -82,8 +81,7 @@ class Operation:
 
 
 class MemoryStore:
-    """Bounded, file-backed memory of the user, global and (given a project)
-    project scopes. One instance per session: its snapshot is frozen."""
+    """The memory files of one scope set; one instance per session (its snapshot is frozen)."""
 
     def __init__(self, cfg, project: Project | None = None, *, actor: "history.Actor | None" = None):
         self.cfg = cfg
@@ -177,13 +175,10 @@ class MemoryStore:
             data = self.path_for(target).read_bytes()
         except FileNotFoundError:
             return ""
-        # A hand edit may leave invalid UTF-8; readers must never crash on it.
-        # utf-8-sig: a file saved by an editor that writes a byte-order mark
-        # must not show its first entry as invisible-unicode "poison"
+        # never crash on a hand edit's invalid UTF-8; an editor's byte-order mark is not "poison"
         return data.decode("utf-8-sig", errors="replace")
 
     def entries(self, target: str) -> list[str]:
-        """The live entries on disk now."""
         return parse_entries(self.read_raw(target))
 
     def usage(self, target: str, entries: list[str] | None = None) -> dict[str, Any]:
@@ -191,10 +186,8 @@ class MemoryStore:
         current, limit = len(join_entries(entries)), self.limit_for(target)
         return {"current": current, "limit": limit, "text": usage_text(current, limit)}
 
-    # Every scope passes the one context gate (tacit.safety.gate_context): entries are scanned one
-    # by one and joined (an injection split across two entries), control characters are stripped,
-    # and what fails is left out — never shown as a "[BLOCKED …]" line that points at the file.
-    # ``left_out`` says so for a person; ``gated_out`` holds the gate's items.
+    # Every scope passes the one context gate (tacit.safety.gate_context); what fails is left out,
+    # never shown as a "[BLOCKED …]" line: ``left_out`` says so for a person, ``gated_out`` holds it.
     def snapshot(self, targets: Iterable[str] | None = None) -> str:
         """The system-prompt block of every scope (or of ``targets``), frozen at the first call."""
         if self._snapshot is None:
@@ -204,8 +197,7 @@ class MemoryStore:
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
     def render_blocks(self, targets: list) -> dict:
-        """Every scope's block, gated together: an injection split across two
-        scopes, or across entries between them, is caught too. Reads only."""
+        """Every scope's block, gated together (an injection split across scopes is caught too)."""
         entries = {t: self.entries(t) for t in targets}
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
         labels = {t: SNAPSHOT_LABELS[t] for t in targets}
@@ -302,9 +294,7 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _lock(self, target: str) -> Iterator[None]:
-        """Hold a target's file lock; a timeout is a refusal ("try again"). A
-        folder made a link or a file is refused first: nothing, not even a
-        lock file, is written outside the data folder."""
+        """Hold a target's file lock (a timeout is a refusal); a folder made a link is refused first."""
         path = self.path_for(target)
         if target != "team" and (moved := memory_folder.problem(self.cfg, path.parent)):
             raise _Refusal(target, moved)
@@ -340,8 +330,7 @@ class MemoryStore:
         return self.project.main_root if self.project is not None and target in ("project", "team") else ""
 
     def notice_edits(self, actor: "history.Actor | None" = None) -> list[int]:
-        """Record every scope's file that changed since tacit's last recorded
-        write (a hand edit, or a host's own memory tool); the history ids."""
+        """Record every file changed since tacit's last write (by hand, or a host's tool); the ids."""
         found = []
         for target in self.targets():
             try:
@@ -401,9 +390,7 @@ class MemoryStore:
         return hits[0], None
 
     def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
-        """Under the target's lock: (entries, index of the one entry containing
-        ``old_text``, None), or a failure result (no unique match) in the last
-        place; a drifted file is refused (``_load_for_write``). Replace and remove both start here."""
+        """Under the lock: (entries, index of the one entry holding ``old_text``, a failure or None)."""
         entries = self._load_for_write(target, roundtrip_guard=True)
         index, failure = self._match(target, entries, old_text)
         return entries, index, failure
@@ -507,10 +494,8 @@ class MemoryStore:
     @_refusals_are_results
     def rewrite(self, target: str, change: Callable[[list[str]], list[str]], *,
                 action: str = "consolidate", group: str = "") -> dict[str, Any]:
-        """Under the lock: re-read the entries (drift-guarded), ``change(entries)``
-        gives the new list, written when it differs. For changes made of the
-        file's own entries (the deterministic merge): the new entries are not
-        scanned and the limit is not enforced. The result carries ``entries``."""
+        """Under the lock, write ``change(entries)`` when it differs; for changes made of the file's
+        own entries (the deterministic merge): not scanned, no limit. The result carries ``entries``."""
         target = self._writable_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
@@ -524,9 +509,8 @@ class MemoryStore:
 
     @_refusals_are_results
     def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
-        """Remove the entries ``wanted`` picks that no recorded change ever wrote (a carrier another
-        tool left, such as a Hermes child's tagged project entry, re-saved where it belongs):
-        nothing to record, since the history never held them. The result's ``taken`` lists them."""
+        """Remove the entries ``wanted`` picks that no recorded change wrote (another tool's carrier,
+        re-saved where it belongs), unrecorded; the result's ``taken`` lists them."""
         target = self._writable_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
@@ -557,8 +541,7 @@ class MemoryStore:
 
 
 def remember_project(cfg, project: Project) -> None:
-    """``project.json`` beside a project's memory: which repository it is,
-    for people and for ``tacit memory show`` (written once)."""
+    """``project.json`` beside a project's memory: which repository it is (written once)."""
     meta = project_dir(cfg, project) / "project.json"
     if meta.exists():
         return

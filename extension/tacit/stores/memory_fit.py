@@ -1,7 +1,7 @@
 """What of a memory file goes into a session's context: a file far over its limit is injected
 only up to a budget; the rest stays in the file, is left out unread and is told.
 
-Design notes: docs/design/stores.md#tacitstoresmemory_fit"""
+Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class Fit:
 
 def fit(entries: list[str], limit: int) -> Fit:
     """``entries`` in file order while their joined text stays within ``CONTEXT_FACTOR`` × ``limit``;
-    the first that does not fit, and every one after it, is left out (never scanned: it is not injected)."""
+    the first that does not fit and every one after it are left out unread."""
     budget = CONTEXT_FACTOR * max(int(limit), 0)
     used = 0
     for number, entry in enumerate(entries):

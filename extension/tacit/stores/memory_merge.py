@@ -1,9 +1,6 @@
 """The deterministic merge: what consolidation does without an agent.
 
-It never silently loses a thing. It only merges entries that are the same after normalising case,
-whitespace and trailing punctuation, or where one entry's words are wholly contained in another's
-(the longer one is kept). A distinct entry is never dropped: what still does not fit is reported,
-and the person (or a child agent) decides."""
+Design notes: docs/design/stores.md#tacitstoresmemory_merge"""
 
 from __future__ import annotations
 
@@ -23,8 +20,7 @@ def _words(text: str) -> set[str]:
 
 
 def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
-    """Pure: (kept entries in order, merges made). Keeps the first position of
-    each group and the most informative text of it."""
+    """Pure: (kept entries in order, merges made); each group's first place, its fullest text."""
     kept: list[str] = []
     merges: list[dict] = []
     for entry in entries:
@@ -49,9 +45,8 @@ def plan_merge(entries: list[str]) -> tuple[list[str], list[dict]]:
 
 
 def merge_duplicates(store: MemoryStore, target: str) -> dict:
-    """Apply ``plan_merge`` to a target of ``store`` (written as its actor) under its lock
-    (atomic write): ``{"merged", "merges", "usage", "still_over"}``, or ``{"merged": 0, "error"}``
-    when the file drifted (backed up) or its lock stayed busy."""
+    """Apply ``plan_merge`` to a target of ``store``: ``{"merged", "merges", "usage", "still_over"}``,
+    or ``{"merged": 0, "error"}`` when the file drifted or its lock stayed busy."""
     merges: list[dict] = []
 
     def merge(entries: list[str]) -> list[str]:

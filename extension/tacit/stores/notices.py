@@ -1,9 +1,6 @@
 """Notices: one-line messages for the user, queued where they cannot be shown.
 
-Background work (learners, child agents) cannot reach the user; it queues a notice here and the next
-foreground point that the host allows (session start, the end of a turn) hands it out. ``take``
-marks what it returns delivered in the same transaction, so each notice is shown exactly once even
-with several processes asking. Delivered notices are kept ``RETENTION_DAYS`` (``prune``)."""
+Design notes: docs/design/stores.md#tacitstoresnotices"""
 
 from __future__ import annotations
 
@@ -17,8 +14,7 @@ MAX_AT_ONCE = 3  # more pending than this: the rest become one "and N more" line
 
 def add(conn, text: str, *, adaptation_id: int | None = None, session_id: str | None = None,
         change_id: int | None = None, now: float | None = None) -> int:
-    """Queue a notice inside the caller's transaction (its id); ``session_id``:
-    shown only in that session (else in whichever asks first)."""
+    """Queue a notice in the caller's transaction (its id); for ``session_id`` only, or any."""
     return conn.execute("INSERT INTO notices (text, adaptation_id, session_id, change_id, created_at) "
                  "VALUES (?, ?, ?, ?, ?)",
                  (text, adaptation_id, session_id or None, change_id, time.time() if now is None else now)).lastrowid
@@ -30,8 +26,7 @@ def retell(conn, notice_id, text: str) -> None:
 
 
 def take(ledger, session_id: str | None = None, now: float | None = None) -> list[str]:
-    """The pending notices for ``session_id`` (and those for any session),
-    marked delivered; beyond ``MAX_AT_ONCE`` the rest are one summary line."""
+    """The pending notices for ``session_id`` (or any), marked delivered; past ``MAX_AT_ONCE``, one line."""
     now = time.time() if now is None else now
     with ledger.write() as conn:
         rows = conn.execute("SELECT id, text FROM notices WHERE delivered_at IS NULL "

@@ -1,13 +1,6 @@
 """Observations: the SQL behind the five usage-pattern rules (``observations``, ``observed_sequences``).
 
-Design decisions
-- **Every query is a bounded index lookup** on the partial indexes of ``0001_core``
-  (``LIMIT``-bounded, newest first), so an observation costs the same at a million rows as at ten
-  (tests/benchmarks/ledger.py).
-- **``RuleEvidence`` is the rules' view of the ledger** (``tacit.learn.patterns.Evidence``): the
-  model asks, this answers, on the caller's connection inside its write transaction.
-- **The context is kept verbatim, the matched fields typed**: slugs and an INTEGER ``user_edited``
-  in indexed columns, copied at insert."""
+Design notes: docs/design/stores.md#tacitstoresobservations"""
 
 from __future__ import annotations
 
@@ -63,8 +56,7 @@ class RuleEvidence:
         return candidates.mentions_entity(self.conn, obs.entity, obs.entity_text)
 
     def previous_runs(self, obs, limit: int):
-        """(plugin, time) of the session's runs before ``obs``, latest first
-        (tool calls are not runs)."""
+        """(plugin, time) of the session's runs (not tool calls) before ``obs``, latest first."""
         return self.conn.execute(
             "SELECT plugin, observed_at FROM observations WHERE session_id = ? AND source != 'tool' "
             "AND id < ? ORDER BY id DESC LIMIT ?", (obs.session_id, obs.id, limit)).fetchall()
@@ -87,8 +79,7 @@ def count(conn) -> int:
 
 
 def prune(ledger, cutoff: float) -> dict:
-    """Observations and rule-4 sequences recorded before ``cutoff``, in small
-    batches (``tacit.stores.batches``: the writer is never held for long)."""
+    """Observations and rule-4 sequences recorded before ``cutoff``, in small batches."""
     return {"observations": delete_where(ledger, "observations", "observed_at < ?", (cutoff,)),
             "sequences": delete_where(ledger, "observed_sequences", "first_at < ?", (cutoff,),
                                       key=("seq_key", "session_id"))}

@@ -1,8 +1,6 @@
 """Reading another program's SQLite file, read-only (a host's own session store).
 
-The caller (a host's session reader under ``hosts/``) knows that program's schema and passes its
-queries; this module only opens the file read-only (``mode=ro``, ``query_only``), runs them, and
-closes it. Never writes."""
+Design notes: docs/design/stores.md#tacitstoresreadonly_db"""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
 """The past-session index: every SQL statement ``tacit search`` runs.
 
-``<data>/search.db``, its own SQLite file (WAL, 0600), rebuildable from the hosts' files
-(``tacit search --reindex``). ``files``: where reading of each session file stopped and its stamp;
-``sessions``: host, id, project, turn counter; ``chunks``: one row per exchange as read in one go
-(session, turn, first time, and where each message is in its file, packed) and no text; ``fts``: a
-contentless FTS5 table (porter) of each chunk's words plus two tag words (project, host) so a scope
-is an index lookup. A chunk dropped later loses its words when its text can still be read, else they
-linger unreachable (every query joins ``chunks``) until ``--reindex``. An index of an older layout
-is emptied and read again. Design notes: docs/search.md."""
+Design notes: docs/design/stores.md#tacitstoressearch_index"""
 
 from __future__ import annotations
 
@@ -40,8 +33,7 @@ _ROLES = "uat"  # user, assistant, tool: a message's role in ``parts``
 
 
 def pack(parts: list) -> bytes:
-    """(pos, length, part, role letter) of each message, as varints (the
-    position as a step from the one before): about 5 bytes a message."""
+    """(pos, length, part, role letter) of each message as varints (pos as a step): ~5 bytes each."""
     out = bytearray()
     last = 0
     for pos, length, part, role in parts:
@@ -221,8 +213,7 @@ class SearchIndex:
                                  (match, cap)).fetchone()[0]
 
     def hits(self, match: str, since: float | None, limit: int) -> list:
-        """(bm25, msg id, session row, turn, role, ts) of the best ``limit``
-        matches (every match is ranked: callers bound how many there are)."""
+        """(bm25, msg id, session row, turn, role, ts) of the best ``limit`` matches (all ranked)."""
         return self.conn.execute(
             "WITH h AS (SELECT rowid AS id, bm25(fts, 1.0, 0.0) AS score FROM fts WHERE fts MATCH ? ORDER BY rank "
             "LIMIT ?) SELECT h.score, m.id, m.sess, m.turn, m.role, m.ts FROM h JOIN chunks m ON m.id = h.id "
@@ -230,8 +221,7 @@ class SearchIndex:
             (match, limit, _since(since))).fetchall()
 
     def newest_ids(self, match: str, limit: int) -> list:
-        """Ids of the newest ``limit`` matches, newest first (no ranking: the
-        full-text index walks its rows newest first and stops)."""
+        """Ids of the newest ``limit`` matches, newest first (no ranking)."""
         return [r[0] for r in self.conn.execute(
             "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?", (match, limit))]
 

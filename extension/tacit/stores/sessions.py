@@ -26,8 +26,7 @@ JOB_RETENTION_DAYS = 30
 
 @dataclass
 class Application:
-    """One event being applied: ``seen`` is the stored result when the event
-    was applied before (then nothing else is done)."""
+    """One event being applied: ``seen`` is the stored result when it was applied before."""
 
     state: SessionState | None
     conn: object = None
@@ -82,8 +81,7 @@ class SessionStore:
 
     @contextmanager
     def updating(self, session_id: str) -> Iterator[SessionState]:
-        """Change a session's state outside an event (a child runner clearing
-        its running mark, a launcher recording a pid)."""
+        """Change a session's state outside an event (a runner's mark, a launcher's pid)."""
         with self._lock, self._ledger().write() as conn:
             state, rev = self._load(conn, session_id)
             before = state.to_json()
@@ -154,8 +152,7 @@ class SessionStore:
         return cur.rowcount == 1
 
     def prune(self, now: float | None = None) -> dict:
-        """In small batches (``tacit.stores.batches``), outside this store's
-        lock: events keep being applied while it runs."""
+        """In small batches, outside this store's lock (events keep being applied)."""
         now = time.time() if now is None else now
         events_cut = now - EVENT_RETENTION_DAYS * 86400
         ledger = self._ledger()

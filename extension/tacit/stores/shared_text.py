@@ -1,9 +1,6 @@
 """One copy of a text that many sessions hold alike.
 
-A long-lived service keeps each session's frozen memory blocks and skill index (up to
-``engine.STORE_SESSIONS`` sessions); sessions of one folder nearly always hold the same text, built
-anew for each (22 KiB a session with 1,000 skills). ``shared`` returns the copy already held when
-the text is the same, so those sessions share one string. Bounded; thread-safe."""
+Design notes: docs/design/stores.md#tacitstoresshared_text"""
 
 from __future__ import annotations
 

@@ -53,8 +53,7 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
-    """Every skill found (sorted by name; blocked ones carry ``blocked``) and
-    every problem (sorted by path)."""
+    """Every skill found (by name; blocked ones carry ``blocked``) and every problem (by path)."""
 
     skills: tuple[Skill, ...] = ()
     problems: tuple[Problem, ...] = ()
@@ -108,18 +107,13 @@ def _text_of(data: bytes) -> tuple[str | None, str | None]:
 
 
 def read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None]:
-    """``(text, problem)`` for the SKILL.md at ``path`` whose stat size is ``size``.
-
-    The whole file is read (its UTF-8 validity and length are checked, not only the frontmatter's),
-    but never more than the byte limit: a file that grew after its stat is still bounded. A file
-    whose stat says it is over the limit is refused unread."""
+    """``(text, problem)`` for the SKILL.md at ``path`` whose stat size is ``size``: read whole
+    (its UTF-8 and length checked), never past the byte limit even if it grew since the stat."""
     if size > MAX_SKILL_BYTES:
         return None, f"too large: {size:,} bytes (limit {MAX_SKILL_CHARS:,} characters)"
     try:
         with open(path, "rb") as handle:
-            # read(n) allocates n bytes first: ask for the stat size (+1 to
-            # see growth), not the limit, which would cost 400 KB a file
-            data = handle.read(size + 1)
+            data = handle.read(size + 1)  # not read(limit): it allocates 400 KB a file first
             if len(data) > size:  # grew since the stat: read on, never past the limit
                 data += handle.read(MAX_SKILL_BYTES + 1 - len(data))
     except OSError as exc:
@@ -127,17 +121,23 @@ def read_skill_file(path: str | Path, size: int) -> tuple[str | None, str | None
     return _text_of(data)
 
 
-def _load(candidate: _Candidate) -> Skill | Problem:
-    """Read, parse, check and scan one SKILL.md."""
-    path = candidate.path
-    text, problem = read_skill_file(path, candidate.size)
+def read_checked(path: str | Path, size: int, folder: str) -> tuple[str | None, dict | None, str | None]:
+    """``(text, frontmatter, problem)`` of a SKILL.md: read, parsed and checked (as in the catalog)."""
+    text, problem = read_skill_file(path, size)
     if problem:
-        return Problem(path, problem)
+        return None, None, problem
     try:
         meta, _body = parse_skill(text)
     except SkillFormatError as exc:
-        return Problem(path, str(exc))
-    problem = metadata_problem(meta, candidate.folder)
+        return None, None, str(exc)
+    problem = metadata_problem(meta, folder)
+    return (None, None, problem) if problem else (text, meta, None)
+
+
+def _load(candidate: _Candidate) -> Skill | Problem:
+    """Read, parse, check and scan one SKILL.md."""
+    path = candidate.path
+    _text, meta, problem = read_checked(path, candidate.size, candidate.folder)
     if problem:
         return Problem(path, problem)
     # The name is a checked slug; the description is the free text that reaches the system prompt.
@@ -168,8 +168,7 @@ def _load_kept(candidate: _Candidate, memo) -> Skill | Problem:
 
 
 def _dedupe(skills: list[Skill], problems: list[Problem]) -> list[Skill]:
-    """Skills sorted by name, one per name: a top-level skill wins over a
-    category skill of the same name (a lookup by name finds it first)."""
+    """Skills sorted by name, one per name: a top-level skill wins over a category skill."""
     if not any(s.category for s in skills):
         # top-level folder names are unique and each name equals its folder's
         return sorted(skills, key=lambda s: s.name)
@@ -204,9 +203,8 @@ def build_catalog(cfg, root: str) -> Catalog:
 
 
 def _candidates(root: str) -> tuple[list[_Candidate], list[Problem]]:
-    """Every ``<name>/SKILL.md`` and ``<category>/<name>/SKILL.md`` that can
-    be read, and the problems met while looking: symlinks out of the
-    folder, folders without a SKILL.md, a SKILL.md that is not a file."""
+    """Every ``<name>/SKILL.md`` and ``<category>/<name>/SKILL.md`` that can be read, and the
+    problems met while looking (links out of the folder, no SKILL.md, one that is not a file)."""
     found: list[_Candidate] = []
     problems: list[Problem] = []
     try:
@@ -290,8 +288,7 @@ def is_dir(entry: os.DirEntry) -> bool:
 
 
 def _ellipsize(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, ending in "…", on a word
-    boundary when one is near."""
+    """``text`` cut to at most ``limit`` characters, ending in "…" (on a word boundary if near)."""
     if len(text) <= limit:
         return text
     if limit <= 1:
@@ -304,11 +301,8 @@ def _ellipsize(text: str, limit: int) -> str:
 
 
 def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
-    """The index text for ``records`` (sorted by name) within ``budget`` characters.
-
-    Descriptions are shortened evenly (the longest first) before any skill is left out; only when
-    even the bare names do not fit are the least recently updated skills left out, and a last line
-    says how many and how to list them."""
+    """The index text for ``records`` (sorted by name) within ``budget`` characters: descriptions
+    shortened evenly first; only when the bare names do not fit, the least recent skills left out."""
     records = list(records)
     if not records:
         return ""

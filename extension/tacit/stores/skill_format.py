@@ -14,14 +14,11 @@ from typing import Any
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
 MAX_SKILL_CHARS = 100_000
-# UTF-8 needs at most 4 bytes a character: a file larger than this cannot be
-# within MAX_SKILL_CHARS, so it is refused without being read.
-MAX_SKILL_BYTES = MAX_SKILL_CHARS * 4
+MAX_SKILL_BYTES = MAX_SKILL_CHARS * 4  # at most 4 bytes a character: a larger file is refused unread
 MAX_SECTION_TITLE_CHARS = 80
 
 STANDARD_SECTIONS = ("When to Use", "Procedure", "Pitfalls", "Verification")
-# Frontmatter keys tacit owns, in the order they are written. Other keys a
-# person or another tool added (license, metadata, tags…) are kept, after these.
+# Frontmatter keys tacit owns, in the order they are written; other keys are kept, after these.
 FIELD_ORDER = ("name", "description", "version", "created", "updated")
 INITIAL_VERSION = "1.0.0"
 
@@ -55,17 +52,13 @@ def validate_name(name: Any) -> str | None:
 
 
 def slugify(text: str) -> str:
-    """Free text -> a valid skill name ("Deploy to Staging!" -> "deploy-to-staging").
-
-    Accents are folded to ASCII, every other run of non-alphanumerics becomes one hyphen, and the
-    result is cut at a hyphen boundary within 64 characters. Text with nothing usable gives "skill".
-    """
+    """Free text -> a valid skill name ("Deploy to Staging!" -> "deploy-to-staging"; nothing usable:
+    "skill"), cut at a hyphen within 64 characters."""
     folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
     if len(slug) > MAX_NAME_CHARS:
         cut = slug[:MAX_NAME_CHARS]
-        # prefer ending on a whole word
-        if "-" in cut and slug[MAX_NAME_CHARS] != "-":
+        if "-" in cut and slug[MAX_NAME_CHARS] != "-":  # end on a whole word
             cut = cut.rsplit("-", 1)[0]
         slug = cut.strip("-")
     return slug or "skill"
@@ -103,10 +96,8 @@ def one_line(text: str) -> str:
 # service's first answer reads every SKILL.md from its memo (tacit.stores.file_memo) and parses none)
 @functools.cache
 def _yaml():
-    """``(handler, failures)``: the handler, and what PyYAML raises for a
-    frontmatter it cannot read: YAMLError for syntax, ValueError for a date that
-    does not exist ("2025-02-30"), RecursionError for nesting deeper than the
-    interpreter allows."""
+    """``(handler, failures)``: what PyYAML raises for a frontmatter it cannot read (bad syntax,
+    a date that does not exist, nesting deeper than the interpreter allows)."""
     import frontmatter
     import yaml
 
@@ -114,8 +105,7 @@ def _yaml():
 
 
 def _normalise(text: str) -> str:
-    """A BOM dropped, line endings made ``\\n`` and leading blank space
-    removed (python-frontmatter strips the text the same way)."""
+    """A BOM dropped, line endings made ``\\n``, leading blanks removed (as python-frontmatter does)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
@@ -124,10 +114,8 @@ def _normalise(text: str) -> str:
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
-    """``(yaml_text, body)`` of a SKILL.md text; raises SkillFormatError.
-
-    The text must start (after a BOM and blank lines) with a ``---`` line; the frontmatter ends at
-    the next ``---`` line (python-frontmatter's delimiters). The body is stripped."""
+    """``(yaml_text, body)`` of a SKILL.md text (frontmatter between two ``---`` lines, at the
+    start); raises SkillFormatError."""
     text = _normalise(text)
     handler = _yaml()[0]
     if not handler.detect(text):
@@ -140,8 +128,7 @@ def split_frontmatter(text: str) -> tuple[str, str]:
 
 
 def parse_metadata(yaml_text: str) -> dict[str, Any]:
-    """The frontmatter mapping; raises SkillFormatError for bad YAML or a
-    frontmatter that is not a mapping."""
+    """The frontmatter mapping; raises SkillFormatError for bad YAML or not a mapping."""
     handler, failures = _yaml()
     try:
         data = handler.load(yaml_text)
@@ -153,9 +140,8 @@ def parse_metadata(yaml_text: str) -> dict[str, Any]:
     if data is None:
         raise SkillFormatError("frontmatter is empty")
     if not isinstance(data, dict):
-        raise SkillFormatError(
-            f"frontmatter must be a YAML mapping (key: value lines), not {type(data).__name__}"
-        )
+        raise SkillFormatError("frontmatter must be a YAML mapping (key: value lines), "
+                               f"not {type(data).__name__}")
     return data
 
 
@@ -192,8 +178,7 @@ def render_skill(meta: dict[str, Any], body: str) -> str:
 
     post = frontmatter.Post(body.strip())
     post.metadata.update(ordered_metadata(meta))
-    # width: never fold a long description over several lines (keeps the file
-    # greppable); sort_keys: keep our order.
+    # width: a long description stays on one line (greppable); sort_keys: keep our order
     return frontmatter.dumps(post, sort_keys=False, width=1 << 30) + "\n"
 
 
@@ -210,10 +195,7 @@ def bump_version(old: Any, level: str = "patch") -> Any:
         return old + 1
     text = str(old).strip() if old is not None else ""
     match = re.fullmatch(r"v?(\d+)(?:\.(\d+))?(?:\.(\d+))?", text)
-    if not match:
-        major, minor, patch = 1, 0, 0
-    else:
-        major, minor, patch = (int(g) if g else 0 for g in match.groups())
+    major, minor, patch = (int(g) if g else 0 for g in match.groups()) if match else (1, 0, 0)
     if level == "minor":
         minor, patch = minor + 1, 0
     else:
@@ -235,8 +217,7 @@ class Section:
 
 
 def _headings(body: str):
-    """Yield ``(level, title, line_start, line_end)`` for ATX headings outside
-    fenced code blocks."""
+    """Yield ``(level, title, line_start, line_end)`` for ATX headings outside fenced code."""
     fence: str | None = None
     pos = 0
     length = len(body)
@@ -298,16 +279,12 @@ def clean_section_title(section: Any) -> tuple[str | None, str | None]:
         return None, "section name is empty"
     if len(title) > MAX_SECTION_TITLE_CHARS:
         return None, f"section name is longer than {MAX_SECTION_TITLE_CHARS} characters"
-    # use the standard spelling when the caller means a standard section
-    for standard in STANDARD_SECTIONS:
-        if section_key(standard) == section_key(title):
-            return standard, None
-    return title, None
+    # the standard spelling when the caller means a standard section
+    return next((s for s in STANDARD_SECTIONS if section_key(s) == section_key(title)), title), None
 
 
 def content_heading_problem(content: str) -> str | None:
-    """Section content may not contain level-1/2 headings (they would start
-    new sections and silently take over the ones after them)."""
+    """Section content may not hold level-1/2 headings (they would take over the sections after)."""
     for level, title, _start, _end in _headings(content):
         if level <= 2:
             return (f"content contains the heading {'#' * level} {title!r}; patch one "
@@ -316,8 +293,7 @@ def content_heading_problem(content: str) -> str | None:
 
 
 def replace_section(body: str, title: str, content: str) -> tuple[str, bool]:
-    """``(new_body, replaced)``: the section's text replaced by ``content``,
-    or the section appended at the end when the body has none by that name."""
+    """``(new_body, replaced)``: the section's text replaced by ``content``, or the section appended."""
     content = content.strip("\n").rstrip()
     wanted = section_key(title)
     for section in find_sections(body):

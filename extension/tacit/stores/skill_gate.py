@@ -19,8 +19,7 @@ MEMO_LIMIT = 20_000  # kept verdicts past this: only those of the last index sta
 
 
 class SkillGate:
-    """``gate(scope, skills)`` for ``ScopedSkills.index_text``: the records
-    whose name, description, category folder name and body all pass, with
+    """``gate(scope, skills)`` for ``ScopedSkills.index_text``: the records whose every part passes,
     their description cleaned; the refused pieces pile up in ``left_out``."""
 
     cache_key = "context-gate"  # tacit.stores.skills.SkillStore.kept_render: same catalog, same verdicts

@@ -1,17 +1,6 @@
 """The skills a session sees: global ones, this project's, and the team's.
 
-Design decisions
-- **Three folders, one view.** Global skills live in ``<home>/skills/``; a project's private skills
-  in ``<home>/projects/<id>/skills/``; a repository's shared ones in ``<repo>/.tacit/skills/``
-  (``tacit share init``). Each folder is a ``SkillStore`` of its own; this module only composes
-  them. A project skill is indexed only in its project.
-- **The nearest scope wins a name**: a project skill shadows a team skill, which shadows a global
-  one, for ``view`` and in the index.
-- **The team's skills are untrusted input** (a clone brings them): the catalog scans every
-  description and ``view`` scans every body, as for any skill; what fails is left out of the index
-  and reported.
-- **The index has a section per scope**, each within its share of ``skill_index_budget`` (project a
-  third, team a sixth, global the rest)."""
+Design notes: docs/design/stores.md#tacitstoresskill_scopes"""
 
 from __future__ import annotations
 
@@ -33,8 +22,7 @@ def project_skills_dir(cfg, project: Project) -> Path:
 
 
 class ScopedSkills:
-    """The global store (shared, usually the engine's live one) plus the
-    project's and the team's, for one session."""
+    """The global store (usually the engine's live one) plus the project's and the team's."""
 
     def __init__(self, cfg, project: Project | None, *, global_store: SkillStore | None = None):
         self.cfg, self.project = cfg, project
@@ -55,10 +43,8 @@ class ScopedSkills:
         return self.stores.get(scope or self.default_scope())
 
     def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
-        """The index of every scope within ``budget``. ``gate(scope, skills)``,
-        when given, gets every skill of a scope's catalog (blocked ones too)
-        and returns the records that may be listed (the session context gates
-        them: ``tacit.stores.skill_gate``). ``skip``: scopes a host indexes itself."""
+        """The index of every scope within ``budget``; ``gate(scope, skills)`` returns the records
+        that may be listed (``tacit.stores.skill_gate``); ``skip``: scopes a host indexes itself."""
         budget = int(self.cfg.skill_index_budget if budget is None else budget)
         parts, used = [], 0
         seen: set[str] = set()

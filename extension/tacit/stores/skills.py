@@ -20,13 +20,13 @@ from tacit.log import log_exception
 from tacit.resources import resource_dir
 from tacit.stores import history
 from tacit.stores.skill_catalog import (
-    SKILL_FILE, Catalog, Problem, build_catalog, inside_root, is_dir, jsonable, read_skill_file, render_index,
+    SKILL_FILE, Catalog, Problem, build_catalog, inside_root, is_dir, jsonable, read_checked, render_index,
     scan_text,
 )
 from tacit.stores.skill_format import (
-    INITIAL_VERSION, MAX_SKILL_CHARS, SkillFormatError, bump_version, clean_section_title,
-    content_heading_problem, description_problem, metadata_problem, missing_sections, now_iso, one_line,
-    parse_skill, render_skill, replace_section, slugify, title_from_name, validate_name,
+    INITIAL_VERSION, MAX_SKILL_CHARS, bump_version, clean_section_title, content_heading_problem,
+    description_problem, missing_sections, now_iso, one_line, parse_skill, render_skill, replace_section,
+    slugify, title_from_name, validate_name,
 )
 
 __all__ = ["SkillStore", "slugify", "validate_name"]
@@ -37,9 +37,8 @@ MAX_SUPPORTING_FILE_CHARS = MAX_SKILL_CHARS
 
 @dataclass(slots=True, eq=False)
 class _Live:
-    """The catalog and the index texts rendered from it (by budget), shared
-    by the stores of one ``SkillStore.session()`` family. The lock: the
-    service reads from handler threads while its watcher refreshes."""
+    """The catalog and its rendered index texts, shared by one ``SkillStore.session()`` family
+    (locked: the service reads from handler threads while its watcher refreshes)."""
 
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     catalog: Catalog | None = None
@@ -47,8 +46,7 @@ class _Live:
 
 
 def _never_raise(method: Callable[..., dict]) -> Callable[..., dict]:
-    """Store operations return an error result instead of raising: they are
-    called from host processes, which a memory extension must never break."""
+    """Store operations return an error result instead of raising (they run in host processes)."""
 
     @functools.wraps(method)
     def wrapper(self: "SkillStore", *args: Any, **kwargs: Any) -> dict:
@@ -80,8 +78,7 @@ class SkillStore:
         self.actor = actor  # who its writes are recorded as (else the engine's acting handler)
 
     def session(self) -> "SkillStore":
-        """A store for one session that shares this store's catalog (one build for every session of
-        a service, one refresh for all) but has its own frozen ``snapshot()``."""
+        """A store for one session: this store's catalog, its own frozen ``snapshot()``."""
         return SkillStore(self.cfg, root=self.skills_dir, scope=self.scope, _live=self._live, actor=self.actor)
 
     def _record(self, action: str, path: Path, before, after) -> int | None:
@@ -126,8 +123,7 @@ class SkillStore:
         return None, None, None
 
     def _existing(self, name: str, *, writable: bool = False) -> tuple[Path, str | None, dict[str, Any] | None]:
-        """``(SKILL.md path, category, None)`` of an existing skill (``writable``: a top-level one, the
-        only kind tacit changes), else ``(_, _, the refusal)``."""
+        """``(SKILL.md path, category, refusal or None)``; ``writable``: only a top-level skill."""
         path, category, error = self._locate(name)
         if error:
             return path, category, _fail(error, name=name)
@@ -142,8 +138,7 @@ class SkillStore:
 
     @_never_raise
     def view(self, name: str, file: str | None = None) -> dict[str, Any]:
-        """The full SKILL.md text (or, with ``file``, a supporting file inside
-        the skill's folder, e.g. ``references/api.md``)."""
+        """The full SKILL.md text, or with ``file`` a supporting file (``references/api.md``)."""
         problem = validate_name(name)
         if problem:
             return _fail(problem)
@@ -195,28 +190,19 @@ class SkillStore:
             size = os.stat(path).st_size
         except OSError as exc:
             return None, f"cannot read: {exc.strerror or exc}"
-        text, problem = read_skill_file(path, size)
-        if problem:
-            return None, problem
-        try:
-            meta, _body = parse_skill(text)
-        except SkillFormatError as exc:
-            return None, str(exc)
-        problem = metadata_problem(meta, folder)
-        return (None, problem) if problem else (text, None)
+        text, _meta, problem = read_checked(path, size, folder)
+        return text, problem
 
     @_never_raise
     def list(self) -> dict[str, Any]:
-        """Every valid skill (name, description, version, updated, path) and
-        every file that could not be used, with the reason."""
+        """Every valid skill and every file that could not be used, with the reason."""
         catalog = self.catalog()
         return {"success": True, "skills": [s.listing() for s in catalog.usable],
                 "problems": [dataclasses.asdict(p) for p in catalog.problems],
                 "skills_dir": str(self.skills_dir)}
 
     def catalog(self) -> Catalog:
-        """Every skill and every problem, built from the files on first use and
-        kept until ``refresh()`` (or a write through this store). Never raises."""
+        """Every skill and every problem, built on first use, kept until ``refresh()``; never raises."""
         live = self._live
         with live.lock:
             if live.catalog is None:
@@ -229,17 +215,14 @@ class SkillStore:
             return live.catalog
 
     def refresh(self) -> None:
-        """Forget the catalog: the next read rebuilds it from the files (a file changed on disk),
-        for this store and its ``session()`` family. A frozen ``snapshot()`` is not touched."""
+        """Forget the catalog for the whole ``session()`` family (a frozen ``snapshot()`` stays)."""
         live = self._live
         with live.lock:
             live.catalog = None
             live.rendered.clear()
 
     def index_text(self, budget: int | None = None) -> str:
-        """Name + description of every usable skill within ``budget``
-        characters (default ``cfg.skill_index_budget``), with a header telling
-        the agent how to load a skill's full text. "" when there are none."""
+        """Name + description of every usable skill within ``budget`` characters ("" for none)."""
         try:
             if budget is None:
                 budget = int(getattr(self.cfg, "skill_index_budget", 6000))
@@ -250,8 +233,7 @@ class SkillStore:
             return ""
 
     def kept_render(self, key, make):
-        """``make(catalog)``'s result, kept with this catalog under ``key``
-        (until ``refresh()``): what every session would compute alike."""
+        """``make(catalog)``'s result, kept with this catalog under ``key`` until ``refresh()``."""
         catalog, live = self.catalog(), self._live
         with live.lock:
             found = live.rendered.get(key)
@@ -265,16 +247,14 @@ class SkillStore:
         return found
 
     def snapshot(self) -> str:
-        """The index as it was at the first call on this store (session start);
-        later edits show up in ``index_text()`` after a refresh, never here."""
+        """The index as it was at the first call on this store (session start)."""
         if self._snapshot is None:
             self._snapshot = self.index_text()
         return self._snapshot
 
     @_never_raise
     def create(self, name: str, description: str, body: str | None = None) -> dict[str, Any]:
-        """A new skill ``skills/<name>/SKILL.md``; refuses an existing name.
-        Without ``body`` the four standard sections come from the template."""
+        """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections)."""
         problem = validate_name(name) or description_problem(description)
         if problem:
             return _fail(problem)
@@ -315,18 +295,13 @@ class SkillStore:
 
     @_never_raise
     def patch(self, name: str, section: str, content: str) -> dict[str, Any]:
-        """Replace the text of one ``## section`` (or append the section),
-        bump the patch version, set ``updated``."""
+        """Replace the text of one ``## section`` (or append it); bumps the patch version."""
         problem = validate_name(name)
         if problem:
             return _fail(problem)
         title, problem = clean_section_title(section)
-        if problem:
-            return _fail(problem, name=name)
-        problem = _text_problem(content, "content") or content_heading_problem(content)
-        if problem:
-            return _fail(problem, name=name)
-        problem = _scan_problem(f"## {title}\n{content}")
+        problem = (problem or _text_problem(content, "content") or content_heading_problem(content)
+                   or _scan_problem(f"## {title}\n{content}"))
         if problem:
             return _fail(problem, name=name)
 
@@ -349,15 +324,11 @@ class SkillStore:
             return _fail(problem)
         if description is None and body is None:
             return _fail("nothing to change: give a new description and/or body", name=name)
-        if description is not None:
-            problem = description_problem(description)
-            if problem:
-                return _fail(problem, name=name)
-            description = description.strip()
-        if body is not None:
-            problem = _text_problem(body, "body")
-            if problem:
-                return _fail(problem, name=name)
+        problem = ((description is not None and description_problem(description))
+                   or (body is not None and _text_problem(body, "body")))
+        if problem:
+            return _fail(problem, name=name)
+        description = description.strip() if description is not None else None
         problem = _scan_problem("\n".join(t for t in (description, body) if t is not None))
         if problem:
             return _fail(problem, name=name)
@@ -379,8 +350,7 @@ class SkillStore:
         return result
 
     def _rewrite(self, name: str, change, action: str) -> dict[str, Any]:
-        """Lock, re-read, apply ``change(meta, body) -> (meta, body, extra)``,
-        check, atomic write. Only top-level skills are written."""
+        """Lock, re-read, apply ``change(meta, body) -> (meta, body, extra)``, check, write."""
         with self._lock_for(name):
             path, _category, refusal = self._existing(name, writable=True)
             if refusal:
@@ -396,17 +366,13 @@ class SkillStore:
             problem = _size_problem(new_text)
             if problem:
                 return _fail(problem, name=name, path=str(path))
-            # The new parts were scanned before the lock; the whole file is
-            # scanned too, so tacit never rewrites text a person added by
-            # hand that the scanner blocks (fix it by hand first).
+            # the whole file too: never rewrite text a person added that the scanner blocks
             verdict = scan_text(new_text)
             if verdict:
                 return _fail(f"skill {name!r} was not changed: the file at {path} contains text "
                              f"the content scanner blocks ({verdict}); fix it by hand first.",
                              name=name, path=str(path))
-            # Through a symlink (checked to stay inside the skills folder) the
-            # real file is updated, not replaced by a copy.
-            target = Path(os.path.realpath(path))
+            target = Path(os.path.realpath(path))  # through a symlink: the real file, not a copy
             atomic_write_text(target, new_text, mode=mode_of(target, 0o600))  # a person's permissions kept
             change = self._record(f"skill_{action}", path, text, new_text)
         self.refresh()
@@ -430,9 +396,7 @@ class SkillStore:
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
             target = free_name(trash / f"{name}-{stamp}", sep="-", first=2)
             os.rename(folder, target)
-            # A rename keeps the folder's mtime (the skill's last edit); the
-            # trash's retention counts from the delete.
-            os.utime(target)
+            os.utime(target)  # the trash's retention counts from the delete, not the last edit
             change = self._record("skill_delete", path, text, {"trash_path": str(target)})
         self.refresh()
         return {"success": True, "name": name, "trash_path": str(target), "change_id": change,
@@ -441,8 +405,7 @@ class SkillStore:
 
     @_never_raise
     def install_starters(self) -> dict[str, Any]:
-        """Copy the starter skills shipped in ``skills_template/starters`` into
-        the skills folder; a name that already exists is left alone."""
+        """Copy the shipped starter skills in; a name that already exists is left alone."""
         starters = resource_dir("skills_template") / "starters"
         installed, skipped = [], []
         for folder in sorted(p for p in starters.iterdir() if p.is_dir()):

@@ -1,16 +1,6 @@
 """Tombstones: what the user asked to forget, so it is not learned again.
 
-Design decisions
-- **Matched by words, not by string.** "forget that we use pnpm" must find the child's paraphrase
-  "This project uses pnpm": a text matches a tombstone when every content word of the tombstone is
-  in it, each in any of its forms ("use" ~ "uses" ~ "using", "deploy" ~ "deploys"). One-word forgets
-  ("forget pnpm") are broad on purpose: that is what the user said. A text with the distinctive
-  words but not the generic ones ("use", "prefer") is a ``partial`` match (:func:`match_kind`):
-  forget asks about it.
-- **Lifted only by the user teaching it again**: ``tacit memory add``, ``/memory-teach``, or a new
-  correction in the user's own words. New evidence (usage patterns, reviews, other children) is
-  refused while the tombstone stands.
-- **In the ledger** (``tombstones``, migration 0006_history); small by nature."""
+Design notes: docs/design/stores.md#tacitstorestombstones"""
 
 from __future__ import annotations
 
@@ -80,8 +70,7 @@ def _word_in(word: str, words: set[str]) -> bool:
 
 
 def match_kind(forgotten: str, text: str) -> str | None:
-    """How ``text`` matches what ``forgotten`` said: ``clear`` (every content word of it, in any
-    form), ``partial`` (some of its distinctive words, not all of it) or None."""
+    """How ``text`` matches ``forgotten``: ``clear`` (every content word), ``partial`` or None."""
     keys = key_words(forgotten)
     if not keys:
         found = bool(forgotten.strip()) and forgotten.strip().casefold() in str(text).casefold()
@@ -128,8 +117,7 @@ def teaches(actor) -> bool:
 
 
 def check_save(cfg, text: str, actor) -> str | None:
-    """Before ``text`` is saved: None when it may be (a tombstone it matches is
-    lifted when the user is the one teaching it), else why it is refused."""
+    """None when ``text`` may be saved (the user teaching it lifts a tombstone), else why not."""
     try:
         with history.ledger_for(cfg) as ledger:
             with ledger.read() as conn:

@@ -1,12 +1,6 @@
 """Saved lessons tacit cannot read as a guard, for the rule reader.
 
-A memory entry that refuses an exact thing in words no reading covers ("Please
-refrain from running `terraform apply` yourself") derives no guard. The rule
-reader (``tacit.handlers.rule_reader``) shows each such entry once, while it
-reads the same, with the history change that saved it; the child may propose
-``tacit guard add --lesson N PATTERN``, accepted only when every word of the
-pattern is in the lesson or the message that caused it (``GuardStore.add_for_lesson``).
-"""
+Design notes: docs/design/stores.md#tacitstoresunread_lessons"""
 
 from __future__ import annotations
 
@@ -22,10 +16,8 @@ MAX_SEARCHED = 20  # entries looked up in the history per call: a session's firs
 
 
 def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
-    """``{"where": "memory:<scope>:<change>", "text", "change"}`` for each
-    unread lesson of the scopes seen from ``project`` no child was shown;
-    ``change`` is None when no history row saved it (a hand edit kept no
-    row): mark it shown all the same, so it is not looked up every session."""
+    """``{"where": "memory:<scope>:<change>", "text", "change"}`` of each unread lesson seen from
+    ``project`` no child was shown (``change`` None: no history row saved it; mark it all the same)."""
     store = MemoryStore(cfg, project)
     asked = asked_ids(ledger, asked_key(project, "memory:"))
     out, searched = [], 0

@@ -13,8 +13,7 @@ ACTOR = history.Actor(kind="user", name="tacit ui")
 
 
 def edit_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
-    """Replace (or, with an empty new text, remove) one entry of one scope:
-    the whole entry as the page showed it, or nothing."""
+    """Replace (empty new text: remove) one entry, whole as the page showed it, or nothing."""
     scope, old, new = form.get("scope", ""), _lines(form.get("entry", "")), _lines(form.get("text", ""))
     store = _memory(you, projects, form.get("project", ""))
     if store is None:
@@ -75,8 +74,7 @@ def guard(you: Tacit, form: dict) -> dict:
 
 
 def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
-    """A guard for a rule line tacit could not read, phrased by you
-    (``tacit guard add --line FILE:LINE PATTERN``): the store decides."""
+    """A guard for a rule line tacit could not read, phrased by you (the store decides)."""
     from tacit.stores.guard_files import add_for_line
 
     where, pattern = " ".join(form.get("where", "").split()), " ".join(form.get("pattern", "").split())

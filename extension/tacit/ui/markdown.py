@@ -1,10 +1,6 @@
 """A SKILL.md as HTML: headings, lists, code blocks, paragraphs, inline code.
 
-Deliberately small (what SKILL.md files use) and escape-first: every piece
-of text is HTML-escaped before any tag is added, so a skill (untrusted when
-a clone brings it) can show markup but never inject it. No links, no raw
-HTML, no images.
-"""
+Design notes: docs/design/search.md#tacituimarkdown"""
 
 from __future__ import annotations
 

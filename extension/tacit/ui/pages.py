@@ -81,8 +81,7 @@ def _what(change) -> str:
 
 
 def guards(front: Tacit, current: Project | None) -> dict:
-    """Every guard with its outcomes, and the rule lines of this project's
-    instruction files tacit could not read (none a phrasing guards yet)."""
+    """Every guard with its outcomes, and this project's unread rule lines not guarded yet."""
     from tacit.stores.guard_files import READ_BY_CHILD, unread_lines
 
     store = front.guards()
@@ -130,9 +129,7 @@ def cost(front: Tacit, days: int = 14) -> dict:
 
 
 class LiveSkills:
-    """The skill stores of one page, rebuilt only when a SKILL.md (or a
-    skills folder) changed on disk: a catalog of 200 skills costs a few
-    hundred milliseconds to build, a look at the files' times one or two."""
+    """The skill stores of one page, rebuilt only when a SKILL.md or skills folder changed."""
 
     def __init__(self, cfg, project: Project | None):
         self.cfg, self.project = cfg, project

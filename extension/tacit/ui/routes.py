@@ -24,9 +24,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @dataclass(frozen=True)
 class Panel:
-    """One page of the navigation: its path, its title, its template and
-    ``data(front, app, query) -> dict`` for the template (``front``: a
-    ``Tacit`` for this request, reads only)."""
+    """One page: its path, title, template and ``data(front, app, query) -> dict`` (reads only)."""
 
     path: str
     title: str
@@ -46,8 +44,7 @@ PANELS: list[Panel] = [
 
 
 def _search_panel() -> None:
-    """The Search page, once ``tacit search`` is installed (``tacit.search.searcher``):
-    past sessions of every host, searched from the page (``pages.search``)."""
+    """The Search page (past sessions of every host), once ``tacit search`` is installed."""
     import importlib.util
 
     try:
@@ -139,9 +136,7 @@ class UIApp:
         back, action = POSTS[path]
         with Tacit(self.cfg, actor=ACTOR) as you:
             result = action(you, self, form)
-        if result.get("success"):
-            note = {"done": str(result.get("message") or "Done.")}
-        else:
-            note = {"failed": str(result.get("error") or "refused")}
+        note = ({"done": str(result.get("message") or "Done.")} if result.get("success")
+                else {"failed": str(result.get("error") or "refused")})
         anchor = form.get("back", "")
         return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")

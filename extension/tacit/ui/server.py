@@ -50,8 +50,7 @@ class UIServer(ThreadingHTTPServer):
         self._busy, self._busy_lock = 0, threading.Lock()
 
     def process_request_thread(self, request, client_address):
-        """Serve one connection; the last one out, once its socket is closed,
-        gives the freed memory back (``processes.give_back``)."""
+        """Serve one connection; the last one out gives the freed memory back."""
         with self._busy_lock:
             self._busy += 1
         try:
@@ -68,8 +67,7 @@ class UIServer(ThreadingHTTPServer):
         return f"{self.origin}/?token={self.token}"
 
     def check(self, handler: "_Handler", query: dict) -> bool:
-        """Raise Forbidden unless the request names this server and holds the
-        token; True when the token came in the URL (to be set as a cookie)."""
+        """Forbidden unless the request names this server and holds the token; True if from the URL."""
         if handler.headers.get_all("Host", []) != [f"{HOST}:{self.port}"]:
             raise Forbidden("Host header is not the bound address")
         from_url = (query.get("token") or [""])[0]

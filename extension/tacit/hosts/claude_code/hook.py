@@ -52,12 +52,8 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
         answered = answer_slash_command(engine, payload, host)
         if answered is not None:
             return answered
-    events = translate(payload, host)
-    results = []
-    for n, event in enumerate(events):
-        if event_id:
-            event = replace(event, id=f"{event_id}:{n}")
-        results.append(engine.dispatch(event))
+    results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
+               for n, event in enumerate(translate(payload, host))]
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results)
@@ -72,11 +68,8 @@ def slash_command(prompt) -> tuple[str, str] | None:
 
 
 def answer_slash_command(engine, payload: dict, host: str) -> str | None:
-    """A tacit slash command answered here, with no model turn: Claude Code
-    shows a blocked prompt's ``reason`` to the user and sends nothing to the
-    model (each command used to cost a turn of ~19.5k input tokens). A
-    consolidation with work to do runs detached (its child agent may take
-    longer than a hook may) and is told at the next prompt."""
+    """A tacit slash command answered here as a blocked prompt's ``reason``: no model turn
+    (docs/hosts/claude-code.md). A consolidation with work to do runs detached, told at the next prompt."""
     found = slash_command(payload.get("prompt"))
     if found is None:
         return None
@@ -103,8 +96,7 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
 
 def _blocked(text: str) -> str:
     """The answer as the blocked prompt's reason, without the "Original prompt: …" echo
-    (``suppressOriginalPrompt``; Claude Code 2.1.197 still puts its fixed "UserPromptSubmit
-    operation blocked by hook:" line above it — no hook output shows plain text there)."""
+    (``suppressOriginalPrompt``; docs/hosts/claude-code.md)."""
     return json.dumps({"decision": "block", "reason": fit_text(slash_names(text), CONTEXT_CAP),
                        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True}},
                       ensure_ascii=False)
@@ -143,10 +135,6 @@ def _session_start(payload: dict, host: str) -> list:
             BeforeAgentStart(**common)]
 
 
-def _user_prompt(payload: dict, host: str) -> list:
-    return [MessageEnd(role="user", text=_text(payload.get("prompt")), **_common(payload, host))]
-
-
 def _expansion(payload: dict, host: str) -> list:
     name = _text(payload.get("command_name"))
     if not name:
@@ -183,24 +171,16 @@ def _stop(payload: dict, host: str) -> list:
     return events + [TurnEnd(assistant_text=text, **common)]
 
 
-def _pre_compact(payload: dict, host: str) -> list:
-    return [BeforeCompact(trigger=_text(payload.get("trigger")) or "auto", **_common(payload, host))]
-
-
-def _session_end(payload: dict, host: str) -> list:
-    return [SessionShutdown(reason=_text(payload.get("reason")), **_common(payload, host))]
-
-
 TRANSLATORS = {
     "SessionStart": _session_start,
-    "UserPromptSubmit": _user_prompt,
+    "UserPromptSubmit": lambda p, h: [MessageEnd(role="user", text=_text(p.get("prompt")), **_common(p, h))],
     "UserPromptExpansion": _expansion,
     "PreToolUse": _pre_tool,
     "PostToolUse": lambda p, h: _tool(p, h, True),
     "PostToolUseFailure": lambda p, h: _tool(p, h, False),
     "Stop": _stop,
-    "PreCompact": _pre_compact,
-    "SessionEnd": _session_end,
+    "PreCompact": lambda p, h: [BeforeCompact(trigger=_text(p.get("trigger")) or "auto", **_common(p, h))],
+    "SessionEnd": lambda p, h: [SessionShutdown(reason=_text(p.get("reason")), **_common(p, h))],
 }
 EVENT_NAMES = tuple(TRANSLATORS)
 
@@ -228,9 +208,8 @@ def render(event_name: str, results: list[Result]) -> str:
 
 
 def fit_context(injections: list[Injection], cap: int = CONTEXT_CAP) -> str:
-    """Join injection texts in priority order (lower first, ties in order)
-    within ``cap`` characters. The first text that does not fit is cut at a
-    line boundary and marked; every later one is dropped."""
+    """Injection texts in priority order (lower first, ties in order) within ``cap`` characters: the
+    first that does not fit is cut at a line boundary and marked; every later one is dropped."""
     ordered = sorted(enumerate(injections), key=lambda pair: (pair[1].priority, pair[0]))
     parts: list[str] = []
     used = 0

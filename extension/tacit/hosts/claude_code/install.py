@@ -30,16 +30,8 @@ def claude_state_file(cfg) -> Path:
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    if scope == "user":
-        base = claude_config_dir(cfg)
-        settings = base / "settings.json"
-        project = None
-    elif scope == "project":
-        project = support.project_path(project_dir)
-        base = project / ".claude"
-        settings = base / "settings.local.json"
-    else:
-        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    base, project = support.scope_folder(scope, project_dir, claude_config_dir(cfg), ".claude")
+    settings = base / ("settings.json" if project is None else "settings.local.json")
     return {"plugin_dir": base / "skills" / PLUGIN_NAME, "settings": settings, "project": project,
             "base": base}
 
@@ -50,10 +42,8 @@ def manifest(cfg) -> Path:
 
 
 def permissions_for() -> list[str]:
-    """The Bash prefixes the agent may run without a prompt: the bare
-    ``tacit`` the injected guidance names, and this environment's absolute
-    command (named instead when ``tacit`` is not on PATH). Slash commands
-    pre-approve the plugin's ``bin/tacit`` themselves (``allowed-tools``)."""
+    """The Bash prefixes the agent may run without a prompt: the bare ``tacit`` and this environment's
+    absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``."""
     rules = []
     for form in ("tacit", commandline.tacit_display()):
         rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS)]
@@ -112,7 +102,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "dirs_created": sorted(set(dirs_created) | set((previous or {}).get("dirs_created", []))),
         "settings_file": str(settings_path),
         "settings_created": (not settings_existed) or bool((previous or {}).get("settings_created")),
-        "permissions_added": _merge((previous or {}).get("permissions_added", []), added),
+        "permissions_added": list(dict.fromkeys([*(previous or {}).get("permissions_added", []), *added])),
     }
     support.write_json(plugin_dir / MANIFEST, manifest, 0o644)
 
@@ -128,9 +118,8 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
         "warnings": [],
     }
-    lines = [f"tacit installed into Claude Code ({scope} scope): {plugin_dir}"]
-    if not changed and not added:
-        lines = [f"tacit is already installed into Claude Code ({scope} scope): {plugin_dir}"]
+    already = "is already installed" if not changed and not added else "installed"
+    lines = [f"tacit {already} into Claude Code ({scope} scope): {plugin_dir}"]
     if scope == "project":
         result["trusted"] = workspace_trusted(cfg, where["project"])
         if not result["trusted"]:
@@ -218,9 +207,3 @@ def read_settings(path: Path) -> tuple[dict, bool]:
     if "permissions" in data and not isinstance(data["permissions"], dict):
         raise InstallError(f"{path}: 'permissions' is not an object")
     return data, True
-
-
-def _merge(old: list, new: list) -> list:
-    out = list(old)
-    out += [item for item in new if item not in out]
-    return out

@@ -111,10 +111,7 @@ def wrapper_script(python: str) -> str:
 
 
 def _command(description: str, body: str, *, allowed: str = "", hint: str = "") -> str:
-    # Free text is written as a JSON string, which is a valid YAML scalar:
-    # an unquoted ": " in a description breaks Claude Code's frontmatter
-    # parse, and it then drops every field silently (caught by
-    # `claude plugin validate`).
+    # free text as a JSON string, a valid YAML scalar (an unquoted ": " drops every field; docs/hosts)
     lines = ["---", f"description: {json.dumps(description, ensure_ascii=False)}"]
     if hint:
         lines.append(f"argument-hint: {json.dumps(hint)}")
@@ -125,12 +122,8 @@ def _command(description: str, body: str, *, allowed: str = "", hint: str = "") 
 
 
 def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
-    """Slash commands (file name -> text); ``tacit`` is the wrapper's path,
-    already shell-quoted. tacit's UserPromptSubmit hook answers each one
-    (``tacit.hosts.claude_code.hook.answer_slash_command``) before the model
-    sees it; the files exist so Claude Code lists them, and their body only
-    reaches the model when tacit's hooks did not run. No ``!`` line: Claude
-    Code runs those before the hook, so the work would be done twice."""
+    """Slash commands (file name -> text; ``tacit``: the wrapper's path, shell-quoted). The hook answers
+    each (``hook.answer_slash_command``): a body reaches the model only when the hooks did not run."""
     def body(name: str) -> str:
         return (f"tacit answers /tacit:{name} itself, from its hooks, without you. If you are reading "
                 "this, tacit's hooks did not run: tell the user in one line to run "

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from tacit.events import BeforeCompact, Command, MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd, \
     clip_tool_args, iso_time
-from tacit.hosts.claude_code.sessions import NOT_PROMPTS, recorded_command
+from tacit.hosts.claude_code.sessions import prompt_text, recorded_command, tool_result_blocks
 from tacit.learn.replay import FileStats, json_objects
 
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
@@ -24,31 +24,6 @@ def detect(data: dict) -> bool:
     """Does this JSON line look like a Claude Code transcript's?"""
     return data.get("type") in _CLAUDE_TYPES and (
         "message" in data or "sessionId" in data or data.get("type") == "summary")
-
-
-def _prompt_text(content) -> str | None:
-    """The user's prompt in a ``type:"user"`` line, or None when the line is
-    not a prompt (tool results, images only, local-command output)."""
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts = []
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_result":
-                return None
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        if not parts:
-            return None
-        text = "\n".join(parts)
-    else:
-        return None
-    stripped = text.strip()
-    if not stripped or stripped.startswith(NOT_PROMPTS):
-        return None
-    return text
 
 
 class _ClaudeTurns:
@@ -173,13 +148,12 @@ def read(path: Path, stats: FileStats) -> Iterator:
             yield from turns.assistant(message)
             continue
         content = message.get("content")
-        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                             for b in content):
+        if tool_result_blocks(content):
             yield from turns.tool_results(content)
             continue
         if data.get("isMeta") or data.get("isCompactSummary") or data.get("isVisibleInTranscriptOnly"):
             continue
-        prompt = _prompt_text(content)
+        prompt = prompt_text(content)
         if prompt is None:
             continue
         command = recorded_command(prompt)

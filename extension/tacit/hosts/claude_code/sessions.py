@@ -9,6 +9,7 @@ import os
 import re
 
 from tacit.events import iso_time
+from tacit.hosts.spec import home_folder
 from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
@@ -19,8 +20,7 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
 def projects_dir(env: dict) -> str:
-    base = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
-    return os.path.join(base, "projects")
+    return os.path.join(home_folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects")
 
 
 def recorded_command(text: str) -> tuple[str, str] | None:
@@ -37,25 +37,30 @@ def files(env: dict):
             for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
 
+def tool_result_blocks(content) -> list:
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
+        if isinstance(content, list) else []
+
+
+def prompt_text(content) -> str | None:
+    """The user's prompt in a ``type:"user"`` line, or None when the line is
+    not a prompt (tool results, images only, local-command output)."""
+    if tool_result_blocks(content):
+        return None
+    if isinstance(content, list):
+        content = "\n".join(b["text"] for b in content
+                            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    if not isinstance(content, str) or not content.strip() or content.strip().startswith(NOT_PROMPTS):
+        return None
+    return content
+
+
 def _user_messages(content) -> list:
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts, tools = [], []
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_result":
-                tools.append(Message(TOOL, excerpt(block.get("content"))))
-            elif block.get("type") == "text" and isinstance(block.get("text"), str):
-                parts.append(block["text"])
-        if tools:
-            return [m for m in tools if m.text]
-        text = "\n".join(parts)
-    else:
-        return []
-    stripped = text.strip()
-    if not stripped or stripped.startswith(NOT_PROMPTS):
+    results = tool_result_blocks(content)
+    if results:
+        return [m for m in (Message(TOOL, excerpt(b.get("content"))) for b in results) if m.text]
+    text = prompt_text(content)
+    if text is None:
         return []
     command = recorded_command(text)
     return [Message(USER, f"/{command[0]} {command[1]}".strip() if command else text)]

@@ -1,6 +1,6 @@
 """Claude Code, as tacit knows it (``tacit.hosts.spec``; docs/hosts/claude-code.md)."""
 
-from tacit.hosts.spec import Host
+from tacit.hosts.spec import COMMAND_HOOK_BOUNDS, Host
 
 # the child reads its prompt and runs `tacit …` (Bash) to save; anything else is denied,
 # never prompted (dontAsk). Verified on 2.1.197 (docs/hosts/claude-code.md, "The child agent").
@@ -34,9 +34,7 @@ HOST = Host(
     child="tacit.hosts.claude_code.child",
     installer="tacit.hosts.claude_code.install",
     hook_handler="tacit.hosts.claude_code.hook:handle",
-    # seconds its hook waits for the service before running in-process (its own timeout leaves
-    # that ≥ 1 s after: PreToolUse 5 s → 2 s here)
-    hook_bounds={"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8},
+    hook_bounds=COMMAND_HOOK_BOUNDS,
     headless="env:CLAUDE_CODE_ENTRYPOINT=sdk,tty",  # claude -p: its stderr is otherwise empty
     env_vars=("CLAUDE_CONFIG_DIR",),
 )

@@ -10,6 +10,7 @@ import tomllib
 
 from tacit.children.budget import Spend, as_int, priced
 from tacit.children.output import json_output, json_tail
+from tacit.hosts.spec import home_folder
 
 
 def usage(stdout: bytes, usage_file) -> dict | None:
@@ -40,9 +41,8 @@ def reply(stdout: str) -> str | None:
 
 def default_model(cfg) -> str:
     """The model of the user's Codex config (the child runs with it when none is configured)."""
-    codex_home = cfg.env.get("CODEX_HOME") or os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".codex")
     try:
-        with open(os.path.join(codex_home, "config.toml"), "rb") as handle:
+        with open(os.path.join(home_folder(cfg.env, "CODEX_HOME", ".codex"), "config.toml"), "rb") as handle:
             value = tomllib.load(handle).get("model")
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return ""

@@ -20,24 +20,24 @@ from tacit.hosts.install_support import InstallError, on_path
 HOST = "codex"
 MANIFEST = "tacit-install.json"
 RULES_FILE = "rules/tacit.rules"
-# hook event -> timeout in seconds (Codex clamps SessionEnd to 3 s)
-HOOK_TIMEOUTS = {
-    "SessionStart": 10,
-    "UserPromptSubmit": 10,
-    "PreToolUse": 5,
-    "PostToolUse": 5,
-    "Stop": 10,
-    "PreCompact": 10,
-    "SessionEnd": 2,
+# hook event -> (timeout in seconds: Codex clamps SessionEnd to 3 s; how Codex names it in a hook's
+# trust key; what its ``/hooks`` shows: it has no other name field, without one "Unnamed hook")
+HOOKS = {
+    "SessionStart": (10, "session_start", "tacit: load memory"),
+    "UserPromptSubmit": (10, "user_prompt_submit", "tacit: read your message"),
+    "PreToolUse": (5, "pre_tool_use", "tacit: check guards"),
+    "PostToolUse": (5, "post_tool_use", "tacit: note the result"),
+    "Stop": (10, "stop", "tacit: end of turn"),
+    "PreCompact": (10, "pre_compact", "tacit: save before compaction"),
+    "SessionEnd": (2, "session_end", "tacit: save the session"),
 }
+HOOK_TIMEOUTS = {event: timeout for event, (timeout, _key, _name) in HOOKS.items()}
+EVENT_KEYS = {event: key for event, (_timeout, key, _name) in HOOKS.items()}
+HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
 # the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
 KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
                           "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
                           "Stop"))
-# how Codex names an event in a hook's trust key
-EVENT_KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit",
-              "PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "Stop": "stop",
-              "PreCompact": "pre_compact", "SessionEnd": "session_end"}
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
@@ -50,13 +50,7 @@ def codex_home(cfg) -> Path:
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    if scope == "user":
-        base, project = codex_home(cfg), None
-    elif scope == "project":
-        project = support.project_path(project_dir)
-        base = project / ".codex"
-    else:
-        raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
+    base, project = support.scope_folder(scope, project_dir, codex_home(cfg), ".codex")
     return {"base": base, "project": project, "hooks_file": base / "hooks.json",
             "config_file": base / "config.toml", "rules_file": base / RULES_FILE,
             "manifest": base / MANIFEST, "user_config": codex_home(cfg) / "config.toml"}
@@ -69,14 +63,6 @@ def manifest(cfg) -> Path:
 
 def hook_command(python: str, event: str) -> str:
     return commandline.hook_command(python, HOST, event)
-
-
-# what Codex's ``/hooks`` shows for each hook (it has no other name field: without one, "Unnamed hook")
-HOOK_NAMES = {
-    "SessionStart": "tacit: load memory", "UserPromptSubmit": "tacit: read your message",
-    "PreToolUse": "tacit: check guards", "PostToolUse": "tacit: note the result", "Stop": "tacit: end of turn",
-    "PreCompact": "tacit: save before compaction", "SessionEnd": "tacit: save the session",
-}
 
 
 def tacit_group(python: str, event: str) -> dict:
@@ -113,10 +99,8 @@ def rules_text(python: str) -> str:
 
 
 def validate_codex_hooks(config) -> None:
-    """Raise ``InvalidHooks`` unless ``config`` is a hooks file Codex parses:
-    known event names, each a list of matcher groups. tacit's own groups are
-    checked strictly by the caller; other groups only for their outline, so a
-    Codex-only field in a user's hook is never a reason to refuse."""
+    """Raise ``InvalidHooks`` unless ``config`` is a hooks file Codex parses (each event a list of
+    matcher groups); only the outline: a Codex-only field in a user's hook is never refused."""
     if not isinstance(config, dict) or not isinstance(config.get("hooks"), dict):
         raise InvalidHooks('expected {"hooks": {...}}')
     for event, groups in config["hooks"].items():
@@ -278,26 +262,19 @@ def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
         new_text, table_added = text + block, True
     expected = json.loads(json.dumps(config))
     expected.setdefault("features", {})["hooks"] = True
-    try:
-        ok = parse_toml(new_text, path) == expected
-    except InstallError:
-        ok = False
-    if not ok:
+    if not parses_as(new_text, path, expected):
         return text, {"warning": f"could not add `hooks = true` under [features] in {path} safely (left "
                                  f"unchanged); Codex 0.171.0 has hooks on by default."}
     return new_text, {"line_added": True, "table_added": table_added, "block": block}
 
 
 def untrusted_events(where: dict, positions: dict) -> list[str]:
-    """tacit's events whose hook has no trust entry yet. Codex keys trust by
-    ``<hooks.json>:<event>:<group>:<hook>``; whether the stored hash still
-    matches only Codex can tell, so a reinstall that changed a command
-    is added by the caller."""
+    """tacit's events whose hook has no trust entry yet (docs/hosts/codex.md); whether the stored
+    hash still matches only Codex can tell: the caller adds the commands a reinstall changed."""
     trusted: set[str] = set()
     for path in {where["user_config"], where["config_file"]}:
         try:
-            text, _ = support.read_text(path)
-            states = (parse_toml(text, path).get("hooks") or {}).get("state") or {}
+            states = (parse_toml(support.read_text(path)[0], path).get("hooks") or {}).get("state") or {}
         except (InstallError, AttributeError):
             continue
         if isinstance(states, dict):
@@ -310,8 +287,8 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
 
 def project_trusted(cfg, project: Path) -> bool:
     try:
-        text, _ = support.read_text(codex_home(cfg) / "config.toml")
-        projects = parse_toml(text, codex_home(cfg) / "config.toml").get("projects") or {}
+        path = codex_home(cfg) / "config.toml"
+        projects = parse_toml(support.read_text(path)[0], path).get("projects") or {}
     except InstallError:
         return False
     entry = projects.get(str(project)) if isinstance(projects, dict) else None
@@ -390,10 +367,8 @@ def _uninstall(cfg, scope, project_dir) -> dict:
 
 def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bool,
                          block: str = "") -> tuple[str, str]:
-    """(new text, problem). Removes tacit's marked line, and its marked
-    ``[features]`` header when that table is then empty. When the file
-    still ends with exactly what install appended, that is cut off, so the
-    file is byte for byte what it was."""
+    """(new text, problem): without tacit's marked line (and its ``[features]`` header when that table
+    is then empty); what install appended, when still last, is cut off: byte for byte as it was."""
     expected = json.loads(json.dumps(config))
     expected.get("features", {}).pop("hooks", None)
     empty_table = table_added and not expected.get("features")
@@ -414,11 +389,7 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
                 continue
             out.append(line)
         new_text = "".join(out)
-    try:
-        ok = parse_toml(new_text, path) == expected
-    except InstallError:
-        ok = False
-    if not ok:
+    if not parses_as(new_text, path, expected):
         return text, f"{path}: could not remove tacit's `hooks = true` line safely; left it in place."
     return new_text, ""
 
@@ -435,6 +406,14 @@ def read_hooks(path: Path) -> tuple[dict, bool]:
     except InvalidHooks as exc:
         raise InstallError(f"{path}: {exc}; fix it first") from None
     return data, existed
+
+
+def parses_as(text: str, path: Path, expected: dict) -> bool:
+    """Whether ``text`` is valid TOML that reads as ``expected``."""
+    try:
+        return parse_toml(text, path) == expected
+    except InstallError:
+        return False
 
 
 def parse_toml(text: str, path: Path) -> dict:

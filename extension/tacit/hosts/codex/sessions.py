@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from tacit.events import iso_time
+from tacit.hosts.spec import home_folder
 from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, excerpt
 
@@ -16,8 +17,7 @@ _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
 def sessions_dir(env: dict) -> str:
-    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".codex")
-    return os.path.join(base, "sessions")
+    return os.path.join(home_folder(env, "CODEX_HOME", ".codex"), "sessions")
 
 
 def files(env: dict):

@@ -1,6 +1,6 @@
 """Codex CLI, as tacit knows it (``tacit.hosts.spec``; docs/hosts/codex.md)."""
 
-from tacit.hosts.spec import Host
+from tacit.hosts.spec import COMMAND_HOOK_BOUNDS, Host
 
 HOST = Host(
     name="codex",
@@ -17,9 +17,7 @@ HOST = Host(
     child="tacit.hosts.codex.child",
     installer="tacit.hosts.codex.install",
     hook_handler="tacit.hosts.codex.hook:handle",
-    # seconds its hook waits for the service before running in-process (its own timeout leaves
-    # that ≥ 1 s after: PreToolUse 5 s → 2 s here)
-    hook_bounds={"SessionStart": 5.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "Stop": 4.0, "SessionEnd": 0.8},
+    hook_bounds=COMMAND_HOOK_BOUNDS,
     headless="argv:exec,stderr",  # codex exec: its stderr is the run's transcript, where it reports hooks
     env_vars=("CODEX_HOME",),
 )

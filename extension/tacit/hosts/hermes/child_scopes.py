@@ -14,10 +14,8 @@ def tag_for(project) -> str:
 
 
 def file_tagged(cfg, project, actor: history.Actor) -> list[str]:
-    """Move the tagged global entries into ``project``'s memory; the entries
-    moved. Run before the integrity check: the tagged entry never was a global
-    note, so the move is one change (the child's save to the project), not an
-    edit of the global notes, an add and a remove."""
+    """Move the tagged global entries into ``project``'s memory; the entries moved. Run before the
+    integrity check, as one change (docs/design/hosts.md#tacithostshermeschild_scopes)."""
     if project is None:
         return []
     store = MemoryStore(cfg, project, actor=actor)

@@ -8,16 +8,15 @@ from __future__ import annotations
 import json
 import sys
 
+from tacit.hosts.hermes.settings import MISSING, get_dotted
+
 PLUGIN = "tacit"
 ENTRY_POINT_GROUP = "hermes_agent.plugins"
 
 
 def _get(node, dotted: str):
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return {"present": False}
-        node = node[part]
-    return {"present": True, "value": node}
+    found = get_dotted(node, dotted)
+    return {"present": False} if found is MISSING else {"present": True, "value": found}
 
 
 def _set(config: dict, dotted: str, value) -> None:
@@ -32,13 +31,10 @@ def _set(config: dict, dotted: str, value) -> None:
 
 
 def _unset(config: dict, dotted: str) -> None:
-    parts = dotted.split(".")
-    node = config
-    for part in parts[:-1]:
-        node = node.get(part)
-        if not isinstance(node, dict):
-            return
-    node.pop(parts[-1], None)
+    parent, _, last = dotted.rpartition(".")
+    node = get_dotted(config, parent) if parent else config
+    if isinstance(node, dict):
+        node.pop(last, None)
 
 
 def status(keys) -> dict:

@@ -27,10 +27,8 @@ CONFIG_TIMEOUT_SECONDS = 120
 
 
 def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
-    refused = _refuse_scope(scope)
-    if refused:
-        return refused
-
+    if scope != "user":
+        return _scope_refused()
     home = hermes_home_of(cfg)
     python = find_hermes_python(cfg)
     if python is None:
@@ -124,10 +122,8 @@ def match_limits(cfg, home: str) -> str:
 
 
 def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
-    refused = _refuse_scope(scope)
-    if refused:
-        return refused
-
+    if scope != "user":
+        return _scope_refused()
     home = hermes_home_of(cfg)
     manifest_path = install_manifest_path(home)
     manifest = read_json_or_none(manifest_path)
@@ -180,9 +176,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
     return {"success": True, "message": message, "hermes_home": home, "changed": changed, "left": left}
 
 
-def _refuse_scope(scope: str) -> dict | None:
-    if scope == "user":
-        return None
+def _scope_refused() -> dict:
     return {"success": False, "error": "Hermes enables plugins per Hermes home, not per project: use "
             "`tacit install hermes` (--scope user); for another home or profile set HERMES_HOME."}
 
@@ -199,10 +193,8 @@ def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
     imports ``hermes_cli``, else the shebang of ``hermes`` on PATH."""
     if prefer and os.access(prefer, os.X_OK):
         return prefer
-
     if importlib.util.find_spec("hermes_cli") is not None:
         return sys.executable
-
     script = shutil.which("hermes", path=cfg.env.get("PATH"))
     return interpreter_of(script) if script else None
 
@@ -217,16 +209,10 @@ def interpreter_of(script: str) -> str | None:
         return None
     if not first.startswith("#!"):
         return None
-    parts = first[2:].split()
-    if not parts:
-        return None
-    if os.path.basename(parts[0]) == "env" and len(parts) > 1:
-        candidate = shutil.which(parts[1])
-    else:
-        candidate = parts[0]
-    if candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK):
-        return candidate
-    return None
+    parts = first[2:].split() or [""]
+    candidate = shutil.which(parts[1]) if os.path.basename(parts[0]) == "env" and len(parts) > 1 else parts[0]
+    ok = candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK)
+    return candidate if ok else None
 
 
 def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:

@@ -1,9 +1,5 @@
-"""The detached side of the Hermes overflow runner:
-``python -m tacit.hosts.hermes.jobs overflow`` adds the entries queued when
-memory was full (``tacit.hosts.hermes.overflow.drain``). It builds its Config
-exactly as the plugin does (host "hermes", Hermes's memory limits). Whatever
-happens is logged to the data folder's log.
-"""
+"""The detached side of the Hermes overflow runner: ``python -m tacit.hosts.hermes.jobs overflow``
+adds the entries queued when memory was full (``tacit.hosts.hermes.overflow.drain``)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import time
 
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for
+from tacit.hosts.install_support import read_json_or_none
 from tacit.log import log
 from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore
@@ -31,15 +32,13 @@ def parse_result(result):
         return result
     if isinstance(result, (bytes, bytearray)):
         result = result.decode("utf-8", "replace")
-    if isinstance(result, str):
-        text = result.strip()
-        if text.startswith("{"):
-            try:
-                data = json.loads(text)
-            except ValueError:
-                return None
-            return data if isinstance(data, dict) else None
-    return None
+    if not isinstance(result, str) or not result.strip().startswith("{"):
+        return None
+    try:
+        data = json.loads(result)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def overflowed_add(args, result) -> tuple[str, str] | None:
@@ -51,9 +50,7 @@ def overflowed_add(args, result) -> tuple[str, str] | None:
     if target not in ("memory", "user") or not isinstance(content, str) or not content.strip():
         return None
     data = parse_result(result)
-    if not data or data.get("success") is not False:
-        return None
-    if OVER_LIMIT_MARK not in str(data.get("error", "")):
+    if not data or data.get("success") is not False or OVER_LIMIT_MARK not in str(data.get("error", "")):
         return None
     return target, content.strip()
 
@@ -70,15 +67,10 @@ def enqueue(cfg, target: str, content: str, session_id: str = "") -> str:
 def queued_result(target: str) -> str:
     """What the agent sees instead of the over-limit error."""
     name = "USER.md" if target == "user" else "MEMORY.md"
-    return json.dumps({
-        "success": True,
-        "done": True,
-        "queued": True,
-        "target": target,
-        "message": (f"{name} is full, so tacit queued this entry: a background agent is consolidating "
-                    f"{name} now and will then add it. Nothing to retry or clean up — continue "
-                    "with your reply."),
-    }, ensure_ascii=False)
+    return json.dumps({"success": True, "done": True, "queued": True, "target": target,
+                       "message": f"{name} is full, so tacit queued this entry: a background agent is consolidating "
+                                  f"{name} now and will then add it. Nothing to retry or clean up — continue "
+                                  "with your reply."}, ensure_ascii=False)
 
 
 def pending_paths(cfg, queue: str = "pending") -> list[str]:
@@ -137,14 +129,7 @@ def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -
 
 
 def _move_failed(cfg, path: str, extra: dict) -> None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            item = json.load(handle)
-    except (OSError, ValueError):
-        item = {}
-    if not isinstance(item, dict):
-        item = {}
-    item.update(extra)
+    item = {**(read_json_or_none(path) or {}), **extra}
     target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
     atomic_write_text(target, json.dumps(item, ensure_ascii=False))
     with contextlib.suppress(OSError):
@@ -171,7 +156,5 @@ def failed_note(items: list[dict]) -> str:
     lines = ["tacit could not save these memory entries: memory stayed full even after "
              "consolidation. Make room with the memory tool (merge with 'replace', drop stale "
              "entries with 'remove') and add them, or ask the user what to drop:"]
-    for item in items:
-        target = "USER.md" if item.get("target") == "user" else "MEMORY.md"
-        lines.append(f"- ({target}) {item['content']}")
+    lines += [f"- ({'USER.md' if item.get('target') == 'user' else 'MEMORY.md'}) {item['content']}" for item in items]
     return "\n".join(lines)

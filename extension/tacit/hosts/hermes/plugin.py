@@ -41,9 +41,10 @@ from tacit.search import tool as search_tool
 
 HOST = "hermes"
 HOOKS = ("on_session_start", "pre_llm_call", "pre_tool_call", "post_tool_call", "transform_llm_output",
-         "post_llm_call",
-         "on_session_end", "on_session_finalize")
+         "post_llm_call", "on_session_end", "on_session_finalize")
 SKILL_TRIGGER_OFF = 1_000_000_000  # skill_trigger_tool_calls that no turn reaches
+
+
 def register(ctx) -> None:
     """Hermes's plugin entry point. Never raises."""
     cfg = None
@@ -153,17 +154,12 @@ class HermesAdapter:
         return results
 
     def _realise(self, results, extra_notes=(), *, session_context=(), session: _Session | None = None) -> dict | None:
-        """Results → ``{"context": …}`` for ``pre_llm_call``, which Hermes appends
-        to the user message. Hermes has no system-prompt hook for plugins, so
-        the session's context (this project's memory, the skill index of
-        project skills) rides on the first message of the session; notices
-        wait for the reply, under which ``transform_llm_output`` shows them."""
+        """Results → ``{"context": …}`` for ``pre_llm_call`` (appended to the user message); notices
+        wait for the reply, under which ``transform_llm_output`` shows them (docs/hosts/hermes.md)."""
         texts = []
         for result in (*session_context, *results):
             if isinstance(result, ContextResult):
-                for injection in sorted(result.context, key=lambda i: i.priority):
-                    if injection.text.strip():
-                        texts.append(injection.text.strip())
+                texts += [i.text.strip() for i in sorted(result.context, key=lambda i: i.priority) if i.text.strip()]
             for notice in result.notices:
                 log(self.cfg, "info", "hermes.notice", notice)
                 if session is not None and notice:
@@ -335,26 +331,18 @@ def message_text(value) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        parts = []
-        for part in value:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-            elif isinstance(part, str):
-                parts.append(part)
-        return "\n".join(parts)
+        return "\n".join(p["text"] if isinstance(p, dict) else p for p in value
+                         if isinstance(p, str) or isinstance(p, dict) and isinstance(p.get("text"), str))
     return str(value)
 
 
 def nobody_to_ask() -> bool:
-    """Would Hermes grant an approval without asking anyone? (Its spec's
-    ``nobody_to_ask``: a guard denies instead of asking.) ``hermes -z`` ends
-    with its turn, and ``--yolo`` / ``/yolo`` wave approvals through."""
+    """Its spec's ``nobody_to_ask`` (a guard denies instead of asking): ``hermes -z`` or approvals bypassed."""
     return is_oneshot(sys.argv) or approvals_bypassed()
 
 
 def approvals_bypassed() -> bool:
-    """Would Hermes grant an approval without asking anyone? (``--yolo`` and
-    ``hermes -z`` set HERMES_YOLO_MODE; ``/yolo`` turns it on per session.)"""
+    """Would Hermes grant an approval unasked? (``--yolo``/``-z`` set HERMES_YOLO_MODE; ``/yolo`` per session.)"""
     if live_env("HERMES_YOLO_MODE").strip().lower() in ("1", "true", "yes", "on"):
         return True
     approval = sys.modules.get("tools.approval")  # Hermes's own module, once Hermes loaded it
@@ -376,9 +364,8 @@ def tool_directive(result) -> dict | None:
 
 
 def tool_outcome(result, status=None, error_message=None) -> tuple[bool, str | None]:
-    """(ok, error) of one tool call. A result with an integer ``exit_code``
-    decides by it (Hermes says ``status: "ok"`` for ``exit 3``); otherwise
-    Hermes's ``status``; otherwise the result's ``success``/``error``."""
+    """(ok, error) of one tool call: by an integer ``exit_code`` (Hermes says ``status: "ok"`` for
+    ``exit 3``), else Hermes's ``status``, else the result's ``success``/``error``."""
     data = overflow.parse_result(result)
     if data is not None:
         code = data.get("exit_code")

@@ -9,6 +9,7 @@ import json
 import os
 
 from tacit.events import iso_time
+from tacit.hosts.spec import home_folder
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, SessionSource, excerpt
 from tacit.stores import readonly_db
 
@@ -19,8 +20,7 @@ _SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_ca
 
 
 def state_db(env: dict) -> str:
-    base = env.get("HERMES_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".hermes")
-    return os.path.join(base, "state.db")
+    return os.path.join(home_folder(env, "HERMES_HOME", ".hermes"), "state.db")
 
 
 def files(env: dict):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import sys
 
+from tacit.hosts.spec import home_folder
+
 HERMES_DEFAULTS = {
     "memory.memory_enabled": True,
     "memory.user_profile_enabled": True,
@@ -24,10 +26,7 @@ MISSING = object()
 
 def hermes_home_of(cfg) -> str:
     """The Hermes home a Config refers to: ``$HERMES_HOME`` or ``~/.hermes`` from its environment."""
-    home = cfg.env.get("HERMES_HOME")
-    if home:
-        return os.path.abspath(os.path.expanduser(home))
-    return os.path.join(cfg.env.get("HOME") or os.path.expanduser("~"), ".hermes")
+    return os.path.abspath(os.path.expanduser(home_folder(cfg.env, "HERMES_HOME", ".hermes")))
 
 
 def read_raw(hermes_home: str) -> dict:
@@ -74,10 +73,8 @@ def value(raw: dict, key: str):
 def hermes_reviews(raw: dict) -> dict:
     """Which of Hermes's own background reviews are on: ``{"memory": bool,
     "skills": bool}`` (an interval of 0 or less turns a review off)."""
-    return {
-        "memory": value(raw, "memory.nudge_interval") > 0,
-        "skills": value(raw, "skills.creation_nudge_interval") > 0,
-    }
+    return {"memory": value(raw, "memory.nudge_interval") > 0,
+            "skills": value(raw, "skills.creation_nudge_interval") > 0}
 
 
 def adapt_config(cfg, raw: dict | None = None):

@@ -61,10 +61,8 @@ def install(cfg, scope: str, project_dir: str | os.PathLike = ".", **_options) -
         return {"success": False, "path": str(folder),
                 "error": f"{folder / ENTRY} exists and was not installed by tacit; "
                          "move it away first (nothing was changed)"}
-    created_dirs = list(manifest.get("created_dirs", [])) if manifest else []
-    if not manifest:
-        # deepest first: the order uninstall removes them in
-        created_dirs = [str(d) for d in missing_dirs(folder)]
+    # deepest first: the order uninstall removes them in
+    created_dirs = list(manifest.get("created_dirs", [])) if manifest else [str(d) for d in missing_dirs(folder)]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         text = source.read_text(encoding="utf-8")

@@ -37,7 +37,6 @@ class ProtocolError(Exception):
         self.code = code
 
 
-
 # what the extension may send for each event kind (name -> type)
 EVENT_FIELDS = {
     "session_start": {"source": str},
@@ -53,9 +52,8 @@ EVENT_FIELDS = {
 
 
 def event_from_params(params: dict):
-    """A ``tacit.events`` event from an ``event`` request's params. Unknown
-    fields are ignored (a newer extension may send more); a field of the wrong
-    type is an ``invalid_params`` error."""
+    """A ``tacit.events`` event from an ``event`` request's params. Unknown fields are ignored (a newer
+    extension may send more); a field of the wrong type is an ``invalid_params`` error."""
     kind = params.get("kind")
     if kind not in EVENT_FIELDS:
         raise ProtocolError("invalid_params", f"unknown event kind {kind!r}; "
@@ -89,9 +87,8 @@ def event_from_params(params: dict):
 
 
 def render_result(kind: str, result) -> dict:
-    """A typed result → the ``event`` response: system-prompt context at
-    ``before_agent_start``, context next to the prompt at a user
-    ``message_end``, notices, and a tool call's block/reason."""
+    """A typed result → the ``event`` response: system-prompt context at ``before_agent_start``,
+    context next to the prompt at a user ``message_end``, notices, and a tool call's block/reason."""
     def joined() -> str:
         if not isinstance(result, ContextResult):
             return ""
@@ -150,9 +147,7 @@ class PiSession:
                 if message.get("method") in ("tool", "command") and "id" in message:
                     self._submit(message)  # may take minutes: off the reading thread
                 else:
-                    reply = self.handle(message)
-                    if reply is not None:
-                        self.send(reply)
+                    self._answer(message)
                 if message.get("method") == "shutdown":
                     break
         finally:
@@ -180,13 +175,12 @@ class PiSession:
     def _submit(self, message: dict) -> None:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="tacit-pi")
+        self._pool.submit(self._answer, message)
 
-        def work():
-            reply = self.handle(message)
-            if reply is not None:
-                self.send(reply)
-
-        self._pool.submit(work)
+    def _answer(self, message: dict) -> None:
+        reply = self.handle(message)
+        if reply is not None:
+            self.send(reply)
 
     def handle(self, message: dict) -> dict | None:
         """Answer one message: a response for a request, None for a notification. Never raises."""
@@ -208,16 +202,14 @@ class PiSession:
             self.stats["errors"] += 1
             if not is_request:
                 log(self.cfg, "warning", "pi", f"notification {method}: {exc.code}: {exc}")
-                return None
-            return {"id": msg_id, "error": {"code": exc.code, "message": str(exc)}}
+            error = {"code": exc.code, "message": str(exc)}
         except Exception as exc:  # noqa: BLE001 — never break pi
             self.stats["errors"] += 1
             log_exception(self.cfg, f"pi {method}", exc)
-            if not is_request:
-                return None
-            return {"id": msg_id, "error": {"code": "internal_error",
-                                            "message": f"{type(exc).__name__}: {exc}"}}
-        return {"id": msg_id, "result": result} if is_request else None
+            error = {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
+        else:
+            return {"id": msg_id, "result": result} if is_request else None
+        return {"id": msg_id, "error": error} if is_request else None
 
     def _hello(self, params: dict) -> dict:
         wanted = params.get("protocol", PROTOCOL_VERSION)
@@ -276,10 +268,14 @@ class PiSession:
         if name not in TOOL_NAMES:
             raise ProtocolError("invalid_params", f"unknown tool {name!r}; expected one of {list(TOOL_NAMES)}")
         self.stats["tools"] += 1
-        session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
-        cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
+        session_id, cwd = self._where(params)
         return run_tool(Tacit(self.cfg_for(session_id)).as_actor(self.tool_actor(session_id)), name,
                         params.get("args"), project=self.project_of(cwd))
+
+    def _where(self, params: dict) -> tuple[str, str | None]:
+        """(session id, working folder) of a tool or command request."""
+        session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
+        return session_id, params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
 
     def tool_actor(self, session_id: str) -> Actor:
         """Who a tool call acts for: the child agent this session is, or the agent in the session."""
@@ -298,12 +294,11 @@ class PiSession:
         if not isinstance(args, str):
             raise ProtocolError("invalid_params", "args must be a string")
         self.stats["commands"] += 1
-        session_id = params.get("session_id") if isinstance(params.get("session_id"), str) else ""
+        session_id, cwd = self._where(params)
         if session_id:  # the learners count slash-command use like any other command
             self.engine.dispatch(Command(session_id=session_id, host=HOST, name=name, args=args))
         try:
             you = slash.typed_by_you(self.cfg_for(session_id), name, session_id=session_id, host=HOST)
-            cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else self.cwds.get(session_id)
             result = slash.run(you, name, args.strip(), project=self.project_of(cwd))
         except Exception as exc:  # noqa: BLE001 — e.g. LedgerUnavailable: say so, don't crash
             log_exception(self.cfg, f"pi command {name}", exc)

@@ -8,16 +8,14 @@ from __future__ import annotations
 import os
 
 from tacit.events import iso_time
+from tacit.hosts.spec import home_folder
 from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
 
 def sessions_dir(env: dict) -> str:
-    if env.get("PI_CODING_AGENT_SESSION_DIR"):
-        return env["PI_CODING_AGENT_SESSION_DIR"]
-    base = env.get("PI_CODING_AGENT_DIR") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".pi",
-                                                          "agent")
-    return os.path.join(base, "sessions")
+    return env.get("PI_CODING_AGENT_SESSION_DIR") or \
+        os.path.join(home_folder(env, "PI_CODING_AGENT_DIR", ".pi", "agent"), "sessions")
 
 
 def files(env: dict):

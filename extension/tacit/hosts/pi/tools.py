@@ -98,9 +98,8 @@ def _string_args(args: dict, required: tuple, optional: tuple = ()) -> tuple[dic
 
 
 def run_tool(tacit, name: str, args, project: Project | None = None) -> dict:
-    """Run one tool call through the front door ``tacit`` (acting as the agent
-    or the child that called it) for a session in ``project``; always returns
-    a result dict (never raises for bad input; store errors come back as reported)."""
+    """One tool call through ``tacit`` (acting as the agent or child that called it) in ``project``:
+    always a result dict (bad input and store errors come back as reported, never raised)."""
     if not isinstance(args, dict):
         return _fail("arguments must be a JSON object")
     if name not in TOOL_NAMES:
@@ -128,35 +127,34 @@ def _memory(tacit, args: dict, project: Project | None) -> dict:
     return tacit.memory(project).remove(target, values["old_text"])
 
 
+# skill action -> (required, optional) string arguments
+SKILL_ARGS = {"view": (("name",), ("file",)), "create": (("name", "description"), ("body",)),
+              "patch": (("name", "section", "content"), ()), "edit": (("name",), ("description", "body")),
+              "delete": (("name",), ())}
+
+
 def _skill(cfg, args: dict, project: Project | None) -> dict:
     action = args.get("action")
     skills = ScopedSkills(cfg, project)
     if action == "list":
         return skills.list()
-    if action == "view":
-        values, error = _string_args(args, ("name",), ("file",))
-        return _fail(error) if error else skills.view(values["name"], file=values.get("file"))
     scope = args.get("scope")
-    if scope is not None and scope not in skills.scopes():
+    if action != "view" and scope is not None and scope not in skills.scopes():
         return _fail(f"scope must be one of {', '.join(skills.scopes())}")
+    if action not in SKILL_ARGS:
+        return _fail("action must be one of list, view, create, patch, edit, delete")
+    values, error = _string_args(args, *SKILL_ARGS[action])
+    if error:
+        return _fail(error)
+    if action == "view":
+        return skills.view(values["name"], file=values.get("file"))
     store = skills.store(scope)
     if action == "create":
-        values, error = _string_args(args, ("name", "description"), ("body",))
-        return _fail(error) if error else store.create(values["name"], values["description"],
-                                                       values.get("body"))
+        return store.create(values["name"], values["description"], values.get("body"))
     if action == "patch":
-        values, error = _string_args(args, ("name", "section", "content"))
-        return _fail(error) if error else store.patch(values["name"], values["section"],
-                                                      values["content"])
-    if action == "edit":
-        values, error = _string_args(args, ("name",), ("description", "body"))
-        if error:
-            return _fail(error)
-        if "description" not in values and "body" not in values:
-            return _fail("edit needs a new description and/or body")
-        return store.edit(values["name"], description=values.get("description"),
-                          body=values.get("body"))
+        return store.patch(values["name"], values["section"], values["content"])
     if action == "delete":
-        values, error = _string_args(args, ("name",))
-        return _fail(error) if error else store.delete(values["name"])
-    return _fail("action must be one of list, view, create, patch, edit, delete")
+        return store.delete(values["name"])
+    if "description" not in values and "body" not in values:
+        return _fail("edit needs a new description and/or body")
+    return store.edit(values["name"], description=values.get("description"), body=values.get("body"))

@@ -1,0 +1,177 @@
+"""Small readings made consistent: ``git checkout FILE`` is an edit like ``git
+restore FILE``; ``pnpm run test`` is ``pnpm test`` (npm/pnpm/yarn, not bun); a
+``git push`` that names no remote goes where git sends it (the branch's
+upstream, or origin when it is the only remote), read from a real repository's
+config; yarn's own ``npm publish``; a redirection's target in the reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from guard_helpers import git_repo, remember
+
+from tacit import cli
+from tacit.guards import GuardSet, derive_guards, normalize_call
+from tacit.guards.model import Guard
+from tacit.handlers.guards import git_remotes, push_default
+
+ROOT = "/repo"
+
+
+def hits(lesson: str, command: str, **where) -> list[str]:
+    guard_set = GuardSet([Guard(spec, i, "project", ROOT, "lesson") for i, spec in enumerate(derive_guards(lesson))])
+    return [hit.subject for hit in guard_set.check(normalize_call("Bash", {"command": command}, ROOT,
+                                                                  project_root=ROOT, **where))]
+
+
+# ---------------------------------------------------------------------------
+# git checkout puts files back as git restore does
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("command", ["git checkout src/a.ts", "git checkout -- src/a.ts", "git restore src/a.ts",
+                                     "git checkout main src/a.ts", "git checkout HEAD~1 -- src/a.ts",
+                                     "git checkout ./src/a.ts"])
+def test_git_checkout_of_a_file_is_an_edit_of_it(command):
+    assert hits("never edit `src/a.ts`", command)
+
+
+@pytest.mark.parametrize("command", ["git checkout main", "git checkout feature/a.ts-fix", "git checkout -b src/a.ts",
+                                     "git checkout v1.2.3", "git checkout release/1.0", "git restore --staged src/a.ts",
+                                     "git checkout -"])
+def test_git_checkout_of_a_branch_edits_nothing(command):
+    assert not hits("never edit `src/a.ts`", command)
+
+
+def test_a_dot_file_checked_out_is_a_file():
+    assert hits("never edit `.env`", "git checkout .env") and hits("never edit `.env`", "git checkout main .env")
+
+
+# ---------------------------------------------------------------------------
+# `<tool> run <script>` is the script by its name, where the tool runs it so
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, same", [
+    ("never run `pnpm test`", ["pnpm run test", "pnpm run-script test", "pnpm -r run test", "pnpm --filter web run test"]),
+    ("never run `pnpm run test`", ["pnpm test", "pnpm t"]),
+    ("never run `npm test`", ["npm run test", "npm run-script test"]),
+    ("never run `npm run start`", ["npm start"]),
+    ("never run `yarn test`", ["yarn run test"]),
+    ("never run `pnpm build`", ["pnpm run build"]),
+    ("never run `pnpm db:reset`", ["pnpm run db:reset"]),
+])
+def test_a_script_run_by_its_name_or_through_run_is_the_same(lesson, same):
+    for command in same:
+        assert hits(lesson, command), command
+
+
+@pytest.mark.parametrize("lesson, other", [
+    ("never run `pnpm test`", ["pnpm run test:unit", "pnpm run build", "pnpm install"]),
+    ("never run `npm run build`", ["npm build"]),  # npm's own build command, not the script
+    ("never run `npm run db:reset`", ["npm db:reset"]),
+    ("never run `bun test`", ["bun run test"]),  # bun's own test runner is not the script
+    ("never run `pnpm install`", ["pnpm run install"]),  # a script named install, not pnpm's
+])
+def test_a_script_the_tool_does_not_run_by_its_name_stays_apart(lesson, other):
+    for command in other:
+        assert not hits(lesson, command), command
+
+
+# ---------------------------------------------------------------------------
+# a push with no remote named
+# ---------------------------------------------------------------------------
+def test_a_push_naming_no_remote_goes_to_the_upstream_when_it_is_known():
+    assert hits("don't push to origin", "git push", branch="feat", remotes={"origin"}, upstream="origin")
+    assert hits("never push to `upstream`", "git push -u", branch="feat", remotes={"origin", "upstream"},
+                upstream="upstream")
+    assert not hits("don't push to origin", "git push", branch="feat", remotes={"origin", "upstream"}, upstream="upstream")
+    assert not hits("don't push to origin", "git push", branch="feat", remotes={"origin"})  # unknown: never fires
+    assert not hits("don't push to origin", "git push $REMOTE", branch="feat", remotes={"origin"}, upstream="origin")
+    assert not hits("don't push to origin", "git push fork feat", branch="feat", remotes={"origin", "fork"},
+                    upstream="origin")
+    # a branch switched to in the same line has no upstream: origin when it is the only remote
+    assert hits("don't push to origin", "git checkout -b x && git push -u", branch="feat", remotes={"origin"},
+                upstream="origin")
+    assert not hits("never push to `upstream`", "git checkout -b x && git push", branch="feat",
+                    remotes={"origin", "upstream"}, upstream="upstream")
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_push_default_is_read_from_the_repositorys_config(tmp_path):
+    repo = git_repo(tmp_path / "one")
+    assert push_default(str(repo), "main") is None  # no remote
+    _git(repo, "remote", "add", "origin", "https://example.invalid/a.git")
+    assert git_remotes(str(repo)) == {"origin"} and push_default(str(repo), "main") == "origin"
+    _git(repo, "remote", "add", "upstream", "https://example.invalid/b.git")
+    assert push_default(str(repo), "main") is None  # two remotes, no upstream configured: not guessed
+    _git(repo, "config", "branch.main.remote", "upstream")
+    assert push_default(str(repo), "main") == "upstream" and push_default(str(repo), "other") is None
+    _git(repo, "config", "remote.pushDefault", "origin")
+    assert push_default(str(repo), "main") == "origin"
+    _git(repo, "config", "branch.main.pushRemote", "upstream")
+    assert push_default(str(repo), "main") == "upstream"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_guard_test_stops_a_bare_push_to_the_only_remote(cfg, tacit_env, monkeypatch, capsys, tmp_path):
+    repo = git_repo(tmp_path / "web")
+    _git(repo, "remote", "add", "origin", "https://example.invalid/web.git")
+    remember(cfg, repo, "don't push to origin")
+    for key, value in tacit_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TACIT_PROJECT", raising=False)
+    monkeypatch.chdir(repo)
+
+    def fires(command: str) -> bool:
+        try:
+            code = cli.main(["guard", "test", command, "--json"])
+        except SystemExit as exc:
+            code = exc.code
+        assert code == 0
+        return json.loads(capsys.readouterr().out)["fires"]
+
+    assert fires("git push") and fires("git push -u")
+    _git(repo, "remote", "add", "fork", "https://example.invalid/fork.git")
+    assert not fires("git push")  # two remotes, no upstream: where it goes is not known
+    assert fires("git push origin main") and not fires("git push fork main")
+
+
+# ---------------------------------------------------------------------------
+# yarn's npm subcommand, and the reason for a redirection
+# ---------------------------------------------------------------------------
+def test_yarns_npm_subcommand_is_yarn_and_its_publish_publishes_to_npm():
+    assert not hits("use pnpm, not npm", "yarn npm publish") and not hits("never use npm", "yarn npm info react")
+    assert hits("never publish to npm", "yarn npm publish") and not hits("never publish to npm", "yarn npm info x")
+
+
+def test_the_reason_for_a_redirection_names_its_target():
+    assert hits("never edit `.env`", "echo A=1 >> .env") == ["echo A=1 >> .env"]
+    assert hits("never edit `.env`", "printf 'a b' > ./.env 2>/dev/null") == ["printf a b > ./.env"]
+    long = hits("never edit `.env`", "echo " + "y" * 120 + " > .env")[0]
+    assert long.endswith("… > .env")
+    assert hits("never edit `.env`", "cp a .env") == ["cp a .env"]
+
+
+# ---------------------------------------------------------------------------
+# help is printed, nothing is done (found by close calls built from the tune lessons)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, command", [
+    ("don't run git push", "git push --help"),
+    ("never push to develop", "git push origin develop --help"),
+    ("don't touch .github/PULL_REQUEST_TEMPLATE.md", "rm .github/PULL_REQUEST_TEMPLATE.md --help"),
+    ("don't delete or rename files in docs/images/", "git mv docs/images/a.png docs/images/b.png --help"),
+    ("don't add the type/bug, type/feature or type/task labels", "gh issue create --label type/bug --help"),
+    ("don't manually edit build.sln", "dotnet sln build.sln add src/a.csproj --help"),
+])
+def test_a_help_form_is_neither_a_push_a_write_nor_a_label(lesson, command):
+    assert derive_guards(lesson) and not hits(lesson, command)
+    assert hits(lesson, command.replace(" --help", ""))
+
+
+def test_help_after_the_separator_or_a_redirection_still_counts():
+    assert hits("never edit `CLAUDE.md`", "echo '# notes' > CLAUDE.md --help")  # the shell writes the file first
+    assert hits("never use -- with pnpm test", "pnpm test -- reporters --help")  # the script gets --help and runs
