@@ -20,6 +20,10 @@ How
 - N-gram features seen in fewer than ``MIN_COUNT`` training rows are dropped
   (hand-built cue features are always kept); weights under ``PRUNE`` are
   dropped from the file. The file stays far below 1 MB.
+- The files hold no text of the data: each weight is keyed by
+  :func:`tacit.detect.model.feature_key` of its feature's name (n-grams are
+  the users' words). Two names with one key stop the run; the count of
+  colliding names among every feature seen in training is printed.
 - Operating thresholds are chosen from out-of-fold scores of a 5-fold
   cross-validation grouped by repository *inside* the tune split: the
   threshold with the best F1, subject to a minimum recall or precision per
@@ -48,6 +52,7 @@ sys.path.insert(0, str(HERE))
 import real_data  # noqa: E402
 from tacit.detect import features as ufeat  # noqa: E402
 from tacit.detect import fix as fixmod  # noqa: E402
+from tacit.detect.model import FEATURE_KEYS, feature_key  # noqa: E402
 
 OUT = ROOT / "extension" / "tacit" / "detect"
 DATA = ROOT / "tests" / "data"
@@ -238,8 +243,24 @@ def synthetic_fix():
 # training
 # ---------------------------------------------------------------------------
 def _pack(bias, weights, threshold):
-    kept = {n: round(w, 4) for n, w in sorted(weights.items()) if abs(w) >= PRUNE}
+    kept: dict[str, float] = {}
+    for name, w in sorted(weights.items()):
+        if abs(w) >= PRUNE:
+            key = feature_key(name)
+            if key in kept:
+                raise SystemExit(f"two features share the key {key}: choose a wider key")
+            kept[key] = round(w, 4)
     return {"bias": round(bias, 4), "threshold": round(threshold, 4), "weights": kept}
+
+
+def collisions(feature_sets) -> tuple[int, int]:
+    """(distinct feature names seen, names sharing a key with another name)."""
+    names = {n for feats in feature_sets for n in feats}
+    per_key: dict[str, int] = {}
+    for name in names:
+        key = feature_key(name)
+        per_key[key] = per_key.get(key, 0) + 1
+    return len(names), sum(c for c in per_key.values() if c > 1)
 
 
 def _only_handbuilt(samples):
@@ -267,6 +288,8 @@ def train_user(report: bool = True) -> dict:
     rows, feats = user_samples()
     groups = [r["repo"] for r in rows]
     synth = synthetic_user()
+    if report:
+        print("  feature names seen: %d, sharing a key: %d" % collisions(feats + [f for f, _y, _c in synth]))
     models = {}
     for name in ("correction", "failure", "durable", "lesson"):
         spec = MODELS[name]
@@ -293,6 +316,8 @@ def train_fix(report: bool = True) -> dict:
     spec = MODELS["fix"]
     samples = [(f, int(bool(r["fix"])), row_weight(r)) for f, r in zip(feats, rows)]
     extra = [(f, int(y), spec["synth"]) for f, y, _c in synthetic_fix()]
+    if report:
+        print("  feature names seen: %d, sharing a key: %d" % collisions(feats + [f for f, _y, _w in extra]))
     return {"fix": _fit("fix", samples, groups, extra, spec, report)}
 
 
@@ -300,6 +325,7 @@ def _write(path: Path, models: dict) -> None:
     data = {
         "about": "Logistic scorers trained by tests/benchmarks/train_detectors.py on the tune split of the "
                  "real-conversation data (tests/data/real_split.json); do not edit by hand.",
+        "feature_keys": FEATURE_KEYS,
         "models": models,
     }
     path.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=True) + "\n",

@@ -1,4 +1,4 @@
-"""Logistic scorers over named features, with weights shipped as JSON.
+"""Logistic scorers over named features, with weights shipped as JSON keyed by hashed names.
 
 Design decisions, and why
 - **Pure-stdlib inference**: a score is ``sigmoid(bias + Σ weight·value)`` over the features a
@@ -7,21 +7,34 @@ Design decisions, and why
   split of the real data and writes ``user_model.json`` / ``fix_model.json`` next to this module
   (shipped in the wheel). Each model carries its operating threshold, chosen on the tune split, so
   callers compare against ``model.threshold``.
+- **No text in the files**: a weight is keyed by :func:`feature_key` of its feature's name (the
+  first 8 bytes of BLAKE2b, in hex), never the name, so no word of the training messages ships.
+  A file keyed otherwise is not loaded. Design notes: docs/detectors.md.
 - **Loaded once per process** (``functools.cache``), on first use.
 - **A missing or unreadable weight file is not fatal**: every model then scores 0.0 and the rule
   parts of the detectors still work."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
-__all__ = ["Logistic", "load_models", "sigmoid"]
+__all__ = ["FEATURE_KEYS", "Logistic", "feature_key", "load_models", "sigmoid"]
 
 _HERE = Path(__file__).resolve().parent
+#: how the weight files key their weights (a file saying otherwise is not loaded)
+FEATURE_KEYS = "blake2b-8"
+
+
+@lru_cache(maxsize=1 << 14)
+def feature_key(name: str) -> str:
+    """The key of a feature's weight: 16 hex digits of BLAKE2b over its UTF-8 name (the same in
+    every process and Python version; memoised, as every model of a message scores the same names)."""
+    return hashlib.blake2b(name.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
 def bucket(n: int, edges: tuple[int, ...]) -> str:
@@ -50,8 +63,8 @@ class Logistic:
     confident: float | None = None  # a higher, more precise operating point, when trained with one
 
     def margin(self, features: dict[str, float]) -> float:
-        get = self.weights.get
-        return self.bias + sum(get(name, 0.0) * value for name, value in features.items())
+        get, key = self.weights.get, feature_key
+        return self.bias + sum(get(key(name), 0.0) * value for name, value in features.items())
 
     def score(self, features: dict[str, float]) -> float:
         """Probability-like score in [0, 1]."""
@@ -59,13 +72,15 @@ class Logistic:
 
     def contributions(self, features: dict[str, float], top: int = 5) -> list[tuple[str, float]]:
         """The features that pushed the score up most (for explanations)."""
-        parts = [(name, self.weights.get(name, 0.0) * value) for name, value in features.items()]
+        parts = [(name, self.weights.get(feature_key(name), 0.0) * value) for name, value in features.items()]
         parts = [p for p in parts if p[1] > 0]
         parts.sort(key=lambda p: -p[1])
         return parts[:top]
 
 
 def _parse(data: dict) -> dict[str, Logistic]:
+    if data.get("feature_keys") != FEATURE_KEYS:
+        return {}  # keyed some other way: every lookup would miss, so score nothing rather than wrongly
     models: dict[str, Logistic] = {}
     for name, spec in (data.get("models") or {}).items():
         models[name] = Logistic(name, float(spec.get("bias", 0.0)),
