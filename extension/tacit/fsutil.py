@@ -1,4 +1,4 @@
-"""Atomic, locked file writes shared by every store.
+"""Atomic, locked file writes shared by every store (and one lenient JSON read).
 
 Design notes: docs/design/core.md#tacitfsutil
 """
