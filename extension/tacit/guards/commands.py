@@ -98,6 +98,7 @@ _GLOBAL_VALUE = {
     "python": frozenset(("-X", "-W")),
     "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
 }
+_VERSION_VALUE = frozenset(("--preid", "-m", "--message", "-w", "--workspace"))  # `npm version --preid rc`: no bump
 # options of one subcommand that take the next word as their value (`git merge -m "msg" main`: main is the branch)
 _SUB_VALUE = {
     "git": {"merge": frozenset(("-m", "-F", "--file", "-s", "--strategy", "-X", "--strategy-option", "--cleanup",
@@ -117,8 +118,9 @@ _SUB_VALUE = {
                                   "--extra-index-url", "-t", "--target", "--prefix", "--root", "-f", "--find-links",
                                   "--platform", "--python-version", "--src", "--upgrade-strategy", "--no-binary",
                                   "--only-binary", "--implementation", "--abi"))},
-    "npm": {w: frozenset(("--omit", "--include", "--tag", "--save-prefix", "--install-strategy"))
-            for w in _SUB_ALIASES[("npm", "install")]},
+    "npm": {**{w: frozenset(("--omit", "--include", "--tag", "--save-prefix", "--install-strategy"))
+               for w in _SUB_ALIASES[("npm", "install")]}, "version": _VERSION_VALUE},
+    "pnpm": {"version": _VERSION_VALUE},
     "cargo": {"add": frozenset(("-F", "--features", "--rename", "--registry", "--path", "--git", "--branch", "--tag",
                                 "--rev", "-p", "--package", "--target"))},
 }
@@ -146,6 +148,9 @@ _NOT_DRY = frozenset(("none", "false", "0", "no", "off"))  # kubectl --dry-run=n
 _READ_ONLY_NEXT = {("git", "stash"): frozenset(("list", "show")), ("git", "worktree"): frozenset(("list",)),
                    ("git", "remote"): frozenset(("show", "get-url")),
                    ("git", "submodule"): frozenset(("status", "summary"))}
+# commands that only print unless a further word says what to do: a bare ``npm version`` (or with
+# ``--json``) prints the versions; ``npm version patch`` bumps. Not yarn: v1's bare ``yarn version`` asks and bumps
+_ACTS_WITH_ARG = frozenset((("npm", "version"), ("pnpm", "version")))
 
 
 def _is_info(argv: tuple, program: str) -> bool:
@@ -212,7 +217,7 @@ class _Command:
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
                  "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages",
-                 "script")
+                 "script", "needs_arg")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -238,6 +243,9 @@ class _Command:
         self.unless = tuple(_flag_forms(prog, f) for f in match.unless)
         self.read_only = (_READ_ONLY_NEXT.get((prog, match.subcommands[-1])) if match.subcommands and match.allow_info
                           and not self.anywhere else None)
+        # "never run `pnpm version`": a bare `pnpm version` only prints
+        self.needs_arg = (match.allow_info and not self.anywhere and not self.list_tail and not self.bare
+                          and bool(match.subcommands) and (prog, match.subcommands[-1]) in _ACTS_WITH_ARG)
         # "use python3, not python": a virtualenv's bin/python is the python3 it was made from
         self.venv_ok = program == "python" and (instead or "").split(" ")[0].startswith("python3")
         # where and how it runs ("in `ui/`", "on `tasks/`", "through uv"): read by the matcher with the invocation
@@ -280,8 +288,9 @@ class _Command:
             last = positions[-1]
             return len(found) >= want and all(w in pos for w, pos in zip(found, positions[:-1])) and \
                 any(w in last or self.packages and _package(w) in last for w in found[want - 1:])
-        found = _positionals(argv, self.value_opts, limit=want + (self.read_only is not None), sub_value=self.sub_value)
-        if len(found) < want or not all(word in pos for word, pos in zip(found, positions)):
+        more = self.read_only is not None or self.needs_arg
+        found = _positionals(argv, self.value_opts, limit=want + more, sub_value=self.sub_value)
+        if len(found) < want + self.needs_arg or not all(word in pos for word, pos in zip(found, positions)):
             return False
         # `git stash list`: the rule's command, only looked at
         return not (self.read_only is not None and len(found) > want and found[want] in self.read_only)

@@ -16,7 +16,7 @@ from tacit.guards.commands import SUDO, _Command, _git_sub, _is_info, program_na
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
-from tacit.guards.paths import _below, compile_pattern, glob_regex, removes
+from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
 from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_remote, push_targets,
                                switched_branch)
 from tacit.guards.rebase import rebase_fires
@@ -173,12 +173,12 @@ class GuardSet:
             elif type(m) in _CONTENT_TESTS:
                 self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
             elif isinstance(m, CommitPathMatch):
-                compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
+                compiled = compile_patterns(m.patterns, home)
                 if compiled:
                     self._content.append((idx, guard, scope_root, _commit_path_fires,
                                           (compiled, scope_root, _from_top(compiled))))
             elif isinstance(m, (PathMatch, RemoveMatch)):
-                compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
+                compiled = compile_patterns(m.patterns, home)
                 if compiled:
                     self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
                                         tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),

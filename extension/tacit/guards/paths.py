@@ -57,10 +57,26 @@ def _body(p: str) -> str:
     return glob_regex(p) + (_ENV_VARIANT if p.rsplit("/", 1)[-1] in _SECRET_NAMES else "")
 
 
-def compile_pattern(pattern: str, home: str | None = None):
+# a backup or an editor's copy of a file is another file: `.prettierrc.bak` is no variant of `.prettierrc`
+_BACKUPS = (".bak", ".orig", ".old", ".swp", ".swo", ".backup", ".rej", "~")
+_NOT_BACKUP = "".join(rf"(?<!{re.escape(s)})" for s in _BACKUPS)
+
+
+def compile_patterns(patterns, home: str | None = None) -> list:
+    """A guard's patterns compiled; ``X.*`` beside ``X`` (``.eslintrc`` and its
+    derived ``.eslintrc.*``: the file's config variants, ``.eslintrc.json``) leaves
+    out backups (``.eslintrc.bak``, ``.eslintrc.json~``); a glob written alone covers them."""
+    given = frozenset(patterns)
+    return [c for c in (compile_pattern(p, home, variants=p.endswith(".*") and p[:-2] in given
+                                        and not any(ch in p[:-2] for ch in "*?["))
+                        for p in patterns) if c]
+
+
+def compile_pattern(pattern: str, home: str | None = None, *, variants: bool = False):
     """A path pattern → ("rel", regex) read against the path below the root,
     or ("abs", regex) read against the absolute path; None when unusable
-    (empty, ``..``, ``~`` without a home)."""
+    (empty, ``..``, ``~`` without a home). ``variants``: ``X.*`` as the
+    variants of ``X``, backups left out."""
     p = pattern.strip() if isinstance(pattern, str) else ""
     if not p or "\0" in p:
         return None
@@ -70,7 +86,7 @@ def compile_pattern(pattern: str, home: str | None = None):
         p = home.rstrip("/") + p[1:]
     if p.startswith("/"):
         norm = posixpath.normpath(p)
-        return "abs", re.compile("^" + _body(norm) + "(?:/|$)")
+        return "abs", re.compile("^" + _body(norm) + (_NOT_BACKUP if variants else "") + "(?:/|$)")
     anchored = p.startswith("./") or "/" in p.rstrip("/")
     p = p.rstrip("/")
     while p.startswith("./"):
@@ -80,7 +96,7 @@ def compile_pattern(pattern: str, home: str | None = None):
     if not p or p == "." or ".." in p.split("/"):
         return None
     head = "^" if anchored else "(?:^|/)"
-    return "rel", re.compile(head + _body(p) + "(?:/|$)")
+    return "rel", re.compile(head + _body(p) + (_NOT_BACKUP if variants else "") + "(?:/|$)")
 
 
 def _below(path: str, root: str) -> str | None:
@@ -116,4 +132,4 @@ def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
     return False
 
 
-__all__ = ["glob_regex", "compile_pattern", "removes"]
+__all__ = ["glob_regex", "compile_pattern", "compile_patterns", "removes"]

@@ -11,6 +11,7 @@ import re
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
 from tacit.guards.wrappers import GIT_VALUE_OPTS
+from tacit.guards.writes import checkout_path
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
@@ -193,7 +194,8 @@ _SWITCH_VALUE = frozenset(("-c", "-C", "--create", "--force-create", "--orphan",
 def switched_branch(argv: tuple):
     """The branch a ``git checkout``/``git switch`` argv leaves checked out:
     its name, None when it cannot be told (``git switch -``, ``--detach``),
-    or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``)."""
+    or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``;
+    a path or a ref as ``writes.checkout_path`` tells: ``v1.2.3`` switches)."""
     i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] not in ("checkout", "switch"):
         return SAME
@@ -210,7 +212,7 @@ def switched_branch(argv: tuple):
     if len(names) != 1:
         return SAME if argv[i] == "checkout" and len(names) > 1 else None  # checkout <tree> <paths>
     name = names[0]
-    if argv[i] == "checkout" and "." in name.rsplit("/", 1)[-1] or DYN in name:
+    if argv[i] == "checkout" and checkout_path(name) or DYN in name:
         return SAME if DYN not in name else None  # `git checkout src/app.ts`: a file
     return name
 

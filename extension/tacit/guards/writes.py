@@ -183,11 +183,15 @@ def _checkout_paths(argv: tuple, i: int) -> list:
     pos = _positionals(argv, i + 1, frozenset(("--conflict",)))
     if not pos:
         return []
-    return pos if _a_path(pos[0]) else pos[1:]
+    return pos if checkout_path(pos[0]) else pos[1:]
 
 
-def _a_path(word: str) -> bool:
-    """A word of ``git checkout`` that no branch or commit is spelled like."""
+def checkout_path(word: str) -> bool:
+    """Whether a word of ``git checkout`` (before any ``--``) is a path, not a
+    ref: one no branch or tag is spelled like — ``.``, ``./x``, a glob, a
+    dot-name, or a known file extension (``src/a.ts``); ``v1.2.3``,
+    ``release-1.0`` and ``feature/x`` are refs. The one test of both the
+    edit reading and the branch a command line is on."""
     if word in (".", "..") or word.startswith(("./", "../", ":/")) or any(c in word for c in "*?["):
         return True
     name = word.rstrip("/").rsplit("/", 1)[-1]
