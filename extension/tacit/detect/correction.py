@@ -68,11 +68,6 @@ def _verdict(is_correction: bool, rule: str, score: float, matched: str | None, 
     return CorrectionVerdict(is_correction, rule, round(max(0.0, min(1.0, score)), 3), matched, reason)
 
 
-def threshold() -> float:
-    """The operating threshold of the correction score."""
-    return model(WEIGHTS_FILE, "correction").threshold
-
-
 def _matched_text(reading: _features.MessageReading, top: list[tuple[str, float]]) -> str | None:
     cue_text = {f"cue={name}": matched for name, _w, _firm, matched in reading.hits}
     for name, _contribution in top:

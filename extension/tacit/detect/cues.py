@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from tacit.lazyre import lazy
 from tacit.detect.text import clauses, content_tokens, normalise, sentences, strip_quoted
 
-__all__ = ["CUES", "Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
+__all__ = ["Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
 
 _LEAD = (r"(?:(?:but|and|no|nope|nah|so|hey|hmm+|um+|uh+|ugh|ok|okay|oh|oops|wait|dude|man|yo|well|also|just|"
          r"please|again|like|see|remember|btw|fyi|reminder|note that|lets|let us|can you|could you|"
@@ -307,8 +307,6 @@ _CUE_REGEXES = tuple(
     for _name, _weight, _firm, source, anchored in _CUES
 )
 _FIRST_CLAUSE_ONLY = {"not-opener", "rejection-opener", "stop-interjection", "bare-wrong"}
-#: (name, weight, firm) of every cue, in table order
-CUES: tuple[tuple[str, float, bool], ...] = tuple((n, w, f) for n, w, f, _s, _a in _CUES)
 
 
 @dataclass(slots=True)

@@ -1,15 +1,6 @@
 """Does a user message state something durable — a preference, decision, goal or fact?
 
-Design decisions, and why
-- **Two learned steps** (weights in ``user_model.json``): a ``durable`` scorer says whether the
-  message holds a statement worth remembering beyond the task; one scorer per category (trained on
-  durable rows only) says which. The category is the best of the four; it is ``none`` when the
-  durable score is below its threshold.
-- **The phrase markers of** :mod:`tacit.detect.markers` **are inputs**, not the verdict: "make the
-  sign up form look better on mobile" carries a preference-looking phrase but is a one-off task,
-  which real rows teach.
-- **A Chinese message** (the models are trained on English rows) falls back to the markers' rule
-  verdict, at a middling score."""
+Design notes: docs/design/detect.md#tacitdetectdurable"""
 
 from __future__ import annotations
 

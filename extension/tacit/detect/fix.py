@@ -14,16 +14,14 @@ from dataclasses import asdict, dataclass
 
 from tacit.detect import fix_parse
 from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
-from tacit.detect.model import bucket, model
+from tacit.detect.model import bucket, flags, model
 from tacit.lazyre import lazy
 
 __all__ = [
-    "MIN_CONFIDENCE", "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
+    "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
     "tokenize_code_aware", "iter_tokens",
 ]
 
-#: the rule parser's own confidence floor (kept for callers that read it)
-MIN_CONFIDENCE = fix_parse.MIN_CONFIDENCE
 MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
@@ -182,10 +180,8 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
                 for rname in reading.remedy[j]:
                     f[f"pair={name}+{rname}"] = 1.0
     first, last = sentences[0].text, sentences[-1].text
-    for name, on in (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
-                     ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))):
-        if on:
-            f[name] = 1.0
+    flags(f, (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
+              ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))))
     hedges = sum(1 for s in sentences if _HEDGE.search(s.text))
     if hedges:
         f["hedge" + bucket(hedges, (1, 3))] = 1.0
