@@ -138,11 +138,10 @@ def _read(reply: str) -> _Reading:
 
 
 def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, float]:
-    f: dict[str, float] = {}
     sentences = reading.sentences
     if not sentences:
-        f["no-prose"] = 1.0
-        return f
+        return {"no-prose": 1.0}
+    f: dict[str, float] = {}
     c = reading.candidate
     if c is not None:
         f["parse=found"] = 1.0
@@ -265,12 +264,11 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
         reading = _read(reply[:MAX_REPLY_CHARS])
         scorer = model(WEIGHTS_FILE, "fix")
         score = scorer.score(_features(reading, reply, prev_user))
+        c = reading.candidate
         if not scorer.weights:  # no weight file: the parser alone decides
-            c = reading.candidate
             return FixStatement(c.problem, c.solution, c.pattern, c.confidence) if c else None
         if score < scorer.threshold:
             return None
-        c = reading.candidate
         if c is not None:
             return FixStatement(c.problem, c.solution, c.pattern, round(score, 3))
         found = _extract(reading)
@@ -286,12 +284,8 @@ _CODEY_RE = lazy(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d
 
 
 def _identifiers(text: str) -> list[str]:
-    out: list[str] = []
-    for raw in text.split():
-        token = raw.strip(",;:!?\"'()[]{}").rstrip(".")
-        if len(token) >= 2 and _CODEY_RE.search(token) and token.lower() not in ("e.g", "i.e"):
-            out.append(token)
-    return out
+    tokens = (raw.strip(",;:!?\"'()[]{}").rstrip(".") for raw in text.split())
+    return [t for t in tokens if len(t) >= 2 and _CODEY_RE.search(t) and t.lower() not in ("e.g", "i.e")]
 
 
 def lookup_text(fix: FixStatement) -> str:

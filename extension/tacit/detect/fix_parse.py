@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from tacit.lazyre import lazy
 
@@ -426,6 +427,9 @@ _R_NP_FIXES_RE = lazy(
     r"(?:it|this|that|the\s+(?:issue|problem|error|bug|crash|failure|warning))\b",
     re.IGNORECASE,
 )
+#: gerund-remedy verbs whose object is the problem ("adding X fixed the race")
+_FIXING_VERBS = ("fix", "solv", "resolv", "remov", "prevent", "avoid", "get", "got", "elimin", "cur", "stop", "took",
+                 "take")
 _NOW_SUBJECT = (
     r"(?:it|this|that|they|(?:both|all|each)(?:\s+\w+)?|\ue000\d+\ue001(?:\s+\w+)?|[A-Za-z_][\w.]*\(\))"
 )
@@ -485,22 +489,14 @@ _PROBLEM_BOUNDARY_RE = lazy(r";|；")
 
 
 def _clause_start(text: str, pos: int) -> int:
-    start = 0
-    for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos):
-        start = match.end()
-    return start
+    return max((match.end() for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos)), default=0)
 
 
 def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = _CLAUSE_BOUNDARY_RE) -> int:
     """End of a span: the first clause boundary or later trigger after start."""
-    end = len(text)
     boundary = boundary_re.search(text, start)
-    if boundary:
-        end = boundary.start()
-    for stop in stops:
-        if start < stop < end:
-            end = stop
-    return end
+    end = boundary.start() if boundary else len(text)
+    return min([end, *(stop for stop in stops if start < stop < end)])
 
 
 # Detection
@@ -582,10 +578,7 @@ def _is_pronoun(text: str) -> bool:
 
 def _matches(pattern: re.Pattern, text: str):
     """At most MAX_MATCHES matches: a sentence full of triggers is not prose."""
-    for count, match in enumerate(pattern.finditer(text)):
-        if count >= MAX_MATCHES:
-            return
-        yield match
+    return islice(pattern.finditer(text), MAX_MATCHES)
 
 
 def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
@@ -606,11 +599,8 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
             continue
         before = text[_clause_start(text, m.start()): m.start()]
         subj = _BY_SUBJECT_RE.search(before)
-        problem = None
-        if subj:
-            candidate = before[: subj.start()].strip()
-            if candidate and not _is_pronoun(candidate):
-                problem = candidate
+        candidate = before[: subj.start()].strip() if subj else ""
+        problem = None if _is_pronoun(candidate) else candidate  # "" is a pronoun too
         add(m.start(), m.end(), "fixed-by", 0.9 if problem else 0.88, problem)
     for m in _matches(_R_TOFIX_RE, text):
         p = m.group("p")
@@ -629,13 +619,9 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
         if re.search(r"(?:\b(?:should|would|could|might|will|may|can)|'ll)\s*$", m.group("v"), re.IGNORECASE):
             continue
         obj = m.group("obj").strip()
-        problem = None
-        if obj and not re.match(r"^(?:it|this|that|them)\b", obj, re.IGNORECASE) and m.group("verb").lower().startswith(
-            ("fix", "solv", "resolv", "remov", "prevent", "avoid", "get", "got", "elimin", "cur", "stop", "took", "take")
-        ):
-            problem = obj
-        r = _Remedy(i, m.start(), m.start("v"), m.end("v"), "gerund", 0.88 if not problem else 0.8, problem)
-        found.append(r)
+        fixing = m.group("verb").lower().startswith(_FIXING_VERBS)
+        problem = obj if obj and fixing and not re.match(r"^(?:it|this|that|them)\b", obj, re.IGNORECASE) else None
+        found.append(_Remedy(i, m.start(), m.start("v"), m.end("v"), "gerund", 0.88 if not problem else 0.8, problem))
     if not any(r.kind == "gerund" for r in found):
         m = _R_NP_FIXES_RE.match(text)
         if (
@@ -702,16 +688,12 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
     found: list[_Diag] = []
     for regex, kind, weight, where in _DIAGNOSES:
         for m in _matches(regex, text):
-            if where == "end":
-                start = m.end()
-            elif where == "trigger":
-                start = m.start()
-            elif where == "p":
-                start = m.start("p")
-            else:
+            if where in ("clause", "subject"):
                 start = _clause_start(text, m.start())
                 if where == "subject" and _is_pronoun(text[start: m.start()]):
                     start = m.end()
+            else:  # "end", "trigger" (group 0's start) or "p"
+                start = m.end() if where == "end" else m.start("p" if where == "p" else 0)
             d = _Diag(i, m.start(), start, _cut_end(text, start, stops, _PROBLEM_BOUNDARY_RE), kind, weight)
             if kind == "reason":
                 d.text = m.group("mid").strip()  # "the build was slow"; joined later
@@ -727,15 +709,11 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
 
 
 def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
-    if s.question or d.text == "\0reject":
-        return False
-    if _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(s.text[d.start: d.end]):
-        return False
     text = s.text
-    prefix = text[_clause_start(text, d.trig_start): d.trig_start]
-    if _DIAG_HEDGE_RE.search(prefix) or _DIAG_HEDGE_RE.search(text[d.start: d.end]):
-        return False
-    if _CONDITIONAL_START_RE.match(text[_clause_start(text, d.trig_start):]):
+    clause = _clause_start(text, d.trig_start)
+    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) \
+            or _RULED_OUT_RE.match(text[d.start: d.end]) or _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) \
+            or _DIAG_HEDGE_RE.search(text[d.start: d.end]) or _CONDITIONAL_START_RE.match(text[clause:]):
         return False
     # these need defect words ("noticed" also takes a cause: "I noticed the default changed")
     return not (d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored)
@@ -765,18 +743,12 @@ def _meaningful(text: str) -> bool:
 
 
 def _solution_text(sentences: list[_Sentence], r: _Remedy) -> str:
-    s = sentences[r.sent]
     if r.text:
         return r.text
-    text = s.text
-    end = r.end
-    if r.kind not in ("np-fixes", "gerund"):
-        end = _cut_end(text, r.start, [])
-    body = text[r.start:end]
+    text = sentences[r.sent].text
+    body = text[r.start: r.end if r.kind in ("np-fixes", "gerund") else _cut_end(text, r.start, [])]
     which = _WHICH_FIXES_RE.search(body)
-    if which:
-        body = body[: which.start()]
-    body = _SUCCESS_TAIL_RE.sub("", body)
+    body = _SUCCESS_TAIL_RE.sub("", body[: which.start()] if which else body)
     if not body.strip(" :—–-") and r.sent + 1 < len(sentences):
         return sentences[r.sent + 1].text  # "The fix is simple:" + next sentence
     return body
@@ -1038,8 +1010,7 @@ _EXPLICIT_DIAGNOSES = frozenset(
 
 def _failure_after(spans, s: _Sentence, r: _Remedy) -> bool:
     """A failure phrase in the remedy's own sentence counts only after the remedy starts."""
-    tail = _restore(s.text[r.start:], spans)
-    return bool(_FAILURE_RE.search(tail))
+    return bool(_FAILURE_RE.search(_restore(s.text[r.start:], spans)))
 
 
 def _diag_text(sentences: list[_Sentence], d: _Diag) -> str:
