@@ -75,9 +75,7 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
     durable = judge_durable(reading, feats)
     category, durable_score = durable.category, durable.score
     skipped = reading.skipped is not None
-    raw = reading.raw
-    forget = wants_forget(raw)
-    review = wants_review(raw)
+    forget, review = wants_forget(reading.raw), wants_review(reading.raw)
     if phrased is not None and category == "none":
         # a rule tacit can phrase is a durable statement by construction
         category = phrased.category

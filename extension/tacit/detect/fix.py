@@ -289,12 +289,7 @@ def _identifiers(text: str) -> list[str]:
 
 
 def lookup_text(fix: FixStatement) -> str:
-    """The text the lexical index ranks on: the problem plus key identifiers.
-
-    The solution's prose is left out on purpose — a new problem is phrased like the old *problem*,
-    not like its fix — but identifiers from the solution (file names, flags, functions, versions)
-    are kept because users often paste them ("load_dotenv", "main.py") when the problem comes back.
-    """
+    """The text the lexical index ranks on: the problem plus the solution's identifiers (why: docs/fix-patterns.md)."""
     seen = {t.lower() for t in _identifiers(fix.problem)}
     extra: list[str] = []
     for ident in _identifiers(fix.solution):

@@ -155,11 +155,8 @@ def _expand(token: str, out: list[str], drop_stopwords: bool) -> None:
         out.append(low)
         out.extend(p for p in parts if not (drop_stopwords and p in STOPWORDS) and (len(p) > 1 or p.isdigit()))
         return
-    if drop_stopwords and low in STOPWORDS:
-        return
-    if len(low) == 1 and not low.isdigit():
-        return
-    out.append(low)
+    if not (drop_stopwords and low in STOPWORDS) and (len(low) > 1 or low.isdigit()):
+        out.append(low)
 
 
 def _has_lead(token: str) -> bool:
@@ -176,11 +173,7 @@ def iter_tokens(text: str, *, drop_stopwords: bool = True):
     out: list[str] = []
     for raw in _raw_tokens(text):
         if _is_cjk(raw[0]):
-            if len(raw) == 1:
-                yield raw
-            else:
-                for k in range(len(raw) - 1):
-                    yield raw[k: k + 2]
+            yield from (raw[k: k + 2] for k in range(len(raw) - 1)) if len(raw) > 1 else (raw,)
             continue
         # trailing punctuation is sentence punctuation; a leading dot is a dotfile
         token = raw.rstrip(".:-#+")

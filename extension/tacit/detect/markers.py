@@ -322,13 +322,8 @@ _HAS_CJK = lazy(f"[{_CJK}]")
 
 
 def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
-    found: list[str] = []
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            marker = " ".join(match.group(0).lower().split())
-            if marker and marker not in found:
-                found.append(marker)
-    return found
+    found = (" ".join(match.group(0).lower().split()) for pattern in patterns for match in pattern.finditer(text))
+    return [marker for marker in dict.fromkeys(found) if marker]
 
 
 # sentences and dash-separated clauses are gated one by one, so "Could you
@@ -360,20 +355,9 @@ _CONTENT_WORD = lazy(rf"[A-Za-z][\w'-]{{2,}}|[{_CJK}]")
 
 def _clauses(text: str) -> list[tuple[str, str]]:
     """(kind, clause) for each clause: chat | question | task | statement."""
-    out: list[tuple[str, str]] = []
-    for clause in (c.strip() for c in _CLAUSE_SPLIT.split(text)):
-        if not clause:
-            continue
-        if _TRIVIAL.match(clause):
-            kind = "chat"
-        elif _QUESTION.search(clause):
-            kind = "question"
-        elif _TASK.search(clause):
-            kind = "task"
-        else:
-            kind = "statement"
-        out.append((kind, clause))
-    return out
+    return [("chat" if _TRIVIAL.match(clause) else "question" if _QUESTION.search(clause)
+             else "task" if _TASK.search(clause) else "statement", clause)
+            for clause in (c.strip() for c in _CLAUSE_SPLIT.split(text)) if clause]
 
 
 def _default_category(statements: list[str]) -> tuple[str, str] | None:

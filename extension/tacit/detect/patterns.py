@@ -52,6 +52,7 @@ _SETTING_KEYS = {
     "weak": "correction_weak_patterns",
     "negative": "correction_negative_patterns",
 }
+_ALL_KEYS = (*_SETTING_KEYS.values(), "correction_directive_words")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +134,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
                      directive_words: Iterable[str] | None = None) -> CorrectionPatterns:
     """Compile pattern lists; an empty or missing list means the built-in one."""
     problems: list[str] = []
-    keys = (*_SETTING_KEYS.values(), "correction_directive_words")
-    args = tuple(_as_tuple(key, value, problems) for key, value in zip(keys, (strong, weak, negative, directive_words)))
+    args = tuple(_as_tuple(key, value, problems)
+                 for key, value in zip(_ALL_KEYS, (strong, weak, negative, directive_words)))
     try:
         return _compile_cached(*args, tuple(problems))
     except TypeError:  # an unhashable item in a list: compile without the cache
@@ -143,10 +144,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
 
 def patterns_from_config(cfg: Any) -> CorrectionPatterns:
     """Patterns from a Config (attributes) or a plain mapping of settings."""
-
-    names = (*_SETTING_KEYS.values(), "correction_directive_words")
     return compile_patterns(*(cfg.get(name) if isinstance(cfg, Mapping) else getattr(cfg, name, None)
-                              for name in names))
+                              for name in _ALL_KEYS))
 
 
 def default_patterns() -> CorrectionPatterns:

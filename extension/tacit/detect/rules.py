@@ -314,20 +314,16 @@ def _dont_rule(s: _Said):
 
 def _standing_rule(s: _Said):
     """"always X", "never X", "from now on, X"."""
-    match = _ALWAYS.match(s.core)
-    if match:
-        words = _clean_phrase(match.group("rest"))
-        if not words:
-            return None
-        words = _recase(words, s.focus)
-        return s.rule(f"Always {words}." if match.group("kind") == "always" else f"Never {words}.", "preference")
-    match = _FROM_NOW.match(s.core)
+    always = _ALWAYS.match(s.core)
+    match = always or _FROM_NOW.match(s.core)
     if not match:
         return _NEXT
-    words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
+    words = _clean_phrase(match.group("rest") or match.groupdict().get("rest2") or "")
     if not words:
         return None
     words = _recase(words, s.focus)
+    if always:
+        return s.rule(f"{'Always' if always.group('kind') == 'always' else 'Never'} {words}.", "preference")
     return s.rule(f"{words[0].upper()}{words[1:]}.", "preference")
 
 

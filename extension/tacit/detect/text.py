@@ -267,9 +267,5 @@ def content_tokens(text: str) -> frozenset[str]:
     """Content words of a normalised text, compound names also split
     ("acme-prod-assets" → also "prod", "assets"); for overlap tests.
     Cached: the agent's previous reply is compared more than once."""
-    out: set[str] = set()
-    for token in _TOKEN.findall(text):
-        for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}:
-            if len(part) >= 3 and part not in _STOP:
-                out.add(part)
-    return frozenset(out)
+    return frozenset(part for token in _TOKEN.findall(text) for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}
+                     if len(part) >= 3 and part not in _STOP)
