@@ -254,10 +254,8 @@ def fix_score(reply: object, prev_user: object = None) -> float:
 
 
 def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
-    """The fix statement in ``reply`` (problem + solution), or ``None``.
-
-    ``prev_user`` is the user's message before the reply, when known. Never raises: any internal
-    failure is "no fix here"."""
+    """The fix statement in ``reply`` (``prev_user``: the user's message before it, when known), or
+    None; never raises (any internal failure is "no fix here")."""
     try:
         if not isinstance(reply, str) or not reply.strip():
             return None

@@ -640,23 +640,20 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
     """Reject plans, hypotheticals, generic advice and questions."""
     if s.question:
         return False
-    text = s.text
     if r.kind == "should-have-been":
         return True  # pairs only with an announced fix (see _pairable)
-    prefix = text[_clause_start(text, r.trig_start): r.trig_start]
-    head = " ".join(text[r.start:].split()[:3])
-    if _REMEDY_HEDGE_RE.search(prefix) or _REMEDY_HEDGE_RE.search(head):
+    text = s.text
+    clause = _clause_start(text, r.trig_start)
+    if _REMEDY_HEDGE_RE.search(text[clause: r.trig_start]) or _CONDITIONAL_START_RE.match(text[clause:]) \
+            or _REMEDY_HEDGE_RE.search(" ".join(text[r.start:].split()[:3])):
         return False
     if r.kind in ("fix-is", "to-fix") and (
         _GENERIC_RE.search(text[: r.start]) or _GENERIC_RE.search(" ".join(text[r.start:].split()[:8]))
     ):
         return False
-    if r.kind == "fix-is":
-        rest = text[r.start:].lstrip(" :—–-").lower()
-        if re.match(r"(?:tracked|pending|planned|coming|in\s+progress|not\b|still|unknown|unclear|upstream"
-                    r"|on\s+its\s+way|being|looks|differs|depends)", rest):
-            return False
-    if _CONDITIONAL_START_RE.match(text[_clause_start(text, r.trig_start):]):
+    if r.kind == "fix-is" and re.match(r"(?:tracked|pending|planned|coming|in\s+progress|not\b|still|unknown|unclear"
+                                       r"|upstream|on\s+its\s+way|being|looks|differs|depends)",
+                                       text[r.start:].lstrip(" :—–-").lower()):
         return False
     return not _QUARANTINE_RE.search(_restore(text[r.start:], spans))
 
@@ -968,28 +965,23 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
         # "X, which is why Y", or "Added X, since uploads fail with Y" read that
         # way; "I did X because Y" with no failure in Y is rationale
         text = sentences[d.sent].text
-        between = text[r.start: d.start]
         if d.kind == "because":
-            reason = text[d.trig_start:]
-            if not _STRONG_DEFECT_RE.search(reason) or _UNDO_RE.search(text[: d.trig_start]):
+            if not _STRONG_DEFECT_RE.search(text[d.trig_start:]) or _UNDO_RE.search(text[: d.trig_start]):
                 return False
-        elif d.kind != "which-is-why" and not re.search(r"\s[—–]\s|;", between):
+        elif d.kind != "which-is-why" and not re.search(r"\s[—–]\s|;", text[r.start: d.start]):
             return False
     if d.kind == "weak" and not done and not any(k >= r.sent and k - r.sent <= 1 for k in success_after):
         return False  # a bare description pairs only when the fix is announced or confirmed
-    if d.kind in ("fallback", "weak") and (r.kind in ("imperative", "to-fix") or (gap < 0 and r.kind != "label")):
-        return False
-    if d.kind == "weak" and r.kind == "now-verb" and not done:
-        return False
-    if r.kind == "should-have-been" and d.kind != "fixed-colon" and not done:
+    if d.kind in ("fallback", "weak") and (r.kind in ("imperative", "to-fix") or (gap < 0 and r.kind != "label")) \
+            or not done and (d.kind == "weak" and r.kind == "now-verb"
+                             or r.kind == "should-have-been" and d.kind != "fixed-colon"):
         return False
     if d.kind == "fallback" and r.kind == "now-verb" and not re.match(
         r"\s*(?:now\s+)?(?:it|this|that|they|both|all|each)\b", sentences[r.sent].text[r.start:], re.IGNORECASE
     ):
         return False  # "The query plan now uses …" after a number is a report, not a fix
-    if r.kind == "to-fix" and gap < 0:
-        return False
-    return not (d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
+    return not (r.kind == "to-fix" and gap < 0
+                or d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale

@@ -361,10 +361,7 @@ def _clauses(text: str) -> list[tuple[str, str]]:
 
 
 def _default_category(statements: list[str]) -> tuple[str, str] | None:
-    """A weak category for a declarative message with no marker, or None if trivial.
-
-    It lands at the bottom of its range (fact 0.60, context 0.40), below the default
-    importance_threshold, so it is seen by review but never floods memory."""
+    """(fact | context, the statement) for a declarative message with no marker, or None if trivial."""
     for statement in statements:
         core = _INTERJECTION.sub("", statement)
         if (

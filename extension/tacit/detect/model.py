@@ -16,6 +16,8 @@ __all__ = ["FEATURE_KEYS", "Logistic", "feature_key", "load_models", "sigmoid"]
 _HERE = Path(__file__).resolve().parent
 #: how the weight files key their weights (a file saying otherwise is not loaded)
 FEATURE_KEYS = "blake2b-8"
+#: the weight file of the user-message scorers (the fix scorer's is ``fix.WEIGHTS_FILE``)
+USER_MODEL = "user_model.json"
 
 
 @lru_cache(maxsize=1 << 14)

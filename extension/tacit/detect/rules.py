@@ -228,10 +228,8 @@ class _Said:
 
 
 def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
-    """The durable rule ``focus`` states, phrased by tacit, or None.
-
-    ``focus`` is the message's focus text (original case), ``lower`` its lowercase form with ASCII
-    apostrophes, ``prev`` the agent's previous reply."""
+    """The durable rule ``focus`` (original case; ``lower``: lowercase, ASCII apostrophes) states,
+    phrased by tacit, or None; ``prev`` is the agent's previous reply."""
     if not focus or "\n" in focus.strip() or len(focus) > 160:
         return None
     core, rejected = _core(lower)
