@@ -87,10 +87,8 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
         else model(USER_MODEL, "lesson").score(feats)
     if correction.is_correction or category != "none":
         lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
-    markers: tuple[str, ...] = ()
-    if category != "none":
-        found = reading.markers.found.get(category, ())
-        markers = tuple(dict.fromkeys([*found, *reading.markers.boosts]))
+    markers = tuple(dict.fromkeys([*reading.markers.found.get(category, ()), *reading.markers.boosts])) \
+        if category != "none" else ()
     hint = expiry_hint(reading.focus, category) if category == "goal" else None
     return MessageAnalysis(
         correction=correction,

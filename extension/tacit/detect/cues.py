@@ -455,11 +455,8 @@ def heuristic_score(msg: Message, hits: list[tuple[str, float, bool, str]],
     if opens_task and any(n == "dont-imperative" for _w, n in firm):
         firm = [f for f in firm if f[1] != "dont-imperative"]
         moderate["dont-in-request"] = 0.3
-    mod_sum = sum(moderate.values())
-    if moderate and msg.prev_acted:
-        mod_sum += 0.2
-    if moderate and sig.repeated:
-        mod_sum += 0.25
+    mod_sum = sum(moderate.values()) + (0.2 if moderate and msg.prev_acted else 0.0) \
+        + (0.25 if moderate and sig.repeated else 0.0)
     mod_score = max(0.0, min(1.0, mod_sum) - damp)
     firm_score = max((w for w, _n in firm), default=0.0)
     global_damp = (0.6 if sig.approval else 0.0) + (0.7 if sig.curious else 0.0)

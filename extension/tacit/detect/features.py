@@ -194,12 +194,9 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
         f["prev=none"] = 1.0
         return
     prev_bare = msg.prev_bare
-    if msg.prev_asks:
-        f["prev=asks"] = 1.0
-        if _PREV_CHOICE.search(prev_bare[-300:]):
-            f["prev=offers-choice"] = 1.0
-            if n <= 12:
-                f["short-answer-to-choice"] = 1.0
+    choice = msg.prev_asks and _PREV_CHOICE.search(prev_bare[-300:])
+    flags(f, (("prev=asks", msg.prev_asks), ("prev=offers-choice", choice),
+              ("short-answer-to-choice", choice and n <= 12)))
     flags(f, (("prev=acted", msg.prev_acted), ("prev=claims-fix", _PREV_CLAIMS_FIX.search(prev_bare[-400:])),
                ("prev=error", _PREV_ERROR.search(reading.prev.lower())),
                ("prev=in-progress", _PREV_IN_PROGRESS.search(prev_bare[-200:]))))
@@ -224,10 +221,6 @@ def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:
     if m.default_category:
         f["m-default=" + m.default_category] = 1.0
     f["m-rule=" + m.rule_category] = 1.0
-    kinds = set(m.kinds)
-    if kinds == {"task"}:
-        f["kinds=task-only"] = 1.0
-    elif kinds == {"question"}:
-        f["kinds=question-only"] = 1.0
-    elif "statement" in kinds:
-        f["kinds=has-statement"] = 1.0
+    kinds = set(m.kinds)  # at most one of the three
+    flags(f, (("kinds=task-only", kinds == {"task"}), ("kinds=question-only", kinds == {"question"}),
+              ("kinds=has-statement", "statement" in kinds)))

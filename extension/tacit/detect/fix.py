@@ -163,16 +163,10 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
     if strong_d:
         f["strong-diag"] = 1.0
         f["first-strong-diag" + bucket(strong_d[0], (0, 2, 5))] = 1.0
-    if strong_r:
-        f["strong-remedy"] = 1.0
-    if strong_d and strong_r:
-        f["strong-both"] = 1.0
-        if any(0 <= r - d <= 2 for d in strong_d for r in strong_r):
-            f["strong-pair-near"] = 1.0
-    if any(0 <= r - d <= 1 for d in any_d for r in strong_r):
-        f["diag-then-remedy"] = 1.0
-    if any(d == r for d in strong_d for r in any_r):
-        f["same-sentence"] = 1.0
+    flags(f, (("strong-remedy", strong_r), ("strong-both", strong_d and strong_r),
+              ("strong-pair-near", any(0 <= r - d <= 2 for d in strong_d for r in strong_r)),
+              ("diag-then-remedy", any(0 <= r - d <= 1 for d in any_d for r in strong_r)),
+              ("same-sentence", any(d == r for d in strong_d for r in any_r))))
     for i in strong_d[:3]:
         for name in reading.diag[i]:
             for j in range(i, min(i + 3, len(sentences))):
@@ -194,10 +188,8 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
     else:
         f["user=none"] = 1.0
     words = _WORD.findall(" ".join(s.text for s in sentences).lower())[:NGRAM_WORDS]
-    for w in set(words):
-        f["w=" + w] = 1.0
-    for a, b in set(zip(words, words[1:])):
-        f[f"b={a}_{b}"] = 1.0
+    f.update(("w=" + w, 1.0) for w in set(words))
+    f.update((f"b={a}_{b}", 1.0) for a, b in set(zip(words, words[1:])))
     return f
 
 
