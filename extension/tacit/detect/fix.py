@@ -228,8 +228,7 @@ def _extract(reading: _Reading) -> tuple[str, str, str] | None:
             continue
         if j == best and not (reading.remedy[j] & set(_STRONG_REMEDY)):
             continue  # one sentence holding both needs a clear remedy ("…, so I moved X")
-        r_name = _REMEDY_RANK[_rank(reading.remedy[j], _REMEDY_RANK)] if \
-            _rank(reading.remedy[j], _REMEDY_RANK) < len(_REMEDY_RANK) else "r-other"
+        r_name = (*_REMEDY_RANK, "r-other")[_rank(reading.remedy[j], _REMEDY_RANK)]
         problem = _cut(reading.sentences[best].text)
         solution = _cut(reading.sentences[j].text)
         if problem and solution:

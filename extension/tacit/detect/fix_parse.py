@@ -504,11 +504,10 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
 
 @dataclass(slots=True)
 class _Sentence:
-    # role: "problem" | "solution" for labelled sections
     text: str
     unit: int
     section: int | None = None
-    role: str | None = None
+    role: str | None = None  # "problem" | "solution" in a labelled section
     item: bool = False
 
     @property
@@ -824,10 +823,8 @@ def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], s
         if s.role is not None:
             continue
         stops = [r.trig_start for r in remedies if r.sent == i]
-        for d in _find_diagnoses(i, s, stops):
-            clause = _restore(s.text[d.start: d.end], spans)
-            if _diag_ok(s, d, clause):
-                diagnoses.append(d)
+        diagnoses += [d for d in _find_diagnoses(i, s, stops)
+                      if _diag_ok(s, d, _restore(s.text[d.start: d.end], spans))]
         # fallback: a clause that describes something wrong, before a remedy (a clause that opens
         # with a change — "Updated the help text" — is work done, not a description of what was wrong)
         if not s.question and not any(x <= 2 for x in stops):

@@ -18,7 +18,6 @@ __all__ = ["DurableMarkers", "durable_markers", "expiry_hint", "chinese_correcti
 
 _I = re.IGNORECASE
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-# marker patterns
 
 # an instruction about a whole class of things ("Write commit messages in the
 # imperative", "Comments should explain why") is a standing rule, not a task
@@ -317,8 +316,6 @@ def expiry_hint(text: str, category: str) -> str | None:
 
 
 _HAS_CJK = lazy(f"[{_CJK}]")
-
-# scoring
 
 
 def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
