@@ -57,9 +57,7 @@ _FORGET_VAGUE = lazy(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.
 
 
 def wants_forget(text: str) -> str | None:
-    """What the user asks to be forgotten ("forget that I …"), or None.
-
-    "Don't forget to …" and "forget it" (never mind) are not forget requests."""
+    """What the user asks to be forgotten ("forget that I …"), or None."""
     try:
         if not isinstance(text, str):
             return None

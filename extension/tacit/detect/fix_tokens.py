@@ -123,8 +123,7 @@ def _camel_parts(chunk: str) -> list[str]:
 
 
 def _word_parts(word: str) -> list[str]:
-    """camelCase / snake_case / kebab-case parts of one identifier (split at
-    runs of ``_`` and ``-``, then at case and digit changes), lowercased."""
+    """camelCase / snake_case / kebab-case parts of one identifier, lowercased."""
     return [p.lower() for chunk in word.replace("-", "_").split("_") if chunk for p in _camel_parts(chunk) if p]
 
 

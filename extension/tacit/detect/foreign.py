@@ -44,9 +44,7 @@ _SPANISH_NO = lazy(r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b", _I
 
 
 def foreign_correction(text: str) -> str | None:
-    """The correction phrase a non-English message opens or states, or None.
-
-    The caller passes only text it found not to be English (quotes removed)."""
+    """The correction phrase a non-English message (quotes removed; the caller checks) opens or states, or None."""
     if not isinstance(text, str) or not text.strip():
         return None
     head = text.strip()[:2000]

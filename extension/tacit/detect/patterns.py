@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from tacit.detect.text import DROP_APOSTROPHE
+
 __all__ = [
     "CorrectionPatterns", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS", "DEFAULT_NEGATIVE_PATTERNS",
     "DEFAULT_DIRECTIVE_WORDS", "OriginalHit", "compile_patterns", "default_patterns", "patterns_from_config",
@@ -160,13 +162,10 @@ class OriginalHit:
     matched: str
 
 
-_DROP_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=[a-z]|\s|$)")
-
-
 def original_rule(lower: str, patterns: CorrectionPatterns) -> OriginalHit | None:
     """negative → strong → weak+directive over ``lower`` (lowercase; one
     sentence per line so that ``^`` is a sentence start)."""
-    bare = _DROP_APOSTROPHE.sub("", lower)
+    bare = DROP_APOSTROPHE.sub("", lower)
     for kind, group in (("negative", patterns.negative), ("strong", patterns.strong)):
         for pattern in group:
             for text in (lower, bare):
@@ -178,7 +177,7 @@ def original_rule(lower: str, patterns: CorrectionPatterns) -> OriginalHit | Non
             match = pattern.search(text)
             if not match:
                 continue
-            rest = _DROP_APOSTROPHE.sub("", text[match.end():])
+            rest = DROP_APOSTROPHE.sub("", text[match.end():])
             directive = patterns.directive.search(rest) if patterns.directive else None
             if directive:
                 return OriginalHit("weak+directive", f"{match.group(0)} … {directive.group(0)}")
