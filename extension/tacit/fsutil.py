@@ -1,4 +1,4 @@
-"""Atomic, locked file writes shared by every store.
+"""Atomic, locked file writes shared by every store (and one lenient JSON read).
 
 Design notes: docs/design/core.md#tacitfsutil
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import glob
+import json
 import os
 import tempfile
 import time
@@ -107,6 +108,16 @@ def unlink_quietly(path) -> None:
     """Remove a file; one already gone, or that cannot be removed, is no error."""
     with contextlib.suppress(OSError):
         os.unlink(path)
+
+
+def read_json_or_none(path) -> dict | None:
+    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def mode_of(path, default: int) -> int:

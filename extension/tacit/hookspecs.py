@@ -29,6 +29,13 @@ class Injection:
     source: str = ""
 
 
+def by_priority(injections) -> list[str]:
+    """The injections' texts, stripped, lower ``priority`` first (ties in order), the empty ones left
+    out: what each host joins, within its own bound and framing."""
+    ordered = sorted(injections, key=lambda injection: injection.priority)  # a stable sort
+    return [text for text in ((injection.text or "").strip() for injection in ordered) if text]
+
+
 @dataclass(frozen=True, slots=True)
 class ChildRequest:
     """Ask for a child agent of ``kind`` (one of ``CHILD_KINDS``)."""

@@ -76,18 +76,23 @@ def _git_project(folder: str, dot_git: str) -> Project | None:
                    main_root=main_root)
 
 
-def _project_for(folder: str, home: str) -> Project | None:
-    current = folder
+def ancestors(path: str):
+    """``path``, then each folder above it, up to the root (or the top of a relative path)."""
     while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def _project_for(folder: str, home: str) -> Project | None:
+    for current in ancestors(folder):
         dot_git = os.path.join(current, ".git")
         if os.path.lexists(dot_git):
             found = _git_project(current, dot_git)
             if found is not None:
                 return found
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
     if folder == home or folder == os.path.dirname(folder):  # the home folder, the root
         return None
     data = os.path.realpath(paths.data_dir())

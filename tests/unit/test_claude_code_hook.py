@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tacit.commandline import hook_command
 from tacit.events import clip_tool_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts import hooks
 from tacit.hosts.claude_code.hook import CONTEXT_CAP, TRUNCATION_NOTE, cut_at_line, fit_context, render
-from tacit.hosts.claude_code.plugin import hook_command
 from tacit.hosts.claude_code.transcript import last_assistant_text, read_tail
 from tacit.hosts.runtime import build_engine
 
@@ -299,7 +299,7 @@ def test_render_puts_context_only_where_it_reaches_the_model_and_never_blocks_a_
 
 def run_hook_process(tacit_env, event: str, stdin: bytes, **env_extra) -> subprocess.CompletedProcess:
     env = {**tacit_env, **env_extra}
-    return subprocess.run(shlex.split(hook_command(sys.executable, event)), input=stdin, env=env,
+    return subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", event)), input=stdin, env=env,
                           capture_output=True, timeout=30)
 
 
@@ -340,7 +340,7 @@ def test_child_env_returns_at_once_without_touching_the_data_folder(tacit_env, t
 
 
 def test_closed_stdout_still_exits_0(tacit_env):
-    proc = subprocess.Popen(shlex.split(hook_command(sys.executable, "SessionStart")), env=tacit_env,
+    proc = subprocess.Popen(shlex.split(hook_command(sys.executable, "claude-code", "SessionStart")), env=tacit_env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the host went away before reading the answer
     _, err = proc.communicate(payload("SessionStart"), timeout=30)

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from tacit.children.commands import default_commands, build_command
 from tacit.children.output import parse_usage
+from tacit.commandline import hook_command
 from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
-from tacit.hosts.codex.install import HOOK_TIMEOUTS, hook_command
+from tacit.hosts.codex.install import HOOK_TIMEOUTS
 from tacit.hosts.runtime import build_engine
 
 SID = "01a227f9-c778-7e91-9480-3223fd130030"
@@ -112,7 +113,7 @@ def test_child_processes_are_inert(tacit_env):
 
 def run_hook_process(tacit_env, event: str, stdin: bytes) -> subprocess.CompletedProcess:
     """The exact command ``tacit install codex`` writes into hooks.json."""
-    return subprocess.run(shlex.split(hook_command(sys.executable, event)), input=stdin, env=tacit_env,
+    return subprocess.run(shlex.split(hook_command(sys.executable, "codex", event)), input=stdin, env=tacit_env,
                           capture_output=True, timeout=60, cwd="/")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from install_helpers import digest
 from tacit import commandline
+from tacit.commandline import hook_command
 from tacit.hosts.codex import install as inst
 
 USER_CONFIG = '''model = "gpt-test"
@@ -72,7 +73,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
         [group] = groups
         [hook] = group["hooks"]
         assert "matcher" not in group  # every source, every tool
-        assert hook == {"type": "command", "command": inst.hook_command(sys.executable, event),
+        assert hook == {"type": "command", "command": hook_command(sys.executable, "codex", event),
                         "timeout": inst.HOOK_TIMEOUTS[event], "statusMessage": inst.HOOK_NAMES[event]}
         assert hook["statusMessage"].startswith("tacit: ")  # what /hooks shows, not "Unnamed hook"
         assert commandline.hook_target(hook["command"]) == ("codex", event) and " -I -S -c " in hook["command"]

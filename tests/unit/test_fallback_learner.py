@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wait_helpers import wait_for
 
-from tacit.hosts.claude_code.plugin import hook_command
+from tacit.commandline import hook_command
 from tacit.projects import project_for
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
@@ -33,7 +33,7 @@ RULE = "Use pnpm, not npm."
 def hook(env, event: str, n: int, cwd: Path, **fields) -> bytes:
     body = {"session_id": SID, "transcript_path": "/nonexistent.jsonl", "cwd": str(cwd),
             "hook_event_name": event, "prompt_id": f"p-{n}", **fields}
-    proc = subprocess.run(shlex.split(hook_command(sys.executable, event)), input=json.dumps(body).encode(),
+    proc = subprocess.run(shlex.split(hook_command(sys.executable, "claude-code", event)), input=json.dumps(body).encode(),
                           env=env, capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout

@@ -263,6 +263,24 @@ def test_every_host_is_indexed(cfg, home, repo):
     assert len(search(cfg, "nginx", cwd=str(repo), host="hermes")["results"]) == 2
 
 
+
+def test_each_reader_takes_the_session_and_folder_its_lines_name():
+    from tacit.hosts.claude_code.sessions import parse as claude
+    from tacit.hosts.codex.sessions import parse as codex
+    from tacit.hosts.pi.sessions import parse as pi
+    from tacit.search.source import Cursor
+
+    cursor = Cursor()
+    assert codex({"type": "session_meta", "payload": {"id": "cx", "cwd": "/a"}}, cursor) is None
+    assert codex({"type": "turn_context", "payload": {"cwd": "/b", "id": "not-a-session"}}, cursor) is None
+    assert codex({"type": "turn_context", "payload": {"cwd": ""}}, cursor) is None
+    assert (cursor.session_id, cursor.cwd) == ("cx", "/b")
+    cursor = Cursor(session_id="old", cwd="/old")
+    assert pi({"type": "session", "id": "", "cwd": "/p"}, cursor) is None
+    assert (cursor.session_id, cursor.cwd) == ("old", "/p")
+    entry = claude({"type": "user", "sessionId": "cc", "cwd": 7, "message": {"content": "hello"}}, cursor)
+    assert (entry.session_id, entry.cwd, cursor.session_id) == ("cc", "/p", "cc")
+
 def test_since_and_limit(cfg, home, repo):
     _transcript(home, repo, exchanges=[(f"deploy step {n}", f"deploy done {n}") for n in range(8)])
     assert len(search(cfg, "deploy", cwd=str(repo), limit=3)["results"]) == 3

@@ -55,6 +55,16 @@ def priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
     return round(price.cost(**tokens), 8), "price_table"
 
 
+def reported(cfg, model: str, usd, inp, out, read=0, write=0, tokens=0) -> Spend:
+    """A child's report as a ``Spend``: the host's cost (``usd``) when it gave one, else the price
+    table's; ``tokens`` when it gave a total, else the sum (each count read with ``as_int``)."""
+    counts = dict(input=as_int(inp), output=as_int(out), cache_read=as_int(read), cache_write=as_int(write))
+    usd, source = as_float(usd), "host"
+    if usd is None:
+        usd, source = priced(cfg, model, **counts)
+    return Spend(as_int(tokens) or sum(counts.values()), **counts, usd=usd, usd_source=source, model=model)
+
+
 def normalise(cfg, usage, *, model: str = "") -> Spend | None:
     """A ``Spend`` from what a host reported (``output.parse_usage``), or None; ``model``: the
     child's model when the report does not name it."""

@@ -12,7 +12,7 @@ import os
 import signal
 import time
 
-from tacit.fsutil import unlink_quietly
+from tacit.fsutil import read_json_or_none, unlink_quietly
 from tacit.paths import run_dir
 from tacit.processes import alive, process_started
 from tacit.stores import jobs as job_rows
@@ -67,12 +67,8 @@ def _from_notes(cfg) -> dict:
         return gone
     for name in names:
         path = os.path.join(notes_dir(cfg), name)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict) or alive(data.get("runner"), data.get("runner_started")):
+        data = read_json_or_none(path)
+        if data is None or alive(data.get("runner"), data.get("runner_started")):
             continue
         data["killed"] = _kill_group(data.get("pgid"))
         for job_id in data.get("jobs") or []:

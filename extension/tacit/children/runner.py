@@ -171,7 +171,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             finally:
                 orphans.forget(cfg, (jobs or [job])[0].get("id", ""))
         spec = host_specs.get(host or "")
-        after = spec.after_child_hook() if spec and not killed and not cfg.child_command else None
+        after = spec.load("after_child") if spec and not killed and not cfg.child_command else None
         if after is not None:
             after(cfg, project, actor)  # e.g. a Hermes child's project entries, saved through its own tool
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)

@@ -1,15 +1,8 @@
-"""A lesson as people write it → the clauses that may state a rule.
-
-The rule is the imperative clause; the rest is its reason (docs/guards.md,
-"Which lessons become guards"). ``clauses(text)`` cleans markup and
-emphasis, splits sentences into clauses at dashes, ``;``, ``:``,
-parentheses and ", because / since / it / which / so …", and says for each
-whether it is a *reason* (never vetoes, never matched) or a plain clause.
-``vetoed(...)`` says whether an exception ("unless", "except", "for now",
-"only when" anywhere; "if", "when", "usually", "maybe" … in the rule clause
-or at the head of another clause) makes the lesson something a matcher
-cannot check. Backticked spans are kept whole and never split or read for
-hedges. Pure: no files, no clock.
+"""A lesson as people write it → the clauses that may state a rule (docs/guards.md, "Which
+lessons become guards"). ``clauses(text)`` cleans markup and emphasis, splits each sentence into
+clauses and says whether each is a *reason* (never vetoes, never matched); ``vetoed(...)`` says
+whether an exception or hedge makes the lesson something a matcher cannot check. Backticked
+spans are kept whole and never split or read for hedges. Pure: no files, no clock.
 """
 
 from __future__ import annotations

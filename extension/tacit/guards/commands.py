@@ -39,8 +39,12 @@ def program_names(program: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-_SUB_ALIASES: dict[tuple[str, str], frozenset] = {}
-for _prog, _groups in {
+def _aliases(table: dict) -> dict[tuple[str, str], frozenset]:
+    """(program, word) -> every word of its group."""
+    return {(prog, w): frozenset(group) for prog, groups in table.items() for group in groups for w in group}
+
+
+_SUB_ALIASES = _aliases({
     "npm": (("install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal",
              "isntall", "add"),
             ("ci", "clean-install", "ic", "install-clean", "isntall-clean"),
@@ -54,13 +58,8 @@ for _prog, _groups in {
     "cargo": (("build", "b"), ("run", "r"), ("test", "t"), ("check", "c"), ("doc", "d")),
     "docker": (("rm", "container rm"), ("rmi", "image rm")),
     "kubectl": (("delete",),),
-}.items():
-    for _group in _groups:
-        for _word in _group:
-            _SUB_ALIASES[(_prog, _word)] = frozenset(_group)
-
-_FLAG_ALIASES: dict[tuple[str, str], frozenset] = {}
-for _prog, _groups in {
+})
+_FLAG_ALIASES = _aliases({
     "rm": (("-r", "-R", "--recursive"), ("-f", "--force")),
     "git": (("-f", "--force"), ("-d", "--delete"), ("-D",), ("--hard",), ("-A", "--all"),
             ("--amend",)),
@@ -71,10 +70,7 @@ for _prog, _groups in {
     "terraform": (("-auto-approve", "--auto-approve"),),
     "cargo": (("-p", "--package"),),
     "gh": (("-a", "--approve"),),
-}.items():
-    for _group in _groups:
-        for _flag in _group:
-            _FLAG_ALIASES[(_prog, _flag)] = frozenset(_group)
+})
 
 _GLOBAL_VALUE = {
     "git": GIT_VALUE_OPTS,
@@ -209,8 +205,6 @@ _SAYS_ONLY = frozenset(("echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", 
 # runners of a project's Python environment, whose python is the python3 it was made with
 _ENV_RUNNERS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
 _VENV_PYTHON = lazy(r"(?:^|/)\.?(?:venv|virtualenv|env)[\w.-]*/bin/python$")
-
-
 
 
 class _Command:

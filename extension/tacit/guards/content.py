@@ -1,17 +1,6 @@
-"""Guards that read what one program hands another: a download piped into a
-shell (``PipeMatch``), and SQL given to a database client (``SqlMatch``).
-
-- **Pipes.** With ``code`` False any sink fires after a source
-  (``gradlew test | tail``). Otherwise a sink fires when a source ran earlier in its pipeline and the
-  sink reads its script from stdin: no script file or ``-c`` among its
-  arguments (``sh``, ``bash -s -- x``, ``python3 -``). ``curl x > f; sh f``
-  is no pipe and does not fire.
-- **SQL.** The statements come from the client's own arguments — ``psql
-  -c/--command``, ``mysql``/``mariadb -e/--execute``, ``sqlite3``/``duckdb``
-  after the database file, ``sqlcmd -Q/-q``, ``clickhouse-client -q/--query``
-  — and from here-documents it reads. Comments and quoted strings are blanked
-  before reading, so ``SELECT 'drop table'`` is not a drop. A ``DELETE FROM``
-  with no ``WHERE`` in its statement deletes every row.
+"""Guards that read what one program hands another: a download piped into a shell
+(``PipeMatch``) and SQL given to a database client (``SqlMatch``). What each reads, and what it
+leaves (a script file, quoted strings, a ``DELETE`` with a ``WHERE``): docs/guards.md, "Pipes and SQL".
 """
 
 from __future__ import annotations
@@ -47,10 +36,8 @@ def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     for a in inv.argv[1:]:
         if a == "--" or a == "-s" or a == "-":
             return True
-        if a in _SCRIPT_ARGS:
-            return False
-        if not a.startswith("-"):
-            return False  # a script file: stdin is its data, not its code
+        if a in _SCRIPT_ARGS or not a.startswith("-"):
+            return False  # code given, or a script file: stdin is its data, not its code
     return True
 
 

@@ -25,7 +25,7 @@ from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
-from tacit.guards.restate import aside_examples, restated_specs, script_instead
+from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
 from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
 from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
@@ -238,10 +238,6 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
-# "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
-_SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
-
-
 def _command_words(cmd: str, script: bool = False) -> list[str] | None:
     """The words of "never run …": a quoted command as written, or unquoted
     words that are a known program (or, with ``script``, a relative path to
@@ -356,8 +352,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
 def _push(sentence: str, because: str) -> GuardSpec | None:
     m = _FORCE_PUSH.fullmatch(sentence)
     force = bool(m)
-    if not m:
-        m = _PUSH.fullmatch(sentence)
+    m = m or _PUSH.fullmatch(sentence)
     if not m:
         return None
     found = _targets(m.group("branches"))
@@ -502,9 +497,7 @@ def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
 
 
 def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
-    """Every guard a lesson states exactly (one per clause that is a rule),
-    or (): the rule is the imperative clause, the rest its reason; an
-    exception anywhere, or a hedge in the rule, and nothing is derived."""
+    """Every guard a lesson states exactly, one per rule clause; () when an exception or a hedge vetoes."""
     prepared = _prepare(lesson_text)
     if not prepared:
         return ()
@@ -535,8 +528,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
 
 
 def derive_guard(lesson_text) -> GuardSpec | None:
-    """The one guard a lesson states exactly, or None (no rule with a tool
-    or command shape, hedged, ambiguous, or more than one guard)."""
+    """The one guard a lesson states exactly, or None (no rule, vetoed, or more than one guard)."""
     specs = derive_guards(lesson_text)
     return specs[0] if len(specs) == 1 else None
 

@@ -1,18 +1,11 @@
-"""A repository's instruction files (AGENTS.md, CLAUDE.md, .cursorrules …) →
-the rule lines that state an exact shape (docs/guards.md, "Rules from the
-repository's own files").
+"""A repository's instruction files (AGENTS.md, CLAUDE.md, .cursorrules …) → the rule lines that
+state an exact shape, and the *unread* lines a child may phrase (docs/guards.md, "Rules from the
+repository's own files" and "Lines tacit cannot read").
 
-``rules_in(text, name)`` reads one file's text: every line outside code
-fences, HTML comments and example blocks is read as a lesson of its own
-(``derive_guards``), and so is a bullet under a prohibiting heading or a
-cell of a prohibiting table column (``sections.Layout``); a line that yields
-a guard is a ``FileRule`` with its line number. ``read_text`` also returns
-the *unread* lines: a refusal naming an exact thing (a command in backticks,
-a known program, a path) that no reading turns into a guard and no exception
-vetoes — what a child may phrase (``tacit guard add --line``). An ``.mdc`` file
-must open with a well-formed frontmatter block, or the whole file is refused
-(``BadFile``). Pure: the store finds and reads the files, scans each line and
-keeps the guards.
+``rules_in(text, name)`` / ``read_text`` read one file's text (lines in code fences, HTML comments
+and example blocks are no rules; ``sections.Layout`` restates bullets and table cells); an
+``.mdc`` file with broken frontmatter raises ``BadFile``. Pure: the store finds and reads the
+files, scans each line and keeps the guards.
 """
 
 from __future__ import annotations

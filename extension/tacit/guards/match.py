@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.lazyre import lazy
-from tacit.guards.commands import SUDO, _Command, _is_info, program_names
+from tacit.guards.commands import SUDO, _Command, _git_sub, _is_info, program_names
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
@@ -21,16 +21,7 @@ from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as
                                switched_branch)
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
-from tacit.guards.shell import (
-    DYN,
-    Invocation,
-    Write,
-    display,
-    patch_paths,
-    program_name,
-    scan,
-    skip_options,
-)
+from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +114,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             words = [v for k in _PATH_KEYS if isinstance(v := args.get(k), str) and v]
             for key in _PATCH_KEYS:
                 words.extend(patch_paths(args.get(key)))
-            writes = []
-            for word in words:
-                path = _resolve(cwd, word, home)
-                if path is not None:
-                    writes.append(Write(path, ()))
+            writes = [Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None]
             created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in _added(args.get(k))]
             made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
             return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
@@ -154,9 +141,6 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(cwd, word))
 
 
-# ---------------------------------------------------------------------------
-# GuardSet
-# ---------------------------------------------------------------------------
 class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
@@ -186,21 +170,13 @@ class GuardSet:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
             elif isinstance(m, PushMatch):
                 self._push.append((idx, guard, scope_root, m))
-            elif isinstance(m, PipeMatch):
-                self._content.append((idx, guard, scope_root, pipe_fires, m))
-            elif isinstance(m, CommitMatch):
-                self._content.append((idx, guard, scope_root, _commit_fires, m))
+            elif type(m) in _CONTENT_TESTS:
+                self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
             elif isinstance(m, CommitPathMatch):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
                     self._content.append((idx, guard, scope_root, _commit_path_fires,
                                           (compiled, scope_root, _from_top(compiled))))
-            elif isinstance(m, SqlMatch):
-                self._content.append((idx, guard, scope_root, sql_fires, m))
-            elif isinstance(m, RebaseMatch):
-                self._content.append((idx, guard, scope_root, rebase_fires, m))
-            elif isinstance(m, OptionMatch):
-                self._content.append((idx, guard, scope_root, option_fires, m))
             elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = [c for c in (compile_pattern(p, home) for p in m.patterns) if c]
                 if compiled:
@@ -279,9 +255,6 @@ class GuardSet:
                 hits[idx] = Hit(guard, display(inv.argv))
 
 
-_GIT_VALUE_OPTS = GIT_VALUE_OPTS
-
-
 def _branch_at(call: Call) -> list | None:
     """The call as each invocation sees it: the branch checked out is the
     call's until a ``git checkout -b x`` / ``git switch x`` before it in the
@@ -308,10 +281,11 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
     home = call.project_root or call.cwd
     if inv.cwd is None or home is None or _below(inv.cwd, home) is None or _opt(inv.argv, "-C") is not None:
         return False
-    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
-    return i < len(inv.argv) and inv.argv[i] == "commit" and not _is_info(inv.argv, "git")
+    return _git_sub(inv.argv) == "commit" and not _is_info(inv.argv, "git")
 
 
+_CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
+                  OptionMatch: option_fires}
 _COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
                            "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
 
@@ -321,7 +295,7 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
     compiled, root, top = found
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
-    i = skip_options(inv.argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(inv.argv, 1, GIT_VALUE_OPTS)
     if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage") or _is_info(inv.argv, "git"):
         return False  # `git add -n .env`: a dry run stages nothing
     rel_root = root if root is not None else (call.project_root or call.cwd)
@@ -482,7 +456,7 @@ def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
     prog = program_name(argv[0])
     words = argv[1:]
     if prog == "git":
-        i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+        i = skip_options(argv, 1, GIT_VALUE_OPTS)
         prog, words = ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
     if prog in ("rm", "git rm"):
         tree = any(w in _TREE_FLAGS or len(w) > 1 and w[0] == "-" and w[1] != "-" and ("r" in w or "R" in w)

@@ -6,6 +6,7 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from typing import Any, ClassVar
 
 ACTIONS = ("ask", "deny")
@@ -273,25 +274,11 @@ class Guard:
     project_root: str | None = None
     source: str = ""
 
-    @property
-    def kind(self) -> str:
-        return self.spec.match.kind
-
-    @property
-    def match(self) -> Match:
-        return self.spec.match
-
-    @property
-    def because(self) -> str:
-        return self.spec.because
-
-    @property
-    def instead(self) -> str | None:
-        return self.spec.instead
-
-    @property
-    def action(self) -> str:
-        return self.spec.action
+    kind = property(attrgetter("spec.match.kind"))
+    match = property(attrgetter("spec.match"))
+    because = property(attrgetter("spec.because"))
+    instead = property(attrgetter("spec.instead"))
+    action = property(attrgetter("spec.action"))
 
     def with_action(self, action: str) -> Guard:
         if action not in ACTIONS:

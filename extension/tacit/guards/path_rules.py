@@ -112,9 +112,7 @@ _REMOVALS = lazy(rf"{_DONT}\s+(?P<verbs>{_REMOVE_VERB}(?:{_SEP}{_REMOVE_VERB})*)
 def _removals(sentence: str, because: str) -> GuardSpec | None:
     """"don't delete or rename files in `docs/images/`": deleting or renaming, not editing."""
     m = _REMOVALS.fullmatch(sentence)
-    if not m:
-        return None
-    patterns = _path_list(m.group("paths"))
+    patterns = _path_list(m.group("paths")) if m else None
     if not patterns:
         return None
     verbs = m.group("verbs").lower()

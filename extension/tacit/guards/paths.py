@@ -116,6 +116,4 @@ def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
     return False
 
 
-below = _below
-
-__all__ = ["glob_regex", "compile_pattern", "below", "removes"]
+__all__ = ["glob_regex", "compile_pattern", "removes"]

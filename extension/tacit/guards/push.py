@@ -10,11 +10,7 @@ import re
 
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
-
-# git's global options that take a value (``git -C dir push``)
-GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                            "--super-prefix", "--exec-path"))
-_GIT_VALUE_OPTS = GIT_VALUE_OPTS
+from tacit.guards.wrappers import GIT_VALUE_OPTS
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
@@ -23,7 +19,7 @@ LEASE = "lease"  # forced only with --force-with-lease
 def push_remote(argv: tuple, default: str | None = None) -> str | None:
     """The remote a ``git push`` names (its first positional), ``default`` when
     it names none (where git sends it: the branch's upstream), or None."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] != "push":
         return None
     j = i + 1
@@ -46,17 +42,14 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
     dry run. Forced is ``LEASE`` (truthy) when the only force is
     ``--force-with-lease``. A push with no refspec or ``HEAD`` updates
     ``branch`` (unknown: nothing)."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
         pos = _subtree_positionals(argv[i + 2:])
         return False, frozenset(pos[1:2])
     if i >= len(argv) or argv[i] != "push":
         return None
-    force = False
-    lease = False
-    every = False
-    tags = False
+    force = lease = every = tags = False
     positionals = []
     j = i + 1
     n = len(argv)
@@ -118,16 +111,12 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
 
 
 def _subtree_positionals(args: tuple) -> list:
-    out = []
-    j = 0
+    out, j = [], 0
     while j < len(args):
-        a = args[j]
-        if a in ("-P", "--prefix", "-m", "--message"):
-            j += 2
-            continue
-        if not a.startswith("-"):
-            out.append(a)
-        j += 1
+        value = args[j] in ("-P", "--prefix", "-m", "--message")
+        if not value and not args[j].startswith("-"):
+            out.append(args[j])
+        j += 2 if value else 1
     return out
 
 
@@ -205,7 +194,7 @@ def switched_branch(argv: tuple):
     """The branch a ``git checkout``/``git switch`` argv leaves checked out:
     its name, None when it cannot be told (``git switch -``, ``--detach``),
     or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``)."""
-    i = skip_options(argv, 1, _GIT_VALUE_OPTS)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] not in ("checkout", "switch"):
         return SAME
     words = argv[i + 1:]
@@ -226,6 +215,4 @@ def switched_branch(argv: tuple):
     return name
 
 
-ALL_BRANCHES = _ALL
-
-__all__ = ["GIT_VALUE_OPTS", "ALL_BRANCHES", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]

@@ -136,18 +136,23 @@ def _flag_with(clause: str, because: str, read) -> list:
     m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause) or _FLAG_WITH[2].fullmatch(clause)
     if not m:
         return []
-    cmd = _unquote(m.group("cmd"))
-    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
-        return []
-    base = read(f"never run `{cmd}`", because)
-    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
-        return []
-    flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
-    if not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
+    base, flags = _command_and_flags(m, because, read)
+    if base is None or not flags or any(not re.fullmatch(r"--?[\w-]*", f) or f == "-" for f in flags):
         return []
     if "without" in m.groupdict() and m.group("without"):
-        return [replace(base[0], match=replace(base[0].match, unless=tuple(flags)))]  # any of them makes it allowed
-    return [replace(base[0], match=replace(base[0].match, flags=(f,))) for f in flags]
+        return [replace(base, match=replace(base.match, unless=tuple(flags)))]  # any of them makes it allowed
+    return [replace(base, match=replace(base.match, flags=(f,))) for f in flags]
+
+
+def _command_and_flags(m, because: str, read) -> tuple:
+    """The plain command (no flags, not bare) ``m`` names, and its flags; (None, []) when it names none."""
+    cmd = _unquote(m.group("cmd"))
+    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
+        return None, []
+    base = read(f"never run `{cmd}`", because)
+    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
+        return None, []
+    return base[0], [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
 
 
 def _tail(clause: str, because: str, read) -> list:
@@ -244,15 +249,10 @@ def _with_flag(clause: str, because: str, read) -> list:
     m = _WITH_FLAG[0].fullmatch(clause) or _WITH_FLAG[1].fullmatch(clause)
     if not m or not m.group("flags").lstrip("`").startswith("-"):
         return []
-    cmd = _unquote(m.group("cmd"))
-    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
+    base, flags = _command_and_flags(m, because, read)
+    if base is None or not flags or any(not re.fullmatch(r"--?[\w-]+", f) for f in flags):
         return []
-    base = read(f"never run `{cmd}`", because)
-    flags = [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
-    if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare or not flags \
-            or any(not re.fullmatch(r"--?[\w-]+", f) for f in flags):
-        return []
-    return [replace(base[0], match=replace(base[0].match, unless=tuple(flags)))]
+    return [replace(base, match=replace(base.match, unless=tuple(flags)))]
 
 
 def _file_args(clause: str, because: str, read) -> list:

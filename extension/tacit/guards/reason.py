@@ -1,14 +1,6 @@
-"""The one line an agent (or, for "ask", the user) reads when a guard fires.
-
-Design decisions, and why
-- **Quote the lesson, say what to do, say how to lift it.** The agent can
-  act on "use pnpm instead"; the user can act on "tacit guard remove 3".
-  The date and id come from the store (parameters), not from the guard.
-- **"ask" reads as a question, "deny" as a stop.** Claude Code shows an
-  "ask" reason to the user in the permission prompt; a "deny" reason goes to
-  the model. ``action`` overrides the guard's own for hosts that cannot ask.
-- **One line, bounded.** Newlines are folded and the lesson is clipped to
-  200 characters, so the reason fits any host's status line or log.
+"""The one line an agent (or, for "ask", the user) reads when a guard fires: the lesson quoted
+(one line, clipped to 200 characters), what to do instead, who said it and how to lift it; "ask"
+reads as a question, "deny" as a stop (docs/guards.md, "The reason").
 """
 
 from __future__ import annotations

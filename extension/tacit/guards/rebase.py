@@ -1,11 +1,5 @@
-"""``git rebase`` onto a guarded branch (``RebaseMatch``).
-
-The new base is the value of ``--onto``, else the first positional word after
-``rebase`` (``git rebase main``, ``git rebase -i origin/main``, ``git rebase
-main feature``). A remote's prefix is dropped (``origin/main``,
-``refs/remotes/upstream/main`` and ``refs/heads/main`` are main). ``git
-rebase`` with no upstream, ``--continue``/``--abort``/``--skip``, and ``git
-pull --rebase`` (a pull, not a rebase command) never fire.
+"""``git rebase`` onto a guarded branch (``RebaseMatch``): the new base is ``--onto``'s value, else
+the first positional, from any remote (docs/guards.md, "never rebase onto BRANCH").
 """
 
 from __future__ import annotations
@@ -37,12 +31,9 @@ def rebase_base(argv: tuple) -> str | None:
             return a.split("=", 1)[1]
         if a == "--":
             break
-        if a in _REBASE_VALUE:
-            j += 2
-            continue
         if first is None and not a.startswith("-"):
             first = a
-        j += 1
+        j += 2 if a in _REBASE_VALUE else 1
     return first
 
 
@@ -60,9 +51,7 @@ def _names(ref: str, remotes) -> set:
 
 def rebase_fires(match: RebaseMatch, inv: Invocation, call=None) -> bool:
     """``git rebase`` whose new base is one of the guarded branches."""
-    if inv.program != "git":
-        return False
-    base = rebase_base(inv.argv)
+    base = rebase_base(inv.argv) if inv.program == "git" else None
     if not base:
         return False
     names = _names(base, getattr(call, "remotes", None))

@@ -20,7 +20,7 @@ from tacit.guards.clauses import _GERUND
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
 from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
 
-# "never run ./scripts/x.sh": a script of the project, by its path
+# "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
 
 _BANNED = (r"(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:forbidden|banned|prohibited|disallowed|not allowed|"

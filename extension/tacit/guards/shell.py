@@ -19,7 +19,6 @@ from tacit.guards.wrappers import _inner, _resolve, program_name, skip_options
 from tacit.guards.writes import _writes
 
 
-
 @dataclass(frozen=True, slots=True)
 class Invocation:
     """One program run: its argv (words as the program receives them), the
@@ -52,9 +51,6 @@ class Scan:
     writes: tuple[Write, ...]
 
 
-# ---------------------------------------------------------------------------
-# Putting it together
-# ---------------------------------------------------------------------------
 class _Walk:
     __slots__ = ("home", "invocations", "writes", "budget", "upstream")
 
@@ -105,9 +101,7 @@ class _Walk:
         if head in ("cd", "pushd", "chdir"):
             args = [w for w in words[1:] if not (w.startswith("-") and len(w) > 1)]
             if not args:
-                if self.home is not None:
-                    return self.home, True
-                return cwd, False
+                return (self.home, True) if self.home is not None else (cwd, False)
             target = _resolve(cwd if exact else None, args[0], self.home)
             return (target, True) if target is not None else (cwd, False)
         if head == "popd":

@@ -58,13 +58,8 @@ class _Lexer:
             elif c == "#":
                 end = s.find("\n", self.i)
                 self.i = n if end < 0 else end
-            elif c == ";":
-                if s.startswith(";;", self.i):
-                    self.i += 2
-                    if self.i < n and s[self.i] == "&":
-                        self.i += 1
-                else:
-                    self.i += 1
+            elif c == ";":  # ";", or a case's ";;" / ";;&"
+                self.i += 3 if s.startswith(";;&", self.i) else 2 if s.startswith(";;", self.i) else 1
                 toks.append(("o", ";"))
             elif c == "&":
                 if s.startswith("&&", self.i):
@@ -165,33 +160,35 @@ class _Lexer:
             depth += (c == "(") - (c == ")")
             self.i += 1
 
-    def _backtick(self) -> list:
-        """Tokens of a backtick substitution whose opening ` was consumed."""
-        s = self.s
-        j = self.i
-        parts = []
-        while j < self.n and s[j] != "`":
+    def _until(self, end: str, escapes: dict | None = None) -> str:
+        """The text up to ``end``, consumed with it: ``\\c`` is c, or with ``escapes`` (``$'…'``) its escape."""
+        s, j, out = self.s, self.i, []
+        while j < self.n and s[j] != end:
             if s[j] == "\\" and j + 1 < self.n:
-                parts.append(s[j + 1])
+                out.append(s[j + 1] if escapes is None else escapes.get(s[j + 1], "\\" + s[j + 1]))
                 j += 2
             else:
-                parts.append(s[j])
+                out.append(s[j])
                 j += 1
         self.i = j + 1
+        return "".join(out)
+
+    def _backtick(self) -> list:
+        """Tokens of a backtick substitution whose opening ` was consumed."""
+        text = self._until("`")
         if self.depth >= MAX_DEPTH:
             return []
-        return _Lexer("".join(parts), self.depth + 1).tokens()
+        return _Lexer(text, self.depth + 1).tokens()
 
     def _dollar(self, parts: list, nested: list) -> None:
         s = self.s
         i = self.i + 1
         nxt = s[i] if i < self.n else ""
         if nxt == "(":
+            self.i = i + 1
             if s.startswith("((", i):  # arithmetic: skip to the matching "))"
-                self.i = i + 1
                 self._skip_parens()
             else:
-                self.i = i + 1
                 nested.append(self._nested())
             parts.append(DYN)
         elif nxt == "{":
@@ -200,7 +197,7 @@ class _Lexer:
             parts.append(DYN)
         elif nxt == "'":
             self.i = i + 1
-            parts.append(self._ansi())
+            parts.append(self._until("'", _ANSI))
         elif nxt == '"':
             self.i = i
         else:
@@ -211,20 +208,6 @@ class _Lexer:
             else:
                 self.i = i
                 parts.append("$")
-
-    def _ansi(self) -> str:
-        s = self.s
-        out = []
-        j = self.i
-        while j < self.n and s[j] != "'":
-            if s[j] == "\\" and j + 1 < self.n:
-                out.append(_ANSI.get(s[j + 1], "\\" + s[j + 1]))
-                j += 2
-            else:
-                out.append(s[j])
-                j += 1
-        self.i = j + 1
-        return "".join(out)
 
     def _word(self):
         s, n = self.s, self.n

@@ -1,16 +1,7 @@
-"""The refused quoted span: a last, generic reading of an instruction-file
-line that no phrase reading turned into a guard (docs/guards.md, "The
-refused quoted span").
-
-``span_specs(line)`` looks only at the line's clauses that say no (not its
-reason, not what it says to do instead), from the refusal word on. A quoted
-span there is kept when it has an exact shape: a command of a known program
-(with a subcommand or flag, or alone after run / use / execute …) when the
-words before it say to run it, a path when the clause's verb edits. Nothing
-is read when a word of the clause narrows what is refused — a place, a case,
-a purpose, a manner ("in CI", "without `-p`", "as a source", "blindly") — or
-when the span is a type, an identifier, a key or a placeholder. Each guard
-asks first; the caller names its line.
+"""The refused quoted span: a last, generic reading of an instruction-file line that no phrase
+reading turned into a guard. ``span_specs(line)`` keeps a quoted span with an exact shape in a
+clause that says no, unless a word of the clause narrows it; the rules are in docs/guards.md
+("The refused quoted span"). Each guard asks first; the caller names its line.
 """
 
 from __future__ import annotations

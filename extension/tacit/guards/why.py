@@ -1,15 +1,6 @@
-"""Why a lesson is, or is not, a guard (``tacit guard why TEXT``), and whether
-a proposed guard is grounded in what the user said (``tacit guard add
---lesson N``).
-
-- ``explain(text)`` reads the lesson as ``derive_guards`` does and says which
-  clause is the rule and what it stops, or the first reason it stays a
-  memory: no word of refusal, an exception or hedge (which word, where), or
-  no clause with an exact shape.
-- ``ungrounded(spec, *texts)`` lists every program, subcommand, flag,
-  remote, branch and path of a proposed guard that occurs in none of the
-  texts (the lesson, the user's message that caused it): a child may phrase,
-  it may not invent.
+"""Why a lesson is, or is not, a guard (``explain``, for ``tacit guard why TEXT``: its rule clause
+and what it stops, or the first reason it stays a memory), and whether a proposed guard is
+grounded in what the user said (``ungrounded``: a child may phrase, it may not invent).
 """
 
 from __future__ import annotations
@@ -84,7 +75,7 @@ def _words(spec: GuardSpec) -> list[str]:
         return [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via]
     if isinstance(m, PushMatch):
         return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
-    if isinstance(m, (PathMatch, RemoveMatch)):
+    if isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
         return list(m.patterns)
     if isinstance(m, PipeMatch):
         return ["|"]
@@ -96,8 +87,6 @@ def _words(spec: GuardSpec) -> list[str]:
         return list(m.values)
     if isinstance(m, CommitMatch):
         return ["commit", *m.branches]
-    if isinstance(m, CommitPathMatch):
-        return list(m.patterns)
     return ["sudo"]
 
 

@@ -10,9 +10,6 @@ from functools import lru_cache
 
 from tacit.guards.shell_lex import _ASSIGN, _TILDE, DYN
 
-# ---------------------------------------------------------------------------
-# Program names
-# ---------------------------------------------------------------------------
 _WIN_EXT = (".exe", ".cmd", ".bat", ".ps1", ".com")
 
 
@@ -43,14 +40,21 @@ def _pkg_program(word: str) -> str:
 # ---------------------------------------------------------------------------
 # Option tables (only what decides where a command's own words begin)
 # ---------------------------------------------------------------------------
+# git's global options that take a value (``git -C dir push``)
+GIT_VALUE_OPTS = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                            "--super-prefix", "--exec-path"))
 _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T",
                          "--user", "--group", "--host", "--prompt", "--close-from",
                          "--chdir", "--role", "--type", "--other-user", "--command-timeout"))
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
 _NICE_VALUE = frozenset(("-n", "--adjustment"))
-_IONICE_VALUE = frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata"))
-_TIMEOUT_VALUE = frozenset(("-s", "-k", "--signal", "--kill-after"))
-_STDBUF_VALUE = frozenset(("-i", "-o", "-e", "--input", "--output", "--error"))
+# wrappers whose command follows their options: the options that take a value, then the words
+# to skip (timeout's duration)
+_PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
+          "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
+          "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
+          "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
+          "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
 _XARGS_VALUE = frozenset(("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file",
                           "--max-args", "--max-procs", "--max-chars", "--delimiter",
                           "--max-lines", "--process-slot-var"))
@@ -90,6 +94,9 @@ _YARN_BUILTINS = frozenset((
     "tag", "team", "unlink", "unplug", "up", "upgrade", "upgrade-interactive", "version",
     "versions", "why", "workspace", "workspaces", "constraints", "stage", "test", "start",
     "audit", "autoclean", "sdks", "prepack", "dedupe"))
+# runners whose unknown first word is a script or a bin of the project: their options and own commands
+_BIN_RUNNERS = {"pnpm": (_PNPM_VALUE, _PNPM_BUILTINS), "yarn": (_YARN_VALUE, _YARN_BUILTINS),
+                "yarnpkg": (_YARN_VALUE, _YARN_BUILTINS)}
 _PYTHONS = re.compile(r"(?:python|pypy|py)(?:\d+(?:\.\d+)*)?(?:-dbg)?|python\d+(?:\.\d+)*t")
 
 
@@ -105,10 +112,7 @@ def skip_options(argv, start: int, value_opts: frozenset) -> int:
             return i + 1
         if len(a) < 2 or a[0] != "-":
             return i
-        if a in value_opts:
-            i += 2
-        else:
-            i += 1
+        i += 2 if a in value_opts else 1
     return i
 
 
@@ -116,9 +120,6 @@ def _after_dashdash(argv, start: int) -> int:
     return start + 1 if start < len(argv) and argv[start] == "--" else start
 
 
-# ---------------------------------------------------------------------------
-# Paths
-# ---------------------------------------------------------------------------
 def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     """An argument as an absolute, normalised path (lexically: ``..`` is
     folded, symlinks are not followed), or None when it cannot be known."""
@@ -205,14 +206,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
 def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
     """nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
     n = len(argv)
-    if prog in ("nohup", "builtin", "unbuffer", "caffeinate"):
-        i = skip_options(argv, 1, frozenset(("-t", "-w")))
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "time":
-        i = skip_options(argv, 1, frozenset(("-f", "-o", "--format", "--output")))
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "exec":
-        i = skip_options(argv, 1, frozenset(("-a",)))
+    if prog in _PLAIN:
+        value_opts, skip = _PLAIN[prog]
+        i = skip_options(argv, 1, value_opts) + skip
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "command":
         if any(a in ("-v", "-V") for a in argv[1:skip_options(argv, 1, frozenset())]):
@@ -224,15 +220,6 @@ def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
         while i < n and argv[i].startswith("-") and argv[i] != "--":
             i += 2 if argv[i] in _NICE_VALUE else 1
         i = _after_dashdash(argv, i)
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "ionice":
-        i = skip_options(argv, 1, _IONICE_VALUE)
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "timeout":
-        i = skip_options(argv, 1, _TIMEOUT_VALUE) + 1  # then the duration
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "stdbuf":
-        i = skip_options(argv, 1, _STDBUF_VALUE)
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
@@ -266,22 +253,14 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
         if i < n and argv[i] in ("exec", "x"):
             return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
         return []
-    if prog == "pnpm":
-        i = skip_options(argv, 1, _PNPM_VALUE)
+    if prog in _BIN_RUNNERS:
+        value_opts, builtins = _BIN_RUNNERS[prog]
+        i = skip_options(argv, 1, value_opts)
         if i >= n:
             return []
         if argv[i] in ("exec", "dlx"):
             return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in _PNPM_BUILTINS:  # `pnpm jest`: a script or a bin of the project
-            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
-        return []
-    if prog == "yarn" or prog == "yarnpkg":
-        i = skip_options(argv, 1, _YARN_VALUE)
-        if i >= n:
-            return []
-        if argv[i] in ("dlx", "exec"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in _YARN_BUILTINS:
+        if argv[i] not in builtins:  # `pnpm jest`: a script or a bin of the project
             return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
         return []
     if prog == "bun":

@@ -4,12 +4,12 @@ are the walker's)."""
 
 from __future__ import annotations
 
-from tacit.guards.code_names import _FILE_EXTS
-from tacit.guards.wrappers import _SUDO_VALUE, skip_options
+from itertools import takewhile
 
-# ---------------------------------------------------------------------------
-# Writes: argv → the path words it changes
-# ---------------------------------------------------------------------------
+from tacit.guards.code_names import _FILE_EXTS
+from tacit.guards.wrappers import _SUDO_VALUE, GIT_VALUE_OPTS, skip_options
+
+
 def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -> list:
     out = []
     i = start
@@ -43,9 +43,7 @@ def _opt_value(argv: tuple, names: tuple) -> str | None:
 
 
 _COPY_VALUE = {
-    "cp": frozenset(("-t", "--target-directory", "-S", "--suffix")),
-    "mv": frozenset(("-t", "--target-directory", "-S", "--suffix")),
-    "ln": frozenset(("-t", "--target-directory", "-S", "--suffix")),
+    **dict.fromkeys(("cp", "mv", "ln"), frozenset(("-t", "--target-directory", "-S", "--suffix"))),
     "install": frozenset(("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o",
                           "--owner", "-g", "--group")),
     "rsync": frozenset(("-e", "--rsh", "--exclude", "--include", "--filter", "-f", "--exclude-from",
@@ -57,8 +55,6 @@ _COPY_VALUE = {
 }
 _SED_VALUE = frozenset(("-e", "-f", "--expression", "--file", "-l", "--line-length"))
 _TRUNCATE_VALUE = frozenset(("-s", "--size", "-r", "--reference"))
-_GIT_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
-                        "--super-prefix", "--exec-path"))
 
 
 def _writes(prog: str, argv: tuple) -> list:
@@ -115,21 +111,13 @@ def _changed(prog: str, argv: tuple) -> list:
         return pos if any(a in ("-e", "-E") for a in argv[1:]) else pos[1:]
     if prog == "dd":
         return [a[3:] for a in argv[1:] if a.startswith("of=")]
-    if prog == "curl":
-        v = _opt_value(argv, ("-o", "--output"))
-        return [v] if v and v != "-" else []
-    if prog == "wget":
-        v = _opt_value(argv, ("-O", "--output-document"))
+    if prog in ("curl", "wget"):
+        v = _opt_value(argv, ("-o", "--output") if prog == "curl" else ("-O", "--output-document"))
         return [v] if v and v != "-" else []
     if prog == "find":
         if "-delete" not in argv:
             return []
-        starts = []
-        for a in argv[1:]:
-            if a.startswith("-") or a in ("(", "!"):
-                break
-            starts.append(a)
-        return starts or ["."]
+        return list(takewhile(lambda a: not (a.startswith("-") or a in ("(", "!")), argv[1:])) or ["."]
     if prog == "git":
         return _git_writes(argv)
     if prog == "dotnet":
@@ -162,7 +150,7 @@ def _short_has(opts: tuple, long: str, letter: str) -> bool:
 
 def _git_writes(argv: tuple) -> list:
     """The working files ``git rm``/``mv``/``restore``/``checkout -- paths`` change."""
-    i = skip_options(argv, 1, _GIT_VALUE)
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv):
         return []
     sub = argv[i]

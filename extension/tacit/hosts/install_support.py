@@ -47,14 +47,6 @@ def project_path(project_dir: str | None) -> Path:
     return Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
 
 
-def on_path(name: str, path_value: str | None) -> bool:
-    """Whether an executable ``name`` is in one of ``path_value``'s folders."""
-    for folder in (path_value or "").split(os.pathsep):
-        if folder and os.access(os.path.join(folder, name), os.X_OK):
-            return True
-    return False
-
-
 def read_manifest(path: Path) -> dict | None:
     """The install manifest at ``path``; None when there is none. A manifest
     that cannot be read or is not a JSON object raises ``InstallError``."""
@@ -67,16 +59,6 @@ def read_manifest(path: Path) -> dict | None:
     if not isinstance(data, dict):
         raise InstallError(f"{path} is not a tacit manifest")
     return data
-
-
-def read_json_or_none(path) -> dict | None:
-    """A JSON object from ``path``; None when it is missing, unreadable or not an object."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def read_text(path: Path) -> tuple[str, bool]:

@@ -57,10 +57,6 @@ class Host:
         loaded = importlib.import_module(module)
         return getattr(loaded, attr) if attr else loaded
 
-    def after_child_hook(self):
-        """The function ``after_child`` names, or None."""
-        return self.load("after_child")
-
 
 _lock = threading.Lock()
 _hosts: dict[str, Host] = {}

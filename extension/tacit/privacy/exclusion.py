@@ -12,7 +12,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from tacit.fsutil import atomic_write_text
-from tacit.projects import Project, project_dir, project_for
+from tacit.projects import Project, ancestors, project_dir, project_for
 
 MARKER = "off"
 _SESSIONS_KEPT = 4096
@@ -37,20 +37,10 @@ def _patterns(cfg) -> list[str]:
     return out
 
 
-def _ancestors(path: str):
-    path = os.path.abspath(path)
-    while True:
-        yield path
-        parent = os.path.dirname(path)
-        if parent == path:
-            return
-        path = parent
-
-
 def glob_matching(cfg, *paths: str | None) -> str | None:
     """The first ``exclude`` glob that matches one of ``paths`` or a folder above it."""
     patterns = _patterns(cfg)
-    return next((pattern for path in paths if path and patterns for folder in _ancestors(path)
+    return next((pattern for path in paths if path and patterns for folder in ancestors(os.path.abspath(path))
                  for pattern in patterns if fnmatch.fnmatchcase(folder, pattern)), None)
 
 

@@ -43,6 +43,12 @@ class Cursor:
     ts: float | None = None
     bad: int = 0  # lines skipped (not JSON, too long, unknown shape)
 
+    def learn(self, record: dict, id_key: str = "") -> None:
+        """Take the session id (``record[id_key]``) and ``record["cwd"]``, those that are set."""
+        for attr, key in (("session_id", id_key), ("cwd", "cwd")):
+            if key and isinstance(record.get(key), str) and record[key]:
+                setattr(self, attr, record[key])
+
 
 @dataclass(frozen=True, slots=True)
 class SessionSource:

@@ -15,7 +15,7 @@ import time
 
 from tacit.fsutil import unlink_quietly
 from tacit.privacy.exclusion import marker_path
-from tacit.projects import project_for
+from tacit.projects import ancestors, project_for
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_scopes import project_skills_dir
 
@@ -44,15 +44,7 @@ def inputs(cfg, cwd: str) -> tuple[list[str], list[str]]:
         for folder, dirs, files in os.walk(root):
             full += [os.path.join(folder, d) for d in dirs]
             full += [os.path.join(folder, f) for f in files if f == "SKILL.md"]
-    exists = [cwd]
-    here = cwd
-    while True:
-        exists.append(os.path.join(here, ".git"))
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
-    return full, exists
+    return full, [cwd, *(os.path.join(here, ".git") for here in ancestors(cwd))]
 
 
 def _stat(path: str, full: bool) -> list:

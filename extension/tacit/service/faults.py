@@ -12,7 +12,7 @@ import re
 import shlex
 import time
 
-from tacit.fsutil import ensure_private_dir
+from tacit.fsutil import ensure_private_dir, read_json_or_none
 from tacit.log import log
 from tacit.stores import notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -26,12 +26,8 @@ def path_for(state_dir: str) -> str:
 
 def current(state_dir: str) -> dict | None:
     """The recorded fault, or None."""
-    try:
-        with open(path_for(state_dir), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("problem") else None
+    data = read_json_or_none(path_for(state_dir))
+    return data if data and data.get("problem") else None
 
 
 # the hook client's sentences (``untrusted``, ``connect``): the path, then what is wrong with it

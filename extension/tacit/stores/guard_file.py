@@ -8,6 +8,8 @@ import json
 import os
 import time
 
+from tacit.fsutil import read_json_or_none
+
 FILE = "guards.json"
 _FIELDS = ("key", "scope", "project", "project_root", "lesson", "spec", "action", "status", "created_at")
 
@@ -33,12 +35,7 @@ def export(cfg, conn) -> None:
 
 def saved(cfg) -> list[dict]:
     """The hand-made guards the file holds ([] when there is none or it is unreadable)."""
-    try:
-        with open(path(cfg), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return []
-    rows = data.get("guards") if isinstance(data, dict) else None
+    rows = (read_json_or_none(path(cfg)) or {}).get("guards")
     return [r for r in rows or [] if isinstance(r, dict) and all(isinstance(r.get(f), str) for f in _FIELDS[:-1])]
 
 

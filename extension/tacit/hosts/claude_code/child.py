@@ -4,7 +4,7 @@ object with its usage, its cost (``total_cost_usd``) and its reply
 
 from __future__ import annotations
 
-from tacit.children.budget import Spend, as_float, as_int, priced
+from tacit.children.budget import Spend, reported
 from tacit.children.output import json_output, json_tail
 
 KEPT = ("usage", "total_cost_usd", "num_turns", "duration_ms", "is_error")
@@ -24,14 +24,10 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
     inner = usage.get("usage")
     if not isinstance(inner, dict):
         return None
-    inp, out = as_int(inner.get("input_tokens")), as_int(inner.get("output_tokens"))
-    read, write = as_int(inner.get("cache_read_input_tokens")), as_int(inner.get("cache_creation_input_tokens"))
     models = usage.get("models") if isinstance(usage.get("models"), list) else []
-    name = str(models[0]) if models else model
-    usd, source = as_float(usage.get("total_cost_usd")), "host"
-    if usd is None:
-        usd, source = priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
-    return Spend(inp + out + read + write, inp, out, read, write, usd, source, name)
+    return reported(cfg, str(models[0]) if models else model, usage.get("total_cost_usd"),
+                    inner.get("input_tokens"), inner.get("output_tokens"),
+                    inner.get("cache_read_input_tokens"), inner.get("cache_creation_input_tokens"))
 
 
 def reply(stdout: str) -> str | None:

@@ -29,7 +29,7 @@ from tacit.events import (
     clip_tool_args,
 )
 from tacit.guards.outcome import tool_call_args
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority
 from tacit.hosts.claude_code.transcript import last_assistant_text
 from tacit.projects import project_for
 
@@ -210,14 +210,10 @@ def render(event_name: str, results: list[Result]) -> str:
 def fit_context(injections: list[Injection], cap: int = CONTEXT_CAP) -> str:
     """Injection texts in priority order (lower first, ties in order) within ``cap`` characters: the
     first that does not fit is cut at a line boundary and marked; every later one is dropped."""
-    ordered = sorted(enumerate(injections), key=lambda pair: (pair[1].priority, pair[0]))
     parts: list[str] = []
     used = 0
     sep = "\n\n"
-    for _, injection in ordered:
-        text = (injection.text or "").strip()
-        if not text:
-            continue
+    for text in by_priority(injections):
         joiner = len(sep) if parts else 0
         if used + joiner + len(text) <= cap:
             parts.append(text)

@@ -5,15 +5,14 @@ Design notes: docs/design/hosts.md#tacithostsclaude_codeinstall
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from tacit import __version__, commandline
-from tacit.fsutil import atomic_write_text
+from tacit.fsutil import atomic_write_text, read_json_or_none
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
-from tacit.hosts.install_support import InstallError, on_path
+from tacit.hosts.install_support import InstallError
 
 MANIFEST = ".tacit-install.json"
 SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
@@ -115,7 +114,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "files": sorted(files),
         "changed": sorted(changed) + (["settings"] if added else []),
         "permissions_added": added,
-        "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
+        "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
         "warnings": [],
     }
     already = "is already installed" if not changed and not added else "installed"
@@ -135,11 +134,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
 
 def workspace_trusted(cfg, project: Path) -> bool:
-    try:
-        state = json.loads(claude_state_file(cfg).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    projects = state.get("projects") if isinstance(state, dict) else None
+    projects = (read_json_or_none(claude_state_file(cfg)) or {}).get("projects")
     entry = projects.get(str(project)) if isinstance(projects, dict) else None
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 

@@ -42,15 +42,11 @@ class InvalidHooks(ValueError):
     """A hooks configuration Claude Code would silently ignore."""
 
 
-def hook_command(python: str, event: str) -> str:
-    return commandline.hook_command(python, HOST, event)
-
-
 def hooks_config(python: str) -> dict:
     return {
         "description": "tacit: memory the agent never has to be told to keep",
         "hooks": {
-            event: [{"hooks": [{"type": "command", "command": hook_command(python, event),
+            event: [{"hooks": [{"type": "command", "command": commandline.hook_command(python, HOST, event),
                                 "timeout": timeout}]}]
             for event, timeout in HOOK_EVENTS.items()
         },

@@ -67,10 +67,7 @@ def _user_messages(content) -> list:
 
 
 def parse(data: dict, cursor: Cursor) -> Entry | None:
-    if isinstance(data.get("sessionId"), str) and data["sessionId"]:
-        cursor.session_id = data["sessionId"]
-    if isinstance(data.get("cwd"), str) and data["cwd"]:
-        cursor.cwd = data["cwd"]
+    cursor.learn(data, "sessionId")
     kind = data.get("type")
     if kind not in ("user", "assistant") or data.get("isSidechain"):
         return None

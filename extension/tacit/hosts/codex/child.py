@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import tomllib
 
-from tacit.children.budget import Spend, as_int, priced
+from tacit.children.budget import Spend, as_int, reported
 from tacit.children.output import json_output, json_tail
 from tacit.hosts.spec import home_folder
 
@@ -26,8 +26,7 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
         return None
     total_in, out = as_int(inner.get("input_tokens")), as_int(inner.get("output_tokens"))
     cached = min(as_int(inner.get("cached_input_tokens")), total_in)
-    usd, source = priced(cfg, model, input=total_in - cached, output=out, cache_read=cached)
-    return Spend(total_in + out, total_in - cached, out, cached, 0, usd, source, model)
+    return reported(cfg, model, None, total_in - cached, out, cached)
 
 
 def reply(stdout: str) -> str | None:

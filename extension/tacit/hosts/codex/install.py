@@ -15,7 +15,7 @@ from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
 from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
-from tacit.hosts.install_support import InstallError, on_path
+from tacit.hosts.install_support import InstallError
 
 HOST = "codex"
 MANIFEST = "tacit-install.json"
@@ -61,12 +61,8 @@ def manifest(cfg) -> Path:
     return locations(cfg, "user")["manifest"]
 
 
-def hook_command(python: str, event: str) -> str:
-    return commandline.hook_command(python, HOST, event)
-
-
 def tacit_group(python: str, event: str) -> dict:
-    return {"hooks": [{"type": "command", "command": hook_command(python, event),
+    return {"hooks": [{"type": "command", "command": commandline.hook_command(python, HOST, event),
                        "timeout": HOOK_TIMEOUTS[event], "statusMessage": HOOK_NAMES[event]}]}
 
 
@@ -182,7 +178,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "changed": changed,
         "needs_trust": bool(untrusted),
         "untrusted_events": untrusted,
-        "tacit_on_path": on_path("tacit", cfg.env.get("PATH")),
+        "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
         "warnings": warnings,
     }
     result["message"] = _message(cfg, where, scope, result, warnings)

@@ -31,14 +31,8 @@ def parse(data: dict, cursor: Cursor) -> Entry | None:
     if not isinstance(payload, dict):
         return None
     kind, item = data.get("type"), payload.get("type")
-    if kind == "session_meta":
-        if isinstance(payload.get("id"), str) and payload["id"]:
-            cursor.session_id = payload["id"]
-        if isinstance(payload.get("cwd"), str) and payload["cwd"]:
-            cursor.cwd = payload["cwd"]
-        return None
-    if kind == "turn_context" and isinstance(payload.get("cwd"), str) and payload["cwd"]:
-        cursor.cwd = payload["cwd"]
+    if kind in ("session_meta", "turn_context"):
+        cursor.learn(payload, "id" if kind == "session_meta" else "")
         return None
     messages = []
     completed = payload.get("item") if kind == "event_msg" and item == "item_completed" else None

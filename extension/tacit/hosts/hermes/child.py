@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from tacit.children.budget import Spend, as_float, as_int, priced
+from tacit.children.budget import Spend, reported
 from tacit.children.commands import PROMPT_SHOWN, Command, program, script_python
 from tacit.children.output import USAGE_FILE_CAP, read_tail
 
@@ -46,14 +46,10 @@ def usage(stdout: bytes, usage_file) -> dict | None:
 
 
 def spend(cfg, usage: dict, model: str) -> Spend | None:
-    inp, out = as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens"))
-    read, write = as_int(usage.get("cache_read_tokens")), as_int(usage.get("cache_write_tokens"))
-    tokens = as_int(usage.get("total_tokens")) or inp + out + read + write
-    name = str(usage.get("model") or model or "")
-    usd, source = as_float(usage.get("estimated_cost_usd")), "host"
-    if usd is None or str(usage.get("cost_status") or "").lower() in ("unknown", "none", ""):
-        usd, source = priced(cfg, name, input=inp, output=out, cache_read=read, cache_write=write)
-    return Spend(tokens, inp, out, read, write, usd, source, name)
+    known = str(usage.get("cost_status") or "").lower() not in ("unknown", "none", "")
+    return reported(cfg, str(usage.get("model") or model or ""), usage.get("estimated_cost_usd") if known else None,
+                    usage.get("input_tokens"), usage.get("output_tokens"), usage.get("cache_read_tokens"),
+                    usage.get("cache_write_tokens"), tokens=usage.get("total_tokens"))
 
 
 def reply(stdout: str) -> str | None:

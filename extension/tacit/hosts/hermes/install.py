@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 from tacit.children.env import process_env
-from tacit.fsutil import atomic_write_text
+from tacit.fsutil import atomic_write_text, read_json_or_none
 from tacit.hosts.hermes import shared_memory
 from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
-from tacit.hosts.install_support import read_json_or_none
 
 MANIFEST_VERSION = 1
 NUDGE_OFF = 0

@@ -12,8 +12,7 @@ import os
 import time
 
 from tacit.consolidation import consolidate_target
-from tacit.fsutil import atomic_write_text, lock_for
-from tacit.hosts.install_support import read_json_or_none
+from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none
 from tacit.log import log
 from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore

@@ -24,7 +24,7 @@ from tacit.events import (
     clip_tool_args,
 )
 from tacit.guards.outcome import tool_call_args
-from tacit.hookspecs import ContextResult, ToolCallResult
+from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.hermes import overflow, shared_memory
 from tacit.hosts.hermes.launcher import start_runner
 from tacit.hosts.hermes.settings import (
@@ -159,7 +159,7 @@ class HermesAdapter:
         texts = []
         for result in (*session_context, *results):
             if isinstance(result, ContextResult):
-                texts += [i.text.strip() for i in sorted(result.context, key=lambda i: i.priority) if i.text.strip()]
+                texts += by_priority(result.context)
             for notice in result.notices:
                 log(self.cfg, "info", "hermes.notice", notice)
                 if session is not None and notice:

@@ -5,7 +5,9 @@ last one's text is the reply. Its spec's ``child``."""
 
 from __future__ import annotations
 
-from tacit.children.budget import Spend, as_float, as_int, priced
+from dataclasses import replace
+
+from tacit.children.budget import Spend, as_float, reported
 from tacit.children.output import json_lines, json_output
 
 # how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
@@ -51,19 +53,13 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
     inner = usage.get("usage")
     if not isinstance(inner, dict):
         return None
-    model = usage.get("model") or model
-    inp, out = as_int(inner.get("input")), as_int(inner.get("output"))
-    read, write = as_int(inner.get("cacheRead")), as_int(inner.get("cacheWrite"))
-    tokens = as_int(inner.get("totalTokens")) or inp + out + read + write
     cost = inner.get("cost") if isinstance(inner.get("cost"), dict) else {}
-    usd, source = as_float(cost.get("total")), "host"
-    if not usd:  # pi reports 0 for a model without prices in its registry
-        price, how = priced(cfg, model, input=inp, output=out, cache_read=read, cache_write=write)
-        if price is not None or usd is None:
-            usd, source = price, how
-        elif tokens:
-            usd, source = None, "unknown"
-    return Spend(tokens, inp, out, read, write, usd, source, str(model or ""))
+    usd = as_float(cost.get("total"))  # 0 for a model without prices in pi's registry: priced instead
+    spend = reported(cfg, usage.get("model") or model, usd or None, inner.get("input"), inner.get("output"),
+                     inner.get("cacheRead"), inner.get("cacheWrite"), tokens=inner.get("totalTokens"))
+    if usd == 0 and spend.usd is None and not spend.tokens:  # nothing ran and nothing is known: pi's 0 stands
+        spend = replace(spend, usd=0.0, usd_source="host")
+    return replace(spend, model=str(spend.model or ""))
 
 
 def reply(stdout: str) -> str | None:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from tacit import __version__
-from tacit.fsutil import atomic_write_text
-from tacit.hosts.install_support import host_home, missing_dirs, read_json_or_none, unlink
+from tacit.fsutil import atomic_write_text, read_json_or_none
+from tacit.hosts.install_support import host_home, missing_dirs, unlink
 from tacit.paths import PACKAGE_DIR
 
 EXTENSION_NAME = "tacit"

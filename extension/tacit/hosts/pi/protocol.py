@@ -16,7 +16,7 @@ from tacit.app import Actor, Tacit
 from tacit.children.commands import timeout_for
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
 from tacit.guards.outcome import tool_call_args
-from tacit.hookspecs import ContextResult, ToolCallResult
+from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
 from tacit.log import log, log_exception
 from tacit.projects import project_for
@@ -90,10 +90,7 @@ def render_result(kind: str, result) -> dict:
     """A typed result → the ``event`` response: system-prompt context at ``before_agent_start``,
     context next to the prompt at a user ``message_end``, notices, and a tool call's block/reason."""
     def joined() -> str:
-        if not isinstance(result, ContextResult):
-            return ""
-        ordered = sorted(enumerate(result.context), key=lambda pair: (pair[1].priority, pair[0]))
-        return "\n\n".join(i.text.strip() for _, i in ordered if i.text and i.text.strip())
+        return "\n\n".join(by_priority(result.context)) if isinstance(result, ContextResult) else ""
 
     out = {"context": joined() if kind == "before_agent_start" else "",
            "prompt_context": joined() if kind == "message_end" else "",

@@ -27,10 +27,7 @@ def files(env: dict):
 def parse(data: dict, cursor: Cursor) -> Entry | None:
     kind = data.get("type")
     if kind == "session":
-        if isinstance(data.get("id"), str) and data["id"]:
-            cursor.session_id = data["id"]
-        if isinstance(data.get("cwd"), str) and data["cwd"]:
-            cursor.cwd = data["cwd"]
+        cursor.learn(data, "id")
         return None
     message = data.get("message")
     if kind != "message" or not isinstance(message, dict):
