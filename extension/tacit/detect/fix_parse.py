@@ -489,14 +489,20 @@ _PROBLEM_BOUNDARY_RE = lazy(r";|；")
 
 
 def _clause_start(text: str, pos: int) -> int:
-    return max((match.end() for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos)), default=0)
+    start = 0
+    for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos):
+        start = match.end()
+    return start
 
 
 def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = _CLAUSE_BOUNDARY_RE) -> int:
     """End of a span: the first clause boundary or later trigger after start."""
     boundary = boundary_re.search(text, start)
     end = boundary.start() if boundary else len(text)
-    return min([end, *(stop for stop in stops if start < stop < end)])
+    for stop in stops:
+        if start < stop < end:
+            end = stop
+    return end
 
 
 # Detection
@@ -643,7 +649,7 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
         return True  # pairs only with an announced fix (see _pairable)
     text = s.text
     clause = _clause_start(text, r.trig_start)
-    if _REMEDY_HEDGE_RE.search(text[clause: r.trig_start]) or _CONDITIONAL_START_RE.match(text[clause:]) \
+    if _REMEDY_HEDGE_RE.search(text[clause: r.trig_start]) \
             or _REMEDY_HEDGE_RE.search(" ".join(text[r.start:].split()[:3])):
         return False
     if r.kind in ("fix-is", "to-fix") and (
@@ -653,6 +659,8 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
     if r.kind == "fix-is" and re.match(r"(?:tracked|pending|planned|coming|in\s+progress|not\b|still|unknown|unclear"
                                        r"|upstream|on\s+its\s+way|being|looks|differs|depends)",
                                        text[r.start:].lstrip(" :—–-").lower()):
+        return False
+    if _CONDITIONAL_START_RE.match(text[clause:]):
         return False
     return not _QUARANTINE_RE.search(_restore(text[r.start:], spans))
 
@@ -706,10 +714,11 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
 
 def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
     text = s.text
+    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
+        return False
     clause = _clause_start(text, d.trig_start)
-    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) \
-            or _RULED_OUT_RE.match(text[d.start: d.end]) or _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) \
-            or _DIAG_HEDGE_RE.search(text[d.start: d.end]) or _CONDITIONAL_START_RE.match(text[clause:]):
+    if _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) or _DIAG_HEDGE_RE.search(text[d.start: d.end]) \
+            or _CONDITIONAL_START_RE.match(text[clause:]):
         return False
     # these need defect words ("noticed" also takes a cause: "I noticed the default changed")
     return not (d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored)
