@@ -79,9 +79,8 @@ def _norm_word(word: str) -> str:
 
 def _compile_list(key: str, configured: tuple, defaults: tuple[str, ...],
                   problems: list[str]) -> tuple[re.Pattern, ...]:
-    items: list = list(configured) if configured else list(defaults)
     compiled: list[re.Pattern] = []
-    for pattern in items:
+    for pattern in configured or defaults:
         if not isinstance(pattern, str):
             problems.append(f"{key}: {pattern!r} is not a string (ignored)")
             continue
@@ -111,9 +110,7 @@ def _compile_cached(strong: tuple, weak: tuple, negative: tuple, directive: tupl
             words.append(_norm_word(word))
         else:
             problems.append(f"correction_directive_words: {word!r} is not a word (ignored)")
-    if not words:
-        words = [_norm_word(w) for w in DEFAULT_DIRECTIVE_WORDS]
-    words = list(dict.fromkeys(words))
+    words = list(dict.fromkeys(words or (_norm_word(w) for w in DEFAULT_DIRECTIVE_WORDS)))
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     directive_re = re.compile(r"(?<![a-z])(?:" + alternatives + r")(?![a-z])")
     return CorrectionPatterns(strong_c, weak_c, negative_c, tuple(words), tuple(problems), directive_re)

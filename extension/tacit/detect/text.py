@@ -209,9 +209,8 @@ def fix_token(token: str) -> str:
                 return word
         elif len(word) >= 7:  # one letter missing or doubled: "actualy", "alreaddy"
             short, long_ = (token, word) if len(token) < len(word) else (word, token)
-            for i in range(len(long_)):
-                if long_[:i] + long_[i + 1:] == short:
-                    return word
+            if any(long_[:i] + long_[i + 1:] == short for i in range(len(long_))):
+                return word
     return token
 
 
