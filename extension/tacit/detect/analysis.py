@@ -1,10 +1,7 @@
 """One analysis per user message: everything tacit's detectors say about it, computed once.
 
 The service calls :func:`analyse` on every user message (with the agent's previous reply when the
-host gives it) and reads the verdicts it needs: whether it corrects the agent, whether it reports a
-failure, whether it states something durable (and of which kind), whether it asks to forget or to
-review, how likely it holds a lesson worth a background review, and — only when tacit can phrase it
-exactly — the rule it states.
+host gives it) and reads the verdicts it needs from the :class:`MessageAnalysis`.
 
 Design notes: docs/design/detect.md#tacitdetectanalysis"""
 
@@ -17,12 +14,11 @@ from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.correction import CorrectionVerdict, judge_correction, not_a_lesson, phrased_rule_of
 from tacit.detect.durable import judge_durable
 from tacit.detect.markers import expiry_hint
-from tacit.detect.model import model
+from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns
 
 __all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "review_due"]
 
-WEIGHTS_FILE = "user_model.json"
 #: a session starts a review when the lesson scores of its highlighted
 #: messages since the last review add up to this (chosen on the tune split)
 REVIEW_BUDGET = 1.0
@@ -30,7 +26,7 @@ REVIEW_BUDGET = 1.0
 
 def lesson_threshold() -> float:
     """Messages with ``lesson_score`` at or above this are highlighted."""
-    return model(WEIGHTS_FILE, "lesson").threshold
+    return model(USER_MODEL, "lesson").threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,28 +71,24 @@ def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns 
     durable = judge_durable(reading, feats)
     category, durable_score = durable.category, durable.score
     skipped = reading.skipped is not None
-    raw = reading.raw
-    forget = wants_forget(raw)
-    review = wants_review(raw)
+    forget, review = wants_forget(reading.raw), wants_review(reading.raw)
     if phrased is not None and category == "none":
         # a rule tacit can phrase is a durable statement by construction
         category = phrased.category
-        durable_score = max(durable_score, model(WEIGHTS_FILE, "durable").threshold)
+        durable_score = max(durable_score, model(USER_MODEL, "durable").threshold)
     waiver = not skipped and reading.english and not_a_lesson(reading)
     if forget is not None or review or waiver:
         category, durable_score = "none", 0.0  # a memory command or a waiver, not a statement to keep
-    failure_model = model(WEIGHTS_FILE, "failure")
+    failure_model = model(USER_MODEL, "failure")
     failure = 0.0 if skipped else failure_model.score(feats)
     failure_report = bool(failure_model.weights) and failure >= failure_model.threshold \
         and not correction.is_correction
     lesson = 0.0 if skipped or forget is not None or review or waiver \
-        else model(WEIGHTS_FILE, "lesson").score(feats)
+        else model(USER_MODEL, "lesson").score(feats)
     if correction.is_correction or category != "none":
         lesson = max(lesson, lesson_threshold())  # a detected lesson is always highlighted
-    markers: tuple[str, ...] = ()
-    if category != "none":
-        found = reading.markers.found.get(category, ())
-        markers = tuple(dict.fromkeys([*found, *reading.markers.boosts]))
+    markers = tuple(dict.fromkeys([*reading.markers.found.get(category, ()), *reading.markers.boosts])) \
+        if category != "none" else ()
     hint = expiry_hint(reading.focus, category) if category == "goal" else None
     return MessageAnalysis(
         correction=correction,

@@ -1,10 +1,6 @@
-"""The two memory commands users type in prose: "review" and "forget that …".
+"""The two memory commands users type in prose: "review" and "forget that …" (never raises).
 
-Design decisions, and why
-- **Exact phrases and anchored patterns**, English and Chinese: "review", "复盘", "let's review
-  today's memories"; "forget that I …", "stop remembering …", "忘掉 …". "Don't forget to …" and
-  "forget it" (never mind) are not forget requests.
-- **Short messages only** (a pasted document mentioning "review" is not a command); never raises."""
+Design notes: docs/design/detect.md#tacitdetectcommands"""
 
 from __future__ import annotations
 
@@ -61,9 +57,7 @@ _FORGET_VAGUE = lazy(r"^(?:it|this|that|about\s+it|everything\s+else)\b\s*(?:[,.
 
 
 def wants_forget(text: str) -> str | None:
-    """What the user asks to be forgotten ("forget that I …"), or None.
-
-    "Don't forget to …" and "forget it" (never mind) are not forget requests."""
+    """What the user asks to be forgotten ("forget that I …"), or None."""
     try:
         if not isinstance(text, str):
             return None

@@ -16,7 +16,7 @@ from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
-from tacit.detect.model import model
+from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import (
     DEFAULT_DIRECTIVE_WORDS, DEFAULT_NEGATIVE_PATTERNS, DEFAULT_STRONG_PATTERNS, DEFAULT_WEAK_PATTERNS,
     CorrectionPatterns, compile_patterns, default_patterns, original_rule, patterns_from_config,
@@ -31,7 +31,6 @@ __all__ = [
     "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
 ]
 
-WEIGHTS_FILE = "user_model.json"
 #: a strong-pattern hit scores at least this
 STRONG_SCORE = 0.9
 #: a negative-pattern hit vetoes only messages this short (in words)
@@ -66,11 +65,6 @@ class CorrectionVerdict:
 
 def _verdict(is_correction: bool, rule: str, score: float, matched: str | None, reason: str) -> CorrectionVerdict:
     return CorrectionVerdict(is_correction, rule, round(max(0.0, min(1.0, score)), 3), matched, reason)
-
-
-def threshold() -> float:
-    """The operating threshold of the correction score."""
-    return model(WEIGHTS_FILE, "correction").threshold
 
 
 def _matched_text(reading: _features.MessageReading, top: list[tuple[str, float]]) -> str | None:
@@ -140,7 +134,7 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         return _verdict(True, "foreign-phrase", 0.8, other, f"correction phrase {other!r}")
     if reading.skipped == "quoted-only":
         return _verdict(False, "quoted-only", 0.0, None, "nothing left after removing quoted text and logs")
-    scorer = model(WEIGHTS_FILE, "correction")
+    scorer = model(USER_MODEL, "correction")
     score = scorer.score(feats)
     hit = reading.original
     if patterns is not None and patterns is not default_patterns():
@@ -170,11 +164,8 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
 
 def detect_correction(text: str, prev_assistant: str | None = None,
                       patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
-    """Decide whether ``text`` (a user message) corrects the agent.
-
-    ``prev_assistant`` is the end of the agent's previous reply when the host provides it. The same
-    verdict as ``analyse(text, prev_assistant).correction``. Never raises: bad input is an ``empty``
-    verdict."""
+    """``analyse(text, prev_assistant).correction`` alone (``prev_assistant``: the end of the agent's
+    previous reply, when the host gives it). Never raises: bad input is an ``empty`` verdict."""
     try:
         reading = _features.read(text, prev_assistant)
         return judge_correction(reading, _features.user_features(reading), patterns)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from tacit.lazyre import lazy
 from tacit.detect.text import clauses, content_tokens, normalise, sentences, strip_quoted
 
-__all__ = ["CUES", "Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
+__all__ = ["Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
 
 _LEAD = (r"(?:(?:but|and|no|nope|nah|so|hey|hmm+|um+|uh+|ugh|ok|okay|oh|oops|wait|dude|man|yo|well|also|just|"
          r"please|again|like|see|remember|btw|fyi|reminder|note that|lets|let us|can you|could you|"
@@ -307,8 +307,6 @@ _CUE_REGEXES = tuple(
     for _name, _weight, _firm, source, anchored in _CUES
 )
 _FIRST_CLAUSE_ONLY = {"not-opener", "rejection-opener", "stop-interjection", "bare-wrong"}
-#: (name, weight, firm) of every cue, in table order
-CUES: tuple[tuple[str, float, bool], ...] = tuple((n, w, f) for n, w, f, _s, _a in _CUES)
 
 
 @dataclass(slots=True)
@@ -457,11 +455,8 @@ def heuristic_score(msg: Message, hits: list[tuple[str, float, bool, str]],
     if opens_task and any(n == "dont-imperative" for _w, n in firm):
         firm = [f for f in firm if f[1] != "dont-imperative"]
         moderate["dont-in-request"] = 0.3
-    mod_sum = sum(moderate.values())
-    if moderate and msg.prev_acted:
-        mod_sum += 0.2
-    if moderate and sig.repeated:
-        mod_sum += 0.25
+    mod_sum = sum(moderate.values()) + (0.2 if moderate and msg.prev_acted else 0.0) \
+        + (0.25 if moderate and sig.repeated else 0.0)
     mod_score = max(0.0, min(1.0, mod_sum) - damp)
     firm_score = max((w for w, _n in firm), default=0.0)
     global_damp = (0.6 if sig.approval else 0.0) + (0.7 if sig.curious else 0.0)

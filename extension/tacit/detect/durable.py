@@ -1,27 +1,17 @@
 """Does a user message state something durable — a preference, decision, goal or fact?
 
-Design decisions, and why
-- **Two learned steps** (weights in ``user_model.json``): a ``durable`` scorer says whether the
-  message holds a statement worth remembering beyond the task; one scorer per category (trained on
-  durable rows only) says which. The category is the best of the four; it is ``none`` when the
-  durable score is below its threshold.
-- **The phrase markers of** :mod:`tacit.detect.markers` **are inputs**, not the verdict: "make the
-  sign up form look better on mobile" carries a preference-looking phrase but is a one-off task,
-  which real rows teach.
-- **A Chinese message** (the models are trained on English rows) falls back to the markers' rule
-  verdict, at a middling score."""
+Design notes: docs/design/detect.md#tacitdetectdurable"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from tacit.detect.features import MessageReading
-from tacit.detect.model import model
+from tacit.detect.model import USER_MODEL, model
 
 __all__ = ["CATEGORIES", "DurableVerdict", "judge_durable"]
 
 CATEGORIES = ("preference", "decision", "goal", "fact")
-WEIGHTS_FILE = "user_model.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +23,12 @@ class DurableVerdict:
 def judge_durable(reading: MessageReading, feats: dict[str, float]) -> DurableVerdict:
     if reading.skipped in ("empty", "agent-prompt", "quoted-only"):
         return DurableVerdict("none", 0.0)
-    scorer = model(WEIGHTS_FILE, "durable")
+    scorer = model(USER_MODEL, "durable")
     if not reading.english and reading.markers.rule_category in CATEGORIES:
         # no training rows in other languages: the phrase markers decide
         return DurableVerdict(reading.markers.rule_category, 0.6)
     score = scorer.score(feats)
     if not scorer.weights or score < scorer.threshold:
         return DurableVerdict("none", round(score, 3))
-    best = max(CATEGORIES, key=lambda c: model(WEIGHTS_FILE, c).score(feats))  # the first of a tie
+    best = max(CATEGORIES, key=lambda c: model(USER_MODEL, c).score(feats))  # the first of a tie
     return DurableVerdict(best, round(score, 3))

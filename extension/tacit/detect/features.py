@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tacit.lazyre import lazy
 from tacit.detect import cues as _cues
-from tacit.detect.model import bucket
+from tacit.detect.model import bucket, flags
 from tacit.detect.markers import DurableMarkers, durable_markers
 from tacit.detect.patterns import OriginalHit, default_patterns, original_rule
 from tacit.detect.text import (
@@ -81,10 +81,7 @@ class MessageReading:
 
 def _is_english(text: str) -> bool:
     letters = [c for c in text[:2000] if c.isalpha()]
-    if not letters:
-        return True
-    ascii_letters = sum(1 for c in letters if c.isascii())
-    return ascii_letters >= 0.8 * len(letters)
+    return not letters or sum(map(str.isascii, letters)) >= 0.8 * len(letters)
 
 
 _EMPTY_MARKERS = durable_markers("")
@@ -143,15 +140,13 @@ def _text_features(reading: MessageReading, f: dict[str, float]) -> int:
         f["last=" + tokens[-1]] = 1.0
     f["len" + bucket(n, (2, 5, 10, 20, 40, 80))] = 1.0
     focus = reading.focus
-    for name, on in (("lines>=4", focus.count("\n") >= 3),
-                     ("mostly-pasted", len(reading.raw) > 2 * max(1, len(focus))),
-                     ("has-quote", PLACEHOLDER.strip() in focus),
-                     ("paste-or-file-ref", bool(_PASTE.search(reading.raw[:2000].lower()))),
-                     ("ends-?", focus.rstrip().endswith("?")), ("has-!", "!" in focus),
-                     ("shouting", len(_UPPER_WORD.findall(focus[:600])) >= 2), ("not-english", not reading.english),
-                     ("code-or-path", bool(_CODE_OR_PATH.search(focus)))):
-        if on:
-            f[name] = 1.0
+    flags(f, (("lines>=4", focus.count("\n") >= 3),
+               ("mostly-pasted", len(reading.raw) > 2 * max(1, len(focus))),
+               ("has-quote", PLACEHOLDER.strip() in focus),
+               ("paste-or-file-ref", bool(_PASTE.search(reading.raw[:2000].lower()))),
+               ("ends-?", focus.rstrip().endswith("?")), ("has-!", "!" in focus),
+               ("shouting", len(_UPPER_WORD.findall(focus[:600])) >= 2), ("not-english", not reading.english),
+               ("code-or-path", bool(_CODE_OR_PATH.search(focus)))))
     return n
 
 
@@ -175,11 +170,9 @@ def _cue_features(reading: MessageReading, f: dict[str, float], n: int) -> bool:
         if reading.prev and content_tokens(terse.group("b")) & content_tokens(msg.prev_bare):
             f["terse-contrast-in-prev"] = 1.0
     sig = reading.signals
-    for name, on in (("bug", msg.bug), ("request", msg.request), ("question", msg.is_question),
-                     ("approval", sig.approval), ("curious", sig.curious), ("own-doing", sig.own_doing),
-                     ("opens-task", sig.opens_task), ("repeated", sig.repeated)):
-        if on:
-            f["sig=" + name] = 1.0
+    flags(f, (("sig=bug", msg.bug), ("sig=request", msg.request), ("sig=question", msg.is_question),
+               ("sig=approval", sig.approval), ("sig=curious", sig.curious), ("sig=own-doing", sig.own_doing),
+               ("sig=opens-task", sig.opens_task), ("sig=repeated", sig.repeated)))
     f["heuristic"] = reading.heuristic
     if reading.heuristic >= 0.5:
         f["heuristic>=0.5"] = 1.0
@@ -187,12 +180,10 @@ def _cue_features(reading: MessageReading, f: dict[str, float], n: int) -> bool:
         f["orig=" + reading.original.kind] = 1.0
     flat = " ".join(bare.split())
     negated = bool(_NEGATION.search(bare))
-    for name, on in (("negation", negated), ("you", _YOU.search(bare)), ("frustration", _FRUSTRATION.search(bare)),
-                     ("you-past", _YOU_PAST.search(bare)), ("still", _STILL.search(bare)),
-                     ("i-want", _I_WANT.search(bare)), ("imperative", _IMPERATIVE.match(flat)),
-                     ("you-modal", _YOU_MODAL.search(flat)), ("durable-cue", _DURABLE_CUE.search(flat))):
-        if on:
-            f[name] = 1.0
+    flags(f, (("negation", negated), ("you", _YOU.search(bare)), ("frustration", _FRUSTRATION.search(bare)),
+               ("you-past", _YOU_PAST.search(bare)), ("still", _STILL.search(bare)),
+               ("i-want", _I_WANT.search(bare)), ("imperative", _IMPERATIVE.match(flat)),
+               ("you-modal", _YOU_MODAL.search(flat)), ("durable-cue", _DURABLE_CUE.search(flat))))
     return negated
 
 
@@ -203,26 +194,19 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
         f["prev=none"] = 1.0
         return
     prev_bare = msg.prev_bare
-    if msg.prev_asks:
-        f["prev=asks"] = 1.0
-        if _PREV_CHOICE.search(prev_bare[-300:]):
-            f["prev=offers-choice"] = 1.0
-            if n <= 12:
-                f["short-answer-to-choice"] = 1.0
-    for name, on in (("prev=acted", msg.prev_acted), ("prev=claims-fix", _PREV_CLAIMS_FIX.search(prev_bare[-400:])),
-                     ("prev=error", _PREV_ERROR.search(reading.prev.lower())),
-                     ("prev=in-progress", _PREV_IN_PROGRESS.search(prev_bare[-200:]))):
-        if on:
-            f[name] = 1.0
+    choice = msg.prev_asks and _PREV_CHOICE.search(prev_bare[-300:])
+    flags(f, (("prev=asks", msg.prev_asks), ("prev=offers-choice", choice),
+              ("short-answer-to-choice", choice and n <= 12)))
+    flags(f, (("prev=acted", msg.prev_acted), ("prev=claims-fix", _PREV_CLAIMS_FIX.search(prev_bare[-400:])),
+               ("prev=error", _PREV_ERROR.search(reading.prev.lower())),
+               ("prev=in-progress", _PREV_IN_PROGRESS.search(prev_bare[-200:]))))
     mine = content_tokens(reading.bare)
     if mine:
         share = len(mine & content_tokens(prev_bare)) / len(mine)
         f["overlap" + ("=0" if share == 0 else "<0.3" if share < 0.3 else ">=0.3")] = 1.0
-    for name, on in (("negation&prev-acted", negated and msg.prev_acted),
-                     ("cue&prev-acted", reading.hits and msg.prev_acted),
-                     ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)):
-        if on:
-            f[name] = 1.0
+    flags(f, (("negation&prev-acted", negated and msg.prev_acted),
+               ("cue&prev-acted", reading.hits and msg.prev_acted),
+               ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)))
 
 
 def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:
@@ -232,17 +216,11 @@ def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:
             f["m=" + category] = 1.0
             if len(found) > 1:
                 f["m2=" + category] = 1.0
-    for name, on in (("m-boost", m.boosts), ("m-emphasis", m.emphasis), ("m-remember", m.remember),
-                     ("m-transient", m.transient), ("m-approval-only", m.approval_only)):
-        if on:
-            f[name] = 1.0
+    flags(f, (("m-boost", m.boosts), ("m-emphasis", m.emphasis), ("m-remember", m.remember),
+               ("m-transient", m.transient), ("m-approval-only", m.approval_only)))
     if m.default_category:
         f["m-default=" + m.default_category] = 1.0
     f["m-rule=" + m.rule_category] = 1.0
-    kinds = set(m.kinds)
-    if kinds == {"task"}:
-        f["kinds=task-only"] = 1.0
-    elif kinds == {"question"}:
-        f["kinds=question-only"] = 1.0
-    elif "statement" in kinds:
-        f["kinds=has-statement"] = 1.0
+    kinds = set(m.kinds)  # at most one of the three
+    flags(f, (("kinds=task-only", kinds == {"task"}), ("kinds=question-only", kinds == {"question"}),
+              ("kinds=has-statement", "statement" in kinds)))

@@ -14,16 +14,14 @@ from dataclasses import asdict, dataclass
 
 from tacit.detect import fix_parse
 from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
-from tacit.detect.model import bucket, model
+from tacit.detect.model import bucket, flags, model
 from tacit.lazyre import lazy
 
 __all__ = [
-    "MIN_CONFIDENCE", "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
+    "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
     "tokenize_code_aware", "iter_tokens",
 ]
 
-#: the rule parser's own confidence floor (kept for callers that read it)
-MIN_CONFIDENCE = fix_parse.MIN_CONFIDENCE
 MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
@@ -140,11 +138,10 @@ def _read(reply: str) -> _Reading:
 
 
 def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, float]:
-    f: dict[str, float] = {}
     sentences = reading.sentences
     if not sentences:
-        f["no-prose"] = 1.0
-        return f
+        return {"no-prose": 1.0}
+    f: dict[str, float] = {}
     c = reading.candidate
     if c is not None:
         f["parse=found"] = 1.0
@@ -166,26 +163,18 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
     if strong_d:
         f["strong-diag"] = 1.0
         f["first-strong-diag" + bucket(strong_d[0], (0, 2, 5))] = 1.0
-    if strong_r:
-        f["strong-remedy"] = 1.0
-    if strong_d and strong_r:
-        f["strong-both"] = 1.0
-        if any(0 <= r - d <= 2 for d in strong_d for r in strong_r):
-            f["strong-pair-near"] = 1.0
-    if any(0 <= r - d <= 1 for d in any_d for r in strong_r):
-        f["diag-then-remedy"] = 1.0
-    if any(d == r for d in strong_d for r in any_r):
-        f["same-sentence"] = 1.0
+    flags(f, (("strong-remedy", strong_r), ("strong-both", strong_d and strong_r),
+              ("strong-pair-near", any(0 <= r - d <= 2 for d in strong_d for r in strong_r)),
+              ("diag-then-remedy", any(0 <= r - d <= 1 for d in any_d for r in strong_r)),
+              ("same-sentence", any(d == r for d in strong_d for r in any_r))))
     for i in strong_d[:3]:
         for name in reading.diag[i]:
             for j in range(i, min(i + 3, len(sentences))):
                 for rname in reading.remedy[j]:
                     f[f"pair={name}+{rname}"] = 1.0
     first, last = sentences[0].text, sentences[-1].text
-    for name, on in (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
-                     ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))):
-        if on:
-            f[name] = 1.0
+    flags(f, (("opens-with-plan", _PLAN.match(first)), ("opens-with-summary", _SUMMARY.match(first)),
+              ("ends-asking", last.rstrip().endswith("?") or _QUESTION_OUT.search(last))))
     hedges = sum(1 for s in sentences if _HEDGE.search(s.text))
     if hedges:
         f["hedge" + bucket(hedges, (1, 3))] = 1.0
@@ -199,10 +188,8 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
     else:
         f["user=none"] = 1.0
     words = _WORD.findall(" ".join(s.text for s in sentences).lower())[:NGRAM_WORDS]
-    for w in set(words):
-        f["w=" + w] = 1.0
-    for a, b in set(zip(words, words[1:])):
-        f[f"b={a}_{b}"] = 1.0
+    f.update(("w=" + w, 1.0) for w in set(words))
+    f.update((f"b={a}_{b}", 1.0) for a, b in set(zip(words, words[1:])))
     return f
 
 
@@ -241,8 +228,7 @@ def _extract(reading: _Reading) -> tuple[str, str, str] | None:
             continue
         if j == best and not (reading.remedy[j] & set(_STRONG_REMEDY)):
             continue  # one sentence holding both needs a clear remedy ("…, so I moved X")
-        r_name = _REMEDY_RANK[_rank(reading.remedy[j], _REMEDY_RANK)] if \
-            _rank(reading.remedy[j], _REMEDY_RANK) < len(_REMEDY_RANK) else "r-other"
+        r_name = (*_REMEDY_RANK, "r-other")[_rank(reading.remedy[j], _REMEDY_RANK)]
         problem = _cut(reading.sentences[best].text)
         solution = _cut(reading.sentences[j].text)
         if problem and solution:
@@ -259,22 +245,19 @@ def fix_score(reply: object, prev_user: object = None) -> float:
 
 
 def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
-    """The fix statement in ``reply`` (problem + solution), or ``None``.
-
-    ``prev_user`` is the user's message before the reply, when known. Never raises: any internal
-    failure is "no fix here"."""
+    """The fix statement in ``reply`` (``prev_user``: the user's message before it, when known), or
+    None; never raises (any internal failure is "no fix here")."""
     try:
         if not isinstance(reply, str) or not reply.strip():
             return None
         reading = _read(reply[:MAX_REPLY_CHARS])
         scorer = model(WEIGHTS_FILE, "fix")
         score = scorer.score(_features(reading, reply, prev_user))
+        c = reading.candidate
         if not scorer.weights:  # no weight file: the parser alone decides
-            c = reading.candidate
             return FixStatement(c.problem, c.solution, c.pattern, c.confidence) if c else None
         if score < scorer.threshold:
             return None
-        c = reading.candidate
         if c is not None:
             return FixStatement(c.problem, c.solution, c.pattern, round(score, 3))
         found = _extract(reading)
@@ -290,21 +273,12 @@ _CODEY_RE = lazy(r"[_./\\@:=<>()]|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]|^[A-Z0-9]{3,}$|\d
 
 
 def _identifiers(text: str) -> list[str]:
-    out: list[str] = []
-    for raw in text.split():
-        token = raw.strip(",;:!?\"'()[]{}").rstrip(".")
-        if len(token) >= 2 and _CODEY_RE.search(token) and token.lower() not in ("e.g", "i.e"):
-            out.append(token)
-    return out
+    tokens = (raw.strip(",;:!?\"'()[]{}").rstrip(".") for raw in text.split())
+    return [t for t in tokens if len(t) >= 2 and _CODEY_RE.search(t) and t.lower() not in ("e.g", "i.e")]
 
 
 def lookup_text(fix: FixStatement) -> str:
-    """The text the lexical index ranks on: the problem plus key identifiers.
-
-    The solution's prose is left out on purpose — a new problem is phrased like the old *problem*,
-    not like its fix — but identifiers from the solution (file names, flags, functions, versions)
-    are kept because users often paste them ("load_dotenv", "main.py") when the problem comes back.
-    """
+    """The text the lexical index ranks on: the problem plus the solution's identifiers (why: docs/fix-patterns.md)."""
     seen = {t.lower() for t in _identifiers(fix.problem)}
     extra: list[str] = []
     for ident in _identifiers(fix.solution):

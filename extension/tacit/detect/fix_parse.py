@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from tacit.lazyre import lazy
 
@@ -426,6 +427,9 @@ _R_NP_FIXES_RE = lazy(
     r"(?:it|this|that|the\s+(?:issue|problem|error|bug|crash|failure|warning))\b",
     re.IGNORECASE,
 )
+#: gerund-remedy verbs whose object is the problem ("adding X fixed the race")
+_FIXING_VERBS = ("fix", "solv", "resolv", "remov", "prevent", "avoid", "get", "got", "elimin", "cur", "stop", "took",
+                 "take")
 _NOW_SUBJECT = (
     r"(?:it|this|that|they|(?:both|all|each)(?:\s+\w+)?|\ue000\d+\ue001(?:\s+\w+)?|[A-Za-z_][\w.]*\(\))"
 )
@@ -493,10 +497,8 @@ def _clause_start(text: str, pos: int) -> int:
 
 def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = _CLAUSE_BOUNDARY_RE) -> int:
     """End of a span: the first clause boundary or later trigger after start."""
-    end = len(text)
     boundary = boundary_re.search(text, start)
-    if boundary:
-        end = boundary.start()
+    end = boundary.start() if boundary else len(text)
     for stop in stops:
         if start < stop < end:
             end = stop
@@ -508,11 +510,10 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
 
 @dataclass(slots=True)
 class _Sentence:
-    # role: "problem" | "solution" for labelled sections
     text: str
     unit: int
     section: int | None = None
-    role: str | None = None
+    role: str | None = None  # "problem" | "solution" in a labelled section
     item: bool = False
 
     @property
@@ -582,10 +583,7 @@ def _is_pronoun(text: str) -> bool:
 
 def _matches(pattern: re.Pattern, text: str):
     """At most MAX_MATCHES matches: a sentence full of triggers is not prose."""
-    for count, match in enumerate(pattern.finditer(text)):
-        if count >= MAX_MATCHES:
-            return
-        yield match
+    return islice(pattern.finditer(text), MAX_MATCHES)
 
 
 def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
@@ -606,11 +604,8 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
             continue
         before = text[_clause_start(text, m.start()): m.start()]
         subj = _BY_SUBJECT_RE.search(before)
-        problem = None
-        if subj:
-            candidate = before[: subj.start()].strip()
-            if candidate and not _is_pronoun(candidate):
-                problem = candidate
+        candidate = before[: subj.start()].strip() if subj else ""
+        problem = None if _is_pronoun(candidate) else candidate  # "" is a pronoun too
         add(m.start(), m.end(), "fixed-by", 0.9 if problem else 0.88, problem)
     for m in _matches(_R_TOFIX_RE, text):
         p = m.group("p")
@@ -629,13 +624,9 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
         if re.search(r"(?:\b(?:should|would|could|might|will|may|can)|'ll)\s*$", m.group("v"), re.IGNORECASE):
             continue
         obj = m.group("obj").strip()
-        problem = None
-        if obj and not re.match(r"^(?:it|this|that|them)\b", obj, re.IGNORECASE) and m.group("verb").lower().startswith(
-            ("fix", "solv", "resolv", "remov", "prevent", "avoid", "get", "got", "elimin", "cur", "stop", "took", "take")
-        ):
-            problem = obj
-        r = _Remedy(i, m.start(), m.start("v"), m.end("v"), "gerund", 0.88 if not problem else 0.8, problem)
-        found.append(r)
+        fixing = m.group("verb").lower().startswith(_FIXING_VERBS)
+        problem = obj if obj and fixing and not re.match(r"^(?:it|this|that|them)\b", obj, re.IGNORECASE) else None
+        found.append(_Remedy(i, m.start(), m.start("v"), m.end("v"), "gerund", 0.88 if not problem else 0.8, problem))
     if not any(r.kind == "gerund" for r in found):
         m = _R_NP_FIXES_RE.match(text)
         if (
@@ -654,23 +645,22 @@ def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
     """Reject plans, hypotheticals, generic advice and questions."""
     if s.question:
         return False
-    text = s.text
     if r.kind == "should-have-been":
         return True  # pairs only with an announced fix (see _pairable)
-    prefix = text[_clause_start(text, r.trig_start): r.trig_start]
-    head = " ".join(text[r.start:].split()[:3])
-    if _REMEDY_HEDGE_RE.search(prefix) or _REMEDY_HEDGE_RE.search(head):
+    text = s.text
+    clause = _clause_start(text, r.trig_start)
+    if _REMEDY_HEDGE_RE.search(text[clause: r.trig_start]) \
+            or _REMEDY_HEDGE_RE.search(" ".join(text[r.start:].split()[:3])):
         return False
     if r.kind in ("fix-is", "to-fix") and (
         _GENERIC_RE.search(text[: r.start]) or _GENERIC_RE.search(" ".join(text[r.start:].split()[:8]))
     ):
         return False
-    if r.kind == "fix-is":
-        rest = text[r.start:].lstrip(" :—–-").lower()
-        if re.match(r"(?:tracked|pending|planned|coming|in\s+progress|not\b|still|unknown|unclear|upstream"
-                    r"|on\s+its\s+way|being|looks|differs|depends)", rest):
-            return False
-    if _CONDITIONAL_START_RE.match(text[_clause_start(text, r.trig_start):]):
+    if r.kind == "fix-is" and re.match(r"(?:tracked|pending|planned|coming|in\s+progress|not\b|still|unknown|unclear"
+                                       r"|upstream|on\s+its\s+way|being|looks|differs|depends)",
+                                       text[r.start:].lstrip(" :—–-").lower()):
+        return False
+    if _CONDITIONAL_START_RE.match(text[clause:]):
         return False
     return not _QUARANTINE_RE.search(_restore(text[r.start:], spans))
 
@@ -702,16 +692,12 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
     found: list[_Diag] = []
     for regex, kind, weight, where in _DIAGNOSES:
         for m in _matches(regex, text):
-            if where == "end":
-                start = m.end()
-            elif where == "trigger":
-                start = m.start()
-            elif where == "p":
-                start = m.start("p")
-            else:
+            if where in ("clause", "subject"):
                 start = _clause_start(text, m.start())
                 if where == "subject" and _is_pronoun(text[start: m.start()]):
                     start = m.end()
+            else:  # "end", "trigger" (group 0's start) or "p"
+                start = m.end() if where == "end" else m.start("p" if where == "p" else 0)
             d = _Diag(i, m.start(), start, _cut_end(text, start, stops, _PROBLEM_BOUNDARY_RE), kind, weight)
             if kind == "reason":
                 d.text = m.group("mid").strip()  # "the build was slow"; joined later
@@ -727,15 +713,12 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
 
 
 def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
-    if s.question or d.text == "\0reject":
-        return False
-    if _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(s.text[d.start: d.end]):
-        return False
     text = s.text
-    prefix = text[_clause_start(text, d.trig_start): d.trig_start]
-    if _DIAG_HEDGE_RE.search(prefix) or _DIAG_HEDGE_RE.search(text[d.start: d.end]):
+    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
         return False
-    if _CONDITIONAL_START_RE.match(text[_clause_start(text, d.trig_start):]):
+    clause = _clause_start(text, d.trig_start)
+    if _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) or _DIAG_HEDGE_RE.search(text[d.start: d.end]) \
+            or _CONDITIONAL_START_RE.match(text[clause:]):
         return False
     # these need defect words ("noticed" also takes a cause: "I noticed the default changed")
     return not (d.kind in ("means", "noticed", "it-was", "fallback") and not _DEFECT_RE.search(restored)
@@ -765,18 +748,12 @@ def _meaningful(text: str) -> bool:
 
 
 def _solution_text(sentences: list[_Sentence], r: _Remedy) -> str:
-    s = sentences[r.sent]
     if r.text:
         return r.text
-    text = s.text
-    end = r.end
-    if r.kind not in ("np-fixes", "gerund"):
-        end = _cut_end(text, r.start, [])
-    body = text[r.start:end]
+    text = sentences[r.sent].text
+    body = text[r.start: r.end if r.kind in ("np-fixes", "gerund") else _cut_end(text, r.start, [])]
     which = _WHICH_FIXES_RE.search(body)
-    if which:
-        body = body[: which.start()]
-    body = _SUCCESS_TAIL_RE.sub("", body)
+    body = _SUCCESS_TAIL_RE.sub("", body[: which.start()] if which else body)
     if not body.strip(" :—–-") and r.sent + 1 < len(sentences):
         return sentences[r.sent + 1].text  # "The fix is simple:" + next sentence
     return body
@@ -855,10 +832,8 @@ def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], s
         if s.role is not None:
             continue
         stops = [r.trig_start for r in remedies if r.sent == i]
-        for d in _find_diagnoses(i, s, stops):
-            clause = _restore(s.text[d.start: d.end], spans)
-            if _diag_ok(s, d, clause):
-                diagnoses.append(d)
+        diagnoses += [d for d in _find_diagnoses(i, s, stops)
+                      if _diag_ok(s, d, _restore(s.text[d.start: d.end], spans))]
         # fallback: a clause that describes something wrong, before a remedy (a clause that opens
         # with a change — "Updated the help text" — is work done, not a description of what was wrong)
         if not s.question and not any(x <= 2 for x in stops):
@@ -996,28 +971,23 @@ def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: l
         # "X, which is why Y", or "Added X, since uploads fail with Y" read that
         # way; "I did X because Y" with no failure in Y is rationale
         text = sentences[d.sent].text
-        between = text[r.start: d.start]
         if d.kind == "because":
-            reason = text[d.trig_start:]
-            if not _STRONG_DEFECT_RE.search(reason) or _UNDO_RE.search(text[: d.trig_start]):
+            if not _STRONG_DEFECT_RE.search(text[d.trig_start:]) or _UNDO_RE.search(text[: d.trig_start]):
                 return False
-        elif d.kind != "which-is-why" and not re.search(r"\s[—–]\s|;", between):
+        elif d.kind != "which-is-why" and not re.search(r"\s[—–]\s|;", text[r.start: d.start]):
             return False
     if d.kind == "weak" and not done and not any(k >= r.sent and k - r.sent <= 1 for k in success_after):
         return False  # a bare description pairs only when the fix is announced or confirmed
-    if d.kind in ("fallback", "weak") and (r.kind in ("imperative", "to-fix") or (gap < 0 and r.kind != "label")):
-        return False
-    if d.kind == "weak" and r.kind == "now-verb" and not done:
-        return False
-    if r.kind == "should-have-been" and d.kind != "fixed-colon" and not done:
+    if d.kind in ("fallback", "weak") and (r.kind in ("imperative", "to-fix") or (gap < 0 and r.kind != "label")) \
+            or not done and (d.kind == "weak" and r.kind == "now-verb"
+                             or r.kind == "should-have-been" and d.kind != "fixed-colon"):
         return False
     if d.kind == "fallback" and r.kind == "now-verb" and not re.match(
         r"\s*(?:now\s+)?(?:it|this|that|they|both|all|each)\b", sentences[r.sent].text[r.start:], re.IGNORECASE
     ):
         return False  # "The query plan now uses …" after a number is a report, not a fix
-    if r.kind == "to-fix" and gap < 0:
-        return False
-    return not (d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
+    return not (r.kind == "to-fix" and gap < 0
+                or d.kind in ("fallback", "weak") and gap == 0 and r.trig_start < d.end and d.end != r.trig_start)
 
 
 # a reason strong enough to make "did X because Y" a fix rather than a rationale
@@ -1038,8 +1008,7 @@ _EXPLICIT_DIAGNOSES = frozenset(
 
 def _failure_after(spans, s: _Sentence, r: _Remedy) -> bool:
     """A failure phrase in the remedy's own sentence counts only after the remedy starts."""
-    tail = _restore(s.text[r.start:], spans)
-    return bool(_FAILURE_RE.search(tail))
+    return bool(_FAILURE_RE.search(_restore(s.text[r.start:], spans)))
 
 
 def _diag_text(sentences: list[_Sentence], d: _Diag) -> str:

@@ -3,8 +3,8 @@
 :func:`tokenize_code_aware` turns text into the lowercase terms the fix-pattern index stores and the
 lookup queries with: identifiers whole *and* split (``loadDotenv`` -> ``loaddotenv``, ``load``,
 ``dotenv``), paths, file names, versions and ``host:port`` whole, then their parts, CJK runs as
-character bigrams, English stop words dropped. ``tacit.detect.fix`` re-exports it; what each token
-looks like is documented there and in docs/fix-patterns.md.
+character bigrams, English stop words dropped (``drop_stopwords=False`` keeps them); versions and
+error codes stay whole. ``tacit.detect.fix`` re-exports it; more in docs/fix-patterns.md.
 
 Design notes: docs/design/detect.md#tacitdetectfix_tokens"""
 
@@ -123,13 +123,8 @@ def _camel_parts(chunk: str) -> list[str]:
 
 
 def _word_parts(word: str) -> list[str]:
-    """camelCase / snake_case / kebab-case parts of one identifier (split at
-    runs of ``_`` and ``-``, then at case and digit changes), lowercased."""
-    parts: list[str] = []
-    for chunk in word.replace("-", "_").split("_"):
-        if chunk:
-            parts.extend(_camel_parts(chunk))
-    return [p.lower() for p in parts if p]
+    """camelCase / snake_case / kebab-case parts of one identifier, lowercased."""
+    return [p.lower() for chunk in word.replace("-", "_").split("_") if chunk for p in _camel_parts(chunk) if p]
 
 
 def _expand(token: str, out: list[str], drop_stopwords: bool) -> None:
@@ -159,11 +154,8 @@ def _expand(token: str, out: list[str], drop_stopwords: bool) -> None:
         out.append(low)
         out.extend(p for p in parts if not (drop_stopwords and p in STOPWORDS) and (len(p) > 1 or p.isdigit()))
         return
-    if drop_stopwords and low in STOPWORDS:
-        return
-    if len(low) == 1 and not low.isdigit():
-        return
-    out.append(low)
+    if not (drop_stopwords and low in STOPWORDS) and (len(low) > 1 or low.isdigit()):
+        out.append(low)
 
 
 def _has_lead(token: str) -> bool:
@@ -180,11 +172,7 @@ def iter_tokens(text: str, *, drop_stopwords: bool = True):
     out: list[str] = []
     for raw in _raw_tokens(text):
         if _is_cjk(raw[0]):
-            if len(raw) == 1:
-                yield raw
-            else:
-                for k in range(len(raw) - 1):
-                    yield raw[k: k + 2]
+            yield from (raw[k: k + 2] for k in range(len(raw) - 1)) if len(raw) > 1 else (raw,)
             continue
         # trailing punctuation is sentence punctuation; a leading dot is a dotfile
         token = raw.rstrip(".:-#+")
@@ -197,17 +185,6 @@ def iter_tokens(text: str, *, drop_stopwords: bool = True):
 
 
 def tokenize_code_aware(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Lowercase tokens that keep code meaningful for lexical ranking.
-
-    * identifiers are emitted whole *and* split: ``loadDotenv`` -> ``loaddotenv``,
-      ``load``, ``dotenv``; ``load_dotenv`` and ``load-dotenv`` likewise;
-    * paths and file names stay whole, then their segments follow:
-      ``~/.cache/pip`` -> ``~/.cache/pip``, ``cache``, ``pip``; ``setup.py`` ->
-      ``setup.py``, ``setup``, ``py``;
-    * versions stay whole (``v2.1``, ``3.11.4``); error names and codes stay
-      whole (``valueerror`` plus ``value``/``error``; ``econnrefused``; ``404``);
-    * CJK runs become overlapping character bigrams (no word spaces to split on);
-    * English stop words are dropped unless ``drop_stopwords=False``.
-
-    Order follows the text and repeats are kept (term frequency matters)."""
+    """Lowercase tokens that keep code meaningful for lexical ranking (see the module doc); in the
+    text's order, repeats kept (term frequency matters)."""
     return list(iter_tokens(text, drop_stopwords=drop_stopwords))

@@ -1,10 +1,6 @@
 """Corrections in the languages tacit's privacy phrases cover (de, fr, es, ru, ja, pt, ko; zh in markers).
 
-The learned scorers are trained on English rows only, so a non-English message is judged by phrases
-whose meaning is unambiguous: "das ist falsch", "ce n'est pas ça", "неправильно", "違います", "틀렸어요", "I
-said" in the user's language ("ich habe gesagt", "j'ai dit", "я же сказал" …), and a rejecting "no"
-opening followed by an instruction. A bare "no" is not enough on its own in languages where it also
-answers a question ("non merci"), and nothing here fires on English text (the caller checks)."""
+Design notes: docs/design/detect.md#tacitdetectforeign"""
 
 from __future__ import annotations
 
@@ -48,9 +44,7 @@ _SPANISH_NO = lazy(r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b", _I
 
 
 def foreign_correction(text: str) -> str | None:
-    """The correction phrase a non-English message opens or states, or None.
-
-    The caller passes only text it found not to be English (quotes removed)."""
+    """The correction phrase a non-English message (quotes removed; the caller checks) opens or states, or None."""
     if not isinstance(text, str) or not text.strip():
         return None
     head = text.strip()[:2000]

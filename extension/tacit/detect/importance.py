@@ -1,10 +1,7 @@
 """Score what the user says: category, importance, emphasis, expiry hint.
 
-After every user message the engine asks :func:`score_importance` whether the message says something
-worth remembering — a correction, a preference, a decision, a goal, a fact — and how much it
-matters. The ledger keeps what clears ``importance_threshold``; heartbeat and review take it from
-there. :func:`wants_review` and :func:`wants_forget` recognise the two memory commands users type in
-prose (they live in :mod:`tacit.detect.commands`).
+The ledger keeps what clears ``importance_threshold``; heartbeat and review take it from there.
+:func:`wants_review` and :func:`wants_forget` are re-exported from :mod:`tacit.detect.commands`.
 
 Design notes: docs/design/detect.md#tacitdetectimportance"""
 
@@ -14,7 +11,7 @@ from dataclasses import dataclass
 
 from tacit.detect.analysis import MessageAnalysis, analyse
 from tacit.detect.commands import wants_forget, wants_review
-from tacit.detect.model import model
+from tacit.detect.model import USER_MODEL, model
 
 __all__ = [
     "CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance",
@@ -57,7 +54,7 @@ def _place(category: str, strength: float, emphasis: bool) -> float:
 
 def importance_from(analysis: MessageAnalysis, is_correction: bool | None = None) -> Importance:
     """The importance view of one analysis; ``is_correction`` overrides its verdict."""
-    scorer = model("user_model.json", "durable")
+    scorer = model(USER_MODEL, "durable")
     threshold = scorer.threshold
     confident = scorer.confident if scorer.confident is not None else threshold
     corrected = analysis.is_correction if is_correction is None else bool(is_correction)

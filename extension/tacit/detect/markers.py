@@ -18,7 +18,6 @@ __all__ = ["DurableMarkers", "durable_markers", "expiry_hint", "chinese_correcti
 
 _I = re.IGNORECASE
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-# marker patterns
 
 # an instruction about a whole class of things ("Write commit messages in the
 # imperative", "Comments should explain why") is a standing rule, not a task
@@ -318,17 +317,10 @@ def expiry_hint(text: str, category: str) -> str | None:
 
 _HAS_CJK = lazy(f"[{_CJK}]")
 
-# scoring
-
 
 def _markers(patterns: list[re.Pattern], text: str) -> list[str]:
-    found: list[str] = []
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            marker = " ".join(match.group(0).lower().split())
-            if marker and marker not in found:
-                found.append(marker)
-    return found
+    found = (" ".join(match.group(0).lower().split()) for pattern in patterns for match in pattern.finditer(text))
+    return [marker for marker in dict.fromkeys(found) if marker]
 
 
 # sentences and dash-separated clauses are gated one by one, so "Could you
@@ -360,27 +352,13 @@ _CONTENT_WORD = lazy(rf"[A-Za-z][\w'-]{{2,}}|[{_CJK}]")
 
 def _clauses(text: str) -> list[tuple[str, str]]:
     """(kind, clause) for each clause: chat | question | task | statement."""
-    out: list[tuple[str, str]] = []
-    for clause in (c.strip() for c in _CLAUSE_SPLIT.split(text)):
-        if not clause:
-            continue
-        if _TRIVIAL.match(clause):
-            kind = "chat"
-        elif _QUESTION.search(clause):
-            kind = "question"
-        elif _TASK.search(clause):
-            kind = "task"
-        else:
-            kind = "statement"
-        out.append((kind, clause))
-    return out
+    return [("chat" if _TRIVIAL.match(clause) else "question" if _QUESTION.search(clause)
+             else "task" if _TASK.search(clause) else "statement", clause)
+            for clause in (c.strip() for c in _CLAUSE_SPLIT.split(text)) if clause]
 
 
 def _default_category(statements: list[str]) -> tuple[str, str] | None:
-    """A weak category for a declarative message with no marker, or None if trivial.
-
-    It lands at the bottom of its range (fact 0.60, context 0.40), below the default
-    importance_threshold, so it is seen by review but never floods memory."""
+    """(fact | context, the statement) for a declarative message with no marker, or None if trivial."""
     for statement in statements:
         core = _INTERJECTION.sub("", statement)
         if (

@@ -1,18 +1,6 @@
 """Logistic scorers over named features, with weights shipped as JSON keyed by hashed names.
 
-Design decisions, and why
-- **Pure-stdlib inference**: a score is ``sigmoid(bias + Σ weight·value)`` over the features a
-  message has; a few dozen dict look-ups per message, no numpy at run time.
-- **Weights are data, not code**: ``tests/benchmarks/train_detectors.py`` trains them on the tune
-  split of the real data and writes ``user_model.json`` / ``fix_model.json`` next to this module
-  (shipped in the wheel). Each model carries its operating threshold, chosen on the tune split, so
-  callers compare against ``model.threshold``.
-- **No text in the files**: a weight is keyed by :func:`feature_key` of its feature's name (the
-  first 8 bytes of BLAKE2b, in hex), never the name, so no word of the training messages ships.
-  A file keyed otherwise is not loaded. Design notes: docs/detectors.md.
-- **Loaded once per process** (``functools.cache``), on first use.
-- **A missing or unreadable weight file is not fatal**: every model then scores 0.0 and the rule
-  parts of the detectors still work."""
+Design notes: docs/design/detect.md#tacitdetectmodel; the weight files: docs/detectors.md."""
 
 from __future__ import annotations
 
@@ -28,6 +16,8 @@ __all__ = ["FEATURE_KEYS", "Logistic", "feature_key", "load_models", "sigmoid"]
 _HERE = Path(__file__).resolve().parent
 #: how the weight files key their weights (a file saying otherwise is not loaded)
 FEATURE_KEYS = "blake2b-8"
+#: the weight file of the user-message scorers (the fix scorer's is ``fix.WEIGHTS_FILE``)
+USER_MODEL = "user_model.json"
 
 
 @lru_cache(maxsize=1 << 14)
@@ -43,6 +33,11 @@ def bucket(n: int, edges: tuple[int, ...]) -> str:
         if n <= edge:
             return f"<={edge}"
     return f">{edges[-1]}"
+
+
+def flags(f: dict[str, float], pairs: tuple) -> None:
+    """Set the feature ``name`` to 1.0 for every ``(name, on)`` pair that is on."""
+    f.update((name, 1.0) for name, on in pairs if on)
 
 
 def sigmoid(x: float) -> float:
@@ -73,21 +68,17 @@ class Logistic:
     def contributions(self, features: dict[str, float], top: int = 5) -> list[tuple[str, float]]:
         """The features that pushed the score up most (for explanations)."""
         parts = [(name, self.weights.get(feature_key(name), 0.0) * value) for name, value in features.items()]
-        parts = [p for p in parts if p[1] > 0]
-        parts.sort(key=lambda p: -p[1])
-        return parts[:top]
+        return sorted((p for p in parts if p[1] > 0), key=lambda p: -p[1])[:top]
 
 
 def _parse(data: dict) -> dict[str, Logistic]:
     if data.get("feature_keys") != FEATURE_KEYS:
         return {}  # keyed some other way: every lookup would miss, so score nothing rather than wrongly
-    models: dict[str, Logistic] = {}
-    for name, spec in (data.get("models") or {}).items():
-        models[name] = Logistic(name, float(spec.get("bias", 0.0)),
-                                {str(k): float(v) for k, v in (spec.get("weights") or {}).items()},
-                                float(spec.get("threshold", 0.5)),
-                                float(spec["confident"]) if spec.get("confident") is not None else None)
-    return models
+    return {name: Logistic(name, float(spec.get("bias", 0.0)),
+                           {str(k): float(v) for k, v in (spec.get("weights") or {}).items()},
+                           float(spec.get("threshold", 0.5)),
+                           float(spec["confident"]) if spec.get("confident") is not None else None)
+            for name, spec in (data.get("models") or {}).items()}
 
 
 @cache

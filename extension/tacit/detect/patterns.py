@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from tacit.detect.text import DROP_APOSTROPHE
+
 __all__ = [
     "CorrectionPatterns", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS", "DEFAULT_NEGATIVE_PATTERNS",
     "DEFAULT_DIRECTIVE_WORDS", "OriginalHit", "compile_patterns", "default_patterns", "patterns_from_config",
@@ -52,6 +54,7 @@ _SETTING_KEYS = {
     "weak": "correction_weak_patterns",
     "negative": "correction_negative_patterns",
 }
+_ALL_KEYS = (*_SETTING_KEYS.values(), "correction_directive_words")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +79,8 @@ def _norm_word(word: str) -> str:
 
 def _compile_list(key: str, configured: tuple, defaults: tuple[str, ...],
                   problems: list[str]) -> tuple[re.Pattern, ...]:
-    items: list = list(configured) if configured else list(defaults)
     compiled: list[re.Pattern] = []
-    for pattern in items:
+    for pattern in configured or defaults:
         if not isinstance(pattern, str):
             problems.append(f"{key}: {pattern!r} is not a string (ignored)")
             continue
@@ -108,9 +110,7 @@ def _compile_cached(strong: tuple, weak: tuple, negative: tuple, directive: tupl
             words.append(_norm_word(word))
         else:
             problems.append(f"correction_directive_words: {word!r} is not a word (ignored)")
-    if not words:
-        words = [_norm_word(w) for w in DEFAULT_DIRECTIVE_WORDS]
-    words = list(dict.fromkeys(words))
+    words = list(dict.fromkeys(words or (_norm_word(w) for w in DEFAULT_DIRECTIVE_WORDS)))
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     directive_re = re.compile(r"(?<![a-z])(?:" + alternatives + r")(?![a-z])")
     return CorrectionPatterns(strong_c, weak_c, negative_c, tuple(words), tuple(problems), directive_re)
@@ -133,8 +133,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
                      directive_words: Iterable[str] | None = None) -> CorrectionPatterns:
     """Compile pattern lists; an empty or missing list means the built-in one."""
     problems: list[str] = []
-    keys = (*_SETTING_KEYS.values(), "correction_directive_words")
-    args = tuple(_as_tuple(key, value, problems) for key, value in zip(keys, (strong, weak, negative, directive_words)))
+    args = tuple(_as_tuple(key, value, problems)
+                 for key, value in zip(_ALL_KEYS, (strong, weak, negative, directive_words)))
     try:
         return _compile_cached(*args, tuple(problems))
     except TypeError:  # an unhashable item in a list: compile without the cache
@@ -143,10 +143,8 @@ def compile_patterns(strong: Iterable[str] | None = None, weak: Iterable[str] | 
 
 def patterns_from_config(cfg: Any) -> CorrectionPatterns:
     """Patterns from a Config (attributes) or a plain mapping of settings."""
-
-    names = (*_SETTING_KEYS.values(), "correction_directive_words")
     return compile_patterns(*(cfg.get(name) if isinstance(cfg, Mapping) else getattr(cfg, name, None)
-                              for name in names))
+                              for name in _ALL_KEYS))
 
 
 def default_patterns() -> CorrectionPatterns:
@@ -161,13 +159,10 @@ class OriginalHit:
     matched: str
 
 
-_DROP_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=[a-z]|\s|$)")
-
-
 def original_rule(lower: str, patterns: CorrectionPatterns) -> OriginalHit | None:
     """negative → strong → weak+directive over ``lower`` (lowercase; one
     sentence per line so that ``^`` is a sentence start)."""
-    bare = _DROP_APOSTROPHE.sub("", lower)
+    bare = DROP_APOSTROPHE.sub("", lower)
     for kind, group in (("negative", patterns.negative), ("strong", patterns.strong)):
         for pattern in group:
             for text in (lower, bare):
@@ -179,7 +174,7 @@ def original_rule(lower: str, patterns: CorrectionPatterns) -> OriginalHit | Non
             match = pattern.search(text)
             if not match:
                 continue
-            rest = _DROP_APOSTROPHE.sub("", text[match.end():])
+            rest = DROP_APOSTROPHE.sub("", text[match.end():])
             directive = patterns.directive.search(rest) if patterns.directive else None
             if directive:
                 return OriginalHit("weak+directive", f"{match.group(0)} … {directive.group(0)}")

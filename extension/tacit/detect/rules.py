@@ -228,10 +228,8 @@ class _Said:
 
 
 def phrase(focus: str, lower: str, prev: str | None = None) -> Phrased | None:
-    """The durable rule ``focus`` states, phrased by tacit, or None.
-
-    ``focus`` is the message's focus text (original case), ``lower`` its lowercase form with ASCII
-    apostrophes, ``prev`` the agent's previous reply."""
+    """The durable rule ``focus`` (original case; ``lower``: lowercase, ASCII apostrophes) states,
+    phrased by tacit, or None; ``prev`` is the agent's previous reply."""
     if not focus or "\n" in focus.strip() or len(focus) > 160:
         return None
     core, rejected = _core(lower)
@@ -314,20 +312,16 @@ def _dont_rule(s: _Said):
 
 def _standing_rule(s: _Said):
     """"always X", "never X", "from now on, X"."""
-    match = _ALWAYS.match(s.core)
-    if match:
-        words = _clean_phrase(match.group("rest"))
-        if not words:
-            return None
-        words = _recase(words, s.focus)
-        return s.rule(f"Always {words}." if match.group("kind") == "always" else f"Never {words}.", "preference")
-    match = _FROM_NOW.match(s.core)
+    always = _ALWAYS.match(s.core)
+    match = always or _FROM_NOW.match(s.core)
     if not match:
         return _NEXT
-    words = _clean_phrase(match.group("rest") or match.group("rest2") or "")
+    words = _clean_phrase(match.group("rest") or match.groupdict().get("rest2") or "")
     if not words:
         return None
     words = _recase(words, s.focus)
+    if always:
+        return s.rule(f"{'Always' if always.group('kind') == 'always' else 'Never'} {words}.", "preference")
     return s.rule(f"{words[0].upper()}{words[1:]}.", "preference")
 
 

@@ -209,9 +209,8 @@ def fix_token(token: str) -> str:
                 return word
         elif len(word) >= 7:  # one letter missing or doubled: "actualy", "alreaddy"
             short, long_ = (token, word) if len(token) < len(word) else (word, token)
-            for i in range(len(long_)):
-                if long_[:i] + long_[i + 1:] == short:
-                    return word
+            if any(long_[:i] + long_[i + 1:] == short for i in range(len(long_))):
+                return word
     return token
 
 
@@ -220,7 +219,7 @@ _WORD = lazy(r"(?<![\w])[a-z]+(?![\w])")
 _SPACES = lazy(r"[ \t\r\f\v]+")
 _NEWLINES = lazy(r" ?\n\s*")
 # "don't" -> "dont", "users' " -> "users "; quote marks elsewhere stay
-_DROP_APOSTROPHE = lazy(r"(?<=[a-z])'(?=[a-z]|\s|$)")
+DROP_APOSTROPHE = lazy(r"(?<=[a-z])'(?=[a-z]|\s|$)")
 _SENTENCE_BREAK = lazy(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_SPLIT = lazy(
     r"[,;:!?\n\u2014\u2013()]+|\.+(?=\s|$)|\s-+\s|\s(?=(?:but|though|however|except|because)\s)")
@@ -230,7 +229,7 @@ def normalise(text: str) -> tuple[str, str]:
     """(``lower``, ``bare``): see the module doc."""
     lower = _SPACES.sub(" ", text.translate(_APOSTROPHES).lower())
     lower = _NEWLINES.sub("\n", lower).strip()
-    bare = _DROP_APOSTROPHE.sub("", lower)
+    bare = DROP_APOSTROPHE.sub("", lower)
     bare = _WORD.sub(lambda m: fix_token(m.group(0)), bare)
     return lower, bare
 
@@ -264,12 +263,7 @@ _TOKEN_PARTS = lazy(r"[./_-]+")
 
 @lru_cache(maxsize=256)
 def content_tokens(text: str) -> frozenset[str]:
-    """Content words of a normalised text, compound names also split
-    ("acme-prod-assets" → also "prod", "assets"); for overlap tests.
-    Cached: the agent's previous reply is compared more than once."""
-    out: set[str] = set()
-    for token in _TOKEN.findall(text):
-        for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}:
-            if len(part) >= 3 and part not in _STOP:
-                out.add(part)
-    return frozenset(out)
+    """Content words of a normalised text, compound names also split ("acme-prod-assets" → also "prod",
+    "assets"); for overlap tests. Cached: the agent's previous reply is compared more than once."""
+    return frozenset(part for token in _TOKEN.findall(text) for part in {token.strip("./-"), *_TOKEN_PARTS.split(token)}
+                     if len(part) >= 3 and part not in _STOP)
