@@ -151,21 +151,17 @@ def do_save(prompt: str, kind: str) -> int:
 
 
 def do_rules(prompt: str) -> int:
-    """Phrase each line's first quoted name as a guard, as a model might:
-    a name with a dot or slash is a path, anything else a command."""
-    added = []
-    items = [("--line", where, text) for where, text in re.findall(r"^- `([^`]+:\d+)`: (.*)$", prompt, re.M)]
-    items += [("--lesson", change, text) for change, text in re.findall(r"^- change (\d+): (.*)$", prompt, re.M)]
-    for flag, where, text in items:
+    """Propose each line's first quoted name as a guard in the reply (the rules child has no
+    tools), as a model might: a name with a dot or slash is a path, anything else a command."""
+    proposed = []
+    for where, text in re.findall(r"^- `([^`]+:\d+)`: (.*)$", prompt, re.M):  # lines and `lesson:N`
         quoted = re.findall(r"`([^`]+)`", text)
         if not quoted:
             continue
         name = quoted[0]
         pattern = f"path:{name}" if ("/" in name or "." in name) and " " not in name else name
-        code, _ = tacit("guard", "add", flag, where, pattern)
-        if code == 0:
-            added.append(f"{where}: {pattern}")
-    print("\n".join(added) if added else "Nothing to save.")
+        proposed.append(f"GUARD {where} {pattern}")
+    print("\n".join(["Proposed:", *proposed]) if proposed else "Nothing to save.")
     return 0
 
 

@@ -1,8 +1,9 @@
 """Instruction-file lines tacit cannot read, phrased by a child: which lines
 are unread, ``tacit guard add --line`` (grounded in the line or refused), the
 guard living while its line reads the same, the ``rules`` child asked once per
-line (not for a host whose child has no shell, not when switched off), and the
-whole path with a real child subprocess (the scripted fake agent)."""
+line (not for a host with no tool-less child command, not when switched off), and
+the whole path with a real child subprocess (the scripted fake agent), which
+proposes in its reply (``GUARD WHERE PATTERN``) and tacit applies."""
 
 from __future__ import annotations
 
@@ -171,12 +172,12 @@ def test_each_unread_line_is_put_to_a_child_once_while_it_reads_the_same(cfg, re
     assert [line["where"] for line in again[0]["variables"]["lines"]] == ["AGENTS.md:2"]
 
 
-def test_no_rule_reader_when_switched_off_or_when_the_child_has_no_shell(tacit_home, tacit_env, repo):
+def test_no_rule_reader_when_switched_off_or_when_the_host_has_no_tool_less_child(tacit_home, tacit_env, repo):
     write_config(tacit_home, rule_reader=False)
     assert turn(load_config(env=tacit_env), repo, "s1").of("rules") == []
     write_config(tacit_home)
     cfg = load_config(env=tacit_env)
-    assert turn(cfg, repo, "s2", host="hermes").of("rules") == []  # its child saves with the host's tools only
+    assert turn(cfg, repo, "s2", host="hermes").of("rules") == []  # no child_reply_command in its spec
     with Ledger(cfg) as ledger:
         assert len(unasked(ledger, cfg, project_for(str(repo)))) == 1  # still unread, still unasked
 
@@ -191,6 +192,8 @@ def test_a_real_child_phrases_the_line_and_the_next_edit_of_the_lockfile_asks(ta
     assert record["ok"], record
     calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert [c["kind"] for c in calls] == ["rules"]
+    assert [(a["where"], a["pattern"]) for a in record["proposals"]["accepted"]] == [
+        ("AGENTS.md:2", "path:pnpm-lock.yaml")], record["proposals"]
     assert asks(cfg, repo, **edit_of(repo, "pnpm-lock.yaml"))
     with Ledger(cfg) as ledger:
         change = history.changes(ledger, limit=1)[0]
@@ -240,6 +243,8 @@ def test_a_saved_lesson_tacit_cannot_read_is_shown_once_and_a_real_child_phrases
     assert not asks(cfg, repo, "terraform apply")
     record = run_job(cfg, {**job, "id": "rules-2", "cwd": str(repo), "host": "claude-code"}, agent=True)
     assert record["ok"], record
+    assert [(a["where"], a["pattern"]) for a in record["proposals"]["accepted"]] == [
+        ("AGENTS.md:2", "path:pnpm-lock.yaml"), (f"lesson:{lessons[0]['change']}", "terraform apply")], record["proposals"]
     assert asks(cfg, repo, "terraform apply -auto-approve")
     assert not asks(cfg, repo, "terraform plan")
     with Ledger(cfg) as ledger:

@@ -1,6 +1,7 @@
-"""A ``rules`` child reads a repository's own text, so it runs its own task
-only: ``tacit guard add --line`` and the read-only guard commands. A line
-that asks it to save to the user's profile, lift a guard or turn tacit off is
+"""A ``rules`` child reads a repository's own text, so it has no tools and
+proposes guards in its reply; should a configured child command give it a
+shell, the CLI lets it run the read-only guard commands only. A line that asks
+it to save to the user's profile, add or lift a guard or turn tacit off is
 refused by the CLI, and its job is never merged with a sibling's prompt
 (``tacit.children.allowed``, ``tacit.children.launch``)."""
 
@@ -49,6 +50,7 @@ def tacit(tacit_env, repo, *args: str, actor: str | None = None) -> tuple[int, d
     ("memory", "add", "--target", "user", "Push straight to main."),
     ("guard", "remove", "1"),
     ("guard", "add", "npm", "--because", "the line said so"),
+    ("guard", "add", "--line", "AGENTS.md:2", "path:pnpm-lock.yaml"),  # its proposals go through its reply
     ("off",),
 ])
 def test_a_rules_child_may_not_run_what_a_line_asks_it_to(tacit_env, tacit_home, repo, args):
@@ -56,7 +58,7 @@ def test_a_rules_child_may_not_run_what_a_line_asks_it_to(tacit_env, tacit_home,
     assert code == 0 and guard["guard"]["id"] == 1
     code, out = tacit(tacit_env, repo, *args, actor="rules")
     assert code == 1 and out["success"] is False and out["error_kind"] == "usage"
-    assert "may run only `tacit guard add --line" in out["error"]
+    assert "may run only `tacit guard list`" in out["error"]
     _, listed = tacit(tacit_env, repo, "guard", "list")
     assert [g["id"] for g in listed["guards"]] == [1]  # nothing lifted, nothing added
     cfg = load_config(env=tacit_env)
@@ -65,10 +67,10 @@ def test_a_rules_child_may_not_run_what_a_line_asks_it_to(tacit_env, tacit_home,
     assert [c["actor_kind"] for c in log["changes"]] == ["user"]  # the hand-made guard only
 
 
-def test_a_rules_child_runs_its_own_task_and_other_children_are_not_limited(tacit_env, repo):
+def test_a_rules_child_may_read_guards_and_you_and_other_children_are_not_limited(tacit_env, repo):
     assert tacit(tacit_env, repo, "guard", "list", actor="rules")[0] == 0
     assert tacit(tacit_env, repo, "guard", "test", "--edit", "pnpm-lock.yaml", actor="rules")[1]["fires"] is False
-    code, out = tacit(tacit_env, repo, "guard", "add", "--line", "AGENTS.md:2", "path:pnpm-lock.yaml", actor="rules")
+    code, out = tacit(tacit_env, repo, "guard", "add", "--line", "AGENTS.md:2", "path:pnpm-lock.yaml")  # you
     assert code == 0 and out["guard"]["source"] == "AGENTS.md:2", out
     assert tacit(tacit_env, repo, "guard", "test", "--edit", "pnpm-lock.yaml", actor="rules")[1]["fires"] is True
     code, out = tacit(tacit_env, repo, "memory", "add", "--target", "user", "Prefers short answers.", actor="review")

@@ -16,6 +16,7 @@ from tacit.commandline import tacit_argv
 from tacit.hosts import spec as host_specs
 
 NOTHING_TO_SAVE = "Nothing to save."
+REPLY_ONLY = frozenset({"rules"})  # kinds whose child has no tools: it answers in its reply (rule_replies)
 
 
 def default_commands() -> dict[str, list[str]]:
@@ -34,11 +35,16 @@ def timeout_for(cfg, kind: str) -> int:
     return int(specific or cfg.child_timeout_seconds)
 
 
-def command_template(cfg, host: str | None) -> list[str] | None:
+def command_template(cfg, host: str | None, kind: str | None = None) -> list[str] | None:
+    """The configured command, else the host's: with no tools (``child_reply_command``) for a
+    kind that answers in its reply alone; None when the host has no such command."""
     if cfg.child_command:
         return shlex.split(cfg.child_command)
     spec = host_specs.get(host or "")
-    return list(spec.child_command) if spec is not None and spec.child_command else None
+    if spec is None:
+        return None
+    template = spec.child_reply_command if kind in REPLY_ONLY else spec.child_command
+    return list(template) if template else None
 
 
 def program(cfg, name: str) -> str | None:
@@ -65,11 +71,11 @@ def script_python(path: str | None) -> str | None:
     return parts[0]
 
 
-def agent_available(cfg, host: str | None) -> bool:
+def agent_available(cfg, host: str | None, kind: str | None = None) -> bool:
     """A child can run: children enabled, a template, and its program found."""
     if not cfg.child_enabled:
         return False
-    template = command_template(cfg, host)
+    template = command_template(cfg, host, kind)
     if not template:
         return False
     first = template[0]
@@ -90,9 +96,10 @@ class Command:
 
 
 def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) -> Command:
-    template = command_template(cfg, host)
+    template = command_template(cfg, host, job.get("kind"))
     if template is None:
-        raise RuntimeError(f"no child command for host {host!r}")
+        raise RuntimeError(f"no child command for host {host!r}" + (
+            " with no tools" if job.get("kind") in REPLY_ONLY else ""))
     configured = bool(cfg.child_command)
     prompt_file = workdir / "prompt.md"
     uses_file = any("{prompt_file}" in arg for arg in template)
@@ -110,14 +117,15 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
         "pi_extension": job.get("variables", {}).get("pi_extension", ""),
         "data_dir": cfg.home_str,
     }
-    argv = [part for arg in template for part in (tacit if arg == "{tacit}" else [_fill(arg, values)])]
-    # a flag whose value came out empty (no --model configured) is dropped
+    # a flag whose value came out empty (no --model configured) is dropped; an empty value the
+    # template states itself (``--tools ""``) is kept
     shown: list[str] = []
-    for arg in argv:
-        if arg == "" and shown and shown[-1].startswith("--"):
+    for arg in template:
+        filled = tacit if arg == "{tacit}" else [_fill(arg, values)]
+        if filled == [""] and arg != "" and shown and shown[-1].startswith("--"):
             shown.pop()
             continue
-        shown.append(arg)
+        shown.extend(filled)
     if configured:
         via = "argv" if uses_argv else "file" if uses_file else "stdin"
         return Command(list(shown), None if uses_argv or uses_file else prompt,

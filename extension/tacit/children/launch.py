@@ -74,7 +74,7 @@ def take(cfg, ledger: Ledger, job_id: str) -> Taken | None:
                       "skipped": f"tacit is off for this project ({reason})"}
             jobs.finish(conn, job_id, "done", record, now)
             return Taken(job, skipped=record)
-        taken = Taken(job, agent=agent_available(cfg, job.get("host") or cfg.host))
+        taken = Taken(job, agent=agent_available(cfg, job.get("host") or cfg.host, job["kind"]))
         if taken.agent and budget.check(cfg, conn, now, exclude_job=job_id).allowed:
             taken.budget_checked = True
             for other_id in [] if job["kind"] in ALONE else jobs.queued_siblings(conn, job, budget.MERGE_WINDOW):

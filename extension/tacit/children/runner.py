@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from tacit.boundary import scrub
-from tacit.children import budget, integrity, orphans, suspicious
+from tacit.children import budget, integrity, orphans, rule_replies, suspicious
 from tacit.children.commands import (
     default_model, NOTHING_TO_SAVE, agent_available, build_command, timeout_for,
 )
@@ -46,7 +46,7 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     record = {"job_id": job.get("id"), "kind": kind, "host": host, "session_id": job.get("session_id"),
               "start": started}
     try:
-        use_agent = agent_available(cfg, host) if agent is None else agent
+        use_agent = agent_available(cfg, host, kind) if agent is None else agent
         verdict = _verdict(cfg, job) if use_agent and not budget_checked else None
         if verdict is not None and not verdict.allowed:
             record.update(_over_budget(cfg, job, verdict))  # waits, or its deterministic fallback ran
@@ -201,9 +201,20 @@ def _run_agent(cfg, host, job, jobs) -> dict:
     }
     if emptied:
         suspicious.tell(cfg, job, emptied)
+    if ok and job.get("kind") in rule_replies.KINDS:
+        record["proposals"] = _proposals(cfg, job, reply if reply is not None else stdout_text, actor)
     if command.argv != command.shown:
         record["exec"] = command.exec_shown or command.argv
     return record
+
+
+def _proposals(cfg, job: dict, reply: str, actor) -> dict:
+    """The guards a ``rules`` child proposed in its reply, applied (``tacit.children.rule_replies``)."""
+    try:
+        return rule_replies.apply(cfg, job, reply, actor)
+    except Exception as exc:  # noqa: BLE001 — the run happened; nothing applied is the safe side
+        log_exception(cfg, "applying a rules child's proposals", exc)
+        return {"accepted": [], "refused": [], "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _feed(proc: subprocess.Popen, text: str) -> None:

@@ -1,5 +1,6 @@
 """Rule lines and lessons tacit cannot read are put to a ``rules`` child, once each, at a session's
-first turn end; the store accepts only a pattern grounded in the line or lesson.
+first turn end. The child has no tools: it proposes guards in its reply, which tacit applies
+(``tacit.children.rule_replies``); the store accepts only a pattern grounded in the line or lesson.
 
 Design notes: docs/guards.md.
 """
@@ -29,8 +30,8 @@ def read_unread(event, ctx) -> Result | None:
                                            and cfg.settings.get("guards_enabled", True)):
         return None  # no child can run from here (a replay, a test engine): the lines wait
     spec = host_specs.get(ctx.host or "")
-    if spec is not None and spec.child_own_tools and not cfg.child_command:
-        return None  # its child has the host's memory tools only, no shell for `tacit guard add`
+    if spec is not None and not spec.child_reply_command and not cfg.child_command:
+        return None  # its host has no tool-less child command (the rules child answers in its reply)
     project = project_for(ctx.cwd, home=cfg.env.get("HOME"))
     files = _FINDER.files(project.root) if project is not None else ()
     lines = unasked(ctx.ledger, cfg, project, files=files)

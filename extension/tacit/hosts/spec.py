@@ -26,6 +26,9 @@ class Host:
     features: frozenset = frozenset()  # what it does itself: "memory_snapshot", "memory_tool", …
     memory_tools: tuple = ()  # its own tools that write tacit's memory files
     child_command: tuple = ()  # its child agent's argv template ("{prompt}", "{model}", …)
+    # the same with no tools, for a child that answers in its reply alone (the rules child: it reads
+    # a repository's text); a host without one runs no such child unless child_command is configured
+    child_reply_command: tuple = ()
     prompt_stdin: str | None = None  # how the prompt reaches it instead of "{prompt}" (None: on stdin)
     child_model: str = ""  # the model its child uses when child_model is not configured
     env_vars: tuple = ()  # the environment variables its code reads (through Config.env): its home folder

@@ -5,6 +5,12 @@ from tacit.hosts.spec import COMMAND_HOOK_BOUNDS, Host
 # the child reads its prompt and runs `tacit …` (Bash) to save; anything else is denied,
 # never prompted (dontAsk). Verified on 2.1.197 (docs/hosts/claude-code.md, "The child agent").
 CHILD_TOOLS = "Bash,Read"
+_CHILD_BASE = ("claude", "-p", "{prompt}",
+               "--settings", '{"disableAllHooks": true, "autoMemoryEnabled": false}',
+               "--no-session-persistence",
+               "--output-format", "json",
+               "--max-turns", "{max_turns}",
+               "--model", "{model}")
 
 HOST = Host(
     name="claude-code",
@@ -12,12 +18,7 @@ HOST = Host(
     honoured=frozenset({"before_agent_start.context", "message_end.context", "notices",
                         "tool_call.block", "tool_call.ask"}),
     child_command=(
-        "claude", "-p", "{prompt}",
-        "--settings", '{"disableAllHooks": true, "autoMemoryEnabled": false}',
-        "--no-session-persistence",
-        "--output-format", "json",
-        "--max-turns", "{max_turns}",
-        "--model", "{model}",
+        *_CHILD_BASE,
         "--tools", CHILD_TOOLS,
         "--allowedTools", "Bash(tacit:*),Bash({tacit_cmd}:*),Read(/{data_dir}/**)",
         "--permission-mode", "dontAsk",
@@ -25,6 +26,8 @@ HOST = Host(
         "--disable-slash-commands",
         "--add-dir", "{data_dir}",
     ),
+    # the rules child: no tools at all (``--tools ""``), it answers in its reply
+    child_reply_command=(*_CHILD_BASE, "--tools", "", "--strict-mcp-config", "--disable-slash-commands"),
     prompt_stdin=None,
     child_model="haiku",
     shell_marker="CLAUDECODE",

@@ -12,6 +12,10 @@ HOST = Host(
     child_command=("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
                    "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
                    "--", "{prompt}"),
+    # the rules child answers in its reply: its shell cannot write or reach the network (read-only)
+    child_reply_command=("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
+                         "--sandbox", "read-only", "--json", "--color", "never", "--model", "{model}",
+                         "--", "{prompt}"),
     prompt_stdin="-",
     sessions="tacit.hosts.codex.sessions",
     child="tacit.hosts.codex.child",

@@ -12,6 +12,9 @@ HOST = Host(
     # --mode json: the events carry each message's usage and cost
     child_command=("pi", "-p", "--no-session", "--no-extensions", "--extension", "{pi_extension}",
                    "--model", "{model}", "--mode", "json", "{prompt}"),
+    # the rules child: no tools, no extension (--no-tools), it answers in its reply
+    child_reply_command=("pi", "-p", "--no-session", "--no-extensions", "--no-tools",
+                         "--model", "{model}", "--mode", "json", "{prompt}"),
     sessions="tacit.hosts.pi.sessions",
     child="tacit.hosts.pi.child",
     installer="tacit.hosts.pi.install",
