@@ -151,3 +151,12 @@ def test_a_host_without_a_tool_less_command_runs_no_rules_child(cfg, tmp_path):
     with pytest.raises(RuntimeError, match="with no tools"):
         build_command(cfg, "hermes", {"kind": "rules", "variables": {}}, "the prompt", tmp_path)
     assert agent_available(cfg, "hermes", "rules") is False
+
+
+def test_the_jobs_record_keeps_no_secret_a_reply_carries(cfg, repo):
+    token = "sk-ant-api03-" + "Q7" * 20
+    reply = "\n".join([f"GUARD AGENTS.md:9 curl -H 'x-api-key: {token}'",  # a place it was not shown
+                       f"GUARD AGENTS.md:2 curl -H 'x-api-key: {token}'"])  # shown, not grounded
+    result = apply(cfg, job_for(repo), reply, ACTOR)
+    assert result["accepted"] == [] and len(result["refused"]) == 2, result
+    assert token not in repr(result) and "REDACTED" in repr(result)

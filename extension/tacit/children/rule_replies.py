@@ -14,6 +14,7 @@ from tacit.app import Tacit
 from tacit.children.commands import REPLY_ONLY as KINDS  # the child kinds that propose by their reply
 from tacit.display import clip
 from tacit.projects import project_for
+from tacit.safety import redact_secrets
 from tacit.stores.guard_files import add_for_line
 
 CAP = 30  # proposals read from one reply; the rest are ignored (and counted)
@@ -49,17 +50,22 @@ def parse(reply: str, wheres: list[str]) -> tuple[list[Proposal], list[dict]]:
         rest = line[len("GUARD "):].strip()
         where = next((w for w in longest_first if rest.startswith(w + " ")), None)
         if where is None:
-            refused.append({"line": clip(line, 200), "reason": "not a line or lesson shown to this child"})
+            refused.append({"line": _kept(line), "reason": "not a line or lesson shown to this child"})
             continue
         pattern = _unquoted(rest[len(where):].strip())
         problem = ("no pattern" if not pattern else "pattern too long" if len(pattern) > PATTERN_CHARS
                    else "proposed twice" if Proposal(where, pattern) in found
                    else f"over the cap of {CAP} proposals" if len(found) >= CAP else None)
         if problem:
-            refused.append({"line": clip(line, 200), "reason": problem})
+            refused.append({"line": _kept(line), "reason": problem})
             continue
         found.append(Proposal(where, pattern))
     return found, refused
+
+
+def _kept(text: str) -> str:
+    """What the job's record keeps of a reply's text: short, secrets redacted (like its stdout tail)."""
+    return redact_secrets(clip(text, 200))
 
 
 def _unquoted(pattern: str) -> str:
@@ -84,11 +90,11 @@ def apply(cfg, job: dict, reply: str, actor) -> dict:
                 result = store.add_for_lesson(int(one.where[len(LESSON):]), one.pattern, scope=scope, project=project)
             else:
                 result = add_for_line(store, one.where, one.pattern, project)
-            said = {"where": one.where, "pattern": clip(one.pattern, 200)}
+            said = {"where": _kept(one.where), "pattern": _kept(one.pattern)}
             if result.get("success"):
                 accepted.append({**said, "guard": result["guard"]["id"], "created": bool(result.get("created"))})
             else:
-                refused.append({**said, "reason": clip(str(result.get("error") or "refused"), 600)})
+                refused.append({**said, "reason": redact_secrets(clip(str(result.get("error") or "refused"), 600))})
     return {"accepted": accepted, "refused": refused}
 
 
