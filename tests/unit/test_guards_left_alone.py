@@ -146,3 +146,20 @@ def test_a_glob_or_name_the_rule_writes_itself_covers_the_backup(lesson, path):
 def test_other_protected_names_keep_their_reading():
     assert edit("never edit `Cargo.lock`", "Cargo.lock") and not edit("never edit `Cargo.lock`", "Cargo.lock.bak")
     assert edit("never edit `.env`", ".env.local") and not edit("never edit `.env`", ".env.bak")
+
+
+@pytest.mark.parametrize("argv, branch", [
+    (("git", "checkout", "-t", "origin/main"), "main"),
+    (("git", "checkout", "--track", "origin/release/1.0"), "release/1.0"),
+    (("git", "switch", "--track=direct", "upstream/main"), "main"),
+    (("git", "checkout", "-b", "mine", "-t", "origin/main"), "mine"),  # -b names the branch
+    (("git", "checkout", "origin/main"), "origin/main"),  # no tracking: a detached remote ref
+])
+def test_tracking_a_remote_branch_switches_to_its_local_name(argv, branch):
+    assert switched_branch(argv) == branch
+
+
+def test_a_commit_after_tracking_main_is_a_commit_on_main():
+    command = "git checkout -t origin/main && git commit -m x"
+    assert bash("never commit directly to main", command, branch="feature") == ["git commit -m x"]
+    assert bash("never commit directly to main", "git checkout -t origin/dev && git commit -m x", branch="main") == []

@@ -195,7 +195,8 @@ def switched_branch(argv: tuple):
     """The branch a ``git checkout``/``git switch`` argv leaves checked out:
     its name, None when it cannot be told (``git switch -``, ``--detach``),
     or ``SAME`` (not a switch; ``git checkout -- file``, ``git checkout a.ts``;
-    a path or a ref as ``writes.checkout_path`` tells: ``v1.2.3`` switches)."""
+    a path or a ref as ``writes.checkout_path`` tells: ``v1.2.3`` switches;
+    ``-t origin/x`` switches to x)."""
     i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i >= len(argv) or argv[i] not in ("checkout", "switch"):
         return SAME
@@ -214,6 +215,8 @@ def switched_branch(argv: tuple):
     name = names[0]
     if argv[i] == "checkout" and checkout_path(name) or DYN in name:
         return SAME if DYN not in name else None  # `git checkout src/app.ts`: a file
+    if "/" in name and any(a in ("-t", "--track") or a.startswith("--track=") for a in words):
+        return name.split("/", 1)[1]  # `--track origin/x` makes and checks out the local branch x
     return name
 
 
