@@ -166,7 +166,8 @@ def _why(args, cfg) -> int:
         print(("A guard: " if result["guard"] else "Not a guard: ") + result["why"])
         if result["reader"]:
             print("  As a saved lesson or an instruction-file line, it is shown once to the rule reader, a "
-                  "child that may phrase it as a guard (rule_reader in config.toml).")
+                  "child that may propose a guard for it in its reply; tacit keeps a proposal only when "
+                  "every word of it is in what the line forbids (rule_reader in config.toml).")
         for rule in result["rules"]:
             print(f"  {rule['kind']}: {json.dumps(rule['match'])}")
     return 0
