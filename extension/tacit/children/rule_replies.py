@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tacit.app import Tacit
-from tacit.children.commands import REPLY_ONLY as KINDS  # the child kinds that propose by their reply
 from tacit.display import clip
 from tacit.projects import project_for
 from tacit.safety import redact_secrets
@@ -98,4 +97,4 @@ def apply(cfg, job: dict, reply: str, actor) -> dict:
     return {"accepted": accepted, "refused": refused}
 
 
-__all__ = ["CAP", "KINDS", "Proposal", "apply", "parse", "shown"]
+__all__ = ["CAP", "Proposal", "apply", "parse", "shown"]

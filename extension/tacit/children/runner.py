@@ -17,7 +17,7 @@ from pathlib import Path
 from tacit.boundary import scrub
 from tacit.children import budget, integrity, orphans, rule_replies, suspicious
 from tacit.children.commands import (
-    default_model, NOTHING_TO_SAVE, agent_available, build_command, timeout_for,
+    default_model, NOTHING_TO_SAVE, REPLY_ONLY, agent_available, build_command, timeout_for,
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
@@ -201,7 +201,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
     }
     if emptied:
         suspicious.tell(cfg, job, emptied)
-    if ok and job.get("kind") in rule_replies.KINDS:
+    if ok and job.get("kind") in REPLY_ONLY:
         record["proposals"] = _proposals(cfg, job, reply if reply is not None else stdout_text, actor)
     if command.argv != command.shown:
         record["exec"] = command.exec_shown or command.argv
