@@ -54,7 +54,6 @@ class SecretRule:
     # lower-cased text, or the rule cannot match and is not run
     triggers: tuple
     check: Callable | None = None  # (match, text) -> bool: the value looks real
-    mask: str = "secret"  # the group the scanner hides in excerpts
     span: Callable | None = None  # (match, text) -> (start, end) to redact; default: whole match
     requires: tuple = ()  # substrings of which every match holds one (raw text)
     precheck: Callable | None = None  # (text) -> False only when the regex cannot match
@@ -115,11 +114,8 @@ def _basic_auth_check(match, _text):
     return bool(sep and user and decoded.isprintable() and len(password) >= 4)
 
 
-def _group_span(name: str) -> Callable:
-    def span(match, _text):
-        return match.span(name)
-
-    return span
+def _secret_span(match, _text) -> tuple[int, int]:
+    return match.span("secret")
 
 
 # Keyed values: assignments and prose
@@ -130,11 +126,8 @@ _VALUE = r"(?P<q>[\"'`]?)(?P<secret>[^\s\"'`,;(){}\[\]<>]{1,300}+)"
 
 
 def _ci(*words: str, boundary: str = "") -> str:
-    """Case-blind keyword alternatives whose branches each start with a literal letter
-    (``p(?i:assword)|P(?i:assword)``): the regex engine then skips, in C, every position that cannot
-    start a keyword, which a regex compiled with IGNORECASE (or starting with ``\\b``) cannot do —
-    five times faster on text full of the words. ``boundary``: characters that may not precede the
-    keyword, checked by a lookbehind after its first letter."""
+    """Case-blind keywords as branches starting with a literal letter (``p(?i:assword)|P(?i:assword)``:
+    five times faster than IGNORECASE); ``boundary``: characters that may not precede the keyword."""
     branches = []
     for word in words:
         for first in dict.fromkeys((word[0].lower(), word[0].upper())):
@@ -152,11 +145,8 @@ _ASSIGNMENT = lazy(
 
 
 def assignment_possible(text: str) -> bool:
-    """False only when the assignment rule cannot match ``text``.
-
-    Every match is a key ending in one of ``ASSIGNED_WORDS``, an optional quote, at most five spaces
-    or tabs, then ``:`` or ``=``. Looking back from each ``:`` and ``=`` is cheap and exact; it
-    keeps "Use when: rotating a secret" from running the regex, which tries every position."""
+    """False only when the assignment rule cannot match ``text``: no ``:`` or ``=`` after one of
+    ``ASSIGNED_WORDS``, an optional quote and at most five spaces or tabs."""
     for separator in ":=":
         position = text.find(separator)
         while position != -1:
@@ -260,10 +250,9 @@ def _near_key_id(match, text):
 
 # The rule table (order = report order; for overlapping matches the earlier
 # rule names the replacement)
-def _rule(pattern_id, regex, triggers, check=None, *, flags=0, mask="secret", span=None,
-          requires=(), precheck=None, kind=None) -> SecretRule:
+def _rule(pattern_id, regex, triggers, check=None, *, flags=0, **fields) -> SecretRule:
     rx = regex if isinstance(regex, (re.Pattern, LazyPattern)) else lazy(regex, flags)
-    return SecretRule(pattern_id, rx, triggers, check, mask, span, requires, precheck, kind)
+    return SecretRule(pattern_id, rx, triggers, check, **fields)
 
 
 def _keyed_kind(match) -> str:
@@ -295,18 +284,18 @@ RULES: tuple[SecretRule, ...] = (
           (("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),), _token(digit=True)),
     _rule("secret.slack_webhook",
           r"hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{16,64})",
-          (("hooks.slack.com",),), _token(), span=_group_span("secret")),
+          (("hooks.slack.com",),), _token(), span=_secret_span),
     _rule("secret.aws_key", r"\b(?:AKIA|ASIA|ABIA|ACCA)(?P<secret>[A-Z0-9]{16})(?![A-Za-z0-9])",
           (("akia", "asia", "abia", "acca"),), _token()),
     _rule("secret.aws_secret_key",
           _ci(r"aws[_-]?secret[_-]?access[_-]?key", r"secret[_-]?access[_-]?key", r"aws[_-]?secret[_-]?key")
           + r"[\"']?[ \t]{0,5}(?::=|=>|=|:)[ \t]{0,5}[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
           (("secret",), ("key",)), _token(cased=True), flags=re.ASCII,
-          span=_group_span("secret"), requires=(":", "=")),
+          span=_secret_span, requires=(":", "=")),
     # a bare secret access key right after its key id ("AKIA… / wJalr…")
     _rule("secret.aws_secret_key",
           r"A(?<![A-Za-z0-9_]A)(?:KIA|SIA)[A-Z0-9]{16}[\"']?[ \t]{0,3}[,;:/|][ \t]{0,3}[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-          (("akia", "asia"),), _token(cased=True), span=_group_span("secret")),
+          (("akia", "asia"),), _token(cased=True), span=_secret_span),
     _rule("secret.azure_key",
           r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?P<secret>[A-Za-z0-9+/%]{30,300}+={0,2})"
           r"|[?&]sig=(?P<sig>[A-Za-z0-9+/%]{30,300}+={0,2})",
@@ -334,9 +323,9 @@ RULES: tuple[SecretRule, ...] = (
     _rule("secret.bearer_token",
           r"\b(?:Bearer|(?<=Authorization: )token)[ \t]+(?P<secret>[A-Za-z0-9\-._~+/]{20,2000}+=*)",
           (("bearer", "authorization: token"),), _token(digit=True), flags=re.IGNORECASE | re.ASCII,
-          span=_group_span("secret")),
+          span=_secret_span),
     _rule("secret.basic_auth", r"\bBasic[ \t]+(?P<secret>[A-Za-z0-9+/]{12,1000}+={0,2})",
-          (("basic",),), _basic_auth_check, flags=re.ASCII, span=_group_span("secret")),
+          (("basic",),), _basic_auth_check, flags=re.ASCII, span=_secret_span),
     # curl -u user:password
     _rule("secret.basic_auth",
           r"c(?<![\w.-]c)url(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
@@ -344,7 +333,7 @@ RULES: tuple[SecretRule, ...] = (
           (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
           span=_value_of, kind="password"),
     _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
-          (("://",),), _url_check, span=_group_span("secret"), kind="password"),
+          (("://",),), _url_check, span=_secret_span, kind="password"),
     _rule("secret.assignment", _ASSIGNMENT, (ASSIGNED_WORDS,), _keyed_value_check,
           span=_value_of, requires=(":", "="), precheck=assignment_possible, kind=_keyed_kind),
     # mysql -u root -pS3cret (the password glued to -p)
@@ -375,19 +364,14 @@ RULES: tuple[SecretRule, ...] = (
           r"(?P<secret>[^\s\"'`]{1,300}+)", (("npm",), ("_auth", "_password")),
           lambda m, t: strong_value(t[slice(*_value_of(m))]), span=_value_of, kind="secret"),
     _rule("secret.url_credentials", _BARE_CREDENTIALS, (("@",),), _bare_credentials_check,
-          span=_group_span("secret"), requires=(":",), kind="password"),
+          span=_secret_span, requires=(":",), kind="password"),
     # an AWS secret key a few words from its key id ("AKIA… with secret wJalr…")
     _rule("secret.aws_secret_key", r"(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-          (("akia", "asia"),), _near_key_id, span=_group_span("secret")),
+          (("akia", "asia"),), _near_key_id, span=_secret_span),
 )
 
-PATTERN_IDS = tuple(dict.fromkeys(rule.pattern_id for rule in RULES))
-
-
 # Public API
-def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = None) -> bool:
-    if present is None:
-        present = frozenset(w for group in rule.triggers for w in group if w in low)
+def _may_run(rule: SecretRule, text: str, present: frozenset) -> bool:
     if not all(not present.isdisjoint(group) for group in rule.triggers):
         return False
     if rule.requires and not any(part in text for part in rule.requires):
@@ -395,26 +379,19 @@ def _may_run(rule: SecretRule, text: str, low: str, present: frozenset | None = 
     return rule.precheck is None or rule.precheck(text)
 
 
-_TRIGGER_CACHE: dict = {}  # id(rules) -> (rules, every trigger word): each word is looked for once per text
+_TRIGGER_WORDS = tuple(sorted({w for r in RULES for g in r.triggers for w in g}))  # every rule has triggers
 
 
-def _trigger_words(rules: tuple) -> tuple:
-    found = _TRIGGER_CACHE.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = _TRIGGER_CACHE[id(rules)] = (rules, tuple(sorted({w for r in rules for g in r.triggers for w in g})))
-    return found[1]
-
-
-def matches(text: str, rules: tuple = RULES):
+def matches(text: str):
     """``(rule, match)`` for every real-looking secret in ``text`` (a str)."""
     low = text.lower()
     # the trigger words present, found once for all rules (a rule runs only when
     # each of its trigger groups has a word in the text)
-    present = frozenset(w for w in _trigger_words(rules) if w in low)
-    if not present and all(r.triggers for r in rules):
+    present = frozenset(w for w in _TRIGGER_WORDS if w in low)
+    if not present:
         return
-    for rule in rules:
-        if not _may_run(rule, text, low, present):
+    for rule in RULES:
+        if not _may_run(rule, text, present):
             continue
         for match in rule.rx.finditer(text):
             if rule.check is None or rule.check(match, text):
@@ -422,14 +399,13 @@ def matches(text: str, rules: tuple = RULES):
 
 
 def mask_spans(text: str) -> list[tuple[int, int]]:
-    """Spans the scanner hides in excerpts (the sensitive part of each secret)."""
+    """Spans the scanner hides in excerpts (the ``secret`` group of each secret, else its span)."""
     spans = []
     for rule, match in matches(text):
-        group = rule.mask if rule.mask in match.re.groupindex and match.group(rule.mask) is not None else 0
-        if rule.span is not None and group == 0:
-            spans.append(rule.span(match, text))
+        if "secret" in match.re.groupindex and match.group("secret") is not None:
+            spans.append(match.span("secret"))
         else:
-            spans.append(match.span(group))
+            spans.append(rule.span(match, text) if rule.span is not None else match.span())
     return sorted(spans)
 
 
@@ -470,11 +446,8 @@ _REDACT_ROUNDS = 4
 
 
 def redact_secrets(text) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``.
-
-    Redacting can change what surrounds another value (a rule that needs no letter or dash before it
-    may match after a marker), so it repeats until nothing more is found, at most four rounds: the
-    result holds no secret ``find_secrets`` would report. Text without secrets costs one pass."""
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``, repeated (at most four rounds)
+    until nothing is found: a marker may expose another value to a rule."""
     text = as_text(text)
     for _round in range(_REDACT_ROUNDS):
         spans = find_secrets(text)
