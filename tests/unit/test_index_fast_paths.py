@@ -27,7 +27,7 @@ from tacit.safety import scanner, secrets
 # ---------------------------------------------------------------------------
 # scanner
 # ---------------------------------------------------------------------------
-_COMMANDS = list(dict.fromkeys(scanner._NETWORK_ANCHORS + scanner._READ_ANCHORS))
+_COMMANDS = list(dict.fromkeys(scanner._NETWORK_CMDS + scanner._READ_CMDS))
 _FRAGMENTS = _COMMANDS + [
     "branch", "function", "node", "since", "sync", "async", "detail", "format", "zipper",
     ".env", "~/.ssh/id_rsa", "authorized_keys", "$API_KEY", "${TOKEN}", "$(env)", "|", "-d",
@@ -77,8 +77,8 @@ _NETWORK_RULE = _command_rule(r"(?<![\w.-])(?P<cmd>curl")
 _READ_RULE = _command_rule(r"(?<![\w.-])(?P<cmd>cat")
 
 
-@pytest.mark.parametrize("rule_rx,anchors", [(_NETWORK_RULE, scanner._NETWORK_ANCHORS),
-                                              (_READ_RULE, scanner._READ_ANCHORS)])
+@pytest.mark.parametrize("rule_rx,anchors", [(_NETWORK_RULE, scanner._NETWORK_CMDS),
+                                              (_READ_RULE, scanner._READ_CMDS)])
 def test_anchor_lists_are_exactly_the_command_regexes_alternatives(rule_rx, anchors):
     rule, _rx = rule_rx
     alternatives = re.search(r"\(\?P<cmd>([^)]*)\)", rule.regex).group(1).split("|")

@@ -176,10 +176,8 @@ _SSH_DIR = lazy(r"(?:^|[/=@:<~])\.ssh/?$")
 
 
 def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
-    """Which sensitive file a command-line token names, if any.
-
-    ``whole_dirs``: also count the ~/.ssh folder itself (archived or copied away wholesale); reading
-    or opening the folder by name is harmless."""
+    """Which sensitive file a command-line token names, if any (``whole_dirs``: the ~/.ssh folder too,
+    archived or copied away wholesale)."""
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
     if not token:
         return None
@@ -344,17 +342,17 @@ def _image_check(match, _text):
 
 _NETWORK_CMDS = ("curl", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone",
                  "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm")
-_READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "base64", "xxd", "od", "hexdump",
+_READ_CMDS = ("cat", "less", "more", "head", "tail", "bat", "batcat", "base64", "xxd", "od", "hexdump",
               "strings", "tac", "get-content") + _ARCHIVERS
-# Command-anchored trigger words: the command ending a token as the two command rules' regex requires
-# (``_anchored``; docs/design/safety.md). These lists are exactly the regexes' alternatives (a test checks it).
-_NETWORK_ANCHORS = _NETWORK_CMDS
-_READ_ANCHORS = _READ_CMDS + ("batcat",)
 _ANCHOR_MARK = "\x00"  # anchored trigger words are "\x00" + command: never a text's substring test
 
 
-def _anchored(commands: tuple) -> tuple:
-    return tuple(_ANCHOR_MARK + command for command in commands)
+def _command_rule(commands: tuple, rest: int, **fields) -> _Rule:
+    """A rule for a command line of ``commands``; its trigger words: the command ending a token
+    (``_ANCHOR_MARK`` + command; docs/design/safety.md)."""
+    regex = rf"(?<![\w.-])(?P<cmd>{'|'.join(commands)})(?=[ \t])(?P<rest>[^\n]{{0,{rest}}}+)"
+    triggers = (tuple(_ANCHOR_MARK + command for command in commands), *fields.pop("triggers", ()))
+    return _Rule(None, regex, triggers=triggers, negation="adjacent", **fields)
 
 
 # Order = report order (category order, then most specific first).
@@ -571,28 +569,14 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         negation="adjacent",
     ),
     # exfiltration
-    _Rule(
-        None,
-        r"(?<![\w.-])(?P<cmd>curl|wget|scp|rsync|sftp|nc|ncat|netcat|socat|rclone|xh|httpie|invoke-webrequest"
-        r"|invoke-restmethod|iwr|irm)(?=[ \t])(?P<rest>[^\n]{0,400}+)",
-        triggers=(_anchored(_NETWORK_ANCHORS),),
-        check=_network_check,
-        negation="adjacent",
-    ),
+    _command_rule(_NETWORK_CMDS, 400, check=_network_check),
     _Rule(
         None,
         r"\|[ \t]*(?:curl|wget|xh|nc|ncat|netcat|socat|scp|rsync|http)\b",
         triggers=(_NETWORK_CMDS + ("http",), ("|",)),
         check=_pipe_check,
     ),
-    _Rule(
-        None,
-        r"(?<![\w.-])(?P<cmd>cat|less|more|head|tail|bat|batcat|base64|xxd|od|hexdump|strings|tac|get-content"
-        r"|tar|zip|7z|gzip|gpg|openssl)(?=[ \t])(?P<rest>[^\n]{0,300}+)",
-        triggers=(_anchored(_READ_ANCHORS), _SENSITIVE_WORDS),
-        check=_read_check,
-        negation="adjacent",
-    ),
+    _command_rule(_READ_CMDS, 300, triggers=(_SENSITIVE_WORDS,), check=_read_check),
     _Rule(
         None,
         r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*[\"']?(?P<path>[^\s\"'|;&<>]{1,300}+)",
@@ -768,20 +752,10 @@ def _present_words(low: str) -> frozenset:
 def _fold_table() -> dict:
     table = {ord(c): None for c in invisible.INVISIBLE_CHARS + "\u00ad"}
     table.update({cp: None for cp in range(0xE0000, 0xE0080)})
-    lookalikes = {
-        # Cyrillic
-        "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
-        "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ӏ": "l", "ɡ": "g",
-        "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
-        "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S",
-        # Greek
-        "α": "a", "ο": "o", "ν": "v", "ρ": "p", "ι": "i", "κ": "k", "ε": "e", "Α": "A", "Β": "B",
-        "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
-        "Τ": "T", "Υ": "Y", "Χ": "X",
-        # Latin oddities that case-insensitive regex would equate with ASCII letters
-        "ı": "i", "ȷ": "j", "ſ": "s", "K": "K",
-    }
-    table.update({ord(k): v for k, v in lookalikes.items()})
+    for lookalikes, letters in (("авекмнорстухіјѕԁӏɡАВЕКМНОРСТХУІЈЅ", "abekmhopctyxijsdlgABEKMHOPCTXYIJS"),  # Cyrillic
+                                ("αονριεκΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "aovpiekABEZHIKMNOPTYX"),  # Greek
+                                ("ıȷſK", "ijsK")):  # Latin oddities that case-insensitive regex equates with ASCII
+        table.update(str.maketrans(lookalikes, letters))
     return table
 
 
