@@ -119,7 +119,7 @@ def describe(findings: list[Finding]) -> str:
 
 
 # Rule table
-# "␣" in a pattern means "a word gap": whitespace, markdown emphasis or quotes,
+# "␣" in a rule's regex means "a word gap": whitespace, markdown emphasis or quotes,
 # so "**ignore** all previous instructions" reads as the phrase it is.
 _GAP = r"[\s*_`~\"'\u201c\u201d\u2018\u2019]{1,8}"
 
@@ -143,10 +143,6 @@ class _Rule:
     # pre-check, run after ``requires``
     precheck: object = None
     compiled: object = None  # the regex already compiled (rules shared with tacit.safety.secrets)
-
-
-def _phrase(pattern: str) -> str:
-    return pattern.replace("␣", _GAP)
 
 
 # exfiltration: command and path checks
@@ -360,60 +356,52 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     # injection
     _Rule(
         "injection.ignore_previous",
-        _phrase(
-            r"\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
-            r"(?:(?:all|any|each|every|of|the|your|my|these|those|and|both|such|earlier|above|prior|previous)␣){0,4}?"
-            r"(?:previous|prior|above|earlier|preceding|former|foregoing|original|initial|system|developer|safety)␣"
-            r"(?:(?:all|any|of|the|your|and|other)␣){0,2}?"
-            r"(?:instructions?|directions|directives?|prompts?|rules|guidelines|guidance|orders|programming)\b"
-            r"|\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
-            r"(?:(?:all|any|each|every|of|the|your|my|these|those)␣){0,3}?"
-            r"(?:instructions?|directives?|prompts?|rules|guidelines|guidance)␣"
-            r"(?:(?:that|which)␣)?(?:you(?:␣(?:were|have|had)|'ve)␣been␣(?:given|told)|you␣(?:were|got)␣(?:given|told)"
-            r"|(?:given|provided|written|stated|listed)␣(?:to␣you␣)?(?:above|before|earlier|previously)"
-            r"|above\b|before␣this|so␣far|until␣now|up␣to␣now)"
-            r"|\b(?:ignore|disregard|forget)␣(?:everything|all|anything)␣"
-            r"(?:(?:that␣)?you(?:␣(?:were|have|had)|'ve|'d)␣been␣told"
-            r"|(?:that␣(?:was|is|has␣been)␣)?(?:said|written|stated|mentioned)␣(?:above|before|earlier|previously|so␣far))\b"
-        ),
+        r"\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
+        r"(?:(?:all|any|each|every|of|the|your|my|these|those|and|both|such|earlier|above|prior|previous)␣){0,4}?"
+        r"(?:previous|prior|above|earlier|preceding|former|foregoing|original|initial|system|developer|safety)␣"
+        r"(?:(?:all|any|of|the|your|and|other)␣){0,2}?"
+        r"(?:instructions?|directions|directives?|prompts?|rules|guidelines|guidance|orders|programming)\b"
+        r"|\b(?:ignore|disregard|forget|override|bypass|abandon|discard|disobey)␣"
+        r"(?:(?:all|any|each|every|of|the|your|my|these|those)␣){0,3}?"
+        r"(?:instructions?|directives?|prompts?|rules|guidelines|guidance)␣"
+        r"(?:(?:that|which)␣)?(?:you(?:␣(?:were|have|had)|'ve)␣been␣(?:given|told)|you␣(?:were|got)␣(?:given|told)"
+        r"|(?:given|provided|written|stated|listed)␣(?:to␣you␣)?(?:above|before|earlier|previously)"
+        r"|above\b|before␣this|so␣far|until␣now|up␣to␣now)"
+        r"|\b(?:ignore|disregard|forget)␣(?:everything|all|anything)␣"
+        r"(?:(?:that␣)?you(?:␣(?:were|have|had)|'ve|'d)␣been␣told"
+        r"|(?:that␣(?:was|is|has␣been)␣)?(?:said|written|stated|mentioned)␣(?:above|before|earlier|previously|so␣far))\b",
         triggers=(("ignore", "disregard", "forget", "override", "bypass", "abandon", "discard", "disobey"),),
         negation="adjacent",
     ),
     _Rule(  # "the previous instructions no longer apply"
         "injection.ignore_previous",
-        _phrase(
-            r"\b(?:previous|prior|earlier|above|original|system)␣(?:instructions|rules|guidelines|directives)␣"
-            r"(?:no␣longer␣apply|(?:do␣not|don't)␣apply␣anymore|are␣(?:now␣)?(?:void|cancell?ed|revoked|obsolete"
-            r"|overridden|lifted))\b"
-        ),
+        r"\b(?:previous|prior|earlier|above|original|system)␣(?:instructions|rules|guidelines|directives)␣"
+        r"(?:no␣longer␣apply|(?:do␣not|don't)␣apply␣anymore|are␣(?:now␣)?(?:void|cancell?ed|revoked|obsolete"
+        r"|overridden|lifted))\b",
         triggers=(("apply", "void", "cancel", "revoked", "obsolete", "overridden", "lifted"),),
         negation="adjacent",
     ),
     _Rule(  # the same request in a few other languages
         "injection.ignore_previous",
-        _phrase(
-            r"(?:忽略|无视|忘记|忘掉|不要理会)掉?(?:之前|以前|先前|上面|前面|上述|以上|此前)?的?(?:所有|全部|一切)?"
-            r"(?:之前|以前|先前|上面|前面|上述|以上)?的?(?:指令|指示|说明|规则|提示词|命令)"
-            r"|(?:以前|前|上記|これまで)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて)?無視"
-            r"|\bignore[zr]?␣(?:toutes␣)?(?:les␣)?(?:instructions|consignes|règles)␣(?:précédentes|antérieures|ci-dessus)"
-            r"|\bignora␣(?:todas␣)?(?:las␣)?(?:instrucciones|reglas)␣(?:anteriores|previas)"
-            r"|\bignorieren?␣(?:sie␣)?(?:alle␣)?(?:vorherigen|bisherigen|obigen)␣(?:anweisungen|regeln|instruktionen)"
-        ),
+        r"(?:忽略|无视|忘记|忘掉|不要理会)掉?(?:之前|以前|先前|上面|前面|上述|以上|此前)?的?(?:所有|全部|一切)?"
+        r"(?:之前|以前|先前|上面|前面|上述|以上)?的?(?:指令|指示|说明|规则|提示词|命令)"
+        r"|(?:以前|前|上記|これまで)の(?:すべての|全ての)?(?:指示|命令|ルール)を(?:すべて)?無視"
+        r"|\bignore[zr]?␣(?:toutes␣)?(?:les␣)?(?:instructions|consignes|règles)␣(?:précédentes|antérieures|ci-dessus)"
+        r"|\bignora␣(?:todas␣)?(?:las␣)?(?:instrucciones|reglas)␣(?:anteriores|previas)"
+        r"|\bignorieren?␣(?:sie␣)?(?:alle␣)?(?:vorherigen|bisherigen|obigen)␣(?:anweisungen|regeln|instruktionen)",
         triggers=(("ignorez", "ignorer", "ignora", "ignorier", "忽略", "无视", "忘", "不要理会", "無視"),),
         negation="adjacent",
     ),
     _Rule(
         "injection.disregard_rules",
-        _phrase(
-            r"\b(?:ignore|disregard|forget|bypass|override|abandon|break|violate|disable|circumvent|disobey|evade)␣"
-            r"(?:(?:all|any|of|every)␣){0,2}(?:your|its|the␣assistant's|the␣model's|claude's)␣"
-            r"(?:(?:own|core|safety|content|ethical|security|built-in|original)␣){0,2}"
-            r"(?:rules|guidelines|guardrails|restrictions|limitations|filters|policies|principles|programming"
-            r"|instructions|training|constraints|safeguards|ethics|directives|system␣prompt|alignment)\b"
-            r"|\b(?:bypass|disable|circumvent|override|ignore|disregard|turn␣off|evade)␣(?:(?:all|any|the|every)␣){0,2}"
-            r"(?:safety|ethical|moderation)␣(?:rules|guidelines|guardrails|filters?|policies|policy|restrictions|protocols)\b"
-            r"|\b(?:bypass|disable|circumvent|ignore|disregard|evade)␣(?:(?:all|any|the|every)␣){0,2}guardrails\b"
-        ),
+        r"\b(?:ignore|disregard|forget|bypass|override|abandon|break|violate|disable|circumvent|disobey|evade)␣"
+        r"(?:(?:all|any|of|every)␣){0,2}(?:your|its|the␣assistant's|the␣model's|claude's)␣"
+        r"(?:(?:own|core|safety|content|ethical|security|built-in|original)␣){0,2}"
+        r"(?:rules|guidelines|guardrails|restrictions|limitations|filters|policies|principles|programming"
+        r"|instructions|training|constraints|safeguards|ethics|directives|system␣prompt|alignment)\b"
+        r"|\b(?:bypass|disable|circumvent|override|ignore|disregard|turn␣off|evade)␣(?:(?:all|any|the|every)␣){0,2}"
+        r"(?:safety|ethical|moderation)␣(?:rules|guidelines|guardrails|filters?|policies|policy|restrictions|protocols)\b"
+        r"|\b(?:bypass|disable|circumvent|ignore|disregard|evade)␣(?:(?:all|any|the|every)␣){0,2}guardrails\b",
         triggers=(("ignore", "disregard", "forget", "bypass", "override", "abandon", "break", "violate",
                    "disable", "circumvent", "disobey", "evade", "turn"),
                   ("your", "its", "assistant", "model", "claude", "safety", "ethical", "moderation", "guardrail")),
@@ -421,33 +409,29 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     ),
     _Rule(
         "injection.role_hijack",
-        _phrase(
-            r"\byou(?:␣are|'re)␣now␣(?:(?:a|an|the|my|our)␣(?!(?:member|owner|maintainer|collaborator|contributor"
-            r"|admin|administrator|part|user|reviewer|assignee)\b)|no␣longer\b|free␣(?:from|of)\b|unrestricted"
-            r"|unfiltered|uncensored|unbound|jailbroken|liberated|(?-i:DAN)\b|in␣(?:[\w-]+␣){0,3}?mode\b"
-            r"|(?:acting|operating|playing|roleplaying|pretending|speaking)␣(?:as|the␣role)\b|called\b|named\b)"
-            r"|\bfrom␣now␣on,?␣you(?:␣are|'re|␣will␣be|␣shall␣be)␣(?:a|an|the|no␣longer|free|unrestricted"
-            r"|unfiltered|(?-i:DAN)|called|named|evil)\b"
-            r"|\b(?:pretend|imagine)␣(?:to␣be|(?:that␣)?you(?:␣are|'re))␣(?:an?␣)?(?:unrestricted|unfiltered|uncensored"
-            r"|jailbroken|evil|malicious|rogue|(?-i:DAN)|different␣ai|ai␣without)\b"
-            r"|\byour␣new␣(?:role|persona|identity|name|purpose|objective|goal|task)␣(?:is|will␣be)\b"
-            r"|\byou␣(?:must|will|shall)␣now␣(?:obey|follow|comply␣with|listen␣to|act␣as|respond␣as)\b"
-        ),
+        r"\byou(?:␣are|'re)␣now␣(?:(?:a|an|the|my|our)␣(?!(?:member|owner|maintainer|collaborator|contributor"
+        r"|admin|administrator|part|user|reviewer|assignee)\b)|no␣longer\b|free␣(?:from|of)\b|unrestricted"
+        r"|unfiltered|uncensored|unbound|jailbroken|liberated|(?-i:DAN)\b|in␣(?:[\w-]+␣){0,3}?mode\b"
+        r"|(?:acting|operating|playing|roleplaying|pretending|speaking)␣(?:as|the␣role)\b|called\b|named\b)"
+        r"|\bfrom␣now␣on,?␣you(?:␣are|'re|␣will␣be|␣shall␣be)␣(?:a|an|the|no␣longer|free|unrestricted"
+        r"|unfiltered|(?-i:DAN)|called|named|evil)\b"
+        r"|\b(?:pretend|imagine)␣(?:to␣be|(?:that␣)?you(?:␣are|'re))␣(?:an?␣)?(?:unrestricted|unfiltered|uncensored"
+        r"|jailbroken|evil|malicious|rogue|(?-i:DAN)|different␣ai|ai␣without)\b"
+        r"|\byour␣new␣(?:role|persona|identity|name|purpose|objective|goal|task)␣(?:is|will␣be)\b"
+        r"|\byou␣(?:must|will|shall)␣now␣(?:obey|follow|comply␣with|listen␣to|act␣as|respond␣as)\b",
         triggers=(("you", "pretend", "imagine"),),
         flags=re.IGNORECASE, view="prepared",  # "DAN" is matched in capitals only
     ),
     _Rule(
         "injection.new_system_prompt",
-        _phrase(
-            r"\b(?:new|updated|revised|real|actual|true|secret|hidden|override)␣system␣(?:prompt|instructions?|message)s?"
-            r"\s*(?::|=|-+>|follows\b|reads\b|below\b|is␣as␣follows)"
-            r"|\b(?:here␣is|here's|below␣is|begin|start␣of|following␣is)␣(?:your|the)␣(?:new|updated|real|actual|true)␣"
-            r"(?:system␣)?(?:prompt|instructions)\b"
-            r"|\bsystem␣prompt␣(?:override|overridden)\b"
-            r"|\b(?:override|replace|overwrite)␣your␣(?:current␣|existing␣)?system␣(?:prompt|instructions|message)\b"
-            r"|\byour␣(?:new|real|actual|updated)␣instructions␣(?:are|follow)\b"
-            r"|\b(?:new|updated|real)␣instructions␣for␣(?:the␣)?(?:ai|assistant|agent|model|llm)\b"
-        ),
+        r"\b(?:new|updated|revised|real|actual|true|secret|hidden|override)␣system␣(?:prompt|instructions?|message)s?"
+        r"\s*(?::|=|-+>|follows\b|reads\b|below\b|is␣as␣follows)"
+        r"|\b(?:here␣is|here's|below␣is|begin|start␣of|following␣is)␣(?:your|the)␣(?:new|updated|real|actual|true)␣"
+        r"(?:system␣)?(?:prompt|instructions)\b"
+        r"|\bsystem␣prompt␣(?:override|overridden)\b"
+        r"|\b(?:override|replace|overwrite)␣your␣(?:current␣|existing␣)?system␣(?:prompt|instructions|message)\b"
+        r"|\byour␣(?:new|real|actual|updated)␣instructions␣(?:are|follow)\b"
+        r"|\b(?:new|updated|real)␣instructions␣for␣(?:the␣)?(?:ai|assistant|agent|model|llm)\b",
         triggers=(("system", "instructions", "prompt"),),
     ),
     _Rule(
@@ -466,25 +450,21 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     ),
     _Rule(
         "injection.prompt_extraction",
-        _phrase(
-            r"\b(?:reveal|print|output|repeat|leak|dump|disclose|share|send|show|display|recite|tell␣me|give␣me|write␣out)"
-            r"␣(?:me␣)?(?:all␣(?:of␣)?)?your␣(?:(?:full|entire|complete|hidden|secret|original|initial|exact|verbatim"
-            r"|system)␣){0,2}(?:system␣prompt|prompt|instructions|initial␣prompt|hidden␣instructions|context␣window)\b"
-            r"|\b(?:reveal|leak|disclose|recite|repeat)␣(?:(?:the|full|entire|complete|hidden|original|initial|exact)␣)"
-            r"{1,3}system␣prompt\b"
-        ),
+        r"\b(?:reveal|print|output|repeat|leak|dump|disclose|share|send|show|display|recite|tell␣me|give␣me|write␣out)"
+        r"␣(?:me␣)?(?:all␣(?:of␣)?)?your␣(?:(?:full|entire|complete|hidden|secret|original|initial|exact|verbatim"
+        r"|system)␣){0,2}(?:system␣prompt|prompt|instructions|initial␣prompt|hidden␣instructions|context␣window)\b"
+        r"|\b(?:reveal|leak|disclose|recite|repeat)␣(?:(?:the|full|entire|complete|hidden|original|initial|exact)␣)"
+        r"{1,3}system␣prompt\b",
         triggers=(("prompt", "instructions", "context window"),),
         negation="adjacent",
     ),
     _Rule(
         "injection.jailbreak",
-        _phrase(
-            r"\b(?-i:DAN|STAN|DUDE)␣(?:mode|prompt|jailbreak)\b"
-            r"|\bdo␣anything␣now\b"
-            r"|\bjailbr(?:ea|o)k(?:en|ed)?␣mode\b"
-            r"|\b(?:enable|activate|enter|switch␣(?:to|into)|turn␣on|unlock)␣(?:the␣)?"
-            r"(?:jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|chaos)␣mode\b"
-        ),
+        r"\b(?-i:DAN|STAN|DUDE)␣(?:mode|prompt|jailbreak)\b"
+        r"|\bdo␣anything␣now\b"
+        r"|\bjailbr(?:ea|o)k(?:en|ed)?␣mode\b"
+        r"|\b(?:enable|activate|enter|switch␣(?:to|into)|turn␣on|unlock)␣(?:the␣)?"
+        r"(?:jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|chaos)␣mode\b",
         triggers=(("dan", "stan", "dude", "anything now", "jailbr", "unrestricted", "unfiltered",
                    "uncensored", "evil", "chaos"),),
         flags=re.IGNORECASE, view="prepared",
@@ -494,47 +474,41 @@ _RULE_SPECS: tuple[_Rule, ...] = (
         None,
         # anchored on the rare half ("without restrictions"); the check looks
         # back for the verb, so a text full of "act" costs nothing extra
-        _phrase(
-            r"\b(?:without|with␣no|free␣(?:of|from)|ignoring|regardless␣of)␣(?:(?:any|all|your|the|its)␣)?"
-            r"(?:(?:moral|ethical|safety|content|usual|normal)␣)?(?:restrictions|limitations|filters|filtering|censorship"
-            r"|guardrails|boundaries|ethics|morals|morality|rules|guidelines|policies|constraints)\b"
-            r"(?!␣(?:on|for|about|regarding|around)\b)"
-        ),
+        r"\b(?:without|with␣no|free␣(?:of|from)|ignoring|regardless␣of)␣(?:(?:any|all|your|the|its)␣)?"
+        r"(?:(?:moral|ethical|safety|content|usual|normal)␣)?(?:restrictions|limitations|filters|filtering|censorship"
+        r"|guardrails|boundaries|ethics|morals|morality|rules|guidelines|policies|constraints)\b"
+        r"(?!␣(?:on|for|about|regarding|around)\b)",
         triggers=(("without", "with no", "free of", "free from", "ignoring", "regardless"),
                   ("act", "behave", "respond", "reply", "operate", "pretend", "roleplay", "role-play", "answer")),
         check=_act_unrestricted_check,
     ),
     _Rule(
         "injection.act_unrestricted",
-        _phrase(
-            r"\byou␣(?:have|now␣have)␣no␣(?:restrictions|limitations|rules|guidelines|filters|guardrails|boundaries"
-            r"|ethical␣(?:limits|constraints))\b"
-            r"|\b(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|amoral)␣(?:ai|assistant|model|llm|chatbot"
-            r"|agent|version␣of␣yourself|mode)\b"
-        ),
+        r"\byou␣(?:have|now␣have)␣no␣(?:restrictions|limitations|rules|guidelines|filters|guardrails|boundaries"
+        r"|ethical␣(?:limits|constraints))\b"
+        r"|\b(?:unrestricted|unfiltered|uncensored|jailbroken|unaligned|amoral)␣(?:ai|assistant|model|llm|chatbot"
+        r"|agent|version␣of␣yourself|mode)\b",
         triggers=(("have no", "unrestricted", "unfiltered", "uncensored", "jailbroken", "unaligned", "amoral"),),
         negation="adjacent",
     ),
     # hidden instructions
     _Rule(
         "hidden_instruction.conceal_from_user",
-        _phrase(
-            r"\b(?:do␣not|don't|dont|never|must␣not|mustn't|should␣not|shouldn't)␣(?:ever␣)?"
-            r"(?:tell|inform|notify|alert|warn|let␣on␣to)␣(?:the␣)?(?:user|human|operator|person)s?\b(?![ \t]*[\"'\u201c\u2018]|␣(?:to|how)\b)"
-            r"|\b(?:do␣not|don't|dont|never)␣let␣(?:the␣)?(?:user|human)s?␣(?:know|see|find␣out|notice|learn)\b"
-            r"|\b(?:do␣not|don't|dont|never)␣(?:mention|reveal|disclose|report)␣(?:this|that|it|these␣instructions"
-            r"|this␣instruction|any␣of␣this|(?:what|that)␣you(?:'re|␣are|␣did|␣have␣done)?(?:␣doing)?)␣"
-            r"to␣(?:the␣)?(?:user|human)s?\b"
-            r"|\b(?:keep|hide)␣(?:this|it|these␣instructions|this␣instruction|this␣(?:rule|note|entry|memory)"
-            r"|the␣(?:upload|change|request|command|action|instruction)s?)␣(?:(?:secret|hidden|private|confidential)␣)?"
-            r"from␣(?:the␣)?(?:user|human)s?\b"
-            r"|\bthe␣(?:user|human)␣(?:must|should|need)␣(?:not|never)␣(?:know|find␣out|learn|see␣this|notice|be␣told)\b"
-            r"|\b(?:this|these)␣instructions?␣(?:is|are|must␣(?:be|stay|remain))␣(?:secret|hidden|confidential|invisible)\b"
-            r"|\b(?:do␣not|don't|dont|never)␣(?:reveal|disclose|mention|repeat|acknowledge)␣(?:these|this|the␣above)␣"
-            r"(?:instructions?|rules?|notes?|entry|entries|memory)\b"
-            r"|\b(?:deny|pretend)␣(?:that␣)?(?:this|these|it)␣(?:(?:note|entry|memory|instruction|rule)s?␣)?"
-            r"(?:exists?|does␣not␣exist|doesn't␣exist|never␣existed|is␣not␣there|was␣never␣(?:added|written))\b"
-        ),
+        r"\b(?:do␣not|don't|dont|never|must␣not|mustn't|should␣not|shouldn't)␣(?:ever␣)?"
+        r"(?:tell|inform|notify|alert|warn|let␣on␣to)␣(?:the␣)?(?:user|human|operator|person)s?\b(?![ \t]*[\"'\u201c\u2018]|␣(?:to|how)\b)"
+        r"|\b(?:do␣not|don't|dont|never)␣let␣(?:the␣)?(?:user|human)s?␣(?:know|see|find␣out|notice|learn)\b"
+        r"|\b(?:do␣not|don't|dont|never)␣(?:mention|reveal|disclose|report)␣(?:this|that|it|these␣instructions"
+        r"|this␣instruction|any␣of␣this|(?:what|that)␣you(?:'re|␣are|␣did|␣have␣done)?(?:␣doing)?)␣"
+        r"to␣(?:the␣)?(?:user|human)s?\b"
+        r"|\b(?:keep|hide)␣(?:this|it|these␣instructions|this␣instruction|this␣(?:rule|note|entry|memory)"
+        r"|the␣(?:upload|change|request|command|action|instruction)s?)␣(?:(?:secret|hidden|private|confidential)␣)?"
+        r"from␣(?:the␣)?(?:user|human)s?\b"
+        r"|\bthe␣(?:user|human)␣(?:must|should|need)␣(?:not|never)␣(?:know|find␣out|learn|see␣this|notice|be␣told)\b"
+        r"|\b(?:this|these)␣instructions?␣(?:is|are|must␣(?:be|stay|remain))␣(?:secret|hidden|confidential|invisible)\b"
+        r"|\b(?:do␣not|don't|dont|never)␣(?:reveal|disclose|mention|repeat|acknowledge)␣(?:these|this|the␣above)␣"
+        r"(?:instructions?|rules?|notes?|entry|entries|memory)\b"
+        r"|\b(?:deny|pretend)␣(?:that␣)?(?:this|these|it)␣(?:(?:note|entry|memory|instruction|rule)s?␣)?"
+        r"(?:exists?|does␣not␣exist|doesn't␣exist|never␣existed|is␣not␣there|was␣never␣(?:added|written))\b",
         triggers=(("user", "human", "operator", "person", "instruction", "rule", "note", "entr", "memory",
                    "exist"),
                   # every alternative above holds one of these: "user" and "memory"
@@ -544,10 +518,8 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     ),
     _Rule(
         "hidden_instruction.conceal_from_user",
-        _phrase(
-            r"\bwithout␣(?:telling|informing|notifying|alerting)␣(?:the␣)?(?:user|human)s?\b"
-            r"|\bwithout␣(?:the␣)?(?:user|human|anyone|them)(?:'s|s')?␣(?:knowing|knowledge|noticing|awareness|realizing|seeing)\b"
-        ),
+        r"\bwithout␣(?:telling|informing|notifying|alerting)␣(?:the␣)?(?:user|human)s?\b"
+        r"|\bwithout␣(?:the␣)?(?:user|human|anyone|them)(?:'s|s')?␣(?:knowing|knowledge|noticing|awareness|realizing|seeing)\b",
         triggers=(("without",),),
         negation="clause",
     ),
@@ -559,12 +531,10 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     ),
     _Rule(
         "hidden_instruction.covert_action",
-        _phrase(
-            r"\b(?:secretly|covertly|surreptitiously|stealthily)␣(?:send|upload|post|transmit|forward|exfiltrate|email"
-            r"|copy|leak|share|include|append|insert|add|run|execute|install|modify|change|delete|remove|write|record"
-            r"|log|store|save|collect|download|disable|open|push|commit|embed|inject)\b"
-            r"|\b(?:silently|quietly)␣(?:send|upload|post|transmit|forward|exfiltrate|email|leak|share|collect)\b"
-        ),
+        r"\b(?:secretly|covertly|surreptitiously|stealthily)␣(?:send|upload|post|transmit|forward|exfiltrate|email"
+        r"|copy|leak|share|include|append|insert|add|run|execute|install|modify|change|delete|remove|write|record"
+        r"|log|store|save|collect|download|disable|open|push|commit|embed|inject)\b"
+        r"|\b(?:silently|quietly)␣(?:send|upload|post|transmit|forward|exfiltrate|email|leak|share|collect)\b",
         triggers=(("secretly", "covertly", "surreptitiously", "stealthily", "silently", "quietly"),),
         negation="adjacent",
     ),
@@ -585,32 +555,28 @@ _RULE_SPECS: tuple[_Rule, ...] = (
     ),
     _Rule(
         None,
-        _phrase(
-            r"\b(?P<verb>send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|print|dump|output"
-            r"|display|reveal|show|read|open|attach|share)␣"
-            r"(?:(?:me|us|the|your|user's|contents?|of|all|their|its|file|files|private|key|keys|at|in|from)␣){0,5}"
-            r"(?P<path>[^\s\"'`,;()<>]{1,300}+)"
-        ),
+        r"\b(?P<verb>send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|print|dump|output"
+        r"|display|reveal|show|read|open|attach|share)␣"
+        r"(?:(?:me|us|the|your|user's|contents?|of|all|their|its|file|files|private|key|keys|at|in|from)␣){0,5}"
+        r"(?P<path>[^\s\"'`,;()<>]{1,300}+)",
         triggers=(_SENSITIVE_WORDS,),
         check=_prose_file_check,
         negation="adjacent",
     ),
     _Rule(
         "exfiltration.send_secrets",
-        _phrase(
-            r"\b(?:send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|pipe|submit)␣"
-            r"(?:(?:the|all|any|every|your|their|its|user's|users'|of|contents|content|current|saved|stored)␣){0,4}"
-            r"(?:(?:api|access|secret|private|ssh|aws|github|openai|anthropic|auth|session|login|user)␣)?"
-            r"(?:keys|key|tokens?|secrets?|credentials?|passwords?|cookies|env(?:ironment)?␣variables|env␣vars"
-            r"|system␣prompt|conversation(?:␣history)?|chat␣history)\b"
-            r"(?!␣(?:rotation|notice|policy|reminder|expiry|expiration|format|docs|documentation|guide|request|reset"
-            r"|change|update|usage|count|limit|length|names?|field|ids?|header|schema|types?|scopes?|prefix|validation"
-            r"|checks?|errors?|page|flow|stats|metrics|summary|report)\b)[^\n]{0,60}?"
-            r"\b(?:to|into|at)␣(?:https?://|ftp://|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,100}|\d{1,3}(?:\.\d{1,3}){3}\b"
-            r"|(?:[\w-]{1,63}\.){1,8}(?:com|net|org|io|xyz|ru|cn|info|biz|me|co|app|dev|sh|tk|top|site|online|link|cc)\b"
-            r"|(?:my|our|this|an?␣external|an?␣remote|the␣attacker's|the␣following)␣"
-            r"(?:server|endpoint|webhook|url|address|host|email|pastebin|gist|discord|telegram|bucket))"
-        ),
+        r"\b(?:send|upload|post|transmit|exfiltrate|email|e-mail|forward|leak|paste|pipe|submit)␣"
+        r"(?:(?:the|all|any|every|your|their|its|user's|users'|of|contents|content|current|saved|stored)␣){0,4}"
+        r"(?:(?:api|access|secret|private|ssh|aws|github|openai|anthropic|auth|session|login|user)␣)?"
+        r"(?:keys|key|tokens?|secrets?|credentials?|passwords?|cookies|env(?:ironment)?␣variables|env␣vars"
+        r"|system␣prompt|conversation(?:␣history)?|chat␣history)\b"
+        r"(?!␣(?:rotation|notice|policy|reminder|expiry|expiration|format|docs|documentation|guide|request|reset"
+        r"|change|update|usage|count|limit|length|names?|field|ids?|header|schema|types?|scopes?|prefix|validation"
+        r"|checks?|errors?|page|flow|stats|metrics|summary|report)\b)[^\n]{0,60}?"
+        r"\b(?:to|into|at)␣(?:https?://|ftp://|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,100}|\d{1,3}(?:\.\d{1,3}){3}\b"
+        r"|(?:[\w-]{1,63}\.){1,8}(?:com|net|org|io|xyz|ru|cn|info|biz|me|co|app|dev|sh|tk|top|site|online|link|cc)\b"
+        r"|(?:my|our|this|an?␣external|an?␣remote|the␣attacker's|the␣following)␣"
+        r"(?:server|endpoint|webhook|url|address|host|email|pastebin|gist|discord|telegram|bucket))",
         triggers=(("send", "upload", "post", "transmit", "exfiltrate", "mail", "forward", "leak", "paste",
                    "pipe", "submit"),
                   ("key", "token", "secret", "credential", "password", "cookie", "env", "prompt",
@@ -648,7 +614,8 @@ def _from_secret(rule: secrets.SecretRule) -> _Rule:
 
 # secrets (raw text, case-sensitive prefixes): tacit.safety.secrets
 _RULE_SPECS += tuple(_from_secret(rule) for rule in secrets.RULES)
-_RULES = tuple((rule, rule.compiled or lazy(rule.regex, rule.flags)) for rule in _RULE_SPECS)
+_RULES = tuple((rule, rule.compiled or lazy(rule.regex.replace("␣", _GAP), rule.flags))
+               for rule in _RULE_SPECS)
 
 
 # Trigger words (docs/design/safety.md, "Clean text is cheap"): each rule's trigger groups (every group
