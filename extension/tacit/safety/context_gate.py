@@ -48,10 +48,8 @@ _LINE_BREAKS = str.maketrans({"\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
 
 
 def clean_for_context(text) -> str:
-    """``text`` safe to place in an agent's context: line endings normalised to ``\\n``, ANSI
-    escapes, control characters (but ``\\n`` and ``\\t``), invisible and bidi format characters and
-    lone surrogates removed. Emoji joiners, joiners inside Arabic-script or Indic words and
-    subdivision flags are kept: they are visible writing."""
+    """``text`` safe for an agent's context: ``\\n`` line endings; no ANSI escapes, control, invisible
+    or bidi characters, lone surrogates (joiners and tags that are visible writing are kept)."""
     text = as_text(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -211,14 +209,12 @@ def _left_out(kind: str, label: str, reason: str, pattern_id: str, shown_label: 
 
 def _as_block(item) -> Block | None:
     if isinstance(item, Block):
-        kind, label, text, group = item.kind, item.label, item.text, item.group
+        item = (item.kind, item.label, item.text, item.group)
     elif isinstance(item, dict):
-        kind, label, text, group = item.get("kind"), item.get("label"), item.get("text"), item.get("group")
-    elif isinstance(item, (tuple, list)) and len(item) in (3, 4):
-        kind, label, text = item[:3]
-        group = item[3] if len(item) == 4 else None
-    else:
+        item = tuple(item.get(key) for key in ("kind", "label", "text", "group"))
+    if not (isinstance(item, (tuple, list)) and len(item) in (3, 4)):
         return None
+    kind, label, text, group = (*item, None)[:4]
     if not isinstance(kind, str):
         return None
     return Block(kind, as_text(label), as_text(text), None if group is None else as_text(group))
@@ -298,18 +294,14 @@ def _split_reason(finding) -> str:
 
 
 def _continues(entry: str) -> bool:
-    """Does ``entry`` open mid-sentence (a lower-case letter, a conjunction's
-    punctuation …) rather than as a sentence of its own?"""
+    """Does ``entry`` open mid-sentence rather than as a sentence of its own?"""
     head = entry.lstrip()[:1]
     return bool(head) and not (head.isupper() or head.isdigit() or head in "#*-•>[(\"'`")
 
 
 def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
-    """Memory entries read together across blocks (USER.md then MEMORY.md …) and across the entries
-    between them: the surviving entries of every memory block are joined (an injection split over
-    two scopes), and an entry that ends mid-sentence is read with the start of every later entry
-    (one split with other entries between its halves). Failing entries are left out of their blocks.
-    """
+    """Memory entries read together across blocks (an injection split over two scopes), and an entry
+    ending mid-sentence with the start of every later one; failing entries are left out."""
     spots = [(b, numbering[id(block)][k], entry) for b, block in enumerate(allowed) if block.kind == MEMORY
              for k, entry in enumerate(block.text.split(ENTRY_SEPARATOR))]
     if len(spots) < 2:
@@ -365,13 +357,9 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
 
 # The gate
 def gate_context(blocks: Iterable) -> GateResult:
-    """The pieces of ``blocks`` that may be injected (cleaned), and what was left out.
-
-    ``blocks`` holds ``Block`` values, ``(kind, label, text)`` or ``(kind, label, text, group)``
-    tuples, or dicts with those keys. Kinds: ``memory`` (a whole USER.md/MEMORY.md block, entries
-    separated by ``\\n§\\n``), ``skill_name``, ``skill_description``, ``skill_category`` (a category
-    folder name), ``skill_body``, ``fix_pattern``, ``notice``; any other kind is scanned like a
-    notice. Never raises."""
+    """The pieces of ``blocks`` (``Block`` values, ``(kind, label, text[, group])`` tuples or dicts)
+    that may be injected, cleaned, and what was left out; an unknown kind is scanned like a notice
+    (kinds: docs/design/safety.md). Never raises."""
     left_out: list[LeftOut] = []
     allowed: list[Block] = []
     refused_groups: set = set()
