@@ -312,10 +312,8 @@ _IMPERATIVES = (
 
 @dataclass(slots=True)
 class _Trigger:
-    """A diagnosis or a remedy found in sentence ``sent``: ``trig_start`` is where its trigger phrase
-    starts (for ordering within a sentence), ``start``/``end`` the span of its problem or solution
-    text; ``problem``: the problem text a combined remedy trigger carries; ``text``: set for label
-    sections (already assembled)."""
+    """A diagnosis or remedy in sentence ``sent``: its trigger phrase starts at ``trig_start``, its text
+    spans ``start:end`` (``text``: a label section's, assembled; ``problem``: a combined trigger's)."""
 
     sent: int
     trig_start: int
@@ -523,7 +521,7 @@ class _Sentence:
 
 
 def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
-    """Sentences with section roles; also reports a "Fixed:"-style preamble."""
+    """Sentences with section roles, within the budget; also reports a "Fixed:"-style preamble."""
     sentences: list[_Sentence] = []
     done = False
     section_id = 0
@@ -569,7 +567,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
                 sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
-    return sentences, done
+    return _within_budget(sentences), done
 
 
 def _text_weight(text: str) -> int:
@@ -791,7 +789,6 @@ def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | No
         return None
     spans: list[str] = []
     sentences, done = _sentences(_units(reply, spans))
-    sentences = _within_budget(sentences)
     if not sentences:
         return None
     restored = [_restore(s.text, spans) for s in sentences]
@@ -1048,6 +1045,6 @@ def prose_sentences(reply: str) -> tuple[list[ProseSentence], bool]:
         units = _units(reply[:MAX_REPLY_CHARS], spans)
         sentences, done = _sentences(units)
         return [ProseSentence(_restore(s.text, spans), s.role, units[s.unit].kind == "heading", s.item)
-                for s in _within_budget(sentences)], done
+                for s in sentences], done
     except Exception:  # noqa: BLE001
         return [], False
