@@ -89,10 +89,27 @@ def _add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
-_FIXED_HINTS = {
-    "today": 0, "tonight": 0, "eod": 0, "end of day": 0, "tomorrow": 1, "this sprint": 14,
-    "end of sprint": 14, "next sprint": 28,
-}
+_ALIASES = {"tonight": "today", "eod": "today", "end of day": "today", "end of sprint": "this sprint",
+            "eow": "this week", "end of week": "this week", "end of month": "this month",
+            "end of quarter": "this quarter", "end of year": "this year"}
+
+
+def _named_day(hint: str, today: dt.date) -> dt.date | None:
+    """The day a fixed hint ("tomorrow", "next month", "q3" …) names, or None."""
+    week_end = today + dt.timedelta(days=6 - today.weekday())
+    month = _add_months(today.replace(day=1), 1)
+    quarter = (today.month - 1) // 3  # this one, from 0
+    if len(hint) == 2 and hint[0] == "q" and hint[1] in "1234":
+        end = _month_end(today.year, int(hint[1]) * 3)
+        return end if end >= today else _month_end(today.year + 1, int(hint[1]) * 3)
+    days = {"today": today, "tomorrow": today + dt.timedelta(days=1),
+            "this sprint": today + dt.timedelta(days=14), "next sprint": today + dt.timedelta(days=28),
+            "this week": week_end, "next week": week_end + dt.timedelta(days=7),
+            "this month": _month_end(today.year, today.month), "next month": _month_end(month.year, month.month),
+            "this quarter": _month_end(today.year, quarter * 3 + 3),
+            "next quarter": _month_end(today.year + (quarter == 3), (quarter + 1) % 4 * 3 + 3),
+            "this year": dt.date(today.year, 12, 31), "next year": dt.date(today.year + 1, 12, 31)}
+    return days.get(_ALIASES.get(hint, hint))
 
 
 def resolve_expiry(hint, now: float) -> float | None:
@@ -102,35 +119,9 @@ def resolve_expiry(hint, now: float) -> float | None:
         return None
     hint = hint.strip().lower()[:60]
     today = dt.date.fromtimestamp(now)
-    week_end = today + dt.timedelta(days=6 - today.weekday())
-    if hint in _FIXED_HINTS:
-        return _end_of(today + dt.timedelta(days=_FIXED_HINTS[hint]))
-    if hint in ("eow", "this week", "end of week"):
-        return _end_of(week_end)
-    if hint == "next week":
-        return _end_of(week_end + dt.timedelta(days=7))
-    if hint in ("end of month", "this month"):
-        return _end_of(_month_end(today.year, today.month))
-    if hint == "next month":
-        nxt = _add_months(today.replace(day=1), 1)
-        return _end_of(_month_end(nxt.year, nxt.month))
-    if hint in ("end of year", "this year"):
-        return _end_of(dt.date(today.year, 12, 31))
-    if hint == "next year":
-        return _end_of(dt.date(today.year + 1, 12, 31))
-    quarter = None
-    if hint in ("end of quarter", "this quarter"):
-        quarter, year = (today.month - 1) // 3 + 1, today.year
-    elif hint == "next quarter":
-        quarter, year = (today.month - 1) // 3 + 2, today.year
-        if quarter > 4:
-            quarter, year = 1, year + 1
-    elif len(hint) == 2 and hint[0] == "q" and hint[1] in "1234":
-        quarter, year = int(hint[1]), today.year
-        if _month_end(year, quarter * 3) < today:
-            year += 1
-    if quarter:
-        return _end_of(_month_end(year, quarter * 3))
+    named = _named_day(hint, today)
+    if named is not None:
+        return _end_of(named)
     words = hint.replace("a few", "few").split()
     if words and words[-1] in _WEEKDAYS:
         ahead = (_WEEKDAYS.index(words[-1]) - today.weekday()) % 7
