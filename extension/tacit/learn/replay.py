@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 import time
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -221,14 +221,12 @@ def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = F
     writes nothing. ``progress`` gets ``{"file", "files_done", "files_total", "events"}`` now and then."""
     started = time.time()
     files, problems = expand_paths(paths)
-    scratch_dir = None if apply else tempfile.mkdtemp(prefix="tacit-learn-")
-    run_cfg = _scratch_config(cfg, scratch_dir) if scratch_dir else cfg
-    try:
+    scratch = nullcontext() if apply else tempfile.TemporaryDirectory(prefix="tacit-learn-",
+                                                                       ignore_cleanup_errors=True)
+    with scratch as scratch_dir:
+        run_cfg = _scratch_config(cfg, scratch_dir) if scratch_dir else cfg
         return _replay(cfg, run_cfg, files, problems, apply=apply, host=host, progress=progress,
                        started=started, build_engine=build_engine)
-    finally:
-        if scratch_dir:
-            shutil.rmtree(scratch_dir, ignore_errors=True)
 
 
 def _memory_entries(cfg) -> dict:
@@ -243,22 +241,19 @@ def _batched(ledger, enabled: bool):
     if not enabled:
         yield lambda: None
         return
-    state = {"txn": ledger.write(), "n": 0}
-    state["txn"].__enter__()
+    with ExitStack() as txn:  # the open transaction: committed, or left with the exception
+        txn.enter_context(ledger.write())
+        done = 0
 
-    def tick() -> None:
-        state["n"] += 1
-        if state["n"] >= BATCH_EVENTS:
-            state["txn"].__exit__(None, None, None)
-            state["txn"], state["n"] = ledger.write(), 0
-            state["txn"].__enter__()
+        def tick() -> None:
+            nonlocal done
+            done += 1
+            if done >= BATCH_EVENTS:
+                txn.close()  # commit, then open the next one
+                txn.enter_context(ledger.write())
+                done = 0
 
-    try:
         yield tick
-    except BaseException as exc:
-        state["txn"].__exit__(type(exc), exc, exc.__traceback__)
-        raise
-    state["txn"].__exit__(None, None, None)
 
 
 def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, build_engine) -> dict:
