@@ -881,10 +881,10 @@ class _Best:
 
     def consider(self, conf: float, order: int, problem: str, solution: str, pattern: str, r: _Remedy) -> bool:
         """Score one pairing; returns False when it is not a usable fix at all."""
-        if any(
-            k > r.sent or (k == r.sent and r.kind != "label" and _failure_after(self.spans, self.sentences[k], r))
-            for k in self.failures
-        ):
+        # a failure phrase after the remedy (in the remedy's own sentence: after the remedy starts)
+        if any(k > r.sent or k == r.sent and r.kind != "label"
+               and _FAILURE_RE.search(_restore(self.sentences[k].text[r.start:], self.spans))
+               for k in self.failures):
             return False
         problem_c, solution_c = _clean(problem, self.spans, _PROBLEM_LEAD_RE), _clean(solution, self.spans)
         if not (_meaningful(problem_c) and _meaningful(solution_c)):
@@ -1001,11 +1001,6 @@ _UNDO_RE = lazy(
 _EXPLICIT_DIAGNOSES = frozenset(
     {"issue-was", "reason", "found-it", "turns-out", "caused-by", "comes-from", "label", "zh", "there-was"}
 )
-
-
-def _failure_after(spans, s: _Sentence, r: _Remedy) -> bool:
-    """A failure phrase in the remedy's own sentence counts only after the remedy starts."""
-    return bool(_FAILURE_RE.search(_restore(s.text[r.start:], spans)))
 
 
 def _diag_text(sentences: list[_Sentence], d: _Diag) -> str:

@@ -62,11 +62,6 @@ def local_day(now: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(now))
 
 
-def review_time_reached(cfg, now: float) -> bool:
-    local = time.localtime(now)
-    return (local.tm_hour, local.tm_min) >= review_clock(cfg)
-
-
 # Expiry hints -> dates
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",

@@ -178,11 +178,6 @@ def on_user_message(event, ctx):
     return ContextResult(context=[Injection(model.render_block(found), priority=INJECTION_PRIORITY)])
 
 
-def _turn_failed(event) -> bool:
-    calls = event.tool_calls or ()
-    return bool(calls) and not calls[-1].ok
-
-
 def on_turn_end(event, ctx):
     """Background: forge a pattern from the final reply; record ``patterns.forged``."""
     cfg = ctx.cfg
@@ -191,7 +186,9 @@ def on_turn_end(event, ctx):
 
     def work():
         created = 0
-        if cfg.forge_on_success and event.assistant_text and not _turn_failed(event):
+        calls = event.tool_calls or ()
+        failed = bool(calls) and not calls[-1].ok  # the turn ended on a failing tool call
+        if cfg.forge_on_success and event.assistant_text and not failed:
             from tacit.detect.fix import detect_fix  # off the lookup's path: see the module's docstring
 
             fix = detect_fix(event.assistant_text)

@@ -98,7 +98,9 @@ def record_review_shown(conn, trigger: str, now: float, items: list[dict] | None
 def review_due(conn, cfg, now: float) -> bool:
     """The first event at or after ``review_time`` today (once a day across
     sessions and processes: the offered day is in the ledger)."""
-    return captures.review_time_reached(cfg, now) and capture_store.offered_day(conn) != local_day(now)
+    local = time.localtime(now)
+    reached = (local.tm_hour, local.tm_min) >= captures.review_clock(cfg)
+    return reached and capture_store.offered_day(conn) != local_day(now)
 
 
 def mark_review_offered(conn, now: float) -> None:
