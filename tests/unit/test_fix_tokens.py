@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tacit.detect import fix, fix_tokens
+from tacit.detect import fix_tokens
 from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -105,10 +105,6 @@ def assert_same(text):
 # ---------------------------------------------------------------------------
 # Equality
 # ---------------------------------------------------------------------------
-def test_detect_fix_reexports_this_tokenizer():
-    assert fix.tokenize_code_aware is tokenize_code_aware
-
-
 @pytest.mark.parametrize("text", [
     "", "loadDotenv() failed loading ~/.cache/pip; a\\b and C++ caused crashes", "HTTPServer", "HTTPSConnection2",
     "ABCdef", "ABC", "aB", "AbC", "__init__.py", "react@18.2.0", "v2", "V2.1", "v2.1rc1", "3.11.4.", "1..2", "1.2a.3",

@@ -2,7 +2,7 @@
 
 On ``turn_end`` the engine hands the agent's final reply to :func:`detect_fix`; a hit becomes a
 stored fix pattern whose :func:`lookup_text` the lexical index ranks when a similar problem comes
-back (tokenised by :func:`tokenize_code_aware`, from :mod:`tacit.detect.fix_tokens`). Nothing here
+back (tokenised by :mod:`tacit.detect.fix_tokens`). Nothing here
 touches storage, config or the network. Figures: docs/detectors.md.
 
 Design notes: docs/design/detect.md#tacitdetectfix"""
@@ -13,14 +13,10 @@ import re
 from dataclasses import asdict, dataclass
 
 from tacit.detect import fix_parse
-from tacit.detect.fix_tokens import iter_tokens, tokenize_code_aware
 from tacit.detect.model import bucket, flags, model
 from tacit.lazyre import lazy
 
-__all__ = [
-    "FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features",
-    "tokenize_code_aware", "iter_tokens",
-]
+__all__ = ["FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features"]
 
 MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
@@ -30,10 +26,8 @@ WEIGHTS_FILE = "fix_model.json"
 
 @dataclass(frozen=True, slots=True)
 class FixStatement:
-    """A problem and the solution the agent applied or prescribed for it.
-
-    ``pattern`` names how it was found (the parser's trigger pair, e.g. ``"found-it+i-verb"``, or
-    ``"scored:<diagnosis>+<remedy>"``); ``confidence`` is the scorer's score (0..1)."""
+    """A problem and the solution the agent applied or prescribed for it; ``pattern``: how it was found
+    (``"found-it+i-verb"``, ``"scored:<diagnosis>+<remedy>"``); ``confidence``: the score (0..1)."""
 
     problem: str
     solution: str
