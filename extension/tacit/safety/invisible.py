@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# one listed character, or a run of tag characters (reported as one hit)
-INVISIBLE = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069]|[\U000e0000-\U000e007f]+")
-INVISIBLE_ANY = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 INVISIBLE_CHARS = (
     "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
+# one listed character, or a run of tag characters (reported as one hit)
+INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]|[\U000e0000-\U000e007f]+")
+INVISIBLE_ANY = re.compile(f"[{INVISIBLE_CHARS}\U000e0000-\U000e007f]")
 ZWNJ, ZWJ = "\u200c", "\u200d"
 BLACK_FLAG = "\U0001f3f4"
 
@@ -35,12 +35,8 @@ def _is_joining_script(ch: str) -> bool:
 
 
 def legitimate(text: str, start: int, end: int) -> bool:
-    """True when ``text[start:end]`` (one ``INVISIBLE`` match) is visible writing.
-
-    - ZWJ inside an emoji sequence (woman + ZWJ + laptop, rainbow flag): one glyph.
-    - ZWJ/ZWNJ between letters of Arabic-script or Indic text (Persian
-      half-spaces, Devanagari conjunct control).
-    - Tag characters forming a subdivision flag after the black flag (Scotland, Wales)."""
+    """True when ``text[start:end]`` (one ``INVISIBLE`` match) is visible writing: a ZWJ inside an emoji
+    sequence, a ZWJ/ZWNJ between Arabic-script or Indic letters, tags making a subdivision flag."""
     run = text[start:end]
     if run[0] >= "\U000e0000":
         return (
