@@ -39,8 +39,8 @@ _VERSION_SPEC = re.compile(r"[=<>!~\[;]")
 
 
 def register(engine) -> None:
-    engine.on("tool_result", on_tool_result, name="learn.observe.tool_result", background=True)
-    engine.on("command", on_command, name="learn.observe.command", background=True)
+    engine.on("tool_result", on_event, name="learn.observe.tool_result", background=True)
+    engine.on("command", on_event, name="learn.observe.command", background=True)
 
 
 # Entities tacit can see
@@ -215,8 +215,9 @@ def observe_event(conn, cfg, event) -> Recorded | None:
     return out
 
 
-# The handlers
-def _handle(where: str, event, ctx):
+# The handler
+def on_event(event, ctx):
+    """A ``tool_result`` or ``command`` event learned from (in the background)."""
     if not ctx.cfg.learning_enabled:
         return None
 
@@ -224,16 +225,8 @@ def _handle(where: str, event, ctx):
         with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction
             observe_event(conn, ctx.cfg, event)
 
-    guarded(where, ctx.cfg, work)
+    guarded(f"learn.observe.{event.kind}", ctx.cfg, work)
     return None
-
-
-def on_tool_result(event, ctx):
-    return _handle("learn.observe.tool_result", event, ctx)
-
-
-def on_command(event, ctx):
-    return _handle("learn.observe.command", event, ctx)
 
 
 # Habits as read (`tacit habits`)

@@ -88,11 +88,12 @@ def render_review(items: list[dict], day: str) -> str:
     return "\n".join(lines)
 
 
-def record_review_shown(conn, trigger: str, now: float, items: list[dict] | None = None) -> dict:
-    if items is None:
-        items = review_items(conn, now=now)
+def _record_shown(conn, trigger: str, now: float, items: list[dict], *, offered: bool = True) -> int:
+    """Record one showing of the review (``offered``: the nightly notice counts as given); its id."""
     review_id = capture_store.record_review(conn, local_day(now), trigger, counts(items), now)
-    return {"review_id": review_id, "counts": counts(items)}
+    if offered:
+        capture_store.set_offered_day(conn, local_day(now))
+    return review_id
 
 
 def review_due(conn, cfg, now: float) -> bool:
@@ -103,15 +104,11 @@ def review_due(conn, cfg, now: float) -> bool:
     return reached and capture_store.offered_day(conn) != local_day(now)
 
 
-def mark_review_offered(conn, now: float) -> None:
-    capture_store.set_offered_day(conn, local_day(now))
-
-
 def nightly_notice(conn, cfg, now: float) -> str | None:
     """The nightly review notice if it is due (marks it offered)."""
     if not review_due(conn, cfg, now):
         return None
-    mark_review_offered(conn, now)
+    capture_store.set_offered_day(conn, local_day(now))
     count = len(review_items(conn, now=now))
     if count <= 0 or cfg.silent:
         return None
@@ -128,20 +125,17 @@ def memory_review(cfg, *, trigger: str = "command", now: float | None = None, le
     day = day or local_day(now)
     with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
         items = review_items(conn, now=now, day=day, include_all=include_all)
-        shown = record_review_shown(conn, trigger, now, items)
-        if day == local_day(now):
-            mark_review_offered(conn, now)
+        review_id = _record_shown(conn, trigger, now, items, offered=day == local_day(now))
     text = render_review(items, "all pending days" if include_all else day)
     return {"success": True, "text": text, "day": day, "items": items, "counts": counts(items),
-            "review_id": shown["review_id"]}
+            "review_id": review_id}
 
 
 def review_for_prompt(conn, now: float) -> str:
     """The ``<memory-review>`` block injected when the user asks for the
     review in a message; the showing is recorded."""
     items = review_items(conn, now=now)
-    record_review_shown(conn, "request", now, items)
-    mark_review_offered(conn, now)
+    _record_shown(conn, "request", now, items)
     return f"<memory-review>\n{REVIEW_INSTRUCTIONS}\n\n{render_review(items, local_day(now))}\n</memory-review>"
 
 
