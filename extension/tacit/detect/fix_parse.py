@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import islice
+from itertools import accumulate, islice, takewhile
 
 from tacit.lazyre import lazy
 
@@ -487,20 +487,14 @@ _PROBLEM_BOUNDARY_RE = lazy(r";|；")
 
 
 def _clause_start(text: str, pos: int) -> int:
-    start = 0
-    for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos):
-        start = match.end()
-    return start
+    return max((match.end() for match in _CLAUSE_BOUNDARY_RE.finditer(text, 0, pos)), default=0)
 
 
 def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = _CLAUSE_BOUNDARY_RE) -> int:
     """End of a span: the first clause boundary or later trigger after start."""
     boundary = boundary_re.search(text, start)
     end = boundary.start() if boundary else len(text)
-    for stop in stops:
-        if start < stop < end:
-            end = stop
-    return end
+    return min((stop for stop in stops if start < stop < end), default=end)
 
 
 # Detection
@@ -724,8 +718,7 @@ def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
 
 
 def _clean(text: str, spans: list[str], lead_re: re.Pattern = _LEAD_CONNECTOR_RE) -> str:
-    text = _restore(text, spans)
-    text = " ".join(text.split())
+    text = " ".join(_restore(text, spans).split())
     for _ in range(3):
         text = lead_re.sub("", text)
         text = _TRAIL_CONNECTOR_RE.sub("", text)
@@ -799,12 +792,8 @@ def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | No
 
 def _within_budget(sentences: list[_Sentence]) -> list[_Sentence]:
     """The first sentences, up to ``MAX_SENTENCES`` and ``MAX_PROSE_CHARS``."""
-    budget = MAX_PROSE_CHARS
-    for kept, sentence in enumerate(sentences[:MAX_SENTENCES]):
-        budget -= len(sentence.text)
-        if budget < 0:
-            return sentences[:kept]
-    return sentences[:MAX_SENTENCES]
+    totals = accumulate(len(sentence.text) for sentence in sentences[:MAX_SENTENCES])
+    return sentences[:sum(1 for _ in takewhile(lambda total: total <= MAX_PROSE_CHARS, totals))]
 
 
 def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> None:
