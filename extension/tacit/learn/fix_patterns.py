@@ -13,6 +13,7 @@ import hashlib
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from tacit.lazyre import lazy
@@ -157,11 +158,8 @@ def rank(candidates: list[Candidate], terms: list[str], doc_freq: dict, n_docs: 
 
 def doc_freqs_of(candidates: list[Candidate], terms: list[str]) -> dict:
     """Document frequencies counted over candidates (no FTS5: every active pattern)."""
-    wanted, out = set(terms), {}
-    for c in candidates:
-        for term in set(c.tokens.split()) & wanted:
-            out[term] = out.get(term, 0) + 1
-    return out
+    wanted = set(terms)
+    return dict(Counter(term for c in candidates for term in set(c.tokens.split()) & wanted))
 
 
 def jaccard(a, b) -> float:

@@ -12,7 +12,7 @@ Design notes: docs/design/learn.md#tacitlearnfixes"""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from tacit.hookspecs import ContextResult, Injection
 from tacit.learn import fix_patterns as model
@@ -61,8 +61,7 @@ class Forged:
     reason: str = ""
 
     def as_dict(self) -> dict:
-        return {k: v for k, v in (("action", self.action), ("id", self.id), ("title", self.title),
-                                  ("reason", self.reason)) if v not in (None, "")}
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
 
 
 def forge(conn, cfg, fix, *, title: str, session_id: str | None = None, cwd: str | None = None,
