@@ -39,11 +39,8 @@ STATUSES = candidates.STATUSES
 # The model
 @dataclass(frozen=True, slots=True)
 class Proposal:
-    """What a detector hands the lifecycle for one key.
-
-    ``create``: the detector's threshold is met (insert if the key is new). ``ref``/``session_key``:
-    the evidence this proposal brings (it reinforces an existing memory once per ref). ``evidence``:
-    the full list of ``(ref, session_key)`` recorded when the memory is created."""
+    """What a detector hands the lifecycle for one key: ``create`` when its threshold is met, ``ref`` /
+    ``session_key`` the evidence it brings, ``evidence`` all ``(ref, session_key)`` for a new memory."""
 
     key: str
     kind: str
@@ -350,9 +347,8 @@ def forget(tacit: Tacit, key: str, *, ledger=None, now: float | None = None) -> 
 
 
 def teach(tacit: Tacit, text: str, *, target: str = "memory", ledger=None, now: float | None = None) -> dict:
-    """``/memory-teach TEXT``: an explicit memory at confidence 100, written
-    straight into MEMORY.md (USER.md with ``target="user"``). No ladder, no
-    notice: the user said it. A refused file write changes nothing. Written as ``tacit``'s actor."""
+    """``/memory-teach TEXT`` as ``tacit``'s actor: a memory at confidence 100, written straight into
+    MEMORY.md (USER.md with ``target="user"``), no ladder, no notice; a refused write changes nothing."""
     now = time.time() if now is None else now
     entry = normalise_entry(text or "")
     if not entry:

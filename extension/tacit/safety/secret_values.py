@@ -89,10 +89,8 @@ def url_password(value: str, user: str) -> bool:
 
 
 def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cased: bool = False) -> bool:
-    """A random-looking token body after a known prefix.
-
-    ``digit``: must contain a digit; ``cased``: upper and lower case letters; ``mixed``: both
-    (OpenAI/Anthropic keys share ``sk-`` with kebab-case names)."""
+    """A random-looking token body after a known prefix, with a digit (``digit``), both cases (``cased``)
+    or both (``mixed``: OpenAI/Anthropic keys share ``sk-`` with kebab-case names)."""
     low = body.lower()
     if any(marker in low for marker in _TOKEN_PLACEHOLDERS):
         return False
