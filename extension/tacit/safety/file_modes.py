@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from contextlib import suppress
 from dataclasses import dataclass
 
 FILE_MODE, DIR_MODE = 0o600, 0o700
@@ -99,9 +100,7 @@ def _check_one(path: str, wanted: int, kind: str, repair: bool, info=None) -> li
         return []
     repaired = False
     if repair:  # never a symlink here: the walk skips them
-        try:
+        with suppress(OSError):
             os.chmod(path, mode & ~0o077)
             repaired = True
-        except OSError:
-            repaired = False
     return [Problem(path, kind, mode, wanted, repaired)]
