@@ -125,10 +125,6 @@ class Recorded:
     notices: list = field(default_factory=list)  # [lifecycle.Applied]
     deleted: list = field(default_factory=list)  # keys removed by the day's decay
 
-    @property
-    def applied(self) -> list[str]:
-        return [n.key for n in self.notices]
-
     def add(self, changes: lifecycle.Changes, applied: list) -> None:
         self.created += changes.created
         self.reinforced += changes.reinforced
@@ -136,7 +132,8 @@ class Recorded:
 
     def as_dict(self) -> dict:
         return {"observation_id": self.observation_id, "created": self.created, "reinforced": self.reinforced,
-                "applied": self.applied, "notices": [{"key": n.key, "text": n.text} for n in self.notices],
+                "applied": [n.key for n in self.notices],
+                "notices": [{"key": n.key, "text": n.text} for n in self.notices],
                 "deleted": self.deleted}
 
 
