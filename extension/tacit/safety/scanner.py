@@ -800,10 +800,6 @@ class _Views:
             words = self._present[base] = _present_words(self._lowered(base))
         return words
 
-    def _satisfied(self, index: int, base: str) -> bool:
-        present = self.present(base)
-        return all(not present.isdisjoint(group) for group in _RULE_GROUPS[index])
-
     def candidate_rules(self) -> list:
         """Indices of the rules whose trigger groups are all present, in rule (= report) order; with one
         view, memoised on the set of trigger words present."""
@@ -820,11 +816,12 @@ class _Views:
     def _choose(self, bases: tuple) -> list:
         chosen = set(_UNTRIGGERED)
         for base in bases:
-            for word in self.present(base):
+            present = self.present(base)
+            for word in present:
                 for index in _WORD_RULES[word]:
                     if index in chosen or self._base(_RULES[index][0].view) != base:
                         continue
-                    if self._satisfied(index, base):
+                    if all(not present.isdisjoint(group) for group in _RULE_GROUPS[index]):
                         chosen.add(index)
         return sorted(chosen)
 
