@@ -64,16 +64,13 @@ def clean_for_context(text) -> str:
         text = _ANSI.sub("", text)
     if _STRIP.search(text) is None:
         return text
-    pieces, pos = [], 0
-    for match in _STRIP.finditer(text):
+
+    def kept(match) -> str:  # joiners and tags that are visible writing stay
         start, end = match.span()
-        if text[start] in (invisible.ZWJ, invisible.ZWNJ) or text[start] >= "\U000e0000":
-            if invisible.legitimate(text, start, end):
-                continue
-        pieces.append(text[pos:start])
-        pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces)
+        visible = text[start] in (invisible.ZWJ, invisible.ZWNJ) or text[start] >= "\U000e0000"
+        return match.group() if visible and invisible.legitimate(text, start, end) else ""
+
+    return _STRIP.sub(kept, text)
 
 
 # Values

@@ -428,10 +428,7 @@ def find_secrets(text) -> list[SecretSpan]:
         if len(value) >= _REPEAT_MIN and len(repeated) < _REPEAT_MAX:
             repeated.setdefault(value, (order, kind, pattern_id))
     for value, (order, kind, pattern_id) in repeated.items():
-        position = text.find(value)
-        while position != -1:
-            found.append((position, -(position + len(value)), order, kind, pattern_id))
-            position = text.find(value, position + len(value))
+        found += [(m.start(), -m.end(), order, kind, pattern_id) for m in re.finditer(re.escape(value), text)]
     found.sort()
     merged: list[list] = []
     for start, neg_end, _order, kind, pattern_id in found:
