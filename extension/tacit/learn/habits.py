@@ -188,9 +188,8 @@ def render_status(info: dict, limit: int = 15) -> str:
     lines = [summary, f"Habits: {len(info['habits'])}"]
     lines += [f"  ✓ {h['pattern']}  ×{h['count']}  confidence {h['confidence']:.2f}" for h in info["habits"][:limit]]
     lines.append(f"Emerging: {len(info['emerging'])}")
-    for h in info["emerging"][:limit]:
-        lines.append(f"  {progress_bar(h['count'], info['min_frequency'])} "
-                     f"{h['count']}/{info['min_frequency']}  {h['pattern']}")
+    lines += [f"  {progress_bar(h['count'], info['min_frequency'])} {h['count']}/{info['min_frequency']}  "
+              f"{h['pattern']}" for h in info["emerging"][:limit]]
     if len(info["emerging"]) > limit:
         lines.append(f"  … and {len(info['emerging']) - limit} more")
     return "\n".join(lines)

@@ -213,8 +213,7 @@ _IDENTITY_OPTS = ("-i", "-o", "-e", "--rsh", "--identity")
 
 
 def _segment(rest: str) -> str:
-    cut = _SEGMENT_END.search(rest)
-    return rest[: cut.start()] if cut else rest
+    return _SEGMENT_END.split(rest, 1)[0]
 
 
 def _network_check(match, _text):
