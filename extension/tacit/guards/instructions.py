@@ -11,13 +11,14 @@ files, scans each line and keeps the guards.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tacit.guards.clauses import _EXCEPTION, _HEDGE, _NOT_A_BAN, clean_line
+from tacit.guards.clauses import (_CONDITION_PLACE, _HEDGE, _NOT_A_BAN, _PLACEHOLDER, Clause, _protect, clean_line,
+                                    veto)
 from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
-from tacit.guards.spans import span_specs
+from tacit.guards.spans import _command, _path, span_specs
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 # file names tacit reads, at the project root and in subfolders
@@ -152,13 +153,67 @@ def refusing_text(line: str) -> str:
 
 def unread_rule(line: str) -> bool:
     """A refusal that names an exact thing but that no reading turned into a
-    guard, with no exception or hedge in it: what a child may phrase."""
-    plain = line.replace("\u2019", "'")
-    if not _FORBIDS.search(_NOT_A_BAN.sub(" ", plain)) or _EXCEPTION.search(line) or _HEDGE.search(line):
-        return False
-    if _NAMED.search(line):
-        return True
-    return any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", line.lower()))
+    guard, with no exception or hedge on it: what a child may phrase. Read per
+    clause, as the deriver reads: a clause that says no and names the thing,
+    not a reason, and not vetoed (``clauses.veto``) — a hedge in the reason ("—
+    it may break CI"), a condition of another sentence's order or one that only
+    says the act ("when running commands, do not use `git -C`") keep nothing out."""
+    prepared = _prepare(line)
+    sentences = [[_unscened(c) for c in found] for found in (prepared[1] if prepared else ())]
+    return any(not c.reason and _refuses(c.text) and _names(_refused(c.text)) and veto(sentences, c) is None
+               for found in sentences for c in found)
+
+
+# "when running commands" · "while passing test filters to pnpm": the act the rule is about, not a case of it
+_SCENE = re.compile(r"\b(?:when(?:ever)?|while)\s+(?:you(?:'re| are)?\s+)?(?:running|passing|invoking|calling|"
+                    r"executing|using)\b[^,;]*", re.I)
+# a negation that states a fact: "they do not duplicate …", "`x` is not picklable", "doesn't", "has no", "no longer"
+_STATED = re.compile(r"\b(?!(?:you|we|i|agents?|claude|and|or|but|so|then|please|just|also|always|simply)\s)"
+                     r"[\w`'-]+\s+(?:is|are|was|were|be|been|does|did|has|have|had|will|would|do)\s+not\b"
+                     r"(?!\s+(?:allowed|permitted|to be)\b)|\b(?:doesn|won|isn|aren|wasn|didn|hasn|haven)'?t\b|"
+                     r"\b(?:has|have|had|with|is|are|was|were|there'?s)\s+no\b|\bno longer\b", re.I)
+# "use `make` instead of `swift`": an order whose "instead of" says what not to use
+_INSTEAD_OF = re.compile(r"^(?:always\s+|only\s+)?(?:use|run|call|invoke|execute|prefer)\b.*?\b(?:instead of|"
+                         r"rather than)\b", re.I)
+_RUN = re.compile(r"\b(?:run|runs|running|execute|executing|invoke|invoking)\b", re.I)
+_SAID_COMMAND = re.compile(r"[a-z][\w.-]*(?: [\w.:/=-]+)*")
+_FLAG_OR_CONFIG = re.compile(r"-{1,2}(?:\w[\w-]*)?|[\w-]+\.(?:config|props|targets)")
+
+
+def _unscened(c: Clause) -> Clause:
+    """The clause with a condition that only says the act read as no condition (a place still is one)."""
+    scenes = [m.group(0) for m in _SCENE.finditer(c.text)]
+    if c.exception or not scenes or any(_CONDITION_PLACE.search(scene) for scene in scenes):
+        return c
+    rest = _PLACEHOLDER.sub(" ", _protect(_SCENE.sub(" ", c.text))[0])
+    return replace(c, head_hedge=bool(_HEDGE.match(rest.strip(" ,"))), hedged=bool(_HEDGE.search(rest)))
+
+
+def _says_no(text: str) -> bool:
+    return bool(_FORBIDS.search(_NOT_A_BAN.sub(" ", text.replace("\u2019", "'"))))
+
+
+def _refuses(text: str) -> bool:
+    """Whether a clause says no to someone (not "`x` does not download them", "it is no longer …")."""
+    return _says_no(_STATED.sub(" ", text.replace("\u2019", "'"))) or bool(_INSTEAD_OF.search(text))
+
+
+def _refused(text: str) -> str:
+    """What a clause refuses: what follows "instead of" when that alone says no ("use `make` instead of swift")."""
+    m = _INSTEAD_OF.search(text)
+    return text if m is None or _says_no(text) else text[m.end():]
+
+
+def _names(text: str) -> bool:
+    """Whether a clause names a thing with an exact shape: a quoted command (of a known
+    program, or said to be run), path or flag; unquoted, a path or a known program."""
+    run = bool(_RUN.search(text))
+    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text)):
+        if _command(span, "run") or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
+                run and _SAID_COMMAND.fullmatch(span):
+            return True
+    bare = re.sub(r"`[^`\n]*`", " ", text)
+    return bool(_NAMED.search(bare)) or any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", bare.lower()))
 
 
 def _inside(pattern: str) -> bool:

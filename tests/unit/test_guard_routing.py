@@ -1,0 +1,52 @@
+"""Which instruction-file lines go to the rule reader (``instructions.unread_rule``): read per clause
+as the deriver reads — a clause that says no, names a thing with an exact shape and is not vetoed —
+so a hedge in the reason or another sentence's condition keeps no line out, while statements, code
+names and exceptions stay out (docs/guards.md, "Lines tacit cannot read")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import derive_guards
+from tacit.guards.instructions import read_text, unread_rule
+
+
+@pytest.mark.parametrize("line", [
+    # a hedge or condition in the reason, or in another sentence's own order, is not the rule's
+    "Please refrain from touching the lockfile `pnpm-lock.yaml` yourself — it may break CI.",
+    "After editing Markdown files outside `docs/`, run `prettier --write <file>` on each. Do not format "
+    "Markdown under `tasks/`.",
+    # a condition that only says the act the rule is about
+    "When running commands, do not use directory-changing flags like `git -C` or `pnpm --filter`.",
+    "**IMPORTANT: Do NOT use `--` when passing test filters to pnpm.**",
+    # an order whose "instead of" says what not to use
+    "Always use `make` commands instead of direct Xcode or Swift commands",
+])
+def test_a_refusal_of_an_exact_thing_with_its_hedges_elsewhere_goes_to_the_reader(line):
+    assert not derive_guards(line)
+    assert unread_rule(line)
+    assert [u.line for u in read_text(line)[1]] == [1]
+
+
+@pytest.mark.parametrize("line", [
+    # statements of fact with a negation in them
+    "Requires `gh`. Use when native artifacts are missing; `dotnet build` does not download them.",
+    "They do NOT duplicate unit tests in `tests/`.",
+    "MailHog is no longer a fixed `services.mailhog` service in this repo.",
+    # names of code, not commands or paths
+    "Do not use `any` type.",
+    "Do not use `// @ts-ignore` comments.",
+    "Don't use `Date.now` or `new Date`; use `Clock`.",
+    # the exact thing is named only where the line says what to do instead
+    "Never manually create or write changelog YAML files. Always use `changie new` to generate entries.",
+    # exceptions and conditions of the rule itself
+    "Don't touch `pnpm-lock.yaml` unless asked.",
+    "Do not run `cargo update` when the build is red.",
+    "When running in CI, never use `npm ci`.",
+    "If a version bump is genuinely needed, ask first. Never edit `package.json` by hand.",
+    # a statement with "instead of" is no order
+    "`apache/main` is the only target branch instead of `origin/main`.",
+])
+def test_statements_code_names_and_exceptions_stay_out(line):
+    assert not unread_rule(line)
+    assert read_text(line)[1] == []
