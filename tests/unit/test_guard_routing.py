@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import derive_guards
-from tacit.guards.instructions import read_text, unread_rule
+from tacit.guards.instructions import read_text, refusing_text, unread_rule
 
 
 @pytest.mark.parametrize("line", [
@@ -21,6 +21,11 @@ from tacit.guards.instructions import read_text, unread_rule
     "**IMPORTANT: Do NOT use `--` when passing test filters to pnpm.**",
     # an order whose "instead of" says what not to use
     "Always use `make` commands instead of direct Xcode or Swift commands",
+    # what is refused named in a parenthesis right after the words; a branch of a git act
+    "Please never ever skip the hooks on a whim (`--no-verify`) — fix the issue instead",
+    "Kindly never push `develop` on a whim.",
+    # a later conditional sentence with an order of its own, naming nothing the refusal names
+    "Never ever run `terraform apply` on a whim. If the plan fails, fix the module and rerun `make plan`.",
 ])
 def test_a_refusal_of_an_exact_thing_with_its_hedges_elsewhere_goes_to_the_reader(line):
     assert not derive_guards(line)
@@ -46,7 +51,30 @@ def test_a_refusal_of_an_exact_thing_with_its_hedges_elsewhere_goes_to_the_reade
     "If a version bump is genuinely needed, ask first. Never edit `package.json` by hand.",
     # a statement with "instead of" is no order
     "`apache/main` is the only target branch instead of `origin/main`.",
+    # "no" inside a quoted flag says no to nothing; a parenthesis after words that refuse nothing
+    "Pass `--no-check` to `./build.py` to skip lints.",
+    "C# code uses tabs (not spaces) and Mono style (`.editorconfig`):",
+    # a later condition naming what is refused
+    "Never ever run `terraform apply` on a whim. If the plan is reviewed, run `terraform apply`.",
 ])
 def test_statements_code_names_and_exceptions_stay_out(line):
     assert not unread_rule(line)
     assert read_text(line)[1] == []
+
+
+@pytest.mark.parametrize("line, grounds", [
+    # a refusal with no object of its own is said of the item the line opens with
+    ("`src/gen/`: protobuf output. DO NOT MODIFY", "`src/gen/`"),
+    ("IMPORTANT: `prefect.ts` is auto-generated from the schema. Never edit this file directly.", "`prefect.ts`"),
+    ("`shared/`: Generated TypeScript types. Do not edit generated files directly.", "`shared/`"),
+    # the parenthesis that names what the words refuse
+    ("Please never ever skip the hooks on a whim (`--no-verify`) — fix the issue instead", "`--no-verify`"),
+])
+def test_a_phrasing_is_grounded_in_what_the_refusal_points_at(line, grounds):
+    assert unread_rule(line)
+    assert grounds in refusing_text(line)
+
+
+def test_what_to_do_instead_stays_out_of_the_grounds():
+    said = refusing_text("Never write changelog YAML files by hand. Use `changie new` (see `docs/`).")
+    assert "changie" not in said and "docs/" not in said

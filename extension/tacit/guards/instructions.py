@@ -11,15 +11,14 @@ files, scans each line and keeps the guards.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from tacit.guards.clauses import (_CONDITION_PLACE, _HEDGE, _NOT_A_BAN, _PLACEHOLDER, Clause, _protect, clean_line,
-                                    veto)
-from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
+from tacit.guards.clauses import clean_line
+from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
-from tacit.guards.spans import _command, _path, span_specs
-from tacit.guards.words import _KNOWN_PROGRAMS
+from tacit.guards.spans import span_specs
+from tacit.guards.unread import refusing_text, unread_rule
 
 # file names tacit reads, at the project root and in subfolders
 NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
@@ -129,91 +128,6 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out, unread
-
-
-_NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|md|env|py|ts|js|sql|sh|lock))(?![\w-])")
-
-
-# a word of refusal, said outright (the deriver's own pre-filter is looser: "lint" ends in "nt");
-# "instead" and "rather" name what to do, so they are not in it
-_FORBIDS = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
-                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|hands off|keep off|alone|"
-                      r"read[- ]only|untouched|unchanged|intact)\b", re.I)
-
-
-def refusing_text(line: str) -> str:
-    """The clauses of ``line`` that say no (not its reason, not what to do
-    instead): what a phrasing of it must be grounded in. The whole line when
-    no clause says no on its own."""
-    prepared = _prepare(line)
-    said = [c.text for found in (prepared[1] if prepared else ()) for c in found
-            if not c.reason and _FORBIDS.search(c.text.replace("\u2019", "'"))]
-    return " ".join(dict.fromkeys(said)) or line
-
-
-def unread_rule(line: str) -> bool:
-    """A refusal that names an exact thing but that no reading turned into a
-    guard, with no exception or hedge on it: what a child may phrase. Read per
-    clause, as the deriver reads: a clause that says no and names the thing,
-    not a reason, and not vetoed (``clauses.veto``) — a hedge in the reason ("—
-    it may break CI"), a condition of another sentence's order or one that only
-    says the act ("when running commands, do not use `git -C`") keep nothing out."""
-    prepared = _prepare(line)
-    sentences = [[_unscened(c) for c in found] for found in (prepared[1] if prepared else ())]
-    return any(not c.reason and _refuses(c.text) and _names(_refused(c.text)) and veto(sentences, c) is None
-               for found in sentences for c in found)
-
-
-# "when running commands" · "while passing test filters to pnpm": the act the rule is about, not a case of it
-_SCENE = re.compile(r"\b(?:when(?:ever)?|while)\s+(?:you(?:'re| are)?\s+)?(?:running|passing|invoking|calling|"
-                    r"executing|using)\b[^,;]*", re.I)
-# a negation that states a fact: "they do not duplicate …", "`x` is not picklable", "doesn't", "has no", "no longer"
-_STATED = re.compile(r"\b(?!(?:you|we|i|agents?|claude|and|or|but|so|then|please|just|also|always|simply)\s)"
-                     r"[\w`'-]+\s+(?:is|are|was|were|be|been|does|did|has|have|had|will|would|do)\s+not\b"
-                     r"(?!\s+(?:allowed|permitted|to be)\b)|\b(?:doesn|won|isn|aren|wasn|didn|hasn|haven)'?t\b|"
-                     r"\b(?:has|have|had|with|is|are|was|were|there'?s)\s+no\b|\bno longer\b", re.I)
-# "use `make` instead of `swift`": an order whose "instead of" says what not to use
-_INSTEAD_OF = re.compile(r"^(?:always\s+|only\s+)?(?:use|run|call|invoke|execute|prefer)\b.*?\b(?:instead of|"
-                         r"rather than)\b", re.I)
-_RUN = re.compile(r"\b(?:run|runs|running|execute|executing|invoke|invoking)\b", re.I)
-_SAID_COMMAND = re.compile(r"[a-z][\w.-]*(?: [\w.:/=-]+)*")
-_FLAG_OR_CONFIG = re.compile(r"-{1,2}(?:\w[\w-]*)?|[\w-]+\.(?:config|props|targets)")
-
-
-def _unscened(c: Clause) -> Clause:
-    """The clause with a condition that only says the act read as no condition (a place still is one)."""
-    scenes = [m.group(0) for m in _SCENE.finditer(c.text)]
-    if c.exception or not scenes or any(_CONDITION_PLACE.search(scene) for scene in scenes):
-        return c
-    rest = _PLACEHOLDER.sub(" ", _protect(_SCENE.sub(" ", c.text))[0])
-    return replace(c, head_hedge=bool(_HEDGE.match(rest.strip(" ,"))), hedged=bool(_HEDGE.search(rest)))
-
-
-def _says_no(text: str) -> bool:
-    return bool(_FORBIDS.search(_NOT_A_BAN.sub(" ", text.replace("\u2019", "'"))))
-
-
-def _refuses(text: str) -> bool:
-    """Whether a clause says no to someone (not "`x` does not download them", "it is no longer …")."""
-    return _says_no(_STATED.sub(" ", text.replace("\u2019", "'"))) or bool(_INSTEAD_OF.search(text))
-
-
-def _refused(text: str) -> str:
-    """What a clause refuses: what follows "instead of" when that alone says no ("use `make` instead of swift")."""
-    m = _INSTEAD_OF.search(text)
-    return text if m is None or _says_no(text) else text[m.end():]
-
-
-def _names(text: str) -> bool:
-    """Whether a clause names a thing with an exact shape: a quoted command (of a known
-    program, or said to be run), path or flag; unquoted, a path or a known program."""
-    run = bool(_RUN.search(text))
-    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text)):
-        if _command(span, "run") or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
-                run and _SAID_COMMAND.fullmatch(span):
-            return True
-    bare = re.sub(r"`[^`\n]*`", " ", text)
-    return bool(_NAMED.search(bare)) or any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", bare.lower()))
 
 
 def _inside(pattern: str) -> bool:
