@@ -78,3 +78,18 @@ def test_a_phrasing_is_grounded_in_what_the_refusal_points_at(line, grounds):
 def test_what_to_do_instead_stays_out_of_the_grounds():
     said = refusing_text("Never write changelog YAML files by hand. Use `changie new` (see `docs/`).")
     assert "changie" not in said and "docs/" not in said
+
+
+def test_under_an_anti_patterns_heading_a_line_that_says_no_itself_is_a_rule():
+    text = """# Rules
+## Anti-Patterns
+- Never amend commits (`--amend`) — create new commits instead
+- Running `git add -A` before a review
+## Examples
+- Never run `npm publish`
+## Bad
+- Don't touch `dist/`
+"""
+    rules, unread = read_text(text)
+    assert [(r.line, r.spec.kind) for r in rules] == [(3, "command"), (8, "path")]
+    assert unread == []  # the bullet that says no word of refusal shows what not to do; an example is an example

@@ -30,8 +30,10 @@ MAX_FILE_BYTES = 512 * 1024
 MAX_RULES_PER_FILE = 500
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration|bad|wrong|"
-                           r"anti-?patterns?|don'?t do this)\b", re.I)
+_EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration)\b", re.I)
+# "## Anti-Patterns", "### Bad": what follows shows what not to do; a line there that says no itself is a rule
+_BAD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:bad|wrong|anti-?patterns?|don'?t do this)\b", re.I)
+_SAYS_NO = re.compile(r"\b(?:never|don'?t|do not|must not|should not)\b", re.I)
 _QUOTE_MARK = re.compile(r"^(?:>\s*)+(?:\[!(?:note|tip|important|warning|caution)\]\s*)?", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _EXAMPLE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|_)?(?:e\.g\.|for example|example|bad|wrong|"
@@ -85,7 +87,7 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
     out: list[FileRule] = []
     unread: list[UnreadLine] = []
     fence = None
-    comment = example = False
+    comment, example = False, ""
     layout = Layout()
     for number in range(start, len(lines)):
         raw = lines[number]
@@ -104,10 +106,11 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
             comment = "-->" not in raw.split("<!--", 1)[1]
             continue
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
-            example = bool(_EXAMPLE_HEAD.match(raw))
+            example = "example" if _EXAMPLE_HEAD.match(raw) else "bad" if _BAD_HEAD.match(raw) else ""
         line = _QUOTE_MARK.sub("", raw.strip())  # "> **Warning:** never …": a callout of this file's own
         texts = layout.read(line)  # the line, a bullet under "## Don'ts", a cell of a "Never run" column
-        if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
+        if example == "example" or example and not _SAYS_NO.search(line) or not line or len(line) > MAX_LESSON_CHARS \
+                or _EXAMPLE_LINE.match(line):
             continue
         shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
         found: list = []
