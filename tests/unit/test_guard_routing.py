@@ -93,3 +93,22 @@ def test_under_an_anti_patterns_heading_a_line_that_says_no_itself_is_a_rule():
     rules, unread = read_text(text)
     assert [(r.line, r.spec.kind) for r in rules] == [(3, "command"), (8, "path")]
     assert unread == []  # the bullet that says no word of refusal shows what not to do; an example is an example
+
+
+def test_a_quoted_span_guard_with_no_reader_still_needs_a_line_free_of_hedges():
+    # the refused quoted span becomes a guard no one reads first: a hedge anywhere keeps it out …
+    assert [r.spec.kind for r in read_text("NEVER suggest or run `prisma db push`.")[0]] == ["command"]
+    rules, unread = read_text("NEVER suggest or run `prisma db push` — it may drop data.")
+    assert rules == [] and [u.line for u in unread] == [1]  # … and the reader may still phrase it
+    assert read_text("NEVER suggest or run `prisma db push`. Releases are cut by CI until the freeze ends.") == ([], [])
+
+
+@pytest.mark.parametrize("line, sent", [
+    ("| `uv sync --all-extras` | 2 minutes | NEVER CANCEL |", False),  # a table row: cell by cell
+    ("| `OPENROUTER_MODEL` | No | Model ID (default: `anthropic/claude-sonnet-4`) |", False),
+    ("| Lockfile | never hand-edit `pnpm-lock.yaml` on a whim |", True),
+    ("Use `bun <file>` instead of `node <file>` or `ts-node <file>`", True),  # a known program's command
+    ("Do not use the `Task` issue type for a bug or a feature.", False),  # `Task` is no program
+])
+def test_table_cells_and_quoted_commands(line, sent):
+    assert unread_rule(line) is sent

@@ -18,7 +18,7 @@ from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
 from tacit.guards.spans import span_specs
-from tacit.guards.unread import refusing_text, unread_rule
+from tacit.guards.unread import plain_refusal, refusing_text, unread_rule
 
 # file names tacit reads, at the project root and in subfolders
 NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
@@ -121,12 +121,12 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                 if spec.match not in found:
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
-        if not found and len(unread) < MAX_RULES_PER_FILE and unread_rule(shown):
-            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or
-                     all(_inside(p) for p in s.match.patterns)]  # the refused quoted span (guards/spans.py)
+        if not found and len(unread) < MAX_RULES_PER_FILE:
+            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or all(
+                _inside(p) for p in s.match.patterns)] if plain_refusal(shown) else []  # the refused quoted span
             for spec in spans:
                 out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")))
-            if not spans:
+            if not spans and unread_rule(shown):
                 unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break

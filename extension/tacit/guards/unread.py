@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tacit.guards.clauses import _CONDITION_PLACE, _HEDGE, _NOT_A_BAN, _PLACEHOLDER, Clause, _protect, veto
+from tacit.guards.clauses import _CONDITION_PLACE, _EXCEPTION, _HEDGE, _NOT_A_BAN, _PLACEHOLDER, Clause, _protect, veto
 from tacit.guards.derive import _prepare, spec_from_pattern
 from tacit.guards.spans import _command, _path
 from tacit.guards.words import _KNOWN_PROGRAMS
@@ -44,6 +44,7 @@ _RUN = re.compile(r"\b(?:run|runs|running|execute|executing|invoke|invoking)\b",
 _GIT_ACT = re.compile(r"\b(?:push|commit|merge|rebase|force-push|check ?out|reset)(?:es|ed|ing|s)?\b", re.I)
 _BRANCH = re.compile(r"[\w.-]+(?:/[\w.*-]+)*")  # "never push `develop`"
 _SAID_COMMAND = re.compile(r"[a-z][\w.-]*(?: [\w.:/=-]+)*")
+_SQL = re.compile(r"(?:drop|truncate|delete\s+from|alter\s+table)\b", re.I)
 _FLAG_OR_CONFIG = re.compile(r"-{1,2}(?:\w[\w-]*)?|[\w-]+\.(?:config|props|targets)")
 
 
@@ -53,12 +54,23 @@ def unread_rule(line: str) -> bool:
     in the reason ("— it may break CI"), a condition of another sentence's
     order or one that only says the act ("when running commands, do not use
     `git -C`") keep nothing out; ``clauses.veto`` decides, as for a guard."""
+    if line.startswith("|") and line.count("|") > 2:  # a table row: each cell says its own thing
+        return any(unread_rule(cell) for cell in line.strip("| ").split("|") if cell.strip())
     prepared = _prepare(line)
     sentences = [[_unscened(c) for c in found] for found in (prepared[1] if prepared else ())]
     for c, named in _refusals(sentences, line):
         if named and veto(sentences, c, _specs_of(" ".join(named))) is None:
             return True
     return False
+
+
+def plain_refusal(line: str) -> bool:
+    """A line that says no, names something and carries no exception or hedge word anywhere (in
+    its reason too): where a quoted span may be a guard with no reader (``spans``) — stricter than
+    ``unread_rule``, because no one reads the line before the guard stops a call."""
+    return _says_no(line) and not _EXCEPTION.search(line) and not _HEDGE.search(line) and \
+        ("`" in line or bool(_NAMED.search(line)) or any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*",
+                                                                                                   line.lower())))
 
 
 def refusing_text(line: str) -> str:
@@ -131,8 +143,9 @@ def _names(text: str) -> bool:
     said to be run), path, flag or branch of a git act; unquoted, a path or a known program."""
     run, git = bool(_RUN.search(text)), bool(_GIT_ACT.search(text))
     for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text)):
-        if _command(span, "run") or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
-                run and _SAID_COMMAND.fullmatch(span) or git and _BRANCH.fullmatch(span):
+        if span.split()[0] in _KNOWN_PROGRAMS or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
+                _SQL.match(span) or span.startswith("./") or run and _SAID_COMMAND.fullmatch(span) or \
+                git and _BRANCH.fullmatch(span):
             return True
     bare = re.sub(r"`[^`\n]*`", " ", text)
     return bool(_NAMED.search(bare)) or any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", bare.lower()))
@@ -150,4 +163,4 @@ def _specs_of(text: str) -> tuple:
     return tuple(out)
 
 
-__all__ = ["refusing_text", "unread_rule"]
+__all__ = ["plain_refusal", "refusing_text", "unread_rule"]
