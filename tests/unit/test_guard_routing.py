@@ -46,6 +46,7 @@ def test_a_refusal_of_an_exact_thing_with_its_hedges_elsewhere_goes_to_the_reade
     "Never manually create or write changelog YAML files. Always use `changie new` to generate entries.",
     # exceptions and conditions of the rule itself
     "Don't touch `pnpm-lock.yaml` unless asked.",
+    "Do not modify generated or third-party files in `_static/` without good reason.",  # a case no check sees
     "Do not run `cargo update` when the build is red.",
     "When running in CI, never use `npm ci`.",
     "If a version bump is genuinely needed, ask first. Never edit `package.json` by hand.",
