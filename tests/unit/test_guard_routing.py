@@ -126,3 +126,10 @@ def test_a_quoted_span_guard_with_no_reader_still_needs_a_line_free_of_hedges():
 ])
 def test_table_cells_and_quoted_commands(line, sent):
     assert unread_rule(line) is sent
+
+
+@pytest.mark.parametrize("line", ["Never use `   ` here", "Don't edit ``", "| | never | `` |", "never (``) ", "`` — don't edit"])
+def test_empty_or_odd_quotes_route_nothing_and_never_raise(line):
+    assert unread_rule(line) is False
+    assert isinstance(refusing_text(line), str)
+    assert read_text(line)[0] == []

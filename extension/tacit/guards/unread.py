@@ -156,7 +156,7 @@ def _names(text: str) -> bool:
     """Whether a text names a thing with an exact shape: a quoted command (of a known program, or
     said to be run), path, flag or branch of a git act; unquoted, a path or a known program."""
     run, git = bool(_RUN.search(text)), bool(_GIT_ACT.search(text))
-    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text)):
+    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()):
         if span.split()[0] in _KNOWN_PROGRAMS or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
                 _SQL.match(span) or span.startswith("./") or run and _SAID_COMMAND.fullmatch(span) or \
                 git and _BRANCH.fullmatch(span):
@@ -169,7 +169,7 @@ def _specs_of(text: str) -> tuple:
     """What the quoted commands and paths of ``text`` would stop: the terms by which a later
     sentence's condition is told to be its own ("… If `.js` files appear, run `git clean`")."""
     out = []
-    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text)):
+    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()):
         pattern = _command(span, "run") or ("path:" + span if _path(span) else None)
         spec = spec_from_pattern(pattern, text) if pattern else None
         if spec is not None:
