@@ -136,9 +136,9 @@ ADVERSARIAL = {
 @pytest.mark.parametrize("name", list(ADVERSARIAL))
 def test_time_grows_linearly_on_adversarial_input(name):
     make = ADVERSARIAL[name]
-    small, large = make(40_000), make(160_000)
+    small, large = make(20_000), make(160_000)  # 8x: linear ~8x, quadratic ~64x
     ratio = _best(find_dangers, large) / max(_best(find_dangers, small), 1e-5)
-    assert ratio < 10, f"{name}: 4x input took {ratio:.1f}x longer"
+    assert ratio < 24, f"{name}: 8x input took {ratio:.1f}x longer"
 
 
 @pytest.mark.parametrize("text", [
