@@ -141,9 +141,9 @@ def _repeat(unit: str, size: int) -> str:
 def _best(fn, arg, runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: a loaded machine does not stretch it
         fn(arg)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -166,7 +166,7 @@ ADVERSARIAL = {
 @pytest.mark.parametrize("name", list(ADVERSARIAL))
 def test_time_grows_linearly_on_adversarial_input(name):
     make = ADVERSARIAL[name]
-    small, large = make(20_000), make(160_000)  # 8x: linear ~8x, quadratic ~64x
+    small, large = make(40_000), make(160_000)
     for fn in (strip_private, asks_not_to_keep):
         ratio = _best(fn, large) / max(_best(fn, small), 1e-5)
-        assert ratio < 24, f"{name}/{fn.__name__}: 8x input took {ratio:.1f}x longer"
+        assert ratio < 12, f"{name}/{fn.__name__}: 4x input took {ratio:.1f}x longer"

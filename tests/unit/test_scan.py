@@ -433,19 +433,19 @@ ADVERSARIAL = {
 def _best_time(func, arg, runs: int = 3) -> float:
     best = float("inf")
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: a loaded machine does not stretch it
         func(arg)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
 @pytest.mark.parametrize("name", list(ADVERSARIAL))
 def test_scan_time_grows_linearly_on_adversarial_input(name):
     make = ADVERSARIAL[name]
-    small, large = make(32_000), make(256_000)
+    small, large = make(64_000), make(256_000)
     ratio = _best_time(scan, large) / max(_best_time(scan, small), 1e-6)
-    # 8x the input: linear is ~8x, catastrophic backtracking 64x or worse
-    assert ratio < 24, f"{name}: 8x input took {ratio:.1f}x longer"
+    # 4x the input: linear is ~4x, quadratic 16x (the limit leaves room for a loaded machine)
+    assert ratio < 12, f"{name}: 4x input took {ratio:.1f}x longer"
 
 
 def test_one_megabyte_scans_in_reasonable_time_relative_to_one_regex_pass():
