@@ -460,9 +460,7 @@ class Engine:
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait for queued background work (thread mode); at shutdown and in tests."""
-        if self._worker is None:
-            return True
-        return self._worker.join(timeout)
+        return self._worker is None or self._worker.join(timeout)
 
     def close(self) -> None:
         self.drain()
