@@ -10,6 +10,7 @@ import fcntl
 import glob
 import json
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -118,6 +119,32 @@ def read_json_or_none(path) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def read_tail(path, limit: int) -> bytes:
+    """The last ``limit`` bytes of a regular file; b"" for anything else (a FIFO is never waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        start = max(0, info.st_size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, left = [], min(limit, info.st_size)
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def mode_of(path, default: int) -> int:

@@ -21,9 +21,9 @@ from tacit.children.commands import (
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
-from tacit.children.output import parse_usage, read_tail, reply_text
+from tacit.children.output import parse_usage, reply_text
 from tacit.children.prompts import render_job_prompt
-from tacit.fsutil import append_private_line, ensure_private_dir
+from tacit.fsutil import append_private_line, ensure_private_dir, read_tail
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
