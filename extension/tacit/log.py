@@ -10,7 +10,7 @@ import time
 import traceback
 from pathlib import Path
 
-from tacit.fsutil import append_private_line
+from tacit.fsutil import append_private_line, atomic_write_text
 from tacit.safety.secrets import redact_secrets
 
 _MAX_BYTES = 2_000_000  # rotate once: tacit.log -> tacit.log.1
@@ -55,6 +55,4 @@ def report_config_problems(cfg) -> None:
                     return
         for problem in cfg.problems:
             log(cfg, "warning", "config", f"{problem} (see `tacit doctor`)")
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        atomic_write_text(Path(mark), text)
