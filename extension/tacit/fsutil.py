@@ -48,9 +48,13 @@ def ensure_private_dir(path) -> None:
             raise
 
 
-def append_private_line(path, line: str) -> None:
-    """Append one line to a 0600 file (created so). Never raises."""
+def append_private_line(path, line: str, *, rotate_at: int = 0) -> None:
+    """Append one line to a 0600 file (created so); a file over ``rotate_at`` bytes is first moved to
+    ``<path>.1``. Never raises."""
     with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):
+            if rotate_at and os.path.getsize(path) > rotate_at:
+                os.replace(path, f"{path}.1")
         ensure_private_dir(os.path.dirname(path))
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
