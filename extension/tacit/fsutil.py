@@ -49,8 +49,8 @@ def ensure_private_dir(path) -> None:
 
 
 def append_private_line(path, line: str, *, rotate_at: int = 0) -> None:
-    """Append one line to a 0600 file (created so); a file over ``rotate_at`` bytes is first moved to
-    ``<path>.1``. Never raises."""
+    """Append one line to a 0600 file (created so); a file over ``rotate_at`` bytes is first
+    moved to ``<path>.1``. Never raises."""
     with contextlib.suppress(OSError):
         with contextlib.suppress(OSError):
             if rotate_at and os.path.getsize(path) > rotate_at:
@@ -126,7 +126,7 @@ def read_json_or_none(path) -> dict | None:
 
 
 def read_tail(path, limit: int) -> bytes:
-    """The last ``limit`` bytes of a regular file; b"" for anything else (a FIFO is never waited on)."""
+    """The last ``limit`` bytes of a regular file; b"" for anything else (never waits on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:

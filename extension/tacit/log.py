@@ -22,8 +22,8 @@ def log(cfg, level: str, where: str, message: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         message = redact_secrets(message)  # an error may quote what it failed on
         # 0600 in a 0700 folder whatever the process's umask (Hermes runs tacit in its own process)
-        append_private_line(cfg.log_file, f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n",
-                            rotate_at=_MAX_BYTES)
+        line = f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n"
+        append_private_line(cfg.log_file, line, rotate_at=_MAX_BYTES)
 
 
 def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:

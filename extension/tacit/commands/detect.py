@@ -70,7 +70,8 @@ def _fix_detector(cfg):
             return {"fix": False, "problem": None, "solution": None}
         data = _as_dict(found)
         # then the rest: pattern, confidence
-        return {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None), **data}
+        return {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None),
+                **data}
 
     return run
 
@@ -81,7 +82,8 @@ def _importance_detector(cfg):
     def run(text: str, item: dict) -> dict:
         data = _as_dict(score_importance(text))  # an Importance
         # then the rest: markers, emphasis
-        return {"category": data.pop("category", None), "importance": data.pop("importance", None), **data}
+        return {"category": data.pop("category", None), "importance": data.pop("importance", None),
+                **data}
 
     return run
 

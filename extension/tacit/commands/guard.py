@@ -282,7 +282,8 @@ def _test(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
         emit({"fires": bool(hits), "guards": hits},
-             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits) or "No guard fires.")
+             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
+             or "No guard fires.")
         return 0
 
     return _run(args, cfg, work)

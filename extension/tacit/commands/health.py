@@ -274,7 +274,8 @@ def check(cfg, project=None) -> dict:
     if led["ok"] is False:
         problems.append(f"ledger {led['path']}: {led.get('error')}")
     warnings.extend(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
-                    "(what it held is kept there; tacit started a fresh one)" for moved in led["moved_aside"])
+                    "(what it held is kept there; tacit started a fresh one)"
+                    for moved in led["moved_aside"])
 
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,

@@ -62,7 +62,8 @@ def _progress_printer(stream):
 
 
 def _learn(args, cfg) -> int:
-    progress = _progress_printer(sys.stderr) if not args.no_progress and sys.stderr.isatty() else None
+    shown = not args.no_progress and sys.stderr.isatty()
+    progress = _progress_printer(sys.stderr) if shown else None
     report = replay(cfg, args.paths, apply=args.apply, host=args.host, progress=progress, build_engine=build_engine)
     readable = [f for f in report["files"] if not f.get("error")]
     if not readable:

@@ -30,8 +30,9 @@ def _switch(turn):
             emit(exclusion.status(cfg, project, folder), text=_status_text)
             return 0
         if project is None:
-            emit({"success": False, "error": f"{folder} is not inside a project (the home folder and the root "
-                                             "hold none); add it to exclude = [...] in config.toml instead"}, text=say)
+            error = (f"{folder} is not inside a project (the home folder and the root hold none); "
+                     "add it to exclude = [...] in config.toml instead")
+            emit({"success": False, "error": error}, text=say)
             return 1
         emit(exclusion.turn_off(cfg, project) if turn == "off" else exclusion.turn_on(cfg, project), text=say)
         return 0

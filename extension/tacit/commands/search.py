@@ -128,7 +128,8 @@ def format_results(result: dict, color: bool = False) -> str:
            + (":" if results else ".")]
     for r in results:
         when = r["time"][:16].replace("T", " ")
-        out += ["", f"{when}  {r['host']}  {r['project'] or '-'}  session {r['session_id'][:8]}, turn {r['turn']}"]
+        out += ["", f"{when}  {r['host']}  {r['project'] or '-'}  "
+                    f"session {r['session_id'][:8]}, turn {r['turn']}"]
         user, agent = _halves(r["text"])
         if user:
             out.append("  you:   " + snippet(user, result["query"], width=160, mark=mark))

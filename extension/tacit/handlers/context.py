@@ -79,5 +79,5 @@ def _indexed_by_host(features) -> tuple:
 
 
 def _context(snapshot: str, guidance: str | None, index: str) -> ContextResult:
-    return ContextResult(context=[Injection(text, priority=priority)
-                                  for text, priority in ((snapshot, 10), (guidance, 20), (index, 30)) if text])
+    parts = ((snapshot, 10), (guidance, 20), (index, 30))
+    return ContextResult(context=[Injection(text, priority=n) for text, n in parts if text])

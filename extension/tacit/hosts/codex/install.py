@@ -128,7 +128,8 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
     events_created, groups_changed, positions = merge_groups(hooks_doc, python)
 
-    new_config_text, flag = with_feature_flag(config_text, config, where["config_file"])  # config.toml
+    # config.toml: the feature flag
+    new_config_text, flag = with_feature_flag(config_text, config, where["config_file"])
     warnings = [flag["warning"]] if flag.get("warning") else []
 
     dirs_created = [str(d) for d in support.missing_dirs(where["rules_file"].parent, stop_at=base.parent)]

@@ -182,7 +182,8 @@ class HermesAdapter:
         if not session.agent_started:
             session.agent_started = True
             session_context.append(self._dispatch(BeforeAgentStart, sid, prompt=text))
-            notes.append(overflow.failed_note(failed) if (failed := overflow.take_failed(self.cfg)) else "")
+            failed = overflow.take_failed(self.cfg)
+            notes.append(overflow.failed_note(failed) if failed else "")
         session.turn_open, session.user_text = True, text
         results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
         return self._realise(results, notes, session_context=session_context, session=session)

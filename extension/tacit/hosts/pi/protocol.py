@@ -309,8 +309,8 @@ class PiSession:
         file the parent loaded, and the parent's model."""
         if isinstance(model, str) and model and len(model) <= MODEL_CHARS and "\n" not in model:
             self.models[session_id] = model
-        defaults = {name: value for name, value in (("pi_extension", self.extension_path),
-                                                     ("model", self.models.get(session_id))) if value}
+        known = (("pi_extension", self.extension_path), ("model", self.models.get(session_id)))
+        defaults = {name: value for name, value in known if value}
         if defaults:
             self.engine.set_job_defaults(session_id, defaults)
 
