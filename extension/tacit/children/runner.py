@@ -12,6 +12,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from tacit.boundary import scrub
@@ -193,7 +194,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         "killed": killed,
         "timeout": timeout,
         "usage": usage,
-        "spend": spend.to_dict() if spend else None,
+        "spend": asdict(spend) if spend else None,
         "stdout_tail": redact_secrets((reply if reply is not None else stdout_text)[-800:]),
         "stderr_tail": redact_secrets(stderr.decode("utf-8", "replace")[-800:]),
         **verdict.fields(),
