@@ -5,7 +5,6 @@ Design notes: docs/design/hosts.md#tacithostshermesinstall
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from tacit.children.commands import program, script_python
 from tacit.children.env import process_env
-from tacit.fsutil import atomic_write_text, read_json_or_none
+from tacit.fsutil import atomic_write_text, read_json_or_none, unlink_quietly
 from tacit.hosts.hermes import shared_memory
 from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
 
@@ -167,8 +166,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):
             changed.append(f"{restored['restored']}: tacit's own folder again (copies of the shared files)")
-    with contextlib.suppress(OSError):
-        os.unlink(manifest_path)
+    unlink_quietly(manifest_path)
     message = f"tacit is no longer enabled in Hermes ({state.get('config_path')})."
     if left:
         message += " Left alone: " + "; ".join(left) + "."
