@@ -48,10 +48,8 @@ def bounded(text: str) -> str:
 
 def scrub(text) -> str:
     """One text as tacit may keep it: valid, private spans out, bounded, secrets redacted. Non-str input gives ""."""
-    if not isinstance(text, str):
+    if not isinstance(text, str) or not text:
         return ""
-    if not text:
-        return text
     return redact_secrets(bounded(strip_private(clean_text(text))))
 
 

@@ -18,9 +18,7 @@ __all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_comman
 def tacit_argv(*args: str) -> list[str]:
     """The command a person or an agent types: the console script here, else ``python -m tacit``."""
     script = os.path.join(os.path.dirname(sys.executable), "tacit")
-    if os.access(script, os.X_OK):
-        return [script, *args]
-    return python_argv(*args)
+    return [script, *args] if os.access(script, os.X_OK) else python_argv(*args)
 
 
 def tacit_display(*args: str) -> str:

@@ -34,9 +34,7 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
 
 
 def _use_agent(cfg, use_agent: bool | None) -> bool:
-    if cfg.is_child:
-        return False
-    return agent_available(cfg, cfg.host) if use_agent is None else use_agent
+    return not cfg.is_child and (agent_available(cfg, cfg.host) if use_agent is None else use_agent)
 
 
 def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = None, project=None,
@@ -56,8 +54,7 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
                                "cwd": project.root if project is not None else None,
                                "variables": {"targets": [target]}},
                          agent=True)
-        report["mode"] = "agent"
-        report["child_ok"] = bool(record.get("ok"))
+        report.update(mode="agent", child_ok=bool(record.get("ok")))
         if not record.get("ok"):
             # the child failed (killed, crashed, non-zero): fall back, lose nothing
             report["merge"] = merge_duplicates(tacit.memory(project), target)
@@ -66,26 +63,28 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
         report["mode"] = "deterministic"
         report["merge"] = merge_duplicates(tacit.memory(project), target)
     after = tacit.memory(project).usage(target)
-    report["after"] = after["text"]
-    report["fits"] = after["current"] <= after["limit"]
-    report["summary"] = f"{target}: {before['text']} → {after['text']}"
+    report.update(after=after["text"], fits=after["current"] <= after["limit"],
+                  summary=f"{target}: {before['text']} → {after['text']}")
     return report
 
 
 NEAR_LIMIT = 0.8  # /memory-consolidate works on a scope this full (or fuller), unless forced
 
 
+def _skipped(store: MemoryStore, target: str, force: bool) -> str | None:
+    """Why ``consolidate_all`` leaves ``target`` as it is, or None."""
+    if target == "team" or not store.entries(target):  # the team's file changes through review only
+        return "empty" if target != "team" else "shared"
+    usage = store.usage(target)
+    if not force and usage["current"] < NEAR_LIMIT * usage["limit"]:
+        return f"{usage['text']}, not near its limit"
+    return None
+
+
 def scopes_to_consolidate(cfg, *, project=None, force: bool = False) -> list[str]:
     """The scopes ``consolidate_all`` would work on (none: it starts no child)."""
     store = MemoryStore(cfg, project)
-    out = []
-    for target in store.targets():
-        if target == "team" or not store.entries(target):
-            continue
-        usage = store.usage(target)
-        if force or usage["current"] >= NEAR_LIMIT * usage["limit"]:
-            out.append(target)
-    return out
+    return [target for target in store.targets() if _skipped(store, target, force) is None]
 
 
 def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None, force: bool = False,
@@ -94,15 +93,9 @@ def consolidate_all(tacit: Tacit, *, use_agent: bool | None = None, project=None
     store = tacit.memory(project)
     reports = []
     for target in store.targets():
-        if target == "team" or not store.entries(target):  # the team's file changes through review only
-            reports.append({"target": target, "skipped": "empty" if target != "team" else "shared"})
-            continue
-        usage = store.usage(target)
-        if not force and usage["current"] < NEAR_LIMIT * usage["limit"]:
-            reports.append({"target": target, "skipped": f"{usage['text']}, not near its limit"})
-            continue
-        reports.append(consolidate_target(tacit, target, use_agent=use_agent, project=project,
-                                          session_id=session_id))
+        skipped = _skipped(store, target, force)
+        reports.append({"target": target, "skipped": skipped} if skipped else consolidate_target(
+            tacit, target, use_agent=use_agent, project=project, session_id=session_id))
     lines = [r.get("summary") or f"{r['target']}: skipped ({r['skipped']})" for r in reports]
     return {"success": True, "reports": reports, "message": "\n".join(lines)}
 

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from functools import partial
 from importlib import import_module
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
@@ -171,7 +172,7 @@ class Engine:
             try:
                 self.load_plugin(name)
             except Exception as exc:  # noqa: BLE001 — a broken plugin never breaks tacit
-                self._log_exception(f"loading plugin {name}", exc)
+                log_exception(self.cfg, f"loading plugin {name}", exc)
 
     @property
     def plugins(self) -> list[str]:
@@ -253,7 +254,7 @@ class Engine:
         try:
             return self._dispatch(event, result_type)
         except Exception as exc:  # noqa: BLE001 — never break the host
-            self._log_exception(f"dispatch {event.kind}", exc)
+            log_exception(self.cfg, f"dispatch {event.kind}", exc)
             record_failure(self.cfg, where=f"dispatch {event.kind}", exc=exc, session_id=event.session_id,
                            host=event.host, event_kind=event.kind)
             return degraded.answer(self, event, result_type, exc)  # the readable memory, and what is wrong
@@ -328,7 +329,7 @@ class Engine:
             with history.using(self.ledger()), history.acting(actor):
                 return reg.fn(event, ctx)
         except Exception as exc:  # noqa: BLE001
-            self._log_exception(f"handler {reg.name} on {event.kind}", exc)
+            log_exception(self.cfg, f"handler {reg.name} on {event.kind}", exc)
             record_failure(self.cfg, where=reg.name, exc=exc, session_id=event.session_id, host=event.host,
                            event_kind=event.kind, level="handler")
             return None
@@ -337,11 +338,11 @@ class Engine:
         if got is None:
             return
         if not isinstance(got, Result):
-            self._log_exception(f"handler {reg.name}",
+            log_exception(self.cfg, f"handler {reg.name}",
                                 TypeError(f"returned {type(got).__name__}, not a Result"))
             return
         if type(got) is not Result and not isinstance(into, type(got)):
-            self._log_exception(f"handler {reg.name}", TypeError(
+            log_exception(self.cfg, f"handler {reg.name}", TypeError(
                 f"{type(got).__name__} is not what {reg.kind} accepts ({type(into).__name__})"))
         if isinstance(got, ContextResult):
             got.context[:] = [i if i.source else replace(i, source=reg.name) for i in got.context]
@@ -366,14 +367,14 @@ class Engine:
         try:
             pid = self.launcher(job)
         except Exception as exc:  # noqa: BLE001
-            self._log_exception(f"launching child {job['kind']}", exc)
+            log_exception(self.cfg, f"launching child {job['kind']}", exc)
             self.child_finished(job)
             # the handler consumed what the job carries: run the deterministic fallback, lose nothing
             try:
                 from tacit.children.fallbacks import run_fallback
                 run_fallback(self.cfg, job)
             except Exception as fallback_exc:  # noqa: BLE001
-                self._log_exception(f"fallback for {job['kind']}", fallback_exc)
+                log_exception(self.cfg, f"fallback for {job['kind']}", fallback_exc)
             return
         if pid:
             with self.sessions.updating(job["session_id"]) as state:
@@ -393,7 +394,8 @@ class Engine:
             return
         with self._lock:
             if self._worker is None:
-                self._worker = BackgroundWorker(self.run_pending_background, self._log_exception)
+                self._worker = BackgroundWorker(self.run_pending_background,
+                                                partial(log_exception, self.cfg))
         self._worker.wake()
 
     def run_pending_background(self) -> int:
@@ -403,7 +405,7 @@ class Engine:
             try:
                 pending = self.sessions.pending_background()
             except LedgerUnavailable as exc:
-                self._log_exception("background: reading pending events", exc)
+                log_exception(self.cfg, "background: reading pending events", exc)
                 return done
             if not pending:
                 return done
@@ -411,7 +413,7 @@ class Engine:
                 try:
                     event = event_from_dict(data)
                 except (KeyError, TypeError, ValueError) as exc:
-                    self._log_exception("background: dropping a malformed event", exc)
+                    log_exception(self.cfg, "background: dropping a malformed event", exc)
                     self._finish(seq)
                     continue
                 if not self._run_background(event):
@@ -438,7 +440,7 @@ class Engine:
                             continue
                         got = self._call(reg, event, ctx)
             except LedgerUnavailable as exc:
-                self._log_exception(f"background {reg.name}", exc)
+                log_exception(self.cfg, f"background {reg.name}", exc)
                 return False
             if isinstance(got, Result):
                 children.extend(got.children)
@@ -460,18 +462,13 @@ class Engine:
 
     def drain(self, timeout: float = 10.0) -> bool:
         """Wait for queued background work (thread mode); at shutdown and in tests."""
-        if self._worker is None:
-            return True
-        return self._worker.join(timeout)
+        return self._worker is None or self._worker.join(timeout)
 
     def close(self) -> None:
         self.drain()
         with self._lock, self._caches:
             for ledger in self._all_ledgers:
                 ledger.close()
-
-    def _log_exception(self, where: str, exc: BaseException) -> None:
-        log_exception(self.cfg, where, exc)
 
 
 class BackgroundWorker:

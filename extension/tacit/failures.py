@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
-import os
 import time
 
 from tacit.fsutil import append_private_line
@@ -66,13 +65,9 @@ def record_failure(cfg, *, where: str, exc: BaseException, session_id: str = "",
                    event_kind: str = "", level: str = "event") -> None:
     """Append what failed (``level``: the event, or a handler) to ``logs/failures.jsonl``; never raises."""
     with contextlib.suppress(Exception):  # a failure record must not become a second failure
-        path = cfg.log_file.parent / FAILURES_FILE
-        with contextlib.suppress(FileNotFoundError):
-            if path.stat().st_size > FAILURES_MAX_BYTES:
-                os.replace(path, f"{path}.1")
         line = json.dumps({"at": time.time(), "session_id": session_id, "host": host, "event": event_kind,
                            "level": level, "where": where, "error": f"{type(exc).__name__}: {exc}"[:300]})
-        append_private_line(path, line)
+        append_private_line(cfg.log_file.parent / FAILURES_FILE, line, rotate_at=FAILURES_MAX_BYTES)
 
 
 def _recorded(cfg, since: float) -> list[dict]:

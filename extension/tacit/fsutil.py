@@ -10,6 +10,7 @@ import fcntl
 import glob
 import json
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -47,9 +48,13 @@ def ensure_private_dir(path) -> None:
             raise
 
 
-def append_private_line(path, line: str) -> None:
-    """Append one line to a 0600 file (created so). Never raises."""
+def append_private_line(path, line: str, *, rotate_at: int = 0) -> None:
+    """Append one line to a 0600 file (created so); a file over ``rotate_at`` bytes is first
+    moved to ``<path>.1``. Never raises."""
     with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):
+            if rotate_at and os.path.getsize(path) > rotate_at:
+                os.replace(path, f"{path}.1")
         ensure_private_dir(os.path.dirname(path))
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -118,6 +123,32 @@ def read_json_or_none(path) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def read_tail(path, limit: int) -> bytes:
+    """The last ``limit`` bytes of a regular file; b"" for anything else (never waits on a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return b""
+        start = max(0, info.st_size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunks, left = [], min(limit, info.st_size)
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def mode_of(path, default: int) -> int:

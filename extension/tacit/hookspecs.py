@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tacit.events import EVENT_KINDS
 from tacit.hosts import spec as host_specs
 
 CHILD_KINDS = ("consolidate", "correction", "review", "skill", "flush", "rules")
@@ -81,17 +82,8 @@ class ToolCallResult(Result):
             self.reason = "\n".join(r for r in (self.reason, other.reason) if r)
 
 
-RESULT_TYPES: dict[str, type[Result]] = {
-    "session_start": Result,
-    "before_agent_start": ContextResult,
-    "message_end": ContextResult,
-    "tool_call": ToolCallResult,
-    "tool_result": Result,
-    "command": Result,
-    "turn_end": Result,
-    "before_compact": Result,
-    "session_shutdown": Result,
-}
+RESULT_TYPES: dict[str, type[Result]] = {kind: Result for kind in EVENT_KINDS} | {
+    "before_agent_start": ContextResult, "message_end": ContextResult, "tool_call": ToolCallResult}
 
 
 def honoured(host: str) -> frozenset[str]:

@@ -10,27 +10,20 @@ import time
 import traceback
 from pathlib import Path
 
-from tacit.fsutil import append_private_line
+from tacit.fsutil import append_private_line, atomic_write_text
 from tacit.safety.secrets import redact_secrets
 
 _MAX_BYTES = 2_000_000  # rotate once: tacit.log -> tacit.log.1
 
 
-def _write(log_file: Path, line: str) -> None:
-    with contextlib.suppress(Exception):  # logging must never break the caller
-        with contextlib.suppress(FileNotFoundError):
-            if log_file.stat().st_size > _MAX_BYTES:
-                os.replace(log_file, str(log_file) + ".1")
-        # 0600 in a 0700 folder whatever the process's umask (Hermes runs tacit in its own process)
-        append_private_line(log_file, line)
-
-
 def log(cfg, level: str, where: str, message: str) -> None:
     """Append one line: ``<iso time> <LEVEL> [pid] where: message``."""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception):  # logging must never break the caller
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         message = redact_secrets(message)  # an error may quote what it failed on
-        _write(cfg.log_file, f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n")
+        # 0600 in a 0700 folder whatever the process's umask (Hermes runs tacit in its own process)
+        line = f"{stamp} {level.upper()} [{os.getpid()}] {where}: {message}\n"
+        append_private_line(cfg.log_file, line, rotate_at=_MAX_BYTES)
 
 
 def log_exception(cfg, where: str, exc: BaseException | None = None) -> None:
@@ -55,6 +48,4 @@ def report_config_problems(cfg) -> None:
                     return
         for problem in cfg.problems:
             log(cfg, "warning", "config", f"{problem} (see `tacit doctor`)")
-        fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        atomic_write_text(Path(mark), text)

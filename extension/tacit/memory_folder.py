@@ -9,6 +9,8 @@ import contextlib
 import os
 from pathlib import Path
 
+from tacit.fsutil import atomic_write_text
+
 MARKER = "memories.link"
 
 
@@ -18,13 +20,7 @@ def _marker(cfg) -> str:
 
 def note_link(cfg, target) -> None:
     """Record that tacit itself linked ``memories/`` to ``target``."""
-    path = _marker(cfg)
-    os.makedirs(cfg.state_dir_str, mode=0o700, exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(os.path.realpath(target))
-    os.replace(tmp, path)
+    atomic_write_text(Path(_marker(cfg)), os.path.realpath(target))
 
 
 def forget_link(cfg) -> None:

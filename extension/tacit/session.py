@@ -81,17 +81,13 @@ class SessionState:
 
     def previous_assistant(self) -> str:
         """The agent's reply before the current user message."""
-        for message in reversed(self.recent[:-1]):
-            if message["role"] == "assistant":
-                return message["text"]
-        return self.last_assistant_text
+        return next((m["text"] for m in reversed(self.recent[:-1]) if m["role"] == "assistant"),
+                    self.last_assistant_text)
 
     def is_running(self, kind: str, stale: float) -> bool:
         """True while a child of this kind runs (a crashed runner's mark expires)."""
         job = self.running.get(kind)
-        if not isinstance(job, dict):
-            return False
-        if time.time() - float(job.get("started") or 0) > stale:
+        if not isinstance(job, dict) or time.time() - float(job.get("started") or 0) > stale:
             return False
         pid = job.get("pid")
         return not pid or alive(pid)  # no pid noted yet: running until the mark goes stale

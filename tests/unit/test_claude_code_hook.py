@@ -24,7 +24,8 @@ from tacit.events import clip_tool_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts import hooks
 from tacit.hosts.claude_code.hook import CONTEXT_CAP, TRUNCATION_NOTE, cut_at_line, fit_context, render
-from tacit.hosts.claude_code.transcript import last_assistant_text, read_tail
+from tacit.fsutil import read_tail
+from tacit.hosts.claude_code.transcript import TAIL_BYTES, last_assistant_text
 from tacit.hosts.runtime import build_engine
 
 SID = "5f0e4c1a-9d7e-4b2a-8c3d-000000000001"
@@ -385,18 +386,18 @@ def test_stop_without_last_assistant_message_falls_back_to_the_transcript(handle
 
 
 def test_the_transcript_read_is_bounded_and_never_blocks(tmp_path):
-    assert read_tail("/dev/zero") == b""  # not a regular file: never read
+    assert read_tail("/dev/zero", TAIL_BYTES) == b""  # not a regular file: never read
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     done = threading.Event()
-    threading.Thread(target=lambda: (read_tail(str(fifo)), done.set()), daemon=True).start()
+    threading.Thread(target=lambda: (read_tail(str(fifo), TAIL_BYTES), done.set()), daemon=True).start()
     assert done.wait(5), "a FIFO blocked the transcript read"
     big = tmp_path / "big.jsonl"
     with open(big, "wb") as handle_:
         handle_.write(b"x" * (8 * 1024 * 1024))
         handle_.write(b"\n" + json.dumps({"type": "assistant", "message": {"id": "m", "content": [
             {"type": "text", "text": "the end"}]}}).encode() + b"\n")
-    assert len(read_tail(str(big))) <= 2 * 1024 * 1024
+    assert len(read_tail(str(big), TAIL_BYTES)) <= 2 * 1024 * 1024
     assert last_assistant_text(str(big)) == "the end"
 
 

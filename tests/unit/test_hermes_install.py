@@ -190,17 +190,19 @@ def test_hermes_not_found(tmp_path, monkeypatch):
 
 
 def test_interpreter_from_the_hermes_script(tmp_path):
+    from tacit.children.commands import script_python
+
     python = tmp_path / "venv" / "bin" / "python3.11"
     python.parent.mkdir(parents=True)
     python.symlink_to(sys.executable)
     script = tmp_path / "hermes"
     script.write_text(f"#!{python}\nimport sys\n")
-    assert hermes_install.interpreter_of(str(script)) == str(python)
+    assert script_python(str(script)) == str(python)
     script.write_text("#!/usr/bin/env python3\n")
-    assert hermes_install.interpreter_of(str(script)) is not None
+    assert script_python(str(script)) is not None
     script.write_text("#!/bin/sh\nexec node x\n")
-    assert hermes_install.interpreter_of(str(script)) is None
-    assert hermes_install.interpreter_of(str(tmp_path / "missing")) is None
+    assert script_python(str(script)) is None
+    assert script_python(str(tmp_path / "missing")) is None
 
 
 def test_cli_routes_to_the_hermes_installer(hermes, tmp_path):

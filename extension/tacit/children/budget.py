@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from tacit.children.commands import timeout_for
 from tacit.children.prices import price_for
@@ -31,9 +31,6 @@ class Spend:
     usd: float | None = None
     usd_source: str = "unknown"  # host | price_table | unknown
     model: str = ""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def as_float(value) -> float | None:

@@ -29,23 +29,15 @@ def learner_of(job: dict) -> Actor:
 
 
 def run_fallback(cfg, job: dict) -> dict:
-    tacit = Tacit(cfg).as_actor(learner_of(job))
-    try:
-        with tacit.acting():
-            return _run(tacit, job)
-    finally:
-        tacit.close()
+    with Tacit(cfg).as_actor(learner_of(job)) as tacit, tacit.acting():
+        return _run(tacit, job)
 
 
 def save_job_rules(cfg, job: dict, texts: list[str]) -> dict:
     """The exact rules of some of a correction job's texts, saved as its learner."""
-    tacit = Tacit(cfg).as_actor(learner_of(job))
-    try:
-        with tacit.acting():
-            return save_exact_rules(tacit, texts, prev_assistant=(job.get("variables") or {}).get("prev_assistant")
-                                    or None, project=tacit.project(job["cwd"]) if job.get("cwd") else None)
-    finally:
-        tacit.close()
+    with Tacit(cfg).as_actor(learner_of(job)) as tacit, tacit.acting():
+        return save_exact_rules(tacit, texts, prev_assistant=(job.get("variables") or {}).get("prev_assistant")
+                                or None, project=tacit.project(job["cwd"]) if job.get("cwd") else None)
 
 
 def _run(tacit: Tacit, job: dict) -> dict:

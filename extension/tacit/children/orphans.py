@@ -11,8 +11,9 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
-from tacit.fsutil import read_json_or_none, unlink_quietly
+from tacit.fsutil import atomic_write_text, read_json_or_none, unlink_quietly
 from tacit.paths import run_dir
 from tacit.processes import alive, process_started
 from tacit.stores import jobs as job_rows
@@ -34,14 +35,9 @@ def die_with_parent() -> None:
 def note(cfg, job_ids: list, pgid: int) -> None:
     """Remember that this runner started child group ``pgid`` for ``job_ids``. Never raises."""
     with contextlib.suppress(Exception):
-        folder = notes_dir(cfg)
-        os.makedirs(folder, mode=0o700, exist_ok=True)
         data = {"runner": os.getpid(), "runner_started": process_started(os.getpid()), "pgid": pgid,
                 "jobs": list(job_ids), "at": time.time()}
-        path = os.path.join(folder, f"{job_ids[0]}.json")
-        with open(path + ".tmp", "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
-        os.replace(path + ".tmp", path)
+        atomic_write_text(Path(notes_dir(cfg), f"{job_ids[0]}.json"), json.dumps(data))
 
 
 def forget(cfg, job_id: str) -> None:

@@ -6,7 +6,6 @@ Design notes: docs/design/children.md#tacitchildrenoutput
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from tacit.hosts import spec as host_specs
@@ -58,14 +57,3 @@ def json_output(text: str):
 def json_tail(text: str, lines: int = 5):
     """The whole text as one JSON object, then each of its last ``lines`` lines, newest first."""
     return _objects((text, *reversed(text.splitlines()[-lines:])))
-
-
-def read_tail(path: Path, cap: int) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > cap:
-                handle.seek(size - cap)
-            return handle.read(cap)
-    except OSError:
-        return b""

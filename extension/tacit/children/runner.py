@@ -12,6 +12,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from tacit.boundary import scrub
@@ -21,9 +22,9 @@ from tacit.children.commands import (
 )
 from tacit.children.env import process_env
 from tacit.children.fallbacks import run_fallback, save_job_rules
-from tacit.children.output import parse_usage, read_tail, reply_text
+from tacit.children.output import parse_usage, reply_text
 from tacit.children.prompts import render_job_prompt
-from tacit.fsutil import append_private_line, ensure_private_dir
+from tacit.fsutil import append_private_line, ensure_private_dir, read_tail
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
@@ -193,7 +194,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         "killed": killed,
         "timeout": timeout,
         "usage": usage,
-        "spend": spend.to_dict() if spend else None,
+        "spend": asdict(spend) if spend else None,
         "stdout_tail": redact_secrets((reply if reply is not None else stdout_text)[-800:]),
         "stderr_tail": redact_secrets(stderr.decode("utf-8", "replace")[-800:]),
         **verdict.fields(),

@@ -69,9 +69,9 @@ def _fix_detector(cfg):
         if found is None:
             return {"fix": False, "problem": None, "solution": None}
         data = _as_dict(found)
-        out = {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None)}
-        out.update(data)  # pattern, confidence
-        return out
+        # then the rest: pattern, confidence
+        return {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None),
+                **data}
 
     return run
 
@@ -81,9 +81,9 @@ def _importance_detector(cfg):
 
     def run(text: str, item: dict) -> dict:
         data = _as_dict(score_importance(text))  # an Importance
-        out = {"category": data.pop("category", None), "importance": data.pop("importance", None)}
-        out.update(data)  # markers, emphasis
-        return out
+        # then the rest: markers, emphasis
+        return {"category": data.pop("category", None), "importance": data.pop("importance", None),
+                **data}
 
     return run
 

@@ -44,8 +44,7 @@ def broken_report(cfg, exc: BaseException) -> dict:
 
 
 def render(report: dict) -> str:
-    lines = [f"tacit {report['version']} — data folder {report['paths']['home']}"]
-    lines.append("Storage:")
+    lines = [f"tacit {report['version']} — data folder {report['paths']['home']}", "Storage:"]
     for name, entry in report["storage"].items():
         free = entry.get("free_bytes")
         space = f", {free / 1e9:.1f} GB free" if free is not None else ""

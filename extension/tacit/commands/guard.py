@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 
 from tacit.commands import emit, project_folder
 from tacit.display import clip
@@ -84,12 +83,9 @@ def _project(args, cfg) -> Project | None:
     return project_for(_folder(args, cfg))
 
 
-def _fail(args, error: str, code: int = 1, **extra) -> int:
-    if args.json:
-        emit({"success": False, "error": error, **extra})
-    else:
-        sys.stderr.write(f"tacit guard: {error}\n")
-    return code
+def _fail(args, error: str) -> int:
+    emit({"success": False, "error": error}, text=lambda r: f"tacit guard: {r['error']}")
+    return 1
 
 
 def _run(args, cfg, work) -> int:
@@ -191,14 +187,12 @@ def _add(args, cfg) -> int:
             result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
         if not result["success"]:
             return _fail(args, result["error"])
-        if args.json:
-            emit(result)
-        else:
-            gid = result["guard"]["id"]
-            record = store.get(gid)
-            print(f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): {record.spec.describe()}, "
-                  f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
-                  f"Lift it with `tacit guard remove {gid}`.")
+        gid = result["guard"]["id"]
+        record = store.get(gid)
+        emit(result, text=f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): "
+                          f"{record.spec.describe()}, "
+                          f"{'in ' + record.project_root if record.scope == 'project' else 'everywhere'}. "
+                          f"Lift it with `tacit guard remove {gid}`.")
         return 0
 
     return _run(args, cfg, work)
@@ -217,11 +211,9 @@ def _changed(args, cfg, change, done: str) -> int:
             result["note"] = (f"the lesson stays in {record.memory_scope} memory (it still informs the agent); "
                               f"to drop it too: tacit memory remove --scope {record.memory_scope} "
                               f"{json.dumps(clip(record.lesson, 60))}")
-        if args.json:
-            emit(result)
-        else:
-            print(f"Guard {result['guard']['id']} {done if result.get('changed', True) else 'unchanged'}: "
-                  f"{record.spec.describe()} ({record.action}, {record.status})." + (f" Note: {result['note']}." if "note" in result else ""))
+        emit(result, text=lambda r: f"Guard {r['guard']['id']} {done if r.get('changed', True) else 'unchanged'}: "
+                                    f"{record.spec.describe()} ({record.action}, {record.status})."
+                                    + (f" Note: {r['note']}." if "note" in r else ""))
         return 0
 
     return _run(args, cfg, work)
@@ -249,12 +241,9 @@ def _wrong(args, cfg) -> int:
             return _fail(args, f"guard {record.id} could not be changed")
         result = {"success": True, "change": outcome.change, "history_id": outcome.history_id,
                   "guard": outcome.record.as_dict()}
-        if args.json:
-            emit(result)
-        elif outcome.change == "removed":
-            print(f"Guard {record.id} removed (called wrong twice). Bring it back with `tacit guard restore {record.id}`.")
-        else:
-            print(f"Guard {record.id} demoted to ask (1 strike); called wrong once more and it is removed.")
+        emit(result, text=f"Guard {record.id} removed (called wrong twice). Bring it back with `tacit guard restore "
+                          f"{record.id}`." if outcome.change == "removed" else
+                          f"Guard {record.id} demoted to ask (1 strike); called wrong once more and it is removed.")
         return 0
 
     return _run(args, cfg, work)
@@ -292,13 +281,9 @@ def _test(args, cfg) -> int:
 
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
-        if args.json:
-            emit({"fires": bool(hits), "guards": hits})
-        elif not hits:
-            print("No guard fires.")
-        else:
-            for hit in hits:
-                print(f"guard {hit['id']} ({hit['action']}): {hit['reason']}")
+        emit({"fires": bool(hits), "guards": hits},
+             text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
+             or "No guard fires.")
         return 0
 
     return _run(args, cfg, work)

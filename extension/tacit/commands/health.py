@@ -163,9 +163,8 @@ def _jobs_and_service(cfg, problems: list, warnings: list) -> tuple[dict, dict]:
         problems.append(f"child job {job['id']} ({job['kind']}) lost its runner (killed?) and was marked failed "
                         f"on {time.strftime('%Y-%m-%d %H:%M', time.localtime(job['finished_at']))}; its child was "
                         "stopped. What it had saved is undoable with `tacit memory log` / `undo`")
-    for job in jobs["overdue"]:
-        problems.append(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
-                        f"its timeout (runner pid {job['pid']})")
+    problems.extend(f"child job {job['id']} ({job['kind']}) has been running for {job['running_for']} s, past "
+                    f"its timeout (runner pid {job['pid']})" for job in jobs["overdue"])
     svc = _guarded("service", service, {"running": False, "ok": None}, problems, cfg)
     if svc["ok"] is False:
         problems.append(f"the tacit service cannot start: {svc['error']} (hooks run more slowly, in-process)")
@@ -249,9 +248,7 @@ def check(cfg, project=None) -> dict:
     problems.extend(_disk_problems(disks))
 
     memory = _guarded("memory files", memory_files, {}, problems, cfg, project)
-    for entry in memory.values():
-        if entry.get("problem"):
-            problems.append(entry["problem"])
+    problems.extend(entry["problem"] for entry in memory.values() if entry.get("problem"))
     for scope, entry in memory.items():
         moved = memory_folder.problem(cfg, os.path.dirname(entry["path"])) if scope != "team" else None
         if moved and moved not in problems:
@@ -276,20 +273,19 @@ def check(cfg, project=None) -> dict:
                                       "moved_aside": []}, problems, cfg)
     if led["ok"] is False:
         problems.append(f"ledger {led['path']}: {led.get('error')}")
-    for moved in led["moved_aside"]:
-        warnings.append(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
-                        "(what it held is kept there; tacit started a fresh one)")
+    warnings.extend(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
+                    "(what it held is kept there; tacit started a fresh one)"
+                    for moved in led["moved_aside"])
 
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,
                         applied=led.get("last_event") or {})
-    for s in sessions:
-        problems.append(f"session {s['session_id'][:12]} on {s['host'] or 'a host'} fails on every event "
-                        f"({s['failures']} in a row since {time.strftime('%Y-%m-%d %H:%M', time.localtime(s['since']))}): "
-                        f"{s['last_error']} — details in {cfg.log_file}")
+    problems.extend(f"session {s['session_id'][:12]} on {s['host'] or 'a host'} fails on every event "
+                    f"({s['failures']} in a row since {time.strftime('%Y-%m-%d %H:%M', time.localtime(s['since']))}): "
+                    f"{s['last_error']} — details in {cfg.log_file}" for s in sessions)
     handlers = _guarded("failing handlers", failing_handlers, {}, problems, cfg, since=now - 86400)
-    for name, info in handlers.items():
-        warnings.append(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}")
+    warnings.extend(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}"
+                    for name, info in handlers.items())
 
     if (kept := guard_file.problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
         problems.append(kept)

@@ -62,9 +62,8 @@ def _progress_printer(stream):
 
 
 def _learn(args, cfg) -> int:
-    progress = None
-    if not args.no_progress and sys.stderr.isatty():
-        progress = _progress_printer(sys.stderr)
+    shown = not args.no_progress and sys.stderr.isatty()
+    progress = _progress_printer(sys.stderr) if shown else None
     report = replay(cfg, args.paths, apply=args.apply, host=args.host, progress=progress, build_engine=build_engine)
     readable = [f for f in report["files"] if not f.get("error")]
     if not readable:
@@ -116,42 +115,34 @@ def _job_line(job: dict, dry_run: bool) -> str:
 def format_report(report: dict) -> str:
     totals = report["totals"]
     dry = report["dry_run"]
-    out: list[str] = []
     head = (f"tacit learn: {_plural(totals['files'], 'file')}, {_plural(totals['sessions'], 'session')}, "
             f"{_plural(totals['turns'], 'turn')}, {_plural(totals['tool_calls'], 'tool call')}")
-    head += " — dry run, nothing was written" if dry else " — applied"
-    out.append(head)
+    out = [head + (" — dry run, nothing was written" if dry else " — applied")]
     if report.get("is_child"):
         out.append("(TACIT_CHILD=1 is set: tacit is inert inside a child agent, so nothing is detected)")
 
-    for f in report["files"]:
-        if f.get("error"):
-            out.append(f"! {f['path']}: {f['error']}")
+    out += [f"! {f['path']}: {f['error']}" for f in report["files"] if f.get("error")]
 
     labels = formats()
     for s in report["sessions"]:
-        out.append("")
         fmt = labels.get(s["format"], s["format"])
-        out.append(f"{s['file']}  ({fmt}, session {s['session_id']})")
-        out.append(f"  {_plural(s['turns'], 'turn')}, {_plural(s['tool_calls'], 'tool call')}")
+        out += ["", f"{s['file']}  ({fmt}, session {s['session_id']})",
+                f"  {_plural(s['turns'], 'turn')}, {_plural(s['tool_calls'], 'tool call')}"]
         if s["corrections"]:
             out.append(f"  corrections detected ({len(s['corrections'])}):")
-            for c in s["corrections"]:
-                out.append(f"    turn {c['turn']:>3}  {_quote(c['text'])}")
+            out += [f"    turn {c['turn']:>3}  {_quote(c['text'])}" for c in s["corrections"]]
         else:
             out.append("  corrections detected: none")
         if s["jobs"]:
             out.append("  would start:" if dry else "  ran:")
-            for job in s["jobs"]:
-                out.append("    " + _job_line(job, dry))
+            out += ["    " + _job_line(job, dry) for job in s["jobs"]]
         if s.get("pending_correction"):
             out.append(f"  still pending at the end (rate limit): {_quote(s['pending_correction'], 70)}")
 
     malformed = totals.get("malformed_lines", 0)
     if malformed:
         examples = [e for f in report["files"] for e in f.get("malformed_examples", [])][:3]
-        out.append("")
-        out.append(f"{_plural(malformed, 'malformed line')} skipped ({'; '.join(examples)})")
+        out += ["", f"{_plural(malformed, 'malformed line')} skipped ({'; '.join(examples)})"]
 
     out.append("")
     if not report["sessions"]:

@@ -101,11 +101,9 @@ def _delete(args, cfg) -> int:
 def _find(args, cfg) -> int:
     text = read_text_arg(args.text)
     started = time.perf_counter()
+    loose = {"limit": 5, "threshold": 0.0, "filters": False} if args.all else {}
     try:
-        if args.all:
-            matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg, limit=5, threshold=0.0, filters=False))
-        else:
-            matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg))
+        matches = _with(cfg, lambda conn: find_patterns(conn, text, cfg, **loose))
     except LedgerUnavailable as exc:
         return unavailable(exc)
     block = render_block(matches) if matches else None

@@ -21,26 +21,19 @@ def add_parser(subparsers) -> None:
         p.set_defaults(func=func)
 
 
-def _project(args, cfg):
-    folder = project_folder(args, cfg)
-    return folder, project_for(folder, home=cfg.env.get("HOME"))
-
-
-def _no_project(folder: str) -> int:
-    emit({"success": False, "error": f"{folder} is not inside a project (the home folder and the root hold "
-                                     "none); add it to exclude = [...] in config.toml instead"}, text=say)
-    return 1
-
-
 def _switch(turn):
     """``tacit off`` / ``tacit on``: the same checks, then ``turn(cfg, project)``."""
     def run(args, cfg) -> int:
-        folder, project = _project(args, cfg)
+        folder = project_folder(args, cfg)
+        project = project_for(folder, home=cfg.env.get("HOME"))
         if args.status:
             emit(exclusion.status(cfg, project, folder), text=_status_text)
             return 0
         if project is None:
-            return _no_project(folder)
+            error = (f"{folder} is not inside a project (the home folder and the root hold none); "
+                     "add it to exclude = [...] in config.toml instead")
+            emit({"success": False, "error": error}, text=say)
+            return 1
         emit(exclusion.turn_off(cfg, project) if turn == "off" else exclusion.turn_on(cfg, project), text=say)
         return 0
 

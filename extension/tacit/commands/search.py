@@ -6,6 +6,7 @@ Design notes: docs/design/commands.md#tacitcommandssearch
 from __future__ import annotations
 
 import os
+import sys
 
 from tacit.commands import JSON_OUTPUT, emit
 
@@ -93,14 +94,8 @@ def _search(args, cfg) -> int:
     except sqlite3.OperationalError as exc:  # a read-only data folder, a search.db that is a folder
         return _fail(f"the search index ({cfg.state_dir / INDEX_FILE}) cannot be used: {exc}; "
                      "tacit needs its data folder writable (tacit doctor)")
-    emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and _tty()))
+    emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and sys.stdout.isatty()))
     return 0
-
-
-def _tty() -> bool:
-    import sys
-
-    return sys.stdout.isatty()
 
 
 def _reindexed(r: dict) -> str:
@@ -133,16 +128,15 @@ def format_results(result: dict, color: bool = False) -> str:
            + (":" if results else ".")]
     for r in results:
         when = r["time"][:16].replace("T", " ")
-        out.append("")
-        out.append(f"{when}  {r['host']}  {r['project'] or '-'}  session {r['session_id'][:8]}, turn {r['turn']}")
+        out += ["", f"{when}  {r['host']}  {r['project'] or '-'}  "
+                    f"session {r['session_id'][:8]}, turn {r['turn']}"]
         user, agent = _halves(r["text"])
         if user:
             out.append("  you:   " + snippet(user, result["query"], width=160, mark=mark))
         if agent:
             out.append("  agent: " + snippet(agent, result["query"], width=240, mark=mark))
     if result.get("left_out"):
-        out.append("")
-        out.append(f"({result['left_out']} left out: they failed tacit's context gate)")
+        out += ["", f"({result['left_out']} left out: they failed tacit's context gate)"]
     if not results and scope.get("project") is not None:
         out.append("Try --all-projects, or other words.")
     return "\n".join(out)

@@ -89,8 +89,7 @@ def background_today(cfg) -> dict:
 
 
 def run(args, cfg) -> int:
-    status = gather(args.tacit, project_of(args))
-    emit(status, text=render)
+    emit(gather(args.tacit, project_of(args)), text=render)
     return 0
 
 

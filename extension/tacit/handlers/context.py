@@ -79,11 +79,5 @@ def _indexed_by_host(features) -> tuple:
 
 
 def _context(snapshot: str, guidance: str | None, index: str) -> ContextResult:
-    context = []
-    if snapshot:
-        context.append(Injection(snapshot, priority=10))
-    if guidance:
-        context.append(Injection(guidance, priority=20))
-    if index:
-        context.append(Injection(index, priority=30))
-    return ContextResult(context=context)
+    parts = ((snapshot, 10), (guidance, 20), (index, 30))
+    return ContextResult(context=[Injection(text, priority=n) for text, n in parts if text])

@@ -31,7 +31,7 @@ def excluded(engine, event, result_type: type[Result]) -> Result:
             got = user_context(engine, event)
             result.context, result.notices = got.context, got.notices
         except Exception as exc:  # noqa: BLE001 — never break the host
-            engine._log_exception("excluded project: session context", exc)
+            log_exception(engine.cfg, "excluded project: session context", exc)
     return result
 
 

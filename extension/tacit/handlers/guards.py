@@ -361,18 +361,17 @@ def _git_config(config: str) -> tuple[frozenset, dict]:
     return frozenset(remotes), values
 
 
-def _config_path(root: str | None) -> str | None:
+def _config_of(root: str | None) -> tuple | None:
+    """(remotes, values) of the repository's git config (``_git_config``), or None."""
     head = _head_file(root) if root else None
-    if head is None:
-        return None
-    return os.path.join(common_dir(os.path.dirname(head)), "config")
+    path = None if head is None else os.path.join(common_dir(os.path.dirname(head)), "config")
+    return _read_cached(_REMOTES, path, _git_config) if path else None
 
 
 def git_remotes(root: str | None) -> frozenset | None:
     """The remote names in the repository's config (``[remote "x"]``), read
     from the file (no git process), cached by its mtime; None when unknown."""
-    path = _config_path(root)
-    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    found = _config_of(root)
     return found[0] if found else None
 
 
@@ -380,8 +379,7 @@ def push_default(root: str | None, branch: str | None) -> str | None:
     """The remote ``git push`` with none named goes to from ``branch``: its
     ``pushRemote``, ``remote.pushDefault``, its upstream's remote — or origin
     when that is the repository's only remote; None when unknown."""
-    path = _config_path(root)
-    found = _read_cached(_REMOTES, path, _git_config) if path else None
+    found = _config_of(root)
     if not found:
         return None
     remotes, values = found

@@ -41,10 +41,7 @@ def deliver_at_start(event, ctx) -> ContextResult | None:
 
 
 def deliver_at_message(event, ctx) -> Result | None:
-    if event.role != "user":
-        return None
-    texts = _take(ctx)
-    return Result(notices=texts) if texts else None
+    return deliver_at_turn_end(event, ctx) if event.role == "user" else None
 
 
 def deliver_at_turn_end(event, ctx) -> Result | None:

@@ -28,7 +28,6 @@ HOST = Host(
     ),
     # the rules child: no tools at all (``--tools ""``), it answers in its reply
     child_reply_command=(*_CHILD_BASE, "--tools", "", "--strict-mcp-config", "--disable-slash-commands"),
-    prompt_stdin=None,
     child_model="haiku",
     shell_marker="CLAUDECODE",
     sessions="tacit.hosts.claude_code.sessions",

@@ -6,36 +6,10 @@ Design notes: docs/design/hosts.md#tacithostsclaude_codetranscript
 from __future__ import annotations
 
 import json
-import os
-import stat
+
+from tacit.fsutil import read_tail
 
 TAIL_BYTES = 2 * 1024 * 1024
-
-
-def read_tail(path: str, limit: int = TAIL_BYTES) -> bytes:
-    """The last ``limit`` bytes of a regular file; b"" for anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return b""
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return b""
-        start = max(0, info.st_size - limit)
-        os.lseek(fd, start, os.SEEK_SET)
-        chunks, left = [], min(limit, info.st_size)
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
 
 
 def last_assistant_text(path: str) -> str:
@@ -43,7 +17,7 @@ def last_assistant_text(path: str) -> str:
         return ""
     texts: list[str] = []
     message_id = None
-    for raw in reversed(read_tail(path).splitlines()):
+    for raw in reversed(read_tail(path, TAIL_BYTES).splitlines()):
         try:
             record = json.loads(raw)
         except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line

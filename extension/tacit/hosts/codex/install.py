@@ -129,10 +129,8 @@ def _install(cfg, scope, project_dir, python) -> dict:
     events_created, groups_changed, positions = merge_groups(hooks_doc, python)
 
     # config.toml: the feature flag
-    warnings: list[str] = []
     new_config_text, flag = with_feature_flag(config_text, config, where["config_file"])
-    if flag.get("warning"):
-        warnings.append(flag["warning"])
+    warnings = [flag["warning"]] if flag.get("warning") else []
 
     dirs_created = [str(d) for d in support.missing_dirs(where["rules_file"].parent, stop_at=base.parent)]
     changed = []

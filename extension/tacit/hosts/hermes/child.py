@@ -9,7 +9,8 @@ import json
 
 from tacit.children.budget import Spend, reported
 from tacit.children.commands import PROMPT_SHOWN, Command, program, script_python
-from tacit.children.output import USAGE_FILE_CAP, read_tail
+from tacit.children.output import USAGE_FILE_CAP
+from tacit.fsutil import read_tail
 
 # how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
 SAVE_GUIDE = (

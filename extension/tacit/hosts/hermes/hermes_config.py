@@ -96,10 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         spec = json.loads(argv[0]) if argv else {}
-        if spec.get("action") == "apply":
-            out = {"ok": True, **apply(spec)}
-        else:
-            out = {"ok": True, **status(spec.get("keys") or ())}
+        done = apply(spec) if spec.get("action") == "apply" else status(spec.get("keys") or ())
+        out = {"ok": True, **done}
     except Exception as exc:  # noqa: BLE001 — reported to the caller as data
         out = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     sys.stdout.write("\n" + json.dumps(out, default=str) + "\n")

@@ -5,18 +5,17 @@ Design notes: docs/design/hosts.md#tacithostshermesinstall
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tacit.children.commands import program, script_python
 from tacit.children.env import process_env
-from tacit.fsutil import atomic_write_text, read_json_or_none
+from tacit.fsutil import atomic_write_text, read_json_or_none, unlink_quietly
 from tacit.hosts.hermes import shared_memory
 from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
 
@@ -167,8 +166,7 @@ def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> d
         restored = shared_memory.unlink(cfg, home)
         if restored.get("changed"):
             changed.append(f"{restored['restored']}: tacit's own folder again (copies of the shared files)")
-    with contextlib.suppress(OSError):
-        os.unlink(manifest_path)
+    unlink_quietly(manifest_path)
     message = f"tacit is no longer enabled in Hermes ({state.get('config_path')})."
     if left:
         message += " Left alone: " + "; ".join(left) + "."
@@ -194,24 +192,7 @@ def find_hermes_python(cfg, prefer: str | None = None) -> str | None:
         return prefer
     if importlib.util.find_spec("hermes_cli") is not None:
         return sys.executable
-    script = shutil.which("hermes", path=cfg.env.get("PATH"))
-    return interpreter_of(script) if script else None
-
-
-def interpreter_of(script: str) -> str | None:
-    """The interpreter in a script's ``#!`` line (``#!/usr/bin/env python3``
-    resolved through PATH), when it looks like Python."""
-    try:
-        with open(script, "rb") as handle:
-            first = handle.readline(512).decode("utf-8", "replace").strip()
-    except OSError:
-        return None
-    if not first.startswith("#!"):
-        return None
-    parts = first[2:].split() or [""]
-    candidate = shutil.which(parts[1]) if os.path.basename(parts[0]) == "env" and len(parts) > 1 else parts[0]
-    ok = candidate and "python" in os.path.basename(candidate) and os.access(candidate, os.X_OK)
-    return candidate if ok else None
+    return script_python(program(cfg, "hermes"))
 
 
 def run_in_hermes(cfg, python: str, hermes_home: str, spec: dict) -> dict:

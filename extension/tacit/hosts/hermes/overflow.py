@@ -5,14 +5,13 @@ Design notes: docs/design/hosts.md#tacithostshermesoverflow
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
 import time
 
 from tacit.consolidation import consolidate_target
-from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none
+from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none, unlink_quietly
 from tacit.log import log
 from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore
@@ -131,8 +130,7 @@ def _move_failed(cfg, path: str, extra: dict) -> None:
     item = {**(read_json_or_none(path) or {}), **extra}
     target = os.path.join(overflow_dir(cfg), "failed", os.path.basename(path))
     atomic_write_text(target, json.dumps(item, ensure_ascii=False))
-    with contextlib.suppress(OSError):
-        os.unlink(path)
+    unlink_quietly(path)
 
 
 def take_failed(cfg) -> list[dict]:

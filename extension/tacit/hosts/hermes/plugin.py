@@ -182,7 +182,8 @@ class HermesAdapter:
         if not session.agent_started:
             session.agent_started = True
             session_context.append(self._dispatch(BeforeAgentStart, sid, prompt=text))
-            notes.append(self._failed_overflow_note())
+            failed = overflow.take_failed(self.cfg)
+            notes.append(overflow.failed_note(failed) if failed else "")
         session.turn_open, session.user_text = True, text
         results.append(self._dispatch(MessageEnd, sid, role="user", text=text))
         return self._realise(results, notes, session_context=session_context, session=session)
@@ -304,10 +305,6 @@ class HermesAdapter:
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "hermes overflow kick", exc)
 
-    def _failed_overflow_note(self) -> str:
-        items = overflow.take_failed(self.cfg)
-        return overflow.failed_note(items) if items else ""
-
     def _command(self, name: str):
         def handler(raw_args="", *args, **kwargs):
             raw = "" if raw_args is None else str(raw_args)
@@ -326,14 +323,10 @@ class HermesAdapter:
 
 def message_text(value) -> str:
     """A Hermes message (a string, or OpenAI-style content parts) as text."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
     if isinstance(value, list):
         return "\n".join(p["text"] if isinstance(p, dict) else p for p in value
                          if isinstance(p, str) or isinstance(p, dict) and isinstance(p.get("text"), str))
-    return str(value)
+    return "" if value is None else str(value)
 
 
 def nobody_to_ask() -> bool:

@@ -183,8 +183,7 @@ class PiSession:
         """Answer one message: a response for a request, None for a notification. Never raises."""
         method, msg_id = message.get("method"), message.get("id")
         is_request = "id" in message
-        params = message.get("params")
-        params = {} if params is None else params
+        params = {} if message.get("params") is None else message["params"]
         try:
             if not isinstance(params, dict):
                 raise ProtocolError("invalid_params", "params must be an object")
@@ -310,11 +309,8 @@ class PiSession:
         file the parent loaded, and the parent's model."""
         if isinstance(model, str) and model and len(model) <= MODEL_CHARS and "\n" not in model:
             self.models[session_id] = model
-        defaults = {}
-        if self.extension_path:
-            defaults["pi_extension"] = self.extension_path
-        if self.models.get(session_id):
-            defaults["model"] = self.models[session_id]
+        known = (("pi_extension", self.extension_path), ("model", self.models.get(session_id)))
+        defaults = {name: value for name, value in known if value}
         if defaults:
             self.engine.set_job_defaults(session_id, defaults)
 
