@@ -1,14 +1,7 @@
-"""Lesson text → guard specs, only when the rule clause says exactly what to stop.
+"""Lesson text → guard specs, only when a rule clause matches a shape whole.
 
-The lesson is split into clauses (``tacit.guards.clauses``): the imperative
-clause is the rule, the rest its reason; an exception anywhere or a hedge in
-the rule vetoes. A rule clause must match a shape whole ("use X, not Y",
-"never run `cmd`", "don't touch <path>", "never push to <branch|remote>",
-"never use sudo", and ``tacit.guards.shapes``); one extra word and nothing is
-derived. Tools must be known and alike, commands start with a known program
-or are quoted after "run", paths must look like paths, branches and remotes
-must be certain. ``derive_guard`` returns a spec only when the lesson yields
-exactly one; ``derive_guards`` returns them all. Design notes: docs/guards.md.
+The lesson is split into clauses (``tacit.guards.clauses``); an exception anywhere or a hedge in
+the rule vetoes, and one extra word in a rule clause derives nothing. Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ import shlex
 
 from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
-from tacit.guards.clauses import clauses, typed_cues, vetoed
+from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
@@ -26,9 +19,9 @@ from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
-from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
-from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
-from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
+from tacit.guards.path_rules import _paths, _removals
+from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
+                                 _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
                                 script_like, without_placeholders)
@@ -204,9 +197,8 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
 
 
 def _negative_use(sentence: str, because: str) -> GuardSpec | None:
-    for pattern in _SUDO:
-        if pattern.fullmatch(sentence):
-            return GuardSpec(SudoMatch(), because)
+    if any(pattern.fullmatch(sentence) for pattern in _SUDO):
+        return GuardSpec(SudoMatch(), because)
     for pattern in _INSTALL_WITH:
         m = pattern.fullmatch(sentence)
         if m:
@@ -367,18 +359,18 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
-    (lazy(r"push", re.I), "_push"),
+    (lazy(r"push", re.I), _push),
     (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
-     "_paths"),
-    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), "_alternative"),
+     _paths),
+    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), _alternative),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
-     "_negative_use"),
-    (lazy(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
-    (lazy(r"delete|remove|rename|move", re.I), "_removals"),
-    (lazy(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
-    (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
-    (lazy(r".", re.S), "_run"),
+     _negative_use),
+    (lazy(r"amend|verify|hooks|rebase", re.I), _git_shapes),
+    (lazy(r"delete|remove|rename|move", re.I), _removals),
+    (lazy(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), _other_shapes),
+    (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), _content_shapes),
+    (lazy(r".", re.S), _run),
 )
 
 
@@ -488,9 +480,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for needs, name in _NEEDS:
+    for needs, shape in _NEEDS:
         if needs.search(sentence):
-            spec = globals()[name](sentence, because)
+            spec = shape(sentence, because)
             if spec is not None:
                 return spec
     return None
@@ -517,7 +509,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
                 continue
-            if vetoed(sentences, clause, tuple(specs_here)):
+            if veto(sentences, clause, tuple(specs_here)) is not None:
                 return ()
             for spec in specs_here:
                 spec = narrow(spec, clause.text, text)  # the alternative the lesson names passes
@@ -535,14 +527,9 @@ def derive_guard(lesson_text) -> GuardSpec | None:
 
 def spec_from_pattern(pattern, because, *, instead: str | None = None,
                       action: str = "ask") -> GuardSpec | None:
-    """What ``tacit guard add PATTERN --because …`` adds:
-
-    - ``path:GLOB[,GLOB]`` — a path guard (``path:migrations/``);
-    - ``push`` / ``push:BRANCH[,BRANCH]`` / ``force-push[:BRANCH]`` — git push;
-    - ``sudo`` — anything run with raised privileges;
-    - otherwise the words of a command: ``npm``, ``terraform apply``,
-      ``git push --no-verify`` (program, subcommands, then flags).
-    None when the pattern is malformed or ``because`` is empty."""
+    """What ``tacit guard add PATTERN --because …`` adds: ``path:GLOB[,GLOB]``, ``push[:BRANCH,…]``,
+    ``force-push[:BRANCH]``, ``sudo``, ``pipe``, ``sql:STATEMENT[,…]`` or a command's words
+    (``git push --no-verify``); None when the pattern is malformed or ``because`` is empty."""
     if not isinstance(pattern, str) or not isinstance(because, str) or action not in ("ask", "deny"):
         return None
     pattern = " ".join(pattern.split())
