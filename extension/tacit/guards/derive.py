@@ -473,7 +473,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         return [spec]
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (family_specs(sentence, because, own, lesson) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (family_specs(sentence, because, own) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own))

@@ -89,6 +89,11 @@ def listed(item: str) -> str:
     return rf"(?:{item})(?:{_AND_OR}(?:{item}))*"
 
 
+def first_match(patterns, text: str):
+    """The match of the first of ``patterns`` that matches all of ``text``, or None."""
+    return next((m for p in patterns if (m := p.fullmatch(text))), None)
+
+
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
 _BRANCH_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
