@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
-from tacit.guards.gerunds import Gerunds
+from tacit.guards.gerunds import verb_of
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -122,7 +122,6 @@ _HEDGE = lazy(
 _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
                   r"(?:need|needs|have|has)\s+(?:(?:any|my|our|a|an|the)\s+)?(?:to|permission|approval|consent|sign-?off)|afraid|shy|necessary to|required to|obliged to)\b|"
                   r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b", re.I)
-_GERUND = Gerunds({"force pushing": "force push"})  # any other gerund of a rule verb is derived by its spelling
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
 _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
@@ -224,7 +223,7 @@ def _asked_no(m) -> str:
     act = m.group("act").strip()
     adverb = re.match(r"\w+ly\s+", act)  # "manually editing `x`? no."
     verb, _, rest = act[adverb.end() if adverb else 0:].partition(" ")
-    base = _GERUND.get(verb.lower()) if verb.lower().endswith("ing") else None
+    base = verb_of(verb) if verb.lower().endswith("ing") else None
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
@@ -261,7 +260,7 @@ def _avoid(m) -> str:
     verb = m.group(1)
     if verb is None:
         return "never use " if m.string[m.end():m.end() + 5].startswith("\x00") else "never "
-    base = _GERUND.get(verb.lower())
+    base = verb_of(verb)
     return f"never {base} " if base else m.group(0)
 
 
@@ -281,7 +280,7 @@ def _spoken(m) -> str:
     ing = m.group("ing")
     if ing is None:
         return "never " if not _NEEDS_ING.match(m.group(0)) else m.group(0)
-    base = _GERUND.get(ing.lower())
+    base = verb_of(ing)
     return f"never {m.group('adv') or ''}{base} " if base else m.group(0)  # "stop manually editing x"
 
 

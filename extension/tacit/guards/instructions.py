@@ -116,7 +116,8 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
         if not found and len(unread) < MAX_RULES_PER_FILE:
-            spans = [s for s in span_specs(line) if _in_project(s)] if plain_refusal(shown) else []  # the refused span
+            # the refused quoted span
+            spans = [s for s in span_specs(line) if _in_project(s)] if plain_refusal(shown) else []
             out.extend(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")) for spec in spans)
             if not spans and unread_rule(shown):
                 unread.append(UnreadLine(number + 1, shown))

@@ -10,7 +10,7 @@ import re
 import threading
 
 from tacit.lazyre import lazy
-from tacit.guards.clauses import _GERUND
+from tacit.guards.gerunds import verb_of
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
 from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
@@ -44,10 +44,10 @@ def _subject_as_rule(subject: str) -> list:
     words = subject.split()
     low = [w.lower() for w in words]
     out = []
-    for said in (_GERUND, _NOUNS):  # "force pushing …" · "edits to …": its first two words, or its first
-        head = next((h for n in (2, 1) if len(low) >= n and (h := " ".join(low[:n])) in said), None)
+    for verb in (verb_of, _NOUNS.get):  # "force pushing …" · "edits to …": its first two words, or its first
+        head = next((h for n in (2, 1) if len(low) >= n and verb(h := " ".join(low[:n]))), None)
         if head:
-            out.append(" ".join(["never", said[head], *words[len(head.split()):]]))
+            out.append(" ".join(["never", verb(head), *words[len(head.split()):]]))
     out.append(f"never use {subject}")
     quoted = re.findall(r"`[^`]+`", subject)
     if len(quoted) == 1 and subject.strip() != quoted[0]:
@@ -127,8 +127,8 @@ def _said_otherwise(clause: str, because: str, read) -> list:
     if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
         return read(f"never run {m.group('cmd')}", because)
     m = _BY_DOING.fullmatch(clause)
-    if m and m.group("ing").lower() in _GERUND:
-        return read(f"never {_GERUND[m.group('ing').lower()]} {m.group('rest')}", because)
+    if m and verb_of(m.group("ing")):
+        return read(f"never {verb_of(m.group('ing'))} {m.group('rest')}", because)
     m = _GIT_VERB_FLAG.fullmatch(clause)
     if m:
         return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)

@@ -186,11 +186,8 @@ def _split_list(text: str) -> list[str]:
 
 
 def _targets(text: str | None) -> tuple[tuple, tuple] | None:
-    """``main or master`` → (("main", "master"), ()); ``the release branch``
-    → (("release",), ()); ``upstream`` / ``the prod remote`` → ((), ("upstream",));
-    None when a name is not certainly a branch or a remote. A quoted name
-    that is neither well known stays a branch (the matcher reads it as a
-    remote when the project has a remote of that name)."""
+    """``main or master`` → (("main", "master"), ()); ``the prod remote`` → ((), ("prod",)); None
+    when a name is not certainly a branch or a remote (a quoted unknown name stays a branch)."""
     if text is None:
         return (), ()
     text = text.strip()
