@@ -24,7 +24,7 @@ from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                script_like, without_placeholders)
+                                first_match, script_like, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -139,10 +139,6 @@ def _tool(word: str) -> str | None:
     return w if w in _FAMILY_OF else None
 
 
-def _alike(x: str, y: str) -> bool:
-    return x == y or bool(_FAMILY_OF.get(x, set()) & _FAMILY_OF.get(y, set()))
-
-
 _SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
 _WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run", "python"}
 
@@ -176,7 +172,8 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             if not words:
                 break
             head = words[0].lower()
-            if head not in _FAMILY_OF or not (_alike(x_head, head) or _script_over_tool(x_text, head)):
+            if head not in _FAMILY_OF or not (x_head == head or _FAMILY_OF[x_head] & _FAMILY_OF[head]
+                                              or _script_over_tool(x_text, head)):
                 break
             if len(words) > 1:  # `npm install` (quoted): one program and its subcommand
                 if len(ys) > 1 or not y.startswith(("`", "'", '"')):
@@ -199,13 +196,12 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
 def _negative_use(sentence: str, because: str) -> GuardSpec | None:
     if any(pattern.fullmatch(sentence) for pattern in _SUDO):
         return GuardSpec(SudoMatch(), because)
-    for pattern in _INSTALL_WITH:
-        m = pattern.fullmatch(sentence)
-        if m:
-            tools = [_tool(y) for y in _split_list(m.group("ys"))]
-            if not tools or not all(t and _FAMILY_OF[t] & {"js_pm", "py_pm"} for t in tools):
-                return None
-            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), ("install",), (), True), because)
+    m = first_match(_INSTALL_WITH, sentence)
+    if m:
+        tools = [_tool(y) for y in _split_list(m.group("ys"))]
+        if not tools or not all(t and _FAMILY_OF[t] & {"js_pm", "py_pm"} for t in tools):
+            return None
+        return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), ("install",), (), True), because)
     m = _VERBLESS_TOOLS.fullmatch(sentence)
     if m:
         tools = [_tool(y) for y in _split_list(m.group("ys"))]
@@ -548,19 +544,15 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         if any(not (_BRANCH_WORD.fullmatch(b) or _BRANCH_GLOB.fullmatch(b)) for b in branches):
             return None
         return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
-    if low == "sudo":
-        return GuardSpec(SudoMatch(), because, instead, action)
-    if low == "pipe":
-        return GuardSpec(PipeMatch(), because, instead, action)
+    if low in ("sudo", "pipe"):
+        return GuardSpec(SudoMatch() if low == "sudo" else PipeMatch(), because, instead, action)
     if low.startswith("sql:"):
         statements = tuple(s.strip().replace(" ", "_").replace("-", "_") for s in rest.split(",") if s.strip())
         if not statements or not set(statements) <= set(SQL_STATEMENTS):
             return None
         return GuardSpec(SqlMatch(statements), because, instead, action)
     spec = _run(f"never run `{pattern}`", because)
-    if spec is None:
-        return None
-    return GuardSpec(spec.match, because, instead, action)
+    return GuardSpec(spec.match, because, instead, action) if spec else None
 
 
 __all__ = ["derive_guard", "derive_guards", "spec_from_pattern", "MAX_LESSON_CHARS"]
