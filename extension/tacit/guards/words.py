@@ -139,11 +139,6 @@ _SCRIPT_LIKE = lazy(r"\.{1,2}/\S+|(?:[\w.-]+/)*(?:bin|scripts?|tools|hack|dev|ci
                     r"(?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|ps1|cmd|bat|nu)")
 
 
-def script_like(word: str) -> bool:
-    """Whether a word with a slash names a script to run rather than an import path or a package."""
-    return bool(_SCRIPT_LIKE.fullmatch(word))
-
-
 def placeholder(word: str) -> bool:
     """Whether a word of a quoted command stands for any argument ("X", "PKG", "something")."""
     return bool(_PLACEHOLDER_UPPER.fullmatch(word) or _PLACEHOLDER_LOWER.fullmatch(word))
