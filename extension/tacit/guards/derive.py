@@ -447,10 +447,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         spec = (_run(f"never run `{cmd}`", because)  # "… with truthiness checks": no program
                 if m.group("cmd").startswith("`") or cmd.split()[0].lower() in _KNOWN_PROGRAMS else None)
         said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
-        if spec is not None and len(cmd.split()) > 1 and words & said:
+        job = said if len(cmd.split()) > 1 else _PURPOSE.get(cmd.lower(), set())  # "never rename files with mv"
+        if spec is not None and words & job:
             return [spec]
-        if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
-            return [spec]  # "never rename files with mv": the program whose job the verb names
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:
         spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
