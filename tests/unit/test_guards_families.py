@@ -1,6 +1,5 @@
-"""Rule families of the eighth corpus round (tacit.guards.families,
-tacit.guards.family_paths): each family stops its violations, lets the close
-fine calls run, derives from unseen phrasings, and an exception still vetoes."""
+"""Rule families of the eighth corpus round (tacit.guards.families): each family stops its
+violations, lets the close fine calls run, derives from unseen phrasings, and an exception still vetoes."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.gerunds import Gerunds
+from tacit.guards.gerunds import verb_of
 
 ROOT = "/repo"
 
@@ -124,12 +124,11 @@ def test_a_negation_that_forbids_nothing_derives_nothing(text):
 
 
 def test_gerunds_of_rule_verbs_by_spelling():
-    g = Gerunds({"running": "run"})
-    assert g["running"] == "run" and g.get("renaming") == "rename" and g.get("committing") == "commit"
-    assert g.get("hand-editing") == "hand-edit" and g.get("copying") == "copy" and "rebasing" in g
-    assert g.get("nothing") is None and "string" not in g and g.get("well-being") is None
-    with pytest.raises(KeyError):
-        g["morning"]
+    assert verb_of("running") == "run" and verb_of("renaming") == "rename" and verb_of("committing") == "commit"
+    assert verb_of("hand-editing") == "hand-edit" and verb_of("copying") == "copy" and verb_of("rebasing") == "rebase"
+    assert verb_of("Force pushing") == "force push" and verb_of("force-pushing") == "force-push"
+    assert verb_of("nothing") is None and verb_of("string") is None and verb_of("well-being") is None
+    assert verb_of("morning") is None and verb_of(None) is None
 
 
 @pytest.mark.parametrize("text, bare, violation, fine", [

@@ -1,13 +1,6 @@
-"""The way a lesson says to do it instead is allowed, not stopped
-(design notes: docs/design/guards.md#tacitguardsalternatives).
-
-"Never run `git push --force`; use `--force-with-lease`" stops forced pushes
-but not ``--force-with-lease``; "never run `cargo update`, run `cargo update
--p <crate>` instead" stops ``cargo update`` without ``-p``. ``narrow(spec,
-rule, lesson)`` reads the spec's ``instead`` and the lesson's other clauses
-for a named alternative (quoted, in a clause that says to use it and forbids
-nothing) that the guard would otherwise stop, and narrows the guard to let
-it pass.
+"""The way a lesson says to do it instead is allowed, not stopped: ``narrow(spec, rule, lesson)``
+narrows a guard so that the alternative the lesson names passes ("never `git push --force`; use
+`--force-with-lease`"). Design notes: docs/design/guards.md#tacitguardsalternatives.
 """
 
 from __future__ import annotations

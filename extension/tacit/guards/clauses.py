@@ -1,6 +1,6 @@
 """A lesson as people write it → the clauses that may state a rule (docs/guards.md, "Which
 lessons become guards"). ``clauses(text)`` cleans markup and emphasis, splits each sentence into
-clauses and says whether each is a *reason* (never vetoes, never matched); ``vetoed(...)`` says
+clauses and says whether each is a *reason* (never vetoes, never matched); ``veto(...)`` says
 whether an exception or hedge makes the lesson something a matcher cannot check. Backticked
 spans are kept whole and never split or read for hedges. Pure: no files, no clock.
 """
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import lazy
-from tacit.guards.gerunds import Gerunds
+from tacit.guards.gerunds import verb_of
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -124,12 +124,6 @@ _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|
                   r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
-_GERUND = Gerunds({"running": "run", "using": "use", "editing": "edit", "modifying": "modify", "changing": "change",
-           "touching": "touch", "committing": "commit", "pushing": "push", "calling": "call",
-           "executing": "execute", "invoking": "invoke", "writing": "write", "updating": "update",
-           "creating": "create", "amending": "amend", "installing": "install", "force-pushing": "force-push",
-           "force pushing": "force push", "rebasing": "rebase", "skipping": "skip", "bypassing": "bypass",
-           "opening": "open", "merging": "merge", "staging": "stage", "deleting": "delete", "piping": "pipe"})
 _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
@@ -229,7 +223,7 @@ def _asked_no(m) -> str:
     act = m.group("act").strip()
     adverb = re.match(r"\w+ly\s+", act)  # "manually editing `x`? no."
     verb, _, rest = act[adverb.end() if adverb else 0:].partition(" ")
-    base = _GERUND.get(verb.lower()) if verb.lower().endswith("ing") else None
+    base = verb_of(verb) if verb.lower().endswith("ing") else None
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
@@ -266,7 +260,7 @@ def _avoid(m) -> str:
     verb = m.group(1)
     if verb is None:
         return "never use " if m.string[m.end():m.end() + 5].startswith("\x00") else "never "
-    base = _GERUND.get(verb.lower())
+    base = verb_of(verb)
     return f"never {base} " if base else m.group(0)
 
 
@@ -286,7 +280,7 @@ def _spoken(m) -> str:
     ing = m.group("ing")
     if ing is None:
         return "never " if not _NEEDS_ING.match(m.group(0)) else m.group(0)
-    base = _GERUND.get(ing.lower())
+    base = verb_of(ing)
     return f"never {m.group('adv') or ''}{base} " if base else m.group(0)  # "stop manually editing x"
 
 
@@ -417,19 +411,10 @@ _INFORM = lazy(r"if\b[^,]{1,120},\s*(?:please\s+)?(?:tell|let|notify|inform|ping
                      r"a maintainer|the maintainers)\b(?!.*\b(?:first|before|then)\b).*", re.I)
 
 
-def vetoed(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> bool:
-    """True when an exception or hedge makes the rule uncheckable (``veto``)."""
-    return veto(sentences, rule, specs) is not None
-
-
 def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clause | None:
-    """The clause whose exception or hedge makes the rule uncheckable, or
-    None: an exception word anywhere, a hedge in the rule clause, or another
-    plain clause that starts with a condition. A condition in a later
-    sentence that has a rule of its own ("When diagnosing X, trace the call
-    upstream, not in `vendor/`") belongs to that rule, not to this one,
-    unless it permits something ("ask me first") or names what ``specs``
-    stop; one before the rule sets the scene for it and vetoes."""
+    """The clause whose exception or hedge makes the rule uncheckable, or None. A condition in a
+    later sentence with a rule of its own belongs to that rule unless it permits something or names
+    what ``specs`` stop; one before the rule sets its scene and vetoes (docs/guards.md)."""
     if rule.hedged or rule.exception:
         return rule
     own = next((i for i, found in enumerate(sentences) if rule in found), -1)
@@ -511,11 +496,8 @@ _STEP = lazy(r"\b(?:first|then|afterwards?|after that|beforehand)\b", re.I)
 
 
 def _orders(c: Clause, specs: tuple) -> bool:
-    """Whether a sentence is a conditional order of its own ("When modifying
-    `manifests/`, run `make build`"): its condition belongs to that order, so a
-    prohibition in a later sentence stands — unless the order is a step before
-    the forbidden act ("… run `npm run build` first") or names what it stops
-    (outside quotes)."""
+    """Whether a sentence is a conditional order of its own ("When modifying `x/`, run `make`"),
+    not a step before the forbidden act ("… first") nor naming what ``specs`` stop."""
     if not c.head_hedge or c.exception or c.reason:
         return False
     rest = re.sub(r"`[^`]*`", " ", c.text.partition(",")[2]).strip(" ,")
@@ -543,11 +525,9 @@ def _explains(c: Clause) -> bool:
 
 
 def _own_rule(c: Clause, specs: tuple) -> bool:
-    """Whether a conditional clause of another sentence states a rule of its
-    own: a consequent after its condition that neither permits anything nor
-    names (outside a negation) what ``specs`` stop — for a command with flags,
-    what sets it apart ("Never amend commits. If a fix is needed, create a new
-    commit": the flag, not the commit)."""
+    """Whether a conditional clause of another sentence states a rule of its own: a consequent
+    that neither permits anything nor names (outside a negation) what ``specs`` stop (their flags,
+    when they all have some: "Never amend commits. If a fix is needed, create a new commit")."""
     flagged = all(getattr(s.match, "flags", ()) for s in specs)
     terms = (frozenset(_stem(w) for s in specs for f in s.match.flags for w in _TERM.findall(f))
              if specs and flagged else frozenset()) or _terms(specs)  # "-fd": too short to tell, all of it
@@ -565,4 +545,4 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
 
-__all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto", "vetoed"]
+__all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]

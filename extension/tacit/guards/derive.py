@@ -1,14 +1,7 @@
-"""Lesson text → guard specs, only when the rule clause says exactly what to stop.
+"""Lesson text → guard specs, only when a rule clause matches a shape whole.
 
-The lesson is split into clauses (``tacit.guards.clauses``): the imperative
-clause is the rule, the rest its reason; an exception anywhere or a hedge in
-the rule vetoes. A rule clause must match a shape whole ("use X, not Y",
-"never run `cmd`", "don't touch <path>", "never push to <branch|remote>",
-"never use sudo", and ``tacit.guards.shapes``); one extra word and nothing is
-derived. Tools must be known and alike, commands start with a known program
-or are quoted after "run", paths must look like paths, branches and remotes
-must be certain. ``derive_guard`` returns a spec only when the lesson yields
-exactly one; ``derive_guards`` returns them all. Design notes: docs/guards.md.
+The lesson is split into clauses (``tacit.guards.clauses``); an exception anywhere or a hedge in
+the rule vetoes, and one extra word in a rule clause derives nothing. Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ import shlex
 
 from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
-from tacit.guards.clauses import clauses, typed_cues, vetoed
+from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.git_verbs import git_verb_specs
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
@@ -26,12 +19,12 @@ from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
-from tacit.guards.path_rules import _paths, _removals  # noqa: F401 (shapes looked up by name in _NEEDS)
-from tacit.guards.shapes import _COMMIT_ANY, _closed_folder, _generated_instead, _objectless_edit
-from tacit.guards.shapes import _content_shapes, _git_shapes, _other_shapes  # noqa: F401 (by name in _NEEDS)
+from tacit.guards.path_rules import _paths, _removals
+from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
+                                 _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                script_like, without_placeholders)
+                                _SCRIPT_LIKE, first_match, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -146,10 +139,6 @@ def _tool(word: str) -> str | None:
     return w if w in _FAMILY_OF else None
 
 
-def _alike(x: str, y: str) -> bool:
-    return x == y or bool(_FAMILY_OF.get(x, set()) & _FAMILY_OF.get(y, set()))
-
-
 _SCRIPT_RUNNERS = {"js_pm", "py_pm", "task"}
 _WRAPPED_TOOLS = {"js_test", "js_lint", "bundler", "py_test", "py_lint", "py_types", "ts_run", "python"}
 
@@ -183,7 +172,8 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
             if not words:
                 break
             head = words[0].lower()
-            if head not in _FAMILY_OF or not (_alike(x_head, head) or _script_over_tool(x_text, head)):
+            if head not in _FAMILY_OF or not (x_head == head or _FAMILY_OF[x_head] & _FAMILY_OF[head]
+                                              or _script_over_tool(x_text, head)):
                 break
             if len(words) > 1:  # `npm install` (quoted): one program and its subcommand
                 if len(ys) > 1 or not y.startswith(("`", "'", '"')):
@@ -204,16 +194,14 @@ def _alternative(sentence: str, because: str) -> GuardSpec | None:
 
 
 def _negative_use(sentence: str, because: str) -> GuardSpec | None:
-    for pattern in _SUDO:
-        if pattern.fullmatch(sentence):
-            return GuardSpec(SudoMatch(), because)
-    for pattern in _INSTALL_WITH:
-        m = pattern.fullmatch(sentence)
-        if m:
-            tools = [_tool(y) for y in _split_list(m.group("ys"))]
-            if not tools or not all(t and _FAMILY_OF[t] & {"js_pm", "py_pm"} for t in tools):
-                return None
-            return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), ("install",), (), True), because)
+    if any(pattern.fullmatch(sentence) for pattern in _SUDO):
+        return GuardSpec(SudoMatch(), because)
+    m = first_match(_INSTALL_WITH, sentence)
+    if m:
+        tools = [_tool(y) for y in _split_list(m.group("ys"))]
+        if not tools or not all(t and _FAMILY_OF[t] & {"js_pm", "py_pm"} for t in tools):
+            return None
+        return GuardSpec(CommandMatch(tuple(dict.fromkeys(tools)), ("install",), (), True), because)
     m = _VERBLESS_TOOLS.fullmatch(sentence)
     if m:
         tools = [_tool(y) for y in _split_list(m.group("ys"))]
@@ -298,7 +286,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:
         return None  # "never use git" is not a command; "never use `git stash`" is
     if verb in ("use", "type", "do", "", "call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
-            and not script_like(words[0]):
+            and not _SCRIPT_LIKE.fullmatch(words[0]):
         return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
@@ -367,18 +355,18 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
 
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
-    (lazy(r"push", re.I), "_push"),
+    (lazy(r"push", re.I), _push),
     (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
-     "_paths"),
-    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), "_alternative"),
+     _paths),
+    (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), _alternative),
     (lazy(r"\b(?:no|never|don'?t|not|use|using|call|invoke|touch|banned|forbidden|prohibited|disallowed|allowed|"
                 r"permitted|limits|sudo|doas|install)\b", re.I),
-     "_negative_use"),
-    (lazy(r"amend|verify|hooks|rebase", re.I), "_git_shapes"),
-    (lazy(r"delete|remove|rename|move", re.I), "_removals"),
-    (lazy(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), "_other_shapes"),
-    (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), "_content_shapes"),
-    (lazy(r".", re.S), "_run"),
+     _negative_use),
+    (lazy(r"amend|verify|hooks|rebase", re.I), _git_shapes),
+    (lazy(r"delete|remove|rename|move", re.I), _removals),
+    (lazy(r"commit|create|open|file|submit|stage|check in|add|merge|close", re.I), _other_shapes),
+    (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), _content_shapes),
+    (lazy(r".", re.S), _run),
 )
 
 
@@ -459,10 +447,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         spec = (_run(f"never run `{cmd}`", because)  # "… with truthiness checks": no program
                 if m.group("cmd").startswith("`") or cmd.split()[0].lower() in _KNOWN_PROGRAMS else None)
         said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
-        if spec is not None and len(cmd.split()) > 1 and words & said:
+        job = said if len(cmd.split()) > 1 else _PURPOSE.get(cmd.lower(), set())  # "never rename files with mv"
+        if spec is not None and words & job:
             return [spec]
-        if spec is not None and len(cmd.split()) == 1 and words & _PURPOSE.get(cmd.lower(), set()):
-            return [spec]  # "never rename files with mv": the program whose job the verb names
     m = _FORBIDDEN_COMMAND.fullmatch(sentence)
     if m:
         spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
@@ -481,16 +468,16 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         return [spec]
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (family_specs(sentence, because, own, lesson) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (family_specs(sentence, because, own) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
-    for needs, name in _NEEDS:
+    for needs, shape in _NEEDS:
         if needs.search(sentence):
-            spec = globals()[name](sentence, because)
+            spec = shape(sentence, because)
             if spec is not None:
                 return spec
     return None
@@ -517,7 +504,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             if not specs_here:
                 continue
-            if vetoed(sentences, clause, tuple(specs_here)):
+            if veto(sentences, clause, tuple(specs_here)) is not None:
                 return ()
             for spec in specs_here:
                 spec = narrow(spec, clause.text, text)  # the alternative the lesson names passes
@@ -535,14 +522,9 @@ def derive_guard(lesson_text) -> GuardSpec | None:
 
 def spec_from_pattern(pattern, because, *, instead: str | None = None,
                       action: str = "ask") -> GuardSpec | None:
-    """What ``tacit guard add PATTERN --because …`` adds:
-
-    - ``path:GLOB[,GLOB]`` — a path guard (``path:migrations/``);
-    - ``push`` / ``push:BRANCH[,BRANCH]`` / ``force-push[:BRANCH]`` — git push;
-    - ``sudo`` — anything run with raised privileges;
-    - otherwise the words of a command: ``npm``, ``terraform apply``,
-      ``git push --no-verify`` (program, subcommands, then flags).
-    None when the pattern is malformed or ``because`` is empty."""
+    """What ``tacit guard add PATTERN --because …`` adds: ``path:GLOB[,GLOB]``, ``push[:BRANCH,…]``,
+    ``force-push[:BRANCH]``, ``sudo``, ``pipe``, ``sql:STATEMENT[,…]`` or a command's words
+    (``git push --no-verify``); None when the pattern is malformed or ``because`` is empty."""
     if not isinstance(pattern, str) or not isinstance(because, str) or action not in ("ask", "deny"):
         return None
     pattern = " ".join(pattern.split())
@@ -561,19 +543,15 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         if any(not (_BRANCH_WORD.fullmatch(b) or _BRANCH_GLOB.fullmatch(b)) for b in branches):
             return None
         return GuardSpec(PushMatch(branches, kind.lower() == "force-push"), because, instead, action)
-    if low == "sudo":
-        return GuardSpec(SudoMatch(), because, instead, action)
-    if low == "pipe":
-        return GuardSpec(PipeMatch(), because, instead, action)
+    if low in ("sudo", "pipe"):
+        return GuardSpec(SudoMatch() if low == "sudo" else PipeMatch(), because, instead, action)
     if low.startswith("sql:"):
         statements = tuple(s.strip().replace(" ", "_").replace("-", "_") for s in rest.split(",") if s.strip())
         if not statements or not set(statements) <= set(SQL_STATEMENTS):
             return None
         return GuardSpec(SqlMatch(statements), because, instead, action)
     spec = _run(f"never run `{pattern}`", because)
-    if spec is None:
-        return None
-    return GuardSpec(spec.match, because, instead, action)
+    return GuardSpec(spec.match, because, instead, action) if spec else None
 
 
 __all__ = ["derive_guard", "derive_guards", "spec_from_pattern", "MAX_LESSON_CHARS"]

@@ -1,10 +1,7 @@
-"""Readings of rule families seen in the eighth corpus round: a command
-said to need a flag ("never run X without F", "X must be run with F") and an
-example after a file-arguments rule; the path and project-act families are
-``family_paths`` (pipes, task runners, "run X with F", file arguments and
-"on existing files" are ``qualified``'s, a lone flag of any program is
-``git_verbs``'s). ``family_specs`` returns [] when a clause is none of them.
-Design notes: docs/guards.md.
+"""Rule families of the eighth corpus round: a command said to need a flag ("never run X without
+F"), an example after a file-arguments rule, any folder of a name at any depth, pull requests
+opened to the project, and comments or reviews on pull requests and issues. ``family_specs``
+returns [] when a clause is none of them. Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
@@ -12,9 +9,8 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
-from tacit.guards.family_paths import path_family_specs
-from tacit.guards.model import CommandMatch, GuardSpec
-from tacit.guards.words import _DONT, _FAMILY_OF, _KNOWN_PROGRAMS, _unquote
+from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
+from tacit.guards.words import _DONT, _FAMILY_OF, _KNOWN_PROGRAMS, _PATH_VERB, _unquote, first_match
 
 # programs that do one job: "never run `pytest` without `--no-cov`" needs no subcommand
 _ONE_JOB = {"js_test", "py_test", "py_lint", "py_types", "js_lint", "bundler", "ts_run", "go_fmt"}
@@ -32,11 +28,8 @@ _NEEDS_FLAG = [lazy(p, re.I) for p in (
 
 
 def _needs_flag(clause: str, because: str, run) -> list:
-    for pattern in _NEEDS_FLAG:
-        m = pattern.fullmatch(clause)
-        if m:
-            break
-    else:
+    m = first_match(_NEEDS_FLAG, clause)
+    if not m:
         return []
     cmd, flag = _unquote(m.group("cmd")), _unquote(m.group("flag"))
     if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
@@ -62,18 +55,70 @@ def _example_tail(clause: str, because: str, run) -> list:
     return found if ok else []
 
 
-def family_specs(clause: str, because: str, own, lesson: str = "") -> list:
+_VERB = rf"(?:{_PATH_VERB}(?:\s*(?:,|or|,\s*or)\s*{_PATH_VERB})*)"
+# "do not modify generated code, found in `generated` subdirectories" · "never edit files in any `gen` folder"
+_ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>(?:[\w-]+\s+){{0,2}}(?:code|files?|"
+                   r"sources?|anything))\s*,?\s*(?:(?:found|located|that (?:live|are|sit))\s+)?(?:in|under|inside)\s+"
+                   r"(?:any\s+|the\s+|all\s+)?(?P<name>`[\w.-]+/?`|[\w.-]+)\s+(?:sub)?(?:director(?:y|ies)|folders?|dirs?)",
+                   re.I)
+# "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
+_ACT = r"(?:comment(?:\s+on)?|review|approve|(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))"
+_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
+                r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
+                r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
+
+
+# "never open pull requests to [Wasmtime]": the project a rule file belongs to (a branch is another reading)
+_PR_TO = lazy(rf"{_DONT}\s+(?:open|create|submit|file|raise|send|make)\s+(?:any\s+|a\s+|new\s+)?(?:pull requests?|prs?)\s+"
+              r"(?:to|against|on|for|in|into)\s+(?:the\s+)?\[?(?P<x>[\w.-]+(?:/[\w.-]+)?)\]?(?:\s+(?:repo|repository|project))?",
+              re.I)
+_NOT_PROJECT = frozenset(("main", "master", "develop", "trunk", "it", "them", "this", "that", "any", "branches",
+                          "branch", "release", "production", "prod", "staging", "default"))
+
+
+def _pr_to(clause: str, because: str) -> list:
+    m = _PR_TO.fullmatch(clause)
+    if not m or m.group("x").lower() in _NOT_PROJECT or "/" not in m.group("x") and "." in m.group("x"):
+        return []
+    return [GuardSpec(CommandMatch(("gh",), ("pr", "create"), (), True), because)]
+
+
+def _any_folder(clause: str, because: str) -> list:
+    m = _ANY_FOLDER.fullmatch(clause)
+    if not m:
+        return []
+    name = _unquote(m.group("name")).rstrip("/")
+    quoted = m.group("name").startswith("`")
+    if not re.fullmatch(r"[\w.-]+", name) or not quoted and name.lower() not in m.group("what").lower().split():
+        return []  # an unquoted name must be the object's own word: "generated code in generated folders"
+    return [GuardSpec(PathMatch((name + "/",)), because)]
+
+
+def _pr_acts(clause: str, because: str) -> list:
+    m = _PR_ACTS.fullmatch(clause)
+    if not m:
+        return []
+    acts = {a.lower() for a in re.findall(r"comment|review|approve", m.group("acts"), re.I)}
+    what = m.group("what").lower()
+    nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
+    out = []
+    for noun in nouns:
+        for act in ("comment", "review"):
+            if act == "review" and noun == "issue":
+                continue
+            if act in acts:
+                out.append(GuardSpec(CommandMatch(("gh",), (noun, act), (), True), because))
+            elif act == "review" and "approve" in acts:  # an approval is a review with --approve, not any review
+                out.append(GuardSpec(CommandMatch(("gh",), (noun, act), ("--approve",), True), because))
+    return out
+
+
+def family_specs(clause: str, because: str, own) -> list:
     """The guards of one clause read as one of this module's families, or []."""
-    low = clause.lower()
-    if "file" in low and "`" in clause:
-        found = _example_tail(clause, because, own)
-        if found:
-            return found
-    if "-" in clause:
+    found = _example_tail(clause, because, own) if "file" in clause.lower() and "`" in clause else []
+    if not found and "-" in clause:
         found = _needs_flag(clause, because, own)
-        if found:
-            return found
-    return path_family_specs(clause, because, own, lesson)
+    return found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
 
 
 __all__ = ["family_specs"]

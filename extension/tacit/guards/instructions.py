@@ -1,11 +1,7 @@
 """A repository's instruction files (AGENTS.md, CLAUDE.md, .cursorrules …) → the rule lines that
 state an exact shape, and the *unread* lines a child may phrase (docs/guards.md, "Rules from the
-repository's own files" and "Lines tacit cannot read").
-
-``rules_in(text, name)`` / ``read_text`` read one file's text (lines in code fences, HTML comments
-and example blocks are no rules; ``sections.Layout`` restates bullets and table cells); an
-``.mdc`` file with broken frontmatter raises ``BadFile``. Pure: the store finds and reads the
-files, scans each line and keeps the guards.
+repository's own files" and "Lines tacit cannot read"). ``read_text(text, name)`` reads one file's
+text; an ``.mdc`` file with broken frontmatter raises ``BadFile``. Pure.
 """
 
 from __future__ import annotations
@@ -71,13 +67,13 @@ def _frontmatter_end(lines: list[str]) -> int:
 
 
 def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
-    """The rule lines of one instruction file, in order. Raises ``BadFile``
-    for an ``.mdc`` with broken frontmatter; anything else is skipped."""
+    """The rule lines of one instruction file, in order (``read_text``'s first part)."""
     return read_text(text, name)[0]
 
 
 def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[UnreadLine]]:
-    """(the rule lines, the unread lines) of one instruction file."""
+    """(the rule lines, the unread lines) of one instruction file; lines in code fences, HTML
+    comments and example blocks are no rules, ``sections.Layout`` restates bullets and cells."""
     if not isinstance(text, str):
         raise BadFile("not text")
     if "\0" in text[:8192]:
@@ -116,21 +112,22 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
         found: list = []
         for text in texts:
             for spec in derive_guards(text):
-                if isinstance(spec.match, PathMatch) and not all(_inside(p) for p in spec.match.patterns):
-                    continue  # a path outside the project: never a guard of it
-                if spec.match not in found:
+                if _in_project(spec) and spec.match not in found:  # a path outside the project: never a guard
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
         if not found and len(unread) < MAX_RULES_PER_FILE:
-            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or all(
-                _inside(p) for p in s.match.patterns)] if plain_refusal(shown) else []  # the refused quoted span
-            for spec in spans:
-                out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")))
+            # the refused quoted span
+            spans = [s for s in span_specs(line) if _in_project(s)] if plain_refusal(shown) else []
+            out.extend(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")) for spec in spans)
             if not spans and unread_rule(shown):
                 unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out, unread
+
+
+def _in_project(spec: GuardSpec) -> bool:
+    return not isinstance(spec.match, PathMatch) or all(_inside(p) for p in spec.match.patterns)
 
 
 def _inside(pattern: str) -> bool:

@@ -1,13 +1,7 @@
-"""Lists in a rule clause, each item read as a rule of its own.
-
-``verb_list``: "never commit, push, or open PRs" — a list of prohibited
-acts, every one exact (or nothing); ``shared_target``: "never commit or push
-directly to `main`" — acts that share their target; ``for_its_job``: "never
-use `rm` or `unlink` to delete files" — programs named with their job. ``either``: "do not bypass git hooks or
-CI checks" — one prohibition with two objects (or two acts: "don't edit
-`x` or run `y`"), read one at a time; the objects that have an exact shape
-are the guards, since each is forbidden on its own. ``specs_of(text,
-because)`` is the caller's reading of one clause (``derive``).
+"""Lists in a rule clause, each item read as a rule of its own: a list of prohibited acts
+(``verb_list``), acts sharing a target (``shared_target``), programs named with their job
+(``for_its_job``) and one prohibition with two objects (``either``). ``specs_of(text, because)``
+is the caller's reading of one clause (``derive``).
 """
 
 from __future__ import annotations
@@ -32,6 +26,17 @@ _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|durin
              r"with|from|by|as|than|so|because)\b", re.I)
 
 
+def each(readings, because: str, read) -> list:
+    """The guards of every reading (no duplicates), or [] when one of them has none."""
+    out: list = []
+    for text in readings:
+        specs = read(text, because) if text else []
+        if not specs:
+            return []
+        out.extend(s for s in specs if s not in out)
+    return out
+
+
 def verb_list(sentence: str, because: str, specs_of) -> list:
     """"never commit, push, or open PRs": each comma-separated phrase a rule of
     its own, and every one of them exact (or nothing)."""
@@ -43,13 +48,7 @@ def verb_list(sentence: str, because: str, specs_of) -> list:
         return []  # "never push to main, open a PR": the last phrase says what to do, not a list
     if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
         return []  # "don't use npm commands, use pnpm": the second phrase says what to do
-    out: list = []
-    for phrase in phrases:
-        specs = specs_of(f"never {phrase.strip()}", because) if "," not in phrase else []
-        if not specs:
-            return []
-        out.extend(specs)
-    return out
+    return each((f"never {p.strip()}" if "," not in p else "" for p in phrases), because, specs_of)
 
 
 # "never commit or push directly to `main`" · "do not create or commit `package-lock.json`": acts sharing a target
@@ -68,13 +67,8 @@ def shared_target(sentence: str, because: str, specs_of) -> list:
     m = _SHARED.fullmatch(sentence) or _SHARED_OBJECT.fullmatch(sentence)
     if not m:
         return []
-    out: list = []
-    for act in re.findall(_GIT_ACT, m.group("acts"), re.I):
-        specs = specs_of(f"{m.group('dont')} {act} {m.group('rest')}", because)
-        if not specs:
-            return []
-        out.extend(s for s in specs if s not in out)
-    return out
+    acts = re.findall(_GIT_ACT, m.group("acts"), re.I)
+    return each((f"{m.group('dont')} {act} {m.group('rest')}" for act in acts), because, specs_of)
 
 
 # "never use `rm`, `rmdir`, or `unlink` to delete files or directories": each a program whose job the verb names
@@ -124,4 +118,4 @@ def either(sentence: str, because: str, specs_of) -> list:
     return out
 
 
-__all__ = ["either", "for_its_job", "shared_target", "verb_list"]
+__all__ = ["each", "either", "for_its_job", "shared_target", "verb_list"]

@@ -1,13 +1,7 @@
-"""Command rules narrowed by where, on what, how, with which flag or output a
-command runs, read around a command rule the grammar already reads: "don't
-use npm or npx in `ui/`" (run below ui/), "don't run prettier on `tasks/`"
-(an argument below it), "always run python and ruff through uv" (not through
-uv), "never use -- with pnpm test", "never pipe msbuild output to a file",
-"use python3 test.py, not ./test.py"; and a rule before its alternative or
-reason after the last comma ("never merge main into the feature branch,
-rebase"). ``qualified_specs(clause, because, read)`` returns the guards
-(``read``: derive's clause reader) or ``[]``; ``tail_specs`` is the last
-reading. Design notes: docs/guards.md ("Shapes").
+"""Command rules narrowed by where, on what, through which wrapper, with which flag or output a
+command runs ("don't use npm in `ui/`", "always run ruff through uv", "never use -- with pnpm test"),
+read around a rule the grammar already reads (``read``: derive's clause reader); ``tail_specs``: a
+rule before its alternative after the last comma. Design notes: docs/guards.md ("Shapes").
 """
 
 from __future__ import annotations
@@ -18,7 +12,7 @@ from dataclasses import replace
 from tacit.lazyre import lazy
 from tacit.guards.clauses import _EXCEPTION, _HEDGE
 from tacit.guards.model import CommandMatch, GuardSpec, PipeMatch
-from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote
+from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote, first_match
 
 _DIR = (r"(?:the\s+)?(?:`[^`]+`|(?:repo(?:sitory)?\s+|project\s+|any\s+)?[\w.~/-]+)"
         r"(?:\s+(?:folder|directory|dir|package|subfolder|subdirectory|workspace)s?)?")
@@ -83,6 +77,11 @@ _TO_FILE = lazy(rf"{_DONT}\s+(?:pipe|redirect|write|send|save|dump|tee)\s+(?:the
 _OUTPUT_OF = {"msbuild": ("msbuild", "dotnet")}  # `dotnet build` is MSBuild
 
 
+def _items(text: str) -> list[str]:
+    """"`a`, b and c" → the names, unquoted and in lower case."""
+    return [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text) if i.strip()]
+
+
 def _commands(specs: list) -> bool:
     return bool(specs) and all(isinstance(s.match, CommandMatch) and not (s.match.under or s.match.on or s.match.not_via)
                                for s in specs)
@@ -117,23 +116,18 @@ def _placed(clause: str, because: str, read) -> list:
 
 def _through(clause: str, because: str) -> list:
     """"always run python, ruff and pyright through uv": those tools, not run through uv."""
-    for pattern in _THROUGH:
-        m = pattern.fullmatch(clause)
-        if not m:
-            continue
-        wrapper = m.group("w").lower()
-        text = _LIKE.sub(", ", m.group("ys"))
-        items = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", text) if i.strip()]
-        if not items or any(i not in _KNOWN_PROGRAMS or i in _WRAPPERS for i in items):
-            return []
-        return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
-                          f"{wrapper} run …")]
-    return []
+    m = first_match(_THROUGH, clause)
+    items = _items(_LIKE.sub(", ", m.group("ys"))) if m else []
+    if not items or any(i not in _KNOWN_PROGRAMS or i in _WRAPPERS for i in items):
+        return []
+    wrapper = m.group("w").lower()
+    return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True, not_via=_WRAPPERS[wrapper]), because,
+                      f"{wrapper} run …")]
 
 
 def _flag_with(clause: str, because: str, read) -> list:
     """"never use -- with pnpm test" · "never pass `--watch` to `pnpm test`"."""
-    m = _FLAG_WITH[0].fullmatch(clause) or _FLAG_WITH[1].fullmatch(clause) or _FLAG_WITH[2].fullmatch(clause)
+    m = first_match(_FLAG_WITH, clause)
     if not m:
         return []
     base, flags = _command_and_flags(m, because, read)
@@ -155,8 +149,8 @@ def _command_and_flags(m, because: str, read) -> tuple:
     return base[0], [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
 
 
-def _tail(clause: str, because: str, read) -> list:
-    """"never merge main into the feature branch, rebase": the rule before the alternative."""
+def tail_specs(clause: str, because: str, read) -> list:
+    """"never merge main into the feature branch, rebase": the rule before its alternative or reason."""
     m = _TAIL.fullmatch(clause)
     tail = m.group("tail").strip() if m else ""
     if not m or "`" in tail or len(tail.split()) < 2 and tail.lower() not in _ALT_VERBS:
@@ -230,7 +224,7 @@ def _piped(clause: str, because: str) -> list:
     if not m:
         return []
     src = _unquote(m.group("src")).lower()
-    sinks = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group("ys")) if i.strip()]
+    sinks = _items(m.group("ys"))
     if src not in _KNOWN_PROGRAMS or not sinks or any(k not in _FILTERS for k in sinks):
         return []
     return [GuardSpec(PipeMatch(_KIN_PROGRAMS.get(src, (src,)), tuple(dict.fromkeys(sinks)), False), because)]
@@ -238,15 +232,14 @@ def _piped(clause: str, because: str) -> list:
 
 def _runner_over(clause: str, because: str) -> list:
     m = _RUNNER_OVER.fullmatch(clause)
-    items = [_unquote(i).lower() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group("ys") or "")
-             if i.strip()] if m else []
+    items = _items(m.group("ys") or "") if m else []
     if not items or any(i not in _KNOWN_PROGRAMS or i in ("make", "just", "task", "mage") for i in items):
         return []
     return [GuardSpec(CommandMatch(tuple(dict.fromkeys(items)), (), (), True), because)]
 
 
 def _with_flag(clause: str, because: str, read) -> list:
-    m = _WITH_FLAG[0].fullmatch(clause) or _WITH_FLAG[1].fullmatch(clause)
+    m = first_match(_WITH_FLAG, clause)
     if not m or not m.group("flags").lstrip("`").startswith("-"):
         return []
     base, flags = _command_and_flags(m, because, read)
@@ -267,11 +260,6 @@ def qualified_specs(clause: str, because: str, read) -> list:
             or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because)
             or _piped(clause, because) or _runner_over(clause, because) or _with_flag(clause, because, read)
             or _file_args(clause, because, read))
-
-
-def tail_specs(clause: str, because: str, read) -> list:
-    """The guards of a rule followed by its alternative or reason after a comma."""
-    return _tail(clause, because, read)
 
 
 __all__ = ["qualified_specs", "tail_specs"]

@@ -17,14 +17,8 @@ def _one_line(text, limit: int) -> str:
 
 def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = True,
            action: str | None = None) -> str:
-    """``tacit: stopped `npm install` — this project's rule: "we use pnpm
-    here, never npm"; use pnpm instead (you said so on 2026-12-01; to lift
-    it: tacit guard remove 3)``.
-
-    ``date``: when the lesson was saved (any string; omitted when None);
-    ``guard_id``: the id to quote (default: the guard's); ``by_user``: "you
-    said so" rather than "saved"; ``action``: "ask" | "deny" (default: the
-    guard's)."""
+    """``tacit: stopped `npm install`, this project's rule: "…"; use pnpm instead (you said so on
+    2026-12-01; to lift it: tacit guard remove 3)``; ``guard_id`` and ``action`` default to the guard's."""
     guard = hit.guard
     action = action if action in ("ask", "deny") else guard.action
     whose = "this project's rule" if guard.scope == "project" else "your rule"

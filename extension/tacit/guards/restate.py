@@ -1,13 +1,7 @@
-"""Rule phrasings restated in the grammar's own form before they are read:
-a prohibition said as a predicate ("force pushing is forbidden", "`DROP TABLE`
-statements are not allowed", "git stash must never be used"), as a noun
-("no edits to `vendor/`", "no force-pushes"), a registry to publish to
-("never publish to npm"), or a script run instead of another
-("use `python3 test.py` instead of `./test.py`").
-
-``restated_specs(clause, because, read)`` returns the guards of the restated
-clause (``read`` is derive's clause reader), or ``[]``: the restatement is
-only ever a clause the grammar already reads whole (docs/guards.md, "Shapes").
+"""Rule phrasings restated in the grammar's own form before they are read: a prohibition said as
+a predicate ("force pushing is forbidden"), as a noun ("no edits to `vendor/`"), a registry to
+publish to, or a script run instead of another. ``restated_specs(clause, because, read)`` returns
+the guards of the restated clause (``read``: derive's clause reader) or ``[]`` (docs/guards.md).
 """
 
 from __future__ import annotations
@@ -16,7 +10,8 @@ import re
 import threading
 
 from tacit.lazyre import lazy
-from tacit.guards.clauses import _GERUND
+from tacit.guards.gerunds import verb_of
+from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
 from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
 
@@ -49,14 +44,10 @@ def _subject_as_rule(subject: str) -> list:
     words = subject.split()
     low = [w.lower() for w in words]
     out = []
-    for n in (2, 1):
-        head = " ".join(low[:n])
-        if len(low) >= n and head in _GERUND:
-            out.append(" ".join(["never", _GERUND[head], *words[n:]]))
-            break
-    if low and low[0] in _NOUNS or " ".join(low[:2]) in _NOUNS:
-        noun = " ".join(low[:2]) if " ".join(low[:2]) in _NOUNS else low[0]
-        out.append(" ".join(["never", _NOUNS[noun], *words[len(noun.split()):]]))
+    for verb in (verb_of, _NOUNS.get):  # "force pushing …" · "edits to …": its first two words, or its first
+        head = next((h for n in (2, 1) if len(low) >= n and verb(h := " ".join(low[:n]))), None)
+        if head:
+            out.append(" ".join(["never", verb(head), *words[len(head.split()):]]))
     out.append(f"never use {subject}")
     quoted = re.findall(r"`[^`]+`", subject)
     if len(quoted) == 1 and subject.strip() != quoted[0]:
@@ -136,8 +127,8 @@ def _said_otherwise(clause: str, because: str, read) -> list:
     if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
         return read(f"never run {m.group('cmd')}", because)
     m = _BY_DOING.fullmatch(clause)
-    if m and m.group("ing").lower() in _GERUND:
-        return read(f"never {_GERUND[m.group('ing').lower()]} {m.group('rest')}", because)
+    if m and verb_of(m.group("ing")):
+        return read(f"never {verb_of(m.group('ing'))} {m.group('rest')}", because)
     m = _GIT_VERB_FLAG.fullmatch(clause)
     if m:
         return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
@@ -222,13 +213,7 @@ _NO_LIST = lazy(r"no\s+[\w.`-]+(?:\s*,\s*(?:or\s+|and\s+)?no\s+[\w.`-]+)+", re.I
 
 def _many_alternatives(clause: str, because: str, read) -> list:
     if _NO_LIST.fullmatch(clause):
-        out = []
-        for item in re.split(r"\s*,\s*(?:or\s+|and\s+)?", clause):
-            found = read(item, because)
-            if not found:
-                return []
-            out.extend(found)
-        return out
+        return each(re.split(r"\s*,\s*(?:or\s+|and\s+)?", clause), because, read)
     first = _INSTEAD_FIRST.fullmatch(clause)
     if first:
         x, y = first.group("x") or first.group("x2"), first.group("y") or first.group("y2")
@@ -237,15 +222,8 @@ def _many_alternatives(clause: str, because: str, read) -> list:
     if job and not re.match(r"(?:never|don'?t|do not|no)\b", clause, re.I):
         return read(f"use {job.group('rest')}", because)
     m = _MANY_ALTERNATIVES.fullmatch(clause)
-    if not m:
-        return []
-    out = []
-    for y in re.findall(r"`[^`]+`", m.group("ys")):
-        found = read(f"use {m.group('x')} instead of {y}", because)
-        if not found:
-            return []
-        out.extend(s for s in found if s not in out)
-    return out
+    ys = re.findall(r"`[^`]+`", m.group("ys")) if m else []
+    return each((f"use {m.group('x')} instead of {y}" for y in ys), because, read) if ys else []
 
 
 # "never commit sensitive data (.env files, credentials)": the examples in parentheses that are paths

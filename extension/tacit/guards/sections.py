@@ -1,12 +1,7 @@
-"""Rules an instruction file states by its layout, not in one line: a bullet
-list under a heading that carries the prohibition ("## Don'ts", "**Never:**",
-"Forbidden actions") and a table whose column says what not to run or edit
-("| Never run | Why |", "| ❌ Don't | ✅ Do |").
-
-``Layout`` reads a file's lines in order (outside fences and comments) and
-says for each what to read it as: the line itself, a bullet restated under
-its heading ("never " + the bullet), or the cell of a prohibiting column as a
-rule of its own. Pure; ``instructions.rules_in`` keeps what derives a guard.
+"""Rules an instruction file states by its layout: a bullet list under a heading that prohibits
+("## Don'ts", "**Never:**") and a table column that says what not to run or edit ("| Never run |").
+``Layout`` reads a file's lines in order and says what to read each as: the line, a bullet restated
+under its heading ("never " + the bullet) or a prohibiting column's cell. Pure.
 """
 
 from __future__ import annotations
@@ -41,10 +36,6 @@ _CELL_EDIT = lazy(r"\b(?:edit|modify|change|touch|write|paths?|files?|folders?|d
 _SEPARATOR = lazy(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 class Layout:
     """What each line of a file is read as, given the lines before it."""
 
@@ -64,14 +55,6 @@ class Layout:
         self.lead = f"never {verb.group('verb').lower()}" if verb else "never"
         return True
 
-    def heading(self, raw: str) -> bool:
-        """A heading line: it opens a section (prohibiting or not)."""
-        m = _HEADING.match(raw)
-        if not m:
-            return False
-        self.prohibit = self._open(m.group("text"))
-        return True
-
     def read(self, raw: str) -> list[str]:
         """The texts to derive guards from for one line (none, the line, or restated)."""
         line = raw.strip()
@@ -80,7 +63,9 @@ class Layout:
         self.header, self.pending = None, None
         if not line:
             return []
-        if self.heading(raw):
+        heading = _HEADING.match(raw)
+        if heading:  # it opens a section, prohibiting or not
+            self.prohibit = self._open(heading.group("text"))
             return [line]
         lone = _LONE.fullmatch(line)
         bullet = _BULLET.match(line)
@@ -106,7 +91,7 @@ class Layout:
         return [line]
 
     def _table(self, line: str) -> list[str]:
-        cells = _cells(line)
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if _SEPARATOR.match(line):
             if self.pending is not None:
                 self.header = self.pending

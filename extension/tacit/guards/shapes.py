@@ -207,9 +207,8 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
 
 def _content_shapes(sentence: str, because: str) -> GuardSpec | None:
     """Pipes into a shell, and SQL through a database client."""
-    for pattern in _PIPE:
-        if pattern.fullmatch(sentence):
-            return GuardSpec(PipeMatch(), because)
+    if any(pattern.fullmatch(sentence) for pattern in _PIPE):
+        return GuardSpec(PipeMatch(), because)
     for pattern, statements in _SQL:
         if pattern.fullmatch(sentence) or pattern.fullmatch(re.sub(_SQL_WHERE + "$", "", sentence, flags=re.I)):
             return GuardSpec(SqlMatch(statements), because)

@@ -53,11 +53,8 @@ _FLAG_OR_CONFIG = re.compile(r"-{1,2}(?:\w[\w-]*)?|[\w-]+\.(?:config|props|targe
 
 
 def unread_rule(line: str) -> bool:
-    """A refusal that names an exact thing but that no reading turned into a
-    guard, with no exception or hedge on it: what a child may phrase. A hedge
-    in the reason ("— it may break CI"), a condition of another sentence's
-    order or one that only says the act ("when running commands, do not use
-    `git -C`") keep nothing out; ``clauses.veto`` decides, as for a guard."""
+    """A refusal that names an exact thing, with no exception or hedge on it (``clauses.veto``
+    decides, as for a guard): what a child may phrase when no reading made it a guard."""
     if line.startswith("|") and line.count("|") > 2:  # a table row: each cell says its own thing
         return any(unread_rule(cell) for cell in line.strip("| ").split("|") if cell.strip())
     prepared = _prepare(line)
@@ -156,7 +153,7 @@ def _names(text: str) -> bool:
     """Whether a text names a thing with an exact shape: a quoted command (of a known program, or
     said to be run), path, flag or branch of a git act; unquoted, a path or a known program."""
     run, git = bool(_RUN.search(text)), bool(_GIT_ACT.search(text))
-    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()):
+    for span in _spans(text):
         if span.split()[0] in _KNOWN_PROGRAMS or _path(span) or _FLAG_OR_CONFIG.fullmatch(span) or \
                 _SQL.match(span) or span.startswith("./") or run and _SAID_COMMAND.fullmatch(span) or \
                 git and _BRANCH.fullmatch(span):
@@ -168,13 +165,12 @@ def _names(text: str) -> bool:
 def _specs_of(text: str) -> tuple:
     """What the quoted commands and paths of ``text`` would stop: the terms by which a later
     sentence's condition is told to be its own ("… If `.js` files appear, run `git clean`")."""
-    out = []
-    for span in (s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()):
-        pattern = _command(span, "run") or ("path:" + span if _path(span) else None)
-        spec = spec_from_pattern(pattern, text) if pattern else None
-        if spec is not None:
-            out.append(spec)
-    return tuple(out)
+    patterns = (_command(span, "run") or ("path:" + span if _path(span) else None) for span in _spans(text))
+    return tuple(filter(None, (spec_from_pattern(pattern, text) for pattern in patterns)))
+
+
+def _spans(text: str) -> list[str]:
+    return [s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()]
 
 
 __all__ = ["plain_refusal", "refusing_text", "unread_rule"]

@@ -89,6 +89,11 @@ def listed(item: str) -> str:
     return rf"(?:{item})(?:{_AND_OR}(?:{item}))*"
 
 
+def first_match(patterns, text: str):
+    """The match of the first of ``patterns`` that matches all of ``text``, or None."""
+    return next((m for p in patterns if (m := p.fullmatch(text))), None)
+
+
 _PATH_LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\s(?:or|and|nor)\s)\s*", re.I)
 _PATH_WORD = lazy(r"[\w.*?~@+\-/\[\]]+")
 _BRANCH_WORD = lazy(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
@@ -134,11 +139,6 @@ _SCRIPT_LIKE = lazy(r"\.{1,2}/\S+|(?:[\w.-]+/)*(?:bin|scripts?|tools|hack|dev|ci
                     r"(?:[\w.-]+/)*[\w.-]+\.(?:sh|bash|zsh|py|rb|pl|js|mjs|cjs|ts|ps1|cmd|bat|nu)")
 
 
-def script_like(word: str) -> bool:
-    """Whether a word with a slash names a script to run rather than an import path or a package."""
-    return bool(_SCRIPT_LIKE.fullmatch(word))
-
-
 def placeholder(word: str) -> bool:
     """Whether a word of a quoted command stands for any argument ("X", "PKG", "something")."""
     return bool(_PLACEHOLDER_UPPER.fullmatch(word) or _PLACEHOLDER_LOWER.fullmatch(word))
@@ -181,11 +181,8 @@ def _split_list(text: str) -> list[str]:
 
 
 def _targets(text: str | None) -> tuple[tuple, tuple] | None:
-    """``main or master`` → (("main", "master"), ()); ``the release branch``
-    → (("release",), ()); ``upstream`` / ``the prod remote`` → ((), ("upstream",));
-    None when a name is not certainly a branch or a remote. A quoted name
-    that is neither well known stays a branch (the matcher reads it as a
-    remote when the project has a remote of that name)."""
+    """``main or master`` → (("main", "master"), ()); ``the prod remote`` → ((), ("prod",)); None
+    when a name is not certainly a branch or a remote (a quoted unknown name stays a branch)."""
     if text is None:
         return (), ()
     text = text.strip()
