@@ -43,8 +43,8 @@ SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 
 
-class _Refusal(Exception):
-    """Ends an operation with a refusal result; never seen by callers."""
+class _Refusal(ValueError):
+    """Ends an operation with a refusal result (a ValueError to a reader asking for a path)."""
 
     def __init__(self, target: Any, error: str, **extra: Any):
         super().__init__(error)
@@ -129,9 +129,9 @@ class MemoryStore:
         return int(self.cfg.settings[LIMIT_SETTINGS[self._check_target(target)]])
 
     def _check_target(self, target: str) -> str:
-        resolved = self.resolve(target) if isinstance(target, str) else target
+        resolved = self.resolve(target)
         if resolved not in self.targets():
-            raise ValueError(self._unknown(target))
+            raise _Refusal(target, self._unknown(target))
         return resolved
 
     def _unknown(self, target: Any) -> str:
@@ -139,12 +139,6 @@ class MemoryStore:
             where = "not inside a project" if self.project is None else "this project shares no memory"
             return f"no {target} memory here ({where}); use 'global' or 'user'"
         return f"unknown target {target!r}: use {', '.join(repr(t) for t in (MEMORY, *self.targets()))}"
-
-    def _writable_target(self, target: Any) -> str:
-        resolved = self.resolve(target) if isinstance(target, str) else target
-        if not isinstance(resolved, str) or resolved not in self.targets():
-            raise _Refusal(target, self._unknown(target))
-        return resolved
 
     @staticmethod
     def _text_arg(target: str, value: Any, what: str) -> str:
@@ -346,7 +340,7 @@ class MemoryStore:
     @_refusals_are_results
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
         problem = self._check_content(target, content)
         if problem:
@@ -374,31 +368,25 @@ class MemoryStore:
                     f"overlapping entries with 'replace' or remove stale ones, then retry.",
             entries, over_limit=True)
 
-    def _match(self, target: str, entries: list[str], old_text: Any) -> tuple[int | None, dict | None]:
-        """Index of the one entry containing ``old_text``, or a failure result."""
+    def _match(self, target: str, entries: list[str], old_text: Any) -> int:
+        """Index of the one entry containing ``old_text`` (else a refusal)."""
         old_text = self._text_arg(target, old_text, "old_text")
         if not old_text:
-            return None, self._fail(target, "old_text cannot be empty.")
+            raise _Refusal(target, "old_text cannot be empty.")
         hits = [i for i, e in enumerate(entries) if old_text in e]
         if not hits:
-            return None, self._fail(target, f"No entry contains {old_text!r}.", entries)
+            raise _Refusal(target, f"No entry contains {old_text!r}.", entries=entries)
         distinct = {entries[i] for i in hits}
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
-            return None, self._fail(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
-                                            "longer, unique substring.", entries, matches=previews)
-        return hits[0], None
-
-    def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
-        """Under the lock: (entries, index of the one entry holding ``old_text``, a failure or None)."""
-        entries = self._load_for_write(target, roundtrip_guard=True)
-        index, failure = self._match(target, entries, old_text)
-        return entries, index, failure
+            raise _Refusal(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
+                                   "longer, unique substring.", entries=entries, matches=previews)
+        return hits[0]
 
     @_refusals_are_results
     def replace(self, target: str, old_text: str, new_text: str) -> dict[str, Any]:
         """Replace the one entry containing ``old_text`` with ``new_text``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         new_text = self._text_arg(target, new_text, "New text")
         if not new_text:
             return self._fail(target, "New text cannot be empty; use remove to delete an entry.")
@@ -406,10 +394,8 @@ class MemoryStore:
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            entries, index, failure = self._load_and_match(target, old_text)
-            if failure:
-                return failure
-            new_entries = replaced(entries, index, new_text)
+            entries = self._load_for_write(target, roundtrip_guard=True)
+            new_entries = replaced(entries, self._match(target, entries, old_text), new_text)
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
@@ -419,13 +405,11 @@ class MemoryStore:
     @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
         """Remove the one entry containing ``old_text``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         self._text_arg(target, old_text, "old_text")  # refused before the lock
         with self._lock(target):
-            entries, index, failure = self._load_and_match(target, old_text)
-            if failure:
-                return failure
-            new_entries = removed(entries, index)
+            entries = self._load_for_write(target, roundtrip_guard=True)
+            new_entries = removed(entries, self._match(target, entries, old_text))
             self._write(target, entries, new_entries, "remove")
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
@@ -439,8 +423,7 @@ class MemoryStore:
         ops = [op if isinstance(op, Operation) else Operation.from_dict(op) for op in operations]
         if not ops:
             return {"success": False, "error": "Empty batch."}
-        ops = [dataclasses.replace(op, target=self.resolve(op.target)) if isinstance(op.target, str) else op
-               for op in ops]
+        ops = [dataclasses.replace(op, target=self.resolve(op.target)) for op in ops]
         for op in ops:
             if op.target not in self.targets():
                 return {"success": False, "error": self._unknown(op.target)}
@@ -469,11 +452,12 @@ class MemoryStore:
                     if content not in entries:
                         entries.append(content)
                     continue
-                index, failure = self._match(op.target, entries, op.old_text)
-                if failure:
-                    failure["error"] = f"operation {n} ({op.action}): {failure['error']}"
-                    failure["applied"] = False
-                    return failure
+                old_text = self._text_arg(op.target, op.old_text, "old_text")
+                try:
+                    index = self._match(op.target, entries, old_text)
+                except _Refusal as refusal:
+                    raise _Refusal(refusal.target, f"operation {n} ({op.action}): {refusal.error}",
+                                   **refusal.extra, applied=False) from None
                 if op.action == "replace":
                     state[op.target] = replaced(entries, index, normalise_entry(op.content))
                 else:
@@ -496,7 +480,7 @@ class MemoryStore:
                 action: str = "consolidate", group: str = "") -> dict[str, Any]:
         """Under the lock, write ``change(entries)`` when it differs; for changes made of the file's
         own entries (the deterministic merge): not scanned, no limit. The result carries ``entries``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             new_entries = list(change(list(entries)))
@@ -511,7 +495,7 @@ class MemoryStore:
     def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
         """Remove the entries ``wanted`` picks that no recorded change wrote (another tool's carrier,
         re-saved where it belongs), unrecorded; the result's ``taken`` lists them."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             path = self.path_for(target)
@@ -532,7 +516,7 @@ class MemoryStore:
     @_refusals_are_results
     def show(self, target: str) -> dict[str, Any]:
         """The live entries on disk, with the file's path and usage."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
         result["entries"] = entries
