@@ -22,9 +22,8 @@ from tacit import __version__, lazyre, processes
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
-from tacit.hosts.hook_client import connect
 from tacit.hosts import spec as host_specs
-from tacit.hosts.hook_client import take_ready_fd
+from tacit.hosts.hook_client import connect, take_ready_fd
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
@@ -153,7 +152,8 @@ class Service:
 
     def _watch(self) -> None:
         try:
-            self._start_observer()
+            from tacit.service import watchers  # watchdog: only once the first hook is answered
+            self.observer = watchers.start(self, PACKAGE_DIR)
             if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
@@ -161,11 +161,6 @@ class Service:
             context_cache.prune(self.folder)  # what changed while no service watched
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
-
-    def _start_observer(self) -> None:
-        from tacit.service import watchers  # watchdog: only once the first hook is answered
-
-        self.observer = watchers.start(self, PACKAGE_DIR)
 
     def request_stop(self, reason: str) -> None:
         if not self.stopping.is_set():
@@ -435,14 +430,10 @@ def _stat_of(path: str) -> tuple:
 
 
 def _tell_ready(fd: int, what: bytes = b"1") -> None:
-    if fd < 0:
-        return
-    try:
-        if what:
-            os.write(fd, what)
-    except OSError:
-        pass  # the client is gone: it stopped waiting
-    finally:
+    if fd >= 0:
+        with contextlib.suppress(OSError):  # the client is gone: it stopped waiting
+            if what:
+                os.write(fd, what)
         os.close(fd)
 
 

@@ -262,10 +262,7 @@ _QUEUES_LOCK = threading.Lock()
 
 def _writer_queue(path: str) -> _WriterQueue:
     with _QUEUES_LOCK:
-        queue = _QUEUES.get(path)
-        if queue is None:
-            queue = _QUEUES[path] = _WriterQueue()
-        return queue
+        return _QUEUES.setdefault(path, _WriterQueue())
 
 
 _OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
