@@ -45,11 +45,7 @@ _SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never s
 def words(query: str) -> list:
     found = [w for w in _WORD.findall(query.lower()) if w != "_"]
     kept = [w for w in found if w not in STOPWORDS]
-    out: list = []
-    for w in kept or found:
-        if w not in out:
-            out.append(w)
-    return out[:32]
+    return list(dict.fromkeys(kept or found))[:32]
 
 
 def _quote(term: str) -> str:

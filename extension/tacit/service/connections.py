@@ -95,9 +95,7 @@ class Reader:
         for _ in range(64):  # a burst of connections in one wake-up
             try:
                 conn, _ = self.listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
+            except OSError:  # none waiting (BlockingIOError) too
                 return
             if not same_user(conn):
                 conn.close()

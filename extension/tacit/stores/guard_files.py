@@ -360,8 +360,3 @@ def notices(ledger, project) -> list[str]:
         return []
     with ledger.read() as conn:
         return _strings(ledger.meta_get(conn, NOTICE_KEY + project.key, None))
-
-
-__all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
-           "add_for_line", "unread_lines", "unasked", "mark_asked",
-           "unmark_asked", "asked_key", "asked_id", "asked_ids"]

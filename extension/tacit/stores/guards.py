@@ -501,7 +501,3 @@ def _entries_of(value) -> set:
     except (TypeError, ValueError):
         return set()
     return {e for e in (data if isinstance(data, list) else [data]) if isinstance(e, str)}
-
-
-__all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
-           "read_rev_file", "write_rev_file", "bump"]

@@ -86,10 +86,8 @@ class ScopedSkills:
         last = None
         for scope in self.scopes():
             result = self.stores[scope].view(name, file)
-            if result.get("success"):
-                return {**result, "scope": scope}
-            if "no skill named" not in str(result.get("error", "")):
-                return {**result, "scope": scope}  # found there, but refused: say why
+            if result.get("success") or "no skill named" not in str(result.get("error", "")):
+                return {**result, "scope": scope}  # found there (when refused: say why)
             last = result
         return last or {"success": False, "error": f"no skill named {name!r}"}
 

@@ -50,12 +50,8 @@ def key_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` (lower case, punctuation trimmed), in order."""
     if not isinstance(text, str):
         return ()
-    words = [w.strip(".,;:!?-/").casefold() for w in _WORD.findall(text[:2000])]
-    out: list[str] = []
-    for word in words:
-        if word and word not in STOPWORDS and word not in out:
-            out.append(word)
-    return tuple(out)
+    words = (w.strip(".,;:!?-/").casefold() for w in _WORD.findall(text[:2000]))
+    return tuple(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
 
 
 def _word_in(word: str, words: set[str]) -> bool:
