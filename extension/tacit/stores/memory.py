@@ -439,12 +439,9 @@ class MemoryStore:
             # if one stays busy, the ones already held are released.
             for t in targets:
                 held.enter_context(self._lock(t))
-            state: dict[str, list[str]] = {}
-            before: dict[str, list[str]] = {}
-            for t in targets:
-                needs_guard = any(op.target == t and op.action != "add" for op in ops)
-                state[t] = self._load_for_write(t, roundtrip_guard=needs_guard)
-                before[t] = list(state[t])
+            before = {t: self._load_for_write(t, roundtrip_guard=any(op.target == t and op.action != "add"
+                                                                       for op in ops)) for t in targets}
+            state = {t: list(entries) for t, entries in before.items()}
             for n, op in enumerate(ops, 1):
                 entries = state[op.target]
                 if op.action == "add":
@@ -458,10 +455,8 @@ class MemoryStore:
                 except _Refusal as refusal:
                     raise _Refusal(refusal.target, f"operation {n} ({op.action}): {refusal.error}",
                                    **refusal.extra, applied=False) from None
-                if op.action == "replace":
-                    state[op.target] = replaced(entries, index, normalise_entry(op.content))
-                else:
-                    state[op.target] = removed(entries, index)
+                state[op.target] = (replaced(entries, index, normalise_entry(op.content)) if op.action == "replace"
+                                    else removed(entries, index))
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
