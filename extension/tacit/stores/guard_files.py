@@ -95,26 +95,22 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     for rel in files:
         try:
             text = _text(root, rel)
-            if memo is None:
-                found_rules, found_unread = read_text(text, rel)
-            else:
-                items = memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode)
-                found_rules = [i for i in items if isinstance(i, FileRule)]
-                found_unread = [i for i in items if isinstance(i, UnreadLine)]
+            items = (_items(text, rel) if memo is None else
+                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode))
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
         except OSError as exc:
             notices.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
             continue
-        for rule in found_rules:
+        for rule in (i for i in items if isinstance(i, FileRule)):
             findings = scan(rule.text)
             if findings:
                 notices.append(f"{rel}:{rule.line}: skipped (the content scanner flagged it: "
                                f"{findings[0].pattern_id})")
                 continue
             rules.append((rel, rule))
-        unread.extend((rel, line) for line in found_unread if not scan(line.text))
+        unread.extend((rel, i) for i in items if isinstance(i, UnreadLine) and not scan(i.text))
     if memo is not None:
         memo.save()
     return Read(rules, notices, tuple(files), unread)
@@ -184,7 +180,8 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:
-        live.setdefault(guard_key("f:", project.key, rel, rule.text, spec=rule.spec), (f"file:{rel}:{rule.line}", rule))
+        key = guard_key("f:", project.key, rel, rule.text, spec=rule.spec)
+        live.setdefault(key, (f"file:{rel}:{rule.line}", rule))
     unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
         rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
@@ -290,8 +287,8 @@ def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
         return []
     got = read(project.root, files, cfg)
     asked = asked_ids(ledger, asked_key(project, ""))
-    return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
-            for rel, line in got.unread]
+    wheres = [(f"{rel}:{line.line}", line.text) for rel, line in got.unread]
+    return [{"where": where, "text": text, "asked": asked_id(where, text) in asked} for where, text in wheres]
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None) -> list:
@@ -326,7 +323,9 @@ def asked_ids(ledger, key: str) -> set:
 
 
 def asked_id(where: str, text: str) -> str:
-    return _asked_id(where.rsplit(":", 1)[0], text)
+    """The id of a line (``where``: FILE:LINE) or a lesson (``memory:SCOPE:CHANGE``) shown to a child."""
+    rel = where.rsplit(":", 1)[0]
+    return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
@@ -348,10 +347,6 @@ def _strings(raw) -> list:
     except (TypeError, ValueError):
         return []
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
-
-
-def _asked_id(rel: str, text: str) -> str:
-    return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def notices(ledger, project) -> list[str]:

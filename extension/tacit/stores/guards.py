@@ -193,17 +193,13 @@ class GuardStore:
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
         """Bring the derived guards of ``project``'s scopes in line with its memory files; True when
         anything changed. Derived outside any write, written in small transactions."""
-        from_files = self.sync_files(project, files=files, now=now)
+        from tacit.stores.guard_files import sync_files  # it imports this module
+
+        from_files = sync_files(self.ledger, self.cfg, project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
             self._signal()
         return from_files or changed
-
-    def sync_files(self, project: Project | None, *, files: tuple | None = None,
-                   now: float | None = None) -> bool:
-        """The guards of ``project``'s instruction files (``tacit.stores.guard_files``)."""
-        from tacit.stores.guard_files import sync_files
-        return sync_files(self.ledger, self.cfg, project, files=files, now=now)
 
     def _sync_memory(self, project: Project | None, *, now: float | None = None) -> bool:
         live = self.derive(project)
