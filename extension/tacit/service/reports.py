@@ -76,11 +76,8 @@ class Reports:
             path = os.path.join(self.folder, f"{time.time_ns():020d}-{self._seq:08d}")
             self._known.add(path)  # the applier's scan leaves it to us
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(fd, f"{host} {event} {event_id}\n".encode() + payload)
-            finally:
-                os.close(fd)
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+                handle.write(f"{host} {event} {event_id}\n".encode() + payload)
         except OSError as exc:  # a full or read-only disk: apply it in the foreground instead
             log_exception(self.cfg, "spooling a report", exc)
             unlink_quietly(path)

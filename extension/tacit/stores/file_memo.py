@@ -108,12 +108,8 @@ class FileMemo:
         tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:  # no fsync: a memo lost in a crash is computed again
             ensure_private_dir(os.path.dirname(self.path))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                while data:
-                    data = data[os.write(fd, data):]
-            finally:
-                os.close(fd)
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+                handle.write(data)
             os.replace(tmp, self.path)
         except OSError:  # a read-only or full disk: the next process computes it again
             unlink_quietly(tmp)

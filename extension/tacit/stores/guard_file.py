@@ -59,12 +59,9 @@ def restore(cfg, conn) -> list[str]:
     if not rows:
         return []
     have = {key for (key,) in conn.execute("SELECT key FROM guards WHERE origin = 'user'")}
-    rows = [r for r in rows if r["key"] not in have]
-    if not rows:
-        return []
     now = time.time()
     restored = []
-    for row in rows:
+    for row in (r for r in rows if r["key"] not in have):
         cur = conn.execute(
             "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
             "action, status, lesson_at, by_user, created_at, updated_at) "
