@@ -15,7 +15,7 @@ from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, F
 from tacit.guards.model import GuardSpec
 from tacit.safety.scanner import scan
 from tacit.stores import history
-from tacit.stores.guard_memo import DerivedMemo
+from tacit.stores.file_memo import DerivedMemo
 from tacit.stores.guards import INSERT, bump, guard_key, spec_json
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery

@@ -15,10 +15,10 @@ from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pat
 from tacit.projects import Project
 from tacit.safety.scanner import scan
 from tacit.stores import guard_file, history
-from tacit.stores.guard_memo import DerivedMemo
+from tacit.stores.file_memo import DerivedMemo
 from tacit.stores.ledger import Ledger
 from tacit.stores.memory import MemoryStore
-from tacit.stores.memory_fit import fit
+from tacit.stores.entries import fit
 
 REV_KEY = "guards.rev"
 REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
@@ -103,7 +103,7 @@ def _record(row) -> GuardRecord | None:
 
 
 def _spec_of(data) -> GuardSpec:
-    """A kept spec (``tacit.stores.guard_memo``); ValueError for a malformed one."""
+    """A kept spec (``tacit.stores.file_memo.DerivedMemo``); ValueError for a malformed one."""
     spec = GuardSpec.from_dict(data)
     if spec is None:
         raise ValueError("not a guard spec")

@@ -29,8 +29,7 @@ from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
-from tacit.stores.memory_fit import fit
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.shared_text import shared
 
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -90,7 +89,7 @@ class MemoryStore:
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
-        self.unread: list[str] = []  # files far over their limit: what was left out unread (tacit.stores.memory_fit)
+        self.unread: list[str] = []  # files far over their limit: what was left out unread (tacit.stores.entries.fit)
         self.last_change: int | None = None  # the history id of the last write
 
     def as_actor(self, actor: "history.Actor") -> "MemoryStore":
