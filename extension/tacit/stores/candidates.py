@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from tacit.stores.batches import delete_where
+from tacit.stores.ledger import delete_where
 
 STATUSES = ("applied", "confirmed", "candidate", "dismissed")
 

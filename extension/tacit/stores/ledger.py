@@ -1,4 +1,5 @@
-"""Ledger — the one SQLite file where evidence accumulates before it becomes memory.
+"""Ledger — the one SQLite file where evidence accumulates before it becomes memory; deleting many
+of its rows without holding its writer (``delete_where``).
 
 Design notes: docs/design/stores.md#tacitstoresledger"""
 
@@ -23,6 +24,10 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 QUEUE_WAIT = 600.0
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+# deleting many rows without holding the writer (``delete_where``)
+BATCH = 200  # rows per write transaction
+SCAN = 5000  # rowids found per read transaction
+PAUSE = 0.002  # seconds between batches: a waiting writer goes first
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -344,3 +349,29 @@ class _Transaction:
                 self.conn.execute(f"RELEASE {self.savepoint}")
             elif self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+
+
+def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tuple = ("rowid",),
+                 batch: int = BATCH, pause: float = PAUSE) -> int:
+    """Delete the rows of ``table`` matching ``where`` (bound to ``params``), found by their ``key``
+    columns; how many went. ``table``, ``where`` and ``key`` never come from input."""
+    columns = ", ".join(key)
+    one = "(" + ",".join("?" * len(key)) + ")"
+    total = 0
+    while True:
+        with ledger.read() as conn:
+            keys = conn.execute(f"SELECT {columns} FROM {table} WHERE {where} LIMIT ?", (*params, SCAN)).fetchall()
+        if not keys:
+            return total
+        for start in range(0, len(keys), batch):
+            chunk = keys[start:start + batch]
+            values = ",".join([one] * len(chunk))
+            flat = tuple(v for row in chunk for v in row)
+            started = time.monotonic()
+            with ledger.write() as conn:  # re-checked: a row that changed meanwhile stays
+                total += conn.execute(f"DELETE FROM {table} WHERE ({columns}) IN (VALUES {values}) "
+                                      f"AND ({where})", (*flat, *params)).rowcount
+            if pause:  # at least as long as the batch held the writer: others get half the time
+                time.sleep(max(pause, time.monotonic() - started))
+        if len(keys) < SCAN:
+            return total
