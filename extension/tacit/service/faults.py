@@ -77,8 +77,8 @@ def record(cfg, problem: str) -> bool:
     before = current(state)
     if before is not None and before.get("problem") == problem:
         return False
-    atomic_write_text(Path(path_for(state)),
-                      json.dumps({"at": time.time(), "problem": problem, "path": os.path.join(state, "run")}))
+    record = {"at": time.time(), "problem": problem, "path": os.path.join(state, "run")}
+    atomic_write_text(Path(path_for(state)), json.dumps(record))
     log(cfg, "error", "service", f"not using the service: {problem}")
     try:
         ledger = Ledger(cfg)

@@ -19,21 +19,20 @@ CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog even
 def start(service, package_dir: str) -> Observer:
     """A started observer calling back into ``service`` (``tacit.service.server.Service``)."""
     observer = Observer()
-    changed = _Call(lambda event: _on_change(service, event))
-    cfg = service.cfg
+    changed, cfg = _Call(service, _on_change), service.cfg
     for folder in (cfg.memories_dir, cfg.skills_dir, cfg.home / "projects"):
         ensure_private_dir(folder)
         observer.schedule(changed, str(folder), recursive=True)
-    observer.schedule(_Call(lambda event: _on_code_change(service, event)), package_dir, recursive=True)
-    observer.schedule(_Call(lambda event: _on_config_change(service, event)), cfg.state_dir_str, recursive=False)
+    observer.schedule(_Call(service, _on_code_change), package_dir, recursive=True)
+    observer.schedule(_Call(service, _on_config_change), cfg.state_dir_str, recursive=False)
     observer.daemon = True
     observer.start()
     return observer
 
 
 class _Call(FileSystemEventHandler):
-    def __init__(self, call):
-        self.on_any_event = call
+    def __init__(self, service, call):
+        self.on_any_event = lambda event: call(service, event)
 
 
 def _on_change(service, event) -> None:

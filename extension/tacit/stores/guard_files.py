@@ -288,7 +288,8 @@ def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
     got = read(project.root, files, cfg)
     asked = asked_ids(ledger, asked_key(project, ""))
     wheres = [(f"{rel}:{line.line}", line.text) for rel, line in got.unread]
-    return [{"where": where, "text": text, "asked": asked_id(where, text) in asked} for where, text in wheres]
+    return [{"where": where, "text": text, "asked": asked_id(where, text) in asked}
+            for where, text in wheres]
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None) -> list:
@@ -323,7 +324,7 @@ def asked_ids(ledger, key: str) -> set:
 
 
 def asked_id(where: str, text: str) -> str:
-    """The id of a line (``where``: FILE:LINE) or a lesson (``memory:SCOPE:CHANGE``) shown to a child."""
+    """The id of a line (``where``: FILE:LINE) or a lesson (``memory:SCOPE:CHANGE``) shown."""
     rel = where.rsplit(":", 1)[0]
     return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
 

@@ -97,7 +97,8 @@ class GuardRecord:
 def _record(row) -> GuardRecord | None:
     data = dict(zip(_COLUMNS, row))
     try:
-        return GuardRecord(**{**data, "spec": _spec_of(json.loads(data["spec"])), "by_user": bool(data["by_user"])})
+        spec = _spec_of(json.loads(data["spec"]))
+        return GuardRecord(**{**data, "spec": spec, "by_user": bool(data["by_user"])})
     except (TypeError, ValueError):
         return None
 
@@ -119,7 +120,8 @@ def derived(entry: str) -> tuple[GuardSpec, ...]:
 def guard_key(prefix: str, *parts: str, spec: GuardSpec) -> str:
     """A guard row's key: ``prefix`` and a hash of ``parts`` and what the rule matches."""
     match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
-    return prefix + hashlib.sha256("\0".join((*parts, match)).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    raw = "\0".join((*parts, match)).encode("utf-8", "surrogatepass")
+    return prefix + hashlib.sha256(raw).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,8 +298,8 @@ class GuardStore:
                              "updated_at = ?, removed_at = NULL, removed_why = NULL WHERE id = ?",
                              (because, spec_json(spec), action, now, gid))
             else:
-                gid, created = int(conn.execute(INSERT, (key, "user", scope, project_key, root, "", because,
-                                                         spec_json(spec), action, now, 1, now, now)).lastrowid), True
+                row = (key, "user", scope, project_key, root, "", because, spec_json(spec), action, now, 1, now, now)
+                gid, created = int(conn.execute(INSERT, row).lastrowid), True
             record, _hid = self._changed(conn, None, gid, "guard_add")
         self._signal()
         return {"success": True, "created": created, "guard": record.as_dict()}
@@ -429,7 +431,7 @@ class GuardStore:
         return _record(row) if row else None
 
     def _changed(self, conn, before: GuardRecord | None, gid: int, action: str, **extra) -> tuple:
-        """After guard ``gid`` was written: the revision moved, the change in the history; (its row, the id)."""
+        """After guard ``gid`` was written: the revision moved, the change recorded; (its row, the id)."""
         bump(conn)
         after = self._get(conn, gid)
         return after, history.record(self.cfg, action=action, scope=after.scope, target=f"guard {gid}",

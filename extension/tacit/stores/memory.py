@@ -89,7 +89,7 @@ class MemoryStore:
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
-        self.unread: list[str] = []  # files far over their limit: what was left out unread (tacit.stores.entries.fit)
+        self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
         self.last_change: int | None = None  # the history id of the last write
 
     def as_actor(self, actor: "history.Actor") -> "MemoryStore":
@@ -193,14 +193,13 @@ class MemoryStore:
         """Every scope's block, gated together (an injection split across scopes is caught too)."""
         entries = {t: self.entries(t) for t in targets}
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
-        labels = {t: SNAPSHOT_LABELS[t] for t in targets}
-        gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(fits[t].kept), t)
+        gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
                               for t in targets if fits[t].kept])
+        labels = SNAPSHOT_LABELS
         shown = {block.group: parse_entries(block.text) for block in gated.allowed}
-        blocks = {}
+        blocks = dict.fromkeys(targets, "")
         for target in targets:
             if not entries[target]:
-                blocks[target] = ""
                 continue
             told = fits[target].told(self.path_for(target), self.limit_for(target))
             if told:
@@ -215,7 +214,6 @@ class MemoryStore:
                                      f"failed the content scanner and {'was' if count == 1 else 'were'} left out "
                                      f"of the agent's context: {'; '.join(reasons)}")
             if not shown.get(target):
-                blocks[target] = ""
                 continue
             # Usage is of what is on disk: the limit applies to the file.
             size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
@@ -438,8 +436,8 @@ class MemoryStore:
             # if one stays busy, the ones already held are released.
             for t in targets:
                 held.enter_context(self._lock(t))
-            before = {t: self._load_for_write(t, roundtrip_guard=any(op.target == t and op.action != "add"
-                                                                       for op in ops)) for t in targets}
+            rewritten = {op.target for op in ops if op.action != "add"}
+            before = {t: self._load_for_write(t, roundtrip_guard=t in rewritten) for t in targets}
             state = {t: list(entries) for t, entries in before.items()}
             for n, op in enumerate(ops, 1):
                 entries = state[op.target]
@@ -454,8 +452,8 @@ class MemoryStore:
                 except _Refusal as refusal:
                     raise _Refusal(refusal.target, f"operation {n} ({op.action}): {refusal.error}",
                                    **refusal.extra, applied=False) from None
-                state[op.target] = (replaced(entries, index, normalise_entry(op.content)) if op.action == "replace"
-                                    else removed(entries, index))
+                state[op.target] = (replaced(entries, index, normalise_entry(op.content))
+                                    if op.action == "replace" else removed(entries, index))
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:

@@ -151,7 +151,8 @@ class SearchIndex:
         return len(gone)
 
     def session(self, host: str, session_id: str) -> dict | None:
-        return self._row(_SESSION_COLUMNS, "FROM sessions WHERE host = ? AND session_id = ?", (host, session_id))
+        where = "FROM sessions WHERE host = ? AND session_id = ?"
+        return self._row(_SESSION_COLUMNS, where, (host, session_id))
 
     def add_session(self, host, session_id, project, project_name, tag, cwd, excluded) -> dict:
         self.conn.execute("INSERT INTO sessions (host, session_id, project, project_name, tag, cwd, excluded) "

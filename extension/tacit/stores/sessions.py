@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from tacit.session import SessionState
-from tacit.stores.jobs import insert as insert_job, loads  # the engine writes its jobs with its events
+from tacit.stores.jobs import insert as insert_job, loads  # jobs are written with their events
 from tacit.stores.ledger import Ledger, delete_where
 
 CACHE_SESSIONS = 2000

@@ -128,7 +128,7 @@ def split_frontmatter(text: str) -> tuple[str, str]:
 
 
 def parse_skill(text: str) -> tuple[dict[str, Any], str]:
-    """``(metadata, body)`` of a SKILL.md text; raises SkillFormatError (bad YAML, not a mapping)."""
+    """``(metadata, body)`` of a SKILL.md text; raises SkillFormatError."""
     yaml_text, body = split_frontmatter(text)
     handler, failures = _yaml()
     try:
