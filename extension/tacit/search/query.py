@@ -158,14 +158,10 @@ def exchange_text(parts: list) -> str:
     return text
 
 
-def highlight_terms(query: str) -> list:
-    ws = words(query)
-    return ws + [s for w in ws for s in SYNONYMS.get(w, ())]
-
-
 def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
     """A window of ``text`` around its first matching word, matches marked."""
-    terms = highlight_terms(query)
+    terms = words(query)
+    terms += [s for w in terms for s in SYNONYMS.get(w, ())]
 
     def matches(word: str) -> bool:
         low = word.lower()

@@ -92,7 +92,10 @@ class Service:
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self._accept_loop()
+            # one thread reads every connection with a deadline; hooks go to a bounded pool, reports to
+            # the spool, a long-lived session to a thread of its own
+            self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
+            self.reader.run()
             return 0
         finally:
             self._shutdown()
@@ -168,12 +171,6 @@ class Service:
             self.stopping.set()
             if self.reader is not None:
                 self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
-
-    def _accept_loop(self) -> None:
-        """One thread reads every connection with a deadline; hooks go to a bounded pool, reports to
-        the spool, a long-lived session to a thread of its own."""
-        self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
-        self.reader.run()
 
     def _on_cut(self, why: str) -> None:
         self.cut += 1

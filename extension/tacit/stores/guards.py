@@ -262,8 +262,10 @@ class GuardStore:
                     held = _entries_of(after)
                     added = (held - seen) & entries
                     seen |= held
-                    for entry in added:
-                        out[(memory_scope, entry)] = (float(at), _said_by_user(kind, name))
+                    # "you" when quoted back: the user, a hand edit, or a correction the user made
+                    # (saved by the correction child or its fallback)
+                    by_user = kind in ("user", "hand") or "correction" in (name or "")
+                    out.update({(memory_scope, entry): (float(at), by_user) for entry in added})
                     entries -= added
                     if not entries:
                         break
@@ -484,12 +486,6 @@ def _state(record: GuardRecord | None) -> dict | None:
 
 def _no_guard(guard_id) -> dict:
     return {"success": False, "error": f"no guard {guard_id!r} (see `tacit guard list --all`)"}
-
-
-# who counts as "you" when a lesson is quoted back: the user, a hand edit, or a
-# correction the user made (saved by the correction child or its fallback)
-def _said_by_user(kind: str, name: str) -> bool:
-    return kind in ("user", "hand") or "correction" in (name or "")
 
 
 def _entries_of(value) -> set:
