@@ -17,6 +17,7 @@ from tacit.safety.scanner import scan
 from tacit.stores import history
 from tacit.stores.file_memo import DerivedMemo
 from tacit.stores.guards import INSERT, bump, guard_key, spec_json
+from tacit.stores.ledger import loads
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
@@ -343,10 +344,7 @@ def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
 
 def _strings(raw) -> list:
     """The texts of a kept JSON list (anything else: none)."""
-    try:
-        found = json.loads(raw) if raw else []
-    except (TypeError, ValueError):
-        return []
+    found = loads(raw)
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
 
 

@@ -16,7 +16,7 @@ from tacit.projects import Project
 from tacit.safety.scanner import scan
 from tacit.stores import guard_file, history
 from tacit.stores.file_memo import DerivedMemo
-from tacit.stores.ledger import Ledger
+from tacit.stores.ledger import Ledger, loads
 from tacit.stores.memory import MemoryStore
 from tacit.stores.entries import fit
 
@@ -490,8 +490,5 @@ def _no_guard(guard_id) -> dict:
 
 def _entries_of(value) -> set:
     """The entries a history row's JSON holds (a list of entries, or a text)."""
-    try:
-        data = json.loads(value) if value else []
-    except (TypeError, ValueError):
-        return set()
+    data = loads(value)
     return {e for e in (data if isinstance(data, list) else [data]) if isinstance(e, str)}

@@ -6,6 +6,7 @@ Design notes: docs/design/stores.md#tacitstoresledger"""
 from __future__ import annotations
 
 import collections
+import json
 import os
 import sqlite3
 import threading
@@ -28,6 +29,14 @@ CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 BATCH = 200  # rows per write transaction
 SCAN = 5000  # rowids found per read transaction
 PAUSE = 0.002  # seconds between batches: a waiting writer goes first
+
+
+def loads(text):
+    """The JSON in ``text`` (a column of this ledger), or None when empty or not JSON."""
+    try:
+        return json.loads(text) if text else None
+    except (TypeError, ValueError):
+        return None
 
 
 def is_corruption(exc: BaseException) -> bool:
