@@ -310,10 +310,9 @@ class GuardStore:
         """A child's proposal: a guard (``ask``) for the lesson change ``change_id`` saved, accepted
         only when every word of ``pattern`` occurs in the lesson or the user's message behind it."""
         from tacit.guards.why import ungrounded
-        found = history.changes(self.ledger, change_id=int(change_id), limit=1)
-        if not found:
+        change = history.get(self.ledger, int(change_id))
+        if change is None:
             return {"success": False, "error": f"no change {change_id} (see `tacit memory log`)"}
-        change = found[0]
         added = [e for e in change.added() if isinstance(e, str)]
         if not added and isinstance(change.after, str):
             added = [change.after]
