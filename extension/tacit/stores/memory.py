@@ -494,11 +494,10 @@ class MemoryStore:
             with history.ledger_for(self.cfg) as ledger:
                 known = history.last_state(ledger, str(path)) or []
             taken = [e for e in entries if wanted(e) and e not in known]
+            kept = [e for e in entries if e not in taken]
             if taken:
-                atomic_write_text(path, join_entries([e for e in entries if e not in taken]))
-        result = self._ok(target, f"{len(taken)} unrecorded entries taken.", [e for e in entries if e not in taken])
-        result["taken"] = taken
-        return result
+                atomic_write_text(path, join_entries(kept))
+        return {**self._ok(target, f"{len(taken)} unrecorded entries taken.", kept), "taken": taken}
 
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:
@@ -511,9 +510,7 @@ class MemoryStore:
         target = self._check_target(target)
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
-        result["entries"] = entries
-        result["path"] = str(self.path_for(target))
-        return result
+        return {**result, "entries": entries, "path": str(self.path_for(target))}
 
 
 def remember_project(cfg, project: Project) -> None:
