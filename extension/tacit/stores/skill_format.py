@@ -106,11 +106,7 @@ def _yaml():
 
 def _normalise(text: str) -> str:
     """A BOM dropped, line endings made ``\\n``, leading blanks removed (as python-frontmatter does)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.lstrip()
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").lstrip()
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
