@@ -17,6 +17,7 @@ from tacit.fsutil import unlink_quietly
 from tacit.handlers import degraded
 from tacit.log import log_exception
 from tacit.stores import notices
+from tacit.stores.ledger import loads
 
 REPORTING = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd", "PreCompact",
                        "Notification", "SubagentStop"})
@@ -26,11 +27,7 @@ RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it 
 
 
 def session_of(payload: bytes) -> str:
-    try:
-        data = json.loads(payload.decode("utf-8", "replace")) if payload.strip() else {}
-    except ValueError:
-        return ""
-    return session_in(data)
+    return session_in(loads(payload.decode("utf-8", "replace")))
 
 
 def session_in(data) -> str:

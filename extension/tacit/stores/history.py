@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
-from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.ledger import Ledger, LedgerUnavailable, loads
 
 CAUSE_CHARS = 600
 
@@ -53,10 +53,7 @@ class Actor:
 
     @classmethod
     def from_env(cls, text: str | None) -> Actor | None:
-        try:
-            data = json.loads(text) if text else None
-        except ValueError:
-            return None
+        data = loads(text)
         if not isinstance(data, dict):
             return None
         return cls(**{k: str(v) for k, v in data.items() if k in _ENV_FIELDS})
