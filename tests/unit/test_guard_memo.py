@@ -1,4 +1,4 @@
-"""Derived guards kept across processes (tacit.stores.guard_memo).
+"""Derived guards kept across processes (tacit.stores.file_memo.DerivedMemo).
 
 A new process (the service after an idle exit) derives no memory entry and
 no instruction file it derived before, and checks the same calls; an edited

@@ -1,4 +1,4 @@
-"""A memory file far over its limit (tacit.stores.memory_fit): the session's context holds its
+"""A memory file far over its limit (tacit.stores.entries.fit): the session's context holds its
 entries up to twice the limit, in file order; the rest stays in the file, is left out unread (not
 scanned, no guard derived from it) and the person is told once, naming the file and the entries.
 What is injected still passes the whole gate: each entry, and the entries joined."""
@@ -15,7 +15,7 @@ from tacit.hosts import hooks
 from tacit.hosts.runtime import build_engine
 from tacit.projects import project_for
 from tacit.stores.memory import ENTRY_DELIMITER, MemoryStore
-from tacit.stores.memory_fit import CONTEXT_FACTOR, fit
+from tacit.stores.entries import CONTEXT_FACTOR, fit
 
 LIMIT = 2200  # the default memory_char_limit
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from tacit.learn import retention
-from tacit.stores import batches
+from tacit.stores import ledger as batches  # delete_where and its batch size
 from tacit.stores.ledger import Ledger
 from tacit.stores.sessions import SessionStore
 

@@ -52,7 +52,7 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
         if snapshot:
             result.context.append(Injection(snapshot, priority=10, source="context.session"))
         result.notices.append(NOTICE.format(what=describe_failure(exc)[0]))
-        result.notices.extend(memory.unread)  # a file far over its limit (tacit.stores.memory_fit)
+        result.notices.extend(memory.unread)  # a file far over its limit (tacit.stores.entries.fit)
         return gate_outgoing(result)
     except Exception as again:  # noqa: BLE001 — the fallback must not break the host either
         log_exception(engine.cfg, "degraded answer", again)

@@ -93,11 +93,8 @@ def turn_off(cfg, project: Project) -> dict:
 
 def turn_on(cfg, project: Project) -> dict:
     path = marker_path(cfg, project)
-    try:
-        path.unlink()
-        was_off = True
-    except FileNotFoundError:
-        was_off = False
+    was_off = path.exists()
+    path.unlink(missing_ok=True)
     glob = glob_matching(cfg, project.root, project.main_root)
     message = (f"tacit is on for {project.main_root}" if was_off else f"tacit was not off for {project.main_root}")
     if glob:

@@ -45,11 +45,7 @@ _SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never s
 def words(query: str) -> list:
     found = [w for w in _WORD.findall(query.lower()) if w != "_"]
     kept = [w for w in found if w not in STOPWORDS]
-    out: list = []
-    for w in kept or found:
-        if w not in out:
-            out.append(w)
-    return out[:32]
+    return list(dict.fromkeys(kept or found))[:32]
 
 
 def _quote(term: str) -> str:
@@ -162,14 +158,10 @@ def exchange_text(parts: list) -> str:
     return text
 
 
-def highlight_terms(query: str) -> list:
-    ws = words(query)
-    return ws + [s for w in ws for s in SYNONYMS.get(w, ())]
-
-
 def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
     """A window of ``text`` around its first matching word, matches marked."""
-    terms = highlight_terms(query)
+    terms = words(query)
+    terms += [s for w in terms for s in SYNONYMS.get(w, ())]
 
     def matches(word: str) -> bool:
         low = word.lower()

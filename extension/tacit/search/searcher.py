@@ -20,10 +20,6 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-def _sources() -> dict:
-    return {s.host: s for s in host_sources()}
-
-
 def _exchange(index, by_host: dict, sess: int, turn: int) -> tuple[str, float | None]:
     from tacit.boundary import scrub
 
@@ -76,7 +72,7 @@ def search(cfg, text: str, *, cwd: str | None = None, all_projects: bool = False
             tags.append(host_tag(host))
         limit = max(1, min(int(limit), MAX_LIMIT))
         rows = q.candidates(index, text, tags, since)
-        by_host = _sources() if rows else {}
+        by_host = {s.host: s for s in host_sources()} if rows else {}
         results = []
         for hit in q.rank(rows):
             if len(results) >= limit:

@@ -89,15 +89,15 @@ class Reader:
                         os.read(self._woken, 512)
                 else:
                     self._read(selector, key.data)
-            self._expire(selector, time.monotonic())
+            now = time.monotonic()
+            for pending in [p for p in self.open.values() if p.deadline <= now]:
+                self._cut(selector, pending, "its deadline passed")
 
     def _accept(self, selector) -> None:
         for _ in range(64):  # a burst of connections in one wake-up
             try:
                 conn, _ = self.listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
+            except OSError:  # none waiting (BlockingIOError) too
                 return
             if not same_user(conn):
                 conn.close()
@@ -143,10 +143,6 @@ class Reader:
         pending.conn.setblocking(True)
         pending.conn.settimeout(self.read_seconds)
         self.handle(pending.conn, pending.header, body)
-
-    def _expire(self, selector, now: float) -> None:
-        for pending in [p for p in self.open.values() if p.deadline <= now]:
-            self._cut(selector, pending, "its deadline passed")
 
     def _cut(self, selector, pending: Pending, why: str) -> None:
         self.cut += 1

@@ -70,12 +70,6 @@ def _keepable(payload: bytes, out: str) -> tuple[str, dict] | None:
     return cwd, answer
 
 
-def save(cfg, run_folder: str, host: str, payload: bytes, out: str, started_ns: int) -> bool:
-    """Keep this SessionStart's answer for the next cold start; False when it is not cacheable."""
-    kept = _keepable(payload, out)
-    return kept is not None and _write(cfg, run_folder, host, *kept, started_ns)
-
-
 def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: int) -> bool:
     full, exists = inputs(cfg, cwd)
     entries = [["F", p, *_stat(p, True)] for p in full] + [["E", p, *_stat(p, False)] for p in exists]

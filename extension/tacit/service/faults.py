@@ -12,7 +12,9 @@ import re
 import shlex
 import time
 
-from tacit.fsutil import ensure_private_dir, read_json_or_none
+from pathlib import Path
+
+from tacit.fsutil import atomic_write_text, read_json_or_none
 from tacit.log import log
 from tacit.stores import notices
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -75,13 +77,8 @@ def record(cfg, problem: str) -> bool:
     before = current(state)
     if before is not None and before.get("problem") == problem:
         return False
-    path = path_for(state)
-    ensure_private_dir(os.path.dirname(path))
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"at": time.time(), "problem": problem, "path": os.path.join(state, "run")}, handle)
-    os.replace(tmp, path)
+    record = {"at": time.time(), "problem": problem, "path": os.path.join(state, "run")}
+    atomic_write_text(Path(path_for(state)), json.dumps(record))
     log(cfg, "error", "service", f"not using the service: {problem}")
     try:
         ledger = Ledger(cfg)

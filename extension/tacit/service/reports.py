@@ -17,6 +17,7 @@ from tacit.fsutil import unlink_quietly
 from tacit.handlers import degraded
 from tacit.log import log_exception
 from tacit.stores import notices
+from tacit.stores.ledger import loads
 
 REPORTING = frozenset({"PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd", "PreCompact",
                        "Notification", "SubagentStop"})
@@ -26,11 +27,7 @@ RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it 
 
 
 def session_of(payload: bytes) -> str:
-    try:
-        data = json.loads(payload.decode("utf-8", "replace")) if payload.strip() else {}
-    except ValueError:
-        return ""
-    return session_in(data)
+    return session_in(loads(payload.decode("utf-8", "replace")))
 
 
 def session_in(data) -> str:
@@ -76,11 +73,8 @@ class Reports:
             path = os.path.join(self.folder, f"{time.time_ns():020d}-{self._seq:08d}")
             self._known.add(path)  # the applier's scan leaves it to us
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(fd, f"{host} {event} {event_id}\n".encode() + payload)
-            finally:
-                os.close(fd)
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as handle:
+                handle.write(f"{host} {event} {event_id}\n".encode() + payload)
         except OSError as exc:  # a full or read-only disk: apply it in the foreground instead
             log_exception(self.cfg, "spooling a report", exc)
             unlink_quietly(path)

@@ -22,9 +22,8 @@ from tacit import __version__, lazyre, processes
 from tacit.config import load_config
 from tacit.fsutil import ensure_private_dir
 from tacit.hosts import hooks
-from tacit.hosts.hook_client import connect
 from tacit.hosts import spec as host_specs
-from tacit.hosts.hook_client import take_ready_fd
+from tacit.hosts.hook_client import connect, take_ready_fd
 from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.paths import LOCK_NAME, PACKAGE_DIR, SOCKET_NAME, code_identity, run_dir
@@ -93,7 +92,10 @@ class Service:
             log(self.cfg, "info", "service", f"serving {self.cfg.state_dir_str} (pid {os.getpid()}, "
                                              f"tacit {self.identity})")
             threading.Thread(target=self._housekeeping, name="tacit-housekeeping", daemon=True).start()
-            self._accept_loop()
+            # one thread reads every connection with a deadline; hooks go to a bounded pool, reports to
+            # the spool, a long-lived session to a thread of its own
+            self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
+            self.reader.run()
             return 0
         finally:
             self._shutdown()
@@ -153,7 +155,8 @@ class Service:
 
     def _watch(self) -> None:
         try:
-            self._start_observer()
+            from tacit.service import watchers  # watchdog: only once the first hook is answered
+            self.observer = watchers.start(self, PACKAGE_DIR)
             if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
@@ -162,23 +165,12 @@ class Service:
         except Exception as exc:  # noqa: BLE001 — hand edits are then seen at the next start
             log_exception(self.cfg, "service watchers", exc)
 
-    def _start_observer(self) -> None:
-        from tacit.service import watchers  # watchdog: only once the first hook is answered
-
-        self.observer = watchers.start(self, PACKAGE_DIR)
-
     def request_stop(self, reason: str) -> None:
         if not self.stopping.is_set():
             self.stop_reason = reason
             self.stopping.set()
             if self.reader is not None:
                 self.reader.wake()  # the socket goes now (SIGTERM used to leave it up to 0.5 s)
-
-    def _accept_loop(self) -> None:
-        """One thread reads every connection with a deadline; hooks go to a bounded pool, reports to
-        the spool, a long-lived session to a thread of its own."""
-        self.reader = Reader(self.listener, self._handle, self.stopping, on_cut=self._on_cut)
-        self.reader.run()
 
     def _on_cut(self, why: str) -> None:
         self.cut += 1
@@ -435,14 +427,10 @@ def _stat_of(path: str) -> tuple:
 
 
 def _tell_ready(fd: int, what: bytes = b"1") -> None:
-    if fd < 0:
-        return
-    try:
-        if what:
-            os.write(fd, what)
-    except OSError:
-        pass  # the client is gone: it stopped waiting
-    finally:
+    if fd >= 0:
+        with contextlib.suppress(OSError):  # the client is gone: it stopped waiting
+            if what:
+                os.write(fd, what)
         os.close(fd)
 
 

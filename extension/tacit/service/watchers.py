@@ -19,54 +19,44 @@ CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog even
 def start(service, package_dir: str) -> Observer:
     """A started observer calling back into ``service`` (``tacit.service.server.Service``)."""
     observer = Observer()
-    changed = _OnChange(service)
-    cfg = service.cfg
+    changed, cfg = _Call(service, _on_change), service.cfg
     for folder in (cfg.memories_dir, cfg.skills_dir, cfg.home / "projects"):
         ensure_private_dir(folder)
         observer.schedule(changed, str(folder), recursive=True)
-    observer.schedule(_OnCodeChange(service), package_dir, recursive=True)
-    observer.schedule(_OnConfigChange(service), cfg.state_dir_str, recursive=False)
+    observer.schedule(_Call(service, _on_code_change), package_dir, recursive=True)
+    observer.schedule(_Call(service, _on_config_change), cfg.state_dir_str, recursive=False)
     observer.daemon = True
     observer.start()
     return observer
 
 
-class _OnChange(FileSystemEventHandler):
+class _Call(FileSystemEventHandler):
+    def __init__(self, service, call):
+        self.on_any_event = lambda event: call(service, event)
+
+
+def _on_change(service, event) -> None:
     """A memory or skill file changed on disk (a hand edit, another process)."""
-
-    def __init__(self, service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        # reads raise "opened" / "closed_no_write" events too: only a change counts
-        # (reacting to reads threw the skill catalog away at every SessionStart)
-        if event.event_type not in CHANGES or (event.is_directory and event.event_type == "modified"):
-            return
-        path = str(getattr(event, "dest_path", "") or event.src_path)
-        if path.endswith((".lock", ".tmp")):
-            return
-        self.service.kept.forget()
-        context_cache.clear(self.service.folder)  # kept session answers may show what changed
-        self.service.engine.reload_stores()
+    # reads raise "opened" / "closed_no_write" events too: only a change counts
+    # (reacting to reads threw the skill catalog away at every SessionStart)
+    if event.event_type not in CHANGES or (event.is_directory and event.event_type == "modified"):
+        return
+    path = str(getattr(event, "dest_path", "") or event.src_path)
+    if path.endswith((".lock", ".tmp")):
+        return
+    service.kept.forget()
+    context_cache.clear(service.folder)  # kept session answers may show what changed
+    service.engine.reload_stores()
 
 
-class _OnCodeChange(FileSystemEventHandler):
-    def __init__(self, service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        path = str(getattr(event, "dest_path", "") or event.src_path)
-        if path.endswith(".py") and event.event_type in CHANGES:
-            self.service.request_stop(f"code changed: {path}")
+def _on_code_change(service, event) -> None:
+    path = str(getattr(event, "dest_path", "") or event.src_path)
+    if path.endswith(".py") and event.event_type in CHANGES:
+        service.request_stop(f"code changed: {path}")
 
 
-class _OnConfigChange(FileSystemEventHandler):
+def _on_config_change(service, event) -> None:
     """config.toml changed: leave, so the next hook starts a service that reads the new settings."""
-
-    def __init__(self, service):
-        self.service = service
-
-    def on_any_event(self, event) -> None:
-        paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
-        if event.event_type in CHANGES and any(os.path.basename(p) == "config.toml" for p in paths):
-            self.service.request_stop("config.toml changed")
+    paths = (str(event.src_path), str(getattr(event, "dest_path", "") or ""))
+    if event.event_type in CHANGES and any(os.path.basename(p) == "config.toml" for p in paths):
+        service.request_stop("config.toml changed")

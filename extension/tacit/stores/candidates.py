@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from tacit.stores.batches import delete_where
+from tacit.stores.ledger import delete_where, loads
 
 STATUSES = ("applied", "confirmed", "candidate", "dismissed")
 
@@ -42,10 +42,7 @@ def _candidate(row) -> Candidate:
 
 
 def _json(text) -> dict:
-    try:
-        data = json.loads(text or "{}")
-    except ValueError:
-        return {}
+    data = loads(text)
     return data if isinstance(data, dict) else {}
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 from tacit.stores.candidates import dumps
-from tacit.stores.ledger import Ledger
-from tacit.stores.batches import delete_where
+from tacit.stores.ledger import Ledger, delete_where
 
 HEARTBEAT_KEY = "importance.last_heartbeat"
 OFFERED_KEY = "importance.review_offered_day"

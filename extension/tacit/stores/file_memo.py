@@ -1,4 +1,5 @@
-"""What was worked out from a file, kept on disk until the file changes.
+"""What was worked out from a file, kept on disk until the file changes; what was derived from a
+text (``DerivedMemo``: guards), kept by that very text (never raises on a bad memo).
 
 Design notes: docs/design/stores.md#tacitstoresfile_memo"""
 
@@ -108,12 +109,39 @@ class FileMemo:
         tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
         try:  # no fsync: a memo lost in a crash is computed again
             ensure_private_dir(os.path.dirname(self.path))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                while data:
-                    data = data[os.write(fd, data):]
-            finally:
-                os.close(fd)
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+                handle.write(data)
             os.replace(tmp, self.path)
         except OSError:  # a read-only or full disk: the next process computes it again
             unlink_quietly(tmp)
+
+
+class DerivedMemo:
+    """``kept(text, derive, encode, decode)`` for the texts of one ``kind`` under one root."""
+
+    def __init__(self, cfg, kind: str, root: str | None):
+        self._memo = memo_for(cfg, kind, root or "")
+
+    def kept(self, text: str, derive, encode, decode) -> list:
+        """``decode`` of each item kept for ``text``; else ``derive()``'s items, kept."""
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        found = self._memo.get(key, [len(text)])
+        if isinstance(found, dict) and isinstance(found.get("items"), list) and found.get("sum") == _sum(
+                key, found["items"]):
+            try:
+                return [decode(item) for item in found["items"]]
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                pass  # derived again below
+        items = list(derive())
+        encoded = [encode(item) for item in items]
+        self._memo.put(key, [len(text)], {"items": encoded, "sum": _sum(key, encoded)})
+        return items
+
+    def save(self) -> None:
+        """Write what was added; keep only the texts looked up since the last save."""
+        self._memo.save(prune=True)
+
+
+def _sum(key: str, items) -> str:
+    raw = key + json.dumps(items, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:24]

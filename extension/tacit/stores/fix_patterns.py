@@ -9,8 +9,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from tacit.stores.batches import delete_where
-from tacit.stores.ledger import Ledger
+from tacit.stores.ledger import Ledger, delete_where
 
 RATE_MIN_USES = 3  # decided outcomes before min_success_rate can exclude a pattern
 

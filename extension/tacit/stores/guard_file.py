@@ -8,7 +8,9 @@ import json
 import os
 import time
 
-from tacit.fsutil import read_json_or_none
+from pathlib import Path
+
+from tacit.fsutil import atomic_write_text, read_json_or_none
 
 FILE = "guards.json"
 _FIELDS = ("key", "scope", "project", "project_root", "lesson", "spec", "action", "status", "created_at")
@@ -25,12 +27,7 @@ def export(cfg, conn) -> None:
     guards = [dict(zip(_FIELDS, row)) for row in rows]
     have = {g["key"] for g in guards}
     data = {"version": 1, "guards": [r for r in saved(cfg) if r["key"] not in have] + guards}
-    target = path(cfg)
-    tmp = f"{target}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, ensure_ascii=False, indent=1)
-    os.replace(tmp, target)
+    atomic_write_text(Path(path(cfg)), json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def saved(cfg) -> list[dict]:
@@ -62,12 +59,9 @@ def restore(cfg, conn) -> list[str]:
     if not rows:
         return []
     have = {key for (key,) in conn.execute("SELECT key FROM guards WHERE origin = 'user'")}
-    rows = [r for r in rows if r["key"] not in have]
-    if not rows:
-        return []
     now = time.time()
     restored = []
-    for row in rows:
+    for row in (r for r in rows if r["key"] not in have):
         cur = conn.execute(
             "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
             "action, status, lesson_at, by_user, created_at, updated_at) "

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text
 from tacit.guards.model import GuardSpec
 from tacit.safety.scanner import scan
-from tacit.stores.guard_memo import DerivedMemo
+from tacit.stores import history
+from tacit.stores.file_memo import DerivedMemo
+from tacit.stores.guards import INSERT, bump, guard_key, spec_json
+from tacit.stores.ledger import loads
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
@@ -93,26 +96,22 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
     for rel in files:
         try:
             text = _text(root, rel)
-            if memo is None:
-                found_rules, found_unread = read_text(text, rel)
-            else:
-                items = memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode)
-                found_rules = [i for i in items if isinstance(i, FileRule)]
-                found_unread = [i for i in items if isinstance(i, UnreadLine)]
+            items = (_items(text, rel) if memo is None else
+                     memo.kept(f"{rel}\0{text}", lambda t=text, r=rel: _items(t, r), _encode, _decode))
         except BadFile as exc:
             notices.append(f"{rel}: skipped ({exc})")
             continue
         except OSError as exc:
             notices.append(f"{rel}: skipped (unreadable: {exc.strerror or exc})")
             continue
-        for rule in found_rules:
+        for rule in (i for i in items if isinstance(i, FileRule)):
             findings = scan(rule.text)
             if findings:
                 notices.append(f"{rel}:{rule.line}: skipped (the content scanner flagged it: "
                                f"{findings[0].pattern_id})")
                 continue
             rules.append((rel, rule))
-        unread.extend((rel, line) for line in found_unread if not scan(line.text))
+        unread.extend((rel, i) for i in items if isinstance(i, UnreadLine) and not scan(i.text))
     if memo is not None:
         memo.save()
     return Read(rules, notices, tuple(files), unread)
@@ -172,17 +171,9 @@ NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last rea
 READ_BY_CHILD = "c:"  # the key prefix of a guard a child phrased for an unread line (add_for_line)
 
 
-def _key(project_key: str, rel: str, text: str, spec: GuardSpec, prefix: str = "f:") -> str:
-    """A file guard's key: its project, file, line text and rule (``prefix``: read, or phrased)."""
-    match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
-    raw = "\0".join((project_key, rel, text, match)).encode("utf-8", "surrogatepass")
-    return prefix + hashlib.sha256(raw).hexdigest()[:32]
-
-
 def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float | None = None) -> bool:
     """Bring the guards of ``project``'s instruction files in line with the files; True when
     anything changed. ``memory_scope`` is ``file:<path>:<line>``; the id stays while the text does."""
-    from tacit.stores.guards import bump  # the table's revision; no cycle at import time
     if project is None:
         return False
     enabled = bool(cfg.settings.get("instruction_files", True))
@@ -190,7 +181,8 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     now = time.time() if now is None else now
     live = {}
     for rel, rule in got.rules:
-        live.setdefault(_key(project.key, rel, rule.text, rule.spec), (f"file:{rel}:{rule.line}", rule))
+        key = guard_key("f:", project.key, rel, rule.text, spec=rule.spec)
+        live.setdefault(key, (f"file:{rel}:{rule.line}", rule))
     unread = {(rel, line.text): line.line for rel, line in got.unread}
     with ledger.read() as conn:
         rows = conn.execute("SELECT id, key, status, memory_scope, lesson FROM guards WHERE origin = 'memory' "
@@ -206,8 +198,8 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     inserts, moves, revive, gone = [], [], [], []
     for key, (where, rule) in live.items():
         if key not in existing and rule is not None:
-            inserts.append((key, project.key, project.main_root, where, rule.text,
-                            json.dumps(rule.spec.to_dict(), ensure_ascii=False), now, now, now))
+            inserts.append((key, "memory", "project", project.key, project.main_root, where, rule.text,
+                            spec_json(rule.spec), "ask", now, 0, now, now))
             continue
         gid, status, old = existing[key]
         if status == "gone":
@@ -219,10 +211,7 @@ def sync_files(ledger, cfg, project, *, files: tuple | None = None, now: float |
     if not (inserts or moves or revive or gone) and old_notices == notices:
         return False
     with ledger.write() as conn:
-        conn.executemany(
-            "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
-            "action, lesson_at, by_user, created_at, updated_at) "
-            "VALUES (?, 'memory', 'project', ?, ?, ?, ?, ?, 'ask', ?, 0, ?, ?)", inserts)
+        conn.executemany(INSERT, inserts)
         conn.executemany("UPDATE guards SET memory_scope = ? WHERE id = ?", moves)
         conn.executemany("UPDATE guards SET status = 'active', memory_scope = ?, updated_at = ? WHERE id = ?",
                          revive)
@@ -242,8 +231,6 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
     from tacit.guards.instructions import _inside, refusing_text
     from tacit.guards.model import PathMatch
     from tacit.guards.why import ungrounded
-    from tacit.stores import history
-    from tacit.stores.guards import _state, bump
     if project is None:
         return {"success": False, "error": "not inside a project: --line reads the project's instruction files"}
     rel, _, number = (where or "").strip().rpartition(":")
@@ -269,9 +256,8 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
                 "error": f"refused: {', '.join(repr(clip(m, 60)) for m in missing[:8])} occur(s) nowhere in what "
                          f"{rel}:{number} forbids (its reason and what it says to do instead do not count); "
                          "the line stays unread"}
-    key = _key(project.key, rel, line.text, spec, READ_BY_CHILD)
+    key = guard_key(READ_BY_CHILD, project.key, rel, line.text, spec=spec)
     now = time.time()
-    spec_json = json.dumps(spec.to_dict(), ensure_ascii=False)
     with history.using(store.ledger), store.ledger.write() as conn:
         row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
         if row is not None and row[1] == "removed":  # lifted by someone: a phrasing does not undo that
@@ -279,22 +265,17 @@ def add_for_line(store, where: str, pattern: str, project) -> dict:
                     "error": f"guard {row[0]} for {rel}:{line.line} was lifted; bring it back with "
                              f"`tacit guard restore {row[0]}`"}
         if row is not None:
-            gid, created = int(row[0]), False
             conn.execute("UPDATE guards SET status = 'active', memory_scope = ?, updated_at = ? WHERE id = ? "
-                         "AND status = 'gone'", (f"file:{rel}:{line.line}", now, gid))
+                         "AND status = 'gone'", (f"file:{rel}:{line.line}", now, row[0]))
+            bump(conn)
+            record = store._get(conn, row[0])
         else:
-            gid, created = int(conn.execute(
-                "INSERT INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
-                "action, lesson_at, by_user, created_at, updated_at) "
-                "VALUES (?, 'memory', 'project', ?, ?, ?, ?, ?, 'ask', ?, 0, ?, ?)",
-                (key, project.key, project.main_root, f"file:{rel}:{line.line}", line.text, spec_json, now, now,
-                 now)).lastrowid), True
-        bump(conn)
-        record = store._get(conn, gid)
-        if created:
-            history.record(store.cfg, action="guard_add", scope="project", target=f"guard {gid}", before=None,
-                           after=_state(record), project=project.main_root)
+            gid = conn.execute(INSERT, (key, "memory", "project", project.key, project.main_root,
+                                        f"file:{rel}:{line.line}", line.text, spec_json(spec), "ask", now, 0,
+                                        now, now)).lastrowid
+            record, _hid = store._changed(conn, None, gid, "guard_add")
     store._signal()
+    created = row is None
     return {"success": True, "created": created, "guard": record.as_dict()}
 
 
@@ -307,8 +288,9 @@ def unread_lines(ledger, cfg, project, *, files: tuple | None = None) -> list:
         return []
     got = read(project.root, files, cfg)
     asked = asked_ids(ledger, asked_key(project, ""))
-    return [{"where": f"{rel}:{line.line}", "text": line.text, "asked": _asked_id(rel, line.text) in asked}
-            for rel, line in got.unread]
+    wheres = [(f"{rel}:{line.line}", line.text) for rel, line in got.unread]
+    return [{"where": where, "text": text, "asked": asked_id(where, text) in asked}
+            for where, text in wheres]
 
 
 def unasked(ledger, cfg, project, *, limit: int = 40, files: tuple | None = None) -> list:
@@ -343,7 +325,9 @@ def asked_ids(ledger, key: str) -> set:
 
 
 def asked_id(where: str, text: str) -> str:
-    return _asked_id(where.rsplit(":", 1)[0], text)
+    """The id of a line (``where``: FILE:LINE) or a lesson (``memory:SCOPE:CHANGE``) shown."""
+    rel = where.rsplit(":", 1)[0]
+    return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
@@ -360,15 +344,8 @@ def _update_asked(ledger, project, lines: list, *, keep: bool) -> None:
 
 def _strings(raw) -> list:
     """The texts of a kept JSON list (anything else: none)."""
-    try:
-        found = json.loads(raw) if raw else []
-    except (TypeError, ValueError):
-        return []
+    found = loads(raw)
     return [a for a in found if isinstance(a, str)] if isinstance(found, list) else []
-
-
-def _asked_id(rel: str, text: str) -> str:
-    return hashlib.sha256(f"{rel}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def notices(ledger, project) -> list[str]:
@@ -377,8 +354,3 @@ def notices(ledger, project) -> list[str]:
         return []
     with ledger.read() as conn:
         return _strings(ledger.meta_get(conn, NOTICE_KEY + project.key, None))
-
-
-__all__ = ["Read", "FileRule", "found", "read", "signature", "applies_at", "Finder", "MAX_ENTRIES", "sync_files", "notices",
-           "add_for_line", "unread_lines", "unasked", "mark_asked",
-           "unmark_asked", "asked_key", "asked_id", "asked_ids"]

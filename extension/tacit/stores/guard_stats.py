@@ -34,9 +34,7 @@ def stats(cfg, store: GuardStore, *, only: Project | None = None, include_curren
     projects = [only] if only is not None else known_projects(cfg)
     if only is None and include_current is not None and all(p.key != include_current.key for p in projects):
         projects.append(include_current)
-    rows = []
-    for project in projects:
-        rows.append(_project_stats(cfg, store, project))
+    rows = [_project_stats(cfg, store, project) for project in projects]
     if only is None:
         outside = store.counts(project="")
         if any(outside.values()):

@@ -15,10 +15,10 @@ from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pat
 from tacit.projects import Project
 from tacit.safety.scanner import scan
 from tacit.stores import guard_file, history
-from tacit.stores.guard_memo import DerivedMemo
-from tacit.stores.ledger import Ledger
+from tacit.stores.file_memo import DerivedMemo
+from tacit.stores.ledger import Ledger, loads
 from tacit.stores.memory import MemoryStore
-from tacit.stores.memory_fit import fit
+from tacit.stores.entries import fit
 
 REV_KEY = "guards.rev"
 REV_FILE = "guards.rev"  # in the state folder: the revision, for cheap change detection
@@ -29,6 +29,10 @@ EVENT_KINDS = ("stop", "override", "wrong", "repeat")
 _COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_scope", "lesson", "spec",
             "action", "status", "strikes", "lesson_at", "by_user", "created_at", "updated_at",
             "removed_at", "removed_why")
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM guards"
+# a new row: key, origin, scope, project, project_root, memory_scope, lesson, spec, action, lesson_at, by_user, now
+INSERT = ("INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
+          "action, lesson_at, by_user, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +97,14 @@ class GuardRecord:
 def _record(row) -> GuardRecord | None:
     data = dict(zip(_COLUMNS, row))
     try:
-        data["spec"] = _spec_of(json.loads(data["spec"]))
+        spec = _spec_of(json.loads(data["spec"]))
+        return GuardRecord(**{**data, "spec": spec, "by_user": bool(data["by_user"])})
     except (TypeError, ValueError):
         return None
-    return GuardRecord(**{**data, "by_user": bool(data["by_user"])})
 
 
 def _spec_of(data) -> GuardSpec:
-    """A kept spec (``tacit.stores.guard_memo``); ValueError for a malformed one."""
+    """A kept spec (``tacit.stores.file_memo.DerivedMemo``); ValueError for a malformed one."""
     spec = GuardSpec.from_dict(data)
     if spec is None:
         raise ValueError("not a guard spec")
@@ -113,20 +117,11 @@ def derived(entry: str) -> tuple[GuardSpec, ...]:
     return derive_guards(entry)
 
 
-def _hash(*parts: str) -> str:
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def _match_key(spec: GuardSpec) -> str:
-    return json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
-
-
-def memory_key(memory_scope: str, project_key: str, entry: str, spec: GuardSpec) -> str:
-    return "m:" + _hash(memory_scope, project_key, entry, _match_key(spec))
-
-
-def user_key(scope: str, project_key: str, spec: GuardSpec) -> str:
-    return "u:" + _hash(scope, project_key, _match_key(spec))
+def guard_key(prefix: str, *parts: str, spec: GuardSpec) -> str:
+    """A guard row's key: ``prefix`` and a hash of ``parts`` and what the rule matches."""
+    match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
+    raw = "\0".join((*parts, match)).encode("utf-8", "surrogatepass")
+    return prefix + hashlib.sha256(raw).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +169,8 @@ class GuardStore:
     def _select(self, statuses, where: str = "", args: tuple = ()) -> list[GuardRecord]:
         marks = ", ".join("?" for _ in statuses)
         with self.ledger.read() as conn:
-            rows = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE status IN ({marks}){where} "
-                                "ORDER BY id", (*statuses, *args)).fetchall()
+            rows = conn.execute(f"{_SELECT} WHERE status IN ({marks}){where} ORDER BY id",
+                                (*statuses, *args)).fetchall()
         return [r for r in map(_record, rows) if r is not None]
 
     def derive(self, project: Project | None) -> dict[str, tuple]:
@@ -192,7 +187,7 @@ class GuardStore:
             project_key = project.key if guard_scope == "project" and project is not None else ""
             for entry in entries:
                 for spec in memo.kept(entry, lambda e=entry: derived(e), GuardSpec.to_dict, _spec_of):
-                    found[memory_key(memory_scope, project_key, entry, spec)] = (
+                    found[guard_key("m:", memory_scope, project_key, entry, spec=spec)] = (
                         memory_scope, guard_scope, entry, spec)
         memo.save()
         return found
@@ -200,17 +195,13 @@ class GuardStore:
     def sync(self, project: Project | None, *, now: float | None = None, files: tuple | None = None) -> bool:
         """Bring the derived guards of ``project``'s scopes in line with its memory files; True when
         anything changed. Derived outside any write, written in small transactions."""
-        from_files = self.sync_files(project, files=files, now=now)
+        from tacit.stores.guard_files import sync_files  # it imports this module
+
+        from_files = sync_files(self.ledger, self.cfg, project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
             self._signal()
         return from_files or changed
-
-    def sync_files(self, project: Project | None, *, files: tuple | None = None,
-                   now: float | None = None) -> bool:
-        """The guards of ``project``'s instruction files (``tacit.stores.guard_files``)."""
-        from tacit.stores.guard_files import sync_files
-        return sync_files(self.ledger, self.cfg, project, files=files, now=now)
 
     def _sync_memory(self, project: Project | None, *, now: float | None = None) -> bool:
         live = self.derive(project)
@@ -238,16 +229,12 @@ class GuardStore:
         inserts = []
         for key, (memory_scope, guard_scope, entry, spec) in fresh:
             at, by_user = origins.get((memory_scope, entry), (None, False))
-            inserts.append((key, guard_scope, project_key if guard_scope == "project" else "",
-                            root if guard_scope == "project" else "", memory_scope, entry,
-                            json.dumps(spec.to_dict(), ensure_ascii=False), spec.action, at if at else now,
-                            int(by_user), now, now))
+            inserts.append((key, "memory", guard_scope, project_key if guard_scope == "project" else "",
+                            root if guard_scope == "project" else "", memory_scope, entry, spec_json(spec),
+                            spec.action, at if at else now, int(by_user), now, now))
         for start in range(0, max(len(inserts), len(revive), len(gone)), SYNC_BATCH):
             with self.ledger.write() as conn:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, "
-                    "lesson, spec, action, lesson_at, by_user, created_at, updated_at) "
-                    "VALUES (?, 'memory', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts[start:start + SYNC_BATCH])
+                conn.executemany(INSERT, inserts[start:start + SYNC_BATCH])
                 conn.executemany("UPDATE guards SET status = 'active', updated_at = ? WHERE id = ?",
                                  [(now, gid) for gid in revive[start:start + SYNC_BATCH]])
                 conn.executemany("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ? AND status = 'active'",
@@ -275,8 +262,10 @@ class GuardStore:
                     held = _entries_of(after)
                     added = (held - seen) & entries
                     seen |= held
-                    for entry in added:
-                        out[(memory_scope, entry)] = (float(at), _said_by_user(kind, name))
+                    # "you" when quoted back: the user, a hand edit, or a correction the user made
+                    # (saved by the correction child or its fallback)
+                    by_user = kind in ("user", "hand") or "correction" in (name or "")
+                    out.update({(memory_scope, entry): (float(at), by_user) for entry in added})
                     entries -= added
                     if not entries:
                         break
@@ -301,27 +290,19 @@ class GuardStore:
                                                "force-push[:BRANCH] or sudo)"}
         project_key = project.key if scope == "project" else ""
         root = project.main_root if scope == "project" else ""
-        key = user_key(scope, project_key, spec)
+        key = guard_key("u:", scope, project_key, spec=spec)
         now = time.time()
         with history.using(self.ledger), self.ledger.write() as conn:
-            row = conn.execute("SELECT id, status FROM guards WHERE key = ?", (key,)).fetchone()
+            row = conn.execute("SELECT id FROM guards WHERE key = ?", (key,)).fetchone()
             if row is not None:
                 gid, created = row[0], False
                 conn.execute("UPDATE guards SET status = 'active', lesson = ?, spec = ?, action = ?, strikes = 0, "
                              "updated_at = ?, removed_at = NULL, removed_why = NULL WHERE id = ?",
-                             (because, json.dumps(spec.to_dict(), ensure_ascii=False), action, now, gid))
+                             (because, spec_json(spec), action, now, gid))
             else:
-                cur = conn.execute(
-                    "INSERT INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
-                    "action, lesson_at, by_user, created_at, updated_at) "
-                    "VALUES (?, 'user', ?, ?, ?, '', ?, ?, ?, ?, 1, ?, ?)",
-                    (key, scope, project_key, root, because, json.dumps(spec.to_dict(), ensure_ascii=False),
-                     action, now, now, now))
-                gid, created = int(cur.lastrowid), True
-            bump(conn)
-            record = self._get(conn, gid)
-            history.record(self.cfg, action="guard_add", scope=scope, target=f"guard {gid}", before=None,
-                           after=_state(record), project=root)
+                row = (key, "user", scope, project_key, root, "", because, spec_json(spec), action, now, 1, now, now)
+                gid, created = int(conn.execute(INSERT, row).lastrowid), True
+            record, _hid = self._changed(conn, None, gid, "guard_add")
         self._signal()
         return {"success": True, "created": created, "guard": record.as_dict()}
 
@@ -329,10 +310,9 @@ class GuardStore:
         """A child's proposal: a guard (``ask``) for the lesson change ``change_id`` saved, accepted
         only when every word of ``pattern`` occurs in the lesson or the user's message behind it."""
         from tacit.guards.why import ungrounded
-        found = history.changes(self.ledger, change_id=int(change_id), limit=1)
-        if not found:
+        change = history.get(self.ledger, int(change_id))
+        if change is None:
             return {"success": False, "error": f"no change {change_id} (see `tacit memory log`)"}
-        change = found[0]
         added = [e for e in change.added() if isinstance(e, str)]
         if not added and isinstance(change.after, str):
             added = [change.after]
@@ -365,10 +345,7 @@ class GuardStore:
                 return _no_guard(guard_id)
             conn.execute("UPDATE guards SET action = ?, strikes = 0, updated_at = ? WHERE id = ?",
                          (action, time.time(), record.id))
-            bump(conn)
-            after = self._get(conn, record.id)
-            history.record(self.cfg, action="guard_set", scope=record.scope, target=f"guard {record.id}",
-                           before=_state(record), after=_state(after), project=record.project_root)
+            after, _hid = self._changed(conn, record, record.id, "guard_set")
         self._signal()
         return {"success": True, "guard": after.as_dict()}
 
@@ -387,10 +364,7 @@ class GuardStore:
             conn.execute("UPDATE guards SET status = ?, strikes = CASE WHEN ? = 'active' THEN 0 ELSE strikes END, "
                          "updated_at = ?, removed_at = ?, removed_why = ? WHERE id = ?",
                          (status, status, now, now if status == "removed" else None, why, record.id))
-            bump(conn)
-            after = self._get(conn, record.id)
-            history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
-                           before=_state(record), after=_state(after), project=record.project_root)
+            after, _hid = self._changed(conn, record, record.id, action)
         self._signal()
         return {"success": True, "changed": True, "guard": after.as_dict()}
 
@@ -430,11 +404,7 @@ class GuardStore:
                 conn.execute("UPDATE guards SET action = 'ask', strikes = ?, updated_at = ? WHERE id = ?",
                              (strikes, now, record.id))
                 change, action = "demoted", "guard_demote"
-            bump(conn)
-            after = self._get(conn, record.id)
-            hid = history.record(self.cfg, action=action, scope=record.scope, target=f"guard {record.id}",
-                                 before=_state(record), after={**_state(after), "because_of": kind},
-                                 project=record.project_root)
+            after, hid = self._changed(conn, record, record.id, action, because_of=kind)
         self._signal()
         return Outcome(after, change, hid)
 
@@ -458,17 +428,21 @@ class GuardStore:
             gid = int(guard_id)
         except (TypeError, ValueError):
             return None
-        row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM guards WHERE id = ?", (gid,)).fetchone()
+        row = conn.execute(f"{_SELECT} WHERE id = ?", (gid,)).fetchone()
         return _record(row) if row else None
 
-
-def rev_file(cfg) -> str:
-    return os.path.join(cfg.state_dir_str, REV_FILE)
+    def _changed(self, conn, before: GuardRecord | None, gid: int, action: str, **extra) -> tuple:
+        """After guard ``gid`` was written: the revision moved, the change recorded; (its row, the id)."""
+        bump(conn)
+        after = self._get(conn, gid)
+        return after, history.record(self.cfg, action=action, scope=after.scope, target=f"guard {gid}",
+                                     before=_state(before), after={**_state(after), **extra},
+                                     project=after.project_root)
 
 
 def write_rev_file(cfg, rev: str) -> None:
     """The revision, by rename; not synced to disk (after a crash every cache is gone anyway)."""
-    path = rev_file(cfg)
+    path = os.path.join(cfg.state_dir_str, REV_FILE)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(rev)
@@ -477,7 +451,7 @@ def write_rev_file(cfg, rev: str) -> None:
 
 def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
     """``(stat, revision)`` of the revision file (no file: "0"); ``cached`` when it did not change."""
-    path = rev_file(cfg)
+    path = os.path.join(cfg.state_dir_str, REV_FILE)
     try:
         st = os.stat(path)
     except OSError:
@@ -495,11 +469,11 @@ def read_rev_file(cfg, cached: tuple | None = None) -> tuple:
 def bump(conn) -> None:
     """Move the guard table's revision (inside the writing transaction)."""
     current = Ledger.meta_get(conn, REV_KEY, "0")
-    try:
-        value = int(current) + 1
-    except ValueError:
-        value = 1
-    Ledger.meta_set(conn, REV_KEY, value)
+    Ledger.meta_set(conn, REV_KEY, int(current) + 1 if str(current).isdigit() else 1)
+
+
+def spec_json(spec: GuardSpec) -> str:
+    return json.dumps(spec.to_dict(), ensure_ascii=False)
 
 
 def _state(record: GuardRecord | None) -> dict | None:
@@ -513,26 +487,7 @@ def _no_guard(guard_id) -> dict:
     return {"success": False, "error": f"no guard {guard_id!r} (see `tacit guard list --all`)"}
 
 
-# who counts as "you" when a lesson is quoted back: the user, a hand edit, or a
-# correction the user made (saved by the correction child or its fallback)
-def _said_by_user(kind: str, name: str) -> bool:
-    return kind in ("user", "hand") or "correction" in (name or "")
-
-
 def _entries_of(value) -> set:
     """The entries a history row's JSON holds (a list of entries, or a text)."""
-    if not value:
-        return set()
-    try:
-        data = json.loads(value)
-    except (TypeError, ValueError):
-        return set()
-    if isinstance(data, list):
-        return {e for e in data if isinstance(e, str)}
-    if isinstance(data, str):
-        return {data}
-    return set()
-
-
-__all__ = ["GuardRecord", "GuardStore", "Outcome", "derived", "REV_KEY", "STRIKES_TO_REMOVE", "EVENT_KINDS",
-           "read_rev_file", "write_rev_file", "bump"]
+    data = loads(value)
+    return {e for e in (data if isinstance(data, list) else [data]) if isinstance(e, str)}

@@ -5,7 +5,7 @@ Design notes: docs/design/stores.md#tacitstoreshabits"""
 from __future__ import annotations
 
 import json
-from tacit.stores.batches import delete_where
+from tacit.stores.ledger import delete_where
 
 DAY = 86400.0
 

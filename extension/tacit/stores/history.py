@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
-from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.ledger import Ledger, LedgerUnavailable, loads
 
 CAUSE_CHARS = 600
 
@@ -53,10 +53,7 @@ class Actor:
 
     @classmethod
     def from_env(cls, text: str | None) -> Actor | None:
-        try:
-            data = json.loads(text) if text else None
-        except ValueError:
-            return None
+        data = loads(text)
         if not isinstance(data, dict):
             return None
         return cls(**{k: str(v) for k, v in data.items() if k in _ENV_FIELDS})
@@ -88,21 +85,20 @@ def declared() -> Actor | None:
 
 
 @contextlib.contextmanager
-def acting(actor: Actor | None) -> Iterator[Actor]:
-    token = _current.set(actor)
+def _bound(var: contextvars.ContextVar, value) -> Iterator:
+    token = var.set(value)
     try:
-        yield actor
+        yield value
     finally:
-        _current.reset(token)
+        var.reset(token)
 
 
-@contextlib.contextmanager
-def using(ledger) -> Iterator[None]:
-    token = _ledger.set(ledger)
-    try:
-        yield
-    finally:
-        _ledger.reset(token)
+def acting(actor: Actor | None):
+    return _bound(_current, actor)
+
+
+def using(ledger):
+    return _bound(_ledger, ledger)
 
 
 @contextlib.contextmanager
@@ -131,14 +127,10 @@ class Change:
     group: str = ""
 
     def added(self) -> list:
-        if isinstance(self.before, list) and isinstance(self.after, list):
-            return [e for e in self.after if e not in self.before]
-        return []
+        return _minus(self.after, self.before)
 
     def removed(self) -> list:
-        if isinstance(self.before, list) and isinstance(self.after, list):
-            return [e for e in self.before if e not in self.after]
-        return []
+        return _minus(self.before, self.after)
 
     def text(self) -> str:
         """What changed, in one line: the entries added (or removed)."""
@@ -255,6 +247,13 @@ def _change(row: dict) -> Change:
     return Change(id=row["id"], at=row["at"], action=row["action"], scope=row["scope"], target=row["target"],
                   before=_load(row["before"]), after=_load(row["after"]), actor=actor, project=row["project"] or "",
                   undone_by=row["undone_by"], group=row["grp"] or "")
+
+
+def _minus(entries, others) -> list:
+    """The entries of ``entries`` not in ``others`` (both lists of entries; else none)."""
+    if isinstance(entries, list) and isinstance(others, list):
+        return [e for e in entries if e not in others]
+    return []
 
 
 def _dump(value) -> str | None:

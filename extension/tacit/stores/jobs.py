@@ -7,15 +7,9 @@ from __future__ import annotations
 import json
 import time
 
+from tacit.stores.ledger import loads
+
 STATUSES = ("queued", "running", "waiting", "done", "failed")
-
-
-def loads(text):
-    """The JSON in ``text`` (a column of this ledger), or None when empty or not JSON."""
-    try:
-        return json.loads(text) if text else None
-    except ValueError:
-        return None
 
 
 def insert(conn, job: dict) -> None:

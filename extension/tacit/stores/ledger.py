@@ -1,10 +1,12 @@
-"""Ledger — the one SQLite file where evidence accumulates before it becomes memory.
+"""Ledger — the one SQLite file where evidence accumulates before it becomes memory; deleting many
+of its rows without holding its writer (``delete_where``).
 
 Design notes: docs/design/stores.md#tacitstoresledger"""
 
 from __future__ import annotations
 
 import collections
+import json
 import os
 import sqlite3
 import threading
@@ -23,6 +25,18 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 QUEUE_WAIT = 600.0
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+# deleting many rows without holding the writer (``delete_where``)
+BATCH = 200  # rows per write transaction
+SCAN = 5000  # rowids found per read transaction
+PAUSE = 0.002  # seconds between batches: a waiting writer goes first
+
+
+def loads(text):
+    """The JSON in ``text`` (a column of this ledger), or None when empty or not JSON."""
+    try:
+        return json.loads(text) if text else None
+    except (TypeError, ValueError):
+        return None
 
 
 def is_corruption(exc: BaseException) -> bool:
@@ -262,10 +276,7 @@ _QUEUES_LOCK = threading.Lock()
 
 def _writer_queue(path: str) -> _WriterQueue:
     with _QUEUES_LOCK:
-        queue = _QUEUES.get(path)
-        if queue is None:
-            queue = _QUEUES[path] = _WriterQueue()
-        return queue
+        return _QUEUES.setdefault(path, _WriterQueue())
 
 
 _OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
@@ -347,3 +358,29 @@ class _Transaction:
                 self.conn.execute(f"RELEASE {self.savepoint}")
             elif self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+
+
+def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tuple = ("rowid",),
+                 batch: int = BATCH, pause: float = PAUSE) -> int:
+    """Delete the rows of ``table`` matching ``where`` (bound to ``params``), found by their ``key``
+    columns; how many went. ``table``, ``where`` and ``key`` never come from input."""
+    columns = ", ".join(key)
+    one = "(" + ",".join("?" * len(key)) + ")"
+    total = 0
+    while True:
+        with ledger.read() as conn:
+            keys = conn.execute(f"SELECT {columns} FROM {table} WHERE {where} LIMIT ?", (*params, SCAN)).fetchall()
+        if not keys:
+            return total
+        for start in range(0, len(keys), batch):
+            chunk = keys[start:start + batch]
+            values = ",".join([one] * len(chunk))
+            flat = tuple(v for row in chunk for v in row)
+            started = time.monotonic()
+            with ledger.write() as conn:  # re-checked: a row that changed meanwhile stays
+                total += conn.execute(f"DELETE FROM {table} WHERE ({columns}) IN (VALUES {values}) "
+                                      f"AND ({where})", (*flat, *params)).rowcount
+            if pause:  # at least as long as the batch held the writer: others get half the time
+                time.sleep(max(pause, time.monotonic() - started))
+        if len(keys) < SCAN:
+            return total

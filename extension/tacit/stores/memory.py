@@ -29,8 +29,7 @@ from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
-from tacit.stores.memory_fit import fit
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.shared_text import shared
 
 SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
@@ -43,8 +42,8 @@ SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 
 
-class _Refusal(Exception):
-    """Ends an operation with a refusal result; never seen by callers."""
+class _Refusal(ValueError):
+    """Ends an operation with a refusal result (a ValueError to a reader asking for a path)."""
 
     def __init__(self, target: Any, error: str, **extra: Any):
         super().__init__(error)
@@ -90,7 +89,7 @@ class MemoryStore:
         self._snapshot: dict[str, str] | None = None
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
-        self.unread: list[str] = []  # files far over their limit: what was left out unread (tacit.stores.memory_fit)
+        self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
         self.last_change: int | None = None  # the history id of the last write
 
     def as_actor(self, actor: "history.Actor") -> "MemoryStore":
@@ -129,9 +128,9 @@ class MemoryStore:
         return int(self.cfg.settings[LIMIT_SETTINGS[self._check_target(target)]])
 
     def _check_target(self, target: str) -> str:
-        resolved = self.resolve(target) if isinstance(target, str) else target
+        resolved = self.resolve(target)
         if resolved not in self.targets():
-            raise ValueError(self._unknown(target))
+            raise _Refusal(target, self._unknown(target))
         return resolved
 
     def _unknown(self, target: Any) -> str:
@@ -139,12 +138,6 @@ class MemoryStore:
             where = "not inside a project" if self.project is None else "this project shares no memory"
             return f"no {target} memory here ({where}); use 'global' or 'user'"
         return f"unknown target {target!r}: use {', '.join(repr(t) for t in (MEMORY, *self.targets()))}"
-
-    def _writable_target(self, target: Any) -> str:
-        resolved = self.resolve(target) if isinstance(target, str) else target
-        if not isinstance(resolved, str) or resolved not in self.targets():
-            raise _Refusal(target, self._unknown(target))
-        return resolved
 
     @staticmethod
     def _text_arg(target: str, value: Any, what: str) -> str:
@@ -200,14 +193,13 @@ class MemoryStore:
         """Every scope's block, gated together (an injection split across scopes is caught too)."""
         entries = {t: self.entries(t) for t in targets}
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
-        labels = {t: SNAPSHOT_LABELS[t] for t in targets}
-        gated = gate_context([Block(GATE_MEMORY, labels[t], join_entries(fits[t].kept), t)
+        gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
                               for t in targets if fits[t].kept])
+        labels = SNAPSHOT_LABELS
         shown = {block.group: parse_entries(block.text) for block in gated.allowed}
-        blocks = {}
+        blocks = dict.fromkeys(targets, "")
         for target in targets:
             if not entries[target]:
-                blocks[target] = ""
                 continue
             told = fits[target].told(self.path_for(target), self.limit_for(target))
             if told:
@@ -222,7 +214,6 @@ class MemoryStore:
                                      f"failed the content scanner and {'was' if count == 1 else 'were'} left out "
                                      f"of the agent's context: {'; '.join(reasons)}")
             if not shown.get(target):
-                blocks[target] = ""
                 continue
             # Usage is of what is on disk: the limit applies to the file.
             size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
@@ -346,7 +337,7 @@ class MemoryStore:
     @_refusals_are_results
     def add(self, target: str, content: str) -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
         problem = self._check_content(target, content)
         if problem:
@@ -374,31 +365,25 @@ class MemoryStore:
                     f"overlapping entries with 'replace' or remove stale ones, then retry.",
             entries, over_limit=True)
 
-    def _match(self, target: str, entries: list[str], old_text: Any) -> tuple[int | None, dict | None]:
-        """Index of the one entry containing ``old_text``, or a failure result."""
+    def _match(self, target: str, entries: list[str], old_text: Any) -> int:
+        """Index of the one entry containing ``old_text`` (else a refusal)."""
         old_text = self._text_arg(target, old_text, "old_text")
         if not old_text:
-            return None, self._fail(target, "old_text cannot be empty.")
+            raise _Refusal(target, "old_text cannot be empty.")
         hits = [i for i, e in enumerate(entries) if old_text in e]
         if not hits:
-            return None, self._fail(target, f"No entry contains {old_text!r}.", entries)
+            raise _Refusal(target, f"No entry contains {old_text!r}.", entries=entries)
         distinct = {entries[i] for i in hits}
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
-            return None, self._fail(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
-                                            "longer, unique substring.", entries, matches=previews)
-        return hits[0], None
-
-    def _load_and_match(self, target: str, old_text: str) -> tuple[list[str], int | None, dict | None]:
-        """Under the lock: (entries, index of the one entry holding ``old_text``, a failure or None)."""
-        entries = self._load_for_write(target, roundtrip_guard=True)
-        index, failure = self._match(target, entries, old_text)
-        return entries, index, failure
+            raise _Refusal(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
+                                   "longer, unique substring.", entries=entries, matches=previews)
+        return hits[0]
 
     @_refusals_are_results
     def replace(self, target: str, old_text: str, new_text: str) -> dict[str, Any]:
         """Replace the one entry containing ``old_text`` with ``new_text``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         new_text = self._text_arg(target, new_text, "New text")
         if not new_text:
             return self._fail(target, "New text cannot be empty; use remove to delete an entry.")
@@ -406,10 +391,8 @@ class MemoryStore:
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            entries, index, failure = self._load_and_match(target, old_text)
-            if failure:
-                return failure
-            new_entries = replaced(entries, index, new_text)
+            entries = self._load_for_write(target, roundtrip_guard=True)
+            new_entries = replaced(entries, self._match(target, entries, old_text), new_text)
             over = self._over_limit(target, entries, new_entries, new_text)
             if over:
                 return over
@@ -419,13 +402,11 @@ class MemoryStore:
     @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
         """Remove the one entry containing ``old_text``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         self._text_arg(target, old_text, "old_text")  # refused before the lock
         with self._lock(target):
-            entries, index, failure = self._load_and_match(target, old_text)
-            if failure:
-                return failure
-            new_entries = removed(entries, index)
+            entries = self._load_for_write(target, roundtrip_guard=True)
+            new_entries = removed(entries, self._match(target, entries, old_text))
             self._write(target, entries, new_entries, "remove")
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
@@ -439,8 +420,7 @@ class MemoryStore:
         ops = [op if isinstance(op, Operation) else Operation.from_dict(op) for op in operations]
         if not ops:
             return {"success": False, "error": "Empty batch."}
-        ops = [dataclasses.replace(op, target=self.resolve(op.target)) if isinstance(op.target, str) else op
-               for op in ops]
+        ops = [dataclasses.replace(op, target=self.resolve(op.target)) for op in ops]
         for op in ops:
             if op.target not in self.targets():
                 return {"success": False, "error": self._unknown(op.target)}
@@ -456,12 +436,9 @@ class MemoryStore:
             # if one stays busy, the ones already held are released.
             for t in targets:
                 held.enter_context(self._lock(t))
-            state: dict[str, list[str]] = {}
-            before: dict[str, list[str]] = {}
-            for t in targets:
-                needs_guard = any(op.target == t and op.action != "add" for op in ops)
-                state[t] = self._load_for_write(t, roundtrip_guard=needs_guard)
-                before[t] = list(state[t])
+            rewritten = {op.target for op in ops if op.action != "add"}
+            before = {t: self._load_for_write(t, roundtrip_guard=t in rewritten) for t in targets}
+            state = {t: list(entries) for t, entries in before.items()}
             for n, op in enumerate(ops, 1):
                 entries = state[op.target]
                 if op.action == "add":
@@ -469,15 +446,14 @@ class MemoryStore:
                     if content not in entries:
                         entries.append(content)
                     continue
-                index, failure = self._match(op.target, entries, op.old_text)
-                if failure:
-                    failure["error"] = f"operation {n} ({op.action}): {failure['error']}"
-                    failure["applied"] = False
-                    return failure
-                if op.action == "replace":
-                    state[op.target] = replaced(entries, index, normalise_entry(op.content))
-                else:
-                    state[op.target] = removed(entries, index)
+                old_text = self._text_arg(op.target, op.old_text, "old_text")
+                try:
+                    index = self._match(op.target, entries, old_text)
+                except _Refusal as refusal:
+                    raise _Refusal(refusal.target, f"operation {n} ({op.action}): {refusal.error}",
+                                   **refusal.extra, applied=False) from None
+                state[op.target] = (replaced(entries, index, normalise_entry(op.content))
+                                    if op.action == "replace" else removed(entries, index))
             for t in targets:
                 total, limit = len(join_entries(state[t])), self.limit_for(t)
                 if total > limit:
@@ -496,7 +472,7 @@ class MemoryStore:
                 action: str = "consolidate", group: str = "") -> dict[str, Any]:
         """Under the lock, write ``change(entries)`` when it differs; for changes made of the file's
         own entries (the deterministic merge): not scanned, no limit. The result carries ``entries``."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             new_entries = list(change(list(entries)))
@@ -511,18 +487,17 @@ class MemoryStore:
     def take_unrecorded(self, target: str, wanted: Callable[[str], bool]) -> dict[str, Any]:
         """Remove the entries ``wanted`` picks that no recorded change wrote (another tool's carrier,
         re-saved where it belongs), unrecorded; the result's ``taken`` lists them."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             path = self.path_for(target)
             with history.ledger_for(self.cfg) as ledger:
                 known = history.last_state(ledger, str(path)) or []
             taken = [e for e in entries if wanted(e) and e not in known]
+            kept = [e for e in entries if e not in taken]
             if taken:
-                atomic_write_text(path, join_entries([e for e in entries if e not in taken]))
-        result = self._ok(target, f"{len(taken)} unrecorded entries taken.", [e for e in entries if e not in taken])
-        result["taken"] = taken
-        return result
+                atomic_write_text(path, join_entries(kept))
+        return {**self._ok(target, f"{len(taken)} unrecorded entries taken.", kept), "taken": taken}
 
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:
@@ -532,12 +507,10 @@ class MemoryStore:
     @_refusals_are_results
     def show(self, target: str) -> dict[str, Any]:
         """The live entries on disk, with the file's path and usage."""
-        target = self._writable_target(target)
+        target = self._check_target(target)
         entries = self.entries(target)
         result = self._ok(target, f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}.", entries)
-        result["entries"] = entries
-        result["path"] = str(self.path_for(target))
-        return result
+        return {**result, "entries": entries, "path": str(self.path_for(target))}
 
 
 def remember_project(cfg, project: Project) -> None:

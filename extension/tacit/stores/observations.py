@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from tacit.stores import candidates
-from tacit.stores.batches import delete_where
+from tacit.stores.ledger import delete_where
 
 
 def insert(conn, obs) -> int:

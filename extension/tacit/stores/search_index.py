@@ -112,9 +112,12 @@ class SearchIndex:
         self.conn.execute("COMMIT")
         self.conn.execute("BEGIN IMMEDIATE")
 
+    def _row(self, columns: str, sql: str, args: tuple) -> dict | None:
+        row = self.conn.execute(f"SELECT {columns} {sql}", args).fetchone()
+        return dict(zip(columns.split(", "), row)) if row else None
+
     def file(self, path: str) -> dict | None:
-        row = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path = ?", (path,)).fetchone()
-        return dict(zip(_FILE_COLUMNS.split(", "), row)) if row else None
+        return self._row(_FILE_COLUMNS, "FROM files WHERE path = ?", (path,))
 
     def stamps(self) -> dict:
         """path -> stamp of every file read so far (one query per catch-up)."""
@@ -148,9 +151,8 @@ class SearchIndex:
         return len(gone)
 
     def session(self, host: str, session_id: str) -> dict | None:
-        row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE host = ? AND session_id = ?",
-                                (host, session_id)).fetchone()
-        return dict(zip(_SESSION_COLUMNS.split(", "), row)) if row else None
+        where = "FROM sessions WHERE host = ? AND session_id = ?"
+        return self._row(_SESSION_COLUMNS, where, (host, session_id))
 
     def add_session(self, host, session_id, project, project_name, tag, cwd, excluded) -> dict:
         self.conn.execute("INSERT INTO sessions (host, session_id, project, project_name, tag, cwd, excluded) "
@@ -238,8 +240,7 @@ class SearchIndex:
             (json.dumps(ids), _since(since))).fetchall()
 
     def session_row(self, sess_id: int) -> dict:
-        row = self.conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (sess_id,)).fetchone()
-        return dict(zip(_SESSION_COLUMNS.split(", "), row))
+        return self._row(_SESSION_COLUMNS, "FROM sessions WHERE id = ?", (sess_id,))
 
     def exchange(self, sess_id: int, turn: int) -> list:
         """(role, part, ts, pos, len, host, path) of a turn's messages, in order."""

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from tacit.session import SessionState
-from tacit.stores.batches import delete_where
 from tacit.stores.jobs import insert as insert_job  # the engine writes its jobs with its events
-from tacit.stores.jobs import loads
-from tacit.stores.ledger import Ledger
+from tacit.stores.ledger import Ledger, delete_where, loads
 
 CACHE_SESSIONS = 2000
 EVENT_RETENTION_DAYS = 2

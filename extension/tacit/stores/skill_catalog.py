@@ -332,10 +332,8 @@ def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
             return "\n".join(f"{p}: {_ellipsize(d, cap)}" for p, d in zip(prefixes, descriptions))
 
         longest = max(len(d) for d in descriptions)
-        if size(longest) <= budget:
-            return header + lines(longest) + "\n"
         fits = bisect.bisect_right(range(longest + 1), budget, key=size) - 1  # the longest that fits
-        cap = fits if fits >= 8 else 0  # a few characters of description help nobody
+        cap = fits if fits >= 8 or fits == longest else 0  # a few characters of a cut one help nobody
         return header + lines(cap) + "\n"
 
     # Not even the bare names fit: keep the most recently updated skills.

@@ -106,11 +106,7 @@ def _yaml():
 
 def _normalise(text: str) -> str:
     """A BOM dropped, line endings made ``\\n``, leading blanks removed (as python-frontmatter does)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.lstrip()
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").lstrip()
 
 
 def split_frontmatter(text: str) -> tuple[str, str]:
@@ -127,8 +123,9 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     return yaml_text.strip("\n"), body.strip()
 
 
-def parse_metadata(yaml_text: str) -> dict[str, Any]:
-    """The frontmatter mapping; raises SkillFormatError for bad YAML or not a mapping."""
+def parse_skill(text: str) -> tuple[dict[str, Any], str]:
+    """``(metadata, body)`` of a SKILL.md text; raises SkillFormatError."""
+    yaml_text, body = split_frontmatter(text)
     handler, failures = _yaml()
     try:
         data = handler.load(yaml_text)
@@ -142,13 +139,7 @@ def parse_metadata(yaml_text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise SkillFormatError("frontmatter must be a YAML mapping (key: value lines), "
                                f"not {type(data).__name__}")
-    return data
-
-
-def parse_skill(text: str) -> tuple[dict[str, Any], str]:
-    """``(metadata, body)`` of a SKILL.md text; raises SkillFormatError."""
-    yaml_text, body = split_frontmatter(text)
-    return parse_metadata(yaml_text), body
+    return data, body
 
 
 def metadata_problem(meta: dict[str, Any], folder_name: str | None) -> str | None:
@@ -166,18 +157,13 @@ def metadata_problem(meta: dict[str, Any], folder_name: str | None) -> str | Non
 
 
 # writing
-def ordered_metadata(meta: dict[str, Any]) -> dict[str, Any]:
-    ordered = {key: meta[key] for key in FIELD_ORDER if key in meta}
-    ordered.update((key, value) for key, value in meta.items() if key not in ordered)
-    return ordered
-
-
 def render_skill(meta: dict[str, Any], body: str) -> str:
     """The SKILL.md text: ``---``, YAML frontmatter, ``---``, blank line, body."""
     import frontmatter
 
     post = frontmatter.Post(body.strip())
-    post.metadata.update(ordered_metadata(meta))
+    post.metadata.update({key: meta[key] for key in FIELD_ORDER if key in meta})
+    post.metadata.update(meta)  # the other keys, after tacit's
     # width: a long description stays on one line (greppable); sort_keys: keep our order
     return frontmatter.dumps(post, sort_keys=False, width=1 << 30) + "\n"
 

@@ -71,30 +71,22 @@ def _verdict(skill) -> tuple:
     if skill.category is not None:
         blocks.append(Block(SKILL_CATEGORY, skill.category, skill.category, skill.path))
     gated = gate_context(blocks)
-    left_out = tuple(gated.left_out) + tuple(_body_left_out(skill))
+    left_out = tuple(gated.left_out) + tuple(_body_verdict(skill.path, skill.mtime_ns, skill.name))
     if left_out:
         return None, left_out
     return next(b.text for b in gated.allowed if b.kind == SKILL_DESCRIPTION), ()
 
 
-def _body_left_out(skill) -> tuple:
-    """What the gate refuses in the skill's file (its body), cached by file version."""
-    return _body_verdict(skill.path, skill.mtime_ns, skill.name)
-
-
 @functools.lru_cache(maxsize=4096)
 def _body_verdict(path: str, _mtime_ns: int, name: str) -> tuple:
+    """What the gate refuses in the skill's file (its body), cached by file version."""
     text = _read_bounded(path)
     return () if text is None else gate_context([Block(SKILL_BODY, name, text)]).left_out
 
 
 def _read_bounded(path: str) -> str | None:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as handle:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
             data = handle.read(MAX_SKILL_BYTES + 1)
     except OSError:
         return None

@@ -36,11 +36,9 @@ class ScopedSkills:
     def scopes(self) -> tuple[str, ...]:
         return tuple(s for s in ORDER if s in self.stores)
 
-    def default_scope(self) -> str:
-        return "project" if "project" in self.stores else "global"
-
     def store(self, scope: str | None) -> SkillStore | None:
-        return self.stores.get(scope or self.default_scope())
+        """The store of ``scope`` (None: the project's, else the global one)."""
+        return self.stores.get(scope or ("project" if "project" in self.stores else "global"))
 
     def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
         """The index of every scope within ``budget``; ``gate(scope, skills)`` returns the records
@@ -86,10 +84,8 @@ class ScopedSkills:
         last = None
         for scope in self.scopes():
             result = self.stores[scope].view(name, file)
-            if result.get("success"):
-                return {**result, "scope": scope}
-            if "no skill named" not in str(result.get("error", "")):
-                return {**result, "scope": scope}  # found there, but refused: say why
+            if result.get("success") or "no skill named" not in str(result.get("error", "")):
+                return {**result, "scope": scope}  # found there (when refused: say why)
             last = result
         return last or {"success": False, "error": f"no skill named {name!r}"}
 

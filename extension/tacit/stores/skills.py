@@ -87,10 +87,9 @@ class SkillStore:
                               before=before, after=after, actor=self.actor)
 
     def _lock_for(self, name: str):
-        if self.scope == "global":
-            return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{name}")
-        folder = hashlib.sha256(str(self.skills_dir).encode("utf-8", "surrogateescape")).hexdigest()[:12]
-        return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{folder}-{name}")
+        folder = "" if self.scope == "global" else hashlib.sha256(
+            str(self.skills_dir).encode("utf-8", "surrogateescape")).hexdigest()[:12] + "-"
+        return lock_for(Path(self.cfg.state_dir) / "locks" / f"skill-{folder}{name}")
 
     def _inside_root(self, path: str | Path) -> bool:
         return inside_root(path, os.path.realpath(self.skills_dir))

@@ -50,12 +50,8 @@ def key_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` (lower case, punctuation trimmed), in order."""
     if not isinstance(text, str):
         return ()
-    words = [w.strip(".,;:!?-/").casefold() for w in _WORD.findall(text[:2000])]
-    out: list[str] = []
-    for word in words:
-        if word and word not in STOPWORDS and word not in out:
-            out.append(word)
-    return tuple(out)
+    words = (w.strip(".,;:!?-/").casefold() for w in _WORD.findall(text[:2000]))
+    return tuple(dict.fromkeys(w for w in words if w and w not in STOPWORDS))
 
 
 def _word_in(word: str, words: set[str]) -> bool:
@@ -101,11 +97,6 @@ def live(conn) -> list[Tombstone]:
     return [Tombstone(*row) for row in rows]
 
 
-def covering(conn, text: str) -> Tombstone | None:
-    """The live tombstone ``text`` would bring back, if any."""
-    return next((t for t in live(conn) if matches(t.text, text)), None)
-
-
 def lift(conn, tombstone_id: int, now: float | None = None) -> None:
     conn.execute("UPDATE tombstones SET lifted_at = ? WHERE id = ?",
                  (time.time() if now is None else now, tombstone_id))
@@ -121,7 +112,7 @@ def check_save(cfg, text: str, actor) -> str | None:
     try:
         with history.ledger_for(cfg) as ledger:
             with ledger.read() as conn:
-                found = covering(conn, text)
+                found = next((t for t in live(conn) if matches(t.text, text)), None)
             if found is None:
                 return None
             if teaches(actor):

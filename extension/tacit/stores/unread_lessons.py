@@ -43,6 +43,3 @@ def _saved_by(ledger, entry: str) -> int | None:
         if entry in change.added() or (isinstance(change.after, str) and change.after == entry):
             return change.id
     return None
-
-
-__all__ = ["unasked_lessons"]

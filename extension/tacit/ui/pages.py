@@ -117,10 +117,8 @@ def cost(front: Tacit, days: int = 14) -> dict:
     limit = data["budget"]["child_daily_tokens"] or 0
     by_day = {d["day"]: d for d in data["by_day"]}
     start = budget.day_start(time.time())
-    series = []
-    for back in range(days - 1, -1, -1):
-        day = budget.day_of(start - back * 86400 + 3600)
-        series.append({"day": day, **by_day.get(day, {"runs": 0, "tokens": 0, "usd": 0.0})})
+    shown = [budget.day_of(start - back * 86400 + 3600) for back in range(days - 1, -1, -1)]
+    series = [{"day": day, **by_day.get(day, {"runs": 0, "tokens": 0, "usd": 0.0})} for day in shown]
     top = max([limit] + [d["tokens"] for d in series] + [1]) * 1.15  # headroom for the budget's label
     for d in series:
         d["height"] = round(100 * d["tokens"] / top, 1)

@@ -63,22 +63,19 @@ def _int(value, default: int, top: int = 10_000) -> int:
         return default
 
 
-def _act(name: str):
-    """An ``actions`` function, imported at the first change (not at start)."""
-    def call(*args):
-        from tacit.ui import actions
+def _do():
+    from tacit.ui import actions  # at the first change, not at start
 
-        return getattr(actions, name)(*args)
-    return call
+    return actions
 
 
 POSTS = {  # path → (where to go next, the change; ``you``: this request's Tacit acting as you)
-    "/memory/edit": ("/", lambda you, app, form: _act("edit_entry")(you, pages.projects(app.cfg, app.project), form)),
-    "/memory/add": ("/", lambda you, app, form: _act("add_entry")(you, pages.projects(app.cfg, app.project), form)),
-    "/history/undo": ("/history", lambda you, app, form: _act("undo")(you, form)),
-    "/guards/change": ("/guards", lambda you, app, form: _act("guard")(you, form)),
-    "/guards/line": ("/guards", lambda you, app, form: _act("phrase_line")(you, app.project, form)),
-    "/review/decide": ("/review", lambda you, app, form: _act("review")(you, form)),
+    "/memory/edit": ("/", lambda you, app, form: _do().edit_entry(you, pages.projects(app.cfg, app.project), form)),
+    "/memory/add": ("/", lambda you, app, form: _do().add_entry(you, pages.projects(app.cfg, app.project), form)),
+    "/history/undo": ("/history", lambda you, app, form: _do().undo(you, form)),
+    "/guards/change": ("/guards", lambda you, app, form: _do().guard(you, form)),
+    "/guards/line": ("/guards", lambda you, app, form: _do().phrase_line(you, app.project, form)),
+    "/review/decide": ("/review", lambda you, app, form: _do().review(you, form)),
 }
 
 
