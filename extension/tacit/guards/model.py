@@ -5,7 +5,7 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields
 from operator import attrgetter
 from typing import Any, ClassVar
 
@@ -253,9 +253,8 @@ class GuardSpec:
             because = data.get("because", "")
             instead = data.get("instead")
             action = data.get("action", "ask")
-            if match is None or not isinstance(because, str) or action not in ACTIONS:
-                return None
-            if instead is not None and not isinstance(instead, str):
+            if match is None or not isinstance(because, str) or not isinstance(instead, (str, type(None))) \
+                    or action not in ACTIONS:
                 return None
             return cls(match, because, instead, action)
         except (KeyError, TypeError, AttributeError, ValueError):
@@ -280,11 +279,6 @@ class Guard:
     instead = property(attrgetter("spec.instead"))
     action = property(attrgetter("spec.action"))
 
-    def with_action(self, action: str) -> Guard:
-        if action not in ACTIONS:
-            raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
-        return replace(self, spec=replace(self.spec, action=action))
-
     def to_dict(self) -> dict:
         return {"id": self.id, "scope": self.scope, "project_root": self.project_root,
                 "source": self.source, **self.spec.to_dict()}
@@ -295,18 +289,12 @@ class Guard:
         spec = GuardSpec.from_dict(data)
         if spec is None:
             return None
-        try:
-            gid = data.get("id")
-            scope = data.get("scope", "project")
-            root = data.get("project_root")
-            source = data.get("source", "")
-        except AttributeError:
-            return None
-        if gid is not None and not isinstance(gid, (int, str)) or isinstance(gid, bool):
-            return None
-        if scope not in SCOPES or not isinstance(source, str):
-            return None
-        if root is not None and not isinstance(root, str):
+        gid = data.get("id")  # data is a mapping: GuardSpec.from_dict read it
+        scope = data.get("scope", "project")
+        root = data.get("project_root")
+        source = data.get("source", "")
+        if isinstance(gid, bool) or not isinstance(gid, (int, str, type(None))) or scope not in SCOPES \
+                or not isinstance(source, str) or not isinstance(root, (str, type(None))):
             return None
         return cls(spec, gid, scope, root, source)
 
@@ -317,52 +305,35 @@ def _strs(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+# per kind, the fields that must be given (and not be empty); any other missing field takes its default
+_REQUIRED = {"command": ("programs",), "path": ("patterns",), "option_value": ("program", "options", "values"),
+             "git_commit_path": ("patterns",), "git_commit": ("branches",), "path_remove": ("patterns", "ops"),
+             "git_rebase": ("branches",), "pipe": ("sources", "sinks"), "sql": ("statements",),
+             "sudo": ("programs",)}
+_ALLOWED = {"ops": frozenset(("delete", "rename")), "statements": frozenset(SQL_STATEMENTS)}
+
+
 def _match_from_dict(kind: Any, data: Any) -> Match | None:
+    """The match a ``to_dict`` wrote (a missing or malformed field raises KeyError/TypeError), or None."""
     if kind not in _MATCH_TYPES or not isinstance(data, dict):
         return None
-    if kind == "command":
-        programs = _strs(data["programs"])
-        if not programs:
-            return None
-        return CommandMatch(programs, _strs(data.get("subcommands", [])),
-                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
-                            data.get("bare") is True, _strs(data.get("unless", [])), _strs(data.get("under", [])),
-                            _strs(data.get("on", [])), _strs(data.get("not_via", [])), data.get("to_file") is True)
-    if kind == "path":
-        patterns = _strs(data["patterns"])
-        return PathMatch(patterns, data.get("existing") is True, data.get("new_only") is True) if patterns else None
-    if kind == "option_value":
-        program, verbs, options, values = data["program"], _strs(data["verbs"]), _strs(data["options"]), _strs(data["values"])
-        if not isinstance(program, str) or not program or not options or not values:
-            return None
-        return OptionMatch(program, verbs, options, values, data.get("trailer") is True)
-    if kind == "git_push":
-        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
-                         _strs(data.get("remotes", [])), data.get("lease_ok") is True)
-    if kind == "git_commit_path":
-        patterns = _strs(data["patterns"])
-        return CommitPathMatch(patterns) if patterns else None
-    if kind == "git_commit":
-        branches = _strs(data["branches"])
-        return CommitMatch(branches) if branches else None
-    if kind == "path_remove":
-        patterns, ops = _strs(data["patterns"]), _strs(data.get("ops", ["delete", "rename"]))
-        if not patterns or not ops or not set(ops) <= {"delete", "rename"}:
-            return None
-        return RemoveMatch(patterns, ops)
-    if kind == "git_rebase":
-        branches = _strs(data["branches"])
-        return RebaseMatch(branches) if branches else None
-    if kind == "pipe":
-        sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
-        return PipeMatch(sources, sinks, data.get("code") is not False) if sources and sinks else None
-    if kind == "sql":
-        statements = _strs(data["statements"])
-        if not statements or not set(statements) <= set(SQL_STATEMENTS):
-            return None
-        return SqlMatch(statements)
-    programs = _strs(data.get("programs", list(SudoMatch().programs)))
-    return SudoMatch(programs) if programs else None
+    cls, required, given = _MATCH_TYPES[kind], _REQUIRED.get(kind, ()), {}
+    for f in fields(cls):
+        if f.name not in data and f.default is not MISSING and (f.name not in required or f.name in ("ops", "programs")):
+            continue  # a default; pipe's sources and sinks must be given
+        value = data[f.name]
+        if f.type == "bool":
+            given[f.name] = value is not False if f.default else value is True
+        elif f.type == "str":
+            if not isinstance(value, str):
+                return None
+            given[f.name] = value
+        else:
+            given[f.name] = _strs(value)
+    if not all(given.get(name, True) for name in required) or \
+            any(not set(given.get(name, ())) <= ok for name, ok in _ALLOWED.items()):
+        return None
+    return cls(**given)
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
