@@ -52,6 +52,7 @@ _NICE_VALUE = frozenset(("-n", "--adjustment"))
 # to skip (timeout's duration)
 _PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
           "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
+          "command": (frozenset(), 0),
           "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
           "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
           "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
@@ -94,9 +95,8 @@ _YARN_BUILTINS = frozenset((
     "tag", "team", "unlink", "unplug", "up", "upgrade", "upgrade-interactive", "version",
     "versions", "why", "workspace", "workspaces", "constraints", "stage", "test", "start",
     "audit", "autoclean", "sdks", "prepack", "dedupe"))
-# runners whose unknown first word is a script or a bin of the project: their options and own commands
-_BIN_RUNNERS = {"pnpm": (_PNPM_VALUE, _PNPM_BUILTINS), "yarn": (_YARN_VALUE, _YARN_BUILTINS),
-                "yarnpkg": (_YARN_VALUE, _YARN_BUILTINS)}
+# runners whose unknown first word is a script or a bin of the project: their own commands
+_BIN_RUNNERS = {"pnpm": _PNPM_BUILTINS, "yarn": _YARN_BUILTINS, "yarnpkg": _YARN_BUILTINS}
 _PYTHONS = re.compile(r"(?:python|pypy|py)(?:\d+(?:\.\d+)*)?(?:-dbg)?|python\d+(?:\.\d+)*t")
 
 
@@ -154,9 +154,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
     """sudo, su, env, cross-env: None for any other program."""
     n = len(argv)
     if prog in ("sudo", "doas", "run0", "pkexec"):
-        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:skip_options(argv, 1, _SUDO_VALUE)]):
-            return []
         i = skip_options(argv, 1, _SUDO_VALUE)
+        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:i]):
+            return []
         while i < n and _ASSIGN.match(argv[i]):
             i += 1
         return [("argv", argv[i:], cwd)] if i < n else []
@@ -184,9 +184,7 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
                 return [("script", argv[i + 1] + " " + " ".join(_quote(w) for w in argv[i + 2:]), cwd)]
             elif a in _ENV_VALUE:
                 i += 2
-            elif a.startswith("-") and len(a) > 1:
-                i += 1
-            elif _ASSIGN.match(a):
+            elif a.startswith("-") and len(a) > 1 or _ASSIGN.match(a):
                 i += 1
             else:
                 break
@@ -197,9 +195,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
         i = 1
         while i < n and _ASSIGN.match(argv[i]):
             i += 1
-        if prog == "cross-env-shell":
-            return [("script", " ".join(argv[i:]), cwd)] if i < n else []
-        return [("argv", argv[i:], cwd)] if i < n else []
+        if i >= n:
+            return []
+        return [("script", " ".join(argv[i:]), cwd) if prog == "cross-env-shell" else ("argv", argv[i:], cwd)]
     return None
 
 
@@ -209,11 +207,8 @@ def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
     if prog in _PLAIN:
         value_opts, skip = _PLAIN[prog]
         i = skip_options(argv, 1, value_opts) + skip
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "command":
-        if any(a in ("-v", "-V") for a in argv[1:skip_options(argv, 1, frozenset())]):
+        if prog == "command" and any(a in ("-v", "-V") for a in argv[1:i]):
             return []  # a lookup, nothing runs
-        i = skip_options(argv, 1, frozenset())
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "nice":
         i = 1
@@ -248,55 +243,21 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
         return _find_exec(argv, cwd)
     if prog in ("npx", "pnpx", "bunx"):
         return _runner_tail(argv, 1, cwd, _NPX_VALUE)
-    if prog == "npm":
-        i = skip_options(argv, 1, _NPM_VALUE)
-        if i < n and argv[i] in ("exec", "x"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        return []
-    if prog in _BIN_RUNNERS:
-        value_opts, builtins = _BIN_RUNNERS[prog]
+    if prog == "uvx":
+        return _runner_tail(argv, 1, cwd, _UV_RUN_VALUE)
+    if prog in _SUB_RUNNERS:
+        value_opts, verbs, tail, tail_opts = _SUB_RUNNERS[prog]
         i = skip_options(argv, 1, value_opts)
-        if i >= n:
-            return []
-        if argv[i] in ("exec", "dlx"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in builtins:  # `pnpm jest`: a script or a bin of the project
-            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
-        return []
-    if prog == "bun":
-        i = skip_options(argv, 1, frozenset(("--cwd",)))
-        if i < n and argv[i] == "x":
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        if i < n and argv[i] in verbs:
+            return tail(argv, i + 1, cwd, tail_opts)
+        if prog == "uv" and argv[i:i + 2] == ("tool", "run"):
+            return _runner_tail(argv, i + 2, cwd, _UV_RUN_VALUE)
+        if prog in _BIN_RUNNERS and i < n and argv[i] not in _BIN_RUNNERS[prog]:
+            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]  # `pnpm jest`: a script or a bin
         return []
     if prog == "corepack":
         if n > 1 and argv[1] in ("npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"):
             return [("argv", argv[1:], cwd)]
-        return []
-    if prog == "uvx":
-        return _runner_tail(argv, 1, cwd, _UV_RUN_VALUE)
-    if prog == "uv":
-        i = skip_options(argv, 1, frozenset(("--directory", "--project", "--cache-dir",
-                                             "--config-file", "--color")))
-        if i < n and argv[i] == "run":
-            return _python_module_or_tail(argv, i + 1, cwd, _UV_RUN_VALUE)
-        if i + 1 < n and argv[i] == "tool" and argv[i + 1] == "run":
-            return _runner_tail(argv, i + 2, cwd, _UV_RUN_VALUE)
-        return []
-    if prog in ("poetry", "pipenv", "pdm", "rye", "hatch"):
-        i = skip_options(argv, 1, _POETRY_VALUE)
-        if i < n and argv[i] == "run":
-            return _python_module_or_tail(argv, i + 1, cwd, _POETRY_VALUE)
-        return []
-    if prog == "pipx":
-        i = skip_options(argv, 1, frozenset())
-        if i < n and argv[i] == "run":
-            return _runner_tail(argv, i + 1, cwd, frozenset(("--spec", "--python", "--index-url",
-                                                             "--pip-args")))
-        return []
-    if prog in ("conda", "mamba", "micromamba"):
-        i = skip_options(argv, 1, frozenset())
-        if i < n and argv[i] == "run":
-            return _runner_tail(argv, i + 1, cwd, _CONDA_VALUE)
         return []
     if _PYTHONS.fullmatch(prog):
         return _python_module(argv, 1, cwd)
@@ -310,7 +271,7 @@ def _runner_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     i = start
     while i < n:
         a = argv[i]
-        if a in ("-c", "--call", "--shell-mode") and i + 1 < n and a != "--shell-mode":
+        if a in ("-c", "--call") and i + 1 < n:
             return [("script", argv[i + 1], cwd)]
         if a == "--":
             i += 1
@@ -347,6 +308,21 @@ def _python_module_or_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     if i < n and argv[i] == "-m":
         return _python_module(argv, i, cwd)
     return _runner_tail(argv, i, cwd, value_opts)
+
+
+# runners with a verb that runs a command: global options, the verbs, how the rest is read, its options
+_SUB_RUNNERS = {
+    "npm": (_NPM_VALUE, ("exec", "x"), _runner_tail, _NPX_VALUE),
+    "bun": (frozenset(("--cwd",)), ("x",), _runner_tail, _NPX_VALUE),
+    "pnpm": (_PNPM_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE),
+    **dict.fromkeys(("yarn", "yarnpkg"), (_YARN_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE)),
+    "uv": (frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color")), ("run",),
+           _python_module_or_tail, _UV_RUN_VALUE),
+    **dict.fromkeys(("poetry", "pipenv", "pdm", "rye", "hatch"),
+                    (_POETRY_VALUE, ("run",), _python_module_or_tail, _POETRY_VALUE)),
+    "pipx": (frozenset(), ("run",), _runner_tail, frozenset(("--spec", "--python", "--index-url", "--pip-args"))),
+    **dict.fromkeys(("conda", "mamba", "micromamba"), (frozenset(), ("run",), _runner_tail, _CONDA_VALUE)),
+}
 
 
 def _shell_inner(argv: tuple, inputs: list, cwd):
