@@ -17,7 +17,7 @@ from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
-from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_remote, push_targets,
+from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_targets,
                                switched_branch)
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
@@ -241,11 +241,10 @@ class GuardSet:
         home = call.project_root or call.cwd
         branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
                   and _below(repo_cwd, home) is not None else None)
-        found = push_targets(inv.argv, branch)
+        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)  # none named: the upstream
         if found is None or _is_info(inv.argv, "git"):
             return  # not a push, a dry run, or `git push --help`
-        force, targets = found
-        remote = push_remote(inv.argv, call.upstream if branch is not None else None)  # none named: the upstream's
+        force, targets, remote = found
         for idx, guard, root, m in self._push:
             if idx in hits:
                 continue
@@ -495,5 +494,5 @@ def check(guards, call, *, home: str | None = None) -> list[Hit]:
         return []
 
 
-__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets", "push_remote",
+__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets",
            "compile_pattern", "glob_regex", "program_name"]
