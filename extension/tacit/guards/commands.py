@@ -334,14 +334,9 @@ def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
             return "--" in forms  # "never use -- with pnpm test": the separator itself
         if a in forms:
             return True
-        if a.startswith("--"):
-            if "=" in a and a.split("=", 1)[0] in forms:
+        if len(a) > 2 and a[0] == "-":  # `--flag=value`, terraform-style `-flag=value`, a cluster (`-rf`)
+            if "=" in a and a.split("=", 1)[0] in forms or letters and a[1:].isalpha() and any(c in letters for c in a):
                 return True
-        elif letters and len(a) > 2 and a[0] == "-" and a[1:].isalpha():
-            if any(ch in letters for ch in a[1:]):
-                return True
-        elif len(a) > 2 and a[0] == "-" and "=" in a and a.split("=", 1)[0] in forms:
-            return True  # terraform-style -flag=value
     return False
 
 

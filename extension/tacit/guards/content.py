@@ -10,6 +10,7 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.model import PipeMatch, SqlMatch
 from tacit.guards.shell import Invocation
+from tacit.guards.writes import option_values
 
 SQL_CLIENTS = frozenset(("psql", "mysql", "mariadb", "sqlite3", "duckdb", "sqlcmd", "clickhouse-client",
                          "cockroach", "pgcli", "mycli", "litecli"))
@@ -64,16 +65,7 @@ def has_file_argument(argv: tuple) -> bool:
 def sql_texts(inv: Invocation) -> list[str]:
     """The SQL a client invocation is given."""
     argv = inv.argv
-    out = [s for s in inv.stdin if s]
-    names = _SQL_OPTS.get(inv.program, ())
-    for i, a in enumerate(argv[1:], 1):
-        for name in names:
-            if a == name and i + 1 < len(argv):
-                out.append(argv[i + 1])
-            elif name.startswith("--") and a.startswith(name + "="):
-                out.append(a[len(name) + 1:])
-            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
-                out.append(a[len(name):])
+    out = [s for s in inv.stdin if s] + option_values(argv, _SQL_OPTS.get(inv.program, ()))
     if inv.program in _POSITIONAL_SQL:
         positional = [a for a in argv[1:] if not a.startswith("-")]
         out.extend(positional[1:])

@@ -15,8 +15,7 @@ from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _targets
 
-# a git verb said alone, and what it runs (push is a PushMatch: remotes and branches are read)
-_VERB_SHAPE = {"commit": ("commit",), "pull": ("pull",), "stash": ("stash",), "fetch": ("fetch",)}
+# a git verb said alone runs itself (push is a PushMatch: remotes and branches are read)
 _VERB = r"(?:commit|push|pull|stash)"
 _OBJECT = r"(?:\s+(?:anything|changes|your changes|the changes|code|your work|(?:any\s+)?work))?"
 # "never push or pull" · "don't stash changes" · "never pull, push or commit"
@@ -92,7 +91,7 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
         for verb in re.findall(_VERB, m.group("verbs"), re.I):
             verb = verb.lower()
             spec = (GuardSpec(PushMatch(), because) if verb == "push" else
-                    GuardSpec(CommandMatch(("git",), _VERB_SHAPE[verb], (), True), because))
+                    GuardSpec(CommandMatch(("git",), (verb,), (), True), because))
             if spec not in out:
                 out.append(spec)
         return out

@@ -241,7 +241,8 @@ class GuardSet:
         home = call.project_root or call.cwd
         branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
                   and _below(repo_cwd, home) is not None else None)
-        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)  # none named: the upstream
+        # a push that names no remote goes to the branch's upstream
+        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
         if found is None or _is_info(inv.argv, "git"):
             return  # not a push, a dry run, or `git push --help`
         force, targets, remote = found

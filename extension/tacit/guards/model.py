@@ -305,7 +305,8 @@ def _strs(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-# per kind, the fields that must be given (and not be empty); any other missing field takes its default
+# per kind, the fields that must not be empty; a field left out takes its default, when it has one (but pipe's)
+_GIVEN = {("pipe", "sources"), ("pipe", "sinks")}
 _REQUIRED = {"command": ("programs",), "path": ("patterns",), "option_value": ("program", "options", "values"),
              "git_commit_path": ("patterns",), "git_commit": ("branches",), "path_remove": ("patterns", "ops"),
              "git_rebase": ("branches",), "pipe": ("sources", "sinks"), "sql": ("statements",),
@@ -319,8 +320,8 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
         return None
     cls, required, given = _MATCH_TYPES[kind], _REQUIRED.get(kind, ()), {}
     for f in fields(cls):
-        if f.name not in data and f.default is not MISSING and (f.name not in required or f.name in ("ops", "programs")):
-            continue  # a default; pipe's sources and sinks must be given
+        if f.name not in data and f.default is not MISSING and (kind, f.name) not in _GIVEN:
+            continue  # its default
         value = data[f.name]
         if f.type == "bool":
             given[f.name] = value is not False if f.default else value is True

@@ -28,18 +28,22 @@ def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -
     return out
 
 
-def _opt_value(argv: tuple, names: tuple) -> str | None:
-    for j, a in enumerate(argv):
-        if not a.startswith("-"):
-            continue
+def option_values(argv: tuple, names: tuple) -> list:
+    """The values ``argv`` gives the options ``names`` (``-o x``, ``--output=x``, ``-ox``), in order."""
+    out = []
+    for j, a in enumerate(argv[1:], 1):
         for name in names:
             if a == name and j + 1 < len(argv):
-                return argv[j + 1]
-            if name.startswith("--") and a.startswith(name + "="):
-                return a[len(name) + 1:]
-            if not name.startswith("--") and a.startswith(name) and len(a) > len(name):
-                return a[len(name):]
-    return None
+                out.append(argv[j + 1])
+            elif name.startswith("--") and a.startswith(name + "="):
+                out.append(a[len(name) + 1:])
+            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                out.append(a[len(name):])
+    return out
+
+
+def _opt_value(argv: tuple, names: tuple) -> str | None:
+    return next(iter(option_values(argv, names)), None)
 
 
 _COPY_VALUE = {
