@@ -213,10 +213,9 @@ class GuardSpec:
             but += "".join(f" {w} {', '.join(v)}" for w, v in (("in", m.under), ("on", m.on), ("unless via", m.not_via)) if v)
             but += " with its output to a file" if m.to_file else ""
             return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
-        if isinstance(m, PathMatch) and m.new_only:
-            return "new files in " + ", ".join(m.patterns)
         if isinstance(m, PathMatch):
-            return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
+            what = "new files in " if m.new_only else "changes to existing files in " if m.existing else "changes to "
+            return what + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
             what = "git push"
             if m.force_only:

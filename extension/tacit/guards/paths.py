@@ -91,8 +91,7 @@ def compile_pattern(pattern: str, home: str | None = None, *, variants: bool = F
     p = p.rstrip("/")
     while p.startswith("./"):
         p = p[2:]
-    if p.startswith("/"):
-        p = p.lstrip("/")
+    p = p.lstrip("/")
     if not p or p == "." or ".." in p.split("/"):
         return None
     head = "^" if anchored else "(?:^|/)"
