@@ -30,12 +30,12 @@ class Call:
     the absolute paths it writes (edit tools, redirections, ``rm``, …)."""
 
     tool: str
-    cwd: str | None
+    cwd: str | None  # the folder the host runs the tool in
     invocations: tuple[Invocation, ...] = ()
     writes: tuple[Write, ...] = ()
-    project_root: str | None = None
-    branch: str | None = None
-    remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
+    project_root: str | None = None  # the project the call belongs to (global guards read relative paths from it)
+    branch: str | None = None  # the current git branch, when the caller knows it
+    remotes: frozenset | None = None  # the project's git remotes (a push guard's name that is one is a remote)
     made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
     exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
     upstream: str | None = None  # the remote a push naming none goes to from ``branch``, when the caller knows it
@@ -76,15 +76,8 @@ def _added(text) -> list:
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
                    branch: str | None = None, home: str | None = None, remotes=None, exists=None,
                    upstream: str | None = None) -> Call:
-    """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
-    the tool in (a ``workdir`` argument, relative or absolute, overrides
-    it); ``project_root``: the project the call belongs to (read by global
-    guards with relative paths); ``branch``: the current git branch, if the
-    caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
-    remote names (a push guard's ambiguous name is a remote when it is one);
-    ``upstream``: the remote a ``git push`` that names none goes to;
-    ``exists``: a test of a path, for guards on existing files only.
-    Unknown tools give an empty Call. Never raises."""
+    """A host's tool call as a ``Call`` (its fields say what each argument is; a ``workdir``
+    argument overrides ``cwd``; ``home`` expands ``~``). Unknown tools give an empty Call. Never raises."""
     remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
         remotes, (set, frozenset, tuple, list)) else None
     name = tool_name if isinstance(tool_name, str) else ""

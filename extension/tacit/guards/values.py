@@ -73,15 +73,11 @@ def _given(argv: tuple, options: tuple) -> list:
     return out
 
 
-def _lead_words(argv: tuple, n: int = 3) -> list:
-    return [a for a in argv[1:] if not a.startswith("-")][:n]
-
-
 def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
     """The invocation gives one of the guarded values to one of the options."""
     if program_name(inv.argv[0]) != match.program if inv.argv else True:
         return False
-    if match.verbs and not set(_lead_words(inv.argv)) & set(match.verbs):
+    if match.verbs and not set([a for a in inv.argv[1:] if not a.startswith("-")][:3]) & set(match.verbs):
         return False
     if "--help" in inv.argv[1:inv.argv.index("--") if "--" in inv.argv else len(inv.argv)]:
         return False  # `gh issue create --label x --help`: the help is printed, nothing is made
