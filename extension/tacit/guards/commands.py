@@ -221,7 +221,7 @@ class _Command:
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
-        base = _MINOR.sub(r"\1", prog)
+        base = _MINOR.sub(r"\1", prog).rstrip("0123456789")  # python3.12 → python
         subcommands = match.subcommands
         # `pnpm run test` is `pnpm test`: a script the tool also runs by its name alone
         self.script = prog in _SCRIPT_RUNNERS and bool(subcommands) and _by_name(prog, subcommands[
@@ -231,9 +231,9 @@ class _Command:
         self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in subcommands)
         self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
         self.allow_info = match.allow_info
-        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
+        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base, frozenset()))
         self.anywhere = prog in _TARGET_RUNNERS
-        self.sub_value = _SUB_VALUE.get(prog, _SUB_VALUE.get(base.rstrip("0123456789"), {}))
+        self.sub_value = _SUB_VALUE.get(prog, _SUB_VALUE.get(base, {}))
         subs = match.subcommands
         self.list_tail = (len(subs) == 1 and prog in _LIST_PROGRAMS) or (len(subs) == 2 and subs[0] in _LIST_SUBS)
         self.packages = self.list_tail and len(subs) == 2 and subs[0] != "merge"  # `lodash@4` is lodash
