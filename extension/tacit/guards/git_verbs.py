@@ -87,14 +87,9 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
         return [GuardSpec(PushMatch(found[0]), because)]
     m = _VERBS.fullmatch(clause)
     if m:
-        out: list = []
-        for verb in re.findall(_VERB, m.group("verbs"), re.I):
-            verb = verb.lower()
-            spec = (GuardSpec(PushMatch(), because) if verb == "push" else
-                    GuardSpec(CommandMatch(("git",), (verb,), (), True), because))
-            if spec not in out:
-                out.append(spec)
-        return out
+        verbs = dict.fromkeys(v.lower() for v in re.findall(_VERB, m.group("verbs"), re.I))
+        return [GuardSpec(PushMatch() if v == "push" else CommandMatch(("git",), (v,), (), True), because)
+                for v in verbs]
     m = _NOUN.fullmatch(clause)
     if m:
         found = _targets(m.group("branch"))

@@ -347,13 +347,9 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
     if c.on:
         if not base or not inv.cwd or not inv.cwd_exact:
             return False
-        for j, a in enumerate(inv.argv[1:], 1):
-            if a.startswith("-") or DYN in a:
-                continue
-            rel = _below(posixpath.normpath(posixpath.join(inv.cwd, a)), base)
-            if rel and any(rel == u or rel.startswith(u + "/") for u in c.on):
-                return True
-        return False
+        rels = (_below(posixpath.normpath(posixpath.join(inv.cwd, a)), base) for a in inv.argv[1:]
+                if not a.startswith("-") and DYN not in a)
+        return any(rel and any(rel == u or rel.startswith(u + "/") for u in c.on) for rel in rels)
     return True
 
 
