@@ -334,17 +334,10 @@ def _shell_inner(argv: tuple, inputs: list, cwd):
         if a == "--" or a == "-":
             i += 1
             break
-        if a in _SHELL_VALUE:
-            i += 2
-            continue
-        if a.startswith("--"):
-            i += 1
-            continue
-        if len(a) > 1 and a[0] in "-+":
-            command_mode |= "c" in a[1:]
-            i += 1
-            continue
-        break
+        if len(a) < 2 or a[0] not in "-+":
+            break
+        command_mode |= a not in _SHELL_VALUE and not a.startswith("--") and "c" in a[1:]  # -c, -lc, +c …
+        i += 2 if a in _SHELL_VALUE else 1
     if command_mode:
         return [("script", argv[i], cwd)] if i < n else []
     if i < n:
