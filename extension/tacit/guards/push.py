@@ -11,7 +11,7 @@ import re
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
 from tacit.guards.wrappers import GIT_VALUE_OPTS
-from tacit.guards.writes import checkout_path
+from tacit.guards.writes import _positionals, checkout_path
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
@@ -26,7 +26,7 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
     i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
-        pos = _subtree_positionals(argv[i + 2:])
+        pos = _positionals(argv, i + 2, frozenset(("-P", "--prefix", "-m", "--message")))
         return False, frozenset(pos[1:2]), None
     if i >= len(argv) or argv[i] != "push":
         return None
@@ -91,16 +91,6 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
         targets.add(branch)
     remote = None if repo or positionals and DYN in positionals[0] else positionals[0] if positionals else upstream
     return force or (LEASE if lease else False), frozenset(targets), remote
-
-
-def _subtree_positionals(args: tuple) -> list:
-    out, j = [], 0
-    while j < len(args):
-        value = args[j] in ("-P", "--prefix", "-m", "--message")
-        if not value and not args[j].startswith("-"):
-            out.append(args[j])
-        j += 2 if value else 1
-    return out
 
 
 _SLUG = re.compile(r"[\w.-]+/[\w.-]+")

@@ -47,12 +47,11 @@ _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "
                          "--user", "--group", "--host", "--prompt", "--close-from",
                          "--chdir", "--role", "--type", "--other-user", "--command-timeout"))
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
-_NICE_VALUE = frozenset(("-n", "--adjustment"))
 # wrappers whose command follows their options: the options that take a value, then the words
 # to skip (timeout's duration)
 _PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
           "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
-          "command": (frozenset(), 0),
+          "command": (frozenset(), 0), "nice": (frozenset(("-n", "--adjustment")), 0),
           "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
           "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
           "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
@@ -114,10 +113,6 @@ def skip_options(argv, start: int, value_opts: frozenset) -> int:
             return i
         i += 2 if a in value_opts else 1
     return i
-
-
-def _after_dashdash(argv, start: int) -> int:
-    return start + 1 if start < len(argv) and argv[start] == "--" else start
 
 
 def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
@@ -210,24 +205,14 @@ def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
         if prog == "command" and any(a in ("-v", "-V") for a in argv[1:i]):
             return []  # a lookup, nothing runs
         return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "nice":
-        i = 1
-        while i < n and argv[i].startswith("-") and argv[i] != "--":
-            i += 2 if argv[i] in _NICE_VALUE else 1
-        i = _after_dashdash(argv, i)
-        return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
         return [("argv", argv[i:] if i < n else ("echo",), cwd)]
     if prog == "watch":
-        i = 1
-        exec_mode = False
-        while i < n and argv[i].startswith("-") and argv[i] != "--":
-            exec_mode |= argv[i] in ("-x", "--exec")
-            i += 2 if argv[i] in _WATCH_VALUE else 1
-        i = _after_dashdash(argv, i)
+        i = skip_options(argv, 1, _WATCH_VALUE)
         if i >= n:
             return []
+        exec_mode = any(a in ("-x", "--exec") for a in argv[1:i])
         return [("argv", argv[i:], cwd)] if exec_mode else [("script", " ".join(argv[i:]), cwd)]
     if prog == "eval":
         return [("script", " ".join(argv[1:]), cwd)] if n > 1 else []
