@@ -13,7 +13,7 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
-from tacit.guards.wrappers import _PNPM_BUILTINS, _YARN_BUILTINS
+from tacit.guards.wrappers import _NPM_VALUE, _PNPM_BUILTINS, _YARN_BUILTINS
 from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
@@ -74,8 +74,7 @@ _FLAG_ALIASES = _aliases({
 
 _GLOBAL_VALUE = {
     "git": GIT_VALUE_OPTS,
-    "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
-                      "--loglevel", "-C", "--location")),
+    "npm": _NPM_VALUE,
     "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
                        "--loglevel")),
     "yarn": frozenset(("--cwd",)),
@@ -197,8 +196,7 @@ def _git_force_delete(argv: tuple) -> bool:
 def _git_add_all(argv: tuple) -> bool:
     """``git add -A`` is also ``--all``, ``git add .`` and ``git add :/``."""
     words = argv[1:]
-    return any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:]) \
-        if "add" in words else False
+    return "add" in words and any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:])
 
 
 # flags that other spellings state as well: (program, flag) -> another test of argv

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
@@ -182,9 +182,7 @@ class SqlMatch(_Match):
 
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
          | RebaseMatch | RemoveMatch | OptionMatch)
-_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch,
-                                                     RemoveMatch, OptionMatch)}
+_MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
