@@ -10,7 +10,7 @@ import re
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, veto
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
-                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch)
+                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 
 
 def explain(text) -> dict:
@@ -64,25 +64,14 @@ def _veto_word(blocker) -> str:
     return f"\"{m.group(0)}\" in \"{blocker.text}\"" if m else "a hedge"
 
 
-def _words(spec: GuardSpec) -> list[str]:
-    m = spec.match
-    if isinstance(m, CommandMatch):
-        return [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via]
-    if isinstance(m, PushMatch):
-        return ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else [])
-    if isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
-        return list(m.patterns)
-    if isinstance(m, PipeMatch):
-        return ["|"]
-    if isinstance(m, SqlMatch):
-        return [w for s in m.statements for w in s.split("_") if w not in ("without",)]
-    if isinstance(m, RebaseMatch):
-        return ["rebase", *m.branches]
-    if isinstance(m, OptionMatch):
-        return list(m.values)
-    if isinstance(m, CommitMatch):
-        return ["commit", *m.branches]
-    return ["sudo"]
+# the words of each kind of guard that what the user said must hold
+_WORDS = {CommandMatch: lambda m: [*m.programs, *m.subcommands, *m.flags, *m.under, *m.on, *m.not_via],
+          PushMatch: lambda m: ["push", *m.branches, *m.remotes] + (["force"] if m.force_only else []),
+          PathMatch: lambda m: list(m.patterns), RemoveMatch: lambda m: list(m.patterns),
+          CommitPathMatch: lambda m: list(m.patterns), PipeMatch: lambda m: ["|"],
+          SqlMatch: lambda m: [w for s in m.statements for w in s.split("_") if w not in ("without",)],
+          RebaseMatch: lambda m: ["rebase", *m.branches], OptionMatch: lambda m: list(m.values),
+          CommitMatch: lambda m: ["commit", *m.branches], SudoMatch: lambda m: ["sudo"]}
 
 
 def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:
@@ -91,7 +80,7 @@ def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:
     tokens = set(re.findall(r"[\w.@/*+:-]+", said))
     clusters = [t for t in tokens if re.fullmatch(r"-[a-z]{2,4}", t)]
     missing = []
-    for word in _words(spec):
+    for word in _WORDS[type(spec.match)](spec.match):
         w = word.lower()
         if w in tokens or w.rstrip("/") in {t.rstrip("/") for t in tokens}:
             continue
