@@ -186,6 +186,18 @@ _MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
 
+# what a guard of each other kind stops, in a few words
+_SAYS = {SudoMatch: lambda m: "sudo (raised privileges)",
+         PipeMatch: lambda m: f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks)),
+         CommitMatch: lambda m: "git commit on " + ", ".join(m.branches),
+         CommitPathMatch: lambda m: "git add/commit of " + ", ".join(m.patterns),
+         RemoveMatch: lambda m: " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " "
+         + ", ".join(m.patterns),
+         RebaseMatch: lambda m: "git rebase onto " + ", ".join(m.branches),
+         OptionMatch: lambda m: f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values),
+         SqlMatch: lambda m: "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)}
+
+
 @dataclass(frozen=True, slots=True)
 class GuardSpec:
     """What ``derive_guard`` can know from a lesson: the match, the lesson
@@ -220,23 +232,7 @@ class GuardSpec:
                 what = "force push" + (" (--force-with-lease allowed)" if m.lease_ok else "")
             targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
             return what + (" to " + ", ".join(targets) if targets else "")
-        if isinstance(m, SudoMatch):
-            return "sudo (raised privileges)"
-        if isinstance(m, PipeMatch):
-            return f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks))
-        if isinstance(m, CommitMatch):
-            return "git commit on " + ", ".join(m.branches)
-        if isinstance(m, CommitPathMatch):
-            return "git add/commit of " + ", ".join(m.patterns)
-        if isinstance(m, RemoveMatch):
-            return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
-        if isinstance(m, RebaseMatch):
-            return "git rebase onto " + ", ".join(m.branches)
-        if isinstance(m, OptionMatch):
-            return f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values)
-        if isinstance(m, SqlMatch):
-            return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
-        return self.kind
+        return _SAYS[type(m)](m) if type(m) in _SAYS else self.kind
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "match": self.match.to_dict(), "because": self.because,
