@@ -19,13 +19,15 @@ _SQL_OPTS = {"psql": ("-c", "--command"), "pgcli": ("-c", "--command"), "mysql":
              "clickhouse-client": ("-q", "--query"), "cockroach": ("-e", "--execute")}
 _POSITIONAL_SQL = frozenset(("sqlite3", "duckdb", "litecli"))
 _STRINGS = lazy(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
-_TESTS = {
-    "drop_table": lazy(r"\bdrop\s+table\b", re.I),
-    "drop_database": lazy(r"\bdrop\s+(?:database|schema)\b", re.I),
-    "truncate": lazy(r"\btruncate\b", re.I),
-}
+_DROP_TABLE = lazy(r"\bdrop\s+table\b", re.I)
+_DROP_DATABASE = lazy(r"\bdrop\s+(?:database|schema)\b", re.I)
+_TRUNCATE = lazy(r"\btruncate\b", re.I)
 _DELETE = lazy(r"^\s*delete\s+from\b", re.I)
 _WHERE = lazy(r"\bwhere\b", re.I)
+# each statement kind: a test of the SQL with its strings and comments blanked
+_TESTS = {"drop_table": lambda sql: _DROP_TABLE.search(sql), "drop_database": lambda sql: _DROP_DATABASE.search(sql),
+          "truncate": lambda sql: _TRUNCATE.search(sql),
+          "delete_without_where": lambda sql: any(_DELETE.match(s) and not _WHERE.search(s) for s in sql.split(";"))}
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 
 
@@ -75,15 +77,8 @@ def sql_texts(inv: Invocation) -> list[str]:
 def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in SQL_CLIENTS:
         return False
-    for text in sql_texts(inv):
-        bare = _STRINGS.sub(" ", text)
-        for kind in match.statements:
-            if kind == "delete_without_where":
-                if any(_DELETE.match(stmt) and not _WHERE.search(stmt) for stmt in bare.split(";")):
-                    return True
-            elif _TESTS[kind].search(bare):
-                return True
-    return False
+    bare = [_STRINGS.sub(" ", text) for text in sql_texts(inv)]
+    return any(_TESTS[kind](sql) for sql in bare for kind in match.statements)
 
 
 __all__ = ["pipe_fires", "sql_fires", "sql_texts", "SQL_CLIENTS"]
