@@ -233,7 +233,7 @@ def test_the_current_branch_is_only_used_inside_the_call_project():
 
 
 def test_push_targets():
-    assert push_targets(("git", "push", "origin", "a", "b:c"), None) == (False, frozenset({"a", "c"}))
+    assert push_targets(("git", "push", "origin", "a", "b:c"), None) == (False, frozenset({"a", "c"}), "origin")
     assert push_targets(("git", "status"), None) is None
 
 

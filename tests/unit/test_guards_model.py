@@ -37,14 +37,6 @@ def test_guards_are_frozen_hashable_values():
     assert (a.kind, a.because, a.instead, a.action) == ("command", SPECS[0].because, "pnpm", "ask")
 
 
-def test_with_action():
-    g = Guard(SPECS[0], 1, "global")
-    assert g.with_action("deny").action == "deny"
-    assert g.action == "ask"
-    with pytest.raises(ValueError):
-        g.with_action("block")
-
-
 @pytest.mark.parametrize("data", [
     None, 3, "x", [], {}, {"kind": "command"}, {"kind": "nope", "match": {}},
     {"kind": "command", "match": {"programs": []}, "because": "x"},

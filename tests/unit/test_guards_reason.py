@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tacit.guards.derive import derive_guard
 from tacit.guards.match import GuardSet, normalize_call
 from tacit.guards.model import Guard
@@ -11,9 +13,8 @@ ROOT = "/repo"
 
 
 def hit_for(text, tool, args, scope="project", gid=3, action=None):
-    guard = Guard(derive_guard(text), gid, scope, ROOT if scope == "project" else None)
-    if action:
-        guard = guard.with_action(action)
+    spec = derive_guard(text)
+    guard = Guard(replace(spec, action=action) if action else spec, gid, scope, ROOT if scope == "project" else None)
     hits = GuardSet([guard]).check(normalize_call(tool, args, ROOT))
     assert len(hits) == 1
     return hits[0]

@@ -14,16 +14,7 @@ history and host wiring live elsewhere.
 
 from tacit.guards.derive import derive_guard, derive_guards, spec_from_pattern
 from tacit.guards.match import Call, GuardSet, Hit, check, normalize_call
-from tacit.guards.model import (
-                                ACTIONS,
-                                SCOPES,
-                                CommandMatch,
-                                Guard,
-                                GuardSpec,
-                                PathMatch,
-                                PushMatch,
-                                SudoMatch,
-)
+from tacit.guards.model import ACTIONS, SCOPES, CommandMatch, Guard, GuardSpec, PathMatch, PushMatch, SudoMatch
 from tacit.guards.reason import reason
 from tacit.guards.shell import Invocation, Scan, Write, scan
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
-from tacit.guards.wrappers import _PNPM_BUILTINS, _YARN_BUILTINS
+from tacit.guards.wrappers import _NPM_VALUE, _PNPM_BUILTINS, _YARN_BUILTINS
 from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
@@ -74,8 +74,7 @@ _FLAG_ALIASES = _aliases({
 
 _GLOBAL_VALUE = {
     "git": GIT_VALUE_OPTS,
-    "npm": frozenset(("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig",
-                      "--loglevel", "-C", "--location")),
+    "npm": _NPM_VALUE,
     "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
                        "--loglevel")),
     "yarn": frozenset(("--cwd",)),
@@ -197,8 +196,7 @@ def _git_force_delete(argv: tuple) -> bool:
 def _git_add_all(argv: tuple) -> bool:
     """``git add -A`` is also ``--all``, ``git add .`` and ``git add :/``."""
     words = argv[1:]
-    return any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:]) \
-        if "add" in words else False
+    return "add" in words and any(w in (".", "./", ":/", ":.", "*") for w in words[words.index("add") + 1:])
 
 
 # flags that other spellings state as well: (program, flag) -> another test of argv
@@ -221,7 +219,7 @@ class _Command:
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
-        base = _MINOR.sub(r"\1", prog)
+        base = _MINOR.sub(r"\1", prog).rstrip("0123456789")  # python3.12 → python
         subcommands = match.subcommands
         # `pnpm run test` is `pnpm test`: a script the tool also runs by its name alone
         self.script = prog in _SCRIPT_RUNNERS and bool(subcommands) and _by_name(prog, subcommands[
@@ -231,9 +229,9 @@ class _Command:
         self.positions = tuple(_SUB_ALIASES.get((prog, w), frozenset((w,))) for w in subcommands)
         self.flags = tuple(_flag_forms(prog, f) for f in match.flags)
         self.allow_info = match.allow_info
-        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base.rstrip("0123456789"), frozenset()))
+        self.value_opts = _GLOBAL_VALUE.get(prog, _GLOBAL_VALUE.get(base, frozenset()))
         self.anywhere = prog in _TARGET_RUNNERS
-        self.sub_value = _SUB_VALUE.get(prog, _SUB_VALUE.get(base.rstrip("0123456789"), {}))
+        self.sub_value = _SUB_VALUE.get(prog, _SUB_VALUE.get(base, {}))
         subs = match.subcommands
         self.list_tail = (len(subs) == 1 and prog in _LIST_PROGRAMS) or (len(subs) == 2 and subs[0] in _LIST_SUBS)
         self.packages = self.list_tail and len(subs) == 2 and subs[0] != "merge"  # `lodash@4` is lodash
@@ -334,14 +332,9 @@ def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
             return "--" in forms  # "never use -- with pnpm test": the separator itself
         if a in forms:
             return True
-        if a.startswith("--"):
-            if "=" in a and a.split("=", 1)[0] in forms:
+        if len(a) > 2 and a[0] == "-":  # `--flag=value`, terraform-style `-flag=value`, a cluster (`-rf`)
+            if "=" in a and a.split("=", 1)[0] in forms or letters and a[1:].isalpha() and any(c in letters for c in a):
                 return True
-        elif letters and len(a) > 2 and a[0] == "-" and a[1:].isalpha():
-            if any(ch in letters for ch in a[1:]):
-                return True
-        elif len(a) > 2 and a[0] == "-" and "=" in a and a.split("=", 1)[0] in forms:
-            return True  # terraform-style -flag=value
     return False
 
 

@@ -10,6 +10,7 @@ import re
 from tacit.lazyre import lazy
 from tacit.guards.model import PipeMatch, SqlMatch
 from tacit.guards.shell import Invocation
+from tacit.guards.writes import option_values
 
 SQL_CLIENTS = frozenset(("psql", "mysql", "mariadb", "sqlite3", "duckdb", "sqlcmd", "clickhouse-client",
                          "cockroach", "pgcli", "mycli", "litecli"))
@@ -18,13 +19,15 @@ _SQL_OPTS = {"psql": ("-c", "--command"), "pgcli": ("-c", "--command"), "mysql":
              "clickhouse-client": ("-q", "--query"), "cockroach": ("-e", "--execute")}
 _POSITIONAL_SQL = frozenset(("sqlite3", "duckdb", "litecli"))
 _STRINGS = lazy(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
-_TESTS = {
-    "drop_table": lazy(r"\bdrop\s+table\b", re.I),
-    "drop_database": lazy(r"\bdrop\s+(?:database|schema)\b", re.I),
-    "truncate": lazy(r"\btruncate\b", re.I),
-}
+_DROP_TABLE = lazy(r"\bdrop\s+table\b", re.I)
+_DROP_DATABASE = lazy(r"\bdrop\s+(?:database|schema)\b", re.I)
+_TRUNCATE = lazy(r"\btruncate\b", re.I)
 _DELETE = lazy(r"^\s*delete\s+from\b", re.I)
 _WHERE = lazy(r"\bwhere\b", re.I)
+# each statement kind: a test of the SQL with its strings and comments blanked
+_TESTS = {"drop_table": lambda sql: _DROP_TABLE.search(sql), "drop_database": lambda sql: _DROP_DATABASE.search(sql),
+          "truncate": lambda sql: _TRUNCATE.search(sql),
+          "delete_without_where": lambda sql: any(_DELETE.match(s) and not _WHERE.search(s) for s in sql.split(";"))}
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
 
 
@@ -64,16 +67,7 @@ def has_file_argument(argv: tuple) -> bool:
 def sql_texts(inv: Invocation) -> list[str]:
     """The SQL a client invocation is given."""
     argv = inv.argv
-    out = [s for s in inv.stdin if s]
-    names = _SQL_OPTS.get(inv.program, ())
-    for i, a in enumerate(argv[1:], 1):
-        for name in names:
-            if a == name and i + 1 < len(argv):
-                out.append(argv[i + 1])
-            elif name.startswith("--") and a.startswith(name + "="):
-                out.append(a[len(name) + 1:])
-            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
-                out.append(a[len(name):])
+    out = [s for s in inv.stdin if s] + option_values(argv, _SQL_OPTS.get(inv.program, ()))
     if inv.program in _POSITIONAL_SQL:
         positional = [a for a in argv[1:] if not a.startswith("-")]
         out.extend(positional[1:])
@@ -83,15 +77,8 @@ def sql_texts(inv: Invocation) -> list[str]:
 def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
     if inv.program not in SQL_CLIENTS:
         return False
-    for text in sql_texts(inv):
-        bare = _STRINGS.sub(" ", text)
-        for kind in match.statements:
-            if kind == "delete_without_where":
-                if any(_DELETE.match(stmt) and not _WHERE.search(stmt) for stmt in bare.split(";")):
-                    return True
-            elif _TESTS[kind].search(bare):
-                return True
-    return False
+    bare = [_STRINGS.sub(" ", text) for text in sql_texts(inv)]
+    return any(_TESTS[kind](sql) for sql in bare for kind in match.statements)
 
 
 __all__ = ["pipe_fires", "sql_fires", "sql_texts", "SQL_CLIENTS"]

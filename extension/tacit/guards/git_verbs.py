@@ -15,8 +15,7 @@ from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _targets
 
-# a git verb said alone, and what it runs (push is a PushMatch: remotes and branches are read)
-_VERB_SHAPE = {"commit": ("commit",), "pull": ("pull",), "stash": ("stash",), "fetch": ("fetch",)}
+# a git verb said alone runs itself (push is a PushMatch: remotes and branches are read)
 _VERB = r"(?:commit|push|pull|stash)"
 _OBJECT = r"(?:\s+(?:anything|changes|your changes|the changes|code|your work|(?:any\s+)?work))?"
 # "never push or pull" · "don't stash changes" · "never pull, push or commit"
@@ -27,13 +26,13 @@ _VERBS = lazy(rf"{_DONT}\s+(?:(?:run|use)\s+)?(?:git\s+)?(?P<verbs>{_VERB}{_OBJE
 _NOUN = lazy(r"(?:(?:direct|force[- ]?)\s*)?(?P<verb>push(?:es|ing)?|commit(?:s|ting)?)\s+(?:directly\s+)?"
              r"(?:to|on|into)\s+(?:the\s+)?(?P<branch>`?[\w./-]+`?)(?:\s+branch)?\s+(?:is|are)\s+(?:strictly\s+)?"
              r"(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed|not permitted)", re.I)
-# a flag that belongs to one git command: "never use `--amend`" · "don't pass --force-with-lease"
-_FLAG_OF = {"--amend": ("commit",), "--force-with-lease": ("push",), "--force": ("push",)}
-# flags that belong to one other program's command: "never use `--break-system-packages`"
-_OTHER_FLAG_OF = {"--break-system-packages": (("pip", "pip3"), ("install",)),
-                  "--legacy-peer-deps": (("npm",), ("install",)),
-                  "--no-frozen-lockfile": (("pnpm",), ("install",)),
-                  "--no-gpg-sign": (("git",), ("commit",))}
+# flags that belong to one program's command: "never use `--amend`" · "never use `--break-system-packages`"
+# ("don't pass --force-with-lease" is a force push; a bare --force belongs to too many programs)
+_FLAG_OF = {"--amend": (("git",), ("commit",)),
+            "--break-system-packages": (("pip", "pip3"), ("install",)),
+            "--legacy-peer-deps": (("npm",), ("install",)),
+            "--no-frozen-lockfile": (("pnpm",), ("install",)),
+            "--no-gpg-sign": (("git",), ("commit",))}
 _BARE_FLAG = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?`?(?P<flag>--[a-z-]+)`?(?:\s+(?:flag|option))?", re.I)
 # "never use --force with git push" · "never use -- with pnpm test": flags unquoted, a known program's command
 _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add)\s+(?:the\s+)?(?P<flags>--?[\w-]*(?:\s*(?:,|or|and|/)\s*--?[\w-]*)*)"
@@ -88,14 +87,9 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
         return [GuardSpec(PushMatch(found[0]), because)]
     m = _VERBS.fullmatch(clause)
     if m:
-        out: list = []
-        for verb in re.findall(_VERB, m.group("verbs"), re.I):
-            verb = verb.lower()
-            spec = (GuardSpec(PushMatch(), because) if verb == "push" else
-                    GuardSpec(CommandMatch(("git",), _VERB_SHAPE[verb], (), True), because))
-            if spec not in out:
-                out.append(spec)
-        return out
+        verbs = dict.fromkeys(v.lower() for v in re.findall(_VERB, m.group("verbs"), re.I))
+        return [GuardSpec(PushMatch() if v == "push" else CommandMatch(("git",), (v,), (), True), because)
+                for v in verbs]
     m = _NOUN.fullmatch(clause)
     if m:
         found = _targets(m.group("branch"))
@@ -105,16 +99,13 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
             return [spec] if spec is not None else []
         return []
     m = _BARE_FLAG.fullmatch(clause)
-    if m and m.group("flag").lower() in _OTHER_FLAG_OF:
-        programs, subs = _OTHER_FLAG_OF[m.group("flag").lower()]
-        return [GuardSpec(CommandMatch(programs, subs, (m.group("flag").lower(),), True), because)]
-    if m and m.group("flag").lower() in _FLAG_OF and m.group("flag").lower() != "--force":
-        flag = m.group("flag").lower()
-        if flag == "--force-with-lease":
-            return [GuardSpec(PushMatch(force_only=True), because)]
-        return [GuardSpec(CommandMatch(("git",), _FLAG_OF[flag], (flag,), True), because)]
-    if m and _OWN_FLAG.fullmatch(m.group("flag")) and m.group("flag").lower() not in _COMMON_FLAGS:
-        return [GuardSpec(CommandMatch(("*",), (), (m.group("flag").lower(),), True), because)]  # any program's
+    flag = m.group("flag").lower() if m else ""
+    if flag in _FLAG_OF:
+        return [GuardSpec(CommandMatch(*_FLAG_OF[flag], (flag,), True), because)]
+    if flag == "--force-with-lease":
+        return [GuardSpec(PushMatch(force_only=True), because)]
+    if flag and _OWN_FLAG.fullmatch(flag) and flag not in _COMMON_FLAGS:
+        return [GuardSpec(CommandMatch(("*",), (), (flag,), True), because)]  # any program's
     m = _FLAG_WITH.fullmatch(clause)
     if m and run is not None and m.group("cmd").split()[0].lower() in _KNOWN_PROGRAMS:
         flags = [f for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f]

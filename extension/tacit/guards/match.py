@@ -17,7 +17,7 @@ from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
-from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_remote, push_targets,
+from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_targets,
                                switched_branch)
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
@@ -30,12 +30,12 @@ class Call:
     the absolute paths it writes (edit tools, redirections, ``rm``, …)."""
 
     tool: str
-    cwd: str | None
+    cwd: str | None  # the folder the host runs the tool in
     invocations: tuple[Invocation, ...] = ()
     writes: tuple[Write, ...] = ()
-    project_root: str | None = None
-    branch: str | None = None
-    remotes: frozenset | None = None  # the project's git remotes, when the caller knows them
+    project_root: str | None = None  # the project the call belongs to (global guards read relative paths from it)
+    branch: str | None = None  # the current git branch, when the caller knows it
+    remotes: frozenset | None = None  # the project's git remotes (a push guard's name that is one is a remote)
     made: frozenset = frozenset()  # paths an edit tool may create (Write, a patch's Add File)
     exists: Any = None  # path -> bool, when the caller may look (for "existing files" guards)
     upstream: str | None = None  # the remote a push naming none goes to from ``branch``, when the caller knows it
@@ -76,15 +76,8 @@ def _added(text) -> list:
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
                    branch: str | None = None, home: str | None = None, remotes=None, exists=None,
                    upstream: str | None = None) -> Call:
-    """A host's tool call as a ``Call``. ``cwd``: the folder the host runs
-    the tool in (a ``workdir`` argument, relative or absolute, overrides
-    it); ``project_root``: the project the call belongs to (read by global
-    guards with relative paths); ``branch``: the current git branch, if the
-    caller knows it; ``home`` expands ``~``; ``remotes``: the project's git
-    remote names (a push guard's ambiguous name is a remote when it is one);
-    ``upstream``: the remote a ``git push`` that names none goes to;
-    ``exists``: a test of a path, for guards on existing files only.
-    Unknown tools give an empty Call. Never raises."""
+    """A host's tool call as a ``Call`` (its fields say what each argument is; a ``workdir``
+    argument overrides ``cwd``; ``home`` expands ``~``). Unknown tools give an empty Call. Never raises."""
     remotes = frozenset(r for r in remotes if isinstance(r, str)) if isinstance(
         remotes, (set, frozenset, tuple, list)) else None
     name = tool_name if isinstance(tool_name, str) else ""
@@ -241,11 +234,11 @@ class GuardSet:
         home = call.project_root or call.cwd
         branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
                   and _below(repo_cwd, home) is not None else None)
-        found = push_targets(inv.argv, branch)
+        # a push that names no remote goes to the branch's upstream
+        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
         if found is None or _is_info(inv.argv, "git"):
             return  # not a push, a dry run, or `git push --help`
-        force, targets = found
-        remote = push_remote(inv.argv, call.upstream if branch is not None else None)  # none named: the upstream's
+        force, targets, remote = found
         for idx, guard, root, m in self._push:
             if idx in hits:
                 continue
@@ -354,13 +347,9 @@ def _placed(c, inv: Invocation, call: Call, root: str | None) -> bool:
     if c.on:
         if not base or not inv.cwd or not inv.cwd_exact:
             return False
-        for j, a in enumerate(inv.argv[1:], 1):
-            if a.startswith("-") or DYN in a:
-                continue
-            rel = _below(posixpath.normpath(posixpath.join(inv.cwd, a)), base)
-            if rel and any(rel == u or rel.startswith(u + "/") for u in c.on):
-                return True
-        return False
+        rels = (_below(posixpath.normpath(posixpath.join(inv.cwd, a)), base) for a in inv.argv[1:]
+                if not a.startswith("-") and DYN not in a)
+        return any(rel and any(rel == u or rel.startswith(u + "/") for u in c.on) for rel in rels)
     return True
 
 
@@ -495,5 +484,5 @@ def check(guards, call, *, home: str | None = None) -> list[Hit]:
         return []
 
 
-__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets", "push_remote",
+__all__ = ["Call", "Hit", "GuardSet", "normalize_call", "check", "program_names", "push_targets",
            "compile_pattern", "glob_regex", "program_name"]

@@ -5,9 +5,9 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
@@ -182,10 +182,20 @@ class SqlMatch(_Match):
 
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
          | RebaseMatch | RemoveMatch | OptionMatch)
-_MATCH_TYPES: dict[str, type] = {m.kind: m for m in (CommandMatch, PathMatch, PushMatch, SudoMatch, PipeMatch,
-                                                     SqlMatch, CommitMatch, CommitPathMatch, RebaseMatch,
-                                                     RemoveMatch, OptionMatch)}
+_MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
+
+
+# what a guard of each other kind stops, in a few words
+_SAYS = {SudoMatch: lambda m: "sudo (raised privileges)",
+         PipeMatch: lambda m: f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks)),
+         CommitMatch: lambda m: "git commit on " + ", ".join(m.branches),
+         CommitPathMatch: lambda m: "git add/commit of " + ", ".join(m.patterns),
+         RemoveMatch: lambda m: " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " "
+         + ", ".join(m.patterns),
+         RebaseMatch: lambda m: "git rebase onto " + ", ".join(m.branches),
+         OptionMatch: lambda m: f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values),
+         SqlMatch: lambda m: "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,33 +223,16 @@ class GuardSpec:
             but += "".join(f" {w} {', '.join(v)}" for w, v in (("in", m.under), ("on", m.on), ("unless via", m.not_via)) if v)
             but += " with its output to a file" if m.to_file else ""
             return f"`{words}`" + ("" if m.subcommands or m.flags else " (any use)") + but
-        if isinstance(m, PathMatch) and m.new_only:
-            return "new files in " + ", ".join(m.patterns)
         if isinstance(m, PathMatch):
-            return ("changes to existing files in " if m.existing else "changes to ") + ", ".join(m.patterns)
+            what = "new files in " if m.new_only else "changes to existing files in " if m.existing else "changes to "
+            return what + ", ".join(m.patterns)
         if isinstance(m, PushMatch):
             what = "git push"
             if m.force_only:
                 what = "force push" + (" (--force-with-lease allowed)" if m.lease_ok else "")
             targets = [f"remote {r}" for r in m.remotes] + list(m.branches)
             return what + (" to " + ", ".join(targets) if targets else "")
-        if isinstance(m, SudoMatch):
-            return "sudo (raised privileges)"
-        if isinstance(m, PipeMatch):
-            return f"{'/'.join(m.sources)} piped into " + ("a shell" if m.code else "/".join(m.sinks))
-        if isinstance(m, CommitMatch):
-            return "git commit on " + ", ".join(m.branches)
-        if isinstance(m, CommitPathMatch):
-            return "git add/commit of " + ", ".join(m.patterns)
-        if isinstance(m, RemoveMatch):
-            return " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " " + ", ".join(m.patterns)
-        if isinstance(m, RebaseMatch):
-            return "git rebase onto " + ", ".join(m.branches)
-        if isinstance(m, OptionMatch):
-            return f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values)
-        if isinstance(m, SqlMatch):
-            return "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)
-        return self.kind
+        return _SAYS[type(m)](m) if type(m) in _SAYS else self.kind
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "match": self.match.to_dict(), "because": self.because,
@@ -253,9 +246,8 @@ class GuardSpec:
             because = data.get("because", "")
             instead = data.get("instead")
             action = data.get("action", "ask")
-            if match is None or not isinstance(because, str) or action not in ACTIONS:
-                return None
-            if instead is not None and not isinstance(instead, str):
+            if match is None or not isinstance(because, str) or not isinstance(instead, (str, type(None))) \
+                    or action not in ACTIONS:
                 return None
             return cls(match, because, instead, action)
         except (KeyError, TypeError, AttributeError, ValueError):
@@ -280,11 +272,6 @@ class Guard:
     instead = property(attrgetter("spec.instead"))
     action = property(attrgetter("spec.action"))
 
-    def with_action(self, action: str) -> Guard:
-        if action not in ACTIONS:
-            raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
-        return replace(self, spec=replace(self.spec, action=action))
-
     def to_dict(self) -> dict:
         return {"id": self.id, "scope": self.scope, "project_root": self.project_root,
                 "source": self.source, **self.spec.to_dict()}
@@ -295,18 +282,12 @@ class Guard:
         spec = GuardSpec.from_dict(data)
         if spec is None:
             return None
-        try:
-            gid = data.get("id")
-            scope = data.get("scope", "project")
-            root = data.get("project_root")
-            source = data.get("source", "")
-        except AttributeError:
-            return None
-        if gid is not None and not isinstance(gid, (int, str)) or isinstance(gid, bool):
-            return None
-        if scope not in SCOPES or not isinstance(source, str):
-            return None
-        if root is not None and not isinstance(root, str):
+        gid = data.get("id")  # data is a mapping: GuardSpec.from_dict read it
+        scope = data.get("scope", "project")
+        root = data.get("project_root")
+        source = data.get("source", "")
+        if isinstance(gid, bool) or not isinstance(gid, (int, str, type(None))) or scope not in SCOPES \
+                or not isinstance(source, str) or not isinstance(root, (str, type(None))):
             return None
         return cls(spec, gid, scope, root, source)
 
@@ -317,52 +298,36 @@ def _strs(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+# per kind, the fields that must not be empty; a field left out takes its default, when it has one (but pipe's)
+_GIVEN = {("pipe", "sources"), ("pipe", "sinks")}
+_REQUIRED = {"command": ("programs",), "path": ("patterns",), "option_value": ("program", "options", "values"),
+             "git_commit_path": ("patterns",), "git_commit": ("branches",), "path_remove": ("patterns", "ops"),
+             "git_rebase": ("branches",), "pipe": ("sources", "sinks"), "sql": ("statements",),
+             "sudo": ("programs",)}
+_ALLOWED = {"ops": frozenset(("delete", "rename")), "statements": frozenset(SQL_STATEMENTS)}
+
+
 def _match_from_dict(kind: Any, data: Any) -> Match | None:
+    """The match a ``to_dict`` wrote (a missing or malformed field raises KeyError/TypeError), or None."""
     if kind not in _MATCH_TYPES or not isinstance(data, dict):
         return None
-    if kind == "command":
-        programs = _strs(data["programs"])
-        if not programs:
-            return None
-        return CommandMatch(programs, _strs(data.get("subcommands", [])),
-                            _strs(data.get("flags", [])), bool(data.get("allow_info", False)),
-                            data.get("bare") is True, _strs(data.get("unless", [])), _strs(data.get("under", [])),
-                            _strs(data.get("on", [])), _strs(data.get("not_via", [])), data.get("to_file") is True)
-    if kind == "path":
-        patterns = _strs(data["patterns"])
-        return PathMatch(patterns, data.get("existing") is True, data.get("new_only") is True) if patterns else None
-    if kind == "option_value":
-        program, verbs, options, values = data["program"], _strs(data["verbs"]), _strs(data["options"]), _strs(data["values"])
-        if not isinstance(program, str) or not program or not options or not values:
-            return None
-        return OptionMatch(program, verbs, options, values, data.get("trailer") is True)
-    if kind == "git_push":
-        return PushMatch(_strs(data.get("branches", [])), bool(data.get("force_only", False)),
-                         _strs(data.get("remotes", [])), data.get("lease_ok") is True)
-    if kind == "git_commit_path":
-        patterns = _strs(data["patterns"])
-        return CommitPathMatch(patterns) if patterns else None
-    if kind == "git_commit":
-        branches = _strs(data["branches"])
-        return CommitMatch(branches) if branches else None
-    if kind == "path_remove":
-        patterns, ops = _strs(data["patterns"]), _strs(data.get("ops", ["delete", "rename"]))
-        if not patterns or not ops or not set(ops) <= {"delete", "rename"}:
-            return None
-        return RemoveMatch(patterns, ops)
-    if kind == "git_rebase":
-        branches = _strs(data["branches"])
-        return RebaseMatch(branches) if branches else None
-    if kind == "pipe":
-        sources, sinks = _strs(data["sources"]), _strs(data["sinks"])
-        return PipeMatch(sources, sinks, data.get("code") is not False) if sources and sinks else None
-    if kind == "sql":
-        statements = _strs(data["statements"])
-        if not statements or not set(statements) <= set(SQL_STATEMENTS):
-            return None
-        return SqlMatch(statements)
-    programs = _strs(data.get("programs", list(SudoMatch().programs)))
-    return SudoMatch(programs) if programs else None
+    cls, required, given = _MATCH_TYPES[kind], _REQUIRED.get(kind, ()), {}
+    for f in fields(cls):
+        if f.name not in data and f.default is not MISSING and (kind, f.name) not in _GIVEN:
+            continue  # its default
+        value = data[f.name]
+        if f.type == "bool":
+            given[f.name] = value is not False if f.default else value is True
+        elif f.type == "str":
+            if not isinstance(value, str):
+                return None
+            given[f.name] = value
+        else:
+            given[f.name] = _strs(value)
+    if not all(given.get(name, True) for name in required) or \
+            any(not set(given.get(name, ())) <= ok for name, ok in _ALLOWED.items()):
+        return None
+    return cls(**given)
 
 
 __all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",

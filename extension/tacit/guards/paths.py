@@ -84,19 +84,17 @@ def compile_pattern(pattern: str, home: str | None = None, *, variants: bool = F
         if not home:
             return None
         p = home.rstrip("/") + p[1:]
+    tail = (_NOT_BACKUP if variants else "") + "(?:/|$)"
     if p.startswith("/"):
-        norm = posixpath.normpath(p)
-        return "abs", re.compile("^" + _body(norm) + (_NOT_BACKUP if variants else "") + "(?:/|$)")
+        return "abs", re.compile("^" + _body(posixpath.normpath(p)) + tail)
     anchored = p.startswith("./") or "/" in p.rstrip("/")
     p = p.rstrip("/")
     while p.startswith("./"):
         p = p[2:]
-    if p.startswith("/"):
-        p = p.lstrip("/")
+    p = p.lstrip("/")
     if not p or p == "." or ".." in p.split("/"):
         return None
-    head = "^" if anchored else "(?:^|/)"
-    return "rel", re.compile(head + _body(p) + (_NOT_BACKUP if variants else "") + "(?:/|$)")
+    return "rel", re.compile(("^" if anchored else "(?:^|/)") + _body(p) + tail)
 
 
 def _below(path: str, root: str) -> str | None:

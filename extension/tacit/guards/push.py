@@ -11,46 +11,26 @@ import re
 from tacit.guards.model import PushMatch
 from tacit.guards.shell import DYN, skip_options
 from tacit.guards.wrappers import GIT_VALUE_OPTS
-from tacit.guards.writes import checkout_path
+from tacit.guards.writes import _positionals, checkout_path
 _PUSH_VALUE = frozenset(("-o", "--push-option", "--repo", "--receive-pack", "--exec"))
 _ALL = "\ue002"  # every branch
 LEASE = "lease"  # forced only with --force-with-lease
 
 
-def push_remote(argv: tuple, default: str | None = None) -> str | None:
-    """The remote a ``git push`` names (its first positional), ``default`` when
-    it names none (where git sends it: the branch's upstream), or None."""
-    i = skip_options(argv, 1, GIT_VALUE_OPTS)
-    if i >= len(argv) or argv[i] != "push":
-        return None
-    j = i + 1
-    while j < len(argv):
-        a = argv[j]
-        if a == "--":
-            return (argv[j + 1] if DYN not in argv[j + 1] else None) if j + 1 < len(argv) else default
-        if a in ("--repo",) or a.startswith("--repo="):
-            return None  # `--repo=x`: named another way, not read
-        if a.startswith("-") and len(a) > 1:
-            j += 2 if a in _PUSH_VALUE else 1
-            continue
-        return a if DYN not in a else None
-    return default
-
-
-def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | None:
+def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -> tuple | None:
     """For a ``git … push …`` argv: (forced?, the branches it updates — with
-    ``_ALL`` for ``--all``/``--mirror``); None when it is not a push or a
-    dry run. Forced is ``LEASE`` (truthy) when the only force is
-    ``--force-with-lease``. A push with no refspec or ``HEAD`` updates
-    ``branch`` (unknown: nothing)."""
+    ``_ALL`` for ``--all``/``--mirror`` —, the remote it names, ``upstream``
+    when none, None when unknown); None when it is not a push or a dry run.
+    Forced is ``LEASE`` (truthy) when the only force is ``--force-with-lease``.
+    A push with no refspec or ``HEAD`` updates ``branch`` (unknown: nothing)."""
     i = skip_options(argv, 1, GIT_VALUE_OPTS)
     if i + 1 < len(argv) and argv[i] == "subtree" and argv[i + 1] == "push":
         # git subtree push -P <prefix> <remote> <branch>
-        pos = _subtree_positionals(argv[i + 2:])
-        return False, frozenset(pos[1:2])
+        pos = _positionals(argv, i + 2, frozenset(("-P", "--prefix", "-m", "--message")))
+        return False, frozenset(pos[1:2]), None
     if i >= len(argv) or argv[i] != "push":
         return None
-    force = lease = every = tags = False
+    force = lease = every = tags = repo = False
     positionals = []
     j = i + 1
     n = len(argv)
@@ -61,6 +41,7 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             break
         if a.startswith("--"):
             key = a.split("=", 1)[0]
+            repo |= key == "--repo" and not positionals  # the remote named another way: not read
             if key == "--force":
                 force = True
             elif key in ("--force-with-lease", "--force-if-includes"):
@@ -108,17 +89,8 @@ def push_targets(argv: tuple, branch: str | None) -> tuple[bool, frozenset] | No
             targets.add(dst)
     if not refspecs and not every and not tags and branch:
         targets.add(branch)
-    return force or (LEASE if lease else False), frozenset(targets)
-
-
-def _subtree_positionals(args: tuple) -> list:
-    out, j = [], 0
-    while j < len(args):
-        value = args[j] in ("-P", "--prefix", "-m", "--message")
-        if not value and not args[j].startswith("-"):
-            out.append(args[j])
-        j += 2 if value else 1
-    return out
+    remote = None if repo or positionals and DYN in positionals[0] else positionals[0] if positionals else upstream
+    return force or (LEASE if lease else False), frozenset(targets), remote
 
 
 _SLUG = re.compile(r"[\w.-]+/[\w.-]+")
@@ -220,4 +192,4 @@ def switched_branch(argv: tuple):
     return name
 
 
-__all__ = ["GIT_VALUE_OPTS", "LEASE", "SAME", "switched_branch", "push_remote", "push_targets", "push_fires"]
+__all__ = ["GIT_VALUE_OPTS", "LEASE", "SAME", "switched_branch", "push_targets", "push_fires"]

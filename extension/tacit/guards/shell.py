@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tacit.guards.shell_lex import (_ASSIGN, _KEYWORDS, _OUT_REDIRS, _SKIP_HEADS, _TILDE, DYN, MAX_CHARS, MAX_DEPTH,
                                     _Lexer, _Simple, _simples)
@@ -51,15 +51,13 @@ class Scan:
     writes: tuple[Write, ...]
 
 
+@dataclass(slots=True)
 class _Walk:
-    __slots__ = ("home", "invocations", "writes", "budget", "upstream")
-
-    def __init__(self, home: str | None):
-        self.home = home
-        self.invocations: list = []
-        self.writes: list = []
-        self.budget = 2000  # simple commands per scan: bounds eval/bash -c loops
-        self.upstream: tuple = ()  # the programs of the pipeline so far
+    home: str | None
+    invocations: list = field(default_factory=list)
+    writes: list = field(default_factory=list)
+    budget: int = 2000  # simple commands per scan: bounds eval/bash -c loops
+    upstream: tuple = ()  # the programs of the pipeline so far
 
     def script(self, text: str, cwd: str | None, exact: bool, via: tuple, depth: int) -> None:
         if depth > MAX_DEPTH or not text:

@@ -23,6 +23,8 @@ _PLAIN = re.compile(r"[^ \t\r\n'\"\\`$;&|()<>]+")
 _DQ_PLAIN = re.compile(r"[^\"\\`$]+")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*!$-]")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_OPS = re.compile(r";;&|;;|;|&&|&>>|&>|&|\|\||\|&|\|")
+_OP_AS = {";;": ";", ";;&": ";", "|&": "|"}  # a case's ";;" ends a command; "|&" pipes
 _OUT_REDIRS = frozenset((">", ">>", ">|", "&>", "&>>", "<>"))
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
          "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
@@ -58,27 +60,10 @@ class _Lexer:
             elif c == "#":
                 end = s.find("\n", self.i)
                 self.i = n if end < 0 else end
-            elif c == ";":  # ";", or a case's ";;" / ";;&"
-                self.i += 3 if s.startswith(";;&", self.i) else 2 if s.startswith(";;", self.i) else 1
-                toks.append(("o", ";"))
-            elif c == "&":
-                if s.startswith("&&", self.i):
-                    toks.append(("o", "&&"))
-                    self.i += 2
-                elif s.startswith("&>", self.i):
-                    op = "&>>" if s.startswith("&>>", self.i) else "&>"
-                    self.i += len(op)
-                    toks.append(["r", op, None])
-                else:
-                    toks.append(("o", "&"))
-                    self.i += 1
-            elif c == "|":
-                if s.startswith("||", self.i):
-                    toks.append(("o", "||"))
-                    self.i += 2
-                else:
-                    self.i += 2 if s.startswith("|&", self.i) else 1
-                    toks.append(("o", "|"))
+            elif c == ";" or c == "&" or c == "|":
+                op = _OPS.match(s, self.i).group()
+                self.i += len(op)
+                toks.append(["r", op, None] if op[-1] == ">" else ("o", _OP_AS.get(op, op)))
             elif c == "(":
                 parens += 1
                 self.i += 1

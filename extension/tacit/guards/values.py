@@ -36,8 +36,9 @@ _WHOSE = (r"(?:\s+(?:with|naming|for|crediting|mentioning)\s+(?:your(?:self)?|th
 _TRAILER_RULE = lazy(rf"{_DONT}\s+(?:add|include|use|put|write|append)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?P<vals>{_TRAILERS})"
                      rf"\s+(?:trailers?|lines?|footers?){_WHOSE}(?:\s+(?:to|in)\s+(?:the\s+|any\s+)?commits?"
                      r"(?:\s+messages?)?)?", re.I)
-_GH_LABEL_OPTS = ("--label", "-l", "--add-label")
-_GIT_MESSAGE_OPTS = ("--trailer", "-m", "--message")
+# each rule's shape: the program, its verbs, the options given the value, whether the value is a trailer
+_RULES = [*((p, "gh", ("create", "edit"), ("--label", "-l", "--add-label"), False) for p in _LABEL_RULES),
+          (_TRAILER_RULE, "git", ("commit",), ("--trailer", "-m", "--message"), True)]
 
 
 def _values(text: str) -> tuple:
@@ -47,15 +48,11 @@ def _values(text: str) -> tuple:
 
 def value_specs(clause: str, because: str) -> list:
     """The label or trailer guards a rule clause states, or ``[]``."""
-    for pattern in _LABEL_RULES:
+    for pattern, program, verbs, options, trailer in _RULES:
         m = pattern.fullmatch(clause)
         if m:
             values = _values(m.group("vals"))
-            return [GuardSpec(OptionMatch("gh", ("create", "edit"), _GH_LABEL_OPTS, values), because)] if values else []
-    m = _TRAILER_RULE.fullmatch(clause)
-    if m:
-        values = _values(m.group("vals"))
-        return [GuardSpec(OptionMatch("git", ("commit",), _GIT_MESSAGE_OPTS, values, True), because)] if values else []
+            return [GuardSpec(OptionMatch(program, verbs, options, values, trailer), because)] if values else []
     return []
 
 
@@ -74,15 +71,11 @@ def _given(argv: tuple, options: tuple) -> list:
     return out
 
 
-def _lead_words(argv: tuple, n: int = 3) -> list:
-    return [a for a in argv[1:] if not a.startswith("-")][:n]
-
-
 def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
     """The invocation gives one of the guarded values to one of the options."""
     if program_name(inv.argv[0]) != match.program if inv.argv else True:
         return False
-    if match.verbs and not set(_lead_words(inv.argv)) & set(match.verbs):
+    if match.verbs and not set([a for a in inv.argv[1:] if not a.startswith("-")][:3]) & set(match.verbs):
         return False
     if _is_info(inv.argv, match.program):
         return False  # `gh issue create --label x -h`, `git commit --trailer … --dry-run`: nothing is made

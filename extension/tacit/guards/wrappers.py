@@ -47,11 +47,11 @@ _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "
                          "--user", "--group", "--host", "--prompt", "--close-from",
                          "--chdir", "--role", "--type", "--other-user", "--command-timeout"))
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
-_NICE_VALUE = frozenset(("-n", "--adjustment"))
 # wrappers whose command follows their options: the options that take a value, then the words
 # to skip (timeout's duration)
 _PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
           "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
+          "command": (frozenset(), 0), "nice": (frozenset(("-n", "--adjustment")), 0),
           "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
           "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
           "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
@@ -94,9 +94,8 @@ _YARN_BUILTINS = frozenset((
     "tag", "team", "unlink", "unplug", "up", "upgrade", "upgrade-interactive", "version",
     "versions", "why", "workspace", "workspaces", "constraints", "stage", "test", "start",
     "audit", "autoclean", "sdks", "prepack", "dedupe"))
-# runners whose unknown first word is a script or a bin of the project: their options and own commands
-_BIN_RUNNERS = {"pnpm": (_PNPM_VALUE, _PNPM_BUILTINS), "yarn": (_YARN_VALUE, _YARN_BUILTINS),
-                "yarnpkg": (_YARN_VALUE, _YARN_BUILTINS)}
+# runners whose unknown first word is a script or a bin of the project: their own commands
+_BIN_RUNNERS = {"pnpm": _PNPM_BUILTINS, "yarn": _YARN_BUILTINS, "yarnpkg": _YARN_BUILTINS}
 _PYTHONS = re.compile(r"(?:python|pypy|py)(?:\d+(?:\.\d+)*)?(?:-dbg)?|python\d+(?:\.\d+)*t")
 
 
@@ -114,10 +113,6 @@ def skip_options(argv, start: int, value_opts: frozenset) -> int:
             return i
         i += 2 if a in value_opts else 1
     return i
-
-
-def _after_dashdash(argv, start: int) -> int:
-    return start + 1 if start < len(argv) and argv[start] == "--" else start
 
 
 def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
@@ -154,9 +149,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
     """sudo, su, env, cross-env: None for any other program."""
     n = len(argv)
     if prog in ("sudo", "doas", "run0", "pkexec"):
-        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:skip_options(argv, 1, _SUDO_VALUE)]):
-            return []
         i = skip_options(argv, 1, _SUDO_VALUE)
+        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:i]):
+            return []
         while i < n and _ASSIGN.match(argv[i]):
             i += 1
         return [("argv", argv[i:], cwd)] if i < n else []
@@ -184,9 +179,7 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
                 return [("script", argv[i + 1] + " " + " ".join(_quote(w) for w in argv[i + 2:]), cwd)]
             elif a in _ENV_VALUE:
                 i += 2
-            elif a.startswith("-") and len(a) > 1:
-                i += 1
-            elif _ASSIGN.match(a):
+            elif a.startswith("-") and len(a) > 1 or _ASSIGN.match(a):
                 i += 1
             else:
                 break
@@ -197,9 +190,9 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
         i = 1
         while i < n and _ASSIGN.match(argv[i]):
             i += 1
-        if prog == "cross-env-shell":
-            return [("script", " ".join(argv[i:]), cwd)] if i < n else []
-        return [("argv", argv[i:], cwd)] if i < n else []
+        if i >= n:
+            return []
+        return [("script", " ".join(argv[i:]), cwd) if prog == "cross-env-shell" else ("argv", argv[i:], cwd)]
     return None
 
 
@@ -209,30 +202,17 @@ def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
     if prog in _PLAIN:
         value_opts, skip = _PLAIN[prog]
         i = skip_options(argv, 1, value_opts) + skip
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "command":
-        if any(a in ("-v", "-V") for a in argv[1:skip_options(argv, 1, frozenset())]):
+        if prog == "command" and any(a in ("-v", "-V") for a in argv[1:i]):
             return []  # a lookup, nothing runs
-        i = skip_options(argv, 1, frozenset())
-        return [("argv", argv[i:], cwd)] if i < n else []
-    if prog == "nice":
-        i = 1
-        while i < n and argv[i].startswith("-") and argv[i] != "--":
-            i += 2 if argv[i] in _NICE_VALUE else 1
-        i = _after_dashdash(argv, i)
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
         return [("argv", argv[i:] if i < n else ("echo",), cwd)]
     if prog == "watch":
-        i = 1
-        exec_mode = False
-        while i < n and argv[i].startswith("-") and argv[i] != "--":
-            exec_mode |= argv[i] in ("-x", "--exec")
-            i += 2 if argv[i] in _WATCH_VALUE else 1
-        i = _after_dashdash(argv, i)
+        i = skip_options(argv, 1, _WATCH_VALUE)
         if i >= n:
             return []
+        exec_mode = any(a in ("-x", "--exec") for a in argv[1:i])
         return [("argv", argv[i:], cwd)] if exec_mode else [("script", " ".join(argv[i:]), cwd)]
     if prog == "eval":
         return [("script", " ".join(argv[1:]), cwd)] if n > 1 else []
@@ -248,55 +228,21 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
         return _find_exec(argv, cwd)
     if prog in ("npx", "pnpx", "bunx"):
         return _runner_tail(argv, 1, cwd, _NPX_VALUE)
-    if prog == "npm":
-        i = skip_options(argv, 1, _NPM_VALUE)
-        if i < n and argv[i] in ("exec", "x"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        return []
-    if prog in _BIN_RUNNERS:
-        value_opts, builtins = _BIN_RUNNERS[prog]
+    if prog == "uvx":
+        return _runner_tail(argv, 1, cwd, _UV_RUN_VALUE)
+    if prog in _SUB_RUNNERS:
+        value_opts, verbs, tail, tail_opts = _SUB_RUNNERS[prog]
         i = skip_options(argv, 1, value_opts)
-        if i >= n:
-            return []
-        if argv[i] in ("exec", "dlx"):
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
-        if argv[i] not in builtins:  # `pnpm jest`: a script or a bin of the project
-            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]
-        return []
-    if prog == "bun":
-        i = skip_options(argv, 1, frozenset(("--cwd",)))
-        if i < n and argv[i] == "x":
-            return _runner_tail(argv, i + 1, cwd, _NPX_VALUE)
+        if i < n and argv[i] in verbs:
+            return tail(argv, i + 1, cwd, tail_opts)
+        if prog == "uv" and argv[i:i + 2] == ("tool", "run"):
+            return _runner_tail(argv, i + 2, cwd, _UV_RUN_VALUE)
+        if prog in _BIN_RUNNERS and i < n and argv[i] not in _BIN_RUNNERS[prog]:
+            return [("argv", (_pkg_program(argv[i]),) + argv[i + 1:], cwd)]  # `pnpm jest`: a script or a bin
         return []
     if prog == "corepack":
         if n > 1 and argv[1] in ("npm", "npx", "pnpm", "pnpx", "yarn", "yarnpkg"):
             return [("argv", argv[1:], cwd)]
-        return []
-    if prog == "uvx":
-        return _runner_tail(argv, 1, cwd, _UV_RUN_VALUE)
-    if prog == "uv":
-        i = skip_options(argv, 1, frozenset(("--directory", "--project", "--cache-dir",
-                                             "--config-file", "--color")))
-        if i < n and argv[i] == "run":
-            return _python_module_or_tail(argv, i + 1, cwd, _UV_RUN_VALUE)
-        if i + 1 < n and argv[i] == "tool" and argv[i + 1] == "run":
-            return _runner_tail(argv, i + 2, cwd, _UV_RUN_VALUE)
-        return []
-    if prog in ("poetry", "pipenv", "pdm", "rye", "hatch"):
-        i = skip_options(argv, 1, _POETRY_VALUE)
-        if i < n and argv[i] == "run":
-            return _python_module_or_tail(argv, i + 1, cwd, _POETRY_VALUE)
-        return []
-    if prog == "pipx":
-        i = skip_options(argv, 1, frozenset())
-        if i < n and argv[i] == "run":
-            return _runner_tail(argv, i + 1, cwd, frozenset(("--spec", "--python", "--index-url",
-                                                             "--pip-args")))
-        return []
-    if prog in ("conda", "mamba", "micromamba"):
-        i = skip_options(argv, 1, frozenset())
-        if i < n and argv[i] == "run":
-            return _runner_tail(argv, i + 1, cwd, _CONDA_VALUE)
         return []
     if _PYTHONS.fullmatch(prog):
         return _python_module(argv, 1, cwd)
@@ -310,7 +256,7 @@ def _runner_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     i = start
     while i < n:
         a = argv[i]
-        if a in ("-c", "--call", "--shell-mode") and i + 1 < n and a != "--shell-mode":
+        if a in ("-c", "--call") and i + 1 < n:
             return [("script", argv[i + 1], cwd)]
         if a == "--":
             i += 1
@@ -349,6 +295,21 @@ def _python_module_or_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     return _runner_tail(argv, i, cwd, value_opts)
 
 
+# runners with a verb that runs a command: global options, the verbs, how the rest is read, its options
+_SUB_RUNNERS = {
+    "npm": (_NPM_VALUE, ("exec", "x"), _runner_tail, _NPX_VALUE),
+    "bun": (frozenset(("--cwd",)), ("x",), _runner_tail, _NPX_VALUE),
+    "pnpm": (_PNPM_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE),
+    **dict.fromkeys(("yarn", "yarnpkg"), (_YARN_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE)),
+    "uv": (frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color")), ("run",),
+           _python_module_or_tail, _UV_RUN_VALUE),
+    **dict.fromkeys(("poetry", "pipenv", "pdm", "rye", "hatch"),
+                    (_POETRY_VALUE, ("run",), _python_module_or_tail, _POETRY_VALUE)),
+    "pipx": (frozenset(), ("run",), _runner_tail, frozenset(("--spec", "--python", "--index-url", "--pip-args"))),
+    **dict.fromkeys(("conda", "mamba", "micromamba"), (frozenset(), ("run",), _runner_tail, _CONDA_VALUE)),
+}
+
+
 def _shell_inner(argv: tuple, inputs: list, cwd):
     n = len(argv)
     i = 1
@@ -358,17 +319,10 @@ def _shell_inner(argv: tuple, inputs: list, cwd):
         if a == "--" or a == "-":
             i += 1
             break
-        if a in _SHELL_VALUE:
-            i += 2
-            continue
-        if a.startswith("--"):
-            i += 1
-            continue
-        if len(a) > 1 and a[0] in "-+":
-            command_mode |= "c" in a[1:]
-            i += 1
-            continue
-        break
+        if len(a) < 2 or a[0] not in "-+":
+            break
+        command_mode |= a not in _SHELL_VALUE and not a.startswith("--") and "c" in a[1:]  # -c, -lc, +c …
+        i += 2 if a in _SHELL_VALUE else 1
     if command_mode:
         return [("script", argv[i], cwd)] if i < n else []
     if i < n:

@@ -28,18 +28,22 @@ def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -
     return out
 
 
-def _opt_value(argv: tuple, names: tuple) -> str | None:
-    for j, a in enumerate(argv):
-        if not a.startswith("-"):
-            continue
+def option_values(argv: tuple, names: tuple) -> list:
+    """The values ``argv`` gives the options ``names`` (``-o x``, ``--output=x``, ``-ox``), in order."""
+    out = []
+    for j, a in enumerate(argv[1:], 1):
         for name in names:
             if a == name and j + 1 < len(argv):
-                return argv[j + 1]
-            if name.startswith("--") and a.startswith(name + "="):
-                return a[len(name) + 1:]
-            if not name.startswith("--") and a.startswith(name) and len(a) > len(name):
-                return a[len(name):]
-    return None
+                out.append(argv[j + 1])
+            elif name.startswith("--") and a.startswith(name + "="):
+                out.append(a[len(name) + 1:])
+            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                out.append(a[len(name):])
+    return out
+
+
+def _opt_value(argv: tuple, names: tuple) -> str | None:
+    return next(iter(option_values(argv, names)), None)
 
 
 _COPY_VALUE = {
@@ -54,7 +58,11 @@ _COPY_VALUE = {
                         "--min-size", "--out-format", "--info", "--debug")),
 }
 _SED_VALUE = frozenset(("-e", "-f", "--expression", "--file", "-l", "--line-length"))
-_TRUNCATE_VALUE = frozenset(("-s", "--size", "-r", "--reference"))
+# programs that change every file they name: the options that take a value
+_MAKE_VALUE = frozenset(("-m", "--mode", "-n", "--iterations", "-s", "--size", "-d", "--date", "-r", "--reference", "-t"))
+_NAMED_FILES = {**dict.fromkeys(("rm", "rmdir", "unlink", "srm", "sudoedit"), frozenset()),
+                **dict.fromkeys(("mkdir", "shred", "touch"), _MAKE_VALUE),
+                "truncate": frozenset(("-s", "--size", "-r", "--reference")), "tee": frozenset(("--output-error",))}
 
 
 def _writes(prog: str, argv: tuple) -> list:
@@ -65,20 +73,13 @@ def _writes(prog: str, argv: tuple) -> list:
 
 
 def _changed(prog: str, argv: tuple) -> list:
-    if prog in ("rm", "rmdir", "unlink", "shred", "touch", "mkdir", "srm", "sudoedit"):
-        return _positionals(argv, 1, frozenset(("-m", "--mode", "-n", "--iterations", "-s",
-                                                "--size", "-d", "--date", "-r", "--reference",
-                                                "-t")) if prog in ("mkdir", "shred", "touch")
-                            else frozenset())
+    if prog in _NAMED_FILES:
+        return _positionals(argv, 1, _NAMED_FILES[prog])
     if prog == "sudo":
         i = skip_options(argv, 1, _SUDO_VALUE)
         if any(a in ("-e", "--edit") for a in argv[1:i]):
             return [a for a in argv[i:] if a]
         return []
-    if prog == "truncate":
-        return _positionals(argv, 1, _TRUNCATE_VALUE)
-    if prog == "tee":
-        return _positionals(argv, 1, frozenset(("--output-error",)))
     if prog in _COPY_VALUE:
         target = None if prog == "rsync" else _opt_value(argv, ("-t", "--target-directory"))
         pos = _positionals(argv, 1, _COPY_VALUE[prog])
@@ -91,9 +92,7 @@ def _changed(prog: str, argv: tuple) -> list:
         return [pos[-1]] if len(pos) >= 2 else []
     if prog == "sed":
         inplace = any(a == "--in-place" or a.startswith("--in-place=")
-                      or (a.startswith("-") and not a.startswith("--") and "i" in a[1:]
-                          and a[1:2] != "e" and a not in ("-f",))
-                      for a in argv[1:])
+                      or a[:1] == "-" and a[1:2] not in ("-", "e") and "i" in a[1:] for a in argv[1:])
         if not inplace:
             return []
         has_script_opt = any(a in ("-e", "-f", "--expression", "--file") or a.startswith("--expression=")
@@ -114,10 +113,9 @@ def _changed(prog: str, argv: tuple) -> list:
     if prog in ("curl", "wget"):
         v = _opt_value(argv, ("-o", "--output") if prog == "curl" else ("-O", "--output-document"))
         return [v] if v and v != "-" else []
-    if prog == "find":
-        if "-delete" not in argv:
-            return []
-        return list(takewhile(lambda a: not (a.startswith("-") or a in ("(", "!")), argv[1:])) or ["."]
+    if prog == "find":  # find DIR … -delete
+        return list(takewhile(lambda a: not a.startswith("-") and a not in ("(", "!"), argv[1:])) or ["."] \
+            if "-delete" in argv else []
     if prog == "git":
         return _git_writes(argv)
     if prog == "dotnet":
