@@ -80,7 +80,6 @@ def main(argv: list[str] | None = None) -> int:
         store = MemoryStore(cfg.with_settings(project_char_limit=20000), project_for(str(guarded)),
                             actor=history.USER)  # the benchmark's setup writes as you
         texts = lessons()
-        from tacit.stores import history
         with history.acting(history.USER):  # the user's own lessons
             for text in texts + PLAIN:
                 assert store.add("project", text)["success"], text
