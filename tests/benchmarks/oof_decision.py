@@ -59,6 +59,7 @@ class Recipe:
     extra: Callable[[F.MessageReading], dict] | None = None  # more features per message
     drop: Callable[[str], bool] | None = None  # drop hand-built features by name
     lesson_mix: str | None = None  # how the lesson score is made (None: its own scorer)
+    shape_models: tuple | None = ("correction",)  # the scorers trained with the word shapes (None: all)
 
 
 def train(samples, hyper, min_count, seed):
@@ -154,14 +155,15 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
                 extra = [(f, int(y), recipe.synth_corr) for f, y, c in synth if c is None]
             if name == "durable" and recipe.synth_durable:
                 extra = [(f, int(c != "none"), recipe.synth_durable) for f, _y, c in synth if c is not None]
-            models[name] = train_bagged(samples + extra, groups + ["#synth"] * len(extra), recipe, seed)
+            models[name] = train_bagged(_shapes_for(name, recipe, samples + extra),
+                                        groups + ["#synth"] * len(extra), recipe, seed)
         for cat in CATEGORIES:
             idx = [i for i in train_idx if data.rows[i]["memory_category"] != "none"]
             samples = [(feats[i], int(data.rows[i]["memory_category"] == cat), data.weights[i]) for i in idx]
             extra = [(f, int(c == cat), T.SYNTH_WEIGHT) for f, _y, c in synth if c not in (None, "none")]
             samples = by_repos(samples + extra, [data.groups[i] for i in idx] + ["#synth"] * len(extra),
                                recipe.min_repos)
-            models[cat] = train(samples, recipe.hyper, recipe.min_count, seed)
+            models[cat] = train(_shapes_for(cat, recipe, samples), recipe.hyper, recipe.min_count, seed)
         for i in range(len(feats)):
             if fold[i] == k:
                 for name, (bias, w) in models.items():
@@ -186,6 +188,12 @@ def run_once(data: Data, recipe: Recipe, seed: int, salt: str) -> dict:
     finally:
         M.load_models, F.user_features = saved_load, saved_feats
     return _figures(data, results, oof, thresholds, recipe)
+
+
+def _shapes_for(name: str, recipe: Recipe, samples):
+    if recipe.shape_models is None or name in recipe.shape_models:
+        return samples
+    return [({n: v for n, v in f.items() if not n.startswith("sh:")}, y, w) for f, y, w in samples]
 
 
 def _synth_features(data: Data, recipe: Recipe):
@@ -329,6 +337,9 @@ def _hyper(**kw) -> dict:
 
 VARIANTS: dict[str, Callable[[], Recipe]] = {
     "shipped": Recipe,
+    "shape-all": lambda: _with(shape_models=None),
+    "shape-correction+durable": lambda: _with(shape_models=("correction", "durable", *CATEGORIES)),
+    "no-shape": lambda: _with(drop=lambda n: n.startswith("sh:")),  # as before the word shapes
     "l2x3": lambda: _with(hyper=_hyper(l2=0.09)),
     "l2x10": lambda: _with(hyper=_hyper(l2=0.3)),
     "ngram-l2x10": lambda: _with(hyper=_hyper(ngram_l2=30.0)),
@@ -346,8 +357,10 @@ VARIANTS: dict[str, Callable[[], Recipe]] = {
     "repos5": lambda: _with(min_repos=5),
     "repos8": lambda: _with(min_repos=8),
     "repos12": lambda: _with(min_repos=12),
-    "shape": lambda: _with(extra=shape_features),
+    "shape": lambda: _with(extra=shape_features, shape_models=None),
     "shape+repos5": lambda: _with(extra=shape_features, min_repos=5),
+    "shape+l2x3": lambda: _with(extra=shape_features, hyper=_hyper(l2=0.09)),
+    "shape+synth-corr0.3": lambda: _with(extra=shape_features, synth_corr=0.3),
     "shape+no-ngrams": lambda: _with(extra=shape_features, ngrams=False),
     "bag5": lambda: _with(bags=5),
     "bag10-0.6": lambda: _with(bags=10, bag_share=0.6),
@@ -364,6 +377,8 @@ def main(argv=None) -> int:
     parser.add_argument("--variant", nargs="*", default=["shipped"])
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--quick", action="store_true", help="one seed, one fold assignment")
+    parser.add_argument("--seeds", type=int, nargs="*", default=[7, 11])
+    parser.add_argument("--salts", nargs="*", default=["fold:", "fold2:"], help="fold assignments")
     args = parser.parse_args(argv)
     if args.list:
         print("\n".join(VARIANTS))
@@ -372,7 +387,7 @@ def main(argv=None) -> int:
         print(f"SKIP: no real data at {T.real_data.data_dir()}")
         return 0
     data = Data()
-    kw = {"seeds": (7,), "salts": ("fold:",)} if args.quick else {}
+    kw = {"seeds": (7,), "salts": ("fold:",)} if args.quick else {"seeds": args.seeds, "salts": args.salts}
     for name in args.variant:
         print(show(name, evaluate(data, VARIANTS[name](), **kw)), flush=True)
     return 0
