@@ -19,7 +19,6 @@ The check part is never read.
 from __future__ import annotations
 
 import argparse
-import re
 import hashlib
 import math
 import random
@@ -265,66 +264,6 @@ def show(name: str, res: dict) -> str:
 
 
 # ---------------------------------------------------------------------------
-# word-shape features that do not name a project's words
-# ---------------------------------------------------------------------------
-_OPEN = {"no": "reject", "nope": "reject", "nah": "reject", "wrong": "reject", "incorrect": "reject",
-         "stop": "halt", "wait": "halt", "hold": "halt", "hang": "halt", "whoa": "halt", "waiiiiit": "halt",
-         "actually": "turn", "hmm": "turn", "but": "turn", "well": "turn", "however": "turn",
-         "you": "you", "youre": "you", "youve": "you", "u": "you", "your": "you",
-         "why": "why", "whyd": "why", "how": "wh", "what": "wh", "where": "wh",
-         "please": "polite", "pls": "polite", "can": "ask", "could": "ask", "would": "ask", "lets": "lets",
-         "ok": "ok", "okay": "ok", "yes": "ok", "great": "ok", "thanks": "ok", "perfect": "ok", "good": "ok",
-         "i": "i", "im": "i", "ive": "i", "we": "we", "our": "we"}
-_SHAPE = {
-    "instead": re.compile(r"\binstead\b|\brather than\b"),
-    "again": re.compile(r"\bagain\b|\bonce more\b"),
-    "still": re.compile(r"\bstill\b"),
-    "already": re.compile(r"\balready\b"),
-    "should": re.compile(r"\b(?:should(?:nt)? (?:be|have|not)|supposed to|meant to|expected)\b"),
-    "wrong": re.compile(r"\b(?:wrong|incorrect|mistake|broke|broken|messed|wtf|nonsense)\b"),
-    "i-meant": re.compile(r"\bi (?:meant|asked|said|told|wanted|mean)\b"),
-    "dont-want": re.compile(r"\bi (?:dont|do not|didnt|did not) (?:want|need|like|ask)\b"),
-    "not-x-but": re.compile(r"\bnot\b[^,.;!?]{1,40}\bbut\b|\b\w+,? not \w+\b"),
-    "why-you": re.compile(r"\bwhy (?:did|do|are|is|would|have) (?:you|u|it|this|that)\b"),
-    "you-verb-ed": re.compile(r"\b(?:you|u) (?:just |also |still |again |even )?\w+ed\b"),
-    "neg": re.compile(r"\b(?:not|dont|do not|no|never|cant|isnt|doesnt|didnt|wont)\b"),
-    "please": re.compile(r"\b(?:please|pls|plz)\b"),
-    "thanks": re.compile(r"\b(?:thanks|thank you|great|perfect|awesome|nice|works)\b"),
-}
-
-
-def shape_features(x) -> dict:
-    """Word-shape features: the opening word's class, function-word cues, their conjunctions."""
-    from tacit.detect.text import words
-    f: dict = {}
-    toks = words(x.bare)
-    if not toks:
-        return f
-    opener = _OPEN.get(toks[0], "other")
-    f["sh:open=" + opener] = 1.0
-    on = {name for name, rx in _SHAPE.items() if rx.search(x.bare)}
-    for name in on:
-        f["sh:" + name] = 1.0
-    q = x.focus.rstrip().endswith("?")
-    n = len(toks)
-    size = "short" if n <= 8 else "mid" if n <= 30 else "long"
-    f["sh:size=" + size] = 1.0
-    prev = "none" if not x.prev else "acted" if x.msg.prev_acted else "asks" if x.msg.prev_asks else "other"
-    f["sh:prev=" + prev] = 1.0
-    for name in on & {"neg", "instead", "again", "wrong", "should", "i-meant", "still"}:
-        f[f"sh:{name}&{size}"] = 1.0
-        f[f"sh:{name}&prev={prev}"] = 1.0
-    f[f"sh:open={opener}&prev={prev}"] = 1.0
-    f[f"sh:open={opener}&{size}"] = 1.0
-    if q:
-        f[f"sh:q&{size}"] = 1.0
-        f[f"sh:q&open={opener}"] = 1.0
-    youn = sum(t in ("you", "your", "youre", "youve", "u") for t in toks)
-    f["sh:you" + ("=0" if not youn else "=1" if youn == 1 else ">1")] = 1.0
-    return f
-
-
-# ---------------------------------------------------------------------------
 # recipes
 # ---------------------------------------------------------------------------
 def _with(**kw) -> Recipe:
@@ -339,7 +278,7 @@ VARIANTS: dict[str, Callable[[], Recipe]] = {
     "shipped": Recipe,
     "shape-all": lambda: _with(shape_models=None),
     "shape-correction+durable": lambda: _with(shape_models=("correction", "durable", *CATEGORIES)),
-    "no-shape": lambda: _with(drop=lambda n: n.startswith("sh:")),  # as before the word shapes
+    "no-shape": lambda: _with(drop=lambda n: n.startswith("sh:")),  # as shipped before the word shapes
     "l2x3": lambda: _with(hyper=_hyper(l2=0.09)),
     "l2x10": lambda: _with(hyper=_hyper(l2=0.3)),
     "ngram-l2x10": lambda: _with(hyper=_hyper(ngram_l2=30.0)),
@@ -357,11 +296,6 @@ VARIANTS: dict[str, Callable[[], Recipe]] = {
     "repos5": lambda: _with(min_repos=5),
     "repos8": lambda: _with(min_repos=8),
     "repos12": lambda: _with(min_repos=12),
-    "shape": lambda: _with(extra=shape_features, shape_models=None),
-    "shape+repos5": lambda: _with(extra=shape_features, min_repos=5),
-    "shape+l2x3": lambda: _with(extra=shape_features, hyper=_hyper(l2=0.09)),
-    "shape+synth-corr0.3": lambda: _with(extra=shape_features, synth_corr=0.3),
-    "shape+no-ngrams": lambda: _with(extra=shape_features, ngrams=False),
     "bag5": lambda: _with(bags=5),
     "bag10-0.6": lambda: _with(bags=10, bag_share=0.6),
     "synth-corr0.3": lambda: _with(synth_corr=0.3),
