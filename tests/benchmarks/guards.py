@@ -139,6 +139,7 @@ try:  # the lines put to the rule-reading child, where tacit has one
     from tacit.guards.instructions import read_text  # type: ignore
     from tacit.guards.why import ungrounded  # type: ignore
     from tacit.guards.instructions import refusing_text, unread_rule  # type: ignore
+    from tacit.guards.clauses import clean_line  # type: ignore
 except ImportError:  # pragma: no cover
     read_text = unread_rule = None
 
@@ -332,6 +333,21 @@ def reader_section(part: list[dict], specs: dict) -> None:
     print(f"  oracle reader (each sent line phrased as its bare lesson, kept if grounded): shape lines -> guards "
           f"{pct(c['shape_guard'], c['shape'])}; violations stopped {pct(c['viol_stopped'], c['viol'])}; fine stopped "
           f"{pct(c['fine_stopped'], c['fine'])}")
+    alone, kinds = {}, Counter()  # routing alone: as if no reading derived a guard, every line put to the reader or not
+    for row in part:
+        kind = "exception" if row.get("exception") else "shape" if row.get("has_shape", True) else "noshape"
+        shown = " ".join(clean_line(row["text"].strip()).replace("**", "").split())
+        sent_alone = unread_rule(shown)
+        kinds[kind] += 1
+        kinds[kind + "_sent"] += sent_alone
+        lesson = LESSONS_BY_ROW.get(row["id"])
+        alone[row["id"]] = [s for s in derive_guards(lesson) if not ungrounded(s, refusing_text(shown))] \
+            if sent_alone and lesson else []
+    c = score_rows(part, alone, repo_guard_sets(part, lambda row: alone[row["id"]]))["c"]
+    print(f"  routing alone (as if no reading derived a guard): sent shape {pct(kinds['shape_sent'], kinds['shape'])}, "
+          f"no-shape {pct(kinds['noshape_sent'], kinds['noshape'])}, exception "
+          f"{pct(kinds['exception_sent'], kinds['exception'])}; its oracle: shape lines -> guards "
+          f"{pct(c['shape_guard'], c['shape'])}, fine stopped {pct(c['fine_stopped'], c['fine'])}")
     naive = dict(specs)  # a careless reader: the first quoted name of every line sent, as the test's fake agent does
     for row in part:
         if row["id"] in sent:

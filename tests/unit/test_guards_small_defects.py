@@ -172,6 +172,21 @@ def test_a_help_form_is_neither_a_push_a_write_nor_a_label(lesson, command):
     assert hits(lesson, command.replace(" --help", ""))
 
 
+@pytest.mark.parametrize("lesson, command, done", [
+    ("don't add the type/bug, type/feature or type/task labels", "gh issue create --label type/bug -h",
+     "gh issue create --label type/bug"),
+    ("don't add Signed-off-by or Co-authored-by trailers with the agent's name",
+     "git commit -m x --trailer 'Co-authored-by: Claude <a@b.c>' --dry-run",
+     "git commit -m x --trailer 'Co-authored-by: Claude <a@b.c>'"),
+    ("don't add Signed-off-by or Co-authored-by trailers with the agent's name",
+     "git commit -m x --trailer 'Co-authored-by: Claude <a@b.c>' -h", "git commit -m x --trailer 'Co-authored-by: Claude <a@b.c>'"),
+])
+def test_a_label_or_trailer_given_to_a_help_or_dry_run_form_makes_nothing(lesson, command, done):
+    # found by close calls built from the tune lessons: the label and trailer test read --help only
+    assert derive_guards(lesson) and not hits(lesson, command)
+    assert hits(lesson, done)
+
+
 def test_help_after_the_separator_or_a_redirection_still_counts():
     assert hits("never edit `CLAUDE.md`", "echo '# notes' > CLAUDE.md --help")  # the shell writes the file first
     assert hits("never use -- with pnpm test", "pnpm test -- reporters --help")  # the script gets --help and runs

@@ -105,7 +105,7 @@ _EXCEPTION = lazy(
     r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
     r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
     r"authori[sz]ation|asking|checking|consulting|being (?:asked|told|instructed)|instructions?|requests?|agreement|"
-    r"review))\b", re.I)
+    r"review|(?:(?:a|any)\s+)?(?:(?:good|valid|strong|compelling)\s+)?(?:reason|justification)))\b", re.I)
 # a hedge or condition in the rule clause itself (or heading another clause)
 _HEDGE = lazy(
     r"\b(?:if|when|whenever|while|before|after|sometimes|usually|generally|mostly|typically|"

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.guards.clauses import _EXCEPTION, _HEDGE, _NOT_A_BAN, clean_line
-from tacit.guards.derive import MAX_LESSON_CHARS, _prepare, derive_guards
+from tacit.guards.clauses import clean_line
+from tacit.guards.derive import MAX_LESSON_CHARS, derive_guards
 from tacit.guards.model import GuardSpec, PathMatch
 from tacit.guards.sections import Layout
 from tacit.guards.spans import span_specs
-from tacit.guards.words import _KNOWN_PROGRAMS
+from tacit.guards.unread import plain_refusal, refusing_text, unread_rule
 
 # file names tacit reads, at the project root and in subfolders
 NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
@@ -30,8 +30,10 @@ MAX_FILE_BYTES = 512 * 1024
 MAX_RULES_PER_FILE = 500
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration|bad|wrong|"
-                           r"anti-?patterns?|don'?t do this)\b", re.I)
+_EXAMPLE_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:examples?|sample|e\.g\.|illustration)\b", re.I)
+# "## Anti-Patterns", "### Bad": what follows shows what not to do; a line there that says no itself is a rule
+_BAD_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+.*\b(?:bad|wrong|anti-?patterns?|don'?t do this)\b", re.I)
+_SAYS_NO = re.compile(r"\b(?:never|don'?t|do not|must not|should not)\b", re.I)
 _QUOTE_MARK = re.compile(r"^(?:>\s*)+(?:\[!(?:note|tip|important|warning|caution)\]\s*)?", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _EXAMPLE_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|_)?(?:e\.g\.|for example|example|bad|wrong|"
@@ -85,7 +87,7 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
     out: list[FileRule] = []
     unread: list[UnreadLine] = []
     fence = None
-    comment = example = False
+    comment, example = False, ""
     layout = Layout()
     for number in range(start, len(lines)):
         raw = lines[number]
@@ -104,10 +106,11 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
             comment = "-->" not in raw.split("<!--", 1)[1]
             continue
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
-            example = bool(_EXAMPLE_HEAD.match(raw))
+            example = "example" if _EXAMPLE_HEAD.match(raw) else "bad" if _BAD_HEAD.match(raw) else ""
         line = _QUOTE_MARK.sub("", raw.strip())  # "> **Warning:** never …": a callout of this file's own
         texts = layout.read(line)  # the line, a bullet under "## Don'ts", a cell of a "Never run" column
-        if example or not line or len(line) > MAX_LESSON_CHARS or _EXAMPLE_LINE.match(line):
+        if example == "example" or example and not _SAYS_NO.search(line) or not line or len(line) > MAX_LESSON_CHARS \
+                or _EXAMPLE_LINE.match(line):
             continue
         shown = " ".join(clean_line(line).replace("**", "").split())  # as quoted back: no bullet, no bold
         found: list = []
@@ -118,47 +121,16 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
                 if spec.match not in found:
                     found.append(spec.match)
                     out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, spec.instead, "ask")))
-        if not found and len(unread) < MAX_RULES_PER_FILE and unread_rule(shown):
-            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or
-                     all(_inside(p) for p in s.match.patterns)]  # the refused quoted span (guards/spans.py)
+        if not found and len(unread) < MAX_RULES_PER_FILE:
+            spans = [s for s in span_specs(line) if not isinstance(s.match, PathMatch) or all(
+                _inside(p) for p in s.match.patterns)] if plain_refusal(shown) else []  # the refused quoted span
             for spec in spans:
                 out.append(FileRule(number + 1, shown, GuardSpec(spec.match, shown, None, "ask")))
-            if not spans:
+            if not spans and unread_rule(shown):
                 unread.append(UnreadLine(number + 1, shown))
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out, unread
-
-
-_NAMED = re.compile(r"`[^`\n]{2,80}`|(?<![\w/.-])(?:\.?[\w-]+/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|md|env|py|ts|js|sql|sh|lock))(?![\w-])")
-
-
-# a word of refusal, said outright (the deriver's own pre-filter is looser: "lint" ends in "nt");
-# "instead" and "rather" name what to do, so they are not in it
-_FORBIDS = re.compile(r"\b(?:never|not|no|nor|don'?t|doesn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|avoid|"
-                      r"refrain|forbidden|prohibited|banned|disallowed|off[- ]limits|hands off|keep off|alone|"
-                      r"read[- ]only|untouched|unchanged|intact)\b", re.I)
-
-
-def refusing_text(line: str) -> str:
-    """The clauses of ``line`` that say no (not its reason, not what to do
-    instead): what a phrasing of it must be grounded in. The whole line when
-    no clause says no on its own."""
-    prepared = _prepare(line)
-    said = [c.text for found in (prepared[1] if prepared else ()) for c in found
-            if not c.reason and _FORBIDS.search(c.text.replace("\u2019", "'"))]
-    return " ".join(dict.fromkeys(said)) or line
-
-
-def unread_rule(line: str) -> bool:
-    """A refusal that names an exact thing but that no reading turned into a
-    guard, with no exception or hedge in it: what a child may phrase."""
-    plain = line.replace("\u2019", "'")
-    if not _FORBIDS.search(_NOT_A_BAN.sub(" ", plain)) or _EXCEPTION.search(line) or _HEDGE.search(line):
-        return False
-    if _NAMED.search(line):
-        return True
-    return any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*", line.lower()))
 
 
 def _inside(pattern: str) -> bool:

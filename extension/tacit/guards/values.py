@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
+from tacit.guards.commands import _is_info
 from tacit.guards.model import GuardSpec, OptionMatch
 from tacit.guards.shell import Invocation, program_name
 from tacit.guards.words import _DONT, listed
@@ -83,8 +84,8 @@ def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
         return False
     if match.verbs and not set(_lead_words(inv.argv)) & set(match.verbs):
         return False
-    if "--help" in inv.argv[1:inv.argv.index("--") if "--" in inv.argv else len(inv.argv)]:
-        return False  # `gh issue create --label x --help`: the help is printed, nothing is made
+    if _is_info(inv.argv, match.program):
+        return False  # `gh issue create --label x -h`, `git commit --trailer … --dry-run`: nothing is made
     wanted = {v.lower() for v in match.values}
     for value in _given(inv.argv, match.options):
         if match.trailer:
