@@ -1,7 +1,8 @@
 """The features the learned scorers weigh: the fixed n-gram mass, the cue
 features of issue 22 (imperative, second person, durable cue, code or path,
-an error in the agent's reply), and that the hand-built features the
-extractor produces carry shipped weights."""
+an error in the agent's reply), the word shapes (``sh:``, the correction
+scorer's only), and that the hand-built features the extractor produces carry
+shipped weights."""
 
 from __future__ import annotations
 
@@ -98,7 +99,39 @@ def test_the_hand_built_features_the_extractor_produces_have_shipped_weights():
     names = _handbuilt_names_of_the_projects_own_examples()
     unweighted = {n for n in names if feature_key(n) not in keys}
     assert len(names) > 100
-    assert not {n for n in unweighted if not n.startswith(("cue=", "sig="))}, unweighted
+    assert not {n for n in unweighted if not n.startswith(("cue=", "sig=", "sh:"))}, unweighted
     assert len(unweighted) <= 0.2 * len(names), unweighted
     lesson = models["lesson"].weights
     assert {feature_key("imperative"), feature_key("durable-cue")} <= set(lesson)  # the new cues carry weight
+
+
+def _shapes(text: str, prev: str | None = None) -> set[str]:
+    return {n for n in user_features(read(text, prev)) if n.startswith("sh:")}
+
+
+def test_word_shapes_name_the_opening_and_function_words_not_the_project():
+    acted = "I ran npm install and updated the lock file."
+    rejected = _shapes("no, use pnpm not npm", acted)
+    assert {"sh:open=reject", "sh:not-x-but", "sh:neg", "sh:size=short", "sh:prev=acted",
+            "sh:open=reject&prev=acted", "sh:neg&prev=acted", "sh:you=0"} <= rejected
+    asked = _shapes("why did you delete the test?")
+    assert {"sh:open=why", "sh:why-you", "sh:q&short", "sh:q&open=why", "sh:prev=none", "sh:you=1"} <= asked
+    # the same shape in another project's words gives the same names
+    assert _shapes("no, use poetry not pip", acted) == rejected
+    assert "sh:open=ok" in _shapes("great, thanks") and "sh:thanks" in _shapes("great, thanks")
+    assert not _shapes("   ") and not _shapes("```\nonly code\n```")
+    # "stop" opening an instruction is not a halt
+    assert "sh:open=halt" in _shapes("stop, fix the test first")
+    assert "sh:open=do" in _shapes("stop the server and restart it")
+
+
+def test_only_the_correction_scorer_weighs_the_word_shapes():
+    """The shapes raised the correction scorer's out-of-fold precision and nothing else's: the other
+    scorers are trained without them (tests/benchmarks/train_detectors.py), so they carry no weight there."""
+    models = load_models("user_model.json")
+    names = {n for n in _handbuilt_names_of_the_projects_own_examples() if n.startswith("sh:")}
+    assert len(names) > 50
+    keyed = {feature_key(n) for n in names}
+    assert len(keyed & set(models["correction"].weights)) >= 0.8 * len(names)
+    for other in ("lesson", "durable", "failure", "preference", "decision", "goal", "fact"):
+        assert not keyed & set(models[other].weights), other

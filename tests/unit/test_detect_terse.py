@@ -85,3 +85,21 @@ def test_corrections_in_other_languages(text):
 ])
 def test_thanks_in_other_languages_are_not_corrections(text):
     assert not analyse(text, NPM_REPLY).is_correction
+
+
+def test_a_stated_convention_after_an_acknowledgement_is_a_lesson_not_a_correction():
+    """The reply did nothing the rule rejects: the review keeps it, no correction save."""
+    said = analyse("we use yarn here", "Understood.")
+    assert not said.is_correction and said.correction.rule == "stated-rule", said.correction
+    assert said.category != "none" and said.highlight and said.rule
+    after_npm = analyse("we use yarn here", "I ran npm install and the build passes.")
+    assert after_npm.is_correction, after_npm.correction
+
+
+def test_a_short_x_not_y_against_what_the_reply_said_is_a_correction():
+    verdict = analyse("the port is 5173 not 3000", "Started on port 3000.").correction
+    assert verdict.is_correction and verdict.rule == "contrast" and "3000" in verdict.reason, verdict
+    assert analyse("the port is 5173 not 3000").correction.rule != "contrast"  # nothing said it
+    long = ("so the app shows the loading message and not the projects page after I open it from the menu "
+            "on the left side")
+    assert analyse(long, "The projects page now loads.").correction.rule != "contrast"

@@ -151,13 +151,26 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
     top = scorer.contributions(feats)
     shown = ", ".join(name for name, _c in top[:4]) or "no cue"
     is_correction = bool(scorer.weights) and score >= scorer.threshold
+    rule = phrased_rule_of(reading) if phrased is _UNSET else phrased
     if not is_correction:
         # "pnpm not npm" right after "npm install", "no, use pnpm": an exact
         # rule against what the agent did is a correction
-        rule = phrased_rule_of(reading) if phrased is _UNSET else phrased
         if isinstance(rule, Phrased) and (rule.rejects_prev or rule.rejection or (rule.contrast and not reading.prev)):
             return _verdict(True, "phrased-rule", max(score, 0.75), reading.focus.strip(),
                             f"states the rule {rule.text!r} against what the agent did")
+        c = reading.contrast
+        if c is not None and c.in_prev and c.kind in ("A-not-B", "is-A-not-B") and reading.n_words <= 10 \
+                and len(c.rejected.split()) <= 3 and not reading.focus.rstrip().endswith("?"):
+            # "the port is 5173 not 3000" after "Started on port 3000.": a short "X, not Y" whose Y
+            # the agent's reply said contradicts it (no tune row this short fires; longer ones are not)
+            return _verdict(True, "contrast", max(score, 0.75), c.shown,
+                            f"rejects {c.rejected!r}, which the agent's reply said")
+    elif isinstance(rule, Phrased) and not (rule.rejects_prev or rule.rejection or rule.contrast) \
+            and not reading.msg.prev_acted:
+        # "we use yarn here" after "Understood.": a rule that rejects nothing, when the agent did
+        # nothing, is a durable statement (saved by the review), not a correction
+        return _verdict(False, "stated-rule", min(score, 0.1), reading.focus.strip(),
+                        f"states the rule {rule.text!r}; the agent's reply did nothing it rejects")
     return _verdict(is_correction, "model", score, _matched_text(reading, top),
                     f"score {score:.2f} {'>=' if is_correction else '<'} {scorer.threshold:.2f}; top: {shown}")
 

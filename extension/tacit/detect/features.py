@@ -53,6 +53,36 @@ _DURABLE_CUE = lazy(r"\b(?:always|never|from now on|going forward|in (?:the )?fu
                           r"(?:we|i) (?:use|prefer|always|never|like|want)|our (?:\w+ )?(?:is|are|uses))\b")
 _CODE_OR_PATH = lazy(r"\b\w+\.(?:py|ts|tsx|js|json|md|yml|yaml|toml|go|rs|sh)\b|/\w+/")
 _PREV_ERROR = lazy(r"error|traceback|failed|exception")
+#: word shapes (issue 22): the opening word's class and function-word cues, which do not name a
+#: project's words and so carry over to other projects (chosen by out-of-fold figures on the tune split)
+_OPENER = {**dict.fromkeys(("no", "nope", "nah", "wrong", "incorrect"), "reject"),
+           **dict.fromkeys(("stop", "wait", "hold", "hang", "whoa"), "halt"),
+           **dict.fromkeys(("actually", "hmm", "but", "well", "however"), "turn"),
+           **dict.fromkeys(("you", "youre", "youve", "u", "your"), "you"),
+           **dict.fromkeys(("why", "whyd"), "why"), **dict.fromkeys(("how", "what", "where"), "wh"),
+           **dict.fromkeys(("please", "pls"), "polite"), **dict.fromkeys(("can", "could", "would"), "ask"),
+           **dict.fromkeys(("ok", "okay", "yes", "great", "thanks", "perfect", "good"), "ok"),
+           **dict.fromkeys(("i", "im", "ive"), "i"), **dict.fromkeys(("we", "our"), "we"), "lets": "lets"}
+_SHAPES = {
+    "instead": lazy(r"\binstead\b|\brather than\b"),
+    "again": lazy(r"\bagain\b|\bonce more\b"),
+    "still": lazy(r"\bstill\b"),
+    "already": lazy(r"\balready\b"),
+    "should": lazy(r"\b(?:should(?:nt)? (?:be|have|not)|supposed to|meant to|expected)\b"),
+    "wrong": lazy(r"\b(?:wrong|incorrect|mistake|broke|broken|messed|wtf|nonsense)\b"),
+    "i-meant": lazy(r"\bi (?:meant|asked|said|told|wanted|mean)\b"),
+    "dont-want": lazy(r"\bi (?:dont|do not|didnt|did not) (?:want|need|like|ask)\b"),
+    "not-x-but": lazy(r"\bnot\b[^,.;!?]{1,40}\bbut\b|\b\w+,? not \w+\b"),
+    "why-you": lazy(r"\bwhy (?:did|do|are|is|would|have) (?:you|u|it|this|that)\b"),
+    "you-verb-ed": lazy(r"\b(?:you|u) (?:just |also |still |again |even )?\w+ed\b"),
+    "neg": lazy(r"\b(?:not|dont|do not|no|never|cant|isnt|doesnt|didnt|wont)\b"),
+    "please": lazy(r"\b(?:please|pls|plz)\b"),
+    "thanks": lazy(r"\b(?:thanks|thank you|great|perfect|awesome|nice|works)\b"),
+}
+#: the shapes also read together with the message's size and the reply's state
+_SHAPES_IN_CONTEXT = frozenset(("neg", "instead", "again", "wrong", "should", "i-meant", "still"))
+_YOU_WORDS = frozenset(("you", "your", "youre", "youve", "u"))
+_OBJECT_WORDS = frozenset(("the", "a", "an", "all", "this", "that", "these", "those", "my", "it", "them", "any"))
 #: the n-gram features of a message share this much weight (each gets NGRAM_MASS / sqrt(count)),
 #: so a long message does not outweigh the hand-built cues by its length alone
 NGRAM_MASS = 2.0
@@ -122,6 +152,7 @@ def user_features(reading: MessageReading) -> dict[str, float]:
     n = _text_features(reading, f)
     negated = _cue_features(reading, f, n)
     _prev_features(reading, f, n, negated)
+    _shape_features(reading, f)
     _marker_features(reading.markers, f)
     return f
 
@@ -207,6 +238,32 @@ def _prev_features(reading: MessageReading, f: dict[str, float], n: int, negated
     flags(f, (("negation&prev-acted", negated and msg.prev_acted),
                ("cue&prev-acted", reading.hits and msg.prev_acted),
                ("bug&prev-claims-fix", msg.bug and "prev=claims-fix" in f)))
+
+
+def _shape_features(reading: MessageReading, f: dict[str, float]) -> None:
+    """Word shapes (``sh:``): the opening word's class, function-word cues, and their
+    conjunctions with the message's size, a question mark and the agent's reply."""
+    tokens = words(reading.bare)
+    if not tokens:
+        return
+    opener = _OPENER.get(tokens[0], "other")
+    if opener == "halt" and len(tokens) > 1 and tokens[1] in _OBJECT_WORDS:
+        opener = "do"  # "stop the server and restart it": an instruction, not a halt
+    opener = "sh:open=" + opener
+    size = "short" if len(tokens) <= 8 else "mid" if len(tokens) <= 30 else "long"
+    msg = reading.msg
+    prev = "none" if not reading.prev else "acted" if msg.prev_acted else "asks" if msg.prev_asks else "other"
+    f[opener] = f["sh:size=" + size] = f["sh:prev=" + prev] = 1.0
+    f[f"{opener}&prev={prev}"] = f[f"{opener}&{size}"] = 1.0
+    for name, rx in _SHAPES.items():
+        if rx.search(reading.bare):
+            f["sh:" + name] = 1.0
+            if name in _SHAPES_IN_CONTEXT:
+                f[f"sh:{name}&{size}"] = f[f"sh:{name}&prev={prev}"] = 1.0
+    if reading.focus.rstrip().endswith("?"):
+        f[f"sh:q&{size}"] = f[f"sh:q&{opener[3:]}"] = 1.0
+    you = sum(t in _YOU_WORDS for t in tokens)
+    f["sh:you" + ("=0" if not you else "=1" if you == 1 else ">1")] = 1.0
 
 
 def _marker_features(m: DurableMarkers, f: dict[str, float]) -> None:
