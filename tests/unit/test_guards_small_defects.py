@@ -190,3 +190,28 @@ def test_a_label_or_trailer_given_to_a_help_or_dry_run_form_makes_nothing(lesson
 def test_help_after_the_separator_or_a_redirection_still_counts():
     assert hits("never edit `CLAUDE.md`", "echo '# notes' > CLAUDE.md --help")  # the shell writes the file first
     assert hits("never use -- with pnpm test", "pnpm test -- reporters --help")  # the script gets --help and runs
+
+
+# ---------------------------------------------------------------------------
+# a name at any depth is the project's own folder, not a copy inside a dependency or cache folder
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, path", [
+    ("don't touch dist/", "node_modules/.cache/dist/x.js"), ("don't touch dist/", "web/node_modules/p/dist/a.js"),
+    ("don't touch migrations/", ".venv/lib/python3.12/site-packages/django/contrib/auth/migrations/0001.py"),
+    ("never edit .env", "node_modules/dotenv/.env"), ("don't touch dist/", ".git/dist/x"),
+    ("don't touch build/", "src/__pycache__/build/x.pyc"), ("don't touch build/", ".cache/build/x"),
+])
+def test_a_name_at_any_depth_is_not_looked_for_inside_third_party_folders(lesson, path):
+    assert derive_guards(lesson) and not hits(lesson, f"echo x > {path}")
+    edit = normalize_call("Edit", {"file_path": f"{ROOT}/{path}"}, ROOT, project_root=ROOT)
+    assert not GuardSet([Guard(s, 0, "project", ROOT, "lesson") for s in derive_guards(lesson)]).check(edit)
+
+
+@pytest.mark.parametrize("lesson, path", [
+    ("don't touch dist/", "dist/x.js"), ("don't touch dist/", "apps/web/dist/x.js"),
+    ("don't touch dist/", "src/venvs/dist/x.js"), ("don't touch migrations/", "users/migrations/0001.py"),
+    ("never edit node_modules/", "node_modules/p/index.js"), ("never edit node_modules/", "web/node_modules/p/a.js"),
+    ("never edit `.venv/`", ".venv/lib/x.py"), ("don't touch dist/", "vendor/p/dist/x.js"),
+])
+def test_the_project_s_own_folder_and_a_rule_naming_a_third_party_folder_still_fire(lesson, path):
+    assert hits(lesson, f"echo x > {path}")

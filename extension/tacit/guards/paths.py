@@ -62,6 +62,12 @@ _BACKUPS = (".bak", ".orig", ".old", ".swp", ".swo", ".backup", ".rej", "~")
 _NOT_BACKUP = "".join(rf"(?<!{re.escape(s)})" for s in _BACKUPS)
 
 
+# folders holding generated or third-party copies: a name at any depth ("dist/") is not looked for inside them,
+# unless the rule names such a folder itself ("never edit node_modules/")
+_NOT_OURS = frozenset(("node_modules", ".git", ".venv", "venv", "__pycache__", ".cache", "site-packages"))
+_OUR_FOLDERS = "(?:^(?:(?!(?:%s)/)[^/]+/)*)" % "|".join(map(re.escape, sorted(_NOT_OURS)))
+
+
 def compile_patterns(patterns, home: str | None = None) -> list:
     """A guard's patterns compiled; ``X.*`` beside ``X`` (``.eslintrc`` and its
     derived ``.eslintrc.*``: the file's config variants, ``.eslintrc.json``) leaves
@@ -94,7 +100,8 @@ def compile_pattern(pattern: str, home: str | None = None, *, variants: bool = F
     p = p.lstrip("/")
     if not p or p == "." or ".." in p.split("/"):
         return None
-    return "rel", re.compile(("^" if anchored else "(?:^|/)") + _body(p) + tail)
+    lead = "^" if anchored else "(?:^|/)" if p in _NOT_OURS else _OUR_FOLDERS
+    return "rel", re.compile(lead + _body(p) + tail)
 
 
 def _below(path: str, root: str) -> str | None:
