@@ -215,3 +215,29 @@ def test_a_name_at_any_depth_is_not_looked_for_inside_third_party_folders(lesson
 ])
 def test_the_project_s_own_folder_and_a_rule_naming_a_third_party_folder_still_fire(lesson, path):
     assert hits(lesson, f"echo x > {path}")
+
+
+# ---------------------------------------------------------------------------
+# a PR opened to another repository (`--repo me/fork`) is not one opened to the repository the rule names
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, stopped, fine", [
+    ("never open PRs to facebook/react",
+     ["gh pr create --title x", "gh pr create --repo facebook/react", "gh pr create -R Facebook/React",
+      "gh pr create --repo=https://github.com/facebook/react.git", "gh pr create -Rfacebook/react"],
+     ["gh pr create --repo me/fork --title x", "gh pr create --title x -R me/react", "gh pr create -Rme/fork",
+      "gh pr create --repo=github.com/me/fork"]),
+    ("NEVER open pull requests to [Wasmtime]",
+     ["gh pr create", "gh pr create --repo bytecodealliance/wasmtime", "gh pr create -R me/wasmtime"],
+     ["gh pr create --repo me/fork"]),
+    # which repository "upstream" is, a --repo value does not say: every PR stays stopped
+    ("never open PRs to the upstream repository", ["gh pr create", "gh pr create --repo me/fork"], []),
+])
+def test_a_pr_is_stopped_only_when_its_target_is_the_named_repository_or_unknown(lesson, stopped, fine):
+    assert all(hits(lesson, c) for c in stopped) and not any(hits(lesson, c) for c in fine)
+
+
+def test_the_named_repository_survives_the_guard_store_round_trip():
+    spec = derive_guards("never open PRs to facebook/react")[0]
+    assert spec.match.repo == "facebook/react" and spec.match.to_dict()["repo"] == "facebook/react"
+    assert type(spec).from_dict(spec.to_dict()) == spec
+    assert "repo" not in derive_guards("never open PRs to upstream")[0].match.to_dict()

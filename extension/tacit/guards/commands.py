@@ -177,6 +177,20 @@ def _is_info(argv: tuple, program: str) -> bool:
     return False
 
 
+def _acts_on(argv: tuple, repo: str) -> bool:
+    """``gh … --repo me/fork`` acts on me/fork: ``repo`` (``owner/name``, or a name alone) when the
+    value names it — a URL or ``HOST/OWNER/NAME`` is read by its last parts — or when none is given."""
+    for j, a in enumerate(argv[1:], 1):
+        if a == "--":
+            break
+        value = (argv[j + 1] if j + 1 < len(argv) else "") if a in ("--repo", "-R") else \
+            a[7:] if a.startswith("--repo=") else a[2:] if a.startswith("-R") else None
+        if value is not None:
+            parts = value.lower().removesuffix(".git").rstrip("/").split("/")
+            return "/".join(parts[-2:] if "/" in repo else parts[-1:]) == repo
+    return True
+
+
 def _git_sub(argv: tuple) -> str | None:
     i = skip_options(argv, 1, GIT_VALUE_OPTS)
     return argv[i] if i < len(argv) else None
@@ -215,7 +229,7 @@ class _Command:
 
     __slots__ = ("positions", "flags", "allow_info", "value_opts", "anywhere", "program", "also", "bare", "read_only",
                  "unless", "venv_ok", "under", "on", "not_via", "to_file", "placed", "sub_value", "list_tail", "packages",
-                 "script", "needs_arg")
+                 "script", "needs_arg", "repo")
 
     def __init__(self, match: CommandMatch, program: str, instead: str | None = None):
         prog = program_names(program)[-1]  # the family: pip3 → pip
@@ -254,6 +268,7 @@ class _Command:
         if self.venv_ok and not self.not_via:  # `uv run python`: the project environment's python3
             self.not_via = _ENV_RUNNERS
         self.placed = bool(self.under or self.on or self.not_via or self.to_file)
+        self.repo = match.repo.lower()
 
     def matches(self, argv: tuple) -> bool:
         if self.program == "*" and program_name(argv[0]) in _SAYS_ONLY:
@@ -261,6 +276,8 @@ class _Command:
         if self.allow_info and _is_info(argv, self.program):
             return False
         if self.venv_ok and _VENV_PYTHON.search(argv[0]):
+            return False
+        if self.repo and not _acts_on(argv, self.repo):
             return False
         positions = self.positions
         if self.script:

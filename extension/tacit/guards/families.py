@@ -74,13 +74,15 @@ _PR_TO = lazy(rf"{_DONT}\s+(?:open|create|submit|file|raise|send|make)\s+(?:any\
               re.I)
 _NOT_PROJECT = frozenset(("main", "master", "develop", "trunk", "it", "them", "this", "that", "any", "branches",
                           "branch", "release", "production", "prod", "staging", "default"))
+_RELATIVE = frozenset(("upstream", "origin", "parent", "original", "source", "base", "fork", "forks"))
 
 
 def _pr_to(clause: str, because: str) -> list:
     m = _PR_TO.fullmatch(clause)
     if not m or m.group("x").lower() in _NOT_PROJECT or "/" not in m.group("x") and "." in m.group("x"):
         return []
-    return [GuardSpec(CommandMatch(("gh",), ("pr", "create"), (), True), because)]
+    x = m.group("x")  # "upstream": which repository that is, a --repo value does not say
+    return [GuardSpec(CommandMatch(("gh",), ("pr", "create"), (), True, repo="" if x.lower() in _RELATIVE else x), because)]
 
 
 def _any_folder(clause: str, because: str) -> list:

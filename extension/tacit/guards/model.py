@@ -11,7 +11,7 @@ from typing import Any, ClassVar, get_args
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only", "to_file")  # written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only", "to_file", "repo")  # written only when set
 
 
 class _Match:
@@ -40,6 +40,7 @@ class CommandMatch(_Match):
     ``on``: only with an argument in these folders ("prettier on `tasks/`");
     ``not_via``: run through one of these wrappers it is allowed ("through uv");
     ``to_file``: only with its output sent to a file ("never pipe X output to a file").
+    ``repo``: only when the repository it acts on (``--repo``/``-R``) is this one or not said.
     """
 
     kind: ClassVar[str] = "command"
@@ -53,6 +54,7 @@ class CommandMatch(_Match):
     on: tuple[str, ...] = ()
     not_via: tuple[str, ...] = ()
     to_file: bool = False
+    repo: str = ""
 
 
 @dataclass(frozen=True, slots=True)
