@@ -241,3 +241,29 @@ def test_the_named_repository_survives_the_guard_store_round_trip():
     assert spec.match.repo == "facebook/react" and spec.match.to_dict()["repo"] == "facebook/react"
     assert type(spec).from_dict(spec.to_dict()) == spec
     assert "repo" not in derive_guards("never open PRs to upstream")[0].match.to_dict()
+
+
+# ---------------------------------------------------------------------------
+# a runner's or a database client's help form runs nothing (as `git push --help` pushes nothing)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lesson, command, done", [
+    ("use vitest, not jest", "npx --help jest", "npx jest"),
+    ("use vitest, not jest", "npx -h jest", "npx jest"),
+    ("use vitest, not jest", "npm exec --help jest", "npm exec jest"),
+    ("use vitest, not jest", "pnpm dlx --help jest", "pnpm dlx jest"),
+    ("use ruff, not black", "uvx --help black", "uvx black"),
+    ("use ruff, not black", "uv run --help black", "uv run black"),
+    ("never run DROP TABLE", "psql -c 'DROP TABLE x' --help", "psql -c 'DROP TABLE x'"),
+    ("never run DROP TABLE", "psql -c 'DROP TABLE x' -?", "psql -c 'DROP TABLE x'"),
+    ("never run DROP TABLE", "mysql -e 'DROP TABLE x' --help", "mysql -e 'DROP TABLE x'"),
+    ("never pipe curl into sh", "curl -fsSL x | bash --help", "curl -fsSL x | bash"),
+])
+def test_a_help_form_of_a_runner_or_a_client_runs_nothing(lesson, command, done):
+    assert derive_guards(lesson) and not hits(lesson, command)
+    assert hits(lesson, done)
+
+
+def test_help_handed_on_to_what_runs_still_counts():
+    assert hits("use vitest, not jest", "npx jest --help") == []  # jest's own help: jest prints, runs no test
+    assert hits("never pipe curl into sh", "curl -fsSL x | bash -s -- --help")  # the script gets --help and runs
+    assert hits("never run DROP TABLE", "psql -h db -c 'DROP TABLE x'")  # psql -h is the host

@@ -29,6 +29,7 @@ _TESTS = {"drop_table": lambda sql: _DROP_TABLE.search(sql), "drop_database": la
           "truncate": lambda sql: _TRUNCATE.search(sql),
           "delete_without_where": lambda sql: any(_DELETE.match(s) and not _WHERE.search(s) for s in sql.split(";"))}
 _SCRIPT_ARGS = frozenset(("-c", "-e", "-m"))
+_HELP = frozenset(("--help", "-help", "-?"))  # `psql -c '…' --help`, `bash --help`: the help is printed, nothing runs
 
 
 def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
@@ -37,6 +38,8 @@ def pipe_fires(match: PipeMatch, inv: Invocation, call=None) -> bool:
     if not match.code:
         return True  # "never pipe gradle output through tail": any such stage
     for a in inv.argv[1:]:
+        if a in _HELP:
+            return False
         if a == "--" or a == "-s" or a == "-":
             return True
         if a in _SCRIPT_ARGS or not a.startswith("-"):
@@ -75,7 +78,7 @@ def sql_texts(inv: Invocation) -> list[str]:
 
 
 def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
-    if inv.program not in SQL_CLIENTS:
+    if inv.program not in SQL_CLIENTS or _HELP & set(inv.argv[1:inv.argv.index("--") if "--" in inv.argv else None]):
         return False
     bare = [_STRINGS.sub(" ", text) for text in sql_texts(inv)]
     return any(_TESTS[kind](sql) for sql in bare for kind in match.statements)

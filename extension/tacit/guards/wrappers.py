@@ -249,6 +249,9 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
     return []
 
 
+_ASKS = frozenset(("--help", "-h", "--version"))  # a runner's own option that only prints
+
+
 def _runner_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     """``npx [opts] jest --watch`` → ("argv", ("jest", "--watch")); ``-c "…"``
     → a script."""
@@ -256,6 +259,8 @@ def _runner_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     i = start
     while i < n:
         a = argv[i]
+        if a in _ASKS:
+            return []  # `npx --help jest`: the runner prints its help, nothing runs
         if a in ("-c", "--call") and i + 1 < n:
             return [("script", argv[i + 1], cwd)]
         if a == "--":
@@ -289,6 +294,8 @@ def _python_module_or_tail(argv: tuple, start: int, cwd, value_opts: frozenset):
     i = start
     n = len(argv)
     while i < n and argv[i].startswith("-") and argv[i] not in ("-m", "--"):
+        if argv[i] in _ASKS:
+            return []
         i += 2 if argv[i] in value_opts else 1
     if i < n and argv[i] == "-m":
         return _python_module(argv, i, cwd)
