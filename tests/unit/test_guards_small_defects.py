@@ -16,6 +16,7 @@ from guard_helpers import git_repo, remember
 from tacit import cli
 from tacit.guards import GuardSet, derive_guards, normalize_call
 from tacit.guards.model import Guard
+from tacit.guards.unread import unread_rule
 from tacit.handlers.guards import git_remotes, push_default
 
 ROOT = "/repo"
@@ -267,3 +268,28 @@ def test_help_handed_on_to_what_runs_still_counts():
     assert hits("use vitest, not jest", "npx jest --help") == []  # jest's own help: jest prints, runs no test
     assert hits("never pipe curl into sh", "curl -fsSL x | bash -s -- --help")  # the script gets --help and runs
     assert hits("never run DROP TABLE", "psql -h db -c 'DROP TABLE x'")  # psql -h is the host
+
+
+# ---------------------------------------------------------------------------
+# a later sentence's own command (its example path) does not veto the rule before it
+# ---------------------------------------------------------------------------
+CLEAN_UP = " If `.js` files are accidentally generated, clean up with `git clean -fd src/`."
+
+
+@pytest.mark.parametrize("rule", [
+    "Please refrain from running `yarn lint:types` with file arguments (e.g. `yarn lint:types src/a.ts`).",
+    "We don't want `tsc` run on single files like `tsc src/a.ts`.",
+    "Never run `tsc` with file arguments (e.g. `tsc src/a.ts`).",
+])
+def test_another_program_s_command_in_a_later_condition_is_that_order_s_own(rule):
+    assert unread_rule(rule + CLEAN_UP) == unread_rule(rule) is True
+    assert bool(derive_guards(rule + CLEAN_UP)) == bool(derive_guards(rule))
+
+
+@pytest.mark.parametrize("line", [
+    "Please refrain from running `tsc` on `src/` files. If it is urgent, run `tsc src/`.",  # the rule's program
+    "Please refrain from running `tsc` on single files. If you need one checked, run `npx tsc src/a.ts --noEmit`.",
+    "Never run `git push --force`. If you must rewrite history, use `git push --force-with-lease`.",
+])
+def test_a_later_condition_naming_what_the_rule_stops_still_vetoes(line):
+    assert not unread_rule(line) and not derive_guards(line)

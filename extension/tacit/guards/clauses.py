@@ -524,6 +524,9 @@ def _explains(c: Clause) -> bool:
     return bool(rest) and bool(_EXPLAINS.match(rest)) and not _PERMIT.search(rest) and not _ASKS.search(rest)
 
 
+_SPAN = lazy(r"`([^`\n]+)`")
+
+
 def _own_rule(c: Clause, specs: tuple) -> bool:
     """Whether a conditional clause of another sentence states a rule of its own: a consequent
     that neither permits anything nor names (outside a negation) what ``specs`` stop (their flags,
@@ -542,6 +545,10 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     rest = rest.strip(" ,")
     if not rest or _PERMIT.search(rest) or _BACK.search(rest):
         return False
+    if all(getattr(s.match, "programs", None) for s in specs):  # "… clean up with `git clean -fd src/`": the
+        ours = {p for s in specs for p in s.match.programs}  # words of another program's command are its own
+        rest = _SPAN.sub(lambda m: m[0] if ours & set(m[1].lower().split()) or (m[1].split() or [""])[0].lower()
+                         not in _KNOWN_PROGRAMS else " ", rest)
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
 
