@@ -108,7 +108,9 @@ def file_sync(tmp: Path, lines: int) -> None:
     from tacit.projects import project_for
     from tacit.stores.guards import GuardStore
     from tacit.stores.ledger import Ledger
-    if not hasattr(GuardStore, "sync_files"):
+    try:
+        from tacit.stores import guard_files  # noqa: F401 (a tree that reads instruction files has it)
+    except ImportError:
         print(f"  {lines}-line AGENTS.md: not read by this tree")
         return
     cfg = load_config(env={"TACIT_HOME": str(tmp / "home-file"), "HOME": str(tmp)})
