@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from dataclasses import dataclass
 
 from tacit.safety import commands, invisible, scanner
@@ -129,13 +130,13 @@ _CATEGORY_REASONS = {
     "exfiltration": "an exfiltration pattern",
     "secret": "a secret",
 }
-_VERDICTS: dict = {}
-_VERDICTS_MAX = 20_000
+_VERDICTS_MAX = 20_000  # memoised verdicts, and memoised scans of joined entries
 
 
 def clear_memo() -> None:
     """Forget memoised verdicts (benchmarks, tests): results never depend on them."""
-    _VERDICTS.clear()
+    _verdict.cache_clear()
+    _first_finding.cache_clear()
 
 
 def _scan_verdict(text: str, cleaned: str):
@@ -147,12 +148,9 @@ def _scan_verdict(text: str, cleaned: str):
     return finding.pattern_id, _CATEGORY_REASONS.get(finding.category, "a blocked pattern")
 
 
+@lru_cache(maxsize=_VERDICTS_MAX)
 def _verdict(kind: str, text: str):
     """``(cleaned text, None)`` or ``(None, (pattern_id, reason))`` for one piece."""
-    key = (kind, text)
-    cached = _VERDICTS.get(key)
-    if cached is not None:
-        return cached
     cleaned = clean_for_context(text)
     problem = None
     if kind in NAME_KINDS:
@@ -174,14 +172,7 @@ def _verdict(kind: str, text: str):
         danger = [d for d in commands.find_dangers(cleaned) if kind == FIX_PATTERN or d.id in MEMORY_DANGERS]
         if danger:
             problem = (danger[0].id, danger[0].reason)
-    return _remember(key, (None, problem) if problem else (cleaned, None))
-
-
-def _remember(key, value):
-    if len(_VERDICTS) >= _VERDICTS_MAX:
-        _VERDICTS.clear()
-    _VERDICTS[key] = value
-    return value
+    return (None, problem) if problem else (cleaned, None)
 
 
 _SAFE_LABEL = re.compile(r"[\w .,:/()#@+-]{1,80}")
@@ -237,20 +228,15 @@ def _culprit_run(entries: list) -> tuple[int, int]:
     return max(i, 0), j
 
 
-_CLEAN = object()  # memo value: the join has no finding
+_first_finding = lru_cache(maxsize=_VERDICTS_MAX)(scanner.first_finding)
 
 
 def _joined_finding(texts: list):
     """The first finding in the entries joined by newlines (memoised)."""
-    joined = "\n".join(texts)
-    key = ("memory-join", joined)
-    cached = _VERDICTS.get(key)
-    if cached is None:
-        cached = _remember(key, scanner.first_finding(joined) or _CLEAN)
-    return None if cached is _CLEAN else cached
+    return _first_finding("\n".join(texts))
 
 
-def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> Block | None:
+def _gate_memory(block: Block, left_out: list, numbers: list) -> Block | None:
     """``block`` without its refused entries; ``numbers`` receives the
     (1-based) numbers of the entries kept."""
     raw_entries = block.text.split(ENTRY_SEPARATOR)
@@ -281,8 +267,7 @@ def _gate_memory(block: Block, left_out: list, numbers: list | None = None) -> B
         kept = kept[:i] + kept[j + 1:]
     if not kept:
         return None
-    if numbers is not None:
-        numbers.extend(number for number, _text in kept)
+    numbers.extend(number for number, _text in kept)
     return Block(MEMORY, block.label, ENTRY_SEPARATOR.join(text for _number, text in kept), block.group)
 
 
