@@ -225,20 +225,14 @@ def _network_check(match, _text):
     if _ENV_SUBST.search(segment):
         return "exfiltration.env_dump"
     if cmd in ("curl", "wget", "xh", "httpie", "invoke-webrequest", "invoke-restmethod", "iwr", "irm"):
-        for marker in _UPLOAD_MARKERS.finditer(segment):
-            kind = _classify_path(marker.group("path"))
-            if kind:
-                return kind
-        return None
-    # scp / rsync / sftp / nc / socat / rclone: any argument that is a sensitive file
+        kinds = (_classify_path(marker.group("path")) for marker in _UPLOAD_MARKERS.finditer(segment))
+        return next(filter(None, kinds), None)
+    # scp / rsync / sftp / nc / socat / rclone: any argument that is a sensitive file, but an identity
+    # file (the key is used to log in, not sent anywhere)
     tokens = segment.split()
-    for previous, token in zip(["", *tokens], tokens):
-        if previous in _IDENTITY_OPTS or "identityfile" in token.lower() or "identityfile" in previous.lower():
-            continue  # the key is used to log in, not sent anywhere
-        kind = _classify_path(token, whole_dirs=True)
-        if kind:
-            return kind
-    return None
+    kinds = (_classify_path(token, whole_dirs=True) for previous, token in zip(["", *tokens], tokens)
+             if not (previous in _IDENTITY_OPTS or "identityfile" in f"{previous} {token}".lower()))
+    return next(filter(None, kinds), None)
 
 
 _ARCHIVERS = ("tar", "zip", "7z", "gzip", "gpg", "openssl")
@@ -670,10 +664,7 @@ def _words_in_token(token: str) -> frozenset:
     pairs select the few needles worth a substring check)."""
     words = [word for needle, word in _SHORT_NEEDLES if needle in token]
     pairs = _PAIR_NEEDLES.keys() & {token[i:i + 2] for i in range(len(token) - 1)}
-    for pair in pairs:
-        for needle, word in _PAIR_NEEDLES[pair]:
-            if needle in token:
-                words.append(word)
+    words += [word for pair in pairs for needle, word in _PAIR_NEEDLES[pair] if needle in token]
     if token.endswith(_ANCHOR_COMMANDS):
         for command in _ANCHOR_COMMANDS:
             if token.endswith(command):
