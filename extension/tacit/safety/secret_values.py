@@ -96,11 +96,9 @@ def looks_like_token(body: str, *, mixed: bool = False, digit: bool = False, cas
         return False
     if len(set(body)) < min(8, max(4, len(body) // 3)):
         return False
-    has_digit = any(c.isdigit() for c in body)
-    has_cases = any(c.islower() for c in body) and any(c.isupper() for c in body)
-    if (digit or mixed) and not has_digit:
+    if (digit or mixed) and not any(c.isdigit() for c in body):
         return False
-    if (cased or mixed) and not has_cases:
+    if (cased or mixed) and not (any(c.islower() for c in body) and any(c.isupper() for c in body)):
         return False
     # "sk-component-library-name": words joined by dashes are a name, not a key
     return not (_WORDS.fullmatch(low) and any(c in body for c in "-_."))
