@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tacit.detect.analysis import analyse
-from tacit.detect.rules import phrase, phrase_rule
+from tacit.detect.rules import phrase
 from tacit.detect.text import normalise
 
 DEV_SERVER = "The dev server is running at http://localhost:3000 — open it in your browser."
@@ -91,8 +91,9 @@ def test_what_the_rule_rejects():
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200), st.one_of(st.none(), st.text(max_size=100)))
 def test_a_rule_is_always_a_short_sentence_of_its_own(text, prev):
-    rule = phrase_rule(text, normalise(text)[0], prev)
-    if rule is not None:
+    found = phrase(text, normalise(text)[0], prev)
+    if found is not None:
+        rule = found.text
         assert rule[0].isupper() and rule.endswith(".") and len(rule) <= 160
         assert "\n" not in rule
 

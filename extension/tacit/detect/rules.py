@@ -3,7 +3,7 @@
 Where tacit writes memory with no agent to check it (no agent available, ``tacit learn --apply``),
 it may only write a rule it can phrase exactly: "pnpm not npm here" → "Use pnpm, not npm."; "single
 quotes pls" → "Use single quotes."; "always use TypeScript" → "Always use TypeScript.". Anything
-else stays a candidate for the next review. :func:`phrase_rule` returns the rule or None.
+else stays a candidate for the next review. :func:`phrase` returns the rule or None.
 
 Design notes: docs/design/detect.md#tacitdetectrules"""
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tacit.lazyre import lazy
 
-__all__ = ["Phrased", "phrase", "phrase_rule", "TOOLS", "STYLE_TERMS"]
+__all__ = ["Phrased", "phrase", "TOOLS", "STYLE_TERMS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,9 +342,3 @@ def _fact_rule(s: _Said):
     if match.group("x") in ("fish", "zsh", "bash", "powershell"):
         return s.rule(f"The user uses the {_show(match.group('x'), s.focus)} shell.", "fact")
     return s.rule(f"The user uses {_show(match.group('x'), s.focus)}.", "fact")
-
-
-def phrase_rule(focus: str, lower: str, prev: str | None = None) -> str | None:
-    """Just the rule's text (see :func:`phrase`)."""
-    found = phrase(focus, lower, prev)
-    return found.text if found else None
