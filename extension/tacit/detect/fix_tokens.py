@@ -4,7 +4,7 @@
 lookup queries with: identifiers whole *and* split (``loadDotenv`` -> ``loaddotenv``, ``load``,
 ``dotenv``), paths, file names, versions and ``host:port`` whole, then their parts, CJK runs as
 character bigrams, English stop words dropped (``drop_stopwords=False`` keeps them); versions and
-error codes stay whole. ``tacit.detect.fix`` re-exports it; more in docs/fix-patterns.md.
+error codes stay whole. More in docs/fix-patterns.md.
 
 Design notes: docs/design/detect.md#tacitdetectfix_tokens"""
 
