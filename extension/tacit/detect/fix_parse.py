@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import accumulate, islice, takewhile
+from itertools import accumulate, groupby, islice, takewhile
 
 from tacit.lazyre import lazy
 
@@ -89,16 +89,13 @@ def _units(reply: str, spans: list[str]) -> list[_Unit]:
     in_fence = False
     current: _Unit | None = None
     for raw in reply.splitlines():
-        if _FENCE_RE.match(raw):
-            in_fence = not in_fence
+        fence = _FENCE_RE.match(raw)
+        if fence or not (in_fence or raw.strip()):  # a fence, or a blank line outside one, ends a block
+            in_fence ^= bool(fence)
             block += 1
             current = None
             continue
         if in_fence or _TRACEBACK_LINE_RE.match(raw):
-            continue
-        if not raw.strip():
-            block += 1
-            current = None
             continue
         line = _QUOTE_RE.sub("", raw)
         line = _protect_code_spans(line, spans)
@@ -264,17 +261,16 @@ _VERBS_PAST = (
     r"|reverted|deleted|installed|uninstalled|reinstalled|upgraded|downgraded|rewrote|adjusted"
     r"|guarded|passed|mocked|stubbed|reordered|escaped|quoted|configured|corrected|fixed|raised"
     r"|lowered|increased|decreased|reduced|enabled|disabled|regenerated|rebuilt|restarted|cleared"
-    r"|converted|modified|edited|marked|registered|exported|initiali[sz]ed|dropped|excluded"
-    r"|included|defined|declared|collected|created|gave|put|swapped|made|forced|limited|capped"
-    r"|extended|normali[sz]ed|sorted|deduplicated|deduped|handled|caught|skipped|ignored|inlined"
-    r"|extracted|stripped|trimmed|cast|re-ran|reran|merged|pointed|restored|relaxed|tightened"
-    r"|saniti[sz]ed|encoded|decoded|closed|reused|applied|specified|aligned|synced|unset|reset"
-    r"|widened|narrowed|cached|invalidated|flushed|awaited|locked|throttled|debounced|bound"
-    r"|vendored|filtered|loaded|imported|moved|taught|told|allowed|whitelisted|allowlisted|rotated"
-    r"|regenerated|re-generated|recreated|re-created|committed|deployed|redeployed|rolled\s+back"
-    r"|separated|isolated|seeded|froze|frozen|quarantined|split\s+out|filled|populated|supplied"
-    r"|provided|killed|stopped|started|terminated|granted|mounted|linked|symlinked|copied|wired"
-    r"|hooked|allocated|assigned|attached|converted|parsed|coerced|renamed"
+    r"|converted|modified|edited|marked|registered|exported|initiali[sz]ed|dropped|excluded|included"
+    r"|defined|declared|collected|created|gave|put|swapped|made|forced|limited|capped|extended"
+    r"|normali[sz]ed|sorted|deduplicated|deduped|handled|caught|skipped|ignored|inlined|extracted"
+    r"|stripped|trimmed|cast|re-ran|reran|merged|pointed|restored|relaxed|tightened|saniti[sz]ed"
+    r"|encoded|decoded|closed|reused|applied|specified|aligned|synced|unset|reset|widened|narrowed"
+    r"|cached|invalidated|flushed|awaited|locked|throttled|debounced|bound|vendored|filtered|loaded"
+    r"|imported|taught|told|allowed|whitelisted|allowlisted|rotated|re-generated|recreated|re-created"
+    r"|committed|deployed|redeployed|rolled\s+back|separated|isolated|seeded|froze|frozen|quarantined"
+    r"|split\s+out|filled|populated|supplied|provided|killed|stopped|started|terminated|granted"
+    r"|mounted|linked|symlinked|copied|wired|hooked|allocated|assigned|attached|parsed|coerced"
 )
 _VERBS_NOW = (
     r"send|use|pass|set|read|load|check|call|sort|return|close|reuse|create|handle|wait|retry|stream"
@@ -553,8 +549,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
         matches = list(_INLINE_LABEL_RE.finditer(text))
         # the text before the first label (an empty one yields no sentence), then each label's part
         segments = [(text[: matches[0].start()] if matches else text, role, section)]
-        for pos, match in enumerate(matches):
-            seg_end = matches[pos + 1].start() if pos + 1 < len(matches) else len(text)
+        for match, seg_end in zip(matches, [m.start() for m in matches[1:]] + [len(text)]):
             section_id += 1
             seg_role = "problem" if match.group("problem") else "solution"
             segments.append((text[match.end():seg_end], seg_role, section_id))
@@ -799,17 +794,15 @@ def _within_budget(sentences: list[_Sentence]) -> list[_Sentence]:
 def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> None:
     """"Solution: downgrade X. The generated files were made with an old Y that's incompatible…": a
     later prose sentence that describes a defect is the diagnosis, not more solution."""
-    previous: _Sentence | None = None
-    for i, s in enumerate(sentences):
+    for i, (previous, s) in enumerate(zip(sentences, sentences[1:]), 1):
         if (
-            s.role == "solution" and previous is not None and previous.section == s.section
+            s.role == "solution" and previous.section == s.section
             and not s.item and _DEFECT_RE.search(restored[i]) and not _find_remedies(i, s)
         ):
             for later in sentences[i:]:
                 if later.section != s.section:
                     break
                 later.role = later.section = None
-        previous = s
 
 
 def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], spans: list[str]) -> list[_Diag]:
@@ -896,9 +889,7 @@ def _pair(diagnoses: list[_Diag], remedies: list[_Remedy], sentences: list[_Sent
     just before it is the last resort."""
     ordered = sorted(remedies, key=lambda r: (r.sent, r.trig_start))
     label_remedies = [r for r in ordered if r.kind == "label"]
-    by_sentence: dict[int, list[_Remedy]] = {}
-    for r in ordered:
-        by_sentence.setdefault(r.sent, []).append(r)
+    by_sentence = {sent: list(group) for sent, group in groupby(ordered, key=lambda r: r.sent)}
     for d in diagnoses[: MAX_SENTENCES * 2]:
         if d.kind == "label":
             near = ordered
