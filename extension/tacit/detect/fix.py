@@ -252,9 +252,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
             return FixStatement(c.problem, c.solution, c.pattern, c.confidence) if c else None
         if score < scorer.threshold:
             return None
-        if c is not None:
-            return FixStatement(c.problem, c.solution, c.pattern, round(score, 3))
-        found = _extract(reading)
+        found = (c.problem, c.solution, c.pattern) if c is not None else _extract(reading)
         return FixStatement(*found, round(score, 3)) if found else None
     except Exception:  # noqa: BLE001 — a detector must never break the host
         return None
@@ -274,9 +272,7 @@ def _identifiers(text: str) -> list[str]:
 def lookup_text(fix: FixStatement) -> str:
     """The text the lexical index ranks on: the problem plus the solution's identifiers (why: docs/fix-patterns.md)."""
     seen = {t.lower() for t in _identifiers(fix.problem)}
-    extra: list[str] = []
+    extra: dict[str, str] = {}  # the first spelling of each new identifier
     for ident in _identifiers(fix.solution):
-        if ident.lower() not in seen:
-            seen.add(ident.lower())
-            extra.append(ident)
-    return " ".join([fix.problem.strip(), *extra]).strip()
+        extra.setdefault(ident.lower(), ident)
+    return " ".join([fix.problem.strip(), *(i for low, i in extra.items() if low not in seen)]).strip()
