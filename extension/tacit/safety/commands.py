@@ -94,8 +94,6 @@ def _outside(target: str, *, whole_tree: bool = True) -> bool:
     """Whether deleting ``target`` recursively reaches outside the working tree
     (or, with ``whole_tree``, takes the whole tree or its history)."""
     target = target.strip("\"'")
-    if not target:
-        return False
     if target in _WHOLE_TREE:
         return whole_tree
     if target == "/*":
@@ -137,11 +135,7 @@ def _rm_danger(match) -> bool:
                 recursive |= "recurse".startswith(flags.lower())
         else:
             targets.append(token)
-    if not recursive:
-        return False
-    if match.group("sudo"):
-        return True
-    return any(_outside(target) for target in targets)
+    return recursive and (bool(match.group("sudo")) or any(_outside(target) for target in targets))
 
 
 def _windows_delete_danger(match) -> bool:
