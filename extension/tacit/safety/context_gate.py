@@ -166,8 +166,7 @@ def _verdict(kind: str, text: str):
         cleaned = " ".join(cleaned.split())
         if len(cleaned) > DESCRIPTION_MAX:
             problem = ("too_long", f"a description longer than {DESCRIPTION_MAX} characters")
-    if problem is None:
-        problem = _scan_verdict(text, cleaned)
+    problem = problem or _scan_verdict(text, cleaned)
     if problem is None and kind in (FIX_PATTERN, MEMORY):
         danger = [d for d in commands.find_dangers(cleaned) if kind == FIX_PATTERN or d.id in MEMORY_DANGERS]
         if danger:
