@@ -152,11 +152,9 @@ def _word_start(low: str, pos: int) -> bool:
 
 
 def _english(low: str) -> bool:
-    for neg in _NEG_AT.finditer(low):
-        if _word_start(low, neg.start()) and _CLAUSE_BEFORE.search(_window(low, neg.start())) \
-                and _AFTER_NEG.match(low, neg.end()):
-            return True
-    if any(_word_start(low, phrase.start()) for phrase in _EN_PHRASES.finditer(low)):
+    if any(_word_start(low, neg.start()) and _CLAUSE_BEFORE.search(_window(low, neg.start()))
+           and _AFTER_NEG.match(low, neg.end()) for neg in _NEG_AT.finditer(low)) \
+            or any(_word_start(low, phrase.start()) for phrase in _EN_PHRASES.finditer(low)):
         return True
     for word in _PRIVATE_AT.finditer(low):
         if not _word_start(low, word.start()):
