@@ -175,8 +175,6 @@ def _classify_path(token: str, *, whole_dirs: bool = False) -> str | None:
     """Which sensitive file a command-line token names, if any (``whole_dirs``: the ~/.ssh folder too,
     archived or copied away wholesale)."""
     token = token.strip("\"'`()[]{},;").rstrip(".:!?").lstrip("<")
-    if not token:
-        return None
     found = next((pattern_id for rx, pattern_id in _PATH_KINDS if rx.search(token)), None)
     return found or ("exfiltration.ssh_key" if whole_dirs and _SSH_DIR.search(token) else None)
 
@@ -271,9 +269,7 @@ def _pipe_check(match, text):
         left = left.rsplit(sep, 1)[-1]
     if _has_secret_var(left):
         return "exfiltration.curl_secret"
-    if _PIPE_SOURCE.search(left):
-        return "exfiltration.env_dump"
-    return None
+    return "exfiltration.env_dump" if _PIPE_SOURCE.search(left) else None
 
 
 _EXFIL_VERBS_ENV = frozenset(
