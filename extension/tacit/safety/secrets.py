@@ -258,9 +258,7 @@ def _rule(pattern_id, regex, triggers, check=None, *, flags=0, **fields) -> Secr
 def _keyed_kind(match) -> str:
     """"password" for a password key (or a password stated in prose), else "secret"."""
     key = match.group("key") if "key" in match.re.groupindex else None
-    if key is None or key.lower().endswith(_PASSWORD_KEYS):
-        return "password"
-    return "secret"
+    return "password" if key is None or key.lower().endswith(_PASSWORD_KEYS) else "secret"
 
 
 RULES: tuple[SecretRule, ...] = (
