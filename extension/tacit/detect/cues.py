@@ -403,12 +403,11 @@ def contrast_cue(msg: Message) -> Contrast | None:
             rejected = found.group("b")
             shown = found.group(0) if kind != "A-not-B" else _preceding_part(bare, found.start()) + found.group(0)
             return Contrast(kind, rejected.strip(), shown.strip(), bool(prev) and _overlaps(rejected, prev_tokens))
-    if "instead" in bare:
-        found = _INSTEAD.search(bare)
-        if found:
-            part = (found.group("b") or "") + " " + _preceding_part(bare, found.start())
-            return Contrast("instead", (found.group("b") or "").strip(), found.group(0),
-                            bool(prev) and _overlaps(part, prev_tokens))
+    found = _INSTEAD.search(bare) if "instead" in bare else None
+    if found:
+        part = (found.group("b") or "") + " " + _preceding_part(bare, found.start())
+        return Contrast("instead", (found.group("b") or "").strip(), found.group(0),
+                        bool(prev) and _overlaps(part, prev_tokens))
     return None
 
 
