@@ -373,9 +373,7 @@ def _default_category(statements: list[str]) -> tuple[str, str] | None:
 def chinese_correction(text: str) -> str | None:
     """A Chinese correction phrase (不对, 错了, 我说的是 …), or None: the
     learned models are trained on English only."""
-    if not _HAS_CJK.search(text):
-        return None
-    match = _CORRECTION_ZH.search(text)
+    match = _HAS_CJK.search(text) and _CORRECTION_ZH.search(text)
     return match.group(0) if match else None
 
 
