@@ -71,8 +71,6 @@ def wants_forget(text: str) -> str | None:
         what = re.sub(r"\s*,?\s*(?:please|thanks|thank\s+you)$", "", what, flags=_I).strip()
         if re.match(r"^to\b", what, _I) or _FORGET_VAGUE.match(what) or len(what) < 2:
             return None  # "forget to …" is not a thing; "forget it" means never mind
-        if what.lower().startswith("about "):
-            what = what[6:]
-        return what or None
+        return (what[6:] if what.lower().startswith("about ") else what) or None
     except Exception:  # noqa: BLE001 — never break the host
         return None
