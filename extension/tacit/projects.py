@@ -10,6 +10,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from tacit import paths
@@ -30,8 +31,7 @@ class Project:
     @property
     def id(self) -> str:
         """A folder name for the project's private data: readable, unique."""
-        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")[:40] or "project"
-        return f"{slug}-{hashlib.sha256(self.key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
+        return _project_id(self.name, self.key)
 
     @property
     def shared_dir(self) -> str:
@@ -40,6 +40,12 @@ class Project:
     @property
     def is_shared(self) -> bool:
         return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md"))
+
+
+@lru_cache(maxsize=256)
+def _project_id(name: str, key: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "project"
+    return f"{slug}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
 
 
 def read_gitdir_file(path: str) -> str | None:

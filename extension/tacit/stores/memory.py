@@ -10,7 +10,9 @@ import copy
 import dataclasses
 import functools
 import json
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -38,6 +40,11 @@ TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
+# rendered scope blocks by everything they are made of (file texts, limits, paths, headers): a session
+# starting on unchanged memory is not scanned and rendered again (the gate is a pure function)
+_RENDERED: OrderedDict = OrderedDict()
+_RENDERED_KEEP = 16
+_RENDERED_LOCK = threading.Lock()
 SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 
@@ -191,7 +198,27 @@ class MemoryStore:
 
     def render_blocks(self, targets: list) -> dict:
         """Every scope's block, gated together (an injection split across scopes is caught too)."""
-        entries = {t: self.entries(t) for t in targets}
+        texts = {t: self.read_raw(t) for t in targets}
+        key = tuple((t, texts[t], self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets)
+        with _RENDERED_LOCK:
+            kept = _RENDERED.get(key)
+            if kept is not None:
+                _RENDERED.move_to_end(key)
+        if kept is None:
+            before = len(self.unread), len(self.left_out), len(self.gated_out)
+            blocks = self._render_blocks(targets, {t: parse_entries(texts[t]) for t in targets})
+            kept = (blocks, self.unread[before[0]:], self.left_out[before[1]:], self.gated_out[before[2]:])
+            with _RENDERED_LOCK:
+                _RENDERED[key] = kept
+                while len(_RENDERED) > _RENDERED_KEEP:
+                    _RENDERED.popitem(last=False)
+            return dict(blocks)
+        self.unread.extend(kept[1])
+        self.left_out.extend(kept[2])
+        self.gated_out.extend(kept[3])
+        return dict(kept[0])
+
+    def _render_blocks(self, targets: list, entries: dict) -> dict:
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
         gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
                               for t in targets if fits[t].kept])
