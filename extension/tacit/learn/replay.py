@@ -173,13 +173,6 @@ def formats() -> dict[str, str]:
                for name, host in host_specs.registry().items() if host.transcripts}, TACIT: "tacit JSONL"}
 
 
-def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
-    reader = read_tacit if fmt == TACIT else _host_readers()[fmt].read
-    for event in reader(path, stats):
-        stats.events += 1
-        yield event
-
-
 # Replay
 def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
@@ -206,11 +199,6 @@ def _job_detail(job: dict) -> dict:
     if kind == "flush":
         return {"why": v.get("why", "")}
     return {}
-
-
-def _session_report(session_id: str, path: str, fmt: str) -> dict:
-    return {"session_id": session_id, "file": path, "format": fmt, "turns": 0, "tool_calls": 0,
-            "commands": 0, "corrections": [], "jobs": [], "pending_correction": None}
 
 
 def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = False, host: str | None = None,
@@ -289,9 +277,11 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         by_session: dict[str, dict] = {}
         try:
             with _batched(engine.ledger(), not apply) as tick:
-                for event in read_events(path, fmt, stats):
-                    report = by_session.get(event.session_id) or by_session.setdefault(
-                        event.session_id, _session_report(event.session_id, str(path), fmt))
+                for event in (read_tacit if fmt == TACIT else _host_readers()[fmt].read)(path, stats):
+                    stats.events += 1
+                    report = by_session.get(event.session_id) or by_session.setdefault(event.session_id, {
+                        "session_id": event.session_id, "file": str(path), "format": fmt, "turns": 0,
+                        "tool_calls": 0, "commands": 0, "corrections": [], "jobs": [], "pending_correction": None})
                     _dispatch_one(engine, event, report, launched, records)
                     tick()
                     total_events += 1
