@@ -143,11 +143,6 @@ class Ledger:
                 conn.execute("ROLLBACK")
                 raise
 
-    def migrations_applied(self) -> list[str]:
-        with self._lock:
-            rows = self.connection().execute("SELECT name FROM schema_migrations ORDER BY name")
-            return [r[0] for r in rows]
-
     def _recover(self, exc: BaseException) -> None:
         """Move a corrupt ledger (and its -wal/-shm) aside, under its file lock; the next open makes one."""
         self._close_quietly()
