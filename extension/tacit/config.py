@@ -183,7 +183,6 @@ class Config:
     skills_dir = _path("home_str", "skills")
     config_file = _path("state_dir_str", "config.toml")
     ledger_path = _path("state_dir_str", "ledger.db")
-    logs_dir = _path("state_dir_str", "logs")
     log_file = _path("state_dir_str", "logs", "tacit.log")
     children_log = _path("state_dir_str", "logs", "children.jsonl")
 
