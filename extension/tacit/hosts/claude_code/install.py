@@ -18,10 +18,6 @@ MANIFEST = ".tacit-install.json"
 SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
 
 
-def claude_config_dir(cfg) -> Path:
-    return support.host_home(cfg, "CLAUDE_CONFIG_DIR", ".claude")
-
-
 def claude_state_file(cfg) -> Path:
     """``~/.claude.json`` (Claude Code's own state: trust, onboarding);
     inside ``$CLAUDE_CONFIG_DIR`` when that is set."""
@@ -29,7 +25,8 @@ def claude_state_file(cfg) -> Path:
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    base, project = support.scope_folder(scope, project_dir, claude_config_dir(cfg), ".claude")
+    home = support.host_home(cfg, "CLAUDE_CONFIG_DIR", ".claude")
+    base, project = support.scope_folder(scope, project_dir, home, ".claude")
     settings = base / ("settings.json" if project is None else "settings.local.json")
     return {"plugin_dir": base / "skills" / PLUGIN_NAME, "settings": settings, "project": project,
             "base": base}
