@@ -269,11 +269,6 @@ _QUEUES: dict[str, _WriterQueue] = {}
 _QUEUES_LOCK = threading.Lock()
 
 
-def _writer_queue(path: str) -> _WriterQueue:
-    with _QUEUES_LOCK:
-        return _QUEUES.setdefault(path, _WriterQueue())
-
-
 _OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
 
 
@@ -299,7 +294,8 @@ class _Transaction:
                 conn.execute(f"SAVEPOINT {self.savepoint}")
             else:
                 if self.immediate:
-                    queue = _writer_queue(ledger.path)
+                    with _QUEUES_LOCK:
+                        queue = _QUEUES.setdefault(ledger.path, _WriterQueue())
                     if not queue.acquire(QUEUE_WAIT):
                         raise ledger._unavailable("begin", sqlite3.OperationalError(
                             f"no turn to write in {QUEUE_WAIT:.0f} s (another writer of this process is stuck)"))
