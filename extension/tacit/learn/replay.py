@@ -203,10 +203,8 @@ def _job_detail(job: dict) -> dict:
 
 def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = False, host: str | None = None,
            progress: Callable[[dict], None] | None = None) -> dict:
-    """Replay recorded sessions through the engine; the report (bad input: problems in it, never raised).
-
-    ``build_engine``: ``tacit.hosts.runtime.build_engine`` (the caller's, a layer above). ``apply=False``
-    writes nothing. ``progress`` gets ``{"file", "files_done", "files_total", "events"}`` now and then."""
+    """Replay recorded sessions through the caller's ``build_engine``; the report (bad input: problems in
+    it, never raised). ``apply=False`` writes nothing; ``progress`` gets files done and events now and then."""
     started = time.time()
     files, problems = expand_paths(paths)
     scratch = nullcontext() if apply else tempfile.TemporaryDirectory(prefix="tacit-learn-",
