@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.gerunds import verb_of
 from tacit.guards.words import _KNOWN_PROGRAMS
 
@@ -551,5 +551,9 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
                          not in _KNOWN_PROGRAMS else " ", rest)
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
+
+# long alternations of words, searched in every clause: first the words alone (same answers)
+gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
+     _CUE_EMPHASIS, _CONTRACTION)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]
