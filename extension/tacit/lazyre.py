@@ -73,70 +73,97 @@ _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT)
 
 
 _ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
+_BOUNDARY = (_sre.AT, _sre.AT_BOUNDARY)
 
 
-def _starts(items: list) -> set | None:
-    """Lowercased words one of which every match of the parsed ``items`` starts with; None if unknown."""
+def _starts(items: list, bounded: bool = False) -> set | None:
+    """``(word, after a \\b)`` pairs, lowercased, one of which every match of the parsed ``items``
+    starts with; None if unknown."""
     for i, (op, av) in enumerate(items):
         if op in _ZERO_WIDTH:
+            bounded = bounded or (op, av) == _BOUNDARY
             continue
         if op is _sre.LITERAL:
             end = next((k for k in range(i, len(items)) if items[k][0] is not _sre.LITERAL), len(items))
             run = "".join(chr(a) for _op, a in items[i:end]).lower()
             rest = _starts(items[end:])
-            return {run + w for w in rest} if rest and len(rest) <= 64 else {run}
+            return {(run + w, bounded) for w, _b in rest} if rest and len(rest) <= 64 else {(run, bounded)}
         if op is _sre.SUBPATTERN:
-            return _starts(list(av[-1]))
+            return _starts(list(av[-1]), bounded)
         if op is _sre.BRANCH:
-            alternatives = [_starts(list(a)) for a in av[1]]
+            alternatives = [_starts(list(a), bounded) for a in av[1]]
             return None if any(not a for a in alternatives) else set().union(*alternatives)
         if op in _REPEATS and av[0] >= 1:
-            return _starts(list(av[2]))
+            return _starts(list(av[2]), bounded)
         return None
     return None
 
 
-def _needs(seq) -> set | None:
-    """Lowercased words one of which every match of the parsed ``seq`` holds; None if unknown."""
+def _needs(seq, bounded: bool = False) -> set | None:
+    """``(word, after a \\b)`` pairs, lowercased, one of which every match of the parsed ``seq``
+    holds; None if unknown."""
     items = list(seq)
     for i, (op, av) in enumerate(items):
+        after = bounded if i == 0 else items[i - 1] == _BOUNDARY
         found = None
         if op is _sre.LITERAL:
-            found = _starts(items[i:])
+            found = _starts(items[i:], after)
         elif op is _sre.SUBPATTERN:
-            found = _needs(av[-1])
+            found = _needs(av[-1], after)
         elif op is _sre.BRANCH:
-            alternatives = [_needs(a) for a in av[1]]
+            alternatives = [_needs(a, after) for a in av[1]]
             found = None if any(not a for a in alternatives) else set().union(*alternatives)
         elif op in _REPEATS and av[0] >= 1:
-            found = _needs(av[2])
+            found = _needs(av[2], after)
         if found:  # else: what this part matches is no word; a later part may need one
             return found
     return None
 
 
-def _gate(pattern, flags: int) -> re.Pattern | None:
-    """A pattern finding, in a lowercased text, one of the words every match of ``pattern`` holds."""
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _gate(pattern, flags: int):
+    """``absent(text)``: True when a lowercased ASCII ``text`` holds none of the words every match
+    of ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
+    None when no such words are known."""
     if not isinstance(pattern, str):
         return None
     try:
         words = _needs(_parser.parse(pattern, flags))
     except Exception:  # noqa: BLE001 (a private parser: no gate, never a wrong answer)
         return None
-    if not words or any(not w or not w.isascii() for w in words):
+    if not words or any(not w or not w.isascii() for w, _b in words):
         return None
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w))))
+    bound = {w for w, b in words if b and w[0] in _WORD_CHARS} - {w for w, b in words if not b}
+    free = {w for w, _b in words} - bound
+
+    def find(words: set):
+        return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w)))).search \
+            if words else (lambda text, pos=0: None)
+    find_free, find_bound = find(free), find(bound)
+
+    def absent(text) -> bool:
+        if not isinstance(text, str) or not text.isascii():
+            return False
+        low = text.lower()
+        if find_free(low) is not None:
+            return False
+        m = find_bound(low)
+        while m is not None:  # where a word starts, every bounded word would hold there too
+            at = m.start()
+            if at == 0 or low[at - 1] not in _WORD_CHARS:
+                return False
+            m = find_bound(low, at + 1)
+        return True
+    return absent
 
 
 def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
     """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there."""
-    words = _gate(stand_in.pattern, stand_in._flags)
-    if words is None:
+    absent = _gate(stand_in.pattern, stand_in._flags)
+    if absent is None:
         return
-    find = words.search
-
-    def absent(text) -> bool:
-        return isinstance(text, str) and text.isascii() and find(text.lower()) is None
 
     def search(string, *args, **kw):
         return None if not args and not kw and absent(string) else compiled.search(string, *args, **kw)

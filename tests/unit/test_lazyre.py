@@ -64,10 +64,15 @@ def test_a_gated_pattern_answers_as_the_compiled_one(source):
 
 
 def test_a_gate_holds_the_words_every_match_needs():
-    assert lazyre._gate(r"\b(?:please|pls)\b", re.I).search("pls") is not None
-    words = lazyre._gate(r"\b(?:nver|nevr)\b", re.I).pattern  # the parser shares the "n": whole words still
-    assert "nver" in words and "nevr" in words
-    assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0).pattern == "c|z"  # what an optional part or a class says is no word
+    absent = lazyre._gate(r"\b(?:please|pls)\b", re.I)
+    assert absent("say PLS now") is False and absent("plsx") is False and absent("nothing here") is True
+    assert absent("apls") is True  # after a \\b: only where a word starts
+    assert absent("naïve pls") is False  # not ASCII: searched as before
+    nver = lazyre._gate(r"\b(?:nver|nevr)\b", re.I)  # the parser shares the "n": whole words still
+    assert nver("nevr") is False and nver("n") is True
+    ever = lazyre._gate(r"\b(?:ever|in)\b|inside", re.I)
+    assert ever("never") is True and ever("ever") is False and ever("insider") is False and ever("twin") is True
+    assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
     assert lazyre._gate(r"[xy]+|\d", 0) is None
     assert lazyre._gate("\u2014|x", 0) is None  # a word outside ASCII: no gate
     assert lazyre._gate(r"(unclosed", 0) is None
