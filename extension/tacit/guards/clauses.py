@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.gerunds import verb_of
 from tacit.guards.words import _KNOWN_PROGRAMS
 
@@ -49,6 +49,9 @@ _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|c
                  r"corrupts|slows|wipes|nukes|clobbers|hangs|takes (?:forever|ages|hours|minutes)|"
                  r"(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:footgun|trap|anti-?pattern|no-?go|no-no|disaster|nightmare)|"
                  r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
+                 # "…, slow and flaky" · "…, deprecated" · "…, no need": what is wrong with it, said without a subject
+                 r"slow|flaky|fragile|brittle|buggy|risky|dangerous|destructive|unsafe|expensive|deprecated|outdated|"
+                 r"obsolete|unnecessary|pointless|useless|no need(?=\s*(?:$|[.!,;]))|has side[- ]effects|"
                  + _FOR_REASON)
 _REASON_HEAD = lazy(
     r"^(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|so that|it|it's|its|they|they're|this|that|these|those|which|"
@@ -291,9 +294,10 @@ def _never_said(m) -> str:
 
 
 # "btw, never …" · "oh and don't …" · "just never …": a lead-in before the cue word
+# "hey never …" · "could you please use pnpm, never npm" · "just always run …": said to be polite, no hedge
 _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note to self|just|so yeah|anyway|ok(?:ay)? so|"
-                r"pretty|ffs|dude|look)\b[\s,:]*)+"
-                r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|please|pls)\b)", re.I)
+                r"pretty|ffs|dude|look|hey|hi|hello|yo|(?:can|could|would|will) you(?:\s+(?:please|pls|kindly))?(?!\s+(?:please|pls|kindly)\b))\b[\s,:]*)+"
+                r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
 
 def _tidy(s: str) -> str:
@@ -388,6 +392,13 @@ _CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within|outside(?:\s+of)?
                         r"containers?|docker|hotfix(?:es)?|emergenc(?:y|ies))\b(?![/.])", re.I)
 
 
+# "— if you do, the build breaks" · "; whenever we did that, CI broke": the forbidden act itself, then its harm
+_DID_IT = lazy(r"\s*(?:(?:if|when|whenever|every\s+time|each\s+time|any\s+time)\s+(?:you|we|they|someone|somebody|anyone|"
+               r"anybody|people|agents?|an\s+agent)\s+(?:do|does|did|run|runs|ran|try|tries|tried|use|uses|used)"
+               r"(?:\s+(?:it|that|this|so|them))?(?:\s+anyway)?|(?:if|when|whenever)\s+(?:that|this|it)\s+happens)"
+               r"(?:\s*,?\s+(?P<then>\S.*)|\s*$)", re.I)  # no "then": its harm is the next piece ("if you do, the …")
+
+
 # "Outside `src/`, never …": the rule holds out of a place only; the matcher has no "not under"
 _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
@@ -401,6 +412,9 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
     if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
         reason, head_hedge = True, False
+    did = _DID_IT.match(bare) if head_hedge and not (whole or first) else None
+    if did and (did.group("then") is None or _HARM.search(did.group("then")) and not _LETS.search(did.group("then"))):
+        reason, head_hedge = True, False  # "…, if you do the build breaks": what doing it causes
     return Clause(_restore(protected, spans), reason, head_hedge,
                   placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
@@ -551,5 +565,9 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
                          not in _KNOWN_PROGRAMS else " ", rest)
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
+
+# long alternations of words, searched in every clause: first the words alone (same answers)
+gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
+     _CUE_EMPHASIS, _CONTRACTION)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]

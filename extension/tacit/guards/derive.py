@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.git_verbs import git_verb_specs
@@ -368,6 +368,7 @@ _NEEDS = (
     (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), _content_shapes),
     (lazy(r".", re.S), _run),
 )
+gate(*(needs for needs, _shape in _NEEDS))  # a shape's words, found faster (same answers)
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"

@@ -6,6 +6,7 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
+from functools import cache
 from operator import attrgetter
 from typing import Any, ClassVar, get_args
 
@@ -19,8 +20,13 @@ class _Match:
 
     def to_dict(self) -> dict:
         """The fields as JSON data (tuples as lists)."""
-        return {f.name: list(v) if isinstance(v, tuple) else v for f in fields(self)
-                if (v := getattr(self, f.name)) or f.name not in _OMITTED_WHEN_EMPTY}
+        return {name: list(v) if isinstance(v, tuple) else v for name in _field_names(type(self))
+                if (v := getattr(self, name)) or name not in _OMITTED_WHEN_EMPTY}
+
+
+@cache
+def _field_names(cls) -> tuple:
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)
