@@ -12,7 +12,7 @@ import shlex
 from tacit.lazyre import lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
-from tacit.guards.git_verbs import git_verb_specs
+from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -502,6 +502,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                                                                    lambda t, why: _clause_specs(t, why, text))
             else:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
+            specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:
