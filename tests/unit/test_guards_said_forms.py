@@ -120,3 +120,26 @@ def test_git_commands_and_quoted_aliases_stay():
     assert [s.match.subcommands for s in derive_guards("no git stash")] == [("stash",)]
     assert [s.match.subcommands for s in derive_guards("never use `git co`")] == [("co",)]
     assert [s.match.subcommands for s in derive_guards("never use git lfs")] == [("lfs",)]
+
+
+def test_publishing_only_through_a_script_stops_the_registry_publish_command():
+    gs = guard_set("- Publish from `main` only through `./scripts/publish-npm.sh`.")
+    assert bash(gs, "npm publish")
+    assert bash(gs, "pnpm publish --access public")
+    assert not bash(gs, "./scripts/publish-npm.sh")
+    assert not bash(gs, "npm pack --dry-run")
+    assert not bash(gs, "cargo publish")  # the script names the registry
+
+
+def test_publishing_only_through_an_unnamed_registry_script_stops_every_registry():
+    gs = guard_set("always publish via `make release`")
+    assert bash(gs, "npm publish") and bash(gs, "cargo publish") and bash(gs, "twine upload dist/*")
+    assert not bash(gs, "make release")
+    assert not bash(gs, "cargo build --release")
+
+
+@pytest.mark.parametrize("text", ["publish through `make release`",  # no "only" or "always": a how-to
+                                  "publish only through `npm publish --provenance`",  # one publisher allowed
+                                  "publish only with `make release` for hotfixes"])
+def test_a_publish_how_to_without_only_or_naming_a_publisher_is_no_guard(text):
+    assert derive_guards(text) == ()
