@@ -143,3 +143,18 @@ def test_publishing_only_through_an_unnamed_registry_script_stops_every_registry
                                   "publish only with `make release` for hotfixes"])
 def test_a_publish_how_to_without_only_or_naming_a_publisher_is_no_guard(text):
     assert derive_guards(text) == ()
+
+
+def test_a_line_opening_with_a_path_that_contains_things_is_its_subject():
+    gs = guard_set("`vendor_py/_bindings/` contains vendored upstream bindings. These are excluded from the linters. "
+                   "Do not modify, refactor, or lint them.")
+    assert [g.spec.match for g in gs.guards] == [PathMatch(("vendor_py/_bindings/",))]
+    assert stops(gs, "Edit", {"file_path": f"{ROOT}/vendor_py/_bindings/cindex.py"})
+    assert not stops(gs, "Read", {"file_path": f"{ROOT}/vendor_py/_bindings/cindex.py"})
+    assert not stops(gs, "Edit", {"file_path": f"{ROOT}/vendor_py/backends/clang.py"})
+    assert not bash(gs, "ruff check vendor_py/")
+
+
+def test_refactoring_alone_is_no_edit_rule_and_a_described_path_leaves_other_rules_alone():
+    assert derive_guards("`pkg/` contains the library. Don't refactor it") == ()
+    assert [s.match.programs for s in derive_guards("`src/` contains the code. Don't run npm")] == [("npm",)]

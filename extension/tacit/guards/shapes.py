@@ -45,7 +45,9 @@ _SQL = [
 ]
 
 
-_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass)"
+# after a first edit verb, more things not to do to it: "do not modify, refactor, or lint them" (a lint or a
+# format edits nothing more; the edit is what is stopped)
+_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass|refactor|reformat|format|lint)"
 _OBJECTLESS_EDIT = lazy(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
                               r"(?:\s+(?:it|them|this file|that file|these files|"
                               r"those files|the file|this|that|these|those))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
@@ -91,7 +93,9 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
     head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`(?P<more>(?:\s*(?:,|\band\b|\bor\b|&)\s*`[^`]+`)*)|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
-                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b)", lesson)
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b|"
+                    # "`x/` contains vendored bindings. Do not modify them": the line's subject, then what it holds
+                    r"\s+(?:contains|holds|houses|keeps|vendors|includes)\b)", lesson)
     subject = head and _path_pattern(f"`{head.group(1) or head.group(3)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
         homes = _LIVE_IN.findall(lesson)
