@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.model import CommandMatch, PathMatch
+from tacit.guards.model import CommandMatch, PathMatch, PushMatch
 
 ROOT = "/home/u/proj"
 
@@ -158,3 +158,10 @@ def test_a_line_opening_with_a_path_that_contains_things_is_its_subject():
 def test_refactoring_alone_is_no_edit_rule_and_a_described_path_leaves_other_rules_alone():
     assert derive_guards("`pkg/` contains the library. Don't refactor it") == ()
     assert [s.match.programs for s in derive_guards("`src/` contains the code. Don't run npm")] == [("npm",)]
+
+
+@pytest.mark.parametrize("tail", [", make a branch and open a PR", ", create a new feature branch", ", cut a branch"])
+def test_the_way_to_do_it_instead_after_a_comma_is_an_order_of_its_own(tail):
+    specs = derive_guards(f"never push directly to main{tail}")
+    assert [s.match for s in specs] == [PushMatch(("main",))]
+    assert derive_guards(f"never push directly to main{tail} unless I say otherwise") == ()

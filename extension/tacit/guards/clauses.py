@@ -67,6 +67,9 @@ _REASON_SPLIT = lazy(
     r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
     # ", push to a fork and open a PR": the way to do it instead, an order of its own
+    # ", make a branch and open a PR" · ", create a new branch": the way to do it instead, an order of its own
+    r",\s*(?=(?:make|create|cut|start|check\s+out|switch\s+to)\s+(?:a|an|your|the|a\s+new|new)\s+[\w-]*\s*"
+    r"(?:branch|pr|pull request|fork|worktree|commit)\b)|"
     r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
     r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
