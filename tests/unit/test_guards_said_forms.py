@@ -110,7 +110,8 @@ def test_several_opening_names_that_are_not_all_paths_name_nothing():
 
 
 @pytest.mark.parametrize("text", ["- **No git submodules**: the library is built by a crate.",
-                                  "never use git hooks", "No git worktrees here"])
+                                  "never use git hooks", "No git worktrees here",
+                                  "never use git branches"])
 def test_git_with_a_word_that_is_no_git_command_is_no_command_guard(text):
     assert not [s for s in derive_guards(text) if isinstance(s.match, CommandMatch)
                 and s.match.programs == ("git",)]
@@ -120,6 +121,7 @@ def test_git_commands_and_quoted_aliases_stay():
     assert [s.match.subcommands for s in derive_guards("no git stash")] == [("stash",)]
     assert [s.match.subcommands for s in derive_guards("never use `git co`")] == [("co",)]
     assert [s.match.subcommands for s in derive_guards("never use git lfs")] == [("lfs",)]
+    assert [s.match.subcommands for s in derive_guards("never use git absorb")] == [("absorb",)]  # maybe installed
 
 
 def test_publishing_only_through_a_script_stops_the_registry_publish_command():

@@ -130,15 +130,19 @@ GIT_COMMANDS = frozenset((
     "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "shortlog", "show", "show-ref",
     "sparse-checkout", "stash", "status", "submodule", "svn", "switch", "symbolic-ref", "tag", "update-index",
     "update-ref", "var", "verify-commit", "verify-tag", "whatchanged", "worktree", "write-tree", "flow", "crypt",
+    "hook", "subtree",
 ))
 
 
 def names_git_command(spec: GuardSpec, clause: str) -> bool:
-    """False for a guard on ``git WORD`` where WORD, unquoted in the clause, is none of git's commands
-    ("no git submodules", "never use git hooks"): the words name git's things, and the guard could never
-    fire. A quoted ``git co`` may be the project's alias and stays."""
+    """False for a guard on ``git WORDS`` where WORDS, unquoted in the clause, is the plural of one of git's
+    commands ("no git submodules", "never use git hooks", "git branches"): the words name git's things, and
+    the guard could never fire. Any other word stays (``git absorb`` may be an installed git command), and
+    so does a quoted ``git co`` (the project's alias)."""
     match = spec.match
     if not isinstance(match, CommandMatch) or match.programs != ("git",) or not match.subcommands:
         return True
     word = match.subcommands[0]
-    return word in GIT_COMMANDS or bool(re.search(rf"`git\s+{re.escape(word)}\b", clause))
+    plural = word not in GIT_COMMANDS and (word[:-1] in GIT_COMMANDS and word.endswith("s")
+                                           or word[:-2] in GIT_COMMANDS and word.endswith("es"))
+    return not plural or bool(re.search(rf"`git\s+{re.escape(word)}\b", clause))
