@@ -167,3 +167,16 @@ def test_the_way_to_do_it_instead_after_a_comma_is_an_order_of_its_own(tail):
     specs = derive_guards(f"never push directly to main{tail}")
     assert [s.match for s in specs] == [PushMatch(("main",))]
     assert derive_guards(f"never push directly to main{tail} unless I say otherwise") == ()
+
+
+@pytest.mark.parametrize("text", ["`src/` contains the sources and generated code. Do not edit generated files.",
+                                  "`api/` contains generated clients. Never hand-edit generated code.",
+                                  "`src/` contains sources and generated files. Do not edit them."])
+def test_a_folder_that_contains_several_things_is_not_what_an_edit_rule_protects(text):
+    assert derive_guards(text) == ()
+
+
+def test_several_opening_paths_and_a_singular_pronoun_name_nothing():
+    assert derive_guards("- `tests/`, `fixtures/` \u2014 test data; don't touch it") == ()
+    assert [s.match for s in derive_guards("- `tests/`, `fixtures/` \u2014 test data; don't touch them")] == [
+        PathMatch(("fixtures/", "tests/"))]

@@ -95,9 +95,12 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`(?P<more>(?:\s*(?:,|\band\b|\bor\b|&)\s*`[^`]+`)*)|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
                     r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b|"
                     # "`x/` contains vendored bindings. Do not modify them": the line's subject, then what it holds
-                    r"\s+(?:contains|holds|houses|keeps|vendors|includes)\b)", lesson)
+                    r"(?P<holds>\s+(?:contains|holds|houses|keeps|vendors|includes)\b))", lesson)
     subject = head and _path_pattern(f"`{head.group(1) or head.group(3)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
+        if head and head.group("holds"):  # "`src/` contains sources and generated code. Do not edit generated
+            return None  # files": the folder holds more than what the rule is about
+
         homes = _LIVE_IN.findall(lesson)
         if len(homes) == 1 and len(re.findall(r"`[^`]+`", lesson)) == 1:
             folder = _path_pattern(homes[0])
@@ -105,8 +108,12 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
         return _described_subject(subject, head, lesson, because)
     if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
+    if head and head.group("holds") and re.search(r"\band\b|,|;", re.split(r"[.!?](?:\s|$)", lesson[head.end():], 1)[0]):
+        return None  # "`src/` contains sources and generated files. Do not edit them": which of them is not said
     quoted = [q for q in re.findall(r"`[^`]+`", lesson) if not _MADE_BY.search(lesson[:lesson.index(q)])]
     subjects = _subjects(head)
+    if len(subjects) > 1 and re.search(r"\b(?:it|this|that)(?:\s+file)?\b", sentence, re.I):
+        return None  # "`a/`, `b/` — data; don't touch it": which one "it" is is not said
     if subjects:  # "`x/` — …", "`a.py`, `b.py` — …": the line's subject (not "**IMPORTANT**: …")
         quoted = subjects
     elif subject and re.search(r"[/.*]", subject):  # "**prefect.ts** - …"
