@@ -23,8 +23,7 @@ from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
 from tacit.safety.scanner import describe, scan
-from tacit.scopes import MEMORY as _MEMORY
-from tacit.scopes import SCOPES as _SCOPES
+from tacit.scopes import MEMORY, SCOPES  # user, global, project, team; MEMORY: the project's when there is one
 from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
@@ -32,8 +31,6 @@ from tacit.stores.entries import (  # noqa: F401 — the file format, imported f
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.shared_text import shared
 
-SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
-MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
@@ -195,7 +192,6 @@ class MemoryStore:
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
         gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
                               for t in targets if fits[t].kept])
-        labels = SNAPSHOT_LABELS
         shown = {block.group: parse_entries(block.text) for block in gated.allowed}
         blocks = dict.fromkeys(targets, "")
         for target in targets:
@@ -205,7 +201,7 @@ class MemoryStore:
             if told:
                 self.unread.append(told)
                 self.left_out.append(told)
-            mine = [item for item in gated.left_out if item.label.startswith(f"{labels[target]} entr")]
+            mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
             if mine:
                 self.gated_out.extend(mine)
                 count = len({item.label for item in mine})
