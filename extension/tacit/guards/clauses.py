@@ -489,6 +489,7 @@ _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and",
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
                "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
                "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "git_branch_name": ("branch", "name", "checkout", "switch", "create"),
                "option_value": ("add", "label", "trailer"),
                "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
 
