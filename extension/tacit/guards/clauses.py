@@ -62,13 +62,17 @@ _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
-    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently|here|there)\s+)?(?:(?:is|are|was|were)(?!\s+(?:(?:still|also|totally|perfectly|all)\s+)?(?:fine|ok|okay|allowed|"
+    r"acceptable|permitted|exempt|excluded|excepted|different|separate|an?\s+exceptions?|exceptions?|not\b|n't\b))|generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
     r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
     r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
     r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
     # ", push to a fork and open a PR": the way to do it instead, an order of its own
+    # ", make a branch and open a PR" · ", create a new branch": the way to do it instead, an order of its own
+    r",\s*(?=(?:make|create|cut|start|check\s+out|switch\s+to)\s+(?:a|an|your|the|a\s+new|new)\s+[\w-]*\s*"
+    r"(?:branch|pr|pull request|fork|worktree|commit)\b)|"
     r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
     r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
@@ -96,6 +100,7 @@ _SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+(?=(?:never|don
                 re.I)
 # a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
 _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
+_TRAILER_COLON = lazy(r"\b([A-Za-z][\w-]*-by):(?=\s+(?:trailers?|lines?|footers?)\b)", re.I)
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
@@ -317,11 +322,34 @@ def _tidy(s: str) -> str:
     return _ACTION_WHEN.sub("", s)
 
 
+# "do not rely on `python3 -m ruff check .`" · "don't attempt `git push origin main`": running the quoted command
+_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
+              r"depend\s+on)\s+(?=\x00(\d+)\x00)", re.I)
+# "`tsc` directly or via `npx tsc`": the same program run through a package runner is the program
+_SAME_VIA = lazy(r"\x00(\d+)\x00\s+(?:(?:directly|itself|alone|on its own)\s*,?\s+)?(?:or|nor|and)\s+(?:via|through|using|with)\s+"
+                 r"\x00(\d+)\x00", re.I)
+_PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "pnpm dlx", "pnpm exec", "yarn dlx", "yarn exec", "yarn", "uvx", "uv run",
+                    "poetry run", "pipx run")
+
+
+def _tried(m, spans: list) -> str:
+    words = spans[int(m.group(2))].strip("`").split()
+    return m.group(1) + "run " if len(words) > 1 and words[0] in _KNOWN_PROGRAMS else m.group(0)
+
+
+def _same_via(m, spans: list) -> str:
+    program, via = spans[int(m.group(1))].strip("`").strip(), spans[int(m.group(2))].strip("`").strip()
+    runs = any(via == f"{runner} {program}" for runner in _PACKAGE_RUNNERS)
+    return f"\x00{m.group(1)}\x00" if runs and " " not in program else m.group(0)
+
+
 def clauses(text: str) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it
     has more than one clause, as a reading of its own)."""
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
+    # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
+    protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
     protected = re.sub(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", r"\1", protected, flags=re.I)
@@ -340,6 +368,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
+        sentence = _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
@@ -474,6 +503,7 @@ _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and",
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
                "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
                "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "git_branch_name": ("branch", "name", "checkout", "switch", "create"),
                "option_value": ("add", "label", "trailer"),
                "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
 
