@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.gerunds import verb_of
+from tacit.guards.said import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -69,10 +70,10 @@ _REASON_SPLIT = lazy(
     r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
     r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
-    # ", push to a fork and open a PR": the way to do it instead, an order of its own
     # ", make a branch and open a PR" · ", create a new branch": the way to do it instead, an order of its own
     r",\s*(?=(?:make|create|cut|start|check\s+out|switch\s+to)\s+(?:a|an|your|the|a\s+new|new)\s+[\w-]*\s*"
     r"(?:branch|pr|pull request|fork|worktree|commit)\b)|"
+    # ", push to a fork and open a PR": the way to do it instead, an order of its own
     r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
     r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
     r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
@@ -322,27 +323,6 @@ def _tidy(s: str) -> str:
     return _ACTION_WHEN.sub("", s)
 
 
-# "do not rely on `python3 -m ruff check .`" · "don't attempt `git push origin main`": running the quoted command
-_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
-              r"depend\s+on)\s+(?=\x00(\d+)\x00)", re.I)
-# "`tsc` directly or via `npx tsc`": the same program run through a package runner is the program
-_SAME_VIA = lazy(r"\x00(\d+)\x00\s+(?:(?:directly|itself|alone|on its own)\s*,?\s+)?(?:or|nor|and)\s+(?:via|through|using|with)\s+"
-                 r"\x00(\d+)\x00", re.I)
-_PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "pnpm dlx", "pnpm exec", "yarn dlx", "yarn exec", "yarn", "uvx", "uv run",
-                    "poetry run", "pipx run")
-
-
-def _tried(m, spans: list) -> str:
-    words = spans[int(m.group(2))].strip("`").split()
-    return m.group(1) + "run " if len(words) > 1 and words[0] in _KNOWN_PROGRAMS else m.group(0)
-
-
-def _same_via(m, spans: list) -> str:
-    program, via = spans[int(m.group(1))].strip("`").strip(), spans[int(m.group(2))].strip("`").strip()
-    runs = any(via == f"{runner} {program}" for runner in _PACKAGE_RUNNERS)
-    return f"\x00{m.group(1)}\x00" if runs and " " not in program else m.group(0)
-
-
 def clauses(text: str) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it
     has more than one clause, as a reading of its own)."""
@@ -368,7 +348,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
-        sentence = _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
+        sentence = said_as_run(sentence, spans)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
