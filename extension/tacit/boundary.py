@@ -6,7 +6,7 @@ Design notes: docs/design/core.md#tacitboundary
 from __future__ import annotations
 
 import hashlib
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 
 from tacit.events import Event
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
@@ -53,11 +53,9 @@ def scrub(text) -> str:
     return redact_secrets(bounded(strip_private(clean_text(text))))
 
 
+@dataclass(slots=True)
 class _Budget:
-    __slots__ = ("left",)
-
-    def __init__(self, left: int):
-        self.left = left
+    left: int  # strings that may still be cleaned
 
 
 def clean_value(value, *, _depth: int = 0, _budget: _Budget | None = None):

@@ -183,7 +183,6 @@ class Config:
     skills_dir = _path("home_str", "skills")
     config_file = _path("state_dir_str", "config.toml")
     ledger_path = _path("state_dir_str", "ledger.db")
-    logs_dir = _path("state_dir_str", "logs")
     log_file = _path("state_dir_str", "logs", "tacit.log")
     children_log = _path("state_dir_str", "logs", "children.jsonl")
 
@@ -239,26 +238,21 @@ def load_config(env=None, host: str | None = None) -> Config:
     problems: list = []
     settings = dict(DEFAULTS)
 
-    for key, value in _read_toml(os.path.join(state_dir, "config.toml"), problems).items():
+    # (key, value, from the environment, where it was set, what an unknown key is called)
+    found = [(key, value, False, "config.toml", f"config.toml: unknown key {key!r}")
+             for key, value in _read_toml(os.path.join(state_dir, "config.toml"), problems).items()]
+    names = [name for name in env if name.startswith("TACIT_") and name not in _ENV_SWITCHES
+             and not name.startswith(_ENV_IGNORED_PREFIXES)]
+    found += [(name[len("TACIT_"):].lower(), env[name], True, f"environment {name}",
+               f"environment: unknown setting {name}") for name in names]
+    for key, value, from_env, where, unknown in found:
         if key not in DEFAULTS:
-            problems.append(f"config.toml: unknown key {key!r} (ignored)")
+            problems.append(f"{unknown} (ignored)")
             continue
         try:
-            settings[key] = _coerce(key, value, from_env=False)
-        except ConfigError as exc:
-            problems.append(f"config.toml: {exc}; using default {DEFAULTS[key]!r}")
-
-    for name, value in env.items():
-        if not name.startswith("TACIT_") or name in _ENV_SWITCHES or name.startswith(_ENV_IGNORED_PREFIXES):
-            continue
-        key = name[len("TACIT_"):].lower()
-        if key not in DEFAULTS:
-            problems.append(f"environment: unknown setting {name} (ignored)")
-            continue
-        try:
-            settings[key] = _coerce(key, value, from_env=True)
-        except ConfigError as exc:
-            problems.append(f"environment {name}: {exc}; using {settings[key]!r}")
+            settings[key] = _coerce(key, value, from_env=from_env)
+        except ConfigError as exc:  # keeps the default (config.toml), or config.toml's value (environment)
+            problems.append(f"{where}: {exc}; using {'' if from_env else 'default '}{settings[key]!r}")
 
     from tacit.hosts import spec as host_specs
 

@@ -33,10 +33,6 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
     return result
 
 
-def _use_agent(cfg, use_agent: bool | None) -> bool:
-    return not cfg.is_child and (agent_available(cfg, cfg.host) if use_agent is None else use_agent)
-
-
 def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = None, project=None,
                        session_id: str = "consolidate") -> dict:
     """Consolidate one scope (a child's run, else merged as ``tacit``'s actor); a report with before/after usage."""
@@ -44,7 +40,7 @@ def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = No
     target = store.resolve(target)
     before = store.usage(target)
     report: dict = {"target": target, "before": before["text"]}
-    if _use_agent(cfg, use_agent):
+    if not cfg.is_child and (agent_available(cfg, cfg.host) if use_agent is None else use_agent):
         from tacit.children.runner import run_job  # the runner (prompts, jinja2): only for a run here
 
         # a unique id: the run's changes are one group in the history, undone together

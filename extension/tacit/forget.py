@@ -58,7 +58,8 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
             tombstone = tombstones.add(conn, said)
         if clear:
             removed, failures = _remove(store, ledger, doomed, f"forget:{tombstone}")
-        candidates = _forget_candidates(tacit.cfg, ledger, said) if waiting else []
+        candidates = lifecycle.forget_matching(  # the ledger's candidates that say it, dismissed
+            tacit.cfg, ledger, lambda content: tombstones.matches(said, content)) if waiting else []
     _after, partial = _scan(store, said) if not ENTRY_ID.match(text) else ([], [])
     return {"success": not failures, "text": said, "removed": removed, "candidates": candidates,
             "unclear": partial, "tombstone": tombstone, "errors": failures,
@@ -83,11 +84,6 @@ def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[d
             continue
         removed += [{"scope": scope, "entry": e, "change_id": result.get("change_id")} for e in gone]
     return removed, failures
-
-
-def _forget_candidates(cfg, ledger, text: str) -> list[dict]:
-    """Dismiss the ledger's candidates that say ``text``: [{id, text}]."""
-    return lifecycle.forget_matching(cfg, ledger, lambda content: tombstones.matches(text, content))
 
 
 def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str],

@@ -135,16 +135,7 @@ def read_tail(path, limit: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return b""
-        start = max(0, info.st_size - limit)
-        os.lseek(fd, start, os.SEEK_SET)
-        chunks, left = [], min(limit, info.st_size)
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return os.pread(fd, min(limit, info.st_size), max(0, info.st_size - limit))
     except OSError:
         return b""
     finally:
@@ -201,10 +192,6 @@ class FlockLock:
         self.timeout = timeout
         self._fd: int | None = None
         self._depth = 0
-
-    @property
-    def is_locked(self) -> bool:
-        return self._fd is not None
 
     def acquire(self, timeout: float | None = None) -> "FlockLock":
         if self._fd is not None:

@@ -10,6 +10,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from tacit import paths
@@ -17,6 +18,7 @@ from tacit import paths
 SHARED_DIR = ".tacit"
 CACHE_SECONDS = 30.0  # a `git init` or `git worktree add` is seen within this long
 _CACHE: dict[tuple[str, str], tuple[float, "Project | None"]] = {}
+_REAL: dict[str, tuple[float, str]] = {}  # a folder as given -> (when, its real path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +32,7 @@ class Project:
     @property
     def id(self) -> str:
         """A folder name for the project's private data: readable, unique."""
-        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")[:40] or "project"
-        return f"{slug}-{hashlib.sha256(self.key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
+        return _project_id(self.name, self.key)
 
     @property
     def shared_dir(self) -> str:
@@ -40,6 +41,12 @@ class Project:
     @property
     def is_shared(self) -> bool:
         return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md"))
+
+
+@lru_cache(maxsize=256)
+def _project_id(name: str, key: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "project"
+    return f"{slug}-{hashlib.sha256(key.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
 
 
 def read_gitdir_file(path: str) -> str | None:
@@ -106,14 +113,15 @@ def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
     """The project of a working folder, or None (no folder, the home folder, the root, a folder that does not exist)."""
     if not cwd or not isinstance(cwd, str):
         return None
+    now = time.monotonic()
     try:
-        folder = os.path.realpath(os.path.expanduser(cwd))
+        folder = _real(os.path.expanduser(cwd), now)
     except (OSError, ValueError):
         return None
     if not os.path.isdir(folder):
         return None
-    home = os.path.realpath(home or os.path.expanduser("~"))
-    key, now = (folder, home), time.monotonic()
+    home = _real(home or os.path.expanduser("~"), now)
+    key = (folder, home)
     cached = _CACHE.get(key)
     if cached is not None and now - cached[0] < CACHE_SECONDS:
         return cached[1]
@@ -124,9 +132,22 @@ def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
     return found
 
 
+def _real(path: str, now: float) -> str:
+    """``os.path.realpath``, kept as long as a project is (a link moved is seen within as long)."""
+    kept = _REAL.get(path)
+    if kept is not None and now - kept[0] < CACHE_SECONDS:
+        return kept[1]
+    real = os.path.realpath(path)
+    if len(_REAL) > 1024:
+        _REAL.clear()
+    _REAL[path] = (now, real)
+    return real
+
+
 def forget_cache() -> None:
     """A test or ``tacit share init`` that changes a folder's layout calls this."""
     _CACHE.clear()
+    _REAL.clear()
 
 
 def project_dir(cfg, project: Project) -> Path:

@@ -303,6 +303,7 @@ VARIANTS: dict[str, Callable[[], Recipe]] = {
     "mix-noisy-or": lambda: _with(lesson_mix="noisy-or"),
     "mix-max": lambda: _with(lesson_mix="max-cdl"),
     "mix-mean": lambda: _with(lesson_mix="mean-cdl"),
+    "mix-forced-rank": lambda: _with(lesson_mix="lesson+forced-rank"),
 }
 
 

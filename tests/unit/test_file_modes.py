@@ -143,7 +143,7 @@ def test_the_log_is_private_whatever_the_umask(cfg):
     finally:
         os.umask(old)
     assert stat.S_IMODE(cfg.log_file.stat().st_mode) == 0o600
-    assert stat.S_IMODE(cfg.logs_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(cfg.log_file.parent.stat().st_mode) == 0o700
 
 
 def test_doctor_names_a_file_others_can_read_and_allows_the_hermes_memories_link(cfg, tmp_path):

@@ -224,3 +224,34 @@ def test_a_malformed_spec_row_is_skipped(cfg, store, ledger, web):
     with ledger.write() as conn:
         conn.execute("UPDATE guards SET spec = ?", (json.dumps({"kind": "command", "match": {"programs": []}}),))
     assert store.applying(project) == [] and store.all() == []
+
+
+def test_a_lesson_is_dated_by_the_first_row_that_held_it_whether_appended_or_rewritten(cfg, store, web):
+    """Each history row holds the whole file: a row that appends to the one before is read from
+    there on, any other row whole; a lesson removed and saved again keeps its first date."""
+    from tacit.stores.guards import _entries_after
+    project = project_for(str(web))
+    memory = MemoryStore(cfg, project)
+    with history.acting(history.Actor(kind="learner", name="learn.habits")):
+        assert memory.add("project", "never run terraform apply")["success"]
+    with history.acting(history.USER):
+        assert memory.batch([{"action": "add", "target": "project", "content": LESSON},
+                             {"action": "add", "target": "project", "content": "never run helm uninstall"}])["success"]
+        assert memory.remove("project", "never run terraform apply")["success"]
+    with history.acting(history.Actor(kind="agent", name="")):
+        assert memory.add("project", "never run terraform apply")["success"]
+    with Ledger(cfg) as led:
+        rows = sorted(history.changes(led), key=lambda c: c.id)
+    first, batch = rows[0], rows[1]
+    store.sync(project)
+    records = by_lesson(store.applying(project))
+    assert records["never run terraform apply"].lesson_at == pytest.approx(first.at)
+    assert records["never run terraform apply"].by_user is False
+    assert records[LESSON].lesson_at == pytest.approx(batch.at) and records[LESSON].by_user is True
+    assert records["never run helm uninstall"].lesson_at == pytest.approx(batch.at)
+    last = json.dumps(["a", "b"])
+    assert _entries_after(json.dumps(["a", "b", "c"]), last) == ({"c"}, json.dumps(["a", "b", "c"]))
+    assert _entries_after(json.dumps(["b", "c"]), last)[0] == {"b", "c"}  # not an append: read whole
+    assert _entries_after('["a", "b", "c"] x', last) == (set(), None)  # not JSON: nothing
+    assert _entries_after(json.dumps("one text"), last) == ({"one text"}, None)
+    assert _entries_after(json.dumps({"a": "b"}), None) == (set(), None)

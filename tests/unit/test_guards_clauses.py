@@ -262,10 +262,15 @@ def test_several_quoted_commands_are_several_guards():
 
 
 @pytest.mark.parametrize("text", ["NEVER use `any`. NEVER use classes.", 'Never "we", never "the user".',
-                                  "Do not use `Date.now` or `new Date`; use `Clock`.",
-                                  "`a.ts` and `b.ts` are generated. Do not edit them."])
+                                  "Do not use `Date.now` or `new Date`; use `Clock`."])
 def test_words_in_quotes_are_not_commands(text):
     assert derive_guards(text) == ()
+
+
+def test_a_line_opening_with_several_paths_names_them_all_for_an_edit_rule_without_object():
+    # the paths the line opens with are what "them" / "by hand" / "these" is about (never a command)
+    assert [s.match for s in derive_guards("`a.ts` and `b.ts` are generated. Do not edit them.")] == [
+        PathMatch(("a.ts", "b.ts"))]
 
 
 def test_commit_to_a_branch_needs_the_current_branch():

@@ -35,3 +35,44 @@ def test_a_broken_pattern_fails_where_it_is_used():
     lazyre.compile_all()  # skipped, not raised here
     with pytest.raises(re.error):
         broken.search("x")
+
+
+GATED_TEXTS = ("never run npm, it breaks the lockfile", "Please NEVER push", "please", "", "x" * 300,
+               "naïve: please don't", "plz, dont't — really", "use pnpm\nnot npm", "an exception aside.",
+               "only when asked, until Friday 'til then", "PLEASE always", "ask the user first")
+
+
+@pytest.mark.parametrize("source", [
+    r"\b(?:please|pls|plz|kindly|always|really)\b",
+    r"\b(?:unless|except(?:ing)?|only (?:if|when)|[\w-]+ aside(?=\s*(?:$|[,.;)]))|'?til|until)\b",
+    r"\b(?:nver|nevr|nevar)\b|(?<![\w*])([*_])(never|not)\1(?![\w*])",
+    r"(?:a|b)?c+d|[xy]z|x{2,}",  # "c", "z" or "xx" in every match
+    r"[xy]+|\d",  # no word every match holds: searched as before
+])
+def test_a_gated_pattern_answers_as_the_compiled_one(source):
+    made, real = lazy(source, re.I), re.compile(source, re.I)
+    lazyre.gate(made)
+    assert type(made) is lazyre.GatedPattern
+    for text in GATED_TEXTS:
+        assert made.sub("<\\g<0>>", text) == real.sub("<\\g<0>>", text)
+        assert made.subn("", text) == real.subn("", text) and made.split(text) == real.split(text)
+        assert made.findall(text) == real.findall(text)
+        assert [m.span() for m in made.finditer(text)] == [m.span() for m in real.finditer(text)]
+        for args in ((text,), (text, 1)):
+            found, expected = made.search(*args), real.search(*args)
+            assert (found and found.span()) == (expected and expected.span())
+
+
+def test_a_gate_holds_the_words_every_match_needs():
+    absent = lazyre._gate(r"\b(?:please|pls)\b", re.I)
+    assert absent("say PLS now") is False and absent("plsx") is False and absent("nothing here") is True
+    assert absent("apls") is True  # after a \\b: only where a word starts
+    assert absent("naïve pls") is False  # not ASCII: searched as before
+    nver = lazyre._gate(r"\b(?:nver|nevr)\b", re.I)  # the parser shares the "n": whole words still
+    assert nver("nevr") is False and nver("n") is True
+    ever = lazyre._gate(r"\b(?:ever|in)\b|inside", re.I)
+    assert ever("never") is True and ever("ever") is False and ever("insider") is False and ever("twin") is True
+    assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
+    assert lazyre._gate(r"[xy]+|\d", 0) is None
+    assert lazyre._gate("\u2014|x", 0) is None  # a word outside ASCII: no gate
+    assert lazyre._gate(r"(unclosed", 0) is None

@@ -12,11 +12,6 @@ from tacit.stores import history, jobs
 from tacit.stores.ledger import Ledger
 
 
-def _loads(text) -> dict | None:
-    value = jobs.loads(text)
-    return value if isinstance(value, dict) else None
-
-
 def _bucket() -> dict:
     return {"runs": 0, "tokens": 0, "usd": 0.0, "usd_unknown_runs": 0}
 
@@ -40,7 +35,8 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
         rows = jobs.since(conn, since - 3600)
         runs, waiting = [], []
         for job_id, kind, session_id, host, status, created, started, finished, text in rows:
-            record = _loads(text) or {}
+            record = jobs.loads(text)
+            record = record if isinstance(record, dict) else {}
             if status == "waiting":
                 waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
                                 "since": budget.day_of(created), "budget": record.get("budget")})

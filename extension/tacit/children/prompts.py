@@ -25,12 +25,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # prompts are plain text/markdown, not HTML
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
-        trim_blocks=False,
     )
-
-
-def render(template: str, **variables) -> str:
-    return environment().get_template(template).render(**variables)
 
 
 def job_variables(cfg, job: dict) -> dict:
@@ -86,7 +81,7 @@ def _save_guide(variables: dict) -> str:
 
 
 def render_job_prompt(cfg, job: dict) -> str:
-    return render(f"{job['kind']}.md.j2", **job_variables(cfg, job))
+    return environment().get_template(f"{job['kind']}.md.j2").render(**job_variables(cfg, job))
 
 
 def gate_scopes(scopes: list) -> None:

@@ -1,6 +1,5 @@
 """How tacit starts a process that outlives its starter (a child runner, a background consolidation,
-Hermes's overflow runner), written once. The hook client starts the service its own light way
-(``posix_spawn``, same detachment).
+Hermes's overflow runner), written once.
 
 Design notes: docs/design/children.md#tacitchildrenspawn
 """

@@ -14,17 +14,14 @@ from tacit.stores.ledger import Ledger, LedgerUnavailable
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("habits", help="tool and command habits: list, suggest, status, rebuild, clear")
     sub = p.add_subparsers(dest="habits_command", metavar="ACTION", required=True)
-    s = sub.add_parser("list", help="habits")
-    s.set_defaults(func=_list)
-    s = sub.add_parser("suggest", help="what usually follows the current action")
-    s.add_argument("--current", required=True, help="an action: a tool (Edit, Bash:pytest) or /command")
-    s.set_defaults(func=_suggest)
-    s = sub.add_parser("status", help="events, habits and emerging patterns")
-    s.set_defaults(func=_status)
-    s = sub.add_parser("rebuild", help="recount habits from the action events with the current settings")
-    s.set_defaults(func=_rebuild)
-    s = sub.add_parser("clear", help="delete all action events and counted habits")
-    s.set_defaults(func=_clear)
+    for name, help_text, func in (
+            ("list", "habits", _list), ("suggest", "what usually follows the current action", _suggest),
+            ("status", "events, habits and emerging patterns", _status),
+            ("rebuild", "recount habits from the action events with the current settings", _rebuild),
+            ("clear", "delete all action events and counted habits", _clear)):
+        sub.add_parser(name, help=help_text).set_defaults(func=func)
+    sub.choices["suggest"].add_argument("--current", required=True,
+                                        help="an action: a tool (Edit, Bash:pytest) or /command")
 
 
 def _run(cfg, work, *, write: bool = False) -> int:

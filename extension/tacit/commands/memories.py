@@ -1,6 +1,5 @@
-"""``tacit memories`` — what the ledger has learned (/memory-show,
-/memory-forget, /memory-teach call the same functions in
-``tacit.learn.lifecycle``).
+"""``tacit memories`` — what the ledger has learned (the functions of /memory-show, /memory-forget
+and /memory-teach).
 
 Design notes: docs/design/commands.md#tacitcommandsmemories
 """

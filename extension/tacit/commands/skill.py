@@ -39,14 +39,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--body-file", metavar="FILE",
                    help="Markdown body (sections When to Use, Procedure, Pitfalls, "
                         "Verification); - reads stdin; default: the empty template")
-    where(p)
     p.set_defaults(func=_create)
 
     p = sub.add_parser("view", help="print a skill's full SKILL.md (or one of its files)")
     p.add_argument("name")
     p.add_argument("--file", metavar="RELPATH",
                    help="a supporting file inside the skill folder, e.g. references/api.md")
-    where(p)
     p.set_defaults(func=_view)
 
     p = sub.add_parser("patch", help="replace one '## Section' (or append it); bumps the version")
@@ -54,34 +52,30 @@ def add_parser(subparsers) -> None:
     p.add_argument("--section", required=True, help='e.g. "Pitfalls" or "## Procedure"')
     p.add_argument("--content-file", required=True, metavar="FILE",
                    help="the section's new text; - reads stdin")
-    where(p)
     p.set_defaults(func=_patch)
 
     p = sub.add_parser("edit", help="replace the description and/or the whole body")
     p.add_argument("name")
     p.add_argument("--description")
     p.add_argument("--body-file", metavar="FILE", help="the new body; - reads stdin")
-    where(p)
     p.set_defaults(func=_edit)
 
     p = sub.add_parser("delete", help="move a skill to skills/.trash/ (nothing is lost)")
     p.add_argument("name")
-    where(p)
     p.set_defaults(func=_delete)
 
     p = sub.add_parser("list", help="every skill, and every file that could not be used")
-    where(p)
     p.set_defaults(func=_list)
 
     p = sub.add_parser("index", help="the skill index as the agent sees it in its context")
     p.add_argument("--budget", type=int, help="character budget (default: skill_index_budget)")
-    where(p)
     p.set_defaults(func=_index)
 
     p = sub.add_parser("install-starters",
                        help="copy tacit's starter skills into the skills folder (never overwrites)")
-    where(p)
     p.set_defaults(func=_install_starters)
+    for p in sub.choices.values():
+        where(p)
 
 
 def _skills(args, cfg) -> ScopedSkills:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.gerunds import verb_of
+from tacit.guards.said import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
@@ -49,6 +50,9 @@ _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|c
                  r"corrupts|slows|wipes|nukes|clobbers|hangs|takes (?:forever|ages|hours|minutes)|"
                  r"(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:footgun|trap|anti-?pattern|no-?go|no-no|disaster|nightmare)|"
                  r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
+                 # "…, slow and flaky" · "…, deprecated" · "…, no need": what is wrong with it, said without a subject
+                 r"slow|flaky|fragile|brittle|buggy|risky|dangerous|destructive|unsafe|expensive|deprecated|outdated|"
+                 r"obsolete|unnecessary|pointless|useless|no need(?=\s*(?:$|[.!,;]))|has side[- ]effects|"
                  + _FOR_REASON)
 _REASON_HEAD = lazy(
     r"^(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|so that|it|it's|its|they|they're|this|that|these|those|which|"
@@ -59,12 +63,16 @@ _REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
-    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently)\s+)?(?:generates?|creates?|writes?|manages?|owns?|overwrites?|"
+    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently|here|there)\s+)?(?:(?:is|are|was|were)(?!\s+(?:(?:still|also|totally|perfectly|all)\s+)?(?:fine|ok|okay|allowed|"
+    r"acceptable|permitted|exempt|excluded|excepted|different|separate|an?\s+exceptions?|exceptions?|not\b|n't\b))|generates?|creates?|writes?|manages?|owns?|overwrites?|"
     r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|does|do|will|breaks?|"
     r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
     r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
     r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
     r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
+    # ", make a branch and open a PR" · ", create a new branch": the way to do it instead, an order of its own
+    r",\s*(?=(?:make|create|cut|start|check\s+out|switch\s+to)\s+(?:a|an|your|the|a\s+new|new)\s+[\w-]*\s*"
+    r"(?:branch|pr|pull request|fork|worktree|commit)\b)|"
     # ", push to a fork and open a PR": the way to do it instead, an order of its own
     r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
     r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
@@ -93,6 +101,7 @@ _SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+(?=(?:never|don
                 re.I)
 # a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
 _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
+_TRAILER_COLON = lazy(r"\b([A-Za-z][\w-]*-by):(?=\s+(?:trailers?|lines?|footers?)\b)", re.I)
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
@@ -291,9 +300,10 @@ def _never_said(m) -> str:
 
 
 # "btw, never …" · "oh and don't …" · "just never …": a lead-in before the cue word
+# "hey never …" · "could you please use pnpm, never npm" · "just always run …": said to be polite, no hedge
 _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note to self|just|so yeah|anyway|ok(?:ay)? so|"
-                r"pretty|ffs|dude|look)\b[\s,:]*)+"
-                r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|please|pls)\b)", re.I)
+                r"pretty|ffs|dude|look|hey|hi|hello|yo|(?:can|could|would|will) you(?:\s+(?:please|pls|kindly))?(?!\s+(?:please|pls|kindly)\b))\b[\s,:]*)+"
+                r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
 
 def _tidy(s: str) -> str:
@@ -318,6 +328,8 @@ def clauses(text: str) -> list[list[Clause]]:
     has more than one clause, as a reading of its own)."""
     protected, spans = _protect(clean_line(text))
     protected = _BOLD.sub("", protected)
+    # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
+    protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
     protected = re.sub(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", r"\1", protected, flags=re.I)
@@ -336,6 +348,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
+        sentence = said_as_run(sentence, spans)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
@@ -388,6 +401,13 @@ _CONDITION_PLACE = lazy(r"\s*(?:in|on|during|for|inside|within|outside(?:\s+of)?
                         r"containers?|docker|hotfix(?:es)?|emergenc(?:y|ies))\b(?![/.])", re.I)
 
 
+# "— if you do, the build breaks" · "; whenever we did that, CI broke": the forbidden act itself, then its harm
+_DID_IT = lazy(r"\s*(?:(?:if|when|whenever|every\s+time|each\s+time|any\s+time)\s+(?:you|we|they|someone|somebody|anyone|"
+               r"anybody|people|agents?|an\s+agent)\s+(?:do|does|did|run|runs|ran|try|tries|tried|use|uses|used)"
+               r"(?:\s+(?:it|that|this|so|them))?(?:\s+anyway)?|(?:if|when|whenever)\s+(?:that|this|it)\s+happens)"
+               r"(?:\s*,?\s+(?P<then>\S.*)|\s*$)", re.I)  # no "then": its harm is the next piece ("if you do, the …")
+
+
 # "Outside `src/`, never …": the rule holds out of a place only; the matcher has no "not under"
 _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
@@ -401,6 +421,9 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
     if head_hedge and not (whole or first) and _MAY_HARM.match(bare) and _HARM.search(bare) and not _LETS.search(bare):
         reason, head_hedge = True, False
+    did = _DID_IT.match(bare) if head_hedge and not (whole or first) else None
+    if did and (did.group("then") is None or _HARM.search(did.group("then")) and not _LETS.search(did.group("then"))):
+        reason, head_hedge = True, False  # "…, if you do the build breaks": what doing it causes
     return Clause(_restore(protected, spans), reason, head_hedge,
                   placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
@@ -460,6 +483,7 @@ _NOT_TERMS = frozenset(("no", "not", "the", "to", "in", "of", "on", "an", "and",
 _KIND_VERBS = {"path": ("edit", "modify", "change", "write", "touch", "update", "overwrite", "alter"),
                "path_remove": ("delete", "remove", "rename", "move"), "git_push": ("push",),
                "git_commit": ("commit",), "git_commit_path": ("commit", "add", "stage"), "git_rebase": ("rebase",),
+               "git_branch_name": ("branch", "name", "checkout", "switch", "create"),
                "option_value": ("add", "label", "trailer"),
                "sql": ("drop", "truncate", "delete"), "pipe": ("pipe",)}
 
@@ -551,5 +575,9 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
                          not in _KNOWN_PROGRAMS else " ", rest)
     return not {_stem(w) for w in _TERM.findall(_NEGATED.sub(" ", rest))} & terms
 
+
+# long alternations of words, searched in every clause: first the words alone (same answers)
+gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
+     _CUE_EMPHASIS, _CONTRACTION)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]

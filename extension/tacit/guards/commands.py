@@ -69,7 +69,7 @@ _FLAG_ALIASES = _aliases({
     "docker": (("-a", "--all"), ("-f", "--force"), ("-v", "--volumes")),
     "terraform": (("-auto-approve", "--auto-approve"),),
     "cargo": (("-p", "--package"),),
-    "gh": (("-a", "--approve"),),
+    "gh": (("-a", "--approve"), ("-r", "--request-changes")),
 })
 
 _GLOBAL_VALUE = {

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 import shlex
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.alternatives import narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
-from tacit.guards.git_verbs import git_verb_specs
+from tacit.guards.branch_names import branch_name_specs
+from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -43,7 +44,10 @@ _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)
 # every shape says no, not, never, instead, rather, prefer, banned … : without one, no rule
 _MAYBE_RULE = lazy(r"\b(?:no|nope|nah|not|never|nor|instead|rather|prefer|prefers|banned|forbidden|read[- ]only|refrain|as[- ]is|untouched|unchanged|intact|unmodified|quit|dare|replace|"
                          r"off[- ]limits|alone|hands off|keep off|stop|avoid|prohibited|disallowed|through|via|"
-                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-", re.I)
+                         r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-|"
+                         # a branch-naming convention says which names are allowed (tacit.guards.branch_names)
+                         r"\bbranch[- ]naming\b|\bbranch\s+names?\s+(?:must|should)\b|\bname\s+(?:your\s+|new\s+|all\s+)*branches\b|"
+                         r"\bprefix\s+(?:your\s+|new\s+|all\s+)*branch", re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -368,6 +372,7 @@ _NEEDS = (
     (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), _content_shapes),
     (lazy(r".", re.S), _run),
 )
+gate(*(needs for needs, _shape in _NEEDS))  # a shape's words, found faster (same answers)
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
@@ -471,7 +476,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     return (family_specs(sentence, because, own) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
-            or value_specs(sentence, because) or tail_specs(sentence, because, own))
+            or value_specs(sentence, because) or tail_specs(sentence, because, own)
+            or branch_name_specs(sentence, because))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
@@ -502,6 +508,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                                                                    lambda t, why: _clause_specs(t, why, text))
             else:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
+            specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:

@@ -61,8 +61,10 @@ _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>
                    r"sources?|anything))\s*,?\s*(?:(?:found|located|that (?:live|are|sit))\s+)?(?:in|under|inside)\s+"
                    r"(?:any\s+|the\s+|all\s+)?(?P<name>`[\w.-]+/?`|[\w.-]+)\s+(?:sub)?(?:director(?:y|ies)|folders?|dirs?)",
                    re.I)
-# "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues"
-_ACT = r"(?:comment(?:\s+on)?|review|approve|(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))"
+# "never comment on or review pull requests" · "don't approve PRs" · "never comment on issues" ·
+# "never reply to an issue" (a reply is a comment) · "don't approve or request changes on any pull request"
+_ACT = (r"(?:comment(?:\s+on)?|review|approve|(?:reply|respond)(?:\s+to)?|request\s+changes(?:\s+(?:on|to))?|"
+        r"(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))")
 _PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
                 r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
                 r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
@@ -96,11 +98,16 @@ def _any_folder(clause: str, because: str) -> list:
     return [GuardSpec(PathMatch((name + "/",)), because)]
 
 
+# a reply is a comment; "request changes" is a review's verdict, like "approve"
+_ACT_OF = {"reply": "comment", "respond": "comment"}
+
+
 def _pr_acts(clause: str, because: str) -> list:
     m = _PR_ACTS.fullmatch(clause)
     if not m:
         return []
-    acts = {a.lower() for a in re.findall(r"comment|review|approve", m.group("acts"), re.I)}
+    acts = {_ACT_OF.get(a.lower(), a.lower()) for a in re.findall(r"comment|review|approve|reply|respond|request",
+                                                                  m.group("acts"), re.I)}
     what = m.group("what").lower()
     nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
     out = []
@@ -110,8 +117,10 @@ def _pr_acts(clause: str, because: str) -> list:
                 continue
             if act in acts:
                 out.append(GuardSpec(CommandMatch(("gh",), (noun, act), (), True), because))
-            elif act == "review" and "approve" in acts:  # an approval is a review with --approve, not any review
-                out.append(GuardSpec(CommandMatch(("gh",), (noun, act), ("--approve",), True), because))
+            else:  # an approval is a review with --approve (a change request with --request-changes), not any review
+                out.extend(GuardSpec(CommandMatch(("gh",), (noun, act), (flag,), True), because)
+                           for verdict, flag in (("approve", "--approve"), ("request", "--request-changes"))
+                           if act == "review" and verdict in acts)
     return out
 
 

@@ -116,3 +116,33 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
 
 
 __all__ = ["git_verb_specs"]
+
+
+# git's own commands: "no git submodules" names git's things, not a `git submodules` command (there is none)
+GIT_COMMANDS = frozenset((
+    "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "blame", "branch", "bundle", "cat-file",
+    "checkout", "checkout-index", "cherry", "cherry-pick", "citool", "clean", "clone", "commit", "commit-tree",
+    "config", "count-objects", "credential", "describe", "diff", "diff-files", "diff-index", "diff-tree", "difftool",
+    "fetch", "filter-branch", "filter-repo", "for-each-ref", "format-patch", "fsck", "gc", "grep", "gui",
+    "hash-object", "help", "init", "instaweb", "lfs", "log", "ls-files", "ls-remote", "ls-tree", "maintenance",
+    "merge", "merge-base", "mergetool", "mktag", "mv", "name-rev", "notes", "p4", "prune", "pull", "push",
+    "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace", "request-pull", "rerere", "reset",
+    "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "shortlog", "show", "show-ref",
+    "sparse-checkout", "stash", "status", "submodule", "svn", "switch", "symbolic-ref", "tag", "update-index",
+    "update-ref", "var", "verify-commit", "verify-tag", "whatchanged", "worktree", "write-tree", "flow", "crypt",
+    "hook", "subtree",
+))
+
+
+def names_git_command(spec: GuardSpec, clause: str) -> bool:
+    """False for a guard on ``git WORDS`` where WORDS, unquoted in the clause, is the plural of one of git's
+    commands ("no git submodules", "never use git hooks", "git branches"): the words name git's things, and
+    the guard could never fire. Any other word stays (``git absorb`` may be an installed git command), and
+    so does a quoted ``git co`` (the project's alias)."""
+    match = spec.match
+    if not isinstance(match, CommandMatch) or match.programs != ("git",) or not match.subcommands:
+        return True
+    word = match.subcommands[0]
+    plural = word not in GIT_COMMANDS and (word[:-1] in GIT_COMMANDS and word.endswith("s")
+                                           or word[:-2] in GIT_COMMANDS and word.endswith("es"))
+    return not plural or bool(re.search(rf"`git\s+{re.escape(word)}\b", clause))

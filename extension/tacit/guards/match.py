@@ -14,7 +14,8 @@ from typing import Any, Iterable
 from tacit.lazyre import lazy
 from tacit.guards.commands import SUDO, _Command, _git_sub, _is_info, program_names
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
-from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
+from tacit.guards.branch_names import branch_name_fires
+from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
 from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_targets,
@@ -278,7 +279,7 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
 
 
 _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
-                  OptionMatch: option_fires}
+                  OptionMatch: option_fires, BranchNameMatch: branch_name_fires}
 _COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
                            "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
 

@@ -6,6 +6,7 @@ Design notes: docs/design/guards.md#tacitguardsmodel
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
+from functools import cache
 from operator import attrgetter
 from typing import Any, ClassVar, get_args
 
@@ -19,8 +20,13 @@ class _Match:
 
     def to_dict(self) -> dict:
         """The fields as JSON data (tuples as lists)."""
-        return {f.name: list(v) if isinstance(v, tuple) else v for f in fields(self)
-                if (v := getattr(self, f.name)) or f.name not in _OMITTED_WHEN_EMPTY}
+        return {name: list(v) if isinstance(v, tuple) else v for name in _field_names(type(self))
+                if (v := getattr(self, name)) or name not in _OMITTED_WHEN_EMPTY}
+
+
+@cache
+def _field_names(cls) -> tuple:
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +188,17 @@ class SqlMatch(_Match):
     statements: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class BranchNameMatch(_Match):
+    """A new branch (``git checkout -b``, ``git switch -c``, ``git branch NAME``, ``git worktree add -b``)
+    whose name matches none of ``allowed`` (globs: ``claude/*``)."""
+
+    kind: ClassVar[str] = "git_branch_name"
+    allowed: tuple[str, ...]
+
+
 Match = (CommandMatch | PathMatch | PushMatch | SudoMatch | PipeMatch | SqlMatch | CommitMatch | CommitPathMatch
-         | RebaseMatch | RemoveMatch | OptionMatch)
+         | RebaseMatch | RemoveMatch | OptionMatch | BranchNameMatch)
 _MATCH_TYPES: dict[str, type] = {m.kind: m for m in get_args(Match)}
 SQL_STATEMENTS = ("drop_table", "drop_database", "truncate", "delete_without_where")
 
@@ -196,6 +211,7 @@ _SAYS = {SudoMatch: lambda m: "sudo (raised privileges)",
          RemoveMatch: lambda m: " or ".join("deleting" if o == "delete" else "renaming" for o in m.ops) + " "
          + ", ".join(m.patterns),
          RebaseMatch: lambda m: "git rebase onto " + ", ".join(m.branches),
+         BranchNameMatch: lambda m: "a new branch not named " + " or ".join(m.allowed),
          OptionMatch: lambda m: f"{m.program} {'/'.join(m.verbs)} with {'/'.join(m.options)} " + ", ".join(m.values),
          SqlMatch: lambda m: "SQL: " + ", ".join(s.replace("_", " ") for s in m.statements)}
 
@@ -304,7 +320,7 @@ def _strs(value: Any) -> tuple[str, ...]:
 _GIVEN = {("pipe", "sources"), ("pipe", "sinks")}
 _REQUIRED = {"command": ("programs",), "path": ("patterns",), "option_value": ("program", "options", "values"),
              "git_commit_path": ("patterns",), "git_commit": ("branches",), "path_remove": ("patterns", "ops"),
-             "git_rebase": ("branches",), "pipe": ("sources", "sinks"), "sql": ("statements",),
+             "git_rebase": ("branches",), "git_branch_name": ("allowed",), "pipe": ("sources", "sinks"), "sql": ("statements",),
              "sudo": ("programs",)}
 _ALLOWED = {"ops": frozenset(("delete", "rename")), "statements": frozenset(SQL_STATEMENTS)}
 
@@ -332,6 +348,6 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
     return cls(**given)
 
 
-__all__ = ["ACTIONS", "SCOPES", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
+__all__ = ["ACTIONS", "SCOPES", "BranchNameMatch", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
            "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "OptionMatch", "SQL_STATEMENTS", "Match",
            "GuardSpec", "Guard"]

@@ -127,8 +127,8 @@ def _path_list(text: str) -> tuple | None:
     # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path
     text, below = re.sub(r"(`[^`]+`)\s+as\s+(?:an?\s+|the\s+)?[a-z][a-z -]*", r"\1", text.strip(), flags=re.I), None
     where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
-    if where and _path_pattern(where.group(2)) and "/" in _path_pattern(where.group(2)).rstrip("/") + "/":
-        text, below = where.group(1), _path_pattern(where.group(2)).rstrip("/")  # "dist/ in packages/bot"
+    if where and (folder := _path_pattern(where.group(2))):
+        text, below = where.group(1), folder.rstrip("/")  # "dist/ in packages/bot"
     patterns = []
     for part in _PATH_LIST_SPLIT.split(text):
         p = _path_pattern(part)

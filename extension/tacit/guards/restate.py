@@ -38,6 +38,27 @@ _PUBLISH = lazy(rf"{_DONT}\s+publish(?:\s+(?:any|the|new|a))?(?:\s+(?:packages?|
                 r"(?:\s+(?:registry|index))?", re.I)
 
 
+# "Publish from `main` only through `./scripts/publish-npm.sh`" · "always publish via `make release`": publishing any
+# other way (the registry's own publish command) is what the rule forbids; the script names the registry when it can
+_ONLY_THROUGH = lazy(r"(?:(?:always|only)\s+)?publish(?:\s+(?:packages?|releases?|new\s+versions?))?(?:\s+from\s+`?[\w./-]+`?)?"
+                     r"\s+(?:only\s+)?(?:through|via|using|with|by running)\s+`(?P<how>[^`]+)`", re.I)
+_HINTS = (("npm", "npm"), ("pnpm", "npm"), ("yarn", "npm"), ("pypi", "pypi"), ("twine", "pypi"), ("python", "pypi"),
+          ("cargo", "crates"), ("crate", "crates"))
+
+
+def _only_through(clause: str, because: str) -> list:
+    m = _ONLY_THROUGH.fullmatch(clause)
+    if not m or not re.search(r"\b(?:only|always)\b", because, re.I):
+        return []
+    how = m.group("how").lower()
+    publishers = {p for entries in _REGISTRY.values() for programs, _ in entries for p in programs}
+    if how.split()[0] in publishers:  # "only through `pnpm publish -r`": one publisher allowed, another not; no shape
+        return []
+    registries = list(dict.fromkeys(reg for hint, reg in _HINTS if hint in how)) or ["npm", "pypi", "crates"]
+    return [GuardSpec(CommandMatch(programs, subs, (), True), because)
+            for reg in registries for programs, subs in _REGISTRY[reg]]
+
+
 def _subject_as_rule(subject: str) -> list:
     """What to try for a forbidden subject, in order: its gerund as a verb
     ("force pushing" → "never force push"), then the subject as a command."""
@@ -265,6 +286,9 @@ def _restated(clause: str, because: str, read, lesson: str) -> list:
     read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
     found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
              or _many_alternatives(clause, because, read))
+    if found:
+        return found
+    found = _only_through(clause, because)
     if found:
         return found
     m = _PUBLISH.fullmatch(clause)

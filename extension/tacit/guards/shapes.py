@@ -45,10 +45,12 @@ _SQL = [
 ]
 
 
-_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass)"
+# after a first edit verb, more things not to do to it: "do not modify, refactor, or lint them" (a lint or a
+# format edits nothing more; the edit is what is stopped)
+_OBJECTLESS_VERB = rf"(?:{_PATH_VERB}|replace|delete|remove|rename|move|bypass|refactor|reformat|format|lint)"
 _OBJECTLESS_EDIT = lazy(rf"(?:{_DONT}|never)\s+(?:{_PATH_VERB}|replace)(?:\s*(?:,\s*or|,|or|and)\s*{_OBJECTLESS_VERB})*"
                               r"(?:\s+(?:it|them|this file|that file|these files|"
-                              r"those files|the file|this|that))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+                              r"those files|the file|this|that|these|those))?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
 _OBJECTLESS_COMMIT = lazy(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|stage|add)\s+(?:it|them|this file|"
                                 r"that file|these files|those files|the file|this|that)(?:\s+to\s+git)?", re.I)
 _COMMIT_TO = lazy(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
@@ -90,10 +92,15 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     edit (or commit) prohibition with no object, in a lesson that names
     exactly one path."""
     commit = bool(_OBJECTLESS_COMMIT.fullmatch(sentence))
-    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
-                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b)", lesson)
-    subject = head and _path_pattern(f"`{head.group(1) or head.group(2)}`")
+    head = re.match(r"[\s*>#+\d.)-]*(?:`([^`]+)`(?P<more>(?:\s*(?:,|\band\b|\bor\b|&)\s*`[^`]+`)*)|\*\*([^*`]+)\*\*)\**(?:(?:\s+(?:is|are)\s+(?:\*\*)?[\w-]+(?:\*\*)?"
+                    r"(?:\s+[\w-]+){0,3})?\s*(?:[\u2014\u2013:]|\s-\s|-\s)|\s+(?:is|are)\s+(?:auto-?)?generated\b|"
+                    # "`x/` contains vendored bindings. Do not modify them": the line's subject, then what it holds
+                    r"(?P<holds>\s+(?:contains|holds|houses|keeps|vendors|includes)\b))", lesson)
+    subject = head and _path_pattern(f"`{head.group(1) or head.group(3)}`")
     if not commit and _DESCRIBED_EDIT.fullmatch(sentence):
+        if head and head.group("holds"):  # "`src/` contains sources and generated code. Do not edit generated
+            return None  # files": the folder holds more than what the rule is about
+
         homes = _LIVE_IN.findall(lesson)
         if len(homes) == 1 and len(re.findall(r"`[^`]+`", lesson)) == 1:
             folder = _path_pattern(homes[0])
@@ -101,9 +108,16 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
         return _described_subject(subject, head, lesson, because)
     if not commit and not _OBJECTLESS_EDIT.fullmatch(sentence):
         return None
+    if head and head.group("holds") and re.search(r"\band\b|,|;", re.split(r"[.!?](?:\s|$)", lesson[head.end():], 1)[0]):
+        return None  # "`src/` contains sources and generated files. Do not edit them": which of them is not said
     quoted = [q for q in re.findall(r"`[^`]+`", lesson) if not _MADE_BY.search(lesson[:lesson.index(q)])]
-    if subject and re.search(r"[/.*]", subject):  # "`x/` — …", "**prefect.ts** - …": the line's subject
-        quoted = [f"`{subject}`"]  # (not "**IMPORTANT**: …")
+    subjects = _subjects(head)
+    if len(subjects) > 1 and re.search(r"\b(?:it|this|that)(?:\s+file)?\b", sentence, re.I):
+        return None  # "`a/`, `b/` — data; don't touch it": which one "it" is is not said
+    if subjects:  # "`x/` — …", "`a.py`, `b.py` — …": the line's subject (not "**IMPORTANT**: …")
+        quoted = subjects
+    elif subject and re.search(r"[/.*]", subject):  # "**prefect.ts** - …"
+        quoted = [f"`{subject}`"]
     bare = _BARE_HEAD.match(lesson) if not quoted and not commit and not head else None
     if bare:  # "- conformance - Typing conformance tests pulled from upstream. Don't edit": a folder of a list
         return GuardSpec(PathMatch((bare.group(1) + "/",)), because)
@@ -111,10 +125,30 @@ def _objectless_edit(sentence: str, because: str, lesson: str) -> GuardSpec | No
     if len(quoted) > 1 and len(made) == 1:  # "`make style` regenerates `cli.md` … don't edit that file"
         quoted = [f"`{next(iter(made))}`"]
     found = {p for p in (_path_pattern(q) for q in quoted) if p}
+    if subjects and len(found) == len(subjects):  # every subject a path (checked by _subjects)
+        return GuardSpec(CommitPathMatch(tuple(sorted(found))) if commit else PathMatch(tuple(sorted(found))), because)
     if len(found) != 1 or len(quoted) != 1 or not (re.search(r"[/.*]", next(iter(found)))
                                                   or next(iter(found)).lower() in _EXTENSIONLESS_FILES):
         return None  # one path, and one that looks like a path (not "`pnpm`")
     return GuardSpec(CommitPathMatch(tuple(found)) if commit else PathMatch(tuple(found)), because)
+
+
+def _subjects(head) -> list:
+    """The paths a line opens with, as quoted spans ("`a/{x,y}/...`" read as "`a/x/`", "`a/y/`"), when
+    each one is clearly a path; [] otherwise."""
+    if not head or not head.group(1):
+        return []
+    out = []
+    for name in [head.group(1)] + re.findall(r"`([^`]+)`", head.group("more") or ""):
+        name = re.sub(r"/(?:\.\.\.|\u2026|\*\*)$", "/", name)  # "libs/...": everything below
+        brace = re.fullmatch(r"([^{}]*)\{([\w.-]+(?:,[\w.-]+)+)\}([^{}]*)", name)
+        names = [brace.group(1) + part + brace.group(3) for part in brace.group(2).split(",")] if brace else [name]
+        for one in names:
+            pattern = _path_pattern(f"`{one}`")
+            if not pattern or not (re.search(r"[/*]", pattern) or re.search(r"[^./]\.[A-Za-z0-9]{1,10}$", pattern)):
+                return []
+            out.append(f"`{one}`")
+    return out if len(out) > 1 or (head.group("more") or "{" in head.group(1) or "..." in head.group(1)) else []
 
 
 # "`docs/cli.md` is generated from `cmd/` — edit the Go source instead": what a tool makes, and the

@@ -10,7 +10,8 @@ import re
 from tacit.guards import derive as _derive
 from tacit.guards.clauses import _EXCEPTION, _HEDGE, _PLACEHOLDER, _protect, veto
 from tacit.guards.model import (CommandMatch, CommitMatch, CommitPathMatch, GuardSpec, PathMatch, PipeMatch, PushMatch,
-                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
+                                OptionMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch,
+                                BranchNameMatch)
 
 
 def explain(text) -> dict:
@@ -71,7 +72,8 @@ _WORDS = {CommandMatch: lambda m: [*m.programs, *m.subcommands, *m.flags, *m.und
           CommitPathMatch: lambda m: list(m.patterns), PipeMatch: lambda m: ["|"],
           SqlMatch: lambda m: [w for s in m.statements for w in s.split("_") if w not in ("without",)],
           RebaseMatch: lambda m: ["rebase", *m.branches], OptionMatch: lambda m: list(m.values),
-          CommitMatch: lambda m: ["commit", *m.branches], SudoMatch: lambda m: ["sudo"]}
+          CommitMatch: lambda m: ["commit", *m.branches], SudoMatch: lambda m: ["sudo"],
+          BranchNameMatch: lambda m: ["branch", *(p.split("*")[0] for p in m.allowed)]}
 
 
 def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:

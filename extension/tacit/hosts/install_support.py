@@ -37,14 +37,9 @@ def scope_folder(scope: str, project_dir: str | None, user_folder: Path, folder:
     if scope == "user":
         return user_folder, None
     if scope == "project":
-        project = project_path(project_dir)
+        project = Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
         return project / folder, project
     raise InstallError(f"scope must be 'user' or 'project', not {scope!r}")
-
-
-def project_path(project_dir: str | None) -> Path:
-    """The absolute project folder for ``--scope project`` (default: here)."""
-    return Path(os.path.abspath(os.path.expanduser(project_dir or ".")))
 
 
 def read_manifest(path: Path) -> dict | None:

@@ -1,11 +1,6 @@
 """The learners: usage patterns, habits, fix patterns, importance captures.
 
-Each learner is a pure model (``patterns``, ``habits``, ``fix_patterns``, ``captures``), its SQL in
-``tacit.stores`` beside the ledger (``observations``, ``habits``, ``fix_patterns``, ``captures``;
-the shared lifecycle's ``candidates``), and a thin engine plugin that wires events to both
-(``observe``, ``fixes``, ``importance``). ``lifecycle`` moves every learner's candidate memories
-along; ``review`` settles importance captures; ``retention`` says how long their evidence is kept;
-``replay`` is ``tacit learn``."""
+Design notes: docs/design/learn.md"""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
 """Importance captures — the model: what a user message amounts to, how a capture ages, merges and
 is settled. No SQL, no I/O.
 
-A capture is what the user says that may be worth keeping (a preference, a decision, a correction, a
-goal, a fact), scored by the message analysis, stored as a candidate memory
-(``tacit.learn.importance``), re-scored by the heartbeat and settled by the review
-(``tacit.learn.review``).
-
 Design notes: docs/design/learn.md#tacitlearncaptures"""
 
 from __future__ import annotations

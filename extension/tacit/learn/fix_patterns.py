@@ -1,8 +1,5 @@
-"""Fix patterns — the model: terms, similarity, outcomes, retirement, text. No SQL.
-
-A fix pattern is "the bug was X, the fix is Y", forged from an agent's reply
-(``tacit.detect.fix.detect_fix``), stored and indexed by ``tacit.stores.fix_patterns``, looked up
-and injected by ``tacit.learn.fixes``.
+"""Fix patterns ("the bug was X, the fix is Y") — the model: terms, similarity, outcomes,
+retirement, text. No SQL.
 
 Design notes: docs/design/learn.md#tacitlearnfix_patterns"""
 

@@ -1,12 +1,6 @@
 """The fix-pattern learner: forge patterns from the agent's replies, inject them when the problem
 comes back, learn from what the user says next.
 
-``register(engine)`` subscribes ``fixes.inject`` (foreground, the user's ``message_end``) and
-``fixes.forge`` (background, ``turn_end``). Model: ``tacit.learn.fix_patterns``; SQL:
-``tacit.stores.fix_patterns``. The fix detector (``tacit.detect.fix``: 73 compiled patterns) is
-imported by the forge on first use, not on the lookup's path (a service's start, an in-process
-hook).
-
 Design notes: docs/design/learn.md#tacitlearnfixes"""
 
 from __future__ import annotations

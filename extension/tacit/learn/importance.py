@@ -1,10 +1,6 @@
 """The importance learner: what the user says that is worth keeping, stored as candidate memories,
 kept fresh by a heartbeat, settled by a review.
 
-``register(engine)`` subscribes ``importance.capture`` and ``importance.heartbeat`` (background) and
-``importance.foreground``, ``importance.nightly_start`` / ``importance.nightly_turn`` (foreground).
-Model: ``tacit.learn.captures``; review: ``tacit.learn.review``.
-
 Design notes: docs/design/learn.md#tacitlearnimportance"""
 
 from __future__ import annotations

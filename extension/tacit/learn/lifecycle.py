@@ -1,9 +1,5 @@
-"""The one lifecycle every learner's memories go through.
-
-candidate → confirmed → applied (→ dismissed), in the ledger's ``memories`` table (SQL:
-``tacit.stores.candidates``). Learners (the five usage-pattern rules, habits, importance captures)
-never move a memory themselves: they hand ``Proposal``s to ``advance`` and this module does the
-arithmetic, the file writes, the adaptation log and the one-time notice.
+"""The one lifecycle every learner's memories go through: candidate → confirmed → applied
+(→ dismissed).
 
 Design notes: docs/design/learn.md#tacitlearnlifecycle"""
 

@@ -1,9 +1,5 @@
 """The tool-call learner: ``tool_result`` and ``command`` events → observations and habits.
 
-``register(engine)`` subscribes two background handlers (never a delay to the turn): every
-``tool_result`` and ``command`` becomes one observation (run through the five usage-pattern rules,
-``tacit.learn.patterns``) and one habit action (``tacit.learn.habits``), in one write.
-
 Design notes: docs/design/learn.md#tacitlearnobserve"""
 
 from __future__ import annotations

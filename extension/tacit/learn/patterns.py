@@ -1,10 +1,4 @@
-"""Observations and the five usage-pattern rules — the model, no SQL.
-
-An observation is one run of something — a slash command, a skill, a tool, or a named plugin that
-reports itself (``tacit observe``) — with a JSON context (company, input_type, output_type,
-category, priority, user_edited, edit_description, entity_type, entity_value, run_hour, and anything
-else the plugin adds). After each one is logged, five rules look for usage patterns and hand
-``Proposal``s to the shared lifecycle (``tacit.learn.lifecycle``).
+"""Observations (docs/learning.md) and the five usage-pattern rules — the model, no SQL.
 
 Design notes: docs/design/learn.md#tacitlearnpatterns"""
 

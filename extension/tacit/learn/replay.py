@@ -173,13 +173,6 @@ def formats() -> dict[str, str]:
                for name, host in host_specs.registry().items() if host.transcripts}, TACIT: "tacit JSONL"}
 
 
-def read_events(path: Path, fmt: str, stats: FileStats) -> Iterator:
-    reader = read_tacit if fmt == TACIT else _host_readers()[fmt].read
-    for event in reader(path, stats):
-        stats.events += 1
-        yield event
-
-
 # Replay
 def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
@@ -208,17 +201,10 @@ def _job_detail(job: dict) -> dict:
     return {}
 
 
-def _session_report(session_id: str, path: str, fmt: str) -> dict:
-    return {"session_id": session_id, "file": path, "format": fmt, "turns": 0, "tool_calls": 0,
-            "commands": 0, "corrections": [], "jobs": [], "pending_correction": None}
-
-
 def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = False, host: str | None = None,
            progress: Callable[[dict], None] | None = None) -> dict:
-    """Replay recorded sessions through the engine; the report (bad input: problems in it, never raised).
-
-    ``build_engine``: ``tacit.hosts.runtime.build_engine`` (the caller's, a layer above). ``apply=False``
-    writes nothing. ``progress`` gets ``{"file", "files_done", "files_total", "events"}`` now and then."""
+    """Replay recorded sessions through the caller's ``build_engine``; the report (bad input: problems in
+    it, never raised). ``apply=False`` writes nothing; ``progress`` gets files done and events now and then."""
     started = time.time()
     files, problems = expand_paths(paths)
     scratch = nullcontext() if apply else tempfile.TemporaryDirectory(prefix="tacit-learn-",
@@ -289,9 +275,11 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         by_session: dict[str, dict] = {}
         try:
             with _batched(engine.ledger(), not apply) as tick:
-                for event in read_events(path, fmt, stats):
-                    report = by_session.get(event.session_id) or by_session.setdefault(
-                        event.session_id, _session_report(event.session_id, str(path), fmt))
+                for event in (read_tacit if fmt == TACIT else _host_readers()[fmt].read)(path, stats):
+                    stats.events += 1
+                    report = by_session.get(event.session_id) or by_session.setdefault(event.session_id, {
+                        "session_id": event.session_id, "file": str(path), "format": fmt, "turns": 0,
+                        "tool_calls": 0, "commands": 0, "corrections": [], "jobs": [], "pending_correction": None})
                     _dispatch_one(engine, event, report, launched, records)
                     tick()
                     total_events += 1

@@ -1,9 +1,5 @@
-"""How long the learners' evidence is kept (applied daily by the service's housekeeping).
-
-Each rule names what it deletes and why that age (docs/learning.md has the table). Nothing a memory
-file still shows is deleted here: applied memories, their evidence and adaptations stay as long as
-the memory does ("why is this in my USER.md?" keeps an answer); the lifecycle's decay and
-``/memory-forget`` decide about memories themselves.
+"""How long the learners' evidence is kept (applied daily by the service's housekeeping;
+docs/learning.md).
 
 Design notes: docs/design/learn.md#tacitlearnretention"""
 

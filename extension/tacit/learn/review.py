@@ -1,9 +1,4 @@
-"""The review of importance captures: list, decide, settle.
-
-Today's captures are shown grouped by effective importance — high (> 0.85), medium (0.60–0.85), low
-(< 0.60) — each with an id the user keeps, drops or edits (``tacit review --keep/--drop/--edit``, or
-by telling the agent, which runs the same command). ``memory_review(cfg)`` returns the text every
-host shows for ``/memory-review``.
+"""The review of importance captures (docs/importance.md): list, decide, settle.
 
 Design notes: docs/design/learn.md#tacitlearnreview"""
 

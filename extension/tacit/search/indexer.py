@@ -50,11 +50,6 @@ def host_tag(host: str) -> str:
     return "h" + re.sub(r"[^a-z0-9]", "", host.lower())
 
 
-def default_stamp(path: str) -> tuple:
-    info = os.stat(path)
-    return (info.st_ino, info.st_size, info.st_mtime_ns)
-
-
 class Projects:
     """Project and exclusion of a working folder, looked up once per catch-up."""
 
@@ -258,9 +253,10 @@ def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) 
             for path in paths:
                 try:
                     real, info = _resolved(path, folders)
-                    if source.stamp is not None or info is None:
-                        stamp = tuple((source.stamp or default_stamp)(real))
+                    if source.stamp is not None:
+                        stamp = tuple(source.stamp(real))
                     else:
+                        info = info or os.stat(real)  # a link: what it leads to
                         stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
                 except (OSError, ValueError):
                     stats["unreadable"] += 1  # a symlink loop, a file gone since it was listed

@@ -20,6 +20,7 @@ PAYLOAD_LIMIT = 64 * 1024 * 1024  # a hook payload beyond this is refused (the h
 READ_SECONDS = 5.0
 MAX_OPEN = 512
 WHOLE = (b"hook", b"search")  # kinds whose request ends at the client's shutdown, not at the first line
+DRAIN = 4  # reads of one connection per wake-up
 IDLE_WAIT = 0.5  # seconds the loop sleeps with nothing to do (a stop wakes it: ``Reader.wake``)
 WAKE = object()
 
@@ -109,15 +110,24 @@ class Reader:
             pending = Pending(conn, time.monotonic() + self.read_seconds)
             self.open[conn.fileno()] = pending
             selector.register(conn, selectors.EVENT_READ, pending)
+            self._read(selector, pending)  # a hook client has usually sent it all already
 
     def _read(self, selector, pending: Pending) -> None:
+        """What has arrived, up to ``DRAIN`` reads (a request and its end are often there together;
+        a big one leaves the others their turn)."""
+        for _ in range(DRAIN):
+            if not self._read_once(selector, pending):
+                return
+
+    def _read_once(self, selector, pending: Pending) -> bool:
+        """One read; True when the request is still open and more may be waiting."""
         try:
             chunk = pending.conn.recv(1 << 16)
         except (BlockingIOError, InterruptedError):
-            return
+            return False
         except OSError:
             self._drop(selector, pending)
-            return
+            return False
         if chunk:
             pending.data += chunk
         if pending.header is None:
@@ -125,18 +135,22 @@ class Reader:
             if end < 0:
                 if not chunk or len(pending.data) > HEADER_LIMIT:
                     self._drop(selector, pending)
-                return
+                    return False
+                return True
             pending.header = bytes(pending.data[:end]).split()
             pending.rest_at = end + 1
             if not pending.header or len(pending.header) < 2 or pending.header[0] != b"TACIT1":
                 self._drop(selector, pending)
-                return
+                return False
         if pending.header[1] not in WHOLE:
             self._hand_on(selector, pending, bytes(pending.data[pending.rest_at:]))
         elif len(pending.data) - pending.rest_at > PAYLOAD_LIMIT:
             self._hand_on(selector, pending, None)
         elif not chunk:  # the client shut its side: the payload is complete
             self._hand_on(selector, pending, bytes(pending.data[pending.rest_at:]))
+        else:
+            return True
+        return False
 
     def _hand_on(self, selector, pending: Pending, body: bytes | None) -> None:
         self._forget(selector, pending)

@@ -7,13 +7,23 @@ from __future__ import annotations
 
 import os
 
-from watchdog.events import FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent,
+    FileModifiedEvent, FileMovedEvent, FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from tacit.fsutil import ensure_private_dir
 from tacit.service import context_cache
 
 CHANGES = ("modified", "created", "deleted", "moved", "closed")  # watchdog event types that mean a change
+# what the kernel reports to us: changes only. A read (opened, closed unwritten) woke two threads
+# per file a hook read, in the middle of its answer; a folder's own "modified" is never used
+WRITES = [FileModifiedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+          DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+# the data folder (config.toml): not "modified", which every ledger commit raises on its -wal file;
+# a write of config.toml ends in "closed" (or "moved"/"created" for a replace)
+REPLACED = [FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
 
 
 def start(service, package_dir: str) -> Observer:
@@ -22,9 +32,9 @@ def start(service, package_dir: str) -> Observer:
     changed, cfg = _Call(service, _on_change), service.cfg
     for folder in (cfg.memories_dir, cfg.skills_dir, cfg.home / "projects"):
         ensure_private_dir(folder)
-        observer.schedule(changed, str(folder), recursive=True)
-    observer.schedule(_Call(service, _on_code_change), package_dir, recursive=True)
-    observer.schedule(_Call(service, _on_config_change), cfg.state_dir_str, recursive=False)
+        observer.schedule(changed, str(folder), recursive=True, event_filter=WRITES)
+    observer.schedule(_Call(service, _on_code_change), package_dir, recursive=True, event_filter=WRITES)
+    observer.schedule(_Call(service, _on_config_change), cfg.state_dir_str, recursive=False, event_filter=REPLACED)
     observer.daemon = True
     observer.start()
     return observer

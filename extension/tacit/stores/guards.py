@@ -258,8 +258,9 @@ class GuardStore:
                     query += " AND project = ?"
                     args.append(root)
                 seen: set = set()  # every entry an earlier row held: a row saved what is new in it
+                last = None  # the previous row's list, as text: a row that appends to it is read from there on
                 for at, kind, name, after in conn.execute(query + " ORDER BY id", args):
-                    held = _entries_of(after)
+                    held, last = _entries_after(after, last)
                     added = (held - seen) & entries
                     seen |= held
                     # "you" when quoted back: the user, a hand edit, or a correction the user made
@@ -487,7 +488,17 @@ def _no_guard(guard_id) -> dict:
     return {"success": False, "error": f"no guard {guard_id!r} (see `tacit guard list --all`)"}
 
 
-def _entries_of(value) -> set:
-    """The entries a history row's JSON holds (a list of entries, or a text)."""
+def _entries_after(value, last: str | None) -> tuple[set, str | None]:
+    """``(entries, value when it is a list)`` of a history row; when ``value`` is ``last`` (a
+    list) with items appended, only those (the rest were seen): each row holds the whole file,
+    so reading every row whole is n²."""
+    if last is not None and last.endswith("]") and isinstance(value, str) and value.startswith(last[:-1]):
+        rest = value[len(last) - 1:].lstrip()
+        if rest.startswith(","):
+            data = loads("[" + rest[1:])
+            if isinstance(data, list):
+                return {e for e in data if isinstance(e, str)}, value
     data = loads(value)
-    return {e for e in (data if isinstance(data, list) else [data]) if isinstance(e, str)}
+    if isinstance(data, list):
+        return {e for e in data if isinstance(e, str)}, value
+    return ({data} if isinstance(data, str) else set()), None

@@ -143,11 +143,6 @@ class Ledger:
                 conn.execute("ROLLBACK")
                 raise
 
-    def migrations_applied(self) -> list[str]:
-        with self._lock:
-            rows = self.connection().execute("SELECT name FROM schema_migrations ORDER BY name")
-            return [r[0] for r in rows]
-
     def _recover(self, exc: BaseException) -> None:
         """Move a corrupt ledger (and its -wal/-shm) aside, under its file lock; the next open makes one."""
         self._close_quietly()
@@ -274,11 +269,6 @@ _QUEUES: dict[str, _WriterQueue] = {}
 _QUEUES_LOCK = threading.Lock()
 
 
-def _writer_queue(path: str) -> _WriterQueue:
-    with _QUEUES_LOCK:
-        return _QUEUES.setdefault(path, _WriterQueue())
-
-
 _OPEN = threading.local()  # by_path: the Ledger whose write transaction is open on this thread
 
 
@@ -304,7 +294,8 @@ class _Transaction:
                 conn.execute(f"SAVEPOINT {self.savepoint}")
             else:
                 if self.immediate:
-                    queue = _writer_queue(ledger.path)
+                    with _QUEUES_LOCK:
+                        queue = _QUEUES.setdefault(ledger.path, _WriterQueue())
                     if not queue.acquire(QUEUE_WAIT):
                         raise ledger._unavailable("begin", sqlite3.OperationalError(
                             f"no turn to write in {QUEUE_WAIT:.0f} s (another writer of this process is stuck)"))

@@ -10,7 +10,9 @@ import copy
 import dataclasses
 import functools
 import json
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -23,8 +25,7 @@ from tacit.safety.context_gate import NOTICE as GATE_NOTICE
 from tacit.safety.context_gate import SKILL_NAME as GATE_NAME
 from tacit.safety.context_gate import Block, clean_for_context, gate_context
 from tacit.safety.scanner import describe, scan
-from tacit.scopes import MEMORY as _MEMORY
-from tacit.scopes import SCOPES as _SCOPES
+from tacit.scopes import MEMORY, SCOPES  # user, global, project, team; MEMORY: the project's when there is one
 from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
@@ -32,12 +33,15 @@ from tacit.stores.entries import (  # noqa: F401 — the file format, imported f
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.shared_text import shared
 
-SCOPES = _SCOPES  # user, global, project, team: tacit.scopes.Scope
-MEMORY = _MEMORY  # = this store's project when it has one, else global
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
+# rendered scope blocks by everything they are made of (file texts, limits, paths, headers): a session
+# starting on unchanged memory is not scanned and rendered again (the gate is a pure function)
+_RENDERED: OrderedDict = OrderedDict()
+_RENDERED_KEEP = 16
+_RENDERED_LOCK = threading.Lock()
 SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 
@@ -191,11 +195,30 @@ class MemoryStore:
 
     def render_blocks(self, targets: list) -> dict:
         """Every scope's block, gated together (an injection split across scopes is caught too)."""
-        entries = {t: self.entries(t) for t in targets}
+        texts = {t: self.read_raw(t) for t in targets}
+        key = tuple((t, texts[t], self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets)
+        with _RENDERED_LOCK:
+            kept = _RENDERED.get(key)
+            if kept is not None:
+                _RENDERED.move_to_end(key)
+        if kept is None:
+            before = len(self.unread), len(self.left_out), len(self.gated_out)
+            blocks = self._render_blocks(targets, {t: parse_entries(texts[t]) for t in targets})
+            kept = (blocks, self.unread[before[0]:], self.left_out[before[1]:], self.gated_out[before[2]:])
+            with _RENDERED_LOCK:
+                _RENDERED[key] = kept
+                while len(_RENDERED) > _RENDERED_KEEP:
+                    _RENDERED.popitem(last=False)
+            return dict(blocks)
+        self.unread.extend(kept[1])
+        self.left_out.extend(kept[2])
+        self.gated_out.extend(kept[3])
+        return dict(kept[0])
+
+    def _render_blocks(self, targets: list, entries: dict) -> dict:
         fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
         gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
                               for t in targets if fits[t].kept])
-        labels = SNAPSHOT_LABELS
         shown = {block.group: parse_entries(block.text) for block in gated.allowed}
         blocks = dict.fromkeys(targets, "")
         for target in targets:
@@ -205,7 +228,7 @@ class MemoryStore:
             if told:
                 self.unread.append(told)
                 self.left_out.append(told)
-            mine = [item for item in gated.left_out if item.label.startswith(f"{labels[target]} entr")]
+            mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
             if mine:
                 self.gated_out.extend(mine)
                 count = len({item.label for item in mine})

@@ -190,7 +190,7 @@ CREATE TABLE turn_metrics (
 CREATE INDEX idx_turn_metrics_name ON turn_metrics (name, turn_at);
 """
 
-# Terms are pre-tokenised (tacit.detect.fix.tokenize_code_aware) and joined
+# Terms are pre-tokenised (tacit.detect.fix_tokens.tokenize_code_aware) and joined
 # with spaces; these token characters keep FTS5 from splitting them again.
 _FIX_PATTERNS_FTS = (
     "CREATE VIRTUAL TABLE fix_patterns_fts USING fts5(tokens, "

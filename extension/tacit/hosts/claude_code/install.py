@@ -18,18 +18,9 @@ MANIFEST = ".tacit-install.json"
 SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
 
 
-def claude_config_dir(cfg) -> Path:
-    return support.host_home(cfg, "CLAUDE_CONFIG_DIR", ".claude")
-
-
-def claude_state_file(cfg) -> Path:
-    """``~/.claude.json`` (Claude Code's own state: trust, onboarding);
-    inside ``$CLAUDE_CONFIG_DIR`` when that is set."""
-    return support.host_home(cfg, "CLAUDE_CONFIG_DIR") / ".claude.json"
-
-
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
-    base, project = support.scope_folder(scope, project_dir, claude_config_dir(cfg), ".claude")
+    home = support.host_home(cfg, "CLAUDE_CONFIG_DIR", ".claude")
+    base, project = support.scope_folder(scope, project_dir, home, ".claude")
     settings = base / ("settings.json" if project is None else "settings.local.json")
     return {"plugin_dir": base / "skills" / PLUGIN_NAME, "settings": settings, "project": project,
             "base": base}
@@ -134,7 +125,9 @@ def _install(cfg, scope, project_dir, python) -> dict:
 
 
 def workspace_trusted(cfg, project: Path) -> bool:
-    projects = (read_json_or_none(claude_state_file(cfg)) or {}).get("projects")
+    # ~/.claude.json, Claude Code's own state (trust); in $CLAUDE_CONFIG_DIR when that is set
+    state = support.host_home(cfg, "CLAUDE_CONFIG_DIR") / ".claude.json"
+    projects = (read_json_or_none(state) or {}).get("projects")
     entry = projects.get(str(project)) if isinstance(projects, dict) else None
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 

@@ -106,18 +106,16 @@ def wrapper_script(python: str) -> str:
     )
 
 
-def _command(description: str, body: str, *, allowed: str = "", hint: str = "") -> str:
+def _command(description: str, body: str, *, hint: str = "") -> str:
     # free text as a JSON string, a valid YAML scalar (an unquoted ": " drops every field; docs/hosts)
     lines = ["---", f"description: {json.dumps(description, ensure_ascii=False)}"]
     if hint:
         lines.append(f"argument-hint: {json.dumps(hint)}")
-    if allowed:
-        lines.append(f"allowed-tools: {allowed}")
     lines.append("---")
     return "\n".join(lines) + "\n" + body.strip() + "\n"
 
 
-def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
+def commands(tacit: str) -> dict[str, str]:
     """Slash commands (file name -> text; ``tacit``: the wrapper's path, shell-quoted). The hook answers
     each (``hook.answer_slash_command``): a body reaches the model only when the hooks did not run."""
     def body(name: str) -> str:
@@ -125,9 +123,8 @@ def commands(tacit: str, *, ledger: bool) -> dict[str, str]:
                 "this, tacit's hooks did not run: tell the user in one line to run "
                 f"`{tacit} doctor`, then stop. Run nothing else.")
 
-    ledger_free = ("memory-consolidate", "memory-skills")  # the others read or write the ledger
     return {f"{name}.md": _command(description, body(name), hint=hint)
-            for name, (description, hint) in COMMANDS.items() if ledger or name in ledger_free}
+            for name, (description, hint) in COMMANDS.items()}
 
 
 def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
@@ -140,6 +137,6 @@ def plugin_files(python: str, plugin_dir: str) -> dict[str, tuple[str, int]]:
         "hooks/hooks.json": (json.dumps(config, indent=2) + "\n", 0o644),
         "bin/tacit": (wrapper_script(python), 0o755),
     }
-    for name, text in commands(tacit, ledger=True).items():
+    for name, text in commands(tacit).items():
         files[f"commands/{name}"] = (text, 0o644)
     return files

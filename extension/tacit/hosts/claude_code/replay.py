@@ -1,9 +1,6 @@
 """Claude Code transcripts as the events its hooks would have sent (``tacit learn``).
 
-Its spec's ``transcripts`` names this module: ``detect`` recognises a line of
-a transcript, ``read`` turns one file into events. A transcript is JSONL, one
-line per content block; a turn opens with the user's prompt and closes at
-the next one (its tool calls as results, its last reply's text).
+Design notes: docs/design/hosts.md#tacithostsclaude_codereplay
 """
 
 from __future__ import annotations

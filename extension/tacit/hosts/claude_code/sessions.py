@@ -19,10 +19,6 @@ _COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<]*?)\s*</command-name>")
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 
-def projects_dir(env: dict) -> str:
-    return os.path.join(home_folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects")
-
-
 def recorded_command(text: str) -> tuple[str, str] | None:
     """A slash command as Claude Code records it in a prompt: (name, args), or None."""
     match = _COMMAND_NAME.search(text) if "<command-name>" in text else None
@@ -33,7 +29,8 @@ def recorded_command(text: str) -> tuple[str, str] | None:
 
 
 def files(env: dict):
-    return [path for folder in jsonl.entries(projects_dir(env), "dir")
+    projects = os.path.join(home_folder(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects")
+    return [path for folder in jsonl.entries(projects, "dir")
             for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
 

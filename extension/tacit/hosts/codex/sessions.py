@@ -16,12 +16,9 @@ _TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_sea
 _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
-def sessions_dir(env: dict) -> str:
-    return os.path.join(home_folder(env, "CODEX_HOME", ".codex"), "sessions")
-
-
 def files(env: dict):
-    return [path for year in jsonl.entries(sessions_dir(env), "dir") for month in jsonl.entries(year, "dir")
+    root = os.path.join(home_folder(env, "CODEX_HOME", ".codex"), "sessions")
+    return [path for year in jsonl.entries(root, "dir") for month in jsonl.entries(year, "dir")
             for day in jsonl.entries(month, "dir")
             for path in jsonl.entries(day, "file", prefix="rollout-", suffix=".jsonl")]
 

@@ -2,6 +2,9 @@
 
 from tacit.hosts.spec import COMMAND_HOOK_BOUNDS, Host
 
+_EXEC = ("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox")
+_OUTPUT = ("--json", "--color", "never", "--model", "{model}", "--", "{prompt}")
+
 HOST = Host(
     name="codex",
     label="Codex CLI",
@@ -9,13 +12,9 @@ HOST = Host(
     # Codex CLI 0.171.0: no hooks at all in the child, no session files, the data folder (its cwd,
     # not a git repo) as the writable sandbox workspace, JSONL events (the last line carries token
     # usage); no --model unless child_model is set: the child uses the user's configured model
-    child_command=("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
-                   "--sandbox", "workspace-write", "--json", "--color", "never", "--model", "{model}",
-                   "--", "{prompt}"),
+    child_command=(*_EXEC, "workspace-write", *_OUTPUT),
     # the rules child answers in its reply: its shell cannot write or reach the network (read-only)
-    child_reply_command=("codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks",
-                         "--sandbox", "read-only", "--json", "--color", "never", "--model", "{model}",
-                         "--", "{prompt}"),
+    child_reply_command=(*_EXEC, "read-only", *_OUTPUT),
     prompt_stdin="-",
     sessions="tacit.hosts.codex.sessions",
     child="tacit.hosts.codex.child",

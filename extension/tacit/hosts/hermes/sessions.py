@@ -19,12 +19,8 @@ _SELECT = ("SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_ca
            "FROM messages m LEFT JOIN sessions s ON s.id = m.session_id ")
 
 
-def state_db(env: dict) -> str:
-    return os.path.join(home_folder(env, "HERMES_HOME", ".hermes"), "state.db")
-
-
 def files(env: dict):
-    path = state_db(env)
+    path = os.path.join(home_folder(env, "HERMES_HOME", ".hermes"), "state.db")
     return [path] if os.path.isfile(path) else []
 
 

@@ -25,13 +25,9 @@ def source_file() -> Path:
     return Path(__file__).resolve().parent / "extension" / ENTRY
 
 
-def agent_dir(cfg) -> Path:
-    return host_home(cfg, "PI_CODING_AGENT_DIR", ".pi", "agent")
-
-
 def target_dir(cfg, scope: str, project_dir: str | os.PathLike = ".") -> Path:
     if scope == "user":
-        return agent_dir(cfg) / "extensions" / EXTENSION_NAME
+        return host_home(cfg, "PI_CODING_AGENT_DIR", ".pi", "agent") / "extensions" / EXTENSION_NAME
     if scope == "project":
         return Path(project_dir).resolve() / ".pi" / "extensions" / EXTENSION_NAME
     raise ValueError(f"scope must be 'user' or 'project', not {scope!r}")

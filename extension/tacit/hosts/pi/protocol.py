@@ -241,12 +241,6 @@ class PiSession:
             "timeouts": {"tool": child_timeout + 60, "command": 2 * child_timeout + 60},
         }
 
-    def _ping(self, params: dict) -> dict:
-        return {"pong": True, "time": time.time()}
-
-    def _shutdown(self, params: dict) -> dict:
-        return {"ok": True}
-
     def _event(self, params: dict) -> dict:
         self.stats["events"] += 1
         event = event_from_params(params)
@@ -336,8 +330,8 @@ class PiSession:
 
 METHODS = {
     "hello": PiSession._hello,
-    "ping": PiSession._ping,
-    "shutdown": PiSession._shutdown,
+    "ping": lambda session, params: {"pong": True, "time": time.time()},
+    "shutdown": lambda session, params: {"ok": True},
     "event": PiSession._event,
     "tool": PiSession._tool,
     "command": PiSession._command,

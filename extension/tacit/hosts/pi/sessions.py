@@ -13,13 +13,9 @@ from tacit.search import jsonl
 from tacit.search.source import ASSISTANT, TOOL, USER, Cursor, Entry, Message, block_messages, excerpt
 
 
-def sessions_dir(env: dict) -> str:
-    return env.get("PI_CODING_AGENT_SESSION_DIR") or \
-        os.path.join(home_folder(env, "PI_CODING_AGENT_DIR", ".pi", "agent"), "sessions")
-
-
 def files(env: dict):
-    root = sessions_dir(env)
+    root = env.get("PI_CODING_AGENT_SESSION_DIR") or \
+        os.path.join(home_folder(env, "PI_CODING_AGENT_DIR", ".pi", "agent"), "sessions")
     return jsonl.entries(root, "file", suffix=".jsonl") + [
         path for folder in jsonl.entries(root, "dir") for path in jsonl.entries(folder, "file", suffix=".jsonl")]
 
