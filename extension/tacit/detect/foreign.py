@@ -48,8 +48,5 @@ def foreign_correction(text: str) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     head = text.strip()[:2000]
-    for pattern in (*_FOREIGN, _SPANISH_NO):
-        match = pattern.search(head)
-        if match:
-            return match.group(0).strip()
-    return None
+    match = next(filter(None, (pattern.search(head) for pattern in (*_FOREIGN, _SPANISH_NO))), None)
+    return match.group(0).strip() if match else None
