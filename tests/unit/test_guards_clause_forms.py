@@ -45,7 +45,7 @@ BARE = ["never run `make clean`", "use pnpm, never npm", "never run pnpm test", 
     "hey {} pls", "hey {}", "could you please {}", "can you {}", "would you kindly {}", "just {}", "oh and {}",
     "hi, {}", "{}, slow and flaky", "{}, deprecated", "{}, no need", "{}, has side effects", "{}, too slow",
     "{} — whenever we did that, CI broke", "{}, if you do the build breaks", "{} — if you do, the build breaks",
-    "{}; if you do it anyway, it wipes the cache",
+    "{}; if you do it anyway, it wipes the cache", "{} — when that happens the cache is lost",
 ])
 def test_politeness_and_a_reason_derive_the_bare_rule(bare, said):
     assert matches(bare), bare

@@ -386,7 +386,7 @@ def clauses(text: str) -> list[list[Clause]]:
 # "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
 _MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
                  r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
-_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
+_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|lost|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
              r"delet|overwrit|fail|leak|caus|trigger|ruin|damag|hurt|crash|explod|drift|pollut|invalidat|bloat|flak)\w*",
              re.I)
 _LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
