@@ -140,12 +140,14 @@ class GuardStore:
         self.cfg = cfg
         self.ledger = ledger
 
-    def _signal(self) -> None:
-        """Tell other processes the guards changed (after the change is written)."""
+    def _signal(self, export: bool = True) -> None:
+        """Tell other processes the guards changed (after the change is written); ``export``: the
+        hand-made ones may have changed too (a sync changes them only when it restores them)."""
         try:
             with self.ledger.read() as conn:
                 rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
-                guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
+                if export:
+                    guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
             write_rev_file(self.cfg, rev)
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
@@ -200,7 +202,7 @@ class GuardStore:
         from_files = sync_files(self.ledger, self.cfg, project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
-            self._signal()
+            self._signal(export=False)
         return from_files or changed
 
     def _sync_memory(self, project: Project | None, *, now: float | None = None) -> bool:
@@ -240,7 +242,7 @@ class GuardStore:
                 conn.executemany("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ? AND status = 'active'",
                                  [(now, gid) for gid in gone[start:start + SYNC_BATCH]])
                 bump(conn)
-        self._signal()
+        self._signal(export=restored)
         return True
 
     def _origins(self, fresh: list, project: Project | None) -> dict:
@@ -252,14 +254,16 @@ class GuardStore:
         root = project.main_root if project is not None else ""
         with self.ledger.read() as conn:
             for memory_scope, entries in wanted.items():
-                query = "SELECT at, actor_kind, actor_name, after FROM history WHERE scope = ?"
+                # sorted here, not by SQLite: its index is (scope, target, id), and an ORDER BY id
+                # copied every row, each the whole file, into a temporary tree first
+                query = "SELECT id, at, actor_kind, actor_name, after FROM history WHERE scope = ?"
                 args: list = [memory_scope]
                 if memory_scope not in GLOBAL_SCOPES:
                     query += " AND project = ?"
                     args.append(root)
                 seen: set = set()  # every entry an earlier row held: a row saved what is new in it
                 last = None  # the previous row's list, as text: a row that appends to it is read from there on
-                for at, kind, name, after in conn.execute(query + " ORDER BY id", args):
+                for _id, at, kind, name, after in sorted(conn.execute(query, args)):
                     held, last = _entries_after(after, last)
                     added = (held - seen) & entries
                     seen |= held
