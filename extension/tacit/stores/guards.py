@@ -117,6 +117,7 @@ def derived(entry: str) -> tuple[GuardSpec, ...]:
     return derive_guards(entry)
 
 
+@lru_cache(maxsize=16384)
 def guard_key(prefix: str, *parts: str, spec: GuardSpec) -> str:
     """A guard row's key: ``prefix`` and a hash of ``parts`` and what the rule matches."""
     match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
