@@ -116,6 +116,9 @@ class FileMemo:
             unlink_quietly(tmp)
 
 
+_DECODED: dict[str, tuple] = {}  # text hash -> (the kept value, its items): checked and decoded once a process
+
+
 class DerivedMemo:
     """``kept(text, derive, encode, decode)`` for the texts of one ``kind`` under one root."""
 
@@ -126,10 +129,17 @@ class DerivedMemo:
         """``decode`` of each item kept for ``text``; else ``derive()``'s items, kept."""
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         found = self._memo.get(key, [len(text)])
+        done = _DECODED.get(key)
+        if done is not None and done[0] is found:
+            return list(done[1])
         if isinstance(found, dict) and isinstance(found.get("items"), list) and found.get("sum") == _sum(
                 key, found["items"]):
             try:
-                return [decode(item) for item in found["items"]]
+                items = [decode(item) for item in found["items"]]
+                if len(_DECODED) > 50000:
+                    _DECODED.clear()
+                _DECODED[key] = (found, items)
+                return list(items)
             except (TypeError, ValueError, KeyError, IndexError, AttributeError):
                 pass  # derived again below
         items = list(derive())

@@ -7,9 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import islice
 
 from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
 from tacit.projects import Project
@@ -26,6 +28,7 @@ STRIKES_TO_REMOVE = 2
 SYNC_BATCH = 500  # rows per write transaction of a sync
 GLOBAL_SCOPES = ("user", "global")  # memory scopes whose guards are global
 EVENT_KINDS = ("stop", "override", "wrong", "repeat")
+_VERBATIM = re.compile(r'[ !#-\[\]-~]+')  # what JSON keeps as it is: printable ASCII but " and \
 _COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_scope", "lesson", "spec",
             "action", "status", "strikes", "lesson_at", "by_user", "created_at", "updated_at",
             "removed_at", "removed_why")
@@ -117,6 +120,7 @@ def derived(entry: str) -> tuple[GuardSpec, ...]:
     return derive_guards(entry)
 
 
+@lru_cache(maxsize=16384)
 def guard_key(prefix: str, *parts: str, spec: GuardSpec) -> str:
     """A guard row's key: ``prefix`` and a hash of ``parts`` and what the rule matches."""
     match = json.dumps({"kind": spec.kind, **spec.match.to_dict()}, sort_keys=True)
@@ -140,12 +144,14 @@ class GuardStore:
         self.cfg = cfg
         self.ledger = ledger
 
-    def _signal(self) -> None:
-        """Tell other processes the guards changed (after the change is written)."""
+    def _signal(self, export: bool = True) -> None:
+        """Tell other processes the guards changed (after the change is written); ``export``: the
+        hand-made ones may have changed too (a sync changes them only when it restores them)."""
         try:
             with self.ledger.read() as conn:
                 rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
-                guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
+                if export:
+                    guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
             write_rev_file(self.cfg, rev)
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
@@ -200,7 +206,7 @@ class GuardStore:
         from_files = sync_files(self.ledger, self.cfg, project, files=files, now=now)
         changed = self._sync_memory(project, now=now)
         if from_files and not changed:
-            self._signal()
+            self._signal(export=False)
         return from_files or changed
 
     def _sync_memory(self, project: Project | None, *, now: float | None = None) -> bool:
@@ -240,7 +246,7 @@ class GuardStore:
                 conn.executemany("UPDATE guards SET status = 'gone', updated_at = ? WHERE id = ? AND status = 'active'",
                                  [(now, gid) for gid in gone[start:start + SYNC_BATCH]])
                 bump(conn)
-        self._signal()
+        self._signal(export=restored)
         return True
 
     def _origins(self, fresh: list, project: Project | None) -> dict:
@@ -252,14 +258,20 @@ class GuardStore:
         root = project.main_root if project is not None else ""
         with self.ledger.read() as conn:
             for memory_scope, entries in wanted.items():
-                query = "SELECT at, actor_kind, actor_name, after FROM history WHERE scope = ?"
+                # sorted here, not by SQLite: its index is (scope, target, id), and an ORDER BY id
+                # copied every row, each the whole file, into a temporary tree first
+                query = "SELECT id, at, actor_kind, actor_name, after FROM history WHERE scope = ?"
                 args: list = [memory_scope]
                 if memory_scope not in GLOBAL_SCOPES:
                     query += " AND project = ?"
                     args.append(root)
+                probes = [max(_VERBATIM.findall(e), key=len, default="") for e in islice(entries, 33)]
+                if len(probes) <= 32 and all(probes):  # a few new lessons: only the rows that may hold them are read
+                    query += f" AND ({' OR '.join(['instr(after, ?)'] * len(probes))})"
+                    args.extend(probes)
                 seen: set = set()  # every entry an earlier row held: a row saved what is new in it
                 last = None  # the previous row's list, as text: a row that appends to it is read from there on
-                for at, kind, name, after in conn.execute(query + " ORDER BY id", args):
+                for _id, at, kind, name, after in sorted(conn.execute(query, args)):
                     held, last = _entries_after(after, last)
                     added = (held - seen) & entries
                     seen |= held

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from tacit.guards import derive_guards
 from tacit.guards.instructions import unread_rule
 from tacit.stores import history
 from tacit.stores.guard_files import asked_id, asked_ids, asked_key
+from tacit.stores.guards import derived
 from tacit.stores.memory import MemoryStore
 
 MAX_SEARCHED = 20  # entries looked up in the history per call: a session's first turn end waits for it
@@ -25,7 +25,7 @@ def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
         for entry in store.entries(scope):
             if len(out) >= limit or searched >= MAX_SEARCHED:
                 return out
-            if asked_id(f"memory:{scope}:0", entry) in asked or not unread_rule(entry) or derive_guards(entry):
+            if asked_id(f"memory:{scope}:0", entry) in asked or not unread_rule(entry) or derived(entry):
                 continue
             searched += 1
             change = _saved_by(ledger, entry)
