@@ -27,7 +27,7 @@ from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
 __all__ = [
     "CorrectionPatterns", "CorrectionVerdict", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS",
     "DEFAULT_NEGATIVE_PATTERNS", "DEFAULT_DIRECTIVE_WORDS", "STRONG_SCORE", "compile_patterns",
-    "default_patterns", "detect_correction", "detect_correction_original", "judge_correction",
+    "default_patterns", "detect_correction", "judge_correction",
     "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
 ]
 
@@ -184,22 +184,3 @@ def detect_correction(text: str, prev_assistant: str | None = None,
         return judge_correction(reading, _features.user_features(reading), patterns)
     except Exception as exc:  # noqa: BLE001 — a detector must never break a host
         return _verdict(False, "empty", 0.0, None, f"detector error: {type(exc).__name__}: {exc}")
-
-
-def detect_correction_original(text: str, patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
-    """The original design's rule alone, for comparison and benchmarks: negative → strong →
-    weak+directive over the whole lowercased message, with no quote stripping, context or scorer."""
-    if not isinstance(text, str) or not text.strip():
-        return _verdict(False, "empty", 0.0, None, "no text")
-    try:
-        lower = text.strip().lower().replace("\u2019", "'")
-        hit = original_rule(lower, patterns or default_patterns())
-    except Exception as exc:  # noqa: BLE001
-        return _verdict(False, "empty", 0.0, None, f"detector error: {type(exc).__name__}: {exc}")
-    if hit is None:
-        return _verdict(False, "none", 0.0, None, "no pattern matched")
-    if hit.kind == "negative":
-        return _verdict(False, "negative", 0.0, hit.matched, "negative pattern: not a correction")
-    if hit.kind == "strong":
-        return _verdict(True, "strong", 0.95, hit.matched, "strong pattern matched")
-    return _verdict(True, "weak+directive", 0.7, hit.matched, f"weak opener followed by a directive ({hit.matched})")
