@@ -141,18 +141,6 @@ _REDIRECT = lazy(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s*[,.!:
 _NOT_LESSON = lazy(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
 
 
-def terse_verdict(reading: _features.MessageReading) -> tuple[bool, str, str] | None:
-    """A short message whose shape decides: (is_correction, matched, reason), or None."""
-    if reading.n_words > 14:
-        return None
-    text = " ".join(reading.bare.split())
-    if _NOT_LESSON.match(text):
-        return False, text, "a clarifying question or a waiver, not a correction"
-    if _REDIRECT.match(text):
-        return True, text, "redirects what the agent is doing"
-    return None
-
-
 def not_a_lesson(reading: _features.MessageReading) -> bool:
     """A short waiver or clarifying question ("no need to change that", "did you say …?")."""
     return reading.n_words <= 14 and bool(_NOT_LESSON.match(" ".join(reading.bare.split())))
@@ -183,11 +171,13 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         return _verdict(True, "strong", max(score, STRONG_SCORE), hit.matched, "strong pattern matched")
     if hit is not None and hit.kind == "negative" and reading.n_words <= NEGATIVE_MAX_WORDS:
         return _verdict(False, "negative", min(score, 0.1), hit.matched, "negative pattern: not a correction")
-    if reading.skipped is None and reading.english:
-        terse = terse_verdict(reading)
-        if terse is not None:
-            return _verdict(terse[0], "terse", max(score, 0.75) if terse[0] else min(score, 0.1), terse[1],
-                            terse[2])
+    # a short message whose shape decides
+    if reading.skipped is None and reading.english and reading.n_words <= 14:
+        text = " ".join(reading.bare.split())
+        if _NOT_LESSON.match(text):
+            return _verdict(False, "terse", min(score, 0.1), text, "a clarifying question or a waiver, not a correction")
+        if _REDIRECT.match(text):
+            return _verdict(True, "terse", max(score, 0.75), text, "redirects what the agent is doing")
     top = scorer.contributions(feats)
     shown = ", ".join(name for name, _c in top[:4]) or "no cue"
     is_correction = bool(scorer.weights) and score >= scorer.threshold
