@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tacit.detect.analysis import analyse
+from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.importance import (
     CATEGORIES,
     CATEGORY_RANGES,
@@ -16,8 +17,6 @@ from tacit.detect.importance import (
     Importance,
     importance_from,
     score_importance,
-    wants_forget,
-    wants_review,
 )
 
 

@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.correction import CorrectionVerdict, judge_correction, not_a_lesson, phrased_rule_of
-from tacit.detect.durable import judge_durable
 from tacit.detect.markers import expiry_hint
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns
@@ -22,6 +21,8 @@ __all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "r
 #: a session starts a review when the lesson scores of its highlighted
 #: messages since the last review add up to this (chosen on the tune split)
 REVIEW_BUDGET = 1.0
+#: the durable-statement categories
+DURABLE_CATEGORIES = ("preference", "decision", "goal", "fact")
 
 
 def lesson_threshold() -> float:
@@ -62,14 +63,28 @@ class MessageAnalysis:
         return data
 
 
+def _durable(reading: _features.MessageReading, feats: dict[str, float]) -> tuple[str, float]:
+    """(category, score): does the message state something durable — a preference, decision, goal, fact?"""
+    if reading.skipped in ("empty", "agent-prompt", "quoted-only"):
+        return "none", 0.0
+    scorer = model(USER_MODEL, "durable")
+    if not reading.english and reading.markers.rule_category in DURABLE_CATEGORIES:
+        # no training rows in other languages: the phrase markers decide
+        return reading.markers.rule_category, 0.6
+    score = scorer.score(feats)
+    if not scorer.weights or score < scorer.threshold:
+        return "none", round(score, 3)
+    best = max(DURABLE_CATEGORIES, key=lambda c: model(USER_MODEL, c).score(feats))  # the first of a tie
+    return best, round(score, 3)
+
+
 def _analyse(text: object, prev_assistant: object, patterns: CorrectionPatterns | None) -> MessageAnalysis:
     reading = _features.read(text, prev_assistant)
     feats = _features.user_features(reading)
     phrased = phrased_rule_of(reading)
     # a rule against what the agent just did is a correction (judge_correction)
     correction = judge_correction(reading, feats, patterns, phrased)
-    durable = judge_durable(reading, feats)
-    category, durable_score = durable.category, durable.score
+    category, durable_score = _durable(reading, feats)
     skipped = reading.skipped is not None
     forget, review = wants_forget(reading.raw), wants_review(reading.raw)
     if phrased is not None and category == "none":

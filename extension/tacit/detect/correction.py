@@ -8,13 +8,13 @@ Design notes: docs/design/detect.md#tacitdetectcorrection"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from tacit.lazyre import lazy
 from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
-from tacit.detect.foreign import foreign_correction
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import (
@@ -27,7 +27,7 @@ from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
 __all__ = [
     "CorrectionPatterns", "CorrectionVerdict", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS",
     "DEFAULT_NEGATIVE_PATTERNS", "DEFAULT_DIRECTIVE_WORDS", "STRONG_SCORE", "compile_patterns",
-    "default_patterns", "detect_correction", "detect_correction_original", "judge_correction",
+    "default_patterns", "detect_correction", "judge_correction",
     "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
 ]
 
@@ -89,6 +89,46 @@ def phrased_rule_of(reading: _features.MessageReading) -> Phrased | None:
     return phrase(reading.focus, reading.lower, reading.prev)
 
 
+#: corrections in the languages tacit's privacy phrases cover (de, fr, es, ru, ja, pt, ko; zh in markers)
+_FOREIGN_PHRASES = [
+    # German
+    r"\b(?:das|es|dies)\s+ist\s+(?:falsch|nicht\s+richtig|nicht\s+korrekt|nicht\s+was\s+ich)\b",
+    r"\bich\s+(?:habe|hab)\s+(?:doch\s+)?(?:gesagt|geschrieben|gemeint)\b|\bich\s+sagte\b",
+    r"^\s*nein\s*[,.!]\s*(?:nicht|das|du|benutze|verwende|nimm|mach)\b|\bfalsche?n?\s+(?:datei|ansatz|weg)\b",
+    r"\bdu\s+hast\s+(?:das|es|mich)\s+(?:falsch|missverstanden)\b|\bmach\s+das\s+r(?:ü|ue)ckg(?:ä|ae)ngig\b",
+    # French
+    r"\bce\s+n'?est\s+pas\s+(?:ça|ca|ce\s+que|correct|bon|juste)\b|\bc'?est\s+(?:faux|incorrect)\b",
+    r"\bj'?ai\s+dit\b|\bje\s+t'?ai\s+dit\b|\btu\s+(?:as\s+mal\s+compris|t'?es\s+tromp)",
+    r"^\s*non\s*[,.!]\s*(?:pas|ce|c'|tu|utilise|mets|fais|il\s+faut)\b|\bannule\s+(?:ça|ca|cette)\b",
+    # Spanish
+    r"\b(?:eso|esto)\s+(?:est(?:á|a)\s+mal|no\s+es\s+(?:correcto|lo\s+que))\b|\best(?:á|a)s?\s+equivocad[oa]\b",
+    r"\bte\s+dije\b|\bya\s+te\s+dije\b|\bdije\s+que\b|\bno\s+es\s+eso\b",
+    # Portuguese
+    r"\b(?:isso|isto)\s+(?:est(?:á|a)\s+errado|n(?:ã|a)o\s+(?:est(?:á|a)\s+certo|é\s+o\s+que))\b",
+    r"\beu\s+(?:te\s+)?disse\b|\bvoc(?:ê|e)\s+(?:entendeu\s+errado|errou)\b|\bn(?:ã|a)o\s+foi\s+isso\b",
+    r"^\s*n(?:ã|a)o\s*[,.!]\s*(?:use|usa|faça|faz|isso|n(?:ã|a)o)\b",
+    # Russian
+    r"неправильно|не\s+так\b|это\s+не\s+то|я\s+(?:же\s+)?(?:сказал|говорил|просил)|ты\s+(?:ошибся|не\s+понял)",
+    r"^\s*нет\s*[,.!]\s*(?:не|это|используй|сделай|надо|нужно)",
+    r"откати|верни\s+как\s+было",
+    # Japanese
+    r"違います|違う(?:よ|って|でしょ|。|、|$)|そうじゃない|間違って(?:いる|る|います)|言ったのに|って言った",
+    r"元に戻して",
+    # Korean
+    r"틀렸|잘못\s*(?:했|됐|되었|이해)|그게\s+아니|말했잖아|아니(?:요|야)?\s*[,.!]\s*\S",
+    r"되돌려",
+    r"^\s*no\s*[,.!]\s*(?:usa|utiliza|haz|pon|eso|esto|no)\b",  # Spanish "no, …": looked for last
+]
+_FOREIGN = [lazy(p, re.IGNORECASE | re.UNICODE) for p in _FOREIGN_PHRASES]
+
+
+def _foreign_correction(text: str) -> str | None:
+    """The correction phrase a non-English message (quotes removed; the caller checks) opens or states, or None."""
+    head = text.strip()[:2000]
+    match = next(filter(None, (pattern.search(head) for pattern in _FOREIGN)), None)
+    return match.group(0).strip() if match else None
+
+
 _UNSET = object()
 _VERB = (r"(?:fix|run|write|add|update|use|check|read|make|do|finish|commit|revert|undo|remove|delete|test|look|"
          r"keep|leave|change|edit|put|try|build|start|go|install|ask|rename|move|stop|handle|implement|answer)")
@@ -99,18 +139,6 @@ _REDIRECT = lazy(r"^(?:no+|stop|wait|hold on|hang on|actually|hmm+|nope)\s*[,.!:
                        r"this|the|it|what)\b")
 #: "no need to change that", "did you say the tenant id is 42?": not corrections, not lessons
 _NOT_LESSON = lazy(r"^(?:no need (?:to|for)|(?:did|do) you (?:say|mean|want)\b[^?]*\?$)")
-
-
-def terse_verdict(reading: _features.MessageReading) -> tuple[bool, str, str] | None:
-    """A short message whose shape decides: (is_correction, matched, reason), or None."""
-    if reading.n_words > 14:
-        return None
-    text = " ".join(reading.bare.split())
-    if _NOT_LESSON.match(text):
-        return False, text, "a clarifying question or a waiver, not a correction"
-    if _REDIRECT.match(text):
-        return True, text, "redirects what the agent is doing"
-    return None
 
 
 def not_a_lesson(reading: _features.MessageReading) -> bool:
@@ -129,7 +157,7 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
     zh = chinese_correction(strip_quoted(reading.raw)) if not reading.english else None
     if zh:
         return _verdict(True, "zh-phrase", 0.8, zh, f"Chinese correction phrase {zh!r}")
-    other = foreign_correction(strip_quoted(reading.raw)) if reading.skipped is None else None
+    other = _foreign_correction(strip_quoted(reading.raw)) if reading.skipped is None else None
     if other:
         return _verdict(True, "foreign-phrase", 0.8, other, f"correction phrase {other!r}")
     if reading.skipped == "quoted-only":
@@ -143,11 +171,13 @@ def judge_correction(reading: _features.MessageReading, feats: dict[str, float],
         return _verdict(True, "strong", max(score, STRONG_SCORE), hit.matched, "strong pattern matched")
     if hit is not None and hit.kind == "negative" and reading.n_words <= NEGATIVE_MAX_WORDS:
         return _verdict(False, "negative", min(score, 0.1), hit.matched, "negative pattern: not a correction")
-    if reading.skipped is None and reading.english:
-        terse = terse_verdict(reading)
-        if terse is not None:
-            return _verdict(terse[0], "terse", max(score, 0.75) if terse[0] else min(score, 0.1), terse[1],
-                            terse[2])
+    # a short message whose shape decides
+    if reading.skipped is None and reading.english and reading.n_words <= 14:
+        text = " ".join(reading.bare.split())
+        if _NOT_LESSON.match(text):
+            return _verdict(False, "terse", min(score, 0.1), text, "a clarifying question or a waiver, not a correction")
+        if _REDIRECT.match(text):
+            return _verdict(True, "terse", max(score, 0.75), text, "redirects what the agent is doing")
     top = scorer.contributions(feats)
     shown = ", ".join(name for name, _c in top[:4]) or "no cue"
     is_correction = bool(scorer.weights) and score >= scorer.threshold
@@ -184,22 +214,3 @@ def detect_correction(text: str, prev_assistant: str | None = None,
         return judge_correction(reading, _features.user_features(reading), patterns)
     except Exception as exc:  # noqa: BLE001 — a detector must never break a host
         return _verdict(False, "empty", 0.0, None, f"detector error: {type(exc).__name__}: {exc}")
-
-
-def detect_correction_original(text: str, patterns: CorrectionPatterns | None = None) -> CorrectionVerdict:
-    """The original design's rule alone, for comparison and benchmarks: negative → strong →
-    weak+directive over the whole lowercased message, with no quote stripping, context or scorer."""
-    if not isinstance(text, str) or not text.strip():
-        return _verdict(False, "empty", 0.0, None, "no text")
-    try:
-        lower = text.strip().lower().replace("\u2019", "'")
-        hit = original_rule(lower, patterns or default_patterns())
-    except Exception as exc:  # noqa: BLE001
-        return _verdict(False, "empty", 0.0, None, f"detector error: {type(exc).__name__}: {exc}")
-    if hit is None:
-        return _verdict(False, "none", 0.0, None, "no pattern matched")
-    if hit.kind == "negative":
-        return _verdict(False, "negative", 0.0, hit.matched, "negative pattern: not a correction")
-    if hit.kind == "strong":
-        return _verdict(True, "strong", 0.95, hit.matched, "strong pattern matched")
-    return _verdict(True, "weak+directive", 0.7, hit.matched, f"weak opener followed by a directive ({hit.matched})")

@@ -117,7 +117,7 @@ def _cues(text: str, table: dict[str, re.Pattern]) -> set[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Reading:
-    sentences: list  # list[fix_parse.ProseSentence]
+    sentences: list  # list[fix_parse.Sentence]
     diag: list  # set of diagnosis cue names per sentence
     remedy: list  # set of remedy cue names per sentence
     candidate: fix_parse.Candidate | None

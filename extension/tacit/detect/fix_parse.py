@@ -15,7 +15,7 @@ from itertools import accumulate, groupby, islice, takewhile
 
 from tacit.lazyre import lazy
 
-__all__ = ["Candidate", "ProseSentence", "parse", "prose_sentences", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
+__all__ = ["Candidate", "Sentence", "parse", "prose_sentences", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
 
 #: below this a candidate pair is not reported as a fix
 MIN_CONFIDENCE = 0.6
@@ -497,12 +497,14 @@ def _cut_end(text: str, start: int, stops: list[int], boundary_re: re.Pattern = 
 
 
 @dataclass(slots=True)
-class _Sentence:
+class Sentence:
+    """One sentence of a reply's prose (code blocks dropped; code spans as placeholders until restored)."""
+
     text: str
-    unit: int
     section: int | None = None
-    role: str | None = None  # "problem" | "solution" in a labelled section
+    role: str | None = None  # "problem" | "solution" inside a labelled section ("Root cause:", "Fix:")
     item: bool = False
+    heading: bool = False
 
     @property
     def question(self) -> bool:
@@ -510,15 +512,15 @@ class _Sentence:
         return stripped.endswith(("?", "？")) or bool(_QUESTION_START_RE.match(stripped))
 
 
-def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
+def _sentences(units: list[_Unit]) -> tuple[list[Sentence], bool]:
     """Sentences with section roles, within the budget; also reports a "Fixed:"-style preamble."""
-    sentences: list[_Sentence] = []
+    sentences: list[Sentence] = []
     done = False
     section_id = 0
     pending_role: str | None = None
     pending_block = -1
     pending_section = None
-    for index, unit in enumerate(units):
+    for unit in units:
         text = unit.text
         label = _LABEL_HEADING_RE.match(text)
         # a "Root cause" heading (not one naming both parts) or a "Fix:" paragraph opens a section
@@ -532,7 +534,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             continue
         if unit.kind == "heading":
             pending_role = None
-            sentences.append(_Sentence(text, index))
+            sentences.append(Sentence(text, heading=True))
             continue
         pre = _PREAMBLE_RE.match(text)
         if pre:
@@ -555,7 +557,7 @@ def _sentences(units: list[_Unit]) -> tuple[list[_Sentence], bool]:
             segments.append((text[match.end():seg_end], seg_role, section_id))
         for seg_text, seg_role, seg_section in segments:
             for piece in _split_sentences(seg_text):
-                sentences.append(_Sentence(piece, index, seg_section, seg_role, item=unit.kind == "item"))
+                sentences.append(Sentence(piece, seg_section, seg_role, item=unit.kind == "item"))
     return _within_budget(sentences), done
 
 
@@ -573,7 +575,7 @@ def _matches(pattern: re.Pattern, text: str):
     return islice(pattern.finditer(text), MAX_MATCHES)
 
 
-def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
+def _find_remedies(i: int, s: Sentence) -> list[_Remedy]:
     text = s.text
     found: list[_Remedy] = []
 
@@ -628,7 +630,7 @@ def _find_remedies(i: int, s: _Sentence) -> list[_Remedy]:
     return found
 
 
-def _remedy_ok(s: _Sentence, r: _Remedy, spans: list[str]) -> bool:
+def _remedy_ok(s: Sentence, r: _Remedy, spans: list[str]) -> bool:
     """Reject plans, hypotheticals, generic advice and questions."""
     if s.question:
         return False
@@ -674,7 +676,7 @@ _DIAGNOSES = (
 )
 
 
-def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
+def _find_diagnoses(i: int, s: Sentence, stops: list[int]) -> list[_Diag]:
     text = s.text
     found: list[_Diag] = []
     for regex, kind, weight, where in _DIAGNOSES:
@@ -699,7 +701,7 @@ def _find_diagnoses(i: int, s: _Sentence, stops: list[int]) -> list[_Diag]:
     return found
 
 
-def _diag_ok(s: _Sentence, d: _Diag, restored: str) -> bool:
+def _diag_ok(s: Sentence, d: _Diag, restored: str) -> bool:
     text = s.text
     if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
         return False
@@ -733,7 +735,7 @@ def _meaningful(text: str) -> bool:
     return cjk >= 3 or (len(text) >= 6 and len(text.split()) >= 2) or bool(re.search(r"\w[\w.()/=<>-]{5,}", text))
 
 
-def _solution_text(sentences: list[_Sentence], r: _Remedy) -> str:
+def _solution_text(sentences: list[Sentence], r: _Remedy) -> str:
     if r.text:
         return r.text
     text = sentences[r.sent].text
@@ -767,7 +769,7 @@ def _parse(reply: str) -> Candidate | None:
     return best.found[2] if best.found else None
 
 
-def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | None:
+def _read(reply: str) -> tuple[list[Sentence], list[str], list[str], bool] | None:
     """``(sentences within the prose budget, code spans, their restored texts, announced done)``, or
     None for a reply too short, an error dump or no prose."""
     if not isinstance(reply, str):
@@ -785,13 +787,13 @@ def _read(reply: str) -> tuple[list[_Sentence], list[str], list[str], bool] | No
     return sentences, spans, restored, done
 
 
-def _within_budget(sentences: list[_Sentence]) -> list[_Sentence]:
+def _within_budget(sentences: list[Sentence]) -> list[Sentence]:
     """The first sentences, up to ``MAX_SENTENCES`` and ``MAX_PROSE_CHARS``."""
     totals = accumulate(len(sentence.text) for sentence in sentences[:MAX_SENTENCES])
     return sentences[:sum(1 for _ in takewhile(lambda total: total <= MAX_PROSE_CHARS, totals))]
 
 
-def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> None:
+def _drop_defect_solutions(sentences: list[Sentence], restored: list[str]) -> None:
     """"Solution: downgrade X. The generated files were made with an old Y that's incompatible…": a
     later prose sentence that describes a defect is the diagnosis, not more solution."""
     for i, (previous, s) in enumerate(zip(sentences, sentences[1:]), 1):
@@ -805,7 +807,7 @@ def _drop_defect_solutions(sentences: list[_Sentence], restored: list[str]) -> N
                 later.role = later.section = None
 
 
-def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], spans: list[str]) -> list[_Diag]:
+def _unlabelled_diagnoses(sentences: list[Sentence], remedies: list[_Remedy], spans: list[str]) -> list[_Diag]:
     diagnoses: list[_Diag] = []
     for i, s in enumerate(sentences):
         if s.role is not None:
@@ -828,7 +830,7 @@ def _unlabelled_diagnoses(sentences: list[_Sentence], remedies: list[_Remedy], s
     return diagnoses
 
 
-def _labelled_sections(sentences: list[_Sentence], spans: list[str], remedies: list[_Remedy],
+def _labelled_sections(sentences: list[Sentence], spans: list[str], remedies: list[_Remedy],
                        diagnoses: list[_Diag]) -> None:
     """Labelled sections become one diagnosis / remedy each."""
     by_section: dict[int, list[int]] = {}
@@ -855,7 +857,7 @@ def _labelled_sections(sentences: list[_Sentence], spans: list[str], remedies: l
 class _Best:
     """The best pairing considered so far: ``found`` is ``(confidence, order, Candidate)``."""
 
-    def __init__(self, sentences: list[_Sentence], spans: list[str], restored: list[str], done: bool):
+    def __init__(self, sentences: list[Sentence], spans: list[str], restored: list[str], done: bool):
         self.sentences, self.spans, self.done = sentences, spans, done
         self.failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
         self.success_after = [i for i, t in enumerate(restored) if _SUCCESS_RE.search(t)]
@@ -884,7 +886,7 @@ class _Best:
         return True
 
 
-def _pair(diagnoses: list[_Diag], remedies: list[_Remedy], sentences: list[_Sentence], best: _Best) -> None:
+def _pair(diagnoses: list[_Diag], remedies: list[_Remedy], sentences: list[Sentence], best: _Best) -> None:
     """Each diagnosis takes the nearest acceptable remedy after it (the text's own pairing); a remedy
     just before it is the last resort."""
     ordered = sorted(remedies, key=lambda r: (r.sent, r.trig_start))
@@ -910,7 +912,7 @@ def _pair(diagnoses: list[_Diag], remedies: list[_Remedy], sentences: list[_Sent
                 break
 
 
-def _pairing(d: _Diag, r: _Remedy, sentences: list[_Sentence]) -> tuple[float, str, str]:
+def _pairing(d: _Diag, r: _Remedy, sentences: list[Sentence]) -> tuple[float, str, str]:
     """The confidence, problem text and solution text of diagnosis d with remedy r."""
     gap = r.sent - d.sent
     conf = min(d.weight, r.weight)
@@ -936,7 +938,7 @@ def _pairing(d: _Diag, r: _Remedy, sentences: list[_Sentence]) -> tuple[float, s
     return conf, problem, solution
 
 
-def _pairable(d: _Diag, r: _Remedy, sentences: list[_Sentence], success_after: list[int], done: bool) -> bool:
+def _pairable(d: _Diag, r: _Remedy, sentences: list[Sentence], success_after: list[int], done: bool) -> bool:
     """Whether diagnosis d and remedy r may form one fix statement."""
     gap = r.sent - d.sent
     if gap > 2 or gap < (-3 if r.kind == "label" else -1):
@@ -983,7 +985,7 @@ _EXPLICIT_DIAGNOSES = frozenset(
 )
 
 
-def _diag_text(sentences: list[_Sentence], d: _Diag) -> str:
+def _diag_text(sentences: list[Sentence], d: _Diag) -> str:
     if d.kind == "label":
         return d.text
     text = sentences[d.sent].text[d.start: d.end]
@@ -1000,26 +1002,16 @@ def parse(reply: str) -> Candidate | None:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class ProseSentence:
-    """One sentence of a reply's prose (code blocks dropped, code spans restored)."""
-
-    text: str
-    role: str | None  # "problem" | "solution" inside a labelled section ("Root cause:", "Fix:")
-    heading: bool
-    item: bool
-
-
-def prose_sentences(reply: str) -> tuple[list[ProseSentence], bool]:
-    """(the reply's prose sentences, whether it opens with "Fixed:"-like
+def prose_sentences(reply: str) -> tuple[list[Sentence], bool]:
+    """(the reply's prose sentences, code spans restored; whether it opens with "Fixed:"-like
     preamble); bounded like the parser. Never raises."""
     try:
         if not isinstance(reply, str):
             return [], False
         spans: list[str] = []
-        units = _units(reply[:MAX_REPLY_CHARS], spans)
-        sentences, done = _sentences(units)
-        return [ProseSentence(_restore(s.text, spans), s.role, units[s.unit].kind == "heading", s.item)
-                for s in sentences], done
+        sentences, done = _sentences(_units(reply[:MAX_REPLY_CHARS], spans))
+        for sentence in sentences:
+            sentence.text = _restore(sentence.text, spans)
+        return sentences, done
     except Exception:  # noqa: BLE001
         return [], False

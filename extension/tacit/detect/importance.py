@@ -1,7 +1,6 @@
 """Score what the user says: category, importance, emphasis, expiry hint.
 
 The ledger keeps what clears ``importance_threshold``; heartbeat and review take it from there.
-:func:`wants_review` and :func:`wants_forget` are re-exported from :mod:`tacit.detect.commands`.
 
 Design notes: docs/design/detect.md#tacitdetectimportance"""
 
@@ -10,13 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tacit.detect.analysis import MessageAnalysis, analyse
-from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.model import USER_MODEL, model
 
-__all__ = [
-    "CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance",
-    "wants_forget", "wants_review",
-]
+__all__ = ["CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance"]
 
 CATEGORIES = ("preference", "decision", "correction", "goal", "fact", "context", "none")
 

@@ -57,13 +57,12 @@ class Logistic:
     threshold: float = 0.5
     confident: float | None = None  # a higher, more precise operating point, when trained with one
 
-    def margin(self, features: dict[str, float]) -> float:
-        get, key = self.weights.get, feature_key
-        return self.bias + sum(get(key(name), 0.0) * value for name, value in features.items())
-
     def score(self, features: dict[str, float]) -> float:
         """Probability-like score in [0, 1]."""
-        return sigmoid(self.margin(features)) if self.weights else 0.0
+        if not self.weights:
+            return 0.0
+        get, key = self.weights.get, feature_key
+        return sigmoid(self.bias + sum(get(key(name), 0.0) * value for name, value in features.items()))
 
     def contributions(self, features: dict[str, float], top: int = 5) -> list[tuple[str, float]]:
         """The features that pushed the score up most (for explanations)."""

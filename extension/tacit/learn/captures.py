@@ -142,22 +142,6 @@ def resolve_expiry(hint, now: float) -> float | None:
 
 
 # Assessing one message
-def importance_of(analysis, text: str = ""):
-    """The importance view of the message analysis (``.importance``, else ``importance_from`` it). A
-    correction from cue words alone (``contextual``) yields to an explicit preference / decision /
-    goal in the same words (docs/importance.md): only that verdict is scored again."""
-    from tacit.detect import importance as detect_importance  # the detectors: at the first user message
-
-    view = getattr(analysis, "importance", None)
-    if view is None:
-        return detect_importance.importance_from(analysis)
-    if view.category == "correction" and getattr(analysis.correction, "rule", None) == "contextual" and text:
-        plain = detect_importance.score_importance(text[:MAX_TEXT], is_correction=False)
-        if plain.category in ("preference", "decision", "goal"):
-            return plain
-    return view
-
-
 @dataclass(frozen=True, slots=True)
 class Assessment:
     """What a user message amounts to: ``action`` is ``capture``, ``forget``, ``review``, ``skip``
@@ -202,7 +186,9 @@ def assess(text, analysis, minimums: dict) -> Assessment:
         return Assessment("forget", forget_what=analysis.forget)
     if analysis.wants_review:
         return Assessment("review")
-    scored = importance_of(analysis, text)
+    from tacit.detect.importance import importance_from  # the detectors: at the first user message
+
+    scored = importance_from(analysis)
     values = dict(category=scored.category, importance=float(scored.importance),
                   markers=tuple(scored.markers or ()), emphasis=bool(scored.emphasis),
                   expiry_hint=scored.expires_at_hint, is_correction=bool(analysis.is_correction))

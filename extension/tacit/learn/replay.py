@@ -11,6 +11,7 @@ import tempfile
 import time
 from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -82,20 +83,11 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def detect_format(path: Path) -> str | None:
     """The host whose transcript this is, "tacit", or None when no line looks like either."""
-    looked = 0
     try:
-        for _, text in _lines(path):
-            text = text.strip()
-            if not text:
-                continue
-            looked += 1
-            if looked > _DETECT_LINES:
-                break
-            try:
-                data = json.loads(text)
-            except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
-                continue
-            if not isinstance(data, dict):
+        texts = (text.strip() for _, text in _lines(path))
+        for text in islice(filter(None, texts), _DETECT_LINES):
+            data = _object(text)
+            if isinstance(data, str):
                 continue
             if isinstance(data.get("kind"), str):
                 return TACIT
@@ -107,6 +99,15 @@ def detect_format(path: Path) -> str | None:
     return None
 
 
+def _object(text: str) -> dict | str:
+    """The JSON object a line holds, or why it holds none."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
+        return "not JSON"
+    return data if isinstance(data, dict) else "not a JSON object"
+
+
 # tacit's own format: one event per line
 def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
     """(line number, object) for each JSON-object line of a JSONL file: every line counted, blank ones
@@ -116,13 +117,9 @@ def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
         text = text.strip()
         if not text:
             continue
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
-            stats.bad_line(lineno, "not JSON")
-            continue
-        if not isinstance(data, dict):
-            stats.bad_line(lineno, "not a JSON object")
+        data = _object(text)
+        if isinstance(data, str):
+            stats.bad_line(lineno, data)
             continue
         yield lineno, data
 
