@@ -51,7 +51,6 @@ class Registration:
     name: str
     priority: int
     background: bool
-    idempotent: bool
 
 
 class HandlerContext:
@@ -138,13 +137,11 @@ class Engine:
         self._worker: BackgroundWorker | None = None
 
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
-           background: bool = False, idempotent: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first; ``idempotent`` background
-        handlers skip the applied-once marker (and its write lock)."""
+           background: bool = False) -> None:
+        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
-        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority,
-                           background, idempotent)
+        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority, background)
         handlers = self._handlers.setdefault(kind, [])
         handlers.append(reg)
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
@@ -432,13 +429,10 @@ class Engine:
         children: list[ChildRequest] = []
         for reg in regs:
             try:
-                if reg.idempotent:
+                with self.ledger().write() as conn:
+                    if not SessionStore.once(conn, f"{reg.name}:{event.id}"):
+                        continue
                     got = self._call(reg, event, ctx)
-                else:
-                    with self.ledger().write() as conn:
-                        if not SessionStore.once(conn, f"{reg.name}:{event.id}"):
-                            continue
-                        got = self._call(reg, event, ctx)
             except LedgerUnavailable as exc:
                 log_exception(self.cfg, f"background {reg.name}", exc)
                 return False
