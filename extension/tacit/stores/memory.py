@@ -362,31 +362,29 @@ class MemoryStore:
         """Append an entry. An exact duplicate is a successful no-op."""
         target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
-        problem = self._check_content(target, content)
+        return self._put(target, content, "add", "Entry added.",
+                         lambda entries: None if content in entries else entries + [content])
+
+    def _put(self, target: str, text: str, action: str, done: str, change: Callable) -> dict[str, Any]:
+        """add/replace: ``text`` checked, then under the lock ``change(entries)`` (None: a duplicate) within
+        the limit, written."""
+        problem = self._check_content(target, text)
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            entries = self._load_for_write(target, roundtrip_guard=False)
-            if content in entries:
+            entries = self._load_for_write(target, roundtrip_guard=action != "add")
+            new_entries = change(entries)
+            if new_entries is None:
                 return self._ok(target, "Entry already exists (no duplicate added).", entries)
-            new_entries = entries + [content]
-            over = self._over_limit(target, entries, new_entries, content)
-            if over:
-                return over
-            self._write(target, entries, new_entries, "add")
-        return self._changed(self._ok(target, "Entry added.", new_entries))
-
-    def _over_limit(self, target, entries, new_entries, content) -> dict[str, Any] | None:
-        limit = self.limit_for(target)
-        total = len(join_entries(new_entries))
-        if total <= limit:
-            return None
-        current = len(join_entries(entries))
-        return self._fail(
-            target, f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
-                    f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: merge "
-                    f"overlapping entries with 'replace' or remove stale ones, then retry.",
-            entries, over_limit=True)
+            total, limit = len(join_entries(new_entries)), self.limit_for(target)
+            if total > limit:
+                return self._fail(
+                    target, f"{self.path_for(target).name} is at {len(join_entries(entries)):,}/{limit:,} chars; "
+                            f"this change ({len(text):,} chars) would make it {total:,}, over the limit. "
+                            "Consolidate: merge overlapping entries with 'replace' or remove stale ones, then retry.",
+                    entries, over_limit=True)
+            self._write(target, entries, new_entries, action)
+        return self._changed(self._ok(target, done, new_entries))
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> int:
         """Index of the one entry containing ``old_text`` (else a refusal)."""
@@ -410,17 +408,8 @@ class MemoryStore:
         new_text = self._text_arg(target, new_text, "New text")
         if not new_text:
             return self._fail(target, "New text cannot be empty; use remove to delete an entry.")
-        problem = self._check_content(target, new_text)
-        if problem:
-            return self._fail(target, problem)
-        with self._lock(target):
-            entries = self._load_for_write(target, roundtrip_guard=True)
-            new_entries = replaced(entries, self._match(target, entries, old_text), new_text)
-            over = self._over_limit(target, entries, new_entries, new_text)
-            if over:
-                return over
-            self._write(target, entries, new_entries, "replace")
-        return self._changed(self._ok(target, "Entry replaced.", new_entries))
+        return self._put(target, new_text, "replace", "Entry replaced.",
+                         lambda entries: replaced(entries, self._match(target, entries, old_text), new_text))
 
     @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
