@@ -44,6 +44,9 @@ _RENDERED_KEEP = 16
 _RENDERED_LOCK = threading.Lock()
 SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
+HEADERS = {"user": "USER PROFILE (who the user is, in every project)", "global": "GLOBAL NOTES (true in every project)",
+           "project": "PROJECT MEMORY: {project.name} ({project.root})",
+           "team": "TEAM MEMORY: {project.name} (shared in {project.shared_dir}, reviewed through git)"}
 
 
 class _Refusal(ValueError):
@@ -157,14 +160,7 @@ class MemoryStore:
         return text
 
     def header(self, target: str) -> str:
-        target = self._check_target(target)
-        if target == "user":
-            return "USER PROFILE (who the user is, in every project)"
-        if target == "global":
-            return "GLOBAL NOTES (true in every project)"
-        if target == "project":
-            return f"PROJECT MEMORY: {self.project.name} ({self.project.root})"
-        return f"TEAM MEMORY: {self.project.name} (shared in {self.project.shared_dir}, reviewed through git)"
+        return HEADERS[self._check_target(target)].format(project=self.project)
 
     # reading (no lock: writes are atomic renames)
     def read_raw(self, target: str) -> str:
