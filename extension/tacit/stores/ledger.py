@@ -96,7 +96,7 @@ class Ledger:
             # Switching a new file to WAL needs an exclusive lock and SQLite answers "database is
             # locked" at once (no busy wait) when another connection switches it too: serialise the
             # one-time setup on the sibling lock file, and skip it once the file is WAL.
-            if not self._is_wal(conn) or self._pending_migrations(conn):
+            if self._needs_setup(conn):
                 with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
                     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                     if str(mode).lower() != "wal":
@@ -108,11 +108,10 @@ class Ledger:
         return conn
 
     @staticmethod
-    def _is_wal(conn) -> bool:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
-
-    @staticmethod
-    def _pending_migrations(conn) -> bool:
+    def _needs_setup(conn) -> bool:
+        """Not WAL yet, or migrations to apply."""
+        if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            return True
         try:
             applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
         except sqlite3.OperationalError:
