@@ -123,13 +123,12 @@ def listing(conn) -> list[dict]:
 
 
 def insert(conn, *, key, kind, source, content, target, status, confidence, plugin, entity, adaptation,
-           data: dict, now: float, expires_at: float | None, times_confirmed: int = 0) -> int:
+           data: dict, now: float, expires_at: float | None) -> int:
     return conn.execute(
-        "INSERT INTO memories (key, kind, source, content, target, status, confidence, times_confirmed, "
-        "plugin, entity, adaptation, data, created_at, updated_at, last_used_at, expires_at) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (key, kind, source, content, target, status, confidence, times_confirmed, plugin, entity,
-         adaptation, dumps(data), now, now, now, expires_at)).lastrowid
+        "INSERT INTO memories (key, kind, source, content, target, status, confidence, plugin, entity, "
+        "adaptation, data, created_at, updated_at, last_used_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (key, kind, source, content, target, status, confidence, plugin, entity, adaptation, dumps(data),
+         now, now, now, expires_at)).lastrowid
 
 
 def add_evidence(conn, memory_id: int, ref: str, session_key: str | None, role: str, at: float) -> bool:
