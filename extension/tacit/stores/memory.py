@@ -6,7 +6,6 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import functools
 import json
@@ -98,12 +97,6 @@ class MemoryStore:
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
         self.last_change: int | None = None  # the history id of the last write
-
-    def as_actor(self, actor: "history.Actor") -> "MemoryStore":
-        """This store (its frozen snapshot too) writing as ``actor``."""
-        view = copy.copy(self)
-        view.actor = actor
-        return view
 
     # scopes, paths and limits
     def targets(self) -> tuple[str, ...]:
