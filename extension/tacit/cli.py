@@ -168,13 +168,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _config():
     from tacit.config import load_config
-
     from tacit.hosts import spec as host_specs
 
-    cfg = load_config()
+    cfg = load_config()  # a host shipped as its own package is discovered there
     host = host_specs.get(cfg.host or "")
-    if host is None and cfg.host and host_specs.discover():
-        host = host_specs.get(cfg.host)  # a host shipped as its own package
     if host is not None and host.adapt_config:
         cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
     return cfg
