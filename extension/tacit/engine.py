@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -510,12 +510,8 @@ def storable(event: Event) -> dict:
 
 
 def result_to_dict(result: Result) -> dict:
-    data = {"type": type(result).__name__, "notices": list(result.notices)}
-    if isinstance(result, ContextResult):
-        data["context"] = [{"text": i.text, "priority": i.priority, "source": i.source}
-                           for i in result.context]
-    if isinstance(result, ToolCallResult):
-        data.update(block=result.block, ask=result.ask, reason=result.reason)
+    data = {"type": type(result).__name__, **asdict(result)}
+    del data["children"]  # claimed as jobs by then, not part of the answer
     return data
 
 
