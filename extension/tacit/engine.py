@@ -107,7 +107,7 @@ class Engine:
     """Dispatches events to registered handlers and merges their results."""
 
     def __init__(self, cfg, *, background: str = "inline", launcher=None, host: str = "",
-                 host_features: dict | None = None, sessions: SessionStore | None = None):
+                 host_features: dict | None = None):
         if background not in BACKGROUND_MODES:
             raise ValueError(f"background must be one of {BACKGROUND_MODES}")
         self.cfg = cfg
@@ -121,7 +121,7 @@ class Engine:
         self._plugins: list[str] = []
         self._ledgers = threading.local()
         self._all_ledgers: list[Ledger] = []
-        self.sessions = sessions or SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
+        self.sessions = SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
         self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
         self._live_skills = SkillStore(cfg)
         self._skills: OrderedDict[str, ScopedSkills] = OrderedDict()
