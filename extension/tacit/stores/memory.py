@@ -9,9 +9,7 @@ import contextlib
 import dataclasses
 import functools
 import json
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -36,11 +34,6 @@ TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
-# rendered scope blocks by everything they are made of (file texts, limits, paths, headers): a session
-# starting on unchanged memory is not scanned and rendered again (the gate is a pure function)
-_RENDERED: OrderedDict = OrderedDict()
-_RENDERED_KEEP = 16
-_RENDERED_LOCK = threading.Lock()
 SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
 HEADERS = {"user": "USER PROFILE (who the user is, in every project)", "global": "GLOBAL NOTES (true in every project)",
@@ -183,67 +176,17 @@ class MemoryStore:
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
     def render_blocks(self, targets: list) -> dict:
-        """Every scope's block, gated together (an injection split across scopes is caught too)."""
-        texts = {t: self.read_raw(t) for t in targets}
-        key = tuple((t, texts[t], self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets)
-        with _RENDERED_LOCK:
-            kept = _RENDERED.get(key)
-            if kept is not None:
-                _RENDERED.move_to_end(key)
-        if kept is None:
-            before = len(self.unread), len(self.left_out), len(self.gated_out)
-            blocks = self._render_blocks(targets, {t: parse_entries(texts[t]) for t in targets})
-            kept = (blocks, self.unread[before[0]:], self.left_out[before[1]:], self.gated_out[before[2]:])
-            with _RENDERED_LOCK:
-                _RENDERED[key] = kept
-                while len(_RENDERED) > _RENDERED_KEEP:
-                    _RENDERED.popitem(last=False)
-            return dict(blocks)
-        self.unread.extend(kept[1])
-        self.left_out.extend(kept[2])
-        self.gated_out.extend(kept[3])
-        return dict(kept[0])
-
-    def _render_blocks(self, targets: list, entries: dict) -> dict:
-        fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
-        gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
-                              for t in targets if fits[t].kept])
-        shown = {block.group: parse_entries(block.text) for block in gated.allowed}
-        blocks = dict.fromkeys(targets, "")
-        for target in targets:
-            if not entries[target]:
-                continue
-            told = fits[target].told(self.path_for(target), self.limit_for(target))
-            if told:
-                self.unread.append(told)
-                self.left_out.append(told)
-            mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
-            if mine:
-                self.gated_out.extend(mine)
-                count = len({item.label for item in mine})
-                reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in mine})
-                self.left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {self.path_for(target)} "
-                                     f"failed the content scanner and {'was' if count == 1 else 'were'} left out "
-                                     f"of the agent's context: {'; '.join(reasons)}")
-            if not shown.get(target):
-                continue
-            # Usage is of what is on disk: the limit applies to the file.
-            size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
-            head = f"{self.prompt_header(target)} [{size}]"
-            blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
-        return blocks
+        """Every scope's block (``_rendered``); what it left out goes to ``unread``, ``left_out``, ``gated_out``."""
+        blocks, unread, left_out, gated_out = _rendered(tuple(
+            (t, self.read_raw(t), self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets),
+            self.project)
+        self.unread.extend(unread)
+        self.left_out.extend(left_out)
+        self.gated_out.extend(gated_out)
+        return dict(blocks)
 
     def prompt_header(self, target: str) -> str:
-        """The block's header as the agent may see it: a project's name (a folder name anyone can
-        choose) that is not one clean line, or that the scanner refuses, is not shown."""
-        header = self.header(target)
-        if self.project is None or target not in ("project", "team"):
-            return header
-        gated = gate_context([Block(GATE_NAME, "project", self.project.name),
-                              Block(GATE_NOTICE, "project", header)])
-        if gated.left_out or "\n" in header or clean_for_context(header) != header:
-            return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
-        return header
+        return _shown_header(target, self.header(target), self.project)
 
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:
         return {"success": True, "target": target, "message": message,
@@ -521,3 +464,45 @@ def remember_project(cfg, project: Project) -> None:
         return
     atomic_write_text(meta, json.dumps({"name": project.name, "root": project.main_root, "key": project.key,
                                         "kind": project.kind, "created": time.time()}, indent=2) + "\n")
+
+
+@functools.lru_cache(maxsize=16)
+def _rendered(scopes: tuple, project: Project | None) -> tuple:
+    """``(blocks, unread, left_out, gated_out)`` of ``scopes`` (target, file text, limit, path, header), gated
+    together (an injection split across scopes is caught too); kept by all they are made of: a session starting
+    on unchanged memory is not scanned and rendered again (the gate is a pure function)."""
+    entries = {target: parse_entries(text) for target, text, *_ in scopes}
+    fits = {target: fit(entries[target], limit) for target, _, limit, *_ in scopes}  # only what is injected is scanned
+    gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
+                          for t in entries if fits[t].kept])
+    shown = {block.group: parse_entries(block.text) for block in gated.allowed}
+    blocks, unread, left_out, gated_out = dict.fromkeys(entries, ""), [], [], []
+    for target, _, limit, path, header in scopes:
+        if not entries[target]:
+            continue
+        told = fits[target].told(path, limit)
+        if told:
+            unread.append(told)
+            left_out.append(told)
+        mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
+        if mine:
+            gated_out.extend(mine)
+            count = len({item.label for item in mine})
+            reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in mine})
+            left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {path} failed the content scanner and "
+                            f"{'was' if count == 1 else 'were'} left out of the agent's context: {'; '.join(reasons)}")
+        if shown.get(target):  # usage is of what is on disk: the limit applies to the file
+            head = f"{_shown_header(target, header, project)} [{usage_text(len(join_entries(entries[target])), limit)}]"
+            blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
+    return blocks, unread, left_out, gated_out
+
+
+def _shown_header(target: str, header: str, project: Project | None) -> str:
+    """A block's header as the agent may see it: a project's name (a folder name anyone can choose) that is
+    not one clean line, or that the scanner refuses, is not shown."""
+    if project is None or target not in ("project", "team"):
+        return header
+    gated = gate_context([Block(GATE_NAME, "project", project.name), Block(GATE_NOTICE, "project", header)])
+    if gated.left_out or "\n" in header or clean_for_context(header) != header:
+        return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
+    return header
