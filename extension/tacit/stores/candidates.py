@@ -26,13 +26,12 @@ class Candidate:
     adaptation: str | None
     data: dict
     created_at: float
-    last_used_at: float
     expires_at: float | None
     applied_text: str | None
 
 
 _COLUMNS = ("id, key, kind, source, content, target, status, confidence, times_confirmed, plugin, "
-            "adaptation, data, created_at, last_used_at, expires_at, applied_text")
+            "adaptation, data, created_at, expires_at, applied_text")
 
 
 def _candidate(row) -> Candidate:
