@@ -13,8 +13,6 @@ from tacit.app import Tacit
 from tacit.scopes import SCOPES
 from tacit.stores import history, tombstones
 
-MEMORY_SCOPES = SCOPES
-
 
 def why(tacit: Tacit, text: str, *, project=None) -> dict:
     """Every memory entry holding ``text`` now with the changes that brought it (oldest first), and
@@ -84,7 +82,7 @@ def undo(tacit: Tacit, change_id: int) -> dict:
 def _undo_memory(tacit: Tacit, row: history.Change, group: str) -> dict:
     if row.action.startswith("guard_"):
         return {"success": False, "error": f"#{row.id} changed a guard: use tacit guard restore | set | remove"}
-    if row.scope not in MEMORY_SCOPES:
+    if row.scope not in SCOPES:
         return {"success": False, "error": f"unknown scope {row.scope!r}"}
     before = row.before if isinstance(row.before, list) else []
     after = row.after if isinstance(row.after, list) else []

@@ -8,40 +8,18 @@ from __future__ import annotations
 import os
 import sys
 
-# Top-level command name -> the module that registers it (``add_parser(subparsers)``).
-COMMANDS = {
-    "memory": "tacit.commands.memory",
-    "forget": "tacit.commands.memory",
-    "share": "tacit.commands.share",
-    "skill": "tacit.commands.skill",
-    "guard": "tacit.commands.guard",
-    "scan": "tacit.commands.scan",
-    "status": "tacit.commands.status",
-    "doctor": "tacit.commands.doctor",
-    "consolidate": "tacit.commands.engine",
-    "skills": "tacit.commands.engine",
-    "child": "tacit.commands.engine",
-    "serve": "tacit.commands.engine",
-    "service": "tacit.commands.engine",
-    "hook": "tacit.commands.engine",
-    "install": "tacit.commands.install",
-    "uninstall": "tacit.commands.install",
-    "learn": "tacit.commands.learn",
-    "detect": "tacit.commands.detect",
-    "observe": "tacit.commands.observe",
-    "memories": "tacit.commands.memories",
-    "habits": "tacit.commands.habits",
-    "bridge": "tacit.commands.bridge",
-    "patterns": "tacit.commands.patterns",
-    "stats": "tacit.commands.patterns",
-    "review": "tacit.commands.review",
-    "off": "tacit.commands.privacy",
-    "on": "tacit.commands.privacy",
-    "cost": "tacit.commands.cost",
-    "search": "tacit.commands.search",
-    "ui": "tacit.commands.ui",
+# The modules of tacit.commands, in --help order, and the top-level commands each registers
+# (``add_parser(subparsers)``).
+_MODULES = {
+    "memory": ("memory", "forget"), "share": ("share",), "skill": ("skill",), "guard": ("guard",),
+    "scan": ("scan",), "status": ("status",), "doctor": ("doctor",),
+    "engine": ("consolidate", "skills", "child", "serve", "service", "hook"),
+    "install": ("install", "uninstall"), "learn": ("learn",), "detect": ("detect",), "observe": ("observe",),
+    "memories": ("memories",), "habits": ("habits",), "bridge": ("bridge",), "patterns": ("patterns", "stats"),
+    "review": ("review",), "privacy": ("off", "on"), "cost": ("cost",), "search": ("search",), "ui": ("ui",),
 }
-COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))  # order = order in --help
+COMMANDS = {name: f"tacit.commands.{module}" for module, names in _MODULES.items() for name in names}
+COMMAND_MODULES = [f"tacit.commands.{module}" for module in _MODULES]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
@@ -168,13 +146,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _config():
     from tacit.config import load_config
-
     from tacit.hosts import spec as host_specs
 
-    cfg = load_config()
+    cfg = load_config()  # a host shipped as its own package is discovered there
     host = host_specs.get(cfg.host or "")
-    if host is None and cfg.host and host_specs.discover():
-        host = host_specs.get(cfg.host)  # a host shipped as its own package
     if host is not None and host.adapt_config:
         cfg = host.load("adapt_config")(cfg)  # its own settings first (Hermes: its memory limits)
     return cfg

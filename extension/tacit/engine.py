@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -51,7 +51,6 @@ class Registration:
     name: str
     priority: int
     background: bool
-    idempotent: bool
 
 
 class HandlerContext:
@@ -108,7 +107,7 @@ class Engine:
     """Dispatches events to registered handlers and merges their results."""
 
     def __init__(self, cfg, *, background: str = "inline", launcher=None, host: str = "",
-                 host_features: dict | None = None, sessions: SessionStore | None = None):
+                 host_features: dict | None = None):
         if background not in BACKGROUND_MODES:
             raise ValueError(f"background must be one of {BACKGROUND_MODES}")
         self.cfg = cfg
@@ -122,7 +121,7 @@ class Engine:
         self._plugins: list[str] = []
         self._ledgers = threading.local()
         self._all_ledgers: list[Ledger] = []
-        self.sessions = sessions or SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
+        self.sessions = SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
         self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
         self._live_skills = SkillStore(cfg)
         self._skills: OrderedDict[str, ScopedSkills] = OrderedDict()
@@ -138,13 +137,11 @@ class Engine:
         self._worker: BackgroundWorker | None = None
 
     def on(self, kind: str, fn, *, name: str | None = None, priority: int = 100,
-           background: bool = False, idempotent: bool = False) -> None:
-        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first; ``idempotent`` background
-        handlers skip the applied-once marker (and its write lock)."""
+           background: bool = False) -> None:
+        """Subscribe ``fn(event, ctx)`` to ``kind``, lower priority first."""
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
-        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority,
-                           background, idempotent)
+        reg = Registration(kind, fn, name or getattr(fn, "__qualname__", repr(fn)), priority, background)
         handlers = self._handlers.setdefault(kind, [])
         handlers.append(reg)
         handlers.sort(key=lambda r: r.priority)  # stable: keeps registration order
@@ -432,13 +429,10 @@ class Engine:
         children: list[ChildRequest] = []
         for reg in regs:
             try:
-                if reg.idempotent:
+                with self.ledger().write() as conn:
+                    if not SessionStore.once(conn, f"{reg.name}:{event.id}"):
+                        continue
                     got = self._call(reg, event, ctx)
-                else:
-                    with self.ledger().write() as conn:
-                        if not SessionStore.once(conn, f"{reg.name}:{event.id}"):
-                            continue
-                        got = self._call(reg, event, ctx)
             except LedgerUnavailable as exc:
                 log_exception(self.cfg, f"background {reg.name}", exc)
                 return False
@@ -516,12 +510,8 @@ def storable(event: Event) -> dict:
 
 
 def result_to_dict(result: Result) -> dict:
-    data = {"type": type(result).__name__, "notices": list(result.notices)}
-    if isinstance(result, ContextResult):
-        data["context"] = [{"text": i.text, "priority": i.priority, "source": i.source}
-                           for i in result.context]
-    if isinstance(result, ToolCallResult):
-        data.update(block=result.block, ask=result.ask, reason=result.reason)
+    data = {"type": type(result).__name__, **asdict(result)}
+    del data["children"]  # claimed as jobs by then, not part of the answer
     return data
 
 

@@ -41,8 +41,7 @@ class LazyPattern:
         return f"lazy({self.pattern!r}, {self._flags})"
 
 
-def lazy(pattern, flags: int = 0) -> LazyPattern:
-    return LazyPattern(pattern, flags)
+lazy = LazyPattern
 
 
 class GatedPattern(LazyPattern):

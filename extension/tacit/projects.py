@@ -121,27 +121,24 @@ def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
     if not os.path.isdir(folder):
         return None
     home = _real(home or os.path.expanduser("~"), now)
-    key = (folder, home)
-    cached = _CACHE.get(key)
-    if cached is not None and now - cached[0] < CACHE_SECONDS:
-        return cached[1]
-    found = _project_for(folder, home)
-    if len(_CACHE) > 1024:
-        _CACHE.clear()
-    _CACHE[key] = (now, found)
-    return found
+    return _kept(_CACHE, (folder, home), now, lambda: _project_for(folder, home))
 
 
 def _real(path: str, now: float) -> str:
     """``os.path.realpath``, kept as long as a project is (a link moved is seen within as long)."""
-    kept = _REAL.get(path)
+    return _kept(_REAL, path, now, lambda: os.path.realpath(path))
+
+
+def _kept(cache: dict, key, now: float, make):
+    """``make()``, kept in ``cache`` for ``CACHE_SECONDS``."""
+    kept = cache.get(key)
     if kept is not None and now - kept[0] < CACHE_SECONDS:
         return kept[1]
-    real = os.path.realpath(path)
-    if len(_REAL) > 1024:
-        _REAL.clear()
-    _REAL[path] = (now, real)
-    return real
+    made = make()
+    if len(cache) > 1024:
+        cache.clear()
+    cache[key] = (now, made)
+    return made
 
 
 def forget_cache() -> None:

@@ -17,8 +17,8 @@ TEXT_CHARS = 4000  # per stored text (pending correction, turn text)
 CONTEXT_CHARS = 1000  # the agent's previous reply, kept for the detectors
 
 
-def _clip(text: Any, limit: int = TEXT_CHARS) -> str:
-    return text[:limit] if isinstance(text, str) else ""
+def _clip(text: Any) -> str:
+    return text[:TEXT_CHARS] if isinstance(text, str) else ""
 
 
 def stale_after(cfg, kind: str) -> float:

@@ -364,8 +364,9 @@ def test_another_process_changes_are_seen_next_session_and_never_clobbered(adapt
     assert adapter.pre_llm_call(session_id="s1", user_message="more", is_first_turn=False) is None
     # ... and its store writes from the file as it is now, not from its frozen copy
     agent = history.Actor(kind="agent", name="memory tool", session_id="s1", host="hermes")
-    store = adapter.engine.memory_store("s1", project).as_actor(agent)
-    assert store.add("project", "IN-SESSION fact")["success"]
+    store = adapter.engine.memory_store("s1", project)
+    with history.acting(agent):
+        assert store.add("project", "IN-SESSION fact")["success"]
     assert store.entries("project") == ["BEFORE-FACT uses make", "CLI-FACT from another process",
                                          "IN-SESSION fact"]
     adapter.post_llm_call(session_id="s1", user_message="more", assistant_response="ok")

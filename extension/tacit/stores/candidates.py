@@ -26,13 +26,12 @@ class Candidate:
     adaptation: str | None
     data: dict
     created_at: float
-    last_used_at: float
     expires_at: float | None
     applied_text: str | None
 
 
 _COLUMNS = ("id, key, kind, source, content, target, status, confidence, times_confirmed, plugin, "
-            "adaptation, data, created_at, last_used_at, expires_at, applied_text")
+            "adaptation, data, created_at, expires_at, applied_text")
 
 
 def _candidate(row) -> Candidate:
@@ -123,13 +122,12 @@ def listing(conn) -> list[dict]:
 
 
 def insert(conn, *, key, kind, source, content, target, status, confidence, plugin, entity, adaptation,
-           data: dict, now: float, expires_at: float | None, times_confirmed: int = 0) -> int:
+           data: dict, now: float, expires_at: float | None) -> int:
     return conn.execute(
-        "INSERT INTO memories (key, kind, source, content, target, status, confidence, times_confirmed, "
-        "plugin, entity, adaptation, data, created_at, updated_at, last_used_at, expires_at) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (key, kind, source, content, target, status, confidence, times_confirmed, plugin, entity,
-         adaptation, dumps(data), now, now, now, expires_at)).lastrowid
+        "INSERT INTO memories (key, kind, source, content, target, status, confidence, plugin, entity, "
+        "adaptation, data, created_at, updated_at, last_used_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (key, kind, source, content, target, status, confidence, plugin, entity, adaptation, dumps(data),
+         now, now, now, expires_at)).lastrowid
 
 
 def add_evidence(conn, memory_id: int, ref: str, session_key: str | None, role: str, at: float) -> bool:

@@ -11,7 +11,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from tacit.display import clip
 from tacit.log import log
@@ -49,17 +49,17 @@ class Actor:
         return self.kind
 
     def to_env(self) -> str:
-        return json.dumps({k: getattr(self, k) for k in _ENV_FIELDS})
+        return json.dumps(asdict(self))
 
     @classmethod
     def from_env(cls, text: str | None) -> Actor | None:
         data = loads(text)
         if not isinstance(data, dict):
             return None
-        return cls(**{k: str(v) for k, v in data.items() if k in _ENV_FIELDS})
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: str(v) for k, v in data.items() if k in names})
 
 
-_ENV_FIELDS = ("kind", "name", "session_id", "host", "cause", "cause_event", "group")
 USER = Actor()
 _current: contextvars.ContextVar[Actor | None] = contextvars.ContextVar("tacit_actor", default=None)
 # the ledger connection of the work in progress: a write inside an engine handler must join the

@@ -9,8 +9,6 @@ import time
 
 from tacit.stores.ledger import loads
 
-STATUSES = ("queued", "running", "waiting", "done", "failed")
-
 
 def insert(conn, job: dict) -> None:
     conn.execute("INSERT OR IGNORE INTO jobs (id, kind, session_id, host, cwd, source, variables, "

@@ -96,7 +96,7 @@ class Ledger:
             # Switching a new file to WAL needs an exclusive lock and SQLite answers "database is
             # locked" at once (no busy wait) when another connection switches it too: serialise the
             # one-time setup on the sibling lock file, and skip it once the file is WAL.
-            if not self._is_wal(conn) or self._pending_migrations(conn):
+            if self._needs_setup(conn):
                 with lock_for(self.path, timeout=max(self.busy_timeout, 1.0)):
                     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                     if str(mode).lower() != "wal":
@@ -108,11 +108,10 @@ class Ledger:
         return conn
 
     @staticmethod
-    def _is_wal(conn) -> bool:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
-
-    @staticmethod
-    def _pending_migrations(conn) -> bool:
+    def _needs_setup(conn) -> bool:
+        """Not WAL yet, or migrations to apply."""
+        if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            return True
         try:
             applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
         except sqlite3.OperationalError:
@@ -351,8 +350,7 @@ class _Transaction:
                 self.conn.execute("ROLLBACK")
 
 
-def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tuple = ("rowid",),
-                 batch: int = BATCH, pause: float = PAUSE) -> int:
+def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tuple = ("rowid",)) -> int:
     """Delete the rows of ``table`` matching ``where`` (bound to ``params``), found by their ``key``
     columns; how many went. ``table``, ``where`` and ``key`` never come from input."""
     columns = ", ".join(key)
@@ -363,15 +361,15 @@ def delete_where(ledger, table: str, where: str, params: tuple = (), *, key: tup
             keys = conn.execute(f"SELECT {columns} FROM {table} WHERE {where} LIMIT ?", (*params, SCAN)).fetchall()
         if not keys:
             return total
-        for start in range(0, len(keys), batch):
-            chunk = keys[start:start + batch]
+        for start in range(0, len(keys), BATCH):
+            chunk = keys[start:start + BATCH]
             values = ",".join([one] * len(chunk))
             flat = tuple(v for row in chunk for v in row)
             started = time.monotonic()
             with ledger.write() as conn:  # re-checked: a row that changed meanwhile stays
                 total += conn.execute(f"DELETE FROM {table} WHERE ({columns}) IN (VALUES {values}) "
                                       f"AND ({where})", (*flat, *params)).rowcount
-            if pause:  # at least as long as the batch held the writer: others get half the time
-                time.sleep(max(pause, time.monotonic() - started))
+            # at least as long as the batch held the writer: others get half the time
+            time.sleep(max(PAUSE, time.monotonic() - started))
         if len(keys) < SCAN:
             return total

@@ -6,13 +6,10 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import functools
 import json
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -37,13 +34,11 @@ TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
 LIMIT_SETTINGS = {"user": "user_char_limit", "global": "memory_char_limit",
                   "project": "project_char_limit", "team": "team_char_limit"}
 RULE_LINE = "═" * 46
-# rendered scope blocks by everything they are made of (file texts, limits, paths, headers): a session
-# starting on unchanged memory is not scanned and rendered again (the gate is a pure function)
-_RENDERED: OrderedDict = OrderedDict()
-_RENDERED_KEEP = 16
-_RENDERED_LOCK = threading.Lock()
 SNAPSHOT_LABELS = {"user": "USER.md", "global": "MEMORY.md", "project": "project MEMORY.md",
                    "team": "team MEMORY.md"}  # how a left-out entry's file is named in a notice
+HEADERS = {"user": "USER PROFILE (who the user is, in every project)", "global": "GLOBAL NOTES (true in every project)",
+           "project": "PROJECT MEMORY: {project.name} ({project.root})",
+           "team": "TEAM MEMORY: {project.name} (shared in {project.shared_dir}, reviewed through git)"}
 
 
 class _Refusal(ValueError):
@@ -95,12 +90,6 @@ class MemoryStore:
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
         self.last_change: int | None = None  # the history id of the last write
-
-    def as_actor(self, actor: "history.Actor") -> "MemoryStore":
-        """This store (its frozen snapshot too) writing as ``actor``."""
-        view = copy.copy(self)
-        view.actor = actor
-        return view
 
     # scopes, paths and limits
     def targets(self) -> tuple[str, ...]:
@@ -157,14 +146,7 @@ class MemoryStore:
         return text
 
     def header(self, target: str) -> str:
-        target = self._check_target(target)
-        if target == "user":
-            return "USER PROFILE (who the user is, in every project)"
-        if target == "global":
-            return "GLOBAL NOTES (true in every project)"
-        if target == "project":
-            return f"PROJECT MEMORY: {self.project.name} ({self.project.root})"
-        return f"TEAM MEMORY: {self.project.name} (shared in {self.project.shared_dir}, reviewed through git)"
+        return HEADERS[self._check_target(target)].format(project=self.project)
 
     # reading (no lock: writes are atomic renames)
     def read_raw(self, target: str) -> str:
@@ -194,67 +176,17 @@ class MemoryStore:
         return "\n\n".join(self._snapshot[t] for t in wanted if self._snapshot.get(t))
 
     def render_blocks(self, targets: list) -> dict:
-        """Every scope's block, gated together (an injection split across scopes is caught too)."""
-        texts = {t: self.read_raw(t) for t in targets}
-        key = tuple((t, texts[t], self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets)
-        with _RENDERED_LOCK:
-            kept = _RENDERED.get(key)
-            if kept is not None:
-                _RENDERED.move_to_end(key)
-        if kept is None:
-            before = len(self.unread), len(self.left_out), len(self.gated_out)
-            blocks = self._render_blocks(targets, {t: parse_entries(texts[t]) for t in targets})
-            kept = (blocks, self.unread[before[0]:], self.left_out[before[1]:], self.gated_out[before[2]:])
-            with _RENDERED_LOCK:
-                _RENDERED[key] = kept
-                while len(_RENDERED) > _RENDERED_KEEP:
-                    _RENDERED.popitem(last=False)
-            return dict(blocks)
-        self.unread.extend(kept[1])
-        self.left_out.extend(kept[2])
-        self.gated_out.extend(kept[3])
-        return dict(kept[0])
-
-    def _render_blocks(self, targets: list, entries: dict) -> dict:
-        fits = {t: fit(entries[t], self.limit_for(t)) for t in targets}  # only what is injected is scanned
-        gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
-                              for t in targets if fits[t].kept])
-        shown = {block.group: parse_entries(block.text) for block in gated.allowed}
-        blocks = dict.fromkeys(targets, "")
-        for target in targets:
-            if not entries[target]:
-                continue
-            told = fits[target].told(self.path_for(target), self.limit_for(target))
-            if told:
-                self.unread.append(told)
-                self.left_out.append(told)
-            mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
-            if mine:
-                self.gated_out.extend(mine)
-                count = len({item.label for item in mine})
-                reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in mine})
-                self.left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {self.path_for(target)} "
-                                     f"failed the content scanner and {'was' if count == 1 else 'were'} left out "
-                                     f"of the agent's context: {'; '.join(reasons)}")
-            if not shown.get(target):
-                continue
-            # Usage is of what is on disk: the limit applies to the file.
-            size = usage_text(len(join_entries(entries[target])), self.limit_for(target))
-            head = f"{self.prompt_header(target)} [{size}]"
-            blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
-        return blocks
+        """Every scope's block (``_rendered``); what it left out goes to ``unread``, ``left_out``, ``gated_out``."""
+        blocks, unread, left_out, gated_out = _rendered(tuple(
+            (t, self.read_raw(t), self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets),
+            self.project)
+        self.unread.extend(unread)
+        self.left_out.extend(left_out)
+        self.gated_out.extend(gated_out)
+        return dict(blocks)
 
     def prompt_header(self, target: str) -> str:
-        """The block's header as the agent may see it: a project's name (a folder name anyone can
-        choose) that is not one clean line, or that the scanner refuses, is not shown."""
-        header = self.header(target)
-        if self.project is None or target not in ("project", "team"):
-            return header
-        gated = gate_context([Block(GATE_NAME, "project", self.project.name),
-                              Block(GATE_NOTICE, "project", header)])
-        if gated.left_out or "\n" in header or clean_for_context(header) != header:
-            return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
-        return header
+        return _shown_header(target, self.header(target), self.project)
 
     def _ok(self, target: str, message: str, entries: list[str]) -> dict[str, Any]:
         return {"success": True, "target": target, "message": message,
@@ -362,31 +294,29 @@ class MemoryStore:
         """Append an entry. An exact duplicate is a successful no-op."""
         target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
-        problem = self._check_content(target, content)
+        return self._put(target, content, "add", "Entry added.",
+                         lambda entries: None if content in entries else entries + [content])
+
+    def _put(self, target: str, text: str, action: str, done: str, change: Callable) -> dict[str, Any]:
+        """add/replace: ``text`` checked, then under the lock ``change(entries)`` (None: a duplicate) within
+        the limit, written."""
+        problem = self._check_content(target, text)
         if problem:
             return self._fail(target, problem)
         with self._lock(target):
-            entries = self._load_for_write(target, roundtrip_guard=False)
-            if content in entries:
+            entries = self._load_for_write(target, roundtrip_guard=action != "add")
+            new_entries = change(entries)
+            if new_entries is None:
                 return self._ok(target, "Entry already exists (no duplicate added).", entries)
-            new_entries = entries + [content]
-            over = self._over_limit(target, entries, new_entries, content)
-            if over:
-                return over
-            self._write(target, entries, new_entries, "add")
-        return self._changed(self._ok(target, "Entry added.", new_entries))
-
-    def _over_limit(self, target, entries, new_entries, content) -> dict[str, Any] | None:
-        limit = self.limit_for(target)
-        total = len(join_entries(new_entries))
-        if total <= limit:
-            return None
-        current = len(join_entries(entries))
-        return self._fail(
-            target, f"{self.path_for(target).name} is at {current:,}/{limit:,} chars; this change "
-                    f"({len(content):,} chars) would make it {total:,}, over the limit. Consolidate: merge "
-                    f"overlapping entries with 'replace' or remove stale ones, then retry.",
-            entries, over_limit=True)
+            total, limit = len(join_entries(new_entries)), self.limit_for(target)
+            if total > limit:
+                return self._fail(
+                    target, f"{self.path_for(target).name} is at {len(join_entries(entries)):,}/{limit:,} chars; "
+                            f"this change ({len(text):,} chars) would make it {total:,}, over the limit. "
+                            "Consolidate: merge overlapping entries with 'replace' or remove stale ones, then retry.",
+                    entries, over_limit=True)
+            self._write(target, entries, new_entries, action)
+        return self._changed(self._ok(target, done, new_entries))
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> int:
         """Index of the one entry containing ``old_text`` (else a refusal)."""
@@ -410,17 +340,8 @@ class MemoryStore:
         new_text = self._text_arg(target, new_text, "New text")
         if not new_text:
             return self._fail(target, "New text cannot be empty; use remove to delete an entry.")
-        problem = self._check_content(target, new_text)
-        if problem:
-            return self._fail(target, problem)
-        with self._lock(target):
-            entries = self._load_for_write(target, roundtrip_guard=True)
-            new_entries = replaced(entries, self._match(target, entries, old_text), new_text)
-            over = self._over_limit(target, entries, new_entries, new_text)
-            if over:
-                return over
-            self._write(target, entries, new_entries, "replace")
-        return self._changed(self._ok(target, "Entry replaced.", new_entries))
+        return self._put(target, new_text, "replace", "Entry replaced.",
+                         lambda entries: replaced(entries, self._match(target, entries, old_text), new_text))
 
     @_refusals_are_results
     def remove(self, target: str, old_text: str) -> dict[str, Any]:
@@ -543,3 +464,45 @@ def remember_project(cfg, project: Project) -> None:
         return
     atomic_write_text(meta, json.dumps({"name": project.name, "root": project.main_root, "key": project.key,
                                         "kind": project.kind, "created": time.time()}, indent=2) + "\n")
+
+
+@functools.lru_cache(maxsize=16)
+def _rendered(scopes: tuple, project: Project | None) -> tuple:
+    """``(blocks, unread, left_out, gated_out)`` of ``scopes`` (target, file text, limit, path, header), gated
+    together (an injection split across scopes is caught too); kept by all they are made of: a session starting
+    on unchanged memory is not scanned and rendered again (the gate is a pure function)."""
+    entries = {target: parse_entries(text) for target, text, *_ in scopes}
+    fits = {target: fit(entries[target], limit) for target, _, limit, *_ in scopes}  # only what is injected is scanned
+    gated = gate_context([Block(GATE_MEMORY, SNAPSHOT_LABELS[t], join_entries(fits[t].kept), t)
+                          for t in entries if fits[t].kept])
+    shown = {block.group: parse_entries(block.text) for block in gated.allowed}
+    blocks, unread, left_out, gated_out = dict.fromkeys(entries, ""), [], [], []
+    for target, _, limit, path, header in scopes:
+        if not entries[target]:
+            continue
+        told = fits[target].told(path, limit)
+        if told:
+            unread.append(told)
+            left_out.append(told)
+        mine = [item for item in gated.left_out if item.label.startswith(f"{SNAPSHOT_LABELS[target]} entr")]
+        if mine:
+            gated_out.extend(mine)
+            count = len({item.label for item in mine})
+            reasons = sorted({f"{item.reason} [{item.pattern_id}]" for item in mine})
+            left_out.append(f"{count} entr{'y' if count == 1 else 'ies'} of {path} failed the content scanner and "
+                            f"{'was' if count == 1 else 'were'} left out of the agent's context: {'; '.join(reasons)}")
+        if shown.get(target):  # usage is of what is on disk: the limit applies to the file
+            head = f"{_shown_header(target, header, project)} [{usage_text(len(join_entries(entries[target])), limit)}]"
+            blocks[target] = f"{RULE_LINE}\n{head}\n{RULE_LINE}\n{join_entries(shown[target])}"
+    return blocks, unread, left_out, gated_out
+
+
+def _shown_header(target: str, header: str, project: Project | None) -> str:
+    """A block's header as the agent may see it: a project's name (a folder name anyone can choose) that is
+    not one clean line, or that the scanner refuses, is not shown."""
+    if project is None or target not in ("project", "team"):
+        return header
+    gated = gate_context([Block(GATE_NAME, "project", project.name), Block(GATE_NOTICE, "project", header)])
+    if gated.left_out or "\n" in header or clean_for_context(header) != header:
+        return "PROJECT MEMORY (this project)" if target == "project" else "TEAM MEMORY (this repository)"
+    return header

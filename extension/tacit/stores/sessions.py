@@ -27,7 +27,6 @@ class Application:
     """One event being applied: ``seen`` is the stored result when it was applied before."""
 
     state: SessionState | None
-    conn: object = None
     seen: dict | None = None
     result: dict = field(default_factory=dict)
     background: dict | None = None  # the event, when background handlers must run
@@ -50,11 +49,11 @@ class SessionStore:
                     if event.id:
                         row = conn.execute("SELECT result FROM events WHERE id = ?", (event.id,)).fetchone()
                         if row is not None:
-                            yield Application(state=None, conn=conn, seen=loads(row[0]))
+                            yield Application(state=None, seen=loads(row[0]))
                             return
                     state, rev = self._load(conn, event.session_id)
                     before = state.to_json()
-                    app = Application(state=state, conn=conn)
+                    app = Application(state=state)
                     yield app
                     if event.host and not state.host:
                         state.host = event.host

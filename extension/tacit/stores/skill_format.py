@@ -206,11 +206,8 @@ def _headings(body: str):
     """Yield ``(level, title, line_start, line_end)`` for ATX headings outside fenced code."""
     fence: str | None = None
     pos = 0
-    length = len(body)
-    while pos < length:
-        end = body.find("\n", pos)
-        end = length if end == -1 else end
-        line = body[pos:end]
+    for line in body.split("\n"):
+        start, pos = pos, pos + len(line) + 1
         fence_match = _FENCE.match(line)
         if fence is not None:
             if fence_match and fence_match.group(1)[0] == fence[0] and \
@@ -223,8 +220,7 @@ def _headings(body: str):
             heading = _HEADING.match(line)
             if heading:
                 title = (heading.group(2) or "").rstrip("#").strip()
-                yield len(heading.group(1)), title, pos, min(end + 1, length)
-        pos = end + 1
+                yield len(heading.group(1)), title, start, min(pos, len(body))
 
 
 def section_key(title: str) -> str:

@@ -41,8 +41,8 @@ class ScopedSkills:
         return self.stores.get(scope or ("project" if "project" in self.stores else "global"))
 
     def index_text(self, budget: int | None = None, *, gate=None, skip=()) -> str:
-        """The index of every scope within ``budget``; ``gate(scope, skills)`` returns the records
-        that may be listed (``tacit.stores.skill_gate``); ``skip``: scopes a host indexes itself."""
+        """The index of every scope within ``budget``; ``gate`` (a ``tacit.stores.skill_gate.SkillGate``)
+        picks the records that may be listed; ``skip``: scopes a host indexes itself."""
         budget = int(self.cfg.skill_index_budget if budget is None else budget)
         parts, used = [], 0
         seen: set[str] = set()
@@ -54,14 +54,10 @@ class ScopedSkills:
             if gate is None:
                 records = store.catalog().usable
                 text = store.index_text(share)
-            elif getattr(gate, "cache_key", None) and isinstance(getattr(gate, "left_out", None), list):
-                # the same gate over the same catalog decides alike: kept with the catalog
+            else:  # the same gate over the same catalog decides alike: kept with the catalog
                 records, text, left_out = store.kept_render(
                     (gate.cache_key, scope, share), lambda catalog: _gated(gate, scope, catalog, share, store))
                 gate.left_out.extend(left_out)
-            else:
-                records = tuple(gate(scope, store.catalog().skills))
-                text = render_index(records, share, str(store.skills_dir))
             if not text:
                 continue
             if scope != "global" or len(self.stores) > 1:
