@@ -18,11 +18,3 @@ class Scope(StrEnum):
 MEMORY = "memory"  # this project's scope inside a project, else global
 SCOPES: tuple[str, ...] = tuple(s.value for s in Scope)
 NOTES: tuple[str, ...] = (Scope.PROJECT.value, Scope.GLOBAL.value, Scope.TEAM.value)  # the MEMORY.md files
-
-
-def scope_of(value: str) -> Scope | None:
-    """The ``Scope`` named ``value`` (``memory`` is not one: resolve it with a project), or None."""
-    try:
-        return Scope(value)
-    except ValueError:
-        return None
