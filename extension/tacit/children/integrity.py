@@ -22,7 +22,7 @@ from tacit.projects import project_for
 from tacit.stores import history
 from tacit.stores.ledger import LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries
-from tacit.stores.skill_format import MAX_SKILL_BYTES, MAX_SKILL_CHARS, SkillFormatError, metadata_problem, parse_skill
+from tacit.stores.skill_catalog import read_checked
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SKILL_FILE, SkillStore
 
@@ -432,7 +432,7 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
                          before=None, after=before_text)
             check.restored.append(f"{label}: deleted without `tacit skill delete`; put back")
             return
-        problem = skill_problem(now, path.parent.name)
+        _text, _meta, problem = read_checked(path, len(now), path.parent.name)  # the catalog's reading rules
         if problem is None:
             action = "skill_create" if expected is None else "skill_edit"
             change = check.record(check.child, action=action, scope=history_scope, target=md_path,
@@ -448,25 +448,8 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
         check.record(check.integrity, action="restore", scope=history_scope, target=md_path,
                      before=text, after=text)
         what = "removed" if expected is None else "put back"
-        check.restored.append(f"{label}: SKILL.md {problem}; {what}, the child's text kept in {aside.name}")
-
-
-def skill_problem(data: bytes, folder_name: str) -> str | None:
-    """Why these SKILL.md bytes are not a usable skill of ``folder_name`` (the skill store's reading rules), or None."""
-    if len(data) > MAX_SKILL_BYTES or b"\x00" in data:
-        return "is binary or too large"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not valid UTF-8"
-    if len(text) > MAX_SKILL_CHARS:
-        return "is too large"
-    try:
-        meta, _body = parse_skill(text)
-    except SkillFormatError as exc:
-        return f"no longer parses ({exc})"
-    problem = metadata_problem(meta, folder_name)
-    return None if problem is None else f"no longer parses ({problem})"
+        check.restored.append(f"{label}: SKILL.md no longer parses ({problem}); {what}, the child's text kept in "
+                             f"{aside.name}")
 
 
 def _read(path: Path) -> bytes | None:
