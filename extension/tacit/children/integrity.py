@@ -1,5 +1,6 @@
 """Children cannot lose memory: what a child agent may change is copied
-before it runs and checked after it exits (also after a timeout kill).
+before it runs and checked after it exits (also after a timeout kill); a run that
+empties a memory scope is suspicious, whatever it recorded.
 
 Design notes: docs/design/children.md#tacitchildrenintegrity
 """
@@ -19,8 +20,8 @@ from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ens
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
-from tacit.stores import history
-from tacit.stores.ledger import LedgerUnavailable
+from tacit.stores import history, notices
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries
 from tacit.stores.skill_catalog import read_checked
 from tacit.stores.skill_scopes import ScopedSkills
@@ -31,6 +32,7 @@ MAX_FILES = 4000
 HISTORY_ROWS = 10_000  # rows read back after a run: far more than any run writes
 CLOCK_MARGIN = 300.0  # seconds: rows are read from this long before the snapshot
 CONFIG_TEXT_CHARS = 4000  # of a child's config.toml kept in the history row
+MIN_ENTRIES = 2  # a scope that held this many and holds none after the run: suspicious
 GARBAGE = "child-garbage"
 
 
@@ -506,3 +508,36 @@ def _set_aside(path: Path, data: bytes | None) -> Path:
         except OSError:
             atomic_write_bytes(aside, data or b"")
     return aside
+
+
+def emptied_scopes(snap: Snapshot) -> list[str]:
+    """The memory scopes of ``snap`` that held entries before the run and hold none now."""
+    emptied = []
+    for copy in snap.memory:
+        before, problem = parse_memory(copy.file.data, copy.limit)
+        if problem or len(before) < MIN_ENTRIES:
+            continue
+        try:
+            now = Path(copy.file.path).read_bytes()
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            continue
+        after, problem = parse_memory(now, copy.limit)
+        if not problem and not after:
+            emptied.append(f"{copy.scope} ({len(before)} entries, {copy.file.path})")
+    return emptied
+
+
+def tell_emptied(cfg, job: dict, emptied: list[str]) -> None:
+    """Queue the notice: what was emptied and how to undo it. Never raises."""
+    try:
+        with Ledger(cfg) as ledger:
+            rows = history.group_of(ledger, f"job:{job.get('id', '')}")
+            undo = f" Undo it with `tacit memory undo {rows[0].id}`." if rows else ""
+            text = (f"A background tacit run ({job.get('kind')}) removed every entry of your "
+                    f"{' and '.join(emptied)} memory; it was recorded as suspicious.{undo}")
+            with ledger.write() as conn:
+                notices.add(conn, text)
+    except Exception:  # noqa: BLE001
+        log_exception(cfg, f"telling the suspicious run of job {job.get('id')}")
