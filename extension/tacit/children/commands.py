@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tacit.commandline import tacit_argv
+from tacit.fsutil import atomic_write_text
 from tacit.hosts import spec as host_specs
 
 NOTHING_TO_SAVE = "Nothing to save."
@@ -105,7 +106,7 @@ def build_command(cfg, host: str | None, job: dict, prompt: str, workdir: Path) 
     uses_file = any("{prompt_file}" in arg for arg in template)
     uses_argv = configured and any("{prompt}" in arg for arg in template)
     if uses_file:
-        write_private(prompt_file, prompt)
+        atomic_write_text(prompt_file, prompt)  # 0600
     tacit = tacit_argv()
     values = {
         "prompt": prompt if uses_argv else PROMPT_SHOWN,
@@ -146,13 +147,6 @@ def _default_command(cfg, host: str, shown: list[str], prompt: str) -> Command:
 
 
 PROMPT_SHOWN = "<prompt>"
-
-
-def write_private(path: Path, text: str) -> None:
-    """``text`` to a new 0600 file (the prompt file)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _fill(arg: str, values: dict) -> str:

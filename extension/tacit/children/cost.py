@@ -16,14 +16,13 @@ def _bucket() -> dict:
     return {"runs": 0, "tokens": 0, "usd": 0.0, "usd_unknown_runs": 0}
 
 
-def _add(bucket: dict, spend: dict | None) -> None:
+def _add(bucket: dict, run: dict) -> None:
     bucket["runs"] += 1
-    if spend:
-        bucket["tokens"] += int(spend.get("tokens") or 0)
-        if spend.get("usd") is None:
-            bucket["usd_unknown_runs"] += 1
-        else:
-            bucket["usd"] = round(bucket["usd"] + float(spend["usd"]), 6)
+    bucket["tokens"] += run["tokens"]
+    if run["usd"] is None:
+        bucket["usd_unknown_runs"] += 1
+    else:
+        bucket["usd"] = round(bucket["usd"] + float(run["usd"]), 6)
 
 
 def report(cfg, days: int = 7, now: float | None = None) -> dict:
@@ -62,10 +61,9 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
         verdict = budget.check(cfg, conn, now)
     totals, by_day, by_kind, by_host = _bucket(), {}, {}, {}
     for run in runs:
-        spend = {"tokens": run["tokens"], "usd": run["usd"]}
         for bucket in (totals, by_day.setdefault(run["day"], _bucket()),
                        by_kind.setdefault(run["kind"], _bucket()), by_host.setdefault(run["host"] or "?", _bucket())):
-            _add(bucket, spend)
+            _add(bucket, run)
     limit_tokens, limit_usd = budget.limits(cfg)
     return {"success": True, "days": days, "since": budget.day_of(since),
             "budget": {"child_daily_tokens": limit_tokens, "child_daily_usd": limit_usd, "today": {

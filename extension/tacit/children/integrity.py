@@ -1,5 +1,6 @@
 """Children cannot lose memory: what a child agent may change is copied
-before it runs and checked after it exits (also after a timeout kill).
+before it runs and checked after it exits (also after a timeout kill); a run that
+empties a memory scope is suspicious, whatever it recorded.
 
 Design notes: docs/design/children.md#tacitchildrenintegrity
 """
@@ -19,10 +20,10 @@ from tacit.fsutil import LockTimeout, atomic_write_bytes, atomic_write_text, ens
 from tacit.hosts import spec as host_specs
 from tacit.log import log_exception
 from tacit.projects import project_for
-from tacit.stores import history
-from tacit.stores.ledger import LedgerUnavailable
+from tacit.stores import history, notices
+from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.memory import MemoryStore, join_entries
-from tacit.stores.skill_format import MAX_SKILL_BYTES, MAX_SKILL_CHARS, SkillFormatError, metadata_problem, parse_skill
+from tacit.stores.skill_catalog import read_checked
 from tacit.stores.skill_scopes import ScopedSkills
 from tacit.stores.skills import SKILL_FILE, SkillStore
 
@@ -31,6 +32,7 @@ MAX_FILES = 4000
 HISTORY_ROWS = 10_000  # rows read back after a run: far more than any run writes
 CLOCK_MARGIN = 300.0  # seconds: rows are read from this long before the snapshot
 CONFIG_TEXT_CHARS = 4000  # of a child's config.toml kept in the history row
+MIN_ENTRIES = 2  # a scope that held this many and holds none after the run: suspicious
 GARBAGE = "child-garbage"
 
 
@@ -432,7 +434,7 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
                          before=None, after=before_text)
             check.restored.append(f"{label}: deleted without `tacit skill delete`; put back")
             return
-        problem = skill_problem(now, path.parent.name)
+        _text, _meta, problem = read_checked(path, len(now), path.parent.name)  # the catalog's reading rules
         if problem is None:
             action = "skill_create" if expected is None else "skill_edit"
             change = check.record(check.child, action=action, scope=history_scope, target=md_path,
@@ -448,25 +450,8 @@ def _check_skill(check: _Check, md_path: str, where: tuple[str, str, str]) -> No
         check.record(check.integrity, action="restore", scope=history_scope, target=md_path,
                      before=text, after=text)
         what = "removed" if expected is None else "put back"
-        check.restored.append(f"{label}: SKILL.md {problem}; {what}, the child's text kept in {aside.name}")
-
-
-def skill_problem(data: bytes, folder_name: str) -> str | None:
-    """Why these SKILL.md bytes are not a usable skill of ``folder_name`` (the skill store's reading rules), or None."""
-    if len(data) > MAX_SKILL_BYTES or b"\x00" in data:
-        return "is binary or too large"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not valid UTF-8"
-    if len(text) > MAX_SKILL_CHARS:
-        return "is too large"
-    try:
-        meta, _body = parse_skill(text)
-    except SkillFormatError as exc:
-        return f"no longer parses ({exc})"
-    problem = metadata_problem(meta, folder_name)
-    return None if problem is None else f"no longer parses ({problem})"
+        check.restored.append(f"{label}: SKILL.md no longer parses ({problem}); {what}, the child's text kept in "
+                             f"{aside.name}")
 
 
 def _read(path: Path) -> bytes | None:
@@ -523,3 +508,36 @@ def _set_aside(path: Path, data: bytes | None) -> Path:
         except OSError:
             atomic_write_bytes(aside, data or b"")
     return aside
+
+
+def emptied_scopes(snap: Snapshot) -> list[str]:
+    """The memory scopes of ``snap`` that held entries before the run and hold none now."""
+    emptied = []
+    for copy in snap.memory:
+        before, problem = parse_memory(copy.file.data, copy.limit)
+        if problem or len(before) < MIN_ENTRIES:
+            continue
+        try:
+            now = Path(copy.file.path).read_bytes()
+        except FileNotFoundError:
+            now = None
+        except OSError:
+            continue
+        after, problem = parse_memory(now, copy.limit)
+        if not problem and not after:
+            emptied.append(f"{copy.scope} ({len(before)} entries, {copy.file.path})")
+    return emptied
+
+
+def tell_emptied(cfg, job: dict, emptied: list[str]) -> None:
+    """Queue the notice: what was emptied and how to undo it. Never raises."""
+    try:
+        with Ledger(cfg) as ledger:
+            rows = history.group_of(ledger, f"job:{job.get('id', '')}")
+            undo = f" Undo it with `tacit memory undo {rows[0].id}`." if rows else ""
+            text = (f"A background tacit run ({job.get('kind')}) removed every entry of your "
+                    f"{' and '.join(emptied)} memory; it was recorded as suspicious.{undo}")
+            with ledger.write() as conn:
+                notices.add(conn, text)
+    except Exception:  # noqa: BLE001
+        log_exception(cfg, f"telling the suspicious run of job {job.get('id')}")

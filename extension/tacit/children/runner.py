@@ -16,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tacit.boundary import scrub
-from tacit.children import budget, integrity, orphans, rule_replies, suspicious
+from tacit.children import budget, integrity, orphans, rule_replies
 from tacit.children.commands import (
     default_model, NOTHING_TO_SAVE, REPLY_ONLY, agent_available, build_command, timeout_for,
 )
@@ -176,7 +176,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         if after is not None:
             after(cfg, project, actor)  # e.g. a Hermes child's project entries, saved through its own tool
         verdict = integrity.verify(cfg, job, snap)  # the child is gone (exited or killed)
-        emptied = suspicious.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
+        emptied = integrity.emptied_scopes(snap)  # kept (recorded, undoable) but never a success
         stdout, stderr = read_tail(out_path, OUTPUT_CAP), read_tail(err_path, OUTPUT_CAP)
         usage = parse_usage(stdout, workdir / "usage.json", None if cfg.child_command else host)
     ok = proc.returncode == 0 and not killed and verdict.ok and not emptied  # what had to be put back fails it
@@ -201,7 +201,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
         **({"suspicious": [f"emptied {scope}" for scope in emptied]} if emptied else {}),
     }
     if emptied:
-        suspicious.tell(cfg, job, emptied)
+        integrity.tell_emptied(cfg, job, emptied)
     if ok and job.get("kind") in REPLY_ONLY:
         record["proposals"] = _proposals(cfg, job, reply if reply is not None else stdout_text, actor)
     if command.argv != command.shown:

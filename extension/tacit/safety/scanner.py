@@ -94,15 +94,11 @@ def pattern_ids() -> list[str]:
 # Public API
 def scan(text: str) -> list[Finding]:
     """All findings for ``text``, one per pattern id, in category order."""
-    if type(text) is str and text.isascii() and _clean_ascii(text):
-        return []
     return list(_findings(text, stop_first=False))
 
 
 def first_finding(text: str) -> Finding | None:
     """The first finding (cheaper than ``scan`` when only a verdict is needed)."""
-    if type(text) is str and text.isascii() and _clean_ascii(text):
-        return None
     return next(_findings(text, stop_first=True), None)
 
 
@@ -893,6 +889,8 @@ def _clean_ascii(text: str) -> bool:
 
 
 def _findings(text, *, stop_first: bool):
+    if type(text) is str and text.isascii() and _clean_ascii(text):
+        return
     text = as_text(text)
     if not text:
         return

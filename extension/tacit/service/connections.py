@@ -38,13 +38,10 @@ class Reader:
     """``handle(conn, parts, body)`` gets every complete request (``body``: what followed the first
     line; None when over the limit) and owns ``conn`` from then on."""
 
-    def __init__(self, listener: socket.socket, handle, stopping, on_cut=None,
-                 read_seconds: float = READ_SECONDS, max_open: int = MAX_OPEN):
+    def __init__(self, listener: socket.socket, handle, stopping, on_cut=None):
         self.listener, self.handle, self.stopping = listener, handle, stopping
         self.on_cut = on_cut or (lambda why: None)
-        self.read_seconds, self.max_open = read_seconds, max_open
         self.open: dict[int, Pending] = {}
-        self.cut = 0
         self.idle_wait = IDLE_WAIT
         self._woken, self._waker = os.pipe()  # ``wake``: a stop is seen at once, not at the next wait's end
         os.set_blocking(self._woken, False)
@@ -104,10 +101,10 @@ class Reader:
                 conn.close()
                 continue
             conn.setblocking(False)
-            if len(self.open) >= self.max_open:
+            if len(self.open) >= MAX_OPEN:
                 oldest = min(self.open.values(), key=lambda p: p.deadline)
                 self._cut(selector, oldest, "too many open connections")
-            pending = Pending(conn, time.monotonic() + self.read_seconds)
+            pending = Pending(conn, time.monotonic() + READ_SECONDS)
             self.open[conn.fileno()] = pending
             selector.register(conn, selectors.EVENT_READ, pending)
             self._read(selector, pending)  # a hook client has usually sent it all already
@@ -155,11 +152,10 @@ class Reader:
     def _hand_on(self, selector, pending: Pending, body: bytes | None) -> None:
         self._forget(selector, pending)
         pending.conn.setblocking(True)
-        pending.conn.settimeout(self.read_seconds)
+        pending.conn.settimeout(READ_SECONDS)
         self.handle(pending.conn, pending.header, body)
 
     def _cut(self, selector, pending: Pending, why: str) -> None:
-        self.cut += 1
         self.on_cut(why)
         self._drop(selector, pending)
 

@@ -12,8 +12,9 @@ import json
 import os
 import threading
 import time
+from pathlib import Path
 
-from tacit.fsutil import unlink_quietly
+from tacit.fsutil import atomic_write_text, unlink_quietly
 from tacit.privacy.exclusion import marker_path
 from tacit.projects import ancestors, project_for
 from tacit.stores.memory import MemoryStore
@@ -75,14 +76,8 @@ def _write(cfg, run_folder: str, host: str, cwd: str, answer: dict, started_ns: 
     entries = [["F", p, *_stat(p, True)] for p in full] + [["E", p, *_stat(p, False)] for p in exists]
     if any(e[0] == "F" and len(e) > 2 and e[2] >= started_ns - SETTLE_NS for e in entries):
         return False
-    folder = os.path.join(run_folder, FOLDER)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    path = os.path.join(folder, key(host, cwd))
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
-        json.dump({"magic": MAGIC, "at": time.time(), "entries": entries,
-                   "out": json.dumps(answer, ensure_ascii=False)}, handle)
-    os.replace(tmp, path)
+    atomic_write_text(Path(run_folder, FOLDER, key(host, cwd)), json.dumps(
+        {"magic": MAGIC, "at": time.time(), "entries": entries, "out": json.dumps(answer, ensure_ascii=False)}))
     return True
 
 

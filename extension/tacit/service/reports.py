@@ -26,10 +26,6 @@ WAIT_SECONDS = 2.0  # a foreground hook waits at most this long for its session'
 RESCAN_SECONDS = 0.5  # an idle applier looks at the inbox this often (files it was not handed)
 
 
-def session_of(payload: bytes) -> str:
-    return session_in(loads(payload.decode("utf-8", "replace")))
-
-
 def session_in(data) -> str:
     """The session id of a decoded payload ("" when there is none)."""
     sid = data.get("session_id") if isinstance(data, dict) else None
@@ -100,7 +96,7 @@ class Reports:
             self._enqueue(path, host, event, event_id, payload)
 
     def _enqueue(self, path, host, event, event_id, payload) -> None:
-        sid = session_of(payload)
+        sid = session_in(loads(payload.decode("utf-8", "replace")))
         with self._cond:
             self._known.add(path)
             self._queue.append((path, host, event, event_id, payload, sid))
@@ -113,23 +109,14 @@ class Reports:
             with self._cond:
                 if not self._queue and not self._stopping:
                     self._cond.wait(RESCAN_SECONDS)
-                if not self._queue:
-                    if self._stopping:
-                        return
-                    rescan = True
-                elif self._abandon:
+                if self._abandon or (self._stopping and not self._queue):
                     return
-                else:
-                    rescan = False
-            if rescan:
+                item = self._queue.popleft() if self._queue else None
+                self._busy = item is not None
+            if item is None:  # nothing queued: look for files nobody handed us
                 with contextlib.suppress(OSError):
                     self._scan()
                 continue
-            with self._cond:
-                if not self._queue:
-                    continue
-                item = self._queue.popleft()
-                self._busy = True
             path, host, event, event_id, payload, sid = item
             unapplied = False
             try:

@@ -233,8 +233,8 @@ class Service:
                 handed = self._take_hook(conn, parts, body)
             elif kind == b"rpc" and len(parts) in (3, 4):
                 self._count(+1)
-                threading.Thread(target=self._serve_rpc, args=(conn, parts, body or b""), daemon=True,
-                                 name="tacit-pi").start()
+                threading.Thread(target=self._served, args=(self._serve_rpc, conn, parts, body or b""),
+                                 daemon=True, name="tacit-pi").start()
                 handed = True
             elif kind == b"search" and len(parts) == 3:
                 handed = self._take_search(conn, parts, body)
@@ -266,15 +266,23 @@ class Service:
             return False
         return self._submit(self._serve_hook, conn, host, event, event_id, body)
 
-    def _submit(self, serve, *args) -> bool:
+    def _submit(self, serve, conn: socket.socket, *args) -> bool:
         """Hand a request to the pool; False when it is shutting down (the client retries elsewhere)."""
         self._count(+1)
         try:
-            self.pool.submit(serve, *args)
+            self.pool.submit(self._served, serve, conn, *args)
         except RuntimeError:
             self._count(-1)
             return False
         return True
+
+    def _served(self, serve, conn: socket.socket, *args) -> None:
+        """``serve(conn, *args)``; then the connection is closed and no longer in flight, whatever happened."""
+        try:
+            serve(conn, *args)
+        finally:
+            conn.close()
+            self._count(-1)
 
     def _take_search(self, conn: socket.socket, parts: list[bytes], body: bytes | None) -> bool:
         if not self._serves(parts[2].decode("utf-8", "replace")) or body is None:
@@ -292,13 +300,8 @@ class Service:
                 reply = b"OK %d\n" % int(answer["code"]) + str(answer["out"]).encode("utf-8")
         except Exception as exc:  # noqa: BLE001 — the CLI searches in-process instead
             log_exception(self.cfg, "service search", exc)
-        try:
+        with contextlib.suppress(OSError):
             conn.sendall(reply)
-        except OSError:
-            pass
-        finally:
-            conn.close()
-            self._count(-1)
 
     def _serves(self, identity: str) -> bool:
         """A client of this version or an older one is served; a newer one makes this service leave."""
@@ -330,9 +333,6 @@ class Service:
             pass  # the client gave up and ran it in-process: the event id keeps it applied once
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service hook", exc)
-        finally:
-            conn.close()
-            self._count(-1)
 
     def _keep_context(self, host: str, body: bytes, text: str, started: int) -> None:
         """For the next cold start (``tacit.service.context_cache``), after the reply."""
@@ -372,9 +372,6 @@ class Service:
                     self.sessions.pop(conn, None)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "service rpc session", exc)
-        finally:
-            conn.close()
-            self._count(-1)
 
     def _touch(self) -> None:
         self.last_event = time.monotonic()

@@ -40,20 +40,8 @@ PANELS: list[Panel] = [
     Panel("/review", "Review", "review.html", lambda front, app, q: pages.review(front)),
     Panel("/cost", "Cost", "cost.html", lambda front, app, q: pages.cost(front, _int(q.get("days"), 14, top=90))),
     Panel("/skills", "Skills", "skills.html", lambda front, app, q: pages.skills(app.skills)),
+    Panel("/search", "Search", "search.html", lambda front, app, q: pages.search(front, app.project, q)),
 ]
-
-
-def _search_panel() -> None:
-    """The Search page (past sessions of every host), once ``tacit search`` is installed."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("tacit.search.searcher") is not None
-    except ImportError:
-        found = False
-    if found and all(p.path != "/search" for p in PANELS):
-        PANELS.append(Panel("/search", "Search", "search.html",
-                            lambda front, app, q: pages.search(front, app.project, q)))
 
 
 def _int(value, default: int, top: int = 10_000) -> int:
@@ -92,7 +80,6 @@ class UIApp:
         self.env.filters["markdown"] = render_markdown
         self.env.filters["clip"] = pages.clip
         self.env.filters["tilde"] = self.tilde
-        _search_panel()
 
     def tilde(self, path) -> str:
         """``path`` with the user's home folder shown as ``~``."""
