@@ -136,6 +136,14 @@ def test_a_configured_command_keeps_its_placeholders(cfg, tmp_path):
     assert command.prompt_via == "stdin" and command.stdin == "the prompt"
 
 
+def test_placeholders_inside_the_prompt_are_not_filled(cfg, tmp_path):
+    """A prompt (it may hold user text) that says ``{data_dir}`` or ``{model}`` goes on argv as written."""
+    on_argv = cfg.with_settings(child_command="agent --model {model} --ask {prompt}", child_model="m1")
+    prompt = "the user typed {data_dir} and {model} and {nope}"
+    command = build_command(on_argv, None, {"kind": "review"}, prompt, tmp_path)
+    assert command.argv == ["agent", "--model", "m1", "--ask", prompt]
+
+
 def test_a_hermes_that_is_not_a_python_script_gets_no_prompt_and_falls_back(cfg, tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

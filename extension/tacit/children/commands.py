@@ -7,6 +7,7 @@ Design notes: docs/design/children.md#tacitchildrencommands
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from dataclasses import dataclass
@@ -150,7 +151,5 @@ PROMPT_SHOWN = "<prompt>"
 
 
 def _fill(arg: str, values: dict) -> str:
-    out = arg
-    for key, value in values.items():
-        out = out.replace("{" + key + "}", value)
-    return out
+    """Placeholders filled in one pass: a ``{model}`` inside the filled-in prompt stays as it is."""
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), arg)
