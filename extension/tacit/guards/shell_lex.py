@@ -24,6 +24,7 @@ _DQ_PLAIN = re.compile(r"[^\"\\`$]+")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*!$-]")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _OPS = re.compile(r";;&|;;|;|&&|&>>|&>|&|\|\||\|&|\|")
+_REDIRS = re.compile(r"<<<|<<-|<<|>>|>\||>&|<&|<>|>|<")
 _OP_AS = {";;": ";", ";;&": ";", "|&": "|"}  # a case's ";;" ends a command; "|&" pipes
 _OUT_REDIRS = frozenset((">", ">>", ">|", "&>", "&>>", "<>"))
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
@@ -78,12 +79,8 @@ class _Lexer:
                 toks.append(self._word())  # process substitution: a word (a /dev/fd path)
             elif c == "<" or c == ">":
                 self._redir(toks)
-            else:
-                start = self.i
+            else:  # every branch of _word consumes at least one character
                 tok = self._word()
-                if self.i == start:  # cannot happen with the tables above; never loop
-                    self.i += 1
-                    continue
                 # "2>file": a word of digits touching a redirection is its fd
                 if (self.i < n and s[self.i] in "<>" and tok[1].isdigit() and tok[3] is None
                         and not s.startswith("(", self.i + 1)):
@@ -93,9 +90,7 @@ class _Lexer:
 
     def _redir(self, toks: list) -> None:
         s = self.s
-        for op in ("<<<", "<<-", "<<", ">>", ">|", ">&", "<&", "<>", ">", "<"):
-            if s.startswith(op, self.i):
-                break
+        op = _REDIRS.match(s, self.i).group()
         self.i += len(op)
         if op in ("<<", "<<-"):
             while self.i < self.n and s[self.i] in " \t":
