@@ -152,9 +152,7 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
         i = skip_options(argv, 1, _SUDO_VALUE)
         if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:i]):
             return []
-        while i < n and _ASSIGN.match(argv[i]):
-            i += 1
-        return [("argv", argv[i:], cwd)] if i < n else []
+        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "su":
         for j, a in enumerate(argv[1:-1], 1):
             if a in ("-c", "--command"):
@@ -183,8 +181,6 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
                 i += 1
             else:
                 break
-        while i < n and _ASSIGN.match(argv[i]):
-            i += 1
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "cross-env" or prog == "cross-env-shell":
         i = 1
