@@ -18,8 +18,7 @@ from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
 from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
-from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_targets,
-                               switched_branch)
+from tacit.guards.push import SAME, GIT_VALUE_OPTS, names_branch, push_fires, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
 from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
@@ -139,14 +138,13 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content", "_any")
+    __slots__ = ("guards", "_by_program", "_paths", "_content", "_any")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
         self._by_program: dict[str, list] = {}
-        self._push: list = []
         self._paths: list = []
-        self._content: list = []  # (idx, guard, root, test(match, inv), match)
+        self._content: list = []  # (idx, guard, root, test(match, inv, call), match); root None: the test places it
         self._any: tuple = ()  # ("*",) when a guard holds for any program ("never use `--rerun-tasks`")
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
@@ -163,13 +161,13 @@ class GuardSet:
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
             elif isinstance(m, PushMatch):
-                self._push.append((idx, guard, scope_root, m))
+                self._content.append((idx, guard, None, _push_at, (m, scope_root)))
             elif type(m) in _CONTENT_TESTS:
                 self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
             elif isinstance(m, CommitPathMatch):
                 compiled = compile_patterns(m.patterns, home)
                 if compiled:
-                    self._content.append((idx, guard, scope_root, _commit_path_fires,
+                    self._content.append((idx, guard, None, _commit_path_fires,
                                           (compiled, scope_root, _from_top(compiled))))
             elif isinstance(m, (PathMatch, RemoveMatch)):
                 compiled = compile_patterns(m.patterns, home)
@@ -182,7 +180,7 @@ class GuardSet:
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
-        if call.invocations and (self._by_program or self._push or self._content):
+        if call.invocations and (self._by_program or self._content):
             seen = False  # the branch each invocation sees, worked out when a later git needs it
             for k, inv in enumerate(call.invocations):
                 if not inv.program:
@@ -194,20 +192,15 @@ class GuardSet:
                     if seen is not None:
                         here = seen[k]
                 for idx, guard, root, test, m in self._content:
-                    # a committed path is checked against the guard's folder, wherever git runs
-                    if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
-                            and test(m, inv, here):
+                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program) + self._any:
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
                             continue
-                        if compiled is None or compiled.matches(inv.argv) and (
-                                not compiled.placed or _placed(compiled, inv, call, root)):
+                        if compiled.matches(inv.argv) and (not compiled.placed or _placed(compiled, inv, call, root)):
                             hits[idx] = Hit(guard, display(inv.argv))
-                if self._push and inv.program == "git":
-                    self._check_push(inv, here, hits)
         if call.writes and self._paths:
             for write in call.writes:
                 for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
@@ -225,28 +218,28 @@ class GuardSet:
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
         return [hits[i] for i in sorted(hits)]
 
-    def _check_push(self, inv: Invocation, call: Call, hits: dict) -> None:
-        repo_cwd = inv.cwd
-        c = _opt(inv.argv, "-C")
-        if c is not None and repo_cwd is not None and DYN not in c:
-            repo_cwd = posixpath.normpath(posixpath.join(repo_cwd, c))
-        # the current branch is the call's: known only inside the call's project
-        # (or its folder, when the project is not given)
-        home = call.project_root or call.cwd
-        branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
-                  and _below(repo_cwd, home) is not None else None)
-        # a push that names no remote goes to the branch's upstream
-        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
-        if found is None or _is_info(inv.argv, "git"):
-            return  # not a push, a dry run, or `git push --help`
-        force, targets, remote = found
-        for idx, guard, root, m in self._push:
-            if idx in hits:
-                continue
-            if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
-                continue
-            if _push_fires(m, force, targets, remote, call.remotes):
-                hits[idx] = Hit(guard, display(inv.argv))
+
+def _push_at(found: tuple, inv: Invocation, call: Call) -> bool:
+    """``git push`` from inside the guard's folder (``-C`` followed) to one of its remotes or branches."""
+    match, root = found
+    if inv.program != "git":
+        return False
+    repo_cwd = inv.cwd
+    c = _opt(inv.argv, "-C")
+    if c is not None and repo_cwd is not None and DYN not in c:
+        repo_cwd = posixpath.normpath(posixpath.join(repo_cwd, c))
+    if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
+        return False
+    # the current branch is the call's: known only inside the call's project
+    # (or its folder, when the project is not given)
+    home = call.project_root or call.cwd
+    branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
+              and _below(repo_cwd, home) is not None else None)
+    # a push that names no remote goes to the branch's upstream
+    pushed = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
+    if pushed is None or _is_info(inv.argv, "git"):
+        return False  # not a push, a dry run, or `git push --help`
+    return push_fires(match, *pushed, call.remotes)
 
 
 def _branch_at(call: Call) -> list | None:
