@@ -13,7 +13,8 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
-from tacit.guards.wrappers import _NPM_VALUE, _PNPM_BUILTINS, _YARN_BUILTINS
+from tacit.guards.wrappers import (_NPM_VALUE, _PNPM_BUILTINS, _PNPM_VALUE, _POETRY_VALUE, _PYTHON_VALUE, _UV_VALUE,
+                                   _YARN_BUILTINS, _YARN_VALUE)
 from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
@@ -75,9 +76,8 @@ _FLAG_ALIASES = _aliases({
 _GLOBAL_VALUE = {
     "git": GIT_VALUE_OPTS,
     "npm": _NPM_VALUE,
-    "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
-                       "--loglevel")),
-    "yarn": frozenset(("--cwd",)),
+    "pnpm": _PNPM_VALUE,
+    "yarn": _YARN_VALUE,
     "docker": frozenset(("-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
                          "-f", "--file", "-p", "--project-name", "--env-file", "--profile",
                          "--project-directory")),
@@ -91,10 +91,9 @@ _GLOBAL_VALUE = {
     "go": frozenset(("-C",)),
     "make": frozenset(("-C", "-f", "--file", "--directory", "-I", "--include-dir", "-o", "-W",
                        "--old-file", "--what-if", "-j", "--jobs", "-l", "--load-average")),
-    "uv": frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color",
-                     "-p", "--python")),
-    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
-    "python": frozenset(("-X", "-W")),
+    "uv": _UV_VALUE | {"-p", "--python"},
+    "poetry": _POETRY_VALUE,
+    "python": _PYTHON_VALUE,
     "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
 }
 _VERSION_VALUE = frozenset(("--preid", "-m", "--message", "-w", "--workspace"))  # `npm version --preid rc`: no bump
@@ -105,7 +104,7 @@ _SUB_VALUE = {
             "pull": frozenset(("-s", "--strategy", "-X", "--strategy-option", "--depth", "--cleanup")),
             "commit": frozenset(("-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message",
                                  "--author", "--date", "--cleanup", "-t", "--template", "--fixup", "--squash",
-                                 "--trailer")),
+                                 "--trailer", "--pathspec-from-file")),
             "tag": frozenset(("-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup")),
             "stash": frozenset(("-m", "--message")),
             "cherry-pick": frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option")),

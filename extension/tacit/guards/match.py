@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from tacit.lazyre import lazy
-from tacit.guards.commands import SUDO, _Command, _git_sub, _is_info, program_names
+from tacit.guards.commands import _SUB_VALUE, SUDO, _Command, _git_sub, _is_info, program_names
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
@@ -273,8 +273,7 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
 
 _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
                   OptionMatch: option_fires, BranchNameMatch: branch_name_fires}
-_COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
-                           "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
+_COMMIT_VALUE = _SUB_VALUE["git"]["commit"]
 
 
 def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:

@@ -67,6 +67,7 @@ _UV_RUN_VALUE = frozenset(("--with", "--with-editable", "--with-requirements", "
                            "--env-file", "--index", "--index-url", "--extra-index-url",
                            "--from", "--only-group", "--no-group", "--cache-dir", "-C",
                            "--config-setting", "--python-preference", "--config-file"))
+_UV_VALUE = frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color"))
 _CONDA_VALUE = frozenset(("-n", "--name", "-p", "--prefix", "--cwd"))
 _PYTHON_VALUE = frozenset(("-X", "-W", "--check-hash-based-pycs"))
 _POETRY_VALUE = frozenset(("-C", "--directory", "-P", "--project", "-e", "--env"))
@@ -304,8 +305,7 @@ _SUB_RUNNERS = {
     "bun": (frozenset(("--cwd",)), ("x",), _runner_tail, _NPX_VALUE),
     "pnpm": (_PNPM_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE),
     **dict.fromkeys(("yarn", "yarnpkg"), (_YARN_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE)),
-    "uv": (frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color")), ("run",),
-           _python_module_or_tail, _UV_RUN_VALUE),
+    "uv": (_UV_VALUE, ("run",), _python_module_or_tail, _UV_RUN_VALUE),
     **dict.fromkeys(("poetry", "pipenv", "pdm", "rye", "hatch"),
                     (_POETRY_VALUE, ("run",), _python_module_or_tail, _POETRY_VALUE)),
     "pipx": (frozenset(), ("run",), _runner_tail, frozenset(("--spec", "--python", "--index-url", "--pip-args"))),
