@@ -22,6 +22,7 @@ from tacit.guards.push import SAME, GIT_VALUE_OPTS, names_branch, push_fires, pu
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
 from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
+from tacit.guards.wrappers import verb
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +205,7 @@ class GuardSet:
         if call.writes and self._paths:
             for write in call.writes:
                 for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
-                    if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
+                    if idx in hits or ops and not removes(write.argv, write.path, ops):
                         continue  # a remove guard: only a command that deletes or renames the path
                     if existing and (existing == "new") == _changes_existing(write, call):
                         continue  # "existing files": a new one may be created; "new files": the reverse
@@ -378,7 +379,7 @@ def _changes_existing(write, call: Call) -> bool:
     when the caller cannot look."""
     if write.argv:
         prog = program_name(write.argv[0])
-        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",), program_name):
+        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",)):
             return True
     elif write.path not in call.made:
         return True
@@ -435,16 +436,12 @@ def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
     rel = _below(write.path, rel_root)
     if rel is None:
         return False
-    prog = program_name(argv[0])
-    words = argv[1:]
-    if prog == "git":
-        i = skip_options(argv, 1, GIT_VALUE_OPTS)
-        prog, words = ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
+    prog, words = verb(argv)
     if prog in ("rm", "git rm"):
         tree = any(w in _TREE_FLAGS or len(w) > 1 and w[0] == "-" and w[1] != "-" and ("r" in w or "R" in w)
                    for w in words)
     elif prog in ("mv", "git mv"):
-        tree = removes(argv, write.path, ("rename",), program_name)  # a source, not the destination
+        tree = removes(argv, write.path, ("rename",))  # a source, not the destination
     else:
         tree = prog == "find"  # find DIR -delete
     if not tree:

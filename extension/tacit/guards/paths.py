@@ -7,6 +7,8 @@ from __future__ import annotations
 import posixpath
 import re
 
+from tacit.guards.wrappers import verb
+
 def glob_regex(pattern: str) -> str:
     """gitignore-style glob → regex body: ``**`` any depth, ``*``/``?`` within
     one name, ``[…]`` a class."""
@@ -118,16 +120,12 @@ def _below(path: str, root: str) -> str | None:
 _DELETERS = frozenset(("rm", "rmdir", "unlink", "shred", "srm"))
 
 
-def removes(argv: tuple, path: str, ops: tuple, program_name) -> bool:
+def removes(argv: tuple, path: str, ops: tuple) -> bool:
     """Whether ``argv`` deletes ``path`` (``rm``, ``git rm`` …) or renames it
     away (``mv``/``git mv`` with ``path`` as a source, not the destination)."""
     if not argv:
         return False
-    prog = program_name(argv[0])
-    words = argv[1:]
-    if prog == "git":
-        subs = [a for a in words if not a.startswith("-")]
-        prog, words = ("git " + subs[0], words[words.index(subs[0]) + 1:]) if subs else ("git", ())
+    prog, words = verb(argv)
     if prog in _DELETERS or prog == "git rm" or prog == "find":  # find writes only with -delete
         return "delete" in ops
     if prog in ("mv", "git mv") and "rename" in ops:

@@ -132,6 +132,16 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(cwd, word))
 
 
+def verb(argv: tuple) -> tuple[str, tuple]:
+    """A command's program and the words after it, git's subcommand included:
+    ``git -C web rm -r docs`` → ("git rm", ("-r", "docs"))."""
+    prog = program_name(argv[0])
+    if prog != "git":
+        return prog, argv[1:]
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
+    return ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
+
+
 # ---------------------------------------------------------------------------
 # Wrappers: argv → the command lines / argvs that run inside it
 # ---------------------------------------------------------------------------
