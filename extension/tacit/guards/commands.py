@@ -294,16 +294,15 @@ class _Command:
 
     def _positions_match(self, argv: tuple, positions: tuple) -> bool:
         want = len(positions)
+        more = self.read_only is not None or self.needs_arg
+        found = _positionals(argv, self.value_opts, 64 if self.anywhere or self.list_tail else want + more,
+                             self.sub_value)
         if self.anywhere:
-            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
             return all(any(w in pos for w in found) for pos in positions)
         if self.list_tail:  # `npm install react lodash`: the package named is any of the list
-            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
             last = positions[-1]
             return len(found) >= want and all(w in pos for w, pos in zip(found, positions[:-1])) and \
                 any(w in last or self.packages and _package(w) in last for w in found[want - 1:])
-        more = self.read_only is not None or self.needs_arg
-        found = _positionals(argv, self.value_opts, limit=want + more, sub_value=self.sub_value)
         if len(found) < want + self.needs_arg or not all(word in pos for word, pos in zip(found, positions)):
             return False
         # `git stash list`: the rule's command, only looked at
@@ -354,7 +353,7 @@ def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
     return False
 
 
-def _positionals(argv: tuple, value_opts: frozenset, limit: int, sub_value: dict | None = None) -> list:
+def _positionals(argv: tuple, value_opts: frozenset, limit: int, sub_value: dict) -> list:
     """The words after the program that are no option nor an option's value;
     once the subcommand is read, its own value options (``sub_value``) too."""
     out = []
