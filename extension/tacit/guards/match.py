@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.lazyre import lazy
 from tacit.guards.commands import _SUB_VALUE, SUDO, _Command, _git_sub, _is_info, program_names
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
@@ -66,12 +65,6 @@ _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
 _CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
-_ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
-
-
-def _added(text) -> list:
-    """The files a patch creates (``*** Add File:``, ``*** Move to:``)."""
-    return _ADDED.findall(text) if isinstance(text, str) and "*** " in text else []
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
@@ -109,7 +102,7 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             for key in _PATCH_KEYS:
                 words.extend(patch_paths(args.get(key)))
             writes = [Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None]
-            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in _added(args.get(k))]
+            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in patch_paths(args.get(k), new_only=True)]
             made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
             return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
