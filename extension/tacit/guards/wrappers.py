@@ -49,12 +49,15 @@ _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
 # wrappers whose command follows their options: the options that take a value, then the words
 # to skip (timeout's duration)
-_PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
+_PLAIN = {**dict.fromkeys(("sudo", "doas", "run0", "pkexec"), (_SUDO_VALUE, 0)),
+          **dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
           "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
           "command": (frozenset(), 0), "nice": (frozenset(("-n", "--adjustment")), 0),
           "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
           "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
           "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
+# their options that run nothing: ``command -v x`` looks x up, ``sudo -e f`` edits f
+_RUNS_NOTHING = {"command": ("-v", "-V"), "sudo": ("-e", "--edit")}
 _XARGS_VALUE = frozenset(("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file",
                           "--max-args", "--max-procs", "--max-chars", "--delimiter",
                           "--max-lines", "--process-slot-var"))
@@ -157,13 +160,8 @@ def _inner(prog: str, argv: tuple, inputs: list, cwd: str | None, home: str | No
 
 
 def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
-    """sudo, su, env, cross-env: None for any other program."""
+    """su, env, cross-env: None for any other program."""
     n = len(argv)
-    if prog in ("sudo", "doas", "run0", "pkexec"):
-        i = skip_options(argv, 1, _SUDO_VALUE)
-        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:i]):
-            return []
-        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "su":
         for j, a in enumerate(argv[1:-1], 1):
             if a in ("-c", "--command"):
@@ -204,14 +202,14 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
 
 
 def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
-    """nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
+    """sudo, nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
     n = len(argv)
     if prog in _PLAIN:
         value_opts, skip = _PLAIN[prog]
         i = skip_options(argv, 1, value_opts) + skip
-        if prog == "command" and any(a in ("-v", "-V") for a in argv[1:i]):
-            return []  # a lookup, nothing runs
-        return [("argv", argv[i:], cwd)] if i < n else []
+        if any(a in _RUNS_NOTHING.get(prog, ()) for a in argv[1:i]):
+            return []
+        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
         return [("argv", argv[i:] if i < n else ("echo",), cwd)]
