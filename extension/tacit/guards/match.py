@@ -16,12 +16,11 @@ from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
-from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
+from tacit.guards.paths import PathGuard, _below, compile_pattern, glob_regex
 from tacit.guards.push import SAME, GIT_VALUE_OPTS, names_branch, push_fires, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
 from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
-from tacit.guards.wrappers import verb
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,18 +157,12 @@ class GuardSet:
                 self._content.append((idx, guard, None, _push_at, (m, scope_root)))
             elif type(m) in _CONTENT_TESTS:
                 self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
-            elif isinstance(m, CommitPathMatch):
-                compiled = compile_patterns(m.patterns, home)
-                if compiled:
-                    self._content.append((idx, guard, None, _commit_path_fires,
-                                          (compiled, scope_root, _from_top(compiled))))
-            elif isinstance(m, (PathMatch, RemoveMatch)):
-                compiled = compile_patterns(m.patterns, home)
-                if compiled:
-                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
-                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),
-                                        "existing" if getattr(m, "existing", False) else
-                                        "new" if getattr(m, "new_only", False) else ""))
+            elif isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
+                paths = PathGuard(m, scope_root, home)
+                if paths.compiled and isinstance(m, CommitPathMatch):
+                    self._content.append((idx, guard, None, _commit_path_fires, paths))
+                elif paths.compiled:
+                    self._paths.append((idx, guard, paths))
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
@@ -197,15 +190,9 @@ class GuardSet:
                             hits[idx] = Hit(guard, display(inv.argv))
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
-                    if idx in hits or ops and not removes(write.argv, write.path, ops):
-                        continue  # a remove guard: only a command that deletes or renames the path
-                    if existing and (existing == "new") == _changes_existing(write, call):
-                        continue  # "existing files": a new one may be created; "new files": the reverse
-                    rel_root = root if root is not None else (call.project_root or call.cwd)
-                    if _path_fires(write.path, rel_root, root is not None, compiled) or \
-                            top and _top_fires(write.path, root, call.project_root, top) or \
-                            prefixes and _takes_parent(write, rel_root, prefixes):
+                for idx, guard, paths in self._paths:
+                    if idx not in hits and paths.fires(write, call):
+                        rel_root = paths.base(call)
                         subject = f"{display(write.argv, 60)} {display((write.redirect,), 60)}" if write.redirect \
                             else display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
@@ -270,15 +257,14 @@ _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: s
 _COMMIT_VALUE = _SUB_VALUE["git"]["commit"]
 
 
-def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
+def _commit_path_fires(found: PathGuard, inv: Invocation, call: Call) -> bool:
     """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
-    compiled, root, top = found
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
     i = skip_options(inv.argv, 1, GIT_VALUE_OPTS)
     if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage") or _is_info(inv.argv, "git"):
         return False  # `git add -n .env`: a dry run stages nothing
-    rel_root = root if root is not None else (call.project_root or call.cwd)
+    base = found.base(call)
     j, n = i + 1, len(inv.argv)
     while j < n:
         a = inv.argv[j]
@@ -294,8 +280,7 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
             if DYN in w:
                 continue
             path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
-            if rel_root and _path_fires(path, rel_root, root is not None, compiled) or \
-                    top and _top_fires(path, root, call.project_root, top):
+            if base is not None and found.names(path, base, call):
                 return True
     return False
 
@@ -346,100 +331,6 @@ def _to_file(inv: Invocation, call: Call) -> bool:
     if any(w.argv == inv.argv and not w.path.startswith("/dev/") for w in call.writes):
         return True
     return any(i.program == "tee" and inv.program in i.upstream and len(i.argv) > 1 for i in call.invocations)
-
-
-def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled: list) -> bool:
-    rel = _below(path, rel_root) if rel_root else None
-    if must_be_inside and rel is None:
-        return False
-    for mode, regex in compiled:
-        if mode == "abs":
-            if regex.search(path):
-                return True
-        elif rel is not None and rel and regex.search(rel):
-            return True
-    return False
-
-
-# programs whose writes change a file that is there (a new one is not made by them)
-_MODIFIERS = frozenset(("sed", "perl", "rm", "rmdir", "unlink", "shred", "srm", "truncate", "git", "find"))
-
-
-def _changes_existing(write, call: Call) -> bool:
-    """Whether a write changes a file that exists: an edit tool's (not a
-    Write's or a patch's Add File), ``sed -i``, ``rm``, a ``mv`` source …;
-    else (``>``, ``tee``, ``cp``, Write) what ``call.exists`` says, and no
-    when the caller cannot look."""
-    if write.argv:
-        prog = program_name(write.argv[0])
-        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",)):
-            return True
-    elif write.path not in call.made:
-        return True
-    if call.exists is None:
-        return False
-    try:
-        return bool(call.exists(write.path))
-    except Exception:  # noqa: BLE001 - a failing look counts as there: the guard still checks
-        return True
-
-
-def _from_top(compiled: list) -> tuple:
-    """The patterns anchored at the root (``src/gen/``), which a subfolder's
-    file may write from the repository's root (``packages/web/src/gen/``)."""
-    return tuple(c for c in compiled if c[0] == "rel" and c[1].pattern.startswith("^"))
-
-
-def _top_fires(path: str, root: str | None, project_root: str | None, top: tuple) -> bool:
-    """A guard placed below the project's root (a subfolder's instruction
-    file) whose anchored pattern names, from the project's root, a path
-    inside the guard's folder: ``packages/bot/.env`` in ``packages/bot/AGENTS.md``."""
-    if root is None or project_root is None or not root.startswith(project_root) or root == project_root \
-            or _below(path, root) is None:
-        return False
-    return _path_fires(path, project_root, True, top)
-
-
-def _fixed_prefix(pattern: str) -> str | None:
-    """The folders an anchored pattern names before any glob: ``docs/images/``
-    → ``docs/images``, ``src/gen/*.ts`` → ``src/gen``; None when unanchored."""
-    p = pattern.strip()
-    while p.startswith("./"):
-        p = p[2:]
-    if not p or p.startswith(("/", "~")) or "/" not in p.rstrip("/"):
-        return None
-    fixed = []
-    for part in p.rstrip("/").split("/"):
-        if not part or any(c in part for c in "*?[") or part == "..":
-            break
-        fixed.append(part)
-    return "/".join(fixed) or None
-
-
-_TREE_FLAGS = frozenset(("-r", "-R", "--recursive"))
-
-
-def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
-    """``rm -rf docs`` (or ``mv docs old``, ``git rm -r docs``) takes a
-    guarded ``docs/images/`` with it: a recursive delete or a move of a folder
-    above a guarded path."""
-    argv = write.argv
-    if not argv or rel_root is None:
-        return False
-    rel = _below(write.path, rel_root)
-    if rel is None:
-        return False
-    prog, words = verb(argv)
-    if prog in ("rm", "git rm"):
-        tree = any(w in _TREE_FLAGS or len(w) > 1 and w[0] == "-" and w[1] != "-" and ("r" in w or "R" in w)
-                   for w in words)
-    elif prog in ("mv", "git mv"):
-        tree = removes(argv, write.path, ("rename",))  # a source, not the destination
-    else:
-        tree = prog == "find"  # find DIR -delete
-    if not tree:
-        return False
-    return not rel or any(p == rel or p.startswith(rel + "/") for p in prefixes)
 
 
 @lru_cache(maxsize=32)
