@@ -101,7 +101,8 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             for key in _PATCH_KEYS:
                 words.extend(patch_paths(args.get(key)))
             writes = [Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None]
-            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in patch_paths(args.get(k), new_only=True)]
+            created = words if low in _CREATING_TOOLS else [
+                w for k in _PATCH_KEYS for w in patch_paths(args.get(k), new_only=True)]
             made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
             return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
