@@ -153,12 +153,12 @@ class _Lexer:
         self.i = j + 1
         return "".join(out)
 
-    def _backtick(self) -> list:
-        """Tokens of a backtick substitution whose opening ` was consumed."""
+    def _backtick(self, parts: list, nested: list) -> None:
+        """A backtick substitution at the index: its tokens nested, a dynamic part in the word."""
+        self.i += 1
         text = self._until("`")
-        if self.depth >= MAX_DEPTH:
-            return []
-        return _Lexer(text, self.depth + 1).tokens()
+        nested.append(_Lexer(text, self.depth + 1).tokens() if self.depth < MAX_DEPTH else [])
+        parts.append(DYN)
 
     def _dollar(self, parts: list, nested: list) -> None:
         s = self.s
@@ -229,9 +229,7 @@ class _Lexer:
             elif c == "$":
                 self._dollar(parts, nested)
             elif c == "`":
-                self.i += 1
-                nested.append(self._backtick())
-                parts.append(DYN)
+                self._backtick(parts, nested)
             elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
                 self.i += 2
                 nested.append(self._nested())
@@ -266,10 +264,8 @@ class _Lexer:
                     self.i += 1
                 else:
                     self._dollar(parts, nested)
-            else:  # backtick
-                self.i += 1
-                nested.append(self._backtick())
-                parts.append(DYN)
+            else:
+                self._backtick(parts, nested)
 
 
 # ---------------------------------------------------------------------------
