@@ -132,7 +132,7 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_paths", "_content", "_any")
+    __slots__ = ("guards", "_by_program", "_paths", "_content", "_git", "_any")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
@@ -164,11 +164,13 @@ class GuardSet:
                     self._content.append((idx, guard, None, _commit_path_fires, paths))
                 elif paths.compiled:
                     self._paths.append((idx, guard, paths))
+        self._git = self._content  # a git invocation is put to every test; any other to those not only of git
+        self._content = [entry for entry in self._content if entry[3] not in _GIT_ONLY]
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
-        if call.invocations and (self._by_program or self._content):
+        if call.invocations and (self._by_program or self._git):
             seen = False  # the branch each invocation sees, worked out when a later git needs it
             for k, inv in enumerate(call.invocations):
                 if not inv.program:
@@ -179,7 +181,7 @@ class GuardSet:
                         seen = _branch_at(call)
                     if seen is not None:
                         here = seen[k]
-                for idx, guard, root, test, m in self._content:
+                for idx, guard, root, test, m in self._git if inv.program == "git" else self._content:
                     if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
@@ -284,6 +286,10 @@ def _commit_path_fires(found: PathGuard, inv: Invocation, call: Call) -> bool:
             if base is not None and found.names(path, base, call):
                 return True
     return False
+
+
+# the tests that only a git invocation can break
+_GIT_ONLY = frozenset((_push_at, _commit_fires, _commit_path_fires, rebase_fires, branch_name_fires))
 
 
 def _opt(argv: tuple, name: str) -> str | None:
