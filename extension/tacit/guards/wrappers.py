@@ -151,17 +151,19 @@ def verb(argv: tuple) -> tuple[str, tuple]:
 def _inner(prog: str, argv: tuple, inputs: list, cwd: str | None, home: str | None):
     """What ``argv`` runs inside itself: a list of ("argv", argv, cwd) and
     ("script", text, cwd) items (empty for an ordinary program)."""
-    found = _privileged(prog, argv, cwd, home)
-    if found is None:
-        found = _plain_wrapper(prog, argv, cwd)
-    if found is None:
-        found = _runner(prog, argv, inputs, cwd)
-    return found
+    found = _wrapper(prog, argv, cwd, home)
+    return found if found is not None else _runner(prog, argv, inputs, cwd)
 
 
-def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
-    """su, env, cross-env: None for any other program."""
+def _wrapper(prog: str, argv: tuple, cwd: str | None, home: str | None):
+    """sudo, su, env, nohup, time, timeout, xargs, watch, eval …: None for any other program."""
     n = len(argv)
+    if prog in _PLAIN:
+        value_opts, skip = _PLAIN[prog]
+        i = skip_options(argv, 1, value_opts) + skip
+        if any(a in _RUNS_NOTHING.get(prog, ()) for a in argv[1:i]):
+            return []
+        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "su":
         for j, a in enumerate(argv[1:-1], 1):
             if a in ("-c", "--command"):
@@ -198,18 +200,6 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
         if i >= n:
             return []
         return [("script", " ".join(argv[i:]), cwd) if prog == "cross-env-shell" else ("argv", argv[i:], cwd)]
-    return None
-
-
-def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
-    """sudo, nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
-    n = len(argv)
-    if prog in _PLAIN:
-        value_opts, skip = _PLAIN[prog]
-        i = skip_options(argv, 1, value_opts) + skip
-        if any(a in _RUNS_NOTHING.get(prog, ()) for a in argv[1:i]):
-            return []
-        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
         return [("argv", argv[i:] if i < n else ("echo",), cwd)]
