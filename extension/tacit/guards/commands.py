@@ -197,13 +197,12 @@ def _git_sub(argv: tuple) -> str | None:
 
 def _git_no_verify(argv: tuple) -> bool:
     """``git commit -n`` is ``git commit --no-verify`` (for push, -n is a dry run)."""
-    return _git_sub(argv) == "commit" and _has_flag(argv, frozenset(("-n",)), frozenset("n"))
+    return _git_sub(argv) == "commit" and _has_flag(argv, *_flag_forms("git", "-n"))
 
 
 def _git_force_delete(argv: tuple) -> bool:
     """``git branch -D`` is also ``-d -f``, ``--delete --force``, ``-df``."""
-    return _has_flag(argv, frozenset(("-d", "--delete")), frozenset("d")) and \
-        _has_flag(argv, frozenset(("-f", "--force")), frozenset("f"))
+    return _has_flag(argv, *_flag_forms("git", "-d")) and _has_flag(argv, *_flag_forms("git", "-f"))
 
 
 def _git_add_all(argv: tuple) -> bool:
