@@ -75,11 +75,9 @@ class _Lexer:
                     return toks
                 parens -= 1
                 toks.append(("o", ")"))
-            elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
-                toks.append(self._word())  # process substitution: a word (a /dev/fd path)
-            elif c == "<" or c == ">":
+            elif (c == "<" or c == ">") and not s.startswith("(", self.i + 1):
                 self._redir(toks)
-            else:  # every branch of _word consumes at least one character
+            else:  # a word (a process substitution too: a /dev/fd path); _word consumes at least one character
                 tok = self._word()
                 # "2>file": a word of digits touching a redirection is its fd
                 if (self.i < n and s[self.i] in "<>" and tok[1].isdigit() and tok[3] is None
