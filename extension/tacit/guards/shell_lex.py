@@ -101,23 +101,14 @@ class _Lexer:
             toks.append(["r", op, None])
 
     def _bodies(self) -> None:
-        """Here-document bodies start after the newline that ends their line."""
-        s, n = self.s, self.n
+        """Here-document bodies start after the newline that ends their line
+        and run to the line that is their delimiter (tab-indented for ``<<-``)."""
         for tok in self.pending:
-            strip_tabs = tok[1] == "<<-"
-            start = pos = self.i
-            while True:
-                end = s.find("\n", pos)
-                line = s[pos:] if end < 0 else s[pos:end]
-                if (line.lstrip("\t") if strip_tabs else line) == tok[2]:
-                    tok[3] = s[start:pos]
-                    self.i = n if end < 0 else end + 1
-                    break
-                if end < 0:
-                    tok[3] = s[start:]
-                    self.i = n
-                    break
-                pos = end + 1
+            tabs = "\t*" if tok[1] == "<<-" else ""
+            delim = re.escape(tok[2]) if "\n" not in tok[2] else "(?!)"  # a line never holds a newline
+            end = re.compile(f"^{tabs}{delim}$", re.M).search(self.s, self.i)
+            tok[3] = self.s[self.i:end.start() if end else self.n]
+            self.i = min(end.end() + 1, self.n) if end else self.n
         self.pending = []
 
     def _nested(self) -> list:
