@@ -11,40 +11,23 @@ from itertools import takewhile
 
 from tacit.guards.wrappers import program_name, verb
 
+_GLOB = re.compile(r"\*\*/|\*\*|\*|\?|\[.[^]]*\]|.", re.S)  # a class holds at least one character: `[]a]`
+_GLOB_AS = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 def glob_regex(pattern: str) -> str:
     """gitignore-style glob → regex body: ``**`` any depth, ``*``/``?`` within
-    one name, ``[…]`` a class."""
-    out = []
-    i = 0
-    n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**/", i):
-                out.append("(?:.*/)?")
-                i += 3
-                continue
-            if pattern.startswith("**", i):
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = pattern.find("]", i + 2)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = end
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
+    one name, ``[…]`` a class (``[!…]`` negated); an unclosed ``[`` is itself."""
+    return "".join(_glob_part(m.group()) for m in _GLOB.finditer(pattern))
+
+
+def _glob_part(token: str) -> str:
+    if token in _GLOB_AS:
+        return _GLOB_AS[token]
+    if len(token) == 1:
+        return re.escape(token)
+    body = token[1:-1]
+    return "[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]"
 
 
 # a secret file names its environment-specific variants too: ".env" is also
