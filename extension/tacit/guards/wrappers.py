@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
+from itertools import dropwhile
 
 from tacit.guards.shell_lex import _ASSIGN, _TILDE, DYN
 
@@ -334,28 +335,17 @@ def _shell_inner(argv: tuple, inputs: list, cwd):
 def _find_exec(argv: tuple, cwd):
     """``find migrations -name x -exec rm {} +`` → rm runs on paths under
     ``migrations``: ``{}`` becomes ``<start>/{}``."""
-    n = len(argv)
-    i = 1
-    while i < n and argv[i] in ("-H", "-L", "-P") or i < n and argv[i].startswith("-O"):
-        i += 1
-    starts = []
-    while i < n and not argv[i].startswith("-") and argv[i] not in ("(", "!", ")"):
-        starts.append(argv[i])
-        i += 1
-    start = starts[0] if starts else "."
-    out = []
-    while i < n:
+    rest = tuple(dropwhile(lambda a: a in ("-H", "-L", "-P") or a.startswith("-O"), argv[1:]))
+    start = rest[0] if rest and not rest[0].startswith("-") and rest[0] not in ("(", "!", ")") else "."
+    out, i = [], 1
+    while i < len(argv):
         if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < n and argv[j] not in (";", "+"):
-                j += 1
-            cmd = tuple(a.replace("{}", start.rstrip("/") + "/{}") if "{}" in a else a
-                        for a in argv[i + 1:j])
+            end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
+            cmd = tuple(a.replace("{}", start.rstrip("/") + "/{}") for a in argv[i + 1:end])
             if cmd:
                 out.append(("argv", cmd, cwd))
-            i = j + 1
-        else:
-            i += 1
+            i = end
+        i += 1
     return out
 
 
