@@ -27,6 +27,8 @@ _OPS = re.compile(r";;&|;;|;|&&|&>>|&>|&|\|\||\|&|\|")
 _REDIRS = re.compile(r"<<<|<<-|<<|>>|>\||>&|<&|<>|>|<")
 _OP_AS = {";;": ";", ";;&": ";", "|&": "|"}  # a case's ";;" ends a command; "|&" pipes
 _OUT_REDIRS = frozenset((">", ">>", ">|", "&>", "&>>", "<>"))
+_UNTIL = {"`": re.compile(r"(?:[^`\\]|\\.)*\\?", re.S), "'": re.compile(r"(?:[^'\\]|\\.)*\\?", re.S)}
+_ESCAPED = re.compile(r"\\(.)", re.S)
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
          "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
 
@@ -131,16 +133,9 @@ class _Lexer:
 
     def _until(self, end: str, escapes: dict | None = None) -> str:
         """The text up to ``end``, consumed with it: ``\\c`` is c, or with ``escapes`` (``$'…'``) its escape."""
-        s, j, out = self.s, self.i, []
-        while j < self.n and s[j] != end:
-            if s[j] == "\\" and j + 1 < self.n:
-                out.append(s[j + 1] if escapes is None else escapes.get(s[j + 1], "\\" + s[j + 1]))
-                j += 2
-            else:
-                out.append(s[j])
-                j += 1
-        self.i = j + 1
-        return "".join(out)
+        m = _UNTIL[end].match(self.s, self.i)
+        self.i = m.end() + 1
+        return _ESCAPED.sub(lambda e: e[1] if escapes is None else escapes.get(e[1], e[0]), m.group())
 
     def _backtick(self, parts: list, nested: list) -> None:
         """A backtick substitution at the index: its tokens nested, a dynamic part in the word."""
