@@ -13,7 +13,8 @@ from functools import lru_cache
 from tacit.guards.model import CommandMatch
 from tacit.guards.push import GIT_VALUE_OPTS
 from tacit.guards.shell import program_name, skip_options
-from tacit.guards.wrappers import _NPM_VALUE, _PNPM_BUILTINS, _YARN_BUILTINS
+from tacit.guards.wrappers import (_NPM_VALUE, _PNPM_BUILTINS, _PNPM_VALUE, _POETRY_VALUE, _PYTHON_VALUE, _UV_VALUE,
+                                   _YARN_BUILTINS, _YARN_VALUE)
 from tacit.lazyre import lazy
 
 # ---------------------------------------------------------------------------
@@ -75,9 +76,8 @@ _FLAG_ALIASES = _aliases({
 _GLOBAL_VALUE = {
     "git": GIT_VALUE_OPTS,
     "npm": _NPM_VALUE,
-    "pnpm": frozenset(("-C", "--dir", "-F", "--filter", "--filter-prod", "--reporter",
-                       "--loglevel")),
-    "yarn": frozenset(("--cwd",)),
+    "pnpm": _PNPM_VALUE,
+    "yarn": _YARN_VALUE,
     "docker": frozenset(("-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
                          "-f", "--file", "-p", "--project-name", "--env-file", "--profile",
                          "--project-directory")),
@@ -91,10 +91,9 @@ _GLOBAL_VALUE = {
     "go": frozenset(("-C",)),
     "make": frozenset(("-C", "-f", "--file", "--directory", "-I", "--include-dir", "-o", "-W",
                        "--old-file", "--what-if", "-j", "--jobs", "-l", "--load-average")),
-    "uv": frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color",
-                     "-p", "--python")),
-    "poetry": frozenset(("-C", "--directory", "-P", "--project")),
-    "python": frozenset(("-X", "-W")),
+    "uv": _UV_VALUE | {"-p", "--python"},
+    "poetry": _POETRY_VALUE,
+    "python": _PYTHON_VALUE,
     "pip": frozenset(("--python", "--log", "--cache-dir", "--proxy", "--timeout", "--retries")),
 }
 _VERSION_VALUE = frozenset(("--preid", "-m", "--message", "-w", "--workspace"))  # `npm version --preid rc`: no bump
@@ -105,7 +104,7 @@ _SUB_VALUE = {
             "pull": frozenset(("-s", "--strategy", "-X", "--strategy-option", "--depth", "--cleanup")),
             "commit": frozenset(("-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message",
                                  "--author", "--date", "--cleanup", "-t", "--template", "--fixup", "--squash",
-                                 "--trailer")),
+                                 "--trailer", "--pathspec-from-file")),
             "tag": frozenset(("-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup")),
             "stash": frozenset(("-m", "--message")),
             "cherry-pick": frozenset(("-m", "--mainline", "-s", "--strategy", "-X", "--strategy-option")),
@@ -198,13 +197,12 @@ def _git_sub(argv: tuple) -> str | None:
 
 def _git_no_verify(argv: tuple) -> bool:
     """``git commit -n`` is ``git commit --no-verify`` (for push, -n is a dry run)."""
-    return _git_sub(argv) == "commit" and _has_flag(argv, frozenset(("-n",)), frozenset("n"))
+    return _git_sub(argv) == "commit" and _has_flag(argv, *_flag_forms("git", "-n"))
 
 
 def _git_force_delete(argv: tuple) -> bool:
     """``git branch -D`` is also ``-d -f``, ``--delete --force``, ``-df``."""
-    return _has_flag(argv, frozenset(("-d", "--delete")), frozenset("d")) and \
-        _has_flag(argv, frozenset(("-f", "--force")), frozenset("f"))
+    return _has_flag(argv, *_flag_forms("git", "-d")) and _has_flag(argv, *_flag_forms("git", "-f"))
 
 
 def _git_add_all(argv: tuple) -> bool:
@@ -295,16 +293,15 @@ class _Command:
 
     def _positions_match(self, argv: tuple, positions: tuple) -> bool:
         want = len(positions)
+        more = self.read_only is not None or self.needs_arg
+        found = _positionals(argv, self.value_opts, 64 if self.anywhere or self.list_tail else want + more,
+                             self.sub_value)
         if self.anywhere:
-            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
             return all(any(w in pos for w in found) for pos in positions)
         if self.list_tail:  # `npm install react lodash`: the package named is any of the list
-            found = _positionals(argv, self.value_opts, limit=64, sub_value=self.sub_value)
             last = positions[-1]
             return len(found) >= want and all(w in pos for w, pos in zip(found, positions[:-1])) and \
                 any(w in last or self.packages and _package(w) in last for w in found[want - 1:])
-        more = self.read_only is not None or self.needs_arg
-        found = _positionals(argv, self.value_opts, limit=want + more, sub_value=self.sub_value)
         if len(found) < want + self.needs_arg or not all(word in pos for word, pos in zip(found, positions)):
             return False
         # `git stash list`: the rule's command, only looked at
@@ -355,7 +352,7 @@ def _has_flag(argv: tuple, forms: frozenset, letters: frozenset) -> bool:
     return False
 
 
-def _positionals(argv: tuple, value_opts: frozenset, limit: int, sub_value: dict | None = None) -> list:
+def _positionals(argv: tuple, value_opts: frozenset, limit: int, sub_value: dict) -> list:
     """The words after the program that are no option nor an option's value;
     once the subcommand is read, its own value options (``sub_value``) too."""
     out = []

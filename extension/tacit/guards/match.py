@@ -11,15 +11,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Iterable
 
-from tacit.lazyre import lazy
-from tacit.guards.commands import SUDO, _Command, _git_sub, _is_info, program_names
+from tacit.guards.commands import _SUB_VALUE, SUDO, _Command, _git_sub, _is_info, program_names
 from tacit.guards.content import has_file_argument, pipe_fires, sql_fires
 from tacit.guards.branch_names import branch_name_fires
 from tacit.guards.model import (BranchNameMatch, CommandMatch, CommitMatch, CommitPathMatch, Guard, OptionMatch, PathMatch,
                                 PipeMatch, PushMatch, RebaseMatch, RemoveMatch, SqlMatch, SudoMatch)
-from tacit.guards.paths import _below, compile_pattern, compile_patterns, glob_regex, removes
-from tacit.guards.push import (SAME, GIT_VALUE_OPTS, names_branch, push_fires as _push_fires, push_targets,
-                               switched_branch)
+from tacit.guards.paths import PathGuard, _below, compile_pattern, glob_regex
+from tacit.guards.push import SAME, GIT_VALUE_OPTS, names_branch, push_fires, push_targets, switched_branch
 from tacit.guards.rebase import rebase_fires
 from tacit.guards.values import option_fires
 from tacit.guards.shell import DYN, Invocation, Write, display, patch_paths, program_name, scan, skip_options
@@ -66,12 +64,6 @@ _PATH_KEYS = ("file_path", "notebook_path", "path", "filename", "file")
 _PATCH_KEYS = ("input", "patch", "command", "content")
 _WORKDIR_KEYS = ("workdir", "cwd", "working_directory", "dir")
 _CREATING_TOOLS = frozenset(("write", "write_file"))  # create or overwrite: whether the file exists is not said
-_ADDED = lazy(r"^\*\*\* (?:Add File|Move to): (.+?)\s*$", re.M)
-
-
-def _added(text) -> list:
-    """The files a patch creates (``*** Add File:``, ``*** Move to:``)."""
-    return _ADDED.findall(text) if isinstance(text, str) and "*** " in text else []
 
 
 def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: str | None = None,
@@ -109,7 +101,8 @@ def normalize_call(tool_name: Any, args: Any, cwd: Any = None, *, project_root: 
             for key in _PATCH_KEYS:
                 words.extend(patch_paths(args.get(key)))
             writes = [Write(p, ()) for p in (_resolve(cwd, w, home) for w in words) if p is not None]
-            created = words if low in _CREATING_TOOLS else [w for k in _PATCH_KEYS for w in _added(args.get(k))]
+            created = words if low in _CREATING_TOOLS else [
+                w for k in _PATCH_KEYS for w in patch_paths(args.get(k), new_only=True)]
             made = frozenset(p for p in (_resolve(cwd, w, home) for w in created) if p is not None)
             return Call(name, cwd, (), tuple(writes), root, branch, remotes, made, exists)
     except (TypeError, ValueError, AttributeError):  # a host sent something strange
@@ -139,14 +132,13 @@ class GuardSet:
     """Guards compiled for checking. Build once per change of the guard list;
     ``check`` is then cheap enough to run before every tool call."""
 
-    __slots__ = ("guards", "_by_program", "_push", "_paths", "_content", "_any")
+    __slots__ = ("guards", "_by_program", "_paths", "_content", "_git", "_any")
 
     def __init__(self, guards: Iterable[Guard], *, home: str | None = None):
         self.guards = tuple(g for g in guards if isinstance(g, Guard))
         self._by_program: dict[str, list] = {}
-        self._push: list = []
         self._paths: list = []
-        self._content: list = []  # (idx, guard, root, test(match, inv), match)
+        self._content: list = []  # (idx, guard, root, test(match, inv, call), match); root None: the test places it
         self._any: tuple = ()  # ("*",) when a guard holds for any program ("never use `--rerun-tasks`")
         for idx, guard in enumerate(self.guards):
             root = _abs(guard.project_root)
@@ -163,26 +155,22 @@ class GuardSet:
                 for prog in m.programs:
                     self._by_program.setdefault(prog, []).append((idx, guard, scope_root, SUDO))
             elif isinstance(m, PushMatch):
-                self._push.append((idx, guard, scope_root, m))
+                self._content.append((idx, guard, None, _push_at, (m, scope_root)))
             elif type(m) in _CONTENT_TESTS:
                 self._content.append((idx, guard, scope_root, _CONTENT_TESTS[type(m)], m))
-            elif isinstance(m, CommitPathMatch):
-                compiled = compile_patterns(m.patterns, home)
-                if compiled:
-                    self._content.append((idx, guard, scope_root, _commit_path_fires,
-                                          (compiled, scope_root, _from_top(compiled))))
-            elif isinstance(m, (PathMatch, RemoveMatch)):
-                compiled = compile_patterns(m.patterns, home)
-                if compiled:
-                    self._paths.append((idx, guard, scope_root, compiled, getattr(m, "ops", None),
-                                        tuple(filter(None, map(_fixed_prefix, m.patterns))), _from_top(compiled),
-                                        "existing" if getattr(m, "existing", False) else
-                                        "new" if getattr(m, "new_only", False) else ""))
+            elif isinstance(m, (PathMatch, RemoveMatch, CommitPathMatch)):
+                paths = PathGuard(m, scope_root, home)
+                if paths.compiled and isinstance(m, CommitPathMatch):
+                    self._content.append((idx, guard, None, _commit_path_fires, paths))
+                elif paths.compiled:
+                    self._paths.append((idx, guard, paths))
+        self._git = self._content  # a git invocation is put to every test; any other to those not only of git
+        self._content = [entry for entry in self._content if entry[3] not in _GIT_ONLY]
 
     def check(self, call: Call) -> list[Hit]:
         """The guards this call breaks, one hit each, in guard order."""
         hits: dict[int, Hit] = {}
-        if call.invocations and (self._by_program or self._push or self._content):
+        if call.invocations and (self._by_program or self._git):
             seen = False  # the branch each invocation sees, worked out when a later git needs it
             for k, inv in enumerate(call.invocations):
                 if not inv.program:
@@ -193,60 +181,49 @@ class GuardSet:
                         seen = _branch_at(call)
                     if seen is not None:
                         here = seen[k]
-                for idx, guard, root, test, m in self._content:
-                    # a committed path is checked against the guard's folder, wherever git runs
-                    if idx not in hits and (test is _commit_path_fires or _runs_inside(inv, call, root)) \
-                            and test(m, inv, here):
+                for idx, guard, root, test, m in self._git if inv.program == "git" else self._content:
+                    if idx not in hits and _runs_inside(inv, call, root) and test(m, inv, here):
                         shown = display(inv.argv)
                         hits[idx] = Hit(guard, " | ".join(inv.upstream + (shown,)) if test is pipe_fires else shown)
                 for name in program_names(inv.program) + self._any:
                     for idx, guard, root, compiled in self._by_program.get(name, ()):
                         if idx in hits or not _runs_inside(inv, call, root):
                             continue
-                        if compiled is None or compiled.matches(inv.argv) and (
-                                not compiled.placed or _placed(compiled, inv, call, root)):
+                        if compiled.matches(inv.argv) and (not compiled.placed or _placed(compiled, inv, call, root)):
                             hits[idx] = Hit(guard, display(inv.argv))
-                if self._push and inv.program == "git":
-                    self._check_push(inv, here, hits)
         if call.writes and self._paths:
             for write in call.writes:
-                for idx, guard, root, compiled, ops, prefixes, top, existing in self._paths:
-                    if idx in hits or ops and not removes(write.argv, write.path, ops, program_name):
-                        continue  # a remove guard: only a command that deletes or renames the path
-                    if existing and (existing == "new") == _changes_existing(write, call):
-                        continue  # "existing files": a new one may be created; "new files": the reverse
-                    rel_root = root if root is not None else (call.project_root or call.cwd)
-                    if _path_fires(write.path, rel_root, root is not None, compiled) or \
-                            top and _top_fires(write.path, root, call.project_root, top) or \
-                            prefixes and _takes_parent(write, rel_root, prefixes):
+                for idx, guard, paths in self._paths:
+                    if idx not in hits and paths.fires(write, call):
+                        rel_root = paths.base(call)
                         subject = f"{display(write.argv, 60)} {display((write.redirect,), 60)}" if write.redirect \
                             else display(write.argv) if write.argv else (
                             _below(write.path, rel_root) if rel_root else None) or write.path
                         hits[idx] = Hit(guard, subject, write.path, bool(write.argv))
         return [hits[i] for i in sorted(hits)]
 
-    def _check_push(self, inv: Invocation, call: Call, hits: dict) -> None:
-        repo_cwd = inv.cwd
-        c = _opt(inv.argv, "-C")
-        if c is not None and repo_cwd is not None and DYN not in c:
-            repo_cwd = posixpath.normpath(posixpath.join(repo_cwd, c))
-        # the current branch is the call's: known only inside the call's project
-        # (or its folder, when the project is not given)
-        home = call.project_root or call.cwd
-        branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
-                  and _below(repo_cwd, home) is not None else None)
-        # a push that names no remote goes to the branch's upstream
-        found = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
-        if found is None or _is_info(inv.argv, "git"):
-            return  # not a push, a dry run, or `git push --help`
-        force, targets, remote = found
-        for idx, guard, root, m in self._push:
-            if idx in hits:
-                continue
-            if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
-                continue
-            if _push_fires(m, force, targets, remote, call.remotes):
-                hits[idx] = Hit(guard, display(inv.argv))
+
+def _push_at(found: tuple, inv: Invocation, call: Call) -> bool:
+    """``git push`` from inside the guard's folder (``-C`` followed) to one of its remotes or branches."""
+    match, root = found
+    if inv.program != "git":
+        return False
+    repo_cwd = inv.cwd
+    c = _opt(inv.argv, "-C")
+    if c is not None and repo_cwd is not None and DYN not in c:
+        repo_cwd = posixpath.normpath(posixpath.join(repo_cwd, c))
+    if root is not None and (repo_cwd is None or _below(repo_cwd, root) is None):
+        return False
+    # the current branch is the call's: known only inside the call's project
+    # (or its folder, when the project is not given)
+    home = call.project_root or call.cwd
+    branch = (call.branch if inv.cwd_exact and repo_cwd is not None and home is not None
+              and _below(repo_cwd, home) is not None else None)
+    # a push that names no remote goes to the branch's upstream
+    pushed = push_targets(inv.argv, branch, call.upstream if branch is not None else None)
+    if pushed is None or _is_info(inv.argv, "git"):
+        return False  # not a push, a dry run, or `git push --help`
+    return push_fires(match, *pushed, call.remotes)
 
 
 def _branch_at(call: Call) -> list | None:
@@ -280,19 +257,17 @@ def _commit_fires(match: CommitMatch, inv: Invocation, call: Call) -> bool:
 
 _CONTENT_TESTS = {PipeMatch: pipe_fires, CommitMatch: _commit_fires, SqlMatch: sql_fires, RebaseMatch: rebase_fires,
                   OptionMatch: option_fires, BranchNameMatch: branch_name_fires}
-_COMMIT_VALUE = frozenset(("-m", "--message", "-F", "--file", "-C", "-c", "--author", "--date", "--fixup",
-                           "--squash", "-t", "--template", "--cleanup", "--pathspec-from-file"))
+_COMMIT_VALUE = _SUB_VALUE["git"]["commit"]
 
 
-def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
+def _commit_path_fires(found: PathGuard, inv: Invocation, call: Call) -> bool:
     """``git add``/``git commit`` naming a guarded file (resolved from its folder)."""
-    compiled, root, top = found
     if inv.program != "git" or inv.cwd is None or not inv.cwd_exact:
         return False
     i = skip_options(inv.argv, 1, GIT_VALUE_OPTS)
     if i >= len(inv.argv) or inv.argv[i] not in ("add", "commit", "stage") or _is_info(inv.argv, "git"):
         return False  # `git add -n .env`: a dry run stages nothing
-    rel_root = root if root is not None else (call.project_root or call.cwd)
+    base = found.base(call)
     j, n = i + 1, len(inv.argv)
     while j < n:
         a = inv.argv[j]
@@ -308,10 +283,13 @@ def _commit_path_fires(found: tuple, inv: Invocation, call: Call) -> bool:
             if DYN in w:
                 continue
             path = posixpath.normpath(w if w.startswith("/") else posixpath.join(inv.cwd, w))
-            if rel_root and _path_fires(path, rel_root, root is not None, compiled) or \
-                    top and _top_fires(path, root, call.project_root, top):
+            if base is not None and found.names(path, base, call):
                 return True
     return False
+
+
+# the tests that only a git invocation can break
+_GIT_ONLY = frozenset((_push_at, _commit_fires, _commit_path_fires, rebase_fires, branch_name_fires))
 
 
 def _opt(argv: tuple, name: str) -> str | None:
@@ -360,104 +338,6 @@ def _to_file(inv: Invocation, call: Call) -> bool:
     if any(w.argv == inv.argv and not w.path.startswith("/dev/") for w in call.writes):
         return True
     return any(i.program == "tee" and inv.program in i.upstream and len(i.argv) > 1 for i in call.invocations)
-
-
-def _path_fires(path: str, rel_root: str | None, must_be_inside: bool, compiled: list) -> bool:
-    rel = _below(path, rel_root) if rel_root else None
-    if must_be_inside and rel is None:
-        return False
-    for mode, regex in compiled:
-        if mode == "abs":
-            if regex.search(path):
-                return True
-        elif rel is not None and rel and regex.search(rel):
-            return True
-    return False
-
-
-# programs whose writes change a file that is there (a new one is not made by them)
-_MODIFIERS = frozenset(("sed", "perl", "rm", "rmdir", "unlink", "shred", "srm", "truncate", "git", "find"))
-
-
-def _changes_existing(write, call: Call) -> bool:
-    """Whether a write changes a file that exists: an edit tool's (not a
-    Write's or a patch's Add File), ``sed -i``, ``rm``, a ``mv`` source …;
-    else (``>``, ``tee``, ``cp``, Write) what ``call.exists`` says, and no
-    when the caller cannot look."""
-    if write.argv:
-        prog = program_name(write.argv[0])
-        if prog in _MODIFIERS or prog == "mv" and removes(write.argv, write.path, ("rename",), program_name):
-            return True
-    elif write.path not in call.made:
-        return True
-    if call.exists is None:
-        return False
-    try:
-        return bool(call.exists(write.path))
-    except Exception:  # noqa: BLE001 - a failing look counts as there: the guard still checks
-        return True
-
-
-def _from_top(compiled: list) -> tuple:
-    """The patterns anchored at the root (``src/gen/``), which a subfolder's
-    file may write from the repository's root (``packages/web/src/gen/``)."""
-    return tuple(c for c in compiled if c[0] == "rel" and c[1].pattern.startswith("^"))
-
-
-def _top_fires(path: str, root: str | None, project_root: str | None, top: tuple) -> bool:
-    """A guard placed below the project's root (a subfolder's instruction
-    file) whose anchored pattern names, from the project's root, a path
-    inside the guard's folder: ``packages/bot/.env`` in ``packages/bot/AGENTS.md``."""
-    if root is None or project_root is None or not root.startswith(project_root) or root == project_root \
-            or _below(path, root) is None:
-        return False
-    return _path_fires(path, project_root, True, top)
-
-
-def _fixed_prefix(pattern: str) -> str | None:
-    """The folders an anchored pattern names before any glob: ``docs/images/``
-    → ``docs/images``, ``src/gen/*.ts`` → ``src/gen``; None when unanchored."""
-    p = pattern.strip()
-    while p.startswith("./"):
-        p = p[2:]
-    if not p or p.startswith(("/", "~")) or "/" not in p.rstrip("/"):
-        return None
-    fixed = []
-    for part in p.rstrip("/").split("/"):
-        if not part or any(c in part for c in "*?[") or part == "..":
-            break
-        fixed.append(part)
-    return "/".join(fixed) or None
-
-
-_TREE_FLAGS = frozenset(("-r", "-R", "--recursive"))
-
-
-def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
-    """``rm -rf docs`` (or ``mv docs old``, ``git rm -r docs``) takes a
-    guarded ``docs/images/`` with it: a recursive delete or a move of a folder
-    above a guarded path."""
-    argv = write.argv
-    if not argv or rel_root is None:
-        return False
-    rel = _below(write.path, rel_root)
-    if rel is None:
-        return False
-    prog = program_name(argv[0])
-    words = argv[1:]
-    if prog == "git":
-        i = skip_options(argv, 1, GIT_VALUE_OPTS)
-        prog, words = ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
-    if prog in ("rm", "git rm"):
-        tree = any(w in _TREE_FLAGS or len(w) > 1 and w[0] == "-" and w[1] != "-" and ("r" in w or "R" in w)
-                   for w in words)
-    elif prog in ("mv", "git mv"):
-        tree = removes(argv, write.path, ("rename",), program_name)  # a source, not the destination
-    else:
-        tree = prog == "find"  # find DIR -delete
-    if not tree:
-        return False
-    return not rel or any(p == rel or p.startswith(rel + "/") for p in prefixes)
 
 
 @lru_cache(maxsize=32)

@@ -30,7 +30,8 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
         return False, frozenset(pos[1:2]), None
     if i >= len(argv) or argv[i] != "push":
         return None
-    force = lease = every = tags = repo = False
+    seen = set()  # the options given: long ones by name, short ones letter by letter
+    repo = False
     positionals = []
     j = i + 1
     n = len(argv)
@@ -42,29 +43,21 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
         if a.startswith("--"):
             key = a.split("=", 1)[0]
             repo |= key == "--repo" and not positionals  # the remote named another way: not read
-            if key == "--force":
-                force = True
-            elif key in ("--force-with-lease", "--force-if-includes"):
-                lease = True
-            elif key in ("--dry-run",):
-                return None
-            elif key in ("--all", "--mirror", "--branches"):
-                every = True
-            elif key == "--tags":
-                tags = True
-            elif key in _PUSH_VALUE and "=" not in a:
-                j += 1
+            seen.add(key)
+            j += key in _PUSH_VALUE and "=" not in a
         elif a.startswith("-") and len(a) > 1:
             if a in _PUSH_VALUE:
                 j += 1
             else:
-                letters = a[1:]
-                force |= "f" in letters
-                if "n" in letters:
-                    return None
+                seen.update(a[1:])
         else:
             positionals.append(a)
         j += 1
+    if "--dry-run" in seen or "n" in seen:
+        return None
+    force = "--force" in seen or "f" in seen
+    lease = not seen.isdisjoint(("--force-with-lease", "--force-if-includes"))
+    every = not seen.isdisjoint(("--all", "--mirror", "--branches"))
     targets = set()
     if every:
         targets.add(_ALL)
@@ -73,12 +66,9 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
         if ref.startswith("+"):
             force = True
             ref = ref[1:]
-        if ":" in ref:
-            dst = ref.split(":", 1)[1]
-            if not dst:
-                continue  # "main:" names no destination
-        else:
-            dst = ref
+        dst = ref.split(":", 1)[-1]
+        if ":" in ref and not dst:
+            continue  # "main:" names no destination
         if dst.startswith("refs/heads/"):
             dst = dst[len("refs/heads/"):]
         elif dst.startswith("refs/"):
@@ -87,7 +77,7 @@ def push_targets(argv: tuple, branch: str | None, upstream: str | None = None) -
             dst = branch or ""
         if dst and DYN not in dst:
             targets.add(dst)
-    if not refspecs and not every and not tags and branch:
+    if not refspecs and not every and "--tags" not in seen and branch:
         targets.add(branch)
     remote = None if repo or positionals and DYN in positionals[0] else positionals[0] if positionals else upstream
     return force or (LEASE if lease else False), frozenset(targets), remote

@@ -160,16 +160,16 @@ def scan(command, cwd: str | None = None, *, home: str | None = None) -> Scan:
     return Scan(tuple(walk.invocations), tuple(walk.writes))
 
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$",
-                         re.MULTILINE)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:(Update|Add|Delete) File|Move to): (.+?)\s*$", re.MULTILINE)
 
 
-def patch_paths(text) -> list[str]:
+def patch_paths(text, new_only: bool = False) -> list[str]:
     """The files an ``apply_patch`` patch changes: its ``*** Update File:``,
-    ``*** Add File:``, ``*** Delete File:`` and ``*** Move to:`` lines."""
+    ``*** Add File:``, ``*** Delete File:`` and ``*** Move to:`` lines
+    (``new_only``: the files it creates, ``Add File`` and ``Move to``)."""
     if not isinstance(text, str) or "*** " not in text:
         return []
-    return [m.group(1) or m.group(2) for m in _PATCH_FILE.finditer(_clean(text))]
+    return [m[2] for m in _PATCH_FILE.finditer(_clean(text)) if not new_only or m[1] in (None, "Add")]
 
 
 def _clean(text: str) -> str:

@@ -24,8 +24,11 @@ _DQ_PLAIN = re.compile(r"[^\"\\`$]+")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*!$-]")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _OPS = re.compile(r";;&|;;|;|&&|&>>|&>|&|\|\||\|&|\|")
+_REDIRS = re.compile(r"<<<|<<-|<<|>>|>\||>&|<&|<>|>|<")
 _OP_AS = {";;": ";", ";;&": ";", "|&": "|"}  # a case's ";;" ends a command; "|&" pipes
 _OUT_REDIRS = frozenset((">", ">>", ">|", "&>", "&>>", "<>"))
+_UNTIL = {"`": re.compile(r"(?:[^`\\]|\\.)*\\?", re.S), "'": re.compile(r"(?:[^'\\]|\\.)*\\?", re.S)}
+_ESCAPED = re.compile(r"\\(.)", re.S)
 _ANSI = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
          "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
 
@@ -74,16 +77,10 @@ class _Lexer:
                     return toks
                 parens -= 1
                 toks.append(("o", ")"))
-            elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
-                toks.append(self._word())  # process substitution: a word (a /dev/fd path)
-            elif c == "<" or c == ">":
+            elif (c == "<" or c == ">") and not s.startswith("(", self.i + 1):
                 self._redir(toks)
-            else:
-                start = self.i
+            else:  # a word (a process substitution too: a /dev/fd path); _word consumes at least one character
                 tok = self._word()
-                if self.i == start:  # cannot happen with the tables above; never loop
-                    self.i += 1
-                    continue
                 # "2>file": a word of digits touching a redirection is its fd
                 if (self.i < n and s[self.i] in "<>" and tok[1].isdigit() and tok[3] is None
                         and not s.startswith("(", self.i + 1)):
@@ -93,9 +90,7 @@ class _Lexer:
 
     def _redir(self, toks: list) -> None:
         s = self.s
-        for op in ("<<<", "<<-", "<<", ">>", ">|", ">&", "<&", "<>", ">", "<"):
-            if s.startswith(op, self.i):
-                break
+        op = _REDIRS.match(s, self.i).group()
         self.i += len(op)
         if op in ("<<", "<<-"):
             while self.i < self.n and s[self.i] in " \t":
@@ -108,23 +103,14 @@ class _Lexer:
             toks.append(["r", op, None])
 
     def _bodies(self) -> None:
-        """Here-document bodies start after the newline that ends their line."""
-        s, n = self.s, self.n
+        """Here-document bodies start after the newline that ends their line
+        and run to the line that is their delimiter (tab-indented for ``<<-``)."""
         for tok in self.pending:
-            strip_tabs = tok[1] == "<<-"
-            start = pos = self.i
-            while True:
-                end = s.find("\n", pos)
-                line = s[pos:] if end < 0 else s[pos:end]
-                if (line.lstrip("\t") if strip_tabs else line) == tok[2]:
-                    tok[3] = s[start:pos]
-                    self.i = n if end < 0 else end + 1
-                    break
-                if end < 0:
-                    tok[3] = s[start:]
-                    self.i = n
-                    break
-                pos = end + 1
+            tabs = "\t*" if tok[1] == "<<-" else ""
+            delim = re.escape(tok[2]) if "\n" not in tok[2] else "(?!)"  # a line never holds a newline
+            end = re.compile(f"^{tabs}{delim}$", re.M).search(self.s, self.i)
+            tok[3] = self.s[self.i:end.start() if end else self.n]
+            self.i = min(end.end() + 1, self.n) if end else self.n
         self.pending = []
 
     def _nested(self) -> list:
@@ -147,23 +133,16 @@ class _Lexer:
 
     def _until(self, end: str, escapes: dict | None = None) -> str:
         """The text up to ``end``, consumed with it: ``\\c`` is c, or with ``escapes`` (``$'…'``) its escape."""
-        s, j, out = self.s, self.i, []
-        while j < self.n and s[j] != end:
-            if s[j] == "\\" and j + 1 < self.n:
-                out.append(s[j + 1] if escapes is None else escapes.get(s[j + 1], "\\" + s[j + 1]))
-                j += 2
-            else:
-                out.append(s[j])
-                j += 1
-        self.i = j + 1
-        return "".join(out)
+        m = _UNTIL[end].match(self.s, self.i)
+        self.i = m.end() + 1
+        return _ESCAPED.sub(lambda e: e[1] if escapes is None else escapes.get(e[1], e[0]), m.group())
 
-    def _backtick(self) -> list:
-        """Tokens of a backtick substitution whose opening ` was consumed."""
+    def _backtick(self, parts: list, nested: list) -> None:
+        """A backtick substitution at the index: its tokens nested, a dynamic part in the word."""
+        self.i += 1
         text = self._until("`")
-        if self.depth >= MAX_DEPTH:
-            return []
-        return _Lexer(text, self.depth + 1).tokens()
+        nested.append(_Lexer(text, self.depth + 1).tokens() if self.depth < MAX_DEPTH else [])
+        parts.append(DYN)
 
     def _dollar(self, parts: list, nested: list) -> None:
         s = self.s
@@ -234,9 +213,7 @@ class _Lexer:
             elif c == "$":
                 self._dollar(parts, nested)
             elif c == "`":
-                self.i += 1
-                nested.append(self._backtick())
-                parts.append(DYN)
+                self._backtick(parts, nested)
             elif (c == "<" or c == ">") and self.i + 1 < n and s[self.i + 1] == "(":
                 self.i += 2
                 nested.append(self._nested())
@@ -271,10 +248,8 @@ class _Lexer:
                     self.i += 1
                 else:
                     self._dollar(parts, nested)
-            else:  # backtick
-                self.i += 1
-                nested.append(self._backtick())
-                parts.append(DYN)
+            else:
+                self._backtick(parts, nested)
 
 
 # ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
+from itertools import dropwhile
 
 from tacit.guards.shell_lex import _ASSIGN, _TILDE, DYN
 
@@ -49,12 +50,15 @@ _SUDO_VALUE = frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "
 _ENV_VALUE = frozenset(("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"))
 # wrappers whose command follows their options: the options that take a value, then the words
 # to skip (timeout's duration)
-_PLAIN = {**dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
+_PLAIN = {**dict.fromkeys(("sudo", "doas", "run0", "pkexec"), (_SUDO_VALUE, 0)),
+          **dict.fromkeys(("nohup", "builtin", "unbuffer", "caffeinate"), (frozenset(("-t", "-w")), 0)),
           "time": (frozenset(("-f", "-o", "--format", "--output")), 0), "exec": (frozenset(("-a",)), 0),
           "command": (frozenset(), 0), "nice": (frozenset(("-n", "--adjustment")), 0),
           "ionice": (frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")), 0),
           "timeout": (frozenset(("-s", "-k", "--signal", "--kill-after")), 1),
           "stdbuf": (frozenset(("-i", "-o", "-e", "--input", "--output", "--error")), 0)}
+# their options that run nothing: ``command -v x`` looks x up, ``sudo -e f`` edits f
+_RUNS_NOTHING = {"command": ("-v", "-V"), "sudo": ("-e", "--edit")}
 _XARGS_VALUE = frozenset(("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file",
                           "--max-args", "--max-procs", "--max-chars", "--delimiter",
                           "--max-lines", "--process-slot-var"))
@@ -67,6 +71,7 @@ _UV_RUN_VALUE = frozenset(("--with", "--with-editable", "--with-requirements", "
                            "--env-file", "--index", "--index-url", "--extra-index-url",
                            "--from", "--only-group", "--no-group", "--cache-dir", "-C",
                            "--config-setting", "--python-preference", "--config-file"))
+_UV_VALUE = frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color"))
 _CONDA_VALUE = frozenset(("-n", "--name", "-p", "--prefix", "--cwd"))
 _PYTHON_VALUE = frozenset(("-X", "-W", "--check-hash-based-pycs"))
 _POETRY_VALUE = frozenset(("-C", "--directory", "-P", "--project", "-e", "--env"))
@@ -131,30 +136,35 @@ def _resolve(cwd: str | None, word: str, home: str | None) -> str | None:
     return posixpath.normpath(posixpath.join(cwd, word))
 
 
+def verb(argv: tuple) -> tuple[str, tuple]:
+    """A command's program and the words after it, git's subcommand included:
+    ``git -C web rm -r docs`` → ("git rm", ("-r", "docs"))."""
+    prog = program_name(argv[0])
+    if prog != "git":
+        return prog, argv[1:]
+    i = skip_options(argv, 1, GIT_VALUE_OPTS)
+    return ("git " + argv[i], argv[i + 1:]) if i < len(argv) else ("git", ())
+
+
 # ---------------------------------------------------------------------------
 # Wrappers: argv → the command lines / argvs that run inside it
 # ---------------------------------------------------------------------------
 def _inner(prog: str, argv: tuple, inputs: list, cwd: str | None, home: str | None):
     """What ``argv`` runs inside itself: a list of ("argv", argv, cwd) and
     ("script", text, cwd) items (empty for an ordinary program)."""
-    found = _privileged(prog, argv, cwd, home)
-    if found is None:
-        found = _plain_wrapper(prog, argv, cwd)
-    if found is None:
-        found = _runner(prog, argv, inputs, cwd)
-    return found
+    found = _wrapper(prog, argv, cwd, home)
+    return found if found is not None else _runner(prog, argv, inputs, cwd)
 
 
-def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
-    """sudo, su, env, cross-env: None for any other program."""
+def _wrapper(prog: str, argv: tuple, cwd: str | None, home: str | None):
+    """sudo, su, env, nohup, time, timeout, xargs, watch, eval …: None for any other program."""
     n = len(argv)
-    if prog in ("sudo", "doas", "run0", "pkexec"):
-        i = skip_options(argv, 1, _SUDO_VALUE)
-        if prog == "sudo" and any(a in ("-e", "--edit") for a in argv[1:i]):
+    if prog in _PLAIN:
+        value_opts, skip = _PLAIN[prog]
+        i = skip_options(argv, 1, value_opts) + skip
+        if any(a in _RUNS_NOTHING.get(prog, ()) for a in argv[1:i]):
             return []
-        while i < n and _ASSIGN.match(argv[i]):
-            i += 1
-        return [("argv", argv[i:], cwd)] if i < n else []
+        return [("argv", argv[i:], cwd)] if i < n else []  # the walker drops leading VAR=value words
     if prog == "su":
         for j, a in enumerate(argv[1:-1], 1):
             if a in ("-c", "--command"):
@@ -183,8 +193,6 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
                 i += 1
             else:
                 break
-        while i < n and _ASSIGN.match(argv[i]):
-            i += 1
         return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "cross-env" or prog == "cross-env-shell":
         i = 1
@@ -193,18 +201,6 @@ def _privileged(prog: str, argv: tuple, cwd: str | None, home: str | None):
         if i >= n:
             return []
         return [("script", " ".join(argv[i:]), cwd) if prog == "cross-env-shell" else ("argv", argv[i:], cwd)]
-    return None
-
-
-def _plain_wrapper(prog: str, argv: tuple, cwd: str | None):
-    """nohup, time, exec, nice, timeout, xargs, watch, eval …: None for any other program."""
-    n = len(argv)
-    if prog in _PLAIN:
-        value_opts, skip = _PLAIN[prog]
-        i = skip_options(argv, 1, value_opts) + skip
-        if prog == "command" and any(a in ("-v", "-V") for a in argv[1:i]):
-            return []  # a lookup, nothing runs
-        return [("argv", argv[i:], cwd)] if i < n else []
     if prog == "xargs":
         i = skip_options(argv, 1, _XARGS_VALUE)
         return [("argv", argv[i:] if i < n else ("echo",), cwd)]
@@ -308,8 +304,7 @@ _SUB_RUNNERS = {
     "bun": (frozenset(("--cwd",)), ("x",), _runner_tail, _NPX_VALUE),
     "pnpm": (_PNPM_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE),
     **dict.fromkeys(("yarn", "yarnpkg"), (_YARN_VALUE, ("exec", "dlx"), _runner_tail, _NPX_VALUE)),
-    "uv": (frozenset(("--directory", "--project", "--cache-dir", "--config-file", "--color")), ("run",),
-           _python_module_or_tail, _UV_RUN_VALUE),
+    "uv": (_UV_VALUE, ("run",), _python_module_or_tail, _UV_RUN_VALUE),
     **dict.fromkeys(("poetry", "pipenv", "pdm", "rye", "hatch"),
                     (_POETRY_VALUE, ("run",), _python_module_or_tail, _POETRY_VALUE)),
     "pipx": (frozenset(), ("run",), _runner_tail, frozenset(("--spec", "--python", "--index-url", "--pip-args"))),
@@ -340,28 +335,17 @@ def _shell_inner(argv: tuple, inputs: list, cwd):
 def _find_exec(argv: tuple, cwd):
     """``find migrations -name x -exec rm {} +`` → rm runs on paths under
     ``migrations``: ``{}`` becomes ``<start>/{}``."""
-    n = len(argv)
-    i = 1
-    while i < n and argv[i] in ("-H", "-L", "-P") or i < n and argv[i].startswith("-O"):
-        i += 1
-    starts = []
-    while i < n and not argv[i].startswith("-") and argv[i] not in ("(", "!", ")"):
-        starts.append(argv[i])
-        i += 1
-    start = starts[0] if starts else "."
-    out = []
-    while i < n:
+    rest = tuple(dropwhile(lambda a: a in ("-H", "-L", "-P") or a.startswith("-O"), argv[1:]))
+    start = rest[0] if rest and not rest[0].startswith("-") and rest[0] not in ("(", "!", ")") else "."
+    out, i = [], 1
+    while i < len(argv):
         if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < n and argv[j] not in (";", "+"):
-                j += 1
-            cmd = tuple(a.replace("{}", start.rstrip("/") + "/{}") if "{}" in a else a
-                        for a in argv[i + 1:j])
+            end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), len(argv))
+            cmd = tuple(a.replace("{}", start.rstrip("/") + "/{}") for a in argv[i + 1:end])
             if cmd:
                 out.append(("argv", cmd, cwd))
-            i = j + 1
-        else:
-            i += 1
+            i = end
+        i += 1
     return out
 
 

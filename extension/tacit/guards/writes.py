@@ -7,7 +7,7 @@ from __future__ import annotations
 from itertools import takewhile
 
 from tacit.guards.code_names import _FILE_EXTS
-from tacit.guards.wrappers import _SUDO_VALUE, GIT_VALUE_OPTS, skip_options
+from tacit.guards.wrappers import _SUDO_VALUE, skip_options, verb
 
 
 def _positionals(argv: tuple, start: int, value_opts: frozenset = frozenset()) -> list:
@@ -148,37 +148,33 @@ def _short_has(opts: tuple, long: str, letter: str) -> bool:
 
 def _git_writes(argv: tuple) -> list:
     """The working files ``git rm``/``mv``/``restore``/``checkout -- paths`` change."""
-    i = skip_options(argv, 1, GIT_VALUE_OPTS)
-    if i >= len(argv):
-        return []
-    sub = argv[i]
-    if sub == "rm" and "--cached" in argv[i + 1:]:
+    sub, words = verb(argv)
+    if sub == "git rm" and "--cached" in words:
         return []  # `git rm --cached x`: out of the index, the file stays
-    if sub in ("rm", "mv"):
-        return _positionals(argv, i + 1)
-    if sub == "restore":
-        opts = argv[i + 1:argv.index("--", i + 1)] if "--" in argv[i + 1:] else argv[i + 1:]
+    if sub in ("git rm", "git mv"):
+        return _positionals(words, 0)
+    if sub == "git restore":
+        opts = words[:words.index("--")] if "--" in words else words
         if _short_has(opts, "--staged", "S") and not _short_has(opts, "--worktree", "W"):
             return []  # `git restore --staged x`: the index only, the file stays as it is
-        return _positionals(argv, i + 1, frozenset(("-s", "--source")))
-    if sub == "checkout":
-        return _checkout_paths(argv, i)
+        return _positionals(words, 0, frozenset(("-s", "--source")))
+    if sub == "git checkout":
+        return _checkout_paths(words)
     return []
 
 
 _CHECKOUT_SWITCHES = frozenset(("-b", "-B", "--orphan", "-p", "--patch", "--detach", "-t", "--track", "-"))
 
 
-def _checkout_paths(argv: tuple, i: int) -> list:
+def _checkout_paths(rest: tuple) -> list:
     """The files ``git checkout`` puts back: after ``--``, or the pathspec after a
     tree-ish (``git checkout main src/a.ts``), or words that can only be paths
     (``git checkout src/a.ts``, ``./x``, ``.``); ``git checkout feature/x`` switches."""
-    rest = argv[i + 1:]
     if "--" in rest:
         return list(rest[rest.index("--") + 1:])
     if any(a in _CHECKOUT_SWITCHES or a.startswith(("--orphan=", "--track=")) for a in rest):
         return []
-    pos = _positionals(argv, i + 1, frozenset(("--conflict",)))
+    pos = _positionals(rest, 0, frozenset(("--conflict",)))
     if not pos:
         return []
     return pos if checkout_path(pos[0]) else pos[1:]
