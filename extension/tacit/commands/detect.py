@@ -32,20 +32,6 @@ def add_parser(subparsers) -> None:
 
 
 # Detector adapters: text (+ context) -> one JSON-able dict
-def _as_dict(result) -> dict:
-    if isinstance(result, dict):
-        return dict(result)
-    for attr in ("as_dict", "to_dict", "_asdict"):
-        fn = getattr(result, attr, None)
-        if callable(fn):
-            return dict(fn())
-    import dataclasses
-
-    if dataclasses.is_dataclass(result):
-        return dataclasses.asdict(result)
-    return {"value": result}
-
-
 def _correction_detector(cfg):
     from tacit.detect.correction import detect_correction, patterns_from_config
 
@@ -65,27 +51,20 @@ def _fix_detector(cfg):
     from tacit.detect.fix import detect_fix
 
     def run(text: str, item: dict) -> dict:
-        found = detect_fix(text)  # a FixStatement, or None
+        found = detect_fix(text)  # a FixStatement (problem, solution, pattern, confidence), or None
         if found is None:
             return {"fix": False, "problem": None, "solution": None}
-        data = _as_dict(found)
-        # then the rest: pattern, confidence
-        return {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None),
-                **data}
+        return {"fix": True, **found.as_dict()}
 
     return run
 
 
 def _importance_detector(cfg):
+    from dataclasses import asdict
+
     from tacit.detect.importance import score_importance
 
-    def run(text: str, item: dict) -> dict:
-        data = _as_dict(score_importance(text))  # an Importance
-        # then the rest: markers, emphasis
-        return {"category": data.pop("category", None), "importance": data.pop("importance", None),
-                **data}
-
-    return run
+    return lambda text, item: asdict(score_importance(text))  # category, importance, markers, emphasis, …
 
 
 _FACTORIES = {"correction": _correction_detector, "fix": _fix_detector, "importance": _importance_detector}
