@@ -40,12 +40,9 @@ def permissions_for() -> list[str]:
     return list(dict.fromkeys(rules))  # one of each: the two forms are the same when tacit is on PATH
 
 
+@support.answering("claude-code", "tacit was not installed into Claude Code")
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    return support.answered("claude-code", scope, "tacit was not installed into Claude Code",
-                            lambda: _install(cfg, scope, project_dir, python or sys.executable))
-
-
-def _install(cfg, scope, project_dir, python) -> dict:
+    python = python or sys.executable
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     settings_path: Path = where["settings"]
@@ -132,12 +129,8 @@ def workspace_trusted(cfg, project: Path) -> bool:
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 
 
+@support.answering("claude-code", "tacit was not uninstalled from Claude Code")
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    return support.answered("claude-code", scope, "tacit was not uninstalled from Claude Code",
-                            lambda: _uninstall(cfg, scope, project_dir))
-
-
-def _uninstall(cfg, scope, project_dir) -> dict:
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     manifest = support.read_manifest(plugin_dir / MANIFEST)

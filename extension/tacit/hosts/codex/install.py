@@ -108,12 +108,9 @@ def validate_codex_hooks(config) -> None:
                 raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
 
 
+@support.answering(HOST, "tacit was not installed into Codex")  # InvalidHooks is a ValueError
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    return support.answered(HOST, scope, "tacit was not installed into Codex",
-                            lambda: _install(cfg, scope, project_dir, python or sys.executable), InvalidHooks)
-
-
-def _install(cfg, scope, project_dir, python) -> dict:
+    python = python or sys.executable
     where = locations(cfg, scope, project_dir)
     base: Path = where["base"]
     previous = support.read_manifest(where["manifest"]) or {}
@@ -289,12 +286,8 @@ def project_trusted(cfg, project: Path) -> bool:
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
+@support.answering(HOST, "tacit was not uninstalled from Codex")
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    return support.answered(HOST, scope, "tacit was not uninstalled from Codex",
-                            lambda: _uninstall(cfg, scope, project_dir), InvalidHooks)
-
-
-def _uninstall(cfg, scope, project_dir) -> dict:
     where = locations(cfg, scope, project_dir)
     manifest = support.read_manifest(where["manifest"])
     hooks_doc, _ = read_hooks(where["hooks_file"])
