@@ -31,6 +31,11 @@ MY_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify
                                            "timeout": 3, "statusMessage": "notifying"}]}],
                       "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "audit"}]}]}}
 
+# the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
+KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
+                          "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
+                          "Stop"))
+
 
 def codex_dir(home: Path) -> Path:
     return home / ".codex"
@@ -68,7 +73,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
     assert "/hooks" in result["message"]
 
     doc = hooks_of(home)
-    assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= inst.KNOWN_EVENTS
+    assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= KNOWN_EVENTS
     for event, groups in doc["hooks"].items():
         [group] = groups
         [hook] = group["hooks"]

@@ -182,7 +182,6 @@ TRANSLATORS = {
     "PreCompact": lambda p, h: [BeforeCompact(trigger=_text(p.get("trigger")) or "auto", **_common(p, h))],
     "SessionEnd": lambda p, h: [SessionShutdown(reason=_text(p.get("reason")), **_common(p, h))],
 }
-EVENT_NAMES = tuple(TRANSLATORS)
 
 
 def render(event_name: str, results: list[Result]) -> str:

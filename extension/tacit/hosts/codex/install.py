@@ -34,10 +34,6 @@ HOOKS = {
 HOOK_TIMEOUTS = {event: timeout for event, (timeout, _key, _name) in HOOKS.items()}
 EVENT_KEYS = {event: key for event, (_timeout, key, _name) in HOOKS.items()}
 HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
-# the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
-KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
-                          "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
-                          "Stop"))
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
