@@ -29,7 +29,7 @@ from tacit.events import (
     clip_tool_args,
 )
 from tacit.guards.outcome import tool_call_args
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority, honoured
 from tacit.hosts.claude_code.transcript import last_assistant_text
 from tacit.projects import project_for
 
@@ -56,7 +56,7 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
                for n, event in enumerate(translate(payload, host))]
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
-    return render(event_name, results)
+    return render(event_name, results, host)
 
 
 def slash_command(prompt) -> tuple[str, str] | None:
@@ -184,8 +184,9 @@ TRANSLATORS = {
 }
 
 
-def render(event_name: str, results: list[Result]) -> str:
-    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output."""
+def render(event_name: str, results: list[Result], host: str = HOST) -> str:
+    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output.
+    A stop is a question only where ``host``'s spec honours ``tool_call.ask`` (Codex: a deny)."""
     context = [i for r in results if isinstance(r, ContextResult) for i in r.context]
     notices = [n for r in results for n in r.notices if n]
     output: dict = {}
@@ -198,7 +199,7 @@ def render(event_name: str, results: list[Result]) -> str:
         if stop is not None:
             output["hookSpecificOutput"] = {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": "deny" if stop.block else "ask",
+                "permissionDecision": "deny" if stop.block or "tool_call.ask" not in honoured(host) else "ask",
                 "permissionDecisionReason": fit_text(stop.reason, 2000),
             }
     if notices:
