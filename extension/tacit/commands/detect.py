@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tacit.commands import emit, read_text_arg
+from tacit.commands import emit, read_text_arg, refuse
 
 
 def add_parser(subparsers) -> None:
@@ -78,12 +78,10 @@ def _run(args, cfg) -> int:
         return 1
     if args.jsonl:
         if args.text is not None:
-            _usage("give TEXT or --jsonl, not both")
-            return 2
+            return refuse("usage: give TEXT or --jsonl, not both", 2, "tacit detect")
         return _run_jsonl(detector, args.detector)
     if args.text is None:
-        _usage("TEXT is required (or - for stdin, or --jsonl)")
-        return 2
+        return refuse("usage: TEXT is required (or - for stdin, or --jsonl)", 2, "tacit detect")
     item = {"prev_assistant": getattr(args, "prev", None)}
     emit(detector(read_text_arg(args.text, lenient=True), item))
     return 0
@@ -110,8 +108,3 @@ def _run_jsonl(detector, name: str) -> int:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     out.flush()
     return 0
-
-
-def _usage(error: str) -> None:
-    """A usage error: one JSON object with ``--json``, one line on stderr without."""
-    emit({"success": False, "error": f"usage: {error}"}, text=lambda r: f"tacit detect: {r['error']}")
