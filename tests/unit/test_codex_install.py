@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_helpers import digest
+from install_helpers import digest, validate_hooks
 from tacit import commandline
 from tacit.commandline import hook_command
 from tacit.hosts.codex import install as inst
@@ -73,6 +73,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
     assert "/hooks" in result["message"]
 
     doc = hooks_of(home)
+    validate_hooks(doc)  # tacit's own groups: the shape Claude Code's hooks files have too
     assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= KNOWN_EVENTS
     for event, groups in doc["hooks"].items():
         [group] = groups

@@ -14,7 +14,6 @@ from pathlib import Path
 from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
-from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
 from tacit.hosts.install_support import InstallError
 
 HOST = "codex"
@@ -90,21 +89,7 @@ def rules_text(python: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def validate_codex_hooks(config) -> None:
-    """Raise ``InvalidHooks`` unless ``config`` is a hooks file Codex parses (each event a list of
-    matcher groups); only the outline: a Codex-only field in a user's hook is never refused."""
-    if not isinstance(config, dict) or not isinstance(config.get("hooks"), dict):
-        raise InvalidHooks('expected {"hooks": {...}}')
-    for event, groups in config["hooks"].items():
-        # an event name Codex does not know is ignored by Codex, not an error
-        if not isinstance(groups, list):
-            raise InvalidHooks(f"{event}: expected a list of matcher groups")
-        for group in groups:
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
-
-
-@support.answering(HOST, "tacit was not installed into Codex")  # InvalidHooks is a ValueError
+@support.answering(HOST, "tacit was not installed into Codex")
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
     python = python or sys.executable
     where = locations(cfg, scope, project_dir)
@@ -180,7 +165,6 @@ def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
     """tacit's group per event into ``hooks_doc``, replaced in place or appended: (events created,
     events whose groups changed, the index of tacit's group per event)."""
     ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
-    validate_hooks({"hooks": {event: [group] for event, group in ours.items()}})  # our own: strictly
     events = hooks_doc.setdefault("hooks", {})
     events_created, groups_changed, positions = [], [], {}
     for event, group in ours.items():
@@ -200,7 +184,6 @@ def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
             groups.append(group)
             groups_changed.append(event)
         positions[event] = next(i for i, g in enumerate(groups) if g == group)
-    validate_codex_hooks(hooks_doc)
     return events_created, groups_changed, positions
 
 
@@ -378,16 +361,20 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
 
 
 def read_hooks(path: Path) -> tuple[dict, bool]:
-    """(hooks document, existed). Refuses a file Codex could not parse."""
+    """(hooks document, existed). Refuses a file Codex could not parse (each event a list of matcher
+    groups); only the outline: a Codex-only field in a user's hook is never refused."""
     text, existed = support.read_text(path)
     if not text.strip():
         return {"hooks": {}}, existed
     data = support.parse_json_object(text, path, "Codex")
-    data.setdefault("hooks", {})
-    try:
-        validate_codex_hooks(data)
-    except InvalidHooks as exc:
-        raise InstallError(f"{path}: {exc}; fix it first") from None
+    if not isinstance(data.setdefault("hooks", {}), dict):
+        raise InstallError(f'{path}: expected {{"hooks": {{...}}}}; fix it first')
+    for event, groups in data["hooks"].items():
+        # an event name Codex does not know is ignored by Codex, not an error
+        if not isinstance(groups, list):
+            raise InstallError(f"{path}: {event}: expected a list of matcher groups; fix it first")
+        if not all(isinstance(group, dict) and isinstance(group.get("hooks"), list) for group in groups):
+            raise InstallError(f"{path}: {event}: every group needs a 'hooks' list; fix it first")
     return data, existed
 
 
