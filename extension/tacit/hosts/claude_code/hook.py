@@ -28,9 +28,9 @@ from tacit.events import (
     TurnEnd,
     clip_tool_args,
 )
+from tacit.fsutil import read_tail
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority, honoured
-from tacit.hosts.claude_code.transcript import last_assistant_text
 from tacit.projects import project_for
 
 HOST = "claude-code"
@@ -40,6 +40,7 @@ TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook contex
                    "run `tacit memory show` and `tacit skill list` to see everything]")
 ERROR_CHARS = 2000  # a tool's error text longer than this is clipped
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+TAIL_BYTES = 2 * 1024 * 1024  # of a transcript, read for its last reply
 SLASH = re.compile(r"\s*/(?:tacit:)?(memory-[a-z]+)(?:\s+(.*?))?\s*\Z", re.S)
 
 
@@ -102,7 +103,8 @@ def _blocked(text: str) -> str:
                       ensure_ascii=False)
 
 
-_BARE_SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
+_BARE_TAIL_BYTES = 2 * 1024 * 1024  # of a transcript, read for its last reply
+SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
 
 
 def slash_names(text: str) -> str:
@@ -169,6 +171,35 @@ def _stop(payload: dict, host: str) -> list:
         text = last_assistant_text(_text(payload.get("transcript_path")))
     events = [MessageEnd(role="assistant", text=text, **common)] if text else []
     return events + [TurnEnd(assistant_text=text, **common)]
+
+
+def last_assistant_text(path: str) -> str:
+    """The last assistant text of a Claude Code transcript, read from its tail."""
+    if not path or not isinstance(path, str):
+        return ""
+    texts: list[str] = []
+    message_id = None
+    for raw in reversed(read_tail(path, TAIL_BYTES).splitlines()):
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
+            continue  # the first line of the tail may be cut in half
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "user" and not record.get("isMeta") and texts:
+            break  # reached the prompt that started this reply
+        if record.get("type") != "assistant":
+            continue
+        message = record.get("message") or {}
+        if not isinstance(message, dict):
+            continue
+        if message_id is not None and message.get("id") != message_id:
+            break  # an earlier assistant message: the last one is complete
+        message_id = message.get("id")
+        for block in reversed(message.get("content") or []):
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+    return "\n".join(reversed(texts))
 
 
 TRANSLATORS = {
