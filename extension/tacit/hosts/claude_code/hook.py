@@ -103,8 +103,7 @@ def _blocked(text: str) -> str:
                       ensure_ascii=False)
 
 
-_BARE_TAIL_BYTES = 2 * 1024 * 1024  # of a transcript, read for its last reply
-SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
+_BARE_SLASH = re.compile(r"(?<![\w:/])/(memory-[a-z]+)\b")
 
 
 def slash_names(text: str) -> str:
