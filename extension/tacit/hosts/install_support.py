@@ -14,6 +14,8 @@ from pathlib import Path
 from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
 from tacit.hosts.spec import home_folder
 
+SKILL_VERBS = ("create", "patch", "edit", "view", "list")  # `tacit skill` actions run unasked (a delete asks)
+
 
 class InstallError(Exception):
     """An install or uninstall that must stop before it writes anything."""

@@ -15,7 +15,6 @@ from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
 from tacit.hosts.install_support import InstallError
 
 MANIFEST = ".tacit-install.json"
-SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
@@ -36,7 +35,7 @@ def permissions_for() -> list[str]:
     absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``."""
     rules = []
     for form in ("tacit", commandline.tacit_display()):
-        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS)]
+        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in support.SKILL_VERBS)]
     return list(dict.fromkeys(rules))  # one of each: the two forms are the same when tacit is on PATH
 
 

@@ -36,7 +36,6 @@ HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
-SKILL_VERBS = ("create", "patch", "edit", "view", "list")
 RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uninstall codex`."
 
 
@@ -69,21 +68,17 @@ def is_tacit_group(group, event: str) -> bool:
     return bool(commands) and all(commandline.hook_target(c) == (HOST, event) for c in commands)
 
 
-def tacit_cli_forms(python: str) -> list[list[str]]:
-    """The argv prefixes of tacit's CLI the agent may use: the bare ``tacit``
-    the injected guidance names, and this environment's absolute command."""
+def rules_text(python: str) -> str:
+    """The rules for the argv prefixes of tacit's CLI the agent may use: the bare ``tacit`` the injected
+    guidance names, and this environment's absolute command."""
     script = Path(python).parent / "tacit"
     absolute = [str(script)] if script.exists() else [python, "-m", "tacit.cli"]
-    return [["tacit"], absolute]
-
-
-def rules_text(python: str) -> str:
     lines = [RULES_HEADER,
              "# Lets the agent save memories and skills, and search past sessions, without an approval",
              "# prompt, outside the sandbox (tacit's data folder is not in the workspace). Deleting a",
              "# skill still asks."]
-    for form in tacit_cli_forms(python):
-        for tail in [["memory"], ["search"]] + [["skill", verb] for verb in SKILL_VERBS]:
+    for form in (["tacit"], absolute):
+        for tail in [["memory"], ["search"]] + [["skill", verb] for verb in support.SKILL_VERBS]:
             pattern = ", ".join(json.dumps(token, ensure_ascii=False) for token in form + tail)
             lines.append(f'prefix_rule(pattern = [{pattern}], decision = "allow")')
     return "\n".join(lines) + "\n"
@@ -157,7 +152,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
         "warnings": warnings,
     }
-    result["message"] = _message(cfg, where, scope, result, warnings)
+    result["message"] = _message(where, result)
     return result
 
 
@@ -187,8 +182,9 @@ def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
     return events_created, groups_changed, positions
 
 
-def _message(cfg, where: dict, scope: str, result: dict, warnings: list[str]) -> str:
-    untrusted = result["untrusted_events"]
+def _message(where: dict, result: dict) -> str:
+    """The install's message; its warnings added to ``result["warnings"]``."""
+    untrusted, scope, warnings = result["untrusted_events"], result["scope"], result["warnings"]
     already = "is already installed" if not result["changed"] else "installed"
     lines = [f"tacit {already} into Codex ({scope} scope): {where['hooks_file']}"]
     if untrusted:
@@ -196,7 +192,7 @@ def _message(cfg, where: dict, scope: str, result: dict, warnings: list[str]) ->
                         f"trust tacit's {len(untrusted)} hook(s) ({', '.join(untrusted)}). Until then "
                         f"tacit is inactive (`codex exec` skips untrusted hooks silently).")
     if scope == "project":
-        result["project_trusted"] = project_trusted(cfg, where["project"])
+        result["project_trusted"] = project_trusted(where)
         if not result["project_trusted"]:
             warnings.append(f"Codex reads {where['base']} only for a trusted project: open `codex` in "
                             f"{where['project']} once and trust it (or use --scope user).")
@@ -255,13 +251,13 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
             if f"{hooks_file}:{EVENT_KEYS[event]}:{index}:0" not in trusted]
 
 
-def project_trusted(cfg, project: Path) -> bool:
+def project_trusted(where: dict) -> bool:
     try:
-        path = codex_home(cfg) / "config.toml"
+        path = where["user_config"]
         projects = parse_toml(support.read_text(path)[0], path).get("projects") or {}
     except InstallError:
         return False
-    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    entry = projects.get(str(where["project"])) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
