@@ -25,7 +25,7 @@ from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult
 from tacit.hosts import hooks
 from tacit.hosts.claude_code.hook import CONTEXT_CAP, TRUNCATION_NOTE, cut_at_line, fit_context, render
 from tacit.fsutil import read_tail
-from tacit.hosts.claude_code.transcript import TAIL_BYTES, last_assistant_text
+from tacit.hosts.claude_code.hook import TAIL_BYTES, last_assistant_text
 from tacit.hosts.runtime import build_engine
 
 SID = "5f0e4c1a-9d7e-4b2a-8c3d-000000000001"

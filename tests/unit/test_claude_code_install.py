@@ -13,17 +13,10 @@ from pathlib import Path
 
 import frontmatter
 import pytest
-from install_helpers import digest
+from install_helpers import InvalidHooks, digest, validate_hooks
 from tacit.config import load_config
 from tacit.hosts.claude_code import install as inst
-from tacit.hosts.claude_code.plugin import (
-    HOOK_EVENTS,
-    InvalidHooks,
-    commands,
-    hooks_config,
-    plugin_files,
-    validate_hooks,
-)
+from tacit.hosts.claude_code.plugin import HOOK_EVENTS, commands, hooks_config, plugin_files
 
 
 # --------------------------------------------------------------------------

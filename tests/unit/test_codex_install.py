@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_helpers import digest
+from install_helpers import digest, validate_hooks
 from tacit import commandline
 from tacit.commandline import hook_command
 from tacit.hosts.codex import install as inst
@@ -30,6 +30,11 @@ name = "x"
 MY_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done",
                                            "timeout": 3, "statusMessage": "notifying"}]}],
                       "PreToolUse": [{"matcher": "^Bash$", "hooks": [{"type": "command", "command": "audit"}]}]}}
+
+# the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
+KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
+                          "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
+                          "Stop"))
 
 
 def codex_dir(home: Path) -> Path:
@@ -68,7 +73,8 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
     assert "/hooks" in result["message"]
 
     doc = hooks_of(home)
-    assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= inst.KNOWN_EVENTS
+    validate_hooks(doc)  # tacit's own groups: the shape Claude Code's hooks files have too
+    assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= KNOWN_EVENTS
     for event, groups in doc["hooks"].items():
         [group] = groups
         [hook] = group["hooks"]

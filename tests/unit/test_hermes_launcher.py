@@ -20,7 +20,7 @@ import pytest
 from wait_helpers import wait_for
 
 from tacit.config import load_config
-from tacit.hosts.hermes import jobs, launcher
+from tacit.hosts.hermes import overflow
 from tacit.hosts.hermes.settings import adapt_config
 from tacit.hosts.runtime import build_engine
 
@@ -68,25 +68,24 @@ def test_runner_argv_and_environment(hermes_env, monkeypatch):
     assert env["TACIT_HOME"] == cfg.home_str and env["TACIT_HOST"] == "hermes"  # one data folder
     assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
     assert "TACIT_CHILD" not in env
-    assert launcher.runner_argv("overflow") == [sys.executable, "-P", "-m", "tacit.hosts.hermes.jobs", "overflow"]
+    assert overflow.runner_argv("overflow") == [sys.executable, "-P", "-m", "tacit.hosts.hermes.overflow",
+                                                  "overflow"]
 
 
 def test_runner_entry_point(hermes_env, tmp_path, monkeypatch):
     env = {**os.environ, "HERMES_HOME": hermes_env["HERMES_HOME"], "TACIT_HOST": "hermes"}
-    usage = subprocess.run([sys.executable, "-m", "tacit.hosts.hermes.jobs", "what"], env=env,
+    usage = subprocess.run([sys.executable, "-m", "tacit.hosts.hermes.overflow", "what"], env=env,
                            capture_output=True, text=True, timeout=30)
     assert usage.returncode == 2 and "usage:" in usage.stderr
     monkeypatch.setenv("HERMES_HOME", hermes_env["HERMES_HOME"])  # main() reads the environment
-    assert jobs.main(["overflow"]) == 0  # an empty queue is fine
+    assert overflow.main(["overflow"]) == 0  # an empty queue is fine
 
 
 def test_overflow_runner_drains_the_queue(hermes_env):
-    from tacit.hosts.hermes import overflow
-
     cfg = adapt_config(load_config(env=hermes_env, host="hermes"))
     overflow.enqueue(cfg, "user", "QUEUED: prefers short answers")
     done = threading.Event()
-    launcher.start_runner(cfg, "overflow", on_exit=done.set)
+    overflow.start_runner(cfg, "overflow", on_exit=done.set)
     assert done.wait(30)
     assert cfg.user_file.read_text() == "QUEUED: prefers short answers"
     assert overflow.pending_paths(cfg) == []

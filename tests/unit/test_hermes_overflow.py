@@ -47,7 +47,7 @@ def hermes_env(tmp_path: Path) -> dict:
 def adapter(hermes_env, monkeypatch):
     adapter = HermesAdapter.create(load_config(env=hermes_env, host="hermes"), argv=["hermes"])
     adapter.runner_starts = []
-    monkeypatch.setattr(adapter, "_start_overflow_runner", lambda: adapter.runner_starts.append(1))
+    monkeypatch.setattr(overflow, "start_runner", lambda cfg, *args: adapter.runner_starts.append(1))
     return adapter
 
 

@@ -17,7 +17,7 @@ import pytest
 from tacit.app import USER, Actor
 from tacit.children import integrity
 from tacit.hosts import hooks
-from tacit.hosts.hermes.child_scopes import file_tagged, tag_for
+from tacit.hosts.hermes.child import file_tagged, tag_for
 from tacit.hosts.runtime import build_engine
 from tacit.learn import importance
 from tacit.learn.captures import Assessment

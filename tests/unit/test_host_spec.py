@@ -23,8 +23,8 @@ def clean_registry():
 
 
 def test_the_four_builtin_hosts_and_their_tables():
-    assert spec.names() == ("claude-code", "codex", "hermes", "pi")
-    assert {name: honoured(name) for name in spec.names()} == spec.table("honoured")
+    assert tuple(spec.registry()) == ("claude-code", "codex", "hermes", "pi")
+    assert {name: honoured(name) for name in spec.registry()} == spec.table("honoured")
     assert "tool_call.ask" in honoured("claude-code") and "tool_call.ask" not in honoured("codex")
     assert honoured("no-such-host") == frozenset()
     assert commands.default_commands()["codex"][:2] == ["codex", "exec"]

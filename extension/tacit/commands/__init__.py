@@ -74,6 +74,12 @@ def reply(result: dict) -> int:
     return exit_code(result)
 
 
+def refuse(error: str, code: int = 1, who: str = "tacit") -> int:
+    """Emit a refusal (text: ``who: error``) and return ``code``, its exit code."""
+    emit({"success": False, "error": error}, text=lambda r: f"{who}: {r['error']}")
+    return code
+
+
 def read_text_arg(value: str, *, lenient: bool = False) -> str:
     """``-``: the text from stdin, invalid UTF-8 refused (or replaced when ``lenient``)."""
     if value == "-":

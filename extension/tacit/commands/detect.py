@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tacit.commands import emit, read_text_arg
+from tacit.commands import emit, read_text_arg, refuse
 
 
 def add_parser(subparsers) -> None:
@@ -32,20 +32,6 @@ def add_parser(subparsers) -> None:
 
 
 # Detector adapters: text (+ context) -> one JSON-able dict
-def _as_dict(result) -> dict:
-    if isinstance(result, dict):
-        return dict(result)
-    for attr in ("as_dict", "to_dict", "_asdict"):
-        fn = getattr(result, attr, None)
-        if callable(fn):
-            return dict(fn())
-    import dataclasses
-
-    if dataclasses.is_dataclass(result):
-        return dataclasses.asdict(result)
-    return {"value": result}
-
-
 def _correction_detector(cfg):
     from tacit.detect.correction import detect_correction, patterns_from_config
 
@@ -65,27 +51,20 @@ def _fix_detector(cfg):
     from tacit.detect.fix import detect_fix
 
     def run(text: str, item: dict) -> dict:
-        found = detect_fix(text)  # a FixStatement, or None
+        found = detect_fix(text)  # a FixStatement (problem, solution, pattern, confidence), or None
         if found is None:
             return {"fix": False, "problem": None, "solution": None}
-        data = _as_dict(found)
-        # then the rest: pattern, confidence
-        return {"fix": True, "problem": data.pop("problem", None), "solution": data.pop("solution", None),
-                **data}
+        return {"fix": True, **found.as_dict()}
 
     return run
 
 
 def _importance_detector(cfg):
+    from dataclasses import asdict
+
     from tacit.detect.importance import score_importance
 
-    def run(text: str, item: dict) -> dict:
-        data = _as_dict(score_importance(text))  # an Importance
-        # then the rest: markers, emphasis
-        return {"category": data.pop("category", None), "importance": data.pop("importance", None),
-                **data}
-
-    return run
+    return lambda text, item: asdict(score_importance(text))  # category, importance, markers, emphasis, …
 
 
 _FACTORIES = {"correction": _correction_detector, "fix": _fix_detector, "importance": _importance_detector}
@@ -99,12 +78,10 @@ def _run(args, cfg) -> int:
         return 1
     if args.jsonl:
         if args.text is not None:
-            _usage("give TEXT or --jsonl, not both")
-            return 2
+            return refuse("usage: give TEXT or --jsonl, not both", 2, "tacit detect")
         return _run_jsonl(detector, args.detector)
     if args.text is None:
-        _usage("TEXT is required (or - for stdin, or --jsonl)")
-        return 2
+        return refuse("usage: TEXT is required (or - for stdin, or --jsonl)", 2, "tacit detect")
     item = {"prev_assistant": getattr(args, "prev", None)}
     emit(detector(read_text_arg(args.text, lenient=True), item))
     return 0
@@ -131,8 +108,3 @@ def _run_jsonl(detector, name: str) -> int:
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
     out.flush()
     return 0
-
-
-def _usage(error: str) -> None:
-    """A usage error: one JSON object with ``--json``, one line on stderr without."""
-    emit({"success": False, "error": f"usage: {error}"}, text=lambda r: f"tacit detect: {r['error']}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.commands import emit, project_folder
+from tacit.commands import emit, project_folder, refuse
 from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import current_branch, git_remotes, push_default
@@ -83,9 +83,8 @@ def _project(args, cfg) -> Project | None:
     return project_for(_folder(args, cfg))
 
 
-def _fail(args, error: str) -> int:
-    emit({"success": False, "error": error}, text=lambda r: f"tacit guard: {r['error']}")
-    return 1
+def _fail(error: str) -> int:
+    return refuse(error, who="tacit guard")
 
 
 def _run(args, cfg, work) -> int:
@@ -94,7 +93,7 @@ def _run(args, cfg, work) -> int:
         with Ledger(cfg) as ledger:
             return work(GuardStore(cfg, ledger))
     except LedgerUnavailable as exc:
-        return _fail(args, f"ledger unavailable: {exc}")
+        return _fail(f"ledger unavailable: {exc}")
 
 
 def _where(record: GuardRecord) -> str:
@@ -173,10 +172,10 @@ def _add(args, cfg) -> int:
     project = _project(args, cfg)
     scope = args.scope or ("project" if project is not None else "global")
     if args.lesson is None and args.line is None and not args.because:
-        return _fail(args, "--because is required (or --lesson N, or --line FILE:LINE): the reason the agent is told")
+        return _fail("--because is required (or --lesson N, or --line FILE:LINE): the reason the agent is told")
     findings = scan(args.because or "")  # the reason reaches the agent: the gate memory entries pass
     if findings:
-        return _fail(args, f"Refused by the content scanner: {describe(findings)}")
+        return _fail(f"Refused by the content scanner: {describe(findings)}")
 
     def work(store: GuardStore) -> int:
         if args.line is not None:
@@ -186,7 +185,7 @@ def _add(args, cfg) -> int:
         else:
             result = store.add(args.pattern, args.because, scope=scope, project=project, action=args.action)
         if not result["success"]:
-            return _fail(args, result["error"])
+            return _fail(result["error"])
         gid = result["guard"]["id"]
         record = store.get(gid)
         emit(result, text=f"{'Added' if result['created'] else 'Updated'} guard {gid} ({record.action}): "
@@ -202,7 +201,7 @@ def _changed(args, cfg, change, done: str) -> int:
     def work(store: GuardStore) -> int:
         result = change(store)
         if not result["success"]:
-            return _fail(args, result["error"])
+            return _fail(result["error"])
         record = store.get(result["guard"]["id"])
         if record is not None and record.file is not None and record.status == "removed":
             result["note"] = (f"the line stays in {record.file.rsplit(':', 1)[0]}; its guard stays lifted while the "
@@ -235,10 +234,10 @@ def _wrong(args, cfg) -> int:
     def work(store: GuardStore) -> int:
         record = store.get(args.id)
         if record is None or record.status != "active":
-            return _fail(args, f"no active guard {args.id!r} (see `tacit guard list --all`)")
+            return _fail(f"no active guard {args.id!r} (see `tacit guard list --all`)")
         outcome = store.strike(record.id, "wrong", project=record.project, subject="tacit guard wrong")
         if outcome is None:
-            return _fail(args, f"guard {record.id} could not be changed")
+            return _fail(f"guard {record.id} could not be changed")
         result = {"success": True, "change": outcome.change, "history_id": outcome.history_id,
                   "guard": outcome.record.as_dict()}
         emit(result, text=f"Guard {record.id} removed (called wrong twice). Bring it back with `tacit guard restore "
@@ -275,7 +274,7 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
 
 def _test(args, cfg) -> int:
     if (args.command is None) == (args.edit is None):
-        return _fail(args, "give a command to test, or --edit PATH (not both)")
+        return _fail("give a command to test, or --edit PATH (not both)")
     folder = _folder(args, cfg)
     project = project_for(folder)
 

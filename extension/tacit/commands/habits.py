@@ -5,7 +5,7 @@ Design notes: docs/design/commands.md#tacitcommandshabits
 
 from __future__ import annotations
 
-from tacit.commands import emit
+from tacit.commands import emit, refuse
 from tacit.learn import habits
 from tacit.learn.observe import clear_habits, habit_status, list_habits, rebuild_habits, suggest
 from tacit.stores.ledger import Ledger, LedgerUnavailable
@@ -29,9 +29,7 @@ def _run(cfg, work, *, write: bool = False) -> int:
         with Ledger(cfg) as ledger, (ledger.write() if write else ledger.read()) as conn:
             return work(conn)
     except LedgerUnavailable as exc:
-        emit({"success": False, "error": f"learning ledger unavailable: {exc}"},
-             text=lambda r: f"tacit habits: {r['error']}")
-        return 1
+        return refuse(f"learning ledger unavailable: {exc}", who="tacit habits")
 
 
 def _list(args, cfg) -> int:

@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 
-from tacit.commands import emit, exit_code, project_folder, read_text_arg, reply, say
+from tacit.commands import emit, exit_code, project_folder, read_text_arg, refuse, reply, say
 from tacit.display import clip
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
@@ -168,8 +168,7 @@ def _batch(args, cfg) -> int:
         if not isinstance(ops, list) or not all(isinstance(o, dict) for o in ops):
             raise ValueError("expected a JSON list of objects")
     except ValueError as exc:
-        emit({"success": False, "error": f"invalid batch: {exc}"}, text=say)
-        return 2
+        return refuse(f"invalid batch: {exc}", 2)
     return reply(_store(args, cfg).batch(ops))
 
 
@@ -201,8 +200,7 @@ def _log(args, cfg) -> int:
     try:
         since = parse_since(args.since)
     except ValueError as exc:
-        emit({"success": False, "error": str(exc)}, text=say)
-        return 2
+        return refuse(str(exc), 2)
     found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
     emit({"success": True, "changes": found}, text=lambda _: render_log(found))
     return 0

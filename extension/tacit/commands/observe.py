@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit, read_text_arg
+from tacit.commands import JSON_OUTPUT, emit, read_text_arg, refuse
 from tacit.learn.observe import record_observation
 from tacit.learn.patterns import ObservationError
 from tacit.log import log
@@ -35,8 +35,7 @@ def _observe(args, cfg) -> int:
                                         session_id=args.session, announce=False)
         except (ObservationError, RecursionError) as exc:  # RecursionError: a context nested past JSON's limit
             error = str(exc) if isinstance(exc, ObservationError) else "context is nested too deeply to read"
-            emit({"success": False, "error": error}, text=lambda r: f"tacit observe: {r['error']}")
-            return 2
+            return refuse(error, 2, "tacit observe")
         except LedgerUnavailable as exc:  # a plugin's call never fails on tacit's account: exit 0, said
             log(cfg, "warning", "tacit observe", f"skipped: {exc}")
             return _told({"success": True, "recorded": False,

@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from tacit.commands import answer, emit, read_text_arg, say, unavailable
+from tacit.commands import answer, emit, read_text_arg, refuse, unavailable
 from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
@@ -83,8 +83,7 @@ def _show(args, cfg) -> int:
     except LedgerUnavailable as exc:
         return unavailable(exc)
     if pattern is None:
-        emit({"success": False, "error": f"no fix pattern has id {args.id} (see tacit patterns list)"}, text=say)
-        return 1
+        return refuse(f"no fix pattern has id {args.id} (see tacit patterns list)")
     emit({"success": True, "pattern": pattern},
          text=_line(pattern) + f"\n    tags: {', '.join(pattern['tags']) or '-'}\n    lookup: {pattern['lookup_text']}")
     return 0

@@ -6,7 +6,7 @@ Design notes: docs/design/commands.md#tacitcommandsprivacy
 from __future__ import annotations
 
 
-from tacit.commands import emit, project_folder, say
+from tacit.commands import emit, project_folder, refuse, say
 from tacit.privacy import exclusion
 from tacit.projects import project_for
 
@@ -32,8 +32,7 @@ def _switch(turn):
         if project is None:
             error = (f"{folder} is not inside a project (the home folder and the root hold none); "
                      "add it to exclude = [...] in config.toml instead")
-            emit({"success": False, "error": error}, text=say)
-            return 1
+            return refuse(error)
         emit(exclusion.turn_off(cfg, project) if turn == "off" else exclusion.turn_on(cfg, project), text=say)
         return 0
 

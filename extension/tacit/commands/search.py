@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit
+from tacit.commands import JSON_OUTPUT, emit, refuse
 
 
 def add_parser(subparsers) -> None:
@@ -64,11 +64,6 @@ def answer(cfg, request: dict, index) -> dict | None:
     return {"code": 0, "out": format_results(result, color=bool(request.get("tty"))) + "\n"}
 
 
-def _fail(error: str) -> int:
-    emit({"success": False, "error": error}, lambda r: f"tacit: {r['error']}")
-    return 1
-
-
 def _search(args, cfg) -> int:
     import sqlite3
 
@@ -78,11 +73,11 @@ def _search(args, cfg) -> int:
 
     text = " ".join(args.query).strip()
     if not text and not args.reindex:
-        return _fail("what should I search for? e.g. tacit search how did we fix the CORS error")
+        return refuse("what should I search for? e.g. tacit search how did we fix the CORS error")
     try:
         since = parse_since(args.since)
     except ValueError as exc:
-        return _fail(str(exc))
+        return refuse(str(exc))
     try:
         if args.reindex:
             rebuilt = rebuild(cfg)
@@ -92,7 +87,7 @@ def _search(args, cfg) -> int:
         result = search(cfg, text, cwd=args.cwd or os.getcwd(), all_projects=args.all_projects, host=args.host,
                         since=since, limit=args.limit)
     except sqlite3.OperationalError as exc:  # a read-only data folder, a search.db that is a folder
-        return _fail(f"the search index ({cfg.state_dir / INDEX_FILE}) cannot be used: {exc}; "
+        return refuse(f"the search index ({cfg.state_dir / INDEX_FILE}) cannot be used: {exc}; "
                      "tacit needs its data folder writable (tacit doctor)")
     emit(result, lambda r: format_results(r, color=not JSON_OUTPUT["on"] and sys.stdout.isatty()))
     return 0

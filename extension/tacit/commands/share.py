@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from tacit.commands import emit, reply, say
+from tacit.commands import refuse, reply
 from tacit.commands.memory import move_entry, project_of
 from tacit.fsutil import atomic_write_text
 from tacit.projects import SHARED_DIR, forget_cache
@@ -36,9 +36,8 @@ def _share(args, cfg) -> int:
         args.init, args.text = True, None
     project = project_of(args)
     if project is None or project.kind != "git":
-        emit({"success": False, "error": "not inside a git repository: team memory lives in a repository's "
-                                         ".tacit/ folder, shared through git"}, text=say)
-        return 1
+        return refuse("not inside a git repository: team memory lives in a repository's .tacit/ folder, "
+                      "shared through git")
     if args.init:
         result = share_init(project)
     elif args.skill:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tacit.commands import emit, exit_code, say
+from tacit.commands import emit, exit_code, refuse, say
 from tacit.commands.memory import project_of
 from tacit.stores.skill_format import MAX_SKILL_BYTES
 from tacit.stores.skill_scopes import ScopedSkills
@@ -131,8 +131,7 @@ def _run(call) -> int:
     try:
         result = call()
     except _UsageError as exc:
-        emit({"success": False, "error": str(exc)}, text=say)
-        return EXIT_USAGE
+        return refuse(str(exc), EXIT_USAGE)
     emit(result, text=render)
     return exit_code(result)
 

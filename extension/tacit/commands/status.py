@@ -26,7 +26,6 @@ def add_parser(subparsers) -> None:
 def gather(tacit, project) -> dict:
     cfg = tacit.cfg
     from tacit.commands.health import check
-    from tacit.hosts.installed import installed
     from tacit.service import client
 
     report = check(cfg, project)
@@ -35,7 +34,7 @@ def gather(tacit, project) -> dict:
                if c.actor.kind != "user" and c.action not in ("undo",)]
     return {
         "success": True,  # it ran (exit 0); the health verdict is "problems" (`tacit doctor` exits on it)
-        "hosts": installed(cfg),
+        "hosts": installed_hosts(cfg),
         "service": client.status(cfg.state_dir_str),
         "project": None if project is None else {"name": project.name, "root": project.root},
         "memory": {scope: {"usage": e["usage"], "path": e["path"], "entries": e.get("entries", 0)}
@@ -46,6 +45,23 @@ def gather(tacit, project) -> dict:
         "warnings": report["warnings"],
         "guards": _guards(cfg, project),
     }
+
+
+def installed_hosts(cfg) -> dict[str, str | None]:
+    """host → its user-scope install manifest when tacit is installed there, else None: read from each
+    installer's own manifest (its spec's ``installer``), never by running the host."""
+    from tacit.hosts import spec as host_specs
+
+    found: dict[str, str | None] = {}
+    for name, host in host_specs.registry().items():
+        try:
+            installer = host.load("installer")
+            if installer is not None and hasattr(installer, "manifest"):
+                path = str(installer.manifest(cfg))
+                found[name] = path if os.path.isfile(path) else None
+        except Exception:  # noqa: BLE001 — a broken host's package never breaks `tacit status`
+            continue
+    return found
 
 
 def _guards(cfg, project) -> dict | None:

@@ -17,21 +17,18 @@ def add_parser(subparsers) -> None:
 
 
 def _ui(args, cfg) -> int:
-    from tacit.commands import emit, project_folder, say
+    from tacit.commands import emit, project_folder, refuse
     from tacit.projects import project_for
     from tacit.ui.routes import UIApp
     from tacit.ui.server import start
 
     if not 0 <= args.port <= 65535:
-        emit({"success": False, "error": f"--port {args.port}: give a port from 1 to 65535 (0: any free one)"},
-             text=say)
-        return 2
+        return refuse(f"--port {args.port}: give a port from 1 to 65535 (0: any free one)", 2)
     try:
         folder = project_folder(args, cfg)
         server, thread = start(UIApp(cfg, project_for(folder)), args.port)
     except OSError as exc:
-        emit({"success": False, "error": f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}"}, text=say)
-        return 1
+        return refuse(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
     emit({"success": True, "url": server.url, "port": server.port}, text=server.url)
     if not args.no_open:
         import webbrowser

@@ -91,7 +91,7 @@ def maybe_review(event, ctx) -> Result | None:
     reason = _why(state, cfg)
     if reason is None or state.is_running("review", stale_after(cfg, "review")):
         return None
-    return _start(state, reason, [])
+    return _start(state, reason)
 
 
 def review_at_end(event, ctx) -> Result | None:
@@ -104,7 +104,7 @@ def review_at_end(event, ctx) -> Result | None:
     if state.is_running("review", stale_after(cfg, "review")):
         state.marks[DEFERRED] = reason  # one child per session: the service starts it after this one
         return None
-    return _start(state, reason, [])
+    return _start(state, reason)
 
 
 def deferred_review(state, cfg) -> ChildRequest | None:
@@ -115,12 +115,12 @@ def deferred_review(state, cfg) -> ChildRequest | None:
     state.marks.pop(DEFERRED, None)
     if not cfg.review_enabled or not highlights(state):
         return None
-    return _start(state, str(reason), []).children[0]
+    return _start(state, str(reason)).children[0]
 
 
-def _start(state, reason: str, notices: list[str]) -> Result:
+def _start(state, reason: str) -> Result:
     waiting = highlights(state)
     state.marks.pop(MARK, None)
     state.turns_since_review = 0
     state.tool_calls_since_review = 0
-    return Result(notices=notices, children=[ChildRequest("review", {"reason": reason, "highlighted": waiting})])
+    return Result(children=[ChildRequest("review", {"reason": reason, "highlighted": waiting})])

@@ -6,6 +6,7 @@ Design notes: docs/design/hosts.md#tacithostsinstall_support
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from pathlib import Path
@@ -13,18 +14,28 @@ from pathlib import Path
 from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
 from tacit.hosts.spec import home_folder
 
+SKILL_VERBS = ("create", "patch", "edit", "view", "list")  # `tacit skill` actions run unasked (a delete asks)
+
 
 class InstallError(Exception):
     """An install or uninstall that must stop before it writes anything."""
 
 
-def answered(host: str, scope: str, failed: str, work, *errors: type[Exception]) -> dict:
-    """``work()``; an install or uninstall that had to stop is answered as a failed result
-    (``failed`` says what did not happen), never raised."""
-    try:
-        return work()
-    except (InstallError, OSError, ValueError, *errors) as exc:
-        return {"success": False, "host": host, "scope": scope, "error": str(exc), "message": f"{failed}: {exc}"}
+def answering(host: str, failed: str):
+    """Decorates ``install(cfg, scope, …)`` / ``uninstall``: one that had to stop is answered as a failed
+    result (``failed`` says what did not happen), never raised."""
+    def wrap(work):
+        @functools.wraps(work)
+        def run(cfg, scope: str = "user", **options) -> dict:
+            try:
+                return work(cfg, scope, **options)
+            except (InstallError, OSError, ValueError) as exc:
+                return {"success": False, "host": host, "scope": scope, "error": str(exc),
+                        "message": f"{failed}: {exc}"}
+
+        return run
+
+    return wrap
 
 
 def host_home(cfg, env_var: str, *default_parts: str) -> Path:

@@ -71,11 +71,8 @@ def _load_builtins() -> None:
     with _lock:
         if _hosts:
             return
-        found = {}
-        for module in BUILTIN:
-            host = importlib.import_module(f"tacit.hosts.{module}.spec").HOST
-            found[host.name] = host
-        _hosts.update(found)
+        found = [importlib.import_module(f"tacit.hosts.{module}.spec").HOST for module in BUILTIN]
+        _hosts.update((host.name, host) for host in found)
 
 
 def register(host: Host) -> Host:
@@ -112,10 +109,6 @@ def registry() -> dict[str, Host]:
 def get(name: str) -> Host | None:
     _load_builtins()
     return _hosts.get(name)
-
-
-def names() -> tuple[str, ...]:
-    return tuple(registry())
 
 
 def home_folder(env: dict, var: str, *default: str) -> str:

@@ -28,9 +28,9 @@ from tacit.events import (
     TurnEnd,
     clip_tool_args,
 )
+from tacit.fsutil import read_tail
 from tacit.guards.outcome import tool_call_args
-from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority
-from tacit.hosts.claude_code.transcript import last_assistant_text
+from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority, honoured
 from tacit.projects import project_for
 
 HOST = "claude-code"
@@ -40,6 +40,7 @@ TRUNCATION_NOTE = ("\n[tacit: cut to fit the host's 10,000-character hook contex
                    "run `tacit memory show` and `tacit skill list` to see everything]")
 ERROR_CHARS = 2000  # a tool's error text longer than this is clipped
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+TAIL_BYTES = 2 * 1024 * 1024  # of a transcript, read for its last reply
 SLASH = re.compile(r"\s*/(?:tacit:)?(memory-[a-z]+)(?:\s+(.*?))?\s*\Z", re.S)
 
 
@@ -56,7 +57,7 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
                for n, event in enumerate(translate(payload, host))]
     if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
-    return render(event_name, results)
+    return render(event_name, results, host)
 
 
 def slash_command(prompt) -> tuple[str, str] | None:
@@ -171,6 +172,35 @@ def _stop(payload: dict, host: str) -> list:
     return events + [TurnEnd(assistant_text=text, **common)]
 
 
+def last_assistant_text(path: str) -> str:
+    """The last assistant text of a Claude Code transcript, read from its tail."""
+    if not path or not isinstance(path, str):
+        return ""
+    texts: list[str] = []
+    message_id = None
+    for raw in reversed(read_tail(path, TAIL_BYTES).splitlines()):
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
+            continue  # the first line of the tail may be cut in half
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") == "user" and not record.get("isMeta") and texts:
+            break  # reached the prompt that started this reply
+        if record.get("type") != "assistant":
+            continue
+        message = record.get("message") or {}
+        if not isinstance(message, dict):
+            continue
+        if message_id is not None and message.get("id") != message_id:
+            break  # an earlier assistant message: the last one is complete
+        message_id = message.get("id")
+        for block in reversed(message.get("content") or []):
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+    return "\n".join(reversed(texts))
+
+
 TRANSLATORS = {
     "SessionStart": _session_start,
     "UserPromptSubmit": lambda p, h: [MessageEnd(role="user", text=_text(p.get("prompt")), **_common(p, h))],
@@ -182,11 +212,11 @@ TRANSLATORS = {
     "PreCompact": lambda p, h: [BeforeCompact(trigger=_text(p.get("trigger")) or "auto", **_common(p, h))],
     "SessionEnd": lambda p, h: [SessionShutdown(reason=_text(p.get("reason")), **_common(p, h))],
 }
-EVENT_NAMES = tuple(TRANSLATORS)
 
 
-def render(event_name: str, results: list[Result]) -> str:
-    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output."""
+def render(event_name: str, results: list[Result], host: str = HOST) -> str:
+    """The hook's stdout: a JSON object with ``hookSpecificOutput`` and/or ``systemMessage``, or "" for no output.
+    A stop is a question only where ``host``'s spec honours ``tool_call.ask`` (Codex: a deny)."""
     context = [i for r in results if isinstance(r, ContextResult) for i in r.context]
     notices = [n for r in results for n in r.notices if n]
     output: dict = {}
@@ -199,7 +229,7 @@ def render(event_name: str, results: list[Result]) -> str:
         if stop is not None:
             output["hookSpecificOutput"] = {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": "deny" if stop.block else "ask",
+                "permissionDecision": "deny" if stop.block or "tool_call.ask" not in honoured(host) else "ask",
                 "permissionDecisionReason": fit_text(stop.reason, 2000),
             }
     if notices:

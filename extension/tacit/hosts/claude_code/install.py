@@ -15,7 +15,6 @@ from tacit.hosts.claude_code.plugin import PLUGIN_NAME, plugin_files
 from tacit.hosts.install_support import InstallError
 
 MANIFEST = ".tacit-install.json"
-SKILL_PERMISSION_VERBS = ("create", "patch", "edit", "view", "list")
 
 
 def locations(cfg, scope: str, project_dir: str | None = None) -> dict:
@@ -36,16 +35,13 @@ def permissions_for() -> list[str]:
     absolute command (named when ``tacit`` is not on PATH). Slash commands pre-approve ``bin/tacit``."""
     rules = []
     for form in ("tacit", commandline.tacit_display()):
-        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in SKILL_PERMISSION_VERBS)]
+        rules += [f"Bash({form} memory:*)", *(f"Bash({form} skill {verb}:*)" for verb in support.SKILL_VERBS)]
     return list(dict.fromkeys(rules))  # one of each: the two forms are the same when tacit is on PATH
 
 
+@support.answering("claude-code", "tacit was not installed into Claude Code")
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    return support.answered("claude-code", scope, "tacit was not installed into Claude Code",
-                            lambda: _install(cfg, scope, project_dir, python or sys.executable))
-
-
-def _install(cfg, scope, project_dir, python) -> dict:
+    python = python or sys.executable
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     settings_path: Path = where["settings"]
@@ -132,12 +128,8 @@ def workspace_trusted(cfg, project: Path) -> bool:
     return bool(isinstance(entry, dict) and entry.get("hasTrustDialogAccepted"))
 
 
+@support.answering("claude-code", "tacit was not uninstalled from Claude Code")
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    return support.answered("claude-code", scope, "tacit was not uninstalled from Claude Code",
-                            lambda: _uninstall(cfg, scope, project_dir))
-
-
-def _uninstall(cfg, scope, project_dir) -> dict:
     where = locations(cfg, scope, project_dir)
     plugin_dir: Path = where["plugin_dir"]
     manifest = support.read_manifest(plugin_dir / MANIFEST)

@@ -14,7 +14,6 @@ from pathlib import Path
 from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
-from tacit.hosts.claude_code.plugin import InvalidHooks, validate_hooks
 from tacit.hosts.install_support import InstallError
 
 HOST = "codex"
@@ -34,14 +33,9 @@ HOOKS = {
 HOOK_TIMEOUTS = {event: timeout for event, (timeout, _key, _name) in HOOKS.items()}
 EVENT_KEYS = {event: key for event, (_timeout, key, _name) in HOOKS.items()}
 HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
-# the events Codex 0.171.0 lists in `hooks/list` (others are ignored silently)
-KNOWN_EVENTS = frozenset(("PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact",
-                          "SessionStart", "SessionEnd", "UserPromptSubmit", "SubagentStart", "SubagentStop",
-                          "Stop"))
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
-SKILL_VERBS = ("create", "patch", "edit", "view", "list")
 RULES_HEADER = "# tacit: written by `tacit install codex`, removed by `tacit uninstall codex`."
 
 
@@ -74,46 +68,25 @@ def is_tacit_group(group, event: str) -> bool:
     return bool(commands) and all(commandline.hook_target(c) == (HOST, event) for c in commands)
 
 
-def tacit_cli_forms(python: str) -> list[list[str]]:
-    """The argv prefixes of tacit's CLI the agent may use: the bare ``tacit``
-    the injected guidance names, and this environment's absolute command."""
+def rules_text(python: str) -> str:
+    """The rules for the argv prefixes of tacit's CLI the agent may use: the bare ``tacit`` the injected
+    guidance names, and this environment's absolute command."""
     script = Path(python).parent / "tacit"
     absolute = [str(script)] if script.exists() else [python, "-m", "tacit.cli"]
-    return [["tacit"], absolute]
-
-
-def rules_text(python: str) -> str:
     lines = [RULES_HEADER,
              "# Lets the agent save memories and skills, and search past sessions, without an approval",
              "# prompt, outside the sandbox (tacit's data folder is not in the workspace). Deleting a",
              "# skill still asks."]
-    for form in tacit_cli_forms(python):
-        for tail in [["memory"], ["search"]] + [["skill", verb] for verb in SKILL_VERBS]:
+    for form in (["tacit"], absolute):
+        for tail in [["memory"], ["search"]] + [["skill", verb] for verb in support.SKILL_VERBS]:
             pattern = ", ".join(json.dumps(token, ensure_ascii=False) for token in form + tail)
             lines.append(f'prefix_rule(pattern = [{pattern}], decision = "allow")')
     return "\n".join(lines) + "\n"
 
 
-def validate_codex_hooks(config) -> None:
-    """Raise ``InvalidHooks`` unless ``config`` is a hooks file Codex parses (each event a list of
-    matcher groups); only the outline: a Codex-only field in a user's hook is never refused."""
-    if not isinstance(config, dict) or not isinstance(config.get("hooks"), dict):
-        raise InvalidHooks('expected {"hooks": {...}}')
-    for event, groups in config["hooks"].items():
-        # an event name Codex does not know is ignored by Codex, not an error
-        if not isinstance(groups, list):
-            raise InvalidHooks(f"{event}: expected a list of matcher groups")
-        for group in groups:
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-                raise InvalidHooks(f"{event}: every group needs a 'hooks' list")
-
-
+@support.answering(HOST, "tacit was not installed into Codex")
 def install(cfg, scope: str = "user", *, project_dir: str | None = None, python: str | None = None) -> dict:
-    return support.answered(HOST, scope, "tacit was not installed into Codex",
-                            lambda: _install(cfg, scope, project_dir, python or sys.executable), InvalidHooks)
-
-
-def _install(cfg, scope, project_dir, python) -> dict:
+    python = python or sys.executable
     where = locations(cfg, scope, project_dir)
     base: Path = where["base"]
     previous = support.read_manifest(where["manifest"]) or {}
@@ -179,7 +152,7 @@ def _install(cfg, scope, project_dir, python) -> dict:
         "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
         "warnings": warnings,
     }
-    result["message"] = _message(cfg, where, scope, result, warnings)
+    result["message"] = _message(where, result)
     return result
 
 
@@ -187,7 +160,6 @@ def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
     """tacit's group per event into ``hooks_doc``, replaced in place or appended: (events created,
     events whose groups changed, the index of tacit's group per event)."""
     ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
-    validate_hooks({"hooks": {event: [group] for event, group in ours.items()}})  # our own: strictly
     events = hooks_doc.setdefault("hooks", {})
     events_created, groups_changed, positions = [], [], {}
     for event, group in ours.items():
@@ -207,12 +179,12 @@ def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
             groups.append(group)
             groups_changed.append(event)
         positions[event] = next(i for i, g in enumerate(groups) if g == group)
-    validate_codex_hooks(hooks_doc)
     return events_created, groups_changed, positions
 
 
-def _message(cfg, where: dict, scope: str, result: dict, warnings: list[str]) -> str:
-    untrusted = result["untrusted_events"]
+def _message(where: dict, result: dict) -> str:
+    """The install's message; its warnings added to ``result["warnings"]``."""
+    untrusted, scope, warnings = result["untrusted_events"], result["scope"], result["warnings"]
     already = "is already installed" if not result["changed"] else "installed"
     lines = [f"tacit {already} into Codex ({scope} scope): {where['hooks_file']}"]
     if untrusted:
@@ -220,7 +192,7 @@ def _message(cfg, where: dict, scope: str, result: dict, warnings: list[str]) ->
                         f"trust tacit's {len(untrusted)} hook(s) ({', '.join(untrusted)}). Until then "
                         f"tacit is inactive (`codex exec` skips untrusted hooks silently).")
     if scope == "project":
-        result["project_trusted"] = project_trusted(cfg, where["project"])
+        result["project_trusted"] = project_trusted(where)
         if not result["project_trusted"]:
             warnings.append(f"Codex reads {where['base']} only for a trusted project: open `codex` in "
                             f"{where['project']} once and trust it (or use --scope user).")
@@ -279,22 +251,18 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
             if f"{hooks_file}:{EVENT_KEYS[event]}:{index}:0" not in trusted]
 
 
-def project_trusted(cfg, project: Path) -> bool:
+def project_trusted(where: dict) -> bool:
     try:
-        path = codex_home(cfg) / "config.toml"
+        path = where["user_config"]
         projects = parse_toml(support.read_text(path)[0], path).get("projects") or {}
     except InstallError:
         return False
-    entry = projects.get(str(project)) if isinstance(projects, dict) else None
+    entry = projects.get(str(where["project"])) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
+@support.answering(HOST, "tacit was not uninstalled from Codex")
 def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> dict:
-    return support.answered(HOST, scope, "tacit was not uninstalled from Codex",
-                            lambda: _uninstall(cfg, scope, project_dir), InvalidHooks)
-
-
-def _uninstall(cfg, scope, project_dir) -> dict:
     where = locations(cfg, scope, project_dir)
     manifest = support.read_manifest(where["manifest"])
     hooks_doc, _ = read_hooks(where["hooks_file"])
@@ -389,16 +357,20 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
 
 
 def read_hooks(path: Path) -> tuple[dict, bool]:
-    """(hooks document, existed). Refuses a file Codex could not parse."""
+    """(hooks document, existed). Refuses a file Codex could not parse (each event a list of matcher
+    groups); only the outline: a Codex-only field in a user's hook is never refused."""
     text, existed = support.read_text(path)
     if not text.strip():
         return {"hooks": {}}, existed
     data = support.parse_json_object(text, path, "Codex")
-    data.setdefault("hooks", {})
-    try:
-        validate_codex_hooks(data)
-    except InvalidHooks as exc:
-        raise InstallError(f"{path}: {exc}; fix it first") from None
+    if not isinstance(data.setdefault("hooks", {}), dict):
+        raise InstallError(f'{path}: expected {{"hooks": {{...}}}}; fix it first')
+    for event, groups in data["hooks"].items():
+        # an event name Codex does not know is ignored by Codex, not an error
+        if not isinstance(groups, list):
+            raise InstallError(f"{path}: {event}: expected a list of matcher groups; fix it first")
+        if not all(isinstance(group, dict) and isinstance(group.get("hooks"), list) for group in groups):
+            raise InstallError(f"{path}: {event}: every group needs a 'hooks' list; fix it first")
     return data, existed
 
 

@@ -1,7 +1,8 @@
 """Hermes's child (``hermes -z``): its prompt comes from stdin through its
 own entry point (never on the command line), its usage from
 ``--usage-file``, its reply is plain text. Its spec's ``child``
-(``tacit.children.output``, ``tacit.children.commands``)."""
+(``tacit.children.output``, ``tacit.children.commands``); and its ``after_child``:
+the project entries it saved with its own ``memory`` tool, filed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from tacit.children.budget import Spend, reported
 from tacit.children.commands import PROMPT_SHOWN, Command, program, script_python
 from tacit.children.output import USAGE_FILE_CAP
 from tacit.fsutil import read_tail
+from tacit.stores import history
+from tacit.stores.memory import MemoryStore
 
 # how its child saves, in the child's prompt (prompts/_tools.md.j2; a jinja2 template of the same variables)
 SAVE_GUIDE = (
@@ -55,3 +58,23 @@ def spend(cfg, usage: dict, model: str) -> Spend | None:
 
 def reply(stdout: str) -> str | None:
     return None  # plain text
+
+
+def tag_for(project) -> str:
+    return f"[{project.name}] "
+
+
+def file_tagged(cfg, project, actor: history.Actor) -> list[str]:
+    """Move the tagged global entries into ``project``'s memory; the entries moved. Run before the
+    integrity check, as one change (docs/design/hosts.md#tacithostshermeschild_scopes)."""
+    if project is None:
+        return []
+    store = MemoryStore(cfg, project, actor=actor)
+    tag = tag_for(project)
+    tagged = [e for e in store.entries("global") if e.startswith(tag) and e[len(tag):].strip()]
+    moved = []
+    for entry in tagged:
+        if store.add("project", entry[len(tag):].strip())["success"]:
+            store.take_unrecorded("global", lambda e, entry=entry: e == entry)
+            moved.append(entry[len(tag):].strip())
+    return moved

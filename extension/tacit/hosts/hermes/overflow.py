@@ -1,4 +1,5 @@
-"""Memory full under Hermes: consolidate with a child instead of an error.
+"""Memory full under Hermes: consolidate with a child instead of an error; the queue's detached
+runner is ``python -m tacit.hosts.hermes.overflow overflow``.
 
 Design notes: docs/design/hosts.md#tacithostshermesoverflow
 """
@@ -8,14 +9,20 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import sys
 import time
 
+from tacit.children.env import process_env
+from tacit.children.spawn import spawn_detached
+from tacit.config import load_config
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none, unlink_quietly
-from tacit.log import log
+from tacit.hosts.hermes.settings import adapt_config
+from tacit.log import log, log_exception
 from tacit.app import Actor, Tacit
 from tacit.stores.memory import MemoryStore
 
+RUNNER_MODULE = "tacit.hosts.hermes.overflow"
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
 _SEQ = itertools.count(1)  # next() is atomic: Hermes may run tool calls on several threads
 
@@ -155,3 +162,32 @@ def failed_note(items: list[dict]) -> str:
              "entries with 'remove') and add them, or ask the user what to drop:"]
     lines += [f"- ({'USER.md' if item.get('target') == 'user' else 'MEMORY.md'}) {item['content']}" for item in items]
     return "\n".join(lines)
+
+
+def runner_argv(*args: str) -> list:
+    return [sys.executable, "-P", "-m", RUNNER_MODULE, *args]
+
+
+def start_runner(cfg, *args: str, on_exit=None) -> int:
+    """Start the detached runner; a daemon thread reaps it and calls ``on_exit()`` when it ends. Returns its pid."""
+    return spawn_detached(runner_argv(*args), process_env(cfg, "hermes"), on_exit=on_exit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The detached runner: add the entries queued when memory was full (``drain``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cfg = None
+    try:
+        cfg = adapt_config(load_config(host="hermes"))
+        if argv == ["overflow"]:
+            drain(cfg)
+            return 0
+        sys.stderr.write(f"usage: python -m {RUNNER_MODULE} overflow\n")
+        return 2
+    except BaseException as exc:  # noqa: BLE001 — a detached runner has no one to raise to
+        log_exception(cfg, f"hermes job runner {' '.join(argv)}", exc)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover — exercised through subprocesses
+    sys.exit(main())

@@ -26,7 +26,6 @@ from tacit.events import (
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.hermes import overflow, shared_memory
-from tacit.hosts.hermes.launcher import start_runner
 from tacit.hosts.hermes.settings import (
     adapt_config,
     hermes_home_of,
@@ -291,17 +290,14 @@ class HermesAdapter:
             return None
         target, content = hit
         overflow.enqueue(self.cfg, target, content, str(session_id or ""))
-        self._start_overflow_runner()
+        overflow.start_runner(self.cfg, "overflow")
         return overflow.queued_result(target)
-
-    def _start_overflow_runner(self) -> None:
-        start_runner(self.cfg, "overflow")
 
     def _kick_pending_overflow(self) -> None:
         """Entries queued by a process that died before its runner started."""
         try:
             if overflow.pending_paths(self.cfg) and self.takes_overflow():
-                self._start_overflow_runner()
+                overflow.start_runner(self.cfg, "overflow")
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, "hermes overflow kick", exc)
 

@@ -19,7 +19,7 @@ HOST = Host(
     # the prompt from stdin through its own entry point: hosts/hermes/child.py (command)
     sessions="tacit.hosts.hermes.sessions",
     child_own_tools=True,  # the child saves with Hermes's memory tool (-t memory,skills)
-    after_child="tacit.hosts.hermes.child_scopes:file_tagged",  # its tagged project entries, filed
+    after_child="tacit.hosts.hermes.child:file_tagged",  # its tagged project entries, filed
     adapt_config="tacit.hosts.hermes.settings:adapt_config",  # its memory limits (its config.yaml)
     child="tacit.hosts.hermes.child",
     installer="tacit.hosts.hermes.install",

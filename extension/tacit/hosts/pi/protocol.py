@@ -1,12 +1,16 @@
-"""The pi extension's protocol: JSON lines, one session per connection.
+"""The pi extension's protocol: JSON lines, one session per connection (the service's socket, or
+``tacit bridge --stdio``: the fallback when the service cannot be reached, and a pi child's tools).
 
 Design notes: docs/design/hosts.md#tacithostspiprotocol
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -14,10 +18,12 @@ from concurrent.futures import ThreadPoolExecutor
 from tacit import __version__, slash
 from tacit.app import Actor, Tacit
 from tacit.children.commands import timeout_for
+from tacit.config import load_config
 from tacit.events import EVENT_TYPES, Command, clip_tool_args
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, ToolCallResult, by_priority
 from tacit.hosts.pi.tools import TOOL_NAMES, TOOLS, run_tool
+from tacit.hosts.runtime import build_engine
 from tacit.log import log, log_exception
 from tacit.projects import project_for
 
@@ -27,6 +33,7 @@ HOST = "pi"
 ERROR_CHARS = 2000
 MODEL_CHARS = 200
 WORKERS = 4
+BACKGROUND_FLUSH_SECONDS = 10.0  # what the stdio bridge's engine still runs after the session
 
 
 class ProtocolError(Exception):
@@ -336,3 +343,28 @@ METHODS = {
     "tool": PiSession._tool,
     "command": PiSession._command,
 }
+
+
+def run_stdio() -> int:
+    """``tacit bridge --stdio``: one session over stdin/stdout (its spec's ``stdio_session``)."""
+    with contextlib.suppress(ValueError, OSError):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    cfg = None
+    try:
+        cfg = load_config(host=HOST)
+        engine = build_engine(cfg, "inprocess", host=HOST)
+        log(cfg, "info", "pi.bridge", f"start: pid={os.getpid()} child={int(cfg.is_child)} "
+                                      f"protocol={PROTOCOL_VERSION}")
+        with os.fdopen(proto_fd, "wb", buffering=0) as out:
+            try:
+                return PiSession(engine, sys.stdin.buffer, out).serve()
+            finally:
+                engine.drain(BACKGROUND_FLUSH_SECONDS)
+                engine.close()
+    except Exception as exc:  # noqa: BLE001
+        log_exception(cfg, "pi.bridge", exc)
+        sys.stderr.write(f"tacit bridge failed: {type(exc).__name__}: {exc}\n")
+        return 1

@@ -20,5 +20,5 @@ HOST = Host(
     installer="tacit.hosts.pi.install",
     env_vars=("PI_CODING_AGENT_DIR",),
     rpc_session="tacit.hosts.pi.protocol:PiSession",  # its extension's session over the service socket
-    stdio_session="tacit.hosts.pi.bridge:run_stdio",  # the same, when no service can start
+    stdio_session="tacit.hosts.pi.protocol:run_stdio",  # the same, when no service can start
 )
