@@ -66,7 +66,7 @@ def tag_for(project) -> str:
 
 def file_tagged(cfg, project, actor: history.Actor) -> list[str]:
     """Move the tagged global entries into ``project``'s memory; the entries moved. Run before the
-    integrity check, as one change (docs/design/hosts.md#tacithostshermeschild_scopes)."""
+    integrity check, as one change (docs/design/hosts.md#tacithostshermeschild)."""
     if project is None:
         return []
     store = MemoryStore(cfg, project, actor=actor)
