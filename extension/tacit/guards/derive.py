@@ -391,11 +391,6 @@ _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
 
 
-# "`git push --force` is forbidden": a quoted command, then the prohibition
-_FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
-                                r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
-                                r"off limits|never allowed)|(?:must|should|shall)\s+(?:not|never)\s+be\s+"
-                                r"(?:run|used|executed|called|invoked))", re.I)
 # "never pass `--no-verify` to `git commit`" · "do not use `--force` with `git push`"
 _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
                         r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
@@ -454,11 +449,6 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
         job = said if len(cmd.split()) > 1 else _PURPOSE.get(cmd.lower(), set())  # "never rename files with mv"
         if spec is not None and words & job:
-            return [spec]
-    m = _FORBIDDEN_COMMAND.fullmatch(sentence)
-    if m:
-        spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
-        if spec is not None:
             return [spec]
     m = _FLAG_WITH.fullmatch(sentence)
     if m:
