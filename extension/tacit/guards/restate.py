@@ -137,62 +137,60 @@ _CLIENT_SQL = lazy(rf"{_DONT}\s+(?:run|execute|use)\s+`(?:psql|mysql|sqlite3|mar
                    r"[\"'](?P<sql>(?:drop|truncate|delete)\b[^\"'`]*)[\"'][^`]*`", re.I)
 
 
+def _client_sql(m) -> tuple:
+    sql = m.group("sql")
+    if re.match(r"delete\b", sql, re.I):
+        return () if re.search(r"\bwhere\b", sql, re.I) else ("never run DELETE without a WHERE clause",)
+    return ("never run " + " ".join(sql.split()[:2]),)
+
+
+def _delete_branches(m) -> tuple:
+    remote = (m.group("remote") or "").strip().lower()
+    pushed = ("never run `git push --delete`",) if remote != "local" else ()
+    return pushed + (tuple(f"never run `git branch {f}`" for f in ("-d", "-D", "--delete")) if remote != "remote" else ())
+
+
+def _as_is(m) -> str:
+    what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
+    return "leave " + re.sub(r"^the\s+", "", what, flags=re.I) + " alone"
+
+
+def _quoted_push(m) -> str:
+    force = re.search(r"--force|-f\b", m.group("flags") or "")
+    return f"never {'force-push' if force else 'push'} to {m.group('to')}"
+
+
+# each form said otherwise, in order, and what it says: a rule to read (or rules; None: not this form)
+_SAID_OTHERWISE = (
+    (_CLIENT_SQL, _client_sql),
+    (_MEANS, lambda m: f"never run {m['cmd']}" if _unquote(m["cmd"]).split()[0].lower() in _KNOWN_PROGRAMS else None),
+    (_BY_DOING, lambda m: f"never {verb_of(m['ing'])} {m['rest']}" if verb_of(m["ing"]) else None),
+    (_GIT_VERB_FLAG, lambda m: f"never use {m['flags']} with `git {m['verb'].lower()}`"),
+    (_DELETE_BRANCHES, _delete_branches),
+    (_AS_IS, _as_is),
+    (_MATCHING, lambda m: m["pre"] + m["rest"] if re.match(rf"{_DONT}\s", m["pre"], re.I) else None),
+    (_MAKE_COMMITS, lambda m: f"never commit {m['to']}"),
+    (_PASSIVE_VERB, lambda m: None if re.match(rf"{_DONT}\b", m["subj"], re.I)
+     else f"never {_BASE[m['verb'].lower()]} {m['subj']}"),
+    (_QUOTED_RM, lambda m: f"never delete {m['what']}"),
+    (_QUOTED_PUSH, _quoted_push),
+    (_REWRITE, lambda m: f"never force-push to {m['to']}" if m["to"] else "never force-push"),
+    (_CMD_WITH_FLAG, lambda m: f"never use {m['flags']} with {m['cmd']}"),
+)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
-    m = _CLIENT_SQL.fullmatch(clause)
-    if m:
-        sql = m.group("sql")
-        if re.match(r"delete\b", sql, re.I):
-            return [] if re.search(r"\bwhere\b", sql, re.I) else read("never run DELETE without a WHERE clause", because)
-        return read("never run " + " ".join(sql.split()[:2]), because)
-    m = _MEANS.fullmatch(clause)
-    if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
-        return read(f"never run {m.group('cmd')}", because)
-    m = _BY_DOING.fullmatch(clause)
-    if m and verb_of(m.group("ing")):
-        return read(f"never {verb_of(m.group('ing'))} {m.group('rest')}", because)
-    m = _GIT_VERB_FLAG.fullmatch(clause)
-    if m:
-        return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
     m = _SCRIPT.fullmatch(clause)
     if m:
         name = m.group("name")
         return [GuardSpec(CommandMatch(programs, (*subs, name), (), True), because) for programs, subs in _RUNS_SCRIPT]
-    m = _DELETE_BRANCHES.fullmatch(clause)
-    if m:
-        remote = (m.group("remote") or "").strip().lower()
-        found = read("never run `git push --delete`", because) if remote != "local" else []
-        if remote != "remote":
-            found += [s for f in ("-d", "-D", "--delete") for s in read(f"never run `git branch {f}`", because)]
-        return found
-    m = _AS_IS.fullmatch(clause)
-    if m:
-        what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
-        what = re.sub(r"^the\s+", "", what, flags=re.I)
-        return read(f"leave {what} alone", because)
     if _LOCKFILE.fullmatch(clause):
         return [GuardSpec(PathMatch(_LOCKFILES), because)]
-    m = _MATCHING.fullmatch(clause)
-    if m and re.match(rf"{_DONT}\s", m.group("pre"), re.I):
-        return read(f"{m.group('pre')}{m.group('rest')}", because)
-    m = _MAKE_COMMITS.fullmatch(clause)
-    if m:
-        return read(f"never commit {m.group('to')}", because)
-    m = _PASSIVE_VERB.fullmatch(clause)
-    if m and not re.match(rf"{_DONT}\b", m.group("subj"), re.I):
-        return read(f"never {_BASE[m.group('verb').lower()]} {m.group('subj')}", because)
-    m = _QUOTED_RM.fullmatch(clause)
-    if m:
-        return read(f"never delete {m.group('what')}", because)
-    m = _QUOTED_PUSH.fullmatch(clause)
-    if m:
-        force = re.search(r"--force|-f\b", m.group("flags") or "")
-        return read(f"never {'force-push' if force else 'push'} to {m.group('to')}", because)
-    m = _REWRITE.fullmatch(clause)
-    if m:
-        return read(f"never force-push to {m.group('to')}" if m.group("to") else "never force-push", because)
-    m = _CMD_WITH_FLAG.fullmatch(clause)
-    if m:
-        return read(f"never use {m.group('flags')} with {m.group('cmd')}", because)
+    for pattern, said in _SAID_OTHERWISE:
+        m = pattern.fullmatch(clause)
+        texts = said(m) if m else None
+        if texts is not None:
+            return [s for text in ([texts] if isinstance(texts, str) else texts) for s in read(text, because)]
     return []
 
 
