@@ -103,10 +103,7 @@ _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
     rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
-    rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
-    rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
-    r"off-limits|off limits)",
 )]
 # "never pip or conda": known tools with no verb, none of them an English word
 _VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
