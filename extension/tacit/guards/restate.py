@@ -88,9 +88,6 @@ _QUOTED_RM = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`rm(?:\s+-[a-zA-Z]+)*`\s+(?:on\
 _QUOTED_PUSH = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`git push(?P<flags>(?:\s+-[-\w]+)*)`\s+(?:to|on|onto|into)\s+(?P<to>.+)", re.I)
 _REWRITE = lazy(rf"{_DONT}\s+rewrite\s+(?:the\s+|any\s+)?(?:git\s+|published\s+|shared\s+|commit\s+)?history"
                 r"(?:\s+(?:on|of|in)\s+(?P<to>.+))?", re.I)
-# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
-_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
-                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
 # "never edit the lockfile": the lockfiles package managers write
@@ -175,7 +172,6 @@ _SAID_OTHERWISE = (
     (_QUOTED_RM, lambda m: f"never delete {m['what']}"),
     (_QUOTED_PUSH, _quoted_push),
     (_REWRITE, lambda m: f"never force-push to {m['to']}" if m["to"] else "never force-push"),
-    (_CMD_WITH_FLAG, lambda m: f"never use {m['flags']} with {m['cmd']}"),
 )
 
 
