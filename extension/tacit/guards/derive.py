@@ -103,7 +103,10 @@ _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
     rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
+    rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
+    rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
+    r"off-limits|off limits)",
 )]
 # "never pip or conda": known tools with no verb, none of them an English word
 _VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
@@ -388,6 +391,11 @@ _WITH_PROGRAM = lazy(rf"(?:{_DONT})\s+(?P<what>[a-z-]+\s+(?:(?:any|the|a)\s+)?(?
                     r"(?P<cmd>`[\w.-]+`|[a-z][\w.-]*)", re.I)
 
 
+# "`git push --force` is forbidden": a quoted command, then the prohibition
+_FORBIDDEN_COMMAND = lazy(r"(?:running\s+|using\s+)?(?P<cmd>`[^`]+`)\s+(?:(?:is|are)\s+(?:strictly\s+)?"
+                                r"(?:forbidden|banned|prohibited|disallowed|not allowed|not permitted|off-limits|"
+                                r"off limits|never allowed)|(?:must|should|shall)\s+(?:not|never)\s+be\s+"
+                                r"(?:run|used|executed|called|invoked))", re.I)
 # "never pass `--no-verify` to `git commit`" · "do not use `--force` with `git push`"
 _FLAG_WITH = lazy(rf"{_DONT}\s+(?:use|pass|add|run)\s+(?:the\s+)?(?:[\w-]+-style\s+)?(?P<flags>`-[^`]+`"
                         r"(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?|switch(?:es)?))?\s+"
@@ -446,6 +454,11 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         said = {_stem(_ALIAS.get(w.lower(), w).lstrip("-")) for w in cmd.split()[1:]}  # "`npm i`": install
         job = said if len(cmd.split()) > 1 else _PURPOSE.get(cmd.lower(), set())  # "never rename files with mv"
         if spec is not None and words & job:
+            return [spec]
+    m = _FORBIDDEN_COMMAND.fullmatch(sentence)
+    if m:
+        spec = _run(f"never use {m.group('cmd')}", because)  # a program, not a word
+        if spec is not None:
             return [spec]
     m = _FLAG_WITH.fullmatch(sentence)
     if m:

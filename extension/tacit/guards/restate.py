@@ -121,6 +121,11 @@ _GIT_VERB_FLAG = lazy(rf"{_DONT}\s+(?P<verb>commit|push|merge|rebase|pull|tag)\s
                       r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
+# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
+_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
 # "never bypass the check with `git commit --no-verify`, by editing the hook, or …": the command among the means
 _MEANS = lazy(rf"{_DONT}\s+(?:[\w'-]+\s+){{1,5}}?(?:with|using|via|through)\s+(?P<cmd>`[^`]+`)\s*,\s*(?:or\s+)?"
               r"(?:by|with|using|via|through)\b.*", re.I)
@@ -172,6 +177,7 @@ _SAID_OTHERWISE = (
     (_QUOTED_RM, lambda m: f"never delete {m['what']}"),
     (_QUOTED_PUSH, _quoted_push),
     (_REWRITE, lambda m: f"never force-push to {m['to']}" if m["to"] else "never force-push"),
+    (_CMD_WITH_FLAG, lambda m: f"never use {m['flags']} with {m['cmd']}"),
 )
 
 
