@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.gerunds import verb_of
-from tacit.guards.said import said_as_run
+from tacit.guards.restate import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',

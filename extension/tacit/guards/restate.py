@@ -2,6 +2,7 @@
 a predicate ("force pushing is forbidden"), as a noun ("no edits to `vendor/`"), a registry to
 publish to, or a script run instead of another. ``restated_specs(clause, because, read)`` returns
 the guards of the restated clause (``read``: derive's clause reader) or ``[]`` (docs/guards.md).
+``said_as_run`` reads a quoted command said another way as that command run ("don't rely on `X`").
 """
 
 from __future__ import annotations
@@ -285,10 +286,7 @@ def _restated(clause: str, because: str, read, lesson: str) -> list:
     outer = read
     read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
     found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
-             or _many_alternatives(clause, because, read))
-    if found:
-        return found
-    found = _only_through(clause, because)
+             or _many_alternatives(clause, because, read) or _only_through(clause, because))
     if found:
         return found
     m = _PUBLISH.fullmatch(clause)
@@ -328,4 +326,30 @@ def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
     return run(f"never run {ys[0]}", because)
 
 
-__all__ = ["restated_specs", "script_instead"]
+# "do not rely on `python3 -m ruff check .`" · "don't attempt `git push origin main`": running the quoted command
+_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
+              r"depend\s+on)\s+(?=\x00(\d+)\x00)", re.I)
+# "`tsc` directly or via `npx tsc`": the same program run through a package runner is the program
+_SAME_VIA = lazy(r"\x00(\d+)\x00\s+(?:(?:directly|itself|alone|on its own)\s*,?\s+)?(?:or|nor|and)\s+(?:via|through|using|with)\s+"
+                 r"\x00(\d+)\x00", re.I)
+_PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "pnpm dlx", "pnpm exec", "yarn dlx", "yarn exec", "yarn", "uvx", "uv run",
+                    "poetry run", "pipx run")
+
+
+def _tried(m, spans: list) -> str:
+    words = spans[int(m.group(2))].strip("`").split()
+    return m.group(1) + "run " if len(words) > 1 and words[0] in _KNOWN_PROGRAMS else m.group(0)
+
+
+def _same_via(m, spans: list) -> str:
+    program, via = spans[int(m.group(1))].strip("`").strip(), spans[int(m.group(2))].strip("`").strip()
+    runs = any(via == f"{runner} {program}" for runner in _PACKAGE_RUNNERS)
+    return f"\x00{m.group(1)}\x00" if runs and " " not in program else m.group(0)
+
+
+def said_as_run(sentence: str, spans: list) -> str:
+    """The sentence with "rely on `X`" read as "run `X`" and "`p` or via `npx p`" as one `p`."""
+    return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
+
+
+__all__ = ["restated_specs", "said_as_run", "script_instead"]
