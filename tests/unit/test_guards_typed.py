@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
-from tacit.guards.gerunds import verb_of
+from tacit.guards.words import verb_of
 
 ROOT = "/repo"
 

@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
-from tacit.guards.gerunds import verb_of
-from tacit.guards.said import said_as_run
-from tacit.guards.words import _KNOWN_PROGRAMS
+from tacit.guards.restate import said_as_run
+from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})

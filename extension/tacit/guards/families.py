@@ -10,7 +10,8 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _DONT, _FAMILY_OF, _KNOWN_PROGRAMS, _PATH_VERB, _unquote, first_match
+from tacit.guards.qualified import _command_and_flags
+from tacit.guards.words import _DONT, _FAMILY_OF, _PATH_VERB, _unquote, first_match
 
 # programs that do one job: "never run `pytest` without `--no-cov`" needs no subcommand
 _ONE_JOB = {"js_test", "py_test", "py_lint", "py_types", "js_lint", "bundler", "ts_run", "go_fmt"}
@@ -21,27 +22,24 @@ _FLAG = r"`--?[\w-]+`|--?[\w-]+"
 # "never run `cargo test` without `--all-features`" · "`cargo test` must be run with `--all-features`"
 # ("run X with F", "pass F to X" and "when running X, use F" are qualified._with_flag's)
 _NEEDS_FLAG = [lazy(p, re.I) for p in (
-    rf"(?P<cmd>{_CMD})\s+(?:must|should|has to|needs to)\s+(?:always\s+)?be\s+run\s+with\s+(?:the\s+)?(?P<flag>{_FLAG})"
+    rf"(?P<cmd>{_CMD})\s+(?:must|should|has to|needs to)\s+(?:always\s+)?be\s+run\s+with\s+(?:the\s+)?(?P<flags>{_FLAG})"
     r"(?:\s+(?:flag|option))?",
-    rf"{_DONT}\s+run\s+(?P<cmd>{_CMD})\s+without\s+(?:the\s+)?(?P<flag>{_FLAG})(?:\s+(?:flag|option))?",
+    rf"{_DONT}\s+run\s+(?P<cmd>{_CMD})\s+without\s+(?:the\s+)?(?P<flags>{_FLAG})(?:\s+(?:flag|option))?",
 )]
 
 
 def _needs_flag(clause: str, because: str, run) -> list:
     m = first_match(_NEEDS_FLAG, clause)
-    if not m:
+    base = _command_and_flags(m, because, run)[0] if m else None
+    if base is None:
         return []
-    cmd, flag = _unquote(m.group("cmd")), _unquote(m.group("flag"))
-    if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
-        return []
-    base = run(f"never run `{cmd}`", because)
-    if len(base) != 1 or not isinstance(base[0].match, CommandMatch) or base[0].match.flags or base[0].match.bare:
-        return []
-    c = base[0].match
+    c = base.match
     one_job = any(_FAMILY_OF.get(p, set()) & _ONE_JOB for p in c.programs)
     if c.programs == ("*",) or not (c.subcommands or one_job) or c.unless:
         return []  # "run git with -C": a whole program of many commands is too wide to need one flag
-    return [GuardSpec(CommandMatch(c.programs, c.subcommands, (), True, unless=(flag,)), because, f"{cmd} {flag}")]
+    flag = _unquote(m.group("flags"))
+    return [GuardSpec(CommandMatch(c.programs, c.subcommands, (), True, unless=(flag,)), because,
+                      f"{_unquote(m.group('cmd'))} {flag}")]
 
 
 # "never run `tsc` with file arguments (e.g., `tsc src/file.ts`)": the example shows the rule, it is not part of it

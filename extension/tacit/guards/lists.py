@@ -55,16 +55,15 @@ def verb_list(sentence: str, because: str, specs_of) -> list:
 _GIT_ACT = (r"(?:commit|push|force[- ]push|merge|create|edit|modify|change|touch|delete|remove|rename|move|stage|"
             r"overwrite|hand-edit)")
 _SHARED = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
-               r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+)", re.I)
-_SHARED_OBJECT = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
-                      r"\s+(?P<rest>`[^`]+`(?:\s+(?:files?|folders?|directory))?)", re.I)
+               r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+|"
+               r"`[^`]+`(?:\s+(?:files?|folders?|directory))?)", re.I)
 
 
 def shared_target(sentence: str, because: str, specs_of) -> list:
     """"never commit or push directly to `main`" → "never commit to `main`" and
     "never push to `main`"; "do not create or commit `x`" → each act on the
     quoted object: every act exact (or nothing)."""
-    m = _SHARED.fullmatch(sentence) or _SHARED_OBJECT.fullmatch(sentence)
+    m = _SHARED.fullmatch(sentence)
     if not m:
         return []
     acts = re.findall(_GIT_ACT, m.group("acts"), re.I)

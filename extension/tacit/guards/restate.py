@@ -2,6 +2,7 @@
 a predicate ("force pushing is forbidden"), as a noun ("no edits to `vendor/`"), a registry to
 publish to, or a script run instead of another. ``restated_specs(clause, because, read)`` returns
 the guards of the restated clause (``read``: derive's clause reader) or ``[]`` (docs/guards.md).
+``said_as_run`` reads a quoted command said another way as that command run ("don't rely on `X`").
 """
 
 from __future__ import annotations
@@ -10,10 +11,9 @@ import re
 import threading
 
 from tacit.lazyre import lazy
-from tacit.guards.gerunds import verb_of
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote, verb_of
 
 # "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
@@ -88,9 +88,6 @@ _QUOTED_RM = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`rm(?:\s+-[a-zA-Z]+)*`\s+(?:on\
 _QUOTED_PUSH = lazy(rf"{_DONT}\s+(?:run\s+|use\s+)?`git push(?P<flags>(?:\s+-[-\w]+)*)`\s+(?:to|on|onto|into)\s+(?P<to>.+)", re.I)
 _REWRITE = lazy(rf"{_DONT}\s+rewrite\s+(?:the\s+|any\s+)?(?:git\s+|published\s+|shared\s+|commit\s+)?history"
                 r"(?:\s+(?:on|of|in)\s+(?P<to>.+))?", re.I)
-# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
-_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
-                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
 # "never edit the lockfile": the lockfiles package managers write
@@ -124,6 +121,11 @@ _GIT_VERB_FLAG = lazy(rf"{_DONT}\s+(?P<verb>commit|push|merge|rebase|pull|tag)\s
                       r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
 
 
+# "do not run `pnpm install` with `--no-frozen-lockfile`": the flags of that command
+_CMD_WITH_FLAG = lazy(rf"{_DONT}\s+(?:run|use|call|invoke)\s+(?P<cmd>`[^`-][^`]*`)\s+with\s+(?:the\s+)?"
+                      r"(?P<flags>`-[^`]+`(?:\s*(?:,|or|and|/)\s*`-[^`]+`)*)(?:\s+(?:flags?|options?))?", re.I)
+
+
 # "never bypass the check with `git commit --no-verify`, by editing the hook, or …": the command among the means
 _MEANS = lazy(rf"{_DONT}\s+(?:[\w'-]+\s+){{1,5}}?(?:with|using|via|through)\s+(?P<cmd>`[^`]+`)\s*,\s*(?:or\s+)?"
               r"(?:by|with|using|via|through)\b.*", re.I)
@@ -137,62 +139,60 @@ _CLIENT_SQL = lazy(rf"{_DONT}\s+(?:run|execute|use)\s+`(?:psql|mysql|sqlite3|mar
                    r"[\"'](?P<sql>(?:drop|truncate|delete)\b[^\"'`]*)[\"'][^`]*`", re.I)
 
 
+def _client_sql(m) -> tuple:
+    sql = m.group("sql")
+    if re.match(r"delete\b", sql, re.I):
+        return () if re.search(r"\bwhere\b", sql, re.I) else ("never run DELETE without a WHERE clause",)
+    return ("never run " + " ".join(sql.split()[:2]),)
+
+
+def _delete_branches(m) -> tuple:
+    remote = (m.group("remote") or "").strip().lower()
+    pushed = ("never run `git push --delete`",) if remote != "local" else ()
+    return pushed + (tuple(f"never run `git branch {f}`" for f in ("-d", "-D", "--delete")) if remote != "remote" else ())
+
+
+def _as_is(m) -> str:
+    what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
+    return "leave " + re.sub(r"^the\s+", "", what, flags=re.I) + " alone"
+
+
+def _quoted_push(m) -> str:
+    force = re.search(r"--force|-f\b", m.group("flags") or "")
+    return f"never {'force-push' if force else 'push'} to {m.group('to')}"
+
+
+# each form said otherwise, in order, and what it says: a rule to read (or rules; None: not this form)
+_SAID_OTHERWISE = (
+    (_CLIENT_SQL, _client_sql),
+    (_MEANS, lambda m: f"never run {m['cmd']}" if _unquote(m["cmd"]).split()[0].lower() in _KNOWN_PROGRAMS else None),
+    (_BY_DOING, lambda m: f"never {verb_of(m['ing'])} {m['rest']}" if verb_of(m["ing"]) else None),
+    (_GIT_VERB_FLAG, lambda m: f"never use {m['flags']} with `git {m['verb'].lower()}`"),
+    (_DELETE_BRANCHES, _delete_branches),
+    (_AS_IS, _as_is),
+    (_MATCHING, lambda m: m["pre"] + m["rest"] if re.match(rf"{_DONT}\s", m["pre"], re.I) else None),
+    (_MAKE_COMMITS, lambda m: f"never commit {m['to']}"),
+    (_PASSIVE_VERB, lambda m: None if re.match(rf"{_DONT}\b", m["subj"], re.I)
+     else f"never {_BASE[m['verb'].lower()]} {m['subj']}"),
+    (_QUOTED_RM, lambda m: f"never delete {m['what']}"),
+    (_QUOTED_PUSH, _quoted_push),
+    (_REWRITE, lambda m: f"never force-push to {m['to']}" if m["to"] else "never force-push"),
+    (_CMD_WITH_FLAG, lambda m: f"never use {m['flags']} with {m['cmd']}"),
+)
+
+
 def _said_otherwise(clause: str, because: str, read) -> list:
-    m = _CLIENT_SQL.fullmatch(clause)
-    if m:
-        sql = m.group("sql")
-        if re.match(r"delete\b", sql, re.I):
-            return [] if re.search(r"\bwhere\b", sql, re.I) else read("never run DELETE without a WHERE clause", because)
-        return read("never run " + " ".join(sql.split()[:2]), because)
-    m = _MEANS.fullmatch(clause)
-    if m and _unquote(m.group("cmd")).split()[0].lower() in _KNOWN_PROGRAMS:
-        return read(f"never run {m.group('cmd')}", because)
-    m = _BY_DOING.fullmatch(clause)
-    if m and verb_of(m.group("ing")):
-        return read(f"never {verb_of(m.group('ing'))} {m.group('rest')}", because)
-    m = _GIT_VERB_FLAG.fullmatch(clause)
-    if m:
-        return read(f"never use {m.group('flags')} with `git {m.group('verb').lower()}`", because)
     m = _SCRIPT.fullmatch(clause)
     if m:
         name = m.group("name")
         return [GuardSpec(CommandMatch(programs, (*subs, name), (), True), because) for programs, subs in _RUNS_SCRIPT]
-    m = _DELETE_BRANCHES.fullmatch(clause)
-    if m:
-        remote = (m.group("remote") or "").strip().lower()
-        found = read("never run `git push --delete`", because) if remote != "local" else []
-        if remote != "remote":
-            found += [s for f in ("-d", "-D", "--delete") for s in read(f"never run `git branch {f}`", because)]
-        return found
-    m = _AS_IS.fullmatch(clause)
-    if m:
-        what = re.sub(r"\s+(?:code|contents?|sources?)$", "", m.group("a") or m.group("b"), flags=re.I)
-        what = re.sub(r"^the\s+", "", what, flags=re.I)
-        return read(f"leave {what} alone", because)
     if _LOCKFILE.fullmatch(clause):
         return [GuardSpec(PathMatch(_LOCKFILES), because)]
-    m = _MATCHING.fullmatch(clause)
-    if m and re.match(rf"{_DONT}\s", m.group("pre"), re.I):
-        return read(f"{m.group('pre')}{m.group('rest')}", because)
-    m = _MAKE_COMMITS.fullmatch(clause)
-    if m:
-        return read(f"never commit {m.group('to')}", because)
-    m = _PASSIVE_VERB.fullmatch(clause)
-    if m and not re.match(rf"{_DONT}\b", m.group("subj"), re.I):
-        return read(f"never {_BASE[m.group('verb').lower()]} {m.group('subj')}", because)
-    m = _QUOTED_RM.fullmatch(clause)
-    if m:
-        return read(f"never delete {m.group('what')}", because)
-    m = _QUOTED_PUSH.fullmatch(clause)
-    if m:
-        force = re.search(r"--force|-f\b", m.group("flags") or "")
-        return read(f"never {'force-push' if force else 'push'} to {m.group('to')}", because)
-    m = _REWRITE.fullmatch(clause)
-    if m:
-        return read(f"never force-push to {m.group('to')}" if m.group("to") else "never force-push", because)
-    m = _CMD_WITH_FLAG.fullmatch(clause)
-    if m:
-        return read(f"never use {m.group('flags')} with {m.group('cmd')}", because)
+    for pattern, said in _SAID_OTHERWISE:
+        m = pattern.fullmatch(clause)
+        texts = said(m) if m else None
+        if texts is not None:
+            return [s for text in ([texts] if isinstance(texts, str) else texts) for s in read(text, because)]
     return []
 
 
@@ -285,10 +285,7 @@ def _restated(clause: str, because: str, read, lesson: str) -> list:
     outer = read
     read = lambda text, why: outer(text, why) if " ".join(text.split()) != " ".join(clause.split()) else []  # noqa: E731
     found = (_said_otherwise(clause, because, read) or _kind_files(clause, because, lesson)
-             or _many_alternatives(clause, because, read))
-    if found:
-        return found
-    found = _only_through(clause, because)
+             or _many_alternatives(clause, because, read) or _only_through(clause, because))
     if found:
         return found
     m = _PUBLISH.fullmatch(clause)
@@ -328,4 +325,30 @@ def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
     return run(f"never run {ys[0]}", because)
 
 
-__all__ = ["restated_specs", "script_instead"]
+# "do not rely on `python3 -m ruff check .`" · "don't attempt `git push origin main`": running the quoted command
+_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
+              r"depend\s+on)\s+(?=\x00(\d+)\x00)", re.I)
+# "`tsc` directly or via `npx tsc`": the same program run through a package runner is the program
+_SAME_VIA = lazy(r"\x00(\d+)\x00\s+(?:(?:directly|itself|alone|on its own)\s*,?\s+)?(?:or|nor|and)\s+(?:via|through|using|with)\s+"
+                 r"\x00(\d+)\x00", re.I)
+_PACKAGE_RUNNERS = ("npx", "bunx", "pnpx", "pnpm dlx", "pnpm exec", "yarn dlx", "yarn exec", "yarn", "uvx", "uv run",
+                    "poetry run", "pipx run")
+
+
+def _tried(m, spans: list) -> str:
+    words = spans[int(m.group(2))].strip("`").split()
+    return m.group(1) + "run " if len(words) > 1 and words[0] in _KNOWN_PROGRAMS else m.group(0)
+
+
+def _same_via(m, spans: list) -> str:
+    program, via = spans[int(m.group(1))].strip("`").strip(), spans[int(m.group(2))].strip("`").strip()
+    runs = any(via == f"{runner} {program}" for runner in _PACKAGE_RUNNERS)
+    return f"\x00{m.group(1)}\x00" if runs and " " not in program else m.group(0)
+
+
+def said_as_run(sentence: str, spans: list) -> str:
+    """The sentence with "rely on `X`" read as "run `X`" and "`p` or via `npx p`" as one `p`."""
+    return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
+
+
+__all__ = ["restated_specs", "said_as_run", "script_instead"]
