@@ -66,12 +66,10 @@ def highlights(state) -> list[dict]:
 
 def _why(state, cfg) -> str | None:
     """Why a review is due at this turn's end, or None."""
-    from tacit.detect.analysis import REVIEW_BUDGET, lesson_threshold
+    from tacit.detect.analysis import review_due
 
     waiting = highlights(state)
-    threshold = lesson_threshold()
-    if waiting and sum(float(h.get("score") or 0) for h in waiting if float(h.get("score") or 0) >= threshold) \
-            >= REVIEW_BUDGET:
+    if waiting and review_due([float(h.get("score") or 0) for h in waiting]):
         return f"{len(waiting)} highlighted message{'s' if len(waiting) != 1 else ''}"
     if any(h.get("durable") for h in waiting):
         return "a durable statement"

@@ -7,11 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import islice
 
 from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
 from tacit.projects import Project
@@ -28,7 +26,6 @@ STRIKES_TO_REMOVE = 2
 SYNC_BATCH = 500  # rows per write transaction of a sync
 GLOBAL_SCOPES = ("user", "global")  # memory scopes whose guards are global
 EVENT_KINDS = ("stop", "override", "wrong", "repeat")
-_VERBATIM = re.compile(r'[ !#-\[\]-~]+')  # what JSON keeps as it is: printable ASCII but " and \
 _COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_scope", "lesson", "spec",
             "action", "status", "strikes", "lesson_at", "by_user", "created_at", "updated_at",
             "removed_at", "removed_why")
@@ -265,10 +262,6 @@ class GuardStore:
                 if memory_scope not in GLOBAL_SCOPES:
                     query += " AND project = ?"
                     args.append(root)
-                probes = [max(_VERBATIM.findall(e), key=len, default="") for e in islice(entries, 33)]
-                if len(probes) <= 32 and all(probes):  # a few new lessons: only the rows that may hold them are read
-                    query += f" AND ({' OR '.join(['instr(after, ?)'] * len(probes))})"
-                    args.extend(probes)
                 seen: set = set()  # every entry an earlier row held: a row saved what is new in it
                 last = None  # the previous row's list, as text: a row that appends to it is read from there on
                 for _id, at, kind, name, after in sorted(conn.execute(query, args)):
