@@ -113,6 +113,15 @@ def test_passive_edit_rule_stops_changes_not_reads():
     assert not _stops(rule, "Edit", {"file_path": "/r/src/api.ts"})
 
 
+@pytest.mark.parametrize("rule", ["Keep off `dist/`.", "Hands off dist/ \u2014 it is generated", "hands off `dist/`"])
+def test_hands_off_a_folder_stops_writes_under_it_not_reads(rule):
+    assert matches(rule) == [PathMatch(("dist/",))]
+    assert _stops(rule, "Write", {"file_path": "/r/dist/app.js", "content": "x"})
+    assert _stops(rule, "Bash", {"command": "rm -rf dist/app.js"})
+    assert not _stops(rule, "Read", {"file_path": "/r/dist/app.js"})
+    assert not _stops(rule, "Edit", {"file_path": "/r/src/app.js"})
+
+
 def test_install_with_stops_installs_only():
     rule = "Never install packages with npm; use pnpm"
     assert _stops(rule, "Bash", {"command": "npm install left-pad"})
