@@ -225,7 +225,7 @@ class Engine:
     def correction_patterns(self):
         """The correction detector's pattern lists from config (a bad regex: logged, left out)."""
         if self._patterns is None:
-            from tacit.detect.correction import patterns_from_config
+            from tacit.detect.patterns import patterns_from_config
             self._patterns = patterns_from_config(self.cfg)
             for problem in self._patterns.problems:
                 log(self.cfg, "warning", "corrections", problem)

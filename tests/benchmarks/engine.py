@@ -103,14 +103,15 @@ def _median_time(fn, repeats: int) -> float:
 
 
 def _original_strong_regex():
-    from tacit.detect.correction import DEFAULT_STRONG_PATTERNS
+    from tacit.detect.patterns import DEFAULT_STRONG_PATTERNS
 
     return re.compile("|".join(f"(?:{p})" for p in DEFAULT_STRONG_PATTERNS), re.IGNORECASE)
 
 
 def measure(events: list, texts: list[dict], repeats: int, hook_events: int) -> dict:
     from tacit.config import load_config
-    from tacit.detect.correction import default_patterns, detect_correction
+    from tacit.detect.correction import detect_correction
+    from tacit.detect.patterns import default_patterns
     from tacit.hosts.runtime import build_engine
 
     strong = _original_strong_regex()

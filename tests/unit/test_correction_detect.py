@@ -9,17 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tacit.detect.analysis import analyse
-from tacit.detect.patterns import original_rule
-from tacit.detect.correction import (
-    CorrectionPatterns,
-    CorrectionVerdict,
-    compile_patterns,
-    default_patterns,
-    detect_correction,
-    looks_like_agent_prompt,
-    patterns_from_config,
-    strip_quoted,
+from tacit.detect.correction import CorrectionVerdict, detect_correction
+from tacit.detect.patterns import (
+    CorrectionPatterns, compile_patterns, default_patterns, original_rule, patterns_from_config,
 )
+from tacit.detect.text import looks_like_agent_prompt, strip_quoted
 
 
 def is_corr(text: str, prev: str | None = None, **kw) -> bool:

@@ -33,7 +33,8 @@ def add_parser(subparsers) -> None:
 
 # Detector adapters: text (+ context) -> one JSON-able dict
 def _correction_detector(cfg):
-    from tacit.detect.correction import detect_correction, patterns_from_config
+    from tacit.detect.correction import detect_correction
+    from tacit.detect.patterns import patterns_from_config
 
     patterns = patterns_from_config(cfg)
     for problem in patterns.problems:

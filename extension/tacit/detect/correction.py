@@ -17,19 +17,11 @@ from tacit.detect import features as _features
 from tacit.detect.commands import wants_forget, wants_review
 from tacit.detect.markers import chinese_correction
 from tacit.detect.model import USER_MODEL, model
-from tacit.detect.patterns import (
-    DEFAULT_DIRECTIVE_WORDS, DEFAULT_NEGATIVE_PATTERNS, DEFAULT_STRONG_PATTERNS, DEFAULT_WEAK_PATTERNS,
-    CorrectionPatterns, compile_patterns, default_patterns, original_rule, patterns_from_config,
-)
+from tacit.detect.patterns import CorrectionPatterns, default_patterns, original_rule
 from tacit.detect.rules import Phrased, phrase
-from tacit.detect.text import looks_like_agent_prompt, sentences, strip_quoted
+from tacit.detect.text import sentences, strip_quoted
 
-__all__ = [
-    "CorrectionPatterns", "CorrectionVerdict", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS",
-    "DEFAULT_NEGATIVE_PATTERNS", "DEFAULT_DIRECTIVE_WORDS", "STRONG_SCORE", "compile_patterns",
-    "default_patterns", "detect_correction", "judge_correction",
-    "looks_like_agent_prompt", "patterns_from_config", "strip_quoted",
-]
+__all__ = ["CorrectionVerdict", "STRONG_SCORE", "detect_correction", "judge_correction"]
 
 #: a strong-pattern hit scores at least this
 STRONG_SCORE = 0.9
