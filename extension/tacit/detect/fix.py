@@ -125,10 +125,10 @@ class _Reading:
 
 
 def _read(reply: str) -> _Reading:
-    sentences, done = fix_parse.prose_sentences(reply)
+    sentences, done, candidate = fix_parse.read(reply)
     diag = [_cues(s.text, _DIAGNOSIS) | ({"d-label"} if s.role == "problem" else set()) for s in sentences]
     remedy = [_cues(s.text, _REMEDY) | ({"r-label"} if s.role == "solution" else set()) for s in sentences]
-    return _Reading(sentences, diag, remedy, fix_parse.parse(reply), done)
+    return _Reading(sentences, diag, remedy, candidate, done)
 
 
 def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, float]:

@@ -10,12 +10,12 @@ Design notes: docs/design/detect.md#tacitdetectfix_parse"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate, groupby, islice, takewhile
 
 from tacit.lazyre import lazy
 
-__all__ = ["Candidate", "Sentence", "parse", "prose_sentences", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
+__all__ = ["Candidate", "Sentence", "parse", "read", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
 
 #: below this a candidate pair is not reported as a fix
 MIN_CONFIDENCE = 0.6
@@ -747,11 +747,7 @@ def _solution_text(sentences: list[Sentence], r: _Remedy) -> str:
     return body
 
 
-def _parse(reply: str) -> Candidate | None:
-    read = _read(reply)
-    if read is None:
-        return None
-    sentences, spans, restored, done = read
+def _parse(sentences: list[Sentence], spans: list[str], restored: list[str], done: bool) -> Candidate | None:
     _drop_defect_solutions(sentences, restored)
     remedies = [r for i, s in enumerate(sentences) if s.role != "solution"
                 for r in _find_remedies(i, s) if _remedy_ok(s, r, spans)]
@@ -767,24 +763,6 @@ def _parse(reply: str) -> Candidate | None:
             best.consider(0.86, r.sent * 1000 + r.trig_start, body[which.end():], body[: which.start()], "which-fixes", r)
     _pair(diagnoses, remedies, sentences, best)
     return best.found[2] if best.found else None
-
-
-def _read(reply: str) -> tuple[list[Sentence], list[str], list[str], bool] | None:
-    """``(sentences within the prose budget, code spans, their restored texts, announced done)``, or
-    None for a reply too short, an error dump or no prose."""
-    if not isinstance(reply, str):
-        return None
-    reply = reply[:MAX_REPLY_CHARS]
-    if _text_weight(reply.strip()) < MIN_REPLY_CHARS or reply.lstrip().startswith("Traceback"):
-        return None
-    spans: list[str] = []
-    sentences, done = _sentences(_units(reply, spans))
-    if not sentences:
-        return None
-    restored = [_restore(s.text, spans) for s in sentences]
-    if _ERROR_START_RE.match(restored[0]) or _text_weight(" ".join(restored)) < MIN_REPLY_CHARS:
-        return None
-    return sentences, spans, restored, done
 
 
 def _within_budget(sentences: list[Sentence]) -> list[Sentence]:
@@ -994,24 +972,32 @@ def _diag_text(sentences: list[Sentence], d: _Diag) -> str:
     return text
 
 
-def parse(reply: str) -> Candidate | None:
-    """The best diagnosis + remedy pair in ``reply``, or None (never raises)."""
-    try:
-        return _parse(reply)
-    except Exception:  # noqa: BLE001 — a parser must never break the host
-        return None
+def _is_prose(reply: str, restored: list[str]) -> bool:
+    """Not a reply too short, an error dump or no prose."""
+    reply = reply.strip()
+    return bool(restored) and _text_weight(reply) >= MIN_REPLY_CHARS and not reply.startswith("Traceback") \
+        and not _ERROR_START_RE.match(restored[0]) and _text_weight(" ".join(restored)) >= MIN_REPLY_CHARS
 
 
-def prose_sentences(reply: str) -> tuple[list[Sentence], bool]:
-    """(the reply's prose sentences, code spans restored; whether it opens with "Fixed:"-like
-    preamble); bounded like the parser. Never raises."""
+def read(reply: str) -> tuple[list[Sentence], bool, Candidate | None]:
+    """(the reply's prose sentences within the budget, code spans restored; whether it opens with a
+    "Fixed:"-like preamble; the best diagnosis + remedy pair or None). Never raises."""
     try:
         if not isinstance(reply, str):
-            return [], False
+            return [], False, None
+        reply = reply[:MAX_REPLY_CHARS]
         spans: list[str] = []
-        sentences, done = _sentences(_units(reply[:MAX_REPLY_CHARS], spans))
-        for sentence in sentences:
-            sentence.text = _restore(sentence.text, spans)
-        return sentences, done
+        sentences, done = _sentences(_units(reply, spans))
+        restored = [_restore(s.text, spans) for s in sentences]
+        prose = [replace(s, text=text) for s, text in zip(sentences, restored)]  # the parser changes roles
     except Exception:  # noqa: BLE001
-        return [], False
+        return [], False, None
+    try:
+        return prose, done, _parse(sentences, spans, restored, done) if _is_prose(reply, restored) else None
+    except Exception:  # noqa: BLE001 — a parser must never break the host
+        return prose, done, None
+
+
+def parse(reply: str) -> Candidate | None:
+    """The best diagnosis + remedy pair in ``reply``, or None (never raises)."""
+    return read(reply)[2]
