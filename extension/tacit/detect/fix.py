@@ -10,9 +10,10 @@ Design notes: docs/design/detect.md#tacitdetectfix"""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 
 from tacit.detect import fix_parse
+from tacit.detect.fix_parse import FixStatement
 from tacit.detect.model import bucket, flags, model
 from tacit.lazyre import lazy
 
@@ -22,20 +23,6 @@ MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
 WEIGHTS_FILE = "fix_model.json"
-
-
-@dataclass(frozen=True, slots=True)
-class FixStatement:
-    """A problem and the solution the agent applied or prescribed for it; ``pattern``: how it was found
-    (``"found-it+i-verb"``, ``"scored:<diagnosis>+<remedy>"``); ``confidence``: the score (0..1)."""
-
-    problem: str
-    solution: str
-    pattern: str
-    confidence: float
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 # Sentence cues
@@ -120,7 +107,7 @@ class _Reading:
     sentences: list  # list[fix_parse.Sentence]
     diag: list  # set of diagnosis cue names per sentence
     remedy: list  # set of remedy cue names per sentence
-    candidate: fix_parse.Candidate | None
+    candidate: FixStatement | None
     done: bool
 
 
@@ -131,7 +118,7 @@ def _read(reply: str) -> _Reading:
     return _Reading(sentences, diag, remedy, candidate, done)
 
 
-def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, float]:
+def _features(reading: _Reading, prev_user: object) -> dict[str, float]:
     sentences = reading.sentences
     if not sentences:
         return {"no-prose": 1.0}
@@ -191,7 +178,7 @@ def reply_features(reply: object, prev_user: object = None) -> dict[str, float]:
     """Named features of an agent reply (for training and scoring)."""
     if not isinstance(reply, str) or not reply.strip():
         return {"no-prose": 1.0}
-    return _features(_read(reply[:MAX_REPLY_CHARS]), reply, prev_user)
+    return _features(_read(reply[:MAX_REPLY_CHARS]), prev_user)
 
 
 # Extraction and the verdict
@@ -246,13 +233,15 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
             return None
         reading = _read(reply[:MAX_REPLY_CHARS])
         scorer = model(WEIGHTS_FILE, "fix")
-        score = scorer.score(_features(reading, reply, prev_user))
+        score = scorer.score(_features(reading, prev_user))
         c = reading.candidate
         if not scorer.weights:  # no weight file: the parser alone decides
-            return FixStatement(c.problem, c.solution, c.pattern, c.confidence) if c else None
+            return c
         if score < scorer.threshold:
             return None
-        found = (c.problem, c.solution, c.pattern) if c is not None else _extract(reading)
+        if c is not None:
+            return replace(c, confidence=round(score, 3))
+        found = _extract(reading)
         return FixStatement(*found, round(score, 3)) if found else None
     except Exception:  # noqa: BLE001 — a detector must never break the host
         return None

@@ -10,12 +10,12 @@ Design notes: docs/design/detect.md#tacitdetectfix_parse"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from itertools import accumulate, groupby, islice, takewhile
 
 from tacit.lazyre import lazy
 
-__all__ = ["Candidate", "Sentence", "parse", "read", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
+__all__ = ["FixStatement", "Sentence", "parse", "read", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
 
 #: below this a candidate pair is not reported as a fix
 MIN_CONFIDENCE = 0.6
@@ -38,13 +38,17 @@ MIN_REPLY_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    """The parser's best diagnosis + remedy pair."""
+class FixStatement:
+    """A problem and the solution the agent applied or prescribed for it; ``pattern``: how it was found
+    (``"found-it+i-verb"``, ``"scored:<diagnosis>+<remedy>"``); ``confidence``: the score (0..1)."""
 
     problem: str
     solution: str
-    pattern: str  # which diagnosis+remedy triggers matched, e.g. "found-it+i-verb"
+    pattern: str
     confidence: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
 # Markdown / code handling
@@ -747,7 +751,7 @@ def _solution_text(sentences: list[Sentence], r: _Remedy) -> str:
     return body
 
 
-def _parse(sentences: list[Sentence], spans: list[str], restored: list[str], done: bool) -> Candidate | None:
+def _parse(sentences: list[Sentence], spans: list[str], restored: list[str], done: bool) -> FixStatement | None:
     _drop_defect_solutions(sentences, restored)
     remedies = [r for i, s in enumerate(sentences) if s.role != "solution"
                 for r in _find_remedies(i, s) if _remedy_ok(s, r, spans)]
@@ -833,13 +837,13 @@ def _labelled_sections(sentences: list[Sentence], spans: list[str], remedies: li
 
 
 class _Best:
-    """The best pairing considered so far: ``found`` is ``(confidence, order, Candidate)``."""
+    """The best pairing considered so far: ``found`` is ``(confidence, order, FixStatement)``."""
 
     def __init__(self, sentences: list[Sentence], spans: list[str], restored: list[str], done: bool):
         self.sentences, self.spans, self.done = sentences, spans, done
         self.failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
         self.success_after = [i for i, t in enumerate(restored) if _SUCCESS_RE.search(t)]
-        self.found: tuple[float, int, Candidate] | None = None
+        self.found: tuple[float, int, FixStatement] | None = None
 
     def consider(self, conf: float, order: int, problem: str, solution: str, pattern: str, r: _Remedy) -> bool:
         """Score one pairing; returns False when it is not a usable fix at all."""
@@ -860,7 +864,7 @@ class _Best:
             return False
         found = self.found
         if found is None or conf > found[0] or (conf == found[0] and order < found[1]):
-            self.found = (conf, order, Candidate(problem_c, solution_c, pattern, conf))
+            self.found = (conf, order, FixStatement(problem_c, solution_c, pattern, conf))
         return True
 
 
@@ -979,7 +983,7 @@ def _is_prose(reply: str, restored: list[str]) -> bool:
         and not _ERROR_START_RE.match(restored[0]) and _text_weight(" ".join(restored)) >= MIN_REPLY_CHARS
 
 
-def read(reply: str) -> tuple[list[Sentence], bool, Candidate | None]:
+def read(reply: str) -> tuple[list[Sentence], bool, FixStatement | None]:
     """(the reply's prose sentences within the budget, code spans restored; whether it opens with a
     "Fixed:"-like preamble; the best diagnosis + remedy pair or None). Never raises."""
     try:
@@ -998,6 +1002,6 @@ def read(reply: str) -> tuple[list[Sentence], bool, Candidate | None]:
         return prose, done, None
 
 
-def parse(reply: str) -> Candidate | None:
+def parse(reply: str) -> FixStatement | None:
     """The best diagnosis + remedy pair in ``reply``, or None (never raises)."""
     return read(reply)[2]
