@@ -19,7 +19,6 @@ from tacit.lazyre import lazy
 
 __all__ = ["FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features"]
 
-MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
 WEIGHTS_FILE = "fix_model.json"
@@ -111,7 +110,7 @@ class _Reading:
     done: bool
 
 
-def _read(reply: str) -> _Reading:
+def _read(reply: object) -> _Reading:
     sentences, done, candidate = fix_parse.read(reply)
     diag = [_cues(s.text, _DIAGNOSIS) | ({"d-label"} if s.role == "problem" else set()) for s in sentences]
     remedy = [_cues(s.text, _REMEDY) | ({"r-label"} if s.role == "solution" else set()) for s in sentences]
@@ -175,10 +174,8 @@ def _features(reading: _Reading, prev_user: object) -> dict[str, float]:
 
 
 def reply_features(reply: object, prev_user: object = None) -> dict[str, float]:
-    """Named features of an agent reply (for training and scoring)."""
-    if not isinstance(reply, str) or not reply.strip():
-        return {"no-prose": 1.0}
-    return _features(_read(reply[:MAX_REPLY_CHARS]), prev_user)
+    """Named features of an agent reply (for training and scoring); ``{"no-prose": 1.0}`` for none."""
+    return _features(_read(reply), prev_user)
 
 
 # Extraction and the verdict
@@ -231,7 +228,7 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
     try:
         if not isinstance(reply, str) or not reply.strip():
             return None
-        reading = _read(reply[:MAX_REPLY_CHARS])
+        reading = _read(reply)
         scorer = model(WEIGHTS_FILE, "fix")
         score = scorer.score(_features(reading, prev_user))
         c = reading.candidate
