@@ -700,14 +700,14 @@ def _find_diagnoses(i: int, s: Sentence, stops: list[int]) -> list[_Diag]:
                 clause = text[start: d.end]
                 gated = m.group(0).lower() == "since" or not text[start: m.start()].strip()
                 if gated and not (_DEFECT_RE.search(clause) or _CAUSAL_RE.search(clause)):
-                    d.text = "\0reject"
+                    continue
             found.append(d)
     return found
 
 
 def _diag_ok(s: Sentence, d: _Diag, restored: str) -> bool:
     text = s.text
-    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
+    if s.question or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
         return False
     clause = _clause_start(text, d.trig_start)
     if _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) or _DIAG_HEDGE_RE.search(text[d.start: d.end]) \
@@ -971,7 +971,7 @@ def _diag_text(sentences: list[Sentence], d: _Diag) -> str:
     if d.kind == "label":
         return d.text
     text = sentences[d.sent].text[d.start: d.end]
-    if d.kind == "reason" and d.text and d.text != "\0reject":
+    if d.kind == "reason" and d.text:
         return f"{d.text} because {text}"
     return text
 
