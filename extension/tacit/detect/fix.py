@@ -10,32 +10,18 @@ Design notes: docs/design/detect.md#tacitdetectfix"""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 
 from tacit.detect import fix_parse
+from tacit.detect.fix_parse import FixStatement
 from tacit.detect.model import bucket, flags, model
 from tacit.lazyre import lazy
 
 __all__ = ["FixStatement", "detect_fix", "fix_score", "lookup_text", "reply_features"]
 
-MAX_REPLY_CHARS = fix_parse.MAX_REPLY_CHARS
 #: n-grams come from this many leading words of the prose
 NGRAM_WORDS = 160
 WEIGHTS_FILE = "fix_model.json"
-
-
-@dataclass(frozen=True, slots=True)
-class FixStatement:
-    """A problem and the solution the agent applied or prescribed for it; ``pattern``: how it was found
-    (``"found-it+i-verb"``, ``"scored:<diagnosis>+<remedy>"``); ``confidence``: the score (0..1)."""
-
-    problem: str
-    solution: str
-    pattern: str
-    confidence: float
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 # Sentence cues
@@ -120,18 +106,18 @@ class _Reading:
     sentences: list  # list[fix_parse.Sentence]
     diag: list  # set of diagnosis cue names per sentence
     remedy: list  # set of remedy cue names per sentence
-    candidate: fix_parse.Candidate | None
+    candidate: FixStatement | None
     done: bool
 
 
-def _read(reply: str) -> _Reading:
-    sentences, done = fix_parse.prose_sentences(reply)
+def _read(reply: object) -> _Reading:
+    sentences, done, candidate = fix_parse.read(reply)
     diag = [_cues(s.text, _DIAGNOSIS) | ({"d-label"} if s.role == "problem" else set()) for s in sentences]
     remedy = [_cues(s.text, _REMEDY) | ({"r-label"} if s.role == "solution" else set()) for s in sentences]
-    return _Reading(sentences, diag, remedy, fix_parse.parse(reply), done)
+    return _Reading(sentences, diag, remedy, candidate, done)
 
 
-def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, float]:
+def _features(reading: _Reading, prev_user: object) -> dict[str, float]:
     sentences = reading.sentences
     if not sentences:
         return {"no-prose": 1.0}
@@ -188,10 +174,8 @@ def _features(reading: _Reading, reply: str, prev_user: object) -> dict[str, flo
 
 
 def reply_features(reply: object, prev_user: object = None) -> dict[str, float]:
-    """Named features of an agent reply (for training and scoring)."""
-    if not isinstance(reply, str) or not reply.strip():
-        return {"no-prose": 1.0}
-    return _features(_read(reply[:MAX_REPLY_CHARS]), reply, prev_user)
+    """Named features of an agent reply (for training and scoring); ``{"no-prose": 1.0}`` for none."""
+    return _features(_read(reply), prev_user)
 
 
 # Extraction and the verdict
@@ -244,15 +228,17 @@ def detect_fix(reply: str, prev_user: str | None = None) -> FixStatement | None:
     try:
         if not isinstance(reply, str) or not reply.strip():
             return None
-        reading = _read(reply[:MAX_REPLY_CHARS])
+        reading = _read(reply)
         scorer = model(WEIGHTS_FILE, "fix")
-        score = scorer.score(_features(reading, reply, prev_user))
+        score = scorer.score(_features(reading, prev_user))
         c = reading.candidate
         if not scorer.weights:  # no weight file: the parser alone decides
-            return FixStatement(c.problem, c.solution, c.pattern, c.confidence) if c else None
+            return c
         if score < scorer.threshold:
             return None
-        found = (c.problem, c.solution, c.pattern) if c is not None else _extract(reading)
+        if c is not None:
+            return replace(c, confidence=round(score, 3))
+        found = _extract(reading)
         return FixStatement(*found, round(score, 3)) if found else None
     except Exception:  # noqa: BLE001 — a detector must never break the host
         return None

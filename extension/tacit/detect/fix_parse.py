@@ -10,12 +10,12 @@ Design notes: docs/design/detect.md#tacitdetectfix_parse"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from itertools import accumulate, groupby, islice, takewhile
 
 from tacit.lazyre import lazy
 
-__all__ = ["Candidate", "Sentence", "parse", "prose_sentences", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
+__all__ = ["FixStatement", "Sentence", "parse", "read", "MIN_CONFIDENCE", "MAX_REPLY_CHARS"]
 
 #: below this a candidate pair is not reported as a fix
 MIN_CONFIDENCE = 0.6
@@ -38,13 +38,17 @@ MIN_REPLY_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    """The parser's best diagnosis + remedy pair."""
+class FixStatement:
+    """A problem and the solution the agent applied or prescribed for it; ``pattern``: how it was found
+    (``"found-it+i-verb"``, ``"scored:<diagnosis>+<remedy>"``); ``confidence``: the score (0..1)."""
 
     problem: str
     solution: str
-    pattern: str  # which diagnosis+remedy triggers matched, e.g. "found-it+i-verb"
+    pattern: str
     confidence: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
 # Markdown / code handling
@@ -696,14 +700,14 @@ def _find_diagnoses(i: int, s: Sentence, stops: list[int]) -> list[_Diag]:
                 clause = text[start: d.end]
                 gated = m.group(0).lower() == "since" or not text[start: m.start()].strip()
                 if gated and not (_DEFECT_RE.search(clause) or _CAUSAL_RE.search(clause)):
-                    d.text = "\0reject"
+                    continue
             found.append(d)
     return found
 
 
 def _diag_ok(s: Sentence, d: _Diag, restored: str) -> bool:
     text = s.text
-    if s.question or d.text == "\0reject" or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
+    if s.question or _REQUESTED_RE.search(restored) or _RULED_OUT_RE.match(text[d.start: d.end]):
         return False
     clause = _clause_start(text, d.trig_start)
     if _DIAG_HEDGE_RE.search(text[clause: d.trig_start]) or _DIAG_HEDGE_RE.search(text[d.start: d.end]) \
@@ -747,11 +751,7 @@ def _solution_text(sentences: list[Sentence], r: _Remedy) -> str:
     return body
 
 
-def _parse(reply: str) -> Candidate | None:
-    read = _read(reply)
-    if read is None:
-        return None
-    sentences, spans, restored, done = read
+def _parse(sentences: list[Sentence], spans: list[str], restored: list[str], done: bool) -> FixStatement | None:
     _drop_defect_solutions(sentences, restored)
     remedies = [r for i, s in enumerate(sentences) if s.role != "solution"
                 for r in _find_remedies(i, s) if _remedy_ok(s, r, spans)]
@@ -767,24 +767,6 @@ def _parse(reply: str) -> Candidate | None:
             best.consider(0.86, r.sent * 1000 + r.trig_start, body[which.end():], body[: which.start()], "which-fixes", r)
     _pair(diagnoses, remedies, sentences, best)
     return best.found[2] if best.found else None
-
-
-def _read(reply: str) -> tuple[list[Sentence], list[str], list[str], bool] | None:
-    """``(sentences within the prose budget, code spans, their restored texts, announced done)``, or
-    None for a reply too short, an error dump or no prose."""
-    if not isinstance(reply, str):
-        return None
-    reply = reply[:MAX_REPLY_CHARS]
-    if _text_weight(reply.strip()) < MIN_REPLY_CHARS or reply.lstrip().startswith("Traceback"):
-        return None
-    spans: list[str] = []
-    sentences, done = _sentences(_units(reply, spans))
-    if not sentences:
-        return None
-    restored = [_restore(s.text, spans) for s in sentences]
-    if _ERROR_START_RE.match(restored[0]) or _text_weight(" ".join(restored)) < MIN_REPLY_CHARS:
-        return None
-    return sentences, spans, restored, done
 
 
 def _within_budget(sentences: list[Sentence]) -> list[Sentence]:
@@ -855,13 +837,13 @@ def _labelled_sections(sentences: list[Sentence], spans: list[str], remedies: li
 
 
 class _Best:
-    """The best pairing considered so far: ``found`` is ``(confidence, order, Candidate)``."""
+    """The best pairing considered so far: ``found`` is ``(confidence, order, FixStatement)``."""
 
     def __init__(self, sentences: list[Sentence], spans: list[str], restored: list[str], done: bool):
         self.sentences, self.spans, self.done = sentences, spans, done
         self.failures = [i for i, t in enumerate(restored) if _FAILURE_RE.search(t)]
         self.success_after = [i for i, t in enumerate(restored) if _SUCCESS_RE.search(t)]
-        self.found: tuple[float, int, Candidate] | None = None
+        self.found: tuple[float, int, FixStatement] | None = None
 
     def consider(self, conf: float, order: int, problem: str, solution: str, pattern: str, r: _Remedy) -> bool:
         """Score one pairing; returns False when it is not a usable fix at all."""
@@ -882,7 +864,7 @@ class _Best:
             return False
         found = self.found
         if found is None or conf > found[0] or (conf == found[0] and order < found[1]):
-            self.found = (conf, order, Candidate(problem_c, solution_c, pattern, conf))
+            self.found = (conf, order, FixStatement(problem_c, solution_c, pattern, conf))
         return True
 
 
@@ -989,29 +971,37 @@ def _diag_text(sentences: list[Sentence], d: _Diag) -> str:
     if d.kind == "label":
         return d.text
     text = sentences[d.sent].text[d.start: d.end]
-    if d.kind == "reason" and d.text and d.text != "\0reject":
+    if d.kind == "reason" and d.text:
         return f"{d.text} because {text}"
     return text
 
 
-def parse(reply: str) -> Candidate | None:
-    """The best diagnosis + remedy pair in ``reply``, or None (never raises)."""
-    try:
-        return _parse(reply)
-    except Exception:  # noqa: BLE001 — a parser must never break the host
-        return None
+def _is_prose(reply: str, restored: list[str]) -> bool:
+    """Not a reply too short, an error dump or no prose."""
+    reply = reply.strip()
+    return bool(restored) and _text_weight(reply) >= MIN_REPLY_CHARS and not reply.startswith("Traceback") \
+        and not _ERROR_START_RE.match(restored[0]) and _text_weight(" ".join(restored)) >= MIN_REPLY_CHARS
 
 
-def prose_sentences(reply: str) -> tuple[list[Sentence], bool]:
-    """(the reply's prose sentences, code spans restored; whether it opens with "Fixed:"-like
-    preamble); bounded like the parser. Never raises."""
+def read(reply: str) -> tuple[list[Sentence], bool, FixStatement | None]:
+    """(the reply's prose sentences within the budget, code spans restored; whether it opens with a
+    "Fixed:"-like preamble; the best diagnosis + remedy pair or None). Never raises."""
     try:
         if not isinstance(reply, str):
-            return [], False
+            return [], False, None
+        reply = reply[:MAX_REPLY_CHARS]
         spans: list[str] = []
-        sentences, done = _sentences(_units(reply[:MAX_REPLY_CHARS], spans))
-        for sentence in sentences:
-            sentence.text = _restore(sentence.text, spans)
-        return sentences, done
+        sentences, done = _sentences(_units(reply, spans))
+        restored = [_restore(s.text, spans) for s in sentences]
+        prose = [replace(s, text=text) for s, text in zip(sentences, restored)]  # the parser changes roles
     except Exception:  # noqa: BLE001
-        return [], False
+        return [], False, None
+    try:
+        return prose, done, _parse(sentences, spans, restored, done) if _is_prose(reply, restored) else None
+    except Exception:  # noqa: BLE001 — a parser must never break the host
+        return prose, done, None
+
+
+def parse(reply: str) -> FixStatement | None:
+    """The best diagnosis + remedy pair in ``reply``, or None (never raises)."""
+    return read(reply)[2]

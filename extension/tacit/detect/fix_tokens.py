@@ -71,21 +71,17 @@ def _raw_tokens(text: str):
         yield chunk[start:]
 
 
-def _all_digits(text: str) -> bool:
-    return bool(text) and all(c in _DIGITS for c in text)
-
-
 def _is_version(token: str) -> bool:
     """``^v?\\d+(?:\\.\\d+)+[a-z0-9]*$|^v\\d+$`` (case-insensitive) on an ASCII token."""
     prefixed = token[:1] in ("v", "V")
     body = token[1:] if prefixed else token
-    if prefixed and _all_digits(body):
+    if prefixed and body.isdigit():
         return True  # v2
     parts = body.split(".")
-    if len(parts) < 2 or not all(_all_digits(p) for p in parts[:-1]):
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:-1]):
         return False
     last = parts[-1]  # digits, then any letters and digits: 4, 0rc1, 2b
-    return bool(last) and last[0] in _DIGITS and all(c in _ALNUM for c in last)
+    return last[:1].isdigit() and last.isalnum()
 
 
 def _camel_parts(chunk: str) -> list[str]:

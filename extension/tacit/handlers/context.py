@@ -35,21 +35,17 @@ def register(engine) -> None:
 
 
 def inject_session_context(event, ctx) -> ContextResult:
-    features = ctx.host_features
-    memory = ctx.memory
+    features, memory = ctx.host_features, ctx.memory
     # a host that shows USER.md and the global MEMORY.md itself (Hermes) still
     # needs this project's memory from tacit
     snapshot = memory.snapshot(("project", "team") if "memory_snapshot" in features else None)
     guidance = None
     if "memory_tool" not in features:
         guidance = GUIDANCE_TOOLS if "tacit_tools" in features else GUIDANCE_CLI
-    gate = SkillGate(ctx.skills.cfg)  # called only when the session's index is first rendered (it is frozen)
-    index = ctx.skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
-    left_out = list(memory.gated_out) + gate.left_out
-    result = _context(snapshot, guidance, index)
-    if (left_out or memory.unread) and not ctx.state.marks.get(NOTICE_MARK):
+    result, told = _context(memory, ctx.skills, features, snapshot, guidance)
+    if told and not ctx.state.marks.get(NOTICE_MARK):
         ctx.state.marks[NOTICE_MARK] = True
-        result.notices.extend(_told(left_out, memory.unread))
+        result.notices.extend(told)
     return result
 
 
@@ -59,25 +55,19 @@ def user_context(engine, event) -> ContextResult:
     features = engine.features_for(event.host or engine.default_host)
     memory = MemoryStore(engine.cfg, None)
     snapshot = "" if "memory_snapshot" in features else memory.snapshot(("user", "global"))
-    skills = ScopedSkills(engine.cfg, None)
-    gate = SkillGate(engine.cfg)
-    index = skills.snapshot(gate=gate, skip=_indexed_by_host(features)) if "skill_index" not in features else ""
-    result = _context(snapshot, None, index)
-    left_out = list(memory.gated_out) + list(gate.left_out)
-    result.notices.extend(_told(left_out, memory.unread))
+    result, told = _context(memory, ScopedSkills(engine.cfg, None), features, snapshot, None)
+    result.notices.extend(told)
     return result
 
 
-def _told(left_out: list, unread: list) -> list:
-    """What the person is told: what the gate left out, and the files far over their limit."""
-    return ([GateResult((), tuple(left_out)).notice()] if left_out else []) + list(unread)
-
-
-def _indexed_by_host(features) -> tuple:
-    """Skill scopes the host lists itself (Hermes indexes tacit's global skills through a link)."""
-    return ("global",) if "global_skill_index" in features else ()
-
-
-def _context(snapshot: str, guidance: str | None, index: str) -> ContextResult:
+def _context(memory, skills, features, snapshot: str, guidance: str | None) -> tuple[ContextResult, list]:
+    """The context (snapshot, guidance, the skill index) and what the person is told: what the gates
+    left out, and the memory files far over their limit."""
+    gate = SkillGate(skills.cfg)  # called only when the session's index is first rendered (it is frozen)
+    index = ""
+    if "skill_index" not in features:  # else the host lists them (Hermes lists the global ones, through a link)
+        index = skills.snapshot(gate=gate, skip=("global",) if "global_skill_index" in features else ())
+    left_out = list(memory.gated_out) + list(gate.left_out)
+    told = ([GateResult((), tuple(left_out)).notice()] if left_out else []) + list(memory.unread)
     parts = ((snapshot, 10), (guidance, 20), (index, 30))
-    return ContextResult(context=[Injection(text, priority=n) for text, n in parts if text])
+    return ContextResult(context=[Injection(text, priority=n) for text, n in parts if text]), told

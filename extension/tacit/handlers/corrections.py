@@ -16,8 +16,8 @@ TEXT_CHARS = 4000
 def register(engine) -> None:
     engine.on("message_end", detect_on_user_message, name="corrections.detect", priority=20)
     engine.on("turn_end", save_pending_correction, name="corrections.save", priority=20)
-    engine.on("before_compact", save_pending_at_end, name="corrections.save_compact", priority=20)
-    engine.on("session_shutdown", save_pending_at_end, name="corrections.save_shutdown", priority=20)
+    engine.on("before_compact", save_pending_correction, name="corrections.save_compact", priority=20)
+    engine.on("session_shutdown", save_pending_correction, name="corrections.save_shutdown", priority=20)
 
 
 def detect_on_user_message(event, ctx) -> Result | None:
@@ -48,26 +48,14 @@ def detect_on_user_message(event, ctx) -> Result | None:
 
 
 def save_pending_correction(event, ctx) -> Result | None:
+    """At a turn's end, within the rate limit; at a session's end or a compaction, now whatever it says."""
     state, cfg = ctx.state, ctx.cfg
-    if not state.pending_correction:
-        return None
+    if not state.pending_correction or state.is_running("correction", stale_after(cfg, "correction")):
+        return None  # nothing waits, or a save is in progress: don't double it
     last = state.last_correction_save_turn
-    if last is not None and state.user_turns - last < cfg.correction_save_every_turns:
+    at_turn_end = event.kind == "turn_end"
+    if at_turn_end and last is not None and state.user_turns - last < cfg.correction_save_every_turns:
         return None  # rate limit: keep it pending
-    if state.is_running("correction", stale_after(cfg, "correction")):
-        return None  # a save is in progress: don't double it
-    return _start_save(state, event.assistant_text)
-
-
-def save_pending_at_end(event, ctx) -> Result | None:
-    """Session end / compaction: a waiting correction is saved now, whatever the rate limit says."""
-    state = ctx.state
-    if not state.pending_correction or state.is_running("correction", stale_after(ctx.cfg, "correction")):
-        return None
-    return _start_save(state, "")
-
-
-def _start_save(state, assistant_reply: str) -> Result:
     pending = state.pending_correction
     state.pending_correction = None
     state.last_correction_save_turn = state.user_turns
@@ -75,7 +63,7 @@ def _start_save(state, assistant_reply: str) -> Result:
         "correction": pending.get("text", ""),
         "earlier_corrections": list(pending.get("earlier") or []),
         "prev_assistant": pending.get("prev_assistant", ""),
-        "assistant_reply": (assistant_reply or "")[:TEXT_CHARS],
+        "assistant_reply": (event.assistant_text or "")[:TEXT_CHARS] if at_turn_end else "",
         "rule": pending.get("rule"),
         "event_id": pending.get("event_id", ""),
     })])

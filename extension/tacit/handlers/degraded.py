@@ -37,8 +37,10 @@ def excluded(engine, event, result_type: type[Result]) -> Result:
 
 def answer(engine, event, result_type: type[Result], exc: BaseException) -> Result:
     """The answer to ``event`` after its dispatch failed with ``exc``."""
-    if _ledger_locked(exc):
-        _UNAPPLIED.flag = True  # nothing of it was committed: it can be applied later
+    # locked too long (not corrupt, not read-only: then a retry would fail again): nothing of it was
+    # committed, so it can be applied later
+    if isinstance(exc, LedgerUnavailable) and "locked" in str(exc).lower():
+        _UNAPPLIED.flag = True
     result = result_type()
     if event.kind not in CONTEXT_KINDS or not isinstance(result, ContextResult):
         return result
@@ -57,11 +59,6 @@ def answer(engine, event, result_type: type[Result], exc: BaseException) -> Resu
     except Exception as again:  # noqa: BLE001 — the fallback must not break the host either
         log_exception(engine.cfg, "degraded answer", again)
         return result_type()
-
-
-def _ledger_locked(exc: BaseException) -> bool:
-    """The ledger was locked too long (not corrupt, not read-only: then a retry would fail again)."""
-    return isinstance(exc, LedgerUnavailable) and "locked" in str(exc).lower()
 
 
 def take_unapplied() -> bool:

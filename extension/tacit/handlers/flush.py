@@ -9,23 +9,19 @@ from __future__ import annotations
 
 from tacit.hookspecs import ChildRequest, Result
 
+# event -> (the child's "why", the setting that switches it)
+WHY = {"before_compact": ("compact", "flush_on_compact"), "session_shutdown": ("shutdown", "flush_on_shutdown")}
+
 
 def register(engine) -> None:
-    engine.on("before_compact", flush_before_compact, name="flush.compact", priority=30)
-    engine.on("session_shutdown", flush_at_shutdown, name="flush.shutdown", priority=30)
+    engine.on("before_compact", flush, name="flush.compact", priority=30)
+    engine.on("session_shutdown", flush, name="flush.shutdown", priority=30)
 
 
-def flush_before_compact(event, ctx) -> Result | None:
-    return _flush(ctx, "compact") if ctx.cfg.flush_on_compact else None
-
-
-def flush_at_shutdown(event, ctx) -> Result | None:
-    return _flush(ctx, "shutdown") if ctx.cfg.flush_on_shutdown else None
-
-
-def _flush(ctx, why: str) -> Result | None:
-    state = ctx.state
-    if state.user_turns < ctx.cfg.flush_min_turns or state.marks.get("flush.at_turn") == state.user_turns:
+def flush(event, ctx) -> Result | None:
+    (why, switch), state = WHY[event.kind], ctx.state
+    if not getattr(ctx.cfg, switch) or state.user_turns < ctx.cfg.flush_min_turns \
+            or state.marks.get("flush.at_turn") == state.user_turns:
         return None
     state.marks["flush.at_turn"] = state.user_turns
     return Result(children=[ChildRequest("flush", {"why": why})])

@@ -238,11 +238,10 @@ class GuardChecker:
         passes = [p for p in state.marks.get("guards.pass") or () if p.get("turn") == state.user_turns]
         state.marks["guards.pass"] = passes + [{"id": gid, "turn": state.user_turns} for gid in ids]
         project, _ = self.place(ctx.cwd)
-        store = GuardStore(self.cfg, ctx.ledger)
-        result = _strikes(store, ids, answer, event, ctx, project.key if project is not None else "",
-                          recent[-1].get("subject", ""))
-        lifted = ", ".join(str(i) for i in ids)
         subject = recent[-1].get("subject", "")
+        result = _strikes(GuardStore(self.cfg, ctx.ledger), ids, answer, event, ctx,
+                          project.key if project is not None else "", subject)
+        lifted = ", ".join(str(i) for i in ids)
         text = (f"tacit: the user lifted guard {lifted} for this turn"
                 + (f"; `{subject}` may run now." if subject else "."))
         return ContextResult(context=[Injection(text, priority=15)], notices=result.notices)

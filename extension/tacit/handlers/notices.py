@@ -19,8 +19,8 @@ SUMMARISED = ("child", "learner", "agent", "hand")  # not the user's own CLI cal
 
 def register(engine) -> None:
     engine.on("before_agent_start", deliver_at_start, name="notices.session", priority=90)
-    engine.on("message_end", deliver_at_message, name="notices.message", priority=90)
-    engine.on("turn_end", deliver_at_turn_end, name="notices.turn", priority=90)
+    engine.on("message_end", deliver, name="notices.message", priority=90)
+    engine.on("turn_end", deliver, name="notices.turn", priority=90)
 
 
 def _take(ctx) -> list[str]:
@@ -40,11 +40,10 @@ def deliver_at_start(event, ctx) -> ContextResult | None:
     return ContextResult(notices=texts) if texts else None
 
 
-def deliver_at_message(event, ctx) -> Result | None:
-    return deliver_at_turn_end(event, ctx) if event.role == "user" else None
-
-
-def deliver_at_turn_end(event, ctx) -> Result | None:
+def deliver(event, ctx) -> Result | None:
+    """At a user's message and a turn's end."""
+    if event.kind == "message_end" and event.role != "user":
+        return None
     texts = _take(ctx)
     return Result(notices=texts) if texts else None
 

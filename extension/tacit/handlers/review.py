@@ -48,7 +48,7 @@ def note_highlight(event, ctx) -> Result | None:
     durable = _durable_now(analysis)
     item = {"text": event.text[:HIGHLIGHT_CHARS], "score": analysis.lesson_score, "category": analysis.category,
             "rule": analysis.rule, "durable": durable, "turn": ctx.state.user_turns}
-    kept = [h for h in ctx.state.marks.get(MARK) or [] if isinstance(h, dict) and h.get("text") != item["text"]]
+    kept = [h for h in highlights(ctx.state) if h.get("text") != item["text"]]
     kept.append(item)
     if len(kept) > MAX_HIGHLIGHTS:
         kept.remove(min(kept, key=lambda h: float(h.get("score") or 0.0)))

@@ -234,10 +234,9 @@ def _resolved(path: str, folders: dict) -> tuple:
     return (os.path.realpath(path), None) if stat.S_ISLNK(info.st_mode) else (path, info)
 
 
-def catch_up(cfg, index: SearchIndex, sources=None, wait: float = LOCK_SECONDS) -> dict:
+def catch_up(cfg, index: SearchIndex, wait: float = LOCK_SECONDS) -> dict:
     """Read what every host wrote since the last catch-up; counts (waits ``wait`` s for another)."""
-    if sources is None:
-        sources = host_sources()
+    sources = host_sources()
     stats = {"files": 0, "files_read": 0, "messages": 0, "chars": 0, "bad_lines": 0, "unreadable": 0}
     projects = Projects(cfg)
     folders: dict = {}

@@ -120,9 +120,9 @@ class Hit:
     ts: float
 
 
-def rank(rows, now: float | None = None) -> list:
+def rank(rows) -> list:
     """Hits grouped by exchange, best first: rows are (rank, id, sess, turn, role, ts)."""
-    now = time.time() if now is None else now
+    now = time.time()
     turns: dict = {}
     for bm25, _mid, sess, turn, role, ts in rows:
         scores = turns.setdefault((sess, turn), [[], role, ts])

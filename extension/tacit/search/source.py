@@ -59,21 +59,21 @@ class SessionSource:
     stamp: Callable[[str], tuple] | None = None  # what says "changed"; default (inode, size, mtime)
 
 
-def excerpt(value, limit: int = TOOL_EXCERPT) -> str:
-    """At most ``limit`` characters of a tool's input or output, on one line."""
+def excerpt(value) -> str:
+    """At most ``TOOL_EXCERPT`` characters of a tool's input or output, on one line."""
     if value is None:
         return ""
     if not isinstance(value, str):
         if isinstance(value, (list, tuple)):
-            value = " ".join(excerpt(v, limit) for v in value[:8])
+            value = " ".join(excerpt(v) for v in value[:8])
         elif isinstance(value, dict):
             text = value.get("text") if isinstance(value.get("text"), str) else None
             value = text if text is not None else " ".join(
-                f"{k}={excerpt(v, limit)}" for k, v in list(value.items())[:8])
+                f"{k}={excerpt(v)}" for k, v in list(value.items())[:8])
         else:
             value = str(value)
-    value = " ".join(value[: limit * 2].split())
-    return value[:limit]
+    value = " ".join(value[: TOOL_EXCERPT * 2].split())
+    return value[:TOOL_EXCERPT]
 
 
 def block_messages(content, role: str, tool_type: str, args_key: str) -> list[Message]:
