@@ -67,9 +67,7 @@ def clean_for_context(text) -> str:
         return text
 
     def kept(match) -> str:  # joiners and tags that are visible writing stay
-        start, end = match.span()
-        visible = text[start] in (invisible.ZWJ, invisible.ZWNJ) or text[start] >= "\U000e0000"
-        return match.group() if visible and invisible.legitimate(text, start, end) else ""
+        return match.group() if invisible.legitimate(text, *match.span()) else ""
 
     return _STRIP.sub(kept, text)
 
