@@ -868,6 +868,12 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
 
 
 # The scan loop
+def _may_run(rule: _Rule, subject: str) -> bool:
+    """False when the rule's exact pre-checks (``requires``, ``precheck``) show it cannot match ``subject``."""
+    return (not rule.requires or any(ch in subject for ch in rule.requires)) and (
+        rule.precheck is None or rule.precheck(subject))
+
+
 def _clean_ascii(text: str) -> bool:
     """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on it
     (the full path's decisions, without its views); False: run the full path, which decides."""
@@ -875,17 +881,8 @@ def _clean_ascii(text: str) -> bool:
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:
         return False
-    for index in chosen:
-        rule = _RULE_SPECS[index]
-        if not rule.requires:
-            return False
-        subject = low if rule.view == "lower" else text
-        for ch in rule.requires:
-            if ch in subject:
-                if rule.precheck is None or rule.precheck(subject):
-                    return False
-                break
-    return True
+    rules = [_RULE_SPECS[index] for index in chosen]
+    return all(rule.requires and not _may_run(rule, low if rule.view == "lower" else text) for rule in rules)
 
 
 def _findings(text, *, stop_first: bool):
@@ -911,9 +908,7 @@ def _findings(text, *, stop_first: bool):
         if rule.pattern_id in seen:
             continue
         subject = views.text(rule.view)
-        if rule.requires and not any(ch in subject for ch in rule.requires):
-            continue
-        if rule.precheck is not None and not rule.precheck(subject):
+        if not _may_run(rule, subject):
             continue
         for match in rx.finditer(subject):
             if rule.negation and _negated(subject, match.start(), rule.negation):
