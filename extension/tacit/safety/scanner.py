@@ -868,12 +868,6 @@ def _excerpt(text: str, start: int, end: int, masks: list) -> str:
 
 
 # The scan loop
-def _may_run(rule: _Rule, subject: str) -> bool:
-    """False when the rule's exact pre-checks (``requires``, ``precheck``) show it cannot match ``subject``."""
-    return (not rule.requires or any(ch in subject for ch in rule.requires)) and (
-        rule.precheck is None or rule.precheck(subject))
-
-
 def _clean_ascii(text: str) -> bool:
     """True when ``_findings`` would find nothing in the ASCII ``text`` because no rule can run on it
     (the full path's decisions, without its views); False: run the full path, which decides."""
@@ -882,7 +876,7 @@ def _clean_ascii(text: str) -> bool:
     if chosen is None:
         return False
     rules = [_RULE_SPECS[index] for index in chosen]
-    return all(rule.requires and not _may_run(rule, low if rule.view == "lower" else text) for rule in rules)
+    return all(rule.requires and not secrets.may_match(rule, low if rule.view == "lower" else text) for rule in rules)
 
 
 def _findings(text, *, stop_first: bool):
@@ -908,7 +902,7 @@ def _findings(text, *, stop_first: bool):
         if rule.pattern_id in seen:
             continue
         subject = views.text(rule.view)
-        if not _may_run(rule, subject):
+        if not secrets.may_match(rule, subject):
             continue
         for match in rx.finditer(subject):
             if rule.negation and _negated(subject, match.start(), rule.negation):

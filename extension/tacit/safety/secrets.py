@@ -366,12 +366,11 @@ RULES: tuple[SecretRule, ...] = (
 )
 
 # Public API
-def _may_run(rule: SecretRule, text: str, present: frozenset) -> bool:
-    if not all(not present.isdisjoint(group) for group in rule.triggers):
-        return False
-    if rule.requires and not any(part in text for part in rule.requires):
-        return False
-    return rule.precheck is None or rule.precheck(text)
+def may_match(rule, text: str) -> bool:
+    """False when a rule's exact pre-checks (``requires``, ``precheck``) show it cannot match ``text``
+    (a secret rule here, or a scanner rule)."""
+    return (not rule.requires or any(part in text for part in rule.requires)) and (
+        rule.precheck is None or rule.precheck(text))
 
 
 _TRIGGER_WORDS = tuple(sorted({w for r in RULES for g in r.triggers for w in g}))  # every rule has triggers
@@ -386,7 +385,7 @@ def matches(text: str):
     if not present:
         return
     for rule in RULES:
-        if not _may_run(rule, text, present):
+        if not (all(not present.isdisjoint(group) for group in rule.triggers) and may_match(rule, text)):
             continue
         for match in rule.rx.finditer(text):
             if rule.check is None or rule.check(match, text):
