@@ -586,13 +586,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
 
 def _from_secret(rule: secrets.SecretRule) -> _Rule:
     """A scanner rule for one secret rule: same regex, triggers and checks."""
-    check = None
-    if rule.check is not None:
-        def check(match, text, _rule=rule):
-            return _rule.pattern_id if _rule.check(match, text) else None
+    def check(match, text):
+        return rule.pattern_id if rule.check(match, text) else None
+
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
-        triggers=rule.triggers, view="raw", check=check,
+        triggers=rule.triggers, view="raw", check=None if rule.check is None else check,
         requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
