@@ -10,7 +10,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tacit.safety import PRIVATE_MARKER, asks_not_to_keep, has_private, redact_secrets, strip_private
+from tacit.safety import PRIVATE_MARKER, asks_not_to_keep, redact_secrets, strip_private
 
 _TAG_BITS = ["<private>", "</private>", "<PRIVATE>", "</Private>", "<private/>", "< private >", "</ private >",
              "<private a='1'>", "<privateKey>", "<", ">", "/", "private", "x", " ", "\n", "é", "\u200b"]
@@ -27,11 +27,6 @@ def test_the_issue_message_loses_its_private_part():
     text = "deploy is broken. <private>the staging password is hunter2</private> please fix"
     assert strip_private(text) == "deploy is broken. [private] please fix"
     assert "hunter2" not in strip_private(text)
-
-
-def test_marker_can_be_empty_or_custom():
-    assert strip_private("a<private>b</private>c", marker="") == "ac"
-    assert strip_private("a<private>b</private>c", marker="…") == "a…c"
     assert PRIVATE_MARKER == "[private]"
 
 
@@ -44,12 +39,6 @@ def test_nesting_counts_depth():
     assert strip_private("<private>a<private>b</private>c</private>d") == "[private]d"
     # the inner close does not end the outer span
     assert "c" not in strip_private("<private>a<private>b</private>c</private>")
-
-
-def test_has_private():
-    assert has_private("x <Private>y</private>")
-    assert has_private("stray </private>")
-    assert not has_private("a <privateKey> prop") and not has_private("plain") and not has_private(None)
 
 
 @pytest.mark.parametrize("value", [None, b"a <private>b</private>", bytearray(b"x"), 42, ["<private>"]])

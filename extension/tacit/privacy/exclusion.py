@@ -55,7 +55,7 @@ def why_excluded(cfg, cwd: str | None) -> str | None:
     pattern = glob_matching(cfg, cwd, *((project.root, project.main_root) if project else ()))
     if pattern:
         return f"exclude = {pattern!r} in config.toml"
-    if project is not None and os.path.exists(os.path.join(cfg.home_str, "projects", project.id, MARKER)):
+    if project is not None and os.path.exists(marker_path(cfg, project)):
         return f"`tacit off` in {project.main_root}"
     return None
 

@@ -96,8 +96,6 @@ def _outside(target: str, *, whole_tree: bool = True) -> bool:
     target = target.strip("\"'")
     if target in _WHOLE_TREE:
         return whole_tree
-    if target == "/*":
-        return True
     if target.startswith("/"):
         rest = next((target[len(prefix):] for prefix in _TMP if target.startswith(prefix)), None)
         return rest is None or rest.strip("/") in ("", "*", ".*")
@@ -163,9 +161,6 @@ _TLS = lazy(
     r"|\bssl_verify[ \t]+(?:false|no|0)\b|\bcurlopt_ssl_verifypeer[^\n]{0,20}?\b(?:false|0)\b",
     re.IGNORECASE,
 )
-# every _TLS match holds one of these (lower-cased): the regex runs only then
-_TLS_WORDS = ("verify", "insecure", "check-certificate", "tls", "trusted-host", "rejectunauthorized", "cert_none",
-              "unverified", "check_hostname", "strict-ssl", "sslverify", "ssl_verify", "skipverify")
 _CURL = lazy(r"(?<![\w.-])curl(?=[ \t])(?P<rest>[^\n;&|]{0,500}+)", re.IGNORECASE)
 _SHORT_OPTS = lazy(r"-[A-Za-z]{1,12}")
 
@@ -183,15 +178,14 @@ _SECURITY = lazy(
     r"|\bset-executionpolicy[ \t]+(?:-executionpolicy[ \t]+)?(?:unrestricted|bypass)\b",
     re.IGNORECASE,
 )
-_SECURITY_WORDS = ("setenforce", "selinux", "ufw", "systemctl", "iptables", "spctl", "csrutil", "mppreference",
-                   "executionpolicy")
 _SKIP_HOOKS = lazy(
     r"(?<![\w.-])git[ \t]+(?:-c[ \t]+\S+[ \t]+)*(?:commit|push|merge|rebase|am|cherry-pick|revert)\b"
     r"[^\n;&|]{0,200}?(?:[ \t]--no-verify\b|(?<=commit)[^\n;&|]{0,200}?[ \t]-n\b)"
 )
 
 
-def _world_writable(mode: str) -> bool:
+def _world_writable(match) -> bool:
+    mode = match.group("mode")
     if mode.isdigit():
         return int(mode[-1]) & 2 == 2
     for clause in mode.split(","):
@@ -205,8 +199,35 @@ def _curl_insecure(match) -> bool:
     return any("k" in token and _SHORT_OPTS.fullmatch(token) for token in match.group("rest").split())
 
 
+# id -> its tests ``(words, regex, accept)``, one of which must pass: the regex runs only when one of the
+# words (every match holds one) is in the lower-cased text ("credential": tacit.safety.secrets)
+_TESTS = {
+    "pipe_to_shell": [(("|", "<(", "$(", "iex", "invoke-expression"), _PIPE_TO_SHELL, None)],
+    "delete_outside_project": [(("rm",), _RM, _rm_danger),
+                               (("find",), _FIND_DELETE, lambda m: _outside(m.group("path"), whole_tree=False)),
+                               (("recurse", "/s"), _WINDOWS_DELETE, _windows_delete_danger)],
+    "disk_overwrite": [(("/dev/", "mkfs"), _DISK, None)],
+    "tls_disabled": [(("verify", "insecure", "check-certificate", "tls", "trusted-host", "rejectunauthorized",
+                       "cert_none", "unverified", "check_hostname", "strict-ssl", "sslverify", "ssl_verify",
+                       "skipverify"), _TLS, None),
+                     (("curl",), _CURL, _curl_insecure)],
+    "world_writable": [(("chmod",), _CHMOD, _world_writable)],
+    "sudo_package_install": [(("sudo",), _SUDO_INSTALL, None)],
+    "security_disabled": [(("setenforce", "selinux", "ufw", "systemctl", "iptables", "spctl", "csrutil",
+                            "mppreference", "executionpolicy"), _SECURITY, None)],
+    "skip_hooks": [(("git",), _SKIP_HOOKS, None)],
+}
+
+
 def _first(rx: re.Pattern, text: str, accept=None) -> bool:
     return any((accept is None or accept(match)) and not _negated(text, match.start()) for match in rx.finditer(text))
+
+
+def _found(danger_id: str, text: str, low: str) -> bool:
+    if danger_id == "credential":
+        return bool(secrets.find_secrets(text))
+    return any(any(word in low for word in words) and _first(rx, text, accept)
+               for words, rx, accept in _TESTS[danger_id])
 
 
 def find_dangers(text) -> list[Danger]:
@@ -214,31 +235,8 @@ def find_dangers(text) -> list[Danger]:
     text = as_text(text)
     if not text:
         return []
-    found: list[str] = []
     low = text.lower()
-    if "|" in text or "<(" in text or "$(" in text or "iex" in low or "invoke-expression" in low:
-        if _first(_PIPE_TO_SHELL, text):
-            found.append("pipe_to_shell")
-    if ("rm" in text and _first(_RM, text, _rm_danger)) or ("find" in text and _first(
-            _FIND_DELETE, text, lambda m: _outside(m.group("path"), whole_tree=False))) or (
-            ("recurse" in low or "/s" in low) and _first(_WINDOWS_DELETE, text, _windows_delete_danger)):
-        found.append("delete_outside_project")
-    if ("/dev/" in text or "mkfs" in text) and _first(_DISK, text):
-        found.append("disk_overwrite")
-    if (any(word in low for word in _TLS_WORDS) and _first(_TLS, text)) or (
-            "curl" in low and _first(_CURL, text, _curl_insecure)):
-        found.append("tls_disabled")
-    if "chmod" in text and _first(_CHMOD, text, lambda m: _world_writable(m.group("mode"))):
-        found.append("world_writable")
-    if secrets.find_secrets(text):
-        found.append("credential")
-    if "sudo" in low and _first(_SUDO_INSTALL, text):
-        found.append("sudo_package_install")
-    if any(word in low for word in _SECURITY_WORDS) and _first(_SECURITY, text):
-        found.append("security_disabled")
-    if "git" in text and _first(_SKIP_HOOKS, text):
-        found.append("skip_hooks")
-    return [Danger(danger_id, REASONS[danger_id]) for danger_id in found]
+    return [Danger(danger_id, reason) for danger_id, reason in REASONS.items() if _found(danger_id, text, low)]
 
 
 def dangerous_command(text) -> str | None:

@@ -67,9 +67,7 @@ def clean_for_context(text) -> str:
         return text
 
     def kept(match) -> str:  # joiners and tags that are visible writing stay
-        start, end = match.span()
-        visible = text[start] in (invisible.ZWJ, invisible.ZWNJ) or text[start] >= "\U000e0000"
-        return match.group() if visible and invisible.legitimate(text, start, end) else ""
+        return match.group() if invisible.legitimate(text, *match.span()) else ""
 
     return _STRIP.sub(kept, text)
 
@@ -145,7 +143,7 @@ def _scan_verdict(text: str, cleaned: str):
         finding = scanner.first_finding(cleaned)
     if finding is None:
         return None
-    return finding.pattern_id, _CATEGORY_REASONS.get(finding.category, "a blocked pattern")
+    return finding.pattern_id, _CATEGORY_REASONS[finding.category]
 
 
 @lru_cache(maxsize=_VERDICTS_MAX)
@@ -271,7 +269,7 @@ def _gate_memory(block: Block, left_out: list, numbers: list) -> Block | None:
 
 
 def _split_reason(finding) -> str:
-    return _CATEGORY_REASONS.get(finding.category, "a blocked pattern") + " split across entries"
+    return _CATEGORY_REASONS[finding.category] + " split across entries"
 
 
 def _continues(entry: str) -> bool:
@@ -304,14 +302,14 @@ def _gate_across(allowed: list, left_out: list, numbering: dict) -> list:
         later = [spot for spot in spots[i + 2:] if (spot[0], spot[1]) not in refused and _continues(spot[2])]
         # one scan for all of this entry's pairs; each pair on its own only when it finds something
         pairs = [f"{tail}\n{spot[2][:_PAIR_CHARS]}" for spot in later]
-        if not pairs or _joined_finding([_PAIR_SEPARATOR.join(pairs)]) is None:
+        if not pairs or _first_finding(_PAIR_SEPARATOR.join(pairs)) is None:
             continue
         for spot, pair in zip(later, pairs):
             if budget <= 0:
                 refused[(b, number)] = ("an unfinished entry not checked against the rest (too many)", "budget")
                 break
             budget -= 1
-            finding = _joined_finding([pair])
+            finding = _first_finding(pair)
             if finding is not None:
                 for one in ((b, number), (spot[0], spot[1])):
                     refused[one] = (_split_reason(finding), finding.pattern_id)

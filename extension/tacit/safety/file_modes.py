@@ -33,21 +33,15 @@ class Problem:
         return f"{self.path} is {self.kind} mode {self.mode:o}, readable by others (want {self.wanted:o}){done}"
 
 
-def _roots(cfg) -> list[str]:
-    roots = [os.path.abspath(cfg.home_str)]
-    state = os.path.abspath(cfg.state_dir_str)
-    if state != roots[0] and not state.startswith(roots[0] + os.sep):
-        roots.append(state)
-    return roots
-
-
 def check(cfg, repair: bool = False) -> list[Problem]:
     """Every file or folder in the data folder that others may read (or
     write), repaired when ``repair``. Never raises."""
     problems: list[Problem] = []
     seen = 0
     memories = os.path.abspath(str(cfg.memories_dir))
-    for root in _roots(cfg):
+    home, state = os.path.abspath(cfg.home_str), os.path.abspath(cfg.state_dir_str)
+    roots = [home] if state == home or state.startswith(home + os.sep) else [home, state]  # state may be elsewhere
+    for root in roots:
         if not os.path.isdir(root):
             continue
         stack = [root]

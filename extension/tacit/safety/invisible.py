@@ -16,7 +16,6 @@ INVISIBLE_CHARS = (
 )
 # one listed character, or a run of tag characters (reported as one hit)
 INVISIBLE = re.compile(f"[{INVISIBLE_CHARS}]|[\U000e0000-\U000e007f]+")
-INVISIBLE_ANY = re.compile(f"[{INVISIBLE_CHARS}\U000e0000-\U000e007f]")
 ZWNJ, ZWJ = "\u200c", "\u200d"
 BLACK_FLAG = "\U0001f3f4"
 
@@ -59,7 +58,7 @@ def legitimate(text: str, start: int, end: int) -> bool:
 
 def first_hidden(text: str):
     """The first ``INVISIBLE`` match that is not visible writing, or None."""
-    if text.isascii() or INVISIBLE_ANY.search(text) is None:
+    if text.isascii():
         return None
     return next((m for m in INVISIBLE.finditer(text) if not legitimate(text, m.start(), m.end())), None)
 

@@ -20,12 +20,11 @@ PRIVATE_MARKER = "[private]"
 _TAG = lazy(r"<[ \t]*(/)?[ \t]*private(?=[\s/>])[^<>]{0,200}>", re.IGNORECASE)
 
 
-def strip_private(text, marker: str = PRIVATE_MARKER) -> str:
-    """``text`` without its ``<private>…</private>`` spans, each replaced by ``marker``."""
+def strip_private(text) -> str:
+    """``text`` without its ``<private>…</private>`` spans, each replaced by ``PRIVATE_MARKER``."""
     text = as_text(text)
     if "<" not in text or "rivate" not in text.lower():
         return text
-    marker = as_text(marker)
     out: list[str] = []
     depth, pos = 0, 0
     for tag in _TAG.finditer(text):
@@ -36,17 +35,11 @@ def strip_private(text, marker: str = PRIVATE_MARKER) -> str:
             if depth > 0:
                 depth -= 1
                 if depth == 0:
-                    out.append(marker)
+                    out.append(PRIVATE_MARKER)
         elif not tag.group().rstrip(" \t>").endswith("/"):
             depth += 1
-    out.append(text[pos:] if depth == 0 else marker)
+    out.append(text[pos:] if depth == 0 else PRIVATE_MARKER)
     return "".join(out)
-
-
-def has_private(text) -> bool:
-    """True when ``text`` holds a ``<private>`` or ``</private>`` tag."""
-    text = as_text(text)
-    return "<" in text and _TAG.search(text) is not None
 
 
 # "Don't keep this"

@@ -15,10 +15,9 @@ PEM_LIMIT = 20_000  # characters searched for the END line
 # a line of key material (base64, or base64url: a key re-encoded or mangled by
 # a paste must not leak its tail), a PEM header line ("Proc-Type: 4,ENCRYPTED"),
 # or a literal "\n" of a key pasted from JSON
-_PIECE = lazy(
-    r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
-    r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)"
-)
+_KEY_LINE = r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2}"
+_PIECE = lazy(_KEY_LINE + r"|(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n\\]{0,200}+)")
+_PIECE_LONG = lazy(_KEY_LINE + ")")  # key material only
 
 
 def pem_span(match, text):
@@ -84,5 +83,3 @@ def material_prefix(text: str) -> int:
     only lines of 16+ key characters count, so a word or a short reply does not."""
     return _material_end(_PIECE_LONG, text, 0, min(len(text), PEM_LIMIT))
 
-
-_PIECE_LONG = lazy(r"(?:[ \t\r\n]|\\[nr])*+(?:[A-Za-z0-9+/_-]{16,}+={0,2}|[A-Za-z0-9+/_-]{1,15}+={1,2})")

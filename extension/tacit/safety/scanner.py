@@ -586,13 +586,12 @@ _RULE_SPECS: tuple[_Rule, ...] = (
 
 def _from_secret(rule: secrets.SecretRule) -> _Rule:
     """A scanner rule for one secret rule: same regex, triggers and checks."""
-    check = None
-    if rule.check is not None:
-        def check(match, text, _rule=rule):
-            return _rule.pattern_id if _rule.check(match, text) else None
+    def check(match, text):
+        return rule.pattern_id if rule.check(match, text) else None
+
     return _Rule(
         rule.pattern_id if rule.check is None else None, rule.rx.pattern, 0,  # flags: unused, the pattern is given compiled
-        triggers=rule.triggers, view="raw", check=check,
+        triggers=rule.triggers, view="raw", check=None if rule.check is None else check,
         requires=rule.requires, precheck=rule.precheck, compiled=rule.rx,
     )
 
@@ -875,17 +874,8 @@ def _clean_ascii(text: str) -> bool:
     chosen = _CANDIDATES.get(_present_words(low))
     if chosen is None:
         return False
-    for index in chosen:
-        rule = _RULE_SPECS[index]
-        if not rule.requires:
-            return False
-        subject = low if rule.view == "lower" else text
-        for ch in rule.requires:
-            if ch in subject:
-                if rule.precheck is None or rule.precheck(subject):
-                    return False
-                break
-    return True
+    rules = [_RULE_SPECS[index] for index in chosen]
+    return all(rule.requires and not secrets.may_match(rule, low if rule.view == "lower" else text) for rule in rules)
 
 
 def _findings(text, *, stop_first: bool):
@@ -911,9 +901,7 @@ def _findings(text, *, stop_first: bool):
         if rule.pattern_id in seen:
             continue
         subject = views.text(rule.view)
-        if rule.requires and not any(ch in subject for ch in rule.requires):
-            continue
-        if rule.precheck is not None and not rule.precheck(subject):
+        if not secrets.may_match(rule, subject):
             continue
         for match in rx.finditer(subject):
             if rule.negation and _negated(subject, match.start(), rule.negation):

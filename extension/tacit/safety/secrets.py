@@ -17,15 +17,8 @@ from dataclasses import dataclass
 
 from tacit.lazyre import LazyPattern, lazy
 from tacit.safety.private_keys import PEM_END, pem_span, pem_tail_span
-from tacit.safety.secret_values import (  # noqa: F401 — also importable from here
-    TRAILING,
-    looks_like_token,
-    password_value,
-    random_value,
-    spaced_password,
-    strong_value,
-    url_password,
-)
+from tacit.safety.secret_values import (
+    TRAILING, looks_like_token, password_value, random_value, spaced_password, strong_value, url_password)
 from tacit.safety.text import as_text
 
 REDACTED = "[REDACTED:{kind}]"
@@ -74,6 +67,11 @@ def _value_of(match, _text=None) -> tuple[int, int]:
     return start, end
 
 
+def _password(match, text) -> bool:
+    """The ``secret`` group (trailing punctuation dropped) is a literal password."""
+    return password_value(text[slice(*_value_of(match))])
+
+
 def _token(**opts) -> Callable:
     def check(match, _text):
         return looks_like_token(match.group("secret"), **opts)
@@ -90,8 +88,7 @@ def _keyed_value_check(match, text):
     raw_end = match.end("secret")
     if raw_end < len(text) and text[raw_end] in "([.":
         return False
-    start, end = _value_of(match)
-    value = text[start:end]
+    value = text[slice(*_value_of(match))]
     if "key" not in match.re.groupindex:  # a password stated in another language
         return password_value(value)
     key = (match.group("key") or "").lower()
@@ -328,7 +325,7 @@ RULES: tuple[SecretRule, ...] = (
     _rule("secret.basic_auth",
           r"c(?<![\w.-]c)url(?=[ \t])[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?(?P<user>[^\s:\"']{1,100}+):"
           r"(?P<secret>[^\s\"']{1,200}+)",
-          (("curl",), ("-u", "--user")), lambda m, t: password_value(t[slice(*_value_of(m))]),
+          (("curl",), ("-u", "--user")), _password,
           span=_value_of, kind="password"),
     _rule("secret.url_credentials", r"://(?P<user>[^\s:/@]{0,100}+):(?P<secret>[^\s@/]{1,200}+)@",
           (("://",),), _url_check, span=_secret_span, kind="password"),
@@ -337,7 +334,7 @@ RULES: tuple[SecretRule, ...] = (
     # mysql -u root -pS3cret (the password glued to -p)
     _rule("secret.assignment",
           r"(?:m(?<![\w.-]m)(?:ysql(?:dump|admin)?|ariadb))(?=[ \t])[^\n|;&]{0,200}?[ \t]-p(?P<secret>[^\s\"'`]{1,200}+)",
-          (("mysql", "mariadb"),), lambda m, t: password_value(t[slice(*_value_of(m))]), span=_value_of,
+          (("mysql", "mariadb"),), _password, span=_value_of,
           kind="password"),
     _rule("secret.password_phrase", _PHRASE,
           (("password", "passphrase", "passwd", "passcode", "pwd", "pw", "pass", "token", "key", "secret"),),
@@ -355,7 +352,7 @@ RULES: tuple[SecretRule, ...] = (
     # the password flag of tools that take one: sshpass -p, docker login -p,
     # redis-cli -a, ldapsearch -w, htpasswd -b file user <password>
     _rule("secret.assignment", _TOOL_PASSWORD, (_TOOL_WORDS,),
-          lambda m, t: password_value(t[slice(*_value_of(m))]), span=_value_of, kind="password"),
+          _password, span=_value_of, kind="password"),
     # npm config set //host/:_authToken <token>
     _rule("secret.assignment",
           r"n(?<![\w.-]n)pm[ \t]+config[ \t]+set[ \t]+[^\s=]{0,200}?(?:_authToken|_auth|_password)[ \t]+"
@@ -369,12 +366,11 @@ RULES: tuple[SecretRule, ...] = (
 )
 
 # Public API
-def _may_run(rule: SecretRule, text: str, present: frozenset) -> bool:
-    if not all(not present.isdisjoint(group) for group in rule.triggers):
-        return False
-    if rule.requires and not any(part in text for part in rule.requires):
-        return False
-    return rule.precheck is None or rule.precheck(text)
+def may_match(rule, text: str) -> bool:
+    """False when a rule's exact pre-checks (``requires``, ``precheck``) show it cannot match ``text``
+    (a secret rule here, or a scanner rule)."""
+    return (not rule.requires or any(part in text for part in rule.requires)) and (
+        rule.precheck is None or rule.precheck(text))
 
 
 _TRIGGER_WORDS = tuple(sorted({w for r in RULES for g in r.triggers for w in g}))  # every rule has triggers
@@ -389,7 +385,7 @@ def matches(text: str):
     if not present:
         return
     for rule in RULES:
-        if not _may_run(rule, text, present):
+        if not (all(not present.isdisjoint(group) for group in rule.triggers) and may_match(rule, text)):
             continue
         for match in rule.rx.finditer(text):
             if rule.check is None or rule.check(match, text):

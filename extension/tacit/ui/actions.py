@@ -1,4 +1,4 @@
-"""The changes a page offers, through the front door (``Tacit``) as you.
+"""The changes a page offers, through the front door (``Tacit``) as you: ``(you, app, form) -> result``.
 
 Design notes: docs/design/search.md#tacituiactions
 """
@@ -6,16 +6,16 @@ Design notes: docs/design/search.md#tacituiactions
 from __future__ import annotations
 
 from tacit.app import Tacit
-from tacit.projects import Project
 from tacit.stores import history
+from tacit.ui import pages
 
 ACTOR = history.Actor(kind="user", name="tacit ui")
 
 
-def edit_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
+def edit_entry(you: Tacit, app, form: dict) -> dict:
     """Replace (empty new text: remove) one entry, whole as the page showed it, or nothing."""
     scope, old, new = form.get("scope", ""), _lines(form.get("entry", "")), _lines(form.get("text", ""))
-    store = _memory(you, projects, form.get("project", ""))
+    store = _memory(you, app, form.get("project", ""))
     if store is None:
         return {"success": False, "error": "that project is no longer known to tacit"}
     if not old:
@@ -28,8 +28,8 @@ def edit_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
     return store.replace(scope, old, new)
 
 
-def add_entry(you: Tacit, projects: dict[str, Project], form: dict) -> dict:
-    store = _memory(you, projects, form.get("project", ""))
+def add_entry(you: Tacit, app, form: dict) -> dict:
+    store = _memory(you, app, form.get("project", ""))
     if store is None:
         return {"success": False, "error": "that project is no longer known to tacit"}
     text = _lines(form.get("text", ""))
@@ -43,14 +43,15 @@ def _lines(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def _memory(you: Tacit, projects: dict[str, Project], key: str):
+def _memory(you: Tacit, app, key: str):
+    projects = pages.projects(app.cfg, app.project)
     if not key:
         return you.memory(None)
     project = projects.get(key)
     return None if project is None else you.memory(project)
 
 
-def undo(you: Tacit, form: dict) -> dict:
+def undo(you: Tacit, _app, form: dict) -> dict:
     from tacit import changes
 
     try:
@@ -60,7 +61,7 @@ def undo(you: Tacit, form: dict) -> dict:
     return changes.undo(you, change_id)
 
 
-def guard(you: Tacit, form: dict) -> dict:
+def guard(you: Tacit, _app, form: dict) -> dict:
     """Lift (``remove``) or bring back (``restore``) one guard."""
     op, guard_id = form.get("op", ""), form.get("id", "")
     if op not in ("remove", "restore"):
@@ -73,7 +74,7 @@ def guard(you: Tacit, form: dict) -> dict:
     return result
 
 
-def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
+def phrase_line(you: Tacit, app, form: dict) -> dict:
     """A guard for a rule line tacit could not read, phrased by you (the store decides)."""
     from tacit.stores.guard_files import add_for_line
 
@@ -81,7 +82,7 @@ def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
     if not where or not pattern:
         return {"success": False, "error": "type a pattern for the line (e.g. path:FILE or a command)"}
     with you.acting():
-        result = add_for_line(you.guards(), where, pattern[:500], project)
+        result = add_for_line(you.guards(), where, pattern[:500], app.project)
     if result.get("lifted"):
         return {"success": False, "error": f"guard {result['lifted']} phrases {where} that way and is removed: "
                                            "restore it in the list to apply it again"}
@@ -92,7 +93,7 @@ def phrase_line(you: Tacit, project: Project | None, form: dict) -> dict:
     return result
 
 
-def review(you: Tacit, form: dict) -> dict:
+def review(you: Tacit, _app, form: dict) -> dict:
     from tacit.learn.review import decide
 
     op, ref = form.get("op", ""), form.get("id", "")

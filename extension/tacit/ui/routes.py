@@ -51,19 +51,13 @@ def _int(value, default: int, top: int = 10_000) -> int:
         return default
 
 
-def _do():
-    from tacit.ui import actions  # at the first change, not at start
-
-    return actions
-
-
-POSTS = {  # path → (where to go next, the change; ``you``: this request's Tacit acting as you)
-    "/memory/edit": ("/", lambda you, app, form: _do().edit_entry(you, pages.projects(app.cfg, app.project), form)),
-    "/memory/add": ("/", lambda you, app, form: _do().add_entry(you, pages.projects(app.cfg, app.project), form)),
-    "/history/undo": ("/history", lambda you, app, form: _do().undo(you, form)),
-    "/guards/change": ("/guards", lambda you, app, form: _do().guard(you, form)),
-    "/guards/line": ("/guards", lambda you, app, form: _do().phrase_line(you, app.project, form)),
-    "/review/decide": ("/review", lambda you, app, form: _do().review(you, form)),
+POSTS = {  # path → (where to go next, the change: a function of tacit.ui.actions)
+    "/memory/edit": ("/", "edit_entry"),
+    "/memory/add": ("/", "add_entry"),
+    "/history/undo": ("/history", "undo"),
+    "/guards/change": ("/guards", "guard"),
+    "/guards/line": ("/guards", "phrase_line"),
+    "/review/decide": ("/review", "review"),
 }
 
 
@@ -115,11 +109,11 @@ class UIApp:
         if path not in POSTS:
             return "/?" + urlencode({"failed": f"no such action: {path}"})
         from tacit.app import Tacit
-        from tacit.ui.actions import ACTOR
+        from tacit.ui import actions  # at the first change, not at start
 
         back, action = POSTS[path]
-        with Tacit(self.cfg, actor=ACTOR) as you:
-            result = action(you, self, form)
+        with Tacit(self.cfg, actor=actions.ACTOR) as you:  # ``you``: this request's Tacit acting as you
+            result = getattr(actions, action)(you, self, form)
         note = ({"done": str(result.get("message") or "Done.")} if result.get("success")
                 else {"failed": str(result.get("error") or "refused")})
         anchor = form.get("back", "")
