@@ -63,8 +63,9 @@ _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>
 # "never reply to an issue" (a reply is a comment) · "don't approve or request changes on any pull request"
 _ACT = (r"(?:comment(?:\s+on)?|review|approve|(?:reply|respond)(?:\s+to)?|request\s+changes(?:\s+(?:on|to))?|"
         r"(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))")
-_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
-                r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
+# "never post comments on GitHub": its pull requests and issues
+_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?|github)\b)\[?[\w.-]+\]?\s+)?"
+                r"(?P<what>(?:pull requests?|prs?|issues?|github)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
                 r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
 
 
@@ -107,7 +108,7 @@ def _pr_acts(clause: str, because: str) -> list:
     acts = {_ACT_OF.get(a.lower(), a.lower()) for a in re.findall(r"comment|review|approve|reply|respond|request",
                                                                   m.group("acts"), re.I)}
     what = m.group("what").lower()
-    nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
+    nouns = (["pr"] if re.search(r"pull|pr|github", what) else []) + (["issue"] if re.search(r"issue|github", what) else [])
     out = []
     for noun in nouns:
         for act in ("comment", "review"):

@@ -15,7 +15,7 @@ _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and
 # the verbs of a list of prohibitions (not "use", which names the alternative)
 _LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
                   r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
-                  r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
+                  r"close|stage|check in|skip|bypass|drop|truncate|comment|review|approve|reply|post)\b", re.I)
 # "do not <verb> A or B": A and B are what the verb acts on (no comma, no semicolon inside)
 _EITHER = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>[a-z][a-z-]*)\s+(?P<a>[^,;]+?)\s*,?\s+(?:or|nor)\s+(?P<b>[^,;]+)", re.I)
 _EXAMPLES = lazy(r"\b(?:such as|like|e\.?g|including|for example|for instance|i\.?e)\b", re.I)

@@ -1,0 +1,90 @@
+"""Readings of the tenth corpus round: "use only X, not Y", comments and pull requests on GitHub,
+a reason clause with an article-led subject, generated artifacts named by their kind, and a
+"system" program the span reader leaves unread."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards.instructions import read_text
+
+ROOT = "/r"
+
+
+def _set(specs) -> GuardSet:
+    return GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT) for i, spec in enumerate(specs)])
+
+
+def stops(rule: str, command: str | None = None, *, edit: str | None = None) -> bool:
+    specs = derive_guards(rule)
+    assert specs, rule
+    call = normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT) if command is not None else \
+        normalize_call("Edit", {"file_path": f"{ROOT}/{edit}"}, ROOT, project_root=ROOT)
+    return bool(_set(specs).check(call))
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    # "only" after the verb, as before it
+    ("use only pnpm, not npm or yarn", ["npm install", "yarn add -D vitest"], ["pnpm i", "pnpm add -D vitest"]),
+    ("use only pnpm as the package manager, not npm", ["npm i -D @types/node"], ["pnpm install"]),
+    ("we use only uv, never pip", ["pip install requests"], ["uv pip install requests", "uv sync"]),
+    # GitHub stands for its pull requests and issues
+    ("never post comments on GitHub", ["gh pr comment 12 --body x", "gh issue comment 3 --body y"],
+     ["gh pr view 12", "gh issue view 3", "gh pr create --fill"]),
+    ("never open pull requests or post comments on GitHub",
+     ["gh pr create --fill", "gh pr comment 12 --body x", "gh issue comment 3 --body y"], ["gh pr view 12", "gh pr diff 12"]),
+    ("never open issues or review pull requests", ["gh issue create --title t", "gh pr review 4 --approve"], ["gh issue list"]),
+    # ", a maintainer merges PRs": who does it is the reason, not a second order
+    ("never push to main, a maintainer merges PRs", ["git push origin main"], ["git push origin fix/x"]),
+    ("never open pull requests or post comments on GitHub, a human reviews the changes and writes the PR",
+     ["gh pr create --fill", "gh issue comment 3 --body y"], ["gh pr view 12"]),
+])
+def test_round10_readings_stop_their_violations_and_let_close_calls_run(rule, stopped, fine):
+    for command in stopped:
+        assert stops(rule, command), command
+    for command in fine:
+        assert not stops(rule, command), command
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("don't hand-edit the generated interfaces in src/Api/Generated/", ["src/Api/Generated/IPage.cs"],
+     ["src/Api/Core/Page.cs"]),
+    ("never edit the generated models in `src/models/`", ["src/models/user.py"], ["src/views/user.py"]),
+    ("do not modify the client classes under gen/", ["gen/Client.java"], ["src/Client.java"]),
+])
+def test_generated_artifacts_named_by_their_kind(rule, stopped, fine):
+    for path in stopped:
+        assert stops(rule, edit=path), path
+    for path in fine:
+        assert not stops(rule, edit=path), path
+
+
+@pytest.mark.parametrize("text", [
+    "use only pnpm, not npm unless I say otherwise",
+    "never post comments on GitHub without asking",
+    "don't hand-edit the generated interfaces in src/Api/Generated/ for now",
+])
+def test_an_exception_still_vetoes(text):
+    assert not derive_guards(text)
+
+
+def test_a_system_program_is_not_read_from_its_span():
+    """"never run system `ruff`": the one installed on the machine, not the pinned one run through a
+    wrapper (`uvx ruff@0.6`, `pre-commit run ruff`), which the check cannot tell apart by name."""
+    assert read_text("- never run system `ruff`/`mypy`.", "AGENTS.md")[0] == []
+    assert read_text("- never run `ruff`.", "AGENTS.md")[0]
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("don't commit build artifacts like *.dll, *.pdb, bin/ or obj/",
+     ["git add -f bin/x64/Debug/wsl.dll", "git add --force obj/Release/a.pdb"], ["git add src/main.cpp", "git status"]),
+    # the first example is one of the paths too, not part of the kind's name
+    ("never commit build artifacts such as `*.so`, `*.dll` or `dist/`", ["git add -f build/x.so", "git add dist/app.js"],
+     ["git add setup.py"]),
+])
+def test_a_kind_named_with_examples_is_the_examples(rule, stopped, fine):
+    for command in stopped:
+        assert stops(rule, command), command
+    for command in fine:
+        assert not stops(rule, command), command
