@@ -88,3 +88,28 @@ def test_a_kind_named_with_examples_is_the_examples(rule, stopped, fine):
         assert stops(rule, command), command
     for command in fine:
         assert not stops(rule, command), command
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    # a version bumped in a manifest: an edit of that file
+    ("do not manually increment the `version` field in `package.json`", ["package.json"], ["src/extension.ts", "CHANGELOG.md"]),
+    ("never bump the version in packages/core/package.json", ["packages/core/package.json"], ["packages/core/src/a.ts"]),
+    ("don't change the version number in `Cargo.toml` by hand", ["Cargo.toml"], ["src/lib.rs"]),
+    # "make direct changes to" is an edit
+    ("do not make direct changes to localization files inside the `l10n/` folder", ["l10n/bundle.l10n.de.json"],
+     ["package.nls.json"]),
+    ("never make manual edits to `dist/`", ["dist/index.js"], ["src/index.ts"]),
+])
+def test_a_version_bump_and_direct_changes_are_edits(rule, stopped, fine):
+    for path in stopped:
+        assert stops(rule, edit=path), path
+    for path in fine:
+        assert not stops(rule, edit=path), path
+
+
+@pytest.mark.parametrize("text", [
+    "don't bump the version of the package",  # which file, the rule does not say
+    "never bump the version in package.json unless I ask",
+])
+def test_a_version_rule_without_a_file_or_with_an_exception_derives_nothing(text):
+    assert not derive_guards(text)

@@ -1,6 +1,7 @@
 """Rule families of the eighth corpus round: a command said to need a flag ("never run X without
 F"), an example after a file-arguments rule, any folder of a name at any depth, pull requests
-opened to the project, and comments or reviews on pull requests and issues. ``family_specs``
+opened to the project, comments or reviews on pull requests and issues, and a version bumped in a
+manifest. ``family_specs``
 returns [] when a clause is none of them. Design notes: docs/guards.md.
 """
 
@@ -123,12 +124,26 @@ def _pr_acts(clause: str, because: str) -> list:
     return out
 
 
+# "never bump the version in `package.json`" · "do not manually increment the `version` field in `Cargo.toml`"
+_BUMP = lazy(rf"{_DONT}\s+(?:manually\s+|ever\s+)?(?:bump|increment|change|edit|update|modify|touch|set)\s+(?:the\s+|any\s+)?"
+             r"(?:package\s+|crate\s+|project\s+)?`?version`?(?:\s+(?:field|number|string|key|value))?\s+(?:in|of)\s+(?:the\s+|any\s+)?"
+             r"(?P<path>`[\w./*-]+`|[\w./*-]+\.(?:json|toml|cfg|gradle|xml|csproj|props|yaml|yml))"
+             r"(?:\s+files?)?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+
+
+def _version_bump(clause: str, because: str) -> list:
+    m = _BUMP.fullmatch(clause)
+    path = _unquote(m.group("path")) if m else ""
+    return [GuardSpec(PathMatch((path,)), because)] if "." in path.rsplit("/", 1)[-1] else []
+
+
 def family_specs(clause: str, because: str, own) -> list:
     """The guards of one clause read as one of this module's families, or []."""
     found = _example_tail(clause, because, own) if "file" in clause.lower() and "`" in clause else []
     if not found and "-" in clause:
         found = _needs_flag(clause, because, own)
-    return found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
+    return (found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
+            or _version_bump(clause, because))
 
 
 __all__ = ["family_specs"]
