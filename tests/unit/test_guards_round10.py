@@ -113,3 +113,27 @@ def test_a_version_bump_and_direct_changes_are_edits(rule, stopped, fine):
 ])
 def test_a_version_rule_without_a_file_or_with_an_exception_derives_nothing(text):
     assert not derive_guards(text)
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    # the command's own word as its purpose restates what it does; "but … instead" is the way, not a hedge
+    ("NEVER use `npm run compile` to compile TypeScript files but call the build task instead", ["npm run compile"],
+     ["npm run build", "npm run valid-layers-check"]),
+    ("never use `cargo test` to test anything", ["cargo test -p core"], ["cargo build"]),
+    ("never use npm but use pnpm instead", ["npm install"], ["pnpm install"]),
+    ("never use `rm` to delete files", ["rm -rf build"], ["git rm --cached a.txt"]),
+])
+def test_a_purpose_the_command_names_and_a_way_after_but(rule, stopped, fine):
+    for command in stopped:
+        assert stops(rule, command), command
+    for command in fine:
+        assert not stops(rule, command), command
+
+
+@pytest.mark.parametrize("text", [
+    "never use `rm` to delete temp files",  # a narrower object than the program's job
+    "never use `npm run build` to build the docs",
+    "never run tests but when asked",  # "but" that is no way instead stays a hedge
+])
+def test_a_narrower_purpose_or_a_bare_but_derives_nothing(text):
+    assert not derive_guards(text)
