@@ -86,8 +86,8 @@ _LEAD = (r"(?:(?:we|i|you|(?:the\s+)?user|this (?:project|repo|repository|codeba
 _BARE_Y = r"(?:(?:a|the)\s+)?(?:(?:bare|plain|raw|direct)\s+)?"
 _CALL = r"(?:\s+(?:invocations?|calls?|commands?|runs?))?"
 _ALTERNATIVE = [lazy(p, re.I) for p in (
-    # use pnpm, not npm · we use pnpm, never npm · use uv and never pip
-    rf"{_LEAD}{_USE}\s+{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
+    # use pnpm, not npm · we use pnpm, never npm · use uv and never pip · use only pnpm, not npm
+    rf"{_LEAD}{_USE}\s+(?:only\s+)?{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
     # use pnpm instead of npm · pnpm rather than npm
     rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
     # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only

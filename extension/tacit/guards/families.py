@@ -1,6 +1,7 @@
 """Rule families of the eighth corpus round: a command said to need a flag ("never run X without
 F"), an example after a file-arguments rule, any folder of a name at any depth, pull requests
-opened to the project, and comments or reviews on pull requests and issues. ``family_specs``
+opened to the project, comments or reviews on pull requests and issues, and a version bumped in a
+manifest. ``family_specs``
 returns [] when a clause is none of them. Design notes: docs/guards.md.
 """
 
@@ -63,8 +64,9 @@ _ANY_FOLDER = lazy(rf"{_DONT}\s+(?P<verb>{_VERB})\s+(?:(?:the|any)\s+)?(?P<what>
 # "never reply to an issue" (a reply is a comment) · "don't approve or request changes on any pull request"
 _ACT = (r"(?:comment(?:\s+on)?|review|approve|(?:reply|respond)(?:\s+to)?|request\s+changes(?:\s+(?:on|to))?|"
         r"(?:post|leave|add|write)\s+(?:review\s+)?comments?\s+(?:on|to))")
-_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?)\b)\[?[\w.-]+\]?\s+)?"
-                r"(?P<what>(?:pull requests?|prs?|issues?)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
+# "never post comments on GitHub": its pull requests and issues
+_PR_ACTS = lazy(rf"{_DONT}\s+(?P<acts>{_ACT}(?:\s*(?:,|or|and|,\s*or)\s*{_ACT})*)\s+(?:on\s+)?(?:any\s+|the\s+)?(?:(?!(?:pull|prs?|issues?|github)\b)\[?[\w.-]+\]?\s+)?"
+                r"(?P<what>(?:pull requests?|prs?|issues?|github)(?:\s*(?:,|or|and|,\s*or)\s*(?:pull requests?|prs?|issues?))*)"
                 r"(?:\s*,?\s*etc\.*)?(?:\s+(?:on|to|in|for)\s+\[?[\w./-]+\]?)?", re.I)
 
 
@@ -107,7 +109,7 @@ def _pr_acts(clause: str, because: str) -> list:
     acts = {_ACT_OF.get(a.lower(), a.lower()) for a in re.findall(r"comment|review|approve|reply|respond|request",
                                                                   m.group("acts"), re.I)}
     what = m.group("what").lower()
-    nouns = (["pr"] if re.search(r"pull|pr", what) else []) + (["issue"] if "issue" in what else [])
+    nouns = (["pr"] if re.search(r"pull|pr|github", what) else []) + (["issue"] if re.search(r"issue|github", what) else [])
     out = []
     for noun in nouns:
         for act in ("comment", "review"):
@@ -122,12 +124,26 @@ def _pr_acts(clause: str, because: str) -> list:
     return out
 
 
+# "never bump the version in `package.json`" · "do not manually increment the `version` field in `Cargo.toml`"
+_BUMP = lazy(rf"{_DONT}\s+(?:manually\s+|ever\s+)?(?:bump|increment|change|edit|update|modify|touch|set)\s+(?:the\s+|any\s+)?"
+             r"(?:package\s+|crate\s+|project\s+)?`?version`?(?:\s+(?:field|number|string|key|value))?\s+(?:in|of)\s+(?:the\s+|any\s+)?"
+             r"(?P<path>`[\w./*-]+`|[\w./*-]+\.(?:json|toml|cfg|gradle|xml|csproj|props|yaml|yml))"
+             r"(?:\s+files?)?(?:\s+(?:by hand|manually|directly|yourself))?", re.I)
+
+
+def _version_bump(clause: str, because: str) -> list:
+    m = _BUMP.fullmatch(clause)
+    path = _unquote(m.group("path")) if m else ""
+    return [GuardSpec(PathMatch((path,)), because)] if "." in path.rsplit("/", 1)[-1] else []
+
+
 def family_specs(clause: str, because: str, own) -> list:
     """The guards of one clause read as one of this module's families, or []."""
     found = _example_tail(clause, because, own) if "file" in clause.lower() and "`" in clause else []
     if not found and "-" in clause:
         found = _needs_flag(clause, because, own)
-    return found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
+    return (found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
+            or _version_bump(clause, because))
 
 
 __all__ = ["family_specs"]

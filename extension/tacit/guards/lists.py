@@ -15,7 +15,7 @@ _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and
 # the verbs of a list of prohibitions (not "use", which names the alternative)
 _LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
                   r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
-                  r"close|stage|check in|skip|bypass|drop|truncate)\b", re.I)
+                  r"close|stage|check in|skip|bypass|drop|truncate|comment|review|approve|reply|post)\b", re.I)
 # "do not <verb> A or B": A and B are what the verb acts on (no comma, no semicolon inside)
 _EITHER = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>[a-z][a-z-]*)\s+(?P<a>[^,;]+?)\s*,?\s+(?:or|nor)\s+(?P<b>[^,;]+)", re.I)
 _EXAMPLES = lazy(r"\b(?:such as|like|e\.?g|including|for example|for instance|i\.?e)\b", re.I)
@@ -73,8 +73,8 @@ def shared_target(sentence: str, because: str, specs_of) -> list:
 # "never use `rm`, `rmdir`, or `unlink` to delete files or directories": each a program whose job the verb names
 _GENERIC = r"(?:files?|folders?|directories|dirs?|things|anything|stuff|them|it|process(?:es)?)"
 _FOR_JOB = lazy(rf"(?P<dont>{_DONT})\s+(?:use|run)\s+(?P<cmds>`[^`]+`(?:\s*(?:,\s*or|,\s*and|,|or|and|/)\s*`[^`]+`)*)"
-                rf"\s+(?:to|for)\s+(?P<verb>[a-z]+)(?:\s+(?:any|the|a)\s+)?(?:\s+{_GENERIC}(?:\s+(?:or|and)\s+{_GENERIC})?)?",
-                re.I)
+                rf"\s+(?:to|for)\s+(?P<verb>[a-z]+)(?:\s+(?:any|the|a)\s+)?(?P<kind>\s+[A-Za-z][\w.+-]*(?=\s+{_GENERIC}))?"
+                rf"(?:\s+{_GENERIC}(?:\s+(?:or|and)\s+{_GENERIC})?)?", re.I)
 
 
 def for_its_job(sentence: str, because: str, specs_of) -> list:
@@ -88,7 +88,9 @@ def for_its_job(sentence: str, because: str, specs_of) -> list:
     out: list = []
     for cmd in re.findall(r"`([^`]+)`", m.group("cmds")):
         words = cmd.split()
-        if not words or not any(verb.startswith(job) for job in _PURPOSE.get(words[0].lower(), ())):
+        own = verb in (w.lower() for w in words[1:])  # "`npm run compile` to compile TypeScript files": its own word
+        if not words or not (own or not m.group("kind") and any(verb.startswith(job) for job in
+                                                                 _PURPOSE.get(words[0].lower(), ()))):
             return []  # "deletions", "renaming": the job's stem begins the word
         out.extend(s for s in specs_of(f"{m.group('dont')} run `{cmd}`", because) if s not in out)
     return out

@@ -18,7 +18,8 @@ _EDITED = (r"(?:edited|modified|changed|touched|updated|altered|overwritten|writ
 _EDIT_VERB = r"(?:touch|edit|modify|change|alter|overwrite|update|hand-edit|hand edit)"
 _EDIT_VERBS = rf"{_EDIT_VERB}(?:{_SEP}{_EDIT_VERB})*"  # not write/create: "don't write tests in src/" is about new files
 _THINGS = (r"files?|code|sources?|modules?|scripts?|migrations?|tests?|snapshots?|fixtures?|assets?|images?|"
-           r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings")
+           r"artifacts?|outputs?|templates?|configs?|configuration|schemas?|types|definitions|docs|stubs|bindings|"
+           r"interfaces|headers|clients|models|classes")
 _PATH_LESSONS = [lazy(p, re.I) for p in (
     # "do not edit generated files such as `src/gen/api.ts`": the examples named
     rf"{_DONT}\s+(?:{_PATH_VERBS})\s+(?:(?:any|the|all)\s+)?(?:[\w-]+\s+){{0,2}}(?:(?:lock|dot)?files?|folders?|directories|"

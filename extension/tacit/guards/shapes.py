@@ -206,10 +206,14 @@ def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | 
     return GuardSpec(PathMatch((subject,)), because)
 
 
+# "build artifacts like `*.dll`, `*.pdb` or `bin/`": what the kind is said to be, the paths after it
+_KIND_LIKE = lazy(r"^(?:[\w-]+\s+){1,3}(?:such as|like|e\.?g\.?,?|including)\s+(?=\S)", re.I)
+
+
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     m = _COMMIT_PATH.fullmatch(sentence)
     if m and not re.match(r"(?:to|on|onto|into|in)\s", m.group("paths").strip(), re.I):  # "commit to main": a branch
-        parts = _PATH_LIST_SPLIT.split(m.group("paths").strip())
+        parts = _PATH_LIST_SPLIT.split(_KIND_LIKE.sub("", m.group("paths").strip()))
         patterns = [_path_pattern(p) for p in parts]
         if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)

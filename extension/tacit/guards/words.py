@@ -79,7 +79,7 @@ _DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)
          r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit|hand-(?:modify|change|write|update)|rewrite|reformat|"
-              r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?changes to)")
+              r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?(?:(?:direct|manual) )?(?:changes|edits) to)")
 # "a, b or c" · "a and b" · "a nor b": between the items of a list
 _AND_OR = r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b)\s*"
 _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s))\s*", re.I)
