@@ -122,10 +122,9 @@ def _needs(seq, bounded: bool = False) -> set | None:
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def _gate(pattern, flags: int):
-    """``absent(text)``: True when a lowercased ASCII ``text`` holds none of the words every match
-    of ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
-    None when no such words are known."""
+def _word_gate(pattern, flags: int):
+    """``absent(low)``: True when a lowercased ASCII text holds none of the words every match of
+    ``pattern`` holds; None when no such words are known."""
     if not isinstance(pattern, str):
         return None
     try:
@@ -137,50 +136,107 @@ def _gate(pattern, flags: int):
     bound = {w for w, b in words if b and w[0] in _WORD_CHARS} - {w for w, b in words if not b}
     free = {w for w, _b in words} - bound
 
-    def find(words: set):
-        return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w)))).search \
-            if words else (lambda text, pos=0: None)
-    find_free, find_bound = find(free), find(bound)
+    def find(words: set, start: str = ""):
+        return re.compile(start + "(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w)))
+                          + ")").search if words else (lambda low: None)
+    # a bounded word only where a word starts: every bounded word would hold there too
+    find_free, find_bound = find(free), find(bound, "(?<![a-z0-9_])")
 
-    def absent(text) -> bool:
-        if not isinstance(text, str) or not text.isascii():
-            return False
-        low = text.lower()
-        if find_free(low) is not None:
-            return False
-        m = find_bound(low)
-        while m is not None:  # where a word starts, every bounded word would hold there too
-            at = m.start()
-            if at == 0 or low[at - 1] not in _WORD_CHARS:
-                return False
-            m = find_bound(low, at + 1)
-        return True
+    def absent(low: str) -> bool:
+        return find_free(low) is None and find_bound(low) is None
     return absent
 
 
-def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
-    """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there."""
-    absent = _gate(stand_in.pattern, stand_in._flags)
+def _gate(pattern, flags: int):
+    """``absent(text)``: True when an ASCII ``text`` holds none of the words every match of
+    ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
+    None when no such words are known."""
+    absent = _word_gate(pattern, flags)
     if absent is None:
+        return None
+    return lambda text: isinstance(text, str) and text.isascii() and absent(text.lower())
+
+
+def _lowered(pattern, flags: int):
+    """``pattern`` compiled without IGNORECASE, to search a lowercased ASCII text (the same matches
+    at the same places), when it has IGNORECASE and no capital or non-ASCII character, character
+    range reaching capitals or flag of its own; else None."""
+    if not isinstance(pattern, str) or not flags & re.I:
+        return None
+    try:
+        parsed = _parser.parse(pattern, flags & ~re.I)
+    except Exception:  # noqa: BLE001 (a private parser: no twin, never a wrong answer)
+        return None
+    if parsed.state.flags & ~(flags & ~re.I | re.UNICODE) or not _caseless(parsed):  # (?i) and the like
+        return None
+    return re.compile(pattern, flags & ~re.I)
+
+
+_CHARS = (_sre.LITERAL, _sre.NOT_LITERAL)
+_PLAIN = (_sre.AT, _sre.ANY, _sre.GROUPREF, _sre.CATEGORY, _sre.NEGATE)
+
+
+def _caseless(items) -> bool:
+    """Whether parsed ``items`` match alike under IGNORECASE and without it on a lowercased ASCII text."""
+    for op, av in items:
+        if op in _CHARS:
+            ok = av < 128 and not 65 <= av <= 90
+        elif op is _sre.RANGE:
+            ok = av[1] < 128 and not (av[0] <= 90 and av[1] >= 65)
+        elif op is _sre.IN:
+            ok = _caseless(av)
+        elif op is _sre.BRANCH:
+            ok = all(_caseless(a) for a in av[1])
+        elif op is _sre.SUBPATTERN:
+            ok = not av[1] and not av[2] and _caseless(av[-1])
+        elif op in _REPEATS or op in (_sre.ASSERT, _sre.ASSERT_NOT):
+            ok = _caseless(av[-1])
+        else:
+            ok = op in _PLAIN
+        if not ok:
+            return False
+    return True
+
+
+def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
+    """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there
+    (or, with a lowered twin, when the twin finds none in the lowercased text)."""
+    absent = _word_gate(stand_in.pattern, stand_in._flags)
+    twin = _lowered(stand_in.pattern, stand_in._flags)
+    if absent is None and twin is None:
         return
+    find = twin.search if twin is not None else None
+
+    def first(string) -> int | None:
+        """Where the first match starts, -1 when there is none, None when unknown."""
+        if not isinstance(string, str) or not string.isascii():
+            return None
+        low = string.lower()
+        if absent is not None and absent(low):
+            return -1
+        if find is None:
+            return None
+        m = find(low)
+        return -1 if m is None else m.start()
 
     def search(string, *args, **kw):
-        return None if not args and not kw and absent(string) else compiled.search(string, *args, **kw)
+        at = None if args or kw else first(string)
+        return compiled.search(string, *args, **kw) if at is None else None if at < 0 else compiled.search(string, at)
 
     def sub(repl, string, *args, **kw):
-        return string if absent(string) else compiled.sub(repl, string, *args, **kw)
+        return string if first(string) == -1 else compiled.sub(repl, string, *args, **kw)
 
     def subn(repl, string, *args, **kw):
-        return (string, 0) if absent(string) else compiled.subn(repl, string, *args, **kw)
+        return (string, 0) if first(string) == -1 else compiled.subn(repl, string, *args, **kw)
 
     def split(string, *args, **kw):
-        return [string] if absent(string) else compiled.split(string, *args, **kw)
+        return [string] if first(string) == -1 else compiled.split(string, *args, **kw)
 
     def findall(string, *args, **kw):
-        return [] if not args and not kw and absent(string) else compiled.findall(string, *args, **kw)
+        return [] if not args and not kw and first(string) == -1 else compiled.findall(string, *args, **kw)
 
     def finditer(string, *args, **kw):
-        return iter(()) if not args and not kw and absent(string) else compiled.finditer(string, *args, **kw)
+        return iter(()) if not args and not kw and first(string) == -1 else compiled.finditer(string, *args, **kw)
 
     for name, method in (("search", search), ("sub", sub), ("subn", subn), ("split", split),
                          ("findall", findall), ("finditer", finditer)):

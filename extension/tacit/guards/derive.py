@@ -372,7 +372,7 @@ _NEEDS = (
     (lazy(r"pipe|piping|curl|wget|drop|truncate|delete", re.I), _content_shapes),
     (lazy(r".", re.S), _run),
 )
-gate(*(needs for needs, _shape in _NEEDS))  # a shape's words, found faster (same answers)
+gate(_MAYBE_RULE, *(needs for needs, _shape in _NEEDS))  # found faster (same answers)
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
