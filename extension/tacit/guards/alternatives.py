@@ -6,12 +6,11 @@ narrows a guard so that the alternative the lesson names passes ("never `git pus
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import replace
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
-from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS
+from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS, shell_words
 
 _PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
 _QUOTED = lazy(r"`([^`\n]{1,120})`")
@@ -108,7 +107,7 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
                 return replace(spec, match=replace(m, lease_ok=True))
             continue
         try:
-            words = shlex.split(alt)
+            words = shell_words(alt)
         except ValueError:
             continue
         via = _through_wrapper(words, m)

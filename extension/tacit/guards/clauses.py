@@ -224,7 +224,7 @@ def typed_cues(text: str) -> str:
     "you are", "_never_" "never"."""
     text = _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
     text = _CONTRACTION.sub(lambda m: _CONTRACTED[m.group(0).lower()], text)
-    return _CUE_EMPHASIS.sub(r"\2", text)
+    return _CUE_EMPHASIS.sub(r"\2", text) if "*" in text or "_" in text else text
 
 
 def _asked_no(m) -> str:

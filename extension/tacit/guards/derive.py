@@ -7,7 +7,6 @@ the rule vetoes, and one extra word in a rule clause derives nothing. Design not
 from __future__ import annotations
 
 import re
-import shlex
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.alternatives import narrow
@@ -25,7 +24,7 @@ from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                _SCRIPT_LIKE, first_match, without_placeholders)
+                                _SCRIPT_LIKE, first_match, shell_words, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -243,7 +242,7 @@ def _command_words(cmd: str, script: bool = False) -> list[str] | None:
         if not inner or _SHELL_META.search(inner):
             return None
         try:
-            words = shlex.split(inner)
+            words = shell_words(inner)
         except ValueError:
             return None
         return without_placeholders(words) if words else None
