@@ -94,6 +94,9 @@ def _starts(items: list, bounded: bool = False) -> set | None:
             return None if any(not a for a in alternatives) else set().union(*alternatives)
         if op in _REPEATS and av[0] >= 1:
             return _starts(list(av[2]), bounded)
+        if op in _REPEATS and av[1] == 1:  # "n'?t": "n't" or "nt"
+            taken, skipped = _starts(list(av[2]) + items[i + 1:], bounded), _starts(items[i + 1:], bounded)
+            return taken | skipped if taken and skipped else None
         return None
     return None
 
@@ -123,8 +126,8 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _word_gate(pattern, flags: int):
-    """``absent(low)``: True when a lowercased ASCII text holds none of the words every match of
-    ``pattern`` holds; None when no such words are known."""
+    """``find(low)``: a search that finds nothing in a lowercased ASCII text holding none of the
+    words every match of ``pattern`` holds; None when no such words are known."""
     if not isinstance(pattern, str):
         return None
     try:
@@ -135,26 +138,36 @@ def _word_gate(pattern, flags: int):
         return None
     bound = {w for w, b in words if b and w[0] in _WORD_CHARS} - {w for w, b in words if not b}
     free = {w for w, _b in words} - bound
-
-    def find(words: set, start: str = ""):
-        return re.compile(start + "(?:" + "|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w)))
-                          + ")").search if words else (lambda low: None)
     # a bounded word only where a word starts: every bounded word would hold there too
-    find_free, find_bound = find(free), find(bound, "(?<![a-z0-9_])")
+    either = ([_tree(free)] if free else []) + (["(?<![a-z0-9_])" + _tree(bound)] if bound else [])
+    return re.compile("|".join(either)).search
 
-    def absent(low: str) -> bool:
-        return find_free(low) is None and find_bound(low) is None
-    return absent
+
+def _tree(words: set) -> str:
+    """A pattern finding where one of ``words`` starts, as a tree of their letters (each branch led
+    by another letter: found faster than a flat alternation); a word that starts with another is
+    left out (the other is found there too)."""
+    tree: dict = {}
+    for word in words:
+        if not any(other != word and word.startswith(other) for other in words):
+            node = tree
+            for char in word:
+                node = node.setdefault(char, {})
+
+    def branch(node: dict) -> str:
+        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items())]
+        return "(?:" + "|".join(alternatives) + ")" if len(alternatives) > 1 else "".join(alternatives)
+    return branch(tree)
 
 
 def _gate(pattern, flags: int):
     """``absent(text)``: True when an ASCII ``text`` holds none of the words every match of
     ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
     None when no such words are known."""
-    absent = _word_gate(pattern, flags)
-    if absent is None:
+    find = _word_gate(pattern, flags)
+    if find is None:
         return None
-    return lambda text: isinstance(text, str) and text.isascii() and absent(text.lower())
+    return lambda text: isinstance(text, str) and text.isascii() and find(text.lower()) is None
 
 
 def _lowered(pattern, flags: int):
@@ -201,9 +214,9 @@ def _caseless(items) -> bool:
 def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
     """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there
     (or, with a lowered twin, when the twin finds none in the lowercased text)."""
-    absent = _word_gate(stand_in.pattern, stand_in._flags)
+    word = _word_gate(stand_in.pattern, stand_in._flags)
     twin = _lowered(stand_in.pattern, stand_in._flags)
-    if absent is None and twin is None:
+    if word is None and twin is None:
         return
     find = twin.search if twin is not None else None
 
@@ -212,7 +225,7 @@ def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
         if not isinstance(string, str) or not string.isascii():
             return None
         low = string.lower()
-        if absent is not None and absent(low):
+        if word is not None and word(low) is None:
             return -1
         if find is None:
             return None

@@ -83,5 +83,8 @@ def test_a_gate_holds_the_words_every_match_needs():
     assert ever("never") is True and ever("ever") is False and ever("insider") is False and ever("twin") is True
     assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
     assert lazyre._gate(r"[xy]+|\d", 0) is None
+    assert lazyre._tree({"if", "when", "whenever", "x.y"}) == r"(?:if|when|x\.y)"  # "whenever" holds "when"
+    dont = lazyre._gate(r"\bdon'?t\b|n'?t\b", re.I)  # an optional letter: the words with and without it
+    assert dont("DON'T") is False and dont("wont") is False and dont("don") is True and dont("n t") is True
     assert lazyre._gate("\u2014|x", 0) is None  # a word outside ASCII: no gate
     assert lazyre._gate(r"(unclosed", 0) is None
