@@ -244,9 +244,9 @@ def clean_line(text: str) -> str:
     text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
     # "never use -- with pnpm test": the separator is the object, not a dash
     text = re.sub(r"\b(use|using|pass|passing|add|adding|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)",
-                  r"\1 `--`", text, flags=re.I)
+                  r"\1 `--`", text, flags=re.I) if "--" in text else text
     text = _ASKED_NO.sub(_asked_no, text.strip())
-    return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
+    return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text) if ":" in text or ";" in text or "?" in text else text)
 
 
 # "when running `cargo test`, use `--all-features`": the condition is the command itself
@@ -324,7 +324,7 @@ def _tidy(s: str) -> str:
     s = _HERE.sub(" ", s)
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
-    s = _SPACE_BEFORE.sub(r"\1", s)
+    s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
     s = _DOUBLE_COMMA.sub(",", s)
     s = _ENDS.sub("", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
@@ -361,8 +361,7 @@ def clauses(text: str) -> list[list[Clause]]:
         # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
         sentence = _BANNED_ASIDE.sub(r"; \1", sentence)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
-        if "\x00" in sentence:
-            sentence = _ALWAYS_QUOTED.sub(r"\1use ", sentence)
+        sentence = _ALWAYS_QUOTED.sub(r"\1use ", sentence) if "\x00" in sentence else sentence
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
         sentence = said_as_run(sentence, spans)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
@@ -595,6 +594,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 
 # long alternations of words, searched in every clause: first the words alone (same answers)
 gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
-     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE_SPAN)
+     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE_SPAN,
+     _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE, _RUNNING_WITH)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]
