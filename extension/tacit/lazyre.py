@@ -211,6 +211,22 @@ def _caseless(items) -> bool:
     return True
 
 
+_last = ("", "")  # the last text lowercased, and its lowercase: gated patterns often search one text in turn
+
+
+def _lowercase(string) -> str | None:
+    """An ASCII ``string`` lowercased (the last one is remembered), else None."""
+    global _last
+    last = _last
+    if last[0] is string:
+        return last[1]
+    if not isinstance(string, str) or not string.isascii():
+        return None
+    low = string.lower()
+    _last = (string, low)
+    return low
+
+
 def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
     """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there
     (or, with a lowered twin, when the twin finds none in the lowercased text)."""
@@ -222,9 +238,9 @@ def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
 
     def first(string) -> int | None:
         """Where the first match starts, -1 when there is none, None when unknown."""
-        if not isinstance(string, str) or not string.isascii():
+        low = _lowercase(string)
+        if low is None:
             return None
-        low = string.lower()
         if word is not None and word(low) is None:
             return -1
         if find is None:

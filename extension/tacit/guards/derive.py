@@ -60,12 +60,15 @@ def _prepare(text) -> tuple[str, list] | None:
     return text, clauses(text)
 
 
+_ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
+
+
 def _rule_text(clause_text: str) -> str:
     s = _INTERJECTION.sub("", _LABEL.sub("", clause_text.strip()))
-    s = re.sub(r"\s*\([^()]*\)$", "", s)  # a trailing aside: "(said on …)"
-    if re.search(r"[^\s.]\s\.$", s):
+    s = re.sub(r"\s*\([^()]*\)$", "", s) if s.endswith(")") else s  # a trailing aside: "(said on …)"
+    if s.endswith(".") and re.search(r"[^\s.]\s\.$", s):
         return re.sub(r"^[,;:\s]+", "", s)  # "never run git checkout .": the dot is the argument
-    return re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s)
+    return _ENDS.sub("", s)
 
 
 # ---------------------------------------------------------------------------
