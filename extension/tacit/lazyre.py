@@ -94,6 +94,9 @@ def _starts(items: list, bounded: bool = False) -> set | None:
             return None if any(not a for a in alternatives) else set().union(*alternatives)
         if op in _REPEATS and av[0] >= 1:
             return _starts(list(av[2]), bounded)
+        if op in _REPEATS and av[1] == 1:  # "n'?t": "n't" or "nt"
+            taken, skipped = _starts(list(av[2]) + items[i + 1:], bounded), _starts(items[i + 1:], bounded)
+            return taken | skipped if taken and skipped else None
         return None
     return None
 
@@ -122,10 +125,9 @@ def _needs(seq, bounded: bool = False) -> set | None:
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def _gate(pattern, flags: int):
-    """``absent(text)``: True when a lowercased ASCII ``text`` holds none of the words every match
-    of ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
-    None when no such words are known."""
+def _word_gate(pattern, flags: int):
+    """``find(low)``: a search that finds nothing in a lowercased ASCII text holding none of the
+    words every match of ``pattern`` holds; None when no such words are known."""
     if not isinstance(pattern, str):
         return None
     try:
@@ -136,51 +138,134 @@ def _gate(pattern, flags: int):
         return None
     bound = {w for w, b in words if b and w[0] in _WORD_CHARS} - {w for w, b in words if not b}
     free = {w for w, _b in words} - bound
+    # a bounded word only where a word starts: every bounded word would hold there too
+    either = ([_tree(free)] if free else []) + (["(?<![a-z0-9_])" + _tree(bound)] if bound else [])
+    return re.compile("|".join(either)).search
 
-    def find(words: set):
-        return re.compile("|".join(re.escape(w) for w in sorted(words, key=lambda w: (len(w), w)))).search \
-            if words else (lambda text, pos=0: None)
-    find_free, find_bound = find(free), find(bound)
 
-    def absent(text) -> bool:
-        if not isinstance(text, str) or not text.isascii():
+def _tree(words: set) -> str:
+    """A pattern finding where one of ``words`` starts, as a tree of their letters (each branch led
+    by another letter: found faster than a flat alternation); a word that starts with another is
+    left out (the other is found there too)."""
+    tree: dict = {}
+    for word in words:
+        if not any(other != word and word.startswith(other) for other in words):
+            node = tree
+            for char in word:
+                node = node.setdefault(char, {})
+
+    def branch(node: dict) -> str:
+        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items())]
+        return "(?:" + "|".join(alternatives) + ")" if len(alternatives) > 1 else "".join(alternatives)
+    return branch(tree)
+
+
+def _gate(pattern, flags: int):
+    """``absent(text)``: True when an ASCII ``text`` holds none of the words every match of
+    ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
+    None when no such words are known."""
+    find = _word_gate(pattern, flags)
+    if find is None:
+        return None
+    return lambda text: isinstance(text, str) and text.isascii() and find(text.lower()) is None
+
+
+def _lowered(pattern, flags: int):
+    """``pattern`` compiled without IGNORECASE, to search a lowercased ASCII text (the same matches
+    at the same places), when it has IGNORECASE and no capital or non-ASCII character, character
+    range reaching capitals or flag of its own; else None."""
+    if not isinstance(pattern, str) or not flags & re.I:
+        return None
+    try:
+        parsed = _parser.parse(pattern, flags & ~re.I)
+    except Exception:  # noqa: BLE001 (a private parser: no twin, never a wrong answer)
+        return None
+    if parsed.state.flags & ~(flags & ~re.I | re.UNICODE) or not _caseless(parsed):  # (?i) and the like
+        return None
+    return re.compile(pattern, flags & ~re.I)
+
+
+_CHARS = (_sre.LITERAL, _sre.NOT_LITERAL)
+_PLAIN = (_sre.AT, _sre.ANY, _sre.GROUPREF, _sre.CATEGORY, _sre.NEGATE)
+
+
+def _caseless(items) -> bool:
+    """Whether parsed ``items`` match alike under IGNORECASE and without it on a lowercased ASCII text."""
+    for op, av in items:
+        if op in _CHARS:
+            ok = av < 128 and not 65 <= av <= 90
+        elif op is _sre.RANGE:
+            ok = av[1] < 128 and not (av[0] <= 90 and av[1] >= 65)
+        elif op is _sre.IN:
+            ok = _caseless(av)
+        elif op is _sre.BRANCH:
+            ok = all(_caseless(a) for a in av[1])
+        elif op is _sre.SUBPATTERN:
+            ok = not av[1] and not av[2] and _caseless(av[-1])
+        elif op in _REPEATS or op in (_sre.ASSERT, _sre.ASSERT_NOT):
+            ok = _caseless(av[-1])
+        else:
+            ok = op in _PLAIN
+        if not ok:
             return False
-        low = text.lower()
-        if find_free(low) is not None:
-            return False
-        m = find_bound(low)
-        while m is not None:  # where a word starts, every bounded word would hold there too
-            at = m.start()
-            if at == 0 or low[at - 1] not in _WORD_CHARS:
-                return False
-            m = find_bound(low, at + 1)
-        return True
-    return absent
+    return True
+
+
+_last = ("", "")  # the last text lowercased, and its lowercase: gated patterns often search one text in turn
+
+
+def _lowercase(string) -> str | None:
+    """An ASCII ``string`` lowercased (the last one is remembered), else None."""
+    global _last
+    last = _last
+    if last[0] is string:
+        return last[1]
+    if not isinstance(string, str) or not string.isascii():
+        return None
+    low = string.lower()
+    _last = (string, low)
+    return low
 
 
 def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
-    """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there."""
-    absent = _gate(stand_in.pattern, stand_in._flags)
-    if absent is None:
+    """Set the unanchored methods of ``stand_in`` to answer "no match" at once when no word is there
+    (or, with a lowered twin, when the twin finds none in the lowercased text)."""
+    word = _word_gate(stand_in.pattern, stand_in._flags)
+    twin = _lowered(stand_in.pattern, stand_in._flags)
+    if word is None and twin is None:
         return
+    find = twin.search if twin is not None else None
+
+    def first(string) -> int | None:
+        """Where the first match starts, -1 when there is none, None when unknown."""
+        low = _lowercase(string)
+        if low is None:
+            return None
+        if word is not None and word(low) is None:
+            return -1
+        if find is None:
+            return None
+        m = find(low)
+        return -1 if m is None else m.start()
 
     def search(string, *args, **kw):
-        return None if not args and not kw and absent(string) else compiled.search(string, *args, **kw)
+        at = None if args or kw else first(string)
+        return compiled.search(string, *args, **kw) if at is None else None if at < 0 else compiled.search(string, at)
 
     def sub(repl, string, *args, **kw):
-        return string if absent(string) else compiled.sub(repl, string, *args, **kw)
+        return string if first(string) == -1 else compiled.sub(repl, string, *args, **kw)
 
     def subn(repl, string, *args, **kw):
-        return (string, 0) if absent(string) else compiled.subn(repl, string, *args, **kw)
+        return (string, 0) if first(string) == -1 else compiled.subn(repl, string, *args, **kw)
 
     def split(string, *args, **kw):
-        return [string] if absent(string) else compiled.split(string, *args, **kw)
+        return [string] if first(string) == -1 else compiled.split(string, *args, **kw)
 
     def findall(string, *args, **kw):
-        return [] if not args and not kw and absent(string) else compiled.findall(string, *args, **kw)
+        return [] if not args and not kw and first(string) == -1 else compiled.findall(string, *args, **kw)
 
     def finditer(string, *args, **kw):
-        return iter(()) if not args and not kw and absent(string) else compiled.finditer(string, *args, **kw)
+        return iter(()) if not args and not kw and first(string) == -1 else compiled.finditer(string, *args, **kw)
 
     for name, method in (("search", search), ("sub", sub), ("subn", subn), ("split", split),
                          ("findall", findall), ("finditer", finditer)):

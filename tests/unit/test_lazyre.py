@@ -37,7 +37,7 @@ def test_a_broken_pattern_fails_where_it_is_used():
         broken.search("x")
 
 
-GATED_TEXTS = ("never run npm, it breaks the lockfile", "Please NEVER push", "please", "", "x" * 300,
+GATED_TEXTS = ("never run npm, it breaks the lockfile", "Please NEVER push", "DON'T ASKS x", "won't \x0042\x00 ASK", "please", "", "x" * 300,
                "naïve: please don't", "plz, dont't — really", "use pnpm\nnot npm", "an exception aside.",
                "only when asked, until Friday 'til then", "PLEASE always", "ask the user first")
 
@@ -47,7 +47,9 @@ GATED_TEXTS = ("never run npm, it breaks the lockfile", "Please NEVER push", "pl
     r"\b(?:unless|except(?:ing)?|only (?:if|when)|[\w-]+ aside(?=\s*(?:$|[,.;)]))|'?til|until)\b",
     r"\b(?:nver|nevr|nevar)\b|(?<![\w*])([*_])(never|not)\1(?![\w*])",
     r"(?:a|b)?c+d|[xy]z|x{2,}",  # "c", "z" or "xx" in every match
-    r"[xy]+|\d",  # no word every match holds: searched as before
+    r"[xy]+|\d",  # no word every match holds: searched in the lowered text only
+    r"\bn'?t\b|(?<=[^a-z])ask(?P<s>s?)\b",  # no word either: the lowered twin
+    r"[!-~]k|\x00\d\x00",  # a range reaching capitals: no twin, the word gate only
 ])
 def test_a_gated_pattern_answers_as_the_compiled_one(source):
     made, real = lazy(source, re.I), re.compile(source, re.I)
@@ -63,6 +65,13 @@ def test_a_gated_pattern_answers_as_the_compiled_one(source):
             assert (found and found.span()) == (expected and expected.span())
 
 
+def test_a_lowered_twin_only_for_patterns_that_match_alike():
+    assert lazyre._lowered(r"\b(?:never|don'?t)\s+[a-z]+\b(?=\x00)", re.I).flags & re.I == 0
+    for source in (r"[A-Z]x", r"x[!-~]", "\u212ax", r"(?-i:x)y", r"(?i)x"):
+        assert lazyre._lowered(source, re.I) is None
+    assert lazyre._lowered(r"x", 0) is None  # case matters: no twin
+
+
 def test_a_gate_holds_the_words_every_match_needs():
     absent = lazyre._gate(r"\b(?:please|pls)\b", re.I)
     assert absent("say PLS now") is False and absent("plsx") is False and absent("nothing here") is True
@@ -74,5 +83,8 @@ def test_a_gate_holds_the_words_every_match_needs():
     assert ever("never") is True and ever("ever") is False and ever("insider") is False and ever("twin") is True
     assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
     assert lazyre._gate(r"[xy]+|\d", 0) is None
+    assert lazyre._tree({"if", "when", "whenever", "x.y"}) == r"(?:if|when|x\.y)"  # "whenever" holds "when"
+    dont = lazyre._gate(r"\bdon'?t\b|n'?t\b", re.I)  # an optional letter: the words with and without it
+    assert dont("DON'T") is False and dont("wont") is False and dont("don") is True and dont("n t") is True
     assert lazyre._gate("\u2014|x", 0) is None  # a word outside ASCII: no gate
     assert lazyre._gate(r"(unclosed", 0) is None

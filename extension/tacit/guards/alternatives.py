@@ -6,12 +6,11 @@ narrows a guard so that the alternative the lesson names passes ("never `git pus
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import replace
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
-from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS
+from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS, shell_words
 
 _PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
 _QUOTED = lazy(r"`([^`\n]{1,120})`")
@@ -27,6 +26,7 @@ _USE_CMD = lazy(r"\b(?:use|run|prefer|try|only|call|invoke)\s+(?:(?:it|them)\s+(
 # "cargo update -p foo is fine": a command said to be allowed
 _IS_FINE = lazy(r"^(?:but\s+)?(?P<cmd>[a-z][\w.-]*(?:\s+[^\s,;`]+){0,6}?)\s+(?:is|are)\s+(?:fine|ok|okay|allowed|"
                 r"acceptable|good|enough|the way)\b", re.I)
+gate(_SAYS_USE, _FORBIDS, _USE_CMD)  # searched in every piece of a lesson (same answers, found faster)
 _WRAPS = frozenset(("uv", "uvx", "poetry", "pipenv", "pdm", "rye", "hatch", "pnpm", "yarn", "bun", "npx", "bunx", "pnpx",
                     "npm"))
 
@@ -108,7 +108,7 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
                 return replace(spec, match=replace(m, lease_ok=True))
             continue
         try:
-            words = shlex.split(alt)
+            words = shell_words(alt)
         except ValueError:
             continue
         via = _through_wrapper(words, m)

@@ -226,7 +226,7 @@ def typed_cues(text: str) -> str:
     "you are", "_never_" "never"."""
     text = _TYPED_DONT.sub("don't", _TYPED_NEVER.sub("never", text))
     text = _CONTRACTION.sub(lambda m: _CONTRACTED[m.group(0).lower()], text)
-    return _CUE_EMPHASIS.sub(r"\2", text)
+    return _CUE_EMPHASIS.sub(r"\2", text) if "*" in text or "_" in text else text
 
 
 def _asked_no(m) -> str:
@@ -246,9 +246,9 @@ def clean_line(text: str) -> str:
     text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
     # "never use -- with pnpm test": the separator is the object, not a dash
     text = re.sub(r"\b(use|using|pass|passing|add|adding|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)",
-                  r"\1 `--`", text, flags=re.I)
+                  r"\1 `--`", text, flags=re.I) if "--" in text else text
     text = _ASKED_NO.sub(_asked_no, text.strip())
-    return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text))
+    return _REF_BRACKETS.sub(r"(\1)", _ASIDE_END.sub("", text) if ":" in text or ";" in text or "?" in text else text)
 
 
 # "when running `cargo test`, use `--all-features`": the condition is the command itself
@@ -307,21 +307,38 @@ _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note 
                 r"(?=(?:never|don'?t|do not|dont|no|stop|quit|use|run|always|please|pls)\b)", re.I)
 
 
+_DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
+_DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
+_SPACE_BEFORE = lazy(r"\s+([,;:])")
+_DOUBLE_COMMA = lazy(r",\s*,")
+_ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
+
+
 def _tidy(s: str) -> str:
-    dot = re.search(r"[\w/-]\s\.$", s.strip())  # "never run git checkout .": the dot is the argument
-    s = _LEAD_IN.sub("", s.strip())
+    s = s.strip()
+    dot = s.endswith(".") and _DOT_ARGUMENT.search(s)  # "never run git checkout .": the dot is the argument
+    s = _LEAD_IN.sub("", s)
     s = _NEVER_SAID.sub(_never_said, s.strip())
     s = _SPOKEN_NEVER.sub(_spoken, s)
-    s = re.sub(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", r"\1 run ", s, flags=re.I)  # "never do a `git reset`"
+    s = _DO_A.sub(r"\1 run ", s)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))
     s = _NOISE.sub(" ", s)
     s = _HERE.sub(" ", s)
-    s = re.sub(r"\s+", " ", s).strip()
+    s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
-    s = re.sub(r"\s+([,;:])", r"\1", s)
-    s = re.sub(r",\s*,", ",", s)
-    s = re.sub(r"^[,;:\s]+|[\s,;:.!]+$", "", s) + (" ." if dot else "")
+    s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
+    s = _DOUBLE_COMMA.sub(",", s)
+    s = _ENDS.sub("", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
+
+
+_ABBREVIATION = lazy(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", re.I)
+_NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
+_SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
+_BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", re.I)
+_ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
+_ASIDE = lazy(r"\(([^()]*)\)")
+_ASIDE_SPAN = lazy(r"\s*\([^()]*\)")
 
 
 def clauses(text: str) -> list[list[Clause]]:
@@ -333,21 +350,20 @@ def clauses(text: str) -> list[list[Clause]]:
     protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
     # not a sentence's end; "etc." before a capital word is one ("… pyright etc. This is because …")
-    protected = re.sub(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", r"\1", protected, flags=re.I)
+    protected = _ABBREVIATION.sub(r"\1", protected)
     out = []
     for sentence in _SENTENCE_SPLIT.split(protected):
         sentence = sentence.strip()
         if not sentence:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
-        sentence = re.sub(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", r", \1", sentence, flags=re.I)
+        sentence = _NOT_ASIDE.sub(r", \1", sentence)
         # "destructive SQL (DROP, TRUNCATE, DELETE without WHERE)": the statements named
-        sentence = re.sub(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", r" such as \1", sentence, flags=re.I)
+        sentence = _SQL_ASIDE.sub(r" such as \1", sentence)
         # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
-        sentence = re.sub(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", r"; \1",
-                          sentence, flags=re.I)
+        sentence = _BANNED_ASIDE.sub(r"; \1", sentence)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
-        sentence = re.sub(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", r"\1use ", sentence, flags=re.I)
+        sentence = _ALWAYS_QUOTED.sub(r"\1use ", sentence) if "\x00" in sentence else sentence
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
         sentence = said_as_run(sentence, spans)
         sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
@@ -356,24 +372,25 @@ def clauses(text: str) -> list[list[Clause]]:
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
         asides = []
-        for aside in re.findall(r"\(([^()]*)\)", sentence):  # "(auto-generated, don't edit)": its parts too
+        for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
-        main = re.sub(r"\s*\([^()]*\)", " ", sentence)
+        main = _ASIDE_SPAN.sub(" ", sentence)
         pieces = []
         parts = _CLAUSE_SPLIT.split(main)
-        for part in parts:
-            sub = _REASON_SPLIT.split(part)
+        splits = [_REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
+        for sub in splits:
             if len(sub) > 1 and len(parts) > 1:  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
-                pieces.append(_REASON_SPLIT.sub(", ", part))
+                pieces.append(", ".join(sub))
             pieces.extend(sub)
         found = []
         # the whole sentence is a reading, its breaks and reasons' heads read as commas; a part after a
         # break that says no rule word or is a reason ("; git push --force loses work") is not in it
         kept = [p for i, p in enumerate(parts) if i == 0 or _RULE_WORD.search(_PLACEHOLDER.sub(" ", p))
                 and not _REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
-        whole = _tidy(_REASON_SPLIT.sub(", ", ", ".join(kept)))
-        if len(pieces) > 1 and whole:
+        whole = len(pieces) > 1 and _tidy(", ".join(splits[0]) if len(kept) == 1 else
+                                          _REASON_SPLIT.sub(", ", ", ".join(kept)))
+        if whole:
             found.append(_clause(whole, spans, whole=True))
         for i, piece in enumerate(pieces + asides):
             piece = _tidy(piece)
@@ -579,6 +596,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 
 # long alternations of words, searched in every clause: first the words alone (same answers)
 gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
-     _CUE_EMPHASIS, _CONTRACTION)
+     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE_SPAN,
+     _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE, _ACTION_WHEN)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from tacit.lazyre import lazy
+from tacit.lazyre import gate, lazy
 from tacit.guards.clauses import _EXCEPTION, _HEDGE
 from tacit.guards.model import CommandMatch, GuardSpec, PipeMatch
 from tacit.guards.words import _DONT, _KNOWN_PROGRAMS, _path_pattern, _unquote, first_match
@@ -64,6 +64,7 @@ _NOT_TAIL = lazy(r"^(?:in|on|at|for|from|to|into|during|against|with|without|wit
 # "…, dev deps don't count" · "…, docs are fine": an exception said as a statement
 _PERMITS = lazy(r"\b(?:counts?|appl(?:y|ies)|matters?|fine|ok|okay|exempt|allowed|excepted|excluded|permitted)\b", re.I)
 _NEGATION = lazy(r"\b(?:not|never|no)\b|n'?t\b", re.I)
+gate(_LIST_WORD, _PERMITS, _NEGATION)  # searched in a rule's tail (same answers, found faster)
 _ALT_VERBS = frozenset(("rebase", "squash", "ask", "merge", "revert"))
 
 

@@ -6,6 +6,7 @@ lists, branches, remotes and paths shared by ``derive`` and ``shapes``, and
 from __future__ import annotations
 
 import re
+import shlex
 
 from tacit.lazyre import lazy
 from tacit.guards.code_names import code_object
@@ -88,6 +89,14 @@ _LIST_SPLIT = lazy(r"\s*(?:,\s*(?:or|and|nor)\s+|,|\bor\b|\band\b|\bnor\b|/(?=\s
 def listed(item: str) -> str:
     """A pattern for ``item`` said once or as a list of them ("`a`, `b` or `c`")."""
     return rf"(?:{item})(?:{_AND_OR}(?:{item}))*"
+
+
+def shell_words(text: str) -> list[str]:
+    """``shlex.split(text)``; a printable ASCII text with no quote or backslash is split at its spaces
+    at once (the same words)."""
+    if text.isascii() and text.isprintable() and "'" not in text and '"' not in text and "\\" not in text:
+        return text.split()
+    return shlex.split(text)
 
 
 def first_match(patterns, text: str):
