@@ -310,7 +310,6 @@ _LEAD_IN = lazy(r"^(?:(?:btw|by the way|oh|and|also|fyi|psa|one more thing|note 
 _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
-_DOUBLE_COMMA = lazy(r",\s*,")
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
 
 
@@ -327,7 +326,7 @@ def _tidy(s: str) -> str:
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
-    s = _DOUBLE_COMMA.sub(",", s)
+    s = re.sub(r",\s*,", ",", s)
     s = _ENDS.sub("", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
@@ -337,8 +336,7 @@ _NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
 _SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
 _BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", re.I)
 _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
-_ASIDE = lazy(r"\(([^()]*)\)")
-_ASIDE_SPAN = lazy(r"\s*\([^()]*\)")
+_ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 
 
 def clauses(text: str) -> list[list[Clause]]:
@@ -375,7 +373,7 @@ def clauses(text: str) -> list[list[Clause]]:
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
-        main = _ASIDE_SPAN.sub(" ", sentence)
+        main = _ASIDE.sub(" ", sentence)
         pieces = []
         parts = _CLAUSE_SPLIT.split(main)
         splits = [_REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
@@ -596,7 +594,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 
 # long alternations of words, searched in every clause: first the words alone (same answers)
 gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
-     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE_SPAN,
+     _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE,
      _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE, _ACTION_WHEN)
 
 __all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]
