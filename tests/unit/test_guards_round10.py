@@ -137,3 +137,13 @@ def test_a_purpose_the_command_names_and_a_way_after_but(rule, stopped, fine):
 ])
 def test_a_narrower_purpose_or_a_bare_but_derives_nothing(text):
     assert not derive_guards(text)
+
+
+@pytest.mark.parametrize("rule", [
+    "never run git pull, git merge or git rebase, as it breaks history",
+    "never run pnpm version, pnpm release or pnpm publish, as the build depends on it",
+])
+def test_a_listed_subcommand_is_not_read_as_a_subject_and_its_verb(rule):
+    # ", git merge or …" is the next item of the list, not "git merges it" (a fact, a reason)
+    for command in ("git merge dev", "git rebase main") if "git" in rule else ("pnpm release", "pnpm publish"):
+        assert stops(rule, command), command

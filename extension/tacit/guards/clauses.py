@@ -66,7 +66,7 @@ _REASON_SPLIT = lazy(
     # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
     r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:(?:a|an)\s+)?(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently|here|there)\s+)?(?:(?:is|are|was|were)(?!\s+(?:(?:still|also|totally|perfectly|all)\s+)?(?:fine|ok|okay|allowed|"
     r"acceptable|permitted|exempt|excluded|excepted|different|separate|an?\s+exceptions?|exceptions?|not\b|n't\b))|generates?|creates?|writes?|manages?|owns?|overwrites?|"
-    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|reviews?|merges?|releases?|does|do|will|breaks?|"
+    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|reviews?|does|do|will|breaks?|"
     r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
     r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
     r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
