@@ -147,3 +147,14 @@ def test_a_listed_subcommand_is_not_read_as_a_subject_and_its_verb(rule):
     # ", git merge or …" is the next item of the list, not "git merges it" (a fact, a reason)
     for command in ("git merge dev", "git rebase main") if "git" in rule else ("pnpm release", "pnpm publish"):
         assert stops(rule, command), command
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("The release build depends on it, so run cargo test with --all-features",
+     ["cargo test"], ["cargo test --all-features"]),
+    ("The release build depends on it, so always use make commands instead of xcodebuild or swift",
+     ["xcodebuild -scheme App"], ["make build"]),
+])
+def test_a_reason_first_then_so_and_the_rule(rule, stopped, fine):
+    # "<reason>, so <rule>": the rule after "so" is read, "always" or "run" at its head too
+    assert all(stops(rule, c) for c in stopped) and not any(stops(rule, c) for c in fine)

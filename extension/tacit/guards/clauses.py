@@ -98,8 +98,8 @@ _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|
 _NOT_CAUSE = lazy(r"\b(?:never|not|don'?t|to|will|may|might|can|could|would|should|must|also|and|or|nor|no|usually)\s*$",
                   re.I)
 # "X depends on it, so never run Y": the rule after "so" is a rule, the clause before its reason
-_SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+(?=(?:never|don'?t|do not|must not|should not|avoid|use|prefer)\b)",
-                re.I)
+_SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+"
+                r"(?=(?:always\s+)?(?:never|don'?t|do not|must not|should not|avoid|use|prefer|run)\b)", re.I)
 # a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
 _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
 _TRAILER_COLON = lazy(r"\b([A-Za-z][\w-]*-by):(?=\s+(?:trailers?|lines?|footers?)\b)", re.I)
