@@ -305,7 +305,7 @@ class Engine:
         elif kind == "turn_end":
             changes = {}
             if event.tool_calls is None:
-                changes["tool_calls"] = tuple(ToolCallRecord(n, ok) for n, ok in state.turn_tool_calls())
+                changes["tool_calls"] = tuple(ToolCallRecord(n, ok) for n, ok in state.turn.tool_calls)
             if not event.user_text:
                 changes["user_text"] = state.turn.user_text
             if not event.assistant_text:
