@@ -76,7 +76,7 @@ def undo(tacit: Tacit, change_id: int) -> dict:
                 "undone": []}
     message = f"Undid #{change_id}" + (f" ({len(rows)} changes of {change.group})" if len(rows) > 1 else "")
     return {"success": True, "message": message + ".", "undone": [r.id for r in rows], "change_ids": ids,
-            "change_id": ids[0] if ids else None, "restored": restored, "removed": dropped}
+            "change_id": ids[0], "restored": restored, "removed": dropped}
 
 
 def _undo_memory(tacit: Tacit, row: history.Change, group: str) -> dict:

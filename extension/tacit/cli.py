@@ -5,6 +5,7 @@ Design notes: docs/design/core.md#tacitcli
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -23,32 +24,29 @@ COMMAND_MODULES = [f"tacit.commands.{module}" for module in _MODULES]
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
-_PARSER_CLASS = None
 
 
+@functools.cache
 def _parser_class():
     """argparse.ArgumentParser with tacit's usage errors, for the whole tree (imported here: the
     hook path never builds a parser)."""
-    global _PARSER_CLASS
-    if _PARSER_CLASS is None:
-        import argparse
+    import argparse
 
-        class TacitArgumentParser(argparse.ArgumentParser):
-            wants_json = False  # --json was on the command line: set on the class, so every sub-parser sees it
+    class TacitArgumentParser(argparse.ArgumentParser):
+        wants_json = False  # --json was on the command line: set on the class, so every sub-parser sees it
 
-            def error(self, message: str):  # type: ignore[override]
-                if self.wants_json:  # one JSON object, said once (not again as text on stderr)
-                    from tacit.commands import emit
+        def error(self, message: str):  # type: ignore[override]
+            if self.wants_json:  # one JSON object, said once (not again as text on stderr)
+                from tacit.commands import emit
 
-                    emit({"success": False, "error": f"usage: {message}",
-                          "usage": " ".join(self.format_usage().split())})
-                else:
-                    self.print_usage(sys.stderr)
-                    sys.stderr.write(f"{self.prog}: error: {message}\n")
-                sys.exit(EXIT_USAGE)
+                emit({"success": False, "error": f"usage: {message}",
+                      "usage": " ".join(self.format_usage().split())})
+            else:
+                self.print_usage(sys.stderr)
+                sys.stderr.write(f"{self.prog}: error: {message}\n")
+            sys.exit(EXIT_USAGE)
 
-        _PARSER_CLASS = TacitArgumentParser
-    return _PARSER_CLASS
+    return TacitArgumentParser
 
 
 def command_in(argv: list[str]) -> str | None:

@@ -12,8 +12,6 @@ import sys
 from tacit.hosts import spec as host_specs
 from tacit.paths import PACKAGE_DIR, python_argv
 
-__all__ = ["python_argv", "tacit_argv", "tacit_display", "on_path", "hook_command", "hook_target", "is_tacit_hook"]
-
 
 def tacit_argv(*args: str) -> list[str]:
     """The command a person or an agent types: the console script here, else ``python -m tacit``."""

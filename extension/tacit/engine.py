@@ -17,6 +17,7 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
+from tacit.app import Tacit
 from tacit.boundary import admit, clean_event, gate_outgoing, opens_key
 from tacit.children.commands import agent_available
 from tacit.events import EVENT_KINDS, Event, ToolCallRecord, event_from_dict, event_to_dict
@@ -119,8 +120,7 @@ class Engine:
         self.host_features = dict(host_features or {})
         self._handlers: dict[str, list[Registration]] = {}
         self._plugins: list[str] = []
-        self._ledgers = threading.local()
-        self._all_ledgers: list[Ledger] = []
+        self._front = Tacit(cfg)  # its ledger connections, one per thread
         self.sessions = SessionStore(self.ledger, max_age_days=cfg.session_state_max_age_days)
         self._memory: OrderedDict[str, MemoryStore] = OrderedDict()
         self._live_skills = SkillStore(cfg)
@@ -188,12 +188,7 @@ class Engine:
 
     def ledger(self) -> Ledger:
         """This thread's ledger connection."""
-        ledger = getattr(self._ledgers, "ledger", None)
-        if ledger is None:
-            ledger = self._ledgers.ledger = Ledger(self.cfg)
-            with self._caches:
-                self._all_ledgers.append(ledger)
-        return ledger
+        return self._front.ledger
 
     def memory_store(self, session_id: str, project: Project | None = None) -> MemoryStore:
         """The session's store: its snapshot is frozen at the first ask."""
@@ -305,7 +300,7 @@ class Engine:
         elif kind == "turn_end":
             changes = {}
             if event.tool_calls is None:
-                changes["tool_calls"] = tuple(ToolCallRecord(n, ok) for n, ok in state.turn_tool_calls())
+                changes["tool_calls"] = tuple(ToolCallRecord(n, ok) for n, ok in state.turn.tool_calls)
             if not event.user_text:
                 changes["user_text"] = state.turn.user_text
             if not event.assistant_text:
@@ -461,8 +456,7 @@ class Engine:
     def close(self) -> None:
         self.drain()
         with self._lock, self._caches:
-            for ledger in self._all_ledgers:
-                ledger.close()
+            self._front.close()
 
 
 class BackgroundWorker:

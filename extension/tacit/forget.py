@@ -86,10 +86,8 @@ def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[d
     return removed, failures
 
 
-def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str],
-             unclear: list[dict] | None = None) -> str:
+def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str], unclear: list[dict]) -> str:
     """What was forgotten, exactly: the entries, where, and the undo — or that nothing was."""
-    unclear = unclear or []
     if not removed and not candidates:
         head = (f'Nothing removed: no memory entry says "{text}" (later saves that say it are refused until you '
                 'teach it again)')

@@ -193,17 +193,16 @@ class FlockLock:
         self._fd: int | None = None
         self._depth = 0
 
-    def acquire(self, timeout: float | None = None) -> "FlockLock":
+    def acquire(self) -> "FlockLock":
         if self._fd is not None:
             self._depth += 1
             return self
-        timeout = self.timeout if timeout is None else timeout
         try:
             fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         except FileNotFoundError:  # the folder does not exist yet
             ensure_private_dir(os.path.dirname(self.lock_file))
             fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout if timeout >= 0 else None
+        deadline = time.monotonic() + self.timeout if self.timeout >= 0 else None
         pause = _POLL_FIRST
         try:
             while True:

@@ -61,9 +61,6 @@ class SessionState:
         self.turn.tool_calls.append([str(name), bool(ok)])
         self.tool_calls_since_review += 1
 
-    def turn_tool_calls(self) -> list[tuple[str, bool]]:
-        return [(name, ok) for name, ok in self.turn.tool_calls]
-
     def end_turn(self, assistant_text: str) -> None:
         self.turns_since_review += 1
         self.turn.open = False
@@ -95,9 +92,9 @@ class SessionState:
     def mark_running(self, kind: str, job_id: str, pid: int | None = None) -> None:
         self.running[kind] = {"job_id": job_id, "started": time.time(), "pid": pid}
 
-    def clear_running(self, kind: str, job_id: str | None = None) -> None:
+    def clear_running(self, kind: str, job_id: str) -> None:
         job = self.running.get(kind)
-        if job and (job_id is None or job.get("job_id") == job_id):
+        if job and job.get("job_id") == job_id:
             del self.running[kind]
 
     def to_json(self) -> str:

@@ -16,8 +16,8 @@ from tacit.children.allowed import ALONE
 from tacit.children.commands import agent_available
 from tacit.children.env import process_env
 from tacit.children.spawn import spawn_detached
-from tacit.commandline import python_argv
 from tacit.log import log_exception
+from tacit.paths import python_argv
 from tacit.privacy.exclusion import why_excluded
 from tacit.projects import project_for
 from tacit.stores import candidates, guard_files, history

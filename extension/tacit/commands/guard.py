@@ -11,7 +11,7 @@ import os
 from tacit.commands import emit, project_folder, refuse
 from tacit.display import clip
 from tacit.guards import GuardSet, normalize_call, reason
-from tacit.handlers.guards import current_branch, git_remotes, push_default
+from tacit.handlers.guards import git_facts
 from tacit.projects import Project, project_for
 from tacit.safety.scanner import describe, scan
 from tacit.stores.guard_files import READ_BY_CHILD, add_for_line, unread_lines
@@ -258,10 +258,8 @@ def check_call(cfg, store: GuardStore, project: Project | None, folder: str, *, 
     if edit is not None:
         call = normalize_call("Edit", {"file_path": edit}, folder, project_root=root, home=cfg.env.get("HOME"))
     else:
-        branch = current_branch(root)
-        call = normalize_call("Bash", {"command": command}, folder, project_root=root, branch=branch,
-                              home=cfg.env.get("HOME"), remotes=git_remotes(root), exists=os.path.lexists,
-                              upstream=push_default(root, branch))
+        call = normalize_call("Bash", {"command": command}, folder, project_root=root, home=cfg.env.get("HOME"),
+                              exists=os.path.lexists, **git_facts(root))
     out = []
     for hit in guards.check(call):
         record = records[hit.guard.id]

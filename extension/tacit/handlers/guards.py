@@ -123,11 +123,8 @@ class GuardChecker:
         return tuple(out)
 
     def hits(self, compiled: Compiled, event, cwd: str | None) -> list:
-        branch = current_branch(compiled.root) if compiled.root else None
-        remotes = git_remotes(compiled.root) if compiled.root else None
-        call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, branch=branch,
-                              home=self.home, remotes=remotes, exists=os.path.lexists,
-                              upstream=push_default(compiled.root, branch) if remotes else None)
+        call = normalize_call(event.name, event.args, cwd, project_root=compiled.root, home=self.home,
+                              exists=os.path.lexists, **git_facts(compiled.root))
         return compiled.guards.check(call)
 
     def on_start(self, event, ctx):
@@ -386,3 +383,9 @@ def push_default(root: str | None, branch: str | None) -> str | None:
         if values.get(key) and values[key] != ".":
             return values[key]
     return "origin" if remotes == {"origin"} else None
+
+
+def git_facts(root: str | None) -> dict:
+    """The ``branch``, ``remotes`` and ``upstream`` of the checkout at ``root``, as ``normalize_call`` takes them."""
+    branch, remotes = current_branch(root), git_remotes(root)
+    return {"branch": branch, "remotes": remotes, "upstream": push_default(root, branch) if remotes else None}
