@@ -1,10 +1,20 @@
-"""The one vocabulary of where memory lives: the scope names.
+"""The one vocabulary of where memory lives: ``Scope``.
 
 Design notes: docs/design/core.md#tacitscopes
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class Scope(StrEnum):
+    USER = "user"
+    GLOBAL = "global"
+    PROJECT = "project"
+    TEAM = "team"
+
+
 MEMORY = "memory"  # this project's scope inside a project, else global
-SCOPES: tuple[str, ...] = ("user", "global", "project", "team")
-NOTES: tuple[str, ...] = ("project", "global", "team")  # the MEMORY.md files
+SCOPES: tuple[str, ...] = tuple(s.value for s in Scope)
+NOTES: tuple[str, ...] = (Scope.PROJECT.value, Scope.GLOBAL.value, Scope.TEAM.value)  # the MEMORY.md files
