@@ -243,7 +243,7 @@ def clean_line(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
-    text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
+    text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I) if ";" in text else text  # "TL;DR never …": no clause break
     # "never use -- with pnpm test": the separator is the object, not a dash
     text = re.sub(r"\b(use|using|pass|passing|add|adding|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)",
                   r"\1 `--`", text, flags=re.I) if "--" in text else text
@@ -326,7 +326,7 @@ def _tidy(s: str) -> str:
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
-    s = re.sub(r",\s*,", ",", s)
+    s = re.sub(r",\s*,", ",", s) if s.count(",") > 1 else s
     s = _ENDS.sub("", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
