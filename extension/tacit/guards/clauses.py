@@ -237,9 +237,9 @@ def _asked_no(m) -> str:
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
-def clean_line(text: str) -> str:
-    """Markup off a line: bullets, headings, bold, warning signs."""
-    text = typed_cues(text.translate(_TRANSLATE))
+def clean_line(text: str, typed: bool = False) -> str:
+    """Markup off a line: bullets, headings, bold, warning signs (cue words as typed too unless ``typed``)."""
+    text = text.translate(_TRANSLATE) if typed else typed_cues(text.translate(_TRANSLATE))
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
@@ -339,10 +339,10 @@ _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
 _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 
 
-def clauses(text: str) -> list[list[Clause]]:
-    """Per sentence, its clauses in order (the whole sentence first when it
-    has more than one clause, as a reading of its own)."""
-    protected, spans = _protect(clean_line(text))
+def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
+    """Per sentence, its clauses in order (the whole sentence first when it has more than one
+    clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
+    protected, spans = _protect(clean_line(text, typed))
     protected = _BOLD.sub("", protected)
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)
