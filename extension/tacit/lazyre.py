@@ -238,7 +238,8 @@ def _install_gate(stand_in: LazyPattern, compiled: re.Pattern) -> None:
 
     def first(string) -> int | None:
         """Where the first match starts, -1 when there is none, None when unknown."""
-        low = _lowercase(string)
+        last = _last
+        low = last[1] if last[0] is string else _lowercase(string)  # the same text again: no call
         if low is None:
             return None
         if word is not None and word(low) is None:

@@ -350,3 +350,17 @@ def test_a_folder_qualified_path_fires_only_below_it():
         return bool(guards.check(normalize_call("Edit", {"file_path": path}, "/r", project_root="/r")))
     assert edits("/r/packages/bot/dist/x.js") and edits("/r/packages/bot/src/worker-configuration.d.ts")
     assert not edits("/r/dist/x.js") and not edits("/r/packages/web/worker-configuration.d.ts")
+
+
+@pytest.mark.parametrize("text", [
+    "nver run `npm ci` \u2013 dnt ask", "_never_ push to main\u2014 you're told", "**do not** edit `x`, it cannot build",
+    "\u201cdo'nt use npm\u201d, *no* way", "'nevr use pip \u2013 we're on uv'", "never run `make` __never__ or *_not_* `rm`",
+])
+def test_typed_cues_read_once_is_read_for_good(text):
+    """derive_guards reads cue words as typed before clauses: clauses(…, typed=True) skips a second read
+    that could change nothing (issue 19)."""
+    from tacit.guards.derive import _prepare
+    from tacit.guards.clauses import typed_cues
+    prepared = _prepare(text)
+    assert prepared is not None
+    assert prepared[1] == clauses(prepared[0]) and typed_cues(typed_cues(text)) == typed_cues(text)

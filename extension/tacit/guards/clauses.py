@@ -237,13 +237,13 @@ def _asked_no(m) -> str:
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
-def clean_line(text: str) -> str:
-    """Markup off a line: bullets, headings, bold, warning signs."""
-    text = typed_cues(text.translate(_TRANSLATE))
+def clean_line(text: str, typed: bool = False) -> str:
+    """Markup off a line: bullets, headings, bold, warning signs (cue words as typed too unless ``typed``)."""
+    text = text.translate(_TRANSLATE) if typed else typed_cues(text.translate(_TRANSLATE))
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
-    text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I)  # "TL;DR never …": not a clause break
+    text = re.sub(r"^\s*tl\s*;\s*dr\b[\s:,.\-]*", "", text, flags=re.I) if ";" in text else text  # "TL;DR never …": no clause break
     # "never use -- with pnpm test": the separator is the object, not a dash
     text = re.sub(r"\b(use|using|pass|passing|add|adding|append|put)\s+--(?=\s+(?:with|to|for|in|on|after)\b)",
                   r"\1 `--`", text, flags=re.I) if "--" in text else text
@@ -326,7 +326,7 @@ def _tidy(s: str) -> str:
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way
     s = _SPACE_BEFORE.sub(r"\1", s) if "," in s or ";" in s or ":" in s else s
-    s = re.sub(r",\s*,", ",", s)
+    s = re.sub(r",\s*,", ",", s) if s.count(",") > 1 else s
     s = _ENDS.sub("", s) + (" ." if dot else "")
     return _ACTION_WHEN.sub("", s)
 
@@ -339,10 +339,10 @@ _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
 _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 
 
-def clauses(text: str) -> list[list[Clause]]:
-    """Per sentence, its clauses in order (the whole sentence first when it
-    has more than one clause, as a reading of its own)."""
-    protected, spans = _protect(clean_line(text))
+def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
+    """Per sentence, its clauses in order (the whole sentence first when it has more than one
+    clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
+    protected, spans = _protect(clean_line(text, typed))
     protected = _BOLD.sub("", protected)
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)

@@ -57,7 +57,7 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    return text, clauses(text)
+    return text, clauses(text, typed=True)  # read again, typed_cues would change nothing (issue 19)
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")

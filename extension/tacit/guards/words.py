@@ -74,10 +74,23 @@ _EXTENSIONLESS_FILES = frozenset((
     "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
     "caddyfile", "tiltfile", "earthfile", "snakefile", "gnumakefile", "node_modules"))
 
-_DONT = (r"(?:(?:you|we|i|agents?|the agent|ai agents?|claude|the assistant)\s+)?"
-         r"(?:never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
-         r"should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
-         r"is not allowed to|not allowed to|are forbidden to|do not ever|never ever)")
+
+def by_first_letter(alternatives: str) -> str:
+    """``a|b|…`` (plain words, no group) as one alternation per first letter, in the same order within a
+    letter: the same matches tried in the same order, but under IGNORECASE the regex engine enters
+    every alternative at each place, grouped only the ones of the letter there (issue 19)."""
+    groups: dict = {}
+    for word in alternatives.split("|"):
+        assert word[:1].isalpha(), word
+        groups.setdefault(word[0], []).append(word[1:])
+    return "(?:" + "|".join(letter + (f"(?:{'|'.join(rests)})" if len(rests) > 1 else rests[0])
+                            for letter, rests in groups.items()) + ")"
+
+
+_DONT = (rf"(?:{by_first_letter('you|we|i|agents?|the agent|ai agents?|claude|the assistant')}\s+)?"
+         + by_first_letter("never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
+                           "should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
+                           "is not allowed to|not allowed to|are forbidden to|do not ever|never ever"))
 _PATH_VERB = (r"(?:touch|edit|modify|change|alter|write to|write into|write in|overwrite|write|create|"
               r"update|mess with|hand-edit|hand edit|hand-(?:modify|change|write|update)|rewrite|reformat|"
               r"add (?:new |any )?files (?:to|in|into|under)|make (?:any )?(?:(?:direct|manual) )?(?:changes|edits) to)")
