@@ -24,6 +24,14 @@ def stops(rule: str, command: str | None = None, *, edit: str | None = None) -> 
     return bool(_set(specs).check(call))
 
 
+def holds(rule: str, stopped: list, fine: list, *, edits: bool = False) -> None:
+    """Every call in ``stopped`` is stopped by the rule's guards, none in ``fine`` (edits: paths)."""
+    for call in stopped:
+        assert stops(rule, edit=call) if edits else stops(rule, call), call
+    for call in fine:
+        assert not (stops(rule, edit=call) if edits else stops(rule, call)), call
+
+
 @pytest.mark.parametrize("rule, stopped, fine", [
     # "only" after the verb, as before it
     ("use only pnpm, not npm or yarn", ["npm install", "yarn add -D vitest"], ["pnpm i", "pnpm add -D vitest"]),
@@ -41,10 +49,7 @@ def stops(rule: str, command: str | None = None, *, edit: str | None = None) -> 
      ["gh pr create --fill", "gh issue comment 3 --body y"], ["gh pr view 12"]),
 ])
 def test_round10_readings_stop_their_violations_and_let_close_calls_run(rule, stopped, fine):
-    for command in stopped:
-        assert stops(rule, command), command
-    for command in fine:
-        assert not stops(rule, command), command
+    holds(rule, stopped, fine)
 
 
 @pytest.mark.parametrize("rule, stopped, fine", [
@@ -54,10 +59,7 @@ def test_round10_readings_stop_their_violations_and_let_close_calls_run(rule, st
     ("do not modify the client classes under gen/", ["gen/Client.java"], ["src/Client.java"]),
 ])
 def test_generated_artifacts_named_by_their_kind(rule, stopped, fine):
-    for path in stopped:
-        assert stops(rule, edit=path), path
-    for path in fine:
-        assert not stops(rule, edit=path), path
+    holds(rule, stopped, fine, edits=True)
 
 
 @pytest.mark.parametrize("text", [
@@ -84,10 +86,7 @@ def test_a_system_program_is_not_read_from_its_span():
      ["git add setup.py"]),
 ])
 def test_a_kind_named_with_examples_is_the_examples(rule, stopped, fine):
-    for command in stopped:
-        assert stops(rule, command), command
-    for command in fine:
-        assert not stops(rule, command), command
+    holds(rule, stopped, fine)
 
 
 @pytest.mark.parametrize("rule, stopped, fine", [
@@ -101,10 +100,7 @@ def test_a_kind_named_with_examples_is_the_examples(rule, stopped, fine):
     ("never make manual edits to `dist/`", ["dist/index.js"], ["src/index.ts"]),
 ])
 def test_a_version_bump_and_direct_changes_are_edits(rule, stopped, fine):
-    for path in stopped:
-        assert stops(rule, edit=path), path
-    for path in fine:
-        assert not stops(rule, edit=path), path
+    holds(rule, stopped, fine, edits=True)
 
 
 @pytest.mark.parametrize("text", [
@@ -124,10 +120,7 @@ def test_a_version_rule_without_a_file_or_with_an_exception_derives_nothing(text
     ("never use `rm` to delete files", ["rm -rf build"], ["git rm --cached a.txt"]),
 ])
 def test_a_purpose_the_command_names_and_a_way_after_but(rule, stopped, fine):
-    for command in stopped:
-        assert stops(rule, command), command
-    for command in fine:
-        assert not stops(rule, command), command
+    holds(rule, stopped, fine)
 
 
 @pytest.mark.parametrize("text", [
@@ -157,4 +150,4 @@ def test_a_listed_subcommand_is_not_read_as_a_subject_and_its_verb(rule):
 ])
 def test_a_reason_first_then_so_and_the_rule(rule, stopped, fine):
     # "<reason>, so <rule>": the rule after "so" is read, "always" or "run" at its head too
-    assert all(stops(rule, c) for c in stopped) and not any(stops(rule, c) for c in fine)
+    holds(rule, stopped, fine)
