@@ -25,7 +25,6 @@ COMMAND_MODULES = [f"tacit.commands.{module}" for module in _MODULES]
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
 
-
 @functools.cache
 def _parser_class():
     """argparse.ArgumentParser with tacit's usage errors, for the whole tree (imported here: the

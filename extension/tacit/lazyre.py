@@ -160,16 +160,6 @@ def _tree(words: set) -> str:
     return branch(tree)
 
 
-def _gate(pattern, flags: int):
-    """``absent(text)``: True when an ASCII ``text`` holds none of the words every match of
-    ``pattern`` holds (a word after a \\b only at the start of a word: "ever", not in "never");
-    None when no such words are known."""
-    find = _word_gate(pattern, flags)
-    if find is None:
-        return None
-    return lambda text: isinstance(text, str) and text.isascii() and find(text.lower()) is None
-
-
 def _lowered(pattern, flags: int):
     """``pattern`` compiled without IGNORECASE, to search a lowercased ASCII text (the same matches
     at the same places), when it has IGNORECASE and no capital or non-ASCII character, character

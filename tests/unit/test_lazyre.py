@@ -72,19 +72,27 @@ def test_a_lowered_twin_only_for_patterns_that_match_alike():
     assert lazyre._lowered(r"x", 0) is None  # case matters: no twin
 
 
+def _absent(pattern, flags):
+    """The word gate of ``pattern`` as a test: True when a lowercased text holds none of its words."""
+    find = lazyre._word_gate(pattern, flags)
+    return None if find is None else lambda text: find(text.lower()) is None
+
+
 def test_a_gate_holds_the_words_every_match_needs():
-    absent = lazyre._gate(r"\b(?:please|pls)\b", re.I)
+    absent = _absent(r"\b(?:please|pls)\b", re.I)
     assert absent("say PLS now") is False and absent("plsx") is False and absent("nothing here") is True
     assert absent("apls") is True  # after a \\b: only where a word starts
-    assert absent("naïve pls") is False  # not ASCII: searched as before
-    nver = lazyre._gate(r"\b(?:nver|nevr)\b", re.I)  # the parser shares the "n": whole words still
+    gated = lazy(r"\b(?:please|pls)\b", re.I)
+    lazyre.gate(gated)
+    assert gated.search("naïve pls") and not gated.search("naïve plsx")  # not ASCII: searched as before
+    nver = _absent(r"\b(?:nver|nevr)\b", re.I)  # the parser shares the "n": whole words still
     assert nver("nevr") is False and nver("n") is True
-    ever = lazyre._gate(r"\b(?:ever|in)\b|inside", re.I)
+    ever = _absent(r"\b(?:ever|in)\b|inside", re.I)
     assert ever("never") is True and ever("ever") is False and ever("insider") is False and ever("twin") is True
-    assert lazyre._gate(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
-    assert lazyre._gate(r"[xy]+|\d", 0) is None
+    assert _absent(r"(?:a|b)?c+d|[xy]z", 0)("xy") is True  # "c" or "z": an optional part or a class is no word
+    assert _absent(r"[xy]+|\d", 0) is None
     assert lazyre._tree({"if", "when", "whenever", "x.y"}) == r"(?:if|when|x\.y)"  # "whenever" holds "when"
-    dont = lazyre._gate(r"\bdon'?t\b|n'?t\b", re.I)  # an optional letter: the words with and without it
+    dont = _absent(r"\bdon'?t\b|n'?t\b", re.I)  # an optional letter: the words with and without it
     assert dont("DON'T") is False and dont("wont") is False and dont("don") is True and dont("n t") is True
-    assert lazyre._gate("\u2014|x", 0) is None  # a word outside ASCII: no gate
-    assert lazyre._gate(r"(unclosed", 0) is None
+    assert _absent("\u2014|x", 0) is None  # a word outside ASCII: no gate
+    assert _absent(r"(unclosed", 0) is None
