@@ -217,6 +217,20 @@ CONNECTORS = {
     "known footgun": "{r} - known footgun",
     "paren footgun": "{r} (footgun)",
     "big footgun": "{r}, big footgun",
+    "tool pins": "{r}, volta pins node here",
+    "cmd is scary": "{r}, rm -rf is scary",
+    "cmd is fine": "{r}, git pull --rebase is fine",
+    "cmd will": "{r}, git push --force will clobber the remote",
+    "cmd can": "{r}, git clean -fdx can delete untracked work",
+    "cmd has": "{r}, npm audit fix has broken things before",
+    "cmd would": "{r}, npm install would rewrite the lockfile",
+    "tool installs": "{r}, mise installs the right version",
+    "path holds": "{r}, .env holds the prod keys",
+    "path has": "{r}, config/prod.yml has secrets",
+    "there's a": "{r}, there's a script for that",
+    "first cmd": "npm install rewrites the lockfile, so {r}",
+    "we're on": "{r}, we're on pnpm",
+    "the repo uses": "{r}, the repo uses pnpm",
 }
 
 # a reason beside an exception: the exception still vetoes (nothing derived)

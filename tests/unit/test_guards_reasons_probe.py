@@ -75,6 +75,17 @@ REASONS = [
     "{r}, messes up the lockfile",
     "{r} as that breaks CI",
     "{r}, a known footgun",
+    # a reason whose subject is a program, a command or a path, and any verb
+    "{r}, volta pins node here",
+    "{r}, rm -rf is scary",
+    "{r}, git push --force will clobber the remote",
+    "{r}, git clean -fdx can delete untracked work",
+    "{r}, npm audit fix has broken things before",
+    "{r}, mise installs the right version",
+    "{r}, .env holds the prod keys",
+    "{r}, config/prod.yml has secrets",
+    "{r}, there's a script for that",
+    "npm install rewrites the lockfile, so {r}",
 ]
 
 
@@ -148,3 +159,22 @@ def test_a_list_or_an_alternative_across_a_break_stays_whole(text, n):
 def test_a_reason_naming_a_command_of_its_own_adds_no_guard():
     assert not stops("never run prettier; git push --force loses work", "git push --force origin work")
     assert stops("never run prettier; git push --force loses work", "prettier --write .")
+
+
+@pytest.mark.parametrize("text, stopped, fine", [
+    # a command said to be fine after a comma is the alternative, not an item of the rule
+    ("never run git push --force, git push --force-with-lease is fine", "git push --force", "git push --force-with-lease"),
+    ("never run pnpm test, git pull --rebase is fine", "pnpm test", "git pull --rebase"),
+    # "A or B, C": the list closed before the comma, so C is no item of it
+    ("never use nvm or fnm, volta pins node here", "nvm install 20", "volta pins node here"),
+    ("never use git commit --amend, make new commits, volta pins node here", "git commit --amend",
+     "volta pins node here"),
+])
+def test_what_follows_a_closed_list_or_is_said_fine_is_not_stopped(text, stopped, fine):
+    assert stops(text, stopped) and not stops(text, fine)
+
+
+def test_so_then_an_order_of_any_verb_is_the_rule():
+    bare = "name branches claude/<branch-name>, not anything else"
+    lesson = f"The release build depends on it, so {bare}"
+    assert {s.match for s in derive_guards(lesson)} == {s.match for s in derive_guards(bare)} != set()

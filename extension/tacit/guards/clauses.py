@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
+from tacit.guards.reason_words import REASON_HEAD, REASON_SPLIT
 from tacit.guards.restate import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
 
@@ -36,58 +37,6 @@ _HERE = lazy(
     r"(?:in )?here|for package management|during (?:local )?development|"
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
-# a clause led by one of these is the reason for the rule before it
-_FOR_REASON = (r"for (?:safety|security|reproducibility|consistency|stability|performance|compliance|privacy|"
-               r"the sake of)")
-# heads of a reason said without a subject: "broke prod last week", "too slow", "doing so breaks CI"
-_MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|lest|"
-                 r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by|"
-                 r"(?:way\s+)?too|not (?:worth|needed|necessary|required|safe|a good idea|even)|even|especially|"
-                 r"reason being|the reason|hence|thus|thereby|long story|see|cf|learned|learnt|full stop|"
-                 r"(?:every|no|some)(?:one|body)|nothing good|"
-                 r"results in|leads to|makes|causes|creates|wastes|messes up|screws up|confuses|breaks|kills|loses|"
-                 r"corrupts|slows|wipes|nukes|clobbers|hangs|takes (?:forever|ages|hours|minutes)|"
-                 r"(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:footgun|trap|anti-?pattern|no-?go|no-no|disaster|nightmare)|"
-                 r"(?:doing|running|using|editing|touching|changing|having|committing|pushing) (?:so|it|that|this|them)|"
-                 # "…, slow and flaky" · "…, deprecated" · "…, no need": what is wrong with it, said without a subject
-                 r"slow|flaky|fragile|brittle|buggy|risky|dangerous|destructive|unsafe|expensive|deprecated|outdated|"
-                 r"obsolete|unnecessary|pointless|useless|no need(?=\s*(?:$|[.!,;]))|has side[- ]effects|"
-                 + _FOR_REASON)
-_REASON_HEAD = lazy(
-    r"^(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|so that|it|it's|its|they|they're|this|that|these|those|which|"
-    r"otherwise|or else|else|to avoid|to keep|to prevent|in order|given|due to|per|see|e\.?g|"
-    r"i\.?e|see also|instead|rather|we|you|the|our|there|as per|now that|last time|for (?:\w+ )?reasons?|"
-    + _MORE_REASONS + r")\b", re.I)
-_REASON_SPLIT = lazy(
-    r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
-    r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
-    # "… but call the task instead": the way to do it, an order of its own, not a hedge
-    r",?\s+but\s+(?=(?:use|call|run|invoke|read|check|ask|open|create|make)\b[^,;]*\binstead\b)|"
-    # ", git-cliff generates it" · ", CI publishes it": a subject and a verb state a fact, not a list item
-    r",\s*(?=(?!(?:or|and|nor|not|never|no|but|then|also|to|please)\b)(?:(?:a|an)\s+)?(?:\x00\d+\x00|[A-Za-z][\w.-]*)\s+(?:(?:only|always|just|also|already|never|then|still|silently|here|there)\s+)?(?:(?:is|are|was|were)(?!\s+(?:(?:still|also|totally|perfectly|all)\s+)?(?:fine|ok|okay|allowed|"
-    r"acceptable|permitted|exempt|excluded|excepted|different|separate|an?\s+exceptions?|exceptions?|not\b|n't\b))|generates?|creates?|writes?|manages?|owns?|overwrites?|"
-    r"rewrites?|regenerates?|updates?|handles?|builds?|publishes?|produces?|maintains?|reviews?|does|do|will|breaks?|"
-    r"depends?|relies|rely|needs?|reads?|expects?|requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|"
-    r"triggers?|deploys?|loses|results|leads|makes|causes|wastes|messes|screws|confuses|kills|corrupts|slows|"
-    r"wipes|nukes|clobbers|hangs|ignores|emits|skips|drops|deletes|removes|resets|strips|overrides|misses)\b)|"
-    r",\s*(?=(?:just|simply)\s+[a-z]+\b)|"  # ", just make a new one": an order of its own
-    # ", make a branch and open a PR" · ", create a new branch": the way to do it instead, an order of its own
-    r",\s*(?=(?:make|create|cut|start|check\s+out|switch\s+to)\s+(?:a|an|your|the|a\s+new|new)\s+[\w-]*\s*"
-    r"(?:branch|pr|pull request|fork|worktree|commit)\b)|"
-    # ", push to a fork and open a PR": the way to do it instead, an order of its own
-    r",\s*(?=(?:push|commit|merge|write|send|open)\s+(?:it\s+|them\s+)?(?:to|into|onto|against)\s+(?:a|an|your|the)\s+"
-    r"(?:own\s+)?(?:fork|branch|feature branch|new branch|pr|pull request|staging|draft)\b)|"
-    r",\s*(?=(?:(?:always|please|just|then)\s+)?(?:because|since|as(?!\s+(?:long|soon)\s+as\b)|so(?!\s+long\s+as\b)|it|it's|they|they're|this|that|these|those|which|otherwise|or else|"
-    r"we|we're|i|you|our|the|use|run|prefer|ask|open|instead|rather|regenerate|rebuild|re-run|rerun|leave|"
-    r"let(?!\s+(?:me|us|the user|a human|a maintainer|the maintainers)\b)|"
-    r"else|unless|except|if|when|whenever|only|to avoid|to keep|to prevent|in order|"
-    r"due to|for now|until|given|per|as per|now that|last time|for (?:\w+ )?reasons?|"
-    r"might|may|could|often|sometimes|usually|probably|possibly|tends? to|"
-    + _MORE_REASONS + r")\b)|"
-    r"\s+and\s+(?=(?:it|this|that)(?:'s|\s+(?:always\s+|just\s+)?[a-z]+s)\b)|"  # "… and it breaks the lockfile"
-    r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
-    r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
-    r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + _FOR_REASON + r")\b)", re.I)
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
@@ -99,7 +48,8 @@ _NOT_CAUSE = lazy(r"\b(?:never|not|don'?t|to|will|may|might|can|could|would|shou
                   re.I)
 # "X depends on it, so never run Y": the rule after "so" is a rule, the clause before its reason
 _SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+"
-                r"(?=(?:always\s+)?(?:never|don'?t|do not|must not|should not|avoid|use|prefer|run)\b)", re.I)
+                r"(?=(?:always\s+)?(?:never|don'?t|do not|must not|should not|avoid|use|prefer|run|name|keep|put|prefix|pin|"
+                r"ask|open|create|make)\b)", re.I)
 # a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
 _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
 _TRAILER_COLON = lazy(r"\b([A-Za-z][\w-]*-by):(?=\s+(?:trailers?|lines?|footers?)\b)", re.I)
@@ -371,12 +321,12 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
         asides = []
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
-            parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in _REASON_SPLIT.split(part) if p]
+            parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
         main = _ASIDE.sub(" ", sentence)
         pieces = []
         parts = _CLAUSE_SPLIT.split(main)
-        splits = [_REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
+        splits = [REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
         for sub in splits:
             if len(sub) > 1 and len(parts) > 1:  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
                 pieces.append(", ".join(sub))
@@ -385,9 +335,9 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         # the whole sentence is a reading, its breaks and reasons' heads read as commas; a part after a
         # break that says no rule word or is a reason ("; git push --force loses work") is not in it
         kept = [p for i, p in enumerate(parts) if i == 0 or _RULE_WORD.search(_PLACEHOLDER.sub(" ", p))
-                and not _REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
+                and not REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
         whole = len(pieces) > 1 and _tidy(", ".join(splits[0]) if len(kept) == 1 else
-                                          _REASON_SPLIT.sub(", ", ", ".join(kept)))
+                                          REASON_SPLIT.sub(", ", ", ".join(kept)))
         if whole:
             found.append(_clause(whole, spans, whole=True))
         for i, piece in enumerate(pieces + asides):
@@ -431,7 +381,7 @@ _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
             first: bool = False) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
-    reason = not whole and (aside or not first and bool(_REASON_HEAD.match(bare)))
+    reason = not whole and (aside or not first and bool(REASON_HEAD.match(bare)))
     head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
     head_hedge = placed or bool(_EXCEPTION.match(head) or _HEDGE.match(head))
@@ -475,7 +425,7 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
     return None
 
 
-# a piece split off a rule clause at an order of its own (``_REASON_SPLIT``): a hedge in it stays the rule's
+# a piece split off a rule clause at an order of its own (``REASON_SPLIT``): a hedge in it stays the rule's
 _ORDER_PIECE = lazy(r"(?:just|simply|let|leave|rebase|squash|merge|commit|push|open|create|write)\b|[\w.-]+\s+do\b",
                     re.I)
 
@@ -548,7 +498,8 @@ def _orders(c: Clause, specs: tuple) -> bool:
 
 # "When `tsc` receives file arguments, it ignores `tsconfig.json`": a later sentence that explains
 _EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))\s+(?!(?:is|are|'s|'re)\s+"
-                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b", re.I)
+                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b|(?:nobody|no one|everyone|everything|nothing|we|you)\s+"
+                 r"(?:can(?:not|'t)?|could|will|won't|lose|[a-z]+s)\b", re.I)  # "When it breaks, nobody can release"
 
 
 _ASKS = lazy(r"\b(?:approv\w*|permission|consent|confirm\w*|sign[- ]?off|needs?|requires?|allows?|permits?|works?)\b",

@@ -441,8 +441,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _COMMAND_LIST.fullmatch(sentence)
     if m:
         items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
-        if len(items) == 2 and not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I):
-            items = []  # "never use git commit --amend, make new commits": a comma alone ends the rule, no list
+        if not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I) or \
+                re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
+            items = []  # "never use git commit --amend, make new commits" · "… nvm or fnm, volta pins node": no list
         if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
                                   i.lower() in _KNOWN_PROGRAMS for i in items):
             out = [_run(f"never run {i}", because) for i in items]
