@@ -3,9 +3,10 @@
 For each *tune*-split lesson of guard_lessons_real.jsonl whose bare form
 derives, attach reasons with many connectors (dashes, parentheses, "because",
 "since", "as", "which", "otherwise", a following sentence, a reason before
-the rule, reasons with "if"/"when" or quoted names of their own) and count,
-per connector, the variants that derive the same guards as the bare lesson
-(same matches). Check-split rows are never read. Run:
+the rule, reasons with "if"/"when" or quoted names of their own, and the
+reasons of the tune part's own reason lessons put after every other rule) and
+count, per connector, the variants that derive the same guards as the bare
+lesson (same matches). Check-split rows are never read. Run:
 
     python tests/benchmarks/reason_probe.py [--misses]
 """
@@ -231,6 +232,8 @@ CONNECTORS = {
     "first cmd": "npm install rewrites the lockfile, so {r}",
     "we're on": "{r}, we're on pnpm",
     "the repo uses": "{r}, the repo uses pnpm",
+    "negated verb": "{r}, secrets don't belong in git",
+    "so (no comma)": "{r} so the migration state stays consistent",
 }
 
 # a reason beside an exception: the exception still vetoes (nothing derived)
@@ -247,10 +250,19 @@ EXCEPTIONS = {
 }
 
 
-def tune_bare(data: Path) -> list[dict]:
+def tune_rows(data: Path, kind: str = "bare") -> list[dict]:
     with open(data, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
-    return [r for r in rows if r["split"] == "tune" and r["kind"] == "bare"]
+    return [r for r in rows if r["split"] == "tune" and r["kind"] == kind]
+
+
+def real_reasons(data: Path) -> dict:
+    """The reasons of the tune part's own reason lessons (what follows the bare rule), as templates."""
+    bare = {r["source"]: r["text"].rstrip(". ") for r in tune_rows(data)}
+    tails = sorted({r["text"][len(bare[r["source"]]):] for r in tune_rows(data, "reason")
+                    if r["source"] in bare and r["text"].lower().startswith(bare[r["source"]].lower())
+                    and len(r["text"]) > len(bare[r["source"]])})
+    return {f"real {i}": "{r}" + tail for i, tail in enumerate(tails)}
 
 
 def matches(text: str) -> frozenset:
@@ -282,15 +294,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="print the variants that differ")
     opts = ap.parse_args()
-    rows = tune_bare(ROOT / "tests" / "data" / "guard_lessons_real.jsonl")
+    data = ROOT / "tests" / "data" / "guard_lessons_real.jsonl"
+    rows = tune_rows(data)
     for title, forms, vetoes in (("variants deriving the same guards as bare", CONNECTORS, False),
+                                 ("the tune lessons' own reasons on every tune rule (same guards)", real_reasons(data),
+                                  False),
                                  ("exception + reason variants vetoed (nothing derived)", EXCEPTIONS, True)):
         table, misses = probe(rows, forms, vetoes)
         total = Counter()
         print(f"== Reason probe, tune split: {title} ==")
         for name, c in table.items():
             total.update(c)
-            print(f"  {name:22s} {c['same']:4d}/{c['n']:<4d} = {c['same'] / c['n']:6.1%}")
+            if c["same"] < c["n"] or not name.startswith("real "):  # the real reasons: only those that differ
+                print(f"  {name:22s} {c['same']:4d}/{c['n']:<4d} = {c['same'] / c['n']:6.1%}  {forms[name]!r}"[:110])
             if opts.misses:
                 for text, got in misses[name][:6]:
                     print(f"      {text!r} -> {got}")

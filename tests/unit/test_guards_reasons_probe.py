@@ -86,6 +86,10 @@ REASONS = [
     "{r}, config/prod.yml has secrets",
     "{r}, there's a script for that",
     "npm install rewrites the lockfile, so {r}",
+    "{r}, secrets don't belong in git",
+    "{r} so the migration state stays consistent",
+    "{r}, that prefix is only for PRs",  # what the thing is for, no exception
+    "{r}; it's only used by the release job",
 ]
 
 
@@ -123,6 +127,8 @@ def test_a_reason_leaves_the_rules_guard_as_it_is(rule, template):
     "never run pnpm test, no exceptions, unless the release manager asks",
     "never run pnpm test [see #1234], except in CI",
     "never run pnpm test. When it breaks, you can run it once.",
+    "never run pnpm test, it's only ok when CI is down",
+    "never run pnpm test, only when the release manager asks",
     "TL;DR never run pnpm test unless asked",
 ])
 def test_an_exception_beside_a_reason_still_vetoes(text):

@@ -52,11 +52,14 @@ _SO_RULE = lazy(r"^(?:and\s+)?(?:so|hence|therefore|thus)\s*,?\s+"
                 r"ask|open|create|make)\b)", re.I)
 # a causal reason's own condition ("because the build fails unless the cache is warm") is no exception to the rule
 _CAUSAL_SPAN = lazy(r"\b(?:because|since)\b(?!\s+of\b)[^,;]*", re.I)
+# "…, that prefix is only for PRs": in a reason, what the thing is for, no exception to the rule
+_ONLY_FOR = lazy(r"(?:^|,)\s*(?:it|that|this|they|these|those)\b[^,;]{0,40}?\b(?:is|are|'s|'re)\s+only\s+"
+                 r"(?:for|in|used\s+(?:for|in|by))\b", re.I)
 _TRAILER_COLON = lazy(r"\b([A-Za-z][\w-]*-by):(?=\s+(?:trailers?|lines?|footers?)\b)", re.I)
 _SENTENCE_SPLIT = lazy(r"(?<=[.!?])\s+(?=\S)|\n+")
 # an exception anywhere: the rule has cases a matcher cannot see
 _EXCEPTION = lazy(
-    r"\b(?:unless|except|excepting|excepted|excluding|exceptions?|only (?:if|when|after|for|with|in)|"
+    r"\b(?:unless|except|excepting|excepted|excluding|exceptions?|only (?:(?:ok|okay|fine|allowed|acceptable|permitted|safe)\s+)?(?:if|when|after|for|with|in)|"
     r"apart from|aside from|save for|barring|subject to|[\w-]+ aside(?=\s*(?:$|[,.;)]))|"
     r"for now|for the moment|for the time being|temporarily|until|till|'?til|yet|today|tonight|this time|right now|"
     r"at the moment|(?:in|for) this (?:pr|pull request|branch|session|task|change|release)|this (?:week|sprint|session)|"
@@ -392,7 +395,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
         reason, head_hedge = True, False  # "…, if you do the build breaks": what doing it causes
     return Clause(_restore(protected, spans), reason, head_hedge,
                   placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
-                  bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", bare))), aside)
+                  bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", _ONLY_FOR.sub(" ", bare)))), aside)
 
 
 # "If you need it tested, tell me to check it": the user is told, the act stays forbidden

@@ -41,7 +41,7 @@ _FACT_VERBS = (
     r"requires?|fails?|chokes?|runs?|uses?|checks?|rejects?|catches|triggers?|deploys?|loses|results|leads|makes|"
     r"causes|wastes|messes|screws|confuses|kills|corrupts|slows|wipes|nukes|clobbers|hangs|ignores|emits|skips|"
     r"drops|deletes|removes|resets|strips|overrides|misses")
-_MAY = r"would|can|could|might|may|has|had"
+_MAY = r"would|can|could|might|may|has|had|(?:don't|doesn't|won't|can't|isn't|aren't)(?!\s+(?:count|apply|matter)\b)"
 # "dev deps don't count": a plural noun, not a verb, when a verb follows it
 _NOUN_AFTER = (r"(?:don't|doesn't|do|does|are|aren't|is|isn't|was|were|can|can't|will|won't|should|must|may|might|"
                r"have|has|need|needs|count|matter|go|get|live|stay)\b")
@@ -79,6 +79,6 @@ REASON_SPLIT = lazy(
     r"might|may|could|often|sometimes|usually|probably|possibly|tends? to|"
     + _MORE_REASONS + r")\b)|"
     r"\s+and\s+(?=(?:it|this|that)(?:'s|\s+(?:always\s+|just\s+)?[a-z]+s)\b)|"  # "… and it breaks the lockfile"
-    r"\s+(?=(?:because|since|so that|otherwise|or else|as (?:they|it|these|this|those|that)"
+    r"\s+(?=(?:because|since|so that|so (?=(?:the|it|its|our|we|they|you|nothing|nobody|everyone|history|ci)\b)|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
     r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + FOR_REASON + r")\b)", re.I)
