@@ -253,6 +253,12 @@ def test_a_hedge_in_the_order_split_off_the_rule_still_vetoes(lesson):
     ("never push or commit to main or master",
      [("git push origin master", "x"), ('git commit -am "x"', "master")],
      [("git push origin develop", "develop")]),
+    # "main/master": two branches (the guard was on a branch named "main/master" and stopped nothing)
+    ("### Never Do\n\n- Force push to main/master branch",
+     [("git push --force origin main", "x"), ("git push -f origin master", "x")],
+     [("git push origin main", "x"), ("git push --force origin feature", "feature")]),
+    ("never push directly to main/master",
+     [("git push origin main", "x"), ("git push origin master", "x")], [("git push origin feature", "feature")]),
 ])
 def test_git_acts_that_share_a_target(line, stopped, passed):
     guards = guard_set(line)

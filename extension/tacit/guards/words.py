@@ -198,8 +198,9 @@ def _split_list(text: str) -> list[str]:
     out = []
     for p in _LIST_SPLIT.split(text.strip()):
         parts = p.split("/")
-        # "pip/conda": two tools; "release/1.x" stays one name
-        out.extend(parts if len(parts) > 1 and all(_unquote(x).lower() in _FAMILY_OF for x in parts) else [p])
+        # "pip/conda": two tools; "main/master": two branches; "release/1.x" stays one name
+        out.extend(parts if len(parts) > 1 and (all(_unquote(x).lower() in _FAMILY_OF for x in parts) or
+                                                all(_unquote(x).lower() in _WELL_KNOWN_BRANCHES for x in parts)) else [p])
     return [p for p in out if p]
 
 
