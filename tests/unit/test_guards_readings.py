@@ -415,3 +415,20 @@ def test_a_pattern_guard_may_name_a_branch_glob():
     guards = GuardSet([Guard(spec, 1, "project", ROOT, "cli")])
     assert stops(guards, "Bash", "git push origin release/4.1")
     assert not stops(guards, "Bash", "git push origin main")
+
+
+# --- "or any other command that …": the tail adds nothing to match ---------------------------------------
+@pytest.mark.parametrize("line,stopped,passed", [
+    ("Do NOT run `git push`, `cdk deploy`, `aws lambda update-function-code`, or any other command that modifies "
+     "the live AWS environment. Suggest the commands for the human to run instead.",
+     [("Bash", "git push origin main"), ("Bash", "cdk deploy MyStack"), ("Bash", "aws lambda update-function-code --zip-file x")],
+     [("Bash", "cdk synth"), ("Bash", "aws s3 ls")]),
+    ("never run npm install or any other command that changes the lockfile",
+     [("Bash", "npm install left-pad")], [("Bash", "npm test")]),
+])
+def test_a_tail_naming_the_like_leaves_the_items(line, stopped, passed):
+    assert_reads(line, stopped, passed)
+
+
+def test_a_tail_naming_the_like_keeps_its_exception():
+    assert rules_in("never run `git push` or any other command that touches prod unless asked", "AGENTS.md") == []

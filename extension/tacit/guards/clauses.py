@@ -81,6 +81,11 @@ _HEDGE = lazy(
     r"for the most part|"
     r"where(?=\s+(?:a|an|there|any|possible|applicable|feasible|practical|appropriate|needed|necessary|"
     r"relevant|available|supported)\b))\b", re.I)
+# "…, or any other command that modifies the live environment" · "or anything similar": the items named are
+# what a matcher can check; such a tail adds nothing to match (a hedge or exception in it still counts)
+_THE_LIKE = lazy(r",?\s+(?:or|and|nor)\s+(?:(?:any|all)\s+other\s+(?:similar\s+)?(?:commands?|tools?|scripts?|programs?|"
+                 r"operations?|actions?|things?|ways?)\b[^.;:!?\u2014()]*|(?:anything|something)\s+(?:similar|like\s+(?:that|"
+                 r"it|them))\b|the\s+like|similar\s+(?:commands?|tools?))", re.I)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
 _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
                   r"(?:need|needs|have|has)\s+(?:(?:any|my|our|a|an|the)\s+)?(?:to|permission|approval|consent|sign-?off)|afraid|shy|necessary to|required to|obliged to)\b|"
@@ -309,6 +314,9 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
             continue
         # "use pnpm (not npm)" is "use pnpm, not npm", not an aside
         sentence = _NOT_ASIDE.sub(r", \1", sentence)
+        like = _THE_LIKE.search(sentence)
+        if like and not (_EXCEPTION.search(like.group(0)) or _HEDGE.search(like.group(0))):
+            sentence = sentence[:like.start()] + sentence[like.end():]
         # "destructive SQL (DROP, TRUNCATE, DELETE without WHERE)": the statements named
         sentence = _SQL_ASIDE.sub(r" such as \1", sentence)
         # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
