@@ -132,8 +132,8 @@ def test_importance_history_keeps_a_year_and_everything_of_live_memories(led, cf
             importance.capture(conn, cfg, Assessment("capture", category="preference", importance=0.95,
                                                      content=text, phrased=True), session_id="s", now=old)
     ids = {r[1]: r[0] for r in led.connection().execute("SELECT id, content FROM memories")}
-    assert decide(cfg, keep=[ids["Use tabs."]], now=old)["success"]
-    assert decide(cfg, drop=[ids["Use pnpm, not npm."]], now=old)["success"]
+    assert decide(cfg, keep=[ids["Use tabs."]], ledger=led, now=old)["success"]
+    assert decide(cfg, drop=[ids["Use pnpm, not npm."]], ledger=led, now=old)["success"]
     memory_review(cfg, now=old)
     memory_review(cfg, now=ago(3))
     with led.write() as conn:  # the dropped capture goes from the table later (it was dismissed)

@@ -4,6 +4,7 @@ Design notes: docs/design/learn.md#tacitlearnreview"""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from tacit.learn import captures, lifecycle
@@ -189,15 +190,15 @@ def _validate(conn, keep, drop, edits, cfg) -> tuple[dict, list[str]]:
     return resolved, errors
 
 
-def decide(cfg, *, keep=(), drop=(), edits=(), now: float | None = None) -> dict:
-    """``tacit review --keep/--drop/--edit``. ``edits`` is ``[(ref, text)]``.
-    Validates everything first; on any problem nothing changes."""
+def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = None) -> dict:
+    """``tacit review --keep/--drop/--edit``. ``edits`` is ``[(ref, text)]``; ``ledger``: the caller's,
+    left open (else a fresh one). Validates everything first; on any problem nothing changes."""
     now = time.time() if now is None else now
     keep, drop = [str(r) for r in keep], [str(r) for r in drop]
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    with Ledger(cfg) as led, led.write() as conn:
+    with contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg) as led, led.write() as conn:
         resolved, errors = _validate(conn, keep, drop, edits, cfg)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}
