@@ -13,7 +13,7 @@ import sys
 # (``add_parser(subparsers)``).
 _MODULES = {
     "memory": ("memory", "forget"), "share": ("share",), "skill": ("skill",), "guard": ("guard",),
-    "scan": ("scan",), "status": ("status",), "doctor": ("doctor",),
+    "scan": ("scan",), "status": ("status",), "health": ("doctor",),
     "engine": ("consolidate", "skills", "child", "serve", "service", "hook"),
     "install": ("install", "uninstall"), "learn": ("learn",), "detect": ("detect",), "observe": ("observe",),
     "memories": ("memories",), "habits": ("habits",), "bridge": ("bridge",), "patterns": ("patterns", "stats"),

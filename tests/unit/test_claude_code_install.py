@@ -15,8 +15,9 @@ import frontmatter
 import pytest
 from install_helpers import InvalidHooks, digest, validate_hooks
 from tacit.config import load_config
+from tacit.hosts.claude_code.spec import HOST
 from tacit.hosts.claude_code import install as inst
-from tacit.hosts.claude_code.plugin import HOOK_EVENTS, commands, hooks_config, plugin_files
+from tacit.hosts.claude_code.plugin import commands, hooks_config, plugin_files
 
 
 # --------------------------------------------------------------------------
@@ -29,7 +30,7 @@ def test_plugin_files_are_complete_and_well_formed(tmp_path):
     assert manifest["name"] == "tacit" and manifest["version"] and manifest["description"]
     hooks = json.loads(files["hooks/hooks.json"][0])
     validate_hooks(hooks)
-    assert set(hooks["hooks"]) == set(HOOK_EVENTS)
+    assert set(hooks["hooks"]) == set(HOST.hook_events)
     for event, groups in hooks["hooks"].items():
         [hook] = groups[0]["hooks"]
         argv = shlex.split(hook["command"])

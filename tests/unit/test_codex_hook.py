@@ -18,7 +18,8 @@ from tacit.children.output import parse_usage
 from tacit.commandline import hook_command
 from tacit.hosts import hooks
 from tacit.hosts.codex import hook as codex_hook
-from tacit.hosts.codex.install import HOOK_TIMEOUTS
+from tacit.hosts.claude_code.hook import TRANSLATORS
+from tacit.hosts.codex.spec import HOST as SPEC
 from tacit.hosts.runtime import build_engine
 
 SID = "01a227f9-c778-7e91-9480-3223fd130030"
@@ -57,7 +58,7 @@ def codex(quiet_cfg):
 
 
 def test_events_registered_are_a_subset_of_the_ones_translated():
-    assert set(HOOK_TIMEOUTS) <= set(codex_hook.EVENT_NAMES)
+    assert set(SPEC.hook_events) <= set(TRANSLATORS)
     assert hooks.handler_of("codex") is codex_hook.handle
 
 
@@ -107,7 +108,7 @@ def test_child_processes_are_inert(tacit_env):
     from tacit.config import load_config
 
     child = Codex(load_config(env={**tacit_env, "TACIT_CHILD": "1"}, host="codex"))
-    for event in codex_hook.EVENT_NAMES:
+    for event in SPEC.hook_events:
         assert child.handle(None, event, payload(event, prompt="no, use pnpm")) == ""
 
 

@@ -50,6 +50,15 @@ def tacit_groups(doc: dict) -> dict:
             for event, groups in doc["hooks"].items()}
 
 
+# how Codex names each event in a hook's trust key (docs/hosts/codex.md)
+KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PreToolUse": "pre_tool_use",
+        "PostToolUse": "post_tool_use", "Stop": "stop", "PreCompact": "pre_compact", "SessionEnd": "session_end"}
+
+
+def test_trust_keys_are_codex_names():
+    assert {event: inst.trust_key(event) for event in inst.EVENTS} == KEYS
+
+
 def trust_all(home: Path, python: str = sys.executable) -> None:
     """What /hooks writes for tacit's hooks (the hash itself is Codex's business)."""
     doc = hooks_of(home)
@@ -57,7 +66,7 @@ def trust_all(home: Path, python: str = sys.executable) -> None:
     with (codex_dir(home) / "config.toml").open("a") as fh:
         for event, indexes in tacit_groups(doc).items():
             for index in indexes:
-                key = f"{path}:{inst.EVENT_KEYS[event]}:{index}:0"
+                key = f"{path}:{KEYS[event]}:{index}:0"
                 fh.write(f'\n[hooks.state.{json.dumps(key)}]\nenabled = true\ntrusted_hash = "sha256:x"\n')
 
 
@@ -69,18 +78,18 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
     result = inst.install(ucfg, "user")
     assert result["success"], result
     assert sorted(result["changed"]) == ["config.toml", "hooks.json", "rules/tacit.rules"]
-    assert result["needs_trust"] is True and result["untrusted_events"] == list(inst.HOOK_TIMEOUTS)
+    assert result["needs_trust"] is True and result["untrusted_events"] == list(inst.EVENTS)
     assert "/hooks" in result["message"]
 
     doc = hooks_of(home)
     validate_hooks(doc)  # tacit's own groups: the shape Claude Code's hooks files have too
-    assert set(doc["hooks"]) == set(inst.HOOK_TIMEOUTS) <= KNOWN_EVENTS
+    assert set(doc["hooks"]) == set(inst.EVENTS) <= KNOWN_EVENTS
     for event, groups in doc["hooks"].items():
         [group] = groups
         [hook] = group["hooks"]
         assert "matcher" not in group  # every source, every tool
         assert hook == {"type": "command", "command": hook_command(sys.executable, "codex", event),
-                        "timeout": inst.HOOK_TIMEOUTS[event], "statusMessage": inst.HOOK_NAMES[event]}
+                        "timeout": inst.EVENTS[event], "statusMessage": inst.HOOK_NAMES[event]}
         assert hook["statusMessage"].startswith("tacit: ")  # what /hooks shows, not "Unnamed hook"
         assert commandline.hook_target(hook["command"]) == ("codex", event) and " -I -S -c " in hook["command"]
 
@@ -96,7 +105,7 @@ def test_fresh_install_writes_hooks_flag_rules_and_manifest(ucfg, home):
 
     manifest = json.loads((codex_dir(home) / "tacit-install.json").read_text())
     assert manifest["hooks_file_created"] and manifest["config_created"] and manifest["feature_line_added"]
-    assert manifest["events_created"] == sorted(inst.HOOK_TIMEOUTS)
+    assert manifest["events_created"] == sorted(inst.EVENTS)
 
 
 def test_install_twice_changes_nothing_and_uninstall_leaves_an_empty_home(ucfg, home):
@@ -139,7 +148,7 @@ def test_uninstall_after_codex_wrote_trust_removes_only_tacits_lines(ucfg, home)
     config_text = (codex_dir(home) / "config.toml").read_text()
     assert inst.FEATURE_MARK not in config_text
     data = tomllib.loads(config_text)
-    assert "features" not in data and len(data["hooks"]["state"]) == len(inst.HOOK_TIMEOUTS)
+    assert "features" not in data and len(data["hooks"]["state"]) == len(inst.EVENTS)
     assert not (codex_dir(home) / "hooks.json").exists()  # created by install, empty again
     assert not (codex_dir(home) / "rules").exists()
 

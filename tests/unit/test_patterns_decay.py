@@ -132,9 +132,9 @@ def test_dismissed_and_taught_memories_never_decay_or_expire(led, cfg):
         make_candidate(led, cfg)
         for _ in range(5):
             record_observation(led, cfg, "/standup", "run", {"run_hour": 9})
-        lifecycle.forget(you_of(cfg), KEY, ledger=led)
-        lifecycle.forget(you_of(cfg), "temporal-standup-9h", ledger=led)
-        taught = lifecycle.teach(you_of(cfg), "The user's timezone is CET.", ledger=led)["key"]
+        lifecycle.forget(you_of(cfg), KEY)
+        lifecycle.forget(you_of(cfg), "temporal-standup-9h")
+        taught = lifecycle.teach(you_of(cfg), "The user's timezone is CET.")["key"]
         for month in range(2, 13):
             frozen.move_to(f"2025-{month:02d}-01 09:00:00")
             other_event(led, cfg)

@@ -74,7 +74,7 @@ def test_dismissed_evidence_goes_live_evidence_stays(led, cfg):
             record_observation(led, cfg, "P01", "triage", {"company": "Acme", "category": "urgent"},
                                session_id=f"s{i}")
         record_observation(led, cfg, "P02", "x", {"company": "Initech"})
-        lifecycle.forget(you_of(cfg), "entity-initech", ledger=led)
+        lifecycle.forget(you_of(cfg), "entity-initech")
     before = count(led, "SELECT count(*) FROM memory_evidence")
     result = prune(led, cfg)
     assert result["evidence"] == 1  # the dismissed fact's creating evidence
@@ -134,8 +134,8 @@ def test_importance_history_keeps_a_year_and_everything_of_live_memories(led, cf
     ids = {r[1]: r[0] for r in led.connection().execute("SELECT id, content FROM memories")}
     assert decide(cfg, keep=[ids["Use tabs."]], ledger=led, now=old)["success"]
     assert decide(cfg, drop=[ids["Use pnpm, not npm."]], ledger=led, now=old)["success"]
-    memory_review(cfg, ledger=led, now=old)
-    memory_review(cfg, ledger=led, now=ago(3))
+    memory_review(cfg, now=old)
+    memory_review(cfg, now=ago(3))
     with led.write() as conn:  # the dropped capture goes from the table later (it was dismissed)
         conn.execute("DELETE FROM memories WHERE id = ?", (ids["Use pnpm, not npm."],))
         importance.apply_forget(conn, cfg, "tabs", session_id="s", now=old)

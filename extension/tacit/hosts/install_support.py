@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from tacit import commandline
 from tacit.fsutil import atomic_write_text, mode_of  # noqa: F401 — the hosts' installers use support.mode_of
 from tacit.hosts.spec import home_folder
 
@@ -36,6 +37,13 @@ def answering(host: str, failed: str):
         return run
 
     return wrap
+
+
+def hook_group(python: str, host, event: str, **fields) -> dict:
+    """The matcher group of ``host``'s hook ``event`` (its spec's ``hook_events`` give the timeout): tacit's
+    hook command; ``fields``: more of its own."""
+    return {"hooks": [{"type": "command", "command": commandline.hook_command(python, host.name, event),
+                       "timeout": host.hook_events[event], **fields}]}
 
 
 def host_home(cfg, env_var: str, *default_parts: str) -> Path:

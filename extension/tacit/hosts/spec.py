@@ -45,6 +45,8 @@ class Host:
     stdio_session: str = ""  # "module:function() -> exit status": that session over stdin/stdout (``tacit bridge``)
     hook_handler: str = ""  # "module:handle(engine, event_name, payload, *, event_id) -> stdout" of its hooks
     hook_bounds: dict = field(default_factory=dict)  # hook event -> seconds its hook waits for the service
+    # hook event -> the seconds its hook may run: what ``tacit install`` registers, and all its handler answers
+    hook_events: dict = field(default_factory=dict)
     headless: str = ""  # how its hook tells a headless run: "env:VAR=prefix,tty" or "argv:word,stderr"
     transcripts: str = ""  # a module with detect(line: dict) and read(path, stats) (``tacit learn``)
     transcript_label: str = ""  # what ``tacit learn`` calls its transcripts

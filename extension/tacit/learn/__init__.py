@@ -19,3 +19,13 @@ def guarded(where: str, cfg, work):
     except Exception as exc:  # noqa: BLE001 — learning never breaks the host
         log_exception(cfg, where, exc)
     return None
+
+
+def writing(where: str, ctx, work):
+    """``guarded`` ``work(conn)`` in one write of the handler's ledger (a savepoint in the event's own
+    transaction)."""
+    def run():
+        with ctx.ledger.write() as conn:
+            return work(conn)
+
+    return guarded(where, ctx.cfg, run)

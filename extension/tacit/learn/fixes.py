@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 
 from tacit.hookspecs import ContextResult, Injection
 from tacit.learn import fix_patterns as model
-from tacit.learn import guarded
+from tacit.learn import guarded, writing
 from tacit.learn.fix_patterns import Match
 from tacit.log import log
 from tacit.safety.commands import dangerous_command
@@ -140,31 +140,30 @@ def on_user_message(event, ctx):
     previous = marks.pop(MARK_INJECTED, None)
     found: list[Match] = []
 
-    def work():
-        with ctx.ledger.write() as conn:  # a savepoint in the event's own transaction
-            if previous and previous.get("ids") and cfg.learning_enabled:
-                analysis = ctx.analysis
-                outcome = model.classify_outcome(event.text, bool(analysis and analysis.is_correction))
-                if outcome:
-                    retired = apply_outcome(conn, previous["ids"], outcome, session_id=event.session_id,
-                                            at=event.ts, now=time.time())
-                    if retired:
-                        log(cfg, "info", "fixes.outcome", f"retired pattern(s) {retired}: success rate below 30%")
-            lookup_ms = None
-            if cfg.max_injected > 0 and event.text.strip() and store.active_count(conn) > 0:
-                started = time.perf_counter()
-                found.extend(find_patterns(conn, event.text, cfg, now=event.ts))
-                lookup_ms = (time.perf_counter() - started) * 1000.0
-            if cfg.learning_enabled:
-                now = time.time()
-                for match in found:
-                    store.record_injection(conn, match.id, session_id=event.session_id, at=event.ts)
-                store.record_metric(conn, event.session_id, event.ts, "patterns.injected", len(found), now)
-                if lookup_ms is not None:
-                    store.record_metric(conn, event.session_id, event.ts, "patterns.lookup_ms",
-                                        round(lookup_ms, 3), now)
+    def work(conn):
+        if previous and previous.get("ids") and cfg.learning_enabled:
+            analysis = ctx.analysis
+            outcome = model.classify_outcome(event.text, bool(analysis and analysis.is_correction))
+            if outcome:
+                retired = apply_outcome(conn, previous["ids"], outcome, session_id=event.session_id,
+                                        at=event.ts, now=time.time())
+                if retired:
+                    log(cfg, "info", "fixes.outcome", f"retired pattern(s) {retired}: success rate below 30%")
+        lookup_ms = None
+        if cfg.max_injected > 0 and event.text.strip() and store.active_count(conn) > 0:
+            started = time.perf_counter()
+            found.extend(find_patterns(conn, event.text, cfg, now=event.ts))
+            lookup_ms = (time.perf_counter() - started) * 1000.0
+        if cfg.learning_enabled:
+            now = time.time()
+            for match in found:
+                store.record_injection(conn, match.id, session_id=event.session_id, at=event.ts)
+            store.record_metric(conn, event.session_id, event.ts, "patterns.injected", len(found), now)
+            if lookup_ms is not None:
+                store.record_metric(conn, event.session_id, event.ts, "patterns.lookup_ms",
+                                    round(lookup_ms, 3), now)
 
-    guarded("fixes.inject", cfg, work)
+    writing("fixes.inject", ctx, work)
     if not found:
         return None
     marks[MARK_INJECTED] = {"ids": [m.id for m in found], "at": event.ts}

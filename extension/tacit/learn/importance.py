@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tacit.hookspecs import ContextResult, Injection, Result
-from tacit.learn import captures, guarded, lifecycle, review
+from tacit.learn import captures, lifecycle, review, writing
 from tacit.learn.captures import SOURCE, Assessment
 from tacit.learn.lifecycle import Proposal
 from tacit.log import log
@@ -180,15 +180,14 @@ def on_user_message(event, ctx):
     if assessment.action == "refuse":
         log(cfg, "warning", "importance.capture", f"not stored: {assessment.reason}")
 
-    def work():
-        with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction
-            if assessment.action == "forget":
-                apply_forget(conn, cfg, assessment.forget_what, session_id=event.session_id, now=event.ts)
-            elif assessment.action == "capture":
-                capture(conn, cfg, assessment, session_id=event.session_id, now=event.ts, host=ctx.host,
-                        text=event.text, project=ctx.project)
+    def work(conn):
+        if assessment.action == "forget":
+            apply_forget(conn, cfg, assessment.forget_what, session_id=event.session_id, now=event.ts)
+        elif assessment.action == "capture":
+            capture(conn, cfg, assessment, session_id=event.session_id, now=event.ts, host=ctx.host,
+                    text=event.text, project=ctx.project)
 
-    guarded("importance.capture", cfg, work)
+    writing("importance.capture", ctx, work)
     _beat_if_due(event, ctx)
     return None
 
@@ -200,12 +199,11 @@ def on_session_start(event, ctx):
 
 
 def _beat_if_due(event, ctx) -> None:
-    def work():
-        with ctx.ledger.write() as conn:
-            if heartbeat_due(conn, ctx.cfg, event.ts):
-                heartbeat(conn, ctx.cfg, event.ts)
+    def work(conn):
+        if heartbeat_due(conn, ctx.cfg, event.ts):
+            heartbeat(conn, ctx.cfg, event.ts)
 
-    guarded("importance.heartbeat", ctx.cfg, work)
+    writing("importance.heartbeat", ctx, work)
 
 
 def on_user_message_foreground(event, ctx):
@@ -219,19 +217,15 @@ def on_user_message_foreground(event, ctx):
                                        cfg.importance_threshold)
         if ack:
             ctx.state.marks[MARK_ACK] = ack
-    out: dict = {}
+    wants_review = analysis is not None and analysis.wants_review
 
-    def work():
-        with ctx.ledger.write() as conn:  # a savepoint in the event's own transaction
-            if analysis is not None and analysis.wants_review:
-                out["block"] = review.review_for_prompt(conn, event.ts)
-            else:
-                out["notice"] = review.nightly_notice(conn, cfg, event.ts)
+    def work(conn):
+        return review.review_for_prompt(conn, event.ts) if wants_review else review.nightly_notice(conn, cfg, event.ts)
 
-    guarded("importance.foreground", cfg, work)
-    if out.get("block"):
-        return ContextResult(context=[Injection(out["block"], priority=REVIEW_PRIORITY)])
-    return ContextResult(notices=[out["notice"]]) if out.get("notice") else None
+    text = writing("importance.foreground", ctx, work)
+    if text and wants_review:
+        return ContextResult(context=[Injection(text, priority=REVIEW_PRIORITY)])
+    return ContextResult(notices=[text]) if text else None
 
 
 def on_nightly(event, ctx):
@@ -244,13 +238,9 @@ def on_nightly(event, ctx):
         if ack and not cfg.silent:
             texts.append(ack)
 
-    def work():
-        with ctx.ledger.write() as conn:
-            notice = review.nightly_notice(conn, cfg, event.ts)
-            if notice:
-                texts.append(notice)
-
-    guarded("importance.nightly", cfg, work)
+    notice = writing("importance.nightly", ctx, lambda conn: review.nightly_notice(conn, cfg, event.ts))
+    if notice:
+        texts.append(notice)
     if not texts:
         return None
     return (ContextResult if event.kind == "before_agent_start" else Result)(notices=texts)

@@ -5,7 +5,6 @@ Design notes: docs/design/learn.md#tacitlearnlifecycle"""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 import time
@@ -249,14 +248,8 @@ def remove_entry(cfg, target: str, text: str, key: str, project=None) -> dict:
 
 
 # /memory-show, /memory-forget, /memory-teach (hosts and `tacit memories`)
-def using_ledger(cfg, ledger=None):
-    """``with using_ledger(cfg, ledger) as ledger:`` — the caller's ledger (left open), or a fresh
-    one closed afterwards."""
-    return contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg)
-
-
-def list_memories(cfg, *, ledger=None) -> list[dict]:
-    with using_ledger(cfg, ledger) as led, led.read() as conn:
+def list_memories(cfg) -> list[dict]:
+    with Ledger(cfg) as led, led.read() as conn:
         return candidates.listing(conn)
 
 
@@ -333,27 +326,24 @@ def forget_matching(cfg, ledger, says, now: float | None = None) -> list[dict]:
     return gone
 
 
-def forget(tacit: Tacit, key: str, *, ledger=None, now: float | None = None) -> dict:
+def forget(tacit: Tacit, key: str) -> dict:
     """``/memory-forget KEY`` as ``tacit``'s actor: revert the adaptation, remove the entry
     from MEMORY.md/USER.md, mark the memory dismissed (never proposed again)."""
-    now = time.time() if now is None else now
-    led = ledger or tacit.ledger
-    with history.acting(tacit.require_actor()), history.using(led), led.write() as conn:
-        return forget_in(conn, tacit.cfg, key, now)
+    with history.acting(tacit.require_actor()), history.using(tacit.ledger), tacit.ledger.write() as conn:
+        return forget_in(conn, tacit.cfg, key, time.time())
 
 
-def teach(tacit: Tacit, text: str, *, target: str = "memory", ledger=None, now: float | None = None) -> dict:
+def teach(tacit: Tacit, text: str, *, target: str = "memory") -> dict:
     """``/memory-teach TEXT`` as ``tacit``'s actor: a memory at confidence 100, written straight into
     MEMORY.md (USER.md with ``target="user"``), no ladder, no notice; a refused write changes nothing."""
-    now = time.time() if now is None else now
+    now = time.time()
     entry = normalise_entry(text or "")
     if not entry:
         return {"success": False, "error": "Nothing to teach: the text is empty."}
     if target not in TARGETS:
         return {"success": False, "error": f"unknown target {target!r}: use 'memory' or 'user'"}
     base = "taught-" + slugify(entry, 48)
-    led = ledger or tacit.ledger
-    with history.using(led), led.write() as conn:
+    with history.using(tacit.ledger), tacit.ledger.write() as conn:
         key, n = base, 1
         previous = candidates.by_key(conn, key)
         while previous is not None and not (previous.content == entry and previous.target == target):

@@ -10,7 +10,7 @@ import time
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
-from tacit.learn import guarded, habits, lifecycle, patterns
+from tacit.learn import habits, lifecycle, patterns, writing
 from tacit.learn.habits import Step
 from tacit.learn.patterns import Observation, make_observation
 from tacit.stores import habits as habit_store
@@ -214,11 +214,7 @@ def on_event(event, ctx):
     if not ctx.cfg.learning_enabled:
         return None
 
-    def work():
-        with ctx.ledger.write() as conn:  # nested in the engine's applied-once transaction
-            observe_event(conn, ctx.cfg, event)
-
-    guarded(f"learn.observe.{event.kind}", ctx.cfg, work)
+    writing(f"learn.observe.{event.kind}", ctx, lambda conn: observe_event(conn, ctx.cfg, event))
     return None
 
 

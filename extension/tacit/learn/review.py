@@ -4,6 +4,7 @@ Design notes: docs/design/learn.md#tacitlearnreview"""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from tacit.learn import captures, lifecycle
@@ -12,6 +13,7 @@ from tacit.safety.scanner import first_finding
 from tacit.stores import candidates
 from tacit.stores import captures as capture_store
 from tacit.stores.candidates import Candidate
+from tacit.stores.ledger import Ledger
 from tacit.stores.memory import LIMIT_SETTINGS, MemoryStore
 
 MAX_PROMOTIONS = 25  # per settlement: each is a memory-file write (maybe a consolidation)
@@ -112,13 +114,13 @@ def nightly_notice(conn, cfg, now: float) -> str | None:
             f"are kept and the low ones dropped.")
 
 
-def memory_review(cfg, *, trigger: str = "command", now: float | None = None, ledger=None,
-                  day: str | None = None, include_all: bool = False) -> dict:
+def memory_review(cfg, *, trigger: str = "command", now: float | None = None, day: str | None = None,
+                  include_all: bool = False) -> dict:
     """``/memory-review``: today's captures grouped, as text for any host.
     The showing is recorded and the nightly notice counts as given."""
     now = time.time() if now is None else now
     day = day or local_day(now)
-    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
+    with Ledger(cfg) as led, led.write() as conn:
         items = review_items(conn, now=now, day=day, include_all=include_all)
         review_id = _record_shown(conn, trigger, now, items, offered=day == local_day(now))
     text = render_review(items, "all pending days" if include_all else day)
@@ -189,14 +191,14 @@ def _validate(conn, keep, drop, edits, cfg) -> tuple[dict, list[str]]:
 
 
 def decide(cfg, *, keep=(), drop=(), edits=(), ledger=None, now: float | None = None) -> dict:
-    """``tacit review --keep/--drop/--edit``. ``edits`` is ``[(ref, text)]``.
-    Validates everything first; on any problem nothing changes."""
+    """``tacit review --keep/--drop/--edit``. ``edits`` is ``[(ref, text)]``; ``ledger``: the caller's,
+    left open (else a fresh one). Validates everything first; on any problem nothing changes."""
     now = time.time() if now is None else now
     keep, drop = [str(r) for r in keep], [str(r) for r in drop]
     edits = [(str(r), " ".join(str(t).split())) for r, t in edits]
     if not (keep or drop or edits):
         return {"success": False, "error": "Nothing to do: give --keep, --drop or --edit."}
-    with lifecycle.using_ledger(cfg, ledger) as led, led.write() as conn:
+    with contextlib.nullcontext(ledger) if ledger is not None else Ledger(cfg) as led, led.write() as conn:
         resolved, errors = _validate(conn, keep, drop, edits, cfg)
         if errors:
             return {"success": False, "error": "; ".join(errors), "errors": errors}

@@ -31,6 +31,7 @@ from tacit.events import (
 from tacit.fsutil import read_tail
 from tacit.guards.outcome import tool_call_args
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, by_priority, honoured
+from tacit.hosts import spec as host_specs
 from tacit.projects import project_for
 
 HOST = "claude-code"
@@ -47,7 +48,7 @@ SLASH = re.compile(r"\s*/(?:tacit:)?(memory-[a-z]+)(?:\s+(.*?))?\s*\Z", re.S)
 def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id: str = "") -> str:
     """Translate one hook payload, dispatch it, return the hook's stdout."""
     translate = TRANSLATORS.get(event_name)
-    if translate is None or not isinstance(payload, dict):
+    if translate is None or event_name not in host_specs.get(host).hook_events or not isinstance(payload, dict):
         return ""
     if event_name == "UserPromptSubmit":
         answered = answer_slash_command(engine, payload, host)

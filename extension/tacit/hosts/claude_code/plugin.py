@@ -9,35 +9,17 @@ import json
 import os
 import shlex
 
-from tacit import __version__, commandline
+from tacit import __version__
+from tacit.hosts.claude_code.spec import HOST
+from tacit.hosts.install_support import hook_group
 from tacit.slash_table import COMMANDS
 
 PLUGIN_NAME = "tacit"
-HOST = "claude-code"
-
-# hook event -> timeout in seconds
-HOOK_EVENTS = {
-    "SessionStart": 10,
-    "PreToolUse": 5,
-    "UserPromptSubmit": 10,
-    "UserPromptExpansion": 5,
-    "PostToolUse": 5,
-    "PostToolUseFailure": 5,
-    "Stop": 10,
-    "PreCompact": 10,
-    "SessionEnd": 2,
-}
 
 
 def hooks_config(python: str) -> dict:
-    return {
-        "description": "tacit: memory the agent never has to be told to keep",
-        "hooks": {
-            event: [{"hooks": [{"type": "command", "command": commandline.hook_command(python, HOST, event),
-                                "timeout": timeout}]}]
-            for event, timeout in HOOK_EVENTS.items()
-        },
-    }
+    return {"description": "tacit: memory the agent never has to be told to keep",
+            "hooks": {event: [hook_group(python, HOST, event)] for event in HOST.hook_events}}
 
 
 def plugin_manifest() -> dict:

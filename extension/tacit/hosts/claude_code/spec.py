@@ -37,6 +37,8 @@ HOST = Host(
     installer="tacit.hosts.claude_code.install",
     hook_handler="tacit.hosts.claude_code.hook:handle",
     hook_bounds=COMMAND_HOOK_BOUNDS,
+    hook_events={"SessionStart": 10, "PreToolUse": 5, "UserPromptSubmit": 10, "UserPromptExpansion": 5,
+                 "PostToolUse": 5, "PostToolUseFailure": 5, "Stop": 10, "PreCompact": 10, "SessionEnd": 2},
     headless="env:CLAUDE_CODE_ENTRYPOINT=sdk,tty",  # claude -p: its stderr is otherwise empty
     env_vars=("CLAUDE_CONFIG_DIR",),
 )

@@ -14,25 +14,18 @@ from pathlib import Path
 from tacit import __version__, commandline
 from tacit.fsutil import atomic_write_text
 from tacit.hosts import install_support as support
+from tacit.hosts.codex.spec import HOST as SPEC
 from tacit.hosts.install_support import InstallError
 
 HOST = "codex"
 MANIFEST = "tacit-install.json"
 RULES_FILE = "rules/tacit.rules"
-# hook event -> (timeout in seconds: Codex clamps SessionEnd to 3 s; how Codex names it in a hook's
-# trust key; what its ``/hooks`` shows: it has no other name field, without one "Unnamed hook")
-HOOKS = {
-    "SessionStart": (10, "session_start", "tacit: load memory"),
-    "UserPromptSubmit": (10, "user_prompt_submit", "tacit: read your message"),
-    "PreToolUse": (5, "pre_tool_use", "tacit: check guards"),
-    "PostToolUse": (5, "post_tool_use", "tacit: note the result"),
-    "Stop": (10, "stop", "tacit: end of turn"),
-    "PreCompact": (10, "pre_compact", "tacit: save before compaction"),
-    "SessionEnd": (2, "session_end", "tacit: save the session"),
-}
-HOOK_TIMEOUTS = {event: timeout for event, (timeout, _key, _name) in HOOKS.items()}
-EVENT_KEYS = {event: key for event, (_timeout, key, _name) in HOOKS.items()}
-HOOK_NAMES = {event: name for event, (_timeout, _key, name) in HOOKS.items()}
+EVENTS = SPEC.hook_events
+# what Codex's ``/hooks`` shows for each: it has no other name field (without one "Unnamed hook")
+HOOK_NAMES = {"SessionStart": "tacit: load memory", "UserPromptSubmit": "tacit: read your message",
+              "PreToolUse": "tacit: check guards", "PostToolUse": "tacit: note the result",
+              "Stop": "tacit: end of turn", "PreCompact": "tacit: save before compaction",
+              "SessionEnd": "tacit: save the session"}
 FEATURE_MARK = "# added by `tacit install codex`"
 FEATURE_LINE = f"hooks = true  {FEATURE_MARK}"
 FEATURES_HEADER = f"[features]  {FEATURE_MARK}"
@@ -56,8 +49,12 @@ def manifest(cfg) -> Path:
 
 
 def tacit_group(python: str, event: str) -> dict:
-    return {"hooks": [{"type": "command", "command": commandline.hook_command(python, HOST, event),
-                       "timeout": HOOK_TIMEOUTS[event], "statusMessage": HOOK_NAMES[event]}]}
+    return support.hook_group(python, SPEC, event, statusMessage=HOOK_NAMES[event])
+
+
+def trust_key(event: str) -> str:
+    """How Codex names ``event`` in a hook's trust key: ``PreToolUse`` -> ``pre_tool_use``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
 def is_tacit_group(group, event: str) -> bool:
@@ -137,7 +134,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
     support.write_json(where["manifest"], manifest, 0o644)
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
-    untrusted = [e for e in HOOK_TIMEOUTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
+    untrusted = [e for e in EVENTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
     result = {
         "success": True,
         "host": HOST,
@@ -145,7 +142,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "hooks_file": str(where["hooks_file"]),
         "config_file": str(where["config_file"]),
         "rules_file": str(where["rules_file"]),
-        "events": list(HOOK_TIMEOUTS),
+        "events": list(EVENTS),
         "changed": changed,
         "needs_trust": bool(untrusted),
         "untrusted_events": untrusted,
@@ -159,7 +156,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
 def merge_groups(hooks_doc: dict, python: str) -> tuple[list, list, dict]:
     """tacit's group per event into ``hooks_doc``, replaced in place or appended: (events created,
     events whose groups changed, the index of tacit's group per event)."""
-    ours = {event: tacit_group(python, event) for event in HOOK_TIMEOUTS}
+    ours = {event: tacit_group(python, event) for event in EVENTS}
     events = hooks_doc.setdefault("hooks", {})
     events_created, groups_changed, positions = [], [], {}
     for event, group in ours.items():
@@ -248,7 +245,7 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
                         if isinstance(value, dict) and value.get("trusted_hash")}
     hooks_file = str(where["hooks_file"])
     return [event for event, index in positions.items()
-            if f"{hooks_file}:{EVENT_KEYS[event]}:{index}:0" not in trusted]
+            if f"{hooks_file}:{trust_key(event)}:{index}:0" not in trusted]
 
 
 def project_trusted(where: dict) -> bool:

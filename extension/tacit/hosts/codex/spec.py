@@ -21,6 +21,9 @@ HOST = Host(
     installer="tacit.hosts.codex.install",
     hook_handler="tacit.hosts.codex.hook:handle",
     hook_bounds=COMMAND_HOOK_BOUNDS,
+    # in the order a turn fires them; Codex clamps SessionEnd to 3 s
+    hook_events={"SessionStart": 10, "UserPromptSubmit": 10, "PreToolUse": 5, "PostToolUse": 5, "Stop": 10,
+                 "PreCompact": 10, "SessionEnd": 2},
     headless="argv:exec,stderr",  # codex exec: its stderr is the run's transcript, where it reports hooks
     env_vars=("CODEX_HOME",),
 )
