@@ -110,6 +110,26 @@ def test_decayed_applied_memory_is_reverted_and_removed_from_the_file(led, cfg):
                                 (KEY,)).fetchone() == ("reverted", "decay")
 
 
+def test_a_decayed_note_learned_in_a_project_leaves_that_projects_memory(led, cfg, tmp_path):
+    import subprocess
+    from tacit.projects import project_for
+    repo = tmp_path / "web"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    project = project_for(str(repo))
+    text = "This project deploys with make ship."
+    assert MemoryStore(cfg, project).add("memory", text)["success"]
+    with freeze_time("2025-01-01 09:00:00") as frozen:
+        with led.write() as conn:  # a kept note about the project, as a capture promoted there leaves it
+            lifecycle.advance(conn, [lifecycle.Proposal(
+                "imp-deploys", kind="fact", source="importance", content=text, adaptation=text, confidence=12,
+                data={"project": str(repo)}, create=True, status="candidate")], 0)
+            conn.execute("UPDATE memories SET status = 'applied', applied_text = ? WHERE key = 'imp-deploys'", (text,))
+        frozen.move_to("2025-03-01 09:00:00")
+        other_event(led, cfg)
+        assert confidence(led, "imp-deploys") is None
+        assert text not in MemoryStore(cfg, project).entries("memory")  # before: looked for in global memory
+
+
 def test_ttl_expires_temporal_memories_even_when_used(led, cfg):
     with freeze_time("2025-01-01 09:00:00") as frozen:
         for _ in range(5):

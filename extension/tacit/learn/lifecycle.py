@@ -228,12 +228,13 @@ def decay(conn, cfg, now: float) -> list[str]:
     past their TTL (adaptations reverted, file entries removed)."""
     candidates.decay_unused(conn, DECAY_STEP, now - UNUSED_DAYS * DAY, now)
     deleted = []
-    for memory_id, key, target, applied_text, expired in candidates.doomed(conn, DELETE_BELOW, now):
-        candidates.revert_adaptations(conn, memory_id, "expired" if expired else "decay", now)
-        candidates.delete(conn, memory_id)
-        if applied_text:
-            remove_entry(cfg, target, applied_text, key)
-        deleted.append(key)
+    for row in candidates.doomed(conn, DELETE_BELOW, now):
+        expired = row.expires_at is not None and row.expires_at <= now
+        candidates.revert_adaptations(conn, row.id, "expired" if expired else "decay", now)
+        candidates.delete(conn, row.id)
+        if row.applied_text:  # a note learned in a project is in that project's memory
+            remove_entry(cfg, row.target, row.applied_text, row.key, project_of_candidate(row))
+        deleted.append(row.key)
     return deleted
 
 

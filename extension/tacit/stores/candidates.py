@@ -233,13 +233,13 @@ def decay_unused(conn, step: int, unused_before: float, now: float) -> None:
                  (step, now, unused_before))
 
 
-def doomed(conn, below: int, now: float) -> list[tuple]:
-    """``(id, key, target, applied_text, expired)`` of memories decayed below ``below`` or expired."""
+def doomed(conn, below: int, now: float) -> list[Candidate]:
+    """The memories decayed below ``below`` or expired."""
     rows = conn.execute(
-        "SELECT id, key, target, applied_text, expires_at FROM memories "
+        f"SELECT {_COLUMNS} FROM memories "
         "WHERE status != 'dismissed' AND ((source != 'teach' AND confidence < ?) "
         "OR (expires_at IS NOT NULL AND expires_at <= ?))", (below, now)).fetchall()
-    return [(i, k, t, a, e is not None and e <= now) for i, k, t, a, e in rows]
+    return [_candidate(row) for row in rows]
 
 
 def prune_evidence(ledger, cutoff: float) -> int:
