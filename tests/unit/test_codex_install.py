@@ -183,6 +183,17 @@ def test_explicit_hooks_false_is_respected(ucfg, home):
     assert (codex_dir(home) / "config.toml").read_text() == text
 
 
+def test_a_config_with_toml_dates_installs_and_uninstalls_byte_for_byte(ucfg, home):
+    codex_dir(home).mkdir()
+    text = 'model = "m"\nlast_seen = 2026-12-01T09:00:00Z\n[notes]\nsince = 2026-01-02\n'  # JSON has no dates
+    (codex_dir(home) / "config.toml").write_text(text)
+    result = inst.install(ucfg, "user")
+    assert result["success"] and not any("hooks = true" in w for w in result["warnings"]), result
+    assert tomllib.loads((codex_dir(home) / "config.toml").read_text())["features"]["hooks"] is True
+    assert inst.uninstall(ucfg, "user")["success"]
+    assert (codex_dir(home) / "config.toml").read_text() == text
+
+
 def test_a_flag_that_cannot_be_added_safely_is_skipped_with_a_warning(ucfg, home):
     codex_dir(home).mkdir()
     text = 'features.plugins = false\nmodel = "m"\n'  # dotted keys: a [features] header would clash

@@ -5,6 +5,7 @@ Design notes: docs/design/hosts.md#tacithostscodexinstall
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import sys
@@ -223,7 +224,7 @@ def with_feature_flag(text: str, config: dict, path: Path) -> tuple[str, dict]:
         sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         block = sep + FEATURES_HEADER + "\n" + FEATURE_LINE + "\n"
         new_text, table_added = text + block, True
-    expected = json.loads(json.dumps(config))
+    expected = copy.deepcopy(config)
     expected.setdefault("features", {})["hooks"] = True
     if not parses_as(new_text, path, expected):
         return text, {"warning": f"could not add `hooks = true` under [features] in {path} safely (left "
@@ -328,7 +329,7 @@ def without_feature_flag(text: str, config: dict, path: Path, *, table_added: bo
                          block: str = "") -> tuple[str, str]:
     """(new text, problem): without tacit's marked line (and its ``[features]`` header when that table
     is then empty); what install appended, when still last, is cut off: byte for byte as it was."""
-    expected = json.loads(json.dumps(config))
+    expected = copy.deepcopy(config)
     expected.get("features", {}).pop("hooks", None)
     empty_table = table_added and not expected.get("features")
     if empty_table:
