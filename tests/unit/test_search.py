@@ -441,3 +441,13 @@ def test_the_cli_request_is_json_the_service_reads_back_exactly(argv):
 
     request = {"argv": argv, "cwd": "/tmp/projekt ü", "tty": False}
     assert json.loads(request_bytes(request)) == request
+
+
+def test_pi_sessions_are_found_where_pi_session_dir_points(tacit_env, tmp_path):
+    from tacit.config import load_config
+    from tacit.hosts.pi.sessions import files
+    folder = tmp_path / "pi-sessions" / "--home-u-web--"
+    folder.mkdir(parents=True)
+    (folder / "2026-12-01_abc.jsonl").write_text('{"type": "session", "id": "abc", "cwd": "/home/u/web"}\n')
+    cfg = load_config(env={**tacit_env, "PI_CODING_AGENT_SESSION_DIR": str(tmp_path / "pi-sessions")})
+    assert [str(p) for p in files(cfg.env)] == [str(folder / "2026-12-01_abc.jsonl")]  # cfg.env dropped it before

@@ -18,7 +18,7 @@ HOST = Host(
     sessions="tacit.hosts.pi.sessions",
     child="tacit.hosts.pi.child",
     installer="tacit.hosts.pi.install",
-    env_vars=("PI_CODING_AGENT_DIR",),
+    env_vars=("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"),  # pi reads both; search reads its sessions
     rpc_session="tacit.hosts.pi.protocol:PiSession",  # its extension's session over the service socket
     stdio_session="tacit.hosts.pi.protocol:run_stdio",  # the same, when no service can start
 )
