@@ -150,6 +150,20 @@ def test_a_reason_alone_is_no_rule(text):
     assert derive_guards(text) == ()
 
 
+@pytest.mark.parametrize("text", [
+    "can't push or commit. how do I change my git user to jbiggs like in git?",  # a real message: a report
+    "I can't push",
+    "it cannot run npm install behind the proxy",
+])
+def test_what_fails_is_no_rule(text):
+    assert derive_guards(text) == ()
+
+
+@pytest.mark.parametrize("text", ["you can't push to main", "we cannot use npm here", "agents cannot push to main"])
+def test_you_or_we_cannot_is_a_rule(text):
+    assert derive_guards(text)
+
+
 @pytest.mark.parametrize("text, n", [
     ("never run npm install, npm run build or npm ci", 3),  # "npm run …" is an item, not "X runs …"
     ("never run pnpm install, pnpm update or pnpm add", 3),

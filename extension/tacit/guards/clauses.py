@@ -89,7 +89,9 @@ _THE_LIKE = lazy(r",?\s+(?:or|and|nor)\s+(?:(?:any|all)\s+other\s+(?:similar\s+)
 # "don't forget to …" · "you don't need to …" · "no need to …": a negation that forbids nothing
 _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|even)\s+)?(?:forget|hesitate|"
                   r"(?:need|needs|have|has)\s+(?:(?:any|my|our|a|an|the)\s+)?(?:to|permission|approval|consent|sign-?off)|afraid|shy|necessary to|required to|obliged to)\b|"
-                  r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b", re.I)
+                  r"\bno\s+(?:need|reason|harm|problem)\s+(?:to|in)\b|"
+                  # "I can't push" · "can't push or commit, how do I …": what fails, not what is forbidden
+                  r"(?:^\s*|\b(?:i|it|this|that|which)\s+)(?:can'?t|cannot|couldn'?t|could not)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
 _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
