@@ -198,3 +198,13 @@ def test_so_then_an_order_of_any_verb_is_the_rule():
     bare = "name branches claude/<branch-name>, not anything else"
     lesson = f"The release build depends on it, so {bare}"
     assert {s.match for s in derive_guards(lesson)} == {s.match for s in derive_guards(bare)} != set()
+
+
+@pytest.mark.parametrize("text, stopped, fine", [
+    # the wrapper said with "via/through" is the way: the bare program is stopped, through the wrapper it is not
+    ("run python via uv run, never bare python", "python x.py", "uv run python x.py"),
+    ("run pytest through uv, never bare pytest", "pytest -q", "uv run pytest -q"),
+    ("Don't use `tsc` directly or via `npx tsc`, always use `yarn build`", "npx tsc -p .", "yarn build"),
+])
+def test_the_wrapper_named_as_the_way_passes(text, stopped, fine):
+    assert stops(text, stopped) and not stops(text, fine)
