@@ -31,7 +31,6 @@ from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_in
-from tacit.service.searches import Searches
 
 TICK_SECONDS = 5.0
 SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
@@ -292,7 +291,7 @@ class Service:
         return self._submit(self._serve_search, conn, body)
 
     def _serve_search(self, conn: socket.socket, body: bytes) -> None:
-        """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
+        """``tacit search`` (``Searches``); "NO" when the CLI should answer it itself."""
         reply = b"NO\n"
         try:
             answer = self.searches.answer(json.loads(body.decode("utf-8")))
@@ -388,6 +387,45 @@ class Service:
                 "reports_queued": self.reports.queued if self.reports else 0, "connections_cut": self.cut,
                 "connections_open": len(self.reader.open) if self.reader else 0,
                 "watching": self.observer is not None}
+
+
+class Searches:
+    """``tacit search`` answered here: the index kept open, one search at a time."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.lock = threading.Lock()
+        self.index = None
+        self.inode = None
+
+    def answer(self, request: dict) -> dict | None:
+        """None while another search runs: a waiting one would hold a hook worker (the CLI searches)."""
+        from tacit.commands.search import answer
+
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            return answer(self.cfg, request, self._open())
+        finally:
+            self.lock.release()
+
+    def _open(self):
+        from tacit.search.indexer import index_path, open_index
+
+        try:
+            inode = os.stat(index_path(self.cfg)).st_ino
+        except FileNotFoundError:
+            inode = None
+        if self.index is None or inode != self.inode:
+            self.close()
+            self.index = open_index(self.cfg)
+            self.inode = os.stat(self.index.path).st_ino
+        return self.index
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
+            self.index = None
 
 
 def _identity_key(identity: str) -> tuple:
