@@ -10,8 +10,7 @@ import time
 
 from tacit.app import Tacit
 from tacit.children.commands import agent_available
-from tacit.children.env import process_env
-from tacit.children.spawn import spawn_detached
+from tacit.children.env import process_env, spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
 from tacit.stores.memory import MemoryStore
