@@ -31,6 +31,7 @@ from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_in
+from tacit.stores.file_memo import signature
 
 TICK_SECONDS = 5.0
 SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
@@ -62,7 +63,7 @@ class Service:
         self.searches = Searches(cfg)
         self.kept = context_cache.Kept(cfg, self.folder)  # SessionStart answers kept for a cold start
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
-        self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
+        self.config_seen = signature(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
         self.ready_fd = take_ready_fd()  # the socket of the hook client that started this service, or -1
 
     # -- life -------------------------------------------------------------------------
@@ -156,7 +157,7 @@ class Service:
         try:
             from tacit.service import watchers  # watchdog: only once the first hook is answered
             self.observer = watchers.start(self, PACKAGE_DIR)
-            if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
+            if signature(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
             self.kept.forget()  # kept before the watchers: walked again once
@@ -451,14 +452,6 @@ def _connectable(folder: str) -> bool:
         return sock is not None
     sock.close()
     return True
-
-
-def _stat_of(path: str) -> tuple:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ()
-    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
 
 def _tell_ready(fd: int, what: bytes = b"1") -> None:
