@@ -10,12 +10,10 @@ import time
 
 from tacit.app import Tacit
 from tacit.children.commands import agent_available
-from tacit.children.env import process_env
-from tacit.children.spawn import spawn_detached
+from tacit.children.env import process_env, spawn_detached
 from tacit.paths import python_argv
 from tacit.stores import history
-from tacit.stores.memory import MemoryStore
-from tacit.stores.memory_merge import merge_duplicates
+from tacit.stores.memory import MemoryStore, merge_duplicates
 
 
 def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = None, project=None) -> dict:

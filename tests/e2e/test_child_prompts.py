@@ -3,7 +3,7 @@ every host's usage becomes a spend (issue 14).
 
 For each pinned host (Claude Code 2.1.197, Codex CLI 0.171.0, pi 0.73.1,
 Hermes Agent 0.19.0) tacit's runner starts a review child with that host's
-*default* command (``tacit.children.commands.default_commands``) against the
+*default* command (each host spec's ``child_command``) against the
 scripted model server, while a watcher reads every process's command line
 (``/proc/*/cmdline``, what ``ps`` shows) every few milliseconds. The stub
 must receive the prompt (its marker is in the request), no command line may

@@ -16,8 +16,8 @@ from freezegun import freeze_time
 from test_privacy_helpers import Recorder
 
 from tacit.children import budget
-from tacit.children.prices import DEFAULT_PRICES, parse_price, price_for
-from tacit.children.cost import report
+from tacit.children.budget import DEFAULT_PRICES, parse_price, price_for
+from tacit.children.budget import report
 from tacit.children.output import parse_usage, reply_text
 from tacit.children.runner import run_job
 from tacit.events import MessageEnd, SessionShutdown, SessionStart, ToolResult, TurnEnd

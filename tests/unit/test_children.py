@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 from engine_helpers import write_config
 
-from tacit.children.commands import default_commands, agent_available, build_command, timeout_for
+from tacit.children.commands import agent_available, build_command, timeout_for
 from tacit.children.env import process_env
 from tacit.children.launch import run_job_id
 from tacit.children.prompts import render_job_prompt
 from tacit.children.runner import run_job
+from tacit.hosts import spec as host_specs
 from tacit.config import load_config
 from tacit.app import USER, Tacit
 from tacit.consolidation import add_entry, consolidate_target
@@ -409,7 +410,8 @@ def test_command_templates_fill_placeholders_and_drop_empty_flags(cfg, tmp_path)
     assert argv[-1] == str(tmp_path / "prompt.md") and (tmp_path / "prompt.md").read_text() == "hello"
     assert (tmp_path / "prompt.md").stat().st_mode & 0o777 == 0o600 and command.stdin is None
     assert argv[-3:-1] == ["--max", "12"] and "memory" in argv
-    assert set(default_commands()) == {"claude-code", "hermes", "pi", "codex"}
+    assert {name for name, command in host_specs.table("child_command").items() if command} == {
+        "claude-code", "hermes", "pi", "codex"}
     with pytest.raises(RuntimeError):
         build_command(cfg, None, job(), "x", tmp_path)
 

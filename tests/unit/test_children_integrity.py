@@ -25,11 +25,12 @@ from hypothesis import strategies as st
 from tacit import changes
 from tacit.app import USER, Tacit
 from tacit.children import integrity
-from tacit.children.commands import default_commands, build_command
+from tacit.children.commands import build_command
 from tacit.children.launch import run_job_id
 from tacit.children.runner import run_job
 from tacit.config import load_config
 from tacit.fsutil import lock_for
+from tacit.hosts import spec as host_specs
 from tacit.projects import forget_cache, project_for
 from tacit.stores import history
 from tacit.stores.ledger import Ledger
@@ -736,4 +737,4 @@ def test_the_claude_child_has_no_edit_or_write_tool(cfg, tmp_path):
     allowed = argv[argv.index("--allowedTools") + 1].split(",")
     assert allowed[0] == "Bash(tacit:*)" and allowed[1].startswith("Bash(") and allowed[1].endswith(":*)")
     assert allowed[2] == f"Read(/{cfg.home_str}/**)" and len(allowed) == 3
-    assert not any("Edit" in a or "Write" in a for a in default_commands()["claude-code"])
+    assert not any("Edit" in a or "Write" in a for a in host_specs.get("claude-code").child_command)

@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tacit.children.commands import default_commands, build_command
+from tacit.children.commands import build_command
 from tacit.children.output import parse_usage
 from tacit.commandline import hook_command
 from tacit.hosts import hooks
+from tacit.hosts import spec as host_specs
 from tacit.hosts.codex import hook as codex_hook
 from tacit.hosts.claude_code.hook import TRANSLATORS
 from tacit.hosts.codex.spec import HOST as SPEC
@@ -150,7 +151,7 @@ def test_child_command_template(cfg, tmp_path):
     with_model = build_command(cfg.with_settings(child_model="gpt-small"), "codex", {"kind": "review"}, "p",
                                tmp_path).argv
     assert with_model[with_model.index("--model") + 1] == "gpt-small"
-    assert default_commands()["codex"][0] == "codex"
+    assert host_specs.get("codex").child_command[0] == "codex"
 
 
 def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):

@@ -11,9 +11,8 @@ import pytest
 
 from tacit.consolidation import add_entry, consolidate_all, consolidate_target
 from tacit.app import USER, Tacit
-from tacit.stores.memory_merge import merge_duplicates, plan_merge
 from tacit.slash import memory_consolidate, memory_skills
-from tacit.stores.memory import MemoryStore
+from tacit.stores.memory import MemoryStore, merge_duplicates, plan_merge
 
 
 def you_of(cfg):

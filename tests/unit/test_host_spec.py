@@ -7,7 +7,6 @@ import textwrap
 
 import pytest
 
-from tacit.children import commands
 from tacit.children.env import actor_from_env
 from tacit.hookspecs import can_ask, honoured
 from tacit.hosts import spec
@@ -27,7 +26,7 @@ def test_the_four_builtin_hosts_and_their_tables():
     assert {name: honoured(name) for name in spec.registry()} == spec.table("honoured")
     assert "tool_call.ask" in honoured("claude-code") and "tool_call.ask" not in honoured("codex")
     assert honoured("no-such-host") == frozenset()
-    assert commands.default_commands()["codex"][:2] == ["codex", "exec"]
+    assert spec.get("codex").child_command[:2] == ("codex", "exec")
     assert spec.table("prompt_stdin") == {"claude-code": None, "codex": "-", "hermes": None, "pi": None}
     assert spec.get("hermes").memory_tools == ("memory",)
 

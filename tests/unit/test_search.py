@@ -418,7 +418,7 @@ def test_the_service_refresh_reads_new_sessions_in_the_background(cfg, home, rep
 
 
 def test_a_second_search_in_the_service_is_handed_back_not_queued_on_a_hook_worker(cfg, home, repo):
-    from tacit.service.searches import Searches
+    from tacit.service.server import Searches
 
     _transcript(home, repo)
     searches = Searches(cfg)

@@ -35,9 +35,11 @@ from tacit.stores.skill_format import (
     parse_skill,
     render_skill,
     replace_section,
+    slugify,
     split_frontmatter,
+    validate_name,
 )
-from tacit.stores.skills import SkillStore, slugify, validate_name
+from tacit.stores.skills import SkillStore
 from tacit.stores.history import USER
 
 BODY = """# Deploy staging

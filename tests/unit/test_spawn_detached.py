@@ -1,4 +1,4 @@
-"""children.spawn.spawn_detached: the one detached start (child runner, background consolidation,
+"""children.env.spawn_detached: the one detached start (child runner, background consolidation,
 Hermes's overflow runner), with real processes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tacit.children.spawn import spawn_detached
+from tacit.children.env import spawn_detached
 
 REPORT = ("import json, os, sys; json.dump({'sid': os.getsid(0), 'pid': os.getpid(), 'cwd': os.getcwd(), "
           "'stdin': sys.stdin.read(), 'tty': os.isatty(1), 'env': os.environ.get('MARK')}, open(sys.argv[1], 'w'))")

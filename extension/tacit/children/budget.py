@@ -1,19 +1,20 @@
-"""A daily budget for background work: what child agents spend, and when they wait.
+"""A daily budget for background work: what child agents spend (a price table for hosts that report
+tokens but no cost), and when they wait.
 
 Design notes: docs/design/children.md#tacitchildrenbudget
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import time
 from dataclasses import dataclass
 
 from tacit.children.commands import timeout_for
-from tacit.children.prices import price_for
 from tacit.hookspecs import CHILD_KINDS
 from tacit.hosts import spec as host_specs
-from tacit.stores import jobs, notices
+from tacit.stores import history, jobs, notices
 from tacit.stores.ledger import Ledger
 
 ESTIMATE_RUNS = 20  # recent runs averaged to count a run under way
@@ -31,6 +32,73 @@ class Spend:
     usd: float | None = None
     usd_source: str = "unknown"  # host | price_table | unknown
     model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """USD per million tokens."""
+
+    pattern: str
+    input: float
+    output: float
+    cache_read: float
+    cache_write: float
+
+    def cost(self, *, input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> float:
+        """USD for these token counts (``input`` excludes cached tokens)."""
+        return (input * self.input + output * self.output + cache_read * self.cache_read
+                + cache_write * self.cache_write) / 1_000_000
+
+
+# pattern, input, output, cache read, cache write (USD per million tokens)
+DEFAULT_PRICES: tuple[Price, ...] = tuple(Price(*row) for row in (
+    ("claude-opus-4-5*", 5.0, 25.0, 0.50, 6.25),
+    ("claude-opus-4*", 15.0, 75.0, 1.50, 18.75),
+    ("*opus*", 15.0, 75.0, 1.50, 18.75),
+    ("*sonnet*", 3.0, 15.0, 0.30, 3.75),
+    ("*haiku-3-5*", 0.80, 4.0, 0.08, 1.0),
+    ("*haiku*", 1.0, 5.0, 0.10, 1.25),
+    ("gpt-5*-mini*", 0.25, 2.0, 0.025, 0.25),
+    ("gpt-5*-nano*", 0.05, 0.40, 0.005, 0.05),
+    ("gpt-5*", 1.25, 10.0, 0.125, 1.25),
+    ("codex-mini*", 1.50, 6.0, 0.375, 1.50),
+    ("gpt-4.1-mini*", 0.40, 1.60, 0.10, 0.40),
+    ("gpt-4.1-nano*", 0.10, 0.40, 0.025, 0.10),
+    ("gpt-4.1*", 2.0, 8.0, 0.50, 2.0),
+    ("gpt-4o-mini*", 0.15, 0.60, 0.075, 0.15),
+    ("gpt-4o*", 2.50, 10.0, 1.25, 2.50),
+    ("o4-mini*", 1.10, 4.40, 0.275, 1.10),
+    ("o3*", 2.0, 8.0, 0.50, 2.0),
+))
+
+
+def parse_price(entry: str) -> Price | None:
+    """``"model-glob=input,output[,cache_read[,cache_write]]"`` → Price, or None (cache prices:
+    read a tenth of input, write = input, when missing)."""
+    if not isinstance(entry, str) or "=" not in entry:
+        return None
+    pattern, _, numbers = entry.partition("=")
+    try:
+        values = [float(v) for v in numbers.split(",") if v.strip()]
+    except ValueError:
+        return None
+    if not pattern.strip() or not 2 <= len(values) <= 4 or any(v < 0 for v in values):
+        return None
+    inp, out = values[0], values[1]
+    cache_read = values[2] if len(values) > 2 else inp / 10
+    cache_write = values[3] if len(values) > 3 else inp
+    return Price(pattern.strip().lower(), inp, out, cache_read, cache_write)
+
+
+def price_for(cfg, model: str | None) -> Price | None:
+    """The first price whose pattern ``model`` matches: the user's (``child_prices``), then the defaults."""
+    if not isinstance(model, str) or not model.strip():
+        return None
+    name = model.strip().lower()
+    if "/" in name:  # "provider/model" (pi, OpenRouter)
+        name = name.rsplit("/", 1)[1]
+    own = tuple(p for p in (parse_price(e) for e in cfg.settings.get("child_prices") or ()) if p)
+    return next((price for price in own + DEFAULT_PRICES if fnmatch.fnmatchcase(name, price.pattern)), None)
 
 
 def as_float(value) -> float | None:
@@ -196,3 +264,65 @@ def release(cfg, ledger, now: float | None = None, *, limit: int = 1) -> list[st
         for jid in out:
             jobs.requeue(conn, jid)
         return out
+
+
+# what runs spent and changed, as data (``tacit cost``, the viewer)
+def _bucket() -> dict:
+    return {"runs": 0, "tokens": 0, "usd": 0.0, "usd_unknown_runs": 0}
+
+
+def _add(bucket: dict, run: dict) -> None:
+    bucket["runs"] += 1
+    bucket["tokens"] += run["tokens"]
+    if run["usd"] is None:
+        bucket["usd_unknown_runs"] += 1
+    else:
+        bucket["usd"] = round(bucket["usd"] + float(run["usd"]), 6)
+
+
+def report(cfg, days: int = 7, now: float | None = None) -> dict:
+    """The cost report as data (what ``--json`` prints)."""
+    now = time.time() if now is None else now
+    days = max(1, min(int(days), 366))
+    since = day_start(now) - (days - 1) * 86400
+    with Ledger(cfg) as ledger, ledger.read() as conn:
+        rows = jobs.since(conn, since - 3600)
+        runs, waiting = [], []
+        for job_id, kind, session_id, host, status, created, started, finished, text in rows:
+            record = jobs.loads(text)
+            record = record if isinstance(record, dict) else {}
+            if status == "waiting":
+                waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
+                                "since": day_of(created), "budget": record.get("budget")})
+                continue
+            if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic"):
+                continue  # merged into another run, folded into a later job, or skipped
+            at = finished or created
+            if at < since:
+                continue
+            spend = spend_of(record)
+            start = float(record.get("start") or started or created)
+            end = start + float(record.get("duration") or 0) + 1.0 if record.get("duration") is not None \
+                else (finished or now) + 1.0
+            kinds = record.get("kinds") or [kind]
+            runs.append({"job_id": job_id, "day": day_of(at), "kind": kind,
+                         "kinds": kinds, "host": host or record.get("host") or "",
+                         "session_id": session_id, "mode": record.get("mode"), "ok": bool(record.get("ok")),
+                         "tokens": int(spend.get("tokens") or 0) if spend else 0,
+                         "usd": spend.get("usd") if spend else (0.0 if record.get("mode") == "deterministic" else None),
+                         "usd_source": spend.get("usd_source") if spend else "none",
+                         "model": spend.get("model") if spend else "",
+                         "changes": history.child_rows(conn, session_id, "+".join(kinds), start - 0.5, end)})
+        verdict = check(cfg, conn, now)
+    totals, by_day, by_kind, by_host = _bucket(), {}, {}, {}
+    for run in runs:
+        for bucket in (totals, by_day.setdefault(run["day"], _bucket()),
+                       by_kind.setdefault(run["kind"], _bucket()), by_host.setdefault(run["host"] or "?", _bucket())):
+            _add(bucket, run)
+    limit_tokens, limit_usd = limits(cfg)
+    return {"success": True, "days": days, "since": day_of(since),
+            "budget": {"child_daily_tokens": limit_tokens, "child_daily_usd": limit_usd, "today": {
+                "tokens": verdict.tokens, "usd": verdict.usd}, "allows_a_child": verdict.allowed},
+            "totals": totals,
+            "by_day": [{"day": day, **bucket} for day, bucket in sorted(by_day.items())],
+            "by_kind": by_kind, "by_host": by_host, "waiting": waiting, "runs": runs}

@@ -21,11 +21,6 @@ NOTHING_TO_SAVE = "Nothing to save."
 REPLY_ONLY = frozenset({"rules"})  # kinds whose child has no tools: it answers in its reply (rule_replies)
 
 
-def default_commands() -> dict[str, list[str]]:
-    """Each host's child command template (its spec's ``child_command``), read when asked."""
-    return {name: list(command) for name, command in host_specs.table("child_command").items() if command}
-
-
 def default_model(host: str | None) -> str:
     """The model a host's child uses when ``child_model`` is not configured (its spec)."""
     spec = host_specs.get(host or "")

@@ -1,4 +1,5 @@
-"""The environment of every process tacit starts, built in one place.
+"""The environment of every process tacit starts, built in one place, and how one that outlives its
+starter is started (a child runner, a background consolidation, Hermes's overflow runner).
 
 Design notes: docs/design/children.md#tacitchildrenenv
 """
@@ -6,8 +7,10 @@ Design notes: docs/design/children.md#tacitchildrenenv
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from tacit.stores.history import Actor
@@ -45,3 +48,20 @@ def actor_from_env(environ: dict | None) -> "Actor":
         if host.shell_marker and environ.get(host.shell_marker):
             return Actor(kind="agent", name="shell", host=host.name)
     return USER
+
+
+def spawn_detached(argv: list[str], env: dict, *, cwd: str | None = None,
+                   on_exit: Callable[[], None] | None = None) -> int:
+    """Start ``argv`` in a session of its own (no stdio; in ``cwd`` if it exists); its pid. A daemon
+    thread reaps it (no zombies), then calls ``on_exit()``."""
+    proc = subprocess.Popen(argv, cwd=cwd if cwd and os.path.isdir(cwd) else None, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+    def reap() -> None:
+        proc.wait()
+        if on_exit is not None:
+            on_exit()
+
+    threading.Thread(target=reap, name=f"tacit-reap-{proc.pid}", daemon=True).start()
+    return proc.pid

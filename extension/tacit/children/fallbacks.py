@@ -10,7 +10,7 @@ import re
 
 from tacit.app import Actor, Tacit
 from tacit.detect.analysis import analyse
-from tacit.stores.memory_merge import merge_duplicates
+from tacit.stores.memory import merge_duplicates
 
 # "in this repo", "for this project", "here in the codebase": a convention of this project
 _THIS_PROJECT = re.compile(r"\b(?:this|the|our)\s+(?:repo|repository|project|codebase|code\s*base|monorepo)\b"

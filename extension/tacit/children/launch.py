@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from tacit.children import budget
 from tacit.children.allowed import ALONE
 from tacit.children.commands import agent_available
-from tacit.children.env import process_env
-from tacit.children.spawn import spawn_detached
+from tacit.children.env import process_env, spawn_detached
 from tacit.log import log_exception
 from tacit.paths import python_argv
 from tacit.privacy.exclusion import why_excluded

@@ -95,6 +95,3 @@ def apply(cfg, job: dict, reply: str, actor) -> dict:
             else:
                 refused.append({**said, "reason": redact_secrets(clip(str(result.get("error") or "refused"), 600))})
     return {"accepted": accepted, "refused": refused}
-
-
-__all__ = ["CAP", "Proposal", "apply", "parse", "shown"]

@@ -5,7 +5,7 @@ Design notes: docs/design/commands.md#tacitcommandscost
 
 from __future__ import annotations
 
-from tacit.children.cost import report
+from tacit.children.budget import report
 from tacit.commands import emit
 
 

@@ -17,7 +17,7 @@ from tacit.commands import JSON_OUTPUT, emit
 from tacit.commands.memory import project_of
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
-from tacit.stores import guard_file
+from tacit.stores.guards import hand_made_problem
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
 from tacit.stores.memory import MemoryStore
@@ -288,7 +288,7 @@ def check(cfg, project=None) -> dict:
     warnings.extend(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}"
                     for name, info in handlers.items())
 
-    if (kept := guard_file.problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
+    if (kept := hand_made_problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
         problems.append(kept)
     if project is not None and cfg.settings.get("instruction_files", True):
         try:  # the repository's AGENTS.md, CLAUDE.md …: what was not read as rules (docs/guards.md)

@@ -10,8 +10,7 @@ from __future__ import annotations
 from tacit.hookspecs import ChildRequest, Result
 from tacit.hosts import spec as host_specs
 from tacit.projects import project_for
-from tacit.stores.guard_files import Finder, mark_asked, unasked
-from tacit.stores.unread_lessons import unasked_lessons
+from tacit.stores.guard_files import Finder, mark_asked, unasked, unasked_lessons
 
 MARK = "rules.read"  # session mark: the unread lines were looked at this session
 _FINDER = Finder(every=300.0)  # each checkout's instruction files, found again every five minutes

@@ -81,13 +81,9 @@ def record(cfg, problem: str) -> bool:
     atomic_write_text(Path(path_for(state)), json.dumps(record))
     log(cfg, "error", "service", f"not using the service: {problem}")
     try:
-        ledger = Ledger(cfg)
-        try:
-            with ledger.write() as conn:
-                notices.add(conn, f"tacit: {problem}; hooks run without the service (slower) until it is "
-                                  "fixed — see `tacit doctor`.")
-        finally:
-            ledger.close()
+        with Ledger(cfg) as ledger, ledger.write() as conn:
+            notices.add(conn, f"tacit: {problem}; hooks run without the service (slower) until it is "
+                              "fixed — see `tacit doctor`.")
     except LedgerUnavailable:
         pass
     return True

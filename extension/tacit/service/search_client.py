@@ -1,4 +1,4 @@
-"""``tacit search`` asks the running service (``tacit.service.searches``).
+"""``tacit search`` asks the running service (``tacit.service.server.Searches``).
 
 Design notes: docs/design/service.md#tacitservicesearch_client"""
 

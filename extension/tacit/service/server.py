@@ -31,7 +31,7 @@ from tacit.handlers import BUILTIN_PLUGINS, degraded
 from tacit.service import context_cache, housekeeping
 from tacit.service.connections import Reader
 from tacit.service.reports import Reports, session_in
-from tacit.service.searches import Searches
+from tacit.stores.file_memo import signature
 
 TICK_SECONDS = 5.0
 SETTLE_SECONDS = 2.0  # start-up work waits at most this long for the first hook to be answered
@@ -63,7 +63,7 @@ class Service:
         self.searches = Searches(cfg)
         self.kept = context_cache.Kept(cfg, self.folder)  # SessionStart answers kept for a cold start
         self.answered = threading.Event()  # the first hook is answered: start-up work may compete now
-        self.config_seen = _stat_of(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
+        self.config_seen = signature(os.path.join(cfg.state_dir_str, "config.toml"))  # as read at start
         self.ready_fd = take_ready_fd()  # the socket of the hook client that started this service, or -1
 
     # -- life -------------------------------------------------------------------------
@@ -157,7 +157,7 @@ class Service:
         try:
             from tacit.service import watchers  # watchdog: only once the first hook is answered
             self.observer = watchers.start(self, PACKAGE_DIR)
-            if _stat_of(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
+            if signature(os.path.join(self.cfg.state_dir_str, "config.toml")) != self.config_seen:
                 self.request_stop("config.toml changed")  # before the watchers saw it
             self.engine.reload_stores()  # a skill changed before the watchers: read again (memo: cheap)
             self.kept.forget()  # kept before the watchers: walked again once
@@ -292,7 +292,7 @@ class Service:
         return self._submit(self._serve_search, conn, body)
 
     def _serve_search(self, conn: socket.socket, body: bytes) -> None:
-        """``tacit search`` (``tacit.service.searches``); "NO" when the CLI should answer it itself."""
+        """``tacit search`` (``Searches``); "NO" when the CLI should answer it itself."""
         reply = b"NO\n"
         try:
             answer = self.searches.answer(json.loads(body.decode("utf-8")))
@@ -390,6 +390,45 @@ class Service:
                 "watching": self.observer is not None}
 
 
+class Searches:
+    """``tacit search`` answered here: the index kept open, one search at a time."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.lock = threading.Lock()
+        self.index = None
+        self.inode = None
+
+    def answer(self, request: dict) -> dict | None:
+        """None while another search runs: a waiting one would hold a hook worker (the CLI searches)."""
+        from tacit.commands.search import answer
+
+        if not self.lock.acquire(blocking=False):
+            return None
+        try:
+            return answer(self.cfg, request, self._open())
+        finally:
+            self.lock.release()
+
+    def _open(self):
+        from tacit.search.indexer import index_path, open_index
+
+        try:
+            inode = os.stat(index_path(self.cfg)).st_ino
+        except FileNotFoundError:
+            inode = None
+        if self.index is None or inode != self.inode:
+            self.close()
+            self.index = open_index(self.cfg)
+            self.inode = os.stat(self.index.path).st_ino
+        return self.index
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
+            self.index = None
+
+
 def _identity_key(identity: str) -> tuple:
     """``1.2.3+<stamp>`` → comparable: the version's numbers, then the stamp."""
     version, _, stamp = identity.partition("+")
@@ -413,14 +452,6 @@ def _connectable(folder: str) -> bool:
         return sock is not None
     sock.close()
     return True
-
-
-def _stat_of(path: str) -> tuple:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ()
-    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns
 
 
 def _tell_ready(fd: int, what: bytes = b"1") -> None:

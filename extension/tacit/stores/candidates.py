@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from tacit.stores.ledger import delete_where, loads
+
+from tacit.stores.ledger import delete_where, dicts, loads
 
 STATUSES = ("applied", "confirmed", "candidate", "dismissed")
 
@@ -102,23 +103,17 @@ def mentions_entity(conn, entity: str, text: str) -> bool:
 def listing(conn) -> list[dict]:
     """Every memory with its evidence summary, by status then confidence."""
     order = " ".join(f"WHEN '{s}' THEN {i}" for i, s in enumerate(STATUSES))
-    rows = conn.execute(
+    rows = dicts(conn.execute(
         "SELECT m.key, m.kind, m.source, m.status, m.content, m.target, m.confidence, "
         "m.times_confirmed, m.created_at, m.updated_at, m.last_used_at, m.expires_at, "
         "m.applied_at, m.dismissed_at, m.adaptation, m.data, "
-        "count(e.ref), count(DISTINCT e.session_key), max(e.at) "
+        "count(e.ref) AS observations, count(DISTINCT e.session_key) AS sessions, max(e.at) AS last_at "
         "FROM memories m LEFT JOIN memory_evidence e ON e.memory_id = m.id "
-        f"GROUP BY m.id ORDER BY CASE m.status {order} END, m.confidence DESC, m.key").fetchall()
-    names = ("key", "kind", "source", "status", "content", "target", "confidence", "times_confirmed",
-             "created_at", "updated_at", "last_used_at", "expires_at", "applied_at", "dismissed_at",
-             "adaptation")
-    out = []
-    for r in rows:
-        item = dict(zip(names, r[:15]))
-        item["data"] = _json(r[15])
-        item["evidence"] = {"observations": r[16], "sessions": r[17], "last_at": r[18]}
-        out.append(item)
-    return out
+        f"GROUP BY m.id ORDER BY CASE m.status {order} END, m.confidence DESC, m.key"))
+    for item in rows:
+        item["evidence"] = {name: item.pop(name) for name in ("observations", "sessions", "last_at")}
+        item["data"] = _json(item["data"])
+    return rows
 
 
 def insert(conn, *, key, kind, source, content, target, status, confidence, plugin, entity, adaptation,

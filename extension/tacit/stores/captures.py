@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tacit.stores.candidates import dumps
-from tacit.stores.ledger import Ledger, delete_where
+from tacit.stores.ledger import Ledger, delete_where, dicts
 
 HEARTBEAT_KEY = "importance.last_heartbeat"
 OFFERED_KEY = "importance.review_offered_day"
@@ -46,15 +46,13 @@ def record_decision(conn, *, memory_id, key, day: str, group: str, importance: f
 
 def decisions(conn, *, day: str | None = None, limit: int = 200) -> list[dict]:
     """Recorded review decisions, newest first (``tacit review --history``)."""
-    query = ("SELECT memory_key, day, grp, importance, action, decided_by, content_before, content_after, at "
-             "FROM importance_decisions")
+    query = ("SELECT memory_key AS key, day, grp AS \"group\", importance, action, decided_by, "
+             "content_before AS before, content_after AS after, at FROM importance_decisions")
     params: list = []
     if day:
         query += " WHERE day = ?"
         params.append(day)
-    rows = conn.execute(query + " ORDER BY id DESC LIMIT ?", [*params, limit]).fetchall()
-    keys = ("key", "day", "group", "importance", "action", "decided_by", "before", "after", "at")
-    return [dict(zip(keys, r)) for r in rows]
+    return dicts(conn.execute(query + " ORDER BY id DESC LIMIT ?", [*params, limit]))
 
 
 def record_review(conn, day: str, trigger: str, counts: dict, now: float) -> int:

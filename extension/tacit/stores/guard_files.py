@@ -1,5 +1,6 @@
 """The repository's instruction files on disk → their rule lines, safely (what cannot be read is
-skipped with a notice). Untrusted input: their guards ask, below the file's folder.
+skipped with a notice). Untrusted input: their guards ask, below the file's folder. What no reading
+turns into a guard (their unread lines, and saved lessons alike) is put to the rule reader.
 
 Design notes: docs/guards.md#rules-from-the-repositorys-own-files"""
 
@@ -8,16 +9,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 
-from tacit.guards.instructions import MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text
+from tacit.guards.instructions import (
+    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text, unread_rule,
+)
 from tacit.guards.model import GuardSpec
 from tacit.safety.scanner import scan
 from tacit.stores import history
 from tacit.stores.file_memo import DerivedMemo
-from tacit.stores.guards import INSERT, bump, guard_key, spec_json
+from tacit.stores.guards import INSERT, bump, derived, guard_key, spec_json
 from tacit.stores.ledger import loads
+from tacit.stores.memory import MemoryStore
 
 MAX_ENTRIES = 20000  # folder entries looked at per discovery
 MAX_DEPTH = 6
@@ -354,3 +359,37 @@ def notices(ledger, project) -> list[str]:
         return []
     with ledger.read() as conn:
         return _strings(ledger.meta_get(conn, NOTICE_KEY + project.key, None))
+
+
+# saved lessons tacit cannot read as a guard, for the rule reader
+MAX_SEARCHED = 20  # lessons looked up in the history per call: a session's first turn end waits for it
+
+
+def unasked_lessons(ledger, cfg, project, *, limit: int = 20) -> list:
+    """``{"where": "memory:<scope>:<change>", "text", "change"}`` of each unread lesson seen from
+    ``project`` no child was shown (``change`` None: no history row saved it; mark it all the same)."""
+    store = MemoryStore(cfg, project)
+    asked = asked_ids(ledger, asked_key(project, "memory:"))
+    out, searched = [], 0
+    for scope in store.targets():
+        for entry in store.entries(scope):
+            if len(out) >= limit or searched >= MAX_SEARCHED:
+                return out
+            if asked_id(f"memory:{scope}:0", entry) in asked or not unread_rule(entry) or derived(entry):
+                continue
+            searched += 1
+            change = _saved_by(ledger, entry)
+            out.append({"where": f"memory:{scope}:{change or 0}", "text": entry, "change": change})
+    return out
+
+
+def _saved_by(ledger, entry: str) -> int | None:
+    """The newest change that added ``entry`` (its history row), if any."""
+    pieces = re.split(r'["\\]', entry)  # the history keeps entries as JSON: these are escaped there
+    probe = max(pieces, key=len).strip()[:80]
+    if len(probe) < 8:
+        return None
+    for change in history.changes(ledger, text=probe, limit=20):
+        if entry in change.added() or (isinstance(change.after, str) and change.after == entry):
+            return change.id
+    return None

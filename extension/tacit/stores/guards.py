@@ -10,11 +10,13 @@ import os
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 
+from tacit.fsutil import atomic_write_text, read_json_or_none
 from tacit.guards import ACTIONS, Guard, GuardSpec, derive_guards, spec_from_pattern
 from tacit.projects import Project
 from tacit.safety.scanner import scan
-from tacit.stores import guard_file, history
+from tacit.stores import history
 from tacit.stores.file_memo import DerivedMemo
 from tacit.stores.ledger import Ledger, loads
 from tacit.stores.memory import MemoryStore
@@ -148,7 +150,7 @@ class GuardStore:
             with self.ledger.read() as conn:
                 rev = str(Ledger.meta_get(conn, REV_KEY, "0"))
                 if export:
-                    guard_file.export(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
+                    export_hand_made(self.cfg, conn)  # hand-made guards outlive a corrupt ledger
             write_rev_file(self.cfg, rev)
         except OSError:
             pass  # a read-only state folder: readers fall back to the ledger
@@ -211,9 +213,9 @@ class GuardStore:
         now = time.time() if now is None else now
         project_key = project.key if project is not None else ""
         restored = False
-        if guard_file.saved(self.cfg):  # a fresh ledger: the hand-made ones come back
+        if saved_hand_made(self.cfg):  # a fresh ledger: the hand-made ones come back
             with self.ledger.write() as conn:
-                restored = bool(guard_file.restore(self.cfg, conn))
+                restored = bool(restore_hand_made(self.cfg, conn))
         with self.ledger.read() as conn:
             rows = conn.execute(
                 "SELECT id, key, status FROM guards WHERE origin = 'memory' AND memory_scope NOT LIKE 'file:%' "
@@ -507,3 +509,66 @@ def _entries_after(value, last: str | None) -> tuple[set, str | None]:
     if isinstance(data, list):
         return {e for e in data if isinstance(e, str)}, value
     return ({data} if isinstance(data, str) else set()), None
+
+
+# the guards made by hand, kept outside the ledger too (a corrupt ledger moved aside loses none)
+HAND_MADE_FILE = "guards.json"  # in the state folder
+_HAND_MADE_FIELDS = ("key", "scope", "project", "project_root", "lesson", "spec", "action", "status", "created_at")
+
+
+def _hand_made_path(cfg) -> str:
+    return os.path.join(cfg.state_dir_str, HAND_MADE_FILE)
+
+
+def export_hand_made(cfg, conn) -> None:
+    """Rewrite the file from the table's hand-made rows, keeping saved rows the table lacks (a fresh
+    ledger not restored yet); OSError when it cannot be written."""
+    rows = conn.execute(f"SELECT {', '.join(_HAND_MADE_FIELDS)} FROM guards WHERE origin = 'user' ORDER BY id")
+    guards = [dict(zip(_HAND_MADE_FIELDS, row)) for row in rows]
+    have = {g["key"] for g in guards}
+    data = {"version": 1, "guards": [r for r in saved_hand_made(cfg) if r["key"] not in have] + guards}
+    atomic_write_text(Path(_hand_made_path(cfg)), json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def saved_hand_made(cfg) -> list[dict]:
+    """The hand-made guards the file holds ([] when there is none or it is unreadable)."""
+    rows = (read_json_or_none(_hand_made_path(cfg)) or {}).get("guards")
+    return [r for r in rows or []
+            if isinstance(r, dict) and all(isinstance(r.get(f), str) for f in _HAND_MADE_FIELDS[:-1])]
+
+
+def hand_made_problem(cfg) -> str | None:
+    """What is wrong with the file, for ``tacit doctor`` (None: absent or sound)."""
+    target = _hand_made_path(cfg)
+    if not os.path.lexists(target):
+        return None
+    try:
+        with open(target, encoding="utf-8") as handle:
+            data = json.load(handle)
+        if isinstance(data, dict) and isinstance(data.get("guards"), list):
+            return None
+        why = "not a guard list"
+    except (OSError, ValueError, RecursionError) as exc:
+        why = f"unreadable: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}"
+    return (f"{target} is {why}: the guards you added by hand are not kept outside the ledger; "
+            "move it away (the next change to a guard writes it again)")
+
+
+def restore_hand_made(cfg, conn) -> list[str]:
+    """Insert the saved hand-made guards the table lacks; their keys."""
+    rows = saved_hand_made(cfg)
+    if not rows:
+        return []
+    have = {key for (key,) in conn.execute("SELECT key FROM guards WHERE origin = 'user'")}
+    now = time.time()
+    restored = []
+    for row in (r for r in rows if r["key"] not in have):
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
+            "action, status, lesson_at, by_user, created_at, updated_at) "
+            "VALUES (?, 'user', ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?)",
+            (row["key"], row["scope"], row["project"], row["project_root"], row["lesson"], row["spec"],
+             row["action"], row["status"], row.get("created_at") or now, row.get("created_at") or now, now))
+        if cur.rowcount:
+            restored.append(row["key"])
+    return restored

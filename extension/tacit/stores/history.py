@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
-from tacit.stores.ledger import Ledger, LedgerUnavailable, loads
+from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads
 
 CAUSE_CHARS = 600
 
@@ -293,10 +293,9 @@ def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "
 
 def child_rows(conn, session_id: str, name: str, start: float, end: float) -> list[dict]:
     """The rows a child of kind(s) ``name`` wrote for a session within ``[start, end]`` (``tacit cost``)."""
-    rows = conn.execute("SELECT id, at, action, scope, target, actor_name FROM history WHERE actor_kind = 'child' "
-                        "AND session_id = ? AND actor_name = ? AND at >= ? AND at <= ? ORDER BY id",
-                        (session_id, name, start, end)).fetchall()
-    return [{"id": r[0], "at": r[1], "action": r[2], "scope": r[3], "target": r[4], "by": r[5]} for r in rows]
+    return dicts(conn.execute("SELECT id, at, action, scope, target, actor_name AS \"by\" FROM history "
+                              "WHERE actor_kind = 'child' AND session_id = ? AND actor_name = ? AND at >= ? "
+                              "AND at <= ? ORDER BY id", (session_id, name, start, end)))
 
 
 def group_of(ledger, group: str) -> list[Change]:
@@ -306,7 +305,5 @@ def group_of(ledger, group: str) -> list[Change]:
 
 def _read_changes(ledger, query: str, args) -> list[Change]:
     with ledger.read() as conn:
-        cur = conn.execute(query, args)
-        names = [d[0] for d in cur.description]
-        rows = [dict(zip(names, row)) for row in cur.fetchall()]
+        rows = dicts(conn.execute(query, args))
     return [_change(row) for row in rows]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from tacit.stores.ledger import loads
+from tacit.stores.ledger import dicts, loads
 
 
 def insert(conn, job: dict) -> None:
@@ -19,14 +19,11 @@ def insert(conn, job: dict) -> None:
 
 
 def load(conn, job_id: str) -> dict | None:
-    row = conn.execute("SELECT id, kind, session_id, host, cwd, source, variables, status, created_at, "
-                       "pid FROM jobs WHERE id = ?", (job_id,)).fetchone()
-    if row is None:
-        return None
-    variables = loads(row[6])
-    return {"id": row[0], "kind": row[1], "session_id": row[2], "host": row[3], "cwd": row[4],
-            "source": row[5], "variables": variables if isinstance(variables, dict) else {},
-            "status": row[7], "created": row[8], "pid": row[9]}
+    for job in dicts(conn.execute("SELECT id, kind, session_id, host, cwd, source, variables, status, "
+                                  "created_at AS created, pid FROM jobs WHERE id = ?", (job_id,))):
+        variables = loads(job["variables"])
+        return {**job, "variables": variables if isinstance(variables, dict) else {}}
+    return None
 
 
 def exists(conn, job_id: str) -> bool:
@@ -116,9 +113,8 @@ def oldest_waiting(conn, limit: int, window: float) -> list[list[str]]:
 
 def stranded(conn, before: float) -> list[dict]:
     """Jobs still queued since before ``before`` (their launch was lost): the fields a launcher needs."""
-    rows = conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
-                        "WHERE status = 'queued' AND created_at < ?", (before,)).fetchall()
-    return [{"id": r[0], "kind": r[1], "session_id": r[2], "host": r[3], "cwd": r[4], "source": r[5]} for r in rows]
+    return dicts(conn.execute("SELECT id, kind, session_id, host, cwd, source FROM jobs "
+                              "WHERE status = 'queued' AND created_at < ?", (before,)))
 
 
 def requeue(conn, job_id: str) -> None:
@@ -128,8 +124,8 @@ def requeue(conn, job_id: str) -> None:
 # runners that may be gone (tacit.children.orphans)
 def running(conn) -> list[dict]:
     """Every job marked running: id, kind, session, runner pid, when it started."""
-    rows = conn.execute("SELECT id, kind, session_id, pid, started_at FROM jobs WHERE status = 'running'").fetchall()
-    return [{"id": r[0], "kind": r[1], "session_id": r[2], "pid": r[3], "started_at": r[4] or 0.0} for r in rows]
+    return dicts(conn.execute("SELECT id, kind, session_id, pid, coalesce(started_at, 0.0) AS started_at FROM jobs "
+                              "WHERE status = 'running'"))
 
 
 def mark_failed(conn, job_id: str, record: dict, now: float) -> bool:
@@ -141,6 +137,5 @@ def mark_failed(conn, job_id: str, record: dict, now: float) -> bool:
 
 def orphaned_since(conn, since: float) -> list[dict]:
     """Jobs settled as failed because their runner was gone, since ``since``."""
-    rows = conn.execute("SELECT id, kind, finished_at, record FROM jobs WHERE status = 'failed' AND finished_at >= ? "
-                        "AND record LIKE '%\"orphaned\": true%' ORDER BY finished_at", (since,)).fetchall()
-    return [{"id": r[0], "kind": r[1], "finished_at": r[2]} for r in rows]
+    return dicts(conn.execute("SELECT id, kind, finished_at FROM jobs WHERE status = 'failed' AND finished_at >= ? "
+                              "AND record LIKE '%\"orphaned\": true%' ORDER BY finished_at", (since,)))

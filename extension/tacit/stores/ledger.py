@@ -39,6 +39,12 @@ def loads(text):
         return None
 
 
+def dicts(cursor) -> list[dict]:
+    """The rows of ``cursor``, each a dict by column name (``AS`` names a column as a caller wants it)."""
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
 def is_corruption(exc: BaseException) -> bool:
     """True for "not a database" / "malformed" — never for "locked"."""
     if not isinstance(exc, sqlite3.DatabaseError):

@@ -7,17 +7,15 @@ from __future__ import annotations
 import time
 
 RETENTION_DAYS = 30
-
-
 MAX_AT_ONCE = 3  # more pending than this: the rest become one "and N more" line
 
 
 def add(conn, text: str, *, adaptation_id: int | None = None, session_id: str | None = None,
         change_id: int | None = None, now: float | None = None) -> int:
     """Queue a notice in the caller's transaction (its id); for ``session_id`` only, or any."""
-    return conn.execute("INSERT INTO notices (text, adaptation_id, session_id, change_id, created_at) "
-                 "VALUES (?, ?, ?, ?, ?)",
-                 (text, adaptation_id, session_id or None, change_id, time.time() if now is None else now)).lastrowid
+    return conn.execute("INSERT INTO notices (text, adaptation_id, session_id, change_id, created_at) VALUES "
+                        "(?, ?, ?, ?, ?)", (text, adaptation_id, session_id or None, change_id,
+                                            time.time() if now is None else now)).lastrowid
 
 
 def retell(conn, notice_id, text: str) -> None:

@@ -21,17 +21,14 @@ def insert(conn, obs) -> int:
          1 if obs.user_edited else 0, obs.edit_slug, obs.run_hour)).lastrowid
 
 
-def _refs(conn, ids: list[int]) -> list[tuple[str, str]]:
-    """(ref, session_key) of observations."""
+def _latest(conn, sql: str, params) -> list[tuple[str, str]]:
+    """(ref, session_key) of the observations ``sql`` finds, newest first."""
+    ids = [r[0] for r in conn.execute(sql, params)]
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
     rows = conn.execute(f"SELECT id, session_id FROM observations WHERE id IN ({marks}) ORDER BY id DESC", ids)
     return [(f"obs:{i}", s or f"obs:{i}") for i, s in rows]
-
-
-def _latest(conn, sql: str, params) -> list[tuple[str, str]]:
-    return _refs(conn, [r[0] for r in conn.execute(sql, params)])
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,8 @@ from tacit.stores.skill_catalog import (
 from tacit.stores.skill_format import (
     INITIAL_VERSION, MAX_SKILL_CHARS, bump_version, clean_section_title, content_heading_problem,
     description_problem, missing_sections, now_iso, one_line, parse_skill, render_skill, replace_section,
-    slugify, title_from_name, validate_name,
+    title_from_name, validate_name,
 )
-
-__all__ = ["SkillStore", "slugify", "validate_name"]
 
 TRASH_DIR = ".trash"
 MAX_SUPPORTING_FILE_CHARS = MAX_SKILL_CHARS

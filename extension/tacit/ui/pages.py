@@ -111,7 +111,7 @@ def review(front: Tacit) -> dict:
 
 def cost(front: Tacit, days: int = 14) -> dict:
     from tacit.children import budget
-    from tacit.children.cost import report
+    from tacit.children.budget import report
 
     data = report(front.cfg, days)
     limit = data["budget"]["child_daily_tokens"] or 0

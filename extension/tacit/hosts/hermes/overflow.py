@@ -12,8 +12,7 @@ import os
 import sys
 import time
 
-from tacit.children.env import process_env
-from tacit.children.spawn import spawn_detached
+from tacit.children.env import process_env, spawn_detached
 from tacit.config import load_config
 from tacit.consolidation import consolidate_target
 from tacit.fsutil import atomic_write_text, lock_for, read_json_or_none, unlink_quietly
