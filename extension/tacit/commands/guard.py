@@ -278,7 +278,7 @@ def _test(args, cfg) -> int:
 
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
-        emit({"fires": bool(hits), "guards": hits},
+        emit({"success": True, "fires": bool(hits), "guards": hits},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
              or "No guard fires.")
         return 0

@@ -1,0 +1,57 @@
+"""What a new user walking through docs/guide.md ran into: each test is one
+defect found that way (wrong text, a ``--json`` answer that is not the
+contract's object, an undo that did not restore), run in-process from a git
+repository as ``tacit ARGS`` would."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from guard_helpers import git_repo
+
+from tacit import cli
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+@pytest.fixture
+def web(tmp_path):
+    return git_repo(tmp_path / "web")
+
+
+@pytest.fixture
+def run(tacit_env, monkeypatch, capsys, web):
+    """``tacit ARGS`` in-process, from inside ``web``: (exit code, stdout, stderr)."""
+    for key, value in tacit_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TACIT_PROJECT", raising=False)
+    monkeypatch.chdir(web)
+
+    def tacit(*args):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return tacit
+
+
+def one_json(out: str) -> dict:
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    data = json.loads(lines[0])
+    assert isinstance(data, dict) and next(iter(data)) == "success", data
+    return data
+
+
+def test_guard_test_json_says_success_first(run):
+    run("memory", "add", "we use pnpm here, never npm")
+    for command in ("npm install", "pnpm add zod"):
+        code, out, _ = run("guard", "test", command, "--json")
+        data = one_json(out)
+        assert code == 0 and data["success"] is True and data["fires"] is (command == "npm install")
+
