@@ -55,3 +55,10 @@ def test_guard_test_json_says_success_first(run):
         data = one_json(out)
         assert code == 0 and data["success"] is True and data["fires"] is (command == "npm install")
 
+
+def test_memories_json_without_a_ledger_is_one_object(run, cfg):
+    cfg.state_dir.mkdir(parents=True, exist_ok=True)
+    cfg.ledger_path.mkdir()  # a folder where the ledger should be
+    code, out, _ = run("memories", "--json")
+    data = one_json(out)
+    assert code == 1 and data["success"] is False and "ledger" in data["error"]
