@@ -112,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     from tacit.commands import JSON_OUTPUT
 
     JSON_OUTPUT["on"] = bool(getattr(args, "json", False))
+    folder = getattr(args, "project", None)  # a typo there must not send a project's note to the global one
+    if isinstance(folder, str) and not os.path.isdir(os.path.expanduser(folder)):
+        from tacit.failures import InputError
+
+        return _failed(InputError(f"--project {folder}: no such folder; nothing was changed"))
     try:
         cfg = _config()
         from tacit.app import Tacit

@@ -62,3 +62,14 @@ def test_memories_json_without_a_ledger_is_one_object(run, cfg):
     code, out, _ = run("memories", "--json")
     data = one_json(out)
     assert code == 1 and data["success"] is False and "ledger" in data["error"]
+
+
+def test_a_project_folder_that_does_not_exist_is_refused(run, cfg, tmp_path):
+    """A typo in --project wrote the note to the global notes (no project there), seen in every project."""
+    missing = tmp_path / "no-such-folder"
+    code, out, _ = run("memory", "add", "--project", str(missing), "Deploy with make ship.", "--json")
+    data = one_json(out)
+    assert code == 1 and data["success"] is False and str(missing) in data["error"]
+    assert not cfg.memory_file.exists() or "make ship" not in cfg.memory_file.read_text()
+    code, _, err = run("guard", "list", "--project", str(missing))
+    assert code == 1 and "no such folder" in err
