@@ -73,3 +73,17 @@ def test_a_project_folder_that_does_not_exist_is_refused(run, cfg, tmp_path):
     assert not cfg.memory_file.exists() or "make ship" not in cfg.memory_file.read_text()
     code, _, err = run("guard", "list", "--project", str(missing))
     assert code == 1 and "no such folder" in err
+
+
+def test_a_move_is_one_change_and_one_undo_puts_it_back(run, cfg):
+    """A move was two unrelated rows (add there, remove here): undoing the one a user found left a copy."""
+    run("memory", "add", "Node 20 is required (see .nvmrc).")
+    code, out, _ = run("memory", "move", "Node 20", "--to", "global")
+    assert code == 0 and out.startswith("Moved from project to global.") and "tacit memory undo" in out
+    undo_id = out.rsplit("tacit memory undo ", 1)[1].strip(" ).\n")
+    code, out, _ = run("memory", "undo", undo_id)
+    assert code == 0, out
+    code, out, _ = run("memory", "show", "--json")
+    scopes = one_json(out)["scopes"]
+    assert scopes["project"]["entries"] == ["Node 20 is required (see .nvmrc)."]
+    assert scopes["global"]["entries"] == []

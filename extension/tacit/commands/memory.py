@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 
 from tacit.commands import emit, exit_code, project_folder, read_text_arg, refuse, reply, say
 from tacit.display import clip
@@ -147,14 +148,15 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     (origin, entry), = holders
     if origin == to:
         return {"success": True, "message": f"Already in {to}.", "scope": to, "entry": entry}
-    added = store.add(to, entry)
+    group = f"move-{time.time_ns()}"  # one change in the history: one undo puts it back
+    added = store.add(to, entry, group=group)
     if not added["success"]:
         return {**added, "error": f"not moved: {added['error']}"}
-    removed = store.remove(origin, entry)
+    removed = store.remove(origin, entry, group=group)
     if not removed["success"]:
         return {**removed, "error": f"copied to {to} but not removed from {origin}: {removed['error']}"}
     return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to,
-            "entry": entry}
+            "entry": entry, **({"change_id": removed["change_id"]} if "change_id" in removed else {})}
 
 
 def _batch(args, cfg) -> int:

@@ -290,14 +290,15 @@ class MemoryStore:
         return found
 
     @_refusals_are_results
-    def add(self, target: str, content: str) -> dict[str, Any]:
+    def add(self, target: str, content: str, *, group: str = "") -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
         target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
         return self._put(target, content, "add", "Entry added.",
-                         lambda entries: None if content in entries else entries + [content])
+                         lambda entries: None if content in entries else entries + [content], group)
 
-    def _put(self, target: str, text: str, action: str, done: str, change: Callable) -> dict[str, Any]:
+    def _put(self, target: str, text: str, action: str, done: str, change: Callable,
+             group: str = "") -> dict[str, Any]:
         """add/replace: ``text`` checked, then under the lock ``change(entries)`` (None: a duplicate) within
         the limit, written."""
         problem = self._check_content(target, text)
@@ -315,7 +316,7 @@ class MemoryStore:
                             f"this change ({len(text):,} chars) would make it {total:,}, over the limit. "
                             "Consolidate: merge overlapping entries with 'replace' or remove stale ones, then retry.",
                     entries, over_limit=True)
-            self._write(target, entries, new_entries, action)
+            self._write(target, entries, new_entries, action, group)
         return self._changed(self._ok(target, done, new_entries))
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> int:
@@ -344,14 +345,14 @@ class MemoryStore:
                          lambda entries: replaced(entries, self._match(target, entries, old_text), new_text))
 
     @_refusals_are_results
-    def remove(self, target: str, old_text: str) -> dict[str, Any]:
+    def remove(self, target: str, old_text: str, *, group: str = "") -> dict[str, Any]:
         """Remove the one entry containing ``old_text``."""
         target = self._check_target(target)
         self._text_arg(target, old_text, "old_text")  # refused before the lock
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             new_entries = removed(entries, self._match(target, entries, old_text))
-            self._write(target, entries, new_entries, "remove")
+            self._write(target, entries, new_entries, "remove", group)
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
     @_refusals_are_results
