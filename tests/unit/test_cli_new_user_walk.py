@@ -87,3 +87,19 @@ def test_a_move_is_one_change_and_one_undo_puts_it_back(run, cfg):
     scopes = one_json(out)["scopes"]
     assert scopes["project"]["entries"] == ["Node 20 is required (see .nvmrc)."]
     assert scopes["global"]["entries"] == []
+
+
+def test_doctor_counts_and_checks_the_project_skills_too(run, tmp_path):
+    """doctor read the global skills folder only: a project skill broken by a hand edit went unreported."""
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nA release.\n\n## Procedure\n1. `pnpm test`.\n")
+    code, out, _ = run("skill", "create", "--name", "release", "--description", "Cut a release",
+                       "--body-file", str(body), "--json")
+    assert code == 0, out
+    path = one_json(out)["path"]
+    code, out, _ = run("doctor", "--json")
+    assert one_json(out)["skills"]["count"] == 1
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("---\nname: release\ndescription: [unclosed\n---\nbody\n")
+    code, out, _ = run("doctor")
+    assert code == 1 and "Skills: 0 (1 unreadable)" in out and f"skill {path}" in out

@@ -206,11 +206,11 @@ def _disk_problems(disks: dict) -> list[str]:
     return out
 
 
-def skill_files(cfg) -> dict:
-    """How many skills, and those that cannot be read."""
-    from tacit.stores.skills import SkillStore
+def skill_files(cfg, project=None) -> dict:
+    """How many skills apply here (global, the project's, the team's), and those that cannot be read."""
+    from tacit.stores.skill_scopes import ScopedSkills
 
-    listing = SkillStore(cfg).list()
+    listing = ScopedSkills(cfg, project).list()
     return {"count": len(listing.get("skills", [])), "problems": listing.get("problems", [])}
 
 
@@ -266,7 +266,7 @@ def check(cfg, project=None) -> dict:
                     f"mode {memory[scope].get('mode', '?')}")
              for name, scope in (("memory_file", "global"), ("user_file", "user"))}
 
-    skills = _guarded("skills", skill_files, {"count": 0, "problems": []}, problems, cfg)
+    skills = _guarded("skills", skill_files, {"count": 0, "problems": []}, problems, cfg, project)
     problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
 
     led = _guarded("ledger", ledger, {"path": str(cfg.ledger_path), "ok": None, "error": "not checked",
