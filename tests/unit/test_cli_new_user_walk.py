@@ -103,3 +103,14 @@ def test_doctor_counts_and_checks_the_project_skills_too(run, tmp_path):
         handle.write("---\nname: release\ndescription: [unclosed\n---\nbody\n")
     code, out, _ = run("doctor")
     assert code == 1 and "Skills: 0 (1 unreadable)" in out and f"skill {path}" in out
+
+
+def test_undoing_a_change_twice_names_that_change(run):
+    """The undo a forget printed, run twice: the refusal named another row of its group, not the one asked."""
+    run("memory", "add", "The dev server runs on port 5173.")
+    run("memory", "add", "--scope", "user", "The dev server runs on port 5173 for me.")
+    code, out, _ = run("forget", "dev server runs on port 5173", "--json")
+    printed = one_json(out)["message"].rsplit("tacit memory undo ", 1)[1].rstrip(".")
+    assert code == 0 and run("memory", "undo", printed)[0] == 0
+    code, _, err = run("memory", "undo", printed)
+    assert code == 1 and err.startswith(f"tacit: change #{printed} was already undone by #"), err
