@@ -114,3 +114,10 @@ def test_undoing_a_change_twice_names_that_change(run):
     assert code == 0 and run("memory", "undo", printed)[0] == 0
     code, _, err = run("memory", "undo", printed)
     assert code == 1 and err.startswith(f"tacit: change #{printed} was already undone by #"), err
+
+
+def test_a_skill_not_found_names_every_folder_looked_in(run, cfg):
+    """In a project, `skill view` looks in the project's, the team's and the global skills, but its
+    refusal named only the global folder, as if the project's had not been searched."""
+    code, _, err = run("skill", "view", "nope")
+    assert code == 1 and str(cfg.skills_dir) in err and "projects" in err, err

@@ -83,6 +83,10 @@ class ScopedSkills:
             if result.get("success") or "no skill named" not in str(result.get("error", "")):
                 return {**result, "scope": scope}  # found there (when refused: say why)
             last = result
+        if last is not None and len(self.stores) > 1:  # say every folder looked in, not the last one
+            folders = " or ".join(str(self.stores[scope].skills_dir) for scope in self.scopes())
+            last = {**last, "error": f"no skill named {name!r} in {folders}; `tacit skill list` shows the "
+                                     "skills that apply here"}
         return last or {"success": False, "error": f"no skill named {name!r}"}
 
     def list(self) -> dict[str, Any]:
