@@ -121,3 +121,13 @@ def test_a_skill_not_found_names_every_folder_looked_in(run, cfg):
     refusal named only the global folder, as if the project's had not been searched."""
     code, _, err = run("skill", "view", "nope")
     assert code == 1 and str(cfg.skills_dir) in err and "projects" in err, err
+
+
+def test_calling_an_ask_guard_wrong_does_not_say_it_was_demoted(run):
+    """A first strike on a guard that already asks said "demoted to ask", which changed nothing."""
+    run("guard", "add", "terraform apply", "--because", "Infrastructure goes through the ops PR.")
+    code, out, _ = run("guard", "wrong", "1")
+    assert code == 0 and "demoted" not in out and "1 strike" in out, out
+    run("guard", "set", "1", "--action", "deny")
+    code, out, _ = run("guard", "wrong", "1")
+    assert code == 0 and "demoted to ask" in out, out
