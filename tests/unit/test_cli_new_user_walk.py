@@ -131,3 +131,16 @@ def test_calling_an_ask_guard_wrong_does_not_say_it_was_demoted(run):
     run("guard", "set", "1", "--action", "deny")
     code, out, _ = run("guard", "wrong", "1")
     assert code == 0 and "demoted to ask" in out, out
+
+
+def test_status_with_an_unusable_ledger_still_shows_memory_and_names_it(run, cfg):
+    """`tacit status` failed whole (exit 1, one error line) when the ledger could not be opened; it is
+    the one screen that should show memory and say what is wrong (cli.md: exit 0, problems the verdict)."""
+    run("memory", "add", "Use pnpm in this repository.")
+    cfg.ledger_path.unlink()
+    cfg.ledger_path.mkdir()  # a folder where the ledger should be
+    code, out, _ = run("status")
+    assert code == 0 and "Memory (web):" in out and "ledger" in out.split("Problems", 1)[1], out
+    code, out, _ = run("status", "--json")
+    data = one_json(out)
+    assert code == 0 and data["success"] is True and any("ledger" in p for p in data["problems"])
