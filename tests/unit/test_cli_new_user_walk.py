@@ -144,3 +144,13 @@ def test_status_with_an_unusable_ledger_still_shows_memory_and_names_it(run, cfg
     code, out, _ = run("status", "--json")
     data = one_json(out)
     assert code == 0 and data["success"] is True and any("ledger" in p for p in data["problems"])
+
+
+def test_a_save_the_history_could_not_record_says_so(run, cfg):
+    """With the ledger unusable an add printed a plain "Entry added." (no undo id, no reason): the
+    change is not in the history and cannot be undone, and the user was not told."""
+    run("memory", "add", "Use pnpm in this repository.")
+    cfg.ledger_path.unlink()
+    cfg.ledger_path.mkdir()  # a folder where the ledger should be
+    code, out, _ = run("memory", "add", "Node 20 is required.")
+    assert code == 0 and out.startswith("Entry added.") and "not in the history" in out, out

@@ -447,6 +447,9 @@ class MemoryStore:
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:
             result["change_id"] = self.last_change
+        else:  # written, but history.record could not reach the ledger (logged)
+            result["unrecorded"] = ("not in the history: the ledger could not be used (tacit doctor), "
+                                    "so tacit memory undo cannot revert it")
         return result
 
     @_refusals_are_results
