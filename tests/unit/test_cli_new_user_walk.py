@@ -154,3 +154,15 @@ def test_a_save_the_history_could_not_record_says_so(run, cfg):
     cfg.ledger_path.mkdir()  # a folder where the ledger should be
     code, out, _ = run("memory", "add", "Node 20 is required.")
     assert code == 0 and out.startswith("Entry added.") and "not in the history" in out, out
+
+
+def test_doctor_tells_of_a_memory_file_far_over_its_limit(run, cfg):
+    """A hand edit leaving MEMORY.md four times over its limit got a ✓ and "100%" from doctor, though a
+    session leaves half its entries out unread (guide: When memory is full)."""
+    run("memory", "add", "--scope", "global", "Use pnpm everywhere.")
+    path = cfg.memory_file
+    path.write_text("\n§\n".join(f"entry {n} " + "x" * 200 for n in range(40)), encoding="utf-8")
+    code, out, _ = run("doctor")
+    assert "far over its limit" in out.split("Worth knowing:", 1)[-1] and str(path) in out, out
+    code, out, _ = run("doctor", "--json")
+    assert any("far over its limit" in w for w in one_json(out)["warnings"])

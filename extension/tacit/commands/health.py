@@ -16,7 +16,7 @@ from tacit import __version__, memory_folder
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.stores import guard_file
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
@@ -72,6 +72,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
                 if check.problem != NOT_UTF8:
                     entry["entries"] = len(check.entries)
                     entry["usage"] = store.usage(scope, check.entries)["text"]
+                    if told := fit(check.entries, store.limit_for(scope)).told(path, store.limit_for(scope)):
+                        entry["warning"] = told  # what a session leaves out of its context unread
                 if check.problem:
                     why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
                            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
@@ -249,6 +251,7 @@ def check(cfg, project=None) -> dict:
 
     memory = _guarded("memory files", memory_files, {}, problems, cfg, project)
     problems.extend(entry["problem"] for entry in memory.values() if entry.get("problem"))
+    warnings.extend(entry["warning"] for entry in memory.values() if entry.get("warning"))
     for scope, entry in memory.items():
         moved = memory_folder.problem(cfg, os.path.dirname(entry["path"])) if scope != "team" else None
         if moved and moved not in problems:
