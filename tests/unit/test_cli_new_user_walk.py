@@ -166,3 +166,11 @@ def test_doctor_tells_of_a_memory_file_far_over_its_limit(run, cfg):
     assert "far over its limit" in out.split("Worth knowing:", 1)[-1] and str(path) in out, out
     code, out, _ = run("doctor", "--json")
     assert any("far over its limit" in w for w in one_json(out)["warnings"])
+
+
+def test_skill_list_keeps_a_two_line_description_on_its_skills_line(run):
+    """A description holding a newline broke `tacit skill list` into a line that looked like another skill."""
+    code, out, _ = run("skill", "create", "--name", "two-lines", "--description", "line one\nline two")
+    assert code == 0, out
+    code, out, _ = run("skill", "list")
+    assert code == 0 and out.splitlines() == ["two-lines  v1.0.0  line one line two"], out
