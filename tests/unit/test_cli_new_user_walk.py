@@ -174,3 +174,11 @@ def test_skill_list_keeps_a_two_line_description_on_its_skills_line(run):
     assert code == 0, out
     code, out, _ = run("skill", "list")
     assert code == 0 and out.splitlines() == ["two-lines  v1.0.0  line one line two"], out
+
+
+def test_an_agents_md_saved_with_a_bom_keeps_its_first_rule(run, web):
+    """An editor's byte-order mark glued to line 1 hid that line's rule (the other lines still counted)."""
+    (web / "AGENTS.md").write_bytes(b"\xef\xbb\xbfNever run `make one`.\r\nNever run `make two`.\r\n")
+    for target in ("one", "two"):
+        code, out, _ = run("guard", "test", f"make {target}", "--json")
+        assert code == 0 and one_json(out)["fires"] is True, (target, out)
