@@ -182,3 +182,15 @@ def test_an_agents_md_saved_with_a_bom_keeps_its_first_rule(run, web):
     for target in ("one", "two"):
         code, out, _ = run("guard", "test", f"make {target}", "--json")
         assert code == 0 and one_json(out)["fires"] is True, (target, out)
+
+
+def test_a_memory_file_saved_with_crlf_line_endings_keeps_its_entries_apart(run, cfg):
+    """USER.md saved by a Windows editor read as one entry holding the '§' lines: removing one entry by a
+    word of it removed them all."""
+    run("memory", "add", "--scope", "user", "Prefers tabs.")
+    cfg.user_file.write_bytes("Prefers tabs.\r\n§\r\nLikes short answers.\r\n".encode())
+    code, out, _ = run("memory", "show", "--scope", "user", "--json")
+    assert one_json(out)["entries"] == ["Prefers tabs.", "Likes short answers."]
+    code, out, _ = run("memory", "remove", "--scope", "user", "tabs")
+    assert code == 0, out
+    assert cfg.user_file.read_text(encoding="utf-8") == "Likes short answers."
