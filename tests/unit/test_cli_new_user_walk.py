@@ -194,3 +194,16 @@ def test_a_memory_file_saved_with_crlf_line_endings_keeps_its_entries_apart(run,
     code, out, _ = run("memory", "remove", "--scope", "user", "tabs")
     assert code == 0, out
     assert cfg.user_file.read_text(encoding="utf-8") == "Likes short answers."
+
+
+def test_a_separator_line_with_a_trailing_space_is_still_a_separator(run, cfg):
+    """'§ ' (an editor's trailing space) was read as text inside one big entry, so a remove by a word of
+    the first entry removed the second too; now the entries are read apart and the file, not clean, is not
+    rewritten (as with blank lines around a '§')."""
+    run("memory", "add", "--scope", "user", "Prefers tabs.")
+    cfg.user_file.write_text("Prefers tabs.\n§ \nLikes short answers.", encoding="utf-8")
+    code, out, _ = run("memory", "show", "--scope", "user", "--json")
+    assert one_json(out)["entries"] == ["Prefers tabs.", "Likes short answers."]
+    code, _, err = run("memory", "remove", "--scope", "user", "tabs")
+    assert code == 1 and "Refusing to rewrite" in err
+    assert cfg.user_file.read_text(encoding="utf-8") == "Prefers tabs.\n§ \nLikes short answers."

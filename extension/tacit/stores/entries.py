@@ -5,10 +5,12 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
 ENTRY_DELIMITER = "\n§\n"
+SEPARATOR_LINE = re.compile(r"\n[ \t]*§[ \t]*(?=\n)")  # '§ ' from an editor too (never text: separator_problem)
 NOT_UTF8, NOT_ENTRIES, ENTRY_TOO_BIG = "not-utf8", "not-entries", "entry-too-big"  # FileCheck.problem
 CONTEXT_FACTOR = 2  # a file is injected up to twice its limit: a lowered limit or a hand edit still shows whole
 
@@ -17,7 +19,7 @@ def parse_entries(raw: str) -> list[str]:
     """Split a memory file's text into entries (whitespace-trimmed, no empties; CRLF read as LF)."""
     if not raw.strip():
         return []
-    return [e.strip() for e in normal_lines(raw).split(ENTRY_DELIMITER) if e.strip()]
+    return [e.strip() for e in SEPARATOR_LINE.split(normal_lines(raw)) if e.strip()]
 
 
 def normal_lines(raw: str) -> str:
