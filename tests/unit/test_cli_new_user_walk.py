@@ -207,3 +207,17 @@ def test_a_separator_line_with_a_trailing_space_is_still_a_separator(run, cfg):
     code, _, err = run("memory", "remove", "--scope", "user", "tabs")
     assert code == 1 and "Refusing to rewrite" in err
     assert cfg.user_file.read_text(encoding="utf-8") == "Prefers tabs.\n§ \nLikes short answers."
+
+
+def test_sharing_a_skill_is_one_change_and_one_undo_puts_it_back(run, web):
+    """`share --skill` was two unrelated rows (created in the team's, deleted from the project's) with
+    no undo id printed; undoing the one a user found left the skill in one scope or the other."""
+    run("share", "init")
+    run("skill", "create", "--name", "release", "--description", "Cut a release")
+    code, out, _ = run("share", "--skill", "release")
+    assert code == 0 and "tacit memory undo" in out, out
+    undo_id = out.rsplit("tacit memory undo ", 1)[1].strip(" ).\n")
+    code, out, _ = run("memory", "undo", undo_id)
+    assert code == 0 and "2 changes" in out, out
+    code, out, _ = run("skill", "list", "--json")
+    assert [(s["name"], s["scope"]) for s in one_json(out)["skills"]] == [("release", "project")]
