@@ -221,3 +221,14 @@ def test_sharing_a_skill_is_one_change_and_one_undo_puts_it_back(run, web):
     assert code == 0 and "2 changes" in out, out
     code, out, _ = run("skill", "list", "--json")
     assert [(s["name"], s["scope"]) for s in one_json(out)["skills"]] == [("release", "project")]
+
+
+def test_a_batch_file_that_is_not_utf8_is_refused_like_stdin(run, tmp_path, cfg):
+    """A Latin-1 batch file was read with its bad bytes replaced: 'café' was saved as 'caf\\ufffd';
+    the same batch on stdin was refused."""
+    batch = tmp_path / "batch.json"
+    batch.write_bytes(b'[{"action": "add", "target": "global", "content": "caf\xe9 au lait"}]')
+    code, out, _ = run("memory", "batch", str(batch), "--json")
+    data = one_json(out)
+    assert code == 1 and "not valid UTF-8" in data["error"], data
+    assert not cfg.memory_file.exists() or "\ufffd" not in cfg.memory_file.read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ import time
 
 from tacit.commands import emit, exit_code, project_folder, read_text_arg, refuse, reply, say
 from tacit.display import clip
+from tacit.failures import InputError
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
@@ -163,8 +164,13 @@ def _batch(args, cfg) -> int:
     if args.file == "-":
         text = read_text_arg("-")
     else:
-        with open(args.file, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        with open(args.file, "rb") as handle:
+            data = handle.read()
+        try:  # refused, as on stdin: what is kept is what was sent
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{args.file} is not valid UTF-8 (bad byte at offset {exc.start}); "
+                             "nothing was changed") from None
     try:
         ops = json.loads(text)
         if not isinstance(ops, list) or not all(isinstance(o, dict) for o in ops):
