@@ -232,3 +232,13 @@ def test_a_batch_file_that_is_not_utf8_is_refused_like_stdin(run, tmp_path, cfg)
     data = one_json(out)
     assert code == 1 and "not valid UTF-8" in data["error"], data
     assert not cfg.memory_file.exists() or "\ufffd" not in cfg.memory_file.read_text(encoding="utf-8")
+
+
+def test_json_given_before_the_action_still_answers_json(run):
+    """`tacit memory --json show` printed text: the action's own --json (false) overwrote the group's."""
+    run("memory", "add", "Use pnpm in this repository.")
+    for args in (("memory", "--json", "show"), ("guard", "--json", "list"), ("memory", "--json", "log")):
+        code, out, _ = run(*args)
+        assert code == 0 and one_json(out)["success"] is True, (args, out)
+    code, out, _ = run("memory", "add", "--", "--json")  # after "--" it is the entry's text
+    assert code == 0 and out.startswith("Entry added."), out
