@@ -242,3 +242,16 @@ def test_json_given_before_the_action_still_answers_json(run):
         assert code == 0 and one_json(out)["success"] is True, (args, out)
     code, out, _ = run("memory", "add", "--", "--json")  # after "--" it is the entry's text
     assert code == 0 and out.startswith("Entry added."), out
+
+
+def test_status_says_when_tacit_is_off_here(run, web):
+    """After `tacit off`, the one-screen `tacit status` looked as usual ("Learned since yesterday:
+    nothing"), with no word that tacit keeps and learns nothing here."""
+    run("off")
+    code, out, _ = run("status")
+    assert code == 0 and "Off here:" in out and "tacit on" in out, out
+    code, out, _ = run("status", "--json")
+    assert "tacit off" in one_json(out)["off"]
+    run("on")
+    code, out, _ = run("status")
+    assert "Off here" not in out
