@@ -255,3 +255,12 @@ def test_status_says_when_tacit_is_off_here(run, web):
     run("on")
     code, out, _ = run("status")
     assert "Off here" not in out
+
+
+def test_memory_show_indents_the_later_lines_of_an_entry(run):
+    """A two-line entry's second line "1. pnpm test" was printed at the margin, reading as entry 1."""
+    run("memory", "add", "Use pnpm in this repository.")
+    run("memory", "add", "Release steps:\n1. pnpm test\n2. pnpm version minor")
+    code, out, _ = run("memory", "show", "--scope", "project")
+    assert out.splitlines()[2:] == ["  1. Use pnpm in this repository.", "  2. Release steps:",
+                                    "     1. pnpm test", "     2. pnpm version minor"], out
