@@ -264,3 +264,19 @@ def test_memory_show_indents_the_later_lines_of_an_entry(run):
     code, out, _ = run("memory", "show", "--scope", "project")
     assert out.splitlines()[2:] == ["  1. Use pnpm in this repository.", "  2. Release steps:",
                                     "     1. pnpm test", "     2. pnpm version minor"], out
+
+
+def test_a_team_memory_file_linked_out_of_the_repository_is_not_read(run, web, tmp_path):
+    """A clone whose .tacit/MEMORY.md is a link to a file of yours (~/.bash_history, say) had that file's
+    text shown as team memory and put into every session's context."""
+    private = tmp_path / "private.txt"
+    private.write_text("export AWS_PROFILE=prod\ncd /srv/secret-project", encoding="utf-8")
+    (web / ".tacit" / "skills").mkdir(parents=True)
+    (web / ".tacit" / "MEMORY.md").symlink_to(private)
+    code, out, _ = run("memory", "snapshot")
+    assert code == 0 and "secret-project" not in out, out
+    code, _, err = run("memory", "add", "--scope", "team", "x")
+    assert code == 1, err
+    code, out, _ = run("doctor")
+    assert code == 1 and "outside the repository" in out, out
+    assert private.read_text(encoding="utf-8").endswith("secret-project")

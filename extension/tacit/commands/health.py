@@ -290,6 +290,10 @@ def check(cfg, project=None) -> dict:
     warnings.extend(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}"
                     for name, info in handlers.items())
 
+    if project is not None and os.path.lexists(team := os.path.join(project.shared_dir, "MEMORY.md")) \
+            and (outside := project.shared_outside()):
+        problems.append(f"{team} is a link to {outside}, outside the repository: tacit does not read it as "
+                        "team memory (remove the link, or make it a file of the repository)")
     if (kept := guard_file.problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
         problems.append(kept)
     if project is not None and cfg.settings.get("instruction_files", True):
