@@ -280,3 +280,12 @@ def test_a_team_memory_file_linked_out_of_the_repository_is_not_read(run, web, t
     code, out, _ = run("doctor")
     assert code == 1 and "outside the repository" in out, out
     assert private.read_text(encoding="utf-8").endswith("secret-project")
+
+
+def test_skill_list_without_a_version_says_so_not_none(run, cfg):
+    """A hand-written SKILL.md with no `version:` was listed as 'vNone'."""
+    folder = cfg.skills_dir / "by-hand"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: by-hand\ndescription: Written by hand\n---\nbody\n")
+    code, out, _ = run("skill", "list")
+    assert code == 0 and "by-hand  v?  Written by hand" in out, out
