@@ -77,7 +77,7 @@ def _skill_lines(title: str, listing: dict) -> list[str]:
     lines = [f"{title} ({len(skills)}):"]
     for s in skills:
         desc = clip(s.get("description", ""), 100)
-        lines.append(f"- {s['name']} (v{s.get('version', '?')}, updated {s.get('updated', '?')}): {desc}")
+        lines.append(f"- {s['name']} (v{s.get('version') or '?'}, updated {s.get('updated') or '?'}): {desc}")
         lines.append(f"  {s.get('path', '')}")
     for problem in listing.get("problems", []):
         lines.append(f"! skipped {problem.get('path')}: {problem.get('reason')}")

@@ -289,3 +289,5 @@ def test_skill_list_without_a_version_says_so_not_none(run, cfg):
     (folder / "SKILL.md").write_text("---\nname: by-hand\ndescription: Written by hand\n---\nbody\n")
     code, out, _ = run("skill", "list")
     assert code == 0 and "by-hand  v?  Written by hand" in out, out
+    code, out, _ = run("skills")
+    assert code == 0 and "- by-hand (v?, updated ?): Written by hand" in out, out
