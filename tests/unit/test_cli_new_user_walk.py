@@ -291,3 +291,15 @@ def test_skill_list_without_a_version_says_so_not_none(run, cfg):
     assert code == 0 and "by-hand  v?  Written by hand" in out, out
     code, out, _ = run("skills")
     assert code == 0 and "- by-hand (v?, updated ?): Written by hand" in out, out
+
+
+def test_a_team_skills_folder_linked_out_of_the_repository_is_not_read(run, web, tmp_path):
+    """A clone's .tacit/skills linked to a folder of yours listed (and indexed) its skills as the team's."""
+    outside = tmp_path / "outside" / "leak"
+    outside.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("---\nname: leak\ndescription: from outside the repository\n---\nbody\n")
+    (web / ".tacit").mkdir()
+    (web / ".tacit" / "MEMORY.md").write_text("The API lives in packages/api.")
+    (web / ".tacit" / "skills").symlink_to(outside.parent)
+    code, out, _ = run("skill", "list")
+    assert code == 0 and "leak" not in out, out
