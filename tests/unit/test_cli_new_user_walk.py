@@ -303,3 +303,14 @@ def test_a_team_skills_folder_linked_out_of_the_repository_is_not_read(run, web,
     (web / ".tacit" / "skills").symlink_to(outside.parent)
     code, out, _ = run("skill", "list")
     assert code == 0 and "leak" not in out, out
+
+
+def test_memory_log_names_the_project_of_a_change_made_in_another(run, tmp_path):
+    """`tacit memory log` lists every project's changes, but a row said only "project": a change to
+    another repository's memory read as one to this one's."""
+    other = git_repo(tmp_path / "other")
+    run("memory", "add", "--project", str(other), "Other uses yarn.")
+    run("memory", "add", "Use pnpm in this repository.")
+    code, out, _ = run("memory", "log")
+    rows = [line for line in out.splitlines() if line.startswith("#")]
+    assert "project (other)" in rows[1] and "(other)" not in rows[0] and " project " in rows[0], out

@@ -210,17 +210,22 @@ def _log(args, cfg) -> int:
     except ValueError as exc:
         return refuse(str(exc), 2)
     found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
-    emit({"success": True, "changes": found}, text=lambda _: render_log(found))
+    here = project_of(args)
+    emit({"success": True, "changes": found},
+         text=lambda _: render_log(found, here=here.main_root if here is not None else None))
     return 0
 
 
-def render_log(found: list[dict]) -> str:
+def render_log(found: list[dict], *, here: str | None = None) -> str:
+    """The history for a person; a change to a project other than ``here`` names that project."""
     if not found:
         return "No changes recorded."
     lines = []
     for c in found:
         undone = f"  (undone by #{c['undone_by']})" if c.get("undone_by") else ""
         where = c["scope"] if not c["scope"].startswith("skill") else f"skill {os.path.basename(os.path.dirname(c['target']))}"
+        if c.get("project") and c["project"] != here and c["scope"] in ("project", "team"):
+            where += f" ({' '.join(os.path.basename(c['project']).split())})"
         lines.append(f"#{c['id']:<5} {c['time'].replace('T', ' ')}  {c['action']:<11} {where:<8} {c['actor']}{undone}")
         if c["text"]:
             lines.append(f"       {clip(c['text'], 160)}")
