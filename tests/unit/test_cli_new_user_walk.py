@@ -314,3 +314,16 @@ def test_memory_log_names_the_project_of_a_change_made_in_another(run, tmp_path)
     code, out, _ = run("memory", "log")
     rows = [line for line in out.splitlines() if line.startswith("#")]
     assert "project (other)" in rows[1] and "(other)" not in rows[0] and " project " in rows[0], out
+
+
+def test_an_entry_that_is_part_of_another_can_still_be_replaced(run):
+    """Entries "5" and "The dev server runs on port 5173.": every substring of "5" is in both, so
+    `replace` and `remove` refused it whatever text was given; the whole entry now picks it."""
+    run("memory", "add", "The dev server runs on port 5173.")
+    run("memory", "add", "5")
+    code, out, err = run("memory", "replace", "5", "Node 20 is required.")
+    assert code == 0, err
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    assert one_json(out)["entries"] == ["The dev server runs on port 5173.", "Node 20 is required."]
+    code, _, err = run("memory", "remove", "port")
+    assert code == 0, err

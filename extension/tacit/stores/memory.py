@@ -328,6 +328,8 @@ class MemoryStore:
         if not hits:
             raise _Refusal(target, f"No entry contains {old_text!r}.", entries=entries)
         distinct = {entries[i] for i in hits}
+        if len(distinct) > 1 and old_text.strip() in distinct:  # the whole of one entry picks it (else "5"
+            return entries.index(old_text.strip())             # could never be told from "port 5173")
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
             raise _Refusal(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
