@@ -327,3 +327,6 @@ def test_an_entry_that_is_part_of_another_can_still_be_replaced(run):
     assert one_json(out)["entries"] == ["The dev server runs on port 5173.", "Node 20 is required."]
     code, _, err = run("memory", "remove", "port")
     assert code == 0, err
+    run("memory", "add", "Node 20 is required. Node 20.")
+    code, _, err = run("memory", "move", "Node 20 is required.", "--to", "global")
+    assert code == 0, err

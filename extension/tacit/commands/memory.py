@@ -143,6 +143,8 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     holders = [(t, e) for t in sources if t in store.targets() for e in store.entries(t) if text in e]
     if not holders:
         return {"success": False, "error": f"No entry contains {text!r} in {', '.join(sources)}."}
+    if len(holders) > 1 and len(whole := [(t, e) for t, e in holders if e == text.strip()]) == 1:
+        holders = whole  # the whole of one entry picks it, as in replace and remove
     if len(holders) > 1:
         return {"success": False, "error": f"{len(holders)} entries contain {text!r}; use a longer, unique substring.",
                 "matches": [{"scope": t, "entry": e[:80]} for t, e in holders]}
