@@ -330,3 +330,12 @@ def test_an_entry_that_is_part_of_another_can_still_be_replaced(run):
     run("memory", "add", "Node 20 is required. Node 20.")
     code, _, err = run("memory", "move", "Node 20 is required.", "--to", "global")
     assert code == 0, err
+
+
+def test_an_add_refused_after_consolidating_says_what_the_consolidation_did(run):
+    """Over the limit, add consolidates first; when the entry still did not fit, the refusal said only
+    "MEMORY.md is at 30/2,200" (the count before the merge) and not that two entries had been merged."""
+    run("memory", "add", "Use pnpm here.")
+    run("memory", "add", "use pnpm here")
+    code, _, err = run("memory", "add", "z" * 2190)
+    assert code == 1 and "is at 14/2,200" in err and "consolidated" in err and "tacit memory log" in err, err
