@@ -89,8 +89,9 @@ def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[d
 def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str], unclear: list[dict]) -> str:
     """What was forgotten, exactly: the entries, where, and the undo — or that nothing was."""
     if not removed and not candidates:
-        head = (f'Nothing removed: no memory entry says "{text}" (later saves that say it are refused until you '
-                'teach it again)')
+        what = (f'the entries saying "{text}" could not be changed' if failures else
+                f'no memory entry says "{text}"')
+        head = f"Nothing removed: {what} (later saves that say it are refused until you teach it again)"
     else:
         where: dict[str, list[str]] = {}
         for item in removed:
@@ -109,5 +110,5 @@ def describe(text: str, removed: list[dict], candidates: list[dict], failures: l
         head += (f". {'Also' if removed or candidates else 'These'} mention it, not removed: {listed}{more} — "
                  f"to forget one, forget it by its id (tacit forget {unclear[0]['id']})")
     if failures:
-        head += ". Could not change: " + "; ".join(failures)
+        head += ". Could not change: " + "; ".join(f.rstrip(".") for f in failures)
     return head + "."

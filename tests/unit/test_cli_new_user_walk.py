@@ -339,3 +339,14 @@ def test_an_add_refused_after_consolidating_says_what_the_consolidation_did(run)
     run("memory", "add", "use pnpm here")
     code, _, err = run("memory", "add", "z" * 2190)
     assert code == 1 and "is at 14/2,200" in err and "consolidated" in err and "tacit memory log" in err, err
+
+
+def test_a_forget_that_could_not_rewrite_does_not_say_no_entry_says_it(run, cfg, web):
+    """An entry saying it, in a file tacit will not rewrite (blank lines around a '§'): the answer began
+    "Nothing removed: no memory entry says …", untrue, and ended in '..'."""
+    run("memory", "add", "Use pnpm here.")
+    path = next((cfg.state_dir / "projects").glob("web-*")) / "MEMORY.md"
+    path.write_text("Use pnpm here.\n\n§\n\nNever deploy from a laptop.", encoding="utf-8")
+    code, _, err = run("forget", "deploy from a laptop")
+    assert code == 1 and "no memory entry says" not in err and "could not be changed" in err, err
+    assert not err.rstrip().endswith(".."), err
