@@ -350,3 +350,18 @@ def test_a_forget_that_could_not_rewrite_does_not_say_no_entry_says_it(run, cfg,
     code, _, err = run("forget", "deploy from a laptop")
     assert code == 1 and "no memory entry says" not in err and "could not be changed" in err, err
     assert not err.rstrip().endswith(".."), err
+
+
+def test_a_body_file_holding_a_whole_skill_md_is_refused(run, tmp_path):
+    """`skill create --body-file SKILL.md` with a file written whole by hand put its frontmatter into
+    the body: the skill showed two frontmatter blocks, the second one's name and description unused."""
+    whole = tmp_path / "SKILL.md"
+    whole.write_text("---\nname: release\ndescription: Cut a release\n---\n## When to Use\nA release.\n")
+    code, _, err = run("skill", "create", "--name", "release", "--description", "Cut a release",
+                       "--body-file", str(whole))
+    assert code == 1 and "frontmatter" in err, err
+    body = tmp_path / "body.md"
+    body.write_text("---\n\n## When to Use\nA release, after a horizontal rule.\n")
+    code, _, err = run("skill", "create", "--name", "release", "--description", "Cut a release",
+                       "--body-file", str(body))
+    assert code == 0, err
