@@ -365,3 +365,19 @@ def test_a_body_file_holding_a_whole_skill_md_is_refused(run, tmp_path):
     code, _, err = run("skill", "create", "--name", "release", "--description", "Cut a release",
                        "--body-file", str(body))
     assert code == 0, err
+
+
+def test_forget_in_a_session_that_could_not_rewrite_tells_the_agent_why(cfg):
+    """"forget that …" typed in a session, its entry in a file tacit will not rewrite: the agent was told
+    "it failed: None."."""
+    from tacit.engine import Engine
+    from tacit.events import MessageEnd
+
+    cfg.user_file.parent.mkdir(parents=True, exist_ok=True)
+    cfg.user_file.write_text("Use pnpm here.\n\n§\n\nThe staging box is called mercury.", encoding="utf-8")
+    engine = Engine(cfg).load_builtins()
+    result = engine.dispatch(MessageEnd(session_id="s1", host="claude-code", role="user",
+                                        text="forget that the staging box is called mercury"))
+    engine.close()
+    told = " ".join(i.text for i in result.context)
+    assert "it failed" in told and "None" not in told and "Refusing to rewrite" in told, told
