@@ -61,9 +61,10 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
         candidates = lifecycle.forget_matching(  # the ledger's candidates that say it, dismissed
             tacit.cfg, ledger, lambda content: tombstones.matches(said, content)) if waiting else []
     _after, partial = _scan(store, said) if not ENTRY_ID.match(text) else ([], [])
+    message = describe(said, removed, candidates, failures, partial)
     return {"success": not failures, "text": said, "removed": removed, "candidates": candidates,
-            "unclear": partial, "tombstone": tombstone, "errors": failures,
-            "message": describe(said, removed, candidates, failures, partial)}
+            "unclear": partial, "tombstone": tombstone, "errors": failures, "message": message,
+            **({"error": message} if failures else {})}  # a failure's sentence, as every command's
 
 
 def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[dict], list[str]]:

@@ -350,6 +350,9 @@ def test_a_forget_that_could_not_rewrite_does_not_say_no_entry_says_it(run, cfg,
     code, _, err = run("forget", "deploy from a laptop")
     assert code == 1 and "no memory entry says" not in err and "could not be changed" in err, err
     assert not err.rstrip().endswith(".."), err
+    code, out, _ = run("forget", "deploy from a laptop", "--json")
+    data = one_json(out)
+    assert code == 1 and data["success"] is False and "could not be changed" in data["error"], data
 
 
 def test_a_body_file_holding_a_whole_skill_md_is_refused(run, tmp_path):
