@@ -384,3 +384,10 @@ def test_forget_in_a_session_that_could_not_rewrite_tells_the_agent_why(cfg):
     engine.close()
     told = " ".join(i.text for i in result.context)
     assert "it failed" in told and "None" not in told and "Refusing to rewrite" in told, told
+
+
+def test_learn_with_nothing_readable_answers_an_error_sentence(run, tmp_path):
+    """`tacit learn --json` of a path that does not exist: success false, exit 1, but no "error"."""
+    code, out, _ = run("learn", str(tmp_path / "nope.jsonl"), "--json")
+    data = one_json(out)
+    assert code == 1 and data["success"] is False and "nope.jsonl" in data["error"], data
