@@ -391,3 +391,10 @@ def test_learn_with_nothing_readable_answers_an_error_sentence(run, tmp_path):
     code, out, _ = run("learn", str(tmp_path / "nope.jsonl"), "--json")
     data = one_json(out)
     assert code == 1 and data["success"] is False and "nope.jsonl" in data["error"], data
+
+
+def test_memory_why_indents_the_later_lines_of_an_entry(run):
+    """As in `memory show`: a later line of a multi-line entry printed at the margin."""
+    run("memory", "add", "Release steps:\n1. pnpm test")
+    code, out, _ = run("memory", "why", "Release steps")
+    assert code == 0 and out.splitlines()[:2] == ["[project] Release steps:", "          1. pnpm test"], out

@@ -249,7 +249,8 @@ def _why(args, cfg) -> int:
 def render_why(result: dict) -> str:
     lines = []
     for found in result["entries"]:
-        lines.append(f"[{found['scope']}] {found['entry']}")
+        head = f"[{found['scope']}] "
+        lines.append(head + found["entry"].replace("\n", "\n" + " " * len(head)))  # later lines under the first
         if not found["changes"]:
             lines.append("   no recorded change: written before tacit kept history")
         for c in found["changes"]:
