@@ -47,7 +47,7 @@ def undo(tacit: Tacit, change_id: int) -> dict:
     rows = history.group_of(ledger, change.group) if change.group else [change]
     done = [c for c in rows if c.undone_by is not None]
     if done:
-        first = done[0]
+        first = next((c for c in done if c.id == change.id), done[0])  # the one asked about, when it is
         return {"success": False, "error": f"change #{first.id} was already undone by #{first.undone_by}"
                                            f" (undo #{first.undone_by} to redo it)"}
     group = f"undo:{change_id}"

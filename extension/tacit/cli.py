@@ -111,7 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     from tacit.commands import JSON_OUTPUT
 
+    if "--json" in argv[:argv.index("--") if "--" in argv else len(argv)]:
+        args.json = True  # given to a group (`tacit memory --json show`): its action's own default said False
     JSON_OUTPUT["on"] = bool(getattr(args, "json", False))
+    folder = getattr(args, "project", None)  # a typo there must not send a project's note to the global one
+    if isinstance(folder, str) and not os.path.isdir(os.path.expanduser(folder)):
+        from tacit.failures import InputError
+
+        return _failed(InputError(f"--project {folder}: no such folder; nothing was changed"))
     try:
         cfg = _config()
         from tacit.app import Tacit

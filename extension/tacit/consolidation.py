@@ -27,8 +27,10 @@ def add_entry(tacit: Tacit, target: str, text: str, *, use_agent: bool | None = 
         retry["consolidation"] = report
         retry["message"] = f"{retry['message']} (memory was consolidated first: {report['summary']})"
         return retry
-    result["consolidation"] = report
-    return result
+    retry["consolidation"] = report  # the refusal as it stands now, and what the consolidation changed
+    if retry.get("error") and report.get("before") != report.get("after"):
+        retry["error"] += f" (tacit consolidated it first, {report['summary']}: see tacit memory log)"
+    return retry
 
 
 def consolidate_target(tacit: Tacit, target: str, *, use_agent: bool | None = None, project=None,

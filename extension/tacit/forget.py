@@ -61,9 +61,10 @@ def forget(tacit: Tacit, text: str, *, project=None) -> dict:
         candidates = lifecycle.forget_matching(  # the ledger's candidates that say it, dismissed
             tacit.cfg, ledger, lambda content: tombstones.matches(said, content)) if waiting else []
     _after, partial = _scan(store, said) if not ENTRY_ID.match(text) else ([], [])
+    message = describe(said, removed, candidates, failures, partial)
     return {"success": not failures, "text": said, "removed": removed, "candidates": candidates,
-            "unclear": partial, "tombstone": tombstone, "errors": failures,
-            "message": describe(said, removed, candidates, failures, partial)}
+            "unclear": partial, "tombstone": tombstone, "errors": failures, "message": message,
+            **({"error": message} if failures else {})}  # a failure's sentence, as every command's
 
 
 def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[dict], list[str]]:
@@ -89,8 +90,9 @@ def _remove(store: MemoryStore, ledger, doomed: set, group: str) -> tuple[list[d
 def describe(text: str, removed: list[dict], candidates: list[dict], failures: list[str], unclear: list[dict]) -> str:
     """What was forgotten, exactly: the entries, where, and the undo — or that nothing was."""
     if not removed and not candidates:
-        head = (f'Nothing removed: no memory entry says "{text}" (later saves that say it are refused until you '
-                'teach it again)')
+        what = (f'the entries saying "{text}" could not be changed' if failures else
+                f'no memory entry says "{text}"')
+        head = f"Nothing removed: {what} (later saves that say it are refused until you teach it again)"
     else:
         where: dict[str, list[str]] = {}
         for item in removed:
@@ -109,5 +111,5 @@ def describe(text: str, removed: list[dict], candidates: list[dict], failures: l
         head += (f". {'Also' if removed or candidates else 'These'} mention it, not removed: {listed}{more} — "
                  f"to forget one, forget it by its id (tacit forget {unclear[0]['id']})")
     if failures:
-        head += ". Could not change: " + "; ".join(failures)
+        head += ". Could not change: " + "; ".join(f.rstrip(".") for f in failures)
     return head + "."

@@ -40,7 +40,13 @@ class Project:
 
     @property
     def is_shared(self) -> bool:
-        return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md"))
+        return os.path.isfile(os.path.join(self.shared_dir, "MEMORY.md")) and self.shared_outside() is None
+
+    def shared_outside(self) -> str | None:
+        """The real file of ``.tacit/MEMORY.md`` when it lies outside the repository (a link a clone
+        brought, to a file of yours): never read nor written as team memory. None when it is inside."""
+        real, root = os.path.realpath(os.path.join(self.shared_dir, "MEMORY.md")), os.path.realpath(self.main_root)
+        return None if real.startswith(root + os.sep) else real
 
 
 @lru_cache(maxsize=256)

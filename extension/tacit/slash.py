@@ -77,7 +77,7 @@ def _skill_lines(title: str, listing: dict) -> list[str]:
     lines = [f"{title} ({len(skills)}):"]
     for s in skills:
         desc = clip(s.get("description", ""), 100)
-        lines.append(f"- {s['name']} (v{s.get('version', '?')}, updated {s.get('updated', '?')}): {desc}")
+        lines.append(f"- {s['name']} (v{s.get('version') or '?'}, updated {s.get('updated') or '?'}): {desc}")
         lines.append(f"  {s.get('path', '')}")
     for problem in listing.get("problems", []):
         lines.append(f"! skipped {problem.get('path')}: {problem.get('reason')}")
@@ -87,7 +87,8 @@ def _skill_lines(title: str, listing: dict) -> list[str]:
 def render_scope(store: MemoryStore, shown: dict) -> str:
     """One scope as ``tacit memory show`` prints it: header, usage, file, entries."""
     lines = [f"{store.header(shown['target'])} — {shown['usage']}", f"  {shown['path']}"]
-    lines += [f"  {n}. {entry}" for n, entry in enumerate(shown["entries"], 1)] or ["  (empty)"]
+    lines += [f"  {n}. " + entry.replace("\n", "\n" + " " * (len(str(n)) + 4))  # later lines under the first
+              for n, entry in enumerate(shown["entries"], 1)] or ["  (empty)"]
     return "\n".join(lines)
 
 

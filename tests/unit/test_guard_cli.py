@@ -88,19 +88,19 @@ def test_removing_a_lessons_guard_says_the_lesson_stays(cfg, run, web):
     data = one_json(out)
     assert code == 0 and "tacit memory remove --scope project" in data["note"]
     code, out, _ = run("guard", "test", "npm install", "--json")
-    assert one_json(out) == {"fires": False, "guards": []}
+    assert one_json(out) == {"success": True, "fires": False, "guards": []}
 
 
 def test_test_reports_exactly_fires_and_guards(cfg, run, web, tmp_path):
     remember(cfg, web, LESSON)
     code, out, _ = run("guard", "test", "npm install left-pad", "--json")
     data = one_json(out)
-    assert code == 0 and set(data) == {"fires", "guards"} and data["fires"] is True
+    assert code == 0 and set(data) == {"success", "fires", "guards"} and data["fires"] is True
     [g] = data["guards"]
     assert {"id", "because", "action"} <= set(g) and (g["id"], g["because"], g["action"]) == (1, LESSON, "ask")
     assert g["reason"].startswith("tacit: `npm install left-pad` goes against")
     code, out, _ = run("guard", "test", "pnpm add left-pad", "--json")
-    assert one_json(out) == {"fires": False, "guards": []}
+    assert one_json(out) == {"success": True, "fires": False, "guards": []}
     code, out, _ = run("guard", "test", "npm install left-pad")
     assert code == 0 and out.startswith("guard 1 (ask): tacit:")
     elsewhere = git_repo(tmp_path / "elsewhere")

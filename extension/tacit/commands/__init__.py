@@ -46,6 +46,8 @@ def say(result: dict) -> str:
         line += f" [{result['target']}: {result['usage']}]" if result.get("target") else f" [{result['usage']}]"
     if result.get("change_id"):
         line += f" (undo: tacit memory undo {result['change_id']})"
+    if result.get("unrecorded"):
+        line += f" ({result['unrecorded']})"
     return line
 
 

@@ -240,9 +240,10 @@ def _wrong(args, cfg) -> int:
             return _fail(f"guard {record.id} could not be changed")
         result = {"success": True, "change": outcome.change, "history_id": outcome.history_id,
                   "guard": outcome.record.as_dict()}
+        now = "demoted to ask" if record.action == "deny" else "still asks first"  # an ask guard stays one
         emit(result, text=f"Guard {record.id} removed (called wrong twice). Bring it back with `tacit guard restore "
                           f"{record.id}`." if outcome.change == "removed" else
-                          f"Guard {record.id} demoted to ask (1 strike); called wrong once more and it is removed.")
+                          f"Guard {record.id} {now} (1 strike); called wrong once more and it is removed.")
         return 0
 
     return _run(args, cfg, work)
@@ -278,7 +279,7 @@ def _test(args, cfg) -> int:
 
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
-        emit({"fires": bool(hits), "guards": hits},
+        emit({"success": True, "fires": bool(hits), "guards": hits},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
              or "No guard fires.")
         return 0

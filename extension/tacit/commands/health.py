@@ -19,7 +19,7 @@ from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
 from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
@@ -75,6 +75,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
                 if check.problem != NOT_UTF8:
                     entry["entries"] = len(check.entries)
                     entry["usage"] = store.usage(scope, check.entries)["text"]
+                    if told := fit(check.entries, store.limit_for(scope)).told(path, store.limit_for(scope)):
+                        entry["warning"] = told  # what a session leaves out of its context unread
                 if check.problem:
                     why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
                            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
@@ -209,11 +211,11 @@ def _disk_problems(disks: dict) -> list[str]:
     return out
 
 
-def skill_files(cfg) -> dict:
-    """How many skills, and those that cannot be read."""
-    from tacit.stores.skills import SkillStore
+def skill_files(cfg, project=None) -> dict:
+    """How many skills apply here (global, the project's, the team's), and those that cannot be read."""
+    from tacit.stores.skill_scopes import ScopedSkills
 
-    listing = SkillStore(cfg).list()
+    listing = ScopedSkills(cfg, project).list()
     return {"count": len(listing.get("skills", [])), "problems": listing.get("problems", [])}
 
 
@@ -250,6 +252,7 @@ def check(cfg, project=None) -> dict:
 
     memory = _guarded("memory files", memory_files, {}, problems, cfg, project)
     problems.extend(entry["problem"] for entry in memory.values() if entry.get("problem"))
+    warnings.extend(entry["warning"] for entry in memory.values() if entry.get("warning"))
     for scope, entry in memory.items():
         moved = memory_folder.problem(cfg, os.path.dirname(entry["path"])) if scope != "team" else None
         if moved and moved not in problems:
@@ -267,7 +270,7 @@ def check(cfg, project=None) -> dict:
                     f"mode {memory[scope].get('mode', '?')}")
              for name, scope in (("memory_file", "global"), ("user_file", "user"))}
 
-    skills = _guarded("skills", skill_files, {"count": 0, "problems": []}, problems, cfg)
+    skills = _guarded("skills", skill_files, {"count": 0, "problems": []}, problems, cfg, project)
     problems.extend(f"skill {p.get('path')}: {p.get('reason')}" for p in skills["problems"])
 
     led = _guarded("ledger", ledger, {"path": str(cfg.ledger_path), "ok": None, "error": "not checked",
@@ -288,6 +291,10 @@ def check(cfg, project=None) -> dict:
     warnings.extend(f"handler {name} failed {info['count']} time(s) today: {info['last_error']}"
                     for name, info in handlers.items())
 
+    if project is not None and os.path.lexists(team := os.path.join(project.shared_dir, "MEMORY.md")) \
+            and (outside := project.shared_outside()):
+        problems.append(f"{team} is a link to {outside}, outside the repository: tacit does not read it as "
+                        "team memory (remove the link, or make it a file of the repository)")
     if (kept := hand_made_problem(cfg)) is not None:  # hand-made guards outlive a corrupt ledger only through it
         problems.append(kept)
     if project is not None and cfg.settings.get("instruction_files", True):

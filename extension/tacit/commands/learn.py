@@ -68,6 +68,8 @@ def _learn(args, cfg) -> int:
     readable = [f for f in report["files"] if not f.get("error")]
     if not readable:
         report["success"] = False
+        report["error"] = "nothing readable: " + ("; ".join(f"{f['path']}: {f.get('error')}" for f in report["files"])
+                                                  or "no session files there")
     if args.json:
         emit(report)
     else:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-import sys
-
-from tacit.commands import answer, emit, read_text_arg
+from tacit.commands import answer, emit, read_text_arg, unavailable
 from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
 from tacit.stores.ledger import LedgerUnavailable
 
@@ -34,8 +32,7 @@ def _show(args, cfg) -> int:
     try:
         memories = list_memories(cfg)
     except LedgerUnavailable as exc:
-        sys.stderr.write(f"tacit memories: learning ledger unavailable ({exc})\n")
-        return 1
+        return unavailable(exc)
     emit({"success": True, "memories": memories}, text=lambda r: render_memories(memories))
     return 0
 

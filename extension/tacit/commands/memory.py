@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 
 from tacit.commands import emit, exit_code, project_folder, read_text_arg, refuse, reply, say
 from tacit.display import clip
+from tacit.failures import InputError
 from tacit.scopes import NOTES
 from tacit.scopes import SCOPES as ALL_SCOPES
 from tacit.consolidation import add_entry
@@ -141,28 +143,36 @@ def move_entry(store: MemoryStore, text: str, *, to: str, source: str | None = N
     holders = [(t, e) for t in sources if t in store.targets() for e in store.entries(t) if text in e]
     if not holders:
         return {"success": False, "error": f"No entry contains {text!r} in {', '.join(sources)}."}
+    if len(holders) > 1 and len(whole := [(t, e) for t, e in holders if e == text.strip()]) == 1:
+        holders = whole  # the whole of one entry picks it, as in replace and remove
     if len(holders) > 1:
         return {"success": False, "error": f"{len(holders)} entries contain {text!r}; use a longer, unique substring.",
                 "matches": [{"scope": t, "entry": e[:80]} for t, e in holders]}
     (origin, entry), = holders
     if origin == to:
         return {"success": True, "message": f"Already in {to}.", "scope": to, "entry": entry}
-    added = store.add(to, entry)
+    group = f"move-{time.time_ns()}"  # one change in the history: one undo puts it back
+    added = store.add(to, entry, group=group)
     if not added["success"]:
         return {**added, "error": f"not moved: {added['error']}"}
-    removed = store.remove(origin, entry)
+    removed = store.remove(origin, entry, group=group)
     if not removed["success"]:
         return {**removed, "error": f"copied to {to} but not removed from {origin}: {removed['error']}"}
     return {"success": True, "message": f"Moved from {origin} to {to}.", "from": origin, "to": to,
-            "entry": entry}
+            "entry": entry, **({"change_id": removed["change_id"]} if "change_id" in removed else {})}
 
 
 def _batch(args, cfg) -> int:
     if args.file == "-":
         text = read_text_arg("-")
     else:
-        with open(args.file, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        with open(args.file, "rb") as handle:
+            data = handle.read()
+        try:  # refused, as on stdin: what is kept is what was sent
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{args.file} is not valid UTF-8 (bad byte at offset {exc.start}); "
+                             "nothing was changed") from None
     try:
         ops = json.loads(text)
         if not isinstance(ops, list) or not all(isinstance(o, dict) for o in ops):
@@ -202,17 +212,22 @@ def _log(args, cfg) -> int:
     except ValueError as exc:
         return refuse(str(exc), 2)
     found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
-    emit({"success": True, "changes": found}, text=lambda _: render_log(found))
+    here = project_of(args)
+    emit({"success": True, "changes": found},
+         text=lambda _: render_log(found, here=here.main_root if here is not None else None))
     return 0
 
 
-def render_log(found: list[dict]) -> str:
+def render_log(found: list[dict], *, here: str | None = None) -> str:
+    """The history for a person; a change to a project other than ``here`` names that project."""
     if not found:
         return "No changes recorded."
     lines = []
     for c in found:
         undone = f"  (undone by #{c['undone_by']})" if c.get("undone_by") else ""
         where = c["scope"] if not c["scope"].startswith("skill") else f"skill {os.path.basename(os.path.dirname(c['target']))}"
+        if c.get("project") and c["project"] != here and c["scope"] in ("project", "team"):
+            where += f" ({' '.join(os.path.basename(c['project']).split())})"
         lines.append(f"#{c['id']:<5} {c['time'].replace('T', ' ')}  {c['action']:<11} {where:<8} {c['actor']}{undone}")
         if c["text"]:
             lines.append(f"       {clip(c['text'], 160)}")
@@ -234,7 +249,8 @@ def _why(args, cfg) -> int:
 def render_why(result: dict) -> str:
     lines = []
     for found in result["entries"]:
-        lines.append(f"[{found['scope']}] {found['entry']}")
+        head = f"[{found['scope']}] "
+        lines.append(head + found["entry"].replace("\n", "\n" + " " * len(head)))  # later lines under the first
         if not found["changes"]:
             lines.append("   no recorded change: written before tacit kept history")
         for c in found["changes"]:

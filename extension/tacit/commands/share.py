@@ -5,12 +5,15 @@ Design notes: docs/design/commands.md#tacitcommandsshare
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import time
 
 from tacit.commands import refuse, reply
 from tacit.commands.memory import move_entry, project_of
 from tacit.fsutil import atomic_write_text
 from tacit.projects import SHARED_DIR, forget_cache
+from tacit.stores import history
 from tacit.stores.memory import MemoryStore
 from tacit.stores.skill_format import parse_skill
 from tacit.stores.skill_scopes import ScopedSkills
@@ -82,9 +85,11 @@ def share_skill(cfg, project, name: str) -> dict:
     if skill is None:
         return {"success": False, "error": f"project skill {name!r} cannot be read"}
     _meta, body = parse_skill(found["content"])
-    created = team.create(name, skill.description, body)
-    if not created.get("success"):
-        return {**created, "error": f"not shared: {created.get('error')}"}
-    skills.stores["project"].delete(name)
+    mover = dataclasses.replace(history.current_actor(), group=f"share-skill-{time.time_ns()}")
+    with history.acting(mover):  # one change in the history: one undo puts it back
+        created = team.create(name, skill.description, body)
+        if not created.get("success"):
+            return {**created, "error": f"not shared: {created.get('error')}"}
+        deleted = skills.stores["project"].delete(name)
     return {"success": True, "message": f"Moved skill {name} to the team's skills ({team.skills_dir}).",
-            "path": created.get("path")}
+            "path": created.get("path"), **{k: deleted[k] for k in ("change_id",) if deleted.get(k)}}

@@ -145,7 +145,8 @@ def render(result: dict) -> str:
     if "index" in result:
         return result["index"] or "(no skills yet)"
     if isinstance(result.get("skills"), list):
-        lines = [f"{s['name']}  v{s.get('version', '?')}  {s.get('description', '')}" for s in result["skills"]]
+        lines = [f"{s['name']}  v{s.get('version') or '?'}  {' '.join(str(s.get('description', '')).split())}"
+                 for s in result["skills"]]  # one line a skill, as in the index
         lines += [f"! unusable: {p.get('path')}: {p.get('reason')}" for p in result.get("problems", [])]
         return "\n".join(lines) or "(no skills yet)"
     return say(result)

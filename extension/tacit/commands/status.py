@@ -26,17 +26,22 @@ def add_parser(subparsers) -> None:
 def gather(tacit, project) -> dict:
     cfg = tacit.cfg
     from tacit.commands.health import check
+    from tacit.privacy.exclusion import why_excluded
     from tacit.service import client
+    from tacit.stores.ledger import LedgerUnavailable
 
     report = check(cfg, project)
-    since = time.time() - DAY
-    learned = [c.as_dict() for c in tacit.changes(since=since, limit=500)
-               if c.actor.kind != "user" and c.action not in ("undo",)]
+    try:
+        learned = [c.as_dict() for c in tacit.changes(since=time.time() - DAY, limit=500)
+                   if c.actor.kind != "user" and c.action not in ("undo",)]
+    except LedgerUnavailable:  # the health check names it among the problems: the screen still shows
+        learned = []
     return {
         "success": True,  # it ran (exit 0); the health verdict is "problems" (`tacit doctor` exits on it)
         "hosts": installed_hosts(cfg),
         "service": client.status(cfg.state_dir_str),
         "project": None if project is None else {"name": project.name, "root": project.root},
+        "off": None if project is None else why_excluded(cfg, project.root),  # why tacit keeps nothing here
         "memory": {scope: {"usage": e["usage"], "path": e["path"], "entries": e.get("entries", 0)}
                    for scope, e in report["memory"].items()},
         "learned": learned,
@@ -117,6 +122,9 @@ def render(status: dict) -> str:
     lines.append(f"Service: running (pid {service.get('pid')}, version {service.get('version', '?')})"
                  if service.get("running") else "Service: not running (it starts with the next session)")
     project = status["project"]
+    if status.get("off"):
+        back = "remove it there" if status["off"].startswith("exclude") else "`tacit on` turns it back on"
+        lines.append(f"Off here: tacit keeps and learns nothing in this project ({status['off']}); {back}")
     lines.append("Memory" + (f" ({project['name']}):" if project else ":"))
     for scope, entry in status["memory"].items():
         lines.append(f"  {scope:<8} {entry['usage']:<28} {entry['entries']} entr{'y' if entry['entries'] == 1 else 'ies'}")

@@ -30,7 +30,8 @@ def forget_when_asked(event, ctx) -> ContextResult | None:
         note = (f"The user asked tacit to forget \"{result.get('text')}\"; nothing was removed: some memory entries "
                 "only mention it and tacit asked the user which to forget. Do not say it was forgotten.")
     elif not result.get("success"):
-        note = f"The user asked tacit to forget \"{result.get('text')}\"; it failed: {result.get('error')}."
+        why = result.get("error") or "; ".join(e.rstrip(".") for e in result.get("errors") or []) or "unknown"
+        note = f"The user asked tacit to forget \"{result.get('text')}\"; it failed: {why}."
     else:  # nothing said it: the agent must not claim a removal
         note = (f"The user asked tacit to forget \"{result.get('text')}\"; no memory entry said it, so nothing "
                 "was removed. Do not say it was forgotten.")

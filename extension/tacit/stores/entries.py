@@ -5,19 +5,26 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
 ENTRY_DELIMITER = "\n§\n"
+SEPARATOR_LINE = re.compile(r"\n[ \t]*§[ \t]*(?=\n)")  # '§ ' from an editor too (never text: separator_problem)
 NOT_UTF8, NOT_ENTRIES, ENTRY_TOO_BIG = "not-utf8", "not-entries", "entry-too-big"  # FileCheck.problem
 CONTEXT_FACTOR = 2  # a file is injected up to twice its limit: a lowered limit or a hand edit still shows whole
 
 
 def parse_entries(raw: str) -> list[str]:
-    """Split a memory file's text into entries (whitespace-trimmed, no empties)."""
+    """Split a memory file's text into entries (whitespace-trimmed, no empties; CRLF read as LF)."""
     if not raw.strip():
         return []
-    return [e.strip() for e in raw.split(ENTRY_DELIMITER) if e.strip()]
+    return [e.strip() for e in SEPARATOR_LINE.split(normal_lines(raw)) if e.strip()]
+
+
+def normal_lines(raw: str) -> str:
+    """CRLF and CR line endings as LF: a file saved by a Windows editor keeps its entries apart."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def join_entries(entries: Iterable[str]) -> str:
@@ -42,7 +49,7 @@ def check_file(data: bytes, limit: int | None = None) -> FileCheck:
         return FileCheck([], NOT_UTF8)
     entries = parse_entries(raw)
     biggest = max((len(e) for e in entries), default=0)
-    if raw.strip() and join_entries(entries) != raw.strip():
+    if raw.strip() and join_entries(entries) != normal_lines(raw).strip():
         return FileCheck(entries, NOT_ENTRIES, biggest)
     if limit is not None and biggest > limit:
         return FileCheck(entries, ENTRY_TOO_BIG, biggest)
@@ -51,7 +58,7 @@ def check_file(data: bytes, limit: int | None = None) -> FileCheck:
 
 def normalise_entry(text: str) -> str:
     """Line endings to ``\\n`` and outer whitespace trimmed: what is stored."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return normal_lines(text).strip()
 
 
 def separator_problem(entry: str) -> str | None:

@@ -88,7 +88,7 @@ def _text(root: str, rel: str) -> str:
         data = handle.read(MAX_FILE_BYTES + 1)
     if b"\0" in data[:8192]:
         raise BadFile("binary content")
-    return data.decode("utf-8", "replace")
+    return data.decode("utf-8-sig", "replace")  # an editor's byte-order mark is not part of line 1
 
 
 def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:

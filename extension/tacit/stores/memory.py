@@ -291,14 +291,15 @@ class MemoryStore:
         return found
 
     @_refusals_are_results
-    def add(self, target: str, content: str) -> dict[str, Any]:
+    def add(self, target: str, content: str, *, group: str = "") -> dict[str, Any]:
         """Append an entry. An exact duplicate is a successful no-op."""
         target = self._check_target(target)
         content = self._text_arg(target, content, "Content")
         return self._put(target, content, "add", "Entry added.",
-                         lambda entries: None if content in entries else entries + [content])
+                         lambda entries: None if content in entries else entries + [content], group)
 
-    def _put(self, target: str, text: str, action: str, done: str, change: Callable) -> dict[str, Any]:
+    def _put(self, target: str, text: str, action: str, done: str, change: Callable,
+             group: str = "") -> dict[str, Any]:
         """add/replace: ``text`` checked, then under the lock ``change(entries)`` (None: a duplicate) within
         the limit, written."""
         problem = self._check_content(target, text)
@@ -316,7 +317,7 @@ class MemoryStore:
                             f"this change ({len(text):,} chars) would make it {total:,}, over the limit. "
                             "Consolidate: merge overlapping entries with 'replace' or remove stale ones, then retry.",
                     entries, over_limit=True)
-            self._write(target, entries, new_entries, action)
+            self._write(target, entries, new_entries, action, group)
         return self._changed(self._ok(target, done, new_entries))
 
     def _match(self, target: str, entries: list[str], old_text: Any) -> int:
@@ -328,6 +329,8 @@ class MemoryStore:
         if not hits:
             raise _Refusal(target, f"No entry contains {old_text!r}.", entries=entries)
         distinct = {entries[i] for i in hits}
+        if len(distinct) > 1 and old_text.strip() in distinct:  # the whole of one entry picks it (else "5"
+            return entries.index(old_text.strip())             # could never be told from "port 5173")
         if len(distinct) > 1:
             previews = [e[:80] + ("…" if len(e) > 80 else "") for e in sorted(distinct)]
             raise _Refusal(target, f"{len(distinct)} different entries contain {old_text!r}; use a "
@@ -345,14 +348,14 @@ class MemoryStore:
                          lambda entries: replaced(entries, self._match(target, entries, old_text), new_text))
 
     @_refusals_are_results
-    def remove(self, target: str, old_text: str) -> dict[str, Any]:
+    def remove(self, target: str, old_text: str, *, group: str = "") -> dict[str, Any]:
         """Remove the one entry containing ``old_text``."""
         target = self._check_target(target)
         self._text_arg(target, old_text, "old_text")  # refused before the lock
         with self._lock(target):
             entries = self._load_for_write(target, roundtrip_guard=True)
             new_entries = removed(entries, self._match(target, entries, old_text))
-            self._write(target, entries, new_entries, "remove")
+            self._write(target, entries, new_entries, "remove", group)
         return self._changed(self._ok(target, "Entry removed.", new_entries))
 
     @_refusals_are_results
@@ -447,6 +450,9 @@ class MemoryStore:
     def _changed(self, result: dict[str, Any]) -> dict[str, Any]:
         if self.last_change is not None:
             result["change_id"] = self.last_change
+        else:  # written, but history.record could not reach the ledger (logged)
+            result["unrecorded"] = ("not in the history: the ledger could not be used (tacit doctor), "
+                                    "so tacit memory undo cannot revert it")
         return result
 
     @_refusals_are_results

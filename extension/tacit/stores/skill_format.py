@@ -142,6 +142,18 @@ def parse_skill(text: str) -> tuple[dict[str, Any], str]:
     return data, body
 
 
+def body_frontmatter_problem(body: str) -> str | None:
+    """Why ``body`` (what goes below tacit's own frontmatter) cannot be one: a whole SKILL.md's text."""
+    try:
+        meta, _rest = parse_skill(body)
+    except SkillFormatError:
+        return None
+    if {"name", "description"} & set(meta):
+        return ("the body starts with a frontmatter block (a '---' line, name:, description:, '---'): give only "
+                "the body, its ## sections; tacit writes the name, description and version itself")
+    return None
+
+
 def metadata_problem(meta: dict[str, Any], folder_name: str | None) -> str | None:
     """Why this frontmatter does not make a valid skill in ``folder_name``."""
     name = meta.get("name")

@@ -4,12 +4,13 @@ Design notes: docs/design/stores.md#tacitstoresskill_scopes"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from tacit.projects import Project, project_dir
 from tacit.stores.shared_text import shared
-from tacit.stores.skill_catalog import render_index
+from tacit.stores.skill_catalog import inside_root, render_index
 from tacit.stores.skills import SkillStore
 
 ORDER = ("project", "team", "global")
@@ -29,8 +30,9 @@ class ScopedSkills:
         self.stores: dict[str, SkillStore] = {"global": global_store or SkillStore(cfg)}
         if project is not None:
             self.stores["project"] = SkillStore(cfg, root=project_skills_dir(cfg, project), scope="project")
-            if project.is_shared:
-                self.stores["team"] = SkillStore(cfg, root=Path(project.shared_dir) / "skills", scope="team")
+            team = Path(project.shared_dir) / "skills"
+            if project.is_shared and inside_root(team, os.path.realpath(project.main_root)):  # not a clone's link out
+                self.stores["team"] = SkillStore(cfg, root=team, scope="team")
         self._snapshot: str | None = None
 
     def scopes(self) -> tuple[str, ...]:
@@ -83,6 +85,10 @@ class ScopedSkills:
             if result.get("success") or "no skill named" not in str(result.get("error", "")):
                 return {**result, "scope": scope}  # found there (when refused: say why)
             last = result
+        if last is not None and len(self.stores) > 1:  # say every folder looked in, not the last one
+            folders = " or ".join(str(self.stores[scope].skills_dir) for scope in self.scopes())
+            last = {**last, "error": f"no skill named {name!r} in {folders}; `tacit skill list` shows the "
+                                     "skills that apply here"}
         return last or {"success": False, "error": f"no skill named {name!r}"}
 
     def list(self) -> dict[str, Any]:

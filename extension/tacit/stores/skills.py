@@ -24,9 +24,9 @@ from tacit.stores.skill_catalog import (
     scan_text,
 )
 from tacit.stores.skill_format import (
-    INITIAL_VERSION, MAX_SKILL_CHARS, bump_version, clean_section_title, content_heading_problem,
-    description_problem, missing_sections, now_iso, one_line, parse_skill, render_skill, replace_section,
-    title_from_name, validate_name,
+    INITIAL_VERSION, MAX_SKILL_CHARS, body_frontmatter_problem, bump_version, clean_section_title,
+    content_heading_problem, description_problem, missing_sections, now_iso, one_line, parse_skill, render_skill,
+    replace_section, title_from_name, validate_name,
 )
 
 TRASH_DIR = ".trash"
@@ -458,7 +458,7 @@ def _text_problem(text: Any, what: str) -> str | None:
         return f"{what} is empty"
     if len(text) > MAX_SKILL_CHARS:
         return f"{what} is {len(text):,} characters; a SKILL.md may hold {MAX_SKILL_CHARS:,}"
-    return None
+    return body_frontmatter_problem(text) if what == "body" else None
 
 
 def _size_problem(text: str) -> str | None:
