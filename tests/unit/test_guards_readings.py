@@ -432,3 +432,9 @@ def test_a_tail_naming_the_like_leaves_the_items(line, stopped, passed):
 
 def test_a_tail_naming_the_like_keeps_its_exception():
     assert rules_in("never run `git push` or any other command that touches prod unless asked", "AGENTS.md") == []
+
+
+def test_an_indented_code_block_is_no_rule_but_an_indented_list_paragraph_is():
+    text = ("# Rules\n\nSome text.\n\n    Never run `make delta`.\n\n- Never run `make alpha`.\n\n"
+            "    Never run `make beta`.\n\n    - Never run `make nested`.\n")
+    assert [r.spec.describe() for r in rules_in(text, "AGENTS.md")] == ["`make alpha`", "`make beta`", "`make nested`"]

@@ -71,6 +71,9 @@ def rules_in(text: str, name: str = "AGENTS.md") -> list[FileRule]:
     return read_text(text, name)[0]
 
 
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s")
+
+
 def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[UnreadLine]]:
     """(the rule lines, the unread lines) of one instruction file; lines in code fences, HTML
     comments and example blocks are no rules, ``sections.Layout`` restates bullets and cells."""
@@ -84,6 +87,7 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
     unread: list[UnreadLine] = []
     fence = None
     comment, example = False, ""
+    code, listed, blank = False, False, False  # an indented code block: 4 spaces or a tab after a blank line, no list
     layout = Layout()
     for number in range(start, len(lines)):
         raw = lines[number]
@@ -100,6 +104,13 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
             continue
         if "<!--" in raw:
             comment = "-->" not in raw.split("<!--", 1)[1]
+            continue
+        indented = raw.startswith(("    ", "\t")) and bool(raw.strip()) and not _LIST_ITEM.match(raw)
+        code = indented and (code or blank) and not listed
+        if raw.strip() and not indented:
+            listed = bool(_LIST_ITEM.match(raw))
+        blank = not raw.strip()
+        if code:  # "    Never run `make delta`." after a paragraph: Markdown shows it as code, not a rule
             continue
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
             example = "example" if _EXAMPLE_HEAD.match(raw) else "bad" if _BAD_HEAD.match(raw) else ""
