@@ -44,7 +44,7 @@ HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
 }
 UPWARD_IMPORTS: set[str] = set()
 LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "detect/fix_parse.py": 1007, "safety/scanner.py": 920,
+    "detect/fix_parse.py": 1007,
 }
 LONG_FUNCTIONS: dict[str, int] = {  # at most three may stay above 80 lines
 }
