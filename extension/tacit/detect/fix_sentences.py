@@ -126,6 +126,7 @@ def _append_bounded(out: list[str], piece: str) -> None:
     if piece:
         out.append(piece)
 
+
 _PROBLEM_LABEL = (
     r"(?:the\s+)?(?:root[\s-]+cause|underlying\s+cause|cause|problem|issue|bug|diagnosis|culprit"
     r"|what\s+was\s+wrong|what\s+went\s+wrong|what\s+was\s+(?:happening|going\s+on|broken)|what\s+happened"
