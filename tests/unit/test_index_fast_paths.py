@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from tacit.safety import scanner, secrets
+from tacit.safety import scan_rules, scanner, secrets
 
 # ---------------------------------------------------------------------------
 # scanner
 # ---------------------------------------------------------------------------
-_COMMANDS = list(dict.fromkeys(scanner._NETWORK_CMDS + scanner._READ_CMDS))
+_COMMANDS = list(dict.fromkeys(scan_rules.NETWORK_CMDS + scan_rules.READ_CMDS))
 _FRAGMENTS = _COMMANDS + [
     "branch", "function", "node", "since", "sync", "async", "detail", "format", "zipper",
     ".env", "~/.ssh/id_rsa", "authorized_keys", "$API_KEY", "${TOKEN}", "$(env)", "|", "-d",
@@ -69,7 +69,7 @@ def test_ascii_clean_path_agrees_with_the_full_path(text):
 
 
 def _command_rule(pattern_start: str):
-    (rule, rx), = [(r, rx) for r, rx in scanner._RULES if r.regex.startswith(pattern_start)]
+    (rule, rx), = [(r, rx) for r, rx in scan_rules.RULES if r.regex.startswith(pattern_start)]
     return rule, rx
 
 
@@ -77,13 +77,13 @@ _NETWORK_RULE = _command_rule(r"(?<![\w.-])(?P<cmd>curl")
 _READ_RULE = _command_rule(r"(?<![\w.-])(?P<cmd>cat")
 
 
-@pytest.mark.parametrize("rule_rx,anchors", [(_NETWORK_RULE, scanner._NETWORK_CMDS),
-                                              (_READ_RULE, scanner._READ_CMDS)])
+@pytest.mark.parametrize("rule_rx,anchors", [(_NETWORK_RULE, scan_rules.NETWORK_CMDS),
+                                              (_READ_RULE, scan_rules.READ_CMDS)])
 def test_anchor_lists_are_exactly_the_command_regexes_alternatives(rule_rx, anchors):
     rule, _rx = rule_rx
     alternatives = re.search(r"\(\?P<cmd>([^)]*)\)", rule.regex).group(1).split("|")
     assert sorted(alternatives) == sorted(anchors)
-    assert set(rule.triggers[0]) == {scanner._ANCHOR_MARK + c for c in anchors}
+    assert set(rule.triggers[0]) == {scan_rules.ANCHOR_MARK + c for c in anchors}
 
 
 _ANY_TEXT = st.one_of(
@@ -101,10 +101,10 @@ def test_anchored_command_words_are_present_wherever_the_command_regexes_match(t
     present = scanner._present_words(low)
     for rule, rx in (_NETWORK_RULE, _READ_RULE):
         for match in rx.finditer(low):
-            assert scanner._ANCHOR_MARK + match.group("cmd") in present, (text, match)
+            assert scan_rules.ANCHOR_MARK + match.group("cmd") in present, (text, match)
 
 
-_CONCEAL = next((r, rx) for r, rx in scanner._RULES
+_CONCEAL = next((r, rx) for r, rx in scan_rules.RULES
                 if r.pattern_id == "hidden_instruction.conceal_from_user" and len(r.triggers) == 2)
 _CONCEAL_BITS = ["do not", "don't", "dont", "never", "must not", "mustn't", "should not",
                  "shouldn't", "keep", "hide", "deny", "pretend", "tell", "let", "know", "mention",
@@ -141,14 +141,14 @@ def test_conceal_rule_examples_match_and_carry_a_second_group_word(text):
 def test_anchored_commands_inside_words_do_not_run_the_command_rules():
     present = scanner._present_words("use the branch function to cat-alogue nodes x.curl a_nc "
                                      "b-od 7zz")
-    assert not any(word.startswith(scanner._ANCHOR_MARK) for word in present)
-    assert {scanner._ANCHOR_MARK + c for c in ("nc", "ncat", "batcat", "7z")} <= \
+    assert not any(word.startswith(scan_rules.ANCHOR_MARK) for word in present)
+    assert {scan_rules.ANCHOR_MARK + c for c in ("nc", "ncat", "batcat", "7z")} <= \
         scanner._present_words("nc ncat batcat <7z")
     present = scanner._present_words("run (curl x) then `cat y`")
-    assert {scanner._ANCHOR_MARK + "curl", scanner._ANCHOR_MARK + "cat"} <= present
+    assert {scan_rules.ANCHOR_MARK + "curl", scan_rules.ANCHOR_MARK + "cat"} <= present
     long = "x " * scanner._TOKEN_PATH_MAX_CHARS + "branch"
     # very long texts: a command anywhere counts (a superset, never a miss)
-    assert scanner._ANCHOR_MARK + "nc" in scanner._present_words(long)
+    assert scan_rules.ANCHOR_MARK + "nc" in scanner._present_words(long)
 
 
 @settings(max_examples=600, deadline=None)

@@ -43,8 +43,7 @@ ENVIRON_ELSEWHERE: dict[str, int] = {}  # read through Config.env (or config.liv
 HOST_NAMES_ELSEWHERE = {  # to each host's spec (hosts/<name>/spec.py)
 }
 UPWARD_IMPORTS: set[str] = set()
-LONG_MODULES = {  # data tables and parsers may stay above 600 lines, never above 1,200
-    "detect/fix_parse.py": 1007, "safety/scanner.py": 920,
+LONG_MODULES: dict[str, int] = {  # data tables and parsers may stay above 600 lines, never above 1,200
 }
 LONG_FUNCTIONS: dict[str, int] = {  # at most three may stay above 80 lines
 }
@@ -157,7 +156,7 @@ def test_module_sizes():
     sizes = {m.name: len(m.source.splitlines()) for m in MODULES}
     over = {k: v for k, v in sizes.items() if v > max(600, LONG_MODULES.get(k, 0))}
     assert not over, f"modules over 600 lines (or over their allowance): {over}"
-    assert max(LONG_MODULES.values()) <= 1200
+    assert max(LONG_MODULES.values(), default=0) <= 1200
     stale = [k for k in LONG_MODULES if sizes.get(k, 0) <= 600]
     assert not stale, f"back under 600 lines, delete from LONG_MODULES: {stale}"
 
