@@ -119,3 +119,32 @@ def utc_zone(monkeypatch):
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def web(tmp_path):
+    """A git repository for the CLI tests (tests/unit's helper; only unit tests ask for it)."""
+    from guard_helpers import git_repo
+
+    return git_repo(tmp_path / "web")
+
+
+@pytest.fixture
+def run(tacit_env, monkeypatch, capsys, web):
+    """``tacit ARGS`` in-process, from inside ``web``: (exit code, stdout, stderr)."""
+    from tacit import cli
+
+    for key, value in tacit_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("TACIT_PROJECT", raising=False)
+    monkeypatch.chdir(web)
+
+    def tacit(*args):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return tacit
