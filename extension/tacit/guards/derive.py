@@ -24,7 +24,7 @@ from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                _SCRIPT_LIKE, first_match, shell_words, without_placeholders)
+                                _SCRIPT_LIKE, cli_command, first_match, shell_words, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -292,7 +292,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:
         return None  # "never use git" is not a command; "never use `git stash`" is
     if verb in ("use", "type", "do", "", "call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
-            and not _SCRIPT_LIKE.fullmatch(words[0]):
+            and not _SCRIPT_LIKE.fullmatch(words[0]) and not (verb == "use" and quoted and cli_command(words)):
         return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]
