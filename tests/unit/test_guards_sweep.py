@@ -83,3 +83,20 @@ def test_the_parenthesised_refusal_keeps_the_aside_edit_reading():
 def test_an_unknown_program_is_read_only_with_an_act_word():
     (spec,) = derive_guards("never use `hyprpm update`")
     assert spec.match == CommandMatch(("hyprpm",), ("update",), (), True)
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("CRITICAL : NEVER make ANY CHANGES to `tsx` files. NEVER.", ["src/App.tsx"], ["src/app.ts", "README.md"]),
+    ("never touch `json` files", ["package.json"], ["index.js"]),
+])
+def test_an_extension_said_without_its_dot(rule, stopped, fine):
+    specs = derive_guards(rule)
+    for path in stopped:
+        assert _check(specs, edit=path), path
+    for path in fine:
+        assert not _check(specs, edit=path), path
+
+
+@pytest.mark.parametrize("rule", ["never edit `lock` files", "never edit `test` files", "never edit tsx files"])
+def test_no_extension_guard(rule):
+    assert derive_guards(rule) == ()

@@ -258,6 +258,12 @@ def cli_command(words: list) -> bool:
             and any(w in _CLI_VERBS for w in words[1:]))
 
 
+# file extensions said as a quoted word before "files"
+_EXTENSIONS = frozenset(("ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "rs", "rb", "java", "kt", "swift", "c",
+                         "h", "cpp", "hpp", "cs", "json", "yaml", "yml", "toml", "md", "mdx", "css", "scss", "html",
+                         "vue", "svelte", "sql", "sh", "proto", "ipynb", "php", "lua", "zig", "dart"))
+
+
 # words that say which kind of folder or file, not its name ("system directories", "the root folder")
 _KIND_WORDS = frozenset(("system", "other", "parent", "external", "home", "hidden", "unrelated", "sibling",
                          "protected", "sensitive", "user", "global", "important", "critical", "random", "arbitrary",
@@ -299,6 +305,8 @@ def _path_pattern(part: str) -> str | None:
         if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"~?[\w.\-/]+", word):
             return None
         return word.rstrip("/") + "/"
+    if noun == "file" and m.group(2).lower() == "files" and m.group(1).startswith("`") and low in _EXTENSIONS:
+        return "*." + low  # "never make changes to `tsx` files": an extension said without its dot
     if noun == "file" and not looks:
         return None
     if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
