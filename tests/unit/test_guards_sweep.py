@@ -100,3 +100,28 @@ def test_an_extension_said_without_its_dot(rule, stopped, fine):
 @pytest.mark.parametrize("rule", ["never edit `lock` files", "never edit `test` files", "never edit tsx files"])
 def test_no_extension_guard(rule):
     assert derive_guards(rule) == ()
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    # "when running commands": every command the agent runs, no case of the rule
+    ("Assume CWD is correct: When running commands, do not use directory-changing flags like `git -C` or "
+     "`pnpm --filter`. The current working directory is already the project root.",
+     ["git -C sub status", "pnpm --filter web test"], ["git status", "pnpm test"]),
+    # "NO <an act>: `a`, `b`": the commands listed are the act's
+    ("- **NO history modification**: `git reset --hard`, `git rebase`, `git rebase -i`",
+     ["git reset --hard HEAD~1", "git rebase main", "git rebase -i HEAD~3"], ["git reset HEAD file.txt", "git log"]),
+    # "ensure X is used (not Y)": "use X, not Y"
+    ("- Ensure pnpm is used (not npm/yarn)", ["npm install", "yarn add left-pad"], ["pnpm install"]),
+])
+def test_stops_more(rule, stopped, fine):
+    test_stops(rule, stopped, fine)
+
+
+@pytest.mark.parametrize("rule", [
+    "When running commands in CI, never use sudo",  # a place the matcher cannot see still vetoes
+    "No warnings: `pnpm lint`", "No setup needed: `make dev`",  # a label that names no act
+    "No history modification: `git rebase` is fine",  # more than the commands after the colon
+    "Ensure the lockfile is used",
+])
+def test_still_nothing_more(rule):
+    assert [r for r in rules_in(rule)] == []
