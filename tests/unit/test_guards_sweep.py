@@ -125,3 +125,12 @@ def test_stops_more(rule, stopped, fine):
 ])
 def test_still_nothing_more(rule):
     assert [r for r in rules_in(rule)] == []
+
+
+@pytest.mark.parametrize("rule, stopped, fine", [
+    # a known program that is no tool family, unquoted before "commands"; "execute" as "run"
+    ("Never execute git commands: Do NOT execute git commands.", ["git status", "git commit -m x"], ["ls"]),
+    ("never run cargo commands", ["cargo build"], ["make build"]),
+])
+def test_program_commands(rule, stopped, fine):
+    test_stops(rule, stopped, fine)

@@ -104,7 +104,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
+    rf"{_DONT}\s+(?:run|execute)\s+{_YS}\s+(?:commands?|cli|cli commands?)",
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
@@ -220,9 +220,9 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
         programs = []
         for y in _split_list(m.group("ys")):
             head = _tool(y)
-            if head is None and y.startswith("`") and pattern is _NEGATIVE_USE[1]:
-                word = _unquote(y).lower()  # "don't run `dotnet` CLI commands": any known program
-                head = word if word in _KNOWN_PROGRAMS else None
+            if head is None and pattern is _NEGATIVE_USE[1]:
+                word = _unquote(y).lower()  # "don't run `dotnet` CLI commands", "never execute git commands"
+                head = word if word in _KNOWN_PROGRAMS and (y.startswith("`") or word not in _ENGLISH_TOOLS) else None
             if head is None:
                 return None
             programs.append(head)
