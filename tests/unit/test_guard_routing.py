@@ -16,8 +16,8 @@ from tacit.guards.instructions import read_text, refusing_text, unread_rule
     "Please refrain from touching the lockfile `pnpm-lock.yaml` yourself — it may break CI.",
     "After editing Markdown files outside `docs/`, run `prettier --write <file>` on each. Do not format "
     "Markdown under `tasks/`.",
-    # a condition that only says the act the rule is about
-    "When running commands, do not use directory-changing flags like `git -C` or `pnpm --filter`.",
+    # a condition that only says the act the rule is about ("When running commands, …" is derived now:
+    # test_guards_sweep)
     "**IMPORTANT: Do NOT use `--` when passing test filters to pnpm.**",
     # an order whose "instead of" says what not to use
     "Always use `make` commands instead of direct Xcode or Swift commands",

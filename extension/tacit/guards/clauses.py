@@ -26,8 +26,8 @@ _BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
     r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|"
-    r"at all costs|at all|yourself|directly|straight|thanks|thank you|going forward|from now on|automatically|autonomously|"
-    r"on your own|locally|on your machine|"
+    r"at all costs|at all|yourself|directly|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
+    r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
     r"for (?:dependency|package) management|as (?:a|the|our) package manager|for this(?=\s*$))\b", re.I)
@@ -294,7 +294,8 @@ def _tidy(s: str) -> str:
 _ABBREVIATION = lazy(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", re.I)
 _NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
 _SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
-_BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited))\)", re.I)
+_BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited)|"
+                     r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*)\)", re.I)
 _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
 _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 
@@ -321,7 +322,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
             sentence = sentence[:like.start()] + sentence[like.end():]
         # "destructive SQL (DROP, TRUNCATE, DELETE without WHERE)": the statements named
         sentence = _SQL_ASIDE.sub(r" such as \1", sentence)
-        # "(npm and yarn are not allowed)": a prohibition in parentheses is a clause, not an aside
+        # "(npm and yarn are not allowed)" · "(do not run `bun …`)": a prohibition in parentheses is a clause
         sentence = _BANNED_ASIDE.sub(r"; \1", sentence)
         # "never run `pytest` — always `uv run pytest`": the alternative, not another item of a list
         sentence = _ALWAYS_QUOTED.sub(r"\1use ", sentence) if "\x00" in sentence else sentence

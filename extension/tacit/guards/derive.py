@@ -24,7 +24,7 @@ from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
-                                _SCRIPT_LIKE, first_match, shell_words, without_placeholders)
+                                _SCRIPT_LIKE, cli_command, first_match, shell_words, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
                                 SqlMatch, SudoMatch)
 
@@ -104,7 +104,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+run\s+{_YS}\s+(?:commands?|cli|cli commands?)",
+    rf"{_DONT}\s+(?:run|execute)\s+{_YS}\s+(?:commands?|cli|cli commands?)",
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
@@ -220,9 +220,9 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
         programs = []
         for y in _split_list(m.group("ys")):
             head = _tool(y)
-            if head is None and y.startswith("`") and pattern is _NEGATIVE_USE[1]:
-                word = _unquote(y).lower()  # "don't run `dotnet` CLI commands": any known program
-                head = word if word in _KNOWN_PROGRAMS else None
+            if head is None and pattern is _NEGATIVE_USE[1]:
+                word = _unquote(y).lower()  # "don't run `dotnet` CLI commands", "never execute git commands"
+                head = word if word in _KNOWN_PROGRAMS and (y.startswith("`") or word not in _ENGLISH_TOOLS) else None
             if head is None:
                 return None
             programs.append(head)
@@ -292,7 +292,7 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     if verb in ("use", "type", "do", "") and not quoted and len(words) < 2:
         return None  # "never use git" is not a command; "never use `git stash`" is
     if verb in ("use", "type", "do", "", "call", "invoke") and words[0].lower() not in _KNOWN_PROGRAMS \
-            and not _SCRIPT_LIKE.fullmatch(words[0]):
+            and not _SCRIPT_LIKE.fullmatch(words[0]) and not (verb == "use" and quoted and cli_command(words)):
         return None  # "never use `any`", "do not call `subscription_list`", "no `io/ioutil`": not a program
     if "--" in words[1:-1]:  # `git checkout -- .`: the separator says nothing (`git checkout --` alone stays unread)
         words = words[:1] + [w for w in words[1:] if w != "--"]

@@ -72,7 +72,13 @@ _MIGRATIONS = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|edit|modify)\s
                    r"db\s+|schema\s+)?migrations?(?:\s+files?)?\s+(?:by hand|manually|yourself)", re.I)
 
 
+# "modify `docs/` … as part of broader changes": a case of the edit, which the matcher cannot see
+_AS_PART_OF = lazy(r"\bas\s+part\s+of\b", re.I)
+
+
 def _paths(sentence: str, because: str) -> GuardSpec | None:
+    if _AS_PART_OF.search(sentence):
+        return None
     if _VENDORED.fullmatch(sentence):
         return GuardSpec(PathMatch(("vendor/",)), because)
     if _MIGRATIONS.fullmatch(sentence):
@@ -126,7 +132,9 @@ _RC_FILE = lazy(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
     # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path
-    text, below = re.sub(r"(`[^`]+`)\s+as\s+(?:an?\s+|the\s+)?[a-z][a-z -]*", r"\1", text.strip(), flags=re.I), None
+    # ("… as part of broader changes" is a case of it: no path list)
+    text, below = re.sub(r"(`[^`]+`)\s+as\s+(?!part\s+of\b)(?:an?\s+|the\s+)?[a-z][a-z -]*", r"\1", text.strip(),
+                         flags=re.I), None
     where = re.fullmatch(r"(.+?)\s+(?:in|under|inside|within)\s+(`[^`]+`|\S+/\S*)", text)
     if where and (folder := _path_pattern(where.group(2))):
         text, below = where.group(1), folder.rstrip("/")  # "dist/ in packages/bot"

@@ -346,8 +346,22 @@ def _same_via(m, spans: list) -> str:
     return f"\x00{m.group(1)}\x00" if runs and " " not in program else m.group(0)
 
 
+# "NO history modification: `git reset --hard`, `git rebase`": a label naming an act, then only the commands
+_NO_ACT_COLON = lazy(r"^no\s+(?:[a-z-]+\s+){0,3}?(?:history|rewrit\w*|modif\w*|destructive|delet\w*|reset\w*|rebas\w*|"
+                     r"push\w*|force\w*|publish\w*|deploy\w*|amend\w*|drop\w*)(?:\s+[a-z-]+){0,3}?\s*:\s*"
+                     r"(?=\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*\s*\.?\s*$)", re.I)
+
+
+# "Ensure pnpm is used (not npm/yarn)": the order "use pnpm", said in the passive
+_IS_USED = lazy(r"^(?:ensure|make sure)\s+(?:that\s+)?(?=(?:\x00\d+\x00|[\w.-]+)\s+is\s+used\b)", re.I)
+
+
 def said_as_run(sentence: str, spans: list) -> str:
-    """The sentence with "rely on `X`" read as "run `X`" and "`p` or via `npx p`" as one `p`."""
+    """The sentence with "rely on `X`" read as "run `X`", "`p` or via `npx p`" as one `p` and
+    "no <act>: `a`, `b`" as "never run `a`, `b`", "ensure X is used" as "use X"."""
+    sentence = _NO_ACT_COLON.sub("never run ", sentence)
+    if _IS_USED.match(sentence):
+        sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
 
 

@@ -245,6 +245,33 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
     return tuple(dict.fromkeys(branches)), tuple(dict.fromkeys(remotes))
 
 
+# what a command line's subcommand does, in many programs: "never use `hyprpm update`" names a program
+_CLI_VERBS = frozenset(("install", "uninstall", "update", "upgrade", "deploy", "publish", "release", "push", "pull",
+                        "reset", "clean", "init", "sync", "migrate", "load", "unload", "destroy", "apply", "prune",
+                        "purge", "login", "logout", "restart"))
+
+
+def cli_command(words: list) -> bool:
+    """``hyprctl plugin load``: an unknown program's command line, said by its lowercase words and a
+    subcommand that says an act of many programs (``const enum``, ``new Date`` say none)."""
+    return (2 <= len(words) <= 4 and all(re.fullmatch(r"[a-z][a-z0-9-]*", w) for w in words)
+            and any(w in _CLI_VERBS for w in words[1:]))
+
+
+# file extensions said as a quoted word before "files"
+_EXTENSIONS = frozenset(("ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "go", "rs", "rb", "java", "kt", "swift", "c",
+                         "h", "cpp", "hpp", "cs", "json", "yaml", "yml", "toml", "md", "mdx", "css", "scss", "html",
+                         "vue", "svelte", "sql", "sh", "proto", "ipynb", "php", "lua", "zig", "dart"))
+
+
+# words that say which kind of folder or file, not its name ("system directories", "the root folder")
+_KIND_WORDS = frozenset(("system", "other", "parent", "external", "home", "hidden", "unrelated", "sibling",
+                         "protected", "sensitive", "user", "global", "important", "critical", "random", "arbitrary",
+                         "existing", "new", "empty", "nested", "outside", "private", "personal", "upstream",
+                         "production", "unknown", "different", "original", "relevant", "project", "root",
+                         "temporary", "os", "installation", "those", "these", "such", "certain", "some"))
+
+
 def _path_pattern(part: str) -> str | None:
     """One path in a lesson → its pattern, or None when it is not clearly a path."""
     part = part.strip()
@@ -261,6 +288,8 @@ def _path_pattern(part: str) -> str | None:
     m = re.fullmatch(r"(?:the\s+|any\s+)?(\S+)\s+(folders?|director(?:y|ies)|dirs?|files?|sub-?(?:folders?|director(?:y|ies)|dirs?))",
                      part, re.I)
     noun = None
+    if m and not quoted and m.group(1).lower() in _KIND_WORDS:
+        return None  # "never write to system directories": a kind of folder, not one named so
     if m and not quoted:
         part, noun = m.group(1), re.sub(r"^sub-?", "", m.group(2).lower()).rstrip("s")
         noun = {"directorie": "directory"}.get(noun, noun)
@@ -276,6 +305,8 @@ def _path_pattern(part: str) -> str | None:
         if low in ("the", "a", "this", "that", "your", "our", "my", "any") or not re.fullmatch(r"~?[\w.\-/]+", word):
             return None
         return word.rstrip("/") + "/"
+    if noun == "file" and m.group(2).lower() == "files" and m.group(1).startswith("`") and low in _EXTENSIONS:
+        return "*." + low  # "never make changes to `tsx` files": an extension said without its dot
     if noun == "file" and not looks:
         return None
     if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
