@@ -87,11 +87,24 @@ def _flash(driver) -> str:
 
 
 def _gone(driver, element) -> None:
-    """Wait until ``element`` (of the page before a click) has left: the next page has loaded."""
-    from selenium.webdriver.support import expected_conditions
+    """Wait until ``element`` (of the page before a click) has left: the next page has loaded. Chrome
+    may answer for a node of the unloading page "Node with given id does not belong to the document"
+    instead of a stale element: it has left too (a CI run failed on that answer)."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(element))
+    def left(_driver) -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" in str(exc):
+                return True
+            raise
+        return False
+
+    WebDriverWait(driver, 15).until(left)
 
 
 def _state(cfg, made):
