@@ -16,11 +16,9 @@ if TYPE_CHECKING:
     from tacit.stores.history import Actor
 
 
-def process_env(cfg, host: str | None = None, *, child: bool = False, base: dict | None = None,
-                project: str | None = None) -> dict:
+def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None) -> dict:
     """``project``: the root of the project a child works for (its commands' default scope)."""
-    env = {name: value for name, value in (os.environ if base is None else base).items()
-           if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
+    env = {name: value for name, value in os.environ.items() if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:

@@ -23,6 +23,7 @@ from tacit.stores.memory import MemoryStore
 
 RUNNER_MODULE = "tacit.hosts.hermes.overflow"
 OVER_LIMIT_MARK = "would exceed the limit"  # tools/memory_tool.py, MemoryStore.add
+LOCK_SECONDS = 1800.0  # how long a runner waits for another runner's pass
 _SEQ = itertools.count(1)  # next() is atomic: Hermes may run tool calls on several threads
 
 
@@ -87,13 +88,13 @@ def pending_paths(cfg, queue: str = "pending") -> list[str]:
     return [os.path.join(folder, n) for n in names]
 
 
-def drain(cfg, *, use_agent: bool | None = None, lock_timeout: float = 1800.0) -> dict:
+def drain(cfg, *, use_agent: bool | None = None) -> dict:
     """Runner side: add every queued entry, consolidating a full target once
     per pass. Returns a report (also logged)."""
     os.makedirs(overflow_dir(cfg), exist_ok=True)
     report = {"added": [], "failed": [], "consolidated": []}
 
-    with lock_for(os.path.join(overflow_dir(cfg), "overflow"), timeout=lock_timeout):
+    with lock_for(os.path.join(overflow_dir(cfg), "overflow"), timeout=LOCK_SECONDS):
         consolidated: set[str] = set()
         while True:
             paths = pending_paths(cfg)
