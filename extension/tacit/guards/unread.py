@@ -59,10 +59,8 @@ def unread_rule(line: str) -> bool:
         return any(unread_rule(cell) for cell in line.strip("| ").split("|") if cell.strip())
     prepared = _prepare(line)
     sentences = [[_unscened(c) for c in found] for found in (prepared[1] if prepared else ())]
-    for c, named in _refusals(sentences, line):
-        if named and veto(sentences, c, _specs_of(" ".join(named))) is None:
-            return True
-    return False
+    return any(named and veto(sentences, c, _specs_of(" ".join(named))) is None
+               for c, named in _refusals(sentences, line))
 
 
 def plain_refusal(line: str) -> bool:
