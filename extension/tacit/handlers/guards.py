@@ -19,7 +19,8 @@ from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
 from tacit.projects import CACHE_SECONDS, common_dir, project_for, read_gitdir_file
-from tacit.stores.guard_files import Finder, signature
+from tacit.stores.file_memo import signature
+from tacit.stores.guard_files import Finder
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
 from tacit.stores.memory import MemoryStore
 
@@ -116,10 +117,10 @@ class GuardChecker:
             if project is not None and "team" not in store.targets():
                 paths.append(os.path.join(project.shared_dir, "MEMORY.md"))  # shared later: seen at once
             paths = self._files[cache_key] = tuple(paths)
-        out = list(signature("", paths))  # the paths are absolute
+        out = [signature(path) for path in paths]
         files = self._instruction_files(project)
         if files:
-            out.append((files, signature(project.root, files)))
+            out.append((files, [signature(os.path.join(project.root, rel)) for rel in files]))
         return tuple(out)
 
     def hits(self, compiled: Compiled, event, cwd: str | None) -> list:

@@ -141,18 +141,6 @@ def _decode(item):
     return FileRule(line, text, spec)
 
 
-def signature(root: str, files: tuple[str, ...]) -> tuple:
-    """(mtime, size, inode) of each file, to notice edits."""
-    out = []
-    for rel in files:
-        try:
-            st = os.stat(os.path.join(root, rel))
-            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
-        except OSError:
-            out.append(None)
-    return tuple(out)
-
-
 class Finder:
     """The instruction files of each checkout, re-discovered every ``every`` seconds."""
 
