@@ -127,19 +127,20 @@ def project_for(cwd: str | None, *, home: str | None = None) -> Project | None:
     if not os.path.isdir(folder):
         return None
     home = _real(home or os.path.expanduser("~"), now)
-    return _kept(_CACHE, (folder, home), now, lambda: _project_for(folder, home))
+    return kept(_CACHE, (folder, home), lambda: _project_for(folder, home), now=now)
 
 
 def _real(path: str, now: float) -> str:
     """``os.path.realpath``, kept as long as a project is (a link moved is seen within as long)."""
-    return _kept(_REAL, path, now, lambda: os.path.realpath(path))
+    return kept(_REAL, path, lambda: os.path.realpath(path), now=now)
 
 
-def _kept(cache: dict, key, now: float, make):
-    """``make()``, kept in ``cache`` for ``CACHE_SECONDS``."""
-    kept = cache.get(key)
-    if kept is not None and now - kept[0] < CACHE_SECONDS:
-        return kept[1]
+def kept(cache: dict, key, make, *, seconds: float = CACHE_SECONDS, now: float | None = None):
+    """``make()``, kept in ``cache`` for ``seconds`` (``now``: ``time.monotonic()``)."""
+    now = time.monotonic() if now is None else now
+    found = cache.get(key)
+    if found is not None and now - found[0] < seconds:
+        return found[1]
     made = make()
     if len(cache) > 1024:
         cache.clear()

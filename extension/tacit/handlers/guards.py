@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ from tacit.guards import GuardSet, normalize_call, reason
 from tacit.guards.model import CommandMatch, SudoMatch
 from tacit.guards.outcome import call_key, read_reply
 from tacit.hookspecs import ContextResult, Injection, Result, ToolCallResult, can_ask
-from tacit.projects import CACHE_SECONDS, common_dir, project_for, read_gitdir_file
+from tacit.projects import common_dir, kept, project_for, read_gitdir_file
 from tacit.stores.file_memo import signature
 from tacit.stores.guard_files import Finder
 from tacit.stores.guards import GuardRecord, GuardStore, read_rev_file
@@ -56,22 +55,14 @@ class GuardChecker:
         self._compiled: OrderedDict[tuple, Compiled] = OrderedDict()
         self._files: dict[tuple, tuple] = {}
         self._rev: tuple | None = None  # the revision file, as last read
-        self._places: dict[str, tuple] = {}  # cwd -> (when, project, real cwd)
+        self._places: dict[str, tuple] = {}  # cwd -> (when, (project, real cwd))
         self._finder = Finder(every=300.0)  # the instruction files of each checkout
 
     def place(self, cwd) -> tuple:
-        """(project, real cwd) of a working folder, kept ``CACHE_SECONDS`` (as ``tacit.projects``)."""
+        """(project, real cwd) of a working folder, kept as long as ``tacit.projects`` keeps a project."""
         if not isinstance(cwd, str) or not cwd.startswith("/"):
             return project_for(cwd, home=self.home), None
-        now = time.monotonic()
-        found = self._places.get(cwd)
-        if found is not None and now - found[0] < CACHE_SECONDS:
-            return found[1], found[2]
-        project, real = project_for(cwd, home=self.home), os.path.realpath(cwd)
-        if len(self._places) > 256:
-            self._places.clear()
-        self._places[cwd] = (now, project, real)
-        return project, real
+        return kept(self._places, cwd, lambda: (project_for(cwd, home=self.home), os.path.realpath(cwd)))
 
     def compiled(self, ledger, project) -> Compiled:
         """This project's guards, rebuilt when its memory or the table changed (else five stats)."""

@@ -17,6 +17,7 @@ from tacit.guards.instructions import (
     MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text, unread_rule,
 )
 from tacit.guards.model import GuardSpec
+from tacit.projects import kept
 from tacit.safety.scanner import scan
 from tacit.stores import history
 from tacit.stores.file_memo import DerivedMemo
@@ -144,20 +145,12 @@ def _decode(item):
 class Finder:
     """The instruction files of each checkout, re-discovered every ``every`` seconds."""
 
-    def __init__(self, every: float = 30.0):
+    def __init__(self, every: float):
         self.every = every
         self._found: dict[str, tuple] = {}
 
     def files(self, root: str) -> tuple[str, ...]:
-        now = time.monotonic()
-        cached = self._found.get(root)
-        if cached is not None and now - cached[0] < self.every:
-            return cached[1]
-        files = found(root)
-        if len(self._found) > 256:
-            self._found.clear()
-        self._found[root] = (now, files)
-        return files
+        return kept(self._found, root, lambda: found(root), seconds=self.every)
 
 
 NOTICE_KEY = "guards.files."  # + the project's key: the notices of its last read
