@@ -6,6 +6,7 @@ Design notes: docs/design/guards.md#tacithandlersguards
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -280,21 +281,15 @@ def _programs(match) -> tuple:
 
 
 # The current branch, from the worktree's .git/HEAD (no git process)
-_HEAD_FILES: dict[str, str | None] = {}
 _BRANCHES: dict[str, tuple] = {}
 HEAD_PREFIX = "ref: refs/heads/"
 
 
+@functools.lru_cache(maxsize=1024)
 def _head_file(root: str) -> str | None:
-    if root in _HEAD_FILES:
-        return _HEAD_FILES[root]
     dot_git = os.path.join(root, ".git")
     git_dir = dot_git if os.path.isdir(dot_git) else read_gitdir_file(dot_git) if os.path.isfile(dot_git) else None
-    head = os.path.join(git_dir, "HEAD") if git_dir else None
-    if len(_HEAD_FILES) > 1024:
-        _HEAD_FILES.clear()
-    _HEAD_FILES[root] = head
-    return head
+    return os.path.join(git_dir, "HEAD") if git_dir else None
 
 
 def _read_cached(cache: dict, path: str, parse):
