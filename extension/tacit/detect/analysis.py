@@ -16,8 +16,6 @@ from tacit.detect.markers import expiry_hint
 from tacit.detect.model import USER_MODEL, model
 from tacit.detect.patterns import CorrectionPatterns
 
-__all__ = ["MessageAnalysis", "analyse", "lesson_threshold", "REVIEW_BUDGET", "review_due"]
-
 #: a session starts a review when the lesson scores of its highlighted
 #: messages since the last review add up to this (chosen on the tune split)
 REVIEW_BUDGET = 1.0

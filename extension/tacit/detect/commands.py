@@ -8,8 +8,6 @@ import re
 
 from tacit.lazyre import lazy
 
-__all__ = ["wants_forget", "wants_review"]
-
 _I = re.IGNORECASE
 
 _REVIEW_EXACT = {

@@ -21,8 +21,6 @@ from tacit.detect.patterns import CorrectionPatterns, default_patterns, original
 from tacit.detect.rules import Phrased, phrase
 from tacit.detect.text import sentences, strip_quoted
 
-__all__ = ["CorrectionVerdict", "STRONG_SCORE", "detect_correction", "judge_correction"]
-
 #: a strong-pattern hit scores at least this
 STRONG_SCORE = 0.9
 #: a negative-pattern hit vetoes only messages this short (in words)

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from tacit.lazyre import lazy
 from tacit.detect.text import clauses, content_tokens, normalise, sentences, strip_quoted
 
-__all__ = ["Message", "read_message", "cue_hits", "contrast_cue", "heuristic_score"]
-
 _LEAD = (r"(?:(?:but|and|no|nope|nah|so|hey|hmm+|um+|uh+|ugh|ok|okay|oh|oops|wait|dude|man|yo|well|also|just|"
          r"please|again|like|see|remember|btw|fyi|reminder|note that|lets|let us|can you|could you|"
          r"you need to|you should|i want you to|i need you to|now)\s+)*")

@@ -19,8 +19,6 @@ from tacit.detect.text import (
     PLACEHOLDER, clean, content_tokens, focus_text, looks_like_agent_prompt, sentences, strip_quoted, words,
 )
 
-__all__ = ["MessageReading", "read", "user_features"]
-
 #: n-grams come from at most this many leading and trailing words
 HEAD_WORDS, TAIL_WORDS = 48, 16
 

@@ -10,8 +10,6 @@ Design notes: docs/design/detect.md#tacitdetectfix_tokens"""
 
 from __future__ import annotations
 
-__all__ = ["STOPWORDS", "iter_tokens", "tokenize_code_aware"]
-
 STOPWORDS = frozenset(
     ["a", "an", "the", "and", "or", "but", "if", "then", "else", "so", "of", "to", "in", "on", "at", "by",
      "for", "with", "from", "into", "onto", "as", "is", "are", "was", "were", "be", "been", "being", "it",

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from tacit.detect.analysis import MessageAnalysis, analyse
 from tacit.detect.model import USER_MODEL, model
 
-__all__ = ["CATEGORIES", "CATEGORY_RANGES", "TENTATIVE_RANGE", "Importance", "importance_from", "score_importance"]
-
 CATEGORIES = ("preference", "decision", "correction", "goal", "fact", "context", "none")
 
 #: (low, high) importance for each category; "none" is capped well below the

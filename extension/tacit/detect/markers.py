@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from tacit.lazyre import lazy
 
-__all__ = ["DurableMarkers", "durable_markers", "expiry_hint", "chinese_correction"]
-
 _I = re.IGNORECASE
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 

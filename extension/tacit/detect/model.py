@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
-__all__ = ["FEATURE_KEYS", "Logistic", "feature_key", "load_models", "sigmoid"]
-
 _HERE = Path(__file__).resolve().parent
 #: how the weight files key their weights (a file saying otherwise is not loaded)
 FEATURE_KEYS = "blake2b-8"

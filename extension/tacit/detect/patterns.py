@@ -16,12 +16,6 @@ from typing import Any
 
 from tacit.detect.text import DROP_APOSTROPHE
 
-__all__ = [
-    "CorrectionPatterns", "DEFAULT_STRONG_PATTERNS", "DEFAULT_WEAK_PATTERNS", "DEFAULT_NEGATIVE_PATTERNS",
-    "DEFAULT_DIRECTIVE_WORDS", "OriginalHit", "compile_patterns", "default_patterns", "patterns_from_config",
-    "original_rule",
-]
-
 # Two deliberate narrowings, documented in docs/corrections.md: "please don't hesitate/worry" is not
 # a correction, and "no need" is only an approval when it is not "no need for X / to <verb>".
 DEFAULT_STRONG_PATTERNS: tuple[str, ...] = (

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from tacit.lazyre import lazy
 
-__all__ = ["Phrased", "phrase", "TOOLS", "STYLE_TERMS"]
-
 
 @dataclass(frozen=True, slots=True)
 class Phrased:

@@ -13,11 +13,6 @@ from functools import lru_cache
 
 from tacit.lazyre import lazy
 
-__all__ = [
-    "MAX_INPUT_CHARS", "clean", "strip_quoted", "looks_like_agent_prompt", "focus_text", "normalise",
-    "clauses", "sentences", "words", "content_tokens",
-]
-
 #: longer input keeps its first and last half of this many characters
 MAX_INPUT_CHARS = 40_000
 #: a message longer than this (after quotes and logs are gone) is judged on its edges

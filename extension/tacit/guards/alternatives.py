@@ -125,6 +125,3 @@ def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
                 return replace(spec, match=replace(m, unless=flags))
             return replace(spec, match=replace(m, bare=True))  # "run `pytest tests/unit` instead": a bare one
     return spec
-
-
-__all__ = ["narrow"]

@@ -73,6 +73,3 @@ def branch_name_fires(match: BranchNameMatch, inv: Invocation, call=None) -> boo
     """A git command that makes a branch whose name matches none of the allowed patterns."""
     name = new_branch(inv.argv) if inv.program == "git" else None
     return bool(name) and not any(fnmatch.fnmatchcase(name, p) for p in match.allowed)
-
-
-__all__ = ["branch_name_fires", "branch_name_specs", "new_branch"]

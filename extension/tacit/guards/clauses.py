@@ -561,5 +561,3 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
 gate(_NOISE, _HERE, _NEVER_SAID, _HEDGE, _EXCEPTION, _NOT_A_BAN, _CAUSAL_SPAN, _TYPED_NEVER, _TYPED_DONT,
      _CUE_EMPHASIS, _CONTRACTION, _DO_A, _ABBREVIATION, _NOT_ASIDE, _SQL_ASIDE, _BANNED_ASIDE, _NOUN_COLON, _ASIDE,
      _ASKED_NO, _BOLD, _TRAILER_COLON, _CAUSE, _ACTION_WHEN)
-
-__all__ = ["Clause", "clauses", "clean_line", "typed_cues", "veto"]

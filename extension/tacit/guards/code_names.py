@@ -35,6 +35,3 @@ def code_object(pattern: str) -> bool:
     if rest[-1].lower() in _FILE_EXTS:
         return False
     return head in _CODE_ROOTS or any(part[:1].islower() and not part.islower() for part in rest)
-
-
-__all__ = ["code_object"]

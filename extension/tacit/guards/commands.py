@@ -390,6 +390,3 @@ class _Sudo:
 
 
 SUDO = _Sudo()
-
-
-__all__ = ["program_names", "SUDO"]

@@ -82,6 +82,3 @@ def sql_fires(match: SqlMatch, inv: Invocation, call=None) -> bool:
         return False
     bare = [_STRINGS.sub(" ", text) for text in sql_texts(inv)]
     return any(_TESTS[kind](sql) for sql in bare for kind in match.statements)
-
-
-__all__ = ["pipe_fires", "sql_fires", "sql_texts", "SQL_CLIENTS"]

@@ -563,6 +563,3 @@ def spec_from_pattern(pattern, because, *, instead: str | None = None,
         return GuardSpec(SqlMatch(statements), because, instead, action)
     spec = _run(f"never run `{pattern}`", because)
     return GuardSpec(spec.match, because, instead, action) if spec else None
-
-
-__all__ = ["derive_guard", "derive_guards", "spec_from_pattern", "MAX_LESSON_CHARS"]

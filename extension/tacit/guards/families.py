@@ -144,6 +144,3 @@ def family_specs(clause: str, because: str, own) -> list:
         found = _needs_flag(clause, because, own)
     return (found or _any_folder(clause, because) or _pr_acts(clause, because) or _pr_to(clause, because)
             or _version_bump(clause, because))
-
-
-__all__ = ["family_specs"]

@@ -114,10 +114,6 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
             return out
     return []
 
-
-__all__ = ["git_verb_specs"]
-
-
 # git's own commands: "no git submodules" names git's things, not a `git submodules` command (there is none)
 GIT_COMMANDS = frozenset((
     "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "blame", "branch", "bundle", "cat-file",

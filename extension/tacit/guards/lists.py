@@ -117,6 +117,3 @@ def either(sentence: str, because: str, specs_of) -> list:
         if all(spec.match != s.match for s in out):
             out.append(spec)
     return out
-
-
-__all__ = ["each", "either", "for_its_job", "shared_target", "verb_list"]

@@ -346,8 +346,3 @@ def _match_from_dict(kind: Any, data: Any) -> Match | None:
             any(not set(given.get(name, ())) <= ok for name, ok in _ALLOWED.items()):
         return None
     return cls(**given)
-
-
-__all__ = ["ACTIONS", "SCOPES", "BranchNameMatch", "CommandMatch", "PathMatch", "PushMatch", "SudoMatch", "PipeMatch", "SqlMatch",
-           "CommitMatch", "CommitPathMatch", "RebaseMatch", "RemoveMatch", "OptionMatch", "SQL_STATEMENTS", "Match",
-           "GuardSpec", "Guard"]

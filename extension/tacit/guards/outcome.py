@@ -90,6 +90,3 @@ def read_reply(text: Any, programs: Iterable[str] = ()) -> str | None:
             # "npm is fine, but not here": a hedge after it and it is no answer
             return None if _HEDGE.search(message, found.end()) else answer
     return None
-
-
-__all__ = ["GUARD_ARG_CHARS", "tool_call_args", "call_key", "read_reply"]

@@ -232,6 +232,3 @@ def _takes_parent(write, rel_root: str | None, prefixes: tuple) -> bool:
     if not tree:
         return False
     return not rel or any(p == rel or p.startswith(rel + "/") for p in prefixes)
-
-
-__all__ = ["glob_regex", "compile_pattern", "compile_patterns", "removes", "PathGuard"]

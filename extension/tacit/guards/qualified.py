@@ -261,6 +261,3 @@ def qualified_specs(clause: str, because: str, read) -> list:
             or _script_over(clause, because, read) or _to_file(clause, because, read) or _global(clause, because)
             or _piped(clause, because) or _runner_over(clause, because) or _with_flag(clause, because, read)
             or _file_args(clause, because, read))
-
-
-__all__ = ["qualified_specs", "tail_specs"]

@@ -39,6 +39,3 @@ def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = 
     if action == "ask":
         return f'tacit: {what} goes against {whose} "{because}"{tail}. Run it anyway? ({said}{lift})'
     return f'tacit: stopped {what}, {whose}: "{because}"{tail} ({said}{lift})'
-
-
-__all__ = ["reason"]

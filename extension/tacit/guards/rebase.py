@@ -56,6 +56,3 @@ def rebase_fires(match: RebaseMatch, inv: Invocation, call=None) -> bool:
         return False
     names = _names(base, getattr(call, "remotes", None))
     return any(names_branch(b, names) for b in match.branches)
-
-
-__all__ = ["rebase_base", "rebase_fires"]

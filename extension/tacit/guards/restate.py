@@ -363,6 +363,3 @@ def said_as_run(sentence: str, spans: list) -> str:
     if _IS_USED.match(sentence):
         sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
-
-
-__all__ = ["restated_specs", "said_as_run", "script_instead"]

@@ -111,6 +111,3 @@ class Layout:
                     continue  # "| `std::string` | `kj::String` |": a type of code, not a command
                 out.append(f"never {verb} {cells[i]}")
         return out
-
-
-__all__ = ["Layout"]

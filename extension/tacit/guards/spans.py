@@ -134,6 +134,3 @@ def _clause_specs(text: str, cue_end: int, verb: str, line: str) -> list[GuardSp
             return []
         out.append(GuardSpec(spec.match, spec.because, None, "ask"))
     return out
-
-
-__all__ = ["span_specs"]

@@ -169,6 +169,3 @@ def _specs_of(text: str) -> tuple:
 
 def _spans(text: str) -> list[str]:
     return [s.strip() for s in re.findall(r"`([^`\n]{1,80})`", text) if s.strip()]
-
-
-__all__ = ["plain_refusal", "refusing_text", "unread_rule"]

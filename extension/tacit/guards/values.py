@@ -89,6 +89,3 @@ def option_fires(match: OptionMatch, inv: Invocation, call=None) -> bool:
         elif any(v.strip().lower() in wanted for v in value.split(",")):
             return True
     return False
-
-
-__all__ = ["value_specs", "option_fires"]

@@ -95,6 +95,3 @@ def ungrounded(spec: GuardSpec, *texts: str) -> list[str]:
             continue
         missing.append(word)
     return missing
-
-
-__all__ = ["explain", "ungrounded"]
