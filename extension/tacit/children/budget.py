@@ -113,20 +113,14 @@ def as_int(value) -> int:
     return int(value) if number is not None and number >= 0 else 0  # NaN is 0
 
 
-def priced(cfg, model: str, **tokens) -> tuple[float | None, str]:
-    price = price_for(cfg, model)
-    if price is None:
-        return None, "unknown"
-    return round(price.cost(**tokens), 8), "price_table"
-
-
 def reported(cfg, model: str, usd, inp, out, read=0, write=0, tokens=0) -> Spend:
     """A child's report as a ``Spend``: the host's cost (``usd``) when it gave one, else the price
     table's; ``tokens`` when it gave a total, else the sum (each count read with ``as_int``)."""
     counts = dict(input=as_int(inp), output=as_int(out), cache_read=as_int(read), cache_write=as_int(write))
     usd, source = as_float(usd), "host"
     if usd is None:
-        usd, source = priced(cfg, model, **counts)
+        price = price_for(cfg, model)
+        usd, source = (round(price.cost(**counts), 8), "price_table") if price else (None, "unknown")
     return Spend(as_int(tokens) or sum(counts.values()), **counts, usd=usd, usd_source=source, model=model)
 
 
