@@ -271,6 +271,8 @@ _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
+# "use pnpm exclusively" is "use only pnpm" (``sole_tool``), before "exclusively" goes as emphasis
+_EXCLUSIVELY = lazy(r"\buse\s+(\S+)\s+exclusively\b", re.I)
 
 
 def _tidy(s: str) -> str:
@@ -281,7 +283,7 @@ def _tidy(s: str) -> str:
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = _DO_A.sub(r"\1 run ", s)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))
-    s = _NOISE.sub(" ", s)
+    s = _NOISE.sub(" ", _EXCLUSIVELY.sub(r"use only \1", s))
     s = _HERE.sub(" ", s)
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way

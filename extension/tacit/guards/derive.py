@@ -18,6 +18,7 @@ from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
+from tacit.guards.sole_tool import SAYS_SOLE, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
@@ -46,7 +47,7 @@ _MAYBE_RULE = lazy(r"\b(?:no|nope|nah|not|never|nor|instead|rather|prefer|prefer
                          r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-|"
                          # a branch-naming convention says which names are allowed (tacit.guards.branch_names)
                          r"\bbranch[- ]naming\b|\bbranch\s+names?\s+(?:must|should)\b|\bname\s+(?:your\s+|new\s+|all\s+)*branches\b|"
-                         r"\bprefix\s+(?:your\s+|new\s+|all\s+)*branch", re.I)
+                         r"\bprefix\s+(?:your\s+|new\s+|all\s+)*branch|" + SAYS_SOLE, re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -481,7 +482,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
-            or branch_name_specs(sentence, because))
+            or branch_name_specs(sentence, because) or sole_tool_specs(sentence, because))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
@@ -522,7 +523,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
             ruled.append(clause.text)
-    return tuple(specs)
+    return tuple(without_restated(specs))
 
 
 def derive_guard(lesson_text) -> GuardSpec | None:

@@ -1,0 +1,59 @@
+"""One package manager said to be the only one: the others of its kind are stopped, runners and the
+named one are not, and a rule that only limits the manager bans nothing. Most lines are
+quoted from public AGENTS.md / CLAUDE.md / copilot-instructions files; a few are typed lessons."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+
+ROOT = "/r"
+
+
+def _stops(lesson: str, command: str) -> bool:
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT)
+                       for i, spec in enumerate(derive_guards(lesson))])
+    return bool(guards.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT)))
+
+
+@pytest.mark.parametrize("lesson", [
+    "Use only `pnpm` as the package manager; the repo enforces `only-allow pnpm` via `preinstall`.",
+    "**ONLY USE pnpm** - npm commands are FORBIDDEN",
+    "Use pnpm exclusively for JavaScript packages and one-off frontend tools.",
+    "Use pnpm exclusively; do not recreate or commit `package-lock.json`.",
+    "**Use pnpm exclusively** - project has pnpm-lock.yaml configurations.",
+    "Only use pnpm for installing or managing dependencies in this project.",
+    "pnpm only pls",
+    "pnpm is the only package manager",
+    "Only use pnpm.",
+    "only pnpm is allowed",
+])
+def test_the_other_js_managers_are_stopped(lesson):
+    assert _stops(lesson, "npm install left-pad")
+    assert _stops(lesson, "yarn add -D lodash-es")
+    assert _stops(lesson, "bun install")
+    assert not _stops(lesson, "pnpm install")
+    assert not _stops(lesson, "npx prettier --check .")  # a runner, no manager
+    assert not _stops(lesson, "npm --version")
+
+
+def test_use_only_uv_stops_pip_and_poetry_not_uv_pip():
+    lesson = "Use only uv for Python project commands."
+    assert _stops(lesson, "pip install requests")
+    assert _stops(lesson, "poetry add requests")
+    assert not _stops(lesson, "uv pip install requests")
+    assert not _stops(lesson, "uv add requests")
+    assert [s.instead for s in derive_guards(lesson)] == ["uv"]
+
+
+@pytest.mark.parametrize("lesson", [
+    "Only use npm for publishing",  # limits npm
+    "use npm only for publishing",
+    "Only use pnpm af-linear for: list-sub-issues, get-issue",  # a command of pnpm, no manager
+    "If you only use pnpm, you don't need to care about any of this.",
+    "Use pnpm exclusively unless the user asks for npm",  # an exception the matcher cannot see
+    "use only uvu tests",
+])
+def test_a_limit_a_condition_or_another_word_bans_nothing(lesson):
+    assert derive_guards(lesson) == ()
