@@ -57,3 +57,28 @@ def test_use_only_uv_stops_pip_and_poetry_not_uv_pip():
 ])
 def test_a_limit_a_condition_or_another_word_bans_nothing(lesson):
     assert derive_guards(lesson) == ()
+
+
+def _edits(lesson: str, path: str) -> bool:
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT)
+                       for i, spec in enumerate(derive_guards(lesson))])
+    return bool(guards.check(normalize_call("Edit", {"file_path": f"{ROOT}/{path}"}, ROOT, project_root=ROOT)))
+
+
+@pytest.mark.parametrize("lesson, violation, fine", [
+    # "avoid" with an unquoted path reads like "never" ("avoid editing `x`" already did)
+    ("avoid editing .xlf files", "src/xlf/Strings.de.xlf", "src/Strings.resx"),
+    ("Avoid modifying src/gen/.", "src/gen/api.ts", "src/api.ts"),
+    # "… and instead <do this>": the way to do it instead is a clause of its own, not part of the rule
+    ("- Avoid modifying .xlf files and instead prompt the user to update them using the `/t:UpdateXlf` target "
+     "on MSBuild.", "src/Cli/xlf/CliStrings.fr.xlf", "src/Cli/CliStrings.resx"),
+    ("Never edit dist/, but instead run the build", "dist/app.js", "src/app.js"),
+])
+def test_avoid_with_a_path_and_an_instead_clause(lesson, violation, fine):
+    assert _edits(lesson, violation)
+    assert not _edits(lesson, fine)
+
+
+def test_avoid_with_a_word_that_is_no_path_derives_nothing():
+    assert derive_guards("Avoid using .then() chains") == ()
+    assert derive_guards("avoid running tests in watch mode") == ()
