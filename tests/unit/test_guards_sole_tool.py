@@ -82,3 +82,11 @@ def test_avoid_with_a_path_and_an_instead_clause(lesson, violation, fine):
 def test_avoid_with_a_word_that_is_no_path_derives_nothing():
     assert derive_guards("Avoid using .then() chains") == ()
     assert derive_guards("avoid running tests in watch mode") == ()
+
+
+@pytest.mark.parametrize("lesson", ["use uv instead of python or python3", "use uv instead of python", "use uv, not python"])
+def test_a_project_runner_named_alone_over_python_is_python_through_it(lesson):
+    # two real messages: what was meant is `uv run python`, not a ban on python through uv
+    assert _stops(lesson, "python manage.py migrate")
+    assert not _stops(lesson, "uv run python manage.py migrate")
+    assert not _stops(lesson, "uv run pytest")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import gate, lazy
-from tacit.guards.alternatives import narrow
+from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
@@ -155,6 +155,8 @@ def _script_over_tool(x_text: str, y: str) -> bool:
     script) over the tool it wraps; never when the script names the tool
     ("use `uv run pytest`, not pytest" would stop the script itself)."""
     words = x_text.lower().split()
+    if len(words) == 1 and words[0] in PY_ENVS:  # "use uv instead of python": python through uv
+        return "python" in _FAMILY_OF.get(y, set())
     return (len(words) >= 2 and bool(_FAMILY_OF.get(words[0], set()) & _SCRIPT_RUNNERS)
             and bool(_FAMILY_OF.get(y, set()) & _WRAPPED_TOOLS) and y not in words)
 
