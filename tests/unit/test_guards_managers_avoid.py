@@ -1,6 +1,8 @@
-"""One package manager said to be the only one: the others of its kind are stopped, runners and the
-named one are not, and a rule that only limits the manager bans nothing. Most lines are
-quoted from public AGENTS.md / CLAUDE.md / copilot-instructions files; a few are typed lessons."""
+"""Package managers and "avoid": one manager said to be the only one stops the others of its kind
+(not runners, not the named one; a rule that only limits a manager bans nothing), a project runner
+named over python means python through it, "avoid" before a path reads as "never", and "… and
+instead <do this>" is a clause of its own. Most lines are quoted from public instruction files or
+real user messages; a few are typed lessons."""
 
 from __future__ import annotations
 
