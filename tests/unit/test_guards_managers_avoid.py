@@ -56,6 +56,7 @@ def test_use_only_uv_stops_pip_and_poetry_not_uv_pip():
     "If you only use pnpm, you don't need to care about any of this.",
     "Use pnpm exclusively unless the user asks for npm",  # an exception the matcher cannot see
     "use only uvu tests",
+    "uv only: run `uv sync` first",  # a heading for uv's users
 ])
 def test_a_limit_a_condition_or_another_word_bans_nothing(lesson):
     assert derive_guards(lesson) == ()

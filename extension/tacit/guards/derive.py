@@ -484,7 +484,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
-            or branch_name_specs(sentence, because) or sole_tool_specs(sentence, because))
+            or branch_name_specs(sentence, because) or sole_tool_specs(sentence, because, lesson))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

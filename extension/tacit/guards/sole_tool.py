@@ -37,12 +37,14 @@ _SOLE = [lazy(p, re.I) for p in (
 SAYS_SOLE = rf"\b(?:only\s+use|use\s+only|only)\s+`?(?:{_MANAGER})\b|\bexclusively\b|\b(?:{_MANAGER})`?\s+(?:only|is\s+the\s+only)\b"
 
 
-def sole_tool_specs(sentence: str, because: str) -> list:
+def sole_tool_specs(sentence: str, because: str, lesson: str = "") -> list:
     """[the guard on the other managers] when the clause names one manager as the only one, else []."""
     m = next((m for p in _SOLE if (m := p.fullmatch(sentence))), None)
     if m is None:
         return []
     x = m.group("x").lower()
+    if re.search(rf"\b{x}`?\s+only\s*:", lesson, re.I):
+        return []  # "uv only: run `uv sync` first" heads what uv's users do, it bans nothing
     return [GuardSpec(CommandMatch(_others(x), (), (), True), because, x)]
 
 
