@@ -102,12 +102,15 @@ def test_any_text(text, prev):
 
 
 def test_linear_time_on_huge_input():
-    timings = []
+    timings = []  # the best of three runs each: a shared machine's pauses are no work
     for size in (50_000, 500_000):
         text = ("why did you do that? " + "lorem ipsum dolor " * 10) * (size // 200)
-        started = time.perf_counter()
-        analyse(text, text)
-        timings.append(time.perf_counter() - started)
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            analyse(text, text)
+            best = min(best, time.perf_counter() - started)
+        timings.append(best)
     assert timings[1] < 1.0  # capped: ten times the input, not ten times the work
     assert timings[1] < 5 * timings[0] + 0.05
 

@@ -142,12 +142,10 @@ def test_derived(text, matches):
     "stop the dev server before you commit",  # "stop" is the act here, not a prohibition
     "no more than three retries per job",
     "Forbidden: `any`, `unknown as`",  # types of code, not programs
-    "Only use pnpm.",  # the others are not named: no guard
     "Never commit secrets (API keys, tokens)",  # examples that are no paths
     "Never commit large files (videos, datasets)",
     "- For debugging: `X_DEBUG=true` runs in-process (no Docker)",  # a description, not a rule
     "- `nx test realtime-js` - Standard test (no Docker)",
-    "Only pnpm is allowed.",
     "Don't bypass the type checker by using `as any`.",
     "`eval` is forbidden.",
     "You should not be using `var`.",

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
-from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS, shell_words
+from tacit.guards.words import _FAMILY_OF, _KNOWN_PROGRAMS, _STOP_WORDS, shell_words
 
 _PIECES = lazy(r"[.;:!?\u2014\u2013]\s+|\s+-\s+|,\s+|\n|\s*[()]\s*")
 _QUOTED = lazy(r"`([^`\n]{1,120})`")
@@ -70,6 +70,8 @@ _RUNS = {"uv": ("run",), "poetry": ("run",), "pipenv": ("run",), "pdm": ("run",)
          "bunx": (), "pnpx": ()}
 # runners that also run a package's binary named right after them (``pnpm vitest``, ``yarn jest``)
 _DIRECT_BIN = frozenset(("pnpm", "yarn"))
+# the project-environment runners that run python when named alone ("use uv instead of python")
+PY_ENVS = frozenset(("uv", "poetry", "pipenv", "pdm", "rye", "hatch"))
 _KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx", "npm"), "bunx": ("bun", "bunx"),
         "bun": ("bun", "bunx"), "pnpm": ("pnpm", "pnpx"), "pnpx": ("pnpm", "pnpx"), "npm": ("npm", "npx")}
 
@@ -84,6 +86,9 @@ def _through_wrapper(words: list, m) -> tuple:
     if not isinstance(m, CommandMatch) or m.not_via or not words or words[0] not in _RUNS or words[0] in m.programs \
             or any(p in _RUNS for p in m.programs):
         return ()  # "use `pnpm exec x` rather than `npx x`": npx is the runner not to use
+    if len(words) == 1 and words[0] in PY_ENVS and not m.subcommands \
+            and all("python" in _FAMILY_OF.get(p, ()) for p in m.programs):
+        return _KIN.get(words[0], (words[0],))  # "use uv instead of python": python through uv
     verbs = _RUNS[words[0]]
     direct = words[0] in _DIRECT_BIN and len(words) > 1 and words[1] in m.programs  # `pnpm vitest run`
     rest = words[1 + bool(verbs) - direct:]

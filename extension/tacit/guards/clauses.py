@@ -40,7 +40,8 @@ _HERE = lazy(
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
-_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+")
+# "… and instead prompt the user": the way to do it instead is a clause of its own
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|,?\s+(?:and|but)\s+(?=instead\b)", re.I)
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
               r"these|those|there|i|you|of|our|otherwise)\b)", re.I)
@@ -94,7 +95,9 @@ _NOT_A_BAN = lazy(r"\b(?:don'?t|do not|dont|never|not)\s+(?:(?:be|always|really|
                   r"(?:^\s*|\b(?:i|it|this|that|which)\s+)(?:can'?t|cannot|couldn'?t|could not)\b", re.I)
 # "avoid `X`" / "avoid running `X`" at a clause's head, with a quoted object,
 # states a rule ("never …"); "avoid npm", "try to avoid …" stay hedges
-_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00)", re.I)
+# "avoid modifying `x`" · "avoid editing .xlf files" · "avoid modifying src/gen/": a quoted name or a path
+_AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(?=\x00|(?:the\s+)?[\w~-]*[./*][\w*][\w./*-]*(?:\s|$))",
+              re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
 _NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
@@ -271,6 +274,8 @@ _DOT_ARGUMENT = lazy(r"[\w/-]\s\.$")
 _DO_A = lazy(r"\b(never|don'?t|do not)\s+do\s+an?\s+(?=\x00)", re.I)
 _SPACE_BEFORE = lazy(r"\s+([,;:])")
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
+# "use pnpm exclusively" is "use only pnpm" (``sole_tool``), before "exclusively" goes as emphasis
+_EXCLUSIVELY = lazy(r"\buse\s+(\S+)\s+exclusively\b", re.I)
 
 
 def _tidy(s: str) -> str:
@@ -281,7 +286,7 @@ def _tidy(s: str) -> str:
     s = _SPOKEN_NEVER.sub(_spoken, s)
     s = _DO_A.sub(r"\1 run ", s)  # "never do a `git reset`"
     s = _AVOID.sub(_avoid, _SO_RULE.sub("", s.strip()))
-    s = _NOISE.sub(" ", s)
+    s = _NOISE.sub(" ", _EXCLUSIVELY.sub(r"use only \1", s))
     s = _HERE.sub(" ", s)
     s = " ".join(s.split())  # the spaces \s matches are the ones str.split splits at
     s = _AVOID.sub(_avoid, s)  # "please refrain from editing `x`": the politeness was in the way

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import gate, lazy
-from tacit.guards.alternatives import narrow
+from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
@@ -18,6 +18,7 @@ from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
+from tacit.guards.sole_tool import SAYS_SOLE, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
@@ -46,7 +47,7 @@ _MAYBE_RULE = lazy(r"\b(?:no|nope|nah|not|never|nor|instead|rather|prefer|prefer
                          r"to run)\b|n'?t\b|\b(?:with|use|pass|add)\s+`?-|"
                          # a branch-naming convention says which names are allowed (tacit.guards.branch_names)
                          r"\bbranch[- ]naming\b|\bbranch\s+names?\s+(?:must|should)\b|\bname\s+(?:your\s+|new\s+|all\s+)*branches\b|"
-                         r"\bprefix\s+(?:your\s+|new\s+|all\s+)*branch", re.I)
+                         r"\bprefix\s+(?:your\s+|new\s+|all\s+)*branch|" + SAYS_SOLE, re.I)
 
 
 def _prepare(text) -> tuple[str, list] | None:
@@ -154,6 +155,8 @@ def _script_over_tool(x_text: str, y: str) -> bool:
     script) over the tool it wraps; never when the script names the tool
     ("use `uv run pytest`, not pytest" would stop the script itself)."""
     words = x_text.lower().split()
+    if len(words) == 1 and words[0] in PY_ENVS:  # "use uv instead of python": python through uv
+        return "python" in _FAMILY_OF.get(y, set())
     return (len(words) >= 2 and bool(_FAMILY_OF.get(words[0], set()) & _SCRIPT_RUNNERS)
             and bool(_FAMILY_OF.get(y, set()) & _WRAPPED_TOOLS) and y not in words)
 
@@ -481,7 +484,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
-            or branch_name_specs(sentence, because))
+            or branch_name_specs(sentence, because) or sole_tool_specs(sentence, because, lesson))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
@@ -522,7 +525,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
             ruled.append(clause.text)
-    return tuple(specs)
+    return tuple(without_restated(specs))
 
 
 def derive_guard(lesson_text) -> GuardSpec | None:

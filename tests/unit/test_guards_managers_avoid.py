@@ -1,0 +1,95 @@
+"""Package managers and "avoid": one manager said to be the only one stops the others of its kind
+(not runners, not the named one; a rule that only limits a manager bans nothing), a project runner
+named over python means python through it, "avoid" before a path reads as "never", and "… and
+instead <do this>" is a clause of its own. Most lines are quoted from public instruction files or
+real user messages; a few are typed lessons."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+
+ROOT = "/r"
+
+
+def _stops(lesson: str, command: str) -> bool:
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT)
+                       for i, spec in enumerate(derive_guards(lesson))])
+    return bool(guards.check(normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT)))
+
+
+@pytest.mark.parametrize("lesson", [
+    "Use only `pnpm` as the package manager; the repo enforces `only-allow pnpm` via `preinstall`.",
+    "**ONLY USE pnpm** - npm commands are FORBIDDEN",
+    "Use pnpm exclusively for JavaScript packages and one-off frontend tools.",
+    "Use pnpm exclusively; do not recreate or commit `package-lock.json`.",
+    "**Use pnpm exclusively** - project has pnpm-lock.yaml configurations.",
+    "Only use pnpm for installing or managing dependencies in this project.",
+    "pnpm only pls",
+    "pnpm is the only package manager",
+    "Only use pnpm.",
+    "only pnpm is allowed",
+])
+def test_the_other_js_managers_are_stopped(lesson):
+    assert _stops(lesson, "npm install left-pad")
+    assert _stops(lesson, "yarn add -D lodash-es")
+    assert _stops(lesson, "bun install")
+    assert not _stops(lesson, "pnpm install")
+    assert not _stops(lesson, "npx prettier --check .")  # a runner, no manager
+    assert not _stops(lesson, "npm --version")
+
+
+def test_use_only_uv_stops_pip_and_poetry_not_uv_pip():
+    lesson = "Use only uv for Python project commands."
+    assert _stops(lesson, "pip install requests")
+    assert _stops(lesson, "poetry add requests")
+    assert not _stops(lesson, "uv pip install requests")
+    assert not _stops(lesson, "uv add requests")
+    assert [s.instead for s in derive_guards(lesson)] == ["uv"]
+
+
+@pytest.mark.parametrize("lesson", [
+    "Only use npm for publishing",  # limits npm
+    "use npm only for publishing",
+    "Only use pnpm af-linear for: list-sub-issues, get-issue",  # a command of pnpm, no manager
+    "If you only use pnpm, you don't need to care about any of this.",
+    "Use pnpm exclusively unless the user asks for npm",  # an exception the matcher cannot see
+    "use only uvu tests",
+    "uv only: run `uv sync` first",  # a heading for uv's users
+])
+def test_a_limit_a_condition_or_another_word_bans_nothing(lesson):
+    assert derive_guards(lesson) == ()
+
+
+def _edits(lesson: str, path: str) -> bool:
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT)
+                       for i, spec in enumerate(derive_guards(lesson))])
+    return bool(guards.check(normalize_call("Edit", {"file_path": f"{ROOT}/{path}"}, ROOT, project_root=ROOT)))
+
+
+@pytest.mark.parametrize("lesson, violation, fine", [
+    # "avoid" with an unquoted path reads like "never" ("avoid editing `x`" already did)
+    ("avoid editing .xlf files", "src/xlf/Strings.de.xlf", "src/Strings.resx"),
+    ("Avoid modifying src/gen/.", "src/gen/api.ts", "src/api.ts"),
+    # "… and instead <do this>": the way to do it instead is a clause of its own, not part of the rule
+    ("- Avoid modifying .xlf files and instead prompt the user to update them using the `/t:UpdateXlf` target "
+     "on MSBuild.", "src/Cli/xlf/CliStrings.fr.xlf", "src/Cli/CliStrings.resx"),
+    ("Never edit dist/, but instead run the build", "dist/app.js", "src/app.js"),
+])
+def test_avoid_with_a_path_and_an_instead_clause(lesson, violation, fine):
+    assert _edits(lesson, violation)
+    assert not _edits(lesson, fine)
+
+
+def test_avoid_with_a_word_that_is_no_path_derives_nothing():
+    assert derive_guards("Avoid using .then() chains") == ()
+    assert derive_guards("avoid running tests in watch mode") == ()
+
+
+@pytest.mark.parametrize("lesson", ["use uv instead of python or python3", "use uv instead of python", "use uv, not python"])
+def test_a_project_runner_named_alone_over_python_is_python_through_it(lesson):
+    # two real messages: what was meant is `uv run python`, not a ban on python through uv
+    assert _stops(lesson, "python manage.py migrate")
+    assert not _stops(lesson, "uv run python manage.py migrate")
+    assert not _stops(lesson, "uv run pytest")
