@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from tacit.guards.instructions import (
-    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, read_text, unread_rule,
+    MAX_FILE_BYTES, MDC_DIR, NAMES, BadFile, FileRule, UnreadLine, applies_at, generated_self, read_text, unread_rule,
 )
 from tacit.guards.model import GuardSpec
 from tacit.projects import kept
@@ -63,15 +63,6 @@ def found(root: str) -> tuple[str, ...]:
         if seen > MAX_ENTRIES:
             break
     return tuple(sorted(set(out)))
-
-
-def applies_at(rel: str) -> str:
-    """The folder below which a file's rules apply: its own, or the one holding ``.claude/`` & co."""
-    folder = os.path.dirname(rel)
-    for nested in (".claude", ".github", ".cursor/rules"):
-        if folder == nested or folder.endswith("/" + nested):
-            folder = folder[: -len(nested)].rstrip("/")
-    return folder
 
 
 def _text(root: str, rel: str) -> str:
@@ -125,7 +116,8 @@ def read(root: str, files: tuple[str, ...] | None = None, cfg=None) -> Read:
 
 def _items(text: str, rel: str) -> list:
     found_rules, found_unread = read_text(text, rel)
-    return [*found_rules, *found_unread]
+    own = generated_self(text, rel)  # "<!-- GENERATED FILE. DO NOT EDIT -->": the file itself is asked for
+    return [*([own] if own else []), *found_rules, *found_unread]
 
 
 def _encode(rule) -> list:
