@@ -93,3 +93,19 @@ def test_a_project_runner_named_alone_over_python_is_python_through_it(lesson):
     assert _stops(lesson, "python manage.py migrate")
     assert not _stops(lesson, "uv run python manage.py migrate")
     assert not _stops(lesson, "uv run pytest")
+
+
+@pytest.mark.parametrize("lesson, stopped", [
+    # real lines: a command line in double quotes reads as one in backticks, lists included
+    ('Never run "git reset --hard", "git clean", or force-push.', ["git reset --hard HEAD~1", "git clean -fd"]),
+    ('Never run "git commit" or "git push" yourself.', ["git commit -m x", "git push origin feature"]),
+])
+def test_a_command_in_double_quotes_is_a_quoted_command(lesson, stopped):
+    for command in stopped:
+        assert _stops(lesson, command)
+    assert not _stops(lesson, "git status")
+
+
+def test_double_quotes_around_words_that_are_no_command_change_nothing():
+    assert derive_guards('never say "make it so"') == ()
+    assert derive_guards("don't write \"git is great\" in docs") == ()

@@ -200,9 +200,18 @@ def _asked_no(m) -> str:
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
 
 
+# "never run "git reset --hard", "git clean"": a known program's command line in double quotes is quoted code
+_DQ_COMMAND = lazy(r'"([a-z][\w.-]*(?:\s+[^"\s]+){1,6})"', re.I)
+
+
+def _dq_command(m) -> str:
+    return f"`{m.group(1)}`" if m.group(1).split()[0].lower() in _KNOWN_PROGRAMS else m.group(0)
+
+
 def clean_line(text: str, typed: bool = False) -> str:
     """Markup off a line: bullets, headings, bold, warning signs (cue words as typed too unless ``typed``)."""
     text = text.translate(_TRANSLATE) if typed else typed_cues(text.translate(_TRANSLATE))
+    text = _DQ_COMMAND.sub(_dq_command, text) if '"' in text else text
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
