@@ -97,7 +97,8 @@ def test_a_project_runner_named_alone_over_python_is_python_through_it(lesson):
 
 @pytest.mark.parametrize("lesson, stopped", [
     # real lines: a command line in double quotes reads as one in backticks, lists included
-    ('Never run "git reset --hard", "git clean", or force-push.', ["git reset --hard HEAD~1", "git clean -fd"]),
+    ('Never run "git reset --hard", "git clean", or force-push.',
+     ["git reset --hard HEAD~1", "git clean -fd", "git push --force origin main"]),  # a force push ends the list
     ('Never run "git commit" or "git push" yourself.', ["git commit -m x", "git push origin feature"]),
 ])
 def test_a_command_in_double_quotes_is_a_quoted_command(lesson, stopped):

@@ -382,7 +382,7 @@ gate(_MAYBE_RULE, *(needs for needs, _shape in _NEEDS[:2] + _NEEDS[4:]))
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
-                          r"(?:,?\s*(?:or|and)\s+(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}})?"
+                          r"(?:,?\s*(?:or|and)\s+(?P<tail>(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}}))?"
                           .format(d=_DONT), re.I)
 
 
@@ -416,6 +416,9 @@ _SUCH_AS = lazy(rf"(?:{_DONT})\s+(?:(?:run|use|execute|call|invoke)\s+)?(?:any\s
                       r"(?:\s*,?\s*(?:etc|and so on|or similar))?", re.I)
 
 
+_FORCE_PUSH_WORD = lazy(r"force[- ]?push(?:es|ing)?(?:\s+(?:anything|to\s+any\s+branch))?", re.I)
+
+
 def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     """The guards one clause states: one, several ("never run `a` or `b`"), or none."""
     m = _COMMIT_ANY.fullmatch(sentence)
@@ -434,6 +437,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     if m:
         quoted = re.findall(r"`[^`]+`", m.group("items"))
         out = [_run(m.group("verb") + q, because) for q in quoted]
+        if m.group("tail") and _FORCE_PUSH_WORD.fullmatch(m.group("tail").strip()):  # "…, `git clean`, or force-push"
+            out.append(GuardSpec(PushMatch((), True), because))
         if all(out):
             return out
         # "never run `git stash`, `git reset` or `git checkout --`": the commands that
