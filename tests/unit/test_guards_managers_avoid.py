@@ -110,3 +110,21 @@ def test_a_command_in_double_quotes_is_a_quoted_command(lesson, stopped):
 def test_double_quotes_around_words_that_are_no_command_change_nothing():
     assert derive_guards('never say "make it so"') == ()
     assert derive_guards("don't write \"git is great\" in docs") == ()
+
+
+@pytest.mark.parametrize("lesson", [
+    # real lines: where a commit goes (git, version control, the repo) is no part of the path
+    "- Never commit .env files to version control",
+    "- Never commit your `.env` file to version control",
+    "Do not commit .env files to source control",
+    "never commit `.env` to the repo",
+])
+def test_a_commit_rule_that_says_where_the_commit_goes(lesson):
+    assert _stops(lesson, "git add .env")
+    assert _stops(lesson, "git add -f .env")
+    assert not _stops(lesson, "git add src/app.py")
+
+
+def test_commit_to_a_branch_is_still_a_branch_rule():
+    assert [type(s.match).__name__ for s in derive_guards("never commit to main")] == ["CommitMatch"]
+    assert derive_guards("Never commit secrets to git") == ()  # secrets are no path
