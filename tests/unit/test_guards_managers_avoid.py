@@ -128,3 +128,16 @@ def test_a_commit_rule_that_says_where_the_commit_goes(lesson):
 def test_commit_to_a_branch_is_still_a_branch_rule():
     assert [type(s.match).__name__ for s in derive_guards("never commit to main")] == ["CommitMatch"]
     assert derive_guards("Never commit secrets to git") == ()  # secrets are no path
+
+
+@pytest.mark.parametrize("lesson", [
+    "- Never push a feature/task branch directly to `main`.",  # a real line
+    "never push your branch to main",
+])
+def test_the_branch_pushed_before_the_target_is_no_part_of_it(lesson):
+    assert _stops(lesson, "git push origin HEAD:main")
+    assert not _stops(lesson, "git push origin feature/login")
+
+
+def test_pushing_branches_with_no_target_is_no_rule():
+    assert derive_guards("never push branches") == ()

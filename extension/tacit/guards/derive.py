@@ -139,6 +139,8 @@ _FORCE_PUSH = lazy(
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = lazy(
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
+    r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 def _tool(word: str) -> str | None:
     """A known tool name (``pnpm``; backticks dropped), or None."""
