@@ -82,6 +82,24 @@ def refuse(error: str, code: int = 1, who: str = "tacit") -> int:
     return code
 
 
+def positive(kind=int):
+    """An argparse type for a count (``--limit``, ``--days``): a finite number above zero.
+    ``--limit 0`` or ``--days -5`` is a usage error, not quietly read as 1."""
+    import argparse
+    import math
+
+    def count(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"give a number above 0, not {text}")
+        return value
+
+    return count
+
+
 def read_text_arg(value: str, *, lenient: bool = False) -> str:
     """``-``: the text from stdin, invalid UTF-8 refused (or replaced when ``lenient``)."""
     if value == "-":
