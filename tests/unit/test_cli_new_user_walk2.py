@@ -38,3 +38,37 @@ def test_a_positive_limit_still_limits(run):
     run("memory", "add", "Node 20 is required.")
     code, out, _ = run("memory", "log", "--limit", "1", "--json")
     assert code == 0 and [c["text"] for c in one_json(out)["changes"]] == ["Node 20 is required."]
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\u0085"])
+def test_a_line_separator_in_an_entry_is_a_line_break(run, cfg, brk):
+    """U+2028/U+2029/U+0085 went into MEMORY.md raw: tacit's own reader splits lines at '\\n' only,
+    so 'x<U+2028>§<U+2028>y' passed the separator check, yet every reader that splits lines as
+    Python's str.splitlines does saw a '§' line there and two entries. Read as '\\n', it is refused."""
+    code, _, err = run("memory", "add", f"Deploy notes{brk}§{brk}more")
+    assert code == 1 and "'§' on a line of its own" in err, err
+    code, out, _ = run("memory", "add", f"Release steps:{brk}1. tag{brk}2. push", "--json")
+    assert code == 0, out
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    scope = one_json(out)
+    assert scope["entries"] == ["Release steps:\n1. tag\n2. push"]
+    raw = open(scope["path"], encoding="utf-8").read()
+    assert brk not in raw and raw.splitlines() == raw.split("\n"), repr(raw)
+
+
+def test_a_file_written_with_a_raw_separator_is_not_a_hand_edit(run, cfg):
+    """A file an older tacit wrote with a raw U+2028 is read as the same entries with '\\n': the next
+    save must not record a "hand edit" the user never made."""
+    run("memory", "add", "Use pnpm in this repository.")
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    path = one_json(out)["path"]
+    from tacit.stores import history
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("Use pnpm in this repository.\n§\nold\u2028entry")
+    history.record(cfg, action="add", scope="project", target=path, before=["Use pnpm in this repository."],
+                   after=["Use pnpm in this repository.", "old\u2028entry"], project="",
+                   actor=history.Actor(kind="user", name="cli"))
+    code, out, _ = run("memory", "add", "Node 20 is required.")
+    assert code == 0, out
+    code, out, _ = run("memory", "log", "--json")
+    assert [c["action"] for c in one_json(out)["changes"]] == ["add", "add", "add"]

@@ -22,7 +22,7 @@ def project_folder(args, cfg) -> str:
 def emit(obj, text=None) -> None:
     """Print the result: one JSON object with ``--json`` (or no ``text``), else ``text`` for a person."""
     if JSON_OUTPUT["on"] or text is None:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+        sys.stdout.write(one_line_json(obj) + "\n")
         sys.stdout.flush()
         return
     failed = isinstance(obj, dict) and obj.get("success") is False
@@ -30,6 +30,13 @@ def emit(obj, text=None) -> None:
     stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
     stream.write(out if out.endswith("\n") else out + "\n")
     stream.flush()
+
+
+def one_line_json(obj) -> str:
+    """``obj`` as JSON on one line for every line reader: U+2028, U+2029 and NEL (raw in JSON strings,
+    yet line breaks to str.splitlines and others) escaped."""
+    text = json.dumps(obj, ensure_ascii=False, indent=None)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
 
 
 def say(result: dict) -> str:

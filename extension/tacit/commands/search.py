@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit, positive, refuse
+from tacit.commands import JSON_OUTPUT, emit, one_line_json, positive, refuse
 
 
 def add_parser(subparsers) -> None:
@@ -35,7 +35,6 @@ def _arguments(p, hosts) -> None:
 def answer(cfg, request: dict, index) -> dict | None:
     """The service's side of ``search_client.via_service``: ``{"code", "out"}``, or None (not a search)."""
     import argparse
-    import json
 
     from tacit.search.searcher import search
     from tacit.timespan import parse_since
@@ -60,7 +59,7 @@ def answer(cfg, request: dict, index) -> dict | None:
     result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
                     limit=args.limit, index=index)
     if args.json:
-        return {"code": 0, "out": json.dumps(result, ensure_ascii=False) + "\n"}
+        return {"code": 0, "out": one_line_json(result) + "\n"}
     return {"code": 0, "out": format_results(result, color=bool(request.get("tty"))) + "\n"}
 
 

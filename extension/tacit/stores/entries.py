@@ -22,9 +22,15 @@ def parse_entries(raw: str) -> list[str]:
     return [e.strip() for e in SEPARATOR_LINE.split(normal_lines(raw)) if e.strip()]
 
 
+# the other line breaks str.splitlines knows (U+2028, U+2029, NEL, VT, FF, FS/GS/RS): read as LF, so
+# no reader that splits lines sees a '§' line (a separator) that the '\n' reader did not refuse
+_OTHER_BREAKS = dict.fromkeys(map(ord, "\v\f\x1c\x1d\x1e\x85\u2028\u2029"), "\n")
+
+
 def normal_lines(raw: str) -> str:
-    """CRLF and CR line endings as LF: a file saved by a Windows editor keeps its entries apart."""
-    return raw.replace("\r\n", "\n").replace("\r", "\n")
+    """CRLF, CR and every other line break as LF: a file saved by a Windows editor keeps its entries
+    apart, and an entry pasted with U+2028 is stored as the lines it shows."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n").translate(_OTHER_BREAKS)
 
 
 def join_entries(entries: Iterable[str]) -> str:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
+from tacit.stores.entries import normal_lines
 from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads
 
 CAUSE_CHARS = 600
@@ -282,7 +283,8 @@ def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)
-            if before is None or list(before) == list(entries):
+            # a state recorded before U+2028 & co. were read as line breaks is the same state
+            if before is None or [normal_lines(e) for e in before] == [normal_lines(e) for e in entries]:
                 return None
             return record(cfg, action="edit", scope=scope, target=target, before=list(before),
                           after=list(entries), project=project, actor=actor or Actor(kind="hand", name="hand"))
