@@ -5,6 +5,7 @@ are in test_cli_new_user_walk.py)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -72,3 +73,34 @@ def test_a_file_written_with_a_raw_separator_is_not_a_hand_edit(run, cfg):
     assert code == 0, out
     code, out, _ = run("memory", "log", "--json")
     assert [c["action"] for c in one_json(out)["changes"]] == ["add", "add", "add"]
+
+
+def test_changes_after_a_corrupt_ledger_go_on_numbering(run, cfg):
+    """After a corrupt ledger was moved aside, change ids began again at #1: `memory undo 2` from an
+    old notice then undid another change. They go on after the highest id the old one shows."""
+    import os
+
+    for text in ("Use pnpm in this repository.", "Node 20 is required.", "The dev server is on 5173."):
+        run("memory", "add", text)
+    for suffix in ("", "-wal", "-shm"):  # what Ledger._recover does with a corrupt one
+        if os.path.exists(f"{cfg.ledger_path}{suffix}"):
+            os.replace(f"{cfg.ledger_path}{suffix}", f"{cfg.ledger_path}.corrupt-20261201T000000{suffix}")
+    code, out, _ = run("memory", "add", "Deploy with make ship.")
+    assert code == 0 and out.rstrip().endswith("(undo: tacit memory undo 4)"), out
+    code, out, _ = run("doctor")
+    assert "change numbers started again" not in out, out
+
+
+def test_an_unreadable_corrupt_ledger_is_told_by_doctor(run, cfg):
+    """When the ledger moved aside cannot be read at all, numbering cannot go on: doctor says the
+    numbers started again, so an old undo number is checked before it is used."""
+    run("memory", "add", "Use pnpm in this repository.")
+    for suffix in ("-wal", "-shm"):
+        if os.path.exists(f"{cfg.ledger_path}{suffix}"):
+            os.remove(f"{cfg.ledger_path}{suffix}")
+    cfg.ledger_path.write_bytes(b"not a database " * 500)
+    code, out, _ = run("memory", "add", "Node 20 is required.")
+    assert code == 0 and "(undo: tacit memory undo 1)" in out, out
+    assert list(cfg.state_dir.glob("ledger.db.corrupt-*"))
+    code, out, _ = run("doctor", "--json")
+    assert any("change numbers started again at #1" in w for w in one_json(out)["warnings"]), out

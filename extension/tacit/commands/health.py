@@ -18,7 +18,7 @@ from tacit.commands.memory import project_of
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
-from tacit.stores.ledger import Ledger, LedgerUnavailable
+from tacit.stores.ledger import GAP_KEY, Ledger, LedgerUnavailable
 from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
 from tacit.stores.memory import MemoryStore
 
@@ -100,6 +100,8 @@ def ledger(cfg) -> dict:
     try:
         with Ledger(cfg) as led:
             verdict, out["last_event"] = led.check()
+            with led.read() as conn:  # a ledger moved aside could not be read: change numbers began at #1
+                out["numbers_restarted"] = bool(Ledger.meta_get(conn, GAP_KEY))
         out["ok"] = verdict == "ok"
         if verdict != "ok":
             out["error"] = f"quick_check: {verdict}"
@@ -280,6 +282,9 @@ def check(cfg, project=None) -> dict:
     warnings.extend(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
                     "(what it held is kept there; tacit started a fresh one)"
                     for moved in led["moved_aside"])
+    if led.get("numbers_restarted"):
+        warnings.append("change numbers started again at #1 (a ledger moved aside was unreadable): an undo "
+                        "number printed before then may now name another change; check `tacit memory log` first")
 
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,
