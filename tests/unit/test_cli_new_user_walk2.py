@@ -104,3 +104,32 @@ def test_an_unreadable_corrupt_ledger_is_told_by_doctor(run, cfg):
     assert list(cfg.state_dir.glob("ledger.db.corrupt-*"))
     code, out, _ = run("doctor", "--json")
     assert any("change numbers started again at #1" in w for w in one_json(out)["warnings"]), out
+
+
+def test_sharing_a_skill_moves_it_whole(run, tmp_path):
+    """`tacit share --skill` made a new skill of the body: its `created` date and version began
+    again, and its supporting files (references/…) went to the trash with the project copy."""
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nA release.\n\n## Procedure\n1. `pnpm test`.\n")
+    code, out, _ = run("skill", "create", "--name", "release", "--description", "Cut a release",
+                       "--body-file", str(body), "--json")
+    path = one_json(out)["path"]
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    import re
+    text = re.sub(r"(?m)^created: .*$", "created: '2025-03-04T05:06:07Z'", text)
+    text = re.sub(r"(?m)^version: .*$", "version: 1.4.2", text)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.makedirs(os.path.join(os.path.dirname(path), "references"))
+    with open(os.path.join(os.path.dirname(path), "references", "api.md"), "w", encoding="utf-8") as handle:
+        handle.write("The release API.\n")
+    assert run("share", "init")[0] == 0
+    code, out, _ = run("share", "--skill", "release", "--json")
+    assert code == 0, out
+    code, out, _ = run("skill", "view", "release", "--json")
+    shared = one_json(out)
+    assert "/.tacit/skills/release/" in shared["path"]
+    assert "created: '2025-03-04T05:06:07Z'" in shared["content"] and "version: 1.4.2" in shared["content"]
+    code, out, _ = run("skill", "view", "release", "--file", "references/api.md", "--json")
+    assert code == 0 and "The release API." in out, out
