@@ -133,3 +133,27 @@ def test_sharing_a_skill_moves_it_whole(run, tmp_path):
     assert "created: '2025-03-04T05:06:07Z'" in shared["content"] and "version: 1.4.2" in shared["content"]
     code, out, _ = run("skill", "view", "release", "--file", "references/api.md", "--json")
     assert code == 0 and "The release API." in out, out
+
+
+def test_a_huge_team_memory_is_read_only_in_part_and_doctor_says_so(run, web):
+    """A clone's 100 MB `.tacit/MEMORY.md` was read whole by every session start, `memory show`
+    and doctor (32 s and 400 MB for a snapshot): it is read up to entries.MAX_FILE_BYTES, doctor
+    names it, and a write that would rewrite only its first part is refused."""
+    from tacit.stores.entries import MAX_FILE_BYTES
+
+    assert run("share", "init")[0] == 0
+    team = web / ".tacit" / "MEMORY.md"
+    entry = "Run the release from the main branch only, after the tests pass. "
+    count = MAX_FILE_BYTES // len(entry) + 2000
+    team.write_text("\n§\n".join(f"{entry}{n}" for n in range(count)), encoding="utf-8")
+    code, out, _ = run("doctor", "--json")
+    data = one_json(out)
+    assert code == 1 and any(f"{team} is {team.stat().st_size:,} bytes" in p for p in data["problems"]), data
+    code, out, _ = run("memory", "show", "--scope", "team", "--json")
+    shown = one_json(out)["entries"]
+    assert shown[0] == f"{entry}0" and 0 < len(shown) < count and shown[-1].startswith(entry), len(shown)
+    size = team.stat().st_size
+    code, _, err = run("memory", "add", "--scope", "team", "Tag releases vX.Y.Z.")
+    assert code == 1 and "will not rewrite it" in err and team.stat().st_size == size, err
+    code, out, _ = run("memory", "snapshot")
+    assert code == 0 and f"{entry}0" in out

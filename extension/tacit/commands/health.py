@@ -19,7 +19,7 @@ from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
 from tacit.stores.ledger import GAP_KEY, Ledger, LedgerUnavailable
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
 from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
@@ -71,7 +71,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
         if entry["exists"]:
             try:
                 entry["mode"] = f"{os.stat(path).st_mode & 0o777:o}"
-                check = check_file(path.read_bytes(), store.limit_for(scope))
+                data, size = read_head(path)
+                check = check_file(data, store.limit_for(scope))
                 if check.problem != NOT_UTF8:
                     entry["entries"] = len(check.entries)
                     entry["usage"] = store.usage(scope, check.entries)["text"]
@@ -82,6 +83,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
                            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
                            }[check.problem]
                     entry["problem"] = f"{path} {why}: tacit will not rewrite it (fix it by hand)"
+                if size > len(data):
+                    entry["problem"] = too_long(path, size)
             except OSError as exc:
                 entry["problem"] = f"{path} cannot be read: {describe_failure(exc)[0]}"
             entry.setdefault("usage", "unreadable")
