@@ -157,3 +157,18 @@ def test_a_huge_team_memory_is_read_only_in_part_and_doctor_says_so(run, web):
     assert code == 1 and "will not rewrite it" in err and team.stat().st_size == size, err
     code, out, _ = run("memory", "snapshot")
     assert code == 0 and f"{entry}0" in out
+
+
+def test_guard_test_says_when_guards_are_off(run, cfg):
+    """With `guards_enabled = false` (configuration.md: "Off: nothing is stopped") `tacit guard
+    test "npm install"` still answered that the guard would stop it, and nothing said otherwise."""
+    run("memory", "add", "Use pnpm in this repository, never npm.")
+    cfg.config_file.write_text("guards_enabled = false\n", encoding="utf-8")
+    code, out, _ = run("guard", "test", "npm install")
+    assert code == 0 and "Guards are off (guards_enabled = false in config.toml): nothing is stopped." in out, out
+    code, out, _ = run("guard", "test", "npm install", "--json")
+    data = one_json(out)
+    assert data["fires"] is True and data["guards_enabled"] is False
+    cfg.config_file.write_text("", encoding="utf-8")
+    code, out, _ = run("guard", "test", "npm install")
+    assert code == 0 and "guard 1 (ask)" in out and "Guards are off" not in out, out

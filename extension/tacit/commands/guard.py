@@ -279,9 +279,11 @@ def _test(args, cfg) -> int:
 
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
-        emit({"success": True, "fires": bool(hits), "guards": hits},
+        enabled = bool(cfg.settings.get("guards_enabled", True))  # off: a hit is counted, never stopped
+        off = "" if enabled else "\nGuards are off (guards_enabled = false in config.toml): nothing is stopped."
+        emit({"success": True, "fires": bool(hits), "guards": hits, "guards_enabled": enabled},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
-             or "No guard fires.")
+             + (off if hits else "") or "No guard fires.")
         return 0
 
     return _run(args, cfg, work)
