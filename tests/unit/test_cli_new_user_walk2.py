@@ -172,3 +172,21 @@ def test_guard_test_says_when_guards_are_off(run, cfg):
     cfg.config_file.write_text("", encoding="utf-8")
     code, out, _ = run("guard", "test", "npm install")
     assert code == 0 and "guard 1 (ask)" in out and "Guards are off" not in out, out
+
+
+def test_a_project_install_needs_a_real_project_folder(run, tmp_path):
+    """`tacit install pi --scope project --project-dir /typo` made the typo's folders and installed
+    there; in the home folder (never a project) it wrote the user-scope plugin folder, which a
+    later `tacit uninstall claude-code` then took for the user install."""
+    from pathlib import Path
+
+    home = Path(os.environ["HOME"])
+    missing = tmp_path / "no-such" / "repo"
+    code, out, _ = run("install", "pi", "--scope", "project", "--project-dir", str(missing), "--json")
+    data = one_json(out)
+    assert code == 1 and "no such folder" in data["error"] and not missing.parent.exists(), data
+    code, _, err = run("install", "claude-code", "--scope", "project", "--project-dir", str(home))
+    assert code == 1 and "your home folder, never a project" in err and not (home / ".claude").exists(), err
+    code, out, _ = run("install", "pi", "--scope", "project")  # from inside the repository: fine
+    assert code == 0 and "(project scope)" in out, out
+    assert run("uninstall", "pi", "--scope", "project")[0] == 0
