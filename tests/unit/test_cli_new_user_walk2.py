@@ -190,3 +190,19 @@ def test_a_project_install_needs_a_real_project_folder(run, tmp_path):
     code, out, _ = run("install", "pi", "--scope", "project")  # from inside the repository: fine
     assert code == 0 and "(project scope)" in out, out
     assert run("uninstall", "pi", "--scope", "project")[0] == 0
+
+
+def test_search_says_since_when_it_looked(run):
+    """`tacit search port --since 2025-03-13` answered "0 exchanges for "port" in all projects." as
+    if there were none at all; --host is said in that line, --since was not."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples" / "claude-code-session.jsonl"
+    folder = Path(os.environ["HOME"]) / ".claude" / "projects" / "-home-maya-code-invoicely"
+    folder.mkdir(parents=True)
+    shutil.copy(examples, folder / examples.name)
+    code, out, _ = run("search", "port", "5173", "--all-projects", "--since", "2025-03-13")
+    assert code == 0 and out.startswith('0 exchanges for "port 5173" in all projects, since 2025-03-13 00:00.'), out
+    code, out, _ = run("search", "port", "5173", "--all-projects", "--since", "2025-03-12")
+    assert code == 0 and out.startswith('2 exchanges for "port 5173" in all projects, since 2025-03-12'), out
+    assert "the **port** is **5173** not 3000" in out

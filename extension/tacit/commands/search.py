@@ -117,6 +117,10 @@ def format_results(result: dict, color: bool = False) -> str:
     where = f"in {scope['project']['name']}" if scope.get("project") else "in all projects"
     if scope.get("host"):
         where += f", {scope['host']} only"
+    if scope.get("since"):  # said, as --host is: "0 exchanges" may only mean none that recent
+        import time
+
+        where += f", since {time.strftime('%Y-%m-%d %H:%M', time.localtime(scope['since']))}"
     results = result["results"]
     out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{result['query']}\" {where}"
            + (":" if results else ".")]
