@@ -206,3 +206,13 @@ def test_search_says_since_when_it_looked(run):
     code, out, _ = run("search", "port", "5173", "--all-projects", "--since", "2025-03-12")
     assert code == 0 and out.startswith('2 exchanges for "port 5173" in all projects, since 2025-03-12'), out
     assert "the **port** is **5173** not 3000" in out
+
+
+def test_a_pasted_page_is_named_not_repeated_whole(run):
+    """`tacit memory why` and `tacit search` given a whole pasted page (100,000 chars) printed it
+    back whole in their one-line answer."""
+    page = "word " * 20_000
+    code, _, err = run("memory", "why", page)
+    assert code == 1 and "none ever did" in err and len(err) < 400, len(err)
+    code, out, _ = run("search", page, "--all-projects")
+    assert code == 0 and out.startswith("0 exchanges for") and len(out) < 400, len(out)

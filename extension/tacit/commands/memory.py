@@ -260,7 +260,7 @@ def render_why(result: dict) -> str:
     for c in result["removed"]:
         lines.append(f"removed in #{c['id']} {c['time'].replace('T', ' ')} ({c['action']} by {c['actor']}): "
                      f"{clip(' | '.join(c['removed']), 160)}")
-    return "\n".join(lines) or f"No memory entry holds {result['text']!r}, and none ever did."
+    return "\n".join(lines) or f"No memory entry holds {clip(result['text'], 200)!r}, and none ever did."
 
 
 def _undo(args, cfg) -> int:

@@ -9,6 +9,7 @@ import os
 import sys
 
 from tacit.commands import JSON_OUTPUT, emit, one_line_json, positive, refuse
+from tacit.display import clip
 
 
 def add_parser(subparsers) -> None:
@@ -122,7 +123,8 @@ def format_results(result: dict, color: bool = False) -> str:
 
         where += f", since {time.strftime('%Y-%m-%d %H:%M', time.localtime(scope['since']))}"
     results = result["results"]
-    out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{result['query']}\" {where}"
+    query = clip(result["query"], 200)  # a pasted page is named, not repeated whole
+    out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{query}\" {where}"
            + (":" if results else ".")]
     for r in results:
         when = r["time"][:16].replace("T", " ")
