@@ -216,3 +216,14 @@ def test_a_pasted_page_is_named_not_repeated_whole(run):
     assert code == 1 and "none ever did" in err and len(err) < 400, len(err)
     code, out, _ = run("search", page, "--all-projects")
     assert code == 0 and out.startswith("0 exchanges for") and len(out) < 400, len(out)
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\f", "\x85"])
+def test_an_instruction_line_is_numbered_as_editors_number_it(run, web, brk):
+    """AGENTS.md was split with str.splitlines: a U+2028 or form feed inside line 1 made the rule on
+    line 3 'AGENTS.md:4' in the guard's reason and listing, and `--line AGENTS.md:N` named another line."""
+    (web / "AGENTS.md").write_text(f"# Rules{brk}for agents\n\n- Never run `make deploy`.\n", encoding="utf-8")
+    code, out, _ = run("guard", "list")
+    assert code == 0 and "from the repository's AGENTS.md:3" in out, out
+    code, out, _ = run("guard", "test", "make deploy")
+    assert "AGENTS.md:3" in out, out
