@@ -88,7 +88,25 @@ def test_changes_after_a_corrupt_ledger_go_on_numbering(run, cfg):
     code, out, _ = run("memory", "add", "Deploy with make ship.")
     assert code == 0 and out.rstrip().endswith("(undo: tacit memory undo 4)"), out
     code, out, _ = run("doctor")
-    assert "change numbers started again" not in out, out
+    assert "numbers started again" not in out, out
+
+
+def test_guards_after_a_corrupt_ledger_keep_no_old_number(run, cfg):
+    """Guard ids began again at 1 in the fresh ledger too: the hand-made guards came back from
+    guards.json in another order, so `tacit guard remove 1` from an old notice lifted another guard."""
+    run("memory", "add", "Use pnpm in this repository, never npm.")
+    run("guard", "add", "terraform apply", "--because", "Infrastructure goes through the ops PR.")
+    code, out, _ = run("guard", "list", "--json")
+    before = {g["id"]: g["because"] for g in one_json(out)["guards"]}
+    assert sorted(before) == [1, 2], before
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(f"{cfg.ledger_path}{suffix}"):
+            os.replace(f"{cfg.ledger_path}{suffix}", f"{cfg.ledger_path}.corrupt-20261201T000000{suffix}")
+    code, out, _ = run("guard", "list", "--json")
+    after = {g["id"]: g["because"] for g in one_json(out)["guards"]}
+    assert sorted(after.values()) == sorted(before.values()) and min(after) > max(before), (before, after)
+    code, _, err = run("guard", "remove", "1")
+    assert code == 1 and "no guard '1'" in err, err
 
 
 def test_an_unreadable_corrupt_ledger_is_told_by_doctor(run, cfg):
@@ -103,7 +121,7 @@ def test_an_unreadable_corrupt_ledger_is_told_by_doctor(run, cfg):
     assert code == 0 and "(undo: tacit memory undo 1)" in out, out
     assert list(cfg.state_dir.glob("ledger.db.corrupt-*"))
     code, out, _ = run("doctor", "--json")
-    assert any("change numbers started again at #1" in w for w in one_json(out)["warnings"]), out
+    assert any("change and guard numbers started again at 1" in w for w in one_json(out)["warnings"]), out
 
 
 def test_sharing_a_skill_moves_it_whole(run, tmp_path):

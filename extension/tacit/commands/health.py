@@ -103,7 +103,7 @@ def ledger(cfg) -> dict:
     try:
         with Ledger(cfg) as led:
             verdict, out["last_event"] = led.check()
-            with led.read() as conn:  # a ledger moved aside could not be read: change numbers began at #1
+            with led.read() as conn:  # a ledger moved aside could not be read: change numbers began at 1
                 out["numbers_restarted"] = bool(Ledger.meta_get(conn, GAP_KEY))
         out["ok"] = verdict == "ok"
         if verdict != "ok":
@@ -113,6 +113,17 @@ def ledger(cfg) -> dict:
     except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
         out.update(ok=False, error=f"{type(exc).__name__}: {exc}")
     return out
+
+
+def _moved_aside(led: dict) -> list[str]:
+    """What doctor says of the corrupt ledgers moved aside, and of numbers that began again."""
+    told = [f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
+            "(what it held is kept there; tacit started a fresh one)" for moved in led["moved_aside"]]
+    if led.get("numbers_restarted"):
+        told.append("change and guard numbers started again at 1 (a ledger moved aside was unreadable): an undo "
+                    "or guard number printed before then may now name another one; check `tacit memory log` or "
+                    "`tacit guard list` first")
+    return told
 
 
 def children(cfg) -> dict:
@@ -282,12 +293,7 @@ def check(cfg, project=None) -> dict:
                                       "moved_aside": []}, problems, cfg)
     if led["ok"] is False:
         problems.append(f"ledger {led['path']}: {led.get('error')}")
-    warnings.extend(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
-                    "(what it held is kept there; tacit started a fresh one)"
-                    for moved in led["moved_aside"])
-    if led.get("numbers_restarted"):
-        warnings.append("change numbers started again at #1 (a ledger moved aside was unreadable): an undo "
-                        "number printed before then may now name another change; check `tacit memory log` first")
+    warnings.extend(_moved_aside(led))
 
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,

@@ -17,7 +17,7 @@ from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
 from tacit.stores.entries import normal_lines
-from tacit.stores.ledger import AFTER_KEY, Ledger, LedgerUnavailable, dicts, loads
+from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads, next_id
 
 CAUSE_CHARS = 600
 
@@ -169,10 +169,9 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
 def _insert(conn, action, scope, target, project, before, after, actor, group, at) -> int:
     change_id = int(conn.execute(  # numbered on after a corrupt ledger's changes (Ledger._carry_numbering)
         "INSERT INTO history (id, at, action, scope, target, project, before, after, actor_kind, actor_name, "
-        "session_id, host, cause, cause_event, grp) VALUES ((SELECT max(coalesce(max(id), 0), coalesce("
-        "(SELECT CAST(value AS INTEGER) FROM ledger_meta WHERE key = ?), 0)) + 1 FROM history), "
+        f"session_id, host, cause, cause_event, grp) VALUES ({next_id('history')}, "
         "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (AFTER_KEY, time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
+        (time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
          actor.kind, actor.name, actor.session_id, actor.host, (actor.cause or "")[:CAUSE_CHARS],
          actor.cause_event, group)).lastrowid)
     if actor.kind in ANNOUNCED:

@@ -26,8 +26,16 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 QUEUE_WAIT = 600.0
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
-# ledger_meta keys of a ledger made after a corrupt one was moved aside (``Ledger._carry_numbering``)
-AFTER_KEY, GAP_KEY = "history.after", "history.gap"
+# ledger_meta keys of a ledger made after a corrupt one was moved aside (``Ledger._carry_numbering``):
+# the tables whose ids people are told (`tacit memory undo N`, `tacit guard remove N`) go on after them
+CARRIED = {"history": "history.after", "guards": "guards.after"}
+GAP_KEY = "history.gap"
+
+
+def next_id(table: str) -> str:
+    """SQL for a new row's id in ``table`` (one of ``CARRIED``): after its highest, and after the floor."""
+    return (f"(SELECT max(coalesce(max(id), 0), coalesce((SELECT CAST(value AS INTEGER) FROM ledger_meta "
+            f"WHERE key = '{CARRIED[table]}'), 0)) + 1 FROM {table})")
 # deleting many rows without holding the writer (``delete_where``)
 BATCH = 200  # rows per write transaction
 SCAN = 5000  # rowids found per read transaction
@@ -42,14 +50,14 @@ def loads(text):
         return None
 
 
-def last_change_id(path: str) -> int | None:
-    """The highest change id the ledger file at ``path`` still shows (None: unreadable)."""
+def last_ids(path: str) -> dict[str, int] | None:
+    """The highest id of each ``CARRIED`` table the ledger file at ``path`` still shows (None: unreadable)."""
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error:
         return None
     try:
-        return int(conn.execute("SELECT max(id) FROM history").fetchone()[0] or 0)
+        return {table: int(conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0] or 0) for table in CARRIED}
     except sqlite3.Error:
         return None
     finally:
@@ -169,14 +177,15 @@ class Ledger:
                 raise
 
     def _carry_numbering(self, conn) -> None:
-        """A new ledger beside corrupt ones moved aside numbers its changes on after the highest id
-        they show (``AFTER_KEY``), so an undo number printed before names no other change;
+        """A new ledger beside corrupt ones moved aside numbers its changes and guards on after the
+        highest ids they show (``CARRIED``), so a number printed before names no other one;
         ``GAP_KEY`` when one of them was unreadable (doctor says numbers may repeat)."""
         moved = [p for p in glob.glob(f"{glob.escape(self.path)}.corrupt-*") if not p.endswith(("-wal", "-shm"))]
         if not moved:
             return
-        last = [last_change_id(p) for p in moved]
-        self.meta_set(conn, AFTER_KEY, max((n for n in last if n is not None), default=0))
+        last = [last_ids(p) for p in moved]
+        for table, key in CARRIED.items():
+            self.meta_set(conn, key, max((ids[table] for ids in last if ids is not None), default=0))
         if None in last:
             self.meta_set(conn, GAP_KEY, 1)
 
