@@ -245,3 +245,19 @@ def test_an_instruction_line_is_numbered_as_editors_number_it(run, web, brk):
     assert code == 0 and "from the repository's AGENTS.md:3" in out, out
     code, out, _ = run("guard", "test", "make deploy")
     assert "AGENTS.md:3" in out, out
+
+
+def test_a_clones_memory_cannot_drive_the_terminal(run, web):
+    """A team MEMORY.md or AGENTS.md a clone brought is untrusted, yet `tacit memory show` and
+    `tacit guard list` printed its escape sequences raw: a line could retitle or clear the terminal
+    (OSC 0, CSI 2J). The agent's copy was cleaned; the person's is now too."""
+    assert run("share", "init")[0] == 0
+    (web / ".tacit" / "MEMORY.md").write_text("Ship on Fridays.\x1b]0;pwned\x07\x1b[2J\rgone", encoding="utf-8")
+    (web / "AGENTS.md").write_text("- Never run `make deploy`.\x1b[2J\n", encoding="utf-8")
+    for args in (("memory", "show", "--scope", "team"), ("guard", "list"), ("memory", "snapshot")):
+        code, out, err = run(*args)
+        assert code == 0 and "\x1b" not in out + err and "\r" not in out + err, (args, out)
+    code, out, _ = run("memory", "show", "--scope", "team")
+    assert "1. Ship on Fridays.\n     gone" in out, out  # the \r is a line ending there
+    code, out, _ = run("memory", "show", "--scope", "team", "--json")  # --json keeps the text as it is
+    assert one_json(out)["entries"] == ["Ship on Fridays.\x1b]0;pwned\x07\x1b[2J\ngone"]

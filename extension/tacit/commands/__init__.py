@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from tacit.display import printable
 from tacit.failures import InputError, LedgerUnavailable
 
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
@@ -26,7 +27,7 @@ def emit(obj, text=None) -> None:
         sys.stdout.flush()
         return
     failed = isinstance(obj, dict) and obj.get("success") is False
-    out = text(obj) if callable(text) else text
+    out = printable(text(obj) if callable(text) else text)  # a clone's memory or skill cannot drive the terminal
     stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
     stream.write(out if out.endswith("\n") else out + "\n")
     stream.flush()

@@ -9,7 +9,7 @@ import json
 import os
 
 from tacit.commands import emit, project_folder, refuse
-from tacit.display import clip
+from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import git_facts
 from tacit.projects import Project, project_for
@@ -137,12 +137,13 @@ def _list(args, cfg) -> int:
         else:
             print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
             for record in records:
-                print(_line(record))
+                print(printable(_line(record)))  # a lesson from a clone's team memory or AGENTS.md
             print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
         if unread:
             print(f"\nRule lines tacit could not read as a guard ({len(unread)}; a child is shown each once):")
             for one in unread[:10]:
-                print(f"  {one['where']}  \"{clip(one['text'], 100)}\"{'' if one['asked'] else '  (not shown yet)'}")
+                print(printable(f"  {one['where']}  \"{clip(one['text'], 100)}\""
+                                f"{'' if one['asked'] else '  (not shown yet)'}"))
             print(f"Phrase one yourself: tacit guard add --line {unread[0]['where']} \"<pattern>\" "
                   "(every word of it must be in the line).")
         return 0
