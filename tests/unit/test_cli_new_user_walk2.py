@@ -261,3 +261,19 @@ def test_a_clones_memory_cannot_drive_the_terminal(run, web):
     assert "1. Ship on Fridays.\n     gone" in out, out  # the \r is a line ending there
     code, out, _ = run("memory", "show", "--scope", "team", "--json")  # --json keeps the text as it is
     assert one_json(out)["entries"] == ["Ship on Fridays.\x1b]0;pwned\x07\x1b[2J\ngone"]
+
+
+def test_a_quoted_tilde_project_is_the_same_project_for_every_command(run):
+    """`--project "~/src/app"` (quoted, so no shell expanded it) was accepted: `memory add` found the
+    project, but `guard list` and `off --status` read the literal '~' and said "no project"."""
+    from pathlib import Path
+
+    from guard_helpers import git_repo
+
+    git_repo(Path(os.environ["HOME"]) / "src" / "app")
+    code, out, _ = run("memory", "add", "--project", "~/src/app", "Use pnpm in this repository, never npm.")
+    assert code == 0 and "[project:" in out, out
+    code, out, _ = run("guard", "list", "--project", "~/src/app")
+    assert code == 0 and "Guards that apply in app" in out and "`npm` (any use)" in out, out
+    code, out, _ = run("off", "--status", "--project", "~/src/app")
+    assert code == 0 and "tacit is on for" in out and "/src/app" in out, out
