@@ -208,6 +208,12 @@ def test_a_project_install_needs_a_real_project_folder(run, tmp_path):
     code, out, _ = run("install", "pi", "--scope", "project")  # from inside the repository: fine
     assert code == 0 and "(project scope)" in out, out
     assert run("uninstall", "pi", "--scope", "project")[0] == 0
+    app = home / "app"
+    app.mkdir()
+    code, out, _ = run("install", "pi", "--scope", "project", "--project-dir", "~/app")  # quoted: no shell expanded it
+    assert code == 0 and (app / ".pi" / "extensions" / "tacit" / "index.ts").exists(), out
+    assert not Path("~").exists()  # not a literal '~' folder here
+    assert run("uninstall", "pi", "--scope", "project", "--project-dir", "~/app")[0] == 0
 
 
 def test_search_says_since_when_it_looked(run):

@@ -33,7 +33,7 @@ def _run(args, cfg) -> int:
         return reply({"success": False, "error": refused})
     module = host_specs.get(args.host).load("installer")
     fn = getattr(module, args.verb)
-    return reply(fn(cfg, args.scope, project_dir=args.project_dir))
+    return reply(fn(cfg, args.scope, project_dir=os.path.expanduser(args.project_dir)))  # a quoted '~/app' too
 
 
 def _project_dir_problem(args, cfg) -> str | None:
