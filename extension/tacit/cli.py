@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         from tacit.failures import InputError
 
         return _failed(InputError(f"--project {folder}: no such folder; nothing was changed"))
+    if isinstance(folder, str):
+        args.project = os.path.expanduser(folder)  # a quoted '~/src/app': every command reads it alike
     try:
         cfg = _config()
         from tacit.app import Tacit

@@ -1,9 +1,26 @@
-"""Text shown to a person in one line: white space folded, clipped with an ellipsis."""
+"""Text shown to a person: in one line (white space folded, clipped with an ellipsis), and safe to
+print on a terminal."""
 
 from __future__ import annotations
+
+import re
+
+# escape sequences (CSI, OSC, the rest) and control characters but \t and \n: a team MEMORY.md, a
+# skill or an AGENTS.md line a clone brought must not move the cursor, retitle or clear the terminal
+_TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -~]?"
+                       r"|\x9b[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_OWN = ("\x1b[1m", "\x1b[0m")  # the bold of `tacit search` on a terminal
 
 
 def clip(text, limit: int) -> str:
     """``text`` on one line, at most ``limit`` characters (the last one ``…`` when cut)."""
     text = " ".join(str(text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """``text`` without terminal escape sequences and control characters (``\\t``, ``\\n`` and tacit's
+    own bold kept)."""
+    if text.isprintable() or _TERMINAL.search(text) is None:
+        return text
+    return _TERMINAL.sub(lambda m: m.group() if m.group() in _OWN else "", text)

@@ -201,7 +201,8 @@ def test_accepted_entries_round_trip(tmp_path_factory, entries):
     store = MemoryStore(load_config(env={"TACIT_HOME": str(home), "TACIT_MEMORY_CHAR_LIMIT": "100000"}))
     accepted = []
     for e in entries:
-        norm = e.replace("\r\n", "\n").replace("\r", "\n").strip()
+        # every line break str.splitlines knows is stored as "\n" (U+2028 & co. too)
+        norm = "\n".join(e.replace("\r\n", "\n").splitlines()).strip()
         if store.add("memory", e)["success"] and norm not in accepted:
             accepted.append(norm)
     assert store.entries("memory") == accepted

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+from tacit.display import printable
 from tacit.failures import InputError, LedgerUnavailable
 
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
@@ -22,14 +23,21 @@ def project_folder(args, cfg) -> str:
 def emit(obj, text=None) -> None:
     """Print the result: one JSON object with ``--json`` (or no ``text``), else ``text`` for a person."""
     if JSON_OUTPUT["on"] or text is None:
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None) + "\n")
+        sys.stdout.write(one_line_json(obj) + "\n")
         sys.stdout.flush()
         return
     failed = isinstance(obj, dict) and obj.get("success") is False
-    out = text(obj) if callable(text) else text
+    out = printable(text(obj) if callable(text) else text)  # a clone's memory or skill cannot drive the terminal
     stream = sys.stderr if failed else sys.stdout  # a refusal is an error message, for a person
     stream.write(out if out.endswith("\n") else out + "\n")
     stream.flush()
+
+
+def one_line_json(obj) -> str:
+    """``obj`` as JSON on one line for every line reader: U+2028, U+2029 and NEL (raw in JSON strings,
+    yet line breaks to str.splitlines and others) escaped."""
+    text = json.dumps(obj, ensure_ascii=False, indent=None)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
 
 
 def say(result: dict) -> str:
@@ -80,6 +88,24 @@ def refuse(error: str, code: int = 1, who: str = "tacit") -> int:
     """Emit a refusal (text: ``who: error``) and return ``code``, its exit code."""
     emit({"success": False, "error": error}, text=lambda r: f"{who}: {r['error']}")
     return code
+
+
+def positive(kind=int):
+    """An argparse type for a count (``--limit``, ``--days``): a finite number above zero.
+    ``--limit 0`` or ``--days -5`` is a usage error, not quietly read as 1."""
+    import argparse
+    import math
+
+    def count(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"give a number above 0, not {text}")
+        return value
+
+    return count
 
 
 def read_text_arg(value: str, *, lenient: bool = False) -> str:

@@ -6,7 +6,7 @@ Design notes: docs/design/commands.md#tacitcommandscost
 from __future__ import annotations
 
 from tacit.children.budget import report
-from tacit.commands import emit
+from tacit.commands import emit, positive
 
 
 def add_parser(subparsers) -> None:
@@ -14,7 +14,7 @@ def add_parser(subparsers) -> None:
                               description="Spend of tacit's background child agents (tokens, USD) by day, "
                                           "kind and host, today's budget, waiting jobs, and what each run "
                                           "changed (docs/cost.md).")
-    p.add_argument("--days", type=int, default=7, help="how many local days, today included (default 7)")
+    p.add_argument("--days", type=positive(), default=7, help="how many local days, today included (default 7)")
     p.set_defaults(func=_cost)
 
 

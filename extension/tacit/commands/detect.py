@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tacit.commands import emit, read_text_arg, refuse
+from tacit.commands import emit, one_line_json, read_text_arg, refuse
 
 
 def add_parser(subparsers) -> None:
@@ -106,6 +106,6 @@ def _run_jsonl(detector, name: str) -> int:
             result = {name: None, "error": f"bad input line: {exc}"}
         except Exception as exc:  # noqa: BLE001 — one bad line never stops the stream
             result = {name: None, "error": f"{type(exc).__name__}: {exc}"}
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(one_line_json(result) + "\n")
     out.flush()
     return 0

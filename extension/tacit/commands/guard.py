@@ -9,7 +9,7 @@ import json
 import os
 
 from tacit.commands import emit, project_folder, refuse
-from tacit.display import clip
+from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import git_facts
 from tacit.projects import Project, project_for
@@ -137,12 +137,13 @@ def _list(args, cfg) -> int:
         else:
             print(f"Guards {'known' if args.all else 'that apply in ' + where} ({len(records)}):")
             for record in records:
-                print(_line(record))
+                print(printable(_line(record)))  # a lesson from a clone's team memory or AGENTS.md
             print("Lift one with `tacit guard remove ID`; test a command with `tacit guard test \"…\"`.")
         if unread:
             print(f"\nRule lines tacit could not read as a guard ({len(unread)}; a child is shown each once):")
             for one in unread[:10]:
-                print(f"  {one['where']}  \"{clip(one['text'], 100)}\"{'' if one['asked'] else '  (not shown yet)'}")
+                print(printable(f"  {one['where']}  \"{clip(one['text'], 100)}\""
+                                f"{'' if one['asked'] else '  (not shown yet)'}"))
             print(f"Phrase one yourself: tacit guard add --line {unread[0]['where']} \"<pattern>\" "
                   "(every word of it must be in the line).")
         return 0
@@ -279,9 +280,11 @@ def _test(args, cfg) -> int:
 
     def work(store: GuardStore) -> int:
         hits = check_call(cfg, store, project, folder, command=args.command, edit=args.edit)
-        emit({"success": True, "fires": bool(hits), "guards": hits},
+        enabled = bool(cfg.settings.get("guards_enabled", True))  # off: a hit is counted, never stopped
+        off = "" if enabled else "\nGuards are off (guards_enabled = false in config.toml): nothing is stopped."
+        emit({"success": True, "fires": bool(hits), "guards": hits, **({} if enabled else {"guards_enabled": False})},
              text="\n".join(f"guard {hit['id']} ({hit['action']}): {hit['reason']}" for hit in hits)
-             or "No guard fires.")
+             + (off if hits else "") or "No guard fires.")
         return 0
 
     return _run(args, cfg, work)

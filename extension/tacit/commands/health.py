@@ -18,8 +18,8 @@ from tacit.commands.memory import project_of
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
-from tacit.stores.ledger import Ledger, LedgerUnavailable
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
+from tacit.stores.ledger import GAP_KEY, Ledger, LedgerUnavailable
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
 from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
@@ -71,7 +71,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
         if entry["exists"]:
             try:
                 entry["mode"] = f"{os.stat(path).st_mode & 0o777:o}"
-                check = check_file(path.read_bytes(), store.limit_for(scope))
+                data, size = read_head(path)
+                check = check_file(data, store.limit_for(scope))
                 if check.problem != NOT_UTF8:
                     entry["entries"] = len(check.entries)
                     entry["usage"] = store.usage(scope, check.entries)["text"]
@@ -82,6 +83,8 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
                            ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
                            }[check.problem]
                     entry["problem"] = f"{path} {why}: tacit will not rewrite it (fix it by hand)"
+                if size > len(data):
+                    entry["problem"] = too_long(path, size)
             except OSError as exc:
                 entry["problem"] = f"{path} cannot be read: {describe_failure(exc)[0]}"
             entry.setdefault("usage", "unreadable")
@@ -100,6 +103,8 @@ def ledger(cfg) -> dict:
     try:
         with Ledger(cfg) as led:
             verdict, out["last_event"] = led.check()
+            with led.read() as conn:  # a ledger moved aside could not be read: change numbers began at 1
+                out["numbers_restarted"] = bool(Ledger.meta_get(conn, GAP_KEY))
         out["ok"] = verdict == "ok"
         if verdict != "ok":
             out["error"] = f"quick_check: {verdict}"
@@ -108,6 +113,17 @@ def ledger(cfg) -> dict:
     except Exception as exc:  # noqa: BLE001 — a doctor reports, never crashes
         out.update(ok=False, error=f"{type(exc).__name__}: {exc}")
     return out
+
+
+def _moved_aside(led: dict) -> list[str]:
+    """What doctor says of the corrupt ledgers moved aside, and of numbers that began again."""
+    told = [f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
+            "(what it held is kept there; tacit started a fresh one)" for moved in led["moved_aside"]]
+    if led.get("numbers_restarted"):
+        told.append("change and guard numbers started again at 1 (a ledger moved aside was unreadable): an undo "
+                    "or guard number printed before then may now name another one; check `tacit memory log` or "
+                    "`tacit guard list` first")
+    return told
 
 
 def children(cfg) -> dict:
@@ -277,9 +293,7 @@ def check(cfg, project=None) -> dict:
                                       "moved_aside": []}, problems, cfg)
     if led["ok"] is False:
         problems.append(f"ledger {led['path']}: {led.get('error')}")
-    warnings.extend(f"a corrupt ledger was moved aside on {moved['at']} to {moved['path']} "
-                    "(what it held is kept there; tacit started a fresh one)"
-                    for moved in led["moved_aside"])
+    warnings.extend(_moved_aside(led))
 
     now = time.time()
     sessions = _guarded("failing sessions", failing_sessions, [], problems, cfg, since=now - FAILURE_WINDOW,

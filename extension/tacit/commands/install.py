@@ -5,6 +5,8 @@ Design notes: docs/design/commands.md#tacitcommandsinstall
 
 from __future__ import annotations
 
+import os
+
 from tacit.commands import reply
 from tacit.hosts import spec as host_specs
 
@@ -26,6 +28,22 @@ def add_parser(subparsers) -> None:
 
 
 def _run(args, cfg) -> int:
+    refused = _project_dir_problem(args, cfg) if args.verb == "install" and args.scope == "project" else None
+    if refused:
+        return reply({"success": False, "error": refused})
     module = host_specs.get(args.host).load("installer")
     fn = getattr(module, args.verb)
-    return reply(fn(cfg, args.scope, project_dir=args.project_dir))
+    return reply(fn(cfg, args.scope, project_dir=os.path.expanduser(args.project_dir)))  # a quoted '~/app' too
+
+
+def _project_dir_problem(args, cfg) -> str | None:
+    """Why ``--scope project`` cannot install into ``--project-dir``: a typo made its folders, and the
+    home folder (never a project) is where the user-scope install lives."""
+    folder = os.path.realpath(os.path.expanduser(args.project_dir))
+    if not os.path.isdir(folder):
+        return f"--project-dir {args.project_dir}: no such folder; nothing was installed"
+    home = os.path.realpath(cfg.env.get("HOME") or os.path.expanduser("~"))
+    if folder in (home, os.path.dirname(folder)):
+        return (f"{folder} is {'your home folder' if folder == home else 'the root folder'}, never a project: "
+                f"run `tacit install {args.host}` (--scope user) for every project, or --scope project in one")
+    return None

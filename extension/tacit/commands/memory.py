@@ -10,7 +10,7 @@ import json
 import os
 import time
 
-from tacit.commands import emit, exit_code, project_folder, read_text_arg, refuse, reply, say
+from tacit.commands import emit, exit_code, positive, project_folder, read_text_arg, refuse, reply, say
 from tacit.display import clip
 from tacit.failures import InputError
 from tacit.scopes import NOTES
@@ -74,7 +74,7 @@ def add_parser(subparsers) -> None:
 
     p = sub.add_parser("log", help="every change to memory and skills, newest first")
     p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 3d, 2w")
-    p.add_argument("--limit", type=int, default=50, help="at most this many changes (default 50)")
+    p.add_argument("--limit", type=positive(), default=50, help="at most this many changes (default 50)")
     p.add_argument("--json", action="store_true", help="one JSON object: {changes: [...]}")
     p.set_defaults(func=_log)
 
@@ -211,7 +211,7 @@ def _log(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return refuse(str(exc), 2)
-    found = [c.as_dict() for c in args.tacit.changes(since=since, limit=max(1, args.limit))]
+    found = [c.as_dict() for c in args.tacit.changes(since=since, limit=args.limit)]
     here = project_of(args)
     emit({"success": True, "changes": found},
          text=lambda _: render_log(found, here=here.main_root if here is not None else None))
@@ -260,7 +260,7 @@ def render_why(result: dict) -> str:
     for c in result["removed"]:
         lines.append(f"removed in #{c['id']} {c['time'].replace('T', ' ')} ({c['action']} by {c['actor']}): "
                      f"{clip(' | '.join(c['removed']), 160)}")
-    return "\n".join(lines) or f"No memory entry holds {result['text']!r}, and none ever did."
+    return "\n".join(lines) or f"No memory entry holds {clip(result['text'], 200)!r}, and none ever did."
 
 
 def _undo(args, cfg) -> int:

@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from tacit.commands import answer, emit, read_text_arg, refuse, unavailable
+from tacit.commands import answer, emit, positive, read_text_arg, refuse, unavailable
 from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
@@ -48,7 +48,7 @@ def add_parser(subparsers) -> None:
     find.set_defaults(func=_find)
 
     s = subparsers.add_parser("stats", help="per-turn metrics: patterns injected, forged, lookup time")
-    s.add_argument("--days", type=float, default=None, help="only the last N days")
+    s.add_argument("--days", type=positive(float), default=None, help="only the last N days")
     s.set_defaults(func=_stats)
 
 

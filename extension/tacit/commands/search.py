@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit, refuse
+from tacit.commands import JSON_OUTPUT, emit, one_line_json, positive, refuse
+from tacit.display import clip
 
 
 def add_parser(subparsers) -> None:
@@ -27,7 +28,7 @@ def _arguments(p, hosts) -> None:
     p.add_argument("--all-projects", action="store_true", help="search every project, not only this one")
     p.add_argument("--host", choices=hosts, default=None, help="only sessions of this host")
     p.add_argument("--since", default=None, metavar="WHEN", help="only since then: today, 12h, 7d, 2w, 6mo, 1y or a date")
-    p.add_argument("--limit", type=int, default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
+    p.add_argument("--limit", type=positive(), default=5, metavar="N", help="at most N exchanges (default 5, max 50)")
     p.add_argument("--cwd", default=None, metavar="DIR", help="the folder whose project is searched (default: here)")
     p.add_argument("--reindex", action="store_true", help="build the index again from the hosts' session files")
 
@@ -35,7 +36,6 @@ def _arguments(p, hosts) -> None:
 def answer(cfg, request: dict, index) -> dict | None:
     """The service's side of ``search_client.via_service``: ``{"code", "out"}``, or None (not a search)."""
     import argparse
-    import json
 
     from tacit.search.searcher import search
     from tacit.timespan import parse_since
@@ -60,7 +60,7 @@ def answer(cfg, request: dict, index) -> dict | None:
     result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
                     limit=args.limit, index=index)
     if args.json:
-        return {"code": 0, "out": json.dumps(result, ensure_ascii=False) + "\n"}
+        return {"code": 0, "out": one_line_json(result) + "\n"}
     return {"code": 0, "out": format_results(result, color=bool(request.get("tty"))) + "\n"}
 
 
@@ -118,8 +118,13 @@ def format_results(result: dict, color: bool = False) -> str:
     where = f"in {scope['project']['name']}" if scope.get("project") else "in all projects"
     if scope.get("host"):
         where += f", {scope['host']} only"
+    if scope.get("since"):  # said, as --host is: "0 exchanges" may only mean none that recent
+        import time
+
+        where += f", since {time.strftime('%Y-%m-%d %H:%M', time.localtime(scope['since']))}"
     results = result["results"]
-    out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{result['query']}\" {where}"
+    query = clip(result["query"], 200)  # a pasted page is named, not repeated whole
+    out = [f"{len(results)} exchange{'s' if len(results) != 1 else ''} for \"{query}\" {where}"
            + (":" if results else ".")]
     for r in results:
         when = r["time"][:16].replace("T", " ")

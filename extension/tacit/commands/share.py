@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from pathlib import Path
 
 from tacit.commands import refuse, reply
 from tacit.commands.memory import move_entry, project_of
@@ -84,10 +85,10 @@ def share_skill(cfg, project, name: str) -> dict:
     skill = listing.get(name)
     if skill is None:
         return {"success": False, "error": f"project skill {name!r} cannot be read"}
-    _meta, body = parse_skill(found["content"])
+    meta, body = parse_skill(found["content"])
     mover = dataclasses.replace(history.current_actor(), group=f"share-skill-{time.time_ns()}")
     with history.acting(mover):  # one change in the history: one undo puts it back
-        created = team.create(name, skill.description, body)
+        created = team.create(name, skill.description, body, keep=meta, files_from=Path(found["path"]).parent)
         if not created.get("success"):
             return {**created, "error": f"not shared: {created.get('error')}"}
         deleted = skills.stores["project"].delete(name)

@@ -113,7 +113,8 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
         raise BadFile("not text")
     if "\0" in text[:8192]:
         raise BadFile("binary content")
-    lines = text.splitlines()
+    # numbered as editors and grep number them: U+2028, a form feed … inside a line do not end it
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     start = _frontmatter_end(lines) if name.endswith(".mdc") else 0
     out: list[FileRule] = []
     unread: list[UnreadLine] = []

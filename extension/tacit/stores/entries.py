@@ -5,6 +5,7 @@ Design notes: docs/design/stores.md#tacitstoresmemory"""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -13,6 +14,29 @@ ENTRY_DELIMITER = "\n§\n"
 SEPARATOR_LINE = re.compile(r"\n[ \t]*§[ \t]*(?=\n)")  # '§ ' from an editor too (never text: separator_problem)
 NOT_UTF8, NOT_ENTRIES, ENTRY_TOO_BIG = "not-utf8", "not-entries", "entry-too-big"  # FileCheck.problem
 CONTEXT_FACTOR = 2  # a file is injected up to twice its limit: a lowered limit or a hand edit still shows whole
+# a memory file is read this far at most: a clone's 100 MB team MEMORY.md is not read whole at every session start
+MAX_FILE_BYTES = 2 * 1024 * 1024
+_SEPARATOR_BYTES = re.compile(rb"\n[ \t]*\xc2\xa7[ \t]*\n")
+
+
+def read_head(path) -> tuple[bytes, int]:
+    """A memory file's bytes and its size; past ``MAX_FILE_BYTES`` only what comes before the last
+    separator line within them (its cut entry left out). FileNotFoundError passes."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) <= MAX_FILE_BYTES:
+            return data, len(data)
+        size = os.fstat(handle.fileno()).st_size
+    last = None
+    for last in _SEPARATOR_BYTES.finditer(data, 0, MAX_FILE_BYTES):
+        pass
+    return data[:last.start() if last else 0], size
+
+
+def too_long(path, size: int) -> str:
+    """What is said of a memory file read only up to ``MAX_FILE_BYTES``."""
+    return (f"{path} is {size:,} bytes, more than the {MAX_FILE_BYTES:,} tacit reads of a memory file: only the "
+            f"entries in its first part were read, and tacit will not rewrite it. Cut it down by hand.")
 
 
 def parse_entries(raw: str) -> list[str]:
@@ -22,9 +46,15 @@ def parse_entries(raw: str) -> list[str]:
     return [e.strip() for e in SEPARATOR_LINE.split(normal_lines(raw)) if e.strip()]
 
 
+# the other line breaks str.splitlines knows (U+2028, U+2029, NEL, VT, FF, FS/GS/RS): read as LF, so
+# no reader that splits lines sees a '§' line (a separator) that the '\n' reader did not refuse
+_OTHER_BREAKS = dict.fromkeys(map(ord, "\v\f\x1c\x1d\x1e\x85\u2028\u2029"), "\n")
+
+
 def normal_lines(raw: str) -> str:
-    """CRLF and CR line endings as LF: a file saved by a Windows editor keeps its entries apart."""
-    return raw.replace("\r\n", "\n").replace("\r", "\n")
+    """CRLF, CR and every other line break as LF: a file saved by a Windows editor keeps its entries
+    apart, and an entry pasted with U+2028 is stored as the lines it shows."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n").translate(_OTHER_BREAKS)
 
 
 def join_entries(entries: Iterable[str]) -> str:

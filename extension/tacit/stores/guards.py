@@ -18,7 +18,7 @@ from tacit.projects import Project
 from tacit.safety.scanner import scan
 from tacit.stores import history
 from tacit.stores.file_memo import DerivedMemo
-from tacit.stores.ledger import Ledger, loads
+from tacit.stores.ledger import Ledger, loads, next_id
 from tacit.stores.memory import MemoryStore
 from tacit.stores.entries import fit
 
@@ -33,8 +33,9 @@ _COLUMNS = ("id", "key", "origin", "scope", "project", "project_root", "memory_s
             "removed_at", "removed_why")
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM guards"
 # a new row: key, origin, scope, project, project_root, memory_scope, lesson, spec, action, lesson_at, by_user, now
-INSERT = ("INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
-          "action, lesson_at, by_user, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+INSERT = ("INSERT OR IGNORE INTO guards (id, key, origin, scope, project, project_root, memory_scope, lesson, "
+          f"spec, action, lesson_at, by_user, created_at, updated_at) VALUES ({next_id('guards')}, "
+          "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -564,9 +565,9 @@ def restore_hand_made(cfg, conn) -> list[str]:
     restored = []
     for row in (r for r in rows if r["key"] not in have):
         cur = conn.execute(
-            "INSERT OR IGNORE INTO guards (key, origin, scope, project, project_root, memory_scope, lesson, spec, "
-            "action, status, lesson_at, by_user, created_at, updated_at) "
-            "VALUES (?, 'user', ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?)",
+            "INSERT OR IGNORE INTO guards (id, key, origin, scope, project, project_root, memory_scope, lesson, "
+            f"spec, action, status, lesson_at, by_user, created_at, updated_at) VALUES ({next_id('guards')}, "
+            "?, 'user', ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?)",
             (row["key"], row["scope"], row["project"], row["project_root"], row["lesson"], row["spec"],
              row["action"], row["status"], row.get("created_at") or now, row.get("created_at") or now, now))
         if cur.rowcount:

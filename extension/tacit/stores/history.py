@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field, fields
 from tacit.display import clip
 from tacit.log import log
 from tacit.stores import notices
-from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads
+from tacit.stores.entries import normal_lines
+from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads, next_id
 
 CAUSE_CHARS = 600
 
@@ -166,9 +167,10 @@ def record(cfg, *, action: str, scope: str, target: str, before, after, project:
 
 
 def _insert(conn, action, scope, target, project, before, after, actor, group, at) -> int:
-    change_id = int(conn.execute(
-        "INSERT INTO history (at, action, scope, target, project, before, after, actor_kind, actor_name, "
-        "session_id, host, cause, cause_event, grp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    change_id = int(conn.execute(  # numbered on after a corrupt ledger's changes (Ledger._carry_numbering)
+        "INSERT INTO history (id, at, action, scope, target, project, before, after, actor_kind, actor_name, "
+        f"session_id, host, cause, cause_event, grp) VALUES ({next_id('history')}, "
+        "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (time.time() if at is None else at, action, scope, target, project, _dump(before), _dump(after),
          actor.kind, actor.name, actor.session_id, actor.host, (actor.cause or "")[:CAUSE_CHARS],
          actor.cause_event, group)).lastrowid)
@@ -282,7 +284,8 @@ def notice_edit(cfg, *, scope: str, target: str, entries: list, project: str = "
     try:
         with ledger_for(cfg) as ledger:
             before = last_state(ledger, target)
-            if before is None or list(before) == list(entries):
+            # a state recorded before U+2028 & co. were read as line breaks is the same state
+            if before is None or [normal_lines(e) for e in before] == [normal_lines(e) for e in entries]:
                 return None
             return record(cfg, action="edit", scope=scope, target=target, before=list(before),
                           after=list(entries), project=project, actor=actor or Actor(kind="hand", name="hand"))

@@ -6,6 +6,7 @@ Design notes: docs/design/stores.md#tacitstoresledger"""
 from __future__ import annotations
 
 import collections
+import glob
 import json
 import os
 import sqlite3
@@ -25,6 +26,16 @@ CACHE_KIB = 512  # SQLite page cache per connection (the service holds one per t
 QUEUE_WAIT = 600.0
 
 CORRUPT_ERRORS = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
+# ledger_meta keys of a ledger made after a corrupt one was moved aside (``Ledger._carry_numbering``):
+# the tables whose ids people are told (`tacit memory undo N`, `tacit guard remove N`) go on after them
+CARRIED = {"history": "history.after", "guards": "guards.after"}
+GAP_KEY = "history.gap"
+
+
+def next_id(table: str) -> str:
+    """SQL for a new row's id in ``table`` (one of ``CARRIED``): after its highest, and after the floor."""
+    return (f"(SELECT max(coalesce(max(id), 0), coalesce((SELECT CAST(value AS INTEGER) FROM ledger_meta "
+            f"WHERE key = '{CARRIED[table]}'), 0)) + 1 FROM {table})")
 # deleting many rows without holding the writer (``delete_where``)
 BATCH = 200  # rows per write transaction
 SCAN = 5000  # rowids found per read transaction
@@ -37,6 +48,20 @@ def loads(text):
         return json.loads(text) if text else None
     except (TypeError, ValueError):
         return None
+
+
+def last_ids(path: str) -> dict[str, int] | None:
+    """The highest id of each ``CARRIED`` table the ledger file at ``path`` still shows (None: unreadable)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return {table: int(conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0] or 0) for table in CARRIED}
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
 
 
 def dicts(cursor) -> list[dict]:
@@ -128,6 +153,7 @@ class Ledger:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
                      "(name TEXT PRIMARY KEY, applied_at REAL NOT NULL) WITHOUT ROWID")
         applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        fresh = not applied
         for name, migration in MIGRATIONS:
             if name in applied:
                 continue
@@ -143,10 +169,25 @@ class Ledger:
                             conn.execute(statement)
                     conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
                                  (name, time.time()))
+                    if fresh and name == MIGRATIONS[0][0]:  # it makes ledger_meta
+                        self._carry_numbering(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+
+    def _carry_numbering(self, conn) -> None:
+        """A new ledger beside corrupt ones moved aside numbers its changes and guards on after the
+        highest ids they show (``CARRIED``), so a number printed before names no other one;
+        ``GAP_KEY`` when one of them was unreadable (doctor says numbers may repeat)."""
+        moved = [p for p in glob.glob(f"{glob.escape(self.path)}.corrupt-*") if not p.endswith(("-wal", "-shm"))]
+        if not moved:
+            return
+        last = [last_ids(p) for p in moved]
+        for table, key in CARRIED.items():
+            self.meta_set(conn, key, max((ids[table] for ids in last if ids is not None), default=0))
+        if None in last:
+            self.meta_set(conn, GAP_KEY, 1)
 
     def _recover(self, exc: BaseException) -> None:
         """Move a corrupt ledger (and its -wal/-shm) aside, under its file lock; the next open makes one."""

@@ -28,7 +28,7 @@ from tacit.stores import history, tombstones
 from tacit.stores.entries import (  # noqa: F401 — the file format, imported from here by the store's callers
     ENTRY_DELIMITER, join_entries, normalise_entry, parse_entries, removed, replaced, separator_problem, usage_text,
 )
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit
+from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
 from tacit.stores.shared_text import shared
 
 TARGETS = (MEMORY, *SCOPES)  # every name a caller may pass
@@ -90,6 +90,7 @@ class MemoryStore:
         self.left_out: list[str] = []  # what the context gate kept out of the snapshot, for a person
         self.gated_out: list = []  # the same, as tacit.safety.LeftOut items
         self.unread: list[str] = []  # files far over their limit: what was left out unread (entries.fit)
+        self.too_long: dict[str, str] = {}  # target -> what is said of its file, read only in part (read_head)
         self.last_change: int | None = None  # the history id of the last write
 
     # scopes, paths and limits
@@ -151,10 +152,13 @@ class MemoryStore:
 
     # reading (no lock: writes are atomic renames)
     def read_raw(self, target: str) -> str:
+        path = self.path_for(target)
         try:
-            data = self.path_for(target).read_bytes()
+            data, size = read_head(path)
         except FileNotFoundError:
             return ""
+        if size > len(data):
+            self.too_long[target] = too_long(path, size)
         # never crash on a hand edit's invalid UTF-8; an editor's byte-order mark is not "poison"
         return data.decode("utf-8-sig", errors="replace")
 
@@ -182,6 +186,7 @@ class MemoryStore:
             (t, self.read_raw(t), self.limit_for(t), str(self.path_for(t)), self.header(t)) for t in targets),
             self.project)
         self.unread.extend(unread)
+        self.unread.extend(self.too_long[t] for t in targets if t in self.too_long)
         self.left_out.extend(left_out)
         self.gated_out.extend(gated_out)
         return dict(blocks)
@@ -221,9 +226,11 @@ class MemoryStore:
         """Re-read under the lock; a file a rewrite would lose text of is backed up and refused."""
         path = self.path_for(target)
         try:
-            data = path.read_bytes()
+            data, size = read_head(path)
         except FileNotFoundError:
             return []
+        if size > len(data):  # a rewrite of its first part would drop the rest
+            raise _Refusal(target, f"Refusing to rewrite {path.name}; nothing was changed. {too_long(path, size)}")
         check = check_file(data, self.limit_for(target))
         if check.problem == NOT_UTF8 or (roundtrip_guard and check.problem):
             why = {NOT_UTF8: "the file is not valid UTF-8",

@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import hashlib
 import os
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -250,8 +251,10 @@ class SkillStore:
         return self._snapshot
 
     @_never_raise
-    def create(self, name: str, description: str, body: str | None = None) -> dict[str, Any]:
-        """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections)."""
+    def create(self, name: str, description: str, body: str | None = None, *,
+               keep: dict[str, Any] | None = None, files_from: Path | None = None) -> dict[str, Any]:
+        """A new skill ``skills/<name>/SKILL.md`` (without ``body``: the template's sections); a
+        moved skill ``keep``s its frontmatter (created, version …) and its folder's other files."""
         problem = validate_name(name) or description_problem(description)
         if problem:
             return _fail(problem)
@@ -262,8 +265,8 @@ class SkillStore:
         if problem:
             return _fail(problem)
         now = now_iso()
-        meta = {"name": name, "description": description, "version": INITIAL_VERSION,
-                "created": now, "updated": now}
+        meta = {"version": INITIAL_VERSION, "created": now, "updated": now, **(keep or {}),
+                "name": name, "description": description}
         text = render_skill(meta, body)
         problem = _size_problem(text) or _scan_problem(text)
         if problem:
@@ -283,6 +286,9 @@ class SkillStore:
                 return _fail(f"{path.parent} is a category folder holding other skills; "
                              "choose another name", name=name)
             ensure_private_dir(path.parent)
+            if files_from is not None:  # references/, scripts/ …: links copied as links, never followed
+                shutil.copytree(files_from, path.parent, symlinks=True, dirs_exist_ok=True,
+                                ignore=lambda folder, names: [SKILL_FILE] if Path(folder) == files_from else [])
             atomic_write_text(path, text)
             change = self._record("skill_create", path, None, text)
         self.refresh()
