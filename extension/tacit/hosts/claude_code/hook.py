@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from tacit import slash
 from tacit.children.commands import agent_available
-from tacit.commandline import on_path, tacit_display
+from tacit.commandline import agent_path, on_path, tacit_display
 from tacit.consolidation import scopes_to_consolidate, start_in_background
 from tacit.events import (
     BeforeAgentStart,
@@ -56,7 +56,8 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
             return answered
     results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
                for n, event in enumerate(translate(payload, host))]
-    if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
+    if event_name == "SessionStart" and not on_path(agent_path(engine.cfg.env,
+                                                               login_shell=host_specs.get(host).login_shell)):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results, host)
 

@@ -147,7 +147,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "changed": changed,
         "needs_trust": bool(untrusted),
         "untrusted_events": untrusted,
-        "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
+        "tacit_on_path": commandline.on_path(commandline.agent_path(cfg.env, login_shell=True)),
         "warnings": warnings,
     }
     result["message"] = _message(where, result)
@@ -197,7 +197,8 @@ def _message(where: dict, result: dict) -> str:
         warnings.append(f"{where['hooks_file']} now names this machine's Python: keep tacit's entries "
                         f"out of version control.")
     if not result["tacit_on_path"]:
-        warnings.append("`tacit` is not on PATH; the agent is told the absolute command instead.")
+        warnings.append("`tacit` is not on the PATH of Codex's shell (it runs `$SHELL -lc`, which reads your login "
+                        "profile); the agent is told the absolute command instead.")
     return "\n".join(lines + warnings)
 
 
