@@ -140,6 +140,17 @@ def test_existing_user_files_are_merged_and_restored_byte_for_byte(ucfg, home):
     assert digest(home) == before
 
 
+def test_a_hand_formatted_hooks_file_is_given_back_byte_for_byte(ucfg, home):
+    """Walking Codex 0.171.0: uninstall wrote a one-line hooks.json back as json.dumps(indent=2)."""
+    codex_dir(home).mkdir()
+    (codex_dir(home) / "hooks.json").write_text(json.dumps(MY_HOOKS) + "\n")
+    before = digest(home)
+    assert inst.install(ucfg, "user")["success"]
+    assert inst.install(ucfg, "user")["changed"] == []
+    assert inst.uninstall(ucfg, "user")["success"]
+    assert digest(home) == before
+
+
 def test_uninstall_after_codex_wrote_trust_removes_only_tacits_lines(ucfg, home):
     inst.install(ucfg, "user")
     trust_all(home)  # Codex appends [hooks.state…] tables after tacit's [features] table

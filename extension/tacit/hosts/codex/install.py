@@ -90,6 +90,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
     previous = support.read_manifest(where["manifest"]) or {}
     # read (and refuse) everything before writing anything
     hooks_doc, hooks_existed = read_hooks(where["hooks_file"])
+    hooks_text, _ = support.read_text(where["hooks_file"])
     config_text, config_existed = support.read_text(where["config_file"])
     config = parse_toml(config_text, where["config_file"])
     rules_wanted = rules_text(python)
@@ -132,7 +133,9 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "rules_file": str(where["rules_file"]),
         "dirs_created": sorted(set(dirs_created) | set(previous.get("dirs_created", []))),
     }
-    support.write_json(where["manifest"], manifest, 0o644)
+    # your hooks.json as it was, when it had a layout of its own: uninstall writes it back as it was
+    support.write_manifest(where["manifest"], manifest, "hooks_text", support.text_to_restore(
+        hooks_text, hooks_existed and bool(groups_changed), previous.get("hooks_text")))
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
     untrusted = [e for e in EVENTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
@@ -293,7 +296,8 @@ def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> di
             support.unlink(where["hooks_file"])
             removed.append(str(where["hooks_file"]))
         else:
-            support.write_json(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644))
+            support.write_json_as_before(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644),
+                                         (manifest or {}).get("hooks_text"))
 
     if manifest is None:
         message = (f"tacit removed its hooks from Codex ({scope} scope)" if removed
