@@ -194,3 +194,18 @@ def test_session_start_names_the_absolute_cli_when_codexs_login_shell_drops_taci
                                 {**env, "SHELL": str(_login_shell(tmp_path / "keeps", env["PATH"]))})
     out = json.loads(Codex(keeps).handle(keeps, "SessionStart", payload("SessionStart", source="startup")))
     assert "is not on PATH" not in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_memory_command_typed_in_codex_is_answered_in_the_shape_codex_accepts(codex, quiet_cfg):
+    """Walking Codex 0.171.0: `codex exec "/memory-show"` ran the command, but the answer carried Claude
+    Code's `suppressOriginalPrompt`, which Codex refuses: "hook: UserPromptSubmit Failed", and the
+    prompt went on to the model. Codex accepts `decision: block` + `reason` (the prompt is blocked,
+    no model request: checked with the real binary)."""
+    out = json.loads(codex.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit",
+                                                                          prompt="/memory-teach Tabs, not spaces.")))
+    assert set(out) == {"decision", "reason"} and out["decision"] == "block"
+    assert out["reason"].startswith("Taught taught-tabs-not-spaces") and "/memory-forget" in out["reason"]
+    assert "/tacit:" not in out["reason"]  # Codex has no plugin namespace
+    shown = json.loads(codex.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit",
+                                                                            prompt="/tacit:memory-show")))
+    assert "Tabs, not spaces." in shown["reason"]

@@ -87,6 +87,37 @@ def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_p
     assert interactive.stdout.strip() == "False" and interactive.stderr == ""
 
 
+def test_codex_exec_shows_the_answer_to_a_memory_command_on_stderr(tmp_path):
+    """`codex exec "/memory-show"` shows a blocked prompt's reason nowhere ("hook: UserPromptSubmit
+    Blocked" only): the hook client writes it to the run's stderr; Claude Code prints it itself."""
+    import subprocess
+    import sys
+
+    answer = json.dumps({"decision": "block", "reason": "PROJECT MEMORY: webapp\n  1. Tabs"}).encode()
+    hook = tmp_path / "hook.py"
+    hook.write_text("from tacit.hosts import hook_client\n"
+                    f"print(hook_client.tell_terminal(['codex', 'UserPromptSubmit', '4', 'argv:exec,stderr'], "
+                    f"{answer!r}, tty='/nonexistent'))\n")
+    host = tmp_path / "codex.py"
+    host.write_text("import subprocess, sys\n"
+                    f"out = subprocess.run([sys.executable, {str(hook)!r}], capture_output=True, text=True)\n"
+                    "print(out.stdout.strip())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TACIT_CHILD", "CLAUDE_CODE_ENTRYPOINT")}
+    done = subprocess.run([sys.executable, str(host), "exec", "--", "/memory-show"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "True"
+    assert done.stderr == "tacit: PROJECT MEMORY: webapp\ntacit:   1. Tabs\n"
+
+
+def test_a_blocked_prompts_reason_is_not_repeated_on_claudes_terminal(terminal, monkeypatch):
+    master, tty = terminal
+    monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
+    monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
+    answer = json.dumps({"decision": "block", "reason": "PROJECT MEMORY", "hookSpecificOutput": {}}).encode()
+    assert not hook_client.tell_terminal(CLAUDE, answer, tty=tty)  # claude -p prints the reason itself
+    assert read_all(master) == ""
+
+
 def test_the_hook_command_carries_its_hosts_bound_and_headless_rule():
     import shlex
     import sys
