@@ -53,6 +53,9 @@ def test_commands_are_answered_by_the_hook_and_run_no_shell_line():
         # Claude Code runs `!` lines before the UserPromptSubmit hook: one would do the work twice
         assert "!`" not in text and "allowed-tools" not in post.metadata, name
         assert "/p/bin/tacit doctor" in post.content  # what the model says if tacit's hooks did not run
+        # typed by you, answered by the hook; never offered to the model as a skill (2.1.197 lists every
+        # plugin command among the skills in each request otherwise)
+        assert post["disable-model-invocation"] is True, name
     assert frontmatter.loads(cmds["memory-forget.md"])["argument-hint"] == "TEXT"
 
 
