@@ -253,6 +253,30 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
             if f"{hooks_file}:{trust_key(event)}:{index}:0" not in trusted]
 
 
+def waiting(cfg) -> list[str]:
+    """What you still have to do before tacit runs in Codex (``tacit doctor``, ``tacit status``): trust
+    the hooks of the user-scope install in /hooks. Until then Codex skips them without a word."""
+    where = locations(cfg, "user")
+    if not where["manifest"].is_file():
+        return []
+    try:
+        groups = read_hooks(where["hooks_file"])[0]["hooks"]
+    except InstallError as exc:
+        return [f"Codex: {exc}"]
+    positions = {event: next((i for i, g in enumerate(groups.get(event) or []) if is_tacit_group(g, event)), None)
+                 for event in EVENTS}
+    missing = [event for event, index in positions.items() if index is None]
+    if missing:
+        return [f"Codex: tacit's hooks for {', '.join(missing)} are gone from {where['hooks_file']}: "
+                "run `tacit install codex` again"]
+    untrusted = untrusted_events(where, positions)
+    if not untrusted:
+        return []
+    return [f"Codex runs tacit's hooks only once you trust them, and {len(untrusted)} of {len(EVENTS)} are not "
+            f"trusted yet ({', '.join(untrusted)}): open `codex`, type /hooks and trust them. Until then tacit "
+            "does nothing in Codex (`codex exec` skips untrusted hooks silently)."]
+
+
 def project_trusted(where: dict) -> bool:
     try:
         path = where["user_config"]
