@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 
 from tacit.hosts import spec as host_specs
@@ -27,6 +28,30 @@ def on_path(path_value: str | None) -> bool:
     """Is ``tacit`` on this PATH (so plain ``tacit …`` works in the agent's shell)?"""
     return any(folder and os.access(os.path.join(folder, "tacit"), os.X_OK)
                for folder in (path_value or "").split(os.pathsep))
+
+
+_LOGIN_PATHS: dict = {}  # (shell, PATH, HOME) -> the PATH a login shell of that shell ends up with
+_MARK = "TACIT-LOGIN-PATH:"
+
+
+def agent_path(env: dict, *, login_shell: bool = False) -> str:
+    """The PATH the agent's shell tool has: ``env``'s, or for a host whose tool runs ``$SHELL -lc``
+    what that login shell makes of it (a distribution's /etc/profile may set PATH afresh); measured
+    once per shell, PATH and home, and ``env``'s own PATH when the shell cannot tell."""
+    path = env.get("PATH") or ""
+    if not login_shell:
+        return path
+    shell, home = env.get("SHELL") or "/bin/sh", env.get("HOME") or ""
+    key = (shell, path, home)
+    if key not in _LOGIN_PATHS:
+        try:  # the mark: a profile may print something of its own first
+            out = subprocess.run([shell, "-lc", f'printf "\\n{_MARK}%s" "$PATH"'], env=dict(env),
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=2)
+            found = out.stdout.rpartition(_MARK)[2].strip() if _MARK in out.stdout else ""
+        except (OSError, ValueError, subprocess.SubprocessError):
+            found = ""
+        _LOGIN_PATHS[key] = found or path
+    return _LOGIN_PATHS[key]
 
 
 HOOK_CLIENT = "tacit.hosts.hook_client"

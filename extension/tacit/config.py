@@ -217,7 +217,8 @@ def _read_toml(path: str, problems: list) -> dict:
 
 # Environment variables that are switches, not settings.
 _ENV_SWITCHES = {"TACIT_HOME", "TACIT_CHILD", "TACIT_HOST", "TACIT_LOG_LEVEL", "TACIT_PYTHON", "TACIT_PI_TRANSPORT",
-                 "TACIT_PROJECT", "TACIT_ACTOR"}  # the last two: what a child works for, and who it is
+                 "TACIT_PROJECT", "TACIT_ACTOR",  # these two: what a child works for, and who it is
+                 "TACIT_READY_FD"}  # the socket a hook that started the service waits on (hook_client.start_service)
 # variables of tacit's own test rig, not settings
 _ENV_IGNORED_PREFIXES = ("TACIT_E2E_",)
 

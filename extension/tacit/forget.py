@@ -99,8 +99,10 @@ def describe(text: str, removed: list[dict], candidates: list[dict], failures: l
             where.setdefault(history.SCOPE_NAMES.get(item["scope"], item["scope"]), []).append(item["entry"])
         parts = [f"{len(entries)} from {name} ({'; '.join(repr(e[:80]) for e in entries)})"
                  for name, entries in where.items()]
-        if candidates:
-            parts.append(f"{len(candidates)} candidate(s) not yet in memory")
+        in_memory = {lifecycle.comparable(r["entry"]) for r in removed}  # a taught or applied one was an entry
+        waiting = [c for c in candidates if lifecycle.comparable(c.get("text") or "") not in in_memory]
+        if waiting:
+            parts.append(f"{len(waiting)} candidate(s) not yet in memory")
         head = f'Forgot "{text}": removed ' + ", ".join(parts)
         ids = sorted({r["change_id"] for r in removed if r.get("change_id")})
         if ids:

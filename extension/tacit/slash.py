@@ -137,14 +137,14 @@ def memory_forget(tacit: Tacit, args: str, *, project=None) -> dict:
     return result
 
 
-def memory_teach(tacit: Tacit, args: str) -> dict:
-    """``/memory-teach [--user] TEXT``: saved at once."""
+def memory_teach(tacit: Tacit, args: str, *, project=None) -> dict:
+    """``/memory-teach [--user] TEXT``: saved at once, in this project's memory (as ``tacit memory add``)."""
     raw, target = (args or "").strip(), "memory"
     for prefix in ("--user ", "--user=", "user:"):
         if raw.startswith(prefix):
             target, raw = "user", raw[len(prefix):].strip()
             break
-    result = lifecycle.teach(tacit, raw, target=target)
+    result = lifecycle.teach(tacit, raw, target=target, project=project)
     result["text"] = result.get("message") or result.get("error") or ""
     return result
 
@@ -160,7 +160,7 @@ _RUN = {  # name -> the command, given (tacit, args, project)
     "memory-skills": lambda tacit, args, project: memory_skills(tacit.cfg, project=project),
     "memory-show": lambda tacit, args, project: memory_show(tacit.cfg, project=project),
     "memory-forget": lambda tacit, args, project: memory_forget(tacit, args, project=project),
-    "memory-teach": lambda tacit, args, project: memory_teach(tacit, args),
+    "memory-teach": lambda tacit, args, project: memory_teach(tacit, args, project=project),
     "memory-review": lambda tacit, args, project: memory_review(tacit.cfg, trigger="command"),
 }
 

@@ -125,6 +125,8 @@ def test_memory_entry_is_in_the_first_request(installed):
                                             "tacit memory add", "SKILL-SENTINEL")]
     assert positions == sorted(positions)
     assert "SessionStart hook additional context" not in json.dumps(first["body"]["system"])
+    # the /tacit:memory-* commands are yours to type: not listed to the model as skills it could call
+    assert "tacit:memory-" not in json.dumps(first["body"])
 
 
 def test_correction_reaches_user_md_through_a_hookless_child(installed):

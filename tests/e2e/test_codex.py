@@ -421,3 +421,17 @@ def test_codex_exec_shows_what_tacit_noted_in_its_transcript(installed):
     assert last == "OK, yarn."
     assert "tacit: Noted (fact): This project uses yarn." in proc.stderr, proc.stderr[-3000:]
     assert "tacit:" not in proc.stdout
+
+
+@e2e
+def test_a_memory_command_typed_in_codex_is_answered_without_a_model_turn(installed):
+    """Codex 0.171.0 rejected the answer Claude Code gets (its ``suppressOriginalPrompt``): the hook
+    "Failed" and the prompt went to the model after the command had run. Now: blocked, answered on
+    stderr, no model request."""
+    tx = installed
+    tx.tacit("memory", "add", "CMD-FACT the API runs on port 8080")
+    tx.stub.set_script([], default="the model should not be asked")
+    proc, last = tx.exec("/memory-show")
+    assert "hook: UserPromptSubmit Blocked" in proc.stderr, proc.stderr[-3000:]
+    assert "tacit:   1. CMD-FACT the API runs on port 8080" in proc.stderr
+    assert tx.stub.model_requests() == [] and last == ""

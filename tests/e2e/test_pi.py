@@ -271,8 +271,12 @@ def test_slash_commands_run_without_a_model_call(stub, run_pi):
 
     proc = run_pi.prompt("/memory-teach Deploys go through make ship", extensions=[EXTENSION])
     ok(proc)
-    assert "[tacit] Taught taught-" in proc.stderr
-    assert "Deploys go through make ship" in cfg.memory_file.read_text(encoding="utf-8")
+    assert "[tacit] Taught taught-" in proc.stderr and "saved to this project's memory" in proc.stderr
+    from tacit.projects import project_for
+    from tacit.stores.memory import project_dir
+
+    project_memory = project_dir(cfg, project_for(str(run_pi.project))) / "MEMORY.md"
+    assert "Deploys go through make ship" in project_memory.read_text(encoding="utf-8")  # as `tacit memory add`
     key = proc.stderr.split("Taught ", 1)[1].split(":", 1)[0]
 
     proc = run_pi.prompt("/memory-show", extensions=[EXTENSION])
@@ -282,7 +286,7 @@ def test_slash_commands_run_without_a_model_call(stub, run_pi):
     proc = run_pi.prompt(f"/memory-forget {key}", extensions=[EXTENSION])
     ok(proc)
     assert f"Forgot {key}" in proc.stderr
-    assert "make ship" not in cfg.memory_file.read_text(encoding="utf-8")
+    assert "make ship" not in project_memory.read_text(encoding="utf-8")
 
     assert stub.model_requests() == []
 

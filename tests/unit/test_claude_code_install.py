@@ -53,6 +53,9 @@ def test_commands_are_answered_by_the_hook_and_run_no_shell_line():
         # Claude Code runs `!` lines before the UserPromptSubmit hook: one would do the work twice
         assert "!`" not in text and "allowed-tools" not in post.metadata, name
         assert "/p/bin/tacit doctor" in post.content  # what the model says if tacit's hooks did not run
+        # typed by you, answered by the hook; never offered to the model as a skill (2.1.197 lists every
+        # plugin command among the skills in each request otherwise)
+        assert post["disable-model-invocation"] is True, name
     assert frontmatter.loads(cmds["memory-forget.md"])["argument-hint"] == "TEXT"
 
 
@@ -125,6 +128,33 @@ def test_install_twice_changes_nothing_and_uninstall_restores_exactly(ucfg, home
     assert digest(home) == before  # byte for byte, modes included
     again = inst.uninstall(ucfg, "user")
     assert again["success"] and again["removed"] == []
+
+
+@pytest.mark.parametrize("layout", [
+    '{"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]}}\n',  # one line
+    '{\n    "theme": "dark",\n    "permissions": {"allow": ["Bash(ls:*)"]}\n}',  # 4 spaces, no final newline
+    '{\n  "theme": "d\u00e4rk",\n  "permissions": {\n    "allow": [\n      "Bash(ls:*)"\n    ]\n  }\n}\n',
+])
+def test_uninstall_gives_back_a_hand_formatted_settings_file_byte_for_byte(ucfg, home, layout):
+    """Walking Claude Code 2.1.197: uninstall wrote the user's settings.json back as json.dumps(indent=2),
+    same data, other bytes; docs/hosts/claude-code.md promises the home byte for byte."""
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(layout)
+    before = digest(home)
+    assert inst.install(ucfg, "user")["permissions_added"]
+    manifest = home / ".claude" / "skills" / "tacit" / ".tacit-install.json"
+    assert manifest.stat().st_mode & 0o077 == 0  # it holds a copy of your settings: yours alone
+    assert inst.install(ucfg, "user")["changed"] == []
+    assert inst.uninstall(ucfg, "user")["success"]
+    assert digest(home) == before
+    # changed meanwhile: your change stays, tacit's rules go (the layout is tacit's then)
+    inst.install(ucfg, "user")
+    settings_path = home / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["model"] = "opus"
+    settings_path.write_text(json.dumps(settings))
+    assert inst.uninstall(ucfg, "user")["success"]
+    assert json.loads(settings_path.read_text()) == {**json.loads(layout), "model": "opus"}
 
 
 def test_uninstall_keeps_what_the_user_added_meanwhile(ucfg, home):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tacit.children.commands import build_command
 from tacit.children.output import parse_usage
-from tacit.commandline import hook_command
+from tacit.commandline import hook_command, on_path
 from tacit.hosts import hooks
 from tacit.hosts import spec as host_specs
 from tacit.hosts.codex import hook as codex_hook
@@ -164,3 +164,48 @@ def test_child_usage_comes_from_the_last_jsonl_event(tmp_path):
     usage = parse_usage(stdout, Path(tmp_path) / "missing.json")
     assert usage == {"usage": {"input_tokens": 20579, "cached_input_tokens": 0, "output_tokens": 41,
                                "reasoning_output_tokens": 0}, "format": "codex"}
+
+
+def _login_shell(folder: Path, profile_path: str) -> Path:
+    """A stand-in for ``bash``: run as ``-lc CMD`` it does what a login shell does to PATH on
+    Debian (/etc/profile sets it afresh) and prints a line of its own first, as profiles do."""
+    folder.mkdir(exist_ok=True)
+    shell = folder / "login-sh"
+    shell.write_text(f'#!/bin/sh\necho "Welcome!"\nPATH={shlex.quote(profile_path)}\nexport PATH\n'
+                     'shift\nexec /bin/sh -c "$1"\n')
+    shell.chmod(0o755)
+    return shell
+
+
+def test_session_start_names_the_absolute_cli_when_codexs_login_shell_drops_tacit(quiet_cfg, tmp_path):
+    """Codex 0.171.0 runs every command as ``bash -lc``: /etc/profile reset PATH, so the agent's
+    ``tacit memory add`` failed with "command not found" while the hook's own PATH had tacit and
+    SessionStart said nothing. The check now asks the login shell what PATH the agent gets."""
+    env = {**quiet_cfg.env, "SHELL": str(_login_shell(tmp_path, "/usr/bin:/bin"))}
+    reset = quiet_cfg.__class__(quiet_cfg.home_str, quiet_cfg.state_dir_str, quiet_cfg.host, False,
+                                quiet_cfg.settings, [], env)
+    assert on_path(env["PATH"])  # the hook's own PATH has tacit
+    out = json.loads(Codex(reset).handle(reset, "SessionStart", payload("SessionStart", source="startup")))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "is not on PATH" in text and str(Path(sys.executable).parent) in text
+    # a profile that keeps the venv on PATH: no note
+    keeps = quiet_cfg.__class__(quiet_cfg.home_str, quiet_cfg.state_dir_str, quiet_cfg.host, False,
+                                quiet_cfg.settings, [],
+                                {**env, "SHELL": str(_login_shell(tmp_path / "keeps", env["PATH"]))})
+    out = json.loads(Codex(keeps).handle(keeps, "SessionStart", payload("SessionStart", source="startup")))
+    assert "is not on PATH" not in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_memory_command_typed_in_codex_is_answered_in_the_shape_codex_accepts(codex, quiet_cfg):
+    """Walking Codex 0.171.0: `codex exec "/memory-show"` ran the command, but the answer carried Claude
+    Code's `suppressOriginalPrompt`, which Codex refuses: "hook: UserPromptSubmit Failed", and the
+    prompt went on to the model. Codex accepts `decision: block` + `reason` (the prompt is blocked,
+    no model request: checked with the real binary)."""
+    out = json.loads(codex.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit",
+                                                                          prompt="/memory-teach Tabs, not spaces.")))
+    assert set(out) == {"decision", "reason"} and out["decision"] == "block"
+    assert out["reason"].startswith("Taught taught-tabs-not-spaces") and "/memory-forget" in out["reason"]
+    assert "/tacit:" not in out["reason"]  # Codex has no plugin namespace
+    shown = json.loads(codex.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit",
+                                                                            prompt="/tacit:memory-show")))
+    assert "Tabs, not spaces." in shown["reason"]

@@ -140,6 +140,34 @@ def test_existing_user_files_are_merged_and_restored_byte_for_byte(ucfg, home):
     assert digest(home) == before
 
 
+def test_a_hand_formatted_hooks_file_is_given_back_byte_for_byte(ucfg, home):
+    """Walking Codex 0.171.0: uninstall wrote a one-line hooks.json back as json.dumps(indent=2)."""
+    codex_dir(home).mkdir()
+    (codex_dir(home) / "hooks.json").write_text(json.dumps(MY_HOOKS) + "\n")
+    before = digest(home)
+    assert inst.install(ucfg, "user")["success"]
+    assert inst.install(ucfg, "user")["changed"] == []
+    assert inst.uninstall(ucfg, "user")["success"]
+    assert digest(home) == before
+
+
+def test_doctor_says_until_codex_trusts_the_hooks_that_tacit_is_inactive_there(ucfg, home):
+    """Walking Codex 0.171.0: after `tacit install codex`, before /hooks, `tacit status` said "Problems:
+    none" and `tacit doctor` "Nothing needs your attention", while Codex skipped every tacit hook."""
+    from tacit.commands.health import check
+
+    assert inst.waiting(ucfg) == []  # not installed: nothing to do
+    inst.install(ucfg, "user")
+    [todo] = [p for p in check(ucfg)["problems"] if p.startswith("Codex")]
+    assert "7 of 7 are not trusted yet" in todo and "type /hooks" in todo
+    trust_all(home)
+    assert inst.waiting(ucfg) == [] and not [p for p in check(ucfg)["problems"] if p.startswith("Codex")]
+    doc = hooks_of(home)
+    del doc["hooks"]["Stop"]
+    (codex_dir(home) / "hooks.json").write_text(json.dumps(doc))
+    assert "run `tacit install codex` again" in inst.waiting(ucfg)[0]
+
+
 def test_uninstall_after_codex_wrote_trust_removes_only_tacits_lines(ucfg, home):
     inst.install(ucfg, "user")
     trust_all(home)  # Codex appends [hooks.state…] tables after tacit's [features] table

@@ -123,6 +123,13 @@ def test_env_unknown_setting_is_reported_but_switches_are_not(tmp_path):
     assert cfg.is_child and cfg.host == "pi" and cfg.env["TACIT_LOG_LEVEL"] == "debug"
 
 
+def test_the_services_ready_socket_is_not_an_unknown_setting(tmp_path):
+    """A hook that starts the service passes TACIT_READY_FD; the service's config used to log
+    "unknown setting TACIT_READY_FD" at every start, and `tacit doctor` pointed at it."""
+    cfg = load_config(env=_env(tmp_path, TACIT_READY_FD="3"))
+    assert cfg.problems == []
+
+
 # ---------------------------------------------------------------------------
 # config.toml problems
 # ---------------------------------------------------------------------------

@@ -52,6 +52,18 @@ def test_forget_removes_from_every_scope_and_says_exactly_what(cfg, you):
     assert "pnpm" not in MemoryStore(cfg).snapshot()
 
 
+def test_forgetting_a_taught_entry_does_not_call_it_a_candidate_not_yet_in_memory(cfg, you):
+    """Walking every host: `/memory-teach The API runs on port 8080` then `/memory-forget port 8080`
+    answered '… removed 1 from global memory (…), 1 candidate(s) not yet in memory': the taught memory's
+    ledger row was counted again as if it had never reached memory."""
+    from tacit.learn import lifecycle
+
+    assert lifecycle.teach(you, "The API runs on port 8080.")["success"]
+    message = forget(you, "port 8080")["message"]
+    assert message.startswith('Forgot "port 8080": removed 1 from global memory (\'The API runs on port 8080.\')')
+    assert "candidate" not in message
+
+
 def test_a_tombstone_refuses_new_evidence_until_the_user_teaches_it_again(tacit_env, cfg, you):
     forget(you, "we use pnpm")
     review = history.Actor(kind="child", name="review", session_id="s", host="codex").to_env()

@@ -37,6 +37,15 @@ def test_ask_reads_as_a_question():
     assert reason(hit, action="deny").startswith("tacit: stopped `npm i`")
 
 
+def test_ask_after_a_lesson_with_its_own_full_stop_has_no_second_one():
+    """Claude Code 2.1.197 showed `… AGENTS.md:5 "Never run `git push --force`; ask a maintainer first.". Run
+    it anyway?`: the quoted rule's full stop, then ours."""
+    hit = hit_for("Never run git push --force; ask a maintainer first.", "Bash",
+                  {"command": "git push --force origin main"})
+    text = reason(hit)
+    assert '"Never run git push --force; ask a maintainer first." Run it anyway? (' in text, text
+
+
 def test_edits_global_rules_ids_and_dates_are_optional():
     hit = hit_for("don't touch migrations/", "Edit", {"file_path": "/repo/db/migrations/1.py"})
     assert "a change to `db/migrations/1.py`" in reason(hit)

@@ -65,26 +65,47 @@ def test_no_terminal_is_no_error(monkeypatch, tmp_path):
                                          ancestors=0)
 
 
-def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_path):
-    """``codex exec`` reports its hooks on stderr: the notices go there, whatever stderr is."""
+def codex_run(tmp_path, event: str, reply: bytes, *argv: str):
+    """A hook's ``tell_terminal`` under a stand-in host process ``<interpreter> codex.py ARGV``:
+    (what it returned, the host's stderr)."""
     import subprocess
     import sys
 
     hook = tmp_path / "hook.py"
-    hook.write_text("import sys\nfrom tacit.hosts import hook_client\n"
-                    f"print(hook_client.tell_terminal(['codex', 'Stop', '4', 'argv:exec,stderr'], {REPLY!r}, tty='/nonexistent'))\n")
-    host = tmp_path / "codex.py"  # stands in for the host process: `<interpreter> codex.py exec …`
+    hook.write_text("from tacit.hosts import hook_client\n"
+                    f"print(hook_client.tell_terminal(['codex', {event!r}, '4', 'argv:exec,stderr'], {reply!r}, "
+                    "tty='/nonexistent'))\n")
+    host = tmp_path / "codex.py"
     host.write_text("import subprocess, sys\n"
                     f"out = subprocess.run([sys.executable, {str(hook)!r}], capture_output=True, text=True)\n"
                     "print(out.stdout.strip())\n")
     env = {k: v for k, v in os.environ.items() if k not in ("TACIT_CHILD", "CLAUDE_CODE_ENTRYPOINT")}
-    done = subprocess.run([sys.executable, str(host), "exec", "--", "we use yarn here"], capture_output=True,
-                          text=True, env=env, timeout=60)
-    assert done.stdout.strip() == "True"
-    assert done.stderr == "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n"
-    interactive = subprocess.run([sys.executable, str(host), "--", "hello"], capture_output=True, text=True,
-                                 env=env, timeout=60)
-    assert interactive.stdout.strip() == "False" and interactive.stderr == ""
+    done = subprocess.run([sys.executable, str(host), *argv], capture_output=True, text=True, env=env, timeout=60)
+    return done.stdout.strip() == "True", done.stderr
+
+
+def test_a_headless_codex_run_gets_its_notices_in_its_transcript_on_stderr(tmp_path):
+    """``codex exec`` reports its hooks on stderr: the notices go there, whatever stderr is."""
+    assert codex_run(tmp_path, "Stop", REPLY, "exec", "--", "we use yarn here") == (
+        True, "tacit: Noted (fact): This project uses yarn.\ntacit: tacit saved 1 entry\n")
+    assert codex_run(tmp_path, "Stop", REPLY, "--", "hello") == (False, "")  # interactive
+
+
+def test_codex_exec_shows_the_answer_to_a_memory_command_on_stderr(tmp_path):
+    """`codex exec "/memory-show"` shows a blocked prompt's reason nowhere ("hook: UserPromptSubmit
+    Blocked" only): the hook client writes it to the run's stderr; Claude Code prints it itself."""
+    answer = json.dumps({"decision": "block", "reason": "PROJECT MEMORY: webapp\n  1. Tabs"}).encode()
+    assert codex_run(tmp_path, "UserPromptSubmit", answer, "exec", "--", "/memory-show") == (
+        True, "tacit: PROJECT MEMORY: webapp\ntacit:   1. Tabs\n")
+
+
+def test_a_blocked_prompts_reason_is_not_repeated_on_claudes_terminal(terminal, monkeypatch):
+    master, tty = terminal
+    monkeypatch.setitem(os.environb, b"CLAUDE_CODE_ENTRYPOINT", b"sdk-cli")
+    monkeypatch.delitem(os.environb, b"TACIT_CHILD", raising=False)
+    answer = json.dumps({"decision": "block", "reason": "PROJECT MEMORY", "hookSpecificOutput": {}}).encode()
+    assert not hook_client.tell_terminal(CLAUDE, answer, tty=tty)  # claude -p prints the reason itself
+    assert read_all(master) == ""
 
 
 def test_the_hook_command_carries_its_hosts_bound_and_headless_rule():

@@ -136,6 +136,25 @@ def test_second_turn_has_no_second_session_start(adapter_factory):
     assert rec.kinds() == ["message_end", "message_end", "turn_end"]
 
 
+def test_the_notices_shown_under_a_reply_are_not_the_agents_words(adapter_factory):
+    """Walking Hermes 0.19.0: post_llm_call gets the reply with the lines transform_llm_output put under
+    it, so "· Noted (correction): …" became part of the assistant's text tacit records, and the
+    correction child's prompt quoted tacit's own notice as what the agent said."""
+    adapter, rec = adapter_factory()
+    run_turn(adapter)
+    rec.events.clear()
+    adapter.pre_llm_call(session_id="s1", user_message="again", is_first_turn=False)
+    adapter._session("s1")[1].notices.append("Noted (fact): This project uses yarn.")
+    shown = adapter.transform_llm_output(response_text="Sure.", session_id="s1")
+    assert shown == "Sure.\n\n· Noted (fact): This project uses yarn."
+    adapter.post_llm_call(session_id="s1", user_message="again", assistant_response=shown)
+    assistant, turn = rec.events[-2:]
+    assert assistant.text == "Sure." and turn.assistant_text == "Sure."
+    # a reply tacit added nothing to is taken as it is
+    adapter.post_llm_call(session_id="s1", user_message="more", assistant_response="Done.\n\n· a list")
+    assert rec.events[-1].assistant_text == "Done.\n\n· a list"
+
+
 def test_oneshot_session_end_is_the_sessions_end(adapter_factory):
     adapter, rec = adapter_factory(oneshot=True)
     run_turn(adapter)

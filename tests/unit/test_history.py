@@ -235,6 +235,33 @@ def test_session_start_says_what_changed_since_the_previous_session(tacit_env, c
     engine.close()
 
 
+def test_a_childs_save_with_the_hosts_own_tool_is_told_as_a_save_not_an_edit(tacit_env, cfg):
+    """Walking Hermes 0.19.0: the correction child saves with Hermes's memory tool, so its change is
+    recorded as an "edit" by the child; the next session was told "tacit noticed 1 edit to global
+    memory", as if you had edited the file by hand."""
+    from tacit.engine import Engine
+    from tacit.events import BeforeAgentStart, MessageEnd, SessionStart
+    from tacit.handlers.notices import summarise as notice_summary
+
+    engine = Engine(cfg).load_builtins()
+    engine.dispatch(MessageEnd(session_id="sess-1", host="hermes", role="user", text="hello"))
+    time.sleep(0.05)
+    # what tacit's check records after such a child: the file as the child left it, an edit by the child
+    cfg.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    cfg.memory_file.write_text("Use pnpm, not npm.")
+    child = history.Actor(kind="child", name="correction", session_id="sess-1", host="hermes", group="job:4")
+    history.record(cfg, action="edit", scope="global", target=str(cfg.memory_file), before=[],
+                   after=["Use pnpm, not npm."], actor=child)
+    engine.dispatch(SessionStart(session_id="sess-2", host="hermes", source="startup"))
+    (line,) = engine.dispatch(BeforeAgentStart(session_id="sess-2", host="hermes", prompt="hi")).notices
+    assert line.startswith("Since your last session, tacit saved 1 entry to global memory — see:"), line
+    # an edit by hand is still told as one
+    assert notice_summary([history.Change(id=1, at=0.0, action="edit", scope="user", target="USER.md",
+                                          before=["a"], after=["a", "b"], actor=history.Actor(kind="hand"))]) \
+        == "noticed 1 edit to your user profile"
+    engine.close()
+
+
 def test_a_save_that_landed_as_its_session_ended_is_told_at_the_next_session(tacit_env, cfg):
     from tacit.engine import Engine
     from tacit.events import BeforeAgentStart, MessageEnd, SessionStart

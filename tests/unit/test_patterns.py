@@ -460,3 +460,30 @@ def test_the_ladder_is_pure_arithmetic():
     assert seen == [(35, 1, "candidate", False), (50, 2, "candidate", False), (65, 3, "confirmed", False),
                     (80, 4, "confirmed", True)]
     assert lifecycle.step(lifecycle.Rung(95, 9, "applied")).confidence == 100
+
+
+def test_slash_teach_in_a_project_saves_to_its_memory_and_says_where(led, cfg, tmp_path):
+    """``/memory-teach`` in a repository used to write the global notes, shared by every project,
+    while ``tacit memory add`` (and the agent's saves) write this project's memory; its answer said
+    only "saved to MEMORY.md". Now it saves where ``tacit memory add`` does and names the scope."""
+    import subprocess
+
+    from tacit import slash
+    from tacit.projects import project_for
+
+    repo = tmp_path / "webapp"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    project = project_for(str(repo))
+    out = slash.run(you_of(cfg), "memory-teach", "The API runs on port 8080.", project=project)
+    assert "saved to this project's memory (webapp, MEMORY.md)" in out["text"], out
+    assert MemoryStore(cfg, project).entries("project") == ["The API runs on port 8080."]
+    assert MemoryStore(cfg).entries("global") == []
+    user = slash.run(you_of(cfg), "memory-teach", "--user Prefers short answers.", project=project)
+    assert "saved to your user profile (USER.md)" in user["text"]
+    # forgetting it by the key the answer gives removes it from the project's memory
+    key = out["key"]
+    assert lifecycle.forget(you_of(cfg), key)["removed_from"] == "MEMORY.md"
+    assert MemoryStore(cfg, project).entries("project") == []
+    # outside any project it is the global notes, and the answer says so
+    assert "your global notes" in slash.run(you_of(cfg), "memory-teach", "Tabs, not spaces.")["text"]
+    assert MemoryStore(cfg).entries("global") == ["Tabs, not spaces."]

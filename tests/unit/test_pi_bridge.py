@@ -577,3 +577,17 @@ def test_a_stopping_service_ends_its_open_session_and_logs_its_end(bridge_env):
         if session.server.poll() is None:
             session.server.kill()
             session.server.wait()
+
+
+def test_the_extensions_command_descriptions_are_tacits():
+    """Walking pi 0.73.1: its command menu showed the extension's own, older descriptions —
+    "/memory-show: Show what tacit has learned, by status", "/memory-forget KEY" — while the commands
+    show memory per scope and forget a text. They are now tacit's one table, checked here."""
+    import re
+
+    from tacit.slash_table import COMMANDS
+
+    block = re.search(r"const COMMANDS = \{[^\n]*\n(.*?)\n\};", EXTENSION.read_text(), re.S).group(1)
+    shown = dict(re.findall(r'^\s*("[^"]+"): ("(?:[^"\\]|\\.)*"),$', block, re.M))
+    assert {json.loads(k): json.loads(v) for k, v in shown.items()} == \
+        {name: description for name, (description, _hint) in COMMANDS.items()}

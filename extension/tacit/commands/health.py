@@ -244,6 +244,19 @@ def child_agent(cfg) -> dict:
             "available": agent_available(cfg, cfg.host)}
 
 
+def hosts_waiting(cfg) -> list[str]:
+    """What each host tacit is installed into still needs from you before tacit runs there (its
+    installer's ``waiting(cfg)``, when it has one)."""
+    from tacit.hosts import spec as host_specs
+
+    found: list[str] = []
+    for host in host_specs.registry().values():
+        installer = host.load("installer")
+        if installer is not None and hasattr(installer, "waiting"):
+            found.extend(installer.waiting(cfg))
+    return found
+
+
 def _guarded(name: str, fn, fallback, problems: list, cfg, *args, **kwargs):
     """``fn(cfg, *args, **kwargs)``; when it raises, ``fallback`` and a problem naming the check."""
     try:
@@ -319,6 +332,7 @@ def check(cfg, project=None) -> dict:
         except Exception as exc:  # noqa: BLE001
             warnings.append(f"instruction files not checked: {type(exc).__name__}: {exc}")
 
+    problems.extend(_guarded("hosts", hosts_waiting, [], problems, cfg))  # e.g. Codex hooks not trusted yet
     jobs, svc = _jobs_and_service(cfg, problems, warnings)
     child = _guarded("child agent", child_agent, {"host": cfg.host, "command": None, "available": False},
                      problems, cfg)

@@ -19,7 +19,7 @@ def installable() -> list[str]:
 
 def add_parser(subparsers) -> None:
     for verb in ("install", "uninstall"):
-        p = subparsers.add_parser(verb, help=f"{verb} tacit into an agent host")
+        p = subparsers.add_parser(verb, help=f"{verb} tacit {'into' if verb == 'install' else 'from'} an agent host")
         p.add_argument("host", choices=installable())
         p.add_argument("--scope", choices=["user", "project"], default="user",
                        help="user: for every project (default); project: this folder only")

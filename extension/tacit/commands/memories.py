@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from tacit.commands import answer, emit, read_text_arg, unavailable
+from tacit.commands import answer, emit, project_folder, read_text_arg, unavailable
 from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
 from tacit.stores.ledger import LedgerUnavailable
 
@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
     t = sub.add_parser("teach", help="store an explicit memory (confidence 100, confirmed)")
     t.add_argument("text", help="the memory, or - to read it from stdin")
     t.add_argument("--scope", dest="target", choices=["memory", "user"], default="memory",
-                   help="memory = MEMORY.md, user = USER.md (preferences)")
+                   help="memory = this project's MEMORY.md (the global notes outside a project), user = USER.md")
     t.add_argument("--target", dest="target", choices=["memory", "user"], help=argparse.SUPPRESS)  # old spelling
     t.set_defaults(func=_teach)
 
@@ -42,4 +42,5 @@ def _forget(args, cfg) -> int:
 
 
 def _teach(args, cfg) -> int:
-    return answer(lambda: teach(args.tacit, read_text_arg(args.text), target=args.target))
+    return answer(lambda: teach(args.tacit, read_text_arg(args.text), target=args.target,
+                                project=args.tacit.project(project_folder(args, cfg))))

@@ -36,6 +36,7 @@ def reason(hit: Hit, *, date: str | None = None, guard_id=None, by_user: bool = 
         said = "from the repository's instructions"
     gid = guard_id if guard_id is not None else guard.id
     lift = f"; to lift it: tacit guard remove {_one_line(gid, 40)}" if gid is not None else ""
-    if action == "ask":
-        return f'tacit: {what} goes against {whose} "{because}"{tail}. Run it anyway? ({said}{lift})'
+    if action == "ask":  # a lesson quoted with its own full stop needs no second one after the quote
+        stop = "" if not tail and because[-1:] in ".!?" else "."
+        return f'tacit: {what} goes against {whose} "{because}"{tail}{stop} Run it anyway? ({said}{lift})'
     return f'tacit: stopped {what}, {whose}: "{because}"{tail} ({said}{lift})'

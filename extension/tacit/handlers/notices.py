@@ -84,9 +84,9 @@ def summarise(changes: list) -> str:
             n = 1
         elif c.action == "consolidate":
             key, n = ("consolidated", c.scope), 1
-        elif c.actor.kind == "hand" or c.action == "edit":
+        elif c.actor.kind == "hand" or (c.action == "edit" and not (c.added() or c.removed())):
             key, n = ("edited", c.scope), 1
-        else:
+        else:  # a child that wrote with the host's own tool (Hermes) is recorded as an edit: what it did
             added, removed = c.added(), c.removed()
             key = ("saved", c.scope) if added else ("removed", c.scope)
             n = max(1, len(added) if added else len(removed))

@@ -130,8 +130,11 @@ def open_terminal(rule, run: int, tty: str = "/dev/tty", ancestors: int = ANCEST
 
 def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int = ANCESTORS) -> bool:
     """In a headless run, write the reply's notices (``systemMessage``) where the
-    run's user sees them (:func:`open_terminal`); True when written."""
-    if len(argv) < 4 or b'"systemMessage"' not in out or posix.environ.get(b"TACIT_CHILD") == b"1":
+    run's user sees them (:func:`open_terminal`); True when written. For a host that reports its hooks
+    on stderr (``codex exec``), a blocked prompt's ``reason`` too: the answer to a ``/memory-…``
+    command, which that run shows nowhere else."""
+    if len(argv) < 4 or not (b'"systemMessage"' in out or b'"decision": "block"' in out) \
+            or posix.environ.get(b"TACIT_CHILD") == b"1":
         return False
     rule = headless_rule(argv[3])
     if rule is None:
@@ -141,7 +144,10 @@ def tell_terminal(argv: list, out: bytes, tty: str = "/dev/tty", ancestors: int 
         return False
     import json  # only here: a notice in a headless run
 
-    message = json.loads(out).get("systemMessage")
+    reply = json.loads(out)
+    message = reply.get("systemMessage")
+    if message is None and rule[2] == "stderr" and reply.get("decision") == "block":
+        message = reply.get("reason")
     if not isinstance(message, str) or not message.strip():
         return False
     fd = open_terminal(rule, run, tty, ancestors)

@@ -102,6 +102,38 @@ def write_json(path: Path, data, mode: int) -> None:
     atomic_write_text(path, json.dumps(data, indent=2) + "\n", mode=mode)
 
 
+def text_to_restore(text: str, existed: bool, kept: str | None) -> str | None:
+    """The text of a JSON file install is about to rewrite, to keep in its manifest, when rewriting would
+    change more than the data (your own layout): what an earlier install kept wins; None when nothing is."""
+    if kept is not None or not existed or not text.strip():
+        return kept
+    try:
+        return None if json.dumps(json.loads(text), indent=2) + "\n" == text else text
+    except ValueError:
+        return None
+
+
+def write_manifest(path: Path, manifest: dict, key: str, before: str | None) -> None:
+    """The install manifest, with ``before`` (a file's text to give back: ``text_to_restore``) under
+    ``key``; a manifest holding a copy of one of your files is readable by you alone."""
+    if before is not None:
+        manifest[key] = before
+    write_json(path, manifest, 0o644 if before is None else 0o600)
+
+
+def write_json_as_before(path: Path, data, mode: int, before: str | None) -> None:
+    """``write_json``, except that data equal to the file's text before install is written back as that
+    text, byte for byte (uninstall leaves your layout as it was)."""
+    try:
+        same = before is not None and json.loads(before) == data
+    except ValueError:
+        same = False
+    if same:
+        atomic_write_text(path, before, mode=mode)
+    else:
+        write_json(path, data, mode)
+
+
 def missing_dirs(path: Path, stop_at: Path | None = None) -> list[Path]:
     """``path`` and its parents that do not exist yet, deepest first, up to
     (not including) ``stop_at`` or the first folder that exists."""

@@ -334,9 +334,19 @@ def forget(tacit: Tacit, key: str) -> dict:
         return forget_in(conn, tacit.cfg, key, time.time())
 
 
-def teach(tacit: Tacit, text: str, *, target: str = "memory") -> dict:
+def _taught_where(scope, project) -> str:
+    """Where a taught entry went, as /memory-show names the scope."""
+    if scope == "user":
+        return "your user profile (USER.md)"
+    if scope == "project" and project is not None:
+        return f"this project's memory ({project.name}, MEMORY.md)"
+    return "your global notes (MEMORY.md, every project)"
+
+
+def teach(tacit: Tacit, text: str, *, target: str = "memory", project=None) -> dict:
     """``/memory-teach TEXT`` as ``tacit``'s actor: a memory at confidence 100, written straight into
-    MEMORY.md (USER.md with ``target="user"``), no ladder, no notice; a refused write changes nothing."""
+    ``project``'s MEMORY.md (the global notes outside a project; USER.md with ``target="user"``), as
+    ``tacit memory add`` does; no ladder, no notice; a refused write changes nothing."""
     now = time.time()
     entry = normalise_entry(text or "")
     if not entry:
@@ -351,7 +361,7 @@ def teach(tacit: Tacit, text: str, *, target: str = "memory") -> dict:
             n += 1
             key = f"{base}-{n}"
             previous = candidates.by_key(conn, key)
-        result = add_entry(tacit, target, entry, use_agent=False)
+        result = add_entry(tacit, target, entry, use_agent=False, project=project)
         if not result.get("success"):
             return {"success": False, "key": key, "error": result.get("error"),
                     **{k: result[k] for k in ("usage", "over_limit") if k in result}}
@@ -359,13 +369,14 @@ def teach(tacit: Tacit, text: str, *, target: str = "memory") -> dict:
             memory_id = candidates.insert(
                 conn, key=key, kind="preference" if target == "user" else "fact", source="teach",
                 content=entry, target=target, status="confirmed", confidence=100, plugin=None, entity=None,
-                adaptation=None, data={}, now=now, expires_at=None)
+                adaptation=None, data=({"project": project.root} if project and target != "user" else {}),
+                now=now, expires_at=None)
             candidates.add_evidence(conn, memory_id, f"teach:{now}", None, "create", now)
         else:  # taught again (maybe after being forgotten): the user decides
             memory_id = previous.id
             candidates.restore_taught(conn, memory_id, now)
         candidates.set_applied_text(conn, memory_id, entry, now)
     return {"success": True, "key": key, "status": "confirmed", "confidence": 100, "target": target,
-            "message": f"Taught {key}: saved to {'USER.md' if target == 'user' else 'MEMORY.md'}. "
+            "message": f"Taught {key}: saved to {_taught_where(result.get('target'), project)}. "
                        f"Forget it with /memory-forget \"{key}\".",
             "usage": result.get("usage")}

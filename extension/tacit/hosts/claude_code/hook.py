@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from tacit import slash
 from tacit.children.commands import agent_available
-from tacit.commandline import on_path, tacit_display
+from tacit.commandline import agent_path, on_path, tacit_display
 from tacit.consolidation import scopes_to_consolidate, start_in_background
 from tacit.events import (
     BeforeAgentStart,
@@ -56,7 +56,8 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
             return answered
     results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
                for n, event in enumerate(translate(payload, host))]
-    if event_name == "SessionStart" and not on_path(engine.cfg.env.get("PATH")):
+    if event_name == "SessionStart" and not engine.cfg.is_child \
+            and not on_path(agent_path(engine.cfg.env, login_shell=host_specs.get(host).login_shell)):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results, host)
 
@@ -86,19 +87,23 @@ def answer_slash_command(engine, payload: dict, host: str) -> str | None:
     todo = scopes_to_consolidate(cfg, project=project, force=force) if name == "memory-consolidate" else []
     if todo:
         start_in_background(cfg, session_id=session_id[:200] or "consolidate", host=host, project=project, force=force)
-        return _blocked(f"Consolidating {', '.join(todo)} memory in the background"
+        return _blocked(host, f"Consolidating {', '.join(todo)} memory in the background"
                         f"{' with a child agent' if agent_available(cfg, host) else ' (merging duplicates)'}; "
                         "tacit tells you what changed at your next prompt.")
     result = slash.run(slash.typed_by_you(cfg, name, session_id=session_id[:200], host=host), name, args,
                        project=project)
     if name in ("memory-consolidate", "memory-forget", "memory-teach"):
         engine.reload_stores()
-    return _blocked(result.get("text") or "")
+    return _blocked(host, result.get("text") or "")
 
 
-def _blocked(text: str) -> str:
-    """The answer as the blocked prompt's reason, without the "Original prompt: …" echo
-    (``suppressOriginalPrompt``; docs/hosts/claude-code.md)."""
+def _blocked(host: str, text: str) -> str:
+    """The answer as the blocked prompt's reason; in Claude Code without the "Original prompt: …" echo
+    (``suppressOriginalPrompt``) and with its ``/tacit:`` names (docs/hosts/claude-code.md). Codex 0.171.0
+    refuses that field ("invalid user prompt submit JSON output": the hook failed and the prompt went
+    on to the model), and has no plugin namespace (docs/hosts/codex.md)."""
+    if host != HOST:
+        return json.dumps({"decision": "block", "reason": fit_text(text, CONTEXT_CAP)}, ensure_ascii=False)
     return json.dumps({"decision": "block", "reason": fit_text(slash_names(text), CONTEXT_CAP),
                        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "suppressOriginalPrompt": True}},
                       ensure_ascii=False)

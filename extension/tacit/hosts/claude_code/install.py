@@ -49,7 +49,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
     if previous is None and plugin_dir.exists() and any(plugin_dir.iterdir()):
         raise InstallError(f"{plugin_dir} exists and was not written by tacit; move it away first")
     settings, settings_existed = read_settings(settings_path)  # refuses a broken file before any write
-
+    settings_text, _ = support.read_text(settings_path)
     files = plugin_files(python, str(plugin_dir))
     dirs_created = [str(d) for d in support.missing_dirs(plugin_dir, stop_at=where["base"].parent)]
     changed = []
@@ -90,7 +90,9 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "settings_created": (not settings_existed) or bool((previous or {}).get("settings_created")),
         "permissions_added": list(dict.fromkeys([*(previous or {}).get("permissions_added", []), *added])),
     }
-    support.write_json(plugin_dir / MANIFEST, manifest, 0o644)
+    # your settings.json as it was, when it had a layout of its own: uninstall writes it back as it was
+    support.write_manifest(plugin_dir / MANIFEST, manifest, "settings_text", support.text_to_restore(
+        settings_text, settings_existed and bool(added), (previous or {}).get("settings_text")))
 
     result = {
         "success": True,
@@ -159,7 +161,8 @@ def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> di
                     support.unlink(settings_path)
                     removed.append(str(settings_path))
                 else:
-                    support.write_json(settings_path, settings, support.mode_of(settings_path, 0o644))
+                    support.write_json_as_before(settings_path, settings, support.mode_of(settings_path, 0o644),
+                                                 manifest.get("settings_text"))
     elif manifest.get("settings_created") and settings_path.exists():
         settings, _ = read_settings(settings_path)
         if settings in ({}, {"permissions": {"allow": []}}):

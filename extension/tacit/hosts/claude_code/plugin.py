@@ -49,6 +49,9 @@ def _command(description: str, body: str, *, hint: str = "") -> str:
     lines = ["---", f"description: {json.dumps(description, ensure_ascii=False)}"]
     if hint:
         lines.append(f"argument-hint: {json.dumps(hint)}")
+    # yours to type, not the model's to call: Claude Code otherwise lists every command among the skills in
+    # each request, and a Skill call would get the body below, not tacit's answer (docs/hosts/claude-code.md)
+    lines.append("disable-model-invocation: true")
     lines.append("---")
     return "\n".join(lines) + "\n" + body.strip() + "\n"
 

@@ -90,6 +90,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
     previous = support.read_manifest(where["manifest"]) or {}
     # read (and refuse) everything before writing anything
     hooks_doc, hooks_existed = read_hooks(where["hooks_file"])
+    hooks_text, _ = support.read_text(where["hooks_file"])
     config_text, config_existed = support.read_text(where["config_file"])
     config = parse_toml(config_text, where["config_file"])
     rules_wanted = rules_text(python)
@@ -132,7 +133,9 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "rules_file": str(where["rules_file"]),
         "dirs_created": sorted(set(dirs_created) | set(previous.get("dirs_created", []))),
     }
-    support.write_json(where["manifest"], manifest, 0o644)
+    # your hooks.json as it was, when it had a layout of its own: uninstall writes it back as it was
+    support.write_manifest(where["manifest"], manifest, "hooks_text", support.text_to_restore(
+        hooks_text, hooks_existed and bool(groups_changed), previous.get("hooks_text")))
 
     # a changed command has a new hash: Codex shows it as modified until re-trusted
     untrusted = [e for e in EVENTS if e in set(untrusted_events(where, positions)) | set(groups_changed)]
@@ -147,7 +150,7 @@ def install(cfg, scope: str = "user", *, project_dir: str | None = None, python:
         "changed": changed,
         "needs_trust": bool(untrusted),
         "untrusted_events": untrusted,
-        "tacit_on_path": commandline.on_path(cfg.env.get("PATH")),
+        "tacit_on_path": commandline.on_path(commandline.agent_path(cfg.env, login_shell=True)),
         "warnings": warnings,
     }
     result["message"] = _message(where, result)
@@ -197,7 +200,8 @@ def _message(where: dict, result: dict) -> str:
         warnings.append(f"{where['hooks_file']} now names this machine's Python: keep tacit's entries "
                         f"out of version control.")
     if not result["tacit_on_path"]:
-        warnings.append("`tacit` is not on PATH; the agent is told the absolute command instead.")
+        warnings.append("`tacit` is not on the PATH of Codex's shell (it runs `$SHELL -lc`, which reads your login "
+                        "profile); the agent is told the absolute command instead.")
     return "\n".join(lines + warnings)
 
 
@@ -249,6 +253,30 @@ def untrusted_events(where: dict, positions: dict) -> list[str]:
             if f"{hooks_file}:{trust_key(event)}:{index}:0" not in trusted]
 
 
+def waiting(cfg) -> list[str]:
+    """What you still have to do before tacit runs in Codex (``tacit doctor``, ``tacit status``): trust
+    the hooks of the user-scope install in /hooks. Until then Codex skips them without a word."""
+    where = locations(cfg, "user")
+    if not where["manifest"].is_file():
+        return []
+    try:
+        groups = read_hooks(where["hooks_file"])[0]["hooks"]
+    except InstallError as exc:
+        return [f"Codex: {exc}"]
+    positions = {event: next((i for i, g in enumerate(groups.get(event) or []) if is_tacit_group(g, event)), None)
+                 for event in EVENTS}
+    missing = [event for event, index in positions.items() if index is None]
+    if missing:
+        return [f"Codex: tacit's hooks for {', '.join(missing)} are gone from {where['hooks_file']}: "
+                "run `tacit install codex` again"]
+    untrusted = untrusted_events(where, positions)
+    if not untrusted:
+        return []
+    return [f"Codex runs tacit's hooks only once you trust them, and {len(untrusted)} of {len(EVENTS)} are not "
+            f"trusted yet ({', '.join(untrusted)}): open `codex`, type /hooks and trust them. Until then tacit "
+            "does nothing in Codex (`codex exec` skips untrusted hooks silently)."]
+
+
 def project_trusted(where: dict) -> bool:
     try:
         path = where["user_config"]
@@ -292,7 +320,8 @@ def uninstall(cfg, scope: str = "user", *, project_dir: str | None = None) -> di
             support.unlink(where["hooks_file"])
             removed.append(str(where["hooks_file"]))
         else:
-            support.write_json(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644))
+            support.write_json_as_before(where["hooks_file"], hooks_doc, support.mode_of(where["hooks_file"], 0o644),
+                                         (manifest or {}).get("hooks_text"))
 
     if manifest is None:
         message = (f"tacit removed its hooks from Codex ({scope} scope)" if removed

@@ -66,12 +66,13 @@ def is_oneshot(argv) -> bool:
 
 
 class _Session:
-    __slots__ = ("started", "agent_started", "turn_open", "user_text", "notices")
+    __slots__ = ("started", "agent_started", "turn_open", "user_text", "notices", "shown")
 
     def __init__(self):
         self.started = self.agent_started = self.turn_open = False
         self.user_text = ""
         self.notices: list[str] = []  # shown under the next reply (transform_llm_output)
+        self.shown = ""  # what transform_llm_output put under the reply: not the agent's words
 
 
 class HermesAdapter:
@@ -220,11 +221,15 @@ class HermesAdapter:
         waiting, session.notices = session.notices, []
         if not waiting:
             return None
-        return response_text.rstrip() + "\n\n" + "\n".join(f"· {n}" for n in waiting)
+        session.shown = "\n\n" + "\n".join(f"· {n}" for n in waiting)
+        return response_text.rstrip() + session.shown
 
     def post_llm_call(self, session_id=None, user_message=None, assistant_response=None, **_):
         sid, session = self._session(session_id)
         reply = message_text(assistant_response)
+        if session.shown and reply.endswith(session.shown):  # Hermes hands over the reply with tacit's lines
+            reply = reply[:-len(session.shown)]
+        session.shown = ""
         results = self._ensure_started(sid, session, "resume")
         results.append(self._dispatch(MessageEnd, sid, role="assistant", text=reply))
         results.append(self._dispatch(TurnEnd, sid, user_text=message_text(user_message) or session.user_text,

@@ -28,13 +28,13 @@ const UNREAD_MAX = 256; // events kept for the next link while the current one h
 const REPLAYED = new Set(["event", "ping"]); // requests a dead link's successor answers (events carry an id)
 // tool/command defaults; the handshake replaces them (a memory add may consolidate first)
 const TIMEOUT_MS = { hello: 10000, event: 5000, turn: 5000, tool: 360000, command: 660000, tool_call: 3000 };
-const COMMANDS = {
-  "memory-consolidate": "Consolidate MEMORY.md and USER.md (tacit)",
-  "memory-skills": "List tacit's skills and where their files are",
-  "memory-show": "Show what tacit has learned, by status",
-  "memory-forget": "Forget a learned memory: /memory-forget KEY",
-  "memory-teach": "Teach tacit a memory directly: /memory-teach TEXT",
-  "memory-review": "Review what tacit noted today (keep/drop with `tacit review`)",
+const COMMANDS = { // = tacit.slash_table.COMMANDS (tests/unit/test_pi_bridge.py checks they agree)
+  "memory-consolidate": "Consolidate tacit's memory near its limit (force: every scope) and show the report",
+  "memory-skills": "List the skills tacit has saved, with their files",
+  "memory-show": "Show tacit's memory per scope, then the candidates it is weighing",
+  "memory-forget": "Forget what a text says, in every scope (or a candidate's key)",
+  "memory-teach": "Teach tacit a memory explicitly (saved at once; --user for USER.md)",
+  "memory-review": "Review what tacit noted today: keep, drop or edit before it becomes memory",
 };
 const LOADED = Symbol.for("tacit.pi.extension.active");
 // how long the session's end waits for the prompt in flight: a new link's wait and handshake, then the event
