@@ -141,3 +141,14 @@ def test_the_branch_pushed_before_the_target_is_no_part_of_it(lesson):
 
 def test_pushing_branches_with_no_target_is_no_rule():
     assert derive_guards("never push branches") == ()
+
+
+def test_quoted_items_joined_by_slashes_are_a_list():
+    # a real line; the rule as quoted back keeps its slashes and double quotes
+    lesson = "- Never commit `.env*`/`*.key`/`*.pem`/`credentials.*`/`*.secret`"
+    assert _stops(lesson, "git add server.key")
+    assert _stops(lesson, "git add .env.local")
+    assert not _stops(lesson, "git add src/app.py")
+    from tacit.guards.instructions import rules_in
+    assert {r.text for r in rules_in('- Never run "git reset --hard", "git clean", or force-push.')} == {
+        'Never run "git reset --hard", "git clean", or force-push.'}

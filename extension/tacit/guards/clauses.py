@@ -208,10 +208,16 @@ def _dq_command(m) -> str:
     return f"`{m.group(1)}`" if m.group(1).split()[0].lower() in _KNOWN_PROGRAMS else m.group(0)
 
 
+def _as_quoted(text: str) -> str:
+    """Quoting read as backticks (the line as quoted back keeps its own): a command line in double
+    quotes, and "`.env*`/`*.key`/`*.pem`" a list."""
+    text = _DQ_COMMAND.sub(_dq_command, text) if '"' in text else text
+    return text.replace("`/`", "`, `")
+
+
 def clean_line(text: str, typed: bool = False) -> str:
     """Markup off a line: bullets, headings, bold, warning signs (cue words as typed too unless ``typed``)."""
     text = text.translate(_TRANSLATE) if typed else typed_cues(text.translate(_TRANSLATE))
-    text = _DQ_COMMAND.sub(_dq_command, text) if '"' in text else text
     text = _LINK.sub(r"\1", text)
     text = _BULLET.sub("", text)
     text = _SYMBOLS.sub(" ", text)
@@ -317,7 +323,7 @@ _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it has more than one
     clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
-    protected, spans = _protect(clean_line(text, typed))
+    protected, spans = _protect(_as_quoted(clean_line(text, typed)))
     protected = _BOLD.sub("", protected)
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)
