@@ -37,6 +37,9 @@ _HERE = lazy(
     r"(?:in )?here|for package management|during (?:local )?development|"
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
+# "never commit directly" · "don't push your changes directly": straight to the shared branch, not any commit
+_DIRECT = lazy(r"\b((?:git\s+)?(?:commit|push)(?:es|ed|ing|s)?(?:\s+(?:(?:your|the|any)\s+)?(?:code|changes|work|anything))?"
+               r"\s+directly)\b(?!\s+(?:to|on|onto|into|in|from|without|unless|via|through|with)\b)", re.I)
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
@@ -304,7 +307,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it has more than one
     clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
     protected, spans = _protect(clean_line(text, typed))
-    protected = _BOLD.sub("", protected)
+    protected = _DIRECT.sub(r"\1 to the protected branches", _BOLD.sub("", protected))
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)

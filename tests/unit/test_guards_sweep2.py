@@ -1,0 +1,84 @@
+"""Readings from a second sweep of real instruction files tacit had not seen (repositories outside
+tests/data/guard_rules_real.jsonl; each case names the repository and file it comes from)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
+from tacit.guards.instructions import rules_in
+from tacit.guards.model import CommitMatch
+
+ROOT = "/r"
+
+
+def _check(specs, command: str | None = None, edit: str | None = None) -> bool:
+    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT) for i, spec in enumerate(specs)])
+    call = normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT) if command is not None else \
+        normalize_call("Edit", {"file_path": f"{ROOT}/{edit}"}, ROOT, project_root=ROOT)
+    return bool(guards.check(call))
+
+
+def _specs(text: str) -> list:
+    return [r.spec for r in rules_in(text)]
+
+
+# 0x3k/projd .claude/CLAUDE.md: the branches are named elsewhere, "these" is none of them
+@pytest.mark.parametrize("rule", [
+    "- **Protected branches**: Never commit directly to these branches. Always work on a feature branch.",
+    "never push to those branches",
+    "never commit to such branches",
+])
+def test_a_pointing_word_is_no_branch_name(rule):
+    assert all(s.match != CommitMatch(("these",)) for s in _specs(rule))
+    assert not any("these" in getattr(s.match, "branches", ()) or "those" in getattr(s.match, "branches", ())
+                   or "such" in getattr(s.match, "branches", ()) for s in _specs(rule))
+
+
+# 0xEchoPhantom/notion-lite .github/copilot-instructions.md: "#### 🛑 NEVER COMMIT DIRECTLY - High Risk
+# Changes" over an example that commits on a feature branch: straight to the shared branch, not any commit
+@pytest.mark.parametrize("rule", [
+    "#### \U0001f6d1 NEVER COMMIT DIRECTLY - High Risk Changes",
+    "never commit directly",
+    "Never commit directly, open a PR instead.",
+])
+def test_commit_directly_is_a_commit_on_the_shared_branch(rule):
+    specs = _specs(rule)
+    assert [s.match for s in specs] == [CommitMatch(("main", "master"))]
+
+
+def test_push_directly_is_a_push_to_the_shared_branch():
+    specs = _specs("Don't push directly")
+    assert _check(specs, "git push origin main")
+    assert not _check(specs, "git push origin feature/x")
+
+
+def test_commit_directly_to_a_named_branch_keeps_its_name():
+    assert [s.match for s in derive_guards("never commit directly to `develop`")] == [CommitMatch(("develop",))]
+
+
+# 4DA-Systems/4DA .cursor/rules/project.mdc: "## Never Commit" over a list of files; the heading is a
+# title, the bullets are the rules
+def test_a_bare_never_commit_heading_is_no_rule_its_bullets_are():
+    text = ("## Never Commit\n\n- `data/settings.json` — contains user API keys.\n"
+            "- `data/*.db` — runtime databases\n")
+    rules = rules_in(text)
+    assert [r.line for r in rules] == [3, 4]
+    specs = [r.spec for r in rules]
+    assert not _check(specs, "git commit -m 'fix: x'")
+    assert _check(specs, "git add data/settings.json && git commit -m x")
+
+
+def test_a_heading_with_its_object_is_still_a_rule():
+    assert [r.line for r in rules_in("## Never commit `.env`\n")] == [1]
+
+
+# 0xquinto/dossier .claude/CLAUDE.md: "Never write to `research/` root — always write under
+# `research/runs/$RUN_ID/`": only the folder's top level is refused, which no path pattern says
+@pytest.mark.parametrize("rule", [
+    "- Never write to `research/` root \u2014 always write under `research/runs/$RUN_ID/`",
+    "- Never write to `runs/` root \u2014 always write under `runs/$RUN_ID/`",
+    "never edit the `docs/` top-level",
+])
+def test_a_folder_root_gives_no_guard(rule):
+    assert _specs(rule) == []
