@@ -82,3 +82,39 @@ def test_a_heading_with_its_object_is_still_a_rule():
 ])
 def test_a_folder_root_gives_no_guard(rule):
     assert _specs(rule) == []
+
+
+# CreativeCodersTeam/Core CLAUDE.md, 0xquinto/managed-agents .claude/CLAUDE.md (its "Never `git add .`"
+# form is left unread), 0Bu/daikin-altherma-esp32-style orders: one quoted command over another
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("- Stage files by name, not `git add -A` or `git add .` \u2014 those can sweep in secrets or large binaries.",
+     ["git add -A", "git add .", "git add --all"], ["git add src/a.py", "git commit -m x"]),
+    ("Use `git add <file>`, not `git add -A`", ["git add -A"], ["git add src/a.py"]),
+    ("Use `git mv`, not `mv`", ["mv a.py b.py"], ["git mv a.py b.py"]),
+])
+def test_one_quoted_command_over_another(rule, stopped, fine):
+    specs = _specs(rule)
+    assert specs, rule
+    for call in stopped:
+        assert _check(specs, call), call
+    for call in fine:
+        assert not _check(specs, call), call
+
+
+@pytest.mark.parametrize("rule", [
+    "`npm test` runs unit tests, not `npm run e2e`",  # a statement, no order
+    "Use `Result<T>`, not `unwrap()`",  # code
+    # coollabsio/coolify AGENTS.md: the arguments are examples
+    "Use `php artisan make:test --pest SomeFeatureTest` instead of `php artisan make:test --pest Feature/SomeFeatureTest`.",
+])
+def test_no_quoted_command_over_another(rule):
+    assert all("e2e" not in s.match.subcommands and "Feature/SomeFeatureTest" not in getattr(s.match, "subcommands", ())
+               for s in derive_guards(rule))
+    assert not any(_check(derive_guards(rule), c) for c in ("npm run e2e", "php artisan make:test --pest Feature/X"))
+
+
+def test_the_guard_that_would_stop_the_way_is_not_made_here():
+    from tacit.guards.derive import _run
+    from tacit.guards.quoted_over import quoted_over
+    assert quoted_over("use `npm run test`, not `npm run`", "x", _run) == []
+    assert [s.match.flags for s in quoted_over("use `git add <file>`, not `git add -A`", "x", _run)] == [("-A",)]
