@@ -118,3 +118,32 @@ def test_the_guard_that_would_stop_the_way_is_not_made_here():
     from tacit.guards.quoted_over import quoted_over
     assert quoted_over("use `npm run test`, not `npm run`", "x", _run) == []
     assert [s.match.flags for s in quoted_over("use `git add <file>`, not `git add -A`", "x", _run)] == [("-A",)]
+
+
+# CreativeAcer/PermiX CLAUDE.md: "Never create new `.html` files — all views are panels inside `index.html`"
+@pytest.mark.parametrize("rule", [
+    "- **Never create new `.html` files** \u2014 all views are panels inside `index.html`",
+    "- One single-page app shell: `index.html` \u2014 do not create additional `.html` files",
+])
+def test_new_files_of_a_kind(rule):
+    specs = _specs(rule)
+    guards = GuardSet([Guard(s, id=i, scope="project", project_root=ROOT) for i, s in enumerate(specs)])
+
+    def stops(tool: str, path: str) -> bool:
+        return bool(guards.check(normalize_call(tool, {"file_path": f"{ROOT}/{path}"}, ROOT, project_root=ROOT,
+                                                exists=lambda p: p.endswith("/index.html"))))
+    assert stops("Write", "views/settings.html")
+    assert not stops("Edit", "index.html")  # the file that is there
+    assert not stops("Write", "views/settings.js")
+
+
+def test_new_files_of_no_kind_give_no_guard():
+    assert derive_guards("Never create new `docs` files") == ()
+
+
+# 2sem/TagForge CLAUDE.md: "Never edit `.xcodeproj` files directly." (Tuist generates them): a long
+# extension is one too, and the bundle's insides are its files
+def test_a_long_extension_is_every_such_file():
+    specs = _specs("This project uses Tuist for project generation. Never edit `.xcodeproj` files directly.")
+    assert _check(specs, edit="TagForge.xcodeproj/project.pbxproj")
+    assert not _check(specs, edit="Project.swift")

@@ -314,7 +314,7 @@ def _path_pattern(part: str) -> str | None:
         return "*." + low  # "never make changes to `tsx` files": an extension said without its dot
     if noun == "file" and not looks:
         return None
-    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,8}(?:\.[a-z][a-z0-9]{0,7})?", word):
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module
