@@ -147,3 +147,55 @@ def test_a_long_extension_is_every_such_file():
     specs = _specs("This project uses Tuist for project generation. Never edit `.xcodeproj` files directly.")
     assert _check(specs, edit="TagForge.xcodeproj/project.pbxproj")
     assert not _check(specs, edit="Project.swift")
+
+
+# Creative-Planning/pyfabric CLAUDE.md and 10U-Labs/wan-synthesizer CLAUDE.md wrap their prose at ~72 columns
+def test_a_hard_wrapped_sentence_is_read_whole():
+    text = ("Version is derived from git tags via hatch-vcs. Do NOT manually edit\n"
+            "version strings. The file `src/pyfabric/_version.py` is auto-generated\n"
+            "and must not be committed.\n")
+    rules = rules_in(text)
+    assert [r.line for r in rules] == [1]
+    assert _check([r.spec for r in rules], "git add src/pyfabric/_version.py")
+    assert not _check([r.spec for r in rules], "git add src/pyfabric/cli.py")
+
+
+def test_a_wrapped_list_of_prohibitions_and_its_exception():
+    text = ("Work goes straight to `main` as direct commits. Do not create a feature\n"
+            "branch, do not open a pull request, and do not structure advice around a\n"
+            "review cycle.\n")
+    specs = _specs(text)
+    assert _check(specs, "gh pr create --fill") and not _check(specs, "gh pr view 3")
+    # 0Bu/daikin-altherma-esp32 AGENTS.md: the exception is on the next line, and now seen
+    text = ("- Keep history linear as described in `CONTRIBUTING.md`. Never force-push, rewrite shared history, or\n"
+            "  bypass branch protection unless the user explicitly requested and understood that exact action.\n")
+    assert rules_in(text) == []
+
+
+def test_lines_of_rules_are_not_joined():
+    text = "never run `make deploy`, it ships the whole fleet to production\nnever edit `dist/`, it is built\n"
+    assert [r.line for r in rules_in(text)] == [1, 2]
+
+
+# 0Bu/daikin-altherma-esp32 AGENTS.md (read whole): a list of acts, each with its own object
+def test_the_exact_acts_of_a_list():
+    specs = _specs("Never read the credential store, run `git credential fill`, or print an authentication token.")
+    assert _check(specs, "git credential fill") and not _check(specs, "git status")
+
+
+@pytest.mark.parametrize("rule", [
+    "- Never commit, print, or upload API keys, bearer tokens, cloud credentials, or tokens.",  # one object for all
+    "never read the logs, run `git credential fill`, or print tokens without asking",  # a qualifier
+])
+def test_a_list_whose_acts_share_an_object_or_a_qualifier(rule):
+    assert not _check(_specs(rule), "git commit -m x") and not _check(_specs(rule), "git credential fill")
+
+
+# Creative-Planning/pyfabric CLAUDE.md: the passive rule after what the file is
+@pytest.mark.parametrize("rule", [
+    "The file `src/pyfabric/_version.py` is auto-generated and must not be committed.",
+    "`src/pyfabric/_version.py` is auto-generated and must not be committed.",
+])
+def test_a_generated_file_must_not_be_committed(rule):
+    assert _check(_specs(rule), "git add src/pyfabric/_version.py")
+    assert not _check(_specs(rule), "git add src/pyfabric/cli.py")

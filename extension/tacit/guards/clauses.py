@@ -43,7 +43,9 @@ _DIRECT = lazy(r"\b((?:git\s+)?(?:commit|push)(?:es|ed|ing|s)?(?:\s+(?:(?:your|t
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
-_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+")
+# … and a comma before a prohibition of its own: "Do not create a feature branch, do not open a pull request, and …"
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|"
+                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])")
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
               r"these|those|there|i|you|of|our|otherwise)\b)", re.I)
