@@ -199,3 +199,22 @@ def test_a_list_whose_acts_share_an_object_or_a_qualifier(rule):
 def test_a_generated_file_must_not_be_committed(rule):
     assert _check(_specs(rule), "git add src/pyfabric/_version.py")
     assert not _check(_specs(rule), "git add src/pyfabric/cli.py")
+
+
+# CreativeCodersTeam/Core CLAUDE.md: "Don't commit files that look like secrets (.env, credentials.json,
+# *.pem)." (its next line, "If the user explicitly asks, warn first.", is an exception: no guard there)
+@pytest.mark.parametrize("rule", [
+    "Don't commit files that look like secrets (.env, credentials.json, *.pem).",
+    "never commit secrets (`.env`, `credentials.json`, `*.pem`)",
+])
+def test_the_named_secret_files(rule):
+    specs = _specs(rule)
+    for call in ("git add .env", "git add config/credentials.json", "git add certs/server.pem"):
+        assert _check(specs, call), call
+    assert not _check(specs, "git add src/app.py") and not _check(specs, "git add .env.example")
+
+
+def test_the_named_secret_files_with_their_exception():
+    text = ("- Don't commit files that look like secrets (.env, credentials.json, *.pem). If\n"
+            "  the user explicitly asks, warn first.\n")
+    assert rules_in(text) == []

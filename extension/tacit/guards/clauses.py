@@ -127,9 +127,11 @@ _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s
 
 
 _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
-                    r"(?P<items>\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*)\s*\)", re.I)
+                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
+                    .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
+# "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
 _FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
-                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?)$", re.I)
+                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?|secrets?|credentials)$", re.I)
 
 
 def _named(m, spans: list) -> str:
