@@ -218,3 +218,20 @@ def test_the_named_secret_files_with_their_exception():
     text = ("- Don't commit files that look like secrets (.env, credentials.json, *.pem). If\n"
             "  the user explicitly asks, warn first.\n")
     assert rules_in(text) == []
+
+
+# kyverno/kyverno AGENTS.md: two described objects of one edit, each quoted in prose
+def test_two_described_objects_of_one_edit():
+    specs = _specs("- **Generated code:** Never edit files matching `zz_generated.*` or content in `pkg/client/` "
+                   "manually. Run `make codegen-all` instead.")
+    assert _check(specs, edit="api/v1/zz_generated.deepcopy.go") and _check(specs, edit="pkg/client/clientset/x.go")
+    assert not _check(specs, edit="pkg/engine/engine.go") and not _check(specs, "make codegen-all")
+    assert derive_guards("never use `git stash` or `any` casts") == ()  # a quoted list stays its own reading
+
+
+# AIcodeAcademy/full_stack_blueprint .cursor/rules: "This project is based on `bun` instead of `npm` or `node`"
+def test_a_project_based_on_one_tool_instead_of_another():
+    specs = _specs("This project is based on `bun` instead of `npm` or `node`")
+    assert _check(specs, "npm install") and _check(specs, "node server.js")
+    assert not _check(specs, "bun install") and not _check(specs, "bun run server.ts")
+    assert derive_guards("The app is based on React instead of Vue") == ()

@@ -92,7 +92,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
     # use pnpm, not npm · we use pnpm, never npm · use uv and never pip · use only pnpm, not npm
     rf"{_LEAD}{_USE}\s+(?:only\s+)?{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
     # use pnpm instead of npm · pnpm rather than npm
-    rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
+    rf"(?:{_LEAD}(?:{_USE}|is\s+(?:based|built)\s+on|relies\s+on)\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
     # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only
     rf"{_DONT}\s+(?:{_USE}\s+)?{_YS}\s*[,;:]?\s*(?:(?:we|i)\s+)?(?:only\s+)?{_USE}\s+{_X}"
     r"(?:\s+instead)?",

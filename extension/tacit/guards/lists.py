@@ -111,8 +111,8 @@ def either(sentence: str, because: str, specs_of) -> list:
         return []  # "commands such as `a` or `b`": a list of examples has its own reading
     dont, verb, a, b = m.group("dont"), m.group("verb"), m.group("a").strip(), m.group("b").strip()
     act = bool(_LIST_VERB.match(b) or _ACT.match(b))
-    if not act and "`" in a and "`" in b:
-        return []  # "never use `git stash` or `any` casts": a quoted list has its own reading
+    if not act and "`" in a and "`" in b and (a.startswith("`") or b.startswith("`")):
+        return []  # "never use `git stash` or `any` casts": a quoted list has its own reading (not "files matching `a` or …")
     readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act else f"{dont} {verb} {b}"]
     first, second = (specs_of(reading, because) for reading in readings)
     if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):
