@@ -235,3 +235,13 @@ def test_a_project_based_on_one_tool_instead_of_another():
     assert _check(specs, "npm install") and _check(specs, "node server.js")
     assert not _check(specs, "bun install") and not _check(specs, "bun run server.ts")
     assert derive_guards("The app is based on React instead of Vue") == ()
+
+
+# traefik/traefik AGENTS.md: the examples after "notably", one of them "everything under" a folder
+def test_generated_files_notably():
+    specs = _specs("- Do not hand-edit generated files \u2014 notably `**/zz_generated*.go`, everything under "
+                   "`pkg/provider/kubernetes/crd/generated/`, and `webui/static/`. Regenerate them via `make generate`.")
+    for path in ("pkg/config/zz_generated.deepcopy.go", "pkg/provider/kubernetes/crd/generated/x/y.go",
+                 "webui/static/index.html"):
+        assert _check(specs, edit=path), path
+    assert not _check(specs, edit="pkg/config/dynamic.go") and not _check(specs, "make generate")

@@ -130,6 +130,8 @@ _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\
                     r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
                     .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
 # "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
+_NOTABLY = lazy(r"(?<=\w)\s*(?:\u2014|\u2013|\s-|,|:)\s*(?:notably|especially|in particular|e\.\s?g\.,?|for example,?)\s+(?=\x00)",
+               re.I)
 _FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
                         r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?|secrets?|credentials)$", re.I)
 
@@ -340,6 +342,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
+        sentence = _NOTABLY.sub(" such as ", sentence)  # "generated files — notably `a` and `b/`": the examples
         asides = []
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]

@@ -149,7 +149,9 @@ def _path_list(text: str) -> tuple | None:
         text, below = where.group(1), folder.rstrip("/")  # "dist/ in packages/bot"
     patterns = []
     for part in _PATH_LIST_SPLIT.split(text):
-        p = _path_pattern(part)
+        # "`a.go`, everything under `gen/`, and `static/`": a folder's contents are the folder
+        p = _path_pattern(re.sub(r"^\s*(?:everything|anything|all(?:\s+files)?|(?:any\s+)?files)\s+(?:under|in|inside|within)\s+"
+                                 r"(?=`)", "", part, flags=re.I))
         if p is None:
             return None
         if below:
