@@ -245,3 +245,12 @@ def test_generated_files_notably():
                  "webui/static/index.html"):
         assert _check(specs, edit=path), path
     assert not _check(specs, edit="pkg/config/dynamic.go") and not _check(specs, "make generate")
+
+
+# 0xquinto/managed-agents .claude/CLAUDE.md: "Never `git add .` or `-A`": the flag of the command before it
+def test_a_bare_flag_after_a_quoted_command():
+    specs = _specs("- Always `git add <specific paths>`. Never `git add .` or `-A` \u2014 adjacent untracked files "
+                   "include `.DS_Store`, `docs/api-reference/`, and pitch decks.")
+    assert _check(specs, "git add .") and _check(specs, "git add -A")
+    assert not _check(specs, "git add agents/a.md")
+    assert derive_guards("never use `-A` or `git add .`") == ()  # a flag with no command before it

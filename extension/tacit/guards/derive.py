@@ -431,6 +431,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _QUOTED_LIST.fullmatch(sentence)
     if m:
         quoted = re.findall(r"`[^`]+`", m.group("items"))
+        for i in range(1, len(quoted)):  # "never `git add .` or `-A`": the flag of the command before it
+            head = [w for w in _unquote(quoted[i - 1]).split()[:2] if not w.startswith("-")]
+            quoted[i] = f"`{' '.join(head)} {_unquote(quoted[i])}`" if quoted[i].startswith("`-") and head else quoted[i]
         out = [_run(m.group("verb") + q, because) for q in quoted]
         if all(out):
             return out
