@@ -254,3 +254,10 @@ def test_a_bare_flag_after_a_quoted_command():
     assert _check(specs, "git add .") and _check(specs, "git add -A")
     assert not _check(specs, "git add agents/a.md")
     assert derive_guards("never use `-A` or `git add .`") == ()  # a flag with no command before it
+
+
+# 4DA-Systems/4DA CLAUDE.md ("… and never `--no-verify` past it": the "past it" stays unread, a manner)
+def test_a_flag_said_with_no_verb_is_used():
+    specs = derive_guards("never `--no-verify`")
+    assert _check(specs, "git commit --no-verify -m x") and not _check(specs, "git commit -m x")
+    assert derive_guards("never `--no-verify` past it") == ()

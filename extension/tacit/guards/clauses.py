@@ -130,6 +130,7 @@ _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\
                     r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
                     .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
 # "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
+_BARE_FLAG = lazy(r"\b(never|don'?t|do not)\s+(?=\x00(\d+)\x00)", re.I)
 _NOTABLY = lazy(r"(?<=\w)\s*(?:\u2014|\u2013|\s-|,|:)\s*(?:notably|especially|in particular|e\.\s?g\.,?|for example,?)\s+(?=\x00)",
                re.I)
 _FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
@@ -342,6 +343,8 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
+        # "never `--no-verify`": a flag said with no verb is a flag used
+        sentence = _BARE_FLAG.sub(lambda m: m.group(1) + (" use " if spans[int(m.group(2))].startswith("`-") else " "), sentence)
         sentence = _NOTABLY.sub(" such as ", sentence)  # "generated files — notably `a` and `b/`": the examples
         asides = []
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
