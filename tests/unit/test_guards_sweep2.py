@@ -8,15 +8,9 @@ import pytest
 from tacit.guards import Guard, GuardSet, derive_guards, normalize_call
 from tacit.guards.instructions import rules_in
 from tacit.guards.model import CommitMatch
+from test_guards_sweep import _check, test_stops as _stops
 
 ROOT = "/r"
-
-
-def _check(specs, command: str | None = None, edit: str | None = None) -> bool:
-    guards = GuardSet([Guard(spec, id=i, scope="project", project_root=ROOT) for i, spec in enumerate(specs)])
-    call = normalize_call("Bash", {"command": command}, ROOT, project_root=ROOT) if command is not None else \
-        normalize_call("Edit", {"file_path": f"{ROOT}/{edit}"}, ROOT, project_root=ROOT)
-    return bool(guards.check(call))
 
 
 def _specs(text: str) -> list:
@@ -93,12 +87,7 @@ def test_a_folder_root_gives_no_guard(rule):
     ("Use `git mv`, not `mv`", ["mv a.py b.py"], ["git mv a.py b.py"]),
 ])
 def test_one_quoted_command_over_another(rule, stopped, fine):
-    specs = _specs(rule)
-    assert specs, rule
-    for call in stopped:
-        assert _check(specs, call), call
-    for call in fine:
-        assert not _check(specs, call), call
+    _stops(rule, stopped, fine)  # as a line of an instruction file: derives, stops these, passes those
 
 
 @pytest.mark.parametrize("rule", [
