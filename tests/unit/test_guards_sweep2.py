@@ -250,3 +250,15 @@ def test_a_flag_said_with_no_verb_is_used():
     specs = derive_guards("never `--no-verify`")
     assert _check(specs, "git commit --no-verify -m x") and not _check(specs, "git commit -m x")
     assert derive_guards("never `--no-verify` past it") == ()
+
+
+# 7span/laravel-boilerplate .cursor/rules/laravel-boost.mdc, coollabsio/coolify AGENTS.md: "all Artisan commands"
+# was a program "Artisan" with a subcommand "commands", which no call matched
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("Pass `--no-interaction` to all Artisan commands to ensure they work without user input.",
+     ["php artisan migrate", "php artisan make:model Post"],
+     ["php artisan migrate --no-interaction", "php artisan --version", "composer install"]),
+    ("pass `--frozen` to all uv commands", ["uv sync", "uv add httpx"], ["uv sync --frozen", "uv --version"]),
+])
+def test_a_flag_every_command_of_a_program_must_have(rule, stopped, fine):
+    _stops(rule, stopped, fine)
