@@ -37,11 +37,16 @@ _HERE = lazy(
     r"(?:in )?here|for package management|during (?:local )?development|"
     r"on the (?:whole|entire) (?:repo|repository|codebase|project|tree)|"
     r"as (?:the|our) package manager)\b", re.I)
+# "never commit directly" · "don't push your changes directly": straight to the shared branch, not any commit
+_DIRECT = lazy(r"\b((?:git\s+)?(?:commit|push)(?:es|ed|ing|s)?(?:\s+(?:(?:your|the|any)\s+)?(?:code|changes|work|anything))?"
+               r"\s+directly)\b(?!\s+(?:to|on|onto|into|in|from|without|unless|via|through|with)\b)", re.I)
 # a word every rule says (``derive._MAYBE_RULE``, in short): a part without one adds nothing to a rule
 _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbidden|avoid|stop|off[- ]limits|alone)\b|n'?t\b",
                   re.I)
-# "… and instead prompt the user": the way to do it instead is a clause of its own
-_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|,?\s+(?:and|but)\s+(?=instead\b)", re.I)
+# "… and instead prompt the user": the way to do it instead is a clause of its own; and a comma before a
+# prohibition of its own: "Do not create a feature branch, do not open a pull request, and …"
+_CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|,?\s+(?:and|but)\s+(?=instead\b)|"
+                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])", re.I)
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
               r"these|those|there|i|you|of|our|otherwise)\b)", re.I)
@@ -125,9 +130,14 @@ _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s
 
 
 _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
-                    r"(?P<items>\x00\d+\x00(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*\x00\d+\x00)*)\s*\)", re.I)
+                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
+                    .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
+# "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
+_BARE_FLAG = lazy(r"\b(never|don'?t|do not)\s+(?=\x00(\d+)\x00)", re.I)
+_NOTABLY = lazy(r"(?<=\w)\s*(?:\u2014|\u2013|\s-|,|:)\s*(?:notably|especially|in particular|e\.\s?g\.,?|for example,?)\s+(?=\x00)",
+               re.I)
 _FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?|artifacts?|outputs?|"
-                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?)$", re.I)
+                        r"assets?|snapshots?|fixtures?|lockfiles?|migrations?|templates?|secrets?|credentials)$", re.I)
 
 
 def _named(m, spans: list) -> str:
@@ -324,7 +334,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it has more than one
     clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
     protected, spans = _protect(_as_quoted(clean_line(text, typed)))
-    protected = _BOLD.sub("", protected)
+    protected = _DIRECT.sub(r"\1 to the protected branches", _BOLD.sub("", protected))
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)
     protected = _CAUSE.sub(lambda m: m.group(0) if _NOT_CAUSE.search(m.string[:m.start()]) else "because ", protected)
@@ -353,6 +363,9 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with
         sentence = _NAMED.sub(lambda m: _named(m, spans), sentence)
+        # "never `--no-verify`": a flag said with no verb is a flag used
+        sentence = _BARE_FLAG.sub(lambda m: m.group(1) + (" use " if spans[int(m.group(2))].startswith("`-") else " "), sentence)
+        sentence = _NOTABLY.sub(" such as ", sentence)  # "generated files — notably `a` and `b/`": the examples
         asides = []
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]

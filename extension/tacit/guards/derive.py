@@ -21,6 +21,7 @@ from tacit.guards.families import family_specs
 from tacit.guards.sole_tool import SAYS_SOLE, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
+from tacit.guards.quoted_over import quoted_over
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -92,7 +93,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
     # use pnpm, not npm · we use pnpm, never npm · use uv and never pip · use only pnpm, not npm
     rf"{_LEAD}{_USE}\s+(?:only\s+)?{_X}\s*[,;]?\s*(?:and\s+)?(?:not|never|no)\s+(?:{_USE}\s+)?{_BARE_Y}{_YS}{_CALL}",
     # use pnpm instead of npm · pnpm rather than npm
-    rf"(?:{_LEAD}{_USE}\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
+    rf"(?:{_LEAD}(?:{_USE}|is\s+(?:based|built)\s+on|relies\s+on)\s+)?{_X}\s+(?:instead of|rather than)\s+(?:{_USE}\s+)?{_YS}",
     # never use npm, use pnpm · don't use npm; use pnpm instead · no npm, pnpm only
     rf"{_DONT}\s+(?:{_USE}\s+)?{_YS}\s*[,;:]?\s*(?:(?:we|i)\s+)?(?:only\s+)?{_USE}\s+{_X}"
     r"(?:\s+instead)?",
@@ -438,6 +439,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _QUOTED_LIST.fullmatch(sentence)
     if m:
         quoted = re.findall(r"`[^`]+`", m.group("items"))
+        for i in range(1, len(quoted)):  # "never `git add .` or `-A`": the flag of the command before it
+            head = [w for w in _unquote(quoted[i - 1]).split()[:2] if not w.startswith("-")]
+            quoted[i] = f"`{' '.join(head)} {_unquote(quoted[i])}`" if quoted[i].startswith("`-") and head else quoted[i]
         out = [_run(m.group("verb") + q, because) for q in quoted]
         if m.group("tail") and _FORCE_PUSH_WORD.fullmatch(m.group("tail").strip()):  # "…, `git clean`, or force-push"
             out.append(GuardSpec(PushMatch((), True), because))
@@ -491,7 +495,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
-            or branch_name_specs(sentence, because) or sole_tool_specs(sentence, because, lesson))
+            or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
+            or sole_tool_specs(sentence, because, lesson))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

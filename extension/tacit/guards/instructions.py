@@ -122,7 +122,10 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
     comment, example = False, ""
     code, listed, blank = False, False, False  # an indented code block: 4 spaces or a tab after a blank line, no list
     layout = Layout()
+    joined = -1  # the last line a wrapped line took in
     for number in range(start, len(lines)):
+        if number <= joined:
+            continue
         raw = lines[number]
         m = _FENCE.match(raw)
         if fence is not None:
@@ -148,6 +151,9 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
         if _HEADING.match(raw):  # a heading opens a section, and may itself be a rule
             example = "example" if _EXAMPLE_HEAD.match(raw) else "bad" if _BAD_HEAD.match(raw) else ""
         line = _QUOTE_MARK.sub("", raw.strip())  # "> **Warning:** never …": a callout of this file's own
+        wrapped = [] if _HEADING.match(raw) or line.startswith("|") else _continued(lines, number)
+        if wrapped:  # a hard-wrapped sentence is one line: "Do NOT manually edit" / "version strings. …"
+            line, joined = " ".join([line] + wrapped), number + len(wrapped)
         texts = layout.read(line)  # the line, a bullet under "## Don'ts", a cell of a "Never run" column
         if example == "example" or example and not _SAYS_NO.search(line) or not line or len(line) > MAX_LESSON_CHARS \
                 or _EXAMPLE_LINE.match(line):
@@ -168,6 +174,27 @@ def read_text(text: str, name: str = "AGENTS.md") -> tuple[list[FileRule], list[
         if len(out) >= MAX_RULES_PER_FILE:
             break
     return out, unread
+
+
+_WRAP_AT = 60  # a line this long that stops mid-sentence was wrapped by its writer
+_OPENS_RULE = re.compile(r"(?:never|don'?t|do not|always|avoid|prefer|use|run|only)\b", re.I)  # a rule a line
+_ENDS_SENTENCE = re.compile(r"(?:[.!?:;]|[.!?]\W{1,3})$|\s{2}$|\\$")
+
+
+def _continued(lines: list[str], number: int) -> list[str]:
+    """The lines that go on the sentence line ``number`` leaves open: each starts lower-case and is no
+    list item, and the line before it is long and ends mid-sentence (at most four)."""
+    out: list[str] = []
+    here = lines[number]
+    while len(out) < 4 and number + 1 + len(out) < len(lines):
+        after = lines[number + 1 + len(out)]
+        text = after.strip()
+        if len(here.strip()) < _WRAP_AT or _ENDS_SENTENCE.search(here) or not text or not text[0].islower() \
+                or _LIST_ITEM.match(after) or "<!--" in after or _OPENS_RULE.match(text):
+            break
+        out.append(text)
+        here = after
+    return out
 
 
 def _in_project(spec: GuardSpec) -> bool:

@@ -15,7 +15,8 @@ _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and
 # the verbs of a list of prohibitions (not "use", which names the alternative)
 _LIST_VERB = lazy(r"(?:commit|push|force-push|force push|merge|rebase|amend|stash|tag|publish|deploy|release|"
                   r"edit|modify|change|touch|alter|overwrite|write to|delete|remove|rename|move|open|create|"
-                  r"close|stage|check in|skip|bypass|drop|truncate|comment|review|approve|reply|post)\b", re.I)
+                  r"close|stage|check in|skip|bypass|drop|truncate|comment|review|approve|reply|post|run|execute|read|print|"
+                  r"rewrite|upload|copy|expose|log)\b", re.I)
 # "do not <verb> A or B": A and B are what the verb acts on (no comma, no semicolon inside)
 _EITHER = lazy(rf"(?P<dont>{_DONT})\s+(?P<verb>[a-z][a-z-]*)\s+(?P<a>[^,;]+?)\s*,?\s+(?:or|nor)\s+(?P<b>[^,;]+)", re.I)
 _EXAMPLES = lazy(r"\b(?:such as|like|e\.?g|including|for example|for instance|i\.?e)\b", re.I)
@@ -48,7 +49,13 @@ def verb_list(sentence: str, because: str, specs_of) -> list:
         return []  # "never push to main, open a PR": the last phrase says what to do, not a list
     if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
         return []  # "don't use npm commands, use pnpm": the second phrase says what to do
-    return each((f"never {p.strip()}" if "," not in p else "" for p in phrases), because, specs_of)
+    found = [specs_of(f"never {p.strip()}", because) for p in phrases]
+    if not all(found) and any(_TAIL.search(p) or re.search(r"\w{3,}ly\b", p) or len(p.split()) < 2 for p in phrases):
+        return []  # "… or merge without review" · "commit, print, or upload API keys": one tail, one object for all
+    out: list = []  # "never read the credential store, run `git credential fill`, or print a token": the exact ones
+    for spec in (s for specs in found for s in specs):
+        out.extend([spec] if spec not in out else [])
+    return out
 
 
 # "never commit or push directly to `main`" · "do not create or commit `package-lock.json`": acts sharing a target
@@ -104,8 +111,8 @@ def either(sentence: str, because: str, specs_of) -> list:
         return []  # "commands such as `a` or `b`": a list of examples has its own reading
     dont, verb, a, b = m.group("dont"), m.group("verb"), m.group("a").strip(), m.group("b").strip()
     act = bool(_LIST_VERB.match(b) or _ACT.match(b))
-    if not act and "`" in a and "`" in b:
-        return []  # "never use `git stash` or `any` casts": a quoted list has its own reading
+    if not act and "`" in a and "`" in b and (a.startswith("`") or b.startswith("`")):
+        return []  # "never use `git stash` or `any` casts": a quoted list has its own reading (not "files matching `a` or …")
     readings = [f"{dont} {verb} {a}", f"{dont} {b}" if act else f"{dont} {verb} {b}"]
     first, second = (specs_of(reading, because) for reading in readings)
     if not second and (act or _TAIL.search(b) or re.search(r"\w{3,}ly\b", b)):

@@ -67,6 +67,11 @@ _NEW_FILES = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+
                   r"(?:in|under|inside|within|to|into)\s+(?P<paths>.+?)", re.I)
 
 
+# "Never create new `.html` files" · "do not create additional `.md` files": a kind of file, new ones only
+_NEW_KIND = lazy(rf"{_DONT}\s+(?:create|add|make|write)\s+(?:any\s+)?(?:more\s+)?(?:new|additional|extra)\s+"
+                 r"(?P<paths>`[^`]+`\s+files?)", re.I)
+
+
 # "never write migrations by hand": the conventional folder of migrations
 _MIGRATIONS = lazy(rf"{_DONT}\s+(?:write|create|author|hand-write|edit|modify)\s+(?:any\s+|new\s+|the\s+)?(?:django\s+|database\s+|"
                    r"db\s+|schema\s+)?migrations?(?:\s+files?)?\s+(?:by hand|manually|yourself)", re.I)
@@ -86,6 +91,10 @@ def _paths(sentence: str, because: str) -> GuardSpec | None:
     m = _NEW_FILES.fullmatch(sentence)
     patterns = _path_list(m.group("paths")) if m else None
     if patterns and all(p.endswith(("/", "*")) for p in patterns):
+        return GuardSpec(PathMatch(patterns, new_only=True), because)
+    m = _NEW_KIND.fullmatch(sentence)
+    patterns = _path_list(m.group("paths")) if m else None
+    if patterns and all(p.startswith("*.") for p in patterns):
         return GuardSpec(PathMatch(patterns, new_only=True), because)
     for pattern in _PATH_LESSONS:
         m = pattern.fullmatch(sentence)
@@ -140,7 +149,9 @@ def _path_list(text: str) -> tuple | None:
         text, below = where.group(1), folder.rstrip("/")  # "dist/ in packages/bot"
     patterns = []
     for part in _PATH_LIST_SPLIT.split(text):
-        p = _path_pattern(part)
+        # "`a.go`, everything under `gen/`, and `static/`": a folder's contents are the folder
+        p = _path_pattern(re.sub(r"^\s*(?:everything|anything|all(?:\s+files)?|(?:any\s+)?files)\s+(?:under|in|inside|within)\s+"
+                                 r"(?=`)", "", part, flags=re.I))
         if p is None:
             return None
         if below:

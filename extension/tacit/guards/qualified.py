@@ -246,6 +246,10 @@ def _with_flag(clause: str, because: str, read) -> list:
     base, flags = _command_and_flags(m, because, read)
     if base is None or not flags or any(not re.fullmatch(r"--?[\w-]+", f) for f in flags):
         return []
+    subs = base.match.subcommands
+    if subs[-1:] in (("commands",), ("command",), ("calls",), ("invocations",)):  # "to all uv commands": uv's every one
+        programs = tuple(p.lower() for p in base.match.programs)
+        base = replace(base, match=replace(base.match, programs=programs, subcommands=subs[:-1]))
     return [replace(base, match=replace(base.match, unless=tuple(flags)))]
 
 

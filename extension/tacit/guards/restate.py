@@ -77,7 +77,10 @@ def _subject_as_rule(subject: str) -> list:
 
 
 # "generated files such as `*.pb.go` must not be edited": the act, then what it is done to
-_PASSIVE_VERB = lazy(r"(?P<subj>\S.*?)\s+(?:must|should|shall|may|can)\s*(?:not|never|n't)\s+(?:ever\s+)?be\s+"
+# "The file `x` is auto-generated and must not be committed": the path, what it is said to be before the rule
+_PASSIVE_VERB = lazy(r"(?:the\s+(?:file|folder|directory)\s+(?=`))?(?P<subj>\S.*?)"
+                     r"(?:\s+(?:is|are)\s+(?:auto-?generated|generated|machine-generated|a build artifact|build artifacts)"
+                     r"\s*(?:,\s*)?(?:and|so\s+(?:it|they))?)?\s+(?:must|should|shall|may|can)\s*(?:not|never|n't)\s+(?:ever\s+)?be\s+"
                      r"(?P<verb>edited|modified|changed|touched|updated|overwritten|deleted|removed|renamed|committed)"
                      r"(?:\s+(?:by hand|manually|directly))?", re.I)
 _BASE = {"edited": "edit", "modified": "modify", "changed": "change", "touched": "touch", "updated": "update",

@@ -45,6 +45,7 @@ class Layout:
         self.columns: list[int] = []  # the table's prohibiting columns
         self.pending: list[str] | None = None  # a row that may be a header (its separator comes next)
         self.lead = "never"  # what a bullet under the heading is prefixed with
+        self.bare = False  # the heading names a verb and no object
 
     def _open(self, text: str) -> bool:
         """Whether a heading's text prohibits; remembers its verb ("## Never edit these files:")."""
@@ -53,6 +54,7 @@ class Layout:
             return False
         verb = _VERB_HEAD.fullmatch(text)
         self.lead = f"never {verb.group('verb').lower()}" if verb else "never"
+        self.bare = bool(verb) and verb.end("verb") == len(text)  # "## Never Commit": its bullets are the objects
         return True
 
     def read(self, raw: str) -> list[str]:
@@ -64,9 +66,9 @@ class Layout:
         if not line:
             return []
         heading = _HEADING.match(raw)
-        if heading:  # it opens a section, prohibiting or not
+        if heading:  # it opens a section, prohibiting or not; "## Never Commit" says no rule of its own
             self.prohibit = self._open(heading.group("text"))
-            return [line]
+            return [] if self.prohibit and self.bare else [line]
         lone = _LONE.fullmatch(line)
         bullet = _BULLET.match(line)
         text = " ".join(clean_line(lone.group("text")).split()) if lone else ""

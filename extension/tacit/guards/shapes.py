@@ -210,7 +210,8 @@ def _described_subject(subject, head, lesson: str, because: str) -> GuardSpec | 
 
 
 # "build artifacts like `*.dll`, `*.pdb` or `bin/`": what the kind is said to be, the paths after it
-_KIND_LIKE = lazy(r"^(?:[\w-]+\s+){1,3}(?:such as|like|e\.?g\.?,?|including)\s+(?=\S)", re.I)
+_KIND_LIKE = lazy(r"^(?:[\w-]+\s+){1,3}?(?:(?:that|which)\s+(?:look|looks|seem|seems)\s+like\s+[\w-]+\s+)?"
+                  r"(?:such as|like|e\.?g\.?,?|including)\s+(?=\S)", re.I)  # "files that look like secrets such as …"
 
 
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:

@@ -69,6 +69,9 @@ _WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-page
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 # "shared branches" names no branch: the ones every project shares are main and master
 _SHARED_BRANCH_WORDS = frozenset(("shared", "protected", "public", "long-lived", "default", "common"))
+# words that point at branches named elsewhere ("these branches", "such remotes"), never a name
+_POINTING = frozenset(("these", "those", "this", "that", "such", "said", "above", "listed", "following", "other",
+                       "same", "which", "whichever", "those protected", "the above", "the listed"))
 _EXTENSIONLESS_FILES = frozenset((
     "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
     "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
@@ -218,6 +221,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         text = m.group(1)
         marked = m.group(2).lower().startswith("branch")
         remote_marked = not marked
+        if text.lower() in _POINTING:
+            return None  # "never commit to these branches": the names are said elsewhere
     branches, remotes = [], []
     for part in _split_list(text):
         quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
@@ -309,7 +314,7 @@ def _path_pattern(part: str) -> str | None:
         return "*." + low  # "never make changes to `tsx` files": an extension said without its dot
     if noun == "file" and not looks:
         return None
-    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,7}(?:\.[a-z][a-z0-9]{0,7})?", word):
+    if noun == "file" and m.group(2).lower() == "files" and re.fullmatch(r"\.[a-z][a-z0-9]{0,8}(?:\.[a-z][a-z0-9]{0,7})?", word):
         return "*" + word  # "`.api` files": every file with that extension (and ".env" itself)
     if not looks and not (quoted and word.isupper() and len(word) >= 4 and word.isalpha()):
         return None  # a quoted bare word (`version`, `main`, `auth`) may be a field, a branch or a module

@@ -242,6 +242,8 @@ def _runner(prog: str, argv: tuple, inputs: list, cwd: str | None) -> list:
         return []
     if _PYTHONS.fullmatch(prog):
         return _python_module(argv, 1, cwd)
+    if prog == "php" and n > 1 and program_name(argv[1]) == "artisan":
+        return [("argv", ("artisan",) + tuple(argv[2:]), cwd)]  # `php artisan migrate`: Laravel's artisan runs
     return []
 
 
