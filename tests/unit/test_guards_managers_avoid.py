@@ -152,3 +152,12 @@ def test_quoted_items_joined_by_slashes_are_a_list():
     from tacit.guards.instructions import rules_in
     assert {r.text for r in rules_in('- Never run "git reset --hard", "git clean", or force-push.')} == {
         'Never run "git reset --hard", "git clean", or force-push.'}
+
+
+def test_extensions_named_after_files_are_every_such_file():
+    # a real line: `.ts` after "files" is the extension, not a file named ".ts"; `.env` stays a name
+    lesson = "- Never edit frontend files (`.ts`/`.tsx`/`.jsx`/`.js`/`.html`/`.scss`/`.css`)."
+    assert _edits(lesson, "web/src/app.tsx") and _edits(lesson, "web/index.html")
+    assert not _edits(lesson, "server/main.py")
+    assert {p for s in derive_guards("Never commit secret files (`.env`, `.pem`)") for p in s.match.patterns} == {
+        ".env", "*.pem"}

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
+from tacit.guards.quoting import as_extension, as_quoted
 from tacit.guards.reason_words import REASON_HEAD, REASON_SPLIT
 from tacit.guards.restate import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
@@ -142,7 +143,12 @@ _FILE_NOUN = lazy(r"(?:files?|folders?|directories|directory|dirs?|code|sources?
 
 def _named(m, spans: list) -> str:
     if _FILE_NOUN.search(m.string[:m.start()]):
-        return " such as " + m.group("items")
+        items = m.group("items")
+        if re.search(r"\bfiles?$", m.string[:m.start()], re.I):  # "frontend files (`.ts`/`.tsx`)": extensions
+            for i in map(int, re.findall(r"\x00(\d+)\x00", items)):
+                spans[i] = as_extension(spans[i].strip("`"), spans[i])
+            items = re.sub(r"(?<![\w*])\.\w+\b", lambda e: as_extension(e.group(0), e.group(0)), items)
+        return " such as " + items
     items = [spans[int(i)] for i in re.findall(r"\x00(\d+)\x00", m.group("items"))]
     if len(items) == 1 and " " in items[0].strip("` ") and not items[0].startswith("`-"):
         return " with " + m.group("items")  # a command line, not a flag or a word
@@ -208,21 +214,6 @@ def _asked_no(m) -> str:
     verb, _, rest = act[adverb.end() if adverb else 0:].partition(" ")
     base = verb_of(verb) if verb.lower().endswith("ing") else None
     return f"never {adverb.group(0) if adverb else ''}{base} {rest}".strip() if base else f"never {act}"
-
-
-# "never run "git reset --hard", "git clean"": a known program's command line in double quotes is quoted code
-_DQ_COMMAND = lazy(r'"([a-z][\w.-]*(?:\s+[^"\s]+){1,6})"', re.I)
-
-
-def _dq_command(m) -> str:
-    return f"`{m.group(1)}`" if m.group(1).split()[0].lower() in _KNOWN_PROGRAMS else m.group(0)
-
-
-def _as_quoted(text: str) -> str:
-    """Quoting read as backticks (the line as quoted back keeps its own): a command line in double
-    quotes, and "`.env*`/`*.key`/`*.pem`" a list."""
-    text = _DQ_COMMAND.sub(_dq_command, text) if '"' in text else text
-    return text.replace("`/`", "`, `")
 
 
 def clean_line(text: str, typed: bool = False) -> str:
@@ -333,7 +324,7 @@ _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     """Per sentence, its clauses in order (the whole sentence first when it has more than one
     clause, as a reading of its own); ``typed``: ``typed_cues`` has read ``text`` already."""
-    protected, spans = _protect(_as_quoted(clean_line(text, typed)))
+    protected, spans = _protect(as_quoted(clean_line(text, typed)))
     protected = _DIRECT.sub(r"\1 to the protected branches", _BOLD.sub("", protected))
     # "a Co-authored-by: trailer": the colon belongs to the trailer's name, it breaks no clause
     protected = _TRAILER_COLON.sub(r"\1", protected)
