@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 
 from tacit.hosts import spec as host_specs
 from tacit.paths import PACKAGE_DIR, python_argv
@@ -34,24 +35,33 @@ _LOGIN_PATHS: dict = {}  # (shell, PATH, HOME) -> the PATH a login shell of that
 _MARK = "TACIT-LOGIN-PATH:"
 
 
-def agent_path(env: dict, *, login_shell: bool = False) -> str:
+def agent_path(env: dict, *, login_shell: bool = False, wait: float = 2.0) -> str:
     """The PATH the agent's shell tool has: ``env``'s, or for a host whose tool runs ``$SHELL -lc``
     what that login shell makes of it (a distribution's /etc/profile may set PATH afresh); measured
-    once per shell, PATH and home, and ``env``'s own PATH when the shell cannot tell."""
+    once per shell, PATH and home, and ``env``'s own PATH when the shell cannot tell. Waits at most
+    ``wait`` seconds (a hook: a slow profile must not hold the session's start); until the measure in
+    the background is done, ``env``'s PATH."""
     path = env.get("PATH") or ""
     if not login_shell:
         return path
-    shell, home = env.get("SHELL") or "/bin/sh", env.get("HOME") or ""
-    key = (shell, path, home)
+    key = (env.get("SHELL") or "/bin/sh", path, env.get("HOME") or "")
     if key not in _LOGIN_PATHS:
-        try:  # the mark: a profile may print something of its own first
-            out = subprocess.run([shell, "-lc", f'printf "\\n{_MARK}%s" "$PATH"'], env=dict(env),
-                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=2)
-            found = out.stdout.rpartition(_MARK)[2].strip() if _MARK in out.stdout else ""
-        except (OSError, ValueError, subprocess.SubprocessError):
-            found = ""
-        _LOGIN_PATHS[key] = found or path
+        _LOGIN_PATHS[key] = path  # meanwhile
+        measure = threading.Thread(target=_measure, args=(key, dict(env)), daemon=True)
+        measure.start()
+        measure.join(wait)
     return _LOGIN_PATHS[key]
+
+
+def _measure(key: tuple, env: dict) -> None:
+    shell, path, _ = key
+    try:  # the mark: a profile may print something of its own first
+        out = subprocess.run([shell, "-lc", f'printf "\\n{_MARK}%s" "$PATH"'], env=env,
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=2)
+        found = out.stdout.rpartition(_MARK)[2].strip() if _MARK in out.stdout else ""
+    except (OSError, ValueError, subprocess.SubprocessError):
+        found = ""
+    _LOGIN_PATHS[key] = found or path
 
 
 HOOK_CLIENT = "tacit.hosts.hook_client"

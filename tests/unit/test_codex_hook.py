@@ -10,6 +10,7 @@ import json
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,20 @@ def test_a_memory_command_typed_in_codex_is_answered_in_the_shape_codex_accepts(
     shown = json.loads(codex.handle(quiet_cfg, "UserPromptSubmit", payload("UserPromptSubmit",
                                                                             prompt="/tacit:memory-show")))
     assert "Tabs, not spaces." in shown["reason"]
+
+
+def test_a_slow_login_profile_does_not_hold_the_session_start(quiet_cfg, tmp_path):
+    """The PATH check runs a login shell; a profile that hangs (nvm, a network mount) must not hold
+    Codex's SessionStart: the hook waits 0.3 s, the measure goes on in the background."""
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    shell = folder / "login-sh"
+    shell.write_text("#!/bin/sh\nsleep 10\n")
+    shell.chmod(0o755)
+    env = {**quiet_cfg.env, "SHELL": str(shell)}
+    slow = quiet_cfg.__class__(quiet_cfg.home_str, quiet_cfg.state_dir_str, quiet_cfg.host, False,
+                               quiet_cfg.settings, [], env)
+    started = time.monotonic()
+    out = json.loads(Codex(slow).handle(slow, "SessionStart", payload("SessionStart", source="startup")))
+    assert time.monotonic() - started < 1.5  # the old check waited out its 2 s timeout
+    assert "is not on PATH" not in out["hookSpecificOutput"]["additionalContext"]  # the hook's own PATH meanwhile

@@ -57,7 +57,7 @@ def handle(engine, event_name: str, payload: dict, *, host: str = HOST, event_id
     results = [engine.dispatch(replace(event, id=f"{event_id}:{n}") if event_id else event)
                for n, event in enumerate(translate(payload, host))]
     if event_name == "SessionStart" and not engine.cfg.is_child \
-            and not on_path(agent_path(engine.cfg.env, login_shell=host_specs.get(host).login_shell)):
+            and not on_path(agent_path(engine.cfg.env, login_shell=host_specs.get(host).login_shell, wait=0.3)):
         results.append(ContextResult(context=[Injection(cli_note(), priority=25, source=host)]))
     return render(event_name, results, host)
 
