@@ -224,8 +224,12 @@ def test_an_entry_changed_since_the_page_was_shown_is_not_edited(page, cfg):
     form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
             "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
-    assert "failed=that+entry+is+no+longer+there" in resp.getheader("Location")
+    assert "failed=that+entry+changed+since+the+page+was+shown" in resp.getheader("Location")
     assert snapshot(cfg, made) == before
+    draft = re.search(r"draft=([\w-]+)", resp.getheader("Location")).group(1)  # what was typed, kept
+    page_html = request(server, "GET", "/?draft=" + draft)[1]
+    assert re.search(r'<details class="add" open>\s*<summary>[^<]*</summary>\s*<form[^>]*>(?:\s*<input[^>]*>)*'
+                     r'\s*<textarea name="text">we use yarn</textarea>', page_html)
 
 
 def test_review_keep_and_drop(page, cfg):
@@ -320,3 +324,56 @@ def test_cli_json_and_a_bad_port(tacit_env):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_page_from_an_earlier_start_is_told_what_to_do(page):
+    """After ``tacit ui`` restarts on the same port the browser still sends the
+    old cookie: the refusal says to open the new address, not just "no token"."""
+    server, _ = page
+    resp, body = request(server, "GET", "/", token="an-earlier-start-" + "z" * 26)
+    assert resp.status == 403 and "from an earlier `tacit ui`" in body and "open the address" in body
+    assert request(server, "GET", "/", cookie=False)[1] == "403 forbidden: no token\n"
+
+
+def test_closed_and_silent_clients_leave_no_traceback(tacit_env, cfg, monkeypatch):
+    """A browser that drops its connection mid-answer, and one that sends half a
+    request and waits, are neither errors on the terminal (no traceback on stderr)
+    nor threads held for ever; the next request is answered."""
+    import socket
+    import struct
+    import time
+
+    from tacit.ui import server as ui_server
+
+    proc = subprocess.Popen([sys.executable, "-m", "tacit", "ui", "--no-open"], env=tacit_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        port, token = urlsplit(url).port, url.split("token=")[1]
+        for _ in range(20):  # reset (RST) right after asking: the answer's write fails
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.sendall(f"GET /history?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                      f"Cookie: tacit_ui_{port}={token}\r\n\r\n".encode())
+            s.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/cost", headers={"Cookie": f"tacit_ui_{port}={token}"})
+        assert conn.getresponse().status == 200
+        time.sleep(0.3)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err and "Error" not in err, err
+
+    monkeypatch.setattr(ui_server._Handler, "timeout", 0.5)
+    served, _ = start(UIApp(cfg, None))
+    try:
+        silent = socket.create_connection(("127.0.0.1", served.port), timeout=5)
+        silent.sendall(b"GET / HTTP/1.1\r\n")  # and nothing more
+        started = time.monotonic()
+        assert silent.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 4
+    finally:
+        served.shutdown()
+        served.server_close()
+
