@@ -270,17 +270,19 @@ def test_search_page_once_search_is_installed(cfg, tmp_path):
     from ui_helpers import git_repo
 
     repo = git_repo(tmp_path / "shop")
-    write_jsonl(claude_dir(tmp_path / "user-home", str(repo)) / "s1.jsonl",
-                claude_exchange("s1", str(repo), "how do I seed the local database?",
-                                "Run make seed <b>now</b>; it loads the fixtures."))
     server, _ = start(UIApp(cfg, project_for(str(repo))))
     try:
+        _, body = request(server, "GET", "/search?q=seed")  # before any session file exists
+        assert "Nothing found for" in body and "No session of any agent was found" in body
+        write_jsonl(claude_dir(tmp_path / "user-home", str(repo)) / "s1.jsonl",
+                    claude_exchange("s1", str(repo), "how do I seed the local database?",
+                                    "Run make seed <b>now</b>; it loads the fixtures."))
         _, body = request(server, "GET", "/")
         assert '<a href="/search"' in body
         _, body = request(server, "GET", "/search?q=seed+database")
         assert 'class="card result"' in body and "make seed &lt;b&gt;now&lt;/b&gt;" in body
         _, body = request(server, "GET", "/search?q=kubernetes")
-        assert "Nothing found for" in body
+        assert "Nothing found for" in body and "No session of any agent" not in body
     finally:
         server.shutdown()
         server.server_close()

@@ -11,6 +11,10 @@ import sys
 from tacit.commands import JSON_OUTPUT, emit, refuse
 
 
+NO_SESSIONS = ("No session of any agent was found to search: tacit reads the files each host keeps where it "
+               "keeps them (docs/guide.md#searching-past-sessions), and copies none.")
+
+
 def add_parser(subparsers) -> None:
     from tacit.search.source import host_names as hosts
 
@@ -132,6 +136,8 @@ def format_results(result: dict, color: bool = False) -> str:
             out.append("  agent: " + snippet(agent, result["query"], width=240, mark=mark))
     if result.get("left_out"):
         out += ["", f"({result['left_out']} left out: they failed tacit's context gate)"]
-    if not results and scope.get("project") is not None:
+    if not results and result.get("indexed") and not result["indexed"]["files"]:
+        out.append(NO_SESSIONS)
+    elif not results and scope.get("project") is not None:
         out.append("Try --all-projects, or other words.")
     return "\n".join(out)

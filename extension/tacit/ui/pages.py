@@ -181,8 +181,8 @@ def search(front: Tacit, current: Project | None, query: dict) -> dict:
     words = " ".join(str(query.get("q") or "").split())[:500]
     everywhere = query.get("all") == "1" or current is None
     if not words:
-        return {"q": "", "all": everywhere, "results": None, "left_out": 0}
+        return {"q": "", "all": everywhere, "results": None, "left_out": 0, "no_sessions": False}
     found = run(front.cfg, words, cwd=current.root if current is not None else None, all_projects=everywhere,
                 limit=20)
     return {"q": words, "all": everywhere, "results": found.get("results") or [],
-            "left_out": found.get("left_out") or 0}
+            "left_out": found.get("left_out") or 0, "no_sessions": (found.get("indexed") or {}).get("files") == 0}
