@@ -379,3 +379,17 @@ def test_closed_and_silent_clients_leave_no_traceback(tacit_env, cfg, monkeypatc
         served.shutdown()
         served.server_close()
 
+
+
+def test_a_memory_file_grown_to_megabytes_by_hand_is_listed_only_so_far(page):
+    """10,000 entries (5.5 MB) written straight to the file: the page says how many there are and
+    lists the first ones, so it stays small enough to draw (it was 23 MB and 11 s in a browser)."""
+    server, made = page
+    path = made["store"].path_for("project")
+    entries = [f"entry {n} " + "lorem ipsum dolor sit amet " * 20 for n in range(10_000)]
+    path.write_text("\n§\n".join(entries) + "\n")
+    resp, body = request(server, "GET", "/")
+    assert resp.status == 200 and len(body) < 2_000_000
+    assert "10,000 entries" in body and "entry 0 lorem" in body and "entry 9999 lorem" not in body
+    hidden = re.search(r"… and ([\d,]+) more entries not listed", body)
+    assert hidden and int(hidden.group(1).replace(",", "")) + body.count('name="entry"') - 5 == 10_000
