@@ -393,3 +393,20 @@ def test_a_memory_file_grown_to_megabytes_by_hand_is_listed_only_so_far(page):
     assert "10,000 entries" in body and "entry 0 lorem" in body and "entry 9999 lorem" not in body
     hidden = re.search(r"… and ([\d,]+) more entries not listed", body)
     assert hidden and int(hidden.group(1).replace(",", "")) + body.count('name="entry"') - 5 == 10_000
+
+
+def test_a_file_tacit_will_not_rewrite_says_so_before_an_edit_is_tried(page, cfg):
+    """A hand-edited MEMORY.md with a Latin-1 byte: the page shows its entries (the byte as U+FFFD)
+    and says up front what ``tacit doctor`` says; an edit is refused with why, and the file is untouched."""
+    server, made = page
+    path = made["store"].path_for("project")
+    path.write_bytes(b"we use pnpm here\n\xa7\nthe caf\xe9 menu is served from /menu\n")
+    before = path.read_bytes()
+    _, body = request(server, "GET", "/")
+    assert "MEMORY.md is not valid UTF-8: tacit will not rewrite it (fix it by hand)" in body
+    assert body.count('class="flash bad problem"') == 1
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": made["store"].entries("project")[0], "text": "we use pnpm here, always", "op": "replace"}
+    resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
+    assert "failed=Refusing+to+rewrite+MEMORY.md" in resp.getheader("Location")
+    assert path.read_bytes() == before

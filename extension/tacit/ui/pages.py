@@ -40,10 +40,22 @@ def _scope(store: MemoryStore, scope: str, project: Project | None) -> dict:
     usage = store.usage(scope, entries)
     shown = _shown(entries)
     return {"scope": scope, "title": SCOPE_TITLES[scope], "path": str(store.path_for(scope)),
+            "problem": _problem(store, scope),
             "entries": entries[:shown], "count": len(entries), "hidden": len(entries) - shown,
             "current": usage["current"], "limit": usage["limit"],
             "percent": min(100, round(100 * usage["current"] / usage["limit"])) if usage["limit"] else 0,
             "project": project.key if project is not None and scope in ("project", "team") else ""}
+
+
+def _problem(store: MemoryStore, scope: str) -> str | None:
+    """Why the store will refuse to rewrite this file (as ``tacit doctor`` says it), or None."""
+    from tacit.stores.entries import check_file, unsafe_to_rewrite
+
+    path = store.path_for(scope)
+    try:
+        return unsafe_to_rewrite(path.name, check_file(path.read_bytes(), store.limit_for(scope)))
+    except OSError:
+        return None
 
 
 def _shown(entries: list, most: int = SHOWN_ENTRIES, chars: int = SHOWN_CHARS) -> int:
