@@ -385,7 +385,8 @@ def test_cli_json_results_and_errors(cfg, home, repo, tacit_env):
     text = run("seed", "database")
     assert "claude-code  shop  session s1" in text.stdout and "**seed**" in text.stdout
     assert "Try --all-projects" in run("kubernetes").stdout
-    for bad in (("--json",), ("x", "--since", "soon", "--json"), ("x", "--limit", "many", "--json")):
+    for bad in (("--json",), ("x", "--since", "soon", "--json"), ("x", "--limit", "many", "--json"),
+                ("seed", "--cwd", str(repo / "no-such-folder"), "--json")):
         out = run(*bad)
         assert out.returncode in (1, 2) and "Traceback" not in out.stderr
         data = json.loads(out.stdout)

@@ -61,6 +61,8 @@ def answer(cfg, request: dict, index) -> dict | None:
     if not text or args.reindex:
         return None
     cwd = os.path.join(request["cwd"], args.cwd) if args.cwd else request["cwd"]  # --cwd is the CLI's, not ours
+    if not os.path.isdir(cwd):
+        return None  # the CLI says so
     result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
                     limit=args.limit, index=index)
     if args.json:
@@ -82,6 +84,8 @@ def _search(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return refuse(str(exc))
+    if args.cwd and not os.path.isdir(args.cwd):
+        return refuse(f"--cwd {args.cwd}: no such folder")
     try:
         if args.reindex:
             rebuilt = rebuild(cfg)
