@@ -59,6 +59,9 @@ def test_cost_by_day_kind_and_host_with_what_each_run_changed(cfg, tacit_env):
         job_row(conn, "t3", "consolidate", at=now, record={"ok": True, "mode": "deterministic", "start": now - 1,
                                                           "duration": 0.1})
         job_row(conn, "w1", "skill", at=now, status="waiting", record={"waiting": True, "budget": "x"})
+        job_row(conn, "s1", "flush", host=None, at=now, status="failed",  # `tacit learn` without an agent: not a run
+                record={"ok": False, "mode": "deterministic", "skipped": "no agent available for 'flush'",
+                        "start": now - 1, "duration": 0.01})
     data = json.loads(cost(tacit_env, "--json", "--days", "2"))
     assert data["totals"] == {"runs": 4, "tokens": 20_000, "usd": 0.032, "usd_unknown_runs": 1}
     assert [(d["day"], d["runs"], d["tokens"]) for d in data["by_day"]] == [

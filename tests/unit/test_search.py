@@ -149,6 +149,19 @@ def test_not_jsonl_and_unknown_records_are_skipped(cfg, home, repo):
     index.close()
 
 
+def test_a_byte_that_is_not_utf8_costs_its_character_not_the_message(cfg, home, repo):
+    """A line holding a stray Latin-1 byte is still read (the byte as U+FFFD), and read back for its result."""
+    line = json.dumps(claude_user("s9", str(repo), "the café CHARSETMARK menu breaks", ts="2026-12-02T10:00:00Z"))
+    path = claude_dir(home, str(repo)) / "s9.jsonl"
+    path.write_bytes(line.encode("ascii").replace(b"caf\\u00e9", b"caf\xe9") + b"\n")
+    assert b"caf\xe9" in path.read_bytes()
+    index = open_index(cfg)
+    assert catch_up(cfg, index)["bad_lines"] == 0
+    texts = _texts(search(cfg, "charsetmark", cwd=str(repo), index=index))
+    index.close()
+    assert len(texts) == 1 and "caf\ufffd CHARSETMARK menu" in texts[0]
+
+
 def test_an_over_long_line_is_skipped_without_being_held(cfg, home, repo, monkeypatch):
     monkeypatch.setattr(jsonl, "MAX_LINE", 4096)
     path = _transcript(home, repo)
@@ -357,11 +370,13 @@ def test_the_index_is_private_and_rebuildable(cfg, home, repo, tacit_env):
 
 
 def test_cli_json_results_and_errors(cfg, home, repo, tacit_env):
-    _transcript(home, repo)
-
     def run(*args):
         return subprocess.run([sys.executable, "-m", "tacit", "search", *args], env=tacit_env,
                               capture_output=True, text=True, cwd=str(repo), timeout=60)
+
+    empty = run("seed")  # no host has a session yet: say so, not "try other words"
+    assert empty.returncode == 0 and "No session of any agent was found" in empty.stdout
+    _transcript(home, repo)
 
     ok = run("seed", "database", "--json")
     assert ok.returncode == 0
@@ -369,7 +384,9 @@ def test_cli_json_results_and_errors(cfg, home, repo, tacit_env):
     assert results and results[0]["session_id"] == "s1"
     text = run("seed", "database")
     assert "claude-code  shop  session s1" in text.stdout and "**seed**" in text.stdout
-    for bad in (("--json",), ("x", "--since", "soon", "--json"), ("x", "--limit", "many", "--json")):
+    assert "Try --all-projects" in run("kubernetes").stdout
+    for bad in (("--json",), ("x", "--since", "soon", "--json"), ("x", "--limit", "many", "--json"),
+                ("seed", "--cwd", str(repo / "no-such-folder"), "--json")):
         out = run(*bad)
         assert out.returncode in (1, 2) and "Traceback" not in out.stderr
         data = json.loads(out.stdout)

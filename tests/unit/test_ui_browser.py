@@ -253,7 +253,10 @@ def test_a_rule_line_tacit_could_not_read_is_phrased_as_a_guard(cfg, tacit_env, 
         assert flash.startswith("flash bad: refused: 'npm' occur(s) nowhere in what AGENTS.md:3 forbids"), flash
         assert _state(cfg, made) == before
         row = _by_css(browser, "tr.unread[data-where='AGENTS.md:3']")[0]
-        row.find_element("css selector", "input[name=pattern]").send_keys("path:pnpm-lock.yaml")
+        typed = row.find_element("css selector", "input[name=pattern]")
+        assert typed.get_attribute("value") == "npm"  # the refused pattern is given back to correct
+        typed.clear()
+        typed.send_keys("path:pnpm-lock.yaml")
         shown = _by_css(browser, ".flash")[0]  # the refusal's page, still there right after the click
         row.find_element("css selector", "button").click()
         _gone(browser, shown)
@@ -270,3 +273,57 @@ def test_a_rule_line_tacit_could_not_read_is_phrased_as_a_guard(cfg, tacit_env, 
         browser.save_screenshot(str(tmp_path / "tacit-ui-guards.png"))
     finally:
         next(served, None)
+
+
+def test_a_refused_change_keeps_what_was_typed(site, browser, cfg):
+    """A refusal says why and gives the text back: an added entry the store
+    refuses comes back in its open add box; an edit of an entry the CLI changed
+    meanwhile shows the entry as it is now and the typed text in the scope's
+    add box. Nothing is written either time."""
+    url, made = site
+    store = made["store"]
+    browser.get(url)
+    before = _state(cfg, made)
+    typed = "first line\n§\nsecond line, typed at length"
+    section = _by_css(browser, "section.scope[data-scope=global]")[0]
+    section.find_element("css selector", "details.add summary").click()
+    section.find_element("css selector", "details.add textarea").send_keys(typed)
+    section.find_element("css selector", "details.add button").click()
+    assert _flash(browser).startswith("flash bad: Entry contains '§' on a line of its own")
+    add = _by_css(browser, "section.scope[data-scope=global] details.add")[0]
+    assert add.get_attribute("open") is not None
+    assert add.find_element("css selector", "textarea").get_attribute("value") == typed
+    assert _state(cfg, made) == before
+
+    section = _by_css(browser, f"section.scope[data-scope=project][data-project='{made['project'].key}']")[0]
+    section.find_element("css selector", ".entry details summary").click()
+    box = section.find_element("css selector", ".entry textarea")
+    box.clear()
+    box.send_keys("we use pnpm here, never npm or yarn")
+    assert store.replace("project", ENTRIES["project"], "we use pnpm, and bun for scripts")["success"]  # the CLI
+    shown = _by_css(browser, ".flash")[0]
+    section.find_element("css selector", "button[value=replace]").click()
+    _gone(browser, shown)
+    assert _flash(browser).startswith("flash bad: that entry changed since the page was shown")
+    section = _by_css(browser, f"section.scope[data-scope=project][data-project='{made['project'].key}']")[0]
+    assert [e.text for e in section.find_elements("css selector", ".entry .text")] == ["we use pnpm, and bun for scripts"]
+    add = section.find_element("css selector", "details.add")
+    assert add.get_attribute("open") is not None
+    assert add.find_element("css selector", "textarea").get_attribute("value") == "we use pnpm here, never npm or yarn"
+    assert store.entries("project") == ["we use pnpm, and bun for scripts"]
+
+
+def test_a_narrow_window_needs_no_sideways_scrolling(site, browser, tmp_path):
+    """At a phone's width every page fits: tables wrap their paths, buttons keep their words."""
+    url, _ = site
+    browser.set_window_size(420, 900)
+    browser.get(url)
+    for path in ("/", "/history", "/guards", "/review", "/cost", "/skills"):
+        browser.get(url.split("/?")[0] + path)
+        wide = browser.execute_script(  # what reaches past the window's right edge
+            "const edge = document.documentElement.clientWidth + 1;"
+            "return Array.from(document.querySelectorAll('main *, header *'))"
+            ".filter(e => e.children.length == 0 && e.getBoundingClientRect().right > edge).map(e => e.tagName + ': ' + e.textContent.slice(0, 60))")
+        assert wide == [], (path, wide)
+        assert all(b.size["height"] < 40 for b in _by_css(browser, "button")), path  # "Lift" on one line
+    browser.save_screenshot(str(tmp_path / "tacit-ui-narrow-skills.png"))

@@ -224,8 +224,12 @@ def test_an_entry_changed_since_the_page_was_shown_is_not_edited(page, cfg):
     form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
             "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
-    assert "failed=that+entry+is+no+longer+there" in resp.getheader("Location")
+    assert "failed=that+entry+changed+since+the+page+was+shown" in resp.getheader("Location")
     assert snapshot(cfg, made) == before
+    draft = re.search(r"draft=([\w-]+)", resp.getheader("Location")).group(1)  # what was typed, kept
+    page_html = request(server, "GET", "/?draft=" + draft)[1]
+    assert re.search(r'<details class="add" open>\s*<summary>[^<]*</summary>\s*<form[^>]*>(?:\s*<input[^>]*>)*'
+                     r'\s*<textarea name="text">we use yarn</textarea>', page_html)
 
 
 def test_review_keep_and_drop(page, cfg):
@@ -266,17 +270,19 @@ def test_search_page_once_search_is_installed(cfg, tmp_path):
     from ui_helpers import git_repo
 
     repo = git_repo(tmp_path / "shop")
-    write_jsonl(claude_dir(tmp_path / "user-home", str(repo)) / "s1.jsonl",
-                claude_exchange("s1", str(repo), "how do I seed the local database?",
-                                "Run make seed <b>now</b>; it loads the fixtures."))
     server, _ = start(UIApp(cfg, project_for(str(repo))))
     try:
+        _, body = request(server, "GET", "/search?q=seed")  # before any session file exists
+        assert "Nothing found for" in body and "No session of any agent was found" in body
+        write_jsonl(claude_dir(tmp_path / "user-home", str(repo)) / "s1.jsonl",
+                    claude_exchange("s1", str(repo), "how do I seed the local database?",
+                                    "Run make seed <b>now</b>; it loads the fixtures."))
         _, body = request(server, "GET", "/")
         assert '<a href="/search"' in body
         _, body = request(server, "GET", "/search?q=seed+database")
         assert 'class="card result"' in body and "make seed &lt;b&gt;now&lt;/b&gt;" in body
         _, body = request(server, "GET", "/search?q=kubernetes")
-        assert "Nothing found for" in body
+        assert "Nothing found for" in body and "No session of any agent" not in body
     finally:
         server.shutdown()
         server.server_close()
@@ -320,3 +326,92 @@ def test_cli_json_and_a_bad_port(tacit_env):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_page_from_an_earlier_start_is_told_what_to_do(page):
+    """After ``tacit ui`` restarts on the same port the browser still sends the
+    old cookie: the refusal says to open the new address, not just "no token"."""
+    server, _ = page
+    resp, body = request(server, "GET", "/", token="an-earlier-start-" + "z" * 26)
+    assert resp.status == 403 and "from an earlier `tacit ui`" in body and "open the address" in body
+    assert request(server, "GET", "/", cookie=False)[1] == "403 forbidden: no token\n"
+
+
+def test_closed_and_silent_clients_leave_no_traceback(tacit_env, cfg, monkeypatch):
+    """A browser that drops its connection mid-answer, and one that sends half a
+    request and waits, are neither errors on the terminal (no traceback on stderr)
+    nor threads held for ever; the next request is answered."""
+    import socket
+    import struct
+    import time
+
+    from tacit.ui import server as ui_server
+
+    proc = subprocess.Popen([sys.executable, "-m", "tacit", "ui", "--no-open"], env=tacit_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        port, token = urlsplit(url).port, url.split("token=")[1]
+        for _ in range(8):  # reset (RST) right after asking: the read or the answer's write fails
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.sendall(f"GET /history?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                      f"Cookie: tacit_ui_{port}={token}\r\n\r\n".encode())
+            s.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/cost", headers={"Cookie": f"tacit_ui_{port}={token}"})
+        assert conn.getresponse().status == 200
+        time.sleep(0.3)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err and "Error" not in err, err
+
+    monkeypatch.setattr(ui_server._Handler, "timeout", 0.5)
+    served, _ = start(UIApp(cfg, None))
+    try:
+        silent = socket.create_connection(("127.0.0.1", served.port), timeout=5)
+        silent.sendall(b"GET / HTTP/1.1\r\n")  # and nothing more
+        started = time.monotonic()
+        assert silent.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 4
+    finally:
+        served.shutdown()
+        served.server_close()
+
+
+
+def test_a_memory_file_grown_to_megabytes_by_hand_is_listed_only_so_far(page):
+    """A file grown by hand far past its limit: the page lists the first entries and says how many
+    more there are, so it stays small enough to draw (10,000 entries, 5.5 MB, made a 23 MB page that
+    took 11 s in a browser); past the 2 MiB tacit reads of a memory file it says the file was read
+    only in part, as ``tacit doctor`` does, not that the cut file is malformed."""
+    server, made = page
+    path = made["store"].path_for("project")
+    entries = [f"entry {n} " + "lorem ipsum dolor sit amet " * 20 for n in range(3_000)]  # 1.6 MB
+    path.write_text("\n§\n".join(entries) + "\n")
+    resp, body = request(server, "GET", "/")
+    assert resp.status == 200 and len(body) < 2_000_000
+    assert "3,000 entries" in body and "entry 0 lorem" in body and "entry 2999 lorem" not in body
+    hidden = re.search(r"… and ([\d,]+) more entries not listed", body)
+    assert hidden and int(hidden.group(1).replace(",", "")) + body.count('name="entry"') - 5 == 3_000
+    path.write_text("\n§\n".join(entries * 4) + "\n")  # 6.5 MB
+    _, body = request(server, "GET", "/")
+    assert "more than the 2,097,152 tacit reads of a memory file" in body and "not a clean list" not in body
+
+
+def test_a_file_tacit_will_not_rewrite_says_so_before_an_edit_is_tried(page, cfg):
+    """A hand-edited MEMORY.md with a Latin-1 byte: the page shows its entries (the byte as U+FFFD)
+    and says up front what ``tacit doctor`` says; an edit is refused with why, and the file is untouched."""
+    server, made = page
+    path = made["store"].path_for("project")
+    path.write_bytes(b"we use pnpm here\n\xa7\nthe caf\xe9 menu is served from /menu\n")
+    before = path.read_bytes()
+    _, body = request(server, "GET", "/")
+    assert "MEMORY.md is not valid UTF-8: tacit will not rewrite it (fix it by hand)" in body
+    assert body.count('class="flash bad problem"') == 1
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": made["store"].entries("project")[0], "text": "we use pnpm here, always", "op": "replace"}
+    resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
+    assert "failed=Refusing+to+rewrite+MEMORY.md" in resp.getheader("Location")
+    assert path.read_bytes() == before

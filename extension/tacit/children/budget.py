@@ -289,8 +289,9 @@ def report(cfg, days: int = 7, now: float | None = None) -> dict:
                 waiting.append({"job_id": job_id, "kind": kind, "session_id": session_id, "host": host,
                                 "since": day_of(created), "budget": record.get("budget")})
                 continue
-            if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic"):
-                continue  # merged into another run, folded into a later job, or skipped
+            if status not in ("done", "failed") or record.get("mode") not in ("agent", "deterministic") \
+                    or record.get("skipped"):
+                continue  # merged into another run, folded into a later job, or skipped (no agent: nothing ran)
             at = finished or created
             if at < since:
                 continue

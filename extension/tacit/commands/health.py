@@ -19,7 +19,7 @@ from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
 from tacit.stores.guards import hand_made_problem
 from tacit.stores.ledger import GAP_KEY, Ledger, LedgerUnavailable
-from tacit.stores.entries import ENTRY_TOO_BIG, NOT_ENTRIES, NOT_UTF8, check_file, fit, read_head, too_long
+from tacit.stores.entries import NOT_UTF8, check_file, fit, read_head, too_long, unsafe_to_rewrite
 from tacit.stores.memory import MemoryStore
 
 LOW_SPACE_BYTES = 20 * 1024 * 1024  # below this a folder's device is "nearly full"
@@ -79,10 +79,7 @@ def memory_files(cfg, project=None) -> dict[str, dict]:
                     if told := fit(check.entries, store.limit_for(scope)).told(path, store.limit_for(scope)):
                         entry["warning"] = told  # what a session leaves out of its context unread
                 if check.problem:
-                    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
-                           ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit",
-                           }[check.problem]
-                    entry["problem"] = f"{path} {why}: tacit will not rewrite it (fix it by hand)"
+                    entry["problem"] = unsafe_to_rewrite(path, check)
                 if size > len(data):
                     entry["problem"] = too_long(path, size)
             except OSError as exc:

@@ -12,6 +12,10 @@ from tacit.commands import JSON_OUTPUT, emit, one_line_json, positive, refuse
 from tacit.display import clip
 
 
+NO_SESSIONS = ("No session of any agent was found to search: tacit reads the files each host keeps where it "
+               "keeps them (docs/guide.md#searching-past-sessions), and copies none.")
+
+
 def add_parser(subparsers) -> None:
     from tacit.search.source import host_names as hosts
 
@@ -57,6 +61,8 @@ def answer(cfg, request: dict, index) -> dict | None:
     if not text or args.reindex:
         return None
     cwd = os.path.join(request["cwd"], args.cwd) if args.cwd else request["cwd"]  # --cwd is the CLI's, not ours
+    if not os.path.isdir(cwd):
+        return None  # the CLI says so
     result = search(cfg, text, cwd=cwd, all_projects=args.all_projects, host=args.host, since=since,
                     limit=args.limit, index=index)
     if args.json:
@@ -78,6 +84,8 @@ def _search(args, cfg) -> int:
         since = parse_since(args.since)
     except ValueError as exc:
         return refuse(str(exc))
+    if args.cwd and not os.path.isdir(args.cwd):
+        return refuse(f"--cwd {args.cwd}: no such folder")
     try:
         if args.reindex:
             rebuilt = rebuild(cfg)
@@ -137,6 +145,8 @@ def format_results(result: dict, color: bool = False) -> str:
             out.append("  agent: " + snippet(agent, result["query"], width=240, mark=mark))
     if result.get("left_out"):
         out += ["", f"({result['left_out']} left out: they failed tacit's context gate)"]
-    if not results and scope.get("project") is not None:
+    if not results and result.get("indexed") and not result["indexed"]["files"]:
+        out.append(NO_SESSIONS)
+    elif not results and scope.get("project") is not None:
         out.append("Try --all-projects, or other words.")
     return "\n".join(out)

@@ -29,8 +29,8 @@ def open_regular(path: str):
 
 
 def _object(raw: bytes):
-    try:
-        data = json.loads(raw)
+    try:  # a stray byte that is not UTF-8 costs its character (U+FFFD), not the whole message
+        data = json.loads(raw.decode("utf-8-sig", errors="replace"))
     except (ValueError, RecursionError):  # a line nested past Python's limit is one bad line
         return None
     return data if isinstance(data, dict) else None

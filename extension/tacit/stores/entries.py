@@ -86,6 +86,15 @@ def check_file(data: bytes, limit: int | None = None) -> FileCheck:
     return FileCheck(entries, None, biggest)
 
 
+def unsafe_to_rewrite(path, check: FileCheck) -> str | None:
+    """What ``tacit doctor`` and the page say of a file ``check`` found a problem in (None: no problem)."""
+    if not check.problem:
+        return None
+    why = {NOT_UTF8: "is not valid UTF-8", NOT_ENTRIES: "is not a clean list of §-separated entries",
+           ENTRY_TOO_BIG: f"has one entry ({check.biggest:,} chars) larger than the whole limit"}[check.problem]
+    return f"{path} {why}: tacit will not rewrite it (fix it by hand)"
+
+
 def normalise_entry(text: str) -> str:
     """Line endings to ``\\n`` and outer whitespace trimmed: what is stored."""
     return normal_lines(text).strip()

@@ -21,8 +21,9 @@ def edit_entry(you: Tacit, app, form: dict) -> dict:
     if not old:
         return {"success": False, "error": "no entry given"}
     if scope not in store.targets() or old not in store.entries(scope):
-        return {"success": False, "error": "that entry is no longer there (it changed since the page was shown): "
-                                           "reload and try again"}
+        return {"success": False, "error": "that entry changed since the page was shown (another tab, a session "
+                                           "or the CLI): here it is as it is now, and what you typed is in the "
+                                           "scope's add box"}
     if form.get("op") == "remove" or not new.strip():
         return store.remove(scope, old)
     return store.replace(scope, old, new)

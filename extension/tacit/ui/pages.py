@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # each page imports what it reads when it is first shown: the
     from tacit.stores.skill_scopes import ScopedSkills
 
 HISTORY_PAGE = 100  # rows on the history page; ?limit= shows more
+SHOWN_ENTRIES, SHOWN_CHARS = 500, 200_000  # a scope's entries listed at most (its limit is a few thousand chars)
 SCOPE_TITLES = {"user": "You (USER.md)", "global": "Global notes", "project": "Project", "team": "Team (shared)"}
 
 
@@ -37,10 +38,37 @@ def projects(cfg, current: Project | None) -> dict[str, Project]:
 def _scope(store: MemoryStore, scope: str, project: Project | None) -> dict:
     entries = store.entries(scope)
     usage = store.usage(scope, entries)
+    shown = _shown(entries)
     return {"scope": scope, "title": SCOPE_TITLES[scope], "path": str(store.path_for(scope)),
-            "entries": entries, "current": usage["current"], "limit": usage["limit"],
+            "problem": _problem(store, scope),
+            "entries": entries[:shown], "count": len(entries), "hidden": len(entries) - shown,
+            "current": usage["current"], "limit": usage["limit"],
             "percent": min(100, round(100 * usage["current"] / usage["limit"])) if usage["limit"] else 0,
             "project": project.key if project is not None and scope in ("project", "team") else ""}
+
+
+def _problem(store: MemoryStore, scope: str) -> str | None:
+    """Why the store will refuse to rewrite this file (as ``tacit doctor`` says it), or None."""
+    from tacit.stores.entries import check_file, read_head, too_long, unsafe_to_rewrite
+
+    path = store.path_for(scope)
+    try:
+        data, size = read_head(path)  # a file of 100 MB is read only so far, here as everywhere
+    except OSError:
+        return None
+    return too_long(path.name, size) if size > len(data) else \
+        unsafe_to_rewrite(path.name, check_file(data, store.limit_for(scope)))
+
+
+def _shown(entries: list, most: int = SHOWN_ENTRIES, chars: int = SHOWN_CHARS) -> int:
+    """How many of a scope's entries the page lists: all of any file near its limit; a file grown
+    far past it by hand (megabytes) is listed only so far, or the page takes seconds to draw."""
+    total = 0
+    for n, entry in enumerate(entries[:most]):
+        total += len(entry)
+        if total > chars:
+            return max(1, n)
+    return min(len(entries), most)
 
 
 def memory(front: Tacit, current: Project | None) -> dict:
@@ -181,8 +209,8 @@ def search(front: Tacit, current: Project | None, query: dict) -> dict:
     words = " ".join(str(query.get("q") or "").split())[:500]
     everywhere = query.get("all") == "1" or current is None
     if not words:
-        return {"q": "", "all": everywhere, "results": None, "left_out": 0}
+        return {"q": "", "all": everywhere, "results": None, "left_out": 0, "no_sessions": False}
     found = run(front.cfg, words, cwd=current.root if current is not None else None, all_projects=everywhere,
                 limit=20)
     return {"q": words, "all": everywhere, "results": found.get("results") or [],
-            "left_out": found.get("left_out") or 0}
+            "left_out": found.get("left_out") or 0, "no_sessions": (found.get("indexed") or {}).get("files") == 0}

@@ -59,6 +59,7 @@ POSTS = {  # path → (where to go next, the change: a function of tacit.ui.acti
     "/guards/line": ("/guards", "phrase_line"),
     "/review/decide": ("/review", "review"),
 }
+DRAFTS = 16  # failed forms kept, newest last: what was typed comes back with the refusal
 
 
 class UIApp:
@@ -68,6 +69,7 @@ class UIApp:
         self.cfg, self.project = cfg, project
         self.csrf = ""  # set by the server that serves this app
         self.skills = pages.LiveSkills(cfg, project)
+        self.drafts: dict[str, dict] = {}  # a failed form's fields by id (?draft=), the newest DRAFTS
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                                       autoescape=True, undefined=jinja2.StrictUndefined,
                                       trim_blocks=True, lstrip_blocks=True)
@@ -102,7 +104,8 @@ class UIApp:
                                                      "root": self.tilde(self.project.main_root)}
         return self.env.get_template(template).render(
             panels=PANELS, active=active, csrf=self.csrf, home=self.tilde(self.cfg.home), project=project,
-            flash=query.get("done") or "", failed=query.get("failed") or "", **data)
+            flash=query.get("done") or "", failed=query.get("failed") or "",
+            draft=self.drafts.get(query.get("draft") or "", {}), **data)
 
     def post(self, path: str, form: dict) -> str:
         """Apply the change; where the browser goes next."""
@@ -115,6 +118,18 @@ class UIApp:
         with Tacit(self.cfg, actor=actions.ACTOR) as you:  # ``you``: this request's Tacit acting as you
             result = getattr(actions, action)(you, self, form)
         note = ({"done": str(result.get("message") or "Done.")} if result.get("success")
-                else {"failed": str(result.get("error") or "refused")})
+                else {"failed": str(result.get("error") or "refused"), **self._keep(path, form)})
         anchor = form.get("back", "")
         return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")
+
+    def _keep(self, path: str, form: dict) -> dict:
+        """A refused form's typed text, kept for the page that says why: ``{"draft": id}`` or nothing."""
+        if not (form.get("text") or form.get("pattern")) or form.get("op") == "remove":
+            return {}
+        import secrets
+
+        key = secrets.token_urlsafe(8)
+        self.drafts[key] = {"path": path, **{k: v.replace("\r\n", "\n") for k, v in form.items() if k != "csrf"}}
+        for old in list(self.drafts)[:-DRAFTS]:
+            self.drafts.pop(old, None)
+        return {"draft": key}

@@ -29,6 +29,11 @@ HEADERS = {
 }
 
 
+STALE = ("this page is from an earlier `tacit ui` (each start has a new address): open the address "
+         "it printed this time")
+SLOW_CLIENT_SECONDS = 60  # a connection that sends nothing for this long is closed, its thread freed
+
+
 class Forbidden(Exception):
     """A request the page refuses (403), with the reason for the log."""
 
@@ -62,6 +67,15 @@ class UIServer(ThreadingHTTPServer):
             if idle:
                 processes.give_back()
 
+    def handle_error(self, request, client_address):
+        """A browser that closed its connection early is no error; anything else goes to the log,
+        never as a traceback on the terminal ``tacit ui`` runs in."""
+        import sys
+
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, (ConnectionError, TimeoutError)):
+            log_exception(self.app.cfg, "ui.connection", exc)
+
     @property
     def url(self) -> str:
         return f"{self.origin}/?token={self.token}"
@@ -75,8 +89,9 @@ class UIServer(ThreadingHTTPServer):
             if not hmac.compare_digest(from_url.encode(), self.token.encode()):
                 raise Forbidden("wrong token")
             return True
-        if not hmac.compare_digest(_cookie(handler, self.cookie_name).encode(), self.token.encode()):
-            raise Forbidden("no token")
+        held = _cookie(handler, self.cookie_name)
+        if not hmac.compare_digest(held.encode(), self.token.encode()):
+            raise Forbidden(STALE if held else "no token")
         return False
 
     def check_write(self, handler: "_Handler", form: dict) -> None:
@@ -104,6 +119,7 @@ def _cookie(handler: BaseHTTPRequestHandler, name: str) -> str:
 class _Handler(BaseHTTPRequestHandler):
     server: UIServer
     server_version = "tacit-ui"
+    timeout = SLOW_CLIENT_SECONDS
     sys_version = ""
 
     def log_message(self, format, *args):  # noqa: A002 — the base class's name
