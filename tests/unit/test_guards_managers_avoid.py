@@ -161,3 +161,16 @@ def test_extensions_named_after_files_are_every_such_file():
     assert not _edits(lesson, "server/main.py")
     assert {p for s in derive_guards("Never commit secret files (`.env`, `.pem`)") for p in s.match.patterns} == {
         ".env", "*.pem"}
+
+
+@pytest.mark.parametrize("lesson, stopped, fine", [
+    # real lines: a gain after the rule is its reason; "for installing packages" is what the rule holds for
+    ("- Use `uv` instead of `pip` for faster installs", ["pip install requests", "pip list"], ["uv pip install x"]),
+    ("**IMPORTANT**: Always use `uv` instead of `pip` for installing packages. It's faster and handles dependencies "
+     "better.", ["pip install requests"], ["pip list", "uv add requests"]),
+])
+def test_a_gain_is_a_reason_and_installing_is_a_scope(lesson, stopped, fine):
+    for command in stopped:
+        assert _stops(lesson, command), command
+    for command in fine:
+        assert not _stops(lesson, command), command

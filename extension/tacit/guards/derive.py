@@ -18,7 +18,7 @@ from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
-from tacit.guards.sole_tool import SAYS_SOLE, sole_tool_specs, without_restated
+from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import quoted_over
@@ -496,7 +496,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
-            or sole_tool_specs(sentence, because, lesson))
+            or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

@@ -11,8 +11,10 @@ from tacit.lazyre import lazy
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 # a clause led by one of these is the reason for the rule before it
+# … or a gain: "use `uv` instead of `pip` for faster installs"
 FOR_REASON = (r"for (?:safety|security|reproducibility|consistency|stability|performance|compliance|privacy|"
-               r"the sake of)")
+              r"the sake of|speed|faster|quicker|better|cleaner|smaller|simpler|safer|more\s+(?:reliable|consistent|"
+              r"reproducible|stable|deterministic))")
 # heads of a reason said without a subject: "broke prod last week", "too slow", "doing so breaks CI"
 _MORE_REASONS = (r"broke|caused|took down|wiped|killed|nuked|corrupted|bricked|cost|burned|bit us|lest|"
                  r"(?:auto-?)?(?:generated|regenerated|built|managed|maintained|owned|produced|written) by|"

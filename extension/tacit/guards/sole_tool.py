@@ -2,12 +2,14 @@
 exclusively", "uv only" stop the other managers of its kind (npm, yarn, bun; pip, poetry …),
 with the named one as the way to do it instead. Runners (npx, pnpx, bunx) are not managers and
 stay allowed. "only use pnpm for X" is read only when X is about packages: "only use npm for
-publishing" limits npm, it bans nothing. Design notes: docs/guards.md.
+publishing" limits npm, it bans nothing. "use uv instead of pip for installing packages": the
+installs (``for_installing``). Design notes: docs/guards.md.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tacit.lazyre import lazy
 from tacit.guards.model import CommandMatch, GuardSpec
@@ -63,3 +65,19 @@ def without_restated(specs: list) -> list:
     "pnpm only — no npm, no yarn" stops what it lists, not a second, wider guard."""
     named = {p for s in specs if not _is_sole(s) and isinstance(s.match, CommandMatch) for p in s.match.programs}
     return [s for s in specs if not (_is_sole(s) and named & set(_others(s.instead)))]
+
+
+# "Always use `uv` instead of `pip` for installing packages": the rule holds for installs
+_FOR_INSTALLING = lazy(r"(?P<rule>.+?)\s+for\s+(?:installing|adding|installs?|installation\s+of)\s+"
+                       r"(?:(?:any|new|the|all|python|js|javascript|node)\s+)*(?:packages?|dependenc(?:y|ies)|deps|modules|"
+                       r"libraries)", re.I)
+
+
+def for_installing(sentence: str, because: str, read) -> list:
+    """The rule before "for installing packages" (``read`` reads it) as installs with each manager it
+    stops; [] when it stops anything else."""
+    m = _FOR_INSTALLING.fullmatch(sentence)
+    found = read(m.group("rule"), because) if m else []
+    if not found or not all(isinstance(s.match, CommandMatch) and set(s.match.programs) <= _MANAGERS for s in found):
+        return []
+    return [s if s.match.subcommands else replace(s, match=replace(s.match, subcommands=("install",))) for s in found]
