@@ -174,3 +174,22 @@ def test_a_gain_is_a_reason_and_installing_is_a_scope(lesson, stopped, fine):
         assert _stops(lesson, command), command
     for command in fine:
         assert not _stops(lesson, command), command
+
+
+def test_a_flag_written_with_its_equals_sign_is_the_flag():
+    # a real line: `--hooks=` names the flag that takes a value
+    lesson = "- Never run `wp action-scheduler run` without `--hooks=`; prefer a single action by ID."
+    assert _stops(lesson, "wp action-scheduler run")
+    assert not _stops(lesson, "wp action-scheduler run --hooks=woocommerce_cleanup")
+
+
+def test_a_list_of_commands_that_ends_with_anything_that_is_the_commands_named():
+    # a real line: "or anything that reads `.env`" is a kind, the commands named are the guards
+    lesson = ("- NEVER run `npm run build`, `prisma db push`, or anything that reads `.env` / `.env.local` "
+              "(they point at the PRODUCTION database).")
+    from tacit.guards.instructions import rules_in
+    guards = GuardSet([Guard(r.spec, id=i, scope="project", project_root=ROOT) for i, r in enumerate(rules_in(lesson))])
+    call = normalize_call("Bash", {"command": "npx prisma db push"}, ROOT, project_root=ROOT)
+    assert guards.check(call) and guards.check(normalize_call("Bash", {"command": "npm run build"}, ROOT,
+                                                              project_root=ROOT))
+    assert not guards.check(normalize_call("Bash", {"command": "npm run lint"}, ROOT, project_root=ROOT))

@@ -385,7 +385,9 @@ gate(_MAYBE_RULE, *(needs for needs, _shape in _NEEDS[:2] + _NEEDS[4:]))
 
 
 _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?)(?P<items>`[^`]+`(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*`[^`]+`)+)"
-                          r"(?:,?\s*(?:or|and)\s+(?P<tail>(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}}))?"
+                          r"(?:,?\s*(?:or|and)\s+(?P<tail>(?:(?:any|other)\s+)?[a-z][\w\s-]{{1,40}}|"
+                          # "…, or anything that reads `.env`": a kind the named commands are of
+                          r"(?:anything|everything)\s+(?:else\s+)?(?:that|which)\s+.{{1,120}}))?"
                           .format(d=_DONT), re.I)
 
 

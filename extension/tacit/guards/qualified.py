@@ -41,7 +41,7 @@ _THROUGH = [lazy(p, re.I) for p in (
 # "python related commandline tools like isort, ruff": the tools named are the items
 _LIKE = lazy(r"(?:[\w-]+\s+){0,4}(?:tools?|commands?|clis?|linters?|formatters?)\s*,?\s+(?:like|such as|e\.?g\.?,?|including)\s+",
              re.I)
-_FLAGS = r"`?--?[\w-]*(?:\s+<[\w -]+>)?`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*(?:\s+<[\w -]+>)?`?)*"
+_FLAGS = r"`?--?[\w-]*=?(?:\s+<[\w -]+>)?`?(?:\s*(?:,|or|and|/)\s*`?--?[\w-]*=?(?:\s+<[\w -]+>)?`?)*"  # `--hooks=`
 _CMD = r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[a-z][\w:.-]*){0,2})"
 _FLAG_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|pass|add|append|put)\s+(?:the\s+)?(?P<flags>{_FLAGS})"
@@ -147,7 +147,8 @@ def _command_and_flags(m, because: str, read) -> tuple:
     base = read(f"never run `{cmd}`", because)
     if len(base) != 1 or not _commands(base) or base[0].match.flags or base[0].match.bare:
         return None, []
-    return base[0], [_unquote(f) for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags")) if f.strip()]
+    return base[0], [_unquote(f).rstrip("=") for f in re.split(r"\s*(?:,|\bor\b|\band\b|/)\s*", m.group("flags"))
+                     if f.strip()]
 
 
 def tail_specs(clause: str, because: str, read) -> list:
