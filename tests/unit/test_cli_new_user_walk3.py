@@ -1,0 +1,37 @@
+"""A third walk as a new user, after the second bug hunt: each test is one defect found that
+way, run in-process from a git repository as ``tacit ARGS`` would (the earlier walks are in
+test_cli_new_user_walk.py and test_cli_new_user_walk2.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def one_json(out: str) -> dict:
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    return json.loads(lines[0])
+
+
+def test_an_abbreviated_option_is_a_usage_error(run, tmp_path):
+    """argparse took any unique prefix of an option: `tacit skill patch --content x` was read as
+    `--content-file x` and answered "no such file: x", as if the text were a file name."""
+    body = tmp_path / "body.md"
+    body.write_text("## When to Use\nA release.\n\n## Procedure\n1. `pnpm test`.\n")
+    assert run("skill", "create", "--name", "release", "--description", "Cut a release",
+               "--body-file", str(body))[0] == 0
+    code, out, err = run("skill", "patch", "release", "--section", "Procedure", "--content", "x")
+    assert code == 2 and out == "" and "required: --content-file" in err and "no such file" not in err, err
+    code, out, _ = run("skill", "patch", "release", "--section", "Procedure", "--content", "x", "--json")
+    data = one_json(out)
+    assert code == 2 and data["success"] is False and data["error"].startswith("usage: "), data
+    code, out, _ = run("memory", "add", "Use pnpm.", "--sco", "global", "--json")  # a sub-command's option
+    assert code == 2 and "unrecognized arguments: --sco" in one_json(out)["error"], out
+    code, out, _ = run("memory", "show", "--json")  # the whole option still works
+    assert code == 0 and one_json(out)["success"] is not False, out
