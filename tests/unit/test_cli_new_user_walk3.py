@@ -35,3 +35,19 @@ def test_an_abbreviated_option_is_a_usage_error(run, tmp_path):
     assert code == 2 and "unrecognized arguments: --sco" in one_json(out)["error"], out
     code, out, _ = run("memory", "show", "--json")  # the whole option still works
     assert code == 0 and one_json(out)["success"] is not False, out
+
+
+def test_doctor_says_a_data_folder_under_a_file_cannot_be_made(run, monkeypatch, tmp_path):
+    """TACIT_HOME=~/notes.txt/tacit (a file on the way): doctor marked every folder "ok" — they
+    were missing, so it probed only their parent, and with no parent folder it probed nothing."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv("TACIT_HOME", str(blocker / "tacit"))
+    code, out, _ = run("doctor")
+    assert code == 1 and f"✗ data folder: {blocker}/tacit (cannot be created: {blocker} is not a folder" in out, out
+    code, out, _ = run("doctor", "--json")
+    storage = one_json(out)["storage"]
+    assert storage["data folder"]["ok"] is False and storage["skills"]["ok"] is False, storage
+    monkeypatch.setenv("TACIT_HOME", str(tmp_path / "new" / "deeper" / "tacit"))  # missing, but can be made
+    code, out, _ = run("doctor", "--json")
+    assert one_json(out)["storage"]["data folder"]["ok"] is True, out
