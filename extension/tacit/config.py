@@ -209,7 +209,11 @@ def _read_toml(path: str, problems: list) -> dict:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         problems.append(f"{path}: not valid TOML ({exc}); using defaults")
         return {}
-    # accept an optional [tacit] table as well as top-level keys
+    return toml_settings(data)
+
+
+def toml_settings(data: dict) -> dict:
+    """The settings a parsed config.toml gives: its top-level keys and an optional [tacit] table's."""
     if isinstance(data.get("tacit"), dict):
         data = {**{k: v for k, v in data.items() if k != "tacit"}, **data["tacit"]}
     return data
