@@ -51,3 +51,20 @@ def test_doctor_says_a_data_folder_under_a_file_cannot_be_made(run, monkeypatch,
     monkeypatch.setenv("TACIT_HOME", str(tmp_path / "new" / "deeper" / "tacit"))  # missing, but can be made
     code, out, _ = run("doctor", "--json")
     assert one_json(out)["storage"]["data folder"]["ok"] is True, out
+
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "examples")
+
+
+def test_learned_runs_name_the_host_they_came_from_in_cost(run):
+    """`tacit learn --apply` with no agent ran its jobs with no host: `tacit cost` put them all under
+    "?". They are that transcript's sessions (claude-code), or "learn" for tacit's own JSONL."""
+    code, out, _ = run("learn", os.path.join(EXAMPLES, "claude-code-session.jsonl"), "--apply", "--no-progress")
+    assert code == 0 and "correction save" in out, out
+    code, out, _ = run("learn", os.path.join(EXAMPLES, "session.jsonl"), "--apply", "--no-progress")
+    assert code == 0, out
+    code, out, _ = run("cost", "--json")
+    by_host = one_json(out)["by_host"]
+    assert "?" not in by_host and by_host["claude-code"]["runs"] >= 3 and by_host["learn"]["runs"] >= 2, by_host
+    code, out, _ = run("cost")
+    assert "\n  ?  " not in out and "claude-code" in out, out

@@ -245,12 +245,13 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
     agent = agent_available(run_cfg, host) if apply else False
     records: dict[str, dict] = {}
     launched: list[dict] = []
+    reading = {"host": ""}  # whose transcript is being read: `tacit cost` names it for a run with no agent host
 
     def launcher(job: dict):
         launched.append(job)
         try:
             if apply:
-                records[job["id"]] = run_job(run_cfg, job)
+                records[job["id"]] = run_job(run_cfg, {**job, "learned_from": reading["host"]})
         finally:
             engine.child_finished(job)
         return None
@@ -270,6 +271,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
             file_reports.append(stats.as_dict())
             continue
         by_session: dict[str, dict] = {}
+        reading["host"] = fmt if fmt != TACIT else "learn"
         try:
             with _batched(engine.ledger(), not apply) as tick:
                 for event in (read_tacit if fmt == TACIT else _host_readers()[fmt].read)(path, stats):
