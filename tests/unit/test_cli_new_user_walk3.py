@@ -68,3 +68,18 @@ def test_learned_runs_name_the_host_they_came_from_in_cost(run):
     assert "?" not in by_host and by_host["claude-code"]["runs"] >= 3 and by_host["learn"]["runs"] >= 2, by_host
     code, out, _ = run("cost")
     assert "\n  ?  " not in out and "claude-code" in out, out
+
+
+def test_an_exclusion_from_the_environment_is_said_to_come_from_there(run, monkeypatch, web, cfg):
+    """TACIT_EXCLUDE="~/work/*" kept a project off, and `tacit off --status` / `tacit on` sent the
+    person to look for "exclude = … in config.toml", a file that had no such line."""
+    monkeypatch.setenv("TACIT_EXCLUDE", f"{web.parent}/*")
+    code, out, _ = run("off", "--status")
+    assert code == 0 and f"('{web.parent}/*' in the environment's TACIT_EXCLUDE)" in out, out
+    assert "config.toml" not in out, out
+    code, out, _ = run("on")
+    assert f"but '{web.parent}/*' in the environment's TACIT_EXCLUDE still keeps it off" in out, out
+    monkeypatch.delenv("TACIT_EXCLUDE")
+    cfg.config_file.write_text(f'exclude = ["{web.parent}/*"]\n', encoding="utf-8")
+    code, out, _ = run("off", "--status")
+    assert f"(exclude = '{web.parent}/*' in {cfg.config_file})" in out, out

@@ -175,7 +175,7 @@ def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
     the memory files (so a dry run sees the same memory and writes nowhere)."""
     scratch = Config(folder, folder, cfg.host, cfg.is_child, dict(cfg.settings), list(cfg.problems),
-                     dict(cfg.env))
+                     dict(cfg.env), dict(cfg.sources))
     for source, dest in ((cfg.memory_file, scratch.memory_file), (cfg.user_file, scratch.user_file)):
         with suppress(OSError):
             if source.is_file():
