@@ -83,3 +83,33 @@ def test_an_exclusion_from_the_environment_is_said_to_come_from_there(run, monke
     cfg.config_file.write_text(f'exclude = ["{web.parent}/*"]\n', encoding="utf-8")
     code, out, _ = run("off", "--status")
     assert f"(exclude = '{web.parent}/*' in {cfg.config_file})" in out, out
+
+
+def _example_in(web, tmp_path, name: str, **replace) -> str:
+    """docs/examples/session.jsonl as a session of ``web``, with some of its texts replaced."""
+    with open(os.path.join(EXAMPLES, "session.jsonl"), encoding="utf-8") as handle:
+        text = handle.read().replace("/home/sam/src/orders-api", str(web))
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_learn_apply_says_what_it_saved_in_a_project_and_what_it_could_not(run, web, tmp_path):
+    """A tacit JSONL session says its folder once (session_start): the later lines had no cwd, so
+    a correction "in this repo" went to the global notes; saved in the project, the report said
+    "Memory unchanged." (only USER.md and the global MEMORY.md were compared); and a correction it
+    could not phrase was "→ done (deterministic)" though nothing was saved."""
+    path = _example_in(web, tmp_path, "orders.jsonl", **{
+        "we dont use poetry anymore, it's uv now. uv lock": "no, use pnpm not npm in this repo"})
+    code, out, _ = run("learn", path, "--apply", "--no-progress")
+    assert code == 0 and f"Added to the project memory of {web}:\n  + \"Use pnpm, not npm.\"" in out, out
+    assert "Memory unchanged." not in out, out
+    assert "validation goes in the pydant…\"  → nothing saved: no rule tacit can phrase exactly" in out, out
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    assert one_json(out)["entries"] == ["Use pnpm, not npm."], out
+    code, out, _ = run("memory", "show", "--scope", "global", "--json")
+    assert one_json(out)["entries"] == [], out
+    code, out, _ = run("learn", path, "--apply", "--no-progress")  # again: nothing new
+    assert code == 0 and "Memory unchanged." in out, out

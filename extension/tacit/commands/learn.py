@@ -105,6 +105,8 @@ def _job_line(job: dict, dry_run: bool) -> str:
     if not dry_run and "ok" in job:
         if job.get("nothing_to_save"):
             line += "  → nothing to save"
+        elif job["ok"] and job.get("left_for_review") and not job.get("saved"):
+            line += "  → nothing saved: no rule tacit can phrase exactly (an agent can: --host)"
         elif job["ok"]:
             line += f"  → done ({job.get('mode')})"
         elif job.get("skipped"):
@@ -164,10 +166,12 @@ def format_report(report: dict) -> str:
                    "extractions and flushes need that agent.")
     else:
         added = report.get("added", {})
-        for target, name in (("user", "USER.md"), ("memory", "MEMORY.md")):
-            if added.get(target):
+        for target, entries in sorted(added.items(), key=lambda item: item[0] != "user"):
+            if entries:
+                scope, _, root = target.partition(":")
+                name = {"user": "USER.md", "memory": "MEMORY.md"}.get(scope) or f"the {scope} memory of {root}"
                 out.append(f"Added to {name}:")
-                out.extend(f"  + {_quote(e, 110)}" for e in added[target])
+                out.extend(f"  + {_quote(e, 110)}" for e in entries)
         skipped = sum(1 for s in report["sessions"] for j in s["jobs"] if j.get("skipped"))
         if skipped and not report.get("agent"):
             out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need "

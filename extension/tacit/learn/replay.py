@@ -20,6 +20,7 @@ from tacit.children.runner import run_job
 from tacit.config import Config
 from tacit.events import event_from_dict
 from tacit.hosts import spec as host_specs
+from tacit.projects import Project, project_for
 from tacit.stores.memory import MemoryStore
 
 TACIT = "tacit"  # tacit's own format: one event per line
@@ -127,8 +128,13 @@ def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
 def read_tacit(path: Path, stats: FileStats) -> Iterator:
     """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
     default_sid = path.stem
+    cwds: dict = {}  # a session's folder, said once (session_start), holds for its later lines
     for lineno, data in json_objects(path, stats):
         data.setdefault("session_id", default_sid)
+        if isinstance(data.get("cwd"), str) and data["cwd"]:
+            cwds[data["session_id"]] = data["cwd"]
+        elif "cwd" not in data and isinstance(data["session_id"], str) and data["session_id"] in cwds:
+            data["cwd"] = cwds[data["session_id"]]
         if data.get("kind") == "tool_call":
             data["kind"] = "tool_result"  # a recorded call has run; nothing to stop in a replay
         calls = data.get("tool_calls")
@@ -212,9 +218,21 @@ def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = F
                        started=started, build_engine=build_engine)
 
 
-def _memory_entries(cfg) -> dict:
+def _memory_entries(cfg, projects=()) -> dict:
+    """"memory" (global), "user", and "project:<root>" / "team:<root>" of each of ``projects``."""
     store = MemoryStore(cfg)
-    return {t: store.entries(t) for t in ("memory", "user")}
+    out = {t: store.entries(t) for t in ("memory", "user")}
+    for project in projects:
+        store = MemoryStore(cfg, project)
+        out.update({f"{t}:{project.main_root}": store.entries(t) for t in store.targets() if t in ("project", "team")})
+    return out
+
+
+def _project_of(cfg, cwd) -> Project | None:
+    try:
+        return project_for(cwd, home=cfg.env.get("HOME")) if cwd else None
+    except Exception:  # noqa: BLE001 — a folder that is not there (another machine's transcript)
+        return None
 
 
 @contextmanager
@@ -251,13 +269,18 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         launched.append(job)
         try:
             if apply:
+                project = _project_of(run_cfg, job.get("cwd"))  # its memory as it was before this run
+                if project is not None and project.main_root not in projects:
+                    projects[project.main_root] = project
+                    before.update(_memory_entries(run_cfg, [project]))
                 records[job["id"]] = run_job(run_cfg, {**job, "learned_from": reading["host"]})
         finally:
             engine.child_finished(job)
         return None
 
     engine.launcher = launcher
-    before = _memory_entries(cfg) if apply else None
+    before = _memory_entries(cfg) if apply else {}
+    projects: dict = {}  # main root -> Project: of the jobs run, their memory files are compared too
 
     file_reports: list[dict] = list(problems)
     sessions: list[dict] = []
@@ -309,7 +332,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
               "sessions": sessions, "totals": totals, "is_child": bool(cfg.is_child),
               "seconds": round(time.time() - started, 3)}
     if apply:
-        after = _memory_entries(cfg)
+        after = _memory_entries(cfg, projects.values())
         result["agent"] = agent
         result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
         result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
@@ -337,6 +360,6 @@ def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> N
         record = records.get(job["id"])
         if record is not None:
             entry.update(ok=bool(record.get("ok")), mode=record.get("mode"))
-            entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save")
-                          if record.get(key)})
+            entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save",
+                                                       "left_for_review") if record.get(key)})
         data["jobs"].append(entry)
