@@ -113,3 +113,17 @@ def test_learn_apply_says_what_it_saved_in_a_project_and_what_it_could_not(run, 
     assert one_json(out)["entries"] == [], out
     code, out, _ = run("learn", path, "--apply", "--no-progress")  # again: nothing new
     assert code == 0 and "Memory unchanged." in out, out
+
+
+def test_review_after_learn_says_where_the_notes_are(run):
+    """`tacit learn --apply` notes what the replayed session said on that session's day; `tacit
+    review` right after answered "nothing was noted" and nothing more, as if learn had noted nothing."""
+    code, out, _ = run("learn", os.path.join(EXAMPLES, "claude-code-session.jsonl"), "--apply", "--no-progress")
+    assert code == 0, out
+    code, out, _ = run("review")
+    assert code == 0 and "nothing was noted" in out and "undecided note(s) from other days wait: " \
+        "`tacit review --all`" in out, out
+    code, out, _ = run("review", "--all", "--json")
+    data = one_json(out)
+    assert data["items"] and "from other days" not in data["text"], data["text"]
+    assert any("the port is 5173 not 3000" in item["content"] for item in data["items"]), data["items"]
