@@ -127,3 +127,36 @@ def test_review_after_learn_says_where_the_notes_are(run):
     data = one_json(out)
     assert data["items"] and "from other days" not in data["text"], data["text"]
     assert any("the port is 5173 not 3000" in item["content"] for item in data["items"]), data["items"]
+
+
+CHILD = '''
+import subprocess, sys
+prompt = open(sys.argv[1], encoding="utf-8").read()
+if "skill" in prompt.lower():
+    body = sys.argv[1] + ".body.md"
+    open(body, "w", encoding="utf-8").write("## When to Use\\nAn export.\\n\\n## Procedure\\n1. `pnpm test`.\\n")
+    subprocess.run([sys.executable, "-m", "tacit", "skill", "create", "--name", "export-button", "--description",
+                    "Add an export button next to the filter dropdown", "--body-file", body], capture_output=True)
+    print("Created the skill export-button.")
+else:
+    print("Nothing to save.")
+'''
+
+
+def test_learn_apply_says_which_skills_its_agent_made(run, web, tmp_path, cfg):
+    """With an agent, a skill extraction (or review) made a skill, and `tacit learn --apply` said
+    only "Memory unchanged.": the new skill was in `tacit skill list` and nowhere in the report."""
+    import sys
+
+    child = tmp_path / "child.py"
+    child.write_text(CHILD, encoding="utf-8")
+    cfg.config_file.write_text(f'child_command = "{sys.executable} {child} {{prompt_file}}"\n', encoding="utf-8")
+    with open(os.path.join(EXAMPLES, "claude-code-session.jsonl"), encoding="utf-8") as handle:
+        text = handle.read().replace("/home/maya/code/invoicely", str(web))
+    session = tmp_path / "invoicely.jsonl"
+    session.write_text(text, encoding="utf-8")
+    code, out, _ = run("learn", str(session), "--apply", "--no-progress")
+    assert code == 0 and "skill extraction: 12 tool calls in one turn" in out and "→ done (agent)" in out, out
+    assert "Skills created: export-button (project) (`tacit skill view NAME`)." in out, out
+    code, out, _ = run("skill", "list", "--json")
+    assert [s["name"] for s in one_json(out)["skills"]] == ["export-button"], out

@@ -178,4 +178,7 @@ def format_report(report: dict) -> str:
                        f"a child agent (--host {'|'.join(_agents())}, or child_command in config.toml).")
         if not any(added.values()):
             out.append("Memory unchanged.")
+        for how, names in (report.get("skills") or {}).items():
+            if names:
+                out.append(f"Skills {how}: {', '.join(names)} (`tacit skill view NAME`).")
     return "\n".join(out)

@@ -22,6 +22,7 @@ from tacit.events import event_from_dict
 from tacit.hosts import spec as host_specs
 from tacit.projects import Project, project_for
 from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import ScopedSkills
 
 TACIT = "tacit"  # tacit's own format: one event per line
 _DETECT_LINES = 50  # lines looked at to recognise a file's format
@@ -228,6 +229,30 @@ def _memory_entries(cfg, projects=()) -> dict:
     return out
 
 
+def _skill_versions(cfg, projects=()) -> dict:
+    """(scope, name) -> version of every usable skill: the global ones, and each of ``projects``'."""
+    out: dict = {}
+    for project in [None, *projects]:
+        out.update({(s["scope"], s["name"]): s.get("version") for s in ScopedSkills(cfg, project).list()["skills"]})
+    return out
+
+
+def _skills_made(before: dict, after: dict) -> dict:
+    return {"created": [f"{name} ({scope})" for (scope, name) in after if (scope, name) not in before],
+            "changed": [f"{name} ({scope})" for (scope, name), version in after.items()
+                        if (scope, name) in before and before[(scope, name)] != version]}
+
+
+def _note_project(cfg, job: dict, projects: dict, before: dict, skills_before: dict) -> None:
+    """The memory and skills of ``job``'s project as they are before its first run, kept once."""
+    project = _project_of(cfg, job.get("cwd"))
+    if project is not None and project.main_root not in projects:
+        projects[project.main_root] = project
+        before.update(_memory_entries(cfg, [project]))
+        for key, version in _skill_versions(cfg, [project]).items():
+            skills_before.setdefault(key, version)
+
+
 def _project_of(cfg, cwd) -> Project | None:
     try:
         return project_for(cwd, home=cfg.env.get("HOME")) if cwd else None
@@ -269,10 +294,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         launched.append(job)
         try:
             if apply:
-                project = _project_of(run_cfg, job.get("cwd"))  # its memory as it was before this run
-                if project is not None and project.main_root not in projects:
-                    projects[project.main_root] = project
-                    before.update(_memory_entries(run_cfg, [project]))
+                _note_project(run_cfg, job, projects, before, skills_before)
                 records[job["id"]] = run_job(run_cfg, {**job, "learned_from": reading["host"]})
         finally:
             engine.child_finished(job)
@@ -281,6 +303,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
     engine.launcher = launcher
     before = _memory_entries(cfg) if apply else {}
     projects: dict = {}  # main root -> Project: of the jobs run, their memory files are compared too
+    skills_before = _skill_versions(cfg) if apply else {}
 
     file_reports: list[dict] = list(problems)
     sessions: list[dict] = []
@@ -333,6 +356,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
               "seconds": round(time.time() - started, 3)}
     if apply:
         after = _memory_entries(cfg, projects.values())
+        result["skills"] = _skills_made(skills_before, _skill_versions(cfg, projects.values()))
         result["agent"] = agent
         result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
         result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
