@@ -106,7 +106,7 @@ def test_learn_apply_says_what_it_saved_in_a_project_and_what_it_could_not(run, 
     code, out, _ = run("learn", path, "--apply", "--no-progress")
     assert code == 0 and f"Added to the project memory of {web}:\n  + \"Use pnpm, not npm.\"" in out, out
     assert "Memory unchanged." not in out, out
-    assert "validation goes in the pydant…\"  → nothing saved: no rule tacit can phrase exactly" in out, out
+    assert "validation goes in the pydant…\"  → nothing saved: no rule tacit can phrase exactly (an agent can)" in out, out
     code, out, _ = run("memory", "show", "--scope", "project", "--json")
     assert one_json(out)["entries"] == ["Use pnpm, not npm."], out
     code, out, _ = run("memory", "show", "--scope", "global", "--json")
@@ -160,3 +160,18 @@ def test_learn_apply_says_which_skills_its_agent_made(run, web, tmp_path, cfg):
     assert "Skills created: export-button (project) (`tacit skill view NAME`)." in out, out
     code, out, _ = run("skill", "list", "--json")
     assert [s["name"] for s in one_json(out)["skills"]] == ["export-button"], out
+
+
+def test_learn_with_a_host_whose_agent_is_missing_says_so(run, monkeypatch):
+    """`tacit learn --apply --host codex` without codex installed skipped the reviews and said to
+    pass "--host claude-code|codex|hermes|pi", the very flag that was given."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    if shutil.which("codex", path="/usr/bin:/bin"):
+        pytest.skip("codex is installed here")
+    code, out, _ = run("learn", os.path.join(EXAMPLES, "claude-code-session.jsonl"), "--apply", "--host", "codex",
+                       "--no-progress")
+    assert code == 0 and "and codex's cannot run here: `codex` is not found on PATH." in out, out
+    assert "(--host claude-code|" not in out, out
+    code, out, _ = run("learn", os.path.join(EXAMPLES, "claude-code-session.jsonl"), "--apply", "--host", "codex",
+                       "--no-progress", "--json")
+    assert one_json(out)["no_agent"] == "`codex` is not found on PATH", out

@@ -106,7 +106,7 @@ def _job_line(job: dict, dry_run: bool) -> str:
         if job.get("nothing_to_save"):
             line += "  → nothing to save"
         elif job["ok"] and job.get("left_for_review") and not job.get("saved"):
-            line += "  → nothing saved: no rule tacit can phrase exactly (an agent can: --host)"
+            line += "  → nothing saved: no rule tacit can phrase exactly (an agent can)"
         elif job["ok"]:
             line += f"  → done ({job.get('mode')})"
         elif job.get("skipped"):
@@ -173,7 +173,10 @@ def format_report(report: dict) -> str:
                 out.append(f"Added to {name}:")
                 out.extend(f"  + {_quote(e, 110)}" for e in entries)
         skipped = sum(1 for s in report["sessions"] for j in s["jobs"] if j.get("skipped"))
-        if skipped and not report.get("agent"):
+        if skipped and not report.get("agent") and report.get("host"):
+            out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need a "
+                       f"child agent, and {report['host']}'s cannot run here: {report.get('no_agent')}.")
+        elif skipped and not report.get("agent"):
             out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need "
                        f"a child agent (--host {'|'.join(_agents())}, or child_command in config.toml).")
         if not any(added.values()):

@@ -15,7 +15,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tacit.children.commands import agent_available
+from tacit.children.commands import agent_available, why_no_agent
 from tacit.children.runner import run_job
 from tacit.config import Config
 from tacit.events import event_from_dict
@@ -357,7 +357,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
     if apply:
         after = _memory_entries(cfg, projects.values())
         result["skills"] = _skills_made(skills_before, _skill_versions(cfg, projects.values()))
-        result["agent"] = agent
+        result.update(agent=agent, **({} if agent else {"no_agent": why_no_agent(run_cfg, host)}))
         result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
         result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
     return result
