@@ -161,7 +161,7 @@ def format_report(report: dict) -> str:
     out.append("Summary: " + ", ".join(parts) + ".")
     if dry:
         out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: a correction is "
-                   f"saved to USER.md by a child agent (--host {'|'.join(_agents())}), or without one "
+                   f"saved to memory by a child agent (--host {'|'.join(_agents())}), or without one "
                    "only as a rule tacit can phrase exactly (\"Use pnpm, not npm.\"); reviews, skill "
                    "extractions and flushes need that agent.")
     else:
