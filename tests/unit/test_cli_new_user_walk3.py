@@ -175,3 +175,24 @@ def test_learn_with_a_host_whose_agent_is_missing_says_so(run, monkeypatch):
     code, out, _ = run("learn", os.path.join(EXAMPLES, "claude-code-session.jsonl"), "--apply", "--host", "codex",
                        "--no-progress", "--json")
     assert one_json(out)["no_agent"] == "`codex` is not found on PATH", out
+
+
+def test_a_correction_saved_without_an_agent_consolidates_a_full_file_first(run, web, tmp_path, cfg):
+    """The no-agent correction save called the store's add directly: with the project memory full
+    of an entry its longer twin contains, the rule was refused, where `tacit memory add` (and
+    docs/memory.md) merge the duplicates first and retry once. Refused, the report said why."""
+    cfg.config_file.write_text("project_char_limit = 100\n", encoding="utf-8")
+    for text in ("Tests: run make test.", "Tests: run make test before pushing, always.", "The API lives in app/api."):
+        assert run("memory", "add", text)[0] == 0
+    path = _example_in(web, tmp_path, "full.jsonl", **{
+        "we dont use poetry anymore, it's uv now. uv lock": "no, use pnpm not npm in this repo"})
+    code, out, _ = run("learn", path, "--apply", "--no-progress")
+    assert code == 0 and "+ \"Use pnpm, not npm.\"" in out, out
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    assert one_json(out)["entries"] == ["Tests: run make test before pushing, always.", "The API lives in app/api.",
+                                        "Use pnpm, not npm."], out
+    cfg.config_file.write_text("project_char_limit = 60\n", encoding="utf-8")  # no room whatever is merged
+    path = _example_in(web, tmp_path, "fuller.jsonl", **{"fastapi-orders-2025-06-02": "another",
+        "we dont use poetry anymore, it's uv now. uv lock": "no, use yarn not npm in this repo"})
+    code, out, _ = run("learn", path, "--apply", "--no-progress")
+    assert "→ not saved: 'Use yarn, not npm.': MEMORY.md is at 93/60 chars" in out, out

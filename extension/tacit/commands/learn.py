@@ -105,6 +105,8 @@ def _job_line(job: dict, dry_run: bool) -> str:
     if not dry_run and "ok" in job:
         if job.get("nothing_to_save"):
             line += "  → nothing to save"
+        elif job["ok"] and job.get("refused") and not job.get("saved"):
+            line += f"  → not saved: {clip(job['refused'][0], 110)}"
         elif job["ok"] and job.get("left_for_review") and not job.get("saved"):
             line += "  → nothing saved: no rule tacit can phrase exactly (an agent can)"
         elif job["ok"]:

@@ -385,5 +385,5 @@ def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> N
         if record is not None:
             entry.update(ok=bool(record.get("ok")), mode=record.get("mode"))
             entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save",
-                                                       "left_for_review") if record.get(key)})
+                                                       "left_for_review", "refused") if record.get(key)})
         data["jobs"].append(entry)
