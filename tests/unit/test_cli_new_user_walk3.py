@@ -196,3 +196,18 @@ def test_a_correction_saved_without_an_agent_consolidates_a_full_file_first(run,
         "we dont use poetry anymore, it's uv now. uv lock": "no, use yarn not npm in this repo"})
     code, out, _ = run("learn", path, "--apply", "--no-progress")
     assert "→ not saved: 'Use yarn, not npm.': MEMORY.md is at 93/60 chars" in out, out
+
+
+def test_learn_reports_every_scope_a_run_changed(run, web, tmp_path):
+    """The memory of a session's project is compared from before its first job; the global notes
+    and USER.md stay compared from the start: what an earlier session saved there is reported."""
+    anywhere = _example_in(web, tmp_path, "a.jsonl", **{str(web): "", "fastapi-orders-2025-06-02": "first",
+        "we dont use poetry anymore, it's uv now. uv lock": "no, use pnpm not npm in this repo"})
+    here = _example_in(web, tmp_path, "b.jsonl", **{"fastapi-orders-2025-06-02": "second",
+        "we dont use poetry anymore, it's uv now. uv lock": "no, use yarn not npm in this repo"})
+    with open(here, "a", encoding="utf-8") as handle:  # a line whose session id is no string: refused, no crash
+        handle.write('{"kind": "turn_end", "session_id": ["x"], "cwd": "/tmp"}\n')
+    code, out, _ = run("learn", anywhere, here, "--apply", "--no-progress")
+    assert code == 0 and "Added to MEMORY.md:\n  + \"Use pnpm, not npm.\"" in out, out
+    assert f"Added to the project memory of {web}:\n  + \"Use yarn, not npm.\"" in out, out
+    assert "1 malformed line skipped" in out, out

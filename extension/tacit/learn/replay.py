@@ -132,10 +132,11 @@ def read_tacit(path: Path, stats: FileStats) -> Iterator:
     cwds: dict = {}  # a session's folder, said once (session_start), holds for its later lines
     for lineno, data in json_objects(path, stats):
         data.setdefault("session_id", default_sid)
-        if isinstance(data.get("cwd"), str) and data["cwd"]:
-            cwds[data["session_id"]] = data["cwd"]
-        elif "cwd" not in data and isinstance(data["session_id"], str) and data["session_id"] in cwds:
-            data["cwd"] = cwds[data["session_id"]]
+        sid = data["session_id"] if isinstance(data["session_id"], str) else None  # else: refused below
+        if sid is not None and isinstance(data.get("cwd"), str) and data["cwd"]:
+            cwds[sid] = data["cwd"]
+        elif sid in cwds and "cwd" not in data:
+            data["cwd"] = cwds[sid]
         if data.get("kind") == "tool_call":
             data["kind"] = "tool_result"  # a recorded call has run; nothing to stop in a replay
         calls = data.get("tool_calls")
@@ -248,7 +249,8 @@ def _note_project(cfg, job: dict, projects: dict, before: dict, skills_before: d
     project = _project_of(cfg, job.get("cwd"))
     if project is not None and project.main_root not in projects:
         projects[project.main_root] = project
-        before.update(_memory_entries(cfg, [project]))
+        for key, entries in _memory_entries(cfg, [project]).items():
+            before.setdefault(key, entries)  # USER.md and the global notes: as they were at the start
         for key, version in _skill_versions(cfg, [project]).items():
             skills_before.setdefault(key, version)
 
