@@ -34,6 +34,10 @@ def _parser_class():
     class TacitArgumentParser(argparse.ArgumentParser):
         wants_json = False  # --json was on the command line: set on the class, so every sub-parser sees it
 
+        def __init__(self, *args, **kwargs):  # sub-parsers are made of this class too
+            kwargs.setdefault("allow_abbrev", False)  # `--content x` is not `--content-file x`: a usage error
+            super().__init__(*args, **kwargs)
+
         def error(self, message: str):  # type: ignore[override]
             if self.wants_json:  # one JSON object, said once (not again as text on stderr)
                 from tacit.commands import emit

@@ -150,10 +150,10 @@ def _path(base: str, *parts: str) -> property:
 class Config:
     """Resolved configuration; paths derived from ``home``/``state_dir``, settings as attributes."""
 
-    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env")
+    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env", "sources")
 
     def __init__(self, home, state_dir, host=None, is_child=False, settings=None,
-                 problems=None, env=None):
+                 problems=None, env=None, sources=None):
         self.home_str = os.fspath(home)
         self.state_dir_str = os.fspath(state_dir)
         self.host = host
@@ -162,6 +162,11 @@ class Config:
         self.problems = [] if problems is None else problems
         # the few environment facts other modules need, captured once here
         self.env = {} if env is None else env
+        self.sources = {} if sources is None else sources  # setting -> where its value was set
+
+    def source_of(self, key: str) -> str:
+        """Where ``key`` was set: "config.toml", "environment TACIT_…", or "default"."""
+        return self.sources.get(key, "default")
 
     def __getattr__(self, name: str):
         # Only called for names that are not slots: the settings.
@@ -191,8 +196,9 @@ class Config:
             if key not in DEFAULTS:
                 raise ConfigError(f"unknown setting {key!r}")
             settings[key] = _coerce(key, value, from_env=False)
+        sources = {**self.sources, **dict.fromkeys(overrides, "config.toml")}  # "validated like config.toml"
         return Config(self.home_str, self.state_dir_str, self.host, self.is_child, settings,
-                      list(self.problems), dict(self.env))
+                      list(self.problems), dict(self.env), sources)
 
 
 def _read_toml(path: str, problems: list) -> dict:
@@ -209,7 +215,11 @@ def _read_toml(path: str, problems: list) -> dict:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         problems.append(f"{path}: not valid TOML ({exc}); using defaults")
         return {}
-    # accept an optional [tacit] table as well as top-level keys
+    return toml_settings(data)
+
+
+def toml_settings(data: dict) -> dict:
+    """The settings a parsed config.toml gives: its top-level keys and an optional [tacit] table's."""
     if isinstance(data.get("tacit"), dict):
         data = {**{k: v for k, v in data.items() if k != "tacit"}, **data["tacit"]}
     return data
@@ -235,7 +245,7 @@ def load_config(env=None, host: str | None = None) -> Config:
     # one data folder for every host (``tacit install hermes`` links Hermes's memories folder to it)
     home = state_dir = data_dir(env)
     problems: list = []
-    settings = dict(DEFAULTS)
+    settings, sources = dict(DEFAULTS), {}
 
     # (key, value, from the environment, where it was set, what an unknown key is called)
     found = [(key, value, False, "config.toml", f"config.toml: unknown key {key!r}")
@@ -250,6 +260,7 @@ def load_config(env=None, host: str | None = None) -> Config:
             continue
         try:
             settings[key] = _coerce(key, value, from_env=from_env)
+            sources[key] = where
         except ConfigError as exc:  # keeps the default (config.toml), or config.toml's value (environment)
             problems.append(f"{where}: {exc}; using {'' if from_env else 'default '}{settings[key]!r}")
 
@@ -262,4 +273,4 @@ def load_config(env=None, host: str | None = None) -> Config:
     captured = {k: env[k] for k in ("HOME", "PATH", "TACIT_LOG_LEVEL", "TACIT_ACTOR", "TACIT_PROJECT", *wanted)
                 if k in env}
     return Config(home=home, state_dir=state_dir, host=host, is_child=env.get("TACIT_CHILD") == "1",
-                  settings=settings, problems=problems, env=captured)
+                  settings=settings, problems=problems, env=captured, sources=sources)

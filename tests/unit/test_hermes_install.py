@@ -212,3 +212,33 @@ def test_cli_routes_to_the_hermes_installer(hermes, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tacit.cli", "install", "hermes", "--scope", "project", "--json"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and json.loads(proc.stdout)["success"] is False
+
+
+def test_matching_hermess_limits_keeps_config_toml_as_toml(hermes):
+    """match_limits rewrote tacit's config.toml with str.splitlines: a U+2028 inside a string value
+    became a line break, the file no longer parsed, and every setting in it fell back to its default.
+    A table at the end took the appended keys as its own."""
+    import tomllib
+
+    hermes.write({"memory": {"memory_char_limit": 3000, "user_char_limit": 1000}})
+    config = hermes.cfg.config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('exclude = ["notes\u2028old"]\nmemory_char_limit = 2200\n[tacit]\nnudge_interval = 4\n',
+                      encoding="utf-8")
+    assert hermes_install.match_limits(hermes.cfg, str(hermes.home)) == "memory_char_limit = 3000, user_char_limit = 1000"
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    assert data["exclude"] == ["notes\u2028old"] and data["tacit"] == {"nudge_interval": 4}, data
+    assert (data["memory_char_limit"], data["user_char_limit"]) == (3000, 1000)
+    loaded = load_config(env={"HOME": str(hermes.home.parent), "HERMES_HOME": str(hermes.home)})
+    assert (loaded.memory_char_limit, loaded.user_char_limit, loaded.problems) == (3000, 1000, []), loaded.problems
+
+
+def test_a_config_toml_that_cannot_be_changed_safely_is_left_alone(hermes):
+    hermes.write({"memory": {"memory_char_limit": 3000, "user_char_limit": 1000}})
+    config = hermes.cfg.config_file
+    config.parent.mkdir(parents=True, exist_ok=True)
+    text = 'exclude = ["""\nmemory_char_limit = 5\n"""]\n'  # a key's name inside a multi-line string
+    config.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="could not be changed safely; set memory_char_limit = 3000"):
+        hermes_install.match_limits(hermes.cfg, str(hermes.home))
+    assert config.read_text(encoding="utf-8") == text

@@ -674,6 +674,19 @@ def test_index_drops_least_recent_skills_only_when_names_do_not_fit(store, cfg):
     assert "tacit skill list" in index
 
 
+def test_a_small_budget_shortens_the_header_before_the_skills(store, cfg):
+    """skill_index_budget = 300: the full header (~250 characters with the folder's path) left no
+    room for a name, so the whole index collapsed to "3 saved skills: run `tacit skill list`"."""
+    for name in ("db-migrate", "deploy-staging", "release-notes"):
+        store.create(name, f"Do the {name} thing the team's way, with every check.")
+    index = store.index_text(budget=300)
+    assert len(index) <= 300 and index.startswith("## Skills (3)\n"), index
+    assert "`tacit skill view <name>`" in index and str(store.skills_dir) not in index  # the short header
+    assert all(f"- {name}: Do the {name} thing" in index for name in ("db-migrate", "deploy-staging", "release-notes"))
+    roomy = store.index_text(budget=1000)  # the full header whenever the names fit with it
+    assert f"{store.skills_dir}/<name>/SKILL.md" in roomy and "with every check." in roomy
+
+
 @given(budget=st.integers(min_value=0, max_value=5000))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_index_never_exceeds_its_budget(cfg, budget):

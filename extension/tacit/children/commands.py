@@ -81,6 +81,18 @@ def agent_available(cfg, host: str | None, kind: str | None = None) -> bool:
     return program(cfg, first) is not None
 
 
+def why_no_agent(cfg, host: str | None, kind: str | None = None) -> str:
+    """Why no child can run, in a few words ("" when one can)."""
+    if agent_available(cfg, host, kind):
+        return ""
+    if not cfg.child_enabled:
+        return "child_enabled = false in config.toml"
+    template = command_template(cfg, host, kind)
+    if not template:
+        return f"{host or 'no host'} has no child command (set child_command in config.toml)"
+    return f"`{template[0]}` is not found on PATH"
+
+
 @dataclass(frozen=True, slots=True)
 class Command:
     """What to run: ``argv``, ``stdin`` (the prompt, or None), and ``shown`` (the prompt elided)."""

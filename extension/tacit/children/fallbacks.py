@@ -66,13 +66,27 @@ def save_exact_rules(tacit: Tacit, texts: list[str], *, prev_assistant: str | No
                      project=None) -> dict:
     """Save the rule of each correction that has one, through ``tacit`` (its actor); report the rest."""
     store = tacit.memory(project)
-    saved, left = [], []
+    saved, left, refused = [], [], []
     for text in texts:
         if not isinstance(text, str) or not text.strip():
             continue
         found = analyse(text, prev_assistant=prev_assistant)
-        if found.rule and store.add(scope_of(text, found.category, project), found.rule)["success"]:
+        result = _add(tacit, store, scope_of(text, found.category, project), found.rule) if found.rule else None
+        if result is not None and result["success"]:
             saved.append(found.rule)
-        else:
-            left.append(text[:200])
-    return {"ok": True, "saved": saved, "left_for_review": left}
+            continue
+        left.append(text[:200])
+        if result is not None:
+            refused.append(f"{found.rule!r}: {result.get('error') or 'refused'}"[:400])
+    return {"ok": True, "saved": saved, "left_for_review": left, **({"refused": refused} if refused else {})}
+
+
+def _add(tacit: Tacit, store, scope: str, rule: str) -> dict:
+    """``store.add``; when the file is full, its duplicates merged first and the add tried once more
+    (the deterministic consolidation ``tacit.consolidation.add_entry`` does without an agent)."""
+    result = store.add(scope, rule)
+    if result["success"] or not result.get("over_limit") or not tacit.cfg.auto_consolidate:
+        return result
+    if merge_duplicates(store, result.get("target", scope)).get("merged"):
+        result = store.add(scope, rule)
+    return result

@@ -44,7 +44,9 @@ def run_job(cfg, job: dict, *, agent: bool | None = None, siblings: tuple | list
     started = time.time()
     kind = job.get("kind", "?")
     host = job.get("host") or cfg.host
-    record = {"job_id": job.get("id"), "kind": kind, "host": host, "session_id": job.get("session_id"),
+    # a replayed job with no agent host is still a session of some host: the transcript's (tacit learn)
+    record = {"job_id": job.get("id"), "kind": kind, "host": host or job.get("learned_from"),
+              "session_id": job.get("session_id"),
               "start": started}
     try:
         use_agent = agent_available(cfg, host, kind) if agent is None else agent

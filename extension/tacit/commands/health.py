@@ -40,9 +40,12 @@ def storage(cfg) -> dict[str, dict]:
             out[name] = {**entry, "ok": False, "error": "not a folder; move it away (tacit recreates the folder)"}
             continue
         if not os.path.isdir(folder):
-            entry["absent"] = True  # created on first use
-            parent = os.path.dirname(folder.rstrip("/")) or "/"
-            folder = parent if os.path.isdir(parent) else None
+            entry["absent"] = True  # created on first use: where it would be made must take it
+            folder, blocker = _creatable_in(folder)
+            if blocker:
+                out[name] = {**entry, "ok": False,
+                             "error": f"cannot be created: {blocker} is not a folder; move it away"}
+                continue
         if folder:
             try:
                 fd, probe = tempfile.mkstemp(prefix=".tacit-probe-", dir=folder)
@@ -59,6 +62,21 @@ def storage(cfg) -> dict[str, dict]:
                 entry["free_bytes"] = stats.f_bavail * stats.f_frsize
         out[name] = entry
     return out
+
+
+def _creatable_in(folder: str) -> tuple[str | None, str | None]:
+    """(the nearest existing folder above ``folder``, None), or (None, the file on the way that
+    makes ``folder`` impossible to create)."""
+    path = folder.rstrip("/") or "/"
+    while True:
+        parent = os.path.dirname(path) or "/"
+        if os.path.isdir(parent):
+            return parent, None
+        if os.path.lexists(parent):
+            return None, parent
+        if parent == path:
+            return None, None
+        path = parent
 
 
 def memory_files(cfg, project=None) -> dict[str, dict]:

@@ -105,6 +105,10 @@ def _job_line(job: dict, dry_run: bool) -> str:
     if not dry_run and "ok" in job:
         if job.get("nothing_to_save"):
             line += "  → nothing to save"
+        elif job["ok"] and job.get("refused") and not job.get("saved"):
+            line += f"  → not saved: {clip(job['refused'][0], 110)}"
+        elif job["ok"] and job.get("left_for_review") and not job.get("saved"):
+            line += "  → nothing saved: no rule tacit can phrase exactly (an agent can)"
         elif job["ok"]:
             line += f"  → done ({job.get('mode')})"
         elif job.get("skipped"):
@@ -159,19 +163,27 @@ def format_report(report: dict) -> str:
     out.append("Summary: " + ", ".join(parts) + ".")
     if dry:
         out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: a correction is "
-                   f"saved to USER.md by a child agent (--host {'|'.join(_agents())}), or without one "
+                   f"saved to memory by a child agent (--host {'|'.join(_agents())}), or without one "
                    "only as a rule tacit can phrase exactly (\"Use pnpm, not npm.\"); reviews, skill "
                    "extractions and flushes need that agent.")
     else:
         added = report.get("added", {})
-        for target, name in (("user", "USER.md"), ("memory", "MEMORY.md")):
-            if added.get(target):
+        for target, entries in sorted(added.items(), key=lambda item: item[0] != "user"):
+            if entries:
+                scope, _, root = target.partition(":")
+                name = {"user": "USER.md", "memory": "MEMORY.md"}.get(scope) or f"the {scope} memory of {root}"
                 out.append(f"Added to {name}:")
-                out.extend(f"  + {_quote(e, 110)}" for e in added[target])
+                out.extend(f"  + {_quote(e, 110)}" for e in entries)
         skipped = sum(1 for s in report["sessions"] for j in s["jobs"] if j.get("skipped"))
-        if skipped and not report.get("agent"):
+        if skipped and not report.get("agent") and report.get("host"):
+            out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need a "
+                       f"child agent, and {report['host']}'s cannot run here: {report.get('no_agent')}.")
+        elif skipped and not report.get("agent"):
             out.append(f"{_plural(skipped, 'job')} skipped: reviews, skill extractions and flushes need "
                        f"a child agent (--host {'|'.join(_agents())}, or child_command in config.toml).")
         if not any(added.values()):
             out.append("Memory unchanged.")
+        for how, names in (report.get("skills") or {}).items():
+            if names:
+                out.append(f"Skills {how}: {', '.join(names)} (`tacit skill view NAME`).")
     return "\n".join(out)

@@ -49,7 +49,7 @@ def answer(cfg, request: dict, index) -> dict | None:
         def error(self, message):
             raise ValueError(message)
 
-    p = Parser(add_help=False, exit_on_error=False)
+    p = Parser(add_help=False, exit_on_error=False, allow_abbrev=False)
     _arguments(p, host_names())
     p.add_argument("--json", action="store_true")
     try:

@@ -15,12 +15,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tacit.children.commands import agent_available
+from tacit.children.commands import agent_available, why_no_agent
 from tacit.children.runner import run_job
 from tacit.config import Config
 from tacit.events import event_from_dict
 from tacit.hosts import spec as host_specs
+from tacit.projects import Project, project_for
 from tacit.stores.memory import MemoryStore
+from tacit.stores.skill_scopes import ScopedSkills
 
 TACIT = "tacit"  # tacit's own format: one event per line
 _DETECT_LINES = 50  # lines looked at to recognise a file's format
@@ -127,8 +129,14 @@ def json_objects(path: Path, stats: FileStats) -> Iterator[tuple[int, dict]]:
 def read_tacit(path: Path, stats: FileStats) -> Iterator:
     """Events from a tacit JSONL file. ``session_id`` defaults to the file name."""
     default_sid = path.stem
+    cwds: dict = {}  # a session's folder, said once (session_start), holds for its later lines
     for lineno, data in json_objects(path, stats):
         data.setdefault("session_id", default_sid)
+        sid = data["session_id"] if isinstance(data["session_id"], str) else None  # else: refused below
+        if sid is not None and isinstance(data.get("cwd"), str) and data["cwd"]:
+            cwds[sid] = data["cwd"]
+        elif sid in cwds and "cwd" not in data:
+            data["cwd"] = cwds[sid]
         if data.get("kind") == "tool_call":
             data["kind"] = "tool_result"  # a recorded call has run; nothing to stop in a replay
         calls = data.get("tool_calls")
@@ -175,7 +183,7 @@ def _scratch_config(cfg, folder: str):
     """A Config like ``cfg`` whose data folder is ``folder``, holding a copy of
     the memory files (so a dry run sees the same memory and writes nowhere)."""
     scratch = Config(folder, folder, cfg.host, cfg.is_child, dict(cfg.settings), list(cfg.problems),
-                     dict(cfg.env))
+                     dict(cfg.env), dict(cfg.sources))
     for source, dest in ((cfg.memory_file, scratch.memory_file), (cfg.user_file, scratch.user_file)):
         with suppress(OSError):
             if source.is_file():
@@ -212,9 +220,46 @@ def replay(cfg, paths: Iterable[str], *, build_engine: Callable, apply: bool = F
                        started=started, build_engine=build_engine)
 
 
-def _memory_entries(cfg) -> dict:
+def _memory_entries(cfg, projects=()) -> dict:
+    """"memory" (global), "user", and "project:<root>" / "team:<root>" of each of ``projects``."""
     store = MemoryStore(cfg)
-    return {t: store.entries(t) for t in ("memory", "user")}
+    out = {t: store.entries(t) for t in ("memory", "user")}
+    for project in projects:
+        store = MemoryStore(cfg, project)
+        out.update({f"{t}:{project.main_root}": store.entries(t) for t in store.targets() if t in ("project", "team")})
+    return out
+
+
+def _skill_versions(cfg, projects=()) -> dict:
+    """(scope, name) -> version of every usable skill: the global ones, and each of ``projects``'."""
+    out: dict = {}
+    for project in [None, *projects]:
+        out.update({(s["scope"], s["name"]): s.get("version") for s in ScopedSkills(cfg, project).list()["skills"]})
+    return out
+
+
+def _skills_made(before: dict, after: dict) -> dict:
+    return {"created": [f"{name} ({scope})" for (scope, name) in after if (scope, name) not in before],
+            "changed": [f"{name} ({scope})" for (scope, name), version in after.items()
+                        if (scope, name) in before and before[(scope, name)] != version]}
+
+
+def _note_project(cfg, job: dict, projects: dict, before: dict, skills_before: dict) -> None:
+    """The memory and skills of ``job``'s project as they are before its first run, kept once."""
+    project = _project_of(cfg, job.get("cwd"))
+    if project is not None and project.main_root not in projects:
+        projects[project.main_root] = project
+        for key, entries in _memory_entries(cfg, [project]).items():
+            before.setdefault(key, entries)  # USER.md and the global notes: as they were at the start
+        for key, version in _skill_versions(cfg, [project]).items():
+            skills_before.setdefault(key, version)
+
+
+def _project_of(cfg, cwd) -> Project | None:
+    try:
+        return project_for(cwd, home=cfg.env.get("HOME")) if cwd else None
+    except Exception:  # noqa: BLE001 — a folder that is not there (another machine's transcript)
+        return None
 
 
 @contextmanager
@@ -245,18 +290,22 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
     agent = agent_available(run_cfg, host) if apply else False
     records: dict[str, dict] = {}
     launched: list[dict] = []
+    reading = {"host": ""}  # whose transcript is being read: `tacit cost` names it for a run with no agent host
 
     def launcher(job: dict):
         launched.append(job)
         try:
             if apply:
-                records[job["id"]] = run_job(run_cfg, job)
+                _note_project(run_cfg, job, projects, before, skills_before)
+                records[job["id"]] = run_job(run_cfg, {**job, "learned_from": reading["host"]})
         finally:
             engine.child_finished(job)
         return None
 
     engine.launcher = launcher
-    before = _memory_entries(cfg) if apply else None
+    before = _memory_entries(cfg) if apply else {}
+    projects: dict = {}  # main root -> Project: of the jobs run, their memory files are compared too
+    skills_before = _skill_versions(cfg) if apply else {}
 
     file_reports: list[dict] = list(problems)
     sessions: list[dict] = []
@@ -270,6 +319,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
             file_reports.append(stats.as_dict())
             continue
         by_session: dict[str, dict] = {}
+        reading["host"] = fmt if fmt != TACIT else "learn"
         try:
             with _batched(engine.ledger(), not apply) as tick:
                 for event in (read_tacit if fmt == TACIT else _host_readers()[fmt].read)(path, stats):
@@ -307,8 +357,9 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
               "sessions": sessions, "totals": totals, "is_child": bool(cfg.is_child),
               "seconds": round(time.time() - started, 3)}
     if apply:
-        after = _memory_entries(cfg)
-        result["agent"] = agent
+        after = _memory_entries(cfg, projects.values())
+        result["skills"] = _skills_made(skills_before, _skill_versions(cfg, projects.values()))
+        result.update(agent=agent, **({} if agent else {"no_agent": why_no_agent(run_cfg, host)}))
         result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
         result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
     return result
@@ -335,6 +386,6 @@ def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> N
         record = records.get(job["id"])
         if record is not None:
             entry.update(ok=bool(record.get("ok")), mode=record.get("mode"))
-            entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save")
-                          if record.get(key)})
+            entry.update({key: record[key] for key in ("saved", "skipped", "error", "nothing_to_save",
+                                                       "left_for_review", "refused") if record.get(key)})
         data["jobs"].append(entry)

@@ -122,8 +122,12 @@ def memory_review(cfg, *, trigger: str = "command", now: float | None = None, da
     day = day or local_day(now)
     with Ledger(cfg) as led, led.write() as conn:
         items = review_items(conn, now=now, day=day, include_all=include_all)
+        elsewhere = 0 if items or include_all else len(review_items(conn, now=now, include_all=True))
         review_id = _record_shown(conn, trigger, now, items, offered=day == local_day(now))
     text = render_review(items, "all pending days" if include_all else day)
+    if elsewhere:  # e.g. noted by `tacit learn --apply`, on the day of the replayed session
+        text += (f"\n{elsewhere} undecided note(s) from other days wait: `tacit review --all` shows them "
+                 "(`--day YYYY-MM-DD` one day).")
     return {"success": True, "text": text, "day": day, "items": items, "counts": counts(items),
             "review_id": review_id}
 

@@ -44,6 +44,14 @@ def glob_matching(cfg, *paths: str | None) -> str | None:
                  for pattern in patterns if fnmatch.fnmatchcase(folder, pattern)), None)
 
 
+def _glob_said(cfg, pattern: str) -> str:
+    """Where an ``exclude`` glob was set, as a person would look for it."""
+    where = cfg.source_of("exclude")
+    if where.startswith("environment "):
+        return f"{pattern!r} in the environment's {where.split()[-1]}"
+    return f"exclude = {pattern!r} in {cfg.config_file}"
+
+
 def why_excluded(cfg, cwd: str | None) -> str | None:
     """Why tacit is off in ``cwd`` ("tacit off" or the matching glob), or None."""
     if not cwd:
@@ -54,7 +62,7 @@ def why_excluded(cfg, cwd: str | None) -> str | None:
         project = None
     pattern = glob_matching(cfg, cwd, *((project.root, project.main_root) if project else ()))
     if pattern:
-        return f"exclude = {pattern!r} in config.toml"
+        return _glob_said(cfg, pattern)
     if project is not None and os.path.exists(marker_path(cfg, project)):
         return f"`tacit off` in {project.main_root}"
     return None
@@ -98,7 +106,7 @@ def turn_on(cfg, project: Project) -> dict:
     glob = glob_matching(cfg, project.root, project.main_root)
     message = (f"tacit is on for {project.main_root}" if was_off else f"tacit was not off for {project.main_root}")
     if glob:
-        message += f"; but exclude = {glob!r} in config.toml still keeps it off"
+        message += f"; but {_glob_said(cfg, glob)} still keeps it off"
     return {"success": True, "off": glob is not None, "was_off": was_off, "project": project.main_root,
             "excluded_by": glob, "message": message}
 

@@ -302,41 +302,50 @@ def _ellipsize(text: str, limit: int) -> str:
 
 def render_index(records: Iterable[Skill], budget: int, skills_dir: str) -> str:
     """The index text for ``records`` (sorted by name) within ``budget`` characters: descriptions
-    shortened evenly first; only when the bare names do not fit, the least recent skills left out."""
+    shortened evenly first; a short header when the full one leaves no room for the names; only
+    when the bare names do not fit even then, the least recent skills left out."""
     records = list(records)
     if not records:
         return ""
-    has_category = any(r.category for r in records)
-    header = (
+    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}" for r in records]
+    names = sum(len(p) for p in prefixes) + len(prefixes)
+    short = (f"## Skills ({len(records)})\nSaved procedures, as `name: when to use it`. Before a task one "
+             "matches, load it: `tacit skill view <name>`.\n\n")
+    for header in (_index_header(records, skills_dir), short):
+        if len(header) + names <= budget:
+            return header + _described(records, prefixes, budget - len(header) - names)
+    return _most_recent(records, prefixes, budget, short)
+
+
+def _index_header(records: list[Skill], skills_dir: str) -> str:
+    return (
         f"## Skills ({len(records)})\n"
         "Procedures saved from earlier sessions, one per line as `name: when to use it`. "
         "When a task matches one, load its full text before you start: run "
         f"`tacit skill view <name>` or read the file at {skills_dir}/<name>/SKILL.md"
         + (f" (a skill marked [category] is at {skills_dir}/<category>/<name>/SKILL.md)"
-           if has_category else "")
+           if any(r.category for r in records) else "")
         + ".\n\n"
     )
 
-    prefixes = [f"- {r.name} [{r.category}]" if r.category else f"- {r.name}" for r in records]
-    names_only = len(header) + sum(len(p) for p in prefixes) + len(prefixes)
-    if names_only <= budget:
-        descriptions = [one_line(r.description) for r in records]
 
-        def size(cap: int) -> int:
-            # header + per skill: prefix, ": " + description (if any), newline
-            return names_only + sum(min(len(d), cap) + 2 for d in descriptions if cap)
+def _described(records: list[Skill], prefixes: list[str], room: int) -> str:
+    """Every skill's line, descriptions shortened evenly to fit ``room`` more characters."""
+    descriptions = [one_line(r.description) for r in records]
 
-        def lines(cap: int) -> str:
-            if not cap:
-                return "\n".join(prefixes)
-            return "\n".join(f"{p}: {_ellipsize(d, cap)}" for p, d in zip(prefixes, descriptions))
+    def size(cap: int) -> int:  # per skill: ": " + description (if any)
+        return sum(min(len(d), cap) + 2 for d in descriptions if cap)
 
-        longest = max(len(d) for d in descriptions)
-        fits = bisect.bisect_right(range(longest + 1), budget, key=size) - 1  # the longest that fits
-        cap = fits if fits >= 8 or fits == longest else 0  # a few characters of a cut one help nobody
-        return header + lines(cap) + "\n"
+    longest = max(len(d) for d in descriptions)
+    fits = bisect.bisect_right(range(longest + 1), room, key=size) - 1  # the longest that fits
+    cap = fits if fits >= 8 or fits == longest else 0  # a few characters of a cut one help nobody
+    if not cap:
+        return "\n".join(prefixes) + "\n"
+    return "\n".join(f"{p}: {_ellipsize(d, cap)}" for p, d in zip(prefixes, descriptions)) + "\n"
 
-    # Not even the bare names fit: keep the most recently updated skills.
+
+def _most_recent(records: list[Skill], prefixes: list[str], budget: int, header: str) -> str:
+    """Not even the bare names fit: the most recently updated skills that do, and how many are not."""
     def tail(left_out: int) -> str:
         return (f"- … and {left_out} more skill(s) not shown: run `tacit skill list` "
                 "to see them all")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tacit.children.commands import program, script_python
 from tacit.children.env import process_env
+from tacit.config import toml_settings
 from tacit.fsutil import atomic_write_text, read_json_or_none, unlink_quietly
 from tacit.hosts.hermes import shared_memory
 from tacit.hosts.hermes.settings import NUDGE_KEYS, hermes_home_of, read_raw, value
@@ -86,7 +87,7 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
     if skills.get("changed"):
         changed.append(f"{skills['link']} -> {skills['target']} (tacit's skills in Hermes's index)")
         manifest["linked_skills"] = True
-    limits = match_limits(cfg, home)
+    limits, limits_error = _matched_limits(cfg, home)
     if limits:
         changed.append(f"config.toml: {limits} (Hermes's limits, for every host)")
     manifest["hermes_python"] = str(python)
@@ -99,8 +100,18 @@ def install(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dic
         message = f"tacit was already installed in Hermes ({state.get('config_path')}); nothing changed."
     if skills.get("error"):
         message += f" Skills not linked: {skills['error']}."
+    if limits_error:
+        message += f" Limits not matched: {limits_error}."
     return {"success": True, "message": message, "hermes_home": home, "hermes_python": str(python),
             "changed": changed, "already_installed": not changed, "manifest": str(manifest_path)}
+
+
+def _matched_limits(cfg, home: str) -> tuple[str, str]:
+    """(the keys ``match_limits`` wrote, or ""; why it could not, or "")."""
+    try:
+        return match_limits(cfg, home), ""
+    except ValueError as exc:
+        return "", str(exc)
 
 
 def match_limits(cfg, home: str) -> str:
@@ -112,11 +123,30 @@ def match_limits(cfg, home: str) -> str:
     if all(cfg.settings.get(k) == v for k, v in wanted.items()):
         return ""
     path = cfg.config_file
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    lines = [line for line in lines if line.split("=", 1)[0].strip() not in wanted]
-    lines += [f"{k} = {v}  # Hermes's limit (tacit install hermes)" for k, v in wanted.items()]
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    # lines as TOML has them ("\n" only: a U+2028 inside a string value is no line break)
+    lines = [line for line in text.split("\n") if line.split("=", 1)[0].strip() not in wanted]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    # first in the file: top-level keys, whatever table the file ends in
+    new_text = "\n".join([f"{k} = {v}  # Hermes's limit (tacit install hermes)" for k, v in wanted.items()]
+                         + lines) + "\n"
+    before = _toml_settings(text)
+    if before is None or _toml_settings(new_text) != {**before, **wanted}:  # e.g. a key in a multi-line string
+        raise ValueError(f"{path} could not be changed safely; set {', '.join(f'{k} = {v}' for k, v in wanted.items())} "
+                         "there by hand (Hermes's limits)")
+    atomic_write_text(path, new_text)
     return ", ".join(f"{k} = {v}" for k, v in wanted.items())
+
+
+def _toml_settings(text: str) -> dict | None:
+    """The settings a config.toml text gives tacit, or None when it does not parse."""
+    import tomllib
+
+    try:
+        return toml_settings(tomllib.loads(text))
+    except tomllib.TOMLDecodeError:
+        return None
 
 
 def uninstall(cfg, scope: str = "user", project_dir: str = ".", **_options) -> dict:
