@@ -24,13 +24,16 @@ _ROLE = r"(?:the\s+|our\s+|your\s+|a\s+)?(?:javascript\s+|js\s+|node\s+|python\s
 _ABOUT_PACKAGES = (r"for\s+(?:all\s+|any\s+)?(?:[\w-]+\s+){0,5}?(?:packages?|dependenc(?:y|ies)|deps|"
                    r"package\s+management|installs?|installing)\b[\w\s,-]{0,60}")
 _TAIL = rf"(?:\s+(?:as\s+{_ROLE}|{_ABOUT_PACKAGES}|here|in\s+this\s+(?:project|repo|repository|workspace)))?"
+_WHO = r"(?:(?:we|you)\s+)?"
+_USE = rf"{_WHO}(?:always\s+|must\s+|should\s+)?use"
+_ANY_FOR = rf"(?:\s+for\s+[\w\s,/-]{{1,80}}|{_TAIL})"
 _SOLE = [lazy(p, re.I) for p in (
     # use only pnpm (for anything) · always use pnpm exclusively · we only use uv
-    rf"(?:(?:we|you)\s+)?(?:always\s+|must\s+|should\s+)?use\s+only\s+{_X}(?:\s+for\s+[\w\s,/-]{{1,80}}|{_TAIL})",
-    rf"(?:(?:we|you)\s+)?(?:always\s+|must\s+|should\s+)?use\s+{_X}\s+exclusively(?:\s+for\s+[\w\s,/-]{{1,80}}|{_TAIL})",
+    rf"{_USE}\s+only\s+{_X}{_ANY_FOR}",
+    rf"{_USE}\s+{_X}\s+exclusively{_ANY_FOR}",
     # "use npm only for publishing" limits npm: only a tail about packages
-    rf"(?:(?:we|you)\s+)?(?:always\s+|must\s+|should\s+)?use\s+{_X}\s+only{_TAIL}",
-    rf"(?:(?:we|you)\s+)?only\s+use\s+{_X}{_TAIL}",
+    rf"{_USE}\s+{_X}\s+only{_TAIL}",
+    rf"{_WHO}only\s+use\s+{_X}{_TAIL}",
     rf"{_X}\s+only{_TAIL}",
     rf"only\s+{_X}\s+(?:is|may\s+be|should\s+be)\s+(?:allowed|permitted|used|supported)",
     rf"{_X}\s+is\s+the\s+only\s+(?:allowed\s+|supported\s+|permitted\s+)?(?:{_ROLE}|one)",
