@@ -193,3 +193,12 @@ def test_a_list_of_commands_that_ends_with_anything_that_is_the_commands_named()
     assert guards.check(call) and guards.check(normalize_call("Bash", {"command": "npm run build"}, ROOT,
                                                               project_root=ROOT))
     assert not guards.check(normalize_call("Bash", {"command": "npm run lint"}, ROOT, project_root=ROOT))
+
+
+def test_a_name_without_a_dot_that_is_a_known_file_is_a_commit_path():
+    # a real line: `node_modules` is a folder tacit knows by name
+    lesson = "- Never commit `node_modules`"
+    assert _stops(lesson, "git add node_modules/left-pad/index.js")
+    assert _stops(lesson, "git add -f node_modules")
+    assert not _stops(lesson, "git add src/app.js")
+    assert derive_guards("never commit secrets") == ()

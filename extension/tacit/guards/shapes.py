@@ -214,15 +214,21 @@ _KIND_LIKE = lazy(r"^(?:[\w-]+\s+){1,3}?(?:(?:that|which)\s+(?:look|looks|seem|s
                   r"(?:such as|like|e\.?g\.?,?|including)\s+(?=\S)", re.I)  # "files that look like secrets such as …"
 
 
+def _pathish(pattern: str | None) -> bool:
+    """A pattern that names a path: a slash, a dot or a glob in it, or ``node_modules``, ``Makefile`` …"""
+    return bool(pattern) and ("/" in pattern or "." in pattern or "*" in pattern
+                              or pattern.lower() in _EXTENSIONLESS_FILES)
+
+
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     m = _COMMIT_PATH.fullmatch(sentence)
     if m and not re.match(r"(?:to|on|onto|into|in)\s", m.group("paths").strip(), re.I):  # "commit to main": a branch
         parts = _PATH_LIST_SPLIT.split(_KIND_LIKE.sub("", m.group("paths").strip()))
         patterns = [_path_pattern(p) for p in parts]
-        if patterns and all(p and ("/" in p or "." in p or "*" in p) for p in patterns):
+        if patterns and all(_pathish(p) for p in patterns):
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
         # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
-        quoted = [p for p, part in zip(patterns, parts) if p and "`" in part and ("/" in p or "." in p or "*" in p)]
+        quoted = [p for p, part in zip(patterns, parts) if "`" in part and _pathish(p)]
         if quoted and len(parts) > 1:
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
     m = _COMMIT_TO.fullmatch(sentence)
