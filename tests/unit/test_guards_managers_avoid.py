@@ -202,3 +202,12 @@ def test_a_name_without_a_dot_that_is_a_known_file_is_a_commit_path():
     assert _stops(lesson, "git add -f node_modules")
     assert not _stops(lesson, "git add src/app.js")
     assert derive_guards("never commit secrets") == ()
+
+
+@pytest.mark.parametrize("lesson", [
+    # a real line: the edit is fine after `cdk diff`, which the check cannot see (it made a guard on the first path)
+    "- Don't modify `lib/computeStack.ts` or `lib/networkingStack.ts` without `cdk diff` first",
+    "never push without running the tests first",
+])
+def test_without_a_step_first_is_an_exception(lesson):
+    assert derive_guards(lesson) == ()

@@ -71,6 +71,8 @@ _EXCEPTION = lazy(
     r"for now|for the moment|for the time being|temporarily|until|till|'?til|yet|today|tonight|this time|right now|"
     r"at the moment|(?:in|for) this (?:pr|pull request|branch|session|task|change|release)|this (?:week|sprint|session)|"
     r"w/o\s+(?:asking|approval|permission|checking)|"
+    # "without `cdk diff` first" · "without first reading the docs": a step before it, a case the check cannot see
+    r"without\s+first|without\s+[^,;.]{1,60}?\s+first(?=\s*(?:$|[,.;)]))|"
     # "without maintainer approval" · "without explicit request" · "without asking": permission, a case the check cannot see
     r"without\s+(?:(?:the|a|an|your|their|my|our|prior|explicit|express|written|manual|first|(?:maintainer|user|owner|"
     r"human|operator|team)(?:'?s)?)\s+){0,3}(?:approval|permission|consent|confirmation|sign[- ]?off|go-ahead|ok|okay|"
