@@ -1,0 +1,73 @@
+"""A fourth walk as a new user, after the third bug hunt: each test is one defect found that
+way, run in-process from a git repository as ``tacit ARGS`` would (the earlier walks are in
+test_cli_new_user_walk.py … test_cli_new_user_walk3.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from search_helpers import claude_dir, claude_exchange, write_jsonl
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "examples")
+
+
+def one_json(out: str) -> dict:
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    return json.loads(lines[0])
+
+
+def test_search_marks_a_match_the_text_already_holds_in_bold(run, web):
+    """Piped, `tacit search export csv` marked matches with `**` inside the text's own bold:
+    "****Export** **CSV****", which reads as neither."""
+    home = Path(os.environ["HOME"])
+    write_jsonl(claude_dir(home, str(web)) / "s1.jsonl", claude_exchange(
+        "s1", str(web), "where is the export?", "Click **Export CSV** in the toolbar; 2**8 rows per page."))
+    code, out, _ = run("search", "export", "csv")
+    assert code == 0 and "  agent: Click **Export** **CSV** in the toolbar; 2**8 rows per page." in out, out
+    assert "***" not in out, out
+    code, out, _ = run("search", "export", "csv", "--json")  # the text as said, unmarked
+    assert one_json(out)["results"][0]["text"].endswith("Click **Export CSV** in the toolbar; 2**8 rows per page.")
+
+
+def test_search_through_the_service_says_times_in_the_users_zone(tacit_env, tmp_path):
+    """The service (started by whichever hook came first, with its environment) answered
+    `tacit search` with times in its own zone (UTC) while `tacit memory log` and the page's
+    History said local time: a search asked from another zone is answered in that zone."""
+    from tacit.service import client
+    from wait_helpers import wait_for
+
+    home = Path(tacit_env["HOME"])
+    folder = home / ".claude" / "projects" / "-home-maya-code-invoicely"
+    folder.mkdir(parents=True)
+    shutil.copy(os.path.join(EXAMPLES, "claude-code-session.jsonl"), folder)
+    service_env = {**tacit_env, "TZ": "UTC"}
+    server = subprocess.Popen([sys.executable, "-P", "-m", "tacit", "serve"], env=service_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: client.status(tacit_env["TACIT_HOME"]).get("running"), what="the service")
+
+        def search(zone, *args):
+            proc = subprocess.run([sys.executable, "-m", "tacit", "search", "port", "5173", "--all-projects", *args],
+                                  env={**tacit_env, "TZ": zone}, capture_output=True, text=True, cwd=str(home),
+                                  timeout=60)
+            assert proc.returncode == 0, proc.stderr
+            return proc.stdout
+
+        before = client.status(tacit_env["TACIT_HOME"])["events"]
+        assert "\n2025-03-12 09:33  claude-code  invoicely" in search("UTC")
+        assert client.status(tacit_env["TACIT_HOME"])["events"] == before + 1  # the service answered
+        assert "\n2025-03-12 05:33  claude-code  invoicely" in search("America/New_York")  # EDT
+        assert json.loads(search("Asia/Tokyo", "--json"))["results"][0]["time"] == "2025-03-12T18:33:42+09:00"
+    finally:
+        client.stop(tacit_env["TACIT_HOME"], wait=10)
+        server.wait(timeout=20)
