@@ -71,3 +71,41 @@ def test_search_through_the_service_says_times_in_the_users_zone(tacit_env, tmp_
     finally:
         client.stop(tacit_env["TACIT_HOME"], wait=10)
         server.wait(timeout=20)
+
+
+CHILD = '''
+import subprocess, sys
+prompt = open(sys.argv[1], encoding="utf-8").read()
+if "5173" in prompt:
+    done = subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "The dev server serves on port 5173."],
+                          capture_output=True, text=True)
+    print("Saved one rule." if done.returncode == 0 else done.stderr)
+else:
+    print("Nothing to save.")
+'''
+
+
+def _learn_with_an_agent(run, web, tmp_path, cfg) -> str:
+    child = tmp_path / "child.py"
+    child.write_text(CHILD, encoding="utf-8")
+    cfg.config_file.write_text(f'child_command = "{sys.executable} {child} {{prompt_file}}"\n', encoding="utf-8")
+    with open(os.path.join(EXAMPLES, "claude-code-session.jsonl"), encoding="utf-8") as handle:
+        text = handle.read().replace("/home/maya/code/invoicely", str(web))
+    session = tmp_path / "invoicely.jsonl"
+    session.write_text(text, encoding="utf-8")
+    code, out, _ = run("learn", str(session), "--apply", "--no-progress")
+    assert code == 0, out
+    return out
+
+
+def test_memory_log_names_a_learn_runs_child_truthfully(run, web, tmp_path, cfg):
+    """A rule a child agent of `tacit learn` saved was "… child agent for session 4f9c2a7e-8d3 on
+    a host" in `tacit memory log`: that job had no host. It is the learn run's, of that transcript."""
+    _learn_with_an_agent(run, web, tmp_path, cfg)
+    code, out, _ = run("memory", "log")
+    assert code == 0 and "add         project  a correction child agent of `tacit learn`, for session " \
+        "4f9c2a7e-8d3 of a claude-code transcript\n       The dev server serves on port 5173." in out, out
+    assert "on a host" not in out, out
+    code, out, _ = run("memory", "log", "--json")
+    [change] = one_json(out)["changes"]
+    assert (change["actor_kind"], change["actor_name"], change["host"]) == ("child", "correction", "learn:claude-code")
