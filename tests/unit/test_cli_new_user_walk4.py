@@ -109,3 +109,20 @@ def test_memory_log_names_a_learn_runs_child_truthfully(run, web, tmp_path, cfg)
     code, out, _ = run("memory", "log", "--json")
     [change] = one_json(out)["changes"]
     assert (change["actor_kind"], change["actor_name"], change["host"]) == ("child", "correction", "learn:claude-code")
+
+
+def test_learn_says_how_many_review_notes_it_made(run):
+    """`tacit learn --apply` noted four things for review and its report said nothing of them
+    (docs/engine.md lists what the report holds): `tacit review` was the only way to find out."""
+    example = os.path.join(EXAMPLES, "claude-code-session.jsonl")
+    code, out, _ = run("learn", example, "--no-progress")
+    assert code == 0 and "\nReview notes: 4 would be made (what was said that may be worth keeping).\n" in out, out
+    code, out, _ = run("learn", example, "--apply", "--no-progress")
+    assert code == 0 and out.rstrip().endswith(
+        "Review notes: 4 new, undecided: `tacit review --all` lists them (each is dated the day it was said)."), out
+    code, out, _ = run("review", "--all", "--json")
+    assert len(one_json(out)["items"]) == 4, out
+    code, out, _ = run("learn", example, "--apply", "--no-progress", "--json")  # again: the same four, no new one
+    assert one_json(out)["review_notes"] == 0, out
+    code, out, _ = run("learn", example, "--apply", "--no-progress")
+    assert out.rstrip().endswith("Memory unchanged.\nReview notes: none new."), out
