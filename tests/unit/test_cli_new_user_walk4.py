@@ -126,3 +126,20 @@ def test_learn_says_how_many_review_notes_it_made(run):
     assert one_json(out)["review_notes"] == 0, out
     code, out, _ = run("learn", example, "--apply", "--no-progress")
     assert out.rstrip().endswith("Memory unchanged.\nReview notes: none new."), out
+
+
+def test_teach_names_the_short_form_to_forget_it_by(run, web):
+    """After `/memory-teach` (and `tacit memories teach`) the hint was `Forget it with /memory-forget
+    "taught-the-worker-queue-is-drained-by-the-scheduler-eve"`, a key no one types; other hints
+    name an entry by its number (`tacit forget project:3`)."""
+    assert run("memory", "add", "Use pnpm, not npm.")[0] == 0
+    assert run("memory", "add", "Tests live in tests/unit.")[0] == 0
+    code, out, _ = run("memories", "teach", "The worker queue is drained by the scheduler every five minutes.")
+    assert code == 0 and f"saved to this project's memory ({web.name}, MEMORY.md) as entry project:3. " \
+        "Forget it with /memory-forget project:3 (tacit forget project:3)." in out, out
+    code, out, _ = run("forget", "project:3")
+    assert code == 0 and out.startswith('Forgot "The worker queue is drained by the scheduler every five minutes."'), out
+    code, out, _ = run("memory", "show", "--scope", "project", "--json")
+    assert one_json(out)["entries"] == ["Use pnpm, not npm.", "Tests live in tests/unit."], out
+    code, out, _ = run("memories", "--json")  # the taught memory itself is forgotten too, not left confirmed
+    assert [m["status"] for m in one_json(out)["memories"] if m["source"] == "teach"] == ["dismissed"], out
