@@ -143,3 +143,20 @@ def test_teach_names_the_short_form_to_forget_it_by(run, web):
     assert one_json(out)["entries"] == ["Use pnpm, not npm.", "Tests live in tests/unit."], out
     code, out, _ = run("memories", "--json")  # the taught memory itself is forgotten too, not left confirmed
     assert [m["status"] for m in one_json(out)["memories"] if m["source"] == "teach"] == ["dismissed"], out
+
+
+def test_cost_and_status_say_what_is_unknown_and_what_the_budget_is(run, web, tmp_path, cfg):
+    """A new user's `tacit cost` after `tacit learn --apply` with a child that reports no usage:
+    every row said "$0.0000" (the cost was unknown, not nothing), "1 runs", and "today: 0 of
+    1,000,000 tokens" without saying that is the daily budget. `tacit status` with no host
+    installed said the service "starts with the next session": no session starts it then."""
+    _learn_with_an_agent(run, web, tmp_path, cfg)
+    code, out, _ = run("cost")
+    assert code == 0 and ": 7 background runs, 0 tokens, cost unknown\n" in out, out
+    assert "today: 0 of the 1,000,000 tokens a day allows (child_daily_tokens)\n" in out, out
+    assert "  flush           1 run              0 tokens  cost unknown\n" in out, out
+    assert "$0.0000" not in out and "1 runs" not in out, out
+    code, out, _ = run("status")
+    assert "Hosts: none yet" in out and "Service: not running (it starts with the next session once a host is " \
+        "installed)" in out, out
+    assert "Background today: 7 child run(s), 0 tokens of the 1,000,000 a day allows" in out, out
