@@ -160,3 +160,26 @@ def test_cost_and_status_say_what_is_unknown_and_what_the_budget_is(run, web, tm
     assert "Hosts: none yet" in out and "Service: not running (it starts with the next session once a host is " \
         "installed)" in out, out
     assert "Background today: 7 child run(s), 0 tokens of the 1,000,000 a day allows" in out, out
+
+
+def test_doctor_names_the_child_agent_of_each_installed_host(run, monkeypatch, tmp_path):
+    """Run from a shell (no host), `tacit doctor` said "Child agent: none (deterministic
+    fallbacks)" with Claude Code installed and `claude` on PATH: its sessions' corrections are
+    saved by `claude -p`. It names each installed host's agent, and says when one is missing."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\necho 2.1.197\n")
+    (bin_dir / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    code, out, _ = run("doctor")
+    assert "\nChild agent: none (deterministic fallbacks)\n" in out, out  # nothing installed yet
+    for host in ("claude-code", "codex"):
+        assert run("install", host)[0] == 0
+    code, out, _ = run("doctor")
+    if shutil.which("codex", path=f"{bin_dir}:/usr/bin:/bin"):
+        pytest.skip("codex is installed here")
+    assert "\nChild agent: claude in claude-code sessions; codex in codex sessions — `codex` is not found " \
+        "on PATH\n" in out, out
+    code, out, _ = run("doctor", "--json")
+    assert one_json(out)["child_agent"]["by_host"]["claude-code"] == {"command": "claude", "available": True,
+                                                                      "why_not": ""}, out
