@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from learn_helpers import transcript_with_an_agent
 from search_helpers import claude_dir, claude_exchange, write_jsonl
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -86,14 +87,7 @@ else:
 
 
 def _learn_with_an_agent(run, web, tmp_path, cfg) -> str:
-    child = tmp_path / "child.py"
-    child.write_text(CHILD, encoding="utf-8")
-    cfg.config_file.write_text(f'child_command = "{sys.executable} {child} {{prompt_file}}"\n', encoding="utf-8")
-    with open(os.path.join(EXAMPLES, "claude-code-session.jsonl"), encoding="utf-8") as handle:
-        text = handle.read().replace("/home/maya/code/invoicely", str(web))
-    session = tmp_path / "invoicely.jsonl"
-    session.write_text(text, encoding="utf-8")
-    code, out, _ = run("learn", str(session), "--apply", "--no-progress")
+    code, out, _ = run("learn", transcript_with_an_agent(cfg, web, tmp_path, CHILD), "--apply", "--no-progress")
     assert code == 0, out
     return out
 
