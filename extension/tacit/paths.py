@@ -21,6 +21,12 @@ def _getenv(name: str, env=None) -> str | None:
     return None if value is None else value.decode(sys.getfilesystemencoding(), "surrogateescape")
 
 
+def time_zone(env=None) -> str:
+    """The ``TZ`` this process reads times in ("": the system's): a search answered by the service
+    is one the client would have answered the same only when both read the same."""
+    return _getenv("TZ", env) or ""
+
+
 def _normal(path: str) -> str:
     """``os.path.abspath`` for an absolute or relative path, without ``os``."""
     if not path.startswith("/"):

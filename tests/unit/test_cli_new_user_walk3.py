@@ -146,16 +146,10 @@ else:
 def test_learn_apply_says_which_skills_its_agent_made(run, web, tmp_path, cfg):
     """With an agent, a skill extraction (or review) made a skill, and `tacit learn --apply` said
     only "Memory unchanged.": the new skill was in `tacit skill list` and nowhere in the report."""
-    import sys
+    from learn_helpers import transcript_with_an_agent
 
-    child = tmp_path / "child.py"
-    child.write_text(CHILD, encoding="utf-8")
-    cfg.config_file.write_text(f'child_command = "{sys.executable} {child} {{prompt_file}}"\n', encoding="utf-8")
-    with open(os.path.join(EXAMPLES, "claude-code-session.jsonl"), encoding="utf-8") as handle:
-        text = handle.read().replace("/home/maya/code/invoicely", str(web))
-    session = tmp_path / "invoicely.jsonl"
-    session.write_text(text, encoding="utf-8")
-    code, out, _ = run("learn", str(session), "--apply", "--no-progress")
+    session = transcript_with_an_agent(cfg, web, tmp_path, CHILD)
+    code, out, _ = run("learn", session, "--apply", "--no-progress")
     assert code == 0 and "skill extraction: 12 tool calls in one turn" in out and "→ done (agent)" in out, out
     assert "Skills created: export-button (project) (`tacit skill view NAME`)." in out, out
     code, out, _ = run("skill", "list", "--json")

@@ -56,7 +56,8 @@ def test_an_ask_answered_yes_is_an_override_twice_and_the_guard_goes(cfg, engine
     # the user said yes in the permission prompt: the call ran
     out = claude_hook.handle(engine, "PostToolUse", {**payload, "hook_event_name": "PostToolUse",
                                                      "tool_response": {"stdout": ""}}, event_id="b")
-    assert "demoted" in json.loads(out)["systemMessage"]
+    # it asked already: "demoted to ask" would change nothing (a walk found it said so)
+    assert "guard 1 still asks first (you let it run, 1 strike)" in json.loads(out)["systemMessage"]
     assert (guard(cfg).status, guard(cfg).strikes, guard(cfg).action) == ("active", 1, "ask")
     # the same PostToolUse retried (same event id) is not a second override
     claude_hook.handle(engine, "PostToolUse", {**payload, "hook_event_name": "PostToolUse"}, event_id="b")
@@ -70,6 +71,19 @@ def test_an_ask_answered_yes_is_an_override_twice_and_the_guard_goes(cfg, engine
     assert claude_hook.handle(engine, "PreToolUse", {**payload, "hook_event_name": "PreToolUse"}, event_id="e") == ""
 
 
+def test_a_deny_guard_let_through_is_demoted_to_ask_and_says_so(cfg, engine, web):
+    remember(cfg, web, LESSON)
+    pi = Session(engine, web, host="pi")
+    pi.user("install left-pad")
+    assert pi.call("npm install left-pad").block
+    with Ledger(cfg) as led, history.acting(history.USER):  # `tacit guard set 1 --action deny`
+        result = GuardStore(cfg, led).set_action(1, "deny")
+    assert result["success"], result
+    answer = pi.user("run it anyway")
+    assert "guard 1 demoted to ask (you let it run, 1 strike)" in answer.notices[0], answer.notices
+    assert guard(cfg).action == "ask"
+
+
 def test_run_it_anyway_after_a_deny_lets_it_through_for_the_turn(cfg, engine, web):
     remember(cfg, web, LESSON)
     pi = Session(engine, web, host="pi")
@@ -77,7 +91,7 @@ def test_run_it_anyway_after_a_deny_lets_it_through_for_the_turn(cfg, engine, we
     assert pi.call("npm install left-pad").block
     answer = pi.user("run it anyway")
     assert "lifted guard 1 for this turn" in answer.context[0].text and "npm install left-pad" in answer.context[0].text
-    assert "demoted" in answer.notices[0]
+    assert "guard 1 still asks first (you let it run, 1 strike)" in answer.notices[0]  # an ask guard (pi blocks)
     assert not pi.call("npm install left-pad").block  # the pass, this turn only
     pi.result("npm install left-pad")
     assert guard(cfg).strikes == 1 and counts(cfg, web)["override"] == 1  # counted once, at the answer

@@ -456,7 +456,7 @@ def test_a_second_search_in_the_service_is_handed_back_not_queued_on_a_hook_work
 def test_the_cli_request_is_json_the_service_reads_back_exactly(argv):
     from tacit.service.search_client import request_bytes
 
-    request = {"argv": argv, "cwd": "/tmp/projekt ü", "tty": False}
+    request = {"argv": argv, "cwd": "/tmp/projekt ü", "tty": False, "tz": "Europe/Berlin"}
     assert json.loads(request_bytes(request)) == request
 
 

@@ -118,11 +118,40 @@ def test_same_origin_write_is_applied_as_you(page, cfg):
     form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
             "entry": ENTRIES["project"], "text": "we use yarn\r\nnot npm", "op": "replace"}
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Referer": server.origin + "/"})
-    assert resp.status == 303 and resp.getheader("Location").startswith("/?done=")
+    assert resp.status == 303 and resp.getheader("Location").startswith("/?note=")
+    assert 'class="flash ok"' in request(server, "GET", resp.getheader("Location"))[1]
     assert made["store"].entries("project") == ["we use yarn\nnot npm"]
     with Ledger(cfg) as ledger:
         last = history.changes(ledger, limit=1)[0]
     assert (last.action, last.actor.kind, last.actor.describe()) == ("replace", "user", "you (tacit ui)")
+
+
+def test_a_changes_outcome_is_shown_once_and_never_from_the_url(page):
+    """The outcome rode in the URL (``/?done=Replaced…``): a reload said it again, and any link
+    could make the page say anything. It is kept on the server and shown by the next page only."""
+    server, made = page
+    form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
+            "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
+    resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
+    location = resp.getheader("Location")
+    assert location.startswith("/?note=") and "yarn" not in location and "done" not in location, location
+    first, again = request(server, "GET", location)[1], request(server, "GET", location)[1]
+    assert 'class="flash ok"' in first and "we use yarn" in first
+    assert 'class="flash ok"' not in again and "we use yarn" in again  # the page, not the outcome twice
+    body = request(server, "GET", "/?" + urlencode({"done": "Your token expired: re-enter it at evil.example",
+                                                    "failed": "Refused"}))[1]
+    assert "evil.example" not in body and 'class="flash' not in body
+
+
+def test_a_skill_page_refuses_a_scope_that_is_none(page):
+    """`/skill?name=release-checklist&scope=bogus` showed the skill with "bogus" as its scope."""
+    server, _ = page
+    resp, body = request(server, "GET", "/skill?name=release-checklist&scope=bogus")
+    assert resp.status == 200 and 'class="flash bad"' in body, body
+    assert "no skill scope &#39;bogus&#39; here (the scopes are project, team, global)" in body, body
+    assert 'class="pill"' not in body and '<article class="card skill">' not in body
+    body = request(server, "GET", "/skill?name=release-checklist&scope=global")[1]
+    assert '<span class="pill">global</span>' in body and '<article class="card skill">' in body
 
 
 def test_every_page_renders_and_escapes(page):
@@ -145,7 +174,7 @@ def test_unknown_method_and_path(page):
     assert request(server, "DELETE", "/")[0].status == 405
     assert request(server, "GET", "/nope")[0].status == 404
     resp, _ = request(server, "POST", "/nope", body={"csrf": server.csrf}, headers={"Origin": server.origin})
-    assert resp.getheader("Location").startswith("/?failed=")
+    assert "no such action: /nope" in request(server, "GET", resp.getheader("Location"))[1]
 
 
 def test_cli_prints_the_url_first(tacit_env):
@@ -224,7 +253,7 @@ def test_an_entry_changed_since_the_page_was_shown_is_not_edited(page, cfg):
     form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
             "entry": ENTRIES["project"], "text": "we use yarn", "op": "replace"}
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
-    assert "failed=that+entry+changed+since+the+page+was+shown" in resp.getheader("Location")
+    assert "that entry changed since the page was shown" in request(server, "GET", resp.getheader("Location"))[1]
     assert snapshot(cfg, made) == before
     draft = re.search(r"draft=([\w-]+)", resp.getheader("Location")).group(1)  # what was typed, kept
     page_html = request(server, "GET", "/?draft=" + draft)[1]
@@ -251,7 +280,7 @@ def test_review_keep_and_drop(page, cfg):
     for op, ref in (("keep", tabs), ("drop", postgres)):
         resp, _ = request(server, "POST", "/review/decide", body={"csrf": server.csrf, "id": ref, "op": op},
                           headers={"Origin": server.origin})
-        assert "done=" in resp.getheader("Location"), resp.getheader("Location")
+        assert 'class="flash ok"' in request(server, "GET", resp.getheader("Location"))[1]
     assert any("tabs over spaces" in e for e in MemoryStore(cfg).entries("user"))
     with Ledger(cfg) as ledger:
         kept = next(c for c in history.changes(ledger, limit=20) if any("tabs" in e for e in c.added()))
@@ -413,5 +442,5 @@ def test_a_file_tacit_will_not_rewrite_says_so_before_an_edit_is_tried(page, cfg
     form = {"csrf": server.csrf, "scope": "project", "project": made["project"].key,
             "entry": made["store"].entries("project")[0], "text": "we use pnpm here, always", "op": "replace"}
     resp, _ = request(server, "POST", "/memory/edit", body=form, headers={"Origin": server.origin})
-    assert "failed=Refusing+to+rewrite+MEMORY.md" in resp.getheader("Location")
+    assert "Refusing to rewrite MEMORY.md" in request(server, "GET", resp.getheader("Location"))[1]
     assert path.read_bytes() == before

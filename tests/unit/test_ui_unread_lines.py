@@ -4,9 +4,10 @@ over real HTTP on a real repository's AGENTS.md."""
 
 from __future__ import annotations
 
+import html
 import http.client
 import re
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -48,12 +49,16 @@ def call(server, method, path, body=None):
 
 
 def phrase(server, where, pattern) -> dict:
-    """Submit a phrasing; the outcome the page is sent to (``done`` or ``failed``)."""
+    """Submit a phrasing; the outcome the page it is sent to shows (``done`` or ``failed``), and
+    that page (``page``)."""
     resp, _ = call(server, "POST", "/guards/line", {"where": where, "pattern": pattern})
     assert resp.status == 303
     location = urlsplit(resp.getheader("Location"))
     assert location.path == "/guards"
-    return {k: v[-1] for k, v in parse_qs(location.query).items()}
+    _, body = call(server, "GET", resp.getheader("Location"))
+    flash = dict(re.findall(r'<div class="flash (ok|bad)" role="\w+">(.*?)</div>', body, re.S))
+    outcome = {{"ok": "done", "bad": "failed"}[k]: html.unescape(v) for k, v in flash.items()}
+    return {**outcome, "page": body}
 
 
 def unread_rows(body) -> dict:
@@ -121,11 +126,12 @@ def test_your_phrasing_becomes_a_guard_from_the_line(page, cfg):
 ])
 def test_a_refused_phrasing_is_the_pages_error_and_adds_nothing(page, cfg, where, pattern, error):
     server, _ = page
+    call(server, "GET", "/guards")  # the page the phrasing is typed in (it reads the instruction files)
     before = state(cfg)
     outcome = phrase(server, where, pattern)
     assert "done" not in outcome and error in outcome["failed"], outcome
     assert state(cfg) == before
-    _, body = call(server, "GET", "/guards?" + urlencode({"failed": outcome["failed"]}))
+    body = outcome["page"]
     assert 'class="flash bad"' in body and "Traceback" not in body
     assert list(unread_rows(body)) == ["AGENTS.md:3"]  # still unread
 

@@ -225,7 +225,7 @@ class _Check:
         self.unchecked: list[str] = []
         self.change_ids: list[int] = []
         self.group = f"job:{snap.job_id}"
-        host = str(job.get("host") or cfg.host or "")
+        host = history.learn_host(job, str(job.get("host") or cfg.host or ""))
         kind = str(job.get("kind", "?"))
         session = str(job.get("session_id") or "")
         self.child = history.Actor(kind="child", name=kind, session_id=session, host=host, group=self.group)

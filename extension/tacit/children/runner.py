@@ -154,7 +154,7 @@ def _run_agent(cfg, host, job, jobs) -> dict:
             # what the child saves is recorded as its doing, for this session (tacit.stores.history)
             actor = history.Actor(
                 kind="child", name="+".join(j.get("kind", "?") for j in jobs), session_id=job.get("session_id") or "",
-                host=host or "", cause=scrub(" | ".join(c for c in map(_cause_of, jobs) if c))[:history.CAUSE_CHARS],
+                host=history.learn_host(job, host), cause=scrub(" | ".join(c for c in map(_cause_of, jobs) if c))[:history.CAUSE_CHARS],
                 group=f"job:{job.get('id', '')}",
                 cause_event=str((job.get("variables") or {}).get("event_id") or ""))
             env["TACIT_ACTOR"] = actor.to_env()

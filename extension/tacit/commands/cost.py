@@ -18,17 +18,29 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_cost)
 
 
+def _usd(bucket: dict) -> str:
+    """Its dollars; a run whose agent reported no cost is said to be unknown, never counted as $0."""
+    unknown = bucket["usd_unknown_runs"]
+    if unknown and unknown == bucket["runs"]:
+        return "cost unknown"
+    return f"${bucket['usd']:.4f}" + (f" (+ {unknown} of unknown cost)" if unknown else "")
+
+
+def _runs(n: int) -> str:
+    return f"{n:>4} run{'s' if n != 1 else ' '}"
+
+
 def format_report(data: dict) -> str:
     t = data["totals"]
     lines = [f"tacit cost: {data['days']} day{'s' if data['days'] != 1 else ''} since {data['since']}: "
-             f"{t['runs']} background run{'s' if t['runs'] != 1 else ''}, {t['tokens']:,} tokens, "
-             f"${t['usd']:.4f}" + (f" (+ {t['usd_unknown_runs']} of unknown cost)" if t["usd_unknown_runs"] else "")]
+             f"{t['runs']} background run{'s' if t['runs'] != 1 else ''}, {t['tokens']:,} tokens, {_usd(t)}"]
     b = data["budget"]
     limit = []
     if b["child_daily_tokens"]:
-        limit.append(f"{b['today']['tokens']:,} of {b['child_daily_tokens']:,} tokens")
+        limit.append(f"{b['today']['tokens']:,} of the {b['child_daily_tokens']:,} tokens a day allows "
+                     "(child_daily_tokens)")
     if b["child_daily_usd"]:
-        limit.append(f"${b['today']['usd']:.2f} of ${b['child_daily_usd']:.2f}")
+        limit.append(f"${b['today']['usd']:.2f} of the ${b['child_daily_usd']:.2f} a day allows (child_daily_usd)")
     lines.append("today: " + (" and ".join(limit) if limit else "no daily limit")
                  + ("" if b["allows_a_child"] else " — budget spent, new jobs wait"))
     if data["waiting"]:
@@ -36,12 +48,11 @@ def format_report(data: dict) -> str:
                      + ", ".join(sorted({w['kind'] for w in data['waiting']})) + ")")
     if data["by_day"]:
         lines.append("\nby day:")
-        lines += [f"  {d['day']}  {d['runs']:>4} runs  {d['tokens']:>12,} tokens  ${d['usd']:.4f}"
-                  for d in data["by_day"]]
+        lines += [f"  {d['day']}  {_runs(d['runs'])}  {d['tokens']:>12,} tokens  {_usd(d)}" for d in data["by_day"]]
     for title, key in (("by kind", "by_kind"), ("by host", "by_host")):
         if data[key]:
             lines.append(f"\n{title}:")
-            lines += [f"  {name:<12} {v['runs']:>4} runs  {v['tokens']:>12,} tokens  ${v['usd']:.4f}"
+            lines += [f"  {name:<12} {_runs(v['runs'])}  {v['tokens']:>12,} tokens  {_usd(v)}"
                       for name, v in sorted(data[key].items())]
     changed = [r for r in data["runs"] if r["changes"]]
     if changed:

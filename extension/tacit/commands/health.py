@@ -251,12 +251,20 @@ def skill_files(cfg, project=None) -> dict:
 
 
 def child_agent(cfg) -> dict:
-    """The background agent's command for this host, and whether it is found."""
-    from tacit.children.commands import agent_available, command_template
+    """The background agent's command for this host, and whether it is found; run from a shell (no
+    host), each installed host's (``by_host``): its sessions' corrections are saved by it."""
+    from tacit.children.commands import agent_available, command_template, why_no_agent
 
     template = command_template(cfg, cfg.host)
-    return {"host": cfg.host, "command": template[0] if template else None,
-            "available": agent_available(cfg, cfg.host)}
+    out = {"host": cfg.host, "command": template[0] if template else None,
+           "available": agent_available(cfg, cfg.host)}
+    if cfg.host is None and not cfg.child_command:
+        from tacit.commands.status import installed_hosts
+
+        out["by_host"] = {host: {"command": (command_template(cfg, host) or [None])[0],
+                                 "available": agent_available(cfg, host), "why_not": why_no_agent(cfg, host)}
+                          for host, manifest in installed_hosts(cfg).items() if manifest}
+    return out
 
 
 def hosts_waiting(cfg) -> list[str]:
@@ -407,8 +415,13 @@ def render(report: dict) -> str:
     skills = report["skills"]
     lines.append(f"Skills: {skills['count']} ({len(skills['problems'])} unreadable)")
     child = report["child_agent"]
-    lines.append(f"Child agent: {child['command'] or 'none (deterministic fallbacks)'}"
-                 f"{'' if child['available'] or not child['command'] else ' — not found'}")
+    if child.get("by_host"):  # from a shell: the agent each installed host's sessions use
+        lines.append("Child agent: " + "; ".join(
+            f"{a['command'] or 'none'} in {host} sessions" + ("" if a["available"] else f" — {a['why_not']}")
+            for host, a in child["by_host"].items()))
+    else:
+        lines.append(f"Child agent: {child['command'] or 'none (deterministic fallbacks)'}"
+                     f"{'' if child['available'] or not child['command'] else ' — not found'}")
     if report["problems"]:
         lines.append(f"{len(report['problems'])} problem(s):")
         lines.extend(f"  ✗ {p}" for p in report["problems"])

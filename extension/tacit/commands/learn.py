@@ -161,7 +161,9 @@ def format_report(report: dict) -> str:
         if n or kind in ("correction", "review", "skill"):
             parts.append(_plural(n, word, "flushes" if word == "flush" else None))
     out.append("Summary: " + ", ".join(parts) + ".")
+    notes = report.get("review_notes", 0)
     if dry:
+        out.append(f"Review notes: {notes} would be made (what was said that may be worth keeping).")
         out.append("Nothing was written. `tacit learn --apply PATH…` runs these for real: a correction is "
                    f"saved to memory by a child agent (--host {'|'.join(_agents())}), or without one "
                    "only as a rule tacit can phrase exactly (\"Use pnpm, not npm.\"); reviews, skill "
@@ -186,4 +188,6 @@ def format_report(report: dict) -> str:
         for how, names in (report.get("skills") or {}).items():
             if names:
                 out.append(f"Skills {how}: {', '.join(names)} (`tacit skill view NAME`).")
+        out.append(f"Review notes: {notes} new, undecided: `tacit review --all` lists them (each is dated the day "
+                   "it was said)." if notes else "Review notes: none new.")
     return "\n".join(out)

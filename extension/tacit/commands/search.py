@@ -38,12 +38,17 @@ def _arguments(p, hosts) -> None:
 
 
 def answer(cfg, request: dict, index) -> dict | None:
-    """The service's side of ``search_client.via_service``: ``{"code", "out"}``, or None (not a search)."""
+    """The service's side of ``search_client.via_service``: ``{"code", "out"}``, or None (not a search,
+    or one asked from another time zone than ours: the CLI answers it in local time)."""
     import argparse
 
     from tacit.search.searcher import search
     from tacit.timespan import parse_since
     from tacit.search.source import host_names
+    from tacit.paths import time_zone
+
+    if request.get("tz", "") != time_zone():  # its times (and "today") are read in the client's zone
+        return None
 
     class Parser(argparse.ArgumentParser):
         def error(self, message):

@@ -120,7 +120,8 @@ def render(status: dict) -> str:
     lines = [f"Hosts: {', '.join(on) if on else 'none yet (tacit install claude-code | codex | hermes | pi)'}"]
     service = status["service"]
     lines.append(f"Service: running (pid {service.get('pid')}, version {service.get('version', '?')})"
-                 if service.get("running") else "Service: not running (it starts with the next session)")
+                 if service.get("running") else "Service: not running (it starts with the next session"
+                 + (")" if on else " once a host is installed)"))
     project = status["project"]
     if status.get("off"):
         back = "remove it there" if status["off"].startswith("exclude") else "`tacit on` turns it back on"
@@ -142,7 +143,8 @@ def render(status: dict) -> str:
     if bg["cost_usd"]:
         parts.append(f"${bg['cost_usd']:.2f}")
     if bg["tokens"] or bg["limit_tokens"]:
-        parts.append(f"{bg['tokens']:,} tokens" + (f" of {bg['limit_tokens']:,} a day" if bg["limit_tokens"] else ""))
+        parts.append(f"{bg['tokens']:,} tokens" + (f" of the {bg['limit_tokens']:,} a day allows"
+                                                    if bg["limit_tokens"] else ""))
     if bg["waiting"]:
         parts.append(f"{bg['waiting']} waiting for the budget (tacit cost)")
     lines.append("Background today: " + ", ".join(parts))

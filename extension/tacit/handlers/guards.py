@@ -259,6 +259,7 @@ def start_line(records: list, counts: dict) -> str:
 def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, subject: str) -> Result:
     notices = []
     for gid in ids:
+        before = store.get(gid)
         outcome = store.strike(gid, kind, project=project_key, session_id=event.session_id, host=ctx.host,
                                subject=subject, ref=f"{event.id}:{gid}" if event.id else None)
         if outcome is None:
@@ -267,8 +268,9 @@ def _strikes(store: GuardStore, ids, kind: str, event, ctx, project_key: str, su
         if outcome.change == "removed":
             notices.append(f"tacit: guard {gid} removed ({why} twice: \"{clip(outcome.record.lesson, 80)}\"); "
                            f"bring it back with `tacit guard restore {gid}`")
-        else:
-            notices.append(f"tacit: guard {gid} demoted to ask ({why}); once more and it is removed")
+        else:  # an ask guard stays one: "demoted" only from deny
+            now = "demoted to ask" if before is not None and before.action == "deny" else "still asks first"
+            notices.append(f"tacit: guard {gid} {now} ({why}, 1 strike); once more and it is removed")
     return Result(notices=notices)
 
 

@@ -376,7 +376,14 @@ def teach(tacit: Tacit, text: str, *, target: str = "memory", project=None) -> d
             memory_id = previous.id
             candidates.restore_taught(conn, memory_id, now)
         candidates.set_applied_text(conn, memory_id, entry, now)
+    scope = tacit.memory(project).resolve(result.get("target") or target)
+    entries = tacit.memory(project).entries(scope)
+    where = _taught_where(scope, project)
+    if entry in entries:  # its number in `tacit memory show`: short, where the key is a sentence long
+        short = f"{scope}:{entries.index(entry) + 1}"
+        told = f"saved to {where} as entry {short}. Forget it with /memory-forget {short} (tacit forget {short})."
+    else:
+        told = f"saved to {where}. Forget it with /memory-forget \"{key}\" (tacit memories forget {key})."
     return {"success": True, "key": key, "status": "confirmed", "confidence": 100, "target": target,
-            "message": f"Taught {key}: saved to {_taught_where(result.get('target'), project)}. "
-                       f"Forget it with /memory-forget \"{key}\".",
+            "message": f"Taught {key}: {told}",
             "usage": result.get("usage")}

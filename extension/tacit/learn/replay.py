@@ -303,6 +303,7 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         return None
 
     engine.launcher = launcher
+    notes_after = _review_notes(engine)  # the newest id: what the replay notes for review comes after it
     before = _memory_entries(cfg) if apply else {}
     projects: dict = {}  # main root -> Project: of the jobs run, their memory files are compared too
     skills_before = _skill_versions(cfg) if apply else {}
@@ -353,9 +354,9 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
               "malformed_lines": sum(f.get("malformed_lines", 0) for f in file_reports)}
     for kind in ("correction", "review", "skill", "flush", "consolidate"):
         totals[f"{kind}_jobs"] = sum(1 for s in sessions for j in s["jobs"] if j["kind"] == kind)
-    result = {"success": True, "dry_run": not apply, "host": host, "files": file_reports,
-              "sessions": sessions, "totals": totals, "is_child": bool(cfg.is_child),
-              "seconds": round(time.time() - started, 3)}
+    result = {"success": True, "dry_run": not apply, "host": host, "files": file_reports, "sessions": sessions,
+              "totals": totals, "is_child": bool(cfg.is_child), "seconds": round(time.time() - started, 3),
+              "review_notes": _review_notes(engine, notes_after)}
     if apply:
         after = _memory_entries(cfg, projects.values())
         result["skills"] = _skills_made(skills_before, _skill_versions(cfg, projects.values()))
@@ -363,6 +364,18 @@ def _replay(cfg, run_cfg, files, problems, *, apply, host, progress, started, bu
         result["added"] = {t: [e for e in after[t] if e not in before[t]] for t in after}
         result["removed"] = {t: [e for e in before[t] if e not in after[t]] for t in after}
     return result
+
+
+def _review_notes(engine, after: int | None = None) -> int:
+    """The ledger's newest memory id (``after`` None), or how many undecided review notes (importance
+    captures, ``tacit review``) came after ``after``."""
+    from tacit.learn.captures import SOURCE
+    from tacit.stores import candidates
+
+    with engine.ledger().read() as conn:
+        if after is None:
+            return candidates.newest_id(conn)
+        return candidates.count_after(conn, SOURCE, after, "candidate")
 
 
 def _dispatch_one(engine, event, data: dict, launched: list, records: dict) -> None:

@@ -38,6 +38,7 @@ NEWEST = 500  # matches scored when every word is common
 EXCHANGE_CHARS = 4000
 TOOL_LINES = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=[^\s*])(.+?)(?<=[^\s*])\*\*(?![\w*])")  # **text**, not 2**8
 _SPLIT_MIN = 3
 _SPLIT_MAX = 40  # longer "words" (a pasted hash, a 100 kB argument) are never split: a probe per cut
 
@@ -159,7 +160,8 @@ def exchange_text(parts: list) -> str:
 
 
 def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
-    """A window of ``text`` around its first matching word, matches marked."""
+    """A window of ``text`` around its first matching word, matches marked. Marked with ``**``, the
+    text's own ``**bold**`` is unbolded first: "****Export** **CSV****" read as neither."""
     terms = words(query)
     terms += [s for w in terms for s in SYNONYMS.get(w, ())]
 
@@ -168,6 +170,8 @@ def snippet(text: str, query: str, width: int = 240, mark=("**", "**")) -> str:
         return any(low == t or (len(t) > 3 and low.startswith(t[:5] if len(t) > 5 else t)) for t in terms)
 
     flat = " ".join(text.split())
+    if "**" in mark:
+        flat = _BOLD.sub(r"\1", flat)
     first = next((m.start() for m in _WORD.finditer(flat) if matches(m.group())), 0)
     start = max(0, first - width // 3)
     if start:

@@ -9,14 +9,15 @@ from _json import encode_basestring_ascii as _quoted  # json's own C encoder: no
 
 from tacit import __version__
 from tacit.hosts.hook_client import exchange
-from tacit.paths import code_identity, run_dir
+from tacit.paths import code_identity, run_dir, time_zone
 
 
 def request_bytes(request: dict) -> bytes:
-    """``{"argv": [...], "cwd": "...", "tty": bool}`` as JSON, without importing ``json``."""
+    """``{"argv": [...], "cwd": "...", "tty": bool, "tz": "..."}`` as JSON, without importing ``json``."""
     argv = ", ".join(_quoted(str(a)) for a in request["argv"])
     tty = "true" if request.get("tty") else "false"
-    return f'{{"argv": [{argv}], "cwd": {_quoted(str(request["cwd"]))}, "tty": {tty}}}'.encode()
+    return (f'{{"argv": [{argv}], "cwd": {_quoted(str(request["cwd"]))}, "tty": {tty}, '
+            f'"tz": {_quoted(str(request.get("tz", "")))}}}').encode()
 
 
 def search(state_dir: str, request: dict, timeout: float = 30.0) -> dict | None:
@@ -43,7 +44,8 @@ def via_service(argv: list) -> int | None:
     if any(a in ("-h", "--help") or a.startswith("--reindex") for a in argv):
         return None
     try:
-        reply = search(data_dir(), {"argv": argv, "cwd": posix.getcwd(), "tty": sys.stdout.isatty()})
+        reply = search(data_dir(), {"argv": argv, "cwd": posix.getcwd(), "tty": sys.stdout.isatty(),
+                                     "tz": time_zone()})
         if reply is None or not isinstance(reply.get("out"), str):
             return None
     except Exception:  # noqa: BLE001 — searched in-process instead

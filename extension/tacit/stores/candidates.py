@@ -79,6 +79,16 @@ def of_source(conn, source: str, statuses=None, *, limit: int | None = None) -> 
     return [_candidate(r) for r in conn.execute(sql, [source, *params])]
 
 
+def newest_id(conn) -> int:
+    return conn.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]
+
+
+def count_after(conn, source: str, after_id: int, status: str) -> int:
+    """How many of a detector's candidates in ``status`` came after ``after_id`` (``newest_id``)."""
+    return conn.execute("SELECT count(*) FROM memories WHERE source = ? AND status = ? AND id > ?",
+                        (source, status, after_id)).fetchone()[0]
+
+
 def live(conn) -> list[Candidate]:
     """Every learned memory not dismissed, whatever learned it, oldest first."""
     return [_candidate(r) for r in conn.execute(

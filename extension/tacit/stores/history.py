@@ -20,6 +20,7 @@ from tacit.stores.entries import normal_lines
 from tacit.stores.ledger import Ledger, LedgerUnavailable, dicts, loads, next_id
 
 CAUSE_CHARS = 600
+LEARN = "learn"  # a child of `tacit learn`: its actor's host is "learn:<the transcript's host>" (learn_host)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,10 @@ class Actor:
                 return f"the agent on {self.host or 'a host'}"
             return f"the agent in session {self.session_id[:12]} on {self.host or 'a host'}"
         if self.kind == "child":
+            if self.host == LEARN or self.host.startswith(LEARN + ":"):  # tacit learn's: no host ran it
+                read = self.host.partition(":")[2]
+                return (f"a {self.name} child agent of `tacit learn`, for session {self.session_id[:12]}"
+                        + (f" of a {read} transcript" if read else ""))
             return f"a {self.name} child agent for session {self.session_id[:12]} on {self.host or 'a host'}"
         if self.kind == "learner":
             return f"the {self.name} learner"
@@ -59,6 +64,15 @@ class Actor:
             return None
         names = {f.name for f in fields(cls)}
         return cls(**{k: str(v) for k, v in data.items() if k in names})
+
+
+def learn_host(job: dict, host: str | None) -> str:
+    """The host a child's changes are recorded under: its own, or for a job `tacit learn` replayed
+    (``learned_from``: the transcript's host, "learn" for tacit's JSONL) "learn:<that host>"."""
+    if "learned_from" not in job:
+        return host or ""
+    read = str(job.get("learned_from") or "")
+    return LEARN if read in ("", LEARN) else f"{LEARN}:{read}"
 
 
 USER = Actor()

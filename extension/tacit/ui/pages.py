@@ -197,6 +197,10 @@ def skills(live: LiveSkills) -> dict:
 
 def skill(live: LiveSkills, name: str, scope: str | None) -> dict:
     scoped = live.get()
+    if scope and scope not in scoped.stores:  # refused, not shown as if it were a scope
+        known = ", ".join(scoped.scopes())
+        return {"name": name, "scope": None,
+                "result": {"success": False, "error": f"no skill scope {scope!r} here (the scopes are {known})"}}
     store = scoped.stores.get(scope) if scope else None
     result = store.view(name) if store is not None else scoped.view(name)
     return {"name": name, "scope": scope or result.get("scope"), "result": result}

@@ -60,6 +60,7 @@ POSTS = {  # path → (where to go next, the change: a function of tacit.ui.acti
     "/review/decide": ("/review", "review"),
 }
 DRAFTS = 16  # failed forms kept, newest last: what was typed comes back with the refusal
+NOTES = 16  # outcomes not yet shown, newest last: each is shown once, never again on a reload
 
 
 class UIApp:
@@ -70,6 +71,7 @@ class UIApp:
         self.csrf = ""  # set by the server that serves this app
         self.skills = pages.LiveSkills(cfg, project)
         self.drafts: dict[str, dict] = {}  # a failed form's fields by id (?draft=), the newest DRAFTS
+        self.notes: dict[str, dict] = {}  # a change's outcome by id (?note=), {"done"|"failed": text}
         self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                                       autoescape=True, undefined=jinja2.StrictUndefined,
                                       trim_blocks=True, lstrip_blocks=True)
@@ -102,34 +104,45 @@ class UIApp:
     def render(self, template: str, active: str, query: dict, data: dict) -> str:
         project = None if self.project is None else {"name": self.project.name,
                                                      "root": self.tilde(self.project.main_root)}
+        note = self.notes.pop(query.get("note") or "", {})  # once: a reload shows the page, not the outcome
         return self.env.get_template(template).render(
             panels=PANELS, active=active, csrf=self.csrf, home=self.tilde(self.cfg.home), project=project,
-            flash=query.get("done") or "", failed=query.get("failed") or "",
+            flash=note.get("done", ""), failed=note.get("failed", ""),
             draft=self.drafts.get(query.get("draft") or "", {}), **data)
 
     def post(self, path: str, form: dict) -> str:
         """Apply the change; where the browser goes next."""
         if path not in POSTS:
-            return "/?" + urlencode({"failed": f"no such action: {path}"})
+            return "/?" + urlencode(self._note({"failed": f"no such action: {path}"}))
         from tacit.app import Tacit
         from tacit.ui import actions  # at the first change, not at start
 
         back, action = POSTS[path]
         with Tacit(self.cfg, actor=actions.ACTOR) as you:  # ``you``: this request's Tacit acting as you
             result = getattr(actions, action)(you, self, form)
-        note = ({"done": str(result.get("message") or "Done.")} if result.get("success")
-                else {"failed": str(result.get("error") or "refused"), **self._keep(path, form)})
+        note = (self._note({"done": str(result.get("message") or "Done.")}) if result.get("success")
+                else {**self._note({"failed": str(result.get("error") or "refused")}), **self._keep(path, form)})
         anchor = form.get("back", "")
         return back + "?" + urlencode(note) + (f"#{anchor}" if anchor.isidentifier() else "")
+
+    def _note(self, outcome: dict) -> dict:
+        """``{"note": id}`` for an outcome the next page shows once (not in the URL: a reload would
+        say it again, and a link could make the page say anything)."""
+        return {"note": self._kept(self.notes, outcome, NOTES)}
+
+    @staticmethod
+    def _kept(table: dict, value: dict, most: int) -> str:
+        import secrets
+
+        key = secrets.token_urlsafe(8)
+        table[key] = value
+        for old in list(table)[:-most]:
+            table.pop(old, None)
+        return key
 
     def _keep(self, path: str, form: dict) -> dict:
         """A refused form's typed text, kept for the page that says why: ``{"draft": id}`` or nothing."""
         if not (form.get("text") or form.get("pattern")) or form.get("op") == "remove":
             return {}
-        import secrets
-
-        key = secrets.token_urlsafe(8)
-        self.drafts[key] = {"path": path, **{k: v.replace("\r\n", "\n") for k, v in form.items() if k != "csrf"}}
-        for old in list(self.drafts)[:-DRAFTS]:
-            self.drafts.pop(old, None)
-        return {"draft": key}
+        typed = {"path": path, **{k: v.replace("\r\n", "\n") for k, v in form.items() if k != "csrf"}}
+        return {"draft": self._kept(self.drafts, typed, DRAFTS)}
