@@ -211,3 +211,11 @@ def test_a_name_without_a_dot_that_is_a_known_file_is_a_commit_path():
 ])
 def test_without_a_step_first_is_an_exception(lesson):
     assert derive_guards(lesson) == ()
+
+
+def test_a_command_run_by_hand_is_the_command():
+    # a real line (found by a walk of `tacit guard stats`): the agent's every call is by hand
+    lesson = "Never run terraform apply by hand; it goes through the ops PR."
+    assert _stops(lesson, "terraform apply -auto-approve")
+    assert not _stops(lesson, "terraform plan")
+    assert [type(s.match).__name__ for s in derive_guards("never write migrations by hand")] == ["PathMatch"]

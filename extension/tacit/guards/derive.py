@@ -130,7 +130,8 @@ _SUDO = [lazy(p, re.I) for p in (
     r"(?:with|under|using|via|through|as)\s+`?(?P<w>sudo|doas)`?",
 )]
 _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?P<cmd>.+?)"
-                  r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere)?", re.I)
+                  r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere|"
+                  r"(?<=[\w`])\s+(?:by hand|manually))?", re.I)  # "never run terraform apply by hand": every call is
 # programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
