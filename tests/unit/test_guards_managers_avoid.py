@@ -219,3 +219,10 @@ def test_a_command_run_by_hand_is_the_command():
     assert _stops(lesson, "terraform apply -auto-approve")
     assert not _stops(lesson, "terraform plan")
     assert [type(s.match).__name__ for s in derive_guards("never write migrations by hand")] == ["PathMatch"]
+
+
+def test_kinds_of_branch_joined_by_a_slash_are_kinds():
+    # a real line: "shared/protected branches" are the protected ones, not a branch named "shared/protected"
+    lesson = "- Never force-push to shared/protected branches."
+    assert _stops(lesson, "git push --force origin main")
+    assert not _stops(lesson, "git push --force origin feature/login")

@@ -223,6 +223,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         remote_marked = not marked
         if text.lower() in _POINTING:
             return None  # "never commit to these branches": the names are said elsewhere
+        if "/" in text and all(w.lower() in _SHARED_BRANCH_WORDS for w in text.split("/")):
+            text = text.split("/")[0]  # "shared/protected branches": kinds, not a branch named so
     branches, remotes = [], []
     for part in _split_list(text):
         quoted = len(part) >= 2 and part[0] == part[-1] and part[0] in "`'\""
