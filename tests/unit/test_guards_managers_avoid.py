@@ -226,3 +226,11 @@ def test_kinds_of_branch_joined_by_a_slash_are_kinds():
     lesson = "- Never force-push to shared/protected branches."
     assert _stops(lesson, "git push --force origin main")
     assert not _stops(lesson, "git push --force origin feature/login")
+
+
+def test_in_any_form_says_every_form():
+    # a real line: "never run `git clean` in any form" is every `git clean`
+    lesson = ("- Never run `docker compose down -v`, never run `git clean` in any form, never drop or recreate a "
+              "database, and never log secrets.")
+    assert _stops(lesson, "git clean -fdx") and _stops(lesson, "docker compose down -v")
+    assert not _stops(lesson, "git status")
