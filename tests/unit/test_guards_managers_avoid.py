@@ -234,3 +234,13 @@ def test_in_any_form_says_every_form():
               "database, and never log secrets.")
     assert _stops(lesson, "git clean -fdx") and _stops(lesson, "docker compose down -v")
     assert not _stops(lesson, "git status")
+
+
+@pytest.mark.parametrize("line", [
+    # a real line: where it runs is what the rule is about, and the check cannot see the database
+    "- Never use `npm run db:migrate` against the real database. It has none of the identity check.",
+    "- Never run `docker compose down -v` on production",
+])
+def test_a_quoted_command_said_with_a_target_or_place_is_no_guard_of_its_own(line):
+    from tacit.guards.instructions import rules_in
+    assert rules_in(line) == []

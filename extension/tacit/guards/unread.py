@@ -63,11 +63,16 @@ def unread_rule(line: str) -> bool:
                for c, named in _refusals(sentences, line))
 
 
+# "never use `npm run db:migrate` against the real database": a target the check cannot see
+_AGAINST = re.compile(r"\bagainst\s+(?:the\s+|a\s+|any\s+|our\s+|your\s+)?[\w`]", re.I)
+
+
 def plain_refusal(line: str) -> bool:
     """A line that says no, names something and carries no exception or hedge word anywhere (in
     its reason too): where a quoted span may be a guard with no reader (``spans``) — stricter than
     ``unread_rule``, because no one reads the line before the guard stops a call."""
     return _says_no(line) and not _EXCEPTION.search(line) and not _HEDGE.search(line) and \
+        not _AGAINST.search(line) and not _CONDITION_PLACE.search(line) and \
         ("`" in line or bool(_NAMED.search(line)) or any(w in _KNOWN_PROGRAMS for w in re.findall(r"[a-z][\w.-]*",
                                                                                                    line.lower())))
 
