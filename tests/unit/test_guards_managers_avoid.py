@@ -244,3 +244,11 @@ def test_in_any_form_says_every_form():
 def test_a_quoted_command_said_with_a_target_or_place_is_no_guard_of_its_own(line):
     from tacit.guards.instructions import rules_in
     assert rules_in(line) == []
+
+
+def test_one_flag_of_a_git_verb_over_another():
+    # a real line: the force push is stopped, the lease (the way the line says) goes through
+    lesson = "- Push with `--force-with-lease`, never `--force`."
+    assert _stops(lesson, "git push --force origin feature")
+    assert not _stops(lesson, "git push --force-with-lease origin feature")
+    assert not _stops(lesson, "git push origin feature")

@@ -21,7 +21,7 @@ from tacit.guards.families import family_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
-from tacit.guards.quoted_over import quoted_over
+from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -499,7 +499,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
             or branch_name_specs(sentence, because) or quoted_over(sentence, because, _run)
-            or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own))
+            or sole_tool_specs(sentence, because, lesson) or for_installing(sentence, because, own)
+            or flag_over(sentence, because, own))
 
 
 def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:

@@ -1,5 +1,5 @@
 """One quoted command over another: "Use `git add <file>`, not `git add -A`" · "Stage files by name, not
-`git add -A` or `git add .`" · "use `git mv`, not `mv`". An imperative clause that names, after "not",
+`git add -A` or `git add .`" · "use `git mv`, not `mv`" · "Push with `--force-with-lease`, never `--force`" (``flag_over``). An imperative clause that names, after "not",
 "never", "rather than" or "instead of", quoted commands of known programs: each is a guard, unless it
 would stop a command the clause says to use (docs/guards.md, "one quoted command over another").
 """
@@ -7,9 +7,10 @@ would stop a command the clause says to use (docs/guards.md, "one quoted command
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from tacit.lazyre import lazy
-from tacit.guards.model import CommandMatch, GuardSpec
+from tacit.guards.model import CommandMatch, GuardSpec, PushMatch
 from tacit.guards.words import _KNOWN_PROGRAMS
 
 # the verb of an imperative: a clause led by a noun ("`npm test` runs unit tests, not …") describes, it rules nothing
@@ -53,4 +54,19 @@ def quoted_over(sentence: str, because: str, run) -> list:
     return out
 
 
-__all__ = ["quoted_over"]
+# "Push with `--force-with-lease`, never `--force`": one flag of a git verb over another
+_FLAG_OVER = lazy(r"(?P<verb>push|commit|rebase|merge|pull|reset|clean|checkout)\s+(?:with|using)\s+`?(?P<a>--?[\w-]+)`?"
+                  r"\s*[,;]?\s*(?:but\s+)?(?:not|never)\s+(?:use\s+|with\s+)?`?(?P<b>--?[\w-]+)`?", re.I)
+
+
+def flag_over(sentence: str, because: str, read) -> list:
+    """The guards of "<git verb> with `a`, never `b`" (``read`` reads "never <verb> with `b`"), or ``[]``;
+    a force push said over ``--force-with-lease`` lets the lease through."""
+    m = _FLAG_OVER.fullmatch(sentence)
+    found = read(f"never {m.group('verb').lower()} with `{m.group('b')}`", because) if m else []
+    lease = m is not None and m.group("a") == "--force-with-lease"
+    return [replace(s, match=replace(s.match, lease_ok=True)) if lease and isinstance(s.match, PushMatch) else s
+            for s in found]
+
+
+__all__ = ["flag_over", "quoted_over"]
