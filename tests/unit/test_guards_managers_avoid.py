@@ -252,3 +252,9 @@ def test_one_flag_of_a_git_verb_over_another():
     assert _stops(lesson, "git push --force origin feature")
     assert not _stops(lesson, "git push --force-with-lease origin feature")
     assert not _stops(lesson, "git push origin feature")
+
+
+def test_an_aside_before_the_full_stop_leaves_no_stray_argument():
+    # a real line: "skip hooks (`--no-verify`)." read as "skip hooks ." (a dot argument) derived nothing
+    assert _stops("- NEVER skip hooks (`--no-verify`).", "git commit --no-verify -m x")
+    assert not _stops("- NEVER skip hooks (`--no-verify`).", "git commit -m x")

@@ -322,6 +322,7 @@ _BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banne
                      r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*)\)", re.I)
 _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
 _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
+_ASIDE_AT_END = lazy(r"\s*\([^()]*\)(?=[.!?;,:]\s*$)")
 
 
 def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
@@ -364,7 +365,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         for aside in _ASIDE.findall(sentence):  # "(auto-generated, don't edit)": its parts too
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
-        main = _ASIDE.sub(" ", sentence)
+        main = _ASIDE.sub(" ", _ASIDE_AT_END.sub("", sentence))  # "skip hooks (`--no-verify`)." is no "hooks ."
         pieces = []
         parts = _CLAUSE_SPLIT.split(main)
         splits = [REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
