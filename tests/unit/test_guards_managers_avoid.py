@@ -258,3 +258,9 @@ def test_an_aside_before_the_full_stop_leaves_no_stray_argument():
     # a real line: "skip hooks (`--no-verify`)." read as "skip hooks ." (a dot argument) derived nothing
     assert _stops("- NEVER skip hooks (`--no-verify`).", "git commit --no-verify -m x")
     assert not _stops("- NEVER skip hooks (`--no-verify`).", "git commit -m x")
+
+
+def test_for_package_management_commands_is_emphasis():
+    # a real line: the tail says what pnpm is for, the rule is npm
+    lesson = "- Always use `pnpm` instead of `npm` for package management commands"
+    assert _stops(lesson, "npm install left-pad") and not _stops(lesson, "pnpm install")
