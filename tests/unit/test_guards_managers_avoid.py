@@ -264,3 +264,12 @@ def test_for_package_management_commands_is_emphasis():
     # a real line: the tail says what pnpm is for, the rule is npm
     lesson = "- Always use `pnpm` instead of `npm` for package management commands"
     assert _stops(lesson, "npm install left-pad") and not _stops(lesson, "pnpm install")
+
+
+@pytest.mark.parametrize("lesson", [
+    # real lines: the ban sits in an aside after the word that says the manager is required
+    "- **Package Manager**: pnpm (mandatory - do not use npm or yarn); exact versions are in `package.json`",
+    "- **Package Manager**: Bun (required - do not use npm/yarn/pnpm)",
+])
+def test_a_ban_in_an_aside_after_required(lesson):
+    assert _stops(lesson, "npm install left-pad") and _stops(lesson, "yarn add lodash")

@@ -320,7 +320,9 @@ _ABBREVIATION = lazy(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", re.I)
 _NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
 _SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
 _BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited)|"
-                     r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*)\)", re.I)
+                     r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*|"
+                     # "pnpm (mandatory - do not use npm or yarn)": a ban after a word on what is required
+                     r"(?:required|mandatory|enforced)\s*[-\u2014:]\s*(?:do not|don'?t|never)\s+use\s[^()]+)\)", re.I)
 _ALWAYS_QUOTED = lazy(r"(\s(?:\u2014|--?|;)\s*|,\s*)always\s+(?=\x00)", re.I)
 _ASIDE = lazy(r"\s*\(([^()]*)\)")  # findall: what it says; sub: the aside gone
 _ASIDE_AT_END = lazy(r"\s*\([^()]*\)(?=[.!?;,:]\s*$)")
