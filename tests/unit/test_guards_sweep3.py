@@ -1,0 +1,60 @@
+"""Readings from a third sweep of real instruction files tacit had not seen (repositories outside
+tests/data/guard_rules_real.jsonl and the first two sweeps, owners m to z; each case names the
+repository and file it comes from)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards import derive_guards
+from tacit.guards.instructions import rules_in
+from test_guards_sweep import _check
+
+
+def _specs(text: str) -> list:
+    return [r.spec for r in rules_in(text)]
+
+
+# minhlongs/mekong-cli CLAUDE.md: "- .env* — never commit" under "## Public Repo Boundary": the name
+# before the dash is what not to commit, not every commit
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("- .env* — never commit", "git add .env.local", "git commit -m 'fix: typo'"),
+    ("- `.env*` — never commit", "git add .env", "git commit -am wip"),
+    ("- `main` — never push", "git push origin main", "git push origin feature/x"),
+])
+def test_a_name_before_the_dash_is_the_object(rule, stopped, fine):
+    specs = _specs(rule)
+    assert _check(specs, stopped)
+    assert not _check(specs, fine)
+
+
+@pytest.mark.parametrize("rule", ["- secrets — never commit", "- API keys — never commit"])
+def test_a_fronted_object_the_matcher_cannot_see_is_no_commit_ban(rule):
+    assert not _check(_specs(rule), "git commit -m 'fix: typo'")
+
+
+def test_a_heading_word_before_the_colon_is_no_object():
+    assert _check(_specs("Note: never push"), "git push origin feature/x")
+
+
+# retospect/precis-mcp CLAUDE.md: "Red gate: the failure is printed above the `✖` — read *that*, never
+# `scripts/ship`." The verb left out is "read"; the file runs `scripts/ship --impacted` itself
+def test_read_this_never_that_is_no_ban_on_running_it():
+    specs = _specs("Red gate:\nthe failure is printed above the `✖` — read *that*, never `scripts/ship`.\n")
+    assert not _check(specs, "scripts/ship --impacted")
+    assert _check(derive_guards("read the docs, never `npm publish`"), "npm publish")
+
+
+# retospect/precis-mcp CLAUDE.md, wrapped inside an aside: "- **`uv` for everything; tests via `scripts/test`**
+# (container-mounted;" / "`--impacted` narrows) — never bare pytest/pip/mypy. mypy scope is"
+@pytest.mark.parametrize("text", [
+    "- **`uv` for everything; tests via `scripts/test`** (container-mounted;\n"
+    "  `--impacted` narrows) — never bare pytest/pip/mypy. mypy scope is\n  `src tests`.\n",
+    "- `uv` for everything — never bare pip/pytest/mypy. Ruff replaces black/isort/flake8.\n",
+])
+def test_bare_beside_a_wrapper_for_everything_lets_the_wrapper_run_it(text):
+    specs = _specs(text)
+    assert _check(specs, "pytest -q")
+    assert _check(specs, "pip install requests")
+    assert not _check(specs, "uv run pytest -q")
+    assert not _check(specs, "uv run mypy src")
