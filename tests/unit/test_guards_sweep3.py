@@ -58,3 +58,26 @@ def test_bare_beside_a_wrapper_for_everything_lets_the_wrapper_run_it(text):
     assert _check(specs, "pip install requests")
     assert not _check(specs, "uv run pytest -q")
     assert not _check(specs, "uv run mypy src")
+
+
+# renchris/claude-infrastructure CLAUDE.md: "- **Never use `--no-verify` to bypass pre-commit hooks.** If a hook
+# blocks your commit," / "it caught a real issue. …": a condition whose consequent says what is so, in the past too
+@pytest.mark.parametrize("text", [
+    "- **Never use `--no-verify` to bypass pre-commit hooks.** If a hook blocks your commit,\n"
+    "  it caught a real issue. Fix the underlying problem instead of bypassing the safeguard.\n",
+    "- Never use `--no-verify` — if a hook blocks your commit, it caught a real issue.\n",
+])
+def test_a_condition_that_says_what_happened_vetoes_nothing(text):
+    specs = _specs(text)
+    assert _check(specs, "git commit --no-verify -m x")
+    assert not _check(specs, "git commit -m x")
+
+
+@pytest.mark.parametrize("rule", [
+    "- Never use `--no-verify`. If a hook fails, it's OK to skip it.",
+    "- Never run `npm publish` — if you must, it's fine after approval.",
+    "- Never use `--no-verify`. If a hook fails, it needed approval.",
+    "If a hook blocks your commit, it caught a real issue — never use `--no-verify`.",
+])
+def test_a_condition_that_permits_or_comes_first_still_vetoes(rule):
+    assert derive_guards(rule) == ()

@@ -451,8 +451,10 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
         if i < own and _orders(found[0], specs):
             continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
         orders = [d.text for d in found if i == own and rule.text not in d.text and _orders(d, specs)]
+        # "never `git add -f` them — if it is in `.gitignore`, it's intentional": after the rule, what is so
+        told = [d.text for d in found[found.index(rule) + 1:] if i == own and _explains(d)] if rule in found else []
         for c in found:
-            if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text):
+            if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text) or any(c.text in d for d in told):
                 continue
             if any(c.text in d or d in c.text for d in orders):
                 continue  # "After X, run `gen`; never edit `y`": the condition is the order's
@@ -535,8 +537,9 @@ def _orders(c: Clause, specs: tuple) -> bool:
 
 
 # "When `tsc` receives file arguments, it ignores `tsconfig.json`": a later sentence that explains
-_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))\s+(?!(?:is|are|'s|'re)\s+"
-                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b|(?:nobody|no one|everyone|everything|nothing|we|you)\s+"
+# "If a hook blocks your commit, it caught a real issue" · "if it is in `.gitignore`, it's intentional": said in the past too
+_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))(?:\s+|(?='))(?!(?:is|are|'s|'re)\s+"
+                 r"(?:ok|okay|fine|allowed|acceptable))(?:[a-z]+(?:s|ed)|caught|found|broke|hit|meant|saw|got|'s|'re)\b|(?:nobody|no one|everyone|everything|nothing|we|you)\s+"
                  r"(?:can(?:not|'t)?|could|will|won't|lose|[a-z]+s)\b", re.I)  # "When it breaks, nobody can release"
 
 
