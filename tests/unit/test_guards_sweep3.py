@@ -81,3 +81,19 @@ def test_a_condition_that_says_what_happened_vetoes_nothing(text):
 ])
 def test_a_condition_that_permits_or_comes_first_still_vetoes(rule):
     assert derive_guards(rule) == ()
+
+
+def test_a_fence_after_a_long_open_line_is_no_wrapped_line():
+    text = ("Run the generator before you touch anything in the reference pages, which means\n"
+            "```bash\nnpm run gen\n```\n\n- Never edit `docs/reference/`.\n")
+    assert [r.line for r in rules_in(text)] == [6]
+
+
+# mittwald/mcp-server CLAUDE.md: "`docs/reference/` — one page per tool, generated from the tool registry; never
+# hand-edit" / "`docs/reference/src/content/docs/tools/` (see `docs/reference/README.md` …)": the object wrapped
+def test_a_wrapped_line_may_open_with_a_quoted_name():
+    text = ("- `docs/reference/` — one page per tool, generated from the tool registry; never hand-edit\n"
+            "  `docs/reference/src/content/docs/tools/` (see `docs/reference/README.md` for the regeneration commands)\n")
+    specs = _specs(text)
+    assert _check(specs, edit="docs/reference/src/content/docs/tools/a.md")
+    assert not _check(specs, edit="docs/reference/README.md")

@@ -193,7 +193,7 @@ def _continued(lines: list[str], number: int) -> list[str]:
         # and a wrapped line may open with a quoted name
         open_aside = here.count("(") > here.count(")") and here.rstrip().endswith((";", ":"))
         if len(here.strip()) < _WRAP_AT or _ENDS_SENTENCE.search(here) and not open_aside or not text \
-                or not (text[0].islower() or text[0] == "`") or _LIST_ITEM.match(after) or "<!--" in after \
+                or not (text[0].islower() or text[0] == "`" and not _FENCE.match(after)) or _LIST_ITEM.match(after) or "<!--" in after \
                 or _OPENS_RULE.match(text):
             break
         out.append(text)
