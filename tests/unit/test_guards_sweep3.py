@@ -97,3 +97,20 @@ def test_a_wrapped_line_may_open_with_a_quoted_name():
     specs = _specs(text)
     assert _check(specs, edit="docs/reference/src/content/docs/tools/a.md")
     assert not _check(specs, edit="docs/reference/README.md")
+
+
+# neondatabase/mcp-server-neon AGENTS.md: "… Never point these variables at a" / "personal or production
+# organization, and never commit `.env.test`.": ", and never" opens a rule of its own, like ", and don't"
+@pytest.mark.parametrize("rule, stopped, fine", [
+    ("Never point these variables at a personal or production organization, and never commit `.env.test`.",
+     "git add .env.test", "git add src/a.ts"),
+    ("Never run `make`, and never commit `.env.test`.", "git add .env.test", "git add src/a.ts"),
+])
+def test_and_never_is_a_rule_of_its_own(rule, stopped, fine):
+    specs = derive_guards(rule)
+    assert _check(specs, stopped)
+    assert not _check(specs, fine)
+
+
+def test_and_never_keeps_an_exception_of_the_sentence():
+    assert derive_guards("Never run `make`, and never commit `.env.test` unless asked.") == ()
