@@ -8,6 +8,7 @@ import pytest
 
 from tacit.guards import derive_guards
 from tacit.guards.instructions import rules_in
+from tacit.guards.model import CommitMatch
 from test_guards_sweep import _check
 
 
@@ -114,3 +115,25 @@ def test_and_never_is_a_rule_of_its_own(rule, stopped, fine):
 
 def test_and_never_keeps_an_exception_of_the_sentence():
     assert derive_guards("Never run `make`, and never commit `.env.test` unless asked.") == ()
+
+
+# sbroenne/mcp-server-excel .github/instructions/critical-rules.instructions.md: "- Never commit to `main`, bypass
+# hooks, force-push, or use a hook-disabling" / "environment/configuration override.": an item the matcher cannot
+# see leaves the exact ones; after a last "or", "use" is one more thing forbidden
+def test_a_list_of_acts_keeps_its_exact_items():
+    specs = _specs("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
+                   "  environment/configuration override.\n")
+    assert CommitMatch(("main",)) in [s.match for s in specs]
+    assert _check(specs, "git push --force origin feature/x")
+    assert _check(specs, "git commit --no-verify -m x")
+    assert not _check(specs, "git push origin feature/x")
+
+
+@pytest.mark.parametrize("rule", [
+    "Never commit, push, or merge without review.",
+    "Never commit, print, or upload API keys.",
+    "Never commit to `main`, force-push, and use `git stash` instead.",
+])
+def test_a_list_whose_tail_may_reach_back_or_says_what_to_do_gives_nothing(rule):
+    assert not _check(derive_guards(rule), "git stash")
+    assert not _check(derive_guards(rule), "git commit -m x")
