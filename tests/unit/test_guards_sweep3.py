@@ -137,3 +137,20 @@ def test_a_list_of_acts_keeps_its_exact_items():
 def test_a_list_whose_tail_may_reach_back_or_says_what_to_do_gives_nothing(rule):
     assert not _check(derive_guards(rule), "git stash")
     assert not _check(derive_guards(rule), "git commit -m x")
+
+
+# mendableai/firecrawl CLAUDE.md: "- `pnpm harness` is a command that gets the API server and workers up for you to
+# run the tests. Don't try to `pnpm start` manually.": "manually" after the quoted command is the command run
+@pytest.mark.parametrize("rule", [
+    "- `pnpm harness` is a command that gets the API server and workers up for you to run the tests. "
+    "Don't try to `pnpm start` manually.",
+    "Don't run `pnpm start` by hand.",
+])
+def test_manually_after_a_quoted_command_is_the_command_run(rule):
+    specs = _specs(rule)
+    assert _check(specs, "pnpm start")
+    assert not _check(specs, "pnpm harness")
+
+
+def test_manually_keeps_the_exception_after_it():
+    assert derive_guards("Never run `pnpm start` manually unless asked.") == ()
