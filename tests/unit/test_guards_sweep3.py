@@ -154,3 +154,19 @@ def test_manually_after_a_quoted_command_is_the_command_run(rule):
 
 def test_manually_keeps_the_exception_after_it():
     assert derive_guards("Never run `pnpm start` manually unless asked.") == ()
+
+
+# tobi/qmd CLAUDE.md: "Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).": an aside
+# of quoted pairs only, each "use A, not B"
+def test_an_aside_of_pairs_is_a_rule_per_pair():
+    specs = _specs("Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).\n")
+    assert _check(specs, "npm install") and _check(specs, "node x.js")
+    assert not _check(specs, "bun install") and not _check(specs, "npm view react")
+
+
+@pytest.mark.parametrize("rule", [
+    "Prefer the new API (`fetchUser` not `getUser`).",
+    "Use Bun (`bun` not `node`) unless the script needs Node APIs.",
+])
+def test_pairs_that_name_no_command_or_carry_an_exception_give_nothing(rule):
+    assert not _check(derive_guards(rule), "node x.js")

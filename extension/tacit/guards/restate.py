@@ -387,12 +387,22 @@ def _read_not(m, spans: list) -> str:
     return m[0] + "read " if " " not in name and re.search(r"[./]", name) else m[0]
 
 
+# "(`bun` not `node`, `bun install` not `npm install`)": an aside of pairs only, each "use A, not B" a rule
+_PAIR = r"\x00\d+\x00\s+(?:not|over|instead of|rather than)\s+\x00\d+\x00"
+_PAIRS = lazy(rf"\(\s*({_PAIR}(?:\s*,\s*{_PAIR})*)\s*\)", re.I)
+
+
+def _pairs(m) -> str:
+    return "".join(f"; use {p[0]}, not {p[1]}" for p in re.findall(r"(\x00\d+\x00)\s+\S+(?:\s+(?:of|than))?\s+(\x00\d+\x00)", m[1]))
+
+
 def said_as_run(sentence: str, spans: list) -> str:
     """The sentence with "rely on `X`" read as "run `X`", "`p` or via `npx p`" as one `p` and
     "no <act>: `a`, `b`" as "never run `a`, `b`", "ensure X is used" as "use X", "`x` — never
     commit" as "never commit `x`", "read X, never `y`" as "… never read `y`"."""
     sentence = _FRONTED.sub(lambda m: _fronted(m, spans), _NO_ACT_COLON.sub("never run ", sentence))
     sentence = _READ_NOT.sub(lambda m: _read_not(m, spans), sentence)
+    sentence = _PAIRS.sub(_pairs, sentence)
     if _IS_USED.match(sentence):
         sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
