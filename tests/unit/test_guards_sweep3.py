@@ -16,72 +16,82 @@ def _specs(text: str) -> list:
     return [r.spec for r in rules_in(text)]
 
 
-# minhlongs/mekong-cli CLAUDE.md: "- .env* — never commit" under "## Public Repo Boundary": the name
-# before the dash is what not to commit, not every commit
-@pytest.mark.parametrize("rule, stopped, fine", [
-    ("- .env* — never commit", "git add .env.local", "git commit -m 'fix: typo'"),
-    ("- `.env*` — never commit", "git add .env", "git commit -am wip"),
-    ("- `main` — never push", "git push origin main", "git push origin feature/x"),
-])
-def test_a_name_before_the_dash_is_the_object(rule, stopped, fine):
-    specs = _specs(rule)
-    assert _check(specs, stopped)
-    assert not _check(specs, fine)
+# (file text, commands it stops, commands it lets through)
+STOPS = [
+    # minhlongs/mekong-cli CLAUDE.md, under "## Public Repo Boundary": the name before the dash is the object
+    ("- .env* — never commit", ["git add .env.local"], ["git commit -m 'fix: typo'"]),
+    ("- `.env*` — never commit", ["git add .env"], ["git commit -am wip"]),
+    ("- `main` — never push", ["git push origin main"], ["git push origin feature/x"]),
+    ("Note: never push", ["git push origin feature/x"], []),  # a heading word is no object
+    # retospect/precis-mcp CLAUDE.md: the verb left out is "read"; the file runs `scripts/ship --impacted` itself
+    ("Red gate:\nthe failure is printed above the `✖` — read *that*, never `scripts/ship`.\n", [],
+     ["scripts/ship --impacted"]),
+    ("read the docs, never `npm publish`", ["npm publish"], []),
+    # retospect/precis-mcp CLAUDE.md and .windsurfrules: wrapped inside an open aside; uv is the way
+    ("- **`uv` for everything; tests via `scripts/test`** (container-mounted;\n"
+     "  `--impacted` narrows) — never bare pytest/pip/mypy. mypy scope is\n  `src tests`.\n",
+     ["pytest -q", "pip install requests"], ["uv run pytest -q", "uv run mypy src"]),
+    ("- `uv` for everything — never bare pip/pytest/mypy. Ruff replaces black/isort/flake8.\n",
+     ["pytest -q", "pip install requests"], ["uv run pytest -q", "uv run mypy src"]),
+    # renchris/claude-infrastructure CLAUDE.md: a condition whose consequent says what happened
+    ("- **Never use `--no-verify` to bypass pre-commit hooks.** If a hook blocks your commit,\n"
+     "  it caught a real issue. Fix the underlying problem instead of bypassing the safeguard.\n",
+     ["git commit --no-verify -m x"], ["git commit -m x"]),
+    ("- Never use `--no-verify` — if a hook blocks your commit, it caught a real issue.\n",
+     ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # neondatabase/mcp-server-neon AGENTS.md: ", and never" opens a rule of its own
+    ("Never point these variables at a personal or production organization, and never commit `.env.test`.",
+     ["git add .env.test"], ["git add src/a.ts"]),
+    ("Never run `make`, and never commit `.env.test`.", ["git add .env.test", "make"], ["git add src/a.ts"]),
+    # mendableai/firecrawl CLAUDE.md: "manually" after the quoted command is the command run
+    ("- `pnpm harness` is a command that gets the API server and workers up for you to run the tests. "
+     "Don't try to `pnpm start` manually.", ["pnpm start"], ["pnpm harness"]),
+    ("Don't run `pnpm start` by hand.", ["pnpm start"], ["pnpm harness"]),
+    # tobi/qmd CLAUDE.md: an aside of quoted pairs only, each "use A, not B"
+    ("Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).\n",
+     ["npm install", "node x.js"], ["bun install", "npm view react"]),
+    # sbroenne/mcp-server-excel critical-rules.instructions.md: a list keeps its exact acts
+    ("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
+     "  environment/configuration override.\n",
+     ["git push --force origin feature/x", "git commit --no-verify -m x"], ["git push origin feature/x"]),
+]
 
 
-@pytest.mark.parametrize("rule", ["- secrets — never commit", "- API keys — never commit"])
-def test_a_fronted_object_the_matcher_cannot_see_is_no_commit_ban(rule):
-    assert not _check(_specs(rule), "git commit -m 'fix: typo'")
-
-
-def test_a_heading_word_before_the_colon_is_no_object():
-    assert _check(_specs("Note: never push"), "git push origin feature/x")
-
-
-# retospect/precis-mcp CLAUDE.md: "Red gate: the failure is printed above the `✖` — read *that*, never
-# `scripts/ship`." The verb left out is "read"; the file runs `scripts/ship --impacted` itself
-def test_read_this_never_that_is_no_ban_on_running_it():
-    specs = _specs("Red gate:\nthe failure is printed above the `✖` — read *that*, never `scripts/ship`.\n")
-    assert not _check(specs, "scripts/ship --impacted")
-    assert _check(derive_guards("read the docs, never `npm publish`"), "npm publish")
-
-
-# retospect/precis-mcp CLAUDE.md, wrapped inside an aside: "- **`uv` for everything; tests via `scripts/test`**
-# (container-mounted;" / "`--impacted` narrows) — never bare pytest/pip/mypy. mypy scope is"
-@pytest.mark.parametrize("text", [
-    "- **`uv` for everything; tests via `scripts/test`** (container-mounted;\n"
-    "  `--impacted` narrows) — never bare pytest/pip/mypy. mypy scope is\n  `src tests`.\n",
-    "- `uv` for everything — never bare pip/pytest/mypy. Ruff replaces black/isort/flake8.\n",
-])
-def test_bare_beside_a_wrapper_for_everything_lets_the_wrapper_run_it(text):
+@pytest.mark.parametrize("text, stopped, fine", STOPS)
+def test_stops(text, stopped, fine):
     specs = _specs(text)
-    assert _check(specs, "pytest -q")
-    assert _check(specs, "pip install requests")
-    assert not _check(specs, "uv run pytest -q")
-    assert not _check(specs, "uv run mypy src")
+    assert all(_check(specs, c) for c in stopped)
+    assert not any(_check(specs, c) for c in fine)
 
 
-# renchris/claude-infrastructure CLAUDE.md: "- **Never use `--no-verify` to bypass pre-commit hooks.** If a hook
-# blocks your commit," / "it caught a real issue. …": a condition whose consequent says what is so, in the past too
-@pytest.mark.parametrize("text", [
-    "- **Never use `--no-verify` to bypass pre-commit hooks.** If a hook blocks your commit,\n"
-    "  it caught a real issue. Fix the underlying problem instead of bypassing the safeguard.\n",
-    "- Never use `--no-verify` — if a hook blocks your commit, it caught a real issue.\n",
-])
-def test_a_condition_that_says_what_happened_vetoes_nothing(text):
-    specs = _specs(text)
-    assert _check(specs, "git commit --no-verify -m x")
-    assert not _check(specs, "git commit -m x")
+def test_a_list_of_acts_keeps_the_commit_on_main():
+    specs = _specs("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
+                   "  environment/configuration override.\n")
+    assert CommitMatch(("main",)) in [s.match for s in specs]
 
 
+# rules that must give no guard at all
 @pytest.mark.parametrize("rule", [
-    "- Never use `--no-verify`. If a hook fails, it's OK to skip it.",
+    "- secrets — never commit",  # a fronted object the matcher cannot see: no ban on every commit
+    "- API keys — never commit",
+    "- Never use `--no-verify`. If a hook fails, it's OK to skip it.",  # a condition that permits
     "- Never run `npm publish` — if you must, it's fine after approval.",
     "- Never use `--no-verify`. If a hook fails, it needed approval.",
-    "If a hook blocks your commit, it caught a real issue — never use `--no-verify`.",
+    "If a hook blocks your commit, it caught a real issue — never use `--no-verify`.",  # one before the rule
+    "Never run `make`, and never commit `.env.test` unless asked.",
+    "Never run `pnpm start` manually unless asked.",
+    "Never commit, push, or merge without review.",  # a tail that may reach back
+    "Never commit, print, or upload API keys.",  # one object for all
+    "Prefer the new API (`fetchUser` not `getUser`).",
+    "Use Bun (`bun` not `node`) unless the script needs Node APIs.",
 ])
-def test_a_condition_that_permits_or_comes_first_still_vetoes(rule):
+def test_nothing(rule):
     assert derive_guards(rule) == ()
+
+
+def test_and_use_after_a_list_is_what_to_do():
+    specs = derive_guards("Never commit to `main`, force-push, and use `git stash` instead.")
+    assert not _check(specs, "git stash")
 
 
 def test_a_fence_after_a_long_open_line_is_no_wrapped_line():
@@ -98,75 +108,3 @@ def test_a_wrapped_line_may_open_with_a_quoted_name():
     specs = _specs(text)
     assert _check(specs, edit="docs/reference/src/content/docs/tools/a.md")
     assert not _check(specs, edit="docs/reference/README.md")
-
-
-# neondatabase/mcp-server-neon AGENTS.md: "… Never point these variables at a" / "personal or production
-# organization, and never commit `.env.test`.": ", and never" opens a rule of its own, like ", and don't"
-@pytest.mark.parametrize("rule, stopped, fine", [
-    ("Never point these variables at a personal or production organization, and never commit `.env.test`.",
-     "git add .env.test", "git add src/a.ts"),
-    ("Never run `make`, and never commit `.env.test`.", "git add .env.test", "git add src/a.ts"),
-])
-def test_and_never_is_a_rule_of_its_own(rule, stopped, fine):
-    specs = derive_guards(rule)
-    assert _check(specs, stopped)
-    assert not _check(specs, fine)
-
-
-def test_and_never_keeps_an_exception_of_the_sentence():
-    assert derive_guards("Never run `make`, and never commit `.env.test` unless asked.") == ()
-
-
-# sbroenne/mcp-server-excel .github/instructions/critical-rules.instructions.md: "- Never commit to `main`, bypass
-# hooks, force-push, or use a hook-disabling" / "environment/configuration override.": an item the matcher cannot
-# see leaves the exact ones; after a last "or", "use" is one more thing forbidden
-def test_a_list_of_acts_keeps_its_exact_items():
-    specs = _specs("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
-                   "  environment/configuration override.\n")
-    assert CommitMatch(("main",)) in [s.match for s in specs]
-    assert _check(specs, "git push --force origin feature/x")
-    assert _check(specs, "git commit --no-verify -m x")
-    assert not _check(specs, "git push origin feature/x")
-
-
-@pytest.mark.parametrize("rule", [
-    "Never commit, push, or merge without review.",
-    "Never commit, print, or upload API keys.",
-    "Never commit to `main`, force-push, and use `git stash` instead.",
-])
-def test_a_list_whose_tail_may_reach_back_or_says_what_to_do_gives_nothing(rule):
-    assert not _check(derive_guards(rule), "git stash")
-    assert not _check(derive_guards(rule), "git commit -m x")
-
-
-# mendableai/firecrawl CLAUDE.md: "- `pnpm harness` is a command that gets the API server and workers up for you to
-# run the tests. Don't try to `pnpm start` manually.": "manually" after the quoted command is the command run
-@pytest.mark.parametrize("rule", [
-    "- `pnpm harness` is a command that gets the API server and workers up for you to run the tests. "
-    "Don't try to `pnpm start` manually.",
-    "Don't run `pnpm start` by hand.",
-])
-def test_manually_after_a_quoted_command_is_the_command_run(rule):
-    specs = _specs(rule)
-    assert _check(specs, "pnpm start")
-    assert not _check(specs, "pnpm harness")
-
-
-def test_manually_keeps_the_exception_after_it():
-    assert derive_guards("Never run `pnpm start` manually unless asked.") == ()
-
-
-# tobi/qmd CLAUDE.md: "Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).": an aside
-# of quoted pairs only, each "use A, not B"
-def test_an_aside_of_pairs_is_a_rule_per_pair():
-    specs = _specs("Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).\n")
-    assert _check(specs, "npm install") and _check(specs, "node x.js")
-    assert not _check(specs, "bun install") and not _check(specs, "npm view react")
-
-
-@pytest.mark.parametrize("rule", [
-    "Prefer the new API (`fetchUser` not `getUser`).",
-    "Use Bun (`bun` not `node`) unless the script needs Node APIs.",
-])
-def test_pairs_that_name_no_command_or_carry_an_exception_give_nothing(rule):
-    assert not _check(derive_guards(rule), "node x.js")
