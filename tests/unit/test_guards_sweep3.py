@@ -50,6 +50,8 @@ STOPS = [
     # tobi/qmd CLAUDE.md: an aside of quoted pairs only, each "use A, not B"
     ("Use Bun instead of Node.js (`bun` not `node`, `bun install` not `npm install`).\n",
      ["npm install", "node x.js"], ["bun install", "npm view react"]),
+    # minhlongs/mekong-cli tests/CLAUDE.md: "(not available on this Mac)" is a reason, not "use A, not B"
+    ("- Use `python3` NOT `python` (not available on this Mac)\n", ["python x.py"], ["python3 x.py"]),
     # sbroenne/mcp-server-excel critical-rules.instructions.md: a list keeps its exact acts
     ("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
      "  environment/configuration override.\n",

@@ -313,7 +313,8 @@ def _tidy(s: str) -> str:
 
 
 _ABBREVIATION = lazy(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", re.I)
-_NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
+_NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s(?!(?:available|installed|supported|present|reliable|compatible|working|"
+                 r"needed|necessary|required|allowed|stable|maintained|recommended)\b)[^()]+)\)", re.I)  # "(not available on this Mac)": a reason
 _SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
 _BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited)|"
                      r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*)\)", re.I)
