@@ -52,6 +52,9 @@ STOPS = [
      ["npm install", "node x.js"], ["bun install", "npm view react"]),
     # minhlongs/mekong-cli tests/CLAUDE.md: "(not available on this Mac)" is a reason, not "use A, not B"
     ("- Use `python3` NOT `python` (not available on this Mac)\n", ["python x.py"], ["python3 x.py"]),
+    # sbroenne/mcp-server-excel llm-testing-philosophy.instructions.md: the rule in the label's parenthesis
+    ("- **Generated files (NEVER edit):** `skills/excel-cli/SKILL.md`, `skills/excel-mcp/SKILL.md`, "
+     "`obj/.../ExcelSkillPrompts.g.cs`\n", [], []),
     # sbroenne/mcp-server-excel critical-rules.instructions.md: a list keeps its exact acts
     ("- Never commit to `main`, bypass hooks, force-push, or use a hook-disabling\n"
      "  environment/configuration override.\n",
@@ -64,6 +67,13 @@ def test_stops(text, stopped, fine):
     specs = _specs(text)
     assert all(_check(specs, c) for c in stopped)
     assert not any(_check(specs, c) for c in fine)
+
+
+def test_the_rule_in_a_label_parenthesis_covers_the_files_after_the_colon():
+    specs = _specs("- **Generated files (NEVER edit):** `skills/excel-cli/SKILL.md`, `skills/excel-mcp/SKILL.md`\n")
+    assert _check(specs, edit="skills/excel-cli/SKILL.md")
+    assert not _check(specs, edit="skills/templates/SKILL.cli.sbn")
+    assert derive_guards("Generated files (never edit unless asked): `dist/`") == ()
 
 
 def test_a_list_of_acts_keeps_the_commit_on_main():

@@ -396,13 +396,18 @@ def _pairs(m) -> str:
     return "".join(f"; use {p[0]}, not {p[1]}" for p in re.findall(r"(\x00\d+\x00)\s+\S+(?:\s+(?:of|than))?\s+(\x00\d+\x00)", m[1]))
 
 
+# "Generated files (NEVER edit): `a`, `b`": the rule in the label's parenthesis, the files after the colon
+_LABEL_RULE = lazy(r"^((?:[\w-]+\s+){0,3}(?:files?|folders?|directories|paths|outputs?|artifacts?))\s*[(,]\s*"
+                   r"((?:never|do not|don'?t)\s+(?:edit|modify|touch|change|hand-edit))\s*\)?\s*:\s*(?=\x00)", re.I)
+
+
 def said_as_run(sentence: str, spans: list) -> str:
     """The sentence with "rely on `X`" read as "run `X`", "`p` or via `npx p`" as one `p` and
     "no <act>: `a`, `b`" as "never run `a`, `b`", "ensure X is used" as "use X", "`x` — never
     commit" as "never commit `x`", "read X, never `y`" as "… never read `y`"."""
     sentence = _FRONTED.sub(lambda m: _fronted(m, spans), _NO_ACT_COLON.sub("never run ", sentence))
     sentence = _READ_NOT.sub(lambda m: _read_not(m, spans), sentence)
-    sentence = _PAIRS.sub(_pairs, sentence)
+    sentence = _PAIRS.sub(_pairs, _LABEL_RULE.sub(r"\2 \1: ", sentence))
     if _IS_USED.match(sentence):
         sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
