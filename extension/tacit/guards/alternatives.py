@@ -77,8 +77,10 @@ _KIN = {"uv": ("uv", "uvx"), "uvx": ("uv", "uvx"), "npx": ("npx", "pnpx", "bunx"
 
 
 _BARE = lazy(r"\b(?:bare|raw|plain|direct|directly)\b", re.I)
-_BARE_USE = lazy(r"\b(?:use|(?P<via>via|through|using))\s+`?(uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b",
+_BARE_USE = lazy(r"\b(?:use|(?P<via>via|through|using))\s+`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?(?:\s+run)?\b",
                  re.I)
+# "`uv` for everything — never bare pytest": the wrapper said as what everything goes through
+_FOR_ALL = lazy(r"(?<![\w-])`?(?P<w>uv|uvx|poetry|pipenv|pdm|rye|hatch|npx|bunx)`?\s+for\s+(?:everything|all\b)", re.I)
 
 
 def _through_wrapper(words: list, m) -> tuple:
@@ -102,12 +104,12 @@ def _through_wrapper(words: list, m) -> tuple:
 def narrow(spec: GuardSpec, rule: str, lesson: str) -> GuardSpec:
     """``spec`` narrowed so that the alternative the lesson names passes."""
     m = spec.match
-    said = _BARE_USE.search(lesson) if _BARE.search(rule) or _BARE.search(lesson) else None
-    if said and said.group("via") and _FORBIDS.search(re.split(r"[,;.!?]", lesson[:said.start()])[-1]):
+    said = _BARE_USE.search(lesson) or _FOR_ALL.search(lesson) if _BARE.search(rule) or _BARE.search(lesson) else None
+    if said and said.groupdict().get("via") and _FORBIDS.search(re.split(r"[,;.!?]", lesson[:said.start()])[-1]):
         said = None  # "don't use `tsc` directly or via `npx tsc`": a way the rule forbids
-    if said and isinstance(m, CommandMatch) and not m.not_via and said.group(2).lower() not in m.programs:
+    if said and isinstance(m, CommandMatch) and not m.not_via and said["w"].lower() not in m.programs:
         # "use uv for everything, never bare python" · "run python via uv run, never bare python": through uv is the way
-        return replace(spec, match=replace(m, not_via=_KIN.get(said.group(2).lower(), (said.group(2).lower(),))))
+        return replace(spec, match=replace(m, not_via=_KIN.get(said["w"].lower(), (said["w"].lower(),))))
     if not isinstance(m, (PushMatch, CommandMatch)):
         return spec
     for alt in ([spec.instead] if spec.instead else []) + _alternatives(rule, lesson):

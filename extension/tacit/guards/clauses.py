@@ -31,7 +31,7 @@ _NOISE = lazy(
     r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
     r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|"
     r"in any (?:form|way|shape or form)|"
-    r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|"
+    r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|(?<=\x00\s)(?:manually|by hand)(?=\s*(?:[.!,;]|$))|"
     r"for (?:dependency|package) management(?:\s+(?:commands?|tasks?|operations?))?|as (?:a|the|our) package manager|"
     r"for this(?=\s*$))\b", re.I)
 _HERE = lazy(
@@ -49,7 +49,7 @@ _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbi
 # "… and instead prompt the user": the way to do it instead is a clause of its own; and a comma before a
 # prohibition of its own: "Do not create a feature branch, do not open a pull request, and …"
 _CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|,?\s+(?:and|but)\s+(?=instead\b)|"
-                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])", re.I)
+                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])|\s*,\s*and\s+(?=never\s+[a-z])", re.I)
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
               r"these|those|there|i|you|of|our|otherwise)\b)", re.I)
@@ -317,7 +317,8 @@ def _tidy(s: str) -> str:
 
 
 _ABBREVIATION = lazy(r"\b(e\.g|i\.e|etc(?!\.\s+[A-Z])|vs|cf)\.", re.I)
-_NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s[^()]+)\)", re.I)
+_NOT_ASIDE = lazy(r"\s*\(\s*((?:not|never|no)\s(?!(?:available|installed|supported|present|reliable|compatible|working|"
+                 r"needed|necessary|required|allowed|stable|maintained|recommended)\b)[^()]+)\)", re.I)  # "(not available on this Mac)": a reason
 _SQL_ASIDE = lazy(r"\s*\(\s*((?:drop|truncate|delete)\b[^()]*)\)", re.I)
 _BANNED_ASIDE = lazy(r"\s*\(([^()]+\s(?:is|are)\s+(?:not allowed|forbidden|banned|prohibited)|"
                      r"(?:do not|don'?t)\s[^()]*\x00\d+\x00[^()]*|"
@@ -458,8 +459,10 @@ def veto(sentences: list[list[Clause]], rule: Clause, specs: tuple = ()) -> Clau
         if i < own and _orders(found[0], specs):
             continue  # … unless it orders an act of its own ("After editing X, run `gen`. Never edit Y")
         orders = [d.text for d in found if i == own and rule.text not in d.text and _orders(d, specs)]
+        # "never `git add -f` them — if it is in `.gitignore`, it's intentional": after the rule, what is so
+        told = [d.text for d in found[found.index(rule) + 1:] if i == own and _explains(d)] if rule in found else []
         for c in found:
-            if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text):
+            if c is rule or c.text == rule.text or i != own and _INFORM.fullmatch(c.text) or any(c.text in d for d in told):
                 continue
             if any(c.text in d or d in c.text for d in orders):
                 continue  # "After X, run `gen`; never edit `y`": the condition is the order's
@@ -542,8 +545,9 @@ def _orders(c: Clause, specs: tuple) -> bool:
 
 
 # "When `tsc` receives file arguments, it ignores `tsconfig.json`": a later sentence that explains
-_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))\s+(?!(?:is|are|'s|'re)\s+"
-                 r"(?:ok|okay|fine|allowed|acceptable))[a-z]+s\b|(?:nobody|no one|everyone|everything|nothing|we|you)\s+"
+# "If a hook blocks your commit, it caught a real issue" · "if it is in `.gitignore`, it's intentional": said in the past too
+_EXPLAINS = lazy(r"(?:it|they|this|that|these|those|the (?:build|result|output|compiler|tool))(?:\s+|(?='))(?!(?:is|are|'s|'re)\s+"
+                 r"(?:ok|okay|fine|allowed|acceptable))(?:[a-z]+(?:s|ed)|caught|found|broke|hit|meant|saw|got|'s|'re)\b|(?:nobody|no one|everyone|everything|nothing|we|you)\s+"
                  r"(?:can(?:not|'t)?|could|will|won't|lose|[a-z]+s)\b", re.I)  # "When it breaks, nobody can release"
 
 

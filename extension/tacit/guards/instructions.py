@@ -189,8 +189,12 @@ def _continued(lines: list[str], number: int) -> list[str]:
     while len(out) < 4 and number + 1 + len(out) < len(lines):
         after = lines[number + 1 + len(out)]
         text = after.strip()
-        if len(here.strip()) < _WRAP_AT or _ENDS_SENTENCE.search(here) or not text or not text[0].islower() \
-                or _LIST_ITEM.match(after) or "<!--" in after or _OPENS_RULE.match(text):
+        # "(container-mounted;" / "`--impacted` narrows) — …": a break inside an open aside ends no sentence,
+        # and a wrapped line may open with a quoted name
+        open_aside = here.count("(") > here.count(")") and here.rstrip().endswith((";", ":"))
+        if len(here.strip()) < _WRAP_AT or _ENDS_SENTENCE.search(here) and not open_aside or not text \
+                or not (text[0].islower() or text[0] == "`" and not _FENCE.match(after)) or _LIST_ITEM.match(after) or "<!--" in after \
+                or _OPENS_RULE.match(text):
             break
         out.append(text)
         here = after

@@ -47,10 +47,14 @@ def verb_list(sentence: str, because: str, specs_of) -> list:
     phrases = re.split(r",\s*(?:or\s+|and\s+|nor\s+)?", m.group("items"))
     if not re.search(r",\s*(?:or|and|nor)\s+[^,]*$", m.group("items"), re.I):
         return []  # "never push to main, open a PR": the last phrase says what to do, not a list
-    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) for p in phrases):
+    # "never commit to `main`, force-push, or use a hook override": after a last "or", "use" is forbidden too
+    or_use = re.search(r",\s*(?:or|nor)\s+use\s+[^,]*$", m.group("items"), re.I)
+    if not 2 <= len(phrases) <= 6 or not all(_LIST_VERB.match(p) or or_use and i == len(phrases) - 1
+                                             for i, p in enumerate(phrases)):
         return []  # "don't use npm commands, use pnpm": the second phrase says what to do
     found = [specs_of(f"never {p.strip()}", because) for p in phrases]
-    if not all(found) and any(_TAIL.search(p) or re.search(r"\w{3,}ly\b", p) or len(p.split()) < 2 for p in phrases):
+    if not all(found) and (_TAIL.search(phrases[-1]) or re.search(r"\w{3,}ly\b", phrases[-1])
+                           or any(len(p.split()) < 2 for p, f in zip(phrases, found) if not f)):
         return []  # "… or merge without review" · "commit, print, or upload API keys": one tail, one object for all
     out: list = []  # "never read the credential store, run `git credential fill`, or print a token": the exact ones
     for spec in (s for specs in found for s in specs):

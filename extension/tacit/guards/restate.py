@@ -359,10 +359,55 @@ _NO_ACT_COLON = lazy(r"^no\s+(?:[a-z-]+\s+){0,3}?(?:history|rewrit\w*|modif\w*|d
 _IS_USED = lazy(r"^(?:ensure|make sure)\s+(?:that\s+)?(?=(?:\x00\d+\x00|[\w.-]+)\s+is\s+used\b)", re.I)
 
 
+# "`.env*` — never commit" · "`main` — never push" · "secrets — never commit": what stands before the
+# dash is the act's object (a heading word before a colon, "Note: never push", is none)
+_FRONTED = lazy(r"^(?P<obj>\x00(?P<i>\d+)\x00|[\w~*./-]+(?:\s+[\w~*./-]+){0,2})\s*(?:\u2014|--?|:|,)\s*"
+                r"(?P<rule>(?:never|don'?t|do not|must not)\s+(?P<verb>commit|push|edit|modify|touch|delete|remove|change))"
+                r"\s*[.!]?$", re.I)
+_LEAD_WORD = lazy(r"(?:important|note|nb|warning|caution|critical|rule|remember|reminder|tip|also|and|so|"
+                  r"please|again|ps|heads up|never|always|git|workflow)", re.I)
+_BRANCH = lazy(r"`[\w][\w.-]*`|main|master|develop|dev|trunk|production|prod|staging|release", re.I)
+
+
+def _fronted(m, spans: list) -> str:
+    if not m["i"] and _LEAD_WORD.fullmatch(m["obj"]):
+        return m[0]
+    if m["verb"].lower() == "push":  # a branch: one word, no path
+        name = spans[int(m["i"])] if m["i"] else m["obj"]
+        return f"{m['rule']} to {m['obj']}" if _BRANCH.fullmatch(name) else m[0]
+    return f"{m['rule']} {m['obj']}"
+
+
+# "read *that*, never `scripts/ship`": the verb left out is the one before, reading a file, not running it
+_READ_NOT = lazy(r"\b(?:read|look at|inspect|study|consult|view)\b[^,;]{0,60},\s*(?:never|not)\s+(?=\x00(?P<i>\d+)\x00)", re.I)
+
+
+def _read_not(m, spans: list) -> str:
+    name = spans[int(m["i"])].strip("`")
+    return m[0] + "read " if " " not in name and re.search(r"[./]", name) else m[0]
+
+
+# "(`bun` not `node`, `bun install` not `npm install`)": an aside of pairs only, each "use A, not B" a rule
+_PAIR = r"\x00\d+\x00\s+(?:not|over|instead of|rather than)\s+\x00\d+\x00"
+_PAIRS = lazy(rf"\(\s*({_PAIR}(?:\s*,\s*{_PAIR})*)\s*\)", re.I)
+
+
+def _pairs(m) -> str:
+    return "".join(f"; use {p[0]}, not {p[1]}" for p in re.findall(r"(\x00\d+\x00)\s+\S+(?:\s+(?:of|than))?\s+(\x00\d+\x00)", m[1]))
+
+
+# "Generated files (NEVER edit): `a`, `b`": the rule in the label's parenthesis, the files after the colon
+_LABEL_RULE = lazy(r"^((?:[\w-]+\s+){0,3}(?:files?|folders?|directories|paths|outputs?|artifacts?))\s*[(,]\s*"
+                   r"((?:never|do not|don'?t)\s+(?:edit|modify|touch|change|hand-edit))\s*\)?\s*:\s*(?=\x00)", re.I)
+
+
 def said_as_run(sentence: str, spans: list) -> str:
     """The sentence with "rely on `X`" read as "run `X`", "`p` or via `npx p`" as one `p` and
-    "no <act>: `a`, `b`" as "never run `a`, `b`", "ensure X is used" as "use X"."""
-    sentence = _NO_ACT_COLON.sub("never run ", sentence)
+    "no <act>: `a`, `b`" as "never run `a`, `b`", "ensure X is used" as "use X", "`x` — never
+    commit" as "never commit `x`", "read X, never `y`" as "… never read `y`"."""
+    sentence = _FRONTED.sub(lambda m: _fronted(m, spans), _NO_ACT_COLON.sub("never run ", sentence))
+    sentence = _READ_NOT.sub(lambda m: _read_not(m, spans), sentence)
+    sentence = _PAIRS.sub(_pairs, _LABEL_RULE.sub(r"\2 \1: ", sentence))
     if _IS_USED.match(sentence):
         sentence = re.sub(r"^(\S+)\s+is\s+used\b", r"use \1", _IS_USED.sub("", sentence))
     return _TRIED.sub(lambda m: _tried(m, spans), _SAME_VIA.sub(lambda m: _same_via(m, spans), sentence))
