@@ -163,24 +163,49 @@ def test_extensions_named_after_files_are_every_such_file():
         ".env", "*.pem"}
 
 
-@pytest.mark.parametrize("lesson, stopped, fine", [
-    # real lines: a gain after the rule is its reason; "for installing packages" is what the rule holds for
+# Real lines (each from a public instruction file unless said), the calls their guards stop and let through.
+READINGS = [
+    # a gain after the rule is its reason; "for installing packages" is what the rule holds for
     ("- Use `uv` instead of `pip` for faster installs", ["pip install requests", "pip list"], ["uv pip install x"]),
     ("**IMPORTANT**: Always use `uv` instead of `pip` for installing packages. It's faster and handles dependencies "
      "better.", ["pip install requests"], ["pip list", "uv add requests"]),
-])
-def test_a_gain_is_a_reason_and_installing_is_a_scope(lesson, stopped, fine):
+    # `--hooks=` names the flag that takes a value
+    ("- Never run `wp action-scheduler run` without `--hooks=`; prefer a single action by ID.",
+     ["wp action-scheduler run"], ["wp action-scheduler run --hooks=woocommerce_cleanup"]),
+    # `node_modules` is a folder tacit knows by name
+    ("- Never commit `node_modules`", ["git add node_modules/left-pad/index.js", "git add -f node_modules"],
+     ["git add src/app.js"]),
+    # found by a walk of `tacit guard stats`: the agent's every call is by hand
+    ("Never run terraform apply by hand; it goes through the ops PR.", ["terraform apply -auto-approve"],
+     ["terraform plan"]),
+    # "shared/protected branches" are the protected ones, not a branch named "shared/protected"
+    ("- Never force-push to shared/protected branches.", ["git push --force origin main"],
+     ["git push --force origin feature/login"]),
+    # "in any form" is every form
+    ("- Never run `docker compose down -v`, never run `git clean` in any form, never drop or recreate a database, and "
+     "never log secrets.", ["git clean -fdx", "docker compose down -v"], ["git status"]),
+    # the force push is stopped, the lease (the way the line says) goes through
+    ("- Push with `--force-with-lease`, never `--force`.", ["git push --force origin feature"],
+     ["git push --force-with-lease origin feature", "git push origin feature"]),
+    # "skip hooks (`--no-verify`)." once read as "skip hooks ." (a dot argument)
+    ("- NEVER skip hooks (`--no-verify`).", ["git commit --no-verify -m x"], ["git commit -m x"]),
+    # the tail says what pnpm is for, the rule is npm
+    ("- Always use `pnpm` instead of `npm` for package management commands", ["npm install left-pad"],
+     ["pnpm install"]),
+    # the ban sits in an aside after the word that says the manager is required
+    ("- **Package Manager**: pnpm (mandatory - do not use npm or yarn); exact versions are in `package.json`",
+     ["npm install left-pad", "yarn add lodash"], ["pnpm add lodash"]),
+    ("- **Package Manager**: Bun (required - do not use npm/yarn/pnpm)", ["npm install left-pad", "yarn add lodash"],
+     ["bun add lodash"]),
+]
+
+
+@pytest.mark.parametrize("lesson, stopped, fine", READINGS)
+def test_real_lines_stop_their_violations_and_let_the_rest_through(lesson, stopped, fine):
     for command in stopped:
         assert _stops(lesson, command), command
     for command in fine:
         assert not _stops(lesson, command), command
-
-
-def test_a_flag_written_with_its_equals_sign_is_the_flag():
-    # a real line: `--hooks=` names the flag that takes a value
-    lesson = "- Never run `wp action-scheduler run` without `--hooks=`; prefer a single action by ID."
-    assert _stops(lesson, "wp action-scheduler run")
-    assert not _stops(lesson, "wp action-scheduler run --hooks=woocommerce_cleanup")
 
 
 def test_a_list_of_commands_that_ends_with_anything_that_is_the_commands_named():
@@ -195,45 +220,18 @@ def test_a_list_of_commands_that_ends_with_anything_that_is_the_commands_named()
     assert not guards.check(normalize_call("Bash", {"command": "npm run lint"}, ROOT, project_root=ROOT))
 
 
-def test_a_name_without_a_dot_that_is_a_known_file_is_a_commit_path():
-    # a real line: `node_modules` is a folder tacit knows by name
-    lesson = "- Never commit `node_modules`"
-    assert _stops(lesson, "git add node_modules/left-pad/index.js")
-    assert _stops(lesson, "git add -f node_modules")
-    assert not _stops(lesson, "git add src/app.js")
-    assert derive_guards("never commit secrets") == ()
-
-
 @pytest.mark.parametrize("lesson", [
     # a real line: the edit is fine after `cdk diff`, which the check cannot see (it made a guard on the first path)
     "- Don't modify `lib/computeStack.ts` or `lib/networkingStack.ts` without `cdk diff` first",
     "never push without running the tests first",
+    "never commit secrets",  # no path
 ])
-def test_without_a_step_first_is_an_exception(lesson):
+def test_what_derives_nothing(lesson):
     assert derive_guards(lesson) == ()
 
 
-def test_a_command_run_by_hand_is_the_command():
-    # a real line (found by a walk of `tacit guard stats`): the agent's every call is by hand
-    lesson = "Never run terraform apply by hand; it goes through the ops PR."
-    assert _stops(lesson, "terraform apply -auto-approve")
-    assert not _stops(lesson, "terraform plan")
+def test_an_edit_rule_said_by_hand_stays_an_edit_rule():
     assert [type(s.match).__name__ for s in derive_guards("never write migrations by hand")] == ["PathMatch"]
-
-
-def test_kinds_of_branch_joined_by_a_slash_are_kinds():
-    # a real line: "shared/protected branches" are the protected ones, not a branch named "shared/protected"
-    lesson = "- Never force-push to shared/protected branches."
-    assert _stops(lesson, "git push --force origin main")
-    assert not _stops(lesson, "git push --force origin feature/login")
-
-
-def test_in_any_form_says_every_form():
-    # a real line: "never run `git clean` in any form" is every `git clean`
-    lesson = ("- Never run `docker compose down -v`, never run `git clean` in any form, never drop or recreate a "
-              "database, and never log secrets.")
-    assert _stops(lesson, "git clean -fdx") and _stops(lesson, "docker compose down -v")
-    assert not _stops(lesson, "git status")
 
 
 @pytest.mark.parametrize("line", [
@@ -244,32 +242,3 @@ def test_in_any_form_says_every_form():
 def test_a_quoted_command_said_with_a_target_or_place_is_no_guard_of_its_own(line):
     from tacit.guards.instructions import rules_in
     assert rules_in(line) == []
-
-
-def test_one_flag_of_a_git_verb_over_another():
-    # a real line: the force push is stopped, the lease (the way the line says) goes through
-    lesson = "- Push with `--force-with-lease`, never `--force`."
-    assert _stops(lesson, "git push --force origin feature")
-    assert not _stops(lesson, "git push --force-with-lease origin feature")
-    assert not _stops(lesson, "git push origin feature")
-
-
-def test_an_aside_before_the_full_stop_leaves_no_stray_argument():
-    # a real line: "skip hooks (`--no-verify`)." read as "skip hooks ." (a dot argument) derived nothing
-    assert _stops("- NEVER skip hooks (`--no-verify`).", "git commit --no-verify -m x")
-    assert not _stops("- NEVER skip hooks (`--no-verify`).", "git commit -m x")
-
-
-def test_for_package_management_commands_is_emphasis():
-    # a real line: the tail says what pnpm is for, the rule is npm
-    lesson = "- Always use `pnpm` instead of `npm` for package management commands"
-    assert _stops(lesson, "npm install left-pad") and not _stops(lesson, "pnpm install")
-
-
-@pytest.mark.parametrize("lesson", [
-    # real lines: the ban sits in an aside after the word that says the manager is required
-    "- **Package Manager**: pnpm (mandatory - do not use npm or yarn); exact versions are in `package.json`",
-    "- **Package Manager**: Bun (required - do not use npm/yarn/pnpm)",
-])
-def test_a_ban_in_an_aside_after_required(lesson):
-    assert _stops(lesson, "npm install left-pad") and _stops(lesson, "yarn add lodash")
