@@ -15,6 +15,13 @@ from tacit.failures import InputError, LedgerUnavailable
 JSON_OUTPUT = {"on": False}  # set by tacit.cli from ``--json``
 
 
+def command(subparsers, name: str, func, **options):
+    """``subparsers.add_parser(name, **options)``, run by ``func`` (its ``args.func``)."""
+    parser = subparsers.add_parser(name, **options)
+    parser.set_defaults(func=func)
+    return parser
+
+
 def project_folder(args, cfg) -> str:
     """The folder a command works in: ``--project DIR``, ``$TACIT_PROJECT`` (a child's), or the cwd."""
     return getattr(args, "project", None) or cfg.env.get("TACIT_PROJECT") or os.getcwd()

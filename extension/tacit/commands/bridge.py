@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import argparse
 
-from tacit.commands import reply
+from tacit.commands import command, reply
 from tacit.hosts import spec as host_specs
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("bridge", help="serve a host extension over stdio (internal)")
+    p = command(subparsers, "bridge", _run, help="serve a host extension over stdio (internal)")
     p.add_argument("--stdio", action="store_true", required=True,
                    help="speak the JSON-lines protocol on stdin/stdout")
     p.add_argument("--host", default="", help=argparse.SUPPRESS)  # default: the one host that has a bridge
-    p.set_defaults(func=_run)
 
 
 def _run(args, cfg) -> int:

@@ -6,16 +6,15 @@ Design notes: docs/design/commands.md#tacitcommandscost
 from __future__ import annotations
 
 from tacit.children.budget import report
-from tacit.commands import emit, positive
+from tacit.commands import command, emit, positive
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("cost", help="what background child agents spent, by day, kind and host",
+    p = command(subparsers, "cost", _cost, help="what background child agents spent, by day, kind and host",
                               description="Spend of tacit's background child agents (tokens, USD) by day, "
                                           "kind and host, today's budget, waiting jobs, and what each run "
                                           "changed (docs/cost.md).")
     p.add_argument("--days", type=positive(), default=7, help="how many local days, today included (default 7)")
-    p.set_defaults(func=_cost)
 
 
 def _usd(bucket: dict) -> str:

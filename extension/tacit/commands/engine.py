@@ -10,7 +10,7 @@ import sys
 
 from tacit.app import Actor
 from tacit.children.launch import run_job_id
-from tacit.commands import emit, exit_code, project_folder
+from tacit.commands import command, emit, exit_code, project_folder
 from tacit.hosts.hooks import run_in_process
 from tacit.projects import project_for
 from tacit.service import client
@@ -19,33 +19,30 @@ from tacit.slash import memory_consolidate, memory_skills
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("consolidate", help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
+    p = command(subparsers, "consolidate", _consolidate,
+                help="consolidate MEMORY.md and USER.md (/memory-consolidate)")
     p.add_argument("--deterministic", action="store_true", help="merge duplicates only; no child agent")
     p.add_argument("--force", action="store_true", help="also scopes that are not near their limit")
     p.add_argument("--project", metavar="DIR", help="the project whose memory (default: the working folder)")
     p.add_argument("--session", metavar="ID", default="consolidate", help=argparse.SUPPRESS)  # whose slash command
-    p.set_defaults(func=_consolidate)
 
-    p = subparsers.add_parser("skills", help="list skills with their files (/memory-skills)")
-    p.set_defaults(func=_skills)
+    p = command(subparsers, "skills", _skills, help="list skills with their files (/memory-skills)")
 
-    p = subparsers.add_parser("serve", help="run the engine service of this data folder (started on demand)")
-    p.set_defaults(func=_serve)
+    p = command(subparsers, "serve", _serve,
+                help="run the engine service of this data folder (started on demand)")
 
-    p = subparsers.add_parser("service", help="the engine service: status or stop")
+    p = command(subparsers, "service", _service, help="the engine service: status or stop")
     p.add_argument("action", choices=("status", "stop"))
-    p.set_defaults(func=_service)
 
-    p = subparsers.add_parser("hook", help="run one hook event in this process (what a hook falls back to)")
+    p = command(subparsers, "hook", _hook,
+                help="run one hook event in this process (what a hook falls back to)")
     p.add_argument("host")
     p.add_argument("event")
-    p.set_defaults(func=_hook)
 
     p = subparsers.add_parser("child", help="child-agent jobs (internal)")
     sub = p.add_subparsers(dest="child_command", required=True)
-    run = sub.add_parser("run", help="run one queued job (started detached by the engine)")
+    run = command(sub, "run", _child_run, help="run one queued job (started detached by the engine)")
     run.add_argument("job_id")
-    run.set_defaults(func=_child_run)
 
 
 def _consolidate(args, cfg) -> int:

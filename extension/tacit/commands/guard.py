@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from tacit.commands import emit, project_folder, refuse
+from tacit.commands import command, emit, project_folder, refuse
 from tacit.display import clip, printable
 from tacit.guards import GuardSet, normalize_call, reason
 from tacit.handlers.guards import git_facts
@@ -27,12 +27,11 @@ def add_parser(subparsers) -> None:
     def common(p):
         p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
-    p = sub.add_parser("list", help="the guards that apply here, and where each came from")
+    p = command(sub, "list", _list, help="the guards that apply here, and where each came from")
     common(p)
     p.add_argument("--all", action="store_true", help="every guard, removed and other projects' too")
-    p.set_defaults(func=_list)
 
-    p = sub.add_parser("add", help="add a guard by hand")
+    p = command(sub, "add", _add, help="add a guard by hand")
     common(p)
     p.add_argument("pattern", help="`npm`, `terraform apply`, path:GLOB, push[:BRANCH], force-push[:BRANCH], sudo, "
                                    "pipe (curl|wget into a shell), sql:drop_table,drop_database,truncate,"
@@ -47,32 +46,26 @@ def add_parser(subparsers) -> None:
     p.add_argument("--scope", choices=("project", "global"), default=None,
                    help="project (the default inside a project) or global")
     p.add_argument("--action", choices=("ask", "deny"), default="ask", help="ask the user (default) or deny")
-    p.set_defaults(func=_add)
 
     for name, help_text, func in (("remove", "lift a guard", _remove), ("restore", "bring a removed guard back", _restore),
                                   ("wrong", "the rule is wrong: demote it (a second time: remove it)", _wrong)):
-        p = sub.add_parser(name, help=help_text)
+        p = command(sub, name, func, help=help_text)
         p.add_argument("id", help="the guard's id (tacit guard list)")
-        p.set_defaults(func=func)
 
-    p = sub.add_parser("set", help="change a guard's action")
+    p = command(sub, "set", _set, help="change a guard's action")
     p.add_argument("id")
     p.add_argument("--action", choices=("ask", "deny"), required=True)
-    p.set_defaults(func=_set)
 
-    p = sub.add_parser("test", help="which guard would stop a command (or an edit), and why")
+    p = command(sub, "test", _test, help="which guard would stop a command (or an edit), and why")
     common(p)
     p.add_argument("command", nargs="?", default=None, help="a shell command, as the agent would run it")
     p.add_argument("--edit", metavar="PATH", help="test a change to this file instead")
-    p.set_defaults(func=_test)
 
-    p = sub.add_parser("stats", help="per project: lessons, guards, calls stopped, repeat mistakes")
+    p = command(sub, "stats", _stats, help="per project: lessons, guards, calls stopped, repeat mistakes")
     common(p)
-    p.set_defaults(func=_stats)
 
-    p = sub.add_parser("why", help="why a lesson is, or is not, a guard")
+    p = command(sub, "why", _why, help="why a lesson is, or is not, a guard")
     p.add_argument("text", help="the lesson, as written")
-    p.set_defaults(func=_why)
 
 
 def _folder(args, cfg) -> str:

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from tacit import __version__, memory_folder
-from tacit.commands import JSON_OUTPUT, emit
+from tacit.commands import JSON_OUTPUT, command, emit
 from tacit.commands.memory import project_of
 from tacit.failures import describe_failure, failing_handlers, failing_sessions
 from tacit.log import log_exception
@@ -370,9 +370,9 @@ def check(cfg, project=None) -> dict:
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("doctor", help="check storage, memory files, skills, the ledger and sessions")
+    p = command(subparsers, "doctor", run,
+                help="check storage, memory files, skills, the ledger and sessions")
     p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
-    p.set_defaults(func=run)
 
 
 def run(args, cfg) -> int:

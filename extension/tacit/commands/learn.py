@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from tacit.commands import emit
+from tacit.commands import command, emit
 from tacit.display import clip
 from tacit.hosts import spec as host_specs
 from tacit.hosts.runtime import build_engine
@@ -22,8 +22,8 @@ def add_parser(subparsers) -> None:
     host_specs.discover()  # a host shipped as its own package: its transcripts and its child too
     hosts = sorted(_agents())
     read = " or ".join(formats().values())
-    p = subparsers.add_parser(
-        "learn", help=f"replay recorded sessions ({read}) through tacit",
+    p = command(subparsers,
+        "learn", _learn, help=f"replay recorded sessions ({read}) through tacit",
         description="Replay recorded sessions through tacit's engine and report what it detects: "
                     "corrections, background reviews, skill extractions, flushes. Without --apply "
                     "nothing is written.")
@@ -36,7 +36,6 @@ def add_parser(subparsers) -> None:
                    help="whose child agent runs the jobs with --apply (default: none → fallbacks)")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
-    p.set_defaults(func=_learn)
 
 
 def _agents() -> list[str]:

@@ -8,24 +8,21 @@ from __future__ import annotations
 
 import argparse
 
-from tacit.commands import answer, emit, project_folder, read_text_arg, unavailable
+from tacit.commands import answer, command, emit, project_folder, read_text_arg, unavailable
 from tacit.learn.lifecycle import forget, list_memories, render_memories, teach
 from tacit.stores.ledger import LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("memories", help="learned memories: list, forget, teach (/memory-show)")
-    p.set_defaults(func=_show)
+    p = command(subparsers, "memories", _show, help="learned memories: list, forget, teach (/memory-show)")
     sub = p.add_subparsers(dest="memories_command", metavar="ACTION")
-    f = sub.add_parser("forget", help="revert a learned memory and never propose it again")
+    f = command(sub, "forget", _forget, help="revert a learned memory and never propose it again")
     f.add_argument("key", help="the memory's key (see tacit memories)")
-    f.set_defaults(func=_forget)
-    t = sub.add_parser("teach", help="store an explicit memory (confidence 100, confirmed)")
+    t = command(sub, "teach", _teach, help="store an explicit memory (confidence 100, confirmed)")
     t.add_argument("text", help="the memory, or - to read it from stdin")
     t.add_argument("--scope", dest="target", choices=["memory", "user"], default="memory",
                    help="memory = this project's MEMORY.md (the global notes outside a project), user = USER.md")
     t.add_argument("--target", dest="target", choices=["memory", "user"], help=argparse.SUPPRESS)  # old spelling
-    t.set_defaults(func=_teach)
 
 
 def _show(args, cfg) -> int:

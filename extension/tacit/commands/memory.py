@@ -10,7 +10,9 @@ import json
 import os
 import time
 
-from tacit.commands import emit, exit_code, positive, project_folder, read_text_arg, refuse, reply, say
+from tacit.commands import (
+    command, emit, exit_code, positive, project_folder, read_text_arg, refuse, reply, say,
+)
 from tacit.display import clip
 from tacit.failures import InputError
 from tacit.scopes import NOTES
@@ -35,62 +37,52 @@ def add_parser(subparsers) -> None:
             p.add_argument("--target", choices=["memory", "user"], default="memory", help=argparse.SUPPRESS)
         p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
-    p = sub.add_parser("add", help="add an entry (exact duplicates are a no-op)")
+    p = command(sub, "add", _add, help="add an entry (exact duplicates are a no-op)")
     where(p)
     p.add_argument("text", help="the entry, or - to read it from stdin")
-    p.set_defaults(func=_add)
 
-    p = sub.add_parser("replace", help="replace the one entry containing OLD_TEXT")
+    p = command(sub, "replace", _replace, help="replace the one entry containing OLD_TEXT")
     where(p)
     p.add_argument("old_text")
     p.add_argument("new_text", help="the new entry, or - to read it from stdin")
-    p.set_defaults(func=_replace)
 
-    p = sub.add_parser("remove", help="remove the one entry containing OLD_TEXT")
+    p = command(sub, "remove", _remove, help="remove the one entry containing OLD_TEXT")
     where(p)
     p.add_argument("old_text", help="a unique substring, or - to read it from stdin")
-    p.set_defaults(func=_remove)
 
-    p = sub.add_parser("move", help="move the entry containing TEXT to another scope")
+    p = command(sub, "move", _move, help="move the entry containing TEXT to another scope")
     where(p, target=False)
     p.add_argument("text", help="a unique substring of the entry")
     p.add_argument("--to", required=True, choices=("user", *SCOPES))
     p.add_argument("--from", dest="source", choices=("user", *SCOPES),
                    help="where it is now (default: the one scope that holds it)")
-    p.set_defaults(func=_move)
 
-    p = sub.add_parser("batch", help="apply a JSON list of operations all-or-nothing")
+    p = command(sub, "batch", _batch, help="apply a JSON list of operations all-or-nothing")
     where(p, target=False)
     p.add_argument("file", help="JSON file with [{action, target, content|old_text}], or -")
-    p.set_defaults(func=_batch)
 
-    p = sub.add_parser("show", help="the live entries on disk, every scope or one")
+    p = command(sub, "show", _show, help="the live entries on disk, every scope or one")
     where(p)
-    p.set_defaults(func=_show)
 
-    p = sub.add_parser("snapshot", help="the block the agent sees at session start")
+    p = command(sub, "snapshot", _snapshot, help="the block the agent sees at session start")
     where(p, target=False)
-    p.set_defaults(func=_snapshot)
 
-    p = sub.add_parser("log", help="every change to memory and skills, newest first")
+    p = command(sub, "log", _log, help="every change to memory and skills, newest first")
     p.add_argument("--since", metavar="DATE", help="2026-11-30, 2026-11-30T09:00, today, yesterday, 30m, 12h, 3d, 2w")
     p.add_argument("--limit", type=positive(), default=50, help="at most this many changes (default 50)")
     p.add_argument("--json", action="store_true", help="one JSON object: {changes: [...]}")
-    p.set_defaults(func=_log)
 
-    p = sub.add_parser("why", help="where the entries holding TEXT came from")
+    p = command(sub, "why", _why, help="where the entries holding TEXT came from")
     where(p, target=False)
     p.add_argument("text")
-    p.set_defaults(func=_why)
 
-    p = subparsers.add_parser("forget", help="remove every memory entry saying TEXT, in every scope, for good")
+    p = command(subparsers, "forget", _forget,
+                help="remove every memory entry saying TEXT, in every scope, for good")
     p.add_argument("text", help="what to forget (\"we use pnpm\"), or - to read it from stdin")
     p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
-    p.set_defaults(func=_forget)
 
-    p = sub.add_parser("undo", help="revert change ID (a consolidation or a child's run: all of it)")
+    p = command(sub, "undo", _undo, help="revert change ID (a consolidation or a child's run: all of it)")
     p.add_argument("id", type=int)
-    p.set_defaults(func=_undo)
 
 
 def _forget(args, cfg) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit, read_text_arg, refuse
+from tacit.commands import JSON_OUTPUT, command, emit, read_text_arg, refuse
 from tacit.learn.observe import record_observation
 from tacit.learn.patterns import ObservationError
 from tacit.log import log
@@ -15,14 +15,14 @@ from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("observe", help="report one run of a plugin/skill to the learning ledger")
+    p = command(subparsers, "observe", _observe,
+                help="report one run of a plugin/skill to the learning ledger")
     p.add_argument("--plugin", required=True, help="what ran (plugin id, skill or command name)")
     p.add_argument("--action", required=True, help="what it did, e.g. triage_email")
     p.add_argument("--context", default="{}",
                    help="JSON object: company, category, user_edited, edit_description, "
                         "entity_type, entity_value, run_hour, … (- reads stdin)")
     p.add_argument("--session", default=None, help="session id (sequences need one)")
-    p.set_defaults(func=_observe)
 
 
 def _observe(args, cfg) -> int:

@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from tacit.commands import answer, emit, positive, read_text_arg, refuse, unavailable
+from tacit.commands import answer, command, emit, positive, read_text_arg, refuse, unavailable
 from tacit.stores import guard_stats
 from tacit.learn.fix_patterns import render_block, render_stats
 from tacit.learn.fixes import delete_pattern, find_patterns, retire_pattern, stats
@@ -22,34 +22,28 @@ def add_parser(subparsers) -> None:
     sub = p.add_subparsers(dest="patterns_command", metavar="ACTION")
     p.set_defaults(func=_list, all=False, text=False)
 
-    ls = sub.add_parser("list", help="list fix patterns (active; --all for retired too)")
+    ls = command(sub, "list", _list, help="list fix patterns (active; --all for retired too)")
     ls.add_argument("--all", action="store_true", help="include retired patterns")
     ls.add_argument("--text", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
-    ls.set_defaults(func=_list)
 
-    show = sub.add_parser("show", help="show one fix pattern")
+    show = command(sub, "show", _show, help="show one fix pattern")
     show.add_argument("id", type=int)
     show.add_argument("--text", action="store_true", help=argparse.SUPPRESS)
-    show.set_defaults(func=_show)
 
-    retire = sub.add_parser("retire", help="stop injecting a pattern (kept for the record)")
+    retire = command(sub, "retire", _retire, help="stop injecting a pattern (kept for the record)")
     retire.add_argument("id", type=int)
     retire.add_argument("--reason", default="retired by hand")
-    retire.set_defaults(func=_retire)
 
-    delete = sub.add_parser("delete", help="delete a pattern and its history")
+    delete = command(sub, "delete", _delete, help="delete a pattern and its history")
     delete.add_argument("id", type=int)
-    delete.set_defaults(func=_delete)
 
-    find = sub.add_parser("find", help="the patterns that would be injected for a message")
+    find = command(sub, "find", _find, help="the patterns that would be injected for a message")
     find.add_argument("text", help="the message, or - to read it from stdin")
     find.add_argument("--all", action="store_true",
                       help="ignore the similarity threshold and success/age filters (top 5)")
-    find.set_defaults(func=_find)
 
-    s = subparsers.add_parser("stats", help="per-turn metrics: patterns injected, forged, lookup time")
+    s = command(subparsers, "stats", _stats, help="per-turn metrics: patterns injected, forged, lookup time")
     s.add_argument("--days", type=positive(float), default=None, help="only the last N days")
-    s.set_defaults(func=_stats)
 
 
 def _with(cfg, work, *, write: bool = False):

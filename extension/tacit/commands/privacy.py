@@ -6,7 +6,7 @@ Design notes: docs/design/commands.md#tacitcommandsprivacy
 from __future__ import annotations
 
 
-from tacit.commands import emit, project_folder, refuse, say
+from tacit.commands import command, emit, project_folder, refuse, say
 from tacit.privacy import exclusion
 from tacit.projects import project_for
 
@@ -15,10 +15,9 @@ def add_parser(subparsers) -> None:
     for name, help_text, func in (
             ("off", "turn tacit off for this project: it keeps and learns nothing here", _off),
             ("on", "turn tacit back on for this project", _on)):
-        p = subparsers.add_parser(name, help=help_text, description=help_text + " (docs/privacy.md).")
+        p = command(subparsers, name, func, help=help_text, description=help_text + " (docs/privacy.md).")
         p.add_argument("--project", metavar="DIR", default=None, help="the project (default: the working folder)")
         p.add_argument("--status", action="store_true", help="only say whether tacit is off here")
-        p.set_defaults(func=func)
 
 
 def _switch(turn):

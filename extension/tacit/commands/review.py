@@ -8,14 +8,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from tacit.commands import emit, read_text_arg, reply, unavailable
+from tacit.commands import command, emit, read_text_arg, reply, unavailable
 from tacit.learn.review import decide, memory_review, settle_past_days
 from tacit.stores.captures import decisions
 from tacit.stores.ledger import Ledger, LedgerUnavailable
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("review", help="review today's notes: keep, drop, edit (/memory-review)")
+    p = command(subparsers, "review", _review, help="review today's notes: keep, drop, edit (/memory-review)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--day", help="the day to review (YYYY-MM-DD; default today)")
     when.add_argument("--all", action="store_true", help="every undecided note, whatever its day")
@@ -25,7 +25,6 @@ def add_parser(subparsers) -> None:
                    help="replace a note's text (TEXT may be - for stdin)")
     p.add_argument("--finish", action="store_true", help="apply the defaults to today's notes now")
     p.add_argument("--history", action="store_true", help="list recorded decisions")
-    p.set_defaults(func=_review)
 
 
 def _review(args, cfg) -> int:

@@ -5,12 +5,12 @@ Design notes: docs/design/commands.md#tacitcommandsscan
 
 from __future__ import annotations
 
-from tacit.commands import emit, read_text_arg
+from tacit.commands import command, emit, read_text_arg
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "scan",
+    parser = command(subparsers,
+        "scan", run,
         help="check a text with the content scanner (exit 1 if it would be blocked)",
         description=(
             "Scan TEXT for invisible Unicode, prompt injection, hidden instructions, "
@@ -18,7 +18,6 @@ def add_parser(subparsers) -> None:
         ),
     )
     parser.add_argument("text", nargs="?", default="-", help="the text to scan; - or omitted reads stdin")
-    parser.set_defaults(func=run)
 
 
 def scan_result(text: str) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tacit.commands import JSON_OUTPUT, emit, one_line_json, positive, refuse
+from tacit.commands import JSON_OUTPUT, command, emit, one_line_json, positive, refuse
 from tacit.display import clip
 
 
@@ -19,12 +19,11 @@ NO_SESSIONS = ("No session of any agent was found to search: tacit reads the fil
 def add_parser(subparsers) -> None:
     from tacit.search.source import host_names as hosts
 
-    p = subparsers.add_parser(
-        "search", help="search past sessions of every host (this project by default)",
+    p = command(subparsers,
+        "search", _search, help="search past sessions of every host (this project by default)",
         description="Search what was said in past sessions of Claude Code, Codex, Hermes and pi: "
                     "each result is an exchange, a message and the agent's reply to it.")
     _arguments(p, hosts())
-    p.set_defaults(func=_search)
 
 
 def _arguments(p, hosts) -> None:

@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from tacit.commands import refuse, reply
+from tacit.commands import command, refuse, reply
 from tacit.commands.memory import move_entry, project_of
 from tacit.fsutil import atomic_write_text
 from tacit.projects import SHARED_DIR, forget_cache
@@ -27,12 +27,11 @@ README = ("# Team memory (tacit)\n\nMEMORY.md holds this repository's shared not
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("share", help="share this repository's memory with its team (.tacit/)")
+    p = command(subparsers, "share", _share, help="share this repository's memory with its team (.tacit/)")
     p.add_argument("text", nargs="?", help="move the project-memory entry containing TEXT to the team memory")
     p.add_argument("--init", action="store_true", help="make <repo>/.tacit/ this project's team memory")
     p.add_argument("--skill", metavar="NAME", help="move this project skill to the team's skills")
     p.add_argument("--project", metavar="DIR", help="the repository (default: the working folder)")
-    p.set_defaults(func=_share)
 
 
 def _share(args, cfg) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tacit.commands import emit, exit_code, refuse, say
+from tacit.commands import command, emit, exit_code, refuse, say
 from tacit.commands.memory import project_of
 from tacit.stores.skill_format import MAX_SKILL_BYTES
 from tacit.stores.skill_scopes import ScopedSkills
@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
                             "where it is")
         p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
 
-    p = sub.add_parser("create", help="create a new skill (refuses an existing name)")
+    p = command(sub, "create", _create, help="create a new skill (refuses an existing name)")
     p.add_argument("--name", required=True,
                    help="lowercase letters, digits, hyphens; at most 64 characters")
     p.add_argument("--description", required=True,
@@ -39,41 +39,33 @@ def add_parser(subparsers) -> None:
     p.add_argument("--body-file", metavar="FILE",
                    help="Markdown body (sections When to Use, Procedure, Pitfalls, "
                         "Verification); - reads stdin; default: the empty template")
-    p.set_defaults(func=_create)
 
-    p = sub.add_parser("view", help="print a skill's full SKILL.md (or one of its files)")
+    p = command(sub, "view", _view, help="print a skill's full SKILL.md (or one of its files)")
     p.add_argument("name")
     p.add_argument("--file", metavar="RELPATH",
                    help="a supporting file inside the skill folder, e.g. references/api.md")
-    p.set_defaults(func=_view)
 
-    p = sub.add_parser("patch", help="replace one '## Section' (or append it); bumps the version")
+    p = command(sub, "patch", _patch, help="replace one '## Section' (or append it); bumps the version")
     p.add_argument("name")
     p.add_argument("--section", required=True, help='e.g. "Pitfalls" or "## Procedure"')
     p.add_argument("--content-file", required=True, metavar="FILE",
                    help="the section's new text; - reads stdin")
-    p.set_defaults(func=_patch)
 
-    p = sub.add_parser("edit", help="replace the description and/or the whole body")
+    p = command(sub, "edit", _edit, help="replace the description and/or the whole body")
     p.add_argument("name")
     p.add_argument("--description")
     p.add_argument("--body-file", metavar="FILE", help="the new body; - reads stdin")
-    p.set_defaults(func=_edit)
 
-    p = sub.add_parser("delete", help="move a skill to skills/.trash/ (nothing is lost)")
+    p = command(sub, "delete", _delete, help="move a skill to skills/.trash/ (nothing is lost)")
     p.add_argument("name")
-    p.set_defaults(func=_delete)
 
-    p = sub.add_parser("list", help="every skill, and every file that could not be used")
-    p.set_defaults(func=_list)
+    p = command(sub, "list", _list, help="every skill, and every file that could not be used")
 
-    p = sub.add_parser("index", help="the skill index as the agent sees it in its context")
+    p = command(sub, "index", _index, help="the skill index as the agent sees it in its context")
     p.add_argument("--budget", type=int, help="character budget (default: skill_index_budget)")
-    p.set_defaults(func=_index)
 
-    p = sub.add_parser("install-starters",
+    p = command(sub, "install-starters", _install_starters,
                        help="copy tacit's starter skills into the skills folder (never overwrites)")
-    p.set_defaults(func=_install_starters)
     for p in sub.choices.values():
         where(p)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 
-from tacit.commands import emit
+from tacit.commands import command, emit
 from tacit.commands.memory import project_of
 from tacit.display import clip
 
@@ -18,9 +18,8 @@ def add_parser(subparsers) -> None:
     from tacit.hosts import spec as host_specs
 
     host_specs.discover()  # before the config is read: a host shipped as its own package is listed too
-    p = subparsers.add_parser("status", help="hosts, service, memory, what was learned, cost, problems")
+    p = command(subparsers, "status", run, help="hosts, service, memory, what was learned, cost, problems")
     p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
-    p.set_defaults(func=run)
 
 
 def gather(tacit, project) -> dict:

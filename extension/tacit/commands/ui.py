@@ -7,17 +7,19 @@ from __future__ import annotations
 import sys
 import threading
 
+from tacit.commands import command
+
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("ui", help="a local page: memory, history with undo, guards, review, cost, skills")
+    p = command(subparsers, "ui", _ui,
+                help="a local page: memory, history with undo, guards, review, cost, skills")
     p.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     p.add_argument("--no-open", action="store_true", help="print the URL but do not open a browser")
     p.add_argument("--project", metavar="DIR", help="the project of this folder (default: the working folder)")
-    p.set_defaults(func=_ui)
 
 
 def _ui(args, cfg) -> int:
-    from tacit.commands import emit, project_folder, refuse
+    from tacit.commands import command, emit, project_folder, refuse
     from tacit.projects import project_for
     from tacit.ui.routes import UIApp
     from tacit.ui.server import start
