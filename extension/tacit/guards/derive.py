@@ -112,6 +112,7 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
     r"off-limits|off limits)",
 )]
+_LANGUAGES = frozenset(("python", "python3", "node", "ruby", "perl", "php", "java", "deno"))
 # "never pip or conda": known tools with no verb, none of them an English word
 _VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
 _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
@@ -137,10 +138,11 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 _FORCE_PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
+    # "never force-push" · "do not use `--force` push to `main`": the flag said before the verb
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?(?:`?(?:git\s+)?force[- ]?push(?:es|ing)?`?|`?--force`?\s+push(?:es|ing)?)(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|(?:new\s+|local\s+|your\s+)?(?:commits?|code|changes)|directly|straight))*"
     # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
     r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
@@ -227,6 +229,8 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
         programs = []
         for y in _split_list(m.group("ys")):
             head = _tool(y)
+            if pattern is _NEGATIVE_USE[3] and y.istitle() and head in _LANGUAGES:
+                return None  # "NO Python under `tools/`": the language, files written in it, not its program run
             if head is None and pattern is _NEGATIVE_USE[1]:
                 word = _unquote(y).lower()  # "don't run `dotnet` CLI commands", "never execute git commands"
                 head = word if word in _KNOWN_PROGRAMS and (y.startswith("`") or word not in _ENGLISH_TOOLS) else None
@@ -512,6 +516,10 @@ def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
+_NONE_THERE = lazy(r"there(?:'s|\s+(?:is|are|was|were))\s+no\b", re.I)
+_SAYS_NOT = lazy(r"\b(?:never|don'?t|do not|must not|mustn'?t|avoid)\b", re.I)
+
+
 def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     """Every guard a lesson states exactly, one per rule clause; () when an exception or a hedge vetoes."""
     prepared = _prepare(lesson_text)
@@ -521,6 +529,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:
+        if _NONE_THERE.match(found[0].text) and not _SAYS_NOT.search(found[0].text):
+            continue  # "There is no `node`, no `python3`": what a place lacks, not a rule
         ruled: list = []  # clauses that gave a rule: their pieces are no other reading
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):

@@ -13,7 +13,7 @@ import threading
 from tacit.lazyre import lazy
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote, verb_of
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _SCRIPT_LIKE, _unquote, verb_of
 
 # "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
@@ -320,8 +320,12 @@ def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
     run by its path (the script is what to stop)."""
     if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
         return None
-    words = _unquote(ys[0]).split()
+    words, over = _unquote(ys[0]).split(), _unquote(x).split()
     if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
+        return None
+    # "`vu = import ../lib.nix`, not `./lib.nix`": code over a file, no command over a script
+    if not over or "=" in over or "." in words[0].rsplit("/", 1)[-1].lstrip(".") \
+            and not _SCRIPT_LIKE.fullmatch(words[0].lstrip("./")):
         return None
     if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
         return None
