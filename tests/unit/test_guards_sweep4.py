@@ -30,6 +30,17 @@ STOPS = [
     # 7ringuy4n/hermes-stack .cursor/rules/git.mdc: what is pushed, said between the verb and the branch
     ("- **Never** `git push` new commits directly to `main`.\n", ["git push origin main"], ["git push origin feature/x"]),
     ("Never push your changes to `main`.", ["git push origin main"], ["git push origin dev"]),
+    # Abhinand20/agentFlow .cursor/rules/git-workflow.mdc: the branch named with no "to"
+    ("6. **Merge** — user merges after review; do not force-push `main`.\n",
+     ["git push --force origin main"], ["git push origin main", "git push --force origin feature/x"]),
+    ("Never force-push main or develop.", ["git push -f origin develop"], ["git push -f origin x"]),
+    # CyrusNajmabadi/Fabrica .cursor/rules/git-workflow.mdc: "even" before the verb
+    ("- Do not even attempt `git push origin master` — it will be rejected and wastes time.\n",
+     ["git push origin master"], ["git push origin feature/x"]),
+    # DvirBaumel8/servers_poker .cursor/rules/environment-config.mdc: a fronted object's rule in parentheses,
+    # a list of names on the lines below; it stopped every commit
+    ("**Secrets** (never commit, use env vars or secret manager):\n- JWT_SECRET\n", [], ["git commit -m x"]),
+    ("- `.env` — never commit, use `.env.example`\n", ["git add .env"], ["git add .env.example"]),
 ]
 
 

@@ -140,7 +140,9 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
 _FORCE_PUSH = lazy(
     # "never force-push" · "do not use `--force` push to `main`": the flag said before the verb
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?(?:`?(?:git\s+)?force[- ]?push(?:es|ing)?`?|`?--force`?\s+push(?:es|ing)?)(?:\s+anything)?"
-    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
+    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+)|"
+    # "do not force-push `main`": the branch named with no "to"
+    r"\s+(?P<named>`[\w./-]+`|main|master|develop|trunk)(?:\s+or\s+(?:`[\w./-]+`|main|master|develop|trunk))*)?", re.I)
 _PUSH = lazy(
     rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|(?:new\s+|local\s+|your\s+)?(?:commits?|code|changes)|directly|straight))*"
     # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
@@ -360,8 +362,10 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     m = m or _PUSH.fullmatch(sentence)
     if not m:
         return None
-    found = _targets(m.group("branches"))
-    slug = hosted_repository(m.group("branches") or "")
+    named = m.groupdict().get("named")
+    said = m.group("branches") or (named and m.group(0)[m.start("named"):])
+    found = _targets(said)
+    slug = hosted_repository(said or "")
     if slug:  # "don't push to github.com/owner/name": that repository, by its URL
         return GuardSpec(PushMatch((), force, (slug,)), because)
     if found is None:
