@@ -41,6 +41,13 @@ STOPS = [
     # a list of names on the lines below; it stopped every commit
     ("**Secrets** (never commit, use env vars or secret manager):\n- JWT_SECRET\n", [], ["git commit -m x"]),
     ("- `.env` — never commit, use `.env.example`\n", ["git add .env"], ["git add .env.example"]),
+    # blendsdk/fluentui-mcp .clinerules/agents.md, a list after "Never use:"
+    ("- ❌ Never use: `npm install`, `npm run`, `npx`\n- ✅ Always use: `yarn install`, `yarn run`, `yarn`\n",
+     ["npm install", "npm run build", "npx tsc"], ["yarn install", "npm view react"]),
+    # Code-Munkiz/ham .cursor/rules/ham-direct-main-workflow.mdc: the quoted paths of "Never stage:"
+    ("4. **Never stage**: `.cursor/settings.json`, `desktop/live-smoke/`, repomix outputs, build artifacts.\n",
+     ["git add .cursor/settings.json", "git add desktop/live-smoke/a.png"], ["git add src/a.py"]),
+    ("Never run: `make deploy`", ["make deploy"], ["make test"]),
 ]
 
 
@@ -68,6 +75,7 @@ def test_stops(text, stopped, fine):
     # hiromaily/docs-ssot .cursor/rules/go.mdc: code, not commands
     "- `any` instead of `interface{}`",
     "- `t.Context()` in tests instead of `context.Background()`",
+    "Never use: `any`, `unknown`",  # code names after the colon
 ])
 def test_nothing(rule):
     assert _specs(rule) == []
@@ -80,6 +88,9 @@ def test_nothing(rule):
     ("Use `./run.sh`, not `./build.sh`.", "./build.sh", "./run.sh"),  # a script over another stays one
     ("use `make test`, not `./scripts/test.sh`", "./scripts/test.sh", "make test"),
     ("No python, use uv.", "python x.py", "uv run x.py"),  # a program in lower case is the program
+    # TransitOPS/gtfs-planner .clinerules/git.md: "..." stands for any argument
+    ('Never use `git commit -m "..."`.', "git commit -m 'fix: x'", "git commit -F msg.txt"),
+    ("Never run `npm install …` here.", "npm install left-pad", "npm ci"),
 ])
 def test_still_guards(rule, stopped, fine):
     specs = derive_guards(rule)
