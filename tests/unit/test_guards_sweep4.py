@@ -9,6 +9,7 @@ import pytest
 
 from tacit.guards import derive_guards
 from tacit.guards.instructions import rules_in
+from tacit.guards.spans import span_specs
 from test_guards_sweep import _check
 
 
@@ -76,6 +77,12 @@ def test_stops(text, stopped, fine):
     "- `any` instead of `interface{}`",
     "- `t.Context()` in tests instead of `context.Background()`",
     "Never use: `any`, `unknown`",  # code names after the colon
+    # justincranford/cryptoutil 04-01.deployment.instructions.md: what a Dockerfile says, and a kind of healthcheck
+    "- Dockerfile HEALTHCHECK: Use built-in PS-ID `livez` CLI targeting admin port 9090 (NEVER the `health` CLI on "
+    "public port 8080, NEVER wget/curl)",
+    "- **Distroless images** (e.g. `otel/opentelemetry-collector-contrib`): NEVER use `wget`/`curl` healthchecks — set "
+    "`disable: true` and use a sidecar Alpine container with wget for readiness signaling",
+    "Makefile: never call `npm` directly, use `pnpm`.",
 ])
 def test_nothing(rule):
     assert _specs(rule) == []
@@ -88,6 +95,8 @@ def test_nothing(rule):
     ("Use `./run.sh`, not `./build.sh`.", "./build.sh", "./run.sh"),  # a script over another stays one
     ("use `make test`, not `./scripts/test.sh`", "./scripts/test.sh", "make test"),
     ("No python, use uv.", "python x.py", "uv run x.py"),  # a program in lower case is the program
+    ("Docker: never run `docker system prune`.", "docker system prune -af", "docker ps"),  # a tool, no file
+    ("NEVER run `pnpm dev` directly", "pnpm dev", "pnpm build"),  # a word after the span that leaves it whole
     # TransitOPS/gtfs-planner .clinerules/git.md: "..." stands for any argument
     ('Never use `git commit -m "..."`.', "git commit -m 'fix: x'", "git commit -F msg.txt"),
     ("Never run `npm install …` here.", "npm install left-pad", "npm ci"),
@@ -96,3 +105,9 @@ def test_still_guards(rule, stopped, fine):
     specs = derive_guards(rule)
     assert _check(specs, stopped)
     assert not _check(specs, fine)
+
+
+def test_the_refused_span_reading_stops_before_the_way_to_do_it():
+    specs = span_specs("never call `npm` directly, use `pnpm`.")
+    assert _check(specs, "npm install")
+    assert not _check(specs, "pnpm install")

@@ -13,6 +13,7 @@ from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
+from tacit.guards.not_rules import about_file_content, states_absence
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -520,10 +521,6 @@ def _sentence_spec(sentence: str, because: str) -> GuardSpec | None:
     return None
 
 
-_NONE_THERE = lazy(r"there(?:'s|\s+(?:is|are|was|were))\s+no\b", re.I)
-_SAYS_NOT = lazy(r"\b(?:never|don'?t|do not|must not|mustn'?t|avoid)\b", re.I)
-
-
 def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     """Every guard a lesson states exactly, one per rule clause; () when an exception or a hedge vetoes."""
     prepared = _prepare(lesson_text)
@@ -533,7 +530,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:
-        if _NONE_THERE.match(found[0].text) and not _SAYS_NOT.search(found[0].text):
+        if states_absence(found[0].text):
             continue  # "There is no `node`, no `python3`": what a place lacks, not a rule
         ruled: list = []  # clauses that gave a rule: their pieces are no other reading
         for clause in found:
@@ -555,6 +552,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
             ruled.append(clause.text)
+    if about_file_content(text):
+        specs = [s for s in specs if not isinstance(s.match, (CommandMatch, SudoMatch))]
     return tuple(without_restated(specs))
 
 
