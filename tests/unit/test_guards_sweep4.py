@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from tacit.guards import derive_guards
 from tacit.guards.instructions import rules_in
 from tacit.guards.spans import span_specs
 from test_guards_sweep import _check
@@ -49,6 +48,18 @@ STOPS = [
     ("4. **Never stage**: `.cursor/settings.json`, `desktop/live-smoke/`, repomix outputs, build artifacts.\n",
      ["git add .cursor/settings.json", "git add desktop/live-smoke/a.png"], ["git add src/a.py"]),
     ("Never run: `make deploy`", ["make deploy"], ["make test"]),
+    # lines that still guard beside the readings above
+    ('Never run "make deploy".', ["make deploy"], ["make test"]),  # a command in quotes stays one
+    ('Never run "git reset --hard" here.', ["git reset --hard HEAD~1"], ["git reset --soft HEAD~1"]),
+    ("There are no exceptions: never run `npm publish`.", ["npm publish"], ["npm pack"]),  # a rule beside the fact
+    ("Use `./run.sh`, not `./build.sh`.", ["./build.sh"], ["./run.sh"]),  # a script over another stays one
+    ("use `make test`, not `./scripts/test.sh`", ["./scripts/test.sh"], ["make test"]),
+    ("No python, use uv.", ["python x.py"], ["uv run x.py"]),  # a program in lower case is the program
+    ("Docker: never run `docker system prune`.", ["docker system prune -af"], ["docker ps"]),  # a tool, no file
+    ("NEVER run `pnpm dev` directly", ["pnpm dev"], ["pnpm build"]),  # a word after the span that leaves it whole
+    # TransitOPS/gtfs-planner .clinerules/git.md: "..." stands for any argument
+    ('Never use `git commit -m "..."`.', ["git commit -m 'fix: x'"], ["git commit -F msg.txt"]),
+    ("Never run `npm install …` here.", ["npm install left-pad"], ["npm ci"]),
 ]
 
 
@@ -86,25 +97,6 @@ def test_stops(text, stopped, fine):
 ])
 def test_nothing(rule):
     assert _specs(rule) == []
-
-
-@pytest.mark.parametrize("rule, stopped, fine", [
-    ('Never run "make deploy".', "make deploy", "make test"),  # a command in quotes stays one
-    ('Never run "git reset --hard" here.', "git reset --hard HEAD~1", "git reset --soft HEAD~1"),
-    ("There are no exceptions: never run `npm publish`.", "npm publish", "npm pack"),  # a rule beside the fact
-    ("Use `./run.sh`, not `./build.sh`.", "./build.sh", "./run.sh"),  # a script over another stays one
-    ("use `make test`, not `./scripts/test.sh`", "./scripts/test.sh", "make test"),
-    ("No python, use uv.", "python x.py", "uv run x.py"),  # a program in lower case is the program
-    ("Docker: never run `docker system prune`.", "docker system prune -af", "docker ps"),  # a tool, no file
-    ("NEVER run `pnpm dev` directly", "pnpm dev", "pnpm build"),  # a word after the span that leaves it whole
-    # TransitOPS/gtfs-planner .clinerules/git.md: "..." stands for any argument
-    ('Never use `git commit -m "..."`.', "git commit -m 'fix: x'", "git commit -F msg.txt"),
-    ("Never run `npm install …` here.", "npm install left-pad", "npm ci"),
-])
-def test_still_guards(rule, stopped, fine):
-    specs = derive_guards(rule)
-    assert _check(specs, stopped)
-    assert not _check(specs, fine)
 
 
 def test_the_refused_span_reading_stops_before_the_way_to_do_it():
