@@ -117,6 +117,8 @@ _VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alte
                    r"(?=\x00\d+\x00|(?!(?:it|its|it's|they|this|that|these|those|because|since|as|so|we|you|the user|"
                    r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,)",
                    re.I)
+# "❌ Never use: `npm install`, `npm run`, `npx`" · "Never stage: `a`, `b/`": a verb of running or staging, then quoted names
+_USE_COLON = lazy(r"^((?:never|do not|don't)\s+(?:use|run|execute|invoke|call|stage))\s*:\s*(?=\x00\d+\x00)", re.I)
 # "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
 _BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
                      r"(?:\s+(?:commands?|actions?|operations?))?\s*:\s*(?=\x00\d+\x00|(?P<ing>[a-z]+ing)\b)", re.I)
@@ -357,7 +359,7 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
         sentence = _ALWAYS_QUOTED.sub(r"\1use ", sentence) if "\x00" in sentence else sentence
         sentence = _RUNNING_WITH.sub(lambda m: _running_with(m, spans), sentence)
         sentence = said_as_run(sentence, spans)
-        sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", sentence)))
+        sentence = _NOUN_COLON.sub(r"\1 such as ", _NEVER_COLON.sub(r"\1 run ", _VERB_COLON.sub(r"\1 ", _USE_COLON.sub(r"\1 ", sentence))))
         sentence = _BANNED_COLON.sub(lambda m: "avoid " if m.group("ing") else "never use ", sentence)
         # "generated files (`src/gen/**`)": the quoted names are the examples;
         # "the dev server (`npm run dev`)": the command it is run with

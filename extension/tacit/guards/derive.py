@@ -13,6 +13,7 @@ from tacit.guards.alternatives import PY_ENVS, narrow
 from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
+from tacit.guards.not_rules import about_file_content, states_absence
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
@@ -112,6 +113,7 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
     r"off-limits|off limits)",
 )]
+_LANGUAGES = frozenset(("python", "python3", "node", "ruby", "perl", "php", "java", "deno"))
 # "never pip or conda": known tools with no verb, none of them an English word
 _VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
 _ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
@@ -137,10 +139,13 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 _FORCE_PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
-    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
+    # "never force-push" · "do not use `--force` push to `main`": the flag said before the verb
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?(?:`?(?:git\s+)?force[- ]?push(?:es|ing)?`?|`?--force`?\s+push(?:es|ing)?)(?:\s+anything)?"
+    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+)|"
+    # "do not force-push `main`": the branch named with no "to"
+    r"\s+(?P<named>`[\w./-]+`|main|master|develop|trunk)(?:\s+or\s+(?:`[\w./-]+`|main|master|develop|trunk))*)?", re.I)
 _PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|(?:new\s+|local\s+|your\s+)?(?:commits?|code|changes)|directly|straight))*"
     # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
     r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
@@ -227,6 +232,8 @@ def _negative_use(sentence: str, because: str) -> GuardSpec | None:
         programs = []
         for y in _split_list(m.group("ys")):
             head = _tool(y)
+            if pattern is _NEGATIVE_USE[3] and y.istitle() and head in _LANGUAGES:
+                return None  # "NO Python under `tools/`": the language, files written in it, not its program run
             if head is None and pattern is _NEGATIVE_USE[1]:
                 word = _unquote(y).lower()  # "don't run `dotnet` CLI commands", "never execute git commands"
                 head = word if word in _KNOWN_PROGRAMS and (y.startswith("`") or word not in _ENGLISH_TOOLS) else None
@@ -356,8 +363,10 @@ def _push(sentence: str, because: str) -> GuardSpec | None:
     m = m or _PUSH.fullmatch(sentence)
     if not m:
         return None
-    found = _targets(m.group("branches"))
-    slug = hosted_repository(m.group("branches") or "")
+    named = m.groupdict().get("named")
+    said = m.group("branches") or (named and m.group(0)[m.start("named"):])
+    found = _targets(said)
+    slug = hosted_repository(said or "")
     if slug:  # "don't push to github.com/owner/name": that repository, by its URL
         return GuardSpec(PushMatch((), force, (slug,)), because)
     if found is None:
@@ -521,6 +530,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:
+        if states_absence(found[0].text):
+            continue  # "There is no `node`, no `python3`": what a place lacks, not a rule
         ruled: list = []  # clauses that gave a rule: their pieces are no other reading
         for clause in found:
             if clause.reason and not clause.aside or any(clause.text in r for r in ruled):
@@ -541,6 +552,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 if all(spec.match != s.match for s in specs):
                     specs.append(spec)
             ruled.append(clause.text)
+    if about_file_content(text):
+        specs = [s for s in specs if not isinstance(s.match, (CommandMatch, SudoMatch))]
     return tuple(without_restated(specs))
 
 

@@ -19,6 +19,9 @@ _IMPERATIVE = (r"(?:use|run|stage|add|prefer|call|invoke|execute|type|install|bu
 _QUOTED_OVER = lazy(rf"(?:only\s+)?{_IMPERATIVE}\b(?P<a>[^`]*?(?:`[^`]+`[^`]*?)?)\s*[,;]?\s*(?:and\s+)?"
                     r"(?:not|never|rather than|instead of)\s+(?:(?:use|run|using|with|via)\s+)?"
                     r"(?P<ys>`[^`]+`(?:\s*(?:,\s*or|,\s*nor|,|or|nor)\s*`[^`]+`)*)", re.I)
+# "`bun install` instead of `npm install` or `yarn install`": a line of a list of commands to use, no verb
+_BARE_OVER = lazy(r"(?P<a>`[^`]+`)\s*,?\s*(?:instead of|rather than)\s+"
+                  r"(?P<ys>`[^`]+`(?:\s*(?:,\s*or|,|or)\s*`[^`]+`)*)", re.I)
 
 
 def _fires(m: CommandMatch, command: str) -> bool:
@@ -35,8 +38,8 @@ def _fires(m: CommandMatch, command: str) -> bool:
 
 def quoted_over(sentence: str, because: str, run) -> list:
     """The guards of "<do it> `a`, not `b`" (``run`` reads "never run `b`"), or ``[]``."""
-    m = _QUOTED_OVER.fullmatch(sentence)
-    if not m:
+    m = _QUOTED_OVER.fullmatch(sentence) or _BARE_OVER.fullmatch(sentence)
+    if not m or m.re is _BARE_OVER and m.group("a").strip("`").split()[0].lower() not in _KNOWN_PROGRAMS:
         return []
     alternatives = re.findall(r"`([^`]+)`", m.group("a") or "")
     out: list = []

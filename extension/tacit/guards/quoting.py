@@ -9,14 +9,17 @@ import re
 
 from tacit.lazyre import lazy
 from tacit.guards.code_names import _FILE_EXTS
-from tacit.guards.words import _KNOWN_PROGRAMS
+from tacit.guards.words import _KNOWN_PROGRAMS, _STOP_WORDS
 
 # "never run "git reset --hard", "git clean"": a known program's command line in double quotes is quoted code
 _DQ_COMMAND = lazy(r'"([a-z][\w.-]*(?:\s+[^"\s]+){1,6})"', re.I)
 
 
 def _dq_command(m) -> str:
-    return f"`{m.group(1)}`" if m.group(1).split()[0].lower() in _KNOWN_PROGRAMS else m.group(0)
+    words = m.group(1).lower().split()
+    # do not "make them consistent": a phrase in quotes, with a word no command takes
+    command = words[0] in _KNOWN_PROGRAMS and not any(w in _STOP_WORDS for w in words[1:])
+    return f"`{m.group(1)}`" if command else m.group(0)
 
 
 def as_quoted(text: str) -> str:

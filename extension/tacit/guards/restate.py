@@ -13,7 +13,7 @@ import threading
 from tacit.lazyre import lazy
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
-from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _unquote, verb_of
+from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _SCRIPT_LIKE, _unquote, verb_of
 
 # "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
@@ -320,8 +320,12 @@ def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
     run by its path (the script is what to stop)."""
     if len(ys) != 1 or not x.startswith("`") or not ys[0].startswith("`"):
         return None
-    words = _unquote(ys[0]).split()
+    words, over = _unquote(ys[0]).split(), _unquote(x).split()
     if not words or not _SCRIPT_PATH.fullmatch(words[0]) or not re.search(r"\.\w{1,4}$|^\./", words[0]):
+        return None
+    # "`vu = import ../lib.nix`, not `./lib.nix`": code over a file, no command over a script
+    if not over or "=" in over or "." in words[0].rsplit("/", 1)[-1].lstrip(".") \
+            and not _SCRIPT_LIKE.fullmatch(words[0].lstrip("./")):
         return None
     if any(not (_CMD_WORD.fullmatch(w) or _FLAG_WORD.fullmatch(w)) for w in words[1:]) or len(words) > 3:
         return None
@@ -329,7 +333,7 @@ def script_instead(x: str, ys: list, because: str, run) -> GuardSpec | None:
 
 
 # "do not rely on `python3 -m ruff check .`" · "don't attempt `git push origin main`": running the quoted command
-_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
+_TRIED = lazy(r"\b((?:never|don'?t|do not|dont)\s+)(?:even\s+)?(?:attempt|try|rely\s+on|resort\s+to|fall\s+back\s+(?:on|to)|"
               r"depend\s+on)\s+(?=\x00(\d+)\x00)", re.I)
 # "`tsc` directly or via `npx tsc`": the same program run through a package runner is the program
 _SAME_VIA = lazy(r"\x00(\d+)\x00\s+(?:(?:directly|itself|alone|on its own)\s*,?\s+)?(?:or|nor|and)\s+(?:via|through|using|with)\s+"
@@ -363,7 +367,7 @@ _IS_USED = lazy(r"^(?:ensure|make sure)\s+(?:that\s+)?(?=(?:\x00\d+\x00|[\w.-]+)
 # dash is the act's object (a heading word before a colon, "Note: never push", is none)
 _FRONTED = lazy(r"^(?P<obj>\x00(?P<i>\d+)\x00|[\w~*./-]+(?:\s+[\w~*./-]+){0,2})\s*(?:\u2014|--?|:|,)\s*"
                 r"(?P<rule>(?:never|don'?t|do not|must not)\s+(?P<verb>commit|push|edit|modify|touch|delete|remove|change))"
-                r"\s*[.!]?$", re.I)
+                r"\s*(?:[.!:]?$|(?=,\s))", re.I)  # "**Secrets** (never commit, use env vars):": a list follows
 _LEAD_WORD = lazy(r"(?:important|note|nb|warning|caution|critical|rule|remember|reminder|tip|also|and|so|"
                   r"please|again|ps|heads up|never|always|git|workflow)", re.I)
 _BRANCH = lazy(r"`[\w][\w.-]*`|main|master|develop|dev|trunk|production|prod|staging|release", re.I)

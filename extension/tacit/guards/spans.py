@@ -11,6 +11,7 @@ import re
 from tacit.guards.code_names import code_object
 from tacit.guards.derive import _prepare, spec_from_pattern
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch, PushMatch
+from tacit.guards.not_rules import about_file_content
 from tacit.guards.words import _EXTENSIONLESS_FILES, _KNOWN_PROGRAMS
 
 # the plain words of refusal; softer ones ("avoid", "refrain from", "try not to") are a preference as often
@@ -86,7 +87,7 @@ def _plain(pre: str, mid: str) -> bool:
 def span_specs(line: str) -> list[GuardSpec]:
     """Guards (ask) for the quoted spans with an exact shape that a refusing clause of ``line`` refuses."""
     prepared = _prepare(line)
-    if prepared is None:
+    if prepared is None or about_file_content(prepared[0]):
         return []
     out: list[GuardSpec] = []
     for found in prepared[1]:
@@ -113,6 +114,9 @@ def span_specs(line: str) -> list[GuardSpec]:
     return out
 
 
+# words that may follow a refused command and leave it whole
+_AFTER_COMMAND = frozenset(("command", "commands", "cli", "directly", "manually", "ever", "again", "yourself", "at", "all",
+                            "anymore", "please"))
 _SAYS_RUN = re.compile(rf"\b(?:{'|'.join(_RUN_VERBS + _USE_VERBS)})\b", re.I)
 
 
@@ -122,9 +126,14 @@ def _clause_specs(text: str, cue_end: int, verb: str, line: str) -> list[GuardSp
     `git stash` or `any` casts" is a mixed list)."""
     edit = verb in _EDIT_VERBS
     out: list[GuardSpec] = []
+    after = re.sub(r"^.*`", "", text, flags=re.S).lower()
+    if not edit and any(w not in _AFTER_COMMAND for w in re.findall(r"[a-z][\w-]*", after)):
+        return []  # "NEVER use `wget`/`curl` healthchecks": the programs name a kind of thing, not a command run
     for sm in re.finditer(r"`([^`\n]+)`", text):
         span = sm.group(1).strip()
         said = re.sub(r"`[^`\n]+`", " ", text[cue_end:sm.start()])
+        if re.search(r"[,;\u2014]\s*(?:and\s+)?(?:use|run|prefer|try|call)\b", said, re.I):
+            break  # "never call `npm` directly, use `pnpm`": what follows the order is the way to do it
         if not edit and said.split() and not _SAYS_RUN.search(said):
             return []  # "never suggest `pip install`": the words before the command do not say to run it
         if edit and re.fullmatch(r"\.\w+", span) and span != ".env" and re.match(r"\s+files\b", text[sm.end():], re.I):

@@ -154,7 +154,7 @@ _PLACEHOLDER_ARG = lazy(r"\s+(?:<[^<>\s][^<>]*>(?:@[\w.^~-]+)?|\[[^\[\]]+\]|\{[^
 _PLACEHOLDER_UPPER = lazy(r"[A-Z]|(?:[A-Z]+[_-])?(?:PKG|PACKAGES?|NAME|FILES?|FILENAME|PATH|DIR|BRANCH|VERSION|MODULE|"
                           r"DEPS?|DEPENDENCY|ARGS?|TARGET|URL|CMD|COMMAND|SCRIPT|TAG|REMOTE|REF|SHA|HASH|LIB|CRATE|GEM|"
                           r"FOO|BAR)(?:[_-][A-Z]+)?")
-_PLACEHOLDER_LOWER = lazy(r"something|anything|whatever|stuff|foo|bar|baz|foobar|xyz|packages?|"
+_PLACEHOLDER_LOWER = lazy(r"\.{3}|\u2026|something|anything|whatever|stuff|foo|bar|baz|foobar|xyz|packages?|"
                           r"(?:some|any|your|my|a|the|new)[-_]?(?:package|pkg|module|lib|library|dep|dependency|crate|gem|"
                           r"thing|file|branch)s?|(?:package|pkg|module|lib|library|dep|dependency|crate|gem|file|branch|"
                           r"script)[-_]?names?")
