@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.quoting import as_extension, as_quoted
-from tacit.guards.reason_words import REASON_HEAD, REASON_SPLIT
+from tacit.guards.reason_words import CONSEQUENT_REASON, REASON_HEAD, REASON_SPLIT
 from tacit.guards.restate import said_as_run
-from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
+from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -22,7 +22,7 @@ _BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+
 _SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
 _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
+_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")  # "packages/**/dist", "**/gen": typed globs
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
@@ -110,12 +110,14 @@ _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(
               re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
-_NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
-# "Never touch: `a/`, `b/`": the list is what never to touch
+_NEVER_COLON = lazy(r"^(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "Never touch: `a/`, `b/`" · "NEVER run: `git add`, `git push`": the list is what never to touch or run
 # "NEVER commit: ROM files, build artifacts, `.wasm` files": the list after the colon is the object (not a reason)
-_VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alter|delete|remove|commit))\s*:\s*"
+_VERB_COLON = lazy(r"^(" + SAID_BEFORE_CUE + r"(?:never|do not|don't|(?:i\s+)?(?:told|asked)\s+you\s+not\s+to)\s+"
+                   r"(?:touch|edit|modify|change|alter|delete|remove|commit|run|execute|use))\s*:\s*"
                    r"(?=\x00\d+\x00|(?!(?:it|its|it's|they|this|that|these|those|because|since|as|so|we|you|the user|"
-                   r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,)",
+                   r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,|"
+                   r"[\w.~*-]*[/.*][\w.*/-]*(?=\s*(?:,|$|\s(?:or|and)\s)))",  # typed paths: "build/**, out/**"
                    re.I)
 # "Forbidden: `git push --force`" · "Not allowed: `npm publish`" · "Prohibited: editing `dist/`"
 _BANNED_COLON = lazy(r"^(?:strictly\s+)?(?:forbidden|not allowed|prohibited|banned|disallowed|never allowed)"
@@ -264,7 +266,7 @@ _SPOKEN_NEVER = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:i\s+)?(?:tol
                      r"i\s+never\s+want\s+you\s+to|you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
                      r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:not(?=\s+[a-z])|stop|quit)|"
                      r"don'?t\s+you\s+dare|no\s+more|(?:a\s+)?hard\s+no\s+(?:on|to)|no(?=\s+[a-z-]+ing\b)|stop|quit)"
-                     r"(?:\s+|(?<=\s))(?:(?P<adv>[a-z]+ly\s+)?(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+                     r"(?:\s+|(?<=\s))(?:(?P<adv>[a-z]+ly\s+)?(?P<ing>force\s+pushing|[a-z-]+ing)\b\s*)?", re.I)  # "stop force pushing"
 _NEEDS_ING = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
                   r"(?:stop|quit|no(?!\s+more\b)|(?:a\s+)?hard\s+no\s+(?:on|to))\b", re.I)
 
@@ -582,7 +584,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     else:
         m = _EXCEPTION.search(text)
         rest = text[: m.start()] if m else ""
-    rest = rest.strip(" ,")
+    rest = CONSEQUENT_REASON.sub("", rest).strip(" ,")  # "…, create a new commit, because it breaks CI"
     if not rest or _PERMIT.search(rest) or _BACK.search(rest):
         return False
     if all(getattr(s.match, "programs", None) for s in specs):  # "… clean up with `git clean -fd src/`": the

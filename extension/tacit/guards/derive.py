@@ -137,10 +137,10 @@ _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
 _FORCE_PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
+    rf"{_DONT}\s+(?:(?:run|use|do|execute)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do|execute)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
     # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
     r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)

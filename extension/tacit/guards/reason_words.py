@@ -59,6 +59,8 @@ _FACT = (
     # a program and its words or flags: ", git push --force will clobber the remote" · ", git pull --rebase is fine"
     r"(?:" + _PROGRAM + r")(?:\s+(?!(?:or|and|nor|not|never)\b)(?:-{1,2}[\w-]+|[a-z][\w-]*)){1,3}?\s+" + _ADVERB
     + r"(?:(?:is|are|was|were)|" + _FACT_VERBS + "|" + _MAY + r")\b")
+# "If a fix is needed, create a new commit, because it breaks CI": the reason after an order, no part of it
+CONSEQUENT_REASON = lazy(r"(?:\s*,\s*|\s+)(?:because|since|cuz|'?cause|bc|b/c)\s.*$", re.I)
 REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
     r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"

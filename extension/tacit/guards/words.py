@@ -90,6 +90,9 @@ def by_first_letter(alternatives: str) -> str:
                             for letter, rests in groups.items()) + ")"
 
 
+# "IMPORTANT: never …" · "please never …" · "no, don't …": said before a rule's cue word
+SAID_BEFORE_CUE = (r"(?:(?:please|pls|plz|kindly|important|note|nb|critical|warning|reminder|rule|again|also|btw|"
+                   r"no|nope|hey|ok|okay|ugh)\b\s*[,:!]?\s*)*")
 _DONT = (rf"(?:{by_first_letter('you|we|i|agents?|the agent|ai agents?|claude|the assistant')}\s+)?"
          + by_first_letter("never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
                            "should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
@@ -223,6 +226,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         remote_marked = not marked
         if text.lower() in _POINTING:
             return None  # "never commit to these branches": the names are said elsewhere
+        if re.fullmatch(r"(?:any|every|all)(?:\s+the)?(?:\s+remote)?", text, re.I):
+            return (), ()  # "never push to any branch": every push, not a branch named "any"
         if "/" in text and all(w.lower() in _SHARED_BRANCH_WORDS for w in text.split("/")):
             text = text.split("/")[0]  # "shared/protected branches": kinds, not a branch named so
     branches, remotes = [], []
