@@ -45,6 +45,25 @@ STOPS = [
 ]
 
 
+# (source, real line, commands it stops, commands it lets through): a label before the rule
+LABELLED = [
+    # pyrex41/dt_video CLAUDE.md: after "CRITICAL:" the rule read as a reason ("This project …" opens one)
+    ("**CRITICAL: This project uses `pnpm`, NOT `npm`.**", ["npm install"], ["pnpm install"]),
+    # daidr/minecraft-skin-renderer claude.md: "for all commands" narrows nothing
+    ("- Use `bun` instead of `npm` for all commands", ["npm run build"], ["bun run build"]),
+]
+
+
+@pytest.mark.parametrize("label", ["{r}", "IMPORTANT: {r}", "Note: {r}", "- **Important:** {r}"])
+@pytest.mark.parametrize("line,stops,passes", LABELLED)
+def test_a_label_before_a_real_rule_line_changes_nothing(line, stops, passes, label):
+    rule = line.lstrip("- ").strip("*").replace("CRITICAL: ", "")
+    specs = derive_guards(label.format(r=rule))
+    assert specs and all(_check(specs, command=c) for c in stops)
+    assert not any(_check(specs, command=c) for c in passes)
+    assert {repr(s.match) for s in specs} == {repr(s.match) for s in derive_guards(line)}
+
+
 def _stops(specs, act: str) -> bool:
     return _check(specs, edit=act[5:]) if act.startswith("edit:") else _check(specs, command=act)
 
@@ -87,6 +106,8 @@ def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):
     # the nighlabs/songify line with a way to do it anyway: the "if" is an exception again
     "Never force push. If you must, do it with --force-with-lease",
     "NEVER run: `make deploy` unless I ask",
+    # a label before a rule with an exception: still vetoed
+    "IMPORTANT: This project uses `pnpm`, not `npm`, unless CI asks for npm",
 ])
 def test_an_exception_still_vetoes_with_a_reason_or_politeness(line, form):
     rule = line.lstrip("> -0123456789.").strip().rstrip(".")

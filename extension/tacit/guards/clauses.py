@@ -29,7 +29,7 @@ _NOISE = lazy(
     r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|"
     r"at all costs|at all|yourself|directly|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
-    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|"
+    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|for everything|for all (?:\w+ )?commands|"
     r"in any (?:form|way|shape or form)|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|(?<=\x00\s)(?:manually|by hand)(?=\s*(?:[.!,;]|$))|"
     r"for (?:dependency|package) management(?:\s+(?:commands?|tasks?|operations?))?|as (?:a|the|our) package manager|"

@@ -36,9 +36,11 @@ MAX_LESSON_CHARS = 600
 # Text preparation
 # ---------------------------------------------------------------------------
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
-_LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
-                    r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)"
-                    r"\s*[:\-!]\s*", re.I)
+_LABEL_WORDS = (r"(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+                r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)")
+_LABEL = lazy(rf"^{_LABEL_WORDS}\s*[:\-!]\s*", re.I)
+# "**CRITICAL:** this project uses `pnpm`, not `npm`": after a label the rule is the first clause (no reason)
+_LEAD_LABEL = lazy(rf"^((?:[-*+>]\s+|\d{{1,3}}[.)]\s+)*)(?:\*\*)?{_LABEL_WORDS}(?:\*\*)?\s*[:!]\s*(?:\*\*)?(?=\S)", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
@@ -59,7 +61,7 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    return text, clauses(text, typed=True)  # read again, typed_cues would change nothing (issue 19)
+    return text, clauses(_LEAD_LABEL.sub(r"\1", text), typed=True)  # typed_cues again would change nothing
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
