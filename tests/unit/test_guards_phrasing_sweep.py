@@ -42,6 +42,13 @@ STOPS = [
     # LukeCali-949/defaultnextjsapp AGENTS.md: "a `x` or `y` file" after "create or commit"
     ("- Do **not** create or commit a `package-lock.json` or `yarn.lock` file.",
      ["git add package-lock.json", "git add yarn.lock", "edit:yarn.lock"], ["git add src/a.ts", "edit:src/a.ts"]),
+    # bannoscakes/bannoscakes-ordak-ui CLAUDE.md: "dev" is a branch every git-flow project has, like "develop"
+    ("- Never commit directly to dev", [], []),
+    ("5. Never push directly to `dev` or `main`", ["git push origin dev", "git push origin main"],
+     ["git push origin feat/x"]),
+    # Pyrothiefprojects/sceneforge CLAUDE.md: "to git" is where every commit and push goes
+    ("- NEVER commit or push to git — the user handles all git operations themselves",
+     ["git commit -m x", "git push origin feat/x"], ["git status"]),
 ]
 
 
@@ -87,6 +94,7 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("no, don't touch: `build/**`, `out/**`", ["edit:build/a.js"], ["edit:src/a.ts"]),
     ("I told you not to touch: `build/**`, `out/**`", ["edit:out/a.js"], ["edit:src/a.ts"]),
     ("stop force pushing — this can destroy commit history", ["git push --force"], ["git push"]),
+    ("never push directly to dev or main", ["git push origin dev"], ["git push origin feat/x"]),
     ("never commit a .env file", ["git add .env"], ["git add .env.example"]),
 ])
 def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):

@@ -65,7 +65,7 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
     "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress",
 ))
 _SUDO_WORDS = frozenset(("sudo", "doas"))
-_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
+_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "dev", "trunk", "gh-pages"))
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 # "shared branches" names no branch: the ones every project shares are main and master
 _SHARED_BRANCH_WORDS = frozenset(("shared", "protected", "public", "long-lived", "default", "common"))
@@ -216,8 +216,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
     if text is None:
         return (), ()
     text = text.strip()
-    if re.fullmatch(r"(?:the|a|any|your|a shared)\s+remotes?(?:\s+(?:repo|repository|server))?|remotes?", text, re.I):
-        return (), ()  # "push to the remote": any push
+    if re.fullmatch(r"(?:the|a|any|your|a shared)\s+remotes?(?:\s+(?:repo|repository|server))?|remotes?|git(?:hub)?", text, re.I):
+        return (), ()  # "push to the remote" · "push to git": any push
     marked = remote_marked = False
     m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
     if m:
