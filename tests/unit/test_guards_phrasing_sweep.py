@@ -95,6 +95,9 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("I told you not to touch: `build/**`, `out/**`", ["edit:out/a.js"], ["edit:src/a.ts"]),
     ("stop force pushing — this can destroy commit history", ["git push --force"], ["git push"]),
     ("never push directly to dev or main", ["git push origin dev"], ["git push origin feat/x"]),
+    # jeanschmidt/pytorch-cloud CLAUDE.md: "even if" without a comma is no exception; suggesting is no act
+    ("4. **NEVER use terraform** even if explicitly asked", ["terraform apply"], ["tofu apply"]),
+    ("1. **NEVER run or suggest `terraform` commands**", ["terraform plan"], ["tofu plan"]),
     ("never commit a .env file", ["git add .env"], ["git add .env.example"]),
 ])
 def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):

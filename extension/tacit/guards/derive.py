@@ -41,6 +41,10 @@ _LABEL_WORDS = (r"(?:rule|lesson|note|nb|correction|preference|reminder|importan
 _LABEL = lazy(rf"^{_LABEL_WORDS}\s*[:\-!]\s*", re.I)
 # "**CRITICAL:** this project uses `pnpm`, not `npm`": after a label the rule is the first clause (no reason)
 _LEAD_LABEL = lazy(rf"^((?:[-*+>]\s+|\d{{1,3}}[.)]\s+)*)(?:\*\*)?{_LABEL_WORDS}(?:\*\*)?\s*[:!]\s*(?:\*\*)?(?=\S)", re.I)
+# "never use terraform even if asked": the rule holds then too, as after a comma (no exception)
+_EVEN_IF = lazy(r"(?<=[\w`*)])\s+(?=even\s+(?:if|when|though)\b)", re.I)
+# "never run or suggest `terraform` commands": suggesting is no act a guard sees; running is
+_OR_SUGGEST = lazy(r"\b(run|use|execute)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)\b", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
@@ -61,7 +65,8 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    return text, clauses(_LEAD_LABEL.sub(r"\1", text), typed=True)  # typed_cues again would change nothing
+    read = _OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text)))
+    return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
