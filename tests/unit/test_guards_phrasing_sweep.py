@@ -20,6 +20,10 @@ FORMS = [
     "IMPORTANT: {r}",
     "please {l}",
     "{r}, thanks",
+    "{r} | breaks the lockfile",
+    "{r} / too slow",
+    "{r}. Usually breaks CI.",
+    "{r}, tell me instead",
 ]
 
 # (source, real line, commands or edits it stops, ones it lets through); an edit is "edit:<path>"
@@ -39,6 +43,13 @@ STOPS = [
     # zing3d-labs/openscad-toolkit CLAUDE.md
     ("- **Never amend commits** (`git commit --amend`). If a fix is needed after a commit, create a new commit.",
      ["git commit --amend -m x"], ["git commit -m x"]),
+    # LukeCali-949/defaultnextjsapp AGENTS.md
+    ("- **Use pnpm only.** Never run `npm install`, `npm i`, `npx`, or `yarn`.", ["npm install", "npx tsc"],
+     ["pnpm install"]),
+    # jfi/dotfiles claude/CLAUDE.md: "things" pushed is any push
+    ("- Don't push things to main branches - create PRs.", ["git push origin main"], ["git push origin feat/x"]),
+    # nazt/weyermann-malt-productpage CLAUDE_safety.md
+    ("-   Never use `git clean -f`.", ["git clean -f"], ["git clean -n"]),
     # LukeCali-949/defaultnextjsapp AGENTS.md: "a `x` or `y` file" after "create or commit"
     ("- Do **not** create or commit a `package-lock.json` or `yarn.lock` file.",
      ["git add package-lock.json", "git add yarn.lock", "edit:yarn.lock"], ["git add src/a.ts", "edit:src/a.ts"]),
@@ -99,6 +110,7 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("4. **NEVER use terraform** even if explicitly asked", ["terraform apply"], ["tofu apply"]),
     ("1. **NEVER run or suggest `terraform` commands**", ["terraform plan"], ["tofu plan"]),
     ("never commit a .env file", ["git add .env"], ["git add .env.example"]),
+    ("never use npm / yarn", ["npm install", "yarn add x"], ["pnpm install"]),  # a slash between tools: a list
 ])
 def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):
     specs = derive_guards(text)
@@ -130,6 +142,8 @@ def test_an_exception_still_vetoes_with_a_reason_or_politeness(line, form):
     "Never commit to any branch.",  # a commit to every branch is no branch rule (and no branch named "any")
     "Don't add a `.env` file",  # "add a file" is making one, not staging it
     "Never run: tests in watch mode",
+    "Never run `pnpm test`. Usually it's fine to skip it.",  # a sentence that lets it, not a harm
+    "Never run `pnpm test`, unless I ask, tell me instead",
 ])
 def test_no_guard_from_what_names_no_exact_act(line):
     assert all("'any'" not in repr(s.match) for s in derive_guards(line))

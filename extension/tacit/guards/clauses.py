@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.quoting import as_extension, as_quoted
-from tacit.guards.reason_words import CONSEQUENT_REASON, REASON_HEAD, REASON_SPLIT
+from tacit.guards.reason_words import _HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, REASON_HEAD, REASON_SPLIT
 from tacit.guards.restate import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
 
@@ -397,14 +397,6 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
     return out
 
 
-# "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
-_MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
-                 r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
-_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|lost|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
-             r"delet|overwrit|fail|leak|caus|trigger|ruin|damag|hurt|crash|explod|drift|pollut|invalidat|bloat|flak)\w*",
-             re.I)
-_LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
-             r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
 
 
 # "in production, never run npm" · "in CI never …": a place that is no folder is a condition the matcher cannot see

@@ -22,6 +22,7 @@ from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, w
 from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import flag_over, quoted_over
+from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -43,6 +44,8 @@ _LABEL = lazy(rf"^{_LABEL_WORDS}\s*[:\-!]\s*", re.I)
 _LEAD_LABEL = lazy(rf"^((?:[-*+>]\s+|\d{{1,3}}[.)]\s+)*)(?:\*\*)?{_LABEL_WORDS}(?:\*\*)?\s*[:!]\s*(?:\*\*)?(?=\S)", re.I)
 # "never use terraform even if asked": the rule holds then too, as after a comma (no exception)
 _EVEN_IF = lazy(r"(?<=[\w`*)])\s+(?=even\s+(?:if|when|though)\b)", re.I)
+# "never run `x` | breaks the lockfile" · "… / too slow": a pipe or a slash before a reason is a dash
+_BAR = lazy(r"\s+[|/]\s+(?=\S)")
 # "never run or suggest `terraform` commands": suggesting is no act a guard sees; running is
 _OR_SUGGEST = lazy(r"\b(run|use|execute)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)\b", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
@@ -66,6 +69,7 @@ def _prepare(text) -> tuple[str, list] | None:
         return None
     text = text.strip("\"' ")
     read = _OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text)))
+    read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
 
@@ -147,7 +151,7 @@ _FORCE_PUSH = lazy(
     rf"{_DONT}\s+(?:(?:run|use|do|execute)\s+)?`?(?:git\s+)?force[- ]?push(?:es|ing)?`?(?:\s+anything)?"
     r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
 _PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do|execute)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|directly|straight))*"
+    rf"{_DONT}\s+(?:(?:run|use|do|execute)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|commits?|code|changes|things|stuff|directly|straight))*"
     # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
     r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
     r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
@@ -525,6 +529,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     if not prepared:
         return ()
     text, sentences = prepared
+    sentences = [found for found in sentences if not said_harm(found[0])]  # "… Usually breaks CI.": a reason
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:
