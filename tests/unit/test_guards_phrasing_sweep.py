@@ -111,6 +111,11 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("1. **NEVER run or suggest `terraform` commands**", ["terraform plan"], ["tofu plan"]),
     ("never commit a .env file", ["git add .env"], ["git add .env.example"]),
     ("never use npm / yarn", ["npm install", "yarn add x"], ["pnpm install"]),  # a slash between tools: a list
+    # the nighlabs/songify and BernardinD/PhotoWordFind rules said as a correction: the harm, then "don't"
+    ("force pushing to main breaks CI. just don't.", ["git push --force origin main"], ["git push origin main"]),
+    ("committing `lib/apiSecretKeys.dart` leaks secrets. never do it.", ["git add lib/apiSecretKeys.dart"],
+     ["git add lib/main.dart"]),
+    ("running `npm install` is a no-go", ["npm install"], ["pnpm install"]),
 ])
 def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):
     specs = derive_guards(text)
@@ -144,6 +149,8 @@ def test_an_exception_still_vetoes_with_a_reason_or_politeness(line, form):
     "Never run: tests in watch mode",
     "Never run `pnpm test`. Usually it's fine to skip it.",  # a sentence that lets it, not a harm
     "Never run `pnpm test`, unless I ask, tell me instead",
+    "running `make deploy` breaks prod unless CI is green. don't.",  # the exception in the harm still vetoes
+    "the release build breaks. don't.",  # no act named
 ])
 def test_no_guard_from_what_names_no_exact_act(line):
     assert all("'any'" not in repr(s.match) for s in derive_guards(line))

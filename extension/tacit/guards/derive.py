@@ -19,7 +19,7 @@ from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
-from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
+from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, said_then_dont, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.reason_words import REASON_HEAD, said_harm
@@ -68,7 +68,7 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    read = _OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text)))
+    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text))))
     read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
     return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
