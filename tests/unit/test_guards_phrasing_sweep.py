@@ -116,6 +116,8 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("committing `lib/apiSecretKeys.dart` leaks secrets. never do it.", ["git add lib/apiSecretKeys.dart"],
      ["git add lib/main.dart"]),
     ("running `npm install` is a no-go", ["npm install"], ["pnpm install"]),
+    # hayyaun/tg-bots AI_CONTEXT.md: "etc." after the commands named in the aside
+    ("DO NOT run database migrations (`prisma migrate dev`, etc.)", ["npx prisma migrate dev"], ["npx prisma generate"]),
 ])
 def test_typed_and_said_forms_of_the_real_lines(text, stops, passes):
     specs = derive_guards(text)

@@ -137,7 +137,8 @@ _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s
 
 
 _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
-                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
+                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)"
+                    r"(?:\s*,?\s*(?:etc\.?|\u2026|\.\.\.))?\s*\)"  # "(`prisma migrate dev`, etc.)": the ones named
                     .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
 # "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
 _BARE_FLAG = lazy(r"\b(never|don'?t|do not)\s+(?=\x00(\d+)\x00)", re.I)
