@@ -50,6 +50,10 @@ STOPS = [
     ("- Don't push things to main branches - create PRs.", ["git push origin main"], ["git push origin feat/x"]),
     # nazt/weyermann-malt-productpage CLAUDE_safety.md
     ("-   Never use `git clean -f`.", ["git clean -f"], ["git clean -n"]),
+    # KotaHusky/Homepage CLAUDE.md: `DROP TABLE` in the list is a SQL statement, not a program named DROP
+    ("- **NEVER** run: `rm -rf`, `git push --force`, `git reset --hard`, `DROP TABLE`",
+     ["rm -rf build", "git push --force", "git reset --hard HEAD~1", "psql -c 'DROP TABLE users'"],
+     ["git push", "psql -c 'SELECT 1'"]),
     # LukeCali-949/defaultnextjsapp AGENTS.md: "a `x` or `y` file" after "create or commit"
     ("- Do **not** create or commit a `package-lock.json` or `yarn.lock` file.",
      ["git add package-lock.json", "git add yarn.lock", "edit:yarn.lock"], ["git add src/a.ts", "edit:src/a.ts"]),
@@ -153,6 +157,7 @@ def test_an_exception_still_vetoes_with_a_reason_or_politeness(line, form):
     "Never run `pnpm test`, unless I ask, tell me instead",
     "running `make deploy` breaks prod unless CI is green. don't.",  # the exception in the harm still vetoes
     "the release build breaks. don't.",  # no act named
+    "never run `DROP TABLE users`",  # no program named DROP (and no SQL shape with a table name yet)
 ])
 def test_no_guard_from_what_names_no_exact_act(line):
     assert all("'any'" not in repr(s.match) for s in derive_guards(line))

@@ -144,6 +144,7 @@ _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere|"
                   r"(?<=[\w`])\s+(?:by hand|manually))?", re.I)  # "never run terraform apply by hand": every call is
 # programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
+_SQL_HEADS = frozenset(("drop", "truncate", "delete", "alter", "insert", "update", "select", "create", "grant"))
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
@@ -317,8 +318,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
-    if not _CMD_WORD.fullmatch(program):
-        return None
+    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS:
+        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP
     subs: list[str] = []
     flags: list[str] = []
     trailing: list[str] = []
@@ -456,7 +457,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         for i in range(1, len(quoted)):  # "never `git add .` or `-A`": the flag of the command before it
             head = [w for w in _unquote(quoted[i - 1]).split()[:2] if not w.startswith("-")]
             quoted[i] = f"`{' '.join(head)} {_unquote(quoted[i])}`" if quoted[i].startswith("`-") and head else quoted[i]
-        out = [_run(m.group("verb") + q, because) for q in quoted]
+        out = [_run(m.group("verb") + q, because) or _content_shapes(m.group("verb") + q, because) for q in quoted]
         if m.group("tail") and _FORCE_PUSH_WORD.fullmatch(m.group("tail").strip()):  # "…, `git clean`, or force-push"
             out.append(GuardSpec(PushMatch((), True), because))
         if all(out):
