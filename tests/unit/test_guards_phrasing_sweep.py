@@ -24,6 +24,10 @@ FORMS = [
     "{r} / too slow",
     "{r}. Usually breaks CI.",
     "{r}, tell me instead",
+    "{r}, it might corrupt the lockfile",  # a hedge in the reason is none of the rule's
+    "{r}, because it fails when the cache is cold",
+    "Since the release build depends on it, {l}",
+    "oh and {l}",
 ]
 
 # (source, real line, commands or edits it stops, ones it lets through); an edit is "edit:<path>"
@@ -157,6 +161,8 @@ def test_an_exception_still_vetoes_with_a_reason_or_politeness(line, form):
     "Never run `pnpm test`, unless I ask, tell me instead",
     "running `make deploy` breaks prod unless CI is green. don't.",  # the exception in the harm still vetoes
     "the release build breaks. don't.",  # no act named
+    "never touch `build/**`, it's usually fine to skip though",  # a reason that lets it keeps the hedge
+    "Never touch `build/**`, might be ok",
     "never run `DROP TABLE users`",  # no program named DROP (and no SQL shape with a table name yet)
 ])
 def test_no_guard_from_what_names_no_exact_act(line):

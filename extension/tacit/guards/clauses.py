@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.quoting import as_extension, as_quoted
-from tacit.guards.reason_words import _HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, REASON_HEAD, REASON_SPLIT
+from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
+                                       without_harm)
 from tacit.guards.restate import said_as_run
 from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
 
@@ -110,10 +111,10 @@ _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(
               re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
-_NEVER_COLON = lazy(r"^(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+_NEVER_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
 # "Never touch: `a/`, `b/`" · "NEVER run: `git add`, `git push`": the list is what never to touch or run
 # "NEVER commit: ROM files, build artifacts, `.wasm` files": the list after the colon is the object (not a reason)
-_VERB_COLON = lazy(r"^(" + SAID_BEFORE_CUE + r"(?:never|do not|don't|(?:i\s+)?(?:told|asked)\s+you\s+not\s+to)\s+"
+_VERB_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:never|do not|don't|(?:i\s+)?(?:told|asked)\s+you\s+not\s+to)\s+"
                    r"(?:touch|edit|modify|change|alter|delete|remove|commit|run|execute|use))\s*:\s*"
                    r"(?=\x00\d+\x00|(?!(?:it|its|it's|they|this|that|these|those|because|since|as|so|we|you|the user|"
                    r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,|"
@@ -373,12 +374,13 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
         main = _ASIDE.sub(" ", _ASIDE_AT_END.sub("", sentence))  # "skip hooks (`--no-verify`)." is no "hooks ."
-        pieces = []
+        pieces, plain = [], {}  # plain: a joined reading without the reasons in it, where its hedge is looked for
         parts = _CLAUSE_SPLIT.split(main)
         splits = [REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
         for sub in splits:
             if len(sub) > 1 and len(parts) > 1:  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
                 pieces.append(", ".join(sub))
+                plain[len(pieces) - 1] = _tidy(_unhedged(sub))
             pieces.extend(sub)
         found = []
         # the whole sentence is a reading, its breaks and reasons' heads read as commas; a part after a
@@ -387,12 +389,11 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
                 and not REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
         whole = len(pieces) > 1 and _tidy(", ".join(splits[0]) if len(kept) == 1 else
                                           REASON_SPLIT.sub(", ", ", ".join(kept)))
-        if whole:
-            found.append(_clause(whole, spans, whole=True))
+        if whole:  # "never touch `x`, it might break CI": a hedge in the reason is none of the rule's
+            found.append(_clause(whole, spans, whole=True, plain=_tidy(_unhedged(splits[0])) if len(kept) == 1 else None))
         for i, piece in enumerate(pieces + asides):
-            piece = _tidy(piece)
-            if piece:
-                found.append(_clause(piece, spans, aside=i >= len(pieces), first=i == 0))
+            if _tidy(piece):
+                found.append(_clause(_tidy(piece), spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
         if found:
             out.append(found)
     return out
@@ -419,9 +420,15 @@ _DID_IT = lazy(r"\s*(?:(?:if|when|whenever|every\s+time|each\s+time|any\s+time)\
 _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
 
+def _unhedged(sub: list) -> str:  # a reading's pieces but its reasons (a harm that may follow too)
+    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (REASON_HEAD.match(
+        _PLACEHOLDER.sub(" ", p).strip()) or _MAY_HARM.match(p.strip()) and _HARM.search(p)))
+
+
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
-            first: bool = False) -> Clause:
+            first: bool = False, plain: str | None = None) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
+    said = _PLACEHOLDER.sub(" ", plain) if plain is not None else bare  # what the hedge is looked for in
     reason = not whole and (aside or not first and bool(REASON_HEAD.match(bare)))
     head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
@@ -432,7 +439,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     if did and (did.group("then") is None or _HARM.search(did.group("then")) and not _LETS.search(did.group("then"))):
         reason, head_hedge = True, False  # "…, if you do the build breaks": what doing it causes
     return Clause(_restore(protected, spans), reason, head_hedge,
-                  placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
+                  placed or bool(_HEDGE.search(said) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", _ONLY_FOR.sub(" ", bare)))), aside)
 
 
@@ -577,7 +584,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     else:
         m = _EXCEPTION.search(text)
         rest = text[: m.start()] if m else ""
-    rest = CONSEQUENT_REASON.sub("", rest).strip(" ,")  # "…, create a new commit, because it breaks CI"
+    rest = without_harm(CONSEQUENT_REASON.sub("", rest).strip(" ,"))  # "…, create a new commit, because it breaks CI"
     if not rest or _PERMIT.search(rest) or _BACK.search(rest):
         return False
     if all(getattr(s.match, "programs", None) for s in specs):  # "… clean up with `git clean -fd src/`": the

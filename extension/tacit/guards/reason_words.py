@@ -92,11 +92,24 @@ REASON_SPLIT = lazy(
 # "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
 _MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
                  r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
-_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|lost|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
-             r"delet|overwrit|fail|leak|caus|trigger|ruin|damag|hurt|crash|explod|drift|pollut|invalidat|bloat|flak)\w*",
-             re.I)
+_HARM_STEMS = ("break broke corrupt wipe lose lost kill hang slow mess screw confus waste clobber nuke destroy delet "
+               "overwrit fail leak caus trigger ruin damag hurt crash explod drift pollut invalidat bloat flak").split()
+_HARM = lazy(r"\b(?:" + "|".join(_HARM_STEMS) + r")\w*", re.I)
 _LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
              r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
+
+
+# "…, it's usually fine to skip": a reason that lets the act, so no reason but the rule's own hedge
+LETS_IT = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|no need|skip)\b", re.I)
+
+
+def without_harm(text: str) -> str:
+    """``text`` without the harm said after it ("create a new commit, it might break CI")."""
+    pieces = text.split(", ")
+    while len(pieces) > 1 and _HARM.search(pieces[-1]) and not _LETS.search(pieces[-1]) and \
+            re.match(r"(?:it|this|that|they|which|doing so)\b|" + _MAY_HARM.pattern.lstrip("^"), pieces[-1], re.I):
+        pieces.pop()
+    return ", ".join(pieces)
 
 
 def said_harm(clause) -> bool:

@@ -91,8 +91,8 @@ def by_first_letter(alternatives: str) -> str:
 
 
 # "IMPORTANT: never …" · "please never …" · "no, don't …": said before a rule's cue word
-SAID_BEFORE_CUE = (r"(?:(?:please|pls|plz|kindly|important|note|nb|critical|warning|reminder|rule|again|also|btw|"
-                   r"no|nope|hey|ok|okay|ugh)\b\s*[,:!]?\s*)*")
+SAID_BEFORE_CUE = (r"(?:(?:please|pls|plz|kindly|important|note|nb|critical|warning|reminder|rule|again|also|btw|fyi|psa|"
+                   r"no|nope|hey|hi|hello|yo|ok|okay|so|and|oh|just|anyway|ugh|ffs|dude|look)\b\s*[,:!]?\s*)*")
 _DONT = (rf"(?:{by_first_letter('you|we|i|agents?|the agent|ai agents?|claude|the assistant')}\s+)?"
          + by_first_letter("never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
                            "should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
