@@ -119,6 +119,9 @@ def test_a_real_rule_line_stops_the_same_however_it_is_typed(line, stops, passes
     ("1. **NEVER run or suggest `terraform` commands**", ["terraform plan"], ["tofu plan"]),
     ("never commit a .env file", ["git add .env"], ["git add .env.example"]),
     ("never use npm / yarn", ["npm install", "yarn add x"], ["pnpm install"]),  # a slash between tools: a list
+    # the i37532/GymLog line typed without backticks or a last "or": every item is a git command
+    ("never run git add, git commit, git push, git reset, git rebase, git merge",
+     ["git add -A", "git merge main", "git push"], ["git status"]),
     # the nighlabs/songify and BernardinD/PhotoWordFind rules said as a correction: the harm, then "don't"
     ("force pushing to main breaks CI. just don't.", ["git push --force origin main"], ["git push origin main"]),
     ("committing `lib/apiSecretKeys.dart` leaks secrets. never do it.", ["git add lib/apiSecretKeys.dart"],

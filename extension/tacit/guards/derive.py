@@ -470,7 +470,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _COMMAND_LIST.fullmatch(sentence)
     if m:
         items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
-        if not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I) or \
+        same = len({i.split()[0].lower() for i in items}) == 1 and all(len(i.split()) > 1 for i in items)  # "git add, git push"
+        if not (same or re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I)) or \
                 re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
             items = []  # "never use git commit --amend, make new commits" · "… nvm or fnm, volta pins node": no list
         if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
