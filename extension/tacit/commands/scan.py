@@ -34,5 +34,11 @@ def scan_result(text: str) -> dict:
 
 def run(args, cfg=None) -> int:
     result = scan_result(read_text_arg(args.text, lenient=True))
-    emit(result, text=lambda r: "clean: nothing the scanner blocks" if r["success"] else r["message"] if r["message"].lower().startswith("blocked") else f"blocked: {r['message']}")
+
+    def text(r: dict) -> str:
+        if r["success"]:
+            return "clean: nothing the scanner blocks"
+        return r["message"] if r["message"].lower().startswith("blocked") else f"blocked: {r['message']}"
+
+    emit(result, text=text)
     return 0 if result["success"] else 1

@@ -119,6 +119,7 @@ def read(text: object, prev_assistant: object = None) -> MessageReading:
     """Read a message once (never raises on odd input)."""
     raw = clean(text)
     prev = clean(prev_assistant) or None
+
     def skipped(why: str, english: bool = True) -> MessageReading:
         return MessageReading(raw, "", "", "", prev, None, (), None, None, 0.0, _EMPTY_MARKERS, why, english)
 

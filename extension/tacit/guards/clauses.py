@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from tacit.lazyre import gate, lazy
 from tacit.guards.quoting import as_extension, as_quoted
-from tacit.guards.reason_words import REASON_HEAD, REASON_SPLIT
+from tacit.guards.reason_words import (_HARM, _LETS, _MAY_HARM, CONSEQUENT_REASON, LETS_IT, REASON_HEAD, REASON_SPLIT,
+                                       without_harm)
 from tacit.guards.restate import said_as_run
-from tacit.guards.words import _KNOWN_PROGRAMS, verb_of
+from tacit.guards.words import _KNOWN_PROGRAMS, SAID_BEFORE_CUE, verb_of
 
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
                             "\u00a0": " ", "\u2013": " \u2014 ", "\u2014": " \u2014 "})
@@ -22,14 +23,14 @@ _BULLET = lazy(r"^\s*(?:[-*+\u2022>]\s+|\d{1,3}[.)]\s+|#{1,6}\s+|\[[ xX]?\]\s+)+
 _SYMBOLS = lazy(r"[\u2600-\u27bf\U0001f300-\U0001faff\ufe0f\u200d\u2757\u203c]+")
 # a markdown link reads as its text: "use [uv](https://…) instead of pip"
 _LINK = lazy(r"!?\[([^\[\]\n]{1,80})\]\((?:[^()\s]|\([^()\s]*\))+\)")
-_BOLD = lazy(r"\*\*|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")
+_BOLD = lazy(r"\*\*(?!/)|(?<![\w`])__(?=\w)|(?<=\w)__(?![\w`])")  # "packages/**/dist", "**/gen": typed globs
 # emphasis and politeness that change nothing about what to stop
 _NOISE = lazy(
     r"\b(?:please|pls|plz|kindly|always|really|absolutely|strictly|ever|again|anymore|any more|seriously|trust me|"
     r"thx|ty|cheers|no exceptions?|without exceptions?|fyi|btw|like ever|period(?=[.!]*$)|"
     r"at all costs|at all|yourself|directly|straight|raw(?=\s+\x00)|thanks|thank you|going forward|from now on|automatically|autonomously|"
     r"on your own|locally|on your machine|when(?:ever)?\s+(?:running|executing|you run)\s+(?:any\s+)?(?:shell\s+|terminal\s+)?commands|"
-    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|"
+    r"under (?:any|no) circumstances?|in any case|by any means|exclusively|for any reason|for anything|for everything|for all (?:\w+ )?commands|"
     r"in any (?:form|way|shape or form)|"
     r"(?:manually|by hand)(?=\s+(?:edit|modify|change|touch|update|write|overwrite|alter))|(?<=\x00\s)(?:manually|by hand)(?=\s*(?:[.!,;]|$))|"
     r"for (?:dependency|package) management(?:\s+(?:commands?|tasks?|operations?))?|as (?:a|the|our) package manager|"
@@ -110,12 +111,14 @@ _AVOID = lazy(r"^(?:avoid|refrain from)\s+(?:(force[- ]pushing|[a-z-]+ing)\s+)?(
               re.I)
 _PLACEHOLDER = lazy(r"\x00(\d+)\x00")
 # "AI agents NEVER: `a`, `b`": the list is what never to run
-_NEVER_COLON = lazy(r"^((?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
-# "Never touch: `a/`, `b/`": the list is what never to touch
+_NEVER_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:(?:ai\s+)?agents?\s+|you\s+)?(?:never|do not|don't))\s*:\s*(?=\x00\d+\x00)", re.I)
+# "Never touch: `a/`, `b/`" · "NEVER run: `git add`, `git push`": the list is what never to touch or run
 # "NEVER commit: ROM files, build artifacts, `.wasm` files": the list after the colon is the object (not a reason)
-_VERB_COLON = lazy(r"^((?:never|do not|don't)\s+(?:touch|edit|modify|change|alter|delete|remove|commit))\s*:\s*"
+_VERB_COLON = lazy(r"(?:^|(?<=, ))(" + SAID_BEFORE_CUE + r"(?:never|do not|don't|(?:i\s+)?(?:told|asked)\s+you\s+not\s+to)\s+"
+                   r"(?:touch|edit|modify|change|alter|delete|remove|commit|run|execute|use))\s*:\s*"
                    r"(?=\x00\d+\x00|(?!(?:it|its|it's|they|this|that|these|those|because|since|as|so|we|you|the user|"
-                   r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,)",
+                   r"ask|use|run|instead|only|except|unless|never|no|not|don't|do not)\b)[a-z][\w-]*(?:\s+[\w-]+)?\s*,|"
+                   r"[\w.~*-]*[/.*][\w.*/-]*(?=\s*(?:,|$|\s(?:or|and)\s)))",  # typed paths: "build/**, out/**"
                    re.I)
 # "❌ Never use: `npm install`, `npm run`, `npx`" · "Never stage: `a`, `b/`": a verb of running or staging, then quoted names
 _USE_COLON = lazy(r"^((?:never|do not|don't)\s+(?:use|run|execute|invoke|call|stage))\s*:\s*(?=\x00\d+\x00)", re.I)
@@ -137,7 +140,8 @@ _ACTION_WHEN = lazy(r"\s+(?:when|while)\s+(?:(?:making|doing|creating|running)\s
 
 
 _NAMED = lazy(r"(?<=\w)(?P<noun>\s*)\(\s*(?:e\.?g\.?,?\s*|i\.?e\.?,?\s*|such as\s+|like\s+|including\s+)?"
-                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)\s*\)"
+                    r"(?P<items>(?:\x00\d+\x00|{p})(?:\s*(?:,|or|and|,\s*or|,\s*and)\s*(?:\x00\d+\x00|{p}))*)"
+                    r"(?:\s*,?\s*(?:etc\.?|\u2026|\.\.\.))?\s*\)"  # "(`prisma migrate dev`, etc.)": the ones named
                     .format(p=r"(?:\.[\w-]+(?:\.[\w-]+)*|[\w*-]+\.[\w*.-]+|[\w.-]+/[\w.*/-]*)(?![\w(])"), re.I)
 # "files that look like secrets (.env, credentials.json, *.pem)": the names are the examples of the files
 _BARE_FLAG = lazy(r"\b(never|don'?t|do not)\s+(?=\x00(\d+)\x00)", re.I)
@@ -266,7 +270,7 @@ _SPOKEN_NEVER = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:i\s+)?(?:tol
                      r"i\s+never\s+want\s+you\s+to|you(?:'re|\s+are)\s+not\s+supposed\s+to|you\s+(?:should|must)\s*(?:not|n't)\s+be|"
                      r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:not(?=\s+[a-z])|stop|quit)|"
                      r"don'?t\s+you\s+dare|no\s+more|(?:a\s+)?hard\s+no\s+(?:on|to)|no(?=\s+[a-z-]+ing\b)|stop|quit)"
-                     r"(?:\s+|(?<=\s))(?:(?P<adv>[a-z]+ly\s+)?(?P<ing>[a-z-]+ing)\b\s*)?", re.I)
+                     r"(?:\s+|(?<=\s))(?:(?P<adv>[a-z]+ly\s+)?(?P<ing>force\s+pushing|[a-z-]+ing)\b\s*)?", re.I)  # "stop force pushing"
 _NEEDS_ING = lazy(r"^(?:(?:please|pls|plz|kindly)\s*,?\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
                   r"(?:stop|quit|no(?!\s+more\b)|(?:a\s+)?hard\s+no\s+(?:on|to))\b", re.I)
 
@@ -372,12 +376,13 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
             parts = [p for part in _CLAUSE_SPLIT.split(aside) for p in REASON_SPLIT.split(part) if p]
             asides.extend([aside] + (parts if len(parts) > 1 else []))
         main = _ASIDE.sub(" ", _ASIDE_AT_END.sub("", sentence))  # "skip hooks (`--no-verify`)." is no "hooks ."
-        pieces = []
+        pieces, plain = [], {}  # plain: a joined reading without the reasons in it, where its hedge is looked for
         parts = _CLAUSE_SPLIT.split(main)
         splits = [REASON_SPLIT.split(part) for part in parts]  # joined with ", ": its sub(", ", part)
         for sub in splits:
             if len(sub) > 1 and len(parts) > 1:  # the part as a whole is a reading too ("use pnpm, never npm, yarn or bun")
                 pieces.append(", ".join(sub))
+                plain[len(pieces) - 1] = _tidy(_unhedged(sub))
             pieces.extend(sub)
         found = []
         # the whole sentence is a reading, its breaks and reasons' heads read as commas; a part after a
@@ -386,25 +391,14 @@ def clauses(text: str, typed: bool = False) -> list[list[Clause]]:
                 and not REASON_HEAD.match(_PLACEHOLDER.sub(" ", p).strip())]
         whole = len(pieces) > 1 and _tidy(", ".join(splits[0]) if len(kept) == 1 else
                                           REASON_SPLIT.sub(", ", ", ".join(kept)))
-        if whole:
-            found.append(_clause(whole, spans, whole=True))
+        if whole:  # "never touch `x`, it might break CI": a hedge in the reason is none of the rule's
+            found.append(_clause(whole, spans, whole=True, plain=_tidy(_unhedged(splits[0])) if len(kept) == 1 else None))
         for i, piece in enumerate(pieces + asides):
-            piece = _tidy(piece)
-            if piece:
-                found.append(_clause(piece, spans, aside=i >= len(pieces), first=i == 0))
+            if _tidy(piece):
+                found.append(_clause(_tidy(piece), spans, aside=i >= len(pieces), first=i == 0, plain=plain.get(i)))
         if found:
             out.append(found)
     return out
-
-
-# "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
-_MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
-                 r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
-_HARM = lazy(r"\b(?:break|broke|corrupt|wipe|lose|lost|kill|hang|slow|mess|screw|confus|waste|clobber|nuke|destroy|"
-             r"delet|overwrit|fail|leak|caus|trigger|ruin|damag|hurt|crash|explod|drift|pollut|invalidat|bloat|flak)\w*",
-             re.I)
-_LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
-             r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
 
 
 # "in production, never run npm" · "in CI never …": a place that is no folder is a condition the matcher cannot see
@@ -426,9 +420,15 @@ _DID_IT = lazy(r"\s*(?:(?:if|when|whenever|every\s+time|each\s+time|any\s+time)\
 _OUTSIDE = lazy(r"\s*outside(?:\s+of)?\s+\S", re.I)
 
 
+def _unhedged(sub: list) -> str:  # a reading's pieces but its reasons (a harm that may follow too)
+    return ", ".join(p for j, p in enumerate(sub) if j == 0 or LETS_IT.search(p) or not (REASON_HEAD.match(
+        _PLACEHOLDER.sub(" ", p).strip()) or _MAY_HARM.match(p.strip()) and _HARM.search(p)))
+
+
 def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = False,
-            first: bool = False) -> Clause:
+            first: bool = False, plain: str | None = None) -> Clause:
     bare = _PLACEHOLDER.sub(" ", protected)
+    said = _PLACEHOLDER.sub(" ", plain) if plain is not None else bare  # what the hedge is looked for in
     reason = not whole and (aside or not first and bool(REASON_HEAD.match(bare)))
     head = bare.lstrip()
     placed = bool(_CONDITION_PLACE.match(bare) or _OUTSIDE.match(bare))
@@ -439,7 +439,7 @@ def _clause(protected: str, spans: list, *, whole: bool = False, aside: bool = F
     if did and (did.group("then") is None or _HARM.search(did.group("then")) and not _LETS.search(did.group("then"))):
         reason, head_hedge = True, False  # "…, if you do the build breaks": what doing it causes
     return Clause(_restore(protected, spans), reason, head_hedge,
-                  placed or bool(_HEDGE.search(bare) or _NOT_A_BAN.search(bare)),
+                  placed or bool(_HEDGE.search(said) or _NOT_A_BAN.search(bare)),
                   bool(_EXCEPTION.search(_CAUSAL_SPAN.sub(" ", _ONLY_FOR.sub(" ", bare)))), aside)
 
 
@@ -584,7 +584,7 @@ def _own_rule(c: Clause, specs: tuple) -> bool:
     else:
         m = _EXCEPTION.search(text)
         rest = text[: m.start()] if m else ""
-    rest = rest.strip(" ,")
+    rest = without_harm(CONSEQUENT_REASON.sub("", rest).strip(" ,"))  # "…, create a new commit, because it breaks CI"
     if not rest or _PERMIT.search(rest) or _BACK.search(rest):
         return False
     if all(getattr(s.match, "programs", None) for s in specs):  # "… clean up with `git clean -fd src/`": the

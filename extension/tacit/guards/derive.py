@@ -15,14 +15,15 @@ from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
 from tacit.guards.lists import either, for_its_job, shared_target, verb_list
-from tacit.guards.push import hosted_repository, repositories
+from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
 from tacit.guards.families import family_specs
 from tacit.guards.sole_tool import SAYS_SOLE, for_installing, sole_tool_specs, without_restated
-from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, script_instead
+from tacit.guards.restate import _SCRIPT_PATH, aside_examples, restated_specs, said_then_dont, script_instead
 from tacit.guards.path_rules import _paths, _removals
 from tacit.guards.quoted_over import flag_over, quoted_over
+from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
 from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
@@ -37,9 +38,17 @@ MAX_LESSON_CHARS = 600
 # Text preparation
 # ---------------------------------------------------------------------------
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
-_LABEL = lazy(r"^(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
-                    r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)"
-                    r"\s*[:\-!]\s*", re.I)
+_LABEL_WORDS = (r"(?:rule|lesson|note|nb|correction|preference|reminder|important|policy|warning|"
+                r"caution|critical|danger|convention|user (?:correction|said|prefers|wants)|guideline)")
+_LABEL = lazy(rf"^{_LABEL_WORDS}\s*[:\-!]\s*", re.I)
+# "**CRITICAL:** this project uses `pnpm`, not `npm`": after a label the rule is the first clause (no reason)
+_LEAD_LABEL = lazy(rf"^((?:[-*+>]\s+|\d{{1,3}}[.)]\s+)*)(?:\*\*)?{_LABEL_WORDS}(?:\*\*)?\s*[:!]\s*(?:\*\*)?(?=\S)", re.I)
+# "never use terraform even if asked": the rule holds then too, as after a comma (no exception)
+_EVEN_IF = lazy(r"(?<=[\w`*)])\s+(?=even\s+(?:if|when|though)\b)", re.I)
+# "never run `x` | breaks the lockfile" · "… / too slow": a pipe or a slash before a reason is a dash
+_BAR = lazy(r"\s+[|/]\s+(?=\S)")
+# "never run or suggest `terraform` commands": suggesting is no act a guard sees; running is
+_OR_SUGGEST = lazy(r"\b(run|use|execute)\s+(?:or|and|/)\s+(?:suggest|recommend|propose)\b", re.I)
 # a correction saved as said starts like speech: "no, we use pnpm here, never npm"
 _INTERJECTION = lazy(r"^(?:no|nope|nah|actually|stop|wait|hey|ugh|ok|okay|again)\s*[,!:]\s*", re.I)
 
@@ -60,7 +69,9 @@ def _prepare(text) -> tuple[str, list] | None:
     if not text or len(text) > MAX_LESSON_CHARS or not _MAYBE_RULE.search(text):
         return None
     text = text.strip("\"' ")
-    return text, clauses(text, typed=True)  # read again, typed_cues would change nothing (issue 19)
+    read = said_then_dont(_OR_SUGGEST.sub(r"\1", _EVEN_IF.sub(", ", _LEAD_LABEL.sub(r"\1", text))))
+    read = _BAR.sub(lambda m: " \u2014 " if REASON_HEAD.match(read[m.end():]) else m.group(0), read)
+    return text, clauses(read, typed=True)  # typed_cues again would change nothing
 
 
 _ENDS = lazy(r"^[,;:\s]+|[\s,;:.!]+$")
@@ -135,20 +146,12 @@ _RUN = lazy(rf"{_DONT}\s+(?:(?P<verb>run|execute|call|invoke|use|type|do)\s+)?(?
                   r"(?:\s+(?:on|in|against)\s+any\s+(?:directory|folder|file|path)|\s+anywhere|"
                   r"(?<=[\w`])\s+(?:by hand|manually))?", re.I)  # "never run terraform apply by hand": every call is
 # programs that may follow "never" without "run" ("never git push --force"); no English word ("never make changes")
+_SQL_HEADS = frozenset(("drop", "truncate", "delete", "alter", "insert", "update", "select", "create", "grant"))
 _VERBLESS = frozenset(("git", "npm", "pnpm", "yarn", "npx", "docker", "kubectl", "terraform",
                        "cargo", "helm", "pip", "pip3", "uv", "poetry", "rm", "sudo", "tofu",
                        "pulumi", "gh", "aws", "gcloud", "psql", "brew", "apt", "apt-get"))
-_FORCE_PUSH = lazy(
-    # "never force-push" · "do not use `--force` push to `main`": the flag said before the verb
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?(?:`?(?:git\s+)?force[- ]?push(?:es|ing)?`?|`?--force`?\s+push(?:es|ing)?)(?:\s+anything)?"
-    r"(?:\s+(?:directly\s+|straight\s+)?(?:to|into|on|onto)\s+(?P<branches>.+)|"
-    # "do not force-push `main`": the branch named with no "to"
-    r"\s+(?P<named>`[\w./-]+`|main|master|develop|trunk)(?:\s+or\s+(?:`[\w./-]+`|main|master|develop|trunk))*)?", re.I)
-_PUSH = lazy(
-    rf"{_DONT}\s+(?:(?:run|use|do)\s+)?`?(?:git\s+)?push(?:es|ing)?`?(?:\s+(?:anything|(?:new\s+|local\s+|your\s+)?(?:commits?|code|changes)|directly|straight))*"
-    # "never push a feature/task branch directly to `main`": the branch pushed, when a target follows
-    r"(?:\s+(?:(?:a|an|any|your|the|our|my)\s+)?(?:[\w/-]+\s+)?branch(?:es)?(?:\s+(?:directly|straight))?(?=\s+(?:to|into|onto)\s))?"
-    r"(?:\s+(?:to|into|on|onto)\s+(?P<branches>.+))?", re.I)
+
+
 def _tool(word: str) -> str | None:
     """A known tool name (``pnpm``; backticks dropped), or None."""
     w = _unquote(word).lower()
@@ -313,8 +316,8 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     program = words[0]
     if "/" in program:
         program = program.rstrip("/").rsplit("/", 1)[-1]
-    if not _CMD_WORD.fullmatch(program):
-        return None
+    if not _CMD_WORD.fullmatch(program) or program.isupper() and program.lower() in _SQL_HEADS:
+        return None  # "`DROP TABLE`" in a list of commands is a statement, not a program named DROP
     subs: list[str] = []
     flags: list[str] = []
     trailing: list[str] = []
@@ -357,27 +360,9 @@ def _run(sentence: str, because: str) -> GuardSpec | None:
     return GuardSpec(CommandMatch((program,), tuple(subs), tuple(flags), True), because)
 
 
-def _push(sentence: str, because: str) -> GuardSpec | None:
-    m = _FORCE_PUSH.fullmatch(sentence)
-    force = bool(m)
-    m = m or _PUSH.fullmatch(sentence)
-    if not m:
-        return None
-    named = m.groupdict().get("named")
-    said = m.group("branches") or (named and m.group(0)[m.start("named"):])
-    found = _targets(said)
-    slug = hosted_repository(said or "")
-    if slug:  # "don't push to github.com/owner/name": that repository, by its URL
-        return GuardSpec(PushMatch((), force, (slug,)), because)
-    if found is None:
-        return None
-    branches, remotes = repositories(found[0], found[1])  # `owner/name`: a repository too
-    return GuardSpec(PushMatch(branches, force, remotes), because)
-
-
 # a word each shape needs, to skip the shapes a clause cannot be (most clauses are none)
 _NEEDS = (
-    (lazy(r"push", re.I), _push),
+    (lazy(r"push", re.I), push_spec),
     (lazy(r"touch|edit|modif|change|alter|write|written|create|update|mess|alone|off|read[- ]only|limits|add|format", re.I),
      _paths),
     (lazy(r"\b(?:no|not|never|instead|rather|prefer|prefers|only)\b", re.I), _alternative),
@@ -454,7 +439,7 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         for i in range(1, len(quoted)):  # "never `git add .` or `-A`": the flag of the command before it
             head = [w for w in _unquote(quoted[i - 1]).split()[:2] if not w.startswith("-")]
             quoted[i] = f"`{' '.join(head)} {_unquote(quoted[i])}`" if quoted[i].startswith("`-") and head else quoted[i]
-        out = [_run(m.group("verb") + q, because) for q in quoted]
+        out = [_run(m.group("verb") + q, because) or _content_shapes(m.group("verb") + q, because) for q in quoted]
         if m.group("tail") and _FORCE_PUSH_WORD.fullmatch(m.group("tail").strip()):  # "…, `git clean`, or force-push"
             out.append(GuardSpec(PushMatch((), True), because))
         if all(out):
@@ -467,7 +452,8 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
     m = _COMMAND_LIST.fullmatch(sentence)
     if m:
         items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
-        if not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I) or \
+        same = len({i.split()[0].lower() for i in items}) == 1 and all(len(i.split()) > 1 for i in items)  # "git add, git push"
+        if not (same or re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I)) or \
                 re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
             items = []  # "never use git commit --amend, make new commits" · "… nvm or fnm, volta pins node": no list
         if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
@@ -501,9 +487,12 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
             or _closed_folder(sentence, because, lesson))
     if spec is not None:
         return [spec]
+
     def own(text: str, why: str) -> list:
         return _clause_specs(text, why, lesson)
-    return (family_specs(sentence, because, own) or qualified_specs(sentence, because, own) or git_verb_specs(sentence, because, _sentence_spec) or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
+    return (family_specs(sentence, because, own) or qualified_specs(sentence, because, own)
+            or git_verb_specs(sentence, because, _sentence_spec)
+            or verb_list(sentence, because, lambda t, w: _clause_specs(t, w, ""))
             or restated_specs(sentence, because, own, lesson) or shared_target(sentence, because, own)
             or for_its_job(sentence, because, own) or either(sentence, because, own)
             or value_specs(sentence, because) or tail_specs(sentence, because, own)
@@ -527,6 +516,7 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
     if not prepared:
         return ()
     text, sentences = prepared
+    sentences = [found for found in sentences if not said_harm(found[0])]  # "… Usually breaks CI.": a reason
     because = " ".join(text.split())
     specs: list = []
     for found in sentences:

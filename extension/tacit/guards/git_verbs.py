@@ -114,6 +114,7 @@ def git_verb_specs(clause: str, because: str, run=None) -> list:
             return out
     return []
 
+
 # git's own commands: "no git submodules" names git's things, not a `git submodules` command (there is none)
 GIT_COMMANDS = frozenset((
     "add", "am", "annotate", "apply", "archive", "backfill", "bisect", "blame", "branch", "bundle", "cat-file",

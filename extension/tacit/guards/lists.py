@@ -67,7 +67,7 @@ _GIT_ACT = (r"(?:commit|push|force[- ]push|merge|create|edit|modify|change|touch
             r"overwrite|hand-edit)")
 _SHARED = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
                r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+|"
-               r"`[^`]+`(?:\s+(?:files?|folders?|directory))?)", re.I)
+               r"(?:(?:an?|the)\s+)?`[^`]+`(?:\s*(?:,\s*or|,|or|and)\s*`[^`]+`)*(?:\s+(?:files?|folders?|directory))?)", re.I)
 
 
 def shared_target(sentence: str, because: str, specs_of) -> list:

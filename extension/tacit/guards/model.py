@@ -12,7 +12,9 @@ from typing import Any, ClassVar, get_args
 
 ACTIONS = ("ask", "deny")
 SCOPES = ("project", "global")
-_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only", "to_file", "repo")  # written only when set
+# written only when set
+_OMITTED_WHEN_EMPTY = ("bare", "remotes", "lease_ok", "existing", "unless", "under", "on", "not_via", "new_only",
+                       "to_file", "repo")
 
 
 class _Match:

@@ -138,6 +138,8 @@ def _removals(sentence: str, because: str) -> GuardSpec | None:
 
 
 _RC_FILE = lazy(r"(?:[\w.\-/]*/)?\.[a-z][\w-]*rc")
+
+
 def _path_list(text: str) -> tuple | None:
     """"`a/` or `b.json`" · "dist/ in packages/bot" → path patterns, or None."""
     # "`docs/images/` as frozen snapshots": what the quoted path is, not a second path

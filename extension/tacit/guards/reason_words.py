@@ -59,9 +59,12 @@ _FACT = (
     # a program and its words or flags: ", git push --force will clobber the remote" · ", git pull --rebase is fine"
     r"(?:" + _PROGRAM + r")(?:\s+(?!(?:or|and|nor|not|never)\b)(?:-{1,2}[\w-]+|[a-z][\w-]*)){1,3}?\s+" + _ADVERB
     + r"(?:(?:is|are|was|were)|" + _FACT_VERBS + "|" + _MAY + r")\b")
+# "If a fix is needed, create a new commit, because it breaks CI": the reason after an order, no part of it
+CONSEQUENT_REASON = lazy(r"(?:\s*,\s*|\s+)(?:because|since|cuz|'?cause|bc|b/c)\s.*$", re.I)
 REASON_SPLIT = lazy(
     r",\s*(?=(?:do not|don't|dont|never|must not|should not)\b|no\s+\x00|"
-    r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write)\b[^,;]*\binstead\b)|"
+    r"(?:change|edit|modify|update|fix|add|rebase|squash|merge|commit|push|open|create|write|tell|ask|ping|notify)\b"
+    r"[^,;]*\binstead\b)|"
     # "… but call the task instead": the way to do it, an order of its own, not a hedge
     r",?\s+but\s+(?=(?:use|call|run|invoke|read|check|ask|open|create|make)\b[^,;]*\binstead\b)|"
     # ", git-cliff generates it" · ", CI publishes it" · ", `rm -rf` is scary": a fact, not a list item
@@ -84,3 +87,34 @@ REASON_SPLIT = lazy(
     r"\s+(?=(?:because|since|so that|so (?=(?:the|it|its|our|we|they|you|nothing|nobody|everyone|history|ci)\b)|otherwise|or else|as (?:they|it|these|this|those|that)"
     r"(?:'re| are| is| get| will)?|to (?:keep|avoid|prevent)|as per|now that|given that|"
     r"for (?:\w+ )?reasons|to (?:ensure|make sure|guarantee)|" + FOR_REASON + r")\b)", re.I)
+
+
+# "— could break CI" · ", might corrupt the lockfile" · "Usually breaks CI.": a harm that may follow, a reason
+_MAY_HARM = lazy(r"^(?:(?:it|this|that|they|which|doing so)\s+)?(?:might|may|could|can|will|would|often|sometimes|"
+                 r"usually|probably|possibly|generally|typically|tends? to)\b", re.I)
+_HARM_STEMS = ("break broke corrupt wipe lose lost kill hang slow mess screw confus waste clobber nuke destroy delet "
+               "overwrit fail leak caus trigger ruin damag hurt crash explod drift pollut invalidat bloat flak").split()
+_HARM = lazy(r"\b(?:" + "|".join(_HARM_STEMS) + r")\w*", re.I)
+_LETS = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|ask|skip|instead|no need|"
+             r"needed|necessary|works?|safe|if|when|unless)\b", re.I)
+
+
+# "…, it's usually fine to skip": a reason that lets the act, so no reason but the rule's own hedge
+LETS_IT = lazy(r"\b(?:ok|okay|fine|allowed|acceptable|permitted|go ahead|feel free|alright|no need|skip)\b", re.I)
+
+
+def without_harm(text: str) -> str:
+    """``text`` without the harm said after it ("create a new commit, it might break CI")."""
+    pieces = text.split(", ")
+    while len(pieces) > 1 and _HARM.search(pieces[-1]) and not _LETS.search(pieces[-1]) and \
+            re.match(r"(?:it|this|that|they|which|doing so)\b|" + _MAY_HARM.pattern.lstrip("^"), pieces[-1], re.I):
+        pieces.pop()
+    return ", ".join(pieces)
+
+
+def said_harm(clause) -> bool:
+    """Whether a sentence's first clause only says what harm may follow ("Usually breaks CI."): a
+    reason, not a hedge of the rule before it."""
+    text = clause.text
+    return bool(clause.head_hedge and not clause.exception and _MAY_HARM.match(text) and _HARM.search(text)
+                and not _LETS.search(text))

@@ -13,13 +13,14 @@ import threading
 from tacit.lazyre import lazy
 from tacit.guards.lists import each
 from tacit.guards.model import CommandMatch, GuardSpec, PathMatch
+from tacit.guards.reason_words import _HARM
 from tacit.guards.words import _CMD_WORD, _DONT, _FLAG_WORD, _KNOWN_PROGRAMS, _SCRIPT_LIKE, _unquote, verb_of
 
 # "never run ./scripts/cargo/fix.sh" · "never run script/tag-release": a script of the project, by its path
 _SCRIPT_PATH = lazy(r"(?:\./)?[\w.-]+(?:/[\w.-]+)+|\./[\w.-]+")
 
 _BANNED = (r"(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:forbidden|banned|prohibited|disallowed|not allowed|"
-           r"not permitted|off-limits|off limits|never allowed|not ok|not okay|not acceptable)|"
+           r"not permitted|off-limits|off limits|never allowed|not ok|not okay|not acceptable|a\s+(?:hard\s+)?no-?go|a\s+no-no)|"
            r"(?:must|should|shall|may)\s+(?:not|never)\s+be\s+(?:done|used|run|performed|executed)")
 _PASSIVE = lazy(rf"(?P<subj>\S.*?)\s+(?:{_BANNED})", re.I)
 # "no edits to `vendor/`" · "no force-pushes" · "no direct commits to main"
@@ -74,6 +75,20 @@ def _subject_as_rule(subject: str) -> list:
     if len(quoted) == 1 and subject.strip() != quoted[0]:
         out.append(f"never use {quoted[0]}")  # "staging everything with `git add -A`": the command named
     return out
+
+
+# "running `pnpm test` breaks the lockfile. don't.": the act the first sentence names, then what it does
+_THEN_DONT = lazy(r"(?P<subj>[a-z][a-z-]*\b(?:[^.!?;]|\.(?=\S))*?)\s+(?P<harm>" + _HARM.pattern + r"(?:[^.!?]|\.(?=\S))*)[.!]+\s+"
+                  r"(?:(?:so|just|please)\s+)?(?:don'?t|do not|never)(?:\s+do\s+(?:it|that|this))?[.!\s]*", re.I)
+
+
+def said_then_dont(text: str) -> str:
+    """"running `x` breaks the lockfile. don't." as "never run `x` — breaks the lockfile" (else ``text``)."""
+    m = _THEN_DONT.fullmatch(text)
+    low = m.group("subj").lower().split() if m else []
+    if not any(verb_of(" ".join(low[:n])) for n in (1, 2) if len(low) >= n):
+        return text  # a gerund's act only: "the release build breaks. don't." says none
+    return f"{_subject_as_rule(m.group('subj'))[0]} \u2014 {m.group('harm')}"
 
 
 # "generated files such as `*.pb.go` must not be edited": the act, then what it is done to

@@ -56,13 +56,14 @@ _OBJECTLESS_COMMIT = lazy(rf"(?:{_DONT}|never)\s+(?:git\s+)?(?:commit|check in|s
 _COMMIT_TO = lazy(rf"{_DONT}\s+`?(?:git\s+)?commit`?(?:\s+(?:anything|changes|code))?\s+(?:to|on|onto|into)\s+(?P<branches>.+)",
                         re.I)
 _COMMIT_PATH = lazy(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:any\s+)?(?:changes\s+to\s+)?"
-                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+)?(?P<paths>.+?)"
+                          r"(?:(?:any\s+)?(?:files|anything)\s+(?:in|under|from|inside)\s+)?(?:the\s+|(?:(?<=commit\s)|(?<=stage\s))an?\s+)?(?P<paths>.+?)"
                           # "never commit .env files to version control": where a commit goes is no path
                           r"(?:\s+(?:to|into|in)\s+(?:the\s+|your\s+|our\s+|this\s+)?(?:git(?:\s+repo(?:sitory)?)?|"
                           r"version\s+control|source\s+control|vcs|repo|repository|github|gitlab|codebase|history))?", re.I)
 _COMMIT_ANY = lazy(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
                          r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
-                         r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
+                         r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?"
+                         r"(?:\s+(?:to|into)\s+git(?:hub)?)?", re.I)  # "never commit or push to git": any commit
 _GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 

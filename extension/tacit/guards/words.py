@@ -65,7 +65,7 @@ _KNOWN_PROGRAMS = frozenset(_FAMILY_OF) | frozenset((
     "next", "nuxt", "nuxi", "astro", "expo", "ng", "tauri", "storybook", "playwright", "cypress",
 ))
 _SUDO_WORDS = frozenset(("sudo", "doas"))
-_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "trunk", "gh-pages"))
+_WELL_KNOWN_BRANCHES = frozenset(("main", "master", "develop", "dev", "trunk", "gh-pages"))
 _WELL_KNOWN_REMOTES = frozenset(("origin", "upstream"))
 # "shared branches" names no branch: the ones every project shares are main and master
 _SHARED_BRANCH_WORDS = frozenset(("shared", "protected", "public", "long-lived", "default", "common"))
@@ -90,6 +90,9 @@ def by_first_letter(alternatives: str) -> str:
                             for letter, rests in groups.items()) + ")"
 
 
+# "IMPORTANT: never …" · "please never …" · "no, don't …": said before a rule's cue word
+SAID_BEFORE_CUE = (r"(?:(?:please|pls|plz|kindly|important|note|nb|critical|warning|reminder|rule|again|also|btw|fyi|psa|"
+                   r"no|nope|hey|hi|hello|yo|ok|okay|so|and|oh|just|anyway|ugh|ffs|dude|look)\b\s*[,:!]?\s*)*")
 _DONT = (rf"(?:{by_first_letter('you|we|i|agents?|the agent|ai agents?|claude|the assistant')}\s+)?"
          + by_first_letter("never|don'?t|do not|dont|no|must not|mustn'?t|must never|should not|shouldn'?t|"
                            "should never|shall not|shall never|will never|cannot|can'?t|may not|are not allowed to|"
@@ -213,8 +216,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
     if text is None:
         return (), ()
     text = text.strip()
-    if re.fullmatch(r"(?:the|a|any|your|a shared)\s+remotes?(?:\s+(?:repo|repository|server))?|remotes?", text, re.I):
-        return (), ()  # "push to the remote": any push
+    if re.fullmatch(r"(?:the|a|any|your|a shared)\s+remotes?(?:\s+(?:repo|repository|server))?|remotes?|git(?:hub)?", text, re.I):
+        return (), ()  # "push to the remote" · "push to git": any push
     marked = remote_marked = False
     m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(branch(?:es)?|remotes?)", text, re.I)
     if m:
@@ -223,6 +226,8 @@ def _targets(text: str | None) -> tuple[tuple, tuple] | None:
         remote_marked = not marked
         if text.lower() in _POINTING:
             return None  # "never commit to these branches": the names are said elsewhere
+        if re.fullmatch(r"(?:any|every|all)(?:\s+the)?(?:\s+remote)?", text, re.I):
+            return (), ()  # "never push to any branch": every push, not a branch named "any"
         if "/" in text and all(w.lower() in _SHARED_BRANCH_WORDS for w in text.split("/")):
             text = text.split("/")[0]  # "shared/protected branches": kinds, not a branch named so
     branches, remotes = [], []

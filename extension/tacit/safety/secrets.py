@@ -365,6 +365,7 @@ RULES: tuple[SecretRule, ...] = (
           (("akia", "asia"),), _near_key_id, span=_secret_span),
 )
 
+
 # Public API
 def may_match(rule, text: str) -> bool:
     """False when a rule's exact pre-checks (``requires``, ``precheck``) show it cannot match ``text``

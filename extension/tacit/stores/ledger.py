@@ -36,6 +36,8 @@ def next_id(table: str) -> str:
     """SQL for a new row's id in ``table`` (one of ``CARRIED``): after its highest, and after the floor."""
     return (f"(SELECT max(coalesce(max(id), 0), coalesce((SELECT CAST(value AS INTEGER) FROM ledger_meta "
             f"WHERE key = '{CARRIED[table]}'), 0)) + 1 FROM {table})")
+
+
 # deleting many rows without holding the writer (``delete_where``)
 BATCH = 200  # rows per write transaction
 SCAN = 5000  # rowids found per read transaction
