@@ -1,6 +1,6 @@
 """Lists in a rule clause, each item read as a rule of its own: a list of prohibited acts
 (``verb_list``), acts sharing a target (``shared_target``), programs named with their job
-(``for_its_job``) and one prohibition with two objects (``either``). ``specs_of(text, because)``
+(``for_its_job``), one prohibition with two objects (``either``) and unquoted commands (``command_list``). ``specs_of(text, because)``
 is the caller's reading of one clause (``derive``).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
-from tacit.guards.words import _DONT, _PURPOSE
+from tacit.guards.words import _DONT, _ENGLISH_TOOLS, _KNOWN_PROGRAMS, _PURPOSE
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
 # the verbs of a list of prohibitions (not "use", which names the alternative)
@@ -25,6 +25,34 @@ _ACT = lazy(r"(?:run|use|execute|call|invoke)\b", re.I)
 # "… or pull requests without the user's instruction": a qualifier that may reach back to the first item
 _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|during|outside|beyond|for|in|on|to|"
              r"with|from|by|as|than|so|because)\b", re.I)
+
+_COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
+# the last item of a list of commands that is an act of its own, with no exact shape ("or create new projects")
+# (not one said of a place: "…, or create new projects from the root" may place every item)
+_OTHER_ACT = lazy(r"(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+"
+                  r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|into|to|unless|except|without)\b)"
+                  r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}", re.I)
+
+
+def command_list(sentence: str, because: str, run) -> list:
+    """"never run npm install, npm update or npx cap sync": each command, when every item is a known
+    program's (``run`` reads one command); [] otherwise."""
+    m = _COMMAND_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
+    if len(items) > 2 and _OTHER_ACT.fullmatch(items[-1]):
+        items = items[:-1]  # "never run npm install, npm run dev, or create new projects": an act of its own
+    elif not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I) and (len(items) < 3 or not all(
+            len(i.split()) > 1 and i.split()[0].lower() in _KNOWN_PROGRAMS - _ENGLISH_TOOLS for i in items)) or \
+            re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
+        # "never use git commit --amend, make new commits" · "…, pnpm install works" · "… nvm or fnm, volta
+        return []  # pins node": no list (with no "or", three commands are one)
+    if len(items) < 2 or not all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
+                                 i.lower() in _KNOWN_PROGRAMS for i in items):
+        return []
+    out = [run(f"never run {i}", because) for i in items]
+    return out if all(out) else []
 
 
 def each(readings, because: str, read) -> list:

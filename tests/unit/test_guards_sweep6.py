@@ -1,0 +1,67 @@
+"""Readings from a sixth sweep of real AGENTS.md / CLAUDE.md rule lines, of the ones written with no backticks
+or quotes ("Never commit secrets, .env files, or credentials" · "NEVER run npm install, npm update, npx cap sync").
+The index the lines were found in (find_string) names no repository; each case names the hit it comes from."""
+
+from __future__ import annotations
+
+import pytest
+
+from tacit.guards.instructions import rules_in
+from test_guards_sweep import _check
+
+
+def _specs(text: str) -> list:
+    return [r.spec for r in rules_in(text)]
+
+
+# (file text, commands it stops, commands it lets through)
+STOPS = [
+    # a commit list of kinds (secrets, credentials) with an unquoted path among them: the path, not the rest
+    # (find_string hits 52518753302, 53624518951, 37807862746: "## Rules" lists of CLAUDE.md-style files)
+    ("- Never commit secrets, .env files, or credentials\n",
+     ["git add .env", "git add config/prod.env"], ["git add src/app.py", "git commit -m x", "git add .env.example"]),
+    # find_string hit 62202912674 (a NestJS starter's AGENTS.md, "## Git")
+    ("- Never commit .env, secrets, or build artifacts.\n", ["git add .env"], ["git add src/main.ts", "git commit -m x"]),
+    # find_string hit 58154370171: two paths among the kinds
+    ("- Never commit .env, secrets, .dshx/, or machine-absolute paths.\n",
+     ["git add .env", "git add .dshx/state.json"], ["git add README.md"]),
+    # find_string hit 53111788296 ("### Git" of a CLAUDE.md)
+    ("- Never commit .env files, API keys, or SQLite databases.\n", ["git add .env"], ["git add app.db.md"]),
+    # "add" may be of a label: its unquoted words stay labels, no paths
+    ("don't add the type/bug, type/feature or type/task labels", ["gh issue create --label type/bug"],
+     ["git add type/bug", "gh issue create --label docs"]),
+    ("Never commit node_modules, build output, or secrets", ["git add node_modules/x/index.js"], ["git add src/x.js"]),
+    # a list of commands with an act of its own last (find_string hit 12524037727, "CRITICAL RULES:")
+    ("- NEVER run npm install, npm run dev, or create new projects\n",
+     ["npm install", "npm run dev"], ["npm run build", "npm test"]),
+    # a list of commands with no "or" (find_string hit 57933835535)
+    ("- NEVER run npm install, npm update, npx cap sync\n",
+     ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
+]
+
+
+@pytest.mark.parametrize("text, stopped, fine", STOPS)
+def test_stops(text, stopped, fine):
+    specs = _specs(text)
+    assert all(_check(specs, c) for c in stopped)
+    assert not any(_check(specs, c) for c in fine)
+
+
+# lines that must give no guard at all
+@pytest.mark.parametrize("rule", [
+    "Never commit secrets, .env files, or credentials without asking",  # an exception
+    "Never commit secrets or .env files unless told to",
+    "Never commit secrets, tokens, or credentials",  # kinds only: no path
+    "never commit code, e.g. fixes, or docs",
+    # find_string hit 71037810203: a qualified install is no guard (stays so)
+    "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
+])
+def test_nothing(rule):
+    assert _specs(rule) == []
+
+
+def test_a_list_ending_in_a_word_that_is_also_a_program_stays_no_list():
+    # "make" is a program and a word: "never use git commit --amend, make new commits" orders a new commit
+    specs = _specs("never use git commit --amend, make new commits")
+    assert _check(specs, "git commit --amend")
+    assert not _check(specs, "make new")
