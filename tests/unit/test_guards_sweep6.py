@@ -34,6 +34,11 @@ STOPS = [
     # a list of commands with an act of its own last (find_string hit 12524037727, "CRITICAL RULES:")
     ("- NEVER run npm install, npm run dev, or create new projects\n",
      ["npm install", "npm run dev"], ["npm run build", "npm test"]),
+    # … or a kind the commands are of last (find_string hit 53195216104, "### Anti-Patterns")
+    ("- NEVER run git pull, git fetch, git push, git merge, or any remote-syncing command\n",
+     ["git pull", "git fetch origin", "git push origin x", "git merge main"], ["git status", "git commit -m x"]),
+    ("Never run git reset, git clean, or any other destructive commands", ["git reset --hard", "git clean -fd"],
+     ["git status"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
@@ -53,6 +58,7 @@ def test_stops(text, stopped, fine):
     "Never commit secrets or .env files unless told to",
     "Never commit secrets, tokens, or credentials",  # kinds only: no path
     "never commit code, e.g. fixes, or docs",
+    "Never run git push, git merge, or any commands without asking",  # the exception reaches every item
     # find_string hit 71037810203: a qualified install is no guard (stays so)
     "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
 ])

@@ -29,7 +29,9 @@ _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|durin
 _COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # the last item of a list of commands that is an act of its own, with no exact shape ("or create new projects")
 # (not one said of a place: "…, or create new projects from the root" may place every item)
-_OTHER_ACT = lazy(r"(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+"
+# … or a kind the commands are of ("or any remote-syncing command")
+_OTHER_ACT = lazy(r"(?:(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+|"
+                  r"(?=(?:any|other|any other)\s+(?:[\w-]+\s+){0,2}(?:commands?|operations?)$))"
                   r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|into|to|unless|except|without)\b)"
                   r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}", re.I)
 
