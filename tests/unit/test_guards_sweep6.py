@@ -39,6 +39,9 @@ STOPS = [
      ["git pull", "git fetch origin", "git push origin x", "git merge main"], ["git status", "git commit -m x"]),
     ("Never run git reset, git clean, or any other destructive commands", ["git reset --hard", "git clean -fd"],
      ["git status"]),
+    # two rules joined by "and never" with no comma (find_string hit 70400012837, an agent's system prompt)
+    ("- Never use sudo and never touch files outside the workspace.\n", ["sudo apt install x"], ["apt list"]),
+    ("Never run npm install and never run npm publish", ["npm install", "npm publish"], ["npm test"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
@@ -59,6 +62,7 @@ def test_stops(text, stopped, fine):
     "Never commit secrets, tokens, or credentials",  # kinds only: no path
     "never commit code, e.g. fixes, or docs",
     "Never run git push, git merge, or any commands without asking",  # the exception reaches every item
+    "Never use sudo and never run rm -rf unless asked",  # the exception of the second rule vetoes the line
     # find_string hit 71037810203: a qualified install is no guard (stays so)
     "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
 ])
@@ -71,3 +75,9 @@ def test_a_list_ending_in_a_word_that_is_also_a_program_stays_no_list():
     specs = _specs("never use git commit --amend, make new commits")
     assert _check(specs, "git commit --amend")
     assert not _check(specs, "make new")
+
+
+def test_the_rule_after_and_never_is_read_with_no_comma():
+    specs = _specs("Work on a branch and never commit to main")
+    assert [s.describe() for s in specs] == [s.describe() for s in _specs("Never commit to main")]
+    assert specs
