@@ -42,6 +42,16 @@ STOPS = [
     # two rules joined by "and never" with no comma (find_string hit 70400012837, an agent's system prompt)
     ("- Never use sudo and never touch files outside the workspace.\n", ["sudo apt install x"], ["apt list"]),
     ("Never run npm install and never run npm publish", ["npm install", "npm publish"], ["npm test"]),
+    # find_string hit 70086007040 ("## Prohibitions"): a kind said with what it does
+    ("- Never run rm -rf, git push --force, git reset --hard, or any command that deletes untracked work.\n",
+     ["rm -rf build", "git push --force origin x", "git reset --hard HEAD~1"], ["rm a.txt", "git reset --soft HEAD~1"]),
+    # find_string hit 54170350791: a kind with no "any"
+    ("- NEVER run rm -rf, sudo, or network commands.\n", ["rm -rf x", "sudo ls"], ["curl https://x.dev", "rm x"]),
+    # find_string hit 44077423878 ("PACKAGE MANAGER:")
+    ("- Never use npm, pnpm, ts-node, or anything of that sort.\n", ["npm install", "pnpm add x", "ts-node a.ts"],
+     ["yarn add x", "bun run a.ts"]),
+    # "any" before the program's commands (find_string hit 71652527388, "## Hard rules")
+    ("- Do NOT run any git commands.\n", ["git status", "git commit -m x"], ["ls", "npm test"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
@@ -63,6 +73,8 @@ def test_stops(text, stopped, fine):
     "never commit code, e.g. fixes, or docs",
     "Never run git push, git merge, or any commands without asking",  # the exception reaches every item
     "Never use sudo and never run rm -rf unless asked",  # the exception of the second rule vetoes the line
+    "never run any git commands without asking",
+    "never run any commands",
     # find_string hit 71037810203: a qualified install is no guard (stays so)
     "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
 ])

@@ -107,7 +107,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+(?:run|execute)\s+{_YS}\s+(?:commands?|cli|cli commands?)",
+    rf"{_DONT}\s+(?:run|execute|use)\s+(?:any\s+)?{_YS}\s+(?:commands?|cli|cli commands?)",  # "any git commands"
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"

@@ -29,11 +29,13 @@ _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|durin
 _COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # the last item of a list of commands that is an act of its own, with no exact shape ("or create new projects")
 # (not one said of a place: "…, or create new projects from the root" may place every item)
-# … or a kind the commands are of ("or any remote-syncing command")
-_OTHER_ACT = lazy(r"(?:(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+|"
-                  r"(?=(?:any|other|any other)\s+(?:[\w-]+\s+){0,2}(?:commands?|operations?)$))"
-                  r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|into|to|unless|except|without)\b)"
-                  r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}", re.I)
+# … or a kind the commands are of ("or any remote-syncing command", "or network commands", "or any command
+# that deletes untracked work", "or anything of that sort"), its words no program's
+_OTHER_ACT = lazy(r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|into|to|unless|except|without)\b)"
+                  r"(?:(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+"
+                  r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}|"
+                  r"(?:(?:any|other|any other)\s+)?(?P<kind>(?:[\w/-]+\s+){0,2})(?:commands?|operations?)"
+                  r"(?:\s+(?:that|which)\s+[a-z][\w\s-]*)?|anything\s+(?:else\s+)?(?:of\s+that\s+sort|like\s+that))", re.I)
 
 
 def command_list(sentence: str, because: str, run) -> list:
@@ -43,7 +45,8 @@ def command_list(sentence: str, because: str, run) -> list:
     if not m:
         return []
     items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
-    if len(items) > 2 and _OTHER_ACT.fullmatch(items[-1]):
+    last = _OTHER_ACT.fullmatch(items[-1]) if len(items) > 2 else None
+    if last and not set(re.split(r"[\s/]+", (last.group("kind") or "").lower())) & _KNOWN_PROGRAMS:
         items = items[:-1]  # "never run npm install, npm run dev, or create new projects": an act of its own
     elif not re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I) and (len(items) < 3 or not all(
             len(i.split()) > 1 and i.split()[0].lower() in _KNOWN_PROGRAMS - _ENGLISH_TOOLS for i in items)) or \
