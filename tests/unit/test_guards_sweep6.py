@@ -52,6 +52,10 @@ STOPS = [
      ["yarn add x", "bun run a.ts"]),
     # "any" before the program's commands (find_string hit 71652527388, "## Hard rules")
     ("- Do NOT run any git commands.\n", ["git status", "git commit -m x"], ["ls", "npm test"]),
+    # a program's commands with a flag: any of them with it (find_string hit 68863060700, a PR command's rules;
+    # it read "commands" as git's subcommand and stopped nothing)
+    ("- Never use git commands with the -i flag (like git rebase -i or git add -i) since they require "
+     "interactive input which is not supported\n", ["git rebase -i main", "git add -i"], ["git rebase main", "git add a.py"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
