@@ -56,6 +56,8 @@ STOPS = [
     # it read "commands" as git's subcommand and stopped nothing)
     ("- Never use git commands with the -i flag (like git rebase -i or git add -i) since they require "
      "interactive input which is not supported\n", ["git rebase -i main", "git add -i"], ["git rebase main", "git add a.py"]),
+    # "the" before the PR (find_string hit 54109560704, "## IMPORTANT RULES" of a ship command)
+    ("- NEVER merge the PR. Only create it.\n", ["gh pr merge 12 --squash"], ["gh pr create --fill", "gh pr view 12"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),

@@ -63,7 +63,7 @@ _COMMIT_PATH = lazy(rf"{_DONT}\s+(?:git\s+)?(?:commit|stage|check in|add)\s+(?:a
 _COMMIT_ANY = lazy(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+)?commits|`?(?:git\s+)?commit`?"
                          r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
                          r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?", re.I)
-_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new|the)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
