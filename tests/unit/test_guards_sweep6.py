@@ -58,6 +58,8 @@ STOPS = [
      "interactive input which is not supported\n", ["git rebase -i main", "git add -i"], ["git rebase main", "git add a.py"]),
     # "the" before the PR (find_string hit 54109560704, "## IMPORTANT RULES" of a ship command)
     ("- NEVER merge the PR. Only create it.\n", ["gh pr merge 12 --squash"], ["gh pr create --fill", "gh pr view 12"]),
+    # a place a reading takes stays every item's
+    ("Never run npm install or npm test in the src folder", ["cd src && npm install"], ["npm install"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
@@ -81,6 +83,9 @@ def test_stops(text, stopped, fine):
     "Never use sudo and never run rm -rf unless asked",  # the exception of the second rule vetoes the line
     "never run any git commands without asking",
     "never run any commands",
+    # find_string hit 53305758286 ("## Working Directory"): the place after the last item may hold for every
+    # item; it stopped every npm install
+    "- Never run npm install, npm run dev, or any build commands from a parent directory",
     # find_string hit 71037810203: a qualified install is no guard (stays so)
     "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
 ])

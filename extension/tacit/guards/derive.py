@@ -14,7 +14,7 @@ from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
-from tacit.guards.lists import command_list, either, for_its_job, shared_target, verb_list
+from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push import hosted_repository, repositories
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
@@ -532,6 +532,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
+                if placed_list(_rule_text(clause.text)):
+                    ruled.append(clause.text)  # a place no reading took may hold for every item: none alone
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:
                 return ()

@@ -60,6 +60,20 @@ def command_list(sentence: str, because: str, run) -> list:
     return out if all(out) else []
 
 
+# "…, or any build commands from a parent directory": a place said after the last item is every item's
+_PLACED = lazy(r".*\s(?:from|in|inside|within|outside|under)\s+(?:a|an|the|any|your|our)\s+[\w\s/.-]+", re.I)
+
+
+def placed_list(sentence: str) -> bool:
+    """A list of commands whose last item ends in a place: the place may hold for every item, so
+    no item is a rule alone ("never run npm install, npm run dev, or any build commands from a parent
+    directory")."""
+    m = _COMMAND_LIST.fullmatch(sentence)
+    items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i] if m else []
+    return len(items) > 1 and bool(_PLACED.fullmatch(items[-1])) and all(
+        len(i.split()) > 1 and i.split()[0].lower() in _KNOWN_PROGRAMS for i in items[:-1])
+
+
 def each(readings, because: str, read) -> list:
     """The guards of every reading (no duplicates), or [] when one of them has none."""
     out: list = []
