@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tacit.guards.instructions import rules_in
 from test_guards_sweep import _check
-
-
-def _specs(text: str) -> list:
-    return [r.spec for r in rules_in(text)]
+from test_guards_sweep4 import _specs
 
 
 # (file text, commands it stops, commands it lets through)
@@ -66,15 +62,8 @@ STOPS = [
 ]
 
 
-@pytest.mark.parametrize("text, stopped, fine", STOPS)
-def test_stops(text, stopped, fine):
-    specs = _specs(text)
-    assert all(_check(specs, c) for c in stopped)
-    assert not any(_check(specs, c) for c in fine)
-
-
 # lines that must give no guard at all
-@pytest.mark.parametrize("rule", [
+NOTHING = [
     "Never commit secrets, .env files, or credentials without asking",  # an exception
     "Never commit secrets or .env files unless told to",
     "Never commit secrets, tokens, or credentials",  # kinds only: no path
@@ -88,9 +77,16 @@ def test_stops(text, stopped, fine):
     "- Never run npm install, npm run dev, or any build commands from a parent directory",
     # find_string hit 71037810203: a qualified install is no guard (stays so)
     "- NEVER run npm install from WSL's Linux Node. Native modules built for Linux break on Windows and vice versa.",
-])
-def test_nothing(rule):
-    assert _specs(rule) == []
+]
+
+
+@pytest.mark.parametrize("text, stopped, fine", STOPS + [(rule, None, None) for rule in NOTHING])
+def test_reading(text, stopped, fine):
+    specs = _specs(text)
+    if stopped is None:  # a line of NOTHING
+        assert specs == [], text
+    else:
+        assert all(_check(specs, c) for c in stopped) and not any(_check(specs, c) for c in fine), text
 
 
 def test_a_list_ending_in_a_word_that_is_also_a_program_stays_no_list():
