@@ -56,6 +56,9 @@ STOPS = [
     ("- NEVER merge the PR. Only create it.\n", ["gh pr merge 12 --squash"], ["gh pr create --fill", "gh pr view 12"]),
     # a place a reading takes stays every item's
     ("Never run npm install or npm test in the src folder", ["cd src && npm install"], ["npm install"]),
+    # two acts on one unquoted path (as "never modify, stage, or commit `.env.local`" with the path quoted)
+    ("Never edit or commit .env files", ["git add .env"], ["git add src/a.py"]),
+    ("Never modify or commit package-lock.json", ["git add package-lock.json"], ["git add package.json"]),
     # a list of commands with no "or" (find_string hit 57933835535)
     ("- NEVER run npm install, npm update, npx cap sync\n",
      ["npm install", "npm update", "npx cap sync"], ["npm run build", "npx cap open ios"]),
@@ -72,6 +75,7 @@ NOTHING = [
     "Never use sudo and never run rm -rf unless asked",  # the exception of the second rule vetoes the line
     "never run any git commands without asking",
     "never run any commands",
+    "Never edit or commit .env files unless asked",
     # find_string hit 53305758286 ("## Working Directory"): the place after the last item may hold for every
     # item; it stopped every npm install
     "- Never run npm install, npm run dev, or any build commands from a parent directory",

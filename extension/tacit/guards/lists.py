@@ -114,7 +114,9 @@ _GIT_ACT = (r"(?:commit|push|force[- ]push|merge|create|edit|modify|change|touch
             r"overwrite|hand-edit)")
 _SHARED = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
                r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+|"
-               r"`[^`]+`(?:\s+(?:files?|folders?|directory))?)", re.I)
+               # … or one written unquoted that can only be a path: ".env files", "package-lock.json", "dist/"
+               r"(?:`[^`]+`|\.\w[\w.-]*|[\w.-]*/[\w./*-]*|[\w-]+\.(?:json|lock|ya?ml|toml|env|md|txt|py|js|ts|sql))"
+               r"(?:\s+(?:files?|folders?|directory))?)", re.I)
 
 
 def shared_target(sentence: str, because: str, specs_of) -> list:
