@@ -50,7 +50,7 @@ _RULE_WORD = lazy(r"\b(?:no|not|never|nor|instead|rather|prefer|use|banned|forbi
 # "… and instead prompt the user": the way to do it instead is a clause of its own; and a comma before a
 # prohibition of its own: "Do not create a feature branch, do not open a pull request, and …"
 _CLAUSE_SPLIT = lazy(r"\s*;\s*|\s*:\s+|\s+\u2014\s+|\s+--?\s+|\s+[-=]>\s+|,?\s+(?:and|but)\s+(?=instead\b)|"
-                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])|\s*,\s*and\s+(?=never\s+[a-z])", re.I)
+                     r"\s*,\s*(?:and\s+)?(?=(?:do not|don'?t)\s+(?!(?:ever|again)\b)[a-z])|\s*,?\s*\band\s+(?=never\s+[a-z])", re.I)
 # "never run X cuz it …" · "bc they …": a typed "because" (not "never cause the …", not the `bc` program alone)
 _CAUSE = lazy(r"(?<![\w'/-])(?:'cause|cause|cuz|coz|cos|bc|b/c)\s+(?=(?:it|it's|its|they|they're|the|we|we're|that|this|"
               r"these|those|there|i|you|of|our|otherwise)\b)", re.I)

@@ -14,7 +14,7 @@ from tacit.guards.clauses import clauses, typed_cues, veto
 from tacit.guards.branch_names import branch_name_specs
 from tacit.guards.git_verbs import git_verb_specs, names_git_command
 from tacit.guards.not_rules import about_file_content, states_absence
-from tacit.guards.lists import either, for_its_job, shared_target, verb_list
+from tacit.guards.lists import command_list, either, placed_list, for_its_job, shared_target, verb_list
 from tacit.guards.push_rules import push_spec
 from tacit.guards.qualified import qualified_specs, tail_specs
 from tacit.guards.values import value_specs
@@ -26,7 +26,7 @@ from tacit.guards.quoted_over import flag_over, quoted_over
 from tacit.guards.reason_words import REASON_HEAD, said_harm
 from tacit.guards.shapes import (_COMMIT_ANY, _closed_folder, _content_shapes, _generated_instead, _git_shapes,
                                  _objectless_edit, _other_shapes)
-from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
+from tacit.guards.words import (_ALIAS, _PURPOSE, _BRANCH_GLOB, _BRANCH_WORD, _CMD_WORD, _DONT, _ENGLISH_TOOLS, _FAMILY_OF, _FLAG_WORD, _KNOWN_PROGRAMS,
                                 _PATH_WORD, _SHELL_META, _STOP_WORDS, _SUDO_WORDS, _split_list, _stem, _targets, _unquote,
                                 _SCRIPT_LIKE, cli_command, first_match, shell_words, without_placeholders)
 from tacit.guards.model import (SQL_STATEMENTS, CommandMatch, GuardSpec, PathMatch, PipeMatch, PushMatch, RebaseMatch,
@@ -118,7 +118,7 @@ _ALTERNATIVE = [lazy(p, re.I) for p in (
 _CLI = r"(?:\s+(?:commands?|cli|binary|executable|tool))?"
 _NEGATIVE_USE = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:use|using|call|invoke|touch)\s+{_YS}{_CLI}",
-    rf"{_DONT}\s+(?:run|execute)\s+{_YS}\s+(?:commands?|cli|cli commands?)",
+    rf"{_DONT}\s+(?:run|execute|use)\s+(?:any\s+)?{_YS}\s+(?:commands?|cli|cli commands?)",  # "any git commands"
     rf"stop using\s+{_YS}{_CLI}",
     rf"no\s+{_YS}{_CLI}",
     rf"{_YS}{_CLI}\s+(?:is|are)\s+(?:banned|forbidden|prohibited|disallowed|not allowed|not permitted|"
@@ -127,9 +127,6 @@ _NEGATIVE_USE = [lazy(p, re.I) for p in (
 _LANGUAGES = frozenset(("python", "python3", "node", "ruby", "perl", "php", "java", "deno"))
 # "never pip or conda": known tools with no verb, none of them an English word
 _VERBLESS_TOOLS = lazy(rf"(?:never|don'?t|do not)\s+(?:(?:a\s+)?(?:bare|raw|plain)\s+)?{_YS}", re.I)
-_ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
-                            "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
-                            "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
 # "never install packages with npm" · "don't use pip to install dependencies"
 _INSTALL_WITH = [lazy(p, re.I) for p in (
     rf"{_DONT}\s+(?:install|add)\s+(?:any\s+|new\s+|the\s+)?(?:packages?|dependencies|deps|modules|libraries)"
@@ -386,7 +383,6 @@ _QUOTED_LIST = lazy(r"(?P<verb>(?:{d})\s+(?:(?:run|use|execute|call|invoke)\s+)?
                           .format(d=_DONT), re.I)
 
 
-_COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
 # "never create an issue with gh issue create": the command says what the words say
 _WITH_COMMAND = lazy(rf"(?:{_DONT})\s+(?P<what>(?:[a-z-]+\s+){{1,6}})(?:with|using|via|through)\s+"
                            r"(?P<cmd>`[^`]+`|[a-z][\w.-]*(?:\s+[\w:.-]+){1,3})", re.I)
@@ -449,18 +445,9 @@ def _clause_specs(sentence: str, because: str, lesson: str) -> list:
         if all(_unquote(q).split()[:1] and _unquote(q).split()[0].lower() in _KNOWN_PROGRAMS for q in quoted):
             return [o for o in out if o]
         return []
-    m = _COMMAND_LIST.fullmatch(sentence)
-    if m:
-        items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
-        same = len({i.split()[0].lower() for i in items}) == 1 and all(len(i.split()) > 1 for i in items)  # "git add, git push"
-        if not (same or re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I)) or \
-                re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
-            items = []  # "never use git commit --amend, make new commits" · "… nvm or fnm, volta pins node": no list
-        if len(items) > 1 and all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
-                                  i.lower() in _KNOWN_PROGRAMS for i in items):
-            out = [_run(f"never run {i}", because) for i in items]
-            if all(out):
-                return out
+    out = command_list(sentence, because, _run)
+    if out:
+        return out
     m = _WITH_COMMAND.fullmatch(sentence) or _WITH_PROGRAM.fullmatch(sentence)
     if m:
         words = {_stem(w) for w in re.findall(r"[a-z]+", m.group("what"), re.I)} - _STOP_WORDS
@@ -534,6 +521,8 @@ def derive_guards(lesson_text) -> tuple[GuardSpec, ...]:
                 specs_here = _clause_specs(_rule_text(clause.text), because, text)
             specs_here = [s for s in specs_here if names_git_command(s, clause.text)]
             if not specs_here:
+                if placed_list(_rule_text(clause.text)):
+                    ruled.append(clause.text)  # a place no reading took may hold for every item: none alone
                 continue
             if veto(sentences, clause, tuple(specs_here)) is not None:
                 return ()

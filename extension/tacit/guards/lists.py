@@ -1,6 +1,6 @@
 """Lists in a rule clause, each item read as a rule of its own: a list of prohibited acts
 (``verb_list``), acts sharing a target (``shared_target``), programs named with their job
-(``for_its_job``) and one prohibition with two objects (``either``). ``specs_of(text, because)``
+(``for_its_job``), one prohibition with two objects (``either``) and unquoted commands (``command_list``). ``specs_of(text, because)``
 is the caller's reading of one clause (``derive``).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from tacit.lazyre import lazy
-from tacit.guards.words import _DONT, _PURPOSE
+from tacit.guards.words import _DONT, _ENGLISH_TOOLS, _KNOWN_PROGRAMS, _PURPOSE
 
 _VERB_LIST = lazy(rf"(?P<dont>{_DONT})\s+(?P<items>[a-z][^,]*(?:,\s*(?:or\s+|and\s+|nor\s+)?[a-z][^,]*)+)", re.I)
 # the verbs of a list of prohibitions (not "use", which names the alternative)
@@ -25,6 +25,54 @@ _ACT = lazy(r"(?:run|use|execute|call|invoke)\b", re.I)
 # "… or pull requests without the user's instruction": a qualifier that may reach back to the first item
 _TAIL = lazy(r"\b(?:without|unless|except|when|while|if|until|before|after|during|outside|beyond|for|in|on|to|"
              r"with|from|by|as|than|so|because)\b", re.I)
+
+_COMMAND_LIST = lazy(rf"(?:{_DONT})\s+(?:run|use|execute|call|invoke)\s+(?P<items>[^`]+)", re.I)
+# the last item of a list of commands that is an act of its own, with no exact shape ("or create new projects")
+# (not one said of a place: "…, or create new projects from the root" may place every item)
+# … or a kind the commands are of ("or any remote-syncing command", "or network commands", "or any command
+# that deletes untracked work", "or anything of that sort"), its words no program's
+_OTHER_ACT = lazy(r"(?!.*\b(?:from|in|on|at|inside|within|outside|against|under|into|to|unless|except|without)\b)"
+                  r"(?:(?:create|make|start|stop|open|add|delete|remove|edit|modify|change|write|touch)\s+"
+                  r"[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}|"
+                  r"(?:(?:any|other|any other)\s+)?(?P<kind>(?:[\w/-]+\s+){0,2})(?:commands?|operations?)"
+                  r"(?:\s+(?:that|which)\s+[a-z][\w\s-]*)?|anything\s+(?:else\s+)?(?:of\s+that\s+sort|like\s+that))", re.I)
+
+
+def command_list(sentence: str, because: str, run) -> list:
+    """"never run npm install, npm update or npx cap sync": each command, when every item is a known
+    program's (``run`` reads one command); [] otherwise."""
+    m = _COMMAND_LIST.fullmatch(sentence)
+    if not m:
+        return []
+    items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i]
+    same = len({i.split()[0].lower() for i in items}) == 1 and all(len(i.split()) > 1 for i in items)  # "git add, git push"
+    last = _OTHER_ACT.fullmatch(items[-1]) if len(items) > 2 else None
+    if last and not set(re.split(r"[\s/]+", (last.group("kind") or "").lower())) & _KNOWN_PROGRAMS:
+        items = items[:-1]  # "never run npm install, npm run dev, or create new projects": an act of its own
+    elif not (same or re.search(r"\b(?:or|and|nor)\b", m.group("items"), re.I)) and (len(items) < 3 or not all(
+            len(i.split()) > 1 and i.split()[0].lower() in _KNOWN_PROGRAMS - _ENGLISH_TOOLS for i in items)) or \
+            re.search(r"\b(?:or|and|nor)\b[^,]*,", m.group("items"), re.I):
+        # "never use git commit --amend, make new commits" · "…, pnpm install works" · "… nvm or fnm, volta
+        return []  # pins node": no list (with no "or", three commands are one)
+    if len(items) < 2 or not all(i.split()[0].lower() in _KNOWN_PROGRAMS and len(i.split()) > 1 or
+                                 i.lower() in _KNOWN_PROGRAMS for i in items):
+        return []
+    out = [run(f"never run {i}", because) for i in items]
+    return out if all(out) else []
+
+
+# "…, or any build commands from a parent directory": a place said after the last item is every item's
+_PLACED = lazy(r".*\s(?:from|in|inside|within|outside|under)\s+(?:a|an|the|any|your|our)\s+[\w\s/.-]+", re.I)
+
+
+def placed_list(sentence: str) -> bool:
+    """A list of commands whose last item ends in a place: the place may hold for every item, so
+    no item is a rule alone ("never run npm install, npm run dev, or any build commands from a parent
+    directory")."""
+    m = _COMMAND_LIST.fullmatch(sentence)
+    items = [i for i in re.split(r"\s*(?:,\s*or|,\s*and|,|\bor\b|\band\b)\s*", m.group("items")) if i] if m else []
+    return len(items) > 1 and bool(_PLACED.fullmatch(items[-1])) and all(
+        len(i.split()) > 1 and i.split()[0].lower() in _KNOWN_PROGRAMS for i in items[:-1])
 
 
 def each(readings, because: str, read) -> list:
@@ -67,7 +115,10 @@ _GIT_ACT = (r"(?:commit|push|force[- ]push|merge|create|edit|modify|change|touch
             r"overwrite|hand-edit)")
 _SHARED = lazy(rf"(?P<dont>{_DONT})\s+(?:git\s+)?(?P<acts>{_GIT_ACT}(?:\s*(?:,\s*or|,\s*and|,|or|and|nor|/)\s*{_GIT_ACT})+)"
                r"\s+(?P<rest>(?:(?:directly|straight)\s+)?(?:to|into|on|onto)\s+.+|"
-               r"(?:(?:an?|the)\s+)?`[^`]+`(?:\s*(?:,\s*or|,|or|and)\s*`[^`]+`)*(?:\s+(?:files?|folders?|directory))?)", re.I)
+               # … or one written unquoted that can only be a path: ".env files", "package-lock.json", "dist/"
+               r"(?:(?:an?|the)\s+)?(?:`[^`]+`(?:\s*(?:,\s*or|,|or|and)\s*`[^`]+`)*|\.\w[\w.-]*|[\w.-]*/[\w./*-]*|"
+               r"[\w-]+\.(?:json|lock|ya?ml|toml|env|md|txt|py|js|ts|sql))"
+               r"(?:\s+(?:files?|folders?|directory))?)", re.I)
 
 
 def shared_target(sentence: str, because: str, specs_of) -> list:

@@ -142,6 +142,8 @@ def _flag_with(clause: str, because: str, read) -> list:
 def _command_and_flags(m, because: str, read) -> tuple:
     """The plain command (no flags, not bare) ``m`` names, and its flags; (None, []) when it names none."""
     cmd = _unquote(m.group("cmd"))
+    if re.fullmatch(r"[a-z][\w.-]*\s+commands?", m.group("cmd")):  # "git commands with the -i flag": any of them
+        cmd = cmd.split()[0]
     if not cmd or cmd.split()[0].lower() not in _KNOWN_PROGRAMS and not m.group("cmd").startswith("`"):
         return None, []
     base = read(f"never run `{cmd}`", because)

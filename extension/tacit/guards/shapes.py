@@ -64,7 +64,7 @@ _COMMIT_ANY = lazy(rf"{_DONT}\s+(?:(?:create|make)\s+(?:any\s+|new\s+)?(?:git\s+
                          r"(?:\s+(?:anything|changes|your changes|the changes|code|your work))?)"
                          r"(?P<push>\s*(?:,\s*)?(?:or|and|nor)\s+push(?:\s+(?:anything|changes|code))?)?"
                          r"(?:\s+(?:to|into)\s+git(?:hub)?)?", re.I)  # "never commit or push to git": any commit
-_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new)?\s*(?:new\s+)?"
+_GH_CREATE = lazy(rf"{_DONT}\s+(?P<verb>create|open|file|submit|merge|close)\s+(?:a|an|any|new|the)?\s*(?:new\s+)?"
                         r"(?P<draft>drafts?\s+)?(?P<what>pr|prs|pull requests?|issues?|releases?)", re.I)
 
 
@@ -221,6 +221,11 @@ def _pathish(pattern: str | None) -> bool:
                               or pattern.lower() in _EXTENSIONLESS_FILES)
 
 
+# an unquoted item of a commit list that can only be a path: ".env files", "*.pem", ".dshx/", "node_modules"
+_BARE_PATH = lazy(r"(?:the\s+)?(?:\.\w[\w.-]*|[\w.~-]*(?:/|\*)[\w.*/~-]*|node_modules)"
+                  r"(?:\s+(?:files?|folders?|directory|directories|dirs?))?", re.I)
+
+
 def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
     m = _COMMIT_PATH.fullmatch(sentence)
     if m and not re.match(r"(?:to|on|onto|into|in)\s", m.group("paths").strip(), re.I):  # "commit to main": a branch
@@ -228,8 +233,10 @@ def _other_shapes(sentence: str, because: str) -> GuardSpec | None:
         patterns = [_path_pattern(p) for p in parts]
         if patterns and all(_pathish(p) for p in patterns):
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(patterns))), because)
-        # "never commit `.env` files, tokens or credentials": the quoted paths, not the rest
-        quoted = [p for p, part in zip(patterns, parts) if "`" in part and _pathish(p)]
+        # "never commit `.env` files, tokens or credentials" (or .env unquoted, but "add" may be a label): the paths
+        bare = not re.match(rf"{_DONT}\s+(?:git\s+)?add\b", sentence, re.I)
+        quoted = [p for p, part in zip(patterns, parts)
+                  if _pathish(p) and ("`" in part or bare and _BARE_PATH.fullmatch(part))]
         if quoted and len(parts) > 1:
             return GuardSpec(CommitPathMatch(tuple(dict.fromkeys(quoted))), because)
     m = _COMMIT_TO.fullmatch(sentence)

@@ -72,6 +72,10 @@ _SHARED_BRANCH_WORDS = frozenset(("shared", "protected", "public", "long-lived",
 # words that point at branches named elsewhere ("these branches", "such remotes"), never a name
 _POINTING = frozenset(("these", "those", "this", "that", "such", "said", "above", "listed", "following", "other",
                        "same", "which", "whichever", "those protected", "the above", "the listed"))
+# program names that are also English words ("make new commits")
+_ENGLISH_TOOLS = frozenset(("make", "just", "task", "find", "standard", "blue", "http", "cat", "ls", "py",
+                            "ward", "rome", "venv", "stack", "kind", "mix", "swift", "dart", "service", "snap",
+                            "fly", "compose", "nose", "ava", "karma", "xo", "ag", "ack", "fd", "oc", "vi"))
 _EXTENSIONLESS_FILES = frozenset((
     "makefile", "dockerfile", "gemfile", "procfile", "jenkinsfile", "rakefile", "vagrantfile",
     "codeowners", "license", "brewfile", "justfile", "containerfile", "podfile", "pipfile",
