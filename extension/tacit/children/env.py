@@ -15,10 +15,19 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from tacit.stores.history import Actor
 
+SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.set_job_defaults``)
 
-def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None) -> dict:
-    """``project``: the root of the project a child works for (its commands' default scope)."""
+
+def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,
+                session: dict | None = None) -> dict:
+    """``project``: the root of the project a child works for (its commands' default scope); ``session``:
+    the variables of the session it works for (``session_env``) over this process's (None: unset)."""
     env = {name: value for name, value in os.environ.items() if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
+    for name, value in (session or {}).items():
+        if value is None:
+            env.pop(name, None)
+        elif isinstance(value, str):
+            env[name] = value
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:
@@ -29,6 +38,18 @@ def process_env(cfg, host: str | None = None, *, child: bool = False, project: s
     if project:
         env["TACIT_PROJECT"] = project
     return env
+
+
+def session_env(host: str | None, environ: dict) -> dict:
+    """What a child of ``host``'s session takes from the environment that session's host was launched
+    with (``environ``), not from whichever hook started the service: ``PATH`` and the variables its
+    spec names (``env_vars``: its home folder), each ``None`` where that session has it unset."""
+    from tacit.hosts import spec as host_specs
+
+    spec = host_specs.get(host or "")
+    names = ("PATH", *(spec.env_vars if spec is not None else ()))
+    # a value that is not text (``False``: it did not decode) is left to this process's
+    return {name: environ.get(name) for name in names if isinstance(environ.get(name), (str, type(None)))}
 
 
 def actor_from_env(environ: dict | None) -> "Actor":
