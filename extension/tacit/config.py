@@ -150,10 +150,11 @@ def _path(base: str, *parts: str) -> property:
 class Config:
     """Resolved configuration; paths derived from ``home``/``state_dir``, settings as attributes."""
 
-    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env", "sources")
+    __slots__ = ("home_str", "state_dir_str", "host", "is_child", "settings", "problems", "env", "sources",
+                 "launched")
 
     def __init__(self, home, state_dir, host=None, is_child=False, settings=None,
-                 problems=None, env=None, sources=None):
+                 problems=None, env=None, sources=None, launched=None):
         self.home_str = os.fspath(home)
         self.state_dir_str = os.fspath(state_dir)
         self.host = host
@@ -163,6 +164,9 @@ class Config:
         # the few environment facts other modules need, captured once here
         self.env = {} if env is None else env
         self.sources = {} if sources is None else sources  # setting -> where its value was set
+        # a session served by a process its host did not start (the service): what that host was
+        # launched with (``tacit.children.env.session_env``), for the processes started for it
+        self.launched = launched
 
     def source_of(self, key: str) -> str:
         """Where ``key`` was set: "config.toml", "environment TACIT_…", or "default"."""
@@ -198,7 +202,25 @@ class Config:
             settings[key] = _coerce(key, value, from_env=False)
         sources = {**self.sources, **dict.fromkeys(overrides, "config.toml")}  # "validated like config.toml"
         return Config(self.home_str, self.state_dir_str, self.host, self.is_child, settings,
-                      list(self.problems), dict(self.env), sources)
+                      list(self.problems), dict(self.env), sources, self.launched)
+
+    def for_session(self, host: str, launched: dict | None) -> "Config":
+        """A copy for one session of ``host``, whose host was launched with ``launched``
+        (``session_env``): its PATH and home folder are the ones ``env`` shows."""
+        copy = self.with_settings()
+        copy.host, copy.launched, copy.env = host, launched, with_session(self.env, launched)
+        return copy
+
+
+def with_session(env: dict, session: dict | None) -> dict:
+    """``env`` with a session's variables (``session_env``) over it: a ``None`` one removed."""
+    env = dict(env)
+    for name, value in (session or {}).items():
+        if value is None:
+            env.pop(name, None)
+        elif isinstance(value, str):
+            env[name] = value
+    return env
 
 
 def _read_toml(path: str, problems: list) -> dict:

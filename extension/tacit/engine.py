@@ -183,6 +183,11 @@ class Engine:
         with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
 
+    def job_defaults(self, session_id: str) -> dict:
+        """What ``set_job_defaults`` gave this session (a copy)."""
+        with self._caches:
+            return dict(self._job_defaults.get(session_id, {}))
+
     def features_for(self, host: str) -> frozenset:
         return frozenset(self.host_features.get(host, ()))
 
@@ -347,9 +352,7 @@ class Engine:
             return None
         job_id = f"{int(time.time() * 1000):x}-{os.getpid():x}-{next(_JOB_SEQ)}-{request.kind}"
         state.mark_running(request.kind, job_id)
-        with self._caches:
-            defaults = dict(self._job_defaults.get(event.session_id, {}))
-        variables = {**defaults, **request.variables}
+        variables = {**self.job_defaults(event.session_id), **request.variables}
         variables.setdefault("recent", list(state.recent))
         return {"id": job_id, "kind": request.kind, "session_id": event.session_id,
                 "host": event.host or self.default_host, "cwd": event.cwd, "source": request.source,

@@ -118,3 +118,58 @@ def test_session_env_keeps_path_and_the_hosts_own_variables_only(tacit_env, monk
     cfg = load_config(env={**tacit_env, "CODEX_HOME": "/stale"})
     env = process_env(cfg, "codex", session={"PATH": "/opt/codex/bin", "CODEX_HOME": None})
     assert "CODEX_HOME" not in env and env["PATH"].endswith(":/opt/codex/bin")
+
+
+def test_memory_consolidate_typed_in_one_host_runs_its_child_with_that_hosts_home(tacit_env, tacit_home, tmp_path):
+    out = tmp_path / "child-env.jsonl"
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
+    subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--target", "user", "Prefers short answers."],
+                   env=tacit_env, check=True, capture_output=True, timeout=60)
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home")}
+    where = {"session_id": "codex-1", "cwd": tacit_env["HOME"]}
+    host_hook(codex, "codex", "SessionStart", source="startup", **where)
+    reply = json.loads(host_hook(codex, "codex", "UserPromptSubmit", prompt="/memory-consolidate force", **where))
+    assert reply["decision"] == "block" and "in the background" in reply["reason"]
+    [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the consolidation child")
+    child = json.loads(line)
+    assert child["TACIT_HOST"] == "codex" and child["CODEX_HOME"] == codex["CODEX_HOME"]
+
+
+def test_the_path_note_reads_the_sessions_path_not_the_services(tacit_env, tacit_home):
+    note = "is not on PATH in this shell"
+    # the service starts under a Codex hook, whose PATH has tacit
+    host_hook(tacit_env, "codex", "SessionStart", session_id="codex-1", cwd=tacit_env["HOME"], source="startup")
+    assert client.status(str(tacit_home))["running"]
+    bare = {**tacit_env, "PATH": "/usr/bin:/bin"}  # a Claude Code whose shell has no tacit
+    told = host_hook(bare, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"],
+                     source="startup").decode()
+    assert note in told
+    fine = host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-2", cwd=tacit_env["HOME"],
+                     source="startup").decode()
+    assert "additionalContext" in fine and note not in fine
+
+
+def test_memory_consolidate_in_pi_runs_a_pi_child_over_a_service_another_host_started(tacit_env, tacit_home,
+                                                                                       tmp_path):
+    out = tmp_path / "child-env.jsonl"
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
+    subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--target", "user", "Prefers short answers."],
+                   env=tacit_env, check=True, capture_output=True, timeout=60)
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    pi_env = {**tacit_env, "PI_CODING_AGENT_DIR": str(tmp_path / "pi-agent"), "TACIT_HOST": "pi"}
+    session = ServiceSession(pi_env)
+    try:
+        session.hello(env=pi_env)
+        sid = {"session_id": "pi-1", "cwd": tacit_env["HOME"]}
+        session.result("event", {"kind": "session_start", **sid})
+        session.result("command", {"name": "memory-consolidate", "args": "force", **sid}, timeout=60)
+    finally:
+        session.close()
+    [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the consolidation child")
+    child = json.loads(line)
+    assert child["TACIT_HOST"] == "pi" and child["PI_CODING_AGENT_DIR"] == pi_env["PI_CODING_AGENT_DIR"]

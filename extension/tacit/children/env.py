@@ -12,6 +12,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Callable
 
+from tacit.config import with_session
+
 if TYPE_CHECKING:
     from tacit.stores.history import Actor
 
@@ -21,13 +23,10 @@ SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.s
 def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,
                 session: dict | None = None) -> dict:
     """``project``: the root of the project a child works for (its commands' default scope); ``session``:
-    the variables of the session it works for (``session_env``) over this process's (None: unset)."""
-    env = {name: value for name, value in os.environ.items() if name not in ("TACIT_CHILD", "TACIT_PROJECT")}
-    for name, value in (session or {}).items():
-        if value is None:
-            env.pop(name, None)
-        elif isinstance(value, str):
-            env[name] = value
+    the variables of the session it works for (``session_env``, else ``cfg.launched``) over this
+    process's (None: unset)."""
+    env = with_session({name: value for name, value in os.environ.items()
+                        if name not in ("TACIT_CHILD", "TACIT_PROJECT")}, cfg.launched if session is None else session)
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:

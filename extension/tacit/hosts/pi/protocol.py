@@ -327,9 +327,11 @@ class PiSession:
         """Work done for a session (a consolidation child from a tool call)
         uses the session's model unless ``child_model`` is configured."""
         model = self.models.get(session_id)
+        # pi's, launched as it was: the service may have been started by another host's hook
+        cfg = self.cfg.for_session(HOST, self.host_env) if not self.child else self.cfg
         if model and not self.cfg.child_model:
-            return self.cfg.with_settings(child_model=model)
-        return self.cfg
+            return cfg.with_settings(child_model=model)
+        return cfg
 
     def close(self) -> None:
         if self._pool is not None:
