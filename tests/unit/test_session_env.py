@@ -173,3 +173,36 @@ def test_memory_consolidate_in_pi_runs_a_pi_child_over_a_service_another_host_st
     [line] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the consolidation child")
     child = json.loads(line)
     assert child["TACIT_HOST"] == "pi" and child["PI_CODING_AGENT_DIR"] == pi_env["PI_CODING_AGENT_DIR"]
+
+
+def test_search_finds_a_hosts_sessions_in_the_home_the_cli_was_given(tacit_env, tacit_home, tmp_path):
+    """``tacit search`` answered by a service another host's hook started (no CODEX_HOME there) still
+    reads the Codex sessions of the CODEX_HOME the user runs it with, and a catch-up that does not list
+    them does not drop them from the index."""
+    from search_helpers import codex_rollout
+
+    repo = tmp_path / "work" / "shop"
+    (repo / ".git").mkdir(parents=True)
+    codex_rollout(tmp_path / "elsewhere", "cx1", str(repo), [("why is the nginx config broken?",
+                                                              "A missing semicolon in nginx.conf.")])
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "elsewhere" / ".codex")}
+
+    def found(env) -> list:
+        out = subprocess.run([sys.executable, "-m", "tacit", "search", "--json", "nginx"], env=env,
+                             capture_output=True, text=True, cwd=str(repo), timeout=60)
+        assert out.returncode == 0, out.stderr
+        return [r["session_id"] for r in json.loads(out.stdout)["results"]]
+
+    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+    events = client.status(str(tacit_home))["events"]
+    assert found(codex) == ["cx1"]
+    assert client.status(str(tacit_home))["events"] == events + 1  # the service answered it
+    assert found(tacit_env) == ["cx1"]  # read once, it stays: a catch-up without CODEX_HOME keeps it
+
+
+def test_the_search_request_carries_the_environment_back_exactly():
+    from tacit.service.search_client import request_bytes
+
+    request = {"argv": ["nginx"], "cwd": "/tmp", "tty": False, "tz": "",
+               "env": {"CODEX_HOME": "/home/ü/.codex", "ODD": "a\"b\\c\x01", "RAW": "\udcff"}}
+    assert json.loads(request_bytes(request)) == request
