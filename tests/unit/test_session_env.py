@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine_helpers import write_config
 from test_pi_bridge import ServiceSession
 from wait_helpers import wait_for
@@ -29,6 +31,22 @@ with open({out!r}, "a") as handle:
                                                              "TACIT_HOST")}}) + "\\n")
 print("Nothing to save.")
 """
+
+
+@pytest.fixture
+def recorded(tacit_home, tmp_path) -> Path:
+    """A configured child command that records its environment in the file returned."""
+    out = tmp_path / "child-env.jsonl"
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text(RECORDER.format(out=str(out)))
+    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
+    return out
+
+
+def something_to_consolidate_under_a_claude_code_service(env: dict) -> None:
+    subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--target", "user", "Prefers short answers."],
+                   env=env, check=True, capture_output=True, timeout=60)
+    host_hook(env, "claude-code", "SessionStart", session_id="claude-1", cwd=env["HOME"], source="startup")
 
 
 def host_hook(env: dict, host: str, event: str, **body) -> bytes:
@@ -48,11 +66,8 @@ def correction_session(env: dict, host: str, session_id: str) -> None:
     host_hook(env, host, "Stop", last_assistant_message="Switched to pnpm.", **where)
 
 
-def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_home, tmp_path):
-    out = tmp_path / "child-env.jsonl"
-    recorder = tmp_path / "recorder.py"
-    recorder.write_text(RECORDER.format(out=str(out)))
-    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
+def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_home, tmp_path, recorded):
+    out = recorded
     codex_bin = tmp_path / "codex-bin"
     # the service is started by Claude Code's hook, in a terminal where CODEX_HOME points elsewhere
     claude = {**tacit_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"), "CODEX_HOME": "/stale/codex"}
@@ -80,11 +95,9 @@ def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_h
     assert client.status(str(tacit_home))["pid"] == started_by_claude
 
 
-def test_a_pi_sessions_child_gets_pis_home_over_the_service_another_host_started(tacit_env, tacit_home, tmp_path):
-    out = tmp_path / "child-env.jsonl"
-    recorder = tmp_path / "recorder.py"
-    recorder.write_text(RECORDER.format(out=str(out)))
-    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
+def test_a_pi_sessions_child_gets_pis_home_over_the_service_another_host_started(tacit_env, tacit_home, tmp_path,
+                                                                                recorded):
+    out = recorded
     host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
     started_by_claude = client.status(str(tacit_home))["pid"]
     pi_env = {**tacit_env, "PI_CODING_AGENT_DIR": str(tmp_path / "pi-agent"),
@@ -120,14 +133,10 @@ def test_session_env_keeps_path_and_the_hosts_own_variables_only(tacit_env, monk
     assert "CODEX_HOME" not in env and env["PATH"].endswith(":/opt/codex/bin")
 
 
-def test_memory_consolidate_typed_in_one_host_runs_its_child_with_that_hosts_home(tacit_env, tacit_home, tmp_path):
-    out = tmp_path / "child-env.jsonl"
-    recorder = tmp_path / "recorder.py"
-    recorder.write_text(RECORDER.format(out=str(out)))
-    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
-    subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--target", "user", "Prefers short answers."],
-                   env=tacit_env, check=True, capture_output=True, timeout=60)
-    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+def test_memory_consolidate_typed_in_one_host_runs_its_child_with_that_hosts_home(tacit_env, tacit_home, tmp_path,
+                                                                                 recorded):
+    out = recorded
+    something_to_consolidate_under_a_claude_code_service(tacit_env)
     codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home")}
     where = {"session_id": "codex-1", "cwd": tacit_env["HOME"]}
     host_hook(codex, "codex", "SessionStart", source="startup", **where)
@@ -153,14 +162,9 @@ def test_the_path_note_reads_the_sessions_path_not_the_services(tacit_env, tacit
 
 
 def test_memory_consolidate_in_pi_runs_a_pi_child_over_a_service_another_host_started(tacit_env, tacit_home,
-                                                                                       tmp_path):
-    out = tmp_path / "child-env.jsonl"
-    recorder = tmp_path / "recorder.py"
-    recorder.write_text(RECORDER.format(out=str(out)))
-    write_config(tacit_home, child_command=f"{sys.executable} {recorder} {{prompt_file}}")
-    subprocess.run([sys.executable, "-m", "tacit", "memory", "add", "--target", "user", "Prefers short answers."],
-                   env=tacit_env, check=True, capture_output=True, timeout=60)
-    host_hook(tacit_env, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
+                                                                                       tmp_path, recorded):
+    out = recorded
+    something_to_consolidate_under_a_claude_code_service(tacit_env)
     pi_env = {**tacit_env, "PI_CODING_AGENT_DIR": str(tmp_path / "pi-agent"), "TACIT_HOST": "pi"}
     session = ServiceSession(pi_env)
     try:
