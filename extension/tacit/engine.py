@@ -128,6 +128,7 @@ class Engine:
         self._analyses: OrderedDict[tuple, MessageAnalysis] = OrderedDict()
         self._agent_available: dict[str, bool] = {}
         self._job_defaults: OrderedDict[str, dict] = OrderedDict()
+        self._launch_envs: OrderedDict[str, dict] = OrderedDict()  # never stored: it may hold credentials
         self._patterns = None
         self._lock = threading.RLock()  # one foreground dispatch at a time
         # the caches below have their own lock, never held around a ledger write: a background
@@ -182,6 +183,13 @@ class Engine:
         """Variables every child job of this session gets."""
         with self._caches:
             _bounded_get(self._job_defaults, session_id, dict).update(values)
+
+    def set_launch_env(self, session_id: str, environ: dict) -> None:
+        """The environment this session's host was launched with (a service serves every host): its
+        children start from it, as if that host had started them. Kept in memory only."""
+        with self._caches:
+            _bounded_get(self._launch_envs, session_id, dict)
+            self._launch_envs[session_id] = dict(environ)
 
     def job_defaults(self, session_id: str) -> dict:
         """What ``set_job_defaults`` gave this session (a copy)."""
@@ -360,7 +368,9 @@ class Engine:
 
     def _launch(self, job: dict) -> None:
         try:
-            pid = self.launcher(job)
+            with self._caches:
+                launched = self._launch_envs.get(job["session_id"])
+            pid = self.launcher({**job, "launch_env": launched} if launched else job)
         except Exception as exc:  # noqa: BLE001
             log_exception(self.cfg, f"launching child {job['kind']}", exc)
             self.child_finished(job)

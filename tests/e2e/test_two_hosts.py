@@ -4,10 +4,11 @@ The user runs Claude Code in a repository and Codex in a worktree of it, one hom
 tacit data folder; the service is started by whichever hook comes first:
 
 1. a correction said in Codex, under the service Claude Code's hook started: the child is Codex's
-   own ``codex exec``, run with the CODEX_HOME Codex was launched with (it used to inherit the
-   starter's environment: no CODEX_HOME, no provider, requests to api.openai.com), and the history
-   credits Codex;
-2. a correction said in Claude Code: a Codex session in the worktree has the lesson in its context
+   own ``codex exec``, run with the CODEX_HOME and key Codex was launched with (it used to inherit
+   the starter's environment: no CODEX_HOME, no provider, requests to api.openai.com), and the
+   history credits Codex;
+2. a correction said in Claude Code, under the service Codex's hook started: its child runs with
+   Claude Code's endpoint and key (it used to say "Not logged in"); a Codex session in the worktree has the lesson in its context
    and its ``npm install`` is stopped; ``/memory-forget`` typed in Codex is seen by the next Claude
    Code session (npm runs again); ``tacit search`` finds both hosts' sessions from either checkout;
    ``tacit status`` lists both hosts.
@@ -50,14 +51,16 @@ def git(*args, cwd: Path) -> None:
 
 def both(run_claude, codex_binary, stub, tmp_path, runner=CodexRunner):  # noqa: F811
     """Claude Code and Codex for one user: one home, one project (a git repository), one data
-    folder, both installed, both on PATH (with fake npm/pnpm), the user's API key exported."""
+    folder, both installed, both on PATH (with fake npm/pnpm); each launched with its own endpoint
+    and key (the rig's ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY for Claude Code only, STUB_API_KEY
+    for Codex only)."""
     codex = runner(codex_binary, stub, tmp_path / "claude")  # the same root: the same home and project
     tc, tx = TacitClaude(run_claude, stub, tmp_path), TacitCodex(codex, stub, tmp_path)
     fake, markers = fake_bin(tmp_path)
     path = os.pathsep.join([str(fake), str(Path(sys.executable).parent), str(run_claude.binary.parent),
                             str(codex_binary.parent), os.environ.get("PATH", "/usr/bin:/bin")])
     for one in (tc, tx):
-        one.env_extra.update(PATH=path, GUARD_MARKERS=str(markers), STUB_API_KEY="stub-key")
+        one.env_extra.update(PATH=path, GUARD_MARKERS=str(markers))
     assert tc.install()["success"] and tx.install()["success"]
     assert tx.trust("tacit.hosts.hook_client")
     return tc, tx, markers
@@ -95,11 +98,12 @@ def test_a_lesson_said_in_claude_code_holds_in_codex_in_a_worktree_and_a_forget_
     git("commit", "-q", "-m", "start", cwd=project)
     worktree = project.parent / "shop-feature"
     git("worktree", "add", "-q", str(worktree), "-b", "feature", cwd=project)
-    stub.set_script(claude_lesson_script())
+    stub.set_script(claude_lesson_script(), default="OK")
+    tx.exec("hello", cwd=worktree)  # the service starts under Codex's hook: no Anthropic key or endpoint there
     tc.prompt("set up the project", "--allowedTools", "Bash", cwd=project)
     tc.prompt(f"no, {LESSON}", "-c", "--allowedTools", "Bash", cwd=project)
     [record] = wait_for(lambda: tc.children("correction"), CHILD_DEADLINE, "the correction child")
-    assert record["ok"], record
+    assert record["ok"] and record["mode"] == "agent", record  # run with Claude Code's own key and endpoint
     for marker in markers.iterdir():
         marker.unlink()
 

@@ -27,8 +27,8 @@ from tacit.service import client
 RECORDER = """import json, os, sys
 with open({out!r}, "a") as handle:
     handle.write(json.dumps({{k: os.environ.get(k) for k in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "PATH",
-                                                             "PI_CODING_AGENT_DIR",
-                                                             "TACIT_HOST")}}) + "\\n")
+                                                             "PI_CODING_AGENT_DIR", "TACIT_HOST",
+                                                             "OPENAI_API_KEY", "ONLY_IN_CLAUDE")}}) + "\\n")
 print("Nothing to save.")
 """
 
@@ -70,11 +70,12 @@ def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_h
     out = recorded
     codex_bin = tmp_path / "codex-bin"
     # the service is started by Claude Code's hook, in a terminal where CODEX_HOME points elsewhere
-    claude = {**tacit_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"), "CODEX_HOME": "/stale/codex"}
+    claude = {**tacit_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"), "CODEX_HOME": "/stale/codex",
+              "ONLY_IN_CLAUDE": "1"}
     host_hook(claude, "claude-code", "SessionStart", session_id="claude-1", cwd=tacit_env["HOME"], source="startup")
     started_by_claude = client.status(str(tacit_home))["pid"]
 
-    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"),
+    codex = {**tacit_env, "CODEX_HOME": str(tmp_path / "codex-home"), "OPENAI_API_KEY": "sk-codex-only",
              "PATH": f"{codex_bin}:{tacit_env['PATH']}"}
     correction_session(codex, "codex", "codex-1")
     [first] = wait_for(lambda: out.exists() and out.read_text().splitlines(), what="the codex child")
@@ -82,6 +83,8 @@ def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_h
     assert child["TACIT_HOST"] == "codex"
     assert child["CODEX_HOME"] == codex["CODEX_HOME"]  # Codex's home as the user launched it
     assert str(codex_bin) in child["PATH"].split(":")  # and its PATH
+    # the rest of the environment Codex was launched with too (its credentials), none of Claude Code's
+    assert child["OPENAI_API_KEY"] == "sk-codex-only" and child["ONLY_IN_CLAUDE"] is None
     assert client.status(str(tacit_home))["pid"] == started_by_claude  # one service served both
 
     # a Codex launched without CODEX_HOME: its child uses the default home, not the starter's
@@ -92,6 +95,10 @@ def test_each_hosts_child_gets_its_own_sessions_path_and_home(tacit_env, tacit_h
                      what="the second codex child")
     second = json.loads(lines[1])
     assert second["CODEX_HOME"] is None and str(codex_bin) not in second["PATH"].split(":")
+    assert second["OPENAI_API_KEY"] is None
+    # a credential is never written to the ledger (only PATH and the host's home go with a job)
+    for path in tacit_home.glob("ledger.db*"):
+        assert b"sk-codex-only" not in path.read_bytes()
     assert client.status(str(tacit_home))["pid"] == started_by_claude
 
 

@@ -21,12 +21,13 @@ SESSION_ENV = "host_env"  # the job variable holding ``session_env`` (``Engine.s
 
 
 def process_env(cfg, host: str | None = None, *, child: bool = False, project: str | None = None,
-                session: dict | None = None) -> dict:
-    """``project``: the root of the project a child works for (its commands' default scope); ``session``:
-    the variables of the session it works for (``session_env``, else ``cfg.launched``) over this
-    process's (None: unset)."""
-    env = with_session({name: value for name, value in os.environ.items()
-                        if name not in ("TACIT_CHILD", "TACIT_PROJECT")}, cfg.launched if session is None else session)
+                session: dict | None = None, base: dict | None = None) -> dict:
+    """``project``: the root of the project a child works for (its commands' default scope); ``base``:
+    the environment to start from instead of this process's (the one the session's host was launched
+    with); ``session``: that session's ``session_env`` (else ``cfg.launched``) over it (None: unset)."""
+    env = with_session({name: value for name, value in (os.environ if base is None else base).items()
+                        if name not in ("TACIT_CHILD", "TACIT_PROJECT", "TACIT_READY_FD")},
+                       cfg.launched if session is None else session)
     host = host or cfg.host
     env["TACIT_HOME"] = cfg.home_str
     if host:
@@ -47,8 +48,17 @@ def session_env(host: str | None, environ: dict) -> dict:
 
     spec = host_specs.get(host or "")
     names = ("PATH", *(spec.env_vars if spec is not None else ()))
-    # a value that is not text (``False``: it did not decode) is left to this process's
-    return {name: environ.get(name) for name in names if isinstance(environ.get(name), (str, type(None)))}
+    # a value that is not text (it did not decode) is left to this process's
+    return {name: environ.get(name) for name in names if environ.get(name) is None or _text(environ[name])}
+
+
+def _text(value) -> bool:
+    """A str that is text (no undecodable byte kept as a surrogate)."""
+    try:
+        value.encode("utf-8")
+    except (AttributeError, UnicodeEncodeError):
+        return False
+    return isinstance(value, str)
 
 
 def actor_from_env(environ: dict | None) -> "Actor":

@@ -29,8 +29,8 @@ from tacit.stores.sessions import SessionStore
 def detached_launcher(cfg):
     def launch(job: dict) -> int:
         session = (job.get("variables") or {}).get(SESSION_ENV)  # its host's PATH and home, as launched
-        return spawn_detached(python_argv("child", "run", job["id"]),
-                              process_env(cfg, job.get("host"), session=session), cwd=cfg.home_str)
+        env = process_env(cfg, job.get("host"), session=session, base=job.get("launch_env"))
+        return spawn_detached(python_argv("child", "run", job["id"]), env, cwd=cfg.home_str)
 
     return launch
 

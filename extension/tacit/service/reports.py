@@ -37,7 +37,7 @@ class Reports:
 
     def __init__(self, cfg, run_folder: str, apply, ledger, remember=None):
         self.cfg = cfg
-        self._remember = remember  # remember(session_id, session_env): what its children will run with
+        self._remember = remember  # remember(session_id, host, environ): what its children will run with
         self._ledger = ledger  # this thread's Ledger (the engine's)
         self.folder = os.path.join(run_folder, INBOX)
         self._apply = apply
@@ -60,9 +60,9 @@ class Reports:
         self._thread.start()
 
     def accept(self, host: str, event: str, event_id: str, payload: bytes, *, later: bool = False,
-               session: dict | None = None) -> bool:
+               environ: dict | None = None) -> bool:
         """Spool one report; True when it is safe to acknowledge it now (``later``: an event the
-        engine could not apply yet, applied once it can be; ``session``: its host's environment,
+        engine could not apply yet, applied once it can be; ``environ``: its host's environment,
         remembered for the session at once, never spooled)."""
         if (event not in REPORTING and not later or self._thread is None or self._stopping or not event_id
                 or " " in event_id or " " in host or " " in event):
@@ -80,7 +80,7 @@ class Reports:
             with self._cond:
                 self._known.discard(path)
             return False
-        self._enqueue(path, host, event, event_id, payload, session)
+        self._enqueue(path, host, event, event_id, payload, environ)
         return True
 
     def _scan(self) -> None:
@@ -98,10 +98,10 @@ class Reports:
                 continue
             self._enqueue(path, host, event, event_id, payload)
 
-    def _enqueue(self, path, host, event, event_id, payload, session=None) -> None:
+    def _enqueue(self, path, host, event, event_id, payload, environ=None) -> None:
         sid = session_in(loads(payload.decode("utf-8", "replace")))
-        if session is not None and self._remember is not None:
-            self._remember(sid, session)
+        if environ is not None and self._remember is not None:
+            self._remember(sid, host, environ)
         with self._cond:
             self._known.add(path)
             self._queue.append((path, host, event, event_id, payload, sid))

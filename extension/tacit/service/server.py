@@ -257,16 +257,16 @@ class Service:
         if not self._serves(identity):
             conn.sendall(b"MISMATCH\n")
             return False
-        body, session = _split_environ(host, parts[6:], body)
+        body, environ = _split_environ(parts[6:], body)
         if body is None:
             conn.sendall(b"ERR payload too large\n")
             return False
         self._touch()
-        if self.reports.accept(host, event, event_id, body, session=session):
+        if self.reports.accept(host, event, event_id, body, environ=environ):
             conn.sendall(b"OK 0\n")  # on disk: applied after, in order, exactly once
             self.answered.set()
             return False
-        return self._submit(self._serve_hook, conn, host, event, event_id, body, session)
+        return self._submit(self._serve_hook, conn, host, event, event_id, body, environ)
 
     def _submit(self, serve, conn: socket.socket, *args) -> bool:
         """Hand a request to the pool; False when it is shutting down (the client retries elsewhere)."""
@@ -313,13 +313,13 @@ class Service:
         return False
 
     def _serve_hook(self, conn: socket.socket, host: str, event: str, event_id: str, body: bytes,
-                    session: dict | None = None) -> None:
+                    environ: dict | None = None) -> None:
         try:
             try:
                 data = hooks.decode_payload(body)  # once: the session's reports and the handler share it
             except ValueError:
                 data = None  # hooks.run reports it
-            self._remember(session_in(data), session)
+            self._remember(session_in(data), host, environ)
             if event != "PreToolUse":  # a guard check reads no report's effect: it never waits
                 self.reports.wait_for(session_in(data))
             started = time.time_ns()
@@ -345,10 +345,12 @@ class Service:
         except Exception as exc:  # noqa: BLE001 — the next cold start is merely slower
             log_exception(self.cfg, "keeping the session context", exc)
 
-    def _remember(self, session_id: str, session: dict | None) -> None:
-        """The environment a session's host was launched with (``session_env``): its children's."""
-        if session_id and session is not None:
-            self.engine.set_job_defaults(session_id, {SESSION_ENV: session})
+    def _remember(self, session_id: str, host: str, environ: dict | None) -> None:
+        """The environment a session's host was launched with: its children's (kept in memory; of it,
+        ``session_env`` goes with its jobs, for a launch from their ledger row)."""
+        if session_id and environ is not None:
+            self.engine.set_launch_env(session_id, environ)
+            self.engine.set_job_defaults(session_id, {SESSION_ENV: session_env(host, environ)})
 
     def _run_hook(self, host: str, event: str, body: bytes, event_id: str, data: dict | None = None) -> str:
         return hooks.run(self.engine, host, event, body, event_id=event_id, data=data)
@@ -445,10 +447,10 @@ def _identity_key(identity: str) -> tuple:
     return tuple(int(d) if d else -1 for d in digits), int(stamp) if stamp.isdigit() else 0
 
 
-def _split_environ(host: str, extra: list[bytes], body: bytes | None) -> tuple[bytes | None, dict | None]:
-    """A hook's payload, and what its children take from the environment it was launched with
-    (``session_env``; None from a client that does not send it): ``env=N`` says the body's first N
-    bytes are that environment, ``NAME=VALUE`` items joined by NUL (``tacit.hosts.hook_client``)."""
+def _split_environ(extra: list[bytes], body: bytes | None) -> tuple[bytes | None, dict | None]:
+    """A hook's payload, and the environment its host launched it with (None from a client that does
+    not send it): ``env=N`` says the body's first N bytes are that environment, ``NAME=VALUE`` items
+    joined by NUL (``tacit.hosts.hook_client``)."""
     if body is None or not extra or not extra[0].startswith(b"env="):
         return body, None
     try:
@@ -458,11 +460,9 @@ def _split_environ(host: str, extra: list[bytes], body: bytes | None) -> tuple[b
     environ = {}
     for item in body[:size].split(b"\0"):
         name, _, value = item.partition(b"=")
-        try:
-            environ[name.decode()] = value.decode()
-        except UnicodeDecodeError:  # not text: the service's own value is kept (session_env)
-            environ[name.decode("utf-8", "replace")] = False
-    return body[size:], session_env(host, environ)
+        if name:  # bytes that are not text stay themselves (session_env leaves those out)
+            environ[name.decode("utf-8", "surrogateescape")] = value.decode("utf-8", "surrogateescape")
+    return body[size:], environ
 
 
 def _flock(fd: int) -> bool:

@@ -120,7 +120,8 @@ class PiSession:
         self.greeted = False
         self.closed = False
         self.extension_path: str | None = None
-        self.host_env: dict | None = None  # what its children take from the environment pi was launched with
+        self.launched: dict | None = None  # the environment pi was launched with: its children's
+        self.host_env: dict | None = None  # of it, what goes with their jobs (session_env)
         self.models: dict[str, str] = {}
         self.cwds: dict[str, str] = {}  # session id -> its working folder (its project)
         self.stats = {"events": 0, "dispatched": 0, "tools": 0, "commands": 0, "errors": 0}
@@ -226,7 +227,8 @@ class PiSession:
         if isinstance(path, str) and path and os.path.isfile(path):
             self.extension_path = os.path.abspath(path)
         if isinstance(params.get("env"), dict):  # pi's, not that of whichever hook started the service
-            self.host_env = session_env(HOST, params["env"])
+            self.launched = {k: v for k, v in params["env"].items() if isinstance(k, str) and isinstance(v, str)}
+            self.host_env = session_env(HOST, self.launched)
         if params.get("child") is True:
             self.child = True
             # a child's tool calls are the child's doing (its runner's TACIT_ACTOR), never yours
@@ -319,6 +321,8 @@ class PiSession:
         defaults = {name: value for name, value in known if value}
         if defaults:
             self.engine.set_job_defaults(session_id, defaults)
+        if self.launched is not None and not self.child:
+            self.engine.set_launch_env(session_id, self.launched)
 
     def project_of(self, cwd: str | None):
         return project_for(cwd, home=self.cfg.env.get("HOME"))
